@@ -1,0 +1,123 @@
+//! Harness for differential tests: starts a real `redis-server` on a free 127.0.0.1 port in a
+//! temporary directory, hands out connections, and stops it (by pid) when dropped.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `redis-server` owned by a test.
+pub struct RedisServer {
+    child: Child,
+    /// The loopback port it listens on.
+    pub port: u16,
+    dir: PathBuf,
+}
+
+impl RedisServer {
+    /// Starts `redis-server` (from PATH, or `$REDIS_SERVER`) with `extra` arguments appended,
+    /// and waits until it answers PING. Panics with a clear message when it cannot start.
+    pub fn start(extra: &[&str]) -> RedisServer {
+        let port = free_port();
+        let dir =
+            std::env::temp_dir().join(format!("bitlens-redis-{}-{}", std::process::id(), port));
+        std::fs::create_dir_all(&dir).expect("create redis dir");
+        let bin = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        let mut cmd = Command::new(&bin);
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {bin}: {e} (install redis-server)"));
+        let server = RedisServer { child, port, dir };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut c) = server.try_connection() {
+                if redis::cmd("PING").query::<String>(&mut c).is_ok() {
+                    return server;
+                }
+            }
+            if Instant::now() > deadline {
+                panic!("redis-server on port {port} did not answer within 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn try_connection(&self) -> redis::RedisResult<redis::Connection> {
+        redis::Client::open(format!("redis://127.0.0.1:{}/", self.port))?.get_connection()
+    }
+
+    /// A new connection to the server.
+    pub fn connection(&self) -> redis::Connection {
+        self.try_connection().expect("connect to test redis-server")
+    }
+
+    /// `redis://127.0.0.1:PORT/`
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// Sends `argv` to Redis and returns the reply converted to a bitlens [`bitlens::Reply`]
+/// (RESP2 shapes: status, error, integer, bulk, null bulk, array; a nil array reply is reported
+/// by the redis crate as `Nil` too, so compare RESP bytes only where that cannot matter).
+pub fn query(conn: &mut redis::Connection, argv: &[Vec<u8>]) -> bitlens::Reply {
+    let mut cmd = redis::cmd(std::str::from_utf8(&argv[0]).unwrap_or("?"));
+    for a in &argv[1..] {
+        cmd.arg(a.as_slice());
+    }
+    match cmd.query::<redis::Value>(conn) {
+        Ok(v) => from_value(v),
+        Err(e) => bitlens::Reply::Error(error_text(&e)),
+    }
+}
+
+fn error_text(e: &redis::RedisError) -> String {
+    match (e.code(), e.detail()) {
+        (Some(code), Some(detail)) => format!("{code} {detail}"),
+        (Some(code), None) => code.to_string(),
+        _ => e.to_string(),
+    }
+}
+
+fn from_value(v: redis::Value) -> bitlens::Reply {
+    use bitlens::Reply;
+    match v {
+        redis::Value::Nil => Reply::NullBulk,
+        redis::Value::Int(n) => Reply::Integer(n),
+        redis::Value::BulkString(b) => Reply::Bulk(b),
+        redis::Value::Array(items) => Reply::Array(items.into_iter().map(from_value).collect()),
+        redis::Value::SimpleString(s) => Reply::Status(s),
+        redis::Value::Okay => Reply::Status("OK".into()),
+        other => Reply::Error(format!("unexpected reply shape {other:?}")),
+    }
+}

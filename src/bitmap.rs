@@ -1,0 +1,1 @@
+//! Bitmap engine (stub): popcount, bit search, BITOP and BITFIELD kernels over Redis string bytes.

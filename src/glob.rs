@@ -1,0 +1,124 @@
+//! Glob-style pattern matching with Redis' rules (KEYS, SCAN MATCH, snapshot patterns):
+//! `*` any run of bytes, `?` one byte, `[abc]`, `[^abc]`, `[a-z]` classes, `\x` a literal `x`.
+//! Matching is on bytes, case-sensitive.
+
+/// True when `s` matches the Redis glob `pattern`.
+pub fn matches(pattern: &[u8], s: &[u8]) -> bool {
+    match_from(pattern, s, 0)
+}
+
+fn match_from(mut p: &[u8], mut s: &[u8], depth: u32) -> bool {
+    // Redis bounds recursion on pathological patterns; we do the same by collapsing stars.
+    if depth > 1000 {
+        return false;
+    }
+    while !p.is_empty() {
+        match p[0] {
+            b'*' => {
+                while p.len() > 1 && p[1] == b'*' {
+                    p = &p[1..];
+                }
+                if p.len() == 1 {
+                    return true;
+                }
+                for i in 0..=s.len() {
+                    if match_from(&p[1..], &s[i..], depth + 1) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            b'?' => {
+                if s.is_empty() {
+                    return false;
+                }
+                s = &s[1..];
+                p = &p[1..];
+            }
+            b'[' => {
+                if s.is_empty() {
+                    return false;
+                }
+                let c = s[0];
+                let mut i = 1;
+                let negate = i < p.len() && p[i] == b'^';
+                if negate {
+                    i += 1;
+                }
+                let mut matched = false;
+                loop {
+                    if i >= p.len() {
+                        // Unterminated class: Redis treats the end of pattern as the close.
+                        i = p.len() - 1;
+                        break;
+                    }
+                    if p[i] == b'\\' && i + 2 < p.len() {
+                        i += 1;
+                        if p[i] == c {
+                            matched = true;
+                        }
+                    } else if p[i] == b']' {
+                        break;
+                    } else if i + 2 < p.len() && p[i + 1] == b'-' {
+                        let (mut lo, mut hi) = (p[i], p[i + 2]);
+                        if lo > hi {
+                            std::mem::swap(&mut lo, &mut hi);
+                        }
+                        if c >= lo && c <= hi {
+                            matched = true;
+                        }
+                        i += 2;
+                    } else if p[i] == c {
+                        matched = true;
+                    }
+                    i += 1;
+                }
+                if negate {
+                    matched = !matched;
+                }
+                if !matched {
+                    return false;
+                }
+                s = &s[1..];
+                p = &p[i + 1..];
+            }
+            b'\\' if p.len() >= 2 => {
+                if s.is_empty() || s[0] != p[1] {
+                    return false;
+                }
+                s = &s[1..];
+                p = &p[2..];
+            }
+            c => {
+                if s.is_empty() || s[0] != c {
+                    return false;
+                }
+                s = &s[1..];
+                p = &p[1..];
+            }
+        }
+    }
+    s.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn redis_glob_rules() {
+        assert!(matches(b"*", b""));
+        assert!(matches(b"stats:active:*", b"stats:active:20240501"));
+        assert!(!matches(b"stats:active:*", b"stats:act"));
+        assert!(matches(b"h?llo", b"hello"));
+        assert!(!matches(b"h?llo", b"hllo"));
+        assert!(matches(b"h[ae]llo", b"hallo"));
+        assert!(!matches(b"h[^e]llo", b"hello"));
+        assert!(matches(b"h[a-b]llo", b"hbllo"));
+        assert!(matches(b"h[b-a]llo", b"hallo"));
+        assert!(matches(b"a\\*b", b"a*b"));
+        assert!(!matches(b"a\\*b", b"axb"));
+        assert!(matches(b"sign:*:202405", b"sign:1001:202405"));
+        assert!(!matches(b"sign:*:202405", b"sign:1001:202406"));
+    }
+}

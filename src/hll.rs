@@ -1,0 +1,1 @@
+//! HyperLogLog engine (stub): Redis' HYLL string format, PFADD, PFCOUNT, PFMERGE.

@@ -1,0 +1,31 @@
+//! bitlens: answers Redis read commands on snapshots of bitmaps, HyperLogLogs and GEO sets,
+//! with exactly the replies Redis 7 gives, plus analytics Redis lacks.
+//!
+//! Layout (one responsibility per module):
+//! - [`rdb`]: RDB file / DUMP payload decoding and a small RDB writer.
+//! - [`string`]: the string value type (dense bytes, later sparse) shared by bitmap and HLL code.
+//! - [`zset`]: sorted sets (GEO keys are sorted sets).
+//! - [`bitmap`], [`hll`], [`geo`]: the engines, free of any command parsing.
+//! - [`keyspace`]: keys to values, with expiry.
+//! - [`command`]: argv in, [`reply::Reply`] out, as Redis 7 would answer.
+//! - [`reply`]: RESP2 encoding and `redis-cli` (non-tty) formatting of replies.
+//! - `wasm` (wasm32 only): the JavaScript API.
+
+pub mod bitmap;
+pub mod command;
+pub mod demo;
+pub mod geo;
+pub mod glob;
+pub mod hll;
+pub mod keyspace;
+pub mod rdb;
+pub mod reply;
+pub mod string;
+pub mod zset;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use command::execute;
+pub use keyspace::{Keyspace, Value};
+pub use reply::Reply;
