@@ -11,12 +11,15 @@
 //! - [`reply`]: RESP2 encoding and `redis-cli` (non-tty) formatting of replies.
 //! - `wasm` (wasm32 only): the JavaScript API.
 
+pub mod analytics;
 pub mod bitmap;
+pub mod chart;
 pub mod command;
 pub mod demo;
 pub mod geo;
 pub mod glob;
 pub mod hll;
+pub mod inspect;
 pub mod keyspace;
 pub mod rdb;
 pub mod reply;

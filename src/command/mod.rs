@@ -4,6 +4,7 @@
 //! module looks the name up (case-insensitively), checks the arity exactly as Redis does, and
 //! calls the handler. Unknown commands and wrong arities give Redis' exact error texts.
 
+pub mod analytics;
 pub mod args;
 pub mod bitmap;
 pub mod geo;
