@@ -64,12 +64,15 @@ fn zrange(conn: &mut redis::Connection, key: &[u8]) -> Vec<(Vec<u8>, f64)> {
     }
 }
 
+/// (database, key, value, absolute expiry in ms)
+type StringKey = (u64, Vec<u8>, Vec<u8>, Option<i64>);
+
 #[test]
 fn written_file_passes_redis_check_rdb_and_loads_into_redis() {
     let dir = tmpdir("w");
     let path = dir.join("dump.rdb");
     let far = 4_102_444_800_000i64; // 2100-01-01, so Redis keeps the key
-    let mut strings: Vec<(u64, Vec<u8>, Vec<u8>, Option<i64>)> = vec![
+    let mut strings: Vec<StringKey> = vec![
         (0, b"s:short".to_vec(), b"hello".to_vec(), None),
         (0, b"s:int".to_vec(), b"-2147483648".to_vec(), Some(far)),
         (0, b"s:i8".to_vec(), b"7".to_vec(), None),
