@@ -118,6 +118,9 @@ pub struct Record<'a> {
     pub key: Cow<'a, [u8]>,
     /// The RDB value type byte (see [`types`] and [`type_info`]).
     pub type_byte: u8,
+    /// The value's encoding as stored in the file: for strings `int`, `lzf` or `raw`; for
+    /// other types the container name from [`type_info`] (`listpack`, `quicklist(ziplist)`...).
+    pub encoding: &'static str,
     /// The decoded value; `None` when the key was not selected by the patterns.
     pub value: Option<Value>,
     /// Absolute expiry, Unix milliseconds.
@@ -219,10 +222,22 @@ where
                 let key = c.string("key")?;
                 let wanted = opts.selects(&key);
                 let v_at = c.pos;
+                let encoding = match (t, c.buf.get(c.pos)) {
+                    (types::STRING, Some(&b)) if b >> 6 == 3 => {
+                        if b & 0x3F == 3 {
+                            "lzf"
+                        } else {
+                            "int"
+                        }
+                    }
+                    (types::STRING, _) => "raw",
+                    _ => type_info(t).map_or("unknown", |i| i.1),
+                };
                 let value = c.value(t, wanted).map_err(|e| e.with_key(&key))?;
                 let rec = Record {
                     db,
                     type_byte: t,
+                    encoding,
                     value,
                     expire_at_ms: expire.take(),
                     offset: at as u64,
