@@ -145,10 +145,26 @@ pub fn decode(score: u64) -> (f64, f64) {
     ))
 }
 
-/// Converts a sorted-set score to the geohash bits as Redis does (truncation toward zero;
-/// negative and NaN scores saturate to 0, huge ones to `u64::MAX`).
+/// Truncates a double to a signed 64-bit integer the way x86-64 does (`cvttsd2si`): values
+/// out of range and NaN give `i64::MIN`. Redis' WITHHASH shows scores converted this way.
+pub fn score_i64(x: f64) -> i64 {
+    if x.is_nan() || x >= 9_223_372_036_854_775_808.0 || x < -9_223_372_036_854_775_808.0 {
+        i64::MIN
+    } else {
+        x as i64
+    }
+}
+
+/// Converts a sorted-set score to geohash bits as Redis on x86-64 does: truncation toward
+/// zero, negative scores wrap (−1 → all ones), scores ≥ 2^64 give 0. Scores GEOADD wrote are
+/// integers below 2^53 and convert exactly.
 pub fn score_bits(score: f64) -> u64 {
-    score as u64
+    const TWO63: f64 = 9_223_372_036_854_775_808.0;
+    if score >= TWO63 {
+        (score_i64(score - TWO63) as u64) ^ (1 << 63)
+    } else {
+        score_i64(score) as u64
+    }
 }
 
 /// Base-32 alphabet of geohash strings.
@@ -234,6 +250,15 @@ mod tests {
         let (lon, lat) = decode(encode(13.361389, 38.115556).unwrap());
         assert_eq!(format!("{lon:.17}"), "13.36138933897018433");
         assert_eq!(format!("{lat:.17}"), "38.11555639549629859");
+    }
+
+    #[test]
+    fn odd_scores_convert_like_x86() {
+        assert_eq!(score_bits(-1.0), u64::MAX);
+        assert_eq!(score_bits(1e20), 0);
+        assert_eq!(score_bits(1.5), 1);
+        assert_eq!(score_bits(4503599627370496.0), 1 << 52);
+        assert_eq!(score_i64(1e20), i64::MIN);
     }
 
     #[test]

@@ -7,3 +7,4 @@ pub mod geohash;
 
 pub use distance::distance_m;
 pub use geohash::{decode, encode};
+pub mod search;
