@@ -157,7 +157,7 @@ impl Windows {
     fn window(&self, s: usize, e: usize) -> (&[u64], Option<&[u64]>) {
         let nw = self.nw;
         let g = &self.g[e * nw..(e + 1) * nw];
-        if s % self.w == 0 {
+        if s.is_multiple_of(self.w) {
             // The window is a prefix of its chunk.
             debug_assert!(e / self.w == s / self.w);
             (g, None)

@@ -98,7 +98,7 @@ pub fn distribution_among(bytes: &[u8], width: u32, members: &[u8]) -> Vec<u64> 
     let nwords = limit_bits.div_ceil(64) as usize;
     for w in 0..nwords {
         let mut x = super::be_word(members, w);
-        if w == nwords - 1 && limit_bits % 64 != 0 {
+        if w == nwords - 1 && !limit_bits.is_multiple_of(64) {
             x &= super::be_mask(0, (limit_bits % 64) as u32);
         }
         while x != 0 {

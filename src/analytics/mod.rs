@@ -201,10 +201,10 @@ pub(crate) fn popcount_range(bytes: &[u8], from: u64, to: u64) -> u64 {
             .sum();
     }
     let mut n = popcount(&bytes[fb as usize..tb as usize]);
-    if from % 8 != 0 {
+    if !from.is_multiple_of(8) {
         n += (bytes[(from / 8) as usize] & (0xffu8 >> (from % 8))).count_ones() as u64;
     }
-    if to % 8 != 0 {
+    if !to.is_multiple_of(8) {
         n += (bytes[tb as usize] & !(0xffu8 >> (to % 8))).count_ones() as u64;
     }
     n
@@ -278,7 +278,7 @@ pub(crate) fn longest_run(bytes: &[u8], nbits: u64) -> u64 {
     let (mut best, mut cur) = (0u64, 0u64);
     for w in 0..nwords {
         let mut x = be_word(bytes, w);
-        if w == nwords - 1 && nbits % 64 != 0 {
+        if w == nwords - 1 && !nbits.is_multiple_of(64) {
             x &= be_mask(0, (nbits % 64) as u32);
         }
         if x == u64::MAX {
@@ -308,6 +308,10 @@ pub(crate) const BLOCK_WORDS: usize = 256;
 pub(crate) fn load_block(src: &[u8], start: usize, out: &mut [u64]) {
     let want = out.len() * 8;
     let avail = src.len().saturating_sub(start).min(want);
+    if avail == 0 {
+        out.fill(0);
+        return;
+    }
     let full = avail / 8;
     for (o, c) in out[..full]
         .iter_mut()

@@ -34,9 +34,10 @@ pub fn overlap<K: AsRef<[u8]>>(tags: &[K]) -> Vec<Vec<u64>> {
         }
         start += BLOCK_WORDS * 8;
     }
-    for i in 0..m {
-        for j in 0..i {
-            out[i][j] = out[j][i];
+    for i in 1..m {
+        let (upper, lower) = out.split_at_mut(i);
+        for (j, row) in upper.iter().enumerate() {
+            lower[0][j] = row[i];
         }
     }
     out
