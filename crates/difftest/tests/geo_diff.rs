@@ -394,10 +394,9 @@ fn geo_random_differential() {
             let got = bitlens::execute(&mut ks, &argv).to_resp();
             if want != got {
                 panic!(
-                    "seed {seed}, round {round}, command {total}:\n  {}\n  redis:   {:?}\n  bitlens: {:?}",
+                    "seed {seed}, round {round}, command {total}:\n  {}\n{}",
                     show(&argv),
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
+                    first_difference(&want, &got)
                 );
             }
             if argv[0] == b"GEOSEARCHSTORE" {
@@ -419,6 +418,26 @@ fn geo_random_differential() {
     }
     println!("geo differential: {total} commands identical to Redis ({stats:?})");
     assert_eq!(total, rounds * per_round);
+}
+
+/// Where two replies first differ, with some context (long replies are not printed whole).
+fn first_difference(want: &[u8], got: &[u8]) -> String {
+    let at = want
+        .iter()
+        .zip(got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    let window = |b: &[u8]| {
+        let from = at.saturating_sub(200);
+        String::from_utf8_lossy(&b[from..(at + 200).min(b.len())]).into_owned()
+    };
+    format!(
+        "  replies differ at byte {at} (redis {} bytes, bitlens {} bytes)\n  redis:   {:?}\n  bitlens: {:?}",
+        want.len(),
+        got.len(),
+        window(want),
+        window(got)
+    )
 }
 
 fn random_member(rng: &mut Rng, members: &[(Vec<u8>, f64, f64)]) -> Vec<u8> {
