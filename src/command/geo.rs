@@ -341,14 +341,28 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
     };
     let count = count as usize;
     let limit = if any { count } else { 0 };
-    let mut hits = search::search(z, centre.0, centre.1, shape_m, limit);
-    let returned = if count == 0 || hits.len() < count {
-        hits.len()
-    } else {
-        count
+    // Nearest-first with COUNT: read only what can be among the first results.
+    let fast = match shape_m {
+        Shape::Radius(r) if count > 0 && !any && order == Order::Asc => {
+            search::nearest(z, centre.0, centre.1, r, count)
+        }
+        _ => None,
     };
-    search::sort_hits(&mut hits, order, returned);
-    hits.truncate(returned);
+    let hits = match fast {
+        Some(hits) => hits,
+        None => {
+            let mut hits = search::search(z, centre.0, centre.1, shape_m, limit);
+            let returned = if count == 0 || hits.len() < count {
+                hits.len()
+            } else {
+                count
+            };
+            search::sort_hits(&mut hits, order, returned);
+            hits.truncate(returned);
+            hits
+        }
+    };
+    let returned = hits.len();
     let sorted = z.sorted();
     if store {
         if hits.is_empty() {

@@ -454,10 +454,39 @@ fn first_difference(want: &[u8], got: &[u8]) -> String {
 /// extra argument, so that argument errors are compared too.
 fn mutate(rng: &mut Rng, argv: &mut Vec<Vec<u8>>) {
     const TOKENS: &[&str] = &[
-        "abc", "", " 1", "1 ", "-1", "0", "nan", "inf", "-inf", "1e400", "1e-400", "0x1p4",
-        "200", "-85.06", "85.05112878", "parsec", "KM", "COUNT", "ANY", "ASC", "STORE",
-        "STOREDIST", "FROMMEMBER", "FROMLONLAT", "BYRADIUS", "BYBOX", "WITHDIST", "WITHHASH",
-        "9223372036854775808", "00", "+5", "5.0", "missing-member",
+        "abc",
+        "",
+        " 1",
+        "1 ",
+        "-1",
+        "0",
+        "nan",
+        "inf",
+        "-inf",
+        "1e400",
+        "1e-400",
+        "0x1p4",
+        "200",
+        "-85.06",
+        "85.05112878",
+        "parsec",
+        "KM",
+        "COUNT",
+        "ANY",
+        "ASC",
+        "STORE",
+        "STOREDIST",
+        "FROMMEMBER",
+        "FROMLONLAT",
+        "BYRADIUS",
+        "BYBOX",
+        "WITHDIST",
+        "WITHHASH",
+        "9223372036854775808",
+        "00",
+        "+5",
+        "5.0",
+        "missing-member",
     ];
     let pos = 1 + rng.below(argv.len() as u64) as usize;
     match rng.below(3) {
@@ -648,11 +677,21 @@ fn geo_distance_ties_follow_redis_order() {
     ks.set(b"t".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
     let mut checked = 0;
     for order in ["ASC", "DESC"] {
-        for count in [1, 2, 3, 5, 7, 8, 10, 20, 41, 50, 100, 150, 250, 399, 400, 500] {
+        for count in [
+            1, 2, 3, 5, 7, 8, 10, 20, 41, 50, 100, 150, 250, 399, 400, 500,
+        ] {
             for any in [false, true] {
                 let mut q = args(&[
-                    "GEOSEARCH", "t", "FROMLONLAT", "13.4", "52.5", "BYRADIUS", "2", "km",
-                    order, "COUNT",
+                    "GEOSEARCH",
+                    "t",
+                    "FROMLONLAT",
+                    "13.4",
+                    "52.5",
+                    "BYRADIUS",
+                    "2",
+                    "km",
+                    order,
+                    "COUNT",
                 ]);
                 q.push(count.to_string().into_bytes());
                 if any {
