@@ -104,19 +104,24 @@ fn now_ms() -> i64 {
 }
 
 impl RedisSource {
-    /// Connects (5 s timeout) and checks that the server answers PING.
+    /// Connects (5 s timeout per attempt, reconnecting later when the connection drops) and checks that the server answers PING.
     pub async fn connect(url: &str) -> Result<RedisSource, String> {
         let info = url
             .into_connection_info()
             .map_err(|e| format!("bad URL: {e}"))?;
         let db = u64::try_from(info.redis.db).unwrap_or(0);
         let client = redis::Client::open(info).map_err(|e| e.to_string())?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_number_of_retries(2)
+            .set_max_delay(1000)
+            .set_connection_timeout(Duration::from_secs(5))
+            .set_response_timeout(Duration::from_secs(120));
         let conn = tokio::time::timeout(
-            Duration::from_secs(5),
-            client.get_multiplexed_async_connection(),
+            Duration::from_secs(15),
+            redis::aio::ConnectionManager::new_with_config(client, config),
         )
         .await
-        .map_err(|_| "connection timed out after 5 s".to_string())?
+        .map_err(|_| "connection timed out".to_string())?
         .map_err(|e| e.to_string())?;
         let mut redis = ReadOnlyRedis::new(conn);
         redis
