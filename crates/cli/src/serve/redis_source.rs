@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::gate::ReadOnlyRedis;
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
-use crate::rdbw::RdbWriter;
+use bitlens::rdb::RdbWriter;
 
 /// Keys whose PTTL + DUMP go out in one pipeline.
 const SUB_BATCH: usize = 32;
@@ -254,7 +254,7 @@ impl RedisSource {
                     let expire = (pttl >= 0).then(|| now + pttl);
                     writer
                         .write_dump_payload(k, payload, expire)
-                        .map_err(|e| format!("key {:?}: {e}", String::from_utf8_lossy(k)))?;
+                        .map_err(|e| e.to_string())?;
                 }
                 total += buf.pending() as u64;
                 if total > limits.max_bytes {
