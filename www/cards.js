@@ -102,12 +102,19 @@ export function computeNearby(engine, settings, q) {
 
 // ---- drawing ---------------------------------------------------------------------------------
 
-function commandBlock(id, commands, t) {
-  return el(
-    'pre',
-    { class: 'cmd', 'data-testid': `${id}-cmd`, title: t.commands },
-    commands.map(cliLine).join('\n'),
-  );
+/**
+ * The Redis commands behind a number, one per line, ready to paste into redis-cli. Long ones
+ * (many keys) are folded under a one-line summary; the full text stays in the <pre>.
+ */
+function commandBlock(id, commands, t, fold = false) {
+  const pre = el('pre', { class: 'cmd', 'data-testid': `${id}-cmd`, title: t.commands }, commands.map(cliLine).join('\n'));
+  const head = (c) => (String(c[0]).toUpperCase() === 'BITOP' ? 4 : 2);
+  const keys = Math.max(...commands.map((c) => c.length - head(c) + 1));
+  if (!fold || keys <= 8) return pre;
+  const summary = commands
+    .map((c) => (c.length <= head(c) + 1 ? cliLine(c) : `${cliLine(c.slice(0, head(c)))} … ${cliLine(c.slice(-1))}`))
+    .join(' ; ');
+  return el('details', { class: 'cmd-fold' }, el('summary', {}, summary, ' ', el('span', { class: 'muted' }, t.keysCount(keys))), pre);
 }
 
 /** The error box of a card: message and the command that failed. */
@@ -142,7 +149,7 @@ export function drawMetricCard(body, id, compute, fmt, t) {
         { class: 'metric' },
         el('div', { class: 'metric-label' }, r.label),
         el('div', { class: 'metric-value', 'data-testid': r.id, 'data-value': r.value }, fmt(r.value)),
-        commandBlock(r.id, r.commands, t),
+        commandBlock(r.id, r.commands, t, true),
       ),
     );
   }
@@ -180,8 +187,8 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
       el(
         'li',
         { 'data-testid': 'nearby-row', 'data-member': s.member, 'data-dist': s.dist.toFixed(4) },
-        el('span', { class: 'member' }, s.member),
         el('span', { class: 'dist' }, `${s.dist.toFixed(4)} ${q.unit}`),
+        el('span', { class: 'member' }, s.member),
       ),
     );
   }

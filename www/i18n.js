@@ -42,6 +42,7 @@ const LABELS = {
     missingKey: (k) => `Key ${k} is not in the snapshot (counted as empty).`,
     failed: 'Command failed',
     commands: 'Redis commands',
+    keysCount: (n) => `(${n} keys)`,
     scratchNote: 'BITOP writes the scratch key; delete it after running this in redis-cli.',
   },
   zh: {
@@ -85,6 +86,7 @@ const LABELS = {
     missingKey: (k) => `快照中没有键 ${k}（按空值计算）。`,
     failed: '命令执行失败',
     commands: 'Redis 命令',
+    keysCount: (n) => `（${n} 个键）`,
     scratchNote: 'BITOP 会写入临时键；在 redis-cli 中执行后请删除它。',
   },
 };
