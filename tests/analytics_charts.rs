@@ -58,7 +58,7 @@ fn days(n: usize, users: usize) -> Vec<Vec<u8>> {
                 let h = mix(u as u64 + 1);
                 let join = (h % (n as u64 + 5)) as usize;
                 let stay = 1 + ((h >> 16) % (n as u64)) as usize;
-                let skip = mix(h ^ (d as u64 + 1) * 0x1000193) % 8 == 0;
+                let skip = mix(h ^ ((d as u64 + 1) * 0x1000193)).is_multiple_of(8);
                 if d >= join && d < join + stay && !skip {
                     b[u / 8] |= 0x80 >> (u % 8);
                 }
