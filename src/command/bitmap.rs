@@ -1,6 +1,461 @@
-//! bitmap commands (stub: filled in by the bitmap work).
+//! String and bitmap commands: GET, STRLEN, GETRANGE (and SUBSTR), GETBIT, SETBIT, BITCOUNT,
+//! BITPOS, BITOP, BITFIELD, BITFIELD_RO — argument parsing, argument order of checks and error
+//! texts exactly as Redis 7 (BITOP DIFF/DIFF1/ANDOR/ONE as Redis 8.2). The bit work itself is
+//! done by [`crate::bitmap`] through [`RedisString`]'s methods.
 
+use super::args::{int_arg, is, parse_i64};
 use super::CommandSpec;
+use crate::bitmap::{self, BitOp, Overflow};
+use crate::keyspace::{Keyspace, Value};
+use crate::reply::Reply;
+use crate::string::RedisString;
 
-/// bitmap commands.
-pub const COMMANDS: &[CommandSpec] = &[];
+/// String and bitmap commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "get",
+        arity: 2,
+        handler: get,
+    },
+    CommandSpec {
+        name: "strlen",
+        arity: 2,
+        handler: strlen,
+    },
+    CommandSpec {
+        name: "getrange",
+        arity: 4,
+        handler: getrange,
+    },
+    CommandSpec {
+        name: "substr",
+        arity: 4,
+        handler: getrange,
+    },
+    CommandSpec {
+        name: "getbit",
+        arity: 3,
+        handler: getbit,
+    },
+    CommandSpec {
+        name: "setbit",
+        arity: 4,
+        handler: setbit,
+    },
+    CommandSpec {
+        name: "bitcount",
+        arity: -2,
+        handler: bitcount,
+    },
+    CommandSpec {
+        name: "bitpos",
+        arity: -3,
+        handler: bitpos,
+    },
+    CommandSpec {
+        name: "bitop",
+        arity: -4,
+        handler: bitop,
+    },
+    CommandSpec {
+        name: "bitfield",
+        arity: -2,
+        handler: bitfield,
+    },
+    CommandSpec {
+        name: "bitfield_ro",
+        arity: -2,
+        handler: bitfield_ro,
+    },
+];
+
+/// Redis' largest string (`proto-max-bulk-len`, 512 MiB): bit offsets stay below 8 times it.
+const MAX_STRING_BYTES: i64 = 512 * 1024 * 1024;
+
+/// The string under `key`: `Ok(None)` when missing, WRONGTYPE for other types.
+fn lookup<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a RedisString>, Reply> {
+    match ks.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(Reply::wrong_type()),
+    }
+}
+
+/// The string under `key` for a bit write, created empty when missing (as Redis'
+/// `lookupStringForBitCommand`), or WRONGTYPE.
+fn lookup_for_write<'a>(ks: &'a mut Keyspace, key: &[u8]) -> Result<&'a mut RedisString, Reply> {
+    if ks.get(key).is_none() {
+        ks.set(key.to_vec(), Value::String(RedisString::default()));
+    }
+    match ks.get_mut(key) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(Reply::wrong_type()),
+    }
+}
+
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(reply) => return reply,
+        }
+    };
+}
+
+fn offset_error() -> Reply {
+    Reply::err("ERR bit offset is not an integer or out of range")
+}
+
+/// Parses a bit offset as Redis `getBitOffsetFromArgument`: an integer in `[0, 2^32)`; with
+/// `hash_bits`, a `#N` form means `N * bits` (multiplied with wrap-around, as Redis does).
+fn parse_offset(arg: &[u8], hash_bits: Option<u32>) -> Result<u64, Reply> {
+    let (digits, mul) = match hash_bits {
+        Some(bits) if arg.first() == Some(&b'#') => (&arg[1..], Some(bits)),
+        _ => (arg, None),
+    };
+    let mut v = parse_i64(digits).ok_or_else(offset_error)?;
+    if let Some(bits) = mul {
+        v = v.wrapping_mul(bits as i64);
+    }
+    if v < 0 || (v >> 3) >= MAX_STRING_BYTES {
+        return Err(offset_error());
+    }
+    Ok(v as u64)
+}
+
+/// GET key.
+fn get(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    match tri!(lookup(ks, &argv[1])) {
+        None => Reply::NullBulk,
+        Some(s) => Reply::Bulk(s.as_bytes().into_owned()),
+    }
+}
+
+/// STRLEN key.
+fn strlen(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    Reply::Integer(tri!(lookup(ks, &argv[1])).map_or(0, |s| s.len() as i64))
+}
+
+/// Converts Redis `[start, end]` indexes (negative = from the end) over a length `len`
+/// into a clamped range, as GETRANGE / BITCOUNT / BITPOS do: `None` when empty.
+fn clamp_range(mut start: i64, mut end: i64, len: i64) -> Option<(u64, u64)> {
+    if start < 0 {
+        start = start.saturating_add(len);
+    }
+    if end < 0 {
+        end = end.saturating_add(len);
+    }
+    start = start.max(0);
+    end = end.max(0);
+    if end >= len {
+        end = len - 1;
+    }
+    (start <= end && len > 0).then_some((start as u64, end as u64))
+}
+
+/// GETRANGE key start end (and SUBSTR).
+fn getrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let start = tri!(int_arg(&argv[2]));
+    let end = tri!(int_arg(&argv[3]));
+    let Some(s) = tri!(lookup(ks, &argv[1])) else {
+        return Reply::Bulk(Vec::new());
+    };
+    if start < 0 && end < 0 && start > end {
+        return Reply::Bulk(Vec::new());
+    }
+    match clamp_range(start, end, s.len() as i64) {
+        Some((a, b)) => Reply::Bulk(s.range(a, b)),
+        None => Reply::Bulk(Vec::new()),
+    }
+}
+
+/// GETBIT key offset.
+fn getbit(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let offset = tri!(parse_offset(&argv[2], None));
+    let bit = tri!(lookup(ks, &argv[1])).is_some_and(|s| s.get_bit(offset));
+    Reply::Integer(bit as i64)
+}
+
+/// SETBIT key offset value.
+fn setbit(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let offset = tri!(parse_offset(&argv[2], None));
+    let value = match parse_i64(&argv[3]) {
+        Some(v @ (0 | 1)) => v == 1,
+        _ => return Reply::err("ERR bit is not an integer or out of range"),
+    };
+    let s = tri!(lookup_for_write(ks, &argv[1]));
+    Reply::Integer(s.set_bit(offset, value) as i64)
+}
+
+/// Parses an optional `BYTE|BIT` unit argument: `Ok(true)` for BIT.
+fn parse_unit(arg: &[u8]) -> Result<bool, Reply> {
+    if is(arg, "bit") {
+        Ok(true)
+    } else if is(arg, "byte") {
+        Ok(false)
+    } else {
+        Err(Reply::syntax_error())
+    }
+}
+
+/// BITCOUNT key [start end [BYTE|BIT]].
+fn bitcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let Some(s) = tri!(lookup(ks, &argv[1])) else {
+        return Reply::Integer(0);
+    };
+    match argv.len() {
+        2 => Reply::Integer(s.popcount() as i64),
+        4 | 5 => {
+            let start = tri!(int_arg(&argv[2]));
+            let end = tri!(int_arg(&argv[3]));
+            if start < 0 && end < 0 && start > end {
+                return Reply::Integer(0);
+            }
+            let isbit = if argv.len() == 5 {
+                tri!(parse_unit(&argv[4]))
+            } else {
+                false
+            };
+            let len = s.len() as i64 * if isbit { 8 } else { 1 };
+            let count = match clamp_range(start, end, len) {
+                None => 0,
+                Some((a, b)) if isbit => s.count_bits(a, b),
+                Some((a, b)) => s.count_bits(a * 8, b * 8 + 7),
+            };
+            Reply::Integer(count as i64)
+        }
+        _ => Reply::syntax_error(),
+    }
+}
+
+/// BITPOS key bit [start [end [BYTE|BIT]]].
+fn bitpos(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let bit = tri!(int_arg(&argv[2]));
+    if bit != 0 && bit != 1 {
+        return Reply::err("ERR The bit argument must be 1 or 0.");
+    }
+    let bit = bit == 1;
+    let Some(s) = tri!(lookup(ks, &argv[1])) else {
+        return Reply::Integer(if bit { -1 } else { 0 });
+    };
+    let strlen = s.len() as i64;
+    let (start, end, isbit, end_given) = match argv.len() {
+        3 => (0, strlen - 1, false, false),
+        4..=6 => {
+            let start = tri!(int_arg(&argv[3]));
+            let isbit = if argv.len() == 6 {
+                tri!(parse_unit(&argv[5]))
+            } else {
+                false
+            };
+            if argv.len() >= 5 {
+                (start, tri!(int_arg(&argv[4])), isbit, true)
+            } else {
+                (start, i64::MAX, isbit, false)
+            }
+        }
+        _ => return Reply::syntax_error(),
+    };
+    let len = if isbit { strlen * 8 } else { strlen };
+    let Some((a, b)) = clamp_range(start, end, len) else {
+        return Reply::Integer(-1);
+    };
+    let (first, last) = if isbit { (a, b) } else { (a * 8, b * 8 + 7) };
+    match s.find_bit(bit, first, last) {
+        Some(p) => Reply::Integer(p as i64),
+        // No clear bit in range: without an explicit end the string counts as zero padded.
+        None if !bit && !end_given => Reply::Integer(last as i64 + 1),
+        None => Reply::Integer(-1),
+    }
+}
+
+/// BITOP op destkey key [key ...].
+fn bitop(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let Some(op) = BitOp::parse(&argv[1]) else {
+        return Reply::syntax_error();
+    };
+    let nsrc = argv.len() - 3;
+    if op == BitOp::Not && nsrc != 1 {
+        return Reply::err("ERR BITOP NOT must be called with a single source key.");
+    }
+    if matches!(op, BitOp::Diff | BitOp::Diff1 | BitOp::AndOr) && nsrc < 2 {
+        return Reply::err(format!(
+            "ERR BITOP {} must be called with at least two source keys.",
+            String::from_utf8_lossy(&argv[1]).to_uppercase()
+        ));
+    }
+    let mut srcs = Vec::with_capacity(nsrc);
+    for key in &argv[3..] {
+        srcs.push(tri!(lookup(ks, key)));
+    }
+    let result = RedisString::bitop(op, &srcs);
+    let len = result.len() as i64;
+    if len == 0 {
+        ks.remove(&argv[2]);
+    } else {
+        ks.set(argv[2].clone(), Value::String(result));
+    }
+    Reply::Integer(len)
+}
+
+/// One parsed BITFIELD operation.
+#[derive(Debug, Clone, Copy)]
+enum FieldOp {
+    Get,
+    Set(i64),
+    IncrBy(i64),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Field {
+    op: FieldOp,
+    signed: bool,
+    bits: u32,
+    offset: u64,
+    overflow: Overflow,
+}
+
+/// Parses a bitfield type `iN` (1..=64) or `uN` (1..=63).
+fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
+    let err = || {
+        Reply::err(
+            "ERR Invalid bitfield type. Use something like i16 u8. \
+             Note that u64 is not supported but i64 is.",
+        )
+    };
+    let signed = match arg.first() {
+        Some(b'i') => true,
+        Some(b'u') => false,
+        _ => return Err(err()),
+    };
+    match parse_i64(&arg[1..]) {
+        Some(b) if b >= 1 && b <= if signed { 64 } else { 63 } => Ok((signed, b as u32)),
+        _ => Err(err()),
+    }
+}
+
+/// BITFIELD key [GET type offset | SET type offset value | INCRBY type offset increment |
+/// OVERFLOW WRAP|SAT|FAIL] ...
+fn bitfield(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    bitfield_generic(ks, argv, false)
+}
+
+/// BITFIELD_RO key [GET type offset] ...
+fn bitfield_ro(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    bitfield_generic(ks, argv, true)
+}
+
+fn parse_fields(argv: &[Vec<u8>]) -> Result<Vec<Field>, Reply> {
+    let mut fields = Vec::new();
+    let mut overflow = Overflow::Wrap;
+    let mut j = 2;
+    while j < argv.len() {
+        let rem = argv.len() - j - 1;
+        let sub = &argv[j];
+        let op = if is(sub, "get") && rem >= 2 {
+            FieldOp::Get
+        } else if is(sub, "set") && rem >= 3 {
+            FieldOp::Set(0)
+        } else if is(sub, "incrby") && rem >= 3 {
+            FieldOp::IncrBy(0)
+        } else if is(sub, "overflow") && rem >= 1 {
+            let t = &argv[j + 1];
+            overflow = if is(t, "wrap") {
+                Overflow::Wrap
+            } else if is(t, "sat") {
+                Overflow::Sat
+            } else if is(t, "fail") {
+                Overflow::Fail
+            } else {
+                return Err(Reply::err("ERR Invalid OVERFLOW type specified"));
+            };
+            j += 2;
+            continue;
+        } else {
+            return Err(Reply::syntax_error());
+        };
+        let (signed, bits) = parse_type(&argv[j + 1])?;
+        let offset = parse_offset(&argv[j + 2], Some(bits))?;
+        let op = match op {
+            FieldOp::Get => FieldOp::Get,
+            FieldOp::Set(_) => FieldOp::Set(int_arg(&argv[j + 3])?),
+            FieldOp::IncrBy(_) => FieldOp::IncrBy(int_arg(&argv[j + 3])?),
+        };
+        fields.push(Field {
+            op,
+            signed,
+            bits,
+            offset,
+            overflow,
+        });
+        j += if matches!(op, FieldOp::Get) { 3 } else { 4 };
+    }
+    Ok(fields)
+}
+
+fn bitfield_generic(ks: &mut Keyspace, argv: &[Vec<u8>], read_only: bool) -> Reply {
+    let fields = tri!(parse_fields(argv));
+    let max_write = fields
+        .iter()
+        .filter(|f| !matches!(f.op, FieldOp::Get))
+        .map(|f| f.offset + f.bits as u64 - 1)
+        .max();
+    let Some(max_write) = max_write else {
+        // Only GETs: read without creating the key.
+        let s = tri!(lookup(ks, &argv[1]));
+        return Reply::Array(
+            fields
+                .iter()
+                .map(|f| Reply::Integer(read_value(s, f)))
+                .collect(),
+        );
+    };
+    if read_only {
+        return Reply::err("ERR BITFIELD_RO only supports the GET subcommand");
+    }
+    let s = tri!(lookup_for_write(ks, &argv[1]));
+    s.grow_to_bit(max_write);
+    let mut out = Vec::with_capacity(fields.len());
+    for f in &fields {
+        let old = read_value(Some(s), f);
+        let (new, reply) = match f.op {
+            FieldOp::Get => {
+                out.push(Reply::Integer(old));
+                continue;
+            }
+            FieldOp::Set(v) => (apply(f, v, 0), old),
+            FieldOp::IncrBy(incr) => {
+                let new = apply(f, old, incr);
+                (new, new.unwrap_or(0))
+            }
+        };
+        match new {
+            Some(v) => {
+                s.write_field(f.offset, f.bits, v as u64);
+                out.push(Reply::Integer(reply));
+            }
+            None => out.push(Reply::NullBulk),
+        }
+    }
+    Reply::Array(out)
+}
+
+/// The current value of a field (signed or unsigned), 0 for a missing key.
+fn read_value(s: Option<&RedisString>, f: &Field) -> i64 {
+    let Some(s) = s else { return 0 };
+    let raw = s.read_field(f.offset, f.bits);
+    if f.signed {
+        bitmap::sign_extend(raw, f.bits)
+    } else {
+        raw as i64
+    }
+}
+
+/// `value + incr` within the field under its overflow policy; `None` = FAIL.
+fn apply(f: &Field, value: i64, incr: i64) -> Option<i64> {
+    if f.signed {
+        bitmap::add_signed(value, incr, f.bits, f.overflow)
+    } else {
+        bitmap::add_unsigned(value as u64, incr, f.bits, f.overflow).map(|v| v as i64)
+    }
+}

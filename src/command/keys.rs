@@ -1,8 +1,9 @@
 //! Keyspace commands: TYPE, EXISTS, DBSIZE, KEYS (and SCAN), as Redis 7 answers them.
 
+use super::args::{int_arg, is};
 use super::CommandSpec;
 use crate::glob;
-use crate::keyspace::Keyspace;
+use crate::keyspace::{Entry, Keyspace};
 use crate::reply::Reply;
 
 /// Keyspace commands.
@@ -26,6 +27,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "keys",
         arity: 2,
         handler: keys,
+    },
+    CommandSpec {
+        name: "scan",
+        arity: -2,
+        handler: scan,
     },
 ];
 
@@ -57,4 +63,186 @@ fn keys(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
             .map(|(k, _)| Reply::Bulk(k.to_vec()))
             .collect(),
     )
+}
+
+/// The SCAN cursor of a key: a 64-bit FNV-1a hash of its bytes mapped into `1..=2^63`, so that
+/// cursor 0 means "start / done". A full iteration visits keys in cursor order, so every key
+/// present for the whole iteration is returned exactly once, even if other keys come and go.
+fn scan_cursor_of(key: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in key {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h >> 1) + 1
+}
+
+/// Parses a SCAN cursor as Redis 7.0 (`strtoul`: optional sign, decimal digits, no leading
+/// space, no overflow; a `-` wraps around as C does).
+fn parse_cursor(arg: &[u8]) -> Option<u64> {
+    let (neg, digits) = match arg.first() {
+        Some(b'-') => (true, &arg[1..]),
+        Some(b'+') => (false, &arg[1..]),
+        _ => (false, arg),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+    }
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: visits about COUNT keys (default
+/// 10) starting at `cursor`, and returns the next cursor (0 when done) and the visited keys
+/// that pass the MATCH glob and the TYPE filter (compared case-insensitively; an unknown type
+/// matches nothing, as in Redis 7.0).
+fn scan(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let Some(cursor) = parse_cursor(&argv[1]) else {
+        return Reply::err("ERR invalid cursor");
+    };
+    let mut count: i64 = 10;
+    let mut pattern: Option<&[u8]> = None;
+    let mut type_name: Option<&[u8]> = None;
+    let mut i = 2;
+    while i < argv.len() {
+        let more = i + 1 < argv.len();
+        if is(&argv[i], "count") && more {
+            count = match int_arg(&argv[i + 1]) {
+                Ok(n) => n,
+                Err(e) => return e,
+            };
+            if count < 1 {
+                return Reply::syntax_error();
+            }
+        } else if is(&argv[i], "match") && more {
+            pattern = Some(&argv[i + 1]);
+        } else if is(&argv[i], "type") && more {
+            type_name = Some(&argv[i + 1]);
+        } else {
+            return Reply::syntax_error();
+        }
+        i += 2;
+    }
+    let mut keys: Vec<(u64, &[u8], &Entry)> = ks
+        .iter()
+        .map(|(k, e)| (scan_cursor_of(k), k, e))
+        .filter(|(c, _, _)| *c >= cursor)
+        .collect();
+    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    // Never split keys that share a cursor value across two calls.
+    let mut take = (count as usize).min(keys.len());
+    while take < keys.len() && take > 0 && keys[take].0 == keys[take - 1].0 {
+        take += 1;
+    }
+    let next = keys.get(take).map_or(0, |k| k.0);
+    let items = keys[..take]
+        .iter()
+        .filter(|(_, k, _)| pattern.is_none_or(|p| p == b"*" || glob::matches(p, k)))
+        .filter(|(_, _, e)| {
+            type_name.is_none_or(|t| {
+                e.value
+                    .redis_type()
+                    .name()
+                    .as_bytes()
+                    .eq_ignore_ascii_case(t)
+            })
+        })
+        .map(|(_, k, _)| Reply::Bulk(k.to_vec()))
+        .collect();
+    Reply::Array(vec![
+        Reply::Bulk(next.to_string().into_bytes()),
+        Reply::Array(items),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::execute_str;
+    use crate::keyspace::Value;
+    use crate::string::RedisString;
+    use std::collections::HashMap;
+
+    fn scan_all(ks: &mut Keyspace, extra: &[&str]) -> Vec<Vec<u8>> {
+        let mut cursor = "0".to_string();
+        let mut seen = Vec::new();
+        let mut calls = 0;
+        loop {
+            let mut argv = vec!["SCAN", cursor.as_str()];
+            argv.extend_from_slice(extra);
+            let Reply::Array(parts) = execute_str(ks, &argv) else {
+                panic!("SCAN reply shape")
+            };
+            let (Reply::Bulk(c), Reply::Array(items)) = (&parts[0], &parts[1]) else {
+                panic!("SCAN reply parts")
+            };
+            for it in items {
+                let Reply::Bulk(k) = it else { panic!() };
+                seen.push(k.clone());
+            }
+            cursor = String::from_utf8(c.clone()).unwrap();
+            calls += 1;
+            assert!(calls < 10_000, "SCAN does not terminate");
+            if cursor == "0" {
+                return seen;
+            }
+        }
+    }
+
+    #[test]
+    fn full_scan_returns_each_key_once() {
+        let mut ks = Keyspace::new();
+        for i in 0..1000 {
+            ks.set(
+                format!("k:{i}").into_bytes(),
+                Value::String(RedisString::from_bytes(vec![1])),
+            );
+        }
+        ks.set(
+            b"z".to_vec(),
+            Value::Other(crate::keyspace::RedisType::List),
+        );
+        for count in ["1", "7", "10", "1000", "5000"] {
+            let seen = scan_all(&mut ks, &["COUNT", count]);
+            let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
+            for k in seen {
+                *counts.entry(k).or_default() += 1;
+            }
+            assert_eq!(counts.len(), 1001, "COUNT {count}");
+            assert!(counts.values().all(|&n| n == 1), "COUNT {count}");
+        }
+        let matched = scan_all(&mut ks, &["MATCH", "k:1?", "COUNT", "3"]);
+        assert_eq!(matched.len(), 10);
+        let lists = scan_all(&mut ks, &["TYPE", "LIST"]);
+        assert_eq!(lists, vec![b"z".to_vec()]);
+        assert!(scan_all(&mut ks, &["TYPE", "nosuch"]).is_empty());
+    }
+
+    #[test]
+    fn scan_errors() {
+        let mut ks = Keyspace::new();
+        assert_eq!(
+            execute_str(&mut ks, &["SCAN", "x"]),
+            Reply::err("ERR invalid cursor")
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["SCAN", "0", "COUNT", "0"]),
+            Reply::syntax_error()
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["SCAN", "0", "COUNT", "x"]),
+            Reply::err("ERR value is not an integer or out of range")
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["SCAN", "0", "MATCH"]),
+            Reply::syntax_error()
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["SCAN", "0"]),
+            Reply::Array(vec![Reply::bulk("0"), Reply::Array(vec![])])
+        );
+    }
 }

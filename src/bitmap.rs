@@ -1,1 +1,0 @@
-//! Bitmap engine (stub): popcount, bit search, BITOP and BITFIELD kernels over Redis string bytes.

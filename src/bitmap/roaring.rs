@@ -1,0 +1,1 @@
+//! Portable Roaring serialization format import/export (filled in by the storage work).

@@ -1,0 +1,1 @@
+//! Paged representation of very sparse bitmaps (filled in by the storage work).
