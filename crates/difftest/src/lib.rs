@@ -192,7 +192,6 @@ impl RawConnection {
             }
             _ => {}
         }
-        }
     }
 }
 
