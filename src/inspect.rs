@@ -1,1 +1,690 @@
-//! inspect (stub).
+//! `bitlens inspect`: a report of an RDB snapshot, per database, with keys grouped by pattern.
+//!
+//! A key's pattern replaces its variable parts by `*`: each `:`-separated segment that is a
+//! number (a user id, a day `YYYYMMDD`, a date `YYYY-MM-DD`) becomes `*`, except a month
+//! `YYYYMM` in the last segment, which is kept because monthly keys are usually few and
+//! meaningful (`sign:1001:202405` → `sign:*:202405`); digit runs inside other segments also
+//! become `*` (`user42` → `user*`). Keys are grouped by (pattern, type); the group lists the
+//! encodings met in the file.
+//!
+//! Per group: key count, bytes the keys and values take in the file, logical length (STRLEN /
+//! ZCARD sum), expiry counts and range; for strings: bitmap statistics (set bits, bits,
+//! density); for HyperLogLogs (strings starting with `HYLL`): dense/sparse counts and the
+//! cached cardinality from header bytes 8..15 when valid; for GEO sets (sorted sets whose
+//! scores are all 52-bit geohashes): member count and bounding box in degrees.
+//!
+//! Values are decoded one key at a time and dropped, so a report needs memory for the largest
+//! value, not for the snapshot.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::{json, Value as Json};
+
+use crate::keyspace::Value;
+use crate::rdb::{visit_rdb, LoadOptions, RdbError};
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// RDB version of the file.
+    pub version: u32,
+    /// Aux fields (name, value) as lossy UTF-8.
+    pub aux: Vec<(String, String)>,
+    /// The CRC-64 stored in the trailer (0 = none was computed).
+    pub stored_checksum: u64,
+    /// Size of the input in bytes.
+    pub file_bytes: u64,
+    /// Databases in ascending number.
+    pub databases: Vec<DbReport>,
+}
+
+/// One database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbReport {
+    /// Database number.
+    pub db: u64,
+    /// Number of keys.
+    pub keys: u64,
+    /// Number of keys with an expiry.
+    pub expires: u64,
+    /// Groups ordered by key count (descending), then pattern.
+    pub groups: Vec<Group>,
+}
+
+/// Keys sharing a pattern, type and encoding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The pattern, e.g. `stats:active:*` (lossy UTF-8 of the key bytes).
+    pub pattern: String,
+    /// Redis type name, as TYPE prints it.
+    pub type_name: String,
+    /// Encodings as stored in the file (`raw`, `int`, `lzf`, `listpack`, `skiplist`...) with
+    /// their key counts, by name.
+    pub encodings: Vec<(String, u64)>,
+    /// Number of keys.
+    pub count: u64,
+    /// Bytes the keys' records take in the file (type byte, key, value).
+    pub bytes: u64,
+    /// Sum of string lengths in bytes (STRLEN) or sorted-set sizes (ZCARD); 0 for other types.
+    pub length: u64,
+    /// Keys with an expiry.
+    pub with_expiry: u64,
+    /// Earliest and latest absolute expiry among them, Unix milliseconds.
+    pub expiry_range_ms: Option<(i64, i64)>,
+    /// Up to three example keys, in file order.
+    pub examples: Vec<String>,
+    /// Bitmap statistics over the group's non-HLL, non-integer strings.
+    pub bitmap: Option<BitmapStats>,
+    /// HyperLogLog statistics over the group's `HYLL` strings.
+    pub hll: Option<HllStats>,
+    /// GEO statistics when every sorted set of the group holds geohash scores.
+    pub geo: Option<GeoStats>,
+}
+
+/// Bit statistics of bitmap strings.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BitmapStats {
+    /// Number of strings counted.
+    pub keys: u64,
+    /// Set bits over all of them (sum of BITCOUNT).
+    pub set_bits: u64,
+    /// Total bits (8 × sum of STRLEN).
+    pub bits: u64,
+}
+
+impl BitmapStats {
+    /// Set bits / bits (0 for empty strings).
+    pub fn density(&self) -> f64 {
+        if self.bits == 0 {
+            0.0
+        } else {
+            self.set_bits as f64 / self.bits as f64
+        }
+    }
+}
+
+/// HyperLogLog statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct HllStats {
+    /// Keys in dense encoding (header byte 4 = 0).
+    pub dense: u64,
+    /// Keys in sparse encoding (header byte 4 = 1).
+    pub sparse: u64,
+    /// Keys with the `HYLL` magic but an invalid encoding byte or a short header.
+    pub invalid: u64,
+    /// Keys whose cached cardinality is valid (most significant bit of byte 15 clear).
+    pub cached: u64,
+    /// Smallest and largest valid cached cardinality.
+    pub cached_range: Option<(u64, u64)>,
+}
+
+/// GEO statistics: members and the bounding box of their decoded positions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeoStats {
+    /// Members over all keys of the group.
+    pub members: u64,
+    /// Bounding box (min longitude, min latitude, max longitude, max latitude), degrees.
+    pub bbox: Option<[f64; 4]>,
+}
+
+/// The grouping pattern of a key (see the module docs).
+pub fn key_pattern(key: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len());
+    let last = key.split(|&b| b == b':').count() - 1;
+    for (i, seg) in key.split(|&b| b == b':').enumerate() {
+        if i > 0 {
+            out.push(b':');
+        }
+        let all_digits = !seg.is_empty() && seg.iter().all(u8::is_ascii_digit);
+        let is_month = all_digits
+            && i == last
+            && i > 0
+            && seg.len() == 6
+            && matches!(&seg[..2], b"19" | b"20")
+            && matches!((seg[4] - b'0') * 10 + (seg[5] - b'0'), 1..=12);
+        let is_date = !seg.is_empty()
+            && seg
+                .iter()
+                .all(|b| b.is_ascii_digit() || b"-_/.".contains(b))
+            && seg.iter().filter(|b| b.is_ascii_digit()).count() >= 6
+            && seg.first().is_some_and(u8::is_ascii_digit);
+        if is_month {
+            out.extend_from_slice(seg);
+        } else if all_digits || is_date {
+            out.push(b'*');
+        } else {
+            let mut in_digits = false;
+            for &b in seg {
+                if b.is_ascii_digit() {
+                    if !in_digits {
+                        out.push(b'*');
+                    }
+                    in_digits = true;
+                } else {
+                    out.push(b);
+                    in_digits = false;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Set bits in `bytes` (BITCOUNT of the whole string).
+fn popcount(bytes: &[u8]) -> u64 {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut n: u64 = chunks
+        .by_ref()
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")).count_ones() as u64)
+        .sum();
+    n += chunks
+        .remainder()
+        .iter()
+        .map(|b| b.count_ones() as u64)
+        .sum::<u64>();
+    n
+}
+
+/// A HyperLogLog's encoding and valid cached cardinality, from its 16-byte header
+/// (`HYLL`, encoding byte, 3 unused bytes, 8-byte little-endian cardinality whose most
+/// significant bit marks it stale). `None` when `s` does not start with `HYLL`.
+fn hll_header(s: &[u8]) -> Option<(Option<bool>, Option<u64>)> {
+    if !s.starts_with(b"HYLL") {
+        return None;
+    }
+    if s.len() < 16 {
+        return Some((None, None));
+    }
+    let dense = match s[4] {
+        0 => Some(true),
+        1 => Some(false),
+        _ => None,
+    };
+    let card = (s[15] & 0x80 == 0).then(|| u64::from_le_bytes(s[8..16].try_into().expect("8")));
+    Some((dense, card))
+}
+
+/// Decodes a GEO score (a 52-bit interleaved geohash: latitude bits at even positions,
+/// longitude bits at odd ones, 26 steps over [-180, 180] × [-85.05112878, 85.05112878]) to
+/// the centre of its cell as (longitude, latitude) in degrees, as Redis GEOPOS does.
+/// `None` when the score is not an integer in [0, 2^54) (GEOADD at longitude 180 or latitude
+/// ±85.05112878 carries into bits 52..53; the decoded position is clamped as Redis does).
+fn geo_decode(score: f64) -> Option<(f64, f64)> {
+    const LAT_MAX: f64 = 85.05112878;
+    if !(0.0..18014398509481984.0).contains(&score) || score.fract() != 0.0 {
+        return None;
+    }
+    let bits = score as u64;
+    let squash = |mut x: u64| {
+        x &= 0x5555_5555_5555_5555;
+        x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
+        x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
+        x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
+        x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
+        x = (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF;
+        x
+    };
+    let ilat = squash(bits) as f64;
+    let ilon = squash(bits >> 1) as f64;
+    let cells = (1u64 << 26) as f64;
+    let lat_min = -LAT_MAX + ilat / cells * (2.0 * LAT_MAX);
+    let lat_max = -LAT_MAX + (ilat + 1.0) / cells * (2.0 * LAT_MAX);
+    let lon_min = -180.0 + ilon / cells * 360.0;
+    let lon_max = -180.0 + (ilon + 1.0) / cells * 360.0;
+    let lon = ((lon_min + lon_max) / 2.0).clamp(-180.0, 180.0);
+    let lat = ((lat_min + lat_max) / 2.0).clamp(-LAT_MAX, LAT_MAX);
+    Some((lon, lat))
+}
+
+#[derive(Default)]
+struct Acc {
+    count: u64,
+    bytes: u64,
+    length: u64,
+    with_expiry: u64,
+    expiry: Option<(i64, i64)>,
+    examples: Vec<String>,
+    bitmap: BitmapStats,
+    hll: HllStats,
+    hll_seen: bool,
+    geo_members: u64,
+    geo_bbox: Option<[f64; 4]>,
+    geo_ok: bool,
+    geo_max_score: f64,
+    zsets: u64,
+    encodings: BTreeMap<&'static str, u64>,
+}
+
+/// Sets whose scores all stay below this are not reported as GEO: they would all lie within
+/// about 6 degrees of (-180, -85), which is far likelier to be a counter-scored set.
+const GEO_MIN_MAX_SCORE: f64 = (1u64 << 40) as f64;
+
+/// Builds the report of an RDB file. Only keys selected by `opts.patterns` are counted.
+/// Errors as [`crate::rdb::load_rdb`].
+pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
+    // db -> (pattern, type) -> accumulator
+    let mut dbs: BTreeMap<u64, BTreeMap<(Vec<u8>, String), Acc>> = BTreeMap::new();
+    let header = visit_rdb(bytes, opts, |rec| {
+        let Some(value) = rec.value else {
+            return Ok(());
+        };
+        let acc = dbs
+            .entry(rec.db)
+            .or_default()
+            .entry((key_pattern(&rec.key), value.redis_type().name()))
+            .or_insert_with(|| Acc {
+                geo_ok: true,
+                ..Acc::default()
+            });
+        acc.count += 1;
+        *acc.encodings.entry(rec.encoding).or_default() += 1;
+        acc.bytes += 1 + rec.value_bytes + (rec.key.len() as u64);
+        if let Some(ms) = rec.expire_at_ms {
+            acc.with_expiry += 1;
+            acc.expiry = Some(match acc.expiry {
+                None => (ms, ms),
+                Some((a, b)) => (a.min(ms), b.max(ms)),
+            });
+        }
+        if acc.examples.len() < 3 {
+            acc.examples
+                .push(String::from_utf8_lossy(&rec.key).into_owned());
+        }
+        match &value {
+            Value::String(s) => {
+                let b = s.as_bytes();
+                acc.length += b.len() as u64;
+                if let Some((dense, card)) = hll_header(&b) {
+                    acc.hll_seen = true;
+                    match dense {
+                        Some(true) => acc.hll.dense += 1,
+                        Some(false) => acc.hll.sparse += 1,
+                        None => acc.hll.invalid += 1,
+                    }
+                    if let (Some(_), Some(c)) = (dense, card) {
+                        acc.hll.cached += 1;
+                        acc.hll.cached_range = Some(match acc.hll.cached_range {
+                            None => (c, c),
+                            Some((a, z)) => (a.min(c), z.max(c)),
+                        });
+                    }
+                } else if rec.encoding != "int" {
+                    acc.bitmap.keys += 1;
+                    acc.bitmap.set_bits += popcount(&b);
+                    acc.bitmap.bits += 8 * b.len() as u64;
+                }
+            }
+            Value::ZSet(z) => {
+                acc.zsets += 1;
+                acc.length += z.len() as u64;
+                if acc.geo_ok {
+                    for (_, score) in z.iter() {
+                        acc.geo_max_score = acc.geo_max_score.max(score);
+                        match geo_decode(score) {
+                            Some((lon, lat)) => {
+                                acc.geo_bbox = Some(match acc.geo_bbox {
+                                    None => [lon, lat, lon, lat],
+                                    Some([a, b, c, d]) => {
+                                        [a.min(lon), b.min(lat), c.max(lon), d.max(lat)]
+                                    }
+                                })
+                            }
+                            None => {
+                                acc.geo_ok = false;
+                                break;
+                            }
+                        }
+                    }
+                    acc.geo_members += z.len() as u64;
+                }
+            }
+            Value::Other(_) => {}
+        }
+        Ok(())
+    })?;
+    let databases = dbs
+        .into_iter()
+        .map(|(db, groups)| {
+            let mut groups: Vec<Group> = groups
+                .into_iter()
+                .map(|((pattern, type_name), a)| Group {
+                    pattern: String::from_utf8_lossy(&pattern).into_owned(),
+                    type_name,
+                    encodings: a
+                        .encodings
+                        .iter()
+                        .map(|(e, n)| (e.to_string(), *n))
+                        .collect(),
+                    count: a.count,
+                    bytes: a.bytes,
+                    length: a.length,
+                    with_expiry: a.with_expiry,
+                    expiry_range_ms: a.expiry,
+                    examples: a.examples,
+                    bitmap: (a.bitmap.keys > 0).then_some(a.bitmap),
+                    hll: a.hll_seen.then_some(a.hll),
+                    geo: (a.zsets > 0
+                        && a.geo_ok
+                        && a.geo_members > 0
+                        && a.geo_max_score >= GEO_MIN_MAX_SCORE)
+                        .then_some(GeoStats {
+                            members: a.geo_members,
+                            bbox: a.geo_bbox,
+                        }),
+                })
+                .collect();
+            groups.sort_by(|a, b| {
+                b.count
+                    .cmp(&a.count)
+                    .then_with(|| a.pattern.cmp(&b.pattern))
+            });
+            DbReport {
+                db,
+                keys: groups.iter().map(|g| g.count).sum(),
+                expires: groups.iter().map(|g| g.with_expiry).sum(),
+                groups,
+            }
+        })
+        .collect();
+    Ok(Report {
+        version: header.version,
+        aux: header
+            .aux
+            .iter()
+            .map(|(k, v)| {
+                (
+                    String::from_utf8_lossy(k).into_owned(),
+                    String::from_utf8_lossy(v).into_owned(),
+                )
+            })
+            .collect(),
+        stored_checksum: header.stored_checksum,
+        file_bytes: bytes.len() as u64,
+        databases,
+    })
+}
+
+fn encodings_text(g: &Group) -> String {
+    if g.encodings.len() == 1 {
+        return g.encodings[0].0.clone();
+    }
+    g.encodings
+        .iter()
+        .map(|(e, n)| format!("{e}:{n}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn details(g: &Group) -> String {
+    let mut parts = Vec::new();
+    if let Some(b) = &g.bitmap {
+        parts.push(format!(
+            "bitmap: {} of {} bits set ({:.2}%)",
+            b.set_bits,
+            b.bits,
+            100.0 * b.density()
+        ));
+    }
+    if let Some(h) = &g.hll {
+        let mut s = format!("hll: {} dense, {} sparse", h.dense, h.sparse);
+        if h.invalid > 0 {
+            let _ = write!(s, ", {} invalid", h.invalid);
+        }
+        match h.cached_range {
+            Some((a, b)) if a == b => {
+                let _ = write!(s, ", cached cardinality {a}");
+            }
+            Some((a, b)) => {
+                let _ = write!(s, ", cached cardinality {a}..{b} ({} keys)", h.cached);
+            }
+            None => s.push_str(", no valid cached cardinality"),
+        }
+        parts.push(s);
+    }
+    if let Some(geo) = &g.geo {
+        let mut s = format!("geo: {} members", geo.members);
+        if let Some([a, b, c, d]) = geo.bbox {
+            let _ = write!(s, ", lon {a:.6}..{c:.6}, lat {b:.6}..{d:.6}");
+        }
+        parts.push(s);
+    }
+    parts.join("; ")
+}
+
+impl Report {
+    /// Plain text for people: a header line, then per database a table of groups.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let ver = self
+            .aux
+            .iter()
+            .find(|(k, _)| k == "redis-ver")
+            .map(|(_, v)| format!(", written by Redis {v}"))
+            .unwrap_or_default();
+        let keys: u64 = self.databases.iter().map(|d| d.keys).sum();
+        let _ = writeln!(
+            out,
+            "RDB version {}{ver}, {} bytes, {keys} keys in {} database(s), checksum {}",
+            self.version,
+            self.file_bytes,
+            self.databases.len(),
+            if self.stored_checksum == 0 {
+                "absent".to_string()
+            } else {
+                format!("{:016x}", self.stored_checksum)
+            }
+        );
+        for db in &self.databases {
+            let _ = writeln!(
+                out,
+                "\ndb{}: {} keys, {} with expiry",
+                db.db, db.keys, db.expires
+            );
+            let w = db
+                .groups
+                .iter()
+                .map(|g| g.pattern.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(7);
+            let _ = writeln!(
+                out,
+                "  {:<w$}  {:<7} {:<22} {:>8} {:>12} {:>8}  DETAILS",
+                "PATTERN", "TYPE", "ENCODING", "KEYS", "BYTES", "EXPIRY"
+            );
+            for g in &db.groups {
+                let _ = writeln!(
+                    out,
+                    "  {:<w$}  {:<7} {:<22} {:>8} {:>12} {:>8}  {}",
+                    g.pattern,
+                    g.type_name,
+                    encodings_text(g),
+                    g.count,
+                    g.bytes,
+                    g.with_expiry,
+                    details(g)
+                );
+            }
+        }
+        out
+    }
+
+    /// JSON for tools: `{"version", "aux": {..}, "stored_checksum", "file_bytes",
+    /// "databases": [{"db", "keys", "expires", "groups": [{"pattern", "type", "encoding",
+    /// "count", "bytes", "length", "with_expiry", "expiry_min_ms", "expiry_max_ms",
+    /// "examples", "bitmap"?: {"keys", "set_bits", "bits", "density"}, "hll"?: {"dense",
+    /// "sparse", "invalid", "cached", "cached_min", "cached_max"}, "geo"?: {"members",
+    /// "bbox": [min_lon, min_lat, max_lon, max_lat]}}]}]}`.
+    pub fn to_json(&self) -> Json {
+        let dbs: Vec<Json> = self
+            .databases
+            .iter()
+            .map(|d| {
+                let groups: Vec<Json> = d
+                    .groups
+                    .iter()
+                    .map(|g| {
+                        let mut o = json!({
+                            "pattern": g.pattern,
+                            "type": g.type_name,
+                            "encodings": g.encodings.iter()
+                                .map(|(e, n)| (e.clone(), json!(n)))
+                                .collect::<serde_json::Map<String, Json>>(),
+                            "count": g.count,
+                            "bytes": g.bytes,
+                            "length": g.length,
+                            "with_expiry": g.with_expiry,
+                            "expiry_min_ms": g.expiry_range_ms.map(|r| r.0),
+                            "expiry_max_ms": g.expiry_range_ms.map(|r| r.1),
+                            "examples": g.examples,
+                        });
+                        if let Some(b) = &g.bitmap {
+                            o["bitmap"] = json!({"keys": b.keys, "set_bits": b.set_bits,
+                                "bits": b.bits, "density": b.density()});
+                        }
+                        if let Some(h) = &g.hll {
+                            o["hll"] = json!({"dense": h.dense, "sparse": h.sparse,
+                                "invalid": h.invalid, "cached": h.cached,
+                                "cached_min": h.cached_range.map(|r| r.0),
+                                "cached_max": h.cached_range.map(|r| r.1)});
+                        }
+                        if let Some(geo) = &g.geo {
+                            o["geo"] = json!({"members": geo.members, "bbox": geo.bbox});
+                        }
+                        o
+                    })
+                    .collect();
+                json!({"db": d.db, "keys": d.keys, "expires": d.expires, "groups": groups})
+            })
+            .collect();
+        let aux: serde_json::Map<String, Json> = self
+            .aux
+            .iter()
+            .map(|(k, v)| (k.clone(), Json::String(v.clone())))
+            .collect();
+        json!({
+            "version": self.version,
+            "aux": aux,
+            "stored_checksum": format!("{:016x}", self.stored_checksum),
+            "file_bytes": self.file_bytes,
+            "databases": dbs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdb::RdbWriter;
+    use crate::zset::ZSet;
+
+    #[test]
+    fn patterns_replace_ids_and_days_keep_months() {
+        let p = |k: &str| String::from_utf8(key_pattern(k.as_bytes())).unwrap();
+        assert_eq!(p("stats:active:20240501"), "stats:active:*");
+        assert_eq!(p("sign:1001635:202405"), "sign:*:202405");
+        assert_eq!(p("uv:shop:12:20240501"), "uv:shop:*:*");
+        assert_eq!(p("uv:page:index:2024-05-01"), "uv:page:index:*");
+        assert_eq!(p("shop:geo:cafe"), "shop:geo:cafe");
+        assert_eq!(p("user42:x7y"), "user*:x*y");
+        assert_eq!(p("month:202413"), "month:*");
+        assert_eq!(p("sign:205801:202405"), "sign:*:202405");
+        assert_eq!(p("202405"), "*");
+    }
+
+    #[test]
+    fn geohash_decodes_like_geopos() {
+        // GEOADD k 13.361389 38.115556 Palermo stores score 3479099956230698; Redis GEOPOS
+        // answers 13.36138933897018433 38.11555639549629859.
+        let (lon, lat) = geo_decode(3479099956230698.0).unwrap();
+        assert!((lon - 13.361389338970184).abs() < 1e-12, "{lon}");
+        assert!((lat - 38.1155563954963).abs() < 1e-12, "{lat}");
+        assert!(geo_decode(1.5).is_none());
+        assert!(geo_decode(-1.0).is_none());
+        // GEOADD at longitude 180 stores 10133099161583616 (> 2^52); GEOPOS clamps to 180.
+        assert_eq!(geo_decode(10133099161583616.0).unwrap().0, 180.0);
+    }
+
+    #[test]
+    fn report_groups_and_stats() {
+        let mut w = RdbWriter::new(Vec::new(), 10).unwrap();
+        w.select_db(0).unwrap();
+        w.write_string(b"stats:active:20240501", &[0xFF, 0x00, 0x01], None)
+            .unwrap();
+        w.write_string(b"stats:active:20240502", &[0x0F], Some(1000))
+            .unwrap();
+        w.write_string(b"n:1", b"12", None).unwrap();
+        let mut hll = b"HYLL\x01\0\0\0".to_vec();
+        hll.extend_from_slice(&42u64.to_le_bytes());
+        hll.extend_from_slice(&[0x7F, 0xFF]);
+        w.write_string(b"uv:page:20240501", &hll, None).unwrap();
+        let geo = ZSet::from_pairs(vec![
+            (b"a".to_vec(), 3479099956230698.0),
+            (b"b".to_vec(), 3479447370796909.0),
+        ]);
+        w.write_zset(b"shop:geo:cafe", &geo, None).unwrap();
+        w.select_db(1).unwrap();
+        w.write_zset(
+            b"plain",
+            &ZSet::from_pairs(vec![(b"x".to_vec(), 0.5)]),
+            None,
+        )
+        .unwrap();
+        let bytes = w.finish().unwrap();
+        let r = report(&bytes, &LoadOptions::default()).unwrap();
+        assert_eq!(r.databases.len(), 2);
+        let db0 = &r.databases[0];
+        assert_eq!(db0.keys, 5);
+        assert_eq!(db0.expires, 1);
+        let g = &db0.groups[0];
+        assert_eq!(g.pattern, "stats:active:*");
+        assert_eq!(g.count, 2);
+        assert_eq!(g.encodings, vec![("raw".to_string(), 2)]);
+        assert_eq!(g.expiry_range_ms, Some((1000, 1000)));
+        assert_eq!(
+            g.bitmap,
+            Some(BitmapStats {
+                keys: 2,
+                set_bits: 13,
+                bits: 32
+            })
+        );
+        let n = db0.groups.iter().find(|g| g.pattern == "n:*").unwrap();
+        assert_eq!((n.encodings[0].0.as_str(), n.bitmap), ("int", None));
+        let h = db0
+            .groups
+            .iter()
+            .find(|g| g.pattern == "uv:page:*")
+            .unwrap();
+        assert_eq!(
+            h.hll,
+            Some(HllStats {
+                dense: 0,
+                sparse: 1,
+                invalid: 0,
+                cached: 1,
+                cached_range: Some((42, 42))
+            })
+        );
+        let geo = db0
+            .groups
+            .iter()
+            .find(|g| g.pattern == "shop:geo:cafe")
+            .unwrap();
+        let gs = geo.geo.unwrap();
+        assert_eq!(gs.members, 2);
+        let bb = gs.bbox.unwrap();
+        assert!(
+            bb[0] > 13.36 && bb[2] < 15.1 && bb[1] > 37.5 && bb[3] < 38.2,
+            "{bb:?}"
+        );
+        assert_eq!(r.databases[1].groups[0].geo, None);
+        let text = r.to_text();
+        assert!(text.contains("stats:active:*"), "{text}");
+        assert!(text.contains("13 of 32 bits set (40.62%)"), "{text}");
+        let j = r.to_json();
+        assert_eq!(j["databases"][0]["groups"][0]["bitmap"]["set_bits"], 13);
+        assert_eq!(j["aux"]["redis-bits"], "64");
+    }
+}

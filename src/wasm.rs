@@ -1,1 +1,353 @@
-//! JavaScript API (stub).
+//! The JavaScript API (wasm32 only), generated with wasm-bindgen as the `Engine` class.
+//!
+//! ```js
+//! import init, { Engine } from './pkg/bitlens.js';
+//! await init();
+//! const engine = new Engine();
+//! engine.loadRdb(new Uint8Array(await (await fetch('/api/snapshot?match=uv:*')).arrayBuffer()));
+//! engine.command(['PFCOUNT', 'uv:page:index:20240520']);   // 1234 (a number)
+//! ```
+//!
+//! Value mapping of [`Engine::command`] (RESP2 reply -> JS): integer -> number (f64; exact up
+//! to 2^53), bulk string -> string (UTF-8, invalid bytes replaced by U+FFFD), status -> string,
+//! nil bulk / nil array -> `null`, array -> `Array` (nested), error reply -> a thrown `Error`
+//! whose `message` is Redis' text (`WRONGTYPE ...`, `ERR syntax error`, ...). Arguments may be
+//! strings (sent as UTF-8), numbers (formatted as JS `String(n)` does) or `Uint8Array`s (binary).
+//! Counts are always numbers, never BigInt.
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::keyspace::{Keyspace, Value};
+use crate::rdb::{load_rdb, LoadOptions};
+use crate::reply::Reply;
+use crate::string::RedisString;
+
+/// The scratch key [`Engine::bitop_or_count`] uses when none is given.
+const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
+
+/// A bitlens engine: one in-memory Redis database (db 0 of a loaded snapshot) answering Redis
+/// read commands exactly as Redis 7 does.
+#[wasm_bindgen]
+pub struct Engine {
+    ks: Keyspace,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// An engine with an empty database.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Engine {
+        Engine {
+            ks: Keyspace::new(),
+        }
+    }
+
+    /// Loads a Redis RDB file (RDB versions 9 to 12, as `/api/snapshot` or `SAVE` write it) and
+    /// replaces the engine's database with its database `db` (default 0; empty when the file
+    /// has no such database). Returns the number of keys loaded.
+    ///
+    /// Throws an `Error` naming the byte offset (and the key, when known) for a truncated or
+    /// corrupt file; the engine's previous content is then kept.
+    #[wasm_bindgen(js_name = loadRdb)]
+    pub fn load_rdb(&mut self, bytes: &[u8], db: Option<f64>) -> Result<f64, JsError> {
+        let db = match db {
+            None => 0,
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => n as u64,
+            Some(n) => return Err(JsError::new(&format!("invalid database number {n}"))),
+        };
+        let mut snapshot = load_rdb(bytes, &LoadOptions::default())
+            .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
+        self.ks = snapshot.databases.remove(&db).unwrap_or_default();
+        Ok(self.ks.len() as f64)
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.ks.clear();
+    }
+
+    /// Stores `value` (raw bytes, as `GET` returned them) under `key` as a string, replacing
+    /// any previous value. `key` is a string or a `Uint8Array`.
+    #[wasm_bindgen(js_name = setString)]
+    pub fn set_string(&mut self, key: JsValue, value: &[u8]) -> Result<(), JsError> {
+        let key = arg_bytes(&key, 0)?;
+        self.ks
+            .set(key, Value::String(RedisString::from_bytes(value.to_vec())));
+        Ok(())
+    }
+
+    /// Removes `key`; returns whether it existed.
+    #[wasm_bindgen(js_name = deleteKey)]
+    pub fn delete_key(&mut self, key: JsValue) -> Result<bool, JsError> {
+        let key = arg_bytes(&key, 0)?;
+        Ok(self.ks.remove(&key))
+    }
+
+    /// Number of keys (as Redis DBSIZE).
+    pub fn dbsize(&self) -> f64 {
+        self.ks.len() as f64
+    }
+
+    /// Runs one Redis command (`['BITCOUNT', 'k', '0', '-1']`) and returns its reply as plain
+    /// JS values (see the module documentation). An error reply is thrown as an `Error` whose
+    /// message is Redis' text.
+    pub fn command(&mut self, argv: &Array) -> Result<JsValue, JsError> {
+        let reply = self.run(argv)?;
+        reply_to_js(&reply, false)
+    }
+
+    /// As [`Engine::command`], but bulk strings come back as `Uint8Array` (binary safe: raw
+    /// bitmap or HyperLogLog bytes from `GET`).
+    #[wasm_bindgen(js_name = commandRaw)]
+    pub fn command_raw(&mut self, argv: &Array) -> Result<JsValue, JsError> {
+        let reply = self.run(argv)?;
+        reply_to_js(&reply, true)
+    }
+
+    /// Runs one command and returns the exact RESP2 bytes Redis would send (errors included,
+    /// not thrown).
+    #[wasm_bindgen(js_name = commandResp)]
+    pub fn command_resp(&mut self, argv: &Array) -> Result<Vec<u8>, JsError> {
+        Ok(self.run(argv)?.to_resp())
+    }
+
+    /// Runs one command and returns exactly what `redis-cli` prints for its reply when stdout
+    /// is not a terminal (errors included, not thrown), as text (invalid UTF-8 replaced).
+    #[wasm_bindgen(js_name = commandCli)]
+    pub fn command_cli(&mut self, argv: &Array) -> Result<String, JsError> {
+        let out = self.run(argv)?.to_redis_cli();
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// The keys matching a Redis glob `pattern` (as KEYS), sorted by their bytes, as strings.
+    pub fn keys(&mut self, pattern: &str) -> Result<Array, JsError> {
+        let reply = self.exec(vec![b"KEYS".to_vec(), pattern.as_bytes().to_vec()])?;
+        let mut keys: Vec<Vec<u8>> = match reply {
+            Reply::Array(items) => items
+                .into_iter()
+                .filter_map(|r| match r {
+                    Reply::Bulk(b) => Some(b),
+                    _ => None,
+                })
+                .collect(),
+            other => return Err(unexpected("KEYS", &other)),
+        };
+        keys.sort();
+        Ok(keys
+            .iter()
+            .map(|k| JsValue::from_str(&String::from_utf8_lossy(k)))
+            .collect())
+    }
+
+    /// `BITCOUNT key`: the number of set bits in the string at `key` (0 when missing).
+    /// Throws Redis' WRONGTYPE error for a non-string key.
+    pub fn bitcount(&mut self, key: &str) -> Result<f64, JsError> {
+        let reply = self.exec(vec![b"BITCOUNT".to_vec(), key.as_bytes().to_vec()])?;
+        integer("BITCOUNT", &reply)
+    }
+
+    /// `PFCOUNT key [key ...]`: the estimated number of distinct elements in the union of the
+    /// HyperLogLogs at `keys` (missing keys count as empty), as Redis 7 computes it.
+    #[wasm_bindgen(js_name = pfcountUnion)]
+    pub fn pfcount_union(&mut self, keys: Vec<String>) -> Result<f64, JsError> {
+        let mut argv = vec![b"PFCOUNT".to_vec()];
+        argv.extend(keys.into_iter().map(String::into_bytes));
+        let reply = self.exec(argv)?;
+        integer("PFCOUNT", &reply)
+    }
+
+    /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key...`
+    /// then `BITCOUNT scratch`. The scratch key (default `bitlens:scratch:bitop`) is restored
+    /// afterwards (removed, or its previous value put back), so nothing is left behind.
+    #[wasm_bindgen(js_name = bitopOrCount)]
+    pub fn bitop_or_count(
+        &mut self,
+        keys: Vec<String>,
+        scratch: Option<String>,
+    ) -> Result<f64, JsError> {
+        let scratch = scratch.unwrap_or_else(|| DEFAULT_SCRATCH.to_string());
+        let saved = self.ks.entry(scratch.as_bytes()).cloned();
+        let mut argv = vec![
+            b"BITOP".to_vec(),
+            b"OR".to_vec(),
+            scratch.clone().into_bytes(),
+        ];
+        argv.extend(keys.into_iter().map(String::into_bytes));
+        let result = self.exec(argv).and_then(|_| {
+            let reply = self.exec(vec![b"BITCOUNT".to_vec(), scratch.clone().into_bytes()])?;
+            integer("BITCOUNT", &reply)
+        });
+        match saved {
+            Some(e) => self
+                .ks
+                .insert(scratch.into_bytes(), e.value, e.expire_at_ms),
+            None => {
+                self.ks.remove(scratch.as_bytes());
+            }
+        }
+        result
+    }
+
+    /// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS radius unit ASC [COUNT count] WITHDIST
+    /// WITHCOORD`: the members within `radius` of (`lon`, `lat`) (degrees), nearest first, as
+    /// an array of `{member, dist, lon, lat}` (`dist` in `unit`: m, km, ft or mi, rounded to
+    /// 4 decimals as Redis prints it; `lon`/`lat` the member's stored position in degrees).
+    /// Numbers are sent to the command as JS `String(n)` formats them.
+    pub fn geosearch(
+        &mut self,
+        key: &str,
+        lon: f64,
+        lat: f64,
+        radius: f64,
+        unit: &str,
+        count: Option<f64>,
+    ) -> Result<Array, JsError> {
+        let mut argv: Vec<Vec<u8>> = vec![
+            b"GEOSEARCH".to_vec(),
+            key.as_bytes().to_vec(),
+            b"FROMLONLAT".to_vec(),
+            js_number_text(lon).into_bytes(),
+            js_number_text(lat).into_bytes(),
+            b"BYRADIUS".to_vec(),
+            js_number_text(radius).into_bytes(),
+            unit.as_bytes().to_vec(),
+            b"ASC".to_vec(),
+        ];
+        if let Some(n) = count {
+            argv.push(b"COUNT".to_vec());
+            argv.push(js_number_text(n).into_bytes());
+        }
+        argv.push(b"WITHDIST".to_vec());
+        argv.push(b"WITHCOORD".to_vec());
+        let reply = self.exec(argv)?;
+        let Reply::Array(items) = reply else {
+            return Err(unexpected("GEOSEARCH", &reply));
+        };
+        let out = Array::new();
+        for item in &items {
+            let (member, dist, lon, lat) = match item {
+                Reply::Array(f) => match f.as_slice() {
+                    [Reply::Bulk(m), Reply::Bulk(d), Reply::Array(c)] => match c.as_slice() {
+                        [Reply::Bulk(lon), Reply::Bulk(lat)] => (m, d, lon, lat),
+                        _ => return Err(unexpected("GEOSEARCH", item)),
+                    },
+                    _ => return Err(unexpected("GEOSEARCH", item)),
+                },
+                _ => return Err(unexpected("GEOSEARCH", item)),
+            };
+            let obj = Object::new();
+            let member = String::from_utf8_lossy(member);
+            set(&obj, "member", &JsValue::from_str(&member))?;
+            set(&obj, "dist", &JsValue::from_f64(float_text(dist)?))?;
+            set(&obj, "lon", &JsValue::from_f64(float_text(lon)?))?;
+            set(&obj, "lat", &JsValue::from_f64(float_text(lat)?))?;
+            out.push(&obj);
+        }
+        Ok(out)
+    }
+}
+
+impl Engine {
+    fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
+        let mut args = Vec::with_capacity(argv.length() as usize);
+        for (i, v) in argv.iter().enumerate() {
+            args.push(arg_bytes(&v, i)?);
+        }
+        Ok(crate::execute(&mut self.ks, &args))
+    }
+
+    /// Runs argv; an error reply becomes a `JsError` with Redis' text.
+    fn exec(&mut self, argv: Vec<Vec<u8>>) -> Result<Reply, JsError> {
+        match crate::execute(&mut self.ks, &argv) {
+            Reply::Error(text) => Err(JsError::new(&text)),
+            reply => Ok(reply),
+        }
+    }
+}
+
+/// One command argument from JS: a string (UTF-8), a `Uint8Array` (raw bytes) or a number
+/// (its JS `String(n)` text).
+fn arg_bytes(v: &JsValue, index: usize) -> Result<Vec<u8>, JsError> {
+    if let Some(s) = v.as_string() {
+        Ok(s.into_bytes())
+    } else if let Some(a) = v.dyn_ref::<Uint8Array>() {
+        Ok(a.to_vec())
+    } else if let Some(n) = v.as_f64() {
+        Ok(js_number_text(n).into_bytes())
+    } else {
+        Err(JsError::new(&format!(
+            "argument {index} is not a string, number or Uint8Array"
+        )))
+    }
+}
+
+/// `String(n)` as JavaScript formats it.
+fn js_number_text(n: f64) -> String {
+    js_sys::Number::from(n)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_else(|_| n.to_string())
+}
+
+/// Converts a reply to JS values; a top-level error reply is returned as `Err`, nested error
+/// replies become `Error` objects in the array.
+fn reply_to_js(reply: &Reply, binary: bool) -> Result<JsValue, JsError> {
+    match reply {
+        Reply::Error(text) => Err(JsError::new(text)),
+        other => Ok(to_js(other, binary)),
+    }
+}
+
+fn to_js(reply: &Reply, binary: bool) -> JsValue {
+    match reply {
+        Reply::Integer(n) => JsValue::from_f64(*n as f64),
+        Reply::Bulk(b) if binary => Uint8Array::from(b.as_slice()).into(),
+        Reply::Bulk(b) => JsValue::from_str(&String::from_utf8_lossy(b)),
+        Reply::NullBulk | Reply::NullArray => JsValue::NULL,
+        Reply::Status(s) => JsValue::from_str(s),
+        Reply::Error(e) => js_sys::Error::new(e).into(),
+        Reply::Array(items) => items
+            .iter()
+            .map(|r| to_js(r, binary))
+            .collect::<Array>()
+            .into(),
+    }
+}
+
+fn integer(cmd: &str, reply: &Reply) -> Result<f64, JsError> {
+    match reply {
+        Reply::Integer(n) => Ok(*n as f64),
+        other => Err(unexpected(cmd, other)),
+    }
+}
+
+fn float_text(b: &[u8]) -> Result<f64, JsError> {
+    std::str::from_utf8(b)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .ok_or_else(|| {
+            JsError::new(&format!(
+                "not a number in reply: {:?}",
+                String::from_utf8_lossy(b)
+            ))
+        })
+}
+
+fn unexpected(cmd: &str, reply: &Reply) -> JsError {
+    let text = String::from_utf8_lossy(&reply.to_redis_cli()).into_owned();
+    JsError::new(&format!("unexpected {cmd} reply: {}", text.trim_end()))
+}
+
+fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
+    Reflect::set(obj, &JsValue::from_str(name), value)
+        .map(|_| ())
+        .map_err(|_| JsError::new("cannot build reply object"))
+}

@@ -1,6 +1,542 @@
-//! geo commands (stub: filled in by the geo work).
+//! GEO and sorted-set read commands, with Redis 7's argument rules, error texts and RESP2
+//! reply shapes: GEOSEARCH, GEOSEARCHSTORE, GEORADIUS_RO, GEORADIUSBYMEMBER_RO, GEOPOS,
+//! GEODIST, GEOHASH, ZSCORE, ZCARD, ZRANGE.
+//!
+//! Search replies list, per member: the name, then (when asked) the distance (`%.4f` in the
+//! requested unit), the hash (integer score), and the coordinates (degrees with 17 digits
+//! after the point, trailing zeros trimmed), always in that order.
 
+use super::args::{float_arg, int_arg, is};
 use super::CommandSpec;
+use crate::geo::geohash;
+use crate::geo::search::{self, Order, Shape};
+use crate::keyspace::{Keyspace, Value};
+use crate::reply::Reply;
+use crate::zset::{format_score, ZSet};
 
-/// geo commands.
-pub const COMMANDS: &[CommandSpec] = &[];
+/// GEO and sorted-set commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "geosearch",
+        arity: -7,
+        handler: geosearch,
+    },
+    CommandSpec {
+        name: "geosearchstore",
+        arity: -8,
+        handler: geosearchstore,
+    },
+    CommandSpec {
+        name: "georadius_ro",
+        arity: -6,
+        handler: georadius_ro,
+    },
+    CommandSpec {
+        name: "georadiusbymember_ro",
+        arity: -5,
+        handler: georadiusbymember_ro,
+    },
+    CommandSpec {
+        name: "geopos",
+        arity: -2,
+        handler: geopos,
+    },
+    CommandSpec {
+        name: "geodist",
+        arity: -4,
+        handler: geodist,
+    },
+    CommandSpec {
+        name: "geohash",
+        arity: -2,
+        handler: geohash_cmd,
+    },
+    CommandSpec {
+        name: "zscore",
+        arity: 3,
+        handler: zscore,
+    },
+    CommandSpec {
+        name: "zcard",
+        arity: 2,
+        handler: zcard,
+    },
+    CommandSpec {
+        name: "zrange",
+        arity: -4,
+        handler: zrange,
+    },
+];
+
+/// The sorted set under `key`: `Ok(None)` when missing, WRONGTYPE for other types.
+fn zset_at<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a ZSet>, Reply> {
+    match ks.get(key) {
+        None => Ok(None),
+        Some(Value::ZSet(z)) => Ok(Some(z)),
+        Some(_) => Err(Reply::wrong_type()),
+    }
+}
+
+/// Metres per unit for `m`, `km`, `ft`, `mi` (case-insensitive).
+fn unit(arg: &[u8]) -> Result<f64, Reply> {
+    let to_m = if is(arg, "m") {
+        1.0
+    } else if is(arg, "km") {
+        1000.0
+    } else if is(arg, "ft") {
+        0.3048
+    } else if is(arg, "mi") {
+        1609.34
+    } else {
+        return Err(Reply::err(
+            "ERR unsupported unit provided. please use M, KM, FT, MI",
+        ));
+    };
+    Ok(to_m)
+}
+
+/// A float argument with a command-specific error text.
+fn float_or(arg: &[u8], msg: &str) -> Result<f64, Reply> {
+    crate::command::args::parse_f64(arg).ok_or_else(|| Reply::err(format!("ERR {msg}")))
+}
+
+/// Longitude and latitude arguments, range-checked.
+fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
+    let lon = float_arg(lon)?;
+    let lat = float_arg(lat)?;
+    if !(geohash::LON_MIN..=geohash::LON_MAX).contains(&lon)
+        || !(geohash::LAT_MIN..=geohash::LAT_MAX).contains(&lat)
+    {
+        return Err(Reply::err(format!(
+            "ERR invalid longitude,latitude pair {lon:.6},{lat:.6}"
+        )));
+    }
+    Ok((lon, lat))
+}
+
+/// Radius and unit: (radius in units, metres per unit).
+fn radius_unit(r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
+    let r = float_or(r, "need numeric radius")?;
+    if r < 0.0 {
+        return Err(Reply::err("ERR radius cannot be negative"));
+    }
+    Ok((r, unit(u)?))
+}
+
+/// The position of a member (its cell centre).
+fn member_pos(z: &ZSet, member: &[u8]) -> Result<(f64, f64), Reply> {
+    z.score(member)
+        .map(|s| geohash::decode(geohash::score_bits(s)))
+        .ok_or_else(|| Reply::err("ERR could not decode requested zset member"))
+}
+
+/// Degrees as Redis prints coordinates: `%.17Lf` with trailing zeros (and point) removed.
+pub fn format_coord(x: f64) -> String {
+    let s = format!("{x:.17}");
+    let t = s.trim_end_matches('0').trim_end_matches('.');
+    if t == "-0" {
+        "0".into()
+    } else {
+        t.to_string()
+    }
+}
+
+/// A distance as Redis 7.0.15 prints it: the value times 10^4 rounded to an integer (ties to
+/// even, in double precision), printed with 4 fixed decimals. This differs from `%.4f` when
+/// the scaled product rounds across a half (e.g. 17500510.56574999 → "17500510.5658").
+pub fn format_dist(d: f64) -> String {
+    let scaled = (d * 10000.0).round_ties_even();
+    if !scaled.is_finite() || scaled.abs() >= 9.2e18 {
+        return format!("{d:.4}");
+    }
+    let v = scaled as i64;
+    let sign = if v < 0 { "-" } else { "" };
+    let a = v.unsigned_abs();
+    format!("{sign}{}.{:04}", a / 10000, a % 10000)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    RadiusRo,
+    ByMemberRo,
+    Search,
+    SearchStore,
+}
+
+#[derive(Clone, Copy)]
+enum ShapeArg {
+    Radius(f64),
+    Box(f64, f64),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_round_the_scaled_value() {
+        assert_eq!(format_dist(17500510.565749999), "17500510.5658");
+        assert_eq!(format_dist(0.0), "0.0000");
+        assert_eq!(format_dist(0.00004), "0.0000");
+        assert_eq!(format_dist(166274.15156960033), "166274.1516");
+        assert_eq!(format_dist(1.23), "1.2300");
+    }
+
+    #[test]
+    fn coordinates_trim_zeros() {
+        assert_eq!(format_coord(180.0), "180");
+        assert_eq!(format_coord(-73.93389254808425903), "-73.93389254808425903");
+        assert_eq!(format_coord(2.0000001856465488), "2.0000001856465488");
+        assert_eq!(format_coord(-1e-30), "0");
+    }
+}
+
+fn geosearch(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    generic(ks, argv, Kind::Search)
+}
+
+fn geosearchstore(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    generic(ks, argv, Kind::SearchStore)
+}
+
+fn georadius_ro(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    generic(ks, argv, Kind::RadiusRo)
+}
+
+fn georadiusbymember_ro(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    generic(ks, argv, Kind::ByMemberRo)
+}
+
+/// The shared GEOSEARCH / GEORADIUS*_RO / GEOSEARCHSTORE implementation.
+fn generic(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Reply {
+    match run_search(ks, argv, kind) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, Reply> {
+    let src = if kind == Kind::SearchStore { 2 } else { 1 };
+    let z = zset_at(ks, &argv[src])?;
+    let is_search = matches!(kind, Kind::Search | Kind::SearchStore);
+    let mut centre = (0.0, 0.0);
+    let mut shape = ShapeArg::Radius(0.0);
+    let mut to_m = 1.0;
+    let base = match kind {
+        Kind::RadiusRo => {
+            centre = lon_lat(&argv[2], &argv[3])?;
+            let (r, u) = radius_unit(&argv[4], &argv[5])?;
+            shape = ShapeArg::Radius(r);
+            to_m = u;
+            6
+        }
+        Kind::ByMemberRo => {
+            if let Some(z) = z {
+                centre = member_pos(z, &argv[2])?;
+                let (r, u) = radius_unit(&argv[3], &argv[4])?;
+                shape = ShapeArg::Radius(r);
+                to_m = u;
+            }
+            5
+        }
+        Kind::Search => 2,
+        Kind::SearchStore => 3,
+    };
+    let store = kind == Kind::SearchStore;
+    let (mut withdist, mut withhash, mut withcoord, mut any, mut storedist) =
+        (false, false, false, false, false);
+    let (mut frommember, mut fromloc, mut byradius, mut bybox) = (false, false, false, false);
+    let mut order = Order::None;
+    let mut count: i64 = 0;
+    let rest = &argv[base..];
+    let mut i = 0;
+    while i < rest.len() {
+        let arg = &rest[i];
+        let left = rest.len() - i - 1;
+        if is(arg, "withdist") {
+            withdist = true;
+        } else if is(arg, "withhash") {
+            withhash = true;
+        } else if is(arg, "withcoord") {
+            withcoord = true;
+        } else if is(arg, "any") {
+            any = true;
+        } else if is(arg, "asc") {
+            order = Order::Asc;
+        } else if is(arg, "desc") {
+            order = Order::Desc;
+        } else if is(arg, "count") && left >= 1 {
+            count = int_arg(&rest[i + 1])?;
+            if count <= 0 {
+                return Err(Reply::err("ERR COUNT must be > 0"));
+            }
+            i += 1;
+        } else if is(arg, "storedist") && store {
+            storedist = true;
+        } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc {
+            if let Some(z) = z {
+                centre = member_pos(z, &rest[i + 1])?;
+            }
+            frommember = true;
+            i += 1;
+        } else if is(arg, "fromlonlat") && left >= 2 && is_search && !frommember {
+            centre = lon_lat(&rest[i + 1], &rest[i + 2])?;
+            fromloc = true;
+            i += 2;
+        } else if is(arg, "byradius") && left >= 2 && is_search && !bybox {
+            let (r, u) = radius_unit(&rest[i + 1], &rest[i + 2])?;
+            shape = ShapeArg::Radius(r);
+            to_m = u;
+            byradius = true;
+            i += 2;
+        } else if is(arg, "bybox") && left >= 3 && is_search && !byradius {
+            let w = float_or(&rest[i + 1], "need numeric width")?;
+            let h = float_or(&rest[i + 2], "need numeric height")?;
+            if h < 0.0 || w < 0.0 {
+                return Err(Reply::err("ERR height or width cannot be negative"));
+            }
+            to_m = unit(&rest[i + 3])?;
+            shape = ShapeArg::Box(w, h);
+            bybox = true;
+            i += 3;
+        } else {
+            return Err(Reply::syntax_error());
+        }
+        i += 1;
+    }
+    let name = String::from_utf8_lossy(&argv[0]);
+    if store && (withdist || withhash || withcoord) {
+        return Err(Reply::err(
+            "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options",
+        ));
+    }
+    if is_search && !(frommember || fromloc) {
+        return Err(Reply::err(format!(
+            "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for {name}"
+        )));
+    }
+    if is_search && !(byradius || bybox) {
+        return Err(Reply::err(format!(
+            "ERR exactly one of BYRADIUS and BYBOX can be specified for {name}"
+        )));
+    }
+    if any && count == 0 {
+        return Err(Reply::err("ERR the ANY argument requires COUNT argument"));
+    }
+    let Some(z) = z else {
+        if store {
+            ks.remove(&argv[1]);
+            return Ok(Reply::Integer(0));
+        }
+        return Ok(Reply::Array(Vec::new()));
+    };
+    if count != 0 && order == Order::None && !any {
+        order = Order::Asc;
+    }
+    let shape_m = match shape {
+        ShapeArg::Radius(r) => Shape::Radius(r * to_m),
+        ShapeArg::Box(w, h) => Shape::Box {
+            width: w * to_m,
+            height: h * to_m,
+        },
+    };
+    let count = count as usize;
+    let limit = if any { count } else { 0 };
+    // Nearest-first with COUNT: read only what can be among the first results.
+    let fast = match shape_m {
+        Shape::Radius(r) if count > 0 && !any && order == Order::Asc => {
+            search::nearest(z, centre.0, centre.1, r, count)
+        }
+        _ => None,
+    };
+    let hits = match fast {
+        Some(hits) => hits,
+        None => {
+            let mut hits = search::search(z, centre.0, centre.1, shape_m, limit);
+            let returned = if count == 0 || hits.len() < count {
+                hits.len()
+            } else {
+                count
+            };
+            search::sort_hits(&mut hits, order, returned);
+            hits.truncate(returned);
+            hits
+        }
+    };
+    let returned = hits.len();
+    let sorted = z.sorted();
+    if store {
+        if hits.is_empty() {
+            ks.remove(&argv[1]);
+            return Ok(Reply::Integer(0));
+        }
+        let pairs: Vec<(Vec<u8>, f64)> = hits
+            .iter()
+            .map(|h| {
+                let score = if storedist { h.dist / to_m } else { h.score };
+                (sorted[h.index].1.clone(), score)
+            })
+            .collect();
+        ks.set(argv[1].clone(), Value::ZSet(ZSet::from_pairs(pairs)));
+        return Ok(Reply::Integer(returned as i64));
+    }
+    let fields = withdist || withhash || withcoord;
+    let items = hits
+        .iter()
+        .map(|h| {
+            let member = Reply::bulk(&sorted[h.index].1);
+            if !fields {
+                return member;
+            }
+            let mut item = vec![member];
+            if withdist {
+                item.push(Reply::bulk(format_dist(h.dist / to_m)));
+            }
+            if withhash {
+                item.push(Reply::Integer(geohash::score_i64(h.score)));
+            }
+            if withcoord {
+                item.push(Reply::Array(vec![
+                    Reply::bulk(format_coord(h.lon)),
+                    Reply::bulk(format_coord(h.lat)),
+                ]));
+            }
+            Reply::Array(item)
+        })
+        .collect();
+    Ok(Reply::Array(items))
+}
+
+/// GEOPOS key member...: per member `[lon, lat]` or a null array.
+fn geopos(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let z = match zset_at(ks, &argv[1]) {
+        Ok(z) => z,
+        Err(e) => return e,
+    };
+    Reply::Array(
+        argv[2..]
+            .iter()
+            .map(|m| match z.and_then(|z| z.score(m)) {
+                None => Reply::NullArray,
+                Some(s) => {
+                    let (lon, lat) = geohash::decode(geohash::score_bits(s));
+                    Reply::Array(vec![
+                        Reply::bulk(format_coord(lon)),
+                        Reply::bulk(format_coord(lat)),
+                    ])
+                }
+            })
+            .collect(),
+    )
+}
+
+/// GEODIST key m1 m2 [unit]: `%.4f` distance or null bulk.
+fn geodist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let to_m = match argv.len() {
+        5 => match unit(&argv[4]) {
+            Ok(u) => u,
+            Err(e) => return e,
+        },
+        4 => 1.0,
+        _ => return Reply::syntax_error(),
+    };
+    let z = match zset_at(ks, &argv[1]) {
+        Ok(Some(z)) => z,
+        Ok(None) => return Reply::NullBulk,
+        Err(e) => return e,
+    };
+    let (Some(a), Some(b)) = (z.score(&argv[2]), z.score(&argv[3])) else {
+        return Reply::NullBulk;
+    };
+    let (a, b) = (
+        geohash::decode(geohash::score_bits(a)),
+        geohash::decode(geohash::score_bits(b)),
+    );
+    Reply::bulk(format_dist(
+        crate::geo::distance_m(a.0, a.1, b.0, b.1) / to_m,
+    ))
+}
+
+/// GEOHASH key member...: 11-character strings or null bulks.
+fn geohash_cmd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let z = match zset_at(ks, &argv[1]) {
+        Ok(z) => z,
+        Err(e) => return e,
+    };
+    Reply::Array(
+        argv[2..]
+            .iter()
+            .map(|m| match z.and_then(|z| z.score(m)) {
+                None => Reply::NullBulk,
+                Some(s) => Reply::bulk(geohash::geohash_string(geohash::score_bits(s))),
+            })
+            .collect(),
+    )
+}
+
+/// ZSCORE key member.
+fn zscore(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    match zset_at(ks, &argv[1]) {
+        Err(e) => e,
+        Ok(z) => match z.and_then(|z| z.score(&argv[2])) {
+            Some(s) => Reply::bulk(format_score(s)),
+            None => Reply::NullBulk,
+        },
+    }
+}
+
+/// ZCARD key.
+fn zcard(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    match zset_at(ks, &argv[1]) {
+        Err(e) => e,
+        Ok(z) => Reply::Integer(z.map_or(0, |z| z.len() as i64)),
+    }
+}
+
+/// ZRANGE key start stop [REV] [WITHSCORES]: index ranges (negative from the end).
+/// BYSCORE / BYLEX / LIMIT are not supported and answer a syntax error.
+fn zrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let (mut rev, mut withscores) = (false, false);
+    for a in &argv[4..] {
+        if is(a, "withscores") {
+            withscores = true;
+        } else if is(a, "rev") {
+            rev = true;
+        } else {
+            return Reply::syntax_error();
+        }
+    }
+    let (start, stop) = match (int_arg(&argv[2]), int_arg(&argv[3])) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return e,
+    };
+    let z = match zset_at(ks, &argv[1]) {
+        Err(e) => return e,
+        Ok(None) => return Reply::Array(Vec::new()),
+        Ok(Some(z)) => z,
+    };
+    let len = z.len() as i64;
+    let start = if start < 0 {
+        (len + start).max(0)
+    } else {
+        start
+    };
+    let stop = if stop < 0 {
+        len + stop
+    } else {
+        stop.min(len - 1)
+    };
+    if start > stop || start >= len {
+        return Reply::Array(Vec::new());
+    }
+    let sorted = z.sorted();
+    let mut out = Vec::new();
+    for i in start..=stop {
+        let idx = if rev { len - 1 - i } else { i } as usize;
+        let (s, m) = &sorted[idx];
+        out.push(Reply::bulk(m));
+        if withscores {
+            out.push(Reply::bulk(format_score(*s)));
+        }
+    }
+    Reply::Array(out)
+}

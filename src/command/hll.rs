@@ -1,6 +1,134 @@
-//! hll commands (stub: filled in by the hll work).
+//! HyperLogLog commands: PFADD, PFCOUNT, PFMERGE, with Redis 7's replies and errors.
+//!
+//! Keys that hold another type give the generic `WRONGTYPE Operation against a key holding
+//! the wrong kind of value`; strings that are not HyperLogLogs give
+//! `WRONGTYPE Key is not a valid HyperLogLog string value.`; corrupt sparse bodies give
+//! `INVALIDOBJ Corrupted HLL object detected` (see [`crate::hll`]). Keys are checked in
+//! argument order and the first bad one decides the error, as in Redis.
 
 use super::CommandSpec;
+use crate::hll::{self, Encoding, Registers};
+use crate::keyspace::{Keyspace, Value};
+use crate::reply::Reply;
+use crate::string::RedisString;
 
-/// hll commands.
-pub const COMMANDS: &[CommandSpec] = &[];
+/// HyperLogLog commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "pfadd",
+        arity: -2,
+        handler: pfadd,
+    },
+    CommandSpec {
+        name: "pfcount",
+        arity: -2,
+        handler: pfcount,
+    },
+    CommandSpec {
+        name: "pfmerge",
+        arity: -2,
+        handler: pfmerge,
+    },
+];
+
+/// PFADD key [element ...]: 1 when the key was created or a register changed, else 0.
+fn pfadd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let elements: Vec<&[u8]> = argv[2..].iter().map(|e| e.as_slice()).collect();
+    let result = match ks.get_mut(&argv[1]) {
+        Some(Value::String(s)) => hll::pfadd(s.bytes_mut(), &elements),
+        Some(_) => return Reply::wrong_type(),
+        None => {
+            let mut bytes = Vec::new();
+            let r = hll::pfadd(&mut bytes, &elements);
+            ks.set(
+                argv[1].clone(),
+                Value::String(RedisString::from_bytes(bytes)),
+            );
+            r
+        }
+    };
+    match result {
+        Ok(updated) => Reply::Integer(updated as i64),
+        Err(e) => e.to_reply(),
+    }
+}
+
+/// Merges the registers of `keys` (in order; missing keys are empty) into `acc`; returns
+/// whether any of them is dense, or the error reply of the first bad key.
+fn merge_keys(ks: &Keyspace, keys: &[Vec<u8>], acc: &mut Registers) -> Result<bool, Reply> {
+    let mut any_dense = false;
+    for key in keys {
+        match ks.get(key) {
+            None => continue,
+            Some(Value::String(s)) => match hll::merge_into(acc, &s.as_bytes()) {
+                Ok(enc) => any_dense |= enc == Encoding::Dense,
+                Err(e) => return Err(e.to_reply()),
+            },
+            Some(_) => return Err(Reply::wrong_type()),
+        }
+    }
+    Ok(any_dense)
+}
+
+/// PFCOUNT key [key ...]: one key answers from (and refreshes) its cached cardinality;
+/// several keys answer the cardinality of their union without touching caches.
+fn pfcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    if argv.len() > 2 {
+        let mut acc = Registers::boxed();
+        return match merge_keys(ks, &argv[1..], &mut acc) {
+            Ok(_) => Reply::Integer(acc.estimate() as i64),
+            Err(r) => r,
+        };
+    }
+    match ks.get_mut(&argv[1]) {
+        None => Reply::Integer(0),
+        Some(Value::String(s)) => {
+            // Check (and answer from a valid cache) without taking the string mutably.
+            let ro = {
+                let bytes = s.as_bytes();
+                match hll::validate(&bytes) {
+                    Err(e) => return e.to_reply(),
+                    Ok(_) if hll::cache_valid(&bytes) => Some(hll::count_readonly(&bytes)),
+                    Ok(_) => None,
+                }
+            };
+            match ro.unwrap_or_else(|| hll::count(s.bytes_mut())) {
+                Ok(n) => Reply::Integer(n as i64),
+                Err(e) => e.to_reply(),
+            }
+        }
+        Some(_) => Reply::wrong_type(),
+    }
+}
+
+/// PFMERGE destkey [sourcekey ...]: the destination becomes the register-wise maximum of
+/// itself and the sources (created if missing); `+OK`.
+fn pfmerge(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    let mut acc = Registers::boxed();
+    let use_dense = match merge_keys(ks, &argv[1..], &mut acc) {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    let result = match ks.get_mut(&argv[1]) {
+        Some(Value::String(s)) => hll::store_merged(
+            s.bytes_mut(),
+            &acc,
+            use_dense,
+            hll::DEFAULT_SPARSE_MAX_BYTES,
+        ),
+        Some(_) => return Reply::wrong_type(),
+        None => {
+            let mut bytes = Vec::new();
+            let r = hll::store_merged(&mut bytes, &acc, use_dense, hll::DEFAULT_SPARSE_MAX_BYTES);
+            ks.set(
+                argv[1].clone(),
+                Value::String(RedisString::from_bytes(bytes)),
+            );
+            r
+        }
+    };
+    match result {
+        Ok(()) => Reply::ok(),
+        Err(e) => e.to_reply(),
+    }
+}

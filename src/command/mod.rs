@@ -25,12 +25,13 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 4] {
+fn tables() -> [&'static [CommandSpec]; 5] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
         hll::COMMANDS,
         geo::COMMANDS,
+        analytics::COMMANDS,
     ]
 }
 

@@ -1,11 +1,44 @@
-//! Redis RDB files and DUMP payloads (to be filled in by the RDB work).
+//! Redis RDB files and DUMP payloads: reading ([`load_rdb`], [`load_dump`], [`visit_rdb`]) and
+//! writing ([`RdbWriter`]).
 //!
-//! The API below is fixed so that other modules can build against it.
+//! An RDB file is `REDIS` + a 4-digit version, then a sequence of records, each starting with
+//! one byte: an opcode (aux field, SELECTDB, RESIZEDB, expiry in seconds or milliseconds,
+//! LRU idle time, LFU frequency, module aux data, function library, slot info, EOF) or the
+//! value type of the key that follows (key string, then the value in that type's encoding).
+//! After EOF, version 5+ files end with the CRC-64 (Jones polynomial, reflected, as
+//! `crc::CRC_64_REDIS`) of every preceding byte, little-endian; 0 means "not computed".
+//!
+//! A DUMP payload is one value (type byte + encoding) followed by the 2-byte little-endian RDB
+//! version and the CRC-64 of everything before it.
+//!
+//! Strings and sorted sets are decoded into [`Value::String`] / [`Value::ZSet`]; every other
+//! type is walked through its real structure (embedded listpacks, ziplists, intsets checked)
+//! and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
+//! never a panic; no allocation exceeds what the input's size justifies.
 
+mod encoded;
+mod reader;
+mod writer;
+
+pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
+pub use reader::{module_name, opcodes, type_info, types};
+pub use writer::{dump_string, RdbWriter};
+
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::keyspace::Keyspace;
+use crate::keyspace::{Keyspace, Value};
+use crate::string::RedisString;
+use reader::Cursor;
+
+/// The oldest RDB version bitlens reads (Redis 2.6).
+pub const MIN_VERSION: u32 = 6;
+/// The newest RDB version bitlens reads (Redis 7.4 / 8.0).
+pub const MAX_VERSION: u32 = 12;
+
+/// The CRC-64 used by RDB files and DUMP payloads.
+pub(crate) static CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
 
 /// A decoding error: what went wrong, at which byte offset of the input, and in which key
 /// when known.
@@ -31,6 +64,15 @@ impl fmt::Display for RdbError {
 
 impl std::error::Error for RdbError {}
 
+impl RdbError {
+    fn with_key(mut self, key: &[u8]) -> Self {
+        if self.key.is_none() {
+            self.key = Some(key.to_vec());
+        }
+        self
+    }
+}
+
 /// Options for [`load_rdb`].
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -49,6 +91,13 @@ impl Default for LoadOptions {
     }
 }
 
+impl LoadOptions {
+    /// True when `key` is selected by [`LoadOptions::patterns`].
+    pub fn selects(&self, key: &[u8]) -> bool {
+        self.patterns.is_empty() || self.patterns.iter().any(|p| crate::glob::matches(p, key))
+    }
+}
+
 /// A decoded RDB file.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -60,11 +109,254 @@ pub struct Snapshot {
     pub databases: BTreeMap<u64, Keyspace>,
 }
 
-/// Decodes a whole RDB file.
-pub fn load_rdb(_bytes: &[u8], _opts: &LoadOptions) -> Result<Snapshot, RdbError> {
-    Err(RdbError {
-        offset: 0,
-        key: None,
-        message: "RDB reader not implemented yet".into(),
+/// One key record met while reading an RDB file (see [`visit_rdb`]).
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// Database number (from the last SELECTDB; 0 before any).
+    pub db: u64,
+    /// The key bytes.
+    pub key: Cow<'a, [u8]>,
+    /// The RDB value type byte (see [`types`] and [`type_info`]).
+    pub type_byte: u8,
+    /// The value's encoding as stored in the file: for strings `int`, `lzf` or `raw`; for
+    /// other types the container name from [`type_info`] (`listpack`, `quicklist(ziplist)`...).
+    pub encoding: &'static str,
+    /// The decoded value; `None` when the key was not selected by the patterns.
+    pub value: Option<Value>,
+    /// Absolute expiry, Unix milliseconds.
+    pub expire_at_ms: Option<i64>,
+    /// Offset of the type byte in the file.
+    pub offset: u64,
+    /// Bytes the value's encoding takes in the file (after the key).
+    pub value_bytes: u64,
+}
+
+/// What [`visit_rdb`] found besides key records.
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    /// RDB version.
+    pub version: u32,
+    /// Aux fields in file order.
+    pub aux: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Databases announced by SELECTDB (some may hold no key).
+    pub databases: Vec<u64>,
+    /// The CRC-64 stored after EOF (0 = the writer did not compute one).
+    pub stored_checksum: u64,
+}
+
+/// Reads an RDB file record by record, calling `f` for each key (values materialised only for
+/// keys selected by `opts.patterns`). Errors from `f` stop the walk and are returned.
+pub fn visit_rdb<'a, F>(bytes: &'a [u8], opts: &LoadOptions, mut f: F) -> Result<Header, RdbError>
+where
+    F: FnMut(Record<'a>) -> Result<(), RdbError>,
+{
+    let mut c = Cursor::new(bytes, 0);
+    let magic = c.take(9, "RDB header")?;
+    if &magic[..5] != b"REDIS" {
+        return Err(c.err_at(0, "not an RDB file: missing REDIS magic"));
+    }
+    let version = std::str::from_utf8(&magic[5..9])
+        .ok()
+        .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|s| s.parse::<u32>().ok())
+        .ok_or_else(|| c.err_at(5, "RDB version is not 4 digits"))?;
+    if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
+        return Err(c.err_at(
+            5,
+            format!(
+                "unsupported RDB version {version} (bitlens reads {MIN_VERSION} to {MAX_VERSION})"
+            ),
+        ));
+    }
+    let mut header = Header {
+        version,
+        ..Header::default()
+    };
+    let mut db = 0u64;
+    let mut expire: Option<i64> = None;
+    loop {
+        let at = c.pos;
+        let op = c.u8("record type")?;
+        match op {
+            opcodes::EOF => break,
+            opcodes::AUX => {
+                let k = c.string("aux field name")?.into_owned();
+                let v = c.string("aux field value")?.into_owned();
+                header.aux.push((k, v));
+            }
+            opcodes::SELECTDB => {
+                db = c.length("database number")?;
+                header.databases.push(db);
+            }
+            opcodes::RESIZEDB => {
+                c.length("database size")?;
+                c.length("expires size")?;
+            }
+            opcodes::EXPIRETIME_MS => expire = Some(c.u64_le("expire time")? as i64),
+            opcodes::EXPIRETIME => expire = Some(c.i32_le("expire time")? as i64 * 1000),
+            opcodes::IDLE => {
+                c.length("LRU idle time")?;
+            }
+            opcodes::FREQ => {
+                c.u8("LFU frequency")?;
+            }
+            opcodes::MODULE_AUX => c.module_aux()?,
+            opcodes::FUNCTION2 => {
+                c.skip_string("function library")?;
+            }
+            opcodes::FUNCTION_PRE_GA => return Err(c.err_at(
+                at,
+                "function record of a Redis 7.0 release candidate (opcode 246) is not supported",
+            )),
+            opcodes::SLOT_INFO => {
+                c.length("slot id")?;
+                c.length("slot size")?;
+                c.length("slot expires size")?;
+            }
+            t => {
+                if type_info(t).is_none() {
+                    return Err(
+                        c.err_at(at, format!("unknown RDB value type {t} (byte 0x{t:02x})"))
+                    );
+                }
+                let key = c.string("key")?;
+                let wanted = opts.selects(&key);
+                let v_at = c.pos;
+                let encoding = match (t, c.buf.get(c.pos)) {
+                    (types::STRING, Some(&b)) if b >> 6 == 3 => {
+                        if b & 0x3F == 3 {
+                            "lzf"
+                        } else {
+                            "int"
+                        }
+                    }
+                    (types::STRING, _) => "raw",
+                    _ => type_info(t).map_or("unknown", |i| i.1),
+                };
+                let value = c.value(t, wanted).map_err(|e| e.with_key(&key))?;
+                let rec = Record {
+                    db,
+                    type_byte: t,
+                    encoding,
+                    value,
+                    expire_at_ms: expire.take(),
+                    offset: at as u64,
+                    value_bytes: (c.pos - v_at) as u64,
+                    key,
+                };
+                let key_for_err = rec.key.clone();
+                f(rec).map_err(|e| e.with_key(&key_for_err))?;
+            }
+        }
+    }
+    let eof_end = c.pos;
+    let trailer = c.take(8, "CRC-64 trailer")?;
+    header.stored_checksum = u64::from_le_bytes(trailer.try_into().expect("8 bytes"));
+    if header.stored_checksum != 0 && opts.verify_checksum {
+        let actual = CRC64.checksum(&bytes[..eof_end]);
+        if actual != header.stored_checksum {
+            return Err(c.err_at(
+                eof_end,
+                format!(
+                    "CRC-64 mismatch: file says {:016x}, content hashes to {actual:016x} (file corrupt; checksum checking can be switched off)",
+                    header.stored_checksum
+                ),
+            ));
+        }
+    }
+    Ok(header)
+}
+
+/// Decodes a whole RDB file (versions 6 to 12). Keys not selected by `opts.patterns` are
+/// skipped without being materialised.
+pub fn load_rdb(bytes: &[u8], opts: &LoadOptions) -> Result<Snapshot, RdbError> {
+    let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
+    let header = visit_rdb(bytes, opts, |rec| {
+        if let Some(v) = rec.value {
+            databases
+                .entry(rec.db)
+                .or_default()
+                .insert(rec.key.into_owned(), v, rec.expire_at_ms);
+        }
+        Ok(())
+    })?;
+    Ok(Snapshot {
+        version: header.version,
+        aux: header.aux,
+        databases,
     })
 }
+
+/// Splits and checks a DUMP payload: returns (type byte, value encoding, RDB version).
+/// Errors when it is too short, its version is newer than [`MAX_VERSION`], or (when
+/// `verify_checksum`) its CRC-64 does not match.
+pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u16), RdbError> {
+    let err = |offset: usize, message: String| RdbError {
+        offset: offset as u64,
+        key: None,
+        message,
+    };
+    if payload.len() < 11 {
+        return Err(err(
+            0,
+            format!(
+                "DUMP payload of {} bytes is too short (at least 11)",
+                payload.len()
+            ),
+        ));
+    }
+    let n = payload.len();
+    let version = u16::from_le_bytes([payload[n - 10], payload[n - 9]]);
+    if version as u32 > MAX_VERSION {
+        return Err(err(
+            n - 10,
+            format!("DUMP payload RDB version {version} is newer than {MAX_VERSION}"),
+        ));
+    }
+    let stored = u64::from_le_bytes(payload[n - 8..].try_into().expect("8 bytes"));
+    if verify_checksum {
+        let actual = CRC64.checksum(&payload[..n - 8]);
+        if actual != stored {
+            return Err(err(
+                n - 8,
+                format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x}"),
+            ));
+        }
+    }
+    Ok((payload[0], &payload[1..n - 10], version))
+}
+
+/// Decodes a DUMP payload (as returned by Redis `DUMP key`), checking its RDB version and
+/// CRC-64 trailer.
+pub fn load_dump(payload: &[u8]) -> Result<Value, RdbError> {
+    load_dump_with(payload, true)
+}
+
+/// [`load_dump`] with the CRC-64 check optional.
+pub fn load_dump_with(payload: &[u8], verify_checksum: bool) -> Result<Value, RdbError> {
+    let (t, body, _) = split_dump(payload, verify_checksum)?;
+    if type_info(t).is_none() {
+        return Err(RdbError {
+            offset: 0,
+            key: None,
+            message: format!("unknown RDB value type {t} (byte 0x{t:02x})"),
+        });
+    }
+    let mut c = Cursor::new(body, 1);
+    let v = c.value(t, true)?.expect("materialised");
+    if c.remaining() != 0 {
+        return Err(c.err_at(
+            c.pos,
+            format!("{} unexpected bytes after the value", c.remaining()),
+        ));
+    }
+    Ok(v)
+}
+
+/// The value of raw `GET key` bytes: a string holding exactly them.
+pub fn load_string(bytes: Vec<u8>) -> Value {
+    Value::String(RedisString::from_bytes(bytes))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,117 @@
 //! `bitlens`: query, inspect and serve Redis snapshots (see README).
-fn main() {
-    eprintln!("bitlens: not built yet");
-    std::process::exit(2);
+//!
+//! - `bitlens query --rdb FILE [COMMAND ARG...]`: answers Redis read commands on a snapshot and
+//!   prints exactly what `redis-cli` prints (non-tty output).
+//! - `bitlens inspect FILE [--json]`: a report of a snapshot's keys.
+//! - `bitlens serve [--redis URL]`: the panel plus the snapshot API (live Redis or demo data).
+
+mod query;
+mod serve;
+mod split;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "bitlens",
+    version,
+    about = "Redis bitmap / HyperLogLog / GEO analytics on snapshots"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run Redis read commands on a snapshot; prints what redis-cli prints. Without COMMAND,
+    /// reads commands from stdin, one per line (redis-cli quoting rules).
+    Query(query::QueryArgs),
+    /// Report the keys of an RDB file: per database, grouped by pattern.
+    Inspect {
+        /// The RDB file.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Do not verify the CRC-64 trailer.
+        #[arg(long)]
+        no_checksum: bool,
+    },
+    /// Serve the panel and the snapshot API (`/api/snapshot`, `/api/keys`, `/api/info`).
+    Serve(serve::ServeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Query(args) => query::run(args),
+        Command::Inspect {
+            file,
+            json,
+            no_checksum,
+        } => inspect(&file, json, no_checksum),
+        Command::Serve(args) => serve::run(args),
+    }
+}
+
+/// Reads a whole file or reports `bitlens: cannot read FILE: reason` on stderr.
+pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
+    std::fs::read(path).map_err(|e| {
+        eprintln!("bitlens: cannot read {}: {e}", path.display());
+        ExitCode::from(1)
+    })
+}
+
+fn inspect(file: &std::path::Path, json: bool, no_checksum: bool) -> ExitCode {
+    let bytes = match read_file(file) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let opts = bitlens::rdb::LoadOptions {
+        verify_checksum: !no_checksum,
+        ..Default::default()
+    };
+    match bitlens::inspect::report(&bytes, &opts) {
+        Ok(report) => {
+            let text = if json {
+                let mut t = report.to_json().to_string();
+                t.push('\n');
+                t
+            } else {
+                report.to_text()
+            };
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("bitlens: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("bitlens: cannot read snapshot {}: {e}", file.display());
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Converts an OS argument to bytes (arguments are passed to commands unchanged).
+pub(crate) fn os_bytes(s: OsString) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        s.into_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_string_lossy().into_owned().into_bytes()
+    }
 }

@@ -194,3 +194,25 @@ impl RawConnection {
         }
     }
 }
+
+/// Sends several commands in one pipeline (one round trip) and returns their replies in
+/// order, converted like [`query`]. Meant for commands that do not fail: the redis crate
+/// reports an error reply inside a pipeline as a failure of the whole pipeline, which comes
+/// back here as that error repeated for every command (nothing is re-sent).
+pub fn query_pipeline(conn: &mut redis::Connection, cmds: &[Vec<Vec<u8>>]) -> Vec<bitlens::Reply> {
+    let mut pipe = redis::pipe();
+    for argv in cmds {
+        let c = pipe.cmd(std::str::from_utf8(&argv[0]).unwrap_or("?"));
+        for a in &argv[1..] {
+            c.arg(a.as_slice());
+        }
+    }
+    match pipe.query::<Vec<redis::Value>>(conn) {
+        Ok(vals) if vals.len() == cmds.len() => vals.into_iter().map(from_value).collect(),
+        Ok(vals) => vec![
+            bitlens::Reply::Error(format!("pipeline returned {} replies", vals.len()));
+            cmds.len()
+        ],
+        Err(e) => vec![bitlens::Reply::Error(error_text(&e)); cmds.len()],
+    }
+}

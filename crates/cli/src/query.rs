@@ -1,0 +1,187 @@
+//! `bitlens query`: load a snapshot, run commands, print replies as `redis-cli` does when its
+//! stdout is not a terminal.
+
+use std::ffi::OsString;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bitlens::keyspace::Keyspace;
+use bitlens::rdb::{self, LoadOptions};
+use clap::Args;
+
+use crate::split::{parse_line, LineAction};
+
+/// Arguments of `bitlens query`.
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// An RDB file (dump.rdb) to load.
+    #[arg(long, value_name = "FILE")]
+    pub rdb: Option<PathBuf>,
+    /// Load a DUMP payload from FILE under KEY (repeatable). The last `=` separates KEY from FILE.
+    #[arg(long = "dump", value_name = "KEY=FILE")]
+    pub dumps: Vec<String>,
+    /// Load the raw bytes of FILE (what `GET KEY` returned) as a string under KEY (repeatable).
+    #[arg(long = "string", value_name = "KEY=FILE")]
+    pub strings: Vec<String>,
+    /// The database number to query (as `redis-cli -n`).
+    #[arg(short = 'n', long = "db", default_value_t = 0)]
+    pub db: u64,
+    /// Do not verify the RDB / DUMP CRC-64 trailer.
+    #[arg(long)]
+    pub no_checksum: bool,
+    /// The command and its arguments; without it, commands are read from stdin, one per line.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    pub command: Vec<OsString>,
+}
+
+/// Splits `KEY=FILE` at its last `=`.
+fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
+    let i = spec.rfind('=')?;
+    Some((spec[..i].as_bytes().to_vec(), PathBuf::from(&spec[i + 1..])))
+}
+
+/// Builds the keyspace from the `--rdb`, `--dump` and `--string` sources, or reports on stderr
+/// which file could not be read and where.
+pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
+    let opts = LoadOptions {
+        verify_checksum: !args.no_checksum,
+        ..Default::default()
+    };
+    let mut ks = Keyspace::new();
+    if let Some(path) = &args.rdb {
+        let bytes = crate::read_file(path)?;
+        match rdb::load_rdb(&bytes, &opts) {
+            Ok(mut snap) => {
+                if let Some(db) = snap.databases.remove(&args.db) {
+                    ks = db;
+                }
+            }
+            Err(e) => {
+                eprintln!("bitlens: cannot load snapshot {}: {e}", path.display());
+                return Err(ExitCode::from(1));
+            }
+        }
+    }
+    for spec in &args.strings {
+        let Some((key, path)) = key_file(spec) else {
+            eprintln!("bitlens: --string expects KEY=FILE, got {spec:?}");
+            return Err(ExitCode::from(2));
+        };
+        let bytes = crate::read_file(&path)?;
+        ks.set(key, rdb::load_string(bytes));
+    }
+    for spec in &args.dumps {
+        let Some((key, path)) = key_file(spec) else {
+            eprintln!("bitlens: --dump expects KEY=FILE, got {spec:?}");
+            return Err(ExitCode::from(2));
+        };
+        let bytes = crate::read_file(&path)?;
+        match rdb::load_dump_with(&bytes, !args.no_checksum) {
+            Ok(value) => ks.set(key, value),
+            Err(e) => {
+                eprintln!("bitlens: cannot load DUMP payload {}: {e}", path.display());
+                return Err(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(ks)
+}
+
+/// Runs `bitlens query`.
+pub fn run(args: QueryArgs) -> ExitCode {
+    if args.rdb.is_none() && args.dumps.is_empty() && args.strings.is_empty() {
+        eprintln!(
+            "bitlens query: give a snapshot with --rdb FILE, --dump KEY=FILE or --string KEY=FILE"
+        );
+        return ExitCode::from(2);
+    }
+    let mut ks = match load_keyspace(&args) {
+        Ok(ks) => ks,
+        Err(code) => return code,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = if args.command.is_empty() {
+        run_lines(&mut ks, std::io::stdin().lock(), &mut out)
+    } else {
+        let argv: Vec<Vec<u8>> = args.command.into_iter().map(crate::os_bytes).collect();
+        out.write_all(&bitlens::execute(&mut ks, &argv).to_redis_cli())
+            .and_then(|_| out.flush())
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`| head`) ends the run quietly, as redis-cli does.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The prompt loop of redis-cli fed from a pipe: one command per line, state kept across lines.
+pub fn run_lines<R: BufRead, W: Write>(
+    ks: &mut Keyspace,
+    mut input: R,
+    out: &mut W,
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        match parse_line(&line) {
+            LineAction::Skip => {}
+            LineAction::Quit => return Ok(()),
+            LineAction::Message(m) => {
+                out.write_all(m.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            LineAction::Run { times, argv } => {
+                for _ in 0..times {
+                    out.write_all(&bitlens::execute(ks, &argv).to_redis_cli())?;
+                }
+            }
+        }
+        out.flush()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitlens::string::RedisString;
+    use bitlens::Value;
+
+    #[test]
+    fn lines_keep_state_and_print_like_redis_cli() {
+        let mut ks = Keyspace::new();
+        ks.set(
+            b"a".to_vec(),
+            Value::String(RedisString::from_bytes(b"xy".to_vec())),
+        );
+        let input =
+            b"EXISTS a a\nGET \"unterminated\n\n2 EXISTS a nokey\nTYPE a\nTYPE\nquit\nEXISTS a\n";
+        let mut out = Vec::new();
+        run_lines(&mut ks, &input[..], &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "2\nInvalid argument(s)\n1\n1\nstring\nERR wrong number of arguments for 'type' command\n\n"
+        );
+    }
+
+    #[test]
+    fn key_file_splits_at_last_equals() {
+        assert_eq!(
+            key_file("a=b=c.bin"),
+            Some((b"a=b".to_vec(), PathBuf::from("c.bin")))
+        );
+        assert_eq!(key_file("nofile"), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! Exporting the built-in demo data set (generated once at start-up) as RDB files.
+
+use axum::http::StatusCode;
+use bitlens::keyspace::{Entry, Keyspace};
+use bitlens::Value;
+use serde_json::json;
+
+use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
+use bitlens::rdb::RdbWriter;
+
+/// RDB version of demo snapshots: 10 (Redis 7.0), so that any Redis from 7.0 on loads them.
+pub const DEMO_RDB_VERSION: u32 = 10;
+
+/// Bytes buffered before a chunk is sent.
+const CHUNK: usize = 256 * 1024;
+
+/// The demo keys, sorted by name.
+pub struct Demo {
+    keys: Vec<(Vec<u8>, Entry)>,
+}
+
+impl Demo {
+    /// Generates the demo data set (deterministic).
+    pub fn generate() -> Demo {
+        Demo::from_keyspace(bitlens::demo::demo_keyspace())
+    }
+
+    /// Serves an arbitrary keyspace (tests).
+    pub fn from_keyspace(ks: Keyspace) -> Demo {
+        let mut keys: Vec<(Vec<u8>, Entry)> =
+            ks.iter().map(|(k, e)| (k.to_vec(), e.clone())).collect();
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        Demo { keys }
+    }
+
+    fn matching<'a>(
+        &'a self,
+        patterns: &'a [Vec<u8>],
+        filter: &'a KeyFilter,
+    ) -> impl Iterator<Item = &'a (Vec<u8>, Entry)> + 'a {
+        self.keys.iter().filter(move |(k, _)| {
+            filter.permits(k) && patterns.iter().any(|p| bitlens::glob::matches(p, k))
+        })
+    }
+
+    /// Streams an RDB of the matching keys into `tx`.
+    pub async fn write_snapshot(
+        &self,
+        patterns: &[Vec<u8>],
+        filter: &KeyFilter,
+        limits: Limits,
+        tx: &ChunkTx,
+    ) -> Result<(), String> {
+        let buf = SharedBuf::default();
+        let mut w = RdbWriter::new(buf.clone(), DEMO_RDB_VERSION).map_err(|e| e.to_string())?;
+        w.select_db(0).map_err(|e| e.to_string())?;
+        let (mut keys, mut total) = (0u64, 0u64);
+        for (key, entry) in self.matching(patterns, filter) {
+            keys += 1;
+            if keys > limits.max_keys {
+                return Err(format!(
+                    "more than {} keys match; narrow the pattern or raise --max-keys",
+                    limits.max_keys
+                ));
+            }
+            let res = match &entry.value {
+                Value::String(s) => w.write_string(key, &s.as_bytes(), entry.expire_at_ms),
+                Value::ZSet(z) => w.write_zset(key, z, entry.expire_at_ms),
+                Value::Other(_) => continue,
+            };
+            res.map_err(|e| e.to_string())?;
+            if buf.pending() >= CHUNK {
+                total += buf.pending() as u64;
+                if total > limits.max_bytes {
+                    return Err(format!(
+                        "snapshot larger than {} bytes; narrow the pattern or raise --max-bytes",
+                        limits.max_bytes
+                    ));
+                }
+                flush_chunk(&buf, tx).await?;
+            }
+        }
+        w.finish().map_err(|e| e.to_string())?;
+        flush_chunk(&buf, tx).await
+    }
+
+    /// `/api/keys` rows. `bytes` is the string length, or for a sorted set the member bytes
+    /// plus 8 per score (an estimate; a live Redis reports MEMORY USAGE).
+    pub fn keys(
+        &self,
+        patterns: &[Vec<u8>],
+        filter: &KeyFilter,
+        limits: Limits,
+    ) -> Result<Vec<KeyRow>, (StatusCode, String)> {
+        let mut rows = Vec::new();
+        for (key, entry) in self.matching(patterns, filter) {
+            if rows.len() as u64 >= limits.max_keys {
+                return Err((
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "more than {} keys match; narrow the pattern or raise --max-keys",
+                        limits.max_keys
+                    ),
+                ));
+            }
+            let bytes = match &entry.value {
+                Value::String(s) => s.len(),
+                Value::ZSet(z) => z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
+                Value::Other(_) => 0,
+            };
+            rows.push(KeyRow {
+                key: String::from_utf8_lossy(key).into_owned(),
+                kind: entry.value.redis_type().name(),
+                bytes,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// `/api/info` for the demo: what the data set holds.
+    pub fn info(&self) -> serde_json::Value {
+        use bitlens::demo;
+        json!({
+            "source": "demo",
+            "redis": null,
+            "rdb_version": DEMO_RDB_VERSION,
+            "keys": self.keys.len(),
+            "demo": {
+                "dates": demo::dates(),
+                "users": demo::USERS,
+                "sign_month": demo::SIGN_MONTH,
+                "sign_uids": [demo::SIGN_UIDS.0, demo::SIGN_UIDS.1 - 1],
+                "shop_ids": (demo::SHOP_IDS.0..=demo::SHOP_IDS.1).collect::<Vec<_>>(),
+                "geo_types": demo::GEO_TYPES.iter().map(|t| t.0).collect::<Vec<_>>(),
+                "cities": demo::CITIES.iter().map(|c| json!({
+                    "code": c.0, "name": c.1, "lon": c.2, "lat": c.3
+                })).collect::<Vec<_>>(),
+            },
+        })
+    }
+}

@@ -1,0 +1,522 @@
+//! `bitlens serve`: the panel (static files) and the snapshot API.
+//!
+//! - `GET /api/snapshot?match=P[&match=P...]`: an RDB file (`application/octet-stream`) with the
+//!   matching keys, streamed as it is produced (never buffered whole). From a live Redis it is
+//!   built from SCAN MATCH (COUNT batches) + PTTL + DUMP; without `--redis` from the built-in
+//!   demo data set. Per-key consistent: each value is a DUMP of that key at some moment during
+//!   the walk; keys that vanish between SCAN and DUMP are left out. If the export fails midway
+//!   (Redis gone, a limit hit) the HTTP body is aborted, never ended cleanly, so a client cannot
+//!   mistake a truncated file for a complete one.
+//! - `GET /api/keys?match=P`: JSON `[{"key","type","bytes"}]`, sorted by key.
+//! - `GET /api/info`: JSON describing the source and the key conventions.
+//!
+//! Without `match`, the `--match` patterns given at start-up apply (default `*`). With `--allow`,
+//! a requested pattern must itself match one of the allowed patterns (else 403), and every
+//! exported key must match one too.
+
+mod demo_source;
+mod gate;
+mod redis_source;
+
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use clap::Args;
+use serde_json::json;
+use tokio::sync::mpsc;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::services::{ServeDir, ServeFile};
+
+/// Arguments of `bitlens serve`.
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Live Redis to export from (`redis://[user:password@]host:port[/db]`); without it the
+    /// built-in demo data set is served.
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// Address to listen on (loopback by default).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Default key patterns for requests without `match` (repeatable; default `*`).
+    #[arg(long = "match", value_name = "PATTERN")]
+    pub matches: Vec<String>,
+    /// Allow-list of key patterns that may be exported (repeatable); other requests get 403.
+    #[arg(long = "allow", value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// Directory holding `index.html`, `www/` and `pkg/` (default: the repository root, found
+    /// from the binary's location or the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub static_dir: Option<PathBuf>,
+    /// Require `Authorization: Bearer TOKEN` on `/api/*`.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Allow cross-origin requests from this origin (repeatable); CORS is off without it.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<String>,
+    /// SCAN COUNT hint per batch.
+    #[arg(long, default_value_t = 1000)]
+    pub scan_count: u64,
+    /// Pause between SCAN batches, in milliseconds (spreads the load of a big walk).
+    #[arg(long, default_value_t = 0)]
+    pub scan_pause_ms: u64,
+    /// Most keys one request may export.
+    #[arg(long, default_value_t = 5_000_000)]
+    pub max_keys: u64,
+    /// Most bytes one snapshot may have.
+    #[arg(long, default_value_t = 4 << 30)]
+    pub max_bytes: u64,
+}
+
+/// Per-request limits and SCAN pacing.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_keys: u64,
+    pub max_bytes: u64,
+    pub scan_count: u64,
+    pub scan_pause: Duration,
+}
+
+enum Source {
+    Demo(Arc<demo_source::Demo>),
+    Redis(redis_source::RedisSource),
+}
+
+struct App {
+    source: Source,
+    defaults: Vec<Vec<u8>>,
+    allow: Vec<Vec<u8>>,
+    limits: Limits,
+}
+
+type Shared = Arc<App>;
+
+/// A `Write` target whose bytes are taken out chunk by chunk while an RDB writer owns it.
+#[derive(Clone, Default)]
+pub struct SharedBuf(Arc<Mutex<Vec<u8>>>);
+
+impl SharedBuf {
+    /// Takes the bytes written so far.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Number of bytes written and not yet taken.
+    pub fn pending(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+impl Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The sending half of a streamed response body.
+pub type ChunkTx = mpsc::Sender<Result<Bytes, io::Error>>;
+
+/// Sends the pending bytes of `buf` as one chunk; `Err` when the client has gone away.
+pub async fn flush_chunk(buf: &SharedBuf, tx: &ChunkTx) -> Result<(), String> {
+    let bytes = buf.take();
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    tx.send(Ok(Bytes::from(bytes)))
+        .await
+        .map_err(|_| "client disconnected".to_string())
+}
+
+/// A response body fed by a producer task through a bounded channel (so memory stays bounded
+/// by a few chunks). An `Err` item aborts the body.
+fn streamed_body(rx: mpsc::Receiver<Result<Bytes, io::Error>>) -> Body {
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    Body::from_stream(stream)
+}
+
+/// Runs `bitlens serve`.
+pub fn run(args: ServeArgs) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bitlens: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    rt.block_on(serve(args))
+}
+
+async fn serve(args: ServeArgs) -> ExitCode {
+    let limits = Limits {
+        max_keys: args.max_keys,
+        max_bytes: args.max_bytes,
+        scan_count: args.scan_count.max(1),
+        scan_pause: Duration::from_millis(args.scan_pause_ms),
+    };
+    let source = match &args.redis {
+        Some(url) => match redis_source::RedisSource::connect(url).await {
+            Ok(s) => Source::Redis(s),
+            Err(e) => {
+                eprintln!(
+                    "bitlens: cannot reach Redis at {}: {e}",
+                    redis_source::display_url(url)
+                );
+                return ExitCode::from(1);
+            }
+        },
+        None => Source::Demo(Arc::new(demo_source::Demo::generate())),
+    };
+    let app = Arc::new(App {
+        source,
+        defaults: if args.matches.is_empty() {
+            vec![b"*".to_vec()]
+        } else {
+            args.matches.iter().map(|m| m.as_bytes().to_vec()).collect()
+        },
+        allow: args.allow.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        limits,
+    });
+    let static_root = args.static_dir.clone().unwrap_or_else(find_static_root);
+    let router = match build_router(app, &args, &static_root) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(&args.bind).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("bitlens: cannot listen on {}: {e}", args.bind);
+            return ExitCode::from(1);
+        }
+    };
+    let addr: SocketAddr = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!("bitlens serving on http://{addr}");
+    let _ = io::stdout().flush();
+    if !static_root.join("index.html").is_file() {
+        eprintln!(
+            "bitlens: note: no index.html in {} (use --static-dir); the API works regardless",
+            static_root.display()
+        );
+    }
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bitlens: server error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The repository root: the first ancestor of the binary's directory, then of the current
+/// directory, that holds `index.html`; else the current directory.
+fn find_static_root() -> PathBuf {
+    let mut starts = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            starts.push(dir.to_path_buf());
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    starts.push(cwd.clone());
+    for start in starts {
+        for dir in start.ancestors() {
+            if dir.join("index.html").is_file() && dir.join("www").is_dir() {
+                return dir.to_path_buf();
+            }
+        }
+    }
+    cwd
+}
+
+fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, String> {
+    let mut api = Router::new()
+        .route("/api/snapshot", get(snapshot))
+        .route("/api/keys", get(keys))
+        .route("/api/info", get(info))
+        .with_state(app);
+    if let Some(token) = args.token.clone() {
+        let token = Arc::new(token);
+        api = api.layer(middleware::from_fn(move |req: Request, next: Next| {
+            let token = token.clone();
+            async move { check_token(&token, req, next).await }
+        }));
+    }
+    if !args.cors_origins.is_empty() {
+        let origins = args
+            .cors_origins
+            .iter()
+            .map(|o| HeaderValue::from_str(o).map_err(|_| format!("bad --cors-origin {o:?}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        api = api.layer(
+            CorsLayer::new()
+                .allow_origin(AllowOrigin::list(origins))
+                .allow_methods([Method::GET])
+                .allow_headers([header::AUTHORIZATION]),
+        );
+    }
+    Ok(Router::new()
+        .route_service("/", ServeFile::new(root.join("index.html")))
+        .route_service("/index.html", ServeFile::new(root.join("index.html")))
+        .nest_service("/www", ServeDir::new(root.join("www")))
+        .nest_service("/pkg", ServeDir::new(root.join("pkg")))
+        .merge(api))
+}
+
+async fn check_token(token: &str, req: Request, next: Next) -> Response {
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    // Compare without an early exit on the first differing byte.
+    let same = given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    if same {
+        next.run(req).await
+    } else {
+        api_error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token")
+    }
+}
+
+fn api_error(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+/// The `match` parameters of a query string (percent-decoded), in order.
+fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .filter(|(k, _)| k == "match")
+        .map(|(_, v)| v.as_bytes().to_vec())
+        .collect()
+}
+
+/// The patterns a request asks for, or 403 when the allow-list does not cover one of them.
+fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Response> {
+    let mut patterns = match_params(query);
+    if patterns.is_empty() {
+        patterns = app.defaults.clone();
+    }
+    if !app.allow.is_empty() {
+        if let Some(bad) = patterns
+            .iter()
+            .find(|p| !app.allow.iter().any(|a| bitlens::glob::matches(a, p)))
+        {
+            return Err(api_error(
+                StatusCode::FORBIDDEN,
+                &format!(
+                    "pattern {:?} is not in the export allow-list",
+                    String::from_utf8_lossy(bad)
+                ),
+            ));
+        }
+    }
+    Ok(patterns)
+}
+
+/// A key filter: the key matches the allow-list (when there is one).
+#[derive(Clone)]
+pub struct KeyFilter {
+    allow: Arc<Vec<Vec<u8>>>,
+}
+
+impl KeyFilter {
+    /// Whether `key` may be exported.
+    pub fn permits(&self, key: &[u8]) -> bool {
+        self.allow.is_empty() || self.allow.iter().any(|a| bitlens::glob::matches(a, key))
+    }
+}
+
+async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
+    let patterns = match request_patterns(&app, q.as_deref()) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let filter = KeyFilter {
+        allow: Arc::new(app.allow.clone()),
+    };
+    let (tx, rx) = mpsc::channel(4);
+    let limits = app.limits;
+    match &app.source {
+        Source::Demo(demo) => {
+            let demo = demo.clone();
+            tokio::spawn(async move {
+                let res = demo.write_snapshot(&patterns, &filter, limits, &tx).await;
+                finish_stream(res, &tx).await;
+            });
+        }
+        Source::Redis(src) => {
+            let src = src.clone();
+            tokio::spawn(async move {
+                let res = src.write_snapshot(&patterns, &filter, limits, &tx).await;
+                finish_stream(res, &tx).await;
+            });
+        }
+    }
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "application/octet-stream")
+        .header(
+            header::CONTENT_DISPOSITION,
+            "attachment; filename=\"snapshot.rdb\"",
+        )
+        .header(header::CACHE_CONTROL, "no-store")
+        .body(streamed_body(rx))
+        .unwrap_or_else(|_| api_error(StatusCode::INTERNAL_SERVER_ERROR, "response"))
+}
+
+async fn finish_stream(res: Result<(), String>, tx: &ChunkTx) {
+    if let Err(e) = res {
+        if e != "client disconnected" {
+            eprintln!("bitlens: snapshot aborted: {e}");
+            let _ = tx.send(Err(io::Error::other(e))).await;
+        }
+    }
+}
+
+/// One row of `/api/keys`.
+#[derive(serde::Serialize, Debug, Clone, PartialEq)]
+pub struct KeyRow {
+    pub key: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub bytes: u64,
+}
+
+async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
+    let patterns = match request_patterns(&app, q.as_deref()) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let filter = KeyFilter {
+        allow: Arc::new(app.allow.clone()),
+    };
+    let rows = match &app.source {
+        Source::Demo(demo) => demo.keys(&patterns, &filter, app.limits),
+        Source::Redis(src) => src.clone().keys(&patterns, &filter, app.limits).await,
+    };
+    match rows {
+        Ok(mut rows) => {
+            rows.sort_by(|a, b| a.key.cmp(&b.key));
+            Json(rows).into_response()
+        }
+        Err((status, msg)) => api_error(status, &msg),
+    }
+}
+
+async fn info(State(app): State<Shared>) -> Response {
+    let conventions = json!({
+        "active": "stats:active:{YYYYMMDD}",
+        "sign": "sign:{uid}:{YYYYMM}",
+        "uv_page": "uv:page:index:{YYYYMMDD}",
+        "uv_shop": "uv:shop:{id}:{YYYYMMDD}",
+        "geo": "shop:geo:{type}",
+    });
+    let defaults: Vec<String> = app
+        .defaults
+        .iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    let allow: Vec<String> = app
+        .allow
+        .iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    let mut v = match &app.source {
+        Source::Demo(demo) => demo.info(),
+        Source::Redis(src) => match src.clone().info().await {
+            Ok(v) => v,
+            Err(e) => return api_error(StatusCode::BAD_GATEWAY, &format!("Redis: {e}")),
+        },
+    };
+    v["conventions"] = conventions;
+    v["default_match"] = json!(defaults);
+    v["allow"] = json!(allow);
+    Json(v).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_params_decode_and_repeat() {
+        assert_eq!(
+            match_params(Some("match=stats%3A*&x=1&match=uv:*+x")),
+            vec![b"stats:*".to_vec(), b"uv:* x".to_vec()]
+        );
+        assert!(match_params(None).is_empty());
+    }
+
+    #[test]
+    fn allow_list_refuses_uncovered_patterns() {
+        let app = App {
+            source: Source::Demo(Arc::new(demo_source::Demo::from_keyspace(
+                bitlens::Keyspace::new(),
+            ))),
+            defaults: vec![b"*".to_vec()],
+            allow: vec![b"stats:*".to_vec()],
+            limits: Limits {
+                max_keys: 1,
+                max_bytes: 1,
+                scan_count: 1,
+                scan_pause: Duration::ZERO,
+            },
+        };
+        assert_eq!(
+            request_patterns(&app, Some("match=stats:active:*")).unwrap(),
+            vec![b"stats:active:*".to_vec()]
+        );
+        let r = request_patterns(&app, Some("match=sign:*")).unwrap_err();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        // The default `*` is not covered by `stats:*` either.
+        assert!(request_patterns(&app, None).is_err());
+        let f = KeyFilter {
+            allow: Arc::new(app.allow.clone()),
+        };
+        assert!(f.permits(b"stats:active:20240501"));
+        assert!(!f.permits(b"sign:1:202405"));
+    }
+}

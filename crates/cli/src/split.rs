@@ -1,0 +1,259 @@
+//! Splitting an input line into arguments exactly as `redis-cli` does in its interactive /
+//! piped mode (rules established by experiment against redis-cli 7.0):
+//!
+//! - Arguments are separated by whitespace; leading and trailing whitespace is ignored.
+//! - Outside quotes, a `"` or `'` starts a quoted part even in the middle of an argument
+//!   (`a"b c"` is the single argument `ab c`).
+//! - Inside double quotes: `\xHH` (two hex digits) is that byte; `\n`, `\r`, `\t`, `\b`, `\a`
+//!   are the control characters; a backslash before any other character yields that character
+//!   (so `\"` and `\\`, and `\x4g` gives `x4g`).
+//! - Inside single quotes only `\'` is an escape.
+//! - A closing quote must be followed by whitespace or the end of the line, and every quote must
+//!   be closed; otherwise the whole line is invalid (redis-cli prints `Invalid argument(s)`).
+
+/// The line could not be split (unbalanced quotes or a quote directly followed by text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidArguments;
+
+/// Whitespace as C's `isspace` sees it (space, \t, \n, \v, \f, \r).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Splits one line into arguments with redis-cli's rules. An empty or blank line gives an empty
+/// vector.
+pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, InvalidArguments> {
+    let mut args = Vec::new();
+    let mut i = 0;
+    let n = line.len();
+    loop {
+        while i < n && is_space(line[i]) {
+            i += 1;
+        }
+        if i >= n {
+            return Ok(args);
+        }
+        let mut cur = Vec::new();
+        // 0 = unquoted, 1 = inside "...", 2 = inside '...'
+        let mut state = 0u8;
+        loop {
+            match state {
+                1 => {
+                    if i >= n {
+                        return Err(InvalidArguments);
+                    }
+                    let c = line[i];
+                    if c == b'\\' && i + 1 < n {
+                        let e = line[i + 1];
+                        if e == b'x' && i + 3 < n {
+                            if let (Some(h), Some(l)) = (hex_val(line[i + 2]), hex_val(line[i + 3]))
+                            {
+                                cur.push(h * 16 + l);
+                                i += 4;
+                                continue;
+                            }
+                        }
+                        cur.push(match e {
+                            b'n' => b'\n',
+                            b'r' => b'\r',
+                            b't' => b'\t',
+                            b'b' => 0x08,
+                            b'a' => 0x07,
+                            other => other,
+                        });
+                        i += 2;
+                    } else if c == b'"' {
+                        if i + 1 < n && !is_space(line[i + 1]) {
+                            return Err(InvalidArguments);
+                        }
+                        i += 1;
+                        break;
+                    } else {
+                        cur.push(c);
+                        i += 1;
+                    }
+                }
+                2 => {
+                    if i >= n {
+                        return Err(InvalidArguments);
+                    }
+                    let c = line[i];
+                    if c == b'\\' && i + 1 < n && line[i + 1] == b'\'' {
+                        cur.push(b'\'');
+                        i += 2;
+                    } else if c == b'\'' {
+                        if i + 1 < n && !is_space(line[i + 1]) {
+                            return Err(InvalidArguments);
+                        }
+                        i += 1;
+                        break;
+                    } else {
+                        cur.push(c);
+                        i += 1;
+                    }
+                }
+                _ => {
+                    if i >= n {
+                        break;
+                    }
+                    match line[i] {
+                        b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
+                        b'"' => state = 1,
+                        b'\'' => state = 2,
+                        c => cur.push(c),
+                    }
+                    i += 1;
+                }
+            }
+        }
+        args.push(cur);
+    }
+}
+
+/// What one input line asks redis-cli to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineAction {
+    /// Nothing (blank line).
+    Skip,
+    /// Print this message line (redis-cli's own complaint) and go on.
+    Message(&'static str),
+    /// Leave the loop (`quit` / `exit`, any case).
+    Quit,
+    /// Run `argv` this many times.
+    Run { times: u64, argv: Vec<Vec<u8>> },
+}
+
+/// Interprets one line as redis-cli's prompt loop does: splitting, `quit`/`exit`, and the
+/// repeat prefix (`3 PING` runs PING three times; a non-positive or overflowing count is refused
+/// with redis-cli's message).
+pub fn parse_line(line: &[u8]) -> LineAction {
+    let mut argv = match split_args(line) {
+        Ok(a) => a,
+        Err(InvalidArguments) => return LineAction::Message("Invalid argument(s)"),
+    };
+    if argv.is_empty() {
+        return LineAction::Skip;
+    }
+    if argv[0].eq_ignore_ascii_case(b"quit") || argv[0].eq_ignore_ascii_case(b"exit") {
+        return LineAction::Quit;
+    }
+    let mut times = 1u64;
+    if argv.len() > 1 {
+        if let Some(r) = parse_repeat(&argv[0]) {
+            match r {
+                Some(t) => times = t,
+                None => {
+                    return LineAction::Message("Invalid redis-cli repeat command option value.")
+                }
+            }
+            argv.remove(0);
+        }
+    }
+    LineAction::Run { times, argv }
+}
+
+/// `None` when `s` is not a whole decimal number (as C `strtol` with an end check sees it: an
+/// optional sign then digits); `Some(None)` when it is one but not in 1..=i64::MAX;
+/// `Some(Some(n))` otherwise.
+fn parse_repeat(s: &[u8]) -> Option<Option<u64>> {
+    let (neg, digits) = match s.first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for d in digits {
+        match v
+            .checked_mul(10)
+            .and_then(|x| x.checked_add(u64::from(d - b'0')))
+        {
+            Some(x) if x <= i64::MAX as u64 => v = x,
+            _ => return Some(None),
+        }
+    }
+    if neg || v == 0 {
+        return Some(None);
+    }
+    Some(Some(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(line: &str) -> Result<Vec<String>, InvalidArguments> {
+        split_args(line.as_bytes()).map(|v| {
+            v.into_iter()
+                .map(|a| String::from_utf8(a).unwrap())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn plain_and_quoted() {
+        assert_eq!(s("  GET  a \t b\r\n").unwrap(), ["GET", "a", "b"]);
+        assert_eq!(
+            s(r#"SET a "x\x41\n\t\"q""#).unwrap(),
+            ["SET", "a", "xA\n\t\"q"]
+        );
+        assert_eq!(s(r"SET b 'it\'s'").unwrap(), ["SET", "b", "it's"]);
+        assert_eq!(s(r#"GET a"b""#).unwrap(), ["GET", "ab"]);
+        assert_eq!(s(r#"ECHO "\z\b\a\r""#).unwrap(), ["ECHO", "z\x08\x07\r"]);
+        assert_eq!(s(r#"ECHO "\x4g""#).unwrap(), ["ECHO", "x4g"]);
+        assert_eq!(s(r#"ECHO "\x4""#).unwrap(), ["ECHO", "x4"]);
+        assert_eq!(s(r#"ECHO """#).unwrap(), ["ECHO", ""]);
+        assert_eq!(s("ECHO \"a\"\tb").unwrap(), ["ECHO", "a", "b"]);
+        assert_eq!(s(r"ECHO 'x\n'").unwrap(), ["ECHO", r"x\n"]);
+        assert_eq!(s("   ").unwrap(), Vec::<String>::new());
+        assert_eq!(
+            split_args(br#""\xff\x00""#).unwrap(),
+            vec![vec![0xffu8, 0x00]]
+        );
+    }
+
+    #[test]
+    fn invalid_lines() {
+        for bad in [
+            r#"GET "unterminated"#,
+            "GET 'x",
+            r#"GET "a"b"#,
+            "ECHO 'a'b",
+            r#"ECHO "abc\"#,
+            r#"ECHO a\"b"#,
+            r"ECHO '\\a\\'",
+        ] {
+            assert_eq!(s(bad), Err(InvalidArguments), "{bad}");
+        }
+    }
+
+    #[test]
+    fn repeat_and_quit() {
+        let run = |t: u64, a: &[&str]| LineAction::Run {
+            times: t,
+            argv: a.iter().map(|x| x.as_bytes().to_vec()).collect(),
+        };
+        assert_eq!(parse_line(b"3 ECHO x"), run(3, &["ECHO", "x"]));
+        assert_eq!(parse_line(b"+2 PING"), run(2, &["PING"]));
+        assert_eq!(parse_line(b"2"), run(1, &["2"]));
+        assert_eq!(parse_line(b"1x PING"), run(1, &["1x", "PING"]));
+        let bad = LineAction::Message("Invalid redis-cli repeat command option value.");
+        assert_eq!(parse_line(b"0 PING"), bad);
+        assert_eq!(parse_line(b"-1 PING"), bad);
+        assert_eq!(parse_line(b"99999999999999999999 PING"), bad);
+        assert_eq!(parse_line(b"Quit"), LineAction::Quit);
+        assert_eq!(parse_line(b"exit"), LineAction::Quit);
+        assert_eq!(parse_line(b"quit now"), LineAction::Quit);
+        assert_eq!(parse_line(b""), LineAction::Skip);
+        assert_eq!(
+            parse_line(b"GET \"x"),
+            LineAction::Message("Invalid argument(s)")
+        );
+    }
+}

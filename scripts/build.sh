@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds everything `bitlens serve` and the panel need:
+#   target/release/bitlens            native CLI and server (cargo build --release --workspace)
+#   pkg/bitlens.js, pkg/bitlens_bg.wasm  the wasm engine (wasm-bindgen --target web, wasm-opt -O3)
+# Cargo rebuilds only what changed; wasm-bindgen and wasm-opt run only when the wasm changed.
+# Usage: scripts/build.sh [--native-only | --wasm-only]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '[build] %s\n' "$*"; }
+what=${1:-all}
+
+if [ "$what" != "--wasm-only" ]; then
+  say "cargo build --release --workspace"
+  cargo build --release --workspace
+fi
+
+if [ "$what" != "--native-only" ]; then
+  # simd128 comes from .cargo/config.toml ([target.wasm32-unknown-unknown] rustflags).
+  say "cargo build --release --target wasm32-unknown-unknown -p bitlens"
+  cargo build --release --target wasm32-unknown-unknown -p bitlens
+  wasm=target/wasm32-unknown-unknown/release/bitlens.wasm
+  if [ ! -f pkg/bitlens_bg.wasm ] || [ ! -f pkg/bitlens.js ] || [ "$wasm" -nt pkg/bitlens_bg.wasm ]; then
+    say "wasm-bindgen --target web --out-dir pkg"
+    rm -rf pkg.tmp
+    wasm-bindgen --target web --out-dir pkg.tmp "$wasm"
+    # npm binaryen's wasm-opt (never Debian's: its old version writes modules that fail to load).
+    # The feature flags are those rustc enables for wasm32 by default, plus simd128.
+    say "wasm-opt -O3"
+    node_modules/.bin/wasm-opt -O3 \
+      --enable-simd --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+      --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
+      pkg.tmp/bitlens_bg.wasm -o pkg.tmp/bitlens_bg.opt.wasm
+    mv pkg.tmp/bitlens_bg.opt.wasm pkg.tmp/bitlens_bg.wasm
+    rm -rf pkg
+    mv pkg.tmp pkg
+    say "pkg/bitlens_bg.wasm: $(wc -c <pkg/bitlens_bg.wasm) bytes"
+  else
+    say "pkg/ is up to date"
+  fi
+fi

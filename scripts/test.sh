@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `npm test` (and .ci/run): installs what is missing, builds, then runs
+#   1. cargo test --workspace                    Rust unit, conformance and differential tests
+#   2. wasm-bindgen tests (tests/wasm_*.rs)       the JS API, in headless Chromium
+#   3. node --test tests/e2e/*.test.mjs           real Redis -> bitlens serve -> panel in Chromium
+# Every step runs even when an earlier one failed (except what needs a successful build); a
+# summary with the test counts is printed at the end and the exit status is non-zero when any
+# step failed. Logs go to test-artifacts/logs/, screenshots to test-artifacts/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
+
+logs=test-artifacts/logs
+mkdir -p "$logs"
+declare -a names=() results=()
+passed_total=0
+failed_total=0
+
+# run NAME CMD...: runs CMD, tees its output to $logs/NAME.log, records the outcome.
+run() {
+  local name=$1
+  shift
+  printf '\n=== %s: %s\n' "$name" "$*"
+  "$@" 2>&1 | tee "$logs/$name.log"
+  local rc=${PIPESTATUS[0]}
+  names+=("$name")
+  if [ "$rc" = 0 ]; then results+=("ok"); else results+=("FAILED (exit $rc)"); fi
+  # Test counts: cargo / wasm-bindgen-test ("test result: ... N passed; M failed") and
+  # node's test runner ("# pass N" / "# fail N", or "ℹ pass N" with the spec reporter).
+  local p f
+  p=$(grep -aoE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$logs/$name.log" | awk '{s+=$4} END {print s+0}')
+  f=$(grep -aoE '[0-9]+ passed; [0-9]+ failed' "$logs/$name.log" | awk '{s+=$3} END {print s+0}')
+  p=$((p + $(grep -aE '^(# |ℹ )pass [0-9]+$' "$logs/$name.log" | awk '{s+=$3} END {print s+0}')))
+  f=$((f + $(grep -aE '^(# |ℹ )fail [0-9]+$' "$logs/$name.log" | awk '{s+=$3} END {print s+0}')))
+  passed_total=$((passed_total + p))
+  failed_total=$((failed_total + f))
+  return "$rc"
+}
+
+build_ok=1
+run setup bash scripts/setup.sh || build_ok=0
+if [ "$build_ok" = 1 ]; then
+  run build bash scripts/build.sh || build_ok=0
+fi
+
+run cargo-test cargo test --workspace
+
+wasm_tests=$(ls tests/wasm_*.rs 2>/dev/null | sed -E 's#tests/(.*)\.rs#--test \1#' | tr '\n' ' ')
+if [ -n "$wasm_tests" ]; then
+  # shellcheck disable=SC2086
+  run wasm-test cargo test --target wasm32-unknown-unknown -p bitlens $wasm_tests
+fi
+
+if [ "$build_ok" = 1 ]; then
+  run e2e node --test tests/e2e/
+else
+  names+=("e2e")
+  results+=("SKIPPED (build failed)")
+  failed_total=$((failed_total + 1))
+fi
+
+printf '\n=== summary\n'
+status=0
+for i in "${!names[@]}"; do
+  printf '  %-12s %s\n' "${names[$i]}" "${results[$i]}"
+  case "${results[$i]}" in ok) ;; *) status=1 ;; esac
+done
+echo "logs in $logs/, screenshots in test-artifacts/"
+echo "tests: $passed_total passed, $failed_total failed"
+exit $status

@@ -1,1 +1,0 @@
-//! GEO engine (stub): 52-bit geohash, haversine distance, GEOSEARCH cell walk.

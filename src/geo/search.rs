@@ -1,0 +1,637 @@
+//! GEOSEARCH over a sorted set without scanning it.
+//!
+//! The search centre is hashed at a step chosen from the radius (coarser for large radii and
+//! near the poles); the centre cell and its eight neighbours (wrapping at the antimeridian),
+//! with the step lowered once when a neighbour does not reach the bounding box and the
+//! neighbours lying wholly outside the bounding box dropped, are visited in the fixed order
+//! centre, N, S, E, W, NE, NW, SE, SW. Each cell is a contiguous score range `[min, max)` of
+//! the sorted set, found by binary search; its members are tested against the shape (circle:
+//! haversine distance; box: north-south distance, then east-west distance at the member's
+//! latitude) in score order. This order is what an unsorted reply and `COUNT n ANY` show.
+//! ASC/DESC sort by distance: a stable sort for a full reply, and the Bentley–McIlroy partial
+//! quicksort (only the first `count` places ordered) when COUNT cuts the reply, so that ties
+//! come out in the same order as Redis.
+
+use super::distance::{distance_m, lat_distance_m, EARTH_RADIUS_M};
+use super::geohash::{self, Hash, LAT_MAX, STEP_MAX};
+use crate::zset::ZSet;
+
+/// Half the Earth's circumference in the Mercator projection (metres), used to pick a step.
+const MERCATOR_MAX: f64 = 20037726.37;
+
+/// The search area; sizes in metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape {
+    /// BYRADIUS: a circle of this radius.
+    Radius(f64),
+    /// BYBOX: a box this wide (east-west) and high (north-south).
+    Box { width: f64, height: f64 },
+}
+
+/// One member found by a search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Index of the member in `ZSet::sorted()`.
+    pub index: usize,
+    /// Distance from the centre in metres.
+    pub dist: f64,
+    /// The member's position (cell centre), degrees.
+    pub lon: f64,
+    pub lat: f64,
+    /// The member's score (its geohash).
+    pub score: f64,
+}
+
+/// Sort order of a search reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Cell-walk order.
+    None,
+    Asc,
+    Desc,
+}
+
+/// The step (bits per axis) Redis picks for a search of `range_m` metres around latitude `lat`.
+pub fn estimate_step(range_m: f64, lat: f64) -> u8 {
+    if range_m == 0.0 {
+        return STEP_MAX;
+    }
+    let mut step: i32 = 1;
+    let mut r = range_m;
+    while r < MERCATOR_MAX {
+        r *= 2.0;
+        step += 1;
+    }
+    step -= 2;
+    if !(-66.0..=66.0).contains(&lat) {
+        step -= 1;
+        if !(-80.0..=80.0).contains(&lat) {
+            step -= 1;
+        }
+    }
+    step.clamp(1, STEP_MAX as i32) as u8
+}
+
+/// The bounding box (lon_min, lat_min, lon_max, lat_max) in degrees of a shape around a centre.
+fn bounding_box(lon: f64, lat: f64, shape: Shape) -> [f64; 4] {
+    let (half_w, half_h) = match shape {
+        Shape::Radius(r) => (r, r),
+        Shape::Box { width, height } => (width / 2.0, height / 2.0),
+    };
+    let lat_delta = (half_h / EARTH_RADIUS_M).to_degrees_redis();
+    let lon_delta_top =
+        (half_w / EARTH_RADIUS_M / (lat + lat_delta).to_radians_redis().cos()).to_degrees_redis();
+    let lon_delta_bottom =
+        (half_w / EARTH_RADIUS_M / (lat - lat_delta).to_radians_redis().cos()).to_degrees_redis();
+    let lon_delta = if lat < 0.0 {
+        lon_delta_bottom
+    } else {
+        lon_delta_top
+    };
+    [
+        lon - lon_delta,
+        lat - lat_delta,
+        lon + lon_delta,
+        lat + lat_delta,
+    ]
+}
+
+/// Degree/radian conversions with the same rounding as Redis (multiply by π/180 or 180/π).
+trait RedisAngle {
+    fn to_radians_redis(self) -> f64;
+    fn to_degrees_redis(self) -> f64;
+}
+
+impl RedisAngle for f64 {
+    fn to_radians_redis(self) -> f64 {
+        self * (std::f64::consts::PI / 180.0)
+    }
+    fn to_degrees_redis(self) -> f64 {
+        self / (std::f64::consts::PI / 180.0)
+    }
+}
+
+/// The cells a search visits, in visiting order (excluded and repeated cells already dropped).
+pub fn cells(lon: f64, lat: f64, shape: Shape) -> Vec<Hash> {
+    let [min_lon, min_lat, max_lon, max_lat] = bounding_box(lon, lat, shape);
+    let range_m = match shape {
+        Shape::Radius(r) => r,
+        Shape::Box { width, height } => {
+            ((width / 2.0) * (width / 2.0) + (height / 2.0) * (height / 2.0)).sqrt()
+        }
+    };
+    let mut step = estimate_step(range_m, lat);
+    let at = |step: u8| geohash::encode_step(lon, lat, step, LAT_MAX).unwrap_or(Hash::ZERO);
+    let mut centre = at(step);
+    let side = |h: Hash, dx: i8, dy: i8| geohash::area(geohash::neighbour(h, dx, dy), LAT_MAX);
+    let too_coarse = side(centre, 0, 1).lat_max < max_lat
+        || side(centre, 0, -1).lat_min > min_lat
+        || side(centre, 1, 0).lon_max < max_lon
+        || side(centre, -1, 0).lon_min > min_lon;
+    if step > 1 && too_coarse {
+        step -= 1;
+        centre = at(step);
+    }
+    // Visiting order: centre, N, S, E, W, NE, NW, SE, SW.
+    const MOVES: [(i8, i8); 9] = [
+        (0, 0),
+        (0, 1),
+        (0, -1),
+        (1, 0),
+        (-1, 0),
+        (1, 1),
+        (-1, 1),
+        (1, -1),
+        (-1, -1),
+    ];
+    let mut list: Vec<Hash> = MOVES
+        .iter()
+        .map(|&(dx, dy)| geohash::neighbour(centre, dx, dy))
+        .collect();
+    if step >= 2 {
+        let a = geohash::area(centre, LAT_MAX);
+        for (i, &(dx, dy)) in MOVES.iter().enumerate() {
+            if (dy < 0 && a.lat_min < min_lat)
+                || (dy > 0 && a.lat_max > max_lat)
+                || (dx < 0 && a.lon_min < min_lon)
+                || (dx > 0 && a.lon_max > max_lon)
+            {
+                list[i] = Hash::ZERO;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(9);
+    let mut last: Option<usize> = None;
+    for (i, h) in list.iter().enumerate() {
+        if h.is_zero() {
+            continue;
+        }
+        // A cell equal to the previously visited one (huge radii) is skipped; the centre
+        // itself is never used for that comparison.
+        if let Some(l) = last {
+            if l != 0 && list[l] == *h {
+                continue;
+            }
+        }
+        out.push(*h);
+        last = Some(i);
+    }
+    out
+}
+
+/// Tests a point against the shape; returns its distance from the centre in metres.
+fn within(clon: f64, clat: f64, shape: Shape, lon: f64, lat: f64) -> Option<f64> {
+    match shape {
+        Shape::Radius(r) => {
+            let d = distance_m(clon, clat, lon, lat);
+            (d <= r).then_some(d)
+        }
+        Shape::Box { width, height } => {
+            if lat_distance_m(lat, clat) > height / 2.0 {
+                return None;
+            }
+            if distance_m(lon, lat, clon, lat) > width / 2.0 {
+                return None;
+            }
+            Some(distance_m(clon, clat, lon, lat))
+        }
+    }
+}
+
+/// Finds the members of `zset` inside `shape` around (lon, lat), in cell-walk order. With
+/// `limit > 0` (COUNT n ANY) the walk stops as soon as `limit` members were found.
+pub fn search(zset: &ZSet, lon: f64, lat: f64, shape: Shape, limit: usize) -> Vec<Hit> {
+    let sorted = zset.sorted();
+    let mut hits = Vec::new();
+    for cell in cells(lon, lat, shape) {
+        if limit > 0 && hits.len() >= limit {
+            break;
+        }
+        let (min, max) = cell.score_range();
+        let (min, max) = (min as f64, max as f64);
+        let start = sorted.partition_point(|e| e.0 < min);
+        for (i, (score, _)) in sorted.iter().enumerate().skip(start) {
+            if *score >= max {
+                break;
+            }
+            let (plon, plat) = geohash::decode(geohash::score_bits(*score));
+            if let Some(dist) = within(lon, lat, shape, plon, plat) {
+                hits.push(Hit {
+                    index: i,
+                    dist,
+                    lon: plon,
+                    lat: plat,
+                    score: *score,
+                });
+            }
+            if limit > 0 && hits.len() >= limit {
+                break;
+            }
+        }
+    }
+    hits
+}
+
+/// Orders hits by distance as Redis does; only the first `keep` places need to be right.
+pub fn sort_hits(hits: &mut [Hit], order: Order, keep: usize) {
+    let cmp = |a: &Hit, b: &Hit| -> i32 {
+        let c = if a.dist > b.dist {
+            1
+        } else if a.dist == b.dist {
+            0
+        } else {
+            -1
+        };
+        if order == Order::Desc {
+            -c
+        } else {
+            c
+        }
+    };
+    match order {
+        Order::None => {}
+        _ if keep >= hits.len() => hits.sort_by(|a, b| cmp(a, b).cmp(&0)),
+        _ if keep > 0 => {
+            let n = hits.len();
+            partial_quicksort(hits, 0, n, 0, keep - 1, &cmp)
+        }
+        _ => {}
+    }
+}
+
+/// Bentley–McIlroy three-way quicksort of `a[base..base + n]` that only recurses into the parts
+/// overlapping the index range `[lo, hi]` (a partial sort: those places end up right).
+fn partial_quicksort<T: Copy>(
+    a: &mut [T],
+    mut base: usize,
+    mut n: usize,
+    lo: usize,
+    hi: usize,
+    cmp: &dyn Fn(&T, &T) -> i32,
+) {
+    let overlaps = |start: usize, len: usize| !(hi < start || lo >= start + len);
+    loop {
+        let s = &mut a[base..base + n];
+        if n < 7 {
+            for m in 1..n {
+                let mut l = m;
+                while l > 0 && cmp(&s[l - 1], &s[l]) > 0 {
+                    s.swap(l, l - 1);
+                    l -= 1;
+                }
+            }
+            return;
+        }
+        let med3 = |s: &[T], a: usize, b: usize, c: usize| -> usize {
+            if cmp(&s[a], &s[b]) < 0 {
+                if cmp(&s[b], &s[c]) < 0 {
+                    b
+                } else if cmp(&s[a], &s[c]) < 0 {
+                    c
+                } else {
+                    a
+                }
+            } else if cmp(&s[b], &s[c]) > 0 {
+                b
+            } else if cmp(&s[a], &s[c]) < 0 {
+                a
+            } else {
+                c
+            }
+        };
+        let mut pm = n / 2;
+        if n > 7 {
+            let mut pl = 0;
+            let mut pn = n - 1;
+            if n > 40 {
+                let d = n / 8;
+                pl = med3(s, pl, pl + d, pl + 2 * d);
+                pm = med3(s, pm - d, pm, pm + d);
+                pn = med3(s, pn - 2 * d, pn - d, pn);
+            }
+            pm = med3(s, pl, pm, pn);
+        }
+        s.swap(0, pm);
+        let (mut pa, mut pb) = (1usize, 1usize);
+        // pc and pd are kept one past the classic positions so they never go below zero.
+        let (mut pc, mut pd) = (n, n);
+        loop {
+            while pb < pc {
+                let c = cmp(&s[pb], &s[0]);
+                if c > 0 {
+                    break;
+                }
+                if c == 0 {
+                    s.swap(pa, pb);
+                    pa += 1;
+                }
+                pb += 1;
+            }
+            while pb < pc {
+                let c = cmp(&s[pc - 1], &s[0]);
+                if c < 0 {
+                    break;
+                }
+                if c == 0 {
+                    s.swap(pc - 1, pd - 1);
+                    pd -= 1;
+                }
+                pc -= 1;
+            }
+            if pb >= pc {
+                break;
+            }
+            s.swap(pb, pc - 1);
+            pb += 1;
+            pc -= 1;
+        }
+        let r = pa.min(pb - pa);
+        vec_swap(s, 0, pb - r, r);
+        let r = (pd - pc).min(n - pd);
+        vec_swap(s, pb, n - r, r);
+        let left = pb - pa;
+        let right = pd - pc;
+        if left > 1 && overlaps(base, left) {
+            partial_quicksort(a, base, left, lo, hi, cmp);
+        }
+        if right > 1 && overlaps(base + n - right, right) {
+            base += n - right;
+            n = right;
+            continue;
+        }
+        return;
+    }
+}
+
+fn vec_swap<T>(s: &mut [T], a: usize, b: usize, n: usize) {
+    for i in 0..n {
+        s.swap(a + i, b + i);
+    }
+}
+
+/// A lower bound (metres) of the distance from (lon, lat) to any point of `area`, slightly
+/// lowered so that floating-point rounding of the real distance can never undercut it.
+fn distance_lower_bound(lon: f64, lat: f64, a: &geohash::Area) -> f64 {
+    let dlat = if lat < a.lat_min {
+        a.lat_min - lat
+    } else if lat > a.lat_max {
+        lat - a.lat_max
+    } else {
+        0.0
+    };
+    let dlon = if lon >= a.lon_min && lon <= a.lon_max {
+        0.0
+    } else {
+        let gap = |x: f64| {
+            let d = (x - lon).abs() % 360.0;
+            d.min(360.0 - d)
+        };
+        gap(a.lon_min).min(gap(a.lon_max))
+    };
+    // cos(latitude) is smallest at the rectangle's latitude farthest from the equator.
+    let cos_min = a
+        .lat_min
+        .abs()
+        .max(a.lat_max.abs())
+        .min(90.0)
+        .to_radians()
+        .cos()
+        .max(0.0);
+    let u = (dlat.to_radians() / 2.0).sin();
+    let v = (dlon.to_radians() / 2.0).sin();
+    let h = u * u + lat.to_radians().cos() * cos_min * v * v;
+    let d = 2.0 * EARTH_RADIUS_M * h.min(1.0).sqrt().asin();
+    d * (1.0 - 1e-9) - 1e-3
+}
+
+/// A sub-range of a visited cell, pending in the best-first walk.
+struct Pending {
+    bound: f64,
+    cell: usize,
+    lo: usize,
+    hi: usize,
+    hash: Hash,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, o: &Self) -> bool {
+        self.bound == o.bound
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        // Reversed: BinaryHeap pops the smallest bound first.
+        o.bound.total_cmp(&self.bound)
+    }
+}
+
+/// A candidate in the best-first walk: distance, then its place in the cell walk.
+#[derive(Clone, Copy)]
+struct Cand {
+    hit: Hit,
+    walk: (usize, usize),
+}
+
+impl PartialEq for Cand {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Cand {}
+impl PartialOrd for Cand {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Cand {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.hit
+            .dist
+            .total_cmp(&o.hit.dist)
+            .then(self.walk.cmp(&o.walk))
+    }
+}
+
+/// The reply of `BYRADIUS r ASC COUNT k` (without ANY) computed best-first: only the parts of
+/// the visited cells that can hold one of the k+1 nearest members are read, so the cost
+/// follows k rather than the number of members in the circle. Returns the same hits, in the
+/// same order, as [`search`] followed by [`sort_hits`]; `None` when that order is not
+/// determined by distance alone (equal distances among the k+1 nearest, when there are more
+/// than k members in the circle) or the cells hold
+/// scores outside the 52-bit range: the caller then takes the full path.
+pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option<Vec<Hit>> {
+    use std::collections::BinaryHeap;
+    if k == 0 {
+        return None;
+    }
+    let sorted = zset.sorted();
+    let shape = Shape::Radius(radius);
+    let mut pending = BinaryHeap::new();
+    for (cell, h) in cells(lon, lat, shape).into_iter().enumerate() {
+        let (min, max) = h.score_range();
+        if max > 1 << 52 {
+            return None;
+        }
+        let lo = sorted.partition_point(|e| e.0 < min as f64);
+        let hi = sorted.partition_point(|e| e.0 < max as f64);
+        if lo < hi {
+            let bound = distance_lower_bound(lon, lat, &geohash::area(h, LAT_MAX));
+            pending.push(Pending {
+                bound,
+                cell,
+                lo,
+                hi,
+                hash: h,
+            });
+        }
+    }
+    // The k+1 best candidates so far (max-heap: the worst on top).
+    let mut best: BinaryHeap<Cand> = BinaryHeap::new();
+    while let Some(p) = pending.pop() {
+        if p.bound > radius {
+            break;
+        }
+        if best.len() > k && p.bound > best.peek().map_or(f64::INFINITY, |c| c.hit.dist) {
+            break;
+        }
+        if p.hi - p.lo <= 16 || p.hash.step >= STEP_MAX {
+            for i in p.lo..p.hi {
+                let score = sorted[i].0;
+                let (plon, plat) = geohash::decode(geohash::score_bits(score));
+                let Some(dist) = within(lon, lat, shape, plon, plat) else {
+                    continue;
+                };
+                let cand = Cand {
+                    hit: Hit {
+                        index: i,
+                        dist,
+                        lon: plon,
+                        lat: plat,
+                        score,
+                    },
+                    walk: (p.cell, i),
+                };
+                if best.len() <= k {
+                    best.push(cand);
+                } else {
+                    let worst = best.peek().map_or(f64::INFINITY, |c| c.hit.dist);
+                    if dist < worst {
+                        best.pop();
+                        best.push(cand);
+                    }
+                }
+            }
+            continue;
+        }
+        // Split into the four sub-cells, each a contiguous score sub-range.
+        let step = p.hash.step + 1;
+        let mut lo = p.lo;
+        for q in 0..4u64 {
+            let child = Hash {
+                bits: (p.hash.bits << 2) | q,
+                step,
+            };
+            let (_, max) = child.score_range();
+            let hi = if q == 3 {
+                p.hi
+            } else {
+                lo + sorted[lo..p.hi].partition_point(|e| e.0 < max as f64)
+            };
+            if lo < hi {
+                let bound = distance_lower_bound(lon, lat, &geohash::area(child, LAT_MAX));
+                pending.push(Pending {
+                    bound,
+                    cell: p.cell,
+                    lo,
+                    hi,
+                    hash: child,
+                });
+            }
+            lo = hi;
+        }
+    }
+    let mut out: Vec<Cand> = best.into_vec();
+    out.sort();
+    let ambiguous = out.windows(2).any(|w| w[0].hit.dist == w[1].hit.dist);
+    if out.len() > k && ambiguous {
+        return None;
+    }
+    // With at most k hits (all of them found) ties keep the walk order, as Redis' stable
+    // sort does; with more, distances are distinct and the first k are the answer.
+    out.truncate(k);
+    Some(out.into_iter().map(|c| c.hit).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(state: &mut u64) -> f64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*state >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    #[test]
+    fn step_from_radius() {
+        assert_eq!(estimate_step(0.0, 0.0), 26);
+        assert_eq!(estimate_step(3000.0, 31.0), 12);
+        assert_eq!(estimate_step(3000.0, 70.0), 11);
+        assert_eq!(estimate_step(3000.0, -81.0), 10);
+        assert_eq!(estimate_step(1e9, 0.0), 1);
+    }
+
+    #[test]
+    fn nearest_matches_full_search_and_sort() {
+        let mut st = 7u64;
+        for round in 0..30 {
+            let n = [50, 500, 3000][round % 3];
+            let mut pairs = Vec::new();
+            for i in 0..n {
+                let (lon, lat) = if i % 7 == 3 && i > 10 {
+                    // duplicate coordinates make distance ties
+                    let p: &(Vec<u8>, f64) = &pairs[i / 2];
+                    geohash::decode(p.1 as u64)
+                } else {
+                    (
+                        121.47 + (lcg(&mut st) - 0.5) * 0.3,
+                        31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                    )
+                };
+                let score = geohash::encode(lon, lat).unwrap() as f64;
+                pairs.push((format!("m{i}").into_bytes(), score));
+            }
+            let z = ZSet::from_pairs(pairs);
+            for _ in 0..40 {
+                let (lon, lat) = (
+                    121.47 + (lcg(&mut st) - 0.5) * 0.3,
+                    31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                );
+                let r = 100.0 + lcg(&mut st) * 8000.0;
+                let k = 1 + (lcg(&mut st) * 60.0) as usize;
+                let mut full = search(&z, lon, lat, Shape::Radius(r), 0);
+                let keep = full.len().min(k);
+                sort_hits(&mut full, Order::Asc, keep);
+                full.truncate(keep);
+                if let Some(fast) = nearest(&z, lon, lat, r, k) {
+                    assert_eq!(fast, full, "r={r} k={k} at {lon},{lat}");
+                } else {
+                    // Only ties may send the caller to the full path.
+                    let mut d: Vec<f64> = search(&z, lon, lat, Shape::Radius(r), 0)
+                        .iter()
+                        .map(|h| h.dist)
+                        .collect();
+                    d.sort_by(f64::total_cmp);
+                    assert!(d.windows(2).take(k).any(|w| w[0] == w[1]));
+                }
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-//! HyperLogLog engine (stub): Redis' HYLL string format, PFADD, PFCOUNT, PFMERGE.

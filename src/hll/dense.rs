@@ -1,0 +1,177 @@
+//! The dense encoding: 16,384 registers of 6 bits packed LSB-first into 12,288 bytes.
+//!
+//! Register `i` occupies bits `6i .. 6i+5` of the body read as one little-endian bit stream
+//! (bit `k` of byte `b` is stream bit `8b + k`). Every 6 bytes hold exactly 8 registers, so the
+//! body is handled 48 bits at a time: [`spread`] turns one 48-bit group into 8 bytes (one
+//! register per byte) and [`gather`] packs 8 bytes back, each with three shift-and-mask steps
+//! instead of per-register bit arithmetic.
+
+use super::{Registers, DENSE_BODY, REGISTERS};
+
+/// Spreads 8 packed 6-bit registers (the low 48 bits of `x`) into 8 bytes, register `k` in
+/// byte `k`.
+#[inline(always)]
+fn spread(x: u64) -> u64 {
+    // 48 bits -> two 24-bit halves in 32-bit lanes -> 12-bit quarters in 16-bit lanes ->
+    // 6-bit registers in 8-bit lanes.
+    let x = (x & 0x0000_0000_00FF_FFFF) | ((x & 0x0000_FFFF_FF00_0000) << 8);
+    let x = (x & 0x0000_0FFF_0000_0FFF) | ((x & 0x00FF_F000_00FF_F000) << 4);
+    (x & 0x003F_003F_003F_003F) | ((x & 0x0FC0_0FC0_0FC0_0FC0) << 2)
+}
+
+/// The inverse of [`spread`]: 8 bytes (each < 64) into 48 packed bits.
+#[inline(always)]
+fn gather(x: u64) -> u64 {
+    let x = (x & 0x003F_003F_003F_003F) | ((x >> 2) & 0x0FC0_0FC0_0FC0_0FC0);
+    let x = (x & 0x0000_0FFF_0000_0FFF) | ((x >> 4) & 0x00FF_F000_00FF_F000);
+    (x & 0x0000_0000_00FF_FFFF) | ((x >> 8) & 0x0000_FFFF_FF00_0000)
+}
+
+#[inline(always)]
+fn load48(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..6].copy_from_slice(&b[..6]);
+    u64::from_le_bytes(w)
+}
+
+/// Unpacks a dense body (exactly [`DENSE_BODY`] bytes) into one byte per register.
+pub fn unpack(body: &[u8], out: &mut Registers) {
+    debug_assert_eq!(body.len(), DENSE_BODY);
+    for (src, dst) in body.chunks_exact(6).zip(out.0.chunks_exact_mut(8)) {
+        dst.copy_from_slice(&spread(load48(src)).to_le_bytes());
+    }
+}
+
+/// Packs registers (each must be < 64) into a dense body of [`DENSE_BODY`] bytes.
+pub fn pack(regs: &Registers, body: &mut [u8]) {
+    debug_assert_eq!(body.len(), DENSE_BODY);
+    for (src, dst) in regs.0.chunks_exact(8).zip(body.chunks_exact_mut(6)) {
+        let w = gather(u64::from_le_bytes(src.try_into().expect("8 registers")));
+        dst.copy_from_slice(&w.to_le_bytes()[..6]);
+    }
+}
+
+/// Register-wise maximum of `acc` and a dense body: `acc[i] = max(acc[i], body[i])`.
+pub fn max_into(body: &[u8], acc: &mut Registers) {
+    debug_assert_eq!(body.len(), DENSE_BODY);
+    // Unpack a block into a small buffer, then take a byte-wise max the compiler vectorises.
+    const BLOCK: usize = 512;
+    let mut tmp = [0u8; BLOCK];
+    for (src, dst) in body
+        .chunks_exact(BLOCK / 8 * 6)
+        .zip(acc.0.chunks_exact_mut(BLOCK))
+    {
+        for (s, t) in src.chunks_exact(6).zip(tmp.chunks_exact_mut(8)) {
+            t.copy_from_slice(&spread(load48(s)).to_le_bytes());
+        }
+        for (a, &t) in dst.iter_mut().zip(tmp.iter()) {
+            *a = (*a).max(t);
+        }
+    }
+}
+
+/// Adds the histogram of register values of a dense body to `hist` (`hist[v]` = number of
+/// registers holding `v`).
+pub fn histogram(body: &[u8], hist: &mut [u32; 64]) {
+    debug_assert_eq!(body.len(), DENSE_BODY);
+    // Four interleaved histograms avoid store-to-load stalls on repeated values.
+    let mut h = [[0u32; 64]; 4];
+    for s in body.chunks_exact(6) {
+        let x = load48(s);
+        h[0][(x & 63) as usize] += 1;
+        h[1][((x >> 6) & 63) as usize] += 1;
+        h[2][((x >> 12) & 63) as usize] += 1;
+        h[3][((x >> 18) & 63) as usize] += 1;
+        h[0][((x >> 24) & 63) as usize] += 1;
+        h[1][((x >> 30) & 63) as usize] += 1;
+        h[2][((x >> 36) & 63) as usize] += 1;
+        h[3][((x >> 42) & 63) as usize] += 1;
+    }
+    for (i, v) in hist.iter_mut().enumerate() {
+        *v += h[0][i] + h[1][i] + h[2][i] + h[3][i];
+    }
+}
+
+/// Adds the histogram of one-byte-per-register values to `hist`.
+pub fn histogram_raw(regs: &Registers, hist: &mut [u32; 64]) {
+    let mut h = [[0u32; 64]; 4];
+    for c in regs.0.chunks_exact(4) {
+        h[0][(c[0] & 63) as usize] += 1;
+        h[1][(c[1] & 63) as usize] += 1;
+        h[2][(c[2] & 63) as usize] += 1;
+        h[3][(c[3] & 63) as usize] += 1;
+    }
+    for (i, v) in hist.iter_mut().enumerate() {
+        *v += h[0][i] + h[1][i] + h[2][i] + h[3][i];
+    }
+}
+
+/// Register `index` (< [`REGISTERS`]) of a dense body.
+#[inline]
+pub fn get(body: &[u8], index: usize) -> u8 {
+    let bit = index * 6;
+    let byte = bit / 8;
+    let shift = bit % 8;
+    let lo = body[byte] as u16;
+    let hi = body.get(byte + 1).copied().unwrap_or(0) as u16;
+    (((lo | (hi << 8)) >> shift) & 63) as u8
+}
+
+/// Sets register `index` to `value` (< 64) in a dense body.
+#[inline]
+pub fn set(body: &mut [u8], index: usize, value: u8) {
+    debug_assert!(index < REGISTERS && value < 64);
+    let bit = index * 6;
+    let byte = bit / 8;
+    let shift = bit % 8;
+    body[byte] = (body[byte] & !(63u8 << shift)) | (value << shift);
+    if shift > 2 {
+        let hs = 8 - shift;
+        body[byte + 1] = (body[byte + 1] & !(63u8 >> hs)) | (value >> hs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_gather_roundtrip_and_layout() {
+        let mut regs = Registers::zero();
+        for i in 0..REGISTERS {
+            regs.0[i] = ((i * 7 + i / 3) % 64) as u8;
+        }
+        let mut body = vec![0u8; DENSE_BODY];
+        pack(&regs, &mut body);
+        // Layout check against the plain bit-by-bit definition.
+        for i in 0..REGISTERS {
+            let mut v = 0u8;
+            for k in 0..6 {
+                let b = i * 6 + k;
+                v |= ((body[b / 8] >> (b % 8)) & 1) << k;
+            }
+            assert_eq!(v, regs.0[i], "register {i}");
+            assert_eq!(get(&body, i), regs.0[i]);
+        }
+        let mut back = Registers::zero();
+        unpack(&body, &mut back);
+        assert!(back.0 == regs.0);
+        // set() agrees with pack().
+        let mut body2 = vec![0u8; DENSE_BODY];
+        for i in (0..REGISTERS).rev() {
+            set(&mut body2, i, regs.0[i]);
+        }
+        assert_eq!(body, body2);
+        let mut h = [0u32; 64];
+        histogram(&body, &mut h);
+        let mut h2 = [0u32; 64];
+        histogram_raw(&regs, &mut h2);
+        assert_eq!(h, h2);
+        assert_eq!(h.iter().sum::<u32>(), REGISTERS as u32);
+        let mut acc = Registers::zero();
+        acc.0[5] = 63;
+        max_into(&body, &mut acc);
+        assert_eq!(acc.0[5], 63);
+        assert_eq!(acc.0[6], regs.0[6]);
+    }
+}

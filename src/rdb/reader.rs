@@ -1,0 +1,612 @@
+//! The RDB byte-level reader: a bounds-checked cursor over the input and the decoding of one
+//! value of each RDB type.
+//!
+//! Lengths use Redis' variable encoding: the top two bits of the first byte select 6-bit,
+//! 14-bit (big-endian), 32-bit or 64-bit (big-endian, after `0x80`/`0x81`) lengths, or (`11`)
+//! a special string encoding: 8/16/32-bit little-endian integers or an LZF-compressed string
+//! (compressed length, uncompressed length, data). Every length is checked against the
+//! remaining input before anything is allocated.
+
+use std::borrow::Cow;
+
+use super::encoded::{self, BlobError, Item};
+use super::RdbError;
+use crate::keyspace::{RedisType, Value};
+use crate::string::RedisString;
+use crate::zset::ZSet;
+
+/// RDB value type bytes (the byte before each key).
+pub mod types {
+    pub const STRING: u8 = 0;
+    pub const LIST: u8 = 1;
+    pub const SET: u8 = 2;
+    pub const ZSET: u8 = 3;
+    pub const HASH: u8 = 4;
+    pub const ZSET_2: u8 = 5;
+    pub const MODULE_PRE_GA: u8 = 6;
+    pub const MODULE_2: u8 = 7;
+    pub const HASH_ZIPMAP: u8 = 9;
+    pub const LIST_ZIPLIST: u8 = 10;
+    pub const SET_INTSET: u8 = 11;
+    pub const ZSET_ZIPLIST: u8 = 12;
+    pub const HASH_ZIPLIST: u8 = 13;
+    pub const LIST_QUICKLIST: u8 = 14;
+    pub const STREAM_LISTPACKS: u8 = 15;
+    pub const HASH_LISTPACK: u8 = 16;
+    pub const ZSET_LISTPACK: u8 = 17;
+    pub const LIST_QUICKLIST_2: u8 = 18;
+    pub const STREAM_LISTPACKS_2: u8 = 19;
+    pub const SET_LISTPACK: u8 = 20;
+    pub const STREAM_LISTPACKS_3: u8 = 21;
+    pub const HASH_METADATA_PRE_GA: u8 = 22;
+    pub const HASH_LISTPACK_EX_PRE_GA: u8 = 23;
+    pub const HASH_METADATA: u8 = 24;
+    pub const HASH_LISTPACK_EX: u8 = 25;
+}
+
+/// RDB opcodes (bytes that are not value types).
+pub mod opcodes {
+    pub const SLOT_INFO: u8 = 244;
+    pub const FUNCTION2: u8 = 245;
+    pub const FUNCTION_PRE_GA: u8 = 246;
+    pub const MODULE_AUX: u8 = 247;
+    pub const IDLE: u8 = 248;
+    pub const FREQ: u8 = 249;
+    pub const AUX: u8 = 250;
+    pub const RESIZEDB: u8 = 251;
+    pub const EXPIRETIME_MS: u8 = 252;
+    pub const EXPIRETIME: u8 = 253;
+    pub const SELECTDB: u8 = 254;
+    pub const EOF: u8 = 255;
+}
+
+/// The encoding name Redis' OBJECT ENCODING would report for a value of this RDB type as
+/// loaded (`None` for unknown types).
+pub fn type_info(t: u8) -> Option<(RedisType, &'static str)> {
+    use types::*;
+    Some(match t {
+        STRING => (RedisType::String, "string"),
+        LIST => (RedisType::List, "linkedlist"),
+        SET => (RedisType::Set, "hashtable"),
+        ZSET | ZSET_2 => (RedisType::ZSet, "skiplist"),
+        HASH => (RedisType::Hash, "hashtable"),
+        HASH_ZIPMAP => (RedisType::Hash, "zipmap"),
+        LIST_ZIPLIST => (RedisType::List, "ziplist"),
+        SET_INTSET => (RedisType::Set, "intset"),
+        ZSET_ZIPLIST => (RedisType::ZSet, "ziplist"),
+        HASH_ZIPLIST => (RedisType::Hash, "ziplist"),
+        LIST_QUICKLIST => (RedisType::List, "quicklist(ziplist)"),
+        LIST_QUICKLIST_2 => (RedisType::List, "quicklist(listpack)"),
+        STREAM_LISTPACKS => (RedisType::Stream, "stream(listpacks v1)"),
+        STREAM_LISTPACKS_2 => (RedisType::Stream, "stream(listpacks v2)"),
+        STREAM_LISTPACKS_3 => (RedisType::Stream, "stream(listpacks v3)"),
+        HASH_LISTPACK => (RedisType::Hash, "listpack"),
+        ZSET_LISTPACK => (RedisType::ZSet, "listpack"),
+        SET_LISTPACK => (RedisType::Set, "listpack"),
+        HASH_METADATA_PRE_GA | HASH_METADATA => (RedisType::Hash, "hashtable(field expiry)"),
+        HASH_LISTPACK_EX_PRE_GA | HASH_LISTPACK_EX => (RedisType::Hash, "listpack(field expiry)"),
+        MODULE_2 => (RedisType::Module(*b"module???"), "module"),
+        _ => return None,
+    })
+}
+
+/// A bounds-checked cursor over RDB bytes. `base` is the offset of `buf[0]` in the caller's
+/// input, so that errors report absolute offsets.
+pub(crate) struct Cursor<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+    pub base: u64,
+}
+
+/// A decoded length field: a plain length or a special string encoding (0..=3).
+enum Len {
+    Plain(u64),
+    Special(u8),
+}
+
+/// The LZF worst-case expansion: a 3-byte back-reference yields at most 264 bytes.
+const LZF_MAX_RATIO: u64 = 88;
+
+impl<'a> Cursor<'a> {
+    pub fn new(buf: &'a [u8], base: u64) -> Self {
+        Cursor { buf, pos: 0, base }
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub fn err_at(&self, at: usize, message: impl Into<String>) -> RdbError {
+        RdbError {
+            offset: self.base + at as u64,
+            key: None,
+            message: message.into(),
+        }
+    }
+
+    fn blob_err(&self, blob_at: usize, what: &str, e: BlobError) -> RdbError {
+        self.err_at(blob_at + e.offset, format!("corrupt {what}: {}", e.message))
+    }
+
+    pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], RdbError> {
+        if n > self.remaining() as u64 {
+            return Err(self.err_at(
+                self.pos,
+                format!(
+                    "truncated input: {what} needs {n} bytes, only {} remain",
+                    self.remaining()
+                ),
+            ));
+        }
+        let s = &self.buf[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(s)
+    }
+
+    pub fn u8(&mut self, what: &str) -> Result<u8, RdbError> {
+        Ok(self.take(1, what)?[0])
+    }
+
+    pub fn u64_le(&mut self, what: &str) -> Result<u64, RdbError> {
+        let s = self.take(8, what)?;
+        Ok(u64::from_le_bytes(s.try_into().expect("8 bytes")))
+    }
+
+    pub fn i32_le(&mut self, what: &str) -> Result<i32, RdbError> {
+        let s = self.take(4, what)?;
+        Ok(i32::from_le_bytes(s.try_into().expect("4 bytes")))
+    }
+
+    fn len_field(&mut self, what: &str) -> Result<Len, RdbError> {
+        let at = self.pos;
+        let b = self.u8(what)?;
+        Ok(match b >> 6 {
+            0 => Len::Plain((b & 0x3F) as u64),
+            1 => Len::Plain((((b & 0x3F) as u64) << 8) | self.u8(what)? as u64),
+            2 => match b {
+                0x80 => {
+                    let s = self.take(4, what)?;
+                    Len::Plain(u32::from_be_bytes(s.try_into().expect("4 bytes")) as u64)
+                }
+                0x81 => {
+                    let s = self.take(8, what)?;
+                    Len::Plain(u64::from_be_bytes(s.try_into().expect("8 bytes")))
+                }
+                _ => return Err(self.err_at(at, format!("invalid length byte 0x{b:02x}"))),
+            },
+            _ => Len::Special(b & 0x3F),
+        })
+    }
+
+    /// A plain length (a special string encoding here is an error).
+    pub fn length(&mut self, what: &str) -> Result<u64, RdbError> {
+        let at = self.pos;
+        match self.len_field(what)? {
+            Len::Plain(n) => Ok(n),
+            Len::Special(_) => Err(self.err_at(at, format!("{what}: expected a length"))),
+        }
+    }
+
+    /// A count of items that each take at least `min_item_bytes` bytes: rejected when the
+    /// remaining input cannot hold that many.
+    pub fn count(&mut self, min_item_bytes: u64, what: &str) -> Result<u64, RdbError> {
+        let at = self.pos;
+        let n = self.length(what)?;
+        if n.saturating_mul(min_item_bytes) > self.remaining() as u64 {
+            return Err(self.err_at(
+                at,
+                format!(
+                    "{what} {n} exceeds what the remaining {} bytes can hold",
+                    self.remaining()
+                ),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// A string: raw bytes (borrowed), an integer as decimal text, or LZF-decompressed bytes.
+    pub fn string(&mut self, what: &str) -> Result<Cow<'a, [u8]>, RdbError> {
+        let at = self.pos;
+        match self.len_field(what)? {
+            Len::Plain(n) => Ok(Cow::Borrowed(self.take(n, what)?)),
+            Len::Special(0) => Ok(Cow::Owned((self.u8(what)? as i8).to_string().into_bytes())),
+            Len::Special(1) => {
+                let s = self.take(2, what)?;
+                Ok(Cow::Owned(
+                    i16::from_le_bytes([s[0], s[1]]).to_string().into_bytes(),
+                ))
+            }
+            Len::Special(2) => Ok(Cow::Owned(self.i32_le(what)?.to_string().into_bytes())),
+            Len::Special(3) => {
+                let (data, ulen) = self.lzf_parts(what)?;
+                let data_at = self.pos - data.len();
+                let out = lzf::decompress(data, ulen as usize)
+                    .map_err(|e| self.err_at(data_at, format!("{what}: LZF data corrupt: {e}")))?;
+                if out.len() as u64 != ulen {
+                    return Err(self.err_at(
+                        data_at,
+                        format!(
+                            "{what}: LZF data expands to {} bytes, header says {ulen}",
+                            out.len()
+                        ),
+                    ));
+                }
+                Ok(Cow::Owned(out))
+            }
+            Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
+        }
+    }
+
+    /// Reads the header of an LZF string and returns (compressed data, uncompressed length),
+    /// after checking that the uncompressed length is possible for that much data.
+    fn lzf_parts(&mut self, what: &str) -> Result<(&'a [u8], u64), RdbError> {
+        let clen = self.length(what)?;
+        let ul_at = self.pos;
+        let ulen = self.length(what)?;
+        let data = self.take(clen, what)?;
+        if clen == 0 || ulen > clen.saturating_mul(LZF_MAX_RATIO) || ulen > usize::MAX as u64 {
+            return Err(self.err_at(
+                ul_at,
+                format!(
+                    "{what}: LZF uncompressed length {ulen} impossible for {clen} compressed bytes"
+                ),
+            ));
+        }
+        Ok((data, ulen))
+    }
+
+    /// Skips a string without decompressing it; returns its (uncompressed) length in bytes.
+    pub fn skip_string(&mut self, what: &str) -> Result<u64, RdbError> {
+        let at = self.pos;
+        match self.len_field(what)? {
+            Len::Plain(n) => self.take(n, what).map(|_| n),
+            Len::Special(0) => self
+                .take(1, what)
+                .map(|s| (s[0] as i8).to_string().len() as u64),
+            Len::Special(1) => self
+                .take(2, what)
+                .map(|s| i16::from_le_bytes([s[0], s[1]]).to_string().len() as u64),
+            Len::Special(2) => self.i32_le(what).map(|v| v.to_string().len() as u64),
+            Len::Special(3) => self.lzf_parts(what).map(|(_, u)| u),
+            Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
+        }
+    }
+
+    /// A string that holds an embedded blob, with the blob's offset in `buf` (blobs are
+    /// only stored raw or LZF-compressed).
+    fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, usize), RdbError> {
+        let at = self.pos;
+        let s = self.string(what)?;
+        // For raw strings the blob starts after the length header.
+        let blob_at = match &s {
+            Cow::Borrowed(b) => self.pos - b.len(),
+            Cow::Owned(_) => at,
+        };
+        Ok((s, blob_at))
+    }
+
+    fn check_blob(
+        &mut self,
+        what: &str,
+        check: bool,
+        decode: for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>,
+    ) -> Result<(), RdbError> {
+        if !check {
+            return self.skip_string(what).map(|_| ());
+        }
+        let (b, at) = self.blob(what)?;
+        decode(&b).map_err(|e| self.blob_err(at, what, e))?;
+        Ok(())
+    }
+
+    fn zset_blob(
+        &mut self,
+        what: &str,
+        decode: for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>,
+    ) -> Result<ZSet, RdbError> {
+        let (b, at) = self.blob(what)?;
+        let items = decode(&b).map_err(|e| self.blob_err(at, what, e))?;
+        if items.len() % 2 != 0 {
+            return Err(self.err_at(at, format!("{what}: odd number of entries {}", items.len())));
+        }
+        let mut pairs = Vec::with_capacity(items.len() / 2);
+        for pair in items.chunks_exact(2) {
+            let score = pair[1].to_score().ok_or_else(|| {
+                self.err_at(at, format!("{what}: score {:?} is not a number", pair[1]))
+            })?;
+            pairs.push((pair[0].to_vec(), score));
+        }
+        Ok(ZSet::from_pairs(pairs))
+    }
+
+    fn module_opcodes(&mut self) -> Result<(), RdbError> {
+        loop {
+            let at = self.pos;
+            match self.length("module opcode")? {
+                0 => return Ok(()),
+                1 | 2 => {
+                    self.length("module integer")?;
+                }
+                3 => {
+                    self.take(4, "module float")?;
+                }
+                4 => {
+                    self.take(8, "module double")?;
+                }
+                5 => {
+                    self.skip_string("module string")?;
+                }
+                op => return Err(self.err_at(at, format!("unknown module opcode {op}"))),
+            }
+        }
+    }
+
+    /// Skips a MODULE_AUX record body (after the opcode byte).
+    pub fn module_aux(&mut self) -> Result<(), RdbError> {
+        self.length("module id")?;
+        let at = self.pos;
+        let when_op = self.length("module aux when opcode")?;
+        if when_op != 2 {
+            return Err(self.err_at(at, format!("module aux when-opcode {when_op}, expected 2")));
+        }
+        self.length("module aux when")?;
+        self.module_opcodes()
+    }
+
+    fn stream(&mut self, t: u8, check: bool) -> Result<(), RdbError> {
+        let nodes = self.count(2, "stream listpack count")?;
+        for _ in 0..nodes {
+            let at = self.pos;
+            let id_len = self.skip_string("stream node id")?;
+            if id_len != 16 {
+                return Err(
+                    self.err_at(at, format!("stream node id of {id_len} bytes, expected 16"))
+                );
+            }
+            self.check_blob("stream listpack", check, encoded::listpack)?;
+        }
+        self.length("stream length")?;
+        self.length("stream last id ms")?;
+        self.length("stream last id seq")?;
+        if t >= types::STREAM_LISTPACKS_2 {
+            for what in [
+                "stream first id ms",
+                "stream first id seq",
+                "stream max deleted id ms",
+                "stream max deleted id seq",
+                "stream entries added",
+            ] {
+                self.length(what)?;
+            }
+        }
+        let groups = self.count(3, "stream consumer group count")?;
+        for _ in 0..groups {
+            self.skip_string("consumer group name")?;
+            self.length("consumer group last id ms")?;
+            self.length("consumer group last id seq")?;
+            if t >= types::STREAM_LISTPACKS_2 {
+                self.length("consumer group entries read")?;
+            }
+            let pel = self.count(25, "consumer group PEL size")?;
+            for _ in 0..pel {
+                self.take(16 + 8, "PEL entry")?;
+                self.length("PEL delivery count")?;
+            }
+            let consumers = self.count(10, "consumer count")?;
+            for _ in 0..consumers {
+                self.skip_string("consumer name")?;
+                self.take(8, "consumer seen time")?;
+                if t >= types::STREAM_LISTPACKS_3 {
+                    self.take(8, "consumer active time")?;
+                }
+                let pel = self.count(16, "consumer PEL size")?;
+                self.take(pel * 16, "consumer PEL")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one value of RDB type `t`. With `materialise` false the value is walked (every
+    /// length checked) but not built, and `Ok(None)` is returned; with it true, strings and
+    /// sorted sets are built and embedded blobs of other types are fully validated.
+    pub fn value(&mut self, t: u8, materialise: bool) -> Result<Option<Value>, RdbError> {
+        use types::*;
+        let at = self.pos;
+        let check = materialise;
+        let other = |rt: RedisType| Ok(materialise.then_some(Value::Other(rt)));
+        match t {
+            STRING => {
+                if materialise {
+                    let s = self.string("string value")?.into_owned();
+                    Ok(Some(Value::String(RedisString::from_bytes(s))))
+                } else {
+                    self.skip_string("string value")?;
+                    Ok(None)
+                }
+            }
+            LIST | SET => {
+                let n = self.count(1, "element count")?;
+                for _ in 0..n {
+                    self.skip_string("element")?;
+                }
+                other(if t == LIST {
+                    RedisType::List
+                } else {
+                    RedisType::Set
+                })
+            }
+            HASH => {
+                let n = self.count(2, "hash field count")?;
+                for _ in 0..n {
+                    self.skip_string("hash field")?;
+                    self.skip_string("hash value")?;
+                }
+                other(RedisType::Hash)
+            }
+            ZSET | ZSET_2 => {
+                let n = self.count(if t == ZSET { 2 } else { 9 }, "sorted set size")?;
+                let mut pairs = Vec::new();
+                for _ in 0..n {
+                    let member = if materialise {
+                        Some(self.string("sorted set member")?.into_owned())
+                    } else {
+                        self.skip_string("sorted set member")?;
+                        None
+                    };
+                    let s_at = self.pos;
+                    let score = if t == ZSET_2 {
+                        f64::from_bits(self.u64_le("sorted set score")?)
+                    } else {
+                        match self.u8("sorted set score")? {
+                            253 => f64::NAN,
+                            254 => f64::INFINITY,
+                            255 => f64::NEG_INFINITY,
+                            n => {
+                                let txt = self.take(n as u64, "sorted set score")?;
+                                std::str::from_utf8(txt)
+                                    .ok()
+                                    .and_then(|s| s.parse::<f64>().ok())
+                                    .ok_or_else(|| {
+                                        self.err_at(s_at, "sorted set score is not a number")
+                                    })?
+                            }
+                        }
+                    };
+                    if score.is_nan() {
+                        return Err(self.err_at(s_at, "sorted set score is NaN"));
+                    }
+                    if let Some(m) = member {
+                        pairs.push((m, score));
+                    }
+                }
+                Ok(materialise.then(|| Value::ZSet(ZSet::from_pairs(pairs))))
+            }
+            HASH_ZIPMAP => {
+                self.check_blob("zipmap", check, encoded::zipmap)?;
+                other(RedisType::Hash)
+            }
+            LIST_ZIPLIST => {
+                self.check_blob("ziplist", check, encoded::ziplist)?;
+                other(RedisType::List)
+            }
+            HASH_ZIPLIST => {
+                self.check_blob("ziplist", check, encoded::ziplist)?;
+                other(RedisType::Hash)
+            }
+            SET_INTSET => {
+                if check {
+                    let (b, b_at) = self.blob("intset")?;
+                    encoded::intset(&b).map_err(|e| self.blob_err(b_at, "intset", e))?;
+                } else {
+                    self.skip_string("intset")?;
+                }
+                other(RedisType::Set)
+            }
+            SET_LISTPACK => {
+                self.check_blob("listpack", check, encoded::listpack)?;
+                other(RedisType::Set)
+            }
+            HASH_LISTPACK => {
+                self.check_blob("listpack", check, encoded::listpack)?;
+                other(RedisType::Hash)
+            }
+            ZSET_ZIPLIST | ZSET_LISTPACK => {
+                type Decode = for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>;
+                let (name, dec): (&str, Decode) = if t == ZSET_ZIPLIST {
+                    ("ziplist", encoded::ziplist)
+                } else {
+                    ("listpack", encoded::listpack)
+                };
+                if materialise {
+                    Ok(Some(Value::ZSet(self.zset_blob(name, dec)?)))
+                } else {
+                    self.skip_string(name)?;
+                    Ok(None)
+                }
+            }
+            LIST_QUICKLIST => {
+                let n = self.count(1, "quicklist node count")?;
+                for _ in 0..n {
+                    self.check_blob("quicklist ziplist", check, encoded::ziplist)?;
+                }
+                other(RedisType::List)
+            }
+            LIST_QUICKLIST_2 => {
+                let n = self.count(2, "quicklist node count")?;
+                for _ in 0..n {
+                    let c_at = self.pos;
+                    match self.length("quicklist container")? {
+                        1 => {
+                            self.skip_string("quicklist plain node")?;
+                        }
+                        2 => self.check_blob("quicklist listpack", check, encoded::listpack)?,
+                        c => {
+                            return Err(
+                                self.err_at(c_at, format!("unknown quicklist container {c}"))
+                            )
+                        }
+                    }
+                }
+                other(RedisType::List)
+            }
+            STREAM_LISTPACKS | STREAM_LISTPACKS_2 | STREAM_LISTPACKS_3 => {
+                self.stream(t, check)?;
+                other(RedisType::Stream)
+            }
+            HASH_METADATA_PRE_GA | HASH_METADATA => {
+                if t == HASH_METADATA {
+                    self.take(8, "hash minimum field expiry")?;
+                }
+                let n = self.count(3, "hash field count")?;
+                for _ in 0..n {
+                    self.length("hash field TTL")?;
+                    self.skip_string("hash field")?;
+                    self.skip_string("hash value")?;
+                }
+                other(RedisType::Hash)
+            }
+            HASH_LISTPACK_EX_PRE_GA | HASH_LISTPACK_EX => {
+                if t == HASH_LISTPACK_EX {
+                    self.take(8, "hash minimum field expiry")?;
+                }
+                if check {
+                    let (b, b_at) = self.blob("listpack")?;
+                    let items =
+                        encoded::listpack(&b).map_err(|e| self.blob_err(b_at, "listpack", e))?;
+                    if items.len() % 3 != 0 {
+                        return Err(self.err_at(
+                            b_at,
+                            format!(
+                                "hash listpack with expiry has {} entries, not triplets",
+                                items.len()
+                            ),
+                        ));
+                    }
+                } else {
+                    self.skip_string("listpack")?;
+                }
+                other(RedisType::Hash)
+            }
+            MODULE_2 => {
+                let id = self.length("module id")?;
+                self.module_opcodes()?;
+                other(RedisType::Module(module_name(id)))
+            }
+            MODULE_PRE_GA => Err(self.err_at(
+                at,
+                "module value of pre-release format (type 6) cannot be walked",
+            )),
+            _ => Err(self.err_at(at, format!("unknown RDB value type {t}"))),
+        }
+    }
+}
+
+/// The 9-character module type name encoded in the top 54 bits of a module id.
+pub fn module_name(id: u64) -> [u8; 9] {
+    const CHARSET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut name = [0u8; 9];
+    for (j, c) in name.iter_mut().enumerate() {
+        *c = CHARSET[((id >> (64 - 6 * (j + 1))) & 63) as usize];
+    }
+    name
+}

@@ -1,0 +1,172 @@
+use super::*;
+use crate::zset::ZSet;
+
+fn write_sample() -> Vec<u8> {
+    let mut w = RdbWriter::new(Vec::new(), 10).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"plain", b"hello", None).unwrap();
+    w.write_string(b"int", b"-12345", Some(1_900_000_000_000))
+        .unwrap();
+    w.write_string(b"big", b"4294967296", None).unwrap();
+    w.write_string(b"zeros", &vec![0u8; 5000], None).unwrap();
+    w.write_string(b"lead0", b"007", None).unwrap();
+    w.select_db(3).unwrap();
+    let z = ZSet::from_pairs(vec![
+        (b"a".to_vec(), 1.5),
+        (b"b".to_vec(), f64::NEG_INFINITY),
+        (b"c".to_vec(), 3e300),
+    ]);
+    w.write_zset(b"z", &z, None).unwrap();
+    w.finish().unwrap()
+}
+
+fn string_of(snap: &Snapshot, db: u64, key: &[u8]) -> Vec<u8> {
+    match snap.databases[&db].get(key) {
+        Some(Value::String(s)) => s.as_bytes().into_owned(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn writer_round_trip() {
+    let bytes = write_sample();
+    // LZF actually used for the zero run, int encoding for "-12345".
+    assert!(bytes.len() < 1000);
+    assert!(bytes.windows(3).any(|w| w == [0xC1, 0xC7, 0xCF]));
+    let snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(snap.version, 10);
+    assert_eq!(string_of(&snap, 0, b"plain"), b"hello");
+    assert_eq!(string_of(&snap, 0, b"int"), b"-12345");
+    assert_eq!(string_of(&snap, 0, b"big"), b"4294967296");
+    assert_eq!(string_of(&snap, 0, b"lead0"), b"007");
+    assert_eq!(string_of(&snap, 0, b"zeros"), vec![0u8; 5000]);
+    assert_eq!(
+        snap.databases[&0].entry(b"int").unwrap().expire_at_ms,
+        Some(1_900_000_000_000)
+    );
+    match snap.databases[&3].get(b"z") {
+        Some(Value::ZSet(z)) => {
+            let v: Vec<_> = z.iter().map(|(m, s)| (m.to_vec(), s)).collect();
+            assert_eq!(
+                v,
+                vec![
+                    (b"b".to_vec(), f64::NEG_INFINITY),
+                    (b"a".to_vec(), 1.5),
+                    (b"c".to_vec(), 3e300)
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn patterns_skip_unselected_keys() {
+    let bytes = write_sample();
+    let opts = LoadOptions {
+        patterns: vec![b"z*".to_vec(), b"pl?in".to_vec()],
+        ..LoadOptions::default()
+    };
+    let snap = load_rdb(&bytes, &opts).unwrap();
+    assert_eq!(snap.databases[&0].len(), 2);
+    assert!(snap.databases[&0].get(b"zeros").is_some());
+    assert!(snap.databases[&0].get(b"int").is_none());
+    assert_eq!(snap.databases[&3].len(), 1);
+}
+
+#[test]
+fn checksum_is_verified_and_can_be_disabled() {
+    let mut bytes = write_sample();
+    let i = bytes.windows(5).position(|w| w == b"hello").unwrap();
+    bytes[i] = b'j';
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("CRC-64 mismatch"), "{e}");
+    assert_eq!(e.offset as usize, bytes.len() - 8);
+    let opts = LoadOptions {
+        verify_checksum: false,
+        ..LoadOptions::default()
+    };
+    let snap = load_rdb(&bytes, &opts).unwrap();
+    assert_eq!(string_of(&snap, 0, b"plain"), b"jello");
+    // A zero trailer means "no checksum".
+    let n = bytes.len();
+    bytes[n - 8..].fill(0);
+    assert!(load_rdb(&bytes, &LoadOptions::default()).is_ok());
+}
+
+#[test]
+fn truncation_gives_offset_errors() {
+    let bytes = write_sample();
+    for cut in 0..bytes.len() {
+        let e = load_rdb(&bytes[..cut], &LoadOptions::default()).unwrap_err();
+        assert!(e.offset <= cut as u64, "cut {cut}: {e}");
+    }
+}
+
+#[test]
+fn unknown_type_names_byte_and_offset() {
+    let mut bytes = write_sample();
+    // Replace the ZSET_2 type byte (just before key "z" in db 3) with 99.
+    let i = bytes.windows(3).position(|w| w == [5, 1, b'z']).unwrap();
+    bytes[i] = 99;
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.offset, i as u64);
+    assert!(e.message.contains("unknown RDB value type 99"), "{e}");
+}
+
+#[test]
+fn version_range() {
+    let mut bytes = write_sample();
+    bytes[5..9].copy_from_slice(b"0013");
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("unsupported RDB version 13"), "{e}");
+    bytes[5..9].copy_from_slice(b"0005");
+    assert!(load_rdb(&bytes, &LoadOptions::default()).is_err());
+    assert!(RdbWriter::new(Vec::new(), 13).is_err());
+}
+
+#[test]
+fn dump_payload_round_trip_and_checks() {
+    let p = dump_string(b"value", 10);
+    assert_eq!(
+        load_dump(&p).unwrap(),
+        Value::String(crate::string::RedisString::from_bytes(b"value".to_vec()))
+    );
+    let mut bad = p.clone();
+    bad[2] ^= 1;
+    assert!(load_dump(&bad).unwrap_err().message.contains("CRC-64"));
+    assert!(load_dump_with(&bad, false).is_ok());
+    let mut newer = dump_string(b"v", 13);
+    assert!(load_dump(&newer)
+        .unwrap_err()
+        .message
+        .contains("version 13"));
+    newer.truncate(5);
+    assert!(load_dump(&newer).is_err());
+
+    // Into a writer: verbatim copy, version checked.
+    let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+    w.write_dump_payload(b"k", &p, Some(5)).unwrap_err();
+    let p9 = dump_string(b"abc", 9);
+    w.write_dump_payload(b"k", &p9, Some(5)).unwrap();
+    let bytes = w.finish().unwrap();
+    let snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(string_of(&snap, 0, b"k"), b"abc");
+    assert_eq!(
+        snap.databases[&0].entry(b"k").unwrap().expire_at_ms,
+        Some(5)
+    );
+}
+
+#[test]
+fn module_names_decode() {
+    // "ReJSON-RL" module id with encver 3.
+    let charset = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let name = b"ReJSON-RL";
+    let mut id = 0u64;
+    for c in name {
+        id = (id << 6) | charset.iter().position(|x| x == c).unwrap() as u64;
+    }
+    id = (id << 10) | 3;
+    assert_eq!(&module_name(id), name);
+}

@@ -1,0 +1,249 @@
+//! A streaming RDB writer for strings, sorted sets and verbatim DUMP payloads.
+//!
+//! Output follows what Redis itself writes: header `REDIS000N`, aux fields, SELECTDB, per key
+//! an optional EXPIRETIME_MS, the type byte, the key and the value; then EOF and the CRC-64 of
+//! every byte before it. Strings are int-encoded when Redis would (decimal text that round-trips
+//! and fits in 32 bits) and LZF-compressed when longer than 20 bytes and the compressed form
+//! saves at least 4 bytes. Sorted sets use ZSET_2 (binary little-endian doubles). The CRC is
+//! kept running, so nothing is buffered.
+
+use std::io::{self, Write};
+
+use super::reader::{opcodes, types, Cursor};
+use super::{split_dump, type_info, RdbError, CRC64, MAX_VERSION, MIN_VERSION};
+use crate::command::args::parse_i64;
+use crate::zset::ZSet;
+
+/// Writes an RDB file to `W` as it goes (see the module docs for the format).
+pub struct RdbWriter<W: Write> {
+    w: W,
+    digest: crc::Digest<'static, u64>,
+    version: u32,
+    written: u64,
+}
+
+impl<W: Write> RdbWriter<W> {
+    /// Starts a file of RDB `version` (6 to 12; Redis 7.0 writes 10, 7.4 writes 12): writes the
+    /// header and the aux fields `redis-ver` (the oldest Redis writing that version) and
+    /// `redis-bits` (64).
+    pub fn new(w: W, version: u32) -> io::Result<Self> {
+        if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("RDB version {version} not in {MIN_VERSION}..={MAX_VERSION}"),
+            ));
+        }
+        let mut wr = RdbWriter {
+            w,
+            digest: CRC64.digest(),
+            version,
+            written: 0,
+        };
+        wr.put(format!("REDIS{version:04}").as_bytes())?;
+        let redis_ver: &[u8] = match version {
+            6 => b"2.6.0",
+            7 => b"3.2.0",
+            8 => b"4.0.0",
+            9 => b"5.0.0",
+            10 => b"7.0.0",
+            11 => b"7.2.0",
+            _ => b"7.4.0",
+        };
+        wr.aux(b"redis-ver", redis_ver)?;
+        wr.aux(b"redis-bits", b"64")?;
+        Ok(wr)
+    }
+
+    /// The RDB version being written.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    fn put(&mut self, b: &[u8]) -> io::Result<()> {
+        self.w.write_all(b)?;
+        self.digest.update(b);
+        self.written += b.len() as u64;
+        Ok(())
+    }
+
+    fn put_len(&mut self, n: u64) -> io::Result<()> {
+        if n < 1 << 6 {
+            self.put(&[n as u8])
+        } else if n < 1 << 14 {
+            self.put(&[0x40 | (n >> 8) as u8, n as u8])
+        } else if n <= u32::MAX as u64 {
+            let mut b = [0x80u8; 5];
+            b[1..].copy_from_slice(&(n as u32).to_be_bytes());
+            self.put(&b)
+        } else {
+            let mut b = [0x81u8; 9];
+            b[1..].copy_from_slice(&n.to_be_bytes());
+            self.put(&b)
+        }
+    }
+
+    fn put_string(&mut self, s: &[u8]) -> io::Result<()> {
+        if s.len() <= 11 {
+            if let Some(v) = parse_i64(s) {
+                if let Ok(v8) = i8::try_from(v) {
+                    return self.put(&[0xC0, v8 as u8]);
+                }
+                if let Ok(v16) = i16::try_from(v) {
+                    let b = v16.to_le_bytes();
+                    return self.put(&[0xC1, b[0], b[1]]);
+                }
+                if let Ok(v32) = i32::try_from(v) {
+                    let b = v32.to_le_bytes();
+                    return self.put(&[0xC2, b[0], b[1], b[2], b[3]]);
+                }
+            }
+        }
+        if s.len() > 20 {
+            if let Ok(c) = lzf::compress(s) {
+                if c.len() + 4 <= s.len() {
+                    self.put(&[0xC3])?;
+                    self.put_len(c.len() as u64)?;
+                    self.put_len(s.len() as u64)?;
+                    return self.put(&c);
+                }
+            }
+        }
+        self.put_len(s.len() as u64)?;
+        self.put(s)
+    }
+
+    fn put_expire(&mut self, expire_at_ms: Option<i64>) -> io::Result<()> {
+        if let Some(ms) = expire_at_ms {
+            self.put(&[opcodes::EXPIRETIME_MS])?;
+            self.put(&ms.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Writes an aux field (e.g. `ctime` as decimal Unix seconds).
+    pub fn aux(&mut self, name: &[u8], value: &[u8]) -> io::Result<()> {
+        self.put(&[opcodes::AUX])?;
+        self.put_string(name)?;
+        self.put_string(value)
+    }
+
+    /// Starts database `db`; keys written next belong to it.
+    pub fn select_db(&mut self, db: u64) -> io::Result<()> {
+        self.put(&[opcodes::SELECTDB])?;
+        self.put_len(db)
+    }
+
+    /// Writes a string key (absolute expiry in Unix milliseconds, if any).
+    pub fn write_string(
+        &mut self,
+        key: &[u8],
+        value: &[u8],
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        self.put_expire(expire_at_ms)?;
+        self.put(&[types::STRING])?;
+        self.put_string(key)?;
+        self.put_string(value)
+    }
+
+    /// Writes a sorted set key as ZSET_2 (binary doubles).
+    pub fn write_zset(
+        &mut self,
+        key: &[u8],
+        zset: &ZSet,
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        self.put_expire(expire_at_ms)?;
+        self.put(&[types::ZSET_2])?;
+        self.put_string(key)?;
+        self.put_len(zset.len() as u64)?;
+        for (member, score) in zset.iter() {
+            self.put_string(member)?;
+            self.put(&score.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Writes a key from a DUMP payload (type byte + value + 2-byte RDB version + CRC-64),
+    /// after checking its CRC-64, that its version is not newer than this file's, and that the
+    /// value's structure is well formed. The value bytes are copied verbatim.
+    pub fn write_dump_payload(
+        &mut self,
+        key: &[u8],
+        payload: &[u8],
+        expire_at_ms: Option<i64>,
+    ) -> Result<(), RdbError> {
+        let keyed = |e: RdbError| RdbError {
+            key: Some(key.to_vec()),
+            ..e
+        };
+        let (t, body, version) = split_dump(payload, true).map_err(keyed)?;
+        if version as u32 > self.version {
+            return Err(keyed(RdbError {
+                offset: payload.len() as u64 - 10,
+                key: None,
+                message: format!(
+                    "DUMP payload of RDB version {version} cannot go into a version {} file",
+                    self.version
+                ),
+            }));
+        }
+        if type_info(t).is_none() {
+            return Err(keyed(RdbError {
+                offset: 0,
+                key: None,
+                message: format!("unknown RDB value type {t} (byte 0x{t:02x})"),
+            }));
+        }
+        let mut c = Cursor::new(body, 1);
+        c.value(t, false).map_err(keyed)?;
+        if c.remaining() != 0 {
+            return Err(keyed(c.err_at(
+                c.pos,
+                format!("{} unexpected bytes after the value", c.remaining()),
+            )));
+        }
+        let io_err = |e: io::Error| RdbError {
+            offset: 0,
+            key: Some(key.to_vec()),
+            message: format!("write failed: {e}"),
+        };
+        self.put_expire(expire_at_ms).map_err(io_err)?;
+        self.put(&[t]).map_err(io_err)?;
+        self.put_string(key).map_err(io_err)?;
+        self.put(body).map_err(io_err)
+    }
+
+    /// Writes EOF and the CRC-64 trailer; returns the inner writer (flushed).
+    pub fn finish(mut self) -> io::Result<W> {
+        self.put(&[opcodes::EOF])?;
+        let crc = self.digest.finalize();
+        self.w.write_all(&crc.to_le_bytes())?;
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
+
+/// Builds a DUMP payload for a string value, as Redis `DUMP` would (RDB `version` trailer).
+pub fn dump_string(value: &[u8], version: u16) -> Vec<u8> {
+    let mut v = Vec::new();
+    {
+        let mut w = RdbWriter {
+            w: &mut v,
+            digest: CRC64.digest(),
+            version: version as u32,
+            written: 0,
+        };
+        w.put(&[types::STRING]).expect("vec write");
+        w.put_string(value).expect("vec write");
+    }
+    v.extend_from_slice(&version.to_le_bytes());
+    let crc = CRC64.checksum(&v);
+    v.extend_from_slice(&crc.to_le_bytes());
+    v
+}

@@ -1,0 +1,201 @@
+// Test harness for the end-to-end tests: free loopback ports, a throw-away redis-server,
+// `bitlens serve`, headless Chromium through playwright-core, and cleanup of every process
+// started here (also when a test fails or the runner is interrupted).
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+export const BITLENS = path.join(ROOT, 'target/release/bitlens');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+const children = new Set();
+const tempDirs = new Set();
+
+function killAll() {
+  for (const c of children) {
+    try {
+      c.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  children.clear();
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  tempDirs.clear();
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** A fresh temporary directory, removed at exit. */
+export function tempDir(prefix = 'bitlens-e2e-') {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(d);
+  return d;
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Spawns a process that is killed at the end of the run. Its output is kept (last 64 KB)
+ * for error messages; `waitFor(regex)` resolves with the first matching output line.
+ */
+export function start(cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  children.add(child);
+  let output = '';
+  const waiters = [];
+  const onData = (buf) => {
+    output = (output + buf.toString()).slice(-65536);
+    for (const w of [...waiters]) {
+      const m = w.re.exec(output);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  let exited = null;
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    children.delete(child);
+    for (const w of waiters.splice(0)) {
+      w.reject(new Error(`${cmd} exited (${code ?? signal}) before printing ${w.re}:\n${output}`));
+    }
+  });
+  child.on('error', (e) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`${cmd}: ${e.message}`));
+  });
+  return {
+    child,
+    output: () => output,
+    waitFor(re, timeoutMs = 60000) {
+      const m = re.exec(output);
+      if (m) return Promise.resolve(m);
+      if (exited) return Promise.reject(new Error(`${cmd} exited (${exited.code ?? exited.signal}):\n${output}`));
+      return new Promise((resolve, reject) => {
+        const w = { re, resolve, reject };
+        waiters.push(w);
+        setTimeout(() => {
+          const i = waiters.indexOf(w);
+          if (i >= 0) {
+            waiters.splice(i, 1);
+            reject(new Error(`timed out waiting for ${re} from ${cmd}:\n${output}`));
+          }
+        }, timeoutMs).unref();
+      });
+    },
+    async stop() {
+      if (exited || child.exitCode !== null) return;
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** redis-cli against a port; returns stdout (what redis-cli prints to a non-terminal). */
+export function redisCli(port, args, input) {
+  return execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+    input,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+/** Starts a redis-server on a free loopback port with a temporary --dir and no persistence. */
+export async function startRedis() {
+  const port = await freePort();
+  const dir = tempDir('bitlens-e2e-redis-');
+  const proc = start('redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--daemonize', 'no', '--protected-mode', 'yes',
+  ]);
+  await proc.waitFor(/Ready to accept connections/, 30000);
+  return { port, dir, proc };
+}
+
+/** Starts `bitlens serve ARGS` on a free port; resolves with its base URL once it is up. */
+export async function startBitlens(args = []) {
+  if (!existsSync(BITLENS)) throw new Error(`${BITLENS} is missing: run npm run build`);
+  const port = await freePort();
+  const proc = start(BITLENS, ['serve', '--bind', `127.0.0.1:${port}`, ...args], { cwd: ROOT });
+  const m = await proc.waitFor(/bitlens serving on (http:\/\/\S+)/, 60000);
+  return { url: m[1].replace(/\/+$/, ''), proc };
+}
+
+/** Launches Debian's Chromium headless through playwright-core. */
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** Creates test-artifacts/ and returns the path of a file in it. */
+export function artifact(name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, name);
+}
+
+/** RESP encoding of one command (binary-safe arguments: strings or Buffers). */
+export function resp(argv) {
+  const parts = [Buffer.from(`*${argv.length}\r\n`)];
+  for (const a of argv) {
+    const b = Buffer.isBuffer(a) ? a : Buffer.from(String(a));
+    parts.push(Buffer.from(`$${b.length}\r\n`), b, Buffer.from('\r\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Writes commands with `redis-cli --pipe` (mass insertion); throws if any reply is an error. */
+export function redisPipe(port, commands) {
+  const out = execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), '--pipe'], {
+    input: Buffer.concat(commands.map(resp)),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const m = /errors: (\d+), replies: (\d+)/.exec(out);
+  if (!m || m[1] !== '0' || Number(m[2]) !== commands.length) {
+    throw new Error(`redis-cli --pipe: ${out}`);
+  }
+}
+
+/** A small deterministic PRNG (mulberry32) so test data is the same on every run. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,207 @@
+// The three cards: what each one computes (as the exact Redis commands it runs on the wasm
+// engine) and how it is drawn. Every number carries a stable data-testid and its raw value
+// in data-value; the command that produced it is shown beside it for redis-cli.
+// A card that fails shows the error and the failed command; the other cards are unaffected.
+
+import { cliLine, el, fill, lastDays } from './util.js';
+
+/** Scratch key the active-users card passes to BITOP OR (removed again right after). */
+export const SCRATCH_7D = 'bitlens:tmp:active:7d';
+export const SCRATCH_30D = 'bitlens:tmp:active:30d';
+
+/** City presets for the nearby-shops card: [id, longitude, latitude] (degrees). */
+export const CITIES = [
+  ['shanghai', 121.4737, 31.2304],
+  ['beijing', 116.4074, 39.9042],
+];
+
+export const RADII = [1, 3, 5];
+export const PAGE_SIZE = 20;
+
+/** An error that remembers which command failed. */
+class CommandError extends Error {
+  constructor(argv, cause) {
+    super(cause && cause.message ? cause.message : String(cause));
+    this.argv = argv;
+  }
+}
+
+function run(argv, fn) {
+  try {
+    return fn();
+  } catch (e) {
+    throw new CommandError(argv, e);
+  }
+}
+
+/**
+ * Unique visitors for `date` (a UTC Date): PFCOUNT of the day's HyperLogLog and of the 7-
+ * and 30-day unions. Returns {rows: [{id, label, value, commands}], missing: [key]}.
+ */
+export function computeUv(engine, settings, date, t) {
+  const keys = (n) => lastDays(date, n).map((d) => fill(settings.uvKey, { date: d }));
+  const rows = [
+    ['uv-day', t.uvDay, keys(1)],
+    ['uv-7d', t.uv7, keys(7)],
+    ['uv-30d', t.uv30, keys(30)],
+  ].map(([id, label, ks]) => {
+    const argv = ['PFCOUNT', ...ks];
+    const value = run(argv, () => engine.pfcountUnion(ks));
+    return { id, label, value, commands: [argv] };
+  });
+  const missing = keys(1).filter((k) => !engine.command(['EXISTS', k]));
+  return { rows, missing };
+}
+
+/**
+ * Active users for `date`: BITCOUNT of the day's bitmap, and of the OR of the last 7 and 30
+ * days' bitmaps (BITOP OR into a scratch key, then BITCOUNT of it; the key is removed).
+ */
+export function computeActive(engine, settings, date, t) {
+  const keys = (n) => lastDays(date, n).map((d) => fill(settings.activeKey, { date: d }));
+  const day = keys(1)[0];
+  const rows = [];
+  {
+    const argv = ['BITCOUNT', day];
+    rows.push({
+      id: 'active-day',
+      label: t.activeDay,
+      value: run(argv, () => engine.bitcount(day)),
+      commands: [argv],
+    });
+  }
+  for (const [id, label, n, scratch] of [
+    ['active-7d', t.active7, 7, SCRATCH_7D],
+    ['active-30d', t.active30, 30, SCRATCH_30D],
+  ]) {
+    const ks = keys(n);
+    const commands = [
+      ['BITOP', 'OR', scratch, ...ks],
+      ['BITCOUNT', scratch],
+    ];
+    const value = run(commands[0], () => engine.bitopOrCount(ks, scratch));
+    rows.push({ id, label, value, commands, scratch: true });
+  }
+  const missing = [day].filter((k) => !engine.command(['EXISTS', k]));
+  return { rows, missing };
+}
+
+/**
+ * Nearby shops: GEOSEARCH key FROMLONLAT lon lat BYRADIUS r unit ASC WITHDIST WITHCOORD.
+ * Returns {argv, key, results: [{member, dist, lon, lat}]} (nearest first).
+ */
+export function computeNearby(engine, settings, q) {
+  const key = fill(settings.geoKey, { type: q.type });
+  const argv = [
+    'GEOSEARCH', key, 'FROMLONLAT', String(q.lon), String(q.lat),
+    'BYRADIUS', String(q.radius), q.unit, 'ASC', 'WITHDIST', 'WITHCOORD',
+  ];
+  const results = run(argv, () => engine.geosearch(key, q.lon, q.lat, q.radius, q.unit));
+  return { argv, key, results };
+}
+
+// ---- drawing ---------------------------------------------------------------------------------
+
+/**
+ * The Redis commands behind a number, one per line, ready to paste into redis-cli. Long ones
+ * (many keys) are folded under a one-line summary; the full text stays in the <pre>.
+ */
+function commandBlock(id, commands, t, fold = false) {
+  const pre = el('pre', { class: 'cmd', 'data-testid': `${id}-cmd`, title: t.commands }, commands.map(cliLine).join('\n'));
+  const head = (c) => (String(c[0]).toUpperCase() === 'BITOP' ? 4 : 2);
+  const keys = Math.max(...commands.map((c) => c.length - head(c) + 1));
+  if (!fold || keys <= 8) return pre;
+  const summary = commands
+    .map((c) => (c.length <= head(c) + 1 ? cliLine(c) : `${cliLine(c.slice(0, head(c)))} … ${cliLine(c.slice(-1))}`))
+    .join(' ; ');
+  return el('details', { class: 'cmd-fold' }, el('summary', {}, summary, ' ', el('span', { class: 'muted' }, t.keysCount(keys))), pre);
+}
+
+/** The error box of a card: message and the command that failed. */
+export function errorBox(id, err, t) {
+  return el(
+    'div',
+    { class: 'error', role: 'alert', 'data-testid': `${id}-error` },
+    el('strong', {}, t.failed + ': '),
+    el('span', { class: 'error-text', 'data-testid': `${id}-error-text` }, err && err.message ? err.message : String(err)),
+    err && err.argv ? el('pre', { class: 'cmd', 'data-testid': `${id}-error-cmd` }, cliLine(err.argv)) : null,
+  );
+}
+
+/** Draws a metric card (uv or active) into `body`. */
+export function drawMetricCard(body, id, compute, fmt, t) {
+  body.replaceChildren();
+  let result;
+  try {
+    result = compute();
+  } catch (e) {
+    body.append(errorBox(id, e, t));
+    return;
+  }
+  for (const k of result.missing) {
+    body.append(el('p', { class: 'warn', 'data-testid': `${id}-missing` }, t.missingKey(k)));
+  }
+  const list = el('div', { class: 'metrics' });
+  for (const r of result.rows) {
+    list.append(
+      el(
+        'div',
+        { class: 'metric' },
+        el('div', { class: 'metric-label' }, r.label),
+        el('div', { class: 'metric-value', 'data-testid': r.id, 'data-value': r.value }, fmt(r.value)),
+        commandBlock(r.id, r.commands, t, true),
+      ),
+    );
+  }
+  body.append(list);
+  if (result.rows.some((r) => r.scratch)) body.append(el('p', { class: 'note' }, t.scratchNote));
+}
+
+/**
+ * Draws the nearby-shops results (one page of PAGE_SIZE rows) into `body`.
+ * @param {{argv, results}} result from computeNearby
+ * @param {number} page 0-based
+ * @param {(page: number) => void} goto
+ */
+export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
+  body.replaceChildren();
+  const n = result.results.length;
+  const pages = Math.max(1, Math.ceil(n / PAGE_SIZE));
+  page = Math.min(Math.max(0, page), pages - 1);
+  body.append(
+    el(
+      'div',
+      { class: 'metric' },
+      el('div', { class: 'metric-label' }, t.within(fmt(n), q.radius, q.unit)),
+      el('div', { class: 'metric-value', 'data-testid': 'nearby-count', 'data-value': n }, fmt(n)),
+      commandBlock('nearby', [result.argv], t),
+    ),
+  );
+  if (n === 0) {
+    body.append(el('p', { class: 'note' }, t.noShops));
+    return;
+  }
+  const ol = el('ol', { class: 'shops', start: page * PAGE_SIZE + 1, 'data-testid': 'nearby-list' });
+  for (const s of result.results.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE)) {
+    ol.append(
+      el(
+        'li',
+        { 'data-testid': 'nearby-row', 'data-member': s.member, 'data-dist': s.dist.toFixed(4) },
+        el('span', { class: 'dist' }, `${s.dist.toFixed(4)} ${q.unit}`),
+        el('span', { class: 'member' }, s.member),
+      ),
+    );
+  }
+  body.append(ol);
+  if (pages > 1) {
+    body.append(
+      el(
+        'div',
+        { class: 'pager' },
+        el('button', { type: 'button', 'data-testid': 'nearby-prev', disabled: page === 0, onclick: () => goto(page - 1) }, t.prev),
+        el('span', { 'data-testid': 'nearby-page' }, t.page(page + 1, pages)),
+        el('button', { type: 'button', 'data-testid': 'nearby-next', disabled: page >= pages - 1, onclick: () => goto(page + 1) }, t.next),
+      ),
+    );
+  }
+}

@@ -1,0 +1,58 @@
+// Fetches an RDB snapshot from `bitlens serve` (GET {api}/snapshot?match=P&match=P...),
+// reporting progress while the bytes arrive.
+
+/**
+ * The snapshot URL for a set of Redis glob patterns.
+ * @param {string} api  API base, e.g. "/api" or "http://host:8080/api"
+ * @param {string[]} patterns
+ */
+export function snapshotUrl(api, patterns) {
+  const q = patterns.map((p) => 'match=' + encodeURIComponent(p)).join('&');
+  return `${api.replace(/\/+$/, '')}/snapshot${q ? '?' + q : ''}`;
+}
+
+/**
+ * Downloads the snapshot and returns its bytes.
+ * @param {string} url
+ * @param {(received: number, total: number|null) => void} onProgress called as chunks arrive;
+ *   `total` is the Content-Length when the server sent one (a streamed snapshot has none)
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function fetchSnapshot(url, onProgress, signal) {
+  const res = await fetch(url, { signal });
+  if (!res.ok) {
+    let detail = '';
+    try {
+      detail = (await res.text()).trim().slice(0, 300);
+    } catch {
+      /* no body */
+    }
+    throw new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail : ''}`);
+  }
+  const len = Number(res.headers.get('Content-Length'));
+  const total = Number.isFinite(len) && len > 0 ? len : null;
+  if (!res.body || !res.body.getReader) {
+    const buf = new Uint8Array(await res.arrayBuffer());
+    onProgress(buf.length, total);
+    return buf;
+  }
+  const reader = res.body.getReader();
+  const chunks = [];
+  let received = 0;
+  onProgress(0, total);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.length;
+    onProgress(received, total);
+  }
+  const out = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+// Small helpers shared by the panel: key templates, dates, redis-cli quoting, DOM building.
+
+/** Replaces `{name}` placeholders in a key template: fill('uv:{date}', {date: '20240520'}). */
+export function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (m, name) => (name in values ? String(values[name]) : m));
+}
+
+/** Escapes Redis glob metacharacters (`* ? [ ] \`) so a literal string matches only itself. */
+export function globEscape(s) {
+  return s.replace(/[*?[\]\\]/g, (c) => '\\' + c);
+}
+
+/**
+ * The Redis glob that matches every key a template can produce: placeholders become `*`,
+ * the rest is literal. globFor('stats:active:{date}') === 'stats:active:*'.
+ */
+export function globFor(template) {
+  return template
+    .split(/(\{\w+\})/)
+    .map((part, i) => (i % 2 ? '*' : globEscape(part)))
+    .join('');
+}
+
+/**
+ * Extracts the value of placeholder `name` from `key` if `key` matches `template`;
+ * null otherwise. capture('shop:geo:{type}', 'shop:geo:food', 'type') === 'food'.
+ */
+export function capture(template, key, name) {
+  const names = [];
+  const re = template
+    .split(/(\{\w+\})/)
+    .map((part, i) => {
+      if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const n = part.slice(1, -1);
+      names.push(n);
+      return n === 'date' ? '(\\d{8})' : '(.+?)';
+    })
+    .join('');
+  const m = new RegExp('^' + re + '$').exec(key);
+  if (!m) return null;
+  const i = names.indexOf(name);
+  return i < 0 ? null : m[i + 1];
+}
+
+/** Parses `20240520` or `2024-05-20` into a UTC Date at midnight; null when invalid. */
+export function parseDate(s) {
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(String(s || '').trim());
+  if (!m) return null;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3] ? d : null;
+}
+
+/** `YYYYMMDD` of a UTC date (the form used in key names). */
+export function ymd(d) {
+  return d.toISOString().slice(0, 10).replace(/-/g, '');
+}
+
+/** `YYYY-MM-DD` of a UTC date (the form of `<input type=date>`). */
+export function isoDate(d) {
+  return d.toISOString().slice(0, 10);
+}
+
+/** The `n` days ending with `date` (inclusive), oldest first, as YYYYMMDD strings. */
+export function lastDays(date, n) {
+  const out = [];
+  for (let i = n - 1; i >= 0; i--) {
+    out.push(ymd(new Date(date.getTime() - i * 86400000)));
+  }
+  return out;
+}
+
+/**
+ * One argv as a line to paste into redis-cli: arguments with spaces, quotes, backslashes or
+ * non-printable characters are double-quoted with redis-cli's escapes.
+ */
+export function cliLine(argv) {
+  return argv.map(cliArg).join(' ');
+}
+
+function cliArg(a) {
+  a = String(a);
+  if (a !== '' && /^[\x21-\x7e]+$/.test(a) && !/["'\\]/.test(a)) return a;
+  let out = '"';
+  for (const ch of a) {
+    const c = ch.codePointAt(0);
+    if (ch === '"' || ch === '\\') out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/**
+ * Builds a DOM element: el('div', {class: 'x', 'data-testid': 'y'}, 'text', child...).
+ * Text is always set as text (never parsed as HTML), so key and member names are safe.
+ */
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
+    else if (k === 'value') e.value = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+/** A human byte count: 1.5 MB. */
+export function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
