@@ -118,11 +118,11 @@ function commandBlock(id, commands, t, fold = false) {
 }
 
 /** The error box of a card: message and the command that failed. */
-export function errorBox(id, err, t) {
+export function errorBox(id, err, t, title = t.failed) {
   return el(
     'div',
     { class: 'error', role: 'alert', 'data-testid': `${id}-error` },
-    el('strong', {}, t.failed + ': '),
+    el('strong', {}, title + ': '),
     el('span', { class: 'error-text', 'data-testid': `${id}-error-text` }, err && err.message ? err.message : String(err)),
     err && err.argv ? el('pre', { class: 'cmd', 'data-testid': `${id}-error-cmd` }, cliLine(err.argv)) : null,
   );

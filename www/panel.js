@@ -33,14 +33,18 @@ export const DEFAULTS = {
   unit: 'km',
   cards: 'uv,active,nearby',
   lang: '',
+  theme: '', // light | dark; empty = follow prefers-color-scheme
 };
 
 /** URL parameter / attribute name of each setting. */
 export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit',
-  cards: 'cards', lang: 'lang',
+  cards: 'cards', lang: 'lang', theme: 'theme',
 };
+
+/** Settings whose change needs a new snapshot (the others only redraw). */
+const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards'];
 
 /** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
 export function settingsFrom(params) {
@@ -145,7 +149,11 @@ export class Panel {
       this.bodies[c] = body;
       cards.append(card);
     }
-    this.frame = el('div', { class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading' }, toolbar, cards);
+    this.frame = el('div', {
+      class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading',
+      'data-theme': ['light', 'dark'].includes(s.theme) ? s.theme : null,
+      lang: langCode(s.lang || document.documentElement.lang || navigator.language),
+    }, toolbar, cards);
     this.root.replaceChildren(this.frame);
   }
 
@@ -219,13 +227,44 @@ export class Panel {
     );
   }
 
+  /**
+   * Applies new settings: refetches the snapshot when a key template, the API or the card set
+   * changed, else only redraws (the loaded snapshot is kept).
+   */
+  update(settings) {
+    const before = this.s;
+    this.s = { ...DEFAULTS, ...settings };
+    const refetch = FETCH_SETTINGS.some((k) => String(before[k]) !== String(this.s[k]));
+    if (String(before.city) !== String(this.s.city) && !settings.lon) {
+      this.s.lon = '';
+      this.s.lat = '';
+    }
+    const state = this.frame.dataset.state;
+    const status = this.status.textContent;
+    const progress = [this.progress.max, this.progress.value];
+    this.build();
+    this.status.textContent = status;
+    [this.progress.max, this.progress.value] = progress;
+    this.page = 0;
+    if (refetch || !this.loaded) return this.load(this.snapshotBytes || undefined);
+    this.discover();
+    this.render();
+    this.setState(state);
+    return Promise.resolve();
+  }
+
   setState(state) {
     this.frame.dataset.state = state;
   }
 
-  /** Fetches the snapshot for the configured keys and draws the cards. */
+  /**
+   * Loads a snapshot — `bytes` (an RDB file) when given, else fetched from the API for the
+   * configured keys — and draws the cards.
+   */
   async load(bytes) {
     const seq = ++this.loadSeq;
+    // Bytes handed over directly (offline use) are kept for reloads after a settings change.
+    this.snapshotBytes = bytes || null;
     const t = this.t;
     this.setState('loading');
     this.loaded = false;
@@ -263,7 +302,7 @@ export class Panel {
       if (seq !== this.loadSeq) return;
       this.progress.value = 0;
       this.status.textContent = t.snapshotFailed;
-      for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t));
+      for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
       this.setState('error');
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
     }
