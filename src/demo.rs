@@ -235,15 +235,13 @@ impl HllBuilder {
 
 /// PFADD into an HLL string (empty vector = new key).
 fn hll_add(hll: &mut Vec<u8>, items: &[&[u8]]) {
-    // TODO(hll merge): `crate::hll::pfadd(hll, items)` once the HLL engine lands on main.
-    let _ = (hll, items);
+    // The demo builds only valid HLL strings, so PFADD cannot fail here.
+    let _ = crate::hll::pfadd(hll, items);
 }
 
 /// The 52-bit geohash score GEOADD stores for a point, or `None` outside GEO's range.
 fn geo_score(lon: f64, lat: f64) -> Option<f64> {
-    // TODO(geo merge): `crate::geo::encode(lon, lat).map(|s| s as f64)` once the GEO engine lands.
-    let _ = (lon, lat);
-    None
+    crate::geo::encode(lon, lat).map(|s| s as f64)
 }
 
 /// The HLLs: `(key, hll string)`.
