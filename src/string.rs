@@ -371,6 +371,125 @@ impl RedisString {
     }
 }
 
+/// A corrupt LZF payload: what is wrong and the byte offset in the compressed data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LzfError {
+    /// Offset in the compressed input where the problem was found.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for LzfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "LZF data corrupt at byte {}: {}",
+            self.offset, self.message
+        )
+    }
+}
+
+impl std::error::Error for LzfError {}
+
+impl RedisString {
+    /// Decompresses an LZF payload (as Redis writes long strings in RDB files) of declared
+    /// uncompressed length `ulen` bytes straight into a string. Long outputs are decoded
+    /// through a small sliding window into the paged form, so a mostly-zero 16 MiB or 512 MiB
+    /// string never exists in full in memory. Errors (never panics) on truncated or corrupt
+    /// input, back-references before the start, or an output length other than `ulen`.
+    ///
+    /// LZF: a control byte `c < 32` is followed by `c + 1` literal bytes; otherwise
+    /// `len = c >> 5` (7 = read one more length byte and add it), then one more byte, giving a
+    /// back-reference of `len + 2` bytes at distance `((c & 31) << 8 | byte) + 1`.
+    pub fn from_lzf(data: &[u8], ulen: u64) -> Result<RedisString, LzfError> {
+        const HISTORY: usize = 8192;
+        const FLUSH_AT: usize = HISTORY + 256 * 1024;
+        let sparse = ulen >= SPARSE_MIN_BYTES;
+        let mut builder = StringBuilder::new(ulen);
+        let mut win: Vec<u8> = Vec::with_capacity(if sparse {
+            FLUSH_AT + 300
+        } else {
+            ulen as usize
+        });
+        let mut base: u64 = 0;
+        let mut i = 0usize;
+        let err = |offset: usize, message: &str| LzfError {
+            offset,
+            message: message.to_string(),
+        };
+        while i < data.len() {
+            let at = i;
+            let ctrl = data[i] as usize;
+            i += 1;
+            if ctrl < 32 {
+                let n = ctrl + 1;
+                if i + n > data.len() {
+                    return Err(err(at, "literal run past the end of the data"));
+                }
+                if base + (win.len() + n) as u64 > ulen {
+                    return Err(err(at, "output longer than the declared length"));
+                }
+                win.extend_from_slice(&data[i..i + n]);
+                i += n;
+            } else {
+                let mut len = ctrl >> 5;
+                if len == 7 {
+                    let Some(&extra) = data.get(i) else {
+                        return Err(err(at, "back-reference cut short"));
+                    };
+                    len += extra as usize;
+                    i += 1;
+                }
+                let Some(&low) = data.get(i) else {
+                    return Err(err(at, "back-reference cut short"));
+                };
+                i += 1;
+                let dist = ((ctrl & 31) << 8 | low as usize) + 1;
+                let len = len + 2;
+                if dist > win.len() {
+                    return Err(err(at, "back-reference before the start of the output"));
+                }
+                if base + (win.len() + len) as u64 > ulen {
+                    return Err(err(at, "output longer than the declared length"));
+                }
+                let start = win.len() - dist;
+                if dist == 1 {
+                    let b = win[start];
+                    win.resize(win.len() + len, b);
+                } else {
+                    let mut done = 0;
+                    while done < len {
+                        let n = (len - done).min(dist);
+                        win.extend_from_within(start + done..start + done + n);
+                        done += n;
+                    }
+                }
+            }
+            if sparse && win.len() >= FLUSH_AT {
+                let flush = win.len() - HISTORY;
+                builder.write(base, &win[..flush]);
+                win.drain(..flush);
+                base += flush as u64;
+            }
+        }
+        if base + win.len() as u64 != ulen {
+            return Err(err(
+                data.len(),
+                &format!(
+                    "output is {} bytes, the declared length is {ulen}",
+                    base + win.len() as u64
+                ),
+            ));
+        }
+        if !sparse {
+            return Ok(RedisString::from_bytes(win));
+        }
+        builder.write(base, &win);
+        Ok(builder.finish())
+    }
+}
+
 /// Builds a string from pieces written at byte offsets, storing only non-zero 4 KiB pages, so
 /// that a decoder (RDB LZF, Roaring) can produce a huge mostly-zero string without allocating
 /// its full length. Bytes never written are zero.
@@ -596,6 +715,45 @@ mod tests {
             q(&mut ks, &["BITFIELD", "new", "GET", "u8", "4294967288"]),
             Reply::Array(vec![Reply::Integer(1)])
         );
+    }
+
+    #[test]
+    fn lzf_decodes_like_the_lzf_crate() {
+        let mut r = Rng::new(14);
+        let mut inputs: Vec<Vec<u8>> = (0..20).map(|_| r.bytes(3000)).collect();
+        for _ in 0..6 {
+            let len = SPARSE_MIN_BYTES as usize + r.below(600_000) as usize;
+            inputs.push(sparse_bytes(&mut r, len));
+        }
+        let mut big = vec![0u8; 1 << 24];
+        for i in 0..10 {
+            big[(1 << 23) + i * 1000] = 0x81;
+        }
+        inputs.push(big);
+        for input in inputs {
+            let Ok(packed) = lzf::compress(&input) else {
+                continue; // incompressible
+            };
+            let s = RedisString::from_lzf(&packed, input.len() as u64).unwrap();
+            assert_eq!(s.len(), input.len() as u64);
+            if input.len() == 1 << 24 {
+                assert!(s.is_sparse() && s.heap_bytes() <= 16 * PAGE);
+                assert_eq!(s.popcount(), 20);
+            }
+            assert!(&*s.as_bytes() == &input[..]);
+            // Corruptions and truncations give errors, never panics.
+            assert!(RedisString::from_lzf(&packed, input.len() as u64 + 1).is_err());
+            for cut in [1, packed.len() / 2, packed.len() - 1] {
+                let _ = RedisString::from_lzf(&packed[..cut], input.len() as u64);
+            }
+            let mut bad = packed.clone();
+            for _ in 0..5 {
+                let at = r.below(bad.len() as u64) as usize;
+                bad[at] = r.next() as u8;
+            }
+            let _ = RedisString::from_lzf(&bad, input.len() as u64);
+        }
+        assert!(RedisString::from_lzf(&[0x20, 0x00], 3).is_err());
     }
 
     #[test]
