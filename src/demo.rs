@@ -68,7 +68,7 @@ impl Rng {
 
     /// Uniform in `0..n`.
     fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 
     /// Approximately standard normal (Irwin–Hall sum of 12 uniforms − 6).
@@ -203,7 +203,7 @@ impl HllBuilder {
     fn new() -> Self {
         HllBuilder {
             hll: Vec::new(),
-            arena: vec![Vec::with_capacity(12); 1024],
+            arena: (0..1024).map(|_| Vec::with_capacity(12)).collect(),
             used: 0,
         }
     }
