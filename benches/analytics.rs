@@ -4,6 +4,7 @@
 //!   so streaks run long and the AND chain rarely empties (the slow case);
 //! - `independent`: every user is active on each day with probability 1/4, independently, so
 //!   most chains empty within a few keys.
+//!
 //! Also the rolling 30-day actives and a 7×7 retention matrix over the habitual keys.
 //!
 //! Each function is measured twice: wall-clock time (`wall/…`) and, on Linux, the CPU time of
