@@ -740,7 +740,7 @@ mod tests {
                 assert!(s.is_sparse() && s.heap_bytes() <= 16 * PAGE);
                 assert_eq!(s.popcount(), 20);
             }
-            assert!(&*s.as_bytes() == &input[..]);
+            assert!(*s.as_bytes() == input[..]);
             // Corruptions and truncations give errors, never panics.
             assert!(RedisString::from_lzf(&packed, input.len() as u64 + 1).is_err());
             for cut in [1, packed.len() / 2, packed.len() - 1] {
