@@ -45,6 +45,10 @@ pub struct ServeArgs {
     /// built-in demo data set is served.
     #[arg(long, value_name = "URL")]
     pub redis: Option<String>,
+    /// PEM file of the CA that signed the Redis server's certificate, for `rediss://` URLs
+    /// (default: the system's trusted roots).
+    #[arg(long, value_name = "FILE")]
+    pub redis_ca: Option<PathBuf>,
     /// Address to listen on (loopback by default).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
@@ -178,16 +182,18 @@ async fn serve(args: ServeArgs) -> ExitCode {
         scan_pause: Duration::from_millis(args.scan_pause_ms),
     };
     let source = match &args.redis {
-        Some(url) => match redis_source::RedisSource::connect(url).await {
-            Ok(s) => Source::Redis(Box::new(s)),
-            Err(e) => {
-                eprintln!(
-                    "bitlens: cannot reach Redis at {}: {e}",
-                    redis_source::display_url(url)
-                );
-                return ExitCode::from(1);
+        Some(url) => {
+            match redis_source::RedisSource::connect(url, args.redis_ca.as_deref()).await {
+                Ok(s) => Source::Redis(Box::new(s)),
+                Err(e) => {
+                    eprintln!(
+                        "bitlens: cannot reach Redis at {}: {e}",
+                        redis_source::display_url(url)
+                    );
+                    return ExitCode::from(1);
+                }
             }
-        },
+        }
         None => Source::Demo(Arc::new(demo_source::Demo::generate())),
     };
     let app = Arc::new(App {

@@ -4,6 +4,7 @@
 //! values plus a few chunks in the channel.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
@@ -105,12 +106,28 @@ fn now_ms() -> i64 {
 
 impl RedisSource {
     /// Connects (5 s timeout per attempt, reconnecting later when the connection drops) and checks that the server answers PING.
-    pub async fn connect(url: &str) -> Result<RedisSource, String> {
+    /// `rediss://` URLs use TLS, verified against `ca` (a PEM file) when given, else against
+    /// the system's trusted roots.
+    pub async fn connect(url: &str, ca: Option<&Path>) -> Result<RedisSource, String> {
         let info = url
             .into_connection_info()
             .map_err(|e| format!("bad URL: {e}"))?;
         let db = u64::try_from(info.redis.db).unwrap_or(0);
-        let client = redis::Client::open(info).map_err(|e| e.to_string())?;
+        let client = match ca {
+            Some(path) => {
+                let pem = std::fs::read(path)
+                    .map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?;
+                redis::Client::build_with_tls(
+                    info,
+                    redis::TlsCertificates {
+                        client_tls: None,
+                        root_cert: Some(pem),
+                    },
+                )
+            }
+            None => redis::Client::open(info),
+        }
+        .map_err(|e| e.to_string())?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_number_of_retries(2)
             .set_max_delay(1000)
