@@ -45,6 +45,10 @@ pub struct ServeArgs {
     /// built-in demo data set is served.
     #[arg(long, value_name = "URL")]
     pub redis: Option<String>,
+    /// On a Redis Cluster, scan replicas instead of masters (READONLY), keeping the heavy reads
+    /// off the primaries.
+    #[arg(long)]
+    pub read_replicas: bool,
     /// PEM file of the CA that signed the Redis server's certificate, for `rediss://` URLs
     /// (default: the system's trusted roots).
     #[arg(long, value_name = "FILE")]
@@ -183,7 +187,13 @@ async fn serve(args: ServeArgs) -> ExitCode {
     };
     let source = match &args.redis {
         Some(url) => {
-            match redis_source::RedisSource::connect(url, args.redis_ca.as_deref()).await {
+            match redis_source::RedisSource::connect(
+                url,
+                args.redis_ca.as_deref(),
+                args.read_replicas,
+            )
+            .await
+            {
                 Ok(s) => Source::Redis(Box::new(s)),
                 Err(e) => {
                     eprintln!(
