@@ -16,7 +16,7 @@ use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
 use bitlens::rdb::RdbWriter;
 
 /// Keys whose PTTL + DUMP go out in one pipeline.
-const SUB_BATCH: usize = 32;
+const SUB_BATCH: usize = 8;
 
 /// A connected live Redis.
 #[derive(Clone)]
@@ -449,7 +449,7 @@ impl RedisSource {
         let mut rows = Vec::new();
         let mut walk = Walk::new(patterns, filter, limits);
         while let Some((node, keys)) = self.next_batch(&mut walk).await.map_err(fail)? {
-            for chunk in keys.chunks(SUB_BATCH * 4) {
+            for chunk in keys.chunks(SUB_BATCH * 16) {
                 let mut cmds = Vec::with_capacity(chunk.len() * 2);
                 for k in chunk {
                     cmds.push(vec![b"TYPE".to_vec(), k.clone()]);
