@@ -364,7 +364,7 @@ fn allow_list_token_and_cors() {
 }
 
 fn start_redis_on(port: u16, dir: &std::path::Path) -> std::process::Child {
-    let child = Command::new("redis-server")
+    let mut child = Command::new("redis-server")
         .args([
             "--port",
             &port.to_string(),
@@ -389,6 +389,8 @@ fn start_redis_on(port: u16, dir: &std::path::Path) -> std::process::Child {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("redis-server on {port} did not start");
 }
 

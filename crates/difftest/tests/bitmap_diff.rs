@@ -77,7 +77,10 @@ fn random_value(r: &mut Rng) -> Vec<u8> {
     }
 }
 
-const KEYS: usize = 40;
+/// Keys `k:0..k:39` get random strings; `k:40..k:43` are long sparse bitmaps (up to 4 MiB,
+/// a few bits set with SETBIT), which bitlens stores in its paged form.
+const KEYS: usize = 44;
+const DENSE_KEYS: usize = 40;
 
 fn key_name(r: &mut Rng) -> String {
     match r.below(20) {
@@ -107,7 +110,8 @@ fn int_text(r: &mut Rng, scale: i64) -> String {
                 "-4294967296",
             ])
             .to_string(),
-        2..=5 => r.range(-scale * 2, -1).to_string(),
+        2 => r.range(-(1 << 25), 1 << 25).to_string(),
+        3..=5 => r.range(-scale * 2, -1).to_string(),
         6 => r.range(scale, scale * 3).to_string(),
         _ => r.range(0, scale).to_string(),
     }
@@ -336,11 +340,31 @@ fn run(conn: &mut RawConnection, ks: &mut Keyspace, argv: Vec<Vec<u8>>, step: us
 fn setup(r: &mut Rng, ks: &mut Keyspace, conn: &mut RawConnection) {
     conn.query(&[b"FLUSHALL".to_vec()]);
     ks.clear();
-    for i in 0..KEYS {
+    for i in 0..DENSE_KEYS {
         let key = format!("k:{i}").into_bytes();
         let v = random_value(r);
         conn.query(&[b"SET".to_vec(), key.clone(), v.clone()]);
         ks.set(key, Value::String(RedisString::from_bytes(v)));
+    }
+    for i in DENSE_KEYS..KEYS {
+        let key = format!("k:{i}").into_bytes();
+        let top: u64 = if i == KEYS - 1 { 1 << 25 } else { 1 << 22 };
+        for _ in 0..r.range(1, 30) {
+            let off = r.below(top);
+            for b in off..off + r.below(20) {
+                let argv = vec![
+                    b"SETBIT".to_vec(),
+                    key.clone(),
+                    b.to_string().into_bytes(),
+                    b"1".to_vec(),
+                ];
+                run(conn, ks, argv, 0, 0);
+            }
+        }
+        let Some(Value::String(s)) = ks.get(&key) else {
+            panic!("sparse key missing")
+        };
+        assert!(s.is_sparse(), "k:{i} should be stored sparse");
     }
     conn.query(&[b"RPUSH".to_vec(), b"list".to_vec(), b"a".to_vec()]);
     ks.set(b"list".to_vec(), Value::Other(RedisType::List));
@@ -391,7 +415,7 @@ fn bitmap_commands_match_redis() {
         run(&mut conn, &mut ks, argv, step, seed);
         // Now and then, check every key's full value and type.
         if step % 500 == 499 {
-            for i in 0..KEYS {
+            for i in 0..DENSE_KEYS {
                 run(
                     &mut conn,
                     &mut ks,
