@@ -106,6 +106,66 @@ export function computeNearby(engine, settings, q) {
   return { argv, key, results };
 }
 
+/**
+ * Engagement over the daily-active bitmaps (issue 7): users active on each of the last 7 days
+ * (BITLENS.STREAKHIST, a bitlens extension command), stickiness DAU/MAU of the day, and two
+ * charts drawn by the engine (plotters, SVG): DAU with rolling 7/30-day actives over the last
+ * 30 days, and the 7-day streak histogram.
+ */
+export function computeEngagement(engine, settings, date, t) {
+  const keys = lastDays(date, 30).map((d) => fill(settings.activeKey, { date: d }));
+  const week = keys.slice(-7);
+  const argv = ['BITLENS.STREAKHIST', ...week];
+  const hist = run(argv, () => engine.command(argv));
+  const e = run(['BITLENS.DAU', ...keys], () => engine.engagement(keys));
+  const last = e.dau.length - 1;
+  const rows = [
+    { id: 'engagement-streak7', label: t.streak7, value: hist[hist.length - 1], commands: [argv] },
+  ];
+  const stickiness = e.mau[last] ? e.dau[last] / e.mau[last] : 0;
+  const charts = [
+    ['engagement-dau-chart', t.dauChart, engine.dauChartSvg(keys, t.dauChart, 760, 360)],
+    ['engagement-streak-chart', t.streakChart, engine.streakChartSvg(week, t.streakChart, 760, 320)],
+  ];
+  return { rows, stickiness, charts, missing: [] };
+}
+
+/** Draws the engagement card. */
+export function drawEngagementCard(body, compute, fmt, t) {
+  body.replaceChildren();
+  let r;
+  try {
+    r = compute();
+  } catch (e) {
+    body.append(errorBox('engagement', e, t));
+    return;
+  }
+  const list = el('div', { class: 'metrics' });
+  for (const row of r.rows) {
+    list.append(
+      el(
+        'div',
+        { class: 'metric' },
+        el('div', { class: 'metric-label' }, row.label),
+        el('div', { class: 'metric-value', 'data-testid': row.id, 'data-value': row.value }, fmt(row.value)),
+        commandBlock(row.id, row.commands, t, true),
+      ),
+    );
+  }
+  list.append(
+    el(
+      'div',
+      { class: 'metric' },
+      el('div', { class: 'metric-label' }, t.stickiness),
+      el('div', { class: 'metric-value', 'data-testid': 'engagement-stickiness', 'data-value': r.stickiness }, `${(r.stickiness * 100).toFixed(1)}%`),
+    ),
+  );
+  body.append(list, el('p', { class: 'note' }, t.extensionNote));
+  for (const [id, alt, svg] of r.charts) {
+    body.append(el('img', { class: 'chart', 'data-testid': id, alt, src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg) }));
+  }
+}
+
 // ---- drawing ---------------------------------------------------------------------------------
 
 /**

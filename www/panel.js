@@ -4,8 +4,8 @@
 
 import init, { Engine } from '../pkg/bitlens.js';
 import {
-  CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeNearby, computeUv, drawMetricCard,
-  drawNearbyResults, errorBox,
+  CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
+  drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
 } from './cards.js';
 import { labelsFor, langCode } from './i18n.js';
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
@@ -32,7 +32,7 @@ export const DEFAULTS = {
   radius: 3,
   unit: 'km',
   member: '', // centre the search on this shop (GEOSEARCH FROMMEMBER) instead of lon/lat
-  cards: 'uv,active,nearby',
+  cards: 'uv,active,nearby,engagement',
   lang: '',
   theme: '', // light | dark; empty = follow prefers-color-scheme
 };
@@ -140,7 +140,7 @@ export class Panel {
     );
     this.bodies = {};
     const cards = el('div', { class: 'cards' });
-    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle };
+    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle };
     for (const c of this.cards()) {
       if (!titles[c]) continue;
       const body = el('div', { class: 'card-body', 'data-testid': `${c}-body` }, t.loading);
@@ -345,7 +345,7 @@ export class Panel {
     const p = [];
     const c = this.cards();
     if (c.includes('uv')) p.push(globFor(this.s.uvKey));
-    if (c.includes('active')) p.push(globFor(this.s.activeKey));
+    if (c.includes('active') || c.includes('engagement')) p.push(globFor(this.s.activeKey));
     if (c.includes('nearby')) p.push(globFor(this.s.geoKey));
     return p;
   }
@@ -392,6 +392,9 @@ export class Panel {
     const t = this.t;
     if (this.bodies.uv) drawMetricCard(this.bodies.uv, 'uv', () => computeUv(this.engine, this.s, date, t), this.fmt, t);
     if (this.bodies.active) drawMetricCard(this.bodies.active, 'active', () => computeActive(this.engine, this.s, date, t), this.fmt, t);
+    if (this.bodies.engagement) {
+      drawEngagementCard(this.bodies.engagement, () => computeEngagement(this.engine, this.s, date, t), this.fmt, t);
+    }
     this.renderNearby();
   }
 

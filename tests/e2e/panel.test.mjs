@@ -47,7 +47,8 @@ function writeData(port) {
       }
       cmds.push(['SET', k, bytes]);
     } else {
-      // Bit by bit, sparse, different lengths per day.
+      // Bit by bit: the loyal core, then a sparse crowd, different lengths per day.
+      for (let u = 0; u < 400; u++) if (rand() < 0.9) cmds.push(['SETBIT', k, u, 1]);
       const n = 1500 + Math.floor(rand() * 3000);
       for (let j = 0; j < n; j++) cmds.push(['SETBIT', k, Math.floor(rand() * users * (0.5 + i / 28)), 1]);
     }
@@ -192,6 +193,34 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
       assert.equal(pasteIntoCli(redis.port, shown), String(want));
     }
 
+    // Engagement: users active on each of the last 7 days = BITCOUNT of the AND of the 7 days;
+    // stickiness = day actives / 30-day actives; both charts drawn (not blank).
+    {
+      const keys = daysEnding(DATE, 7).map((d) => key(TPL.active, d));
+      cliInt(redis.port, ['BITOP', 'AND', 'e2e:scratch', ...keys]);
+      const all7 = cliInt(redis.port, ['BITCOUNT', 'e2e:scratch']);
+      redisCli(redis.port, ['DEL', 'e2e:scratch']);
+      assert.ok(all7 > 0);
+      assert.equal(await value(page, 'engagement-streak7'), all7);
+      assert.equal(await text(page, 'engagement-streak7-cmd'), `BITLENS.STREAKHIST ${keys.join(' ')}`);
+      assert.equal(await value(page, 'engagement-stickiness'), (await value(page, 'active-day')) / (await value(page, 'active-30d')));
+      for (const id of ['engagement-dau-chart', 'engagement-streak-chart']) {
+        const colours = await page.$eval(`[data-testid=${id}]`, async (img) => {
+          await img.decode();
+          const c = document.createElement('canvas');
+          c.width = img.naturalWidth;
+          c.height = img.naturalHeight;
+          const g = c.getContext('2d');
+          g.drawImage(img, 0, 0);
+          const d = g.getImageData(0, 0, c.width, c.height).data;
+          const seen = new Set();
+          for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+          return seen.size;
+        });
+        assert.ok(colours > 3, `${id} has ${colours} colours`);
+      }
+    }
+
     // Nearby shops: GEOSEARCH FROMLONLAT ... BYRADIUS 5 km ASC WITHDIST, paged by 20.
     let want = geosearchCli(redis.port, key(TPL.geo, 'food'), SHANGHAI, 5);
     assert.ok(want.length > 40, `enough shops for three pages (${want.length})`);
@@ -293,7 +322,7 @@ describe('panel on the built-in demo data', { timeout: 600000 }, () => {
     await waitReady(page);
     const date = (await page.inputValue('[data-testid=date]')).replace(/-/g, '');
     assert.match(date, /^\d{8}$/);
-    for (const id of ['uv-day', 'uv-7d', 'uv-30d', 'active-day', 'active-7d', 'active-30d', 'nearby-count']) {
+    for (const id of ['uv-day', 'uv-7d', 'uv-30d', 'active-day', 'active-7d', 'active-30d', 'nearby-count', 'engagement-streak7']) {
       assert.ok((await value(page, id)) > 0, `${id} is ${await value(page, id)}`);
     }
     assert.ok((await value(page, 'uv-7d')) >= (await value(page, 'uv-day')));
