@@ -256,7 +256,7 @@ fn histogram(hll: &[u8], enc: Encoding) -> Result<[u32; 64], HllError> {
 /// PFCOUNT of one key, as Redis 7: returns the cached cardinality when the cache is valid
 /// (even if the registers disagree); otherwise estimates it from the registers and writes it
 /// back into header bytes 8..15 (little-endian), which makes the cache valid.
-pub fn count(hll: &mut Vec<u8>) -> Result<u64, HllError> {
+pub fn count(hll: &mut [u8]) -> Result<u64, HllError> {
     let enc = validate(hll)?;
     if cache_valid(hll) {
         return Ok(cached(hll));

@@ -119,9 +119,13 @@ async function rows(page) {
   return page.$$eval('[data-testid=nearby-row]', (lis) => lis.map((li) => [li.querySelector('.member').textContent, li.dataset.dist]));
 }
 
-/** redis-cli GEOSEARCH ... ASC WITHDIST as [[member, dist], ...]. */
-function geosearchCli(port, geoKey, [lon, lat], radius) {
-  const out = redisCli(port, ['GEOSEARCH', geoKey, 'FROMLONLAT', String(lon), String(lat), 'BYRADIUS', String(radius), 'km', 'ASC', 'WITHDIST']);
+/**
+ * redis-cli GEOSEARCH ... ASC WITHDIST as [[member, dist], ...]; `from` is [lon, lat] or a
+ * member name.
+ */
+function geosearchCli(port, geoKey, from, radius, unit = 'km') {
+  const origin = Array.isArray(from) ? ['FROMLONLAT', String(from[0]), String(from[1])] : ['FROMMEMBER', from];
+  const out = redisCli(port, ['GEOSEARCH', geoKey, ...origin, 'BYRADIUS', String(radius), unit, 'ASC', 'WITHDIST']);
   const lines = out.replace(/\n$/, '').split('\n');
   if (lines.length === 1 && lines[0] === '') return [];
   const pairs = [];
@@ -220,6 +224,27 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
     assert.ok(want.length > 0);
     assert.equal(await value(page, 'nearby-count'), want.length);
     assert.deepEqual(await rows(page), want.slice(0, 20));
+
+    // Another unit: the radius presets follow it (3000 m).
+    await page.selectOption('[data-testid=unit]', 'm');
+    assert.equal(await page.inputValue('[data-testid=radius]'), '3000');
+    want = geosearchCli(redis.port, key(TPL.geo, 'cafe'), BEIJING, 3000, 'm');
+    assert.equal(await value(page, 'nearby-count'), want.length);
+    assert.deepEqual(await rows(page), want.slice(0, 20));
+    // Centred on a shop (FROMMEMBER), and a shop that does not exist (Redis' error in the card).
+    await page.fill('[data-testid=member]', 'cafe:bj:0003');
+    await page.dispatchEvent('[data-testid=member]', 'change');
+    want = geosearchCli(redis.port, key(TPL.geo, 'cafe'), 'cafe:bj:0003', 3000, 'm');
+    assert.equal(want[0][0], 'cafe:bj:0003');
+    assert.equal(await value(page, 'nearby-count'), want.length);
+    assert.deepEqual(await rows(page), want.slice(0, 20));
+    assert.equal(await text(page, 'nearby-cmd'), `GEOSEARCH ${key(TPL.geo, 'cafe')} FROMMEMBER cafe:bj:0003 BYRADIUS 3000 m ASC WITHDIST WITHCOORD`);
+    await page.fill('[data-testid=member]', 'no-such-shop');
+    await page.dispatchEvent('[data-testid=member]', 'change');
+    assert.equal(
+      await text(page, 'nearby-error-text'),
+      redisCli(redis.port, ['GEOSEARCH', key(TPL.geo, 'cafe'), 'FROMMEMBER', 'no-such-shop', 'BYRADIUS', '3000', 'm', 'ASC']).trim(),
+    );
 
     // Another date from the picker: the cards follow it.
     await page.fill('[data-testid=date]', '2024-05-14');

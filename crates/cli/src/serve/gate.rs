@@ -7,7 +7,7 @@
 //! minimal ACL rule for a dedicated user:
 //! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`.
 
-use redis::aio::MultiplexedConnection;
+use redis::aio::ConnectionManager;
 use redis::{Cmd, Pipeline, RedisError, Value};
 
 /// Commands (upper case, with the subcommand for container commands) that may be sent.
@@ -60,15 +60,19 @@ fn refused(argv: &[Vec<u8>]) -> RedisError {
     ))
 }
 
+fn lost_connection(e: &RedisError) -> bool {
+    e.is_connection_dropped() || e.is_io_error() || e.is_connection_refusal()
+}
+
 /// A read-only handle on a Redis connection.
 #[derive(Clone)]
 pub struct ReadOnlyRedis {
-    conn: MultiplexedConnection,
+    conn: ConnectionManager,
 }
 
 impl ReadOnlyRedis {
     /// Wraps a connection; from now on only allowed commands can be sent through it.
-    pub fn new(conn: MultiplexedConnection) -> Self {
+    pub fn new(conn: ConnectionManager) -> Self {
         ReadOnlyRedis { conn }
     }
 
@@ -81,7 +85,12 @@ impl ReadOnlyRedis {
         for a in argv {
             cmd.arg(a.as_slice());
         }
-        cmd.query_async(&mut self.conn).await
+        match cmd.query_async(&mut self.conn).await {
+            // The manager reconnects in the background after a dropped connection (a Redis
+            // restart): one retry of a read command is safe.
+            Err(e) if lost_connection(&e) => cmd.query_async(&mut self.conn).await,
+            other => other,
+        }
     }
 
     /// Sends several commands in one pipeline (one round trip) after checking every one.
@@ -101,7 +110,10 @@ impl ReadOnlyRedis {
             }
             pipe.add_command(cmd);
         }
-        pipe.query_async(&mut self.conn).await
+        match pipe.query_async(&mut self.conn).await {
+            Err(e) if lost_connection(&e) => pipe.query_async(&mut self.conn).await,
+            other => other,
+        }
     }
 }
 

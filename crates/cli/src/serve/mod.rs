@@ -89,7 +89,7 @@ pub struct Limits {
 
 enum Source {
     Demo(Arc<demo_source::Demo>),
-    Redis(redis_source::RedisSource),
+    Redis(Box<redis_source::RedisSource>),
 }
 
 struct App {
@@ -179,7 +179,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
     };
     let source = match &args.redis {
         Some(url) => match redis_source::RedisSource::connect(url).await {
-            Ok(s) => Source::Redis(s),
+            Ok(s) => Source::Redis(Box::new(s)),
             Err(e) => {
                 eprintln!(
                     "bitlens: cannot reach Redis at {}: {e}",
@@ -334,7 +334,7 @@ fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
 }
 
 /// The patterns a request asks for, or 403 when the allow-list does not cover one of them.
-fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Response> {
+fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
     let mut patterns = match_params(query);
     if patterns.is_empty() {
         patterns = app.defaults.clone();
@@ -344,13 +344,13 @@ fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Resp
             .iter()
             .find(|p| !app.allow.iter().any(|a| bitlens::glob::matches(a, p)))
         {
-            return Err(api_error(
+            return Err(Box::new(api_error(
                 StatusCode::FORBIDDEN,
                 &format!(
                     "pattern {:?} is not in the export allow-list",
                     String::from_utf8_lossy(bad)
                 ),
-            ));
+            )));
         }
     }
     Ok(patterns)
@@ -372,7 +372,7 @@ impl KeyFilter {
 async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
     let patterns = match request_patterns(&app, q.as_deref()) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let filter = KeyFilter {
         allow: Arc::new(app.allow.clone()),
@@ -388,7 +388,7 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
             });
         }
         Source::Redis(src) => {
-            let src = src.clone();
+            let src = (**src).clone();
             tokio::spawn(async move {
                 let res = src.write_snapshot(&patterns, &filter, limits, &tx).await;
                 finish_stream(res, &tx).await;
@@ -428,14 +428,14 @@ pub struct KeyRow {
 async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
     let patterns = match request_patterns(&app, q.as_deref()) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let filter = KeyFilter {
         allow: Arc::new(app.allow.clone()),
     };
     let rows = match &app.source {
         Source::Demo(demo) => demo.keys(&patterns, &filter, app.limits),
-        Source::Redis(src) => src.clone().keys(&patterns, &filter, app.limits).await,
+        Source::Redis(src) => (**src).clone().keys(&patterns, &filter, app.limits).await,
     };
     match rows {
         Ok(mut rows) => {
@@ -466,7 +466,7 @@ async fn info(State(app): State<Shared>) -> Response {
         .collect();
     let mut v = match &app.source {
         Source::Demo(demo) => demo.info(),
-        Source::Redis(src) => match src.clone().info().await {
+        Source::Redis(src) => match (**src).clone().info().await {
             Ok(v) => v,
             Err(e) => return api_error(StatusCode::BAD_GATEWAY, &format!("Redis: {e}")),
         },

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::gate::ReadOnlyRedis;
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
-use crate::rdbw::RdbWriter;
+use bitlens::rdb::RdbWriter;
 
 /// Keys whose PTTL + DUMP go out in one pipeline.
 const SUB_BATCH: usize = 32;
@@ -104,19 +104,24 @@ fn now_ms() -> i64 {
 }
 
 impl RedisSource {
-    /// Connects (5 s timeout) and checks that the server answers PING.
+    /// Connects (5 s timeout per attempt, reconnecting later when the connection drops) and checks that the server answers PING.
     pub async fn connect(url: &str) -> Result<RedisSource, String> {
         let info = url
             .into_connection_info()
             .map_err(|e| format!("bad URL: {e}"))?;
         let db = u64::try_from(info.redis.db).unwrap_or(0);
         let client = redis::Client::open(info).map_err(|e| e.to_string())?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_number_of_retries(2)
+            .set_max_delay(1000)
+            .set_connection_timeout(Duration::from_secs(5))
+            .set_response_timeout(Duration::from_secs(120));
         let conn = tokio::time::timeout(
-            Duration::from_secs(5),
-            client.get_multiplexed_async_connection(),
+            Duration::from_secs(15),
+            redis::aio::ConnectionManager::new_with_config(client, config),
         )
         .await
-        .map_err(|_| "connection timed out after 5 s".to_string())?
+        .map_err(|_| "connection timed out".to_string())?
         .map_err(|e| e.to_string())?;
         let mut redis = ReadOnlyRedis::new(conn);
         redis
@@ -249,7 +254,7 @@ impl RedisSource {
                     let expire = (pttl >= 0).then(|| now + pttl);
                     writer
                         .write_dump_payload(k, payload, expire)
-                        .map_err(|e| format!("key {:?}: {e}", String::from_utf8_lossy(k)))?;
+                        .map_err(|e| e.to_string())?;
                 }
                 total += buf.pending() as u64;
                 if total > limits.max_bytes {
