@@ -9,7 +9,7 @@
 //! - [`keyspace`]: keys to values, with expiry.
 //! - [`command`]: argv in, [`reply::Reply`] out, as Redis 7 would answer.
 //! - [`reply`]: RESP2 encoding and `redis-cli` (non-tty) formatting of replies.
-//! - `wasm` (wasm32 only): the JavaScript API.
+//! - `wasm` (wasm32 only): the JavaScript API; `wasm_charts`: its chart drawing on canvases.
 
 pub mod analytics;
 pub mod bitmap;
@@ -28,6 +28,8 @@ pub mod zset;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_charts;
 
 pub use command::execute;
 pub use keyspace::{Keyspace, Value};

@@ -31,7 +31,7 @@ const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
 /// read commands exactly as Redis 7 does.
 #[wasm_bindgen]
 pub struct Engine {
-    ks: Keyspace,
+    pub(crate) ks: Keyspace,
 }
 
 impl Default for Engine {

@@ -7,6 +7,7 @@ import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
 } from './cards.js';
+import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
 import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
@@ -155,6 +156,9 @@ export class Panel {
       'data-theme': ['light', 'dark'].includes(s.theme) ? s.theme : null,
       lang: langCode(s.lang || document.documentElement.lang || navigator.language),
     }, toolbar, cards);
+    // The Engagement section (charts on canvases, www/engagement.js) under the cards.
+    this.engagement = this.cards().includes('engagement') ? buildEngagementSection() : null;
+    if (this.engagement) this.frame.append(this.engagement.section);
     this.root.replaceChildren(this.frame);
   }
 
@@ -347,6 +351,7 @@ export class Panel {
     if (c.includes('uv')) p.push(globFor(this.s.uvKey));
     if (c.includes('active') || c.includes('engagement')) p.push(globFor(this.s.activeKey));
     if (c.includes('nearby')) p.push(globFor(this.s.geoKey));
+    if (c.includes('engagement')) p.push(...engagementPatterns(this.s));
     return p;
   }
 
@@ -395,6 +400,7 @@ export class Panel {
     if (this.bodies.engagement) {
       drawEngagementCard(this.bodies.engagement, () => computeEngagement(this.engine, this.s, date, t), this.fmt, t);
     }
+    if (this.engagement) this.engagement.draw(this.engine, this.s, date);
     this.renderNearby();
   }
 

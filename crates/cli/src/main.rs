@@ -3,8 +3,11 @@
 //! - `bitlens query --rdb FILE [COMMAND ARG...]`: answers Redis read commands on a snapshot and
 //!   prints exactly what `redis-cli` prints (non-tty output).
 //! - `bitlens inspect FILE [--json]`: a report of a snapshot's keys.
+//! - `bitlens chart KIND --rdb FILE --svg OUT`: an engagement chart (dau, streaks, retention,
+//!   enums) as SVG.
 //! - `bitlens serve [--redis URL]`: the panel plus the snapshot API (live Redis or demo data).
 
+mod chart;
 mod query;
 mod serve;
 mod split;
@@ -44,6 +47,8 @@ enum Command {
     },
     /// Serve the panel and the snapshot API (`/api/snapshot`, `/api/keys`, `/api/info`).
     Serve(serve::ServeArgs),
+    /// Draw an engagement chart (dau, streaks, retention, enums) of a snapshot as SVG.
+    Chart(chart::ChartArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +61,7 @@ fn main() -> ExitCode {
             no_checksum,
         } => inspect(&file, json, no_checksum),
         Command::Serve(args) => serve::run(args),
+        Command::Chart(args) => chart::run(args),
     }
 }
 

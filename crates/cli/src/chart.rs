@@ -1,0 +1,260 @@
+//! `bitlens chart KIND --rdb FILE --svg OUT`: the engagement charts of `bitlens::chart` drawn
+//! from a snapshot as SVG documents.
+//!
+//! Kinds and the keys they read (defaults follow the demo data's naming):
+//! - `dau`: daily actives with rolling 7/30-day actives over the daily bitmaps matching
+//!   `--pattern` (default `stats:active:*`, sorted = chronological), or the `--keys` list.
+//! - `streaks`: `BITLENS.STREAKHIST` over the last `--days` (default 30) of those keys.
+//! - `retention`: the `BITLENS.RETENTION --lookback --horizon` cohort heatmap over those keys.
+//! - `enums`: `BITLENS.ENUMDIST` of the `u<w>` field key `--key` (default: the latest key
+//!   matching `stats:level:*`), among the users set in `--among` (default: the daily bitmap of
+//!   the same date, `stats:active:YYYYMMDD`, when it exists; `--all` counts every field).
+//!
+//! `--from` / `--to` (`YYYYMMDD`, inclusive) keep the keys whose trailing 8 digits fall in the
+//! range; `--date` (for `enums`) picks the field key of that day.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bitlens::analytics::{self, daily, enums};
+use bitlens::chart;
+use bitlens::keyspace::Keyspace;
+use bitlens::rdb::{self, LoadOptions};
+use clap::{Args, ValueEnum};
+
+/// Which chart to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// Daily actives with rolling 7- and 30-day actives (lines).
+    Dau,
+    /// Users per current streak length (bars).
+    Streaks,
+    /// Retention cohort heatmap.
+    Retention,
+    /// Distribution of a BITFIELD `u<w>` field (bars).
+    Enums,
+}
+
+/// Arguments of `bitlens chart`.
+#[derive(Args, Debug)]
+pub struct ChartArgs {
+    /// The chart to draw.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    /// The RDB file (dump.rdb) to read.
+    #[arg(long, value_name = "FILE")]
+    pub rdb: PathBuf,
+    /// Where to write the SVG document.
+    #[arg(long, value_name = "FILE")]
+    pub svg: PathBuf,
+    /// Database number in the snapshot.
+    #[arg(short = 'n', long = "db", default_value_t = 0)]
+    pub db: u64,
+    /// Glob of the daily bitmaps (bit = user id), one per day, `YYYYMMDD` suffix.
+    #[arg(long, default_value = "stats:active:*")]
+    pub pattern: String,
+    /// Explicit chronological list of daily bitmaps (comma separated); overrides --pattern.
+    #[arg(long, value_delimiter = ',')]
+    pub keys: Vec<String>,
+    /// First day kept (`YYYYMMDD`, inclusive).
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Last day kept (`YYYYMMDD`, inclusive).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// `streaks`: number of days (the last ones) in the histogram.
+    #[arg(long, default_value_t = 30)]
+    pub days: usize,
+    /// `retention`: days before the cohort day a new user must be absent from.
+    #[arg(long, default_value_t = 7)]
+    pub lookback: usize,
+    /// `retention`: days after the cohort day shown.
+    #[arg(long, default_value_t = 7)]
+    pub horizon: usize,
+    /// `enums`: the field key (default: the latest key matching --enum-pattern, or the one
+    /// of --date).
+    #[arg(long)]
+    pub key: Option<String>,
+    /// `enums`: glob of the field keys.
+    #[arg(long, default_value = "stats:level:*")]
+    pub enum_pattern: String,
+    /// `enums`: the day (`YYYYMMDD`) whose field key is charted.
+    #[arg(long)]
+    pub date: Option<String>,
+    /// `enums`: the field type, `u<w>` with w in 1..=16.
+    #[arg(long, default_value = "u4")]
+    pub field: String,
+    /// `enums`: count only users set in this bitmap (default: the daily bitmap of the same
+    /// date when it exists).
+    #[arg(long)]
+    pub among: Option<String>,
+    /// `enums`: count every field, not only the day's actives.
+    #[arg(long)]
+    pub all: bool,
+    /// Chart title (default: one per kind).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 900)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = 420)]
+    pub height: u32,
+}
+
+/// The trailing `YYYYMMDD` of a key, if it has one.
+fn day_of(key: &[u8]) -> Option<&[u8]> {
+    let digits = key.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    (digits >= 8).then(|| &key[key.len() - 8..])
+}
+
+/// The daily keys selected by `--keys` or `--pattern` and `--from` / `--to`.
+pub fn daily_keys(ks: &Keyspace, args: &ChartArgs) -> Vec<Vec<u8>> {
+    let keys = if args.keys.is_empty() {
+        analytics::string_keys_matching(ks, args.pattern.as_bytes())
+    } else {
+        args.keys.iter().map(|k| k.as_bytes().to_vec()).collect()
+    };
+    keys.into_iter()
+        .filter(|k| {
+            let d = day_of(k);
+            let after = args
+                .from
+                .as_ref()
+                .is_none_or(|f| d.is_some_and(|d| d >= f.as_bytes()));
+            let before = args
+                .to
+                .as_ref()
+                .is_none_or(|t| d.is_some_and(|d| d <= t.as_bytes()));
+            after && before
+        })
+        .collect()
+}
+
+fn parse_field(spec: &str) -> Result<u32, String> {
+    spec.strip_prefix(['u', 'U'])
+        .and_then(|w| w.parse::<u32>().ok())
+        .filter(|w| (1..=16).contains(w))
+        .ok_or_else(|| format!("--field expects u1 .. u16, got {spec:?}"))
+}
+
+fn labels(keys: &[Vec<u8>]) -> Vec<String> {
+    keys.iter().map(|k| analytics::date_label(k)).collect()
+}
+
+/// Draws the chart `args` asks for and returns the SVG text.
+pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let (w, h) = (args.width, args.height);
+    match args.kind {
+        Kind::Dau | Kind::Streaks | Kind::Retention => {
+            let mut keys = daily_keys(ks, args);
+            if keys.is_empty() {
+                return Err(format!("no daily keys match {:?}", args.pattern));
+            }
+            let maps = analytics::bitmaps(ks, &keys).map_err(|x| e(&x))?;
+            match args.kind {
+                Kind::Dau => {
+                    let title = args.title.as_deref().unwrap_or("Daily actives");
+                    chart::dau_svg(title, &labels(&keys), &daily::engagement(&maps), w, h)
+                }
+                Kind::Streaks => {
+                    let n = args.days.clamp(1, keys.len());
+                    let maps = &maps[maps.len() - n..];
+                    keys.drain(..keys.len() - n);
+                    let title = args.title.clone().unwrap_or_else(|| {
+                        format!(
+                            "Current streaks as of {}",
+                            analytics::date_label(&keys[n - 1])
+                        )
+                    });
+                    chart::streak_histogram_svg(&title, &daily::streak_histogram(maps), w, h)
+                }
+                _ => {
+                    let rows = daily::retention(&maps, args.lookback, args.horizon);
+                    if rows.is_empty() {
+                        return Err(format!(
+                            "retention needs more than --lookback {} daily keys, found {}",
+                            args.lookback,
+                            keys.len()
+                        ));
+                    }
+                    let row_labels: Vec<String> = rows
+                        .iter()
+                        .map(|r| analytics::date_label(&keys[r.day]))
+                        .collect();
+                    let title = args.title.as_deref().unwrap_or("Retention of new actives");
+                    chart::retention_svg(title, &row_labels, &rows, w, h)
+                }
+            }
+            .map_err(|x| e(&x))
+        }
+        Kind::Enums => {
+            let width = parse_field(&args.field)?;
+            let key = match (&args.key, &args.date) {
+                (Some(k), _) => k.as_bytes().to_vec(),
+                (None, date) => {
+                    let keys = analytics::string_keys_matching(ks, args.enum_pattern.as_bytes());
+                    let pick = match date {
+                        Some(d) => keys.into_iter().find(|k| day_of(k) == Some(d.as_bytes())),
+                        None => keys.into_iter().last(),
+                    };
+                    pick.ok_or_else(|| format!("no key matches {:?}", args.enum_pattern))?
+                }
+            };
+            if ks.get(&key).is_none() {
+                return Err(format!("no key {:?}", String::from_utf8_lossy(&key)));
+            }
+            let bytes = analytics::bitmap(ks, &key).map_err(|x| e(&x))?;
+            let among: Option<Vec<u8>> = match (&args.among, args.all) {
+                (_, true) => None,
+                (Some(a), false) => Some(a.as_bytes().to_vec()),
+                (None, false) => day_of(&key)
+                    .map(|d| [b"stats:active:".as_slice(), d].concat())
+                    .filter(|k| ks.get(k).is_some()),
+            };
+            let hist = match &among {
+                Some(a) => {
+                    let m = analytics::bitmap(ks, a).map_err(|x| e(&x))?;
+                    enums::distribution_among(&bytes, width, &m)
+                }
+                None => enums::distribution(&bytes, width, None),
+            };
+            let title = args.title.clone().unwrap_or_else(|| {
+                let k = String::from_utf8_lossy(&key);
+                match &among {
+                    Some(a) => format!("{k} among {}", String::from_utf8_lossy(a)),
+                    None => k.into_owned(),
+                }
+            });
+            chart::enum_distribution_svg(&title, &hist, w, h).map_err(|x| e(&x))
+        }
+    }
+}
+
+/// Runs `bitlens chart`.
+pub fn run(args: ChartArgs) -> ExitCode {
+    let bytes = match crate::read_file(&args.rdb) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let ks = match rdb::load_rdb(&bytes, &LoadOptions::default()) {
+        Ok(mut snap) => snap.databases.remove(&args.db).unwrap_or_default(),
+        Err(e) => {
+            eprintln!("bitlens: cannot load snapshot {}: {e}", args.rdb.display());
+            return ExitCode::from(1);
+        }
+    };
+    let svg = match render(&ks, &args) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("bitlens: chart: {msg}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = std::fs::write(&args.svg, svg) {
+        eprintln!("bitlens: cannot write {}: {e}", args.svg.display());
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,211 @@
+// The "Engagement" section of the panel (issue 7): four charts drawn by the wasm engine on
+// <canvas> elements (plotters), each with the numbers it shows as a table and the BITLENS.*
+// commands that give them (paste them into `bitlens query`):
+// - DAU with rolling 7/30-day actives over the snapshot's daily bitmaps up to the chosen date;
+// - the streak histogram (BITLENS.STREAKHIST) over the last N days;
+// - the retention heatmap of new actives (BITLENS.RETENTION lookback horizon);
+// - the distribution of a BITFIELD u<w> field (BITLENS.ENUMDIST key u<w> AMONG today's actives),
+//   with a clear message when the field key is not in the snapshot.
+// Daily keys come from the panel's `activeKey` template; missing days inside the range are
+// empty bitmaps (as BITOP reads them), so the day axis is continuous.
+
+import { capture, el, fill, globEscape, globFor, isoDate, parseDate, ymd } from './util.js';
+
+/** Settings of the section (all can be overridden through the panel settings object). */
+export const ENGAGEMENT_DEFAULTS = {
+  levelKey: 'stats:level:{date}',
+  levelField: 4, // u4: 16 values
+  streakDays: 7,
+  lookback: 7,
+  horizon: 7,
+  cohorts: 14,
+  maxDays: 90,
+};
+
+const STREAK_CHOICES = [7, 14, 30];
+const W = 900;
+const H = 380;
+const CSS_URL = new URL('./engagement.css', import.meta.url).href;
+
+/** The Redis globs of the keys the section reads (added to the panel's snapshot request). */
+export function engagementPatterns(settings) {
+  const s = { ...ENGAGEMENT_DEFAULTS, ...settings };
+  return [globFor(s.activeKey), globFor(s.levelKey)];
+}
+
+/** `n` calendar days (YYYYMMDD) ending at UTC date `end`, oldest first. */
+function daysEnding(end, n) {
+  const out = [];
+  for (let i = n - 1; i >= 0; i--) out.push(ymd(new Date(end.getTime() - i * 86400000)));
+  return out;
+}
+
+/** Whole days from `a` to `b` (UTC dates). */
+function dayDiff(a, b) {
+  return Math.round((b.getTime() - a.getTime()) / 86400000);
+}
+
+/** redis-cli style line of an argv (quoted when needed). */
+function cliLine(argv) {
+  return argv.map((a) => (/^[\w:.*\-{}]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+}
+
+/**
+ * One chart block: heading, canvas, note line, folded table and commands. `results` holds
+ * {argv, value} pairs (the reply of each command, as numbers / arrays) for tests and readers.
+ */
+function figure(id, title) {
+  const canvas = el('canvas', { width: W, height: H, 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
+  const note = el('p', { class: 'eng-note', 'data-testid': `eng-${id}-note` });
+  const details = el('details', { class: 'eng-numbers' });
+  const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), canvas, note, details);
+  return { fig, canvas, note, details };
+}
+
+/** Fills a figure's table, command list and `data-results` attribute. */
+function showNumbers(f, head, rows, results) {
+  const table = el(
+    'table',
+    {},
+    el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el(i ? 'td' : 'th', i ? {} : { scope: 'row' }, c === null ? '' : String(c)))))),
+  );
+  const cmds = el('pre', { class: 'cmd' }, results.map((r) => cliLine(r.argv)).join('\n'));
+  f.details.replaceChildren(el('summary', {}, 'Numbers and commands'), table, cmds);
+  f.fig.dataset.results = JSON.stringify(results);
+  f.fig.dataset.state = 'drawn';
+}
+
+function fail(f, message, state = 'error') {
+  const ctx = f.canvas.getContext('2d');
+  ctx.clearRect(0, 0, f.canvas.width, f.canvas.height);
+  f.canvas.hidden = true;
+  f.note.textContent = message;
+  f.note.setAttribute('role', state === 'error' ? 'alert' : 'status');
+  f.details.replaceChildren();
+  f.fig.dataset.results = '[]';
+  f.fig.dataset.state = state;
+}
+
+/**
+ * Builds the (empty) section. Returns {section, draw(engine, settings, date)}; the panel calls
+ * draw after every load / date change.
+ */
+export function buildEngagementSection() {
+  const section = el('section', { class: 'eng', 'data-testid': 'engagement-section', 'aria-labelledby': 'eng-title' },
+    el('link', { rel: 'stylesheet', href: CSS_URL }),
+    el('h2', { id: 'eng-title' }, 'Engagement'));
+  const streakSelect = el('select', { 'data-testid': 'eng-streak-days', 'aria-label': 'Streak window (days)' },
+    STREAK_CHOICES.map((n) => el('option', { value: n }, `last ${n} days`)));
+  const figs = {
+    dau: figure('dau', 'Daily actives with rolling 7/30-day actives'),
+    streak: figure('streak', 'Current streaks (users active on each of the last k days)'),
+    retention: figure('retention', 'Retention of new actives'),
+    enum: figure('enum', 'Level distribution among the day\'s actives'),
+  };
+  figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, 'Window ', streakSelect), figs.streak.canvas);
+  const grid = el('div', { class: 'eng-grid' }, Object.values(figs).map((f) => f.fig));
+  section.append(grid);
+  let last = null;
+  streakSelect.onchange = () => {
+    if (last) drawStreak(last.engine, last.s, last.date, Number(streakSelect.value));
+  };
+
+  const drawStreak = (engine, s, date, n) => {
+    const f = figs.streak;
+    const keys = daysEnding(date, n).map((d) => fill(s.activeKey, { date: d }));
+    try {
+      f.canvas.hidden = false;
+      const hist = engine.drawStreakChart(f.canvas, keys, `Current streaks as of ${isoDate(date)} (last ${n} days)`);
+      const total = hist.reduce((a, b) => a + b, 0);
+      f.note.textContent = `${total} users active on ${isoDate(date)}; ${hist[hist.length - 1]} of them on all ${n} days.`;
+      showNumbers(f, ['streak (days)', 'users'], hist.map((c, i) => [i + 1, c]),
+        [{ argv: ['BITLENS.STREAKHIST', ...keys], value: hist }]);
+    } catch (e) {
+      fail(f, e.message || String(e));
+    }
+  };
+
+  const draw = (engine, settings, date) => {
+    const s = { ...ENGAGEMENT_DEFAULTS, ...settings };
+    last = { engine, s, date };
+    if (!STREAK_CHOICES.includes(Number(streakSelect.value))) streakSelect.value = String(s.streakDays);
+    // The daily keys present, and the continuous day range from the first one to `date`.
+    const present = engine.keys(globFor(s.activeKey))
+      .map((k) => capture(s.activeKey, k, 'date'))
+      .filter((d) => d && parseDate(d) && d <= ymd(date))
+      .sort();
+    section.dataset.days = String(present.length);
+    if (!present.length) {
+      const msg = `No daily bitmaps ${fill(s.activeKey, { date: '*' })} up to ${isoDate(date)} in the snapshot.`;
+      for (const f of [figs.dau, figs.streak, figs.retention]) fail(f, msg, 'empty');
+    } else {
+      const span = Math.min(dayDiff(parseDate(present[0]), date) + 1, s.maxDays);
+      const keys = daysEnding(date, span).map((d) => fill(s.activeKey, { date: d }));
+      // DAU and rolling actives.
+      const f = figs.dau;
+      try {
+        f.canvas.hidden = false;
+        const e = engine.drawDauChart(f.canvas, keys, `Daily actives, ${e0(keys, s)} to ${isoDate(date)}`);
+        const i = e.dau.length - 1;
+        f.note.textContent = `${isoDate(date)}: ${e.dau[i]} daily, ${e.wau[i]} in 7 days, ${e.mau[i]} in 30 days (stickiness ${(e.stickiness[i] * 100).toFixed(1)}%).`;
+        showNumbers(f, ['day', 'DAU', '7-day', '30-day'], e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
+          { argv: ['BITLENS.DAU', ...keys], value: e.dau },
+          { argv: ['BITLENS.ROLLING', '7', ...keys], value: e.wau },
+          { argv: ['BITLENS.ROLLING', '30', ...keys], value: e.mau },
+        ]);
+      } catch (err) {
+        fail(f, err.message || String(err));
+      }
+      drawStreak(engine, s, date, Number(streakSelect.value));
+      // Retention: `cohorts` cohort days ending at `date`, each with its look-back window.
+      const r = figs.retention;
+      const rkeys = keys.slice(-Math.min(keys.length, s.lookback + s.cohorts));
+      if (rkeys.length <= s.lookback) {
+        fail(r, `Retention needs more than ${s.lookback} days of ${fill(s.activeKey, { date: '*' })}; the snapshot has ${rkeys.length} up to ${isoDate(date)}.`, 'empty');
+      } else {
+        try {
+          r.canvas.hidden = false;
+          const rows = engine.drawRetentionChart(r.canvas, rkeys, s.lookback, s.horizon,
+            `New actives (absent the ${s.lookback} days before) back on day +1 … +${s.horizon}`);
+          r.note.textContent = `${rows.length} cohorts; cell = share of the cohort active that day.`;
+          const labels = rkeys.slice(s.lookback).map((k) => isoDate(parseDate(capture(s.activeKey, k, 'date'))));
+          const head = ['cohort', 'size'];
+          for (let t = 1; t <= s.horizon; t++) head.push(`+${t}`);
+          showNumbers(r, head, rows.map((row, j) => [labels[j], ...row]),
+            [{ argv: ['BITLENS.RETENTION', String(s.lookback), String(s.horizon), ...rkeys], value: rows }]);
+        } catch (err) {
+          fail(r, err.message || String(err));
+        }
+      }
+    }
+    // Enum distribution of the day's field key among the day's actives.
+    const g = figs.enum;
+    const key = fill(s.levelKey, { date: ymd(date) });
+    const among = fill(s.activeKey, { date: ymd(date) });
+    if (!engine.keys(globEscape(key)).length) {
+      fail(g, `No key ${key} in the snapshot: nothing to chart (a BITFIELD u${s.levelField} field per user, e.g. levels).`, 'empty');
+    } else {
+      try {
+        g.canvas.hidden = false;
+        const hasAmong = engine.keys(globEscape(among)).length > 0;
+        const hist = engine.drawEnumChart(g.canvas, key, s.levelField, hasAmong ? among : undefined,
+          hasAmong ? `${key} among ${among}` : key);
+        const argv = ['BITLENS.ENUMDIST', key, `u${s.levelField}`, ...(hasAmong ? ['AMONG', among] : [])];
+        const lastNonZero = hist.reduce((m, c, i) => (c > 0 ? i : m), 0);
+        g.note.textContent = `${hist.reduce((a, b) => a + b, 0)} users counted${hasAmong ? ' (active that day)' : ''}.`;
+        showNumbers(g, ['value', 'users'], hist.slice(0, lastNonZero + 1).map((c, i) => [i, c]), [{ argv, value: hist }]);
+      } catch (err) {
+        fail(g, err.message || String(err));
+      }
+    }
+    section.dataset.state = 'ready';
+  };
+  return { section, draw };
+}
+
+/** ISO date of the first key of a list (for titles). */
+function e0(keys, s) {
+  const d = parseDate(capture(s.activeKey, keys[0], 'date'));
+  return d ? isoDate(d) : keys[0];
+}
