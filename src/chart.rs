@@ -116,6 +116,7 @@ pub fn draw_dau<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, CAPTION_SIZE))
         .margin(12)
+        .margin_right(40)
         .x_label_area_size(48)
         .y_label_area_size(64)
         .build_cartesian_2d(0i32..xmax, 0u64..y_top(ymax))
@@ -295,7 +296,7 @@ pub fn draw_retention<DB: DrawingBackend>(
         .caption(title, (FONT, CAPTION_SIZE))
         .margin(12)
         .x_label_area_size(48)
-        .y_label_area_size(150)
+        .y_label_area_size(175)
         .build_cartesian_2d(
             (1u32..horizon).into_segmented(),
             (0u32..nrows - 1).into_segmented(),
@@ -357,7 +358,7 @@ pub fn draw_retention<DB: DrawingBackend>(
         .map_err(err)?;
     // Percent labels when the cells are big enough to hold them.
     let (w, h) = area.dim_in_pixel();
-    let cell_w = w.saturating_sub(190) / horizon;
+    let cell_w = w.saturating_sub(215) / horizon;
     let cell_h = h.saturating_sub(110) / nrows;
     if cell_w >= 30 && cell_h >= 14 {
         let size = (cell_h.min(cell_w / 3)).clamp(10, 14);

@@ -105,13 +105,13 @@ impl Engine {
         canvas: JsValue,
         keys: Vec<String>,
         title: Option<String>,
-    ) -> Result<Vec<f64>, JsError> {
+    ) -> Result<Array, JsError> {
         let maps = analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
         let hist = daily::streak_histogram(&maps);
         let area = drawing_area(&canvas)?;
         let title = title.unwrap_or_else(|| "Current streaks".into());
         present(&area, chart::draw_streak_histogram(&area, &title, &hist))?;
-        Ok(hist.into_iter().map(|n| n as f64).collect())
+        Ok(numbers(&hist))
     }
 
     /// Draws the retention heatmap (`BITLENS.RETENTION lookback horizon keys…`) on canvas
@@ -160,7 +160,7 @@ impl Engine {
         width: u32,
         among: Option<String>,
         title: Option<String>,
-    ) -> Result<Vec<f64>, JsError> {
+    ) -> Result<Array, JsError> {
         if !(1..=16).contains(&width) {
             return Err(JsError::new("field width must be 1..16"));
         }
@@ -181,6 +181,6 @@ impl Engine {
             None => key.to_string(),
         });
         present(&area, chart::draw_enum_distribution(&area, &title, &hist))?;
-        Ok(hist.into_iter().map(|n| n as f64).collect())
+        Ok(numbers(&hist))
     }
 }

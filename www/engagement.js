@@ -54,8 +54,8 @@ function cliLine(argv) {
  * One chart block: heading, canvas, note line, folded table and commands. `results` holds
  * {argv, value} pairs (the reply of each command, as numbers / arrays) for tests and readers.
  */
-function figure(id, title) {
-  const canvas = el('canvas', { width: W, height: H, 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
+function figure(id, title, height = H) {
+  const canvas = el('canvas', { width: W, height, 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
   const note = el('p', { class: 'eng-note', 'data-testid': `eng-${id}-note` });
   const details = el('details', { class: 'eng-numbers' });
   const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), canvas, note, details);
@@ -72,6 +72,7 @@ function showNumbers(f, head, rows, results) {
   );
   const cmds = el('pre', { class: 'cmd' }, results.map((r) => cliLine(r.argv)).join('\n'));
   f.details.replaceChildren(el('summary', {}, 'Numbers and commands'), table, cmds);
+  f.details.hidden = false;
   f.fig.dataset.results = JSON.stringify(results);
   f.fig.dataset.state = 'drawn';
 }
@@ -83,6 +84,7 @@ function fail(f, message, state = 'error') {
   f.note.textContent = message;
   f.note.setAttribute('role', state === 'error' ? 'alert' : 'status');
   f.details.replaceChildren();
+  f.details.hidden = true;
   f.fig.dataset.results = '[]';
   f.fig.dataset.state = state;
 }
@@ -100,7 +102,7 @@ export function buildEngagementSection() {
   const figs = {
     dau: figure('dau', 'Daily actives with rolling 7/30-day actives'),
     streak: figure('streak', 'Current streaks (users active on each of the last k days)'),
-    retention: figure('retention', 'Retention of new actives'),
+    retention: figure('retention', 'Retention of new actives', 460),
     enum: figure('enum', 'Level distribution among the day\'s actives'),
   };
   figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, 'Window ', streakSelect), figs.streak.canvas);

@@ -152,29 +152,38 @@ fn retention_has_one_cell_per_known_return() {
 #[test]
 fn enums_bars_match_the_distribution_and_missing_key_is_an_error() {
     let ks = keyspace();
-    let keys = daily_keys(&ks);
-    // The conformance dump has no BITFIELD level keys: chart a daily bitmap as a u2 field.
-    let key = String::from_utf8(keys[29].clone()).unwrap();
-    let bytes = analytics::bitmap(&ks, key.as_bytes()).unwrap();
-    let hist = enums::distribution(&bytes, 2, None);
+    // Default: the latest stats:level:* key as u4, among stats:active of the same date.
+    let levels = analytics::string_keys_matching(&ks, b"stats:level:*");
+    let latest = levels
+        .last()
+        .expect("the bitmaps dump has stats:level keys");
+    let date = &latest[latest.len() - 8..];
+    let active = [b"stats:active:".as_slice(), date].concat();
+    assert!(ks.get(&active).is_some());
+    let bytes = analytics::bitmap(&ks, latest).unwrap();
+    let m = analytics::bitmap(&ks, &active).unwrap();
+    let hist = enums::distribution_among(&bytes, 4, &m);
     let nonzero = hist.iter().filter(|&&c| c > 0).count();
     assert!(nonzero > 1, "{hist:?}");
-    let svg = chart("enums", &["--key", &key, "--field", "u2", "--all"]);
+    let svg = chart("enums", &[]);
     assert_eq!(elements(&svg, "rect", &hex!(BAR_COLOR)).len(), nonzero);
+    assert!(svg.contains(&format!(
+        "{} among {}",
+        String::from_utf8_lossy(latest),
+        String::from_utf8_lossy(&active)
+    )));
 
-    let among = String::from_utf8(keys[28].clone()).unwrap();
-    let m = analytics::bitmap(&ks, among.as_bytes()).unwrap();
-    let hist = enums::distribution_among(&bytes, 2, &m);
-    let svg = chart(
-        "enums",
-        &["--key", &key, "--field", "u2", "--among", &among],
-    );
+    // An explicit key, field width and every field (no AMONG).
+    let first = String::from_utf8(levels[0].clone()).unwrap();
+    let bytes = analytics::bitmap(&ks, first.as_bytes()).unwrap();
+    let hist = enums::distribution(&bytes, 2, None);
+    let svg = chart("enums", &["--key", &first, "--field", "u2", "--all"]);
     assert_eq!(
         elements(&svg, "rect", &hex!(BAR_COLOR)).len(),
         hist.iter().filter(|&&c| c > 0).count()
     );
 
-    // Default key pattern stats:level:* is absent here: a clear error, no file.
+    // No key matches the pattern: a clear error, no file.
     let rdb = dump();
     let o = bitlens(
         &[
@@ -184,12 +193,14 @@ fn enums_bars_match_the_distribution_and_missing_key_is_an_error() {
             rdb.to_str().unwrap(),
             "--svg",
             "/nonexistent/x.svg",
+            "--enum-pattern",
+            "nosuch:*",
         ],
         b"",
     );
     assert!(!o.status.success());
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("no key matches \"stats:level:*\""),
+        String::from_utf8_lossy(&o.stderr).contains("no key matches \"nosuch:*\""),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
