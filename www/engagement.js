@@ -148,7 +148,7 @@ export function buildEngagementSection() {
       const f = figs.dau;
       try {
         f.canvas.hidden = false;
-        const e = engine.drawDauChart(f.canvas, keys, `Daily actives, ${e0(keys, s)} to ${isoDate(date)}`);
+        const e = engine.drawDauChart(f.canvas, keys, `Daily actives, ${firstDate(keys, s)} to ${isoDate(date)}`);
         const i = e.dau.length - 1;
         f.note.textContent = `${isoDate(date)}: ${e.dau[i]} daily, ${e.wau[i]} in 7 days, ${e.mau[i]} in 30 days (stickiness ${(e.stickiness[i] * 100).toFixed(1)}%).`;
         showNumbers(f, ['day', 'DAU', '7-day', '30-day'], e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
@@ -207,7 +207,7 @@ export function buildEngagementSection() {
 }
 
 /** ISO date of the first key of a list (for titles). */
-function e0(keys, s) {
+function firstDate(keys, s) {
   const d = parseDate(capture(s.activeKey, keys[0], 'date'));
   return d ? isoDate(d) : keys[0];
 }
