@@ -10,6 +10,24 @@
 //! given (background, caption, labelled axes, data) and sizes fonts for a dashboard panel of
 //! about 600–1000 × 300–500 pixels. Zero-height bars are not drawn; retention cells past the
 //! last day are left empty. Colours are public so that tests and the panel legend agree.
+//!
+//! From a keyspace to an SVG file:
+//! ```
+//! use bitlens::analytics::{self, daily};
+//! # let mut ks = bitlens::Keyspace::new();
+//! # for d in 1..=3u8 {
+//! #     let v = bitlens::Value::String(bitlens::string::RedisString::from_bytes(vec![0xf0 >> d]));
+//! #     ks.set(format!("stats:active:2024050{d}").into_bytes(), v);
+//! # }
+//! let keys = analytics::string_keys_matching(&ks, b"stats:active:*"); // sorted = chronological
+//! let labels: Vec<String> = keys.iter().map(|k| analytics::date_label(k)).collect();
+//! let days = analytics::bitmaps(&ks, &keys)?;
+//! let svg = bitlens::chart::dau_svg("Daily actives", &labels, &daily::engagement(&days), 900, 400)?;
+//! assert!(svg.contains("2024-05-01"));
+//! let hist = daily::streak_histogram(&days);
+//! assert_eq!(hist, vec![1, 1, 2]); // streak of 1 day: user 6; 2 days: user 5; 3 days: users 3, 4
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -169,28 +169,6 @@ enum ShapeArg {
     Box(f64, f64),
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distances_round_the_scaled_value() {
-        assert_eq!(format_dist(17500510.565749999), "17500510.5658");
-        assert_eq!(format_dist(0.0), "0.0000");
-        assert_eq!(format_dist(0.00004), "0.0000");
-        assert_eq!(format_dist(166274.15156960033), "166274.1516");
-        assert_eq!(format_dist(1.23), "1.2300");
-    }
-
-    #[test]
-    fn coordinates_trim_zeros() {
-        assert_eq!(format_coord(180.0), "180");
-        assert_eq!(format_coord(-73.93389254808425903), "-73.93389254808425903");
-        assert_eq!(format_coord(2.0000001856465488), "2.0000001856465488");
-        assert_eq!(format_coord(-1e-30), "0");
-    }
-}
-
 fn geosearch(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     generic(ks, argv, Kind::Search)
 }
@@ -539,4 +517,27 @@ fn zrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
         }
     }
     Reply::Array(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_round_the_scaled_value() {
+        assert_eq!(format_dist(17_500_510.565_75), "17500510.5658");
+        assert_eq!(format_dist(0.0), "0.0000");
+        assert_eq!(format_dist(0.00004), "0.0000");
+        assert_eq!(format_dist(166274.15156960033), "166274.1516");
+        assert_eq!(format_dist(1.23), "1.2300");
+    }
+
+    #[test]
+    fn coordinates_trim_zeros() {
+        assert_eq!(format_coord(180.0), "180");
+        for text in ["-73.93389254808425903", "2.0000001856465488"] {
+            assert_eq!(format_coord(text.parse().unwrap()), text);
+        }
+        assert_eq!(format_coord(-1e-30), "0");
+    }
 }

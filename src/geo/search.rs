@@ -501,8 +501,7 @@ pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option
             break;
         }
         if p.hi - p.lo <= 16 || p.hash.step >= STEP_MAX {
-            for i in p.lo..p.hi {
-                let score = sorted[i].0;
+            for (i, &(score, _)) in sorted.iter().enumerate().take(p.hi).skip(p.lo) {
                 let (plon, plat) = geohash::decode(geohash::score_bits(score));
                 let Some(dist) = within(lon, lat, shape, plon, plat) else {
                     continue;

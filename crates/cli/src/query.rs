@@ -42,7 +42,7 @@ pub struct QueryArgs {
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
-    Some((spec[..i].as_bytes().to_vec(), PathBuf::from(&spec[i + 1..])))
+    Some((spec.as_bytes()[..i].to_vec(), PathBuf::from(&spec[i + 1..])))
 }
 
 /// Builds the keyspace from the `--rdb`, `--dump` and `--string` sources, or reports on stderr

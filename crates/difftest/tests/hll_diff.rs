@@ -362,6 +362,11 @@ fn hll_matches_redis() {
     let mut short_dense = dense_good.clone();
     short_dense.pop();
     crafted.push((short_dense, true));
+    // Every register at 63: the estimate overflows (Redis replies i64::MIN).
+    let mut all63 = dense_good.clone();
+    all63[16..].fill(0xff);
+    all63[15] |= 0x80;
+    crafted.push((all63, true));
     let mut dense_as_sparse = dense_good.clone();
     dense_as_sparse[4] = 1;
     dense_as_sparse[15] |= 0x80;

@@ -2,10 +2,12 @@
 //! refuses anything outside a fixed allow-list of read commands. The connection itself is
 //! private to this module, so no other code path can reach Redis.
 //!
-//! Allowed: SCAN, TYPE, DUMP, PTTL, STRLEN, `MEMORY USAGE`, INFO, PING (plus AUTH / HELLO /
-//! SELECT, which the client library sends itself while connecting, from the URL). A matching
-//! minimal ACL rule for a dedicated user:
-//! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`.
+//! Allowed: SCAN, TYPE, DUMP, PTTL, STRLEN, `MEMORY USAGE`, INFO, PING, and for Redis Cluster
+//! `CLUSTER SLOTS` and READONLY (replica reads); plus AUTH / HELLO / SELECT, which the client
+//! library sends itself while connecting, from the URL. A matching minimal ACL rule for a
+//! dedicated user:
+//! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`
+//! (add `+cluster|slots +readonly` on a cluster).
 
 use redis::aio::ConnectionManager;
 use redis::{Cmd, Pipeline, RedisError, Value};
@@ -20,13 +22,15 @@ pub const ALLOWED: &[&str] = &[
     "MEMORY USAGE",
     "INFO",
     "PING",
+    "CLUSTER SLOTS",
+    "READONLY",
     "AUTH",
     "HELLO",
     "SELECT",
 ];
 
 /// Commands that take a subcommand; only `NAME SUB` pairs listed in [`ALLOWED`] pass.
-const CONTAINERS: &[&str] = &["MEMORY"];
+const CONTAINERS: &[&str] = &["MEMORY", "CLUSTER"];
 
 /// Whether `argv` may be sent to Redis.
 pub fn is_allowed(argv: &[Vec<u8>]) -> bool {
@@ -136,6 +140,8 @@ mod tests {
             &["memory", "usage", "k"],
             &["INFO", "server"],
             &["PING"],
+            &["cluster", "slots"],
+            &["READONLY"],
         ] {
             assert!(is_allowed(&v(ok)), "{ok:?}");
         }
@@ -147,6 +153,10 @@ mod tests {
             &["CONFIG", "SET", "save", ""],
             &["MEMORY", "PURGE"],
             &["MEMORY"],
+            &["CLUSTER", "RESET"],
+            &["CLUSTER", "FAILOVER"],
+            &["CLUSTER"],
+            &["READWRITE"],
             &["EVAL", "return 1", "0"],
             &["RESTORE", "k", "0", "x"],
             &["SHUTDOWN"],

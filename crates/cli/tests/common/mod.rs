@@ -158,6 +158,10 @@ impl Served {
         http_get(self.port, path, &[])
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
     }
@@ -257,5 +261,58 @@ pub fn http_get(port: u16, path: &str, headers: &[(&str, &str)]) -> HttpResponse
         headers,
         body,
         complete,
+    }
+}
+
+/// `GET path`, streaming the chunked body through a hash without keeping it: returns
+/// (status, complete, body length, FNV-1a 64 of the body).
+pub fn http_get_hashed(port: u16, path: &str) -> (u16, bool, u64, u64) {
+    let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(300))).unwrap();
+    (&s).write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .unwrap();
+    let mut r = BufReader::with_capacity(64 * 1024, s);
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    let status: u16 = line
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    loop {
+        line.clear();
+        if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+    }
+    let (mut len, mut hash) = (0u64, 0xcbf2_9ce4_8422_2325u64);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        line.clear();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            return (status, false, len, hash);
+        }
+        let Ok(size) = usize::from_str_radix(line.trim(), 16) else {
+            return (status, false, len, hash);
+        };
+        if size == 0 {
+            return (status, true, len, hash);
+        }
+        let mut left = size;
+        while left > 0 {
+            let n = left.min(buf.len());
+            if r.read_exact(&mut buf[..n]).is_err() {
+                return (status, false, len, hash);
+            }
+            for b in &buf[..n] {
+                hash = (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+            }
+            len += n as u64;
+            left -= n;
+        }
+        line.clear();
+        let _ = r.read_line(&mut line);
     }
 }
