@@ -141,9 +141,18 @@ pub fn format_coord(x: f64) -> String {
     }
 }
 
-/// A distance as Redis prints it: `%.4f`.
+/// A distance as Redis 7.0.15 prints it: the value times 10^4 rounded to an integer (ties to
+/// even, in double precision), printed with 4 fixed decimals. This differs from `%.4f` when
+/// the scaled product rounds across a half (e.g. 17500510.56574999 → "17500510.5658").
 pub fn format_dist(d: f64) -> String {
-    format!("{d:.4}")
+    let scaled = (d * 10000.0).round_ties_even();
+    if !scaled.is_finite() || scaled.abs() >= 9.2e18 {
+        return format!("{d:.4}");
+    }
+    let v = scaled as i64;
+    let sign = if v < 0 { "-" } else { "" };
+    let a = v.unsigned_abs();
+    format!("{sign}{}.{:04}", a / 10000, a % 10000)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -310,14 +319,28 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
     };
     let count = count as usize;
     let limit = if any { count } else { 0 };
-    let mut hits = search::search(z, centre.0, centre.1, shape_m, limit);
-    let returned = if count == 0 || hits.len() < count {
-        hits.len()
-    } else {
-        count
+    // Nearest-first with COUNT: read only what can be among the first results.
+    let fast = match shape_m {
+        Shape::Radius(r) if count > 0 && !any && order == Order::Asc => {
+            search::nearest(z, centre.0, centre.1, r, count)
+        }
+        _ => None,
     };
-    search::sort_hits(&mut hits, order, returned);
-    hits.truncate(returned);
+    let hits = match fast {
+        Some(hits) => hits,
+        None => {
+            let mut hits = search::search(z, centre.0, centre.1, shape_m, limit);
+            let returned = if count == 0 || hits.len() < count {
+                hits.len()
+            } else {
+                count
+            };
+            search::sort_hits(&mut hits, order, returned);
+            hits.truncate(returned);
+            hits
+        }
+    };
+    let returned = hits.len();
     let sorted = z.sorted();
     if store {
         if hits.is_empty() {
@@ -494,4 +517,27 @@ fn zrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
         }
     }
     Reply::Array(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_round_the_scaled_value() {
+        assert_eq!(format_dist(17_500_510.565_75), "17500510.5658");
+        assert_eq!(format_dist(0.0), "0.0000");
+        assert_eq!(format_dist(0.00004), "0.0000");
+        assert_eq!(format_dist(166274.15156960033), "166274.1516");
+        assert_eq!(format_dist(1.23), "1.2300");
+    }
+
+    #[test]
+    fn coordinates_trim_zeros() {
+        assert_eq!(format_coord(180.0), "180");
+        for text in ["-73.93389254808425903", "2.0000001856465488"] {
+            assert_eq!(format_coord(text.parse().unwrap()), text);
+        }
+        assert_eq!(format_coord(-1e-30), "0");
+    }
 }

@@ -368,3 +368,269 @@ fn vec_swap<T>(s: &mut [T], a: usize, b: usize, n: usize) {
         s.swap(a + i, b + i);
     }
 }
+
+/// A lower bound (metres) of the distance from (lon, lat) to any point of `area`, slightly
+/// lowered so that floating-point rounding of the real distance can never undercut it.
+fn distance_lower_bound(lon: f64, lat: f64, a: &geohash::Area) -> f64 {
+    let dlat = if lat < a.lat_min {
+        a.lat_min - lat
+    } else if lat > a.lat_max {
+        lat - a.lat_max
+    } else {
+        0.0
+    };
+    let dlon = if lon >= a.lon_min && lon <= a.lon_max {
+        0.0
+    } else {
+        let gap = |x: f64| {
+            let d = (x - lon).abs() % 360.0;
+            d.min(360.0 - d)
+        };
+        gap(a.lon_min).min(gap(a.lon_max))
+    };
+    // cos(latitude) is smallest at the rectangle's latitude farthest from the equator.
+    let cos_min = a
+        .lat_min
+        .abs()
+        .max(a.lat_max.abs())
+        .min(90.0)
+        .to_radians()
+        .cos()
+        .max(0.0);
+    let u = (dlat.to_radians() / 2.0).sin();
+    let v = (dlon.to_radians() / 2.0).sin();
+    let h = u * u + lat.to_radians().cos() * cos_min * v * v;
+    let d = 2.0 * EARTH_RADIUS_M * h.min(1.0).sqrt().asin();
+    d * (1.0 - 1e-9) - 1e-3
+}
+
+/// A sub-range of a visited cell, pending in the best-first walk.
+struct Pending {
+    bound: f64,
+    cell: usize,
+    lo: usize,
+    hi: usize,
+    hash: Hash,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, o: &Self) -> bool {
+        self.bound == o.bound
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        // Reversed: BinaryHeap pops the smallest bound first.
+        o.bound.total_cmp(&self.bound)
+    }
+}
+
+/// A candidate in the best-first walk: distance, then its place in the cell walk.
+#[derive(Clone, Copy)]
+struct Cand {
+    hit: Hit,
+    walk: (usize, usize),
+}
+
+impl PartialEq for Cand {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Cand {}
+impl PartialOrd for Cand {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Cand {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.hit
+            .dist
+            .total_cmp(&o.hit.dist)
+            .then(self.walk.cmp(&o.walk))
+    }
+}
+
+/// The reply of `BYRADIUS r ASC COUNT k` (without ANY) computed best-first: only the parts of
+/// the visited cells that can hold one of the k+1 nearest members are read, so the cost
+/// follows k rather than the number of members in the circle. Returns the same hits, in the
+/// same order, as [`search`] followed by [`sort_hits`]; `None` when that order is not
+/// determined by distance alone (equal distances among the k+1 nearest, when there are more
+/// than k members in the circle) or the cells hold
+/// scores outside the 52-bit range: the caller then takes the full path.
+pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option<Vec<Hit>> {
+    use std::collections::BinaryHeap;
+    if k == 0 {
+        return None;
+    }
+    let sorted = zset.sorted();
+    let shape = Shape::Radius(radius);
+    let mut pending = BinaryHeap::new();
+    for (cell, h) in cells(lon, lat, shape).into_iter().enumerate() {
+        let (min, max) = h.score_range();
+        if max > 1 << 52 {
+            return None;
+        }
+        let lo = sorted.partition_point(|e| e.0 < min as f64);
+        let hi = sorted.partition_point(|e| e.0 < max as f64);
+        if lo < hi {
+            let bound = distance_lower_bound(lon, lat, &geohash::area(h, LAT_MAX));
+            pending.push(Pending {
+                bound,
+                cell,
+                lo,
+                hi,
+                hash: h,
+            });
+        }
+    }
+    // The k+1 best candidates so far (max-heap: the worst on top).
+    let mut best: BinaryHeap<Cand> = BinaryHeap::new();
+    while let Some(p) = pending.pop() {
+        if p.bound > radius {
+            break;
+        }
+        if best.len() > k && p.bound > best.peek().map_or(f64::INFINITY, |c| c.hit.dist) {
+            break;
+        }
+        if p.hi - p.lo <= 16 || p.hash.step >= STEP_MAX {
+            for (i, &(score, _)) in sorted.iter().enumerate().take(p.hi).skip(p.lo) {
+                let (plon, plat) = geohash::decode(geohash::score_bits(score));
+                let Some(dist) = within(lon, lat, shape, plon, plat) else {
+                    continue;
+                };
+                let cand = Cand {
+                    hit: Hit {
+                        index: i,
+                        dist,
+                        lon: plon,
+                        lat: plat,
+                        score,
+                    },
+                    walk: (p.cell, i),
+                };
+                if best.len() <= k {
+                    best.push(cand);
+                } else {
+                    let worst = best.peek().map_or(f64::INFINITY, |c| c.hit.dist);
+                    if dist < worst {
+                        best.pop();
+                        best.push(cand);
+                    }
+                }
+            }
+            continue;
+        }
+        // Split into the four sub-cells, each a contiguous score sub-range.
+        let step = p.hash.step + 1;
+        let mut lo = p.lo;
+        for q in 0..4u64 {
+            let child = Hash {
+                bits: (p.hash.bits << 2) | q,
+                step,
+            };
+            let (_, max) = child.score_range();
+            let hi = if q == 3 {
+                p.hi
+            } else {
+                lo + sorted[lo..p.hi].partition_point(|e| e.0 < max as f64)
+            };
+            if lo < hi {
+                let bound = distance_lower_bound(lon, lat, &geohash::area(child, LAT_MAX));
+                pending.push(Pending {
+                    bound,
+                    cell: p.cell,
+                    lo,
+                    hi,
+                    hash: child,
+                });
+            }
+            lo = hi;
+        }
+    }
+    let mut out: Vec<Cand> = best.into_vec();
+    out.sort();
+    let ambiguous = out.windows(2).any(|w| w[0].hit.dist == w[1].hit.dist);
+    if out.len() > k && ambiguous {
+        return None;
+    }
+    // With at most k hits (all of them found) ties keep the walk order, as Redis' stable
+    // sort does; with more, distances are distinct and the first k are the answer.
+    out.truncate(k);
+    Some(out.into_iter().map(|c| c.hit).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(state: &mut u64) -> f64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*state >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    #[test]
+    fn step_from_radius() {
+        assert_eq!(estimate_step(0.0, 0.0), 26);
+        assert_eq!(estimate_step(3000.0, 31.0), 12);
+        assert_eq!(estimate_step(3000.0, 70.0), 11);
+        assert_eq!(estimate_step(3000.0, -81.0), 10);
+        assert_eq!(estimate_step(1e9, 0.0), 1);
+    }
+
+    #[test]
+    fn nearest_matches_full_search_and_sort() {
+        let mut st = 7u64;
+        for round in 0..30 {
+            let n = [50, 500, 3000][round % 3];
+            let mut pairs = Vec::new();
+            for i in 0..n {
+                let (lon, lat) = if i % 7 == 3 && i > 10 {
+                    // duplicate coordinates make distance ties
+                    let p: &(Vec<u8>, f64) = &pairs[i / 2];
+                    geohash::decode(p.1 as u64)
+                } else {
+                    (
+                        121.47 + (lcg(&mut st) - 0.5) * 0.3,
+                        31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                    )
+                };
+                let score = geohash::encode(lon, lat).unwrap() as f64;
+                pairs.push((format!("m{i}").into_bytes(), score));
+            }
+            let z = ZSet::from_pairs(pairs);
+            for _ in 0..40 {
+                let (lon, lat) = (
+                    121.47 + (lcg(&mut st) - 0.5) * 0.3,
+                    31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                );
+                let r = 100.0 + lcg(&mut st) * 8000.0;
+                let k = 1 + (lcg(&mut st) * 60.0) as usize;
+                let mut full = search(&z, lon, lat, Shape::Radius(r), 0);
+                let keep = full.len().min(k);
+                sort_hits(&mut full, Order::Asc, keep);
+                full.truncate(keep);
+                if let Some(fast) = nearest(&z, lon, lat, r, k) {
+                    assert_eq!(fast, full, "r={r} k={k} at {lon},{lat}");
+                } else {
+                    // Only ties may send the caller to the full path.
+                    let mut d: Vec<f64> = search(&z, lon, lat, Shape::Radius(r), 0)
+                        .iter()
+                        .map(|h| h.dist)
+                        .collect();
+                    d.sort_by(f64::total_cmp);
+                    assert!(d.windows(2).take(k).any(|w| w[0] == w[1]));
+                }
+            }
+        }
+    }
+}

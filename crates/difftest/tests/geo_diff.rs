@@ -347,6 +347,10 @@ fn geo_random_differential() {
             let (lon, lat) = if !members.is_empty() && rng.chance(0.08) {
                 let m = rng.pick(&members);
                 (m.1, m.2)
+            } else if !members.is_empty() && rng.chance(0.06) {
+                // Stacks: many members on a few spots, so distance ties are frequent.
+                let m = &members[rng.below(members.len().min(4) as u64) as usize];
+                (m.1, m.2)
             } else {
                 let k = *rng.pick(&kinds);
                 point(&mut rng, k)
@@ -389,15 +393,17 @@ fn geo_random_differential() {
             );
         }
         for _ in 0..per_round {
-            let argv = random_command(&mut rng, &members);
+            let mut argv = random_command(&mut rng, &members);
+            if rng.chance(0.08) {
+                mutate(&mut rng, &mut argv);
+            }
             let want = raw.query(&argv);
             let got = bitlens::execute(&mut ks, &argv).to_resp();
             if want != got {
                 panic!(
-                    "seed {seed}, round {round}, command {total}:\n  {}\n  redis:   {:?}\n  bitlens: {:?}",
+                    "seed {seed}, round {round}, command {total}:\n  {}\n{}",
                     show(&argv),
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
+                    first_difference(&want, &got)
                 );
             }
             if argv[0] == b"GEOSEARCHSTORE" {
@@ -414,11 +420,82 @@ fn geo_random_differential() {
             *stats
                 .entry(String::from_utf8_lossy(&argv[0]).into_owned())
                 .or_default() += 1;
+            if want.first() == Some(&b'-') {
+                *stats.entry("(error replies)".into()).or_default() += 1;
+            }
             total += 1;
         }
     }
     println!("geo differential: {total} commands identical to Redis ({stats:?})");
     assert_eq!(total, rounds * per_round);
+}
+
+/// Where two replies first differ, with some context (long replies are not printed whole).
+fn first_difference(want: &[u8], got: &[u8]) -> String {
+    let at = want
+        .iter()
+        .zip(got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    let window = |b: &[u8]| {
+        let from = at.saturating_sub(200);
+        String::from_utf8_lossy(&b[from..(at + 200).min(b.len())]).into_owned()
+    };
+    format!(
+        "  replies differ at byte {at} (redis {} bytes, bitlens {} bytes)\n  redis:   {:?}\n  bitlens: {:?}",
+        want.len(),
+        got.len(),
+        window(want),
+        window(got)
+    )
+}
+
+/// Breaks a command the way users do: a bad token in place of an argument, a dropped or an
+/// extra argument, so that argument errors are compared too.
+fn mutate(rng: &mut Rng, argv: &mut Vec<Vec<u8>>) {
+    const TOKENS: &[&str] = &[
+        "abc",
+        "",
+        " 1",
+        "1 ",
+        "-1",
+        "0",
+        "nan",
+        "inf",
+        "-inf",
+        "1e400",
+        "1e-400",
+        "0x1p4",
+        "200",
+        "-85.06",
+        "85.05112878",
+        "parsec",
+        "KM",
+        "COUNT",
+        "ANY",
+        "ASC",
+        "STORE",
+        "STOREDIST",
+        "FROMMEMBER",
+        "FROMLONLAT",
+        "BYRADIUS",
+        "BYBOX",
+        "WITHDIST",
+        "WITHHASH",
+        "9223372036854775808",
+        "00",
+        "+5",
+        "5.0",
+        "missing-member",
+    ];
+    let pos = 1 + rng.below(argv.len() as u64) as usize;
+    match rng.below(3) {
+        0 if pos < argv.len() => argv[pos] = rng.pick(TOKENS).as_bytes().to_vec(),
+        1 if pos < argv.len() && argv.len() > 2 => {
+            argv.remove(pos);
+        }
+        _ => argv.insert(pos.min(argv.len()), rng.pick(TOKENS).as_bytes().to_vec()),
+    }
 }
 
 fn random_member(rng: &mut Rng, members: &[(Vec<u8>, f64, f64)]) -> Vec<u8> {
@@ -567,4 +644,70 @@ fn random_search(rng: &mut Rng, members: &[(Vec<u8>, f64, f64)], key: &str) -> V
         }
     }
     c
+}
+
+/// Many members at identical coordinates: the order of equal distances under ASC/DESC with and
+/// without COUNT (stable sort vs partial quicksort) must be Redis' order.
+#[test]
+fn geo_distance_ties_follow_redis_order() {
+    let server = RedisServer::start(&[]);
+    let mut raw = Raw::connect(&server);
+    let mut rng = Rng(42);
+    let mut ks = Keyspace::new();
+    let mut c = args(&["GEOADD", "t"]);
+    let mut pairs = Vec::new();
+    let spots = [(13.4, 52.5), (13.401, 52.5), (13.4, 52.502)];
+    for i in 0..400 {
+        let (lon, lat) = if i % 5 == 4 {
+            (13.4 + rng.range(-0.01, 0.01), 52.5 + rng.range(-0.01, 0.01))
+        } else {
+            spots[rng.below(3) as usize]
+        };
+        let name = format!("m{}", rng.below(1_000_000)).into_bytes();
+        c.push(format!("{lon}").into_bytes());
+        c.push(format!("{lat}").into_bytes());
+        c.push(name.clone());
+        let (lon, lat): (f64, f64) = (
+            format!("{lon}").parse().unwrap(),
+            format!("{lat}").parse().unwrap(),
+        );
+        pairs.push((name, bitlens::geo::encode(lon, lat).unwrap() as f64));
+    }
+    raw.query(&c);
+    ks.set(b"t".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+    let mut checked = 0;
+    for order in ["ASC", "DESC"] {
+        for count in [
+            1, 2, 3, 5, 7, 8, 10, 20, 41, 50, 100, 150, 250, 399, 400, 500,
+        ] {
+            for any in [false, true] {
+                let mut q = args(&[
+                    "GEOSEARCH",
+                    "t",
+                    "FROMLONLAT",
+                    "13.4",
+                    "52.5",
+                    "BYRADIUS",
+                    "2",
+                    "km",
+                    order,
+                    "COUNT",
+                ]);
+                q.push(count.to_string().into_bytes());
+                if any {
+                    q.push(b"ANY".to_vec());
+                }
+                let want = raw.query(&q);
+                let got = bitlens::execute(&mut ks, &q).to_resp();
+                assert!(
+                    want == got,
+                    "{}\n{}",
+                    show(&q),
+                    first_difference(&want, &got)
+                );
+                checked += 1;
+            }
+        }
+    }
+    println!("geo ties: {checked} COUNT/ASC/DESC searches identical to Redis");
 }
