@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# `npm run bench`: benchmarks (filled in by the engine issues; see bench/RESULTS.md when present).
+# `npm run bench`: installs and builds what is missing, then runs bench/run.mjs, which times
+# bitlens (wasm in Node, and native) against a real redis-server on the same data and writes
+# the table to bench/RESULTS.md. Criterion micro-benchmarks of single kernels: `cargo bench`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
-if [ -d benches ] || grep -q '^\[\[bench\]\]' Cargo.toml crates/*/Cargo.toml 2>/dev/null; then
-  cargo bench --workspace "$@"
-else
-  echo "[bench] no benchmarks defined yet"
-fi
+bash scripts/setup.sh
+bash scripts/build.sh
+node bench/run.mjs "$@"

@@ -50,6 +50,8 @@ missing=()
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+# A CJK font so that headless Chromium renders the Chinese labels in test screenshots.
+dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-wqy-microhei)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   SUDO=""

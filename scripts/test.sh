@@ -48,7 +48,7 @@ run cargo-test cargo test --workspace
 wasm_tests=$(ls tests/wasm_*.rs 2>/dev/null | sed -E 's#tests/(.*)\.rs#--test \1#' | tr '\n' ' ')
 if [ -n "$wasm_tests" ]; then
   # shellcheck disable=SC2086
-  run wasm-test cargo test --target wasm32-unknown-unknown -p bitlens $wasm_tests
+  run wasm-test cargo test --release --target wasm32-unknown-unknown -p bitlens $wasm_tests
 fi
 
 if [ "$build_ok" = 1 ]; then

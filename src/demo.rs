@@ -68,7 +68,7 @@ impl Rng {
 
     /// Uniform in `0..n`.
     fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 
     /// Approximately standard normal (Irwin–Hall sum of 12 uniforms − 6).
@@ -203,7 +203,7 @@ impl HllBuilder {
     fn new() -> Self {
         HllBuilder {
             hll: Vec::new(),
-            arena: vec![Vec::with_capacity(12); 1024],
+            arena: (0..1024).map(|_| Vec::with_capacity(12)).collect(),
             used: 0,
         }
     }
@@ -235,15 +235,13 @@ impl HllBuilder {
 
 /// PFADD into an HLL string (empty vector = new key).
 fn hll_add(hll: &mut Vec<u8>, items: &[&[u8]]) {
-    // TODO(hll merge): `crate::hll::pfadd(hll, items)` once the HLL engine lands on main.
-    let _ = (hll, items);
+    // The demo builds only valid HLL strings, so PFADD cannot fail here.
+    let _ = crate::hll::pfadd(hll, items);
 }
 
 /// The 52-bit geohash score GEOADD stores for a point, or `None` outside GEO's range.
 fn geo_score(lon: f64, lat: f64) -> Option<f64> {
-    // TODO(geo merge): `crate::geo::encode(lon, lat).map(|s| s as f64)` once the GEO engine lands.
-    let _ = (lon, lat);
-    None
+    crate::geo::encode(lon, lat).map(|s| s as f64)
 }
 
 /// The HLLs: `(key, hll string)`.
@@ -421,16 +419,36 @@ mod tests {
     #[test]
     fn deterministic() {
         assert_eq!(sign_bitmaps(), sign_bitmaps());
-        let a = demo_keyspace();
-        let b = demo_keyspace();
-        assert_eq!(a.len(), b.len());
-        for (k, e) in a.iter() {
-            assert_eq!(Some(&e.value), b.get(k));
-        }
-        assert_eq!(
-            string(&a, "stats:active:20240501"),
-            string(&b, "stats:active:20240501")
-        );
+        assert_eq!(geo_sets(), geo_sets());
+        assert_eq!(active_bitmaps()[..3], active_bitmaps()[..3]);
+    }
+
+    #[test]
+    fn every_family_is_present() {
+        let ks = demo_keyspace();
+        let count = |prefix: &str| {
+            ks.iter()
+                .filter(|(k, _)| k.starts_with(prefix.as_bytes()))
+                .count()
+        };
+        assert_eq!(count("stats:active:"), 30);
+        assert_eq!(count("uv:page:index:"), 30);
+        assert_eq!(count("uv:shop:"), 30 * 12);
+        assert_eq!(count("sign:"), sign_bitmaps().len());
+        assert_eq!(count("shop:geo:"), 3);
+        let Some(Value::ZSet(food)) = ks.get(b"shop:geo:food") else {
+            panic!("no shop:geo:food")
+        };
+        // Every generated point is in GEO range, plus the one escaping-test member.
+        assert_eq!(food.len(), 1501);
+        // HLL strings start with Redis' HYLL magic; a busy day's page HLL is dense (byte 4 = 0).
+        let page = string(&ks, "uv:page:index:20240501");
+        assert_eq!(&page[..4], b"HYLL");
+        assert_eq!(page[4], 0);
+        let small = string(&ks, "uv:shop:1001:20240501");
+        assert_eq!(&small[..4], b"HYLL");
+        assert_eq!(small[4], 1, "a small shop's HLL stays sparse");
+        assert_eq!(string(&ks, "stats:active:20240501"), active_bitmaps()[0]);
     }
 
     #[test]

@@ -9,9 +9,10 @@
 //!
 //! Per group: key count, bytes the keys and values take in the file, logical length (STRLEN /
 //! ZCARD sum), expiry counts and range; for strings: bitmap statistics (set bits, bits,
-//! density); for HyperLogLogs (strings starting with `HYLL`): dense/sparse counts and the
-//! cached cardinality from header bytes 8..15 when valid; for GEO sets (sorted sets whose
-//! scores are all 52-bit geohashes): member count and bounding box in degrees.
+//! density); for HyperLogLogs (strings starting with `HYLL`): dense/sparse/invalid counts and
+//! the range of PFCOUNT over the group's keys ([`crate::hll::count_readonly`]: the cached
+//! value when valid, else the estimate); for GEO sets (sorted sets whose scores are all
+//! geohashes): member count and bounding box in degrees ([`crate::geo::decode`], as GEOPOS).
 //!
 //! Values are decoded one key at a time and dropped, so a report needs memory for the largest
 //! value, not for the snapshot.
@@ -107,16 +108,17 @@ impl BitmapStats {
 /// HyperLogLog statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct HllStats {
-    /// Keys in dense encoding (header byte 4 = 0).
+    /// Valid HLLs in dense encoding.
     pub dense: u64,
-    /// Keys in sparse encoding (header byte 4 = 1).
+    /// Valid HLLs in sparse encoding.
     pub sparse: u64,
-    /// Keys with the `HYLL` magic but an invalid encoding byte or a short header.
+    /// Strings with the `HYLL` magic that PFCOUNT would reject (bad header, dense length or
+    /// corrupt sparse data).
     pub invalid: u64,
-    /// Keys whose cached cardinality is valid (most significant bit of byte 15 clear).
-    pub cached: u64,
-    /// Smallest and largest valid cached cardinality.
-    pub cached_range: Option<(u64, u64)>,
+    /// Smallest and largest PFCOUNT among the valid ones.
+    pub cardinality_range: Option<(u64, u64)>,
+    /// Sum of PFCOUNT over the valid ones (not a union).
+    pub cardinality_sum: u64,
 }
 
 /// GEO statistics: members and the bounding box of their decoded positions.
@@ -171,70 +173,14 @@ pub fn key_pattern(key: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Set bits in `bytes` (BITCOUNT of the whole string).
-fn popcount(bytes: &[u8]) -> u64 {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut n: u64 = chunks
-        .by_ref()
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")).count_ones() as u64)
-        .sum();
-    n += chunks
-        .remainder()
-        .iter()
-        .map(|b| b.count_ones() as u64)
-        .sum::<u64>();
-    n
-}
-
-/// A HyperLogLog's encoding and valid cached cardinality, from its 16-byte header
-/// (`HYLL`, encoding byte, 3 unused bytes, 8-byte little-endian cardinality whose most
-/// significant bit marks it stale). `None` when `s` does not start with `HYLL`.
-fn hll_header(s: &[u8]) -> Option<(Option<bool>, Option<u64>)> {
-    if !s.starts_with(b"HYLL") {
-        return None;
-    }
-    if s.len() < 16 {
-        return Some((None, None));
-    }
-    let dense = match s[4] {
-        0 => Some(true),
-        1 => Some(false),
-        _ => None,
-    };
-    let card = (s[15] & 0x80 == 0).then(|| u64::from_le_bytes(s[8..16].try_into().expect("8")));
-    Some((dense, card))
-}
-
-/// Decodes a GEO score (a 52-bit interleaved geohash: latitude bits at even positions,
-/// longitude bits at odd ones, 26 steps over [-180, 180] × [-85.05112878, 85.05112878]) to
-/// the centre of its cell as (longitude, latitude) in degrees, as Redis GEOPOS does.
-/// `None` when the score is not an integer in [0, 2^54) (GEOADD at longitude 180 or latitude
-/// ±85.05112878 carries into bits 52..53; the decoded position is clamped as Redis does).
-fn geo_decode(score: f64) -> Option<(f64, f64)> {
-    const LAT_MAX: f64 = 85.05112878;
+/// The position of a GEO score (degrees), when the score is an integer in [0, 2^54) (GEOADD
+/// at longitude 180 or latitude ±85.05112878 carries into bits 52..53; Redis decodes those
+/// too, clamping the position).
+fn geo_position(score: f64) -> Option<(f64, f64)> {
     if !(0.0..18014398509481984.0).contains(&score) || score.fract() != 0.0 {
         return None;
     }
-    let bits = score as u64;
-    let squash = |mut x: u64| {
-        x &= 0x5555_5555_5555_5555;
-        x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
-        x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
-        x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
-        x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
-        x = (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF;
-        x
-    };
-    let ilat = squash(bits) as f64;
-    let ilon = squash(bits >> 1) as f64;
-    let cells = (1u64 << 26) as f64;
-    let lat_min = -LAT_MAX + ilat / cells * (2.0 * LAT_MAX);
-    let lat_max = -LAT_MAX + (ilat + 1.0) / cells * (2.0 * LAT_MAX);
-    let lon_min = -180.0 + ilon / cells * 360.0;
-    let lon_max = -180.0 + (ilon + 1.0) / cells * 360.0;
-    let lon = ((lon_min + lon_max) / 2.0).clamp(-180.0, 180.0);
-    let lat = ((lat_min + lat_max) / 2.0).clamp(-LAT_MAX, LAT_MAX);
-    Some((lon, lat))
+    Some(crate::geo::decode(score as u64))
 }
 
 #[derive(Default)]
@@ -293,26 +239,29 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
         }
         match &value {
             Value::String(s) => {
+                acc.length += s.len();
                 let b = s.as_bytes();
-                acc.length += b.len() as u64;
-                if let Some((dense, card)) = hll_header(&b) {
+                if b.starts_with(b"HYLL") {
                     acc.hll_seen = true;
-                    match dense {
-                        Some(true) => acc.hll.dense += 1,
-                        Some(false) => acc.hll.sparse += 1,
-                        None => acc.hll.invalid += 1,
-                    }
-                    if let (Some(_), Some(c)) = (dense, card) {
-                        acc.hll.cached += 1;
-                        acc.hll.cached_range = Some(match acc.hll.cached_range {
-                            None => (c, c),
-                            Some((a, z)) => (a.min(c), z.max(c)),
-                        });
+                    let enc = crate::hll::validate(&b);
+                    match (enc, crate::hll::count_readonly(&b)) {
+                        (Ok(enc), Ok(c)) => {
+                            match enc {
+                                crate::hll::Encoding::Dense => acc.hll.dense += 1,
+                                crate::hll::Encoding::Sparse => acc.hll.sparse += 1,
+                            }
+                            acc.hll.cardinality_sum += c;
+                            acc.hll.cardinality_range = Some(match acc.hll.cardinality_range {
+                                None => (c, c),
+                                Some((a, z)) => (a.min(c), z.max(c)),
+                            });
+                        }
+                        _ => acc.hll.invalid += 1,
                     }
                 } else if rec.encoding != "int" {
                     acc.bitmap.keys += 1;
-                    acc.bitmap.set_bits += popcount(&b);
-                    acc.bitmap.bits += 8 * b.len() as u64;
+                    acc.bitmap.set_bits += s.popcount();
+                    acc.bitmap.bits += 8 * s.len();
                 }
             }
             Value::ZSet(z) => {
@@ -321,7 +270,7 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
                 if acc.geo_ok {
                     for (_, score) in z.iter() {
                         acc.geo_max_score = acc.geo_max_score.max(score);
-                        match geo_decode(score) {
+                        match geo_position(score) {
                             Some((lon, lat)) => {
                                 acc.geo_bbox = Some(match acc.geo_bbox {
                                     None => [lon, lat, lon, lat],
@@ -431,14 +380,14 @@ fn details(g: &Group) -> String {
         if h.invalid > 0 {
             let _ = write!(s, ", {} invalid", h.invalid);
         }
-        match h.cached_range {
+        match h.cardinality_range {
             Some((a, b)) if a == b => {
-                let _ = write!(s, ", cached cardinality {a}");
+                let _ = write!(s, ", PFCOUNT {a}");
             }
             Some((a, b)) => {
-                let _ = write!(s, ", cached cardinality {a}..{b} ({} keys)", h.cached);
+                let _ = write!(s, ", PFCOUNT {a}..{b} (sum {})", h.cardinality_sum);
             }
-            None => s.push_str(", no valid cached cardinality"),
+            None => {}
         }
         parts.push(s);
     }
@@ -514,7 +463,7 @@ impl Report {
     /// "databases": [{"db", "keys", "expires", "groups": [{"pattern", "type", "encoding",
     /// "count", "bytes", "length", "with_expiry", "expiry_min_ms", "expiry_max_ms",
     /// "examples", "bitmap"?: {"keys", "set_bits", "bits", "density"}, "hll"?: {"dense",
-    /// "sparse", "invalid", "cached", "cached_min", "cached_max"}, "geo"?: {"members",
+    /// "sparse", "invalid", "pfcount_min", "pfcount_max", "pfcount_sum"}, "geo"?: {"members",
     /// "bbox": [min_lon, min_lat, max_lon, max_lat]}}]}]}`.
     pub fn to_json(&self) -> Json {
         let dbs: Vec<Json> = self
@@ -545,9 +494,10 @@ impl Report {
                         }
                         if let Some(h) = &g.hll {
                             o["hll"] = json!({"dense": h.dense, "sparse": h.sparse,
-                                "invalid": h.invalid, "cached": h.cached,
-                                "cached_min": h.cached_range.map(|r| r.0),
-                                "cached_max": h.cached_range.map(|r| r.1)});
+                                "invalid": h.invalid,
+                                "pfcount_min": h.cardinality_range.map(|r| r.0),
+                                "pfcount_max": h.cardinality_range.map(|r| r.1),
+                                "pfcount_sum": h.cardinality_sum});
                         }
                         if let Some(geo) = &g.geo {
                             o["geo"] = json!({"members": geo.members, "bbox": geo.bbox});
@@ -594,16 +544,13 @@ mod tests {
     }
 
     #[test]
-    fn geohash_decodes_like_geopos() {
-        // GEOADD k 13.361389 38.115556 Palermo stores score 3479099956230698; Redis GEOPOS
-        // answers 13.36138933897018433 38.11555639549629859.
-        let (lon, lat) = geo_decode(3479099956230698.0).unwrap();
-        assert!((lon - 13.361389338970184).abs() < 1e-12, "{lon}");
-        assert!((lat - 38.1155563954963).abs() < 1e-12, "{lat}");
-        assert!(geo_decode(1.5).is_none());
-        assert!(geo_decode(-1.0).is_none());
-        // GEOADD at longitude 180 stores 10133099161583616 (> 2^52); GEOPOS clamps to 180.
-        assert_eq!(geo_decode(10133099161583616.0).unwrap().0, 180.0);
+    fn geo_positions_only_for_geohash_scores() {
+        // GEOADD k 13.361389 38.115556 Palermo stores 3479099956230698 (GEOPOS 13.3613893...).
+        let (lon, lat) = geo_position(3479099956230698.0).unwrap();
+        assert!((lon - 13.361389338970184).abs() < 1e-9 && (lat - 38.1155563954963).abs() < 1e-9);
+        assert!(geo_position(1.5).is_none());
+        assert!(geo_position(-1.0).is_none());
+        assert!(geo_position(18014398509481984.0).is_none());
     }
 
     #[test]
@@ -663,8 +610,8 @@ mod tests {
                 dense: 0,
                 sparse: 1,
                 invalid: 0,
-                cached: 1,
-                cached_range: Some((42, 42))
+                cardinality_range: Some((42, 42)),
+                cardinality_sum: 42,
             })
         );
         let geo = db0

@@ -2,49 +2,193 @@
 //! their bytes exactly as Redis does (bit 0 = most significant bit of byte 0). Integer-encoded
 //! strings are held as their decimal text, which is what every string command acts on.
 //!
-//! The representation is private so that the bitmap engine can keep very sparse strings without
-//! materialising their full length (issue 3); callers use the accessors below. The bit-level
-//! methods (`get_bit`, `count_bits`, `find_bit`, ...) answer without materialising.
+//! Representation (private, chosen per key): plain bytes, or — for strings of at least
+//! [`SPARSE_MIN_BYTES`] whose non-zero 4 KiB pages are at most a quarter of the total — a
+//! [`SparseBitmap`] that stores only the non-zero pages, so a 512 MiB string with one bit set
+//! costs one page. The bit-level methods (`get_bit`, `count_bits`, `find_bit`, `bitop`, ...)
+//! answer without materialising; [`RedisString::as_bytes`] materialises a sparse string.
 
 use std::borrow::Cow;
 
+use crate::bitmap::sparse::{Source, SparseBitmap, PAGE};
 use crate::bitmap::{self, BitOp};
 
+/// Strings shorter than this (64 KiB) are always kept as plain bytes.
+pub const SPARSE_MIN_BYTES: u64 = 64 * 1024;
+
+#[derive(Debug, Clone)]
+enum Repr {
+    Dense(Vec<u8>),
+    Sparse(SparseBitmap),
+}
+
 /// A Redis string value (binary safe). Length is in bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone)]
 pub struct RedisString {
-    bytes: Vec<u8>,
+    repr: Repr,
+}
+
+impl Default for RedisString {
+    fn default() -> Self {
+        RedisString {
+            repr: Repr::Dense(Vec::new()),
+        }
+    }
+}
+
+impl PartialEq for RedisString {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.repr, &other.repr) {
+            (Repr::Dense(a), Repr::Dense(b)) => a == b,
+            _ => self.len() == other.len() && self.as_bytes() == other.as_bytes(),
+        }
+    }
+}
+
+impl Eq for RedisString {}
+
+/// True when a string of `len` bytes with `stored_pages` non-zero pages should be sparse.
+fn sparse_pays(len: u64, stored_pages: u64) -> bool {
+    len >= SPARSE_MIN_BYTES && stored_pages * 4 <= len.div_ceil(PAGE as u64)
 }
 
 impl RedisString {
-    /// A string holding exactly `bytes`.
+    /// A string holding exactly `bytes`. Long, mostly-zero strings are stored sparse.
     pub fn from_bytes(bytes: Vec<u8>) -> Self {
-        RedisString { bytes }
+        let mut s = RedisString {
+            repr: Repr::Dense(bytes),
+        };
+        s.compact();
+        s
+    }
+
+    /// A string of `len_bytes` bytes whose set bits are exactly `bits` (bit offsets, Redis
+    /// numbering); the length grows if a bit lies past `len_bytes`. Stored sparse when that
+    /// pays, without ever allocating the full length. For loaders of sparse data (RDB, Roaring).
+    pub fn from_sparse_bits(len_bytes: u64, bits: impl IntoIterator<Item = u64>) -> Self {
+        // Gather bits page by page and OR each page in once (any input order works).
+        let mut sp = SparseBitmap::zeros(len_bytes);
+        let mut page = [0u8; PAGE];
+        let mut current: Option<u64> = None;
+        let page_bits = PAGE as u64 * 8;
+        for b in bits {
+            let p = b / page_bits;
+            if current != Some(p) {
+                if let Some(c) = current {
+                    sp.or_bytes(c * PAGE as u64, &page);
+                    page = [0u8; PAGE];
+                }
+                current = Some(p);
+            }
+            bitmap::set_bit(&mut page, b % page_bits, true);
+            sp.grow((b >> 3) + 1);
+        }
+        if let Some(c) = current {
+            let len = sp.len();
+            let n = (len - c * PAGE as u64).min(PAGE as u64) as usize;
+            sp.or_bytes(c * PAGE as u64, &page[..n]);
+        }
+        Self::from_sparse(sp)
+    }
+
+    /// Wraps a [`SparseBitmap`], converting it to plain bytes when it is not sparse enough.
+    pub fn from_sparse(sp: SparseBitmap) -> Self {
+        let mut s = RedisString {
+            repr: Repr::Sparse(sp),
+        };
+        s.normalize();
+        s
     }
 
     /// Length in bytes, as Redis STRLEN.
     pub fn len(&self) -> u64 {
-        self.bytes.len() as u64
+        match &self.repr {
+            Repr::Dense(v) => v.len() as u64,
+            Repr::Sparse(s) => s.len(),
+        }
     }
 
     /// True when the string has zero bytes.
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.len() == 0
+    }
+
+    /// True when the string is stored sparse (only its non-zero pages).
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.repr, Repr::Sparse(_))
+    }
+
+    /// Heap bytes held by the value (the full length when dense, stored pages when sparse).
+    pub fn heap_bytes(&self) -> usize {
+        match &self.repr {
+            Repr::Dense(v) => v.capacity(),
+            Repr::Sparse(s) => s.heap_bytes(),
+        }
+    }
+
+    /// The sparse form, when the string is stored sparse.
+    pub fn as_sparse(&self) -> Option<&SparseBitmap> {
+        match &self.repr {
+            Repr::Sparse(s) => Some(s),
+            Repr::Dense(_) => None,
+        }
     }
 
     /// The full byte content (may materialise a sparse string).
     pub fn as_bytes(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(&self.bytes)
+        match &self.repr {
+            Repr::Dense(v) => Cow::Borrowed(v),
+            Repr::Sparse(s) => Cow::Owned(s.to_dense()),
+        }
     }
 
     /// Mutable access to the full byte content (a sparse string becomes dense).
     pub fn bytes_mut(&mut self) -> &mut Vec<u8> {
-        &mut self.bytes
+        if let Repr::Sparse(s) = &self.repr {
+            self.repr = Repr::Dense(s.to_dense());
+        }
+        match &mut self.repr {
+            Repr::Dense(v) => v,
+            Repr::Sparse(_) => unreachable!("converted to dense above"),
+        }
     }
 
     /// Consumes the value and returns its bytes.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+        match self.repr {
+            Repr::Dense(v) => v,
+            Repr::Sparse(s) => s.to_dense(),
+        }
+    }
+
+    /// Switches a long, mostly-zero dense string to the sparse form (no-op otherwise).
+    pub fn compact(&mut self) {
+        if let Repr::Dense(v) = &self.repr {
+            let len = v.len() as u64;
+            if len < SPARSE_MIN_BYTES {
+                return;
+            }
+            let limit = len.div_ceil(PAGE as u64) / 4;
+            let mut nonzero = 0u64;
+            for chunk in v.chunks(PAGE) {
+                if bitmap::find_bit_in_bytes(chunk, true).is_some() {
+                    nonzero += 1;
+                    if nonzero > limit {
+                        return;
+                    }
+                }
+            }
+            self.repr = Repr::Sparse(SparseBitmap::from_dense(v));
+        }
+    }
+
+    /// Switches a sparse string that has filled up to plain bytes.
+    fn normalize(&mut self) {
+        if let Repr::Sparse(s) = &self.repr {
+            if !sparse_pays(s.len(), s.stored_pages() as u64 / 2) {
+                self.repr = Repr::Dense(s.to_dense());
+            }
+        }
     }
 
     /// Bytes `[start, end]` (inclusive, clamped to the string), as GETRANGE after its index
@@ -55,62 +199,591 @@ impl RedisString {
             return Vec::new();
         }
         let end = end.min(len - 1);
-        self.bytes[start as usize..=end as usize].to_vec()
+        match &self.repr {
+            Repr::Dense(v) => v[start as usize..=end as usize].to_vec(),
+            Repr::Sparse(s) => {
+                let mut out = vec![0u8; (end - start + 1) as usize];
+                s.read(start, &mut out);
+                out
+            }
+        }
     }
 
     /// The bit at `offset` (0 past the end), as GETBIT.
     pub fn get_bit(&self, offset: u64) -> bool {
-        bitmap::get_bit(&self.bytes, offset)
+        match &self.repr {
+            Repr::Dense(v) => bitmap::get_bit(v, offset),
+            Repr::Sparse(s) => s.get_bit(offset),
+        }
     }
 
     /// Set bits in the whole string.
     pub fn popcount(&self) -> u64 {
-        bitmap::popcount(&self.bytes)
+        match &self.repr {
+            Repr::Dense(v) => bitmap::popcount(v),
+            Repr::Sparse(s) => s.popcount(),
+        }
     }
 
     /// Set bits in the inclusive bit range `[start_bit, end_bit]` (bits past the end are 0).
     pub fn count_bits(&self, start_bit: u64, end_bit: u64) -> u64 {
-        bitmap::count_bits(&self.bytes, start_bit, end_bit)
+        match &self.repr {
+            Repr::Dense(v) => bitmap::count_bits(v, start_bit, end_bit),
+            Repr::Sparse(s) => s.count_bits(start_bit, end_bit),
+        }
     }
 
     /// First bit equal to `bit` in the inclusive bit range, not looking past the end.
     pub fn find_bit(&self, bit: bool, start_bit: u64, end_bit: u64) -> Option<u64> {
-        bitmap::find_bit(&self.bytes, bit, start_bit, end_bit)
+        match &self.repr {
+            Repr::Dense(v) => bitmap::find_bit(v, bit, start_bit, end_bit),
+            Repr::Sparse(s) => s.find_bit(bit, start_bit, end_bit),
+        }
+    }
+
+    /// Calls `f` with the offset of every set bit, in increasing order, word at a time.
+    pub fn for_each_set_bit(&self, mut f: impl FnMut(u64)) {
+        fn scan(bytes: &[u8], base: u64, f: &mut impl FnMut(u64)) {
+            let mut chunks = bytes.chunks_exact(8);
+            let mut at = base;
+            for c in &mut chunks {
+                let mut w = u64::from_be_bytes(c.try_into().unwrap());
+                while w != 0 {
+                    let lz = w.leading_zeros() as u64;
+                    f(at + lz);
+                    w &= !(1u64 << (63 - lz));
+                }
+                at += 64;
+            }
+            for &b in chunks.remainder() {
+                let mut w = b;
+                while w != 0 {
+                    let lz = w.leading_zeros() as u64;
+                    f(at + lz);
+                    w &= !(0x80u8 >> lz);
+                }
+                at += 8;
+            }
+        }
+        match &self.repr {
+            Repr::Dense(v) => scan(v, 0, &mut f),
+            Repr::Sparse(s) => {
+                for (p, page) in s.pages() {
+                    scan(&page[..], p * PAGE as u64 * 8, &mut f);
+                }
+            }
+        }
     }
 
     /// Grows the string with zero bytes so that bit `max_bit` exists (Redis pads strings this
-    /// way before SETBIT / BITFIELD writes).
+    /// way before SETBIT / BITFIELD writes). A large growth of a short string goes sparse.
     pub fn grow_to_bit(&mut self, max_bit: u64) {
-        let need = (max_bit >> 3) as usize + 1;
-        if self.bytes.len() < need {
-            self.bytes.resize(need, 0);
+        let need = (max_bit >> 3) + 1;
+        let len = self.len();
+        if need <= len {
+            return;
+        }
+        match &mut self.repr {
+            Repr::Dense(v) if need >= SPARSE_MIN_BYTES && need > len * 4 => {
+                let mut s = SparseBitmap::from_dense(v);
+                s.grow(need);
+                self.repr = Repr::Sparse(s);
+            }
+            Repr::Dense(v) => v.resize(need as usize, 0),
+            Repr::Sparse(s) => s.grow(need),
         }
     }
 
     /// Sets bit `offset` (growing the string as needed) and returns the previous bit, as SETBIT.
     pub fn set_bit(&mut self, offset: u64, value: bool) -> bool {
         self.grow_to_bit(offset);
-        bitmap::set_bit(&mut self.bytes, offset, value)
+        let old = match &mut self.repr {
+            Repr::Dense(v) => bitmap::set_bit(v, offset, value),
+            Repr::Sparse(s) => s.set_bit(offset, value),
+        };
+        self.normalize();
+        old
     }
 
-    /// The unsigned `bits`-bit field at bit `offset` (bits past the end read as 0).
+    /// The unsigned `bits`-bit field (1..=64) at bit `offset` (bits past the end read as 0).
     pub fn read_field(&self, offset: u64, bits: u32) -> u64 {
-        bitmap::read_field(&self.bytes, offset, bits)
+        match &self.repr {
+            Repr::Dense(v) => bitmap::read_field(v, offset, bits),
+            Repr::Sparse(s) => {
+                let mut buf = [0u8; 9];
+                s.read(offset >> 3, &mut buf);
+                bitmap::read_field(&buf, offset & 7, bits)
+            }
+        }
     }
 
     /// Writes the low `bits` bits of `value` at bit `offset`, growing the string as needed.
     pub fn write_field(&mut self, offset: u64, bits: u32, value: u64) {
         self.grow_to_bit(offset + bits as u64 - 1);
-        bitmap::write_field(&mut self.bytes, offset, bits, value)
+        match &mut self.repr {
+            Repr::Dense(v) => bitmap::write_field(v, offset, bits, value),
+            Repr::Sparse(s) => {
+                let span = ((offset & 7) + bits as u64).div_ceil(8) as usize;
+                let mut buf = [0u8; 9];
+                s.read(offset >> 3, &mut buf[..span]);
+                bitmap::write_field(&mut buf[..span], offset & 7, bits, value);
+                s.write(offset >> 3, &buf[..span]);
+            }
+        }
+        self.normalize();
     }
 
     /// BITOP `op` over `srcs` (`None` = missing key, read as empty). The result's length is the
-    /// longest source's. `srcs` must not be empty.
+    /// longest source's. `srcs` must not be empty. With a sparse source the result is built page
+    /// by page (and is sparse when that pays); NOT of a sparse source is dense, as it is mostly
+    /// ones.
     pub fn bitop(op: BitOp, srcs: &[Option<&RedisString>]) -> RedisString {
-        let slices: Vec<&[u8]> = srcs
+        let sources: Vec<Source<'_>> = srcs
             .iter()
-            .map(|s| s.map_or(&[][..], |s| s.bytes.as_slice()))
+            .map(|s| match s.map(|s| &s.repr) {
+                None => Source::Dense(&[]),
+                Some(Repr::Dense(v)) => Source::Dense(v),
+                Some(Repr::Sparse(sp)) => Source::Sparse(sp),
+            })
             .collect();
-        RedisString::from_bytes(bitmap::bitop(op, &slices))
+        let any_sparse = sources.iter().any(|s| matches!(s, Source::Sparse(_)));
+        if !any_sparse {
+            let slices: Vec<&[u8]> = sources
+                .iter()
+                .map(|s| match s {
+                    Source::Dense(d) => *d,
+                    Source::Sparse(_) => unreachable!("no sparse source"),
+                })
+                .collect();
+            return RedisString::from_bytes(bitmap::bitop(op, &slices));
+        }
+        if op == BitOp::Not {
+            let mut v = match sources[0] {
+                Source::Sparse(sp) => sp.to_dense(),
+                Source::Dense(d) => d.to_vec(),
+            };
+            bitmap::bitop_not_in_place(&mut v);
+            return RedisString {
+                repr: Repr::Dense(v),
+            };
+        }
+        Self::from_sparse(SparseBitmap::bitop(op, &sources))
+    }
+}
+
+/// A corrupt LZF payload: what is wrong and the byte offset in the compressed data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LzfError {
+    /// Offset in the compressed input where the problem was found.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for LzfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "LZF data corrupt at byte {}: {}",
+            self.offset, self.message
+        )
+    }
+}
+
+impl std::error::Error for LzfError {}
+
+impl RedisString {
+    /// Decompresses an LZF payload (as Redis writes long strings in RDB files) of declared
+    /// uncompressed length `ulen` bytes straight into a string. Long outputs are decoded
+    /// through a small sliding window into the paged form, so a mostly-zero 16 MiB or 512 MiB
+    /// string never exists in full in memory. Errors (never panics) on truncated or corrupt
+    /// input, back-references before the start, or an output length other than `ulen`.
+    ///
+    /// LZF: a control byte `c < 32` is followed by `c + 1` literal bytes; otherwise
+    /// `len = c >> 5` (7 = read one more length byte and add it), then one more byte, giving a
+    /// back-reference of `len + 2` bytes at distance `((c & 31) << 8 | byte) + 1`.
+    pub fn from_lzf(data: &[u8], ulen: u64) -> Result<RedisString, LzfError> {
+        const HISTORY: usize = 8192;
+        const FLUSH_AT: usize = HISTORY + 256 * 1024;
+        let sparse = ulen >= SPARSE_MIN_BYTES;
+        let mut builder = StringBuilder::new(ulen);
+        let mut win: Vec<u8> = Vec::with_capacity(if sparse {
+            FLUSH_AT + 300
+        } else {
+            ulen as usize
+        });
+        let mut base: u64 = 0;
+        let mut i = 0usize;
+        let err = |offset: usize, message: &str| LzfError {
+            offset,
+            message: message.to_string(),
+        };
+        while i < data.len() {
+            let at = i;
+            let ctrl = data[i] as usize;
+            i += 1;
+            if ctrl < 32 {
+                let n = ctrl + 1;
+                if i + n > data.len() {
+                    return Err(err(at, "literal run past the end of the data"));
+                }
+                if base + (win.len() + n) as u64 > ulen {
+                    return Err(err(at, "output longer than the declared length"));
+                }
+                win.extend_from_slice(&data[i..i + n]);
+                i += n;
+            } else {
+                let mut len = ctrl >> 5;
+                if len == 7 {
+                    let Some(&extra) = data.get(i) else {
+                        return Err(err(at, "back-reference cut short"));
+                    };
+                    len += extra as usize;
+                    i += 1;
+                }
+                let Some(&low) = data.get(i) else {
+                    return Err(err(at, "back-reference cut short"));
+                };
+                i += 1;
+                let dist = ((ctrl & 31) << 8 | low as usize) + 1;
+                let len = len + 2;
+                if dist > win.len() {
+                    return Err(err(at, "back-reference before the start of the output"));
+                }
+                if base + (win.len() + len) as u64 > ulen {
+                    return Err(err(at, "output longer than the declared length"));
+                }
+                let start = win.len() - dist;
+                if dist == 1 {
+                    let b = win[start];
+                    win.resize(win.len() + len, b);
+                } else {
+                    let mut done = 0;
+                    while done < len {
+                        let n = (len - done).min(dist);
+                        win.extend_from_within(start + done..start + done + n);
+                        done += n;
+                    }
+                }
+            }
+            if sparse && win.len() >= FLUSH_AT {
+                let flush = win.len() - HISTORY;
+                builder.write(base, &win[..flush]);
+                win.drain(..flush);
+                base += flush as u64;
+            }
+        }
+        if base + win.len() as u64 != ulen {
+            return Err(err(
+                data.len(),
+                &format!(
+                    "output is {} bytes, the declared length is {ulen}",
+                    base + win.len() as u64
+                ),
+            ));
+        }
+        if !sparse {
+            return Ok(RedisString::from_bytes(win));
+        }
+        builder.write(base, &win);
+        Ok(builder.finish())
+    }
+}
+
+/// Builds a string from pieces written at byte offsets, storing only non-zero 4 KiB pages, so
+/// that a decoder (RDB LZF, Roaring) can produce a huge mostly-zero string without allocating
+/// its full length. Bytes never written are zero.
+#[derive(Debug, Default)]
+pub struct StringBuilder {
+    sparse: SparseBitmap,
+}
+
+impl StringBuilder {
+    /// A builder for a string of `len_bytes` bytes (it grows if writes go past it).
+    pub fn new(len_bytes: u64) -> Self {
+        StringBuilder {
+            sparse: SparseBitmap::zeros(len_bytes),
+        }
+    }
+
+    /// Copies `bytes` to byte offset `at`.
+    pub fn write(&mut self, at: u64, bytes: &[u8]) {
+        self.sparse.write(at, bytes);
+    }
+
+    /// Reads back bytes from offset `at` into `out` (for decoders that copy from earlier
+    /// output, like LZF back-references).
+    pub fn read(&self, at: u64, out: &mut [u8]) {
+        self.sparse.read(at, out);
+    }
+
+    /// The finished string, sparse or dense, whichever pays.
+    pub fn finish(self) -> RedisString {
+        RedisString::from_sparse(self.sparse)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitmap::roaring::{from_roaring, to_roaring};
+    use crate::bitmap::tests::Rng;
+    use crate::command::execute_str;
+    use crate::keyspace::{Keyspace, Value};
+    use crate::reply::Reply;
+
+    /// A random mostly-zero string: a few runs of random bytes in a long zero string.
+    fn sparse_bytes(r: &mut Rng, len: usize) -> Vec<u8> {
+        let mut v = vec![0u8; len];
+        for _ in 0..r.below(6) {
+            let at = r.below(len as u64) as usize;
+            let run = r.bytes(3000);
+            let n = run.len().min(len - at);
+            v[at..at + n].copy_from_slice(&run[..n]);
+        }
+        v
+    }
+
+    #[test]
+    fn sparse_and_dense_answer_alike() {
+        let mut r = Rng::new(11);
+        for round in 0..20 {
+            let len = SPARSE_MIN_BYTES as usize + 200_000 + r.below(400_000) as usize;
+            let bytes = sparse_bytes(&mut r, len);
+            let s = RedisString::from_bytes(bytes.clone());
+            assert!(s.is_sparse(), "round {round}");
+            assert_eq!(s.len(), len as u64);
+            assert_eq!(&*s.as_bytes(), &bytes[..]);
+            assert_eq!(s.popcount(), bitmap::popcount(&bytes));
+            for _ in 0..50 {
+                let n = len as u64 * 8 + 100;
+                let (a, b) = (r.below(n), r.below(n));
+                assert_eq!(s.count_bits(a, b), bitmap::count_bits(&bytes, a, b));
+                for bit in [false, true] {
+                    assert_eq!(s.find_bit(bit, a, b), bitmap::find_bit(&bytes, bit, a, b));
+                }
+                assert_eq!(s.get_bit(a), bitmap::get_bit(&bytes, a));
+                let bits = 1 + r.below(64) as u32;
+                assert_eq!(s.read_field(a, bits), bitmap::read_field(&bytes, a, bits));
+                let (x, y) = (r.below(len as u64 + 10), r.below(len as u64 + 10));
+                let want = if x <= y && x < len as u64 {
+                    bytes[x as usize..=(y.min(len as u64 - 1)) as usize].to_vec()
+                } else {
+                    Vec::new()
+                };
+                assert_eq!(s.range(x, y), want);
+            }
+            // Writes keep both forms equal.
+            let (mut sp, mut de) = (s.clone(), bytes.clone());
+            for _ in 0..50 {
+                let off = r.below(len as u64 * 8 + 5000);
+                let bits = 1 + r.below(64) as u32;
+                let v = r.next();
+                sp.write_field(off, bits, v);
+                let need = ((off + bits as u64 - 1) / 8 + 1) as usize;
+                if de.len() < need {
+                    de.resize(need, 0);
+                }
+                bitmap::write_field(&mut de, off, bits, v);
+                let off = r.below(len as u64 * 8 + 5000);
+                let val = r.below(2) == 1;
+                let old = sp.set_bit(off, val);
+                if de.len() <= (off / 8) as usize {
+                    de.resize((off / 8) as usize + 1, 0);
+                }
+                assert_eq!(old, bitmap::set_bit(&mut de, off, val));
+            }
+            assert_eq!(&*sp.as_bytes(), &de[..]);
+        }
+    }
+
+    #[test]
+    fn sparse_bitop_matches_dense() {
+        let mut r = Rng::new(12);
+        let ops = [
+            BitOp::And,
+            BitOp::Or,
+            BitOp::Xor,
+            BitOp::Not,
+            BitOp::Diff,
+            BitOp::Diff1,
+            BitOp::AndOr,
+            BitOp::One,
+        ];
+        for _ in 0..30 {
+            let n = 1 + r.below(4) as usize;
+            let data: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    if r.below(3) == 0 {
+                        r.bytes(5000)
+                    } else {
+                        let len = SPARSE_MIN_BYTES as usize + r.below(200_000) as usize;
+                        sparse_bytes(&mut r, len)
+                    }
+                })
+                .collect();
+            let strings: Vec<RedisString> = data
+                .iter()
+                .map(|d| RedisString::from_bytes(d.clone()))
+                .collect();
+            let mut srcs: Vec<Option<&RedisString>> = strings.iter().map(Some).collect();
+            srcs.push(None);
+            let slices: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).chain([&[][..]]).collect();
+            for op in ops {
+                let k = if op == BitOp::Not { 1 } else { srcs.len() };
+                let got = RedisString::bitop(op, &srcs[..k]);
+                assert_eq!(
+                    &*got.as_bytes(),
+                    &bitmap::bitop(op, &slices[..k])[..],
+                    "{op:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn huge_sparse_keys_never_allocate_their_length() {
+        let mut ks = Keyspace::new();
+        // Ten bits near 2^27: a 16 MiB string in Redis.
+        let bits: Vec<u64> = (0..10).map(|i| (1 << 27) + i * 977).collect();
+        let len = bits[9] / 8 + 1;
+        let s = RedisString::from_sparse_bits(len, bits.iter().copied());
+        assert!(s.is_sparse());
+        assert!(s.heap_bytes() <= 2 * PAGE, "{} bytes", s.heap_bytes());
+        ks.set(b"s16m".to_vec(), Value::String(s));
+        // One bit at 2^32 - 1: a 512 MiB string in Redis.
+        let one = RedisString::from_sparse_bits(1 << 29, [u32::MAX as u64]);
+        assert!(one.heap_bytes() <= PAGE);
+        ks.set(b"s512m".to_vec(), Value::String(one));
+        let q = |ks: &mut Keyspace, argv: &[&str]| execute_str(ks, argv);
+        assert_eq!(q(&mut ks, &["STRLEN", "s512m"]), Reply::Integer(1 << 29));
+        assert_eq!(q(&mut ks, &["BITCOUNT", "s16m"]), Reply::Integer(10));
+        assert_eq!(
+            q(&mut ks, &["BITCOUNT", "s512m", "0", "-1", "BIT"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            q(&mut ks, &["BITCOUNT", "s512m", "-1", "-1"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            q(&mut ks, &["BITPOS", "s16m", "1"]),
+            Reply::Integer(1 << 27)
+        );
+        assert_eq!(
+            q(&mut ks, &["BITPOS", "s512m", "1"]),
+            Reply::Integer(u32::MAX as i64)
+        );
+        assert_eq!(
+            q(&mut ks, &["BITPOS", "s512m", "0", "-1"]),
+            Reply::Integer((1i64 << 32) - 8)
+        );
+        assert_eq!(
+            q(&mut ks, &["GETBIT", "s512m", "4294967295"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            q(&mut ks, &["GETBIT", "s16m", &bits[3].to_string()]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            q(&mut ks, &["BITOP", "OR", "dst", "s16m", "s512m"]),
+            Reply::Integer(1 << 29)
+        );
+        assert_eq!(q(&mut ks, &["BITCOUNT", "dst"]), Reply::Integer(11));
+        assert_eq!(
+            q(&mut ks, &["BITOP", "AND", "dst2", "s16m", "s512m"]),
+            Reply::Integer(1 << 29)
+        );
+        assert_eq!(q(&mut ks, &["BITPOS", "dst2", "1"]), Reply::Integer(-1));
+        for k in ["dst", "dst2"] {
+            let Some(Value::String(s)) = ks.get(k.as_bytes()) else {
+                panic!()
+            };
+            assert!(s.heap_bytes() <= 2 * PAGE, "{k}: {} bytes", s.heap_bytes());
+        }
+        // SETBIT far out on a new key stays small too.
+        assert_eq!(
+            q(&mut ks, &["SETBIT", "new", "4294967295", "1"]),
+            Reply::Integer(0)
+        );
+        let Some(Value::String(s)) = ks.get(b"new") else {
+            panic!()
+        };
+        assert!(s.heap_bytes() <= PAGE);
+        assert_eq!(
+            q(&mut ks, &["BITFIELD", "new", "GET", "u8", "4294967288"]),
+            Reply::Array(vec![Reply::Integer(1)])
+        );
+    }
+
+    #[test]
+    fn lzf_decodes_like_the_lzf_crate() {
+        let mut r = Rng::new(14);
+        let mut inputs: Vec<Vec<u8>> = (0..20).map(|_| r.bytes(3000)).collect();
+        for _ in 0..6 {
+            let len = SPARSE_MIN_BYTES as usize + r.below(600_000) as usize;
+            inputs.push(sparse_bytes(&mut r, len));
+        }
+        let mut big = vec![0u8; 1 << 24];
+        for i in 0..10 {
+            big[(1 << 23) + i * 1000] = 0x81;
+        }
+        inputs.push(big);
+        for input in inputs {
+            let Ok(packed) = lzf::compress(&input) else {
+                continue; // incompressible
+            };
+            let s = RedisString::from_lzf(&packed, input.len() as u64).unwrap();
+            assert_eq!(s.len(), input.len() as u64);
+            if input.len() == 1 << 24 {
+                assert!(s.is_sparse() && s.heap_bytes() <= 16 * PAGE);
+                assert_eq!(s.popcount(), 20);
+            }
+            assert!(*s.as_bytes() == input[..]);
+            // Corruptions and truncations give errors, never panics.
+            assert!(RedisString::from_lzf(&packed, input.len() as u64 + 1).is_err());
+            for cut in [1, packed.len() / 2, packed.len() - 1] {
+                let _ = RedisString::from_lzf(&packed[..cut], input.len() as u64);
+            }
+            let mut bad = packed.clone();
+            for _ in 0..5 {
+                let at = r.below(bad.len() as u64) as usize;
+                bad[at] = r.next() as u8;
+            }
+            let _ = RedisString::from_lzf(&bad, input.len() as u64);
+        }
+        assert!(RedisString::from_lzf(&[0x20, 0x00], 3).is_err());
+    }
+
+    #[test]
+    fn roaring_round_trip() {
+        let mut r = Rng::new(13);
+        for _ in 0..20 {
+            let len = r.below(100_000) as usize;
+            let bytes = if r.below(2) == 0 {
+                r.bytes(len as u64)
+            } else {
+                sparse_bytes(&mut r, len.max(1))
+            };
+            let s = RedisString::from_bytes(bytes.clone());
+            let ser = to_roaring(&s).unwrap();
+            let back = from_roaring(&ser).unwrap();
+            // The Roaring set has no length: the string ends at the highest set bit's byte.
+            let last = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            assert_eq!(&*back.as_bytes(), &bytes[..last]);
+            let mut bits = Vec::new();
+            s.for_each_set_bit(|b| bits.push(b));
+            let rb = roaring::RoaringBitmap::deserialize_from(&ser[..]).unwrap();
+            assert_eq!(rb.iter().map(u64::from).collect::<Vec<_>>(), bits);
+        }
+        assert!(from_roaring(b"\x01\x02\x03").is_err());
+        assert!(from_roaring(b"").is_err());
+        let one = from_roaring(
+            &to_roaring(&RedisString::from_sparse_bits(0, [u32::MAX as u64])).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(one.len(), 1 << 29);
+        assert!(one.is_sparse());
     }
 }

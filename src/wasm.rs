@@ -255,6 +255,79 @@ impl Engine {
     }
 }
 
+#[wasm_bindgen]
+impl Engine {
+    /// Engagement over the daily-active bitmaps at `keys` (chronological; missing keys are
+    /// empty days): `{dau, wau, mau, stickiness}`, arrays of numbers, one per key — daily
+    /// actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1).
+    /// Throws for a key that does not hold a string.
+    pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
+        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
+        let e = crate::analytics::daily::engagement(&maps);
+        let obj = Object::new();
+        let nums = |v: &[u64]| {
+            v.iter()
+                .map(|&n| JsValue::from_f64(n as f64))
+                .collect::<Array>()
+        };
+        set(&obj, "dau", &nums(&e.dau))?;
+        set(&obj, "wau", &nums(&e.wau))?;
+        set(&obj, "mau", &nums(&e.mau))?;
+        let st: Array = e.stickiness.iter().map(|&f| JsValue::from_f64(f)).collect();
+        set(&obj, "stickiness", &st)?;
+        Ok(obj)
+    }
+
+    /// `BITLENS.STREAKHIST` over the bitmaps at `keys` (chronological, the last is "today"):
+    /// element `k - 1` is the number of users set in exactly the last `k` keys.
+    #[wasm_bindgen(js_name = streakHistogram)]
+    pub fn streak_histogram(&self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
+        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
+        Ok(crate::analytics::daily::streak_histogram(&maps)
+            .into_iter()
+            .map(|n| n as f64)
+            .collect())
+    }
+
+    /// An SVG document (`width` × `height` pixels) charting daily actives with the rolling
+    /// 7- and 30-day actives of the bitmaps at `keys` (chronological), dates on the x axis.
+    #[wasm_bindgen(js_name = dauChartSvg)]
+    pub fn dau_chart_svg(
+        &self,
+        keys: Vec<String>,
+        title: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<String, JsError> {
+        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
+        let e = crate::analytics::daily::engagement(&maps);
+        let labels: Vec<String> = keys
+            .iter()
+            .map(|k| crate::analytics::date_label(k.as_bytes()))
+            .collect();
+        crate::chart::dau_svg(title, &labels, &e, width, height).map_err(js_err)
+    }
+
+    /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]
+    /// as bars.
+    #[wasm_bindgen(js_name = streakChartSvg)]
+    pub fn streak_chart_svg(
+        &self,
+        keys: Vec<String>,
+        title: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<String, JsError> {
+        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
+        let hist = crate::analytics::daily::streak_histogram(&maps);
+        crate::chart::streak_histogram_svg(title, &hist, width, height).map_err(js_err)
+    }
+}
+
+fn js_err<E: std::fmt::Display>(e: E) -> JsError {
+    JsError::new(&e.to_string())
+}
+
 impl Engine {
     fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
         let mut args = Vec::with_capacity(argv.length() as usize);

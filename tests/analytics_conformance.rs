@@ -175,9 +175,8 @@ fn bitmaps_set_daily() {
     assert_eq!(rows.len(), n - lookback);
     for (r, row) in rows.iter().enumerate() {
         assert_eq!(row.size, ret_size[r]);
-        for t in 0..horizon {
-            let want = (row.day + t + 1 < n).then_some(ret[r][t]);
-            assert_eq!(row.returned[t], want);
+        for (t, (&got, &want)) in row.returned.iter().zip(&ret[r]).enumerate() {
+            assert_eq!(got, (row.day + t + 1 < n).then_some(want));
         }
     }
 }

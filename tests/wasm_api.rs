@@ -426,3 +426,69 @@ fn conformance_cases_of_slice_commands() {
         &failures[..failures.len().min(10)]
     );
 }
+
+#[wasm_bindgen_test]
+fn engagement_helpers_match_naive_references() {
+    let mut e = Engine::new();
+    let days: Vec<(String, Vec<u8>)> = (0..9u32)
+        .map(|d| {
+            let bytes: Vec<u8> = (0..(40 + d * 13))
+                .map(|i| (i.wrapping_mul(40503).wrapping_add(d * 7919) >> 5) as u8 | (i as u8 & 3))
+                .collect();
+            (format!("stats:active:202405{:02}", d + 1), bytes)
+        })
+        .collect();
+    for (k, v) in &days {
+        e.set_string(k.as_str().into(), v).unwrap();
+    }
+    let keys: Vec<String> = days.iter().map(|d| d.0.clone()).collect();
+    let bit = |v: &[u8], u: usize| v.get(u / 8).is_some_and(|b| b & (0x80 >> (u % 8)) != 0);
+    let bits = days.iter().map(|d| d.1.len() * 8).max().unwrap();
+    // Streak histogram: element k-1 counts users set in exactly the last k days.
+    let mut want = vec![0.0; keys.len()];
+    for u in 0..bits {
+        let run = days.iter().rev().take_while(|d| bit(&d.1, u)).count();
+        if run > 0 {
+            want[run - 1] += 1.0;
+        }
+    }
+    assert_eq!(e.streak_histogram(keys.clone()).unwrap(), want);
+    assert_eq!(want.iter().sum::<f64>(), popcount(&days.last().unwrap().1));
+    // Engagement: dau and rolling 7-day actives, as plain numbers.
+    let eng = e.engagement(keys.clone()).unwrap();
+    let series = |name: &str| -> Vec<f64> {
+        Reflect::get(&eng, &JsValue::from_str(name))
+            .unwrap()
+            .dyn_into::<Array>()
+            .unwrap()
+            .iter()
+            .map(|v| number(&v))
+            .collect()
+    };
+    let dau: Vec<f64> = days.iter().map(|d| popcount(&d.1)).collect();
+    assert_eq!(series("dau"), dau);
+    let wau: Vec<f64> = (0..days.len())
+        .map(|i| {
+            let from = i.saturating_sub(6);
+            (0..bits)
+                .filter(|&u| days[from..=i].iter().any(|d| bit(&d.1, u)))
+                .count() as f64
+        })
+        .collect();
+    assert_eq!(series("wau"), wau);
+    // Charts render as SVG documents in the browser (plotters measures text through the DOM).
+    let svg = e.dau_chart_svg(keys.clone(), "DAU", 640, 320).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("2024-05-09"),
+        "{}",
+        &svg[..200.min(svg.len())]
+    );
+    let svg = e.streak_chart_svg(keys, "Streaks", 640, 320).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("Streaks"));
+    // A key of another type is an error, not a panic.
+    e.command(&argv(&["TYPE", "x"])).unwrap();
+    let (_, rdb, _, _) = SETS[3];
+    let mut g = Engine::new();
+    g.load_rdb(rdb, None).unwrap();
+    assert!(g.streak_histogram(vec!["shop:geo:food".into()]).is_err());
+}

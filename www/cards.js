@@ -15,7 +15,9 @@ export const CITIES = [
   ['beijing', 116.4074, 39.9042],
 ];
 
-export const RADII = [1, 3, 5];
+/** Radius presets per GEO unit (the card offers the ones of the chosen unit). */
+export const RADII = { km: [1, 3, 5], m: [500, 1000, 3000, 5000], mi: [1, 2, 3], ft: [1000, 5000, 10000] };
+export const UNITS = Object.keys(RADII);
 export const PAGE_SIZE = 20;
 
 /** An error that remembers which command failed. */
@@ -87,35 +89,106 @@ export function computeActive(engine, settings, date, t) {
 }
 
 /**
- * Nearby shops: GEOSEARCH key FROMLONLAT lon lat BYRADIUS r unit ASC WITHDIST WITHCOORD.
+ * Nearby shops: GEOSEARCH key FROMLONLAT lon lat (or FROMMEMBER name when `q.member` is set)
+ * BYRADIUS r unit ASC WITHDIST WITHCOORD.
  * Returns {argv, key, results: [{member, dist, lon, lat}]} (nearest first).
  */
 export function computeNearby(engine, settings, q) {
   const key = fill(settings.geoKey, { type: q.type });
-  const argv = [
-    'GEOSEARCH', key, 'FROMLONLAT', String(q.lon), String(q.lat),
-    'BYRADIUS', String(q.radius), q.unit, 'ASC', 'WITHDIST', 'WITHCOORD',
-  ];
-  const results = run(argv, () => engine.geosearch(key, q.lon, q.lat, q.radius, q.unit));
+  const from = q.member ? ['FROMMEMBER', q.member] : ['FROMLONLAT', String(q.lon), String(q.lat)];
+  const argv = ['GEOSEARCH', key, ...from, 'BYRADIUS', String(q.radius), q.unit, 'ASC', 'WITHDIST', 'WITHCOORD'];
+  const results = run(argv, () => {
+    if (!q.member) return engine.geosearch(key, q.lon, q.lat, q.radius, q.unit);
+    return engine.command(argv).map(([member, dist, [lon, lat]]) => ({
+      member, dist: Number(dist), lon: Number(lon), lat: Number(lat),
+    }));
+  });
   return { argv, key, results };
+}
+
+/**
+ * Engagement over the daily-active bitmaps (issue 7): users active on each of the last 7 days
+ * (BITLENS.STREAKHIST, a bitlens extension command), stickiness DAU/MAU of the day, and two
+ * charts drawn by the engine (plotters, SVG): DAU with rolling 7/30-day actives over the last
+ * 30 days, and the 7-day streak histogram.
+ */
+export function computeEngagement(engine, settings, date, t) {
+  const keys = lastDays(date, 30).map((d) => fill(settings.activeKey, { date: d }));
+  const week = keys.slice(-7);
+  const argv = ['BITLENS.STREAKHIST', ...week];
+  const hist = run(argv, () => engine.command(argv));
+  const e = run(['BITLENS.DAU', ...keys], () => engine.engagement(keys));
+  const last = e.dau.length - 1;
+  const rows = [
+    { id: 'engagement-streak7', label: t.streak7, value: hist[hist.length - 1], commands: [argv] },
+  ];
+  const stickiness = e.mau[last] ? e.dau[last] / e.mau[last] : 0;
+  const charts = [
+    ['engagement-dau-chart', t.dauChart, engine.dauChartSvg(keys, t.dauChart, 760, 360)],
+    ['engagement-streak-chart', t.streakChart, engine.streakChartSvg(week, t.streakChart, 760, 320)],
+  ];
+  return { rows, stickiness, charts, missing: [] };
+}
+
+/** Draws the engagement card. */
+export function drawEngagementCard(body, compute, fmt, t) {
+  body.replaceChildren();
+  let r;
+  try {
+    r = compute();
+  } catch (e) {
+    body.append(errorBox('engagement', e, t));
+    return;
+  }
+  const list = el('div', { class: 'metrics' });
+  for (const row of r.rows) {
+    list.append(
+      el(
+        'div',
+        { class: 'metric' },
+        el('div', { class: 'metric-label' }, row.label),
+        el('div', { class: 'metric-value', 'data-testid': row.id, 'data-value': row.value }, fmt(row.value)),
+        commandBlock(row.id, row.commands, t, true),
+      ),
+    );
+  }
+  list.append(
+    el(
+      'div',
+      { class: 'metric' },
+      el('div', { class: 'metric-label' }, t.stickiness),
+      el('div', { class: 'metric-value', 'data-testid': 'engagement-stickiness', 'data-value': r.stickiness }, `${(r.stickiness * 100).toFixed(1)}%`),
+    ),
+  );
+  body.append(list, el('p', { class: 'note' }, t.extensionNote));
+  for (const [id, alt, svg] of r.charts) {
+    body.append(el('img', { class: 'chart', 'data-testid': id, alt, src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg) }));
+  }
 }
 
 // ---- drawing ---------------------------------------------------------------------------------
 
-function commandBlock(id, commands, t) {
-  return el(
-    'pre',
-    { class: 'cmd', 'data-testid': `${id}-cmd`, title: t.commands },
-    commands.map(cliLine).join('\n'),
-  );
+/**
+ * The Redis commands behind a number, one per line, ready to paste into redis-cli. Long ones
+ * (many keys) are folded under a one-line summary; the full text stays in the <pre>.
+ */
+function commandBlock(id, commands, t, fold = false) {
+  const pre = el('pre', { class: 'cmd', 'data-testid': `${id}-cmd`, title: t.commands }, commands.map(cliLine).join('\n'));
+  const head = (c) => (String(c[0]).toUpperCase() === 'BITOP' ? 4 : 2);
+  const keys = Math.max(...commands.map((c) => c.length - head(c) + 1));
+  if (!fold || keys <= 8) return pre;
+  const summary = commands
+    .map((c) => (c.length <= head(c) + 1 ? cliLine(c) : `${cliLine(c.slice(0, head(c)))} … ${cliLine(c.slice(-1))}`))
+    .join(' ; ');
+  return el('details', { class: 'cmd-fold' }, el('summary', {}, summary, ' ', el('span', { class: 'muted' }, t.keysCount(keys))), pre);
 }
 
 /** The error box of a card: message and the command that failed. */
-export function errorBox(id, err, t) {
+export function errorBox(id, err, t, title = t.failed) {
   return el(
     'div',
     { class: 'error', role: 'alert', 'data-testid': `${id}-error` },
-    el('strong', {}, t.failed + ': '),
+    el('strong', {}, title + ': '),
     el('span', { class: 'error-text', 'data-testid': `${id}-error-text` }, err && err.message ? err.message : String(err)),
     err && err.argv ? el('pre', { class: 'cmd', 'data-testid': `${id}-error-cmd` }, cliLine(err.argv)) : null,
   );
@@ -142,7 +215,7 @@ export function drawMetricCard(body, id, compute, fmt, t) {
         { class: 'metric' },
         el('div', { class: 'metric-label' }, r.label),
         el('div', { class: 'metric-value', 'data-testid': r.id, 'data-value': r.value }, fmt(r.value)),
-        commandBlock(r.id, r.commands, t),
+        commandBlock(r.id, r.commands, t, true),
       ),
     );
   }
@@ -180,8 +253,8 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
       el(
         'li',
         { 'data-testid': 'nearby-row', 'data-member': s.member, 'data-dist': s.dist.toFixed(4) },
-        el('span', { class: 'member' }, s.member),
         el('span', { class: 'dist' }, `${s.dist.toFixed(4)} ${q.unit}`),
+        el('span', { class: 'member' }, s.member),
       ),
     );
   }

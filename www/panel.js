@@ -4,8 +4,8 @@
 
 import init, { Engine } from '../pkg/bitlens.js';
 import {
-  CITIES, PAGE_SIZE, RADII, computeActive, computeNearby, computeUv, drawMetricCard,
-  drawNearbyResults, errorBox,
+  CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
+  drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
 } from './cards.js';
 import { labelsFor, langCode } from './i18n.js';
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
@@ -31,16 +31,21 @@ export const DEFAULTS = {
   lat: '',
   radius: 3,
   unit: 'km',
-  cards: 'uv,active,nearby',
+  member: '', // centre the search on this shop (GEOSEARCH FROMMEMBER) instead of lon/lat
+  cards: 'uv,active,nearby,engagement',
   lang: '',
+  theme: '', // light | dark; empty = follow prefers-color-scheme
 };
 
 /** URL parameter / attribute name of each setting. */
 export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
-  type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit',
-  cards: 'cards', lang: 'lang',
+  type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
+  cards: 'cards', lang: 'lang', theme: 'theme',
 };
+
+/** Settings whose change needs a new snapshot (the others only redraw). */
+const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards'];
 
 /** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
 export function settingsFrom(params) {
@@ -135,7 +140,7 @@ export class Panel {
     );
     this.bodies = {};
     const cards = el('div', { class: 'cards' });
-    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle };
+    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle };
     for (const c of this.cards()) {
       if (!titles[c]) continue;
       const body = el('div', { class: 'card-body', 'data-testid': `${c}-body` }, t.loading);
@@ -145,7 +150,11 @@ export class Panel {
       this.bodies[c] = body;
       cards.append(card);
     }
-    this.frame = el('div', { class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading' }, toolbar, cards);
+    this.frame = el('div', {
+      class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading',
+      'data-theme': ['light', 'dark'].includes(s.theme) ? s.theme : null,
+      lang: langCode(s.lang || document.documentElement.lang || navigator.language),
+    }, toolbar, cards);
     this.root.replaceChildren(this.frame);
   }
 
@@ -169,6 +178,8 @@ export class Panel {
         'data-testid': 'city', 'aria-label': t.city,
         onchange: () => {
           s.city = this.citySelect.value;
+          s.member = '';
+          this.memberInput.value = '';
           const c = CITIES.find((x) => x[0] === s.city);
           if (c) {
             s.lon = c[1];
@@ -191,6 +202,8 @@ export class Panel {
           if (e.target.value !== '' && Number.isFinite(v)) {
             s[name] = v;
             s.city = 'custom';
+            s.member = '';
+            this.memberInput.value = '';
             this.citySelect.value = 'custom';
             update();
           }
@@ -198,12 +211,37 @@ export class Panel {
       });
     this.lonInput = coord('lon', t.lon);
     this.latInput = coord('lat', t.lat);
-    this.radiusSelect = el(
+    this.radiusSelect = el('select', {
+      'data-testid': 'radius', 'aria-label': t.radius,
+      onchange: () => { s.radius = Number(this.radiusSelect.value); update(); },
+    });
+    const fillRadii = () => {
+      const presets = RADII[s.unit] || [];
+      const radii = [...new Set([...presets, Number(s.radius)])].filter((r) => r > 0).sort((a, b) => a - b);
+      this.radiusSelect.replaceChildren(...radii.map((r) => el('option', { value: r }, `${r} ${s.unit}`)));
+      this.radiusSelect.value = String(Number(s.radius));
+    };
+    fillRadii();
+    this.unitSelect = el(
       'select',
-      { 'data-testid': 'radius', 'aria-label': t.radius, onchange: () => { s.radius = Number(this.radiusSelect.value); update(); } },
-      [...new Set([...RADII, Number(s.radius)])].sort((a, b) => a - b).map((r) => el('option', { value: r }, `${r} ${s.unit}`)),
+      {
+        'data-testid': 'unit', 'aria-label': t.unit,
+        onchange: () => {
+          s.unit = this.unitSelect.value;
+          const presets = RADII[s.unit];
+          s.radius = presets[Math.floor(presets.length / 2)];
+          fillRadii();
+          update();
+        },
+      },
+      [...new Set([...UNITS, s.unit])].map((u) => el('option', { value: u }, u)),
     );
-    this.radiusSelect.value = String(Number(s.radius));
+    this.unitSelect.value = s.unit;
+    this.memberInput = el('input', {
+      type: 'search', value: s.member, 'data-testid': 'member', 'aria-label': t.member,
+      placeholder: t.memberHint, spellcheck: 'false',
+      onchange: () => { s.member = this.memberInput.value.trim(); update(); },
+    });
     this.typeSelect = el('select', {
       'data-testid': 'type', 'aria-label': t.type,
       onchange: () => { s.type = this.typeSelect.value; update(); },
@@ -215,17 +253,50 @@ export class Panel {
       el('label', {}, el('span', {}, t.lon), this.lonInput),
       el('label', {}, el('span', {}, t.lat), this.latInput),
       el('label', {}, el('span', {}, t.radius), this.radiusSelect),
+      el('label', {}, el('span', {}, t.unit), this.unitSelect),
       el('label', {}, el('span', {}, t.type), this.typeSelect),
+      el('label', { class: 'wide' }, el('span', {}, t.member), this.memberInput),
     );
+  }
+
+  /**
+   * Applies new settings: refetches the snapshot when a key template, the API or the card set
+   * changed, else only redraws (the loaded snapshot is kept).
+   */
+  update(settings) {
+    const before = this.s;
+    this.s = { ...DEFAULTS, ...settings };
+    const refetch = FETCH_SETTINGS.some((k) => String(before[k]) !== String(this.s[k]));
+    if (String(before.city) !== String(this.s.city) && !settings.lon) {
+      this.s.lon = '';
+      this.s.lat = '';
+    }
+    const state = this.frame.dataset.state;
+    const status = this.status.textContent;
+    const progress = [this.progress.max, this.progress.value];
+    this.build();
+    this.status.textContent = status;
+    [this.progress.max, this.progress.value] = progress;
+    this.page = 0;
+    if (refetch || !this.loaded) return this.load(this.snapshotBytes || undefined);
+    this.discover();
+    this.render();
+    this.setState(state);
+    return Promise.resolve();
   }
 
   setState(state) {
     this.frame.dataset.state = state;
   }
 
-  /** Fetches the snapshot for the configured keys and draws the cards. */
+  /**
+   * Loads a snapshot — `bytes` (an RDB file) when given, else fetched from the API for the
+   * configured keys — and draws the cards.
+   */
   async load(bytes) {
     const seq = ++this.loadSeq;
+    // Bytes handed over directly (offline use) are kept for reloads after a settings change.
+    this.snapshotBytes = bytes || null;
     const t = this.t;
     this.setState('loading');
     this.loaded = false;
@@ -263,7 +334,7 @@ export class Panel {
       if (seq !== this.loadSeq) return;
       this.progress.value = 0;
       this.status.textContent = t.snapshotFailed;
-      for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t));
+      for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
       this.setState('error');
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
     }
@@ -274,7 +345,7 @@ export class Panel {
     const p = [];
     const c = this.cards();
     if (c.includes('uv')) p.push(globFor(this.s.uvKey));
-    if (c.includes('active')) p.push(globFor(this.s.activeKey));
+    if (c.includes('active') || c.includes('engagement')) p.push(globFor(this.s.activeKey));
     if (c.includes('nearby')) p.push(globFor(this.s.geoKey));
     return p;
   }
@@ -321,6 +392,9 @@ export class Panel {
     const t = this.t;
     if (this.bodies.uv) drawMetricCard(this.bodies.uv, 'uv', () => computeUv(this.engine, this.s, date, t), this.fmt, t);
     if (this.bodies.active) drawMetricCard(this.bodies.active, 'active', () => computeActive(this.engine, this.s, date, t), this.fmt, t);
+    if (this.bodies.engagement) {
+      drawEngagementCard(this.bodies.engagement, () => computeEngagement(this.engine, this.s, date, t), this.fmt, t);
+    }
     this.renderNearby();
   }
 
@@ -328,7 +402,10 @@ export class Panel {
     const body = this.bodies.nearby;
     if (!body || !this.loaded) return;
     const t = this.t;
-    const q = { lon: Number(this.s.lon), lat: Number(this.s.lat), radius: Number(this.s.radius), unit: this.s.unit, type: this.s.type };
+    const q = {
+      lon: Number(this.s.lon), lat: Number(this.s.lat), radius: Number(this.s.radius), unit: this.s.unit,
+      type: this.s.type, member: this.s.member,
+    };
     try {
       this.nearby = computeNearby(this.engine, this.s, q);
     } catch (e) {

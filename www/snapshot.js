@@ -20,7 +20,13 @@ export function snapshotUrl(api, patterns) {
  * @returns {Promise<Uint8Array>}
  */
 export async function fetchSnapshot(url, onProgress, signal) {
-  const res = await fetch(url, { signal });
+  let res;
+  try {
+    res = await fetch(url, { signal });
+  } catch (e) {
+    if (e && e.name === 'AbortError') throw e;
+    throw new Error(`GET ${url}: ${e && e.message ? e.message : e}`);
+  }
   if (!res.ok) {
     let detail = '';
     try {

@@ -17,17 +17,35 @@ use crate::analytics::{load_block, popcount, popcount_words, BLOCK_WORDS};
 /// in the one before them (for `k = N`, set in all `N`). The result has `N` elements and sums
 /// to the popcount of the last key. Empty input gives an empty vector.
 pub fn streak_histogram<K: AsRef<[u8]>>(keys: &[K]) -> Vec<u64> {
+    streak_histogram_slices(&slices(keys))
+}
+
+/// The keys as plain byte slices.
+fn slices<K: AsRef<[u8]>>(keys: &[K]) -> Vec<&[u8]> {
+    keys.iter().map(|k| k.as_ref()).collect()
+}
+
+/// Words per block of the streak histogram's AND chain (the chain reads one block of every
+/// key in turn; larger blocks keep the hardware prefetchers streaming).
+const STREAK_BLOCK_WORDS: usize = 2048;
+
+super::multiversion! {
+    fn streak_histogram_slices(keys: &[&[u8]]) -> Vec<u64> = streak_histogram_impl;
+}
+
+#[inline(always)]
+fn streak_histogram_impl(keys: &[&[u8]]) -> Vec<u64> {
     let n = keys.len();
     let mut hist = vec![0u64; n];
     if n == 0 {
         return hist;
     }
-    let today = keys[n - 1].as_ref();
-    let mut acc = [0u64; BLOCK_WORDS];
-    let mut tmp = [0u64; BLOCK_WORDS];
+    let today = keys[n - 1];
+    let mut acc = [0u64; STREAK_BLOCK_WORDS];
+    let mut tmp = [0u64; STREAK_BLOCK_WORDS];
     let mut start = 0usize;
     while start < today.len() {
-        let nw = (today.len() - start).div_ceil(8).min(BLOCK_WORDS);
+        let nw = (today.len() - start).div_ceil(8).min(STREAK_BLOCK_WORDS);
         let acc = &mut acc[..nw];
         load_block(today, start, acc);
         let mut alive = acc.iter().any(|&w| w != 0);
@@ -35,7 +53,7 @@ pub fn streak_histogram<K: AsRef<[u8]>>(keys: &[K]) -> Vec<u64> {
             if !alive {
                 break;
             }
-            let prev = keys[n - 1 - k].as_ref();
+            let prev = keys[n - 1 - k];
             let (ended, rest) = if prev.len() <= start {
                 // The older key is empty here: every remaining streak stops.
                 let c = popcount_words(acc);
@@ -54,14 +72,14 @@ pub fn streak_histogram<K: AsRef<[u8]>>(keys: &[K]) -> Vec<u64> {
         if alive {
             hist[n - 1] += popcount_words(acc);
         }
-        start += BLOCK_WORDS * 8;
+        start += STREAK_BLOCK_WORDS * 8;
     }
     hist
 }
 
 /// One link of the AND chain: returns (popcount of `acc & !prev`, OR of the new `acc`) and
 /// sets `acc &= prev`.
-#[inline]
+#[inline(always)]
 fn and_step(acc: &mut [u64], prev: &[u64]) -> (u64, u64) {
     let (mut ended, mut rest) = (0u64, 0u64);
     for (a, &p) in acc.iter_mut().zip(prev) {
@@ -73,7 +91,7 @@ fn and_step(acc: &mut [u64], prev: &[u64]) -> (u64, u64) {
 }
 
 /// [`and_step`] reading `prev` straight from the key's bytes (`prev.len() == 8 * acc.len()`).
-#[inline]
+#[inline(always)]
 fn and_step_bytes(acc: &mut [u64], prev: &[u8]) -> (u64, u64) {
     let (mut ended, mut rest) = (0u64, 0u64);
     for (a, p) in acc.iter_mut().zip(prev.chunks_exact(8)) {
@@ -115,11 +133,12 @@ impl Windows {
     }
 
     /// Loads block starting at byte `start` of every key (`nw` words) and builds `g`/`h`.
-    fn load<K: AsRef<[u8]>>(&mut self, keys: &[K], start: usize, nw: usize) {
+    #[inline(always)]
+    fn load(&mut self, keys: &[&[u8]], start: usize, nw: usize) {
         self.nw = nw;
         let n = keys.len();
         for (i, k) in keys.iter().enumerate() {
-            load_block(k.as_ref(), start, &mut self.x[i * nw..(i + 1) * nw]);
+            load_block(k, start, &mut self.x[i * nw..(i + 1) * nw]);
         }
         for i in 0..n {
             let (prev, cur) = self.g.split_at_mut(i * nw);
@@ -148,12 +167,14 @@ impl Windows {
         }
     }
 
+    #[inline(always)]
     fn key(&self, i: usize) -> &[u64] {
         &self.x[i * self.nw..(i + 1) * self.nw]
     }
 
     /// The OR of keys `s..=e`, where `e - s + 1 == w`, or `s == 0` and `e < w`: either one
     /// slice of words (`g`), or two (`g | h`) to OR word by word.
+    #[inline(always)]
     fn window(&self, s: usize, e: usize) -> (&[u64], Option<&[u64]>) {
         let nw = self.nw;
         let g = &self.g[e * nw..(e + 1) * nw];
@@ -168,8 +189,8 @@ impl Windows {
 }
 
 /// Block length (in bytes) covering the longest key.
-fn max_len<K: AsRef<[u8]>>(keys: &[K]) -> usize {
-    keys.iter().map(|k| k.as_ref().len()).max().unwrap_or(0)
+fn max_len(keys: &[&[u8]]) -> usize {
+    keys.iter().map(|k| k.len()).max().unwrap_or(0)
 }
 
 /// `BITLENS.ROLLING`: element `i` is the number of users set in at least one of the `window`
@@ -177,6 +198,15 @@ fn max_len<K: AsRef<[u8]>>(keys: &[K]) -> usize {
 /// `window` 7 this is the rolling weekly actives, with 30 the rolling monthly actives (MAU).
 /// `window` 0 is read as 1.
 pub fn rolling_actives<K: AsRef<[u8]>>(keys: &[K], window: usize) -> Vec<u64> {
+    rolling_actives_slices(&slices(keys), window)
+}
+
+super::multiversion! {
+    fn rolling_actives_slices(keys: &[&[u8]], window: usize) -> Vec<u64> = rolling_actives_impl;
+}
+
+#[inline(always)]
+fn rolling_actives_impl(keys: &[&[u8]], window: usize) -> Vec<u64> {
     let n = keys.len();
     let w = window.clamp(1, n.max(1));
     let mut out = vec![0u64; n];
@@ -262,6 +292,16 @@ pub struct CohortRow {
 /// is the users set on `d` and on none of keys `d − lookback .. d`; the row counts how many of
 /// them are set on each of keys `d + 1 ..= d + horizon`.
 pub fn retention<K: AsRef<[u8]>>(keys: &[K], lookback: usize, horizon: usize) -> Vec<CohortRow> {
+    retention_slices(&slices(keys), lookback, horizon)
+}
+
+super::multiversion! {
+    fn retention_slices(keys: &[&[u8]], lookback: usize, horizon: usize) -> Vec<CohortRow> =
+        retention_impl;
+}
+
+#[inline(always)]
+fn retention_impl(keys: &[&[u8]], lookback: usize, horizon: usize) -> Vec<CohortRow> {
     let n = keys.len();
     if lookback >= n {
         return Vec::new();

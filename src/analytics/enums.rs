@@ -16,22 +16,7 @@ pub const MAX_WIDTH: u32 = 16;
 #[inline]
 pub fn field(bytes: &[u8], width: u32, index: u64) -> u64 {
     debug_assert!((1..=MAX_WIDTH).contains(&width));
-    let bit = index.saturating_mul(width as u64);
-    let byte = bit / 8;
-    if byte >= bytes.len() as u64 {
-        return 0;
-    }
-    let byte = byte as usize;
-    let window = match bytes.get(byte..byte + 8) {
-        Some(c) => u64::from_be_bytes(c.try_into().unwrap()),
-        None => {
-            let mut buf = [0u8; 8];
-            let tail = &bytes[byte..];
-            buf[..tail.len()].copy_from_slice(tail);
-            u64::from_be_bytes(buf)
-        }
-    };
-    (window << (bit % 8)) >> (64 - width)
+    crate::bitmap::read_field(bytes, index.saturating_mul(width as u64), width)
 }
 
 /// Number of fields that start inside a string of `len` bytes: `ceil(8·len / width)`.

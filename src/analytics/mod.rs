@@ -31,6 +31,7 @@ pub mod tags;
 use std::borrow::Cow;
 use std::fmt;
 
+pub(crate) use crate::bitmap::{count_bits, get_bit, popcount};
 use crate::keyspace::{Keyspace, Value};
 
 /// An error of an analytics query.
@@ -103,27 +104,47 @@ pub fn date_label(key: &[u8]) -> String {
     }
 }
 
+/// Defines `fn $name(args) -> ret` that runs `$imp(args)` compiled for AVX2 + POPCNT when the
+/// x86-64 CPU has them (checked at run time; the compiler then vectorizes the fused AND / OR /
+/// popcount loops 256 bits wide), and the baseline build of `$imp` otherwise. On wasm32 the
+/// crate is built with `simd128`, which the same loops vectorize to. `$imp` and the helpers
+/// it calls in its loops are `#[inline(always)]` so that they are compiled inside the fast
+/// variant.
+macro_rules! multiversion {
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty = $imp:path;) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,popcnt")]
+                unsafe fn fast($($arg: $ty),*) -> $ret {
+                    $imp($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("popcnt")
+                {
+                    // SAFETY: the CPU supports AVX2 and POPCNT (checked just above).
+                    return unsafe { fast($($arg),*) };
+                }
+            }
+            $imp($($arg),*)
+        }
+    };
+}
+pub(crate) use multiversion;
+
 // ---------------------------------------------------------------------------------------------
 // Word kernels (private to the analytics modules). Byte order matters only for positional
 // questions: set algebra and popcounts use native-endian words, positions use big-endian words
 // so that bit 0 of the bitmap is the most significant bit of word 0.
 
-/// Number of set bits in `bytes`.
-pub(crate) fn popcount(bytes: &[u8]) -> u64 {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut n = 0u64;
-    for c in &mut chunks {
-        n += u64::from_ne_bytes(c.try_into().unwrap()).count_ones() as u64;
-    }
-    n + chunks
-        .remainder()
-        .iter()
-        .map(|b| b.count_ones() as u64)
-        .sum::<u64>()
+multiversion! {
+    /// Number of bits set in both `a` and `b` (bits past either end are 0).
+    pub(crate) fn and_count(a: &[u8], b: &[u8]) -> u64 = and_count_impl;
 }
 
-/// Number of bits set in both `a` and `b` (bits past either end are 0).
-pub(crate) fn and_count(a: &[u8], b: &[u8]) -> u64 {
+#[inline(always)]
+fn and_count_impl(a: &[u8], b: &[u8]) -> u64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut ca = a.chunks_exact(8);
@@ -155,13 +176,6 @@ pub(crate) fn be_word(bytes: &[u8], i: usize) -> u64 {
     u64::from_be_bytes(buf)
 }
 
-/// Bit `bit` of `bytes` (0 past the end).
-#[inline]
-pub(crate) fn get_bit(bytes: &[u8], bit: u64) -> bool {
-    let byte = bit / 8;
-    byte < bytes.len() as u64 && bytes[byte as usize] & (0x80 >> (bit % 8)) != 0
-}
-
 /// Mask of the big-endian bits `from..to` (0 ≤ from ≤ to ≤ 64) of a word.
 #[inline]
 pub(crate) fn be_mask(from: u32, to: u32) -> u64 {
@@ -178,73 +192,29 @@ pub(crate) fn be_mask(from: u32, to: u32) -> u64 {
     hi & lo
 }
 
-/// Number of set bits in the bit range `from..to` (exclusive end) of `bytes`.
+/// Number of set bits in the bit range `from..to` (exclusive end) of `bytes`: the bitmap
+/// engine's inclusive [`count_bits`] with the empty range handled.
 pub(crate) fn popcount_range(bytes: &[u8], from: u64, to: u64) -> u64 {
-    let to = to.min(bytes.len() as u64 * 8);
     if from >= to {
         return 0;
     }
-    let (fb, tb) = (from.div_ceil(8), to / 8);
-    if fb >= tb {
-        // Within one byte (or two partial bytes): at most 16 bits, word path.
-        let (fw, tw) = (from / 64, (to - 1) / 64);
-        return (fw..=tw)
-            .map(|w| {
-                let lo = if w == fw { (from % 64) as u32 } else { 0 };
-                let hi = if w == tw {
-                    ((to - 1) % 64) as u32 + 1
-                } else {
-                    64
-                };
-                (be_word(bytes, w as usize) & be_mask(lo, hi)).count_ones() as u64
-            })
-            .sum();
-    }
-    let mut n = popcount(&bytes[fb as usize..tb as usize]);
-    if !from.is_multiple_of(8) {
-        n += (bytes[(from / 8) as usize] & (0xffu8 >> (from % 8))).count_ones() as u64;
-    }
-    if !to.is_multiple_of(8) {
-        n += (bytes[tb as usize] & !(0xffu8 >> (to % 8))).count_ones() as u64;
-    }
-    n
+    count_bits(bytes, from, to - 1)
 }
 
 /// First bit position `p` in `from..to` whose value is `value`, reading bits past the end of
-/// `bytes` as 0. Word at a time.
+/// `bytes` as 0 (the bitmap engine's [`crate::bitmap::find_bit`] searches only inside).
 pub(crate) fn find_bit(bytes: &[u8], value: bool, from: u64, to: u64) -> Option<u64> {
     if from >= to {
         return None;
     }
-    let end_bits = bytes.len() as u64 * 8;
-    if from >= end_bits {
-        // Past the end every bit is 0.
-        return if value { None } else { Some(from) };
+    if let Some(p) = crate::bitmap::find_bit(bytes, value, from, to - 1) {
+        return Some(p);
     }
-    let mut w = (from / 64) as usize;
-    let mut word = be_word(bytes, w);
-    if !value {
-        word = !word;
+    if value {
+        return None;
     }
-    word &= u64::MAX >> (from % 64);
-    loop {
-        if word != 0 {
-            let p = w as u64 * 64 + word.leading_zeros() as u64;
-            return (p < to).then_some(p);
-        }
-        w += 1;
-        let base = w as u64 * 64;
-        if base >= to {
-            return None;
-        }
-        if base >= end_bits {
-            return if value { None } else { Some(base) };
-        }
-        word = be_word(bytes, w);
-        if !value {
-            word = !word;
-        }
-    }
+    let p = from.max(bytes.len() as u64 * 8);
+    (p < to).then_some(p)
 }
 
 /// Length of the run of set bits ending exactly at bit `bit` (0 when that bit is clear).
@@ -305,6 +275,7 @@ pub(crate) const BLOCK_WORDS: usize = 256;
 
 /// Loads bytes `start..start + 8 * out.len()` of `src` into `out` as native-endian words,
 /// zero-padding past the end of `src`.
+#[inline(always)]
 pub(crate) fn load_block(src: &[u8], start: usize, out: &mut [u64]) {
     let want = out.len() * 8;
     let avail = src.len().saturating_sub(start).min(want);
@@ -329,7 +300,7 @@ pub(crate) fn load_block(src: &[u8], start: usize, out: &mut [u64]) {
 }
 
 /// Sum of popcounts of `words`.
-#[inline]
+#[inline(always)]
 pub(crate) fn popcount_words(words: &[u64]) -> u64 {
     words.iter().map(|w| w.count_ones() as u64).sum()
 }

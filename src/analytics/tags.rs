@@ -11,15 +11,25 @@ pub fn sizes<K: AsRef<[u8]>>(tags: &[K]) -> Vec<u64> {
 /// `BITLENS.TAGOVERLAP`: the symmetric `M × M` matrix of users in both tag `i` and tag `j`
 /// (the diagonal holds the tag sizes). One pass over the data, block by block.
 pub fn overlap<K: AsRef<[u8]>>(tags: &[K]) -> Vec<Vec<u64>> {
+    let tags: Vec<&[u8]> = tags.iter().map(|t| t.as_ref()).collect();
+    overlap_slices(&tags)
+}
+
+super::multiversion! {
+    fn overlap_slices(tags: &[&[u8]]) -> Vec<Vec<u64>> = overlap_impl;
+}
+
+#[inline(always)]
+fn overlap_impl(tags: &[&[u8]]) -> Vec<Vec<u64>> {
     let m = tags.len();
     let mut out = vec![vec![0u64; m]; m];
-    let total = tags.iter().map(|t| t.as_ref().len()).max().unwrap_or(0);
+    let total = tags.iter().map(|t| t.len()).max().unwrap_or(0);
     let mut buf = vec![0u64; m * BLOCK_WORDS];
     let mut start = 0;
     while start < total {
         let nw = (total - start).div_ceil(8).min(BLOCK_WORDS);
         for (i, t) in tags.iter().enumerate() {
-            load_block(t.as_ref(), start, &mut buf[i * nw..(i + 1) * nw]);
+            load_block(t, start, &mut buf[i * nw..(i + 1) * nw]);
         }
         for i in 0..m {
             let a = &buf[i * nw..(i + 1) * nw];

@@ -422,4 +422,4 @@ pub fn add_unsigned(value: u64, incr: i64, bits: u32, overflow: Overflow) -> Opt
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,1 +1,60 @@
-//! Portable Roaring serialization format import/export (filled in by the storage work).
+//! Interop with the portable Roaring bitmap serialization format (the one the Java, Go and C
+//! implementations share; decoded and encoded by the `roaring` crate). Value `v` of the Roaring
+//! set is bit offset `v` of the Redis string (Redis numbering: byte `v / 8`, mask
+//! `0x80 >> (v % 8)`); the string is as long as Redis would make it with SETBIT of the highest
+//! value (`max / 8 + 1` bytes; an empty set gives an empty string).
+
+use roaring::RoaringBitmap;
+
+use crate::string::RedisString;
+
+/// A malformed Roaring payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoaringError(pub String);
+
+impl std::fmt::Display for RoaringError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid Roaring bitmap: {}", self.0)
+    }
+}
+
+impl std::error::Error for RoaringError {}
+
+/// Decodes a serialized (portable format) Roaring bitmap into a bitmap string, sparse when
+/// that pays, without allocating the full string length for sparse data.
+pub fn from_roaring(bytes: &[u8]) -> Result<RedisString, RoaringError> {
+    let rb = RoaringBitmap::deserialize_from(bytes).map_err(|e| RoaringError(e.to_string()))?;
+    let len = rb.max().map_or(0, |m| m as u64 / 8 + 1);
+    Ok(RedisString::from_sparse_bits(len, rb.iter().map(u64::from)))
+}
+
+/// Encodes the set bits of a bitmap string as a portable-format Roaring bitmap. Fails only
+/// for a bit at offset 2^32 or above (Roaring values are 32-bit; Redis never sets such bits,
+/// but a BITFIELD write near the last offset can).
+pub fn to_roaring(s: &RedisString) -> Result<Vec<u8>, RoaringError> {
+    let mut rb = RoaringBitmap::new();
+    let mut run: Vec<u32> = Vec::with_capacity(4096);
+    let mut too_far = None;
+    s.for_each_set_bit(|b| {
+        let Ok(v) = u32::try_from(b) else {
+            too_far.get_or_insert(b);
+            return;
+        };
+        run.push(v);
+        if run.len() == run.capacity() {
+            rb.append(run.drain(..))
+                .expect("bits come in increasing order");
+        }
+    });
+    if let Some(b) = too_far {
+        return Err(RoaringError(format!(
+            "bit offset {b} does not fit a 32-bit Roaring value"
+        )));
+    }
+    rb.append(run).expect("bits come in increasing order");
+    rb.optimize();
+    let mut out = Vec::with_capacity(rb.serialized_size());
+    rb.serialize_into(&mut out)
+        .expect("writing to a Vec cannot fail");
+    Ok(out)
+}

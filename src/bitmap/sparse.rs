@@ -1,1 +1,299 @@
-//! Paged representation of very sparse bitmaps (filled in by the storage work).
+//! Paged representation of sparse bitmaps: a string of `len` bytes cut into 4 KiB pages (32,768
+//! bits each), of which only pages holding a set bit are stored (in a `BTreeMap` by page
+//! index). A key with ten bits set near offset 2^27 costs a few pages instead of 16 MiB, and
+//! one bit near 2^32−1 costs one page instead of 512 MiB. Every operation works page by page
+//! with the same kernels as dense strings; absent pages read as zeros.
+//!
+//! Invariant: bytes of the last page past `len` are zero.
+
+use std::collections::BTreeMap;
+
+use super::{count_bits, find_bit, popcount, BitOp};
+
+/// Bytes per page.
+pub const PAGE: usize = 4096;
+const PAGE_BITS: u64 = PAGE as u64 * 8;
+
+/// A string of `len` bytes of which only the non-zero 4 KiB pages are stored.
+#[derive(Debug, Clone, Default)]
+pub struct SparseBitmap {
+    len: u64,
+    pages: BTreeMap<u32, Box<[u8; PAGE]>>,
+}
+
+impl SparseBitmap {
+    /// An all-zero string of `len` bytes.
+    pub fn zeros(len: u64) -> Self {
+        SparseBitmap {
+            len,
+            pages: BTreeMap::new(),
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True for a zero-length string.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of stored (non-zero) pages.
+    pub fn stored_pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Number of pages the full length spans.
+    pub fn total_pages(&self) -> u64 {
+        self.len.div_ceil(PAGE as u64)
+    }
+
+    /// Heap bytes used by the stored pages.
+    pub fn heap_bytes(&self) -> usize {
+        self.pages.len() * PAGE
+    }
+
+    /// Stored pages in order: (page index, page bytes).
+    pub fn pages(&self) -> impl Iterator<Item = (u64, &[u8; PAGE])> {
+        self.pages.iter().map(|(&i, p)| (i as u64, &**p))
+    }
+
+    fn page_mut(&mut self, index: u64) -> &mut [u8; PAGE] {
+        self.pages
+            .entry(index as u32)
+            .or_insert_with(|| Box::new([0u8; PAGE]))
+    }
+
+    /// Grows (never shrinks) the length to `len` bytes; new bytes are zero.
+    pub fn grow(&mut self, len: u64) {
+        self.len = self.len.max(len);
+    }
+
+    /// Copies `bytes` to byte offset `at` (growing the length as needed). All-zero pages of the
+    /// input are not stored.
+    pub fn write(&mut self, at: u64, bytes: &[u8]) {
+        self.grow(at + bytes.len() as u64);
+        let mut done = 0usize;
+        while done < bytes.len() {
+            let pos = at + done as u64;
+            let (page, off) = (pos / PAGE as u64, (pos % PAGE as u64) as usize);
+            let n = (PAGE - off).min(bytes.len() - done);
+            let chunk = &bytes[done..done + n];
+            if chunk.iter().any(|&b| b != 0) {
+                self.page_mut(page)[off..off + n].copy_from_slice(chunk);
+            } else if let Some(p) = self.pages.get_mut(&(page as u32)) {
+                p[off..off + n].fill(0);
+            }
+            done += n;
+        }
+    }
+
+    /// ORs `bytes` into the string at byte offset `at` (growing the length as needed).
+    pub fn or_bytes(&mut self, at: u64, bytes: &[u8]) {
+        self.grow(at + bytes.len() as u64);
+        let mut done = 0usize;
+        while done < bytes.len() {
+            let pos = at + done as u64;
+            let (page, off) = (pos / PAGE as u64, (pos % PAGE as u64) as usize);
+            let n = (PAGE - off).min(bytes.len() - done);
+            let chunk = &bytes[done..done + n];
+            if chunk.iter().any(|&b| b != 0) {
+                super::simd::or_assign(&mut self.page_mut(page)[off..off + n], chunk);
+            }
+            done += n;
+        }
+    }
+
+    /// Reads bytes from offset `at` into `out` (zeros past the end or in absent pages).
+    pub fn read(&self, at: u64, out: &mut [u8]) {
+        out.fill(0);
+        if out.is_empty() || at >= self.len {
+            return;
+        }
+        let end = (at + out.len() as u64).min(self.len);
+        let first = at / PAGE as u64;
+        let last = (end - 1) / PAGE as u64;
+        for (&p, page) in self.pages.range(first as u32..=last as u32) {
+            let pstart = p as u64 * PAGE as u64;
+            let from = at.max(pstart);
+            let to = end.min(pstart + PAGE as u64);
+            out[(from - at) as usize..(to - at) as usize]
+                .copy_from_slice(&page[(from - pstart) as usize..(to - pstart) as usize]);
+        }
+    }
+
+    /// The full byte content (allocates `len` bytes).
+    pub fn to_dense(&self) -> Vec<u8> {
+        let mut v = vec![0u8; self.len as usize];
+        self.read(0, &mut v);
+        v
+    }
+
+    /// A sparse copy of `bytes` (only non-zero pages stored).
+    pub fn from_dense(bytes: &[u8]) -> Self {
+        let mut s = SparseBitmap::zeros(bytes.len() as u64);
+        for (i, chunk) in bytes.chunks(PAGE).enumerate() {
+            if chunk.iter().any(|&b| b != 0) {
+                s.page_mut(i as u64)[..chunk.len()].copy_from_slice(chunk);
+            }
+        }
+        s
+    }
+
+    /// The bit at `offset` (0 past the end).
+    pub fn get_bit(&self, offset: u64) -> bool {
+        offset < self.len * 8
+            && self
+                .pages
+                .get(&((offset / PAGE_BITS) as u32))
+                .is_some_and(|p| {
+                    let b = (offset % PAGE_BITS) as usize;
+                    p[b >> 3] & (0x80 >> (b & 7)) != 0
+                })
+    }
+
+    /// Sets the bit at `offset` (growing the length) and returns the previous value.
+    pub fn set_bit(&mut self, offset: u64, value: bool) -> bool {
+        self.grow((offset >> 3) + 1);
+        let page = offset / PAGE_BITS;
+        if !value && !self.pages.contains_key(&(page as u32)) {
+            return false;
+        }
+        let b = (offset % PAGE_BITS) as usize;
+        super::set_bit(self.page_mut(page), b as u64, value)
+    }
+
+    /// Set bits in the whole string.
+    pub fn popcount(&self) -> u64 {
+        self.pages.values().map(|p| popcount(&p[..])).sum()
+    }
+
+    /// Set bits in the inclusive bit range (bits past the end count as zero).
+    pub fn count_bits(&self, start_bit: u64, end_bit: u64) -> u64 {
+        let total = self.len * 8;
+        if start_bit > end_bit || start_bit >= total {
+            return 0;
+        }
+        let end_bit = end_bit.min(total - 1);
+        let (first, last) = (start_bit / PAGE_BITS, end_bit / PAGE_BITS);
+        self.pages
+            .range(first as u32..=last as u32)
+            .map(|(&p, page)| {
+                let base = p as u64 * PAGE_BITS;
+                let s = start_bit.max(base) - base;
+                let e = end_bit.min(base + PAGE_BITS - 1) - base;
+                count_bits(&page[..], s, e)
+            })
+            .sum()
+    }
+
+    /// First bit equal to `bit` in the inclusive bit range, not looking past the end.
+    pub fn find_bit(&self, bit: bool, start_bit: u64, end_bit: u64) -> Option<u64> {
+        let total = self.len * 8;
+        if start_bit > end_bit || start_bit >= total {
+            return None;
+        }
+        let end_bit = end_bit.min(total - 1);
+        let (first, last) = (start_bit / PAGE_BITS, end_bit / PAGE_BITS);
+        let local = |p: u64| {
+            let base = p * PAGE_BITS;
+            (
+                base,
+                start_bit.max(base) - base,
+                end_bit.min(base + PAGE_BITS - 1) - base,
+            )
+        };
+        if bit {
+            return self
+                .pages
+                .range(first as u32..=last as u32)
+                .find_map(|(&p, page)| {
+                    let (base, s, e) = local(p as u64);
+                    find_bit(&page[..], true, s, e).map(|i| base + i)
+                });
+        }
+        // Clear bit: the first absent page in range answers at once.
+        let mut expect = first;
+        for (&p, page) in self.pages.range(first as u32..=last as u32) {
+            if p as u64 > expect {
+                return Some(local(expect).0 + local(expect).1);
+            }
+            let (base, s, e) = local(p as u64);
+            if let Some(i) = find_bit(&page[..], false, s, e) {
+                return Some(base + i);
+            }
+            expect = p as u64 + 1;
+        }
+        (expect <= last).then(|| local(expect).0 + local(expect).1)
+    }
+
+    /// BITOP over sources that may be dense or sparse; zero pages in every source give a zero
+    /// page out (for every op but NOT, which the caller does densely), so the result is built
+    /// page by page and stays sparse.
+    pub fn bitop(op: BitOp, srcs: &[Source<'_>]) -> SparseBitmap {
+        debug_assert!(op != BitOp::Not);
+        let maxlen = srcs.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut out = SparseBitmap::zeros(maxlen);
+        // Candidate pages: every page of a dense source, stored pages of sparse ones.
+        let mut candidates: Vec<u64> = Vec::new();
+        for s in srcs {
+            match s {
+                Source::Dense(d) => candidates.extend(0..(d.len() as u64).div_ceil(PAGE as u64)),
+                Source::Sparse(sp) => candidates.extend(sp.pages.keys().map(|&p| p as u64)),
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut buf = [0u8; PAGE];
+        for p in candidates {
+            let slices: Vec<&[u8]> = srcs.iter().map(|s| s.page(p)).collect();
+            super::bitop_into_slice(op, &slices, &mut buf, 0);
+            if buf.iter().any(|&b| b != 0) {
+                out.page_mut(p).copy_from_slice(&buf);
+            }
+        }
+        out
+    }
+}
+
+/// A BITOP source seen page by page.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// Plain bytes.
+    Dense(&'a [u8]),
+    /// A paged string.
+    Sparse(&'a SparseBitmap),
+}
+
+impl<'a> Source<'a> {
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Source::Dense(d) => d.len() as u64,
+            Source::Sparse(s) => s.len,
+        }
+    }
+
+    /// True when zero-length.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of page `p` (shorter or empty where the source ends or the page is absent;
+    /// the kernels zero pad).
+    pub fn page(&self, p: u64) -> &'a [u8] {
+        match *self {
+            Source::Dense(d) => {
+                let from = (p as usize).saturating_mul(PAGE);
+                if from >= d.len() {
+                    &[]
+                } else {
+                    &d[from..(from + PAGE).min(d.len())]
+                }
+            }
+            Source::Sparse(s) => s.pages.get(&(p as u32)).map_or(&[][..], |pg| &pg[..]),
+        }
+    }
+}

@@ -33,13 +33,14 @@ pub const COMMANDS: &[CommandSpec] = &[
 
 /// PFADD key [element ...]: 1 when the key was created or a register changed, else 0.
 fn pfadd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
-    let elements: Vec<&[u8]> = argv[2..].iter().map(|e| e.as_slice()).collect();
+    let elements = || argv[2..].iter().map(|e| e.as_slice());
+    let limit = hll::DEFAULT_SPARSE_MAX_BYTES;
     let result = match ks.get_mut(&argv[1]) {
-        Some(Value::String(s)) => hll::pfadd(s.bytes_mut(), &elements),
+        Some(Value::String(s)) => hll::pfadd_iter(s.bytes_mut(), elements(), limit),
         Some(_) => return Reply::wrong_type(),
         None => {
             let mut bytes = Vec::new();
-            let r = hll::pfadd(&mut bytes, &elements);
+            let r = hll::pfadd_iter(&mut bytes, elements(), limit);
             ks.set(
                 argv[1].clone(),
                 Value::String(RedisString::from_bytes(bytes)),

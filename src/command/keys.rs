@@ -78,8 +78,11 @@ fn scan_cursor_of(key: &[u8]) -> u64 {
 }
 
 /// Parses a SCAN cursor as Redis 7.0 (`strtoul`: optional sign, decimal digits, no leading
-/// space, no overflow; a `-` wraps around as C does).
+/// space, no overflow; a `-` wraps around as C does; the empty string is cursor 0).
 fn parse_cursor(arg: &[u8]) -> Option<u64> {
+    if arg.is_empty() {
+        return Some(0);
+    }
     let (neg, digits) = match arg.first() {
         Some(b'-') => (true, &arg[1..]),
         Some(b'+') => (false, &arg[1..]),
@@ -224,10 +227,15 @@ mod tests {
     #[test]
     fn scan_errors() {
         let mut ks = Keyspace::new();
-        assert_eq!(
-            execute_str(&mut ks, &["SCAN", "x"]),
-            Reply::err("ERR invalid cursor")
-        );
+        for bad in ["x", "-", " 1", "18446744073709551616"] {
+            assert_eq!(
+                execute_str(&mut ks, &["SCAN", bad]),
+                Reply::err("ERR invalid cursor")
+            );
+        }
+        for ok in ["", "+5", "00"] {
+            assert!(!execute_str(&mut ks, &["SCAN", ok]).is_error());
+        }
         assert_eq!(
             execute_str(&mut ks, &["SCAN", "0", "COUNT", "0"]),
             Reply::syntax_error()

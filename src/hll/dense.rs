@@ -112,9 +112,12 @@ pub fn get(body: &[u8], index: usize) -> u8 {
     let bit = index * 6;
     let byte = bit / 8;
     let shift = bit % 8;
-    let lo = body[byte] as u16;
-    let hi = body.get(byte + 1).copied().unwrap_or(0) as u16;
-    (((lo | (hi << 8)) >> shift) & 63) as u8
+    // The last register (byte 12287, shift 2) fits in its byte; read 2 bytes elsewhere.
+    let w = match body.get(byte..byte + 2) {
+        Some(two) => u16::from_le_bytes([two[0], two[1]]),
+        None => body[byte] as u16,
+    };
+    ((w >> shift) & 63) as u8
 }
 
 /// Sets register `index` to `value` (< 64) in a dense body.
@@ -124,10 +127,12 @@ pub fn set(body: &mut [u8], index: usize, value: u8) {
     let bit = index * 6;
     let byte = bit / 8;
     let shift = bit % 8;
-    body[byte] = (body[byte] & !(63u8 << shift)) | (value << shift);
-    if shift > 2 {
-        let hs = 8 - shift;
-        body[byte + 1] = (body[byte + 1] & !(63u8 >> hs)) | (value >> hs);
+    if let Some(two) = body.get_mut(byte..byte + 2) {
+        let w = u16::from_le_bytes([two[0], two[1]]);
+        let w = (w & !(63u16 << shift)) | ((value as u16) << shift);
+        two.copy_from_slice(&w.to_le_bytes());
+    } else {
+        body[byte] = (body[byte] & !(63u8 << shift)) | (value << shift);
     }
 }
 

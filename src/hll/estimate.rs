@@ -46,7 +46,11 @@ fn tau(mut x: f64) -> f64 {
 }
 
 /// The cardinality estimate from a register histogram (`hist[v]` = registers holding `v`;
-/// values above 51 are ignored, as in Redis).
+/// values above 51 are ignored, as in Redis). An estimate that does not fit a signed 64-bit
+/// integer (only crafted dense strings with nearly every register at 51 or more get there;
+/// the estimate is then infinite) becomes `1 << 63`, which is what Redis' `llroundl` on
+/// x86-64 yields: PFCOUNT then replies -9223372036854775808 and the cached value it writes
+/// has the invalid bit set.
 pub fn estimate_histogram(hist: &[u32; 64]) -> u64 {
     let m = REGISTERS as f64;
     let mut z = m * tau((m - hist[Q + 1] as f64) / m);
@@ -56,5 +60,10 @@ pub fn estimate_histogram(hist: &[u32; 64]) -> u64 {
     }
     z += m * sigma(hist[0] as f64 / m);
     let e = (ALPHA_INF * m * m / z).round();
-    e as i64 as u64
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if e.is_finite() && (-LIMIT..LIMIT).contains(&e) {
+        e as i64 as u64
+    } else {
+        1 << 63
+    }
 }

@@ -206,34 +206,52 @@ pub fn pfadd_with_limit(
     elements: &[&[u8]],
     sparse_max_bytes: usize,
 ) -> Result<bool, HllError> {
+    pfadd_iter(hll, elements.iter().copied(), sparse_max_bytes)
+}
+
+/// [`pfadd_with_limit`] over any sequence of elements (saves collecting slices first).
+pub fn pfadd_iter<'a, I>(
+    hll: &mut Vec<u8>,
+    elements: I,
+    sparse_max_bytes: usize,
+) -> Result<bool, HllError>
+where
+    I: IntoIterator<Item = &'a [u8]>,
+{
+    let mut rest = elements.into_iter();
     let mut updated = false;
-    let mut enc = if hll.is_empty() {
+    let enc = if hll.is_empty() {
         *hll = new_sparse();
         updated = true;
         Encoding::Sparse
     } else {
         validate(hll)?
     };
-    for e in elements {
-        let (index, count) = hash_element(e);
-        match enc {
-            Encoding::Dense => {
-                let body = &mut hll[HDR..];
-                if dense::get(body, index) < count {
-                    dense::set(body, index, count);
+    let mut dense_now = enc == Encoding::Dense;
+    if !dense_now {
+        for e in rest.by_ref() {
+            let (index, count) = hash_element(e);
+            // Elements come in any order: every lookup scans from the first opcode.
+            let mut cursor = sparse::Cursor::default();
+            match sparse::set(hll, index, count, sparse_max_bytes, &mut cursor)? {
+                sparse::SetResult::Unchanged => {}
+                sparse::SetResult::Updated => updated = true,
+                sparse::SetResult::Promoted => {
                     updated = true;
+                    dense_now = true;
+                    break;
                 }
             }
-            Encoding::Sparse => {
-                let mut cursor = sparse::Cursor::default();
-                match sparse::set(hll, index, count, sparse_max_bytes, &mut cursor)? {
-                    sparse::SetResult::Unchanged => {}
-                    sparse::SetResult::Updated => updated = true,
-                    sparse::SetResult::Promoted => {
-                        updated = true;
-                        enc = Encoding::Dense;
-                    }
-                }
+        }
+    }
+    if dense_now {
+        // Dense (from the start or after promotion).
+        let body = &mut hll[HDR..];
+        for e in rest {
+            let (index, count) = hash_element(e);
+            if dense::get(body, index) < count {
+                dense::set(body, index, count);
+                updated = true;
             }
         }
     }
@@ -256,7 +274,7 @@ fn histogram(hll: &[u8], enc: Encoding) -> Result<[u32; 64], HllError> {
 /// PFCOUNT of one key, as Redis 7: returns the cached cardinality when the cache is valid
 /// (even if the registers disagree); otherwise estimates it from the registers and writes it
 /// back into header bytes 8..15 (little-endian), which makes the cache valid.
-pub fn count(hll: &mut Vec<u8>) -> Result<u64, HllError> {
+pub fn count(hll: &mut [u8]) -> Result<u64, HllError> {
     let enc = validate(hll)?;
     if cache_valid(hll) {
         return Ok(cached(hll));

@@ -20,9 +20,10 @@ pub fn murmur64a(data: &[u8], seed: u64) -> u64 {
     }
     let tail = words.remainder();
     if !tail.is_empty() {
-        for (i, &b) in tail.iter().enumerate() {
-            h ^= (b as u64) << (8 * i);
-        }
+        // Tail byte i is xored in at bit 8i: the zero-padded little-endian word.
+        let mut w = [0u8; 8];
+        w[..tail.len()].copy_from_slice(tail);
+        h ^= u64::from_le_bytes(w);
         h = h.wrapping_mul(M);
     }
     h ^= h >> R;

@@ -96,27 +96,26 @@ pub fn empty_body() -> [u8; 2] {
     [0x7f, 0xff]
 }
 
-/// Register-wise max of `acc` and a sparse body, with Redis' `hllMerge` rules: a VAL run
-/// that would pass register 16,383 stops the walk; the body is valid when exactly 16,384
-/// registers were covered at that point. Also the decoder used for sparse-to-dense.
+/// Register-wise max of `acc` and a sparse body. Valid only when the opcodes cover exactly
+/// 16,384 registers: like Redis 7.0.15 as shipped by Debian (with the CVE-2025-32023
+/// bounds checks), opcodes past register 16,383 make the body corrupt. Also the decoder
+/// used for sparse-to-dense.
 pub fn max_into(body: &[u8], acc: &mut Registers) -> Result<(), HllError> {
     let mut i = 0usize;
     let mut p = 0usize;
     while p < body.len() {
         let (oplen, run, value) = decode(body, p);
-        if value == 0 {
-            i += run;
-        } else {
-            if i + run > REGISTERS {
-                break;
-            }
+        if i + run > REGISTERS {
+            return Err(HllError::Corrupt);
+        }
+        if value != 0 {
             for r in &mut acc.0[i..i + run] {
                 if value > *r {
                     *r = value;
                 }
             }
-            i += run;
         }
+        i += run;
         p += oplen;
     }
     if i == REGISTERS {

@@ -195,3 +195,24 @@ fn corrupt_strings_never_panic() {
         let _ = pfmerge(&mut d, &[&base]);
     }
 }
+
+#[test]
+fn estimate_overflow_matches_redis() {
+    // Redis 7.0.15: a dense HLL with every register at 63 (or 51) answers PFCOUNT with
+    // -9223372036854775808 and leaves bytes 8..15 = 00 .. 00 80 (cache still invalid).
+    for v in [63u8, 51] {
+        let mut regs = Registers::boxed();
+        regs.0.fill(v);
+        let mut h = b"HYLL\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80".to_vec();
+        h.resize(DENSE_SIZE, 0);
+        dense::pack(&regs, &mut h[HDR..]);
+        assert_eq!(count(&mut h), Ok(1 << 63));
+        assert_eq!(&h[8..16], &[0, 0, 0, 0, 0, 0, 0, 0x80]);
+        assert!(!cache_valid(&h));
+        assert_eq!(union_count(&[&h, &h]), Ok(1 << 63));
+    }
+    // One register at 60, the rest 0: values above 51 are left out of the sum; Redis says 1.
+    let mut regs = Registers::boxed();
+    regs.0[16383] = 60;
+    assert_eq!(regs.estimate(), 1);
+}

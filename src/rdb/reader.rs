@@ -17,46 +17,83 @@ use crate::zset::ZSet;
 
 /// RDB value type bytes (the byte before each key).
 pub mod types {
+    /// A string (raw, int-encoded or LZF).
     pub const STRING: u8 = 0;
+    /// A list as a sequence of strings (before quicklists).
     pub const LIST: u8 = 1;
+    /// A set as a sequence of strings (hashtable).
     pub const SET: u8 = 2;
+    /// A sorted set with scores as text doubles (before RDB 8).
     pub const ZSET: u8 = 3;
+    /// A hash as field/value string pairs (hashtable).
     pub const HASH: u8 = 4;
+    /// A sorted set with binary little-endian double scores (skiplist).
     pub const ZSET_2: u8 = 5;
+    /// A module value of the pre-release format (not readable).
     pub const MODULE_PRE_GA: u8 = 6;
+    /// A module value: module id, then opcode-tagged fields until EOF.
     pub const MODULE_2: u8 = 7;
+    /// A hash as one zipmap blob (Redis < 2.6).
     pub const HASH_ZIPMAP: u8 = 9;
+    /// A list as one ziplist blob.
     pub const LIST_ZIPLIST: u8 = 10;
+    /// A set of integers as one intset blob.
     pub const SET_INTSET: u8 = 11;
+    /// A sorted set as one ziplist blob (member, score, ...).
     pub const ZSET_ZIPLIST: u8 = 12;
+    /// A hash as one ziplist blob (field, value, ...).
     pub const HASH_ZIPLIST: u8 = 13;
+    /// A list as ziplist nodes (Redis 3.2 to 6.2).
     pub const LIST_QUICKLIST: u8 = 14;
+    /// A stream: listpack nodes, metadata, consumer groups (Redis 5 to 6.2).
     pub const STREAM_LISTPACKS: u8 = 15;
+    /// A hash as one listpack blob (Redis 7+).
     pub const HASH_LISTPACK: u8 = 16;
+    /// A sorted set as one listpack blob (Redis 7+).
     pub const ZSET_LISTPACK: u8 = 17;
+    /// A list as plain or listpack nodes (Redis 7+).
     pub const LIST_QUICKLIST_2: u8 = 18;
+    /// A stream with first/max-deleted ids, entries added, entries read (Redis 7.0).
     pub const STREAM_LISTPACKS_2: u8 = 19;
+    /// A set as one listpack blob (Redis 7.2+).
     pub const SET_LISTPACK: u8 = 20;
+    /// A stream whose consumers carry an active time (Redis 7.2+).
     pub const STREAM_LISTPACKS_3: u8 = 21;
+    /// A hash with field expiry, pre-release format (7.4 release candidates).
     pub const HASH_METADATA_PRE_GA: u8 = 22;
+    /// A listpack hash with field expiry, pre-release format.
     pub const HASH_LISTPACK_EX_PRE_GA: u8 = 23;
+    /// A hash with field expiry: minimum expiry, then (TTL, field, value) triples (7.4+).
     pub const HASH_METADATA: u8 = 24;
+    /// A listpack hash with field expiry: minimum expiry, then (field, value, TTL) listpack (7.4+).
     pub const HASH_LISTPACK_EX: u8 = 25;
 }
 
 /// RDB opcodes (bytes that are not value types).
 pub mod opcodes {
+    /// Cluster slot sizes: slot id, keys, keys with expiry.
     pub const SLOT_INFO: u8 = 244;
+    /// A function library (its source code as a string).
     pub const FUNCTION2: u8 = 245;
+    /// A function record of Redis 7.0 release candidates (not readable).
     pub const FUNCTION_PRE_GA: u8 = 246;
+    /// Module auxiliary data: module id, when-opcode, when, opcode-tagged fields.
     pub const MODULE_AUX: u8 = 247;
+    /// LRU idle time of the next key, seconds.
     pub const IDLE: u8 = 248;
+    /// LFU frequency of the next key (one byte).
     pub const FREQ: u8 = 249;
+    /// An aux field: name and value strings.
     pub const AUX: u8 = 250;
+    /// Hash-table size hints: keys and keys with expiry.
     pub const RESIZEDB: u8 = 251;
+    /// Absolute expiry of the next key, Unix ms, 8 bytes little-endian.
     pub const EXPIRETIME_MS: u8 = 252;
+    /// Absolute expiry of the next key, Unix seconds, 4 bytes little-endian.
     pub const EXPIRETIME: u8 = 253;
+    /// The database number of the following keys.
     pub const SELECTDB: u8 = 254;
+    /// End of the records; the CRC-64 trailer follows.
     pub const EOF: u8 = 255;
 }
 

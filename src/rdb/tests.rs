@@ -170,3 +170,165 @@ fn module_names_decode() {
     id = (id << 10) | 3;
     assert_eq!(&module_name(id), name);
 }
+
+/// Builds a version-`v` RDB file from raw record bytes, with a valid CRC-64 trailer.
+fn file(v: u32, records: &[u8]) -> Vec<u8> {
+    let mut b = format!("REDIS{v:04}").into_bytes();
+    b.extend_from_slice(records);
+    b.push(0xFF);
+    let crc = CRC64.checksum(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    b
+}
+
+fn s(x: &[u8]) -> Vec<u8> {
+    let mut v = vec![x.len() as u8];
+    v.extend_from_slice(x);
+    v
+}
+
+#[test]
+fn old_encodings_and_opcodes() {
+    let mut r = Vec::new();
+    // Expiry in seconds (old opcode), IDLE and FREQ, then a ZSET (type 3, text doubles).
+    r.push(0xFD);
+    r.extend_from_slice(&1_700_000_000i32.to_le_bytes());
+    r.extend_from_slice(&[0xF9, 0x05, 0xF8, 0x07]);
+    r.push(3);
+    r.extend(s(b"z3"));
+    r.push(3); // 3 members
+    r.extend(s(b"a"));
+    r.extend(s(b"1.25"));
+    r.extend(s(b"b"));
+    r.push(254); // +inf
+    r.extend(s(b"c"));
+    r.push(255); // -inf
+                 // LIST (type 1) and SET (type 2) as plain string sequences, HASH (type 4).
+    r.push(1);
+    r.extend(s(b"l"));
+    r.push(2);
+    r.extend(s(b"x"));
+    r.extend([0xC0, 5]); // int-encoded element
+    r.push(2);
+    r.extend(s(b"st"));
+    r.push(1);
+    r.extend(s(b"m"));
+    r.push(4);
+    r.extend(s(b"h"));
+    r.push(1);
+    r.extend(s(b"f"));
+    r.extend(s(b"v"));
+    // Zipmap hash (type 9): count, key len, key, value len, free, value, end.
+    r.push(9);
+    r.extend(s(b"zm"));
+    let zm = [1u8, 1, b'k', 2, 0, b'v', b'w', 0xFF];
+    r.extend(s(&zm));
+    // Slot info, function library, module aux with one string and EOF opcode.
+    r.extend([0xF4, 0x01, 0x02, 0x00]);
+    r.push(0xF5);
+    r.extend(s(b"#!lua name=x"));
+    r.extend([0xF7, 0x05, 0x02, 0x02, 0x05]);
+    r.extend(s(b"aux"));
+    r.push(0x00);
+    // A module value (type 7): id, opcodes SINT, DOUBLE, STRING, EOF.
+    let charset = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let id = b"mymodtype".iter().fold(0u64, |a, c| {
+        (a << 6) | charset.iter().position(|x| x == c).unwrap() as u64
+    }) << 10
+        | 1;
+    r.push(7);
+    r.extend(s(b"mod"));
+    r.push(0x81);
+    r.extend_from_slice(&id.to_be_bytes());
+    r.extend([0x01, 0x2A, 0x04]);
+    r.extend_from_slice(&1.5f64.to_le_bytes());
+    r.push(0x05);
+    r.extend(s(b"payload"));
+    r.push(0x00);
+    let bytes = file(7, &r);
+    let snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
+    let db = &snap.databases[&0];
+    let z = db.entry(b"z3").unwrap();
+    assert_eq!(z.expire_at_ms, Some(1_700_000_000_000));
+    match &z.value {
+        Value::ZSet(z) => {
+            let v: Vec<_> = z.iter().map(|(m, s)| (m.to_vec(), s)).collect();
+            assert_eq!(
+                v,
+                vec![
+                    (b"c".to_vec(), f64::NEG_INFINITY),
+                    (b"a".to_vec(), 1.25),
+                    (b"b".to_vec(), f64::INFINITY)
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let ty = |k: &[u8]| db.get(k).unwrap().redis_type().name();
+    assert_eq!(ty(b"l"), "list");
+    assert_eq!(ty(b"st"), "set");
+    assert_eq!(ty(b"h"), "hash");
+    assert_eq!(ty(b"zm"), "hash");
+    assert_eq!(ty(b"mod"), "mymodtype");
+    assert_eq!(db.entry(b"l").unwrap().expire_at_ms, None);
+    assert_eq!(db.len(), 6);
+}
+
+#[test]
+fn field_expiry_hash_types() {
+    // Type 24: min expiry, count, then (ttl, field, value) triples; type 22 without min expiry.
+    let mut r = vec![24];
+    r.extend(s(b"h24"));
+    r.extend_from_slice(&1_900_000_000_000u64.to_le_bytes());
+    r.push(2);
+    r.extend([0x00]);
+    r.extend(s(b"f1"));
+    r.extend(s(b"v1"));
+    r.extend([0x05]);
+    r.extend(s(b"f2"));
+    r.extend(s(b"v2"));
+    r.push(22);
+    r.extend(s(b"h22"));
+    r.push(1);
+    r.extend([0x00]);
+    r.extend(s(b"f"));
+    r.extend(s(b"v"));
+    let bytes = file(12, &r);
+    let snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(snap.databases[&0].len(), 2);
+    assert_eq!(
+        snap.databases[&0].get(b"h22").unwrap().redis_type().name(),
+        "hash"
+    );
+    // Truncated inside the triples: offset and key reported.
+    let e = load_rdb(&bytes[..30], &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some(&b"h24"[..]));
+}
+
+#[test]
+fn corrupt_embedded_listpack_names_key_and_offset() {
+    // A ZSET_LISTPACK whose listpack header claims the wrong size.
+    let mut lp = vec![0, 0, 0, 0, 2, 0];
+    lp.extend([0x81, b'a', 2, 0x01, 1, 0xFF]);
+    let n = lp.len() as u32 + 1;
+    lp[..4].copy_from_slice(&n.to_le_bytes());
+    let mut r = vec![17];
+    r.extend(s(b"zl"));
+    r.extend(s(&lp));
+    let bytes = file(10, &r);
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some(&b"zl"[..]));
+    assert!(e.message.contains("listpack header says"), "{e}");
+    // Its first byte: after header (9), type (1), key (3), string length (1).
+    assert_eq!(e.offset, 14);
+    // Fixed size: loads, integer score 1, member "a".
+    lp[..4].copy_from_slice(&(n - 1).to_le_bytes());
+    let mut r = vec![17];
+    r.extend(s(b"zl"));
+    r.extend(s(&lp));
+    let snap = load_rdb(&file(10, &r), &LoadOptions::default()).unwrap();
+    match snap.databases[&0].get(b"zl") {
+        Some(Value::ZSet(z)) => assert_eq!(z.score(b"a"), Some(1.0)),
+        other => panic!("{other:?}"),
+    }
+}

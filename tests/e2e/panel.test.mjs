@@ -47,7 +47,8 @@ function writeData(port) {
       }
       cmds.push(['SET', k, bytes]);
     } else {
-      // Bit by bit, sparse, different lengths per day.
+      // Bit by bit: the loyal core, then a sparse crowd, different lengths per day.
+      for (let u = 0; u < 400; u++) if (rand() < 0.9) cmds.push(['SETBIT', k, u, 1]);
       const n = 1500 + Math.floor(rand() * 3000);
       for (let j = 0; j < n; j++) cmds.push(['SETBIT', k, Math.floor(rand() * users * (0.5 + i / 28)), 1]);
     }
@@ -119,9 +120,13 @@ async function rows(page) {
   return page.$$eval('[data-testid=nearby-row]', (lis) => lis.map((li) => [li.querySelector('.member').textContent, li.dataset.dist]));
 }
 
-/** redis-cli GEOSEARCH ... ASC WITHDIST as [[member, dist], ...]. */
-function geosearchCli(port, geoKey, [lon, lat], radius) {
-  const out = redisCli(port, ['GEOSEARCH', geoKey, 'FROMLONLAT', String(lon), String(lat), 'BYRADIUS', String(radius), 'km', 'ASC', 'WITHDIST']);
+/**
+ * redis-cli GEOSEARCH ... ASC WITHDIST as [[member, dist], ...]; `from` is [lon, lat] or a
+ * member name.
+ */
+function geosearchCli(port, geoKey, from, radius, unit = 'km') {
+  const origin = Array.isArray(from) ? ['FROMLONLAT', String(from[0]), String(from[1])] : ['FROMMEMBER', from];
+  const out = redisCli(port, ['GEOSEARCH', geoKey, ...origin, 'BYRADIUS', String(radius), unit, 'ASC', 'WITHDIST']);
   const lines = out.replace(/\n$/, '').split('\n');
   if (lines.length === 1 && lines[0] === '') return [];
   const pairs = [];
@@ -188,6 +193,34 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
       assert.equal(pasteIntoCli(redis.port, shown), String(want));
     }
 
+    // Engagement: users active on each of the last 7 days = BITCOUNT of the AND of the 7 days;
+    // stickiness = day actives / 30-day actives; both charts drawn (not blank).
+    {
+      const keys = daysEnding(DATE, 7).map((d) => key(TPL.active, d));
+      cliInt(redis.port, ['BITOP', 'AND', 'e2e:scratch', ...keys]);
+      const all7 = cliInt(redis.port, ['BITCOUNT', 'e2e:scratch']);
+      redisCli(redis.port, ['DEL', 'e2e:scratch']);
+      assert.ok(all7 > 0);
+      assert.equal(await value(page, 'engagement-streak7'), all7);
+      assert.equal(await text(page, 'engagement-streak7-cmd'), `BITLENS.STREAKHIST ${keys.join(' ')}`);
+      assert.equal(await value(page, 'engagement-stickiness'), (await value(page, 'active-day')) / (await value(page, 'active-30d')));
+      for (const id of ['engagement-dau-chart', 'engagement-streak-chart']) {
+        const colours = await page.$eval(`[data-testid=${id}]`, async (img) => {
+          await img.decode();
+          const c = document.createElement('canvas');
+          c.width = img.naturalWidth;
+          c.height = img.naturalHeight;
+          const g = c.getContext('2d');
+          g.drawImage(img, 0, 0);
+          const d = g.getImageData(0, 0, c.width, c.height).data;
+          const seen = new Set();
+          for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+          return seen.size;
+        });
+        assert.ok(colours > 3, `${id} has ${colours} colours`);
+      }
+    }
+
     // Nearby shops: GEOSEARCH FROMLONLAT ... BYRADIUS 5 km ASC WITHDIST, paged by 20.
     let want = geosearchCli(redis.port, key(TPL.geo, 'food'), SHANGHAI, 5);
     assert.ok(want.length > 40, `enough shops for three pages (${want.length})`);
@@ -220,6 +253,27 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
     assert.ok(want.length > 0);
     assert.equal(await value(page, 'nearby-count'), want.length);
     assert.deepEqual(await rows(page), want.slice(0, 20));
+
+    // Another unit: the radius presets follow it (3000 m).
+    await page.selectOption('[data-testid=unit]', 'm');
+    assert.equal(await page.inputValue('[data-testid=radius]'), '3000');
+    want = geosearchCli(redis.port, key(TPL.geo, 'cafe'), BEIJING, 3000, 'm');
+    assert.equal(await value(page, 'nearby-count'), want.length);
+    assert.deepEqual(await rows(page), want.slice(0, 20));
+    // Centred on a shop (FROMMEMBER), and a shop that does not exist (Redis' error in the card).
+    await page.fill('[data-testid=member]', 'cafe:bj:0003');
+    await page.dispatchEvent('[data-testid=member]', 'change');
+    want = geosearchCli(redis.port, key(TPL.geo, 'cafe'), 'cafe:bj:0003', 3000, 'm');
+    assert.equal(want[0][0], 'cafe:bj:0003');
+    assert.equal(await value(page, 'nearby-count'), want.length);
+    assert.deepEqual(await rows(page), want.slice(0, 20));
+    assert.equal(await text(page, 'nearby-cmd'), `GEOSEARCH ${key(TPL.geo, 'cafe')} FROMMEMBER cafe:bj:0003 BYRADIUS 3000 m ASC WITHDIST WITHCOORD`);
+    await page.fill('[data-testid=member]', 'no-such-shop');
+    await page.dispatchEvent('[data-testid=member]', 'change');
+    assert.equal(
+      await text(page, 'nearby-error-text'),
+      redisCli(redis.port, ['GEOSEARCH', key(TPL.geo, 'cafe'), 'FROMMEMBER', 'no-such-shop', 'BYRADIUS', '3000', 'm', 'ASC']).trim(),
+    );
 
     // Another date from the picker: the cards follow it.
     await page.fill('[data-testid=date]', '2024-05-14');
@@ -268,7 +322,7 @@ describe('panel on the built-in demo data', { timeout: 600000 }, () => {
     await waitReady(page);
     const date = (await page.inputValue('[data-testid=date]')).replace(/-/g, '');
     assert.match(date, /^\d{8}$/);
-    for (const id of ['uv-day', 'uv-7d', 'uv-30d', 'active-day', 'active-7d', 'active-30d', 'nearby-count']) {
+    for (const id of ['uv-day', 'uv-7d', 'uv-30d', 'active-day', 'active-7d', 'active-30d', 'nearby-count', 'engagement-streak7']) {
       assert.ok((await value(page, id)) > 0, `${id} is ${await value(page, id)}`);
     }
     assert.ok((await value(page, 'uv-7d')) >= (await value(page, 'uv-day')));

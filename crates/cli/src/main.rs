@@ -6,7 +6,6 @@
 //! - `bitlens serve [--redis URL]`: the panel plus the snapshot API (live Redis or demo data).
 
 mod query;
-mod rdbw;
 mod serve;
 mod split;
 
@@ -77,14 +76,31 @@ fn inspect(file: &std::path::Path, json: bool, no_checksum: bool) -> ExitCode {
         verify_checksum: !no_checksum,
         ..Default::default()
     };
-    let _ = (&bytes, &opts, json);
-    // TODO(rdb merge): `bitlens::inspect::report(&bytes, &opts)` with `to_text()` / `to_json()`
-    // is being written by the RDB work; wire it here once it lands on main.
-    eprintln!(
-        "bitlens: inspect {}: not available yet (the snapshot report is not in this build)",
-        file.display()
-    );
-    ExitCode::from(2)
+    match bitlens::inspect::report(&bytes, &opts) {
+        Ok(report) => {
+            let text = if json {
+                let mut t = report.to_json().to_string();
+                t.push('\n');
+                t
+            } else {
+                report.to_text()
+            };
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("bitlens: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("bitlens: cannot read snapshot {}: {e}", file.display());
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// Converts an OS argument to bytes (arguments are passed to commands unchanged).

@@ -8,8 +8,6 @@ use std::process::ExitCode;
 
 use bitlens::keyspace::Keyspace;
 use bitlens::rdb::{self, LoadOptions};
-use bitlens::string::RedisString;
-use bitlens::Value;
 use clap::Args;
 
 use crate::split::{parse_line, LineAction};
@@ -44,7 +42,7 @@ pub struct QueryArgs {
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
-    Some((spec[..i].as_bytes().to_vec(), PathBuf::from(&spec[i + 1..])))
+    Some((spec.as_bytes()[..i].to_vec(), PathBuf::from(&spec[i + 1..])))
 }
 
 /// Builds the keyspace from the `--rdb`, `--dump` and `--string` sources, or reports on stderr
@@ -75,20 +73,21 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
             return Err(ExitCode::from(2));
         };
         let bytes = crate::read_file(&path)?;
-        ks.set(key, Value::String(RedisString::from_bytes(bytes)));
+        ks.set(key, rdb::load_string(bytes));
     }
     for spec in &args.dumps {
-        let Some((_key, path)) = key_file(spec) else {
+        let Some((key, path)) = key_file(spec) else {
             eprintln!("bitlens: --dump expects KEY=FILE, got {spec:?}");
             return Err(ExitCode::from(2));
         };
-        let _bytes = crate::read_file(&path)?;
-        // TODO(rdb merge): decode with `bitlens::rdb::load_dump` once the RDB work lands.
-        eprintln!(
-            "bitlens: --dump {}: DUMP payload loading is not in this build yet",
-            path.display()
-        );
-        return Err(ExitCode::from(2));
+        let bytes = crate::read_file(&path)?;
+        match rdb::load_dump_with(&bytes, !args.no_checksum) {
+            Ok(value) => ks.set(key, value),
+            Err(e) => {
+                eprintln!("bitlens: cannot load DUMP payload {}: {e}", path.display());
+                return Err(ExitCode::from(1));
+            }
+        }
     }
     Ok(ks)
 }
@@ -157,6 +156,8 @@ pub fn run_lines<R: BufRead, W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bitlens::string::RedisString;
+    use bitlens::Value;
 
     #[test]
     fn lines_keep_state_and_print_like_redis_cli() {

@@ -121,3 +121,98 @@ fn from_value(v: redis::Value) -> bitlens::Reply {
         other => Reply::Error(format!("unexpected reply shape {other:?}")),
     }
 }
+
+/// A plain RESP2 connection that returns each reply's exact bytes, for byte-for-byte
+/// comparison with [`bitlens::Reply::to_resp`] (no client library reshaping statuses, nils or
+/// error texts).
+pub struct RawConnection {
+    reader: std::io::BufReader<std::net::TcpStream>,
+}
+
+impl RedisServer {
+    /// A new [`RawConnection`] to the server.
+    pub fn raw_connection(&self) -> RawConnection {
+        let stream =
+            std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect to redis");
+        stream.set_nodelay(true).ok();
+        RawConnection {
+            reader: std::io::BufReader::new(stream),
+        }
+    }
+}
+
+impl RawConnection {
+    /// Sends `argv` as a RESP array and returns the exact bytes of the (one) reply.
+    pub fn query(&mut self, argv: &[Vec<u8>]) -> Vec<u8> {
+        use std::io::Write;
+        let mut req = format!("*{}\r\n", argv.len()).into_bytes();
+        for a in argv {
+            req.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+            req.extend_from_slice(a);
+            req.extend_from_slice(b"\r\n");
+        }
+        self.reader
+            .get_mut()
+            .write_all(&req)
+            .expect("write to redis");
+        let mut out = Vec::new();
+        self.read_reply(&mut out);
+        out
+    }
+
+    fn read_line(&mut self, out: &mut Vec<u8>) -> Vec<u8> {
+        use std::io::BufRead;
+        let start = out.len();
+        self.reader.read_until(b'\n', out).expect("read from redis");
+        assert!(out.ends_with(b"\r\n"), "truncated RESP line from redis");
+        out[start..out.len() - 2].to_vec()
+    }
+
+    fn read_reply(&mut self, out: &mut Vec<u8>) {
+        use std::io::Read;
+        let line = self.read_line(out);
+        let n = || -> i64 {
+            std::str::from_utf8(&line[1..])
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .expect("RESP length")
+        };
+        match line.first() {
+            Some(b'$') if n() >= 0 => {
+                let start = out.len();
+                out.resize(start + n() as usize + 2, 0);
+                self.reader
+                    .read_exact(&mut out[start..])
+                    .expect("read bulk from redis");
+            }
+            Some(b'*') => {
+                for _ in 0..n().max(0) {
+                    self.read_reply(out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Sends several commands in one pipeline (one round trip) and returns their replies in
+/// order, converted like [`query`]. Meant for commands that do not fail: the redis crate
+/// reports an error reply inside a pipeline as a failure of the whole pipeline, which comes
+/// back here as that error repeated for every command (nothing is re-sent).
+pub fn query_pipeline(conn: &mut redis::Connection, cmds: &[Vec<Vec<u8>>]) -> Vec<bitlens::Reply> {
+    let mut pipe = redis::pipe();
+    for argv in cmds {
+        let c = pipe.cmd(std::str::from_utf8(&argv[0]).unwrap_or("?"));
+        for a in &argv[1..] {
+            c.arg(a.as_slice());
+        }
+    }
+    match pipe.query::<Vec<redis::Value>>(conn) {
+        Ok(vals) if vals.len() == cmds.len() => vals.into_iter().map(from_value).collect(),
+        Ok(vals) => vec![
+            bitlens::Reply::Error(format!("pipeline returned {} replies", vals.len()));
+            cmds.len()
+        ],
+        Err(e) => vec![bitlens::Reply::Error(error_text(&e)); cmds.len()],
+    }
+}

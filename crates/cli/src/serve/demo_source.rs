@@ -6,7 +6,7 @@ use bitlens::Value;
 use serde_json::json;
 
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
-use crate::rdbw::RdbWriter;
+use bitlens::rdb::RdbWriter;
 
 /// RDB version of demo snapshots: 10 (Redis 7.0), so that any Redis from 7.0 on loads them.
 pub const DEMO_RDB_VERSION: u32 = 10;

@@ -2,12 +2,14 @@
 //! refuses anything outside a fixed allow-list of read commands. The connection itself is
 //! private to this module, so no other code path can reach Redis.
 //!
-//! Allowed: SCAN, TYPE, DUMP, PTTL, STRLEN, `MEMORY USAGE`, INFO, PING (plus AUTH / HELLO /
-//! SELECT, which the client library sends itself while connecting, from the URL). A matching
-//! minimal ACL rule for a dedicated user:
-//! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`.
+//! Allowed: SCAN, TYPE, DUMP, PTTL, STRLEN, `MEMORY USAGE`, INFO, PING, and for Redis Cluster
+//! `CLUSTER SLOTS` and READONLY (replica reads); plus AUTH / HELLO / SELECT, which the client
+//! library sends itself while connecting, from the URL. A matching minimal ACL rule for a
+//! dedicated user:
+//! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`
+//! (add `+cluster|slots +readonly` on a cluster).
 
-use redis::aio::MultiplexedConnection;
+use redis::aio::ConnectionManager;
 use redis::{Cmd, Pipeline, RedisError, Value};
 
 /// Commands (upper case, with the subcommand for container commands) that may be sent.
@@ -20,13 +22,15 @@ pub const ALLOWED: &[&str] = &[
     "MEMORY USAGE",
     "INFO",
     "PING",
+    "CLUSTER SLOTS",
+    "READONLY",
     "AUTH",
     "HELLO",
     "SELECT",
 ];
 
 /// Commands that take a subcommand; only `NAME SUB` pairs listed in [`ALLOWED`] pass.
-const CONTAINERS: &[&str] = &["MEMORY"];
+const CONTAINERS: &[&str] = &["MEMORY", "CLUSTER"];
 
 /// Whether `argv` may be sent to Redis.
 pub fn is_allowed(argv: &[Vec<u8>]) -> bool {
@@ -60,15 +64,19 @@ fn refused(argv: &[Vec<u8>]) -> RedisError {
     ))
 }
 
+fn lost_connection(e: &RedisError) -> bool {
+    e.is_connection_dropped() || e.is_io_error() || e.is_connection_refusal()
+}
+
 /// A read-only handle on a Redis connection.
 #[derive(Clone)]
 pub struct ReadOnlyRedis {
-    conn: MultiplexedConnection,
+    conn: ConnectionManager,
 }
 
 impl ReadOnlyRedis {
     /// Wraps a connection; from now on only allowed commands can be sent through it.
-    pub fn new(conn: MultiplexedConnection) -> Self {
+    pub fn new(conn: ConnectionManager) -> Self {
         ReadOnlyRedis { conn }
     }
 
@@ -81,7 +89,12 @@ impl ReadOnlyRedis {
         for a in argv {
             cmd.arg(a.as_slice());
         }
-        cmd.query_async(&mut self.conn).await
+        match cmd.query_async(&mut self.conn).await {
+            // The manager reconnects in the background after a dropped connection (a Redis
+            // restart): one retry of a read command is safe.
+            Err(e) if lost_connection(&e) => cmd.query_async(&mut self.conn).await,
+            other => other,
+        }
     }
 
     /// Sends several commands in one pipeline (one round trip) after checking every one.
@@ -101,7 +114,10 @@ impl ReadOnlyRedis {
             }
             pipe.add_command(cmd);
         }
-        pipe.query_async(&mut self.conn).await
+        match pipe.query_async(&mut self.conn).await {
+            Err(e) if lost_connection(&e) => pipe.query_async(&mut self.conn).await,
+            other => other,
+        }
     }
 }
 
@@ -124,6 +140,8 @@ mod tests {
             &["memory", "usage", "k"],
             &["INFO", "server"],
             &["PING"],
+            &["cluster", "slots"],
+            &["READONLY"],
         ] {
             assert!(is_allowed(&v(ok)), "{ok:?}");
         }
@@ -135,6 +153,10 @@ mod tests {
             &["CONFIG", "SET", "save", ""],
             &["MEMORY", "PURGE"],
             &["MEMORY"],
+            &["CLUSTER", "RESET"],
+            &["CLUSTER", "FAILOVER"],
+            &["CLUSTER"],
+            &["READWRITE"],
             &["EVAL", "return 1", "0"],
             &["RESTORE", "k", "0", "x"],
             &["SHUTDOWN"],

@@ -45,6 +45,14 @@ pub struct ServeArgs {
     /// built-in demo data set is served.
     #[arg(long, value_name = "URL")]
     pub redis: Option<String>,
+    /// On a Redis Cluster, scan replicas instead of masters (READONLY), keeping the heavy reads
+    /// off the primaries.
+    #[arg(long)]
+    pub read_replicas: bool,
+    /// PEM file of the CA that signed the Redis server's certificate, for `rediss://` URLs
+    /// (default: the system's trusted roots).
+    #[arg(long, value_name = "FILE")]
+    pub redis_ca: Option<PathBuf>,
     /// Address to listen on (loopback by default).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
@@ -70,6 +78,10 @@ pub struct ServeArgs {
     /// Pause between SCAN batches, in milliseconds (spreads the load of a big walk).
     #[arg(long, default_value_t = 0)]
     pub scan_pause_ms: u64,
+    /// Snapshot exports that run at once (more requests wait their turn); with the small
+    /// per-export buffers this bounds the exporter's memory.
+    #[arg(long, default_value_t = 8)]
+    pub max_exports: usize,
     /// Most keys one request may export.
     #[arg(long, default_value_t = 5_000_000)]
     pub max_keys: u64,
@@ -89,11 +101,13 @@ pub struct Limits {
 
 enum Source {
     Demo(Arc<demo_source::Demo>),
-    Redis(redis_source::RedisSource),
+    Redis(Box<redis_source::RedisSource>),
 }
 
 struct App {
     source: Source,
+    /// Snapshot exports running at once; further requests wait for a permit.
+    exports: Arc<tokio::sync::Semaphore>,
     defaults: Vec<Vec<u8>>,
     allow: Vec<Vec<u8>>,
     limits: Limits,
@@ -135,15 +149,20 @@ impl Write for SharedBuf {
 pub type ChunkTx = mpsc::Sender<Result<Bytes, io::Error>>;
 
 /// Sends the pending bytes of `buf` as one chunk; `Err` when the client has gone away.
+/// Sent in pieces of at most [`PIECE`] bytes, each waiting for room in the bounded channel.
 pub async fn flush_chunk(buf: &SharedBuf, tx: &ChunkTx) -> Result<(), String> {
-    let bytes = buf.take();
-    if bytes.is_empty() {
-        return Ok(());
+    let mut bytes = Bytes::from(buf.take());
+    while !bytes.is_empty() {
+        let piece = bytes.split_to(bytes.len().min(PIECE));
+        tx.send(Ok(piece))
+            .await
+            .map_err(|_| "client disconnected".to_string())?;
     }
-    tx.send(Ok(Bytes::from(bytes)))
-        .await
-        .map_err(|_| "client disconnected".to_string())
+    Ok(())
 }
+
+/// Largest body piece handed to the HTTP layer.
+pub const PIECE: usize = 256 * 1024;
 
 /// A response body fed by a producer task through a bounded channel (so memory stays bounded
 /// by a few chunks). An `Err` item aborts the body.
@@ -178,20 +197,29 @@ async fn serve(args: ServeArgs) -> ExitCode {
         scan_pause: Duration::from_millis(args.scan_pause_ms),
     };
     let source = match &args.redis {
-        Some(url) => match redis_source::RedisSource::connect(url).await {
-            Ok(s) => Source::Redis(s),
-            Err(e) => {
-                eprintln!(
-                    "bitlens: cannot reach Redis at {}: {e}",
-                    redis_source::display_url(url)
-                );
-                return ExitCode::from(1);
+        Some(url) => {
+            match redis_source::RedisSource::connect(
+                url,
+                args.redis_ca.as_deref(),
+                args.read_replicas,
+            )
+            .await
+            {
+                Ok(s) => Source::Redis(Box::new(s)),
+                Err(e) => {
+                    eprintln!(
+                        "bitlens: cannot reach Redis at {}: {e}",
+                        redis_source::display_url(url)
+                    );
+                    return ExitCode::from(1);
+                }
             }
-        },
+        }
         None => Source::Demo(Arc::new(demo_source::Demo::generate())),
     };
     let app = Arc::new(App {
         source,
+        exports: Arc::new(tokio::sync::Semaphore::new(args.max_exports.max(1))),
         defaults: if args.matches.is_empty() {
             vec![b"*".to_vec()]
         } else {
@@ -334,7 +362,7 @@ fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
 }
 
 /// The patterns a request asks for, or 403 when the allow-list does not cover one of them.
-fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Response> {
+fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
     let mut patterns = match_params(query);
     if patterns.is_empty() {
         patterns = app.defaults.clone();
@@ -344,13 +372,13 @@ fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Resp
             .iter()
             .find(|p| !app.allow.iter().any(|a| bitlens::glob::matches(a, p)))
         {
-            return Err(api_error(
+            return Err(Box::new(api_error(
                 StatusCode::FORBIDDEN,
                 &format!(
                     "pattern {:?} is not in the export allow-list",
                     String::from_utf8_lossy(bad)
                 ),
-            ));
+            )));
         }
     }
     Ok(patterns)
@@ -372,24 +400,31 @@ impl KeyFilter {
 async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
     let patterns = match request_patterns(&app, q.as_deref()) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let filter = KeyFilter {
         allow: Arc::new(app.allow.clone()),
     };
-    let (tx, rx) = mpsc::channel(4);
+    let (tx, rx) = mpsc::channel(2);
     let limits = app.limits;
+    let exports = app.exports.clone();
     match &app.source {
         Source::Demo(demo) => {
             let demo = demo.clone();
             tokio::spawn(async move {
+                let Ok(_permit) = exports.acquire_owned().await else {
+                    return;
+                };
                 let res = demo.write_snapshot(&patterns, &filter, limits, &tx).await;
                 finish_stream(res, &tx).await;
             });
         }
         Source::Redis(src) => {
-            let src = src.clone();
+            let src = (**src).clone();
             tokio::spawn(async move {
+                let Ok(_permit) = exports.acquire_owned().await else {
+                    return;
+                };
                 let res = src.write_snapshot(&patterns, &filter, limits, &tx).await;
                 finish_stream(res, &tx).await;
             });
@@ -428,14 +463,14 @@ pub struct KeyRow {
 async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
     let patterns = match request_patterns(&app, q.as_deref()) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let filter = KeyFilter {
         allow: Arc::new(app.allow.clone()),
     };
     let rows = match &app.source {
         Source::Demo(demo) => demo.keys(&patterns, &filter, app.limits),
-        Source::Redis(src) => src.clone().keys(&patterns, &filter, app.limits).await,
+        Source::Redis(src) => (**src).clone().keys(&patterns, &filter, app.limits).await,
     };
     match rows {
         Ok(mut rows) => {
@@ -466,7 +501,7 @@ async fn info(State(app): State<Shared>) -> Response {
         .collect();
     let mut v = match &app.source {
         Source::Demo(demo) => demo.info(),
-        Source::Redis(src) => match src.clone().info().await {
+        Source::Redis(src) => match (**src).clone().info().await {
             Ok(v) => v,
             Err(e) => return api_error(StatusCode::BAD_GATEWAY, &format!("Redis: {e}")),
         },
@@ -493,6 +528,7 @@ mod tests {
     #[test]
     fn allow_list_refuses_uncovered_patterns() {
         let app = App {
+            exports: Arc::new(tokio::sync::Semaphore::new(1)),
             source: Source::Demo(Arc::new(demo_source::Demo::from_keyspace(
                 bitlens::Keyspace::new(),
             ))),

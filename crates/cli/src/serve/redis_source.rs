@@ -4,6 +4,7 @@
 //! values plus a few chunks in the channel.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
@@ -12,17 +13,119 @@ use serde_json::json;
 
 use super::gate::ReadOnlyRedis;
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
-use crate::rdbw::RdbWriter;
+use bitlens::rdb::RdbWriter;
 
 /// Keys whose PTTL + DUMP go out in one pipeline.
-const SUB_BATCH: usize = 32;
+const SUB_BATCH: usize = 8;
 
 /// A connected live Redis.
 #[derive(Clone)]
 pub struct RedisSource {
-    redis: ReadOnlyRedis,
+    /// The server, or every master (or replica) of a cluster.
+    nodes: Vec<Node>,
     url: String,
     db: u64,
+    cluster: bool,
+}
+
+/// One server the exporter scans.
+#[derive(Clone)]
+struct Node {
+    redis: ReadOnlyRedis,
+    addr: String,
+}
+
+/// Opens a reconnecting connection to one server and checks that it answers PING.
+async fn open_node(
+    info: redis::ConnectionInfo,
+    ca_pem: Option<&[u8]>,
+) -> Result<ReadOnlyRedis, String> {
+    let client = match ca_pem {
+        Some(pem) => redis::Client::build_with_tls(
+            info,
+            redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.to_vec()),
+            },
+        ),
+        None => redis::Client::open(info),
+    }
+    .map_err(|e| e.to_string())?;
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_number_of_retries(2)
+        .set_max_delay(1000)
+        .set_connection_timeout(Duration::from_secs(5))
+        .set_response_timeout(Duration::from_secs(120));
+    let conn = tokio::time::timeout(
+        Duration::from_secs(15),
+        redis::aio::ConnectionManager::new_with_config(client, config),
+    )
+    .await
+    .map_err(|_| "connection timed out".to_string())?
+    .map_err(|e| e.to_string())?;
+    let mut redis = ReadOnlyRedis::new(conn);
+    redis
+        .query(&[b"PING".to_vec()])
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(redis)
+}
+
+fn addr_text(addr: &redis::ConnectionAddr) -> String {
+    match addr {
+        redis::ConnectionAddr::Tcp(h, p) => format!("{h}:{p}"),
+        redis::ConnectionAddr::TcpTls { host, port, .. } => format!("{host}:{port}"),
+        redis::ConnectionAddr::Unix(p) => p.display().to_string(),
+    }
+}
+
+/// `info` pointed at another host and port (same credentials and TLS settings).
+fn with_addr(info: &redis::ConnectionInfo, host: &str, port: u16) -> redis::ConnectionInfo {
+    let mut i = info.clone();
+    i.addr = match &info.addr {
+        redis::ConnectionAddr::TcpTls {
+            insecure,
+            tls_params,
+            ..
+        } => redis::ConnectionAddr::TcpTls {
+            host: host.to_string(),
+            port,
+            insecure: *insecure,
+            tls_params: tls_params.clone(),
+        },
+        _ => redis::ConnectionAddr::Tcp(host.to_string(), port),
+    };
+    i
+}
+
+/// The distinct (host, port) of the masters, or with `replicas` of one replica per slot range
+/// where there is one, from a CLUSTER SLOTS reply.
+fn cluster_nodes(slots: &Value, replicas: bool, seed_host: &str) -> Vec<(String, u16)> {
+    let mut out: Vec<(String, u16)> = Vec::new();
+    let Value::Array(ranges) = slots else {
+        return out;
+    };
+    for r in ranges {
+        let Value::Array(parts) = r else { continue };
+        let pick = if replicas && parts.len() > 3 { 3 } else { 2 };
+        let Some(Value::Array(node)) = parts.get(pick) else {
+            continue;
+        };
+        let host = node
+            .first()
+            .and_then(text)
+            .map(|h| String::from_utf8_lossy(&h).into_owned())
+            .filter(|h| !h.is_empty() && h != "?")
+            .unwrap_or_else(|| seed_host.to_string());
+        let Some(Value::Int(port)) = node.get(1) else {
+            continue;
+        };
+        let hp = (host, *port as u16);
+        if !out.contains(&hp) {
+            out.push(hp);
+        }
+    }
+    out
 }
 
 /// The URL with any password removed (for messages and `/api/info`).
@@ -76,6 +179,7 @@ struct Walk<'a> {
     patterns: &'a [Vec<u8>],
     filter: &'a KeyFilter,
     limits: Limits,
+    node: usize,
     index: usize,
     cursor: Vec<u8>,
     started: bool,
@@ -88,6 +192,7 @@ impl<'a> Walk<'a> {
             patterns,
             filter,
             limits,
+            node: 0,
             index: 0,
             cursor: b"0".to_vec(),
             started: false,
@@ -104,35 +209,83 @@ fn now_ms() -> i64 {
 }
 
 impl RedisSource {
-    /// Connects (5 s timeout) and checks that the server answers PING.
-    pub async fn connect(url: &str) -> Result<RedisSource, String> {
+    /// Connects (5 s timeout per attempt, reconnecting later when the connection drops) and checks that the server answers PING.
+    /// `rediss://` URLs use TLS, verified against `ca` (a PEM file) when given, else against
+    /// the system's trusted roots.
+    /// A Redis Cluster (INFO cluster says `cluster_enabled:1`) is discovered with CLUSTER SLOTS
+    /// and every master is scanned (with `read_replicas`, a replica of each slot range instead,
+    /// after READONLY).
+    pub async fn connect(
+        url: &str,
+        ca: Option<&Path>,
+        read_replicas: bool,
+    ) -> Result<RedisSource, String> {
         let info = url
             .into_connection_info()
             .map_err(|e| format!("bad URL: {e}"))?;
         let db = u64::try_from(info.redis.db).unwrap_or(0);
-        let client = redis::Client::open(info).map_err(|e| e.to_string())?;
-        let conn = tokio::time::timeout(
-            Duration::from_secs(5),
-            client.get_multiplexed_async_connection(),
-        )
-        .await
-        .map_err(|_| "connection timed out after 5 s".to_string())?
-        .map_err(|e| e.to_string())?;
-        let mut redis = ReadOnlyRedis::new(conn);
-        redis
-            .query(&[b"PING".to_vec()])
+        let pem = match ca {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let mut seed = open_node(info.clone(), pem.as_deref()).await?;
+        let ci = seed
+            .query(&[b"INFO".to_vec(), b"cluster".to_vec()])
             .await
             .map_err(|e| e.to_string())?;
+        let cluster = text(&ci)
+            .map(|t| String::from_utf8_lossy(&t).contains("cluster_enabled:1"))
+            .unwrap_or(false);
+        let mut nodes = Vec::new();
+        if !cluster {
+            nodes.push(Node {
+                redis: seed,
+                addr: addr_text(&info.addr),
+            });
+        } else {
+            let slots = seed
+                .query(&[b"CLUSTER".to_vec(), b"SLOTS".to_vec()])
+                .await
+                .map_err(|e| format!("CLUSTER SLOTS: {e}"))?;
+            let seed_host = match &info.addr {
+                redis::ConnectionAddr::Tcp(h, _) => h.clone(),
+                redis::ConnectionAddr::TcpTls { host, .. } => host.clone(),
+                redis::ConnectionAddr::Unix(_) => "127.0.0.1".into(),
+            };
+            for (host, port) in cluster_nodes(&slots, read_replicas, &seed_host) {
+                let node_info = with_addr(&info, &host, port);
+                let mut redis = open_node(node_info, pem.as_deref())
+                    .await
+                    .map_err(|e| format!("cluster node {host}:{port}: {e}"))?;
+                if read_replicas {
+                    redis
+                        .query(&[b"READONLY".to_vec()])
+                        .await
+                        .map_err(|e| format!("READONLY on {host}:{port}: {e}"))?;
+                }
+                nodes.push(Node {
+                    redis,
+                    addr: format!("{host}:{port}"),
+                });
+            }
+            if nodes.is_empty() {
+                return Err("CLUSTER SLOTS lists no nodes".into());
+            }
+        }
         Ok(RedisSource {
-            redis,
+            nodes,
             url: display_url(url),
             db,
+            cluster,
         })
     }
 
     /// `redis_version` from INFO server.
     async fn server_version(&mut self) -> Result<String, String> {
-        let v = self
+        let v = self.nodes[0]
             .redis
             .query(&[b"INFO".to_vec(), b"server".to_vec()])
             .await
@@ -148,11 +301,12 @@ impl RedisSource {
     /// One SCAN step: the next cursor and the keys of this batch.
     async fn scan(
         &mut self,
+        node: usize,
         cursor: &[u8],
         pattern: &[u8],
         count: u64,
     ) -> Result<(Vec<u8>, Vec<Vec<u8>>), String> {
-        let v = self
+        let v = self.nodes[node]
             .redis
             .query(&[
                 b"SCAN".to_vec(),
@@ -176,14 +330,26 @@ impl RedisSource {
 
     /// The next batch of new, permitted keys of the walk (each key once per request), or
     /// `None` when every pattern has been walked. Fails past `limits.max_keys`.
-    async fn next_batch(&mut self, w: &mut Walk<'_>) -> Result<Option<Vec<Vec<u8>>>, String> {
-        while w.index < w.patterns.len() {
+    async fn next_batch(
+        &mut self,
+        w: &mut Walk<'_>,
+    ) -> Result<Option<(usize, Vec<Vec<u8>>)>, String> {
+        while w.node < self.nodes.len() {
+            if w.index >= w.patterns.len() {
+                w.node += 1;
+                w.index = 0;
+                continue;
+            }
             if w.started && !w.limits.scan_pause.is_zero() {
                 tokio::time::sleep(w.limits.scan_pause).await;
             }
             w.started = true;
+            let node = w.node;
             let pattern = &w.patterns[w.index];
-            let (next, keys) = self.scan(&w.cursor, pattern, w.limits.scan_count).await?;
+            let (next, keys) = self
+                .scan(node, &w.cursor, pattern, w.limits.scan_count)
+                .await
+                .map_err(|e| format!("{} ({})", e, self.nodes[node].addr))?;
             if next == b"0" {
                 w.index += 1;
                 w.cursor = b"0".to_vec();
@@ -201,7 +367,7 @@ impl RedisSource {
                 ));
             }
             if !fresh.is_empty() {
-                return Ok(Some(fresh));
+                return Ok(Some((node, fresh)));
             }
         }
         Ok(None)
@@ -221,14 +387,14 @@ impl RedisSource {
         writer.select_db(self.db).map_err(|e| e.to_string())?;
         let mut total: u64 = 0;
         let mut walk = Walk::new(patterns, filter, limits);
-        while let Some(keys) = self.next_batch(&mut walk).await? {
+        while let Some((node, keys)) = self.next_batch(&mut walk).await? {
             for chunk in keys.chunks(SUB_BATCH) {
                 let mut cmds = Vec::with_capacity(chunk.len() * 2);
                 for k in chunk {
                     cmds.push(vec![b"PTTL".to_vec(), k.clone()]);
                     cmds.push(vec![b"DUMP".to_vec(), k.clone()]);
                 }
-                let replies = self
+                let replies = self.nodes[node]
                     .redis
                     .pipeline(&cmds)
                     .await
@@ -249,7 +415,7 @@ impl RedisSource {
                     let expire = (pttl >= 0).then(|| now + pttl);
                     writer
                         .write_dump_payload(k, payload, expire)
-                        .map_err(|e| format!("key {:?}: {e}", String::from_utf8_lossy(k)))?;
+                        .map_err(|e| e.to_string())?;
                 }
                 total += buf.pending() as u64;
                 if total > limits.max_bytes {
@@ -282,14 +448,14 @@ impl RedisSource {
         };
         let mut rows = Vec::new();
         let mut walk = Walk::new(patterns, filter, limits);
-        while let Some(keys) = self.next_batch(&mut walk).await.map_err(fail)? {
-            for chunk in keys.chunks(SUB_BATCH * 4) {
+        while let Some((node, keys)) = self.next_batch(&mut walk).await.map_err(fail)? {
+            for chunk in keys.chunks(SUB_BATCH * 16) {
                 let mut cmds = Vec::with_capacity(chunk.len() * 2);
                 for k in chunk {
                     cmds.push(vec![b"TYPE".to_vec(), k.clone()]);
                     cmds.push(vec![b"MEMORY".to_vec(), b"USAGE".to_vec(), k.clone()]);
                 }
-                let replies = self
+                let replies = self.nodes[node]
                     .redis
                     .pipeline(&cmds)
                     .await
@@ -321,6 +487,8 @@ impl RedisSource {
             "source": "redis",
             "redis": self.url,
             "db": self.db,
+            "cluster": self.cluster,
+            "nodes": self.nodes.iter().map(|n| n.addr.clone()).collect::<Vec<_>>(),
             "redis_version": version,
             "rdb_version": rdb_version_for(&version),
         }))

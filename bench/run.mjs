@@ -1,0 +1,177 @@
+// `npm run bench`: bitlens (wasm in Node, and native) against a real redis-server on the same
+// data, in one run on one machine. Redis' time is its own server-side time (INFO commandstats
+// usec, after CONFIG RESETSTAT), so network and client time are excluded; bitlens' time is the
+// wall time of the command in-process (wasm: Engine.command from Node; native: bitlens::execute
+// in `bitlens-bench run`). Every engine answers on the same bytes: `bitlens-bench gen` writes the
+// data set as an RDB file that redis-server loads at start and bitlens loads with its reader.
+// The table goes to stdout and to bench/RESULTS.md.
+
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GEN = path.join(ROOT, 'target/release/bitlens-bench');
+const DATA_DIR = path.join(ROOT, 'target/bench-data');
+const DUMP = path.join(DATA_DIR, 'dump.rdb');
+
+const range = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+const pad2 = (i) => String(i).padStart(2, '0');
+const bm = (i) => `bench:bm:${pad2(i)}`;
+const hll = (i) => `bench:hll:${pad2(i)}`;
+const MB = 12_500_000; // bytes in one 100,000,000-bit bitmap
+
+/** The benchmarks: id, what, commands per round, rounds, bytes read per round (for GB/s). */
+const SPECS = [
+  { id: 'bitcount', what: 'BITCOUNT of a 100,000,000-bit key', commands: [['BITCOUNT', bm(0)]], iters: 30, bytes: MB },
+  { id: 'bitcount-bit', what: 'BITCOUNT with a BIT range (13 .. 99,999,987)', commands: [['BITCOUNT', bm(1), '13', '99999987', 'BIT']], iters: 30, bytes: MB },
+  { id: 'bitpos', what: 'BITPOS 1 over 100,000,000 bits (first set bit is the last)', commands: [['BITPOS', 'bench:zeros', '1']], iters: 30, bytes: MB },
+  { id: 'bitop-or-30', what: 'BITOP OR of 30 keys of 100,000,000 bits', commands: [['BITOP', 'OR', 'bench:dest', ...range(30, bm)]], iters: 3, bytes: 30 * MB },
+  { id: 'bitop-and-7', what: 'BITOP AND of 7 keys of 100,000,000 bits', commands: [['BITOP', 'AND', 'bench:dest', ...range(7, bm)]], iters: 5, bytes: 7 * MB },
+  { id: 'pfcount-1', what: 'PFCOUNT of one dense key (cached cardinality, as in Redis)', commands: [['PFCOUNT', hll(0)]], iters: 2000 },
+  { id: 'pfcount-30', what: 'PFCOUNT over 30 dense keys (union)', commands: [['PFCOUNT', ...range(30, hll)]], iters: 100 },
+  { id: 'pfmerge-30', what: 'PFMERGE of 30 dense keys', commands: [['PFMERGE', 'bench:merged', ...range(30, hll)]], iters: 100 },
+  {
+    id: 'pfadd-1m', what: 'PFADD of 1,000,000 elements (1,000 calls of 1,000)', iters: 1, warmup: false,
+    commands: range(1000, (c) => ['PFADD', 'bench:pfadd', ...range(1000, (j) => `visitor:${c * 1000 + j}`)]),
+  },
+  { id: 'geosearch', what: 'GEOSEARCH 3 km ASC COUNT 50 in a 1,000,000-member key', commands: [['GEOSEARCH', 'bench:geo', 'FROMLONLAT', '121.47', '31.23', 'BYRADIUS', '3', 'km', 'ASC', 'COUNT', '50']], iters: 200 },
+  { id: 'streakhist-30', what: 'BITLENS.STREAKHIST over 30 days × 100,000,000 users (no Redis equivalent)', commands: [['BITLENS.STREAKHIST', ...range(30, bm)]], iters: 3, bytes: 30 * MB, redis: false },
+];
+
+function resp(argv) {
+  let s = `*${argv.length}\r\n`;
+  for (const a of argv) s += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
+  return s;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function cli(port, args, input) {
+  const r = spawnSync('redis-cli', ['-p', String(port), ...args], { input, maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.toString();
+}
+
+/** Runs a spec's rounds in Redis; returns server-side microseconds per round. */
+function redisTime(port, spec) {
+  const once = spec.commands.map(resp).join('');
+  if (spec.warmup !== false) cli(port, ['--pipe'], once);
+  cli(port, ['CONFIG', 'RESETSTAT']);
+  cli(port, ['--pipe'], once.repeat(spec.iters));
+  const stats = cli(port, ['INFO', 'commandstats']);
+  const names = new Set(spec.commands.map((c) => c[0].toLowerCase()));
+  let usec = 0;
+  for (const line of stats.split('\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (m && names.has(m[1])) usec += Number(m[3]);
+  }
+  return usec / spec.iters;
+}
+
+async function wasmTimes(dump) {
+  const mod = await import(path.join(ROOT, 'pkg/bitlens.js'));
+  mod.initSync({ module: readFileSync(path.join(ROOT, 'pkg/bitlens_bg.wasm')) });
+  const engine = new mod.Engine();
+  const t0 = performance.now();
+  engine.loadRdb(dump);
+  const loadMs = performance.now() - t0;
+  const out = {};
+  for (const spec of SPECS) {
+    if (spec.warmup !== false) for (const c of spec.commands) engine.command(c);
+    const t = performance.now();
+    for (let i = 0; i < spec.iters; i++) for (const c of spec.commands) engine.command(c);
+    out[spec.id] = ((performance.now() - t) * 1000) / spec.iters;
+  }
+  return { times: out, loadMs };
+}
+
+function fmtUs(us) {
+  if (us === undefined || Number.isNaN(us)) return 'n/a';
+  return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`;
+}
+const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
+const gbs = (bytes, us) => (bytes && us ? (bytes / (us * 1e3)).toFixed(1) : '');
+
+async function main() {
+  for (const f of [GEN, path.join(ROOT, 'pkg/bitlens.js')]) {
+    if (!existsSync(f)) throw new Error(`${f} is missing: run npm run build first`);
+  }
+  mkdirSync(DATA_DIR, { recursive: true });
+  if (!existsSync(DUMP) || statSync(DUMP).mtimeMs < statSync(GEN).mtimeMs) {
+    console.log('[bench] generating the data set (bitlens-bench gen)');
+    execFileSync(GEN, ['gen', DUMP], { stdio: 'inherit' });
+  }
+  const dump = readFileSync(DUMP);
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-bench-'));
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', DATA_DIR,
+    '--dbfilename', 'dump.rdb', '--save', '', '--appendonly', 'no', '--logfile', path.join(dir, 'redis.log')],
+  { stdio: 'ignore' });
+  try {
+    for (let i = 0; ; i++) {
+      const r = spawnSync('redis-cli', ['-p', String(port), 'PING']);
+      if (r.stdout && r.stdout.toString().trim() === 'PONG') break;
+      if (i > 600) throw new Error('redis-server did not load the data set within 60 s');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const redisVersion = cli(port, ['INFO', 'server']).match(/redis_version:(\S+)/)[1];
+    console.log(`[bench] redis-server ${redisVersion} loaded the data set; timing Redis`);
+    const redisUs = {};
+    for (const spec of SPECS) if (spec.redis !== false) redisUs[spec.id] = redisTime(port, spec);
+
+    console.log('[bench] timing bitlens native');
+    const specJson = JSON.stringify(SPECS.map(({ id, commands, iters, warmup }) => ({ id, commands, iters, warmup })));
+    const nat = spawnSync(GEN, ['run', DUMP], { input: specJson, maxBuffer: 1 << 26 });
+    if (nat.status !== 0) throw new Error(`bitlens-bench run: ${nat.stderr}`);
+    const nativeUs = JSON.parse(nat.stdout.toString());
+
+    console.log('[bench] timing bitlens wasm (Node)');
+    const { times: wasmUs, loadMs } = await wasmTimes(dump);
+
+    const rows = SPECS.map((s) => `| ${s.what} | ${fmtUs(redisUs[s.id])} | ${fmtUs(wasmUs[s.id])} | ${ratio(redisUs[s.id], wasmUs[s.id])} | ${gbs(s.bytes, wasmUs[s.id])} | ${fmtUs(nativeUs[s.id])} | ${ratio(redisUs[s.id], nativeUs[s.id])} | ${gbs(s.bytes, nativeUs[s.id])} |`);
+    const cpu = (os.cpus()[0] || {}).model || 'unknown CPU';
+    const table = [
+      '# bitlens benchmarks',
+      '',
+      `Measured ${new Date().toISOString()} on ${os.cpus().length} × ${cpu}, Node ${process.version}, redis-server ${redisVersion}, by \`npm run bench\` (bench/run.mjs).`,
+      '',
+      'Redis: server-side time per call from `INFO commandstats` (usec) after `CONFIG RESETSTAT`, so the network',
+      'and redis-cli are excluded. bitlens wasm: `Engine.command()` called from Node (includes the JS↔wasm',
+      'argument and reply conversion). bitlens native: `bitlens::execute` in `bitlens-bench run`. One warm-up',
+      'round first (except PFADD, which starts from a missing key in every engine). Speed-up = Redis time ÷',
+      'bitlens time (above 1 means bitlens is faster). GB/s = bytes of bitmap input read per second.',
+      '',
+      '| benchmark | Redis | bitlens wasm | wasm speed-up | wasm GB/s | bitlens native | native speed-up | native GB/s |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `Loading the ${(dump.length / 1e6).toFixed(0)} MB data-set RDB into the wasm engine took ${loadMs.toFixed(0)} ms.`,
+      '',
+    ].join('\n');
+    console.log(`\n${table}`);
+    writeFileSync(path.join(ROOT, 'bench/RESULTS.md'), table);
+    console.log('[bench] written to bench/RESULTS.md');
+  } finally {
+    redis.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(`[bench] ${e.stack || e}`);
+  process.exit(1);
+});

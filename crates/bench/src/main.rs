@@ -1,0 +1,142 @@
+//! `bitlens-bench`: the native half of `npm run bench` (driven by `bench/run.mjs`).
+//!
+//! - `bitlens-bench gen OUT.rdb` writes the benchmark data set as an RDB file that both a real
+//!   `redis-server` and bitlens load, so that every engine answers on identical bytes:
+//!   30 bitmaps of 100,000,000 bits (`bench:bm:00`..`29`, about 15 % density), `bench:zeros`
+//!   (100,000,000 bits, only the last one set: BITPOS scans it all), 30 dense HyperLogLogs
+//!   (`bench:hll:00`..`29`, 20,000 elements each) and a GEO key of 1,000,000 members
+//!   (`bench:geo`, spread over about 80 km × 90 km around Shanghai).
+//! - `bitlens-bench run IN.rdb` reads a JSON array of `{"id", "commands": [[arg...]...],
+//!   "iters"}` on stdin, runs each spec's command list `iters` times (after one warm-up round)
+//!   on the loaded snapshot with [`bitlens::execute`], and prints a JSON object mapping each id
+//!   to the mean microseconds per round.
+
+use std::io::{BufWriter, Read};
+use std::time::Instant;
+
+use bitlens::rdb::{load_rdb, LoadOptions, RdbWriter};
+use bitlens::zset::ZSet;
+
+/// Bits per benchmark bitmap.
+const BITS: usize = 100_000_000;
+
+/// SplitMix64: a small deterministic generator (the data set must be the same every run).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn gen(out: &str) -> std::io::Result<()> {
+    let file = std::fs::File::create(out)?;
+    let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
+    w.select_db(0)?;
+    let mut rng = Rng(0x5EED_B175);
+    let bytes = BITS / 8;
+    for k in 0..30 {
+        // AND of three random words: each bit set with probability 1/8 (12.5 %).
+        let mut v = vec![0u8; bytes];
+        for chunk in v.chunks_mut(8) {
+            let word = rng.next() & rng.next() & rng.next();
+            chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+        }
+        w.write_string(format!("bench:bm:{k:02}").as_bytes(), &v, None)?;
+    }
+    let mut zeros = vec![0u8; bytes];
+    zeros[bytes - 1] = 1;
+    w.write_string(b"bench:zeros", &zeros, None)?;
+    for k in 0..30 {
+        let mut hll = Vec::new();
+        let elements: Vec<Vec<u8>> = (0..20_000)
+            .map(|_| format!("user:{}", rng.next() % 5_000_000).into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = elements.iter().map(|e| e.as_slice()).collect();
+        bitlens::hll::pfadd(&mut hll, &refs).map_err(|e| std::io::Error::other(e.message()))?;
+        w.write_string(format!("bench:hll:{k:02}").as_bytes(), &hll, None)?;
+    }
+    let mut pairs = Vec::with_capacity(1_000_000);
+    for i in 0..1_000_000u32 {
+        // Uniform over about 80 km x 90 km around Shanghai: ~140 shops per km².
+        let (lon, lat) = (121.07 + rng.unit() * 0.8, 30.83 + rng.unit() * 0.8);
+        let score = bitlens::geo::encode(lon, lat).expect("coordinates in range");
+        pairs.push((format!("shop:{i}").into_bytes(), score as f64));
+    }
+    w.write_zset(b"bench:geo", &ZSet::from_pairs(pairs), None)?;
+    w.finish()?;
+    Ok(())
+}
+
+fn run(input: &str) -> Result<(), String> {
+    let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
+    let mut snapshot =
+        load_rdb(&bytes, &LoadOptions::default()).map_err(|e| format!("{input}: {e}"))?;
+    drop(bytes);
+    let mut ks = snapshot.databases.remove(&0).unwrap_or_default();
+    let mut spec = String::new();
+    std::io::stdin()
+        .read_to_string(&mut spec)
+        .map_err(|e| e.to_string())?;
+    let spec: serde_json::Value = serde_json::from_str(&spec).map_err(|e| e.to_string())?;
+    let mut out = serde_json::Map::new();
+    for s in spec.as_array().ok_or("spec must be an array")? {
+        let id = s["id"].as_str().ok_or("spec id")?;
+        let iters = s["iters"].as_u64().unwrap_or(1).max(1);
+        let commands: Vec<Vec<Vec<u8>>> = s["commands"]
+            .as_array()
+            .ok_or("spec commands")?
+            .iter()
+            .map(|c| {
+                c.as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|x| x.as_str().unwrap_or("").as_bytes().to_vec())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        let warm = s["warmup"].as_bool().unwrap_or(true);
+        if warm {
+            for c in &commands {
+                std::hint::black_box(bitlens::execute(&mut ks, c));
+            }
+        }
+        let t = Instant::now();
+        for _ in 0..iters {
+            for c in &commands {
+                let r = bitlens::execute(&mut ks, c);
+                if r.is_error() {
+                    return Err(format!("{id}: {r:?}"));
+                }
+                std::hint::black_box(r);
+            }
+        }
+        let usec = t.elapsed().as_secs_f64() * 1e6 / iters as f64;
+        out.insert(id.to_string(), serde_json::json!(usec));
+    }
+    println!("{}", serde_json::Value::Object(out));
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let result = match (args.get(1).map(String::as_str), args.get(2)) {
+        (Some("gen"), Some(out)) => gen(out).map_err(|e| format!("{out}: {e}")),
+        (Some("run"), Some(input)) => run(input),
+        _ => Err("usage: bitlens-bench gen OUT.rdb | bitlens-bench run IN.rdb < spec.json".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("bitlens-bench: {e}");
+        std::process::exit(1);
+    }
+}

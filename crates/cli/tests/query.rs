@@ -1,0 +1,258 @@
+//! `bitlens query` against `redis-cli` on a real redis-server loaded with the same dump.rdb:
+//! every conformance command bitlens implements is sent through both (stdin mode, quoted with
+//! `\xHH` escapes, so redis-cli's line splitting is exercised too), and a sample through both in
+//! argument mode; the printed bytes must be identical.
+
+mod common;
+
+use common::*;
+
+/// A command both sides answer with the same error and that separates replies in the output.
+const SENTINEL: &str = "BITLENS_TEST_SENTINEL";
+
+fn sentinel_reply() -> Vec<u8> {
+    format!("ERR unknown command '{SENTINEL}', with args beginning with: \n\n").into_bytes()
+}
+
+struct Case {
+    argv: Vec<Vec<u8>>,
+    standalone: bool,
+}
+
+/// The cases of one conformance set whose command bitlens implements, in file order.
+fn cases(set: &str) -> Vec<Case> {
+    let text = std::fs::read_to_string(conformance_dir().join(set).join("cases.jsonl"))
+        .expect("cases.jsonl");
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|c| Case {
+            argv: c["argv"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().as_bytes().to_vec())
+                .collect(),
+            standalone: c.get("step").is_none(),
+        })
+        .filter(|c| bitlens::command::lookup(&c.argv[0]).is_some())
+        .collect()
+}
+
+/// Splits a whole output at the sentinel replies.
+fn pieces(out: &[u8]) -> Vec<Vec<u8>> {
+    let sep = sentinel_reply();
+    let mut res = Vec::new();
+    let mut rest = out;
+    while let Some(i) = rest.windows(sep.len()).position(|w| w == sep.as_slice()) {
+        res.push(rest[..i].to_vec());
+        rest = &rest[i + sep.len()..];
+    }
+    res.push(rest.to_vec());
+    res
+}
+
+/// Lines exercising redis-cli's own handling (quoting, repeat prefix, blank lines, errors).
+fn extra_lines(first_key: &[u8]) -> Vec<String> {
+    let k = quote(first_key);
+    vec![
+        "DBSIZE".into(),
+        format!("TYPE {k}"),
+        format!("type {k}"),
+        format!("EXISTS {k} {k} nosuchkey"),
+        "TYPE nosuchkey".into(),
+        format!("KEYS {k}"),
+        "KEYS nosuch*".into(),
+        "TYPE".into(),
+        "EXISTS".into(),
+        "NOSUCHCOMMAND a b".into(),
+        "   ".into(),
+        "TYPE \"unterminated".into(),
+        "TYPE 'a'b".into(),
+        format!("3 EXISTS {k}"),
+        "0 DBSIZE".into(),
+        format!("  TYPE   {k}  "),
+    ]
+}
+
+fn first_key(set: &str) -> Vec<u8> {
+    let tsv = std::fs::read_to_string(conformance_dir().join(set).join("keys.tsv")).unwrap();
+    let first = tsv
+        .lines()
+        .find(|l| !l.starts_with('#') && !l.starts_with("key\t"))
+        .unwrap();
+    let enc = first.split('\t').next().unwrap();
+    // URL-decoded key.
+    let b = enc.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() + 1 {
+            out.push(u8::from_str_radix(&enc[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn stdin_mode(set: &str) -> usize {
+    let dir = conformance_dir().join(set);
+    let rdb = dir.join("dump.rdb");
+    let redis = LoadedRedis::start(&rdb);
+    let cases = cases(set);
+    let mut lines: Vec<String> = extra_lines(&first_key(set));
+    lines.extend(cases.iter().map(|c| {
+        c.argv
+            .iter()
+            .map(|a| quote(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }));
+    let mut input = String::new();
+    for l in &lines {
+        input.push_str(l);
+        input.push('\n');
+        input.push_str(SENTINEL);
+        input.push('\n');
+    }
+    // Nothing after quit runs.
+    input.push_str("quit\nDBSIZE\n");
+    let want = redis_cli(redis.server.port, &[], input.as_bytes());
+    let out = bitlens(&["query", "--rdb", rdb.to_str().unwrap()], input.as_bytes());
+    assert!(
+        out.status.success(),
+        "bitlens query failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (want, got) = (pieces(&want), pieces(&out.stdout));
+    assert_eq!(want.len(), lines.len() + 1, "redis-cli output not split");
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "bitlens printed a different number of replies"
+    );
+    let mismatches: Vec<String> = lines
+        .iter()
+        .zip(want.iter().zip(&got))
+        .filter(|(_, (w, g))| w != g)
+        .map(|(l, (w, g))| {
+            format!(
+                "{l}\n  redis-cli: {:?}\n  bitlens:   {:?}",
+                String::from_utf8_lossy(w),
+                String::from_utf8_lossy(g)
+            )
+        })
+        .collect();
+    println!(
+        "{set}: {} of {} lines print identically ({} conformance commands)",
+        lines.len() - mismatches.len(),
+        lines.len(),
+        cases.len()
+    );
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches, first ones:\n{}",
+        mismatches.len(),
+        mismatches[..mismatches.len().min(15)].join("\n")
+    );
+    lines.len()
+}
+
+#[test]
+fn stdin_mode_matches_redis_cli_bitmaps() {
+    stdin_mode("bitmaps");
+}
+
+#[test]
+fn stdin_mode_matches_redis_cli_signin() {
+    stdin_mode("signin");
+}
+
+#[test]
+fn stdin_mode_matches_redis_cli_hll() {
+    stdin_mode("hll");
+}
+
+#[test]
+fn stdin_mode_matches_redis_cli_geo() {
+    stdin_mode("geo");
+}
+
+#[test]
+fn argument_mode_matches_redis_cli() {
+    let mut compared = 0;
+    for set in ["bitmaps", "signin", "hll", "geo"] {
+        let rdb = conformance_dir().join(set).join("dump.rdb");
+        let redis = LoadedRedis::start(&rdb);
+        let standalone: Vec<Case> = cases(set).into_iter().filter(|c| c.standalone).collect();
+        // About 30 per set, spread over the file (one process per command).
+        let step = (standalone.len() / 30).max(1);
+        let mut sample: Vec<Vec<Vec<u8>>> = standalone
+            .into_iter()
+            .step_by(step)
+            .map(|c| c.argv)
+            .collect();
+        sample.push(vec![b"DBSIZE".to_vec()]);
+        sample.push(vec![b"TYPE".to_vec(), first_key(set)]);
+        sample.push(vec![b"TYPE".to_vec()]);
+        for argv in sample {
+            let refs: Vec<&[u8]> = argv.iter().map(|a| a.as_slice()).collect();
+            let want = redis_cli(redis.server.port, &refs, b"");
+            let mut args: Vec<String> = vec!["query".into(), "--rdb".into()];
+            args.push(rdb.to_str().unwrap().into());
+            args.extend(argv.iter().map(|a| String::from_utf8(a.clone()).unwrap()));
+            let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+            let out = bitlens(&args, b"");
+            // Error replies still exit 0, as redis-cli does.
+            assert!(out.status.success(), "{argv:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&want),
+                "{:?}",
+                argv.iter()
+                    .map(|a| String::from_utf8_lossy(a))
+                    .collect::<Vec<_>>()
+            );
+            compared += 1;
+        }
+    }
+    println!("argument mode: {compared} commands identical");
+}
+
+#[test]
+fn unreadable_snapshot_names_file_and_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let rdb = std::fs::read(conformance_dir().join("signin/dump.rdb")).unwrap();
+    let cut = dir.path().join("cut.rdb");
+    std::fs::write(&cut, &rdb[..rdb.len() / 2]).unwrap();
+    let out = bitlens(&["query", "--rdb", cut.to_str().unwrap(), "DBSIZE"], b"");
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(cut.to_str().unwrap()), "{err}");
+    assert!(err.contains("offset"), "{err}");
+
+    let missing = dir.path().join("missing.rdb");
+    let out = bitlens(
+        &["query", "--rdb", missing.to_str().unwrap(), "DBSIZE"],
+        b"",
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(missing.to_str().unwrap()));
+}
+
+#[test]
+fn string_flag_loads_raw_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("v.bin");
+    std::fs::write(&f, [0xffu8, 0x00, 0x0f]).unwrap();
+    let spec = format!("bm={}", f.display());
+    let out = bitlens(
+        &["query", "--string", &spec],
+        b"TYPE bm\nEXISTS bm other\nDBSIZE\n",
+    );
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "string\n1\n1\n");
+}

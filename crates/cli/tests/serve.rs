@@ -1,0 +1,576 @@
+//! `bitlens serve --redis` against a real redis-server: the snapshot it streams loads into
+//! another redis-server with the same values and expiries; only read commands reach Redis
+//! (checked with MONITOR); ACL user with password; allow-list, token and CORS; a Redis that dies
+//! mid-download aborts the body; an unreachable Redis stops start-up with a clear error.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bitlens_difftest::RedisServer;
+use common::*;
+
+fn cmd(conn: &mut redis::Connection, args: &[&str]) -> redis::Value {
+    let mut c = redis::cmd(args[0]);
+    for a in &args[1..] {
+        c.arg(*a);
+    }
+    c.query(conn).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+/// Fills a server with keys of every kind the exporter must carry.
+fn fill(server: &RedisServer, bulk: usize) {
+    let mut c = server.connection();
+    for (day, bits) in [("20240501", [1u32, 7, 100_000]), ("20240502", [3, 7, 9])] {
+        for b in bits {
+            cmd(
+                &mut c,
+                &[
+                    "SETBIT",
+                    &format!("stats:active:{day}"),
+                    &b.to_string(),
+                    "1",
+                ],
+            );
+        }
+    }
+    cmd(
+        &mut c,
+        &["PFADD", "uv:page:index:20240501", "a", "b", "c", "d"],
+    );
+    cmd(
+        &mut c,
+        &[
+            "GEOADD",
+            "shop:geo:cafe",
+            "121.47",
+            "31.23",
+            "c1",
+            "121.48",
+            "31.22",
+            "c<2>",
+        ],
+    );
+    cmd(&mut c, &["SET", "plain", "hello"]);
+    cmd(&mut c, &["SET", "number", "12345"]);
+    cmd(&mut c, &["SET", "big", &"abc".repeat(20_000)]);
+    cmd(&mut c, &["RPUSH", "list", "a", "b"]);
+    cmd(&mut c, &["HSET", "hash", "f", "v"]);
+    cmd(&mut c, &["SADD", "set", "x", "y"]);
+    cmd(&mut c, &["SET", "expiring", "v", "PX", "3600000"]);
+    for i in 0..bulk {
+        cmd(&mut c, &["SET", &format!("bulk:{i:04}"), &i.to_string()]);
+    }
+}
+
+fn all_keys(server: &RedisServer) -> Vec<String> {
+    let mut c = server.connection();
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut c).unwrap();
+    keys.sort();
+    keys
+}
+
+fn dump(c: &mut redis::Connection, key: &str) -> Option<Vec<u8>> {
+    redis::cmd("DUMP").arg(key).query(c).unwrap()
+}
+
+/// Records the command names that reach a server while it is alive (MONITOR).
+struct Monitor {
+    seen: Arc<Mutex<Vec<String>>>,
+    stream: TcpStream,
+}
+
+impl Monitor {
+    fn start(port: u16) -> Monitor {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.write_all(b"MONITOR\r\n").unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut ok = String::new();
+        reader.read_line(&mut ok).unwrap();
+        assert_eq!(ok, "+OK\r\n");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let seen2 = seen.clone();
+        std::thread::spawn(move || {
+            for line in reader.lines() {
+                let Ok(line) = line else { break };
+                // +1700000000.123456 [0 127.0.0.1:5000] "SCAN" "0" ...
+                if let Some(rest) = line.split_once("] ").map(|x| x.1) {
+                    let mut parts = rest.split('"').skip(1).step_by(2);
+                    let name = parts.next().unwrap_or("").to_ascii_uppercase();
+                    let full = if name == "MEMORY" || name == "CLIENT" || name == "CONFIG" {
+                        format!("{name} {}", parts.next().unwrap_or("").to_ascii_uppercase())
+                    } else {
+                        name
+                    };
+                    seen2.lock().unwrap().push(full);
+                }
+            }
+        });
+        Monitor { seen, stream }
+    }
+
+    fn stop(self) -> Vec<String> {
+        // Give the last lines a moment to arrive, then close.
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+        let v = self.seen.lock().unwrap().clone();
+        v
+    }
+}
+
+#[test]
+fn snapshot_reloads_into_redis_and_only_reads_are_sent() {
+    let source = RedisServer::start(&[]);
+    fill(&source, 300);
+    let monitor = Monitor::start(source.port);
+    let served = Served::start(&["--redis", &source.url(), "--scan-count", "50"]);
+
+    let resp = served.get("/api/snapshot");
+    assert_eq!(resp.status, 200);
+    assert_eq!(
+        resp.header("content-type"),
+        Some("application/octet-stream")
+    );
+    assert!(resp.complete, "body was aborted: {}", served.stderr());
+    assert!(resp.body.starts_with(b"REDIS0010"));
+
+    let keys = served.get("/api/keys?match=stats:*");
+    assert_eq!(keys.status, 200);
+    let rows = keys.json();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["key"], "stats:active:20240501");
+    assert_eq!(rows[0]["type"], "string");
+    assert!(rows[0]["bytes"].as_u64().unwrap() >= 12_501);
+
+    let info = served.get("/api/info").json();
+    assert_eq!(info["source"], "redis");
+    assert_eq!(
+        info["redis_version"].as_str().unwrap().split('.').next(),
+        Some("7")
+    );
+
+    let partial = served.get("/api/snapshot?match=stats:*&match=uv:*&match=stats:active:*");
+    assert!(partial.complete);
+
+    let seen = monitor.stop();
+    assert!(seen.iter().any(|c| c == "SCAN"), "{seen:?}");
+    assert!(seen.iter().any(|c| c == "DUMP"));
+    let allowed = [
+        "SCAN",
+        "TYPE",
+        "DUMP",
+        "PTTL",
+        "STRLEN",
+        "MEMORY USAGE",
+        "INFO",
+        "PING",
+        "AUTH",
+        "HELLO",
+        "SELECT",
+    ];
+    let bad: Vec<&String> = seen
+        .iter()
+        .filter(|c| !allowed.contains(&c.as_str()))
+        .collect();
+    assert!(bad.is_empty(), "non-read commands reached Redis: {bad:?}");
+
+    // The full snapshot, loaded by a real Redis, holds the same keys, values and expiries.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("snap.rdb");
+    std::fs::write(&file, &resp.body).unwrap();
+    let copy = LoadedRedis::start(&file);
+    assert_eq!(all_keys(&source), all_keys(&copy.server));
+    let (mut a, mut b) = (source.connection(), copy.server.connection());
+    for key in all_keys(&source) {
+        let kind: String = redis::cmd("TYPE").arg(&key).query(&mut a).unwrap();
+        if kind == "set" {
+            // A hashtable set's DUMP lists members in hash order, which differs per server.
+            let members = |c: &mut redis::Connection| {
+                let mut m: Vec<String> = redis::cmd("SMEMBERS").arg(&key).query(c).unwrap();
+                m.sort();
+                m
+            };
+            assert_eq!(members(&mut a), members(&mut b), "{key}");
+        } else {
+            assert_eq!(dump(&mut a, &key), dump(&mut b, &key), "{key}");
+        }
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut b).unwrap();
+        if key == "expiring" {
+            assert!(ttl > 3_000_000 && ttl <= 3_600_000, "{ttl}");
+        } else {
+            assert_eq!(ttl, -1, "{key}");
+        }
+    }
+
+    // Several patterns: each key once, only matching keys.
+    let file2 = dir.path().join("partial.rdb");
+    std::fs::write(&file2, &partial.body).unwrap();
+    let copy2 = LoadedRedis::start(&file2);
+    assert_eq!(
+        all_keys(&copy2.server),
+        [
+            "stats:active:20240501",
+            "stats:active:20240502",
+            "uv:page:index:20240501"
+        ]
+    );
+}
+
+#[test]
+fn acl_user_with_password_is_enough_and_password_never_shown() {
+    let source = RedisServer::start(&[]);
+    fill(&source, 10);
+    let mut c = source.connection();
+    cmd(
+        &mut c,
+        &[
+            "ACL",
+            "SETUSER",
+            "bitlens",
+            "on",
+            ">s3cret-pw",
+            "~*",
+            "resetchannels",
+            "-@all",
+            "+scan",
+            "+type",
+            "+dump",
+            "+pttl",
+            "+strlen",
+            "+memory|usage",
+            "+info",
+            "+ping",
+        ],
+    );
+    let url = format!("redis://bitlens:s3cret-pw@127.0.0.1:{}/", source.port);
+    let served = Served::start(&["--redis", &url]);
+    let resp = served.get("/api/snapshot");
+    assert!(resp.complete, "{}", served.stderr());
+    let keys = served.get("/api/keys");
+    assert_eq!(keys.status, 200, "{}", String::from_utf8_lossy(&keys.body));
+    assert_eq!(
+        keys.json().as_array().unwrap().len(),
+        all_keys(&source).len()
+    );
+    let info = served.get("/api/info");
+    let text = String::from_utf8_lossy(&info.body).into_owned();
+    assert!(!text.contains("s3cret"), "{text}");
+    assert_eq!(
+        info.json()["redis"],
+        format!("redis://bitlens@127.0.0.1:{}/", source.port)
+    );
+
+    // A wrong password: start-up fails with a clear message, without the password.
+    let bad = format!("redis://bitlens:wrong-pw@127.0.0.1:{}/", source.port);
+    let out = bitlens(&["serve", "--bind", "127.0.0.1:0", "--redis", &bad], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach Redis"), "{err}");
+    assert!(!err.contains("wrong-pw"), "{err}");
+}
+
+#[test]
+fn unreachable_redis_stops_start_up() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = bitlens(
+        &[
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--redis",
+            &format!("redis://127.0.0.1:{port}/"),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("cannot reach Redis at redis://127.0.0.1:{port}/")),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn allow_list_token_and_cors() {
+    let source = RedisServer::start(&[]);
+    fill(&source, 0);
+    let served = Served::start(&[
+        "--redis",
+        &source.url(),
+        "--allow",
+        "stats:*",
+        "--token",
+        "tok123",
+        "--cors-origin",
+        "http://panel.example",
+    ]);
+    let auth = [("Authorization", "Bearer tok123")];
+    assert_eq!(
+        http_get(served.port, "/api/keys?match=stats:*", &[]).status,
+        401
+    );
+    assert_eq!(
+        http_get(
+            served.port,
+            "/api/keys?match=stats:*",
+            &[("Authorization", "Bearer nope")]
+        )
+        .status,
+        401
+    );
+    let ok = http_get(served.port, "/api/keys?match=stats:active:*", &auth);
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json().as_array().unwrap().len(), 2);
+    let refused = http_get(served.port, "/api/snapshot?match=*", &auth);
+    assert_eq!(refused.status, 403);
+    assert!(String::from_utf8_lossy(&refused.body).contains("allow-list"));
+    assert_eq!(
+        http_get(served.port, "/api/snapshot?match=plain", &auth).status,
+        403
+    );
+    // Without `match`, the default `*` is not allowed either.
+    assert_eq!(http_get(served.port, "/api/snapshot", &auth).status, 403);
+
+    let cors = http_get(
+        served.port,
+        "/api/info",
+        &[
+            ("Authorization", "Bearer tok123"),
+            ("Origin", "http://panel.example"),
+        ],
+    );
+    assert_eq!(
+        cors.header("access-control-allow-origin"),
+        Some("http://panel.example")
+    );
+    let other = http_get(
+        served.port,
+        "/api/info",
+        &[
+            ("Authorization", "Bearer tok123"),
+            ("Origin", "http://evil.example"),
+        ],
+    );
+    assert_eq!(other.header("access-control-allow-origin"), None);
+
+    // No --cors-origin: no CORS headers at all.
+    let plain = Served::start(&["--redis", &source.url()]);
+    let r = http_get(
+        plain.port,
+        "/api/info",
+        &[("Origin", "http://panel.example")],
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+}
+
+fn start_redis_on(port: u16, dir: &std::path::Path) -> std::process::Child {
+    let mut child = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+        ])
+        .arg("--dir")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-server");
+    for _ in 0..200 {
+        if let Ok(mut c) = redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+            .and_then(|c| c.get_connection())
+        {
+            if redis::cmd("PING").query::<String>(&mut c).is_ok() {
+                return child;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("redis-server on {port} did not start");
+}
+
+#[test]
+fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut redis = start_redis_on(port, dir.path());
+    let url = format!("redis://127.0.0.1:{port}/");
+    {
+        let mut c = redis::Client::open(url.as_str())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        for i in 0..400 {
+            cmd(&mut c, &["SET", &format!("k:{i:04}"), &"x".repeat(1000)]);
+        }
+    }
+    // Small batches with a pause: the walk takes several seconds.
+    let served = Served::start(&[
+        "--redis",
+        &url,
+        "--scan-count",
+        "10",
+        "--scan-pause-ms",
+        "150",
+    ]);
+    let sport = served.port;
+    let download = std::thread::spawn(move || http_get(sport, "/api/snapshot", &[]));
+    std::thread::sleep(Duration::from_millis(1200));
+    let _ = redis.kill();
+    let _ = redis.wait();
+    let resp = download.join().unwrap();
+    assert_eq!(resp.status, 200);
+    assert!(
+        !resp.complete,
+        "a truncated snapshot was ended as if complete"
+    );
+    assert!(
+        served.stderr().contains("snapshot aborted"),
+        "{}",
+        served.stderr()
+    );
+
+    // Redis comes back: the next request works.
+    let mut redis = start_redis_on(port, dir.path());
+    {
+        let mut c = redis::Client::open(url.as_str())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        cmd(&mut c, &["SET", "again", "1"]);
+    }
+    let next = http_get(sport, "/api/snapshot", &[]);
+    let _ = redis.kill();
+    let _ = redis.wait();
+    assert!(next.complete, "{}", served.stderr());
+    assert!(next.body.windows(5).any(|w| w == b"again"));
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Makes a CA and a server certificate for 127.0.0.1 with the openssl command-line tool.
+fn make_certs(dir: &std::path::Path) {
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=bitlens test CA",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost",
+    ]);
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+}
+
+#[test]
+fn rediss_url_uses_tls_verified_against_the_given_ca() {
+    let dir = tempfile::tempdir().unwrap();
+    make_certs(dir.path());
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    let tls_port = free_port();
+    let source = RedisServer::start(&[
+        "--tls-port",
+        &tls_port.to_string(),
+        "--tls-cert-file",
+        &p("server.crt"),
+        "--tls-key-file",
+        &p("server.key"),
+        "--tls-ca-cert-file",
+        &p("ca.crt"),
+        "--tls-auth-clients",
+        "no",
+    ]);
+    fill(&source, 20);
+    let url = format!("rediss://127.0.0.1:{tls_port}/");
+    let served = Served::start(&["--redis", &url, "--redis-ca", &p("ca.crt")]);
+    let resp = served.get("/api/snapshot");
+    assert!(resp.complete, "{}", served.stderr());
+    let file = dir.path().join("snap.rdb");
+    std::fs::write(&file, &resp.body).unwrap();
+    let copy = LoadedRedis::start(&file);
+    assert_eq!(all_keys(&source), all_keys(&copy.server));
+    assert_eq!(served.get("/api/info").json()["redis"], url);
+
+    // Without the CA the server's certificate is not trusted: start-up fails clearly.
+    let out = bitlens(&["serve", "--bind", "127.0.0.1:0", "--redis", &url], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach Redis at rediss://"), "{err}");
+}

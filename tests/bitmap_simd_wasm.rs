@@ -1,0 +1,49 @@
+//! On wasm32 with `simd128` (see .cargo/config.toml): the SIMD popcount and BITOP kernels give
+//! exactly the scalar kernels' results, on random inputs of every length class.
+#![cfg(target_arch = "wasm32")]
+
+use bitlens::bitmap::simd;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn random_bytes(seed: &mut u64, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            (*seed >> 24) as u8
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn simd_kernels_equal_scalar_on_wasm() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for len in (0..200).chain([511, 512, 513, 4095, 4096, 70_000]) {
+        let a = random_bytes(&mut seed, len);
+        let b = random_bytes(&mut seed, len);
+        assert_eq!(simd::popcount(&a), simd::scalar::popcount(&a), "len {len}");
+        type Kernel = fn(&mut [u8], &[u8]);
+        let pairs: [(Kernel, Kernel); 5] = [
+            (simd::and_assign, simd::scalar::and_assign),
+            (simd::or_assign, simd::scalar::or_assign),
+            (simd::xor_assign, simd::scalar::xor_assign),
+            (simd::andnot_assign, simd::scalar::andnot_assign),
+            (simd::andnot_assign_rev, simd::scalar::andnot_assign_rev),
+        ];
+        for (fast, slow) in pairs {
+            let (mut x, mut y) = (a.clone(), a.clone());
+            fast(&mut x, &b);
+            slow(&mut y, &b);
+            assert_eq!(x, y, "len {len}");
+        }
+        let (mut x, mut y) = (a.clone(), a.clone());
+        simd::not_assign(&mut x);
+        simd::scalar::not_assign(&mut y);
+        assert_eq!(x, y);
+        let (mut x, mut y, mut mx, mut my) = (a.clone(), a.clone(), b.clone(), b.clone());
+        simd::one_step(&mut x, &mut mx, &b);
+        simd::scalar::one_step(&mut y, &mut my, &b);
+        assert_eq!((x, mx), (y, my));
+    }
+}
