@@ -23,7 +23,10 @@ fn lzf_string_loads_sparse() {
     w.select_db(0).unwrap();
     w.write_string(b"tag:sparse", &dense, None).unwrap();
     let file = w.finish().unwrap();
-    assert!(file.len() < 1024 * 1024, "expected the writer to LZF-compress the zeros");
+    assert!(
+        file.len() < 1024 * 1024,
+        "expected the writer to LZF-compress the zeros"
+    );
     let mut snap = load_rdb(&file, &LoadOptions::default()).unwrap();
     let mut ks = snap.databases.remove(&0).unwrap();
     match ks.get(b"tag:sparse") {
@@ -34,10 +37,19 @@ fn lzf_string_loads_sparse() {
         other => panic!("unexpected {other:?}"),
     }
     let run = |ks: &mut bitlens::Keyspace, a: &[&str]| bitlens::command::execute_str(ks, a);
-    assert_eq!(run(&mut ks, &["BITCOUNT", "tag:sparse"]), Reply::Integer(10));
+    assert_eq!(
+        run(&mut ks, &["BITCOUNT", "tag:sparse"]),
+        Reply::Integer(10)
+    );
     let first = *offsets.iter().min().unwrap() as i64;
-    assert_eq!(run(&mut ks, &["BITPOS", "tag:sparse", "1"]), Reply::Integer(first));
-    assert_eq!(run(&mut ks, &["STRLEN", "tag:sparse"]), Reply::Integer(16 * 1024 * 1024));
+    assert_eq!(
+        run(&mut ks, &["BITPOS", "tag:sparse", "1"]),
+        Reply::Integer(first)
+    );
+    assert_eq!(
+        run(&mut ks, &["STRLEN", "tag:sparse"]),
+        Reply::Integer(16 * 1024 * 1024)
+    );
 }
 
 #[test]
