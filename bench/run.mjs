@@ -28,7 +28,7 @@ const MB = 12_500_000; // bytes in one 100,000,000-bit bitmap
 const SPECS = [
   { id: 'bitcount', what: 'BITCOUNT of a 100,000,000-bit key', commands: [['BITCOUNT', bm(0)]], iters: 30, bytes: MB },
   { id: 'bitcount-bit', what: 'BITCOUNT with a BIT range (13 .. 99,999,987)', commands: [['BITCOUNT', bm(1), '13', '99999987', 'BIT']], iters: 30, bytes: MB },
-  { id: 'bitpos', what: 'BITPOS 1 over 100,000,000 bits (first set bit is the last)', commands: [['BITPOS', 'bench:zeros', '1']], iters: 30, bytes: MB },
+  { id: 'bitpos', what: 'BITPOS 0 over 100,000,000 bits (the first clear bit is the last)', commands: [['BITPOS', 'bench:ones', '0']], iters: 30, bytes: MB },
   { id: 'bitop-or-30', what: 'BITOP OR of 30 keys of 100,000,000 bits', commands: [['BITOP', 'OR', 'bench:dest', ...range(30, bm)]], iters: 3, bytes: 30 * MB },
   { id: 'bitop-and-7', what: 'BITOP AND of 7 keys of 100,000,000 bits', commands: [['BITOP', 'AND', 'bench:dest', ...range(7, bm)]], iters: 5, bytes: 7 * MB },
   { id: 'pfcount-1', what: 'PFCOUNT of one dense key (cached cardinality, as in Redis)', commands: [['PFCOUNT', hll(0)]], iters: 2000 },

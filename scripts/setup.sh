@@ -63,6 +63,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   # The Debian package starts a system redis-server; the tests start their own on free ports.
 fi
 
+# --- fuzzing: a nightly toolchain and cargo-fuzz, for the fuzz smoke step of `npm test` -------
+# Only when BITLENS_FUZZ is not 0. Best effort: without them scripts/fuzz.sh says it skipped.
+if [ "${BITLENS_FUZZ:-1}" != 0 ] && command -v rustup >/dev/null 2>&1; then
+  if ! cargo +nightly --version >/dev/null 2>&1; then
+    say "installing the nightly toolchain (for cargo fuzz)"
+    rustup toolchain install nightly --profile minimal || say "nightly toolchain not installed"
+  fi
+  if cargo +nightly --version >/dev/null 2>&1 && ! cargo fuzz --version >/dev/null 2>&1; then
+    say "installing cargo-fuzz"
+    cargo install cargo-fuzz --locked || cargo install cargo-fuzz || say "cargo-fuzz not installed"
+  fi
+fi
+
 # --- npm devDependencies ----------------------------------------------------------------------
 if ! command -v npm >/dev/null 2>&1; then
   say "npm not found: install Node.js 20+ first" >&2

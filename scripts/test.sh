@@ -51,6 +51,10 @@ if [ -n "$wasm_tests" ]; then
   run wasm-test cargo test --release --target wasm32-unknown-unknown -p bitlens $wasm_tests
 fi
 
+# Fuzz smoke: every cargo-fuzz target for a few seconds, seeded from the committed fixtures
+# (the long runs are `bash scripts/fuzz.sh 600`).
+run fuzz-smoke bash scripts/fuzz.sh "${BITLENS_FUZZ_SECONDS:-15}"
+
 if [ "$build_ok" = 1 ]; then
   run e2e node --test tests/e2e/
 else

@@ -62,6 +62,28 @@ impl RedisString {
         s
     }
 
+    /// A string holding a copy of `bytes`. A long, mostly-zero input is stored sparse
+    /// without ever copying it whole (for loaders reading raw strings out of a file).
+    pub fn from_slice(bytes: &[u8]) -> Self {
+        let len = bytes.len() as u64;
+        if len >= SPARSE_MIN_BYTES {
+            let nonzero = |p: &&[u8]| p.iter().any(|&b| b != 0);
+            let stored = bytes.chunks(PAGE).filter(nonzero).count() as u64;
+            if sparse_pays(len, stored) {
+                let mut sp = SparseBitmap::zeros(len);
+                for (i, page) in bytes.chunks(PAGE).enumerate() {
+                    if nonzero(&page) {
+                        sp.write((i * PAGE) as u64, page);
+                    }
+                }
+                return Self::from_sparse(sp);
+            }
+        }
+        RedisString {
+            repr: Repr::Dense(bytes.to_vec()),
+        }
+    }
+
     /// A string of `len_bytes` bytes whose set bits are exactly `bits` (bit offsets, Redis
     /// numbering); the length grows if a bit lies past `len_bytes`. Stored sparse when that
     /// pays, without ever allocating the full length. For loaders of sparse data (RDB, Roaring).

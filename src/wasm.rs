@@ -164,6 +164,51 @@ impl Engine {
         integer("PFCOUNT", &reply)
     }
 
+    /// `PFCOUNT key` for each key of `keys` separately (for example unique visitors per shop),
+    /// in one call: returns a `Float64Array` of the counts, in order (0 for a missing key).
+    /// Each count refreshes that key's cached cardinality, as Redis' single-key PFCOUNT does.
+    /// Throws Redis' error for the first key that is not a valid HyperLogLog.
+    #[wasm_bindgen(js_name = pfcountEach)]
+    pub fn pfcount_each(&mut self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
+        keys.into_iter()
+            .map(|k| {
+                let reply = self.exec(vec![b"PFCOUNT".to_vec(), k.into_bytes()])?;
+                integer("PFCOUNT", &reply)
+            })
+            .collect()
+    }
+
+    /// Loads a serialized Roaring bitmap (the portable format of the Java, Go and C
+    /// libraries) as a bitmap string under `key`: value v becomes bit offset v. Sparse data
+    /// stays sparse. Throws on a malformed Roaring bitmap.
+    #[wasm_bindgen(js_name = loadRoaring)]
+    pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
+        let key = arg_bytes(&key, 0)?;
+        let s = crate::bitmap::roaring::from_roaring(bytes)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        self.ks.set(key, Value::String(s));
+        Ok(())
+    }
+
+    /// The bitmap at `key` as a portable-format Roaring bitmap (`Uint8Array`): bit offset v
+    /// becomes value v. A missing key gives an empty bitmap; a non-string key throws Redis'
+    /// WRONGTYPE error.
+    #[wasm_bindgen(js_name = exportRoaring)]
+    pub fn export_roaring(&mut self, key: JsValue) -> Result<Vec<u8>, JsError> {
+        let key = arg_bytes(&key, 0)?;
+        let empty = RedisString::default();
+        let s = match self.ks.get(&key) {
+            Some(Value::String(s)) => s,
+            None => &empty,
+            Some(_) => {
+                return Err(JsError::new(
+                    "WRONGTYPE Operation against a key holding the wrong kind of value",
+                ))
+            }
+        };
+        crate::bitmap::roaring::to_roaring(s).map_err(|e| JsError::new(&e.to_string()))
+    }
+
     /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key...`
     /// then `BITCOUNT scratch`. The scratch key (default `bitlens:scratch:bitop`) is restored
     /// afterwards (removed, or its previous value put back), so nothing is left behind.

@@ -4,28 +4,14 @@
 //! DAU / rolling actives / retention on the 30 `stats:active:*` days, enum distributions of the
 //! BITFIELD-written `stats:level:*` fields, tags and idempotency queries on the other bitmaps.
 
-use std::path::PathBuf;
+mod common;
+
+use common::conformance_dir;
 
 use bitlens::analytics::{self, daily, enums, offsets, signin, tags};
 use bitlens::command::execute_str;
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::{Keyspace, Reply};
-
-fn conformance_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("BITLENS_CONFORMANCE") {
-        return PathBuf::from(d);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in [
-        root.join("../shared/conformance"),
-        root.join("tests/data/conformance"),
-    ] {
-        if dir.join("README.md").exists() {
-            return dir;
-        }
-    }
-    panic!("no conformance data: set BITLENS_CONFORMANCE")
-}
 
 /// Database 0 of `<set>/dump.rdb`; `None` only while the RDB reader is still the stub on this
 /// branch (it says so in its error text), so these tests start checking as soon as it lands.

@@ -697,3 +697,50 @@ fn argument_errors_are_redis_style() {
     want[8] = 1;
     assert_eq!(q(&mut ks, &["BITLENS.DAYSHIST", "*", "65536"]), ints(&want));
 }
+
+#[test]
+fn extreme_arguments_answer_without_blowing_up() {
+    let mut ks = Keyspace::new();
+    ks.set(b"s".to_vec(), bulk_string(&[0xff, 0x0f]));
+    let q = |ks: &mut Keyspace, a: &[&str]| execute_str(ks, a);
+    // The whole offset space past a 2-byte key is one gap.
+    assert_eq!(
+        q(
+            &mut ks,
+            &["BITLENS.GAPS", "s", "0", "4294967295", "LIMIT", "100000"]
+        ),
+        Reply::Array(vec![ints(&[8, 11]), ints(&[16, 4294967295])])
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.RETENTION", "65536", "65536", "s"]),
+        Reply::Array(vec![])
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.STREAK", "s", "4294967296"]),
+        Reply::Integer(0)
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.ROLLING", "65536", "s", "s"]),
+        ints(&[12, 12])
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.PROCESSED", "s", "4294967295", "0"]),
+        Reply::Integer(0)
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.FIRSTUNPROCESSED", "s", "4294967295"]),
+        Reply::Integer(4294967295)
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.LONGESTSTREAK", "s", "4294967296"]),
+        Reply::Integer(8)
+    );
+    let Reply::Array(h) = q(&mut ks, &["BITLENS.ENUMDIST", "s", "u16", "AMONG", "s"]) else {
+        panic!()
+    };
+    // Members 0..=7 and 12..=15: member 0 reads field 0 (0xff0f), all others past the field
+    // string read 0.
+    assert_eq!(h.len(), 65536);
+    assert_eq!(h[0xff0f], Reply::Integer(1));
+    assert_eq!(h[0], Reply::Integer(11));
+}

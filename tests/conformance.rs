@@ -3,29 +3,14 @@
 //! `redis-cli` output byte for byte. Prints pass counts per set and per command, and fails
 //! when any case fails.
 
+mod common;
+
+use common::conformance_dir;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
 use serde_json::Value as Json;
-
-fn conformance_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("BITLENS_CONFORMANCE") {
-        return PathBuf::from(d);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    // The shared, live copy when this checkout sits beside it; else the copy vendored here.
-    for dir in [
-        root.join("../shared/conformance"),
-        root.join("tests/data/conformance"),
-    ] {
-        if dir.join("README.md").exists() {
-            return dir;
-        }
-    }
-    panic!("no conformance data: set BITLENS_CONFORMANCE")
-}
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len())

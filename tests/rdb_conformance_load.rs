@@ -1,42 +1,12 @@
 //! Every conformance `dump.rdb` (written by Redis 7.0, RDB 10) loads, and every key listed in
 //! its `keys.tsv` (recorded from the same Redis) has the recorded type, length and expiry.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{conformance_dir, url_decode};
 
 use bitlens::keyspace::Value;
 use bitlens::rdb::{load_rdb, LoadOptions};
-
-fn conformance_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("BITLENS_CONFORMANCE") {
-        return PathBuf::from(d);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in [
-        root.join("../shared/conformance"),
-        root.join("tests/data/conformance"),
-    ] {
-        if dir.join("README.md").exists() {
-            return dir;
-        }
-    }
-    panic!("no conformance data: set BITLENS_CONFORMANCE")
-}
-
-fn url_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    out
-}
 
 #[test]
 fn conformance_dumps_load_with_recorded_types_lengths_expiries() {

@@ -1,42 +1,13 @@
 //! `inspect::report` on the conformance snapshots (Redis 7.0): every key is counted once, in
 //! a group of its recorded type, and group lengths add up to the recorded STRLEN / ZCARD.
 
+mod common;
+
+use common::{conformance_dir, url_decode};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use bitlens::inspect::{key_pattern, report};
 use bitlens::rdb::LoadOptions;
-
-fn conformance_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("BITLENS_CONFORMANCE") {
-        return PathBuf::from(d);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in [
-        root.join("../shared/conformance"),
-        root.join("tests/data/conformance"),
-    ] {
-        if dir.join("README.md").exists() {
-            return dir;
-        }
-    }
-    panic!("no conformance data: set BITLENS_CONFORMANCE")
-}
-
-fn url_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let (mut out, mut i) = (Vec::new(), 0);
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    out
-}
 
 #[test]
 fn report_accounts_for_every_recorded_key() {

@@ -492,3 +492,43 @@ fn engagement_helpers_match_naive_references() {
     g.load_rdb(rdb, None).unwrap();
     assert!(g.streak_histogram(vec!["shop:geo:food".into()]).is_err());
 }
+
+#[wasm_bindgen_test]
+fn roaring_round_trip_and_per_key_pfcount() {
+    let mut e = Engine::new();
+    // Bits 0, 9 and 4,294,967,295 (the last offset Redis allows): the string would be 512 MiB.
+    e.command(&argv(&["SETBIT", "tag", "0", "1"])).unwrap();
+    e.command(&argv(&["SETBIT", "tag", "9", "1"])).unwrap();
+    e.command(&argv(&["SETBIT", "tag", "4294967295", "1"]))
+        .unwrap();
+    let bytes = e.export_roaring("tag".into()).unwrap();
+    e.load_roaring("copy".into(), &bytes).unwrap();
+    assert_eq!(
+        number(&e.command(&argv(&["BITCOUNT", "copy"])).unwrap()),
+        3.0
+    );
+    assert_eq!(
+        number(&e.command(&argv(&["BITPOS", "copy", "1", "1"])).unwrap()),
+        9.0
+    );
+    assert_eq!(
+        number(&e.command(&argv(&["STRLEN", "copy"])).unwrap()),
+        536870912.0
+    );
+    assert!(e.load_roaring("bad".into(), b"\x01\x02\x03").is_err());
+    // A missing key exports as an empty bitmap, which loads back as an empty string.
+    let empty = e.export_roaring("missing".into()).unwrap();
+    e.load_roaring("empty".into(), &empty).unwrap();
+    assert_eq!(
+        number(&e.command(&argv(&["BITCOUNT", "empty"])).unwrap()),
+        0.0
+    );
+
+    e.command(&argv(&["PFADD", "h1", "a", "b", "c"])).unwrap();
+    e.command(&argv(&["PFADD", "h2", "a"])).unwrap();
+    let each = e
+        .pfcount_each(vec!["h1".into(), "nope".into(), "h2".into()])
+        .unwrap();
+    assert_eq!(each, vec![3.0, 0.0, 1.0]);
+    assert!(e.pfcount_each(vec!["tag".into()]).is_err());
+}

@@ -387,20 +387,34 @@ pub fn write_field(bytes: &mut [u8], offset: u64, bits: u32, value: u64) {
 
 /// `value + incr` for a signed `bits`-bit field (1..=64) under `overflow`; `None` when it
 /// overflows with [`Overflow::Fail`]. Also used for SET with `incr = 0` (a SET value out of
-/// the field's range overflows). As Redis 7 BITFIELD.
+/// the field's range overflows). As Redis 7 BITFIELD, including its overflow test done in
+/// 64-bit wrapping arithmetic: a SET value so negative that `max - value` wraps (below about
+/// `-(2^63 - 2^(bits-1))`) counts as an overflow *upwards*, so SAT stores the maximum.
 pub fn add_signed(value: i64, incr: i64, bits: u32, overflow: Overflow) -> Option<i64> {
-    let max = (1i128 << (bits - 1)) - 1;
+    let max: i64 = if bits == 64 {
+        i64::MAX
+    } else {
+        (1i64 << (bits - 1)) - 1
+    };
     let min = -max - 1;
-    let exact = value as i128 + incr as i128;
-    if (min..=max).contains(&exact) {
-        return Some(exact as i64);
+    let max_incr = (max as u64).wrapping_sub(value as u64) as i64;
+    let min_incr = min.wrapping_sub(value);
+    let high = value > max
+        || (bits != 64 && incr > max_incr)
+        || (value >= 0 && incr > 0 && incr > max_incr);
+    let low = !high
+        && (value < min
+            || (bits != 64 && incr < min_incr)
+            || (value < 0 && incr < 0 && incr < min_incr));
+    if !high && !low {
+        return Some(value.wrapping_add(incr));
     }
     match overflow {
         Overflow::Wrap => {
-            let shift = 128 - bits;
-            Some(((exact << shift) >> shift) as i64)
+            let sum = (value as u64).wrapping_add(incr as u64);
+            Some(sign_extend(sum, bits))
         }
-        Overflow::Sat => Some(if exact > max { max } else { min } as i64),
+        Overflow::Sat => Some(if high { max } else { min }),
         Overflow::Fail => None,
     }
 }

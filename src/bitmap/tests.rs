@@ -245,6 +245,11 @@ fn overflow_rules() {
     assert_eq!(add_signed(i64::MAX, 1, 64, Overflow::Wrap), Some(i64::MIN));
     assert_eq!(add_signed(i64::MAX, 1, 64, Overflow::Sat), Some(i64::MAX));
     assert_eq!(add_signed(-1, 0, 1, Overflow::Fail), Some(-1));
+    // Redis' 64-bit wrapping overflow test: a hugely negative SET value saturates to max
+    // (observed on redis-server 7.0.15 by the differential test).
+    assert_eq!(add_signed(i64::MIN, 0, 20, Overflow::Sat), Some(524_287));
+    assert_eq!(add_signed(i64::MIN, 0, 20, Overflow::Wrap), Some(0));
+    assert_eq!(add_signed(-600_000, 0, 20, Overflow::Sat), Some(-524_288));
     assert_eq!(add_signed(1, 0, 1, Overflow::Wrap), Some(-1));
     assert_eq!(add_unsigned(250, 10, 8, Overflow::Wrap), Some(4));
     assert_eq!(add_unsigned(250, 10, 8, Overflow::Sat), Some(255));

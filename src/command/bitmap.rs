@@ -459,3 +459,131 @@ fn apply(f: &Field, value: i64, incr: i64) -> Option<i64> {
         bitmap::add_unsigned(value as u64, incr, f.bits, f.overflow).map(|v| v as i64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::command::execute_str;
+    use crate::keyspace::{Keyspace, Value};
+    use crate::reply::Reply;
+    use crate::string::RedisString;
+
+    fn ks() -> Keyspace {
+        let mut ks = Keyspace::new();
+        for (k, v) in [("x", 0b1100_1010u8), ("y", 0b1010_0110), ("z", 0b0110_0001)] {
+            ks.set(
+                k.as_bytes().to_vec(),
+                Value::String(RedisString::from_bytes(vec![v])),
+            );
+        }
+        ks
+    }
+
+    fn get(ks: &mut Keyspace, k: &str) -> Reply {
+        execute_str(ks, &["GET", k])
+    }
+
+    #[test]
+    fn redis_8_2_bitop_operations() {
+        let mut ks = ks();
+        let (x, y, z) = (0b1100_1010u8, 0b1010_0110u8, 0b0110_0001u8);
+        let cases: [(&str, u8); 4] = [
+            ("DIFF", x & !(y | z)),
+            ("DIFF1", !x & (y | z)),
+            ("ANDOR", x & (y | z)),
+            ("ONE", (x ^ y ^ z) & !((x & y) | (x & z) | (y & z))),
+        ];
+        for (op, want) in cases {
+            assert_eq!(
+                execute_str(&mut ks, &["BITOP", op, "d", "x", "y", "z"]),
+                Reply::Integer(1)
+            );
+            assert_eq!(get(&mut ks, "d"), Reply::Bulk(vec![want]), "{op}");
+        }
+        for op in ["diff", "Diff1", "ANDOR"] {
+            assert_eq!(
+                execute_str(&mut ks, &["BITOP", op, "d", "x"]),
+                Reply::err(format!(
+                    "ERR BITOP {} must be called with at least two source keys.",
+                    op.to_uppercase()
+                ))
+            );
+        }
+        // ONE takes a single source (a copy), as in Redis 8.2.
+        assert_eq!(
+            execute_str(&mut ks, &["BITOP", "ONE", "d", "x"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(get(&mut ks, "d"), Reply::Bulk(vec![x]));
+        assert_eq!(
+            execute_str(&mut ks, &["BITOP", "NOT", "d", "x", "y"]),
+            Reply::err("ERR BITOP NOT must be called with a single source key.")
+        );
+        // An empty result deletes the destination.
+        assert_eq!(
+            execute_str(&mut ks, &["BITOP", "DIFF", "d", "nosuch", "x"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(get(&mut ks, "d"), Reply::Bulk(vec![0]));
+        assert_eq!(
+            execute_str(&mut ks, &["BITOP", "DIFF", "d", "nosuch", "nosuch2"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(get(&mut ks, "d"), Reply::NullBulk);
+    }
+
+    #[test]
+    fn offsets_and_missing_keys() {
+        let mut ks = ks();
+        let e = Reply::err("ERR bit offset is not an integer or out of range");
+        assert_eq!(execute_str(&mut ks, &["GETBIT", "x", "4294967296"]), e);
+        assert_eq!(execute_str(&mut ks, &["GETBIT", "x", "-1"]), e);
+        assert_eq!(
+            execute_str(&mut ks, &["GETBIT", "x", "4294967295"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["BITPOS", "nosuch", "0"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["BITPOS", "nosuch", "1"]),
+            Reply::Integer(-1)
+        );
+        ks.set(
+            b"empty".to_vec(),
+            Value::String(RedisString::from_bytes(Vec::new())),
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["BITPOS", "empty", "0"]),
+            Reply::Integer(-1)
+        );
+        assert_eq!(execute_str(&mut ks, &["GET", "empty"]), Reply::Bulk(vec![]));
+        assert_eq!(execute_str(&mut ks, &["GET", "nosuch"]), Reply::NullBulk);
+        ks.set(
+            b"ones".to_vec(),
+            Value::String(RedisString::from_bytes(vec![0xFF; 3])),
+        );
+        // BITPOS 0 on all ones: padded only without an explicit end.
+        assert_eq!(
+            execute_str(&mut ks, &["BITPOS", "ones", "0"]),
+            Reply::Integer(24)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["BITPOS", "ones", "0", "1"]),
+            Reply::Integer(24)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["BITPOS", "ones", "0", "0", "-1"]),
+            Reply::Integer(-1)
+        );
+        // Negative indexes clamp rather than empty the range.
+        assert_eq!(
+            execute_str(&mut ks, &["BITCOUNT", "ones", "-100", "-1"]),
+            Reply::Integer(24)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["BITCOUNT", "ones", "-1", "-100"]),
+            Reply::Integer(0)
+        );
+    }
+}

@@ -84,16 +84,15 @@ fn pfcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     match ks.get_mut(&argv[1]) {
         None => Reply::Integer(0),
         Some(Value::String(s)) => {
-            // Check (and answer from a valid cache) without taking the string mutably.
-            let ro = {
+            // Answer from a valid cache without taking the string mutably.
+            let cached = {
                 let bytes = s.as_bytes();
-                match hll::validate(&bytes) {
-                    Err(e) => return e.to_reply(),
-                    Ok(_) if hll::cache_valid(&bytes) => Some(hll::count_readonly(&bytes)),
-                    Ok(_) => None,
+                if let Err(e) = hll::validate(&bytes) {
+                    return e.to_reply();
                 }
+                hll::cached_cardinality(&bytes)
             };
-            match ro.unwrap_or_else(|| hll::count(s.bytes_mut())) {
+            match cached.map_or_else(|| hll::count(s.bytes_mut()), Ok) {
                 Ok(n) => Reply::Integer(n as i64),
                 Err(e) => e.to_reply(),
             }

@@ -299,6 +299,12 @@ pub fn estimate(hll: &[u8]) -> Result<u64, HllError> {
     Ok(estimate_histogram(&histogram(hll, enc)?))
 }
 
+/// The cached cardinality in header bytes 8..15 when it is valid (top bit of byte 15 clear);
+/// `None` when it is invalid or the string is shorter than the header.
+pub fn cached_cardinality(hll: &[u8]) -> Option<u64> {
+    cache_valid(hll).then(|| cached(hll))
+}
+
 fn cached(hll: &[u8]) -> u64 {
     u64::from_le_bytes(hll[8..16].try_into().expect("8 header bytes"))
 }

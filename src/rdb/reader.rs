@@ -274,6 +274,28 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A string value as a [`RedisString`]. LZF data is decoded straight into the string's
+    /// own representation, so a long, mostly-zero bitmap never exists at its full length;
+    /// raw bytes that are mostly zero are paged from the input without a full copy.
+    pub fn string_value(&mut self, what: &str) -> Result<RedisString, RdbError> {
+        let at = self.pos;
+        if let Len::Special(3) = self.len_field(what)? {
+            let (data, ulen) = self.lzf_parts(what)?;
+            let data_at = self.pos - data.len();
+            return RedisString::from_lzf(data, ulen).map_err(|e| {
+                self.err_at(
+                    data_at + e.offset,
+                    format!("{what}: LZF data corrupt: {}", e.message),
+                )
+            });
+        }
+        self.pos = at;
+        Ok(match self.string(what)? {
+            Cow::Borrowed(raw) => RedisString::from_slice(raw),
+            Cow::Owned(text) => RedisString::from_bytes(text),
+        })
+    }
+
     /// Reads the header of an LZF string and returns (compressed data, uncompressed length),
     /// after checking that the uncompressed length is possible for that much data.
     fn lzf_parts(&mut self, what: &str) -> Result<(&'a [u8], u64), RdbError> {
@@ -454,8 +476,7 @@ impl<'a> Cursor<'a> {
         match t {
             STRING => {
                 if materialise {
-                    let s = self.string("string value")?.into_owned();
-                    Ok(Some(Value::String(RedisString::from_bytes(s))))
+                    Ok(Some(Value::String(self.string_value("string value")?)))
                 } else {
                     self.skip_string("string value")?;
                     Ok(None)

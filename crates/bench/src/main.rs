@@ -2,8 +2,8 @@
 //!
 //! - `bitlens-bench gen OUT.rdb` writes the benchmark data set as an RDB file that both a real
 //!   `redis-server` and bitlens load, so that every engine answers on identical bytes:
-//!   30 bitmaps of 100,000,000 bits (`bench:bm:00`..`29`, about 15 % density), `bench:zeros`
-//!   (100,000,000 bits, only the last one set: BITPOS scans it all), 30 dense HyperLogLogs
+//!   30 bitmaps of 100,000,000 bits (`bench:bm:00`..`29`, 12.5 % density), `bench:ones`
+//!   (100,000,000 bits, all set but the last: BITPOS 0 scans it all), 30 dense HyperLogLogs
 //!   (`bench:hll:00`..`29`, 20,000 elements each) and a GEO key of 1,000,000 members
 //!   (`bench:geo`, spread over about 80 km × 90 km around Shanghai).
 //! - `bitlens-bench run IN.rdb` reads a JSON array of `{"id", "commands": [[arg...]...],
@@ -52,9 +52,11 @@ fn gen(out: &str) -> std::io::Result<()> {
         }
         w.write_string(format!("bench:bm:{k:02}").as_bytes(), &v, None)?;
     }
-    let mut zeros = vec![0u8; bytes];
-    zeros[bytes - 1] = 1;
-    w.write_string(b"bench:zeros", &zeros, None)?;
+    // Dense (so it is scanned, not skipped page by page like a sparse key): all ones but
+    // the very last bit, which BITPOS 0 must find.
+    let mut ones = vec![0xffu8; bytes];
+    ones[bytes - 1] = 0xfe;
+    w.write_string(b"bench:ones", &ones, None)?;
     for k in 0..30 {
         let mut hll = Vec::new();
         let elements: Vec<Vec<u8>> = (0..20_000)

@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bitlens::keyspace::Keyspace;
+use bitlens::keyspace::{Keyspace, Value};
 use bitlens::rdb::{self, LoadOptions};
 use clap::Args;
 
@@ -24,6 +24,14 @@ pub struct QueryArgs {
     /// Load the raw bytes of FILE (what `GET KEY` returned) as a string under KEY (repeatable).
     #[arg(long = "string", value_name = "KEY=FILE")]
     pub strings: Vec<String>,
+    /// Load a serialized Roaring bitmap (the portable format of the Java, Go and C libraries)
+    /// from FILE as a bitmap string under KEY: value v becomes bit offset v (repeatable).
+    #[arg(long = "roaring", value_name = "KEY=FILE")]
+    pub roarings: Vec<String>,
+    /// After the commands ran, write the bitmap at KEY to FILE as a portable Roaring bitmap
+    /// (bit offset v becomes value v; repeatable). A missing key writes an empty bitmap.
+    #[arg(long = "save-roaring", value_name = "KEY=FILE")]
+    pub save_roarings: Vec<String>,
     /// The database number to query (as `redis-cli -n`).
     #[arg(short = 'n', long = "db", default_value_t = 0)]
     pub db: u64,
@@ -75,6 +83,23 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
         let bytes = crate::read_file(&path)?;
         ks.set(key, rdb::load_string(bytes));
     }
+    for spec in &args.roarings {
+        let Some((key, path)) = key_file(spec) else {
+            eprintln!("bitlens: --roaring expects KEY=FILE, got {spec:?}");
+            return Err(ExitCode::from(2));
+        };
+        let bytes = crate::read_file(&path)?;
+        match bitlens::bitmap::roaring::from_roaring(&bytes) {
+            Ok(s) => ks.set(key, Value::String(s)),
+            Err(e) => {
+                eprintln!(
+                    "bitlens: cannot load Roaring bitmap {}: {e}",
+                    path.display()
+                );
+                return Err(ExitCode::from(1));
+            }
+        }
+    }
     for spec in &args.dumps {
         let Some((key, path)) = key_file(spec) else {
             eprintln!("bitlens: --dump expects KEY=FILE, got {spec:?}");
@@ -94,9 +119,13 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
 
 /// Runs `bitlens query`.
 pub fn run(args: QueryArgs) -> ExitCode {
-    if args.rdb.is_none() && args.dumps.is_empty() && args.strings.is_empty() {
+    if args.rdb.is_none()
+        && args.dumps.is_empty()
+        && args.strings.is_empty()
+        && args.roarings.is_empty()
+    {
         eprintln!(
-            "bitlens query: give a snapshot with --rdb FILE, --dump KEY=FILE or --string KEY=FILE"
+            "bitlens query: give a snapshot with --rdb FILE, --dump KEY=FILE, --string KEY=FILE or --roaring KEY=FILE"
         );
         return ExitCode::from(2);
     }
@@ -109,10 +138,13 @@ pub fn run(args: QueryArgs) -> ExitCode {
     let result = if args.command.is_empty() {
         run_lines(&mut ks, std::io::stdin().lock(), &mut out)
     } else {
-        let argv: Vec<Vec<u8>> = args.command.into_iter().map(crate::os_bytes).collect();
+        let argv: Vec<Vec<u8>> = args.command.iter().cloned().map(crate::os_bytes).collect();
         out.write_all(&bitlens::execute(&mut ks, &argv).to_redis_cli())
             .and_then(|_| out.flush())
     };
+    if let Err(code) = save_roarings(&ks, &args.save_roarings) {
+        return code;
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`| head`) ends the run quietly, as redis-cli does.
@@ -122,6 +154,40 @@ pub fn run(args: QueryArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes each `KEY=FILE` of `--save-roaring` as a portable Roaring bitmap.
+fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
+    for spec in specs {
+        let Some((key, path)) = key_file(spec) else {
+            eprintln!("bitlens: --save-roaring expects KEY=FILE, got {spec:?}");
+            return Err(ExitCode::from(2));
+        };
+        let empty = bitlens::string::RedisString::default();
+        let s = match ks.get(&key) {
+            Some(Value::String(s)) => s,
+            None => &empty,
+            Some(_) => {
+                eprintln!(
+                    "bitlens: --save-roaring: key {:?} is not a string",
+                    String::from_utf8_lossy(&key)
+                );
+                return Err(ExitCode::from(1));
+            }
+        };
+        let bytes = bitlens::bitmap::roaring::to_roaring(s).map_err(|e| {
+            eprintln!(
+                "bitlens: --save-roaring {}: {e}",
+                String::from_utf8_lossy(&key)
+            );
+            ExitCode::from(1)
+        })?;
+        std::fs::write(&path, bytes).map_err(|e| {
+            eprintln!("bitlens: cannot write {}: {e}", path.display());
+            ExitCode::from(1)
+        })?;
+    }
+    Ok(())
 }
 
 /// The prompt loop of redis-cli fed from a pipe: one command per line, state kept across lines.

@@ -322,18 +322,39 @@ fn printable(argv: &[Vec<u8>]) -> String {
         .join(" ")
 }
 
+/// A reply for a failure message: short ones whole, long ones by length and first bytes.
+fn show(reply: &[u8]) -> String {
+    if reply.len() <= 200 {
+        format!("{:?}", String::from_utf8_lossy(reply))
+    } else {
+        format!(
+            "{} bytes: {:?}...",
+            reply.len(),
+            String::from_utf8_lossy(&reply[..120])
+        )
+    }
+}
+
 /// Sends `argv` to both sides and panics with the command and both replies when they differ.
-fn run(conn: &mut RawConnection, ks: &mut Keyspace, argv: Vec<Vec<u8>>, step: usize, seed: u64) {
+fn run(
+    conn: &mut RawConnection,
+    ks: &mut Keyspace,
+    argv: Vec<Vec<u8>>,
+    step: usize,
+    seed: u64,
+) -> Result<(), String> {
     let want = conn.query(&argv);
     let got = bitlens::execute(ks, &argv).to_resp();
     if want != got {
-        panic!(
-            "seed {seed}: command #{step} differs: {}\n  redis:   {:?}\n  bitlens: {:?}",
+        let at = want.iter().zip(&got).position(|(a, b)| a != b);
+        return Err(format!(
+            "seed {seed}: command #{step} differs: {}\n  redis:   {}\n  bitlens: {}\n  first differing reply byte: {at:?}",
             printable(&argv),
-            String::from_utf8_lossy(&want),
-            String::from_utf8_lossy(&got)
-        );
+            show(&want),
+            show(&got)
+        ));
     }
+    Ok(())
 }
 
 /// Fills both sides with the same fresh data set.
@@ -358,13 +379,20 @@ fn setup(r: &mut Rng, ks: &mut Keyspace, conn: &mut RawConnection) {
                     b.to_string().into_bytes(),
                     b"1".to_vec(),
                 ];
-                run(conn, ks, argv, 0, 0);
+                run(conn, ks, argv, 0, 0).expect("setup SETBIT");
             }
         }
-        let Some(Value::String(s)) = ks.get(&key) else {
+        // Growth by SETBIT may have kept it dense; store it in the paged form when that pays.
+        let Some(Value::String(s)) = ks.get_mut(&key) else {
             panic!("sparse key missing")
         };
-        assert!(s.is_sparse(), "k:{i} should be stored sparse");
+        s.compact();
+        if i == KEYS - 1 {
+            assert!(
+                s.is_sparse(),
+                "k:{i} (4 MiB, a few bits) should be stored sparse"
+            );
+        }
     }
     conn.query(&[b"RPUSH".to_vec(), b"list".to_vec(), b"a".to_vec()]);
     ks.set(b"list".to_vec(), Value::Other(RedisType::List));
@@ -375,6 +403,20 @@ fn setup(r: &mut Rng, ks: &mut Keyspace, conn: &mut RawConnection) {
         b"v".to_vec(),
     ]);
     ks.set(b"hash".to_vec(), Value::Other(RedisType::Hash));
+}
+
+/// Panics with the difference and the earlier commands that name the same key.
+fn fail(message: &str, history: &[String], key: &[u8]) -> ! {
+    let needle = format!("{:?}", String::from_utf8_lossy(key));
+    let related: Vec<&String> = history
+        .iter()
+        .filter(|h| key.is_empty() || h.contains(&needle))
+        .collect();
+    let tail = &related[related.len().saturating_sub(40)..];
+    panic!(
+        "{message}\n  earlier commands on this key since the data set was written (last 40):\n    {}",
+        tail.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n    ")
+    );
 }
 
 #[test]
@@ -397,6 +439,7 @@ fn bitmap_commands_match_redis() {
     let server = RedisServer::start(&[]);
     let mut conn = server.raw_connection();
     let mut ks = Keyspace::new();
+    let mut history: Vec<String> = Vec::new();
     let mut per_command: std::collections::BTreeMap<String, usize> = Default::default();
     for step in 0..total {
         if step % 5000 == 0 {
@@ -404,6 +447,7 @@ fn bitmap_commands_match_redis() {
                 println!("bitmap_diff: {step} commands identical so far");
             }
             setup(&mut r, &mut ks, &mut conn);
+            history.clear();
         }
         let argv: Vec<Vec<u8>> = random_command(&mut r)
             .into_iter()
@@ -412,28 +456,45 @@ fn bitmap_commands_match_redis() {
         *per_command
             .entry(String::from_utf8_lossy(&argv[0]).into_owned())
             .or_default() += 1;
-        run(&mut conn, &mut ks, argv, step, seed);
+        history.push(printable(&argv));
+        let key = argv.get(1).cloned().unwrap_or_default();
+        if let Err(e) = run(&mut conn, &mut ks, argv, step, seed) {
+            fail(&e, &history, &key);
+        }
         // Now and then, check every key's full value and type.
         if step % 500 == 499 {
             for i in 0..DENSE_KEYS {
-                run(
+                let k = format!("k:{i}").into_bytes();
+                if let Err(e) = run(
                     &mut conn,
                     &mut ks,
-                    vec![b"GET".to_vec(), format!("k:{i}").into_bytes()],
+                    vec![b"GET".to_vec(), k.clone()],
                     step,
                     seed,
-                );
+                ) {
+                    fail(&e, &history, &k);
+                }
             }
             for i in 0..4 {
                 let k = format!("dest:{i}").into_bytes();
-                run(
+                if let Err(e) = run(
                     &mut conn,
                     &mut ks,
                     vec![b"TYPE".to_vec(), k.clone()],
                     step,
                     seed,
-                );
-                run(&mut conn, &mut ks, vec![b"GET".to_vec(), k], step, seed);
+                ) {
+                    fail(&e, &history, &k);
+                }
+                if let Err(e) = run(
+                    &mut conn,
+                    &mut ks,
+                    vec![b"GET".to_vec(), k.clone()],
+                    step,
+                    seed,
+                ) {
+                    fail(&e, &history, &k);
+                }
             }
         }
     }

@@ -381,6 +381,20 @@ fn geo_random_differential() {
             Value::String(RedisString::from_bytes(b"x".to_vec())),
         );
         raw.query(&args(&["SET", "str", "x"]));
+        // A small sorted set with equal scores for ZRANGE BYLEX.
+        let lex: Vec<&str> = vec!["a", "b", "bb", "c", "d", "e", "f", "g", "h", "i"];
+        let mut zadd = args(&["ZADD", "lz"]);
+        for m in &lex {
+            zadd.push(b"0".to_vec());
+            zadd.push(m.as_bytes().to_vec());
+        }
+        raw.query(&zadd);
+        ks.set(
+            b"lz".to_vec(),
+            Value::ZSet(ZSet::from_pairs(
+                lex.iter().map(|m| (m.as_bytes().to_vec(), 0.0)),
+            )),
+        );
         // The mirrored scores must equal Redis' scores.
         for (m, _, _) in members.iter().take(50) {
             let mut q = args(&["ZSCORE", "g"]);
@@ -533,7 +547,61 @@ fn random_command(rng: &mut Rng, members: &[(Vec<u8>, f64, f64)]) -> Vec<Vec<u8>
     } else {
         "g"
     };
-    match rng.below(20) {
+    match rng.below(22) {
+        20 => {
+            let mut c = args(&["ZRANGE", key]);
+            let by = rng.below(3);
+            match by {
+                0 => {
+                    c.push(rng.below(40).to_string().into_bytes());
+                    c.push((rng.below(80) as i64 - 40).to_string().into_bytes());
+                }
+                1 => {
+                    let bound = |rng: &mut Rng| {
+                        let v = match rng.below(4) {
+                            0 => "-inf".to_string(),
+                            1 => "+inf".to_string(),
+                            _ => format!("{}", rng.below(1 << 52)),
+                        };
+                        if rng.chance(0.3) {
+                            format!("({v}")
+                        } else {
+                            v
+                        }
+                    };
+                    c.push(bound(rng).into_bytes());
+                    c.push(bound(rng).into_bytes());
+                    c.push(b"BYSCORE".to_vec());
+                }
+                _ => {
+                    c[1] = b"lz".to_vec();
+                    for _ in 0..2 {
+                        let b = *rng.pick(&["-", "+", "[b", "(b", "[c", "(bb", "[zz", "[", "("]);
+                        c.push(b.as_bytes().to_vec());
+                    }
+                    c.push(b"BYLEX".to_vec());
+                }
+            }
+            if rng.chance(0.4) {
+                c.push(b"REV".to_vec());
+            }
+            if by > 0 && rng.chance(0.5) {
+                c.push(b"LIMIT".to_vec());
+                c.push((rng.below(8) as i64 - 1).to_string().into_bytes());
+                c.push((rng.below(12) as i64 - 2).to_string().into_bytes());
+            }
+            if by < 2 && rng.chance(0.5) {
+                c.push(b"WITHSCORES".to_vec());
+            }
+            c
+        }
+        21 => {
+            let mut c = args(&[*rng.pick(&["ZSCORE", "ZCARD"]), key]);
+            if c[0] == b"ZSCORE" {
+                c.push(random_member(rng, members));
+            }
+            c
+        }
         0 => {
             let mut c = args(&["GEOPOS", key]);
             for _ in 0..1 + rng.below(4) {
