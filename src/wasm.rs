@@ -353,6 +353,36 @@ impl Engine {
         crate::chart::dau_svg(title, &labels, &e, width, height).map_err(js_err)
     }
 
+    /// An SVG document (`width` × `height` pixels) mapping a nearby-shops search: the circle
+    /// of `radius_m` metres around (`lon`, `lat`) in degrees, and the result points given as
+    /// `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` of them (the
+    /// page on screen) emphasised. Axes in kilometres east / north of the centre.
+    #[wasm_bindgen(js_name = nearbyMapSvg)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn nearby_map_svg(
+        &self,
+        lon: f64,
+        lat: f64,
+        radius_m: f64,
+        coords: Vec<f64>,
+        highlight: u32,
+        title: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<String, JsError> {
+        let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+        crate::chart::nearby_svg(
+            title,
+            (lon, lat),
+            radius_m,
+            &points,
+            highlight as usize,
+            width,
+            height,
+        )
+        .map_err(js_err)
+    }
+
     /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]
     /// as bars.
     #[wasm_bindgen(js_name = streakChartSvg)]

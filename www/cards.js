@@ -103,7 +103,18 @@ export function computeNearby(engine, settings, q) {
       member, dist: Number(dist), lon: Number(lon), lat: Number(lat),
     }));
   });
-  return { argv, key, results };
+  // The map of the search (plotters, SVG): the radius circle, the centre, every result,
+  // the shown page emphasised. FROMMEMBER searches are centred on the member (distance 0).
+  const metres = Number(q.radius) * ({ m: 1, km: 1000, mi: 1609.344, ft: 0.3048 }[q.unit] || 1);
+  const centre = q.member ? results?.[0] : { lon: q.lon, lat: q.lat };
+  const map = (first, count, title) => {
+    if (!centre || !Array.isArray(results)) return null;
+    const shown = results.slice(first, first + count);
+    const coords = [...shown, ...results.slice(0, first), ...results.slice(first + count)]
+      .flatMap((s) => [s.lon, s.lat]);
+    return engine.nearbyMapSvg(centre.lon, centre.lat, metres, coords, shown.length, title, 480, 480);
+  };
+  return { argv, key, results, map };
 }
 
 /**
@@ -259,6 +270,13 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
     );
   }
   body.append(ol);
+  const svg = result.map && result.map(page * PAGE_SIZE, PAGE_SIZE, t.mapTitle || 'Map');
+  if (svg) {
+    body.append(el('img', {
+      class: 'chart nearby-map', 'data-testid': 'nearby-map', alt: t.mapTitle || 'Map',
+      src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg),
+    }));
+  }
   if (pages > 1) {
     body.append(
       el(

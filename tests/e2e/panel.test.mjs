@@ -234,6 +234,10 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
     assert.ok(want.slice(0, 20).some(([m]) => m === XSS_NAME) && want.slice(0, 20).some(([m]) => m === ZH_NAME));
     assert.equal(await page.evaluate(() => window.__xss), undefined);
     assert.equal(await page.locator('[data-testid=nearby-list] img').count(), 0);
+    // The map (plotters SVG): one dot per shop within the radius, the 20 on this page emphasised.
+    const mapSvg = await page.$eval('[data-testid=nearby-map]', (img) => decodeURIComponent(img.src.split(',')[1]));
+    assert.equal((mapSvg.match(/r="4"/g) || []).length, 20);
+    assert.equal((mapSvg.match(/r="2"/g) || []).length, want.length - 20);
     await page.screenshot({ path: artifact('panel.png'), fullPage: true });
 
     await page.click('[data-testid=nearby-next]');
