@@ -118,10 +118,9 @@ export function computeNearby(engine, settings, q) {
 }
 
 /**
- * Engagement over the daily-active bitmaps (issue 7): users active on each of the last 7 days
- * (BITLENS.STREAKHIST, a bitlens extension command), stickiness DAU/MAU of the day, and two
- * charts drawn by the engine (plotters, SVG): DAU with rolling 7/30-day actives over the last
- * 30 days, and the 7-day streak histogram.
+ * Engagement summary over the daily-active bitmaps (issue 7): users active on each of the last
+ * 7 days (BITLENS.STREAKHIST, a bitlens extension command) and stickiness DAU/MAU of the day.
+ * The charts are in the Engagement section below the cards (www/engagement.js).
  */
 export function computeEngagement(engine, settings, date, t) {
   const keys = lastDays(date, 30).map((d) => fill(settings.activeKey, { date: d }));
@@ -134,11 +133,7 @@ export function computeEngagement(engine, settings, date, t) {
     { id: 'engagement-streak7', label: t.streak7, value: hist[hist.length - 1], commands: [argv] },
   ];
   const stickiness = e.mau[last] ? e.dau[last] / e.mau[last] : 0;
-  const charts = [
-    ['engagement-dau-chart', t.dauChart, engine.dauChartSvg(keys, t.dauChart, 760, 360)],
-    ['engagement-streak-chart', t.streakChart, engine.streakChartSvg(week, t.streakChart, 760, 320)],
-  ];
-  return { rows, stickiness, charts, missing: [] };
+  return { rows, stickiness, missing: [] };
 }
 
 /** Draws the engagement card. */
@@ -172,9 +167,6 @@ export function drawEngagementCard(body, compute, fmt, t) {
     ),
   );
   body.append(list, el('p', { class: 'note' }, t.extensionNote));
-  for (const [id, alt, svg] of r.charts) {
-    body.append(el('img', { class: 'chart', 'data-testid': id, alt, src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg) }));
-  }
 }
 
 // ---- drawing ---------------------------------------------------------------------------------
