@@ -12,6 +12,9 @@ import { labelsFor, langCode } from './i18n.js';
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
 import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
 
+/** The cards a panel can show, in `cards=` order. */
+const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement'];
+
 let wasmReady = null;
 /** Initialises the wasm module once per page. */
 export function initWasm() {
@@ -93,7 +96,7 @@ export class Panel {
   }
 
   cards() {
-    return String(this.s.cards).split(',').map((c) => c.trim()).filter(Boolean);
+    return String(this.s.cards).split(',').map((c) => c.trim()).filter((c) => KNOWN_CARDS.includes(c));
   }
 
   /** Builds the static frame: toolbar, settings form, empty cards. */
@@ -311,6 +314,8 @@ export class Panel {
       if (!this.engine) this.engine = new Engine();
       if (!bytes) {
         const patterns = [...new Set(this.patterns())];
+        // No known card means no key pattern: never ask for a snapshot of the whole database.
+        if (!patterns.length) throw new Error(t.noCards(this.s.cards, KNOWN_CARDS.join(',')));
         const url = snapshotUrl(this.s.api, patterns);
         this.status.textContent = t.loading;
         bytes = await fetchSnapshot(url, (got, total) => {
@@ -337,7 +342,8 @@ export class Panel {
     } catch (e) {
       if (seq !== this.loadSeq) return;
       this.progress.value = 0;
-      this.status.textContent = t.snapshotFailed;
+      const noCard = !Object.keys(this.bodies).length;
+      this.status.textContent = noCard ? `${t.snapshotFailed}: ${e.message || e}` : t.snapshotFailed;
       for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
       this.setState('error');
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });

@@ -1,4 +1,5 @@
-//! Keyspace commands: TYPE, EXISTS, DBSIZE, KEYS (and SCAN), as Redis 7 answers them.
+//! Keyspace commands: TYPE, EXISTS, DBSIZE, KEYS, SCAN, DEL (on the in-memory keyspace),
+//! PING and ECHO, as Redis 7 answers them.
 
 use super::args::{int_arg, is};
 use super::CommandSpec;
@@ -33,7 +34,42 @@ pub const COMMANDS: &[CommandSpec] = &[
         arity: -2,
         handler: scan,
     },
+    CommandSpec {
+        name: "del",
+        arity: -2,
+        handler: del,
+    },
+    CommandSpec {
+        name: "ping",
+        arity: -1,
+        handler: ping,
+    },
+    CommandSpec {
+        name: "echo",
+        arity: 2,
+        handler: echo,
+    },
 ];
+
+/// DEL key [key ...]: removes the keys from the in-memory keyspace (never from any Redis);
+/// replies with how many existed.
+fn del(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    Reply::Integer(argv[1..].iter().filter(|k| ks.remove(k)).count() as i64)
+}
+
+/// PING [message]: `+PONG`, or the message as a bulk string; more arguments are an arity error.
+fn ping(_ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    match argv.len() {
+        1 => Reply::Status("PONG".into()),
+        2 => Reply::Bulk(argv[1].clone()),
+        _ => Reply::err("ERR wrong number of arguments for 'ping' command"),
+    }
+}
+
+/// ECHO message: the message as a bulk string.
+fn echo(_ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    Reply::Bulk(argv[1].clone())
+}
 
 /// TYPE key: `+string`, `+zset`, ..., or `+none` for a missing key.
 fn type_cmd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
@@ -168,6 +204,43 @@ mod tests {
     use crate::keyspace::Value;
     use crate::string::RedisString;
     use std::collections::HashMap;
+
+    #[test]
+    fn del_ping_echo_as_redis() {
+        let mut ks = Keyspace::new();
+        for k in ["a", "b"] {
+            ks.set(
+                k.into(),
+                Value::String(RedisString::from_bytes(b"x".to_vec())),
+            );
+        }
+        // Replies observed from redis-server 7.0.15.
+        assert_eq!(
+            execute_str(&mut ks, &["DEL", "a", "a", "zz"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["EXISTS", "a", "b"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["PING"]),
+            Reply::Status("PONG".into())
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ping", "hello"]),
+            Reply::bulk("hello")
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["PING", "a", "b"]),
+            Reply::err("ERR wrong number of arguments for 'ping' command")
+        );
+        assert_eq!(execute_str(&mut ks, &["ECHO", "hi"]), Reply::bulk("hi"));
+        assert_eq!(
+            execute_str(&mut ks, &["DEL"]),
+            Reply::err("ERR wrong number of arguments for 'del' command")
+        );
+    }
 
     fn scan_all(ks: &mut Keyspace, extra: &[&str]) -> Vec<Vec<u8>> {
         let mut cursor = "0".to_string();
