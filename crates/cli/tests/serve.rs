@@ -574,3 +574,22 @@ fn rediss_url_uses_tls_verified_against_the_given_ca() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot reach Redis at rediss://"), "{err}");
 }
+
+#[test]
+fn export_failing_before_any_byte_gets_an_error_status() {
+    let source = RedisServer::start(&[]);
+    let mut c = source.connection();
+    for i in 0..20 {
+        cmd(&mut c, &["SET", &format!("k:{i:02}"), "v"]);
+    }
+    // More keys match than allowed: the limit is hit while scanning, before the first DUMP.
+    let served = Served::start(&["--redis", &source.url(), "--max-keys", "3"]);
+    let resp = http_get(served.port, "/api/snapshot?match=k:*", &[]);
+    assert_eq!(resp.status, 413, "{}", String::from_utf8_lossy(&resp.body));
+    let msg = resp.json()["error"].as_str().unwrap().to_string();
+    assert!(msg.starts_with("more than 3 keys match"), "{msg}");
+    // Within the limit the same request streams a snapshot.
+    let resp = http_get(served.port, "/api/snapshot?match=k:0[0-2]", &[]);
+    assert_eq!(resp.status, 200);
+    assert!(resp.body.starts_with(b"REDIS"));
+}

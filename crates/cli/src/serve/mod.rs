@@ -166,11 +166,12 @@ pub const PIECE: usize = 256 * 1024;
 
 /// A response body fed by a producer task through a bounded channel (so memory stays bounded
 /// by a few chunks). An `Err` item aborts the body.
-fn streamed_body(rx: mpsc::Receiver<Result<Bytes, io::Error>>) -> Body {
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+fn streamed_body(first: Option<Bytes>, rx: mpsc::Receiver<Result<Bytes, io::Error>>) -> Body {
+    let head = futures_util::stream::iter(first.map(Ok::<Bytes, io::Error>));
+    let rest = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|item| (item, rx))
     });
-    Body::from_stream(stream)
+    Body::from_stream(futures_util::StreamExt::chain(head, rest))
 }
 
 /// Runs `bitlens serve`.
@@ -430,6 +431,18 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
             });
         }
     }
+    // Hold the response until the first chunk (up to one piece of the file) or an error: an
+    // export that fails before any byte is ready (too many keys, Redis unreachable) gets a
+    // real error status and JSON body instead of a 200 cut short. Later failures abort the body.
+    let mut rx = rx;
+    let first = match rx.recv().await {
+        Some(Ok(chunk)) => chunk,
+        Some(Err(e)) => {
+            let e = e.to_string();
+            return api_error(export_error_status(&e), &e);
+        }
+        None => return api_error(StatusCode::INTERNAL_SERVER_ERROR, "export ended early"),
+    };
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "application/octet-stream")
@@ -438,8 +451,18 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
             "attachment; filename=\"snapshot.rdb\"",
         )
         .header(header::CACHE_CONTROL, "no-store")
-        .body(streamed_body(rx))
+        .body(streamed_body(Some(first), rx))
         .unwrap_or_else(|_| api_error(StatusCode::INTERNAL_SERVER_ERROR, "response"))
+}
+
+/// The HTTP status for an export that failed: 413 when a per-request limit was exceeded
+/// (`more than N keys match`, `snapshot larger than N bytes`), 502 when Redis failed.
+pub(crate) fn export_error_status(message: &str) -> StatusCode {
+    if message.starts_with("more than") || message.starts_with("snapshot larger than") {
+        StatusCode::PAYLOAD_TOO_LARGE
+    } else {
+        StatusCode::BAD_GATEWAY
+    }
 }
 
 async fn finish_stream(res: Result<(), String>, tx: &ChunkTx) {

@@ -438,14 +438,7 @@ impl RedisSource {
         filter: &KeyFilter,
         limits: Limits,
     ) -> Result<Vec<KeyRow>, (StatusCode, String)> {
-        let fail = |e: String| {
-            let status = if e.starts_with("more than") {
-                StatusCode::PAYLOAD_TOO_LARGE
-            } else {
-                StatusCode::BAD_GATEWAY
-            };
-            (status, e)
-        };
+        let fail = |e: String| (super::export_error_status(&e), e);
         let mut rows = Vec::new();
         let mut walk = Walk::new(patterns, filter, limits);
         while let Some((node, keys)) = self.next_batch(&mut walk).await.map_err(fail)? {
