@@ -13,6 +13,9 @@
 //! - `uv:page:index:YYYYMMDD` and `uv:shop:<id>:YYYYMMDD` (ids 1001..=1012): HyperLogLogs of the
 //!   day's visitors (`u<uid>` for users, `a<n>` for anonymous visitors), built with the same
 //!   PFADD as Redis, so their registers and encodings are what Redis would hold.
+//! - `stats:level:YYYYMMDD` for the last [`LEVEL_DAYS`] days: each active user's level, 0..15,
+//!   as `BITFIELD key SET u4 #<uid> <level>` writes it (4 bits per user, MSB first); users not
+//!   active that day keep 0. Levels follow a skewed distribution, higher for the loyal core.
 //! - `shop:geo:<type>` for types food, cafe, retail: GEO sets (sorted sets of 52-bit geohash
 //!   scores) of shops clustered around Shanghai and Beijing, members `<type>:<sh|bj>:<nnnn>`,
 //!   plus one member per type whose name needs HTML escaping.
@@ -26,6 +29,8 @@ use crate::Value;
 pub const USERS: u32 = 1_000_000;
 /// Number of days (2024-05-01 onwards).
 pub const DAYS: u32 = 30;
+/// How many of the last demo days have a `stats:level:YYYYMMDD` key.
+pub const LEVEL_DAYS: usize = 7;
 /// The month of the sign-in bitmaps (`sign:<uid>:202405`).
 pub const SIGN_MONTH: &str = "202405";
 /// First and one-past-last user id with a sign-in bitmap.
@@ -132,6 +137,44 @@ fn active_bitmaps() -> Vec<Vec<u8>> {
         }
     }
     maps
+}
+
+/// The level field strings (`u4 #uid`) of the last [`LEVEL_DAYS`] days: `(day index, bytes)`.
+fn level_fields(active: &[Vec<u8>]) -> Vec<(usize, Vec<u8>)> {
+    let first = active.len().saturating_sub(LEVEL_DAYS);
+    let mut base = Rng::new(0x1e7e_1500);
+    // A user's level: 1 + a geometric number of extra levels (mean about 2), more for the
+    // loyal core, one more from the day the user levels up; capped at 15.
+    let levels: Vec<(u8, u8)> = (0..USERS)
+        .map(|uid| {
+            let mut level = 1u8;
+            while level < 12 && base.below(100) < 55 {
+                level += 1;
+            }
+            if persona(uid) == 0 {
+                level = (level + 3).min(14);
+            }
+            (level, base.below(LEVEL_DAYS as u32 * 3) as u8)
+        })
+        .collect();
+    (first..active.len())
+        .map(|d| {
+            let mut field = Vec::new();
+            for uid in 0..USERS {
+                if !is_set(&active[d], uid) {
+                    continue;
+                }
+                let (level, up_day) = levels[uid as usize];
+                let level = (level + u8::from((d - first) as u8 >= up_day)).min(15);
+                let byte = (uid / 2) as usize;
+                if field.len() <= byte {
+                    field.resize(byte + 1, 0);
+                }
+                field[byte] |= if uid % 2 == 0 { level << 4 } else { level };
+            }
+            (d, field)
+        })
+        .collect()
 }
 
 /// Whether user `uid` was active on day index `d` (0-based).
@@ -342,7 +385,14 @@ pub fn demo_keyspace() -> Keyspace {
             Value::String(RedisString::from_bytes(hll)),
         );
     }
-    for (date, bitmap) in dates().iter().zip(active) {
+    let dates = dates();
+    for (d, field) in level_fields(&active) {
+        ks.set(
+            format!("stats:level:{}", dates[d]).into_bytes(),
+            Value::String(RedisString::from_bytes(field)),
+        );
+    }
+    for (date, bitmap) in dates.iter().zip(active) {
         ks.set(
             format!("stats:active:{date}").into_bytes(),
             Value::String(RedisString::from_bytes(bitmap)),
@@ -432,6 +482,25 @@ mod tests {
                 .count()
         };
         assert_eq!(count("stats:active:"), 30);
+        assert_eq!(count("stats:level:"), LEVEL_DAYS);
+        // Every user active on the last day has a level in 1..=15 (BITFIELD GET u4 #uid), and
+        // every user not active has none.
+        let active = string(&ks, "stats:active:20240530");
+        let level = string(&ks, "stats:level:20240530");
+        for uid in (0..USERS).step_by(997) {
+            let l =
+                level.get((uid / 2) as usize).map_or(
+                    0,
+                    |b| {
+                        if uid % 2 == 0 {
+                            b >> 4
+                        } else {
+                            b & 15
+                        }
+                    },
+                );
+            assert_eq!(l > 0, is_set(&active, uid), "uid {uid} level {l}");
+        }
         assert_eq!(count("uv:page:index:"), 30);
         assert_eq!(count("uv:shop:"), 30 * 12);
         assert_eq!(count("sign:"), sign_bitmaps().len());
