@@ -140,10 +140,13 @@ fn demo_api_filters_and_describes() {
         .collect();
     assert_eq!(keys, want);
 
-    // Without `match`, the --match default applies.
+    // Without `match`, the --match default applies: every stats:active:* and stats:level:* key.
     let default = served.get("/api/snapshot");
     let snap = load_rdb(&default.body, &LoadOptions::default()).unwrap();
-    assert_eq!(snap.databases[&0].len(), 30);
+    assert_eq!(
+        snap.databases[&0].len(),
+        bitlens::demo::DAYS as usize + bitlens::demo::LEVEL_DAYS
+    );
 
     let geo = served.get("/api/keys?match=shop:geo:*").json();
     let rows = geo.as_array().unwrap();
