@@ -21,8 +21,11 @@ import { copyKeys, isRdb, keyFromFileName, openEngine, wrapEngine } from './offl
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
 import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
 
-/** The cards a panel can show, in `cards=` order. */
-const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement'];
+/**
+ * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
+ * opened file, and over the fetched snapshot only when listed.
+ */
+const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', 'keys'];
 
 let wasmReady = null;
 /** Initialises the wasm module once per page. */
@@ -251,9 +254,13 @@ export class Panel {
     this.paramBox.replaceChildren(...errs.map((e) => el('p', { 'data-testid': `param-error-${e.param}`, 'data-param': e.param }, this.t.badParam(e.param, e.value, e.why))));
   }
 
-  /** The promise-API engine the key browser reads: the opened file's, else the page engine. */
+  /**
+   * The promise-API engine the key browser reads: the opened file's, else the page engine
+   * when `keys` is among the cards, else null (no key browser).
+   */
   browserSource() {
     if (this.source) return this.source;
+    if (!this.cards().includes('keys')) return null;
     if (!this.pageSource || this.pageSource.engine !== this.engine) this.pageSource = this.engine ? wrapEngine(this.engine) : null;
     return this.pageSource;
   }
