@@ -97,7 +97,7 @@ export async function openEngine({ worker = true } = {}) {
   const client = await engineClient();
   if (client && typeof client.createEngine === 'function') {
     const eng = await client.createEngine({ worker });
-    if (eng.inWorker === undefined) eng.inWorker = worker;
+    if (eng.inWorker === undefined) eng.inWorker = typeof eng.worker === 'boolean' ? eng.worker : worker;
     return eng;
   }
   await init();
