@@ -247,19 +247,27 @@ export function miniRdb(entries) {
   return out;
 }
 
+/** Strings longer than this that are not HyperLogLogs cross to the page as Roaring bitmaps. */
+const ROARING_OVER = 1 << 20;
+
 /**
  * Copies the keys matching `patterns` from promise-API engine `src` into the page's `engine`
- * (replacing its content): strings byte for byte, sorted sets (GEO sets) with their exact
- * scores. Other types are not needed by the cards and are skipped. Returns the keys copied.
+ * (replacing its content): strings byte for byte — except big bitmaps, which go over as
+ * Roaring bitmaps so a sparse one stays small (same bits, trailing zero bytes dropped) —
+ * and sorted sets (GEO sets) with their exact scores. Other types are not needed by the cards
+ * and are skipped. Returns the number of keys copied.
  */
 export async function copyKeys(src, engine, patterns, signal) {
   const keys = [...new Set((await Promise.all(patterns.map((p) => src.call('keys', p)))).flat())].sort();
   const entries = [];
+  const roaring = [];
   for (const key of keys) {
     if (signal?.aborted) throw abortError();
     const type = await src.command(['TYPE', key]);
     if (type === 'string') {
-      entries.push({ key, string: await src.call('commandRaw', ['GET', key]) });
+      const big = (await src.command(['STRLEN', key])) > ROARING_OVER && (await src.command(['GETRANGE', key, '0', '3'])) !== 'HYLL';
+      if (big) roaring.push({ key, bytes: await src.call('exportRoaring', key) });
+      else entries.push({ key, string: await src.call('commandRaw', ['GET', key]) });
     } else if (type === 'zset') {
       const flat = await src.command(['ZRANGE', key, '0', '-1', 'WITHSCORES']);
       const zset = [];
@@ -268,7 +276,8 @@ export async function copyKeys(src, engine, patterns, signal) {
     }
   }
   engine.loadRdb(miniRdb(entries));
-  return entries.length;
+  for (const { key, bytes } of roaring) engine.loadRoaring(key, bytes);
+  return entries.length + roaring.length;
 }
 
 /** True when `bytes` (the first bytes of a file) start an RDB file ("REDIS" magic). */

@@ -68,6 +68,8 @@ function populate(port) {
     for (let k = 0; k < n; k++) args.push((121.35 + rand() * 0.25).toFixed(6), (31.15 + rand() * 0.16).toFixed(6), `${type}-${k}`);
     cmds.push(['GEOADD', `shop:geo:${type}`, ...args]);
   }
+  // A sparse bitmap over 1 MiB (2 MB, one far bit): it crosses to the page as a Roaring bitmap.
+  cmds.push(['SETBIT', `stats:active:${days(DATE, 3)[0]}`, '16000000', '1']);
   cmds.push(['RPUSH', 'queue:jobs', 'a', 'b', 'c']);
   cmds.push(['HSET', 'user:1', 'name', 'ann', 'city', 'shanghai']);
   cmds.push(['SET', 'session:abc', 'x']);
