@@ -10,7 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, createReadStream, existsSync, openSync, statSync, writeSync, closeSync, writeFileSync } from 'node:fs';
+import {
+  closeSync, copyFileSync, createReadStream, existsSync, openSync, readFileSync, statSync, writeFileSync, writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, rng, startRedis, tempDir,
@@ -228,6 +230,35 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.equal(await value('active-day'), before['active-day']);
   });
 
+  test('a truncated file: the error names the byte offset, the panel keeps its numbers', async () => {
+    const before = await cardNumbers();
+    const bytes = readFileSync(rdbFile);
+    const cut = path.join(dir, 'truncated.rdb');
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    await page.setInputFiles('[data-testid=file-input]', cut);
+    await page.waitForSelector('[data-testid=panel][data-offline=error]');
+    assert.match(await page.textContent('[data-testid=status]'), /could not be loaded: .*offset \d+/);
+    assert.equal(await page.getAttribute('[data-testid=panel]', 'data-state'), 'ready');
+    assert.deepEqual(await cardNumbers(), before);
+  });
+
+  test('a file dropped on the panel opens like a chosen one', async () => {
+    const bytes = [...readFileSync(rdbFile)];
+    await page.evaluate((b) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], 'dropped.rdb'));
+      const panel = document.querySelector('[data-testid=panel]');
+      panel.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      window.dropHighlight = panel.dataset.drop;
+      panel.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, bytes);
+    assert.equal(await page.evaluate(() => window.dropHighlight), 'over');
+    await page.waitForFunction(() => /dropped\.rdb: \d+ keys/.test(document.querySelector('[data-testid=status]').textContent));
+    assert.equal(await page.getAttribute('[data-testid=panel]', 'data-offline'), 'ready');
+    assert.equal(await page.getAttribute('[data-testid=panel]', 'data-drop'), null);
+    assert.deepEqual(await cardNumbers(), expected());
+  });
+
   test('key browser: pattern search, bitmap / HLL / GEO details equal redis-server', async () => {
     // Keyboard: type a pattern, Enter.
     await page.focus('[data-testid=kb-pattern]');
@@ -364,6 +395,8 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.doesNotMatch(await p2.textContent('[data-testid=panel]'), /NaN/);
     // The Engagement section speaks Chinese too.
     assert.equal(await p2.textContent('#eng-title'), '用户参与度');
+    assert.equal(await p2.textContent('#kb-title'), '键浏览器');
+    assert.match(await p2.textContent('[data-testid=kb-summary]'), /个键匹配/);
     await p2.screenshot({ path: artifact('offline-bad-params-zh.png'), fullPage: true });
     await p2.close();
     assert.deepEqual(pageErrors, []);
