@@ -308,15 +308,33 @@ class LocalEngine {
   async loadRdb(source, opts = {}) {
     this._live();
     checkSignal(opts.signal);
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'onProgress']);
+    const { signal, onProgress } = opts;
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum']);
+    if (onProgress || signal) {
+      // The page's thread is busy during the load, so an abort can only come from a progress
+      // callback: throwing from it stops engines that propagate callback errors.
+      engineOpts.onProgress = (done, total) => {
+        if (onProgress) onProgress(done, total);
+        if (signal && signal.aborted) throw abortError();
+      };
+    }
     let bytes;
     if (isBlob(source)) {
       bytes = new Uint8Array(await source.arrayBuffer());
-      this._aborted(opts.signal);
+      this._aborted(signal);
     } else {
       bytes = toBytes(source, 'source');
     }
-    return this._live().loadRdb(bytes, opts.db, engineOpts);
+    let n;
+    try {
+      n = this._live().loadRdb(bytes, opts.db, engineOpts);
+    } catch (e) {
+      this._aborted(signal);
+      throw e;
+    }
+    // Aborted during the load: same outcome as in a worker (AbortError, empty engine).
+    this._aborted(signal);
+    return n;
   }
 
   async loadDump(key, bytes, opts = {}) {
@@ -333,7 +351,7 @@ class LocalEngine {
     const e = this._live();
     method = String(method);
     if (method === 'constructor' || method.startsWith('_') || method === 'free' || typeof e[method] !== 'function') {
-      throw new Error(`bitlens Engine has no method ${JSON.stringify(method)}`);
+      throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
     }
     return e[method](...args);
   }
@@ -363,13 +381,14 @@ class LocalEngine {
 
 /**
  * Creates an engine client. Options:
- * - `worker` (default true): run the Engine in a module Web Worker; false runs it in-page.
+ * - `worker` (default true): run the Engine in a module Web Worker; false runs it in-page (as
+ *   does a context without `Worker`; the client's `worker` property tells which it got).
  * - `wasmUrl`: where bitlens_bg.wasm is (default: ../pkg/bitlens_bg.wasm next to this module).
  * - `workerUrl`: where engine-worker.js is (default: next to this module).
  * Resolves once the wasm module is instantiated; rejects if it cannot be loaded.
  */
 export async function createEngine({ worker = true, wasmUrl, workerUrl } = {}) {
-  if (worker) {
+  if (worker && typeof Worker !== 'undefined') {
     const eng = new WorkerEngine({ wasmUrl, workerUrl });
     try {
       await eng._ready;

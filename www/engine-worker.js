@@ -57,7 +57,7 @@ function run(method, args, progressId) {
     return engine.loadRdb(bytes, ...rest);
   }
   if (method === 'constructor' || method.startsWith('_') || typeof engine[method] !== 'function') {
-    throw new Error(`bitlens Engine has no method ${JSON.stringify(method)}`);
+    throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
   }
   return engine[method](...args);
 }

@@ -84,7 +84,7 @@ async function compareInPage({ fixture, options }) {
     ['geosearch', 'shop:geo:cafe', 116.4, 39.9, 100, 'km', 5], ['exportRoaring', 'stats:active:20240501'],
     ['keys', 'str:*'], ['noSuchMethod']];
   for (const [method, ...args] of calls) {
-    out.sync.push([method, typeof sync[method] === 'function' ? syncRun(() => sync[method](...args)) : { err: `bitlens Engine has no method ${JSON.stringify(method)}`, isError: true }]);
+    out.sync.push([method, typeof sync[method] === 'function' ? syncRun(() => sync[method](...args)) : { err: `bitlens Engine: no such method ${JSON.stringify(method)}`, isError: true }]);
     out.client.push([method, await asyncRun(() => eng.call(method, ...args))]);
   }
 
@@ -113,6 +113,15 @@ async function compareInPage({ fixture, options }) {
   out.afterAbortLoad = await eng.loadRdb(bytes.slice());
   out.afterAbortCmd = await eng.command(['PFCOUNT', 'uv:page:index:20240501']);
   out.syncPf = sync.loadRdb(bytes.slice()) && sync.command(['PFCOUNT', 'uv:page:index:20240501']);
+  // With progress reports (engines that have them): abort from inside the load's first
+  // progress callback, while the worker is still busy with it.
+  if (typeof mod.Engine.prototype.loadRdbBlob === 'function') {
+    const ac2 = new AbortController();
+    const inFlight = eng.loadRdb(bytes.slice(), { signal: ac2.signal, onProgress: () => ac2.abort() });
+    out.abortInFlight = await inFlight.then(() => 'resolved', (e) => e.name);
+    out.afterInFlight = await eng.call('dbsize');
+    out.afterInFlightLoad = await eng.loadRdb(bytes.slice());
+  }
   // An already-aborted signal rejects at once and keeps the data.
   out.preAborted = await eng.loadRdb(bytes.slice(), { signal: AbortSignal.abort() }).then(() => 'resolved', (e) => e.name);
   out.afterPreAbort = await eng.call('dbsize');
@@ -159,7 +168,7 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
       assert.deepEqual(byArgv.get('["DBSIZE"]'), { ok: 26 });
       assert.deepEqual(byArgv.get('["BITCOUNT"]'), { err: "ERR wrong number of arguments for 'bitcount' command", isError: true });
       assert.match(byArgv.get('["BITCOUNT","hash:small"]').err, /^WRONGTYPE /);
-      assert.deepEqual(byArgv.get('"noSuchMethod"'), { err: 'bitlens Engine has no method "noSuchMethod"', isError: true });
+      assert.deepEqual(byArgv.get('"noSuchMethod"'), { err: 'bitlens Engine: no such method "noSuchMethod"', isError: true });
       assert.ok(byArgv.get('"commandRaw"').ok.Uint8Array.length > 0);
       assert.ok(byArgv.get('["PFCOUNT","uv:page:index:20240501"]').ok > 0);
       if (worker) {
@@ -192,6 +201,11 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
       assert.equal(out.afterAbortSize, 0);
       assert.equal(out.afterAbortLoad, 26);
       assert.equal(out.afterAbortCmd, out.syncPf);
+      if (out.newApi) {
+        assert.equal(out.abortInFlight, 'AbortError');
+        assert.equal(out.afterInFlight, 0);
+        assert.equal(out.afterInFlightLoad, 26);
+      }
       assert.equal(out.preAborted, 'AbortError');
       assert.equal(out.afterPreAbort, 26);
       assert.deepEqual(out.afterTerminate, { err: 'bitlens engine: terminated', isError: true });
