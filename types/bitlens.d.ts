@@ -187,9 +187,9 @@ export declare class Engine {
    */
   loadRdbBlob(blob: Blob, db?: number | null, options?: LoadRdbOptions | null): number;
   /** Stores a `DUMP` payload under `key` (RDB version and CRC-64 checked; errors name the offset). */
-  loadDump(key: string, bytes: Uint8Array | number[], options?: LoadDumpOptions | null): void;
+  loadDump(key: KeyName, bytes: Uint8Array | number[], options?: LoadDumpOptions | null): void;
   /** Stores raw `GET` bytes under `key` as a string. */
-  loadString(key: string, bytes: Uint8Array | number[]): void;
+  loadString(key: KeyName, bytes: Uint8Array | number[]): void;
   /** Stores `value` (raw bytes) under `key` as a string, replacing any previous value. */
   setString(key: KeyName, value: Uint8Array | number[]): void;
   /** Loads a portable-format Roaring bitmap as a bitmap string under `key` (value v → bit v). */
@@ -218,7 +218,7 @@ export declare class Engine {
   /** Keys matching `pattern` with type, encoding, size and TTL, sorted; at most `limit`. */
   keyList(pattern: string, limit: number): KeyList;
   /** Details of one key for the key browser; `null` when it does not exist. */
-  keyDetail(key: string, options?: KeyDetailOptions | null): KeyDetail | null;
+  keyDetail(key: KeyName, options?: KeyDetailOptions | null): KeyDetail | null;
 
   // Analytics
 

@@ -1,7 +1,7 @@
 // Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
 // in a Web Worker by default.
 
-import type { Arg, Engine, KeyDetail, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, Reply } from './bitlens.js';
+import type { Arg, Engine, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, Reply } from './bitlens.js';
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
@@ -54,9 +54,9 @@ export interface EngineClient {
   /** Loads an RDB file; resolves with the number of keys loaded. */
   loadRdb(source: RdbSource, options?: ClientLoadRdbOptions): Promise<number>;
   /** Stores a `DUMP` payload under `key`. */
-  loadDump(key: string, bytes: Bytes, options?: ClientLoadDumpOptions): Promise<void>;
+  loadDump(key: KeyName, bytes: Bytes, options?: ClientLoadDumpOptions): Promise<void>;
   /** Stores raw `GET` bytes under `key` as a string. */
-  loadString(key: string, bytes: Bytes, options?: ClientLoadOptions): Promise<void>;
+  loadString(key: KeyName, bytes: Bytes, options?: ClientLoadOptions): Promise<void>;
   /**
    * Runs any Engine method. Arguments and results must be structured-cloneable in worker mode
    * (so the canvas-drawing methods work only with `worker: false`).
@@ -67,7 +67,7 @@ export interface EngineClient {
   /** `call('keyList', pattern, limit)` (defaults `'*'`, 1000). */
   keyList(pattern?: string, limit?: number): Promise<KeyList>;
   /** `call('keyDetail', key, options)`. */
-  keyDetail(key: string, options?: KeyDetailOptions): Promise<KeyDetail | null>;
+  keyDetail(key: KeyName, options?: KeyDetailOptions): Promise<KeyDetail | null>;
   /** Stops the worker (or frees the in-page engine); later calls reject. */
   terminate(): void;
 }

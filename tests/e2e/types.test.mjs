@@ -38,7 +38,9 @@ function members(file, name) {
       for (const m of node.members) {
         if (!m.name || ts.isConstructorDeclaration(m)) continue;
         const key = ts.isComputedPropertyName(m.name) ? `[${m.name.expression.getText(sf)}]` : m.name.getText(sf);
-        const params = m.parameters ? m.parameters.map((p) => ({ optional: Boolean(p.questionToken || p.initializer), rest: Boolean(p.dotDotDotToken) })) : null;
+        const params = m.parameters
+          ? m.parameters.map((p) => ({ optional: Boolean(p.questionToken || p.initializer), rest: Boolean(p.dotDotDotToken), type: p.type ? p.type.getText(sf) : 'any' }))
+          : null;
         if (!out.has(key)) out.set(key, params);
       }
     }
@@ -73,7 +75,16 @@ test('types/bitlens.d.ts declares every Engine method of the build, with matchin
       pendingParams.push(`${n} (${mine.length - theirs.length} more)`);
       mine = mine.slice(0, theirs.length);
     }
-    assert.deepEqual(mine, theirs, `parameters of Engine.${n}: types/bitlens.d.ts vs pkg/bitlens.d.ts`);
+    assert.equal(mine.length, theirs.length, `number of parameters of Engine.${n}: types/bitlens.d.ts vs pkg/bitlens.d.ts`);
+    mine.forEach((p, i) => {
+      const q = theirs[i];
+      const where = `parameter ${i + 1} of Engine.${n}`;
+      assert.equal(p.rest, q.rest, where);
+      // Optional exactly where wasm-bindgen's is, or where its type accepts undefined anyway
+      // (a JsValue options argument is \`any\`; an Option before a required one is \`T | undefined\`).
+      if (q.optional) assert.ok(p.optional, `${where} must be optional`);
+      else if (p.optional) assert.ok(/\bany\b|\bundefined\b/.test(q.type), `${where} is optional but pkg/bitlens.d.ts requires it (${q.type})`);
+    });
   }
   if (pendingParams.length) console.log(`# contract parameters not in this build yet: ${pendingParams.join(', ')}`);
   // Nothing declared that the build lacks, but the contract's methods until they are merged.
