@@ -99,14 +99,25 @@ fn with_addr(info: &redis::ConnectionInfo, host: &str, port: u16) -> redis::Conn
 }
 
 /// The distinct (host, port) of the masters, or with `replicas` of one replica per slot range
-/// where there is one, from a CLUSTER SLOTS reply.
-fn cluster_nodes(slots: &Value, replicas: bool, seed_host: &str) -> Vec<(String, u16)> {
+/// where there is one, from a CLUSTER SLOTS reply; plus the slot ranges (`first-last`) that
+/// have no replica listed (with `replicas`, they are read from their master).
+fn cluster_nodes(
+    slots: &Value,
+    replicas: bool,
+    seed_host: &str,
+) -> (Vec<(String, u16)>, Vec<String>) {
     let mut out: Vec<(String, u16)> = Vec::new();
+    let mut no_replica = Vec::new();
     let Value::Array(ranges) = slots else {
-        return out;
+        return (out, no_replica);
     };
     for r in ranges {
         let Value::Array(parts) = r else { continue };
+        if replicas && parts.len() <= 3 {
+            if let (Some(Value::Int(a)), Some(Value::Int(b))) = (parts.first(), parts.get(1)) {
+                no_replica.push(format!("{a}-{b}"));
+            }
+        }
         let pick = if replicas && parts.len() > 3 { 3 } else { 2 };
         let Some(Value::Array(node)) = parts.get(pick) else {
             continue;
@@ -125,7 +136,7 @@ fn cluster_nodes(slots: &Value, replicas: bool, seed_host: &str) -> Vec<(String,
             out.push(hp);
         }
     }
-    out
+    (out, no_replica)
 }
 
 /// The URL with any password removed (for messages and `/api/info`).
@@ -255,7 +266,14 @@ impl RedisSource {
                 redis::ConnectionAddr::TcpTls { host, .. } => host.clone(),
                 redis::ConnectionAddr::Unix(_) => "127.0.0.1".into(),
             };
-            for (host, port) in cluster_nodes(&slots, read_replicas, &seed_host) {
+            let (hosts, no_replica) = cluster_nodes(&slots, read_replicas, &seed_host);
+            if !no_replica.is_empty() {
+                eprintln!(
+                    "bitlens: warning: no replica listed for slot range(s) {}; reading them from their master",
+                    no_replica.join(", ")
+                );
+            }
+            for (host, port) in hosts {
                 let node_info = with_addr(&info, &host, port);
                 let mut redis = open_node(node_info, pem.as_deref())
                     .await
@@ -499,6 +517,38 @@ mod tests {
         assert_eq!(rdb_version_for("7.2.4"), 11);
         assert_eq!(rdb_version_for("7.4.1"), 12);
         assert_eq!(rdb_version_for("8.0.2"), 12);
+    }
+
+    #[test]
+    fn replicas_picked_per_slot_range() {
+        let node = |h: &str, p: i64| {
+            Value::Array(vec![
+                Value::BulkString(h.as_bytes().to_vec()),
+                Value::Int(p),
+                Value::BulkString(b"id".to_vec()),
+            ])
+        };
+        let slots = Value::Array(vec![
+            Value::Array(vec![
+                Value::Int(0),
+                Value::Int(8191),
+                node("10.0.0.1", 7000),
+                node("10.0.0.2", 7001),
+            ]),
+            Value::Array(vec![Value::Int(8192), Value::Int(16383), node("", 7002)]),
+        ]);
+        let (masters, none) = cluster_nodes(&slots, false, "seed");
+        assert_eq!(
+            masters,
+            [("10.0.0.1".to_string(), 7000), ("seed".to_string(), 7002)]
+        );
+        assert!(none.is_empty());
+        let (picked, none) = cluster_nodes(&slots, true, "seed");
+        assert_eq!(
+            picked,
+            [("10.0.0.2".to_string(), 7001), ("seed".to_string(), 7002)]
+        );
+        assert_eq!(none, ["8192-16383"]);
     }
 
     #[test]
