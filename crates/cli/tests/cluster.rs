@@ -185,11 +185,17 @@ fn cluster_masters_or_replicas_merge_into_one_snapshot() {
     }
     let expected = expected_keys();
 
-    // Masters serve by default.
+    // Masters serve by default. Two seeds, comma-separated: the first is dead, the second used.
     reset_stats(&nodes);
-    let served = Served::start(&["--redis", &nodes[0].url(), "--scan-count", "40"]);
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let seeds = format!("redis://127.0.0.1:{dead}/,{}", nodes[1].url());
+    let served = Served::start(&["--redis", &seeds, "--scan-count", "40"]);
     let info = served.get("/api/info").json();
     assert_eq!(info["cluster"], true);
+    assert_eq!(info["redis"], nodes[1].url());
     let mut listed: Vec<u16> = info["nodes"]
         .as_array()
         .unwrap()

@@ -276,11 +276,7 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
 
 #[test]
 fn unreachable_redis_stops_start_up() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let (port, port2) = (free_port(), free_port());
     let out = bitlens(
         &[
             "serve",
@@ -298,6 +294,51 @@ fn unreachable_redis_stops_start_up() {
         "{err}"
     );
     assert!(out.stdout.is_empty());
+
+    // Several seeds, none reachable: every one is named.
+    let out = bitlens(
+        &[
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--redis",
+            &format!("redis://127.0.0.1:{port}/,redis://:secret@127.0.0.1:{port2}/"),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "cannot reach Redis at redis://127.0.0.1:{port}/: "
+        )) && err.contains(&format!(
+            "; cannot reach Redis at redis://127.0.0.1:{port2}/: "
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("secret"), "{err}");
+}
+
+#[test]
+fn first_reachable_seed_is_used() {
+    let source = RedisServer::start(&[]);
+    let _: () = redis::cmd("SET")
+        .arg("stats:active:20240501")
+        .arg("x")
+        .query(&mut source.connection())
+        .unwrap();
+    let dead = format!("redis://127.0.0.1:{}/", free_port());
+    // Repeated --redis: the dead seed first.
+    let served = Served::start(&["--redis", &dead, "--redis", &source.url()]);
+    let info = served.get("/api/info").json();
+    assert_eq!(info["redis"], source.url());
+    let snap = served.get("/api/snapshot");
+    assert!(snap.complete, "{}", served.stderr());
+    let ks = bitlens::rdb::load_rdb(&snap.body, &Default::default()).unwrap();
+    assert_eq!(ks.databases[&0].len(), 1);
+    assert!(served
+        .stderr()
+        .contains(&format!("cannot reach Redis at {dead}")));
 }
 
 #[test]

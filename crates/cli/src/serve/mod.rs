@@ -41,10 +41,11 @@ use tower_http::services::{ServeDir, ServeFile};
 /// Arguments of `bitlens serve`.
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
-    /// Live Redis to export from (`redis://[user:password@]host:port[/db]`); without it the
-    /// built-in demo data set is served.
-    #[arg(long, value_name = "URL")]
-    pub redis: Option<String>,
+    /// Live Redis to export from (`redis://[user:password@]host:port[/db]`, `rediss://` for
+    /// TLS); without it the built-in demo data set is served. Repeatable or comma-separated:
+    /// seeds tried in order (e.g. several nodes of a cluster), the first reachable one is used.
+    #[arg(long, value_name = "URL", value_delimiter = ',')]
+    pub redis: Vec<String>,
     /// On a Redis Cluster, scan replicas instead of masters (READONLY), keeping the heavy reads
     /// off the primaries.
     #[arg(long)]
@@ -197,26 +198,22 @@ async fn serve(args: ServeArgs) -> ExitCode {
         scan_count: args.scan_count.max(1),
         scan_pause: Duration::from_millis(args.scan_pause_ms),
     };
-    let source = match &args.redis {
-        Some(url) => {
-            match redis_source::RedisSource::connect(
-                url,
-                args.redis_ca.as_deref(),
-                args.read_replicas,
-            )
-            .await
-            {
-                Ok(s) => Source::Redis(Box::new(s)),
-                Err(e) => {
-                    eprintln!(
-                        "bitlens: cannot reach Redis at {}: {e}",
-                        redis_source::display_url(url)
-                    );
-                    return ExitCode::from(1);
-                }
+    let source = if args.redis.is_empty() {
+        Source::Demo(Arc::new(demo_source::Demo::generate()))
+    } else {
+        match redis_source::RedisSource::connect_first(
+            &args.redis,
+            args.redis_ca.as_deref(),
+            args.read_replicas,
+        )
+        .await
+        {
+            Ok(s) => Source::Redis(Box::new(s)),
+            Err(e) => {
+                eprintln!("bitlens: {e}");
+                return ExitCode::from(1);
             }
         }
-        None => Source::Demo(Arc::new(demo_source::Demo::generate())),
     };
     let app = Arc::new(App {
         source,

@@ -220,6 +220,29 @@ fn now_ms() -> i64 {
 }
 
 impl RedisSource {
+    /// Connects through the first seed URL that answers (tried in order, see [`Self::connect`]);
+    /// when none does, one message naming every seed (without passwords) and its error, as
+    /// `cannot reach Redis at URL: reason`, joined by `; `.
+    pub async fn connect_first(
+        urls: &[String],
+        ca: Option<&Path>,
+        read_replicas: bool,
+    ) -> Result<RedisSource, String> {
+        let mut errors = Vec::new();
+        for url in urls {
+            match Self::connect(url, ca, read_replicas).await {
+                Ok(s) => {
+                    if !errors.is_empty() {
+                        eprintln!("bitlens: note: {}", errors.join("; "));
+                    }
+                    return Ok(s);
+                }
+                Err(e) => errors.push(format!("cannot reach Redis at {}: {e}", display_url(url))),
+            }
+        }
+        Err(errors.join("; "))
+    }
+
     /// Connects (5 s timeout per attempt, reconnecting later when the connection drops) and checks that the server answers PING.
     /// `rediss://` URLs use TLS, verified against `ca` (a PEM file) when given, else against
     /// the system's trusted roots.
