@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use bitlens_difftest::RedisServer;
 use common::*;
 
-/// Keys written: `c:0` .. `c:299` (value = the number) and one bitmap.
+/// Keys written: `c:0` .. `c:299` (value = the number) and two bitmaps.
 const KEYS: usize = 300;
 
 fn info_field(c: &mut redis::Connection, section: &str, field: &str) -> Option<String> {
@@ -115,6 +115,9 @@ fn expected_keys() -> BTreeMap<String, Vec<u8>> {
     let mut bits = vec![0u8; 1544];
     bits[1543] = 0x40;
     m.insert("stats:active:20240501".into(), bits);
+    let mut big = vec![0u8; 2 << 20];
+    big[(2 << 20) - 1] = 1;
+    m.insert("stats:big".into(), big);
     m
 }
 
@@ -127,6 +130,8 @@ fn cluster_masters_or_replicas_merge_into_one_snapshot() {
         input.push_str(&format!("SET c:{i} {i}\n"));
     }
     input.push_str("SETBIT stats:active:20240501 12345 1\n");
+    // 2 MiB: its DUMP is streamed over the exporter's own connection (READONLY on replicas).
+    input.push_str("SETBIT stats:big 16777215 1\n");
     let out = Command::new("redis-cli")
         .args(["-c", "-p", &nodes[0].port.to_string()])
         .stdin(std::process::Stdio::piped())
@@ -147,7 +152,7 @@ fn cluster_masters_or_replicas_merge_into_one_snapshot() {
     let size =
         |n: &RedisServer| -> i64 { redis::cmd("DBSIZE").query(&mut n.connection()).unwrap() };
     let total: i64 = masters.iter().map(|n| size(n)).sum();
-    assert_eq!(total, KEYS as i64 + 1);
+    assert_eq!(total, KEYS as i64 + 2);
     for m in &masters {
         assert!(size(m) > 50, "{}", size(m));
     }

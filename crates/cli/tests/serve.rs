@@ -226,6 +226,8 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
     let source = RedisServer::start(&[]);
     fill(&source, 10);
     let mut c = source.connection();
+    // 2 MiB: its DUMP streams over the exporter's own connection, which must AUTH as the user.
+    cmd(&mut c, &["SETBIT", "stats:big", "16777215", "1"]);
     cmd(
         &mut c,
         &[
@@ -251,6 +253,11 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
     let served = Served::start(&["--redis", &url]);
     let resp = served.get("/api/snapshot");
     assert!(resp.complete, "{}", served.stderr());
+    let snap = bitlens::rdb::load_rdb(&resp.body, &Default::default()).unwrap();
+    match snap.databases[&0].get(b"stats:big") {
+        Some(bitlens::Value::String(s)) => assert_eq!(s.as_bytes().len(), 2 << 20),
+        other => panic!("{other:?}"),
+    }
     let keys = served.get("/api/keys");
     assert_eq!(keys.status, 200, "{}", String::from_utf8_lossy(&keys.body));
     assert_eq!(
