@@ -349,6 +349,69 @@ fn first_reachable_seed_is_used() {
 }
 
 #[test]
+fn bad_requests_get_json_errors_and_snapshots_name_the_source_version() {
+    let source = RedisServer::start(&[]);
+    fill(&source, 0);
+    let served = Served::start(&["--redis", &source.url()]);
+    for path in [
+        "/api/snapshot?match=",
+        "/api/snapshot?match=stats:*&match=",
+        "/api/keys?match=",
+    ] {
+        let r = served.get(path);
+        assert_eq!(r.status, 400, "{path}");
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert!(
+            r.json()["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("empty match pattern"),
+            "{path}"
+        );
+    }
+    for path in ["/api/nope", "/nope", "/www/missing.js", "/pkg/missing.wasm"] {
+        let r = served.get(path);
+        assert_eq!(r.status, 404, "{path}");
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(
+            r.json()["error"],
+            format!("no such path: {path} (the API is /api/snapshot, /api/keys, /api/info)")
+        );
+    }
+    // The snapshot's aux field redis-ver is the source's redis_version (INFO server).
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query(&mut source.connection())
+        .unwrap();
+    let version = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let snap = served.get("/api/snapshot?match=stats:*");
+    assert!(snap.complete);
+    let snap = bitlens::rdb::load_rdb(&snap.body, &Default::default()).unwrap();
+    let aux: Vec<(String, String)> = snap
+        .aux
+        .iter()
+        .map(|(k, v)| {
+            (
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        aux,
+        [
+            ("redis-ver".to_string(), version),
+            ("redis-bits".to_string(), "64".to_string())
+        ]
+    );
+}
+
+#[test]
 fn allow_list_token_and_cors() {
     let source = RedisServer::start(&[]);
     fill(&source, 0);

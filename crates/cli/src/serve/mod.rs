@@ -318,12 +318,31 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
                 .allow_headers([header::AUTHORIZATION]),
         );
     }
+    let not_found_svc = || axum::handler::HandlerWithoutStateExt::into_service(not_found);
     Ok(Router::new()
         .route_service("/", ServeFile::new(root.join("index.html")))
         .route_service("/index.html", ServeFile::new(root.join("index.html")))
-        .nest_service("/www", ServeDir::new(root.join("www")))
-        .nest_service("/pkg", ServeDir::new(root.join("pkg")))
-        .merge(api))
+        .nest_service(
+            "/www",
+            ServeDir::new(root.join("www")).not_found_service(not_found_svc()),
+        )
+        .nest_service(
+            "/pkg",
+            ServeDir::new(root.join("pkg")).not_found_service(not_found_svc()),
+        )
+        .merge(api)
+        .fallback(not_found))
+}
+
+/// Any path the server does not have: 404 with a JSON error.
+async fn not_found(axum::extract::OriginalUri(uri): axum::extract::OriginalUri) -> Response {
+    api_error(
+        StatusCode::NOT_FOUND,
+        &format!(
+            "no such path: {} (the API is /api/snapshot, /api/keys, /api/info)",
+            uri.path()
+        ),
+    )
 }
 
 async fn check_token(token: &str, req: Request, next: Next) -> Response {
@@ -359,9 +378,16 @@ fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// The patterns a request asks for, or 403 when the allow-list does not cover one of them.
+/// The patterns a request asks for; 400 when one is empty (`match=`), 403 when the allow-list
+/// does not cover one of them.
 fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
     let mut patterns = match_params(query);
+    if patterns.iter().any(|p| p.is_empty()) {
+        return Err(Box::new(api_error(
+            StatusCode::BAD_REQUEST,
+            "empty match pattern: give a Redis glob pattern (match=stats:*), or no match parameter for the defaults",
+        )));
+    }
     if patterns.is_empty() {
         patterns = app.defaults.clone();
     }
