@@ -39,17 +39,18 @@ export const DEFAULTS = {
   cards: 'uv,active,nearby,engagement',
   lang: '',
   theme: '', // light | dark; empty = follow prefers-color-scheme
+  token: '', // bearer token for `bitlens serve --token`
 };
 
 /** URL parameter / attribute name of each setting. */
 export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
-  cards: 'cards', lang: 'lang', theme: 'theme',
+  cards: 'cards', lang: 'lang', theme: 'theme', token: 'token',
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
-const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards'];
+const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards', 'token'];
 
 /** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
 export function settingsFrom(params) {
@@ -327,7 +328,7 @@ export class Panel {
             this.progress.removeAttribute('value');
           }
           this.status.textContent = t.received(formatBytes(got), total ? formatBytes(total) : null);
-        });
+        }, undefined, this.s.token);
       }
       if (seq !== this.loadSeq) return;
       const n = this.engine.loadRdb(bytes);
