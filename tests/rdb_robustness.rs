@@ -56,6 +56,7 @@ fn no_crc() -> LoadOptions {
     LoadOptions {
         verify_checksum: false,
         patterns: Vec::new(),
+        db: None,
     }
 }
 
