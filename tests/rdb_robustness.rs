@@ -42,6 +42,7 @@ fn no_crc() -> LoadOptions {
     LoadOptions {
         verify_checksum: false,
         patterns: Vec::new(),
+        db: None,
     }
 }
 
