@@ -109,14 +109,13 @@ async function geoLoadTimes(dir, wasmEngine) {
   const geo = path.join(DATA_DIR, 'geo.rdb');
   if (!existsSync(geo) || statSync(geo).mtimeMs < statSync(GEN).mtimeMs) {
     console.log('[bench] writing geo.rdb (bitlens-bench gen-geo, then redis-server SAVE)');
-    execFileSync(GEN, ['gen-geo', path.join(DATA_DIR, 'geo-src.rdb')], { stdio: 'inherit' });
-    const { redis, port } = await startRedis(dir, 'geo-src.rdb', 'redis-geo-src.log');
+    // (dbfilename is a protected setting: Redis SAVEs over the very file it loaded.)
+    execFileSync(GEN, ['gen-geo', geo], { stdio: 'inherit' });
+    const { redis, port } = await startRedis(dir, 'geo.rdb', 'redis-geo-src.log');
     try {
-      cli(port, ['CONFIG', 'SET', 'dbfilename', 'geo.rdb']);
       cli(port, ['SAVE']);
     } finally {
       redis.kill('SIGKILL');
-      rmSync(path.join(DATA_DIR, 'geo-src.rdb'), { force: true });
     }
   }
   const { redis, port } = await startRedis(dir, 'geo.rdb', 'redis-geo.log');
