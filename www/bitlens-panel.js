@@ -5,7 +5,8 @@
 //                  uv-key="uv:page:index:{date}" lang="zh" theme="dark"></bitlens-panel>
 //
 // Attributes (and the same-named camelCase properties): api, date, uv-key, active-key,
-// geo-key, type, city, lon, lat, radius, unit, cards, lang, theme. Style is isolated in a
+// geo-key, type, city, lon, lat, radius, unit, cards, lang, theme, token (bearer token for
+// `bitlens serve --token`). Style is isolated in a
 // shadow root. Events: `bitlens-loaded` ({keys, bytes}) and `bitlens-error` ({message}).
 // `element.snapshot = uint8Array` loads an RDB file directly (no API needed); a File or Blob
 // is decoded in a Web Worker with a progress bar (attribute worker="false" keeps it in the

@@ -51,6 +51,7 @@ export const DEFAULTS = {
   cards: 'uv,active,nearby,engagement',
   lang: '',
   theme: '', // light | dark; empty = follow prefers-color-scheme
+  token: '', // bearer token for `bitlens serve --token`
   worker: true, // decode opened files in a Web Worker (false: in the page)
 };
 
@@ -58,11 +59,11 @@ export const DEFAULTS = {
 export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
-  cards: 'cards', lang: 'lang', theme: 'theme', worker: 'worker',
+  cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker',
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
-const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards'];
+const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards', 'token'];
 
 /** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
 export function settingsFrom(params) {
@@ -599,7 +600,7 @@ export class Panel {
             this.progress.removeAttribute('value');
           }
           this.status.textContent = t.received(formatBytes(got), total ? formatBytes(total) : null);
-        });
+        }, undefined, this.s.token);
       }
       if (seq !== this.loadSeq) return;
       const n = this.engine.loadRdb(bytes);
