@@ -43,7 +43,8 @@ export function buildKeyBrowser(t, fmt) {
   let source = null;
   let page = 0;
   let last = null; // {pattern, total, keys}
-  let seq = 0;
+  let seq = 0; // latest search
+  let detailSeq = 0; // latest detail opened
   const pattern = el('input', { type: 'search', name: 'pattern', value: '*', spellcheck: 'false', 'data-testid': 'kb-pattern', 'aria-label': t.kbPattern });
   const summary = el('p', { class: 'kb-summary', 'data-testid': 'kb-summary', 'aria-live': 'polite' });
   const list = el('div', { class: 'kb-list', 'data-testid': 'kb-list' });
@@ -110,7 +111,7 @@ export function buildKeyBrowser(t, fmt) {
   const ttl = (ms) => (ms === null || ms === undefined || ms < 0 ? t.kbNoTtl : ms >= 1000 ? `${fmt(Math.round(ms / 1000))} s` : `${fmt(ms)} ms`);
 
   async function open(key, from) {
-    const my = ++seq;
+    const my = ++detailSeq;
     detail.hidden = false;
     detail.dataset.state = 'loading';
     detail.replaceChildren(el('p', {}, t.loading));
@@ -118,12 +119,12 @@ export function buildKeyBrowser(t, fmt) {
     try {
       d = await keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS });
     } catch (e) {
-      if (my !== seq) return;
+      if (my !== detailSeq) return;
       detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, e.message || String(e)));
       detail.dataset.state = 'error';
       return;
     }
-    if (my !== seq) return;
+    if (my !== detailSeq) return;
     const heading = el('h3', { tabindex: '-1', 'data-testid': 'kb-detail-key' }, key);
     const close = el('button', { type: 'button', class: 'kb-close', 'data-testid': 'kb-close', 'aria-label': t.kbClose, onclick: () => back() }, '×');
     const back = () => {

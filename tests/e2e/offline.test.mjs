@@ -27,6 +27,13 @@ async function staticServer() {
   const port = await freePort();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/widget.html') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><html lang="zh"><head><meta charset="utf-8">
+<script type="module" src="/www/bitlens-panel.js"></script></head>
+<body><bitlens-panel id="w" api="/none" cards="active" date="${DATE}" theme="dark"></bitlens-panel></body></html>`);
+      return;
+    }
     const rel = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
     const ok = /^(index\.html|(www|pkg)\/[\w.-]+)$/.test(rel);
     const file = ok && path.join(ROOT, rel);
@@ -126,8 +133,6 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     if (redis) await redis.proc.stop();
   });
 
-  /** Whether the wasm Engine of this build has a method (the contract's new ones land separately). */
-  const engineHas = (name) => page.evaluate(async (n) => typeof (await import('/pkg/bitlens.js')).Engine.prototype[n] === 'function', name);
   const value = async (id) => Number(await page.getAttribute(`[data-testid=${id}]`, 'data-value'));
 
   /** What the cards must show for DATE, from the redis-server holding the same data. */
@@ -181,10 +186,8 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.equal(lastV, lastM);
     assert.ok(await notice.isHidden());
     assert.match(await page.textContent('[data-testid=status]'), /dump\.rdb: \d+ keys/);
-    // With engine-client.js present, the file was decoded in a Web Worker.
-    if ((await fetch(`${web.url}/www/engine-client.js`)).ok) {
-      assert.match(await page.textContent('[data-testid=status]'), /Web Worker/);
-    }
+    // Decoded in a Web Worker (engine-client.js).
+    assert.match(await page.textContent('[data-testid=status]'), /Web Worker/);
 
     const want = expected();
     assert.ok(want['uv-day'] > 0 && want['active-30d'] > want['active-day'] && want['nearby-count'] > 0, JSON.stringify(want));
@@ -300,13 +303,9 @@ describe('offline panel: index.html from a static server, snapshot opened from a
       const enc = await page.textContent('[data-testid=kb-detail] [data-testid=kb-hll-encoding]');
       // Redis's own view of the encoding: PFDEBUG ENCODING.
       assert.equal(enc, cli('PFDEBUG', 'ENCODING', hll));
-      const regs = await page.locator('[data-testid=kb-registers-canvas]');
-      // The register histogram comes with the engine's keyDetail.
-      if (await engineHas('keyDetail')) {
-        // The histogram holds the 16384 registers of a p=14 HLL.
-        const values = JSON.parse(await regs.getAttribute('data-values'));
-        assert.equal(values.reduce((a, b) => a + b, 0), 16384);
-      }
+      // The register histogram holds the 16384 registers of a p=14 HLL.
+      const values = JSON.parse(await page.getAttribute('[data-testid=kb-registers-canvas]', 'data-values'));
+      assert.equal(values.reduce((a, b) => a + b, 0), 16384);
     }
     await page.screenshot({ path: artifact('offline-key-hll.png'), fullPage: true });
 
@@ -333,8 +332,8 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     const row = page.locator('[data-testid=kb-row][data-key="session:abc"]');
     await row.waitFor();
     assert.equal(await row.locator('td').first().textContent(), 'string');
-    // TTLs come with the engine's keyList (the fallback over KEYS/TYPE cannot read them).
-    if (await engineHas('keyList')) assert.match(await row.locator('td').nth(3).textContent(), /^\d[\d,]* s$/);
+    // A TTL of a day, in seconds.
+    assert.match(await row.locator('td').nth(3).textContent(), /^\d[\d,]* s$/);
     assert.equal(await page.locator('[data-testid=kb-row][data-key="queue:jobs"] td').first().textContent(), 'list');
 
     // Dark theme.
@@ -344,11 +343,7 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  test('DUMP files: each named by its key (corrected in the form), then the cards use them', async (t) => {
-    if (!(await engineHas('loadDump'))) {
-      t.skip('this wasm build has no Engine.loadDump yet');
-      return;
-    }
+  test('DUMP files: each named by its key (corrected in the form), then the cards use them', async () => {
     const bitmap = `stats:active:${DATE}`;
     const hll = `uv:page:index:${DATE}`;
     const files = [];
@@ -378,9 +373,31 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.deepEqual(await page.$$eval('[data-testid=kb-row]', (rows) => rows.map((r) => r.dataset.key)), [bitmap, hll]);
   });
 
+  test('<bitlens-panel>: el.snapshot = File decodes it in a worker, in the shadow root', async () => {
+    const p3 = await browser.newPage({ viewport: { width: 900, height: 700 } });
+    p3.on('pageerror', (e) => pageErrors.push(e.message));
+    await p3.goto(`${web.url}/widget.html`);
+    await p3.waitForSelector('#w >> [data-testid=panel][data-state=error]');
+    // The unreachable API is reported in the card (issue 8) and the file is offered.
+    assert.ok(await p3.locator('#w >> [data-testid=api-unreachable]').isVisible());
+    const keys = await p3.evaluate(async (b) => {
+      const el = document.getElementById('w');
+      const loaded = new Promise((r) => el.addEventListener('bitlens-loaded', (e) => r(e.detail), { once: true }));
+      el.snapshot = new File([new Uint8Array(b)], 'dump.rdb');
+      return (await loaded).keys;
+    }, [...readFileSync(rdbFile)]);
+    assert.equal(keys, num('DBSIZE'));
+    assert.equal(Number(await p3.getAttribute('#w >> [data-testid=active-day]', 'data-value')), num('BITCOUNT', `stats:active:${DATE}`));
+    assert.match(await p3.textContent('#w >> [data-testid=status]'), /Web Worker/);
+    assert.equal(await p3.textContent('#w >> #kb-title'), '键浏览器');
+    await p3.screenshot({ path: artifact('offline-widget-dark-zh.png'), fullPage: true });
+    await p3.close();
+  });
+
   test('bad URL parameters are named on the page, never NaN', async () => {
     const p2 = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    await p2.goto(`${web.url}/?date=2024-13-45&lon=abc&lat=31.2&radius=-2&lang=zh`);
+    // worker=false: the same panel with the engine on the page's thread.
+    await p2.goto(`${web.url}/?date=2024-13-45&lon=abc&lat=31.2&radius=-2&lang=zh&worker=false`);
     await p2.waitForSelector('[data-testid=panel][data-state=error]');
     for (const param of ['date', 'lon', 'radius']) {
       assert.match(await p2.textContent(`[data-testid=param-error-${param}]`), new RegExp(`参数 ${param}=`));
@@ -393,6 +410,7 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.equal(await p2.locator('[data-testid=nearby-count]').count(), 0);
     assert.equal(Number(await p2.getAttribute('[data-testid=active-day]', 'data-value')), num('BITCOUNT', `stats:active:${DATE}`));
     assert.doesNotMatch(await p2.textContent('[data-testid=panel]'), /NaN/);
+    assert.doesNotMatch(await p2.textContent('[data-testid=status]'), /Web Worker/);
     // The Engagement section speaks Chinese too.
     assert.equal(await p2.textContent('#eng-title'), '用户参与度');
     assert.equal(await p2.textContent('#kb-title'), '键浏览器');
