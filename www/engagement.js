@@ -57,7 +57,7 @@ function cliLine(argv) {
 function figure(id, title, height = H) {
   const canvas = el('canvas', { width: W, height, 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
   const note = el('p', { class: 'eng-note', 'data-testid': `eng-${id}-note` });
-  const details = el('details', { class: 'eng-numbers' });
+  const details = el('details', { class: 'eng-numbers', hidden: true });
   const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), canvas, note, details);
   return { fig, canvas, note, details };
 }

@@ -200,7 +200,11 @@ export class Panel {
     }, toolbar, this.paramBox, this.apiBox, this.dumpBox, cards);
     // The Engagement section (charts on canvases, www/engagement.js) under the cards.
     this.engagement = this.cards().includes('engagement') ? buildEngagementSection(t) : null;
-    if (this.engagement) this.frame.append(this.engagement.section);
+    if (this.engagement) {
+      // Shown once there is something to draw (render), not as empty canvases.
+      this.engagement.section.hidden = !this.loaded;
+      this.frame.append(this.engagement.section);
+    }
     // The key browser: over the opened file, or over the fetched snapshot.
     this.keyBrowser = buildKeyBrowser(t, this.fmt);
     this.frame.append(this.keyBrowser.section);
