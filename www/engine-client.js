@@ -339,12 +339,12 @@ class LocalEngine {
 
   async loadDump(key, bytes, opts = {}) {
     checkSignal(opts.signal);
-    return this._live().loadDump(key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs']));
+    return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs']));
   }
 
   async loadString(key, bytes, opts = {}) {
     checkSignal(opts.signal);
-    return this._live().loadString(key, toBytes(bytes, 'bytes'));
+    return this.call('loadString', key, toBytes(bytes, 'bytes'));
   }
 
   async call(method, ...args) {

@@ -45,6 +45,11 @@ async function compareInPage({ fixture, options }) {
     }
   };
   const out = { sync: [], client: [] };
+  /** sync[method](...args), failing as the client does for a method this build lacks. */
+  const syncCall = (method, ...args) => {
+    if (typeof sync[method] !== 'function') throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
+    return sync[method](...args);
+  };
 
   // Load: same count; the Uint8Array's buffer is transferred (detached here), not copied.
   const mine = bytes.slice();
@@ -82,11 +87,42 @@ async function compareInPage({ fixture, options }) {
     ['commandCli', ['ZRANGE', 'zset:small', '0', '-1']], ['pfcountEach', ['uv:page:index:20240501', 'str:short']],
     ['pfcountEach', ['uv:page:index:20240501', 'uv:page:index:20240502']], ['dbsize'],
     ['geosearch', 'shop:geo:cafe', 116.4, 39.9, 100, 'km', 5], ['exportRoaring', 'stats:active:20240501'],
-    ['keys', 'str:*'], ['noSuchMethod']];
+    ['keys', 'str:*'], ['keyList', '*', 5], ['keyList', 'uv:*', 100], ['keyDetail', 'uv:page:index:20240502'],
+    ['keyDetail', 'stats:active:20240501', { buckets: 16 }], ['keyDetail', 'shop:geo:cafe', { maxPoints: 3 }],
+    ['keyDetail', 'hash:small'], ['keyDetail', 'missing'], ['noSuchMethod']];
   for (const [method, ...args] of calls) {
-    out.sync.push([method, typeof sync[method] === 'function' ? syncRun(() => sync[method](...args)) : { err: `bitlens Engine: no such method ${JSON.stringify(method)}`, isError: true }]);
+    out.sync.push([method, syncRun(() => syncCall(method, ...args))]);
     out.client.push([method, await asyncRun(() => eng.call(method, ...args))]);
   }
+
+  // The client's keyList / keyDetail shortcuts are call('keyList' / 'keyDetail').
+  out.shortcuts = [await asyncRun(() => eng.keyList('uv:*', 100)), await asyncRun(() => eng.keyDetail('uv:page:index:20240502'))];
+  out.viaCall = [await asyncRun(() => eng.call('keyList', 'uv:*', 100)), await asyncRun(() => eng.call('keyDetail', 'uv:page:index:20240502'))];
+
+  // DUMP payloads (recorded from Redis) and raw GET bytes, through the client and the sync Engine.
+  const fromHex = (h) => new Uint8Array(h.match(/../g).map((x) => parseInt(x, 16)));
+  const recorded = (await (await fetch(fixture.replace(/\.rdb$/, '.json'))).json()).keys.filter((k) => k.dump_hex).slice(0, 4);
+  out.dumps = { sync: [], client: [] };
+  for (const [i, k] of recorded.entries()) {
+    const key = `restored:${i}`;
+    out.dumps.sync.push(syncRun(() => syncCall('loadDump', key, fromHex(k.dump_hex), { ttlMs: 60000 })));
+    out.dumps.client.push(await asyncRun(() => eng.loadDump(key, fromHex(k.dump_hex), { ttlMs: 60000 })));
+    for (const argv of [['TYPE', key], ['OBJECT', 'ENCODING', key]]) {
+      out.dumps.sync.push(syncRun(() => sync.command(argv)));
+      out.dumps.client.push(await asyncRun(() => eng.command(argv)));
+    }
+    // The TTL (ttlMs) as keyList reports it: set, at most the 60 s given.
+    const ttl = (list) => list.keys.length === 1 && list.keys[0].ttlMs > 0 && list.keys[0].ttlMs <= 60000;
+    out.dumps.sync.push(syncRun(() => ttl(syncCall('keyList', key, 1))));
+    out.dumps.client.push(await asyncRun(async () => ttl(await eng.keyList(key, 1))));
+  }
+  out.dumps.types = recorded.map((k) => k.type);
+  out.dumps.sync.push(syncRun(() => syncCall('loadDump', 'bad', fromHex(recorded[0].dump_hex).slice(0, 5))));
+  out.dumps.client.push(await asyncRun(() => eng.loadDump('bad', fromHex(recorded[0].dump_hex).slice(0, 5))));
+  const raw = new Uint8Array([0xff, 0, 0x81]);
+  out.dumps.sync.push(syncRun(() => syncCall('loadString', 'raw', raw.slice())), syncRun(() => sync.command(['BITCOUNT', 'raw'])));
+  out.dumps.client.push(await asyncRun(() => eng.loadString('raw', raw.slice())), await asyncRun(() => eng.command(['BITCOUNT', 'raw'])));
+  out.hasDump = typeof sync.loadDump === 'function';
 
   // Other sources and db selection.
   out.dbSync = sync.loadRdb(bytes.slice(), 5);
@@ -115,7 +151,7 @@ async function compareInPage({ fixture, options }) {
   out.syncPf = sync.loadRdb(bytes.slice()) && sync.command(['PFCOUNT', 'uv:page:index:20240501']);
   // With progress reports (engines that have them): abort from inside the load's first
   // progress callback, while the worker is still busy with it.
-  if (typeof mod.Engine.prototype.loadRdbBlob === 'function') {
+  if (mod.Engine.prototype.loadRdb.length >= 3) {
     const ac2 = new AbortController();
     const inFlight = eng.loadRdb(bytes.slice(), { signal: ac2.signal, onProgress: () => ac2.abort() });
     out.abortInFlight = await inFlight.then(() => 'resolved', (e) => e.name);
@@ -129,7 +165,7 @@ async function compareInPage({ fixture, options }) {
   eng.terminate();
   out.afterTerminate = await asyncRun(() => eng.command(['DBSIZE']));
   out.worker = eng.worker;
-  out.newApi = typeof mod.Engine.prototype.loadRdbBlob === 'function';
+  out.newApi = mod.Engine.prototype.loadRdb.length >= 3;
   return out;
 }
 
@@ -183,6 +219,18 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
         assert.ok(out.progress.length >= 1);
         assert.deepEqual(out.progress.at(-1), [out.total, out.total]);
         for (let i = 1; i < out.progress.length; i++) assert.ok(out.progress[i][0] >= out.progress[i - 1][0]);
+      }
+      // keyList / keyDetail shortcuts, DUMP payloads and raw strings as in the sync Engine.
+      assert.deepEqual(out.shortcuts, out.viaCall);
+      assert.deepEqual(out.dumps.client, out.dumps.sync);
+      if (out.hasDump) {
+        assert.deepEqual(out.shortcuts[0].ok.keys.map((k) => k.key), ['uv:page:index:20240501', 'uv:page:index:20240502']);
+        assert.equal(out.shortcuts[1].ok.kind, 'hll');
+        const types = out.dumps.client.filter((r, i) => i % 4 === 1).slice(0, out.dumps.types.length).map((r) => r.ok);
+        assert.deepEqual(types, out.dumps.types, 'TYPE of each restored DUMP payload, as Redis recorded');
+        assert.ok(out.dumps.client.filter((r, i) => i % 4 === 3).slice(0, out.dumps.types.length).every((r) => r.ok === true), 'ttlMs gives a PTTL');
+        assert.equal(out.dumps.client.at(-3).isError, true, 'a truncated DUMP payload is an error');
+        assert.deepEqual(out.dumps.client.at(-1), { ok: 10 });
       }
       assert.equal(out.dbClient, out.dbSync);
       assert.equal(out.dbSync, 2);
