@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, launchBrowser } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
@@ -260,6 +260,39 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
       assert.deepEqual(pageErrors, []);
     });
   }
+
+  test('engine-client.js loaded from another origin (a CDN) still runs its worker', async () => {
+    // The modules and the wasm come from a second server with CORS; a worker script must be
+    // same-origin, so the client falls back to a same-origin blob worker importing it.
+    const cdn = await staticServer(ROOT, {}, { cors: true });
+    const p = await browser.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await p.goto(server.url + '/');
+      const out = await p.evaluate(async ({ cdnUrl, fixture }) => {
+        const { createEngine } = await import(`${cdnUrl}/www/engine-client.js`);
+        const eng = await createEngine();
+        const bytes = new Uint8Array(await (await fetch(fixture)).arrayBuffer());
+        const n = await eng.loadRdb(new Blob([bytes]));
+        const r = [eng.worker, n, await eng.command(['TYPE', 'uv:page:index:20240501']), await eng.command(['BITCOUNT', 'stats:active:20240501'])];
+        eng.terminate();
+        return r;
+      }, { cdnUrl: cdn.url, fixture: '/' + FIXTURE });
+      assert.deepEqual(out.slice(0, 3), [true, 26, 'string']);
+      // BITCOUNT = popcount of the bytes Redis recorded for the key.
+      const rec = JSON.parse(readFileSync(path.join(ROOT, FIXTURE.replace(/\.rdb$/, '.json')), 'utf8'))
+        .keys.find((k) => Buffer.from(k.key_hex, 'hex').toString() === 'stats:active:20240501');
+      const popcount = [...Buffer.from(rec.value_hex, 'hex')].reduce((a, b) => a + b.toString(2).replaceAll('0', '').length, 0);
+      assert.ok(popcount > 0);
+      assert.equal(out[3], popcount);
+      assert.ok(cdn.requests.includes('/www/engine-worker.js') && cdn.requests.includes('/pkg/bitlens_bg.wasm'), cdn.requests.join(' '));
+      assert.deepEqual(errors, []);
+    } finally {
+      await p.close();
+      await cdn.close();
+    }
+  });
 
   test('a wrong wasmUrl rejects createEngine with a clear error', async () => {
     for (const worker of [true, false]) {
