@@ -215,7 +215,16 @@ class WorkerEngine {
     try {
       this._w.postMessage(msg, transfer);
     } catch (e) {
-      fail(e);
+      if (!(transfer.length && e && e.name === 'DataCloneError')) {
+        fail(e);
+        return;
+      }
+      // A buffer that cannot be detached (wasm memory, for one): send a copy instead.
+      try {
+        this._w.postMessage(msg);
+      } catch (e2) {
+        fail(e2);
+      }
     }
   }
 
