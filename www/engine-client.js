@@ -215,11 +215,12 @@ class WorkerEngine {
     try {
       this._w.postMessage(msg, transfer);
     } catch (e) {
-      if (!(transfer.length && e && e.name === 'DataCloneError')) {
+      if (!transfer.length) {
         fail(e);
         return;
       }
-      // A buffer that cannot be detached (wasm memory, for one): send a copy instead.
+      // A buffer that cannot be detached (wasm memory, for one): send a copy instead (a message
+      // that cannot be cloned at all fails again, with the browser's error).
       try {
         this._w.postMessage(msg);
       } catch (e2) {

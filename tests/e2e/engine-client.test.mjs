@@ -19,7 +19,7 @@ const FIXTURE = 'tests/data/fixtures/redis-7.0.15-default.rdb';
 async function compareInPage({ fixture, options }) {
   const { createEngine } = await import('/www/engine-client.js');
   const mod = await import('/pkg/bitlens.js');
-  await mod.default();
+  const wasm = await mod.default();
   const bytes = new Uint8Array(await (await fetch(fixture)).arrayBuffer());
   const sync = new mod.Engine();
   const eng = await createEngine(options);
@@ -123,6 +123,9 @@ async function compareInPage({ fixture, options }) {
   out.dumps.sync.push(syncRun(() => syncCall('loadString', 'raw', raw.slice())), syncRun(() => sync.command(['BITCOUNT', 'raw'])));
   out.dumps.client.push(await asyncRun(() => eng.loadString('raw', raw.slice())), await asyncRun(() => eng.command(['BITCOUNT', 'raw'])));
   out.hasDump = typeof sync.loadDump === 'function';
+  // Bytes in a buffer that cannot be transferred (a view of wasm memory) are copied instead.
+  const view = new Uint8Array(wasm.memory.buffer, 0, 16);
+  out.memView = [await asyncRun(() => eng.loadString('mem', view)), await asyncRun(() => eng.command(['STRLEN', 'mem'])), view.byteLength];
 
   // Other sources and db selection.
   out.dbSync = sync.loadRdb(bytes.slice(), 5);
@@ -231,6 +234,8 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
         assert.ok(out.dumps.client.filter((r, i) => i % 4 === 3).slice(0, out.dumps.types.length).every((r) => r.ok === true), 'ttlMs gives a PTTL');
         assert.equal(out.dumps.client.at(-3).isError, true, 'a truncated DUMP payload is an error');
         assert.deepEqual(out.dumps.client.at(-1), { ok: 10 });
+        assert.equal(out.memView[0].err, undefined);
+        assert.deepEqual(out.memView.slice(1), [{ ok: 16 }, 16]);
       }
       assert.equal(out.dbClient, out.dbSync);
       assert.equal(out.dbSync, 2);
