@@ -34,6 +34,8 @@ export interface BitlensPanelSettings {
   lang: string;
   /** `light` or `dark`; empty = follow `prefers-color-scheme`. */
   theme: string;
+  /** Bearer token for `bitlens serve --token` (sent as `Authorization: Bearer …`). */
+  token: string;
   /** `false` decodes opened files on the page's thread instead of in a Web Worker. */
   worker: string;
 }
@@ -75,6 +77,7 @@ export declare class BitlensPanel extends HTMLElement implements BitlensPanelSet
   cards: string;
   lang: string;
   theme: string;
+  token: string;
   worker: string;
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;

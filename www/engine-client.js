@@ -215,7 +215,17 @@ class WorkerEngine {
     try {
       this._w.postMessage(msg, transfer);
     } catch (e) {
-      fail(e);
+      if (!transfer.length) {
+        fail(e);
+        return;
+      }
+      // A buffer that cannot be detached (wasm memory, for one): send a copy instead (a message
+      // that cannot be cloned at all fails again, with the browser's error).
+      try {
+        this._w.postMessage(msg);
+      } catch (e2) {
+        fail(e2);
+      }
     }
   }
 
@@ -339,12 +349,12 @@ class LocalEngine {
 
   async loadDump(key, bytes, opts = {}) {
     checkSignal(opts.signal);
-    return this._live().loadDump(key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs']));
+    return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs']));
   }
 
   async loadString(key, bytes, opts = {}) {
     checkSignal(opts.signal);
-    return this._live().loadString(key, toBytes(bytes, 'bytes'));
+    return this.call('loadString', key, toBytes(bytes, 'bytes'));
   }
 
   async call(method, ...args) {

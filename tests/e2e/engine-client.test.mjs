@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, launchBrowser } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
@@ -19,7 +19,7 @@ const FIXTURE = 'tests/data/fixtures/redis-7.0.15-default.rdb';
 async function compareInPage({ fixture, options }) {
   const { createEngine } = await import('/www/engine-client.js');
   const mod = await import('/pkg/bitlens.js');
-  await mod.default();
+  const wasm = await mod.default();
   const bytes = new Uint8Array(await (await fetch(fixture)).arrayBuffer());
   const sync = new mod.Engine();
   const eng = await createEngine(options);
@@ -45,6 +45,11 @@ async function compareInPage({ fixture, options }) {
     }
   };
   const out = { sync: [], client: [] };
+  /** sync[method](...args), failing as the client does for a method this build lacks. */
+  const syncCall = (method, ...args) => {
+    if (typeof sync[method] !== 'function') throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
+    return sync[method](...args);
+  };
 
   // Load: same count; the Uint8Array's buffer is transferred (detached here), not copied.
   const mine = bytes.slice();
@@ -82,11 +87,45 @@ async function compareInPage({ fixture, options }) {
     ['commandCli', ['ZRANGE', 'zset:small', '0', '-1']], ['pfcountEach', ['uv:page:index:20240501', 'str:short']],
     ['pfcountEach', ['uv:page:index:20240501', 'uv:page:index:20240502']], ['dbsize'],
     ['geosearch', 'shop:geo:cafe', 116.4, 39.9, 100, 'km', 5], ['exportRoaring', 'stats:active:20240501'],
-    ['keys', 'str:*'], ['noSuchMethod']];
+    ['keys', 'str:*'], ['keyList', '*', 5], ['keyList', 'uv:*', 100], ['keyDetail', 'uv:page:index:20240502'],
+    ['keyDetail', 'stats:active:20240501', { buckets: 16 }], ['keyDetail', 'shop:geo:cafe', { maxPoints: 3 }],
+    ['keyDetail', 'hash:small'], ['keyDetail', 'missing'], ['noSuchMethod']];
   for (const [method, ...args] of calls) {
-    out.sync.push([method, typeof sync[method] === 'function' ? syncRun(() => sync[method](...args)) : { err: `bitlens Engine: no such method ${JSON.stringify(method)}`, isError: true }]);
+    out.sync.push([method, syncRun(() => syncCall(method, ...args))]);
     out.client.push([method, await asyncRun(() => eng.call(method, ...args))]);
   }
+
+  // The client's keyList / keyDetail shortcuts are call('keyList' / 'keyDetail').
+  out.shortcuts = [await asyncRun(() => eng.keyList('uv:*', 100)), await asyncRun(() => eng.keyDetail('uv:page:index:20240502'))];
+  out.viaCall = [await asyncRun(() => eng.call('keyList', 'uv:*', 100)), await asyncRun(() => eng.call('keyDetail', 'uv:page:index:20240502'))];
+
+  // DUMP payloads (recorded from Redis) and raw GET bytes, through the client and the sync Engine.
+  const fromHex = (h) => new Uint8Array(h.match(/../g).map((x) => parseInt(x, 16)));
+  const recorded = (await (await fetch(fixture.replace(/\.rdb$/, '.json'))).json()).keys.filter((k) => k.dump_hex).slice(0, 4);
+  out.dumps = { sync: [], client: [] };
+  for (const [i, k] of recorded.entries()) {
+    const key = `restored:${i}`;
+    out.dumps.sync.push(syncRun(() => syncCall('loadDump', key, fromHex(k.dump_hex), { ttlMs: 60000 })));
+    out.dumps.client.push(await asyncRun(() => eng.loadDump(key, fromHex(k.dump_hex), { ttlMs: 60000 })));
+    for (const argv of [['TYPE', key], ['OBJECT', 'ENCODING', key]]) {
+      out.dumps.sync.push(syncRun(() => sync.command(argv)));
+      out.dumps.client.push(await asyncRun(() => eng.command(argv)));
+    }
+    // The TTL (ttlMs) as keyList reports it: set, at most the 60 s given.
+    const ttl = (list) => list.keys.length === 1 && list.keys[0].ttlMs > 0 && list.keys[0].ttlMs <= 60000;
+    out.dumps.sync.push(syncRun(() => ttl(syncCall('keyList', key, 1))));
+    out.dumps.client.push(await asyncRun(async () => ttl(await eng.keyList(key, 1))));
+  }
+  out.dumps.types = recorded.map((k) => k.type);
+  out.dumps.sync.push(syncRun(() => syncCall('loadDump', 'bad', fromHex(recorded[0].dump_hex).slice(0, 5))));
+  out.dumps.client.push(await asyncRun(() => eng.loadDump('bad', fromHex(recorded[0].dump_hex).slice(0, 5))));
+  const raw = new Uint8Array([0xff, 0, 0x81]);
+  out.dumps.sync.push(syncRun(() => syncCall('loadString', 'raw', raw.slice())), syncRun(() => sync.command(['BITCOUNT', 'raw'])));
+  out.dumps.client.push(await asyncRun(() => eng.loadString('raw', raw.slice())), await asyncRun(() => eng.command(['BITCOUNT', 'raw'])));
+  out.hasDump = typeof sync.loadDump === 'function';
+  // Bytes in a buffer that cannot be transferred (a view of wasm memory) are copied instead.
+  const view = new Uint8Array(wasm.memory.buffer, 0, 16);
+  out.memView = [await asyncRun(() => eng.loadString('mem', view)), await asyncRun(() => eng.command(['STRLEN', 'mem'])), view.byteLength];
 
   // Other sources and db selection.
   out.dbSync = sync.loadRdb(bytes.slice(), 5);
@@ -115,7 +154,7 @@ async function compareInPage({ fixture, options }) {
   out.syncPf = sync.loadRdb(bytes.slice()) && sync.command(['PFCOUNT', 'uv:page:index:20240501']);
   // With progress reports (engines that have them): abort from inside the load's first
   // progress callback, while the worker is still busy with it.
-  if (typeof mod.Engine.prototype.loadRdbBlob === 'function') {
+  if (mod.Engine.prototype.loadRdb.length >= 3) {
     const ac2 = new AbortController();
     const inFlight = eng.loadRdb(bytes.slice(), { signal: ac2.signal, onProgress: () => ac2.abort() });
     out.abortInFlight = await inFlight.then(() => 'resolved', (e) => e.name);
@@ -129,7 +168,7 @@ async function compareInPage({ fixture, options }) {
   eng.terminate();
   out.afterTerminate = await asyncRun(() => eng.command(['DBSIZE']));
   out.worker = eng.worker;
-  out.newApi = typeof mod.Engine.prototype.loadRdbBlob === 'function';
+  out.newApi = mod.Engine.prototype.loadRdb.length >= 3;
   return out;
 }
 
@@ -184,6 +223,20 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
         assert.deepEqual(out.progress.at(-1), [out.total, out.total]);
         for (let i = 1; i < out.progress.length; i++) assert.ok(out.progress[i][0] >= out.progress[i - 1][0]);
       }
+      // keyList / keyDetail shortcuts, DUMP payloads and raw strings as in the sync Engine.
+      assert.deepEqual(out.shortcuts, out.viaCall);
+      assert.deepEqual(out.dumps.client, out.dumps.sync);
+      if (out.hasDump) {
+        assert.deepEqual(out.shortcuts[0].ok.keys.map((k) => k.key), ['uv:page:index:20240501', 'uv:page:index:20240502']);
+        assert.equal(out.shortcuts[1].ok.kind, 'hll');
+        const types = out.dumps.client.filter((r, i) => i % 4 === 1).slice(0, out.dumps.types.length).map((r) => r.ok);
+        assert.deepEqual(types, out.dumps.types, 'TYPE of each restored DUMP payload, as Redis recorded');
+        assert.ok(out.dumps.client.filter((r, i) => i % 4 === 3).slice(0, out.dumps.types.length).every((r) => r.ok === true), 'ttlMs gives a PTTL');
+        assert.equal(out.dumps.client.at(-3).isError, true, 'a truncated DUMP payload is an error');
+        assert.deepEqual(out.dumps.client.at(-1), { ok: 10 });
+        assert.equal(out.memView[0].err, undefined);
+        assert.deepEqual(out.memView.slice(1), [{ ok: 16 }, 16]);
+      }
       assert.equal(out.dbClient, out.dbSync);
       assert.equal(out.dbSync, 2);
       assert.deepEqual(out.db5Keys, ['db5:bitmap', 'db5:list']);
@@ -212,6 +265,39 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
       assert.deepEqual(pageErrors, []);
     });
   }
+
+  test('engine-client.js loaded from another origin (a CDN) still runs its worker', async () => {
+    // The modules and the wasm come from a second server with CORS; a worker script must be
+    // same-origin, so the client falls back to a same-origin blob worker importing it.
+    const cdn = await staticServer(ROOT, {}, { cors: true });
+    const p = await browser.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await p.goto(server.url + '/');
+      const out = await p.evaluate(async ({ cdnUrl, fixture }) => {
+        const { createEngine } = await import(`${cdnUrl}/www/engine-client.js`);
+        const eng = await createEngine();
+        const bytes = new Uint8Array(await (await fetch(fixture)).arrayBuffer());
+        const n = await eng.loadRdb(new Blob([bytes]));
+        const r = [eng.worker, n, await eng.command(['TYPE', 'uv:page:index:20240501']), await eng.command(['BITCOUNT', 'stats:active:20240501'])];
+        eng.terminate();
+        return r;
+      }, { cdnUrl: cdn.url, fixture: '/' + FIXTURE });
+      assert.deepEqual(out.slice(0, 3), [true, 26, 'string']);
+      // BITCOUNT = popcount of the bytes Redis recorded for the key.
+      const rec = JSON.parse(readFileSync(path.join(ROOT, FIXTURE.replace(/\.rdb$/, '.json')), 'utf8'))
+        .keys.find((k) => Buffer.from(k.key_hex, 'hex').toString() === 'stats:active:20240501');
+      const popcount = [...Buffer.from(rec.value_hex, 'hex')].reduce((a, b) => a + b.toString(2).replaceAll('0', '').length, 0);
+      assert.ok(popcount > 0);
+      assert.equal(out[3], popcount);
+      assert.ok(cdn.requests.includes('/www/engine-worker.js') && cdn.requests.includes('/pkg/bitlens_bg.wasm'), cdn.requests.join(' '));
+      assert.deepEqual(errors, []);
+    } finally {
+      await p.close();
+      await cdn.close();
+    }
+  });
 
   test('a wrong wasmUrl rejects createEngine with a clear error', async () => {
     for (const worker of [true, false]) {

@@ -78,6 +78,12 @@ async function main() {
   out.aborted = await aborted;
   out.afterAbort = await eng.command(['DBSIZE']);
   eng.terminate();
+  // An explicit wasmUrl, relative to the page, in both modes.
+  for (const worker of [true, false]) {
+    const e2 = await createEngine({ worker, wasmUrl: './node_modules/bitlens/pkg/bitlens_bg.wasm' });
+    out['explicit' + worker] = [e2.worker, await e2.loadRdb(bytes.slice(), { db: 5 }), await e2.call('keys', '*')];
+    e2.terminate();
+  }
 
   // The widget, handed the snapshot bytes directly (no API).
   const el = document.createElement('bitlens-panel');
@@ -275,6 +281,8 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     assert.match(out.badFile.err, /offset \d+/);
     assert.equal(out.aborted.name, 'AbortError');
     assert.equal(out.afterAbort, 0);
+    assert.deepEqual(out.explicittrue, [true, 2, ['db5:bitmap', 'db5:list']]);
+    assert.deepEqual(out.explicitfalse, [false, 2, ['db5:bitmap', 'db5:list']]);
 
     // The widget shows BITCOUNT of the day's bitmap (popcount of the bytes Redis recorded).
     const active = db0.find((k) => dec(k.key_hex) === 'stats:active:20240502');

@@ -19,14 +19,16 @@ const TYPES = {
 /**
  * Serves `root` (paths outside it are refused) and `pages`; resolves with
  * `{ port, url, requests, close() }` once listening. `requests` lists the paths asked for.
+ * `cors: true` adds `Access-Control-Allow-Origin: *` (files loadable from other origins).
  */
-export async function staticServer(root, pages = {}) {
+export async function staticServer(root, pages = {}, { cors = false } = {}) {
   const port = await freePort();
   const requests = [];
   const rootAbs = path.resolve(root);
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     requests.push(url.pathname);
+    if (cors) res.setHeader('access-control-allow-origin', '*');
     if (Object.hasOwn(pages, url.pathname)) {
       res.writeHead(200, { 'content-type': TYPES['.html'] });
       res.end(pages[url.pathname]);
