@@ -159,7 +159,7 @@ fn run_load(downloads: usize, keys: usize, len: usize, limit: Duration, rss_boun
 /// memory bound is as strict: 256 MiB could not hold even a third of the 100 files at once.
 #[test]
 fn bounded_concurrent_downloads() {
-    run_load(100, 64, 128 * 1024, Duration::from_secs(170), 256);
+    run_load(100, 64, 128 * 1024, Duration::from_secs(300), 256);
 }
 
 #[test]
