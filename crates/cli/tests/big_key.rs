@@ -12,17 +12,9 @@ use common::*;
 /// Size of the big key: 96 MiB of incompressible bytes.
 const BIG: usize = 96 << 20;
 
-/// Piece `i` (1 MiB) of the big value (xorshift64 bytes).
+/// Piece `i` (1 MiB) of the big value.
 fn piece(i: usize) -> Vec<u8> {
-    let mut x = 0x2545_f491_4f6c_dd1du64 ^ (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut v = Vec::with_capacity(1 << 20);
-    while v.len() < 1 << 20 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v
+    noise(1000 + i as u64, 1 << 20)
 }
 
 #[test]

@@ -669,14 +669,33 @@ fn rediss_url_uses_tls_verified_against_the_given_ca() {
         "no",
     ]);
     fill(&source, 20);
+    // 48 MiB: its DUMP streams over the exporter's own TLS connection, never held whole.
+    const BIG: usize = 48 << 20;
+    let mut c = source.connection();
+    for i in 0..BIG >> 20 {
+        let _: i64 = redis::cmd("APPEND")
+            .arg("big")
+            .arg(noise(i as u64, 1 << 20))
+            .query(&mut c)
+            .unwrap();
+    }
     let url = format!("rediss://127.0.0.1:{tls_port}/");
     let served = Served::start(&["--redis", &url, "--redis-ca", &p("ca.crt")]);
     let resp = served.get("/api/snapshot");
     assert!(resp.complete, "{}", served.stderr());
+    let peak = vm_hwm_kib(served.pid());
+    assert!(
+        peak * 1024 < BIG as u64 / 2,
+        "exporter peak RSS {peak} KiB for a {BIG}-byte key over TLS"
+    );
     let file = dir.path().join("snap.rdb");
     std::fs::write(&file, &resp.body).unwrap();
     let copy = LoadedRedis::start(&file);
     assert_eq!(all_keys(&source), all_keys(&copy.server));
+    assert_eq!(
+        dump(&mut c, "big"),
+        dump(&mut copy.server.connection(), "big")
+    );
     assert_eq!(served.get("/api/info").json()["redis"], url);
 
     // Without the CA the server's certificate is not trusted: start-up fails clearly.

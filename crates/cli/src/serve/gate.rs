@@ -11,11 +11,12 @@
 //! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`
 //! (add `+cluster|slots +readonly` on a cluster).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use redis::{Cmd, Pipeline, RedisError, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
 /// Commands (upper case, with the subcommand for container commands) that may be sent.
@@ -130,32 +131,82 @@ impl ReadOnlyRedis {
 /// Longest wait for one read or write on a [`RawRedis`] connection.
 const RAW_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// A plain-TCP RESP2 connection for streaming big DUMP replies (see [`RawRedis::dump`]);
-/// every command is checked against the allow-list like [`ReadOnlyRedis`]'s.
+/// A byte stream to Redis: TCP, or TLS over TCP.
+trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
+
+/// The TLS settings of a `rediss://` connection: the server's certificate is verified against
+/// the CA in `ca_pem` (PEM) when given, else against the system's trusted roots.
+pub fn tls_config(ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientConfig>, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    match ca_pem {
+        Some(pem) => {
+            for cert in rustls_pemfile::certs(&mut &pem[..]) {
+                let cert = cert.map_err(|e| format!("CA file: {e}"))?;
+                roots.add(cert).map_err(|e| format!("CA file: {e}"))?;
+            }
+        }
+        None => {
+            for cert in rustls_native_certs::load_native_certs().unwrap_or_default() {
+                let _ = roots.add(cert);
+            }
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(config))
+}
+
+/// A RESP2 connection (plain TCP or TLS) for streaming big DUMP replies (see
+/// [`RawRedis::dump`]); every command is checked against the allow-list like
+/// [`ReadOnlyRedis`]'s.
 pub struct RawRedis {
-    io: BufReader<TcpStream>,
+    io: BufReader<Box<dyn Stream>>,
     /// Bytes of the current DUMP bulk reply not read yet.
     left: u64,
 }
 
 impl RawRedis {
-    /// Connects to `host:port` (5 s timeout), then sends AUTH (with the user name when given),
-    /// SELECT `db` when not 0, and READONLY when `readonly` (cluster replica reads).
+    /// Connects to `host:port` (5 s timeout; over TLS with `tls`, the certificate checked for
+    /// `host`), then sends AUTH (with the user name when given), SELECT `db` when not 0, and
+    /// READONLY when `readonly` (cluster replica reads).
     pub async fn connect(
         host: &str,
         port: u16,
+        tls: Option<Arc<rustls::ClientConfig>>,
         user: Option<&str>,
         password: Option<&str>,
         db: i64,
         readonly: bool,
     ) -> Result<RawRedis, String> {
-        let tcp = tokio::time::timeout(Duration::from_secs(5), TcpStream::connect((host, port)))
+        let connect = async {
+            let tcp = TcpStream::connect((host, port))
+                .await
+                .map_err(|e| format!("{host}:{port}: {e}"))?;
+            let _ = tcp.set_nodelay(true);
+            let stream: Box<dyn Stream> = match tls {
+                Some(config) => {
+                    let name = rustls::pki_types::ServerName::try_from(host.to_string())
+                        .map_err(|e| format!("{host}: {e}"))?;
+                    let tls = tokio_rustls::TlsConnector::from(config)
+                        .connect(name, tcp)
+                        .await
+                        .map_err(|e| format!("TLS to {host}:{port}: {e}"))?;
+                    Box::new(tls)
+                }
+                None => Box::new(tcp),
+            };
+            Ok::<_, String>(stream)
+        };
+        let stream = tokio::time::timeout(Duration::from_secs(5), connect)
             .await
-            .map_err(|_| format!("connection to {host}:{port} timed out"))?
-            .map_err(|e| format!("{host}:{port}: {e}"))?;
-        let _ = tcp.set_nodelay(true);
+            .map_err(|_| format!("connection to {host}:{port} timed out"))??;
         let mut raw = RawRedis {
-            io: BufReader::with_capacity(64 * 1024, tcp),
+            io: BufReader::with_capacity(64 * 1024, stream),
             left: 0,
         };
         if let Some(pw) = password {

@@ -473,6 +473,9 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
             header::CONTENT_DISPOSITION,
             "attachment; filename=\"snapshot.rdb\"",
         )
+        // Live key data is never stored by browsers. (Chromium's DevTools report a `no-store`
+        // response read through a ReadableStream, as the panel does, as `net::ERR_ABORTED` even
+        // though every byte and the final chunk arrive; the fetch itself succeeds.)
         .header(header::CACHE_CONTROL, "no-store")
         .body(streamed_body(Some(first), rx))
         .unwrap_or_else(|_| api_error(StatusCode::INTERNAL_SERVER_ERROR, "response"))

@@ -6,10 +6,12 @@
 //! ([`RawRedis`]) and copied through (type byte, then the value bytes; the payload's own
 //! version + CRC-64 trailer is checked as it streams and left out). Memory per request is
 //! thus bounded by one sub-batch of values plus a few pieces in the channel, whatever the
-//! key sizes. (Over TLS, `rediss://`, big keys go through the pipelined path, held whole.)
+//! key sizes. (Only with `rediss://…#insecure` or a Unix socket do big keys go through the
+//! pipelined path, held whole.)
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
@@ -52,19 +54,30 @@ struct Node {
     info: redis::ConnectionInfo,
     /// A cluster replica (READONLY needed on every connection).
     readonly: bool,
+    /// TLS settings for `rediss://` (verified, not `#insecure`).
+    tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl Node {
-    /// A plain RESP connection to this node for streaming big DUMPs; `None` over TLS.
+    /// A connection of our own to this node for streaming big DUMPs; `None` over a Unix
+    /// socket or `rediss://…#insecure` (big keys then go through the pipelined path).
     async fn raw(&self) -> Option<Result<RawRedis, String>> {
-        let redis::ConnectionAddr::Tcp(host, port) = &self.info.addr else {
-            return None;
+        let (host, port, tls) = match &self.info.addr {
+            redis::ConnectionAddr::Tcp(host, port) => (host, port, None),
+            redis::ConnectionAddr::TcpTls {
+                host,
+                port,
+                insecure: false,
+                ..
+            } => (host, port, Some(self.tls.clone()?)),
+            _ => return None,
         };
         let r = &self.info.redis;
         Some(
             RawRedis::connect(
                 host,
                 *port,
+                tls,
                 r.username.as_deref(),
                 r.password.as_deref(),
                 r.db,
@@ -305,6 +318,10 @@ impl RedisSource {
             ),
             None => None,
         };
+        let tls = match &info.addr {
+            redis::ConnectionAddr::TcpTls { .. } => Some(super::gate::tls_config(pem.as_deref())?),
+            _ => None,
+        };
         let mut seed = open_node(info.clone(), pem.as_deref()).await?;
         let ci = seed
             .query(&[b"INFO".to_vec(), b"cluster".to_vec()])
@@ -320,6 +337,7 @@ impl RedisSource {
                 addr: addr_text(&info.addr),
                 info: info.clone(),
                 readonly: false,
+                tls: tls.clone(),
             });
         } else {
             let slots = seed
@@ -354,6 +372,7 @@ impl RedisSource {
                     addr: format!("{host}:{port}"),
                     info: node_info,
                     readonly: read_replicas,
+                    tls: tls.clone(),
                 });
             }
             if nodes.is_empty() {
