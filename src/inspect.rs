@@ -176,7 +176,7 @@ pub fn key_pattern(key: &[u8]) -> Vec<u8> {
 /// The position of a GEO score (degrees), when the score is an integer in [0, 2^54) (GEOADD
 /// at longitude 180 or latitude ±85.05112878 carries into bits 52..53; Redis decodes those
 /// too, clamping the position).
-fn geo_position(score: f64) -> Option<(f64, f64)> {
+pub(crate) fn geo_position(score: f64) -> Option<(f64, f64)> {
     if !(0.0..18014398509481984.0).contains(&score) || score.fract() != 0.0 {
         return None;
     }
@@ -204,7 +204,7 @@ struct Acc {
 
 /// Sets whose scores all stay below this are not reported as GEO: they would all lie within
 /// about 6 degrees of (-180, -85), which is far likelier to be a counter-scored set.
-const GEO_MIN_MAX_SCORE: f64 = (1u64 << 40) as f64;
+pub(crate) const GEO_MIN_MAX_SCORE: f64 = (1u64 << 40) as f64;
 
 /// Builds the report of an RDB file. Only keys selected by `opts.patterns` are counted.
 /// Errors as [`crate::rdb::load_rdb`].

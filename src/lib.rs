@@ -6,7 +6,7 @@
 //! - [`string`]: the string value type (dense bytes, later sparse) shared by bitmap and HLL code.
 //! - [`zset`]: sorted sets (GEO keys are sorted sets).
 //! - [`bitmap`], [`hll`], [`geo`]: the engines, free of any command parsing.
-//! - [`keyspace`]: keys to values, with expiry.
+//! - [`keyspace`]: keys to values, with expiry; [`keydetail`]: per-key summaries for a key browser.
 //! - [`command`]: argv in, [`reply::Reply`] out, as Redis 7 would answer.
 //! - [`reply`]: RESP2 encoding and `redis-cli` (non-tty) formatting of replies.
 //! - `wasm` (wasm32 only): the JavaScript API; `wasm_charts`: its chart drawing on canvases.
@@ -20,6 +20,7 @@ pub mod geo;
 pub mod glob;
 pub mod hll;
 pub mod inspect;
+pub mod keydetail;
 pub mod keyspace;
 pub mod rdb;
 pub mod reply;

@@ -19,8 +19,9 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::keydetail::{self, Detail, DetailOptions, LoadedDb, OtherMeta};
 use crate::keyspace::{Keyspace, Value};
-use crate::rdb::{load_rdb, LoadOptions};
+use crate::rdb::{visit_rdb_progress, LoadOptions};
 use crate::reply::Reply;
 use crate::string::RedisString;
 
@@ -32,6 +33,8 @@ const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
 #[wasm_bindgen]
 pub struct Engine {
     pub(crate) ks: Keyspace,
+    /// (encoding, bytes in the input) of loaded values kept only as their type.
+    other: OtherMeta,
 }
 
 impl Default for Engine {
@@ -47,31 +50,190 @@ impl Engine {
     pub fn new() -> Engine {
         Engine {
             ks: Keyspace::new(),
+            other: OtherMeta::new(),
         }
     }
 
-    /// Loads a Redis RDB file (RDB versions 9 to 12, as `/api/snapshot` or `SAVE` write it) and
-    /// replaces the engine's database with its database `db` (default 0; empty when the file
-    /// has no such database). Returns the number of keys loaded.
+    /// Loads a Redis RDB file (RDB versions 6 to 12: Redis 2.6 to 8.0) and replaces the
+    /// engine's database with its database `db` (default 0; empty when the file has no such
+    /// database). Returns the number of keys loaded.
+    ///
+    /// `options` (optional object):
+    /// - `patterns: string[]` — Redis globs; keys matching none (and keys of other databases)
+    ///   are skipped without being materialised.
+    /// - `checksum: boolean` — `false` skips the CRC-64 check (default `true`).
+    /// - `onProgress(doneBytes, totalBytes)` — called at most every ~1 MiB of input and once
+    ///   at the end; an exception it throws stops the load.
     ///
     /// Throws an `Error` naming the byte offset (and the key, when known) for a truncated or
     /// corrupt file; the engine's previous content is then kept.
     #[wasm_bindgen(js_name = loadRdb)]
-    pub fn load_rdb(&mut self, bytes: &[u8], db: Option<f64>) -> Result<f64, JsError> {
-        let db = match db {
-            None => 0,
-            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => n as u64,
-            Some(n) => return Err(JsError::new(&format!("invalid database number {n}"))),
+    pub fn load_rdb(
+        &mut self,
+        bytes: &[u8],
+        db: Option<f64>,
+        options: JsValue,
+    ) -> Result<f64, JsError> {
+        let (opts, on_progress) = load_options(db, &options)?;
+        let mut progress = js_progress(on_progress);
+        let mut loaded = LoadedDb::default();
+        visit_rdb_progress(bytes, &opts, &mut progress, |rec| {
+            loaded.add(rec);
+            Ok(())
+        })
+        .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
+        Ok(self.replace(loaded))
+    }
+
+    /// Loads a `DUMP` payload (a value, its 2-byte RDB version and CRC-64 trailer) under
+    /// `key` (a string or `Uint8Array`), replacing any previous value. `options` (optional):
+    /// `checksum: false` skips the CRC-64 check; `ttlMs` gives the key an expiry that many
+    /// milliseconds from now. Throws an `Error` naming the byte offset on bad input.
+    #[wasm_bindgen(js_name = loadDump)]
+    pub fn load_dump(
+        &mut self,
+        key: JsValue,
+        bytes: &[u8],
+        options: JsValue,
+    ) -> Result<(), JsError> {
+        let key = arg_bytes(&key, 0)?;
+        let checksum = opt_bool(&options, "checksum")?.unwrap_or(true);
+        let ttl = opt_f64(&options, "ttlMs")?;
+        let value = crate::rdb::load_dump_with(bytes, checksum).map_err(|e| {
+            JsError::new(&format!(
+                "cannot load DUMP payload for key {:?} {e}",
+                String::from_utf8_lossy(&key)
+            ))
+        })?;
+        let expire = match ttl {
+            None => None,
+            Some(t) if t.is_finite() => Some((js_sys::Date::now() + t.trunc()) as i64),
+            Some(t) => return Err(JsError::new(&format!("invalid ttlMs {t}"))),
         };
-        let mut snapshot = load_rdb(bytes, &LoadOptions::default())
-            .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
-        self.ks = snapshot.databases.remove(&db).unwrap_or_default();
-        Ok(self.ks.len() as f64)
+        let encoding = crate::rdb::type_info(bytes[0]).map_or("unknown", |i| i.1);
+        self.other.remove(&key);
+        if let Value::Other(_) = value {
+            self.other
+                .insert(key.clone(), (encoding, bytes.len() as u64 - 10));
+        }
+        self.ks.insert(key, value, expire);
+        Ok(())
+    }
+
+    /// Stores raw `GET` bytes under `key` (a string or `Uint8Array`) as a string, replacing
+    /// any previous value (the same as [`Engine::set_string`]).
+    #[wasm_bindgen(js_name = loadString)]
+    pub fn load_string(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
+        self.set_string(key, bytes)
+    }
+
+    /// The keys matching the Redis glob `pattern`, sorted by their bytes: `{ total, keys }`,
+    /// `total` the number of matches, `keys` the first `limit` of them as
+    /// `{ key, type, encoding, bytes, ttlMs }` (see [`crate::keydetail::KeySummary`];
+    /// `ttlMs` is `null` without expiry).
+    #[wasm_bindgen(js_name = keyList)]
+    pub fn key_list(&self, pattern: &str, limit: f64) -> Result<Object, JsError> {
+        if limit.is_nan() || limit < 0.0 {
+            return Err(JsError::new(&format!("invalid limit {limit}")));
+        }
+        let mut keys: Vec<&[u8]> = self
+            .ks
+            .iter()
+            .map(|(k, _)| k)
+            .filter(|k| crate::glob::matches(pattern.as_bytes(), k))
+            .collect();
+        let total = keys.len();
+        let limit = (limit as usize).min(total);
+        if limit < total {
+            keys.select_nth_unstable(limit);
+            keys.truncate(limit);
+        }
+        keys.sort_unstable();
+        let now = js_sys::Date::now() as i64;
+        let out = Array::new();
+        for k in keys {
+            out.push(&self.summary_js(k, now)?.into());
+        }
+        let obj = Object::new();
+        set(&obj, "total", &JsValue::from_f64(total as f64))?;
+        set(&obj, "keys", &out)?;
+        Ok(obj)
+    }
+
+    /// The detail view of `key` (`null` when missing): `{ key, type, encoding, bytes, ttlMs }`
+    /// plus, by `kind`: `'bitmap'` `{ bits, bitcount, density }`, `'hll'` `{ hllEncoding,
+    /// cardinality, registerHistogram }` (64 counts summing to 16384), `'geo'` `{ members,
+    /// bbox: [minLon, minLat, maxLon, maxLat], points: [{ member, lon, lat }] }` (degrees) or
+    /// `'other'` (see [`crate::keydetail`]). `options`: `buckets` (density ranges, default
+    /// 256, 1..65536), `maxPoints` (GEO points listed, default 1000).
+    #[wasm_bindgen(js_name = keyDetail)]
+    pub fn key_detail(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
+        let key = arg_bytes(&key, 0)?;
+        let Some(entry) = self.ks.entry(&key) else {
+            return Ok(JsValue::NULL);
+        };
+        let mut dopts = DetailOptions::default();
+        if let Some(b) = opt_count(&options, "buckets")? {
+            dopts.buckets = b;
+        }
+        if let Some(n) = opt_count(&options, "maxPoints")? {
+            dopts.max_points = n;
+        }
+        let obj = self.summary_js(&key, js_sys::Date::now() as i64)?;
+        match keydetail::detail(&entry.value, &dopts).map_err(|e| JsError::new(&e))? {
+            Detail::Bitmap {
+                bits,
+                bitcount,
+                density,
+            } => {
+                set(&obj, "kind", &"bitmap".into())?;
+                set(&obj, "bits", &JsValue::from_f64(bits as f64))?;
+                set(&obj, "bitcount", &JsValue::from_f64(bitcount as f64))?;
+                let d: Array = density.into_iter().map(JsValue::from_f64).collect();
+                set(&obj, "density", &d)?;
+            }
+            Detail::Hll {
+                encoding,
+                cardinality,
+                register_histogram,
+            } => {
+                set(&obj, "kind", &"hll".into())?;
+                set(&obj, "hllEncoding", &encoding.into())?;
+                set(&obj, "cardinality", &JsValue::from_f64(cardinality as f64))?;
+                let h: Array = register_histogram
+                    .iter()
+                    .map(|&n| JsValue::from_f64(n as f64))
+                    .collect();
+                set(&obj, "registerHistogram", &h)?;
+            }
+            Detail::Geo {
+                members,
+                bbox,
+                points,
+            } => {
+                set(&obj, "kind", &"geo".into())?;
+                set(&obj, "members", &JsValue::from_f64(members as f64))?;
+                let b: Array = bbox.iter().map(|&x| JsValue::from_f64(x)).collect();
+                set(&obj, "bbox", &b)?;
+                let pts = Array::new();
+                for (m, lon, lat) in points {
+                    let p = Object::new();
+                    set(&p, "member", &String::from_utf8_lossy(&m).as_ref().into())?;
+                    set(&p, "lon", &JsValue::from_f64(lon))?;
+                    set(&p, "lat", &JsValue::from_f64(lat))?;
+                    pts.push(&p);
+                }
+                set(&obj, "points", &pts)?;
+            }
+            Detail::Other => set(&obj, "kind", &"other".into())?,
+        }
+        Ok(obj.into())
     }
 
     /// Removes every key.
     pub fn clear(&mut self) {
         self.ks.clear();
+        self.other.clear();
     }
 
     /// Stores `value` (raw bytes, as `GET` returned them) under `key` as a string, replacing
@@ -79,8 +241,8 @@ impl Engine {
     #[wasm_bindgen(js_name = setString)]
     pub fn set_string(&mut self, key: JsValue, value: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        self.ks
-            .set(key, Value::String(RedisString::from_bytes(value.to_vec())));
+        self.other.remove(&key);
+        self.ks.set(key, crate::rdb::load_string(value.to_vec()));
         Ok(())
     }
 
@@ -88,6 +250,7 @@ impl Engine {
     #[wasm_bindgen(js_name = deleteKey)]
     pub fn delete_key(&mut self, key: JsValue) -> Result<bool, JsError> {
         let key = arg_bytes(&key, 0)?;
+        self.other.remove(&key);
         Ok(self.ks.remove(&key))
     }
 
@@ -438,11 +601,144 @@ impl Engine {
     }
 }
 
+/// Reads `{ patterns, checksum, onProgress }` (any may be missing; `options` may be
+/// `undefined` or `null`) and the database number.
+fn load_options(
+    db: Option<f64>,
+    options: &JsValue,
+) -> Result<(LoadOptions, Option<js_sys::Function>), JsError> {
+    let db = match db {
+        None => 0,
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => n as u64,
+        Some(n) => return Err(JsError::new(&format!("invalid database number {n}"))),
+    };
+    let mut opts = LoadOptions {
+        db: Some(db),
+        ..LoadOptions::default()
+    };
+    if let Some(c) = opt_bool(options, "checksum")? {
+        opts.verify_checksum = c;
+    }
+    let patterns = opt_field(options, "patterns")?;
+    if !patterns.is_undefined() && !patterns.is_null() {
+        let arr = patterns
+            .dyn_ref::<Array>()
+            .ok_or_else(|| JsError::new("options.patterns must be an array of strings"))?;
+        for (i, p) in arr.iter().enumerate() {
+            opts.patterns.push(arg_bytes(&p, i)?);
+        }
+    }
+    let cb = opt_field(options, "onProgress")?;
+    let cb = if cb.is_undefined() || cb.is_null() {
+        None
+    } else {
+        Some(
+            cb.dyn_into::<js_sys::Function>()
+                .map_err(|_| JsError::new("options.onProgress must be a function"))?,
+        )
+    };
+    Ok((opts, cb))
+}
+
+/// A progress reporter calling `cb(done, total)`; an exception it throws stops the load.
+fn js_progress(cb: Option<js_sys::Function>) -> impl FnMut(u64, u64) -> Result<(), String> {
+    move |done, total| match &cb {
+        None => Ok(()),
+        Some(f) => f
+            .call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(done as f64),
+                &JsValue::from_f64(total as f64),
+            )
+            .map(|_| ())
+            .map_err(|e| {
+                let msg = e
+                    .dyn_ref::<js_sys::Error>()
+                    .map(|e| String::from(e.message()))
+                    .or_else(|| e.as_string())
+                    .unwrap_or_else(|| format!("{e:?}"));
+                format!("load stopped by onProgress: {msg}")
+            }),
+    }
+}
+
+/// `options[name]`, `undefined` when `options` is `undefined`/`null`; throws for a
+/// non-object.
+fn opt_field(options: &JsValue, name: &str) -> Result<JsValue, JsError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    if !options.is_object() {
+        return Err(JsError::new("options must be an object"));
+    }
+    Reflect::get(options, &JsValue::from_str(name))
+        .map_err(|_| JsError::new(&format!("cannot read options.{name}")))
+}
+
+fn opt_bool(options: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
+    let v = opt_field(options, name)?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_bool()
+        .map(Some)
+        .ok_or_else(|| JsError::new(&format!("options.{name} must be a boolean")))
+}
+
+fn opt_f64(options: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
+    let v = opt_field(options, name)?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_f64()
+        .map(Some)
+        .ok_or_else(|| JsError::new(&format!("options.{name} must be a number")))
+}
+
+/// A non-negative integer option.
+fn opt_count(options: &JsValue, name: &str) -> Result<Option<usize>, JsError> {
+    match opt_f64(options, name)? {
+        None => Ok(None),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => Ok(Some(n as usize)),
+        Some(n) => Err(JsError::new(&format!(
+            "options.{name} must be a non-negative integer, got {n}"
+        ))),
+    }
+}
+
 fn js_err<E: std::fmt::Display>(e: E) -> JsError {
     JsError::new(&e.to_string())
 }
 
 impl Engine {
+    /// Replaces the database with a loaded one; returns its key count.
+    fn replace(&mut self, loaded: LoadedDb) -> f64 {
+        self.ks = loaded.keyspace;
+        self.other = loaded.other;
+        self.ks.len() as f64
+    }
+
+    /// `{ key, type, encoding, bytes, ttlMs }` of an existing key.
+    fn summary_js(&self, key: &[u8], now_ms: i64) -> Result<Object, JsError> {
+        let entry = self.ks.entry(key).expect("caller checked the key exists");
+        let other = self.other.get(key).map(|&(e, b)| (e, b));
+        let s = keydetail::summary(key, entry, other, now_ms);
+        let obj = Object::new();
+        set(
+            &obj,
+            "key",
+            &String::from_utf8_lossy(&s.key).as_ref().into(),
+        )?;
+        set(&obj, "type", &s.type_name.into())?;
+        set(&obj, "encoding", &s.encoding.into())?;
+        set(&obj, "bytes", &JsValue::from_f64(s.bytes as f64))?;
+        let ttl = s
+            .ttl_ms
+            .map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
+        set(&obj, "ttlMs", &ttl)?;
+        Ok(obj)
+    }
+
     fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
         let mut args = Vec::with_capacity(argv.length() as usize);
         for (i, v) in argv.iter().enumerate() {

@@ -180,6 +180,7 @@ fn fixtures_load_with_patterns_and_without_checksum_check() {
         let opts = LoadOptions {
             verify_checksum: false,
             patterns: vec![b"stats:*".to_vec(), b"zset:?ig".to_vec()],
+            db: None,
         };
         let snap = load_rdb(&rdb, &opts).unwrap();
         let keys: usize = snap.databases.values().map(|k| k.len()).sum();

@@ -86,7 +86,7 @@ fn popcount(bytes: &[u8]) -> f64 {
 fn engine_with(set: &str) -> Engine {
     let (_, rdb, _, _) = SETS.iter().find(|s| s.0 == set).unwrap();
     let mut e = Engine::new();
-    e.load_rdb(rdb, None)
+    e.load_rdb(rdb, None, JsValue::UNDEFINED)
         .unwrap_or_else(|err| panic!("{set}/dump.rdb: {}", error_message(err)));
     e
 }
@@ -194,17 +194,20 @@ fn bad_rdb_input_throws_with_offset_and_keeps_content() {
     let mut e = Engine::new();
     e.set_string("keep".into(), b"1").unwrap();
     for bad in [&b""[..], b"REDIS", b"REDIS0010\xfa", b"NOTREDIS0010\xff"] {
-        let msg = error_message(e.load_rdb(bad, None).unwrap_err());
+        let msg = error_message(e.load_rdb(bad, None, JsValue::UNDEFINED).unwrap_err());
         assert!(msg.contains("offset"), "{msg}");
     }
     // Truncate a real dump at several points: always an error naming an offset, never a trap.
     let (_, rdb, _, _) = SETS[3];
     for cut in [9, 20, rdb.len() / 2, rdb.len() - 1] {
-        let msg = error_message(e.load_rdb(&rdb[..cut], None).unwrap_err());
+        let msg = error_message(
+            e.load_rdb(&rdb[..cut], None, JsValue::UNDEFINED)
+                .unwrap_err(),
+        );
         assert!(msg.contains("offset"), "cut at {cut}: {msg}");
     }
     assert_eq!(e.dbsize(), 1.0);
-    assert!(e.load_rdb(rdb, Some(-1.0)).is_err());
+    assert!(e.load_rdb(rdb, Some(-1.0), JsValue::UNDEFINED).is_err());
 }
 
 #[wasm_bindgen_test]
@@ -213,12 +216,12 @@ fn load_rdb_returns_the_key_count() {
         let want = keys_tsv.lines().skip(1).filter(|l| !l.is_empty()).count() as f64;
         let mut e = Engine::new();
         let n = e
-            .load_rdb(rdb, None)
+            .load_rdb(rdb, None, JsValue::UNDEFINED)
             .unwrap_or_else(|err| panic!("{name}: {}", error_message(err)));
         assert_eq!(n, want, "{name}");
         assert_eq!(e.dbsize(), want, "{name}");
         // Database 1 is empty in these files.
-        assert_eq!(e.load_rdb(rdb, Some(1.0)).unwrap(), 0.0);
+        assert_eq!(e.load_rdb(rdb, Some(1.0), JsValue::UNDEFINED).unwrap(), 0.0);
     }
 }
 
@@ -489,7 +492,7 @@ fn engagement_helpers_match_naive_references() {
     e.command(&argv(&["TYPE", "x"])).unwrap();
     let (_, rdb, _, _) = SETS[3];
     let mut g = Engine::new();
-    g.load_rdb(rdb, None).unwrap();
+    g.load_rdb(rdb, None, JsValue::UNDEFINED).unwrap();
     assert!(g.streak_histogram(vec!["shop:geo:food".into()]).is_err());
 }
 
@@ -531,4 +534,336 @@ fn roaring_round_trip_and_per_key_pfcount() {
         .unwrap();
     assert_eq!(each, vec![3.0, 0.0, 1.0]);
     assert!(e.pfcount_each(vec!["tag".into()]).is_err());
+}
+
+// ---- Offline loading and the key browser (issue 6) ----
+
+fn get(obj: &JsValue, name: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(name)).unwrap()
+}
+
+fn numbers(v: &JsValue) -> Vec<f64> {
+    v.clone()
+        .dyn_into::<Array>()
+        .expect("an array")
+        .iter()
+        .map(|x| number(&x))
+        .collect()
+}
+
+fn options(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in pairs {
+        Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
+    }
+    o.into()
+}
+
+fn geo_score(lon: f64, lat: f64) -> f64 {
+    bitlens::geo::encode(lon, lat).unwrap() as f64
+}
+
+/// A file with, in db 0: `bm:a` (bits 0..=15 and 1023 set, 128 bytes), `bm:b` (expiring),
+/// `hll:u` (PFADD of 300 elements), `geo:shops` (3 points), `n:1` (an integer string);
+/// `blob` (1000 pseudo-random bytes); in db 1: `bm:other`; in db 2: 48 pseudo-random strings
+/// of 64 KiB, so the file spans several progress steps.
+fn browser_rdb() -> (Vec<u8>, Vec<u8>) {
+    let mut bm = vec![0u8; 128];
+    bm[0] = 0xff;
+    bm[1] = 0xff;
+    bm[127] = 0x01;
+    let mut h = bitlens::hll::new_sparse();
+    let elems: Vec<Vec<u8>> = (0..300).map(|i| format!("e{i}").into_bytes()).collect();
+    let refs: Vec<&[u8]> = elems.iter().map(|e| e.as_slice()).collect();
+    bitlens::hll::pfadd(&mut h, &refs).unwrap();
+    let geo = bitlens::zset::ZSet::from_pairs(vec![
+        (b"palermo".to_vec(), geo_score(13.361389, 38.115556)),
+        (b"catania".to_vec(), geo_score(15.087269, 37.502669)),
+        (b"paris".to_vec(), geo_score(2.349014, 48.864716)),
+    ]);
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let blob: Vec<u8> = (0..3 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let mut w = bitlens::rdb::RdbWriter::new(Vec::new(), 10).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"bm:a", &bm, None).unwrap();
+    w.write_string(b"bm:b", &[0x80], Some(4_102_444_800_000))
+        .unwrap();
+    w.write_string(b"hll:u", &h, None).unwrap();
+    w.write_zset(b"geo:shops", &geo, None).unwrap();
+    w.write_string(b"n:1", b"12345", None).unwrap();
+    w.write_string(b"blob", &blob[..1000], None).unwrap();
+    w.select_db(1).unwrap();
+    w.write_string(b"bm:other", b"x", None).unwrap();
+    w.select_db(2).unwrap();
+    for (i, part) in blob.chunks(64 << 10).enumerate() {
+        w.write_string(format!("r:{i}").as_bytes(), part, None)
+            .unwrap();
+    }
+    (w.finish().unwrap(), h)
+}
+
+#[wasm_bindgen_test]
+fn load_rdb_patterns_checksum_and_progress() {
+    let (rdb, _) = browser_rdb();
+    let mut e = Engine::new();
+    // Patterns: only bm:* of db 0 (bm:other is in db 1).
+    let pats: Array = ["bm:*", "n:?"]
+        .iter()
+        .map(|p| JsValue::from_str(p))
+        .collect();
+    let n = e
+        .load_rdb(&rdb, None, options(&[("patterns", pats.into())]))
+        .unwrap();
+    assert_eq!(n, 3.0);
+    let keys: Vec<String> = e
+        .keys("*")
+        .unwrap()
+        .iter()
+        .map(|k| k.as_string().unwrap())
+        .collect();
+    assert_eq!(keys, ["bm:a", "bm:b", "n:1"]);
+    assert_eq!(e.load_rdb(&rdb, Some(1.0), JsValue::NULL).unwrap(), 1.0);
+    // A damaged checksum: the error names the offset of the trailer and how to skip it.
+    let mut bad = rdb.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x55;
+    let msg = error_message(e.load_rdb(&bad, None, JsValue::UNDEFINED).unwrap_err());
+    assert!(
+        msg.contains(&format!("at byte offset {}", rdb.len() - 8)),
+        "{msg}"
+    );
+    assert!(msg.contains("{ checksum: false }"), "{msg}");
+    assert_eq!(e.dbsize(), 1.0, "content kept after a failed load");
+    let n = e
+        .load_rdb(&bad, None, options(&[("checksum", JsValue::FALSE)]))
+        .unwrap();
+    assert_eq!(n, 6.0);
+    // Progress: increasing, at least 1 MiB apart, ending with (total, total).
+    let calls = Array::new();
+    let cb = js_sys::Function::new_with_args("d, t", "this.push([d, t]);");
+    let cb = cb.bind0(&calls);
+    e.load_rdb(&rdb, None, options(&[("onProgress", cb.into())]))
+        .unwrap();
+    let calls: Vec<Vec<f64>> = calls.iter().map(|c| numbers(&c)).collect();
+    let total = rdb.len() as f64;
+    assert!(calls.len() >= 3, "{calls:?}");
+    assert!(
+        calls.len() as f64 <= total / (1 << 20) as f64 + 1.0,
+        "{calls:?}"
+    );
+    assert!(calls.iter().all(|c| c[1] == total && c[0] <= total));
+    assert!(calls
+        .windows(2)
+        .all(|w| w[1][0] - w[0][0] >= (1 << 20) as f64 || w[1][0] == total));
+    assert_eq!(calls.last().unwrap(), &vec![total, total]);
+    // An exception in onProgress stops the load with its message; content is kept.
+    let throwing = js_sys::Function::new_with_args("d, t", "throw new Error('user cancelled');");
+    let msg = error_message(
+        e.load_rdb(&rdb, Some(1.0), options(&[("onProgress", throwing.into())]))
+            .unwrap_err(),
+    );
+    assert!(msg.contains("user cancelled"), "{msg}");
+    assert_eq!(e.dbsize(), 6.0);
+    // Bad option types are errors.
+    let msg = error_message(
+        e.load_rdb(
+            &rdb,
+            None,
+            options(&[("patterns", JsValue::from_str("bm:*"))]),
+        )
+        .unwrap_err(),
+    );
+    assert!(msg.contains("patterns"), "{msg}");
+}
+
+#[wasm_bindgen_test]
+fn key_list_and_key_detail() {
+    let (rdb, hll) = browser_rdb();
+    let mut e = Engine::new();
+    e.load_rdb(&rdb, None, JsValue::UNDEFINED).unwrap();
+    let list = e.key_list("*", 3.0).unwrap();
+    assert_eq!(number(&get(&list, "total")), 6.0);
+    let keys = get(&list, "keys").dyn_into::<Array>().unwrap();
+    let names: Vec<String> = keys
+        .iter()
+        .map(|k| get(&k, "key").as_string().unwrap())
+        .collect();
+    assert_eq!(names, ["blob", "bm:a", "bm:b"]);
+    let bma = keys.get(1);
+    assert_eq!(get(&bma, "type").as_string().unwrap(), "string");
+    assert_eq!(get(&bma, "encoding").as_string().unwrap(), "raw");
+    assert_eq!(number(&get(&bma, "bytes")), 128.0);
+    assert!(get(&bma, "ttlMs").is_null());
+    let ttl = number(&get(&keys.get(2), "ttlMs"));
+    let want = 4_102_444_800_000.0 - js_sys::Date::now();
+    assert!((ttl - want).abs() < 60_000.0, "{ttl} vs {want}");
+    let list = e.key_list("n:*", 10.0).unwrap();
+    let n1 = get(&list, "keys").dyn_into::<Array>().unwrap().get(0);
+    assert_eq!(get(&n1, "encoding").as_string().unwrap(), "int");
+
+    // Bitmap: 17 set bits; 4 buckets of 256 bits: 16/256, 0, 0, 1/256.
+    let d = e
+        .key_detail(
+            "bm:a".into(),
+            options(&[("buckets", JsValue::from_f64(4.0))]),
+        )
+        .unwrap();
+    assert_eq!(get(&d, "kind").as_string().unwrap(), "bitmap");
+    assert_eq!(number(&get(&d, "bits")), 1024.0);
+    assert_eq!(number(&get(&d, "bitcount")), 17.0);
+    assert_eq!(
+        numbers(&get(&d, "density")),
+        vec![16.0 / 256.0, 0.0, 0.0, 1.0 / 256.0]
+    );
+    assert_eq!(
+        number(&get(&d, "bitcount")),
+        number(&e.command(&argv(&["BITCOUNT", "bm:a"])).unwrap())
+    );
+
+    // HLL: histogram of 64 counts summing to 16384, zero count = registers left 0.
+    let d = e.key_detail("hll:u".into(), JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&d, "kind").as_string().unwrap(), "hll");
+    assert_eq!(get(&d, "hllEncoding").as_string().unwrap(), "sparse");
+    let hist = numbers(&get(&d, "registerHistogram"));
+    assert_eq!(hist.len(), 64);
+    assert_eq!(hist.iter().sum::<f64>(), 16384.0);
+    let regs = bitlens::hll::registers(&hll).unwrap();
+    let zero = regs.0.iter().filter(|&&r| r == 0).count() as f64;
+    assert_eq!(hist[0], zero);
+    assert_eq!(
+        number(&get(&d, "cardinality")),
+        number(&e.command(&argv(&["PFCOUNT", "hll:u"])).unwrap())
+    );
+
+    // GEO: bbox and points as GEOPOS gives them, first maxPoints by score.
+    let d = e
+        .key_detail(
+            "geo:shops".into(),
+            options(&[("maxPoints", JsValue::from_f64(2.0))]),
+        )
+        .unwrap();
+    assert_eq!(get(&d, "kind").as_string().unwrap(), "geo");
+    assert_eq!(number(&get(&d, "members")), 3.0);
+    let pts = get(&d, "points").dyn_into::<Array>().unwrap();
+    assert_eq!(pts.length(), 2);
+    let first: Vec<String> = e
+        .command(&argv(&["ZRANGE", "geo:shops", "0", "1"]))
+        .unwrap()
+        .dyn_into::<Array>()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_string().unwrap())
+        .collect();
+    for (p, m) in pts.iter().zip(&first) {
+        assert_eq!(&get(&p, "member").as_string().unwrap(), m);
+        let pos = e.command(&argv(&["GEOPOS", "geo:shops", m])).unwrap();
+        let pos = pos
+            .dyn_into::<Array>()
+            .unwrap()
+            .get(0)
+            .dyn_into::<Array>()
+            .unwrap();
+        let lon: f64 = pos.get(0).as_string().unwrap().parse().unwrap();
+        let lat: f64 = pos.get(1).as_string().unwrap().parse().unwrap();
+        assert!((number(&get(&p, "lon")) - lon).abs() < 1e-9);
+        assert!((number(&get(&p, "lat")) - lat).abs() < 1e-9);
+    }
+    let bbox = numbers(&get(&d, "bbox"));
+    assert!(
+        (bbox[0] - 2.349014).abs() < 1e-5 && (bbox[3] - 48.864716).abs() < 1e-5,
+        "{bbox:?}"
+    );
+    assert!(
+        (bbox[1] - 37.502669).abs() < 1e-5 && (bbox[2] - 15.087269).abs() < 1e-5,
+        "{bbox:?}"
+    );
+    // Missing key: null. Bad buckets: error.
+    assert!(e
+        .key_detail("nope".into(), JsValue::UNDEFINED)
+        .unwrap()
+        .is_null());
+    let msg = error_message(
+        e.key_detail(
+            "bm:a".into(),
+            options(&[("buckets", JsValue::from_f64(0.0))]),
+        )
+        .unwrap_err(),
+    );
+    assert!(msg.contains("buckets"), "{msg}");
+}
+
+#[wasm_bindgen_test]
+fn load_dump_and_load_string() {
+    let mut e = Engine::new();
+    let payload = bitlens::rdb::dump_string(b"\x0f\xf0", 10);
+    e.load_dump("d".into(), &payload, JsValue::UNDEFINED)
+        .unwrap();
+    assert_eq!(number(&e.command(&argv(&["BITCOUNT", "d"])).unwrap()), 8.0);
+    // ttlMs: an expiry that far from now.
+    e.load_dump(
+        "t".into(),
+        &payload,
+        options(&[("ttlMs", JsValue::from_f64(60_000.0))]),
+    )
+    .unwrap();
+    let list = e.key_list("t", 1.0).unwrap();
+    let t = get(
+        &get(&list, "keys").dyn_into::<Array>().unwrap().get(0),
+        "ttlMs",
+    );
+    assert!((55_000.0..=60_000.0).contains(&number(&t)), "{t:?}");
+    // A flipped CRC byte: error naming the trailer offset and how to skip the check.
+    let mut bad = payload.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 1;
+    let msg = error_message(
+        e.load_dump("x".into(), &bad, JsValue::UNDEFINED)
+            .unwrap_err(),
+    );
+    assert!(msg.contains(&format!("at byte offset {}", n - 8)), "{msg}");
+    assert!(msg.contains("\"x\""), "{msg}");
+    e.load_dump("x".into(), &bad, options(&[("checksum", JsValue::FALSE)]))
+        .unwrap();
+    // A corrupt value (length byte past the end), checksum fixed up: error names offset 1.
+    let mut body = vec![0u8, 0x3f, b'a'];
+    body.extend_from_slice(&10u16.to_le_bytes());
+    let crc = crc_of(&body);
+    body.extend_from_slice(&crc.to_le_bytes());
+    let msg = error_message(
+        e.load_dump("y".into(), &body, JsValue::UNDEFINED)
+            .unwrap_err(),
+    );
+    assert!(msg.contains("at byte offset 2"), "{msg}");
+    assert!(e
+        .load_dump("z".into(), b"short", JsValue::UNDEFINED)
+        .is_err());
+    assert_eq!(e.dbsize(), 3.0);
+    // loadString: raw GET bytes.
+    e.load_string("s".into(), &[0xff, 0x00, 0x01]).unwrap();
+    assert_eq!(number(&e.command(&argv(&["BITCOUNT", "s"])).unwrap()), 9.0);
+    assert_eq!(number(&e.command(&argv(&["STRLEN", "s"])).unwrap()), 3.0);
+}
+
+/// CRC-64 (Redis' Jones variant) of `bytes`, computed bit by bit as a reference.
+fn crc_of(bytes: &[u8]) -> u64 {
+    const POLY: u64 = 0x95ac_9329_ac4b_c9b5; // reflected Jones polynomial
+    let mut crc = 0u64;
+    for &b in bytes {
+        crc ^= b as u64;
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ POLY
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    crc
 }

@@ -8,11 +8,13 @@ fuzz_target!(|data: &[u8]| {
     let opts = LoadOptions {
         verify_checksum: false,
         patterns: Vec::new(),
+        db: None,
     };
     let _ = load_rdb(data, &opts);
     let filtered = LoadOptions {
         verify_checksum: false,
         patterns: vec![b"s*".to_vec()],
+        db: None,
     };
     let _ = load_rdb(data, &filtered);
     if let Ok(r) = bitlens::inspect::report(data, &opts) {

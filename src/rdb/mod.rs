@@ -80,6 +80,8 @@ pub struct LoadOptions {
     pub verify_checksum: bool,
     /// Only keys matching one of these Redis globs are materialised; empty = all keys.
     pub patterns: Vec<Vec<u8>>,
+    /// Only keys of this database are materialised; `None` = every database.
+    pub db: Option<u64>,
 }
 
 impl Default for LoadOptions {
@@ -87,6 +89,7 @@ impl Default for LoadOptions {
         LoadOptions {
             verify_checksum: true,
             patterns: Vec::new(),
+            db: None,
         }
     }
 }
@@ -95,6 +98,12 @@ impl LoadOptions {
     /// True when `key` is selected by [`LoadOptions::patterns`].
     pub fn selects(&self, key: &[u8]) -> bool {
         self.patterns.is_empty() || self.patterns.iter().any(|p| crate::glob::matches(p, key))
+    }
+
+    /// True when `key` of database `db` is selected by [`LoadOptions::db`] and
+    /// [`LoadOptions::patterns`].
+    pub fn selects_in(&self, db: u64, key: &[u8]) -> bool {
+        self.db.is_none_or(|d| d == db) && self.selects(key)
     }
 }
 
@@ -146,10 +155,33 @@ pub struct Header {
 
 /// Reads an RDB file record by record, calling `f` for each key (values materialised only for
 /// keys selected by `opts.patterns`). Errors from `f` stop the walk and are returned.
-pub fn visit_rdb<'a, F>(bytes: &'a [u8], opts: &LoadOptions, mut f: F) -> Result<Header, RdbError>
+pub fn visit_rdb<'a, F>(bytes: &'a [u8], opts: &LoadOptions, f: F) -> Result<Header, RdbError>
 where
     F: FnMut(Record<'a>) -> Result<(), RdbError>,
 {
+    visit_rdb_progress(bytes, opts, &mut |_, _| Ok(()), f)
+}
+
+/// Reports progress of a load: called with (bytes read, total bytes) at most every
+/// [`PROGRESS_STEP`] bytes of input and once at the end; an `Err(message)` stops the load
+/// with that message.
+pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> Result<(), String>;
+
+/// Input bytes between two [`Progress`] calls (1 MiB).
+pub const PROGRESS_STEP: u64 = 1 << 20;
+
+/// [`visit_rdb`] reporting progress.
+pub fn visit_rdb_progress<'a, F>(
+    bytes: &'a [u8],
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+    mut f: F,
+) -> Result<Header, RdbError>
+where
+    F: FnMut(Record<'a>) -> Result<(), RdbError>,
+{
+    let total = bytes.len() as u64;
+    let mut reported = 0u64;
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
     if &magic[..5] != b"REDIS" {
@@ -176,6 +208,10 @@ where
     let mut expire: Option<i64> = None;
     loop {
         let at = c.pos;
+        if at as u64 >= reported + PROGRESS_STEP {
+            reported = at as u64;
+            progress(reported, total).map_err(|m| c.err_at(at, m))?;
+        }
         let op = c.u8("record type")?;
         match op {
             opcodes::EOF => break,
@@ -220,7 +256,7 @@ where
                     );
                 }
                 let key = c.string("key")?;
-                let wanted = opts.selects(&key);
+                let wanted = opts.selects_in(db, &key);
                 let v_at = c.pos;
                 let encoding = match (t, c.buf.get(c.pos)) {
                     (types::STRING, Some(&b)) if b >> 6 == 3 => {
@@ -258,20 +294,30 @@ where
             return Err(c.err_at(
                 eof_end,
                 format!(
-                    "CRC-64 mismatch: file says {:016x}, content hashes to {actual:016x} (file corrupt; checksum checking can be switched off)",
+                    "CRC-64 mismatch: file says {:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)",
                     header.stored_checksum
                 ),
             ));
         }
     }
+    progress(total, total).map_err(|m| c.err_at(c.pos, m))?;
     Ok(header)
 }
 
 /// Decodes a whole RDB file (versions 6 to 12). Keys not selected by `opts.patterns` are
 /// skipped without being materialised.
 pub fn load_rdb(bytes: &[u8], opts: &LoadOptions) -> Result<Snapshot, RdbError> {
+    load_rdb_progress(bytes, opts, &mut |_, _| Ok(()))
+}
+
+/// [`load_rdb`] reporting progress.
+pub fn load_rdb_progress(
+    bytes: &[u8],
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+) -> Result<Snapshot, RdbError> {
     let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
-    let header = visit_rdb(bytes, opts, |rec| {
+    let header = visit_rdb_progress(bytes, opts, progress, |rec| {
         if let Some(v) = rec.value {
             databases
                 .entry(rec.db)
@@ -319,7 +365,7 @@ pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u
         if actual != stored {
             return Err(err(
                 n - 8,
-                format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x}"),
+                format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x} (to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"),
             ));
         }
     }

@@ -1,0 +1,485 @@
+//! Per-key summaries and detail views for a key browser (`Engine.keyList` / `Engine.keyDetail`).
+//!
+//! A summary is the key's Redis type, its encoding as Redis 7 `OBJECT ENCODING` would report
+//! it after loading the value with default settings (strings: `int` for a canonical 64-bit
+//! integer text, `embstr` up to 44 bytes, else `raw`; sorted sets: `listpack` up to 128
+//! members of at most 64 bytes, else `skiplist`; other types: the encoding recorded when the
+//! value was read, when known), its size in bytes and its time to live.
+//!
+//! The detail adds, by kind:
+//! - bitmap (any string that is not a valid HyperLogLog): the bit length, BITCOUNT, and a
+//!   density strip: the string's bits cut into `buckets` equal-width ranges
+//!   (`[i·bits/buckets, (i+1)·bits/buckets)`), each giving its fraction of set bits (0..1;
+//!   an empty range gives 0). Sparse strings are counted page-wise, never materialised.
+//! - HyperLogLog (a string PFCOUNT accepts): its encoding, PFCOUNT (the cached cardinality
+//!   when valid, as Redis 7 returns it), and the histogram of its 16,384 six-bit registers.
+//! - GEO (a sorted set whose scores are all 52-bit geohashes, as [`crate::inspect`] decides):
+//!   member count, bounding box of the decoded positions and the first points by score.
+
+use std::collections::HashMap;
+
+use crate::hll;
+use crate::keyspace::{Entry, Keyspace, Value};
+use crate::rdb::Record;
+use crate::string::RedisString;
+use crate::zset::ZSet;
+
+/// Density buckets when none are asked for.
+pub const DEFAULT_BUCKETS: usize = 256;
+/// Most density buckets one call may ask for.
+pub const MAX_BUCKETS: usize = 1 << 16;
+/// GEO points returned when no limit is given.
+pub const DEFAULT_MAX_POINTS: usize = 1000;
+/// Strings longer than this are never treated as HyperLogLogs (a dense HLL is 12,304 bytes,
+/// Redis promotes sparse ones past `hll-sparse-max-bytes`, at most a few KiB by default).
+const MAX_HLL_BYTES: u64 = 1 << 20;
+
+/// (encoding as stored, bytes the value took in the input) of values kept only as their type
+/// ([`Value::Other`]), by key.
+pub type OtherMeta = HashMap<Vec<u8>, (&'static str, u64)>;
+
+/// One database being loaded from RDB records: the materialised keys and the encoding of the
+/// values kept only as their type.
+#[derive(Debug, Default)]
+pub struct LoadedDb {
+    /// The keys loaded.
+    pub keyspace: Keyspace,
+    /// Encoding and size of the [`Value::Other`] values.
+    pub other: OtherMeta,
+}
+
+impl LoadedDb {
+    /// Adds a record's key when its value was materialised (skipped records are ignored).
+    pub fn add(&mut self, rec: Record<'_>) {
+        let Some(value) = rec.value else { return };
+        let key = rec.key.into_owned();
+        if let Value::Other(_) = value {
+            self.other
+                .insert(key.clone(), (rec.encoding, rec.value_bytes));
+        } else {
+            self.other.remove(&key);
+        }
+        self.keyspace.insert(key, value, rec.expire_at_ms);
+    }
+}
+
+/// A key's summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeySummary {
+    /// The key bytes.
+    pub key: Vec<u8>,
+    /// Redis type name, as TYPE prints it.
+    pub type_name: String,
+    /// Encoding name (see the module docs).
+    pub encoding: String,
+    /// Size in bytes: STRLEN for strings; member bytes plus 8 per score for sorted sets; for
+    /// other types the bytes the value took in the file when known, else 0.
+    pub bytes: u64,
+    /// Milliseconds from `now_ms` to the key's expiry (negative when already past), `None`
+    /// without expiry.
+    pub ttl_ms: Option<i64>,
+}
+
+/// The kind-specific part of a key's detail.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Detail {
+    /// A string viewed as a bitmap.
+    Bitmap {
+        /// Bit length (8 × STRLEN).
+        bits: u64,
+        /// Set bits (BITCOUNT).
+        bitcount: u64,
+        /// Set-bit fraction per equal-width bit range, `buckets` entries.
+        density: Vec<f64>,
+    },
+    /// A HyperLogLog string.
+    Hll {
+        /// `dense` or `sparse`.
+        encoding: &'static str,
+        /// PFCOUNT (read-only: the cached value when valid).
+        cardinality: u64,
+        /// `h[v]` = registers holding value `v`; sums to 16,384.
+        register_histogram: Box<[u32; 64]>,
+    },
+    /// A GEO sorted set.
+    Geo {
+        /// Member count (ZCARD).
+        members: u64,
+        /// (min longitude, min latitude, max longitude, max latitude), degrees.
+        bbox: [f64; 4],
+        /// The first points by score: (member, longitude, latitude), degrees, as GEOPOS.
+        points: Vec<(Vec<u8>, f64, f64)>,
+    },
+    /// Any other value.
+    Other,
+}
+
+/// Options of [`detail`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetailOptions {
+    /// Density buckets for bitmaps (1..=[`MAX_BUCKETS`]).
+    pub buckets: usize,
+    /// Most GEO points to list.
+    pub max_points: usize,
+}
+
+impl Default for DetailOptions {
+    fn default() -> Self {
+        DetailOptions {
+            buckets: DEFAULT_BUCKETS,
+            max_points: DEFAULT_MAX_POINTS,
+        }
+    }
+}
+
+/// Encoding of a string as Redis 7 `OBJECT ENCODING` reports it right after loading.
+pub fn string_encoding(s: &RedisString) -> &'static str {
+    if s.len() <= 20 {
+        let b = s.as_bytes();
+        if is_canonical_i64(&b) {
+            return "int";
+        }
+    }
+    if s.len() <= 44 {
+        "embstr"
+    } else {
+        "raw"
+    }
+}
+
+/// True for the decimal text of an i64 without leading zeros or `+` (what Redis stores as an
+/// integer-encoded string).
+fn is_canonical_i64(b: &[u8]) -> bool {
+    std::str::from_utf8(b)
+        .ok()
+        .and_then(|t| t.parse::<i64>().ok())
+        .is_some_and(|n| n.to_string().as_bytes() == b)
+}
+
+/// Encoding of a sorted set as Redis 7 reports it with default `zset-max-listpack-*`.
+pub fn zset_encoding(z: &ZSet) -> &'static str {
+    if z.len() <= 128 && z.iter().all(|(m, _)| m.len() <= 64) {
+        "listpack"
+    } else {
+        "skiplist"
+    }
+}
+
+/// The summary of one key. `other_encoding` is the recorded (encoding, bytes in the file)
+/// of a value of a type bitlens keeps only as its type.
+pub fn summary(
+    key: &[u8],
+    entry: &Entry,
+    other_encoding: Option<(&str, u64)>,
+    now_ms: i64,
+) -> KeySummary {
+    let (encoding, bytes) = match &entry.value {
+        Value::String(s) => (string_encoding(s).to_string(), s.len()),
+        Value::ZSet(z) => (
+            zset_encoding(z).to_string(),
+            z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
+        ),
+        Value::Other(_) => match other_encoding {
+            Some((e, b)) => (e.to_string(), b),
+            None => ("unknown".to_string(), 0),
+        },
+    };
+    KeySummary {
+        key: key.to_vec(),
+        type_name: entry.value.redis_type().name(),
+        encoding,
+        bytes,
+        ttl_ms: entry.expire_at_ms.map(|t| t.saturating_sub(now_ms)),
+    }
+}
+
+/// The detail of one value. Errors when `opts.buckets` is outside 1..=[`MAX_BUCKETS`].
+pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, String> {
+    if !(1..=MAX_BUCKETS).contains(&opts.buckets) {
+        return Err(format!(
+            "buckets must be 1 to {MAX_BUCKETS}, got {}",
+            opts.buckets
+        ));
+    }
+    Ok(match value {
+        Value::String(s) => hll_detail(s).unwrap_or_else(|| bitmap_detail(s, opts.buckets)),
+        Value::ZSet(z) => geo_detail(z, opts.max_points).unwrap_or(Detail::Other),
+        Value::Other(_) => Detail::Other,
+    })
+}
+
+/// The density strip of a string: set-bit fraction of each of `buckets` equal-width bit
+/// ranges.
+pub fn density(s: &RedisString, buckets: usize) -> Vec<f64> {
+    let bits = s.len() * 8;
+    let edge = |i: usize| ((bits as u128 * i as u128) / buckets as u128) as u64;
+    (0..buckets)
+        .map(|i| {
+            let (a, b) = (edge(i), edge(i + 1));
+            if b <= a {
+                0.0
+            } else {
+                s.count_bits(a, b - 1) as f64 / (b - a) as f64
+            }
+        })
+        .collect()
+}
+
+fn bitmap_detail(s: &RedisString, buckets: usize) -> Detail {
+    Detail::Bitmap {
+        bits: s.len() * 8,
+        bitcount: s.popcount(),
+        density: density(s, buckets),
+    }
+}
+
+fn hll_detail(s: &RedisString) -> Option<Detail> {
+    if s.len() < 16 || s.len() > MAX_HLL_BYTES || s.range(0, 3) != b"HYLL" {
+        return None;
+    }
+    let b = s.as_bytes();
+    let encoding = match hll::validate(&b).ok()? {
+        hll::Encoding::Dense => "dense",
+        hll::Encoding::Sparse => "sparse",
+    };
+    let regs = hll::registers(&b).ok()?;
+    let cardinality = hll::count_readonly(&b).ok()?;
+    Some(Detail::Hll {
+        encoding,
+        cardinality,
+        register_histogram: Box::new(regs.histogram()),
+    })
+}
+
+fn geo_detail(z: &ZSet, max_points: usize) -> Option<Detail> {
+    let mut bbox: Option<[f64; 4]> = None;
+    let mut max_score = 0f64;
+    for (_, score) in z.iter() {
+        let (lon, lat) = crate::inspect::geo_position(score)?;
+        max_score = max_score.max(score);
+        bbox = Some(match bbox {
+            None => [lon, lat, lon, lat],
+            Some([a, b, c, d]) => [a.min(lon), b.min(lat), c.max(lon), d.max(lat)],
+        });
+    }
+    if max_score < crate::inspect::GEO_MIN_MAX_SCORE {
+        return None;
+    }
+    let points = z
+        .iter()
+        .take(max_points)
+        .map(|(m, score)| {
+            let (lon, lat) = crate::geo::decode(score as u64);
+            (m.to_vec(), lon, lat)
+        })
+        .collect();
+    Some(Detail::Geo {
+        members: z.len() as u64,
+        bbox: bbox?,
+        points,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keyspace::RedisType;
+
+    fn string_entry(bytes: Vec<u8>, exp: Option<i64>) -> Entry {
+        Entry {
+            value: Value::String(RedisString::from_bytes(bytes)),
+            expire_at_ms: exp,
+        }
+    }
+
+    #[test]
+    fn string_encodings_follow_redis_rules() {
+        let enc = |b: &[u8]| string_encoding(&RedisString::from_bytes(b.to_vec()));
+        assert_eq!(enc(b"12345"), "int");
+        assert_eq!(enc(b"-9223372036854775808"), "int");
+        assert_eq!(enc(b"9223372036854775808"), "embstr"); // overflows i64
+        assert_eq!(enc(b"007"), "embstr");
+        assert_eq!(enc(b"+7"), "embstr");
+        assert_eq!(enc(&[b'a'; 44]), "embstr");
+        assert_eq!(enc(&[b'a'; 45]), "raw");
+    }
+
+    #[test]
+    fn summary_of_string_zset_and_other() {
+        let s = summary(b"k", &string_entry(vec![0; 100], Some(10_000)), None, 4_000);
+        assert_eq!(s.type_name, "string");
+        assert_eq!(s.encoding, "raw");
+        assert_eq!(s.bytes, 100);
+        assert_eq!(s.ttl_ms, Some(6_000));
+        let z = Entry {
+            value: Value::ZSet(ZSet::from_pairs(vec![
+                (b"ab".to_vec(), 1.0),
+                (b"cde".to_vec(), 2.0),
+            ])),
+            expire_at_ms: None,
+        };
+        let s = summary(b"z", &z, None, 0);
+        assert_eq!(
+            (s.type_name.as_str(), s.encoding.as_str()),
+            ("zset", "listpack")
+        );
+        assert_eq!(s.bytes, 2 + 8 + 3 + 8);
+        assert_eq!(s.ttl_ms, None);
+        let o = Entry {
+            value: Value::Other(RedisType::Hash),
+            expire_at_ms: None,
+        };
+        let s = summary(b"h", &o, Some(("listpack", 77)), 0);
+        assert_eq!(
+            (s.type_name.as_str(), s.encoding.as_str(), s.bytes),
+            ("hash", "listpack", 77)
+        );
+        assert_eq!(summary(b"h", &o, None, 0).encoding, "unknown");
+    }
+
+    #[test]
+    fn density_of_known_bits() {
+        // 64 bytes = 512 bits; set every bit of the first 128, one bit in the last 128.
+        let mut v = vec![0u8; 64];
+        v[..16].fill(0xff);
+        v[63] = 0x01;
+        let s = RedisString::from_bytes(v);
+        let Detail::Bitmap {
+            bits,
+            bitcount,
+            density,
+        } = detail(
+            &Value::String(s.clone()),
+            &DetailOptions {
+                buckets: 4,
+                max_points: 0,
+            },
+        )
+        .unwrap()
+        else {
+            panic!("bitmap expected")
+        };
+        assert_eq!((bits, bitcount), (512, 129));
+        assert_eq!(density, vec![1.0, 0.0, 0.0, 1.0 / 128.0]);
+        // More buckets than bits: ranges of 0 or 1 bit.
+        let d = density_of(&RedisString::from_bytes(vec![0x80]), 16);
+        assert_eq!(d.len(), 16);
+        assert_eq!(d.iter().sum::<f64>(), 1.0);
+        assert_eq!(d.iter().position(|&x| x == 1.0), Some(1));
+    }
+
+    fn density_of(s: &RedisString, n: usize) -> Vec<f64> {
+        density(s, n)
+    }
+
+    #[test]
+    fn density_of_sparse_string_is_paged() {
+        // 64 MiB string with bits 0 and the last bit set: stays sparse.
+        let len = 64u64 << 20;
+        let s = RedisString::from_sparse_bits(len, [0, len * 8 - 1]);
+        assert!(s.is_sparse());
+        let d = density(&s, 8);
+        let per = (len * 8 / 8) as f64;
+        assert_eq!(d[0], 1.0 / per);
+        assert_eq!(d[7], 1.0 / per);
+        assert_eq!(d[1..7].iter().sum::<f64>(), 0.0);
+    }
+
+    #[test]
+    fn bucket_limits_are_errors() {
+        let v = Value::String(RedisString::from_bytes(vec![1]));
+        for buckets in [0, MAX_BUCKETS + 1] {
+            let e = detail(
+                &v,
+                &DetailOptions {
+                    buckets,
+                    max_points: 1,
+                },
+            )
+            .unwrap_err();
+            assert!(e.contains("buckets must be 1 to 65536"), "{e}");
+        }
+    }
+
+    #[test]
+    fn hll_histogram_sums_to_registers() {
+        let mut h = hll::new_sparse();
+        let elems: Vec<Vec<u8>> = (0..500).map(|i| format!("u{i}").into_bytes()).collect();
+        let refs: Vec<&[u8]> = elems.iter().map(|e| e.as_slice()).collect();
+        hll::pfadd(&mut h, &refs).unwrap();
+        let expect_card = hll::count_readonly(&h).unwrap();
+        let regs = hll::registers(&h).unwrap();
+        let nonzero = regs.0.iter().filter(|&&r| r != 0).count() as u32;
+        let v = Value::String(RedisString::from_bytes(h));
+        let Detail::Hll {
+            encoding,
+            cardinality,
+            register_histogram,
+        } = detail(&v, &DetailOptions::default()).unwrap()
+        else {
+            panic!("hll expected")
+        };
+        assert_eq!(encoding, "sparse");
+        assert_eq!(cardinality, expect_card);
+        assert!((480..=520).contains(&cardinality), "{cardinality}");
+        assert_eq!(register_histogram.iter().sum::<u32>(), 16384);
+        assert_eq!(16384 - register_histogram[0], nonzero);
+        // A HYLL string with a bad encoding byte is a plain bitmap.
+        let mut bad = b"HYLL".to_vec();
+        bad.extend_from_slice(&[7; 20]);
+        assert!(matches!(
+            detail(
+                &Value::String(RedisString::from_bytes(bad)),
+                &DetailOptions::default()
+            )
+            .unwrap(),
+            Detail::Bitmap { .. }
+        ));
+    }
+
+    #[test]
+    fn geo_points_and_bbox() {
+        let places = [
+            (b"a".to_vec(), 13.361389, 38.115556),
+            (b"b".to_vec(), 15.087269, 37.502669),
+            (b"c".to_vec(), 2.349014, 48.864716),
+        ];
+        let pairs: Vec<(Vec<u8>, f64)> = places
+            .iter()
+            .map(|(m, lon, lat)| (m.clone(), crate::geo::encode(*lon, *lat).unwrap() as f64))
+            .collect();
+        let z = Value::ZSet(ZSet::from_pairs(pairs));
+        let Detail::Geo {
+            members,
+            bbox,
+            points,
+        } = detail(
+            &z,
+            &DetailOptions {
+                buckets: 1,
+                max_points: 2,
+            },
+        )
+        .unwrap()
+        else {
+            panic!("geo expected")
+        };
+        assert_eq!(members, 3);
+        assert_eq!(points.len(), 2);
+        // Positions decode to within GEOPOS precision of the input.
+        for (m, lon, lat) in &points {
+            let (_, elon, elat) = places.iter().find(|p| &p.0 == m).unwrap();
+            assert!((lon - elon).abs() < 1e-5 && (lat - elat).abs() < 1e-5);
+        }
+        assert!((bbox[0] - 2.349014).abs() < 1e-5);
+        assert!((bbox[1] - 37.502669).abs() < 1e-5);
+        assert!((bbox[2] - 15.087269).abs() < 1e-5);
+        assert!((bbox[3] - 48.864716).abs() < 1e-5);
+        // Small integer scores (a counter set) are not GEO.
+        let counters = Value::ZSet(ZSet::from_pairs(vec![(b"x".to_vec(), 3.0)]));
+        assert_eq!(
+            detail(&counters, &DetailOptions::default()).unwrap(),
+            Detail::Other
+        );
+    }
+}
