@@ -209,6 +209,7 @@ const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
 const gbs = (bytes, us) => (bytes && us ? (bytes / (us * 1e3)).toFixed(1) : '');
 
 async function main() {
+  const loadBefore = os.loadavg()[0];
   for (const f of [GEN, path.join(ROOT, 'pkg/bitlens.js')]) {
     if (!existsSync(f)) throw new Error(`${f} is missing: run npm run build first`);
   }
@@ -246,7 +247,7 @@ async function main() {
     const table = [
       '# bitlens benchmarks',
       '',
-      `Measured ${new Date().toISOString()} on ${os.cpus().length} × ${cpu}, Node ${process.version}, redis-server ${redisVersion}, by \`npm run bench\` (bench/run.mjs).`,
+      `Measured ${new Date().toISOString()} on ${os.cpus().length} × ${cpu}, Node ${process.version}, redis-server ${redisVersion}, by \`npm run bench\` (bench/run.mjs). Load average (1 min) ${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end of the run (other work on the machine makes every time longer).`,
       '',
       'Redis: server-side time per call from `INFO commandstats` (usec) after `CONFIG RESETSTAT`, so the network',
       'and redis-cli are excluded. bitlens wasm: `Engine.command()` called from Node (includes the JS↔wasm',
