@@ -341,6 +341,45 @@ impl Engine {
             .collect()
     }
 
+    /// `PFADD key element...` with every element in one buffer, for adding many elements
+    /// without one JS string per element: element i is `elements[offsets[i]..offsets[i + 1]]`
+    /// (bytes), so `offsets` holds one more entry than there are elements (none or one entry:
+    /// no element). The registers, the key's bytes and the reply (1 when the key was created or
+    /// a register changed, else 0) are exactly those of `PFADD` with the same elements; Redis'
+    /// errors (a key of another type, a string that is not a HyperLogLog) are thrown. Throws
+    /// when `offsets` decreases or points past `elements`.
+    #[wasm_bindgen(js_name = pfaddBatch)]
+    pub fn pfadd_batch(
+        &mut self,
+        key: JsValue,
+        elements: &[u8],
+        offsets: &[u32],
+    ) -> Result<f64, JsError> {
+        let key = arg_bytes(&key, 0)?;
+        if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(JsError::new(&format!(
+                "pfaddBatch: offsets[{}] = {} is below offsets[{i}] = {}",
+                i + 1,
+                offsets[i + 1],
+                offsets[i]
+            )));
+        }
+        if let Some(&last) = offsets.last().filter(|&&o| o as usize > elements.len()) {
+            return Err(JsError::new(&format!(
+                "pfaddBatch: offset {last} is past the {} element bytes",
+                elements.len()
+            )));
+        }
+        let items = offsets
+            .windows(2)
+            .map(|w| &elements[w[0] as usize..w[1] as usize]);
+        match crate::command::hll::pfadd_elements(&mut self.ks, &key, items) {
+            Reply::Integer(n) => Ok(n as f64),
+            Reply::Error(text) => Err(JsError::new(&text)),
+            other => Err(unexpected("PFADD", &other)),
+        }
+    }
+
     /// Loads a serialized Roaring bitmap (the portable format of the Java, Go and C
     /// libraries) as a bitmap string under `key`: value v becomes bit offset v. Sparse data
     /// stays sparse. Throws on a malformed Roaring bitmap.

@@ -49,12 +49,18 @@ fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// The home slot of hash `h` in a table of `len` slots (a power of two): the hash's top bits,
+/// so that ordering entries by their tag orders them by home slot too.
+fn home(h: u64, len: usize) -> usize {
+    (h >> (64 - len.trailing_zeros())) as usize
+}
+
 /// Finds the slot of `member` (or the free slot where it would go) and the slot tag to store.
 fn probe<'a>(slots: &[u64], member: &[u8], at: impl Fn(usize) -> &'a [u8]) -> (usize, u64) {
     let mask = slots.len() - 1;
     let h = hash(member);
     let tag = h & TAG;
-    let mut i = h as usize & mask;
+    let mut i = home(h, slots.len());
     loop {
         let s = slots[i];
         if s == EMPTY || (s & TAG == tag && at(s as u32 as usize) == member) {
@@ -81,37 +87,44 @@ fn order(a: &(f64, Vec<u8>), b: &(f64, Vec<u8>)) -> std::cmp::Ordering {
         .then_with(|| a.1.cmp(&b.1))
 }
 
-/// Builds the member index of distinct `items` without random writes: the entries are sorted
-/// by home slot (a radix sort) and laid down in that order, each at its home slot or the next
-/// free one after it, which is the table that inserting them one by one would give (linear
-/// probing); the few that run past the end wrap round by ordinary insertion. `None` when a
-/// member occurs twice.
+/// Builds the member index of distinct `items` without random writes: the slot entries
+/// (tag | position; the tag is the hash's top half, which starts with the home slot) are
+/// radix-sorted and laid down in that order, each at its home slot or the next free one after
+/// it, which is the table that inserting them one by one would give (linear probing); the few
+/// that run past the end wrap round by ordinary insertion. `None` when a member occurs twice.
 fn bulk_index(items: &[(f64, Vec<u8>)]) -> Option<Vec<u64>> {
     let mut slots = table_for(items.len());
-    let mask = slots.len() - 1;
-    let bits = mask.count_ones();
-    // (home slot, tag | position), radix-sorted by home slot, 11 bits a pass.
-    let mut a: Vec<(u32, u64)> = items
+    let bits = slots.len().trailing_zeros();
+    let mut a: Vec<u64> = items
         .iter()
         .enumerate()
-        .map(|(i, (_, m))| {
-            let h = hash(m);
-            ((h as usize & mask) as u32, (h & TAG) | i as u64)
-        })
+        .map(|(i, (_, m))| (hash(m) & TAG) | i as u64)
         .collect();
-    let mut b = vec![(0u32, 0u64); a.len()];
-    let mut shift = 0;
-    while shift < bits {
+    if bits > 32 {
+        // Over 2^31 members: the tag no longer holds the whole home slot; insert one by one.
+        for &entry in &a {
+            let (slot, _) = probe(&slots, &items[entry as u32 as usize].1, |p| &items[p].1);
+            if slots[slot] != EMPTY {
+                return None;
+            }
+            slots[slot] = entry;
+        }
+        return Some(slots);
+    }
+    // LSD radix sort on the home-slot bits, 11 bits a pass.
+    let mut b = vec![0u64; a.len()];
+    let mut shift = 64 - bits;
+    while shift < 64 {
         let mut counts = [0usize; 2049];
-        for e in &a {
-            counts[((e.0 >> shift) & 2047) as usize + 1] += 1;
+        for &e in &a {
+            counts[((e >> shift) & 2047) as usize + 1] += 1;
         }
         for d in 1..counts.len() {
             counts[d] += counts[d - 1];
         }
-        for e in &a {
-            let d = ((e.0 >> shift) & 2047) as usize;
-            b[counts[d]] = *e;
+        for &e in &a {
+            let d = ((e >> shift) & 2047) as usize;
+            b[counts[d]] = e;
             counts[d] += 1;
         }
         std::mem::swap(&mut a, &mut b);
@@ -122,19 +135,20 @@ fn bulk_index(items: &[(f64, Vec<u8>)]) -> Option<Vec<u64>> {
     let mut group = 0usize;
     let mut wrapped = Vec::new();
     for j in 0..a.len() {
-        let (home, entry) = a[j];
-        if a[group].0 != home {
+        let entry = a[j];
+        let at_home = home(entry, slots.len());
+        if home(a[group], slots.len()) != at_home {
             group = j;
         }
         // A repeated member has the same home slot and tag as its first copy.
-        for &(_, other) in &a[group..j] {
+        for &other in &a[group..j] {
             if other & TAG == entry & TAG
                 && items[other as u32 as usize].1 == items[entry as u32 as usize].1
             {
                 return None;
             }
         }
-        let at = next.max(home as usize);
+        let at = next.max(at_home);
         if at < slots.len() {
             slots[at] = entry;
             next = at + 1;
@@ -421,7 +435,7 @@ mod tests {
         // that some must wrap to the start.
         let mut tail: Vec<Vec<u8>> = (0..10_000u32)
             .map(|i| format!("w{i}").into_bytes())
-            .filter(|m| hash(m) as usize & 15 >= 14)
+            .filter(|m| home(hash(m), 16) >= 14)
             .take(5)
             .collect();
         tail.extend((0..3).map(|i| format!("x{i}").into_bytes()));

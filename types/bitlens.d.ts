@@ -228,6 +228,13 @@ export declare class Engine {
   pfcountUnion(keys: string[]): number;
   /** `PFCOUNT key` of each key separately, in order (0 for a missing key). */
   pfcountEach(keys: string[]): Float64Array;
+  /**
+   * `PFADD key element...` with every element in one buffer: element i is the bytes
+   * `elements[offsets[i]]` up to `elements[offsets[i + 1]]` (so `offsets` has one more entry
+   * than there are elements). Same registers, key bytes, reply (1 or 0) and errors as `PFADD`;
+   * throws when `offsets` decreases or points past `elements`.
+   */
+  pfaddBatch(key: KeyName, elements: Uint8Array, offsets: Uint32Array): number;
   /** Bits set in any of `keys` (`BITOP OR` into a scratch key, restored afterwards, then `BITCOUNT`). */
   bitopOrCount(keys: string[], scratch?: string | null): number;
   /**

@@ -537,7 +537,8 @@ impl<'a> Cursor<'a> {
             }
             ZSET | ZSET_2 => {
                 let n = self.count(if t == ZSET { 2 } else { 9 }, "sorted set size")?;
-                let mut pairs = Vec::new();
+                // `count` bounds n by the bytes left (9 or 2 bytes per entry at least).
+                let mut pairs = Vec::with_capacity(if materialise { n as usize } else { 0 });
                 for _ in 0..n {
                     let member = if materialise {
                         Some(self.string("sorted set member")?.into_owned())
