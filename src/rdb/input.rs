@@ -54,11 +54,11 @@ pub(crate) trait Input {
     fn fill(&mut self, end: u64) -> Result<(), RdbError>;
 
     /// Passes the next `n` bytes to `sink` in pieces (with the absolute offset of each),
-    /// consuming them. Errors when the input ends first.
+    /// consuming them. Errors when the input ends first or `sink` fails.
     fn stream(
         &mut self,
         n: u64,
-        sink: &mut dyn FnMut(u64, &[u8]),
+        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
         what: &str,
     ) -> Result<(), RdbError>;
 
@@ -105,18 +105,20 @@ impl Input for SliceInput<'_> {
     fn stream(
         &mut self,
         n: u64,
-        sink: &mut dyn FnMut(u64, &[u8]),
+        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
         what: &str,
     ) -> Result<(), RdbError> {
         let left = (self.bytes.len() - self.pos) as u64;
         if n > left {
             return Err(truncated(self.pos as u64, what, n, left));
         }
-        sink(
-            self.pos as u64,
-            &self.bytes[self.pos..self.pos + n as usize],
-        );
-        self.pos += n as usize;
+        // In pieces, so that the sink can report progress.
+        let end = self.pos + n as usize;
+        while self.pos < end {
+            let k = (end - self.pos).min(1 << 20);
+            sink(self.pos as u64, &self.bytes[self.pos..self.pos + k])?;
+            self.pos += k;
+        }
         Ok(())
     }
 
@@ -233,7 +235,7 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
     fn stream(
         &mut self,
         n: u64,
-        sink: &mut dyn FnMut(u64, &[u8]),
+        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
         what: &str,
     ) -> Result<(), RdbError> {
         let abs = self.start + self.pos as u64;
@@ -262,7 +264,7 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
             sink(
                 self.start + self.pos as u64,
                 &self.buf[self.pos..self.pos + k],
-            );
+            )?;
             self.pos += k;
             left -= k as u64;
         }

@@ -427,20 +427,28 @@ where
                 let db = st.db;
                 inp.consume(used);
                 let (_, data_at, _) = inp.window();
-                let value = if wanted {
-                    let mut b = StringBuilder::new(len);
-                    inp.stream(
-                        len,
-                        &mut |off, piece| b.write(off - data_at, piece),
-                        "string value",
-                    )
-                    .map_err(|e| e.with_key(&key))?;
-                    Some(Value::String(b.finish()))
-                } else {
-                    inp.stream(len, &mut |_, _| {}, "string value")
-                        .map_err(|e| e.with_key(&key))?;
-                    None
-                };
+                let mut builder = wanted.then(|| StringBuilder::new(len));
+                inp.stream(
+                    len,
+                    &mut |off, piece| {
+                        if let Some(b) = &mut builder {
+                            b.write(off - data_at, piece);
+                        }
+                        let done = off + piece.len() as u64;
+                        if done >= reported + PROGRESS_STEP {
+                            reported = done;
+                            progress(done, total).map_err(|m| RdbError {
+                                offset: done,
+                                key: None,
+                                message: m,
+                            })?;
+                        }
+                        Ok(())
+                    },
+                    "string value",
+                )
+                .map_err(|e| e.with_key(&key))?;
+                let value = builder.map(|b| Value::String(b.finish()));
                 let rec = Record {
                     db,
                     key: Cow::Borrowed(&key),
