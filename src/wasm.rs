@@ -21,9 +21,43 @@ use wasm_bindgen::JsCast;
 
 use crate::keydetail::{self, Detail, DetailOptions, LoadedDb, OtherMeta};
 use crate::keyspace::{Keyspace, Value};
-use crate::rdb::{visit_rdb_progress, LoadOptions};
+use crate::rdb::{visit_rdb_chunked, visit_rdb_progress, ChunkSource, LoadOptions};
 use crate::reply::Reply;
 use crate::string::RedisString;
+
+/// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
+pub const BLOB_CHUNK: usize = 8 << 20;
+
+/// A `Blob` read synchronously with `FileReaderSync` (Web Workers only).
+struct BlobSource<'b> {
+    blob: &'b web_sys::Blob,
+    reader: web_sys::FileReaderSync,
+}
+
+impl ChunkSource for BlobSource<'_> {
+    fn len(&self) -> u64 {
+        self.blob.size() as u64
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        let end = (offset + buf.len() as u64).min(self.len());
+        if offset >= end {
+            return Ok(0);
+        }
+        let part = self
+            .blob
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .map_err(|e| format!("Blob.slice failed: {e:?}"))?;
+        let ab = self
+            .reader
+            .read_as_array_buffer(&part)
+            .map_err(|e| format!("FileReaderSync.readAsArrayBuffer failed: {e:?}"))?;
+        let bytes = Uint8Array::new(&ab);
+        let n = (bytes.length() as usize).min(buf.len());
+        bytes.subarray(0, n as u32).copy_to(&mut buf[..n]);
+        Ok(n)
+    }
+}
 
 /// The scratch key [`Engine::bitop_or_count`] uses when none is given.
 const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
@@ -78,6 +112,37 @@ impl Engine {
         let mut progress = js_progress(on_progress);
         let mut loaded = LoadedDb::default();
         visit_rdb_progress(bytes, &opts, &mut progress, |rec| {
+            loaded.add(rec);
+            Ok(())
+        })
+        .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
+        Ok(self.replace(loaded))
+    }
+
+    /// As [`Engine::load_rdb`], but reads the file from a `Blob` (or `File`) in bounded
+    /// windows of [`BLOB_CHUNK`] bytes through `FileReaderSync`, so the file is never held
+    /// whole in memory: the reader keeps one window plus the value being decoded (long raw
+    /// strings are streamed; keys outside `patterns` are skipped without being
+    /// materialised). Only available inside a Web Worker: elsewhere it throws an `Error`
+    /// saying so.
+    #[wasm_bindgen(js_name = loadRdbBlob)]
+    pub fn load_rdb_blob(
+        &mut self,
+        blob: &web_sys::Blob,
+        db: Option<f64>,
+        options: JsValue,
+    ) -> Result<f64, JsError> {
+        let (opts, on_progress) = load_options(db, &options)?;
+        let reader = web_sys::FileReaderSync::new().map_err(|_| {
+            JsError::new(
+                "loadRdbBlob needs a Web Worker (FileReaderSync exists only there); \
+                 on the main thread pass the bytes to loadRdb instead",
+            )
+        })?;
+        let mut src = BlobSource { blob, reader };
+        let mut progress = js_progress(on_progress);
+        let mut loaded = LoadedDb::default();
+        visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, |rec| {
             loaded.add(rec);
             Ok(())
         })

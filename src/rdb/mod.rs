@@ -17,10 +17,12 @@
 //! never a panic; no allocation exceeds what the input's size justifies.
 
 mod encoded;
+mod input;
 mod reader;
 mod writer;
 
 pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
+pub use input::ChunkSource;
 pub use reader::{module_name, opcodes, type_info, types};
 pub use writer::{dump_string, RdbWriter};
 
@@ -29,7 +31,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::keyspace::{Keyspace, Value};
-use crate::string::RedisString;
+use crate::string::{RedisString, StringBuilder};
+use input::{ChunkedInput, Input, SliceInput};
 use reader::Cursor;
 
 /// The oldest RDB version bitlens reads (Redis 2.6).
@@ -118,6 +121,20 @@ pub struct Snapshot {
     pub databases: BTreeMap<u64, Keyspace>,
 }
 
+impl Snapshot {
+    /// Every key as (database, key, entry), by database then key bytes (for comparing
+    /// snapshots).
+    pub fn entries(&self) -> Vec<(u64, &[u8], &crate::keyspace::Entry)> {
+        let mut out: Vec<_> = self
+            .databases
+            .iter()
+            .flat_map(|(&db, ks)| ks.iter().map(move |(k, e)| (db, k, e)))
+            .collect();
+        out.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        out
+    }
+}
+
 /// One key record met while reading an RDB file (see [`visit_rdb`]).
 #[derive(Debug)]
 pub struct Record<'a> {
@@ -154,154 +171,336 @@ pub struct Header {
 }
 
 /// Reads an RDB file record by record, calling `f` for each key (values materialised only for
-/// keys selected by `opts.patterns`). Errors from `f` stop the walk and are returned.
-pub fn visit_rdb<'a, F>(bytes: &'a [u8], opts: &LoadOptions, f: F) -> Result<Header, RdbError>
+/// keys selected by `opts`). Errors from `f` stop the walk and are returned.
+pub fn visit_rdb<F>(bytes: &[u8], opts: &LoadOptions, f: F) -> Result<Header, RdbError>
 where
-    F: FnMut(Record<'a>) -> Result<(), RdbError>,
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
 {
     visit_rdb_progress(bytes, opts, &mut |_, _| Ok(()), f)
 }
 
 /// Reports progress of a load: called with (bytes read, total bytes) at most every
-/// [`PROGRESS_STEP`] bytes of input and once at the end; an `Err(message)` stops the load
-/// with that message.
+/// [`PROGRESS_STEP`] bytes of input (between records) and once at the end; an
+/// `Err(message)` stops the load with that message.
 pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> Result<(), String>;
 
 /// Input bytes between two [`Progress`] calls (1 MiB).
 pub const PROGRESS_STEP: u64 = 1 << 20;
 
+/// Raw strings at least this long (1 MiB) that do not fit the chunked reader's window are
+/// streamed through it rather than held whole.
+const STREAM_STRING_BYTES: u64 = 1 << 20;
+
 /// [`visit_rdb`] reporting progress.
-pub fn visit_rdb_progress<'a, F>(
-    bytes: &'a [u8],
+pub fn visit_rdb_progress<F>(
+    bytes: &[u8],
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+    f: F,
+) -> Result<Header, RdbError>
+where
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+{
+    visit_input(&mut SliceInput::new(bytes), opts, progress, f)
+}
+
+/// [`visit_rdb_progress`] over a [`ChunkSource`] read `chunk` bytes (or more) at a time: the
+/// reader holds one window of the input plus the record being decoded (a long raw string
+/// is streamed, not held), never the whole file. Same records, errors and offsets as the
+/// slice reader.
+pub fn visit_rdb_chunked<S, F>(
+    src: &mut S,
+    chunk: usize,
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+    f: F,
+) -> Result<Header, RdbError>
+where
+    S: ChunkSource + ?Sized,
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+{
+    let mut input = ChunkedInput::new(src, chunk, opts.verify_checksum);
+    visit_input(&mut input, opts, progress, f)
+}
+
+/// Reader state carried from record to record.
+struct State {
+    header: Header,
+    db: u64,
+    expire: Option<i64>,
+}
+
+/// What one record was.
+enum Step<'w> {
+    /// EOF opcode.
+    Eof,
+    /// An opcode record (aux, SELECTDB, ...), already applied to the state.
+    Opcode,
+    /// A key record.
+    Key(Record<'w>),
+    /// A key whose raw string value does not fit the window: the cursor stands at its data.
+    LongString {
+        key: Cow<'w, [u8]>,
+        wanted: bool,
+        len: u64,
+        header_bytes: u64,
+        offset: u64,
+        expire_at_ms: Option<i64>,
+    },
+}
+
+/// Decodes one record from the cursor. The state is changed only once the record has been
+/// read whole, so that a record cut by the end of a window can be decoded again.
+fn read_record<'w>(
+    c: &mut Cursor<'w>,
+    st: &mut State,
+    opts: &LoadOptions,
+) -> Result<Step<'w>, RdbError> {
+    let at = c.pos;
+    let op = c.u8("record type")?;
+    match op {
+        opcodes::EOF => return Ok(Step::Eof),
+        opcodes::AUX => {
+            let k = c.string("aux field name")?.into_owned();
+            let v = c.string("aux field value")?.into_owned();
+            st.header.aux.push((k, v));
+        }
+        opcodes::SELECTDB => {
+            st.db = c.length("database number")?;
+            st.header.databases.push(st.db);
+        }
+        opcodes::RESIZEDB => {
+            c.length("database size")?;
+            c.length("expires size")?;
+        }
+        opcodes::EXPIRETIME_MS => st.expire = Some(c.u64_le("expire time")? as i64),
+        opcodes::EXPIRETIME => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
+        opcodes::IDLE => {
+            c.length("LRU idle time")?;
+        }
+        opcodes::FREQ => {
+            c.u8("LFU frequency")?;
+        }
+        opcodes::MODULE_AUX => c.module_aux()?,
+        opcodes::FUNCTION2 => {
+            c.skip_string("function library")?;
+        }
+        opcodes::FUNCTION_PRE_GA => {
+            return Err(c.err_at(
+                at,
+                "function record of a Redis 7.0 release candidate (opcode 246) is not supported",
+            ))
+        }
+        opcodes::SLOT_INFO => {
+            c.length("slot id")?;
+            c.length("slot size")?;
+            c.length("slot expires size")?;
+        }
+        t => {
+            if type_info(t).is_none() {
+                return Err(c.err_at(at, format!("unknown RDB value type {t} (byte 0x{t:02x})")));
+            }
+            let key = c.string("key")?;
+            let wanted = opts.selects_in(st.db, &key);
+            let v_at = c.pos;
+            if t == types::STRING && !c.eof {
+                if let Some(n) = c.raw_string_len("string value")? {
+                    if n > c.remaining() as u64 && n >= STREAM_STRING_BYTES {
+                        return Ok(Step::LongString {
+                            key,
+                            wanted,
+                            len: n,
+                            header_bytes: (c.pos - v_at) as u64,
+                            offset: c.base + at as u64,
+                            expire_at_ms: st.expire.take(),
+                        });
+                    }
+                    c.pos = v_at;
+                }
+            }
+            let encoding = match (t, c.buf.get(c.pos)) {
+                (types::STRING, Some(&b)) if b >> 6 == 3 => {
+                    if b & 0x3F == 3 {
+                        "lzf"
+                    } else {
+                        "int"
+                    }
+                }
+                (types::STRING, _) => "raw",
+                _ => type_info(t).map_or("unknown", |i| i.1),
+            };
+            let value = c.value(t, wanted).map_err(|e| e.with_key(&key))?;
+            return Ok(Step::Key(Record {
+                db: st.db,
+                type_byte: t,
+                encoding,
+                value,
+                expire_at_ms: st.expire.take(),
+                offset: c.base + at as u64,
+                value_bytes: (c.pos - v_at) as u64,
+                key,
+            }));
+        }
+    }
+    Ok(Step::Opcode)
+}
+
+/// The reader proper, over either kind of [`Input`].
+fn visit_input<I, F>(
+    inp: &mut I,
     opts: &LoadOptions,
     progress: Progress<'_>,
     mut f: F,
 ) -> Result<Header, RdbError>
 where
-    F: FnMut(Record<'a>) -> Result<(), RdbError>,
+    I: Input,
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
 {
-    let total = bytes.len() as u64;
-    let mut reported = 0u64;
-    let mut c = Cursor::new(bytes, 0);
-    let magic = c.take(9, "RDB header")?;
-    if &magic[..5] != b"REDIS" {
-        return Err(c.err_at(0, "not an RDB file: missing REDIS magic"));
-    }
-    let version = std::str::from_utf8(&magic[5..9])
-        .ok()
-        .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|s| s.parse::<u32>().ok())
-        .ok_or_else(|| c.err_at(5, "RDB version is not 4 digits"))?;
-    if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
-        return Err(c.err_at(
-            5,
-            format!(
-                "unsupported RDB version {version} (bitlens reads {MIN_VERSION} to {MAX_VERSION})"
-            ),
-        ));
-    }
-    let mut header = Header {
-        version,
-        ..Header::default()
-    };
-    let mut db = 0u64;
-    let mut expire: Option<i64> = None;
-    loop {
-        let at = c.pos;
-        if at as u64 >= reported + PROGRESS_STEP {
-            reported = at as u64;
-            progress(reported, total).map_err(|m| c.err_at(at, m))?;
+    let total = inp.total();
+    inp.fill(9)?;
+    let version = {
+        let (w, base, _) = inp.window();
+        let mut c = Cursor::window(w, base, true);
+        let magic = c.take(9, "RDB header")?;
+        if &magic[..5] != b"REDIS" {
+            return Err(c.err_at(0, "not an RDB file: missing REDIS magic"));
         }
-        let op = c.u8("record type")?;
-        match op {
-            opcodes::EOF => break,
-            opcodes::AUX => {
-                let k = c.string("aux field name")?.into_owned();
-                let v = c.string("aux field value")?.into_owned();
-                header.aux.push((k, v));
-            }
-            opcodes::SELECTDB => {
-                db = c.length("database number")?;
-                header.databases.push(db);
-            }
-            opcodes::RESIZEDB => {
-                c.length("database size")?;
-                c.length("expires size")?;
-            }
-            opcodes::EXPIRETIME_MS => expire = Some(c.u64_le("expire time")? as i64),
-            opcodes::EXPIRETIME => expire = Some(c.i32_le("expire time")? as i64 * 1000),
-            opcodes::IDLE => {
-                c.length("LRU idle time")?;
-            }
-            opcodes::FREQ => {
-                c.u8("LFU frequency")?;
-            }
-            opcodes::MODULE_AUX => c.module_aux()?,
-            opcodes::FUNCTION2 => {
-                c.skip_string("function library")?;
-            }
-            opcodes::FUNCTION_PRE_GA => return Err(c.err_at(
-                at,
-                "function record of a Redis 7.0 release candidate (opcode 246) is not supported",
-            )),
-            opcodes::SLOT_INFO => {
-                c.length("slot id")?;
-                c.length("slot size")?;
-                c.length("slot expires size")?;
-            }
-            t => {
-                if type_info(t).is_none() {
-                    return Err(
-                        c.err_at(at, format!("unknown RDB value type {t} (byte 0x{t:02x})"))
-                    );
-                }
-                let key = c.string("key")?;
-                let wanted = opts.selects_in(db, &key);
-                let v_at = c.pos;
-                let encoding = match (t, c.buf.get(c.pos)) {
-                    (types::STRING, Some(&b)) if b >> 6 == 3 => {
-                        if b & 0x3F == 3 {
-                            "lzf"
-                        } else {
-                            "int"
-                        }
-                    }
-                    (types::STRING, _) => "raw",
-                    _ => type_info(t).map_or("unknown", |i| i.1),
-                };
-                let value = c.value(t, wanted).map_err(|e| e.with_key(&key))?;
-                let rec = Record {
-                    db,
-                    type_byte: t,
-                    encoding,
-                    value,
-                    expire_at_ms: expire.take(),
-                    offset: at as u64,
-                    value_bytes: (c.pos - v_at) as u64,
-                    key,
-                };
-                let key_for_err = rec.key.clone();
-                f(rec).map_err(|e| e.with_key(&key_for_err))?;
-            }
-        }
-    }
-    let eof_end = c.pos;
-    let trailer = c.take(8, "CRC-64 trailer")?;
-    header.stored_checksum = u64::from_le_bytes(trailer.try_into().expect("8 bytes"));
-    if header.stored_checksum != 0 && opts.verify_checksum {
-        let actual = CRC64.checksum(&bytes[..eof_end]);
-        if actual != header.stored_checksum {
+        let version = std::str::from_utf8(&magic[5..9])
+            .ok()
+            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<u32>().ok())
+            .ok_or_else(|| c.err_at(5, "RDB version is not 4 digits"))?;
+        if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
             return Err(c.err_at(
-                eof_end,
+                5,
                 format!(
-                    "CRC-64 mismatch: file says {:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)",
-                    header.stored_checksum
+                    "unsupported RDB version {version} (bitlens reads {MIN_VERSION} to {MAX_VERSION})"
                 ),
             ));
         }
+        version
+    };
+    inp.consume(9);
+    let mut st = State {
+        header: Header {
+            version,
+            ..Header::default()
+        },
+        db: 0,
+        expire: None,
+    };
+    let mut reported = 0u64;
+    loop {
+        let (w, base, eof) = inp.window();
+        if base >= reported + PROGRESS_STEP {
+            reported = base;
+            progress(base, total).map_err(|m| RdbError {
+                offset: base,
+                key: None,
+                message: m,
+            })?;
+        }
+        let mut c = Cursor::window(w, base, eof);
+        let step = read_record(&mut c, &mut st, opts);
+        let used = c.pos;
+        let need = c.need;
+        match step {
+            Ok(Step::Eof) => {
+                inp.consume(used);
+                break;
+            }
+            Ok(Step::Opcode) => inp.consume(used),
+            Ok(Step::Key(rec)) => {
+                let key_for_err = rec.key.clone().into_owned();
+                f(rec).map_err(|e| e.with_key(&key_for_err))?;
+                inp.consume(used);
+            }
+            Ok(Step::LongString {
+                key,
+                wanted,
+                len,
+                header_bytes,
+                offset,
+                expire_at_ms,
+            }) => {
+                let key = key.into_owned();
+                let db = st.db;
+                inp.consume(used);
+                let (_, data_at, _) = inp.window();
+                let mut builder = wanted.then(|| StringBuilder::new(len));
+                inp.stream(
+                    len,
+                    &mut |off, piece| {
+                        if let Some(b) = &mut builder {
+                            b.write(off - data_at, piece);
+                        }
+                        let done = off + piece.len() as u64;
+                        if done >= reported + PROGRESS_STEP {
+                            reported = done;
+                            progress(done, total).map_err(|m| RdbError {
+                                offset: done,
+                                key: None,
+                                message: m,
+                            })?;
+                        }
+                        Ok(())
+                    },
+                    "string value",
+                )
+                .map_err(|e| e.with_key(&key))?;
+                let value = builder.map(|b| Value::String(b.finish()));
+                let rec = Record {
+                    db,
+                    key: Cow::Borrowed(&key),
+                    type_byte: types::STRING,
+                    encoding: "raw",
+                    value,
+                    expire_at_ms,
+                    offset,
+                    value_bytes: header_bytes + len,
+                };
+                f(rec).map_err(|e| e.with_key(&key))?;
+            }
+            Err(e) => match need {
+                Some(end) if !eof => inp.fill(end)?,
+                _ => return Err(e),
+            },
+        }
     }
-    progress(total, total).map_err(|m| c.err_at(c.pos, m))?;
-    Ok(header)
+    let (w, eof_end, _) = inp.window();
+    let stored = {
+        let mut c = Cursor::window(w, eof_end, true);
+        let trailer = match c.take(8, "CRC-64 trailer") {
+            Ok(t) => t,
+            Err(_) => {
+                inp.fill(eof_end + 8)?;
+                let (w, _, _) = inp.window();
+                c = Cursor::window(w, eof_end, true);
+                c.take(8, "CRC-64 trailer")?
+            }
+        };
+        u64::from_le_bytes(trailer.try_into().expect("8 bytes"))
+    };
+    st.header.stored_checksum = stored;
+    if stored != 0 && opts.verify_checksum {
+        let actual = inp.crc_so_far();
+        if actual != stored {
+            return Err(RdbError {
+                offset: eof_end,
+                key: None,
+                message: format!(
+                    "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"
+                ),
+            });
+        }
+    }
+    inp.consume(8);
+    progress(total, total).map_err(|m| RdbError {
+        offset: total,
+        key: None,
+        message: m,
+    })?;
+    Ok(st.header)
 }
 
 /// Decodes a whole RDB file (versions 6 to 12). Keys not selected by `opts.patterns` are
@@ -318,12 +517,7 @@ pub fn load_rdb_progress(
 ) -> Result<Snapshot, RdbError> {
     let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
     let header = visit_rdb_progress(bytes, opts, progress, |rec| {
-        if let Some(v) = rec.value {
-            databases
-                .entry(rec.db)
-                .or_default()
-                .insert(rec.key.into_owned(), v, rec.expire_at_ms);
-        }
+        collect(&mut databases, rec);
         Ok(())
     })?;
     Ok(Snapshot {
@@ -331,6 +525,35 @@ pub fn load_rdb_progress(
         aux: header.aux,
         databases,
     })
+}
+
+/// [`load_rdb_progress`] over a [`ChunkSource`] read `chunk` bytes (or more) at a time (see
+/// [`visit_rdb_chunked`]): the same snapshot without holding the whole input.
+pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
+    src: &mut S,
+    chunk: usize,
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+) -> Result<Snapshot, RdbError> {
+    let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
+    let header = visit_rdb_chunked(src, chunk, opts, progress, |rec| {
+        collect(&mut databases, rec);
+        Ok(())
+    })?;
+    Ok(Snapshot {
+        version: header.version,
+        aux: header.aux,
+        databases,
+    })
+}
+
+fn collect(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) {
+    if let Some(v) = rec.value {
+        databases
+            .entry(rec.db)
+            .or_default()
+            .insert(rec.key.into_owned(), v, rec.expire_at_ms);
+    }
 }
 
 /// Splits and checks a DUMP payload: returns (type byte, value encoding, RDB version).

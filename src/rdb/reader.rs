@@ -137,10 +137,19 @@ struct BlobAt {
 
 /// A bounds-checked cursor over RDB bytes. `base` is the offset of `buf[0]` in the caller's
 /// input, so that errors report absolute offsets.
+///
+/// `buf` may be a window of a longer input (`eof` false): running past its end then fails
+/// as at the end of input but records in `need` the absolute offset the window must reach,
+/// so that a chunked reader can extend the window and decode the record again.
 pub(crate) struct Cursor<'a> {
     pub buf: &'a [u8],
     pub pos: usize,
     pub base: u64,
+    /// True when the end of `buf` is the end of the input.
+    pub eof: bool,
+    /// Set when a read ran past the end of a window that is not the end of input: the
+    /// absolute offset up to which input is needed.
+    pub need: Option<u64>,
 }
 
 /// A decoded length field: a plain length or a special string encoding (0..=3).
@@ -154,7 +163,27 @@ const LZF_MAX_RATIO: u64 = 88;
 
 impl<'a> Cursor<'a> {
     pub fn new(buf: &'a [u8], base: u64) -> Self {
-        Cursor { buf, pos: 0, base }
+        Self::window(buf, base, true)
+    }
+
+    /// A cursor over a window of the input starting at absolute offset `base`; `eof` tells
+    /// whether the window reaches the end of the input.
+    pub fn window(buf: &'a [u8], base: u64, eof: bool) -> Self {
+        Cursor {
+            buf,
+            pos: 0,
+            base,
+            eof,
+            need: None,
+        }
+    }
+
+    /// Notes that `n` bytes from the current position are needed (when not at the end of
+    /// input).
+    fn want(&mut self, n: u64) {
+        if !self.eof {
+            self.need = Some(self.base + self.pos as u64 + n);
+        }
     }
 
     pub fn remaining(&self) -> usize {
@@ -189,6 +218,7 @@ impl<'a> Cursor<'a> {
 
     pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], RdbError> {
         if n > self.remaining() as u64 {
+            self.want(n);
             return Err(self.err_at(
                 self.pos,
                 format!(
@@ -237,6 +267,19 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// Reads a string's length header: `Some(n)` for a plain (raw) string of `n` bytes,
+    /// `None` for an integer or LZF encoding (position then back at the header).
+    pub fn raw_string_len(&mut self, what: &str) -> Result<Option<u64>, RdbError> {
+        let at = self.pos;
+        match self.len_field(what)? {
+            Len::Plain(n) => Ok(Some(n)),
+            Len::Special(_) => {
+                self.pos = at;
+                Ok(None)
+            }
+        }
+    }
+
     /// A plain length (a special string encoding here is an error).
     pub fn length(&mut self, what: &str) -> Result<u64, RdbError> {
         let at = self.pos;
@@ -252,6 +295,7 @@ impl<'a> Cursor<'a> {
         let at = self.pos;
         let n = self.length(what)?;
         if n.saturating_mul(min_item_bytes) > self.remaining() as u64 {
+            self.want(n.saturating_mul(min_item_bytes));
             return Err(self.err_at(
                 at,
                 format!(

@@ -358,5 +358,164 @@ fn corrupt_compressed_listpack_points_at_its_string() {
     assert_eq!(e.key.as_deref(), Some(&b"zc"[..]));
     assert_eq!(e.offset, string_at, "{e}");
     assert!(e.message.contains("LZF-compressed"), "{e}");
-    assert!(e.message.contains("at byte 108 of its decompressed content"), "{e}");
+    assert!(
+        e.message
+            .contains("at byte 108 of its decompressed content"),
+        "{e}"
+    );
+}
+
+/// Hand-written RDB v10: `SELECTDB 0`, then each (key, raw string) stored raw with a 32-bit
+/// length, EOF and the CRC-64.
+fn raw_strings_rdb(keys: &[(&[u8], &[u8])]) -> Vec<u8> {
+    let mut v = b"REDIS0010".to_vec();
+    v.extend_from_slice(&[opcodes::SELECTDB, 0]);
+    for (k, val) in keys {
+        v.push(types::STRING);
+        v.push(k.len() as u8);
+        v.extend_from_slice(k);
+        v.push(0x80);
+        v.extend_from_slice(&(val.len() as u32).to_be_bytes());
+        v.extend_from_slice(val);
+    }
+    v.push(opcodes::EOF);
+    let crc = CRC64.checksum(&v);
+    v.extend_from_slice(&crc.to_le_bytes());
+    v
+}
+
+/// The chunked reader gives the slice reader's result (snapshot, or error) for every chunk
+/// size.
+fn same_as_slice(bytes: &[u8], opts: &LoadOptions, chunks: &[usize]) {
+    let want = load_rdb(bytes, opts);
+    for &chunk in chunks {
+        let mut src: &[u8] = bytes;
+        let got = load_rdb_chunked(&mut src, chunk, opts, &mut |_, _| Ok(()));
+        match (&want, &got) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.entries(), b.entries(), "chunk {chunk}");
+                assert_eq!((a.version, &a.aux), (b.version, &b.aux), "chunk {chunk}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "chunk {chunk}"),
+            _ => panic!("chunk {chunk}: slice {want:?} vs chunked {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn chunked_reader_matches_slice_reader() {
+    let sample = write_sample();
+    same_as_slice(
+        &sample,
+        &LoadOptions::default(),
+        &[1, 2, 3, 7, 16, 64, 1 << 20],
+    );
+    // Truncated and damaged copies: the same error (message and offset) either way.
+    for cut in [
+        0,
+        5,
+        9,
+        10,
+        20,
+        sample.len() / 2,
+        sample.len() - 9,
+        sample.len() - 1,
+    ] {
+        same_as_slice(&sample[..cut], &LoadOptions::default(), &[1, 5, 4096]);
+    }
+    let mut bad = sample.clone();
+    let n = bad.len();
+    bad[n - 3] ^= 0x10;
+    same_as_slice(&bad, &LoadOptions::default(), &[1, 13]);
+    let e = load_rdb(&bad, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.offset, n as u64 - 8);
+    assert!(e.message.contains("`--no-checksum`"), "{e}");
+    assert!(e.message.contains("`{ checksum: false }`"), "{e}");
+    let opts = LoadOptions {
+        verify_checksum: false,
+        patterns: vec![b"z".to_vec(), b"pl*".to_vec()],
+        db: Some(3),
+    };
+    same_as_slice(&bad, &opts, &[1, 9]);
+    assert_eq!(load_rdb(&bad, &opts).unwrap().entries().len(), 1);
+}
+
+#[test]
+fn chunked_reader_streams_long_raw_strings() {
+    // 3 MiB: mostly zero (one byte set every 1 MiB) and 2 MiB of noise, stored raw.
+    let len = 3 << 20;
+    let mut sparse = vec![0u8; len];
+    for i in (0..len).step_by(1 << 20) {
+        sparse[i + 7] = 0x81;
+    }
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let noise: Vec<u8> = (0..2 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let bytes = raw_strings_rdb(&[(b"a", b"hi"), (b"sparse", &sparse), (b"noise", &noise)]);
+    same_as_slice(&bytes, &LoadOptions::default(), &[1000, 64 << 10, 8 << 20]);
+    let mut src: &[u8] = &bytes;
+    let snap = load_rdb_chunked(&mut src, 64 << 10, &LoadOptions::default(), &mut |_, _| {
+        Ok(())
+    })
+    .unwrap();
+    match snap.databases[&0].get(b"sparse") {
+        Some(Value::String(s)) => {
+            assert!(s.is_sparse());
+            assert_eq!(s.len(), len as u64);
+            assert_eq!(s.popcount(), 3 * 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Skipped by pattern, and cut short in the middle of the long value.
+    let opts = LoadOptions {
+        patterns: vec![b"a".to_vec()],
+        ..LoadOptions::default()
+    };
+    same_as_slice(&bytes, &opts, &[4096]);
+    let cut = &bytes[..bytes.len() - (1 << 20)];
+    same_as_slice(cut, &opts, &[4096, 1 << 20]);
+    let e = load_rdb(cut, &opts).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some(&b"noise"[..]));
+}
+
+#[test]
+fn progress_is_reported_by_both_readers() {
+    let keys: Vec<(Vec<u8>, Vec<u8>)> = (0..40)
+        .map(|i| (format!("k{i}").into_bytes(), vec![i as u8; 100_000]))
+        .collect();
+    let refs: Vec<(&[u8], &[u8])> = keys.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+    let bytes = raw_strings_rdb(&refs);
+    let total = bytes.len() as u64;
+    let mut slice_calls = Vec::new();
+    load_rdb_progress(&bytes, &LoadOptions::default(), &mut |d, t| {
+        slice_calls.push((d, t));
+        Ok(())
+    })
+    .unwrap();
+    let mut chunk_calls = Vec::new();
+    let mut src: &[u8] = &bytes;
+    load_rdb_chunked(&mut src, 300_000, &LoadOptions::default(), &mut |d, t| {
+        chunk_calls.push((d, t));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(slice_calls, chunk_calls);
+    assert_eq!(slice_calls.len(), 4, "{slice_calls:?}"); // 3 steps of 1 MiB + the end
+    assert_eq!(*slice_calls.last().unwrap(), (total, total));
+    assert!(slice_calls
+        .windows(2)
+        .all(|w| w[1].0 >= w[0].0 + PROGRESS_STEP || w[1].0 == total));
+    // An error from the callback stops the load.
+    let e = load_rdb_progress(&bytes, &LoadOptions::default(), &mut |_, _| {
+        Err("stop".to_string())
+    })
+    .unwrap_err();
+    assert_eq!(e.message, "stop");
+    assert!(e.offset >= PROGRESS_STEP);
 }

@@ -1,0 +1,282 @@
+//! Where the RDB reader's bytes come from: one slice holding the whole file ([`SliceInput`]),
+//! or a bounded, refillable window over a [`ChunkSource`] ([`ChunkedInput`]) so that a file
+//! of any size is read with memory for one window plus the largest single value.
+//!
+//! The reader decodes one record at a time from [`Input::window`]. When a record runs past
+//! the end of a window that is not the end of the input, the record is decoded again after
+//! [`Input::fill`] has extended the window (at least doubling the bytes held for the record,
+//! so re-decoding costs at most about twice the record's size). Long raw strings are passed
+//! through [`Input::stream`] piece by piece instead of being held whole.
+
+use super::{RdbError, CRC64};
+
+/// A random-access byte source of known length, read in pieces (a browser `Blob` through
+/// `FileReaderSync`, a file, a test buffer).
+pub trait ChunkSource {
+    /// Total length in bytes.
+    fn len(&self) -> u64;
+
+    /// True for an empty source.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Reads up to `buf.len()` bytes at byte `offset` into `buf`; returns how many were read
+    /// (0 only at or past the end). An `Err` is a message naming what failed.
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String>;
+}
+
+/// A [`ChunkSource`] over a byte slice (tests, fuzzing).
+impl ChunkSource for &[u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        let start = (offset.min(<[u8]>::len(self) as u64)) as usize;
+        let n = buf.len().min(<[u8]>::len(self) - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+/// The reader's view of its input.
+pub(crate) trait Input {
+    /// The unconsumed bytes available now, the absolute offset of the first, and whether
+    /// they reach the end of the input.
+    fn window(&self) -> (&[u8], u64, bool);
+
+    /// Marks the first `n` bytes of the window as read.
+    fn consume(&mut self, n: usize);
+
+    /// Extends the window so that it reaches absolute offset `end` (or the end of input),
+    /// keeping its unconsumed bytes.
+    fn fill(&mut self, end: u64) -> Result<(), RdbError>;
+
+    /// Passes the next `n` bytes to `sink` in pieces (with the absolute offset of each),
+    /// consuming them. Errors when the input ends first or `sink` fails.
+    fn stream(
+        &mut self,
+        n: u64,
+        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
+        what: &str,
+    ) -> Result<(), RdbError>;
+
+    /// The CRC-64 of every byte before the current position.
+    fn crc_so_far(&mut self) -> u64;
+
+    /// Total input length in bytes.
+    fn total(&self) -> u64;
+}
+
+fn truncated(at: u64, what: &str, n: u64, left: u64) -> RdbError {
+    RdbError {
+        offset: at,
+        key: None,
+        message: format!("truncated input: {what} needs {n} bytes, only {left} remain"),
+    }
+}
+
+/// The whole input in one slice.
+pub(crate) struct SliceInput<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> SliceInput<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        SliceInput { bytes, pos: 0 }
+    }
+}
+
+impl Input for SliceInput<'_> {
+    fn window(&self) -> (&[u8], u64, bool) {
+        (&self.bytes[self.pos..], self.pos as u64, true)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    fn fill(&mut self, _end: u64) -> Result<(), RdbError> {
+        Ok(())
+    }
+
+    fn stream(
+        &mut self,
+        n: u64,
+        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
+        what: &str,
+    ) -> Result<(), RdbError> {
+        let left = (self.bytes.len() - self.pos) as u64;
+        if n > left {
+            return Err(truncated(self.pos as u64, what, n, left));
+        }
+        // In pieces, so that the sink can report progress.
+        let end = self.pos + n as usize;
+        while self.pos < end {
+            let k = (end - self.pos).min(1 << 20);
+            sink(self.pos as u64, &self.bytes[self.pos..self.pos + k])?;
+            self.pos += k;
+        }
+        Ok(())
+    }
+
+    fn crc_so_far(&mut self) -> u64 {
+        CRC64.checksum(&self.bytes[..self.pos])
+    }
+
+    fn total(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+}
+
+/// A window over a [`ChunkSource`], refilled `chunk` bytes (or more) at a time.
+pub(crate) struct ChunkedInput<'s, S: ChunkSource + ?Sized> {
+    src: &'s mut S,
+    total: u64,
+    chunk: usize,
+    /// Bytes from absolute offset `start`; `buf[pos..]` are unconsumed.
+    buf: Vec<u8>,
+    start: u64,
+    pos: usize,
+    /// CRC-64 of the bytes before `start` (when checksums are wanted).
+    digest: Option<crc::Digest<'static, u64>>,
+}
+
+impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {
+    /// A window over `src` reading at least `chunk` bytes (minimum 1) per refill; `crc`
+    /// keeps a running CRC-64 for [`Input::crc_so_far`].
+    pub fn new(src: &'s mut S, chunk: usize, crc: bool) -> Self {
+        let total = src.len();
+        ChunkedInput {
+            src,
+            total,
+            chunk: chunk.max(1),
+            buf: Vec::new(),
+            start: 0,
+            pos: 0,
+            digest: crc.then(|| CRC64.digest()),
+        }
+    }
+
+    /// Drops the consumed bytes from the front of the window (folding them into the CRC).
+    fn compact(&mut self) {
+        if self.pos == 0 {
+            return;
+        }
+        if let Some(d) = &mut self.digest {
+            d.update(&self.buf[..self.pos]);
+        }
+        self.buf.drain(..self.pos);
+        self.start += self.pos as u64;
+        self.pos = 0;
+        // Do not keep a huge buffer around after one huge value.
+        if self.buf.capacity() > 4 * self.chunk.max(self.buf.len()) {
+            self.buf.shrink_to(self.chunk.max(self.buf.len()));
+        }
+    }
+
+    fn end(&self) -> u64 {
+        self.start + self.buf.len() as u64
+    }
+
+    fn read_error(&self, at: u64, e: String) -> RdbError {
+        RdbError {
+            offset: at,
+            key: None,
+            message: format!("cannot read input: {e}"),
+        }
+    }
+}
+
+impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
+    fn window(&self) -> (&[u8], u64, bool) {
+        (
+            &self.buf[self.pos..],
+            self.start + self.pos as u64,
+            self.end() >= self.total,
+        )
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+        debug_assert!(self.pos <= self.buf.len());
+    }
+
+    fn fill(&mut self, end: u64) -> Result<(), RdbError> {
+        self.compact();
+        // At least double what the window holds, and at least one chunk.
+        let held = self.buf.len() as u64;
+        let target = end
+            .max(self.start + 2 * held)
+            .max(self.start + held + self.chunk as u64)
+            .min(self.total);
+        while self.end() < target {
+            let at = self.end();
+            let want = (target - at) as usize;
+            let old = self.buf.len();
+            self.buf.reserve_exact(want);
+            self.buf.resize(old + want, 0);
+            let got = self
+                .src
+                .read_at(at, &mut self.buf[old..])
+                .map_err(|e| self.read_error(at, e))?;
+            self.buf.truncate(old + got.min(want));
+            if got == 0 {
+                // The source is shorter than it said: treat as its end.
+                self.total = self.end();
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn stream(
+        &mut self,
+        n: u64,
+        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
+        what: &str,
+    ) -> Result<(), RdbError> {
+        let abs = self.start + self.pos as u64;
+        if n > self.total - abs {
+            return Err(truncated(abs, what, n, self.total - abs));
+        }
+        let mut left = n;
+        while left > 0 {
+            if self.pos == self.buf.len() {
+                // Read the next piece into an emptied window (not more than needed).
+                self.compact();
+                let piece = left.min(self.chunk as u64);
+                let at = self.end();
+                self.buf.resize(piece as usize, 0);
+                let got = self
+                    .src
+                    .read_at(at, &mut self.buf)
+                    .map_err(|e| self.read_error(at, e))?;
+                self.buf.truncate(got.min(piece as usize));
+                if got == 0 {
+                    self.total = self.end();
+                    return Err(truncated(at, what, left, 0));
+                }
+            }
+            let k = ((self.buf.len() - self.pos) as u64).min(left) as usize;
+            sink(
+                self.start + self.pos as u64,
+                &self.buf[self.pos..self.pos + k],
+            )?;
+            self.pos += k;
+            left -= k as u64;
+        }
+        Ok(())
+    }
+
+    fn crc_so_far(&mut self) -> u64 {
+        self.compact();
+        self.digest.clone().map_or(0, |d| d.finalize())
+    }
+
+    fn total(&self) -> u64 {
+        self.total
+    }
+}
