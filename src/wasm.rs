@@ -19,6 +19,7 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::analytics::windows::DayBitmaps;
 use crate::keydetail::{self, Detail, DetailOptions, LoadedDb, OtherMeta};
 use crate::keyspace::{Keyspace, Value};
 use crate::rdb::{visit_rdb_chunked, visit_rdb_progress, ChunkSource, LoadOptions};
@@ -574,8 +575,9 @@ impl Engine {
     /// actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1).
     /// Throws for a key that does not hold a string.
     pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let e = crate::analytics::daily::engagement(&maps);
+        let e = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .engagement();
         let obj = Object::new();
         let nums = |v: &[u64]| {
             v.iter()
@@ -594,8 +596,9 @@ impl Engine {
     /// element `k - 1` is the number of users set in exactly the last `k` keys.
     #[wasm_bindgen(js_name = streakHistogram)]
     pub fn streak_histogram(&self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        Ok(crate::analytics::daily::streak_histogram(&maps)
+        Ok(DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .streak_histogram()
             .into_iter()
             .map(|n| n as f64)
             .collect())
@@ -611,8 +614,9 @@ impl Engine {
         width: u32,
         height: u32,
     ) -> Result<String, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let e = crate::analytics::daily::engagement(&maps);
+        let e = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .engagement();
         let labels: Vec<String> = keys
             .iter()
             .map(|k| crate::analytics::date_label(k.as_bytes()))
@@ -660,8 +664,9 @@ impl Engine {
         width: u32,
         height: u32,
     ) -> Result<String, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let hist = crate::analytics::daily::streak_histogram(&maps);
+        let hist = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .streak_histogram();
         crate::chart::streak_histogram_svg(title, &hist, width, height).map_err(js_err)
     }
 }

@@ -261,21 +261,21 @@ fn blob_decoders_on_mutated_blobs() {
 #[test]
 fn chunked_reader_equals_slice_reader() {
     use bitlens::rdb::load_rdb_chunked;
-    let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+    let mut rng = fastrand::Rng::with_seed(0x0DDB_1A5E_5BAD_5EED);
     for (name, bytes) in inputs() {
         let mut cases: Vec<Vec<u8>> = vec![bytes.clone()];
         for _ in 0..6 {
-            cases.push(bytes[..rng.below(bytes.len())].to_vec());
+            cases.push(bytes[..rng.usize(..bytes.len())].to_vec());
             let mut m = bytes.clone();
-            let p = rng.below(m.len());
-            m[p] ^= 1 << rng.below(8);
+            let p = rng.usize(..m.len());
+            m[p] ^= 1 << rng.usize(..8);
             cases.push(m);
         }
         for (i, input) in cases.iter().enumerate() {
             for opts in [LoadOptions::default(), no_crc()] {
                 let want = load_rdb(input, &opts);
-                let max = if rng.below(2) == 0 { 64 } else { 1 << 16 };
-                let chunk = 1 + rng.below(max);
+                let max = if rng.usize(..2) == 0 { 64 } else { 1 << 16 };
+                let chunk = 1 + rng.usize(..max);
                 let mut src: &[u8] = input;
                 let got = load_rdb_chunked(&mut src, chunk, &opts, &mut |_, _| Ok(()));
                 match (&want, &got) {

@@ -60,6 +60,15 @@ impl SparseBitmap {
         self.pages.iter().map(|(&i, p)| (i as u64, &**p))
     }
 
+    /// True when a page with index in `first..=last` is stored (holds a set bit).
+    pub fn has_pages_in(&self, first: u64, last: u64) -> bool {
+        let (first, last) = (
+            first.min(u32::MAX as u64) as u32,
+            last.min(u32::MAX as u64) as u32,
+        );
+        first <= last && self.pages.range(first..=last).next().is_some()
+    }
+
     fn page_mut(&mut self, index: u64) -> &mut [u8; PAGE] {
         self.pages
             .entry(index as u32)
