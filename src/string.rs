@@ -424,94 +424,9 @@ impl RedisString {
     /// string never exists in full in memory. Errors (never panics) on truncated or corrupt
     /// input, back-references before the start, or an output length other than `ulen`.
     ///
-    /// LZF: a control byte `c < 32` is followed by `c + 1` literal bytes; otherwise
-    /// `len = c >> 5` (7 = read one more length byte and add it), then one more byte, giving a
-    /// back-reference of `len + 2` bytes at distance `((c & 31) << 8 | byte) + 1`.
+    /// The decoder is [`crate::rdb::lzf::decompress_string`].
     pub fn from_lzf(data: &[u8], ulen: u64) -> Result<RedisString, LzfError> {
-        const HISTORY: usize = 8192;
-        const FLUSH_AT: usize = HISTORY + 256 * 1024;
-        let sparse = ulen >= SPARSE_MIN_BYTES;
-        let mut builder = StringBuilder::new(ulen);
-        let mut win: Vec<u8> = Vec::with_capacity(if sparse {
-            FLUSH_AT + 300
-        } else {
-            ulen as usize
-        });
-        let mut base: u64 = 0;
-        let mut i = 0usize;
-        let err = |offset: usize, message: &str| LzfError {
-            offset,
-            message: message.to_string(),
-        };
-        while i < data.len() {
-            let at = i;
-            let ctrl = data[i] as usize;
-            i += 1;
-            if ctrl < 32 {
-                let n = ctrl + 1;
-                if i + n > data.len() {
-                    return Err(err(at, "literal run past the end of the data"));
-                }
-                if base + (win.len() + n) as u64 > ulen {
-                    return Err(err(at, "output longer than the declared length"));
-                }
-                win.extend_from_slice(&data[i..i + n]);
-                i += n;
-            } else {
-                let mut len = ctrl >> 5;
-                if len == 7 {
-                    let Some(&extra) = data.get(i) else {
-                        return Err(err(at, "back-reference cut short"));
-                    };
-                    len += extra as usize;
-                    i += 1;
-                }
-                let Some(&low) = data.get(i) else {
-                    return Err(err(at, "back-reference cut short"));
-                };
-                i += 1;
-                let dist = ((ctrl & 31) << 8 | low as usize) + 1;
-                let len = len + 2;
-                if dist > win.len() {
-                    return Err(err(at, "back-reference before the start of the output"));
-                }
-                if base + (win.len() + len) as u64 > ulen {
-                    return Err(err(at, "output longer than the declared length"));
-                }
-                let start = win.len() - dist;
-                if dist == 1 {
-                    let b = win[start];
-                    win.resize(win.len() + len, b);
-                } else {
-                    let mut done = 0;
-                    while done < len {
-                        let n = (len - done).min(dist);
-                        win.extend_from_within(start + done..start + done + n);
-                        done += n;
-                    }
-                }
-            }
-            if sparse && win.len() >= FLUSH_AT {
-                let flush = win.len() - HISTORY;
-                builder.write(base, &win[..flush]);
-                win.drain(..flush);
-                base += flush as u64;
-            }
-        }
-        if base + win.len() as u64 != ulen {
-            return Err(err(
-                data.len(),
-                &format!(
-                    "output is {} bytes, the declared length is {ulen}",
-                    base + win.len() as u64
-                ),
-            ));
-        }
-        if !sparse {
-            return Ok(RedisString::from_bytes(win));
-        }
-        builder.write(base, &win);
-        Ok(builder.finish())
+        crate::rdb::lzf::decompress_string(data, ulen)
     }
 }
 

@@ -8,7 +8,7 @@
 //! so re-decoding costs at most about twice the record's size). Long raw strings are passed
 //! through [`Input::stream`] piece by piece instead of being held whole.
 
-use super::{RdbError, CRC64};
+use super::{Crc64Digest, RdbError, CRC64};
 
 /// A random-access byte source of known length, read in pieces (a browser `Blob` through
 /// `FileReaderSync`, a file, a test buffer).
@@ -141,7 +141,7 @@ pub(crate) struct ChunkedInput<'s, S: ChunkSource + ?Sized> {
     start: u64,
     pos: usize,
     /// CRC-64 of the bytes before `start` (when checksums are wanted).
-    digest: Option<crc::Digest<'static, u64>>,
+    digest: Option<Crc64Digest>,
 }
 
 impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {

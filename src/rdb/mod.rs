@@ -18,6 +18,7 @@
 
 mod encoded;
 mod input;
+pub mod lzf;
 mod reader;
 mod writer;
 
@@ -40,8 +41,13 @@ pub const MIN_VERSION: u32 = 6;
 /// The newest RDB version bitlens reads (Redis 7.4 / 8.0).
 pub const MAX_VERSION: u32 = 12;
 
-/// The CRC-64 used by RDB files and DUMP payloads.
-pub(crate) static CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
+/// The CRC-64 used by RDB files and DUMP payloads, slice-by-16 (a 32 KiB table; several
+/// times faster than byte-at-a-time on large files).
+pub(crate) static CRC64: crc::Crc<u64, crc::Table<16>> =
+    crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
+
+/// A running [`CRC64`].
+pub(crate) type Crc64Digest = crc::Digest<'static, u64, crc::Table<16>>;
 
 /// A decoding error: what went wrong, at which byte offset of the input, and in which key
 /// when known.

@@ -323,17 +323,12 @@ impl<'a> Cursor<'a> {
             Len::Special(3) => {
                 let (data, ulen) = self.lzf_parts(what)?;
                 let data_at = self.pos - data.len();
-                let out = lzf::decompress(data, ulen as usize)
-                    .map_err(|e| self.err_at(data_at, format!("{what}: LZF data corrupt: {e}")))?;
-                if out.len() as u64 != ulen {
-                    return Err(self.err_at(
-                        data_at,
-                        format!(
-                            "{what}: LZF data expands to {} bytes, header says {ulen}",
-                            out.len()
-                        ),
-                    ));
-                }
+                let out = super::lzf::decompress(data, ulen as usize).map_err(|e| {
+                    self.err_at(
+                        data_at + e.offset,
+                        format!("{what}: LZF data corrupt: {}", e.message),
+                    )
+                })?;
                 Ok(Cow::Owned(out))
             }
             Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
@@ -348,7 +343,7 @@ impl<'a> Cursor<'a> {
         if let Len::Special(3) = self.len_field(what)? {
             let (data, ulen) = self.lzf_parts(what)?;
             let data_at = self.pos - data.len();
-            return RedisString::from_lzf(data, ulen).map_err(|e| {
+            return super::lzf::decompress_string(data, ulen).map_err(|e| {
                 self.err_at(
                     data_at + e.offset,
                     format!("{what}: LZF data corrupt: {}", e.message),

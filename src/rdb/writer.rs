@@ -10,14 +10,14 @@
 use std::io::{self, Write};
 
 use super::reader::{opcodes, types, Cursor};
-use super::{split_dump, type_info, RdbError, CRC64, MAX_VERSION, MIN_VERSION};
+use super::{split_dump, type_info, Crc64Digest, RdbError, CRC64, MAX_VERSION, MIN_VERSION};
 use crate::command::args::parse_i64;
 use crate::zset::ZSet;
 
 /// Writes an RDB file to `W` as it goes (see the module docs for the format).
 pub struct RdbWriter<W: Write> {
     w: W,
-    digest: crc::Digest<'static, u64>,
+    digest: Crc64Digest,
     version: u32,
     written: u64,
 }

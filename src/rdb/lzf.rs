@@ -1,0 +1,309 @@
+//! LZF decompression for RDB strings, straight into the string's own representation.
+//!
+//! LZF: a control byte `c < 32` is followed by `c + 1` literal bytes; otherwise
+//! `len = c >> 5` (7 = read one more length byte and add it), then one more byte, giving a
+//! back-reference of `len + 2` bytes (3..=264) at distance `((c & 31) << 8 | byte) + 1`
+//! (1..=8192).
+//!
+//! Outputs up to 16 MiB are decoded into one buffer (made sparse afterwards if mostly zero).
+//! Longer ones are decoded through a 1 MiB window (plus the 8 KiB of history back-references can reach)
+//! whose full pages go to a [`StringBuilder`] that stores only non-zero pages, so a
+//! mostly-zero 512 MiB bitmap never exists at full length. As soon as more than half of the
+//! string's pages are known to be non-zero (so it would end up plain anyway), the decoder
+//! switches to one full-length buffer and decodes the rest straight into it.
+
+use crate::bitmap::sparse::PAGE;
+use crate::string::{LzfError, RedisString, StringBuilder};
+
+/// The furthest a back-reference reaches.
+const HISTORY: usize = 8192;
+/// Longest output of one instruction (a back-reference of 7 + 255 + 2 bytes).
+const MAX_STEP: usize = 264;
+/// Bytes decoded between two flushes of the window (a multiple of [`PAGE`]).
+const FLUSH: usize = 1 << 20;
+/// Outputs up to this long (16 MiB) are decoded into one buffer, then made sparse if mostly
+/// zero: a bounded transient allocation, and much faster than paging.
+const DIRECT_MAX: u64 = 16 << 20;
+
+fn err(offset: usize, message: &str) -> LzfError {
+    LzfError {
+        offset,
+        message: message.to_string(),
+    }
+}
+
+/// Decodes instructions from `data[*i..]` into `out` at `*o` until the data ends or `*o`
+/// reaches `stop` (with `stop + MAX_STEP <= out.len()` unless `stop == limit`). `limit` is
+/// the declared output length relative to `out[0]`; `base` is the absolute offset of
+/// `out[0]` (0 when `out` starts at the beginning of the output).
+fn run(
+    data: &[u8],
+    i: &mut usize,
+    out: &mut [u8],
+    o: &mut usize,
+    stop: usize,
+    limit: usize,
+) -> Result<(), LzfError> {
+    let (mut ip, mut op) = (*i, *o);
+    let result = loop {
+        if ip >= data.len() || op >= stop {
+            break Ok(());
+        }
+        let at = ip;
+        let ctrl = data[ip] as usize;
+        ip += 1;
+        if ctrl < 32 {
+            let n = ctrl + 1;
+            if ip + n > data.len() {
+                break Err(err(at, "literal run past the end of the data"));
+            }
+            if op + n > limit {
+                break Err(err(at, "output longer than the declared length"));
+            }
+            if ip + 32 <= data.len() && op + 32 <= out.len() {
+                // Copy a fixed 32 bytes (inlined, no call); the bytes past `n` are
+                // overwritten by the output that follows.
+                let src: &[u8; 32] = data[ip..ip + 32].try_into().expect("32 bytes");
+                out[op..op + 32].copy_from_slice(src);
+            } else {
+                out[op..op + n].copy_from_slice(&data[ip..ip + n]);
+            }
+            ip += n;
+            op += n;
+        } else {
+            let mut len = ctrl >> 5;
+            if len == 7 {
+                let Some(&extra) = data.get(ip) else {
+                    break Err(err(at, "back-reference cut short"));
+                };
+                len += extra as usize;
+                ip += 1;
+            }
+            let Some(&low) = data.get(ip) else {
+                break Err(err(at, "back-reference cut short"));
+            };
+            ip += 1;
+            let dist = ((ctrl & 31) << 8 | low as usize) + 1;
+            let len = len + 2;
+            if dist > op {
+                break Err(err(at, "back-reference before the start of the output"));
+            }
+            if op + len > limit {
+                break Err(err(at, "output longer than the declared length"));
+            }
+            let start = op - dist;
+            let padded = len.next_multiple_of(16);
+            if dist >= 16 && op + padded <= out.len() {
+                // Forward copy in fixed 16-byte blocks: each block reads only bytes already
+                // final (at least 16 back); bytes past `len` are overwritten later.
+                let mut k = 0;
+                while k < len {
+                    let block: [u8; 16] = out[start + k..start + k + 16]
+                        .try_into()
+                        .expect("16 bytes");
+                    out[op + k..op + k + 16].copy_from_slice(&block);
+                    k += 16;
+                }
+            } else if dist >= len {
+                out.copy_within(start..start + len, op);
+            } else if dist == 1 {
+                let b = out[start];
+                out[op..op + len].fill(b);
+            } else {
+                // Overlapping: the pattern of `dist` bytes repeats.
+                let mut done = 0;
+                while done < len {
+                    let n = (len - done).min(dist);
+                    out.copy_within(start + done..start + done + n, op + done);
+                    done += n;
+                }
+            }
+            op += len;
+        }
+    };
+    *i = ip;
+    *o = op;
+    result
+}
+
+fn length_error(data: &[u8], got: u64, ulen: u64) -> LzfError {
+    err(
+        data.len(),
+        &format!("output is {got} bytes, the declared length is {ulen}"),
+    )
+}
+
+/// Decompresses `data` whose declared output length is `ulen` bytes into a plain buffer.
+/// Errors (never panics) on truncated or corrupt data, back-references before the start, or
+/// an output length other than `ulen`. The caller bounds `ulen` (e.g. by the data's size).
+pub fn decompress(data: &[u8], ulen: usize) -> Result<Vec<u8>, LzfError> {
+    let mut out = vec![0u8; ulen];
+    let (mut i, mut o) = (0, 0);
+    run(data, &mut i, &mut out, &mut o, ulen, ulen)?;
+    if i < data.len() || o != ulen {
+        // Stopped with data left: the output would be longer than declared.
+        if i < data.len() {
+            return Err(err(i, "output longer than the declared length"));
+        }
+        return Err(length_error(data, o as u64, ulen as u64));
+    }
+    Ok(out)
+}
+
+/// Decompresses `data` (declared output length `ulen` bytes) into a [`RedisString`]; long,
+/// mostly-zero outputs are built page by page and stay sparse (see the module docs).
+/// Errors as [`decompress`].
+pub fn decompress_string(data: &[u8], ulen: u64) -> Result<RedisString, LzfError> {
+    decompress_string_direct_max(data, ulen, DIRECT_MAX)
+}
+
+/// [`decompress_string`] with outputs up to `direct_max` bytes decoded into one buffer.
+fn decompress_string_direct_max(
+    data: &[u8],
+    ulen: u64,
+    direct_max: u64,
+) -> Result<RedisString, LzfError> {
+    if ulen <= direct_max || ulen > usize::MAX as u64 {
+        return decompress(data, ulen as usize).map(RedisString::from_bytes);
+    }
+    let total_pages = ulen.div_ceil(PAGE as u64);
+    let mut builder = StringBuilder::new(ulen);
+    let mut nonzero_pages = 0u64;
+    let mut win = vec![0u8; HISTORY + FLUSH + MAX_STEP];
+    // `win[0]` is at absolute offset `base`; `win[..o]` is decoded; `base` stays
+    // page-aligned once past the start.
+    let mut base = 0u64;
+    let (mut i, mut o) = (0usize, 0usize);
+    while i < data.len() {
+        let limit = (ulen - base).min(win.len() as u64) as usize;
+        let stop = (HISTORY + FLUSH).min(limit);
+        run(data, &mut i, &mut win, &mut o, stop, limit)?;
+        if o < HISTORY + FLUSH {
+            break; // data ended (or the output is complete)
+        }
+        // Flush everything but the history, in whole pages.
+        let flush = (o - HISTORY) / PAGE * PAGE;
+        let piece = &win[..flush];
+        nonzero_pages += piece
+            .chunks(PAGE)
+            .filter(|p| p.iter().any(|&b| b != 0))
+            .count() as u64;
+        builder.write(base, piece);
+        win.copy_within(flush..o, 0);
+        o -= flush;
+        base += flush as u64;
+        if nonzero_pages * 2 > total_pages {
+            // It will be plain: decode the rest into one full-length buffer.
+            let mut dense = vec![0u8; ulen as usize];
+            builder.read(0, &mut dense[..base as usize]);
+            drop(builder);
+            let b = base as usize;
+            dense[b..b + o].copy_from_slice(&win[..o]);
+            drop(win);
+            let mut op = b + o;
+            let n = dense.len();
+            run(data, &mut i, &mut dense, &mut op, n, n)?;
+            if i < data.len() {
+                return Err(err(i, "output longer than the declared length"));
+            }
+            if op != n {
+                return Err(length_error(data, op as u64, ulen));
+            }
+            return Ok(RedisString::from_bytes(dense));
+        }
+    }
+    if i < data.len() {
+        return Err(err(i, "output longer than the declared length"));
+    }
+    if base + o as u64 != ulen {
+        return Err(length_error(data, base + o as u64, ulen));
+    }
+    builder.write(base, &win[..o]);
+    Ok(builder.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs of several shapes: short, long mostly-zero, long dense, mixed.
+    fn inputs() -> Vec<Vec<u8>> {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut noise = |n: usize, density: u32| -> Vec<u8> {
+            (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if (x >> 40) as u32 % 100 < density {
+                        x as u8
+                    } else {
+                        0
+                    }
+                })
+                .collect()
+        };
+        let mut sparse = vec![0u8; 3 << 20];
+        for k in (0..sparse.len()).step_by(300_001) {
+            sparse[k] = 0x5A;
+        }
+        let mut mixed = noise(1 << 20, 50);
+        mixed.extend(vec![0u8; 2 << 20]);
+        mixed.extend(noise(300_000, 100));
+        vec![
+            b"hello hello hello hello hello!".to_vec(),
+            noise(5000, 30),
+            vec![7u8; 100_000],
+            sparse,
+            noise(2 << 20, 12),
+            mixed,
+            b"abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc".repeat(5000),
+        ]
+    }
+
+    #[test]
+    fn round_trips_and_matches_the_reference() {
+        for input in inputs() {
+            let packed = lzf::compress(&input).expect("compressible");
+            assert_eq!(decompress(&packed, input.len()).unwrap(), input);
+            let reference = lzf::decompress(&packed, input.len()).unwrap();
+            assert_eq!(reference, input);
+            for direct_max in [DIRECT_MAX, 0, 1 << 16] {
+                let s = decompress_string_direct_max(&packed, input.len() as u64, direct_max)
+                    .unwrap();
+                assert_eq!(s.len(), input.len() as u64);
+                assert_eq!(&*s.as_bytes(), &input[..]);
+                // Mostly-zero outputs stay sparse.
+                if RedisString::from_bytes(input.clone()).is_sparse() {
+                    assert!(s.is_sparse(), "len {}", input.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corrupt_data_is_an_error() {
+        for input in inputs() {
+            let packed = lzf::compress(&input).unwrap();
+            let n = input.len();
+            assert!(decompress(&packed, n + 1).is_err());
+            assert!(decompress(&packed, n - 1).is_err());
+            for direct_max in [DIRECT_MAX, 0] {
+                let dec = |d: &[u8], n: u64| decompress_string_direct_max(d, n, direct_max);
+                assert!(dec(&packed, n as u64 + 1).is_err());
+                assert!(dec(&packed, n as u64 - 1).is_err());
+                for cut in [1, packed.len() / 3, packed.len() - 1] {
+                    assert!(dec(&packed[..cut], n as u64).is_err());
+                }
+            }
+            for cut in [1, packed.len() / 3, packed.len() - 1] {
+                assert!(decompress(&packed[..cut], n).is_err());
+            }
+        }
+        let e = decompress(&[0x20, 0x00], 3).unwrap_err();
+        assert_eq!(e.offset, 0);
+        assert!(e.message.contains("before the start"), "{e}");
+        let e = decompress(&[0x05, 1, 2], 6).unwrap_err();
+        assert!(e.message.contains("literal run past the end"), "{e}");
+    }
+}
