@@ -346,7 +346,7 @@ fn corrupt_compressed_listpack_points_at_its_string() {
     lp.extend([0x01, 1, 0xFF]);
     let n = lp.len() as u32;
     lp[..4].copy_from_slice(&n.to_le_bytes());
-    let packed = lzf::compress(&lp).unwrap();
+    let packed = ::lzf::compress(&lp).unwrap();
     assert!(packed.len() < 64 && lp.len() >= 64);
     let mut r = vec![17];
     r.extend(s(b"zc"));
