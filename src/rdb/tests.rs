@@ -358,5 +358,9 @@ fn corrupt_compressed_listpack_points_at_its_string() {
     assert_eq!(e.key.as_deref(), Some(&b"zc"[..]));
     assert_eq!(e.offset, string_at, "{e}");
     assert!(e.message.contains("LZF-compressed"), "{e}");
-    assert!(e.message.contains("at byte 108 of its decompressed content"), "{e}");
+    assert!(
+        e.message
+            .contains("at byte 108 of its decompressed content"),
+        "{e}"
+    );
 }
