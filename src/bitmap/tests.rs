@@ -311,3 +311,17 @@ fn paged_bitop_equals_plain_bitop() {
     }
     assert!(paged > 10 && plain > 10, "paged {paged}, plain {plain}");
 }
+
+#[test]
+fn all_zero_finds_any_set_bit() {
+    let mut r = Rng::new(12);
+    for len in (0..300).chain([4095, 4096, 8193]) {
+        let mut v = vec![0u8; len];
+        assert!(all_zero(&v), "len {len}");
+        if len > 0 {
+            let at = r.below(len as u64) as usize;
+            v[at] = 1 << r.below(8);
+            assert!(!all_zero(&v), "len {len}, byte {at}");
+        }
+    }
+}
