@@ -342,14 +342,23 @@ fn load_rdb_blob_memory_stays_below_file_size() {
     // The values are right.
     let count = |e: &mut Engine, k: &str| {
         number(
-            e.command(&[JsValue::from_str("BITCOUNT"), JsValue::from_str(k)].into_iter().collect())
-                .unwrap(),
+            e.command(
+                &[JsValue::from_str("BITCOUNT"), JsValue::from_str(k)]
+                    .into_iter()
+                    .collect(),
+            )
+            .unwrap(),
         )
     };
     assert_eq!(count(&mut e, "bm:raw"), expect.raw_sparse_bits as f64);
     assert_eq!(count(&mut e, "bm:lzf:3"), expect.lzf_bits as f64);
     let strlen = e
-        .command(&["STRLEN", "bm:lzf:0"].iter().map(|s| JsValue::from_str(s)).collect())
+        .command(
+            &["STRLEN", "bm:lzf:0"]
+                .iter()
+                .map(|s| JsValue::from_str(s))
+                .collect(),
+        )
         .unwrap();
     assert_eq!(number(strlen), (mb << 20) as f64 / 2.0);
     let d = e
@@ -371,9 +380,15 @@ fn load_rdb_blob_errors_name_offsets() {
     let (blob, len) = f.finish();
     let cut = blob.slice_with_f64_and_f64(0.0, (len - 12) as f64).unwrap();
     let mut e = Engine::new();
-    let err: JsValue = e.load_rdb_blob(&cut, None, JsValue::UNDEFINED).unwrap_err().into();
+    let err: JsValue = e
+        .load_rdb_blob(&cut, None, JsValue::UNDEFINED)
+        .unwrap_err()
+        .into();
     let msg: String = err.dyn_into::<js_sys::Error>().unwrap().message().into();
     assert!(msg.contains("at byte offset"), "{msg}");
     assert!(msg.contains("\"k\""), "{msg}");
-    assert_eq!(e.load_rdb_blob(&blob, Some(0.0), JsValue::NULL).unwrap(), 1.0);
+    assert_eq!(
+        e.load_rdb_blob(&blob, Some(0.0), JsValue::NULL).unwrap(),
+        1.0
+    );
 }

@@ -542,7 +542,7 @@ impl<'a> Cursor<'a> {
             }
             ZSET | ZSET_2 => {
                 let n = self.count(if t == ZSET { 2 } else { 9 }, "sorted set size")?;
-                let mut pairs = Vec::new();
+                let mut pairs = Vec::with_capacity(if materialise { n as usize } else { 0 });
                 for _ in 0..n {
                     let member = if materialise {
                         Some(self.string("sorted set member")?.into_owned())

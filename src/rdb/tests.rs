@@ -498,6 +498,9 @@ fn chunked_reader_names_the_key_of_a_bad_string_length() {
     v.extend_from_slice(&[0; 8]);
     let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.offset, 23);
-    assert_eq!(e.key.as_deref(), Some(&b"st\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe"[..]));
+    assert_eq!(
+        e.key.as_deref(),
+        Some(&b"st\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe"[..])
+    );
     same_as_slice(&v, &LoadOptions::default(), &[1, 20, 30]);
 }
