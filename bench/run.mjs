@@ -38,6 +38,14 @@ const SPECS = [
     id: 'pfadd-1m', what: 'PFADD of 1,000,000 elements (1,000 calls of 1,000)', iters: 1, warmup: false,
     commands: range(1000, (c) => ['PFADD', 'bench:pfadd', ...range(1000, (j) => `visitor:${c * 1000 + j}`)]),
   },
+  {
+    // The same PFADD commands for Redis and native; wasm passes each call's 1,000 elements in
+    // one buffer to Engine.pfaddBatch (buffers built before timing, as the argv arrays are).
+    id: 'pfadd-1m-batch', what: 'PFADD of 1,000,000 elements, wasm `pfaddBatch` (1,000 calls of 1,000 in one buffer)', iters: 1, warmup: false, wasmBatch: true,
+    commands: range(1000, (c) => ['PFADD', 'bench:pfadd-batch', ...range(1000, (j) => `visitor:${c * 1000 + j}`)]),
+  },
+  { id: 'geosearch-desc', what: 'GEOSEARCH 3 km DESC COUNT 50 in a 1,000,000-member key', commands: [['GEOSEARCH', 'bench:geo', 'FROMLONLAT', '121.47', '31.23', 'BYRADIUS', '3', 'km', 'DESC', 'COUNT', '50']], iters: 200 },
+  { id: 'geosearch-box', what: 'GEOSEARCH BYBOX 4 × 4 km ASC COUNT 50 in a 1,000,000-member key', commands: [['GEOSEARCH', 'bench:geo', 'FROMLONLAT', '121.47', '31.23', 'BYBOX', '4', '4', 'km', 'ASC', 'COUNT', '50']], iters: 200 },
   { id: 'geosearch', what: 'GEOSEARCH 3 km ASC COUNT 50 in a 1,000,000-member key', commands: [['GEOSEARCH', 'bench:geo', 'FROMLONLAT', '121.47', '31.23', 'BYRADIUS', '3', 'km', 'ASC', 'COUNT', '50']], iters: 200 },
   { id: 'streakhist-30', what: 'BITLENS.STREAKHIST over 30 days × 100,000,000 users (no Redis equivalent)', commands: [['BITLENS.STREAKHIST', ...range(30, bm)]], iters: 3, bytes: 30 * MB, redis: false },
 ];
@@ -81,15 +89,110 @@ function redisTime(port, spec) {
   return usec / spec.iters;
 }
 
-async function wasmTimes(dump) {
+/** Starts redis-server on `dbfilename` in DATA_DIR and waits until it has loaded it. */
+async function startRedis(dir, dbfilename, logname) {
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', DATA_DIR,
+    '--dbfilename', dbfilename, '--save', '', '--appendonly', 'no', '--logfile', path.join(dir, logname)],
+  { stdio: 'ignore' });
+  for (let i = 0; ; i++) {
+    const r = spawnSync('redis-cli', ['-p', String(port), 'PING']);
+    if (r.stdout && r.stdout.toString().trim() === 'PONG') break;
+    if (i > 600) {
+      redis.kill('SIGKILL');
+      throw new Error(`redis-server did not load ${dbfilename} within 60 s`);
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return { redis, port };
+}
+
+/**
+ * The GEO load benchmark: an RDB holding only `bench:geo` (1,000,000 members) as redis-server
+ * itself writes it (ZSET_2, skiplist order): bitlens-bench writes the key, redis-server loads and
+ * SAVEs it. Redis' time is the "DB loaded from disk" time of its log; bitlens' is the best of
+ * five (native) or three (wasm, in a fresh Node process; the first of them is reported too) loads
+ * of the bytes already in memory.
+ */
+async function geoLoadTimes(dir) {
+  const geo = path.join(DATA_DIR, 'geo.rdb');
+  if (!existsSync(geo) || statSync(geo).mtimeMs < statSync(GEN).mtimeMs) {
+    console.log('[bench] writing geo.rdb (bitlens-bench gen-geo, then redis-server SAVE)');
+    // (dbfilename is a protected setting: Redis SAVEs over the very file it loaded.)
+    execFileSync(GEN, ['gen-geo', geo], { stdio: 'inherit' });
+    const { redis, port } = await startRedis(dir, 'geo.rdb', 'redis-geo-src.log');
+    try {
+      cli(port, ['SAVE']);
+    } finally {
+      redis.kill('SIGKILL');
+    }
+  }
+  const { redis, port } = await startRedis(dir, 'geo.rdb', 'redis-geo.log');
+  let redisMs;
+  try {
+    const card = cli(port, ['ZCARD', 'bench:geo']).trim();
+    if (card !== '1000000') throw new Error(`geo.rdb holds ${card} members`);
+    const m = /DB loaded from disk: ([\d.]+) seconds/.exec(readFileSync(path.join(dir, 'redis-geo.log'), 'utf8'));
+    redisMs = m ? Number(m[1]) * 1000 : undefined;
+  } finally {
+    redis.kill('SIGKILL');
+  }
+  const nat = spawnSync(GEN, ['load', geo], { maxBuffer: 1 << 20 });
+  if (nat.status !== 0) throw new Error(`bitlens-bench load: ${nat.stderr}`);
+  const nativeMs = JSON.parse(nat.stdout.toString()).ms;
+  // wasm in a fresh Node process, so that the first load also pays for growing the wasm
+  // memory, as it does in a page that has just started.
+  const child = `
+    const { readFileSync } = await import('node:fs');
+    const mod = await import(${JSON.stringify(path.join(ROOT, 'pkg/bitlens.js'))});
+    mod.initSync({ module: readFileSync(${JSON.stringify(path.join(ROOT, 'pkg/bitlens_bg.wasm'))}) });
+    const bytes = readFileSync(process.argv[1]);
+    const ms = [];
+    for (let i = 0; i < 3; i++) {
+      const engine = new mod.Engine();
+      const t = performance.now();
+      const keys = engine.loadRdb(bytes);
+      ms.push(performance.now() - t);
+      if (keys !== 1) throw new Error('wasm loaded ' + keys + ' keys from geo.rdb');
+      engine.free();
+    }
+    console.log(JSON.stringify({ cold: ms[0], best: Math.min(...ms) }));`;
+  const w = spawnSync(process.execPath, ['--input-type=module', '-e', child, geo], { maxBuffer: 1 << 20 });
+  if (w.status !== 0) throw new Error(`wasm geo load: ${w.stderr}`);
+  const { cold: wasmColdMs, best: wasmMs } = JSON.parse(w.stdout.toString());
+  const bytes = statSync(geo).size;
+  return { redisMs, nativeMs, wasmMs, wasmColdMs, mb: bytes / 1e6 };
+}
+
+async function wasmModule() {
   const mod = await import(path.join(ROOT, 'pkg/bitlens.js'));
   mod.initSync({ module: readFileSync(path.join(ROOT, 'pkg/bitlens_bg.wasm')) });
+  return mod;
+}
+
+async function wasmTimes(dump) {
+  const mod = await wasmModule();
   const engine = new mod.Engine();
   const t0 = performance.now();
   engine.loadRdb(dump);
   const loadMs = performance.now() - t0;
   const out = {};
   for (const spec of SPECS) {
+    if (spec.wasmBatch) {
+      const enc = new TextEncoder();
+      const calls = spec.commands.map(([, key, ...elements]) => {
+        const parts = elements.map((e) => enc.encode(e));
+        const offsets = new Uint32Array(parts.length + 1);
+        parts.forEach((p, i) => { offsets[i + 1] = offsets[i] + p.length; });
+        const buf = new Uint8Array(offsets[parts.length]);
+        parts.forEach((p, i) => buf.set(p, offsets[i]));
+        return { key, buf, offsets };
+      });
+      const t = performance.now();
+      for (let i = 0; i < spec.iters; i++) for (const c of calls) engine.pfaddBatch(c.key, c.buf, c.offsets);
+      out[spec.id] = ((performance.now() - t) * 1000) / spec.iters;
+      continue;
+    }
     if (spec.warmup !== false) for (const c of spec.commands) engine.command(c);
     const t = performance.now();
     for (let i = 0; i < spec.iters; i++) for (const c of spec.commands) engine.command(c);
@@ -106,6 +209,7 @@ const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
 const gbs = (bytes, us) => (bytes && us ? (bytes / (us * 1e3)).toFixed(1) : '');
 
 async function main() {
+  const loadBefore = os.loadavg()[0];
   for (const f of [GEN, path.join(ROOT, 'pkg/bitlens.js')]) {
     if (!existsSync(f)) throw new Error(`${f} is missing: run npm run build first`);
   }
@@ -117,17 +221,8 @@ async function main() {
   const dump = readFileSync(DUMP);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-bench-'));
-  const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', DATA_DIR,
-    '--dbfilename', 'dump.rdb', '--save', '', '--appendonly', 'no', '--logfile', path.join(dir, 'redis.log')],
-  { stdio: 'ignore' });
+  const { redis, port } = await startRedis(dir, 'dump.rdb', 'redis.log');
   try {
-    for (let i = 0; ; i++) {
-      const r = spawnSync('redis-cli', ['-p', String(port), 'PING']);
-      if (r.stdout && r.stdout.toString().trim() === 'PONG') break;
-      if (i > 600) throw new Error('redis-server did not load the data set within 60 s');
-      await new Promise((res) => setTimeout(res, 100));
-    }
     const redisVersion = cli(port, ['INFO', 'server']).match(/redis_version:(\S+)/)[1];
     console.log(`[bench] redis-server ${redisVersion} loaded the data set; timing Redis`);
     const redisUs = {};
@@ -142,24 +237,34 @@ async function main() {
     console.log('[bench] timing bitlens wasm (Node)');
     const { times: wasmUs, loadMs } = await wasmTimes(dump);
 
+    redis.kill('SIGKILL');
+    console.log('[bench] timing the load of a 1,000,000-member GEO key');
+    const geo = await geoLoadTimes(dir);
+    const ms = (x) => (x === undefined ? undefined : x * 1000);
+
     const rows = SPECS.map((s) => `| ${s.what} | ${fmtUs(redisUs[s.id])} | ${fmtUs(wasmUs[s.id])} | ${ratio(redisUs[s.id], wasmUs[s.id])} | ${gbs(s.bytes, wasmUs[s.id])} | ${fmtUs(nativeUs[s.id])} | ${ratio(redisUs[s.id], nativeUs[s.id])} | ${gbs(s.bytes, nativeUs[s.id])} |`);
     const cpu = (os.cpus()[0] || {}).model || 'unknown CPU';
     const table = [
       '# bitlens benchmarks',
       '',
-      `Measured ${new Date().toISOString()} on ${os.cpus().length} × ${cpu}, Node ${process.version}, redis-server ${redisVersion}, by \`npm run bench\` (bench/run.mjs).`,
+      `Measured ${new Date().toISOString()} on ${os.cpus().length} × ${cpu}, Node ${process.version}, redis-server ${redisVersion}, by \`npm run bench\` (bench/run.mjs). Load average (1 min) ${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end of the run (other work on the machine makes every time longer).`,
       '',
       'Redis: server-side time per call from `INFO commandstats` (usec) after `CONFIG RESETSTAT`, so the network',
       'and redis-cli are excluded. bitlens wasm: `Engine.command()` called from Node (includes the JS↔wasm',
       'argument and reply conversion). bitlens native: `bitlens::execute` in `bitlens-bench run`. One warm-up',
       'round first (except PFADD, which starts from a missing key in every engine). Speed-up = Redis time ÷',
       'bitlens time (above 1 means bitlens is faster). GB/s = bytes of bitmap input read per second.',
+      'GEO load: Redis\' time is the "DB loaded from disk" line of its log; bitlens loads the same file',
+      'from memory (native: best of 5; wasm: the first load in a fresh process), CRC-64 checked as Redis checks it.',
+      '`pfaddBatch` row: Redis and native run the same PFADD commands as the row above it.',
       '',
       '| benchmark | Redis | bitlens wasm | wasm speed-up | wasm GB/s | bitlens native | native speed-up | native GB/s |',
       '|---|---|---|---|---|---|---|---|',
       ...rows,
+      `| Load an RDB holding one GEO key of 1,000,000 members (${geo.mb.toFixed(1)} MB, ZSET_2 as redis-server SAVEs it) | ${fmtUs(ms(geo.redisMs))} | ${fmtUs(ms(geo.wasmColdMs))} | ${ratio(geo.redisMs, geo.wasmColdMs)} |  | ${fmtUs(ms(geo.nativeMs))} | ${ratio(geo.redisMs, geo.nativeMs)} |  |`,
       '',
       `Loading the ${(dump.length / 1e6).toFixed(0)} MB data-set RDB into the wasm engine took ${loadMs.toFixed(0)} ms.`,
+      `The GEO-key load row gives the first wasm load in a fresh Node process (wasm memory growth included); the best of three loads there took ${geo.wasmMs.toFixed(0)} ms.`,
       '',
     ].join('\n');
     console.log(`\n${table}`);

@@ -21,31 +21,21 @@ use criterion::{criterion_group, criterion_main, Criterion};
 const USERS: usize = 100_000_000;
 const DAYS: usize = 30;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 fn make_keys(habitual: bool) -> Vec<Vec<u8>> {
     let words = USERS / 64;
-    let mut rng = Rng(0x2545F4914F6CDD1D);
+    let mut rng = fastrand::Rng::with_seed(0x2545F4914F6CDD1D);
     // Regulars: a fixed ~60 % of users (x | (y & z) has density 1/2 + 1/8).
     let base: Vec<u64> = (0..words)
-        .map(|_| rng.next() | (rng.next() & rng.next()))
+        .map(|_| rng.u64(..) | (rng.u64(..) & rng.u64(..)))
         .collect();
     (0..DAYS)
         .map(|_| {
             let mut out = Vec::with_capacity(words * 8);
             for &b in &base {
                 let w = if habitual {
-                    b & (rng.next() | rng.next() | rng.next())
+                    b & (rng.u64(..) | rng.u64(..) | rng.u64(..))
                 } else {
-                    rng.next() & rng.next()
+                    rng.u64(..) & rng.u64(..)
                 };
                 out.extend_from_slice(&w.to_be_bytes());
             }

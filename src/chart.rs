@@ -292,11 +292,19 @@ pub fn draw_retention<DB: DrawingBackend>(
         .unwrap_or(0)
         .max(1) as u32;
     let nrows = rows.len().max(1) as u32;
+    let y_label = |r: usize| format!("{} (n={})", row_labels[r], format_count(rows[r].size));
+    // Room for the longest row label (digits are about 0.64 em wide) plus the rotated axis
+    // title, so the title never overlaps a label.
+    let longest = (0..rows.len())
+        .map(|r| y_label(r).chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    let y_area = (LABEL_SIZE * longest * 66).div_ceil(100) + DESC_SIZE + 24;
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, CAPTION_SIZE))
         .margin(12)
         .x_label_area_size(48)
-        .y_label_area_size(175)
+        .y_label_area_size(y_area.max(120))
         .build_cartesian_2d(
             (1u32..horizon).into_segmented(),
             (0u32..nrows - 1).into_segmented(),
@@ -305,9 +313,7 @@ pub fn draw_retention<DB: DrawingBackend>(
     // Row r sits at y = nrows − 1 − r so that the first cohort is at the top.
     let row_at = |y: u32| rows.len().checked_sub(1 + y as usize);
     let fmt_y = |v: &SegmentValue<u32>| match v {
-        SegmentValue::CenterOf(y) => row_at(*y)
-            .map(|r| format!("{} (n={})", row_labels[r], format_count(rows[r].size)))
-            .unwrap_or_default(),
+        SegmentValue::CenterOf(y) => row_at(*y).map(y_label).unwrap_or_default(),
         _ => String::new(),
     };
     let fmt_x = |v: &SegmentValue<u32>| match v {
@@ -358,7 +364,7 @@ pub fn draw_retention<DB: DrawingBackend>(
         .map_err(err)?;
     // Percent labels when the cells are big enough to hold them.
     let (w, h) = area.dim_in_pixel();
-    let cell_w = w.saturating_sub(215) / horizon;
+    let cell_w = w.saturating_sub(y_area.max(120) + 40) / horizon;
     let cell_h = h.saturating_sub(110) / nrows;
     if cell_w >= 30 && cell_h >= 14 {
         let size = (cell_h.min(cell_w / 3)).clamp(10, 14);

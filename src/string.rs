@@ -377,7 +377,10 @@ impl RedisString {
                     Source::Sparse(_) => unreachable!("no sparse source"),
                 })
                 .collect();
-            return RedisString::from_bytes(bitmap::bitop(op, &slices));
+            return match crate::bitmap::sparse::bitop_plain(op, &slices, SPARSE_MIN_BYTES) {
+                Ok(sp) => Self::from_sparse(sp),
+                Err(bytes) => RedisString::from_bytes(bytes),
+            };
         }
         if op == BitOp::Not {
             let mut v = match sources[0] {

@@ -19,6 +19,7 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::analytics::windows::DayBitmaps;
 use crate::keydetail::{self, Detail, DetailOptions, LoadedDb, OtherMeta};
 use crate::keyspace::{Keyspace, Value};
 use crate::rdb::{visit_rdb_chunked, visit_rdb_progress, ChunkSource, LoadOptions};
@@ -406,6 +407,45 @@ impl Engine {
             .collect()
     }
 
+    /// `PFADD key element...` with every element in one buffer, for adding many elements
+    /// without one JS string per element: element i is `elements[offsets[i]..offsets[i + 1]]`
+    /// (bytes), so `offsets` holds one more entry than there are elements (none or one entry:
+    /// no element). The registers, the key's bytes and the reply (1 when the key was created or
+    /// a register changed, else 0) are exactly those of `PFADD` with the same elements; Redis'
+    /// errors (a key of another type, a string that is not a HyperLogLog) are thrown. Throws
+    /// when `offsets` decreases or points past `elements`.
+    #[wasm_bindgen(js_name = pfaddBatch)]
+    pub fn pfadd_batch(
+        &mut self,
+        key: JsValue,
+        elements: &[u8],
+        offsets: &[u32],
+    ) -> Result<f64, JsError> {
+        let key = arg_bytes(&key, 0)?;
+        if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(JsError::new(&format!(
+                "pfaddBatch: offsets[{}] = {} is below offsets[{i}] = {}",
+                i + 1,
+                offsets[i + 1],
+                offsets[i]
+            )));
+        }
+        if let Some(&last) = offsets.last().filter(|&&o| o as usize > elements.len()) {
+            return Err(JsError::new(&format!(
+                "pfaddBatch: offset {last} is past the {} element bytes",
+                elements.len()
+            )));
+        }
+        let items = offsets
+            .windows(2)
+            .map(|w| &elements[w[0] as usize..w[1] as usize]);
+        match crate::command::hll::pfadd_elements(&mut self.ks, &key, items) {
+            Reply::Integer(n) => Ok(n as f64),
+            Reply::Error(text) => Err(JsError::new(&text)),
+            other => Err(unexpected("PFADD", &other)),
+        }
+    }
+
     /// Loads a serialized Roaring bitmap (the portable format of the Java, Go and C
     /// libraries) as a bitmap string under `key`: value v becomes bit offset v. Sparse data
     /// stays sparse. Throws on a malformed Roaring bitmap.
@@ -535,8 +575,9 @@ impl Engine {
     /// actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1).
     /// Throws for a key that does not hold a string.
     pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let e = crate::analytics::daily::engagement(&maps);
+        let e = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .engagement();
         let obj = Object::new();
         let nums = |v: &[u64]| {
             v.iter()
@@ -555,8 +596,9 @@ impl Engine {
     /// element `k - 1` is the number of users set in exactly the last `k` keys.
     #[wasm_bindgen(js_name = streakHistogram)]
     pub fn streak_histogram(&self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        Ok(crate::analytics::daily::streak_histogram(&maps)
+        Ok(DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .streak_histogram()
             .into_iter()
             .map(|n| n as f64)
             .collect())
@@ -572,8 +614,9 @@ impl Engine {
         width: u32,
         height: u32,
     ) -> Result<String, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let e = crate::analytics::daily::engagement(&maps);
+        let e = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .engagement();
         let labels: Vec<String> = keys
             .iter()
             .map(|k| crate::analytics::date_label(k.as_bytes()))
@@ -621,8 +664,9 @@ impl Engine {
         width: u32,
         height: u32,
     ) -> Result<String, JsError> {
-        let maps = crate::analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let hist = crate::analytics::daily::streak_histogram(&maps);
+        let hist = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .streak_histogram();
         crate::chart::streak_histogram_svg(title, &hist, width, height).map_err(js_err)
     }
 }

@@ -22,7 +22,8 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::analytics::{self, daily, enums};
+use crate::analytics::windows::DayBitmaps;
+use crate::analytics::{self, enums};
 use crate::chart;
 use crate::wasm::Engine;
 
@@ -77,8 +78,9 @@ impl Engine {
         keys: Vec<String>,
         title: Option<String>,
     ) -> Result<Object, JsError> {
-        let maps = analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let e = daily::engagement(&maps);
+        let e = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .engagement();
         let labels: Vec<String> = keys
             .iter()
             .map(|k| analytics::date_label(k.as_bytes()))
@@ -106,8 +108,9 @@ impl Engine {
         keys: Vec<String>,
         title: Option<String>,
     ) -> Result<Array, JsError> {
-        let maps = analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let hist = daily::streak_histogram(&maps);
+        let hist = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .streak_histogram();
         let area = drawing_area(&canvas)?;
         let title = title.unwrap_or_else(|| "Current streaks".into());
         present(&area, chart::draw_streak_histogram(&area, &title, &hist))?;
@@ -126,8 +129,9 @@ impl Engine {
         horizon: u32,
         title: Option<String>,
     ) -> Result<Array, JsError> {
-        let maps = analytics::bitmaps(&self.ks, &keys).map_err(js_err)?;
-        let rows = daily::retention(&maps, lookback as usize, horizon as usize);
+        let rows = DayBitmaps::load(&self.ks, &keys)
+            .map_err(js_err)?
+            .retention(lookback as usize, horizon as usize);
         let labels: Vec<String> = rows
             .iter()
             .map(|r| analytics::date_label(keys[r.day].as_bytes()))

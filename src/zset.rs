@@ -2,18 +2,29 @@
 //! (by score, then by member bytes). GEO keys are sorted sets whose scores are 52-bit geohashes.
 //!
 //! Layout: one vector of (score, member) in Redis order (ranges and GEO cell ranges are binary
-//! searches in it) and an open-addressing hash index of positions in that vector for member
-//! lookups (ZSCORE, GEOPOS). Building is one hashing pass and one sort: O(n log n), with no
-//! copy of the member bytes.
+//! searches in it) and an open-addressing (linear probing) hash index of positions in that
+//! vector for member lookups (ZSCORE, GEOPOS). Building from pairs already in Redis order or
+//! its reverse (what an RDB file holds) is one check pass, no sort, and an index laid down
+//! slot by slot after a radix sort of the members' home slots (no random writes into a table
+//! larger than the caches); other input is indexed and sorted once, O(n log n). Member bytes
+//! are never copied.
 
 /// A Redis sorted set.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct ZSet {
     /// Entries sorted by (score, member), as ZRANGE returns them.
     sorted: Vec<(f64, Vec<u8>)>,
     /// Member index: hash tag and position in `sorted` (`EMPTY` = free slot); length a power
     /// of two, at most half full.
     slots: Vec<u64>,
+}
+
+/// Two sets are equal when they hold the same members with the same scores (the index layout
+/// depends on how the set was built).
+impl PartialEq for ZSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.sorted == other.sorted
+    }
 }
 
 /// A free slot of the member index. A used slot holds the high 32 bits of the member's hash
@@ -38,20 +49,122 @@ fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// The home slot of hash `h` in a table of `len` slots (a power of two): the hash's top bits,
+/// so that ordering entries by their tag orders them by home slot too.
+fn home(h: u64, len: usize) -> usize {
+    (h >> (64 - len.trailing_zeros())) as usize
+}
+
 /// Finds the slot of `member` (or the free slot where it would go) and the slot tag to store.
 fn probe<'a>(slots: &[u64], member: &[u8], at: impl Fn(usize) -> &'a [u8]) -> (usize, u64) {
     let mask = slots.len() - 1;
     let h = hash(member);
-    let tag = h & 0xffff_ffff_0000_0000;
-    let mut i = h as usize & mask;
+    let tag = h & TAG;
+    let mut i = home(h, slots.len());
     loop {
         let s = slots[i];
-        if s == EMPTY || (s & 0xffff_ffff_0000_0000 == tag && at(s as u32 as usize) == member) {
+        if s == EMPTY || (s & TAG == tag && at(s as u32 as usize) == member) {
             return (i, tag);
         }
         i = (i + 1) & mask;
     }
 }
+
+/// A score as Redis compares it: -0 and 0 are equal (ties then go by member); the order stays
+/// total with NaN.
+fn score_key(s: f64) -> f64 {
+    if s == 0.0 {
+        0.0
+    } else {
+        s
+    }
+}
+
+/// Redis order of two entries: by score, then by member bytes.
+fn order(a: &(f64, Vec<u8>), b: &(f64, Vec<u8>)) -> std::cmp::Ordering {
+    score_key(a.0)
+        .total_cmp(&score_key(b.0))
+        .then_with(|| a.1.cmp(&b.1))
+}
+
+/// Builds the member index of distinct `items` without random writes: the slot entries
+/// (tag | position; the tag is the hash's top half, which starts with the home slot) are
+/// radix-sorted and laid down in that order, each at its home slot or the next free one after
+/// it, which is the table that inserting them one by one would give (linear probing); the few
+/// that run past the end wrap round by ordinary insertion. `None` when a member occurs twice.
+fn bulk_index(items: &[(f64, Vec<u8>)]) -> Option<Vec<u64>> {
+    let mut slots = table_for(items.len());
+    let bits = slots.len().trailing_zeros();
+    let mut a: Vec<u64> = items
+        .iter()
+        .enumerate()
+        .map(|(i, (_, m))| (hash(m) & TAG) | i as u64)
+        .collect();
+    if bits > 32 {
+        // Over 2^31 members: the tag no longer holds the whole home slot; insert one by one.
+        for &entry in &a {
+            let (slot, _) = probe(&slots, &items[entry as u32 as usize].1, |p| &items[p].1);
+            if slots[slot] != EMPTY {
+                return None;
+            }
+            slots[slot] = entry;
+        }
+        return Some(slots);
+    }
+    // LSD radix sort on the home-slot bits, 11 bits a pass.
+    let mut b = vec![0u64; a.len()];
+    let mut shift = 64 - bits;
+    while shift < 64 {
+        let mut counts = [0usize; 2049];
+        for &e in &a {
+            counts[((e >> shift) & 2047) as usize + 1] += 1;
+        }
+        for d in 1..counts.len() {
+            counts[d] += counts[d - 1];
+        }
+        for &e in &a {
+            let d = ((e >> shift) & 2047) as usize;
+            b[counts[d]] = e;
+            counts[d] += 1;
+        }
+        std::mem::swap(&mut a, &mut b);
+        shift += 11;
+    }
+    drop(b);
+    let mut next = 0usize;
+    let mut group = 0usize;
+    let mut wrapped = Vec::new();
+    for j in 0..a.len() {
+        let entry = a[j];
+        let at_home = home(entry, slots.len());
+        if home(a[group], slots.len()) != at_home {
+            group = j;
+        }
+        // A repeated member has the same home slot and tag as its first copy.
+        for &other in &a[group..j] {
+            if other & TAG == entry & TAG
+                && items[other as u32 as usize].1 == items[entry as u32 as usize].1
+            {
+                return None;
+            }
+        }
+        let at = next.max(at_home);
+        if at < slots.len() {
+            slots[at] = entry;
+            next = at + 1;
+        } else {
+            wrapped.push(entry);
+        }
+    }
+    for entry in wrapped {
+        let (slot, _) = probe(&slots, &items[entry as u32 as usize].1, |p| &items[p].1);
+        slots[slot] = entry;
+    }
+    Some(slots)
+}
+
+/// The hash bits a used index slot keeps above the position.
+const TAG: u64 = 0xffff_ffff_0000_0000;
 
 /// An index table with room for `n` entries at most half full.
 fn table_for(n: usize) -> Vec<u64> {
@@ -60,15 +173,44 @@ fn table_for(n: usize) -> Vec<u64> {
 
 impl ZSet {
     /// Builds a set from (member, score) pairs; a repeated member keeps its last score.
-    /// O(n log n); at most `u32::MAX` members.
+    /// O(n log n); at most `u32::MAX` members. Pairs already in Redis order, or in its reverse
+    /// (as an RDB file lists a skiplist-encoded set: highest score first), are not sorted
+    /// again: they are checked in one pass and reversed when needed.
     pub fn from_pairs<I: IntoIterator<Item = (Vec<u8>, f64)>>(pairs: I) -> Self {
-        let mut items: Vec<(f64, Vec<u8>, u32)> = pairs
+        let mut items: Vec<(f64, Vec<u8>)> = pairs.into_iter().map(|(m, s)| (s, m)).collect();
+        let ascending = items.windows(2).all(|w| order(&w[0], &w[1]).is_le());
+        let descending = !ascending && items.windows(2).all(|w| order(&w[0], &w[1]).is_ge());
+        if !(ascending || descending) {
+            return Self::from_unordered(items);
+        }
+        if descending {
+            items.reverse();
+        }
+        // Index the members in their sorted positions; a repeated member (never in a snapshot)
+        // sends the pairs, in their input order again, to the general path.
+        match bulk_index(&items) {
+            Some(slots) => ZSet {
+                sorted: items,
+                slots,
+            },
+            None => {
+                if descending {
+                    items.reverse();
+                }
+                Self::from_unordered(items)
+            }
+        }
+    }
+
+    /// [`ZSet::from_pairs`] for pairs in any order, repeated members included.
+    fn from_unordered(items: Vec<(f64, Vec<u8>)>) -> Self {
+        let mut items: Vec<(f64, Vec<u8>, u32)> = items
             .into_iter()
             .enumerate()
-            .map(|(i, (m, s))| (s, m, i as u32))
+            .map(|(i, (s, m))| (s, m, i as u32))
             .collect();
         // Index every member by its input position; earlier copies of a repeated member
-        // (rare: snapshots never hold any) are marked dead.
+        // are marked dead.
         let mut slots = table_for(items.len());
         let mut dead = Vec::new();
         for i in 0..items.len() {
@@ -82,10 +224,12 @@ impl ZSet {
             dead.sort_unstable();
             items.retain(|it| dead.binary_search(&it.2).is_err());
         }
-        // Members are now distinct, so an unstable sort gives the one Redis order. -0 and 0
-        // compare equal (ties by member), as in Redis; the order stays total with NaN.
-        let key = |s: f64| if s == 0.0 { 0.0 } else { s };
-        items.sort_unstable_by(|a, b| key(a.0).total_cmp(&key(b.0)).then_with(|| a.1.cmp(&b.1)));
+        // Members are now distinct, so an unstable sort gives the one Redis order.
+        items.sort_unstable_by(|a, b| {
+            score_key(a.0)
+                .total_cmp(&score_key(b.0))
+                .then_with(|| a.1.cmp(&b.1))
+        });
         // Re-point the index from input positions to sorted positions (a repeated member's
         // slot already holds its last copy, so dead copies are not in the index).
         let mut sorted_pos = vec![u32::MAX; items.len() + dead.len()];
@@ -97,7 +241,7 @@ impl ZSet {
             *s = if pos == u32::MAX {
                 EMPTY
             } else {
-                (*s & 0xffff_ffff_0000_0000) | pos as u64
+                (*s & TAG) | pos as u64
             };
         }
         ZSet {
@@ -233,5 +377,78 @@ mod tests {
             assert_eq!(z.position(m), Some(i));
             assert_eq!(z.score(m), Some(*s));
         }
+    }
+
+    #[test]
+    fn ordered_inputs_skip_the_sort_and_keep_redis_order() {
+        // Ascending (listpack order) and descending (skiplist order in an RDB file) input.
+        let asc: Vec<(Vec<u8>, f64)> = (0..50_000)
+            .map(|i| (format!("m{i:05}").into_bytes(), (i / 3) as f64))
+            .collect();
+        let desc: Vec<(Vec<u8>, f64)> = asc.iter().rev().cloned().collect();
+        let (a, d) = (ZSet::from_pairs(asc.clone()), ZSet::from_pairs(desc));
+        let shuffled = ZSet::from_pairs(
+            asc.iter()
+                .step_by(2)
+                .chain(asc.iter().skip(1).step_by(2))
+                .cloned(),
+        );
+        assert_eq!(a, d);
+        assert_eq!(a, shuffled);
+        for (i, (m, s)) in asc.iter().enumerate() {
+            assert_eq!(a.sorted()[i], (*s, m.clone()));
+            assert_eq!(a.position(m), Some(i));
+            assert_eq!(d.position(m), Some(i));
+            assert_eq!(shuffled.position(m), Some(i));
+        }
+        assert_eq!(d.position(b"m50000"), None);
+        // -0 and 0 tie and go by member, whichever order they come in.
+        let z = ZSet::from_pairs(vec![(b"b".to_vec(), 0.0), (b"a".to_vec(), -0.0)]);
+        let order: Vec<&[u8]> = z.iter().map(|(m, _)| m).collect();
+        assert_eq!(order, vec![&b"a"[..], b"b"]);
+    }
+
+    #[test]
+    fn repeated_members_in_ordered_input_keep_the_last_score() {
+        // Ascending by score, but "a" comes twice: the general path takes over.
+        let z = ZSet::from_pairs(vec![
+            (b"a".to_vec(), 1.0),
+            (b"b".to_vec(), 2.0),
+            (b"a".to_vec(), 3.0),
+        ]);
+        let got: Vec<(&[u8], f64)> = z.iter().collect();
+        assert_eq!(got, vec![(&b"b"[..], 2.0), (&b"a"[..], 3.0)]);
+        // Descending, with an exact repeat.
+        let z = ZSet::from_pairs(vec![
+            (b"c".to_vec(), 5.0),
+            (b"c".to_vec(), 5.0),
+            (b"b".to_vec(), 4.0),
+        ]);
+        assert_eq!(z.len(), 2);
+        assert_eq!(z.position(b"c"), Some(1));
+        assert_eq!(z.position(b"b"), Some(0));
+    }
+
+    #[test]
+    fn bulk_index_wraps_round_the_table_end() {
+        // Find members whose home slot is the last slot of an 8-member table (16 slots), so
+        // that some must wrap to the start.
+        let mut tail: Vec<Vec<u8>> = (0..10_000u32)
+            .map(|i| format!("w{i}").into_bytes())
+            .filter(|m| home(hash(m), 16) >= 14)
+            .take(5)
+            .collect();
+        tail.extend((0..3).map(|i| format!("x{i}").into_bytes()));
+        let pairs: Vec<(Vec<u8>, f64)> = tail
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.clone(), i as f64))
+            .collect();
+        let z = ZSet::from_pairs(pairs);
+        assert_eq!(z.slots.len(), 16);
+        for (i, m) in tail.iter().enumerate() {
+            assert_eq!(z.position(m), Some(i), "{}", String::from_utf8_lossy(m));
+        }
+        assert_eq!(z.position(b"absent"), None);
     }
 }

@@ -284,3 +284,54 @@ fn nearby_map_draws_circle_centre_and_every_point() {
     assert!(svg.contains("km east") && svg.contains("km north"));
     assert!(bitlens::chart::nearby_svg("x", centre, 0.0, &points, 0, 100, 100).is_err());
 }
+
+#[test]
+fn retention_axis_title_clear_of_row_labels() {
+    // Big cohorts give long row labels ("2024-05-01 (n=1,234,567)"): the rotated axis title
+    // must sit left of where the longest label starts.
+    let rows: Vec<CohortRow> = (0..3)
+        .map(|d| CohortRow {
+            day: d,
+            size: 1_234_567,
+            returned: vec![Some(600_000), Some(500_000)],
+        })
+        .collect();
+    let row_labels: Vec<String> = rows.iter().map(|r| labels(3)[r.day].clone()).collect();
+    let svg = chart::retention_svg("Retention", &row_labels, &rows, 900, 500).unwrap();
+    save("retention-long-labels", &svg);
+    // (x, font size) of each <text> element whose trimmed content is `want`.
+    let text_at = |want: &str| -> Vec<(f64, f64)> {
+        svg.split("<text")
+            .skip(1)
+            .filter(|t| {
+                let body = &t[t.find('>').unwrap() + 1..];
+                body[..body.find("</text>").unwrap()].trim() == want
+            })
+            .map(|t| {
+                let attr = |name: &str| -> f64 {
+                    let i = t.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+                    t[i..i + t[i..].find('"').unwrap()].parse().unwrap()
+                };
+                (attr("x"), attr("font-size"))
+            })
+            .collect()
+    };
+    let title = text_at("cohort");
+    assert_eq!(title.len(), 1);
+    let label = format!("{} (n={})", row_labels[0], chart::format_count(1_234_567));
+    let at = text_at(&label);
+    assert_eq!(at.len(), 1);
+    // Positions are the same on every backend, but the browser canvas draws fonts at their
+    // nominal size (labels 14 px, axis title 15 px) where the SVG backend scales them down:
+    // check with the canvas sizes. Labels end at the axis (text-anchor end); a DejaVu Sans
+    // digit is 0.636 em wide.
+    let (x, _) = at[0];
+    let label_start = x - label.chars().count() as f64 * 14.0 * 0.64;
+    // The title is rotated by 270° and shifted 0.76 em: its glyphs span x .. x + 1 em.
+    let (tx, _) = title[0];
+    assert!(
+        tx + 15.0 < label_start,
+        "title spans x={tx}..{}, label starts at {label_start}",
+        tx + 15.0
+    );
+}

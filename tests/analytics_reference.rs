@@ -8,19 +8,6 @@ use bitlens::keyspace::RedisType;
 use bitlens::string::RedisString;
 use bitlens::{Keyspace, Reply, Value};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Lengths that exercise every tail case of the word and block kernels.
 const LENGTHS: &[usize] = &[
     0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 200, 2047, 2048, 2049, 5000,
@@ -28,14 +15,14 @@ const LENGTHS: &[usize] = &[
 
 /// Random bitmap of `len` bytes with set-bit probability `p_per_mille / 1000`, laid out in runs
 /// so that streaks and gaps of many lengths occur.
-fn random_bitmap(rng: &mut Rng, len: usize, p_per_mille: u64) -> Vec<u8> {
+fn random_bitmap(rng: &mut fastrand::Rng, len: usize, p_per_mille: u64) -> Vec<u8> {
     let mut b = vec![0u8; len];
     let mut i = 0;
     let nbits = len * 8;
     while i < nbits {
-        let max_run = if rng.below(4) == 0 { 200 } else { 6 };
-        let run = 1 + rng.below(max_run) as usize;
-        let on = rng.below(1000) < p_per_mille;
+        let max_run = if rng.u64(..4) == 0 { 200 } else { 6 };
+        let run = 1 + rng.u64(..max_run) as usize;
+        let on = rng.u64(..1000) < p_per_mille;
         for j in i..(i + run).min(nbits) {
             if on {
                 b[j / 8] |= 0x80 >> (j % 8);
@@ -54,11 +41,11 @@ fn nbits(b: &[u8]) -> u64 {
     b.len() as u64 * 8
 }
 
-fn random_keys(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
+fn random_keys(rng: &mut fastrand::Rng, n: usize) -> Vec<Vec<u8>> {
     (0..n)
         .map(|_| {
-            let len = LENGTHS[rng.below(LENGTHS.len() as u64) as usize];
-            let p = [20, 300, 600, 900, 1000][rng.below(5) as usize];
+            let len = LENGTHS[rng.u64(..LENGTHS.len() as u64) as usize];
+            let p = [20, 300, 600, 900, 1000][rng.u64(..5) as usize];
             random_bitmap(rng, len, p)
         })
         .collect()
@@ -169,15 +156,15 @@ fn naive_gaps(b: &[u8], from: u64, to: u64) -> Vec<(u64, u64)> {
 
 #[test]
 fn signin_per_user_matches_reference() {
-    let mut rng = Rng(0x5151_2024);
+    let mut rng = fastrand::Rng::with_seed(0x5151_2024);
     for _ in 0..300 {
-        let len = LENGTHS[rng.below(LENGTHS.len() as u64) as usize].min(300);
-        let p = [100, 500, 900, 1000][rng.below(4) as usize];
+        let len = LENGTHS[rng.u64(..LENGTHS.len() as u64) as usize].min(300);
+        let p = [100, 500, 900, 1000][rng.u64(..4) as usize];
         let b = random_bitmap(&mut rng, len, p);
-        let plen = rng.below(5) as usize;
+        let plen = rng.u64(..5) as usize;
         let prev = random_bitmap(&mut rng, plen, 800);
-        let prev_days = 28 + rng.below(4);
-        for day in (1..=nbits(&b) + 9).step_by(1 + rng.below(5) as usize) {
+        let prev_days = 28 + rng.u64(..4);
+        for day in (1..=nbits(&b) + 9).step_by(1 + rng.u64(..5) as usize) {
             assert_eq!(signin::signed_in(&b, day), bit(&b, day - 1));
             let run = naive_run_ending(&b, day - 1);
             assert_eq!(signin::streak_in_month(&b, day), run, "day {day} {b:?}");
@@ -201,13 +188,13 @@ fn signin_per_user_matches_reference() {
 
 #[test]
 fn signin_histograms_match_reference() {
-    let mut rng = Rng(0xabcdef);
+    let mut rng = fastrand::Rng::with_seed(0xabcdef);
     let mut ks = Keyspace::new();
     let mut users: Vec<Vec<u8>> = Vec::new();
     for uid in 0..400 {
         // Mostly 4-byte month keys, some short (written only up to an early day) or empty.
-        let len = [4, 4, 4, 1, 2, 0, 5][rng.below(7) as usize];
-        let p = [300, 700, 950][rng.below(3) as usize];
+        let len = [4, 4, 4, 1, 2, 0, 5][rng.u64(..7) as usize];
+        let p = [300, 700, 950][rng.u64(..3) as usize];
         let b = random_bitmap(&mut rng, len, p);
         ks.set(format!("sign:{uid}:202405").into_bytes(), bulk_string(&b));
         users.push(b);
@@ -236,7 +223,7 @@ fn signin_histograms_match_reference() {
 
 #[test]
 fn streak_histogram_matches_reference() {
-    let mut rng = Rng(77);
+    let mut rng = fastrand::Rng::with_seed(77);
     for n in [0usize, 1, 2, 3, 7, 30] {
         for _ in 0..6 {
             let keys = random_keys(&mut rng, n);
@@ -257,7 +244,7 @@ fn streak_histogram_matches_reference() {
 
 #[test]
 fn dau_rolling_stickiness_match_reference() {
-    let mut rng = Rng(1234567);
+    let mut rng = fastrand::Rng::with_seed(1234567);
     for n in [1usize, 2, 6, 12] {
         let keys = random_keys(&mut rng, n);
         let dau: Vec<u64> = keys
@@ -287,7 +274,7 @@ fn dau_rolling_stickiness_match_reference() {
 
 #[test]
 fn retention_matches_reference() {
-    let mut rng = Rng(99);
+    let mut rng = fastrand::Rng::with_seed(99);
     for n in [1usize, 3, 8, 12] {
         let keys = random_keys(&mut rng, n);
         for lookback in [0usize, 1, 2, 3, 7, 20] {
@@ -304,7 +291,7 @@ fn retention_matches_reference() {
 
 #[test]
 fn enum_distributions_match_reference() {
-    let mut rng = Rng(4242);
+    let mut rng = fastrand::Rng::with_seed(4242);
     for w in 1..=16u32 {
         for &len in &[0usize, 1, 3, 7, 8, 9, 17, 100, 2049] {
             let b = random_bitmap(&mut rng, len, 500);
@@ -318,14 +305,14 @@ fn enum_distributions_match_reference() {
                 assert_eq!(enums::field(&b, w, i), naive_field(&b, w, i));
             }
             // A population larger or smaller than the covered fields.
-            let users = rng.below(fields + 50);
+            let users = rng.u64(..fields + 50);
             let mut want = vec![0u64; 1 << w];
             for i in 0..users {
                 want[naive_field(&b, w, i) as usize] += 1;
             }
             assert_eq!(enums::distribution(&b, w, Some(users)), want);
             // Restricted to members of a bitmap, which may reach past the field string.
-            let mlen = rng.below(len as u64 * 2 + 3) as usize;
+            let mlen = rng.u64(..len as u64 * 2 + 3) as usize;
             let m = random_bitmap(&mut rng, mlen, 300);
             let mut want = vec![0u64; 1 << w];
             for i in 0..nbits(&m) {
@@ -340,7 +327,7 @@ fn enum_distributions_match_reference() {
 
 #[test]
 fn tags_match_reference() {
-    let mut rng = Rng(31337);
+    let mut rng = fastrand::Rng::with_seed(31337);
     for m in [0usize, 1, 2, 5] {
         let t = random_keys(&mut rng, m);
         let active = random_bitmap(&mut rng, 3000, 500);
@@ -376,14 +363,14 @@ fn tags_match_reference() {
 
 #[test]
 fn offsets_match_reference() {
-    let mut rng = Rng(2718);
+    let mut rng = fastrand::Rng::with_seed(2718);
     for &len in LENGTHS {
-        let p = [50, 500, 950, 1000][rng.below(4) as usize];
+        let p = [50, 500, 950, 1000][rng.u64(..4) as usize];
         let b = random_bitmap(&mut rng, len.min(600), p);
         let top = nbits(&b) + 100;
         for _ in 0..40 {
-            let from = rng.below(top);
-            let to = from + rng.below(top);
+            let from = rng.u64(..top);
+            let to = from + rng.u64(..top);
             let want = (from..=to).filter(|&i| bit(&b, i)).count() as u64;
             assert_eq!(offsets::processed(&b, from, to), want);
             let first = (from..).find(|&i| !bit(&b, i)).unwrap();
@@ -405,7 +392,7 @@ fn ints(v: &[u64]) -> Reply {
     Reply::Array(v.iter().map(|&n| Reply::Integer(n as i64)).collect())
 }
 
-fn daily_keyspace(rng: &mut Rng, n: usize) -> (Keyspace, Vec<Vec<u8>>, Vec<String>) {
+fn daily_keyspace(rng: &mut fastrand::Rng, n: usize) -> (Keyspace, Vec<Vec<u8>>, Vec<String>) {
     let mut ks = Keyspace::new();
     let keys = random_keys(rng, n);
     let names: Vec<String> = (0..n)
@@ -419,7 +406,7 @@ fn daily_keyspace(rng: &mut Rng, n: usize) -> (Keyspace, Vec<Vec<u8>>, Vec<Strin
 
 #[test]
 fn daily_commands_reply_like_reference() {
-    let mut rng = Rng(555);
+    let mut rng = fastrand::Rng::with_seed(555);
     let (mut ks, keys, names) = daily_keyspace(&mut rng, 9);
     let mut argv: Vec<&str> = vec!["BITLENS.STREAKHIST"];
     argv.extend(names.iter().map(String::as_str));

@@ -38,20 +38,6 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// A small deterministic PRNG (xorshift64*), so failures are reproducible.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 fn no_crc() -> LoadOptions {
     LoadOptions {
         verify_checksum: false,
@@ -89,14 +75,14 @@ fn truncated_files_fail_with_offsets() {
 
 #[test]
 fn bit_flips_never_panic() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     for (name, bytes) in inputs() {
         for i in 0..60 {
             let mut m = bytes.clone();
-            let flips = 1 + rng.below(4);
+            let flips = 1 + rng.usize(..4);
             for _ in 0..flips {
-                let p = rng.below(m.len());
-                m[p] ^= 1 << rng.below(8);
+                let p = rng.usize(..m.len());
+                m[p] ^= 1 << rng.usize(..8);
             }
             check(
                 &name,
@@ -132,11 +118,11 @@ fn absurd_lengths_are_rejected_without_huge_allocations() {
         &[0x7F, 0xFF],                                           // 14-bit max
         &[0xC4],                                                 // unknown string encoding
     ];
-    let mut rng = Rng(42);
+    let mut rng = fastrand::Rng::with_seed(42);
     for (name, bytes) in inputs() {
         for i in 0..48 {
             let s = splices[i % splices.len()];
-            let p = 9 + rng.below(bytes.len() - 9);
+            let p = 9 + rng.usize(..bytes.len() - 9);
             let mut m = bytes.clone();
             if i % 2 == 0 {
                 let end = (p + s.len()).min(m.len());
@@ -202,7 +188,7 @@ fn with_trailer(body: &[u8], version: u16) -> Vec<u8> {
 
 #[test]
 fn damaged_dump_payloads_never_panic() {
-    let mut rng = Rng(7);
+    let mut rng = fastrand::Rng::with_seed(7);
     for d in fixture_dumps() {
         load_dump(&d).expect("recorded DUMP payloads decode");
         let stride = (d.len() / 64).max(1);
@@ -219,8 +205,8 @@ fn damaged_dump_payloads_never_panic() {
         }
         for _ in 0..16 {
             let mut body = d[..d.len() - 10].to_vec();
-            let p = rng.below(body.len());
-            body[p] ^= 1 << rng.below(8);
+            let p = rng.usize(..body.len());
+            body[p] ^= 1 << rng.usize(..8);
             let payload = with_trailer(&body, 10);
             check("dump", "flip", &payload, load_dump(&payload).map(|_| ()));
             check(
@@ -235,7 +221,7 @@ fn damaged_dump_payloads_never_panic() {
 
 #[test]
 fn blob_decoders_on_mutated_blobs() {
-    let mut rng = Rng(99);
+    let mut rng = fastrand::Rng::with_seed(99);
     let mut blobs = Vec::new();
     for d in fixture_dumps() {
         // Single-string value types: the blob follows the type byte and its raw length header.
@@ -259,8 +245,8 @@ fn blob_decoders_on_mutated_blobs() {
         }
         for _ in 0..100 {
             let mut m = b.clone();
-            let p = rng.below(m.len());
-            m[p] = rng.next() as u8;
+            let p = rng.usize(..m.len());
+            m[p] = rng.u8(..);
             let _ = listpack(&m);
             let _ = ziplist(&m);
             let _ = intset(&m);
@@ -275,21 +261,21 @@ fn blob_decoders_on_mutated_blobs() {
 #[test]
 fn chunked_reader_equals_slice_reader() {
     use bitlens::rdb::load_rdb_chunked;
-    let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+    let mut rng = fastrand::Rng::with_seed(0x0DDB_1A5E_5BAD_5EED);
     for (name, bytes) in inputs() {
         let mut cases: Vec<Vec<u8>> = vec![bytes.clone()];
         for _ in 0..6 {
-            cases.push(bytes[..rng.below(bytes.len())].to_vec());
+            cases.push(bytes[..rng.usize(..bytes.len())].to_vec());
             let mut m = bytes.clone();
-            let p = rng.below(m.len());
-            m[p] ^= 1 << rng.below(8);
+            let p = rng.usize(..m.len());
+            m[p] ^= 1 << rng.usize(..8);
             cases.push(m);
         }
         for (i, input) in cases.iter().enumerate() {
             for opts in [LoadOptions::default(), no_crc()] {
                 let want = load_rdb(input, &opts);
-                let max = if rng.below(2) == 0 { 64 } else { 1 << 16 };
-                let chunk = 1 + rng.below(max);
+                let max = if rng.usize(..2) == 0 { 64 } else { 1 << 16 };
+                let chunk = 1 + rng.usize(..max);
                 let mut src: &[u8] = input;
                 let got = load_rdb_chunked(&mut src, chunk, &opts, &mut |_, _| Ok(()));
                 match (&want, &got) {

@@ -5,9 +5,12 @@
 //                  uv-key="uv:page:index:{date}" lang="zh" theme="dark"></bitlens-panel>
 //
 // Attributes (and the same-named camelCase properties): api, date, uv-key, active-key,
-// geo-key, type, city, lon, lat, radius, unit, cards, lang, theme. Style is isolated in a
+// geo-key, type, city, lon, lat, radius, unit, cards, lang, theme, token (bearer token for
+// `bitlens serve --token`). Style is isolated in a
 // shadow root. Events: `bitlens-loaded` ({keys, bytes}) and `bitlens-error` ({message}).
-// `element.snapshot = uint8Array` loads an RDB file directly (no API needed).
+// `element.snapshot = uint8Array` loads an RDB file directly (no API needed); a File or Blob
+// is decoded in a Web Worker with a progress bar (attribute worker="false" keeps it in the
+// page); `element.open(files)` opens files as the panel's "Open snapshot…" button does.
 
 import { DEFAULTS, PARAMS, Panel } from './panel.js';
 
@@ -59,7 +62,8 @@ export class BitlensPanel extends HTMLElement {
         this._silent = false;
       },
     });
-    this._panel.load(this._snapshot || undefined);
+    if (this._file) this._panel.loadFile(this._file);
+    else this._panel.load(this._snapshot || undefined);
   }
 
   attributeChangedCallback() {
@@ -77,8 +81,21 @@ export class BitlensPanel extends HTMLElement {
   }
 
   set snapshot(bytes) {
+    if (bytes instanceof Blob) {
+      // A File / Blob is decoded like an opened file: in a Web Worker, with progress.
+      this._snapshot = null;
+      this._file = bytes;
+      if (this._panel) this._panel.loadFile(bytes);
+      return;
+    }
+    this._file = null;
     this._snapshot = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     if (this._panel) this._panel.load(this._snapshot);
+  }
+
+  /** Opens files as the "Open snapshot…" button does (one dump.rdb, or DUMP files). */
+  open(files) {
+    return this._panel ? this._panel.openFiles([...files]) : Promise.resolve();
   }
 
   /** The wasm engine of this panel (for custom queries), once loaded. */
@@ -89,6 +106,7 @@ export class BitlensPanel extends HTMLElement {
   /** Refetches the snapshot from the API. */
   reload() {
     this._snapshot = null;
+    this._file = null;
     return this._panel ? this._panel.load() : Promise.resolve();
   }
 }

@@ -57,13 +57,13 @@ function cliLine(argv) {
 function figure(id, title, height = H) {
   const canvas = el('canvas', { width: W, height, 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
   const note = el('p', { class: 'eng-note', 'data-testid': `eng-${id}-note` });
-  const details = el('details', { class: 'eng-numbers' });
+  const details = el('details', { class: 'eng-numbers', hidden: true });
   const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), canvas, note, details);
   return { fig, canvas, note, details };
 }
 
 /** Fills a figure's table, command list and `data-results` attribute. */
-function showNumbers(f, head, rows, results) {
+function showNumbers(f, head, rows, results, t) {
   const table = el(
     'table',
     {},
@@ -71,7 +71,7 @@ function showNumbers(f, head, rows, results) {
     el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el(i ? 'td' : 'th', i ? {} : { scope: 'row' }, c === null ? '' : String(c)))))),
   );
   const cmds = el('pre', { class: 'cmd' }, results.map((r) => cliLine(r.argv)).join('\n'));
-  f.details.replaceChildren(el('summary', {}, 'Numbers and commands'), table, cmds);
+  f.details.replaceChildren(el('summary', {}, t.engNumbers), table, cmds);
   f.details.hidden = false;
   f.fig.dataset.results = JSON.stringify(results);
   f.fig.dataset.state = 'drawn';
@@ -91,21 +91,21 @@ function fail(f, message, state = 'error') {
 
 /**
  * Builds the (empty) section. Returns {section, draw(engine, settings, date)}; the panel calls
- * draw after every load / date change.
+ * draw after every load / date change. `t` is the panel's label table (i18n.js, en / zh).
  */
-export function buildEngagementSection() {
+export function buildEngagementSection(t) {
   const section = el('section', { class: 'eng', 'data-testid': 'engagement-section', 'aria-labelledby': 'eng-title' },
     el('link', { rel: 'stylesheet', href: CSS_URL }),
-    el('h2', { id: 'eng-title' }, 'Engagement'));
-  const streakSelect = el('select', { 'data-testid': 'eng-streak-days', 'aria-label': 'Streak window (days)' },
-    STREAK_CHOICES.map((n) => el('option', { value: n }, `last ${n} days`)));
+    el('h2', { id: 'eng-title' }, t.engTitle));
+  const streakSelect = el('select', { 'data-testid': 'eng-streak-days', 'aria-label': t.engStreakWindow },
+    STREAK_CHOICES.map((n) => el('option', { value: n }, t.engLastDays(n))));
   const figs = {
-    dau: figure('dau', 'Daily actives with rolling 7/30-day actives'),
-    streak: figure('streak', 'Current streaks (users active on each of the last k days)'),
-    retention: figure('retention', 'Retention of new actives', 460),
-    enum: figure('enum', 'Level distribution among the day\'s actives'),
+    dau: figure('dau', t.engDauTitle),
+    streak: figure('streak', t.engStreakTitle),
+    retention: figure('retention', t.engRetentionTitle, 460),
+    enum: figure('enum', t.engEnumTitle),
   };
-  figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, 'Window ', streakSelect), figs.streak.canvas);
+  figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, t.engWindow, ' ', streakSelect), figs.streak.canvas);
   const grid = el('div', { class: 'eng-grid' }, Object.values(figs).map((f) => f.fig));
   section.append(grid);
   let last = null;
@@ -118,11 +118,11 @@ export function buildEngagementSection() {
     const keys = daysEnding(date, n).map((d) => fill(s.activeKey, { date: d }));
     try {
       f.canvas.hidden = false;
-      const hist = engine.drawStreakChart(f.canvas, keys, `Current streaks as of ${isoDate(date)} (last ${n} days)`);
+      const hist = engine.drawStreakChart(f.canvas, keys, t.engStreakChart(isoDate(date), n));
       const total = hist.reduce((a, b) => a + b, 0);
-      f.note.textContent = `${total} users active on ${isoDate(date)}; ${hist[hist.length - 1]} of them on all ${n} days.`;
-      showNumbers(f, ['streak (days)', 'users'], hist.map((c, i) => [i + 1, c]),
-        [{ argv: ['BITLENS.STREAKHIST', ...keys], value: hist }]);
+      f.note.textContent = t.engStreakNote(total, isoDate(date), hist[hist.length - 1], n);
+      showNumbers(f, t.engStreakHead, hist.map((c, i) => [i + 1, c]),
+        [{ argv: ['BITLENS.STREAKHIST', ...keys], value: hist }], t);
     } catch (e) {
       fail(f, e.message || String(e));
     }
@@ -139,7 +139,7 @@ export function buildEngagementSection() {
       .sort();
     section.dataset.days = String(present.length);
     if (!present.length) {
-      const msg = `No daily bitmaps ${fill(s.activeKey, { date: '*' })} up to ${isoDate(date)} in the snapshot.`;
+      const msg = t.engNoDaily(fill(s.activeKey, { date: '*' }), isoDate(date));
       for (const f of [figs.dau, figs.streak, figs.retention]) fail(f, msg, 'empty');
     } else {
       const span = Math.min(dayDiff(parseDate(present[0]), date) + 1, s.maxDays);
@@ -148,14 +148,14 @@ export function buildEngagementSection() {
       const f = figs.dau;
       try {
         f.canvas.hidden = false;
-        const e = engine.drawDauChart(f.canvas, keys, `Daily actives, ${firstDate(keys, s)} to ${isoDate(date)}`);
+        const e = engine.drawDauChart(f.canvas, keys, t.engDauChart(firstDate(keys, s), isoDate(date)));
         const i = e.dau.length - 1;
-        f.note.textContent = `${isoDate(date)}: ${e.dau[i]} daily, ${e.wau[i]} in 7 days, ${e.mau[i]} in 30 days (stickiness ${(e.stickiness[i] * 100).toFixed(1)}%).`;
-        showNumbers(f, ['day', 'DAU', '7-day', '30-day'], e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
+        f.note.textContent = t.engDauNote(isoDate(date), e.dau[i], e.wau[i], e.mau[i], `${(e.stickiness[i] * 100).toFixed(1)}%`);
+        showNumbers(f, t.engDauHead, e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
           { argv: ['BITLENS.DAU', ...keys], value: e.dau },
           { argv: ['BITLENS.ROLLING', '7', ...keys], value: e.wau },
           { argv: ['BITLENS.ROLLING', '30', ...keys], value: e.mau },
-        ]);
+        ], t);
       } catch (err) {
         fail(f, err.message || String(err));
       }
@@ -164,18 +164,18 @@ export function buildEngagementSection() {
       const r = figs.retention;
       const rkeys = keys.slice(-Math.min(keys.length, s.lookback + s.cohorts));
       if (rkeys.length <= s.lookback) {
-        fail(r, `Retention needs more than ${s.lookback} days of ${fill(s.activeKey, { date: '*' })}; the snapshot has ${rkeys.length} up to ${isoDate(date)}.`, 'empty');
+        fail(r, t.engRetentionShort(s.lookback, fill(s.activeKey, { date: '*' }), rkeys.length, isoDate(date)), 'empty');
       } else {
         try {
           r.canvas.hidden = false;
           const rows = engine.drawRetentionChart(r.canvas, rkeys, s.lookback, s.horizon,
-            `New actives (absent the ${s.lookback} days before) back on day +1 … +${s.horizon}`);
-          r.note.textContent = `${rows.length} cohorts; cell = share of the cohort active that day.`;
+            t.engRetentionChart(s.lookback, s.horizon));
+          r.note.textContent = t.engRetentionNote(rows.length);
           const labels = rkeys.slice(s.lookback).map((k) => isoDate(parseDate(capture(s.activeKey, k, 'date'))));
-          const head = ['cohort', 'size'];
-          for (let t = 1; t <= s.horizon; t++) head.push(`+${t}`);
+          const head = [...t.engRetentionHead];
+          for (let d = 1; d <= s.horizon; d++) head.push(`+${d}`);
           showNumbers(r, head, rows.map((row, j) => [labels[j], ...row]),
-            [{ argv: ['BITLENS.RETENTION', String(s.lookback), String(s.horizon), ...rkeys], value: rows }]);
+            [{ argv: ['BITLENS.RETENTION', String(s.lookback), String(s.horizon), ...rkeys], value: rows }], t);
         } catch (err) {
           fail(r, err.message || String(err));
         }
@@ -186,17 +186,17 @@ export function buildEngagementSection() {
     const key = fill(s.levelKey, { date: ymd(date) });
     const among = fill(s.activeKey, { date: ymd(date) });
     if (!engine.keys(globEscape(key)).length) {
-      fail(g, `No key ${key} in the snapshot: nothing to chart (a BITFIELD u${s.levelField} field per user, e.g. levels).`, 'empty');
+      fail(g, t.engNoField(key, s.levelField), 'empty');
     } else {
       try {
         g.canvas.hidden = false;
         const hasAmong = engine.keys(globEscape(among)).length > 0;
         const hist = engine.drawEnumChart(g.canvas, key, s.levelField, hasAmong ? among : undefined,
-          hasAmong ? `${key} among ${among}` : key);
+          t.engEnumChart(key, hasAmong ? among : null));
         const argv = ['BITLENS.ENUMDIST', key, `u${s.levelField}`, ...(hasAmong ? ['AMONG', among] : [])];
         const lastNonZero = hist.reduce((m, c, i) => (c > 0 ? i : m), 0);
-        g.note.textContent = `${hist.reduce((a, b) => a + b, 0)} users counted${hasAmong ? ' (active that day)' : ''}.`;
-        showNumbers(g, ['value', 'users'], hist.slice(0, lastNonZero + 1).map((c, i) => [i, c]), [{ argv, value: hist }]);
+        g.note.textContent = t.engEnumNote(hist.reduce((a, b) => a + b, 0), hasAmong);
+        showNumbers(g, t.engEnumHead, hist.slice(0, lastNonZero + 1).map((c, i) => [i, c]), [{ argv, value: hist }], t);
       } catch (err) {
         fail(g, err.message || String(err));
       }

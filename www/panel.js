@@ -1,6 +1,13 @@
 // The operations panel: fetches a snapshot from `bitlens serve`, loads it into the wasm engine
 // and draws the cards. Renders into any root (a page element or a shadow root), so the page
 // (index.html) and the <bitlens-panel> element share it.
+//
+// Offline: "Open snapshot…" (or a drop on the panel) takes a dump.rdb or DUMP files. They are
+// decoded in this browser by a Web Worker engine (www/offline.js; `worker=false` keeps it in the
+// page), with a progress bar and Cancel; the keys the cards need are then copied into the
+// page's engine and the cards draw as usual. The key browser (www/keybrowser.js) searches the
+// whole decoded snapshot. When the snapshot API does not answer, the panel says so and offers
+// the file instead, so index.html works from any static server.
 
 import init, { Engine } from '../pkg/bitlens.js';
 import {
@@ -9,11 +16,16 @@ import {
 } from './cards.js';
 import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
+import { buildKeyBrowser } from './keybrowser.js';
+import { copyKeys, isRdb, keyFromFileName, openEngine, wrapEngine } from './offline.js';
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
 import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
 
-/** The cards a panel can show, in `cards=` order. */
-const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement'];
+/**
+ * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
+ * opened file, and over the fetched snapshot only when listed.
+ */
+const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', 'keys'];
 
 let wasmReady = null;
 /** Initialises the wasm module once per page. */
@@ -39,17 +51,19 @@ export const DEFAULTS = {
   cards: 'uv,active,nearby,engagement',
   lang: '',
   theme: '', // light | dark; empty = follow prefers-color-scheme
+  token: '', // bearer token for `bitlens serve --token`
+  worker: true, // decode opened files in a Web Worker (false: in the page)
 };
 
 /** URL parameter / attribute name of each setting. */
 export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
-  cards: 'cards', lang: 'lang', theme: 'theme',
+  cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker',
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
-const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards'];
+const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards', 'token'];
 
 /** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
 export function settingsFrom(params) {
@@ -78,6 +92,9 @@ export class Panel {
     this.loaded = false;
     this.page = 0;
     this.loadSeq = 0;
+    this.offline = null; // {name, keys, bytes} of the opened file(s), while in offline mode
+    this.source = null; // promise-API engine holding the whole opened snapshot (key browser)
+    this.abort = null; // AbortController of the file load in progress
     this.build();
   }
 
@@ -109,6 +126,7 @@ export class Panel {
         const d = parseDate(this.dateInput.value);
         if (d) {
           s.date = ymd(d);
+          this.showParamErrors();
           this.changed();
           this.render();
         }
@@ -134,14 +152,35 @@ export class Panel {
       field(t.api, 'api'),
       el('button', { type: 'submit' }, t.apply),
     );
+    this.fileInput = el('input', {
+      type: 'file', multiple: true, hidden: true, 'data-testid': 'file-input', 'aria-label': t.openFile,
+      onchange: () => {
+        const files = [...this.fileInput.files];
+        this.fileInput.value = '';
+        if (files.length) this.openFiles(files);
+      },
+    });
+    this.cancelButton = el('button', {
+      type: 'button', class: 'cancel', 'data-testid': 'cancel', hidden: !this.abort,
+      onclick: () => this.abort && this.abort.abort(),
+    }, t.cancel);
+    const openButton = () => el('button', { type: 'button', class: 'open-file', 'data-testid': 'open-file', onclick: () => this.fileInput.click() }, t.openFile);
     const toolbar = el(
       'header',
       { class: 'toolbar' },
       el('h1', {}, t.title),
       el('label', { class: 'date' }, el('span', {}, t.date), this.dateInput),
-      el('span', { class: 'load' }, this.progress, this.status),
+      el('span', { class: 'load' }, this.progress, this.status, this.cancelButton),
+      el('span', { class: 'offline' }, openButton(), this.fileInput, el('span', { class: 'muted hint' }, t.openFileHint)),
       el('details', { class: 'settings' }, el('summary', {}, t.settings), this.form),
     );
+    // Messages above the cards: bad URL parameters, an unreachable API (with the file option),
+    // the key names of DUMP files being opened.
+    this.paramBox = el('div', { class: 'warn-box', role: 'alert', 'data-testid': 'param-errors', hidden: true });
+    this.apiBox = el('div', { class: 'notice', role: 'alert', 'data-testid': 'api-unreachable', hidden: true },
+      el('span', { class: 'notice-text' }), ' ', openButton());
+    this.dumpBox = el('div', { class: 'dump-box', 'data-testid': 'dump-form', hidden: true });
+    this.showParamErrors();
     this.bodies = {};
     const cards = el('div', { class: 'cards' });
     const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle };
@@ -158,11 +197,239 @@ export class Panel {
       class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading',
       'data-theme': ['light', 'dark'].includes(s.theme) ? s.theme : null,
       lang: langCode(s.lang || document.documentElement.lang || navigator.language),
-    }, toolbar, cards);
+    }, toolbar, this.paramBox, this.apiBox, this.dumpBox, cards);
     // The Engagement section (charts on canvases, www/engagement.js) under the cards.
-    this.engagement = this.cards().includes('engagement') ? buildEngagementSection() : null;
-    if (this.engagement) this.frame.append(this.engagement.section);
+    this.engagement = this.cards().includes('engagement') ? buildEngagementSection(t) : null;
+    if (this.engagement) {
+      // Shown once there is something to draw (render), not as empty canvases.
+      this.engagement.section.hidden = !this.loaded;
+      this.frame.append(this.engagement.section);
+    }
+    // The key browser: over the opened file, or over the fetched snapshot.
+    this.keyBrowser = buildKeyBrowser(t, this.fmt);
+    this.frame.append(this.keyBrowser.section);
+    if (this.loaded) this.keyBrowser.setSource(this.browserSource());
+    this.dropTarget();
     this.root.replaceChildren(this.frame);
+  }
+
+  /** Dropping files anywhere on the panel opens them (the frame is highlighted while dragging). */
+  dropTarget() {
+    const f = this.frame;
+    const has = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+    f.addEventListener('dragover', (e) => {
+      if (!has(e)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'copy';
+      f.dataset.drop = 'over';
+    });
+    f.addEventListener('dragleave', (e) => {
+      if (e.target === f || !f.contains(e.relatedTarget)) delete f.dataset.drop;
+    });
+    f.addEventListener('drop', (e) => {
+      if (!has(e)) return;
+      e.preventDefault();
+      delete f.dataset.drop;
+      const files = [...e.dataTransfer.files];
+      if (files.length) this.openFiles(files);
+    });
+    f.dataset.dropHint = this.t.dropHere;
+  }
+
+  /**
+   * Problems with the settings given as URL parameters / attributes, each naming the
+   * parameter: [{param, value, why}]. Such values are not used (never NaN in a card).
+   */
+  paramErrors() {
+    const t = this.t;
+    const s = this.s;
+    const out = [];
+    const given = (v) => v !== undefined && v !== null && String(v).trim() !== '';
+    if (given(s.date) && !parseDate(s.date)) out.push({ param: PARAMS.date, value: s.date, why: t.badDate });
+    const num = (v) => (given(v) && /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(String(v)) ? Number(v) : NaN);
+    if (given(s.lon) && !(Math.abs(num(s.lon)) <= 180)) out.push({ param: PARAMS.lon, value: s.lon, why: t.badLon });
+    if (given(s.lat) && !(Math.abs(num(s.lat)) <= 85.05112878)) out.push({ param: PARAMS.lat, value: s.lat, why: t.badLat });
+    if (!(num(s.radius) > 0)) out.push({ param: PARAMS.radius, value: s.radius, why: t.badRadius });
+    return out;
+  }
+
+  showParamErrors() {
+    const errs = this.paramErrors();
+    this.paramBox.hidden = !errs.length;
+    this.paramBox.replaceChildren(...errs.map((e) => el('p', { 'data-testid': `param-error-${e.param}`, 'data-param': e.param }, this.t.badParam(e.param, e.value, e.why))));
+  }
+
+  /**
+   * The promise-API engine the key browser reads: the opened file's, else the page engine
+   * when `keys` is among the cards, else null (no key browser).
+   */
+  browserSource() {
+    if (this.source) return this.source;
+    if (!this.cards().includes('keys')) return null;
+    if (!this.pageSource || this.pageSource.engine !== this.engine) this.pageSource = this.engine ? wrapEngine(this.engine) : null;
+    return this.pageSource;
+  }
+
+  /**
+   * Opens files chosen or dropped by the user: one RDB file (recognised by its "REDIS" magic)
+   * is decoded as a snapshot; other files are DUMP payloads (or raw GET bytes), one key each,
+   * named after the file (the user can correct the names before loading).
+   */
+  async openFiles(files) {
+    const t = this.t;
+    const heads = await Promise.all(files.map(async (f) => new Uint8Array(await f.slice(0, 5).arrayBuffer())));
+    const rdb = files.filter((f, i) => isRdb(heads[i]));
+    if (rdb.length === 1 && files.length === 1) return this.loadFile(rdb[0]);
+    if (rdb.length) {
+      this.status.textContent = `${rdb.map((f) => f.name).join(', ')}: RDB — ${t.openFileHint}`;
+      return this.loadFile(rdb[0]);
+    }
+    // DUMP files: a row per file with its key name and format, then Load.
+    const rows = files.map((file) => {
+      const key = el('input', { type: 'text', value: keyFromFileName(file.name), spellcheck: 'false', 'data-testid': 'dump-key', 'aria-label': t.dumpKey(file.name), required: true });
+      const kind = el('select', { 'data-testid': 'dump-kind', 'aria-label': t.dumpKind(file.name) },
+        el('option', { value: 'dump' }, t.kindDump), el('option', { value: 'string' }, t.kindString));
+      return { file, key, kind, row: el('li', {}, el('code', {}, file.name), ' = ', key, ' ', kind) };
+    });
+    const form = el('form', {
+      onsubmit: (e) => {
+        e.preventDefault();
+        this.dumpBox.hidden = true;
+        this.loadDumps(rows.map((r) => ({ file: r.file, key: r.key.value.trim(), kind: r.kind.value })));
+      },
+    },
+    el('h2', {}, t.dumpTitle), el('p', { class: 'note' }, t.dumpHint), el('ol', {}, rows.map((r) => r.row)),
+    el('button', { type: 'submit', 'data-testid': 'dump-load' }, t.loadFiles), ' ',
+    el('button', { type: 'button', onclick: () => { this.dumpBox.hidden = true; } }, t.cancel));
+    this.dumpBox.replaceChildren(form);
+    this.dumpBox.hidden = false;
+    rows[0].key.focus();
+    rows[0].key.select();
+    return undefined;
+  }
+
+  /** Decodes an RDB file (File/Blob) locally and shows it. */
+  loadFile(file) {
+    return this.loadOffline(file.name || 'snapshot.rdb', file.size, async (eng, onProgress, signal) =>
+      eng.loadRdb(file, { onProgress, signal }));
+  }
+
+  /** Loads DUMP payloads / raw GET bytes, one key per file: [{file, key, kind}]. */
+  loadDumps(entries) {
+    const total = entries.reduce((n, e) => n + e.file.size, 0);
+    const name = entries.length === 1 ? entries[0].file.name : `${entries.length} files`;
+    return this.loadOffline(name, total, async (eng, onProgress, signal) => {
+      let done = 0;
+      onProgress(0, total);
+      for (const { file, key, kind } of entries) {
+        if (signal.aborted) throw new DOMException('The load was cancelled', 'AbortError');
+        if (!key) throw new Error(`${file.name}: no key name`);
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        try {
+          if (kind === 'string') await eng.loadString(key, bytes);
+          else await eng.loadDump(key, bytes);
+        } catch (e) {
+          throw new Error(`${file.name} (key ${key}): ${e.message || e}`);
+        }
+        done += file.size;
+        onProgress(done, total);
+      }
+      return entries.length;
+    });
+  }
+
+  /**
+   * The common part of offline loads: a fresh engine (a Web Worker unless worker=false),
+   * progress and Cancel, then the cards' keys copied into the page engine. A cancelled or failed
+   * load leaves the panel as it was.
+   */
+  async loadOffline(name, size, decode) {
+    const t = this.t;
+    if (this.abort) this.abort.abort();
+    const seq = ++this.loadSeq;
+    const ctl = new AbortController();
+    this.abort = ctl;
+    const before = this.frame.dataset.state;
+    this.setState('loading');
+    this.frame.dataset.offline = 'loading';
+    this.cancelButton.hidden = false;
+    this.progress.max = Math.max(1, size);
+    this.progress.value = 0;
+    this.status.textContent = t.decoding(name);
+    let eng = null;
+    const done = () => {
+      if (this.abort === ctl) this.abort = null;
+      this.cancelButton.hidden = true;
+    };
+    try {
+      await initWasm();
+      if (!this.engine) this.engine = new Engine();
+      eng = await openEngine({ worker: String(this.s.worker) !== 'false' });
+      const onProgress = (d, total) => {
+        if (seq !== this.loadSeq) return;
+        this.progress.max = Math.max(1, total);
+        this.progress.value = d;
+        this.status.textContent = `${t.decoding(name)} ${t.received(formatBytes(d), formatBytes(total))}`;
+      };
+      const n = await decode(eng, onProgress, ctl.signal);
+      if (ctl.signal.aborted) throw new DOMException('The load was cancelled', 'AbortError');
+      const patterns = [...new Set(this.patterns())];
+      await copyKeys(eng, this.engine, patterns, ctl.signal);
+      if (seq !== this.loadSeq) {
+        eng.terminate();
+        return;
+      }
+      done();
+      if (this.source && this.source !== eng) this.source.terminate();
+      this.source = eng;
+      this.offline = { name, keys: n, bytes: size };
+      this.snapshotBytes = null;
+      this.progress.max = 1;
+      this.progress.value = 1;
+      this.status.textContent = t.decoded(name, this.fmt(n), formatBytes(size), eng.inWorker);
+      this.apiBox.hidden = true;
+      this.loaded = true;
+      this.frame.dataset.offline = 'ready';
+      this.discover();
+      this.render();
+      this.setState('ready');
+      this.keyBrowser.setSource(eng);
+      this.emit('bitlens-loaded', { keys: n, bytes: size, file: name });
+    } catch (e) {
+      if (eng && eng !== this.source) eng.terminate();
+      if (seq !== this.loadSeq) return;
+      done();
+      this.progress.max = 1;
+      this.progress.value = 0;
+      delete this.frame.dataset.offline;
+      if (e && e.name === 'AbortError') {
+        this.status.textContent = t.cancelled;
+        this.setState(before === 'loading' ? (this.loaded ? 'ready' : 'error') : before);
+        this.frame.dataset.offline = 'cancelled';
+        return;
+      }
+      this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
+      this.setState(this.loaded ? 'ready' : 'error');
+      this.frame.dataset.offline = 'error';
+      this.emit('bitlens-error', { error: e, message: e.message || String(e) });
+    }
+  }
+
+  /** After a settings change in offline mode: the cards' keys again from the opened file. */
+  async refreshOffline() {
+    const seq = ++this.loadSeq;
+    try {
+      await copyKeys(this.source, this.engine, [...new Set(this.patterns())]);
+      if (seq !== this.loadSeq) return;
+      this.loaded = true;
+      this.discover();
+      this.render();
+      this.setState('ready');
+    } catch (e) {
+      if (seq !== this.loadSeq) return;
+      for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, this.t, this.t.snapshotFailed));
+      this.setState('error');
+    }
   }
 
   buildNearbyControls() {
@@ -176,6 +443,7 @@ export class Panel {
     }
     const update = () => {
       this.page = 0;
+      this.showParamErrors();
       this.changed();
       this.renderNearby();
     };
@@ -285,7 +553,9 @@ export class Panel {
     this.status.textContent = status;
     [this.progress.max, this.progress.value] = progress;
     this.page = 0;
-    if (refetch || !this.loaded) return this.load(this.snapshotBytes || undefined);
+    if (this.source && this.offline && String(before.api) === String(this.s.api)) {
+      if (refetch) return this.refreshOffline();
+    } else if (refetch || !this.loaded) return this.load(this.snapshotBytes || undefined);
     this.discover();
     this.render();
     this.setState(state);
@@ -302,8 +572,15 @@ export class Panel {
    */
   async load(bytes) {
     const seq = ++this.loadSeq;
+    if (this.abort) this.abort.abort();
     // Bytes handed over directly (offline use) are kept for reloads after a settings change.
     this.snapshotBytes = bytes || null;
+    // Back to the API (or to the bytes handed over): the opened file's engine is let go.
+    if (this.source) this.source.terminate();
+    this.source = null;
+    this.offline = null;
+    delete this.frame.dataset.offline;
+    this.keyBrowser.setSource(null);
     const t = this.t;
     this.setState('loading');
     this.loaded = false;
@@ -327,7 +604,7 @@ export class Panel {
             this.progress.removeAttribute('value');
           }
           this.status.textContent = t.received(formatBytes(got), total ? formatBytes(total) : null);
-        });
+        }, undefined, this.s.token);
       }
       if (seq !== this.loadSeq) return;
       const n = this.engine.loadRdb(bytes);
@@ -335,16 +612,26 @@ export class Panel {
       this.progress.value = 1;
       this.status.textContent = t.loaded(this.fmt(n), formatBytes(bytes.length));
       this.loaded = true;
+      this.apiBox.hidden = true;
       this.discover();
       this.render();
       this.setState('ready');
+      this.keyBrowser.setSource(this.browserSource());
       this.emit('bitlens-loaded', { keys: n, bytes: bytes.length });
     } catch (e) {
       if (seq !== this.loadSeq) return;
       this.progress.value = 0;
+      // The API did not answer (or is not there: a static server): offer the file instead.
+      const unreachable = !bytes && /^GET /.test(e.message || '');
+      if (unreachable) {
+        this.apiBox.querySelector('.notice-text').textContent = t.apiUnreachable(this.s.api);
+        this.apiBox.hidden = false;
+      }
       const noCard = !Object.keys(this.bodies).length;
       this.status.textContent = noCard ? `${t.snapshotFailed}: ${e.message || e}` : t.snapshotFailed;
+      // Errors stay in the cards (issue 8); with the file option offered above when unreachable.
       for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
+      if (this.engagement) this.engagement.section.hidden = true;
       this.setState('error');
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
     }
@@ -406,7 +693,10 @@ export class Panel {
     if (this.bodies.engagement) {
       drawEngagementCard(this.bodies.engagement, () => computeEngagement(this.engine, this.s, date, t), this.fmt, t);
     }
-    if (this.engagement) this.engagement.draw(this.engine, this.s, date);
+    if (this.engagement) {
+      this.engagement.section.hidden = false;
+      this.engagement.draw(this.engine, this.s, date);
+    }
     this.renderNearby();
   }
 
@@ -414,6 +704,12 @@ export class Panel {
     const body = this.bodies.nearby;
     if (!body || !this.loaded) return;
     const t = this.t;
+    const bad = this.paramErrors().filter((e) => [PARAMS.lon, PARAMS.lat, PARAMS.radius].includes(e.param));
+    if (bad.length && !(this.s.member && !bad.some((e) => e.param === PARAMS.radius))) {
+      const err = new Error(`${t.nearbyBadParams} ${bad.map((e) => t.badParam(e.param, e.value, e.why)).join(' ')}`);
+      body.replaceChildren(errorBox('nearby', err, t));
+      return;
+    }
     const q = {
       lon: Number(this.s.lon), lat: Number(this.s.lat), radius: Number(this.s.radius), unit: this.s.unit,
       type: this.s.type, member: this.s.member,

@@ -17,12 +17,13 @@ export function snapshotUrl(api, patterns) {
  * @param {(received: number, total: number|null) => void} onProgress called as chunks arrive;
  *   `total` is the Content-Length when the server sent one (a streamed snapshot has none)
  * @param {AbortSignal} [signal]
+ * @param {string} [token] sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`)
  * @returns {Promise<Uint8Array>}
  */
-export async function fetchSnapshot(url, onProgress, signal) {
+export async function fetchSnapshot(url, onProgress, signal, token) {
   let res;
   try {
-    res = await fetch(url, { signal });
+    res = await fetch(url, { signal, headers: token ? { Authorization: `Bearer ${token}` } : {} });
   } catch (e) {
     if (e && e.name === 'AbortError') throw e;
     throw new Error(`GET ${url}: ${e && e.message ? e.message : e}`);

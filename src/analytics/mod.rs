@@ -27,6 +27,7 @@ pub mod enums;
 pub mod offsets;
 pub mod signin;
 pub mod tags;
+pub mod windows;
 
 use std::borrow::Cow;
 use std::fmt;

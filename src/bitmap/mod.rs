@@ -224,6 +224,18 @@ pub fn bitop_not_in_place(dst: &mut [u8]) {
     simd::not_assign(dst);
 }
 
+/// Piece size (bytes) of the AND kernel's early exit on all-zero pieces.
+const AND_PIECE: usize = 1024;
+
+/// True when every byte is zero.
+pub fn all_zero(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let acc = (&mut words).fold(0u64, |a, w| {
+        a | u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+    });
+    acc == 0 && words.remainder().iter().all(|&b| b == 0)
+}
+
 /// Block size (bytes) for multi-source BITOP: the output block stays in L1 while every
 /// source is folded into it.
 const BITOP_BLOCK: usize = 8192;
@@ -271,12 +283,23 @@ pub fn bitop_into_slice(op: BitOp, srcs: &[&[u8]], out: &mut [u8], base: usize) 
         };
         match op {
             BitOp::And => {
-                copy_first(block);
-                for s in &srcs[1..] {
-                    let x = win(s, from, len);
-                    let n = x.len();
-                    simd::and_assign(&mut block[..n], x);
-                    block[n..].fill(0);
+                // In 1 KiB pieces: once a piece is all zero, the remaining sources cannot
+                // change it and are not read (the AND of many keys is often nearly empty).
+                for (pi, piece) in block.chunks_mut(AND_PIECE).enumerate() {
+                    let at = from + pi * AND_PIECE;
+                    let plen = piece.len();
+                    let x = win(srcs[0], at, plen);
+                    piece[..x.len()].copy_from_slice(x);
+                    piece[x.len()..].fill(0);
+                    for s in &srcs[1..] {
+                        if all_zero(piece) {
+                            break;
+                        }
+                        let x = win(s, at, plen);
+                        let n = x.len();
+                        simd::and_assign(&mut piece[..n], x);
+                        piece[n..].fill(0);
+                    }
                 }
             }
             BitOp::Or => {

@@ -60,6 +60,15 @@ impl SparseBitmap {
         self.pages.iter().map(|(&i, p)| (i as u64, &**p))
     }
 
+    /// True when a page with index in `first..=last` is stored (holds a set bit).
+    pub fn has_pages_in(&self, first: u64, last: u64) -> bool {
+        let (first, last) = (
+            first.min(u32::MAX as u64) as u32,
+            last.min(u32::MAX as u64) as u32,
+        );
+        first <= last && self.pages.range(first..=last).next().is_some()
+    }
+
     fn page_mut(&mut self, index: u64) -> &mut [u8; PAGE] {
         self.pages
             .entry(index as u32)
@@ -256,6 +265,43 @@ impl SparseBitmap {
         }
         out
     }
+}
+
+/// BITOP `op` over plain sources (missing keys as empty slices), computed one page at a time
+/// into a small buffer, keeping only the non-zero result pages. The AND, DIFF and ANDOR of
+/// large keys are often nearly empty: the result is then built without a full-length buffer
+/// and without scanning one for zero pages. As soon as the non-zero pages pass a quarter of
+/// the result (the point where the paged form no longer pays) the rest is computed into plain
+/// bytes: `Err(bytes)`. Other ops, and results shorter than `min_paged` bytes, are computed
+/// plainly too. `srcs` must not be empty.
+pub fn bitop_plain(op: BitOp, srcs: &[&[u8]], min_paged: u64) -> Result<SparseBitmap, Vec<u8>> {
+    let len = srcs.iter().map(|s| s.len()).max().unwrap_or(0);
+    if (len as u64) < min_paged || !matches!(op, BitOp::And | BitOp::Diff | BitOp::AndOr) {
+        return Err(super::bitop(op, srcs));
+    }
+    let mut out = SparseBitmap::zeros(len as u64);
+    let most = out.total_pages() / 4;
+    let mut buf = [0u8; PAGE];
+    for p in 0..len.div_ceil(PAGE) {
+        let base = p * PAGE;
+        let n = PAGE.min(len - base);
+        super::bitop_into_slice(op, srcs, &mut buf[..n], base);
+        if super::all_zero(&buf[..n]) {
+            continue;
+        }
+        if out.pages.len() as u64 >= most {
+            let mut bytes = vec![0u8; len];
+            for (&q, page) in &out.pages {
+                let at = q as usize * PAGE;
+                bytes[at..at + PAGE].copy_from_slice(&page[..]);
+            }
+            super::bitop_into_slice(op, srcs, &mut bytes[base..], base);
+            return Err(bytes);
+        }
+        buf[n..].fill(0);
+        out.pages.insert(p as u32, Box::new(buf));
+    }
+    Ok(out)
 }
 
 /// A BITOP source seen page by page.

@@ -260,3 +260,54 @@ fn overflow_rules() {
     assert_eq!(add_unsigned(3, 0, 2, Overflow::Fail), Some(3));
     assert_eq!(add_unsigned(4, 0, 2, Overflow::Fail), None);
 }
+
+#[test]
+fn paged_bitop_equals_plain_bitop() {
+    let mut r = Rng::new(9);
+    let (mut paged, mut plain) = (0, 0);
+    for round in 0..40 {
+        let n = 2 + r.below(6) as usize;
+        let len = 70_000 + r.below(140_000) as usize;
+        let data: Vec<Vec<u8>> = (0..n)
+            .map(|_| {
+                // Some sources dense (most bits set), most at 1/8 density, lengths varied.
+                let dense = r.below(4) == 0;
+                let l = if r.below(3) == 0 {
+                    r.below(len as u64) as usize
+                } else {
+                    len
+                };
+                (0..l)
+                    .map(|_| {
+                        let w = r.next();
+                        let b = (w & (w >> 8) & (w >> 16)) as u8;
+                        if dense {
+                            !b
+                        } else {
+                            b
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let srcs: Vec<&[u8]> = data.iter().map(|v| v.as_slice()).collect();
+        for op in [BitOp::And, BitOp::Diff, BitOp::AndOr, BitOp::Or] {
+            let want = bitop(op, &srcs);
+            match sparse::bitop_plain(op, &srcs, 65_536) {
+                Ok(sp) => {
+                    assert_eq!(sp.len(), want.len() as u64);
+                    assert!(sp.stored_pages() as u64 * 4 <= sp.total_pages());
+                    assert_eq!(sp.to_dense(), want, "{op:?} round {round}");
+                    paged += 1;
+                }
+                Err(bytes) => {
+                    assert_eq!(bytes, want, "{op:?} round {round}");
+                    plain += 1;
+                }
+            }
+        }
+        // Short results never take the paged path.
+        assert!(sparse::bitop_plain(BitOp::And, &srcs, len as u64 + 1).is_err());
+    }
+    assert!(paged > 10 && plain > 10, "paged {paged}, plain {plain}");
+}

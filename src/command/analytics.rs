@@ -50,7 +50,8 @@ use std::borrow::Cow;
 
 use super::args::{is, parse_i64};
 use super::CommandSpec;
-use crate::analytics::{self, daily, enums, offsets, signin, tags, AnalyticsError};
+use crate::analytics::windows::DayBitmaps;
+use crate::analytics::{self, enums, offsets, signin, tags, AnalyticsError};
 use crate::keyspace::Keyspace;
 use crate::reply::Reply;
 
@@ -187,6 +188,11 @@ fn load_all<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<Vec<Cow<'a, [u8]>>> {
     analytics::bitmaps(ks, keys).map_err(wrong)
 }
 
+/// Daily bitmaps for the multi-key questions (sparse keys stay sparse).
+fn days<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<DayBitmaps<'a>> {
+    DayBitmaps::load(ks, keys).map_err(wrong)
+}
+
 fn ints(v: impl IntoIterator<Item = u64>) -> Reply {
     Reply::Array(v.into_iter().map(|n| Reply::Integer(n as i64)).collect())
 }
@@ -266,18 +272,17 @@ fn dayssigned(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 fn streakhist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
-    run(|| Ok(ints(daily::streak_histogram(&load_all(ks, &argv[1..])?))))
+    run(|| Ok(ints(days(ks, &argv[1..])?.streak_histogram())))
 }
 
 fn dau(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
-    run(|| Ok(ints(daily::dau(&load_all(ks, &argv[1..])?))))
+    run(|| Ok(ints(days(ks, &argv[1..])?.dau())))
 }
 
 fn rolling(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     run(|| {
         let w = int_in(&argv[1], "window", 1, MAX_DAYS)?;
-        let keys = load_all(ks, &argv[2..])?;
-        Ok(ints(daily::rolling_actives(&keys, w as usize)))
+        Ok(ints(days(ks, &argv[2..])?.rolling_actives(w as usize)))
     })
 }
 
@@ -289,9 +294,9 @@ pub fn ratio_reply(r: f64) -> Reply {
 fn stickiness(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     run(|| {
         let w = int_in(&argv[1], "window", 1, MAX_DAYS)?;
-        let keys = load_all(ks, &argv[2..])?;
         Ok(Reply::Array(
-            daily::stickiness(&keys, w as usize)
+            days(ks, &argv[2..])?
+                .stickiness(w as usize)
                 .into_iter()
                 .map(ratio_reply)
                 .collect(),
@@ -303,8 +308,7 @@ fn retention(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     run(|| {
         let lookback = int_in(&argv[1], "lookback", 0, MAX_DAYS)? as usize;
         let horizon = int_in(&argv[2], "horizon", 0, MAX_DAYS)? as usize;
-        let keys = load_all(ks, &argv[3..])?;
-        let rows = daily::retention(&keys, lookback, horizon);
+        let rows = days(ks, &argv[3..])?.retention(lookback, horizon);
         Ok(Reply::Array(
             rows.into_iter()
                 .map(|row| {

@@ -319,12 +319,11 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
     };
     let count = count as usize;
     let limit = if any { count } else { 0 };
-    // Nearest-first with COUNT: read only what can be among the first results.
-    let fast = match shape_m {
-        Shape::Radius(r) if count > 0 && !any && order == Order::Asc => {
-            search::nearest(z, centre.0, centre.1, r, count)
-        }
-        _ => None,
+    // ASC/DESC with COUNT (without ANY): read only what can be among the first results.
+    let fast = if count > 0 && !any {
+        search::best_first(z, centre.0, centre.1, shape_m, order, count)
+    } else {
+        None
     };
     let hits = match fast {
         Some(hits) => hits,

@@ -33,18 +33,24 @@ pub const COMMANDS: &[CommandSpec] = &[
 
 /// PFADD key [element ...]: 1 when the key was created or a register changed, else 0.
 fn pfadd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
-    let elements = || argv[2..].iter().map(|e| e.as_slice());
+    pfadd_elements(ks, &argv[1], argv[2..].iter().map(|e| e.as_slice()))
+}
+
+/// PFADD of `key` with the elements of any sequence (the wasm API passes them in one
+/// buffer): the same reply, errors and register bytes as `PFADD key element...`.
+pub fn pfadd_elements<'a>(
+    ks: &mut Keyspace,
+    key: &[u8],
+    elements: impl Iterator<Item = &'a [u8]>,
+) -> Reply {
     let limit = hll::DEFAULT_SPARSE_MAX_BYTES;
-    let result = match ks.get_mut(&argv[1]) {
-        Some(Value::String(s)) => hll::pfadd_iter(s.bytes_mut(), elements(), limit),
+    let result = match ks.get_mut(key) {
+        Some(Value::String(s)) => hll::pfadd_iter(s.bytes_mut(), elements, limit),
         Some(_) => return Reply::wrong_type(),
         None => {
             let mut bytes = Vec::new();
-            let r = hll::pfadd_iter(&mut bytes, elements(), limit);
-            ks.set(
-                argv[1].clone(),
-                Value::String(RedisString::from_bytes(bytes)),
-            );
+            let r = hll::pfadd_iter(&mut bytes, elements, limit);
+            ks.set(key.to_vec(), Value::String(RedisString::from_bytes(bytes)));
             r
         }
     };

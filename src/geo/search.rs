@@ -8,6 +8,10 @@
 //! the sorted set, found by binary search; its members are tested against the shape (circle:
 //! haversine distance; box: north-south distance, then east-west distance at the member's
 //! latitude) in score order. This order is what an unsorted reply and `COUNT n ANY` show.
+//! A cell's quarter-cells are contiguous score sub-ranges too: [`search`] skips those wholly
+//! outside the shape, and [`best_first`] answers ASC/DESC with COUNT by taking quarter-cells
+//! nearest-first (or farthest-first) by a bound of their distance, reading only what can be
+//! among the first `count` results.
 //! ASC/DESC sort by distance: a stable sort for a full reply, and the Bentley–McIlroy partial
 //! quicksort (only the first `count` places ordered) when COUNT cuts the reply, so that ties
 //! come out in the same order as Redis.
@@ -200,36 +204,184 @@ fn within(clon: f64, clat: f64, shape: Shape, lon: f64, lat: f64) -> Option<f64>
 
 /// Finds the members of `zset` inside `shape` around (lon, lat), in cell-walk order. With
 /// `limit > 0` (COUNT n ANY) the walk stops as soon as `limit` members were found.
+///
+/// Each cell is read in score order, as Redis reads it, but a sub-range whose quarter-cell lies
+/// wholly outside the shape is skipped without decoding its members (that cannot change which
+/// members are found nor their order).
 pub fn search(zset: &ZSet, lon: f64, lat: f64, shape: Shape, limit: usize) -> Vec<Hit> {
     let sorted = zset.sorted();
-    let mut hits = Vec::new();
+    let mut walk = Walk {
+        sorted,
+        lon,
+        lat,
+        shape,
+        limit,
+        hits: Vec::new(),
+    };
     for cell in cells(lon, lat, shape) {
-        if limit > 0 && hits.len() >= limit {
+        if limit > 0 && walk.hits.len() >= limit {
             break;
         }
         let (min, max) = cell.score_range();
-        let (min, max) = (min as f64, max as f64);
-        let start = sorted.partition_point(|e| e.0 < min);
-        for (i, (score, _)) in sorted.iter().enumerate().skip(start) {
-            if *score >= max {
-                break;
+        let lo = sorted.partition_point(|e| e.0 < min as f64);
+        let hi = sorted.partition_point(|e| e.0 < max as f64);
+        walk.visit(cell, lo, hi);
+    }
+    walk.hits
+}
+
+/// The state of one [`search`]: hits so far, in walk order.
+struct Walk<'a> {
+    sorted: &'a [(f64, Vec<u8>)],
+    lon: f64,
+    lat: f64,
+    shape: Shape,
+    limit: usize,
+    hits: Vec<Hit>,
+}
+
+impl Walk<'_> {
+    fn full(&self) -> bool {
+        self.limit > 0 && self.hits.len() >= self.limit
+    }
+
+    /// Visits `sorted[lo..hi]`, the members of cell `hash`, in score order.
+    fn visit(&mut self, hash: Hash, lo: usize, hi: usize) {
+        if lo >= hi || self.full() {
+            return;
+        }
+        if hi - lo > LEAF && hash.step < STEP_MAX {
+            if outside(
+                self.lon,
+                self.lat,
+                self.shape,
+                &geohash::area(hash, LAT_MAX),
+            ) {
+                return;
             }
-            let (plon, plat) = geohash::decode(geohash::score_bits(*score));
-            if let Some(dist) = within(lon, lat, shape, plon, plat) {
-                hits.push(Hit {
+            let mut start = lo;
+            for child in children(hash) {
+                let (_, max) = child.score_range();
+                let end = start + self.sorted[start..hi].partition_point(|e| e.0 < max as f64);
+                self.visit(child, start, end);
+                start = end;
+            }
+            return;
+        }
+        for i in lo..hi {
+            let score = self.sorted[i].0;
+            let (plon, plat) = geohash::decode(geohash::score_bits(score));
+            if let Some(dist) = within(self.lon, self.lat, self.shape, plon, plat) {
+                self.hits.push(Hit {
                     index: i,
                     dist,
                     lon: plon,
                     lat: plat,
-                    score: *score,
+                    score,
                 });
-            }
-            if limit > 0 && hits.len() >= limit {
-                break;
+                if self.full() {
+                    return;
+                }
             }
         }
     }
-    hits
+}
+
+/// Members read one by one rather than split further.
+const LEAF: usize = 16;
+
+/// The four quarter-cells of `hash` (one step finer), in score order.
+fn children(hash: Hash) -> impl Iterator<Item = Hash> {
+    (0..4u64).map(move |q| Hash {
+        bits: (hash.bits << 2) | q,
+        step: hash.step + 1,
+    })
+}
+
+/// True when no point of `area` can be inside `shape` around (lon, lat) (conservative: a
+/// margin covers floating-point rounding of the exact tests in `within`).
+fn outside(lon: f64, lat: f64, shape: Shape, area: &geohash::Area) -> bool {
+    match shape {
+        Shape::Radius(r) => distance_lower_bound(lon, lat, area) > r,
+        Shape::Box { width, height } => {
+            let dlat = if lat < area.lat_min {
+                area.lat_min - lat
+            } else if lat > area.lat_max {
+                lat - area.lat_max
+            } else {
+                0.0
+            };
+            if slack_down(EARTH_RADIUS_M * dlat.to_radians()) > height / 2.0 {
+                return true;
+            }
+            // East-west distance at a point's own latitude: smallest where cos(latitude) is.
+            let v = (lon_gap_min(lon, area).to_radians() / 2.0).sin();
+            let d = 2.0 * EARTH_RADIUS_M * (cos_min(area) * v).min(1.0).asin();
+            slack_down(d) > width / 2.0
+        }
+    }
+}
+
+/// Lowers a distance bound (metres) so that rounding in the exact formula cannot undercut it.
+fn slack_down(d: f64) -> f64 {
+    d * (1.0 - 1e-9) - 1e-3
+}
+
+/// Raises a distance bound (metres) so that rounding in the exact formula cannot exceed it.
+fn slack_up(d: f64) -> f64 {
+    d * (1.0 + 1e-9) + 1e-3
+}
+
+/// The smallest longitude difference (degrees, 0..=180, across the antimeridian too) between
+/// `lon` and a point of `area`.
+fn lon_gap_min(lon: f64, a: &geohash::Area) -> f64 {
+    if lon >= a.lon_min && lon <= a.lon_max {
+        0.0
+    } else {
+        wrap_gap(lon, a.lon_min).min(wrap_gap(lon, a.lon_max))
+    }
+}
+
+/// The largest longitude difference (degrees, 0..=180) between `lon` and a point of `area`.
+fn lon_gap_max(lon: f64, a: &geohash::Area) -> f64 {
+    // The antipodal meridian inside the cell gives 180.
+    let anti = if lon <= 0.0 { lon + 180.0 } else { lon - 180.0 };
+    if anti >= a.lon_min && anti <= a.lon_max {
+        180.0
+    } else {
+        wrap_gap(lon, a.lon_min).max(wrap_gap(lon, a.lon_max))
+    }
+}
+
+/// Longitude difference of two meridians in degrees, 0..=180.
+fn wrap_gap(a: f64, b: f64) -> f64 {
+    let d = (b - a).abs() % 360.0;
+    d.min(360.0 - d)
+}
+
+/// cos(latitude) smallest over the cell (at its latitude farthest from the equator).
+fn cos_min(a: &geohash::Area) -> f64 {
+    a.lat_min
+        .abs()
+        .max(a.lat_max.abs())
+        .min(90.0)
+        .to_radians()
+        .cos()
+        .max(0.0)
+}
+
+/// cos(latitude) largest over the cell (at its latitude nearest the equator).
+fn cos_max(a: &geohash::Area) -> f64 {
+    if a.lat_min <= 0.0 && a.lat_max >= 0.0 {
+        1.0
+    } else {
+        a.lat_min
+            .abs()
+            .min(a.lat_max.abs())
+            .min(90.0)
+            .to_radians()
+            .cos()
+    }
 }
 
 /// Orders hits by distance as Redis does; only the first `keep` places need to be right.
@@ -369,8 +521,8 @@ fn vec_swap<T>(s: &mut [T], a: usize, b: usize, n: usize) {
     }
 }
 
-/// A lower bound (metres) of the distance from (lon, lat) to any point of `area`, slightly
-/// lowered so that floating-point rounding of the real distance can never undercut it.
+/// A lower bound (metres) of the haversine distance from (lon, lat) to any point of `area`,
+/// slightly lowered so that floating-point rounding of the real distance can never undercut it.
 fn distance_lower_bound(lon: f64, lat: f64, a: &geohash::Area) -> f64 {
     let dlat = if lat < a.lat_min {
         a.lat_min - lat
@@ -379,34 +531,32 @@ fn distance_lower_bound(lon: f64, lat: f64, a: &geohash::Area) -> f64 {
     } else {
         0.0
     };
-    let dlon = if lon >= a.lon_min && lon <= a.lon_max {
-        0.0
-    } else {
-        let gap = |x: f64| {
-            let d = (x - lon).abs() % 360.0;
-            d.min(360.0 - d)
-        };
-        gap(a.lon_min).min(gap(a.lon_max))
-    };
-    // cos(latitude) is smallest at the rectangle's latitude farthest from the equator.
-    let cos_min = a
-        .lat_min
-        .abs()
-        .max(a.lat_max.abs())
-        .min(90.0)
-        .to_radians()
-        .cos()
-        .max(0.0);
-    let u = (dlat.to_radians() / 2.0).sin();
-    let v = (dlon.to_radians() / 2.0).sin();
-    let h = u * u + lat.to_radians().cos() * cos_min * v * v;
-    let d = 2.0 * EARTH_RADIUS_M * h.min(1.0).sqrt().asin();
-    d * (1.0 - 1e-9) - 1e-3
+    haversine_bound(lat, dlat, lon_gap_min(lon, a), cos_min(a), slack_down)
+}
+
+/// An upper bound (metres) of the haversine distance from (lon, lat) to any point of `area`,
+/// slightly raised so that floating-point rounding of the real distance can never exceed it.
+fn distance_upper_bound(lon: f64, lat: f64, a: &geohash::Area) -> f64 {
+    let dlat = (lat - a.lat_min).abs().max((lat - a.lat_max).abs());
+    haversine_bound(lat, dlat, lon_gap_max(lon, a), cos_max(a), slack_up)
+}
+
+/// The haversine distance for a latitude difference `dlat` and longitude difference `dlon`
+/// (degrees, each at most 180) from latitude `lat`, with `cos_other` in place of the cosine of
+/// the other point's latitude; `slack` moves the result away from rounding error. Each term of
+/// the haversine grows with its argument, so extreme arguments give a bound.
+fn haversine_bound(lat: f64, dlat: f64, dlon: f64, cos_other: f64, slack: fn(f64) -> f64) -> f64 {
+    let u = (dlat.min(180.0).to_radians() / 2.0).sin();
+    let v = (dlon.min(180.0).to_radians() / 2.0).sin();
+    let h = u * u + lat.to_radians().cos().max(0.0) * cos_other * v * v;
+    slack(2.0 * EARTH_RADIUS_M * h.clamp(0.0, 1.0).sqrt().asin()).max(0.0)
 }
 
 /// A sub-range of a visited cell, pending in the best-first walk.
 struct Pending {
-    bound: f64,
+    /// The cell's distance bound, signed so that the best cell is the largest: minus the lower
+    /// bound for ASC, the upper bound for DESC.
+    key: f64,
     cell: usize,
     lo: usize,
     hi: usize,
@@ -415,7 +565,7 @@ struct Pending {
 
 impl PartialEq for Pending {
     fn eq(&self, o: &Self) -> bool {
-        self.bound == o.bound
+        self.cmp(o) == std::cmp::Ordering::Equal
     }
 }
 impl Eq for Pending {}
@@ -426,15 +576,17 @@ impl PartialOrd for Pending {
 }
 impl Ord for Pending {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        // Reversed: BinaryHeap pops the smallest bound first.
-        o.bound.total_cmp(&self.bound)
+        self.key.total_cmp(&o.key)
     }
 }
 
-/// A candidate in the best-first walk: distance, then its place in the cell walk.
+/// A candidate in the best-first walk, ordered as the reply orders it: by `rank` (the distance
+/// for ASC, minus the distance for DESC), then by its place in the cell walk (cell, then score
+/// order), which is the order Redis' stable sort keeps for equal distances.
 #[derive(Clone, Copy)]
 struct Cand {
     hit: Hit,
+    rank: f64,
     walk: (usize, usize),
 }
 
@@ -451,27 +603,41 @@ impl PartialOrd for Cand {
 }
 impl Ord for Cand {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.hit
-            .dist
-            .total_cmp(&o.hit.dist)
-            .then(self.walk.cmp(&o.walk))
+        self.rank.total_cmp(&o.rank).then(self.walk.cmp(&o.walk))
     }
 }
 
-/// The reply of `BYRADIUS r ASC COUNT k` (without ANY) computed best-first: only the parts of
-/// the visited cells that can hold one of the k+1 nearest members are read, so the cost
-/// follows k rather than the number of members in the circle. Returns the same hits, in the
-/// same order, as [`search`] followed by [`sort_hits`]; `None` when that order is not
-/// determined by distance alone (equal distances among the k+1 nearest, when there are more
-/// than k members in the circle) or the cells hold
-/// scores outside the 52-bit range: the caller then takes the full path.
-pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option<Vec<Hit>> {
+/// The reply of `BYRADIUS|BYBOX … ASC|DESC COUNT k` (without ANY) computed best-first: the
+/// visited cells are split into quarter-cells (each a contiguous score range), taken nearest
+/// first for ASC (by a lower bound of their distance) or farthest first for DESC (by an upper
+/// bound), and quarter-cells wholly outside the shape are dropped; only the parts that can
+/// hold one of the k+1 first members are read, so the cost follows k rather than the number
+/// of members in the shape. Returns the same hits, in the same order, as [`search`] followed
+/// by [`sort_hits`] and a cut to k; `None` when that order is not determined by distance alone
+/// (equal distances among the k+1 first, when the shape holds more than k members: Redis'
+/// partial quicksort then decides), for [`Order::None`], or when a cell holds scores outside
+/// the 52-bit range: the caller then takes the full path.
+pub fn best_first(
+    zset: &ZSet,
+    lon: f64,
+    lat: f64,
+    shape: Shape,
+    order: Order,
+    k: usize,
+) -> Option<Vec<Hit>> {
     use std::collections::BinaryHeap;
-    if k == 0 {
+    if k == 0 || order == Order::None {
         return None;
     }
+    let desc = order == Order::Desc;
+    let key = |a: &geohash::Area| {
+        if desc {
+            distance_upper_bound(lon, lat, a)
+        } else {
+            -distance_lower_bound(lon, lat, a)
+        }
+    };
     let sorted = zset.sorted();
-    let shape = Shape::Radius(radius);
     let mut pending = BinaryHeap::new();
     for (cell, h) in cells(lon, lat, shape).into_iter().enumerate() {
         let (min, max) = h.score_range();
@@ -480,10 +646,10 @@ pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option
         }
         let lo = sorted.partition_point(|e| e.0 < min as f64);
         let hi = sorted.partition_point(|e| e.0 < max as f64);
-        if lo < hi {
-            let bound = distance_lower_bound(lon, lat, &geohash::area(h, LAT_MAX));
+        let area = geohash::area(h, LAT_MAX);
+        if lo < hi && !outside(lon, lat, shape, &area) {
             pending.push(Pending {
-                bound,
+                key: key(&area),
                 cell,
                 lo,
                 hi,
@@ -494,13 +660,14 @@ pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option
     // The k+1 best candidates so far (max-heap: the worst on top).
     let mut best: BinaryHeap<Cand> = BinaryHeap::new();
     while let Some(p) = pending.pop() {
-        if p.bound > radius {
-            break;
+        if best.len() > k {
+            // The worst kept candidate's rank against the cell's best possible rank.
+            let worst = best.peek().map_or(f64::INFINITY, |c| c.rank);
+            if -p.key > worst {
+                break;
+            }
         }
-        if best.len() > k && p.bound > best.peek().map_or(f64::INFINITY, |c| c.hit.dist) {
-            break;
-        }
-        if p.hi - p.lo <= 16 || p.hash.step >= STEP_MAX {
+        if p.hi - p.lo <= LEAF || p.hash.step >= STEP_MAX {
             for (i, &(score, _)) in sorted.iter().enumerate().take(p.hi).skip(p.lo) {
                 let (plon, plat) = geohash::decode(geohash::score_bits(score));
                 let Some(dist) = within(lon, lat, shape, plon, plat) else {
@@ -514,38 +681,26 @@ pub fn nearest(zset: &ZSet, lon: f64, lat: f64, radius: f64, k: usize) -> Option
                         lat: plat,
                         score,
                     },
+                    rank: if desc { -dist } else { dist },
                     walk: (p.cell, i),
                 };
                 if best.len() <= k {
                     best.push(cand);
-                } else {
-                    let worst = best.peek().map_or(f64::INFINITY, |c| c.hit.dist);
-                    if dist < worst {
-                        best.pop();
-                        best.push(cand);
-                    }
+                } else if best.peek().is_some_and(|w| cand < *w) {
+                    best.pop();
+                    best.push(cand);
                 }
             }
             continue;
         }
-        // Split into the four sub-cells, each a contiguous score sub-range.
-        let step = p.hash.step + 1;
         let mut lo = p.lo;
-        for q in 0..4u64 {
-            let child = Hash {
-                bits: (p.hash.bits << 2) | q,
-                step,
-            };
+        for child in children(p.hash) {
             let (_, max) = child.score_range();
-            let hi = if q == 3 {
-                p.hi
-            } else {
-                lo + sorted[lo..p.hi].partition_point(|e| e.0 < max as f64)
-            };
-            if lo < hi {
-                let bound = distance_lower_bound(lon, lat, &geohash::area(child, LAT_MAX));
+            let hi = lo + sorted[lo..p.hi].partition_point(|e| e.0 < max as f64);
+            let area = geohash::area(child, LAT_MAX);
+            if lo < hi && !outside(lon, lat, shape, &area) {
                 pending.push(Pending {
-                    bound,
+                    key: key(&area),
                     cell: p.cell,
                     lo,
                     hi,
@@ -587,49 +742,132 @@ mod tests {
         assert_eq!(estimate_step(1e9, 0.0), 1);
     }
 
-    #[test]
-    fn nearest_matches_full_search_and_sort() {
-        let mut st = 7u64;
-        for round in 0..30 {
-            let n = [50, 500, 3000][round % 3];
-            let mut pairs = Vec::new();
-            for i in 0..n {
-                let (lon, lat) = if i % 7 == 3 && i > 10 {
-                    // duplicate coordinates make distance ties
-                    let p: &(Vec<u8>, f64) = &pairs[i / 2];
-                    geohash::decode(p.1 as u64)
-                } else {
-                    (
-                        121.47 + (lcg(&mut st) - 0.5) * 0.3,
-                        31.23 + (lcg(&mut st) - 0.5) * 0.3,
-                    )
-                };
-                let score = geohash::encode(lon, lat).unwrap() as f64;
-                pairs.push((format!("m{i}").into_bytes(), score));
+    /// A random point set around Shanghai with repeated coordinates (distance ties).
+    fn random_set(st: &mut u64, n: usize) -> ZSet {
+        let mut pairs: Vec<(Vec<u8>, f64)> = Vec::new();
+        for i in 0..n {
+            let (lon, lat) = if i % 7 == 3 && i > 10 {
+                geohash::decode(pairs[i / 2].1 as u64)
+            } else {
+                (
+                    121.47 + (lcg(st) - 0.5) * 0.3,
+                    31.23 + (lcg(st) - 0.5) * 0.3,
+                )
+            };
+            let score = geohash::encode(lon, lat).unwrap() as f64;
+            pairs.push((format!("m{i}").into_bytes(), score));
+        }
+        ZSet::from_pairs(pairs)
+    }
+
+    /// What the full path answers: every hit, sorted as Redis sorts, cut to k.
+    fn full_path(z: &ZSet, lon: f64, lat: f64, shape: Shape, order: Order, k: usize) -> Vec<Hit> {
+        let mut full = search(z, lon, lat, shape, 0);
+        let keep = full.len().min(k);
+        sort_hits(&mut full, order, keep);
+        full.truncate(keep);
+        full
+    }
+
+    /// The walk without any pruning: each visited cell read member by member.
+    fn unpruned(z: &ZSet, lon: f64, lat: f64, shape: Shape) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        for cell in cells(lon, lat, shape) {
+            let (min, max) = cell.score_range();
+            for (i, (score, _)) in z.sorted().iter().enumerate() {
+                if *score < min as f64 || *score >= max as f64 {
+                    continue;
+                }
+                let (plon, plat) = geohash::decode(geohash::score_bits(*score));
+                if let Some(dist) = within(lon, lat, shape, plon, plat) {
+                    hits.push(Hit {
+                        index: i,
+                        dist,
+                        lon: plon,
+                        lat: plat,
+                        score: *score,
+                    });
+                }
             }
-            let z = ZSet::from_pairs(pairs);
-            for _ in 0..40 {
+        }
+        hits
+    }
+
+    #[test]
+    fn best_first_matches_full_search_and_sort() {
+        let mut st = 7u64;
+        let mut fast_answers = [0usize; 2];
+        for round in 0..36 {
+            let z = random_set(&mut st, [50, 500, 3000][round % 3]);
+            for q in 0..40 {
                 let (lon, lat) = (
                     121.47 + (lcg(&mut st) - 0.5) * 0.3,
                     31.23 + (lcg(&mut st) - 0.5) * 0.3,
                 );
-                let r = 100.0 + lcg(&mut st) * 8000.0;
+                let shape = if q % 2 == 0 {
+                    Shape::Radius(100.0 + lcg(&mut st) * 8000.0)
+                } else {
+                    Shape::Box {
+                        width: 100.0 + lcg(&mut st) * 16000.0,
+                        height: 100.0 + lcg(&mut st) * 16000.0,
+                    }
+                };
+                let order = if (q / 2) % 2 == 0 {
+                    Order::Asc
+                } else {
+                    Order::Desc
+                };
                 let k = 1 + (lcg(&mut st) * 60.0) as usize;
-                let mut full = search(&z, lon, lat, Shape::Radius(r), 0);
-                let keep = full.len().min(k);
-                sort_hits(&mut full, Order::Asc, keep);
-                full.truncate(keep);
-                if let Some(fast) = nearest(&z, lon, lat, r, k) {
-                    assert_eq!(fast, full, "r={r} k={k} at {lon},{lat}");
+                let full = full_path(&z, lon, lat, shape, order, k);
+                if let Some(fast) = best_first(&z, lon, lat, shape, order, k) {
+                    assert_eq!(fast, full, "{shape:?} {order:?} k={k} at {lon},{lat}");
+                    fast_answers[(order == Order::Desc) as usize] += 1;
                 } else {
                     // Only ties may send the caller to the full path.
-                    let mut d: Vec<f64> = search(&z, lon, lat, Shape::Radius(r), 0)
+                    let mut d: Vec<f64> = search(&z, lon, lat, shape, 0)
                         .iter()
                         .map(|h| h.dist)
                         .collect();
+                    assert!(d.len() > k);
                     d.sort_by(f64::total_cmp);
+                    if order == Order::Desc {
+                        d.reverse();
+                    }
                     assert!(d.windows(2).take(k).any(|w| w[0] == w[1]));
                 }
+            }
+        }
+        // Most queries take the fast path, in both orders.
+        assert!(fast_answers.iter().all(|&n| n > 400), "{fast_answers:?}");
+    }
+
+    #[test]
+    fn pruned_walk_equals_unpruned_walk() {
+        let mut st = 11u64;
+        for round in 0..12 {
+            let z = random_set(&mut st, [500, 3000][round % 2]);
+            for q in 0..30 {
+                let (lon, lat) = (
+                    121.47 + (lcg(&mut st) - 0.5) * 0.3,
+                    31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                );
+                let shape = if q % 2 == 0 {
+                    Shape::Radius(50.0 + lcg(&mut st) * 6000.0)
+                } else {
+                    Shape::Box {
+                        width: 50.0 + lcg(&mut st) * 12000.0,
+                        height: 50.0 + lcg(&mut st) * 12000.0,
+                    }
+                };
+                let all = unpruned(&z, lon, lat, shape);
+                assert_eq!(
+                    search(&z, lon, lat, shape, 0),
+                    all,
+                    "{shape:?} at {lon},{lat}"
+                );
+                let limit = 1 + (lcg(&mut st) * 40.0) as usize;
+                let any = search(&z, lon, lat, shape, limit);
+                assert_eq!(any, all[..all.len().min(limit)], "ANY {limit}");
             }
         }
     }

@@ -127,6 +127,14 @@ pub fn type_info(t: u8) -> Option<(RedisType, &'static str)> {
     })
 }
 
+/// Where an embedded blob (listpack, ziplist, intset, zipmap) is: the offset in the cursor's
+/// buffer of its first byte, or of its compressed string when `compressed`.
+#[derive(Debug, Clone, Copy)]
+struct BlobAt {
+    at: usize,
+    compressed: bool,
+}
+
 /// A bounds-checked cursor over RDB bytes. `base` is the offset of `buf[0]` in the caller's
 /// input, so that errors report absolute offsets.
 ///
@@ -190,8 +198,22 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn blob_err(&self, blob_at: usize, what: &str, e: BlobError) -> RdbError {
-        self.err_at(blob_at + e.offset, format!("corrupt {what}: {}", e.message))
+    /// An error inside an embedded blob. For a raw blob the offset is the bad byte itself; an
+    /// LZF-compressed blob's bytes do not exist in the input, so the error points at the
+    /// compressed string and names the offset within its decompressed content.
+    fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
+        if blob.compressed {
+            self.err_at(
+                blob.at,
+                format!(
+                    "corrupt {what} (in the LZF-compressed string here, at byte {} of its \
+                     decompressed content): {}",
+                    e.offset, e.message
+                ),
+            )
+        } else {
+            self.err_at(blob.at + e.offset, format!("corrupt {what}: {}", e.message))
+        }
     }
 
     pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], RdbError> {
@@ -370,15 +392,21 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A string that holds an embedded blob, with the blob's offset in `buf` (blobs are
-    /// only stored raw or LZF-compressed).
-    fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, usize), RdbError> {
+    /// A string that holds an embedded blob, with where it is in `buf` (blobs are only stored
+    /// raw or LZF-compressed).
+    fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
         let at = self.pos;
         let s = self.string(what)?;
         // For raw strings the blob starts after the length header.
         let blob_at = match &s {
-            Cow::Borrowed(b) => self.pos - b.len(),
-            Cow::Owned(_) => at,
+            Cow::Borrowed(b) => BlobAt {
+                at: self.pos - b.len(),
+                compressed: false,
+            },
+            Cow::Owned(_) => BlobAt {
+                at,
+                compressed: true,
+            },
         };
         Ok((s, blob_at))
     }
@@ -405,12 +433,18 @@ impl<'a> Cursor<'a> {
         let (b, at) = self.blob(what)?;
         let items = decode(&b).map_err(|e| self.blob_err(at, what, e))?;
         if items.len() % 2 != 0 {
-            return Err(self.err_at(at, format!("{what}: odd number of entries {}", items.len())));
+            return Err(self.err_at(
+                at.at,
+                format!("{what}: odd number of entries {}", items.len()),
+            ));
         }
         let mut pairs = Vec::with_capacity(items.len() / 2);
         for pair in items.chunks_exact(2) {
             let score = pair[1].to_score().ok_or_else(|| {
-                self.err_at(at, format!("{what}: score {:?} is not a number", pair[1]))
+                self.err_at(
+                    at.at,
+                    format!("{what}: score {:?} is not a number", pair[1]),
+                )
             })?;
             pairs.push((pair[0].to_vec(), score));
         }
@@ -542,6 +576,7 @@ impl<'a> Cursor<'a> {
             }
             ZSET | ZSET_2 => {
                 let n = self.count(if t == ZSET { 2 } else { 9 }, "sorted set size")?;
+                // `count` bounds n by the bytes left (9 or 2 bytes per entry at least).
                 let mut pairs = Vec::with_capacity(if materialise { n as usize } else { 0 });
                 for _ in 0..n {
                     let member = if materialise {
@@ -672,7 +707,7 @@ impl<'a> Cursor<'a> {
                         encoded::listpack(&b).map_err(|e| self.blob_err(b_at, "listpack", e))?;
                     if items.len() % 3 != 0 {
                         return Err(self.err_at(
-                            b_at,
+                            b_at.at,
                             format!(
                                 "hash listpack with expiry has {} entries, not triplets",
                                 items.len()

@@ -333,6 +333,38 @@ fn corrupt_embedded_listpack_names_key_and_offset() {
     }
 }
 
+#[test]
+fn corrupt_compressed_listpack_points_at_its_string() {
+    // A ZSET_LISTPACK stored LZF-compressed, whose first entry has a wrong back-length deep
+    // inside the decompressed bytes: the error offset must be inside the input (at the
+    // compressed string) and name the position within the decompressed blob.
+    let member = [b'a'; 100];
+    let mut lp = vec![0, 0, 0, 0, 2, 0];
+    lp.extend([0xE0, 100]);
+    lp.extend(member);
+    lp.push(101); // should be 102: 2 header bytes + 100
+    lp.extend([0x01, 1, 0xFF]);
+    let n = lp.len() as u32;
+    lp[..4].copy_from_slice(&n.to_le_bytes());
+    let packed = ::lzf::compress(&lp).unwrap();
+    assert!(packed.len() < 64 && lp.len() >= 64);
+    let mut r = vec![17];
+    r.extend(s(b"zc"));
+    let string_at = 9 + r.len() as u64;
+    r.extend([0xC3, packed.len() as u8, 0x40, lp.len() as u8]);
+    r.extend(&packed);
+    let bytes = file(10, &r);
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some(&b"zc"[..]));
+    assert_eq!(e.offset, string_at, "{e}");
+    assert!(e.message.contains("LZF-compressed"), "{e}");
+    assert!(
+        e.message
+            .contains("at byte 108 of its decompressed content"),
+        "{e}"
+    );
+}
+
 /// Hand-written RDB v10: `SELECTDB 0`, then each (key, raw string) stored raw with a 32-bit
 /// length, EOF and the CRC-64.
 fn raw_strings_rdb(keys: &[(&[u8], &[u8])]) -> Vec<u8> {

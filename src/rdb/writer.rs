@@ -27,6 +27,21 @@ impl<W: Write> RdbWriter<W> {
     /// header and the aux fields `redis-ver` (the oldest Redis writing that version) and
     /// `redis-bits` (64).
     pub fn new(w: W, version: u32) -> io::Result<Self> {
+        let redis_ver: &[u8] = match version {
+            6 => b"2.6.0",
+            7 => b"3.2.0",
+            8 => b"4.0.0",
+            9 => b"5.0.0",
+            10 => b"7.0.0",
+            11 => b"7.2.0",
+            _ => b"7.4.0",
+        };
+        Self::with_redis_ver(w, version, redis_ver)
+    }
+
+    /// As [`Self::new`], with the aux field `redis-ver` set to `redis_ver` (e.g. the
+    /// `redis_version` of the server the keys were exported from).
+    pub fn with_redis_ver(w: W, version: u32, redis_ver: &[u8]) -> io::Result<Self> {
         if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -40,15 +55,6 @@ impl<W: Write> RdbWriter<W> {
             written: 0,
         };
         wr.put(format!("REDIS{version:04}").as_bytes())?;
-        let redis_ver: &[u8] = match version {
-            6 => b"2.6.0",
-            7 => b"3.2.0",
-            8 => b"4.0.0",
-            9 => b"5.0.0",
-            10 => b"7.0.0",
-            11 => b"7.2.0",
-            _ => b"7.4.0",
-        };
         wr.aux(b"redis-ver", redis_ver)?;
         wr.aux(b"redis-bits", b"64")?;
         Ok(wr)
@@ -217,6 +223,21 @@ impl<W: Write> RdbWriter<W> {
         self.put(&[t]).map_err(io_err)?;
         self.put_string(key).map_err(io_err)?;
         self.put(body).map_err(io_err)
+    }
+
+    /// Starts a key whose value bytes follow in pieces through [`Self::write_value_piece`]:
+    /// for a value streamed from a DUMP payload too large to hold whole. `t` is the RDB value
+    /// type byte; the pieces together must be exactly one value of that type (unlike
+    /// [`Self::write_dump_payload`], nothing is checked: the caller verifies the payload).
+    pub fn begin_value(&mut self, key: &[u8], t: u8, expire_at_ms: Option<i64>) -> io::Result<()> {
+        self.put_expire(expire_at_ms)?;
+        self.put(&[t])?;
+        self.put_string(key)
+    }
+
+    /// Appends bytes of the value started with [`Self::begin_value`].
+    pub fn write_value_piece(&mut self, piece: &[u8]) -> io::Result<()> {
+        self.put(piece)
     }
 
     /// Writes EOF and the CRC-64 trailer; returns the inner writer (flushed).

@@ -6,6 +6,11 @@
 //!   (100,000,000 bits, all set but the last: BITPOS 0 scans it all), 30 dense HyperLogLogs
 //!   (`bench:hll:00`..`29`, 20,000 elements each) and a GEO key of 1,000,000 members
 //!   (`bench:geo`, spread over about 80 km × 90 km around Shanghai).
+//! - `bitlens-bench gen-geo OUT.rdb` writes an RDB holding only `bench:geo` (the same
+//!   1,000,000 members); `bench/run.mjs` has redis-server load it and `SAVE` it again, so the
+//!   load benchmark reads the key as Redis itself writes it (ZSET_2, skiplist order).
+//! - `bitlens-bench load IN.rdb` loads the file (already in memory) with [`load_rdb`] a few
+//!   times and prints `{"ms": best, "keys": n}` (milliseconds for the best load).
 //! - `bitlens-bench run IN.rdb` reads a JSON array of `{"id", "commands": [[arg...]...],
 //!   "iters"}` on stdin, runs each spec's command list `iters` times (after one warm-up round)
 //!   on the loaded snapshot with [`bitlens::execute`], and prints a JSON object mapping each id
@@ -66,15 +71,51 @@ fn gen(out: &str) -> std::io::Result<()> {
         bitlens::hll::pfadd(&mut hll, &refs).map_err(|e| std::io::Error::other(e.message()))?;
         w.write_string(format!("bench:hll:{k:02}").as_bytes(), &hll, None)?;
     }
+    w.write_zset(b"bench:geo", &geo_set(), None)?;
+    w.finish()?;
+    Ok(())
+}
+
+/// The `bench:geo` key: 1,000,000 members `shop:N` spread uniformly over about
+/// 80 km × 90 km around Shanghai (~140 shops per km²), from a fixed seed.
+fn geo_set() -> ZSet {
+    let mut rng = Rng(0x6E0_5E7);
     let mut pairs = Vec::with_capacity(1_000_000);
     for i in 0..1_000_000u32 {
-        // Uniform over about 80 km x 90 km around Shanghai: ~140 shops per km².
         let (lon, lat) = (121.07 + rng.unit() * 0.8, 30.83 + rng.unit() * 0.8);
         let score = bitlens::geo::encode(lon, lat).expect("coordinates in range");
         pairs.push((format!("shop:{i}").into_bytes(), score as f64));
     }
-    w.write_zset(b"bench:geo", &ZSet::from_pairs(pairs), None)?;
+    ZSet::from_pairs(pairs)
+}
+
+fn gen_geo(out: &str) -> std::io::Result<()> {
+    let file = std::fs::File::create(out)?;
+    let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
+    w.select_db(0)?;
+    w.write_zset(b"bench:geo", &geo_set(), None)?;
     w.finish()?;
+    Ok(())
+}
+
+/// Times [`load_rdb`] on a file already read into memory: the best of five loads.
+fn load(input: &str) -> Result<(), String> {
+    let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
+    let mut best = f64::INFINITY;
+    let mut keys = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let snapshot =
+            load_rdb(&bytes, &LoadOptions::default()).map_err(|e| format!("{input}: {e}"))?;
+        best = best.min(t.elapsed().as_secs_f64() * 1e3);
+        keys = snapshot
+            .databases
+            .values()
+            .map(|db| db.len())
+            .sum::<usize>();
+        drop(std::hint::black_box(snapshot));
+    }
+    println!("{}", serde_json::json!({ "ms": best, "keys": keys }));
     Ok(())
 }
 
@@ -134,8 +175,14 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let result = match (args.get(1).map(String::as_str), args.get(2)) {
         (Some("gen"), Some(out)) => gen(out).map_err(|e| format!("{out}: {e}")),
+        (Some("gen-geo"), Some(out)) => gen_geo(out).map_err(|e| format!("{out}: {e}")),
+        (Some("load"), Some(input)) => load(input),
         (Some("run"), Some(input)) => run(input),
-        _ => Err("usage: bitlens-bench gen OUT.rdb | bitlens-bench run IN.rdb < spec.json".into()),
+        _ => Err(
+            "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | load IN.rdb | \
+                  run IN.rdb < spec.json"
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("bitlens-bench: {e}");

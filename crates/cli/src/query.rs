@@ -166,7 +166,16 @@ fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
         let empty = bitlens::string::RedisString::default();
         let s = match ks.get(&key) {
             Some(Value::String(s)) => s,
-            None => &empty,
+            None => {
+                // As Redis, a missing key reads as the empty string; say so, since a mistyped
+                // key would otherwise silently write an empty bitmap.
+                eprintln!(
+                    "bitlens: --save-roaring: key {:?} does not exist; writing an empty bitmap to {}",
+                    String::from_utf8_lossy(&key),
+                    path.display()
+                );
+                &empty
+            }
             Some(_) => {
                 eprintln!(
                     "bitlens: --save-roaring: key {:?} is not a string",

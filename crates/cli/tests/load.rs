@@ -1,81 +1,160 @@
-//! Load test (run explicitly: `cargo test --release -p bitlens-cli --test load -- --ignored
-//! --nocapture`): 100 concurrent snapshot downloads of a ~50 MB keyspace from a real
-//! redis-server. Every download must complete and be byte-identical (same keys, same values:
-//! the keyspace does not change), one of them is decoded and checked against the source, and
-//! the exporter's peak RSS (VmHWM) is reported and must stay far below 100 × the snapshot size.
+//! Load test: many concurrent snapshot downloads of a large keyspace from a real redis-server,
+//! loopback only, bounded in count and time.
+//!
+//! - `bounded_concurrent_downloads` runs in `cargo test` (and so in `npm test`): 100 concurrent
+//!   downloads of an 8 MiB keyspace, sized to finish in about a minute in a debug build on a
+//!   small shared machine.
+//! - `hundred_concurrent_downloads_of_50_mb` is the full case of issue 9 (100 downloads of a
+//!   50 MiB keyspace): `cargo test --release -p bitlens-cli --test load -- --ignored --nocapture`.
+//!
+//! Each run first downloads one snapshot, decodes it and checks every key and value against the
+//! source. Then every concurrent download is streamed through a CRC-64 (never held whole): it
+//! must be complete, its RDB trailer must be the CRC-64 of the bytes before it (a valid file),
+//! and it must have the reference's length and trailer (the keyspace does not change, so every
+//! download is the same file). The exporter's peak RSS (VmHWM) must stay under a fixed bound
+//! (a memory bound, not a timing one); peak RSS and throughput are printed. A watchdog fails
+//! the test instead of hanging when the downloads do not all end within a hard limit.
 
 mod common;
 
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use bitlens_difftest::RedisServer;
 use common::*;
 
-fn vm_hwm_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+/// CRC-64 of RDB files (Jones polynomial, as Redis), slice-by-16 for speed in debug builds.
+static CRC64: crc::Crc<u64, crc::Table<16>> =
+    crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
+
+/// Value `i`: `len` incompressible bytes.
+fn value(i: usize, len: usize) -> Vec<u8> {
+    noise(i as u64, len)
 }
 
-#[test]
-#[ignore = "load test: run explicitly (minutes, ~5 GB over loopback)"]
-fn hundred_concurrent_downloads_of_50_mb() {
+/// One streamed download: (status, complete, length, trailer CRC, CRC of the bytes before it).
+fn download(port: u16, timeout: Duration) -> (u16, bool, u64, u64, u64) {
+    let mut digest = CRC64.digest();
+    // The last 8 bytes seen so far are held back: they are the trailer if the body ends here.
+    let mut tail: Vec<u8> = Vec::with_capacity(8 + 64 * 1024);
+    let (status, complete, len) = http_get_streamed(
+        port,
+        "/api/snapshot",
+        &[],
+        timeout,
+        &mut |piece: &[u8]| {
+            tail.extend_from_slice(piece);
+            if tail.len() > 8 {
+                let cut = tail.len() - 8;
+                digest.update(&tail[..cut]);
+                tail.drain(..cut);
+            }
+        },
+    );
+    let trailer = if tail.len() == 8 {
+        u64::from_le_bytes(tail[..8].try_into().unwrap())
+    } else {
+        0
+    };
+    (status, complete, len, trailer, digest.finalize())
+}
+
+/// Fills a redis-server with `keys` strings of `len` random bytes, serves it, checks one
+/// decoded snapshot, then runs `downloads` concurrent downloads (at most `limit` long in all)
+/// and checks each as described in the module docs, and the exporter's peak RSS against
+/// `rss_bound_mib`.
+fn run_load(downloads: usize, keys: usize, len: usize, limit: Duration, rss_bound_mib: u64) {
     let source = RedisServer::start(&[]);
     let mut c = source.connection();
-    // 400 keys of 128 KiB of incompressible bytes = 50 MiB.
-    let mut x = 0x1234_5678_9abc_def0u64;
-    for i in 0..400 {
-        let v: Vec<u8> = (0..128 * 1024)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
-        let _: () = redis::cmd("SET")
-            .arg(format!("load:{i:03}"))
-            .arg(v)
-            .query(&mut c)
-            .unwrap();
+    for start in (0..keys).step_by(50) {
+        let mut pipe = redis::pipe();
+        for i in start..(start + 50).min(keys) {
+            pipe.cmd("SET")
+                .arg(format!("load:{i:05}"))
+                .arg(value(i, len))
+                .ignore();
+        }
+        let _: () = pipe.query(&mut c).unwrap();
     }
     let served = Served::start(&["--redis", &source.url()]);
     let port = served.port;
-    let base = vm_hwm_kib(served.pid());
+
+    // The reference: one download, decoded and compared with the source key by key.
+    let one = served.get("/api/snapshot");
+    assert_eq!(
+        (one.status, one.complete),
+        (200, true),
+        "{}",
+        served.stderr()
+    );
+    let snap = bitlens::rdb::load_rdb(&one.body, &Default::default()).expect("valid RDB");
+    let ks = &snap.databases[&0];
+    assert_eq!(ks.len(), keys);
+    for i in 0..keys {
+        match ks.get(format!("load:{i:05}").as_bytes()) {
+            Some(bitlens::Value::String(s)) => {
+                assert!(s.as_bytes().as_ref() == value(i, len).as_slice(), "key {i}")
+            }
+            other => panic!("load:{i:05}: {other:?}"),
+        }
+    }
+    let ref_len = one.body.len() as u64;
+    let ref_trailer = u64::from_le_bytes(one.body[one.body.len() - 8..].try_into().unwrap());
+    assert!(ref_len as usize > keys * len);
+    drop((one, snap));
+
+    let (tx, rx) = mpsc::channel();
     let start = Instant::now();
-    let downloads: Vec<_> = (0..100)
-        .map(|_| std::thread::spawn(move || http_get_hashed(port, "/api/snapshot")))
-        .collect();
-    let results: Vec<(u16, bool, u64, u64)> =
-        downloads.into_iter().map(|d| d.join().unwrap()).collect();
+    for _ in 0..downloads {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(download(port, limit));
+        });
+    }
+    drop(tx);
+    let deadline = start + limit;
+    let mut results = Vec::new();
+    while results.len() < downloads {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(r) => results.push(r),
+            // Dropping `served` (on the panic) kills the exporter, which ends the downloads.
+            Err(_) => panic!(
+                "only {} of {downloads} downloads ended within {limit:?}",
+                results.len()
+            ),
+        }
+    }
     let secs = start.elapsed().as_secs_f64();
     let peak = vm_hwm_kib(served.pid());
     let total: u64 = results.iter().map(|r| r.2).sum();
     println!(
-        "100 downloads of {} bytes in {secs:.1} s ({:.0} MB/s); exporter peak RSS {} MiB (idle {} MiB)",
-        results[0].2,
+        "{downloads} concurrent downloads of {ref_len} bytes ({keys} keys): {secs:.1} s, \
+         {:.0} MB/s; exporter peak RSS {} MiB",
         total as f64 / secs / 1e6,
-        peak / 1024,
-        base / 1024
+        peak / 1024
     );
-    for r in &results {
-        assert_eq!((r.0, r.1), (200, true));
-        assert_eq!((r.2, r.3), (results[0].2, results[0].3), "downloads differ");
+    for (status, complete, n, trailer, crc) in &results {
+        assert_eq!((*status, *complete), (200, true), "{}", served.stderr());
+        assert_eq!(trailer, crc, "trailer is not the CRC-64 of the file");
+        assert_eq!((*n, *trailer), (ref_len, ref_trailer), "download differs");
     }
-    assert!(results[0].2 > 50 * 1024 * 1024);
-    // Bounded: far less than even 10 snapshots held at once.
-    assert!(peak * 1024 < 10 * results[0].2, "peak RSS {peak} KiB");
+    assert!(
+        peak < rss_bound_mib * 1024,
+        "exporter peak RSS {peak} KiB over {rss_bound_mib} MiB"
+    );
+}
 
-    let one = served.get("/api/snapshot");
-    let snap = bitlens::rdb::load_rdb(&one.body, &Default::default()).unwrap();
-    let ks = &snap.databases[&0];
-    assert_eq!(ks.len(), 400);
-    let v: Vec<u8> = redis::cmd("GET").arg("load:123").query(&mut c).unwrap();
-    match ks.get(b"load:123") {
-        Some(bitlens::Value::String(s)) => assert_eq!(s.as_bytes().as_ref(), v.as_slice()),
-        other => panic!("{other:?}"),
-    }
+/// 100 concurrent downloads of an 8 MiB keyspace (64 keys of 128 KiB): the full 50 MiB case
+/// moves about 5 GB, which a debug build on two shared cores cannot do in a few minutes. The
+/// memory bound is as strict: 256 MiB could not hold even a third of the 100 files at once.
+#[test]
+fn bounded_concurrent_downloads() {
+    run_load(100, 64, 128 * 1024, Duration::from_secs(300), 256);
+}
+
+#[test]
+#[ignore = "full load test of issue 9: run with --release --ignored (about 5 GB over loopback)"]
+fn hundred_concurrent_downloads_of_50_mb() {
+    run_load(100, 400, 128 * 1024, Duration::from_secs(600), 256);
 }

@@ -74,3 +74,41 @@ fn roaring_export_then_import() {
     assert_eq!(r.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&r.stderr).contains("Roaring"));
 }
+
+#[test]
+fn save_roaring_of_a_missing_key_warns_and_writes_an_empty_bitmap() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("missing.roaring");
+    let r = bitlens()
+        .args([
+            "query",
+            "--string",
+            &format!("k={}", "/dev/null"),
+            "--save-roaring",
+            &format!("nosuchkey={}", out.display()),
+            "EXISTS",
+            "nosuchkey",
+        ])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "0\n");
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("\"nosuchkey\" does not exist"),
+        "stderr: {err}"
+    );
+    // The file holds a Roaring bitmap with no values: loading it back counts 0 bits.
+    let r = bitlens()
+        .args([
+            "query",
+            "--roaring",
+            &format!("k={}", out.display()),
+            "BITCOUNT",
+            "k",
+        ])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "0\n");
+}

@@ -226,6 +226,8 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
     let source = RedisServer::start(&[]);
     fill(&source, 10);
     let mut c = source.connection();
+    // 2 MiB: its DUMP streams over the exporter's own connection, which must AUTH as the user.
+    cmd(&mut c, &["SETBIT", "stats:big", "16777215", "1"]);
     cmd(
         &mut c,
         &[
@@ -251,6 +253,11 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
     let served = Served::start(&["--redis", &url]);
     let resp = served.get("/api/snapshot");
     assert!(resp.complete, "{}", served.stderr());
+    let snap = bitlens::rdb::load_rdb(&resp.body, &Default::default()).unwrap();
+    match snap.databases[&0].get(b"stats:big") {
+        Some(bitlens::Value::String(s)) => assert_eq!(s.as_bytes().len(), 2 << 20),
+        other => panic!("{other:?}"),
+    }
     let keys = served.get("/api/keys");
     assert_eq!(keys.status, 200, "{}", String::from_utf8_lossy(&keys.body));
     assert_eq!(
@@ -276,11 +283,7 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
 
 #[test]
 fn unreachable_redis_stops_start_up() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let (port, port2) = (free_port(), free_port());
     let out = bitlens(
         &[
             "serve",
@@ -298,6 +301,114 @@ fn unreachable_redis_stops_start_up() {
         "{err}"
     );
     assert!(out.stdout.is_empty());
+
+    // Several seeds, none reachable: every one is named.
+    let out = bitlens(
+        &[
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--redis",
+            &format!("redis://127.0.0.1:{port}/,redis://:secret@127.0.0.1:{port2}/"),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "cannot reach Redis at redis://127.0.0.1:{port}/: "
+        )) && err.contains(&format!(
+            "; cannot reach Redis at redis://127.0.0.1:{port2}/: "
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("secret"), "{err}");
+}
+
+#[test]
+fn first_reachable_seed_is_used() {
+    let source = RedisServer::start(&[]);
+    let _: () = redis::cmd("SET")
+        .arg("stats:active:20240501")
+        .arg("x")
+        .query(&mut source.connection())
+        .unwrap();
+    let dead = format!("redis://127.0.0.1:{}/", free_port());
+    // Repeated --redis: the dead seed first.
+    let served = Served::start(&["--redis", &dead, "--redis", &source.url()]);
+    let info = served.get("/api/info").json();
+    assert_eq!(info["redis"], source.url());
+    let snap = served.get("/api/snapshot");
+    assert!(snap.complete, "{}", served.stderr());
+    let ks = bitlens::rdb::load_rdb(&snap.body, &Default::default()).unwrap();
+    assert_eq!(ks.databases[&0].len(), 1);
+    assert!(served
+        .stderr()
+        .contains(&format!("cannot reach Redis at {dead}")));
+}
+
+#[test]
+fn bad_requests_get_json_errors_and_snapshots_name_the_source_version() {
+    let source = RedisServer::start(&[]);
+    fill(&source, 0);
+    let served = Served::start(&["--redis", &source.url()]);
+    for path in [
+        "/api/snapshot?match=",
+        "/api/snapshot?match=stats:*&match=",
+        "/api/keys?match=",
+    ] {
+        let r = served.get(path);
+        assert_eq!(r.status, 400, "{path}");
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert!(
+            r.json()["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("empty match pattern"),
+            "{path}"
+        );
+    }
+    for path in ["/api/nope", "/nope", "/www/missing.js", "/pkg/missing.wasm"] {
+        let r = served.get(path);
+        assert_eq!(r.status, 404, "{path}");
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(
+            r.json()["error"],
+            format!("no such path: {path} (the API is /api/snapshot, /api/keys, /api/info)")
+        );
+    }
+    // The snapshot's aux field redis-ver is the source's redis_version (INFO server).
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query(&mut source.connection())
+        .unwrap();
+    let version = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let snap = served.get("/api/snapshot?match=stats:*");
+    assert!(snap.complete);
+    let snap = bitlens::rdb::load_rdb(&snap.body, &Default::default()).unwrap();
+    let aux: Vec<(String, String)> = snap
+        .aux
+        .iter()
+        .map(|(k, v)| {
+            (
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        aux,
+        [
+            ("redis-ver".to_string(), version),
+            ("redis-bits".to_string(), "64".to_string())
+        ]
+    );
 }
 
 #[test]
@@ -558,14 +669,33 @@ fn rediss_url_uses_tls_verified_against_the_given_ca() {
         "no",
     ]);
     fill(&source, 20);
+    // 48 MiB: its DUMP streams over the exporter's own TLS connection, never held whole.
+    const BIG: usize = 48 << 20;
+    let mut c = source.connection();
+    for i in 0..BIG >> 20 {
+        let _: i64 = redis::cmd("APPEND")
+            .arg("big")
+            .arg(noise(i as u64, 1 << 20))
+            .query(&mut c)
+            .unwrap();
+    }
     let url = format!("rediss://127.0.0.1:{tls_port}/");
     let served = Served::start(&["--redis", &url, "--redis-ca", &p("ca.crt")]);
     let resp = served.get("/api/snapshot");
     assert!(resp.complete, "{}", served.stderr());
+    let peak = vm_hwm_kib(served.pid());
+    assert!(
+        peak * 1024 < BIG as u64 / 2,
+        "exporter peak RSS {peak} KiB for a {BIG}-byte key over TLS"
+    );
     let file = dir.path().join("snap.rdb");
     std::fs::write(&file, &resp.body).unwrap();
     let copy = LoadedRedis::start(&file);
     assert_eq!(all_keys(&source), all_keys(&copy.server));
+    assert_eq!(
+        dump(&mut c, "big"),
+        dump(&mut copy.server.connection(), "big")
+    );
     assert_eq!(served.get("/api/info").json()["redis"], url);
 
     // Without the CA the server's certificate is not trusted: start-up fails clearly.

@@ -17,19 +17,6 @@ use bitlens::string::RedisString;
 use bitlens::{Keyspace, Reply};
 use bitlens_difftest::{query, RedisServer};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 struct Both {
     conn: redis::Connection,
     ks: Keyspace,
@@ -80,12 +67,12 @@ fn ints(v: &[i64]) -> Reply {
     Reply::Array(v.iter().map(|&n| Reply::Integer(n)).collect())
 }
 
-fn random_bitmap(rng: &mut Rng, len: usize, per_mille: u64) -> Vec<u8> {
+fn random_bitmap(rng: &mut fastrand::Rng, len: usize, per_mille: u64) -> Vec<u8> {
     (0..len)
         .map(|_| {
             let mut byte = 0u8;
             for bit in 0..8 {
-                if rng.below(1000) < per_mille {
+                if rng.u64(..1000) < per_mille {
                     byte |= 0x80 >> bit;
                 }
             }
@@ -106,17 +93,17 @@ fn analytics_against_live_redis() {
         conn: server.connection(),
         ks: Keyspace::new(),
     };
-    let mut rng = Rng(seed | 1);
+    let mut rng = fastrand::Rng::with_seed(seed | 1);
     let mut checked = 0usize;
     for round in 0..4 {
         // Daily keys: a core of regulars plus noise, lengths varying per day (some empty).
-        let n = 10 + rng.below(8) as usize;
+        let n = 10 + rng.u64(..8) as usize;
         let names: Vec<String> = (0..n)
             .map(|d| format!("r{round}:active:202405{:02}", d + 1))
             .collect();
         let core = random_bitmap(&mut rng, 3000, 500);
         for name in &names {
-            let len = [0usize, 1, 9, 64, 700, 2049, 3000][rng.below(7) as usize];
+            let len = [0usize, 1, 9, 64, 700, 2049, 3000][rng.u64(..7) as usize];
             let keep = random_bitmap(&mut rng, len, 850);
             let noise = random_bitmap(&mut rng, len, 50);
             let day: Vec<u8> = (0..len).map(|i| (core[i] & keep[i]) | noise[i]).collect();
@@ -209,7 +196,7 @@ fn analytics_against_live_redis() {
         argv.extend(tags.iter().map(|k| k.as_bytes()));
         assert_eq!(t.bitlens(&argv), ints(&want));
         for _ in 0..20 {
-            let uid = rng.below(30_000).to_string();
+            let uid = rng.u64(..30_000).to_string();
             let want: Vec<i64> = tags
                 .iter()
                 .map(|g| t.int(&[b"GETBIT", g.as_bytes(), uid.as_bytes()]))
@@ -222,13 +209,13 @@ fn analytics_against_live_redis() {
 
         // Idempotency: processed ranges and first unprocessed offset.
         let idem = format!("r{round}:idem:orders:0");
-        let len = 1 + rng.below(900) as usize;
-        let density = [500, 990, 1000][rng.below(3) as usize];
+        let len = 1 + rng.u64(..900) as usize;
+        let density = [500, 990, 1000][rng.u64(..3) as usize];
         let bytes = random_bitmap(&mut rng, len, density);
         t.set(&idem, &bytes);
         for _ in 0..30 {
-            let from = rng.below(len as u64 * 8 + 50);
-            let to = from + rng.below(len as u64 * 8);
+            let from = rng.u64(..len as u64 * 8 + 50);
+            let to = from + rng.u64(..len as u64 * 8);
             let (f, e) = (from.to_string(), to.to_string());
             let want = t.int(&[
                 b"BITCOUNT",
@@ -255,7 +242,7 @@ fn analytics_against_live_redis() {
         // ENUMDIST over u<w> fields, all users and among today's actives.
         let w = [2u32, 3, 4, 8][round % 4];
         let fkey = format!("r{round}:level");
-        let flen = 1 + rng.below(400) as usize;
+        let flen = 1 + rng.u64(..400) as usize;
         let fbytes = random_bitmap(&mut rng, flen, 400);
         t.set(&fkey, &fbytes);
         let nfields = (flen as u64 * 8).div_ceil(w as u64);

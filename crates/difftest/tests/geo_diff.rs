@@ -779,3 +779,172 @@ fn geo_distance_ties_follow_redis_order() {
     }
     println!("geo ties: {checked} COUNT/ASC/DESC searches identical to Redis");
 }
+
+/// Large point sets (tens of thousands of members, dense city clusters so that a search
+/// holds far more members than its COUNT) and searches with COUNT: ASC and DESC (the
+/// best-first fast path), BYRADIUS and BYBOX, COUNT n ANY (the walk that stops early) and no
+/// order with ANY, compared byte for byte. Also counts how many searches the best-first path
+/// answered (the rest fell back to the full search because of distance ties), so that a run
+/// shows the fast path was exercised. `GEO_DIFF_SEED` replays a run.
+#[test]
+fn geo_large_sets_count_desc_box_any() {
+    use bitlens::geo::search::{best_first, Order, Shape};
+    let seed: u64 = std::env::var("GEO_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    println!("GEO_DIFF_SEED={seed}");
+    let mut rng = Rng(seed);
+    let server = RedisServer::start(&[]);
+    let mut raw = Raw::connect(&server);
+    let (mut total, mut fast, mut fallback) = (0usize, [0usize; 4], 0usize);
+    let mut stats = std::collections::BTreeMap::<String, usize>::new();
+    for round in 0..3 {
+        raw.query(&args(&["FLUSHALL"]));
+        let n = [40_000usize, 80_000, 120_000][round];
+        let mut members: Vec<(Vec<u8>, f64, f64)> = Vec::with_capacity(n);
+        for i in 0..n {
+            let (lon, lat) = if !members.is_empty() && rng.chance(0.05) {
+                let m = rng.pick(&members);
+                (m.1, m.2)
+            } else {
+                // Mostly city clusters (dense), some uniform, polar and antimeridian points.
+                let kind = *rng.pick(&[1u64, 1, 1, 1, 1, 0, 2, 3]);
+                point(&mut rng, kind)
+            };
+            let lon: f64 = format!("{lon}").parse().unwrap();
+            let lat: f64 = format!("{lat}").parse().unwrap();
+            let name = format!("{}{}", rng.pick(NAMES), i);
+            members.push((name.into_bytes(), lon, lat));
+        }
+        let cmds: Vec<Vec<Vec<u8>>> = members
+            .chunks(1000)
+            .map(|chunk| {
+                let mut c = args(&["GEOADD", "g"]);
+                for (m, lon, lat) in chunk {
+                    c.push(format!("{lon}").into_bytes());
+                    c.push(format!("{lat}").into_bytes());
+                    c.push(m.clone());
+                }
+                c
+            })
+            .collect();
+        raw.pipeline(&cmds);
+        let mut ks = Keyspace::new();
+        let pairs = members
+            .iter()
+            .map(|(m, lon, lat)| (m.clone(), bitlens::geo::encode(*lon, *lat).unwrap() as f64));
+        ks.set(b"g".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+        let z = match ks.get(b"g") {
+            Some(Value::ZSet(z)) => z.clone(),
+            _ => unreachable!(),
+        };
+        for _ in 0..1500 {
+            let (unit, to_m) = random_unit(&mut rng);
+            // Log-uniform sizes from 20 m to 2,000 km.
+            let size_m = 20.0 * 10f64.powf(rng.range(0.0, 5.0));
+            let size = fmt_num(&mut rng, size_m / to_m);
+            let mut c = args(&["GEOSEARCH", "g"]);
+            let (lon, lat) = if rng.chance(0.3) {
+                let m = rng.pick(&members).0.clone();
+                c.push(b"FROMMEMBER".to_vec());
+                c.push(m.clone());
+                bitlens::geo::decode(z.score(&m).unwrap() as u64)
+            } else {
+                let (lon, lat) = if rng.chance(0.7) {
+                    let m = rng.pick(&members);
+                    let d = *rng.pick(&[0.0005, 0.01, 0.2]);
+                    (m.1 + rng.range(-d, d), m.2 + rng.range(-d, d))
+                } else {
+                    let kind = rng.below(4);
+                    point(&mut rng, kind)
+                };
+                let lon = fmt_num(&mut rng, lon.clamp(-180.0, 180.0));
+                let lat = fmt_num(&mut rng, lat.clamp(-LAT_MAX, LAT_MAX));
+                c.push(b"FROMLONLAT".to_vec());
+                c.push(lon.clone().into_bytes());
+                c.push(lat.clone().into_bytes());
+                (lon.parse().unwrap(), lat.parse().unwrap())
+            };
+            let shape = if rng.chance(0.5) {
+                c.push(b"BYRADIUS".to_vec());
+                c.push(size.clone().into_bytes());
+                Shape::Radius(size.parse::<f64>().unwrap() * to_m)
+            } else {
+                let h = size.parse::<f64>().unwrap() * rng.range(0.2, 3.0);
+                let h = fmt_num(&mut rng, h);
+                c.push(b"BYBOX".to_vec());
+                c.push(size.clone().into_bytes());
+                c.push(h.clone().into_bytes());
+                Shape::Box {
+                    width: size.parse::<f64>().unwrap() * to_m,
+                    height: h.parse::<f64>().unwrap() * to_m,
+                }
+            };
+            c.push(unit.as_bytes().to_vec());
+            let order = match rng.below(5) {
+                0 | 1 => Order::Asc,
+                2 | 3 => Order::Desc,
+                _ => Order::None,
+            };
+            match order {
+                Order::Asc => c.push(b"ASC".to_vec()),
+                Order::Desc => c.push(b"DESC".to_vec()),
+                Order::None => {}
+            }
+            let count = *rng.pick(&[1usize, 2, 3, 7, 20, 50, 200, 1000]);
+            c.push(b"COUNT".to_vec());
+            c.push(count.to_string().into_bytes());
+            let any = order == Order::None || rng.chance(0.25);
+            if any {
+                c.push(b"ANY".to_vec());
+            }
+            for w in ["WITHDIST", "WITHCOORD", "WITHHASH"] {
+                if rng.chance(0.4) {
+                    c.push(w.as_bytes().to_vec());
+                }
+            }
+            let want = raw.query(&c);
+            let got = bitlens::execute(&mut ks, &c).to_resp();
+            if want != got {
+                panic!(
+                    "seed {seed}, round {round}, command {total}:\n  {}\n{}",
+                    show(&c),
+                    first_difference(&want, &got)
+                );
+            }
+            let label = format!(
+                "{} {:?}{}",
+                if matches!(shape, Shape::Radius(_)) {
+                    "BYRADIUS"
+                } else {
+                    "BYBOX"
+                },
+                order,
+                if any { " ANY" } else { "" }
+            );
+            *stats.entry(label).or_default() += 1;
+            if !any {
+                let slot = (order == Order::Desc) as usize * 2
+                    + matches!(shape, Shape::Box { .. }) as usize;
+                match best_first(&z, lon, lat, shape, order, count) {
+                    Some(_) => fast[slot] += 1,
+                    None => fallback += 1,
+                }
+            }
+            total += 1;
+        }
+    }
+    println!(
+        "geo large sets: {total} COUNT searches identical to Redis ({stats:?}); best-first \
+         answered ASC radius {}, ASC box {}, DESC radius {}, DESC box {}; {fallback} fell back \
+         on ties",
+        fast[0], fast[1], fast[2], fast[3]
+    );
+    assert!(fast.iter().all(|&n| n > 50), "{fast:?}");
+}

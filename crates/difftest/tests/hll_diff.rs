@@ -17,29 +17,22 @@ use bitlens::string::RedisString;
 use bitlens::{Keyspace, Reply, Value};
 use bitlens_difftest::{query, query_pipeline, RedisServer};
 
-/// splitmix64: small, seedable, good enough for test data.
-struct Rng(u64);
+/// Test-data randomness: fastrand's seeded generator plus the shapes this test draws.
+struct Rng(fastrand::Rng);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.u64(..)
     }
+    /// Uniform in `0..n` (0 when `n` is 0).
     fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
+        self.0.u64(..n.max(1))
     }
     fn range(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.below(hi - lo)
     }
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.f64()
     }
     fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
@@ -191,7 +184,7 @@ fn hll_matches_redis() {
         seed,
         counts: BTreeMap::new(),
     };
-    let mut rng = Rng(seed);
+    let mut rng = Rng(fastrand::Rng::with_seed(seed));
     const UNIVERSE: u64 = 400_000;
 
     // 1. PFADD random element sets, in several calls per key, with PFCOUNTs in between.

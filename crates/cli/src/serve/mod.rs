@@ -41,10 +41,11 @@ use tower_http::services::{ServeDir, ServeFile};
 /// Arguments of `bitlens serve`.
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
-    /// Live Redis to export from (`redis://[user:password@]host:port[/db]`); without it the
-    /// built-in demo data set is served.
-    #[arg(long, value_name = "URL")]
-    pub redis: Option<String>,
+    /// Live Redis to export from (`redis://[user:password@]host:port[/db]`, `rediss://` for
+    /// TLS); without it the built-in demo data set is served. Repeatable or comma-separated:
+    /// seeds tried in order (e.g. several nodes of a cluster), the first reachable one is used.
+    #[arg(long, value_name = "URL", value_delimiter = ',')]
+    pub redis: Vec<String>,
     /// On a Redis Cluster, scan replicas instead of masters (READONLY), keeping the heavy reads
     /// off the primaries.
     #[arg(long)]
@@ -197,26 +198,22 @@ async fn serve(args: ServeArgs) -> ExitCode {
         scan_count: args.scan_count.max(1),
         scan_pause: Duration::from_millis(args.scan_pause_ms),
     };
-    let source = match &args.redis {
-        Some(url) => {
-            match redis_source::RedisSource::connect(
-                url,
-                args.redis_ca.as_deref(),
-                args.read_replicas,
-            )
-            .await
-            {
-                Ok(s) => Source::Redis(Box::new(s)),
-                Err(e) => {
-                    eprintln!(
-                        "bitlens: cannot reach Redis at {}: {e}",
-                        redis_source::display_url(url)
-                    );
-                    return ExitCode::from(1);
-                }
+    let source = if args.redis.is_empty() {
+        Source::Demo(Arc::new(demo_source::Demo::generate()))
+    } else {
+        match redis_source::RedisSource::connect_first(
+            &args.redis,
+            args.redis_ca.as_deref(),
+            args.read_replicas,
+        )
+        .await
+        {
+            Ok(s) => Source::Redis(Box::new(s)),
+            Err(e) => {
+                eprintln!("bitlens: {e}");
+                return ExitCode::from(1);
             }
         }
-        None => Source::Demo(Arc::new(demo_source::Demo::generate())),
     };
     let app = Arc::new(App {
         source,
@@ -321,12 +318,31 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
                 .allow_headers([header::AUTHORIZATION]),
         );
     }
+    let not_found_svc = || axum::handler::HandlerWithoutStateExt::into_service(not_found);
     Ok(Router::new()
         .route_service("/", ServeFile::new(root.join("index.html")))
         .route_service("/index.html", ServeFile::new(root.join("index.html")))
-        .nest_service("/www", ServeDir::new(root.join("www")))
-        .nest_service("/pkg", ServeDir::new(root.join("pkg")))
-        .merge(api))
+        .nest_service(
+            "/www",
+            ServeDir::new(root.join("www")).not_found_service(not_found_svc()),
+        )
+        .nest_service(
+            "/pkg",
+            ServeDir::new(root.join("pkg")).not_found_service(not_found_svc()),
+        )
+        .merge(api)
+        .fallback(not_found))
+}
+
+/// Any path the server does not have: 404 with a JSON error.
+async fn not_found(axum::extract::OriginalUri(uri): axum::extract::OriginalUri) -> Response {
+    api_error(
+        StatusCode::NOT_FOUND,
+        &format!(
+            "no such path: {} (the API is /api/snapshot, /api/keys, /api/info)",
+            uri.path()
+        ),
+    )
 }
 
 async fn check_token(token: &str, req: Request, next: Next) -> Response {
@@ -362,9 +378,16 @@ fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// The patterns a request asks for, or 403 when the allow-list does not cover one of them.
+/// The patterns a request asks for; 400 when one is empty (`match=`), 403 when the allow-list
+/// does not cover one of them.
 fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
     let mut patterns = match_params(query);
+    if patterns.iter().any(|p| p.is_empty()) {
+        return Err(Box::new(api_error(
+            StatusCode::BAD_REQUEST,
+            "empty match pattern: give a Redis glob pattern (match=stats:*), or no match parameter for the defaults",
+        )));
+    }
     if patterns.is_empty() {
         patterns = app.defaults.clone();
     }
@@ -450,6 +473,9 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
             header::CONTENT_DISPOSITION,
             "attachment; filename=\"snapshot.rdb\"",
         )
+        // Live key data is never stored by browsers. (Chromium's DevTools report a `no-store`
+        // response read through a ReadableStream, as the panel does, as `net::ERR_ABORTED` even
+        // though every byte and the final chunk arrive; the fetch itself succeeds.)
         .header(header::CACHE_CONTROL, "no-store")
         .body(streamed_body(Some(first), rx))
         .unwrap_or_else(|_| api_error(StatusCode::INTERNAL_SERVER_ERROR, "response"))

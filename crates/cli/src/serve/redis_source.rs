@@ -1,22 +1,39 @@
 //! Exporting from a live Redis, through the read-only gate only: SCAN MATCH in COUNT batches
-//! (optionally paced), then PTTL + DUMP per key in pipelined sub-batches, each DUMP payload
-//! written into the RDB stream as an entry. Memory per request is bounded by one sub-batch of
-//! values plus a few chunks in the channel.
+//! (optionally paced), MEMORY USAGE of each key found, then PTTL + DUMP per key in pipelined
+//! sub-batches (at most [`SUB_BATCH`] keys and about [`BATCH_BYTES`] of values), each DUMP
+//! payload checked and written into the RDB stream as an entry. A key above [`BIG_KEY`] bytes
+//! is not held whole: its DUMP reply is read in pieces from a plain RESP connection
+//! ([`RawRedis`]) and copied through (type byte, then the value bytes; the payload's own
+//! version + CRC-64 trailer is checked as it streams and left out). Memory per request is
+//! thus bounded by one sub-batch of values plus a few pieces in the channel, whatever the
+//! key sizes. (Only with `rediss://…#insecure` or a Unix socket do big keys go through the
+//! pipelined path, held whole.)
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
 use redis::{IntoConnectionInfo, Value};
 use serde_json::json;
 
-use super::gate::ReadOnlyRedis;
-use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf};
+use super::gate::{RawRedis, ReadOnlyRedis};
+use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf, PIECE};
 use bitlens::rdb::RdbWriter;
 
-/// Keys whose PTTL + DUMP go out in one pipeline.
+/// Most keys whose PTTL + DUMP go out in one pipeline.
 const SUB_BATCH: usize = 8;
+/// A pipeline of DUMPs is closed once its keys' MEMORY USAGE adds up to this many bytes.
+const BATCH_BYTES: u64 = 1 << 20;
+/// Keys whose MEMORY USAGE is above this many bytes have their DUMP streamed in pieces.
+const BIG_KEY: u64 = 1 << 20;
+/// Keys whose MEMORY USAGE is asked in one pipeline.
+const SIZE_BATCH: usize = 256;
+
+/// CRC-64 of DUMP payloads (Jones polynomial, as Redis).
+static CRC64: crc::Crc<u64, crc::Table<16>> =
+    crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
 
 /// A connected live Redis.
 #[derive(Clone)]
@@ -33,6 +50,42 @@ pub struct RedisSource {
 struct Node {
     redis: ReadOnlyRedis,
     addr: String,
+    /// Address and credentials, for the plain connection of streamed DUMPs.
+    info: redis::ConnectionInfo,
+    /// A cluster replica (READONLY needed on every connection).
+    readonly: bool,
+    /// TLS settings for `rediss://` (verified, not `#insecure`).
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl Node {
+    /// A connection of our own to this node for streaming big DUMPs; `None` over a Unix
+    /// socket or `rediss://…#insecure` (big keys then go through the pipelined path).
+    async fn raw(&self) -> Option<Result<RawRedis, String>> {
+        let (host, port, tls) = match &self.info.addr {
+            redis::ConnectionAddr::Tcp(host, port) => (host, port, None),
+            redis::ConnectionAddr::TcpTls {
+                host,
+                port,
+                insecure: false,
+                ..
+            } => (host, port, Some(self.tls.clone()?)),
+            _ => return None,
+        };
+        let r = &self.info.redis;
+        Some(
+            RawRedis::connect(
+                host,
+                *port,
+                tls,
+                r.username.as_deref(),
+                r.password.as_deref(),
+                r.db,
+                self.readonly,
+            )
+            .await,
+        )
+    }
 }
 
 /// Opens a reconnecting connection to one server and checks that it answers PING.
@@ -99,14 +152,25 @@ fn with_addr(info: &redis::ConnectionInfo, host: &str, port: u16) -> redis::Conn
 }
 
 /// The distinct (host, port) of the masters, or with `replicas` of one replica per slot range
-/// where there is one, from a CLUSTER SLOTS reply.
-fn cluster_nodes(slots: &Value, replicas: bool, seed_host: &str) -> Vec<(String, u16)> {
+/// where there is one, from a CLUSTER SLOTS reply; plus the slot ranges (`first-last`) that
+/// have no replica listed (with `replicas`, they are read from their master).
+fn cluster_nodes(
+    slots: &Value,
+    replicas: bool,
+    seed_host: &str,
+) -> (Vec<(String, u16)>, Vec<String>) {
     let mut out: Vec<(String, u16)> = Vec::new();
+    let mut no_replica = Vec::new();
     let Value::Array(ranges) = slots else {
-        return out;
+        return (out, no_replica);
     };
     for r in ranges {
         let Value::Array(parts) = r else { continue };
+        if replicas && parts.len() <= 3 {
+            if let (Some(Value::Int(a)), Some(Value::Int(b))) = (parts.first(), parts.get(1)) {
+                no_replica.push(format!("{a}-{b}"));
+            }
+        }
         let pick = if replicas && parts.len() > 3 { 3 } else { 2 };
         let Some(Value::Array(node)) = parts.get(pick) else {
             continue;
@@ -125,7 +189,7 @@ fn cluster_nodes(slots: &Value, replicas: bool, seed_host: &str) -> Vec<(String,
             out.push(hp);
         }
     }
-    out
+    (out, no_replica)
 }
 
 /// The URL with any password removed (for messages and `/api/info`).
@@ -209,6 +273,29 @@ fn now_ms() -> i64 {
 }
 
 impl RedisSource {
+    /// Connects through the first seed URL that answers (tried in order, see [`Self::connect`]);
+    /// when none does, one message naming every seed (without passwords) and its error, as
+    /// `cannot reach Redis at URL: reason`, joined by `; `.
+    pub async fn connect_first(
+        urls: &[String],
+        ca: Option<&Path>,
+        read_replicas: bool,
+    ) -> Result<RedisSource, String> {
+        let mut errors = Vec::new();
+        for url in urls {
+            match Self::connect(url, ca, read_replicas).await {
+                Ok(s) => {
+                    if !errors.is_empty() {
+                        eprintln!("bitlens: note: {}", errors.join("; "));
+                    }
+                    return Ok(s);
+                }
+                Err(e) => errors.push(format!("cannot reach Redis at {}: {e}", display_url(url))),
+            }
+        }
+        Err(errors.join("; "))
+    }
+
     /// Connects (5 s timeout per attempt, reconnecting later when the connection drops) and checks that the server answers PING.
     /// `rediss://` URLs use TLS, verified against `ca` (a PEM file) when given, else against
     /// the system's trusted roots.
@@ -231,6 +318,10 @@ impl RedisSource {
             ),
             None => None,
         };
+        let tls = match &info.addr {
+            redis::ConnectionAddr::TcpTls { .. } => Some(super::gate::tls_config(pem.as_deref())?),
+            _ => None,
+        };
         let mut seed = open_node(info.clone(), pem.as_deref()).await?;
         let ci = seed
             .query(&[b"INFO".to_vec(), b"cluster".to_vec()])
@@ -244,6 +335,9 @@ impl RedisSource {
             nodes.push(Node {
                 redis: seed,
                 addr: addr_text(&info.addr),
+                info: info.clone(),
+                readonly: false,
+                tls: tls.clone(),
             });
         } else {
             let slots = seed
@@ -255,9 +349,16 @@ impl RedisSource {
                 redis::ConnectionAddr::TcpTls { host, .. } => host.clone(),
                 redis::ConnectionAddr::Unix(_) => "127.0.0.1".into(),
             };
-            for (host, port) in cluster_nodes(&slots, read_replicas, &seed_host) {
+            let (hosts, no_replica) = cluster_nodes(&slots, read_replicas, &seed_host);
+            if !no_replica.is_empty() {
+                eprintln!(
+                    "bitlens: warning: no replica listed for slot range(s) {}; reading them from their master",
+                    no_replica.join(", ")
+                );
+            }
+            for (host, port) in hosts {
                 let node_info = with_addr(&info, &host, port);
-                let mut redis = open_node(node_info, pem.as_deref())
+                let mut redis = open_node(node_info.clone(), pem.as_deref())
                     .await
                     .map_err(|e| format!("cluster node {host}:{port}: {e}"))?;
                 if read_replicas {
@@ -269,6 +370,9 @@ impl RedisSource {
                 nodes.push(Node {
                     redis,
                     addr: format!("{host}:{port}"),
+                    info: node_info,
+                    readonly: read_replicas,
+                    tls: tls.clone(),
                 });
             }
             if nodes.is_empty() {
@@ -373,7 +477,8 @@ impl RedisSource {
         Ok(None)
     }
 
-    /// Streams an RDB of the matching keys into `tx`.
+    /// Streams an RDB of the matching keys into `tx`. The file's aux field `redis-ver` is
+    /// the source's `redis_version` and its RDB version the one that Redis writes.
     pub async fn write_snapshot(
         mut self,
         patterns: &[Vec<u8>],
@@ -381,52 +486,73 @@ impl RedisSource {
         limits: Limits,
         tx: &ChunkTx,
     ) -> Result<(), String> {
-        let version = rdb_version_for(&self.server_version().await?);
+        let server_version = self.server_version().await?;
         let buf = SharedBuf::default();
-        let mut writer = RdbWriter::new(buf.clone(), version).map_err(|e| e.to_string())?;
-        writer.select_db(self.db).map_err(|e| e.to_string())?;
-        let mut total: u64 = 0;
+        let mut out = Out {
+            writer: RdbWriter::with_redis_ver(
+                buf.clone(),
+                rdb_version_for(&server_version),
+                server_version.as_bytes(),
+            )
+            .map_err(|e| e.to_string())?,
+            buf,
+            tx,
+            total: 0,
+            limits,
+        };
+        out.writer.select_db(self.db).map_err(|e| e.to_string())?;
+        // The plain connection for big keys, opened on first use (node index, connection).
+        let mut raw: Option<(usize, RawRedis)> = None;
         let mut walk = Walk::new(patterns, filter, limits);
         while let Some((node, keys)) = self.next_batch(&mut walk).await? {
-            for chunk in keys.chunks(SUB_BATCH) {
-                let mut cmds = Vec::with_capacity(chunk.len() * 2);
-                for k in chunk {
-                    cmds.push(vec![b"PTTL".to_vec(), k.clone()]);
-                    cmds.push(vec![b"DUMP".to_vec(), k.clone()]);
-                }
-                let replies = self.nodes[node]
+            for group in keys.chunks(SIZE_BATCH) {
+                let cmds: Vec<Vec<Vec<u8>>> = group
+                    .iter()
+                    .map(|k| vec![b"MEMORY".to_vec(), b"USAGE".to_vec(), k.clone()])
+                    .collect();
+                let sizes = self.nodes[node]
                     .redis
                     .pipeline(&cmds)
                     .await
-                    .map_err(|e| format!("PTTL/DUMP: {e}"))?;
-                let now = now_ms();
-                for (k, pair) in chunk.iter().zip(replies.chunks(2)) {
-                    let (pttl, payload) = match pair {
-                        // Vanished between SCAN and DUMP (PTTL -2 / DUMP nil): skip.
-                        [_, Value::Nil] | [Value::Int(-2), _] => continue,
-                        [Value::Int(p), Value::BulkString(d)] => (*p, d),
-                        other => {
-                            return Err(format!(
-                                "unexpected PTTL/DUMP reply for key {:?}: {other:?}",
-                                String::from_utf8_lossy(k)
-                            ))
-                        }
+                    .map_err(|e| format!("MEMORY USAGE: {e}"))?;
+                let mut batch: Vec<&[u8]> = Vec::new();
+                let mut batch_bytes = 0;
+                for (k, size) in group.iter().zip(&sizes) {
+                    let size = match size {
+                        Value::Int(n) => *n as u64,
+                        // Vanished since SCAN.
+                        Value::Nil => continue,
+                        _ => 0,
                     };
-                    let expire = (pttl >= 0).then(|| now + pttl);
-                    writer
-                        .write_dump_payload(k, payload, expire)
-                        .map_err(|e| e.to_string())?;
+                    if size > BIG_KEY {
+                        if raw.as_ref().map(|r| r.0) != Some(node) {
+                            raw = match self.nodes[node].raw().await {
+                                Some(r) => Some((node, r?)),
+                                None => None,
+                            };
+                        }
+                        if let Some((_, conn)) = raw.as_mut() {
+                            let node = &mut self.nodes[node];
+                            stream_key(&mut node.redis, conn, k, &mut out).await?;
+                            continue;
+                        }
+                    }
+                    batch.push(k);
+                    batch_bytes += size;
+                    if batch.len() >= SUB_BATCH || batch_bytes >= BATCH_BYTES {
+                        dump_batch(&mut self.nodes[node].redis, &batch, &mut out).await?;
+                        batch.clear();
+                        batch_bytes = 0;
+                    }
                 }
-                total += buf.pending() as u64;
-                if total > limits.max_bytes {
-                    return Err(format!(
-                        "snapshot larger than {} bytes; narrow the pattern or raise --max-bytes",
-                        limits.max_bytes
-                    ));
+                if !batch.is_empty() {
+                    dump_batch(&mut self.nodes[node].redis, &batch, &mut out).await?;
                 }
-                flush_chunk(&buf, tx).await?;
             }
         }
+        let Out {
+            writer, buf, tx, ..
+        } = out;
         writer.finish().map_err(|e| e.to_string())?;
         flush_chunk(&buf, tx).await
     }
@@ -488,6 +614,191 @@ impl RedisSource {
     }
 }
 
+/// The RDB being written for one request and where its bytes go.
+struct Out<'a> {
+    writer: RdbWriter<SharedBuf>,
+    buf: SharedBuf,
+    tx: &'a ChunkTx,
+    /// Bytes of the file sent so far.
+    total: u64,
+    limits: Limits,
+}
+
+impl Out<'_> {
+    /// Sends what the writer produced since the last call; fails past `limits.max_bytes`.
+    async fn flush(&mut self) -> Result<(), String> {
+        self.total += self.buf.pending() as u64;
+        if self.total > self.limits.max_bytes {
+            return Err(format!(
+                "snapshot larger than {} bytes; narrow the pattern or raise --max-bytes",
+                self.limits.max_bytes
+            ));
+        }
+        flush_chunk(&self.buf, self.tx).await
+    }
+}
+
+/// PTTL + DUMP of `keys` in one pipeline, each payload checked and written as an entry.
+async fn dump_batch(
+    redis: &mut ReadOnlyRedis,
+    keys: &[&[u8]],
+    out: &mut Out<'_>,
+) -> Result<(), String> {
+    let mut cmds = Vec::with_capacity(keys.len() * 2);
+    for k in keys {
+        cmds.push(vec![b"PTTL".to_vec(), k.to_vec()]);
+        cmds.push(vec![b"DUMP".to_vec(), k.to_vec()]);
+    }
+    let replies = redis
+        .pipeline(&cmds)
+        .await
+        .map_err(|e| format!("PTTL/DUMP: {e}"))?;
+    let now = now_ms();
+    for (k, pair) in keys.iter().zip(replies.chunks(2)) {
+        let (pttl, payload) = match pair {
+            // Vanished between SCAN and DUMP (PTTL -2 / DUMP nil): skip.
+            [_, Value::Nil] | [Value::Int(-2), _] => continue,
+            [Value::Int(p), Value::BulkString(d)] => (*p, d),
+            other => {
+                return Err(format!(
+                    "unexpected PTTL/DUMP reply for key {:?}: {other:?}",
+                    String::from_utf8_lossy(k)
+                ))
+            }
+        };
+        let expire = (pttl >= 0).then(|| now + pttl);
+        out.writer
+            .write_dump_payload(k, payload, expire)
+            .map_err(|e| e.to_string())?;
+    }
+    out.flush().await
+}
+
+/// PTTL of `key`, then its DUMP read from `raw` in pieces and copied into the file: the type
+/// byte starts the entry, the value bytes follow as they arrive, and the payload's trailer
+/// (2-byte RDB version, CRC-64 of everything before it) is checked at the end, when a
+/// mismatch fails the export (the body is aborted, never ended cleanly).
+async fn stream_key(
+    redis: &mut ReadOnlyRedis,
+    raw: &mut RawRedis,
+    key: &[u8],
+    out: &mut Out<'_>,
+) -> Result<(), String> {
+    let name = || String::from_utf8_lossy(key).into_owned();
+    let pttl = match redis
+        .query(&[b"PTTL".to_vec(), key.to_vec()])
+        .await
+        .map_err(|e| format!("PTTL: {e}"))?
+    {
+        Value::Int(-2) => return Ok(()),
+        Value::Int(p) => p,
+        other => {
+            return Err(format!(
+                "unexpected PTTL reply for key {:?}: {other:?}",
+                name()
+            ))
+        }
+    };
+    let expire = (pttl >= 0).then(|| now_ms() + pttl);
+    let Some(len) = raw.dump(key).await? else {
+        return Ok(());
+    };
+    let mut split = DumpSplit::new(len).map_err(|e| format!("key {:?}: {e}", name()))?;
+    let mut piece = vec![0u8; PIECE];
+    loop {
+        let n = raw.read(&mut piece).await?;
+        if n == 0 {
+            break;
+        }
+        split
+            .feed(&piece[..n], key, expire, &mut out.writer)
+            .map_err(|e| format!("key {:?}: {e}", name()))?;
+        out.flush().await?;
+    }
+    split
+        .finish(out.writer.version())
+        .map_err(|e| format!("key {:?}: {e}", name()))
+}
+
+/// Splits a DUMP payload arriving in pieces: byte 0 is the value type, then the value bytes,
+/// then 2 bytes of RDB version and 8 of CRC-64 (of every byte before the CRC).
+struct DumpSplit {
+    len: u64,
+    off: u64,
+    digest: crc::Digest<'static, u64, crc::Table<16>>,
+    trailer: [u8; 10],
+}
+
+impl DumpSplit {
+    fn new(len: u64) -> Result<DumpSplit, String> {
+        if len < 11 {
+            return Err(format!("DUMP payload of {len} bytes is too short"));
+        }
+        Ok(DumpSplit {
+            len,
+            off: 0,
+            digest: CRC64.digest(),
+            trailer: [0; 10],
+        })
+    }
+
+    /// Takes the next piece: starts the entry on the first byte, writes value bytes through.
+    fn feed(
+        &mut self,
+        data: &[u8],
+        key: &[u8],
+        expire: Option<i64>,
+        w: &mut RdbWriter<SharedBuf>,
+    ) -> Result<(), String> {
+        let start = self.off;
+        let end = start + data.len() as u64;
+        if end > self.len {
+            return Err("DUMP payload longer than announced".into());
+        }
+        let slice = |a: u64, b: u64| {
+            &data[(a.clamp(start, end) - start) as usize..(b.clamp(start, end) - start) as usize]
+        };
+        self.digest.update(slice(0, self.len - 8));
+        let body_end = self.len - 10;
+        if start == 0 && !data.is_empty() {
+            let t = data[0];
+            if bitlens::rdb::type_info(t).is_none() {
+                return Err(format!("unknown RDB value type {t} (byte 0x{t:02x})"));
+            }
+            w.begin_value(key, t, expire).map_err(|e| e.to_string())?;
+        }
+        w.write_value_piece(slice(1, body_end))
+            .map_err(|e| e.to_string())?;
+        let tail = slice(body_end, self.len);
+        let at = (start.max(body_end) - body_end) as usize;
+        self.trailer[at..at + tail.len()].copy_from_slice(tail);
+        self.off = end;
+        Ok(())
+    }
+
+    /// Checks the whole payload arrived, its CRC-64, and that its RDB version is not newer
+    /// than the file's `version`.
+    fn finish(self, version: u32) -> Result<(), String> {
+        if self.off != self.len {
+            return Err(format!(
+                "DUMP payload cut at {} of {} bytes",
+                self.off, self.len
+            ));
+        }
+        let v = u16::from_le_bytes([self.trailer[0], self.trailer[1]]);
+        let crc = u64::from_le_bytes(self.trailer[2..].try_into().unwrap_or([0; 8]));
+        if self.digest.finalize() != crc {
+            return Err("DUMP payload CRC-64 mismatch".into());
+        }
+        if u32::from(v) > version {
+            return Err(format!(
+                "DUMP payload of RDB version {v} cannot go into a version {version} file"
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,6 +810,78 @@ mod tests {
         assert_eq!(rdb_version_for("7.2.4"), 11);
         assert_eq!(rdb_version_for("7.4.1"), 12);
         assert_eq!(rdb_version_for("8.0.2"), 12);
+    }
+
+    #[test]
+    fn replicas_picked_per_slot_range() {
+        let node = |h: &str, p: i64| {
+            Value::Array(vec![
+                Value::BulkString(h.as_bytes().to_vec()),
+                Value::Int(p),
+                Value::BulkString(b"id".to_vec()),
+            ])
+        };
+        let slots = Value::Array(vec![
+            Value::Array(vec![
+                Value::Int(0),
+                Value::Int(8191),
+                node("10.0.0.1", 7000),
+                node("10.0.0.2", 7001),
+            ]),
+            Value::Array(vec![Value::Int(8192), Value::Int(16383), node("", 7002)]),
+        ]);
+        let (masters, none) = cluster_nodes(&slots, false, "seed");
+        assert_eq!(
+            masters,
+            [("10.0.0.1".to_string(), 7000), ("seed".to_string(), 7002)]
+        );
+        assert!(none.is_empty());
+        let (picked, none) = cluster_nodes(&slots, true, "seed");
+        assert_eq!(
+            picked,
+            [("10.0.0.2".to_string(), 7001), ("seed".to_string(), 7002)]
+        );
+        assert_eq!(none, ["8192-16383"]);
+    }
+
+    /// A payload fed in pieces of `piece` bytes writes what `write_dump_payload` writes.
+    fn split_in_pieces(payload: &[u8], piece: usize) -> Result<Vec<u8>, String> {
+        let buf = SharedBuf::default();
+        let mut w = RdbWriter::new(buf.clone(), 10).unwrap();
+        let mut s = DumpSplit::new(payload.len() as u64)?;
+        for p in payload.chunks(piece) {
+            s.feed(p, b"k", Some(5), &mut w)?;
+        }
+        s.finish(w.version())?;
+        w.finish().unwrap();
+        Ok(buf.take())
+    }
+
+    #[test]
+    fn dump_payload_streams_in_pieces() {
+        let value: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        let payload = bitlens::rdb::dump_string(&value, 10);
+        let whole = {
+            let buf = SharedBuf::default();
+            let mut w = RdbWriter::new(buf.clone(), 10).unwrap();
+            w.write_dump_payload(b"k", &payload, Some(5)).unwrap();
+            w.finish().unwrap();
+            buf.take()
+        };
+        for piece in [1, 3, 9, 10, 11, 64, 4096, payload.len()] {
+            assert_eq!(split_in_pieces(&payload, piece).unwrap(), whole, "{piece}");
+        }
+        let mut bad = payload.clone();
+        bad[100] ^= 1;
+        assert_eq!(
+            split_in_pieces(&bad, 7).unwrap_err(),
+            "DUMP payload CRC-64 mismatch"
+        );
+        let newer = bitlens::rdb::dump_string(&value, 11);
+        assert!(split_in_pieces(&newer, 100)
+            .unwrap_err()
+            .contains("RDB version 11 cannot go into a version 10 file"));
+        assert!(DumpSplit::new(10).is_err());
     }
 
     #[test]

@@ -264,55 +264,101 @@ pub fn http_get(port: u16, path: &str, headers: &[(&str, &str)]) -> HttpResponse
     }
 }
 
-/// `GET path`, streaming the chunked body through a hash without keeping it: returns
-/// (status, complete, body length, FNV-1a 64 of the body).
-pub fn http_get_hashed(port: u16, path: &str) -> (u16, bool, u64, u64) {
+/// `GET path`, streaming the chunked body into `sink` piece by piece without keeping it
+/// (reads time out after `timeout`): returns (status, complete, body length). `complete` is
+/// false when the body was cut off (no terminating chunk).
+pub fn http_get_streamed(
+    port: u16,
+    path: &str,
+    headers: &[(&str, &str)],
+    timeout: Duration,
+    sink: &mut dyn FnMut(&[u8]),
+) -> (u16, bool, u64) {
     let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(300))).unwrap();
-    (&s).write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
-    .unwrap();
+    s.set_read_timeout(Some(timeout)).unwrap();
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    (&s).write_all(req.as_bytes()).unwrap();
     let mut r = BufReader::with_capacity(64 * 1024, s);
     let mut line = String::new();
-    r.read_line(&mut line).unwrap();
+    r.read_line(&mut line).unwrap_or(0);
     let status: u16 = line
         .split(' ')
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
+    let mut chunked = false;
     loop {
         line.clear();
         if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
             break;
         }
+        let l = line.to_ascii_lowercase();
+        chunked |= l.starts_with("transfer-encoding:") && l.contains("chunked");
     }
-    let (mut len, mut hash) = (0u64, 0xcbf2_9ce4_8422_2325u64);
+    let mut len = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
+    if !chunked {
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => return (status, true, len),
+                Ok(n) => {
+                    sink(&buf[..n]);
+                    len += n as u64;
+                }
+                Err(_) => return (status, false, len),
+            }
+        }
+    }
     loop {
         line.clear();
         if r.read_line(&mut line).unwrap_or(0) == 0 {
-            return (status, false, len, hash);
+            return (status, false, len);
         }
         let Ok(size) = usize::from_str_radix(line.trim(), 16) else {
-            return (status, false, len, hash);
+            return (status, false, len);
         };
         if size == 0 {
-            return (status, true, len, hash);
+            return (status, true, len);
         }
         let mut left = size;
         while left > 0 {
             let n = left.min(buf.len());
             if r.read_exact(&mut buf[..n]).is_err() {
-                return (status, false, len, hash);
+                return (status, false, len);
             }
-            for b in &buf[..n] {
-                hash = (hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-            }
+            sink(&buf[..n]);
             len += n as u64;
             left -= n;
         }
         line.clear();
         let _ = r.read_line(&mut line);
     }
+}
+
+/// Peak resident set size (`VmHWM` of /proc/PID/status) of process `pid`, in KiB.
+pub fn vm_hwm_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+/// `len` incompressible bytes (xorshift64), the same for the same `seed`.
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (seed + 1).wrapping_mul(0x2545_f491_4f6c_dd1d);
+    let mut v = Vec::with_capacity(len + 8);
+    while v.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.extend_from_slice(&x.to_le_bytes());
+    }
+    v.truncate(len);
+    v
 }

@@ -1,0 +1,107 @@
+// Type declarations for www/bitlens-panel.js: the `<bitlens-panel>` custom element. Importing the
+// module defines the element (once).
+
+import type { Engine } from './bitlens.js';
+
+/** The panel's settings: each is an attribute (kebab-case) and a property (camelCase). */
+export interface BitlensPanelSettings {
+  /** API base of `bitlens serve`, e.g. `/api` or `http://host:8080/api`. */
+  api: string;
+  /** `YYYYMMDD` or `YYYY-MM-DD`; empty = the latest date found in the snapshot. */
+  date: string;
+  /** HyperLogLog key template of the unique-visitor card (`{date}` is replaced). */
+  uvKey: string;
+  /** Daily-active bitmap key template (`{date}` is replaced). */
+  activeKey: string;
+  /** GEO key template of the nearby card (`{type}` is replaced). */
+  geoKey: string;
+  /** Shop type of the nearby card. */
+  type: string;
+  /** City whose centre the nearby search starts from when `lon`/`lat` are empty. */
+  city: string;
+  /** Centre of the nearby search, degrees. */
+  lon: string;
+  lat: string;
+  /** Radius of the nearby search, in `unit`. */
+  radius: string | number;
+  /** `m`, `km`, `ft` or `mi`. */
+  unit: string;
+  /** Centre the nearby search on this member (GEOSEARCH FROMMEMBER) instead of lon/lat. */
+  member: string;
+  /** Comma-separated cards: `uv`, `active`, `nearby`, `engagement`. */
+  cards: string;
+  /** `zh` or `en`; empty = the page's language. */
+  lang: string;
+  /** `light` or `dark`; empty = follow `prefers-color-scheme`. */
+  theme: string;
+  /** Bearer token for `bitlens serve --token` (sent as `Authorization: Bearer …`). */
+  token: string;
+  /** `false` decodes opened files on the page's thread instead of in a Web Worker. */
+  worker: string;
+}
+
+/** `detail` of the `bitlens-loaded` event. */
+export interface BitlensLoadedDetail {
+  /** Keys loaded. */
+  keys: number;
+  /** Snapshot size in bytes. */
+  bytes: number;
+  /** Name of the opened file, when one was opened. */
+  file?: string;
+}
+
+/** `detail` of the `bitlens-error` event. */
+export interface BitlensErrorDetail {
+  error: unknown;
+  message: string;
+}
+
+/**
+ * `<bitlens-panel api="/api" date="2024-05-20" cards="uv,active" uv-key="uv:page:index:{date}">`:
+ * the bitlens cards in a shadow root. Events `bitlens-loaded` and `bitlens-error` bubble out of it.
+ */
+export declare class BitlensPanel extends HTMLElement implements BitlensPanelSettings {
+  static readonly observedAttributes: string[];
+  api: string;
+  date: string;
+  uvKey: string;
+  activeKey: string;
+  geoKey: string;
+  type: string;
+  city: string;
+  lon: string;
+  lat: string;
+  radius: string | number;
+  unit: string;
+  member: string;
+  cards: string;
+  lang: string;
+  theme: string;
+  token: string;
+  worker: string;
+  /** The current settings: attributes over the defaults. */
+  settings(): BitlensPanelSettings;
+  /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */
+  get snapshot(): Uint8Array | Blob | null;
+  set snapshot(value: Uint8Array | ArrayBuffer | Blob);
+  /** Opens files as the panel's "Open snapshot…" button does (one dump.rdb, or DUMP files). */
+  open(files: Iterable<File>): Promise<void>;
+  /** The panel's in-page wasm engine (for custom queries), once loaded. */
+  readonly engine: Engine | null;
+  /** Refetches the snapshot from the API. */
+  reload(): Promise<void>;
+  addEventListener<K extends keyof BitlensPanelEventMap>(type: K, listener: (this: BitlensPanel, ev: BitlensPanelEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** Events of `<bitlens-panel>`. */
+export interface BitlensPanelEventMap extends HTMLElementEventMap {
+  'bitlens-loaded': CustomEvent<BitlensLoadedDetail>;
+  'bitlens-error': CustomEvent<BitlensErrorDetail>;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'bitlens-panel': BitlensPanel;
+  }
+}

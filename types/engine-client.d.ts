@@ -1,0 +1,76 @@
+// Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
+// in a Web Worker by default.
+
+import type { Arg, Engine, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, Reply } from './bitlens.js';
+
+/** Options of {@link createEngine}. */
+export interface CreateEngineOptions {
+  /** Run the Engine in a module Web Worker (default `true`); `false` runs it on the page's thread. */
+  worker?: boolean;
+  /** Where `bitlens_bg.wasm` is (default: `../pkg/bitlens_bg.wasm` next to engine-client.js). */
+  wasmUrl?: string | URL;
+  /** Where `engine-worker.js` is (default: next to engine-client.js). */
+  workerUrl?: string | URL;
+}
+
+/** Bytes handed to the engine. */
+export type Bytes = Uint8Array | ArrayBuffer;
+
+/** An RDB file: bytes, or a Blob/File (read by the worker in bounded chunks). */
+export type RdbSource = Bytes | Blob;
+
+/** Options shared by the client's load methods. */
+export interface ClientLoadOptions {
+  /** Aborting rejects with a `DOMException` named `AbortError` and resets the engine (empty). */
+  signal?: AbortSignal;
+  /**
+   * `true` (default): the bytes' ArrayBuffer is transferred to the worker and is detached for
+   * the caller afterwards; `false` sends a copy.
+   */
+  transfer?: boolean;
+}
+
+/** Options of {@link EngineClient.loadRdb}. */
+export interface ClientLoadRdbOptions extends LoadRdbOptions, ClientLoadOptions {
+  /** The database of the file to load (default 0). */
+  db?: number;
+}
+
+/** Options of {@link EngineClient.loadDump}. */
+export interface ClientLoadDumpOptions extends LoadDumpOptions, ClientLoadOptions {}
+
+/** Names of the Engine methods {@link EngineClient.call} can run. */
+export type EngineMethod = {
+  [K in keyof Engine]: K extends 'free' | 'constructor' ? never : Engine[K] extends (...args: any[]) => any ? K : never;
+}[keyof Engine] & string;
+
+/**
+ * An engine behind a promise API. Every result is structured-cloned from the worker (typed
+ * arrays stay typed arrays); engine errors reject with an `Error` carrying the engine's message.
+ */
+export interface EngineClient {
+  /** Whether the engine runs in a Web Worker. */
+  readonly worker: boolean;
+  /** Loads an RDB file; resolves with the number of keys loaded. */
+  loadRdb(source: RdbSource, options?: ClientLoadRdbOptions): Promise<number>;
+  /** Stores a `DUMP` payload under `key`. */
+  loadDump(key: KeyName, bytes: Bytes, options?: ClientLoadDumpOptions): Promise<void>;
+  /** Stores raw `GET` bytes under `key` as a string. */
+  loadString(key: KeyName, bytes: Bytes, options?: ClientLoadOptions): Promise<void>;
+  /**
+   * Runs any Engine method. Arguments and results must be structured-cloneable in worker mode
+   * (so the canvas-drawing methods work only with `worker: false`).
+   */
+  call<M extends EngineMethod>(method: M, ...args: Parameters<Engine[M]>): Promise<ReturnType<Engine[M]>>;
+  /** `call('command', argv)`: one Redis command; an error reply rejects with Redis' text. */
+  command(argv: Arg[]): Promise<Reply>;
+  /** `call('keyList', pattern, limit)` (defaults `'*'`, 1000). */
+  keyList(pattern?: string, limit?: number): Promise<KeyList>;
+  /** `call('keyDetail', key, options)`. */
+  keyDetail(key: KeyName, options?: KeyDetailOptions): Promise<KeyDetail | null>;
+  /** Stops the worker (or frees the in-page engine); later calls reject. */
+  terminate(): void;
+}
+
+/** Creates an engine client; resolves once the wasm module is instantiated. */
+export declare function createEngine(options?: CreateEngineOptions): Promise<EngineClient>;

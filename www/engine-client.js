@@ -1,0 +1,415 @@
+// A promise API over the bitlens wasm Engine, running in a Web Worker by default so that
+// loading a large snapshot never freezes the host page.
+//
+//   import { createEngine } from './engine-client.js';
+//   const eng = await createEngine();                        // { worker: true } is the default
+//   const n = await eng.loadRdb(fileOrBytes, { patterns: ['uv:*'], onProgress(done, total) {} });
+//   await eng.command(['PFCOUNT', 'uv:page:index:20240520']); // 1234
+//   await eng.call('keyList', 'uv:*', 100);                   // any Engine method
+//   eng.terminate();
+//
+// Sources: Uint8Array | ArrayBuffer (transferred to the worker, so the caller's buffer is
+// detached afterwards; `transfer: false` copies instead) | Blob | File (read inside the worker
+// by the engine's loadRdbBlob in bounded chunks: a 1 GB file is never held whole in memory).
+// Aborting `signal` during a load rejects with a DOMException named "AbortError", terminates the
+// worker and starts a fresh, empty one. Engine errors reject with an Error carrying the engine's
+// message (Redis' text for command errors). `createEngine({ worker: false })` gives the same API
+// over an Engine on the page's own thread (for pages that cannot start workers).
+
+/** The DOMException a cancelled call rejects with. */
+function abortError(message = 'The bitlens engine call was aborted') {
+  return new DOMException(message, 'AbortError');
+}
+
+/** An absolute URL for `url` resolved against the page (or worker) that imports this module. */
+function absoluteUrl(url) {
+  if (url === undefined || url === null) return undefined;
+  const base = typeof document !== 'undefined' ? document.baseURI : globalThis.location && globalThis.location.href;
+  return new URL(String(url), base).href;
+}
+
+/** `{patterns, checksum}` of load options, without the fields that were not given. */
+function engineOptions(opts, names) {
+  const out = {};
+  for (const n of names) if (opts[n] !== undefined) out[n] = opts[n];
+  return out;
+}
+
+/** A Uint8Array over `bytes` (Uint8Array, other typed array/DataView or ArrayBuffer). */
+function toBytes(bytes, what) {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)) {
+    return new Uint8Array(bytes);
+  }
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  throw new TypeError(`${what} must be a Uint8Array, ArrayBuffer${what === 'source' ? ', Blob or File' : ''}`);
+}
+
+function isBlob(x) {
+  return typeof Blob !== 'undefined' && x instanceof Blob;
+}
+
+function isDetached(buffer) {
+  if (!(buffer instanceof ArrayBuffer)) return false;
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  try {
+    buffer.slice(0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Rejects when `signal` is already aborted. */
+function checkSignal(signal) {
+  if (signal && signal.aborted) throw abortError();
+}
+
+/** Engine client over a Web Worker (engine-worker.js). */
+class WorkerEngine {
+  constructor({ wasmUrl, workerUrl } = {}) {
+    this.worker = true;
+    this._wasmUrl = absoluteUrl(wasmUrl);
+    this._workerUrl = workerUrl === undefined ? undefined : absoluteUrl(workerUrl);
+    this._nextId = 1;
+    this._pending = new Map();
+    this._closed = false;
+    this._spawn();
+  }
+
+  /** Starts a worker; `this._ready` settles once its wasm module is instantiated. */
+  _spawn() {
+    let w;
+    try {
+      w = this._workerUrl
+        ? new Worker(this._workerUrl, { type: 'module' })
+        : new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' });
+    } catch (e) {
+      if (!(e && e.name === 'SecurityError')) throw e;
+      // This module was loaded from another origin (a CDN): a worker script must be same-origin,
+      // so start a same-origin blob worker that imports the real one (needs CORS on that host).
+      const url = this._workerUrl || new URL('./engine-worker.js', import.meta.url).href;
+      const blob = new Blob([`import ${JSON.stringify(url)};`], { type: 'text/javascript' });
+      w = new Worker(URL.createObjectURL(blob), { type: 'module' });
+    }
+    this._w = w;
+    this._ready = new Promise((resolve, reject) => {
+      let started = false;
+      w.onmessage = (e) => {
+        const m = e.data;
+        if (m && m.type === 'ready') {
+          started = true;
+          resolve();
+        } else if (m && m.type === 'init-error') {
+          reject(new Error(`bitlens engine worker: cannot load the wasm module: ${m.error.message}`));
+        } else {
+          this._onReply(m);
+        }
+      };
+      w.onerror = (e) => {
+        if (e && e.preventDefault) e.preventDefault();
+        const msg = (e && e.message) || 'the worker script failed to load';
+        if (!started) {
+          reject(new Error(`bitlens engine worker: ${msg}`));
+        } else {
+          this._failAll(new Error(`bitlens engine worker: ${msg}`));
+        }
+      };
+      w.onmessageerror = () => this._failAll(new Error('bitlens engine worker: a reply could not be deserialised'));
+    });
+    // Nobody may be waiting yet; the failure is reported by the next call.
+    this._ready.catch(() => {});
+    w.postMessage({ type: 'init', wasmUrl: this._wasmUrl });
+  }
+
+  _onReply(m) {
+    const p = this._pending.get(m.id);
+    if (!p) return;
+    if (m.progress) {
+      if (p.onProgress) {
+        try {
+          p.onProgress(m.progress[0], m.progress[1]);
+        } catch (e) {
+          setTimeout(() => {
+            throw e;
+          });
+        }
+      }
+      return;
+    }
+    this._pending.delete(m.id);
+    if (p.cleanup) p.cleanup();
+    if (m.ok) {
+      p.resolve(m.value);
+    } else {
+      const err = new Error(m.error.message);
+      if (m.error.name && m.error.name !== 'Error') err.name = m.error.name;
+      p.reject(err);
+    }
+  }
+
+  /** Rejects every pending call with `err`. */
+  _failAll(err) {
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of pending) {
+      if (p.cleanup) p.cleanup();
+      p.reject(err);
+    }
+  }
+
+  /** Kills the worker (its data is gone) and starts a fresh, empty one. */
+  _restart(reason) {
+    this._w.terminate();
+    this._failAll(reason);
+    if (!this._closed) this._spawn();
+  }
+
+  /**
+   * Sends one call. `transfer`: ArrayBuffers moved to the worker; `signal`: aborts the call
+   * (and resets the worker, from the moment the call is made); `onProgress`: receives the
+   * worker's progress messages.
+   */
+  _send(method, args, { transfer = [], signal, onProgress } = {}) {
+    if (this._closed) return Promise.reject(new Error('bitlens engine: terminated'));
+    if (signal && signal.aborted) return Promise.reject(abortError());
+    const id = this._nextId++;
+    return new Promise((resolve, reject) => {
+      const p = { resolve, reject, onProgress };
+      if (signal) {
+        const onAbort = () => {
+          if (!this._pending.has(id)) return;
+          this._pending.delete(id);
+          reject(abortError());
+          this._restart(abortError('The bitlens engine was reset by an aborted load'));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        p.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this._pending.set(id, p);
+      this._post(id, { id, method, args, progress: onProgress ? true : undefined }, transfer);
+    });
+  }
+
+  /** Posts call `id` once the current worker is ready (unless it was aborted meanwhile). */
+  async _post(id, msg, transfer) {
+    const fail = (e) => {
+      const p = this._pending.get(id);
+      if (!p) return;
+      this._pending.delete(id);
+      if (p.cleanup) p.cleanup();
+      p.reject(e);
+    };
+    try {
+      // Wait for the current worker (a reset during the wait starts another one).
+      let ready;
+      do {
+        ready = this._ready;
+        await ready;
+      } while (ready !== this._ready);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    if (!this._pending.has(id)) return;
+    try {
+      this._w.postMessage(msg, transfer);
+    } catch (e) {
+      if (!transfer.length) {
+        fail(e);
+        return;
+      }
+      // A buffer that cannot be detached (wasm memory, for one): send a copy instead (a message
+      // that cannot be cloned at all fails again, with the browser's error).
+      try {
+        this._w.postMessage(msg);
+      } catch (e2) {
+        fail(e2);
+      }
+    }
+  }
+
+  /** `bytes` for postMessage: the buffer to transfer (none for `transfer: false`). */
+  _bytesArg(bytes, what, transfer) {
+    const u8 = toBytes(bytes, what);
+    if (isDetached(u8.buffer)) {
+      throw new TypeError(`${what}: its ArrayBuffer is detached (an earlier call transferred it to the worker; pass transfer: false to keep the bytes)`);
+    }
+    if (transfer === false) return { arg: u8.slice(), list: [] };
+    return { arg: u8, list: u8.buffer instanceof ArrayBuffer ? [u8.buffer] : [] };
+  }
+
+  async loadRdb(source, opts = {}) {
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum']);
+    const db = opts.db === undefined ? undefined : opts.db;
+    if (isBlob(source)) {
+      return this._send('loadRdb', [source, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+    }
+    const { arg, list } = this._bytesArg(source, 'source', opts.transfer);
+    return this._send('loadRdb', [arg, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress, transfer: list });
+  }
+
+  async loadDump(key, bytes, opts = {}) {
+    const { arg, list } = this._bytesArg(bytes, 'bytes', opts.transfer);
+    const engineOpts = engineOptions(opts, ['checksum', 'ttlMs']);
+    return this._send('loadDump', [key, arg, engineOpts], { signal: opts.signal, transfer: list });
+  }
+
+  async loadString(key, bytes, opts = {}) {
+    const { arg, list } = this._bytesArg(bytes, 'bytes', opts.transfer);
+    return this._send('loadString', [key, arg], { signal: opts.signal, transfer: list });
+  }
+
+  async call(method, ...args) {
+    return this._send(String(method), args);
+  }
+
+  async command(argv) {
+    return this._send('command', [argv]);
+  }
+
+  async keyList(pattern = '*', limit = 1000) {
+    return this._send('keyList', [pattern, limit]);
+  }
+
+  async keyDetail(key, options) {
+    return this._send('keyDetail', options === undefined ? [key] : [key, options]);
+  }
+
+  terminate() {
+    if (this._closed) return;
+    this._closed = true;
+    this._w.terminate();
+    this._failAll(new Error('bitlens engine: terminated'));
+  }
+}
+
+/** The same promise API over an Engine on the page's own thread. */
+class LocalEngine {
+  constructor(Engine) {
+    this.worker = false;
+    this._Engine = Engine;
+    this._engine = new Engine();
+    this._closed = false;
+  }
+
+  _live() {
+    if (this._closed) throw new Error('bitlens engine: terminated');
+    return this._engine;
+  }
+
+  /** Drops the engine's data (as an aborted load does in a worker). */
+  _reset() {
+    try {
+      this._engine.free();
+    } catch {
+      /* already freed */
+    }
+    this._engine = new this._Engine();
+  }
+
+  _aborted(signal) {
+    if (signal && signal.aborted) {
+      this._reset();
+      throw abortError();
+    }
+  }
+
+  async loadRdb(source, opts = {}) {
+    this._live();
+    checkSignal(opts.signal);
+    const { signal, onProgress } = opts;
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum']);
+    if (onProgress || signal) {
+      // The page's thread is busy during the load, so an abort can only come from a progress
+      // callback: throwing from it stops engines that propagate callback errors.
+      engineOpts.onProgress = (done, total) => {
+        if (onProgress) onProgress(done, total);
+        if (signal && signal.aborted) throw abortError();
+      };
+    }
+    let bytes;
+    if (isBlob(source)) {
+      bytes = new Uint8Array(await source.arrayBuffer());
+      this._aborted(signal);
+    } else {
+      bytes = toBytes(source, 'source');
+    }
+    let n;
+    try {
+      n = this._live().loadRdb(bytes, opts.db, engineOpts);
+    } catch (e) {
+      this._aborted(signal);
+      throw e;
+    }
+    // Aborted during the load: same outcome as in a worker (AbortError, empty engine).
+    this._aborted(signal);
+    return n;
+  }
+
+  async loadDump(key, bytes, opts = {}) {
+    checkSignal(opts.signal);
+    return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs']));
+  }
+
+  async loadString(key, bytes, opts = {}) {
+    checkSignal(opts.signal);
+    return this.call('loadString', key, toBytes(bytes, 'bytes'));
+  }
+
+  async call(method, ...args) {
+    const e = this._live();
+    method = String(method);
+    if (method === 'constructor' || method.startsWith('_') || method === 'free' || typeof e[method] !== 'function') {
+      throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
+    }
+    return e[method](...args);
+  }
+
+  async command(argv) {
+    return this._live().command(argv);
+  }
+
+  async keyList(pattern = '*', limit = 1000) {
+    return this.call('keyList', pattern, limit);
+  }
+
+  async keyDetail(key, options) {
+    return options === undefined ? this.call('keyDetail', key) : this.call('keyDetail', key, options);
+  }
+
+  terminate() {
+    if (this._closed) return;
+    this._closed = true;
+    try {
+      this._engine.free();
+    } catch {
+      /* already freed */
+    }
+  }
+}
+
+/**
+ * Creates an engine client. Options:
+ * - `worker` (default true): run the Engine in a module Web Worker; false runs it in-page (as
+ *   does a context without `Worker`; the client's `worker` property tells which it got).
+ * - `wasmUrl`: where bitlens_bg.wasm is (default: ../pkg/bitlens_bg.wasm next to this module).
+ * - `workerUrl`: where engine-worker.js is (default: next to this module).
+ * Resolves once the wasm module is instantiated; rejects if it cannot be loaded.
+ */
+export async function createEngine({ worker = true, wasmUrl, workerUrl } = {}) {
+  if (worker && typeof Worker !== 'undefined') {
+    const eng = new WorkerEngine({ wasmUrl, workerUrl });
+    try {
+      await eng._ready;
+    } catch (e) {
+      eng.terminate();
+      throw e;
+    }
+    return eng;
+  }
+  const mod = await import('../pkg/bitlens.js');
+  const url = absoluteUrl(wasmUrl);
+  await mod.default(url ? { module_or_path: url } : undefined);
+  return new LocalEngine(mod.Engine);
+}

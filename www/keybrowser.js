@@ -1,0 +1,292 @@
+// The key browser of the panel (issue 6): search the loaded snapshot by Redis glob pattern
+// (keyList), page through the matching keys with their type, encoding, size and TTL, and open a
+// key's detail (keyDetail): a bitmap's density strip, a HyperLogLog's register histogram, or a
+// GEO set's points in their bounding box. Drawn on <canvas> with the panel's theme colours.
+// Keyboard: the pattern field submits on Enter, each key is a button, the detail heading takes
+// the focus when a key opens, and Escape in the detail goes back to the key's button.
+
+import { keyDetail, keyList } from './offline.js';
+import { el, formatBytes } from './util.js';
+
+/** Keys per page of the list. */
+export const KEYS_PAGE = 25;
+/** Density buckets of the bitmap strip and points of the GEO scatter. */
+const BUCKETS = 256;
+const MAX_POINTS = 2000;
+
+/** Theme colours of the element (CSS custom properties of the panel). */
+function colours(node) {
+  const cs = getComputedStyle(node);
+  const v = (name, dflt) => cs.getPropertyValue(name).trim() || dflt;
+  return { fg: v('--fg', '#1d2330'), muted: v('--muted', '#5d6676'), accent: v('--accent', '#c2281f'), line: v('--line', '#dde1e7'), card: v('--card', '#fff') };
+}
+
+/** A canvas sized in CSS pixels, backed at the device pixel ratio. */
+function canvas(testid, label, w, h) {
+  const c = el('canvas', { 'data-testid': testid, role: 'img', 'aria-label': label, class: 'kb-canvas' });
+  const r = window.devicePixelRatio || 1;
+  c.width = Math.round(w * r);
+  c.height = Math.round(h * r);
+  c.style.aspectRatio = `${w} / ${h}`;
+  const ctx = c.getContext('2d');
+  ctx.scale(r, r);
+  return { c, ctx, w, h };
+}
+
+/**
+ * Builds the (empty) key browser. Returns {section, setSource(eng), search(pattern)}; the panel
+ * hands it a promise-API engine after every load.
+ * @param {object} t labels (i18n.js)
+ * @param {(n: number) => string} fmt number formatter of the panel's locale
+ */
+export function buildKeyBrowser(t, fmt) {
+  let source = null;
+  let page = 0;
+  let last = null; // {pattern, total, keys}
+  let seq = 0; // latest search
+  let detailSeq = 0; // latest detail opened
+  const pattern = el('input', { type: 'search', name: 'pattern', value: '*', spellcheck: 'false', 'data-testid': 'kb-pattern', 'aria-label': t.kbPattern });
+  const summary = el('p', { class: 'kb-summary', 'data-testid': 'kb-summary', 'aria-live': 'polite' });
+  const list = el('div', { class: 'kb-list', 'data-testid': 'kb-list' });
+  const pager = el('div', { class: 'pager' });
+  const detail = el('div', { class: 'kb-detail', 'data-testid': 'kb-detail', hidden: true });
+  const form = el('form', {
+    class: 'kb-form', role: 'search',
+    onsubmit: (e) => {
+      e.preventDefault();
+      page = 0;
+      search(pattern.value);
+    },
+  }, el('label', {}, el('span', {}, t.kbPattern), pattern), el('button', { type: 'submit', 'data-testid': 'kb-search' }, t.search));
+  const section = el('section', { class: 'kb', 'data-testid': 'keys-section', 'aria-labelledby': 'kb-title', hidden: true },
+    el('h2', { id: 'kb-title' }, t.kbTitle), form, summary,
+    el('div', { class: 'kb-body' }, el('div', { class: 'kb-left' }, list, pager), detail));
+
+  async function search(p) {
+    if (!source) return;
+    const my = ++seq;
+    section.dataset.state = 'searching';
+    const want = (page + 1) * KEYS_PAGE;
+    try {
+      const r = await keyList(source, p, want);
+      if (my !== seq) return;
+      last = { pattern: p, ...r };
+      drawList();
+      section.dataset.state = 'ready';
+    } catch (e) {
+      if (my !== seq) return;
+      list.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-error' }, e.message || String(e)));
+      summary.textContent = '';
+      pager.replaceChildren();
+      section.dataset.state = 'error';
+    }
+  }
+
+  function drawList() {
+    const { total, keys } = last;
+    const pages = Math.max(1, Math.ceil(total / KEYS_PAGE));
+    summary.textContent = t.kbMatches(fmt(total), last.pattern);
+    summary.dataset.total = total;
+    const rows = keys.slice(page * KEYS_PAGE, (page + 1) * KEYS_PAGE);
+    const table = el('table', { class: 'kb-table' },
+      el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key },
+        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget) }, k.key)),
+        el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
+        el('td', { class: 'num' }, ttl(k.ttlMs))))));
+    list.replaceChildren(rows.length ? table : el('p', { class: 'note' }, t.kbNone));
+    const go = (p) => {
+      page = p;
+      // keyList has no offset: ask for enough keys to fill the wanted page.
+      if ((page + 1) * KEYS_PAGE > last.keys.length && last.keys.length < last.total) search(last.pattern);
+      else drawList();
+    };
+    pager.replaceChildren(...(pages > 1 ? [
+      el('button', { type: 'button', 'data-testid': 'kb-prev', disabled: page === 0, onclick: () => go(page - 1) }, t.prev),
+      el('span', { 'data-testid': 'kb-page' }, t.page(page + 1, pages)),
+      el('button', { type: 'button', 'data-testid': 'kb-next', disabled: page >= pages - 1, onclick: () => go(page + 1) }, t.next),
+    ] : []));
+  }
+
+  const ttl = (ms) => (ms === null || ms === undefined || ms < 0 ? t.kbNoTtl : ms >= 1000 ? `${fmt(Math.round(ms / 1000))} s` : `${fmt(ms)} ms`);
+
+  async function open(key, from) {
+    const my = ++detailSeq;
+    detail.hidden = false;
+    detail.dataset.state = 'loading';
+    detail.replaceChildren(el('p', {}, t.loading));
+    let d;
+    try {
+      d = await keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS });
+    } catch (e) {
+      if (my !== detailSeq) return;
+      detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, e.message || String(e)));
+      detail.dataset.state = 'error';
+      return;
+    }
+    if (my !== detailSeq) return;
+    const heading = el('h3', { tabindex: '-1', 'data-testid': 'kb-detail-key' }, key);
+    const close = el('button', { type: 'button', class: 'kb-close', 'data-testid': 'kb-close', 'aria-label': t.kbClose, onclick: () => back() }, '×');
+    const back = () => {
+      detail.hidden = true;
+      detail.replaceChildren();
+      if (from && from.isConnected) from.focus();
+    };
+    detail.onkeydown = (e) => {
+      if (e.key === 'Escape') back();
+    };
+    if (!d) {
+      detail.replaceChildren(close, heading, el('p', { class: 'warn' }, t.kbGone));
+      detail.dataset.state = 'missing';
+      heading.focus();
+      return;
+    }
+    const facts = [[t.kbType, d.type, 'type'], [t.kbEncoding, d.encoding, 'encoding'], [t.kbSize, formatBytes(d.bytes), 'bytes'], [t.kbTtl, ttl(d.ttlMs), 'ttl']];
+    const dl = el('dl', { class: 'kb-facts' });
+    const fact = (label, shown, id, raw) => dl.append(el('dt', {}, label), el('dd', { 'data-testid': `kb-${id}`, 'data-value': raw ?? shown }, shown));
+    for (const [l, v, id] of facts) fact(l, v, id);
+    detail.replaceChildren(close, heading, dl);
+    detail.dataset.kind = d.kind;
+    const c = colours(detail);
+    if (d.kind === 'bitmap') {
+      fact(t.kbBits, fmt(d.bits), 'bits', d.bits);
+      fact(t.kbBitcount, fmt(d.bitcount), 'bitcount', d.bitcount);
+      fact(t.kbDensity, `${((d.bits ? d.bitcount / d.bits : 0) * 100).toFixed(2)}%`, 'density', d.bits ? d.bitcount / d.bits : 0);
+      detail.append(el('h4', {}, t.kbDensityStrip), densityStrip(d.density, d.bits, c, t, fmt));
+    } else if (d.kind === 'hll') {
+      fact(t.kbHllEncoding, d.hllEncoding, 'hll-encoding');
+      fact(t.kbCardinality, fmt(d.cardinality), 'cardinality', d.cardinality);
+      if (d.registerHistogram) detail.append(el('h4', {}, t.kbRegisters), registerHistogram(d.registerHistogram, c, t, fmt));
+    } else if (d.kind === 'geo') {
+      fact(t.kbMembers, fmt(d.members), 'members', d.members);
+      if (d.bbox) fact(t.kbBbox, d.bbox.map((x) => x.toFixed(5)).join(', '), 'bbox', d.bbox.join(','));
+      detail.append(el('h4', {}, t.kbPoints(fmt(d.points.length), fmt(d.members))), geoScatter(d.points, d.bbox, c, t));
+    } else {
+      detail.append(el('p', { class: 'note' }, t.kbOther));
+    }
+    detail.dataset.state = 'ready';
+    heading.focus();
+  }
+
+  return {
+    section,
+    /** Points the browser at a (promise-API) engine and lists its keys with the current pattern. */
+    setSource(eng) {
+      source = eng;
+      section.hidden = !eng;
+      detail.hidden = true;
+      detail.replaceChildren();
+      page = 0;
+      if (eng) return search(pattern.value || '*');
+      return Promise.resolve();
+    },
+    search(p) {
+      pattern.value = p;
+      page = 0;
+      return search(p);
+    },
+    open: (key) => open(key, null),
+  };
+}
+
+/** The bitmap's set-bit density per bucket as a strip of shaded cells, with a scale line. */
+function densityStrip(density, bits, c, t, fmt) {
+  const { c: cv, ctx, w, h } = canvas('kb-density-canvas', t.kbDensityStrip, 720, 70);
+  const max = Math.max(...density, 0);
+  const bw = w / Math.max(1, density.length);
+  ctx.fillStyle = c.card;
+  ctx.fillRect(0, 0, w, h);
+  ctx.fillStyle = c.accent;
+  density.forEach((v, i) => {
+    if (!v) return;
+    // Opacity proportional to the bucket's density relative to the densest bucket.
+    ctx.globalAlpha = 0.15 + 0.85 * (max ? v / max : 0);
+    ctx.fillRect(i * bw, 4, Math.max(1, bw), h - 24);
+  });
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = c.line;
+  ctx.strokeRect(0.5, 4.5, w - 1, h - 24);
+  ctx.fillStyle = c.muted;
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(t.kbBit(0), 2, h - 2);
+  const end = t.kbBit(fmt(Math.max(0, bits - 1)));
+  ctx.fillText(end, w - ctx.measureText(end).width - 2, h - 2);
+  const mid = t.kbMaxDensity(`${(max * 100).toFixed(1)}%`);
+  ctx.fillText(mid, (w - ctx.measureText(mid).width) / 2, h - 2);
+  cv.dataset.buckets = String(density.length);
+  return cv;
+}
+
+/** The HLL register-value histogram (values 0..last non-empty), bars on a log scale. */
+function registerHistogram(hist, c, t, fmt) {
+  const last = Math.max(1, hist.reduce((m, v, i) => (v > 0 ? i : m), 0));
+  const data = hist.slice(0, last + 1);
+  const { c: cv, ctx, w, h } = canvas('kb-registers-canvas', t.kbRegisters, 720, 220);
+  const pad = { l: 52, r: 10, t: 10, b: 34 };
+  const pw = w - pad.l - pad.r;
+  const ph = h - pad.t - pad.b;
+  const max = Math.max(...data, 1);
+  const y = (v) => (v > 0 ? (Math.log10(v + 1) / Math.log10(max + 1)) * ph : 0);
+  ctx.fillStyle = c.card;
+  ctx.fillRect(0, 0, w, h);
+  const bw = pw / data.length;
+  ctx.fillStyle = c.accent;
+  data.forEach((v, i) => {
+    const bh = y(v);
+    ctx.fillRect(pad.l + i * bw + 1, pad.t + ph - bh, Math.max(1, bw - 2), bh);
+  });
+  ctx.strokeStyle = c.line;
+  ctx.beginPath();
+  ctx.moveTo(pad.l, pad.t);
+  ctx.lineTo(pad.l, pad.t + ph);
+  ctx.lineTo(pad.l + pw, pad.t + ph);
+  ctx.stroke();
+  ctx.fillStyle = c.muted;
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'top';
+  const step = Math.ceil(data.length / 16);
+  for (let i = 0; i < data.length; i += step) ctx.fillText(String(i), pad.l + i * bw + bw / 2 - 3, pad.t + ph + 3);
+  ctx.fillText(t.kbRegisterValue, pad.l + pw / 2 - 40, pad.t + ph + 18);
+  ctx.textBaseline = 'middle';
+  ctx.fillText(fmt(max), 4, pad.t + 6);
+  ctx.fillText('0', 4, pad.t + ph);
+  cv.dataset.values = JSON.stringify(data);
+  return cv;
+}
+
+/** GEO points as a scatter in their bounding box (equirectangular, lon scaled by cos(lat)). */
+function geoScatter(points, bbox, c, t) {
+  const { c: cv, ctx, w, h } = canvas('kb-geo-canvas', t.kbGeoMap, 480, 360);
+  ctx.fillStyle = c.card;
+  ctx.fillRect(0, 0, w, h);
+  const pad = 20;
+  if (points.length && bbox) {
+    const [x0, y0, x1, y1] = bbox;
+    const k = Math.cos((((y0 + y1) / 2) * Math.PI) / 180) || 1;
+    const sx = (x1 - x0) * k || 1e-9;
+    const sy = y1 - y0 || 1e-9;
+    const scale = Math.min((w - 2 * pad) / sx, (h - 2 * pad) / sy);
+    const ox = (w - sx * scale) / 2;
+    const oy = (h - sy * scale) / 2;
+    ctx.strokeStyle = c.line;
+    ctx.strokeRect(ox, oy, sx * scale, sy * scale);
+    ctx.fillStyle = c.accent;
+    for (const p of points) {
+      const px = ox + (p.lon - x0) * k * scale;
+      const py = oy + (y1 - p.lat) * scale;
+      ctx.beginPath();
+      ctx.arc(px, py, 2.5, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    ctx.fillStyle = c.muted;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(`${x0.toFixed(4)}, ${y0.toFixed(4)}`, 2, h - 2);
+    const ne = `${x1.toFixed(4)}, ${y1.toFixed(4)}`;
+    ctx.textBaseline = 'top';
+    ctx.fillText(ne, w - ctx.measureText(ne).width - 2, 2);
+  }
+  cv.dataset.points = String(points.length);
+  return cv;
+}

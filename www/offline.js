@@ -1,0 +1,153 @@
+// Offline snapshots for the panel: a file the user opens or drops (a dump.rdb, DUMP payloads or
+// raw GET bytes) is decoded in this browser — in a Web Worker through createEngine() of
+// engine-client.js — and never uploaded. The worker engine answers the key browser; the keys the
+// cards need are copied from it into the page's synchronous engine as a small RDB (strings and
+// sorted sets only), so the cards and charts draw exactly as in online mode.
+
+import { createEngine } from './engine-client.js';
+
+function abortError() {
+  return new DOMException('The load was cancelled', 'AbortError');
+}
+
+/**
+ * A promise-API engine for offline files (engine-client.js): in a Web Worker by default,
+ * `worker: false` keeps it in the page. `inWorker` tells which one it got.
+ */
+export async function openEngine({ worker = true } = {}) {
+  const eng = await createEngine({ worker });
+  eng.inWorker = eng.worker === true;
+  return eng;
+}
+
+/**
+ * The call/command part of the promise API over an existing in-page Engine (the key browser
+ * over a fetched snapshot). `terminate()` leaves the engine alone: the panel owns it.
+ */
+export function wrapEngine(engine) {
+  return {
+    engine,
+    inWorker: false,
+    async call(method, ...args) {
+      if (typeof engine[method] !== 'function') throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
+      return engine[method](...args);
+    },
+    async command(argv) {
+      return engine.command(argv);
+    },
+    terminate() {},
+  };
+}
+
+/** `keyList(pattern, limit)`: {total, keys: [{key, type, encoding, bytes, ttlMs}]}, sorted by key. */
+export function keyList(eng, pattern, limit) {
+  return eng.call('keyList', pattern, limit);
+}
+
+/**
+ * `keyDetail(key, {buckets, maxPoints})`: the bitmap density, HLL register histogram or GEO
+ * points of a key (null when it does not exist).
+ */
+export function keyDetail(eng, key, opts = {}) {
+  return eng.call('keyDetail', key, opts);
+}
+
+// ---- copying keys into the page engine -------------------------------------------------------
+
+/** RDB length encoding (6-bit, 14-bit, 32-bit or 64-bit big-endian). */
+function rdbLen(out, n) {
+  if (n < 64) out.push(n);
+  else if (n < 16384) out.push(0x40 | (n >> 8), n & 0xff);
+  else if (n <= 0xffffffff) out.push(0x80, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+  else {
+    out.push(0x81);
+    const hi = Math.floor(n / 2 ** 32);
+    for (const v of [hi, n >>> 0]) out.push((v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff);
+  }
+}
+
+/**
+ * A minimal RDB (version 9, database 0, checksum 0 = not checked, as Redis writes with
+ * rdbchecksum no) holding `entries`: {key, string: Uint8Array} (type 0) or
+ * {key, zset: [[member, score]...]} (type 5, scores as little-endian binary doubles).
+ */
+export function miniRdb(entries) {
+  const enc = new TextEncoder();
+  const parts = [];
+  let head = [...enc.encode('REDIS0009'), 0xfe, 0];
+  parts.push(Uint8Array.from(head));
+  const str = (bytes) => {
+    const h = [];
+    rdbLen(h, bytes.length);
+    parts.push(Uint8Array.from(h), bytes);
+  };
+  for (const e of entries) {
+    parts.push(Uint8Array.of(e.zset ? 5 : 0));
+    str(enc.encode(e.key));
+    if (e.zset) {
+      const h = [];
+      rdbLen(h, e.zset.length);
+      parts.push(Uint8Array.from(h));
+      for (const [m, score] of e.zset) {
+        str(enc.encode(m));
+        const d = new Uint8Array(8);
+        new DataView(d.buffer).setFloat64(0, score, true);
+        parts.push(d);
+      }
+    } else {
+      str(e.string);
+    }
+  }
+  parts.push(Uint8Array.of(0xff, 0, 0, 0, 0, 0, 0, 0, 0));
+  head = parts.reduce((n, p) => n + p.length, 0);
+  const out = new Uint8Array(head);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Strings longer than this that are not HyperLogLogs cross to the page as Roaring bitmaps. */
+const ROARING_OVER = 1 << 20;
+
+/**
+ * Copies the keys matching `patterns` from promise-API engine `src` into the page's `engine`
+ * (replacing its content): strings byte for byte — except big bitmaps, which go over as
+ * Roaring bitmaps so a sparse one stays small (same bits, trailing zero bytes dropped) —
+ * and sorted sets (GEO sets) with their exact scores. Other types are not needed by the cards
+ * and are skipped. Returns the number of keys copied.
+ */
+export async function copyKeys(src, engine, patterns, signal) {
+  const keys = [...new Set((await Promise.all(patterns.map((p) => src.call('keys', p)))).flat())].sort();
+  const entries = [];
+  const roaring = [];
+  for (const key of keys) {
+    if (signal?.aborted) throw abortError();
+    const type = await src.command(['TYPE', key]);
+    if (type === 'string') {
+      const big = (await src.command(['STRLEN', key])) > ROARING_OVER && (await src.command(['GETRANGE', key, '0', '3'])) !== 'HYLL';
+      if (big) roaring.push({ key, bytes: await src.call('exportRoaring', key) });
+      else entries.push({ key, string: await src.call('commandRaw', ['GET', key]) });
+    } else if (type === 'zset') {
+      const flat = await src.command(['ZRANGE', key, '0', '-1', 'WITHSCORES']);
+      const zset = [];
+      for (let i = 0; i < flat.length; i += 2) zset.push([flat[i], Number(flat[i + 1])]);
+      entries.push({ key, zset });
+    }
+  }
+  engine.loadRdb(miniRdb(entries));
+  for (const { key, bytes } of roaring) engine.loadRoaring(key, bytes);
+  return entries.length + roaring.length;
+}
+
+/** True when `bytes` (the first bytes of a file) start an RDB file ("REDIS" magic). */
+export function isRdb(bytes) {
+  return bytes.length >= 5 && String.fromCharCode(...bytes.subarray(0, 5)) === 'REDIS';
+}
+
+/** The key a DUMP file is loaded as by default: its name without a .dump/.bin/.rdb extension. */
+export function keyFromFileName(name) {
+  return String(name).replace(/\.(dump|bin|raw|payload)$/i, '');
+}
