@@ -240,8 +240,10 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
         match &value {
             Value::String(s) => {
                 acc.length += s.len();
-                let b = s.as_bytes();
-                if b.starts_with(b"HYLL") {
+                // Only HLL candidates are read as bytes: a long sparse bitmap is never
+                // materialised.
+                if s.range(0, 3) == b"HYLL" {
+                    let b = s.as_bytes();
                     acc.hll_seen = true;
                     let enc = crate::hll::validate(&b);
                     match (enc, crate::hll::count_readonly(&b)) {

@@ -867,3 +867,17 @@ fn crc_of(bytes: &[u8]) -> u64 {
     }
     crc
 }
+
+#[wasm_bindgen_test]
+fn load_rdb_blob_outside_a_worker_says_so() {
+    let parts: Array = [Uint8Array::from(&b"REDIS0010\xff\0\0\0\0\0\0\0\0"[..])]
+        .into_iter()
+        .collect();
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap();
+    let mut e = Engine::new();
+    let msg = error_message(
+        e.load_rdb_blob(&blob, None, JsValue::UNDEFINED)
+            .unwrap_err(),
+    );
+    assert!(msg.contains("Web Worker"), "{msg}");
+}

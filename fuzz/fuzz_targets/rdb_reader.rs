@@ -1,8 +1,48 @@
 //! Whole RDB files: the reader (checksum off, so mutated files get past the trailer check and
-//! reach every value decoder), the pattern filter, and the inspect report.
+//! reach every value decoder), the pattern filter, and the inspect report. The chunked
+//! reader (a bounded window refilled from a source that returns short reads of random
+//! sizes, seeded from the input) must return exactly what the slice reader returns: the same
+//! snapshot, or the same error at the same offset.
 #![no_main]
-use bitlens::rdb::{load_rdb, LoadOptions};
+use bitlens::rdb::{load_rdb, load_rdb_chunked, ChunkSource, LoadOptions, RdbError, Snapshot};
 use libfuzzer_sys::fuzz_target;
+
+/// A source that hands out at most a random number of bytes per read.
+struct Jittery<'a> {
+    data: &'a [u8],
+    rng: u64,
+    max_read: u64,
+}
+
+impl ChunkSource for Jittery<'_> {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        let start = (offset as usize).min(self.data.len());
+        let n = buf
+            .len()
+            .min(self.data.len() - start)
+            .min(1 + (self.rng % self.max_read) as usize);
+        buf[..n].copy_from_slice(&self.data[start..start + n]);
+        Ok(n)
+    }
+}
+
+fn same(slice: &Result<Snapshot, RdbError>, chunked: &Result<Snapshot, RdbError>, what: &str) {
+    match (slice, chunked) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.entries(), b.entries(), "{what}");
+            assert_eq!((a.version, &a.aux), (b.version, &b.aux), "{what}");
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "{what}"),
+        _ => panic!("{what}: slice {slice:?} vs chunked {chunked:?}"),
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let opts = LoadOptions {
@@ -10,13 +50,31 @@ fuzz_target!(|data: &[u8]| {
         patterns: Vec::new(),
         db: None,
     };
-    let _ = load_rdb(data, &opts);
+    let all = load_rdb(data, &opts);
     let filtered = LoadOptions {
         verify_checksum: false,
         patterns: vec![b"s*".to_vec()],
-        db: None,
+        db: Some(0),
     };
-    let _ = load_rdb(data, &filtered);
+    let some = load_rdb(data, &filtered);
+    let checked = LoadOptions::default();
+    let crc = load_rdb(data, &checked);
+    // Window sizes and read lengths from a hash of the input (FNV-1a).
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in data {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    let h = h | 1;
+    let chunk = 1 + (h % if h & 2 == 0 { 64 } else { 4096 }) as usize;
+    let mut src = Jittery {
+        data,
+        rng: h,
+        max_read: 1 + (h >> 20) % 300,
+    };
+    let progress = &mut |_, _| Ok(());
+    same(&all, &load_rdb_chunked(&mut src, chunk, &opts, progress), "all");
+    same(&some, &load_rdb_chunked(&mut src, chunk, &filtered, progress), "filtered");
+    same(&crc, &load_rdb_chunked(&mut src, chunk, &checked, progress), "checksum");
     if let Ok(r) = bitlens::inspect::report(data, &opts) {
         let _ = r.to_text();
         let _ = r.to_json();

@@ -40,6 +40,9 @@ impl ChunkSource for &[u8] {
     }
 }
 
+/// Receives streamed bytes: (absolute offset of the piece, the piece).
+pub(crate) type Sink<'s> = &'s mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>;
+
 /// The reader's view of its input.
 pub(crate) trait Input {
     /// The unconsumed bytes available now, the absolute offset of the first, and whether
@@ -55,12 +58,7 @@ pub(crate) trait Input {
 
     /// Passes the next `n` bytes to `sink` in pieces (with the absolute offset of each),
     /// consuming them. Errors when the input ends first or `sink` fails.
-    fn stream(
-        &mut self,
-        n: u64,
-        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
-        what: &str,
-    ) -> Result<(), RdbError>;
+    fn stream(&mut self, n: u64, sink: Sink<'_>, what: &str) -> Result<(), RdbError>;
 
     /// The CRC-64 of every byte before the current position.
     fn crc_so_far(&mut self) -> u64;
@@ -102,12 +100,7 @@ impl Input for SliceInput<'_> {
         Ok(())
     }
 
-    fn stream(
-        &mut self,
-        n: u64,
-        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
-        what: &str,
-    ) -> Result<(), RdbError> {
+    fn stream(&mut self, n: u64, sink: Sink<'_>, what: &str) -> Result<(), RdbError> {
         let left = (self.bytes.len() - self.pos) as u64;
         if n > left {
             return Err(truncated(self.pos as u64, what, n, left));
@@ -232,12 +225,7 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
         Ok(())
     }
 
-    fn stream(
-        &mut self,
-        n: u64,
-        sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>,
-        what: &str,
-    ) -> Result<(), RdbError> {
+    fn stream(&mut self, n: u64, sink: Sink<'_>, what: &str) -> Result<(), RdbError> {
         let abs = self.start + self.pos as u64;
         if n > self.total - abs {
             return Err(truncated(abs, what, n, self.total - abs));

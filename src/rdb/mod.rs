@@ -310,7 +310,10 @@ fn read_record<'w>(
             let wanted = opts.selects_in(st.db, &key);
             let v_at = c.pos;
             if t == types::STRING && !c.eof {
-                if let Some(n) = c.raw_string_len("string value")? {
+                let raw = c
+                    .raw_string_len("string value")
+                    .map_err(|e| e.with_key(&key))?;
+                if let Some(n) = raw {
                     if n > c.remaining() as u64 && n >= STREAM_STRING_BYTES {
                         return Ok(Step::LongString {
                             key,

@@ -519,3 +519,20 @@ fn progress_is_reported_by_both_readers() {
     assert_eq!(e.message, "stop");
     assert!(e.offset >= PROGRESS_STEP);
 }
+
+/// Fuzzer find: a bad length byte of a string value in a window that does not reach the end
+/// of input must name the key, as the slice reader does.
+#[test]
+fn chunked_reader_names_the_key_of_a_bad_string_length() {
+    let mut v = b"REDIS0009\xfe\x00\x00\x0ast".to_vec();
+    v.extend_from_slice(&[0xbe; 100]);
+    v.push(opcodes::EOF);
+    v.extend_from_slice(&[0; 8]);
+    let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.offset, 23);
+    assert_eq!(
+        e.key.as_deref(),
+        Some(&b"st\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe"[..])
+    );
+    same_as_slice(&v, &LoadOptions::default(), &[1, 20, 30]);
+}
