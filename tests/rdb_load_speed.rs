@@ -28,9 +28,15 @@ fn load_speed() {
     }
     let t = Instant::now();
     let mut src: &[u8] = &bytes;
-    load_rdb_chunked(&mut src, 8 << 20, &LoadOptions::default(), &mut |_, _| Ok(())).unwrap();
+    load_rdb_chunked(&mut src, 8 << 20, &LoadOptions::default(), &mut |_, _| {
+        Ok(())
+    })
+    .unwrap();
     let s = t.elapsed().as_secs_f64();
-    println!("chunked load (8 MiB windows): {s:.2} s = {:.0} MB/s", mb / s);
+    println!(
+        "chunked load (8 MiB windows): {s:.2} s = {:.0} MB/s",
+        mb / s
+    );
     let t = Instant::now();
     let opts = LoadOptions {
         patterns: vec![b"no-such-key".to_vec()],
@@ -46,7 +52,9 @@ fn load_speed() {
         let el = last.elapsed().as_secs_f64();
         let name = format!(
             "{} {}",
-            rec.value.as_ref().map_or("-".into(), |v| v.redis_type().name()),
+            rec.value
+                .as_ref()
+                .map_or("-".into(), |v| v.redis_type().name()),
             rec.encoding
         );
         let e = per.entry(name).or_default();

@@ -98,9 +98,8 @@ fn run(
                 // final (at least 16 back); bytes past `len` are overwritten later.
                 let mut k = 0;
                 while k < len {
-                    let block: [u8; 16] = out[start + k..start + k + 16]
-                        .try_into()
-                        .expect("16 bytes");
+                    let block: [u8; 16] =
+                        out[start + k..start + k + 16].try_into().expect("16 bytes");
                     out[op + k..op + k + 16].copy_from_slice(&block);
                     k += 16;
                 }
@@ -269,8 +268,8 @@ mod tests {
             let reference = lzf::decompress(&packed, input.len()).unwrap();
             assert_eq!(reference, input);
             for direct_max in [DIRECT_MAX, 0, 1 << 16] {
-                let s = decompress_string_direct_max(&packed, input.len() as u64, direct_max)
-                    .unwrap();
+                let s =
+                    decompress_string_direct_max(&packed, input.len() as u64, direct_max).unwrap();
                 assert_eq!(s.len(), input.len() as u64);
                 assert_eq!(&*s.as_bytes(), &input[..]);
                 // Mostly-zero outputs stay sparse.
