@@ -3,19 +3,17 @@
 use super::*;
 
 /// xorshift64*: a tiny deterministic generator for property tests.
-pub(crate) struct Rng(u64);
+/// Test-data randomness: fastrand's seeded generator plus random bitmaps.
+pub(crate) struct Rng(fastrand::Rng);
 impl Rng {
     pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
+        Rng(fastrand::Rng::with_seed(seed))
     }
     pub(crate) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.0.u64(..)
     }
     pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.0.u64(..n.max(1))
     }
     /// Random bytes with a random density and occasional all-ones / all-zeros runs.
     pub(crate) fn bytes(&mut self, max_len: u64) -> Vec<u8> {

@@ -26,15 +26,12 @@ use bitlens::zset::ZSet;
 const BITS: usize = 100_000_000;
 
 /// SplitMix64: a small deterministic generator (the data set must be the same every run).
-struct Rng(u64);
+/// Bench-data randomness: fastrand's seeded generator.
+struct Rng(fastrand::Rng);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.u64(..)
     }
 
     fn unit(&mut self) -> f64 {
@@ -46,7 +43,7 @@ fn gen(out: &str) -> std::io::Result<()> {
     let file = std::fs::File::create(out)?;
     let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
     w.select_db(0)?;
-    let mut rng = Rng(0x5EED_B175);
+    let mut rng = Rng(fastrand::Rng::with_seed(0x5EED_B175));
     let bytes = BITS / 8;
     for k in 0..30 {
         // AND of three random words: each bit set with probability 1/8 (12.5 %).
@@ -79,7 +76,7 @@ fn gen(out: &str) -> std::io::Result<()> {
 /// The `bench:geo` key: 1,000,000 members `shop:N` spread uniformly over about
 /// 80 km × 90 km around Shanghai (~140 shops per km²), from a fixed seed.
 fn geo_set() -> ZSet {
-    let mut rng = Rng(0x6E0_5E7);
+    let mut rng = Rng(fastrand::Rng::with_seed(0x6E0_5E7));
     let mut pairs = Vec::with_capacity(1_000_000);
     for i in 0..1_000_000u32 {
         let (lon, lat) = (121.07 + rng.unit() * 0.8, 30.83 + rng.unit() * 0.8);
