@@ -34,6 +34,9 @@ pub struct Report {
     pub aux: Vec<(String, String)>,
     /// The CRC-64 stored in the trailer (0 = none was computed).
     pub stored_checksum: u64,
+    /// Whether the stored CRC-64 was checked against the file (false when it is 0 or checking
+    /// was switched off, e.g. `bitlens inspect --no-checksum`).
+    pub checksum_verified: bool,
     /// Size of the input in bytes.
     pub file_bytes: u64,
     /// Databases in ascending number.
@@ -351,6 +354,7 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
             })
             .collect(),
         stored_checksum: header.stored_checksum,
+        checksum_verified: opts.verify_checksum && header.stored_checksum != 0,
         file_bytes: bytes.len() as u64,
         databases,
     })
@@ -422,8 +426,10 @@ impl Report {
             self.databases.len(),
             if self.stored_checksum == 0 {
                 "absent".to_string()
+            } else if self.checksum_verified {
+                format!("{:016x} (verified)", self.stored_checksum)
             } else {
-                format!("{:016x}", self.stored_checksum)
+                format!("{:016x} (not verified)", self.stored_checksum)
             }
         );
         for db in &self.databases {
@@ -461,7 +467,7 @@ impl Report {
         out
     }
 
-    /// JSON for tools: `{"version", "aux": {..}, "stored_checksum", "file_bytes",
+    /// JSON for tools: `{"version", "aux": {..}, "stored_checksum", "checksum_verified", "file_bytes",
     /// "databases": [{"db", "keys", "expires", "groups": [{"pattern", "type", "encoding",
     /// "count", "bytes", "length", "with_expiry", "expiry_min_ms", "expiry_max_ms",
     /// "examples", "bitmap"?: {"keys", "set_bits", "bits", "density"}, "hll"?: {"dense",
@@ -519,6 +525,7 @@ impl Report {
             "version": self.version,
             "aux": aux,
             "stored_checksum": format!("{:016x}", self.stored_checksum),
+            "checksum_verified": self.checksum_verified,
             "file_bytes": self.file_bytes,
             "databases": dbs,
         })

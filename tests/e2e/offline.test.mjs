@@ -8,45 +8,28 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import {
-  closeSync, copyFileSync, createReadStream, existsSync, openSync, readFileSync, statSync, writeFileSync, writeSync,
+  closeSync, copyFileSync, openSync, readFileSync, statSync, writeFileSync, writeSync,
 } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, rng, startRedis, tempDir,
+  ROOT, artifact, launchBrowser, redisCli, redisPipe, rng, startRedis, tempDir,
 } from './harness.mjs';
+import { staticServer } from './static-server.mjs';
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 const DATE = '20240520';
 const DAYS = 30;
 
-/** A static file server for index.html, www/ and pkg/ of the repository (nothing else). */
-async function staticServer() {
-  const port = await freePort();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname === '/widget.html') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<!doctype html><html lang="zh"><head><meta charset="utf-8">
+/** The repository's files on a plain static server: `/` is index.html, `/widget.html` a host
+ * page embedding one `<bitlens-panel>` with no API behind it. */
+function webServer() {
+  return staticServer(ROOT, {
+    '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8'),
+    '/widget.html': `<!doctype html><html lang="zh"><head><meta charset="utf-8">
 <script type="module" src="/www/bitlens-panel.js"></script></head>
-<body><bitlens-panel id="w" api="/none" cards="active" date="${DATE}" theme="dark"></bitlens-panel></body></html>`);
-      return;
-    }
-    const rel = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
-    const ok = /^(index\.html|(www|pkg)\/[\w.-]+)$/.test(rel);
-    const file = ok && path.join(ROOT, rel);
-    if (!file || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
-    createReadStream(file).pipe(res);
+<body><bitlens-panel id="w" api="/none" cards="active" date="${DATE}" theme="dark"></bitlens-panel></body></html>`,
   });
-  await new Promise((r) => server.listen(port, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
 /** `n` dates (YYYYMMDD) ending with `end`, oldest first. */
@@ -121,7 +104,7 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     copyFileSync(path.join(redis.dir, 'dump.rdb'), rdbFile);
     bigFile = path.join(dir, 'big.rdb');
     writeBigRdb(bigFile, 192);
-    web = await staticServer();
+    web = await webServer();
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -26,6 +26,9 @@ fn inspect_reports_text_and_json() {
     let dbsize: i64 = redis::cmd("DBSIZE").query(&mut c).unwrap();
     assert_eq!(v["databases"][0]["keys"].as_i64(), Some(dbsize));
 
+    assert!(text.contains("(verified)"), "{text}");
+    assert_eq!(v["checksum_verified"], true);
+
     // A damaged file: non-zero exit, the file and the offset on stderr.
     let dir = tempfile::tempdir().unwrap();
     let bytes = std::fs::read(&rdb).unwrap();
@@ -38,6 +41,22 @@ fn inspect_reports_text_and_json() {
         err.contains(cut.to_str().unwrap()) && err.contains("offset"),
         "{err}"
     );
+
+    // A wrong trailer: refused, with the way to skip the check named; with --no-checksum the
+    // report says the checksum was not verified.
+    let mut bad = bytes.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 0xFF;
+    let badf = dir.path().join("badcrc.rdb");
+    std::fs::write(&badf, &bad).unwrap();
+    let out = bitlens(&["inspect", badf.to_str().unwrap()], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--no-checksum"), "{err}");
+    let out = bitlens(&["inspect", badf.to_str().unwrap(), "--no-checksum"], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("(not verified)"), "{text}");
 }
 
 #[test]
