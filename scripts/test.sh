@@ -2,7 +2,8 @@
 # `npm test` (and .ci/run): installs what is missing, builds, then runs
 #   1. cargo test --workspace                    Rust unit, conformance and differential tests
 #   2. wasm-bindgen tests (tests/wasm_*.rs)       the JS API, in headless Chromium
-#   3. node --test tests/e2e/*.test.mjs           real Redis -> bitlens serve -> panel in Chromium
+#   3. cargo test --release (load test)          100 concurrent 50 MiB snapshot downloads
+#   4. node --test tests/e2e/*.test.mjs           real Redis -> bitlens serve -> panel in Chromium
 # Every step runs even when an earlier one failed (except what needs a successful build); a
 # summary with the test counts is printed at the end and the exit status is non-zero when any
 # step failed. Logs go to test-artifacts/logs/, screenshots to test-artifacts/.
@@ -50,6 +51,11 @@ if [ -n "$wasm_tests" ]; then
   # shellcheck disable=SC2086
   run wasm-test cargo test --release --target wasm32-unknown-unknown -p bitlens $wasm_tests
 fi
+
+# The full load test of issue 9 (100 concurrent downloads of a 50 MiB keyspace, peak RSS and
+# throughput printed), in a release build so it moves its ~5 GB in minutes; it has its own
+# watchdog. The debug `cargo test` step above runs the smaller 100 x 8 MiB variant.
+run load-test cargo test --release -p bitlens-cli --test load -- --ignored --nocapture
 
 # Fuzz smoke: every cargo-fuzz target for a few seconds, seeded from the committed fixtures
 # (the long runs are `bash scripts/fuzz.sh 600`).
