@@ -66,10 +66,14 @@ function rdbLen(out, n) {
   }
 }
 
+/** RDB type bytes of the empty stand-ins for other types: list, set, hash (0 elements). */
+const OTHER_TYPE_BYTE = { list: 1, set: 2, hash: 4 };
+
 /**
  * A minimal RDB (version 9, database 0, checksum 0 = not checked, as Redis writes with
- * rdbchecksum no) holding `entries`: {key, string: Uint8Array} (type 0) or
- * {key, zset: [[member, score]...]} (type 5, scores as little-endian binary doubles).
+ * rdbchecksum no) holding `entries`: {key, string: Uint8Array} (type 0),
+ * {key, zset: [[member, score]...]} (type 5, scores as little-endian binary doubles) or
+ * {key, other: typeByte} (an empty list, set or hash: only its type matters).
  */
 export function miniRdb(entries) {
   const enc = new TextEncoder();
@@ -82,9 +86,11 @@ export function miniRdb(entries) {
     parts.push(Uint8Array.from(h), bytes);
   };
   for (const e of entries) {
-    parts.push(Uint8Array.of(e.zset ? 5 : 0));
+    parts.push(Uint8Array.of(e.other ?? (e.zset ? 5 : 0)));
     str(enc.encode(e.key));
-    if (e.zset) {
+    if (e.other !== undefined) {
+      parts.push(Uint8Array.of(0)); // no elements
+    } else if (e.zset) {
       const h = [];
       rdbLen(h, e.zset.length);
       parts.push(Uint8Array.from(h));
@@ -116,8 +122,9 @@ const ROARING_OVER = 1 << 20;
  * Copies the keys matching `patterns` from promise-API engine `src` into the page's `engine`
  * (replacing its content): strings byte for byte — except big bitmaps, which go over as
  * Roaring bitmaps so a sparse one stays small (same bits, trailing zero bytes dropped) —
- * and sorted sets (GEO sets) with their exact scores. Other types are not needed by the cards
- * and are skipped. Returns the number of keys copied.
+ * and sorted sets (GEO sets) with their exact scores. Keys of other types become empty values
+ * of their type (so a card reading one gets WRONGTYPE, as from Redis). Returns the number of
+ * keys copied.
  */
 export async function copyKeys(src, engine, patterns, signal) {
   const keys = [...new Set((await Promise.all(patterns.map((p) => src.call('keys', p)))).flat())].sort();
@@ -135,6 +142,10 @@ export async function copyKeys(src, engine, patterns, signal) {
       const zset = [];
       for (let i = 0; i < flat.length; i += 2) zset.push([flat[i], Number(flat[i + 1])]);
       entries.push({ key, zset });
+    } else if (type !== 'none') {
+      // A key of another type: the cards only need to get WRONGTYPE for it, as Redis gives, so
+      // an empty value of that type (a hash for types without an empty form here) stands in.
+      entries.push({ key, other: OTHER_TYPE_BYTE[type] ?? OTHER_TYPE_BYTE.hash });
     }
   }
   engine.loadRdb(miniRdb(entries));

@@ -592,7 +592,7 @@ export class Panel {
       if (!bytes) {
         const patterns = [...new Set(this.patterns())];
         // No known card means no key pattern: never ask for a snapshot of the whole database.
-        if (!patterns.length) throw new Error(t.noCards(this.s.cards, KNOWN_CARDS.join(',')));
+        if (!patterns.length) throw new Error(t.noCards(this.s.cards, KNOWN_CARDS.filter((c) => c !== 'keys').join(',')));
         const url = snapshotUrl(this.s.api, patterns);
         this.status.textContent = t.loading;
         bytes = await fetchSnapshot(url, (got, total) => {
@@ -624,7 +624,11 @@ export class Panel {
       // The API did not answer (or is not there: a static server): offer the file instead.
       const unreachable = !bytes && /^GET /.test(e.message || '');
       if (unreachable) {
-        this.apiBox.querySelector('.notice-text').textContent = t.apiUnreachable(this.s.api);
+        // 401/403: the API is there but refused (token, allow-list); anything else: not there.
+        const refused = e.status === 401 || e.status === 403;
+        this.apiBox.querySelector('.notice-text').textContent = refused
+          ? t.apiRefused(this.s.api, e.status)
+          : t.apiUnreachable(this.s.api);
         this.apiBox.hidden = false;
       }
       const noCard = !Object.keys(this.bodies).length;

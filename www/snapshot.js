@@ -29,13 +29,20 @@ export async function fetchSnapshot(url, onProgress, signal, token) {
     throw new Error(`GET ${url}: ${e && e.message ? e.message : e}`);
   }
   if (!res.ok) {
+    // `bitlens serve` answers errors as JSON {"error": "..."}; another server's HTML error
+    // page is not shown (only its status).
     let detail = '';
     try {
-      detail = (await res.text()).trim().slice(0, 300);
+      const body = (await res.text()).trim();
+      const type = res.headers.get('Content-Type') || '';
+      if (type.includes('json')) detail = String(JSON.parse(body).error ?? body);
+      else if (!type.includes('html')) detail = body;
     } catch {
-      /* no body */
+      /* no body, or not the JSON it claimed */
     }
-    throw new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail : ''}`);
+    const err = new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail.slice(0, 300) : ''}`);
+    err.status = res.status;
+    throw err;
   }
   const len = Number(res.headers.get('Content-Length'));
   const total = Number.isFinite(len) && len > 0 ? len : null;

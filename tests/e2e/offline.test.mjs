@@ -356,6 +356,24 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.deepEqual(await page.$$eval('[data-testid=kb-row]', (rows) => rows.map((r) => r.dataset.key)), [bitmap, hll]);
   });
 
+  test('a card key of another type (a list) shows Redis\' WRONGTYPE error, not a count', async () => {
+    // The list queue:jobs, loaded from its DUMP under the active-users key of the day.
+    const bitmap = `stats:active:${DATE}`;
+    const out = execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(redis.port), 'DUMP', 'queue:jobs']);
+    const file = path.join(dir, 'list-as-bitmap.dump');
+    writeFileSync(file, out.subarray(0, out.length - 1));
+    await page.setInputFiles('[data-testid=file-input]', [file]);
+    await page.waitForSelector('[data-testid=dump-form]:not([hidden])');
+    await page.locator('[data-testid=dump-key]').nth(0).fill(bitmap);
+    await page.click('[data-testid=dump-load]');
+    await page.waitForSelector('[data-testid=panel][data-state=ready][data-offline=ready]');
+    await page.waitForSelector('[data-testid=active-error-text]');
+    const err = execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(redis.port), 'BITCOUNT', 'queue:jobs']).toString().trim();
+    assert.match(err, /^WRONGTYPE/);
+    assert.equal((await page.textContent('[data-testid=active-error-text]')).trim(), err);
+    assert.equal((await page.textContent('[data-testid=active-error-cmd]')).trim(), `BITCOUNT ${bitmap}`);
+  });
+
   test('<bitlens-panel>: el.snapshot = File decodes it in a worker, in the shadow root', async () => {
     const p3 = await browser.newPage({ viewport: { width: 900, height: 700 } });
     p3.on('pageerror', (e) => pageErrors.push(e.message));
