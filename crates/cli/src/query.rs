@@ -47,6 +47,10 @@ pub struct QueryArgs {
     pub command: Vec<OsString>,
 }
 
+/// Redis' default `databases` setting: `-n` at or past it is out of range unless the snapshot
+/// holds that database (written by a server configured with more).
+const DEFAULT_DATABASES: u64 = 16;
+
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
@@ -67,6 +71,11 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
             Ok(mut snap) => {
                 if let Some(db) = snap.databases.remove(&args.db) {
                     ks = db;
+                } else if args.db >= DEFAULT_DATABASES {
+                    // As redis-cli against a server with the default 16 databases: the SELECT
+                    // fails on stderr and the commands run on database 0.
+                    eprintln!("SELECT {} failed: ERR DB index is out of range", args.db);
+                    ks = snap.databases.remove(&0).unwrap_or_default();
                 }
             }
             Err(e) => {

@@ -25,6 +25,15 @@ fn inspect_reports_text_and_json() {
     let mut c = redis.server.connection();
     let dbsize: i64 = redis::cmd("DBSIZE").query(&mut c).unwrap();
     assert_eq!(v["databases"][0]["keys"].as_i64(), Some(dbsize));
+    // `-n` past the 16 default databases: redis-cli reports the failed SELECT on stderr and
+    // runs the command on database 0; so does bitlens.
+    let want = redis_cli(redis.server.port, &[b"-n", b"99", b"DBSIZE"], b"");
+    let got = bitlens(&["query", "--rdb", path, "-n", "99", "DBSIZE"], b"");
+    assert_eq!(String::from_utf8_lossy(&got.stdout), String::from_utf8_lossy(&want));
+    assert_eq!(
+        String::from_utf8_lossy(&got.stderr),
+        "SELECT 99 failed: ERR DB index is out of range\n"
+    );
 
     assert!(text.contains("(verified)"), "{text}");
     assert_eq!(v["checksum_verified"], true);

@@ -381,6 +381,18 @@ fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
 /// The patterns a request asks for; 400 when one is empty (`match=`), 403 when the allow-list
 /// does not cover one of them.
 fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
+    // Any other parameter is a mistake (a typo such as `matches=` would otherwise export the
+    // default patterns, or everything): refuse it by name.
+    if let Some((name, _)) =
+        form_urlencoded::parse(query.unwrap_or("").as_bytes()).find(|(k, _)| k != "match")
+    {
+        return Err(Box::new(api_error(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "unknown parameter {name:?}: the only parameter is match=PATTERN (repeatable)"
+            ),
+        )));
+    }
     let mut patterns = match_params(query);
     if patterns.iter().any(|p| p.is_empty()) {
         return Err(Box::new(api_error(
@@ -598,6 +610,11 @@ mod tests {
         assert_eq!(r.status(), StatusCode::FORBIDDEN);
         // The default `*` is not covered by `stats:*` either.
         assert!(request_patterns(&app, None).is_err());
+        // A misspelt parameter is refused by name, not taken as "no match given".
+        let r = request_patterns(&app, Some("matches=stats:*")).unwrap_err();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        let r = request_patterns(&app, Some("match=stats:*&foo=bar")).unwrap_err();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
         let f = KeyFilter {
             allow: Arc::new(app.allow.clone()),
         };
