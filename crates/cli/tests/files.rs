@@ -29,7 +29,10 @@ fn inspect_reports_text_and_json() {
     // runs the command on database 0; so does bitlens.
     let want = redis_cli(redis.server.port, &[b"-n", b"99", b"DBSIZE"], b"");
     let got = bitlens(&["query", "--rdb", path, "-n", "99", "DBSIZE"], b"");
-    assert_eq!(String::from_utf8_lossy(&got.stdout), String::from_utf8_lossy(&want));
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout),
+        String::from_utf8_lossy(&want)
+    );
     assert_eq!(
         String::from_utf8_lossy(&got.stderr),
         "SELECT 99 failed: ERR DB index is out of range\n"
