@@ -125,6 +125,7 @@ fn argument_mode_no_raw_matches_redis_cli() {
     let rdb = rdb.to_str().unwrap();
     let argvs = all_argvs();
     let mut mismatches = Vec::new();
+    let mut all_want = Vec::new();
     for argv in &argvs {
         let mut cli_args: Vec<&[u8]> = vec![b"--no-raw"];
         cli_args.extend(argv.iter().map(|a| a.as_slice()));
@@ -147,6 +148,7 @@ fn argument_mode_no_raw_matches_redis_cli() {
             "redis-cli printed nothing for {}",
             show(argv)
         );
+        all_want.extend_from_slice(&want);
         if want != got {
             mismatches.push(format!(
                 "{}\n  redis-cli: {:?}\n  bitlens:   {:?}",
@@ -162,6 +164,29 @@ fn argument_mode_no_raw_matches_redis_cli() {
         argvs.len()
     );
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    // The commands did reach every shape of the terminal form.
+    let all = String::from_utf8_lossy(&all_want);
+    for shape in [
+        "(integer) ",
+        "(integer) -1\n",
+        "(nil)\n",
+        "\"\"\n",
+        "(empty array)\n",
+        "(error) WRONGTYPE",
+        "(error) ERR unknown command",
+        "\"\\x00\\xff\\x80\\x1b\\a\\b\\x0c\\x0b\\x7f ~\"",
+        "\"a\\\"b\\\\c\\nd\\re\\tf'g\"",
+        "PONG\n",
+        "1) \"0\"\n2) (empty array)\n",
+        "1) 1) \"13.",
+        "\n    4) 1) \"",
+        "\n       2) \"",
+        "\n 9) ",
+        "\n10) ",
+        "\n24) ",
+    ] {
+        assert!(all.contains(shape), "no reply printed {shape:?}");
+    }
 }
 
 /// Runs `bitlens ARGS` (arguments may be any bytes) with empty stdin; returns its stdout.
