@@ -1,6 +1,14 @@
-//! Redis replies: the RESP2 wire form and the text `redis-cli` prints when its stdout is not a
-//! terminal (integers as digits, nil as an empty line, arrays one element per line, flattened,
-//! errors as their text followed by an empty line).
+//! Redis replies: the RESP2 wire form and the two texts `redis-cli` prints for them.
+//!
+//! - Piped form ([`Reply::to_redis_cli`], what `redis-cli` prints when its stdout is not a
+//!   terminal, or with `--raw`): integers as digits, nil as an empty line, arrays one element per
+//!   line, flattened, errors as their text followed by an empty line.
+//! - Terminal form ([`Reply::to_redis_cli_tty`], what `redis-cli` prints on a terminal, or with
+//!   `--no-raw`): `(integer) N`, bulk strings double-quoted with escapes, `(nil)`,
+//!   `(error) TEXT`, status text as is, `(empty array)`, and arrays numbered `N) ` with the
+//!   numbers right-aligned to the width of the element count; an element that is itself an
+//!   array starts on the same line as its number and its later lines are indented by the width
+//!   of all enclosing numbers.
 
 /// One RESP2 reply, as Redis 7 sends it.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +127,71 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// Exactly what `redis-cli CMD ...` prints to a terminal (or with `--no-raw`) for this
+    /// reply, as Redis 7.0 `redis-cli`, including the final newline. See the module header for
+    /// the layout; bulk strings are escaped as [`quote_bulk`] does.
+    pub fn to_redis_cli_tty(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_cli_tty(0, &mut out);
+        out
+    }
+
+    /// Appends the terminal form; `indent` is the column (in bytes) where lines after the first
+    /// of an array element start.
+    fn write_cli_tty(&self, indent: usize, out: &mut Vec<u8>) {
+        match self {
+            Reply::Integer(n) => out.extend_from_slice(format!("(integer) {n}\n").as_bytes()),
+            Reply::Bulk(b) => {
+                quote_bulk(b, out);
+                out.push(b'\n');
+            }
+            Reply::NullBulk | Reply::NullArray => out.extend_from_slice(b"(nil)\n"),
+            Reply::Status(s) => {
+                out.extend_from_slice(s.as_bytes());
+                out.push(b'\n');
+            }
+            Reply::Error(s) => {
+                out.extend_from_slice(b"(error) ");
+                out.extend_from_slice(s.as_bytes());
+                out.push(b'\n');
+            }
+            Reply::Array(items) if items.is_empty() => out.extend_from_slice(b"(empty array)\n"),
+            Reply::Array(items) => {
+                let width = items.len().to_string().len();
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.resize(out.len() + indent, b' ');
+                    }
+                    out.extend_from_slice(format!("{:>width$}) ", i + 1).as_bytes());
+                    item.write_cli_tty(indent + width + 2, out);
+                }
+            }
+        }
+    }
+}
+
+/// Appends `bytes` double-quoted as `redis-cli` shows a bulk string on a terminal: `\\` and
+/// `\"` escaped, `\n \r \t \a \b` by name, other bytes outside printable ASCII (0x20..=0x7e)
+/// as lowercase `\xHH`.
+pub fn quote_bulk(bytes: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    for &b in bytes {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x07 => out.extend_from_slice(b"\\a"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x20..=0x7e => out.push(b),
+            _ => out.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
+        }
+    }
+    out.push(b'"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +211,37 @@ mod tests {
         assert_eq!(Reply::err("ERR x").to_redis_cli(), b"ERR x\n\n".to_vec());
         assert_eq!(Reply::Array(vec![]).to_redis_cli(), b"\n".to_vec());
         assert_eq!(Reply::NullBulk.to_resp(), b"$-1\r\n".to_vec());
+    }
+
+    #[test]
+    fn tty_form() {
+        let r = Reply::Array(vec![
+            Reply::bulk(b"a\"\\\n\r\t\x07\x08\x00\x7f\xc3\xa9 ~"),
+            Reply::Array(vec![
+                Reply::bulk("1.5"),
+                Reply::Integer(-7),
+                Reply::Array(vec![]),
+                Reply::NullArray,
+            ]),
+            Reply::NullBulk,
+            Reply::Status("OK".into()),
+            Reply::err("ERR x"),
+        ]);
+        assert_eq!(
+            String::from_utf8(r.to_redis_cli_tty()).unwrap(),
+            "1) \"a\\\"\\\\\\n\\r\\t\\a\\b\\x00\\x7f\\xc3\\xa9 ~\"\n\
+             2) 1) \"1.5\"\n   2) (integer) -7\n   3) (empty array)\n   4) (nil)\n\
+             3) (nil)\n4) OK\n5) (error) ERR x\n"
+        );
+        let ten = Reply::Array(vec![
+            Reply::bulk("x"),
+            Reply::Array((1..=10).map(Reply::Integer).collect()),
+        ]);
+        let text = String::from_utf8(ten.to_redis_cli_tty()).unwrap();
+        assert!(text.starts_with("1) \"x\"\n2)  1) (integer) 1\n    2) (integer) 2\n"));
+        assert!(text.ends_with("    9) (integer) 9\n   10) (integer) 10\n"));
+        assert_eq!(Reply::Array(vec![]).to_redis_cli_tty(), b"(empty array)\n");
+        assert_eq!(Reply::NullArray.to_redis_cli_tty(), b"(nil)\n");
+        assert_eq!(Reply::bulk("").to_redis_cli_tty(), b"\"\"\n");
     }
 }

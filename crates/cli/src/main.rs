@@ -1,7 +1,8 @@
 //! `bitlens`: query, inspect and serve Redis snapshots (see README).
 //!
-//! - `bitlens query --rdb FILE [COMMAND ARG...]`: answers Redis read commands on a snapshot and
-//!   prints exactly what `redis-cli` prints (non-tty output).
+//! - `bitlens query --rdb FILE [--raw|--no-raw] [COMMAND ARG...]`: answers Redis read commands
+//!   on a snapshot and prints exactly what `redis-cli` prints (its terminal form on a terminal
+//!   or with `--no-raw`, its piped form otherwise or with `--raw`).
 //! - `bitlens inspect FILE [--json]`: a report of a snapshot's keys.
 //! - `bitlens chart KIND --rdb FILE --svg OUT`: an engagement chart (dau, streaks, retention,
 //!   enums) as SVG.

@@ -1,8 +1,9 @@
-//! `bitlens query`: load a snapshot, run commands, print replies as `redis-cli` does when its
-//! stdout is not a terminal.
+//! `bitlens query`: load a snapshot, run commands, print replies as `redis-cli` does: its
+//! terminal form (`(integer) 5`, quoted strings, numbered arrays) when stdout is a terminal or
+//! with `--no-raw`, its piped form (bare values, one per line) otherwise or with `--raw`.
 
 use std::ffi::OsString;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,6 +39,14 @@ pub struct QueryArgs {
     /// Do not verify the RDB / DUMP CRC-64 trailer.
     #[arg(long)]
     pub no_checksum: bool,
+    /// Print replies in redis-cli's piped form (bare values, one per line) even on a terminal
+    /// (as `redis-cli --raw`).
+    #[arg(long, conflicts_with = "no_raw")]
+    pub raw: bool,
+    /// Print replies in redis-cli's terminal form (`(integer) 5`, quoted strings, numbered
+    /// arrays) even when stdout is not a terminal (as `redis-cli --no-raw`).
+    #[arg(long)]
+    pub no_raw: bool,
     /// The command and its arguments; without it, commands are read from stdin, one per line.
     #[arg(
         trailing_var_arg = true,
@@ -126,6 +135,35 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
     Ok(ks)
 }
 
+/// Which of redis-cli's two output forms to print replies in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CliForm {
+    /// The terminal form, [`bitlens::Reply::to_redis_cli_tty`].
+    Tty,
+    /// The piped form, [`bitlens::Reply::to_redis_cli`].
+    Piped,
+}
+
+impl CliForm {
+    /// The form `redis-cli` picks: `--raw` / `--no-raw` if given, else the terminal form
+    /// exactly when stdout is a terminal.
+    pub fn choose(raw: bool, no_raw: bool, stdout_is_terminal: bool) -> CliForm {
+        if no_raw || (!raw && stdout_is_terminal) {
+            CliForm::Tty
+        } else {
+            CliForm::Piped
+        }
+    }
+
+    /// The printed bytes of `reply` in this form, final newline included.
+    pub fn format(self, reply: &bitlens::Reply) -> Vec<u8> {
+        match self {
+            CliForm::Tty => reply.to_redis_cli_tty(),
+            CliForm::Piped => reply.to_redis_cli(),
+        }
+    }
+}
+
 /// Runs `bitlens query`.
 pub fn run(args: QueryArgs) -> ExitCode {
     if args.rdb.is_none()
@@ -143,12 +181,13 @@ pub fn run(args: QueryArgs) -> ExitCode {
         Err(code) => return code,
     };
     let stdout = std::io::stdout();
+    let form = CliForm::choose(args.raw, args.no_raw, stdout.is_terminal());
     let mut out = stdout.lock();
     let result = if args.command.is_empty() {
-        run_lines(&mut ks, std::io::stdin().lock(), &mut out)
+        run_lines(&mut ks, std::io::stdin().lock(), &mut out, form)
     } else {
         let argv: Vec<Vec<u8>> = args.command.iter().cloned().map(crate::os_bytes).collect();
-        out.write_all(&bitlens::execute(&mut ks, &argv).to_redis_cli())
+        out.write_all(&form.format(&bitlens::execute(&mut ks, &argv)))
             .and_then(|_| out.flush())
     };
     if let Err(code) = save_roarings(&ks, &args.save_roarings) {
@@ -208,11 +247,13 @@ fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
     Ok(())
 }
 
-/// The prompt loop of redis-cli fed from a pipe: one command per line, state kept across lines.
+/// The prompt loop of redis-cli fed from a pipe: one command per line, state kept across lines,
+/// replies printed in `form`.
 pub fn run_lines<R: BufRead, W: Write>(
     ks: &mut Keyspace,
     mut input: R,
     out: &mut W,
+    form: CliForm,
 ) -> std::io::Result<()> {
     let mut line = Vec::new();
     loop {
@@ -229,7 +270,7 @@ pub fn run_lines<R: BufRead, W: Write>(
             }
             LineAction::Run { times, argv } => {
                 for _ in 0..times {
-                    out.write_all(&bitlens::execute(ks, &argv).to_redis_cli())?;
+                    out.write_all(&form.format(&bitlens::execute(ks, &argv)))?;
                 }
             }
         }
@@ -253,11 +294,26 @@ mod tests {
         let input =
             b"EXISTS a a\nGET \"unterminated\n\n2 EXISTS a nokey\nTYPE a\nTYPE\nquit\nEXISTS a\n";
         let mut out = Vec::new();
-        run_lines(&mut ks, &input[..], &mut out).unwrap();
+        run_lines(&mut ks, &input[..], &mut out, CliForm::Piped).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "2\nInvalid argument(s)\n1\n1\nstring\nERR wrong number of arguments for 'type' command\n\n"
         );
+        let mut out = Vec::new();
+        run_lines(&mut ks, &input[..], &mut out, CliForm::Tty).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "(integer) 2\nInvalid argument(s)\n(integer) 1\n(integer) 1\nstring\n\
+             (error) ERR wrong number of arguments for 'type' command\n"
+        );
+    }
+
+    #[test]
+    fn form_follows_flags_then_terminal() {
+        assert_eq!(CliForm::choose(false, false, true), CliForm::Tty);
+        assert_eq!(CliForm::choose(false, false, false), CliForm::Piped);
+        assert_eq!(CliForm::choose(true, false, true), CliForm::Piped);
+        assert_eq!(CliForm::choose(false, true, false), CliForm::Tty);
     }
 
     #[test]
