@@ -354,6 +354,19 @@ fn read_record<'w>(
     Ok(Step::Opcode)
 }
 
+/// Calls `progress(done, total)`; a message it returns stops the load as an error at `done`.
+fn report(
+    progress: &mut dyn FnMut(u64, u64) -> Result<(), String>,
+    done: u64,
+    total: u64,
+) -> Result<(), RdbError> {
+    progress(done, total).map_err(|message| RdbError {
+        offset: done,
+        key: None,
+        message,
+    })
+}
+
 /// The reader proper, over either kind of [`Input`].
 fn visit_input<I, F>(
     inp: &mut I,
@@ -403,11 +416,7 @@ where
         let (w, base, eof) = inp.window();
         if base >= reported + PROGRESS_STEP {
             reported = base;
-            progress(base, total).map_err(|m| RdbError {
-                offset: base,
-                key: None,
-                message: m,
-            })?;
+            report(progress, base, total)?;
         }
         let mut c = Cursor::window(w, base, eof);
         let step = read_record(&mut c, &mut st, opts);
@@ -446,11 +455,7 @@ where
                         let done = off + piece.len() as u64;
                         if done >= reported + PROGRESS_STEP {
                             reported = done;
-                            progress(done, total).map_err(|m| RdbError {
-                                offset: done,
-                                key: None,
-                                message: m,
-                            })?;
+                            report(progress, done, total)?;
                         }
                         Ok(())
                     },
@@ -504,11 +509,7 @@ where
         }
     }
     inp.consume(8);
-    progress(total, total).map_err(|m| RdbError {
-        offset: total,
-        key: None,
-        message: m,
-    })?;
+    report(progress, total, total)?;
     Ok(st.header)
 }
 

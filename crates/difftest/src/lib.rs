@@ -216,3 +216,19 @@ pub fn query_pipeline(conn: &mut redis::Connection, cmds: &[Vec<Vec<u8>>]) -> Ve
         Err(e) => vec![bitlens::Reply::Error(error_text(&e)); cmds.len()],
     }
 }
+
+/// The seed of a random differential run: the integer in environment variable `var` (to replay
+/// a run), else one taken from the clock. Printed as `var=seed` so that a failure can be replayed.
+pub fn seed_from_env(var: &str) -> u64 {
+    let seed = std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
+    println!("{var}={seed}");
+    seed
+}

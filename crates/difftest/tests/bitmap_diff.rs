@@ -416,15 +416,7 @@ fn fail(message: &str, history: &[String], key: &[u8]) -> ! {
 
 #[test]
 fn bitmap_commands_match_redis() {
-    let seed: u64 = std::env::var("BITLENS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
+    let seed = bitlens_difftest::seed_from_env("BITLENS_SEED");
     let total: usize = std::env::var("BITLENS_DIFF_COMMANDS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -157,21 +157,9 @@ impl Diff {
     }
 }
 
-fn seed() -> u64 {
-    std::env::var("HLL_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        })
-}
-
 #[test]
 fn hll_matches_redis() {
-    let seed = seed();
+    let seed = bitlens_difftest::seed_from_env("HLL_DIFF_SEED");
     println!("hll_diff seed {seed} (replay with HLL_DIFF_SEED={seed})");
     let nkeys: usize = std::env::var("HLL_DIFF_KEYS")
         .ok()
