@@ -16,6 +16,7 @@ pub mod bitmap;
 pub mod chart;
 pub mod command;
 pub mod demo;
+pub mod dialect;
 pub mod geo;
 pub mod glob;
 pub mod hll;

@@ -49,7 +49,7 @@
 use std::borrow::Cow;
 
 use super::args::{is, parse_i64};
-use super::CommandSpec;
+use super::{CommandSpec, Ctx};
 use crate::analytics::windows::DayBitmaps;
 use crate::analytics::{self, enums, offsets, signin, tags, AnalyticsError};
 use crate::keyspace::Keyspace;
@@ -201,21 +201,24 @@ fn run(f: impl FnOnce() -> R<Reply>) -> Reply {
     f().unwrap_or_else(|e| e)
 }
 
-fn signinhist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn signinhist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let day = int_in(&argv[2], "day", 1, MAX_DAYS)?;
         Ok(ints(signin::streak_histogram(ks, &argv[1], day)))
     })
 }
 
-fn dayshist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn dayshist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let days = int_in(&argv[2], "days", 1, MAX_DAYS)?;
         Ok(ints(signin::days_histogram(ks, &argv[1], days)))
     })
 }
 
-fn signed(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn signed(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let day = int_in(&argv[2], "day", 1, MAX_BIT + 1)?;
         let bits = load(ks, &argv[1])?;
@@ -223,7 +226,8 @@ fn signed(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn streak(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn streak(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let day = int_in(&argv[2], "day", 1, MAX_BIT + 1)?;
         let bits = load(ks, &argv[1])?;
@@ -255,7 +259,8 @@ fn days_opt(argv: &[Vec<u8>]) -> R<u64> {
     }
 }
 
-fn longeststreak(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn longeststreak(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let days = days_opt(argv)?;
         let bits = load(ks, &argv[1])?;
@@ -263,7 +268,8 @@ fn longeststreak(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn dayssigned(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn dayssigned(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let days = days_opt(argv)?;
         let bits = load(ks, &argv[1])?;
@@ -271,15 +277,18 @@ fn dayssigned(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn streakhist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn streakhist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| Ok(ints(days(ks, &argv[1..])?.streak_histogram())))
 }
 
-fn dau(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn dau(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| Ok(ints(days(ks, &argv[1..])?.dau())))
 }
 
-fn rolling(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn rolling(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let w = int_in(&argv[1], "window", 1, MAX_DAYS)?;
         Ok(ints(days(ks, &argv[2..])?.rolling_actives(w as usize)))
@@ -291,7 +300,8 @@ pub fn ratio_reply(r: f64) -> Reply {
     Reply::bulk(format!("{r:.4}"))
 }
 
-fn stickiness(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn stickiness(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let w = int_in(&argv[1], "window", 1, MAX_DAYS)?;
         Ok(Reply::Array(
@@ -304,7 +314,8 @@ fn stickiness(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn retention(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn retention(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let lookback = int_in(&argv[1], "lookback", 0, MAX_DAYS)? as usize;
         let horizon = int_in(&argv[2], "horizon", 0, MAX_DAYS)? as usize;
@@ -324,7 +335,8 @@ fn retention(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn enumdist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn enumdist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let t = &argv[2];
         let width = match t.split_first() {
@@ -348,25 +360,29 @@ fn enumdist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn tagsize(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn tagsize(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| Ok(ints(tags::sizes(&load_all(ks, &argv[1..])?))))
 }
 
-fn tagoverlap(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn tagoverlap(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let m = tags::overlap(&load_all(ks, &argv[1..])?);
         Ok(Reply::Array(m.into_iter().map(ints).collect()))
     })
 }
 
-fn tagreach(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn tagreach(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let active = load(ks, &argv[1])?;
         Ok(ints(tags::reach(&active, &load_all(ks, &argv[2..])?)))
     })
 }
 
-fn tagmember(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn tagmember(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let uid = int_in(&argv[1], "uid", 0, MAX_BIT)?;
         let t = load_all(ks, &argv[2..])?;
@@ -374,7 +390,8 @@ fn tagmember(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn processed(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn processed(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let (from, to) = match &argv[2..] {
             [] => (0, u64::MAX),
@@ -389,7 +406,8 @@ fn processed(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn firstunprocessed(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn firstunprocessed(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let from = match &argv[2..] {
             [] => 0,
@@ -403,7 +421,8 @@ fn firstunprocessed(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     })
 }
 
-fn gaps(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn gaps(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     run(|| {
         let from = int_in(&argv[2], "offset", 0, MAX_BIT)?;
         let to = int_in(&argv[3], "offset", 0, MAX_BIT)?;

@@ -4,7 +4,7 @@
 //! done by [`crate::bitmap`] through [`RedisString`]'s methods.
 
 use super::args::{int_arg, is, parse_i64};
-use super::CommandSpec;
+use super::{CommandSpec, Ctx};
 use crate::bitmap::{self, BitOp, Overflow};
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
@@ -124,7 +124,8 @@ fn parse_offset(arg: &[u8], hash_bits: Option<u32>) -> Result<u64, Reply> {
 }
 
 /// GET key.
-fn get(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn get(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     match tri!(lookup(ks, &argv[1])) {
         None => Reply::NullBulk,
         Some(s) => Reply::Bulk(s.as_bytes().into_owned()),
@@ -132,7 +133,8 @@ fn get(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// STRLEN key.
-fn strlen(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn strlen(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     Reply::Integer(tri!(lookup(ks, &argv[1])).map_or(0, |s| s.len() as i64))
 }
 
@@ -154,7 +156,8 @@ fn clamp_range(mut start: i64, mut end: i64, len: i64) -> Option<(u64, u64)> {
 }
 
 /// GETRANGE key start end (and SUBSTR).
-fn getrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn getrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let start = tri!(int_arg(&argv[2]));
     let end = tri!(int_arg(&argv[3]));
     let Some(s) = tri!(lookup(ks, &argv[1])) else {
@@ -170,14 +173,16 @@ fn getrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// GETBIT key offset.
-fn getbit(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn getbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let offset = tri!(parse_offset(&argv[2], None));
     let bit = tri!(lookup(ks, &argv[1])).is_some_and(|s| s.get_bit(offset));
     Reply::Integer(bit as i64)
 }
 
 /// SETBIT key offset value.
-fn setbit(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn setbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let offset = tri!(parse_offset(&argv[2], None));
     let value = match parse_i64(&argv[3]) {
         Some(v @ (0 | 1)) => v == 1,
@@ -199,7 +204,8 @@ fn parse_unit(arg: &[u8]) -> Result<bool, Reply> {
 }
 
 /// BITCOUNT key [start end [BYTE|BIT]].
-fn bitcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn bitcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let Some(s) = tri!(lookup(ks, &argv[1])) else {
         return Reply::Integer(0);
     };
@@ -229,7 +235,8 @@ fn bitcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// BITPOS key bit [start [end [BYTE|BIT]]].
-fn bitpos(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn bitpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let bit = tri!(int_arg(&argv[2]));
     if bit != 0 && bit != 1 {
         return Reply::err("ERR The bit argument must be 1 or 0.");
@@ -270,7 +277,8 @@ fn bitpos(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// BITOP op destkey key [key ...].
-fn bitop(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn bitop(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let Some(op) = BitOp::parse(&argv[1]) else {
         return Reply::syntax_error();
     };
@@ -336,12 +344,14 @@ fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
 
 /// BITFIELD key [GET type offset | SET type offset value | INCRBY type offset increment |
 /// OVERFLOW WRAP|SAT|FAIL] ...
-fn bitfield(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn bitfield(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     bitfield_generic(ks, argv, false)
 }
 
 /// BITFIELD_RO key [GET type offset] ...
-fn bitfield_ro(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn bitfield_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     bitfield_generic(ks, argv, true)
 }
 

@@ -7,7 +7,7 @@
 //! after the point, trailing zeros trimmed), always in that order.
 
 use super::args::{float_arg, int_arg, is};
-use super::CommandSpec;
+use super::{CommandSpec, Ctx};
 use crate::geo::geohash;
 use crate::geo::search::{self, Order, Shape};
 use crate::keyspace::{Keyspace, Value};
@@ -169,19 +169,23 @@ enum ShapeArg {
     Box(f64, f64),
 }
 
-fn geosearch(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn geosearch(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     generic(ks, argv, Kind::Search)
 }
 
-fn geosearchstore(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn geosearchstore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     generic(ks, argv, Kind::SearchStore)
 }
 
-fn georadius_ro(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn georadius_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     generic(ks, argv, Kind::RadiusRo)
 }
 
-fn georadiusbymember_ro(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn georadiusbymember_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     generic(ks, argv, Kind::ByMemberRo)
 }
 
@@ -384,7 +388,8 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
 }
 
 /// GEOPOS key member...: per member `[lon, lat]` or a null array.
-fn geopos(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn geopos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let z = match zset_at(ks, &argv[1]) {
         Ok(z) => z,
         Err(e) => return e,
@@ -407,7 +412,8 @@ fn geopos(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// GEODIST key m1 m2 [unit]: `%.4f` distance or null bulk.
-fn geodist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn geodist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let to_m = match argv.len() {
         5 => match unit(&argv[4]) {
             Ok(u) => u,
@@ -434,7 +440,8 @@ fn geodist(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// GEOHASH key member...: 11-character strings or null bulks.
-fn geohash_cmd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn geohash_cmd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let z = match zset_at(ks, &argv[1]) {
         Ok(z) => z,
         Err(e) => return e,
@@ -451,7 +458,8 @@ fn geohash_cmd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// ZSCORE key member.
-fn zscore(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn zscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     match zset_at(ks, &argv[1]) {
         Err(e) => e,
         Ok(z) => match z.and_then(|z| z.score(&argv[2])) {
@@ -462,7 +470,8 @@ fn zscore(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// ZCARD key.
-fn zcard(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn zcard(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     match zset_at(ks, &argv[1]) {
         Err(e) => e,
         Ok(z) => Reply::Integer(z.map_or(0, |z| z.len() as i64)),
@@ -473,7 +482,8 @@ fn zcard(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 /// 7: index ranges (negative from the end), score ranges (`(` exclusive, `-inf`/`+inf`) and
 /// lexical ranges (`[a`, `(a`, `-`, `+`; the first member at or above the minimum, then while
 /// at or below the maximum). With REV the range is given as max then min.
-fn zrange(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn zrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     match zrange_inner(ks, argv) {
         Ok(r) | Err(r) => r,
     }

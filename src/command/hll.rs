@@ -6,7 +6,7 @@
 //! `INVALIDOBJ Corrupted HLL object detected` (see [`crate::hll`]). Keys are checked in
 //! argument order and the first bad one decides the error, as in Redis.
 
-use super::CommandSpec;
+use super::{CommandSpec, Ctx};
 use crate::hll::{self, Encoding, Registers};
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
@@ -32,7 +32,8 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// PFADD key [element ...]: 1 when the key was created or a register changed, else 0.
-fn pfadd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn pfadd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     pfadd_elements(ks, &argv[1], argv[2..].iter().map(|e| e.as_slice()))
 }
 
@@ -79,7 +80,8 @@ fn merge_keys(ks: &Keyspace, keys: &[Vec<u8>], acc: &mut Registers) -> Result<bo
 
 /// PFCOUNT key [key ...]: one key answers from (and refreshes) its cached cardinality;
 /// several keys answer the cardinality of their union without touching caches.
-fn pfcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn pfcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     if argv.len() > 2 {
         let mut acc = Registers::boxed();
         return match merge_keys(ks, &argv[1..], &mut acc) {
@@ -109,7 +111,8 @@ fn pfcount(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 
 /// PFMERGE destkey [sourcekey ...]: the destination becomes the register-wise maximum of
 /// itself and the sources (created if missing); `+OK`.
-fn pfmerge(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn pfmerge(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let mut acc = Registers::boxed();
     let use_dense = match merge_keys(ks, &argv[1..], &mut acc) {
         Ok(d) => d,

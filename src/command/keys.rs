@@ -2,9 +2,9 @@
 //! PING and ECHO, as Redis 7 answers them.
 
 use super::args::{int_arg, is};
-use super::CommandSpec;
+use super::{CommandSpec, Ctx};
 use crate::glob;
-use crate::keyspace::{Entry, Keyspace};
+use crate::keyspace::Entry;
 use crate::reply::Reply;
 
 /// Keyspace commands.
@@ -53,12 +53,13 @@ pub const COMMANDS: &[CommandSpec] = &[
 
 /// DEL key [key ...]: removes the keys from the in-memory keyspace (never from any Redis);
 /// replies with how many existed.
-fn del(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn del(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     Reply::Integer(argv[1..].iter().filter(|k| ks.remove(k)).count() as i64)
 }
 
 /// PING [message]: `+PONG`, or the message as a bulk string; more arguments are an arity error.
-fn ping(_ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn ping(_ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     match argv.len() {
         1 => Reply::Status("PONG".into()),
         2 => Reply::Bulk(argv[1].clone()),
@@ -67,12 +68,13 @@ fn ping(_ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// ECHO message: the message as a bulk string.
-fn echo(_ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn echo(_ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     Reply::Bulk(argv[1].clone())
 }
 
 /// TYPE key: `+string`, `+zset`, ..., or `+none` for a missing key.
-fn type_cmd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn type_cmd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     match ks.get(&argv[1]) {
         Some(v) => Reply::Status(v.redis_type().name()),
         None => Reply::Status("none".into()),
@@ -80,17 +82,20 @@ fn type_cmd(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// EXISTS key [key ...]: how many of the named keys exist (a repeated key counts each time).
-fn exists(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn exists(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     Reply::Integer(argv[1..].iter().filter(|k| ks.get(k).is_some()).count() as i64)
 }
 
 /// DBSIZE: the number of keys.
-fn dbsize(ks: &mut Keyspace, _argv: &[Vec<u8>]) -> Reply {
+fn dbsize(ctx: &mut Ctx<'_>, _argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     Reply::Integer(ks.len() as i64)
 }
 
 /// KEYS pattern: every key matching the Redis glob, in unspecified order.
-fn keys(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn keys(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let pattern = &argv[1];
     let all = pattern.as_slice() == b"*";
     Reply::Array(
@@ -138,7 +143,8 @@ fn parse_cursor(arg: &[u8]) -> Option<u64> {
 /// 10) starting at `cursor`, and returns the next cursor (0 when done) and the visited keys
 /// that pass the MATCH glob and the TYPE filter (compared case-insensitively; an unknown type
 /// matches nothing, as in Redis 7.0).
-fn scan(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
     let Some(cursor) = parse_cursor(&argv[1]) else {
         return Reply::err("ERR invalid cursor");
     };
@@ -201,7 +207,7 @@ fn scan(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
 mod tests {
     use super::*;
     use crate::command::execute_str;
-    use crate::keyspace::Value;
+    use crate::keyspace::{Keyspace, Value};
     use crate::string::RedisString;
     use std::collections::HashMap;
 

@@ -11,11 +11,22 @@ pub mod geo;
 pub mod hll;
 pub mod keys;
 
+use crate::dialect::Profile;
 use crate::keyspace::Keyspace;
 use crate::reply::Reply;
 
-/// A command handler: receives the whole argv (argv\[0\] is the command name as typed).
-pub type Handler = fn(&mut Keyspace, &[Vec<u8>]) -> Reply;
+/// What a command runs against: the selected database and the server profile whose dialect
+/// the reply follows (see [`crate::dialect`]).
+pub struct Ctx<'a> {
+    /// The selected database.
+    pub ks: &'a mut Keyspace,
+    /// The server whose replies are reproduced.
+    pub profile: &'static Profile,
+}
+
+/// A command handler: receives the context and the whole argv (argv\[0\] is the command name
+/// as typed).
+pub type Handler = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Reply;
 
 /// One command: lower-case name, Redis arity (N > 0: exactly N arguments including the name;
 /// N < 0: at least -N), and handler.
@@ -56,6 +67,17 @@ pub fn command_names() -> Vec<&'static str> {
 /// argv; an empty argv gets the reply Redis gives to an empty inline command (none: we
 /// return an `ERR` for it).
 pub fn execute(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
+    execute_in(
+        &mut Ctx {
+            ks,
+            profile: Profile::default_profile(),
+        },
+        argv,
+    )
+}
+
+/// Runs one command in `ctx` (its database and profile) and returns that server's reply.
+pub fn execute_in(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let Some(name) = argv.first() else {
         return Reply::err("ERR empty command");
     };
@@ -69,7 +91,7 @@ pub fn execute(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
             spec.name
         ));
     }
-    (spec.handler)(ks, argv)
+    (spec.handler)(ctx, argv)
 }
 
 /// Convenience: [`execute`] with string arguments.
