@@ -18,3 +18,10 @@ impl Profile {
         &REDIS_7_0
     }
 }
+
+impl Profile {
+    /// A sorted-set score as this server prints it in replies (ZSCORE, ZRANGE WITHSCORES, ...).
+    pub fn format_score(&self, score: f64) -> String {
+        crate::zset::format_score(score)
+    }
+}

@@ -463,7 +463,7 @@ fn zscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     match zset_at(ks, &argv[1]) {
         Err(e) => e,
         Ok(z) => match z.and_then(|z| z.score(&argv[2])) {
-            Some(s) => Reply::bulk(format_score(s)),
+            Some(s) => Reply::bulk(ctx.profile.format_score(s)),
             None => Reply::NullBulk,
         },
     }
