@@ -17,6 +17,11 @@ impl Profile {
     pub fn default_profile() -> &'static Profile {
         &REDIS_7_0
     }
+
+    /// The profile named `name` as `--compat` takes it (`redis-7.0`, `valkey-9.0`, ...).
+    pub fn from_name(name: &str) -> Option<&'static Profile> {
+        [&REDIS_7_0].into_iter().find(|p| p.name == name)
+    }
 }
 
 impl Profile {

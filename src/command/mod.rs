@@ -22,6 +22,9 @@ pub struct Ctx<'a> {
     pub ks: &'a mut Keyspace,
     /// The server whose replies are reproduced.
     pub profile: &'static Profile,
+    /// The clock at which expiry is judged, Unix milliseconds; `None`: expiry is not applied
+    /// (every key and hash field is alive).
+    pub now_ms: Option<i64>,
 }
 
 /// A command handler: receives the context and the whole argv (argv\[0\] is the command name
@@ -71,6 +74,7 @@ pub fn execute(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
         &mut Ctx {
             ks,
             profile: Profile::default_profile(),
+            now_ms: None,
         },
         argv,
     )
