@@ -16,6 +16,7 @@
 //! and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
 //! never a panic; no allocation exceeds what the input's size justifies.
 
+pub mod detect;
 mod encoded;
 pub mod format;
 mod input;
@@ -23,6 +24,7 @@ pub mod lzf;
 mod reader;
 mod writer;
 
+pub use detect::{detect, Detected};
 pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
@@ -296,12 +298,12 @@ fn read_record<'w>(
                 st.header.aux.push((k, v));
             }
             Opcode::SelectDb => {
-                st.db = c.length("database number")?;
+                st.db = c.length_not_lenerr("database number")?;
                 st.header.databases.push(st.db);
             }
             Opcode::ResizeDb => {
-                c.length("database size")?;
-                c.length("expires size")?;
+                c.length_not_lenerr("database size")?;
+                c.length_not_lenerr("expires size")?;
             }
             Opcode::ExpireTimeMs => st.expire = Some(c.u64_le("expire time")? as i64),
             Opcode::ExpireTime => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
@@ -426,7 +428,14 @@ where
         let (w, base, _) = inp.window();
         let mut c = Cursor::window(w, base, true);
         let magic = c.take(9, "RDB header")?;
-        Format::from_magic(magic).map_err(|m| c.err_at(0, m))?
+        let version_at = if magic.starts_with(b"REDIS") {
+            5
+        } else if magic.starts_with(b"VALKEY") {
+            6
+        } else {
+            0
+        };
+        Format::from_magic(magic).map_err(|m| c.err_at(version_at, m))?
     };
     inp.consume(9);
     let mut st = State {

@@ -152,17 +152,7 @@ impl<'a> Cursor<'a> {
                 }
                 0x81 => {
                     let s = self.take(8, what)?;
-                    let n = u64::from_be_bytes(s.try_into().expect("8 bytes"));
-                    if n == RDB_LENERR {
-                        return Err(self.err_at(
-                            at,
-                            format!(
-                                "{what}: length {n} (2^64-1) is Redis' length-error marker; \
-                                 Redis refuses such a file"
-                            ),
-                        ));
-                    }
-                    Len::Plain(n)
+                    Len::Plain(u64::from_be_bytes(s.try_into().expect("8 bytes")))
                 }
                 _ => return Err(self.err_at(at, format!("invalid length byte 0x{b:02x}"))),
             },
@@ -190,6 +180,24 @@ impl<'a> Cursor<'a> {
             Len::Plain(n) => Ok(n),
             Len::Special(_) => Err(self.err_at(at, format!("{what}: expected a length"))),
         }
+    }
+
+    /// A length where Redis' loader treats its error marker 2^64-1 (`RDB_LENERR`) as a
+    /// failed read and refuses the file (RESIZEDB sizes, SELECTDB numbers); other lengths
+    /// (stream ids, entries read) may legitimately hold it.
+    pub fn length_not_lenerr(&mut self, what: &str) -> Result<u64, RdbError> {
+        let at = self.pos;
+        let n = self.length(what)?;
+        if n == RDB_LENERR {
+            return Err(self.err_at(
+                at,
+                format!(
+                    "{what}: {n} (2^64-1) is the value Redis' loader reports a read error with \
+                     (RDB_LENERR); Redis refuses this file"
+                ),
+            ));
+        }
+        Ok(n)
     }
 
     /// A count of items that each take at least `min_item_bytes` bytes: rejected when the

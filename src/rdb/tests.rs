@@ -119,7 +119,7 @@ fn version_range() {
     let mut bytes = write_sample();
     bytes[5..9].copy_from_slice(b"0016");
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
-    assert_eq!(e.offset, 0);
+    assert_eq!(e.offset, 5);
     assert!(
         e.message.contains(
             "Redis RDB version 16 is newer than bitlens knows; the newest it reads is 15"
