@@ -191,7 +191,13 @@ pub struct Header {
     /// The CRC-64 stored after EOF (0 = the writer did not compute one, or the format
     /// predates checksums: RDB 1–4).
     pub stored_checksum: u64,
+    /// Valkey 8+ cluster-mode `slot-info` aux fields met (one per non-empty slot: "slot,keys,
+    /// expires[,...]"); counted, not kept in `aux`, as they are per-slot size hints.
+    pub slot_infos: u64,
 }
+
+/// The aux field Valkey 8+ writes per cluster slot before that slot's keys.
+const SLOT_INFO_AUX: &[u8] = b"slot-info";
 
 impl Header {
     /// Who wrote the file: family, RDB version, `redis-ver` / `valkey-ver` aux fields.
@@ -293,9 +299,15 @@ fn read_record<'w>(
         match op {
             Opcode::Eof => return Ok(Step::Eof),
             Opcode::Aux => {
-                let k = c.string("aux field name")?.into_owned();
-                let v = c.string("aux field value")?.into_owned();
-                st.header.aux.push((k, v));
+                let k = c.string("aux field name")?;
+                if k.as_ref() == SLOT_INFO_AUX {
+                    c.skip_string("slot-info aux value")?;
+                    st.header.slot_infos += 1;
+                } else {
+                    let k = k.into_owned();
+                    let v = c.string("aux field value")?.into_owned();
+                    st.header.aux.push((k, v));
+                }
             }
             Opcode::SelectDb => {
                 st.db = c.length_not_lenerr("database number")?;
