@@ -536,6 +536,46 @@ impl Report {
     }
 }
 
+/// What a file is, by content, and who wrote it, as JSON (for the wasm `snapshotInfo` and
+/// tools): `{"kind": "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", "description",
+/// "format": {"family", "rdb_version", "magic"} | null, "writer": (see [`writer_json`]) |
+/// null, "error": string | null}`. For an RDB file only the header and leading aux fields are
+/// read; `error` reports a header or aux field that cannot be read.
+pub fn identify(bytes: &[u8]) -> Json {
+    use crate::rdb::{detect, peek_writer, Detected};
+    let d = detect(bytes);
+    let kind = match &d {
+        Detected::Empty => "empty",
+        Detected::Rdb(_) => "rdb",
+        Detected::UnsupportedRdb(_) => "unsupported-rdb",
+        Detected::Dump { .. } => "dump",
+        Detected::Raw => "raw",
+    };
+    let format = match &d {
+        Detected::Rdb(f) | Detected::Dump { format: f, .. } => Some(*f),
+        _ => None,
+    };
+    let (writer, error) = match &d {
+        Detected::Rdb(_) => match peek_writer(bytes) {
+            Ok(w) => (writer_json(&w), Json::Null),
+            Err(e) => (Json::Null, Json::String(e.to_string())),
+        },
+        Detected::UnsupportedRdb(m) => (Json::Null, Json::String(m.clone())),
+        _ => (Json::Null, Json::Null),
+    };
+    json!({
+        "kind": kind,
+        "description": d.describe(),
+        "format": format.map(|f| json!({
+            "family": f.family.name(),
+            "rdb_version": f.version,
+            "magic": f.magic(),
+        })),
+        "writer": writer,
+        "error": error,
+    })
+}
+
 /// The writer as JSON: `{"family": "Redis"|"Valkey", "rdb_version", "magic", "server",
 /// "redis_ver", "valkey_ver" (null when absent), "description"}`.
 pub fn writer_json(w: &crate::rdb::Writer) -> Json {

@@ -114,6 +114,19 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
                 "{name}: slot-info aux fields counted"
             );
         }
+        // By content, without walking the keys (the wasm snapshotInfo).
+        let id = bitlens::inspect::identify(rdb);
+        assert_eq!(id["kind"], "rdb", "{name}");
+        assert_eq!(id["writer"]["server"], w.server(), "{name}");
+        assert_eq!(id["writer"]["magic"], w.format.magic(), "{name}");
+        let shown = w.valkey_ver.clone().or(w.redis_ver.clone()).unwrap();
+        let rep = bitlens::inspect::report(rdb, &LoadOptions::default()).unwrap();
+        assert!(
+            rep.to_text()
+                .contains(&format!("written by {} {shown}", w.server())),
+            "{name}"
+        );
+        assert_eq!(rep.to_json()["writer"]["family"], family.name(), "{name}");
         assert_eq!(
             header.stored_checksum == 0,
             exp["config"] == "plain",
@@ -178,7 +191,13 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
                 assert_eq!(zrange_of(&entry.value), expected_zrange(e), "{ctx}");
             }
             if let Some(d) = e.get("dump_hex").and_then(Json::as_str) {
-                let v = load_dump(&hex(d)).unwrap_or_else(|err| panic!("{ctx} DUMP: {err}"));
+                let payload = hex(d);
+                assert_eq!(
+                    bitlens::inspect::identify(&payload)["kind"],
+                    "dump",
+                    "{ctx} DUMP"
+                );
+                let v = load_dump(&payload).unwrap_or_else(|err| panic!("{ctx} DUMP: {err}"));
                 assert_eq!(v.redis_type().name(), ty, "{ctx} DUMP");
                 match ty {
                     "string" => assert_eq!(v, entry.value, "{ctx} DUMP"),

@@ -566,6 +566,23 @@ where
     Ok(st.header)
 }
 
+/// Reads only the start of an RDB file: its header and the aux fields before the first other
+/// record (where every server writes `redis-ver` / `valkey-ver`), without walking the keys.
+/// Errors like [`load_rdb`] on a bad header or a truncated aux field.
+pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
+    let mut c = Cursor::new(bytes, 0);
+    let magic = c.take(9, "RDB header")?;
+    let format = Format::from_magic(magic).map_err(|m| c.err_at(0, m))?;
+    let mut aux = Vec::new();
+    while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
+        c.pos += 1;
+        let k = c.string("aux field name")?.into_owned();
+        let v = c.string("aux field value")?.into_owned();
+        aux.push((k, v));
+    }
+    Ok(Writer::new(format, &aux))
+}
+
 /// Decodes a whole RDB file (Redis RDB 1 to 15, Valkey RDB 80 to 81). Keys not selected by `opts.patterns` are
 /// skipped without being materialised.
 pub fn load_rdb(bytes: &[u8], opts: &LoadOptions) -> Result<Snapshot, RdbError> {
