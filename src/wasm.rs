@@ -904,3 +904,14 @@ fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
         .map(|_| ())
         .map_err(|_| JsError::new("cannot build reply object"))
 }
+
+/// What a file is, by its content, and who wrote it (see `crate::inspect::identify`): an
+/// object `{kind: "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", description, format:
+/// {family, rdb_version, magic}|null, writer: {family, rdb_version, magic, server, redis_ver,
+/// valkey_ver, description}|null, error: string|null}`. Reads only an RDB file's header and
+/// leading aux fields.
+#[wasm_bindgen(js_name = snapshotInfo)]
+pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
+    let info = crate::inspect::identify(bytes).to_string();
+    js_sys::JSON::parse(&info).map_err(|_| JsError::new("cannot build snapshotInfo object"))
+}

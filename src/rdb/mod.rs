@@ -16,15 +16,19 @@
 //! and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
 //! never a panic; no allocation exceeds what the input's size justifies.
 
+pub mod detect;
 mod encoded;
+pub mod format;
 mod input;
 pub mod lzf;
 mod reader;
 mod writer;
 
+pub use detect::{detect, Detected};
 pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
+pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
-pub use reader::{module_name, opcodes, type_info, types};
+pub use reader::module_name;
 pub use writer::{dump_string, RdbWriter};
 
 use std::borrow::Cow;
@@ -36,10 +40,11 @@ use crate::string::{RedisString, StringBuilder};
 use input::{ChunkedInput, Input, SliceInput};
 use reader::Cursor;
 
-/// The oldest RDB version bitlens reads (Redis 2.6).
-pub const MIN_VERSION: u32 = 6;
-/// The newest RDB version bitlens reads (Redis 7.4 / 8.0).
-pub const MAX_VERSION: u32 = 12;
+/// The oldest Redis RDB version bitlens reads (Redis 1.x; Redis 7.4 still loads it).
+pub const MIN_VERSION: u32 = format::REDIS_MIN_VERSION;
+/// The newest Redis RDB version bitlens reads (Redis 8.10). Valkey's own format is
+/// [`format::VALKEY_MIN_VERSION`] to [`format::VALKEY_MAX_VERSION`].
+pub const MAX_VERSION: u32 = format::REDIS_MAX_VERSION;
 
 /// The CRC-64 used by RDB files and DUMP payloads, slice-by-16 (a 32 KiB table; several
 /// times faster than byte-at-a-time on large files).
@@ -119,8 +124,10 @@ impl LoadOptions {
 /// A decoded RDB file.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    /// The 4-digit RDB version from the header.
+    /// The RDB version from the header (same as `format.version`).
     pub version: u32,
+    /// The writer family and RDB version from the header.
+    pub format: Format,
     /// Aux fields (`redis-ver`, `ctime`, ...), in file order.
     pub aux: Vec<(Vec<u8>, Vec<u8>)>,
     /// Databases by number.
@@ -128,6 +135,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Who wrote the file: family, RDB version, `redis-ver` / `valkey-ver` aux fields.
+    pub fn writer(&self) -> Writer {
+        Writer::new(self.format, &self.aux)
+    }
+
     /// Every key as (database, key, entry), by database then key bytes (for comparing
     /// snapshots).
     pub fn entries(&self) -> Vec<(u64, &[u8], &crate::keyspace::Entry)> {
@@ -148,10 +160,12 @@ pub struct Record<'a> {
     pub db: u64,
     /// The key bytes.
     pub key: Cow<'a, [u8]>,
-    /// The RDB value type byte (see [`types`] and [`type_info`]).
+    /// The RDB value type byte as stored (its meaning depends on the file's [`Format`]).
     pub type_byte: u8,
+    /// What the type byte means in the file's format.
+    pub kind: ValueKind,
     /// The value's encoding as stored in the file: for strings `int`, `lzf` or `raw`; for
-    /// other types the container name from [`type_info`] (`listpack`, `quicklist(ziplist)`...).
+    /// other types the container name of the kind (`listpack`, `quicklist(ziplist)`...).
     pub encoding: &'static str,
     /// The decoded value; `None` when the key was not selected by the patterns.
     pub value: Option<Value>,
@@ -166,14 +180,30 @@ pub struct Record<'a> {
 /// What [`visit_rdb`] found besides key records.
 #[derive(Debug, Clone, Default)]
 pub struct Header {
-    /// RDB version.
+    /// RDB version (same as `format.version`).
     pub version: u32,
+    /// Writer family and RDB version, from the magic.
+    pub format: Format,
     /// Aux fields in file order.
     pub aux: Vec<(Vec<u8>, Vec<u8>)>,
     /// Databases announced by SELECTDB (some may hold no key).
     pub databases: Vec<u64>,
-    /// The CRC-64 stored after EOF (0 = the writer did not compute one).
+    /// The CRC-64 stored after EOF (0 = the writer did not compute one, or the format
+    /// predates checksums: RDB 1–4).
     pub stored_checksum: u64,
+    /// Valkey 8+ cluster-mode `slot-info` aux fields met (one per non-empty slot: "slot,keys,
+    /// expires[,...]"); counted, not kept in `aux`, as they are per-slot size hints.
+    pub slot_infos: u64,
+}
+
+/// The aux field Valkey 8+ writes per cluster slot before that slot's keys.
+const SLOT_INFO_AUX: &[u8] = b"slot-info";
+
+impl Header {
+    /// Who wrote the file: family, RDB version, `redis-ver` / `valkey-ver` aux fields.
+    pub fn writer(&self) -> Writer {
+        Writer::new(self.format, &self.aux)
+    }
 }
 
 /// Reads an RDB file record by record, calling `f` for each key (values materialised only for
@@ -263,53 +293,79 @@ fn read_record<'w>(
     opts: &LoadOptions,
 ) -> Result<Step<'w>, RdbError> {
     let at = c.pos;
-    let op = c.u8("record type")?;
-    match op {
-        opcodes::EOF => return Ok(Step::Eof),
-        opcodes::AUX => {
-            let k = c.string("aux field name")?.into_owned();
-            let v = c.string("aux field value")?.into_owned();
-            st.header.aux.push((k, v));
-        }
-        opcodes::SELECTDB => {
-            st.db = c.length("database number")?;
-            st.header.databases.push(st.db);
-        }
-        opcodes::RESIZEDB => {
-            c.length("database size")?;
-            c.length("expires size")?;
-        }
-        opcodes::EXPIRETIME_MS => st.expire = Some(c.u64_le("expire time")? as i64),
-        opcodes::EXPIRETIME => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
-        opcodes::IDLE => {
-            c.length("LRU idle time")?;
-        }
-        opcodes::FREQ => {
-            c.u8("LFU frequency")?;
-        }
-        opcodes::MODULE_AUX => c.module_aux()?,
-        opcodes::FUNCTION2 => {
-            c.skip_string("function library")?;
-        }
-        opcodes::FUNCTION_PRE_GA => {
-            return Err(c.err_at(
-                at,
-                "function record of a Redis 7.0 release candidate (opcode 246) is not supported",
-            ))
-        }
-        opcodes::SLOT_INFO => {
-            c.length("slot id")?;
-            c.length("slot size")?;
-            c.length("slot expires size")?;
-        }
-        t => {
-            if type_info(t).is_none() {
-                return Err(c.err_at(at, format!("unknown RDB value type {t} (byte 0x{t:02x})")));
+    let byte = c.u8("record type")?;
+    let format = st.header.format;
+    if let Some(op) = format.opcode(byte) {
+        match op {
+            Opcode::Eof => return Ok(Step::Eof),
+            Opcode::Aux => {
+                let k = c.string("aux field name")?;
+                if k.as_ref() == SLOT_INFO_AUX {
+                    c.skip_string("slot-info aux value")?;
+                    st.header.slot_infos += 1;
+                } else {
+                    let k = k.into_owned();
+                    let v = c.string("aux field value")?.into_owned();
+                    st.header.aux.push((k, v));
+                }
             }
+            Opcode::SelectDb => {
+                st.db = c.length_not_lenerr("database number")?;
+                st.header.databases.push(st.db);
+            }
+            Opcode::ResizeDb => {
+                c.length_not_lenerr("database size")?;
+                c.length_not_lenerr("expires size")?;
+            }
+            Opcode::ExpireTimeMs => st.expire = Some(c.u64_le("expire time")? as i64),
+            Opcode::ExpireTime => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
+            Opcode::Idle => {
+                c.length("LRU idle time")?;
+            }
+            Opcode::Freq => {
+                c.u8("LFU frequency")?;
+            }
+            Opcode::ModuleAux => c.module_aux()?,
+            Opcode::Function2 => {
+                c.skip_string("function library")?;
+            }
+            Opcode::FunctionPreGa => {
+                return Err(c.err_at(
+                    at,
+                    "function record of a Redis 7.0 release candidate (RDB_OPCODE_FUNCTION_PRE_GA, 246) is not supported",
+                ))
+            }
+            Opcode::SlotInfo => {
+                c.length("slot id")?;
+                c.length("slot size")?;
+                c.length("slot expires size")?;
+            }
+            Opcode::SlotImport => c.slot_import()?,
+            Opcode::KeyMeta => c.key_meta()?,
+            Opcode::HashTemplates => {
+                return Err(c.err_at(
+                    at,
+                    format!(
+                        "{} records ({format}, byte {byte}) are not supported yet",
+                        op.name()
+                    ),
+                ))
+            }
+        }
+        return Ok(Step::Opcode);
+    }
+    let Some(kind) = format.value_kind(byte) else {
+        return Err(c.err_at(
+            at,
+            format!("unknown RDB value type {byte} (byte 0x{byte:02x}) in a {format} file"),
+        ));
+    };
+    {
+        {
             let key = c.string("key")?;
             let wanted = opts.selects_in(st.db, &key);
             let v_at = c.pos;
-            if t == types::STRING && !c.eof {
+            if kind == ValueKind::String && !c.eof {
                 let raw = c
                     .raw_string_len("string value")
                     .map_err(|e| e.with_key(&key))?;
@@ -327,31 +383,31 @@ fn read_record<'w>(
                     c.pos = v_at;
                 }
             }
-            let encoding = match (t, c.buf.get(c.pos)) {
-                (types::STRING, Some(&b)) if b >> 6 == 3 => {
+            let encoding = match (kind, c.buf.get(c.pos)) {
+                (ValueKind::String, Some(&b)) if b >> 6 == 3 => {
                     if b & 0x3F == 3 {
                         "lzf"
                     } else {
                         "int"
                     }
                 }
-                (types::STRING, _) => "raw",
-                _ => type_info(t).map_or("unknown", |i| i.1),
+                (ValueKind::String, _) => "raw",
+                _ => kind.info().encoding,
             };
-            let value = c.value(t, wanted).map_err(|e| e.with_key(&key))?;
-            return Ok(Step::Key(Record {
+            let value = c.value(kind, wanted).map_err(|e| e.with_key(&key))?;
+            Ok(Step::Key(Record {
                 db: st.db,
-                type_byte: t,
+                type_byte: byte,
+                kind,
                 encoding,
                 value,
                 expire_at_ms: st.expire.take(),
                 offset: c.base + at as u64,
                 value_bytes: (c.pos - v_at) as u64,
                 key,
-            }));
+            }))
         }
     }
-    Ok(Step::Opcode)
 }
 
 /// Calls `progress(done, total)`; a message it returns stops the load as an error at `done`.
@@ -380,32 +436,24 @@ where
 {
     let total = inp.total();
     inp.fill(9)?;
-    let version = {
+    let format = {
         let (w, base, _) = inp.window();
         let mut c = Cursor::window(w, base, true);
         let magic = c.take(9, "RDB header")?;
-        if &magic[..5] != b"REDIS" {
-            return Err(c.err_at(0, "not an RDB file: missing REDIS magic"));
-        }
-        let version = std::str::from_utf8(&magic[5..9])
-            .ok()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|s| s.parse::<u32>().ok())
-            .ok_or_else(|| c.err_at(5, "RDB version is not 4 digits"))?;
-        if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
-            return Err(c.err_at(
-                5,
-                format!(
-                    "unsupported RDB version {version} (bitlens reads {MIN_VERSION} to {MAX_VERSION})"
-                ),
-            ));
-        }
-        version
+        let version_at = if magic.starts_with(b"REDIS") {
+            5
+        } else if magic.starts_with(b"VALKEY") {
+            6
+        } else {
+            0
+        };
+        Format::from_magic(magic).map_err(|m| c.err_at(version_at, m))?
     };
     inp.consume(9);
     let mut st = State {
         header: Header {
-            version,
+            version: format.version,
+            format,
             ..Header::default()
         },
         db: 0,
@@ -466,7 +514,8 @@ where
                 let rec = Record {
                     db,
                     key: Cow::Borrowed(&key),
-                    type_byte: types::STRING,
+                    type_byte: format.type_byte(ValueKind::String).unwrap_or(0),
+                    kind: ValueKind::String,
                     encoding: "raw",
                     value,
                     expire_at_ms,
@@ -482,6 +531,10 @@ where
         }
     }
     let (w, eof_end, _) = inp.window();
+    if !format.has_checksum() {
+        report(progress, total, total)?;
+        return Ok(st.header);
+    }
     let stored = {
         let mut c = Cursor::window(w, eof_end, true);
         let trailer = match c.take(8, "CRC-64 trailer") {
@@ -513,7 +566,24 @@ where
     Ok(st.header)
 }
 
-/// Decodes a whole RDB file (versions 6 to 12). Keys not selected by `opts.patterns` are
+/// Reads only the start of an RDB file: its header and the aux fields before the first other
+/// record (where every server writes `redis-ver` / `valkey-ver`), without walking the keys.
+/// Errors like [`load_rdb`] on a bad header or a truncated aux field.
+pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
+    let mut c = Cursor::new(bytes, 0);
+    let magic = c.take(9, "RDB header")?;
+    let format = Format::from_magic(magic).map_err(|m| c.err_at(0, m))?;
+    let mut aux = Vec::new();
+    while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
+        c.pos += 1;
+        let k = c.string("aux field name")?.into_owned();
+        let v = c.string("aux field value")?.into_owned();
+        aux.push((k, v));
+    }
+    Ok(Writer::new(format, &aux))
+}
+
+/// Decodes a whole RDB file (Redis RDB 1 to 15, Valkey RDB 80 to 81). Keys not selected by `opts.patterns` are
 /// skipped without being materialised.
 pub fn load_rdb(bytes: &[u8], opts: &LoadOptions) -> Result<Snapshot, RdbError> {
     load_rdb_progress(bytes, opts, &mut |_, _| Ok(()))
@@ -532,6 +602,7 @@ pub fn load_rdb_progress(
     })?;
     Ok(Snapshot {
         version: header.version,
+        format: header.format,
         aux: header.aux,
         databases,
     })
@@ -552,6 +623,7 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
     })?;
     Ok(Snapshot {
         version: header.version,
+        format: header.format,
         aux: header.aux,
         databases,
     })
@@ -566,10 +638,24 @@ fn collect(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) {
     }
 }
 
-/// Splits and checks a DUMP payload: returns (type byte, value encoding, RDB version).
-/// Errors when it is too short, its version is newer than [`MAX_VERSION`], or (when
-/// `verify_checksum`) its CRC-64 does not match.
-pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u16), RdbError> {
+/// A DUMP payload split into its parts (see [`dump_parts`]).
+#[derive(Debug, Clone, Copy)]
+pub struct DumpParts<'a> {
+    /// The type byte (byte 0).
+    pub type_byte: u8,
+    /// What the type byte means in the payload's format.
+    pub kind: ValueKind,
+    /// The value's encoding (after the type byte, before the trailer).
+    pub body: &'a [u8],
+    /// The format named by the 2-byte RDB version of the trailer (1–15 Redis, 80–81 Valkey).
+    pub format: Format,
+}
+
+/// Splits and checks a DUMP payload: type byte + value + 2-byte little-endian RDB version +
+/// CRC-64. Errors (offset in the payload) when it is too short, its version is one bitlens
+/// does not read, its type byte is not a type of that format, or (when `verify_checksum`)
+/// its CRC-64 does not match.
+pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>, RdbError> {
     let err = |offset: usize, message: String| RdbError {
         offset: offset as u64,
         key: None,
@@ -586,12 +672,8 @@ pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u
     }
     let n = payload.len();
     let version = u16::from_le_bytes([payload[n - 10], payload[n - 9]]);
-    if version as u32 > MAX_VERSION {
-        return Err(err(
-            n - 10,
-            format!("DUMP payload RDB version {version} is newer than {MAX_VERSION}"),
-        ));
-    }
+    let format = Format::from_dump_version(version)
+        .map_err(|m| err(n - 10, format!("DUMP payload: {m}")))?;
     let stored = u64::from_le_bytes(payload[n - 8..].try_into().expect("8 bytes"));
     if verify_checksum {
         let actual = CRC64.checksum(&payload[..n - 8]);
@@ -602,27 +684,38 @@ pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u
             ));
         }
     }
-    Ok((payload[0], &payload[1..n - 10], version))
+    let t = payload[0];
+    let kind = format.value_kind(t).ok_or_else(|| {
+        err(
+            0,
+            format!("unknown RDB value type {t} (byte 0x{t:02x}) in a {format} DUMP payload"),
+        )
+    })?;
+    Ok(DumpParts {
+        type_byte: t,
+        kind,
+        body: &payload[1..n - 10],
+        format,
+    })
 }
 
-/// Decodes a DUMP payload (as returned by Redis `DUMP key`), checking its RDB version and
-/// CRC-64 trailer.
+/// [`dump_parts`] as (type byte, value encoding, RDB version).
+pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u16), RdbError> {
+    let p = dump_parts(payload, verify_checksum)?;
+    Ok((p.type_byte, p.body, p.format.version as u16))
+}
+
+/// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB
+/// version and CRC-64 trailer.
 pub fn load_dump(payload: &[u8]) -> Result<Value, RdbError> {
     load_dump_with(payload, true)
 }
 
 /// [`load_dump`] with the CRC-64 check optional.
 pub fn load_dump_with(payload: &[u8], verify_checksum: bool) -> Result<Value, RdbError> {
-    let (t, body, _) = split_dump(payload, verify_checksum)?;
-    if type_info(t).is_none() {
-        return Err(RdbError {
-            offset: 0,
-            key: None,
-            message: format!("unknown RDB value type {t} (byte 0x{t:02x})"),
-        });
-    }
-    let mut c = Cursor::new(body, 1);
-    let v = c.value(t, true)?.expect("materialised");
+    let p = dump_parts(payload, verify_checksum)?;
+    let mut c = Cursor::new(p.body, 1);
+    let v = c.value(p.kind, true)?.expect("materialised");
     if c.remaining() != 0 {
         return Err(c.err_at(
             c.pos,

@@ -10,122 +10,11 @@
 use std::borrow::Cow;
 
 use super::encoded::{self, BlobError, Item};
+use super::format::ValueKind;
 use super::RdbError;
 use crate::keyspace::{RedisType, Value};
 use crate::string::RedisString;
 use crate::zset::ZSet;
-
-/// RDB value type bytes (the byte before each key).
-pub mod types {
-    /// A string (raw, int-encoded or LZF).
-    pub const STRING: u8 = 0;
-    /// A list as a sequence of strings (before quicklists).
-    pub const LIST: u8 = 1;
-    /// A set as a sequence of strings (hashtable).
-    pub const SET: u8 = 2;
-    /// A sorted set with scores as text doubles (before RDB 8).
-    pub const ZSET: u8 = 3;
-    /// A hash as field/value string pairs (hashtable).
-    pub const HASH: u8 = 4;
-    /// A sorted set with binary little-endian double scores (skiplist).
-    pub const ZSET_2: u8 = 5;
-    /// A module value of the pre-release format (not readable).
-    pub const MODULE_PRE_GA: u8 = 6;
-    /// A module value: module id, then opcode-tagged fields until EOF.
-    pub const MODULE_2: u8 = 7;
-    /// A hash as one zipmap blob (Redis < 2.6).
-    pub const HASH_ZIPMAP: u8 = 9;
-    /// A list as one ziplist blob.
-    pub const LIST_ZIPLIST: u8 = 10;
-    /// A set of integers as one intset blob.
-    pub const SET_INTSET: u8 = 11;
-    /// A sorted set as one ziplist blob (member, score, ...).
-    pub const ZSET_ZIPLIST: u8 = 12;
-    /// A hash as one ziplist blob (field, value, ...).
-    pub const HASH_ZIPLIST: u8 = 13;
-    /// A list as ziplist nodes (Redis 3.2 to 6.2).
-    pub const LIST_QUICKLIST: u8 = 14;
-    /// A stream: listpack nodes, metadata, consumer groups (Redis 5 to 6.2).
-    pub const STREAM_LISTPACKS: u8 = 15;
-    /// A hash as one listpack blob (Redis 7+).
-    pub const HASH_LISTPACK: u8 = 16;
-    /// A sorted set as one listpack blob (Redis 7+).
-    pub const ZSET_LISTPACK: u8 = 17;
-    /// A list as plain or listpack nodes (Redis 7+).
-    pub const LIST_QUICKLIST_2: u8 = 18;
-    /// A stream with first/max-deleted ids, entries added, entries read (Redis 7.0).
-    pub const STREAM_LISTPACKS_2: u8 = 19;
-    /// A set as one listpack blob (Redis 7.2+).
-    pub const SET_LISTPACK: u8 = 20;
-    /// A stream whose consumers carry an active time (Redis 7.2+).
-    pub const STREAM_LISTPACKS_3: u8 = 21;
-    /// A hash with field expiry, pre-release format (7.4 release candidates).
-    pub const HASH_METADATA_PRE_GA: u8 = 22;
-    /// A listpack hash with field expiry, pre-release format.
-    pub const HASH_LISTPACK_EX_PRE_GA: u8 = 23;
-    /// A hash with field expiry: minimum expiry, then (TTL, field, value) triples (7.4+).
-    pub const HASH_METADATA: u8 = 24;
-    /// A listpack hash with field expiry: minimum expiry, then (field, value, TTL) listpack (7.4+).
-    pub const HASH_LISTPACK_EX: u8 = 25;
-}
-
-/// RDB opcodes (bytes that are not value types).
-pub mod opcodes {
-    /// Cluster slot sizes: slot id, keys, keys with expiry.
-    pub const SLOT_INFO: u8 = 244;
-    /// A function library (its source code as a string).
-    pub const FUNCTION2: u8 = 245;
-    /// A function record of Redis 7.0 release candidates (not readable).
-    pub const FUNCTION_PRE_GA: u8 = 246;
-    /// Module auxiliary data: module id, when-opcode, when, opcode-tagged fields.
-    pub const MODULE_AUX: u8 = 247;
-    /// LRU idle time of the next key, seconds.
-    pub const IDLE: u8 = 248;
-    /// LFU frequency of the next key (one byte).
-    pub const FREQ: u8 = 249;
-    /// An aux field: name and value strings.
-    pub const AUX: u8 = 250;
-    /// Hash-table size hints: keys and keys with expiry.
-    pub const RESIZEDB: u8 = 251;
-    /// Absolute expiry of the next key, Unix ms, 8 bytes little-endian.
-    pub const EXPIRETIME_MS: u8 = 252;
-    /// Absolute expiry of the next key, Unix seconds, 4 bytes little-endian.
-    pub const EXPIRETIME: u8 = 253;
-    /// The database number of the following keys.
-    pub const SELECTDB: u8 = 254;
-    /// End of the records; the CRC-64 trailer follows.
-    pub const EOF: u8 = 255;
-}
-
-/// The encoding name Redis' OBJECT ENCODING would report for a value of this RDB type as
-/// loaded (`None` for unknown types).
-pub fn type_info(t: u8) -> Option<(RedisType, &'static str)> {
-    use types::*;
-    Some(match t {
-        STRING => (RedisType::String, "string"),
-        LIST => (RedisType::List, "linkedlist"),
-        SET => (RedisType::Set, "hashtable"),
-        ZSET | ZSET_2 => (RedisType::ZSet, "skiplist"),
-        HASH => (RedisType::Hash, "hashtable"),
-        HASH_ZIPMAP => (RedisType::Hash, "zipmap"),
-        LIST_ZIPLIST => (RedisType::List, "ziplist"),
-        SET_INTSET => (RedisType::Set, "intset"),
-        ZSET_ZIPLIST => (RedisType::ZSet, "ziplist"),
-        HASH_ZIPLIST => (RedisType::Hash, "ziplist"),
-        LIST_QUICKLIST => (RedisType::List, "quicklist(ziplist)"),
-        LIST_QUICKLIST_2 => (RedisType::List, "quicklist(listpack)"),
-        STREAM_LISTPACKS => (RedisType::Stream, "stream(listpacks v1)"),
-        STREAM_LISTPACKS_2 => (RedisType::Stream, "stream(listpacks v2)"),
-        STREAM_LISTPACKS_3 => (RedisType::Stream, "stream(listpacks v3)"),
-        HASH_LISTPACK => (RedisType::Hash, "listpack"),
-        ZSET_LISTPACK => (RedisType::ZSet, "listpack"),
-        SET_LISTPACK => (RedisType::Set, "listpack"),
-        HASH_METADATA_PRE_GA | HASH_METADATA => (RedisType::Hash, "hashtable(field expiry)"),
-        HASH_LISTPACK_EX_PRE_GA | HASH_LISTPACK_EX => (RedisType::Hash, "listpack(field expiry)"),
-        MODULE_2 => (RedisType::Module(*b"module???"), "module"),
-        _ => return None,
-    })
-}
 
 /// Where an embedded blob (listpack, ziplist, intset, zipmap) is: the offset in the cursor's
 /// buffer of its first byte, or of its compressed string when `compressed`.
@@ -157,6 +46,10 @@ enum Len {
     Plain(u64),
     Special(u8),
 }
+
+/// The length Redis' loader returns for a read error (`RDB_LENERR`, 2^64-1): a file holding
+/// it as a length is refused by Redis, and by us.
+const RDB_LENERR: u64 = u64::MAX;
 
 /// The LZF worst-case expansion: a 3-byte back-reference yields at most 264 bytes.
 const LZF_MAX_RATIO: u64 = 88;
@@ -287,6 +180,24 @@ impl<'a> Cursor<'a> {
             Len::Plain(n) => Ok(n),
             Len::Special(_) => Err(self.err_at(at, format!("{what}: expected a length"))),
         }
+    }
+
+    /// A length where Redis' loader treats its error marker 2^64-1 (`RDB_LENERR`) as a
+    /// failed read and refuses the file (RESIZEDB sizes, SELECTDB numbers); other lengths
+    /// (stream ids, entries read) may legitimately hold it.
+    pub fn length_not_lenerr(&mut self, what: &str) -> Result<u64, RdbError> {
+        let at = self.pos;
+        let n = self.length(what)?;
+        if n == RDB_LENERR {
+            return Err(self.err_at(
+                at,
+                format!(
+                    "{what}: {n} (2^64-1) is the value Redis' loader reports a read error with \
+                     (RDB_LENERR); Redis refuses this file"
+                ),
+            ));
+        }
+        Ok(n)
     }
 
     /// A count of items that each take at least `min_item_bytes` bytes: rejected when the
@@ -473,6 +384,30 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Skips a Valkey 9 RDB_OPCODE_SLOT_IMPORT record body: job name, then a count of
+    /// (start slot, end slot) ranges.
+    pub fn slot_import(&mut self) -> Result<(), RdbError> {
+        self.skip_string("slot import job name")?;
+        let n = self.count(2, "slot import range count")?;
+        for _ in 0..n {
+            self.length("slot range start")?;
+            self.length("slot range end")?;
+        }
+        Ok(())
+    }
+
+    /// Skips a Redis 8.6+ RDB_OPCODE_KEY_META record body (the metadata of the key that
+    /// follows): a class count, then per class a 4-byte class spec and module-opcode-tagged
+    /// fields up to their EOF.
+    pub fn key_meta(&mut self) -> Result<(), RdbError> {
+        let n = self.count(5, "key metadata class count")?;
+        for _ in 0..n {
+            self.take(4, "key metadata class spec")?;
+            self.module_opcodes()?;
+        }
+        Ok(())
+    }
+
     /// Skips a MODULE_AUX record body (after the opcode byte).
     pub fn module_aux(&mut self) -> Result<(), RdbError> {
         self.length("module id")?;
@@ -485,7 +420,9 @@ impl<'a> Cursor<'a> {
         self.module_opcodes()
     }
 
-    fn stream(&mut self, t: u8, check: bool) -> Result<(), RdbError> {
+    /// Walks a stream of layout `v` (1: RDB_TYPE_STREAM_LISTPACKS, 2: _2 adds first/max-deleted
+    /// ids, entries added and per-group entries read, 3: _3 adds consumer active time).
+    fn stream(&mut self, v: u8, check: bool) -> Result<(), RdbError> {
         let nodes = self.count(2, "stream listpack count")?;
         for _ in 0..nodes {
             let at = self.pos;
@@ -500,7 +437,7 @@ impl<'a> Cursor<'a> {
         self.length("stream length")?;
         self.length("stream last id ms")?;
         self.length("stream last id seq")?;
-        if t >= types::STREAM_LISTPACKS_2 {
+        if v >= 2 {
             for what in [
                 "stream first id ms",
                 "stream first id seq",
@@ -516,7 +453,7 @@ impl<'a> Cursor<'a> {
             self.skip_string("consumer group name")?;
             self.length("consumer group last id ms")?;
             self.length("consumer group last id seq")?;
-            if t >= types::STREAM_LISTPACKS_2 {
+            if v >= 2 {
                 self.length("consumer group entries read")?;
             }
             let pel = self.count(25, "consumer group PEL size")?;
@@ -528,7 +465,7 @@ impl<'a> Cursor<'a> {
             for _ in 0..consumers {
                 self.skip_string("consumer name")?;
                 self.take(8, "consumer seen time")?;
-                if t >= types::STREAM_LISTPACKS_3 {
+                if v >= 3 {
                     self.take(8, "consumer active time")?;
                 }
                 let pel = self.count(16, "consumer PEL size")?;
@@ -538,16 +475,18 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
-    /// Reads one value of RDB type `t`. With `materialise` false the value is walked (every
-    /// length checked) but not built, and `Ok(None)` is returned; with it true, strings and
-    /// sorted sets are built and embedded blobs of other types are fully validated.
-    pub fn value(&mut self, t: u8, materialise: bool) -> Result<Option<Value>, RdbError> {
-        use types::*;
+    /// Reads one value of kind `kind` (the type byte already mapped through the file's
+    /// [`super::Format`]). With `materialise` false the value is walked (every length
+    /// checked) but not built, and `Ok(None)` is returned; with it true, strings and sorted
+    /// sets are built and embedded blobs of other types are fully validated.
+    pub fn value(&mut self, kind: ValueKind, materialise: bool) -> Result<Option<Value>, RdbError> {
+        use crate::zset::ZSet; // the type (the glob below brings the ValueKind variant)
+        use ValueKind::*;
         let at = self.pos;
         let check = materialise;
         let other = |rt: RedisType| Ok(materialise.then_some(Value::Other(rt)));
-        match t {
-            STRING => {
+        match kind {
+            String => {
                 if materialise {
                     Ok(Some(Value::String(self.string_value("string value")?)))
                 } else {
@@ -555,18 +494,18 @@ impl<'a> Cursor<'a> {
                     Ok(None)
                 }
             }
-            LIST | SET => {
+            List | Set => {
                 let n = self.count(1, "element count")?;
                 for _ in 0..n {
                     self.skip_string("element")?;
                 }
-                other(if t == LIST {
+                other(if kind == List {
                     RedisType::List
                 } else {
                     RedisType::Set
                 })
             }
-            HASH => {
+            Hash => {
                 let n = self.count(2, "hash field count")?;
                 for _ in 0..n {
                     self.skip_string("hash field")?;
@@ -574,8 +513,8 @@ impl<'a> Cursor<'a> {
                 }
                 other(RedisType::Hash)
             }
-            ZSET | ZSET_2 => {
-                let n = self.count(if t == ZSET { 2 } else { 9 }, "sorted set size")?;
+            ZSet | ZSet2 => {
+                let n = self.count(if kind == ZSet { 2 } else { 9 }, "sorted set size")?;
                 // `count` bounds n by the bytes left (9 or 2 bytes per entry at least).
                 let mut pairs = Vec::with_capacity(if materialise { n as usize } else { 0 });
                 for _ in 0..n {
@@ -586,7 +525,7 @@ impl<'a> Cursor<'a> {
                         None
                     };
                     let s_at = self.pos;
-                    let score = if t == ZSET_2 {
+                    let score = if kind == ZSet2 {
                         f64::from_bits(self.u64_le("sorted set score")?)
                     } else {
                         match self.u8("sorted set score")? {
@@ -613,19 +552,19 @@ impl<'a> Cursor<'a> {
                 }
                 Ok(materialise.then(|| Value::ZSet(ZSet::from_pairs(pairs))))
             }
-            HASH_ZIPMAP => {
+            HashZipmap => {
                 self.check_blob("zipmap", check, encoded::zipmap)?;
                 other(RedisType::Hash)
             }
-            LIST_ZIPLIST => {
+            ListZiplist => {
                 self.check_blob("ziplist", check, encoded::ziplist)?;
                 other(RedisType::List)
             }
-            HASH_ZIPLIST => {
+            HashZiplist => {
                 self.check_blob("ziplist", check, encoded::ziplist)?;
                 other(RedisType::Hash)
             }
-            SET_INTSET => {
+            SetIntset => {
                 if check {
                     let (b, b_at) = self.blob("intset")?;
                     encoded::intset(&b).map_err(|e| self.blob_err(b_at, "intset", e))?;
@@ -634,17 +573,17 @@ impl<'a> Cursor<'a> {
                 }
                 other(RedisType::Set)
             }
-            SET_LISTPACK => {
+            SetListpack => {
                 self.check_blob("listpack", check, encoded::listpack)?;
                 other(RedisType::Set)
             }
-            HASH_LISTPACK => {
+            HashListpack => {
                 self.check_blob("listpack", check, encoded::listpack)?;
                 other(RedisType::Hash)
             }
-            ZSET_ZIPLIST | ZSET_LISTPACK => {
+            ZSetZiplist | ZSetListpack => {
                 type Decode = for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>;
-                let (name, dec): (&str, Decode) = if t == ZSET_ZIPLIST {
+                let (name, dec): (&str, Decode) = if kind == ZSetZiplist {
                     ("ziplist", encoded::ziplist)
                 } else {
                     ("listpack", encoded::listpack)
@@ -656,14 +595,14 @@ impl<'a> Cursor<'a> {
                     Ok(None)
                 }
             }
-            LIST_QUICKLIST => {
+            ListQuicklist => {
                 let n = self.count(1, "quicklist node count")?;
                 for _ in 0..n {
                     self.check_blob("quicklist ziplist", check, encoded::ziplist)?;
                 }
                 other(RedisType::List)
             }
-            LIST_QUICKLIST_2 => {
+            ListQuicklist2 => {
                 let n = self.count(2, "quicklist node count")?;
                 for _ in 0..n {
                     let c_at = self.pos;
@@ -681,12 +620,17 @@ impl<'a> Cursor<'a> {
                 }
                 other(RedisType::List)
             }
-            STREAM_LISTPACKS | STREAM_LISTPACKS_2 | STREAM_LISTPACKS_3 => {
-                self.stream(t, check)?;
+            StreamListpacks | StreamListpacks2 | StreamListpacks3 => {
+                let v = match kind {
+                    StreamListpacks => 1,
+                    StreamListpacks2 => 2,
+                    _ => 3,
+                };
+                self.stream(v, check)?;
                 other(RedisType::Stream)
             }
-            HASH_METADATA_PRE_GA | HASH_METADATA => {
-                if t == HASH_METADATA {
+            HashMetadataPreGa | HashMetadata => {
+                if kind == HashMetadata {
                     self.take(8, "hash minimum field expiry")?;
                 }
                 let n = self.count(3, "hash field count")?;
@@ -697,8 +641,8 @@ impl<'a> Cursor<'a> {
                 }
                 other(RedisType::Hash)
             }
-            HASH_LISTPACK_EX_PRE_GA | HASH_LISTPACK_EX => {
-                if t == HASH_LISTPACK_EX {
+            HashListpackExPreGa | HashListpackEx => {
+                if kind == HashListpackEx {
                     self.take(8, "hash minimum field expiry")?;
                 }
                 if check {
@@ -719,16 +663,32 @@ impl<'a> Cursor<'a> {
                 }
                 other(RedisType::Hash)
             }
-            MODULE_2 => {
+            Module2 => {
                 let id = self.length("module id")?;
                 self.module_opcodes()?;
                 other(RedisType::Module(module_name(id)))
             }
-            MODULE_PRE_GA => Err(self.err_at(
+            Hash2 => {
+                let n = self.count(10, "hash field count")?;
+                for _ in 0..n {
+                    self.skip_string("hash field")?;
+                    self.skip_string("hash value")?;
+                    self.take(8, "hash field expiry")?;
+                }
+                other(RedisType::Hash)
+            }
+            ModulePreGa => Err(self.err_at(
                 at,
-                "module value of pre-release format (type 6) cannot be walked",
+                "module value of pre-release format (RDB_TYPE_MODULE_PRE_GA, type 6) cannot be walked",
             )),
-            _ => Err(self.err_at(at, format!("unknown RDB value type {t}"))),
+            StreamListpacks4 | StreamListpacks5 | Array | HashTmplLp | HashTmplLpRef
+            | HashTmplArray | HashTmplArrayRef => Err(self.err_at(
+                at,
+                format!(
+                    "values of {} (Redis 8.6+) are not supported yet",
+                    kind.name()
+                ),
+            )),
         }
     }
 }

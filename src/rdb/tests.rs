@@ -117,12 +117,24 @@ fn unknown_type_names_byte_and_offset() {
 #[test]
 fn version_range() {
     let mut bytes = write_sample();
-    bytes[5..9].copy_from_slice(b"0013");
+    bytes[5..9].copy_from_slice(b"0016");
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
-    assert!(e.message.contains("unsupported RDB version 13"), "{e}");
-    bytes[5..9].copy_from_slice(b"0005");
+    assert_eq!(e.offset, 5);
+    assert!(
+        e.message.contains(
+            "Redis RDB version 16 is newer than bitlens knows; the newest it reads is 15"
+        ),
+        "{e}"
+    );
+    bytes[5..9].copy_from_slice(b"0000");
     assert!(load_rdb(&bytes, &LoadOptions::default()).is_err());
-    assert!(RdbWriter::new(Vec::new(), 13).is_err());
+    bytes[..9].copy_from_slice(b"VALKEY082");
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("Valkey RDB version 82"), "{e}");
+    bytes[..9].copy_from_slice(b"KEYDB0010");
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("\"KEYDB0010\""), "{e}");
+    assert!(RdbWriter::new(Vec::new(), 16).is_err());
 }
 
 #[test]
@@ -136,11 +148,11 @@ fn dump_payload_round_trip_and_checks() {
     bad[2] ^= 1;
     assert!(load_dump(&bad).unwrap_err().message.contains("CRC-64"));
     assert!(load_dump_with(&bad, false).is_ok());
-    let mut newer = dump_string(b"v", 13);
+    let mut newer = dump_string(b"v", 16);
     assert!(load_dump(&newer)
         .unwrap_err()
         .message
-        .contains("version 13"));
+        .contains("version 16"));
     newer.truncate(5);
     assert!(load_dump(&newer).is_err());
 
@@ -369,16 +381,16 @@ fn corrupt_compressed_listpack_points_at_its_string() {
 /// length, EOF and the CRC-64.
 fn raw_strings_rdb(keys: &[(&[u8], &[u8])]) -> Vec<u8> {
     let mut v = b"REDIS0010".to_vec();
-    v.extend_from_slice(&[opcodes::SELECTDB, 0]);
+    v.extend_from_slice(&[254, 0]); // RDB_OPCODE_SELECTDB 0
     for (k, val) in keys {
-        v.push(types::STRING);
+        v.push(0);
         v.push(k.len() as u8);
         v.extend_from_slice(k);
         v.push(0x80);
         v.extend_from_slice(&(val.len() as u32).to_be_bytes());
         v.extend_from_slice(val);
     }
-    v.push(opcodes::EOF);
+    v.push(255);
     let crc = CRC64.checksum(&v);
     v.extend_from_slice(&crc.to_le_bytes());
     v
@@ -526,7 +538,7 @@ fn progress_is_reported_by_both_readers() {
 fn chunked_reader_names_the_key_of_a_bad_string_length() {
     let mut v = b"REDIS0009\xfe\x00\x00\x0ast".to_vec();
     v.extend_from_slice(&[0xbe; 100]);
-    v.push(opcodes::EOF);
+    v.push(255);
     v.extend_from_slice(&[0; 8]);
     let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.offset, 23);

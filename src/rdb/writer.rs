@@ -1,16 +1,20 @@
-//! A streaming RDB writer for strings, sorted sets and verbatim DUMP payloads.
+//! A streaming RDB writer for strings, sorted sets and verbatim DUMP payloads, in any
+//! [`Format`] bitlens reads.
 //!
-//! Output follows what Redis itself writes: header `REDIS000N`, aux fields, SELECTDB, per key
-//! an optional EXPIRETIME_MS, the type byte, the key and the value; then EOF and the CRC-64 of
-//! every byte before it. Strings are int-encoded when Redis would (decimal text that round-trips
+//! Output follows what the server itself writes: header (`REDIS%04d` or `VALKEY%03d`), aux
+//! fields (RDB 7+), SELECTDB, per key an optional expiry (EXPIRETIME_MS from RDB 3, seconds
+//! before), the type byte, the key and the value; then EOF and (RDB 5+) the CRC-64 of every
+//! byte before it. Strings are int-encoded when Redis would (decimal text that round-trips
 //! and fits in 32 bits) and LZF-compressed when longer than 20 bytes and the compressed form
-//! saves at least 4 bytes. Sorted sets use ZSET_2 (binary little-endian doubles). The CRC is
-//! kept running, so nothing is buffered.
+//! saves at least 4 bytes. Sorted sets use RDB_TYPE_ZSET_2 (binary little-endian doubles)
+//! where the format has it (RDB 8+), else RDB_TYPE_ZSET (scores as text). Every byte written
+//! comes from the format's tables. The CRC is kept running, so nothing is buffered.
 
 use std::io::{self, Write};
 
-use super::reader::{opcodes, types, Cursor};
-use super::{split_dump, type_info, Crc64Digest, RdbError, CRC64, MAX_VERSION, MIN_VERSION};
+use super::format::{Family, Format, Opcode, ValueKind};
+use super::reader::Cursor;
+use super::{dump_parts, Crc64Digest, RdbError, CRC64};
 use crate::command::args::parse_i64;
 use crate::zset::ZSet;
 
@@ -18,23 +22,29 @@ use crate::zset::ZSet;
 pub struct RdbWriter<W: Write> {
     w: W,
     digest: Crc64Digest,
-    version: u32,
+    format: Format,
     written: u64,
 }
 
 impl<W: Write> RdbWriter<W> {
-    /// Starts a file of RDB `version` (6 to 12; Redis 7.0 writes 10, 7.4 writes 12): writes the
-    /// header and the aux fields `redis-ver` (the oldest Redis writing that version) and
-    /// `redis-bits` (64).
+    /// Starts a Redis-format file of RDB `version` (1 to 15; Redis 7.0 writes 10, 7.4 writes
+    /// 12): writes the header and (RDB 7+) the aux fields `redis-ver` (the oldest Redis
+    /// writing that version) and `redis-bits` (64).
     pub fn new(w: W, version: u32) -> io::Result<Self> {
         let redis_ver: &[u8] = match version {
+            1 => b"1.0.0",
+            2 => b"2.4.0",
+            3..=5 => b"2.6.0",
             6 => b"2.6.0",
             7 => b"3.2.0",
             8 => b"4.0.0",
             9 => b"5.0.0",
             10 => b"7.0.0",
             11 => b"7.2.0",
-            _ => b"7.4.0",
+            12 => b"7.4.0",
+            13 => b"8.6.0",
+            14 => b"8.8.0",
+            _ => b"8.10.0",
         };
         Self::with_redis_ver(w, version, redis_ver)
     }
@@ -42,27 +52,62 @@ impl<W: Write> RdbWriter<W> {
     /// As [`Self::new`], with the aux field `redis-ver` set to `redis_ver` (e.g. the
     /// `redis_version` of the server the keys were exported from).
     pub fn with_redis_ver(w: W, version: u32, redis_ver: &[u8]) -> io::Result<Self> {
-        if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("RDB version {version} not in {MIN_VERSION}..={MAX_VERSION}"),
-            ));
-        }
+        Self::with_format(w, Format::redis(version), redis_ver)
+    }
+
+    /// Starts a file of `format`: writes its header and, when the format has aux fields,
+    /// the server version (`redis-ver` for Redis, `valkey-ver` for Valkey, as each server
+    /// writes) and `redis-bits` (64). Errors when bitlens does not read that format.
+    pub fn with_format(w: W, format: Format, server_ver: &[u8]) -> io::Result<Self> {
+        let format = format
+            .checked()
+            .map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
         let mut wr = RdbWriter {
             w,
             digest: CRC64.digest(),
-            version,
+            format,
             written: 0,
         };
-        wr.put(format!("REDIS{version:04}").as_bytes())?;
-        wr.aux(b"redis-ver", redis_ver)?;
-        wr.aux(b"redis-bits", b"64")?;
+        wr.put(format.magic().as_bytes())?;
+        if format.opcode_byte(Opcode::Aux).is_some() {
+            let name: &[u8] = match format.family {
+                Family::Redis => b"redis-ver",
+                Family::Valkey => b"valkey-ver",
+            };
+            wr.aux(name, server_ver)?;
+            wr.aux(b"redis-bits", b"64")?;
+        }
         Ok(wr)
     }
 
     /// The RDB version being written.
     pub fn version(&self) -> u32 {
-        self.version
+        self.format.version
+    }
+
+    /// The format being written.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The byte of opcode `op` in this format (an error when the format predates it).
+    fn op(&self, op: Opcode) -> io::Result<u8> {
+        self.format.opcode_byte(op).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} has no {}", self.format, op.name()),
+            )
+        })
+    }
+
+    /// The type byte of `kind` in this format (an error when the format predates it).
+    fn type_byte(&self, kind: ValueKind) -> io::Result<u8> {
+        self.format.type_byte(kind).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} has no {}", self.format, kind.name()),
+            )
+        })
     }
 
     /// Bytes written so far.
@@ -123,24 +168,41 @@ impl<W: Write> RdbWriter<W> {
         self.put(s)
     }
 
+    /// Writes the expiry opcode: EXPIRETIME_MS where the format has it, else EXPIRETIME in
+    /// whole seconds (rounded up, so the key is not expired earlier than asked).
     fn put_expire(&mut self, expire_at_ms: Option<i64>) -> io::Result<()> {
         if let Some(ms) = expire_at_ms {
-            self.put(&[opcodes::EXPIRETIME_MS])?;
-            self.put(&ms.to_le_bytes())?;
+            if let Some(b) = self.format.opcode_byte(Opcode::ExpireTimeMs) {
+                self.put(&[b])?;
+                self.put(&ms.to_le_bytes())?;
+            } else {
+                let secs = i32::try_from(ms.div_euclid(1000) + i64::from(ms.rem_euclid(1000) != 0))
+                    .map_err(|_| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!("expiry {ms} ms does not fit a {} file", self.format),
+                        )
+                    })?;
+                let b = self.op(Opcode::ExpireTime)?;
+                self.put(&[b])?;
+                self.put(&secs.to_le_bytes())?;
+            }
         }
         Ok(())
     }
 
     /// Writes an aux field (e.g. `ctime` as decimal Unix seconds).
     pub fn aux(&mut self, name: &[u8], value: &[u8]) -> io::Result<()> {
-        self.put(&[opcodes::AUX])?;
+        let b = self.op(Opcode::Aux)?;
+        self.put(&[b])?;
         self.put_string(name)?;
         self.put_string(value)
     }
 
     /// Starts database `db`; keys written next belong to it.
     pub fn select_db(&mut self, db: u64) -> io::Result<()> {
-        self.put(&[opcodes::SELECTDB])?;
+        let b = self.op(Opcode::SelectDb)?;
+        self.put(&[b])?;
         self.put_len(db)
     }
 
@@ -152,12 +214,14 @@ impl<W: Write> RdbWriter<W> {
         expire_at_ms: Option<i64>,
     ) -> io::Result<()> {
         self.put_expire(expire_at_ms)?;
-        self.put(&[types::STRING])?;
+        let b = self.type_byte(ValueKind::String)?;
+        self.put(&[b])?;
         self.put_string(key)?;
         self.put_string(value)
     }
 
-    /// Writes a sorted set key as ZSET_2 (binary doubles).
+    /// Writes a sorted set key: RDB_TYPE_ZSET_2 (binary doubles) from RDB 8, RDB_TYPE_ZSET
+    /// (scores as shortest round-trip text; `inf`/`-inf` as Redis' markers 254/255) before.
     pub fn write_zset(
         &mut self,
         key: &[u8],
@@ -165,19 +229,38 @@ impl<W: Write> RdbWriter<W> {
         expire_at_ms: Option<i64>,
     ) -> io::Result<()> {
         self.put_expire(expire_at_ms)?;
-        self.put(&[types::ZSET_2])?;
+        let binary = self.format.type_byte(ValueKind::ZSet2);
+        let b = match binary {
+            Some(b) => b,
+            None => self.type_byte(ValueKind::ZSet)?,
+        };
+        self.put(&[b])?;
         self.put_string(key)?;
         self.put_len(zset.len() as u64)?;
         for (member, score) in zset.iter() {
             self.put_string(member)?;
-            self.put(&score.to_le_bytes())?;
+            if binary.is_some() {
+                self.put(&score.to_le_bytes())?;
+            } else if score == f64::INFINITY {
+                self.put(&[254])?;
+            } else if score == f64::NEG_INFINITY {
+                self.put(&[255])?;
+            } else {
+                let mut text = format!("{score}");
+                if text.len() > 24 {
+                    text = format!("{score:e}");
+                }
+                self.put(&[text.len() as u8])?;
+                self.put(text.as_bytes())?;
+            }
         }
         Ok(())
     }
 
     /// Writes a key from a DUMP payload (type byte + value + 2-byte RDB version + CRC-64),
-    /// after checking its CRC-64, that its version is not newer than this file's, and that the
-    /// value's structure is well formed. The value bytes are copied verbatim.
+    /// after checking its CRC-64, that its format fits this file's (same family, not newer;
+    /// see [`Format::accepts_payload`]), and that the value's structure is well formed. The
+    /// value bytes are copied verbatim.
     pub fn write_dump_payload(
         &mut self,
         key: &[u8],
@@ -188,26 +271,20 @@ impl<W: Write> RdbWriter<W> {
             key: Some(key.to_vec()),
             ..e
         };
-        let (t, body, version) = split_dump(payload, true).map_err(keyed)?;
-        if version as u32 > self.version {
+        let p = dump_parts(payload, true).map_err(keyed)?;
+        if !self.format.accepts_payload(p.format) {
             return Err(keyed(RdbError {
                 offset: payload.len() as u64 - 10,
                 key: None,
                 message: format!(
-                    "DUMP payload of RDB version {version} cannot go into a version {} file",
-                    self.version
+                    "DUMP payload of {} cannot go into a {} file",
+                    p.format, self.format
                 ),
             }));
         }
-        if type_info(t).is_none() {
-            return Err(keyed(RdbError {
-                offset: 0,
-                key: None,
-                message: format!("unknown RDB value type {t} (byte 0x{t:02x})"),
-            }));
-        }
+        let (t, body) = (p.type_byte, p.body);
         let mut c = Cursor::new(body, 1);
-        c.value(t, false).map_err(keyed)?;
+        c.value(p.kind, false).map_err(keyed)?;
         if c.remaining() != 0 {
             return Err(keyed(c.err_at(
                 c.pos,
@@ -242,25 +319,31 @@ impl<W: Write> RdbWriter<W> {
 
     /// Writes EOF and the CRC-64 trailer; returns the inner writer (flushed).
     pub fn finish(mut self) -> io::Result<W> {
-        self.put(&[opcodes::EOF])?;
-        let crc = self.digest.finalize();
-        self.w.write_all(&crc.to_le_bytes())?;
+        let b = self.op(Opcode::Eof)?;
+        self.put(&[b])?;
+        if self.format.has_checksum() {
+            let crc = self.digest.finalize();
+            self.w.write_all(&crc.to_le_bytes())?;
+        }
         self.w.flush()?;
         Ok(self.w)
     }
 }
 
-/// Builds a DUMP payload for a string value, as Redis `DUMP` would (RDB `version` trailer).
+/// Builds a DUMP payload for a string value, as Redis or Valkey `DUMP` would (RDB `version`
+/// trailer: 1–15 Redis, 80+ Valkey).
 pub fn dump_string(value: &[u8], version: u16) -> Vec<u8> {
     let mut v = Vec::new();
     {
+        let format = Format::from_dump_version(version).unwrap_or(Format::REDIS_7_4);
         let mut w = RdbWriter {
             w: &mut v,
             digest: CRC64.digest(),
-            version: version as u32,
+            format,
             written: 0,
         };
-        w.put(&[types::STRING]).expect("vec write");
+        let t = format.type_byte(ValueKind::String).unwrap_or(0);
+        w.put(&[t]).expect("vec write");
         w.put_string(value).expect("vec write");
     }
     v.extend_from_slice(&version.to_le_bytes());

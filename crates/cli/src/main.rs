@@ -79,6 +79,10 @@ fn inspect(file: &std::path::Path, json: bool, no_checksum: bool) -> ExitCode {
         Ok(b) => b,
         Err(code) => return code,
     };
+    if let Some(why) = query::wrong_kind(&bytes, "--rdb") {
+        eprintln!("bitlens: cannot inspect {}: {why}", file.display());
+        return ExitCode::from(1);
+    }
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !no_checksum,
         ..Default::default()

@@ -76,6 +76,10 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
     let mut ks = Keyspace::new();
     if let Some(path) = &args.rdb {
         let bytes = crate::read_file(path)?;
+        if let Some(why) = wrong_kind(&bytes, "--rdb") {
+            eprintln!("bitlens: cannot load snapshot {}: {why}", path.display());
+            return Err(ExitCode::from(1));
+        }
         match rdb::load_rdb(&bytes, &opts) {
             Ok(mut snap) => {
                 if let Some(db) = snap.databases.remove(&args.db) {
@@ -124,6 +128,13 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
             return Err(ExitCode::from(2));
         };
         let bytes = crate::read_file(&path)?;
+        if let Some(why) = wrong_kind(&bytes, "--dump") {
+            eprintln!(
+                "bitlens: cannot load DUMP payload {}: {why}",
+                path.display()
+            );
+            return Err(ExitCode::from(1));
+        }
         match rdb::load_dump_with(&bytes, !args.no_checksum) {
             Ok(value) => ks.set(key, value),
             Err(e) => {
@@ -133,6 +144,27 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
         }
     }
     Ok(ks)
+}
+
+/// Why `bytes` cannot be what `flag` (`--rdb` or `--dump`) says, by their content (see
+/// [`rdb::detect`]): an empty file, or an RDB file given as a DUMP payload, or a DUMP
+/// payload given as an RDB file. `None` when it may be what the flag says (the loader then
+/// reports any deeper problem).
+pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<String> {
+    match (rdb::detect(bytes), flag) {
+        (rdb::Detected::Empty, _) => Some("empty file".into()),
+        (rdb::Detected::Rdb(f), "--dump") => {
+            Some(format!("this is an RDB file ({}); use --rdb", f.magic()))
+        }
+        (rdb::Detected::UnsupportedRdb(m), "--dump") => {
+            Some(format!("this is an RDB file; use --rdb ({m})"))
+        }
+        (d @ rdb::Detected::Dump { .. }, "--rdb") => Some(format!(
+            "this is {}; use `bitlens query --dump KEY=FILE`",
+            d.describe()
+        )),
+        _ => None,
+    }
 }
 
 /// Which of redis-cli's two output forms to print replies in.
