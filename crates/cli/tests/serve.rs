@@ -729,14 +729,15 @@ fn export_failing_before_any_byte_gets_an_error_status() {
 
 // ---- every server kind ---------------------------------------------------------------------
 
-/// Fills `server` with one key of each core type (zset scores that every server prints alike:
+/// Fills `server` with one key of each core type, one of them 2 MiB (zset scores that every server prints alike:
 /// integers and halves), a key expiring in an hour, and, where the server has field TTLs
 /// (Redis 7.4, Valkey 9), a hash with a field expiring in an hour.
 fn fill_core_types(server: &RedisServer) {
     let mut c = server.connection();
     cmd(&mut c, &["SET", "str", "hello"]);
     cmd(&mut c, &["SET", "int", "-42"]);
-    cmd(&mut c, &["SETBIT", "bm", "100000", "1"]);
+    // 2 MiB: above BIG_KEY, so its DUMP streams in pieces over the exporter's own connection.
+    cmd(&mut c, &["SETBIT", "bm", "16777215", "1"]);
     cmd(&mut c, &["PFADD", "hll", "a", "b", "c"]);
     cmd(
         &mut c,

@@ -20,7 +20,7 @@ use serde_json::json;
 
 use super::gate::{RawRedis, ReadOnlyRedis};
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf, PIECE};
-use bitlens::rdb::RdbWriter;
+use bitlens::rdb::{Family, Format, RdbWriter};
 
 /// Most keys whose PTTL + DUMP go out in one pipeline.
 const SUB_BATCH: usize = 8;
@@ -214,22 +214,14 @@ pub fn display_url(url: &str) -> String {
     }
 }
 
-/// Which server family a source is: Valkey reports `valkey_version` in INFO (beside a
-/// compatibility `redis_version` of 7.2.4) and names its version in the aux field `valkey-ver`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    Redis,
-    Valkey,
-}
-
-/// The source server as INFO server describes it.
+/// The source server as INFO server describes it. Valkey reports `valkey_version` beside a
+/// compatibility `redis_version` (7.2.4 on Valkey 8.1 and 9.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceServer {
-    pub family: Family,
-    /// `redis_version` for Redis, `valkey_version` for Valkey.
-    pub version: String,
-    /// `redis_version` (Valkey: its Redis compatibility version, 7.2.4).
+    /// `redis_version`.
     pub redis_version: String,
+    /// `valkey_version`, on Valkey.
+    pub valkey_version: Option<String>,
 }
 
 impl SourceServer {
@@ -240,59 +232,50 @@ impl SourceServer {
                 .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
                 .map(|s| s.trim().to_string())
         };
-        let redis_version = field("redis_version").ok_or("INFO: no redis_version")?;
-        Ok(match field("valkey_version") {
-            Some(version) => SourceServer {
-                family: Family::Valkey,
-                version,
-                redis_version,
-            },
-            None => SourceServer {
-                family: Family::Redis,
-                version: redis_version.clone(),
-                redis_version,
-            },
+        Ok(SourceServer {
+            redis_version: field("redis_version").ok_or("INFO: no redis_version")?,
+            valkey_version: field("valkey_version"),
         })
     }
 
-    /// The RDB version this server writes (its SAVE files and DUMP trailers), from
-    /// [`RDB_VERSIONS`].
-    pub fn rdb_version(&self) -> u32 {
-        let mut it = self
-            .version
-            .split('.')
-            .map(|p| p.parse::<u32>().unwrap_or(0));
-        let release = (it.next().unwrap_or(0), it.next().unwrap_or(0));
-        RDB_VERSIONS
-            .iter()
-            .filter(|(f, from, _)| *f == self.family && *from <= release)
-            .map(|&(_, _, v)| v)
-            .next_back()
-            .unwrap_or(9)
+    /// `"Redis"` or `"Valkey"`.
+    pub fn product(&self) -> &'static str {
+        if self.valkey_version.is_some() {
+            "Valkey"
+        } else {
+            "Redis"
+        }
     }
 
-    /// The aux field naming the writer: `redis-ver` for Redis, `valkey-ver` for Valkey.
-    pub fn version_aux(&self) -> &'static [u8] {
-        match self.family {
-            Family::Redis => b"redis-ver",
-            Family::Valkey => b"valkey-ver",
+    /// The server's own version (`valkey_version` on Valkey, else `redis_version`).
+    pub fn version(&self) -> &str {
+        self.valkey_version
+            .as_deref()
+            .unwrap_or(&self.redis_version)
+    }
+
+    /// The snapshot format this server writes (its SAVE files and DUMP trailers), as the core
+    /// knows it ([`Format::for_server`]).
+    pub fn format(&self) -> Format {
+        Format::for_server(&self.redis_version, self.valkey_version.as_deref())
+    }
+
+    /// A writer of this server's format whose aux fields name it as the server itself does:
+    /// `redis-ver` for Redis, `valkey-ver` for Valkey. (Valkey 7.2–8.x writes Redis' format,
+    /// where the writer always starts with `redis-ver`: that is Valkey's compatibility
+    /// `redis_version`, and `valkey-ver` follows.)
+    pub fn writer<W: std::io::Write>(&self, w: W) -> std::io::Result<RdbWriter<W>> {
+        let format = self.format();
+        match (&self.valkey_version, format.family) {
+            (Some(v), Family::Redis) => {
+                let mut wr = RdbWriter::with_format(w, format, self.redis_version.as_bytes())?;
+                wr.aux(b"valkey-ver", v.as_bytes())?;
+                Ok(wr)
+            }
+            _ => RdbWriter::with_format(w, format, self.version().as_bytes()),
         }
     }
 }
-
-/// RDB version each server release line writes, observed with SAVE and DUMP on the real
-/// servers (Redis 6.0.9, 6.2.14, 7.0.15, 7.4.1, Valkey 8.1.8, 9.1.2; see
-/// `tests/data/conformance/*/dump.rdb`) and, for Redis 7.2, from its published format:
-/// (family, first release (major, minor), RDB version); the last row not newer than the
-/// source applies.
-pub const RDB_VERSIONS: &[(Family, (u32, u32), u32)] = &[
-    (Family::Redis, (0, 0), 9),
-    (Family::Redis, (7, 0), 10),
-    (Family::Redis, (7, 2), 11),
-    (Family::Redis, (7, 4), 12),
-    (Family::Valkey, (0, 0), 11),
-    (Family::Valkey, (9, 0), 80),
-];
 
 fn text(v: &Value) -> Option<Vec<u8>> {
     match v {
@@ -539,10 +522,9 @@ impl RedisSource {
         Ok(None)
     }
 
-    /// Streams an RDB of the matching keys into `tx`. Its RDB version is the one the source
-    /// writes ([`SourceServer::rdb_version`]) and it names the source's version in the aux
-    /// field `redis-ver` (Redis) or `valkey-ver` (Valkey; `redis-ver` is then Valkey's
-    /// compatibility `redis_version`, as the writer always puts one).
+    /// Streams an RDB of the matching keys into `tx`, in the format the source writes
+    /// ([`SourceServer::format`]: `REDIS0012` for Redis 7.4, `VALKEY080` for Valkey 9), naming
+    /// the source's version as it does ([`SourceServer::writer`]).
     pub async fn write_snapshot(
         mut self,
         patterns: &[Vec<u8>],
@@ -552,17 +534,9 @@ impl RedisSource {
     ) -> Result<(), String> {
         let server = self.server().await?;
         let buf = SharedBuf::default();
-        let mut writer = RdbWriter::with_redis_ver(
-            buf.clone(),
-            server.rdb_version(),
-            server.redis_version.as_bytes(),
-        )
-        .map_err(|e| format!("{:?} {} source: {e}", server.family, server.version))?;
-        if server.family != Family::Redis {
-            writer
-                .aux(server.version_aux(), server.version.as_bytes())
-                .map_err(|e| e.to_string())?;
-        }
+        let writer = server
+            .writer(buf.clone())
+            .map_err(|e| format!("{} {} source: {e}", server.product(), server.version()))?;
         let mut out = Out {
             writer,
             buf,
@@ -679,12 +653,10 @@ impl RedisSource {
             "cluster": self.cluster,
             "nodes": self.nodes.iter().map(|n| n.addr.clone()).collect::<Vec<_>>(),
             "redis_version": server.redis_version,
-            "family": match server.family {
-                Family::Redis => "redis",
-                Family::Valkey => "valkey",
-            },
-            "version": server.version,
-            "rdb_version": server.rdb_version(),
+            "server": server.product(),
+            "version": server.version(),
+            "rdb_version": server.format().version,
+            "rdb_format": server.format().magic(),
         }))
     }
 }
@@ -791,7 +763,7 @@ async fn stream_key(
         out.flush().await?;
     }
     split
-        .finish(out.writer.version())
+        .finish(out.writer.format())
         .map_err(|e| format!("key {:?}: {e}", name()))
 }
 
@@ -837,7 +809,7 @@ impl DumpSplit {
         let body_end = self.len - 10;
         if start == 0 && !data.is_empty() {
             let t = data[0];
-            if bitlens::rdb::type_info(t).is_none() {
+            if w.format().value_kind(t).is_none() {
                 return Err(format!("unknown RDB value type {t} (byte 0x{t:02x})"));
             }
             w.begin_value(key, t, expire).map_err(|e| e.to_string())?;
@@ -851,9 +823,9 @@ impl DumpSplit {
         Ok(())
     }
 
-    /// Checks the whole payload arrived, its CRC-64, and that its RDB version is not newer
-    /// than the file's `version`.
-    fn finish(self, version: u32) -> Result<(), String> {
+    /// Checks the whole payload arrived, its CRC-64, and that its format (trailer version)
+    /// can go into a file of `format` ([`Format::accepts_payload`]).
+    fn finish(self, format: Format) -> Result<(), String> {
         if self.off != self.len {
             return Err(format!(
                 "DUMP payload cut at {} of {} bytes",
@@ -865,9 +837,10 @@ impl DumpSplit {
         if self.digest.finalize() != crc {
             return Err("DUMP payload CRC-64 mismatch".into());
         }
-        if u32::from(v) > version {
+        let payload = Format::from_dump_version(v)?;
+        if !format.accepts_payload(payload) {
             return Err(format!(
-                "DUMP payload of RDB version {v} cannot go into a version {version} file"
+                "DUMP payload of {payload} cannot go into a {format} file"
             ));
         }
         Ok(())
@@ -881,7 +854,8 @@ mod tests {
     fn rdb_version_for(redis_version: &str) -> u32 {
         SourceServer::from_info(&format!("redis_version:{redis_version}\r\n"))
             .unwrap()
-            .rdb_version()
+            .format()
+            .version
     }
 
     #[test]
@@ -893,23 +867,51 @@ mod tests {
         assert_eq!(rdb_version_for("8.0.2"), 12);
     }
 
+    /// The first aux fields of a file `SourceServer::writer` starts.
+    fn header_of(info: &str) -> Vec<u8> {
+        let buf = SharedBuf::default();
+        let w = SourceServer::from_info(info)
+            .unwrap()
+            .writer(buf.clone())
+            .unwrap();
+        w.finish().unwrap();
+        buf.take()
+    }
+
     #[test]
-    fn valkey_is_told_by_valkey_version_and_maps_to_its_rdb_versions() {
-        // INFO server of Valkey 8.1.8 and 9.1.2 (redis_version is their compatibility value).
-        let v8 = SourceServer::from_info(
-            "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.1.8\r\n",
-        )
-        .unwrap();
-        assert_eq!(v8.family, Family::Valkey);
-        assert_eq!((v8.version.as_str(), v8.rdb_version()), ("8.1.8", 11));
-        assert_eq!(v8.version_aux(), b"valkey-ver");
-        let v9 = SourceServer::from_info("redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n");
-        assert_eq!(v9.unwrap().rdb_version(), 80);
-        let r = SourceServer::from_info("redis_version:7.4.1\r\n").unwrap();
-        assert_eq!(
-            (r.family, r.rdb_version(), r.version_aux()),
-            (Family::Redis, 12, &b"redis-ver"[..])
+    fn valkey_is_told_by_valkey_version_and_named_as_it_names_itself() {
+        // INFO server of Valkey 8.1.8 and 9.1.2 (redis_version is their compatibility value);
+        // their own SAVE files start REDIS0011 + valkey-ver 8.1.8 and VALKEY080 + valkey-ver
+        // 9.1.2 (tests/data/conformance/valkey-*/dump.rdb).
+        let v8 =
+            "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.1.8\r\n";
+        let s8 = SourceServer::from_info(v8).unwrap();
+        assert_eq!((s8.product(), s8.version()), ("Valkey", "8.1.8"));
+        assert_eq!(s8.format().magic(), "REDIS0011");
+        let h8 = header_of(v8);
+        assert!(
+            h8.starts_with(b"REDIS0011\xfa\x09redis-ver\x057.2.4"),
+            "{h8:?}"
         );
+        assert!(
+            h8.windows(16).any(|w| w == b"valkey-ver\x058.1.8"),
+            "{h8:?}"
+        );
+        let v9 = "redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n";
+        assert_eq!(
+            SourceServer::from_info(v9).unwrap().format().magic(),
+            "VALKEY080"
+        );
+        let h9 = header_of(v9);
+        assert!(
+            h9.starts_with(b"VALKEY080\xfa\x0avalkey-ver\x059.1.2"),
+            "{h9:?}"
+        );
+        assert!(!h9.windows(9).any(|w| w == b"redis-ver"), "{h9:?}");
+        let r = SourceServer::from_info("redis_version:7.4.1\r\n").unwrap();
+        assert_eq!((r.product(), r.version()), ("Redis", "7.4.1"));
+        assert!(header_of("redis_version:7.4.1\r\n")
+            .starts_with(b"REDIS0012\xfa\x09redis-ver\x057.4.1"));
         assert!(SourceServer::from_info("nothing").is_err());
     }
 
@@ -953,7 +955,7 @@ mod tests {
         for p in payload.chunks(piece) {
             s.feed(p, b"k", Some(5), &mut w)?;
         }
-        s.finish(w.version())?;
+        s.finish(w.format())?;
         w.finish().unwrap();
         Ok(buf.take())
     }
@@ -981,7 +983,7 @@ mod tests {
         let newer = bitlens::rdb::dump_string(&value, 11);
         assert!(split_in_pieces(&newer, 100)
             .unwrap_err()
-            .contains("RDB version 11 cannot go into a version 10 file"));
+            .contains("DUMP payload of Redis RDB 11 cannot go into a Redis RDB 10 file"));
         assert!(DumpSplit::new(10).is_err());
     }
 
