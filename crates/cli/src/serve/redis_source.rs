@@ -214,19 +214,85 @@ pub fn display_url(url: &str) -> String {
     }
 }
 
-/// RDB version Redis `redis_version` writes: 6.x = 9, 7.0 = 10, 7.2 = 11, 7.4 and later = 12.
-pub fn rdb_version_for(redis_version: &str) -> u32 {
-    let mut it = redis_version
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
-    match (major, minor) {
-        (0..=6, _) => 9,
-        (7, 0..=1) => 10,
-        (7, 2..=3) => 11,
-        _ => 12,
+/// Which server family a source is: Valkey reports `valkey_version` in INFO (beside a
+/// compatibility `redis_version` of 7.2.4) and names its version in the aux field `valkey-ver`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Redis,
+    Valkey,
+}
+
+/// The source server as INFO server describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceServer {
+    pub family: Family,
+    /// `redis_version` for Redis, `valkey_version` for Valkey.
+    pub version: String,
+    /// `redis_version` (Valkey: its Redis compatibility version, 7.2.4).
+    pub redis_version: String,
+}
+
+impl SourceServer {
+    /// Parses the text of `INFO server`.
+    pub fn from_info(info: &str) -> Result<SourceServer, String> {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+                .map(|s| s.trim().to_string())
+        };
+        let redis_version = field("redis_version").ok_or("INFO: no redis_version")?;
+        Ok(match field("valkey_version") {
+            Some(version) => SourceServer {
+                family: Family::Valkey,
+                version,
+                redis_version,
+            },
+            None => SourceServer {
+                family: Family::Redis,
+                version: redis_version.clone(),
+                redis_version,
+            },
+        })
+    }
+
+    /// The RDB version this server writes (its SAVE files and DUMP trailers), from
+    /// [`RDB_VERSIONS`].
+    pub fn rdb_version(&self) -> u32 {
+        let mut it = self
+            .version
+            .split('.')
+            .map(|p| p.parse::<u32>().unwrap_or(0));
+        let release = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+        RDB_VERSIONS
+            .iter()
+            .filter(|(f, from, _)| *f == self.family && *from <= release)
+            .map(|&(_, _, v)| v)
+            .next_back()
+            .unwrap_or(9)
+    }
+
+    /// The aux field naming the writer: `redis-ver` for Redis, `valkey-ver` for Valkey.
+    pub fn version_aux(&self) -> &'static [u8] {
+        match self.family {
+            Family::Redis => b"redis-ver",
+            Family::Valkey => b"valkey-ver",
+        }
     }
 }
+
+/// RDB version each server release line writes, observed with SAVE and DUMP on the real
+/// servers (Redis 6.0.9, 6.2.14, 7.0.15, 7.4.1, Valkey 8.1.8, 9.1.2; see
+/// `tests/data/conformance/*/dump.rdb`) and, for Redis 7.2, from its published format:
+/// (family, first release (major, minor), RDB version); the last row not newer than the
+/// source applies.
+pub const RDB_VERSIONS: &[(Family, (u32, u32), u32)] = &[
+    (Family::Redis, (0, 0), 9),
+    (Family::Redis, (7, 0), 10),
+    (Family::Redis, (7, 2), 11),
+    (Family::Redis, (7, 4), 12),
+    (Family::Valkey, (0, 0), 11),
+    (Family::Valkey, (9, 0), 80),
+];
 
 fn text(v: &Value) -> Option<Vec<u8>> {
     match v {
@@ -387,19 +453,15 @@ impl RedisSource {
         })
     }
 
-    /// `redis_version` from INFO server.
-    async fn server_version(&mut self) -> Result<String, String> {
+    /// The source server (family and version) from INFO server.
+    async fn server(&mut self) -> Result<SourceServer, String> {
         let v = self.nodes[0]
             .redis
             .query(&[b"INFO".to_vec(), b"server".to_vec()])
             .await
             .map_err(|e| e.to_string())?;
         let t = text(&v).ok_or("INFO: unexpected reply")?;
-        let t = String::from_utf8_lossy(&t);
-        t.lines()
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .map(|s| s.trim().to_string())
-            .ok_or_else(|| "INFO: no redis_version".to_string())
+        SourceServer::from_info(&String::from_utf8_lossy(&t))
     }
 
     /// One SCAN step: the next cursor and the keys of this batch.
@@ -477,8 +539,10 @@ impl RedisSource {
         Ok(None)
     }
 
-    /// Streams an RDB of the matching keys into `tx`. The file's aux field `redis-ver` is
-    /// the source's `redis_version` and its RDB version the one that Redis writes.
+    /// Streams an RDB of the matching keys into `tx`. Its RDB version is the one the source
+    /// writes ([`SourceServer::rdb_version`]) and it names the source's version in the aux
+    /// field `redis-ver` (Redis) or `valkey-ver` (Valkey; `redis-ver` is then Valkey's
+    /// compatibility `redis_version`, as the writer always puts one).
     pub async fn write_snapshot(
         mut self,
         patterns: &[Vec<u8>],
@@ -486,15 +550,21 @@ impl RedisSource {
         limits: Limits,
         tx: &ChunkTx,
     ) -> Result<(), String> {
-        let server_version = self.server_version().await?;
+        let server = self.server().await?;
         let buf = SharedBuf::default();
+        let mut writer = RdbWriter::with_redis_ver(
+            buf.clone(),
+            server.rdb_version(),
+            server.redis_version.as_bytes(),
+        )
+        .map_err(|e| format!("{:?} {} source: {e}", server.family, server.version))?;
+        if server.family != Family::Redis {
+            writer
+                .aux(server.version_aux(), server.version.as_bytes())
+                .map_err(|e| e.to_string())?;
+        }
         let mut out = Out {
-            writer: RdbWriter::with_redis_ver(
-                buf.clone(),
-                rdb_version_for(&server_version),
-                server_version.as_bytes(),
-            )
-            .map_err(|e| e.to_string())?,
+            writer,
             buf,
             tx,
             total: 0,
@@ -601,15 +671,20 @@ impl RedisSource {
 
     /// `/api/info` for a live Redis.
     pub async fn info(mut self) -> Result<serde_json::Value, String> {
-        let version = self.server_version().await?;
+        let server = self.server().await?;
         Ok(json!({
             "source": "redis",
             "redis": self.url,
             "db": self.db,
             "cluster": self.cluster,
             "nodes": self.nodes.iter().map(|n| n.addr.clone()).collect::<Vec<_>>(),
-            "redis_version": version,
-            "rdb_version": rdb_version_for(&version),
+            "redis_version": server.redis_version,
+            "family": match server.family {
+                Family::Redis => "redis",
+                Family::Valkey => "valkey",
+            },
+            "version": server.version,
+            "rdb_version": server.rdb_version(),
         }))
     }
 }
@@ -803,6 +878,12 @@ impl DumpSplit {
 mod tests {
     use super::*;
 
+    fn rdb_version_for(redis_version: &str) -> u32 {
+        SourceServer::from_info(&format!("redis_version:{redis_version}\r\n"))
+            .unwrap()
+            .rdb_version()
+    }
+
     #[test]
     fn versions_map_to_rdb_versions() {
         assert_eq!(rdb_version_for("6.2.14"), 9);
@@ -810,6 +891,26 @@ mod tests {
         assert_eq!(rdb_version_for("7.2.4"), 11);
         assert_eq!(rdb_version_for("7.4.1"), 12);
         assert_eq!(rdb_version_for("8.0.2"), 12);
+    }
+
+    #[test]
+    fn valkey_is_told_by_valkey_version_and_maps_to_its_rdb_versions() {
+        // INFO server of Valkey 8.1.8 and 9.1.2 (redis_version is their compatibility value).
+        let v8 = SourceServer::from_info(
+            "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.1.8\r\n",
+        )
+        .unwrap();
+        assert_eq!(v8.family, Family::Valkey);
+        assert_eq!((v8.version.as_str(), v8.rdb_version()), ("8.1.8", 11));
+        assert_eq!(v8.version_aux(), b"valkey-ver");
+        let v9 = SourceServer::from_info("redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n");
+        assert_eq!(v9.unwrap().rdb_version(), 80);
+        let r = SourceServer::from_info("redis_version:7.4.1\r\n").unwrap();
+        assert_eq!(
+            (r.family, r.rdb_version(), r.version_aux()),
+            (Family::Redis, 12, &b"redis-ver"[..])
+        );
+        assert!(SourceServer::from_info("nothing").is_err());
     }
 
     #[test]
