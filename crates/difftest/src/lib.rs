@@ -74,7 +74,8 @@ impl ServerKind {
     }
 
     /// The `--compat` profile name of this server's release line (`redis-7.4`,
-    /// `valkey-9.1`, ...), as `bitlens::dialect::Profile::from_name` takes it.
+    /// `valkey-8.1`, ...), as `bitlens::dialect::Profile::from_name` takes it; Valkey 9.1.2
+    /// answers as the dialect table's 9.x line, `valkey-9.0`.
     pub fn profile_name(&self) -> &'static str {
         match self {
             ServerKind::Redis6_0 => "redis-6.0",
@@ -82,7 +83,7 @@ impl ServerKind {
             ServerKind::Redis7_0 => "redis-7.0",
             ServerKind::Redis7_4 => "redis-7.4",
             ServerKind::Valkey8_1 => "valkey-8.1",
-            ServerKind::Valkey9_1 => "valkey-9.1",
+            ServerKind::Valkey9_1 => "valkey-9.0",
         }
     }
 

@@ -2,7 +2,8 @@
 //! file with the magic the notes record for it (`../shared/notes/redis-versions.md`, checked
 //! against these servers on 2026-12-01: REDIS0009 for 6.0/6.2, REDIS0010 for 7.0, REDIS0012 for
 //! 7.4, REDIS0011 for Valkey 8.1, VALKEY080 for Valkey 9.1). A server that is not installed is
-//! a failure naming `npm run setup`, not a skip.
+//! a failure naming `npm run setup`, not a skip. bitlens loads each file and picks that
+//! server's dialect profile from it.
 
 use bitlens_difftest::{RedisServer, ServerKind};
 
@@ -51,6 +52,15 @@ fn every_server_kind_starts_reports_its_version_and_saves_its_rdb_magic() {
             "{}: magic {:?}",
             kind.name(),
             String::from_utf8_lossy(&rdb[..9])
+        );
+        // bitlens loads the file, and takes this server's dialect profile from it.
+        let snap = bitlens::rdb::load_rdb(&rdb, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: bitlens cannot load its SAVE: {e}", kind.name()));
+        assert_eq!(
+            bitlens::dialect::Profile::for_snapshot(&snap.aux, snap.version).name,
+            kind.profile_name(),
+            "{}: default profile",
+            kind.name()
         );
         // The kind's own cli answers, in the piped (non-terminal) form.
         assert_eq!(
