@@ -284,6 +284,7 @@ def populate(r, rng):
         r("HPEXPIRE", "hash:fe:big", 1, "FIELDS", 1, "f3")
         r("HSET", "hash:fe:allgone", "x", "1")
         r("HPEXPIRE", "hash:fe:allgone", 1, "FIELDS", 1, "x")
+        gone.append((0, "hash:fe:allgone"))  # every field expired: the key is gone too
     # Key expiry: far future (absolute) and already expired in the file.
     r("SET", "exp:far:str", "lives")
     r("PEXPIREAT", "exp:far:str", FAR_MS)
