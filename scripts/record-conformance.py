@@ -266,6 +266,19 @@ def populate(r, rng):
     r("ZADD", "zset:big", *sum([[round(rng.uniform(-1000, 1000), 3), "m%d" % i]
                                for i in range(300)], []))
     r("ZADD", "zset:ties", 5, "b", 5, "a", 5, "c", 1, "z")
+    # Encoding thresholds (defaults: 128 listpack entries, 64-byte listpack values, 512
+    # intset entries): one key on each side of each.
+    for n in (128, 129):
+        r("SADD", "th:set:%d" % n, *["s%d" % i for i in range(n)])
+        r("HSET", "th:hash:%d" % n, *sum([["f%d" % i, "v"] for i in range(n)], []))
+        r("ZADD", "th:zset:%d" % n, *sum([[i, "z%d" % i] for i in range(n)], []))
+        r("RPUSH", "th:list:%d" % n, *["e%d" % i for i in range(n)])
+    for n in (512, 513):
+        r("SADD", "th:intset:%d" % n, *range(n))
+    for n in (64, 65):
+        r("SADD", "th:setval:%d" % n, "x" * n, "y")
+        r("HSET", "th:hashval:%d" % n, "f", "x" * n)
+        r("ZADD", "th:zsetval:%d" % n, 1, "x" * n)
     # Streams: entries, a deletion, groups; an emptied one.
     for i in range(1, 30):
         r("XADD", "stream:events", "%d-1" % i, "field", "v%d" % i, "n", i)
