@@ -266,15 +266,17 @@ def populate(r, rng):
     r("ZADD", "zset:big", *sum([[round(rng.uniform(-1000, 1000), 3), "m%d" % i]
                                for i in range(300)], []))
     r("ZADD", "zset:ties", 5, "b", 5, "a", 5, "c", 1, "z")
-    # Encoding thresholds (defaults: 128 listpack entries, 64-byte listpack values, 512
-    # intset entries): one key on each side of each.
+    # Encoding thresholds (defaults: 128 set/zset listpack entries, 512 hash listpack and
+    # intset entries, 64-byte listpack values, 8 KiB list listpack nodes): one key on each
+    # side of each.
     for n in (128, 129):
         r("SADD", "th:set:%d" % n, *["s%d" % i for i in range(n)])
-        r("HSET", "th:hash:%d" % n, *sum([["f%d" % i, "v"] for i in range(n)], []))
         r("ZADD", "th:zset:%d" % n, *sum([[i, "z%d" % i] for i in range(n)], []))
-        r("RPUSH", "th:list:%d" % n, *["e%d" % i for i in range(n)])
     for n in (512, 513):
         r("SADD", "th:intset:%d" % n, *range(n))
+        r("HSET", "th:hash:%d" % n, *sum([["f%d" % i, "v"] for i in range(n)], []))
+    for n in (70, 90):  # elements of 100 bytes: about 7 KiB and 9 KiB
+        r("RPUSH", "th:list:%d" % n, *["%03d" % i + "e" * 97 for i in range(n)])
     for n in (64, 65):
         r("SADD", "th:setval:%d" % n, "x" * n, "y")
         r("HSET", "th:hashval:%d" % n, "f", "x" * n)
