@@ -190,8 +190,24 @@ struct Outcome {
     total: usize,
 }
 
-/// Runs the cases of `folder` whose command label `take` accepts.
+/// Runs the cases of `folder` whose command label `take` accepts, on that folder's own
+/// `dump.rdb` with the default profile (which must be `profile`).
 fn run_server(folder: &str, profile: &str, take: fn(&str) -> bool) -> Outcome {
+    run_cases(folder, folder, profile, false, &|c| {
+        take(&command_label(&argv(c)))
+    })
+}
+
+/// Runs the cases of `folder` that `take` accepts on the `dump.rdb` of `file_folder`: with
+/// `compat`, as `--compat profile`; else with the file's default profile, which must be
+/// `profile`.
+fn run_cases(
+    folder: &str,
+    file_folder: &str,
+    profile: &str,
+    compat: bool,
+    take: &dyn Fn(&Json) -> bool,
+) -> Outcome {
     let dir = data_dir().join(folder);
     let text = std::fs::read_to_string(dir.join("cases.jsonl"))
         .unwrap_or_else(|e| panic!("{folder}/cases.jsonl: {e}"));
@@ -199,7 +215,7 @@ fn run_server(folder: &str, profile: &str, take: fn(&str) -> bool) -> Outcome {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str::<Json>(l).expect("case json"))
-        .filter(|c| take(&command_label(&argv(c))))
+        .filter(|c| take(c))
         .collect();
     let mut out = Outcome {
         total: cases.len(),
@@ -211,18 +227,23 @@ fn run_server(folder: &str, profile: &str, take: fn(&str) -> bool) -> Outcome {
             .or_default()
             .1 += 1;
     }
-    let rdb = std::fs::read(dir.join("dump.rdb")).expect("read dump.rdb");
+    let rdb = std::fs::read(data_dir().join(file_folder).join("dump.rdb")).expect("read dump.rdb");
     let snapshot = match load_rdb(&rdb, &LoadOptions::default()) {
         Ok(s) => s,
         Err(e) => {
-            out.fatal = Some(format!("{folder}/dump.rdb does not load: {e}"));
+            out.fatal = Some(format!("{file_folder}/dump.rdb does not load: {e}"));
             return out;
         }
     };
-    // The default profile is the writer's (its valkey-ver / redis-ver aux field), and the
-    // clock the snapshot's own time: no flags, as `bitlens query` runs.
-    let mut session = Session::from_snapshot(snapshot, None, Clock::Snapshot);
     let want_profile = Profile::from_name(profile);
+    if compat && want_profile.is_none() {
+        out.fatal = Some(format!("no profile {profile:?} for --compat"));
+        return out;
+    }
+    // Without --compat the profile is the writer's (its valkey-ver / redis-ver aux field);
+    // the clock is the snapshot's own time: as `bitlens query` runs.
+    let mut session =
+        Session::from_snapshot(snapshot, want_profile.filter(|_| compat), Clock::Snapshot);
     if want_profile.map(|p| p.name) != Some(session.profile().name) {
         out.wrong_profile = true;
         out.fatal = Some(format!(
@@ -339,6 +360,53 @@ fn every_server_answers_as_recorded_on_its_own_snapshot() {
         failing, 0,
         "{failing} of {total} recorded server cases fail"
     );
+}
+
+/// Issue 14: `--compat` set to another server's profile gives that server's answers. The
+/// cases each server recorded with a note starting `issue 14:` (its difference table and the
+/// commands and options that exist only from some version, on keys with the same content on
+/// every server) run on every other server's file as `--compat <that server>`.
+#[test]
+fn compat_profile_answers_as_that_server_on_every_other_servers_file() {
+    let mut failing = 0;
+    let mut lines = Vec::new();
+    let mut header = format!("{:<14}", "cases \\ file");
+    for (file, _) in SERVERS {
+        header += &format!(" {file:>13}");
+    }
+    println!("{header}");
+    for &(cases, profile) in &SERVERS {
+        let mut row = format!("{cases:<14}");
+        for &(file, _) in &SERVERS {
+            if file == cases {
+                row += &format!(" {:>13}", "(own)");
+                continue;
+            }
+            let o = run_cases(cases, file, profile, true, &|c| {
+                c.get("note")
+                    .and_then(Json::as_str)
+                    .is_some_and(|n| n.starts_with("issue 14:"))
+            });
+            let bad = if o.fatal.is_some() {
+                o.total
+            } else {
+                o.failures.len()
+            };
+            failing += bad;
+            row += &format!(" {:>13}", format!("{}/{}", o.total - bad, o.total));
+            if let Some(f) = &o.fatal {
+                lines.push(format!("  FATAL {cases} cases on {file}: {f}"));
+            }
+            for f in o.failures.iter().take(3) {
+                lines.push(format!("  FAIL on {file}'s file: {f}"));
+            }
+        }
+        println!("{row}");
+    }
+    for l in &lines {
+        println!("{l}");
+    }
+    assert_eq!(failing, 0, "{failing} --compat cases fail");
 }
 
 /// A module command (`BF.EXISTS`, `TDIGEST.QUANTILE`, ...): its name has a dot.
