@@ -31,6 +31,10 @@ The case format is ../shared/conformance/README.md's, with two additions:
                    second element ([cursor, elements]); "order: hash table (pairs)" means the
                    elements are field/value (member/score) pairs that stay together. The cli
                    output then compares as a multiset of lines (of line pairs).
+A note starting "issue 14:" marks the cases of issue 14's difference table and the commands
+and options that exist only from some version; they read keys that every server's data set
+holds with the same content, so tests/server_conformance.rs also runs them on every other
+server's file with `--compat <this server>`.
 TTL/PTTL/HTTL/HPTTL depend on the clock: they are recorded only where the reply does not (no
 expiry: -1, missing or expired: -2); keys with a far-future expiry are read with EXPIRETIME,
 PEXPIRETIME, HEXPIRETIME and HPEXPIRETIME, whose replies are absolute. keys.tsv adds a last
