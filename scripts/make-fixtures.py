@@ -23,6 +23,10 @@ answers in redis-<version>-<config>.json:
    "keys": [{"db", "key_hex", "type", "encoding", "pexpireat", "strlen"?, "value_hex"?,
              "zrange"?: [[member_hex, score_text], ...], "dump_hex"?}]}
 
+With `--modules`, it writes redis-7.4.1-modules.{rdb,json}: Redis 7.4.1 with RedisBloom 2.8.2
+(`--loadmodule`, from $BITLENS_SERVERS_DIR/servers.json) holding one value of each of its
+module types (RDB_TYPE_MODULE_2: Bloom, Cuckoo, Count-Min, Top-K, t-digest) and a string.
+
 With `--load-written`, it instead starts a real Redis 7.4.1 on each file
 tests/data/fixtures/written-*.rdb (built by bitlens' own writer, see tests/rdb_old_versions.rs:
 RDB 1-5, which no server here writes) with `--dir`/`--dbfilename` pointing at a copy, and
@@ -270,7 +274,8 @@ def run(label, argv, env, config):
                         "--maxmemory-policy", "allkeys-lru"],
             "plain": ["--rdbcompression", "no", "--rdbchecksum", "no",
                       "--maxmemory-policy", "allkeys-lfu"],
-            "cluster": ["--cluster-enabled", "yes"]}[config]
+            "cluster": ["--cluster-enabled", "yes"],
+            "modules": []}[config]
     proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
                                     "--save", "", "--appendonly", "no"] + opts,
                             env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
@@ -296,6 +301,9 @@ def run(label, argv, env, config):
                     break
                 time.sleep(0.1)
             populate_cluster(r)
+            dbs = (0,)
+        elif config == "modules":
+            populate_modules(r)
             dbs = (0,)
         else:
             populate(r, version, valkey)
@@ -328,6 +336,23 @@ def redis74(bins):
         return [s["server"]], s["env"]
     label, argv, env = [x for x in servers(bins) if x[0] == "7.4"][0]
     return argv, env
+
+
+def modules_fixture(bins):
+    sj = os.path.join(os.environ.get("BITLENS_SERVERS_DIR", "/work/servers"), "servers.json")
+    mod = json.load(open(sj))["modules"]["redisbloom"]["path"]
+    argv, env = redis74(bins)
+    run("7.4", argv + ["--loadmodule", mod], env, "modules")
+
+
+def populate_modules(r):
+    r("BF.ADD", "bf:a", "x")
+    r("CF.ADD", "cf:a", "y")
+    r("CMS.INITBYDIM", "cms:a", 10, 5)
+    r("TOPK.RESERVE", "topk:a", 3)
+    r("TDIGEST.CREATE", "td:a")
+    r("TDIGEST.ADD", "td:a", 1, 2, 3)
+    r("SET", "str:a", "next to modules")
 
 
 def load_written(bins):
@@ -373,6 +398,9 @@ def main():
     bins = "/tmp/bitlens-redis-bins"
     if "--bins" in sys.argv:
         bins = sys.argv[sys.argv.index("--bins") + 1]
+    if "--modules" in sys.argv:
+        modules_fixture(bins)
+        return
     if "--load-written" in sys.argv:
         load_written(bins)
         return

@@ -409,15 +409,17 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips a MODULE_AUX record body (after the opcode byte).
-    pub fn module_aux(&mut self) -> Result<(), RdbError> {
-        self.length("module id")?;
+    /// Returns the module's 9-character type name.
+    pub fn module_aux(&mut self) -> Result<[u8; 9], RdbError> {
+        let id = self.length("module id")?;
         let at = self.pos;
         let when_op = self.length("module aux when opcode")?;
         if when_op != 2 {
             return Err(self.err_at(at, format!("module aux when-opcode {when_op}, expected 2")));
         }
         self.length("module aux when")?;
-        self.module_opcodes()
+        self.module_opcodes()?;
+        Ok(module_name(id))
     }
 
     /// Walks a stream of layout `v` (1: RDB_TYPE_STREAM_LISTPACKS, 2: _2 adds first/max-deleted
