@@ -250,6 +250,10 @@ pub enum Opcode {
     ExpireTime,
     SelectDb,
     Eof,
+    /// Redis Enterprise: RAM LRU of the next key (one length), skipped.
+    RamLru,
+    /// Redis Enterprise: cluster slot number of the next key (one length), skipped.
+    SlotNum,
 }
 
 impl Opcode {
@@ -271,6 +275,8 @@ impl Opcode {
             Opcode::ExpireTime => "RDB_OPCODE_EXPIRETIME",
             Opcode::SelectDb => "RDB_OPCODE_SELECTDB",
             Opcode::Eof => "RDB_OPCODE_EOF",
+            Opcode::RamLru => "RDB_OPCODE_RAM_LRU",
+            Opcode::SlotNum => "RDB_OPCODE_SLOT_NUM",
         }
     }
 }
@@ -353,8 +359,11 @@ pub const VALKEY_TYPES: &[Id<ValueKind>] = &[
 
 use Opcode as O;
 
-/// Redis' opcodes, with the RDB version that introduced each.
+/// Redis' opcodes, with the RDB version that introduced each. 107 and 121 are written only by
+/// Redis Enterprise (each one length, skipped); bitlens never writes them.
 pub const REDIS_OPCODES: &[Id<Opcode>] = &[
+    id(107, O::RamLru, 12),
+    id(121, O::SlotNum, 12),
     id(242, O::HashTemplates, 15),
     id(243, O::KeyMeta, 13),
     id(244, O::SlotInfo, 12),

@@ -349,6 +349,12 @@ fn read_record<'w>(
                 c.length("slot expires size")?;
             }
             Opcode::SlotImport => c.slot_import()?,
+            Opcode::RamLru => {
+                c.length("Redis Enterprise RAM LRU")?;
+            }
+            Opcode::SlotNum => {
+                c.length("Redis Enterprise slot number")?;
+            }
             Opcode::KeyMeta => c.key_meta()?,
             Opcode::HashTemplates => {
                 return Err(c.err_at(

@@ -675,3 +675,21 @@ fn no_check() -> LoadOptions {
         ..Default::default()
     }
 }
+
+#[test]
+fn redis_enterprise_opcodes_are_skipped() {
+    // RDB_OPCODE_RAM_LRU (107) and RDB_OPCODE_SLOT_NUM (121), each one length, before a key
+    // (as in Redis Enterprise files; Redis OSS refuses them as unknown types).
+    let mut r = vec![0xFE, 0, 107, 0x40, 0x43, 121, 5, 0];
+    r.extend(s(b"a"));
+    r.extend(s(b"b"));
+    let snap = load_rdb(&file(12, &r), &LoadOptions::default()).unwrap();
+    assert_eq!(string_of(&snap, 0, b"a"), b"b");
+    // Not in Valkey's table.
+    let mut v = b"VALKEY080".to_vec();
+    v.extend_from_slice(&r);
+    v.push(0xFF);
+    v.extend_from_slice(&[0; 8]);
+    let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("unknown RDB value type 107"), "{e}");
+}
