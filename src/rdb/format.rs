@@ -105,6 +105,8 @@ pub enum ValueKind {
     HashTmplLpRef,
     HashTmplArray,
     HashTmplArrayRef,
+    /// Redis 8.8+: the built-in GCRA rate limiter.
+    Gcra,
     /// Valkey 9 (RDB 80): hash with per-field expiry: count, then (field, value, expiry ms
     /// as 8-byte little-endian, -1 = none) triples.
     Hash2,
@@ -211,6 +213,7 @@ impl ValueKind {
                 Some(T::Hash),
                 "array(template ref)",
             ),
+            Gcra => ("RDB_TYPE_GCRA", None, "gcra"),
             Hash2 => ("RDB_TYPE_HASH_2", Some(T::Hash), "hashtable(field expiry)"),
         };
         KindInfo {
@@ -295,7 +298,8 @@ const fn id<K>(byte: u8, kind: K, since: u32) -> Id<K> {
 
 use ValueKind as K;
 
-/// Redis' RDB type ids (rdb.h of Redis 2.x–8.10), with the RDB version that introduced each.
+/// Redis' RDB type ids (rdb.h of Redis 2.x–8.10), with the RDB version that introduced each
+/// (for 26–33 as public descriptions of Redis 8.6–8.10 give them; no such server runs here).
 pub const REDIS_TYPES: &[Id<ValueKind>] = &[
     id(0, K::String, 1),
     id(1, K::List, 1),
@@ -329,6 +333,7 @@ pub const REDIS_TYPES: &[Id<ValueKind>] = &[
     id(30, K::HashTmplLpRef, 15),
     id(31, K::HashTmplArray, 15),
     id(32, K::HashTmplArrayRef, 15),
+    id(33, K::Gcra, 14),
 ];
 
 /// Valkey's RDB type ids (its rdb.h of 9.x): Redis' up to 21, then its own 22.

@@ -684,7 +684,7 @@ impl<'a> Cursor<'a> {
                 "module value of pre-release format (RDB_TYPE_MODULE_PRE_GA, type 6) cannot be walked",
             )),
             StreamListpacks4 | StreamListpacks5 | Array | HashTmplLp | HashTmplLpRef
-            | HashTmplArray | HashTmplArrayRef => Err(self.err_at(
+            | HashTmplArray | HashTmplArrayRef | Gcra => Err(self.err_at(
                 at,
                 format!(
                     "values of {} (Redis 8.6+) are not supported yet",
