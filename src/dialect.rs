@@ -1,16 +1,372 @@
 //! Server profiles: which server's dialect (commands, options, number formats, error texts,
-//! argument-parsing order) the command layer reproduces. Handlers consult the
-//! [`Profile`] in their [`crate::command::Ctx`] instead of hard-wiring a version.
+//! argument-parsing order, load-time encodings) the command layer reproduces. Handlers consult
+//! the [`Profile`] in their [`crate::command::Ctx`] instead of hard-wiring a version: every
+//! difference below is one field of [`Profile`], and [`PROFILES`] is the one table of values.
+//!
+//! Where each difference comes from. "rec" = a reply recorded from the real server on this
+//! machine (Redis 6.0.9, 6.2.14, 7.0.15, Valkey 8.1.8, 9.1.2; see the differential tests in
+//! `crates/difftest/tests/dialect_diff.rs`); "src" = the server's source at the named tag
+//! (github.com/redis/redis, github.com/valkey-io/valkey), for lines that cannot run here;
+//! "issue" = the list in issue 14 (from Redis 8.x sources newer than the mirror available here,
+//! not re-verified line by line).
+//!
+//! | field | values | source |
+//! |---|---|---|
+//! | `geosearch` | from Redis 6.2 | rec 6.0.9 unknown command, 6.2.14 answers |
+//! | `bit_unit` (BITCOUNT/BITPOS `BIT`) | from 7.0 | rec 6.2.14 syntax error, 7.0.15 counts |
+//! | `expiretime` (EXPIRETIME, PEXPIRETIME) | from 7.0 | rec 6.2.14 unknown, 7.0.15 `-1` |
+//! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | issue; rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
+//! | `field_expiry` (HTTL, HPTTL, ...) | Redis 7.4+, Valkey 9 | rec Valkey 8.1.8 unknown, 9.1.2 `-1`; src 7.4.1 t_hash.c |
+//! | `geosearch_bypolygon` | Valkey 9 | issue (Valkey 9 geo.c) |
+//! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618` |
+//! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers |
+//! | `score_format` | `%.17g` to 7.0; shortest from 7.2 and Valkey | rec 7.0.15 `1.6180000000000001`, Valkey 8.1.8 `1.618`; src 7.2.0 util.c d2string + fpconv_dtoa |
+//! | `coord_format` | `%.17Lf` trimmed to 7.4; shortest from Redis 8.0 | rec all five servers; issue for 8.0 |
+//! | `dist_format` | `%.4f` on 6.x; fixed-point from 7.0 | src 6.2.14 geo.c addReplyDoubleDistance snprintf, 7.0.15 fixedpoint_d2string |
+//! | `unknown_command` | backticks on 6.x, quotes from 7.0 | rec 6.0.9/6.2.14 vs 7.0.15; src 6.2.14 server.c processCommand |
+//! | `frommember_missing` | Valkey 9 `ERR member X does not exist` | rec Valkey 9.1.2 vs 8.1.8 |
+//! | `shape_error` (GEOSEARCH without a shape) | Valkey 9 text | issue (Valkey 9 geo.c) |
+//! | `bit_args` | key looked up before arguments up to 7.2 and Valkey 7.2; parsed first from 7.4 and Valkey 8 | rec 7.0.15 `BITCOUNT missing 0 x` = 0, Valkey 8.1.8 error; src redis 45d331069 / 1407ac1f3 (in 7.4-rc1), valkey 8.0.0 |
+//! | `bitcount_start_only` | Valkey 8.0+ | rec 8.1.8/9.1.2 `BITCOUNT k 2` counts; src valkey 96dcd1183 (8.0.0) |
+//! | `bitcount_unit_before_end` | Valkey 8+ parses BITCOUNT's unit before its end | src valkey 8.0.1 bitops.c bitcountCommand |
+//! | `bitfield_hash_overflow` | Redis 8.10 rejects `#N` whose product overflows | issue |
+//! | `scan_unknown_type_error` | Valkey 8.0+, Redis 8.0+ | rec Valkey 8.1.8; src valkey 8.0.1 db.c; Redis 7.2.0/7.4.1 db.c have it commented out "uncomment in redis 8.0" (8.0 inferred) |
+//! | `select_not_integer` | 6.x `ERR invalid DB index` | rec 6.0.9/6.2.14 vs 7.0.15 |
+//! | `object_unknown_subcommand` | 6.x long form | rec 6.0.9/6.2.14 vs 7.0.15 |
+//! | `listpack_names` (OBJECT ENCODING) | `ziplist` on 6.x, `listpack` from 7.0 (converted on load) | rec `OBJECT ENCODING` of a small zset/hash |
+//! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
+//! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
+//!
+//! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
+//! values their source gives, or the nearest recorded neighbour where a difference is not
+//! known to exist.
 
-/// One server profile (a server family and release line).
+/// The server family of a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Redis,
+    Valkey,
+}
+
+/// How sorted-set scores (and other doubles replied as bulk strings) are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreFormat {
+    /// C `%.17g` (Redis up to 7.0).
+    G17,
+    /// The shortest digits that read back exactly, laid out as Redis 7.2's `d2string`
+    /// (integers up to 2^62 plainly, otherwise fpconv's plain/decimal/scientific rules).
+    Shortest,
+}
+
+/// How GEOPOS / WITHCOORD coordinates are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordFormat {
+    /// `%.17Lf` with trailing zeros and point removed (Redis up to 7.4, Valkey).
+    Fixed17Trimmed,
+    /// The shortest round-trip form, as scores (Redis 8.0+).
+    Shortest,
+}
+
+/// How distances (GEODIST, WITHDIST) are printed, always 4 decimals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistFormat {
+    /// C `%.4f` of the double (Redis 6.x).
+    Printf4,
+    /// The value times 10^4 rounded to an integer, then 4 fixed decimals (Redis 7.0+
+    /// `fixedpoint_d2string`).
+    FixedPoint4,
+}
+
+/// How the unknown-command error quotes the name and arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quoting {
+    /// ``ERR unknown command `X`, with args beginning with: `a`, `` (Redis 6.x).
+    Backticks,
+    /// `ERR unknown command 'X', with args beginning with: 'a' ` (Redis 7.0+, Valkey).
+    Quotes,
+}
+
+/// When BITCOUNT / BITPOS look the key up relative to parsing their arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitArgs {
+    /// Key first: a missing key answers 0 (BITPOS: 0 or -1) whatever the arguments.
+    LookupFirst,
+    /// Arguments first: bad arguments are an error even on a missing key.
+    ParseFirst,
+}
+
+/// The error of GEOSEARCH FROMMEMBER (and GEORADIUSBYMEMBER) naming a missing member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberMissing {
+    /// `ERR could not decode requested zset member`.
+    CouldNotDecode,
+    /// `ERR member <name> does not exist` (Valkey 9).
+    DoesNotExist,
+}
+
+/// When a string value loaded from a snapshot is reported `embstr` (otherwise `raw`; integers
+/// that fit a `long long` are `int` everywhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbstrRule {
+    /// Value length at most N bytes.
+    ValueLen(usize),
+    /// Key length + value length + key header (1 byte below 32 key bytes, else 3) at most N
+    /// (Valkey 8.1+ embeds the key in the object).
+    KeyAndValue(usize),
+}
+
+/// One server profile (a server family and release line): every behaviour bitlens
+/// reproduces that differs between servers. See the module table for the source of each.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Profile {
     /// The profile's name as `--compat` takes it, e.g. `redis-7.0`.
     pub name: &'static str,
+    /// Redis or Valkey.
+    pub family: Family,
+    /// Release line (major, minor).
+    pub version: (u16, u16),
+    /// GEOSEARCH and GEOSEARCHSTORE exist.
+    pub geosearch: bool,
+    /// BITCOUNT / BITPOS take a `BYTE|BIT` unit.
+    pub bit_unit: bool,
+    /// EXPIRETIME and PEXPIRETIME exist.
+    pub expiretime: bool,
+    /// BITOP DIFF, DIFF1, ANDOR and ONE exist.
+    pub bitop_extended: bool,
+    /// Hash field expiry commands (HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME, ...) exist.
+    pub field_expiry: bool,
+    /// GEOSEARCH takes BYPOLYGON.
+    pub geosearch_bypolygon: bool,
+    /// ZRANK / ZREVRANK take WITHSCORE.
+    pub zrank_withscore: bool,
+    /// HSCAN takes NOVALUES.
+    pub hscan_novalues: bool,
+    /// Score format.
+    pub score_format: ScoreFormat,
+    /// Coordinate format.
+    pub coord_format: CoordFormat,
+    /// Distance format.
+    pub dist_format: DistFormat,
+    /// Unknown-command error quoting.
+    pub unknown_command: Quoting,
+    /// GEOSEARCH FROMMEMBER on a missing member.
+    pub frommember_missing: MemberMissing,
+    /// GEOSEARCH with neither BYRADIUS nor BYBOX (nor BYPOLYGON): the error text, with `{}`
+    /// standing for the command name as typed.
+    pub shape_error: &'static str,
+    /// BITCOUNT / BITPOS argument-parsing order.
+    pub bit_args: BitArgs,
+    /// `BITCOUNT key start` (no end) counts to the end of the string instead of a syntax error.
+    pub bitcount_start_only: bool,
+    /// BITCOUNT with a unit parses the unit before the end index (Valkey 8+).
+    pub bitcount_unit_before_end: bool,
+    /// BITFIELD rejects a `#N` offset whose `N * bits` overflows (instead of wrapping).
+    pub bitfield_hash_overflow: bool,
+    /// SCAN TYPE with an unknown type name is `ERR unknown type name '<t>'` (else matches nothing).
+    pub scan_unknown_type_error: bool,
+    /// SELECT's error for a non-integer index.
+    pub select_not_integer: &'static str,
+    /// OBJECT's error for an unknown subcommand, `{}` standing for the subcommand.
+    pub object_unknown_subcommand: &'static str,
+    /// The error of a subcommand given the wrong number of arguments, `{}` standing for
+    /// `command|subcommand`; `None`: the unknown-subcommand text (6.x).
+    pub subcommand_arity_error: Option<&'static str>,
+    /// OBJECT ENCODING names compact encodings `listpack` (else `ziplist`).
+    pub listpack_names: bool,
+    /// Small sets of strings are listpacks (`set-max-listpack-entries`, 7.2+).
+    pub set_listpack: bool,
+    /// When strings are `embstr`.
+    pub embstr: EmbstrRule,
+    /// `hll-sparse-max-bytes`: a sparse HyperLogLog growing past it turns dense.
+    pub hll_sparse_max_bytes: usize,
+    /// `zset-max-listpack-entries` / `zset-max-listpack-value` (defaults).
+    pub zset_max_listpack: (usize, usize),
 }
 
+const SHAPE_ERROR: &str = "ERR exactly one of BYRADIUS and BYBOX can be specified for {}";
+const SHAPE_ERROR_VALKEY_9: &str =
+    "ERR exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for {}";
+const SELECT_NOT_INTEGER: &str = "ERR value is not an integer or out of range";
+const OBJECT_UNKNOWN: &str = "ERR unknown subcommand '{}'. Try OBJECT HELP.";
+
+/// Redis 7.0, the base the other profiles are written against.
+const BASE: Profile = Profile {
+    name: "redis-7.0",
+    family: Family::Redis,
+    version: (7, 0),
+    geosearch: true,
+    bit_unit: true,
+    expiretime: true,
+    bitop_extended: false,
+    field_expiry: false,
+    geosearch_bypolygon: false,
+    zrank_withscore: false,
+    hscan_novalues: false,
+    score_format: ScoreFormat::G17,
+    coord_format: CoordFormat::Fixed17Trimmed,
+    dist_format: DistFormat::FixedPoint4,
+    unknown_command: Quoting::Quotes,
+    frommember_missing: MemberMissing::CouldNotDecode,
+    shape_error: SHAPE_ERROR,
+    bit_args: BitArgs::LookupFirst,
+    bitcount_start_only: false,
+    bitcount_unit_before_end: false,
+    bitfield_hash_overflow: false,
+    scan_unknown_type_error: false,
+    select_not_integer: SELECT_NOT_INTEGER,
+    object_unknown_subcommand: OBJECT_UNKNOWN,
+    subcommand_arity_error: Some("ERR wrong number of arguments for '{}' command"),
+    listpack_names: true,
+    set_listpack: false,
+    embstr: EmbstrRule::ValueLen(44),
+    hll_sparse_max_bytes: 3000,
+    zset_max_listpack: (128, 64),
+};
+
+/// Redis 6.0.
+pub const REDIS_6_0: Profile = Profile {
+    name: "redis-6.0",
+    version: (6, 0),
+    geosearch: false,
+    ..REDIS_6_2
+};
+/// Redis 6.2.
+pub const REDIS_6_2: Profile = Profile {
+    name: "redis-6.2",
+    version: (6, 2),
+    bit_unit: false,
+    expiretime: false,
+    dist_format: DistFormat::Printf4,
+    unknown_command: Quoting::Backticks,
+    select_not_integer: "ERR invalid DB index",
+    object_unknown_subcommand:
+        "ERR Unknown subcommand or wrong number of arguments for '{}'. Try OBJECT HELP.",
+    subcommand_arity_error: None,
+    listpack_names: false,
+    ..BASE
+};
 /// Redis 7.0, the profile bitlens answered as before profiles existed.
-pub static REDIS_7_0: Profile = Profile { name: "redis-7.0" };
+pub const REDIS_7_0: Profile = BASE;
+/// Redis 7.2.
+pub const REDIS_7_2: Profile = Profile {
+    name: "redis-7.2",
+    version: (7, 2),
+    score_format: ScoreFormat::Shortest,
+    zrank_withscore: true,
+    set_listpack: true,
+    ..BASE
+};
+/// Redis 7.4.
+pub const REDIS_7_4: Profile = Profile {
+    name: "redis-7.4",
+    version: (7, 4),
+    field_expiry: true,
+    hscan_novalues: true,
+    bit_args: BitArgs::ParseFirst,
+    ..REDIS_7_2
+};
+/// Redis 8.0.
+pub const REDIS_8_0: Profile = Profile {
+    name: "redis-8.0",
+    version: (8, 0),
+    coord_format: CoordFormat::Shortest,
+    scan_unknown_type_error: true,
+    ..REDIS_7_4
+};
+/// Redis 8.2.
+pub const REDIS_8_2: Profile = Profile {
+    name: "redis-8.2",
+    version: (8, 2),
+    bitop_extended: true,
+    ..REDIS_8_0
+};
+/// Redis 8.4.
+pub const REDIS_8_4: Profile = Profile {
+    name: "redis-8.4",
+    version: (8, 4),
+    ..REDIS_8_2
+};
+/// Redis 8.6.
+pub const REDIS_8_6: Profile = Profile {
+    name: "redis-8.6",
+    version: (8, 6),
+    ..REDIS_8_4
+};
+/// Redis 8.8.
+pub const REDIS_8_8: Profile = Profile {
+    name: "redis-8.8",
+    version: (8, 8),
+    ..REDIS_8_6
+};
+/// Redis 8.10.
+pub const REDIS_8_10: Profile = Profile {
+    name: "redis-8.10",
+    version: (8, 10),
+    bitfield_hash_overflow: true,
+    ..REDIS_8_8
+};
+/// Valkey 7.2 (Redis 7.2.4 renamed).
+pub const VALKEY_7_2: Profile = Profile {
+    name: "valkey-7.2",
+    family: Family::Valkey,
+    ..REDIS_7_2
+};
+/// Valkey 8.0.
+pub const VALKEY_8_0: Profile = Profile {
+    name: "valkey-8.0",
+    version: (8, 0),
+    hscan_novalues: true,
+    bit_args: BitArgs::ParseFirst,
+    bitcount_start_only: true,
+    bitcount_unit_before_end: true,
+    scan_unknown_type_error: true,
+    ..VALKEY_7_2
+};
+/// Valkey 8.1.
+pub const VALKEY_8_1: Profile = Profile {
+    name: "valkey-8.1",
+    version: (8, 1),
+    embstr: EmbstrRule::KeyAndValue(42),
+    ..VALKEY_8_0
+};
+/// Valkey 9.0.
+pub const VALKEY_9_0: Profile = Profile {
+    name: "valkey-9.0",
+    version: (9, 0),
+    field_expiry: true,
+    geosearch_bypolygon: true,
+    frommember_missing: MemberMissing::DoesNotExist,
+    shape_error: SHAPE_ERROR_VALKEY_9,
+    embstr: EmbstrRule::KeyAndValue(114),
+    ..VALKEY_8_1
+};
+
+/// Every profile, oldest first within each family.
+pub static PROFILES: [&Profile; 15] = [
+    &REDIS_6_0,
+    &REDIS_6_2,
+    &REDIS_7_0,
+    &REDIS_7_2,
+    &REDIS_7_4,
+    &REDIS_8_0,
+    &REDIS_8_2,
+    &REDIS_8_4,
+    &REDIS_8_6,
+    &REDIS_8_8,
+    &REDIS_8_10,
+    &VALKEY_7_2,
+    &VALKEY_8_0,
+    &VALKEY_8_1,
+    &VALKEY_9_0,
+];
+
+/// Parses `"7.4.1"` (or `"7.4"`) into (major, minor).
+fn major_minor(v: &str) -> Option<(u16, u16)> {
+    let mut it = v.trim().split('.');
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next().map_or(Some(0), |m| m.parse().ok())?;
+    Some((major, minor))
+}
 
 impl Profile {
     /// The profile used when nothing says which server wrote the data (Redis 7.0).
@@ -18,15 +374,344 @@ impl Profile {
         &REDIS_7_0
     }
 
-    /// The profile named `name` as `--compat` takes it (`redis-7.0`, `valkey-9.0`, ...).
+    /// The profile named `name` as `--compat` takes it (`redis-7.0`, `valkey-9.0`, ...),
+    /// case-insensitively; a full version (`redis-7.4.1`) picks its release line.
     pub fn from_name(name: &str) -> Option<&'static Profile> {
-        [&REDIS_7_0].into_iter().find(|p| p.name == name)
+        let lower = name.to_ascii_lowercase();
+        if let Some(p) = PROFILES.iter().find(|p| p.name == lower) {
+            return Some(p);
+        }
+        let (family, ver) = if let Some(v) = lower.strip_prefix("redis-") {
+            (Family::Redis, v)
+        } else {
+            (Family::Valkey, lower.strip_prefix("valkey-")?)
+        };
+        let mm = major_minor(ver)?;
+        PROFILES
+            .iter()
+            .find(|p| p.family == family && p.version == mm)
+            .copied()
+    }
+
+    /// Names of every profile, for help texts and errors.
+    pub fn names() -> Vec<&'static str> {
+        PROFILES.iter().map(|p| p.name).collect()
+    }
+
+    /// The profile of the server `family` at version `version` (`"7.4.1"`): the newest
+    /// release line not newer than it (older than every line: the oldest).
+    pub fn for_version(family: Family, version: &str) -> Option<&'static Profile> {
+        let mm = major_minor(version)?;
+        let mut line = PROFILES.iter().filter(|p| p.family == family);
+        let first = *line.clone().next()?;
+        Some(line.rfind(|p| p.version <= mm).copied().unwrap_or(first))
+    }
+
+    /// The profile of the server that wrote a snapshot: its `valkey-ver` aux field (Valkey 8+
+    /// also writes `redis-ver` 7.2.4 for compatibility, so `valkey-ver` wins), else
+    /// `redis-ver`, else the RDB version (see [`Profile::for_rdb_version`]).
+    pub fn for_snapshot(aux: &[(Vec<u8>, Vec<u8>)], rdb_version: u32) -> &'static Profile {
+        let field = |name: &[u8]| {
+            aux.iter()
+                .find(|(k, _)| k.as_slice() == name)
+                .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+        };
+        if let Some(p) = field(b"valkey-ver").and_then(|v| Self::for_version(Family::Valkey, &v)) {
+            return p;
+        }
+        if let Some(p) = field(b"redis-ver").and_then(|v| Self::for_version(Family::Redis, &v)) {
+            return p;
+        }
+        Self::for_rdb_version(rdb_version)
+    }
+
+    /// The profile for a snapshot (or DUMP payload) that names no writer: the oldest server
+    /// writing that RDB version (9: Redis 6.0–6.2; 10: 7.0; 11: 7.2; 12: 7.4–8.4; 13: 8.6;
+    /// 14: 8.8; 15: 8.10; 80+: Valkey 9). Older versions answer as Redis 6.0.
+    pub fn for_rdb_version(rdb_version: u32) -> &'static Profile {
+        match rdb_version {
+            0..=9 => &REDIS_6_0,
+            10 => &REDIS_7_0,
+            11 => &REDIS_7_2,
+            12 => &REDIS_7_4,
+            13 => &REDIS_8_6,
+            14 => &REDIS_8_8,
+            15..=79 => &REDIS_8_10,
+            _ => &VALKEY_9_0,
+        }
+    }
+
+    /// The server as a human reads it: `Redis 7.4`, `Valkey 9.0`.
+    pub fn display_name(&self) -> String {
+        let fam = match self.family {
+            Family::Redis => "Redis",
+            Family::Valkey => "Valkey",
+        };
+        format!("{fam} {}.{}", self.version.0, self.version.1)
     }
 }
 
 impl Profile {
     /// A sorted-set score as this server prints it in replies (ZSCORE, ZRANGE WITHSCORES, ...).
     pub fn format_score(&self, score: f64) -> String {
-        crate::zset::format_score(score)
+        match self.score_format {
+            ScoreFormat::G17 => crate::zset::format_score(score),
+            ScoreFormat::Shortest => format_shortest(score),
+        }
+    }
+
+    /// A GEOPOS / WITHCOORD coordinate (degrees) as this server prints it.
+    pub fn format_coord(&self, degrees: f64) -> String {
+        match self.coord_format {
+            CoordFormat::Fixed17Trimmed => format_coord_fixed(degrees),
+            CoordFormat::Shortest => format_shortest(degrees),
+        }
+    }
+
+    /// A distance (in the requested unit) as this server prints it: 4 decimals.
+    pub fn format_dist(&self, d: f64) -> String {
+        match self.dist_format {
+            DistFormat::Printf4 => format!("{d:.4}"),
+            DistFormat::FixedPoint4 => format_dist_fixed(d),
+        }
+    }
+
+    /// The unknown-command error for `argv` (name, then up to 128 bytes of arguments; CR and
+    /// LF become spaces), quoted as this server does.
+    pub fn unknown_command(&self, argv: &[Vec<u8>]) -> String {
+        let (open, close) = match self.unknown_command {
+            Quoting::Backticks => ('`', "`, "),
+            Quoting::Quotes => ('\'', "' "),
+        };
+        let mut args = String::new();
+        for a in &argv[1..] {
+            if args.len() >= 128 {
+                break;
+            }
+            let room = 128 - args.len();
+            let a = String::from_utf8_lossy(&a[..a.len().min(room)]).into_owned();
+            args.push(open);
+            args.push_str(&a);
+            args.push_str(close);
+        }
+        // 6.x prints the whole name; 7.0+ at most 128 bytes of it.
+        let name = match self.unknown_command {
+            Quoting::Backticks => &argv[0][..],
+            Quoting::Quotes => &argv[0][..argv[0].len().min(128)],
+        };
+        let name = String::from_utf8_lossy(name);
+        let text =
+            format!("ERR unknown command {open}{name}{open}, with args beginning with: {args}");
+        text.replace(['\r', '\n'], " ")
+    }
+
+    /// Whether a command named `name` (lower case) exists on this server. Commands bitlens
+    /// does not implement at all are not asked about.
+    pub fn has_command(&self, name: &str) -> bool {
+        match name {
+            "geosearch" | "geosearchstore" => self.geosearch,
+            "expiretime" | "pexpiretime" => self.expiretime,
+            "httl" | "hpttl" | "hexpiretime" | "hpexpiretime" | "hpersist" | "hexpire"
+            | "hpexpire" | "hexpireat" | "hpexpireat" => self.field_expiry,
+            _ => true,
+        }
+    }
+
+    /// OBJECT ENCODING's name of a compact list/hash/zset encoding.
+    pub fn compact_encoding(&self) -> &'static str {
+        if self.listpack_names {
+            "listpack"
+        } else {
+            "ziplist"
+        }
+    }
+
+    /// Whether a string value loaded under `key` is `embstr` (else `raw`), as this server
+    /// reports after loading a snapshot.
+    pub fn is_embstr(&self, key_len: usize, value_len: usize) -> bool {
+        match self.embstr {
+            EmbstrRule::ValueLen(n) => value_len <= n,
+            EmbstrRule::KeyAndValue(n) => {
+                let hdr = if key_len < 32 { 1 } else { 3 };
+                key_len + value_len + hdr <= n
+            }
+        }
+    }
+}
+
+/// Degrees as Redis up to 7.4 prints coordinates: `%.17Lf` with trailing zeros (and point)
+/// removed; `-0` prints as `0`.
+fn format_coord_fixed(x: f64) -> String {
+    let s = format!("{x:.17}");
+    let t = s.trim_end_matches('0').trim_end_matches('.');
+    if t == "-0" {
+        "0".into()
+    } else {
+        t.to_string()
+    }
+}
+
+/// A distance as Redis 7.0+ prints it: the value times 10^4 rounded to an integer (ties to
+/// even, in double precision), printed with 4 fixed decimals. This differs from `%.4f` when
+/// the scaled product rounds across a half (e.g. 17500510.56574999 → "17500510.5658").
+fn format_dist_fixed(d: f64) -> String {
+    let scaled = (d * 10000.0).round_ties_even();
+    if !scaled.is_finite() || scaled.abs() >= 9.2e18 {
+        return format!("{d:.4}");
+    }
+    let v = scaled as i64;
+    let sign = if v < 0 { "-" } else { "" };
+    let a = v.unsigned_abs();
+    format!("{sign}{}.{:04}", a / 10000, a % 10000)
+}
+
+/// A double in the shortest form that reads back exactly, laid out as Redis 7.2's
+/// `d2string`: `nan`, `inf`, `-inf`, `0`, `-0`; an integral value within ±2^62 in plain
+/// digits; otherwise the shortest digits, plain with zeros appended when the decimal exponent
+/// is below digits + 7, plain decimal when fewer than 7 digits follow the point (or the
+/// exponent is below 4), else `d.ddde±X` with an unpadded exponent.
+pub fn format_shortest(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let half = (i64::MAX / 2) as f64;
+    if (-half..=half).contains(&x) && x.fract() == 0.0 {
+        return (x as i64).to_string();
+    }
+    let neg = x < 0.0;
+    let sci = format!("{:e}", x.abs());
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let e: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let nd = digits.len() as i32;
+    let k = e - nd + 1;
+    let absexp = e.abs();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if k >= 0 && absexp < nd + 7 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', k as usize));
+    } else if k < 0 && (k > -7 || absexp < 4) {
+        let offset = nd + k;
+        if offset <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-offset) as usize));
+            out.push_str(&digits);
+        } else {
+            out.push_str(&digits[..offset as usize]);
+            out.push('.');
+            out.push_str(&digits[offset as usize..]);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if nd > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if e < 0 { '-' } else { '+' });
+        out.push_str(&absexp.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_writers() {
+        assert_eq!(PROFILES.len(), 15);
+        for p in PROFILES {
+            assert_eq!(Profile::from_name(p.name), Some(p));
+        }
+        assert_eq!(Profile::from_name("Redis-7.4.1"), Some(&REDIS_7_4));
+        assert_eq!(Profile::from_name("valkey-9.1"), None);
+        assert_eq!(
+            Profile::for_version(Family::Valkey, "9.1.2"),
+            Some(&VALKEY_9_0)
+        );
+        assert_eq!(
+            Profile::for_version(Family::Redis, "5.0.7"),
+            Some(&REDIS_6_0)
+        );
+        assert_eq!(
+            Profile::for_version(Family::Redis, "7.0.15"),
+            Some(&REDIS_7_0)
+        );
+        assert_eq!(
+            Profile::for_version(Family::Redis, "8.1.0"),
+            Some(&REDIS_8_0)
+        );
+        // Valkey 8.1.8 writes REDIS0011 with both aux fields: valkey-ver wins.
+        let aux = vec![
+            (b"redis-ver".to_vec(), b"7.2.4".to_vec()),
+            (b"valkey-ver".to_vec(), b"8.1.8".to_vec()),
+        ];
+        assert_eq!(Profile::for_snapshot(&aux, 11), &VALKEY_8_1);
+        assert_eq!(Profile::for_snapshot(&aux[..1], 11), &REDIS_7_2);
+        assert_eq!(Profile::for_snapshot(&[], 80), &VALKEY_9_0);
+        assert_eq!(Profile::for_snapshot(&[], 9), &REDIS_6_0);
+        assert_eq!(Profile::for_snapshot(&[], 10), &REDIS_7_0);
+    }
+
+    #[test]
+    fn shortest_scores_as_redis_7_2() {
+        // 1.618: recorded from Valkey 8.1.8 / 9.1.2 (ZSCORE); the rest follow d2string's rules.
+        for (x, want) in [
+            (1.618, "1.618"),
+            (2.5, "2.5"),
+            (0.1, "0.1"),
+            (1e20, "1e+20"),
+            (1e18, "1000000000000000000"),
+            (1e25, "1e+25"),
+            (1.5e-7, "1.5e-7"),
+            (0.00001, "0.00001"),
+            (3471579339700058.0, "3471579339700058"),
+            (-0.5, "-0.5"),
+            (123456.789, "123456.789"),
+            (f64::NEG_INFINITY, "-inf"),
+            (-0.0, "-0"),
+        ] {
+            assert_eq!(format_shortest(x), want, "{x}");
+        }
+        assert_eq!(REDIS_7_0.format_score(1.618), "1.6180000000000001");
+        assert_eq!(REDIS_7_2.format_score(1.618), "1.618");
+    }
+
+    #[test]
+    fn unknown_command_quoting() {
+        let argv: Vec<Vec<u8>> = ["FOO", "a", "b"]
+            .iter()
+            .map(|s| s.as_bytes().into())
+            .collect();
+        // Recorded from redis-server 6.2.14 and 7.0.15.
+        assert_eq!(
+            REDIS_6_2.unknown_command(&argv),
+            "ERR unknown command `FOO`, with args beginning with: `a`, `b`, "
+        );
+        assert_eq!(
+            REDIS_7_0.unknown_command(&argv),
+            "ERR unknown command 'FOO', with args beginning with: 'a' 'b' "
+        );
+    }
+
+    #[test]
+    fn embstr_rules_as_recorded() {
+        // Recorded after DEBUG RELOAD: Redis 7.0.15 embstr up to 44 value bytes; Valkey 8.1.8
+        // key "k38" + 38 bytes embstr, + 39 raw; Valkey 9.1.2 key "k109" + 109 embstr.
+        assert!(REDIS_7_0.is_embstr(3, 44) && !REDIS_7_0.is_embstr(3, 45));
+        assert!(VALKEY_8_1.is_embstr(3, 38) && !VALKEY_8_1.is_embstr(3, 39));
+        assert!(VALKEY_8_1.is_embstr(31, 9) && !VALKEY_8_1.is_embstr(32, 10));
+        assert!(VALKEY_9_0.is_embstr(4, 109) && !VALKEY_9_0.is_embstr(4, 110));
+        assert!(VALKEY_9_0.is_embstr(32, 79) && !VALKEY_9_0.is_embstr(32, 80));
     }
 }

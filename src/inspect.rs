@@ -45,6 +45,26 @@ pub struct Report {
     pub file_bytes: u64,
     /// Databases in ascending number.
     pub databases: Vec<DbReport>,
+    /// (absolute expiry in Unix ms, bytes in the file) of every key with an expiry, ascending.
+    pub expiring: Vec<(i64, u64)>,
+    /// The dialect and clock the report is read at (set by [`Report::at`]).
+    pub view: Option<View>,
+}
+
+/// The server profile and clock a report is read at (`bitlens inspect --compat --clock`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// The profile answering queries on this snapshot (`redis-7.4`).
+    pub profile: &'static str,
+    /// The server as people name it (`Redis 7.4`).
+    pub server: String,
+    /// True when the profile is the snapshot's writer (no `--compat`).
+    pub writer: bool,
+    /// The clock expiry is judged at, Unix ms.
+    pub clock_ms: i64,
+    /// Keys already expired at the clock, and the bytes they take in the file.
+    pub expired_keys: u64,
+    pub expired_bytes: u64,
 }
 
 /// One database.
@@ -218,6 +238,7 @@ pub(crate) const GEO_MIN_MAX_SCORE: f64 = (1u64 << 40) as f64;
 pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
     // db -> (pattern, type) -> accumulator
     let mut dbs: BTreeMap<u64, BTreeMap<(Vec<u8>, String), Acc>> = BTreeMap::new();
+    let mut expiring = Vec::new();
     let header = visit_rdb(bytes, opts, |rec| {
         let Some(value) = rec.value else {
             return Ok(());
@@ -234,6 +255,7 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
         *acc.encodings.entry(rec.encoding).or_default() += 1;
         acc.bytes += 1 + rec.value_bytes + (rec.key.len() as u64);
         if let Some(ms) = rec.expire_at_ms {
+            expiring.push((ms, 1 + rec.value_bytes + (rec.key.len() as u64)));
             acc.with_expiry += 1;
             acc.expiry = Some(match acc.expiry {
                 None => (ms, ms),
@@ -367,6 +389,11 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
         checksum_verified: opts.verify_checksum && header.stored_checksum != 0,
         file_bytes: bytes.len() as u64,
         databases,
+        expiring: {
+            expiring.sort_unstable();
+            expiring
+        },
+        view: None,
     })
 }
 
@@ -418,6 +445,34 @@ fn details(g: &Group) -> String {
 }
 
 impl Report {
+    /// The report read as `profile` (the writer's when `compat` is `None`) at `clock`: sets
+    /// [`Report::view`], with the keys and bytes already expired at that clock (Redis:
+    /// expired when `clock > expiry`).
+    pub fn at(
+        mut self,
+        compat: Option<&'static crate::dialect::Profile>,
+        clock: crate::session::Clock,
+    ) -> Report {
+        let aux: Vec<(Vec<u8>, Vec<u8>)> = self
+            .aux
+            .iter()
+            .map(|(k, v)| (k.clone().into_bytes(), v.clone().into_bytes()))
+            .collect();
+        let profile =
+            compat.unwrap_or_else(|| crate::dialect::Profile::for_snapshot(&aux, self.version));
+        let clock_ms = clock.resolve(&aux);
+        let n = self.expiring.partition_point(|&(ms, _)| ms < clock_ms);
+        self.view = Some(View {
+            profile: profile.name,
+            server: profile.display_name(),
+            writer: compat.is_none(),
+            clock_ms,
+            expired_keys: n as u64,
+            expired_bytes: self.expiring[..n].iter().map(|e| e.1).sum(),
+        });
+        self
+    }
+
     /// Plain text for people: a header line, then per database a table of groups.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
@@ -447,6 +502,22 @@ impl Report {
                 out,
                 "module aux data of module type(s): {}",
                 self.module_aux.join(", ")
+            );
+        }
+        if let Some(v) = &self.view {
+            let _ = writeln!(
+                out,
+                "answers as {} ({}{}); clock {} ms: {} keys ({} bytes) already expired",
+                v.server,
+                v.profile,
+                if v.writer {
+                    ", the writer"
+                } else {
+                    ", --compat"
+                },
+                v.clock_ms,
+                v.expired_keys,
+                v.expired_bytes
             );
         }
         for db in &self.databases {
@@ -485,6 +556,7 @@ impl Report {
     }
 
     /// JSON for tools: `{"version", "aux": {..}, "stored_checksum", "checksum_verified", "file_bytes",
+    /// "profile"?: {"name", "server", "writer"}, "clock_ms"?, "expired"?: {"keys", "bytes"},
     /// "databases": [{"db", "keys", "expires", "groups": [{"pattern", "type", "encoding",
     /// "count", "bytes", "length", "with_expiry", "expiry_min_ms", "expiry_max_ms",
     /// "examples", "bitmap"?: {"keys", "set_bits", "bits", "density"}, "hll"?: {"dense",
@@ -538,7 +610,7 @@ impl Report {
             .iter()
             .map(|(k, v)| (k.clone(), Json::String(v.clone())))
             .collect();
-        json!({
+        let mut o = json!({
             "version": self.version,
             "writer": writer_json(&self.writer),
             "module_aux": self.module_aux,
@@ -547,7 +619,13 @@ impl Report {
             "checksum_verified": self.checksum_verified,
             "file_bytes": self.file_bytes,
             "databases": dbs,
-        })
+        });
+        if let Some(v) = &self.view {
+            o["profile"] = json!({"name": v.profile, "server": v.server, "writer": v.writer});
+            o["clock_ms"] = json!(v.clock_ms);
+            o["expired"] = json!({"keys": v.expired_keys, "bytes": v.expired_bytes});
+        }
+        o
     }
 }
 

@@ -1,6 +1,13 @@
 //! The keyspace: key bytes to typed values, one Redis database. Values of types bitlens does
 //! not interpret (lists, sets, hashes, streams, modules) are kept as [`Value::Other`] so that
 //! TYPE, EXISTS, KEYS and WRONGTYPE errors still answer as Redis does.
+//!
+//! Expiry: a keyspace may carry a clock ([`Keyspace::set_clock`], Unix milliseconds). At that
+//! clock a key whose expiry is past (`clock > expire_at_ms`, as Redis' `keyIsExpired`) is
+//! invisible to every lookup and iteration ([`Keyspace::get`], [`Keyspace::iter`],
+//! [`Keyspace::len`], ...), exactly as Redis hides it; [`Keyspace::iter_all`] and
+//! [`Keyspace::entry_any`] still see it (for reports and writers). Without a clock nothing
+//! expires. Hash fields with their own expiry ask [`Keyspace::is_past`].
 
 use std::collections::HashMap;
 
@@ -64,11 +71,39 @@ pub struct Entry {
     pub expire_at_ms: Option<i64>,
 }
 
-/// One Redis database: key bytes to [`Entry`]. Expiry times are kept but not enforced: a
-/// snapshot is answered as it was when taken.
+/// One Redis database: key bytes to [`Entry`], seen at an optional clock (see the module
+/// header).
 #[derive(Debug, Clone, Default)]
 pub struct Keyspace {
     entries: HashMap<Vec<u8>, Entry>,
+    /// The clock expiry is judged at (Unix ms); `None`: nothing expires.
+    clock_ms: Option<i64>,
+    /// How many entries carry an expiry (0: no lookup needs the clock).
+    expiring: usize,
+}
+
+/// The current wall-clock time in Unix milliseconds (`Date.now()` on wasm32).
+pub fn wall_clock_ms() -> i64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now() as i64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    }
+}
+
+impl Entry {
+    /// True when this entry's expiry is past at `clock_ms` (Redis: `now > when`).
+    pub fn expired_at(&self, clock_ms: Option<i64>) -> bool {
+        match (self.expire_at_ms, clock_ms) {
+            (Some(when), Some(now)) => now > when,
+            _ => false,
+        }
+    }
 }
 
 impl Keyspace {
@@ -77,65 +112,117 @@ impl Keyspace {
         Self::default()
     }
 
-    /// Number of keys (DBSIZE).
+    /// Sets the clock expiry is judged at (Unix ms; `None`: nothing expires).
+    pub fn set_clock(&mut self, clock_ms: Option<i64>) {
+        self.clock_ms = clock_ms;
+    }
+
+    /// The clock expiry is judged at, if any.
+    pub fn clock(&self) -> Option<i64> {
+        self.clock_ms
+    }
+
+    /// True when an absolute expiry (Unix ms; a key's or a hash field's) is past at this
+    /// keyspace's clock (Redis: `now > when`); always false without a clock.
+    pub fn is_past(&self, expire_at_ms: i64) -> bool {
+        self.clock_ms.is_some_and(|now| now > expire_at_ms)
+    }
+
+    fn alive(&self, e: &Entry) -> bool {
+        self.expiring == 0 || !e.expired_at(self.clock_ms)
+    }
+
+    /// Number of keys alive at the clock (DBSIZE).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        if self.expiring == 0 || self.clock_ms.is_none() {
+            return self.entries.len();
+        }
+        self.entries.values().filter(|e| self.alive(e)).count()
     }
 
-    /// True when there are no keys.
+    /// True when no key is alive at the clock.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
-    /// The value under `key`.
+    /// The value under `key` (`None` when missing or expired at the clock).
     pub fn get(&self, key: &[u8]) -> Option<&Value> {
-        self.entries.get(key).map(|e| &e.value)
+        self.entry(key).map(|e| &e.value)
     }
 
-    /// Mutable access to the value under `key`.
+    /// Mutable access to the value under `key` (`None` when missing or expired).
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Value> {
-        self.entries.get_mut(key).map(|e| &mut e.value)
+        let clock = self.clock_ms;
+        self.entries
+            .get_mut(key)
+            .filter(|e| !e.expired_at(clock))
+            .map(|e| &mut e.value)
     }
 
-    /// The entry (value and expiry) under `key`.
+    /// The entry (value and expiry) under `key`, `None` when missing or expired.
     pub fn entry(&self, key: &[u8]) -> Option<&Entry> {
+        self.entries.get(key).filter(|e| self.alive(e))
+    }
+
+    /// The entry under `key` even when expired at the clock (reports, writers).
+    pub fn entry_any(&self, key: &[u8]) -> Option<&Entry> {
         self.entries.get(key)
+    }
+
+    /// Every key including those expired at the clock, in no particular order.
+    pub fn iter_all(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
+        self.entries.iter().map(|(k, e)| (k.as_slice(), e))
+    }
+
+    /// (keys, entries) expired at the clock: how many there are.
+    pub fn expired_count(&self) -> usize {
+        self.entries.len() - self.len()
     }
 
     /// Stores `value` under `key` with no expiry, replacing any previous value (as SET does).
     pub fn set(&mut self, key: Vec<u8>, value: Value) {
-        self.entries.insert(
-            key,
-            Entry {
-                value,
-                expire_at_ms: None,
-            },
-        );
+        self.insert(key, value, None);
     }
 
     /// Stores `value` under `key` with an optional absolute expiry in Unix milliseconds.
     pub fn insert(&mut self, key: Vec<u8>, value: Value, expire_at_ms: Option<i64>) {
-        self.entries.insert(
+        self.expiring += expire_at_ms.is_some() as usize;
+        let old = self.entries.insert(
             key,
             Entry {
                 value,
                 expire_at_ms,
             },
         );
+        if old.is_some_and(|o| o.expire_at_ms.is_some()) {
+            self.expiring -= 1;
+        }
     }
 
-    /// Removes `key`; returns whether it existed.
+    /// Removes `key`; returns whether it existed alive at the clock (an expired key is
+    /// removed too, and counts as absent, as Redis' DEL).
     pub fn remove(&mut self, key: &[u8]) -> bool {
-        self.entries.remove(key).is_some()
+        let clock = self.clock_ms;
+        match self.entries.remove(key) {
+            Some(e) => {
+                self.expiring -= e.expire_at_ms.is_some() as usize;
+                !e.expired_at(clock)
+            }
+            None => false,
+        }
     }
 
-    /// Iterates over all keys and entries, in no particular order.
+    /// Iterates over the keys alive at the clock, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
-        self.entries.iter().map(|(k, e)| (k.as_slice(), e))
+        self.entries
+            .iter()
+            .filter(|(_, e)| self.alive(e))
+            .map(|(k, e)| (k.as_slice(), e))
     }
 
     /// Removes every key.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.expiring = 0;
     }
 }

@@ -7,7 +7,8 @@
 //! - [`zset`]: sorted sets (GEO keys are sorted sets).
 //! - [`bitmap`], [`hll`], [`geo`]: the engines, free of any command parsing.
 //! - [`keyspace`]: keys to values, with expiry; [`keydetail`]: per-key summaries for a key browser.
-//! - [`command`]: argv in, [`reply::Reply`] out, as Redis 7 would answer.
+//! - [`command`]: argv in, [`reply::Reply`] out, as the profile's server would answer;
+//!   [`dialect`]: the server profiles; [`session`]: every database, SELECT, profile and clock.
 //! - [`reply`]: RESP2 encoding and `redis-cli` (non-tty) formatting of replies.
 //! - `wasm` (wasm32 only): the JavaScript API; `wasm_charts`: its chart drawing on canvases.
 
@@ -25,6 +26,7 @@ pub mod keydetail;
 pub mod keyspace;
 pub mod rdb;
 pub mod reply;
+pub mod session;
 pub mod string;
 pub mod zset;
 

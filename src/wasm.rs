@@ -19,11 +19,16 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use std::collections::BTreeMap;
+
 use crate::analytics::windows::DayBitmaps;
+use crate::command::{execute_in, Ctx};
+use crate::dialect::Profile;
 use crate::keydetail::{self, Detail, DetailOptions, LoadedDb, OtherMeta};
 use crate::keyspace::{Keyspace, Value};
 use crate::rdb::{visit_rdb_chunked, visit_rdb_progress, ChunkSource, LoadOptions};
 use crate::reply::Reply;
+use crate::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
 use crate::string::RedisString;
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
@@ -63,13 +68,32 @@ impl ChunkSource for BlobSource<'_> {
 /// The scratch key [`Engine::bitop_or_count`] uses when none is given.
 const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
 
-/// A bitlens engine: one in-memory Redis database (db 0 of a loaded snapshot) answering Redis
-/// read commands exactly as Redis 7 does.
+/// A bitlens engine: every database of a loaded snapshot (SELECT switches; the selected one
+/// is `ks`), answering Redis read commands exactly as the profile's server does (the
+/// snapshot's writer unless `compat` says otherwise), with expiry judged at the clock (the
+/// snapshot's `ctime` unless `clock` says otherwise).
 #[wasm_bindgen]
 pub struct Engine {
+    /// The selected database.
     pub(crate) ks: Keyspace,
-    /// (encoding, bytes in the input) of loaded values kept only as their type.
+    /// (encoding, bytes in the input) of the selected database's values kept only as type.
     other: OtherMeta,
+    /// The other databases, by number.
+    dbs: BTreeMap<u64, (Keyspace, OtherMeta)>,
+    /// The selected database's number.
+    db: u64,
+    /// How many databases SELECT accepts.
+    db_count: u64,
+    /// The profile replies follow.
+    profile: &'static Profile,
+    /// The snapshot writer's profile.
+    writer: &'static Profile,
+    /// The clock expiry is judged at (Unix ms); `None` on a fresh engine: nothing expires.
+    clock_ms: Option<i64>,
+    /// The loaded snapshot's `ctime`, Unix ms.
+    snapshot_ms: Option<i64>,
+    /// RDB version of the loaded snapshot (0: none loaded).
+    rdb_version: u32,
 }
 
 impl Default for Engine {
@@ -86,16 +110,29 @@ impl Engine {
         Engine {
             ks: Keyspace::new(),
             other: OtherMeta::new(),
+            dbs: BTreeMap::new(),
+            db: 0,
+            db_count: DEFAULT_DATABASES,
+            profile: Profile::default_profile(),
+            writer: Profile::default_profile(),
+            clock_ms: None,
+            snapshot_ms: None,
+            rdb_version: 0,
         }
     }
 
     /// Loads a Redis RDB file (RDB versions 6 to 12: Redis 2.6 to 8.0) and replaces the
-    /// engine's database with its database `db` (default 0; empty when the file has no such
-    /// database). Returns the number of keys loaded.
+    /// engine's databases with all of its databases, selecting `db` (default 0; empty when
+    /// the file has no such database). Returns the number of keys of the selected database
+    /// alive at the clock.
     ///
     /// `options` (optional object):
-    /// - `patterns: string[]` — Redis globs; keys matching none (and keys of other databases)
-    ///   are skipped without being materialised.
+    /// - `patterns: string[]` — Redis globs; keys matching none are skipped without being
+    ///   materialised.
+    /// - `compat: string` — answer as this profile (`redis-7.0`, `valkey-9.0`, ...) instead of
+    ///   the writer (the file's `valkey-ver` / `redis-ver` aux field, else its RDB version).
+    /// - `clock: 'snapshot' | 'now' | number` — the clock expiry is judged at (default
+    ///   `'snapshot'`: the file's `ctime`, else now; a number is Unix milliseconds).
     /// - `checksum: boolean` — `false` skips the CRC-64 check (default `true`).
     /// - `onProgress(doneBytes, totalBytes)` — called at most every ~1 MiB of input and once
     ///   at the end; an exception it throws stops the load.
@@ -109,15 +146,16 @@ impl Engine {
         db: Option<f64>,
         options: JsValue,
     ) -> Result<f64, JsError> {
-        let (opts, on_progress) = load_options(db, &options)?;
+        let (opts, on_progress, db) = load_options(db, &options)?;
+        let view = view_options(&options)?;
         let mut progress = js_progress(on_progress);
-        let mut loaded = LoadedDb::default();
-        visit_rdb_progress(bytes, &opts, &mut progress, |rec| {
-            loaded.add(rec);
+        let mut loaded: BTreeMap<u64, LoadedDb> = BTreeMap::new();
+        let header = visit_rdb_progress(bytes, &opts, &mut progress, |rec| {
+            loaded.entry(rec.db).or_default().add(rec);
             Ok(())
         })
         .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
-        Ok(self.replace(loaded))
+        Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
 
     /// As [`Engine::load_rdb`], but reads the file from a `Blob` (or `File`) in bounded
@@ -133,7 +171,8 @@ impl Engine {
         db: Option<f64>,
         options: JsValue,
     ) -> Result<f64, JsError> {
-        let (opts, on_progress) = load_options(db, &options)?;
+        let (opts, on_progress, db) = load_options(db, &options)?;
+        let view = view_options(&options)?;
         let reader = web_sys::FileReaderSync::new().map_err(|_| {
             JsError::new(
                 "loadRdbBlob needs a Web Worker (FileReaderSync exists only there); \
@@ -142,19 +181,21 @@ impl Engine {
         })?;
         let mut src = BlobSource { blob, reader };
         let mut progress = js_progress(on_progress);
-        let mut loaded = LoadedDb::default();
-        visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, |rec| {
-            loaded.add(rec);
+        let mut loaded: BTreeMap<u64, LoadedDb> = BTreeMap::new();
+        let header = visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, |rec| {
+            loaded.entry(rec.db).or_default().add(rec);
             Ok(())
         })
         .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
-        Ok(self.replace(loaded))
+        Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
 
     /// Loads a `DUMP` payload (a value, its 2-byte RDB version and CRC-64 trailer) under
     /// `key` (a string or `Uint8Array`), replacing any previous value. `options` (optional):
     /// `checksum: false` skips the CRC-64 check; `ttlMs` gives the key an expiry that many
-    /// milliseconds from now. Throws an `Error` naming the byte offset on bad input.
+    /// milliseconds from now; `compat` (a profile name) sets the profile replies follow
+    /// (without it, a fresh engine takes the payload's trailer RDB version's writer). Throws
+    /// an `Error` naming the byte offset on bad input.
     #[wasm_bindgen(js_name = loadDump)]
     pub fn load_dump(
         &mut self,
@@ -176,6 +217,15 @@ impl Engine {
             Some(t) if t.is_finite() => Some((js_sys::Date::now() + t.trunc()) as i64),
             Some(t) => return Err(JsError::new(&format!("invalid ttlMs {t}"))),
         };
+        let (compat, _) = view_options(&options)?;
+        if let Some(p) = compat {
+            self.profile = p;
+        } else if self.rdb_version == 0 && self.dbs.is_empty() && self.ks.is_empty() {
+            if let Ok((_, _, version)) = crate::rdb::split_dump(bytes, false) {
+                self.writer = Profile::for_rdb_version(version as u32);
+                self.profile = self.writer;
+            }
+        }
         let encoding = crate::rdb::type_info(bytes[0]).map_or("unknown", |i| i.1);
         self.other.remove(&key);
         if let Value::Other(_) = value {
@@ -215,7 +265,7 @@ impl Engine {
             keys.truncate(limit);
         }
         keys.sort_unstable();
-        let now = js_sys::Date::now() as i64;
+        let now = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
         let out = Array::new();
         for k in keys {
             out.push(&self.summary_js(k, now)?.into());
@@ -245,7 +295,10 @@ impl Engine {
         if let Some(n) = opt_count(&options, "maxPoints")? {
             dopts.max_points = n;
         }
-        let obj = self.summary_js(&key, js_sys::Date::now() as i64)?;
+        let obj = self.summary_js(
+            &key,
+            self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64),
+        )?;
         match keydetail::detail(&entry.value, &dopts).map_err(|e| JsError::new(&e))? {
             Detail::Bitmap {
                 bits,
@@ -300,6 +353,56 @@ impl Engine {
     pub fn clear(&mut self) {
         self.ks.clear();
         self.other.clear();
+        self.dbs.clear();
+    }
+
+    /// What the engine answers as: `{ profile, server, writer, writerProfile, clockMs,
+    /// snapshotTimeMs, rdbVersion, selected, databases: [{ db, keys, expired }] }`. `profile`
+    /// is the `--compat` name in force (`redis-7.4`), `server` its display name (`Redis
+    /// 7.4`), `writer` true when it is the snapshot's writer; `clockMs` the clock expiry is
+    /// judged at (`null`: nothing expires), `snapshotTimeMs` the snapshot's `ctime`;
+    /// `databases` every loaded database with its live and expired key counts.
+    pub fn info(&self) -> Result<Object, JsError> {
+        let obj = Object::new();
+        set(&obj, "profile", &self.profile.name.into())?;
+        set(&obj, "server", &self.profile.display_name().into())?;
+        set(
+            &obj,
+            "writer",
+            &JsValue::from_bool(self.profile == self.writer),
+        )?;
+        set(&obj, "writerProfile", &self.writer.name.into())?;
+        let num = |v: Option<i64>| v.map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
+        set(&obj, "clockMs", &num(self.clock_ms))?;
+        set(&obj, "snapshotTimeMs", &num(self.snapshot_ms))?;
+        set(
+            &obj,
+            "rdbVersion",
+            &JsValue::from_f64(self.rdb_version as f64),
+        )?;
+        set(&obj, "selected", &JsValue::from_f64(self.db as f64))?;
+        let mut all: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, (k, _))| (*d, k)).collect();
+        all.push((self.db, &self.ks));
+        all.sort_by_key(|e| e.0);
+        let dbs = Array::new();
+        for (d, ks) in all {
+            if ks.iter_all().next().is_none() && d != self.db {
+                continue;
+            }
+            let o = Object::new();
+            set(&o, "db", &JsValue::from_f64(d as f64))?;
+            set(&o, "keys", &JsValue::from_f64(ks.len() as f64))?;
+            set(&o, "expired", &JsValue::from_f64(ks.expired_count() as f64))?;
+            dbs.push(&o);
+        }
+        set(&obj, "databases", &dbs)?;
+        Ok(obj)
+    }
+
+    /// Selects database `db` as `SELECT db` does (throws Redis' error text when out of range).
+    pub fn select(&mut self, db: f64) -> Result<(), JsError> {
+        self.exec(vec![b"SELECT".to_vec(), js_number_text(db).into_bytes()])
+            .map(|_| ())
     }
 
     /// Stores `value` (raw bytes, as `GET` returned them) under `key` as a string, replacing
@@ -439,7 +542,8 @@ impl Engine {
         let items = offsets
             .windows(2)
             .map(|w| &elements[w[0] as usize..w[1] as usize]);
-        match crate::command::hll::pfadd_elements(&mut self.ks, &key, items) {
+        let limit = self.profile.hll_sparse_max_bytes;
+        match crate::command::hll::pfadd_elements(&mut self.ks, limit, &key, items) {
             Reply::Integer(n) => Ok(n as f64),
             Reply::Error(text) => Err(JsError::new(&text)),
             other => Err(unexpected("PFADD", &other)),
@@ -671,21 +775,51 @@ impl Engine {
     }
 }
 
+/// Reads `{ compat, clock }` (both may be missing): the profile and the clock.
+fn view_options(options: &JsValue) -> Result<(Option<&'static Profile>, Clock), JsError> {
+    let compat = opt_field(options, "compat")?;
+    let compat = if compat.is_undefined() || compat.is_null() {
+        None
+    } else {
+        let name = compat
+            .as_string()
+            .ok_or_else(|| JsError::new("options.compat must be a string"))?;
+        Some(Profile::from_name(&name).ok_or_else(|| {
+            JsError::new(&format!(
+                "unknown profile {name:?}; one of: {}",
+                Profile::names().join(", ")
+            ))
+        })?)
+    };
+    let clock = opt_field(options, "clock")?;
+    let clock = if clock.is_undefined() || clock.is_null() {
+        Clock::Snapshot
+    } else if let Some(n) = clock.as_f64() {
+        if !n.is_finite() {
+            return Err(JsError::new(&format!("invalid options.clock {n}")));
+        }
+        Clock::At(n as i64)
+    } else {
+        let text = clock
+            .as_string()
+            .ok_or_else(|| JsError::new("options.clock must be 'now', 'snapshot' or a number"))?;
+        Clock::parse(&text).map_err(|e| JsError::new(&e))?
+    };
+    Ok((compat, clock))
+}
+
 /// Reads `{ patterns, checksum, onProgress }` (any may be missing; `options` may be
-/// `undefined` or `null`) and the database number.
+/// `undefined` or `null`) and the database number to select.
 fn load_options(
     db: Option<f64>,
     options: &JsValue,
-) -> Result<(LoadOptions, Option<js_sys::Function>), JsError> {
+) -> Result<(LoadOptions, Option<js_sys::Function>, u64), JsError> {
     let db = match db {
         None => 0,
         Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => n as u64,
         Some(n) => return Err(JsError::new(&format!("invalid database number {n}"))),
     };
-    let mut opts = LoadOptions {
-        db: Some(db),
-        ..LoadOptions::default()
-    };
+    let mut opts = LoadOptions::default();
     if let Some(c) = opt_bool(options, "checksum")? {
         opts.verify_checksum = c;
     }
@@ -707,7 +841,7 @@ fn load_options(
                 .map_err(|_| JsError::new("options.onProgress must be a function"))?,
         )
     };
-    Ok((opts, cb))
+    Ok((opts, cb, db))
 }
 
 /// A progress reporter calling `cb(done, total)`; an exception it throws stops the load.
@@ -781,11 +915,67 @@ fn js_err<E: std::fmt::Display>(e: E) -> JsError {
 }
 
 impl Engine {
-    /// Replaces the database with a loaded one; returns its key count.
-    fn replace(&mut self, loaded: LoadedDb) -> f64 {
-        self.ks = loaded.keyspace;
-        self.other = loaded.other;
+    /// Replaces the databases with loaded ones, selects `db`, sets the profile (`compat` or
+    /// the writer named by `aux` / `version`) and the clock; returns the selected database's
+    /// live key count.
+    fn replace(
+        &mut self,
+        loaded: BTreeMap<u64, LoadedDb>,
+        db: u64,
+        aux: &[(Vec<u8>, Vec<u8>)],
+        version: u32,
+        (compat, clock): (Option<&'static Profile>, Clock),
+    ) -> f64 {
+        self.writer = Profile::for_snapshot(aux, version);
+        self.profile = compat.unwrap_or(self.writer);
+        self.snapshot_ms = snapshot_time_ms(aux);
+        self.clock_ms = Some(clock.resolve(aux));
+        self.rdb_version = version;
+        self.db_count = loaded
+            .keys()
+            .next_back()
+            .map_or(0, |d| d + 1)
+            .max(DEFAULT_DATABASES);
+        self.dbs = loaded
+            .into_iter()
+            .map(|(d, mut l)| {
+                l.keyspace.set_clock(self.clock_ms);
+                (d, (l.keyspace, l.other))
+            })
+            .collect();
+        let (mut ks, other) = self.dbs.remove(&db).unwrap_or_default();
+        ks.set_clock(self.clock_ms);
+        self.ks = ks;
+        self.other = other;
+        self.db = db;
         self.ks.len() as f64
+    }
+
+    /// Makes database `db` the selected one (swapping the current one out).
+    fn switch_to(&mut self, db: u64) {
+        if db == self.db {
+            return;
+        }
+        let (mut ks, other) = self.dbs.remove(&db).unwrap_or_default();
+        ks.set_clock(self.clock_ms);
+        let old_ks = std::mem::replace(&mut self.ks, ks);
+        let old_other = std::mem::replace(&mut self.other, other);
+        self.dbs.insert(self.db, (old_ks, old_other));
+        self.db = db;
+    }
+
+    /// Runs argv in the selected database as the profile's server; SELECT switches.
+    fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
+        let mut ctx = Ctx {
+            ks: &mut self.ks,
+            profile: self.profile,
+            db: self.db,
+            db_count: self.db_count,
+        };
+        let reply = execute_in(&mut ctx, argv);
+        let db = ctx.db;
+        self.switch_to(db);
+        reply
     }
 
     /// `{ key, type, encoding, bytes, ttlMs }` of an existing key.
@@ -814,12 +1004,12 @@ impl Engine {
         for (i, v) in argv.iter().enumerate() {
             args.push(arg_bytes(&v, i)?);
         }
-        Ok(crate::execute(&mut self.ks, &args))
+        Ok(self.execute(&args))
     }
 
     /// Runs argv; an error reply becomes a `JsError` with Redis' text.
     fn exec(&mut self, argv: Vec<Vec<u8>>) -> Result<Reply, JsError> {
-        match crate::execute(&mut self.ks, &argv) {
+        match self.execute(&argv) {
             Reply::Error(text) => Err(JsError::new(&text)),
             reply => Ok(reply),
         }

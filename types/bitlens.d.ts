@@ -51,6 +51,31 @@ export interface LoadRdbOptions {
   checksum?: boolean;
   /** Called at most every ~1 MiB of input and once at the end, with byte counts. */
   onProgress?: (doneBytes: number, totalBytes: number) => void;
+  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …) instead of the file's writer. */
+  compat?: string;
+  /** The clock expiry is judged at: `'snapshot'` (the file's ctime; default), `'now'` or Unix ms. */
+  clock?: 'snapshot' | 'now' | number;
+}
+
+/** What {@link Engine.info} reports. */
+export interface EngineInfo {
+  /** The profile in force (`redis-7.4`). */
+  profile: string;
+  /** Its display name (`Redis 7.4`). */
+  server: string;
+  /** True when the profile is the snapshot's writer (no `compat`). */
+  writer: boolean;
+  /** The writer's profile. */
+  writerProfile: string;
+  /** The clock expiry is judged at (Unix ms), `null` when nothing expires. */
+  clockMs: number | null;
+  /** The snapshot's `ctime` (Unix ms), `null` when it has none. */
+  snapshotTimeMs: number | null;
+  rdbVersion: number;
+  /** The selected database. */
+  selected: number;
+  /** Every loaded database: keys alive at the clock and keys already expired. */
+  databases: { db: number; keys: number; expired: number }[];
 }
 
 /** Options of {@link Engine.loadDump}. */
@@ -59,6 +84,8 @@ export interface LoadDumpOptions {
   checksum?: boolean;
   /** Time to live in milliseconds (as `RESTORE key ttl`); none by default. */
   ttlMs?: number;
+  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …). */
+  compat?: string;
 }
 
 /** One key of {@link Engine.keyList}: the fields common to every {@link KeyDetail}. */
@@ -181,6 +208,10 @@ export declare class Engine {
    * offset (and key) for a corrupt file; the previous content is then kept.
    */
   loadRdb(bytes: Uint8Array | number[], db?: number | null, options?: LoadRdbOptions | null): number;
+  /** The profile, clock and databases in force. */
+  info(): EngineInfo;
+  /** Selects a database as `SELECT db` (throws Redis' error when out of range). */
+  select(db: number): void;
   /**
    * As {@link Engine.loadRdb}, reading `blob` in bounded chunks with `FileReaderSync` (only in a
    * Web Worker): a large file is never held whole in memory. Throws outside a worker.

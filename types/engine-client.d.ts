@@ -32,7 +32,7 @@ export interface ClientLoadOptions {
 
 /** Options of {@link EngineClient.loadRdb}. */
 export interface ClientLoadRdbOptions extends LoadRdbOptions, ClientLoadOptions {
-  /** The database of the file to load (default 0). */
+  /** The database of the file to select (default 0); every database is loaded. */
   db?: number;
 }
 

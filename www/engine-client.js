@@ -28,7 +28,7 @@ function absoluteUrl(url) {
   return new URL(String(url), base).href;
 }
 
-/** `{patterns, checksum}` of load options, without the fields that were not given. */
+/** `{patterns, checksum, compat, clock}` of load options, without the fields that were not given. */
 function engineOptions(opts, names) {
   const out = {};
   for (const n of names) if (opts[n] !== undefined) out[n] = opts[n];
@@ -240,7 +240,7 @@ class WorkerEngine {
   }
 
   async loadRdb(source, opts = {}) {
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum']);
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock']);
     const db = opts.db === undefined ? undefined : opts.db;
     if (isBlob(source)) {
       return this._send('loadRdb', [source, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
@@ -251,7 +251,7 @@ class WorkerEngine {
 
   async loadDump(key, bytes, opts = {}) {
     const { arg, list } = this._bytesArg(bytes, 'bytes', opts.transfer);
-    const engineOpts = engineOptions(opts, ['checksum', 'ttlMs']);
+    const engineOpts = engineOptions(opts, ['checksum', 'ttlMs', 'compat']);
     return this._send('loadDump', [key, arg, engineOpts], { signal: opts.signal, transfer: list });
   }
 
@@ -319,7 +319,7 @@ class LocalEngine {
     this._live();
     checkSignal(opts.signal);
     const { signal, onProgress } = opts;
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum']);
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock']);
     if (onProgress || signal) {
       // The page's thread is busy during the load, so an abort can only come from a progress
       // callback: throwing from it stops engines that propagate callback errors.
@@ -349,7 +349,7 @@ class LocalEngine {
 
   async loadDump(key, bytes, opts = {}) {
     checkSignal(opts.signal);
-    return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs']));
+    return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs', 'compat']));
   }
 
   async loadString(key, bytes, opts = {}) {

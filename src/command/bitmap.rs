@@ -1,11 +1,14 @@
 //! String and bitmap commands: GET, STRLEN, GETRANGE (and SUBSTR), GETBIT, SETBIT, BITCOUNT,
 //! BITPOS, BITOP, BITFIELD, BITFIELD_RO — argument parsing, argument order of checks and error
-//! texts exactly as Redis 7 (BITOP DIFF/DIFF1/ANDOR/ONE as Redis 8.2). The bit work itself is
-//! done by [`crate::bitmap`] through [`RedisString`]'s methods.
+//! texts exactly as the profile's server (see [`crate::dialect`]: the BIT unit, BITCOUNT's
+//! start-only form, key lookup before or after the arguments, BITOP DIFF/DIFF1/ANDOR/ONE of
+//! Redis 8.2, BITFIELD `#N` overflow of Redis 8.10). The bit work itself is done by
+//! [`crate::bitmap`] through [`RedisString`]'s methods.
 
 use super::args::{int_arg, is, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::bitmap::{self, BitOp, Overflow};
+use crate::dialect::{BitArgs, Profile};
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
 use crate::string::RedisString;
@@ -107,15 +110,20 @@ fn offset_error() -> Reply {
 }
 
 /// Parses a bit offset as Redis `getBitOffsetFromArgument`: an integer in `[0, 2^32)`; with
-/// `hash_bits`, a `#N` form means `N * bits` (multiplied with wrap-around, as Redis does).
-fn parse_offset(arg: &[u8], hash_bits: Option<u32>) -> Result<u64, Reply> {
+/// `hash_bits`, a `#N` form means `N * bits`, multiplied with wrap-around, or rejected when
+/// the product overflows if `checked` (Redis 8.10).
+fn parse_offset(arg: &[u8], hash_bits: Option<u32>, checked: bool) -> Result<u64, Reply> {
     let (digits, mul) = match hash_bits {
         Some(bits) if arg.first() == Some(&b'#') => (&arg[1..], Some(bits)),
         _ => (arg, None),
     };
     let mut v = parse_i64(digits).ok_or_else(offset_error)?;
     if let Some(bits) = mul {
-        v = v.wrapping_mul(bits as i64);
+        v = if checked {
+            v.checked_mul(bits as i64).ok_or_else(offset_error)?
+        } else {
+            v.wrapping_mul(bits as i64)
+        };
     }
     if v < 0 || (v >> 3) >= MAX_STRING_BYTES {
         return Err(offset_error());
@@ -175,7 +183,7 @@ fn getrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// GETBIT key offset.
 fn getbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
-    let offset = tri!(parse_offset(&argv[2], None));
+    let offset = tri!(parse_offset(&argv[2], None, false));
     let bit = tri!(lookup(ks, &argv[1])).is_some_and(|s| s.get_bit(offset));
     Reply::Integer(bit as i64)
 }
@@ -183,7 +191,7 @@ fn getbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// SETBIT key offset value.
 fn setbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
-    let offset = tri!(parse_offset(&argv[2], None));
+    let offset = tri!(parse_offset(&argv[2], None, false));
     let value = match parse_i64(&argv[3]) {
         Some(v @ (0 | 1)) => v == 1,
         _ => return Reply::err("ERR bit is not an integer or out of range"),
@@ -203,65 +211,135 @@ fn parse_unit(arg: &[u8]) -> Result<bool, Reply> {
     }
 }
 
-/// BITCOUNT key [start end [BYTE|BIT]].
-fn bitcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    let Some(s) = tri!(lookup(ks, &argv[1])) else {
-        return Reply::Integer(0);
-    };
+/// A BITCOUNT range as parsed: start, end (`None`: to the end of the string, Valkey 8+
+/// `BITCOUNT key start`), and whether the unit is BIT.
+type CountRange = Option<(i64, Option<i64>, bool)>;
+
+/// Parses BITCOUNT's range arguments in the profile's order: `Ok(None)` for the whole string.
+fn parse_count_range(p: &Profile, argv: &[Vec<u8>]) -> Result<CountRange, Reply> {
     match argv.len() {
-        2 => Reply::Integer(s.popcount() as i64),
-        4 | 5 => {
-            let start = tri!(int_arg(&argv[2]));
-            let end = tri!(int_arg(&argv[3]));
-            if start < 0 && end < 0 && start > end {
-                return Reply::Integer(0);
-            }
-            let isbit = if argv.len() == 5 {
-                tri!(parse_unit(&argv[4]))
+        2 => Ok(None),
+        3 if p.bitcount_start_only => Ok(Some((int_arg(&argv[2])?, None, false))),
+        4 => Ok(Some((int_arg(&argv[2])?, Some(int_arg(&argv[3])?), false))),
+        5 if p.bit_unit => {
+            let start = int_arg(&argv[2])?;
+            let (end, isbit) = if p.bitcount_unit_before_end {
+                let isbit = parse_unit(&argv[4])?;
+                (int_arg(&argv[3])?, isbit)
             } else {
-                false
+                let end = int_arg(&argv[3])?;
+                (end, parse_unit(&argv[4])?)
             };
-            let len = s.len() as i64 * if isbit { 8 } else { 1 };
-            let count = match clamp_range(start, end, len) {
-                None => 0,
-                Some((a, b)) if isbit => s.count_bits(a, b),
-                Some((a, b)) => s.count_bits(a * 8, b * 8 + 7),
-            };
-            Reply::Integer(count as i64)
+            Ok(Some((start, Some(end), isbit)))
         }
-        _ => Reply::syntax_error(),
+        _ => Err(Reply::syntax_error()),
     }
 }
 
-/// BITPOS key bit [start [end [BYTE|BIT]]].
+/// BITCOUNT key [start [end [BYTE|BIT]]]: the options and the order of the key lookup and
+/// argument checks follow the profile (`bit_unit`, `bitcount_start_only`, `bit_args`).
+fn bitcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let p = ctx.profile;
+    let ks = &*ctx.ks;
+    let (s, range) = match p.bit_args {
+        BitArgs::ParseFirst => {
+            let range = tri!(parse_count_range(p, argv));
+            let Some(s) = tri!(lookup(ks, &argv[1])) else {
+                return Reply::Integer(0);
+            };
+            (s, range)
+        }
+        BitArgs::LookupFirst => {
+            let Some(s) = tri!(lookup(ks, &argv[1])) else {
+                return Reply::Integer(0);
+            };
+            // Up to 7.2: start and end, the both-negative check, then the unit.
+            let range = match argv.len() {
+                2 => None,
+                4 | 5 if argv.len() == 4 || p.bit_unit => {
+                    let start = tri!(int_arg(&argv[2]));
+                    let end = tri!(int_arg(&argv[3]));
+                    if start < 0 && end < 0 && start > end {
+                        return Reply::Integer(0);
+                    }
+                    let isbit = argv.len() == 5 && tri!(parse_unit(&argv[4]));
+                    Some((start, Some(end), isbit))
+                }
+                3 if p.bitcount_start_only => Some((tri!(int_arg(&argv[2])), None, false)),
+                _ => return Reply::syntax_error(),
+            };
+            (s, range)
+        }
+    };
+    let Some((start, end, isbit)) = range else {
+        return Reply::Integer(s.popcount() as i64);
+    };
+    let end = end.unwrap_or(s.len() as i64 - 1);
+    if start < 0 && end < 0 && start > end {
+        return Reply::Integer(0);
+    }
+    let len = s.len() as i64 * if isbit { 8 } else { 1 };
+    let count = match clamp_range(start, end, len) {
+        None => 0,
+        Some((a, b)) if isbit => s.count_bits(a, b),
+        Some((a, b)) => s.count_bits(a * 8, b * 8 + 7),
+    };
+    Reply::Integer(count as i64)
+}
+
+/// BITPOS's range arguments: start, end (`None` when not given) and the BIT unit; `None` for
+/// no range at all. Parsed start, unit, end, as every server does.
+fn parse_pos_range(
+    p: &Profile,
+    argv: &[Vec<u8>],
+) -> Result<Option<(i64, Option<i64>, bool)>, Reply> {
+    match argv.len() {
+        3 => Ok(None),
+        4..=6 if argv.len() < 6 || p.bit_unit => {
+            let start = int_arg(&argv[3])?;
+            let isbit = argv.len() == 6 && parse_unit(&argv[5])?;
+            let end = if argv.len() >= 5 {
+                Some(int_arg(&argv[4])?)
+            } else {
+                None
+            };
+            Ok(Some((start, end, isbit)))
+        }
+        _ => Err(Reply::syntax_error()),
+    }
+}
+
+/// BITPOS key bit [start [end [BYTE|BIT]]]: the bit is checked first; the key lookup comes
+/// before or after the range arguments as the profile says.
 fn bitpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
+    let p = ctx.profile;
+    let ks = &*ctx.ks;
     let bit = tri!(int_arg(&argv[2]));
     if bit != 0 && bit != 1 {
         return Reply::err("ERR The bit argument must be 1 or 0.");
     }
     let bit = bit == 1;
-    let Some(s) = tri!(lookup(ks, &argv[1])) else {
-        return Reply::Integer(if bit { -1 } else { 0 });
+    let missing = Reply::Integer(if bit { -1 } else { 0 });
+    let (s, range) = match p.bit_args {
+        BitArgs::ParseFirst => {
+            let range = tri!(parse_pos_range(p, argv));
+            let Some(s) = tri!(lookup(ks, &argv[1])) else {
+                return missing;
+            };
+            (s, range)
+        }
+        BitArgs::LookupFirst => {
+            let Some(s) = tri!(lookup(ks, &argv[1])) else {
+                return missing;
+            };
+            (s, tri!(parse_pos_range(p, argv)))
+        }
     };
     let strlen = s.len() as i64;
-    let (start, end, isbit, end_given) = match argv.len() {
-        3 => (0, strlen - 1, false, false),
-        4..=6 => {
-            let start = tri!(int_arg(&argv[3]));
-            let isbit = if argv.len() == 6 {
-                tri!(parse_unit(&argv[5]))
-            } else {
-                false
-            };
-            if argv.len() >= 5 {
-                (start, tri!(int_arg(&argv[4])), isbit, true)
-            } else {
-                (start, i64::MAX, isbit, false)
-            }
-        }
-        _ => return Reply::syntax_error(),
+    let (start, end, isbit, end_given) = match range {
+        None => (0, strlen - 1, false, false),
+        Some((start, Some(end), isbit)) => (start, end, isbit, true),
+        Some((start, None, isbit)) => (start, i64::MAX, isbit, false),
     };
     let len = if isbit { strlen * 8 } else { strlen };
     let Some((a, b)) = clamp_range(start, end, len) else {
@@ -278,10 +356,14 @@ fn bitpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// BITOP op destkey key [key ...].
 fn bitop(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let extended = ctx.profile.bitop_extended;
     let ks = &mut *ctx.ks;
     let Some(op) = BitOp::parse(&argv[1]) else {
         return Reply::syntax_error();
     };
+    if !extended && matches!(op, BitOp::Diff | BitOp::Diff1 | BitOp::AndOr | BitOp::One) {
+        return Reply::syntax_error();
+    }
     let nsrc = argv.len() - 3;
     if op == BitOp::Not && nsrc != 1 {
         return Reply::err("ERR BITOP NOT must be called with a single source key.");
@@ -345,17 +427,17 @@ fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
 /// BITFIELD key [GET type offset | SET type offset value | INCRBY type offset increment |
 /// OVERFLOW WRAP|SAT|FAIL] ...
 fn bitfield(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    bitfield_generic(ks, argv, false)
+    let checked = ctx.profile.bitfield_hash_overflow;
+    bitfield_generic(ctx.ks, argv, false, checked)
 }
 
 /// BITFIELD_RO key [GET type offset] ...
 fn bitfield_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    bitfield_generic(ks, argv, true)
+    let checked = ctx.profile.bitfield_hash_overflow;
+    bitfield_generic(ctx.ks, argv, true, checked)
 }
 
-fn parse_fields(argv: &[Vec<u8>]) -> Result<Vec<Field>, Reply> {
+fn parse_fields(argv: &[Vec<u8>], checked: bool) -> Result<Vec<Field>, Reply> {
     let mut fields = Vec::new();
     let mut overflow = Overflow::Wrap;
     let mut j = 2;
@@ -385,7 +467,7 @@ fn parse_fields(argv: &[Vec<u8>]) -> Result<Vec<Field>, Reply> {
             return Err(Reply::syntax_error());
         };
         let (signed, bits) = parse_type(&argv[j + 1])?;
-        let offset = parse_offset(&argv[j + 2], Some(bits))?;
+        let offset = parse_offset(&argv[j + 2], Some(bits), checked)?;
         let op = match op {
             FieldOp::Get => FieldOp::Get,
             FieldOp::Set(_) => FieldOp::Set(int_arg(&argv[j + 3])?),
@@ -403,8 +485,8 @@ fn parse_fields(argv: &[Vec<u8>]) -> Result<Vec<Field>, Reply> {
     Ok(fields)
 }
 
-fn bitfield_generic(ks: &mut Keyspace, argv: &[Vec<u8>], read_only: bool) -> Reply {
-    let fields = tri!(parse_fields(argv));
+fn bitfield_generic(ks: &mut Keyspace, argv: &[Vec<u8>], read_only: bool, checked: bool) -> Reply {
+    let fields = tri!(parse_fields(argv, checked));
     let max_write = fields
         .iter()
         .filter(|f| !matches!(f.op, FieldOp::Get))
@@ -472,7 +554,8 @@ fn apply(f: &Field, value: i64, incr: i64) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use crate::command::execute_str;
+    use crate::command::{execute_as, execute_str};
+    use crate::dialect::REDIS_8_2;
     use crate::keyspace::{Keyspace, Value};
     use crate::reply::Reply;
     use crate::string::RedisString;
@@ -495,6 +578,14 @@ mod tests {
     #[test]
     fn redis_8_2_bitop_operations() {
         let mut ks = ks();
+        // Before 8.2 the new operations are a syntax error (recorded from redis-server
+        // 7.0.15, Valkey 8.1.8 and 9.1.2).
+        for op in ["DIFF", "DIFF1", "ANDOR", "ONE"] {
+            assert_eq!(
+                execute_str(&mut ks, &["BITOP", op, "d", "x", "y"]),
+                Reply::syntax_error()
+            );
+        }
         let (x, y, z) = (0b1100_1010u8, 0b1010_0110u8, 0b0110_0001u8);
         let cases: [(&str, u8); 4] = [
             ("DIFF", x & !(y | z)),
@@ -504,14 +595,14 @@ mod tests {
         ];
         for (op, want) in cases {
             assert_eq!(
-                execute_str(&mut ks, &["BITOP", op, "d", "x", "y", "z"]),
+                execute_as(&mut ks, &REDIS_8_2, &["BITOP", op, "d", "x", "y", "z"]),
                 Reply::Integer(1)
             );
             assert_eq!(get(&mut ks, "d"), Reply::Bulk(vec![want]), "{op}");
         }
         for op in ["diff", "Diff1", "ANDOR"] {
             assert_eq!(
-                execute_str(&mut ks, &["BITOP", op, "d", "x"]),
+                execute_as(&mut ks, &REDIS_8_2, &["BITOP", op, "d", "x"]),
                 Reply::err(format!(
                     "ERR BITOP {} must be called with at least two source keys.",
                     op.to_uppercase()
@@ -520,22 +611,26 @@ mod tests {
         }
         // ONE takes a single source (a copy), as in Redis 8.2.
         assert_eq!(
-            execute_str(&mut ks, &["BITOP", "ONE", "d", "x"]),
+            execute_as(&mut ks, &REDIS_8_2, &["BITOP", "ONE", "d", "x"]),
             Reply::Integer(1)
         );
         assert_eq!(get(&mut ks, "d"), Reply::Bulk(vec![x]));
         assert_eq!(
-            execute_str(&mut ks, &["BITOP", "NOT", "d", "x", "y"]),
+            execute_as(&mut ks, &REDIS_8_2, &["BITOP", "NOT", "d", "x", "y"]),
             Reply::err("ERR BITOP NOT must be called with a single source key.")
         );
         // An empty result deletes the destination.
         assert_eq!(
-            execute_str(&mut ks, &["BITOP", "DIFF", "d", "nosuch", "x"]),
+            execute_as(&mut ks, &REDIS_8_2, &["BITOP", "DIFF", "d", "nosuch", "x"]),
             Reply::Integer(1)
         );
         assert_eq!(get(&mut ks, "d"), Reply::Bulk(vec![0]));
         assert_eq!(
-            execute_str(&mut ks, &["BITOP", "DIFF", "d", "nosuch", "nosuch2"]),
+            execute_as(
+                &mut ks,
+                &REDIS_8_2,
+                &["BITOP", "DIFF", "d", "nosuch", "nosuch2"]
+            ),
             Reply::Integer(0)
         );
         assert_eq!(get(&mut ks, "d"), Reply::NullBulk);

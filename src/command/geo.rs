@@ -1,18 +1,20 @@
-//! GEO and sorted-set read commands, with Redis 7's argument rules, error texts and RESP2
+//! GEO and sorted-set read commands, with the profile's argument rules, error texts and RESP2
 //! reply shapes: GEOSEARCH, GEOSEARCHSTORE, GEORADIUS_RO, GEORADIUSBYMEMBER_RO, GEOPOS,
 //! GEODIST, GEOHASH, ZSCORE, ZCARD, ZRANGE.
 //!
-//! Search replies list, per member: the name, then (when asked) the distance (`%.4f` in the
-//! requested unit), the hash (integer score), and the coordinates (degrees with 17 digits
-//! after the point, trailing zeros trimmed), always in that order.
+//! Search replies list, per member: the name, then (when asked) the distance (4 decimals in
+//! the requested unit, [`Profile::format_dist`]), the hash (integer score), and the coordinates
+//! ([`Profile::format_coord`]), always in that order. The missing-member and missing-shape
+//! errors are the profile's.
 
 use super::args::{float_arg, int_arg, is};
 use super::{CommandSpec, Ctx};
+use crate::dialect::{MemberMissing, Profile};
 use crate::geo::geohash;
 use crate::geo::search::{self, Order, Shape};
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
-use crate::zset::{format_score, ZSet};
+use crate::zset::ZSet;
 
 /// GEO and sorted-set commands.
 pub const COMMANDS: &[CommandSpec] = &[
@@ -123,36 +125,19 @@ fn radius_unit(r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
     Ok((r, unit(u)?))
 }
 
-/// The position of a member (its cell centre).
-fn member_pos(z: &ZSet, member: &[u8]) -> Result<(f64, f64), Reply> {
+/// The position of a member (its cell centre), or the profile's missing-member error.
+fn member_pos(p: &Profile, z: &ZSet, member: &[u8]) -> Result<(f64, f64), Reply> {
     z.score(member)
         .map(|s| geohash::decode(geohash::score_bits(s)))
-        .ok_or_else(|| Reply::err("ERR could not decode requested zset member"))
-}
-
-/// Degrees as Redis prints coordinates: `%.17Lf` with trailing zeros (and point) removed.
-pub fn format_coord(x: f64) -> String {
-    let s = format!("{x:.17}");
-    let t = s.trim_end_matches('0').trim_end_matches('.');
-    if t == "-0" {
-        "0".into()
-    } else {
-        t.to_string()
-    }
-}
-
-/// A distance as Redis 7.0.15 prints it: the value times 10^4 rounded to an integer (ties to
-/// even, in double precision), printed with 4 fixed decimals. This differs from `%.4f` when
-/// the scaled product rounds across a half (e.g. 17500510.56574999 → "17500510.5658").
-pub fn format_dist(d: f64) -> String {
-    let scaled = (d * 10000.0).round_ties_even();
-    if !scaled.is_finite() || scaled.abs() >= 9.2e18 {
-        return format!("{d:.4}");
-    }
-    let v = scaled as i64;
-    let sign = if v < 0 { "-" } else { "" };
-    let a = v.unsigned_abs();
-    format!("{sign}{}.{:04}", a / 10000, a % 10000)
+        .ok_or_else(|| match p.frommember_missing {
+            MemberMissing::CouldNotDecode => {
+                Reply::err("ERR could not decode requested zset member")
+            }
+            MemberMissing::DoesNotExist => Reply::err(format!(
+                "ERR member {} does not exist",
+                String::from_utf8_lossy(member)
+            )),
+        })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -170,33 +155,34 @@ enum ShapeArg {
 }
 
 fn geosearch(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    generic(ks, argv, Kind::Search)
+    generic(ctx, argv, Kind::Search)
 }
 
 fn geosearchstore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    generic(ks, argv, Kind::SearchStore)
+    generic(ctx, argv, Kind::SearchStore)
 }
 
 fn georadius_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    generic(ks, argv, Kind::RadiusRo)
+    generic(ctx, argv, Kind::RadiusRo)
 }
 
 fn georadiusbymember_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    generic(ks, argv, Kind::ByMemberRo)
+    generic(ctx, argv, Kind::ByMemberRo)
 }
 
 /// The shared GEOSEARCH / GEORADIUS*_RO / GEOSEARCHSTORE implementation.
-fn generic(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Reply {
-    match run_search(ks, argv, kind) {
+fn generic(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], kind: Kind) -> Reply {
+    match run_search(ctx.ks, ctx.profile, argv, kind) {
         Ok(r) | Err(r) => r,
     }
 }
 
-fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, Reply> {
+fn run_search(
+    ks: &mut Keyspace,
+    p: &Profile,
+    argv: &[Vec<u8>],
+    kind: Kind,
+) -> Result<Reply, Reply> {
     let src = if kind == Kind::SearchStore { 2 } else { 1 };
     let z = zset_at(ks, &argv[src])?;
     let is_search = matches!(kind, Kind::Search | Kind::SearchStore);
@@ -213,7 +199,7 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
         }
         Kind::ByMemberRo => {
             if let Some(z) = z {
-                centre = member_pos(z, &argv[2])?;
+                centre = member_pos(p, z, &argv[2])?;
                 let (r, u) = radius_unit(&argv[3], &argv[4])?;
                 shape = ShapeArg::Radius(r);
                 to_m = u;
@@ -256,7 +242,7 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
             storedist = true;
         } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc {
             if let Some(z) = z {
-                centre = member_pos(z, &rest[i + 1])?;
+                centre = member_pos(p, z, &rest[i + 1])?;
             }
             frommember = true;
             i += 1;
@@ -280,6 +266,10 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
             shape = ShapeArg::Box(w, h);
             bybox = true;
             i += 3;
+        } else if is(arg, "bypolygon") && is_search && p.geosearch_bypolygon {
+            return Err(Reply::err(
+                "ERR bitlens does not answer GEOSEARCH BYPOLYGON (Valkey 9) yet",
+            ));
         } else {
             return Err(Reply::syntax_error());
         }
@@ -297,9 +287,7 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
         )));
     }
     if is_search && !(byradius || bybox) {
-        return Err(Reply::err(format!(
-            "ERR exactly one of BYRADIUS and BYBOX can be specified for {name}"
-        )));
+        return Err(Reply::err(p.shape_error.replace("{}", &name)));
     }
     if any && count == 0 {
         return Err(Reply::err("ERR the ANY argument requires COUNT argument"));
@@ -370,15 +358,15 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
             }
             let mut item = vec![member];
             if withdist {
-                item.push(Reply::bulk(format_dist(h.dist / to_m)));
+                item.push(Reply::bulk(p.format_dist(h.dist / to_m)));
             }
             if withhash {
                 item.push(Reply::Integer(geohash::score_i64(h.score)));
             }
             if withcoord {
                 item.push(Reply::Array(vec![
-                    Reply::bulk(format_coord(h.lon)),
-                    Reply::bulk(format_coord(h.lat)),
+                    Reply::bulk(p.format_coord(h.lon)),
+                    Reply::bulk(p.format_coord(h.lat)),
                 ]));
             }
             Reply::Array(item)
@@ -389,7 +377,8 @@ fn run_search(ks: &mut Keyspace, argv: &[Vec<u8>], kind: Kind) -> Result<Reply, 
 
 /// GEOPOS key member...: per member `[lon, lat]` or a null array.
 fn geopos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
+    let p = ctx.profile;
+    let ks = &*ctx.ks;
     let z = match zset_at(ks, &argv[1]) {
         Ok(z) => z,
         Err(e) => return e,
@@ -402,8 +391,8 @@ fn geopos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
                 Some(s) => {
                     let (lon, lat) = geohash::decode(geohash::score_bits(s));
                     Reply::Array(vec![
-                        Reply::bulk(format_coord(lon)),
-                        Reply::bulk(format_coord(lat)),
+                        Reply::bulk(p.format_coord(lon)),
+                        Reply::bulk(p.format_coord(lat)),
                     ])
                 }
             })
@@ -413,7 +402,8 @@ fn geopos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// GEODIST key m1 m2 [unit]: `%.4f` distance or null bulk.
 fn geodist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
+    let p = ctx.profile;
+    let ks = &*ctx.ks;
     let to_m = match argv.len() {
         5 => match unit(&argv[4]) {
             Ok(u) => u,
@@ -434,9 +424,7 @@ fn geodist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         geohash::decode(geohash::score_bits(a)),
         geohash::decode(geohash::score_bits(b)),
     );
-    Reply::bulk(format_dist(
-        crate::geo::distance_m(a.0, a.1, b.0, b.1) / to_m,
-    ))
+    Reply::bulk(p.format_dist(crate::geo::distance_m(a.0, a.1, b.0, b.1) / to_m))
 }
 
 /// GEOHASH key member...: 11-character strings or null bulks.
@@ -483,8 +471,7 @@ fn zcard(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// lexical ranges (`[a`, `(a`, `-`, `+`; the first member at or above the minimum, then while
 /// at or below the maximum). With REV the range is given as max then min.
 fn zrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    match zrange_inner(ks, argv) {
+    match zrange_inner(ctx.ks, ctx.profile, argv) {
         Ok(r) | Err(r) => r,
     }
 }
@@ -572,7 +559,7 @@ fn lex_lte_max(m: &[u8], max: &LexBound) -> bool {
     }
 }
 
-fn zrange_inner(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Result<Reply, Reply> {
+fn zrange_inner(ks: &mut Keyspace, p: &Profile, argv: &[Vec<u8>]) -> Result<Reply, Reply> {
     let (mut rev, mut withscores) = (false, false);
     let mut by = None;
     let (mut offset, mut limit) = (0i64, -1i64);
@@ -690,7 +677,7 @@ fn zrange_inner(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Result<Reply, Reply> {
         let (s, m) = &sorted[i];
         out.push(Reply::bulk(m));
         if withscores {
-            out.push(Reply::bulk(format_score(*s)));
+            out.push(Reply::bulk(p.format_score(*s)));
         }
     }
     Ok(Reply::Array(out))
@@ -712,23 +699,32 @@ fn window(idx: Vec<usize>, offset: i64, limit: i64, len: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::dialect::{REDIS_6_2, REDIS_7_0, REDIS_8_0};
 
     #[test]
     fn distances_round_the_scaled_value() {
-        assert_eq!(format_dist(17_500_510.565_75), "17500510.5658");
-        assert_eq!(format_dist(0.0), "0.0000");
-        assert_eq!(format_dist(0.00004), "0.0000");
-        assert_eq!(format_dist(166274.15156960033), "166274.1516");
-        assert_eq!(format_dist(1.23), "1.2300");
+        let p = &REDIS_7_0;
+        assert_eq!(p.format_dist(17_500_510.565_75), "17500510.5658");
+        assert_eq!(p.format_dist(0.0), "0.0000");
+        assert_eq!(p.format_dist(0.00004), "0.0000");
+        assert_eq!(p.format_dist(166274.15156960033), "166274.1516");
+        assert_eq!(p.format_dist(1.23), "1.2300");
+        // Redis 6.x: C's %.4f of the double (src 6.2.14 geo.c).
+        assert_eq!(REDIS_6_2.format_dist(166274.15156960033), "166274.1516");
     }
 
     #[test]
     fn coordinates_trim_zeros() {
-        assert_eq!(format_coord(180.0), "180");
+        let p = &REDIS_7_0;
+        assert_eq!(p.format_coord(180.0), "180");
         for text in ["-73.93389254808425903", "2.0000001856465488"] {
-            assert_eq!(format_coord(text.parse().unwrap()), text);
+            assert_eq!(p.format_coord(text.parse().unwrap()), text);
         }
-        assert_eq!(format_coord(-1e-30), "0");
+        assert_eq!(p.format_coord(-1e-30), "0");
+        // Redis 8.0: the shortest form of the same double.
+        assert_eq!(
+            REDIS_8_0.format_coord("13.36138933897018433".parse().unwrap()),
+            "13.361389338970184"
+        );
     }
 }

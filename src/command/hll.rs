@@ -1,4 +1,5 @@
-//! HyperLogLog commands: PFADD, PFCOUNT, PFMERGE, with Redis 7's replies and errors.
+//! HyperLogLog commands: PFADD, PFCOUNT, PFMERGE, with Redis' replies and errors (the sparse
+//! limit is the profile's `hll-sparse-max-bytes`).
 //!
 //! Keys that hold another type give the generic `WRONGTYPE Operation against a key holding
 //! the wrong kind of value`; strings that are not HyperLogLogs give
@@ -33,18 +34,26 @@ pub const COMMANDS: &[CommandSpec] = &[
 
 /// PFADD key [element ...]: 1 when the key was created or a register changed, else 0.
 fn pfadd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    pfadd_elements(ks, &argv[1], argv[2..].iter().map(|e| e.as_slice()))
+    let limit = ctx.profile.hll_sparse_max_bytes;
+    pfadd_elements(
+        ctx.ks,
+        limit,
+        &argv[1],
+        argv[2..].iter().map(|e| e.as_slice()),
+    )
 }
 
 /// PFADD of `key` with the elements of any sequence (the wasm API passes them in one
-/// buffer): the same reply, errors and register bytes as `PFADD key element...`.
+/// buffer): the same reply, errors and register bytes as `PFADD key element...`; a sparse
+/// HyperLogLog growing past `sparse_max_bytes` (the profile's `hll-sparse-max-bytes`) turns
+/// dense.
 pub fn pfadd_elements<'a>(
     ks: &mut Keyspace,
+    sparse_max_bytes: usize,
     key: &[u8],
     elements: impl Iterator<Item = &'a [u8]>,
 ) -> Reply {
-    let limit = hll::DEFAULT_SPARSE_MAX_BYTES;
+    let limit = sparse_max_bytes;
     let result = match ks.get_mut(key) {
         Some(Value::String(s)) => hll::pfadd_iter(s.bytes_mut(), elements, limit),
         Some(_) => return Reply::wrong_type(),
@@ -112,6 +121,7 @@ fn pfcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// PFMERGE destkey [sourcekey ...]: the destination becomes the register-wise maximum of
 /// itself and the sources (created if missing); `+OK`.
 fn pfmerge(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let limit = ctx.profile.hll_sparse_max_bytes;
     let ks = &mut *ctx.ks;
     let mut acc = Registers::boxed();
     let use_dense = match merge_keys(ks, &argv[1..], &mut acc) {
@@ -119,16 +129,11 @@ fn pfmerge(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Err(r) => return r,
     };
     let result = match ks.get_mut(&argv[1]) {
-        Some(Value::String(s)) => hll::store_merged(
-            s.bytes_mut(),
-            &acc,
-            use_dense,
-            hll::DEFAULT_SPARSE_MAX_BYTES,
-        ),
+        Some(Value::String(s)) => hll::store_merged(s.bytes_mut(), &acc, use_dense, limit),
         Some(_) => return Reply::wrong_type(),
         None => {
             let mut bytes = Vec::new();
-            let r = hll::store_merged(&mut bytes, &acc, use_dense, hll::DEFAULT_SPARSE_MAX_BYTES);
+            let r = hll::store_merged(&mut bytes, &acc, use_dense, limit);
             ks.set(
                 argv[1].clone(),
                 Value::String(RedisString::from_bytes(bytes)),

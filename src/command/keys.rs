@@ -1,10 +1,15 @@
 //! Keyspace commands: TYPE, EXISTS, DBSIZE, KEYS, SCAN, DEL (on the in-memory keyspace),
-//! PING and ECHO, as Redis 7 answers them.
+//! TTL, PTTL, EXPIRETIME, PEXPIRETIME, OBJECT ENCODING, SELECT, PING and ECHO, as the
+//! profile's server answers them. Expired keys are already invisible (the keyspace's clock);
+//! TTLs are relative to that clock.
+//!
+//! RANDOMKEY is not answered: Redis picks a random hash-table bucket, so no snapshot reader
+//! can give the key a given server would have given.
 
-use super::args::{int_arg, is};
+use super::args::{int_arg, is, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::glob;
-use crate::keyspace::Entry;
+use crate::keyspace::{wall_clock_ms, Entry, Value};
 use crate::reply::Reply;
 
 /// Keyspace commands.
@@ -38,6 +43,36 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "del",
         arity: -2,
         handler: del,
+    },
+    CommandSpec {
+        name: "ttl",
+        arity: 2,
+        handler: ttl,
+    },
+    CommandSpec {
+        name: "pttl",
+        arity: 2,
+        handler: pttl,
+    },
+    CommandSpec {
+        name: "expiretime",
+        arity: 2,
+        handler: expiretime,
+    },
+    CommandSpec {
+        name: "pexpiretime",
+        arity: 2,
+        handler: pexpiretime,
+    },
+    CommandSpec {
+        name: "object",
+        arity: -2,
+        handler: object,
+    },
+    CommandSpec {
+        name: "select",
+        arity: 2,
+        handler: select,
     },
     CommandSpec {
         name: "ping",
@@ -106,6 +141,130 @@ fn keys(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     )
 }
 
+/// TTL / PTTL / EXPIRETIME / PEXPIRETIME of a key, as Redis' `ttlGenericCommand`: -2 for a
+/// missing (or expired) key, -1 without an expiry; otherwise the remaining time at the clock
+/// (the wall clock when the keyspace has none), or the absolute expiry, never below 0; in
+/// seconds rounded half up, or in milliseconds.
+fn ttl_generic(ctx: &mut Ctx<'_>, key: &[u8], ms: bool, absolute: bool) -> Reply {
+    let Some(entry) = ctx.ks.entry(key) else {
+        return Reply::Integer(-2);
+    };
+    let Some(when) = entry.expire_at_ms else {
+        return Reply::Integer(-1);
+    };
+    let t = if absolute {
+        when
+    } else {
+        when.saturating_sub(ctx.ks.clock().unwrap_or_else(wall_clock_ms))
+    }
+    .max(0);
+    Reply::Integer(if ms { t } else { t.saturating_add(500) / 1000 })
+}
+
+/// TTL key: seconds left.
+fn ttl(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    ttl_generic(ctx, &argv[1], false, false)
+}
+
+/// PTTL key: milliseconds left.
+fn pttl(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    ttl_generic(ctx, &argv[1], true, false)
+}
+
+/// EXPIRETIME key: the absolute expiry in Unix seconds (Redis 7.0+).
+fn expiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    ttl_generic(ctx, &argv[1], false, true)
+}
+
+/// PEXPIRETIME key: the absolute expiry in Unix milliseconds (Redis 7.0+).
+fn pexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    ttl_generic(ctx, &argv[1], true, true)
+}
+
+/// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
+/// loaded it from a snapshot: strings `int` (a `long long` in canonical form), `embstr` or
+/// `raw` (the profile's rule); sorted sets the compact encoding within
+/// `zset-max-listpack-entries`/`-value`, else `skiplist` (7.0+ converts ziplists to listpacks
+/// on load). `None` for values bitlens keeps only as their type.
+pub fn object_encoding(
+    profile: &crate::dialect::Profile,
+    key: &[u8],
+    value: &Value,
+) -> Option<&'static str> {
+    match value {
+        Value::String(s) => {
+            let len = s.len();
+            if len <= 20 && parse_i64(&s.as_bytes()).is_some() {
+                Some("int")
+            } else if profile.is_embstr(key.len(), len as usize) {
+                Some("embstr")
+            } else {
+                Some("raw")
+            }
+        }
+        Value::ZSet(z) => {
+            let (entries, value_len) = profile.zset_max_listpack;
+            let small = z.len() <= entries && z.sorted().iter().all(|(_, m)| m.len() <= value_len);
+            Some(if small {
+                profile.compact_encoding()
+            } else {
+                "skiplist"
+            })
+        }
+        Value::Other(_) => None,
+    }
+}
+
+/// OBJECT ENCODING key: the encoding name (see [`object_encoding`]), or a null bulk for a
+/// missing key. Other OBJECT subcommands (REFCOUNT, IDLETIME, FREQ) describe a live server's
+/// memory, not a snapshot, and get an error saying so.
+fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let sub = &argv[1];
+    let name = String::from_utf8_lossy(sub);
+    if !is(sub, "encoding") {
+        if ["refcount", "idletime", "freq", "help"]
+            .iter()
+            .any(|s| is(sub, s))
+        {
+            return Reply::err(format!(
+                "ERR bitlens answers OBJECT ENCODING only (OBJECT {} describes a live server)",
+                name.to_uppercase()
+            ));
+        }
+        return Reply::err(ctx.profile.object_unknown_subcommand.replace("{}", &name));
+    }
+    if argv.len() != 3 {
+        return Reply::err(match ctx.profile.subcommand_arity_error {
+            Some(text) => text.replace("{}", "object|encoding"),
+            None => ctx.profile.object_unknown_subcommand.replace("{}", &name),
+        });
+    }
+    let Some(value) = ctx.ks.get(&argv[2]) else {
+        return Reply::NullBulk;
+    };
+    match object_encoding(ctx.profile, &argv[2], value) {
+        Some(enc) => Reply::bulk(enc),
+        None => Reply::err(format!(
+            "ERR bitlens keeps this {} only as its type; its encoding is not known",
+            value.redis_type().name()
+        )),
+    }
+}
+
+/// SELECT index: switches the session to database `index` (the session does the switch when
+/// it sees [`Ctx::db`] change). Errors as the profile's server: a non-integer index, or one
+/// outside `0..databases`.
+fn select(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let Some(n) = parse_i64(&argv[1]).filter(|n| i32::try_from(*n).is_ok()) else {
+        return Reply::err(ctx.profile.select_not_integer);
+    };
+    if n < 0 || n as u64 >= ctx.db_count {
+        return Reply::err("ERR DB index is out of range");
+    }
+    ctx.db = n as u64;
+    Reply::ok()
+}
+
 /// The SCAN cursor of a key: a 64-bit FNV-1a hash of its bytes mapped into `1..=2^63`, so that
 /// cursor 0 means "start / done". A full iteration visits keys in cursor order, so every key
 /// present for the whole iteration is returned exactly once, even if other keys come and go.
@@ -139,12 +298,15 @@ fn parse_cursor(arg: &[u8]) -> Option<u64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
+/// The type names SCAN TYPE knows (`getObjectTypeByName`).
+const TYPE_NAMES: [&str; 6] = ["string", "list", "set", "zset", "hash", "stream"];
+
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: visits about COUNT keys (default
 /// 10) starting at `cursor`, and returns the next cursor (0 when done) and the visited keys
 /// that pass the MATCH glob and the TYPE filter (compared case-insensitively; an unknown type
 /// matches nothing, as in Redis 7.0).
 fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
+    let ks = &*ctx.ks;
     let Some(cursor) = parse_cursor(&argv[1]) else {
         return Reply::err("ERR invalid cursor");
     };
@@ -165,7 +327,14 @@ fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         } else if is(&argv[i], "match") && more {
             pattern = Some(&argv[i + 1]);
         } else if is(&argv[i], "type") && more {
-            type_name = Some(&argv[i + 1]);
+            let t = &argv[i + 1];
+            if ctx.profile.scan_unknown_type_error && !TYPE_NAMES.iter().any(|n| is(t, n)) {
+                return Reply::err(format!(
+                    "ERR unknown type name '{}'",
+                    String::from_utf8_lossy(t)
+                ));
+            }
+            type_name = Some(t);
         } else {
             return Reply::syntax_error();
         }

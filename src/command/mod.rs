@@ -1,8 +1,11 @@
-//! The command interpreter: one argv in, one [`Reply`] out, as Redis 7 answers it.
+//! The command interpreter: one argv in, one [`Reply`] out, as the server of the context's
+//! [`Profile`] answers it.
 //!
 //! Each command family lives in its own module and exports a table of [`CommandSpec`]s. This
-//! module looks the name up (case-insensitively), checks the arity exactly as Redis does, and
-//! calls the handler. Unknown commands and wrong arities give Redis' exact error texts.
+//! module looks the name up (case-insensitively), asks the profile whether that server has the
+//! command, checks the arity exactly as Redis does, and calls the handler. Unknown commands and
+//! wrong arities give the server's exact error texts. Expiry is applied by the keyspace's clock
+//! ([`Keyspace::set_clock`]), so handlers never see an expired key.
 
 pub mod analytics;
 pub mod args;
@@ -15,16 +18,36 @@ use crate::dialect::Profile;
 use crate::keyspace::Keyspace;
 use crate::reply::Reply;
 
-/// What a command runs against: the selected database and the server profile whose dialect
-/// the reply follows (see [`crate::dialect`]).
+/// What a command runs against: the selected database (with its clock) and the server
+/// profile whose dialect the reply follows (see [`crate::dialect`]).
 pub struct Ctx<'a> {
-    /// The selected database.
+    /// The selected database. Its clock ([`Keyspace::clock`]) decides expiry.
     pub ks: &'a mut Keyspace,
     /// The server whose replies are reproduced.
     pub profile: &'static Profile,
-    /// The clock at which expiry is judged, Unix milliseconds; `None`: expiry is not applied
-    /// (every key and hash field is alive).
-    pub now_ms: Option<i64>,
+    /// The selected database's number; SELECT sets it and the session then switches
+    /// (see [`crate::session::Session`]).
+    pub db: u64,
+    /// How many databases SELECT accepts (`databases` of the server: 16, or more when the
+    /// snapshot holds more).
+    pub db_count: u64,
+}
+
+impl Ctx<'_> {
+    /// A context on one database (number 0, the only one SELECT accepts).
+    pub fn single<'a>(ks: &'a mut Keyspace, profile: &'static Profile) -> Ctx<'a> {
+        Ctx {
+            ks,
+            profile,
+            db: 0,
+            db_count: 1,
+        }
+    }
+
+    /// True when an absolute expiry (Unix ms) is past at the clock (see [`Keyspace::is_past`]).
+    pub fn is_past(&self, expire_at_ms: i64) -> bool {
+        self.ks.is_past(expire_at_ms)
+    }
 }
 
 /// A command handler: receives the context and the whole argv (argv\[0\] is the command name
@@ -66,18 +89,11 @@ pub fn command_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// Runs one command on the keyspace and returns Redis' reply for it. Never panics on any
-/// argv; an empty argv gets the reply Redis gives to an empty inline command (none: we
-/// return an `ERR` for it).
+/// Runs one command on the keyspace and returns Redis 7.0's reply for it (one database; the
+/// keyspace's own clock, none by default). Never panics on any argv; an empty argv gets an
+/// `ERR` (Redis gives no reply to an empty inline command).
 pub fn execute(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
-    execute_in(
-        &mut Ctx {
-            ks,
-            profile: Profile::default_profile(),
-            now_ms: None,
-        },
-        argv,
-    )
+    execute_in(&mut Ctx::single(ks, Profile::default_profile()), argv)
 }
 
 /// Runs one command in `ctx` (its database and profile) and returns that server's reply.
@@ -85,8 +101,8 @@ pub fn execute_in(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let Some(name) = argv.first() else {
         return Reply::err("ERR empty command");
     };
-    let Some(spec) = lookup(name) else {
-        return unknown_command(argv);
+    let Some(spec) = lookup(name).filter(|s| ctx.profile.has_command(s.name)) else {
+        return Reply::err(ctx.profile.unknown_command(argv));
     };
     let n = argv.len() as i32;
     if (spec.arity > 0 && n != spec.arity) || (spec.arity < 0 && n < -spec.arity) {
@@ -98,29 +114,16 @@ pub fn execute_in(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     (spec.handler)(ctx, argv)
 }
 
+/// Convenience: one command with string arguments on one database, as `profile` answers it.
+pub fn execute_as(ks: &mut Keyspace, profile: &'static Profile, argv: &[&str]) -> Reply {
+    let argv: Vec<Vec<u8>> = argv.iter().map(|a| a.as_bytes().to_vec()).collect();
+    execute_in(&mut Ctx::single(ks, profile), &argv)
+}
+
 /// Convenience: [`execute`] with string arguments.
 pub fn execute_str(ks: &mut Keyspace, argv: &[&str]) -> Reply {
     let argv: Vec<Vec<u8>> = argv.iter().map(|a| a.as_bytes().to_vec()).collect();
     execute(ks, &argv)
-}
-
-/// Redis 7's text for an unknown command: the name, then up to 128 bytes of arguments, each
-/// quoted and followed by a space; CR and LF become spaces.
-fn unknown_command(argv: &[Vec<u8>]) -> Reply {
-    let mut args = String::new();
-    for a in &argv[1..] {
-        if args.len() >= 128 {
-            break;
-        }
-        let room = 128 - args.len();
-        let a = String::from_utf8_lossy(&a[..a.len().min(room)]).into_owned();
-        args.push('\'');
-        args.push_str(&a);
-        args.push_str("' ");
-    }
-    let name = String::from_utf8_lossy(&argv[0][..argv[0].len().min(128)]).into_owned();
-    let text = format!("ERR unknown command '{name}', with args beginning with: {args}");
-    Reply::err(text.replace(['\r', '\n'], " "))
 }
 
 #[cfg(test)]

@@ -17,7 +17,32 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use bitlens::dialect::Profile;
+use bitlens::session::Clock;
+use clap::{Args, Parser, Subcommand};
+
+/// `--compat` and `--clock`, shared by `query`, `inspect` and `serve`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DialectArgs {
+    /// Answer as this server instead of the snapshot's writer: redis-6.0, redis-6.2,
+    /// redis-7.0, redis-7.2, redis-7.4, redis-8.0 ... redis-8.10, valkey-7.2, valkey-8.0,
+    /// valkey-8.1, valkey-9.0 (a full version such as redis-7.4.1 picks its line).
+    #[arg(long, value_name = "PROFILE", value_parser = parse_compat)]
+    pub compat: Option<&'static Profile>,
+    /// The clock expiry is judged at: `snapshot` (the snapshot's ctime; the default), `now`,
+    /// or Unix milliseconds. Keys past their TTL at that clock are invisible, as in Redis.
+    #[arg(long, value_name = "now|snapshot|UNIX_MS", value_parser = Clock::parse, default_value = "snapshot")]
+    pub clock: Clock,
+}
+
+fn parse_compat(name: &str) -> Result<&'static Profile, String> {
+    Profile::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown profile {name:?}; one of: {}",
+            Profile::names().join(", ")
+        )
+    })
+}
 
 #[derive(Parser)]
 #[command(
@@ -45,6 +70,8 @@ enum Command {
         /// Do not verify the CRC-64 trailer.
         #[arg(long)]
         no_checksum: bool,
+        #[command(flatten)]
+        dialect: DialectArgs,
     },
     /// Serve the panel and the snapshot API (`/api/snapshot`, `/api/keys`, `/api/info`).
     Serve(serve::ServeArgs),
@@ -60,7 +87,8 @@ fn main() -> ExitCode {
             file,
             json,
             no_checksum,
-        } => inspect(&file, json, no_checksum),
+            dialect,
+        } => inspect(&file, json, no_checksum, &dialect),
         Command::Serve(args) => serve::run(args),
         Command::Chart(args) => chart::run(args),
     }
@@ -74,7 +102,12 @@ pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     })
 }
 
-fn inspect(file: &std::path::Path, json: bool, no_checksum: bool) -> ExitCode {
+fn inspect(
+    file: &std::path::Path,
+    json: bool,
+    no_checksum: bool,
+    dialect: &DialectArgs,
+) -> ExitCode {
     let bytes = match read_file(file) {
         Ok(b) => b,
         Err(code) => return code,
@@ -89,6 +122,7 @@ fn inspect(file: &std::path::Path, json: bool, no_checksum: bool) -> ExitCode {
     };
     match bitlens::inspect::report(&bytes, &opts) {
         Ok(report) => {
+            let report = report.at(dialect.compat, dialect.clock);
             let text = if json {
                 let mut t = report.to_json().to_string();
                 t.push('\n');

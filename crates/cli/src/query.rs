@@ -7,8 +7,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use bitlens::dialect::Profile;
 use bitlens::keyspace::{Keyspace, Value};
 use bitlens::rdb::{self, LoadOptions};
+use bitlens::session::{snapshot_time_ms, Session};
 use clap::Args;
 
 use crate::split::{parse_line, LineAction};
@@ -39,6 +41,12 @@ pub struct QueryArgs {
     /// Do not verify the RDB / DUMP CRC-64 trailer.
     #[arg(long)]
     pub no_checksum: bool,
+    /// The server profile and clock (`--compat`, `--clock`).
+    #[command(flatten)]
+    pub dialect: crate::DialectArgs,
+    /// Say on stderr which server the replies follow and at which clock.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Print replies in redis-cli's piped form (bare values, one per line) even on a terminal
     /// (as `redis-cli --raw`).
     #[arg(long, conflicts_with = "no_raw")]
@@ -56,54 +64,44 @@ pub struct QueryArgs {
     pub command: Vec<OsString>,
 }
 
-/// Redis' default `databases` setting: `-n` at or past it is out of range unless the snapshot
-/// holds that database (written by a server configured with more).
-const DEFAULT_DATABASES: u64 = 16;
-
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
     Some((spec.as_bytes()[..i].to_vec(), PathBuf::from(&spec[i + 1..])))
 }
 
-/// Builds the keyspace from the `--rdb`, `--dump` and `--string` sources, or reports on stderr
-/// which file could not be read and where.
-pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
+/// Builds the session from the `--rdb`, `--dump`, `--string` and `--roaring` sources (every
+/// database of the RDB; the other sources go into database `-n`), answering as `--compat` or
+/// the writer (the RDB's `valkey-ver`/`redis-ver`, else its RDB version, else the first DUMP
+/// payload's trailer version), at `--clock`. Reports on stderr which file could not be read
+/// and where. `-n` selects as redis-cli does: a failing SELECT is printed on stderr and the
+/// commands run on database 0.
+pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let opts = LoadOptions {
         verify_checksum: !args.no_checksum,
         ..Default::default()
     };
-    let mut ks = Keyspace::new();
+    let mut snap = rdb::Snapshot::default();
     if let Some(path) = &args.rdb {
         let bytes = crate::read_file(path)?;
         if let Some(why) = wrong_kind(&bytes, "--rdb") {
             eprintln!("bitlens: cannot load snapshot {}: {why}", path.display());
             return Err(ExitCode::from(1));
         }
-        match rdb::load_rdb(&bytes, &opts) {
-            Ok(mut snap) => {
-                if let Some(db) = snap.databases.remove(&args.db) {
-                    ks = db;
-                } else if args.db >= DEFAULT_DATABASES {
-                    // As redis-cli against a server with the default 16 databases: the SELECT
-                    // fails on stderr and the commands run on database 0.
-                    eprintln!("SELECT {} failed: ERR DB index is out of range", args.db);
-                    ks = snap.databases.remove(&0).unwrap_or_default();
-                }
-            }
-            Err(e) => {
-                eprintln!("bitlens: cannot load snapshot {}: {e}", path.display());
-                return Err(ExitCode::from(1));
-            }
-        }
+        snap = rdb::load_rdb(&bytes, &opts).map_err(|e| {
+            eprintln!("bitlens: cannot load snapshot {}: {e}", path.display());
+            ExitCode::from(1)
+        })?;
     }
+    let mut extra: Vec<(Vec<u8>, Value)> = Vec::new();
+    let mut dump_version = None;
     for spec in &args.strings {
         let Some((key, path)) = key_file(spec) else {
             eprintln!("bitlens: --string expects KEY=FILE, got {spec:?}");
             return Err(ExitCode::from(2));
         };
         let bytes = crate::read_file(&path)?;
-        ks.set(key, rdb::load_string(bytes));
+        extra.push((key, rdb::load_string(bytes)));
     }
     for spec in &args.roarings {
         let Some((key, path)) = key_file(spec) else {
@@ -112,7 +110,7 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
         };
         let bytes = crate::read_file(&path)?;
         match bitlens::bitmap::roaring::from_roaring(&bytes) {
-            Ok(s) => ks.set(key, Value::String(s)),
+            Ok(s) => extra.push((key, Value::String(s))),
             Err(e) => {
                 eprintln!(
                     "bitlens: cannot load Roaring bitmap {}: {e}",
@@ -136,14 +134,54 @@ pub fn load_keyspace(args: &QueryArgs) -> Result<Keyspace, ExitCode> {
             return Err(ExitCode::from(1));
         }
         match rdb::load_dump_with(&bytes, !args.no_checksum) {
-            Ok(value) => ks.set(key, value),
+            Ok(value) => {
+                if dump_version.is_none() {
+                    dump_version = rdb::split_dump(&bytes, false).ok().map(|d| d.2 as u32);
+                }
+                extra.push((key, value))
+            }
             Err(e) => {
                 eprintln!("bitlens: cannot load DUMP payload {}: {e}", path.display());
                 return Err(ExitCode::from(1));
             }
         }
     }
-    Ok(ks)
+    let writer = if args.rdb.is_some() {
+        Profile::for_snapshot(&snap.aux, snap.version)
+    } else {
+        dump_version.map_or(Profile::default_profile(), Profile::for_rdb_version)
+    };
+    let profile = args.dialect.compat.unwrap_or(writer);
+    let clock = args.dialect.clock.resolve(&snap.aux);
+    let mut session = Session::new(std::mem::take(&mut snap.databases), profile, Some(clock));
+    if args.db != 0 {
+        if let Err(bitlens::Reply::Error(e)) = session.select(args.db) {
+            // As redis-cli -n: the SELECT failure on stderr, the commands on database 0.
+            eprintln!("SELECT {} failed: {e}", args.db);
+        }
+    }
+    let ks = session.keyspace_mut();
+    for (key, value) in extra {
+        ks.set(key, value);
+    }
+    if args.verbose {
+        let source = if args.dialect.compat.is_some() {
+            "--compat"
+        } else {
+            "the writer of this snapshot"
+        };
+        let at = if snapshot_time_ms(&snap.aux).is_some_and(|t| t == clock) {
+            "the snapshot's time"
+        } else {
+            "the clock"
+        };
+        eprintln!(
+            "bitlens: answers as {} ({}, {source}); expiry judged at {at}, {clock} ms",
+            profile.display_name(),
+            profile.name
+        );
+    }
+    Ok(session)
 }
 
 /// Why `bytes` cannot be what `flag` (`--rdb` or `--dump`) says, by their content (see
@@ -208,21 +246,21 @@ pub fn run(args: QueryArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let mut ks = match load_keyspace(&args) {
-        Ok(ks) => ks,
+    let mut session = match load_session(&args) {
+        Ok(s) => s,
         Err(code) => return code,
     };
     let stdout = std::io::stdout();
     let form = CliForm::choose(args.raw, args.no_raw, stdout.is_terminal());
     let mut out = stdout.lock();
     let result = if args.command.is_empty() {
-        run_lines(&mut ks, std::io::stdin().lock(), &mut out, form)
+        run_lines(&mut session, std::io::stdin().lock(), &mut out, form)
     } else {
         let argv: Vec<Vec<u8>> = args.command.iter().cloned().map(crate::os_bytes).collect();
-        out.write_all(&form.format(&bitlens::execute(&mut ks, &argv)))
+        out.write_all(&form.format(&session.execute(&argv)))
             .and_then(|_| out.flush())
     };
-    if let Err(code) = save_roarings(&ks, &args.save_roarings) {
+    if let Err(code) = save_roarings(session.keyspace_mut(), &args.save_roarings) {
         return code;
     }
     match result {
@@ -279,10 +317,10 @@ fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
     Ok(())
 }
 
-/// The prompt loop of redis-cli fed from a pipe: one command per line, state kept across lines,
-/// replies printed in `form`.
+/// The prompt loop of redis-cli fed from a pipe: one command per line, state (the selected
+/// database included) kept across lines, replies printed in `form`.
 pub fn run_lines<R: BufRead, W: Write>(
-    ks: &mut Keyspace,
+    session: &mut Session,
     mut input: R,
     out: &mut W,
     form: CliForm,
@@ -302,7 +340,7 @@ pub fn run_lines<R: BufRead, W: Write>(
             }
             LineAction::Run { times, argv } => {
                 for _ in 0..times {
-                    out.write_all(&form.format(&bitlens::execute(ks, &argv)))?;
+                    out.write_all(&form.format(&session.execute(&argv)))?;
                 }
             }
         }
@@ -322,6 +360,11 @@ mod tests {
         ks.set(
             b"a".to_vec(),
             Value::String(RedisString::from_bytes(b"xy".to_vec())),
+        );
+        let mut ks = Session::new(
+            [(0, ks)].into_iter().collect(),
+            Profile::default_profile(),
+            None,
         );
         let input =
             b"EXISTS a a\nGET \"unterminated\n\n2 EXISTS a nokey\nTYPE a\nTYPE\nquit\nEXISTS a\n";

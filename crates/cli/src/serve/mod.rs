@@ -89,6 +89,10 @@ pub struct ServeArgs {
     /// Most bytes one snapshot may have.
     #[arg(long, default_value_t = 4 << 30)]
     pub max_bytes: u64,
+    /// The profile and clock the panel answers with (`--compat`, `--clock`), passed to it in
+    /// `/api/info` as `compat` (a profile name or null: the writer) and `clock`.
+    #[command(flatten)]
+    pub dialect: crate::DialectArgs,
 }
 
 /// Per-request limits and SCAN pacing.
@@ -112,6 +116,7 @@ struct App {
     defaults: Vec<Vec<u8>>,
     allow: Vec<Vec<u8>>,
     limits: Limits,
+    dialect: crate::DialectArgs,
 }
 
 type Shared = Arc<App>;
@@ -224,6 +229,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
             args.matches.iter().map(|m| m.as_bytes().to_vec()).collect()
         },
         allow: args.allow.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        dialect: args.dialect.clone(),
         limits,
     });
     let static_root = args.static_dir.clone().unwrap_or_else(find_static_root);
@@ -570,6 +576,12 @@ async fn info(State(app): State<Shared>) -> Response {
     v["conventions"] = conventions;
     v["default_match"] = json!(defaults);
     v["allow"] = json!(allow);
+    v["compat"] = json!(app.dialect.compat.map(|p| p.name));
+    v["clock"] = match app.dialect.clock {
+        bitlens::session::Clock::Now => json!("now"),
+        bitlens::session::Clock::Snapshot => json!("snapshot"),
+        bitlens::session::Clock::At(ms) => json!(ms),
+    };
     Json(v).into_response()
 }
 
@@ -595,6 +607,7 @@ mod tests {
             ))),
             defaults: vec![b"*".to_vec()],
             allow: vec![b"stats:*".to_vec()],
+            dialect: Default::default(),
             limits: Limits {
                 max_keys: 1,
                 max_bytes: 1,

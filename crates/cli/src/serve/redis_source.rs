@@ -20,7 +20,7 @@ use serde_json::json;
 
 use super::gate::{RawRedis, ReadOnlyRedis};
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf, PIECE};
-use bitlens::rdb::RdbWriter;
+use bitlens::rdb::{Family, Format, RdbWriter};
 
 /// Most keys whose PTTL + DUMP go out in one pipeline.
 const SUB_BATCH: usize = 8;
@@ -214,17 +214,66 @@ pub fn display_url(url: &str) -> String {
     }
 }
 
-/// RDB version Redis `redis_version` writes: 6.x = 9, 7.0 = 10, 7.2 = 11, 7.4 and later = 12.
-pub fn rdb_version_for(redis_version: &str) -> u32 {
-    let mut it = redis_version
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
-    match (major, minor) {
-        (0..=6, _) => 9,
-        (7, 0..=1) => 10,
-        (7, 2..=3) => 11,
-        _ => 12,
+/// The source server as INFO server describes it. Valkey reports `valkey_version` beside a
+/// compatibility `redis_version` (7.2.4 on Valkey 8.1 and 9.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceServer {
+    /// `redis_version`.
+    pub redis_version: String,
+    /// `valkey_version`, on Valkey.
+    pub valkey_version: Option<String>,
+}
+
+impl SourceServer {
+    /// Parses the text of `INFO server`.
+    pub fn from_info(info: &str) -> Result<SourceServer, String> {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+                .map(|s| s.trim().to_string())
+        };
+        Ok(SourceServer {
+            redis_version: field("redis_version").ok_or("INFO: no redis_version")?,
+            valkey_version: field("valkey_version"),
+        })
+    }
+
+    /// `"Redis"` or `"Valkey"`.
+    pub fn product(&self) -> &'static str {
+        if self.valkey_version.is_some() {
+            "Valkey"
+        } else {
+            "Redis"
+        }
+    }
+
+    /// The server's own version (`valkey_version` on Valkey, else `redis_version`).
+    pub fn version(&self) -> &str {
+        self.valkey_version
+            .as_deref()
+            .unwrap_or(&self.redis_version)
+    }
+
+    /// The snapshot format this server writes (its SAVE files and DUMP trailers), as the core
+    /// knows it ([`Format::for_server`]).
+    pub fn format(&self) -> Format {
+        Format::for_server(&self.redis_version, self.valkey_version.as_deref())
+    }
+
+    /// A writer of this server's format whose aux fields name it as the server itself does:
+    /// `redis-ver` for Redis, `valkey-ver` for Valkey. (Valkey 7.2–8.x writes Redis' format,
+    /// where the writer always starts with `redis-ver`: that is Valkey's compatibility
+    /// `redis_version`, and `valkey-ver` follows.)
+    pub fn writer<W: std::io::Write>(&self, w: W) -> std::io::Result<RdbWriter<W>> {
+        let format = self.format();
+        match (&self.valkey_version, format.family) {
+            (Some(v), Family::Redis) => {
+                let mut wr = RdbWriter::with_format(w, format, self.redis_version.as_bytes())?;
+                wr.aux(b"valkey-ver", v.as_bytes())?;
+                Ok(wr)
+            }
+            _ => RdbWriter::with_format(w, format, self.version().as_bytes()),
+        }
     }
 }
 
@@ -387,19 +436,15 @@ impl RedisSource {
         })
     }
 
-    /// `redis_version` from INFO server.
-    async fn server_version(&mut self) -> Result<String, String> {
+    /// The source server (family and version) from INFO server.
+    async fn server(&mut self) -> Result<SourceServer, String> {
         let v = self.nodes[0]
             .redis
             .query(&[b"INFO".to_vec(), b"server".to_vec()])
             .await
             .map_err(|e| e.to_string())?;
         let t = text(&v).ok_or("INFO: unexpected reply")?;
-        let t = String::from_utf8_lossy(&t);
-        t.lines()
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .map(|s| s.trim().to_string())
-            .ok_or_else(|| "INFO: no redis_version".to_string())
+        SourceServer::from_info(&String::from_utf8_lossy(&t))
     }
 
     /// One SCAN step: the next cursor and the keys of this batch.
@@ -477,8 +522,9 @@ impl RedisSource {
         Ok(None)
     }
 
-    /// Streams an RDB of the matching keys into `tx`. The file's aux field `redis-ver` is
-    /// the source's `redis_version` and its RDB version the one that Redis writes.
+    /// Streams an RDB of the matching keys into `tx`, in the format the source writes
+    /// ([`SourceServer::format`]: `REDIS0012` for Redis 7.4, `VALKEY080` for Valkey 9), naming
+    /// the source's version as it does ([`SourceServer::writer`]).
     pub async fn write_snapshot(
         mut self,
         patterns: &[Vec<u8>],
@@ -486,15 +532,13 @@ impl RedisSource {
         limits: Limits,
         tx: &ChunkTx,
     ) -> Result<(), String> {
-        let server_version = self.server_version().await?;
+        let server = self.server().await?;
         let buf = SharedBuf::default();
+        let writer = server
+            .writer(buf.clone())
+            .map_err(|e| format!("{} {} source: {e}", server.product(), server.version()))?;
         let mut out = Out {
-            writer: RdbWriter::with_redis_ver(
-                buf.clone(),
-                rdb_version_for(&server_version),
-                server_version.as_bytes(),
-            )
-            .map_err(|e| e.to_string())?,
+            writer,
             buf,
             tx,
             total: 0,
@@ -601,15 +645,18 @@ impl RedisSource {
 
     /// `/api/info` for a live Redis.
     pub async fn info(mut self) -> Result<serde_json::Value, String> {
-        let version = self.server_version().await?;
+        let server = self.server().await?;
         Ok(json!({
             "source": "redis",
             "redis": self.url,
             "db": self.db,
             "cluster": self.cluster,
             "nodes": self.nodes.iter().map(|n| n.addr.clone()).collect::<Vec<_>>(),
-            "redis_version": version,
-            "rdb_version": rdb_version_for(&version),
+            "redis_version": server.redis_version,
+            "server": server.product(),
+            "version": server.version(),
+            "rdb_version": server.format().version,
+            "rdb_format": server.format().magic(),
         }))
     }
 }
@@ -716,7 +763,7 @@ async fn stream_key(
         out.flush().await?;
     }
     split
-        .finish(out.writer.version())
+        .finish(out.writer.format())
         .map_err(|e| format!("key {:?}: {e}", name()))
 }
 
@@ -762,7 +809,7 @@ impl DumpSplit {
         let body_end = self.len - 10;
         if start == 0 && !data.is_empty() {
             let t = data[0];
-            if bitlens::rdb::type_info(t).is_none() {
+            if w.format().value_kind(t).is_none() {
                 return Err(format!("unknown RDB value type {t} (byte 0x{t:02x})"));
             }
             w.begin_value(key, t, expire).map_err(|e| e.to_string())?;
@@ -776,9 +823,9 @@ impl DumpSplit {
         Ok(())
     }
 
-    /// Checks the whole payload arrived, its CRC-64, and that its RDB version is not newer
-    /// than the file's `version`.
-    fn finish(self, version: u32) -> Result<(), String> {
+    /// Checks the whole payload arrived, its CRC-64, and that its format (trailer version)
+    /// can go into a file of `format` ([`Format::accepts_payload`]).
+    fn finish(self, format: Format) -> Result<(), String> {
         if self.off != self.len {
             return Err(format!(
                 "DUMP payload cut at {} of {} bytes",
@@ -790,9 +837,10 @@ impl DumpSplit {
         if self.digest.finalize() != crc {
             return Err("DUMP payload CRC-64 mismatch".into());
         }
-        if u32::from(v) > version {
+        let payload = Format::from_dump_version(v)?;
+        if !format.accepts_payload(payload) {
             return Err(format!(
-                "DUMP payload of RDB version {v} cannot go into a version {version} file"
+                "DUMP payload of {payload} cannot go into a {format} file"
             ));
         }
         Ok(())
@@ -803,6 +851,13 @@ impl DumpSplit {
 mod tests {
     use super::*;
 
+    fn rdb_version_for(redis_version: &str) -> u32 {
+        SourceServer::from_info(&format!("redis_version:{redis_version}\r\n"))
+            .unwrap()
+            .format()
+            .version
+    }
+
     #[test]
     fn versions_map_to_rdb_versions() {
         assert_eq!(rdb_version_for("6.2.14"), 9);
@@ -810,6 +865,54 @@ mod tests {
         assert_eq!(rdb_version_for("7.2.4"), 11);
         assert_eq!(rdb_version_for("7.4.1"), 12);
         assert_eq!(rdb_version_for("8.0.2"), 12);
+    }
+
+    /// The first aux fields of a file `SourceServer::writer` starts.
+    fn header_of(info: &str) -> Vec<u8> {
+        let buf = SharedBuf::default();
+        let w = SourceServer::from_info(info)
+            .unwrap()
+            .writer(buf.clone())
+            .unwrap();
+        w.finish().unwrap();
+        buf.take()
+    }
+
+    #[test]
+    fn valkey_is_told_by_valkey_version_and_named_as_it_names_itself() {
+        // INFO server of Valkey 8.1.8 and 9.1.2 (redis_version is their compatibility value);
+        // their own SAVE files start REDIS0011 + valkey-ver 8.1.8 and VALKEY080 + valkey-ver
+        // 9.1.2 (tests/data/conformance/valkey-*/dump.rdb).
+        let v8 =
+            "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.1.8\r\n";
+        let s8 = SourceServer::from_info(v8).unwrap();
+        assert_eq!((s8.product(), s8.version()), ("Valkey", "8.1.8"));
+        assert_eq!(s8.format().magic(), "REDIS0011");
+        let h8 = header_of(v8);
+        assert!(
+            h8.starts_with(b"REDIS0011\xfa\x09redis-ver\x057.2.4"),
+            "{h8:?}"
+        );
+        assert!(
+            h8.windows(16).any(|w| w == b"valkey-ver\x058.1.8"),
+            "{h8:?}"
+        );
+        let v9 = "redis_version:7.2.4\r\nvalkey_version:9.1.2\r\n";
+        assert_eq!(
+            SourceServer::from_info(v9).unwrap().format().magic(),
+            "VALKEY080"
+        );
+        let h9 = header_of(v9);
+        assert!(
+            h9.starts_with(b"VALKEY080\xfa\x0avalkey-ver\x059.1.2"),
+            "{h9:?}"
+        );
+        assert!(!h9.windows(9).any(|w| w == b"redis-ver"), "{h9:?}");
+        let r = SourceServer::from_info("redis_version:7.4.1\r\n").unwrap();
+        assert_eq!((r.product(), r.version()), ("Redis", "7.4.1"));
+        assert!(header_of("redis_version:7.4.1\r\n")
+            .starts_with(b"REDIS0012\xfa\x09redis-ver\x057.4.1"));
+        assert!(SourceServer::from_info("nothing").is_err());
     }
 
     #[test]
@@ -852,7 +955,7 @@ mod tests {
         for p in payload.chunks(piece) {
             s.feed(p, b"k", Some(5), &mut w)?;
         }
-        s.finish(w.version())?;
+        s.finish(w.format())?;
         w.finish().unwrap();
         Ok(buf.take())
     }
@@ -880,7 +983,7 @@ mod tests {
         let newer = bitlens::rdb::dump_string(&value, 11);
         assert!(split_in_pieces(&newer, 100)
             .unwrap_err()
-            .contains("RDB version 11 cannot go into a version 10 file"));
+            .contains("DUMP payload of Redis RDB 11 cannot go into a Redis RDB 10 file"));
         assert!(DumpSplit::new(10).is_err());
     }
 

@@ -1,0 +1,276 @@
+//! A session over a whole snapshot: every database, the selected one (SELECT), the server
+//! profile whose dialect the replies follow, and the clock expiry is judged at.
+//!
+//! The profile defaults to the snapshot's writer ([`Profile::for_snapshot`]); the clock to
+//! the snapshot's own time (its `ctime` aux field, Unix seconds), else the wall clock
+//! ([`Clock`]). Every database of the session carries that clock, so expired keys are
+//! invisible to every command (see [`crate::keyspace`]).
+
+use std::collections::BTreeMap;
+
+use crate::command::{execute_in, Ctx};
+use crate::dialect::Profile;
+use crate::keyspace::{wall_clock_ms, Keyspace};
+use crate::rdb::Snapshot;
+use crate::reply::Reply;
+
+/// Redis' default `databases` setting.
+pub const DEFAULT_DATABASES: u64 = 16;
+
+/// Which clock expiry is judged at (`--clock now|snapshot|<unix-ms>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// The wall clock when the session starts.
+    Now,
+    /// The snapshot's `ctime` aux field (the wall clock when it has none). The default.
+    #[default]
+    Snapshot,
+    /// A fixed instant, Unix milliseconds.
+    At(i64),
+}
+
+impl Clock {
+    /// Parses `now`, `snapshot` or a Unix time in milliseconds.
+    pub fn parse(text: &str) -> Result<Clock, String> {
+        match text {
+            "now" => Ok(Clock::Now),
+            "snapshot" => Ok(Clock::Snapshot),
+            t => t.parse::<i64>().map(Clock::At).map_err(|_| {
+                format!("--clock expects now, snapshot or Unix milliseconds, got {t:?}")
+            }),
+        }
+    }
+
+    /// The instant (Unix ms) for a snapshot with these aux fields.
+    pub fn resolve(&self, aux: &[(Vec<u8>, Vec<u8>)]) -> i64 {
+        match self {
+            Clock::Now => wall_clock_ms(),
+            Clock::Snapshot => snapshot_time_ms(aux).unwrap_or_else(wall_clock_ms),
+            Clock::At(ms) => *ms,
+        }
+    }
+}
+
+/// The snapshot's own time: its `ctime` aux field (decimal Unix seconds) in milliseconds.
+pub fn snapshot_time_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
+    let (_, v) = aux.iter().find(|(k, _)| k.as_slice() == b"ctime")?;
+    std::str::from_utf8(v)
+        .ok()?
+        .trim()
+        .parse::<i64>()
+        .ok()?
+        .checked_mul(1000)
+}
+
+/// Every database of a snapshot, the selected one, a profile and a clock.
+#[derive(Debug, Clone)]
+pub struct Session {
+    dbs: BTreeMap<u64, Keyspace>,
+    db: u64,
+    db_count: u64,
+    profile: &'static Profile,
+    clock_ms: Option<i64>,
+}
+
+impl Session {
+    /// A session over `dbs` answering as `profile`, with expiry judged at `clock_ms` (`None`:
+    /// nothing expires). SELECT accepts `0..max(16, highest database + 1)`; database 0 is
+    /// selected.
+    pub fn new(
+        mut dbs: BTreeMap<u64, Keyspace>,
+        profile: &'static Profile,
+        clock_ms: Option<i64>,
+    ) -> Session {
+        for ks in dbs.values_mut() {
+            ks.set_clock(clock_ms);
+        }
+        let db_count = dbs
+            .keys()
+            .next_back()
+            .map_or(0, |&d| d.saturating_add(1))
+            .max(DEFAULT_DATABASES);
+        Session {
+            dbs,
+            db: 0,
+            db_count,
+            profile,
+            clock_ms,
+        }
+    }
+
+    /// A session over a loaded snapshot: the profile `compat` or else the writer's, the clock
+    /// `clock` resolved against the snapshot's aux fields.
+    pub fn from_snapshot(
+        snap: Snapshot,
+        compat: Option<&'static Profile>,
+        clock: Clock,
+    ) -> Session {
+        let profile = compat.unwrap_or_else(|| Profile::for_snapshot(&snap.aux, snap.version));
+        let now = clock.resolve(&snap.aux);
+        Session::new(snap.databases, profile, Some(now))
+    }
+
+    /// Runs one command in the selected database and returns the profile's reply; SELECT
+    /// switches the selected database.
+    pub fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
+        let clock = self.clock_ms;
+        let ks = self.dbs.entry(self.db).or_insert_with(|| {
+            let mut ks = Keyspace::new();
+            ks.set_clock(clock);
+            ks
+        });
+        let mut ctx = Ctx {
+            ks,
+            profile: self.profile,
+            db: self.db,
+            db_count: self.db_count,
+        };
+        let reply = execute_in(&mut ctx, argv);
+        self.db = ctx.db;
+        reply
+    }
+
+    /// Selects database `db` as `SELECT db` would; the error is the server's.
+    pub fn select(&mut self, db: u64) -> Result<(), Reply> {
+        match self.execute(&[b"SELECT".to_vec(), db.to_string().into_bytes()]) {
+            Reply::Error(e) => Err(Reply::Error(e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The selected database's number.
+    pub fn selected(&self) -> u64 {
+        self.db
+    }
+
+    /// How many databases SELECT accepts.
+    pub fn db_count(&self) -> u64 {
+        self.db_count
+    }
+
+    /// The selected database (created empty when the snapshot has none of that number).
+    pub fn keyspace_mut(&mut self) -> &mut Keyspace {
+        let clock = self.clock_ms;
+        self.dbs.entry(self.db).or_insert_with(|| {
+            let mut ks = Keyspace::new();
+            ks.set_clock(clock);
+            ks
+        })
+    }
+
+    /// The selected database, if the snapshot has it.
+    pub fn keyspace(&self) -> Option<&Keyspace> {
+        self.dbs.get(&self.db)
+    }
+
+    /// Every database by number.
+    pub fn databases(&self) -> &BTreeMap<u64, Keyspace> {
+        &self.dbs
+    }
+
+    /// The profile the replies follow.
+    pub fn profile(&self) -> &'static Profile {
+        self.profile
+    }
+
+    /// Switches the profile.
+    pub fn set_profile(&mut self, profile: &'static Profile) {
+        self.profile = profile;
+    }
+
+    /// The clock (Unix ms) expiry is judged at.
+    pub fn clock(&self) -> Option<i64> {
+        self.clock_ms
+    }
+
+    /// Keys (over every database) already expired at the clock.
+    pub fn expired_keys(&self) -> usize {
+        self.dbs.values().map(Keyspace::expired_count).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::{REDIS_6_2, REDIS_7_0};
+    use crate::keyspace::Value;
+    use crate::string::RedisString;
+
+    fn argv(a: &[&str]) -> Vec<Vec<u8>> {
+        a.iter().map(|s| s.as_bytes().to_vec()).collect()
+    }
+
+    fn s(v: &str) -> Value {
+        Value::String(RedisString::from_bytes(v.as_bytes().to_vec()))
+    }
+
+    fn session(profile: &'static Profile) -> Session {
+        let mut dbs = BTreeMap::new();
+        let mut d0 = Keyspace::new();
+        d0.insert(b"live".to_vec(), s("a"), Some(10_000));
+        d0.insert(b"gone".to_vec(), s("b"), Some(999));
+        d0.set(b"plain".to_vec(), s("c"));
+        let mut d3 = Keyspace::new();
+        d3.set(b"three".to_vec(), s("d"));
+        dbs.insert(0, d0);
+        dbs.insert(3, d3);
+        Session::new(dbs, profile, Some(1000))
+    }
+
+    #[test]
+    fn select_and_expiry_as_redis() {
+        let mut s = session(&REDIS_7_0);
+        let r = |s: &mut Session, a: &[&str]| s.execute(&argv(a));
+        // Replies as recorded from redis-server 7.0.15 (SELECT errors; TYPE/EXISTS of an
+        // expired key; TTL rounding).
+        assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(2));
+        assert_eq!(r(&mut s, &["TYPE", "gone"]), Reply::Status("none".into()));
+        assert_eq!(r(&mut s, &["EXISTS", "gone", "live"]), Reply::Integer(1));
+        assert_eq!(r(&mut s, &["GET", "gone"]), Reply::NullBulk);
+        assert_eq!(r(&mut s, &["TTL", "gone"]), Reply::Integer(-2));
+        assert_eq!(r(&mut s, &["TTL", "live"]), Reply::Integer(9));
+        assert_eq!(r(&mut s, &["PTTL", "live"]), Reply::Integer(9000));
+        assert_eq!(r(&mut s, &["EXPIRETIME", "live"]), Reply::Integer(10));
+        assert_eq!(r(&mut s, &["PEXPIRETIME", "live"]), Reply::Integer(10_000));
+        assert_eq!(r(&mut s, &["TTL", "plain"]), Reply::Integer(-1));
+        assert_eq!(r(&mut s, &["KEYS", "*o*"]), Reply::Array(vec![]));
+        assert_eq!(s.expired_keys(), 1);
+        assert_eq!(r(&mut s, &["DEL", "gone"]), Reply::Integer(0));
+        assert_eq!(
+            r(&mut s, &["SELECT", "16"]),
+            Reply::err("ERR DB index is out of range")
+        );
+        assert_eq!(
+            r(&mut s, &["SELECT", "x"]),
+            Reply::err("ERR value is not an integer or out of range")
+        );
+        assert_eq!(
+            r(&mut s, &["SELECT", "-1"]),
+            Reply::err("ERR DB index is out of range")
+        );
+        assert_eq!(r(&mut s, &["SELECT", "3"]), Reply::ok());
+        assert_eq!(r(&mut s, &["GET", "three"]), Reply::bulk("d"));
+        assert_eq!(r(&mut s, &["SELECT", "15"]), Reply::ok());
+        assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(0));
+        let mut s6 = session(&REDIS_6_2);
+        // Recorded from redis-server 6.2.14.
+        assert_eq!(
+            s6.execute(&argv(&["SELECT", "x"])),
+            Reply::err("ERR invalid DB index")
+        );
+        assert_eq!(
+            s6.execute(&argv(&["EXPIRETIME", "live"])),
+            Reply::err("ERR unknown command `EXPIRETIME`, with args beginning with: `live`, ")
+        );
+    }
+
+    #[test]
+    fn clocks() {
+        let aux = vec![(b"ctime".to_vec(), b"1700000000".to_vec())];
+        assert_eq!(snapshot_time_ms(&aux), Some(1_700_000_000_000));
+        assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_000);
+        assert_eq!(Clock::parse("123"), Ok(Clock::At(123)));
+        assert_eq!(Clock::parse("now"), Ok(Clock::Now));
+        assert!(Clock::parse("yesterday").is_err());
+    }
+}
