@@ -499,16 +499,14 @@ impl Format {
         if (lo..=hi).contains(&self.version) {
             return Ok(self);
         }
-        let newest = if self.version > hi {
-            format!(" is newer than bitlens knows; the newest it reads is {hi}")
+        let (family, v) = (self.family.name(), self.version);
+        Err(if v > hi {
+            format!(
+                "{family} RDB version {v} is newer than bitlens knows; the newest it reads is {hi}"
+            )
         } else {
-            format!(" is not one bitlens reads ({lo} to {hi})")
-        };
-        Err(format!(
-            "unsupported {} RDB version {}{newest}",
-            self.family.name(),
-            self.version
-        ))
+            format!("unsupported {family} RDB version {v} (bitlens reads {lo} to {hi})")
+        })
     }
 
     fn family_range(self) -> (u32, u32) {
