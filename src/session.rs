@@ -192,7 +192,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::{REDIS_6_2, REDIS_7_0};
+    use crate::dialect::{REDIS_6_0, REDIS_6_2, REDIS_7_0};
     use crate::keyspace::Value;
     use crate::string::RedisString;
 
@@ -252,11 +252,20 @@ mod tests {
         assert_eq!(r(&mut s, &["GET", "three"]), Reply::bulk("d"));
         assert_eq!(r(&mut s, &["SELECT", "15"]), Reply::ok());
         assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(0));
-        let mut s6 = session(&REDIS_6_2);
-        // Recorded from redis-server 6.2.14.
+        // Recorded from redis-server 6.0.9 and 6.2.14.
+        let mut s60 = session(&REDIS_6_0);
         assert_eq!(
-            s6.execute(&argv(&["SELECT", "x"])),
+            s60.execute(&argv(&["SELECT", "x"])),
             Reply::err("ERR invalid DB index")
+        );
+        assert_eq!(
+            s60.execute(&argv(&["SELECT", "99999999999"])),
+            Reply::err("ERR DB index is out of range")
+        );
+        let mut s6 = session(&REDIS_6_2);
+        assert_eq!(
+            s6.execute(&argv(&["SELECT", "1.5"])),
+            Reply::err("ERR value is not an integer or out of range")
         );
         assert_eq!(
             s6.execute(&argv(&["EXPIRETIME", "live"])),

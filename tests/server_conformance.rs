@@ -9,10 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use bitlens::command::{execute_in, Ctx};
 use bitlens::dialect::Profile;
 use bitlens::rdb::{load_rdb, LoadOptions};
-use bitlens::Keyspace;
+use bitlens::session::Session;
 use serde_json::Value as Json;
 
 /// The recorded servers: folder name and the `--compat` profile of its release line.
@@ -235,19 +234,16 @@ fn run_server(folder: &str, profile: &str) -> Outcome {
         Profile::default_profile()
     });
     let now_ms = ctime_ms(&snapshot.aux);
-    let mut databases = snapshot.databases;
+    let mut session = Session::new(snapshot.databases, profile, now_ms);
     for case in &cases {
         let argv = argv(case);
         let db = case.get("db").and_then(Json::as_u64).unwrap_or(0);
-        let ks: &mut Keyspace = databases.entry(db).or_default();
-        let reply = execute_in(
-            &mut Ctx {
-                ks,
-                profile,
-                now_ms,
-            },
-            &argv,
-        );
+        if session.selected() != db {
+            session
+                .select(db)
+                .unwrap_or_else(|e| panic!("{folder}: SELECT {db}: {e:?}"));
+        }
+        let reply = session.execute(&argv);
         let note = case.get("note").and_then(Json::as_str).unwrap_or("");
         let unordered = if note.contains("order: hash table (pairs)") {
             Some(2)
@@ -328,7 +324,17 @@ fn report(outcomes: &[(&str, Outcome)]) -> usize {
         if let Some(f) = &o.fatal {
             println!("  FATAL {f}");
         }
-        for f in o.failures.iter().take(10) {
+        // BITLENS_CONFORMANCE_SHOW=CMD1,CMD2: every failure of those commands instead of the
+        // first ten of all.
+        let show = std::env::var("BITLENS_CONFORMANCE_SHOW").ok();
+        let wanted = |f: &&String| {
+            show.as_deref().is_none_or(|s| {
+                s.split(',')
+                    .any(|c| f.contains(&format!("[\"{}\"", c.to_uppercase())))
+            })
+        };
+        let limit = if show.is_some() { usize::MAX } else { 10 };
+        for f in o.failures.iter().filter(wanted).take(limit) {
             println!("  FAIL {f}");
         }
     }

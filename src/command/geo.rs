@@ -560,6 +560,14 @@ fn lex_lte_max(m: &[u8], max: &LexBound) -> bool {
 }
 
 fn zrange_inner(ks: &mut Keyspace, p: &Profile, argv: &[Vec<u8>]) -> Result<Reply, Reply> {
+    if !p.zrange_by {
+        // Redis 6.0: ZRANGE key start stop [WITHSCORES], indexes parsed first.
+        int_arg(&argv[2])?;
+        int_arg(&argv[3])?;
+        if argv.len() > 5 || (argv.len() == 5 && !is(&argv[4], "withscores")) {
+            return Err(Reply::syntax_error());
+        }
+    }
     let (mut rev, mut withscores) = (false, false);
     let mut by = None;
     let (mut offset, mut limit) = (0i64, -1i64);

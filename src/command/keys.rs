@@ -255,7 +255,8 @@ fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// it sees [`Ctx::db`] change). Errors as the profile's server: a non-integer index, or one
 /// outside `0..databases`.
 fn select(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let Some(n) = parse_i64(&argv[1]).filter(|n| i32::try_from(*n).is_ok()) else {
+    let long = ctx.profile.select_long_index;
+    let Some(n) = parse_i64(&argv[1]).filter(|n| long || i32::try_from(*n).is_ok()) else {
         return Reply::err(ctx.profile.select_not_integer);
     };
     if n < 0 || n as u64 >= ctx.db_count {
@@ -301,13 +302,31 @@ fn parse_cursor(arg: &[u8]) -> Option<u64> {
 /// The type names SCAN TYPE knows (`getObjectTypeByName`).
 const TYPE_NAMES: [&str; 6] = ["string", "list", "set", "zset", "hash", "stream"];
 
+/// Parses a SCAN cursor as Redis 7.4's `string2ull`: a canonical non-negative integer, or
+/// else what `strtoull` reads completely (leading spaces, `+`, leading zeros; a `-` wraps) when
+/// it does not overflow; the empty string and negative canonical integers are refused.
+fn parse_cursor_strict(arg: &[u8]) -> Option<u64> {
+    if let Some(v) = parse_i64(arg) {
+        return u64::try_from(v).ok();
+    }
+    let start = arg
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))?;
+    parse_cursor(&arg[start..])
+}
+
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: visits about COUNT keys (default
 /// 10) starting at `cursor`, and returns the next cursor (0 when done) and the visited keys
 /// that pass the MATCH glob and the TYPE filter (compared case-insensitively; an unknown type
 /// matches nothing, as in Redis 7.0).
 fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &*ctx.ks;
-    let Some(cursor) = parse_cursor(&argv[1]) else {
+    let cursor = if ctx.profile.scan_cursor_strict {
+        parse_cursor_strict(&argv[1])
+    } else {
+        parse_cursor(&argv[1])
+    };
+    let Some(cursor) = cursor else {
         return Reply::err("ERR invalid cursor");
     };
     let mut count: i64 = 10;
