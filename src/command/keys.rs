@@ -252,13 +252,18 @@ fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// SELECT index: switches the session to database `index` (the session does the switch when
-/// it sees [`Ctx::db`] change). Errors as the profile's server: a non-integer index, or one
-/// outside `0..databases`.
+/// it sees [`Ctx::db`] change). Errors as the profile's server: a non-integer index, one
+/// outside the C `int` range (6.2+), or one outside `0..databases`.
 fn select(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let long = ctx.profile.select_long_index;
-    let Some(n) = parse_i64(&argv[1]).filter(|n| long || i32::try_from(*n).is_ok()) else {
+    let Some(n) = parse_i64(&argv[1]) else {
         return Reply::err(ctx.profile.select_not_integer);
     };
+    if !ctx.profile.select_long_index && i32::try_from(n).is_err() {
+        // getIntFromObjectOrReply's range error (rec: 6.2.14, 7.0.15, 7.4.1, Valkey 8.1.8/9.1.2).
+        return Reply::err(
+            "ERR value is out of range, value must between -2147483648 and 2147483647",
+        );
+    }
     if n < 0 || n as u64 >= ctx.db_count {
         return Reply::err("ERR DB index is out of range");
     }
