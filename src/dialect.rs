@@ -427,8 +427,8 @@ impl Profile {
     }
 
     /// The profile named `name` as `--compat` takes it (`redis-7.0`, `valkey-9.0`, ...),
-    /// case-insensitively; any other version (`redis-7.4.1`, `valkey-9.1`) picks the newest
-    /// release line not newer than it, as [`Profile::for_version`].
+    /// case-insensitively; any other version of a known major (`redis-7.4.1`, `valkey-9.1`)
+    /// picks the newest release line not newer than it, as [`Profile::for_version`].
     pub fn from_name(name: &str) -> Option<&'static Profile> {
         let lower = name.to_ascii_lowercase();
         if let Some(p) = PROFILES.iter().find(|p| p.name == lower) {
@@ -440,7 +440,7 @@ impl Profile {
             (Family::Valkey, lower.strip_prefix("valkey-")?)
         };
         let mm = major_minor(ver)?;
-        Self::for_version(family, ver).filter(|p| p.version <= mm)
+        Self::for_version(family, ver).filter(|p| p.version <= mm && p.version.0 == mm.0)
     }
 
     /// Names of every profile, for help texts and errors.
@@ -688,6 +688,7 @@ mod tests {
         assert_eq!(Profile::from_name("valkey-9.1"), Some(&VALKEY_9_0));
         assert_eq!(Profile::from_name("valkey-x"), None);
         assert_eq!(Profile::from_name("redis-5.0"), None);
+        assert_eq!(Profile::from_name("redis-9.9"), None);
         assert_eq!(Profile::from_name("memcached-1.6"), None);
         assert_eq!(
             Profile::for_version(Family::Valkey, "9.1.2"),
