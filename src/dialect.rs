@@ -20,7 +20,7 @@
 //! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618` |
 //! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers |
 //! | `score_format` | `%.17g` to 7.0; shortest from 7.2 and Valkey | rec 7.0.15 `1.6180000000000001`, Valkey 8.1.8 `1.618`; src 7.2.0 util.c d2string + fpconv_dtoa |
-//! | `coord_format` | `%.17Lf` trimmed to 7.4; shortest from Redis 8.0 | rec all five servers; issue for 8.0 |
+//! | `coord_format` | `%.17Lf` trimmed to 7.4; shortest from Redis 8.0 | rec all five servers; redis/redis#13494 (8.0: addReplyDouble in geoposCommand/georadiusGeneric, with 8.0 vs 7.4 output) |
 //! | `dist_format` | `%.4f` on 6.x; fixed-point from 7.0 | src 6.2.14 geo.c addReplyDoubleDistance snprintf, 7.0.15 fixedpoint_d2string |
 //! | `unknown_command` | backticks on 6.x, quotes from 7.0 | rec 6.0.9/6.2.14 vs 7.0.15; src 6.2.14 server.c processCommand |
 //! | `frommember_missing` | Valkey 9 `ERR member X does not exist` | rec Valkey 9.1.2 vs 8.1.8 |
@@ -28,7 +28,7 @@
 //! | `bit_args` | key looked up before arguments up to 7.2 and Valkey 7.2; parsed first from 7.4 and Valkey 8 | rec 7.0.15 `BITCOUNT missing 0 x` = 0, Valkey 8.1.8 error; src redis 45d331069 / 1407ac1f3 (in 7.4-rc1), valkey 8.0.0 |
 //! | `bitcount_start_only` | Valkey 8.0+ | rec 8.1.8/9.1.2 `BITCOUNT k 2` counts; src valkey 96dcd1183 (8.0.0) |
 //! | `bitcount_unit_before_end` | Valkey 8+ parses BITCOUNT's unit before its end | src valkey 8.0.1 bitops.c bitcountCommand |
-//! | `bitfield_hash_overflow` | Redis 8.10 rejects `#N` whose product overflows | issue |
+//! | `bitfield_hash_overflow` | Redis 8.10 rejects `#N` whose product overflows | redis/redis#15433 (getBitOffsetFromArgument: `#N` with N > LLONG_MAX / bits refused); rec 7.0.15, Valkey 9.1.2 wrap |
 //! | `scan_unknown_type_error` | Valkey 8.0+, Redis 8.0+ | rec Valkey 8.1.8; src valkey 8.0.1 db.c; Redis 7.2.0/7.4.1 db.c have it commented out "uncomment in redis 8.0" (8.0 inferred) |
 //! | `select_not_integer`, `select_long_index` | 6.0 `ERR invalid DB index` on a `long` | rec 6.0.9 vs 6.2.14 (`ERR value is not an integer or out of range`); src 6.0.9 / 6.2.14 db.c selectCommand |
 //! | `scan_cursor_strict` | `string2ull` from 7.4 and Valkey 8 (`SCAN -1`: `ERR invalid cursor`) | rec 7.4.1, Valkey 8.1.8 vs 7.0.15; src 7.4.1 / valkey 8.0.1 db.c parseScanCursorOrReply |

@@ -729,10 +729,16 @@ mod tests {
             assert_eq!(p.format_coord(text.parse().unwrap()), text);
         }
         assert_eq!(p.format_coord(-1e-30), "0");
-        // Redis 8.0: the shortest form of the same double.
-        assert_eq!(
-            REDIS_8_0.format_coord("13.36138933897018433".parse().unwrap()),
-            "13.361389338970184"
-        );
+        // Redis 8.0: the shortest form of the same double (GEORADIUS WITHCOORD of Palermo on
+        // 8.0 vs 7.4, quoted in redis/redis#13494, which switched GEOPOS/WITHCOORD to
+        // addReplyDouble).
+        for (text, want) in [
+            ("13.36138933897018433", "13.361389338970184"),
+            ("38.11555639549629859", "38.1155563954963"),
+        ] {
+            let x: f64 = text.parse().unwrap();
+            assert_eq!(REDIS_8_0.format_coord(x), want);
+            assert_eq!(p.format_coord(x), text);
+        }
     }
 }
