@@ -14,17 +14,17 @@
 //! |---|---|---|
 //! | `commands_of` + `COMMANDS_SINCE` (GEOSEARCH, ZMSCORE 6.2; EXPIRETIME, PEXPIRETIME 7.0; ...) | per release | rec 6.0.9 unknown GEOSEARCH/ZMSCORE, 6.2.14 unknown EXPIRETIME, 7.0.15 answers |
 //! | `bit_unit` (BITCOUNT/BITPOS `BIT`) | from 7.0 | rec 6.2.14 syntax error, 7.0.15 counts |
-//! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | issue; rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
+//! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | redis/redis#13898 (in 8.2); rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
 //! | `field_expiry` (HTTL, HPTTL, ...) | Redis 7.4+, Valkey 9 | rec Valkey 8.1.8 unknown, 9.1.2 `-1`; src 7.4.1 t_hash.c |
-//! | `geosearch_bypolygon` | Valkey 9 | issue (Valkey 9 geo.c) |
-//! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618` |
-//! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers |
+//! | `geosearch_bypolygon` | Valkey 9 (not answered yet: bitlens says so) | rec Valkey 9.1.2 answers BYPOLYGON, 7.0.15 syntax error |
+//! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618`; src 7.2.0 t_zset.c zrankGenericCommand |
+//! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers; src 7.4.1 db.c scanGenericCommand |
 //! | `score_format` | `%.17g` to 7.0; shortest from 7.2 and Valkey | rec 7.0.15 `1.6180000000000001`, Valkey 8.1.8 `1.618`; src 7.2.0 util.c d2string + fpconv_dtoa |
 //! | `coord_format` | `%.17Lf` trimmed to 7.4; shortest from Redis 8.0 | rec all five servers; redis/redis#13494 (8.0: addReplyDouble in geoposCommand/georadiusGeneric, with 8.0 vs 7.4 output) |
 //! | `dist_format` | `%.4f` on 6.x; fixed-point from 7.0 | src 6.2.14 geo.c addReplyDoubleDistance snprintf, 7.0.15 fixedpoint_d2string |
 //! | `unknown_command` | backticks on 6.x, quotes from 7.0 | rec 6.0.9/6.2.14 vs 7.0.15; src 6.2.14 server.c processCommand |
 //! | `frommember_missing` | Valkey 9 `ERR member X does not exist` | rec Valkey 9.1.2 vs 8.1.8 |
-//! | `shape_error` (GEOSEARCH without a shape) | Valkey 9 text | issue (Valkey 9 geo.c) |
+//! | `shape_error` (GEOSEARCH without a shape) | Valkey 9 names BYPOLYGON | rec Valkey 9.1.2 vs 7.0.15 |
 //! | `bit_args` | key looked up before arguments up to 7.2 and Valkey 7.2; parsed first from 7.4 and Valkey 8 | rec 7.0.15 `BITCOUNT missing 0 x` = 0, Valkey 8.1.8 error; src redis 45d331069 / 1407ac1f3 (in 7.4-rc1), valkey 8.0.0 |
 //! | `bitcount_start_only` | Valkey 8.0+ | rec 8.1.8/9.1.2 `BITCOUNT k 2` counts; src valkey 96dcd1183 (8.0.0) |
 //! | `bitcount_unit_before_end` | Valkey 8+ parses BITCOUNT's unit before its end | src valkey 8.0.1 bitops.c bitcountCommand |
