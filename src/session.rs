@@ -210,6 +210,8 @@ mod tests {
         d0.insert(b"live".to_vec(), s("a"), Some(10_000));
         d0.insert(b"gone".to_vec(), s("b"), Some(999));
         d0.set(b"plain".to_vec(), s("c"));
+        // Expires exactly at the clock: still alive (Redis: expired when now > when).
+        d0.insert(b"edge".to_vec(), s("e"), Some(1000));
         let mut d3 = Keyspace::new();
         d3.set(b"three".to_vec(), s("d"));
         dbs.insert(0, d0);
@@ -223,7 +225,17 @@ mod tests {
         let r = |s: &mut Session, a: &[&str]| s.execute(&argv(a));
         // Replies as recorded from redis-server 7.0.15 (SELECT errors; TYPE/EXISTS of an
         // expired key; TTL rounding).
-        assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(2));
+        assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(3));
+        assert_eq!(r(&mut s, &["PTTL", "edge"]), Reply::Integer(0));
+        // The analytics read an expired key as missing, like every command.
+        assert_eq!(
+            r(&mut s, &["BITLENS.DAU", "gone", "live"]),
+            Reply::Array(vec![Reply::Integer(0), Reply::Integer(3)])
+        );
+        assert_eq!(
+            r(&mut s, &["SCAN", "0", "MATCH", "gone"]),
+            Reply::Array(vec![Reply::bulk("0"), Reply::Array(vec![])])
+        );
         assert_eq!(r(&mut s, &["TYPE", "gone"]), Reply::Status("none".into()));
         assert_eq!(r(&mut s, &["EXISTS", "gone", "live"]), Reply::Integer(1));
         assert_eq!(r(&mut s, &["GET", "gone"]), Reply::NullBulk);
