@@ -185,7 +185,7 @@ fn pexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// loaded it from a snapshot: strings `int` (a `long long` in canonical form), `embstr` or
 /// `raw` (the profile's rule); sorted sets the compact encoding within
 /// `zset-max-listpack-entries`/`-value`, else `skiplist` (7.0+ converts ziplists to listpacks
-/// on load). `None` for values bitlens keeps only as their type.
+/// on load); streams `stream`. `None` for other values bitlens keeps only as their type.
 pub fn object_encoding(
     profile: &crate::dialect::Profile,
     key: &[u8],
@@ -211,6 +211,8 @@ pub fn object_encoding(
                 "skiplist"
             })
         }
+        // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
+        Value::Other(crate::keyspace::RedisType::Stream) => Some("stream"),
         Value::Other(_) => None,
     }
 }
