@@ -51,7 +51,11 @@ impl Clock {
     }
 }
 
-/// The snapshot's own time: its `ctime` aux field (decimal Unix seconds) in milliseconds.
+/// The snapshot's own time in Unix milliseconds: the last millisecond of the second its
+/// `ctime` aux field (decimal Unix seconds) names. `ctime` has 1-second resolution and the
+/// save happened somewhere inside that second, so a key whose expiry falls in the same second
+/// reads as expired: a key given `PEXPIRE 1` just before SAVE (still written to the file)
+/// is gone, as the server said (rec: every server in `crates/difftest/tests/dialect_diff.rs`).
 pub fn snapshot_time_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
     let (_, v) = aux.iter().find(|(k, _)| k.as_slice() == b"ctime")?;
     std::str::from_utf8(v)
@@ -59,7 +63,8 @@ pub fn snapshot_time_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
         .trim()
         .parse::<i64>()
         .ok()?
-        .checked_mul(1000)
+        .checked_mul(1000)?
+        .checked_add(999)
 }
 
 /// Every database of a snapshot, the selected one, a profile and a clock.
@@ -288,8 +293,8 @@ mod tests {
     #[test]
     fn clocks() {
         let aux = vec![(b"ctime".to_vec(), b"1700000000".to_vec())];
-        assert_eq!(snapshot_time_ms(&aux), Some(1_700_000_000_000));
-        assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_000);
+        assert_eq!(snapshot_time_ms(&aux), Some(1_700_000_000_999));
+        assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_999);
         assert_eq!(Clock::parse("123"), Ok(Clock::At(123)));
         assert_eq!(Clock::parse("now"), Ok(Clock::Now));
         assert!(Clock::parse("yesterday").is_err());

@@ -2,7 +2,7 @@
 //! by `scripts/record-conformance.py`; format: `../shared/conformance/README.md` plus a `db`
 //! field and the `order: hash table` note, described in the script's header) against bitlens,
 //! on the `dump.rdb` that server wrote, with that server's dialect profile and the clock at the
-//! snapshot's `ctime`. Compares the RESP2 bytes and the cli output byte for byte (as multisets
+//! snapshot's own time ([`bitlens::session::Clock::Snapshot`]). Compares the RESP2 bytes and the cli output byte for byte (as multisets
 //! where the server answered in hash-table order), prints a per-command, per-server pass table,
 //! and fails when any case fails: there is no allow-list.
 
@@ -188,13 +188,6 @@ struct Outcome {
     total: usize,
 }
 
-fn ctime_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
-    aux.iter()
-        .find(|(k, _)| k == b"ctime")
-        .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<i64>().ok())
-        .map(|s| s * 1000)
-}
-
 fn run_server(folder: &str, profile: &str) -> Outcome {
     let dir = data_dir().join(folder);
     let text = std::fs::read_to_string(dir.join("cases.jsonl"))
@@ -233,7 +226,7 @@ fn run_server(folder: &str, profile: &str) -> Outcome {
         ));
         Profile::default_profile()
     });
-    let now_ms = ctime_ms(&snapshot.aux);
+    let now_ms = Some(bitlens::session::Clock::Snapshot.resolve(&snapshot.aux));
     let mut session = Session::new(snapshot.databases, profile, now_ms);
     for case in &cases {
         let argv = argv(case);
