@@ -1,9 +1,13 @@
 //! The keyspace: key bytes to typed values, one Redis database. Values of types bitlens does
-//! not interpret (lists, sets, hashes, streams, modules) are kept as [`Value::Other`] so that
-//! TYPE, EXISTS, KEYS and WRONGTYPE errors still answer as Redis does.
+//! not interpret (modules) are kept as [`Value::Other`] so that TYPE, EXISTS, KEYS and
+//! WRONGTYPE errors still answer as Redis does.
 
 use std::collections::HashMap;
 
+use crate::hash::Hash;
+use crate::list::List;
+use crate::set::Set;
+use crate::stream::Stream;
 use crate::string::RedisString;
 use crate::zset::ZSet;
 
@@ -42,7 +46,15 @@ pub enum Value {
     String(RedisString),
     /// A sorted set (GEO keys are sorted sets).
     ZSet(ZSet),
-    /// A value of a type bitlens does not interpret; only its type is kept.
+    /// A list (quicklist nodes kept encoded).
+    List(List),
+    /// A set (intset, listpack or hashtable).
+    Set(Set),
+    /// A hash, with optional per-field expiry.
+    Hash(Hash),
+    /// A stream.
+    Stream(Box<Stream>),
+    /// A value of a type bitlens does not interpret (modules); only its type is kept.
     Other(RedisType),
 }
 
@@ -52,6 +64,10 @@ impl Value {
         match self {
             Value::String(_) => RedisType::String,
             Value::ZSet(_) => RedisType::ZSet,
+            Value::List(_) => RedisType::List,
+            Value::Set(_) => RedisType::Set,
+            Value::Hash(_) => RedisType::Hash,
+            Value::Stream(_) => RedisType::Stream,
             Value::Other(t) => *t,
         }
     }

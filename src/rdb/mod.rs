@@ -16,10 +16,11 @@
 //! and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
 //! never a panic; no allocation exceeds what the input's size justifies.
 
-mod encoded;
+pub(crate) mod encoded;
 mod input;
 pub mod lzf;
 mod reader;
+mod values;
 mod writer;
 
 pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 
 use super::encoded::{self, BlobError, Item};
+use super::values;
 use super::RdbError;
 use crate::keyspace::{RedisType, Value};
 use crate::string::RedisString;
@@ -130,8 +131,8 @@ pub fn type_info(t: u8) -> Option<(RedisType, &'static str)> {
 /// Where an embedded blob (listpack, ziplist, intset, zipmap) is: the offset in the cursor's
 /// buffer of its first byte, or of its compressed string when `compressed`.
 #[derive(Debug, Clone, Copy)]
-struct BlobAt {
-    at: usize,
+pub(super) struct BlobAt {
+    pub at: usize,
     compressed: bool,
 }
 
@@ -201,7 +202,7 @@ impl<'a> Cursor<'a> {
     /// An error inside an embedded blob. For a raw blob the offset is the bad byte itself; an
     /// LZF-compressed blob's bytes do not exist in the input, so the error points at the
     /// compressed string and names the offset within its decompressed content.
-    fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
+    pub(super) fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
         if blob.compressed {
             self.err_at(
                 blob.at,
@@ -394,7 +395,7 @@ impl<'a> Cursor<'a> {
 
     /// A string that holds an embedded blob, with where it is in `buf` (blobs are only stored
     /// raw or LZF-compressed).
-    fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
+    pub(super) fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
         let at = self.pos;
         let s = self.string(what)?;
         // For raw strings the blob starts after the length header.
@@ -409,20 +410,6 @@ impl<'a> Cursor<'a> {
             },
         };
         Ok((s, blob_at))
-    }
-
-    fn check_blob(
-        &mut self,
-        what: &str,
-        check: bool,
-        decode: for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>,
-    ) -> Result<(), RdbError> {
-        if !check {
-            return self.skip_string(what).map(|_| ());
-        }
-        let (b, at) = self.blob(what)?;
-        decode(&b).map_err(|e| self.blob_err(at, what, e))?;
-        Ok(())
     }
 
     fn zset_blob(
@@ -485,66 +472,12 @@ impl<'a> Cursor<'a> {
         self.module_opcodes()
     }
 
-    fn stream(&mut self, t: u8, check: bool) -> Result<(), RdbError> {
-        let nodes = self.count(2, "stream listpack count")?;
-        for _ in 0..nodes {
-            let at = self.pos;
-            let id_len = self.skip_string("stream node id")?;
-            if id_len != 16 {
-                return Err(
-                    self.err_at(at, format!("stream node id of {id_len} bytes, expected 16"))
-                );
-            }
-            self.check_blob("stream listpack", check, encoded::listpack)?;
-        }
-        self.length("stream length")?;
-        self.length("stream last id ms")?;
-        self.length("stream last id seq")?;
-        if t >= types::STREAM_LISTPACKS_2 {
-            for what in [
-                "stream first id ms",
-                "stream first id seq",
-                "stream max deleted id ms",
-                "stream max deleted id seq",
-                "stream entries added",
-            ] {
-                self.length(what)?;
-            }
-        }
-        let groups = self.count(3, "stream consumer group count")?;
-        for _ in 0..groups {
-            self.skip_string("consumer group name")?;
-            self.length("consumer group last id ms")?;
-            self.length("consumer group last id seq")?;
-            if t >= types::STREAM_LISTPACKS_2 {
-                self.length("consumer group entries read")?;
-            }
-            let pel = self.count(25, "consumer group PEL size")?;
-            for _ in 0..pel {
-                self.take(16 + 8, "PEL entry")?;
-                self.length("PEL delivery count")?;
-            }
-            let consumers = self.count(10, "consumer count")?;
-            for _ in 0..consumers {
-                self.skip_string("consumer name")?;
-                self.take(8, "consumer seen time")?;
-                if t >= types::STREAM_LISTPACKS_3 {
-                    self.take(8, "consumer active time")?;
-                }
-                let pel = self.count(16, "consumer PEL size")?;
-                self.take(pel * 16, "consumer PEL")?;
-            }
-        }
-        Ok(())
-    }
-
     /// Reads one value of RDB type `t`. With `materialise` false the value is walked (every
     /// length checked) but not built, and `Ok(None)` is returned; with it true, strings and
     /// sorted sets are built and embedded blobs of other types are fully validated.
     pub fn value(&mut self, t: u8, materialise: bool) -> Result<Option<Value>, RdbError> {
         use types::*;
         let at = self.pos;
-        let check = materialise;
         let other = |rt: RedisType| Ok(materialise.then_some(Value::Other(rt)));
         match t {
             STRING => {
@@ -555,25 +488,9 @@ impl<'a> Cursor<'a> {
                     Ok(None)
                 }
             }
-            LIST | SET => {
-                let n = self.count(1, "element count")?;
-                for _ in 0..n {
-                    self.skip_string("element")?;
-                }
-                other(if t == LIST {
-                    RedisType::List
-                } else {
-                    RedisType::Set
-                })
-            }
-            HASH => {
-                let n = self.count(2, "hash field count")?;
-                for _ in 0..n {
-                    self.skip_string("hash field")?;
-                    self.skip_string("hash value")?;
-                }
-                other(RedisType::Hash)
-            }
+            LIST => values::list_linked(self, materialise),
+            SET => values::set_table(self, materialise),
+            HASH => values::hash_table(self, materialise),
             ZSET | ZSET_2 => {
                 let n = self.count(if t == ZSET { 2 } else { 9 }, "sorted set size")?;
                 // `count` bounds n by the bytes left (9 or 2 bytes per entry at least).
@@ -613,35 +530,12 @@ impl<'a> Cursor<'a> {
                 }
                 Ok(materialise.then(|| Value::ZSet(ZSet::from_pairs(pairs))))
             }
-            HASH_ZIPMAP => {
-                self.check_blob("zipmap", check, encoded::zipmap)?;
-                other(RedisType::Hash)
-            }
-            LIST_ZIPLIST => {
-                self.check_blob("ziplist", check, encoded::ziplist)?;
-                other(RedisType::List)
-            }
-            HASH_ZIPLIST => {
-                self.check_blob("ziplist", check, encoded::ziplist)?;
-                other(RedisType::Hash)
-            }
-            SET_INTSET => {
-                if check {
-                    let (b, b_at) = self.blob("intset")?;
-                    encoded::intset(&b).map_err(|e| self.blob_err(b_at, "intset", e))?;
-                } else {
-                    self.skip_string("intset")?;
-                }
-                other(RedisType::Set)
-            }
-            SET_LISTPACK => {
-                self.check_blob("listpack", check, encoded::listpack)?;
-                other(RedisType::Set)
-            }
-            HASH_LISTPACK => {
-                self.check_blob("listpack", check, encoded::listpack)?;
-                other(RedisType::Hash)
-            }
+            HASH_ZIPMAP => values::hash_zipmap(self, materialise),
+            LIST_ZIPLIST => values::list_ziplist(self, materialise),
+            HASH_ZIPLIST => values::hash_ziplist(self, materialise),
+            SET_INTSET => values::set_intset(self, materialise),
+            SET_LISTPACK => values::set_listpack(self, materialise),
+            HASH_LISTPACK => values::hash_listpack(self, materialise),
             ZSET_ZIPLIST | ZSET_LISTPACK => {
                 type Decode = for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>;
                 let (name, dec): (&str, Decode) = if t == ZSET_ZIPLIST {
@@ -656,69 +550,15 @@ impl<'a> Cursor<'a> {
                     Ok(None)
                 }
             }
-            LIST_QUICKLIST => {
-                let n = self.count(1, "quicklist node count")?;
-                for _ in 0..n {
-                    self.check_blob("quicklist ziplist", check, encoded::ziplist)?;
-                }
-                other(RedisType::List)
-            }
-            LIST_QUICKLIST_2 => {
-                let n = self.count(2, "quicklist node count")?;
-                for _ in 0..n {
-                    let c_at = self.pos;
-                    match self.length("quicklist container")? {
-                        1 => {
-                            self.skip_string("quicklist plain node")?;
-                        }
-                        2 => self.check_blob("quicklist listpack", check, encoded::listpack)?,
-                        c => {
-                            return Err(
-                                self.err_at(c_at, format!("unknown quicklist container {c}"))
-                            )
-                        }
-                    }
-                }
-                other(RedisType::List)
-            }
-            STREAM_LISTPACKS | STREAM_LISTPACKS_2 | STREAM_LISTPACKS_3 => {
-                self.stream(t, check)?;
-                other(RedisType::Stream)
-            }
-            HASH_METADATA_PRE_GA | HASH_METADATA => {
-                if t == HASH_METADATA {
-                    self.take(8, "hash minimum field expiry")?;
-                }
-                let n = self.count(3, "hash field count")?;
-                for _ in 0..n {
-                    self.length("hash field TTL")?;
-                    self.skip_string("hash field")?;
-                    self.skip_string("hash value")?;
-                }
-                other(RedisType::Hash)
-            }
-            HASH_LISTPACK_EX_PRE_GA | HASH_LISTPACK_EX => {
-                if t == HASH_LISTPACK_EX {
-                    self.take(8, "hash minimum field expiry")?;
-                }
-                if check {
-                    let (b, b_at) = self.blob("listpack")?;
-                    let items =
-                        encoded::listpack(&b).map_err(|e| self.blob_err(b_at, "listpack", e))?;
-                    if items.len() % 3 != 0 {
-                        return Err(self.err_at(
-                            b_at.at,
-                            format!(
-                                "hash listpack with expiry has {} entries, not triplets",
-                                items.len()
-                            ),
-                        ));
-                    }
-                } else {
-                    self.skip_string("listpack")?;
-                }
-                other(RedisType::Hash)
-            }
+            LIST_QUICKLIST => values::quicklist(self, materialise, false),
+            LIST_QUICKLIST_2 => values::quicklist(self, materialise, true),
+            STREAM_LISTPACKS => values::stream(self, materialise, 1),
+            STREAM_LISTPACKS_2 => values::stream(self, materialise, 2),
+            STREAM_LISTPACKS_3 => values::stream(self, materialise, 3),
+            HASH_METADATA_PRE_GA => values::hash_metadata(self, materialise, true),
+            HASH_METADATA => values::hash_metadata(self, materialise, false),
+            HASH_LISTPACK_EX_PRE_GA => values::hash_listpack_ex(self, materialise, true),
+            HASH_LISTPACK_EX => values::hash_listpack_ex(self, materialise, false),
             MODULE_2 => {
                 let id = self.length("module id")?;
                 self.module_opcodes()?;

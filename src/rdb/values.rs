@@ -1,0 +1,309 @@
+//! Decoding of list, set, hash and stream values from RDB records into [`Value::List`],
+//! [`Value::Set`], [`Value::Hash`] and [`Value::Stream`].
+//!
+//! Listpack, ziplist, intset and zipmap blobs are validated here once and then kept as their
+//! bytes (see [`crate::list`], [`crate::set`], [`crate::hash`], [`crate::stream`]). Each
+//! function reads one value body (after the key) from the [`Cursor`]; with `materialise`
+//! false the value is only walked (every length checked, blobs skipped) and `Ok(None)`
+//! returned. Formats, as Redis writes them:
+//!
+//! - RDB_TYPE_LIST / RDB_TYPE_SET: a count, then that many strings.
+//! - RDB_TYPE_HASH: a count, then field and value strings.
+//! - RDB_TYPE_HASH_METADATA (Redis 7.4): the minimum field expiry (8 bytes, Unix ms), a count,
+//!   then per field a length-encoded TTL (0: none, else expiry − minimum + 1), field, value.
+//!   The pre-release form (type 22) has no minimum and stores the absolute expiry.
+//! - RDB_TYPE_HASH_LISTPACK_EX: the minimum expiry (8 bytes; absent in the pre-release type
+//!   23), then a listpack of field, value, absolute expiry (0: none) triples.
+//! - RDB_TYPE_LIST_QUICKLIST: a node count, then ziplist blobs. RDB_TYPE_LIST_QUICKLIST_2: a
+//!   node count, then per node a container (1 plain: one element; 2 packed: a listpack).
+//! - RDB_TYPE_STREAM_LISTPACKS 1/2/3: node count, (16-byte master id, listpack) per node;
+//!   length, last id; in v2+ first id, max deleted id, entries added; consumer groups (name,
+//!   last id, v2+ entries read, PEL of (16-byte id, 8-byte delivery time, delivery count),
+//!   consumers (name, 8-byte seen time, v3+ 8-byte active time, PEL of 16-byte ids)).
+
+use super::encoded::BlobError;
+use super::reader::Cursor;
+use super::RdbError;
+use crate::hash::{Hash, HashTable};
+use crate::keyspace::Value;
+use crate::list::{List, Node};
+use crate::set::{Set, StrTable};
+use crate::stream::{Group, Stream, StreamId};
+
+type Out = Result<Option<Value>, RdbError>;
+
+/// One embedded blob, built into `T` by `build` (which validates it); skipped when not
+/// materialising.
+fn blob<T>(
+    c: &mut Cursor<'_>,
+    what: &str,
+    materialise: bool,
+    build: impl FnOnce(Vec<u8>) -> Result<T, BlobError>,
+) -> Result<Option<T>, RdbError> {
+    if !materialise {
+        c.skip_string(what)?;
+        return Ok(None);
+    }
+    let (b, at) = c.blob(what)?;
+    build(b.into_owned())
+        .map(Some)
+        .map_err(|e| c.blob_err(at, what, e))
+}
+
+/// RDB_TYPE_LIST: a linked list of strings.
+pub(super) fn list_linked(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    let n = c.count(1, "list element count")?;
+    let mut list = List::new("linkedlist");
+    for _ in 0..n {
+        if materialise {
+            let e = c.string("list element")?;
+            list.push_node(Node::Plain(e.into_owned().into_boxed_slice()), 1);
+        } else {
+            c.skip_string("list element")?;
+        }
+    }
+    Ok(materialise.then_some(Value::List(list)))
+}
+
+/// RDB_TYPE_LIST_ZIPLIST: one ziplist.
+pub(super) fn list_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    Ok(blob(c, "ziplist", materialise, Node::ziplist)?.map(|(node, n)| {
+        let mut list = List::new("ziplist");
+        list.push_node(node, n);
+        Value::List(list)
+    }))
+}
+
+/// RDB_TYPE_LIST_QUICKLIST (`v2` false: ziplist nodes) and RDB_TYPE_LIST_QUICKLIST_2 (`v2`:
+/// plain or listpack nodes).
+pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out {
+    let n = c.count(if v2 { 2 } else { 1 }, "quicklist node count")?;
+    let mut list = List::new("quicklist");
+    for _ in 0..n {
+        if !v2 {
+            if let Some((node, k)) = blob(c, "quicklist ziplist", materialise, Node::ziplist)? {
+                list.push_node(node, k);
+            }
+            continue;
+        }
+        let c_at = c.pos;
+        match c.length("quicklist container")? {
+            1 => {
+                if materialise {
+                    let e = c.string("quicklist plain node")?;
+                    list.push_node(Node::Plain(e.into_owned().into_boxed_slice()), 1);
+                } else {
+                    c.skip_string("quicklist plain node")?;
+                }
+            }
+            2 => {
+                if let Some((node, k)) =
+                    blob(c, "quicklist listpack", materialise, Node::listpack)?
+                {
+                    list.push_node(node, k);
+                }
+            }
+            k => return Err(c.err_at(c_at, format!("unknown quicklist container {k}"))),
+        }
+    }
+    Ok(materialise.then_some(Value::List(list)))
+}
+
+/// RDB_TYPE_SET: a hashtable set of strings. A repeated member is an error, as in Redis.
+pub(super) fn set_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    let n = c.count(1, "set member count")?;
+    if !materialise {
+        for _ in 0..n {
+            c.skip_string("set member")?;
+        }
+        return Ok(None);
+    }
+    let mut t = StrTable::with_capacity(1, n as usize, 0);
+    for _ in 0..n {
+        let at = c.pos;
+        let m = c.string("set member")?;
+        if !t.insert(&[&m]) {
+            return Err(c.err_at(at, "duplicate set member"));
+        }
+    }
+    t.shrink();
+    Ok(Some(Value::Set(Set::Table(t))))
+}
+
+/// RDB_TYPE_SET_INTSET.
+pub(super) fn set_intset(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    Ok(blob(c, "intset", materialise, Set::from_intset)?.map(Value::Set))
+}
+
+/// RDB_TYPE_SET_LISTPACK.
+pub(super) fn set_listpack(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    Ok(blob(c, "listpack", materialise, Set::from_listpack)?.map(Value::Set))
+}
+
+/// RDB_TYPE_HASH_ZIPMAP.
+pub(super) fn hash_zipmap(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    Ok(blob(c, "zipmap", materialise, Hash::from_zipmap)?.map(Value::Hash))
+}
+
+/// RDB_TYPE_HASH_ZIPLIST.
+pub(super) fn hash_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    Ok(blob(c, "ziplist", materialise, Hash::from_ziplist)?.map(Value::Hash))
+}
+
+/// RDB_TYPE_HASH_LISTPACK.
+pub(super) fn hash_listpack(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    Ok(blob(c, "listpack", materialise, Hash::from_listpack)?.map(Value::Hash))
+}
+
+/// RDB_TYPE_HASH_LISTPACK_EX (`pre_ga` false: with the 8-byte minimum expiry first) and its
+/// pre-release form.
+pub(super) fn hash_listpack_ex(c: &mut Cursor<'_>, materialise: bool, pre_ga: bool) -> Out {
+    if !pre_ga {
+        c.take(8, "hash minimum field expiry")?;
+    }
+    Ok(blob(c, "listpack", materialise, Hash::from_listpack_ex)?.map(Value::Hash))
+}
+
+/// RDB_TYPE_HASH (`ttl` None) and RDB_TYPE_HASH_METADATA (`ttl` Some(pre_ga)): a hashtable
+/// hash, with per-field TTLs for the latter. A repeated field is an error, as in Redis.
+fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out {
+    let min_expire = match ttl {
+        Some(false) => Some(c.u64_le("hash minimum field expiry")?),
+        _ => None,
+    };
+    let n = c.count(if ttl.is_some() { 3 } else { 2 }, "hash field count")?;
+    if !materialise {
+        for _ in 0..n {
+            if ttl.is_some() {
+                c.length("hash field TTL")?;
+            }
+            c.skip_string("hash field")?;
+            c.skip_string("hash value")?;
+        }
+        return Ok(None);
+    }
+    let mut records = StrTable::with_capacity(2, n as usize, 0);
+    let mut expires = Vec::new();
+    for _ in 0..n {
+        if ttl.is_some() {
+            let t_at = c.pos;
+            let t = c.length("hash field TTL")?;
+            let at = match (t, min_expire) {
+                (0, _) => 0,
+                (t, Some(min)) => t.checked_add(min).map(|v| v - 1).unwrap_or(u64::MAX),
+                (t, None) => t,
+            };
+            let at = i64::try_from(at)
+                .map_err(|_| c.err_at(t_at, format!("hash field TTL {t} out of range")))?;
+            expires.push(at);
+        }
+        let at = c.pos;
+        let f = c.string("hash field")?;
+        let v = c.string("hash value")?;
+        if !records.insert(&[&f, &v]) {
+            return Err(c.err_at(at, "duplicate hash field"));
+        }
+    }
+    records.shrink();
+    let expires = expires.iter().any(|&e| e != 0).then_some(expires);
+    Ok(Some(Value::Hash(Hash::Table(HashTable { records, expires }))))
+}
+
+/// RDB_TYPE_HASH.
+pub(super) fn hash_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
+    hash_records(c, materialise, None)
+}
+
+/// RDB_TYPE_HASH_METADATA (`pre_ga` false) and its pre-release form (`pre_ga` true).
+pub(super) fn hash_metadata(c: &mut Cursor<'_>, materialise: bool, pre_ga: bool) -> Out {
+    hash_records(c, materialise, Some(pre_ga))
+}
+
+fn stream_id(c: &mut Cursor<'_>, what: &str) -> Result<StreamId, RdbError> {
+    Ok(StreamId {
+        ms: c.length(what)?,
+        seq: c.length(what)?,
+    })
+}
+
+/// RDB_TYPE_STREAM_LISTPACKS (`version` 1), _2 (2) and _3 (3).
+pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out {
+    let nodes = c.count(2, "stream listpack count")?;
+    let mut s = Stream::default();
+    let mut live = 0u64;
+    for _ in 0..nodes {
+        let at = c.pos;
+        let key = c.string("stream node id")?;
+        let Ok(key) = <[u8; 16]>::try_from(&key[..]) else {
+            return Err(c.err_at(
+                at,
+                format!("stream node id of {} bytes, expected 16", key.len()),
+            ));
+        };
+        let master = StreamId::from_key(&key);
+        if s.nodes.last().is_some_and(|(m, _)| *m >= master) {
+            return Err(c.err_at(at, "stream node ids not ascending"));
+        }
+        if let Some((n, b)) = blob(c, "stream listpack", materialise, |b| {
+            Stream::check_node(master, &b).map(|n| (n, b))
+        })? {
+            live += n;
+            s.nodes.push((master, b.into_boxed_slice()));
+        }
+    }
+    let len_at = c.pos;
+    s.length = c.length("stream length")?;
+    if materialise && s.length != live {
+        return Err(c.err_at(
+            len_at,
+            format!("stream length {} but its nodes hold {live} entries", s.length),
+        ));
+    }
+    s.last_id = stream_id(c, "stream last id")?;
+    s.entries_added = s.length;
+    if version >= 2 {
+        s.first_id = stream_id(c, "stream first id")?;
+        s.max_deleted_id = stream_id(c, "stream max deleted id")?;
+        s.entries_added = c.length("stream entries added")?;
+    }
+    let groups = c.count(3, "stream consumer group count")?;
+    for _ in 0..groups {
+        let name = if materialise {
+            c.string("consumer group name")?.into_owned()
+        } else {
+            c.skip_string("consumer group name")?;
+            Vec::new()
+        };
+        let last_id = stream_id(c, "consumer group last id")?;
+        let entries_read = if version >= 2 {
+            Some(c.length("consumer group entries read")?)
+        } else {
+            None
+        };
+        let pending = c.count(25, "consumer group PEL size")?;
+        for _ in 0..pending {
+            c.take(16 + 8, "PEL entry")?;
+            c.length("PEL delivery count")?;
+        }
+        let consumers = c.count(10, "consumer count")?;
+        for _ in 0..consumers {
+            c.skip_string("consumer name")?;
+            c.take(8, "consumer seen time")?;
+            if version >= 3 {
+                c.take(8, "consumer active time")?;
+            }
+            let pel = c.count(16, "consumer PEL size")?;
+            c.take(pel * 16, "consumer PEL")?;
+        }
+        if materialise {
+            s.groups.push(Group {
+                name,
+                last_id,
+                entries_read,
+                pending,
+                consumers,
+            });
+        }
+    }
+    Ok(materialise.then(|| Value::Stream(Box::new(s))))
+}
