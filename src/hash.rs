@@ -210,9 +210,7 @@ impl Hash {
     /// Heap bytes held by the value (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
         match self {
-            Hash::Listpack(b) | Hash::ListpackEx(b) | Hash::Ziplist(b) | Hash::Zipmap(b) => {
-                b.len()
-            }
+            Hash::Listpack(b) | Hash::ListpackEx(b) | Hash::Ziplist(b) | Hash::Zipmap(b) => b.len(),
             Hash::Table(t) => {
                 t.records.heap_bytes() + t.expires.as_ref().map_or(0, |e| e.capacity() * 8)
             }

@@ -181,8 +181,8 @@ pub fn summary(
         ),
         Value::List(_) | Value::Set(_) | Value::Hash(_) | Value::Stream(_) | Value::Other(_) => {
             match other_encoding {
-            Some((e, b)) => (e.to_string(), b),
-            None => ("unknown".to_string(), 0),
+                Some((e, b)) => (e.to_string(), b),
+                None => ("unknown".to_string(), 0),
             }
         }
     };

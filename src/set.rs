@@ -76,9 +76,9 @@ impl Set {
                 };
                 encoded::intset(b).is_ok_and(|s| s.binary_search(&v).is_ok())
             }
-            Set::Listpack(b) => encoded::listpack(b).is_ok_and(|items| {
-                items.iter().any(|it| item_eq(it, member))
-            }),
+            Set::Listpack(b) => {
+                encoded::listpack(b).is_ok_and(|items| items.iter().any(|it| item_eq(it, member)))
+            }
             Set::Table(t) => t.find(member).is_some(),
         }
     }
@@ -349,7 +349,10 @@ mod tests {
     fn intset_members_sorted_and_lookup() {
         let s = Set::from_intset(intset(2, &[-5, 7, 300])).unwrap();
         assert_eq!(s.len(), 3);
-        assert_eq!(s.members(), vec![b"-5".to_vec(), b"7".to_vec(), b"300".to_vec()]);
+        assert_eq!(
+            s.members(),
+            vec![b"-5".to_vec(), b"7".to_vec(), b"300".to_vec()]
+        );
         assert!(s.contains(b"7"));
         assert!(!s.contains(b"07"));
         assert!(!s.contains(b"8"));
@@ -360,14 +363,20 @@ mod tests {
     #[test]
     fn listpack_members_in_insertion_order() {
         let s = Set::from_listpack(listpack_strs(&[b"b", b"12", b"a"])).unwrap();
-        assert_eq!(s.members(), vec![b"b".to_vec(), b"12".to_vec(), b"a".to_vec()]);
+        assert_eq!(
+            s.members(),
+            vec![b"b".to_vec(), b"12".to_vec(), b"a".to_vec()]
+        );
         assert!(s.contains(b"12") && s.contains(b"a") && !s.contains(b"c"));
     }
 
     #[test]
     fn table_keeps_file_order_and_dedups() {
         let s = Set::from_members([&b"x"[..], b"y", b"x", b""]);
-        assert_eq!(s.members(), vec![b"x".to_vec(), b"y".to_vec(), b"".to_vec()]);
+        assert_eq!(
+            s.members(),
+            vec![b"x".to_vec(), b"y".to_vec(), b"".to_vec()]
+        );
         assert!(s.contains(b"") && s.contains(b"y") && !s.contains(b"z"));
         let mut t = StrTable::new(2);
         for i in 0..1000u32 {

@@ -52,7 +52,10 @@ impl StreamId {
     pub fn prev(&self) -> Option<StreamId> {
         match self.seq.checked_sub(1) {
             Some(seq) => Some(StreamId { ms: self.ms, seq }),
-            None => self.ms.checked_sub(1).map(|ms| StreamId { ms, seq: u64::MAX }),
+            None => self
+                .ms
+                .checked_sub(1)
+                .map(|ms| StreamId { ms, seq: u64::MAX }),
         }
     }
 }
@@ -215,7 +218,10 @@ impl Stream {
         }
         let limit = count.unwrap_or(usize::MAX);
         // The first node that can hold `start`: the last whose master id is <= start.
-        let first = self.nodes.partition_point(|(m, _)| *m <= start).saturating_sub(1);
+        let first = self
+            .nodes
+            .partition_point(|(m, _)| *m <= start)
+            .saturating_sub(1);
         for (master, blob) in &self.nodes[first..] {
             if *master > end || out.len() >= limit {
                 break;
@@ -301,8 +307,8 @@ pub(crate) mod tests {
         it.extend(master.iter().map(|f| Item::Str(f)));
         it.push(Item::Int(0));
         for (ms, seq, fields, deleted) in entries {
-            let same = fields.len() == master.len()
-                && fields.iter().zip(master).all(|((f, _), m)| f == m);
+            let same =
+                fields.len() == master.len() && fields.iter().zip(master).all(|((f, _), m)| f == m);
             let flags = (*deleted as i64) | if same { 2 } else { 0 };
             it.extend([Item::Int(flags), Item::Int(*ms), Item::Int(*seq)]);
             let before = it.len();
@@ -351,7 +357,10 @@ pub(crate) mod tests {
             ids(s.rev_range(StreamId::MIN, StreamId::MAX, Some(2))),
             ["200-3", "105-0"]
         );
-        assert_eq!(s.last().unwrap().fields, vec![(b"x".to_vec(), b"1".to_vec())]);
+        assert_eq!(
+            s.last().unwrap().fields,
+            vec![(b"x".to_vec(), b"1".to_vec())]
+        );
         assert_eq!(
             s.first().unwrap().fields,
             vec![(b"f".to_vec(), b"a".to_vec())]

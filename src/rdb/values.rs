@@ -67,11 +67,13 @@ pub(super) fn list_linked(c: &mut Cursor<'_>, materialise: bool) -> Out {
 
 /// RDB_TYPE_LIST_ZIPLIST: one ziplist.
 pub(super) fn list_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "ziplist", materialise, Node::ziplist)?.map(|(node, n)| {
-        let mut list = List::new("ziplist");
-        list.push_node(node, n);
-        Value::List(list)
-    }))
+    Ok(
+        blob(c, "ziplist", materialise, Node::ziplist)?.map(|(node, n)| {
+            let mut list = List::new("ziplist");
+            list.push_node(node, n);
+            Value::List(list)
+        }),
+    )
 }
 
 /// RDB_TYPE_LIST_QUICKLIST (`v2` false: ziplist nodes) and RDB_TYPE_LIST_QUICKLIST_2 (`v2`:
@@ -97,8 +99,7 @@ pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out 
                 }
             }
             2 => {
-                if let Some((node, k)) =
-                    blob(c, "quicklist listpack", materialise, Node::listpack)?
+                if let Some((node, k)) = blob(c, "quicklist listpack", materialise, Node::listpack)?
                 {
                     list.push_node(node, k);
                 }
@@ -206,7 +207,10 @@ fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Hash::Table(HashTable { records, expires }))))
+    Ok(Some(Value::Hash(Hash::Table(HashTable {
+        records,
+        expires,
+    }))))
 }
 
 /// RDB_TYPE_HASH.
@@ -256,7 +260,10 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
     if materialise && s.length != live {
         return Err(c.err_at(
             len_at,
-            format!("stream length {} but its nodes hold {live} entries", s.length),
+            format!(
+                "stream length {} but its nodes hold {live} entries",
+                s.length
+            ),
         ));
     }
     s.last_id = stream_id(c, "stream last id")?;
