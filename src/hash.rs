@@ -236,7 +236,7 @@ fn find_pair(items: &[Item<'_>], field: &[u8]) -> Option<(Vec<u8>, Option<i64>)>
 }
 
 fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
-    if n % width != 0 {
+    if !n.is_multiple_of(width) {
         return Err(BlobError {
             offset: 0,
             message: format!("{what} has {n} entries, not a multiple of {width}"),

@@ -295,9 +295,12 @@ pub(crate) mod tests {
     use super::*;
     use crate::rdb::encoded::test_blobs::listpack;
 
-    /// A stream node listpack: master fields, then entries (ms delta, seq delta, fields,
-    /// deleted); entries whose fields equal the master fields use SAMEFIELDS.
-    pub fn node(master: &[&[u8]], entries: &[(i64, i64, Vec<(&[u8], &[u8])>, bool)]) -> Vec<u8> {
+    /// One entry for [`node`]: ms delta, seq delta, fields, deleted.
+    pub type TestEntry<'a> = (i64, i64, Vec<(&'a [u8], &'a [u8])>, bool);
+
+    /// A stream node listpack: master fields, then entries; entries whose fields equal the
+    /// master fields use SAMEFIELDS.
+    pub fn node(master: &[&[u8]], entries: &[TestEntry<'_>]) -> Vec<u8> {
         let live = entries.iter().filter(|e| !e.3).count() as i64;
         let mut it = vec![
             Item::Int(live),

@@ -300,7 +300,7 @@ mod tests {
     }
 
     fn b(v: &[&str]) -> Reply {
-        Reply::Array(v.iter().map(|s| Reply::bulk(s)).collect())
+        Reply::Array(v.iter().map(Reply::bulk).collect())
     }
 
     fn ks() -> Keyspace {

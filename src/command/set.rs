@@ -435,7 +435,7 @@ mod tests {
     use crate::set::Set;
 
     fn b(v: &[&str]) -> Reply {
-        Reply::Array(v.iter().map(|s| Reply::bulk(s)).collect())
+        Reply::Array(v.iter().map(Reply::bulk).collect())
     }
 
     fn ks() -> Keyspace {

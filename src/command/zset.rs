@@ -532,7 +532,7 @@ mod tests {
                 Reply::Array(
                     ["a", "1", "b", "2.5", "c", "3"]
                         .iter()
-                        .map(|s| Reply::bulk(s))
+                        .map(Reply::bulk)
                         .collect()
                 )
             ])
