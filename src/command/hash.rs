@@ -217,7 +217,7 @@ enum ExpiryRead {
     Ttl,
     /// HPTTL: remaining milliseconds.
     Pttl,
-    /// HEXPIRETIME: absolute Unix seconds.
+    /// HEXPIRETIME: absolute Unix seconds, rounded up.
     ExpireTime,
     /// HPEXPIRETIME: absolute Unix milliseconds.
     PexpireTime,
@@ -253,7 +253,7 @@ fn expiry_read(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], what: ExpiryRead) -> Reply {
                 Some((_, Some(at))) => Reply::Integer(match what {
                     ExpiryRead::Ttl => (at - base).max(0).saturating_add(999) / 1000,
                     ExpiryRead::Pttl => (at - base).max(0),
-                    ExpiryRead::ExpireTime => at / 1000,
+                    ExpiryRead::ExpireTime => at.saturating_add(999) / 1000,
                     ExpiryRead::PexpireTime => at,
                 }),
             })
@@ -383,7 +383,7 @@ mod tests {
                 Some(9_000),
                 &["HEXPIRETIME", "x", "FIELDS", "1", "a"]
             ),
-            ints(&[10])
+            ints(&[11])
         );
         assert_eq!(
             run(

@@ -1,8 +1,8 @@
-//! List read commands, as Redis 7 answers them: LLEN, LINDEX, LRANGE, LPOS. Arguments are
-//! parsed before the key is looked up (a bad index is an error even on a missing key), as in
-//! Redis.
+//! List read commands, as Redis 7 answers them: LLEN, LINDEX, LRANGE, LPOS. LRANGE and LPOS
+//! parse their arguments before looking the key up (a bad index is an error even on a missing
+//! key); LINDEX looks the key up first, as in Redis.
 
-use super::args::{int_arg, is};
+use super::args::{int_arg, is, not_integer, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::keyspace::{Keyspace, Value};
 use crate::list::List;
@@ -50,14 +50,15 @@ fn llen(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// LINDEX key index: the element at `index` (negative from the tail), nil when out of range.
+/// The key is looked up before the index is parsed (a missing key is nil whatever the index).
 fn lindex(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let index = match int_arg(&argv[2]) {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
     let l = match list_at(ctx.ks, &argv[1]) {
         Ok(Some(l)) => l,
         Ok(None) => return Reply::NullBulk,
+        Err(e) => return e,
+    };
+    let index = match int_arg(&argv[2]) {
+        Ok(i) => i,
         Err(e) => return e,
     };
     let len = l.len() as i64;
@@ -111,9 +112,12 @@ fn lpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         if !more || !(is(opt, "rank") || is(opt, "count") || is(opt, "maxlen")) {
             return Reply::syntax_error();
         }
-        let v = match int_arg(&argv[j + 1]) {
-            Ok(v) => v,
-            Err(e) => return e,
+        let v = match parse_i64(&argv[j + 1]) {
+            Some(v) => v,
+            // COUNT and MAXLEN take a non-negative integer and say so for any other text.
+            None if is(opt, "count") => return Reply::err("ERR COUNT can't be negative"),
+            None if is(opt, "maxlen") => return Reply::err("ERR MAXLEN can't be negative"),
+            None => return not_integer(),
         };
         if is(opt, "rank") {
             // PROFILE HOOK (dialect): Redis < 7.2 accepts RANK -9223372036854775808 (it then

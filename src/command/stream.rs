@@ -1,6 +1,6 @@
 //! Stream read commands, as Redis 7.4 answers them: XLEN, XRANGE, XREVRANGE (COUNT,
 //! exclusive `(` ids, `-`/`+`, `ms` alone meaning `ms-0` as a start and `ms-max` as an end),
-//! and XINFO STREAM (not FULL).
+//! and XINFO STREAM (FULL only on streams without consumer groups).
 //!
 //! XINFO STREAM's `radix-tree-nodes` is the node count of Redis' radix tree of node ids,
 //! reproduced by replaying the insertions Redis makes when it loads the snapshot (ids in
@@ -173,39 +173,63 @@ fn xrevrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     range(ctx, argv, true)
 }
 
-/// XINFO STREAM key: the Redis 7 summary (length, radix-tree-keys, radix-tree-nodes,
-/// last-generated-id, max-deleted-entry-id, entries-added, recorded-first-entry-id, groups,
-/// first-entry, last-entry). Other subcommands (FULL, GROUPS, CONSUMERS) are refused with an
-/// error saying so.
+/// XINFO STREAM key [FULL [COUNT n]]: the Redis 7 summary (length, radix-tree-keys,
+/// radix-tree-nodes, last-generated-id, max-deleted-entry-id, entries-added,
+/// recorded-first-entry-id, groups, first-entry, last-entry), or with FULL the same head, the
+/// first COUNT entries (default 10, also for a negative COUNT; 0 for all) and the groups. bitlens keeps no pending
+/// entries or consumers, so FULL on a stream with consumer groups, XINFO GROUPS and XINFO
+/// CONSUMERS are refused with an error saying so.
 fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let sub = &argv[1];
     let sub_text = String::from_utf8_lossy(sub).into_owned();
-    if !is(sub, "stream") {
-        if ["groups", "consumers", "help"].iter().any(|k| is(sub, k)) {
-            return Reply::err(format!(
-                "ERR bitlens does not answer XINFO {}",
-                sub_text.to_ascii_uppercase()
-            ));
+    let arity_err = |name: &str| {
+        Reply::err(format!(
+            "ERR wrong number of arguments for 'xinfo|{name}' command"
+        ))
+    };
+    for (name, arity) in [("groups", 3), ("consumers", 4), ("help", 2)] {
+        if is(sub, name) {
+            return if argv.len() != arity {
+                arity_err(name)
+            } else {
+                Reply::err(format!(
+                    "ERR bitlens does not answer XINFO {}",
+                    name.to_ascii_uppercase()
+                ))
+            };
         }
+    }
+    if !is(sub, "stream") {
         return Reply::err(format!(
             "ERR unknown subcommand '{sub_text}'. Try XINFO HELP."
         ));
     }
     if argv.len() < 3 {
-        return Reply::err("ERR wrong number of arguments for 'xinfo|stream' command");
-    }
-    if argv.len() > 3 {
-        return Reply::err("ERR bitlens does not answer XINFO STREAM FULL");
+        return arity_err("stream");
     }
     let s = match stream_at(ctx.ks, &argv[2]) {
         Ok(Some(s)) => s,
         Ok(None) => return Reply::err("ERR no such key"),
         Err(e) => return e,
     };
+    let bad = || {
+        Reply::err(
+            "ERR unknown subcommand or wrong number of arguments for 'STREAM'. Try XINFO HELP.",
+        )
+    };
+    let full = match argv.len() {
+        3 => None,
+        4 if is(&argv[3], "full") => Some(10),
+        6 if is(&argv[3], "full") && is(&argv[4], "count") => match int_arg(&argv[5]) {
+            Ok(n) => Some(n),
+            Err(e) => return e,
+        },
+        _ => return bad(),
+    };
     let entry = |e: Option<StreamEntry>| e.map_or(Reply::NullBulk, entry_reply);
     // PROFILE HOOK (dialect): Redis 6.x replies without max-deleted-entry-id, entries-added
     // and recorded-first-entry-id.
-    Reply::Array(vec![
+    let mut out = vec![
         Reply::bulk("length"),
         Reply::Integer(s.length as i64),
         Reply::bulk("radix-tree-keys"),
@@ -220,13 +244,38 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Reply::Integer(s.entries_added as i64),
         Reply::bulk("recorded-first-entry-id"),
         Reply::bulk(s.first_id.text()),
-        Reply::bulk("groups"),
-        Reply::Integer(s.groups.len() as i64),
-        Reply::bulk("first-entry"),
-        entry(s.first()),
-        Reply::bulk("last-entry"),
-        entry(s.last()),
-    ])
+    ];
+    match full {
+        None => out.extend([
+            Reply::bulk("groups"),
+            Reply::Integer(s.groups.len() as i64),
+            Reply::bulk("first-entry"),
+            entry(s.first()),
+            Reply::bulk("last-entry"),
+            entry(s.last()),
+        ]),
+        Some(_) if !s.groups.is_empty() => {
+            return Reply::err(
+                "ERR bitlens does not answer XINFO STREAM FULL on a stream with consumer groups",
+            )
+        }
+        Some(count) => {
+            // COUNT 0 lists every entry; a negative COUNT is the default 10.
+            let count = match count {
+                0 => None,
+                n if n < 0 => Some(10),
+                n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            };
+            let entries = s.range(StreamId::MIN, StreamId::MAX, count);
+            out.extend([
+                Reply::bulk("entries"),
+                Reply::Array(entries.into_iter().map(entry_reply).collect()),
+                Reply::bulk("groups"),
+                Reply::Array(Vec::new()),
+            ]);
+        }
+    }
+    Reply::Array(out)
 }
 
 fn key_of(id: &StreamId) -> [u8; 16] {

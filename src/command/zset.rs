@@ -183,6 +183,29 @@ fn lex_bound(arg: &[u8]) -> Option<LexBound> {
     }
 }
 
+/// Redis' check before any lexical range walk: the range is not empty (min at most max,
+/// and not equal with an exclusive end), the last member is at or above the minimum and the
+/// first at or below the maximum. On a listpack Redis then scans linearly, as
+/// [`zrange_inner`] does; on a skiplist whose scores differ it searches the skiplist's random
+/// levels, which orders members by score, not bytes: such replies cannot be reproduced.
+fn in_lex_range(sorted: &[(f64, Vec<u8>)], min: &LexBound, max: &LexBound) -> bool {
+    let rank = |b: &LexBound| match b {
+        LexBound::Min => (0, None),
+        LexBound::Incl(v) | LexBound::Excl(v) => (1, Some(v.clone())),
+        LexBound::Max => (2, None),
+    };
+    let excl = |b: &LexBound| matches!(b, LexBound::Excl(_));
+    match rank(min).cmp(&rank(max)) {
+        std::cmp::Ordering::Greater => return false,
+        std::cmp::Ordering::Equal if excl(min) || excl(max) => return false,
+        _ => {}
+    }
+    match (sorted.first(), sorted.last()) {
+        (Some(first), Some(last)) => lex_gte_min(&last.1, min) && lex_lte_max(&first.1, max),
+        _ => false,
+    }
+}
+
 fn lex_gte_min(m: &[u8], min: &LexBound) -> bool {
     match min {
         LexBound::Min => true,
@@ -293,7 +316,7 @@ fn zrange_inner(
                     .take_while(|&i| lte(sorted[i].0))
                     .collect()
             };
-            window(idx, offset, limit, z.len())
+            window(idx, offset, limit, z)
         }
         RangeBy::Lex => {
             let (Some(min), Some(max)) = (lex_bound(lo_arg), lex_bound(hi_arg)) else {
@@ -303,6 +326,9 @@ fn zrange_inner(
                 return Ok(Reply::Array(Vec::new()));
             };
             let sorted = z.sorted();
+            if !in_lex_range(sorted, &min, &max) {
+                return Ok(Reply::Array(Vec::new()));
+            }
             let idx: Vec<usize> = if rev {
                 (0..sorted.len())
                     .rev()
@@ -315,7 +341,7 @@ fn zrange_inner(
                     .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
                     .collect()
             };
-            window(idx, offset, limit, z.len())
+            window(idx, offset, limit, z)
         }
     };
     let Some(Value::ZSet(z)) = ks.get(&argv[1]) else {
@@ -333,10 +359,26 @@ fn zrange_inner(
     Ok(Reply::Array(out))
 }
 
-/// LIMIT offset count over a range: a negative offset or one past the set gives nothing; a
-/// negative count takes everything after the offset.
-fn window(idx: Vec<usize>, offset: i64, limit: i64, len: usize) -> Vec<usize> {
-    if offset < 0 || (offset > 0 && offset as u64 >= len as u64) {
+/// True when Redis keeps `z` as a skiplist rather than a listpack (more than 128 members or
+/// one longer than 64 bytes, the `zset-max-listpack-*` defaults).
+fn is_skiplist(z: &ZSet) -> bool {
+    z.len() > MAX_LISTPACK_ENTRIES || z.iter().any(|(m, _)| m.len() > MAX_LISTPACK_VALUE)
+}
+
+/// LIMIT offset count over a range (`idx`, in reply order): an offset at or past the set's
+/// size gives nothing; a negative count takes everything after the offset. A negative offset
+/// gives nothing on a listpack; on a skiplist Redis 7.4 counts it back from the end of the
+/// range (nothing when it reaches before the range's start).
+fn window(idx: Vec<usize>, offset: i64, limit: i64, z: &ZSet) -> Vec<usize> {
+    // PROFILE HOOK (dialect): Redis 7.0 gives nothing for any negative offset; 7.4 counts a
+    // negative offset from the end of the range on skiplists.
+    let negative_from_end = true;
+    let offset = if offset < 0 && negative_from_end && is_skiplist(z) {
+        idx.len() as i64 + offset
+    } else {
+        offset
+    };
+    if offset < 0 || (offset > 0 && offset as u64 >= z.len() as u64) {
         return Vec::new();
     }
     let it = idx.into_iter().skip(offset as usize);
