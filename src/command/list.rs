@@ -258,7 +258,10 @@ mod tests {
         );
         assert_eq!(execute_str(&mut ks, &["LINDEX", "l", "6"]), Reply::NullBulk);
         // The key is looked up first (Redis 7.0 and 7.4 alike).
-        assert_eq!(execute_str(&mut ks, &["LINDEX", "nokey", "x"]), Reply::NullBulk);
+        assert_eq!(
+            execute_str(&mut ks, &["LINDEX", "nokey", "x"]),
+            Reply::NullBulk
+        );
         assert_eq!(
             execute_str(&mut ks, &["LINDEX", "l", "x"]),
             Reply::err("ERR value is not an integer or out of range")
