@@ -55,8 +55,13 @@ impl Set {
     /// Number of members (SCARD).
     pub fn len(&self) -> usize {
         match self {
-            Set::Intset(b) => encoded::intset(b).map_or(0, |v| v.len()),
-            Set::Listpack(b) => encoded::listpack(b).map_or(0, |v| v.len()),
+            // Validated blobs: the intset header's count is exact; a listpack's is unless it
+            // is 65535 ("unknown").
+            Set::Intset(b) => u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as usize,
+            Set::Listpack(b) => match u16::from_le_bytes([b[4], b[5]]) {
+                u16::MAX => encoded::listpack(b).map_or(0, |v| v.len()),
+                n => n as usize,
+            },
             Set::Table(t) => t.len(),
         }
     }
