@@ -529,7 +529,7 @@ mod tests {
             let mut bytes = good.clone();
             let at = 9 + (x as usize % (bytes.len() - 9));
             bytes[at] ^= 1 << ((x >> 40) % 8);
-            if x % 5 == 0 {
+            if x.is_multiple_of(5) {
                 bytes.truncate(at);
             }
             match load_rdb(&bytes, &opts) {
