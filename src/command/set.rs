@@ -203,6 +203,8 @@ fn sintercard(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// The result set Redis builds for SUNION / SDIFF, in its reply order (module docs).
+/// PROFILE HOOK (dialect): Valkey 8+ builds these results as hashtables (order not
+/// reproducible; this order is then as good as any).
 struct ResultSet {
     /// Integers while the result is an intset.
     ints: Vec<i64>,
