@@ -68,16 +68,35 @@ pub struct StreamEntry {
     pub fields: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
-/// A consumer group, summarised (name, last delivered id, entries read, pending count,
-/// consumers).
+/// A consumer group: name, last delivered id, entries read, its pending entries list (PEL)
+/// and its consumers, as the RDB file records them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub name: Vec<u8>,
     pub last_id: StreamId,
-    /// Entries read (RDB 10+ streams), `None` when the file does not record it.
+    /// Entries read (RDB_TYPE_STREAM_LISTPACKS_2+), `None` when the file does not record it.
     pub entries_read: Option<u64>,
-    pub pending: u64,
-    pub consumers: u64,
+    /// Pending entries, in id order.
+    pub pending: Vec<PendingEntry>,
+    pub consumers: Vec<Consumer>,
+}
+
+/// One entry of a group's PEL: id, last delivery time (Unix ms) and delivery count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PendingEntry {
+    pub id: StreamId,
+    pub delivery_time_ms: u64,
+    pub delivery_count: u64,
+}
+
+/// A consumer: name, seen time, active time (RDB_TYPE_STREAM_LISTPACKS_3+; Unix ms) and the
+/// ids of its pending entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consumer {
+    pub name: Vec<u8>,
+    pub seen_time_ms: u64,
+    pub active_time_ms: Option<u64>,
+    pub pending: Vec<StreamId>,
 }
 
 /// A Redis stream.
@@ -286,7 +305,19 @@ impl Stream {
     /// Heap bytes held by the value (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
         self.nodes.iter().map(|(_, b)| b.len() + 32).sum::<usize>()
-            + self.groups.iter().map(|g| g.name.len() + 64).sum::<usize>()
+            + self
+                .groups
+                .iter()
+                .map(|g| {
+                    g.name.len()
+                        + 64
+                        + g.pending.len() * 32
+                        + g.consumers
+                            .iter()
+                            .map(|c| c.name.len() + 48 + c.pending.len() * 16)
+                            .sum::<usize>()
+                })
+                .sum::<usize>()
     }
 }
 

@@ -176,9 +176,9 @@ fn xrevrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// XINFO STREAM key [FULL [COUNT n]]: the Redis 7 summary (length, radix-tree-keys,
 /// radix-tree-nodes, last-generated-id, max-deleted-entry-id, entries-added,
 /// recorded-first-entry-id, groups, first-entry, last-entry), or with FULL the same head, the
-/// first COUNT entries (default 10, also for a negative COUNT; 0 for all) and the groups. bitlens keeps no pending
-/// entries or consumers, so FULL on a stream with consumer groups, XINFO GROUPS and XINFO
-/// CONSUMERS are refused with an error saying so.
+/// first COUNT entries (default 10, also for a negative COUNT; 0 for all) and the groups.
+/// FULL on a stream with consumer groups, XINFO GROUPS and XINFO CONSUMERS (whose `lag` and
+/// idle times are not reproduced yet) are refused with an error saying so.
 fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let sub = &argv[1];
     let sub_text = String::from_utf8_lossy(sub).into_owned();

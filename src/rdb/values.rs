@@ -28,7 +28,7 @@ use crate::hash::{Hash, HashTable};
 use crate::keyspace::Value;
 use crate::list::{List, Node};
 use crate::set::{Set, StrTable};
-use crate::stream::{Group, Stream, StreamId};
+use crate::stream::{Consumer, Group, PendingEntry, Stream, StreamId};
 
 type Out = Result<Option<Value>, RdbError>;
 
@@ -223,6 +223,12 @@ pub(super) fn hash_metadata(c: &mut Cursor<'_>, materialise: bool, pre_ga: bool)
     hash_records(c, materialise, Some(pre_ga))
 }
 
+/// A 16-byte big-endian id (PEL entries).
+fn raw_id(c: &mut Cursor<'_>, what: &str) -> Result<StreamId, RdbError> {
+    let b = c.take(16, what)?;
+    Ok(StreamId::from_key(b.try_into().expect("16 bytes")))
+}
+
 fn stream_id(c: &mut Cursor<'_>, what: &str) -> Result<StreamId, RdbError> {
     Ok(StreamId {
         ms: c.length(what)?,
@@ -287,20 +293,51 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
         } else {
             None
         };
-        let pending = c.count(25, "consumer group PEL size")?;
-        for _ in 0..pending {
-            c.take(16 + 8, "PEL entry")?;
-            c.length("PEL delivery count")?;
-        }
-        let consumers = c.count(10, "consumer count")?;
-        for _ in 0..consumers {
-            c.skip_string("consumer name")?;
-            c.take(8, "consumer seen time")?;
-            if version >= 3 {
-                c.take(8, "consumer active time")?;
+        let n = c.count(25, "consumer group PEL size")?;
+        let mut pending = Vec::with_capacity(if materialise { n as usize } else { 0 });
+        for _ in 0..n {
+            let id = raw_id(c, "PEL entry id")?;
+            let delivery_time_ms = c.u64_le("PEL delivery time")?;
+            let delivery_count = c.length("PEL delivery count")?;
+            if materialise {
+                pending.push(PendingEntry {
+                    id,
+                    delivery_time_ms,
+                    delivery_count,
+                });
             }
-            let pel = c.count(16, "consumer PEL size")?;
-            c.take(pel * 16, "consumer PEL")?;
+        }
+        let n = c.count(10, "consumer count")?;
+        let mut consumers = Vec::new();
+        for _ in 0..n {
+            let name = if materialise {
+                c.string("consumer name")?.into_owned()
+            } else {
+                c.skip_string("consumer name")?;
+                Vec::new()
+            };
+            let seen_time_ms = c.u64_le("consumer seen time")?;
+            let active_time_ms = if version >= 3 {
+                Some(c.u64_le("consumer active time")?)
+            } else {
+                None
+            };
+            let k = c.count(16, "consumer PEL size")?;
+            let mut ids = Vec::with_capacity(if materialise { k as usize } else { 0 });
+            for _ in 0..k {
+                let id = raw_id(c, "consumer PEL id")?;
+                if materialise {
+                    ids.push(id);
+                }
+            }
+            if materialise {
+                consumers.push(Consumer {
+                    name,
+                    seen_time_ms,
+                    active_time_ms,
+                    pending: ids,
+                });
+            }
         }
         if materialise {
             s.groups.push(Group {
@@ -374,8 +411,17 @@ mod tests {
                 name: b"g1".to_vec(),
                 last_id: master,
                 entries_read: Some(1),
-                pending: 0,
-                consumers: 0,
+                pending: vec![crate::stream::PendingEntry {
+                    id: master,
+                    delivery_time_ms: 1_700_000_000_123,
+                    delivery_count: 2,
+                }],
+                consumers: vec![crate::stream::Consumer {
+                    name: b"alice".to_vec(),
+                    seen_time_ms: 1_700_000_000_200,
+                    active_time_ms: Some(1_700_000_000_100),
+                    pending: vec![master],
+                }],
             }],
         };
         vec![
@@ -447,7 +493,12 @@ mod tests {
                         );
                         assert_eq!(a.last_id, b.last_id);
                         assert_eq!(a.groups.len(), b.groups.len());
-                        if version >= 10 {
+                        assert_eq!(a.groups[0].pending, b.groups[0].pending);
+                        assert_eq!(
+                            a.groups[0].consumers[0].pending,
+                            b.groups[0].consumers[0].pending
+                        );
+                        if version >= 11 {
                             assert_eq!(**a, **b, "{k} v{version}");
                         }
                     }

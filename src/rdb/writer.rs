@@ -352,9 +352,9 @@ impl<W: Write> RdbWriter<W> {
     }
 
     /// Writes a stream as RDB_TYPE_STREAM_LISTPACKS (RDB < 10), _2 (RDB 10) or _3 (RDB 11+),
-    /// node listpacks verbatim. Consumer groups are written with their name, last delivered
-    /// id and entries read; their pending entries and consumers are not kept by bitlens and
-    /// are written empty.
+    /// node listpacks verbatim, with its consumer groups (PELs and consumers; entries read
+    /// from _2 on, consumer active times from _3 on: a missing active time is written as the
+    /// seen time).
     pub fn write_stream(
         &mut self,
         key: &[u8],
@@ -374,11 +374,8 @@ impl<W: Write> RdbWriter<W> {
         self.begin_key(key, t, expire_at_ms)?;
         self.put_len(s.nodes.len() as u64)?;
         for (id, blob) in &s.nodes {
-            let mut k = [0u8; 16];
-            k[..8].copy_from_slice(&id.ms.to_be_bytes());
-            k[8..].copy_from_slice(&id.seq.to_be_bytes());
             self.put_len(16)?;
-            self.put(&k)?;
+            self.put(&key16(*id))?;
             self.put_blob(blob)?;
         }
         self.put_len(s.length)?;
@@ -395,8 +392,24 @@ impl<W: Write> RdbWriter<W> {
             if v >= 2 {
                 self.put_len(g.entries_read.unwrap_or(u64::MAX))?;
             }
-            self.put_len(0)?; // pending entries
-            self.put_len(0)?; // consumers
+            self.put_len(g.pending.len() as u64)?;
+            for p in &g.pending {
+                self.put(&key16(p.id))?;
+                self.put(&p.delivery_time_ms.to_le_bytes())?;
+                self.put_len(p.delivery_count)?;
+            }
+            self.put_len(g.consumers.len() as u64)?;
+            for c in &g.consumers {
+                self.put_string(&c.name)?;
+                self.put(&c.seen_time_ms.to_le_bytes())?;
+                if v >= 3 {
+                    self.put(&c.active_time_ms.unwrap_or(c.seen_time_ms).to_le_bytes())?;
+                }
+                self.put_len(c.pending.len() as u64)?;
+                for id in &c.pending {
+                    self.put(&key16(*id))?;
+                }
+            }
         }
         Ok(())
     }
@@ -495,6 +508,14 @@ impl<W: Write> RdbWriter<W> {
         self.w.flush()?;
         Ok(self.w)
     }
+}
+
+/// A stream id as its 16-byte big-endian form (node keys, PEL ids).
+fn key16(id: StreamId) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&id.ms.to_be_bytes());
+    k[8..].copy_from_slice(&id.seq.to_be_bytes());
+    k
 }
 
 /// Builds a DUMP payload for a string value, as Redis `DUMP` would (RDB `version` trailer).
