@@ -57,10 +57,12 @@ impl Set {
         match self {
             // Validated blobs: the intset header's count is exact; a listpack's is unless it
             // is 65535 ("unknown").
-            Set::Intset(b) => u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as usize,
-            Set::Listpack(b) => match u16::from_le_bytes([b[4], b[5]]) {
-                u16::MAX => encoded::listpack(b).map_or(0, |v| v.len()),
-                n => n as usize,
+            Set::Intset(b) => b
+                .get(4..8)
+                .map_or(0, |c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize),
+            Set::Listpack(b) => match b.get(4..6).map(|c| u16::from_le_bytes([c[0], c[1]])) {
+                Some(n) if n != u16::MAX => n as usize,
+                _ => encoded::listpack(b).map_or(0, |v| v.len()),
             },
             Set::Table(t) => t.len(),
         }
