@@ -1,6 +1,6 @@
 //! Stream read commands, as Redis 7.4 answers them: XLEN, XRANGE, XREVRANGE (COUNT,
 //! exclusive `(` ids, `-`/`+`, `ms` alone meaning `ms-0` as a start and `ms-max` as an end),
-//! and XINFO STREAM (FULL only on streams without consumer groups).
+//! XINFO STREAM (FULL only on streams without consumer groups) and XINFO GROUPS.
 //!
 //! XINFO STREAM's `radix-tree-nodes` is the node count of Redis' radix tree of node ids,
 //! reproduced by replaying the insertions Redis makes when it loads the snapshot (ids in
@@ -177,8 +177,8 @@ fn xrevrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// radix-tree-nodes, last-generated-id, max-deleted-entry-id, entries-added,
 /// recorded-first-entry-id, groups, first-entry, last-entry), or with FULL the same head, the
 /// first COUNT entries (default 10, also for a negative COUNT; 0 for all) and the groups.
-/// FULL on a stream with consumer groups, XINFO GROUPS and XINFO CONSUMERS (whose `lag` and
-/// idle times are not reproduced yet) are refused with an error saying so.
+/// FULL on a stream with consumer groups and XINFO CONSUMERS (idle times) are refused with
+/// an error saying so; XINFO GROUPS is [`xinfo_groups`].
 fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let sub = &argv[1];
     let sub_text = String::from_utf8_lossy(sub).into_owned();
@@ -187,7 +187,14 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             "ERR wrong number of arguments for 'xinfo|{name}' command"
         ))
     };
-    for (name, arity) in [("groups", 3), ("consumers", 4), ("help", 2)] {
+    if is(sub, "groups") {
+        return if argv.len() != 3 {
+            arity_err("groups")
+        } else {
+            xinfo_groups(ctx, &argv[2])
+        };
+    }
+    for (name, arity) in [("consumers", 4), ("help", 2)] {
         if is(sub, name) {
             return if argv.len() != arity {
                 arity_err(name)
@@ -276,6 +283,75 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         }
     }
     Reply::Array(out)
+}
+
+/// XINFO GROUPS key, as Redis 7: per group (in name order, as stored) its name, consumers,
+/// pending, last-delivered-id, entries-read (nil when unknown) and lag (nil when it cannot be
+/// told). The lag is entries-added minus the group's entries read when that count is known
+/// and no deletion lies at or after the group's last delivered id; otherwise it is estimated
+/// from the group's position: 0 for an empty or never-written stream and for a group at the
+/// last id, entries-added minus the length (plus one at the first entry) for a group at or
+/// before the first entry when no deletion lies at or after the first entry; else nil.
+fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
+    let s = match stream_at(ctx.ks, key) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Reply::err("ERR no such key"),
+        Err(e) => return e,
+    };
+    // PROFILE HOOK (dialect): Redis 6.x replies without entries-read and lag.
+    Reply::Array(
+        s.groups
+            .iter()
+            .map(|g| {
+                let entries_read = g.entries_read.filter(|&n| n != u64::MAX);
+                Reply::Array(vec![
+                    Reply::bulk("name"),
+                    Reply::Bulk(g.name.clone()),
+                    Reply::bulk("consumers"),
+                    Reply::Integer(g.consumers.len() as i64),
+                    Reply::bulk("pending"),
+                    Reply::Integer(g.pending.len() as i64),
+                    Reply::bulk("last-delivered-id"),
+                    Reply::bulk(g.last_id.text()),
+                    Reply::bulk("entries-read"),
+                    entries_read.map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                    Reply::bulk("lag"),
+                    group_lag(s, g.last_id, entries_read)
+                        .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// A group's lag (see [`xinfo_groups`]).
+fn group_lag(s: &Stream, last: StreamId, entries_read: Option<u64>) -> Option<u64> {
+    if s.entries_added == 0 {
+        return Some(0);
+    }
+    let deleted = s.max_deleted_id != StreamId::MIN;
+    let tombstone_from =
+        |start: StreamId| deleted && s.max_deleted_id >= s.first_id && s.max_deleted_id >= start;
+    if let Some(read) = entries_read {
+        if !tombstone_from(last) {
+            return s.entries_added.checked_sub(read);
+        }
+    }
+    let read = if (s.length == 0 && last <= s.last_id) || last == s.last_id {
+        Some(s.entries_added)
+    } else if last > s.last_id {
+        None
+    } else if !deleted || s.max_deleted_id < s.first_id {
+        let before = s.entries_added.checked_sub(s.length);
+        match last.cmp(&s.first_id) {
+            std::cmp::Ordering::Less => before,
+            std::cmp::Ordering::Equal => before.map(|b| b + 1),
+            std::cmp::Ordering::Greater => None,
+        }
+    } else {
+        None
+    };
+    read.and_then(|r| s.entries_added.checked_sub(r))
 }
 
 fn key_of(id: &StreamId) -> [u8; 16] {
@@ -434,6 +510,53 @@ mod tests {
             interval_id(b"(0-0", false),
             Err(Reply::err("ERR invalid end ID for the interval"))
         );
+    }
+
+    /// Lags as Redis 7.0.15 and 7.4.1 replied (XINFO GROUPS) for: 4 entries 1-1..1-4 and
+    /// groups at 0-0, at $, at 1-2 and one that read 2; then after XDEL 1-3; and an emptied
+    /// stream; and (s3) after XDEL of the group's last delivered id, then of the first.
+    #[test]
+    fn group_lags_as_redis() {
+        let id = |seq| StreamId { ms: 1, seq };
+        let mut s = Stream {
+            length: 4,
+            last_id: id(4),
+            first_id: id(1),
+            entries_added: 4,
+            ..Stream::default()
+        };
+        assert_eq!(group_lag(&s, StreamId::MIN, None), Some(4));
+        assert_eq!(group_lag(&s, id(4), None), Some(0));
+        assert_eq!(group_lag(&s, id(2), None), None);
+        assert_eq!(group_lag(&s, id(2), Some(2)), Some(2));
+        s.length = 3;
+        s.max_deleted_id = id(3);
+        assert_eq!(group_lag(&s, StreamId::MIN, None), None);
+        assert_eq!(group_lag(&s, id(4), None), Some(0));
+        assert_eq!(group_lag(&s, id(2), Some(2)), None);
+        let empty = Stream {
+            length: 0,
+            last_id: id(1),
+            first_id: StreamId::MIN,
+            max_deleted_id: id(1),
+            entries_added: 1,
+            ..Stream::default()
+        };
+        assert_eq!(group_lag(&empty, StreamId::MIN, None), Some(0));
+        let mut s3 = Stream {
+            length: 3,
+            last_id: id(4),
+            first_id: id(1),
+            max_deleted_id: id(2),
+            entries_added: 4,
+            ..Stream::default()
+        };
+        assert_eq!(group_lag(&s3, id(1), None), None);
+        assert_eq!(group_lag(&s3, id(2), Some(2)), None);
+        s3.length = 2;
+        s3.first_id = id(3);
+        assert_eq!(group_lag(&s3, id(1), None), Some(2));
+        assert_eq!(group_lag(&s3, id(2), Some(2)), Some(2));
     }
 
     #[test]

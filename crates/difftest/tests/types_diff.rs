@@ -364,6 +364,17 @@ fn gen_data(rng: &mut fastrand::Rng, kind: ServerKind) -> Data {
                 format!("x:{i}"),
                 vec![v("XGROUP"), v("CREATE"), v("g1"), v("0")],
             );
+            // Groups at the last id and at the first entry (lag estimated from position).
+            add(
+                &mut d,
+                format!("x:{i}"),
+                vec![v("XGROUP"), v("CREATE"), v("g2"), v("$")],
+            );
+            add(
+                &mut d,
+                format!("x:{i}"),
+                vec![v("XGROUP"), v("CREATE"), v("g3"), v(&ids[0])],
+            );
             // A consumer with pending entries (PEL) in the group.
             d.cmds.push(cmd(&[
                 b"XREADGROUP",
@@ -749,6 +760,10 @@ fn gen_cmd(
             }
             cmp = Cmp::Exact;
         }
+        38 if rng.u8(0..3) == 0 && kind != ServerKind::Redis6_2 => {
+            c = cmd(&[b"XINFO", b"GROUPS", k]);
+            cmp = Cmp::Exact;
+        }
         38 => {
             c = cmd(&[b"XINFO", b"STREAM", k]);
             let no_groups = k.starts_with(b"x:") && k[2] % 2 == 0;
@@ -943,6 +958,16 @@ fn run_kind(kind: ServerKind) {
         if let Err(e) = compare(Cmp::Exact, &mut raw, &mut side, &c) {
             failures.push(e);
         }
+        let c = cmd(&[b"XINFO", b"GROUPS", &key]);
+        if key.starts_with(b"x:") && kind != ServerKind::Redis6_2 {
+            let mut side = Side {
+                ks: &mut ks,
+                profile,
+            };
+            if let Err(e) = compare(Cmp::Exact, &mut raw, &mut side, &c) {
+                failures.push(e);
+            }
+        }
         let c = cmd(&[b"XINFO", b"STREAM", &key]);
         if key.starts_with(b"x:") && kind != ServerKind::Redis6_2 {
             let mut side = Side {
@@ -984,10 +1009,10 @@ fn run_kind(kind: ServerKind) {
             (cmd(&[b"XRANGE", k, b"-", b"+"]), 0),
         ];
         if k.starts_with(b"x:") {
-            reads.push((cmd(&[b"XINFO", b"GROUPS", k]), 0));
             reads.push((cmd(&[b"XPENDING", k, b"g1"]), 0));
             // Extended form: id, consumer, idle ms (clock-dependent: masked), deliveries.
             reads.push((cmd(&[b"XPENDING", k, b"g1", b"-", b"+", b"100"]), -1));
+            reads.push((cmd(&[b"XINFO", b"GROUPS", k]), 0));
             if kind != ServerKind::Redis6_2 {
                 reads.push((cmd(&[b"XINFO", b"STREAM", k]), 0));
             }
