@@ -132,7 +132,7 @@ pub fn type_info(t: u8) -> Option<(RedisType, &'static str)> {
 /// buffer of its first byte, or of its compressed string when `compressed`.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct BlobAt {
-    pub at: usize,
+    at: usize,
     compressed: bool,
 }
 
