@@ -36,6 +36,8 @@
 //! | `object_unknown_subcommand` | 6.x long form | rec 6.0.9/6.2.14 vs 7.0.15 |
 //! | `listpack_names` (OBJECT ENCODING) | `ziplist` on 6.x, `listpack` from 7.0 (converted on load) | rec `OBJECT ENCODING` of a small zset/hash |
 //! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
+//! | `list_listpack` | 6.x/7.0 `quicklist` for every list; 7.2+, Valkey: one node ≤ 8 KiB is `listpack` | rec `th:list:70` / `th:list:90` on every server |
+//! | `hash_ex_encoding` | small hash with field TTLs: `listpackex` (Redis 7.4), `hashtable` (Valkey 9) | rec `hash:fe` on 7.4.1 / 9.1.2 |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -189,6 +191,12 @@ pub struct Profile {
     pub hll_sparse_max_bytes: usize,
     /// `zset-max-listpack-entries` / `zset-max-listpack-value` (defaults).
     pub zset_max_listpack: (usize, usize),
+    /// A loaded list held in one node of at most `list-max-listpack-size` (-2: 8 KiB) is a
+    /// plain `listpack` (7.2+, Valkey); before, every list is a `quicklist`.
+    pub list_listpack: bool,
+    /// OBJECT ENCODING of a small hash with field expiry: `listpackex` on Redis 7.4+,
+    /// `hashtable` on Valkey 9 (which keeps such hashes as hash tables).
+    pub hash_ex_encoding: &'static str,
 }
 
 const SHAPE_ERROR: &str = "ERR exactly one of BYRADIUS and BYBOX can be specified for {}";
@@ -231,6 +239,8 @@ const BASE: Profile = Profile {
     embstr: EmbstrRule::ValueLen(44),
     hll_sparse_max_bytes: 3000,
     zset_max_listpack: (128, 64),
+    list_listpack: false,
+    hash_ex_encoding: "listpackex",
 };
 
 /// Redis 6.0.
@@ -266,6 +276,7 @@ pub const REDIS_7_2: Profile = Profile {
     score_format: ScoreFormat::Shortest,
     zrank_withscore: true,
     set_listpack: true,
+    list_listpack: true,
     commands_of: (7, 2),
     ..BASE
 };
@@ -355,6 +366,7 @@ pub const VALKEY_9_0: Profile = Profile {
     frommember_missing: MemberMissing::DoesNotExist,
     shape_error: SHAPE_ERROR_VALKEY_9,
     embstr: EmbstrRule::KeyAndValue(114),
+    hash_ex_encoding: "hashtable",
     ..VALKEY_8_1
 };
 

@@ -319,7 +319,11 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
                     acc.geo_members += z.len() as u64;
                 }
             }
-            Value::Other(_) => {}
+            Value::List(_)
+            | Value::Set(_)
+            | Value::Hash(_)
+            | Value::Stream(_)
+            | Value::Other(_) => {}
         }
         Ok(())
     })?;

@@ -53,7 +53,7 @@ impl LoadedDb {
     pub fn add(&mut self, rec: Record<'_>) {
         let Some(value) = rec.value else { return };
         let key = rec.key.into_owned();
-        if let Value::Other(_) = value {
+        if !matches!(value, Value::String(_) | Value::ZSet(_)) {
             self.other
                 .insert(key.clone(), (rec.encoding, rec.value_bytes));
         } else {
@@ -179,10 +179,12 @@ pub fn summary(
             zset_encoding(z).to_string(),
             z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
         ),
-        Value::Other(_) => match other_encoding {
-            Some((e, b)) => (e.to_string(), b),
-            None => ("unknown".to_string(), 0),
-        },
+        Value::List(_) | Value::Set(_) | Value::Hash(_) | Value::Stream(_) | Value::Other(_) => {
+            match other_encoding {
+                Some((e, b)) => (e.to_string(), b),
+                None => ("unknown".to_string(), 0),
+            }
+        }
     };
     KeySummary {
         key: key.to_vec(),
@@ -204,7 +206,9 @@ pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, String> {
     Ok(match value {
         Value::String(s) => hll_detail(s).unwrap_or_else(|| bitmap_detail(s, opts.buckets)),
         Value::ZSet(z) => geo_detail(z, opts.max_points).unwrap_or(Detail::Other),
-        Value::Other(_) => Detail::Other,
+        Value::List(_) | Value::Set(_) | Value::Hash(_) | Value::Stream(_) | Value::Other(_) => {
+            Detail::Other
+        }
     })
 }
 

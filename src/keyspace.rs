@@ -1,6 +1,6 @@
 //! The keyspace: key bytes to typed values, one Redis database. Values of types bitlens does
-//! not interpret (lists, sets, hashes, streams, modules) are kept as [`Value::Other`] so that
-//! TYPE, EXISTS, KEYS and WRONGTYPE errors still answer as Redis does.
+//! not interpret (modules) are kept as [`Value::Other`] so that TYPE, EXISTS, KEYS and
+//! WRONGTYPE errors still answer as Redis does.
 //!
 //! Expiry: a keyspace may carry a clock ([`Keyspace::set_clock`], Unix milliseconds). At that
 //! clock a key whose expiry is past (`clock > expire_at_ms`, as Redis' `keyIsExpired`) is
@@ -11,6 +11,10 @@
 
 use std::collections::HashMap;
 
+use crate::hash::Hash;
+use crate::list::List;
+use crate::set::Set;
+use crate::stream::Stream;
 use crate::string::RedisString;
 use crate::zset::ZSet;
 
@@ -49,7 +53,15 @@ pub enum Value {
     String(RedisString),
     /// A sorted set (GEO keys are sorted sets).
     ZSet(ZSet),
-    /// A value of a type bitlens does not interpret; only its type is kept.
+    /// A list (quicklist nodes kept encoded).
+    List(List),
+    /// A set (intset, listpack or hashtable).
+    Set(Set),
+    /// A hash, with optional per-field expiry.
+    Hash(Hash),
+    /// A stream.
+    Stream(Box<Stream>),
+    /// A value of a type bitlens does not interpret (modules); only its type is kept.
     Other(RedisType),
 }
 
@@ -59,6 +71,10 @@ impl Value {
         match self {
             Value::String(_) => RedisType::String,
             Value::ZSet(_) => RedisType::ZSet,
+            Value::List(_) => RedisType::List,
+            Value::Set(_) => RedisType::Set,
+            Value::Hash(_) => RedisType::Hash,
+            Value::Stream(_) => RedisType::Stream,
             Value::Other(t) => *t,
         }
     }
@@ -98,11 +114,21 @@ pub fn wall_clock_ms() -> i64 {
 
 impl Entry {
     /// True when this entry's expiry is past at `clock_ms` (Redis: `now > when`).
+    /// A hash whose every field has expired at the clock is gone too (Redis 7.4 and Valkey 9
+    /// delete a hash with its last field; recorded `hash:fe:allgone` on 7.4.1 and 9.1.2).
     pub fn expired_at(&self, clock_ms: Option<i64>) -> bool {
         match (self.expire_at_ms, clock_ms) {
-            (Some(when), Some(now)) => now > when,
+            (Some(when), Some(now)) if now > when => true,
+            (_, Some(_)) => {
+                matches!(&self.value, Value::Hash(h) if h.has_field_expiry() && h.is_empty(clock_ms))
+            }
             _ => false,
         }
+    }
+
+    /// True when this entry can expire: a key expiry or a hash field with its own.
+    fn may_expire(&self) -> bool {
+        self.expire_at_ms.is_some() || matches!(&self.value, Value::Hash(h) if h.has_field_expiry())
     }
 }
 
@@ -186,15 +212,13 @@ impl Keyspace {
 
     /// Stores `value` under `key` with an optional absolute expiry in Unix milliseconds.
     pub fn insert(&mut self, key: Vec<u8>, value: Value, expire_at_ms: Option<i64>) {
-        self.expiring += expire_at_ms.is_some() as usize;
-        let old = self.entries.insert(
-            key,
-            Entry {
-                value,
-                expire_at_ms,
-            },
-        );
-        if old.is_some_and(|o| o.expire_at_ms.is_some()) {
+        let entry = Entry {
+            value,
+            expire_at_ms,
+        };
+        self.expiring += entry.may_expire() as usize;
+        let old = self.entries.insert(key, entry);
+        if old.is_some_and(|o| o.may_expire()) {
             self.expiring -= 1;
         }
     }
@@ -205,7 +229,7 @@ impl Keyspace {
         let clock = self.clock_ms;
         match self.entries.remove(key) {
             Some(e) => {
-                self.expiring -= e.expire_at_ms.is_some() as usize;
+                self.expiring -= e.may_expire() as usize;
                 !e.expired_at(clock)
             }
             None => false,

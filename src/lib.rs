@@ -4,7 +4,8 @@
 //! Layout (one responsibility per module):
 //! - [`rdb`]: RDB file / DUMP payload decoding and a small RDB writer.
 //! - [`string`]: the string value type (dense bytes, later sparse) shared by bitmap and HLL code.
-//! - [`zset`]: sorted sets (GEO keys are sorted sets).
+//! - [`zset`]: sorted sets (GEO keys are sorted sets); [`list`], [`set`], [`hash`], [`stream`]:
+//!   the other core types, kept in their encoded bytes and decoded on demand.
 //! - [`bitmap`], [`hll`], [`geo`]: the engines, free of any command parsing.
 //! - [`keyspace`]: keys to values, with expiry; [`keydetail`]: per-key summaries for a key browser.
 //! - [`command`]: argv in, [`reply::Reply`] out, as the profile's server would answer;
@@ -20,13 +21,17 @@ pub mod demo;
 pub mod dialect;
 pub mod geo;
 pub mod glob;
+pub mod hash;
 pub mod hll;
 pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
+pub mod list;
 pub mod rdb;
 pub mod reply;
 pub mod session;
+pub mod set;
+pub mod stream;
 pub mod string;
 pub mod zset;
 

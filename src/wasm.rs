@@ -228,7 +228,7 @@ impl Engine {
         }
         let encoding = crate::rdb::type_info(bytes[0]).map_or("unknown", |i| i.1);
         self.other.remove(&key);
-        if let Value::Other(_) = value {
+        if !matches!(value, Value::String(_) | Value::ZSet(_)) {
             self.other
                 .insert(key.clone(), (encoding, bytes.len() as u64 - 10));
         }

@@ -31,6 +31,10 @@ fn conformance_dumps_load_with_recorded_types_lengths_expiries() {
             match &entry.value {
                 Value::String(s) => assert_eq!(s.len(), len, "{set} {}", f[0]),
                 Value::ZSet(z) => assert_eq!(z.len() as u64, len, "{set} {}", f[0]),
+                Value::List(l) => assert_eq!(l.len() as u64, len, "{set} {}", f[0]),
+                Value::Set(v) => assert_eq!(v.len() as u64, len, "{set} {}", f[0]),
+                Value::Hash(h) => assert_eq!(h.len(None) as u64, len, "{set} {}", f[0]),
+                Value::Stream(x) => assert_eq!(x.length, len, "{set} {}", f[0]),
                 Value::Other(_) => {}
             }
             let pexp: i64 = f[4].parse().unwrap();

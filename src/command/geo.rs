@@ -1,6 +1,6 @@
-//! GEO and sorted-set read commands, with the profile's argument rules, error texts and RESP2
-//! reply shapes: GEOSEARCH, GEOSEARCHSTORE, GEORADIUS_RO, GEORADIUSBYMEMBER_RO, GEOPOS,
-//! GEODIST, GEOHASH, ZSCORE, ZCARD, ZRANGE.
+//! GEO read commands, with the profile's argument rules, error texts and RESP2 reply shapes:
+//! GEOSEARCH, GEOSEARCHSTORE, GEORADIUS_RO, GEORADIUSBYMEMBER_RO, GEOPOS, GEODIST, GEOHASH
+//! (the sorted-set commands are in [`super::zset`]).
 //!
 //! Search replies list, per member: the name, then (when asked) the distance (4 decimals in
 //! the requested unit, [`Profile::format_dist`]), the hash (integer score), and the coordinates
@@ -8,6 +8,7 @@
 //! errors are the profile's.
 
 use super::args::{float_arg, int_arg, is};
+use super::zset::zset_at;
 use super::{CommandSpec, Ctx};
 use crate::dialect::{MemberMissing, Profile};
 use crate::geo::geohash;
@@ -16,7 +17,7 @@ use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
 use crate::zset::ZSet;
 
-/// GEO and sorted-set commands.
+/// GEO commands.
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "geosearch",
@@ -53,31 +54,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         arity: -2,
         handler: geohash_cmd,
     },
-    CommandSpec {
-        name: "zscore",
-        arity: 3,
-        handler: zscore,
-    },
-    CommandSpec {
-        name: "zcard",
-        arity: 2,
-        handler: zcard,
-    },
-    CommandSpec {
-        name: "zrange",
-        arity: -4,
-        handler: zrange,
-    },
 ];
-
-/// The sorted set under `key`: `Ok(None)` when missing, WRONGTYPE for other types.
-fn zset_at<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a ZSet>, Reply> {
-    match ks.get(key) {
-        None => Ok(None),
-        Some(Value::ZSet(z)) => Ok(Some(z)),
-        Some(_) => Err(Reply::wrong_type()),
-    }
-}
 
 /// Metres per unit for `m`, `km`, `ft`, `mi` (case-insensitive).
 fn unit(arg: &[u8]) -> Result<f64, Reply> {
@@ -443,266 +420,6 @@ fn geohash_cmd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             })
             .collect(),
     )
-}
-
-/// ZSCORE key member.
-fn zscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    match zset_at(ks, &argv[1]) {
-        Err(e) => e,
-        Ok(z) => match z.and_then(|z| z.score(&argv[2])) {
-            Some(s) => Reply::bulk(ctx.profile.format_score(s)),
-            None => Reply::NullBulk,
-        },
-    }
-}
-
-/// ZCARD key.
-fn zcard(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    match zset_at(ks, &argv[1]) {
-        Err(e) => e,
-        Ok(z) => Reply::Integer(z.map_or(0, |z| z.len() as i64)),
-    }
-}
-
-/// ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES], as Redis
-/// 7: index ranges (negative from the end), score ranges (`(` exclusive, `-inf`/`+inf`) and
-/// lexical ranges (`[a`, `(a`, `-`, `+`; the first member at or above the minimum, then while
-/// at or below the maximum). With REV the range is given as max then min.
-fn zrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    match zrange_inner(ctx.ks, ctx.profile, argv) {
-        Ok(r) | Err(r) => r,
-    }
-}
-
-#[derive(PartialEq, Clone, Copy)]
-enum RangeBy {
-    Rank,
-    Score,
-    Lex,
-}
-
-/// A lexical range bound.
-enum LexBound {
-    Min,
-    Max,
-    Incl(Vec<u8>),
-    Excl(Vec<u8>),
-}
-
-/// `strtod` as ZRANGE BYSCORE uses it: leading spaces allowed, overflow to ±inf and an empty
-/// string (0) accepted, NaN and trailing bytes rejected.
-fn lenient_float(s: &[u8]) -> Option<f64> {
-    let s = &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())];
-    let start = s
-        .iter()
-        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
-        .unwrap_or(s.len());
-    if s.is_empty() {
-        return Some(0.0);
-    }
-    if start == s.len() {
-        return None;
-    }
-    let t = &s[start..];
-    if let Some(v) = crate::command::args::parse_f64(t) {
-        return Some(v);
-    }
-    // parse_f64 refuses overflow and underflow; strtod returns ±inf / 0 for them.
-    let text = std::str::from_utf8(t).ok()?;
-    let lower = text.to_ascii_lowercase();
-    let body = lower.trim_start_matches(['+', '-']);
-    if body.is_empty()
-        || body.contains("nan")
-        || !body
-            .bytes()
-            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'))
-    {
-        return None;
-    }
-    text.parse::<f64>().ok()
-}
-
-fn score_bound(arg: &[u8]) -> Option<(f64, bool)> {
-    match arg.split_first() {
-        Some((b'(', rest)) => lenient_float(rest).map(|v| (v, true)),
-        _ => lenient_float(arg).map(|v| (v, false)),
-    }
-}
-
-fn lex_bound(arg: &[u8]) -> Option<LexBound> {
-    match arg {
-        b"+" => Some(LexBound::Max),
-        b"-" => Some(LexBound::Min),
-        [b'(', rest @ ..] => Some(LexBound::Excl(rest.to_vec())),
-        [b'[', rest @ ..] => Some(LexBound::Incl(rest.to_vec())),
-        _ => None,
-    }
-}
-
-fn lex_gte_min(m: &[u8], min: &LexBound) -> bool {
-    match min {
-        LexBound::Min => true,
-        LexBound::Max => false,
-        LexBound::Incl(v) => m >= v.as_slice(),
-        LexBound::Excl(v) => m > v.as_slice(),
-    }
-}
-
-fn lex_lte_max(m: &[u8], max: &LexBound) -> bool {
-    match max {
-        LexBound::Min => false,
-        LexBound::Max => true,
-        LexBound::Incl(v) => m <= v.as_slice(),
-        LexBound::Excl(v) => m < v.as_slice(),
-    }
-}
-
-fn zrange_inner(ks: &mut Keyspace, p: &Profile, argv: &[Vec<u8>]) -> Result<Reply, Reply> {
-    if !p.zrange_by {
-        // Redis 6.0: ZRANGE key start stop [WITHSCORES], indexes parsed first.
-        int_arg(&argv[2])?;
-        int_arg(&argv[3])?;
-        if argv.len() > 5 || (argv.len() == 5 && !is(&argv[4], "withscores")) {
-            return Err(Reply::syntax_error());
-        }
-    }
-    let (mut rev, mut withscores) = (false, false);
-    let mut by = None;
-    let (mut offset, mut limit) = (0i64, -1i64);
-    let mut j = 4;
-    while j < argv.len() {
-        let a = &argv[j];
-        let left = argv.len() - j - 1;
-        if is(a, "withscores") {
-            withscores = true;
-        } else if is(a, "limit") && left >= 2 {
-            offset = int_arg(&argv[j + 1])?;
-            limit = int_arg(&argv[j + 2])?;
-            j += 2;
-        } else if !rev && is(a, "rev") {
-            rev = true;
-        } else if by.is_none() && is(a, "bylex") {
-            by = Some(RangeBy::Lex);
-        } else if by.is_none() && is(a, "byscore") {
-            by = Some(RangeBy::Score);
-        } else {
-            return Err(Reply::syntax_error());
-        }
-        j += 1;
-    }
-    let by = by.unwrap_or(RangeBy::Rank);
-    if limit != -1 && by == RangeBy::Rank {
-        return Err(Reply::err(
-            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
-        ));
-    }
-    if withscores && by == RangeBy::Lex {
-        return Err(Reply::err(
-            "ERR syntax error, WITHSCORES not supported in combination with BYLEX",
-        ));
-    }
-    let (lo_arg, hi_arg) = if rev && by != RangeBy::Rank {
-        (&argv[3], &argv[2])
-    } else {
-        (&argv[2], &argv[3])
-    };
-    // Indexes into `sorted`, in reply order.
-    let picked: Vec<usize> = match by {
-        RangeBy::Rank => {
-            let start = int_arg(lo_arg)?;
-            let stop = int_arg(hi_arg)?;
-            let Some(z) = zset_at(ks, &argv[1])? else {
-                return Ok(Reply::Array(Vec::new()));
-            };
-            let len = z.len() as i64;
-            let start = if start < 0 { len + start } else { start }.max(0);
-            let stop = if stop < 0 { len + stop } else { stop };
-            if start > stop || start >= len {
-                return Ok(Reply::Array(Vec::new()));
-            }
-            let stop = stop.min(len - 1);
-            (start..=stop)
-                .map(|i| if rev { len - 1 - i } else { i } as usize)
-                .collect()
-        }
-        RangeBy::Score => {
-            let (Some((min, minex)), Some((max, maxex))) =
-                (score_bound(lo_arg), score_bound(hi_arg))
-            else {
-                return Err(Reply::err("ERR min or max is not a float"));
-            };
-            let Some(z) = zset_at(ks, &argv[1])? else {
-                return Ok(Reply::Array(Vec::new()));
-            };
-            let gte = |s: f64| if minex { s > min } else { s >= min };
-            let lte = |s: f64| if maxex { s < max } else { s <= max };
-            let sorted = z.sorted();
-            let idx: Vec<usize> = if rev {
-                (0..sorted.len())
-                    .rev()
-                    .skip_while(|&i| !lte(sorted[i].0))
-                    .take_while(|&i| gte(sorted[i].0))
-                    .collect()
-            } else {
-                (0..sorted.len())
-                    .skip_while(|&i| !gte(sorted[i].0))
-                    .take_while(|&i| lte(sorted[i].0))
-                    .collect()
-            };
-            window(idx, offset, limit, z.len())
-        }
-        RangeBy::Lex => {
-            let (Some(min), Some(max)) = (lex_bound(lo_arg), lex_bound(hi_arg)) else {
-                return Err(Reply::err("ERR min or max not valid string range item"));
-            };
-            let Some(z) = zset_at(ks, &argv[1])? else {
-                return Ok(Reply::Array(Vec::new()));
-            };
-            let sorted = z.sorted();
-            let idx: Vec<usize> = if rev {
-                (0..sorted.len())
-                    .rev()
-                    .skip_while(|&i| !lex_lte_max(&sorted[i].1, &max))
-                    .take_while(|&i| lex_gte_min(&sorted[i].1, &min))
-                    .collect()
-            } else {
-                (0..sorted.len())
-                    .skip_while(|&i| !lex_gte_min(&sorted[i].1, &min))
-                    .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
-                    .collect()
-            };
-            window(idx, offset, limit, z.len())
-        }
-    };
-    let Some(Value::ZSet(z)) = ks.get(&argv[1]) else {
-        return Ok(Reply::Array(Vec::new()));
-    };
-    let sorted = z.sorted();
-    let mut out = Vec::with_capacity(picked.len() * (1 + withscores as usize));
-    for i in picked {
-        let (s, m) = &sorted[i];
-        out.push(Reply::bulk(m));
-        if withscores {
-            out.push(Reply::bulk(p.format_score(*s)));
-        }
-    }
-    Ok(Reply::Array(out))
-}
-
-/// LIMIT offset count over a range: a negative offset or one past the set gives nothing; a
-/// negative count takes everything after the offset.
-fn window(idx: Vec<usize>, offset: i64, limit: i64, len: usize) -> Vec<usize> {
-    if offset < 0 || (offset > 0 && offset as u64 >= len as u64) {
-        return Vec::new();
-    }
-    let it = idx.into_iter().skip(offset as usize);
-    if limit < 0 {
-        it.collect()
-    } else {
-        it.take(limit as usize).collect()
-    }
 }
 
 #[cfg(test)]

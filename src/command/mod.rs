@@ -11,8 +11,13 @@ pub mod analytics;
 pub mod args;
 pub mod bitmap;
 pub mod geo;
+pub mod hash;
 pub mod hll;
 pub mod keys;
+pub mod list;
+pub mod set;
+pub mod stream;
+pub mod zset;
 
 use crate::dialect::Profile;
 use crate::keyspace::Keyspace;
@@ -62,12 +67,17 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 5] {
+fn tables() -> [&'static [CommandSpec]; 10] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
         hll::COMMANDS,
         geo::COMMANDS,
+        zset::COMMANDS,
+        list::COMMANDS,
+        set::COMMANDS,
+        hash::COMMANDS,
+        stream::COMMANDS,
         analytics::COMMANDS,
     ]
 }

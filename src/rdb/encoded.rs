@@ -345,6 +345,204 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
     Ok(items)
 }
 
+/// Encoders of the blobs above, for tests across the crate (listpacks, ziplists, intsets and
+/// zipmaps built as Redis lays them out, from the format descriptions in the module docs).
+#[cfg(test)]
+pub(crate) mod test_blobs {
+    use super::Item;
+
+    /// A listpack of `items`, each with Redis' smallest encoding and its back-length.
+    pub fn listpack(items: &[Item<'_>]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for it in items {
+            let mut e = Vec::new();
+            match *it {
+                Item::Int(v) if (0..=127).contains(&v) => e.push(v as u8),
+                Item::Int(v) if (-4096..4096).contains(&v) => {
+                    let u = (v as u16) & 0x1FFF;
+                    e.extend_from_slice(&[0xC0 | (u >> 8) as u8, u as u8]);
+                }
+                Item::Int(v) => {
+                    let (tag, w) = if i16::try_from(v).is_ok() {
+                        (0xF1, 2)
+                    } else if (-(1 << 23)..(1 << 23)).contains(&v) {
+                        (0xF2, 3)
+                    } else if i32::try_from(v).is_ok() {
+                        (0xF3, 4)
+                    } else {
+                        (0xF4, 8)
+                    };
+                    e.push(tag);
+                    e.extend_from_slice(&v.to_le_bytes()[..w]);
+                }
+                Item::Str(s) if s.len() < 64 => {
+                    e.push(0x80 | s.len() as u8);
+                    e.extend_from_slice(s);
+                }
+                Item::Str(s) if s.len() < 4096 => {
+                    e.extend_from_slice(&[0xE0 | (s.len() >> 8) as u8, s.len() as u8]);
+                    e.extend_from_slice(s);
+                }
+                Item::Str(s) => {
+                    e.push(0xF0);
+                    e.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                    e.extend_from_slice(s);
+                }
+            }
+            let mut groups = Vec::new();
+            let mut l = e.len();
+            loop {
+                groups.push((l & 127) as u8);
+                l >>= 7;
+                if l == 0 {
+                    break;
+                }
+            }
+            groups.reverse();
+            for g in groups.iter_mut().skip(1) {
+                *g |= 128;
+            }
+            body.extend(e);
+            body.extend(groups);
+        }
+        let total = 6 + body.len() + 1;
+        let mut out = (total as u32).to_le_bytes().to_vec();
+        out.extend_from_slice(&(items.len().min(0xFFFF) as u16).to_le_bytes());
+        out.extend(body);
+        out.push(0xFF);
+        out
+    }
+
+    /// Strings as Redis stores them in a listpack or ziplist: canonical integers as integers.
+    pub fn items<'a>(strs: &[&'a [u8]]) -> Vec<Item<'a>> {
+        strs.iter()
+            .map(|s| match crate::command::args::parse_i64(s) {
+                Some(v) => Item::Int(v),
+                None => Item::Str(s),
+            })
+            .collect()
+    }
+
+    /// A listpack of strings (integer-looking ones stored as integers).
+    pub fn listpack_strs(strs: &[&[u8]]) -> Vec<u8> {
+        listpack(&items(strs))
+    }
+
+    /// A ziplist of `items`, each with Redis' smallest encoding.
+    pub fn ziplist(items: &[Item<'_>]) -> Vec<u8> {
+        let mut body = Vec::new();
+        let mut prev = 0usize;
+        let mut tail = 10;
+        for it in items {
+            let start = body.len();
+            tail = 10 + start;
+            if prev < 254 {
+                body.push(prev as u8);
+            } else {
+                body.push(254);
+                body.extend_from_slice(&(prev as u32).to_le_bytes());
+            }
+            match *it {
+                Item::Int(v) if (0..=12).contains(&v) => body.push(0xF1 + v as u8),
+                Item::Int(v) => {
+                    let (tag, w) = if i8::try_from(v).is_ok() {
+                        (0xFE, 1)
+                    } else if i16::try_from(v).is_ok() {
+                        (0xC0, 2)
+                    } else if (-(1 << 23)..(1 << 23)).contains(&v) {
+                        (0xF0, 3)
+                    } else if i32::try_from(v).is_ok() {
+                        (0xD0, 4)
+                    } else {
+                        (0xE0, 8)
+                    };
+                    body.push(tag);
+                    body.extend_from_slice(&v.to_le_bytes()[..w]);
+                }
+                Item::Str(s) if s.len() < 64 => {
+                    body.push(s.len() as u8);
+                    body.extend_from_slice(s);
+                }
+                Item::Str(s) if s.len() < 16384 => {
+                    body.extend_from_slice(&[0x40 | (s.len() >> 8) as u8, s.len() as u8]);
+                    body.extend_from_slice(s);
+                }
+                Item::Str(s) => {
+                    body.push(0x80);
+                    body.extend_from_slice(&(s.len() as u32).to_be_bytes());
+                    body.extend_from_slice(s);
+                }
+            }
+            prev = body.len() - start;
+        }
+        let total = 10 + body.len() + 1;
+        let mut out = (total as u32).to_le_bytes().to_vec();
+        out.extend_from_slice(&(tail as u32).to_le_bytes());
+        out.extend_from_slice(&(items.len().min(0xFFFF) as u16).to_le_bytes());
+        out.extend(body);
+        out.push(0xFF);
+        out
+    }
+
+    /// An intset of `width`-byte integers (`vals` ascending).
+    pub fn intset(width: u32, vals: &[i64]) -> Vec<u8> {
+        let mut b = width.to_le_bytes().to_vec();
+        b.extend_from_slice(&(vals.len() as u32).to_le_bytes());
+        for v in vals {
+            b.extend_from_slice(&v.to_le_bytes()[..width as usize]);
+        }
+        b
+    }
+
+    /// A zipmap of (field, value) pairs with no free space.
+    pub fn zipmap(pairs: &[(&[u8], &[u8])]) -> Vec<u8> {
+        let mut b = vec![pairs.len().min(254) as u8];
+        let len = |b: &mut Vec<u8>, n: usize| {
+            if n < 254 {
+                b.push(n as u8);
+            } else {
+                b.push(254);
+                b.extend_from_slice(&(n as u32).to_le_bytes());
+            }
+        };
+        for (f, v) in pairs {
+            len(&mut b, f.len());
+            b.extend_from_slice(f);
+            len(&mut b, v.len());
+            b.push(0);
+            b.extend_from_slice(v);
+        }
+        b.push(0xFF);
+        b
+    }
+
+    #[test]
+    fn encoders_round_trip() {
+        let strs: Vec<Vec<u8>> = vec![
+            b"a".to_vec(),
+            vec![b'x'; 100],
+            vec![b'y'; 5000],
+            vec![b'z'; 20000],
+            b"0".to_vec(),
+            b"127".to_vec(),
+            b"-4096".to_vec(),
+            b"30000".to_vec(),
+            b"-8000000".to_vec(),
+            b"2000000000".to_vec(),
+            b"-9223372036854775808".to_vec(),
+            b"12".to_vec(),
+            b"13".to_vec(),
+        ];
+        let refs: Vec<&[u8]> = strs.iter().map(|s| s.as_slice()).collect();
+        let want = items(&refs);
+        assert_eq!(super::listpack(&listpack(&want)).unwrap(), want);
+        assert_eq!(super::ziplist(&ziplist(&want)).unwrap(), want);
+        assert_eq!(super::intset(&intset(4, &[-3, 9])).unwrap(), vec![-3, 9]);
+        let zm = zipmap(&[(b"f", b"v"), (b"long", &[b'q'; 300])]);
+        assert_eq!(super::zipmap(&zm).unwrap().len(), 4);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,17 +11,19 @@
 //! A DUMP payload is one value (type byte + encoding) followed by the 2-byte little-endian RDB
 //! version and the CRC-64 of everything before it.
 //!
-//! Strings and sorted sets are decoded into [`Value::String`] / [`Value::ZSet`]; every other
-//! type is walked through its real structure (embedded listpacks, ziplists, intsets checked)
-//! and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
+//! Strings and sorted sets are decoded into [`Value::String`] / [`Value::ZSet`]; lists, sets,
+//! hashes and streams into [`Value::List`] / [`Value::Set`] / [`Value::Hash`] /
+//! [`Value::Stream`], their embedded listpacks, ziplists, intsets and zipmaps validated once
+//! and kept as bytes (`values`); module values are walked and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
 //! never a panic; no allocation exceeds what the input's size justifies.
 
 pub mod detect;
-mod encoded;
+pub(crate) mod encoded;
 pub mod format;
 mod input;
 pub mod lzf;
 mod reader;
+mod values;
 mod writer;
 
 pub use detect::{detect, Detected};

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use super::encoded::{self, BlobError, Item};
 use super::format::ValueKind;
+use super::values;
 use super::RdbError;
 use crate::keyspace::{RedisType, Value};
 use crate::string::RedisString;
@@ -19,7 +20,7 @@ use crate::zset::ZSet;
 /// Where an embedded blob (listpack, ziplist, intset, zipmap) is: the offset in the cursor's
 /// buffer of its first byte, or of its compressed string when `compressed`.
 #[derive(Debug, Clone, Copy)]
-struct BlobAt {
+pub(super) struct BlobAt {
     at: usize,
     compressed: bool,
 }
@@ -94,7 +95,7 @@ impl<'a> Cursor<'a> {
     /// An error inside an embedded blob. For a raw blob the offset is the bad byte itself; an
     /// LZF-compressed blob's bytes do not exist in the input, so the error points at the
     /// compressed string and names the offset within its decompressed content.
-    fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
+    pub(super) fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
         if blob.compressed {
             self.err_at(
                 blob.at,
@@ -305,7 +306,7 @@ impl<'a> Cursor<'a> {
 
     /// A string that holds an embedded blob, with where it is in `buf` (blobs are only stored
     /// raw or LZF-compressed).
-    fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
+    pub(super) fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
         let at = self.pos;
         let s = self.string(what)?;
         // For raw strings the blob starts after the length header.
@@ -320,20 +321,6 @@ impl<'a> Cursor<'a> {
             },
         };
         Ok((s, blob_at))
-    }
-
-    fn check_blob(
-        &mut self,
-        what: &str,
-        check: bool,
-        decode: for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>,
-    ) -> Result<(), RdbError> {
-        if !check {
-            return self.skip_string(what).map(|_| ());
-        }
-        let (b, at) = self.blob(what)?;
-        decode(&b).map_err(|e| self.blob_err(at, what, e))?;
-        Ok(())
     }
 
     fn zset_blob(
@@ -422,70 +409,14 @@ impl<'a> Cursor<'a> {
         Ok(module_name(id))
     }
 
-    /// Walks a stream of layout `v` (1: RDB_TYPE_STREAM_LISTPACKS, 2: _2 adds first/max-deleted
-    /// ids, entries added and per-group entries read, 3: _3 adds consumer active time).
-    fn stream(&mut self, v: u8, check: bool) -> Result<(), RdbError> {
-        let nodes = self.count(2, "stream listpack count")?;
-        for _ in 0..nodes {
-            let at = self.pos;
-            let id_len = self.skip_string("stream node id")?;
-            if id_len != 16 {
-                return Err(
-                    self.err_at(at, format!("stream node id of {id_len} bytes, expected 16"))
-                );
-            }
-            self.check_blob("stream listpack", check, encoded::listpack)?;
-        }
-        self.length("stream length")?;
-        self.length("stream last id ms")?;
-        self.length("stream last id seq")?;
-        if v >= 2 {
-            for what in [
-                "stream first id ms",
-                "stream first id seq",
-                "stream max deleted id ms",
-                "stream max deleted id seq",
-                "stream entries added",
-            ] {
-                self.length(what)?;
-            }
-        }
-        let groups = self.count(3, "stream consumer group count")?;
-        for _ in 0..groups {
-            self.skip_string("consumer group name")?;
-            self.length("consumer group last id ms")?;
-            self.length("consumer group last id seq")?;
-            if v >= 2 {
-                self.length("consumer group entries read")?;
-            }
-            let pel = self.count(25, "consumer group PEL size")?;
-            for _ in 0..pel {
-                self.take(16 + 8, "PEL entry")?;
-                self.length("PEL delivery count")?;
-            }
-            let consumers = self.count(10, "consumer count")?;
-            for _ in 0..consumers {
-                self.skip_string("consumer name")?;
-                self.take(8, "consumer seen time")?;
-                if v >= 3 {
-                    self.take(8, "consumer active time")?;
-                }
-                let pel = self.count(16, "consumer PEL size")?;
-                self.take(pel * 16, "consumer PEL")?;
-            }
-        }
-        Ok(())
-    }
-
     /// Reads one value of kind `kind` (the type byte already mapped through the file's
     /// [`super::Format`]). With `materialise` false the value is walked (every length
-    /// checked) but not built, and `Ok(None)` is returned; with it true, strings and sorted
-    /// sets are built and embedded blobs of other types are fully validated.
+    /// checked) but not built, and `Ok(None)` is returned; with it true, the value is built
+    /// and its embedded blobs are fully validated.
     pub fn value(&mut self, kind: ValueKind, materialise: bool) -> Result<Option<Value>, RdbError> {
         use crate::zset::ZSet; // the type (the glob below brings the ValueKind variant)
         use ValueKind::*;
         let at = self.pos;
-        let check = materialise;
         let other = |rt: RedisType| Ok(materialise.then_some(Value::Other(rt)));
         match kind {
             String => {
@@ -496,25 +427,9 @@ impl<'a> Cursor<'a> {
                     Ok(None)
                 }
             }
-            List | Set => {
-                let n = self.count(1, "element count")?;
-                for _ in 0..n {
-                    self.skip_string("element")?;
-                }
-                other(if kind == List {
-                    RedisType::List
-                } else {
-                    RedisType::Set
-                })
-            }
-            Hash => {
-                let n = self.count(2, "hash field count")?;
-                for _ in 0..n {
-                    self.skip_string("hash field")?;
-                    self.skip_string("hash value")?;
-                }
-                other(RedisType::Hash)
-            }
+            List => values::list_linked(self, materialise),
+            Set => values::set_table(self, materialise),
+            Hash => values::hash_table(self, materialise),
             ZSet | ZSet2 => {
                 let n = self.count(if kind == ZSet { 2 } else { 9 }, "sorted set size")?;
                 // `count` bounds n by the bytes left (9 or 2 bytes per entry at least).
@@ -554,35 +469,12 @@ impl<'a> Cursor<'a> {
                 }
                 Ok(materialise.then(|| Value::ZSet(ZSet::from_pairs(pairs))))
             }
-            HashZipmap => {
-                self.check_blob("zipmap", check, encoded::zipmap)?;
-                other(RedisType::Hash)
-            }
-            ListZiplist => {
-                self.check_blob("ziplist", check, encoded::ziplist)?;
-                other(RedisType::List)
-            }
-            HashZiplist => {
-                self.check_blob("ziplist", check, encoded::ziplist)?;
-                other(RedisType::Hash)
-            }
-            SetIntset => {
-                if check {
-                    let (b, b_at) = self.blob("intset")?;
-                    encoded::intset(&b).map_err(|e| self.blob_err(b_at, "intset", e))?;
-                } else {
-                    self.skip_string("intset")?;
-                }
-                other(RedisType::Set)
-            }
-            SetListpack => {
-                self.check_blob("listpack", check, encoded::listpack)?;
-                other(RedisType::Set)
-            }
-            HashListpack => {
-                self.check_blob("listpack", check, encoded::listpack)?;
-                other(RedisType::Hash)
-            }
+            HashZipmap => values::hash_zipmap(self, materialise),
+            ListZiplist => values::list_ziplist(self, materialise),
+            HashZiplist => values::hash_ziplist(self, materialise),
+            SetIntset => values::set_intset(self, materialise),
+            SetListpack => values::set_listpack(self, materialise),
+            HashListpack => values::hash_listpack(self, materialise),
             ZSetZiplist | ZSetListpack => {
                 type Decode = for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>;
                 let (name, dec): (&str, Decode) = if kind == ZSetZiplist {
@@ -597,88 +489,21 @@ impl<'a> Cursor<'a> {
                     Ok(None)
                 }
             }
-            ListQuicklist => {
-                let n = self.count(1, "quicklist node count")?;
-                for _ in 0..n {
-                    self.check_blob("quicklist ziplist", check, encoded::ziplist)?;
-                }
-                other(RedisType::List)
-            }
-            ListQuicklist2 => {
-                let n = self.count(2, "quicklist node count")?;
-                for _ in 0..n {
-                    let c_at = self.pos;
-                    match self.length("quicklist container")? {
-                        1 => {
-                            self.skip_string("quicklist plain node")?;
-                        }
-                        2 => self.check_blob("quicklist listpack", check, encoded::listpack)?,
-                        c => {
-                            return Err(
-                                self.err_at(c_at, format!("unknown quicklist container {c}"))
-                            )
-                        }
-                    }
-                }
-                other(RedisType::List)
-            }
-            StreamListpacks | StreamListpacks2 | StreamListpacks3 => {
-                let v = match kind {
-                    StreamListpacks => 1,
-                    StreamListpacks2 => 2,
-                    _ => 3,
-                };
-                self.stream(v, check)?;
-                other(RedisType::Stream)
-            }
-            HashMetadataPreGa | HashMetadata => {
-                if kind == HashMetadata {
-                    self.take(8, "hash minimum field expiry")?;
-                }
-                let n = self.count(3, "hash field count")?;
-                for _ in 0..n {
-                    self.length("hash field TTL")?;
-                    self.skip_string("hash field")?;
-                    self.skip_string("hash value")?;
-                }
-                other(RedisType::Hash)
-            }
-            HashListpackExPreGa | HashListpackEx => {
-                if kind == HashListpackEx {
-                    self.take(8, "hash minimum field expiry")?;
-                }
-                if check {
-                    let (b, b_at) = self.blob("listpack")?;
-                    let items =
-                        encoded::listpack(&b).map_err(|e| self.blob_err(b_at, "listpack", e))?;
-                    if items.len() % 3 != 0 {
-                        return Err(self.err_at(
-                            b_at.at,
-                            format!(
-                                "hash listpack with expiry has {} entries, not triplets",
-                                items.len()
-                            ),
-                        ));
-                    }
-                } else {
-                    self.skip_string("listpack")?;
-                }
-                other(RedisType::Hash)
-            }
+            ListQuicklist => values::quicklist(self, materialise, false),
+            ListQuicklist2 => values::quicklist(self, materialise, true),
+            StreamListpacks => values::stream(self, materialise, 1),
+            StreamListpacks2 => values::stream(self, materialise, 2),
+            StreamListpacks3 => values::stream(self, materialise, 3),
+            HashMetadataPreGa => values::hash_metadata(self, materialise, true),
+            HashMetadata => values::hash_metadata(self, materialise, false),
+            HashListpackExPreGa => values::hash_listpack_ex(self, materialise, true),
+            HashListpackEx => values::hash_listpack_ex(self, materialise, false),
             Module2 => {
                 let id = self.length("module id")?;
                 self.module_opcodes()?;
                 other(RedisType::Module(module_name(id)))
             }
-            Hash2 => {
-                let n = self.count(10, "hash field count")?;
-                for _ in 0..n {
-                    self.skip_string("hash field")?;
-                    self.skip_string("hash value")?;
-                    self.take(8, "hash field expiry")?;
-                }
-                other(RedisType::Hash)
-            }
+            Hash2 => values::hash_2(self, materialise),
             ModulePreGa => Err(self.err_at(
                 at,
                 "module value of pre-release format (RDB_TYPE_MODULE_PRE_GA, type 6) cannot be walked",

@@ -16,6 +16,11 @@ use super::format::{Family, Format, Opcode, ValueKind};
 use super::reader::Cursor;
 use super::{dump_parts, Crc64Digest, RdbError, CRC64};
 use crate::command::args::parse_i64;
+use crate::hash::Hash;
+use crate::keyspace::Value;
+use crate::list::{List, Node};
+use crate::set::Set;
+use crate::stream::{Stream, StreamId};
 use crate::zset::ZSet;
 
 /// Writes an RDB file to `W` as it goes (see the module docs for the format).
@@ -257,6 +262,269 @@ impl<W: Write> RdbWriter<W> {
         Ok(())
     }
 
+    fn begin_key(&mut self, key: &[u8], t: u8, expire_at_ms: Option<i64>) -> io::Result<()> {
+        self.put_expire(expire_at_ms)?;
+        self.put(&[t])?;
+        self.put_string(key)
+    }
+
+    /// Writes any value: strings, sorted sets, lists, sets, hashes and streams (module values,
+    /// kept only as their type, cannot be written: `InvalidInput`).
+    pub fn write_value(
+        &mut self,
+        key: &[u8],
+        value: &Value,
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        match value {
+            Value::String(s) => self.write_string(key, &s.as_bytes(), expire_at_ms),
+            Value::ZSet(z) => self.write_zset(key, z, expire_at_ms),
+            Value::List(l) => self.write_list(key, l, expire_at_ms),
+            Value::Set(v) => self.write_set(key, v, expire_at_ms),
+            Value::Hash(h) => self.write_hash(key, h, expire_at_ms),
+            Value::Stream(x) => self.write_stream(key, x, expire_at_ms),
+            Value::Other(t) => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a {} value kept only as its type cannot be written",
+                    t.name()
+                ),
+            )),
+        }
+    }
+
+    /// Writes a list: as RDB_TYPE_LIST_QUICKLIST_2 (listpack and plain nodes verbatim) from
+    /// RDB 10 on when it has no ziplist node, as RDB_TYPE_LIST_QUICKLIST (ziplist nodes
+    /// verbatim) before RDB 10 when all its nodes are ziplists, else element by element as
+    /// RDB_TYPE_LIST (which every Redis loads).
+    pub fn write_list(
+        &mut self,
+        key: &[u8],
+        list: &List,
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        let v2 = self.version() >= 10;
+        let all = |f: fn(&Node) -> bool| list.nodes().all(|(n, _)| f(n));
+        if v2 && all(|n| !matches!(n, Node::Ziplist(_))) {
+            self.begin_key(
+                key,
+                self.type_byte(ValueKind::ListQuicklist2)?,
+                expire_at_ms,
+            )?;
+            self.put_len(list.nodes().count() as u64)?;
+            for (n, _) in list.nodes() {
+                match n {
+                    Node::Plain(b) => {
+                        self.put_len(1)?;
+                        self.put_string(b)?;
+                    }
+                    Node::Listpack(b) | Node::Ziplist(b) => {
+                        self.put_len(2)?;
+                        self.put_blob(b)?;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if !v2 && all(|n| matches!(n, Node::Ziplist(_))) {
+            self.begin_key(key, self.type_byte(ValueKind::ListQuicklist)?, expire_at_ms)?;
+            self.put_len(list.nodes().count() as u64)?;
+            for (n, _) in list.nodes() {
+                if let Node::Ziplist(b) = n {
+                    self.put_blob(b)?;
+                }
+            }
+            return Ok(());
+        }
+        self.begin_key(key, self.type_byte(ValueKind::List)?, expire_at_ms)?;
+        self.put_len(list.len() as u64)?;
+        for (n, _) in list.nodes() {
+            for e in n.items() {
+                self.put_string(&e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a set: an intset verbatim (RDB_TYPE_SET_INTSET), a listpack verbatim
+    /// (RDB_TYPE_SET_LISTPACK) from RDB 11 on, else member by member (RDB_TYPE_SET).
+    pub fn write_set(
+        &mut self,
+        key: &[u8],
+        set: &Set,
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        match set {
+            Set::Intset(b) => {
+                self.begin_key(key, self.type_byte(ValueKind::SetIntset)?, expire_at_ms)?;
+                self.put_blob(b)
+            }
+            Set::Listpack(b) if self.version() >= 11 => {
+                self.begin_key(key, self.type_byte(ValueKind::SetListpack)?, expire_at_ms)?;
+                self.put_blob(b)
+            }
+            _ => {
+                let members = set.members();
+                self.begin_key(key, self.type_byte(ValueKind::Set)?, expire_at_ms)?;
+                self.put_len(members.len() as u64)?;
+                for m in members {
+                    self.put_string(&m)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a hash: listpack (RDB 10+), ziplist and zipmap blobs verbatim; a listpack with
+    /// field expiry as RDB_TYPE_HASH_LISTPACK_EX and a hashtable with expiring fields as
+    /// RDB_TYPE_HASH_METADATA (both RDB 12+; `InvalidInput` before, rather than drop the
+    /// expiry); otherwise field by field (RDB_TYPE_HASH).
+    pub fn write_hash(
+        &mut self,
+        key: &[u8],
+        hash: &Hash,
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        let fields = hash.all();
+        let min_expire = fields.iter().filter_map(|f| f.expire_at_ms).min();
+        if min_expire.is_some() && self.version() < 12 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "hash field expiry needs RDB 12, this file is RDB {}",
+                    self.version()
+                ),
+            ));
+        }
+        match hash {
+            Hash::Listpack(b) if self.version() >= 10 => {
+                self.begin_key(key, self.type_byte(ValueKind::HashListpack)?, expire_at_ms)?;
+                return self.put_blob(b);
+            }
+            Hash::Ziplist(b) => {
+                self.begin_key(key, self.type_byte(ValueKind::HashZiplist)?, expire_at_ms)?;
+                return self.put_blob(b);
+            }
+            Hash::Zipmap(b) => {
+                self.begin_key(key, self.type_byte(ValueKind::HashZipmap)?, expire_at_ms)?;
+                return self.put_blob(b);
+            }
+            Hash::ListpackEx(b) => {
+                self.begin_key(
+                    key,
+                    self.type_byte(ValueKind::HashListpackEx)?,
+                    expire_at_ms,
+                )?;
+                // With no expiring field left, any minimum will do: Redis rereads them all.
+                self.put(&min_expire.unwrap_or(0).to_le_bytes())?;
+                return self.put_blob(b);
+            }
+            _ => {}
+        }
+        if let Some(min) = min_expire {
+            self.begin_key(key, self.type_byte(ValueKind::HashMetadata)?, expire_at_ms)?;
+            self.put(&min.to_le_bytes())?;
+            self.put_len(fields.len() as u64)?;
+            for f in &fields {
+                self.put_len(f.expire_at_ms.map_or(0, |e| (e - min) as u64 + 1))?;
+                self.put_string(&f.field)?;
+                self.put_string(&f.value)?;
+            }
+            return Ok(());
+        }
+        self.begin_key(key, self.type_byte(ValueKind::Hash)?, expire_at_ms)?;
+        self.put_len(fields.len() as u64)?;
+        for f in &fields {
+            self.put_string(&f.field)?;
+            self.put_string(&f.value)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a stream as RDB_TYPE_STREAM_LISTPACKS (RDB < 10), _2 (RDB 10) or _3 (RDB 11+),
+    /// node listpacks verbatim, with its consumer groups (PELs and consumers; entries read
+    /// from _2 on, consumer active times from _3 on: a missing active time is written as the
+    /// seen time).
+    pub fn write_stream(
+        &mut self,
+        key: &[u8],
+        s: &Stream,
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        let v = match self.version() {
+            ..=9 => 1,
+            10 => 2,
+            _ => 3,
+        };
+        let t = [
+            self.type_byte(ValueKind::StreamListpacks)?,
+            self.type_byte(ValueKind::StreamListpacks2)?,
+            self.type_byte(ValueKind::StreamListpacks3)?,
+        ][v - 1];
+        self.begin_key(key, t, expire_at_ms)?;
+        self.put_len(s.nodes.len() as u64)?;
+        for (id, blob) in &s.nodes {
+            self.put_len(16)?;
+            self.put(&key16(*id))?;
+            self.put_blob(blob)?;
+        }
+        self.put_len(s.length)?;
+        self.put_id(s.last_id)?;
+        if v >= 2 {
+            self.put_id(s.first_id)?;
+            self.put_id(s.max_deleted_id)?;
+            self.put_len(s.entries_added)?;
+        }
+        self.put_len(s.groups.len() as u64)?;
+        for g in &s.groups {
+            self.put_string(&g.name)?;
+            self.put_id(g.last_id)?;
+            if v >= 2 {
+                self.put_len(g.entries_read.unwrap_or(u64::MAX))?;
+            }
+            self.put_len(g.pending.len() as u64)?;
+            for p in &g.pending {
+                self.put(&key16(p.id))?;
+                self.put(&p.delivery_time_ms.to_le_bytes())?;
+                self.put_len(p.delivery_count)?;
+            }
+            self.put_len(g.consumers.len() as u64)?;
+            for c in &g.consumers {
+                self.put_string(&c.name)?;
+                self.put(&c.seen_time_ms.to_le_bytes())?;
+                if v >= 3 {
+                    self.put(&c.active_time_ms.unwrap_or(c.seen_time_ms).to_le_bytes())?;
+                }
+                self.put_len(c.pending.len() as u64)?;
+                for id in &c.pending {
+                    self.put(&key16(*id))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn put_id(&mut self, id: StreamId) -> io::Result<()> {
+        self.put_len(id.ms)?;
+        self.put_len(id.seq)
+    }
+
+    /// An embedded blob as a raw string (never int-encoded; LZF when Redis would compress).
+    fn put_blob(&mut self, b: &[u8]) -> io::Result<()> {
+        if b.len() > 20 {
+            if let Ok(c) = lzf::compress(b) {
+                if c.len() + 4 <= b.len() {
+                    self.put(&[0xC3])?;
+                    self.put_len(c.len() as u64)?;
+                    self.put_len(b.len() as u64)?;
+                    return self.put(&c);
+                }
+            }
+        }
+        self.put_len(b.len() as u64)?;
+        self.put(b)
+    }
+
     /// Writes a key from a DUMP payload (type byte + value + 2-byte RDB version + CRC-64),
     /// after checking its CRC-64, that its format fits this file's (same family, not newer;
     /// see [`Format::accepts_payload`]), and that the value's structure is well formed. The
@@ -328,6 +596,14 @@ impl<W: Write> RdbWriter<W> {
         self.w.flush()?;
         Ok(self.w)
     }
+}
+
+/// A stream id as its 16-byte big-endian form (node keys, PEL ids).
+fn key16(id: StreamId) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&id.ms.to_be_bytes());
+    k[8..].copy_from_slice(&id.seq.to_be_bytes());
+    k
 }
 
 /// Builds a DUMP payload for a string value, as Redis or Valkey `DUMP` would (RDB `version`

@@ -236,7 +236,11 @@ fn real_dump_payloads_decode_and_copy_back_into_redis() {
                 let got: Vec<(Vec<u8>, f64)> = z.iter().map(|(m, s)| (m.to_vec(), s)).collect();
                 assert_eq!(got, want);
             }
-            Value::Other(_) => {}
+            Value::List(_)
+            | Value::Set(_)
+            | Value::Hash(_)
+            | Value::Stream(_)
+            | Value::Other(_) => {}
         }
         // A flipped byte is caught by the CRC.
         let mut bad = payload.clone();

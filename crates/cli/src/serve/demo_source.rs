@@ -67,6 +67,7 @@ impl Demo {
                 Value::String(s) => w.write_string(key, &s.as_bytes(), entry.expire_at_ms),
                 Value::ZSet(z) => w.write_zset(key, z, entry.expire_at_ms),
                 Value::Other(_) => continue,
+                other => w.write_value(key, other, entry.expire_at_ms),
             };
             res.map_err(|e| e.to_string())?;
             if buf.pending() >= CHUNK {
@@ -106,7 +107,11 @@ impl Demo {
             let bytes = match &entry.value {
                 Value::String(s) => s.len(),
                 Value::ZSet(z) => z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
-                Value::Other(_) => 0,
+                Value::List(_)
+                | Value::Set(_)
+                | Value::Hash(_)
+                | Value::Stream(_)
+                | Value::Other(_) => 0,
             };
             rows.push(KeyRow {
                 key: String::from_utf8_lossy(key).into_owned(),

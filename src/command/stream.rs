@@ -1,0 +1,569 @@
+//! Stream read commands, as Redis 7.4 answers them: XLEN, XRANGE, XREVRANGE (COUNT,
+//! exclusive `(` ids, `-`/`+`, `ms` alone meaning `ms-0` as a start and `ms-max` as an end),
+//! XINFO STREAM (FULL only on streams without consumer groups) and XINFO GROUPS.
+//!
+//! XINFO STREAM's `radix-tree-nodes` is the node count of Redis' radix tree of node ids,
+//! reproduced by replaying the insertions Redis makes when it loads the snapshot (ids in
+//! ascending order) on a model of the tree's node splitting: the count a server that built the
+//! stream by XADD alone also has; one that deleted or trimmed may have another.
+
+use super::args::{int_arg, is};
+use super::{CommandSpec, Ctx};
+use crate::keyspace::{Keyspace, Value};
+use crate::reply::Reply;
+use crate::stream::{Stream, StreamEntry, StreamId};
+
+/// Stream commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "xlen",
+        arity: 2,
+        handler: xlen,
+    },
+    CommandSpec {
+        name: "xrange",
+        arity: -4,
+        handler: xrange,
+    },
+    CommandSpec {
+        name: "xrevrange",
+        arity: -4,
+        handler: xrevrange,
+    },
+    CommandSpec {
+        name: "xinfo",
+        arity: -2,
+        handler: xinfo,
+    },
+];
+
+/// The stream under `key`: `Ok(None)` when missing, WRONGTYPE for other types.
+fn stream_at<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a Stream>, Reply> {
+    match ks.get(key) {
+        None => Ok(None),
+        Some(Value::Stream(s)) => Ok(Some(s)),
+        Some(_) => Err(Reply::wrong_type()),
+    }
+}
+
+/// XLEN key.
+fn xlen(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match stream_at(ctx.ks, &argv[1]) {
+        Ok(s) => Reply::Integer(s.map_or(0, |s| s.length as i64)),
+        Err(e) => e,
+    }
+}
+
+fn invalid_id() -> Reply {
+    Reply::err("ERR Invalid stream ID specified as stream command argument")
+}
+
+/// An id part as Redis reads it (`strtoull`): leading blanks and `+` allowed, digits, no
+/// sign `-`, no overflow, nothing after.
+fn id_part(s: &[u8]) -> Option<u64> {
+    let s = &s[s
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        .unwrap_or(s.len())..];
+    let s = s.strip_prefix(b"+").unwrap_or(s);
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    s.iter().try_fold(0u64, |v, &c| {
+        v.checked_mul(10)?.checked_add((c - b'0') as u64)
+    })
+}
+
+/// One end of an XRANGE interval: `-`, `+`, `ms`, `ms-seq`, optionally after `(` (exclusive:
+/// the next id for a start, the previous for an end).
+fn interval_id(arg: &[u8], is_start: bool) -> Result<StreamId, Reply> {
+    let (exclusive, body) = match arg.strip_prefix(b"(") {
+        Some(rest) if arg.len() > 1 => (true, rest),
+        _ => (false, arg),
+    };
+    let id = match body {
+        b"-" if !exclusive => StreamId::MIN,
+        b"+" if !exclusive => StreamId::MAX,
+        _ => {
+            let (ms, seq) = match body.iter().position(|&c| c == b'-') {
+                Some(d) => (
+                    id_part(&body[..d]).ok_or_else(invalid_id)?,
+                    id_part(&body[d + 1..]).ok_or_else(invalid_id)?,
+                ),
+                None => (
+                    id_part(body).ok_or_else(invalid_id)?,
+                    if is_start { 0 } else { u64::MAX },
+                ),
+            };
+            StreamId { ms, seq }
+        }
+    };
+    if !exclusive {
+        return Ok(id);
+    }
+    if is_start {
+        id.next()
+            .ok_or_else(|| Reply::err("ERR invalid start ID for the interval"))
+    } else {
+        id.prev()
+            .ok_or_else(|| Reply::err("ERR invalid end ID for the interval"))
+    }
+}
+
+fn entry_reply(e: StreamEntry) -> Reply {
+    let mut kv = Vec::with_capacity(e.fields.len() * 2);
+    for (f, v) in e.fields {
+        kv.push(Reply::Bulk(f));
+        kv.push(Reply::Bulk(v));
+    }
+    Reply::Array(vec![Reply::bulk(e.id.text()), Reply::Array(kv)])
+}
+
+/// XRANGE key start end [COUNT n] / XREVRANGE key end start [COUNT n]. Ids and COUNT are read
+/// before the key; a COUNT of 0 or less on an existing stream replies a nil array.
+fn range(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], rev: bool) -> Reply {
+    let (start_arg, end_arg) = if rev {
+        (&argv[3], &argv[2])
+    } else {
+        (&argv[2], &argv[3])
+    };
+    let start = match interval_id(start_arg, true) {
+        Ok(i) => i,
+        Err(e) => return e,
+    };
+    let end = match interval_id(end_arg, false) {
+        Ok(i) => i,
+        Err(e) => return e,
+    };
+    let mut count = None;
+    let mut j = 4;
+    while j < argv.len() {
+        if is(&argv[j], "count") && j + 1 < argv.len() {
+            count = match int_arg(&argv[j + 1]) {
+                Ok(n) => Some(n.max(0) as u64),
+                Err(e) => return e,
+            };
+            j += 2;
+        } else {
+            return Reply::syntax_error();
+        }
+    }
+    let s = match stream_at(ctx.ks, &argv[1]) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Reply::Array(Vec::new()),
+        Err(e) => return e,
+    };
+    if count == Some(0) {
+        return Reply::NullArray;
+    }
+    let count = count.map(|c| usize::try_from(c).unwrap_or(usize::MAX));
+    let entries = if rev {
+        s.rev_range(start, end, count)
+    } else {
+        s.range(start, end, count)
+    };
+    Reply::Array(entries.into_iter().map(entry_reply).collect())
+}
+
+fn xrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    range(ctx, argv, false)
+}
+
+fn xrevrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    range(ctx, argv, true)
+}
+
+/// XINFO STREAM key [FULL [COUNT n]]: the Redis 7 summary (length, radix-tree-keys,
+/// radix-tree-nodes, last-generated-id, max-deleted-entry-id, entries-added,
+/// recorded-first-entry-id, groups, first-entry, last-entry), or with FULL the same head, the
+/// first COUNT entries (default 10, also for a negative COUNT; 0 for all) and the groups.
+/// FULL on a stream with consumer groups and XINFO CONSUMERS (idle times) are refused with
+/// an error saying so; XINFO GROUPS is [`xinfo_groups`].
+fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let sub = &argv[1];
+    let sub_text = String::from_utf8_lossy(sub).into_owned();
+    let arity_err = |name: &str| {
+        Reply::err(format!(
+            "ERR wrong number of arguments for 'xinfo|{name}' command"
+        ))
+    };
+    if is(sub, "groups") {
+        return if argv.len() != 3 {
+            arity_err("groups")
+        } else {
+            xinfo_groups(ctx, &argv[2])
+        };
+    }
+    for (name, arity) in [("consumers", 4), ("help", 2)] {
+        if is(sub, name) {
+            return if argv.len() != arity {
+                arity_err(name)
+            } else {
+                Reply::err(format!(
+                    "ERR bitlens does not answer XINFO {}",
+                    name.to_ascii_uppercase()
+                ))
+            };
+        }
+    }
+    if !is(sub, "stream") {
+        return Reply::err(format!(
+            "ERR unknown subcommand '{sub_text}'. Try XINFO HELP."
+        ));
+    }
+    if argv.len() < 3 {
+        return arity_err("stream");
+    }
+    let s = match stream_at(ctx.ks, &argv[2]) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Reply::err("ERR no such key"),
+        Err(e) => return e,
+    };
+    let bad = || {
+        Reply::err(
+            "ERR unknown subcommand or wrong number of arguments for 'STREAM'. Try XINFO HELP.",
+        )
+    };
+    let full = match argv.len() {
+        3 => None,
+        4 if is(&argv[3], "full") => Some(10),
+        6 if is(&argv[3], "full") && is(&argv[4], "count") => match int_arg(&argv[5]) {
+            Ok(n) => Some(n),
+            Err(e) => return e,
+        },
+        _ => return bad(),
+    };
+    let entry = |e: Option<StreamEntry>| e.map_or(Reply::NullBulk, entry_reply);
+    // PROFILE HOOK (dialect): Redis 6.x replies without max-deleted-entry-id, entries-added
+    // and recorded-first-entry-id.
+    let mut out = vec![
+        Reply::bulk("length"),
+        Reply::Integer(s.length as i64),
+        Reply::bulk("radix-tree-keys"),
+        Reply::Integer(s.nodes.len() as i64),
+        Reply::bulk("radix-tree-nodes"),
+        Reply::Integer(rax_nodes(s.nodes.iter().map(|(id, _)| key_of(id))) as i64),
+        Reply::bulk("last-generated-id"),
+        Reply::bulk(s.last_id.text()),
+        Reply::bulk("max-deleted-entry-id"),
+        Reply::bulk(s.max_deleted_id.text()),
+        Reply::bulk("entries-added"),
+        Reply::Integer(s.entries_added as i64),
+        Reply::bulk("recorded-first-entry-id"),
+        Reply::bulk(s.first_id.text()),
+    ];
+    match full {
+        None => out.extend([
+            Reply::bulk("groups"),
+            Reply::Integer(s.groups.len() as i64),
+            Reply::bulk("first-entry"),
+            entry(s.first()),
+            Reply::bulk("last-entry"),
+            entry(s.last()),
+        ]),
+        Some(_) if !s.groups.is_empty() => {
+            return Reply::err(
+                "ERR bitlens does not answer XINFO STREAM FULL on a stream with consumer groups",
+            )
+        }
+        Some(count) => {
+            // COUNT 0 lists every entry; a negative COUNT is the default 10.
+            let count = match count {
+                0 => None,
+                n if n < 0 => Some(10),
+                n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            };
+            let entries = s.range(StreamId::MIN, StreamId::MAX, count);
+            out.extend([
+                Reply::bulk("entries"),
+                Reply::Array(entries.into_iter().map(entry_reply).collect()),
+                Reply::bulk("groups"),
+                Reply::Array(Vec::new()),
+            ]);
+        }
+    }
+    Reply::Array(out)
+}
+
+/// XINFO GROUPS key, as Redis 7: per group (in name order, as stored) its name, consumers,
+/// pending, last-delivered-id, entries-read (nil when unknown) and lag (nil when it cannot be
+/// told). The lag is entries-added minus the group's entries read when that count is known
+/// and no deletion lies at or after the group's last delivered id; otherwise it is estimated
+/// from the group's position: 0 for an empty or never-written stream and for a group at the
+/// last id, entries-added minus the length (plus one at the first entry) for a group at or
+/// before the first entry when no deletion lies at or after the first entry; else nil.
+fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
+    let s = match stream_at(ctx.ks, key) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Reply::err("ERR no such key"),
+        Err(e) => return e,
+    };
+    // PROFILE HOOK (dialect): Redis 6.x replies without entries-read and lag.
+    Reply::Array(
+        s.groups
+            .iter()
+            .map(|g| {
+                let entries_read = g.entries_read.filter(|&n| n != u64::MAX);
+                Reply::Array(vec![
+                    Reply::bulk("name"),
+                    Reply::Bulk(g.name.clone()),
+                    Reply::bulk("consumers"),
+                    Reply::Integer(g.consumers.len() as i64),
+                    Reply::bulk("pending"),
+                    Reply::Integer(g.pending.len() as i64),
+                    Reply::bulk("last-delivered-id"),
+                    Reply::bulk(g.last_id.text()),
+                    Reply::bulk("entries-read"),
+                    entries_read.map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                    Reply::bulk("lag"),
+                    group_lag(s, g.last_id, entries_read)
+                        .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// A group's lag (see [`xinfo_groups`]).
+fn group_lag(s: &Stream, last: StreamId, entries_read: Option<u64>) -> Option<u64> {
+    if s.entries_added == 0 {
+        return Some(0);
+    }
+    let deleted = s.max_deleted_id != StreamId::MIN;
+    let tombstone_from =
+        |start: StreamId| deleted && s.max_deleted_id >= s.first_id && s.max_deleted_id >= start;
+    if let Some(read) = entries_read {
+        if !tombstone_from(last) {
+            return s.entries_added.checked_sub(read);
+        }
+    }
+    let read = if (s.length == 0 && last <= s.last_id) || last == s.last_id {
+        Some(s.entries_added)
+    } else if last > s.last_id {
+        None
+    } else if !deleted || s.max_deleted_id < s.first_id {
+        let before = s.entries_added.checked_sub(s.length);
+        match last.cmp(&s.first_id) {
+            std::cmp::Ordering::Less => before,
+            std::cmp::Ordering::Equal => before.map(|b| b + 1),
+            std::cmp::Ordering::Greater => None,
+        }
+    } else {
+        None
+    };
+    read.and_then(|r| s.entries_added.checked_sub(r))
+}
+
+fn key_of(id: &StreamId) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&id.ms.to_be_bytes());
+    k[8..].copy_from_slice(&id.seq.to_be_bytes());
+    k
+}
+
+/// One node of the radix-tree model: compressed (a chain of bytes to one child) or not (one
+/// byte per child).
+struct RaxNode {
+    compressed: bool,
+    chars: Vec<u8>,
+    children: Vec<usize>,
+}
+
+/// The number of nodes of a radix tree (Redis' `rax`) after inserting `keys` in order: a
+/// lookup walks compressed chains and per-byte branches; a key that leaves a chain midway
+/// splits it into (prefix chain) + branch node + (rest chain); a key ending midway splits it
+/// into two chains; new bytes below a childless node become one chain to a new leaf, below a
+/// branching node one more branch.
+fn rax_nodes(keys: impl Iterator<Item = [u8; 16]>) -> usize {
+    let mut nodes = vec![RaxNode {
+        compressed: false,
+        chars: Vec::new(),
+        children: Vec::new(),
+    }];
+    let new_node = |nodes: &mut Vec<RaxNode>, compressed, chars: Vec<u8>, children| {
+        nodes.push(RaxNode {
+            compressed,
+            chars,
+            children,
+        });
+        nodes.len() - 1
+    };
+    for key in keys {
+        let (mut h, mut i) = (0usize, 0usize);
+        // Walk; `split` is set when the walk stops inside a compressed chain.
+        let mut split = None;
+        while i < key.len() {
+            let n = &nodes[h];
+            if n.compressed {
+                let mut j = 0;
+                while j < n.chars.len() && i < key.len() && n.chars[j] == key[i] {
+                    j += 1;
+                    i += 1;
+                }
+                if j != n.chars.len() {
+                    split = Some(j);
+                    break;
+                }
+                h = n.children[0];
+            } else {
+                match n.chars.iter().position(|&c| c == key[i]) {
+                    Some(p) => {
+                        h = n.children[p];
+                        i += 1;
+                    }
+                    None => break,
+                }
+            }
+        }
+        if let Some(split) = split {
+            let chars = std::mem::take(&mut nodes[h].chars);
+            let child = nodes[h].children[0];
+            if i == key.len() {
+                // Ends midway: prefix chain to rest chain.
+                let post = new_node(&mut nodes, true, chars[split..].to_vec(), vec![child]);
+                nodes[h] = RaxNode {
+                    compressed: true,
+                    chars: chars[..split].to_vec(),
+                    children: vec![post],
+                };
+                continue;
+            }
+            // Leaves the chain at `split`: (prefix chain), branch node, (rest chain).
+            let post = chars[split + 1..].to_vec();
+            let after = if post.is_empty() {
+                child
+            } else {
+                new_node(&mut nodes, true, post, vec![child])
+            };
+            if split > 0 {
+                let b = new_node(&mut nodes, false, vec![chars[split]], vec![after]);
+                nodes[h] = RaxNode {
+                    compressed: true,
+                    chars: chars[..split].to_vec(),
+                    children: vec![b],
+                };
+                h = b;
+            } else {
+                nodes[h] = RaxNode {
+                    compressed: false,
+                    chars: vec![chars[0]],
+                    children: vec![after],
+                };
+            }
+        }
+        // Insert the remaining bytes.
+        while i < key.len() {
+            if nodes[h].children.is_empty() && key.len() - i > 1 {
+                let leaf = new_node(&mut nodes, false, Vec::new(), Vec::new());
+                nodes[h] = RaxNode {
+                    compressed: true,
+                    chars: key[i..].to_vec(),
+                    children: vec![leaf],
+                };
+                break;
+            }
+            let child = new_node(&mut nodes, false, Vec::new(), Vec::new());
+            nodes[h].compressed = false;
+            nodes[h].chars.push(key[i]);
+            nodes[h].children.push(child);
+            h = child;
+            i += 1;
+        }
+    }
+    nodes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_as_redis() {
+        assert_eq!(interval_id(b"-", true).unwrap(), StreamId::MIN);
+        assert_eq!(interval_id(b"+", false).unwrap(), StreamId::MAX);
+        assert_eq!(
+            interval_id(b"5", false).unwrap(),
+            StreamId {
+                ms: 5,
+                seq: u64::MAX
+            }
+        );
+        assert_eq!(
+            interval_id(b"(1-1", true).unwrap(),
+            StreamId { ms: 1, seq: 2 }
+        );
+        assert_eq!(
+            interval_id(b" +01-01", true).unwrap(),
+            StreamId { ms: 1, seq: 1 }
+        );
+        for bad in [
+            &b"(-"[..],
+            b"-1",
+            b"1-",
+            b"-0",
+            b"1-18446744073709551616",
+            b"x",
+        ] {
+            assert_eq!(interval_id(bad, true), Err(invalid_id()), "{bad:?}");
+        }
+        assert_eq!(
+            interval_id(b"(0-0", false),
+            Err(Reply::err("ERR invalid end ID for the interval"))
+        );
+    }
+
+    /// Lags as Redis 7.0.15 and 7.4.1 replied (XINFO GROUPS) for: 4 entries 1-1..1-4 and
+    /// groups at 0-0, at $, at 1-2 and one that read 2; then after XDEL 1-3; and an emptied
+    /// stream; and (s3) after XDEL of the group's last delivered id, then of the first.
+    #[test]
+    fn group_lags_as_redis() {
+        let id = |seq| StreamId { ms: 1, seq };
+        let mut s = Stream {
+            length: 4,
+            last_id: id(4),
+            first_id: id(1),
+            entries_added: 4,
+            ..Stream::default()
+        };
+        assert_eq!(group_lag(&s, StreamId::MIN, None), Some(4));
+        assert_eq!(group_lag(&s, id(4), None), Some(0));
+        assert_eq!(group_lag(&s, id(2), None), None);
+        assert_eq!(group_lag(&s, id(2), Some(2)), Some(2));
+        s.length = 3;
+        s.max_deleted_id = id(3);
+        assert_eq!(group_lag(&s, StreamId::MIN, None), None);
+        assert_eq!(group_lag(&s, id(4), None), Some(0));
+        assert_eq!(group_lag(&s, id(2), Some(2)), None);
+        let empty = Stream {
+            length: 0,
+            last_id: id(1),
+            first_id: StreamId::MIN,
+            max_deleted_id: id(1),
+            entries_added: 1,
+            ..Stream::default()
+        };
+        assert_eq!(group_lag(&empty, StreamId::MIN, None), Some(0));
+        let mut s3 = Stream {
+            length: 3,
+            last_id: id(4),
+            first_id: id(1),
+            max_deleted_id: id(2),
+            entries_added: 4,
+            ..Stream::default()
+        };
+        assert_eq!(group_lag(&s3, id(1), None), None);
+        assert_eq!(group_lag(&s3, id(2), Some(2)), None);
+        s3.length = 2;
+        s3.first_id = id(3);
+        assert_eq!(group_lag(&s3, id(1), None), Some(2));
+        assert_eq!(group_lag(&s3, id(2), Some(2)), Some(2));
+    }
+
+    #[test]
+    fn rax_node_counts() {
+        let k = |ms: u64, seq: u64| key_of(&StreamId { ms, seq });
+        // One key: a chain and its leaf (XINFO STREAM on a one-node stream says 2).
+        assert_eq!(rax_nodes([k(1, 1)].into_iter()), 2);
+        assert_eq!(rax_nodes(std::iter::empty()), 1);
+    }
+}

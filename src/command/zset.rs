@@ -1,0 +1,583 @@
+//! Sorted-set read commands, with Redis 7.4's argument rules, error texts and RESP2 reply
+//! shapes: ZSCORE, ZMSCORE, ZCARD, ZRANK, ZREVRANK (WITHSCORE), ZCOUNT, ZRANGE
+//! (BYSCORE/BYLEX/REV/LIMIT/WITHSCORES), ZRANGEBYSCORE, ZSCAN. Every score printed goes
+//! through the profile's [`crate::dialect::Profile::format_score`].
+//!
+//! ZSCAN: a set that Redis keeps as a listpack (at most 128 members of at most 64 bytes, the
+//! `zset-max-listpack-*` defaults) replies with every member and cursor 0, in score order,
+//! as Redis does; a larger (skiplist) set is scanned in score order COUNT members at a time,
+//! the cursor being the position (Redis' cursors and order there come from its hash table).
+
+use super::args::{int_arg, is};
+use super::set::{parse_default, parse_scan_cursor, parse_scan_opts, scan_reply};
+use super::{CommandSpec, Ctx};
+use crate::keyspace::{Keyspace, Value};
+use crate::reply::Reply;
+use crate::zset::ZSet;
+
+/// Sorted-set commands.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "zscore",
+        arity: 3,
+        handler: zscore,
+    },
+    CommandSpec {
+        name: "zmscore",
+        arity: -3,
+        handler: zmscore,
+    },
+    CommandSpec {
+        name: "zcard",
+        arity: 2,
+        handler: zcard,
+    },
+    // PROFILE HOOK (dialect): before Redis 7.2 ZRANK/ZREVRANK have arity 3 (no WITHSCORE).
+    CommandSpec {
+        name: "zrank",
+        arity: -3,
+        handler: zrank,
+    },
+    CommandSpec {
+        name: "zrevrank",
+        arity: -3,
+        handler: zrevrank,
+    },
+    CommandSpec {
+        name: "zcount",
+        arity: 4,
+        handler: zcount,
+    },
+    CommandSpec {
+        name: "zrange",
+        arity: -4,
+        handler: zrange,
+    },
+    CommandSpec {
+        name: "zrangebyscore",
+        arity: -4,
+        handler: zrangebyscore,
+    },
+    CommandSpec {
+        name: "zscan",
+        arity: -3,
+        handler: zscan,
+    },
+];
+
+/// Redis' default `zset-max-listpack-entries`.
+const MAX_LISTPACK_ENTRIES: usize = 128;
+/// Redis' default `zset-max-listpack-value`.
+const MAX_LISTPACK_VALUE: usize = 64;
+
+/// The sorted set under `key`: `Ok(None)` when missing, WRONGTYPE for other types.
+pub(super) fn zset_at<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a ZSet>, Reply> {
+    match ks.get(key) {
+        None => Ok(None),
+        Some(Value::ZSet(z)) => Ok(Some(z)),
+        Some(_) => Err(Reply::wrong_type()),
+    }
+}
+
+/// ZSCORE key member.
+fn zscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
+    match zset_at(ks, &argv[1]) {
+        Err(e) => e,
+        Ok(z) => match z.and_then(|z| z.score(&argv[2])) {
+            Some(s) => Reply::bulk(ctx.profile.format_score(s)),
+            None => Reply::NullBulk,
+        },
+    }
+}
+
+/// ZCARD key.
+fn zcard(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
+    match zset_at(ks, &argv[1]) {
+        Err(e) => e,
+        Ok(z) => Reply::Integer(z.map_or(0, |z| z.len() as i64)),
+    }
+}
+
+/// ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES], as Redis
+/// 7: index ranges (negative from the end), score ranges (`(` exclusive, `-inf`/`+inf`) and
+/// lexical ranges (`[a`, `(a`, `-`, `+`; the first member at or above the minimum, then while
+/// at or below the maximum). With REV the range is given as max then min.
+fn zrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zrange_inner(ctx, argv, None) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+/// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]: ZRANGE BYSCORE without REV
+/// (REV, BYSCORE and BYLEX are syntax errors here).
+fn zrangebyscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zrange_inner(ctx, argv, Some(RangeBy::Score)) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum RangeBy {
+    Rank,
+    Score,
+    Lex,
+}
+
+/// A lexical range bound.
+enum LexBound {
+    Min,
+    Max,
+    Incl(Vec<u8>),
+    Excl(Vec<u8>),
+}
+
+/// `strtod` as ZRANGE BYSCORE uses it: leading spaces allowed, overflow to ±inf and an empty
+/// string (0) accepted, NaN and trailing bytes rejected.
+fn lenient_float(s: &[u8]) -> Option<f64> {
+    let s = &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())];
+    let start = s
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        .unwrap_or(s.len());
+    if s.is_empty() {
+        return Some(0.0);
+    }
+    if start == s.len() {
+        return None;
+    }
+    let t = &s[start..];
+    if let Some(v) = crate::command::args::parse_f64(t) {
+        return Some(v);
+    }
+    // parse_f64 refuses overflow and underflow; strtod returns ±inf / 0 for them.
+    let text = std::str::from_utf8(t).ok()?;
+    let lower = text.to_ascii_lowercase();
+    let body = lower.trim_start_matches(['+', '-']);
+    if body.is_empty()
+        || body.contains("nan")
+        || !body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'))
+    {
+        return None;
+    }
+    text.parse::<f64>().ok()
+}
+
+fn score_bound(arg: &[u8]) -> Option<(f64, bool)> {
+    match arg.split_first() {
+        Some((b'(', rest)) => lenient_float(rest).map(|v| (v, true)),
+        _ => lenient_float(arg).map(|v| (v, false)),
+    }
+}
+
+fn lex_bound(arg: &[u8]) -> Option<LexBound> {
+    match arg {
+        b"+" => Some(LexBound::Max),
+        b"-" => Some(LexBound::Min),
+        [b'(', rest @ ..] => Some(LexBound::Excl(rest.to_vec())),
+        [b'[', rest @ ..] => Some(LexBound::Incl(rest.to_vec())),
+        _ => None,
+    }
+}
+
+/// Redis' check before any lexical range walk: the range is not empty (min at most max,
+/// and not equal with an exclusive end), the last member is at or above the minimum and the
+/// first at or below the maximum. On a listpack Redis then scans linearly, as
+/// [`zrange_inner`] does; on a skiplist whose scores differ it searches the skiplist's random
+/// levels, which orders members by score, not bytes: such replies cannot be reproduced.
+fn in_lex_range(sorted: &[(f64, Vec<u8>)], min: &LexBound, max: &LexBound) -> bool {
+    let rank = |b: &LexBound| match b {
+        LexBound::Min => (0, None),
+        LexBound::Incl(v) | LexBound::Excl(v) => (1, Some(v.clone())),
+        LexBound::Max => (2, None),
+    };
+    let excl = |b: &LexBound| matches!(b, LexBound::Excl(_));
+    match rank(min).cmp(&rank(max)) {
+        std::cmp::Ordering::Greater => return false,
+        std::cmp::Ordering::Equal if excl(min) || excl(max) => return false,
+        _ => {}
+    }
+    match (sorted.first(), sorted.last()) {
+        (Some(first), Some(last)) => lex_gte_min(&last.1, min) && lex_lte_max(&first.1, max),
+        _ => false,
+    }
+}
+
+fn lex_gte_min(m: &[u8], min: &LexBound) -> bool {
+    match min {
+        LexBound::Min => true,
+        LexBound::Max => false,
+        LexBound::Incl(v) => m >= v.as_slice(),
+        LexBound::Excl(v) => m > v.as_slice(),
+    }
+}
+
+fn lex_lte_max(m: &[u8], max: &LexBound) -> bool {
+    match max {
+        LexBound::Min => false,
+        LexBound::Max => true,
+        LexBound::Incl(v) => m <= v.as_slice(),
+        LexBound::Excl(v) => m < v.as_slice(),
+    }
+}
+
+/// ZRANGE (`fixed` None) or a ZRANGEBYx form (`fixed` its range kind).
+fn zrange_inner(
+    ctx: &mut Ctx<'_>,
+    argv: &[Vec<u8>],
+    fixed: Option<RangeBy>,
+) -> Result<Reply, Reply> {
+    let profile = ctx.profile;
+    let ks = &mut *ctx.ks;
+    let (mut rev, mut withscores) = (false, false);
+    let mut by = fixed;
+    let free = fixed.is_none();
+    let (mut offset, mut limit) = (0i64, -1i64);
+    let mut j = 4;
+    while j < argv.len() {
+        let a = &argv[j];
+        let left = argv.len() - j - 1;
+        if is(a, "withscores") {
+            withscores = true;
+        } else if is(a, "limit") && left >= 2 {
+            offset = int_arg(&argv[j + 1])?;
+            limit = int_arg(&argv[j + 2])?;
+            j += 2;
+        } else if free && !rev && is(a, "rev") {
+            rev = true;
+        } else if free && by.is_none() && is(a, "bylex") {
+            by = Some(RangeBy::Lex);
+        } else if free && by.is_none() && is(a, "byscore") {
+            by = Some(RangeBy::Score);
+        } else {
+            return Err(Reply::syntax_error());
+        }
+        j += 1;
+    }
+    let by = by.unwrap_or(RangeBy::Rank);
+    if limit != -1 && by == RangeBy::Rank {
+        return Err(Reply::err(
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
+        ));
+    }
+    if withscores && by == RangeBy::Lex {
+        return Err(Reply::err(
+            "ERR syntax error, WITHSCORES not supported in combination with BYLEX",
+        ));
+    }
+    let (lo_arg, hi_arg) = if rev && by != RangeBy::Rank {
+        (&argv[3], &argv[2])
+    } else {
+        (&argv[2], &argv[3])
+    };
+    // Indexes into `sorted`, in reply order.
+    let picked: Vec<usize> = match by {
+        RangeBy::Rank => {
+            let start = int_arg(lo_arg)?;
+            let stop = int_arg(hi_arg)?;
+            let Some(z) = zset_at(ks, &argv[1])? else {
+                return Ok(Reply::Array(Vec::new()));
+            };
+            let len = z.len() as i64;
+            let start = if start < 0 { len + start } else { start }.max(0);
+            let stop = if stop < 0 { len + stop } else { stop };
+            if start > stop || start >= len {
+                return Ok(Reply::Array(Vec::new()));
+            }
+            let stop = stop.min(len - 1);
+            (start..=stop)
+                .map(|i| if rev { len - 1 - i } else { i } as usize)
+                .collect()
+        }
+        RangeBy::Score => {
+            let (Some((min, minex)), Some((max, maxex))) =
+                (score_bound(lo_arg), score_bound(hi_arg))
+            else {
+                return Err(Reply::err("ERR min or max is not a float"));
+            };
+            let Some(z) = zset_at(ks, &argv[1])? else {
+                return Ok(Reply::Array(Vec::new()));
+            };
+            let gte = |s: f64| if minex { s > min } else { s >= min };
+            let lte = |s: f64| if maxex { s < max } else { s <= max };
+            let sorted = z.sorted();
+            let idx: Vec<usize> = if rev {
+                (0..sorted.len())
+                    .rev()
+                    .skip_while(|&i| !lte(sorted[i].0))
+                    .take_while(|&i| gte(sorted[i].0))
+                    .collect()
+            } else {
+                (0..sorted.len())
+                    .skip_while(|&i| !gte(sorted[i].0))
+                    .take_while(|&i| lte(sorted[i].0))
+                    .collect()
+            };
+            window(idx, offset, limit, z)
+        }
+        RangeBy::Lex => {
+            let (Some(min), Some(max)) = (lex_bound(lo_arg), lex_bound(hi_arg)) else {
+                return Err(Reply::err("ERR min or max not valid string range item"));
+            };
+            let Some(z) = zset_at(ks, &argv[1])? else {
+                return Ok(Reply::Array(Vec::new()));
+            };
+            let sorted = z.sorted();
+            if !in_lex_range(sorted, &min, &max) {
+                return Ok(Reply::Array(Vec::new()));
+            }
+            let idx: Vec<usize> = if rev {
+                (0..sorted.len())
+                    .rev()
+                    .skip_while(|&i| !lex_lte_max(&sorted[i].1, &max))
+                    .take_while(|&i| lex_gte_min(&sorted[i].1, &min))
+                    .collect()
+            } else {
+                (0..sorted.len())
+                    .skip_while(|&i| !lex_gte_min(&sorted[i].1, &min))
+                    .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
+                    .collect()
+            };
+            window(idx, offset, limit, z)
+        }
+    };
+    let Some(Value::ZSet(z)) = ks.get(&argv[1]) else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    let sorted = z.sorted();
+    let mut out = Vec::with_capacity(picked.len() * (1 + withscores as usize));
+    for i in picked {
+        let (s, m) = &sorted[i];
+        out.push(Reply::bulk(m));
+        if withscores {
+            out.push(Reply::bulk(profile.format_score(*s)));
+        }
+    }
+    Ok(Reply::Array(out))
+}
+
+/// True when Redis keeps `z` as a skiplist rather than a listpack (more than 128 members or
+/// one longer than 64 bytes, the `zset-max-listpack-*` defaults).
+fn is_skiplist(z: &ZSet) -> bool {
+    z.len() > MAX_LISTPACK_ENTRIES || z.iter().any(|(m, _)| m.len() > MAX_LISTPACK_VALUE)
+}
+
+/// LIMIT offset count over a range (`idx`, in reply order): an offset at or past the set's
+/// size gives nothing; a negative count takes everything after the offset. A negative offset
+/// gives nothing on a listpack; on a skiplist Redis 7.4 counts it back from the end of the
+/// range (nothing when it reaches before the range's start).
+fn window(idx: Vec<usize>, offset: i64, limit: i64, z: &ZSet) -> Vec<usize> {
+    // PROFILE HOOK (dialect): Redis 7.0 gives nothing for any negative offset; 7.4 counts a
+    // negative offset from the end of the range on skiplists.
+    let negative_from_end = true;
+    let offset = if offset < 0 && negative_from_end && is_skiplist(z) {
+        idx.len() as i64 + offset
+    } else {
+        offset
+    };
+    if offset < 0 || (offset > 0 && offset as u64 >= z.len() as u64) {
+        return Vec::new();
+    }
+    let it = idx.into_iter().skip(offset as usize);
+    if limit < 0 {
+        it.collect()
+    } else {
+        it.take(limit as usize).collect()
+    }
+}
+
+/// ZMSCORE key member [member ...]: one score or nil per member.
+fn zmscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zset_at(ctx.ks, &argv[1]) {
+        Err(e) => e,
+        Ok(z) => Reply::Array(
+            argv[2..]
+                .iter()
+                .map(|m| match z.and_then(|z| z.score(m)) {
+                    Some(s) => Reply::bulk(ctx.profile.format_score(s)),
+                    None => Reply::NullBulk,
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// ZRANK / ZREVRANK key member [WITHSCORE]: the member's rank (from the lowest, or highest,
+/// score), with its score as a two-element array under WITHSCORE (Redis 7.2+); nil (a nil
+/// array under WITHSCORE) when the key or member is missing.
+fn rank(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], rev: bool) -> Reply {
+    if argv.len() > 4 {
+        return Reply::err(format!(
+            "ERR wrong number of arguments for '{}' command",
+            if rev { "zrevrank" } else { "zrank" }
+        ));
+    }
+    let withscore = argv.len() == 4;
+    if withscore && !is(&argv[3], "withscore") {
+        return Reply::syntax_error();
+    }
+    let missing = if withscore {
+        Reply::NullArray
+    } else {
+        Reply::NullBulk
+    };
+    let z = match zset_at(ctx.ks, &argv[1]) {
+        Ok(Some(z)) => z,
+        Ok(None) => return missing,
+        Err(e) => return e,
+    };
+    let Some(pos) = z.position(&argv[2]) else {
+        return missing;
+    };
+    let r = if rev { z.len() - 1 - pos } else { pos } as i64;
+    if withscore {
+        let score = z.sorted()[pos].0;
+        Reply::Array(vec![
+            Reply::Integer(r),
+            Reply::bulk(ctx.profile.format_score(score)),
+        ])
+    } else {
+        Reply::Integer(r)
+    }
+}
+
+fn zrank(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    rank(ctx, argv, false)
+}
+
+fn zrevrank(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    rank(ctx, argv, true)
+}
+
+/// ZCOUNT key min max: members with min <= score <= max (`(` exclusive, `-inf`/`+inf`).
+fn zcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let (Some((min, minex)), Some((max, maxex))) = (score_bound(&argv[2]), score_bound(&argv[3]))
+    else {
+        return Reply::err("ERR min or max is not a float");
+    };
+    let z = match zset_at(ctx.ks, &argv[1]) {
+        Ok(Some(z)) => z,
+        Ok(None) => return Reply::Integer(0),
+        Err(e) => return e,
+    };
+    let n = z
+        .iter()
+        .filter(|&(_, s)| {
+            (if minex { s > min } else { s >= min }) && (if maxex { s < max } else { s <= max })
+        })
+        .count();
+    Reply::Integer(n as i64)
+}
+
+/// ZSCAN key cursor [MATCH pattern] [COUNT count] (cursor rules in the module docs).
+fn zscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let cursor = match parse_scan_cursor(&argv[2]) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let z = match zset_at(ctx.ks, &argv[1]) {
+        Ok(Some(z)) => z,
+        Ok(None) => return scan_reply(Vec::new(), true, 0, &parse_default()),
+        Err(e) => return e,
+    };
+    let o = match parse_scan_opts(argv, false) {
+        Ok(o) => o,
+        Err(e) => return e,
+    };
+    let compact =
+        z.len() <= MAX_LISTPACK_ENTRIES && z.iter().all(|(m, _)| m.len() <= MAX_LISTPACK_VALUE);
+    let groups = z
+        .iter()
+        .map(|(m, s)| vec![m.to_vec(), ctx.profile.format_score(s).into_bytes()])
+        .collect();
+    scan_reply(groups, compact, cursor, &o)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::command::execute_str;
+    use crate::keyspace::{Keyspace, Value};
+    use crate::reply::Reply;
+    use crate::zset::ZSet;
+
+    fn ks() -> Keyspace {
+        let mut ks = Keyspace::new();
+        ks.set(
+            b"z".to_vec(),
+            Value::ZSet(ZSet::from_pairs(vec![
+                (b"a".to_vec(), 1.0),
+                (b"b".to_vec(), 2.5),
+                (b"c".to_vec(), 3.0),
+            ])),
+        );
+        ks
+    }
+
+    #[test]
+    fn ranks_counts_scores() {
+        let mut ks = ks();
+        assert_eq!(
+            execute_str(&mut ks, &["ZRANK", "z", "b"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZREVRANK", "z", "a", "WITHSCORE"]),
+            Reply::Array(vec![Reply::Integer(2), Reply::bulk("1")])
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZRANK", "nokey", "a", "WITHSCORE"]),
+            Reply::NullArray
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZRANK", "z", "a", "FOO"]),
+            Reply::syntax_error()
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZRANK", "z", "a", "WITHSCORE", "x"]),
+            Reply::err("ERR wrong number of arguments for 'zrank' command")
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZCOUNT", "z", "(1", "+inf"]),
+            Reply::Integer(2)
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZMSCORE", "z", "b", "x"]),
+            Reply::Array(vec![Reply::bulk("2.5"), Reply::NullBulk])
+        );
+        assert_eq!(
+            execute_str(
+                &mut ks,
+                &[
+                    "ZRANGEBYSCORE",
+                    "z",
+                    "-inf",
+                    "+inf",
+                    "WITHSCORES",
+                    "LIMIT",
+                    "1",
+                    "1"
+                ]
+            ),
+            Reply::Array(vec![Reply::bulk("b"), Reply::bulk("2.5")])
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZRANGEBYSCORE", "z", "0", "1", "REV"]),
+            Reply::syntax_error()
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["ZSCAN", "z", "5", "COUNT", "1"]),
+            Reply::Array(vec![
+                Reply::bulk("0"),
+                Reply::Array(
+                    ["a", "1", "b", "2.5", "c", "3"]
+                        .iter()
+                        .map(Reply::bulk)
+                        .collect()
+                )
+            ])
+        );
+    }
+}

@@ -1,0 +1,404 @@
+//! Streams: entries (id → field/value pairs) kept as the listpack nodes the snapshot stored,
+//! plus the stream's metadata and a summary of its consumer groups.
+//!
+//! Node layout (RDB_TYPE_STREAM_LISTPACKS 1/2/3; the node key is the 16-byte big-endian
+//! master id, ms then seq): a listpack whose "master entry" is `count`, `deleted`,
+//! `num-fields`, the master fields, `0`; then per entry `flags`, `ms-diff`, `seq-diff`
+//! (relative to the master id), then — when flag 2 (`SAMEFIELDS`) is set — one value per
+//! master field, else `num-fields` and field/value pairs; then the entry's element count
+//! (`lp-count`, for walking backwards). Flag 1 (`DELETED`) marks a deleted entry. Nodes are
+//! validated when the stream is built, so decoding on demand cannot fail afterwards.
+
+use crate::rdb::encoded::{self, BlobError, Item};
+
+/// A stream entry id: milliseconds and sequence number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct StreamId {
+    pub ms: u64,
+    pub seq: u64,
+}
+
+impl StreamId {
+    /// The smallest id, `0-0`.
+    pub const MIN: StreamId = StreamId { ms: 0, seq: 0 };
+    /// The largest id.
+    pub const MAX: StreamId = StreamId {
+        ms: u64::MAX,
+        seq: u64::MAX,
+    };
+
+    /// The id from its 16-byte big-endian node key form.
+    pub fn from_key(b: &[u8; 16]) -> StreamId {
+        StreamId {
+            ms: u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
+            seq: u64::from_be_bytes(b[8..].try_into().expect("8 bytes")),
+        }
+    }
+
+    /// `ms-seq`, as Redis prints ids.
+    pub fn text(&self) -> String {
+        format!("{}-{}", self.ms, self.seq)
+    }
+
+    /// The next id (`None` at the maximum).
+    pub fn next(&self) -> Option<StreamId> {
+        match self.seq.checked_add(1) {
+            Some(seq) => Some(StreamId { ms: self.ms, seq }),
+            None => self.ms.checked_add(1).map(|ms| StreamId { ms, seq: 0 }),
+        }
+    }
+
+    /// The previous id (`None` at `0-0`).
+    pub fn prev(&self) -> Option<StreamId> {
+        match self.seq.checked_sub(1) {
+            Some(seq) => Some(StreamId { ms: self.ms, seq }),
+            None => self
+                .ms
+                .checked_sub(1)
+                .map(|ms| StreamId { ms, seq: u64::MAX }),
+        }
+    }
+}
+
+/// One live stream entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamEntry {
+    pub id: StreamId,
+    /// Field, value pairs in stored order.
+    pub fields: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// A consumer group: name, last delivered id, entries read, its pending entries list (PEL)
+/// and its consumers, as the RDB file records them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub name: Vec<u8>,
+    pub last_id: StreamId,
+    /// Entries read (RDB_TYPE_STREAM_LISTPACKS_2+), `None` when the file does not record it.
+    pub entries_read: Option<u64>,
+    /// Pending entries, in id order.
+    pub pending: Vec<PendingEntry>,
+    pub consumers: Vec<Consumer>,
+}
+
+/// One entry of a group's PEL: id, last delivery time (Unix ms) and delivery count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PendingEntry {
+    pub id: StreamId,
+    pub delivery_time_ms: u64,
+    pub delivery_count: u64,
+}
+
+/// A consumer: name, seen time, active time (RDB_TYPE_STREAM_LISTPACKS_3+; Unix ms) and the
+/// ids of its pending entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consumer {
+    pub name: Vec<u8>,
+    pub seen_time_ms: u64,
+    pub active_time_ms: Option<u64>,
+    pub pending: Vec<StreamId>,
+}
+
+/// A Redis stream.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stream {
+    /// (master id, validated listpack) per node, in id order.
+    pub nodes: Vec<(StreamId, Box<[u8]>)>,
+    /// Number of live entries (XLEN).
+    pub length: u64,
+    pub last_id: StreamId,
+    /// First entry id recorded in the file (RDB_TYPE_STREAM_LISTPACKS_2+), else `0-0`.
+    pub first_id: StreamId,
+    pub max_deleted_id: StreamId,
+    /// Entries ever added (RDB_TYPE_STREAM_LISTPACKS_2+), else the length.
+    pub entries_added: u64,
+    pub groups: Vec<Group>,
+}
+
+fn int(items: &[Item<'_>], i: usize, what: &str) -> Result<i64, BlobError> {
+    match items.get(i) {
+        Some(Item::Int(v)) => Ok(*v),
+        Some(Item::Str(s)) => crate::command::args::parse_i64(s).ok_or_else(|| BlobError {
+            offset: 0,
+            message: format!("stream {what} is not an integer"),
+        }),
+        None => Err(BlobError {
+            offset: 0,
+            message: format!("stream node ends before its {what}"),
+        }),
+    }
+}
+
+fn count(items: &[Item<'_>], i: usize, what: &str) -> Result<usize, BlobError> {
+    let v = int(items, i, what)?;
+    usize::try_from(v)
+        .ok()
+        .filter(|&n| n <= items.len())
+        .ok_or_else(|| BlobError {
+            offset: 0,
+            message: format!("stream {what} {v} out of range"),
+        })
+}
+
+/// Decodes one node: its live entries (or, with `f` returning false, stops early).
+fn walk_node(
+    master: StreamId,
+    blob: &[u8],
+    mut f: impl FnMut(StreamEntry) -> bool,
+) -> Result<(), BlobError> {
+    let items = encoded::listpack(blob)?;
+    let live = count(&items, 0, "entry count")?;
+    let deleted = count(&items, 1, "deleted count")?;
+    let nmaster = count(&items, 2, "master field count")?;
+    let master_fields = items.get(3..3 + nmaster).ok_or_else(|| BlobError {
+        offset: 0,
+        message: "stream master fields truncated".into(),
+    })?;
+    let mut p = 3 + nmaster;
+    if int(&items, p, "master terminator")? != 0 {
+        return Err(BlobError {
+            offset: 0,
+            message: "stream master entry not terminated by 0".into(),
+        });
+    }
+    p += 1;
+    let (mut seen_live, mut seen_deleted) = (0usize, 0usize);
+    let mut go = true;
+    while p < items.len() {
+        let flags = int(&items, p, "entry flags")?;
+        let ms = int(&items, p + 1, "entry ms delta")?;
+        let seq = int(&items, p + 2, "entry seq delta")?;
+        p += 3;
+        let id = StreamId {
+            ms: master.ms.wrapping_add(ms as u64),
+            seq: master.seq.wrapping_add(seq as u64),
+        };
+        let mut fields = Vec::new();
+        if flags & 2 != 0 {
+            let vals = items.get(p..p + nmaster).ok_or_else(|| BlobError {
+                offset: 0,
+                message: "stream entry values truncated".into(),
+            })?;
+            for (k, v) in master_fields.iter().zip(vals) {
+                fields.push((k.to_vec(), v.to_vec()));
+            }
+            p += nmaster;
+        } else {
+            let n = count(&items, p, "entry field count")?;
+            p += 1;
+            let kv = items.get(p..p + 2 * n).ok_or_else(|| BlobError {
+                offset: 0,
+                message: "stream entry fields truncated".into(),
+            })?;
+            for pair in kv.chunks_exact(2) {
+                fields.push((pair[0].to_vec(), pair[1].to_vec()));
+            }
+            p += 2 * n;
+        }
+        int(&items, p, "entry lp-count")?;
+        p += 1;
+        if flags & 1 != 0 {
+            seen_deleted += 1;
+        } else {
+            seen_live += 1;
+            if go {
+                go = f(StreamEntry { id, fields });
+            }
+        }
+    }
+    if seen_live != live || seen_deleted != deleted {
+        return Err(BlobError {
+            offset: 0,
+            message: format!(
+                "stream node says {live} live and {deleted} deleted entries, has \
+                 {seen_live} and {seen_deleted}"
+            ),
+        });
+    }
+    Ok(())
+}
+
+impl Stream {
+    /// Validates a node's listpack (for the loader); returns its number of live entries.
+    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<u64, BlobError> {
+        let mut n = 0;
+        walk_node(master, blob, |_| {
+            n += 1;
+            true
+        })?;
+        Ok(n)
+    }
+
+    /// Live entries with `start <= id <= end`, ascending, at most `count`.
+    pub fn range(&self, start: StreamId, end: StreamId, count: Option<usize>) -> Vec<StreamEntry> {
+        let mut out = Vec::new();
+        if start > end {
+            return out;
+        }
+        let limit = count.unwrap_or(usize::MAX);
+        // The first node that can hold `start`: the last whose master id is <= start.
+        let first = self
+            .nodes
+            .partition_point(|(m, _)| *m <= start)
+            .saturating_sub(1);
+        for (master, blob) in &self.nodes[first..] {
+            if *master > end || out.len() >= limit {
+                break;
+            }
+            let _ = walk_node(*master, blob, |e| {
+                if e.id > end {
+                    return false;
+                }
+                if e.id >= start {
+                    out.push(e);
+                }
+                out.len() < limit
+            });
+        }
+        out
+    }
+
+    /// Live entries with `start <= id <= end`, descending, at most `count`.
+    pub fn rev_range(
+        &self,
+        start: StreamId,
+        end: StreamId,
+        count: Option<usize>,
+    ) -> Vec<StreamEntry> {
+        let mut out = Vec::new();
+        if start > end {
+            return out;
+        }
+        let limit = count.unwrap_or(usize::MAX);
+        for (master, blob) in self.nodes.iter().rev() {
+            if out.len() >= limit {
+                break;
+            }
+            let mut node = Vec::new();
+            let _ = walk_node(*master, blob, |e| {
+                if e.id > end {
+                    return false;
+                }
+                if e.id >= start {
+                    node.push(e);
+                }
+                true
+            });
+            out.extend(node.into_iter().rev().take(limit - out.len()));
+            if *master <= start {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The first live entry.
+    pub fn first(&self) -> Option<StreamEntry> {
+        self.range(StreamId::MIN, StreamId::MAX, Some(1)).pop()
+    }
+
+    /// The last live entry.
+    pub fn last(&self) -> Option<StreamEntry> {
+        self.rev_range(StreamId::MIN, StreamId::MAX, Some(1)).pop()
+    }
+
+    /// Heap bytes held by the value (for memory accounting).
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.iter().map(|(_, b)| b.len() + 32).sum::<usize>()
+            + self
+                .groups
+                .iter()
+                .map(|g| {
+                    g.name.len()
+                        + 64
+                        + g.pending.len() * 32
+                        + g.consumers
+                            .iter()
+                            .map(|c| c.name.len() + 48 + c.pending.len() * 16)
+                            .sum::<usize>()
+                })
+                .sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::rdb::encoded::test_blobs::listpack;
+
+    /// One entry for [`node`]: ms delta, seq delta, fields, deleted.
+    pub type TestEntry<'a> = (i64, i64, Vec<(&'a [u8], &'a [u8])>, bool);
+
+    /// A stream node listpack: master fields, then entries; entries whose fields equal the
+    /// master fields use SAMEFIELDS.
+    pub fn node(master: &[&[u8]], entries: &[TestEntry<'_>]) -> Vec<u8> {
+        let live = entries.iter().filter(|e| !e.3).count() as i64;
+        let mut it = vec![
+            Item::Int(live),
+            Item::Int(entries.len() as i64 - live),
+            Item::Int(master.len() as i64),
+        ];
+        it.extend(master.iter().map(|f| Item::Str(f)));
+        it.push(Item::Int(0));
+        for (ms, seq, fields, deleted) in entries {
+            let same =
+                fields.len() == master.len() && fields.iter().zip(master).all(|((f, _), m)| f == m);
+            let flags = (*deleted as i64) | if same { 2 } else { 0 };
+            it.extend([Item::Int(flags), Item::Int(*ms), Item::Int(*seq)]);
+            let before = it.len();
+            if same {
+                it.extend(fields.iter().map(|(_, v)| Item::Str(v)));
+            } else {
+                it.push(Item::Int(fields.len() as i64));
+                for (f, v) in fields {
+                    it.extend([Item::Str(f), Item::Str(v)]);
+                }
+            }
+            it.push(Item::Int((it.len() - before + 3) as i64));
+        }
+        listpack(&it)
+    }
+
+    #[test]
+    fn ranges_over_nodes() {
+        let m1 = StreamId { ms: 100, seq: 0 };
+        let n1 = node(
+            &[b"f"],
+            &[
+                (0, 0, vec![(b"f", b"a")], false),
+                (0, 1, vec![(b"g", b"b")], true),
+                (5, 0, vec![(b"f", b"c"), (b"h", b"d")], false),
+            ],
+        );
+        let m2 = StreamId { ms: 200, seq: 3 };
+        let n2 = node(&[b"x"], &[(0, 0, vec![(b"x", b"1")], false)]);
+        assert_eq!(Stream::check_node(m1, &n1).unwrap(), 2);
+        let s = Stream {
+            nodes: vec![(m1, n1.into()), (m2, n2.into())],
+            length: 3,
+            ..Stream::default()
+        };
+        let ids = |v: Vec<StreamEntry>| v.into_iter().map(|e| e.id.text()).collect::<Vec<_>>();
+        assert_eq!(
+            ids(s.range(StreamId::MIN, StreamId::MAX, None)),
+            ["100-0", "105-0", "200-3"]
+        );
+        assert_eq!(
+            ids(s.range(StreamId { ms: 101, seq: 0 }, StreamId::MAX, Some(1))),
+            ["105-0"]
+        );
+        assert_eq!(
+            ids(s.rev_range(StreamId::MIN, StreamId::MAX, Some(2))),
+            ["200-3", "105-0"]
+        );
+        assert_eq!(
+            s.last().unwrap().fields,
+            vec![(b"x".to_vec(), b"1".to_vec())]
+        );
+        assert_eq!(
+            s.first().unwrap().fields,
+            vec![(b"f".to_vec(), b"a".to_vec())]
+        );
+        assert!(Stream::check_node(m1, &listpack(&[Item::Int(1)])).is_err());
+    }
+}
