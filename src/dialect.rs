@@ -33,6 +33,7 @@
 //! | `select_not_integer`, `select_long_index` | 6.0 `ERR invalid DB index` on a `long` | rec 6.0.9 vs 6.2.14 (`ERR value is not an integer or out of range`); src 6.0.9 / 6.2.14 db.c selectCommand |
 //! | `scan_cursor_strict` | `string2ull` from 7.4 and Valkey 8 (`SCAN -1`: `ERR invalid cursor`) | rec 7.4.1, Valkey 8.1.8 vs 7.0.15; src 7.4.1 / valkey 8.0.1 db.c parseScanCursorOrReply |
 //! | `zrange_by` (BYSCORE/BYLEX/REV/LIMIT) | from 6.2 | rec 6.0.9 syntax / not-integer errors |
+//! | `geo_any`, `geo_lookup_first` (GEORADIUS*_RO) | ANY from 6.2; 6.0 answers a missing key before parsing | src 6.0.9 / 6.2.14 geo.c georadiusGeneric |
 //! | `object_unknown_subcommand` | 6.x long form | rec 6.0.9/6.2.14 vs 7.0.15 |
 //! | `listpack_names` (OBJECT ENCODING) | `ziplist` on 6.x, `listpack` from 7.0 (converted on load) | rec `OBJECT ENCODING` of a small zset/hash |
 //! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
@@ -173,6 +174,11 @@ pub struct Profile {
     pub scan_cursor_strict: bool,
     /// ZRANGE takes BYSCORE, BYLEX, REV and LIMIT (6.2+); else only WITHSCORES.
     pub zrange_by: bool,
+    /// GEORADIUS*_RO take ANY (6.2+).
+    pub geo_any: bool,
+    /// GEORADIUS*_RO answer an empty array for a missing key before parsing anything (6.0);
+    /// else the arguments are checked first.
+    pub geo_lookup_first: bool,
     /// The Redis release whose command set this server has, for [`COMMANDS_SINCE`]
     /// (Valkey: 7.2).
     pub commands_of: (u16, u16),
@@ -231,6 +237,8 @@ const BASE: Profile = Profile {
     select_long_index: false,
     scan_cursor_strict: false,
     zrange_by: true,
+    geo_any: true,
+    geo_lookup_first: false,
     commands_of: (7, 0),
     object_unknown_subcommand: OBJECT_UNKNOWN,
     subcommand_arity_error: Some("ERR wrong number of arguments for '{}' command"),
@@ -250,6 +258,8 @@ pub const REDIS_6_0: Profile = Profile {
     select_not_integer: "ERR invalid DB index",
     select_long_index: true,
     zrange_by: false,
+    geo_any: false,
+    geo_lookup_first: true,
     commands_of: (6, 0),
     ..REDIS_6_2
 };

@@ -162,6 +162,9 @@ fn run_search(
 ) -> Result<Reply, Reply> {
     let src = if kind == Kind::SearchStore { 2 } else { 1 };
     let z = zset_at(ks, &argv[src])?;
+    if z.is_none() && p.geo_lookup_first {
+        return Ok(Reply::Array(Vec::new()));
+    }
     let is_search = matches!(kind, Kind::Search | Kind::SearchStore);
     let mut centre = (0.0, 0.0);
     let mut shape = ShapeArg::Radius(0.0);
@@ -203,7 +206,7 @@ fn run_search(
             withhash = true;
         } else if is(arg, "withcoord") {
             withcoord = true;
-        } else if is(arg, "any") {
+        } else if is(arg, "any") && p.geo_any {
             any = true;
         } else if is(arg, "asc") {
             order = Order::Asc;
@@ -425,6 +428,54 @@ fn geohash_cmd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 #[cfg(test)]
 mod tests {
     use crate::dialect::{REDIS_6_2, REDIS_7_0, REDIS_8_0};
+
+    #[test]
+    fn redis_6_0_georadius_rules() {
+        use crate::command::execute_as;
+        use crate::dialect::REDIS_6_0;
+        let mut ks = crate::keyspace::Keyspace::new();
+        // src 6.0.9 geo.c: a missing key answers before the arguments are read; no ANY.
+        let bad = ["GEORADIUS_RO", "nosuch", "x", "y", "1", "km"];
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_6_0, &bad),
+            crate::reply::Reply::Array(vec![])
+        );
+        assert!(execute_as(&mut ks, &REDIS_7_0, &bad).is_error());
+        let any = [
+            "GEORADIUS_RO",
+            "nosuch",
+            "1",
+            "2",
+            "1",
+            "km",
+            "COUNT",
+            "1",
+            "ANY",
+        ];
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_7_0, &any),
+            crate::reply::Reply::Array(vec![])
+        );
+        ks.set(
+            b"g".to_vec(),
+            crate::keyspace::Value::ZSet(crate::zset::ZSet::from_pairs(vec![(b"m".to_vec(), 1.0)])),
+        );
+        let any = [
+            "GEORADIUS_RO",
+            "g",
+            "1",
+            "2",
+            "1",
+            "km",
+            "COUNT",
+            "1",
+            "ANY",
+        ];
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_6_0, &any),
+            crate::reply::Reply::syntax_error()
+        );
+    }
 
     #[test]
     fn distances_round_the_scaled_value() {
