@@ -39,6 +39,12 @@
 //! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
 //! | `list_listpack` | 6.x/7.0 `quicklist` for every list; 7.2+, Valkey: one node ≤ 8 KiB is `listpack` | rec `th:list:70` / `th:list:90` on every server |
 //! | `hash_ex_encoding` | small hash with field TTLs: `listpackex` (Redis 7.4), `hashtable` (Valkey 9) | rec `hash:fe` on 7.4.1 / 9.1.2 |
+//! | `lpos_rank_zero` | 6.x short text, 7.0+ adds "or use negative ..." | rec LPOS RANK 0 on 6.0.9/6.2.14 vs 7.0.15 |
+//! | `stream_v7_fields` | XINFO STREAM/GROUPS 7.0 fields | rec XINFO STREAM on 6.2.14 vs 7.0.15 |
+//! | `stream_exclusive_ranges` | `(id` bounds from 6.2 | rec 6.0.9 XRANGE `(5-1` invalid id |
+//! | `sinter_stops_at_missing` | 6.0: empty at the first missing key | rec 6.0.9 SINTER missing str:plain |
+//! | `field_expiry_args` | HTTL & co: Redis 7.4 named errors, HEXPIRETIME rounded up; Valkey 9 `syntax error`, rounded down | rec HTTL/HEXPIRETIME on 7.4.1 vs 9.1.2 |
+//! | `xinfo_bare_syntax_error` | 6.0 `XINFO STREAM` without key: `ERR syntax error, try 'XINFO HELP'` | rec 6.0.9 vs 6.2.14 |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -203,6 +209,31 @@ pub struct Profile {
     /// OBJECT ENCODING of a small hash with field expiry: `listpackex` on Redis 7.4+,
     /// `hashtable` on Valkey 9 (which keeps such hashes as hash tables).
     pub hash_ex_encoding: &'static str,
+    /// LPOS `RANK 0` error text (6.x ends after "from the second, ...").
+    pub lpos_rank_zero: &'static str,
+    /// XINFO STREAM / GROUPS carry the 7.0 fields (max-deleted-entry-id, entries-added,
+    /// recorded-first-entry-id; entries-read, lag).
+    pub stream_v7_fields: bool,
+    /// XRANGE / XREVRANGE take exclusive `(id` bounds (6.2+).
+    pub stream_exclusive_ranges: bool,
+    /// SINTER answers an empty array at the first missing key, before type-checking the keys
+    /// after it (6.0).
+    pub sinter_stops_at_missing: bool,
+    /// How HTTL/HPTTL/HEXPIRETIME/HPEXPIRETIME read `FIELDS numfields` and round seconds.
+    pub field_expiry_args: FieldExpiryArgs,
+    /// XINFO with a subcommand but no key answers `ERR syntax error, try 'XINFO HELP'` (6.0).
+    pub xinfo_bare_syntax_error: bool,
+}
+
+/// The argument errors and second rounding of the hash field-expiry reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldExpiryArgs {
+    /// Redis 7.4: named errors ("Mandatory argument FIELDS ...", "Number of fields must be a
+    /// positive integer", "The `numfields` parameter must match ..."); seconds rounded up.
+    Redis,
+    /// Valkey 9: `ERR syntax error` for a missing FIELDS, a non-positive or mismatched count,
+    /// the integer error for a non-integer count; HEXPIRETIME seconds rounded down.
+    Valkey,
 }
 
 const SHAPE_ERROR: &str = "ERR exactly one of BYRADIUS and BYBOX can be specified for {}";
@@ -249,6 +280,13 @@ const BASE: Profile = Profile {
     zset_max_listpack: (128, 64),
     list_listpack: false,
     hash_ex_encoding: "listpackex",
+    lpos_rank_zero: "ERR RANK can't be zero: use 1 to start from the first match, 2 from the \
+                     second ... or use negative to start from the end of the list",
+    stream_v7_fields: true,
+    stream_exclusive_ranges: true,
+    sinter_stops_at_missing: false,
+    field_expiry_args: FieldExpiryArgs::Redis,
+    xinfo_bare_syntax_error: false,
 };
 
 /// Redis 6.0.
@@ -258,6 +296,9 @@ pub const REDIS_6_0: Profile = Profile {
     select_not_integer: "ERR invalid DB index",
     select_long_index: true,
     zrange_by: false,
+    stream_exclusive_ranges: false,
+    sinter_stops_at_missing: true,
+    xinfo_bare_syntax_error: true,
     geo_any: false,
     geo_lookup_first: true,
     commands_of: (6, 0),
@@ -275,6 +316,9 @@ pub const REDIS_6_2: Profile = Profile {
         "ERR Unknown subcommand or wrong number of arguments for '{}'. Try OBJECT HELP.",
     subcommand_arity_error: None,
     listpack_names: false,
+    lpos_rank_zero:
+        "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second, ...",
+    stream_v7_fields: false,
     ..BASE
 };
 /// Redis 7.0, the profile bitlens answered as before profiles existed.
@@ -377,6 +421,7 @@ pub const VALKEY_9_0: Profile = Profile {
     shape_error: SHAPE_ERROR_VALKEY_9,
     embstr: EmbstrRule::KeyAndValue(114),
     hash_ex_encoding: "hashtable",
+    field_expiry_args: FieldExpiryArgs::Valkey,
     ..VALKEY_8_1
 };
 

@@ -9,6 +9,7 @@
 
 use super::set::{parse_default, parse_scan_cursor, parse_scan_opts, scan_reply};
 use super::{CommandSpec, Ctx};
+use crate::dialect::FieldExpiryArgs;
 use crate::hash::Hash;
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
@@ -197,7 +198,7 @@ fn hscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(None) => return scan_reply(Vec::new(), true, 0, &parse_default()),
         Err(e) => return e,
     };
-    let o = match parse_scan_opts(argv, true) {
+    let o = match parse_scan_opts(argv, true, ctx.profile) {
         Ok(o) => o,
         Err(e) => return e,
     };
@@ -233,16 +234,26 @@ fn expiry_read(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], what: ExpiryRead) -> Reply {
         Ok(h) => h,
         Err(e) => return e,
     };
+    let valkey = ctx.profile.field_expiry_args == FieldExpiryArgs::Valkey;
+    let named = |text: &'static str| Reply::err(if valkey { "ERR syntax error" } else { text });
     if !super::args::is(&argv[2], "fields") {
-        return Reply::err("ERR Mandatory argument FIELDS is missing or not at the right position");
+        return named("ERR Mandatory argument FIELDS is missing or not at the right position");
     }
     let n = match super::args::parse_i64(&argv[3]) {
         Some(n) if n > 0 => n as u64,
-        _ => return Reply::err("ERR Number of fields must be a positive integer"),
+        None if valkey => return super::args::not_integer(),
+        _ => return named("ERR Number of fields must be a positive integer"),
     };
     if n != (argv.len() - 4) as u64 {
-        return Reply::err("ERR The `numfields` parameter must match the number of arguments");
+        return named("ERR The `numfields` parameter must match the number of arguments");
     }
+    let secs = |ms: i64| {
+        if valkey {
+            ms / 1000
+        } else {
+            ms.saturating_add(999) / 1000
+        }
+    };
     let base = now.unwrap_or(0);
     Reply::Array(
         argv[4..]
@@ -253,7 +264,7 @@ fn expiry_read(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], what: ExpiryRead) -> Reply {
                 Some((_, Some(at))) => Reply::Integer(match what {
                     ExpiryRead::Ttl => (at - base).max(0).saturating_add(999) / 1000,
                     ExpiryRead::Pttl => (at - base).max(0),
-                    ExpiryRead::ExpireTime => at.saturating_add(999) / 1000,
+                    ExpiryRead::ExpireTime => secs(at),
                     ExpiryRead::PexpireTime => at,
                 }),
             })

@@ -129,11 +129,7 @@ fn lpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
                 );
             }
             if v == 0 {
-                // PROFILE HOOK (dialect): Redis 6.x ends this text after "from the second, ...".
-                return Reply::err(
-                    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the \
-                     second ... or use negative to start from the end of the list",
-                );
+                return Reply::err(ctx.profile.lpos_rank_zero);
             }
             rank = v;
         } else if is(opt, "count") {

@@ -161,6 +161,15 @@ fn intersection(sets: &[Option<&Set>], limit: usize) -> Vec<Vec<u8>> {
 
 /// SINTER key [key ...].
 fn sinter(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    if ctx.profile.sinter_stops_at_missing {
+        for k in &argv[1..] {
+            match set_at(ctx.ks, k) {
+                Ok(None) => return Reply::Array(vec![]),
+                Err(e) => return e,
+                Ok(Some(_)) => {}
+            }
+        }
+    }
     match sets_at(ctx.ks, &argv[1..]) {
         Ok(sets) => bulks(intersection(&sets, usize::MAX)),
         Err(e) => e,
@@ -327,7 +336,11 @@ pub(super) fn parse_scan_cursor(arg: &[u8]) -> Result<u64, Reply> {
 
 /// Parses `[MATCH pattern] [COUNT count] [NOVALUES]` from `argv[3..]`; `hash` tells whether
 /// NOVALUES is allowed (HSCAN, Redis 7.4+).
-pub(super) fn parse_scan_opts(argv: &[Vec<u8>], hash: bool) -> Result<ScanOpts<'_>, Reply> {
+pub(super) fn parse_scan_opts<'a>(
+    argv: &'a [Vec<u8>],
+    hash: bool,
+    profile: &crate::dialect::Profile,
+) -> Result<ScanOpts<'a>, Reply> {
     let mut o = ScanOpts {
         pattern: None,
         count: 10,
@@ -346,9 +359,8 @@ pub(super) fn parse_scan_opts(argv: &[Vec<u8>], hash: bool) -> Result<ScanOpts<'
         } else if is(&argv[j], "match") && more {
             o.pattern = Some(&argv[j + 1]);
             j += 2;
-        } else if is(&argv[j], "novalues") {
-            // PROFILE HOOK (dialect): NOVALUES is Redis 7.4+; older servers answer
-            // `ERR syntax error` for it in every SCAN.
+        } else if is(&argv[j], "novalues") && profile.hscan_novalues {
+            // Servers without NOVALUES answer `ERR syntax error` for it (the else branch).
             if !hash {
                 return Err(Reply::err("ERR NOVALUES option can only be used in HSCAN"));
             }
@@ -410,7 +422,7 @@ fn sscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(None) => return scan_reply(Vec::new(), true, 0, &parse_default()),
         Err(e) => return e,
     };
-    let o = match parse_scan_opts(argv, false) {
+    let o = match parse_scan_opts(argv, false, ctx.profile) {
         Ok(o) => o,
         Err(e) => return e,
     };

@@ -76,9 +76,10 @@ fn id_part(s: &[u8]) -> Option<u64> {
 
 /// One end of an XRANGE interval: `-`, `+`, `ms`, `ms-seq`, optionally after `(` (exclusive:
 /// the next id for a start, the previous for an end).
-fn interval_id(arg: &[u8], is_start: bool) -> Result<StreamId, Reply> {
+/// Servers without exclusive ranges (`exclusive_ok` false, Redis 6.0) refuse `(`.
+fn interval_id(arg: &[u8], is_start: bool, exclusive_ok: bool) -> Result<StreamId, Reply> {
     let (exclusive, body) = match arg.strip_prefix(b"(") {
-        Some(rest) if arg.len() > 1 => (true, rest),
+        Some(rest) if arg.len() > 1 && exclusive_ok => (true, rest),
         _ => (false, arg),
     };
     let id = match body {
@@ -127,11 +128,11 @@ fn range(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], rev: bool) -> Reply {
     } else {
         (&argv[2], &argv[3])
     };
-    let start = match interval_id(start_arg, true) {
+    let start = match interval_id(start_arg, true, ctx.profile.stream_exclusive_ranges) {
         Ok(i) => i,
         Err(e) => return e,
     };
-    let end = match interval_id(end_arg, false) {
+    let end = match interval_id(end_arg, false, ctx.profile.stream_exclusive_ranges) {
         Ok(i) => i,
         Err(e) => return e,
     };
@@ -182,10 +183,18 @@ fn xrevrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let sub = &argv[1];
     let sub_text = String::from_utf8_lossy(sub).into_owned();
-    let arity_err = |name: &str| {
-        Reply::err(format!(
-            "ERR wrong number of arguments for 'xinfo|{name}' command"
-        ))
+    let profile = ctx.profile;
+    let unknown = || {
+        Reply::err(
+            profile
+                .object_unknown_subcommand
+                .replace("OBJECT HELP", "XINFO HELP")
+                .replace("{}", &sub_text),
+        )
+    };
+    let arity_err = |name: &str| match profile.subcommand_arity_error {
+        Some(text) => Reply::err(text.replace("{}", &format!("xinfo|{name}"))),
+        None => unknown(),
     };
     if is(sub, "groups") {
         return if argv.len() != 3 {
@@ -207,11 +216,12 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         }
     }
     if !is(sub, "stream") {
-        return Reply::err(format!(
-            "ERR unknown subcommand '{sub_text}'. Try XINFO HELP."
-        ));
+        return unknown();
     }
     if argv.len() < 3 {
+        if profile.xinfo_bare_syntax_error {
+            return Reply::err("ERR syntax error, try 'XINFO HELP'");
+        }
         return arity_err("stream");
     }
     let s = match stream_at(ctx.ks, &argv[2]) {
@@ -221,7 +231,14 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     };
     let bad = || {
         Reply::err(
-            "ERR unknown subcommand or wrong number of arguments for 'STREAM'. Try XINFO HELP.",
+            profile
+                .object_unknown_subcommand
+                .replace("OBJECT HELP", "XINFO HELP")
+                .replace(
+                    "unknown subcommand '{}'",
+                    "unknown subcommand or wrong number of arguments for '{}'",
+                )
+                .replace("{}", "STREAM"),
         )
     };
     let full = match argv.len() {
@@ -234,8 +251,6 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         _ => return bad(),
     };
     let entry = |e: Option<StreamEntry>| e.map_or(Reply::NullBulk, entry_reply);
-    // PROFILE HOOK (dialect): Redis 6.x replies without max-deleted-entry-id, entries-added
-    // and recorded-first-entry-id.
     let mut out = vec![
         Reply::bulk("length"),
         Reply::Integer(s.length as i64),
@@ -245,13 +260,17 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Reply::Integer(rax_nodes(s.nodes.iter().map(|(id, _)| key_of(id))) as i64),
         Reply::bulk("last-generated-id"),
         Reply::bulk(s.last_id.text()),
-        Reply::bulk("max-deleted-entry-id"),
-        Reply::bulk(s.max_deleted_id.text()),
-        Reply::bulk("entries-added"),
-        Reply::Integer(s.entries_added as i64),
-        Reply::bulk("recorded-first-entry-id"),
-        Reply::bulk(s.first_id.text()),
     ];
+    if profile.stream_v7_fields {
+        out.extend([
+            Reply::bulk("max-deleted-entry-id"),
+            Reply::bulk(s.max_deleted_id.text()),
+            Reply::bulk("entries-added"),
+            Reply::Integer(s.entries_added as i64),
+            Reply::bulk("recorded-first-entry-id"),
+            Reply::bulk(s.first_id.text()),
+        ]);
+    }
     match full {
         None => out.extend([
             Reply::bulk("groups"),
@@ -298,13 +317,13 @@ fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
         Ok(None) => return Reply::err("ERR no such key"),
         Err(e) => return e,
     };
-    // PROFILE HOOK (dialect): Redis 6.x replies without entries-read and lag.
+    let v7 = ctx.profile.stream_v7_fields;
     Reply::Array(
         s.groups
             .iter()
             .map(|g| {
                 let entries_read = g.entries_read.filter(|&n| n != u64::MAX);
-                Reply::Array(vec![
+                let mut out = vec![
                     Reply::bulk("name"),
                     Reply::Bulk(g.name.clone()),
                     Reply::bulk("consumers"),
@@ -313,12 +332,17 @@ fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
                     Reply::Integer(g.pending.len() as i64),
                     Reply::bulk("last-delivered-id"),
                     Reply::bulk(g.last_id.text()),
-                    Reply::bulk("entries-read"),
-                    entries_read.map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
-                    Reply::bulk("lag"),
-                    group_lag(s, g.last_id, entries_read)
-                        .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
-                ])
+                ];
+                if v7 {
+                    out.extend([
+                        Reply::bulk("entries-read"),
+                        entries_read.map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                        Reply::bulk("lag"),
+                        group_lag(s, g.last_id, entries_read)
+                            .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                    ]);
+                }
+                Reply::Array(out)
             })
             .collect(),
     )
@@ -479,21 +503,21 @@ mod tests {
 
     #[test]
     fn ids_parse_as_redis() {
-        assert_eq!(interval_id(b"-", true).unwrap(), StreamId::MIN);
-        assert_eq!(interval_id(b"+", false).unwrap(), StreamId::MAX);
+        assert_eq!(interval_id(b"-", true, true).unwrap(), StreamId::MIN);
+        assert_eq!(interval_id(b"+", false, true).unwrap(), StreamId::MAX);
         assert_eq!(
-            interval_id(b"5", false).unwrap(),
+            interval_id(b"5", false, true).unwrap(),
             StreamId {
                 ms: 5,
                 seq: u64::MAX
             }
         );
         assert_eq!(
-            interval_id(b"(1-1", true).unwrap(),
+            interval_id(b"(1-1", true, true).unwrap(),
             StreamId { ms: 1, seq: 2 }
         );
         assert_eq!(
-            interval_id(b" +01-01", true).unwrap(),
+            interval_id(b" +01-01", true, true).unwrap(),
             StreamId { ms: 1, seq: 1 }
         );
         for bad in [
@@ -504,10 +528,10 @@ mod tests {
             b"1-18446744073709551616",
             b"x",
         ] {
-            assert_eq!(interval_id(bad, true), Err(invalid_id()), "{bad:?}");
+            assert_eq!(interval_id(bad, true, true), Err(invalid_id()), "{bad:?}");
         }
         assert_eq!(
-            interval_id(b"(0-0", false),
+            interval_id(b"(0-0", false, true),
             Err(Reply::err("ERR invalid end ID for the interval"))
         );
     }

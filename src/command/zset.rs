@@ -32,7 +32,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         arity: 2,
         handler: zcard,
     },
-    // PROFILE HOOK (dialect): before Redis 7.2 ZRANK/ZREVRANK have arity 3 (no WITHSCORE).
+    // Before Redis 7.2 (profile `zrank_withscore`) ZRANK/ZREVRANK take exactly 3 arguments:
+    // `rank` gives the arity error for a 4th.
     CommandSpec {
         name: "zrank",
         arity: -3,
@@ -232,6 +233,14 @@ fn zrange_inner(
 ) -> Result<Reply, Reply> {
     let profile = ctx.profile;
     let ks = &mut *ctx.ks;
+    if fixed.is_none() && !profile.zrange_by {
+        // Redis 6.0: ZRANGE key start stop [WITHSCORES], indexes parsed first.
+        int_arg(&argv[2])?;
+        int_arg(&argv[3])?;
+        if argv.len() > 5 || (argv.len() == 5 && !is(&argv[4], "withscores")) {
+            return Err(Reply::syntax_error());
+        }
+    }
     let (mut rev, mut withscores) = (false, false);
     let mut by = fixed;
     let free = fixed.is_none();
@@ -409,7 +418,7 @@ fn zmscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// score), with its score as a two-element array under WITHSCORE (Redis 7.2+); nil (a nil
 /// array under WITHSCORE) when the key or member is missing.
 fn rank(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], rev: bool) -> Reply {
-    if argv.len() > 4 {
+    if argv.len() > if ctx.profile.zrank_withscore { 4 } else { 3 } {
         return Reply::err(format!(
             "ERR wrong number of arguments for '{}' command",
             if rev { "zrevrank" } else { "zrank" }
@@ -483,15 +492,24 @@ fn zscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(None) => return scan_reply(Vec::new(), true, 0, &parse_default()),
         Err(e) => return e,
     };
-    let o = match parse_scan_opts(argv, false) {
+    let o = match parse_scan_opts(argv, false, ctx.profile) {
         Ok(o) => o,
         Err(e) => return e,
     };
     let compact =
         z.len() <= MAX_LISTPACK_ENTRIES && z.iter().all(|(m, _)| m.len() <= MAX_LISTPACK_VALUE);
+    // A skiplist's scores are printed `%.17g` by every server, 7.2+ and Valkey included
+    // (rec ZSCAN zset:big on 7.4.1, Valkey 8.1.8 and 9.1.2); a listpack's as the profile's.
+    let fmt = |s: f64| {
+        if compact {
+            ctx.profile.format_score(s)
+        } else {
+            crate::zset::format_score(s)
+        }
+    };
     let groups = z
         .iter()
-        .map(|(m, s)| vec![m.to_vec(), ctx.profile.format_score(s).into_bytes()])
+        .map(|(m, s)| vec![m.to_vec(), fmt(s).into_bytes()])
         .collect();
     scan_reply(groups, compact, cursor, &o)
 }
