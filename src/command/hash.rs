@@ -291,7 +291,6 @@ fn hpexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 #[cfg(test)]
 mod tests {
     use crate::command::{execute_in, Ctx};
-    use crate::dialect::Profile;
     use crate::hash::Hash;
     use crate::keyspace::{Keyspace, Value};
     use crate::rdb::encoded::test_blobs::{listpack, listpack_strs};
@@ -301,7 +300,8 @@ mod tests {
     fn run(ks: &mut Keyspace, now: Option<i64>, argv: &[&str]) -> Reply {
         let argv: Vec<Vec<u8>> = argv.iter().map(|a| a.as_bytes().to_vec()).collect();
         ks.set_clock(now);
-        execute_in(&mut Ctx::single(ks, Profile::default_profile()), &argv)
+        // Redis 7.4: the field-expiry reads and HSCAN NOVALUES exist.
+        execute_in(&mut Ctx::single(ks, &crate::dialect::REDIS_7_4), &argv)
     }
 
     fn b(v: &[&str]) -> Reply {

@@ -542,19 +542,36 @@ mod tests {
             Reply::Integer(1)
         );
         assert_eq!(
-            execute_str(&mut ks, &["ZREVRANK", "z", "a", "WITHSCORE"]),
+            // WITHSCORE: Redis 7.2+.
+            crate::command::execute_as(
+                &mut ks,
+                &crate::dialect::REDIS_7_4,
+                &["ZREVRANK", "z", "a", "WITHSCORE"]
+            ),
             Reply::Array(vec![Reply::Integer(2), Reply::bulk("1")])
         );
         assert_eq!(
-            execute_str(&mut ks, &["ZRANK", "nokey", "a", "WITHSCORE"]),
+            crate::command::execute_as(
+                &mut ks,
+                &crate::dialect::REDIS_7_4,
+                &["ZRANK", "nokey", "a", "WITHSCORE"]
+            ),
             Reply::NullArray
         );
         assert_eq!(
-            execute_str(&mut ks, &["ZRANK", "z", "a", "FOO"]),
+            crate::command::execute_as(
+                &mut ks,
+                &crate::dialect::REDIS_7_4,
+                &["ZRANK", "z", "a", "FOO"]
+            ),
             Reply::syntax_error()
         );
         assert_eq!(
-            execute_str(&mut ks, &["ZRANK", "z", "a", "WITHSCORE", "x"]),
+            crate::command::execute_as(
+                &mut ks,
+                &crate::dialect::REDIS_7_4,
+                &["ZRANK", "z", "a", "WITHSCORE", "x"]
+            ),
             Reply::err("ERR wrong number of arguments for 'zrank' command")
         );
         assert_eq!(

@@ -456,11 +456,13 @@ impl<W: Write> RdbWriter<W> {
             10 => 2,
             _ => 3,
         };
-        let t = [
-            self.type_byte(ValueKind::StreamListpacks)?,
-            self.type_byte(ValueKind::StreamListpacks2)?,
-            self.type_byte(ValueKind::StreamListpacks3)?,
-        ][v - 1];
+        let t = self.type_byte(
+            [
+                ValueKind::StreamListpacks,
+                ValueKind::StreamListpacks2,
+                ValueKind::StreamListpacks3,
+            ][v - 1],
+        )?;
         self.begin_key(key, t, expire_at_ms)?;
         self.put_len(s.nodes.len() as u64)?;
         for (id, blob) in &s.nodes {
