@@ -12,26 +12,27 @@
 //!
 //! | field | values | source |
 //! |---|---|---|
-//! | `geosearch` | from Redis 6.2 | rec 6.0.9 unknown command, 6.2.14 answers |
+//! | `commands_of` + `COMMANDS_SINCE` (GEOSEARCH, ZMSCORE 6.2; EXPIRETIME, PEXPIRETIME 7.0; ...) | per release | rec 6.0.9 unknown GEOSEARCH/ZMSCORE, 6.2.14 unknown EXPIRETIME, 7.0.15 answers |
 //! | `bit_unit` (BITCOUNT/BITPOS `BIT`) | from 7.0 | rec 6.2.14 syntax error, 7.0.15 counts |
-//! | `expiretime` (EXPIRETIME, PEXPIRETIME) | from 7.0 | rec 6.2.14 unknown, 7.0.15 `-1` |
-//! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | issue; rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
+//! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | redis/redis#13898 (in 8.2); rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
 //! | `field_expiry` (HTTL, HPTTL, ...) | Redis 7.4+, Valkey 9 | rec Valkey 8.1.8 unknown, 9.1.2 `-1`; src 7.4.1 t_hash.c |
-//! | `geosearch_bypolygon` | Valkey 9 | issue (Valkey 9 geo.c) |
-//! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618` |
-//! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers |
+//! | `geosearch_bypolygon` | Valkey 9 (not answered yet: bitlens says so) | rec Valkey 9.1.2 answers BYPOLYGON, 7.0.15 syntax error |
+//! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618`; src 7.2.0 t_zset.c zrankGenericCommand |
+//! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers; src 7.4.1 db.c scanGenericCommand |
 //! | `score_format` | `%.17g` to 7.0; shortest from 7.2 and Valkey | rec 7.0.15 `1.6180000000000001`, Valkey 8.1.8 `1.618`; src 7.2.0 util.c d2string + fpconv_dtoa |
-//! | `coord_format` | `%.17Lf` trimmed to 7.4; shortest from Redis 8.0 | rec all five servers; issue for 8.0 |
+//! | `coord_format` | `%.17Lf` trimmed to 7.4; shortest from Redis 8.0 | rec all five servers; redis/redis#13494 (8.0: addReplyDouble in geoposCommand/georadiusGeneric, with 8.0 vs 7.4 output) |
 //! | `dist_format` | `%.4f` on 6.x; fixed-point from 7.0 | src 6.2.14 geo.c addReplyDoubleDistance snprintf, 7.0.15 fixedpoint_d2string |
 //! | `unknown_command` | backticks on 6.x, quotes from 7.0 | rec 6.0.9/6.2.14 vs 7.0.15; src 6.2.14 server.c processCommand |
 //! | `frommember_missing` | Valkey 9 `ERR member X does not exist` | rec Valkey 9.1.2 vs 8.1.8 |
-//! | `shape_error` (GEOSEARCH without a shape) | Valkey 9 text | issue (Valkey 9 geo.c) |
+//! | `shape_error` (GEOSEARCH without a shape) | Valkey 9 names BYPOLYGON | rec Valkey 9.1.2 vs 7.0.15 |
 //! | `bit_args` | key looked up before arguments up to 7.2 and Valkey 7.2; parsed first from 7.4 and Valkey 8 | rec 7.0.15 `BITCOUNT missing 0 x` = 0, Valkey 8.1.8 error; src redis 45d331069 / 1407ac1f3 (in 7.4-rc1), valkey 8.0.0 |
 //! | `bitcount_start_only` | Valkey 8.0+ | rec 8.1.8/9.1.2 `BITCOUNT k 2` counts; src valkey 96dcd1183 (8.0.0) |
 //! | `bitcount_unit_before_end` | Valkey 8+ parses BITCOUNT's unit before its end | src valkey 8.0.1 bitops.c bitcountCommand |
-//! | `bitfield_hash_overflow` | Redis 8.10 rejects `#N` whose product overflows | issue |
+//! | `bitfield_hash_overflow` | Redis 8.10 rejects `#N` whose product overflows | redis/redis#15433 (getBitOffsetFromArgument: `#N` with N > LLONG_MAX / bits refused); rec 7.0.15, Valkey 9.1.2 wrap |
 //! | `scan_unknown_type_error` | Valkey 8.0+, Redis 8.0+ | rec Valkey 8.1.8; src valkey 8.0.1 db.c; Redis 7.2.0/7.4.1 db.c have it commented out "uncomment in redis 8.0" (8.0 inferred) |
-//! | `select_not_integer` | 6.x `ERR invalid DB index` | rec 6.0.9/6.2.14 vs 7.0.15 |
+//! | `select_not_integer`, `select_long_index` | 6.0 `ERR invalid DB index` on a `long` | rec 6.0.9 vs 6.2.14 (`ERR value is not an integer or out of range`); src 6.0.9 / 6.2.14 db.c selectCommand |
+//! | `scan_cursor_strict` | `string2ull` from 7.4 and Valkey 8 (`SCAN -1`: `ERR invalid cursor`) | rec 7.4.1, Valkey 8.1.8 vs 7.0.15; src 7.4.1 / valkey 8.0.1 db.c parseScanCursorOrReply |
+//! | `zrange_by` (BYSCORE/BYLEX/REV/LIMIT) | from 6.2 | rec 6.0.9 syntax / not-integer errors |
 //! | `object_unknown_subcommand` | 6.x long form | rec 6.0.9/6.2.14 vs 7.0.15 |
 //! | `listpack_names` (OBJECT ENCODING) | `ziplist` on 6.x, `listpack` from 7.0 (converted on load) | rec `OBJECT ENCODING` of a small zset/hash |
 //! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
@@ -125,12 +126,8 @@ pub struct Profile {
     pub family: Family,
     /// Release line (major, minor).
     pub version: (u16, u16),
-    /// GEOSEARCH and GEOSEARCHSTORE exist.
-    pub geosearch: bool,
     /// BITCOUNT / BITPOS take a `BYTE|BIT` unit.
     pub bit_unit: bool,
-    /// EXPIRETIME and PEXPIRETIME exist.
-    pub expiretime: bool,
     /// BITOP DIFF, DIFF1, ANDOR and ONE exist.
     pub bitop_extended: bool,
     /// Hash field expiry commands (HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME, ...) exist.
@@ -166,6 +163,17 @@ pub struct Profile {
     pub scan_unknown_type_error: bool,
     /// SELECT's error for a non-integer index.
     pub select_not_integer: &'static str,
+    /// SELECT takes any `long` index (6.0: a huge one is out of range, not "not an integer");
+    /// else an `int`.
+    pub select_long_index: bool,
+    /// SCAN parses its cursor as `string2ull` (7.4+, Valkey 8+: a negative or empty cursor is
+    /// `ERR invalid cursor`); else as `strtoul` (a `-` wraps, the empty string is 0).
+    pub scan_cursor_strict: bool,
+    /// ZRANGE takes BYSCORE, BYLEX, REV and LIMIT (6.2+); else only WITHSCORES.
+    pub zrange_by: bool,
+    /// The Redis release whose command set this server has, for [`COMMANDS_SINCE`]
+    /// (Valkey: 7.2).
+    pub commands_of: (u16, u16),
     /// OBJECT's error for an unknown subcommand, `{}` standing for the subcommand.
     pub object_unknown_subcommand: &'static str,
     /// The error of a subcommand given the wrong number of arguments, `{}` standing for
@@ -194,9 +202,7 @@ const BASE: Profile = Profile {
     name: "redis-7.0",
     family: Family::Redis,
     version: (7, 0),
-    geosearch: true,
     bit_unit: true,
-    expiretime: true,
     bitop_extended: false,
     field_expiry: false,
     geosearch_bypolygon: false,
@@ -214,6 +220,10 @@ const BASE: Profile = Profile {
     bitfield_hash_overflow: false,
     scan_unknown_type_error: false,
     select_not_integer: SELECT_NOT_INTEGER,
+    select_long_index: false,
+    scan_cursor_strict: false,
+    zrange_by: true,
+    commands_of: (7, 0),
     object_unknown_subcommand: OBJECT_UNKNOWN,
     subcommand_arity_error: Some("ERR wrong number of arguments for '{}' command"),
     listpack_names: true,
@@ -227,7 +237,10 @@ const BASE: Profile = Profile {
 pub const REDIS_6_0: Profile = Profile {
     name: "redis-6.0",
     version: (6, 0),
-    geosearch: false,
+    select_not_integer: "ERR invalid DB index",
+    select_long_index: true,
+    zrange_by: false,
+    commands_of: (6, 0),
     ..REDIS_6_2
 };
 /// Redis 6.2.
@@ -235,10 +248,9 @@ pub const REDIS_6_2: Profile = Profile {
     name: "redis-6.2",
     version: (6, 2),
     bit_unit: false,
-    expiretime: false,
     dist_format: DistFormat::Printf4,
     unknown_command: Quoting::Backticks,
-    select_not_integer: "ERR invalid DB index",
+    commands_of: (6, 2),
     object_unknown_subcommand:
         "ERR Unknown subcommand or wrong number of arguments for '{}'. Try OBJECT HELP.",
     subcommand_arity_error: None,
@@ -254,6 +266,7 @@ pub const REDIS_7_2: Profile = Profile {
     score_format: ScoreFormat::Shortest,
     zrank_withscore: true,
     set_listpack: true,
+    commands_of: (7, 2),
     ..BASE
 };
 /// Redis 7.4.
@@ -263,12 +276,15 @@ pub const REDIS_7_4: Profile = Profile {
     field_expiry: true,
     hscan_novalues: true,
     bit_args: BitArgs::ParseFirst,
+    scan_cursor_strict: true,
+    commands_of: (7, 4),
     ..REDIS_7_2
 };
 /// Redis 8.0.
 pub const REDIS_8_0: Profile = Profile {
     name: "redis-8.0",
     version: (8, 0),
+    commands_of: (8, 0),
     coord_format: CoordFormat::Shortest,
     scan_unknown_type_error: true,
     ..REDIS_7_4
@@ -320,6 +336,7 @@ pub const VALKEY_8_0: Profile = Profile {
     bitcount_start_only: true,
     bitcount_unit_before_end: true,
     scan_unknown_type_error: true,
+    scan_cursor_strict: true,
     ..VALKEY_7_2
 };
 /// Valkey 8.1.
@@ -340,6 +357,41 @@ pub const VALKEY_9_0: Profile = Profile {
     embstr: EmbstrRule::KeyAndValue(114),
     ..VALKEY_8_1
 };
+
+/// Read commands that appeared after Redis 6.0, with the Redis release that added them (from
+/// each release's command table; rec: 6.0.9 answers GEOSEARCH/ZMSCORE with unknown command,
+/// 6.2.14 EXPIRETIME).
+pub const COMMANDS_SINCE: &[(&str, (u16, u16))] = &[
+    ("geosearch", (6, 2)),
+    ("geosearchstore", (6, 2)),
+    ("zmscore", (6, 2)),
+    ("smismember", (6, 2)),
+    ("zrandmember", (6, 2)),
+    ("hrandfield", (6, 2)),
+    ("getex", (6, 2)),
+    ("getdel", (6, 2)),
+    ("expiretime", (7, 0)),
+    ("pexpiretime", (7, 0)),
+    ("sintercard", (7, 0)),
+    ("zintercard", (7, 0)),
+    ("lcs", (7, 0)),
+];
+
+/// The hash field expiry commands (Redis 7.4, Valkey 9).
+pub const FIELD_EXPIRY_COMMANDS: &[&str] = &[
+    "httl",
+    "hpttl",
+    "hexpiretime",
+    "hpexpiretime",
+    "hpersist",
+    "hexpire",
+    "hpexpire",
+    "hexpireat",
+    "hpexpireat",
+    "hgetex",
+    "hsetex",
+    "hgetdel",
+];
 
 /// Every profile, oldest first within each family.
 pub static PROFILES: [&Profile; 15] = [
@@ -375,7 +427,8 @@ impl Profile {
     }
 
     /// The profile named `name` as `--compat` takes it (`redis-7.0`, `valkey-9.0`, ...),
-    /// case-insensitively; a full version (`redis-7.4.1`) picks its release line.
+    /// case-insensitively; any other version of a known major (`redis-7.4.1`, `valkey-9.1`)
+    /// picks the newest release line not newer than it, as [`Profile::for_version`].
     pub fn from_name(name: &str) -> Option<&'static Profile> {
         let lower = name.to_ascii_lowercase();
         if let Some(p) = PROFILES.iter().find(|p| p.name == lower) {
@@ -387,10 +440,7 @@ impl Profile {
             (Family::Valkey, lower.strip_prefix("valkey-")?)
         };
         let mm = major_minor(ver)?;
-        PROFILES
-            .iter()
-            .find(|p| p.family == family && p.version == mm)
-            .copied()
+        Self::for_version(family, ver).filter(|p| p.version <= mm && p.version.0 == mm.0)
     }
 
     /// Names of every profile, for help texts and errors.
@@ -505,16 +555,17 @@ impl Profile {
         text.replace(['\r', '\n'], " ")
     }
 
-    /// Whether a command named `name` (lower case) exists on this server. Commands bitlens
-    /// does not implement at all are not asked about.
+    /// Whether a command named `name` (lower case) exists on this server: the hash field
+    /// expiry commands by `field_expiry`, the others of [`COMMANDS_SINCE`] by `commands_of`;
+    /// every other command exists everywhere.
     pub fn has_command(&self, name: &str) -> bool {
-        match name {
-            "geosearch" | "geosearchstore" => self.geosearch,
-            "expiretime" | "pexpiretime" => self.expiretime,
-            "httl" | "hpttl" | "hexpiretime" | "hpexpiretime" | "hpersist" | "hexpire"
-            | "hpexpire" | "hexpireat" | "hpexpireat" => self.field_expiry,
-            _ => true,
+        if FIELD_EXPIRY_COMMANDS.contains(&name) {
+            return self.field_expiry;
         }
+        COMMANDS_SINCE
+            .iter()
+            .find(|(n, _)| *n == name)
+            .is_none_or(|(_, since)| self.commands_of >= *since)
     }
 
     /// OBJECT ENCODING's name of a compact list/hash/zset encoding.
@@ -634,7 +685,11 @@ mod tests {
             assert_eq!(Profile::from_name(p.name), Some(p));
         }
         assert_eq!(Profile::from_name("Redis-7.4.1"), Some(&REDIS_7_4));
-        assert_eq!(Profile::from_name("valkey-9.1"), None);
+        assert_eq!(Profile::from_name("valkey-9.1"), Some(&VALKEY_9_0));
+        assert_eq!(Profile::from_name("valkey-x"), None);
+        assert_eq!(Profile::from_name("redis-5.0"), None);
+        assert_eq!(Profile::from_name("redis-9.9"), None);
+        assert_eq!(Profile::from_name("memcached-1.6"), None);
         assert_eq!(
             Profile::for_version(Family::Valkey, "9.1.2"),
             Some(&VALKEY_9_0)

@@ -174,7 +174,7 @@ impl Keyspace {
         self.entries.iter().map(|(k, e)| (k.as_slice(), e))
     }
 
-    /// (keys, entries) expired at the clock: how many there are.
+    /// How many keys are kept but already expired at the clock.
     pub fn expired_count(&self) -> usize {
         self.entries.len() - self.len()
     }

@@ -51,7 +51,11 @@ impl Clock {
     }
 }
 
-/// The snapshot's own time: its `ctime` aux field (decimal Unix seconds) in milliseconds.
+/// The snapshot's own time in Unix milliseconds: the last millisecond of the second its
+/// `ctime` aux field (decimal Unix seconds) names. `ctime` has 1-second resolution and the
+/// save happened somewhere inside that second, so a key whose expiry falls in the same second
+/// reads as expired: a key given `PEXPIRE 1` just before SAVE (still written to the file)
+/// is gone, as the server said (rec: every server in `crates/difftest/tests/dialect_diff.rs`).
 pub fn snapshot_time_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
     let (_, v) = aux.iter().find(|(k, _)| k.as_slice() == b"ctime")?;
     std::str::from_utf8(v)
@@ -59,7 +63,8 @@ pub fn snapshot_time_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
         .trim()
         .parse::<i64>()
         .ok()?
-        .checked_mul(1000)
+        .checked_mul(1000)?
+        .checked_add(999)
 }
 
 /// Every database of a snapshot, the selected one, a profile and a clock.
@@ -192,7 +197,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::{REDIS_6_2, REDIS_7_0};
+    use crate::dialect::{REDIS_6_0, REDIS_6_2, REDIS_7_0};
     use crate::keyspace::Value;
     use crate::string::RedisString;
 
@@ -210,6 +215,8 @@ mod tests {
         d0.insert(b"live".to_vec(), s("a"), Some(10_000));
         d0.insert(b"gone".to_vec(), s("b"), Some(999));
         d0.set(b"plain".to_vec(), s("c"));
+        // Expires exactly at the clock: still alive (Redis: expired when now > when).
+        d0.insert(b"edge".to_vec(), s("e"), Some(1000));
         let mut d3 = Keyspace::new();
         d3.set(b"three".to_vec(), s("d"));
         dbs.insert(0, d0);
@@ -223,7 +230,17 @@ mod tests {
         let r = |s: &mut Session, a: &[&str]| s.execute(&argv(a));
         // Replies as recorded from redis-server 7.0.15 (SELECT errors; TYPE/EXISTS of an
         // expired key; TTL rounding).
-        assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(2));
+        assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(3));
+        assert_eq!(r(&mut s, &["PTTL", "edge"]), Reply::Integer(0));
+        // The analytics read an expired key as missing, like every command.
+        assert_eq!(
+            r(&mut s, &["BITLENS.DAU", "gone", "live"]),
+            Reply::Array(vec![Reply::Integer(0), Reply::Integer(3)])
+        );
+        assert_eq!(
+            r(&mut s, &["SCAN", "0", "MATCH", "gone"]),
+            Reply::Array(vec![Reply::bulk("0"), Reply::Array(vec![])])
+        );
         assert_eq!(r(&mut s, &["TYPE", "gone"]), Reply::Status("none".into()));
         assert_eq!(r(&mut s, &["EXISTS", "gone", "live"]), Reply::Integer(1));
         assert_eq!(r(&mut s, &["GET", "gone"]), Reply::NullBulk);
@@ -252,11 +269,20 @@ mod tests {
         assert_eq!(r(&mut s, &["GET", "three"]), Reply::bulk("d"));
         assert_eq!(r(&mut s, &["SELECT", "15"]), Reply::ok());
         assert_eq!(r(&mut s, &["DBSIZE"]), Reply::Integer(0));
-        let mut s6 = session(&REDIS_6_2);
-        // Recorded from redis-server 6.2.14.
+        // Recorded from redis-server 6.0.9 and 6.2.14.
+        let mut s60 = session(&REDIS_6_0);
         assert_eq!(
-            s6.execute(&argv(&["SELECT", "x"])),
+            s60.execute(&argv(&["SELECT", "x"])),
             Reply::err("ERR invalid DB index")
+        );
+        assert_eq!(
+            s60.execute(&argv(&["SELECT", "99999999999"])),
+            Reply::err("ERR DB index is out of range")
+        );
+        let mut s6 = session(&REDIS_6_2);
+        assert_eq!(
+            s6.execute(&argv(&["SELECT", "1.5"])),
+            Reply::err("ERR value is not an integer or out of range")
         );
         assert_eq!(
             s6.execute(&argv(&["EXPIRETIME", "live"])),
@@ -267,8 +293,8 @@ mod tests {
     #[test]
     fn clocks() {
         let aux = vec![(b"ctime".to_vec(), b"1700000000".to_vec())];
-        assert_eq!(snapshot_time_ms(&aux), Some(1_700_000_000_000));
-        assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_000);
+        assert_eq!(snapshot_time_ms(&aux), Some(1_700_000_000_999));
+        assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_999);
         assert_eq!(Clock::parse("123"), Ok(Clock::At(123)));
         assert_eq!(Clock::parse("now"), Ok(Clock::Now));
         assert!(Clock::parse("yesterday").is_err());

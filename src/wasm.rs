@@ -246,15 +246,21 @@ impl Engine {
     /// The keys matching the Redis glob `pattern`, sorted by their bytes: `{ total, keys }`,
     /// `total` the number of matches, `keys` the first `limit` of them as
     /// `{ key, type, encoding, bytes, ttlMs }` (see [`crate::keydetail::KeySummary`];
-    /// `ttlMs` is `null` without expiry).
+    /// `ttlMs` is `null` without expiry, counted from the engine's clock). Keys already
+    /// expired at the clock are left out unless `options.expired` is `true` (their `ttlMs` is
+    /// then negative).
     #[wasm_bindgen(js_name = keyList)]
-    pub fn key_list(&self, pattern: &str, limit: f64) -> Result<Object, JsError> {
+    pub fn key_list(&self, pattern: &str, limit: f64, options: JsValue) -> Result<Object, JsError> {
         if limit.is_nan() || limit < 0.0 {
             return Err(JsError::new(&format!("invalid limit {limit}")));
         }
-        let mut keys: Vec<&[u8]> = self
-            .ks
-            .iter()
+        let expired = opt_bool(&options, "expired")?.unwrap_or(false);
+        let all: Box<dyn Iterator<Item = (&[u8], &crate::keyspace::Entry)>> = if expired {
+            Box::new(self.ks.iter_all())
+        } else {
+            Box::new(self.ks.iter())
+        };
+        let mut keys: Vec<&[u8]> = all
             .map(|(k, _)| k)
             .filter(|k| crate::glob::matches(pattern.as_bytes(), k))
             .collect();
@@ -980,7 +986,10 @@ impl Engine {
 
     /// `{ key, type, encoding, bytes, ttlMs }` of an existing key.
     fn summary_js(&self, key: &[u8], now_ms: i64) -> Result<Object, JsError> {
-        let entry = self.ks.entry(key).expect("caller checked the key exists");
+        let entry = self
+            .ks
+            .entry_any(key)
+            .ok_or_else(|| JsError::new("key vanished while listing"))?;
         let other = self.other.get(key).map(|&(e, b)| (e, b));
         let s = keydetail::summary(key, entry, other, now_ms);
         let obj = Object::new();

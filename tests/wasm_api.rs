@@ -688,7 +688,7 @@ fn key_list_and_key_detail() {
     let (rdb, hll) = browser_rdb();
     let mut e = Engine::new();
     e.load_rdb(&rdb, None, JsValue::UNDEFINED).unwrap();
-    let list = e.key_list("*", 3.0).unwrap();
+    let list = e.key_list("*", 3.0, JsValue::UNDEFINED).unwrap();
     assert_eq!(number(&get(&list, "total")), 6.0);
     let keys = get(&list, "keys").dyn_into::<Array>().unwrap();
     let names: Vec<String> = keys
@@ -704,7 +704,7 @@ fn key_list_and_key_detail() {
     let ttl = number(&get(&keys.get(2), "ttlMs"));
     let want = 4_102_444_800_000.0 - js_sys::Date::now();
     assert!((ttl - want).abs() < 60_000.0, "{ttl} vs {want}");
-    let list = e.key_list("n:*", 10.0).unwrap();
+    let list = e.key_list("n:*", 10.0, JsValue::UNDEFINED).unwrap();
     let n1 = get(&list, "keys").dyn_into::<Array>().unwrap().get(0);
     assert_eq!(get(&n1, "encoding").as_string().unwrap(), "int");
 
@@ -813,7 +813,7 @@ fn load_dump_and_load_string() {
         options(&[("ttlMs", JsValue::from_f64(60_000.0))]),
     )
     .unwrap();
-    let list = e.key_list("t", 1.0).unwrap();
+    let list = e.key_list("t", 1.0, JsValue::UNDEFINED).unwrap();
     let t = get(
         &get(&list, "keys").dyn_into::<Array>().unwrap().get(0),
         "ttlMs",
@@ -880,4 +880,59 @@ fn load_rdb_blob_outside_a_worker_says_so() {
             .unwrap_err(),
     );
     assert!(msg.contains("Web Worker"), "{msg}");
+}
+
+/// The dialect and the clock of the engine (issue 14): the writer's profile by default
+/// (redis-ver 7.4.1 here: ZSCORE 1.618 as recorded from Redis 7.4.1), `compat` another
+/// server's (Redis 7.0.15 recorded 1.6180000000000001), the snapshot's ctime as the clock (a key
+/// that expired before it is invisible), every database behind SELECT, and `info()`.
+#[wasm_bindgen_test]
+fn compat_clock_databases_and_info() {
+    let z = bitlens::zset::ZSet::from_pairs(vec![(b"a".to_vec(), 1.618)]);
+    let mut w = bitlens::rdb::RdbWriter::with_redis_ver(Vec::new(), 12, b"7.4.1").unwrap();
+    w.aux(b"ctime", b"1700000000").unwrap();
+    w.select_db(0).unwrap();
+    w.write_zset(b"z", &z, None).unwrap();
+    w.write_string(b"gone", b"x", Some(1_600_000_000_000))
+        .unwrap();
+    w.write_string(b"later", b"y", Some(1_800_000_000_000))
+        .unwrap();
+    w.select_db(3).unwrap();
+    w.write_string(b"three", b"3", None).unwrap();
+    let rdb = w.finish().unwrap();
+    let mut e = Engine::new();
+    assert_eq!(e.load_rdb(&rdb, None, JsValue::UNDEFINED).unwrap(), 2.0);
+    let run = |e: &mut Engine, a: &[&str]| e.command_cli(&argv(a)).unwrap();
+    assert_eq!(run(&mut e, &["ZSCORE", "z", "a"]), "1.618\n");
+    assert_eq!(run(&mut e, &["TYPE", "gone"]), "none\n");
+    assert_eq!(run(&mut e, &["EXPIRETIME", "later"]), "1800000000\n");
+    assert_eq!(run(&mut e, &["SELECT", "3"]), "OK\n");
+    assert_eq!(run(&mut e, &["GET", "three"]), "3\n");
+    let info = e.info().unwrap();
+    assert_eq!(get(&info, "profile").as_string().unwrap(), "redis-7.4");
+    assert_eq!(get(&info, "writer"), JsValue::TRUE);
+    assert_eq!(number(&get(&info, "clockMs")), 1_700_000_000_999.0);
+    assert_eq!(number(&get(&info, "selected")), 3.0);
+    let dbs = get(&info, "databases").dyn_into::<Array>().unwrap();
+    assert_eq!(dbs.length(), 2);
+    assert_eq!(number(&get(&dbs.get(0), "expired")), 1.0);
+    e.select(0.0).unwrap();
+    let listed = e.key_list("*", 10.0, JsValue::UNDEFINED).unwrap();
+    assert_eq!(number(&get(&listed, "total")), 2.0);
+    let all = e
+        .key_list("*", 10.0, options(&[("expired", JsValue::TRUE)]))
+        .unwrap();
+    assert_eq!(number(&get(&all, "total")), 3.0);
+    // compat and clock options.
+    let opts = options(&[
+        ("compat", JsValue::from_str("redis-7.0")),
+        ("clock", JsValue::from_f64(1_900_000_000_000.0)),
+    ]);
+    assert_eq!(e.load_rdb(&rdb, None, opts).unwrap(), 1.0);
+    assert_eq!(run(&mut e, &["ZSCORE", "z", "a"]), "1.6180000000000001\n");
+    assert_eq!(run(&mut e, &["TYPE", "later"]), "none\n");
+    assert_eq!(get(&e.info().unwrap(), "writer"), JsValue::FALSE);
+    let bad = options(&[("compat", JsValue::from_str("redis-1.0"))]);
+    let msg = error_message(e.load_rdb(&rdb, None, bad).unwrap_err());
+    assert!(msg.contains("unknown profile"), "{msg}");
 }

@@ -246,8 +246,11 @@ export declare class Engine {
   dbsize(): number;
   /** The keys matching a Redis glob (as `KEYS`), sorted by their bytes. */
   keys(pattern: string): string[];
-  /** Keys matching `pattern` with type, encoding, size and TTL, sorted; at most `limit`. */
-  keyList(pattern: string, limit: number): KeyList;
+  /**
+   * Keys matching `pattern` with type, encoding, size and TTL (from the engine's clock), sorted;
+   * at most `limit`. Keys already expired at the clock only with `{ expired: true }`.
+   */
+  keyList(pattern: string, limit: number, options?: { expired?: boolean } | null): KeyList;
   /** Details of one key for the key browser; `null` when it does not exist. */
   keyDetail(key: KeyName, options?: KeyDetailOptions | null): KeyDetail | null;
 

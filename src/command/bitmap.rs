@@ -637,6 +637,28 @@ mod tests {
     }
 
     #[test]
+    fn bitfield_hash_offsets_wrap_until_redis_8_10() {
+        let mut ks = ks();
+        // N * 64 wraps to 64: recorded [0] from redis-server 7.0.15 and Valkey 9.1.2; Redis
+        // 8.10 refuses the overflowing product (redis/redis#15433, getBitOffsetFromArgument).
+        let argv = ["BITFIELD", "x", "GET", "i64", "#288230376151711745"];
+        assert_eq!(
+            execute_str(&mut ks, &argv),
+            Reply::Array(vec![Reply::Integer(0)])
+        );
+        assert_eq!(
+            execute_as(&mut ks, &crate::dialect::REDIS_8_10, &argv),
+            Reply::err("ERR bit offset is not an integer or out of range")
+        );
+        for p in [&crate::dialect::REDIS_7_0, &crate::dialect::REDIS_8_10] {
+            assert_eq!(
+                execute_as(&mut ks, p, &["BITFIELD", "x", "GET", "u8", "#-1"]),
+                Reply::err("ERR bit offset is not an integer or out of range")
+            );
+        }
+    }
+
+    #[test]
     fn offsets_and_missing_keys() {
         let mut ks = ks();
         let e = Reply::err("ERR bit offset is not an integer or out of range");

@@ -185,7 +185,7 @@ fn pexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// loaded it from a snapshot: strings `int` (a `long long` in canonical form), `embstr` or
 /// `raw` (the profile's rule); sorted sets the compact encoding within
 /// `zset-max-listpack-entries`/`-value`, else `skiplist` (7.0+ converts ziplists to listpacks
-/// on load). `None` for values bitlens keeps only as their type.
+/// on load); streams `stream`. `None` for other values bitlens keeps only as their type.
 pub fn object_encoding(
     profile: &crate::dialect::Profile,
     key: &[u8],
@@ -211,6 +211,8 @@ pub fn object_encoding(
                 "skiplist"
             })
         }
+        // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
+        Value::Other(crate::keyspace::RedisType::Stream) => Some("stream"),
         Value::Other(_) => None,
     }
 }
@@ -252,12 +254,18 @@ fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// SELECT index: switches the session to database `index` (the session does the switch when
-/// it sees [`Ctx::db`] change). Errors as the profile's server: a non-integer index, or one
-/// outside `0..databases`.
+/// it sees [`Ctx::db`] change). Errors as the profile's server: a non-integer index, one
+/// outside the C `int` range (6.2+), or one outside `0..databases`.
 fn select(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let Some(n) = parse_i64(&argv[1]).filter(|n| i32::try_from(*n).is_ok()) else {
+    let Some(n) = parse_i64(&argv[1]) else {
         return Reply::err(ctx.profile.select_not_integer);
     };
+    if !ctx.profile.select_long_index && i32::try_from(n).is_err() {
+        // getIntFromObjectOrReply's range error (rec: 6.2.14, 7.0.15, 7.4.1, Valkey 8.1.8/9.1.2).
+        return Reply::err(
+            "ERR value is out of range, value must between -2147483648 and 2147483647",
+        );
+    }
     if n < 0 || n as u64 >= ctx.db_count {
         return Reply::err("ERR DB index is out of range");
     }
@@ -301,13 +309,31 @@ fn parse_cursor(arg: &[u8]) -> Option<u64> {
 /// The type names SCAN TYPE knows (`getObjectTypeByName`).
 const TYPE_NAMES: [&str; 6] = ["string", "list", "set", "zset", "hash", "stream"];
 
+/// Parses a SCAN cursor as Redis 7.4's `string2ull`: a canonical non-negative integer, or
+/// else what `strtoull` reads completely (leading spaces, `+`, leading zeros; a `-` wraps) when
+/// it does not overflow; the empty string and negative canonical integers are refused.
+fn parse_cursor_strict(arg: &[u8]) -> Option<u64> {
+    if let Some(v) = parse_i64(arg) {
+        return u64::try_from(v).ok();
+    }
+    let start = arg
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))?;
+    parse_cursor(&arg[start..])
+}
+
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: visits about COUNT keys (default
 /// 10) starting at `cursor`, and returns the next cursor (0 when done) and the visited keys
 /// that pass the MATCH glob and the TYPE filter (compared case-insensitively; an unknown type
 /// matches nothing, as in Redis 7.0).
 fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &*ctx.ks;
-    let Some(cursor) = parse_cursor(&argv[1]) else {
+    let cursor = if ctx.profile.scan_cursor_strict {
+        parse_cursor_strict(&argv[1])
+    } else {
+        parse_cursor(&argv[1])
+    };
+    let Some(cursor) = cursor else {
         return Reply::err("ERR invalid cursor");
     };
     let mut count: i64 = 10;

@@ -3,7 +3,11 @@
 //! - `bitlens query --rdb FILE [--raw|--no-raw] [COMMAND ARG...]`: answers Redis read commands
 //!   on a snapshot and prints exactly what `redis-cli` prints (its terminal form on a terminal
 //!   or with `--no-raw`, its piped form otherwise or with `--raw`).
-//! - `bitlens inspect FILE [--json]`: a report of a snapshot's keys.
+//! - `bitlens inspect FILE [--json]`: a report of a snapshot's keys, with the profile in force
+//!   and the keys already expired at the clock.
+//! - `query`, `inspect` and `serve` take `--compat PROFILE` (answer as that server instead of
+//!   the snapshot's writer) and `--clock now|snapshot|UNIX_MS` (when expiry is judged; default
+//!   the snapshot's ctime); see [`bitlens::dialect`] and [`bitlens::session`].
 //! - `bitlens chart KIND --rdb FILE --svg OUT`: an engagement chart (dau, streaks, retention,
 //!   enums) as SVG.
 //! - `bitlens serve [--redis URL]`: the panel plus the snapshot API (live Redis or demo data).
