@@ -35,7 +35,8 @@ for f in glob.glob(fx + "/*.json"):
         open(os.path.join(out, "dump", name), "wb").write(p)
         open(os.path.join(out, "dump", name + "-body"), "wb").write(p[:-10])
         key = bytes.fromhex(k["key_hex"])[:60]
-        rdb = (b"REDIS%04d" % d["rdb_version"] + b"\xfe\x00" + bytes([p[0], len(key)]) + key
+        magic = (b"VALKEY%03d" if d.get("magic", "").startswith("VALKEY") else b"REDIS%04d") % d["rdb_version"]
+        rdb = (magic + b"\xfe\x00" + bytes([p[0], len(key)]) + key
                + p[1:-10] + b"\xff" + b"\0" * 8)  # zero trailer: checksum not computed
         open(os.path.join(out, "rdb", name), "wb").write(rdb)
         body = p[1:-10]
@@ -50,7 +51,8 @@ for f in glob.glob(fx + "/*.json"):
             open(os.path.join(out, "blobs", name), "wb").write(blob)
 PY
 status=0
-for spec in rdb_reader:rdb dump_payload:dump blobs:blobs hll_string:hll; do
+# FUZZ_TARGETS (e.g. "rdb_reader:rdb dump_payload:dump") runs a subset: target:seed-folder.
+for spec in ${FUZZ_TARGETS:-rdb_reader:rdb dump_payload:dump blobs:blobs hll_string:hll}; do
   target=${spec%%:*}; seeds=$SEEDS/${spec##*:}
   mkdir -p "fuzz/corpus/$target"
   echo "fuzz: $target for ${SECONDS_EACH}s"

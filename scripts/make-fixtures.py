@@ -22,12 +22,16 @@ answers in redis-<version>-<config>.json:
    "keys": [{"db", "key_hex", "type", "encoding", "pexpireat", "strlen"?, "value_hex"?,
              "zrange"?: [[member_hex, score_text], ...], "dump_hex"?}]}
 
+With `--modules`, it writes redis-7.4.1-modules.{rdb,json}: Redis 7.4.1 with RedisBloom 2.8.2
+(`--loadmodule`, from the servers manifest) holding one value of each of its
+module types (RDB_TYPE_MODULE_2: Bloom, Cuckoo, Count-Min, Top-K, t-digest) and a string.
+
 With `--load-written`, it instead starts a real Redis 7.4.1 on each file
 tests/data/fixtures/written-*.rdb (built by bitlens' own writer, see tests/rdb_old_versions.rs:
 RDB 1-5, which no server here writes) with `--dir`/`--dbfilename` pointing at a copy, and
 records what that Redis answers into written-*.json (config "written").
 
-Usage: scripts/make-fixtures.py [--only redis|valkey] [--load-written]
+Usage: scripts/make-fixtures.py [--only redis|valkey] [--modules] [--load-written]
 (the servers are the ones scripts/servers.sh installs into $BITLENS_SERVERS_DIR, else
 <repo>/.servers; it is run first when its servers.json is missing).
 The server is stopped by its pid; nothing is left running.
@@ -242,7 +246,8 @@ def run(label, argv, env, config):
                         "--maxmemory-policy", "allkeys-lru"],
             "plain": ["--rdbcompression", "no", "--rdbchecksum", "no",
                       "--maxmemory-policy", "allkeys-lfu"],
-            "cluster": ["--cluster-enabled", "yes"]}[config]
+            "cluster": ["--cluster-enabled", "yes"],
+            "modules": []}[config]
     proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
                                     "--save", "", "--appendonly", "no"] + opts,
                             env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
@@ -268,6 +273,9 @@ def run(label, argv, env, config):
                     break
                 time.sleep(0.1)
             populate_cluster(r)
+            dbs = (0,)
+        elif config == "modules":
+            populate_modules(r)
             dbs = (0,)
         else:
             populate(r, version, valkey)
@@ -296,6 +304,23 @@ def redis74():
     """argv and env of Redis 7.4.1 (from the manifest)."""
     label, argv, env = [x for x in servers() if x[0] == "redis-7.4.1"][0]
     return argv, env
+
+
+def modules_fixture():
+    with open(os.path.join(servers_dir(), "servers.json")) as f:
+        mod = json.load(f)["modules"]["redisbloom"]["path"]
+    argv, env = redis74()
+    run("7.4", argv + ["--loadmodule", mod], env, "modules")
+
+
+def populate_modules(r):
+    r("BF.ADD", "bf:a", "x")
+    r("CF.ADD", "cf:a", "y")
+    r("CMS.INITBYDIM", "cms:a", 10, 5)
+    r("TOPK.RESERVE", "topk:a", 3)
+    r("TDIGEST.CREATE", "td:a")
+    r("TDIGEST.ADD", "td:a", 1, 2, 3)
+    r("SET", "str:a", "next to modules")
 
 
 def load_written():
@@ -338,6 +363,9 @@ def load_written():
 
 
 def main():
+    if "--modules" in sys.argv:
+        modules_fixture()
+        return
     if "--load-written" in sys.argv:
         load_written()
         return

@@ -32,6 +32,8 @@ pub struct Report {
     pub version: u32,
     /// Who wrote the file: format (family, RDB version) and `redis-ver`/`valkey-ver` aux.
     pub writer: crate::rdb::Writer,
+    /// Module type names with module aux data in the file (skipped, named).
+    pub module_aux: Vec<String>,
     /// Aux fields (name, value) as lossy UTF-8.
     pub aux: Vec<(String, String)>,
     /// The CRC-64 stored in the trailer (0 = none was computed).
@@ -368,6 +370,11 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
     Ok(Report {
         version: header.version,
         writer: header.writer(),
+        module_aux: header
+            .module_aux
+            .iter()
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect(),
         aux: header
             .aux
             .iter()
@@ -490,6 +497,13 @@ impl Report {
                 format!("{:016x} (not verified)", self.stored_checksum)
             }
         );
+        if !self.module_aux.is_empty() {
+            let _ = writeln!(
+                out,
+                "module aux data of module type(s): {}",
+                self.module_aux.join(", ")
+            );
+        }
         if let Some(v) = &self.view {
             let _ = writeln!(
                 out,
@@ -599,6 +613,7 @@ impl Report {
         let mut o = json!({
             "version": self.version,
             "writer": writer_json(&self.writer),
+            "module_aux": self.module_aux,
             "aux": aux,
             "stored_checksum": format!("{:016x}", self.stored_checksum),
             "checksum_verified": self.checksum_verified,

@@ -7,7 +7,7 @@
 //! string bytes (GET/STRLEN), sorted-set contents (ZRANGE WITHSCORES), and the DUMP payload of
 //! each small key (Valkey 9's end in RDB version 80). The `written-redis-rdb1..5` fixtures are
 //! built by bitlens' writer (see tests/rdb_old_versions.rs) and their answers recorded from a
-//! real Redis 7.4.1 that loaded them.
+//! real Redis 7.4.1 that loaded them. `redis-7.4.1-modules` holds RedisBloom's module values.
 
 use std::path::PathBuf;
 
@@ -71,7 +71,7 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
         .iter()
         .map(|f| f.2["rdb_version"].as_u64().unwrap())
         .collect();
-    assert!(all.len() >= 19, "expected 19 fixtures, found {}", all.len());
+    assert!(all.len() >= 20, "expected 20 fixtures, found {}", all.len());
     assert_eq!(
         versions.into_iter().collect::<Vec<_>>(),
         vec![1, 2, 3, 4, 5, 9, 10, 11, 12, 80]
@@ -211,6 +211,17 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
                     _ => {}
                 }
             }
+            if exp["config"] == "modules" && ty != "string" {
+                // Module values (RedisBloom): TYPE is the module's type name, and string
+                // commands answer WRONGTYPE, as the server did.
+                assert_eq!(
+                    execute(ks, &[b"GET".to_vec(), key.clone()]),
+                    Reply::Error(
+                        "WRONGTYPE Operation against a key holding the wrong kind of value".into()
+                    ),
+                    "{ctx}"
+                );
+            }
             checked_keys += 1;
         }
         let r = bitlens::inspect::report(rdb, &LoadOptions::default()).unwrap();
@@ -234,6 +245,7 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
             "3 RDB_TYPE_ZSET",
             "4 RDB_TYPE_HASH",
             "5 RDB_TYPE_ZSET_2",
+            "7 RDB_TYPE_MODULE_2",
             "9 RDB_TYPE_HASH_ZIPMAP",
             "10 RDB_TYPE_LIST_ZIPLIST",
             "11 RDB_TYPE_SET_INTSET",
@@ -257,7 +269,7 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
 #[test]
 fn fixtures_load_with_patterns_and_without_checksum_check() {
     for (name, rdb, exp) in fixtures() {
-        if exp["config"] == "cluster" || exp["config"] == "written" {
+        if ["cluster", "written", "modules"].contains(&exp["config"].as_str().unwrap()) {
             continue; // other data sets, none of these keys
         }
         let opts = LoadOptions {

@@ -1,18 +1,34 @@
 //! DUMP payloads: the input as a whole payload, and the input as a value body given a valid
-//! version + CRC-64 trailer so that mutations reach the value decoders.
+//! version + CRC-64 trailer so that mutations reach the value decoders: Redis' (RDB 12, its
+//! type table) and Valkey's (RDB 80, where type 22 is RDB_TYPE_HASH_2). Content detection
+//! (`rdb::detect`, `inspect::identify`) must agree with the loader on what is a DUMP payload.
 #![no_main]
-use bitlens::rdb::{load_dump, load_dump_with, RdbWriter};
+use bitlens::rdb::{detect, load_dump, load_dump_with, Detected, Format, RdbWriter};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = load_dump(data);
+    let whole = load_dump(data);
     let _ = load_dump_with(data, false);
+    if let Detected::Dump { .. } = detect(data) {
+        // Detected as a DUMP payload: version, type byte and CRC-64 are good, so the loader
+        // can only fail inside the value.
+        if let Err(e) = &whole {
+            assert!(!e.message.contains("CRC-64") && !e.message.contains("version"), "{e}");
+        }
+    }
+    let _ = bitlens::inspect::identify(data);
+    for (version, format) in [(12u16, Format::REDIS_7_4), (80, Format::VALKEY_9)] {
+        body_in(data, version, format);
+    }
+});
+
+fn body_in(data: &[u8], version: u16, format: Format) {
     let mut p = data.to_vec();
-    p.extend_from_slice(&12u16.to_le_bytes());
+    p.extend_from_slice(&version.to_le_bytes());
     let crc = crc::Crc::<u64>::new(&crc::CRC_64_REDIS).checksum(&p);
     p.extend_from_slice(&crc.to_le_bytes());
     let decoded = load_dump(&p);
-    let mut w = RdbWriter::new(Vec::new(), 12).unwrap();
+    let mut w = RdbWriter::with_format(Vec::new(), format, b"0.0.0").unwrap();
     if w.write_dump_payload(b"k", &p, None).is_ok() {
         let bytes = w.finish().unwrap();
         // A payload that decodes on its own must decode the same inside a written file.
@@ -23,4 +39,4 @@ fuzz_target!(|data: &[u8]| {
     } else {
         assert!(decoded.is_err(), "writer rejected a payload the reader accepts");
     }
-});
+}

@@ -2,7 +2,8 @@
 //! reach every value decoder), the pattern filter, and the inspect report. The chunked
 //! reader (a bounded window refilled from a source that returns short reads of random
 //! sizes, seeded from the input) must return exactly what the slice reader returns: the same
-//! snapshot, or the same error at the same offset.
+//! snapshot, or the same error at the same offset. Each input is also read under the other
+//! family's header (Redis <-> Valkey), and through content detection.
 #![no_main]
 use bitlens::rdb::{load_rdb, load_rdb_chunked, ChunkSource, LoadOptions, RdbError, Snapshot};
 use libfuzzer_sys::fuzz_target;
@@ -78,5 +79,28 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(r) = bitlens::inspect::report(data, &opts) {
         let _ = r.to_text();
         let _ = r.to_json();
+    }
+    // Content detection and the header peek never panic; a file that loads is an RDB file.
+    let id = bitlens::inspect::identify(data);
+    if all.is_ok() {
+        assert_eq!(id["kind"], "rdb");
+    }
+    // The same records under the other family's header: Redis-seeded inputs reach Valkey's
+    // table (type 22 = RDB_TYPE_HASH_2, opcode 243 = RDB_OPCODE_SLOT_IMPORT) and back.
+    if data.len() >= 9 {
+        let other: &[u8] = if data.starts_with(b"VALKEY") {
+            b"REDIS0012"
+        } else {
+            b"VALKEY080"
+        };
+        let mut m = other.to_vec();
+        m.extend_from_slice(&data[9..]);
+        let flipped = load_rdb(&m, &opts);
+        let mut src = Jittery {
+            data: &m,
+            rng: h,
+            max_read: 1 + (h >> 20) % 300,
+        };
+        same(&flipped, &load_rdb_chunked(&mut src, chunk, &opts, progress), "flipped");
     }
 });

@@ -105,6 +105,8 @@ pub enum ValueKind {
     HashTmplLpRef,
     HashTmplArray,
     HashTmplArrayRef,
+    /// Redis 8.8+: the built-in GCRA rate limiter.
+    Gcra,
     /// Valkey 9 (RDB 80): hash with per-field expiry: count, then (field, value, expiry ms
     /// as 8-byte little-endian, -1 = none) triples.
     Hash2,
@@ -211,6 +213,7 @@ impl ValueKind {
                 Some(T::Hash),
                 "array(template ref)",
             ),
+            Gcra => ("RDB_TYPE_GCRA", None, "gcra"),
             Hash2 => ("RDB_TYPE_HASH_2", Some(T::Hash), "hashtable(field expiry)"),
         };
         KindInfo {
@@ -250,6 +253,10 @@ pub enum Opcode {
     ExpireTime,
     SelectDb,
     Eof,
+    /// Redis Enterprise: RAM LRU of the next key (one length), skipped.
+    RamLru,
+    /// Redis Enterprise: cluster slot number of the next key (one length), skipped.
+    SlotNum,
 }
 
 impl Opcode {
@@ -271,6 +278,8 @@ impl Opcode {
             Opcode::ExpireTime => "RDB_OPCODE_EXPIRETIME",
             Opcode::SelectDb => "RDB_OPCODE_SELECTDB",
             Opcode::Eof => "RDB_OPCODE_EOF",
+            Opcode::RamLru => "RDB_OPCODE_RAM_LRU",
+            Opcode::SlotNum => "RDB_OPCODE_SLOT_NUM",
         }
     }
 }
@@ -289,7 +298,8 @@ const fn id<K>(byte: u8, kind: K, since: u32) -> Id<K> {
 
 use ValueKind as K;
 
-/// Redis' RDB type ids (rdb.h of Redis 2.x–8.10), with the RDB version that introduced each.
+/// Redis' RDB type ids (rdb.h of Redis 2.x–8.10), with the RDB version that introduced each
+/// (for 26–33 as public descriptions of Redis 8.6–8.10 give them; no such server runs here).
 pub const REDIS_TYPES: &[Id<ValueKind>] = &[
     id(0, K::String, 1),
     id(1, K::List, 1),
@@ -323,6 +333,7 @@ pub const REDIS_TYPES: &[Id<ValueKind>] = &[
     id(30, K::HashTmplLpRef, 15),
     id(31, K::HashTmplArray, 15),
     id(32, K::HashTmplArrayRef, 15),
+    id(33, K::Gcra, 14),
 ];
 
 /// Valkey's RDB type ids (its rdb.h of 9.x): Redis' up to 21, then its own 22.
@@ -353,8 +364,11 @@ pub const VALKEY_TYPES: &[Id<ValueKind>] = &[
 
 use Opcode as O;
 
-/// Redis' opcodes, with the RDB version that introduced each.
+/// Redis' opcodes, with the RDB version that introduced each. 107 and 121 are written only by
+/// Redis Enterprise (each one length, skipped); bitlens never writes them.
 pub const REDIS_OPCODES: &[Id<Opcode>] = &[
+    id(107, O::RamLru, 12),
+    id(121, O::SlotNum, 12),
     id(242, O::HashTemplates, 15),
     id(243, O::KeyMeta, 13),
     id(244, O::SlotInfo, 12),
@@ -485,16 +499,14 @@ impl Format {
         if (lo..=hi).contains(&self.version) {
             return Ok(self);
         }
-        let newest = if self.version > hi {
-            format!(" is newer than bitlens knows; the newest it reads is {hi}")
+        let (family, v) = (self.family.name(), self.version);
+        Err(if v > hi {
+            format!(
+                "{family} RDB version {v} is newer than bitlens knows; the newest it reads is {hi}"
+            )
         } else {
-            format!(" is not one bitlens reads ({lo} to {hi})")
-        };
-        Err(format!(
-            "unsupported {} RDB version {}{newest}",
-            self.family.name(),
-            self.version
-        ))
+            format!("unsupported {family} RDB version {v} (bitlens reads {lo} to {hi})")
+        })
     }
 
     fn family_range(self) -> (u32, u32) {

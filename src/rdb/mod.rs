@@ -194,6 +194,9 @@ pub struct Header {
     /// Valkey 8+ cluster-mode `slot-info` aux fields met (one per non-empty slot: "slot,keys,
     /// expires[,...]"); counted, not kept in `aux`, as they are per-slot size hints.
     pub slot_infos: u64,
+    /// Module type names whose module aux data (RDB_OPCODE_MODULE_AUX) the file holds, in
+    /// first-seen order; the data itself is walked and skipped.
+    pub module_aux: Vec<[u8; 9]>,
 }
 
 /// The aux field Valkey 8+ writes per cluster slot before that slot's keys.
@@ -325,7 +328,12 @@ fn read_record<'w>(
             Opcode::Freq => {
                 c.u8("LFU frequency")?;
             }
-            Opcode::ModuleAux => c.module_aux()?,
+            Opcode::ModuleAux => {
+                let name = c.module_aux()?;
+                if !st.header.module_aux.contains(&name) {
+                    st.header.module_aux.push(name);
+                }
+            }
             Opcode::Function2 => {
                 c.skip_string("function library")?;
             }
@@ -341,6 +349,12 @@ fn read_record<'w>(
                 c.length("slot expires size")?;
             }
             Opcode::SlotImport => c.slot_import()?,
+            Opcode::RamLru => {
+                c.length("Redis Enterprise RAM LRU")?;
+            }
+            Opcode::SlotNum => {
+                c.length("Redis Enterprise slot number")?;
+            }
             Opcode::KeyMeta => c.key_meta()?,
             Opcode::HashTemplates => {
                 return Err(c.err_at(

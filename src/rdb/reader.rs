@@ -409,15 +409,17 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips a MODULE_AUX record body (after the opcode byte).
-    pub fn module_aux(&mut self) -> Result<(), RdbError> {
-        self.length("module id")?;
+    /// Returns the module's 9-character type name.
+    pub fn module_aux(&mut self) -> Result<[u8; 9], RdbError> {
+        let id = self.length("module id")?;
         let at = self.pos;
         let when_op = self.length("module aux when opcode")?;
         if when_op != 2 {
             return Err(self.err_at(at, format!("module aux when-opcode {when_op}, expected 2")));
         }
         self.length("module aux when")?;
-        self.module_opcodes()
+        self.module_opcodes()?;
+        Ok(module_name(id))
     }
 
     /// Walks a stream of layout `v` (1: RDB_TYPE_STREAM_LISTPACKS, 2: _2 adds first/max-deleted
@@ -682,7 +684,7 @@ impl<'a> Cursor<'a> {
                 "module value of pre-release format (RDB_TYPE_MODULE_PRE_GA, type 6) cannot be walked",
             )),
             StreamListpacks4 | StreamListpacks5 | Array | HashTmplLp | HashTmplLpRef
-            | HashTmplArray | HashTmplArrayRef => Err(self.err_at(
+            | HashTmplArray | HashTmplArrayRef | Gcra => Err(self.err_at(
                 at,
                 format!(
                     "values of {} (Redis 8.6+) are not supported yet",

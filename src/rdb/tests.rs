@@ -548,3 +548,148 @@ fn chunked_reader_names_the_key_of_a_bad_string_length() {
     );
     same_as_slice(&v, &LoadOptions::default(), &[1, 20, 30]);
 }
+
+fn module_id(name: &[u8; 9], encver: u64) -> u64 {
+    let charset = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut id = 0u64;
+    for c in name {
+        id = (id << 6) | charset.iter().position(|x| x == c).unwrap() as u64;
+    }
+    (id << 10) | encver
+}
+
+/// A 64-bit RDB length (0x81 + 8 bytes big-endian).
+fn len64(n: u64) -> Vec<u8> {
+    let mut v = vec![0x81];
+    v.extend_from_slice(&n.to_be_bytes());
+    v
+}
+
+#[test]
+fn module_aux_and_values_are_named_not_fatal() {
+    let id = module_id(b"ReJSON-RL", 3);
+    let mut r = vec![0xF7]; // RDB_OPCODE_MODULE_AUX
+    r.extend(len64(id));
+    r.extend_from_slice(&[2, 2]); // when-opcode UINT, when = after keys (2)
+    r.extend_from_slice(&[2, 9, 5]); // UINT 9, then a STRING
+    r.extend(s(b"aux"));
+    r.push(0); // module EOF
+    r.extend_from_slice(&[0xFE, 0]);
+    r.push(7); // RDB_TYPE_MODULE_2
+    r.extend(s(b"json"));
+    r.extend(len64(id));
+    r.extend_from_slice(&[5]);
+    r.extend(s(b"{}"));
+    r.push(0);
+    let bytes = file(10, &r);
+    let header = visit_rdb(&bytes, &LoadOptions::default(), |_| Ok(())).unwrap();
+    assert_eq!(header.module_aux, vec![*b"ReJSON-RL"]);
+    let mut snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
+    let ks = snap.databases.get_mut(&0).unwrap();
+    assert_eq!(
+        crate::execute(ks, &[b"TYPE".to_vec(), b"json".to_vec()]),
+        crate::Reply::Status("ReJSON-RL".into())
+    );
+    assert_eq!(
+        crate::execute(ks, &[b"GET".to_vec(), b"json".to_vec()]),
+        crate::Reply::Error(
+            "WRONGTYPE Operation against a key holding the wrong kind of value".into()
+        )
+    );
+    let rep = crate::inspect::report(&bytes, &LoadOptions::default()).unwrap();
+    assert!(
+        rep.to_text()
+            .contains("module aux data of module type(s): ReJSON-RL"),
+        "{}",
+        rep.to_text()
+    );
+}
+
+/// Observed with Redis 7.4.1 on these very files: RESIZEDB 2^64-1 → "Short read or OOM loading
+/// DB. Unrecoverable error, aborting now."; RESIZEDB 2^64-2 → "Done loading RDB, keys loaded: 1".
+#[test]
+fn resizedb_of_lenerr_is_refused_as_redis_does() {
+    let mut r = vec![0xFE, 0, 0xFB]; // SELECTDB 0, RESIZEDB
+    r.extend(len64(u64::MAX));
+    r.push(0);
+    let bytes = file(10, &r);
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.offset, 12, "{e}");
+    assert!(e.message.contains("RDB_LENERR"), "{e}");
+    // 2^64-2 is only a (huge) size hint: Redis 7.4.1 loads the file.
+    let mut r = vec![0xFE, 0, 0xFB];
+    r.extend(len64(u64::MAX - 1));
+    r.push(0);
+    load_rdb(&file(10, &r), &LoadOptions::default()).unwrap();
+}
+
+#[test]
+fn valkey_records() {
+    // VALKEY080: SLOT_IMPORT (243), foreign SLOT_INFO (244), slot-info aux, a HASH_2 (22).
+    let mut r = vec![0xF3];
+    r.extend(s(b"job-1"));
+    r.extend_from_slice(&[1, 0, 0x40 | 0x3F, 0xFF]); // one range: 0..16383
+    r.extend_from_slice(&[0xF4, 5, 1, 0]);
+    r.push(0xFA);
+    r.extend(s(b"slot-info"));
+    r.extend(s(b"5,1,0,0"));
+    r.extend_from_slice(&[0xFE, 0, 22]);
+    r.extend(s(b"h"));
+    r.push(2);
+    r.extend(s(b"f1"));
+    r.extend(s(b"v1"));
+    r.extend_from_slice(&4_102_444_800_000i64.to_le_bytes());
+    r.extend(s(b"f2"));
+    r.extend(s(b"v2"));
+    r.extend_from_slice(&(-1i64).to_le_bytes());
+    let mut bytes = b"VALKEY080".to_vec();
+    bytes.extend_from_slice(&r);
+    bytes.push(0xFF);
+    let crc = CRC64.checksum(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    let mut kinds = Vec::new();
+    let header = visit_rdb(&bytes, &LoadOptions::default(), |rec| {
+        kinds.push((rec.type_byte, rec.kind));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(header.format, Format::VALKEY_9);
+    assert_eq!(header.slot_infos, 1);
+    assert!(header.aux.is_empty());
+    assert_eq!(kinds, vec![(22, ValueKind::Hash2)]);
+    // The same bytes under a Redis header: 243 is KEY_META there, and the record is refused
+    // as such (not read as a slot import).
+    let mut redis = b"REDIS0012".to_vec();
+    redis.extend_from_slice(&bytes[9..]);
+    assert!(load_rdb(&redis, &no_check()).is_err());
+    // A cut HASH_2 entry is an offset-bearing error.
+    for cut in 10..bytes.len() - 9 {
+        let e = load_rdb(&bytes[..cut], &no_check()).unwrap_err();
+        assert!(e.offset <= cut as u64, "cut {cut}: {e}");
+    }
+}
+
+fn no_check() -> LoadOptions {
+    LoadOptions {
+        verify_checksum: false,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn redis_enterprise_opcodes_are_skipped() {
+    // RDB_OPCODE_RAM_LRU (107) and RDB_OPCODE_SLOT_NUM (121), each one length, before a key
+    // (as in Redis Enterprise files; Redis OSS refuses them as unknown types).
+    let mut r = vec![0xFE, 0, 107, 0x40, 0x43, 121, 5, 0];
+    r.extend(s(b"a"));
+    r.extend(s(b"b"));
+    let snap = load_rdb(&file(12, &r), &LoadOptions::default()).unwrap();
+    assert_eq!(string_of(&snap, 0, b"a"), b"b");
+    // Not in Valkey's table.
+    let mut v = b"VALKEY080".to_vec();
+    v.extend_from_slice(&r);
+    v.push(0xFF);
+    v.extend_from_slice(&[0; 8]);
+    let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("unknown RDB value type 107"), "{e}");
+}

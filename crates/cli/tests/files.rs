@@ -130,3 +130,112 @@ fn dump_flag_loads_redis_dump_payloads() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "4\n");
 }
+
+/// What a file is, by content: `--dump` given an RDB file, `--rdb` or `inspect` given a DUMP
+/// payload, and an empty file each say so; Valkey files name their writer.
+#[test]
+fn files_are_told_apart_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/fixtures");
+    let rdb = fixtures.join("redis-7.0.15-default.rdb");
+    let out = bitlens(
+        &[
+            "query",
+            "--dump",
+            &format!("k={}", rdb.display()),
+            "GET",
+            "k",
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("this is an RDB file (REDIS0010); use --rdb"),
+        "{err}"
+    );
+
+    let empty = dir.path().join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    for args in [
+        vec![
+            "query".to_string(),
+            "--dump".into(),
+            format!("k={}", empty.display()),
+            "GET".into(),
+            "k".into(),
+        ],
+        vec![
+            "query".to_string(),
+            "--rdb".into(),
+            empty.display().to_string(),
+            "DBSIZE".into(),
+        ],
+        vec!["inspect".to_string(), empty.display().to_string()],
+    ] {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = bitlens(&a, b"");
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("empty file"), "{args:?}: {err}");
+    }
+
+    // A DUMP payload recorded from Valkey 9.1.2 (trailer RDB version 80).
+    let j: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures.join("valkey-9.1.2-default.json")).unwrap(),
+    )
+    .unwrap();
+    let k = j["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["type"] == "string" && k.get("dump_hex").is_some())
+        .unwrap();
+    let h = k["dump_hex"].as_str().unwrap();
+    let payload: Vec<u8> = (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect();
+    let dump = dir.path().join("v.dump");
+    std::fs::write(&dump, &payload).unwrap();
+    let out = bitlens(&["inspect", dump.to_str().unwrap()], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a DUMP payload (Valkey RDB 80, RDB_TYPE_STRING)"),
+        "{err}"
+    );
+    let out = bitlens(
+        &[
+            "query",
+            "--dump",
+            &format!("k={}", dump.display()),
+            "STRLEN",
+            "k",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        k["strlen"].to_string() // redis-cli's form when not on a terminal
+    );
+
+    let out = bitlens(
+        &[
+            "inspect",
+            fixtures.join("valkey-9.1.2-default.rdb").to_str().unwrap(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("RDB version 80 (VALKEY080), written by Valkey 9.1.2,"),
+        "{text}"
+    );
+}
