@@ -405,6 +405,20 @@ impl Engine {
         Ok(obj)
     }
 
+    /// Answers as the profile `name` (`redis-7.0`, `valkey-9.0`, ... as the `compat` load
+    /// option takes it) from now on; `null`/`undefined` goes back to the snapshot writer's
+    /// profile. Throws for an unknown name, listing the known ones (see [`profiles`]).
+    #[wasm_bindgen(js_name = setCompat)]
+    pub fn set_compat(&mut self, name: Option<String>) -> Result<(), JsError> {
+        let options = Object::new();
+        if let Some(n) = name {
+            set(&options, "compat", &n.into())?;
+        }
+        let (compat, _) = view_options(&options.into())?;
+        self.profile = compat.unwrap_or(self.writer);
+        Ok(())
+    }
+
     /// Selects database `db` as `SELECT db` does (throws Redis' error text when out of range).
     pub fn select(&mut self, db: f64) -> Result<(), JsError> {
         self.exec(vec![b"SELECT".to_vec(), js_number_text(db).into_bytes()])
@@ -1113,4 +1127,19 @@ fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
 pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
     let info = crate::inspect::identify(bytes).to_string();
     js_sys::JSON::parse(&info).map_err(|_| JsError::new("cannot build snapshotInfo object"))
+}
+
+/// Every server profile the engine can answer as, oldest first per family: an array of
+/// `{ name, server }` (`{ name: 'redis-7.4', server: 'Redis 7.4' }`); `name` is what the
+/// `compat` option and [`Engine::set_compat`] take (see `crate::dialect::Profile`).
+#[wasm_bindgen]
+pub fn profiles() -> Result<Array, JsError> {
+    let out = Array::new();
+    for p in crate::dialect::PROFILES {
+        let o = Object::new();
+        set(&o, "name", &p.name.into())?;
+        set(&o, "server", &p.display_name().into())?;
+        out.push(&o);
+    }
+    Ok(out)
 }

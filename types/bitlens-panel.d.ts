@@ -38,6 +38,8 @@ export interface BitlensPanelSettings {
   token: string;
   /** `false` decodes opened files on the page's thread instead of in a Web Worker. */
   worker: string;
+  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
+  compat: string;
 }
 
 /** `detail` of the `bitlens-loaded` event. */
@@ -79,6 +81,8 @@ export declare class BitlensPanel extends HTMLElement implements BitlensPanelSet
   theme: string;
   token: string;
   worker: string;
+  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
+  compat: string;
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;
   /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */
