@@ -4,8 +4,9 @@
 // GEO set's points in their bounding box. Drawn on <canvas> with the panel's theme colours.
 // Keyboard: the pattern field submits on Enter, each key is a button, the detail heading takes
 // the focus when a key opens, and Escape in the detail goes back to the key's button.
-// The list is of the engine's selected database (the panel's database selector switches it;
-// the db is shown on every row). Expiry is shown at the engine's clock (info().clockMs): a
+// The list is of the engine's selected database (the panel's database selector switches it),
+// or of every database with "all databases" ticked; the db is shown on every row, and a key of
+// another database is opened in its own database. Expiry is shown at the engine's clock (info().clockMs): a
 // date and the time left ("2100-01-01 00:00 UTC, in 73 years"); keys already expired at the
 // clock are hidden unless "show expired keys" is ticked, then shown as "expired at …".
 // Lists, sets, hashes and sorted sets show their first elements as the engine answers them
@@ -61,6 +62,13 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       search(pattern.value || '*');
     },
   });
+  const allDbs = el('input', {
+    type: 'checkbox', 'data-testid': 'kb-all-dbs',
+    onchange: () => {
+      page = 0;
+      search(pattern.value || '*');
+    },
+  });
   const pattern = el('input', { type: 'search', name: 'pattern', value: '*', spellcheck: 'false', 'data-testid': 'kb-pattern', 'aria-label': t.kbPattern });
   const summary = el('p', { class: 'kb-summary', 'data-testid': 'kb-summary', 'aria-live': 'polite' });
   const list = el('div', { class: 'kb-list', 'data-testid': 'kb-list' });
@@ -74,7 +82,8 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       search(pattern.value);
     },
   }, el('label', {}, el('span', {}, t.kbPattern), pattern), el('button', { type: 'submit', 'data-testid': 'kb-search' }, t.search),
-  el('label', { class: 'kb-expired' }, showExpired, ' ', t.kbShowExpired));
+  el('label', { class: 'kb-expired' }, showExpired, ' ', t.kbShowExpired),
+  el('label', { class: 'kb-expired' }, allDbs, ' ', t.kbAllDbs));
   const section = el('section', { class: 'kb', 'data-testid': 'keys-section', 'aria-labelledby': 'kb-title', hidden: true },
     el('h2', { id: 'kb-title' }, t.kbTitle), form, summary,
     el('div', { class: 'kb-body' }, el('div', { class: 'kb-left' }, list, pager), detail));
@@ -86,9 +95,27 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     const want = (page + 1) * KEYS_PAGE;
     try {
       info = await source.call('info');
-      const r = await keyList(source, p, want, { expired: showExpired.checked });
+      const opts = { expired: showExpired.checked };
+      let r;
+      if (allDbs.checked) {
+        // Every database in turn (the engine's selected one is put back): keys by db, then name.
+        const keys = [];
+        let total = 0;
+        await withDb(undefined, async () => {
+          for (const d of info.databases) {
+            await source.call('select', d.db);
+            const part = await keyList(source, p, want, opts);
+            total += part.total;
+            keys.push(...part.keys.map((k) => ({ ...k, db: d.db })));
+          }
+        });
+        r = { total, keys: keys.slice(0, want), db: 'all' };
+      } else {
+        r = await keyList(source, p, want, opts);
+        r = { ...r, keys: r.keys.map((k) => ({ ...k, db: info.selected })), db: info.selected };
+      }
       if (my !== seq) return;
-      last = { pattern: p, db: info.selected, ...r };
+      last = { pattern: p, ...r };
       drawList();
       section.dataset.state = 'ready';
     } catch (e) {
@@ -103,17 +130,17 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
   function drawList() {
     const { total, keys } = last;
     const pages = Math.max(1, Math.ceil(total / KEYS_PAGE));
-    summary.textContent = t.kbMatchesIn(fmt(total), last.pattern, last.db);
+    summary.textContent = last.db === 'all' ? t.kbMatchesAll(fmt(total), last.pattern) : t.kbMatchesIn(fmt(total), last.pattern, last.db);
     summary.dataset.total = total;
     summary.dataset.db = last.db;
     const rows = keys.slice(page * KEYS_PAGE, (page + 1) * KEYS_PAGE);
     const table = el('table', { class: 'kb-table' },
       el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl, t.kbDb].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': last.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
-        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget) }, k.key)),
+      el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': k.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
+        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db) }, k.key)),
         el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
         el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, ttl(k.ttlMs)),
-        el('td', { class: 'num' }, String(last.db))))));
+        el('td', { class: 'num' }, String(k.db))))));
     list.replaceChildren(rows.length ? table : el('p', { class: 'note' }, t.kbNone));
     const go = (p) => {
       page = p;
@@ -139,14 +166,28 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     return ms < 0 ? t.kbExpiredAt(date, formatRelative(ms, locale)) : t.kbExpires(date, formatRelative(ms, locale));
   };
 
-  async function open(key, from) {
+  /**
+   * Runs `fn` with database `db` selected in the engine, then selects the one that was
+   * (`db` undefined: only restores the selection afterwards).
+   */
+  async function withDb(db, fn) {
+    const selected = (await source.call('info')).selected;
+    if (db !== undefined && db !== selected) await source.call('select', db);
+    try {
+      return await fn();
+    } finally {
+      if (db !== selected) await source.call('select', selected);
+    }
+  }
+
+  async function open(key, from, db) {
     const my = ++detailSeq;
     detail.hidden = false;
     detail.dataset.state = 'loading';
     detail.replaceChildren(el('p', {}, t.loading));
     let d;
     try {
-      d = await keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS });
+      d = await withDb(db, () => keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS }));
     } catch (e) {
       if (my !== detailSeq) return;
       detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, e.message || String(e)));
@@ -174,6 +215,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     const dl = el('dl', { class: 'kb-facts' });
     const fact = (label, shown, id, raw) => dl.append(el('dt', {}, label), el('dd', { 'data-testid': `kb-${id}`, 'data-value': raw ?? shown }, shown));
     for (const [l, v, id] of facts) fact(l, v, id);
+    if (db !== undefined) fact(t.kbDb, String(db), 'db');
     detail.replaceChildren(close, heading, dl);
     detail.dataset.kind = d.kind;
     const c = colours(detail);
@@ -192,9 +234,13 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       detail.append(el('h4', {}, t.kbPoints(fmt(d.points.length), fmt(d.members))), geoScatter(d.points, d.bbox, c, t));
     } else if (['zset', 'list', 'set', 'hash'].includes(d.type)) {
       try {
-        detail.append(await elements(d.type, key));
+        detail.append(await withDb(db, () => elements(d.type, key)));
       } catch (e) {
-        detail.append(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-values-error' }, e.message || String(e)));
+        // An engine without this type's read commands says so as Redis would: no preview then.
+        const msg = e.message || String(e);
+        detail.append(/^ERR unknown command/.test(msg)
+          ? el('p', { class: 'note' }, t.kbOther)
+          : el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-values-error' }, msg));
       }
       if (my !== detailSeq) return;
     } else {

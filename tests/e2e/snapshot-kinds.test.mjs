@@ -181,6 +181,30 @@ describe('panel: every database, files known by content, profile and clock', { t
     await page.screenshot({ path: artifact('kinds-three-databases.png'), fullPage: true });
     await page.selectOption('[data-testid=db]', '0');
     await listed('*', db0.length, 0);
+
+    // "all databases": every database's keys, by db then name, the db on each row; a key of
+    // another database opens in its database.
+    await page.check('[data-testid=kb-all-dbs]');
+    const all = Object.keys(fx.dbsize).map(Number).flatMap((db) => fx.keys.filter((k) => k.db === db).map((k) => k.key).sort().map((k) => [k, String(db)]));
+    assert.equal(all.length, total);
+    await page.waitForFunction((n) => document.querySelector('[data-testid=kb-summary]')?.dataset.total === String(n), total);
+    assert.equal(await page.textContent('[data-testid=kb-summary]'), `${total} keys match * in every database`);
+    const rowsOf = () => page.$$eval('[data-testid=kb-row]', (rows) => rows.map((r) => [r.dataset.key, r.dataset.db]));
+    assert.deepEqual(await rowsOf(), all.slice(0, 25));
+    await page.click('[data-testid=kb-next]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=kb-page]')?.textContent === 'Page 2 of 2');
+    assert.deepEqual(await rowsOf(), all.slice(25));
+    await page.click('.kb-key[data-key="db1:zset"]');
+    await page.waitForSelector('[data-testid=kb-detail][data-state=ready] [data-testid=kb-values]');
+    assert.equal(await page.textContent('[data-testid=kb-detail] [data-testid=kb-db]'), '1');
+    assert.equal(await page.textContent('[data-testid=kb-detail] [data-testid=kb-type]'), 'zset');
+    // ZRANGE db1:zset 0 -1 WITHSCORES as the server answered it (fixture zrange).
+    const zr = fx.keys.find((k) => k.key === 'db1:zset').zrange.map(([m, sc]) => [Buffer.from(m, 'hex').toString(), sc]);
+    assert.deepEqual(await page.$$eval('[data-testid=kb-value-row] td', (c) => c.map((x) => x.textContent)), zr.flat());
+    // The cards' database is still the selected one.
+    assert.equal(await page.inputValue('[data-testid=db]'), '0');
+    await page.uncheck('[data-testid=kb-all-dbs]');
+    await listed('*', db0.length, 0);
   });
 
   test('an empty file says "empty file" and the panel keeps the snapshot', async () => {
