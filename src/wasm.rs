@@ -193,9 +193,10 @@ impl Engine {
     /// Loads a `DUMP` payload (a value, its 2-byte RDB version and CRC-64 trailer) under
     /// `key` (a string or `Uint8Array`), replacing any previous value. `options` (optional):
     /// `checksum: false` skips the CRC-64 check; `ttlMs` gives the key an expiry that many
-    /// milliseconds from now; `compat` (a profile name) sets the profile replies follow
-    /// (without it, a fresh engine takes the payload's trailer RDB version's writer). Throws
-    /// an `Error` naming the byte offset on bad input.
+    /// milliseconds after the engine's clock (now on a fresh engine), so `PTTL` and `keyList`
+    /// answer `ttlMs` back; `compat` (a profile name) sets the profile replies follow (without
+    /// it, a fresh engine takes the payload's trailer RDB version's writer). Throws an `Error`
+    /// naming the byte offset on bad input.
     #[wasm_bindgen(js_name = loadDump)]
     pub fn load_dump(
         &mut self,
@@ -214,7 +215,10 @@ impl Engine {
         })?;
         let expire = match ttl {
             None => None,
-            Some(t) if t.is_finite() => Some((js_sys::Date::now() + t.trunc()) as i64),
+            Some(t) if t.is_finite() => {
+                let clock = self.clock_ms.map_or_else(js_sys::Date::now, |c| c as f64);
+                Some((clock + t.trunc()) as i64)
+            }
             Some(t) => return Err(JsError::new(&format!("invalid ttlMs {t}"))),
         };
         let (compat, _) = view_options(&options)?;
