@@ -137,7 +137,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     const table = el('table', { class: 'kb-table' },
       el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl, t.kbDb].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': k.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
-        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db) }, k.key)),
+        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs) }, k.key)),
         el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
         el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, ttl(k.ttlMs)),
         el('td', { class: 'num' }, String(k.db))))));
@@ -180,7 +180,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     }
   }
 
-  async function open(key, from, db) {
+  async function open(key, from, db, ttlMs) {
     const my = ++detailSeq;
     detail.hidden = false;
     detail.dataset.state = 'loading';
@@ -206,7 +206,9 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       if (e.key === 'Escape') back();
     };
     if (!d) {
-      detail.replaceChildren(close, heading, el('p', { class: 'warn' }, t.kbGone));
+      // A key listed with "show expired keys" is gone for every command at the clock.
+      const expired = ttlMs !== null && ttlMs !== undefined && ttlMs < 0;
+      detail.replaceChildren(close, heading, el('p', { class: 'warn', 'data-testid': 'kb-gone' }, expired ? ttl(ttlMs) : t.kbGone));
       detail.dataset.state = 'missing';
       heading.focus();
       return;

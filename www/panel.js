@@ -455,7 +455,7 @@ export class Panel {
       const patterns = [...new Set(this.patterns())];
       // Every database stays in the engine; the cards start on the first one holding their keys.
       await firstDbWithKeys(eng, await eng.call('info'), patterns);
-      if (this.s.compat) await eng.call('setCompat', this.s.compat);
+      if (this.s.compat) await this.trySetCompat(eng);
       const info = await eng.call('info');
       await copyKeys(eng, this.engine, patterns, ctl.signal);
       // The page engine answers the cards as the file's engine does (the copy names no writer).
@@ -552,8 +552,10 @@ export class Panel {
     const writer = this.writerName || known.find((p) => p.name === i.writerProfile)?.server || i.writerProfile;
     this.compatSelect.replaceChildren(el('option', { value: '' }, t.compatWriter(writer)),
       ...known.map((p) => el('option', { value: p.name }, p.server)));
-    this.compatSelect.value = this.s.compat ? i.profile : '';
-    this.profileLine.textContent = i.writer && !this.s.compat ? t.answersWriter(writer) : t.answersCompat(i.server, i.profile, writer);
+    // An override in force (an unknown name in the URL is reported and not used).
+    const forced = Boolean(this.s.compat) && !this.paramBox.querySelector('[data-param=compat]');
+    this.compatSelect.value = forced ? i.profile : '';
+    this.profileLine.textContent = forced ? t.answersCompat(i.server, i.profile, writer) : t.answersWriter(writer);
     this.profileLine.dataset.profile = i.profile;
     this.profileLine.dataset.writer = i.writerProfile;
     this.clockLine.textContent = i.clockMs === null ? '' : t.asOf(formatUtc(i.clockMs, true), i.snapshotTimeMs !== null);
@@ -573,17 +575,27 @@ export class Panel {
   async applyCompat() {
     const eng = this.wholeEngine();
     if (!eng) return;
-    try {
-      await eng.call('setCompat', this.s.compat || null);
-      this.paramBox.querySelector('[data-param=compat]')?.remove();
-    } catch (e) {
-      this.paramBox.hidden = false;
-      this.paramBox.append(el('p', { 'data-testid': 'param-error-compat', 'data-param': 'compat' }, this.t.badParam(PARAMS.compat, this.s.compat, e.message || String(e))));
-    }
+    await this.trySetCompat(eng);
     this.view = await eng.call('info');
     if (this.source) this.engine.setCompat(this.view.profile);
     this.showFacts();
     await this.keyBrowser.refresh();
+  }
+
+  /**
+   * `setCompat(s.compat)` on `eng`; an unknown profile name is reported as a bad parameter
+   * (the engine keeps the writer's profile), never a failed load.
+   */
+  async trySetCompat(eng) {
+    this.paramBox.querySelector('[data-param=compat]')?.remove();
+    try {
+      await eng.call('setCompat', this.s.compat || null);
+    } catch (e) {
+      await eng.call('setCompat', null);
+      this.paramBox.hidden = false;
+      this.paramBox.append(el('p', { 'data-testid': 'param-error-compat', 'data-param': 'compat' }, this.t.badParam(PARAMS.compat, this.s.compat, e.message || String(e))));
+    }
+    this.paramBox.hidden = !this.paramBox.childElementCount;
   }
 
   /** Switches the cards and the key browser to database `db`. */
@@ -794,8 +806,9 @@ export class Panel {
         }, undefined, this.s.token);
       }
       if (seq !== this.loadSeq) return;
-      this.engine.loadRdb(bytes, undefined, this.s.compat ? { compat: this.s.compat } : undefined);
+      this.engine.loadRdb(bytes);
       const page = wrapEngine(this.engine);
+      if (this.s.compat) await this.trySetCompat(page);
       await firstDbWithKeys(page, this.engine.info(), [...new Set(this.patterns())]);
       const info = this.engine.info();
       const n = info.databases.reduce((a, d) => a + d.keys, 0);

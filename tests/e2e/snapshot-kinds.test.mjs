@@ -352,6 +352,10 @@ describe('panel: every database, files known by content, profile and clock', { t
       assert.match(await row.locator('[data-testid=kb-row-ttl]').textContent(), /^expired at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(\d+ (milli)?seconds? ago\)$/);
       const ttlMs = Number(await row.locator('[data-testid=kb-row-ttl]').getAttribute('data-ttl-ms'));
       assert.ok(ttlMs < 0 && ttlMs > -60000, String(ttlMs));
+      // Its detail says it expired (every command answers as for a missing key at the clock).
+      await row.locator('.kb-key').click();
+      await page.waitForSelector('[data-testid=kb-detail][data-state=missing]');
+      assert.match(await page.textContent('[data-testid=kb-gone]'), /^expired at \d{4}-/);
       await page.screenshot({ path: artifact('kinds-expired-shown.png'), fullPage: true });
       await page.uncheck('[data-testid=kb-expired]');
       await page.waitForFunction(() => document.querySelector('[data-testid=kb-summary]')?.dataset.total === '2');
@@ -359,6 +363,51 @@ describe('panel: every database, files known by content, profile and clock', { t
       await r74.proc.stop();
       await r70.proc.stop();
     }
+  });
+
+  test('two RDB files: the first opens and the note says why not the other; an RDB version bitlens does not read is named', async () => {
+    const a = path.join(dir, 'a.rdb');
+    const b = path.join(dir, 'b.rdb');
+    copyFileSync(path.join(FIXTURES, 'redis-7.0.15-default.rdb'), a);
+    copyFileSync(path.join(FIXTURES, 'redis-6.2.14-default.rdb'), b);
+    const fx = fixture('redis-7.0.15-default');
+    await open([a, b]);
+    await settled();
+    assert.equal(await page.getAttribute('[data-testid=panel]', 'data-offline'), 'ready');
+    assert.equal(await page.textContent('[data-testid=file-note]'), 'The panel holds one RDB snapshot at a time: opened a.rdb, not b.rdb.');
+    const total = Object.values(fx.dbsize).reduce((x, y) => x + y, 0);
+    assert.match(await status(), new RegExp(`^a\\.rdb: ${total} keys in 3 databases`));
+    assert.equal(await page.textContent('[data-testid=profile]'), 'answers as Redis 7.0.15, the writer of this snapshot');
+    // A header of a version newer than any known: refused by the core, with its reason.
+    const future = path.join(dir, 'future.rdb');
+    writeFileSync(future, Buffer.concat([Buffer.from('REDIS0099'), Buffer.from([0xff])]));
+    await open(future);
+    await settled();
+    assert.equal(await page.getAttribute('[data-testid=panel]', 'data-offline'), 'error');
+    assert.match(await page.textContent('[data-testid=file-note]'), /^future\.rdb: .*99/);
+    // The panel keeps a.rdb.
+    assert.match(await status(), /future\.rdb/);
+    assert.equal(await page.textContent('[data-testid=profile]'), 'answers as Redis 7.0.15, the writer of this snapshot');
+  });
+
+  test('compat= in the URL: a known profile answers from the load on, an unknown one is named and not used', async () => {
+    const file = path.join(FIXTURES, 'valkey-9.1.2-default.rdb');
+    const p2 = await browser.newPage();
+    p2.on('pageerror', (e) => pageErrors.push(e.message));
+    for (const [compat, line, error] of [
+      ['redis-6.0', 'answers as Redis 6.0 (--compat redis-6.0); written by Valkey 9.1.2', false],
+      ['redis-9.9', 'answers as Valkey 9.1.2, the writer of this snapshot', true],
+    ]) {
+      await p2.goto(`${web.url}/?lang=en&compat=${compat}`);
+      await p2.waitForSelector('[data-testid=panel][data-state=error]');
+      await p2.setInputFiles('[data-testid=file-input]', file);
+      await p2.waitForSelector('[data-testid=panel][data-offline=ready]');
+      assert.equal(await p2.textContent('[data-testid=profile]'), line);
+      assert.equal(await p2.inputValue('[data-testid=compat]'), error ? '' : compat);
+      assert.equal(await p2.locator('[data-testid=param-error-compat]').count(), error ? 1 : 0);
+      if (error) assert.match(await p2.textContent('[data-testid=param-error-compat]'), /^Parameter compat="redis-9\.9" ignored: unknown profile/);
+    }
+    await p2.close();
   });
 
   test('zh labels for the new lines', async () => {
