@@ -44,8 +44,12 @@ export interface BitlensPanelSettings {
 
 /** `detail` of the `bitlens-loaded` event. */
 export interface BitlensLoadedDetail {
-  /** Keys loaded. */
+  /** Keys loaded, in every database (alive at the snapshot's clock). */
   keys: number;
+  /** The database the cards read (the first holding their keys). */
+  db: number;
+  /** Every database of the snapshot with its live and already-expired key counts. */
+  databases: { db: number; keys: number; expired: number }[];
   /** Snapshot size in bytes. */
   bytes: number;
   /** Name of the opened file, when one was opened. */

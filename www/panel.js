@@ -483,7 +483,7 @@ export class Panel {
       this.render();
       this.setState('ready');
       this.keyBrowser.setSource(eng);
-      this.emit('bitlens-loaded', { keys: n, bytes: size, file: name });
+      this.emit('bitlens-loaded', { keys: n, bytes: size, file: name, db: info.selected, databases: info.databases });
     } catch (e) {
       if (eng && eng !== this.source) eng.terminate();
       if (seq !== this.loadSeq) return;
@@ -824,7 +824,7 @@ export class Panel {
       this.render();
       this.setState('ready');
       this.keyBrowser.setSource(this.browserSource());
-      this.emit('bitlens-loaded', { keys: n, bytes: bytes.length });
+      this.emit('bitlens-loaded', { keys: n, bytes: bytes.length, db: info.selected, databases: info.databases });
     } catch (e) {
       if (seq !== this.loadSeq) return;
       this.progress.value = 0;
