@@ -8,6 +8,13 @@
 // page's engine and the cards draw as usual. The key browser (www/keybrowser.js) searches the
 // whole decoded snapshot. When the snapshot API does not answer, the panel says so and offers
 // the file instead, so index.html works from any static server.
+//
+// What a file is (RDB, DUMP payload, raw GET bytes, empty) is the core's answer (snapshotInfo),
+// never the file's name. Every database of a snapshot stays in the engine: the database
+// selector starts on the first one holding the cards' keys and switches the cards and the key
+// browser. The facts bar says which server profile answers (the snapshot's writer, or the
+// `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
+// judged at ("as of" the snapshot's time).
 
 import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
 import {
