@@ -410,6 +410,32 @@ describe('panel: every database, files known by content, profile and clock', { t
     await p2.close();
   });
 
+  test('bytes handed to the page engine (the online path): every database, the selector switches the cards\' engine', async () => {
+    const fx = fixture('valkey-9.1.2-default');
+    const p3 = await browser.newPage();
+    p3.on('pageerror', (e) => pageErrors.push(e.message));
+    await p3.goto(`${web.url}/?lang=en&cards=uv,active,keys`);
+    await p3.waitForSelector('[data-testid=panel][data-state=error]');
+    await p3.evaluate(async () => {
+      const bytes = new Uint8Array(await (await fetch('/tests/data/fixtures/valkey-9.1.2-default.rdb')).arrayBuffer());
+      await window.bitlensPanel.load(bytes);
+    });
+    await p3.waitForSelector('[data-testid=panel][data-state=ready]');
+    const total = Object.values(fx.dbsize).reduce((a, b) => a + b, 0);
+    assert.match(await p3.textContent('[data-testid=status]'), new RegExp(`^${total} keys in 3 databases loaded`));
+    assert.deepEqual(await p3.$$eval('[data-testid=db] option', (o) => o.map((x) => x.value)), Object.keys(fx.dbsize));
+    assert.equal(await p3.textContent('[data-testid=profile]'), 'answers as Valkey 9.1.2, the writer of this snapshot');
+    // The cards read db 0: the day's bitmap popcount (value_hex recorded by the server).
+    const active = fx.keys.find((k) => k.key === 'stats:active:20240502');
+    const popcount = [...Buffer.from(active.value_hex, 'hex')].reduce((n, b) => n + b.toString(2).split('1').length - 1, 0);
+    assert.equal(Number(await p3.getAttribute('[data-testid=active-day]', 'data-value')), popcount);
+    await p3.selectOption('[data-testid=db]', '5');
+    await p3.waitForFunction(() => document.querySelector('[data-testid=kb-summary]')?.dataset.db === '5');
+    assert.deepEqual(await p3.$$eval('[data-testid=kb-row]', (r) => r.map((x) => x.dataset.key)), ['db5:bitmap', 'db5:list']);
+    assert.equal(await p3.evaluate(() => window.bitlensPanel.engine.info().selected), 5);
+    await p3.close();
+  });
+
   test('zh labels for the new lines', async () => {
     const p2 = await browser.newPage();
     p2.on('pageerror', (e) => pageErrors.push(e.message));
