@@ -51,6 +51,7 @@ function canvas(testid, label, w, h) {
 export function buildKeyBrowser(t, fmt, locale = 'en-US') {
   let source = null;
   let info = null; // the engine's info(): clock and selected database
+  let excursion = Promise.resolve(); // the latest withDb() visit to another database
   let page = 0;
   let last = null; // {pattern, total, keys}
   let seq = 0; // latest search
@@ -170,14 +171,20 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
    * Runs `fn` with database `db` selected in the engine, then selects the one that was
    * (`db` undefined: only restores the selection afterwards).
    */
-  async function withDb(db, fn) {
-    const selected = (await source.call('info')).selected;
-    if (db !== undefined && db !== selected) await source.call('select', db);
-    try {
-      return await fn();
-    } finally {
-      if (db !== selected) await source.call('select', selected);
-    }
+  function withDb(db, fn) {
+    const run = async () => {
+      const selected = (await source.call('info')).selected;
+      if (db !== undefined && db !== selected) await source.call('select', db);
+      try {
+        return await fn();
+      } finally {
+        if (db !== selected) await source.call('select', selected);
+      }
+    };
+    // One at a time, so that a selection put back never undoes another's (see idle()).
+    const result = excursion.then(run, run);
+    excursion = result.catch(() => {});
+    return result;
   }
 
   async function open(key, from, db, ttlMs) {
@@ -292,6 +299,11 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
 
   return {
     section,
+    /**
+     * Settles once no visit to another database (all databases, a key of another one) is under
+     * way: the panel waits for it before selecting a database itself.
+     */
+    idle: () => excursion,
     /** Lists again with the current pattern (after a database or profile change). */
     refresh() {
       if (!source) return Promise.resolve();

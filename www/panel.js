@@ -611,6 +611,7 @@ export class Panel {
     if (!eng) return;
     const seq = ++this.loadSeq;
     try {
+      await this.keyBrowser.idle();
       await eng.call('select', db);
       if (this.source) {
         await copyKeys(this.source, this.engine, [...new Set(this.patterns())]);
