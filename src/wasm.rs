@@ -193,9 +193,10 @@ impl Engine {
     /// Loads a `DUMP` payload (a value, its 2-byte RDB version and CRC-64 trailer) under
     /// `key` (a string or `Uint8Array`), replacing any previous value. `options` (optional):
     /// `checksum: false` skips the CRC-64 check; `ttlMs` gives the key an expiry that many
-    /// milliseconds from now; `compat` (a profile name) sets the profile replies follow
-    /// (without it, a fresh engine takes the payload's trailer RDB version's writer). Throws
-    /// an `Error` naming the byte offset on bad input.
+    /// milliseconds after the engine's clock (now on a fresh engine), so `PTTL` and `keyList`
+    /// answer `ttlMs` back; `compat` (a profile name) sets the profile replies follow (without
+    /// it, a fresh engine takes the payload's trailer RDB version's writer). Throws an `Error`
+    /// naming the byte offset on bad input.
     #[wasm_bindgen(js_name = loadDump)]
     pub fn load_dump(
         &mut self,
@@ -214,7 +215,10 @@ impl Engine {
         })?;
         let expire = match ttl {
             None => None,
-            Some(t) if t.is_finite() => Some((js_sys::Date::now() + t.trunc()) as i64),
+            Some(t) if t.is_finite() => {
+                let clock = self.clock_ms.map_or_else(js_sys::Date::now, |c| c as f64);
+                Some((clock + t.trunc()) as i64)
+            }
             Some(t) => return Err(JsError::new(&format!("invalid ttlMs {t}"))),
         };
         let (compat, _) = view_options(&options)?;
@@ -403,6 +407,20 @@ impl Engine {
         }
         set(&obj, "databases", &dbs)?;
         Ok(obj)
+    }
+
+    /// Answers as the profile `name` (`redis-7.0`, `valkey-9.0`, ... as the `compat` load
+    /// option takes it) from now on; `null`/`undefined` goes back to the snapshot writer's
+    /// profile. Throws for an unknown name, listing the known ones (see [`profiles`]).
+    #[wasm_bindgen(js_name = setCompat)]
+    pub fn set_compat(&mut self, name: Option<String>) -> Result<(), JsError> {
+        let options = Object::new();
+        if let Some(n) = name {
+            set(&options, "compat", &n.into())?;
+        }
+        let (compat, _) = view_options(&options.into())?;
+        self.profile = compat.unwrap_or(self.writer);
+        Ok(())
     }
 
     /// Selects database `db` as `SELECT db` does (throws Redis' error text when out of range).
@@ -1113,4 +1131,19 @@ fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
 pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
     let info = crate::inspect::identify(bytes).to_string();
     js_sys::JSON::parse(&info).map_err(|_| JsError::new("cannot build snapshotInfo object"))
+}
+
+/// Every server profile the engine can answer as, oldest first per family: an array of
+/// `{ name, server }` (`{ name: 'redis-7.4', server: 'Redis 7.4' }`); `name` is what the
+/// `compat` option and [`Engine::set_compat`] take (see `crate::dialect::Profile`).
+#[wasm_bindgen]
+pub fn profiles() -> Result<Array, JsError> {
+    let out = Array::new();
+    for p in crate::dialect::PROFILES {
+        let o = Object::new();
+        set(&o, "name", &p.name.into())?;
+        set(&o, "server", &p.display_name().into())?;
+        out.push(&o);
+    }
+    Ok(out)
 }

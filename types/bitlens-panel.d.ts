@@ -38,12 +38,18 @@ export interface BitlensPanelSettings {
   token: string;
   /** `false` decodes opened files on the page's thread instead of in a Web Worker. */
   worker: string;
+  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
+  compat: string;
 }
 
 /** `detail` of the `bitlens-loaded` event. */
 export interface BitlensLoadedDetail {
-  /** Keys loaded. */
+  /** Keys loaded, in every database (alive at the snapshot's clock). */
   keys: number;
+  /** The database the cards read (the first holding their keys). */
+  db: number;
+  /** Every database of the snapshot with its live and already-expired key counts. */
+  databases: { db: number; keys: number; expired: number }[];
   /** Snapshot size in bytes. */
   bytes: number;
   /** Name of the opened file, when one was opened. */
@@ -79,6 +85,8 @@ export declare class BitlensPanel extends HTMLElement implements BitlensPanelSet
   theme: string;
   token: string;
   worker: string;
+  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
+  compat: string;
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;
   /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */

@@ -57,6 +57,45 @@ export interface LoadRdbOptions {
   clock?: 'snapshot' | 'now' | number;
 }
 
+/** A server profile the engine can answer as (see {@link profiles}). */
+export interface ProfileName {
+  /** What `compat` and {@link Engine.setCompat} take (`redis-7.4`). */
+  name: string;
+  /** Its display name (`Redis 7.4`). */
+  server: string;
+}
+
+/** Every server profile the engine can answer as, oldest first per family. */
+export declare function profiles(): ProfileName[];
+
+/** The writer of an RDB file as {@link snapshotInfo} reads it from the header and aux fields. */
+export interface SnapshotWriter {
+  family: 'Redis' | 'Valkey';
+  rdb_version: number;
+  magic: string;
+  server: 'Redis' | 'Valkey';
+  redis_ver: string | null;
+  valkey_ver: string | null;
+  /** `Valkey 9.1.2 (VALKEY080: Valkey RDB 80)`. */
+  description: string;
+}
+
+/** What a file is, by its content (the core's `detect`); see {@link snapshotInfo}. */
+export interface SnapshotInfo {
+  kind: 'rdb' | 'unsupported-rdb' | 'dump' | 'raw' | 'empty';
+  /** `an RDB file (VALKEY080)`, `a DUMP payload (…)`, `empty file`, `raw bytes`. */
+  description: string;
+  format: { family: string; rdb_version: number; magic: string } | null;
+  writer: SnapshotWriter | null;
+  error: string | null;
+}
+
+/**
+ * What `bytes` are (an RDB file, a DUMP payload, raw bytes or nothing) and who wrote them,
+ * decided by content; reads only an RDB file's header and leading aux fields.
+ */
+export declare function snapshotInfo(bytes: Uint8Array | number[]): SnapshotInfo;
+
 /** What {@link Engine.info} reports. */
 export interface EngineInfo {
   /** The profile in force (`redis-7.4`). */
@@ -212,6 +251,11 @@ export declare class Engine {
   info(): EngineInfo;
   /** Selects a database as `SELECT db` (throws Redis' error when out of range). */
   select(db: number): void;
+  /**
+   * Answers as profile `name` (`redis-7.0`, `valkey-9.0`, … — see {@link profiles}) from now
+   * on; `null`/omitted goes back to the snapshot writer's profile. Throws for an unknown name.
+   */
+  setCompat(name?: string | null): void;
   /**
    * As {@link Engine.loadRdb}, reading `blob` in bounded chunks with `FileReaderSync` (only in a
    * Web Worker): a large file is never held whole in memory. Throws outside a worker.

@@ -64,8 +64,11 @@ export interface EngineClient {
   call<M extends EngineMethod>(method: M, ...args: Parameters<Engine[M]>): Promise<ReturnType<Engine[M]>>;
   /** `call('command', argv)`: one Redis command; an error reply rejects with Redis' text. */
   command(argv: Arg[]): Promise<Reply>;
-  /** `call('keyList', pattern, limit)` (defaults `'*'`, 1000). */
-  keyList(pattern?: string, limit?: number): Promise<KeyList>;
+  /**
+   * `call('keyList', pattern, limit, options)` (defaults `'*'`, 1000) over the selected
+   * database; `options.expired: true` also lists keys already expired at the engine's clock.
+   */
+  keyList(pattern?: string, limit?: number, options?: { expired?: boolean }): Promise<KeyList>;
   /** `call('keyDetail', key, options)`. */
   keyDetail(key: KeyName, options?: KeyDetailOptions): Promise<KeyDetail | null>;
   /** Stops the worker (or frees the in-page engine); later calls reject. */

@@ -7,7 +7,7 @@
 // Attributes (and the same-named camelCase properties): api, date, uv-key, active-key,
 // geo-key, type, city, lon, lat, radius, unit, cards, lang, theme, token (bearer token for
 // `bitlens serve --token`). Style is isolated in a
-// shadow root. Events: `bitlens-loaded` ({keys, bytes}) and `bitlens-error` ({message}).
+// shadow root. Events: `bitlens-loaded` ({keys, bytes, db, databases}) and `bitlens-error` ({message}).
 // `element.snapshot = uint8Array` loads an RDB file directly (no API needed); a File or Blob
 // is decoded in a Web Worker with a progress bar (attribute worker="false" keeps it in the
 // page); `element.open(files)` opens files as the panel's "Open snapshot…" button does.

@@ -268,8 +268,8 @@ class WorkerEngine {
     return this._send('command', [argv]);
   }
 
-  async keyList(pattern = '*', limit = 1000) {
-    return this._send('keyList', [pattern, limit]);
+  async keyList(pattern = '*', limit = 1000, options = undefined) {
+    return this._send('keyList', options === undefined ? [pattern, limit] : [pattern, limit, options]);
   }
 
   async keyDetail(key, options) {
@@ -370,8 +370,8 @@ class LocalEngine {
     return this._live().command(argv);
   }
 
-  async keyList(pattern = '*', limit = 1000) {
-    return this.call('keyList', pattern, limit);
+  async keyList(pattern = '*', limit = 1000, options = undefined) {
+    return options === undefined ? this.call('keyList', pattern, limit) : this.call('keyList', pattern, limit, options);
   }
 
   async keyDetail(key, options) {

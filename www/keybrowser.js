@@ -4,15 +4,24 @@
 // GEO set's points in their bounding box. Drawn on <canvas> with the panel's theme colours.
 // Keyboard: the pattern field submits on Enter, each key is a button, the detail heading takes
 // the focus when a key opens, and Escape in the detail goes back to the key's button.
+// The list is of the engine's selected database (the panel's database selector switches it),
+// or of every database with "all databases" ticked; the db is shown on every row, and a key of
+// another database is opened in its own database. Expiry is shown at the engine's clock (info().clockMs): a
+// date and the time left ("2100-01-01 00:00 UTC, in 73 years"); keys already expired at the
+// clock are hidden unless "show expired keys" is ticked, then shown as "expired at …".
+// Lists, sets, hashes and sorted sets show their first elements as the engine answers them
+// (LRANGE / SSCAN / HSCAN / ZRANGE WITHSCORES), so scores print as the profile's server does.
 
 import { keyDetail, keyList } from './offline.js';
-import { el, formatBytes } from './util.js';
+import { el, formatBytes, formatRelative, formatUtc } from './util.js';
 
 /** Keys per page of the list. */
 export const KEYS_PAGE = 25;
 /** Density buckets of the bitmap strip and points of the GEO scatter. */
 const BUCKETS = 256;
 const MAX_POINTS = 2000;
+/** Elements of a list, set, hash or sorted set shown in its detail. */
+const MAX_ELEMENTS = 20;
 
 /** Theme colours of the element (CSS custom properties of the panel). */
 function colours(node) {
@@ -39,12 +48,28 @@ function canvas(testid, label, w, h) {
  * @param {object} t labels (i18n.js)
  * @param {(n: number) => string} fmt number formatter of the panel's locale
  */
-export function buildKeyBrowser(t, fmt) {
+export function buildKeyBrowser(t, fmt, locale = 'en-US') {
   let source = null;
+  let info = null; // the engine's info(): clock and selected database
+  let excursion = Promise.resolve(); // the latest withDb() visit to another database
   let page = 0;
   let last = null; // {pattern, total, keys}
   let seq = 0; // latest search
   let detailSeq = 0; // latest detail opened
+  const showExpired = el('input', {
+    type: 'checkbox', 'data-testid': 'kb-expired',
+    onchange: () => {
+      page = 0;
+      search(pattern.value || '*');
+    },
+  });
+  const allDbs = el('input', {
+    type: 'checkbox', 'data-testid': 'kb-all-dbs',
+    onchange: () => {
+      page = 0;
+      search(pattern.value || '*');
+    },
+  });
   const pattern = el('input', { type: 'search', name: 'pattern', value: '*', spellcheck: 'false', 'data-testid': 'kb-pattern', 'aria-label': t.kbPattern });
   const summary = el('p', { class: 'kb-summary', 'data-testid': 'kb-summary', 'aria-live': 'polite' });
   const list = el('div', { class: 'kb-list', 'data-testid': 'kb-list' });
@@ -57,7 +82,9 @@ export function buildKeyBrowser(t, fmt) {
       page = 0;
       search(pattern.value);
     },
-  }, el('label', {}, el('span', {}, t.kbPattern), pattern), el('button', { type: 'submit', 'data-testid': 'kb-search' }, t.search));
+  }, el('label', {}, el('span', {}, t.kbPattern), pattern), el('button', { type: 'submit', 'data-testid': 'kb-search' }, t.search),
+  el('label', { class: 'kb-expired' }, showExpired, ' ', t.kbShowExpired),
+  el('label', { class: 'kb-expired' }, allDbs, ' ', t.kbAllDbs));
   const section = el('section', { class: 'kb', 'data-testid': 'keys-section', 'aria-labelledby': 'kb-title', hidden: true },
     el('h2', { id: 'kb-title' }, t.kbTitle), form, summary,
     el('div', { class: 'kb-body' }, el('div', { class: 'kb-left' }, list, pager), detail));
@@ -68,7 +95,26 @@ export function buildKeyBrowser(t, fmt) {
     section.dataset.state = 'searching';
     const want = (page + 1) * KEYS_PAGE;
     try {
-      const r = await keyList(source, p, want);
+      info = await source.call('info');
+      const opts = { expired: showExpired.checked };
+      let r;
+      if (allDbs.checked) {
+        // Every database in turn (the engine's selected one is put back): keys by db, then name.
+        const keys = [];
+        let total = 0;
+        await withDb(undefined, async () => {
+          for (const d of info.databases) {
+            await source.call('select', d.db);
+            const part = await keyList(source, p, want, opts);
+            total += part.total;
+            keys.push(...part.keys.map((k) => ({ ...k, db: d.db })));
+          }
+        });
+        r = { total, keys: keys.slice(0, want), db: 'all' };
+      } else {
+        r = await keyList(source, p, want, opts);
+        r = { ...r, keys: r.keys.map((k) => ({ ...k, db: info.selected })), db: info.selected };
+      }
       if (my !== seq) return;
       last = { pattern: p, ...r };
       drawList();
@@ -85,15 +131,17 @@ export function buildKeyBrowser(t, fmt) {
   function drawList() {
     const { total, keys } = last;
     const pages = Math.max(1, Math.ceil(total / KEYS_PAGE));
-    summary.textContent = t.kbMatches(fmt(total), last.pattern);
+    summary.textContent = last.db === 'all' ? t.kbMatchesAll(fmt(total), last.pattern) : t.kbMatchesIn(fmt(total), last.pattern, last.db);
     summary.dataset.total = total;
+    summary.dataset.db = last.db;
     const rows = keys.slice(page * KEYS_PAGE, (page + 1) * KEYS_PAGE);
     const table = el('table', { class: 'kb-table' },
-      el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key },
-        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget) }, k.key)),
+      el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl, t.kbDb].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': k.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
+        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs) }, k.key)),
         el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
-        el('td', { class: 'num' }, ttl(k.ttlMs))))));
+        el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, ttl(k.ttlMs)),
+        el('td', { class: 'num' }, String(k.db))))));
     list.replaceChildren(rows.length ? table : el('p', { class: 'note' }, t.kbNone));
     const go = (p) => {
       page = p;
@@ -108,16 +156,45 @@ export function buildKeyBrowser(t, fmt) {
     ] : []));
   }
 
-  const ttl = (ms) => (ms === null || ms === undefined || ms < 0 ? t.kbNoTtl : ms >= 1000 ? `${fmt(Math.round(ms / 1000))} s` : `${fmt(ms)} ms`);
+  /**
+   * An expiry `ms` milliseconds after the clock as a date plus the time left; a negative one
+   * (already expired at the clock) as "expired at …"; none as "none".
+   */
+  const ttl = (ms) => {
+    if (ms === null || ms === undefined) return t.kbNoTtl;
+    const clock = info && info.clockMs !== null ? info.clockMs : Date.now();
+    const date = formatUtc(clock + ms);
+    return ms < 0 ? t.kbExpiredAt(date, formatRelative(ms, locale)) : t.kbExpires(date, formatRelative(ms, locale));
+  };
 
-  async function open(key, from) {
+  /**
+   * Runs `fn` with database `db` selected in the engine, then selects the one that was
+   * (`db` undefined: only restores the selection afterwards).
+   */
+  function withDb(db, fn) {
+    const run = async () => {
+      const selected = (await source.call('info')).selected;
+      if (db !== undefined && db !== selected) await source.call('select', db);
+      try {
+        return await fn();
+      } finally {
+        if (db !== selected) await source.call('select', selected);
+      }
+    };
+    // One at a time, so that a selection put back never undoes another's (see idle()).
+    const result = excursion.then(run, run);
+    excursion = result.catch(() => {});
+    return result;
+  }
+
+  async function open(key, from, db, ttlMs) {
     const my = ++detailSeq;
     detail.hidden = false;
     detail.dataset.state = 'loading';
     detail.replaceChildren(el('p', {}, t.loading));
     let d;
     try {
-      d = await keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS });
+      d = await withDb(db, () => keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS }));
     } catch (e) {
       if (my !== detailSeq) return;
       detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, e.message || String(e)));
@@ -136,7 +213,9 @@ export function buildKeyBrowser(t, fmt) {
       if (e.key === 'Escape') back();
     };
     if (!d) {
-      detail.replaceChildren(close, heading, el('p', { class: 'warn' }, t.kbGone));
+      // A key listed with "show expired keys" is gone for every command at the clock.
+      const expired = ttlMs !== null && ttlMs !== undefined && ttlMs < 0;
+      detail.replaceChildren(close, heading, el('p', { class: 'warn', 'data-testid': 'kb-gone' }, expired ? ttl(ttlMs) : t.kbGone));
       detail.dataset.state = 'missing';
       heading.focus();
       return;
@@ -145,6 +224,7 @@ export function buildKeyBrowser(t, fmt) {
     const dl = el('dl', { class: 'kb-facts' });
     const fact = (label, shown, id, raw) => dl.append(el('dt', {}, label), el('dd', { 'data-testid': `kb-${id}`, 'data-value': raw ?? shown }, shown));
     for (const [l, v, id] of facts) fact(l, v, id);
+    if (db !== undefined) fact(t.kbDb, String(db), 'db');
     detail.replaceChildren(close, heading, dl);
     detail.dataset.kind = d.kind;
     const c = colours(detail);
@@ -161,6 +241,17 @@ export function buildKeyBrowser(t, fmt) {
       fact(t.kbMembers, fmt(d.members), 'members', d.members);
       if (d.bbox) fact(t.kbBbox, d.bbox.map((x) => x.toFixed(5)).join(', '), 'bbox', d.bbox.join(','));
       detail.append(el('h4', {}, t.kbPoints(fmt(d.points.length), fmt(d.members))), geoScatter(d.points, d.bbox, c, t));
+    } else if (['zset', 'list', 'set', 'hash'].includes(d.type)) {
+      try {
+        detail.append(await withDb(db, () => elements(d.type, key)));
+      } catch (e) {
+        // An engine without this type's read commands says so as Redis would: no preview then.
+        const msg = e.message || String(e);
+        detail.append(/^ERR unknown command/.test(msg)
+          ? el('p', { class: 'note' }, t.kbOther)
+          : el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-values-error' }, msg));
+      }
+      if (my !== detailSeq) return;
     } else {
       detail.append(el('p', { class: 'note' }, t.kbOther));
     }
@@ -168,8 +259,59 @@ export function buildKeyBrowser(t, fmt) {
     heading.focus();
   }
 
+  /**
+   * The first elements of a list, set, hash or sorted set as the engine answers its read
+   * commands (so a score is printed as the profile's server prints it), in a table.
+   */
+  async function elements(type, key) {
+    const n = String(MAX_ELEMENTS);
+    let head;
+    let rows;
+    let total;
+    if (type === 'zset') {
+      total = await source.command(['ZCARD', key]);
+      const flat = await source.command(['ZRANGE', key, '0', String(MAX_ELEMENTS - 1), 'WITHSCORES']);
+      head = [t.kbMember, t.kbScore];
+      rows = [];
+      for (let i = 0; i < flat.length; i += 2) rows.push([flat[i], flat[i + 1]]);
+    } else if (type === 'list') {
+      total = await source.command(['LLEN', key]);
+      head = [t.kbIndex, t.kbElement];
+      rows = (await source.command(['LRANGE', key, '0', String(MAX_ELEMENTS - 1)])).map((v, i) => [String(i), v]);
+    } else if (type === 'hash') {
+      total = await source.command(['HLEN', key]);
+      const [, flat] = await source.command(['HSCAN', key, '0', 'COUNT', n]);
+      head = [t.kbField, t.kbValue];
+      rows = [];
+      for (let i = 0; i < flat.length && rows.length < MAX_ELEMENTS; i += 2) rows.push([flat[i], flat[i + 1]]);
+    } else {
+      total = await source.command(['SCARD', key]);
+      const [, members] = await source.command(['SSCAN', key, '0', 'COUNT', n]);
+      head = [t.kbMember];
+      rows = members.slice(0, MAX_ELEMENTS).map((m) => [m]);
+    }
+    return el('div', { class: 'kb-values', 'data-testid': 'kb-values', 'data-total': total },
+      el('h4', {}, t.kbValues(fmt(rows.length), fmt(total))),
+      el('table', { class: 'kb-table' },
+        el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, rows.map((r) => el('tr', { 'data-testid': 'kb-value-row' }, r.map((c) => el('td', {}, c)))))));
+  }
+
   return {
     section,
+    /**
+     * Settles once no visit to another database (all databases, a key of another one) is under
+     * way: the panel waits for it before selecting a database itself.
+     */
+    idle: () => excursion,
+    /** Lists again with the current pattern (after a database or profile change). */
+    refresh() {
+      if (!source) return Promise.resolve();
+      detail.hidden = true;
+      detail.replaceChildren();
+      page = 0;
+      return search(pattern.value || '*');
+    },
     /** Points the browser at a (promise-API) engine and lists its keys with the current pattern. */
     setSource(eng) {
       source = eng;

@@ -39,9 +39,13 @@ export function wrapEngine(engine) {
   };
 }
 
-/** `keyList(pattern, limit)`: {total, keys: [{key, type, encoding, bytes, ttlMs}]}, sorted by key. */
-export function keyList(eng, pattern, limit) {
-  return eng.call('keyList', pattern, limit);
+/**
+ * `keyList(pattern, limit, {expired})`: {total, keys: [{key, type, encoding, bytes, ttlMs}]},
+ * sorted by key, of the selected database; keys already expired at the engine's clock only with
+ * `expired: true` (their ttlMs is then negative).
+ */
+export function keyList(eng, pattern, limit, options = {}) {
+  return eng.call('keyList', pattern, limit, options);
 }
 
 /**
@@ -153,12 +157,59 @@ export async function copyKeys(src, engine, patterns, signal) {
   return entries.length + roaring.length;
 }
 
-/** True when `bytes` (the first bytes of a file) start an RDB file ("REDIS" magic). */
-export function isRdb(bytes) {
-  return bytes.length >= 5 && String.fromCharCode(...bytes.subarray(0, 5)) === 'REDIS';
+/** Bytes of a file's head enough for an RDB header and its leading aux fields. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * What `file` (a File/Blob) is, by its content, as the core decides it (`snapshotInfo` of the
+ * wasm module, `crate::inspect::identify`): `{kind: 'rdb'|'unsupported-rdb'|'dump'|'raw'|'empty',
+ * description, format, writer, error}`. Reads the file's head first (an RDB is told by its
+ * magic); a DUMP payload is told by its trailer and CRC, so other files are read whole.
+ * `snapshotInfo` is the wasm module's function (the module must be initialised).
+ */
+export async function identifyFile(file, snapshotInfo) {
+  const head = new Uint8Array(await file.slice(0, Math.min(file.size, HEAD_BYTES)).arrayBuffer());
+  const info = snapshotInfo(head);
+  if (info.kind === 'rdb' || info.kind === 'unsupported-rdb' || info.kind === 'empty' || file.size <= HEAD_BYTES) return info;
+  return snapshotInfo(new Uint8Array(await file.arrayBuffer()));
 }
 
-/** The key a DUMP file is loaded as by default: its name without a .dump/.bin/.rdb extension. */
+/**
+ * The key a DUMP (or raw) file is loaded as by default: its name without a
+ * .dump/.bin/.raw/.payload extension, URL-decoded (`bm%3Aone.bin` is key `bm:one`; a name
+ * that is not valid percent-encoding is kept as it is).
+ */
 export function keyFromFileName(name) {
-  return String(name).replace(/\.(dump|bin|raw|payload)$/i, '');
+  const base = String(name).replace(/\.(dump|bin|raw|payload)$/i, '');
+  try {
+    return decodeURIComponent(base);
+  } catch {
+    return base;
+  }
+}
+
+/**
+ * The database the panel opens first: the first one holding a key matching one of `patterns`
+ * (the cards' keys), else the first one holding any key, else 0. `info` is the engine's info().
+ * Leaves `eng` with that database selected.
+ */
+export async function firstDbWithKeys(eng, info, patterns) {
+  const dbs = info.databases.filter((d) => d.keys > 0).map((d) => d.db);
+  let chosen = dbs.length ? dbs[0] : info.selected;
+  for (const db of dbs) {
+    await eng.call('select', db);
+    let hit = false;
+    for (const p of patterns) {
+      if ((await eng.call('keyList', p, 0)).total > 0) {
+        hit = true;
+        break;
+      }
+    }
+    if (hit) {
+      chosen = db;
+      break;
+    }
+  }
+  await eng.call('select', chosen);
+  return chosen;
 }

@@ -8,8 +8,15 @@
 // page's engine and the cards draw as usual. The key browser (www/keybrowser.js) searches the
 // whole decoded snapshot. When the snapshot API does not answer, the panel says so and offers
 // the file instead, so index.html works from any static server.
+//
+// What a file is (RDB, DUMP payload, raw GET bytes, empty) is the core's answer (snapshotInfo),
+// never the file's name. Every database of a snapshot stays in the engine: the database
+// selector starts on the first one holding the cards' keys and switches the cards and the key
+// browser. The facts bar says which server profile answers (the snapshot's writer, or the
+// `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
+// judged at ("as of" the snapshot's time).
 
-import init, { Engine } from '../pkg/bitlens.js';
+import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
 import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
@@ -17,9 +24,11 @@ import {
 import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
 import { buildKeyBrowser } from './keybrowser.js';
-import { copyKeys, isRdb, keyFromFileName, openEngine, wrapEngine } from './offline.js';
+import {
+  copyKeys, firstDbWithKeys, identifyFile, keyFromFileName, openEngine, wrapEngine,
+} from './offline.js';
 import { fetchSnapshot, snapshotUrl } from './snapshot.js';
-import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
+import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
 
 /**
  * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
@@ -53,13 +62,14 @@ export const DEFAULTS = {
   theme: '', // light | dark; empty = follow prefers-color-scheme
   token: '', // bearer token for `bitlens serve --token`
   worker: true, // decode opened files in a Web Worker (false: in the page)
+  compat: '', // answer as this server profile (redis-7.0, valkey-9.0, ...); empty = the snapshot's writer
 };
 
 /** URL parameter / attribute name of each setting. */
 export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
-  cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker',
+  cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker', compat: 'compat',
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
@@ -102,7 +112,12 @@ export class Panel {
     return labelsFor(this.s.lang || document.documentElement.lang || navigator.language);
   }
 
-  fmt = (n) => new Intl.NumberFormat(langCode(this.s.lang || document.documentElement.lang || navigator.language) === 'zh' ? 'zh-CN' : 'en-US').format(n);
+  /** The locale numbers and relative times are written in (zh-CN or en-US). */
+  locale() {
+    return langCode(this.s.lang || document.documentElement.lang || navigator.language) === 'zh' ? 'zh-CN' : 'en-US';
+  }
+
+  fmt = (n) => new Intl.NumberFormat(this.locale()).format(n);
 
   emit(name, detail) {
     if (this.host) this.host.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
@@ -180,6 +195,24 @@ export class Panel {
     this.apiBox = el('div', { class: 'notice', role: 'alert', 'data-testid': 'api-unreachable', hidden: true },
       el('span', { class: 'notice-text' }), ' ', openButton());
     this.dumpBox = el('div', { class: 'dump-box', 'data-testid': 'dump-form', hidden: true });
+    // What the loaded snapshot is: its databases (the selector), the profile answering (with
+    // the override) and the clock expiry is judged at.
+    this.fileNotes = el('div', { class: 'warn-box', role: 'status', 'data-testid': 'file-notes', hidden: true });
+    this.dbSelect = el('select', {
+      'data-testid': 'db', 'aria-label': t.database, disabled: true,
+      onchange: () => this.selectDb(Number(this.dbSelect.value)),
+    });
+    this.compatSelect = el('select', {
+      'data-testid': 'compat', 'aria-label': t.compatLabel,
+      onchange: () => this.setCompat(this.compatSelect.value),
+    });
+    this.profileLine = el('span', { class: 'profile', 'data-testid': 'profile' });
+    this.clockLine = el('span', { class: 'clock', 'data-testid': 'clock' });
+    this.factsBar = el('div', { class: 'facts', 'data-testid': 'snapshot-facts', hidden: true },
+      el('label', { class: 'db' }, el('span', {}, t.database), this.dbSelect), ' ',
+      this.profileLine, ' ',
+      el('label', { class: 'compat' }, el('span', {}, t.compatLabel), this.compatSelect), ' ',
+      this.clockLine);
     this.showParamErrors();
     this.bodies = {};
     const cards = el('div', { class: 'cards' });
@@ -197,7 +230,7 @@ export class Panel {
       class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading',
       'data-theme': ['light', 'dark'].includes(s.theme) ? s.theme : null,
       lang: langCode(s.lang || document.documentElement.lang || navigator.language),
-    }, toolbar, this.paramBox, this.apiBox, this.dumpBox, cards);
+    }, toolbar, this.factsBar, this.paramBox, this.apiBox, this.fileNotes, this.dumpBox, cards);
     // The Engagement section (charts on canvases, www/engagement.js) under the cards.
     this.engagement = this.cards().includes('engagement') ? buildEngagementSection(t) : null;
     if (this.engagement) {
@@ -206,9 +239,10 @@ export class Panel {
       this.frame.append(this.engagement.section);
     }
     // The key browser: over the opened file, or over the fetched snapshot.
-    this.keyBrowser = buildKeyBrowser(t, this.fmt);
+    this.keyBrowser = buildKeyBrowser(t, this.fmt, this.locale());
     this.frame.append(this.keyBrowser.section);
     if (this.loaded) this.keyBrowser.setSource(this.browserSource());
+    if (this.view) this.showFacts();
     this.dropTarget();
     this.root.replaceChildren(this.frame);
   }
@@ -271,34 +305,64 @@ export class Panel {
   }
 
   /**
-   * Opens files chosen or dropped by the user: one RDB file (recognised by its "REDIS" magic)
-   * is decoded as a snapshot; other files are DUMP payloads (or raw GET bytes), one key each,
-   * named after the file (the user can correct the names before loading).
+   * Opens files chosen or dropped by the user. What each file is comes from its content, as the
+   * core tells it (snapshotInfo), never from its name: an RDB file (Redis or Valkey) is decoded
+   * as a snapshot; DUMP payloads and raw GET bytes are one key each, named after the file (the
+   * user can correct the names and formats before loading), loaded together with the RDB file
+   * when one came with them. Empty files and RDB files bitlens cannot read are named with why.
    */
   async openFiles(files) {
     const t = this.t;
-    const heads = await Promise.all(files.map(async (f) => new Uint8Array(await f.slice(0, 5).arrayBuffer())));
-    const rdb = files.filter((f, i) => isRdb(heads[i]));
-    if (rdb.length === 1 && files.length === 1) return this.loadFile(rdb[0]);
-    if (rdb.length) {
-      this.status.textContent = `${rdb.map((f) => f.name).join(', ')}: RDB — ${t.openFileHint}`;
-      return this.loadFile(rdb[0]);
+    await initWasm();
+    let infos;
+    try {
+      infos = await Promise.all(files.map((f) => identifyFile(f, snapshotInfo)));
+    } catch (e) {
+      this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
+      return undefined;
     }
-    // DUMP files: a row per file with its key name and format, then Load.
-    const rows = files.map((file) => {
+    const notes = [];
+    const rdbs = [];
+    const others = [];
+    files.forEach((file, i) => {
+      const info = infos[i];
+      if (info.kind === 'empty') notes.push(t.fileEmpty(file.name));
+      else if (info.kind === 'unsupported-rdb') notes.push(`${file.name}: ${info.error || info.description}`);
+      else if (info.kind === 'rdb') rdbs.push({ file, info });
+      else others.push({ file, info });
+    });
+    if (rdbs.length > 1) notes.push(t.oneRdbOnly(rdbs[0].file.name, rdbs.slice(1).map((r) => r.file.name).join(', ')));
+    this.showNotes(notes);
+    const rdb = rdbs[0] || null;
+    if (!rdb && !others.length) {
+      // Nothing loadable: say why in the status line, keep what the panel showed.
+      this.status.textContent = notes.join(' ');
+      this.frame.dataset.offline = 'error';
+      return undefined;
+    }
+    if (rdb && !others.length) return this.loadFile(rdb.file, rdb.info);
+    // DUMP / raw files: a row per file with its key name and format, then Load.
+    const rows = others.map(({ file, info }) => {
       const key = el('input', { type: 'text', value: keyFromFileName(file.name), spellcheck: 'false', 'data-testid': 'dump-key', 'aria-label': t.dumpKey(file.name), required: true });
       const kind = el('select', { 'data-testid': 'dump-kind', 'aria-label': t.dumpKind(file.name) },
         el('option', { value: 'dump' }, t.kindDump), el('option', { value: 'string' }, t.kindString));
-      return { file, key, kind, row: el('li', {}, el('code', {}, file.name), ' = ', key, ' ', kind) };
+      kind.value = info.kind === 'dump' ? 'dump' : 'string';
+      return {
+        file, key, kind,
+        row: el('li', { 'data-kind': info.kind }, el('code', {}, file.name), ' = ', key, ' ', kind, ' ',
+          el('span', { class: 'muted', 'data-testid': 'dump-what' }, info.description)),
+      };
     });
     const form = el('form', {
       onsubmit: (e) => {
         e.preventDefault();
         this.dumpBox.hidden = true;
-        this.loadDumps(rows.map((r) => ({ file: r.file, key: r.key.value.trim(), kind: r.kind.value })));
+        this.loadDumps(rows.map((r) => ({ file: r.file, key: r.key.value.trim(), kind: r.kind.value })), rdb);
       },
     },
-    el('h2', {}, t.dumpTitle), el('p', { class: 'note' }, t.dumpHint), el('ol', {}, rows.map((r) => r.row)),
+    el('h2', {}, t.dumpTitle), el('p', { class: 'note' }, t.dumpHint),
+    rdb ? el('p', { class: 'note', 'data-testid': 'dump-with-rdb' }, t.dumpsWithRdb(rdb.file.name)) : null,
+    el('ol', {}, rows.map((r) => r.row)),
     el('button', { type: 'submit', 'data-testid': 'dump-load' }, t.loadFiles), ' ',
     el('button', { type: 'button', onclick: () => { this.dumpBox.hidden = true; } }, t.cancel));
     this.dumpBox.replaceChildren(form);
@@ -308,19 +372,41 @@ export class Panel {
     return undefined;
   }
 
-  /** Decodes an RDB file (File/Blob) locally and shows it. */
-  loadFile(file) {
-    return this.loadOffline(file.name || 'snapshot.rdb', file.size, async (eng, onProgress, signal) =>
-      eng.loadRdb(file, { onProgress, signal }));
+  /** Shows messages about the files being opened (empty, unreadable, not loaded), or hides them. */
+  showNotes(notes) {
+    this.fileNotes.hidden = !notes.length;
+    this.fileNotes.replaceChildren(...notes.map((n) => el('p', { 'data-testid': 'file-note' }, n)));
   }
 
-  /** Loads DUMP payloads / raw GET bytes, one key per file: [{file, key, kind}]. */
-  loadDumps(entries) {
-    const total = entries.reduce((n, e) => n + e.file.size, 0);
-    const name = entries.length === 1 ? entries[0].file.name : `${entries.length} files`;
+  /**
+   * Decodes an RDB file (File/Blob) locally and shows it. `info` is what snapshotInfo said of
+   * it (the writer shown in the profile line); without it the file's head is read for it.
+   */
+  async loadFile(file, info) {
+    if (!info) {
+      await initWasm();
+      info = await identifyFile(file, snapshotInfo);
+    }
+    return this.loadOffline(file.name || 'snapshot.rdb', file.size, async (eng, onProgress, signal) =>
+      eng.loadRdb(file, { onProgress, signal }), info.writer);
+  }
+
+  /**
+   * Loads DUMP payloads / raw GET bytes, one key per file: [{file, key, kind}]; with `rdb`
+   * ({file, info}), into database 0 of that RDB file, decoded first (a key of the file with
+   * the same name is replaced by the payload).
+   */
+  loadDumps(entries, rdb = null) {
+    const files = rdb ? [rdb.file, ...entries.map((e) => e.file)] : entries.map((e) => e.file);
+    const total = files.reduce((n, f) => n + f.size, 0);
+    const name = files.length === 1 ? files[0].name : this.t.nFiles(files.length);
     return this.loadOffline(name, total, async (eng, onProgress, signal) => {
       let done = 0;
       onProgress(0, total);
+      if (rdb) {
+        await eng.loadRdb(rdb.file, { signal, onProgress: (d) => onProgress(d, total) });
+        done = rdb.file.size;
+      }
       for (const { file, key, kind } of entries) {
         if (signal.aborted) throw new DOMException('The load was cancelled', 'AbortError');
         if (!key) throw new Error(`${file.name}: no key name`);
@@ -335,7 +421,7 @@ export class Panel {
         onProgress(done, total);
       }
       return entries.length;
-    });
+    }, rdb ? rdb.info.writer : null);
   }
 
   /**
@@ -343,7 +429,7 @@ export class Panel {
    * progress and Cancel, then the cards' keys copied into the page engine. A cancelled or failed
    * load leaves the panel as it was.
    */
-  async loadOffline(name, size, decode) {
+  async loadOffline(name, size, decode, writer = null) {
     const t = this.t;
     if (this.abort) this.abort.abort();
     const seq = ++this.loadSeq;
@@ -371,10 +457,17 @@ export class Panel {
         this.progress.value = d;
         this.status.textContent = `${t.decoding(name)} ${t.received(formatBytes(d), formatBytes(total))}`;
       };
-      const n = await decode(eng, onProgress, ctl.signal);
+      await decode(eng, onProgress, ctl.signal);
       if (ctl.signal.aborted) throw new DOMException('The load was cancelled', 'AbortError');
       const patterns = [...new Set(this.patterns())];
+      // Every database stays in the engine; the cards start on the first one holding their keys.
+      await firstDbWithKeys(eng, await eng.call('info'), patterns);
+      if (this.s.compat) await this.trySetCompat(eng);
+      const info = await eng.call('info');
       await copyKeys(eng, this.engine, patterns, ctl.signal);
+      // The page engine answers the cards as the file's engine does (the copy names no writer).
+      this.engine.setCompat(info.profile);
+      const n = info.databases.reduce((a, d) => a + d.keys, 0);
       if (seq !== this.loadSeq) {
         eng.terminate();
         return;
@@ -386,7 +479,10 @@ export class Panel {
       this.snapshotBytes = null;
       this.progress.max = 1;
       this.progress.value = 1;
-      this.status.textContent = t.decoded(name, this.fmt(n), formatBytes(size), eng.inWorker);
+      this.status.textContent = t.decoded(name, this.fmt(n), formatBytes(size), eng.inWorker, info.databases.length);
+      this.writerName = writerName(writer);
+      this.view = info;
+      this.showFacts();
       this.apiBox.hidden = true;
       this.loaded = true;
       this.frame.dataset.offline = 'ready';
@@ -394,7 +490,7 @@ export class Panel {
       this.render();
       this.setState('ready');
       this.keyBrowser.setSource(eng);
-      this.emit('bitlens-loaded', { keys: n, bytes: size, file: name });
+      this.emit('bitlens-loaded', { keys: n, bytes: size, file: name, db: info.selected, databases: info.databases });
     } catch (e) {
       if (eng && eng !== this.source) eng.terminate();
       if (seq !== this.loadSeq) return;
@@ -421,6 +517,7 @@ export class Panel {
     try {
       await copyKeys(this.source, this.engine, [...new Set(this.patterns())]);
       if (seq !== this.loadSeq) return;
+      if (this.view) this.engine.setCompat(this.view.profile);
       this.loaded = true;
       this.discover();
       this.render();
@@ -429,6 +526,107 @@ export class Panel {
       if (seq !== this.loadSeq) return;
       for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, this.t, this.t.snapshotFailed));
       this.setState('error');
+    }
+  }
+
+  /** The promise-API engine holding every database: the opened file's, else the page engine. */
+  wholeEngine() {
+    if (this.source) return this.source;
+    if (!this.pageSource || this.pageSource.engine !== this.engine) this.pageSource = this.engine ? wrapEngine(this.engine) : null;
+    return this.pageSource;
+  }
+
+  /**
+   * Draws the facts bar from `this.view` (the engine's info()): the database selector, the
+   * profile in force with the override select, and the clock.
+   */
+  showFacts() {
+    const t = this.t;
+    const i = this.view;
+    if (!i) return;
+    this.factsBar.hidden = false;
+    this.dbSelect.replaceChildren(...i.databases.map((d) => el('option', { value: d.db }, t.dbOption(d.db, this.fmt(d.keys)))));
+    this.dbSelect.value = String(i.selected);
+    this.dbSelect.disabled = i.databases.length < 2;
+    this.dbSelect.dataset.count = String(i.databases.length);
+    let known = [];
+    try {
+      known = profiles();
+    } catch {
+      /* an engine without the profile list: only the writer's */
+    }
+    // The writer as the file names it (`Redis 7.4.1`), else as its profile (DUMP payloads).
+    const writer = this.writerName || known.find((p) => p.name === i.writerProfile)?.server || i.writerProfile;
+    this.compatSelect.replaceChildren(el('option', { value: '' }, t.compatWriter(writer)),
+      ...known.map((p) => el('option', { value: p.name }, p.server)));
+    // An override in force (an unknown name in the URL is reported and not used).
+    const forced = Boolean(this.s.compat) && !this.paramBox.querySelector('[data-param=compat]');
+    this.compatSelect.value = forced ? i.profile : '';
+    this.profileLine.textContent = forced ? t.answersCompat(i.server, i.profile, writer) : t.answersWriter(writer);
+    this.profileLine.dataset.profile = i.profile;
+    this.profileLine.dataset.writer = i.writerProfile;
+    this.clockLine.textContent = i.clockMs === null ? '' : t.asOf(formatUtc(i.clockMs, true), i.snapshotTimeMs !== null);
+    this.clockLine.dataset.clockMs = i.clockMs === null ? '' : String(i.clockMs);
+  }
+
+  /** The profile override (`''`: the writer's) from the select: applied, mirrored, redrawn. */
+  async setCompat(name) {
+    this.s.compat = name;
+    this.changed();
+    await this.applyCompat();
+    this.discover();
+    this.render();
+  }
+
+  /** Applies `s.compat` to the engine(s) and refreshes the facts and the key browser. */
+  async applyCompat() {
+    const eng = this.wholeEngine();
+    if (!eng) return;
+    await this.trySetCompat(eng);
+    this.view = await eng.call('info');
+    if (this.source) this.engine.setCompat(this.view.profile);
+    this.showFacts();
+    await this.keyBrowser.refresh();
+  }
+
+  /**
+   * `setCompat(s.compat)` on `eng`; an unknown profile name is reported as a bad parameter
+   * (the engine keeps the writer's profile), never a failed load.
+   */
+  async trySetCompat(eng) {
+    this.paramBox.querySelector('[data-param=compat]')?.remove();
+    try {
+      await eng.call('setCompat', this.s.compat || null);
+    } catch (e) {
+      await eng.call('setCompat', null);
+      this.paramBox.hidden = false;
+      this.paramBox.append(el('p', { 'data-testid': 'param-error-compat', 'data-param': 'compat' }, this.t.badParam(PARAMS.compat, this.s.compat, e.message || String(e))));
+    }
+    this.paramBox.hidden = !this.paramBox.childElementCount;
+  }
+
+  /** Switches the cards and the key browser to database `db`. */
+  async selectDb(db) {
+    const eng = this.wholeEngine();
+    if (!eng) return;
+    const seq = ++this.loadSeq;
+    try {
+      await this.keyBrowser.idle();
+      await eng.call('select', db);
+      if (this.source) {
+        await copyKeys(this.source, this.engine, [...new Set(this.patterns())]);
+        this.engine.setCompat(this.view.profile);
+      }
+      if (seq !== this.loadSeq) return;
+      this.view = await eng.call('info');
+      this.showFacts();
+      this.discover();
+      this.render();
+      await this.keyBrowser.refresh();
+      this.emit('bitlens-db', { db });
+    } catch (e) {
+      if (seq !== this.loadSeq) return;
+      this.status.textContent = `${this.t.snapshotFailed}: ${e.message || e}`;
     }
   }
 
@@ -553,6 +751,13 @@ export class Panel {
     this.status.textContent = status;
     [this.progress.max, this.progress.value] = progress;
     this.page = 0;
+    if (this.loaded && this.view && String(before.compat) !== String(this.s.compat) && !refetch) {
+      return this.applyCompat().then(() => {
+        this.discover();
+        this.render();
+        this.setState(state);
+      });
+    }
     if (this.source && this.offline && String(before.api) === String(this.s.api)) {
       if (refetch) return this.refreshOffline();
     } else if (refetch || !this.loaded) return this.load(this.snapshotBytes || undefined);
@@ -581,6 +786,8 @@ export class Panel {
     this.offline = null;
     delete this.frame.dataset.offline;
     this.keyBrowser.setSource(null);
+    this.view = null;
+    this.factsBar.hidden = true;
     const t = this.t;
     this.setState('loading');
     this.loaded = false;
@@ -607,17 +814,25 @@ export class Panel {
         }, undefined, this.s.token);
       }
       if (seq !== this.loadSeq) return;
-      const n = this.engine.loadRdb(bytes);
+      this.engine.loadRdb(bytes);
+      const page = wrapEngine(this.engine);
+      if (this.s.compat) await this.trySetCompat(page);
+      await firstDbWithKeys(page, this.engine.info(), [...new Set(this.patterns())]);
+      const info = this.engine.info();
+      const n = info.databases.reduce((a, d) => a + d.keys, 0);
+      this.writerName = writerName(snapshotInfo(bytes.subarray(0, 64 * 1024)).writer);
+      this.view = info;
+      this.showFacts();
       this.progress.max = 1;
       this.progress.value = 1;
-      this.status.textContent = t.loaded(this.fmt(n), formatBytes(bytes.length));
+      this.status.textContent = t.loaded(this.fmt(n), formatBytes(bytes.length), info.databases.length);
       this.loaded = true;
       this.apiBox.hidden = true;
       this.discover();
       this.render();
       this.setState('ready');
       this.keyBrowser.setSource(this.browserSource());
-      this.emit('bitlens-loaded', { keys: n, bytes: bytes.length });
+      this.emit('bitlens-loaded', { keys: n, bytes: bytes.length, db: info.selected, databases: info.databases });
     } catch (e) {
       if (seq !== this.loadSeq) return;
       this.progress.value = 0;
@@ -730,6 +945,16 @@ export class Panel {
     };
     draw(this.page);
   }
+}
+
+/**
+ * The writer of a snapshot as a person names it (`Valkey 9.1.2`, `Redis 7.4.1`), from
+ * snapshotInfo's `writer`; null when unknown (the profile's own name is shown then).
+ */
+function writerName(writer) {
+  if (!writer) return null;
+  const ver = writer.valkey_ver || writer.redis_ver;
+  return ver ? `${writer.server} ${ver}` : null;
 }
 
 export { PAGE_SIZE };

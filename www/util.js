@@ -118,3 +118,30 @@ export function formatBytes(n) {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/**
+ * A Unix-millisecond time as UTC text: `2100-01-01 00:00 UTC` (`seconds`: `… 00:00:00 UTC`).
+ */
+export function formatUtc(ms, seconds = false) {
+  const d = new Date(ms);
+  if (!Number.isFinite(d.getTime())) return String(ms);
+  return `${d.toISOString().slice(0, seconds ? 19 : 16).replace('T', ' ')} UTC`;
+}
+
+/** Units of a relative time, largest first (a year is 365.2425 days, the Gregorian mean). */
+const REL_UNITS = [
+  ['year', 365.2425 * 86400000], ['day', 86400000], ['hour', 3600000], ['minute', 60000], ['second', 1000],
+];
+
+/**
+ * `ms` (positive: ahead, negative: past) as the locale says it in its largest whole unit:
+ * `in 73 years`, `5 days ago`, `73年后` (Intl.RelativeTimeFormat).
+ */
+export function formatRelative(ms, locale) {
+  const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
+  const abs = Math.abs(ms);
+  for (const [unit, size] of REL_UNITS) {
+    if (abs >= size || unit === 'second') return rtf.format(Math.sign(ms) * Math.floor(abs / size), unit);
+  }
+  return rtf.format(0, 'second');
+}

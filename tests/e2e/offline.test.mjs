@@ -315,8 +315,9 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     const row = page.locator('[data-testid=kb-row][data-key="session:abc"]');
     await row.waitFor();
     assert.equal(await row.locator('td').first().textContent(), 'string');
-    // A TTL of a day, in seconds.
-    assert.match(await row.locator('td').nth(3).textContent(), /^\d[\d,]* s$/);
+    // A TTL of a day (PEXPIRE 86400000 shortly before SAVE), at the snapshot's clock: the
+    // expiry date and the time left.
+    assert.match(await row.locator('td').nth(3).textContent(), /^\d{4}-\d\d-\d\d \d\d:\d\d UTC, in 23 hours$/);
     assert.equal(await page.locator('[data-testid=kb-row][data-key="queue:jobs"] td').first().textContent(), 'list');
 
     // Dark theme.

@@ -165,6 +165,11 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
     await page.goto(`${server.url}/?${q}`);
     await waitReady(page);
     assert.equal(await page.inputValue('[data-testid=date]'), '2024-05-20');
+    // The profile line names the server the snapshot came from (INFO server's redis_version,
+    // which the exporter records as the file's redis-ver).
+    const version = /redis_version:(\S+)/.exec(redisCli(redis.port, ['INFO', 'server']))[1];
+    assert.equal(await text(page, 'profile'), `answers as Redis ${version}, the writer of this snapshot`);
+    assert.equal(await page.inputValue('[data-testid=db]'), '0');
 
     // Unique visitors: PFCOUNT of the day, and multi-key PFCOUNT over 7 and 30 days.
     for (const [id, n] of [['uv-day', 1], ['uv-7d', 7], ['uv-30d', 30]]) {
