@@ -125,10 +125,33 @@ enum Kind {
     SearchStore,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum ShapeArg {
     Radius(f64),
     Box(f64, f64),
+    Polygon(search::Polygon),
+}
+
+/// BYPOLYGON's arguments after the keyword, as Valkey 9.1.2 parses them: `num-vertices`
+/// (an integer that fits 32 bits, else `invalid number of vertices`), at least 3 of them and
+/// that many (longitude, latitude) pairs present (else `must have at least 3 vertices`),
+/// each pair parsed and range-checked in turn as FROMLONLAT is. Returns the polygon and the
+/// number of arguments taken after the keyword.
+fn polygon_arg(rest: &[Vec<u8>]) -> Result<(search::Polygon, usize), Reply> {
+    let n = crate::command::args::parse_i64(&rest[0])
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| Reply::err("ERR invalid number of vertices"))?;
+    let too_few = || Reply::err("ERR GEOSEARCH BYPOLYGON must have at least 3 vertices");
+    if n < 3 || (n as usize) * 2 > rest.len() - 1 {
+        return Err(too_few());
+    }
+    let n = n as usize;
+    let mut vertices = Vec::with_capacity(n);
+    for pair in rest[1..1 + 2 * n].chunks_exact(2) {
+        vertices.push(lon_lat(&pair[0], &pair[1])?);
+    }
+    let poly = search::Polygon::new(vertices).ok_or_else(too_few)?;
+    Ok((poly, 1 + 2 * n))
 }
 
 fn geosearch(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
@@ -193,6 +216,7 @@ fn run_search(
     let (mut withdist, mut withhash, mut withcoord, mut any, mut storedist) =
         (false, false, false, false, false);
     let (mut frommember, mut fromloc, mut byradius, mut bybox) = (false, false, false, false);
+    let mut bypolygon = false;
     let mut order = Order::None;
     let mut count: i64 = 0;
     let rest = &argv[base..];
@@ -220,23 +244,23 @@ fn run_search(
             i += 1;
         } else if is(arg, "storedist") && store {
             storedist = true;
-        } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc {
+        } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc && !bypolygon {
             if let Some(z) = z {
                 centre = member_pos(p, z, &rest[i + 1])?;
             }
             frommember = true;
             i += 1;
-        } else if is(arg, "fromlonlat") && left >= 2 && is_search && !frommember {
+        } else if is(arg, "fromlonlat") && left >= 2 && is_search && !frommember && !bypolygon {
             centre = lon_lat(&rest[i + 1], &rest[i + 2])?;
             fromloc = true;
             i += 2;
-        } else if is(arg, "byradius") && left >= 2 && is_search && !bybox {
+        } else if is(arg, "byradius") && left >= 2 && is_search && !bybox && !bypolygon {
             let (r, u) = radius_unit(&rest[i + 1], &rest[i + 2])?;
             shape = ShapeArg::Radius(r);
             to_m = u;
             byradius = true;
             i += 2;
-        } else if is(arg, "bybox") && left >= 3 && is_search && !byradius {
+        } else if is(arg, "bybox") && left >= 3 && is_search && !byradius && !bypolygon {
             let w = float_or(&rest[i + 1], "need numeric width")?;
             let h = float_or(&rest[i + 2], "need numeric height")?;
             if h < 0.0 || w < 0.0 {
@@ -246,10 +270,18 @@ fn run_search(
             shape = ShapeArg::Box(w, h);
             bybox = true;
             i += 3;
-        } else if is(arg, "bypolygon") && is_search && p.geosearch_bypolygon {
-            return Err(Reply::err(
-                "ERR bitlens does not answer GEOSEARCH BYPOLYGON (Valkey 9) yet",
-            ));
+        } else if is(arg, "bypolygon")
+            && left >= 1
+            && is_search
+            && p.geosearch_bypolygon
+            && !(frommember || fromloc || byradius || bybox)
+        {
+            let (poly, used) = polygon_arg(&rest[i + 1..])?;
+            centre = poly.centre;
+            shape = ShapeArg::Polygon(poly);
+            to_m = 1.0;
+            bypolygon = true;
+            i += used;
         } else {
             return Err(Reply::syntax_error());
         }
@@ -261,12 +293,12 @@ fn run_search(
             "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options",
         ));
     }
-    if is_search && !(frommember || fromloc) {
+    if is_search && !(frommember || fromloc || bypolygon) {
         return Err(Reply::err(format!(
             "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for {name}"
         )));
     }
-    if is_search && !(byradius || bybox) {
+    if is_search && !(byradius || bybox || bypolygon) {
         return Err(Reply::err(p.shape_error.replace("{}", &name)));
     }
     if any && count == 0 {
@@ -282,12 +314,13 @@ fn run_search(
     if count != 0 && order == Order::None && !any {
         order = Order::Asc;
     }
-    let shape_m = match shape {
+    let shape_m = match &shape {
         ShapeArg::Radius(r) => Shape::Radius(r * to_m),
         ShapeArg::Box(w, h) => Shape::Box {
             width: w * to_m,
             height: h * to_m,
         },
+        ShapeArg::Polygon(poly) => Shape::Polygon(poly),
     };
     let count = count as usize;
     let limit = if any { count } else { 0 };
