@@ -22,7 +22,7 @@
 //! quicksort (only the first `count` places ordered) when COUNT cuts the reply, so that ties
 //! come out in the same order as Redis.
 
-use super::distance::{distance_m, lat_distance_m, EARTH_RADIUS_M};
+use super::distance::{distance_m, distance_rad, lat_distance_m, EARTH_RADIUS_M};
 use super::geohash::{self, Hash, LAT_MAX, STEP_MAX};
 use crate::zset::ZSet;
 
@@ -45,9 +45,11 @@ pub enum Shape<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Polygon {
     vertices: Vec<(f64, f64)>,
-    /// The search centre (lon, lat), degrees: the normalised mean of the vertices' unit
+    /// The search centre (lon, lat), degrees: the direction of the sum of the vertices' unit
     /// vectors (what Valkey 9.1.2's WITHDIST distances are measured from).
     pub centre: (f64, f64),
+    /// The centre in radians, as distances are measured from it.
+    centre_rad: (f64, f64),
     /// Haversine distance (metres) from the centre to the farthest vertex: the radius of the
     /// circle whose cells are walked.
     pub radius: f64,
@@ -80,11 +82,12 @@ impl Polygon {
                 bbox[3].max(lat),
             ];
         }
-        let n = vertices.len() as f64;
-        let (x, y, z) = (x / n, y / n, z / n);
+        // The sum, not divided by the count: only the direction matters, and the undivided
+        // sum is what gives Valkey 9.1.2's last digits (STOREDIST prints 17).
+        let centre_rad = (y.atan2(x), z.atan2((x * x + y * y).sqrt()));
         let centre = (
-            y.atan2(x).to_degrees_redis(),
-            z.atan2((x * x + y * y).sqrt()).to_degrees_redis(),
+            centre_rad.0.to_degrees_redis(),
+            centre_rad.1.to_degrees_redis(),
         );
         let radius = vertices
             .iter()
@@ -93,6 +96,7 @@ impl Polygon {
         Some(Polygon {
             vertices,
             centre,
+            centre_rad,
             radius,
             bbox,
         })
@@ -114,6 +118,12 @@ impl Polygon {
             j = i;
         }
         inside
+    }
+
+    /// Haversine distance (metres) from the centre to (lon, lat) degrees.
+    pub fn distance(&self, lon: f64, lat: f64) -> f64 {
+        let (clon, clat) = self.centre_rad;
+        distance_rad(clon, clat, lon.to_radians_redis(), lat.to_radians_redis())
     }
 
     /// True when no point of `area` can be inside: the area misses the vertices' planar
@@ -210,7 +220,11 @@ impl RedisAngle for f64 {
 
 /// The cells a search visits, in visiting order (excluded and repeated cells already dropped).
 pub fn cells(lon: f64, lat: f64, shape: Shape) -> Vec<Hash> {
-    let [min_lon, min_lat, max_lon, max_lat] = bounding_box(lon, lat, shape);
+    let [min_lon, min_lat, max_lon, max_lat] = match shape {
+        // The vertices' planar bounds, not the circle's.
+        Shape::Polygon(p) => p.bbox,
+        _ => bounding_box(lon, lat, shape),
+    };
     let range_m = match shape {
         Shape::Radius(r) => r,
         Shape::Box { width, height } => {
@@ -293,9 +307,7 @@ fn within(clon: f64, clat: f64, shape: Shape, lon: f64, lat: f64) -> Option<f64>
             }
             Some(distance_m(clon, clat, lon, lat))
         }
-        Shape::Polygon(p) => p
-            .contains(lon, lat)
-            .then(|| distance_m(clon, clat, lon, lat)),
+        Shape::Polygon(p) => p.contains(lon, lat).then(|| p.distance(lon, lat)),
     }
 }
 
@@ -968,5 +980,44 @@ mod tests {
                 assert_eq!(any, all[..all.len().min(limit)], "ANY {limit}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod polygon_tests {
+    use super::*;
+
+    /// Valkey 9.1.2: `GEOSEARCHSTORE d t1 BYPOLYGON 5 13.175290 38.912608 12.441514 39.294076
+    /// 12.214472 40.203242 11.690169 39.426559 13.086260 37.990135 STOREDIST` stores member
+    /// (12.90000110864639282, 38.99999918434559731) with score 3.7273948647128076e+4.
+    #[test]
+    fn centre_distance_as_valkey_9_1() {
+        let p = Polygon::new(vec![
+            (13.175290, 38.912608),
+            (12.441514, 39.294076),
+            (12.214472, 40.203242),
+            (11.690169, 39.426559),
+            (13.086260, 37.990135),
+        ])
+        .unwrap();
+        assert_eq!(
+            p.distance(12.90000110864639282, 38.99999918434559731),
+            3.7273948647128076e+4
+        );
+        assert!(p.contains(12.90000110864639282, 38.99999918434559731));
+        assert!(!p.contains(12.60000139474868774, 39.30000117660147652));
+        // Valkey 9.1.2: BYPOLYGON 3 121.496298 31.273101 121.459410 31.260010 121.500374
+        // 31.180301 STOREDIST stores (121.49000018835067749, 31.25000052442617715) at
+        // 1426.2670500548388 (from the undivided sum of the unit vectors).
+        let t = Polygon::new(vec![
+            (121.496298, 31.273101),
+            (121.459410, 31.260010),
+            (121.500374, 31.180301),
+        ])
+        .unwrap();
+        assert_eq!(
+            t.distance(121.49000018835067749, 31.25000052442617715),
+            1426.2670500548388
+        );
     }
 }

@@ -379,15 +379,21 @@ fn differ(
     for &p in compat {
         let profile = p.map(|name| Profile::from_name(name).expect("profile"));
         let mut sess = Session::from_snapshot(snap.clone(), profile, Clock::Snapshot);
-        for (c, w) in cmds.iter().zip(&want) {
+        for (i, (c, w)) in cmds.iter().zip(&want).enumerate() {
             let got = sess.execute(&to_argv(c)).to_resp();
             n += 1;
             if &got != w {
+                // A stored set's read names the store that wrote it.
+                let what = if c[0] == "ZRANGE" && i > 0 {
+                    format!("{} after {}", c.join(" "), cmds[i - 1].join(" "))
+                } else {
+                    c.join(" ")
+                };
                 bad.push(format!(
                     "{} ({}): {}\n    server  {}\n    bitlens {}",
                     kind.name(),
                     p.unwrap_or("default"),
-                    c.join(" "),
+                    what,
                     show(w),
                     show(&got)
                 ));
