@@ -89,10 +89,15 @@ impl Polygon {
             centre_rad.0.to_degrees_redis(),
             centre_rad.1.to_degrees_redis(),
         );
-        let radius = vertices
-            .iter()
-            .map(|&(lon, lat)| distance_m(centre.0, centre.1, lon, lat))
-            .fold(0.0, f64::max);
+        let radius = [
+            (bbox[0], bbox[1]),
+            (bbox[2], bbox[1]),
+            (bbox[2], bbox[3]),
+            (bbox[0], bbox[3]),
+        ]
+        .iter()
+        .map(|&(lon, lat)| distance_m(centre.0, centre.1, lon, lat))
+        .fold(0.0, f64::max);
         Some(Polygon {
             vertices,
             centre,

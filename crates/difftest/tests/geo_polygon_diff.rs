@@ -389,13 +389,16 @@ fn differ(
                 } else {
                     c.join(" ")
                 };
+                // Shown from a little before the first differing byte.
+                let at = w.iter().zip(&got).take_while(|(a, b)| a == b).count();
+                let from = at.saturating_sub(60);
                 bad.push(format!(
-                    "{} ({}): {}\n    server  {}\n    bitlens {}",
+                    "{} ({}): {}\n    (from byte {from})\n    server  {}\n    bitlens {}",
                     kind.name(),
                     p.unwrap_or("default"),
                     what,
-                    show(w),
-                    show(&got)
+                    show(&w[from.min(w.len())..]),
+                    show(&got[from.min(got.len())..])
                 ));
             }
         }
