@@ -7,7 +7,7 @@
 //! ([`Profile::format_coord`]), always in that order. The missing-member and missing-shape
 //! errors are the profile's.
 
-use super::args::{float_arg, int_arg, is};
+use super::args::{int_arg, is, not_float};
 use super::zset::zset_at;
 use super::{CommandSpec, Ctx};
 use crate::dialect::{MemberMissing, Profile};
@@ -75,14 +75,27 @@ fn unit(arg: &[u8]) -> Result<f64, Reply> {
 }
 
 /// A float argument with a command-specific error text.
-fn float_or(arg: &[u8], msg: &str) -> Result<f64, Reply> {
-    crate::command::args::parse_f64(arg).ok_or_else(|| Reply::err(format!("ERR {msg}")))
+/// A GEO double argument as the profile parses it: `parse_f64`, without the `0x` form where
+/// the profile has no `geo_hex_doubles` (Valkey 9).
+fn geo_f64(p: &Profile, arg: &[u8]) -> Option<f64> {
+    let body = arg
+        .strip_prefix(b"-")
+        .or(arg.strip_prefix(b"+"))
+        .unwrap_or(arg);
+    if !p.geo_hex_doubles && body.len() >= 2 && body[0] == b'0' && (body[1] | 0x20) == b'x' {
+        return None;
+    }
+    crate::command::args::parse_f64(arg)
+}
+
+fn float_or(p: &Profile, arg: &[u8], msg: &str) -> Result<f64, Reply> {
+    geo_f64(p, arg).ok_or_else(|| Reply::err(format!("ERR {msg}")))
 }
 
 /// Longitude and latitude arguments, range-checked.
-fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
-    let lon = float_arg(lon)?;
-    let lat = float_arg(lat)?;
+fn lon_lat(p: &Profile, lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
+    let lon = geo_f64(p, lon).ok_or_else(not_float)?;
+    let lat = geo_f64(p, lat).ok_or_else(not_float)?;
     if !(geohash::LON_MIN..=geohash::LON_MAX).contains(&lon)
         || !(geohash::LAT_MIN..=geohash::LAT_MAX).contains(&lat)
     {
@@ -94,8 +107,8 @@ fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
 }
 
 /// Radius and unit: (radius in units, metres per unit).
-fn radius_unit(r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
-    let r = float_or(r, "need numeric radius")?;
+fn radius_unit(p: &Profile, r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
+    let r = float_or(p, r, "need numeric radius")?;
     if r < 0.0 {
         return Err(Reply::err("ERR radius cannot be negative"));
     }
@@ -137,7 +150,7 @@ enum ShapeArg {
 /// that many (longitude, latitude) pairs present (else `must have at least 3 vertices`),
 /// each pair parsed and range-checked in turn as FROMLONLAT is. Returns the polygon and the
 /// number of arguments taken after the keyword.
-fn polygon_arg(rest: &[Vec<u8>]) -> Result<(search::Polygon, usize), Reply> {
+fn polygon_arg(p: &Profile, rest: &[Vec<u8>]) -> Result<(search::Polygon, usize), Reply> {
     let n = crate::command::args::parse_i64(&rest[0])
         .and_then(|n| i32::try_from(n).ok())
         .ok_or_else(|| Reply::err("ERR invalid number of vertices"))?;
@@ -148,7 +161,7 @@ fn polygon_arg(rest: &[Vec<u8>]) -> Result<(search::Polygon, usize), Reply> {
     let n = n as usize;
     let mut vertices = Vec::with_capacity(n);
     for pair in rest[1..1 + 2 * n].chunks_exact(2) {
-        vertices.push(lon_lat(&pair[0], &pair[1])?);
+        vertices.push(lon_lat(p, &pair[0], &pair[1])?);
     }
     let poly = search::Polygon::new(vertices).ok_or_else(too_few)?;
     Ok((poly, 1 + 2 * n))
@@ -194,8 +207,8 @@ fn run_search(
     let mut to_m = 1.0;
     let base = match kind {
         Kind::RadiusRo => {
-            centre = lon_lat(&argv[2], &argv[3])?;
-            let (r, u) = radius_unit(&argv[4], &argv[5])?;
+            centre = lon_lat(p, &argv[2], &argv[3])?;
+            let (r, u) = radius_unit(p, &argv[4], &argv[5])?;
             shape = ShapeArg::Radius(r);
             to_m = u;
             6
@@ -203,7 +216,7 @@ fn run_search(
         Kind::ByMemberRo => {
             if let Some(z) = z {
                 centre = member_pos(p, z, &argv[2])?;
-                let (r, u) = radius_unit(&argv[3], &argv[4])?;
+                let (r, u) = radius_unit(p, &argv[3], &argv[4])?;
                 shape = ShapeArg::Radius(r);
                 to_m = u;
             }
@@ -251,18 +264,18 @@ fn run_search(
             frommember = true;
             i += 1;
         } else if is(arg, "fromlonlat") && left >= 2 && is_search && !frommember && !bypolygon {
-            centre = lon_lat(&rest[i + 1], &rest[i + 2])?;
+            centre = lon_lat(p, &rest[i + 1], &rest[i + 2])?;
             fromloc = true;
             i += 2;
         } else if is(arg, "byradius") && left >= 2 && is_search && !bybox && !bypolygon {
-            let (r, u) = radius_unit(&rest[i + 1], &rest[i + 2])?;
+            let (r, u) = radius_unit(p, &rest[i + 1], &rest[i + 2])?;
             shape = ShapeArg::Radius(r);
             to_m = u;
             byradius = true;
             i += 2;
         } else if is(arg, "bybox") && left >= 3 && is_search && !byradius && !bypolygon {
-            let w = float_or(&rest[i + 1], "need numeric width")?;
-            let h = float_or(&rest[i + 2], "need numeric height")?;
+            let w = float_or(p, &rest[i + 1], "need numeric width")?;
+            let h = float_or(p, &rest[i + 2], "need numeric height")?;
             if h < 0.0 || w < 0.0 {
                 return Err(Reply::err("ERR height or width cannot be negative"));
             }
@@ -276,7 +289,7 @@ fn run_search(
             && p.geosearch_bypolygon
             && !(frommember || fromloc || byradius || bybox)
         {
-            let (poly, used) = polygon_arg(&rest[i + 1..])?;
+            let (poly, used) = polygon_arg(p, &rest[i + 1..])?;
             centre = poly.centre;
             shape = ShapeArg::Polygon(poly);
             to_m = 1.0;
