@@ -17,16 +17,11 @@ pub fn lat_distance_m(lat1: f64, lat2: f64) -> f64 {
 
 /// Haversine distance in metres between (lon1, lat1) and (lon2, lat2), degrees, as GEODIST.
 pub fn distance_m(lon1: f64, lat1: f64, lon2: f64, lat2: f64) -> f64 {
-    distance_rad(rad(lon1), rad(lat1), rad(lon2), rad(lat2))
-}
-
-/// [`distance_m`] for points already in radians (Valkey 9's BYPOLYGON centre is kept in
-/// radians, never rounded through degrees).
-pub fn distance_rad(lon1: f64, r1: f64, lon2: f64, r2: f64) -> f64 {
-    let v = ((lon2 - lon1) / 2.0).sin();
+    let v = ((rad(lon2) - rad(lon1)) / 2.0).sin();
     if v == 0.0 {
-        return EARTH_RADIUS_M * (r2 - r1).abs();
+        return lat_distance_m(lat1, lat2);
     }
+    let (r1, r2) = (rad(lat1), rad(lat2));
     let u = ((r2 - r1) / 2.0).sin();
     let a = u * u + r1.cos() * r2.cos() * v * v;
     2.0 * EARTH_RADIUS_M * a.sqrt().asin()

@@ -22,7 +22,7 @@
 //! quicksort (only the first `count` places ordered) when COUNT cuts the reply, so that ties
 //! come out in the same order as Redis.
 
-use super::distance::{distance_m, distance_rad, lat_distance_m, EARTH_RADIUS_M};
+use super::distance::{distance_m, lat_distance_m, EARTH_RADIUS_M};
 use super::geohash::{self, Hash, LAT_MAX, STEP_MAX};
 use crate::zset::ZSet;
 
@@ -48,8 +48,6 @@ pub struct Polygon {
     /// The search centre (lon, lat), degrees: the direction of the sum of the vertices' unit
     /// vectors (what Valkey 9.1.2's WITHDIST distances are measured from).
     pub centre: (f64, f64),
-    /// The centre in radians, as distances are measured from it.
-    centre_rad: (f64, f64),
     /// Haversine distance (metres) from the centre to the farthest vertex: the radius of the
     /// circle whose cells are walked.
     pub radius: f64,
@@ -83,11 +81,11 @@ impl Polygon {
             ];
         }
         // The sum, not divided by the count: only the direction matters, and the undivided
-        // sum is what gives Valkey 9.1.2's last digits (STOREDIST prints 17).
-        let centre_rad = (y.atan2(x), z.atan2((x * x + y * y).sqrt()));
+        // sum (then degrees, as every centre) gives Valkey 9.1.2's last digits (STOREDIST
+        // prints 17).
         let centre = (
-            centre_rad.0.to_degrees_redis(),
-            centre_rad.1.to_degrees_redis(),
+            y.atan2(x).to_degrees_redis(),
+            z.atan2((x * x + y * y).sqrt()).to_degrees_redis(),
         );
         let radius = [
             (bbox[0], bbox[1]),
@@ -101,7 +99,6 @@ impl Polygon {
         Some(Polygon {
             vertices,
             centre,
-            centre_rad,
             radius,
             bbox,
         })
@@ -127,8 +124,7 @@ impl Polygon {
 
     /// Haversine distance (metres) from the centre to (lon, lat) degrees.
     pub fn distance(&self, lon: f64, lat: f64) -> f64 {
-        let (clon, clat) = self.centre_rad;
-        distance_rad(clon, clat, lon.to_radians_redis(), lat.to_radians_redis())
+        distance_m(self.centre.0, self.centre.1, lon, lat)
     }
 
     /// True when no point of `area` can be inside: the area misses the vertices' planar
@@ -1011,6 +1007,25 @@ mod polygon_tests {
         );
         assert!(p.contains(12.90000110864639282, 38.99999918434559731));
         assert!(!p.contains(12.60000139474868774, 39.30000117660147652));
+        // Near the pole: BYPOLYGON 3 -60.280165 -84.561784 -60.114734 -84.613960 -59.534301
+        // -84.172066 STOREDIST stores (-59.99999910593032837, -84.45000064665407535) at
+        // 376.3059316120513.
+        let s = Polygon::new(vec![
+            (-60.280165, -84.561784),
+            (-60.114734, -84.613960),
+            (-59.534301, -84.172066),
+        ])
+        .unwrap();
+        assert_eq!(
+            s.distance(-59.99999910593032837, -84.45000064665407535),
+            376.3059316120513
+        );
+        // The unit square: (0.49999862909317017, 0.50000036325177888) at 2.0827370816248387.
+        let q = Polygon::new(vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]).unwrap();
+        assert_eq!(
+            q.distance(0.49999862909317017, 0.50000036325177888),
+            2.0827370816248387
+        );
         // Valkey 9.1.2: BYPOLYGON 3 121.496298 31.273101 121.459410 31.260010 121.500374
         // 31.180301 STOREDIST stores (121.49000018835067749, 31.25000052442617715) at
         // 1426.2670500548388 (from the undivided sum of the unit vectors).
