@@ -296,6 +296,12 @@ fn error_cases() -> Vec<Vec<String>> {
         "GEOSEARCHSTORE d r1 BYPOLYGON 4 50 50 51 50 51 51 50 51",
         "EXISTS d",
         "GEOSEARCH r1 FROMLONLAT 0x1 0 BYRADIUS 10 km",
+        "GEOSEARCH cities BYPOLYGON 3 0 84 120 84 -120 84 WITHDIST",
+        "GEOSEARCH cities BYPOLYGON 3 0 84 120 84 -120 84 ASC COUNT 2",
+        "GEOSEARCH cities BYPOLYGON 3 0 -84 120 -84 -120 -84 COUNT 2 ANY",
+        "GEOSEARCHSTORE d cities BYPOLYGON 3 0 84 120 84 -120 84",
+        "GEOSEARCH cities BYPOLYGON 4 -170 -80 170 -80 170 80 -170 80 WITHCOORD",
+        "GEOSEARCH cities BYPOLYGON 4 170 -80 -170 -80 -170 80 170 80 WITHDIST",
         "GEOSEARCH r1 FROMLONLAT 0 0 BYRADIUS 0x10 km",
         "GEOSEARCH r1 FROMLONLAT 0 0 BYBOX 0x10 1 km",
         "GEOSEARCH r1 BYPOLYGON 3 0 0 1 1 2 -0x1",
@@ -420,7 +426,10 @@ fn differ(
         }
     }
     for f in &score_format {
-        eprintln!("{}: score printed differently (equal doubles): {f}", kind.name());
+        eprintln!(
+            "{}: score printed differently (equal doubles): {f}",
+            kind.name()
+        );
     }
     eprintln!(
         "{}: {} of {n} replies differ only in score digits",
