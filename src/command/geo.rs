@@ -523,6 +523,103 @@ mod tests {
         );
     }
 
+    /// Recorded on Valkey 9.1.2 (the polygon errors and replies; the same cases run against the
+    /// server in `crates/difftest/tests/geo_polygon_diff.rs`); Redis 7.4.1 and Valkey 8.1.8
+    /// answer BYPOLYGON with a syntax error, and every Redis profile (8.x included: no Redis
+    /// release has BYPOLYGON) keeps that.
+    #[test]
+    fn bypolygon_as_valkey_9_1() {
+        use crate::command::execute_as;
+        use crate::dialect::{Profile, VALKEY_9_0};
+        use crate::reply::Reply;
+        let mut ks = crate::keyspace::Keyspace::new();
+        let mut add = vec![];
+        for (m, lon, lat) in [("a", 0.0, 0.0), ("c", 0.5, 0.5), ("d", 2.0, 2.0)] {
+            add.push((
+                m.as_bytes().to_vec(),
+                crate::geo::encode(lon, lat).unwrap() as f64,
+            ));
+        }
+        ks.set(
+            b"g".to_vec(),
+            crate::keyspace::Value::ZSet(crate::zset::ZSet::from_pairs(add)),
+        );
+        let q = |p: &'static Profile, ks: &mut crate::keyspace::Keyspace, a: &str| {
+            execute_as(ks, p, &a.split(' ').collect::<Vec<_>>())
+        };
+        let err = |t: &str| Reply::err(t.to_string());
+        let v9 = &VALKEY_9_0;
+        // The unit square holds a (on its bottom-left vertex) and c; the distance is from the
+        // vertices' mean direction, 2.0827 m from c.
+        assert_eq!(
+            q(
+                v9,
+                &mut ks,
+                "GEOSEARCH g BYPOLYGON 4 0 0 1 0 1 1 0 1 WITHDIST ASC"
+            ),
+            Reply::Array(vec![
+                Reply::Array(vec![Reply::bulk(b"c"), Reply::bulk(b"2.0827")]),
+                Reply::Array(vec![Reply::bulk(b"a"), Reply::bulk(b"78649.5585")]),
+            ])
+        );
+        let few = "ERR GEOSEARCH BYPOLYGON must have at least 3 vertices";
+        for (cmd, want) in [
+            ("GEOSEARCH g BYPOLYGON 2 0 0 1 1", few),
+            ("GEOSEARCH g BYPOLYGON 4 0 0 1 1 2 2", few),
+            ("GEOSEARCH g BYPOLYGON -3 0 0 1 1 2 2", few),
+            (
+                "GEOSEARCH g BYPOLYGON 2147483648 0 0 1 1 2 2",
+                "ERR invalid number of vertices",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 03 0 0 1 1 2 2",
+                "ERR invalid number of vertices",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 200 0 x 0 1 1",
+                "ERR invalid longitude,latitude pair 200.000000,0.000000",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 0 0 x 0 200 1",
+                "ERR value is not a valid float",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 0x10 0 1 1 2 2",
+                "ERR value is not a valid float",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 0 0 1 1 2 2 BYRADIUS 1 km",
+                "ERR syntax error",
+            ),
+            (
+                "GEOSEARCH g FROMLONLAT 0 0 BYPOLYGON 3 0 0 1 1 2 2",
+                "ERR syntax error",
+            ),
+            (
+                "GEOSEARCH g FROMMEMBER zz BYPOLYGON 3 0 0 1 1 2 2",
+                "ERR member zz does not exist",
+            ),
+        ] {
+            assert_eq!(q(v9, &mut ks, cmd), err(want), "{cmd}");
+        }
+        // Around the pole the centre leaves the GEO latitudes: nothing is found.
+        assert_eq!(
+            q(v9, &mut ks, "GEOSEARCH g BYPOLYGON 3 0 84 120 84 -120 84"),
+            Reply::Array(vec![])
+        );
+        let older = crate::dialect::PROFILES
+            .iter()
+            .filter(|p| !p.geosearch_bypolygon && p.has_command("geosearch"));
+        for p in older {
+            assert_eq!(
+                q(p, &mut ks, "GEOSEARCH g BYPOLYGON 4 0 0 1 0 1 1 0 1"),
+                Reply::syntax_error(),
+                "{}",
+                p.name
+            );
+        }
+    }
+
     #[test]
     fn distances_round_the_scaled_value() {
         let p = &REDIS_7_0;
