@@ -16,7 +16,8 @@
 //! | `bit_unit` (BITCOUNT/BITPOS `BIT`) | from 7.0 | rec 6.2.14 syntax error, 7.0.15 counts |
 //! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | redis/redis#13898 (in 8.2); rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
 //! | `field_expiry` (HTTL, HPTTL, ...) | Redis 7.4+, Valkey 9 | rec Valkey 8.1.8 unknown, 9.1.2 `-1`; src 7.4.1 t_hash.c |
-//! | `geosearch_bypolygon` | Valkey 9 (not answered yet: bitlens says so) | rec Valkey 9.1.2 answers BYPOLYGON, 7.0.15 syntax error |
+//! | `geosearch_bypolygon` | Valkey 9 | rec Valkey 9.1.2 answers BYPOLYGON (`crates/difftest/tests/geo_polygon_diff.rs`), 7.4.1 and Valkey 8.1.8 syntax error |
+//! | `geo_hex_doubles` (GEO coordinates, radii, sizes in `0x` hex) | all but Valkey 9 | rec Valkey 9.1.2 `ERR value is not a valid float` / `need numeric radius` for `0x10`, Valkey 8.1.8 accepts it |
 //! | `zrank_withscore` | 7.2+, Valkey | rec 7.0.15 arity error, Valkey 8.1.8 `0 1.618`; src 7.2.0 t_zset.c zrankGenericCommand |
 //! | `hscan_novalues` | 7.4+, Valkey 8+ | rec 7.0.15 syntax error, Valkey 8.1.8 answers; src 7.4.1 db.c scanGenericCommand |
 //! | `score_format` | `%.17g` to 7.0; shortest from 7.2 and Valkey | rec 7.0.15 `1.6180000000000001`, Valkey 8.1.8 `1.618`; src 7.2.0 util.c d2string + fpconv_dtoa |
@@ -143,6 +144,9 @@ pub struct Profile {
     pub field_expiry: bool,
     /// GEOSEARCH takes BYPOLYGON.
     pub geosearch_bypolygon: bool,
+    /// GEO double arguments (coordinates, radius, box sizes, polygon vertices) may be written
+    /// in C `strtod`'s `0x` hexadecimal form (false: Valkey 9 rejects them).
+    pub geo_hex_doubles: bool,
     /// ZRANK / ZREVRANK take WITHSCORE.
     pub zrank_withscore: bool,
     /// HSCAN takes NOVALUES.
@@ -251,6 +255,7 @@ const BASE: Profile = Profile {
     bitop_extended: false,
     field_expiry: false,
     geosearch_bypolygon: false,
+    geo_hex_doubles: true,
     zrank_withscore: false,
     hscan_novalues: false,
     score_format: ScoreFormat::G17,
@@ -417,6 +422,7 @@ pub const VALKEY_9_0: Profile = Profile {
     version: (9, 0),
     field_expiry: true,
     geosearch_bypolygon: true,
+    geo_hex_doubles: false,
     frommember_missing: MemberMissing::DoesNotExist,
     shape_error: SHAPE_ERROR_VALKEY_9,
     embstr: EmbstrRule::KeyAndValue(114),

@@ -7,7 +7,7 @@
 //! ([`Profile::format_coord`]), always in that order. The missing-member and missing-shape
 //! errors are the profile's.
 
-use super::args::{float_arg, int_arg, is};
+use super::args::{int_arg, is, not_float};
 use super::zset::zset_at;
 use super::{CommandSpec, Ctx};
 use crate::dialect::{MemberMissing, Profile};
@@ -75,14 +75,27 @@ fn unit(arg: &[u8]) -> Result<f64, Reply> {
 }
 
 /// A float argument with a command-specific error text.
-fn float_or(arg: &[u8], msg: &str) -> Result<f64, Reply> {
-    crate::command::args::parse_f64(arg).ok_or_else(|| Reply::err(format!("ERR {msg}")))
+/// A GEO double argument as the profile parses it: `parse_f64`, without the `0x` form where
+/// the profile has no `geo_hex_doubles` (Valkey 9).
+fn geo_f64(p: &Profile, arg: &[u8]) -> Option<f64> {
+    let body = arg
+        .strip_prefix(b"-")
+        .or(arg.strip_prefix(b"+"))
+        .unwrap_or(arg);
+    if !p.geo_hex_doubles && body.len() >= 2 && body[0] == b'0' && (body[1] | 0x20) == b'x' {
+        return None;
+    }
+    crate::command::args::parse_f64(arg)
+}
+
+fn float_or(p: &Profile, arg: &[u8], msg: &str) -> Result<f64, Reply> {
+    geo_f64(p, arg).ok_or_else(|| Reply::err(format!("ERR {msg}")))
 }
 
 /// Longitude and latitude arguments, range-checked.
-fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
-    let lon = float_arg(lon)?;
-    let lat = float_arg(lat)?;
+fn lon_lat(p: &Profile, lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
+    let lon = geo_f64(p, lon).ok_or_else(not_float)?;
+    let lat = geo_f64(p, lat).ok_or_else(not_float)?;
     if !(geohash::LON_MIN..=geohash::LON_MAX).contains(&lon)
         || !(geohash::LAT_MIN..=geohash::LAT_MAX).contains(&lat)
     {
@@ -94,8 +107,8 @@ fn lon_lat(lon: &[u8], lat: &[u8]) -> Result<(f64, f64), Reply> {
 }
 
 /// Radius and unit: (radius in units, metres per unit).
-fn radius_unit(r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
-    let r = float_or(r, "need numeric radius")?;
+fn radius_unit(p: &Profile, r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
+    let r = float_or(p, r, "need numeric radius")?;
     if r < 0.0 {
         return Err(Reply::err("ERR radius cannot be negative"));
     }
@@ -125,10 +138,33 @@ enum Kind {
     SearchStore,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum ShapeArg {
     Radius(f64),
     Box(f64, f64),
+    Polygon(search::Polygon),
+}
+
+/// BYPOLYGON's arguments after the keyword, as Valkey 9.1.2 parses them: `num-vertices`
+/// (an integer that fits 32 bits, else `invalid number of vertices`), at least 3 of them and
+/// that many (longitude, latitude) pairs present (else `must have at least 3 vertices`),
+/// each pair parsed and range-checked in turn as FROMLONLAT is. Returns the polygon and the
+/// number of arguments taken after the keyword.
+fn polygon_arg(p: &Profile, rest: &[Vec<u8>]) -> Result<(search::Polygon, usize), Reply> {
+    let n = crate::command::args::parse_i64(&rest[0])
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| Reply::err("ERR invalid number of vertices"))?;
+    let too_few = || Reply::err("ERR GEOSEARCH BYPOLYGON must have at least 3 vertices");
+    if n < 3 || (n as usize) * 2 > rest.len() - 1 {
+        return Err(too_few());
+    }
+    let n = n as usize;
+    let mut vertices = Vec::with_capacity(n);
+    for pair in rest[1..1 + 2 * n].chunks_exact(2) {
+        vertices.push(lon_lat(p, &pair[0], &pair[1])?);
+    }
+    let poly = search::Polygon::new(vertices).ok_or_else(too_few)?;
+    Ok((poly, 1 + 2 * n))
 }
 
 fn geosearch(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
@@ -171,8 +207,8 @@ fn run_search(
     let mut to_m = 1.0;
     let base = match kind {
         Kind::RadiusRo => {
-            centre = lon_lat(&argv[2], &argv[3])?;
-            let (r, u) = radius_unit(&argv[4], &argv[5])?;
+            centre = lon_lat(p, &argv[2], &argv[3])?;
+            let (r, u) = radius_unit(p, &argv[4], &argv[5])?;
             shape = ShapeArg::Radius(r);
             to_m = u;
             6
@@ -180,7 +216,7 @@ fn run_search(
         Kind::ByMemberRo => {
             if let Some(z) = z {
                 centre = member_pos(p, z, &argv[2])?;
-                let (r, u) = radius_unit(&argv[3], &argv[4])?;
+                let (r, u) = radius_unit(p, &argv[3], &argv[4])?;
                 shape = ShapeArg::Radius(r);
                 to_m = u;
             }
@@ -193,6 +229,7 @@ fn run_search(
     let (mut withdist, mut withhash, mut withcoord, mut any, mut storedist) =
         (false, false, false, false, false);
     let (mut frommember, mut fromloc, mut byradius, mut bybox) = (false, false, false, false);
+    let mut bypolygon = false;
     let mut order = Order::None;
     let mut count: i64 = 0;
     let rest = &argv[base..];
@@ -220,25 +257,25 @@ fn run_search(
             i += 1;
         } else if is(arg, "storedist") && store {
             storedist = true;
-        } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc {
+        } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc && !bypolygon {
             if let Some(z) = z {
                 centre = member_pos(p, z, &rest[i + 1])?;
             }
             frommember = true;
             i += 1;
-        } else if is(arg, "fromlonlat") && left >= 2 && is_search && !frommember {
-            centre = lon_lat(&rest[i + 1], &rest[i + 2])?;
+        } else if is(arg, "fromlonlat") && left >= 2 && is_search && !frommember && !bypolygon {
+            centre = lon_lat(p, &rest[i + 1], &rest[i + 2])?;
             fromloc = true;
             i += 2;
-        } else if is(arg, "byradius") && left >= 2 && is_search && !bybox {
-            let (r, u) = radius_unit(&rest[i + 1], &rest[i + 2])?;
+        } else if is(arg, "byradius") && left >= 2 && is_search && !bybox && !bypolygon {
+            let (r, u) = radius_unit(p, &rest[i + 1], &rest[i + 2])?;
             shape = ShapeArg::Radius(r);
             to_m = u;
             byradius = true;
             i += 2;
-        } else if is(arg, "bybox") && left >= 3 && is_search && !byradius {
-            let w = float_or(&rest[i + 1], "need numeric width")?;
-            let h = float_or(&rest[i + 2], "need numeric height")?;
+        } else if is(arg, "bybox") && left >= 3 && is_search && !byradius && !bypolygon {
+            let w = float_or(p, &rest[i + 1], "need numeric width")?;
+            let h = float_or(p, &rest[i + 2], "need numeric height")?;
             if h < 0.0 || w < 0.0 {
                 return Err(Reply::err("ERR height or width cannot be negative"));
             }
@@ -246,10 +283,18 @@ fn run_search(
             shape = ShapeArg::Box(w, h);
             bybox = true;
             i += 3;
-        } else if is(arg, "bypolygon") && is_search && p.geosearch_bypolygon {
-            return Err(Reply::err(
-                "ERR bitlens does not answer GEOSEARCH BYPOLYGON (Valkey 9) yet",
-            ));
+        } else if is(arg, "bypolygon")
+            && left >= 1
+            && is_search
+            && p.geosearch_bypolygon
+            && !(frommember || fromloc || byradius || bybox)
+        {
+            let (poly, used) = polygon_arg(p, &rest[i + 1..])?;
+            centre = poly.centre;
+            shape = ShapeArg::Polygon(poly);
+            to_m = 1.0;
+            bypolygon = true;
+            i += used;
         } else {
             return Err(Reply::syntax_error());
         }
@@ -261,12 +306,12 @@ fn run_search(
             "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options",
         ));
     }
-    if is_search && !(frommember || fromloc) {
+    if is_search && !(frommember || fromloc || bypolygon) {
         return Err(Reply::err(format!(
             "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for {name}"
         )));
     }
-    if is_search && !(byradius || bybox) {
+    if is_search && !(byradius || bybox || bypolygon) {
         return Err(Reply::err(p.shape_error.replace("{}", &name)));
     }
     if any && count == 0 {
@@ -282,12 +327,13 @@ fn run_search(
     if count != 0 && order == Order::None && !any {
         order = Order::Asc;
     }
-    let shape_m = match shape {
+    let shape_m = match &shape {
         ShapeArg::Radius(r) => Shape::Radius(r * to_m),
         ShapeArg::Box(w, h) => Shape::Box {
             width: w * to_m,
             height: h * to_m,
         },
+        ShapeArg::Polygon(poly) => Shape::Polygon(poly),
     };
     let count = count as usize;
     let limit = if any { count } else { 0 };
@@ -475,6 +521,103 @@ mod tests {
             execute_as(&mut ks, &REDIS_6_0, &any),
             crate::reply::Reply::syntax_error()
         );
+    }
+
+    /// Recorded on Valkey 9.1.2 (the polygon errors and replies; the same cases run against the
+    /// server in `crates/difftest/tests/geo_polygon_diff.rs`); Redis 7.4.1 and Valkey 8.1.8
+    /// answer BYPOLYGON with a syntax error, and every Redis profile (8.x included: no Redis
+    /// release has BYPOLYGON) keeps that.
+    #[test]
+    fn bypolygon_as_valkey_9_1() {
+        use crate::command::execute_as;
+        use crate::dialect::{Profile, VALKEY_9_0};
+        use crate::reply::Reply;
+        let mut ks = crate::keyspace::Keyspace::new();
+        let mut add = vec![];
+        for (m, lon, lat) in [("a", 0.0, 0.0), ("c", 0.5, 0.5), ("d", 2.0, 2.0)] {
+            add.push((
+                m.as_bytes().to_vec(),
+                crate::geo::encode(lon, lat).unwrap() as f64,
+            ));
+        }
+        ks.set(
+            b"g".to_vec(),
+            crate::keyspace::Value::ZSet(crate::zset::ZSet::from_pairs(add)),
+        );
+        let q = |p: &'static Profile, ks: &mut crate::keyspace::Keyspace, a: &str| {
+            execute_as(ks, p, &a.split(' ').collect::<Vec<_>>())
+        };
+        let err = |t: &str| Reply::err(t.to_string());
+        let v9 = &VALKEY_9_0;
+        // The unit square holds a (on its bottom-left vertex) and c; the distance is from the
+        // vertices' mean direction, 2.0827 m from c.
+        assert_eq!(
+            q(
+                v9,
+                &mut ks,
+                "GEOSEARCH g BYPOLYGON 4 0 0 1 0 1 1 0 1 WITHDIST ASC"
+            ),
+            Reply::Array(vec![
+                Reply::Array(vec![Reply::bulk(b"c"), Reply::bulk(b"2.0827")]),
+                Reply::Array(vec![Reply::bulk(b"a"), Reply::bulk(b"78649.5585")]),
+            ])
+        );
+        let few = "ERR GEOSEARCH BYPOLYGON must have at least 3 vertices";
+        for (cmd, want) in [
+            ("GEOSEARCH g BYPOLYGON 2 0 0 1 1", few),
+            ("GEOSEARCH g BYPOLYGON 4 0 0 1 1 2 2", few),
+            ("GEOSEARCH g BYPOLYGON -3 0 0 1 1 2 2", few),
+            (
+                "GEOSEARCH g BYPOLYGON 2147483648 0 0 1 1 2 2",
+                "ERR invalid number of vertices",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 03 0 0 1 1 2 2",
+                "ERR invalid number of vertices",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 200 0 x 0 1 1",
+                "ERR invalid longitude,latitude pair 200.000000,0.000000",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 0 0 x 0 200 1",
+                "ERR value is not a valid float",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 0x10 0 1 1 2 2",
+                "ERR value is not a valid float",
+            ),
+            (
+                "GEOSEARCH g BYPOLYGON 3 0 0 1 1 2 2 BYRADIUS 1 km",
+                "ERR syntax error",
+            ),
+            (
+                "GEOSEARCH g FROMLONLAT 0 0 BYPOLYGON 3 0 0 1 1 2 2",
+                "ERR syntax error",
+            ),
+            (
+                "GEOSEARCH g FROMMEMBER zz BYPOLYGON 3 0 0 1 1 2 2",
+                "ERR member zz does not exist",
+            ),
+        ] {
+            assert_eq!(q(v9, &mut ks, cmd), err(want), "{cmd}");
+        }
+        // Around the pole the centre leaves the GEO latitudes: nothing is found.
+        assert_eq!(
+            q(v9, &mut ks, "GEOSEARCH g BYPOLYGON 3 0 84 120 84 -120 84"),
+            Reply::Array(vec![])
+        );
+        let older = crate::dialect::PROFILES
+            .iter()
+            .filter(|p| !p.geosearch_bypolygon && p.has_command("geosearch"));
+        for p in older {
+            assert_eq!(
+                q(p, &mut ks, "GEOSEARCH g BYPOLYGON 4 0 0 1 0 1 1 0 1"),
+                Reply::syntax_error(),
+                "{}",
+                p.name
+            );
+        }
     }
 
     #[test]

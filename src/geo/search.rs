@@ -12,6 +12,12 @@
 //! outside the shape, and [`best_first`] answers ASC/DESC with COUNT by taking quarter-cells
 //! nearest-first (or farthest-first) by a bound of their distance, reading only what can be
 //! among the first `count` results.
+//! BYPOLYGON (Valkey 9, as Valkey 9.1.2 answers it): the search centre is the mean of the
+//! vertices' unit vectors on the sphere, the cells are those of a circle around it reaching the
+//! farthest vertex, and a member is inside when the planar ray-casting test in (longitude,
+//! latitude) degrees says so: edges are straight lines in degrees, not great circles, and a
+//! point on a bottom or left edge counts while one on a top or right edge does not. Its
+//! distance (WITHDIST, STOREDIST, ASC/DESC) is the haversine distance from that centre.
 //! ASC/DESC sort by distance: a stable sort for a full reply, and the Bentley–McIlroy partial
 //! quicksort (only the first `count` places ordered) when COUNT cuts the reply, so that ties
 //! come out in the same order as Redis.
@@ -25,11 +31,108 @@ const MERCATOR_MAX: f64 = 20037726.37;
 
 /// The search area; sizes in metres.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Shape {
+pub enum Shape<'a> {
     /// BYRADIUS: a circle of this radius.
     Radius(f64),
     /// BYBOX: a box this wide (east-west) and high (north-south).
     Box { width: f64, height: f64 },
+    /// BYPOLYGON (Valkey 9): search around [`Polygon::centre`].
+    Polygon(&'a Polygon),
+}
+
+/// A BYPOLYGON area: at least three (longitude, latitude) vertices in degrees, in the order
+/// given, closed implicitly from the last back to the first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polygon {
+    vertices: Vec<(f64, f64)>,
+    /// The search centre (lon, lat), degrees: the direction of the sum of the vertices' unit
+    /// vectors (what Valkey 9.1.2's WITHDIST distances are measured from).
+    pub centre: (f64, f64),
+    /// Haversine distance (metres) from the centre to the farthest vertex: the radius of the
+    /// circle whose cells are walked.
+    pub radius: f64,
+    /// Planar bounding box of the vertices: lon_min, lat_min, lon_max, lat_max (degrees).
+    bbox: [f64; 4],
+}
+
+impl Polygon {
+    /// Builds the polygon; `None` for fewer than three vertices.
+    pub fn new(vertices: Vec<(f64, f64)>) -> Option<Polygon> {
+        if vertices.len() < 3 {
+            return None;
+        }
+        let (mut x, mut y, mut z) = (0.0f64, 0.0f64, 0.0f64);
+        let mut bbox = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for &(lon, lat) in &vertices {
+            let (lo, la) = (lon.to_radians_redis(), lat.to_radians_redis());
+            x += la.cos() * lo.cos();
+            y += la.cos() * lo.sin();
+            z += la.sin();
+            bbox = [
+                bbox[0].min(lon),
+                bbox[1].min(lat),
+                bbox[2].max(lon),
+                bbox[3].max(lat),
+            ];
+        }
+        // The sum, not divided by the count: only the direction matters, and the undivided
+        // sum (then degrees, as every centre) gives Valkey 9.1.2's last digits (STOREDIST
+        // prints 17).
+        let centre = (
+            y.atan2(x).to_degrees_redis(),
+            z.atan2((x * x + y * y).sqrt()).to_degrees_redis(),
+        );
+        let radius = [
+            (bbox[0], bbox[1]),
+            (bbox[2], bbox[1]),
+            (bbox[2], bbox[3]),
+            (bbox[0], bbox[3]),
+        ]
+        .iter()
+        .map(|&(lon, lat)| distance_m(centre.0, centre.1, lon, lat))
+        .fold(0.0, f64::max);
+        Some(Polygon {
+            vertices,
+            centre,
+            radius,
+            bbox,
+        })
+    }
+
+    /// The planar ray-casting test in degrees: a horizontal ray east of the point crosses an
+    /// edge when the edge's ends lie on either side of the point's latitude (one `>`, one
+    /// not) and the crossing is strictly east of the point; an odd count is inside.
+    pub fn contains(&self, lon: f64, lat: f64) -> bool {
+        let v = &self.vertices;
+        let mut inside = false;
+        let mut j = v.len() - 1;
+        for i in 0..v.len() {
+            let (xi, yi) = v[i];
+            let (xj, yj) = v[j];
+            if (yi > lat) != (yj > lat) && lon < (xj - xi) * (lat - yi) / (yj - yi) + xi {
+                inside = !inside;
+            }
+            j = i;
+        }
+        inside
+    }
+
+    /// Haversine distance (metres) from the centre to (lon, lat) degrees.
+    pub fn distance(&self, lon: f64, lat: f64) -> f64 {
+        distance_m(self.centre.0, self.centre.1, lon, lat)
+    }
+
+    /// True when no point of `area` can be inside: the area misses the vertices' planar
+    /// bounding box.
+    fn misses(&self, a: &geohash::Area) -> bool {
+        let [lon_min, lat_min, lon_max, lat_max] = self.bbox;
+        a.lon_max < lon_min || a.lon_min > lon_max || a.lat_max < lat_min || a.lat_min > lat_max
+    }
 }
 
 /// One member found by a search.
@@ -81,6 +184,7 @@ fn bounding_box(lon: f64, lat: f64, shape: Shape) -> [f64; 4] {
     let (half_w, half_h) = match shape {
         Shape::Radius(r) => (r, r),
         Shape::Box { width, height } => (width / 2.0, height / 2.0),
+        Shape::Polygon(p) => (p.radius, p.radius),
     };
     let lat_delta = (half_h / EARTH_RADIUS_M).to_degrees_redis();
     let lon_delta_top =
@@ -117,16 +221,26 @@ impl RedisAngle for f64 {
 
 /// The cells a search visits, in visiting order (excluded and repeated cells already dropped).
 pub fn cells(lon: f64, lat: f64, shape: Shape) -> Vec<Hash> {
-    let [min_lon, min_lat, max_lon, max_lat] = bounding_box(lon, lat, shape);
+    let [min_lon, min_lat, max_lon, max_lat] = match shape {
+        // The vertices' planar bounds, not the circle's.
+        Shape::Polygon(p) => p.bbox,
+        _ => bounding_box(lon, lat, shape),
+    };
     let range_m = match shape {
         Shape::Radius(r) => r,
         Shape::Box { width, height } => {
             ((width / 2.0) * (width / 2.0) + (height / 2.0) * (height / 2.0)).sqrt()
         }
+        Shape::Polygon(p) => p.radius,
     };
     let mut step = estimate_step(range_m, lat);
     let at = |step: u8| geohash::encode_step(lon, lat, step, LAT_MAX).unwrap_or(Hash::ZERO);
     let mut centre = at(step);
+    if centre.is_zero() {
+        // A centre outside the GEO latitude range (a BYPOLYGON centre near a pole): no cell,
+        // an empty reply, as Valkey 9.1.2 answers.
+        return Vec::new();
+    }
     let side = |h: Hash, dx: i8, dy: i8| geohash::area(geohash::neighbour(h, dx, dy), LAT_MAX);
     let too_coarse = side(centre, 0, 1).lat_max < max_lat
         || side(centre, 0, -1).lat_min > min_lat
@@ -199,6 +313,7 @@ fn within(clon: f64, clat: f64, shape: Shape, lon: f64, lat: f64) -> Option<f64>
             }
             Some(distance_m(clon, clat, lon, lat))
         }
+        Shape::Polygon(p) => p.contains(lon, lat).then(|| p.distance(lon, lat)),
     }
 }
 
@@ -235,7 +350,7 @@ struct Walk<'a> {
     sorted: &'a [(f64, Vec<u8>)],
     lon: f64,
     lat: f64,
-    shape: Shape,
+    shape: Shape<'a>,
     limit: usize,
     hits: Vec<Hit>,
 }
@@ -319,6 +434,7 @@ fn outside(lon: f64, lat: f64, shape: Shape, area: &geohash::Area) -> bool {
             let d = 2.0 * EARTH_RADIUS_M * (cos_min(area) * v).min(1.0).asin();
             slack_down(d) > width / 2.0
         }
+        Shape::Polygon(p) => p.misses(area),
     }
 }
 
@@ -870,5 +986,65 @@ mod tests {
                 assert_eq!(any, all[..all.len().min(limit)], "ANY {limit}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+// The coordinates are Valkey's printed %.17g strings, kept verbatim.
+#[allow(clippy::excessive_precision)]
+mod polygon_tests {
+    use super::*;
+
+    /// Valkey 9.1.2: `GEOSEARCHSTORE d t1 BYPOLYGON 5 13.175290 38.912608 12.441514 39.294076
+    /// 12.214472 40.203242 11.690169 39.426559 13.086260 37.990135 STOREDIST` stores member
+    /// (12.90000110864639282, 38.99999918434559731) with score 3.7273948647128076e+4.
+    #[test]
+    fn centre_distance_as_valkey_9_1() {
+        let p = Polygon::new(vec![
+            (13.175290, 38.912608),
+            (12.441514, 39.294076),
+            (12.214472, 40.203242),
+            (11.690169, 39.426559),
+            (13.086260, 37.990135),
+        ])
+        .unwrap();
+        assert_eq!(
+            p.distance(12.90000110864639282, 38.99999918434559731),
+            3.7273948647128076e+4
+        );
+        assert!(p.contains(12.90000110864639282, 38.99999918434559731));
+        assert!(!p.contains(12.60000139474868774, 39.30000117660147652));
+        // Near the pole: BYPOLYGON 3 -60.280165 -84.561784 -60.114734 -84.613960 -59.534301
+        // -84.172066 STOREDIST stores (-59.99999910593032837, -84.45000064665407535) at
+        // 376.3059316120513.
+        let s = Polygon::new(vec![
+            (-60.280165, -84.561784),
+            (-60.114734, -84.613960),
+            (-59.534301, -84.172066),
+        ])
+        .unwrap();
+        assert_eq!(
+            s.distance(-59.99999910593032837, -84.45000064665407535),
+            376.3059316120513
+        );
+        // The unit square: (0.49999862909317017, 0.50000036325177888) at 2.0827370816248387.
+        let q = Polygon::new(vec![(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]).unwrap();
+        assert_eq!(
+            q.distance(0.49999862909317017, 0.50000036325177888),
+            2.0827370816248387
+        );
+        // Valkey 9.1.2: BYPOLYGON 3 121.496298 31.273101 121.459410 31.260010 121.500374
+        // 31.180301 STOREDIST stores (121.49000018835067749, 31.25000052442617715) at
+        // 1426.2670500548388 (from the undivided sum of the unit vectors).
+        let t = Polygon::new(vec![
+            (121.496298, 31.273101),
+            (121.459410, 31.260010),
+            (121.500374, 31.180301),
+        ])
+        .unwrap();
+        assert_eq!(
+            t.distance(121.49000018835067749, 31.25000052442617715),
+            1426.2670500548388
+        );
     }
 }
