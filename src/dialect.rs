@@ -46,6 +46,7 @@
 //! | `sinter_stops_at_missing` | 6.0: empty at the first missing key | rec 6.0.9 SINTER missing str:plain |
 //! | `field_expiry_args` | HTTL & co: Redis 7.4 named errors, HEXPIRETIME rounded up; Valkey 9 `syntax error`, rounded down | rec HTTL/HEXPIRETIME on 7.4.1 vs 9.1.2 |
 //! | `xinfo_bare_syntax_error` | 6.0 `XINFO STREAM` without key: `ERR syntax error, try 'XINFO HELP'` | rec 6.0.9 vs 6.2.14 |
+//! | `zrange_negative_offset_from_end` | LIMIT -n on a skiplist: empty on 7.0 and older, from the range's end on 7.4 and Valkey 8 (7.2 assumed as 7.4) | rec geo_diff on 7.0.15; types_diff on 7.4.1 / Valkey 8.1.8 |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -227,6 +228,9 @@ pub struct Profile {
     pub field_expiry_args: FieldExpiryArgs,
     /// XINFO with a subcommand but no key answers `ERR syntax error, try 'XINFO HELP'` (6.0).
     pub xinfo_bare_syntax_error: bool,
+    /// ZRANGE ... LIMIT with a negative offset on a skiplist-encoded sorted set counts back from
+    /// the end of the range (else: an empty reply).
+    pub zrange_negative_offset_from_end: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -292,6 +296,7 @@ const BASE: Profile = Profile {
     sinter_stops_at_missing: false,
     field_expiry_args: FieldExpiryArgs::Redis,
     xinfo_bare_syntax_error: false,
+    zrange_negative_offset_from_end: false,
 };
 
 /// Redis 6.0.
@@ -336,6 +341,7 @@ pub const REDIS_7_2: Profile = Profile {
     zrank_withscore: true,
     set_listpack: true,
     list_listpack: true,
+    zrange_negative_offset_from_end: true,
     commands_of: (7, 2),
     ..BASE
 };

@@ -325,7 +325,7 @@ fn zrange_inner(
                     .take_while(|&i| lte(sorted[i].0))
                     .collect()
             };
-            window(idx, offset, limit, z)
+            window(idx, offset, limit, z, profile)
         }
         RangeBy::Lex => {
             let (Some(min), Some(max)) = (lex_bound(lo_arg), lex_bound(hi_arg)) else {
@@ -350,7 +350,7 @@ fn zrange_inner(
                     .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
                     .collect()
             };
-            window(idx, offset, limit, z)
+            window(idx, offset, limit, z, profile)
         }
     };
     let Some(Value::ZSet(z)) = ks.get(&argv[1]) else {
@@ -378,10 +378,14 @@ fn is_skiplist(z: &ZSet) -> bool {
 /// size gives nothing; a negative count takes everything after the offset. A negative offset
 /// gives nothing on a listpack; on a skiplist Redis 7.4 counts it back from the end of the
 /// range (nothing when it reaches before the range's start).
-fn window(idx: Vec<usize>, offset: i64, limit: i64, z: &ZSet) -> Vec<usize> {
-    // PROFILE HOOK (dialect): Redis 7.0 gives nothing for any negative offset; 7.4 counts a
-    // negative offset from the end of the range on skiplists.
-    let negative_from_end = true;
+fn window(
+    idx: Vec<usize>,
+    offset: i64,
+    limit: i64,
+    z: &ZSet,
+    profile: &crate::dialect::Profile,
+) -> Vec<usize> {
+    let negative_from_end = profile.zrange_negative_offset_from_end;
     let offset = if offset < 0 && negative_from_end && is_skiplist(z) {
         idx.len() as i64 + offset
     } else {
