@@ -10,6 +10,8 @@
 pub mod analytics;
 pub mod args;
 pub mod bitmap;
+pub mod bloom;
+pub mod cms;
 pub mod geo;
 pub mod hash;
 pub mod hll;
@@ -17,6 +19,7 @@ pub mod keys;
 pub mod list;
 pub mod set;
 pub mod stream;
+pub mod topk;
 pub mod zset;
 
 use crate::dialect::Profile;
@@ -67,7 +70,7 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 10] {
+fn tables() -> [&'static [CommandSpec]; 13] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
@@ -79,6 +82,9 @@ fn tables() -> [&'static [CommandSpec]; 10] {
         hash::COMMANDS,
         stream::COMMANDS,
         analytics::COMMANDS,
+        bloom::COMMANDS,
+        cms::COMMANDS,
+        topk::COMMANDS,
     ]
 }
 
