@@ -12,6 +12,7 @@ pub mod args;
 pub mod bitmap;
 pub mod bloom;
 pub mod cms;
+pub mod cuckoo;
 pub mod geo;
 pub mod hash;
 pub mod hll;
@@ -70,7 +71,7 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 13] {
+fn tables() -> [&'static [CommandSpec]; 14] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
@@ -83,6 +84,7 @@ fn tables() -> [&'static [CommandSpec]; 13] {
         stream::COMMANDS,
         analytics::COMMANDS,
         bloom::COMMANDS,
+        cuckoo::COMMANDS,
         cms::COMMANDS,
         topk::COMMANDS,
     ]

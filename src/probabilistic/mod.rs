@@ -1,5 +1,5 @@
-//! Probabilistic module values (RedisBloom 2.8: `MBbloom--`, `CMSk-TYPE`, `TopK-TYPE`, and
-//! the raw fields of `MBbloomCF`, `TDIS-TYPE`) decoded from `RDB_TYPE_MODULE_2` values.
+//! Probabilistic module values (RedisBloom 2.8: `MBbloom--`, `MBbloomCF`, `CMSk-TYPE`, `TopK-TYPE`, and
+//! the raw fields of `TDIS-TYPE`) decoded from `RDB_TYPE_MODULE_2` values.
 //!
 //! A module value in an RDB file is its 64-bit module id (54 bits of 9-character type name,
 //! 10 bits of encoding version) followed by opcode-tagged fields written by the module's
@@ -10,6 +10,7 @@
 
 pub mod bloom;
 pub mod cms;
+pub mod cuckoo;
 pub mod topk;
 
 /// One opcode-tagged field of a module value, as `RedisModule_Save*` wrote it.
@@ -43,6 +44,8 @@ pub struct ModuleValue {
 pub enum ModuleData {
     /// A scalable Bloom filter (`MBbloom--`).
     Bloom(bloom::Bloom),
+    /// A Cuckoo filter (`MBbloomCF`).
+    Cuckoo(cuckoo::Cuckoo),
     /// A Count-Min sketch (`CMSk-TYPE`).
     Cms(cms::Cms),
     /// A Top-K (`TopK-TYPE`).
@@ -166,24 +169,28 @@ pub fn decode(
     items: Vec<(usize, Field)>,
     end: usize,
 ) -> Result<Option<ModuleValue>, FieldError> {
-    let data = match &name {
-        b"MBbloom--" if encver <= bloom::MAX_ENCVER => ModuleData::Bloom(bloom::Bloom::decode(
-            Fields::new(&items, end, "Bloom filter"),
-            encver,
-        )?),
-        b"CMSk-TYPE" if encver == 0 => ModuleData::Cms(cms::Cms::decode(Fields::new(
-            &items,
-            end,
-            "Count-Min sketch",
-        ))?),
-        b"TopK-TYPE" if encver == 0 => {
-            ModuleData::TopK(topk::TopK::decode(Fields::new(&items, end, "Top-K"))?)
-        }
-        b"MBbloom--" | b"CMSk-TYPE" | b"TopK-TYPE" | b"MBbloomCF" | b"TDIS-TYPE" => {
-            ModuleData::Raw(items.into_iter().map(|(_, f)| f).collect())
-        }
-        _ => return Ok(None),
-    };
+    let data =
+        match &name {
+            b"MBbloom--" if encver <= bloom::MAX_ENCVER => ModuleData::Bloom(bloom::Bloom::decode(
+                Fields::new(&items, end, "Bloom filter"),
+                encver,
+            )?),
+            b"MBbloomCF" if encver == 4 => ModuleData::Cuckoo(cuckoo::Cuckoo::decode(
+                Fields::new(&items, end, "Cuckoo filter"),
+            )?),
+            b"CMSk-TYPE" if encver == 0 => ModuleData::Cms(cms::Cms::decode(Fields::new(
+                &items,
+                end,
+                "Count-Min sketch",
+            ))?),
+            b"TopK-TYPE" if encver == 0 => {
+                ModuleData::TopK(topk::TopK::decode(Fields::new(&items, end, "Top-K"))?)
+            }
+            b"MBbloom--" | b"CMSk-TYPE" | b"TopK-TYPE" | b"MBbloomCF" | b"TDIS-TYPE" => {
+                ModuleData::Raw(items.into_iter().map(|(_, f)| f).collect())
+            }
+            _ => return Ok(None),
+        };
     Ok(Some(ModuleValue { name, encver, data }))
 }
 
