@@ -20,6 +20,7 @@ pub mod keys;
 pub mod list;
 pub mod set;
 pub mod stream;
+pub mod tdigest;
 pub mod topk;
 pub mod zset;
 
@@ -71,7 +72,7 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 14] {
+fn tables() -> [&'static [CommandSpec]; 15] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
@@ -87,6 +88,7 @@ fn tables() -> [&'static [CommandSpec]; 14] {
         cuckoo::COMMANDS,
         cms::COMMANDS,
         topk::COMMANDS,
+        tdigest::COMMANDS,
     ]
 }
 

@@ -20,6 +20,9 @@ use crate::hll::murmur::murmur64a;
 /// The highest `MBbloom--` encoding version understood (RedisBloom 2.8 writes 4).
 pub const MAX_ENCVER: u32 = 4;
 
+/// The most hash functions a link may declare (see [`Bloom::decode`]).
+pub const MAX_HASHES: u64 = 4096;
+
 /// Option bit: hashes are 64-bit (MurmurHash64A).
 pub const OPT_FORCE64: u64 = 4;
 /// Option bit: the filter does not scale (BF.RESERVE NONSCALING).
@@ -93,7 +96,10 @@ impl Bloom {
             let bpe = f.double("link bits per entry")?;
             let bits = f.unsigned("link bit count")?;
             let n2 = f.unsigned("link n2")?;
+            // Real filters have `ceil(ln 2 · bpe)` hashes, under 1100 even at error 1e-300: a
+            // larger count is corrupt (and would make a lookup spin).
             let invalid = !(error > 0.0 && error < 1.0)
+                || hashes > MAX_HASHES
                 || n2 > 63
                 || (n2 != 0 && bits < (1u64 << n2))
                 || bits == 0

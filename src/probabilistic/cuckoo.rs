@@ -45,7 +45,7 @@ impl Cuckoo {
         }
         let items = f.unsigned("item count")?;
         let deletes = f.unsigned("delete count")?;
-        let mut small = |f: &mut Fields<'_>, name: &str| -> Result<u16, FieldError> {
+        let small = |f: &mut Fields<'_>, name: &str| -> Result<u16, FieldError> {
             let v = f.unsigned(name)?;
             u16::try_from(v).map_err(|_| f.err(format!("{name} {v} exceeds 65535")))
         };

@@ -1,5 +1,5 @@
-//! Probabilistic module values (RedisBloom 2.8: `MBbloom--`, `MBbloomCF`, `CMSk-TYPE`, `TopK-TYPE`, and
-//! the raw fields of `TDIS-TYPE`) decoded from `RDB_TYPE_MODULE_2` values.
+//! Probabilistic module values (RedisBloom 2.8: `MBbloom--`, `MBbloomCF`, `CMSk-TYPE`, `TopK-TYPE`,
+//! `TDIS-TYPE`) decoded from `RDB_TYPE_MODULE_2` values.
 //!
 //! A module value in an RDB file is its 64-bit module id (54 bits of 9-character type name,
 //! 10 bits of encoding version) followed by opcode-tagged fields written by the module's
@@ -11,6 +11,7 @@
 pub mod bloom;
 pub mod cms;
 pub mod cuckoo;
+pub mod tdigest;
 pub mod topk;
 
 /// One opcode-tagged field of a module value, as `RedisModule_Save*` wrote it.
@@ -48,6 +49,8 @@ pub enum ModuleData {
     Cuckoo(cuckoo::Cuckoo),
     /// A Count-Min sketch (`CMSk-TYPE`).
     Cms(cms::Cms),
+    /// A t-digest (`TDIS-TYPE`).
+    TDigest(tdigest::TDigest),
     /// A Top-K (`TopK-TYPE`).
     TopK(topk::TopK),
     /// A type (or encoding version) not interpreted yet: the raw fields in order.
@@ -122,6 +125,19 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The next field, which must be a signed (or unsigned, below 2^63) integer.
+    pub fn signed(&mut self, name: &str) -> Result<i64, FieldError> {
+        let at = self.next;
+        match self.take(name, "signed")? {
+            Field::Signed(v) => Ok(*v),
+            Field::Unsigned(v) if *v <= i64::MAX as u64 => Ok(*v as i64),
+            other => {
+                self.next = at;
+                Err(self.err(format!("{name}: expected a signed integer, got {other:?}")))
+            }
+        }
+    }
+
     /// The next field, which must be a double (a float is widened).
     pub fn double(&mut self, name: &str) -> Result<f64, FieldError> {
         let at = self.next;
@@ -183,6 +199,9 @@ pub fn decode(
                 end,
                 "Count-Min sketch",
             ))?),
+            b"TDIS-TYPE" if encver == 0 => ModuleData::TDigest(tdigest::TDigest::decode(
+                Fields::new(&items, end, "t-digest"),
+            )?),
             b"TopK-TYPE" if encver == 0 => {
                 ModuleData::TopK(topk::TopK::decode(Fields::new(&items, end, "Top-K"))?)
             }
