@@ -118,7 +118,7 @@ impl TopK {
     /// (TOPK.LIST).
     pub fn list(&self) -> Vec<&HeapItem> {
         let mut v: Vec<&HeapItem> = self.heap.iter().collect();
-        v.sort_by(|a, b| b.count.cmp(&a.count));
+        v.sort_by_key(|h| std::cmp::Reverse(h.count));
         v.into_iter().take_while(|h| h.count != 0).collect()
     }
 }
