@@ -7,9 +7,10 @@
 
 use super::args::{parse_f64, parse_i64};
 use super::{CommandSpec, Ctx};
+use crate::dialect::Profile;
 use crate::keyspace::Value;
 use crate::probabilistic::tdigest::TDigest;
-use crate::probabilistic::{format_double, ModuleData};
+use crate::probabilistic::ModuleData;
 use crate::reply::Reply;
 
 macro_rules! spec {
@@ -47,12 +48,14 @@ fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<&'a TDigest, Reply> {
     }
 }
 
-fn doubles(v: impl IntoIterator<Item = f64>) -> Reply {
-    Reply::Array(v.into_iter().map(double).collect())
+/// Doubles as the module replies them in RESP2: bulk strings in the server's double format
+/// (the profile's `score_format`; RedisModule_ReplyWithDouble calls the same routine).
+fn doubles(p: &Profile, v: impl IntoIterator<Item = f64>) -> Reply {
+    Reply::Array(v.into_iter().map(|x| double(p, x)).collect())
 }
 
-fn double(x: f64) -> Reply {
-    Reply::Bulk(format_double(x).into_bytes())
+fn double(p: &Profile, x: f64) -> Reply {
+    Reply::Bulk(p.format_score(x).into_bytes())
 }
 
 /// Parses every argument from 2 on as a double, or the module's error `msg`.
@@ -86,7 +89,7 @@ fn td_quantile(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         out.extend(t.quantiles(&qs[start..=i]));
         i += 1;
     }
-    doubles(out)
+    doubles(ctx.profile, out)
 }
 
 /// TDIGEST.CDF key value...: the fraction of observations at most each value.
@@ -96,7 +99,7 @@ fn td_cdf(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Err(e) => return e,
     };
     match parse_all(argv, "ERR T-Digest: error parsing cdf") {
-        Ok(v) => doubles(v.into_iter().map(|x| t.cdf(x))),
+        Ok(v) => doubles(ctx.profile, v.into_iter().map(|x| t.cdf(x))),
         Err(e) => e,
     }
 }
@@ -179,26 +182,29 @@ fn td_byrank(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         }
     }
     let size = t.size() as f64;
-    doubles(ranks.into_iter().map(|r| {
-        if size == 0.0 {
-            f64::NAN
-        } else if r == 0.0 {
-            if reverse {
-                t.max
+    doubles(
+        ctx.profile,
+        ranks.into_iter().map(|r| {
+            if size == 0.0 {
+                f64::NAN
+            } else if r == 0.0 {
+                if reverse {
+                    t.max
+                } else {
+                    t.min
+                }
+            } else if r >= size {
+                if reverse {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
             } else {
-                t.min
+                let r = if reverse { size - r - 1.0 } else { r };
+                t.quantile(r / size)
             }
-        } else if r >= size {
-            if reverse {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        } else {
-            let r = if reverse { size - r - 1.0 } else { r };
-            t.quantile(r / size)
-        }
-    }))
+        }),
+    )
 }
 
 /// TDIGEST.MIN / MAX key: the smallest / largest observation, NaN when empty.
@@ -214,7 +220,7 @@ fn td_min_max(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     } else {
         t.max
     };
-    double(v)
+    double(ctx.profile, v)
 }
 
 /// TDIGEST.TRIMMED_MEAN key low high.
@@ -239,7 +245,7 @@ fn td_trimmed_mean(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             "ERR T-Digest: low_cut_percentile should be lower than high_cut_percentile",
         );
     }
-    double(t.trimmed_mean(low, high))
+    double(ctx.profile, t.trimmed_mean(low, high))
 }
 
 /// TDIGEST.INFO key. Memory usage is RedisBloom 2.8.2's: 8 bytes plus 16 per centroid of

@@ -111,7 +111,7 @@ fn topk_info(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             Reply::Status("depth".into()),
             Reply::Integer(t.depth as i64),
             Reply::Status("decay".into()),
-            Reply::Bulk(crate::probabilistic::format_double(t.decay).into_bytes()),
+            Reply::Bulk(ctx.profile.format_score(t.decay).into_bytes()),
         ]),
         Err(e) => e,
     }

@@ -39,7 +39,7 @@ pub struct Link {
     pub hashes: u64,
     /// Bits per entry.
     pub bpe: f64,
-    /// Number of bits (= `bytes.len() * 8`).
+    /// Number of bits (the modulus when `n2` is 0).
     pub bits: u64,
     /// log2 of the bit modulus, 0 when the modulus is `bits`.
     pub n2: u64,
@@ -96,21 +96,23 @@ impl Bloom {
             let bpe = f.double("link bits per entry")?;
             let bits = f.unsigned("link bit count")?;
             let n2 = f.unsigned("link n2")?;
-            // Real filters have `ceil(ln 2 · bpe)` hashes, under 1100 even at error 1e-300: a
-            // larger count is corrupt (and would make a lookup spin).
-            let invalid = !(error > 0.0 && error < 1.0)
-                || hashes > MAX_HASHES
-                || n2 > 63
-                || (n2 != 0 && bits < (1u64 << n2))
-                || bits == 0
-                || hashes != (std::f64::consts::LN_2 * bpe).ceil() as u64;
-            if invalid {
-                return Err(f.err("link parameters are inconsistent"));
+            // RedisBloom 2.8.2 saves (and loads) a link it failed to initialise as all zeros
+            // (observed: a scaling filter grown from a 1e-6 error rate); such a link has no
+            // hashes and so matches every item. Rejected are only what no lookup could
+            // survive: `n2` past 63, a zero modulus with hashes, a short bit array, and more
+            // than MAX_HASHES hashes (real links have `ceil(ln 2 · bpe)`, under 1100 even at
+            // error 1e-300; more would make a lookup spin).
+            let modulus = if n2 > 0 && n2 <= 63 { 1u64 << n2 } else { bits };
+            if n2 > 63 || hashes > MAX_HASHES || (modulus == 0 && hashes > 0) {
+                return Err(f.err(format!(
+                    "link parameters are inconsistent ({hashes} hashes, {bits} bits, n2 {n2})"
+                )));
             }
             let bytes = f.buffer("link bit array")?;
-            if bytes.len() as u64 * 8 != bits {
+            if (bytes.len() as u64) < modulus.div_ceil(8) || (bytes.len() as u64) < bits.div_ceil(8)
+            {
                 return Err(f.err(format!(
-                    "link bit array has {} bytes for {bits} bits",
+                    "link bit array has {} bytes for {bits} bits (n2 {n2})",
                     bytes.len()
                 )));
             }

@@ -238,24 +238,3 @@ pub fn murmur2(data: &[u8], seed: u32) -> u32 {
     h = h.wrapping_mul(M);
     h ^ (h >> 15)
 }
-
-/// A double as Redis 7.4 prints it in RESP2 replies of modules (`RedisModule_ReplyWithDouble`:
-/// the shortest text that reads back exactly, `%.17g`'s layout: exponent form below 1e-4 and
-/// from 1e17 with a signed two-digit exponent), `inf`, `-inf`, `nan`.
-pub fn format_double(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e17).contains(&a) {
-        let s = format!("{x:e}");
-        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = exp.parse().unwrap_or(0);
-        let sign = if e < 0 { '-' } else { '+' };
-        return format!("{mant}e{sign}{:02}", e.abs());
-    }
-    format!("{x}")
-}
