@@ -248,7 +248,8 @@ fn redisbloom_read_commands_match_the_module() {
         let r = send(&mut raw, cmd(&[b"DUMP", key]));
         let start = r.iter().position(|&b| b == b'\n').unwrap() + 1;
         let payload = &r[start..r.len() - 2];
-        let v = load_dump(payload).unwrap_or_else(|e| panic!("DUMP {}: {e}", show(&[key.clone()])));
+        let v = load_dump(payload)
+            .unwrap_or_else(|e| panic!("DUMP {}: {e}", show(std::slice::from_ref(key))));
         assert_eq!(
             Some(&v),
             ks.get(key),
