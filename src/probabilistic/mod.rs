@@ -238,3 +238,187 @@ pub fn murmur2(data: &[u8], seed: u32) -> u32 {
     h = h.wrapping_mul(M);
     h ^ (h >> 15)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::execute_as;
+    use crate::dialect::Profile;
+    use crate::keyspace::Value;
+    use crate::rdb::{load_rdb, LoadOptions};
+
+    /// Written by Redis 7.4.1 + RedisBloom 2.8.2 (see the folder's README).
+    const DUMP: &[u8] = include_bytes!("../../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
+
+    fn module<'a>(ks: &'a crate::keyspace::Keyspace, key: &str) -> &'a ModuleValue {
+        match ks.get(key.as_bytes()) {
+            Some(Value::Module(m)) => m,
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_recorded_file_decodes_into_typed_values() {
+        let snap = load_rdb(DUMP, &LoadOptions::default()).unwrap();
+        let ks = &snap.databases[&0];
+        let m = module(ks, "bf:scaling");
+        assert_eq!((&m.name, m.encver), (b"MBbloom--", 4));
+        let ModuleData::Bloom(b) = &m.data else {
+            panic!()
+        };
+        // Recorded BF.INFO: capacity 350 in 3 filters, 299 items, size 1016.
+        assert_eq!(
+            (b.links.len(), b.capacity(), b.size, b.memory()),
+            (3, 350, 299, 1016)
+        );
+        assert!(b.options & bloom::OPT_FORCE64 != 0 && b.scaling());
+        assert_eq!(b.links.iter().map(|l| l.size).sum::<u64>(), 299);
+        assert!(b.contains(b"user7") && !b.contains(b"nope"));
+        let ModuleData::Cuckoo(c) = &module(ks, "cf:small").data else {
+            panic!()
+        };
+        assert_eq!(
+            (c.filters.len(), c.buckets, c.items, c.bucket_size),
+            (2, 32, 41, 2)
+        );
+        assert_eq!((c.count(b"c1"), c.count(b"nope")), (2, 0));
+        let ModuleData::Cms(s) = &module(ks, "cms:dim").data else {
+            panic!()
+        };
+        assert_eq!((s.width, s.depth, s.count), (200, 5, 666));
+        assert_eq!((s.query(b"w1"), s.query(b"w5")), (16, 11));
+        let ModuleData::TopK(t) = &module(ks, "topk:k5").data else {
+            panic!()
+        };
+        assert_eq!((t.k, t.width, t.depth, t.decay), (5, 50, 4, 0.9));
+        let listed: Vec<&[u8]> = t.list().iter().map(|h| h.item.as_slice()).collect();
+        assert_eq!(listed, [&b"w1"[..], b"w2", b"w3", b"w5", b"w4"]);
+        assert_eq!(t.count(b"w1"), 280);
+        let ModuleData::TDigest(d) = &module(ks, "td:small").data else {
+            panic!()
+        };
+        assert_eq!(
+            (d.means.len(), d.merged_weight, d.min, d.max),
+            (6, 6, 1.0, 10.0)
+        );
+        assert_eq!(d.cdf(5.0), 0.75);
+        // A module that is not RedisBloom keeps only its type.
+        assert_eq!(decode(*b"ReJSON-RL", 3, vec![], 0), Ok(None));
+    }
+
+    #[test]
+    fn bad_field_sequences_are_offset_errors() {
+        let f = |v: Vec<Field>| {
+            v.into_iter()
+                .enumerate()
+                .map(|(i, f)| (100 + i, f))
+                .collect()
+        };
+        // A chain declaring 2^40 links has too few fields: refused before allocating.
+        let e = decode(
+            *b"MBbloom--",
+            4,
+            f(vec![
+                Field::Unsigned(0),
+                Field::Unsigned(1 << 40),
+                Field::Unsigned(4),
+                Field::Unsigned(2),
+            ]),
+            104,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("too few fields"), "{e:?}");
+        assert_eq!(e.at, 104);
+        // A Count-Min array shorter than width x depth.
+        let e = decode(
+            *b"CMSk-TYPE",
+            0,
+            f(vec![
+                Field::Unsigned(4),
+                Field::Unsigned(2),
+                Field::Unsigned(0),
+                Field::Buffer(vec![0; 31]),
+            ]),
+            104,
+        )
+        .unwrap_err();
+        assert_eq!(e.at, 104, "{e:?}");
+        // A double where an unsigned belongs.
+        let e = decode(*b"TopK-TYPE", 0, f(vec![Field::Double(1.0)]), 101).unwrap_err();
+        assert_eq!(e.at, 100, "{e:?}");
+        // Truncated t-digest.
+        let e = decode(*b"TDIS-TYPE", 0, f(vec![Field::Double(100.0)]), 101).unwrap_err();
+        assert_eq!(e.at, 101, "{e:?}");
+    }
+
+    /// Byte flips and truncations of the recorded file: each load either fails with an error
+    /// or gives values on which every module read command answers (never a panic).
+    #[test]
+    fn mutated_module_files_load_or_fail_and_never_panic_later() {
+        let opts = LoadOptions {
+            verify_checksum: false,
+            ..LoadOptions::default()
+        };
+        let profile = Profile::from_name("redis-7.4").unwrap();
+        let reads: &[&[&str]] = &[
+            &["BF.MEXISTS", "K", "item1", "nope", ""],
+            &["BF.INFO", "K"],
+            &["CF.MEXISTS", "K", "c1", "nope"],
+            &["CF.COUNT", "K", "c1"],
+            &["CF.INFO", "K"],
+            &["CMS.QUERY", "K", "w1", "a"],
+            &["CMS.INFO", "K"],
+            &["TOPK.LIST", "K", "WITHCOUNT"],
+            &["TOPK.COUNT", "K", "w1", ""],
+            &["TOPK.INFO", "K"],
+            &["TDIGEST.QUANTILE", "K", "0", "0.5", "1", "0.2"],
+            &["TDIGEST.CDF", "K", "0", "5", "1e300"],
+            &["TDIGEST.RANK", "K", "5"],
+            &["TDIGEST.BYREVRANK", "K", "0", "3", "1000"],
+            &["TDIGEST.TRIMMED_MEAN", "K", "0.1", "0.9"],
+            &["TDIGEST.INFO", "K"],
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let (mut loaded, mut refused) = (0, 0);
+        for _ in 0..1500 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut bytes = DUMP.to_vec();
+            let at = 9 + (x as usize % (bytes.len() - 9));
+            bytes[at] ^= 1 << ((x >> 40) % 8);
+            if x.is_multiple_of(5) {
+                bytes.truncate(at);
+            }
+            match load_rdb(&bytes, &opts) {
+                Ok(snap) => {
+                    loaded += 1;
+                    for ks in snap.databases.values() {
+                        let mut ks = ks.clone();
+                        let keys: Vec<Vec<u8>> = ks.iter().map(|(k, _)| k.to_vec()).collect();
+                        for k in keys {
+                            let key = String::from_utf8_lossy(&k).into_owned();
+                            for r in reads {
+                                let argv: Vec<&str> = r
+                                    .iter()
+                                    .map(|a| if *a == "K" { key.as_str() } else { a })
+                                    .collect();
+                                if k.is_ascii() {
+                                    execute_as(&mut ks, profile, &argv);
+                                }
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(e.offset as usize <= bytes.len() + 1, "{e:?}");
+                }
+            }
+        }
+        assert!(
+            loaded > 0 && refused > 0,
+            "loaded {loaded}, refused {refused}"
+        );
+    }
+}
