@@ -323,6 +323,7 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
             | Value::Set(_)
             | Value::Hash(_)
             | Value::Stream(_)
+            | Value::Module(_)
             | Value::Other(_) => {}
         }
         Ok(())

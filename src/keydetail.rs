@@ -179,12 +179,15 @@ pub fn summary(
             zset_encoding(z).to_string(),
             z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
         ),
-        Value::List(_) | Value::Set(_) | Value::Hash(_) | Value::Stream(_) | Value::Other(_) => {
-            match other_encoding {
-                Some((e, b)) => (e.to_string(), b),
-                None => ("unknown".to_string(), 0),
-            }
-        }
+        Value::List(_)
+        | Value::Set(_)
+        | Value::Hash(_)
+        | Value::Stream(_)
+        | Value::Module(_)
+        | Value::Other(_) => match other_encoding {
+            Some((e, b)) => (e.to_string(), b),
+            None => ("unknown".to_string(), 0),
+        },
     };
     KeySummary {
         key: key.to_vec(),
@@ -206,9 +209,12 @@ pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, String> {
     Ok(match value {
         Value::String(s) => hll_detail(s).unwrap_or_else(|| bitmap_detail(s, opts.buckets)),
         Value::ZSet(z) => geo_detail(z, opts.max_points).unwrap_or(Detail::Other),
-        Value::List(_) | Value::Set(_) | Value::Hash(_) | Value::Stream(_) | Value::Other(_) => {
-            Detail::Other
-        }
+        Value::List(_)
+        | Value::Set(_)
+        | Value::Hash(_)
+        | Value::Stream(_)
+        | Value::Module(_)
+        | Value::Other(_) => Detail::Other,
     })
 }
 

@@ -61,6 +61,8 @@ pub enum Value {
     Hash(Hash),
     /// A stream.
     Stream(Box<Stream>),
+    /// A RedisBloom module value (Bloom, Count-Min, Top-K, ...), see [`crate::probabilistic`].
+    Module(Box<crate::probabilistic::ModuleValue>),
     /// A value of a type bitlens does not interpret (modules); only its type is kept.
     Other(RedisType),
 }
@@ -75,6 +77,7 @@ impl Value {
             Value::Set(_) => RedisType::Set,
             Value::Hash(_) => RedisType::Hash,
             Value::Stream(_) => RedisType::Stream,
+            Value::Module(m) => RedisType::Module(m.name),
             Value::Other(t) => *t,
         }
     }

@@ -27,6 +27,7 @@ pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
 pub mod list;
+pub mod probabilistic;
 pub mod rdb;
 pub mod reply;
 pub mod session;

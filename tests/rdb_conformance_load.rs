@@ -35,7 +35,7 @@ fn conformance_dumps_load_with_recorded_types_lengths_expiries() {
                 Value::Set(v) => assert_eq!(v.len() as u64, len, "{set} {}", f[0]),
                 Value::Hash(h) => assert_eq!(h.len(None) as u64, len, "{set} {}", f[0]),
                 Value::Stream(x) => assert_eq!(x.length, len, "{set} {}", f[0]),
-                Value::Other(_) => {}
+                Value::Module(_) | Value::Other(_) => {}
             }
             let pexp: i64 = f[4].parse().unwrap();
             assert_eq!(entry.expire_at_ms.unwrap_or(-1), pexp, "{set} {}", f[0]);

@@ -430,7 +430,7 @@ fn redis_7_4_with_redisbloom_keys_answer_as_recorded() {
 /// The RedisBloom read commands themselves (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*), recorded
 /// for issue 20, which implements them; until then every one answers `ERR unknown command`.
 #[test]
-#[ignore = "issue 20: the RedisBloom read commands are not implemented yet"]
+
 fn redis_7_4_with_redisbloom_module_commands_answer_as_recorded() {
     let outcomes = vec![(
         "redis-7.4.1-bloom",

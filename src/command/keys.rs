@@ -221,7 +221,7 @@ pub fn object_encoding(
         // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
         Value::Stream(_) => Some("stream"),
         // Module values are `raw` objects (rec: every RedisBloom type on 7.4.1).
-        Value::Other(crate::keyspace::RedisType::Module(_)) => Some("raw"),
+        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => Some("raw"),
         Value::Other(_) => None,
     }
 }

@@ -10,6 +10,9 @@
 pub mod analytics;
 pub mod args;
 pub mod bitmap;
+pub mod bloom;
+pub mod cms;
+pub mod cuckoo;
 pub mod geo;
 pub mod hash;
 pub mod hll;
@@ -17,6 +20,8 @@ pub mod keys;
 pub mod list;
 pub mod set;
 pub mod stream;
+pub mod tdigest;
+pub mod topk;
 pub mod zset;
 
 use crate::dialect::Profile;
@@ -67,7 +72,7 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 10] {
+fn tables() -> [&'static [CommandSpec]; 15] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
@@ -79,6 +84,11 @@ fn tables() -> [&'static [CommandSpec]; 10] {
         hash::COMMANDS,
         stream::COMMANDS,
         analytics::COMMANDS,
+        bloom::COMMANDS,
+        cuckoo::COMMANDS,
+        cms::COMMANDS,
+        topk::COMMANDS,
+        tdigest::COMMANDS,
     ]
 }
 

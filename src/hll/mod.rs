@@ -43,7 +43,7 @@
 
 mod dense;
 mod estimate;
-mod murmur;
+pub(crate) mod murmur;
 pub mod sparse;
 
 use std::fmt;

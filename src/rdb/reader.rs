@@ -13,7 +13,7 @@ use super::encoded::{self, BlobError, Item};
 use super::format::ValueKind;
 use super::values;
 use super::RdbError;
-use crate::keyspace::{RedisType, Value};
+use crate::keyspace::Value;
 use crate::string::RedisString;
 use crate::zset::ZSet;
 
@@ -417,7 +417,6 @@ impl<'a> Cursor<'a> {
         use crate::zset::ZSet; // the type (the glob below brings the ValueKind variant)
         use ValueKind::*;
         let at = self.pos;
-        let other = |rt: RedisType| Ok(materialise.then_some(Value::Other(rt)));
         match kind {
             String => {
                 if materialise {
@@ -498,11 +497,7 @@ impl<'a> Cursor<'a> {
             HashMetadata => values::hash_metadata(self, materialise, false),
             HashListpackExPreGa => values::hash_listpack_ex(self, materialise, true),
             HashListpackEx => values::hash_listpack_ex(self, materialise, false),
-            Module2 => {
-                let id = self.length("module id")?;
-                self.module_opcodes()?;
-                other(RedisType::Module(module_name(id)))
-            }
+            Module2 => values::module_2(self, materialise),
             Hash2 => values::hash_2(self, materialise),
             ModulePreGa => Err(self.err_at(
                 at,

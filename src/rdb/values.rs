@@ -391,6 +391,55 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
     Ok(materialise.then(|| Value::Stream(Box::new(s))))
 }
 
+/// Reads an RDB_TYPE_MODULE_2 value: the module id, then its opcode-tagged fields up to the
+/// EOF opcode. With `materialise`, RedisBloom's types become [`Value::Module`] (see
+/// [`crate::probabilistic`]; a field out of place is an error at its offset) and every other
+/// module keeps only its type ([`Value::Other`]).
+pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, RdbError> {
+    use crate::probabilistic::Field;
+    let id = c.length("module id")?;
+    let name = super::reader::module_name(id);
+    let encver = (id & 1023) as u32;
+    let mut fields = Vec::new();
+    loop {
+        let at = c.pos;
+        let field = match c.length("module opcode")? {
+            0 => break,
+            1 => Field::Signed(c.length("module integer")? as i64),
+            2 => Field::Unsigned(c.length("module integer")?),
+            3 => {
+                let b = c.take(4, "module float")?;
+                Field::Float(f32::from_le_bytes(b.try_into().expect("4 bytes")))
+            }
+            4 => {
+                let b = c.take(8, "module double")?;
+                Field::Double(f64::from_le_bytes(b.try_into().expect("8 bytes")))
+            }
+            5 => {
+                if materialise {
+                    Field::Buffer(c.string("module string")?.into_owned())
+                } else {
+                    c.skip_string("module string")?;
+                    Field::Buffer(Vec::new())
+                }
+            }
+            op => return Err(c.err_at(at, format!("unknown module opcode {op}"))),
+        };
+        if materialise {
+            fields.push((at, field));
+        }
+    }
+    if !materialise {
+        return Ok(None);
+    }
+    let end = c.pos;
+    match crate::probabilistic::decode(name, encver, fields, end) {
+        Ok(Some(m)) => Ok(Some(Value::Module(Box::new(m)))),
+        Ok(None) => Ok(Some(Value::Other(crate::keyspace::RedisType::Module(name)))),
+        Err(e) => Err(c.err_at(e.at, e.message)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::hash::Hash;

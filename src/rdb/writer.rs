@@ -283,6 +283,13 @@ impl<W: Write> RdbWriter<W> {
             Value::Set(v) => self.write_set(key, v, expire_at_ms),
             Value::Hash(h) => self.write_hash(key, h, expire_at_ms),
             Value::Stream(x) => self.write_stream(key, x, expire_at_ms),
+            Value::Module(m) => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a {} module value cannot be written",
+                    String::from_utf8_lossy(&m.name)
+                ),
+            )),
             Value::Other(t) => Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(

@@ -240,6 +240,7 @@ fn real_dump_payloads_decode_and_copy_back_into_redis() {
             | Value::Set(_)
             | Value::Hash(_)
             | Value::Stream(_)
+            | Value::Module(_)
             | Value::Other(_) => {}
         }
         // A flipped byte is caught by the CRC.

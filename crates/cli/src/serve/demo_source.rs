@@ -66,7 +66,7 @@ impl Demo {
             let res = match &entry.value {
                 Value::String(s) => w.write_string(key, &s.as_bytes(), entry.expire_at_ms),
                 Value::ZSet(z) => w.write_zset(key, z, entry.expire_at_ms),
-                Value::Other(_) => continue,
+                Value::Module(_) | Value::Other(_) => continue,
                 other => w.write_value(key, other, entry.expire_at_ms),
             };
             res.map_err(|e| e.to_string())?;
@@ -111,6 +111,7 @@ impl Demo {
                 | Value::Set(_)
                 | Value::Hash(_)
                 | Value::Stream(_)
+                | Value::Module(_)
                 | Value::Other(_) => 0,
             };
             rows.push(KeyRow {

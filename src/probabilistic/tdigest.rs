@@ -1,0 +1,288 @@
+//! RedisBloom's t-digest (`TDIS-TYPE`, encoding version 0; the merging t-digest of
+//! RedisBloom's t-digest-c).
+//!
+//! Fields in order: compression, min, max (doubles); capacity, merged node count, unmerged
+//! node count, total compressions (signed); merged weight, unmerged weight (doubles); then
+//! the merged centroids' means (doubles) followed by their weights (doubles holding
+//! integers). The module compresses before saving, so every centroid is merged.
+//!
+//! The estimators ([`TDigest::quantiles`], [`TDigest::cdf`], [`TDigest::trimmed_mean`]) follow
+//! t-digest-c's definitions: singleton centroids hold their whole weight at their mean, the
+//! first and last samples are known to be exactly `min` and `max`, and between two centroid
+//! means the cumulative weight is interpolated linearly.
+
+use super::{FieldError, Fields};
+
+/// A t-digest with its merged centroids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TDigest {
+    pub compression: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Centroid capacity (TDIGEST.INFO Capacity).
+    pub cap: i64,
+    pub unmerged_nodes: i64,
+    pub total_compressions: i64,
+    pub merged_weight: i64,
+    pub unmerged_weight: i64,
+    /// Centroid means, ascending.
+    pub means: Vec<f64>,
+    /// Centroid weights.
+    pub weights: Vec<i64>,
+}
+
+fn weighted_average(x1: f64, w1: f64, x2: f64, w2: f64) -> f64 {
+    let (x1, w1, x2, w2) = if x1 <= x2 {
+        (x1, w1, x2, w2)
+    } else {
+        (x2, w2, x1, w1)
+    };
+    let x = (x1 * w1 + x2 * w2) / (w1 + w2);
+    let lo = if x < x2 { x } else { x2 };
+    if x1 > lo {
+        x1
+    } else {
+        lo
+    }
+}
+
+impl TDigest {
+    /// Decodes the fields of a `TDIS-TYPE` value.
+    pub fn decode(mut f: Fields<'_>) -> Result<TDigest, FieldError> {
+        let compression = f.double("compression")?;
+        let min = f.double("min")?;
+        let max = f.double("max")?;
+        let cap = f.signed("capacity")?;
+        let merged = f.signed("merged node count")?;
+        let unmerged_nodes = f.signed("unmerged node count")?;
+        let total_compressions = f.signed("total compressions")?;
+        let merged_weight = f.double("merged weight")? as i64;
+        let unmerged_weight = f.double("unmerged weight")? as i64;
+        if merged < 0 || merged > cap || merged as u64 > (f.remaining() / 2) as u64 {
+            return Err(f.err(format!("merged node count {merged} is out of range")));
+        }
+        let mut means = Vec::with_capacity(merged as usize);
+        for _ in 0..merged {
+            means.push(f.double("centroid mean")?);
+        }
+        let mut weights = Vec::with_capacity(merged as usize);
+        for _ in 0..merged {
+            weights.push(f.double("centroid weight")? as i64);
+        }
+        f.finish()?;
+        Ok(TDigest {
+            compression,
+            min,
+            max,
+            cap,
+            unmerged_nodes,
+            total_compressions,
+            merged_weight,
+            unmerged_weight,
+            means,
+            weights,
+        })
+    }
+
+    /// Total weight of the observations.
+    pub fn size(&self) -> i64 {
+        self.merged_weight.wrapping_add(self.unmerged_weight)
+    }
+
+    /// The fraction of observations at most `val` (half of those equal), NaN when empty.
+    pub fn cdf(&self, val: f64) -> f64 {
+        let n = self.means.len();
+        if n == 0 {
+            return f64::NAN;
+        }
+        if val < self.min {
+            return 0.0;
+        }
+        if val > self.max {
+            return 1.0;
+        }
+        if n == 1 {
+            let width = self.max - self.min;
+            return if val - self.min <= width {
+                0.5
+            } else {
+                (val - self.min) / width
+            };
+        }
+        let total = self.merged_weight as f64;
+        let (m0, w0) = (self.means[0], self.weights[0] as f64);
+        if val < m0 {
+            let width = m0 - self.min;
+            return if width > 0.0 {
+                if val == self.min {
+                    0.5 / total
+                } else {
+                    (1.0 + (val - self.min) / width * (w0 / 2.0 - 1.0)) / total
+                }
+            } else {
+                0.0
+            };
+        }
+        let (ml, wl) = (self.means[n - 1], self.weights[n - 1] as f64);
+        if val > ml {
+            let width = self.max - ml;
+            return if width > 0.0 {
+                if val == self.max {
+                    1.0 - 0.5 / total
+                } else {
+                    1.0 - (1.0 + (self.max - val) / width * (wl / 2.0 - 1.0)) / total
+                }
+            } else {
+                1.0
+            };
+        }
+        let mut so_far = 0.0;
+        let mut it = 0;
+        while it < n - 1 {
+            let (m, w) = (self.means[it], self.weights[it] as f64);
+            let (mn, wn) = (self.means[it + 1], self.weights[it + 1] as f64);
+            if m == val {
+                let mut dw = 0.0;
+                while it < n && self.means[it] == val {
+                    dw += self.weights[it] as f64;
+                    it += 1;
+                }
+                return (so_far + dw / 2.0) / total;
+            } else if m <= val && val < mn {
+                if mn - m > 0.0 {
+                    let (mut left_ex, mut right_ex) = (0.0, 0.0);
+                    if w == 1.0 {
+                        if wn == 1.0 {
+                            return (so_far + 1.0) / total;
+                        }
+                        left_ex = 0.5;
+                    } else if wn == 1.0 {
+                        right_ex = 0.5;
+                    }
+                    let dw = (w + wn) / 2.0;
+                    let dw_ns = dw - left_ex - right_ex;
+                    let base = so_far + w / 2.0 + left_ex;
+                    return (base + dw_ns * (val - m) / (mn - m)) / total;
+                }
+                return (so_far + (w + wn) / 2.0) / total;
+            }
+            so_far += w;
+            it += 1;
+        }
+        1.0 - 0.5 / total
+    }
+
+    /// The value at cumulative weight `index`, continuing a scan at `(so_far, pos)`.
+    fn value_at(&self, index: f64, so_far: &mut f64, pos: &mut usize) -> f64 {
+        let n = self.means.len();
+        let total = self.merged_weight as f64;
+        let w0 = self.weights[0] as f64;
+        if w0 > 1.0 && index < w0 / 2.0 {
+            return self.min + (index - 1.0) / (w0 / 2.0 - 1.0) * (self.means[0] - self.min);
+        }
+        if index > total - 1.0 {
+            return self.max;
+        }
+        let (ml, wl) = (self.means[n - 1], self.weights[n - 1] as f64);
+        if wl > 1.0 && total - index <= wl / 2.0 {
+            return self.max - (total - index - 1.0) / (wl / 2.0 - 1.0) * (self.max - ml);
+        }
+        while *pos < n - 1 {
+            let i = *pos;
+            let (m, w) = (self.means[i], self.weights[i] as f64);
+            let (mn, wn) = (self.means[i + 1], self.weights[i + 1] as f64);
+            let dw = (w + wn) / 2.0;
+            if *so_far + dw > index {
+                let mut left_unit = 0.0;
+                if w == 1.0 {
+                    if index - *so_far < 0.5 {
+                        return m;
+                    }
+                    left_unit = 0.5;
+                }
+                let mut right_unit = 0.0;
+                if wn == 1.0 {
+                    if *so_far + dw - index <= 0.5 {
+                        return mn;
+                    }
+                    right_unit = 0.5;
+                }
+                let z1 = index - *so_far - left_unit;
+                let z2 = *so_far + dw - index - right_unit;
+                return weighted_average(m, z2, mn, z1);
+            }
+            *so_far += dw;
+            *pos += 1;
+        }
+        let z1 = index - total - wl / 2.0;
+        let z2 = wl / 2.0 - z1;
+        weighted_average(ml, z1, self.max, z2)
+    }
+
+    /// One quantile (`q` in [0, 1]), NaN when empty (td_quantile).
+    pub fn quantile(&self, q: f64) -> f64 {
+        if !(0.0..=1.0).contains(&q) || self.means.is_empty() {
+            return f64::NAN;
+        }
+        if self.means.len() == 1 {
+            return self.means[0];
+        }
+        let index = q * self.merged_weight as f64;
+        if index < 1.0 {
+            return self.min;
+        }
+        let mut so_far = self.weights[0] as f64 / 2.0;
+        self.value_at(index, &mut so_far, &mut 0)
+    }
+
+    /// Quantiles of an ascending run `qs`, scanned once (td_quantiles: no `index < 1` shortcut).
+    pub fn quantiles(&self, qs: &[f64]) -> Vec<f64> {
+        match self.means.len() {
+            0 => vec![f64::NAN; qs.len()],
+            1 => qs
+                .iter()
+                .map(|q| {
+                    if (0.0..=1.0).contains(q) {
+                        self.means[0]
+                    } else {
+                        f64::NAN
+                    }
+                })
+                .collect(),
+            _ => {
+                let mut so_far = self.weights[0] as f64 / 2.0;
+                let mut pos = 0;
+                qs.iter()
+                    .map(|q| self.value_at(q * self.merged_weight as f64, &mut so_far, &mut pos))
+                    .collect()
+            }
+        }
+    }
+
+    /// The mean of the observations between the `low` and `high` quantile cuts.
+    pub fn trimmed_mean(&self, low: f64, high: f64) -> f64 {
+        if self.means.is_empty() || !(0.0..=1.0).contains(&low) || !(0.0..=1.0).contains(&high) {
+            return f64::NAN;
+        }
+        if self.means.len() == 1 {
+            return self.means[0];
+        }
+        let total = self.merged_weight as f64;
+        let left = (total * low).floor();
+        let right = (total * high).ceil();
+        let (mut done, mut sum, mut count) = (0.0, 0.0, 0.0);
+        for (m, w) in self.means.iter().zip(&self.weights) {
+            let w = *w as f64;
+            let mut add = w;
+            add -= (left - done).max(0.0).min(add);
+            add = (right - done).max(0.0).min(add);
+            done += w;
+            sum += m * add;
+            count += add;
+            if done >= right {
+                break;
+            }
+        }
+        sum / count
+    }
+}
