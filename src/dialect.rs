@@ -47,6 +47,7 @@
 //! | `field_expiry_args` | HTTL & co: Redis 7.4 named errors, HEXPIRETIME rounded up; Valkey 9 `syntax error`, rounded down | rec HTTL/HEXPIRETIME on 7.4.1 vs 9.1.2 |
 //! | `xinfo_bare_syntax_error` | 6.0 `XINFO STREAM` without key: `ERR syntax error, try 'XINFO HELP'` | rec 6.0.9 vs 6.2.14 |
 //! | `zrange_negative_offset_from_end` | LIMIT -n on a skiplist: empty on 7.0 and older, from the range's end on 7.4 and Valkey 8 (7.2 assumed as 7.4) | rec geo_diff on 7.0.15; types_diff on 7.4.1 / Valkey 8.1.8 |
+//! | `probabilistic_builtin` | BF/CF/CMS/TOPK/TDIGEST built in from Redis 8.0; before, and on Valkey, only with RedisBloom loaded (a snapshot holding its values) | Redis 8.0 release notes (probabilistic data structures in Redis Open Source); rec `redis-7.4.1-bloom` |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -231,6 +232,9 @@ pub struct Profile {
     /// ZRANGE ... LIMIT with a negative offset on a skiplist-encoded sorted set counts back from
     /// the end of the range (else: an empty reply).
     pub zrange_negative_offset_from_end: bool,
+    /// The probabilistic types (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*) are built in (Redis 8.0+);
+    /// elsewhere their commands exist only when the snapshot holds the module's values.
+    pub probabilistic_builtin: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -297,6 +301,7 @@ const BASE: Profile = Profile {
     field_expiry_args: FieldExpiryArgs::Redis,
     xinfo_bare_syntax_error: false,
     zrange_negative_offset_from_end: false,
+    probabilistic_builtin: false,
 };
 
 /// Redis 6.0.
@@ -363,6 +368,7 @@ pub const REDIS_8_0: Profile = Profile {
     commands_of: (8, 0),
     coord_format: CoordFormat::Shortest,
     scan_unknown_type_error: true,
+    probabilistic_builtin: true,
     ..REDIS_7_4
 };
 /// Redis 8.2.

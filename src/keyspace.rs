@@ -99,6 +99,9 @@ pub struct Keyspace {
     clock_ms: Option<i64>,
     /// How many entries carry an expiry (0: no lookup needs the clock).
     expiring: usize,
+    /// A RedisBloom value was stored here: the module was loaded on the writer, so its
+    /// commands exist (sticky, as a loaded module stays loaded when its keys are deleted).
+    module_values: bool,
 }
 
 /// The current wall-clock time in Unix milliseconds (`Date.now()` on wasm32).
@@ -220,6 +223,7 @@ impl Keyspace {
             expire_at_ms,
         };
         self.expiring += entry.may_expire() as usize;
+        self.module_values |= matches!(entry.value, Value::Module(_));
         let old = self.entries.insert(key, entry);
         if old.is_some_and(|o| o.may_expire()) {
             self.expiring -= 1;
@@ -251,5 +255,12 @@ impl Keyspace {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.expiring = 0;
+        self.module_values = false;
+    }
+
+    /// True once a RedisBloom module value (Bloom, Cuckoo, Count-Min, Top-K, t-digest) has
+    /// been stored here: the snapshot's writer had the module, so its commands exist.
+    pub fn holds_module_values(&self) -> bool {
+        self.module_values
     }
 }

@@ -92,6 +92,21 @@ fn tables() -> [&'static [CommandSpec]; 15] {
     ]
 }
 
+/// True for the RedisBloom commands (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*): they exist where
+/// the profile has them built in (Redis 8.0+) or where the snapshot shows the module was
+/// loaded (it holds its values).
+fn is_module_command(spec: &CommandSpec) -> bool {
+    [
+        bloom::COMMANDS,
+        cuckoo::COMMANDS,
+        cms::COMMANDS,
+        topk::COMMANDS,
+        tdigest::COMMANDS,
+    ]
+    .iter()
+    .any(|t| t.iter().any(|c| std::ptr::eq(c, spec)))
+}
+
 /// Finds the spec of a command by name, case-insensitively.
 pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
     tables()
@@ -121,7 +136,12 @@ pub fn execute_in(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let Some(name) = argv.first() else {
         return Reply::err("ERR empty command");
     };
-    let Some(spec) = lookup(name).filter(|s| ctx.profile.has_command(s.name)) else {
+    let Some(spec) = lookup(name).filter(|s| {
+        ctx.profile.has_command(s.name)
+            && (!is_module_command(s)
+                || ctx.profile.probabilistic_builtin
+                || ctx.ks.holds_module_values())
+    }) else {
         return Reply::err(ctx.profile.unknown_command(argv));
     };
     let n = argv.len() as i32;
@@ -160,6 +180,22 @@ mod tests {
         assert_eq!(
             execute_str(&mut ks, &["dbsize", "x"]),
             Reply::err("ERR wrong number of arguments for 'dbsize' command")
+        );
+    }
+
+    #[test]
+    fn module_commands_exist_where_the_module_does() {
+        use crate::dialect::{REDIS_7_4, REDIS_8_0};
+        let mut ks = Keyspace::new();
+        // Redis 7.4 without RedisBloom: an unknown command (as redis-server without
+        // --loadmodule answers); Redis 8.0 has the probabilistic types built in.
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_7_4, &["BF.EXISTS", "bf", "x"]),
+            Reply::err("ERR unknown command 'BF.EXISTS', with args beginning with: 'bf' 'x' ")
+        );
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_8_0, &["BF.EXISTS", "bf", "x"]),
+            Reply::Integer(0)
         );
     }
 }
