@@ -701,9 +701,10 @@ fn format_dist_fixed(d: f64) -> String {
     format!("{sign}{}.{:04}", a / 10000, a % 10000)
 }
 
-/// A double in the shortest form that reads back exactly, laid out as Redis 7.2's
-/// `d2string`: `nan`, `inf`, `-inf`, `0`, `-0`; an integral value within ±2^62 in plain
-/// digits; otherwise the shortest digits, plain with zeros appended when the decimal exponent
+/// A double as Redis 7.2+ / Valkey `d2string` prints it: `nan`, `inf`, `-inf`, `0`, `-0`; an
+/// integral value within ±2^62 in plain digits; otherwise fpconv's Grisu2 digits
+/// ([`crate::fpconv::grisu2`]: they read back exactly, sometimes one digit longer than the
+/// shortest), plain with zeros appended when the decimal exponent
 /// is below digits + 7, plain decimal when fewer than 7 digits follow the point (or the
 /// exponent is below 4), else `d.ddde±X` with an unpadded exponent.
 pub fn format_shortest(x: f64) -> String {
@@ -721,12 +722,10 @@ pub fn format_shortest(x: f64) -> String {
         return (x as i64).to_string();
     }
     let neg = x < 0.0;
-    let sci = format!("{:e}", x.abs());
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let e: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let (digits, k) = crate::fpconv::grisu2(x);
+    let digits = String::from_utf8_lossy(&digits);
     let nd = digits.len() as i32;
-    let k = e - nd + 1;
+    let e = k + nd - 1;
     let absexp = e.abs();
     let mut out = String::new();
     if neg {

@@ -19,6 +19,7 @@ pub mod chart;
 pub mod command;
 pub mod demo;
 pub mod dialect;
+pub mod fpconv;
 pub mod geo;
 pub mod glob;
 pub mod hash;
