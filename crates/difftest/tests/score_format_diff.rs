@@ -68,7 +68,7 @@ fn doubles(seed: u64) -> Vec<f64> {
     v
 }
 
-/// The shortest round-trip digits of `x` (as Rust's `{:e}` prints them).
+/// The shortest round-trip digits of `x` (as Rust's `{:e}` prints them), trailing zeros off.
 fn shortest_digits(x: f64) -> String {
     let s = format!("{:e}", x.abs());
     s.split('e')
@@ -76,7 +76,9 @@ fn shortest_digits(x: f64) -> String {
         .unwrap_or("")
         .chars()
         .filter(char::is_ascii_digit)
-        .collect()
+        .collect::<String>()
+        .trim_end_matches('0')
+        .to_string()
 }
 
 /// The digits of a server reply such as `$21\r\n6.0004292606045106e+4\r\n`.
@@ -143,7 +145,8 @@ fn zscore_bytes_match_every_server() {
                 let argv = vec![b"ZSCORE".to_vec(), key.to_vec(), member.clone()];
                 let want = c.query(&argv);
                 let got = s.execute(&argv).to_resp();
-                if key == b"zq" && reply_digits(&want) != shortest_digits(*x) {
+                let plain_integer = x.fract() == 0.0 && x.abs() <= 2f64.powi(62);
+                if key == b"zq" && !plain_integer && reply_digits(&want) != shortest_digits(*x) {
                     longer_than_shortest += 1;
                 }
                 if want != got {
@@ -163,11 +166,19 @@ fn zscore_bytes_match_every_server() {
         }
         println!(
             "{}: {} members ({rejected} rejected by ZADD), {mismatches} mismatches, \
-             {longer_than_shortest} replies whose digits differ from the shortest",
+             {longer_than_shortest} non-integral scores printed with digits other than the shortest",
             kind.name(),
             members.len()
         );
         assert!(members.len() > 4000, "{}: too few members", kind.name());
+        if kind != ServerKind::Redis7_0 {
+            // 60004.29260604511 and 227.2205495124593 at least (recorded one digit longer).
+            assert!(
+                longer_than_shortest >= 2,
+                "{}: Grisu2's longer digits not exercised",
+                kind.name()
+            );
+        }
     }
     assert!(
         tested >= 2,
