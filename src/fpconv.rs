@@ -301,6 +301,20 @@ mod tests {
     }
 
     #[test]
+    fn recorded_replies() {
+        use crate::dialect::format_shortest;
+        // Valkey 9.1.2 ZSCORE, Redis 7.4.1 + RedisBloom, and Redis 7.4.1 ZSCORE of 1e23
+        // (score_format_diff).
+        assert_eq!(format_shortest(60004.29260604511), "6.0004292606045106e+4");
+        assert_eq!(format_shortest(227.2205495124593), "227.22054951245931");
+        assert_eq!(format_shortest(1e23), "99999999999999990000000");
+        assert_eq!(
+            format_shortest(-4.385259394337463e229),
+            "-4.3852593943374633e+229"
+        );
+    }
+
+    #[test]
     fn grisu2_reads_back() {
         let mut s = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..200_000 {
