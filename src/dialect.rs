@@ -66,8 +66,9 @@ pub enum Family {
 pub enum ScoreFormat {
     /// C `%.17g` (Redis up to 7.0).
     G17,
-    /// The shortest digits that read back exactly, laid out as Redis 7.2's `d2string`
-    /// (integers up to 2^62 plainly, otherwise fpconv's plain/decimal/scientific rules).
+    /// fpconv's Grisu2 digits (the shortest that read back, sometimes one more;
+    /// [`crate::fpconv`]), laid out as Redis 7.2's `d2string` (integers up to 2^62 plainly,
+    /// otherwise fpconv's plain/decimal/scientific rules).
     Shortest,
 }
 
