@@ -44,10 +44,13 @@
 //! | `stream_v7_fields` | XINFO STREAM/GROUPS 7.0 fields | rec XINFO STREAM on 6.2.14 vs 7.0.15 |
 //! | `stream_exclusive_ranges` | `(id` bounds from 6.2 | rec 6.0.9 XRANGE `(5-1` invalid id |
 //! | `sinter_stops_at_missing` | 6.0: empty at the first missing key | rec 6.0.9 SINTER missing str:plain |
-//! | `field_expiry_args` | HTTL & co: Redis 7.4 named errors, HEXPIRETIME rounded up; Valkey 9 `syntax error`, rounded down | rec HTTL/HEXPIRETIME on 7.4.1 vs 9.1.2 |
+//! | `field_expiry_args` | HTTL & co: Redis 7.4 named errors, HEXPIRETIME rounded up; Valkey 9 `syntax error`, rounded to nearest (new-user trial: 1796220601749 ms → 1796220602) | rec HTTL/HEXPIRETIME on 7.4.1 vs 9.1.2 |
 //! | `xinfo_bare_syntax_error` | 6.0 `XINFO STREAM` without key: `ERR syntax error, try 'XINFO HELP'` | rec 6.0.9 vs 6.2.14 |
 //! | `zrange_negative_offset_from_end` | LIMIT -n on a skiplist: empty on 7.0 and older, from the range's end on 7.4 and Valkey 8 (7.2 assumed as 7.4) | rec geo_diff on 7.0.15; types_diff on 7.4.1 / Valkey 8.1.8 |
 //! | `probabilistic_builtin` | BF/CF/CMS/TOPK/TDIGEST built in from Redis 8.0; before, and on Valkey, only with RedisBloom loaded (a snapshot holding its values) | Redis 8.0 release notes (probabilistic data structures in Redis Open Source); rec `redis-7.4.1-bloom` |
+//! | `geo_unit_error` | 6.x `please use m, km, ft, mi`; 7.0+ upper case | new-user trial: GEODIST on 6.2.14 vs 7.4.1 / Valkey 9.1.2 |
+//! | `lpos_rank_min_rejected` | RANK i64::MIN: acts as -1 on 6.2/7.0, out of range 7.2+ | new-user trial on 6.2.14; types_diff on 7.0.15 / 7.4.1 |
+//! | `zscan_noscores` | ZSCAN NOSCORES on Valkey 9 only | new-user trial: Valkey 9.1.2 members only; 7.4.1 syntax error |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -236,6 +239,12 @@ pub struct Profile {
     /// The probabilistic types (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*) are built in (Redis 8.0+);
     /// elsewhere their commands exist only when the snapshot holds the module's values.
     pub probabilistic_builtin: bool,
+    /// The GEO unknown-unit error (6.x lower-case unit names).
+    pub geo_unit_error: &'static str,
+    /// LPOS refuses `RANK -9223372036854775808` (7.2+; before, it acts as -1).
+    pub lpos_rank_min_rejected: bool,
+    /// ZSCAN takes NOSCORES (Valkey 9).
+    pub zscan_noscores: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -245,7 +254,7 @@ pub enum FieldExpiryArgs {
     /// positive integer", "The `numfields` parameter must match ..."); seconds rounded up.
     Redis,
     /// Valkey 9: `ERR syntax error` for a missing FIELDS, a non-positive or mismatched count,
-    /// the integer error for a non-integer count; HEXPIRETIME seconds rounded down.
+    /// the integer error for a non-integer count; HEXPIRETIME seconds rounded to nearest.
     Valkey,
 }
 
@@ -303,6 +312,9 @@ const BASE: Profile = Profile {
     xinfo_bare_syntax_error: false,
     zrange_negative_offset_from_end: false,
     probabilistic_builtin: false,
+    geo_unit_error: "ERR unsupported unit provided. please use M, KM, FT, MI",
+    lpos_rank_min_rejected: false,
+    zscan_noscores: false,
 };
 
 /// Redis 6.0.
@@ -335,6 +347,7 @@ pub const REDIS_6_2: Profile = Profile {
     lpos_rank_zero:
         "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second, ...",
     stream_v7_fields: false,
+    geo_unit_error: "ERR unsupported unit provided. please use m, km, ft, mi",
     ..BASE
 };
 /// Redis 7.0, the profile bitlens answered as before profiles existed.
@@ -348,6 +361,7 @@ pub const REDIS_7_2: Profile = Profile {
     set_listpack: true,
     list_listpack: true,
     zrange_negative_offset_from_end: true,
+    lpos_rank_min_rejected: true,
     commands_of: (7, 2),
     ..BASE
 };
@@ -441,6 +455,7 @@ pub const VALKEY_9_0: Profile = Profile {
     embstr: EmbstrRule::KeyAndValue(114),
     hash_ex_encoding: "hashtable",
     field_expiry_args: FieldExpiryArgs::Valkey,
+    zscan_noscores: true,
     ..VALKEY_8_1
 };
 
@@ -853,5 +868,69 @@ mod tests {
         assert!(VALKEY_8_1.is_embstr(31, 9) && !VALKEY_8_1.is_embstr(32, 10));
         assert!(VALKEY_9_0.is_embstr(4, 109) && !VALKEY_9_0.is_embstr(4, 110));
         assert!(VALKEY_9_0.is_embstr(32, 79) && !VALKEY_9_0.is_embstr(32, 80));
+    }
+
+    #[test]
+    fn new_user_trial_replies() {
+        // Replies a new-user trial recorded from Redis 6.2.14, 7.4.1 and Valkey 9.1.2.
+        use crate::command::execute_as;
+        use crate::keyspace::{Keyspace, Value};
+        use crate::reply::Reply;
+        let mut ks = Keyspace::new();
+        ks.set(
+            b"geo".to_vec(),
+            Value::ZSet(crate::zset::ZSet::from_pairs(vec![
+                (b"Palermo".to_vec(), 3479099956230698.0),
+                (b"Catania".to_vec(), 3479447370796909.0),
+            ])),
+        );
+        let geodist = ["GEODIST", "geo", "Palermo", "Catania", "parsecs"];
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_6_2, &geodist),
+            Reply::err("ERR unsupported unit provided. please use m, km, ft, mi")
+        );
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_7_4, &geodist),
+            Reply::err("ERR unsupported unit provided. please use M, KM, FT, MI")
+        );
+        ks.set(
+            b"l".to_vec(),
+            Value::List(crate::list::List::from_elements(["a", "c", "b"])),
+        );
+        let lpos = ["LPOS", "l", "c", "RANK", "-9223372036854775808"];
+        assert_eq!(execute_as(&mut ks, &REDIS_6_2, &lpos), Reply::Integer(1));
+        assert!(execute_as(&mut ks, &REDIS_7_4, &lpos).is_error());
+        ks.set(
+            b"hf".to_vec(),
+            Value::Hash(crate::hash::Hash::from_fields([(
+                "a",
+                "1",
+                Some(1_796_220_601_749),
+            )])),
+        );
+        let hexp = ["HEXPIRETIME", "hf", "FIELDS", "1", "a"];
+        assert_eq!(
+            execute_as(&mut ks, &VALKEY_9_0, &hexp),
+            Reply::Array(vec![Reply::Integer(1_796_220_602)])
+        );
+        ks.set(
+            b"z".to_vec(),
+            Value::ZSet(crate::zset::ZSet::from_pairs(vec![
+                (b"d".to_vec(), 1.0),
+                (b"b".to_vec(), 2.0),
+            ])),
+        );
+        let zscan = ["ZSCAN", "z", "0", "NOSCORES"];
+        assert_eq!(
+            execute_as(&mut ks, &VALKEY_9_0, &zscan),
+            Reply::Array(vec![
+                Reply::bulk("0"),
+                Reply::Array(vec![Reply::bulk("d"), Reply::bulk("b")])
+            ])
+        );
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_7_4, &zscan),
+            Reply::syntax_error()
+        );
     }
 }

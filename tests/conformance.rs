@@ -5,39 +5,12 @@
 
 mod common;
 
-use common::conformance_dir;
+use common::{argv, conformance_dir, expected};
 use std::collections::BTreeMap;
 
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
 use serde_json::Value as Json;
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn expected(case: &Json, text: &str, hexkey: &str) -> Vec<u8> {
-    match (case.get(text), case.get(hexkey)) {
-        (_, Some(Json::String(h))) => hex(h),
-        (Some(Json::String(t)), _) => t.as_bytes().to_vec(),
-        _ => panic!("case {} has neither {text} nor {hexkey}", case["id"]),
-    }
-}
-
-fn argv(case: &Json) -> Vec<Vec<u8>> {
-    if let Some(Json::Array(a)) = case.get("argv_hex") {
-        return a.iter().map(|h| hex(h.as_str().unwrap())).collect();
-    }
-    case["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap().as_bytes().to_vec())
-        .collect()
-}
 
 struct Outcome {
     passed: usize,

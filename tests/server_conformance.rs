@@ -9,9 +9,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+mod common;
+
 use bitlens::dialect::Profile;
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::session::{Clock, Session};
+use common::{argv, expected};
 use serde_json::Value as Json;
 
 /// The recorded servers: folder name and the `--compat` profile of its release line (what the
@@ -28,33 +31,6 @@ const SERVERS: [(&str, &str); 6] = [
 
 fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn expected(case: &Json, text: &str, hexkey: &str) -> Vec<u8> {
-    match (case.get(text), case.get(hexkey)) {
-        (_, Some(Json::String(h))) => hex(h),
-        (Some(Json::String(t)), _) => t.as_bytes().to_vec(),
-        _ => panic!("case {} has neither {text} nor {hexkey}", case["id"]),
-    }
-}
-
-fn argv(case: &Json) -> Vec<Vec<u8>> {
-    if let Some(Json::Array(a)) = case.get("argv_hex") {
-        return a.iter().map(|h| hex(h.as_str().unwrap())).collect();
-    }
-    case["argv"]
-        .as_array()
-        .expect("argv")
-        .iter()
-        .map(|a| a.as_str().unwrap().as_bytes().to_vec())
-        .collect()
 }
 
 /// One RESP2 value as its exact bytes, with arrays split into their elements.

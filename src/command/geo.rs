@@ -57,7 +57,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// Metres per unit for `m`, `km`, `ft`, `mi` (case-insensitive).
-fn unit(arg: &[u8]) -> Result<f64, Reply> {
+fn unit(p: &Profile, arg: &[u8]) -> Result<f64, Reply> {
     let to_m = if is(arg, "m") {
         1.0
     } else if is(arg, "km") {
@@ -67,9 +67,7 @@ fn unit(arg: &[u8]) -> Result<f64, Reply> {
     } else if is(arg, "mi") {
         1609.34
     } else {
-        return Err(Reply::err(
-            "ERR unsupported unit provided. please use M, KM, FT, MI",
-        ));
+        return Err(Reply::err(p.geo_unit_error));
     };
     Ok(to_m)
 }
@@ -112,7 +110,7 @@ fn radius_unit(p: &Profile, r: &[u8], u: &[u8]) -> Result<(f64, f64), Reply> {
     if r < 0.0 {
         return Err(Reply::err("ERR radius cannot be negative"));
     }
-    Ok((r, unit(u)?))
+    Ok((r, unit(p, u)?))
 }
 
 /// The position of a member (its cell centre), or the profile's missing-member error.
@@ -279,7 +277,7 @@ fn run_search(
             if h < 0.0 || w < 0.0 {
                 return Err(Reply::err("ERR height or width cannot be negative"));
             }
-            to_m = unit(&rest[i + 3])?;
+            to_m = unit(p, &rest[i + 3])?;
             shape = ShapeArg::Box(w, h);
             bybox = true;
             i += 3;
@@ -431,7 +429,7 @@ fn geodist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let p = ctx.profile;
     let ks = &*ctx.ks;
     let to_m = match argv.len() {
-        5 => match unit(&argv[4]) {
+        5 => match unit(p, &argv[4]) {
             Ok(u) => u,
             Err(e) => return e,
         },

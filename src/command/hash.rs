@@ -249,7 +249,7 @@ fn expiry_read(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], what: ExpiryRead) -> Reply {
     }
     let secs = |ms: i64| {
         if valkey {
-            ms / 1000
+            ms.saturating_add(500) / 1000
         } else {
             ms.saturating_add(999) / 1000
         }

@@ -120,9 +120,8 @@ fn lpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             None => return not_integer(),
         };
         if is(opt, "rank") {
-            // PROFILE HOOK (dialect): Redis < 7.2 accepts RANK -9223372036854775808 (it then
-            // acts as -1); 7.2+ rejects it with this error.
-            if v == i64::MIN {
+            // Before 7.2 RANK -9223372036854775808 is accepted and acts as -1.
+            if v == i64::MIN && ctx.profile.lpos_rank_min_rejected {
                 return Reply::err(
                     "ERR value is out of range, value must between -9223372036854775807 and \
                      9223372036854775807",
@@ -131,7 +130,8 @@ fn lpos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             if v == 0 {
                 return Reply::err(ctx.profile.lpos_rank_zero);
             }
-            rank = v;
+            // (accepted i64::MIN acts as -1: rec LPOS on 6.2.14 and 7.0.15)
+            rank = if v == i64::MIN { -1 } else { v };
         } else if is(opt, "count") {
             if v < 0 {
                 return Reply::err("ERR COUNT can't be negative");

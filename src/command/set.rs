@@ -341,6 +341,17 @@ pub(super) fn parse_scan_opts<'a>(
     hash: bool,
     profile: &crate::dialect::Profile,
 ) -> Result<ScanOpts<'a>, Reply> {
+    parse_scan_opts_of(argv, hash, false, profile)
+}
+
+/// [`parse_scan_opts`] for ZSCAN (`zset`): NOSCORES keeps the members only where the profile
+/// has it (Valkey 9).
+pub(super) fn parse_scan_opts_of<'a>(
+    argv: &'a [Vec<u8>],
+    hash: bool,
+    zset: bool,
+    profile: &crate::dialect::Profile,
+) -> Result<ScanOpts<'a>, Reply> {
     let mut o = ScanOpts {
         pattern: None,
         count: 10,
@@ -359,6 +370,9 @@ pub(super) fn parse_scan_opts<'a>(
         } else if is(&argv[j], "match") && more {
             o.pattern = Some(&argv[j + 1]);
             j += 2;
+        } else if zset && is(&argv[j], "noscores") && profile.zscan_noscores {
+            o.novalues = true;
+            j += 1;
         } else if is(&argv[j], "novalues") && profile.hscan_novalues {
             // Servers without NOVALUES answer `ERR syntax error` for it (the else branch).
             if !hash {

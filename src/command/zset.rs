@@ -9,7 +9,7 @@
 //! the cursor being the position (Redis' cursors and order there come from its hash table).
 
 use super::args::{int_arg, is};
-use super::set::{parse_default, parse_scan_cursor, parse_scan_opts, scan_reply};
+use super::set::{parse_default, parse_scan_cursor, parse_scan_opts_of, scan_reply};
 use super::{CommandSpec, Ctx};
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
@@ -496,7 +496,7 @@ fn zscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(None) => return scan_reply(Vec::new(), true, 0, &parse_default()),
         Err(e) => return e,
     };
-    let o = match parse_scan_opts(argv, false, ctx.profile) {
+    let o = match parse_scan_opts_of(argv, false, true, ctx.profile) {
         Ok(o) => o,
         Err(e) => return e,
     };

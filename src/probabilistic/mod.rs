@@ -378,18 +378,8 @@ mod tests {
             &["TDIGEST.TRIMMED_MEAN", "K", "0.1", "0.9"],
             &["TDIGEST.INFO", "K"],
         ];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
         let (mut loaded, mut refused) = (0, 0);
-        for _ in 0..1500 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let mut bytes = DUMP.to_vec();
-            let at = 9 + (x as usize % (bytes.len() - 9));
-            bytes[at] ^= 1 << ((x >> 40) % 8);
-            if x.is_multiple_of(5) {
-                bytes.truncate(at);
-            }
+        for bytes in crate::rdb::mutate::mutations(DUMP, 1500, 0x2545_f491_4f6c_dd1du64) {
             match load_rdb(&bytes, &opts) {
                 Ok(snap) => {
                     loaded += 1;

@@ -22,6 +22,8 @@ pub(crate) mod encoded;
 pub mod format;
 mod input;
 pub mod lzf;
+#[cfg(test)]
+pub(crate) mod mutate;
 mod reader;
 mod values;
 mod writer;

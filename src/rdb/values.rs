@@ -665,18 +665,8 @@ mod tests {
             &["XINFO", "STREAM", "K"],
             &["XLEN", "K"],
         ];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let (mut loaded, mut refused) = (0, 0);
-        for _ in 0..3000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let mut bytes = good.clone();
-            let at = 9 + (x as usize % (bytes.len() - 9));
-            bytes[at] ^= 1 << ((x >> 40) % 8);
-            if x.is_multiple_of(5) {
-                bytes.truncate(at);
-            }
+        for bytes in crate::rdb::mutate::mutations(&good, 3000, 0x9e37_79b9_7f4a_7c15u64) {
             match load_rdb(&bytes, &opts) {
                 Ok(snap) => {
                     loaded += 1;

@@ -37,3 +37,38 @@ pub fn url_decode(s: &str) -> Vec<u8> {
     }
     out
 }
+
+/// Decodes a hex string (`resp_hex`, `argv_hex`, ... of a recorded case).
+pub fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// The expected bytes of a recorded case: field `hexkey` (hex) when present, else `text`.
+pub fn expected(case: &serde_json::Value, text: &str, hexkey: &str) -> Vec<u8> {
+    use serde_json::Value as Json;
+    match (case.get(text), case.get(hexkey)) {
+        (_, Some(Json::String(h))) => hex(h),
+        (Some(Json::String(t)), _) => t.as_bytes().to_vec(),
+        _ => panic!("case {} has neither {text} nor {hexkey}", case["id"]),
+    }
+}
+
+/// The argv of a recorded case (`argv_hex` when present, else `argv`).
+pub fn argv(case: &serde_json::Value) -> Vec<Vec<u8>> {
+    use serde_json::Value as Json;
+    if let Some(Json::Array(a)) = case.get("argv_hex") {
+        return a
+            .iter()
+            .map(|h| hex(h.as_str().expect("hex arg")))
+            .collect();
+    }
+    case["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .map(|a| a.as_str().expect("text arg").as_bytes().to_vec())
+        .collect()
+}
