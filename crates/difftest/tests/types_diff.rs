@@ -260,10 +260,15 @@ fn gen_data(rng: &mut fastrand::Rng, kind: ServerKind) -> Data {
                 word(rng, i >= 3)
             });
         }
+        if i == 2 {
+            // A short non-integer member: s:2 is a listpack set on 7.2+ in every snapshot.
+            c.push(v("member"));
+        }
         add(&mut d, format!("s:{i}"), c);
-        // Hashes: small (listpack) and big (hashtable).
+        // Hashes: small (listpack) and big (hashtable); h:0 has 2 fields at least, so that on
+        // 7.4 it always carries a field TTL (a listpackex hash in every snapshot).
         let n = if i < 3 {
-            rng.usize(1..30)
+            rng.usize(if i == 0 { 2 } else { 1 }..30)
         } else {
             rng.usize(150..400)
         };
@@ -279,8 +284,12 @@ fn gen_data(rng: &mut fastrand::Rng, kind: ServerKind) -> Data {
         if v74 && i % 2 == 0 && fields.len() > 1 {
             // Field expiry: a long TTL on some fields, 1 ms (expired before SAVE) on others;
             // the first field never expires, so the key survives.
-            let long: Vec<Vec<u8>> = fields[1..].iter().filter(|_| rng.bool()).cloned().collect();
-            if !long.is_empty() {
+            let mut long: Vec<Vec<u8>> =
+                fields[1..].iter().filter(|_| rng.bool()).cloned().collect();
+            if long.is_empty() {
+                long.push(fields[1].clone());
+            }
+            {
                 let mut c = vec![
                     v("HPEXPIRE"),
                     v(rng.u32(3_600_000..7_200_000).to_string()),
