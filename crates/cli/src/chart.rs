@@ -131,6 +131,32 @@ pub fn daily_keys(ks: &Keyspace, args: &ChartArgs) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Why [`daily_keys`] selected nothing: no key matches at all, or keys match but none falls
+/// in the `--from` / `--to` range (the message then gives the dates the keys do have).
+fn empty_selection(ks: &Keyspace, args: &ChartArgs) -> String {
+    let (all, what) = if args.keys.is_empty() {
+        (
+            analytics::string_keys_matching(ks, args.pattern.as_bytes()),
+            format!("match {:?}", args.pattern),
+        )
+    } else {
+        let given: Vec<Vec<u8>> = args.keys.iter().map(|k| k.as_bytes().to_vec()).collect();
+        (given, "were given with --keys".to_string())
+    };
+    let days: Vec<&[u8]> = all.iter().filter_map(|k| day_of(k)).collect();
+    match (days.iter().min(), days.iter().max()) {
+        (Some(first), Some(last)) if args.from.is_some() || args.to.is_some() => format!(
+            "{} keys {what}, but none is dated in the range {} .. {} (they run from {} to {})",
+            all.len(),
+            args.from.as_deref().unwrap_or("the start"),
+            args.to.as_deref().unwrap_or("the end"),
+            String::from_utf8_lossy(first),
+            String::from_utf8_lossy(last)
+        ),
+        _ => format!("no daily keys match {:?}", args.pattern),
+    }
+}
+
 fn parse_field(spec: &str) -> Result<u32, String> {
     spec.strip_prefix(['u', 'U'])
         .and_then(|w| w.parse::<u32>().ok())
@@ -150,7 +176,7 @@ pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
         Kind::Dau | Kind::Streaks | Kind::Retention => {
             let mut keys = daily_keys(ks, args);
             if keys.is_empty() {
-                return Err(format!("no daily keys match {:?}", args.pattern));
+                return Err(empty_selection(ks, args));
             }
             let maps = analytics::bitmaps(ks, &keys).map_err(|x| e(&x))?;
             match args.kind {

@@ -216,3 +216,32 @@ fn enums_bars_match_the_distribution_and_missing_key_is_an_error() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn empty_date_range_says_the_keys_match_and_gives_their_dates() {
+    let keys = daily_keys(&keyspace());
+    let first = String::from_utf8_lossy(&keys[0][keys[0].len() - 8..]).into_owned();
+    let last = String::from_utf8_lossy(&keys[29][keys[29].len() - 8..]).into_owned();
+    let rdb = dump();
+    let o = bitlens(
+        &[
+            "chart",
+            "dau",
+            "--rdb",
+            rdb.to_str().unwrap(),
+            "--svg",
+            "/nonexistent/x.svg",
+            "--from",
+            "20990101",
+        ],
+        b"",
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "30 keys match \"stats:active:*\", but none is dated in the range 20990101 .. the end (they run from {first} to {last})"
+        )),
+        "{err}"
+    );
+}

@@ -330,6 +330,90 @@ fn unreachable_redis_stops_start_up() {
 }
 
 #[test]
+fn bad_redis_url_and_bind_address_are_named_in_plain_words() {
+    let out = bitlens(&["serve", "--bind", "127.0.0.1:0", "--redis", "foo"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "bitlens: not a Redis URL: foo (expected redis://host:port, redis://user:password@host:port/db, rediss://host:port for TLS, or unix:///path/to/redis.sock)"
+    );
+    // `--bind localhost:PORT` resolves the name and listens on loopback.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bitlens"))
+        .args(["serve", "--bind", "localhost:0", "--static-dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        line.starts_with("bitlens serving on http://127.0.0.1:")
+            || line.starts_with("bitlens serving on http://[::1]:"),
+        "{line:?}"
+    );
+    let out = bitlens(&["serve", "--bind", "localhost:http"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"http\" is not a port number"));
+}
+
+#[test]
+fn every_error_has_a_json_body_naming_the_component() {
+    let served = Served::start(&[]);
+    let cases: [(&str, &str, u16, &str); 6] = [
+        ("GET", "/api/snapshot?match=%ZZ", 400, "request"),
+        ("GET", "/api/keys?match=ab%2", 400, "request"),
+        ("GET", "/api/info?x=1", 400, "request"),
+        ("GET", "/api/keys?x=1", 400, "request"),
+        ("POST", "/api/snapshot", 405, "request"),
+        ("DELETE", "/api/keys", 405, "request"),
+    ];
+    for (method, path, status, component) in cases {
+        let r = http_request(served.port, method, path, &[]);
+        assert_eq!(r.status, status, "{method} {path}");
+        assert_eq!(
+            r.header("content-type"),
+            Some("application/json"),
+            "{method} {path}"
+        );
+        let j = r.json();
+        assert_eq!(j["component"], component, "{method} {path}");
+        assert!(j["error"].as_str().is_some_and(|e| !e.is_empty()));
+    }
+    let r = http_request(served.port, "GET", "/api/info?x=1", &[]);
+    assert_eq!(
+        r.json()["error"],
+        "unknown parameter \"x\": this endpoint takes no parameters"
+    );
+    let r = http_request(served.port, "POST", "/api/snapshot", &[]);
+    assert_eq!(r.header("allow"), Some("GET, HEAD"));
+}
+
+#[test]
+fn bearer_scheme_is_case_insensitive() {
+    let served = Served::start(&["--token", "tok123"]);
+    for value in ["Bearer tok123", "bearer tok123", "BEARER  tok123"] {
+        let r = http_get(served.port, "/api/info", &[("Authorization", value)]);
+        assert_eq!(r.status, 200, "{value}");
+    }
+    let r = http_get(
+        served.port,
+        "/api/info",
+        &[("Authorization", "Basic tok123")],
+    );
+    assert_eq!(r.status, 401);
+    assert_eq!(r.json()["component"], "token");
+}
+
+#[test]
 fn first_reachable_seed_is_used() {
     let source = RedisServer::start(&[]);
     let _: () = redis::cmd("SET")
@@ -563,6 +647,16 @@ fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
         "{}",
         served.stderr()
     );
+    // The client that saw its body cut off asks /api/info: Redis is named, as the component
+    // and with the export's own failure.
+    let info = served.get("/api/info");
+    assert_eq!(info.status, 502);
+    let j = info.json();
+    assert_eq!(j["component"], "redis");
+    assert!(j["error"].as_str().unwrap().starts_with("Redis: "), "{j}");
+    let last = j["last_export_error"]["message"].as_str().unwrap().to_string();
+    assert!(served.stderr().contains(&format!("snapshot aborted: {last}")), "{last}");
+    assert!(j["last_export_error"]["at_ms"].as_u64().unwrap() > 1_700_000_000_000);
 
     // Redis comes back: the next request works.
     let mut redis = start_redis_on(port, dir.path());

@@ -54,7 +54,8 @@ pub struct ServeArgs {
     /// (default: the system's trusted roots).
     #[arg(long, value_name = "FILE")]
     pub redis_ca: Option<PathBuf>,
-    /// Address to listen on (loopback by default).
+    /// Address to listen on: `HOST:PORT`, `HOST` (port 8080), `[IPv6]:PORT` or `:PORT`
+    /// (loopback); host names such as `localhost` are resolved. Loopback by default.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub bind: String,
     /// Default key patterns for requests without `match` (repeatable; default `*`).
@@ -117,6 +118,10 @@ struct App {
     allow: Vec<Vec<u8>>,
     limits: Limits,
     dialect: crate::DialectArgs,
+    /// The last snapshot export that failed after its body had started (the client only sees
+    /// the body cut off): its message and when (Unix ms). Reported by `/api/info`, so that a
+    /// client can say what failed.
+    last_export_error: Mutex<Option<(String, u64)>>,
 }
 
 type Shared = Arc<App>;
@@ -231,6 +236,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
         allow: args.allow.iter().map(|m| m.as_bytes().to_vec()).collect(),
         dialect: args.dialect.clone(),
         limits,
+        last_export_error: Mutex::new(None),
     });
     let static_root = args.static_dir.clone().unwrap_or_else(find_static_root);
     let router = match build_router(app, &args, &static_root) {
@@ -240,10 +246,17 @@ async fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let listener = match tokio::net::TcpListener::bind(&args.bind).await {
+    let bind = match bind_address(&args.bind) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(&bind).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("bitlens: cannot listen on {}: {e}", args.bind);
+            eprintln!("bitlens: cannot listen on {bind}: {e}");
             return ExitCode::from(1);
         }
     };
@@ -274,6 +287,34 @@ async fn serve(args: ServeArgs) -> ExitCode {
             eprintln!("bitlens: server error: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// The `HOST:PORT` to listen on for a `--bind` value: `HOST` alone gets port 8080, `:PORT`
+/// gets the loopback address, a bare IPv6 address gets brackets. Host names are resolved by
+/// the listener. `Err` names the problem in plain words.
+fn bind_address(given: &str) -> Result<String, String> {
+    const PORT: u16 = 8080;
+    let given = given.trim();
+    if given.is_empty() {
+        return Err("--bind needs an address such as 127.0.0.1:8080 or localhost".into());
+    }
+    if given.parse::<std::net::Ipv6Addr>().is_ok() {
+        return Ok(format!("[{given}]:{PORT}"));
+    }
+    let (host, port) = match given.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(':') && (!h.contains(':') || h.ends_with(']')) => (h, Some(p)),
+        _ => (given, None),
+    };
+    let host = if host.is_empty() { "127.0.0.1" } else { host };
+    match port {
+        None => Ok(format!("{host}:{PORT}")),
+        Some(p) => match p.parse::<u16>() {
+            Ok(p) => Ok(format!("{host}:{p}")),
+            Err(_) => Err(format!(
+                "--bind {given:?}: {p:?} is not a port number (0 to 65535)"
+            )),
+        },
     }
 }
 
@@ -337,7 +378,8 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
             ServeDir::new(root.join("pkg")).not_found_service(not_found_svc()),
         )
         .merge(api)
-        .fallback(not_found))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed))
 }
 
 /// Any path the server does not have: 404 with a JSON error.
@@ -351,12 +393,29 @@ async fn not_found(axum::extract::OriginalUri(uri): axum::extract::OriginalUri) 
     )
 }
 
+/// A method other than GET (or HEAD) on a known path: 405 with a JSON error.
+async fn method_not_allowed(
+    method: Method,
+    axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
+) -> Response {
+    let mut r = api_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &format!(
+            "method {method} is not allowed on {}: the API answers GET only",
+            uri.path()
+        ),
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    r
+}
+
 async fn check_token(token: &str, req: Request, next: Next) -> Response {
     let given = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(bearer_credentials)
         .unwrap_or("");
     // Compare without an early exit on the first differing byte.
     let same = given.len() == token.len()
@@ -372,16 +431,90 @@ async fn check_token(token: &str, req: Request, next: Next) -> Response {
     }
 }
 
-fn api_error(status: StatusCode, message: &str) -> Response {
-    (status, Json(json!({ "error": message }))).into_response()
+/// The credentials of an `Authorization: Bearer TOKEN` header value. The scheme name is
+/// case-insensitive and may be followed by several spaces (RFC 9110 §11.1, RFC 6750 §2.1).
+fn bearer_credentials(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim_start_matches(' '))
 }
 
-/// The `match` parameters of a query string (percent-decoded), in order.
-fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
-    form_urlencoded::parse(query.unwrap_or("").as_bytes())
-        .filter(|(k, _)| k == "match")
-        .map(|(_, v)| v.as_bytes().to_vec())
-        .collect()
+/// A JSON error answer: `{"error": message, "component": c}`, where the component names what
+/// failed: `"request"` (the client's request), `"token"`, `"allow-list"`, `"redis"` (the
+/// Redis server behind the API), `"api"` (this server) or `"limit"` (a per-request limit).
+fn api_error(status: StatusCode, message: &str) -> Response {
+    let component = match status {
+        StatusCode::UNAUTHORIZED => "token",
+        StatusCode::FORBIDDEN => "allow-list",
+        StatusCode::BAD_GATEWAY | StatusCode::GATEWAY_TIMEOUT => "redis",
+        StatusCode::PAYLOAD_TOO_LARGE => "limit",
+        s if s.is_client_error() => "request",
+        _ => "api",
+    };
+    (
+        status,
+        Json(json!({ "error": message, "component": component })),
+    )
+        .into_response()
+}
+
+/// The parameters of a query string, percent-decoded, in order; `Err` (a 400 answer) when a
+/// `%` is not followed by two hex digits, or when a parameter is not one of `allowed`.
+fn query_params(
+    query: Option<&str>,
+    allowed: &[&str],
+) -> Result<Vec<(String, Vec<u8>)>, Box<Response>> {
+    let raw = query.unwrap_or("");
+    let bytes = raw.as_bytes();
+    if let Some(at) = (0..bytes.len()).find(|&i| {
+        bytes[i] == b'%'
+            && !(i + 2 < bytes.len()
+                && bytes[i + 1].is_ascii_hexdigit()
+                && bytes[i + 2].is_ascii_hexdigit())
+    }) {
+        let end = (at + 3).min(raw.len());
+        let shown = String::from_utf8_lossy(&bytes[at..end]).into_owned();
+        return Err(Box::new(api_error(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "bad percent-encoding {shown:?} at byte {at} of the query: a % must be followed by two hex digits (%25 for a literal %)"
+            ),
+        )));
+    }
+    // Decoded as bytes: a pattern may hold any byte (`%FF`), which a UTF-8 decode would
+    // silently turn into U+FFFD.
+    let decode = |part: &str| -> Vec<u8> {
+        let spaced = part.replace('+', " ");
+        percent_encoding::percent_decode_str(&spaced).collect()
+    };
+    let params: Vec<(String, Vec<u8>)> = raw
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (String::from_utf8_lossy(&decode(k)).into_owned(), decode(v))
+        })
+        .collect();
+    if let Some((name, _)) = params.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+        let expected = if allowed.is_empty() {
+            "this endpoint takes no parameters".to_string()
+        } else {
+            format!(
+                "the parameters are {}",
+                allowed
+                    .iter()
+                    .map(|a| format!("{a}="))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return Err(Box::new(api_error(
+            StatusCode::BAD_REQUEST,
+            &format!("unknown parameter {name:?}: {expected}"),
+        )));
+    }
+    Ok(params)
 }
 
 /// The patterns a request asks for; 400 when one is empty (`match=`), 403 when the allow-list
@@ -389,17 +522,10 @@ fn match_params(query: Option<&str>) -> Vec<Vec<u8>> {
 fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
     // Any other parameter is a mistake (a typo such as `matches=` would otherwise export the
     // default patterns, or everything): refuse it by name.
-    if let Some((name, _)) =
-        form_urlencoded::parse(query.unwrap_or("").as_bytes()).find(|(k, _)| k != "match")
-    {
-        return Err(Box::new(api_error(
-            StatusCode::BAD_REQUEST,
-            &format!(
-                "unknown parameter {name:?}: the only parameter is match=PATTERN (repeatable)"
-            ),
-        )));
-    }
-    let mut patterns = match_params(query);
+    let mut patterns: Vec<Vec<u8>> = query_params(query, &["match"])?
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect();
     if patterns.iter().any(|p| p.is_empty()) {
         return Err(Box::new(api_error(
             StatusCode::BAD_REQUEST,
@@ -450,6 +576,7 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
     let (tx, rx) = mpsc::channel(2);
     let limits = app.limits;
     let exports = app.exports.clone();
+    let app2 = app.clone();
     match &app.source {
         Source::Demo(demo) => {
             let demo = demo.clone();
@@ -458,7 +585,7 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
                     return;
                 };
                 let res = demo.write_snapshot(&patterns, &filter, limits, &tx).await;
-                finish_stream(res, &tx).await;
+                finish_stream(&app2, res, &tx).await;
             });
         }
         Source::Redis(src) => {
@@ -468,7 +595,7 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
                     return;
                 };
                 let res = src.write_snapshot(&patterns, &filter, limits, &tx).await;
-                finish_stream(res, &tx).await;
+                finish_stream(&app2, res, &tx).await;
             });
         }
     }
@@ -509,10 +636,17 @@ pub(crate) fn export_error_status(message: &str) -> StatusCode {
     }
 }
 
-async fn finish_stream(res: Result<(), String>, tx: &ChunkTx) {
+async fn finish_stream(app: &App, res: Result<(), String>, tx: &ChunkTx) {
     if let Err(e) = res {
         if e != "client disconnected" {
             eprintln!("bitlens: snapshot aborted: {e}");
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0);
+            *app.last_export_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some((e.clone(), now));
             let _ = tx.send(Err(io::Error::other(e))).await;
         }
     }
@@ -548,7 +682,10 @@ async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
     }
 }
 
-async fn info(State(app): State<Shared>) -> Response {
+async fn info(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
+    if let Err(r) = query_params(q.as_deref(), &[]) {
+        return *r;
+    }
     let conventions = json!({
         "active": "stats:active:{YYYYMMDD}",
         "sign": "sign:{uid}:{YYYYMM}",
@@ -566,13 +703,36 @@ async fn info(State(app): State<Shared>) -> Response {
         .iter()
         .map(|p| String::from_utf8_lossy(p).into_owned())
         .collect();
+    let last_error = app
+        .last_export_error
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .map(|(message, at_ms)| json!({ "message": message, "at_ms": at_ms }));
     let mut v = match &app.source {
         Source::Demo(demo) => demo.info(),
         Source::Redis(src) => match (**src).clone().info().await {
             Ok(v) => v,
-            Err(e) => return api_error(StatusCode::BAD_GATEWAY, &format!("Redis: {e}")),
+            Err(e) => {
+                let mut r = api_error(StatusCode::BAD_GATEWAY, &format!("Redis: {e}"));
+                if let Some(last) = last_error {
+                    // Rebuilt with the last export failure, which is what a client that saw
+                    // its download cut off wants to know.
+                    r = (
+                        StatusCode::BAD_GATEWAY,
+                        Json(json!({
+                            "error": format!("Redis: {e}"),
+                            "component": "redis",
+                            "last_export_error": last,
+                        })),
+                    )
+                        .into_response();
+                }
+                return r;
+            }
         },
     };
+    v["last_export_error"] = last_error.unwrap_or(serde_json::Value::Null);
     v["conventions"] = conventions;
     v["default_match"] = json!(defaults);
     v["allow"] = json!(allow);
@@ -590,12 +750,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn match_params_decode_and_repeat() {
+    fn query_params_decode_repeat_and_refuse() {
+        let p = query_params(Some("match=stats%3A*&match=uv:*+x&match=%ff"), &["match"]).unwrap();
         assert_eq!(
-            match_params(Some("match=stats%3A*&x=1&match=uv:*+x")),
-            vec![b"stats:*".to_vec(), b"uv:* x".to_vec()]
+            p.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+            vec![b"stats:*".to_vec(), b"uv:* x".to_vec(), vec![0xff]]
         );
-        assert!(match_params(None).is_empty());
+        assert!(query_params(None, &["match"]).unwrap().is_empty());
+        for bad in ["match=%ZZ", "match=abc%", "match=a%2", "%zz=1"] {
+            let r = query_params(Some(bad), &["match"]).unwrap_err();
+            assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+        assert_eq!(
+            query_params(Some("x=1"), &[]).unwrap_err().status(),
+            StatusCode::BAD_REQUEST
+        );
+        assert!(query_params(Some(""), &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn bind_addresses() {
+        assert_eq!(bind_address("localhost").unwrap(), "localhost:8080");
+        assert_eq!(bind_address("localhost:9000").unwrap(), "localhost:9000");
+        assert_eq!(bind_address(":9000").unwrap(), "127.0.0.1:9000");
+        assert_eq!(bind_address("0.0.0.0").unwrap(), "0.0.0.0:8080");
+        assert_eq!(bind_address("::1").unwrap(), "[::1]:8080");
+        assert_eq!(bind_address("[::1]:81").unwrap(), "[::1]:81");
+        assert!(bind_address("localhost:http")
+            .unwrap_err()
+            .contains("not a port number"));
+        assert!(bind_address("").is_err());
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_credentials("Bearer tok"), Some("tok"));
+        assert_eq!(bearer_credentials("bearer tok"), Some("tok"));
+        assert_eq!(bearer_credentials("BEARER   tok"), Some("tok"));
+        assert_eq!(bearer_credentials("Basic tok"), None);
+        assert_eq!(bearer_credentials("Bearertok"), None);
     }
 
     #[test]
@@ -608,6 +801,7 @@ mod tests {
             defaults: vec![b"*".to_vec()],
             allow: vec![b"stats:*".to_vec()],
             dialect: Default::default(),
+            last_export_error: Mutex::new(None),
             limits: Limits {
                 max_keys: 1,
                 max_bytes: 1,

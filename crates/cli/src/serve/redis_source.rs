@@ -330,6 +330,10 @@ impl RedisSource {
         ca: Option<&Path>,
         read_replicas: bool,
     ) -> Result<RedisSource, String> {
+        // A URL that is not one is a typo to fix before anything is tried.
+        for url in urls {
+            parse_url(url)?;
+        }
         let mut errors = Vec::new();
         for url in urls {
             match Self::connect(url, ca, read_replicas).await {
@@ -356,9 +360,7 @@ impl RedisSource {
         ca: Option<&Path>,
         read_replicas: bool,
     ) -> Result<RedisSource, String> {
-        let info = url
-            .into_connection_info()
-            .map_err(|e| format!("bad URL: {e}"))?;
+        let info = parse_url(url)?;
         let db = u64::try_from(info.redis.db).unwrap_or(0);
         let pem = match ca {
             Some(path) => Some(
@@ -996,5 +998,43 @@ mod tests {
         assert_eq!(display_url("redis://:secret@host:1"), "redis://host:1");
         assert_eq!(display_url("redis://host:1/0"), "redis://host:1/0");
         assert_eq!(display_url("rediss://u:p@a@host"), "rediss://u@host");
+    }
+}
+
+/// The connection info of a `--redis` URL; `Err` says in plain words what a URL looks like.
+fn parse_url(url: &str) -> Result<redis::ConnectionInfo, String> {
+    const EXPECTED: &str = "expected redis://host:port, redis://user:password@host:port/db, rediss://host:port for TLS, or unix:///path/to/redis.sock";
+    let known = ["redis://", "rediss://", "unix://", "redis+unix://"];
+    let lower = url.to_ascii_lowercase();
+    if !known.iter().any(|k| lower.starts_with(k)) {
+        return Err(format!(
+            "not a Redis URL: {} ({EXPECTED})",
+            display_url(url)
+        ));
+    }
+    url.into_connection_info().map_err(|e| {
+        let why = e.detail().unwrap_or("it did not parse");
+        format!("not a Redis URL: {} ({why}; {EXPECTED})", display_url(url))
+    })
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::parse_url;
+
+    #[test]
+    fn bad_urls_are_named_in_plain_words() {
+        let e = parse_url("foo").unwrap_err();
+        assert!(
+            e.starts_with("not a Redis URL: foo (expected redis://host:port"),
+            "{e}"
+        );
+        let e = parse_url("redis://host:notaport").unwrap_err();
+        assert!(
+            e.starts_with("not a Redis URL: redis://host:notaport ("),
+            "{e}"
+        );
+        assert!(!e.contains("InvalidClientConfig"), "{e}");
+        assert!(parse_url("redis://127.0.0.1:6379/2").is_ok());
     }
 }

@@ -200,9 +200,17 @@ impl HttpResponse {
 
 /// `GET path` over HTTP/1.1 with `Connection: close`; decodes a chunked body.
 pub fn http_get(port: u16, path: &str, headers: &[(&str, &str)]) -> HttpResponse {
+    http_request(port, "GET", path, headers)
+}
+
+/// `METHOD path` (no request body) over HTTP/1.1 with `Connection: close`; decodes a chunked
+/// body.
+pub fn http_request(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> HttpResponse {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
-    let mut req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n"
+    );
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
