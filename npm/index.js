@@ -2,8 +2,33 @@
 // the wasm engine (init + Engine, synchronous API; snapshotInfo tells what a file is, profiles
 // lists the server profiles `compat` takes) and the Web Worker client (createEngine).
 // The <bitlens-panel> element is the separate entry `bitlens/panel`.
+//
+// `init()` with no argument finds `pkg/bitlens_bg.wasm` next to this module: with `fetch` in
+// browsers and bundlers (wasm-bindgen's own default), and by reading the file in Node, whose
+// `fetch` cannot load `file:` URLs. Any argument is passed to wasm-bindgen's init unchanged
+// (a URL, a Response, bytes, a WebAssembly.Module, or `{ module_or_path }`).
 
-export {
-  default, default as init, initSync, Engine, profiles, snapshotInfo,
-} from './pkg/bitlens.js';
+import wasmInit from './pkg/bitlens.js';
+
+export { initSync, Engine, profiles, snapshotInfo } from './pkg/bitlens.js';
 export { createEngine } from './www/engine-client.js';
+
+const inNode = typeof process !== 'undefined' && !!process.versions?.node
+  && typeof window === 'undefined' && typeof WorkerGlobalScope === 'undefined';
+
+/**
+ * Loads and instantiates the wasm engine once (later calls return the same promise result).
+ * @param {*} [input] what wasm-bindgen's init takes; omitted: the wasm next to this module.
+ */
+export default async function init(input) {
+  if (input === undefined && inNode) {
+    // A computed specifier, ignored by bundlers, so browser builds never see node:fs.
+    const fsModule = 'node:fs/promises';
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsModule);
+    const bytes = await readFile(new URL('./pkg/bitlens_bg.wasm', import.meta.url));
+    return wasmInit({ module_or_path: bytes });
+  }
+  return wasmInit(input);
+}
+
+export { init };
