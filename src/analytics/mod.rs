@@ -27,6 +27,7 @@ pub mod enums;
 pub mod offsets;
 pub mod signin;
 pub mod tags;
+pub mod userid;
 pub mod windows;
 
 use std::borrow::Cow;

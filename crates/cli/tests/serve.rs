@@ -654,8 +654,16 @@ fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
     let j = info.json();
     assert_eq!(j["component"], "redis");
     assert!(j["error"].as_str().unwrap().starts_with("Redis: "), "{j}");
-    let last = j["last_export_error"]["message"].as_str().unwrap().to_string();
-    assert!(served.stderr().contains(&format!("snapshot aborted: {last}")), "{last}");
+    let last = j["last_export_error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        served
+            .stderr()
+            .contains(&format!("snapshot aborted: {last}")),
+        "{last}"
+    );
     assert!(j["last_export_error"]["at_ms"].as_u64().unwrap() > 1_700_000_000_000);
 
     // Redis comes back: the next request works.
