@@ -20,7 +20,6 @@ pub mod bitmap;
 pub mod chart;
 pub mod classify;
 pub mod command;
-pub mod demo;
 pub mod dialect;
 pub mod fpconv;
 pub mod geo;
