@@ -117,10 +117,11 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
             );
         }
         // By content, without walking the keys (the wasm snapshotInfo).
-        let id = bitlens::inspect::identify(rdb);
-        assert_eq!(id["kind"], "rdb", "{name}");
-        assert_eq!(id["writer"]["server"], w.server(), "{name}");
-        assert_eq!(id["writer"]["magic"], w.format.magic(), "{name}");
+        let id = bitlens::rdb::identify(rdb);
+        assert_eq!(id.kind(), "rdb", "{name}");
+        let idw = id.writer.as_ref().unwrap();
+        assert_eq!(idw.server(), w.server(), "{name}");
+        assert_eq!(idw.format.magic(), w.format.magic(), "{name}");
         let shown = w
             .valkey_ver
             .clone()
@@ -199,7 +200,7 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
             if let Some(d) = e.get("dump_hex").and_then(Json::as_str) {
                 let payload = hex(d);
                 assert_eq!(
-                    bitlens::inspect::identify(&payload)["kind"],
+                    bitlens::rdb::identify(&payload).kind(),
                     "dump",
                     "{ctx} DUMP"
                 );
