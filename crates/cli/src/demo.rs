@@ -84,7 +84,7 @@ impl Rng {
 
 /// Sets bit `offset` as SETBIT does (bit 0 = most significant bit of byte 0), growing the
 /// string as needed.
-fn set_bit(bytes: &mut Vec<u8>, offset: u32) {
+pub(crate) fn set_bit(bytes: &mut Vec<u8>, offset: u32) {
     let i = (offset >> 3) as usize;
     if bytes.len() <= i {
         bytes.resize(i + 1, 0);
@@ -105,7 +105,7 @@ fn persona_thresholds(persona: usize, weekend: bool, festival: bool) -> u64 {
 }
 
 /// Persona of a user: 6 % loyal, 14 % regular, 50 % casual, 30 % dormant.
-fn persona(uid: u32) -> usize {
+pub(crate) fn persona(uid: u32) -> usize {
     let h = Rng::new(0x5eed_0001 ^ (u64::from(uid) << 20)).next_u64() % 100;
     match h {
         0..=5 => 0,
@@ -407,6 +407,7 @@ pub fn demo_keyspace() -> Keyspace {
     for (key, zset) in geo_sets() {
         ks.set(key.into_bytes(), Value::ZSet(zset));
     }
+    crate::demo_views::add(&mut ks);
     ks
 }
 

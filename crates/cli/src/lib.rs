@@ -1,5 +1,7 @@
 //! The parts of the `bitlens` CLI that its integration tests read too.
 //!
-//! - [`demo`]: the built-in demo data set `bitlens serve` exports when no Redis is given.
+//! - [`demo`]: the built-in demo data set `bitlens serve` exports when no Redis is given;
+//!   [`demo_views`] adds the keys of the panel's seed views (April sign-ins, crowds, offsets).
 
 pub mod demo;
+pub mod demo_views;

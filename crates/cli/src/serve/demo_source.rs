@@ -125,7 +125,7 @@ impl Demo {
 
     /// `/api/info` for the demo: what the data set holds.
     pub fn info(&self) -> serde_json::Value {
-        use bitlens_cli::demo;
+        use bitlens_cli::{demo, demo_views};
         json!({
             "source": "demo",
             "redis": null,
@@ -135,6 +135,13 @@ impl Demo {
                 "dates": demo::dates(),
                 "users": demo::USERS,
                 "sign_month": demo::SIGN_MONTH,
+                "sign_months": [demo_views::PREV_SIGN_MONTH, demo::SIGN_MONTH],
+                "tags": demo_views::TAGS,
+                "partitions": demo_views::PARTITION_ENDS.iter().enumerate().map(|(p, end)| json!({
+                    "key": format!("orders:{p}:bitmap"),
+                    "end": end,
+                    "gaps": demo_views::PARTITION_GAPS[p],
+                })).collect::<Vec<_>>(),
                 "sign_uids": [demo::SIGN_UIDS.0, demo::SIGN_UIDS.1 - 1],
                 "shop_ids": (demo::SHOP_IDS.0..=demo::SHOP_IDS.1).collect::<Vec<_>>(),
                 "geo_types": demo::GEO_TYPES.iter().map(|t| t.0).collect::<Vec<_>>(),

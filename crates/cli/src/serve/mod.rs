@@ -692,6 +692,8 @@ async fn info(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
         "uv_page": "uv:page:index:{YYYYMMDD}",
         "uv_shop": "uv:shop:{id}:{YYYYMMDD}",
         "geo": "shop:geo:{type}",
+        "tags": "tag:*",
+        "offsets": "{topic}:{partition}:bitmap",
     });
     let defaults: Vec<String> = app
         .defaults
