@@ -17,6 +17,7 @@
 
 pub mod analytics;
 pub mod bitmap;
+#[cfg(any(feature = "charts", target_arch = "wasm32"))]
 pub mod chart;
 pub mod classify;
 pub mod command;
@@ -26,6 +27,7 @@ pub mod geo;
 pub mod glob;
 pub mod hash;
 pub mod hll;
+#[cfg(feature = "report")]
 pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
