@@ -15,7 +15,7 @@
 //! hash is built, so on-demand decoding cannot fail afterwards. A field whose expiry is at or
 //! before the clock (`now_ms`) is invisible to every read, as in Redis 7.4.
 
-use crate::rdb::encoded::{self, BlobError, Item};
+use crate::encoded::{self, BlobError, Item};
 use crate::set::{item_eq, StrTable};
 
 /// A Redis hash.
@@ -63,7 +63,7 @@ fn expiry_of(it: &Item<'_>) -> Option<i64> {
     match it {
         Item::Int(0) => None,
         Item::Int(v) => Some(*v),
-        Item::Str(s) => crate::command::args::parse_i64(s).filter(|&v| v != 0),
+        Item::Str(s) => crate::num::parse_i64(s).filter(|&v| v != 0),
     }
 }
 
@@ -257,7 +257,7 @@ fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rdb::encoded::test_blobs::{items, listpack, listpack_strs, ziplist, zipmap};
+    use crate::encoded::test_blobs::{items, listpack, listpack_strs, ziplist, zipmap};
 
     #[test]
     fn small_encodings_in_stored_order() {

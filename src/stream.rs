@@ -9,7 +9,7 @@
 //! (`lp-count`, for walking backwards). Flag 1 (`DELETED`) marks a deleted entry. Nodes are
 //! validated when the stream is built, so decoding on demand cannot fail afterwards.
 
-use crate::rdb::encoded::{self, BlobError, Item};
+use crate::encoded::{self, BlobError, Item};
 
 /// A stream entry id: milliseconds and sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
@@ -118,7 +118,7 @@ pub struct Stream {
 fn int(items: &[Item<'_>], i: usize, what: &str) -> Result<i64, BlobError> {
     match items.get(i) {
         Some(Item::Int(v)) => Ok(*v),
-        Some(Item::Str(s)) => crate::command::args::parse_i64(s).ok_or_else(|| BlobError {
+        Some(Item::Str(s)) => crate::num::parse_i64(s).ok_or_else(|| BlobError {
             offset: 0,
             message: format!("stream {what} is not an integer"),
         }),
@@ -324,7 +324,7 @@ impl Stream {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::rdb::encoded::test_blobs::listpack;
+    use crate::encoded::test_blobs::listpack;
 
     /// One entry for [`node`]: ms delta, seq delta, fields, deleted.
     pub type TestEntry<'a> = (i64, i64, Vec<(&'a [u8], &'a [u8])>, bool);

@@ -18,7 +18,6 @@
 //! never a panic; no allocation exceeds what the input's size justifies.
 
 pub mod detect;
-pub(crate) mod encoded;
 pub mod format;
 mod input;
 pub mod lzf;
@@ -28,8 +27,8 @@ mod reader;
 mod values;
 mod writer;
 
+pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
 pub use detect::{detect, identify, Detected, Identity};
-pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use reader::module_name;

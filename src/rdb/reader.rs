@@ -9,10 +9,10 @@
 
 use std::borrow::Cow;
 
-use super::encoded::{self, BlobError, Item};
 use super::format::ValueKind;
 use super::values;
 use super::RdbError;
+use crate::encoded::{self, BlobError, Item};
 use crate::keyspace::Value;
 use crate::string::RedisString;
 use crate::zset::ZSet;
@@ -237,8 +237,8 @@ impl<'a> Cursor<'a> {
                 let data_at = self.pos - data.len();
                 let out = super::lzf::decompress(data, ulen as usize).map_err(|e| {
                     self.err_at(
-                        data_at + e.offset,
-                        format!("{what}: LZF data corrupt: {}", e.message),
+                        data_at + e.offset(),
+                        format!("{what}: LZF data corrupt: {}", e.description()),
                     )
                 })?;
                 Ok(Cow::Owned(out))
@@ -257,8 +257,8 @@ impl<'a> Cursor<'a> {
             let data_at = self.pos - data.len();
             return super::lzf::decompress_string(data, ulen).map_err(|e| {
                 self.err_at(
-                    data_at + e.offset,
-                    format!("{what}: LZF data corrupt: {}", e.message),
+                    data_at + e.offset(),
+                    format!("{what}: LZF data corrupt: {}", e.description()),
                 )
             });
         }

@@ -416,7 +416,7 @@ pub(crate) mod test_blobs {
     /// Strings as Redis stores them in a listpack or ziplist: canonical integers as integers.
     pub fn items<'a>(strs: &[&'a [u8]]) -> Vec<Item<'a>> {
         strs.iter()
-            .map(|s| match crate::command::args::parse_i64(s) {
+            .map(|s| match crate::num::parse_i64(s) {
                 Some(v) => Item::Int(v),
                 None => Item::Str(s),
             })
