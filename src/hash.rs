@@ -15,7 +15,7 @@
 //! hash is built, so on-demand decoding cannot fail afterwards. A field whose expiry is at or
 //! before the clock (`now_ms`) is invisible to every read, as in Redis 7.4.
 
-use crate::encoded::{self, BlobError, Item};
+use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 use crate::set::{item_eq, StrTable};
 
 /// A Redis hash.
@@ -80,10 +80,11 @@ impl Hash {
         check_width(items.len(), 3, "hash listpack with field expiry")?;
         for t in items.chunks_exact(3) {
             if !matches!(t[2], Item::Int(v) if v >= 0) {
-                return Err(BlobError {
-                    offset: 0,
-                    message: format!("hash field expiry {:?} is not a time", t[2]),
-                });
+                return Err(BlobError::new(
+                    BlobErrorKind::Invalid,
+                    0,
+                    format!("hash field expiry {:?} is not a time", t[2]),
+                ));
             }
         }
         Ok(Hash::ListpackEx(blob.into_boxed_slice()))
@@ -246,10 +247,11 @@ fn find_pair(items: &[Item<'_>], field: &[u8]) -> Option<(Vec<u8>, Option<i64>)>
 
 fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
     if !n.is_multiple_of(width) {
-        return Err(BlobError {
-            offset: 0,
-            message: format!("{what} has {n} entries, not a multiple of {width}"),
-        });
+        return Err(BlobError::new(
+            BlobErrorKind::Invalid,
+            0,
+            format!("{what} has {n} entries, not a multiple of {width}"),
+        ));
     }
     Ok(())
 }

@@ -22,7 +22,7 @@
 //!   consumers (name, 8-byte seen time, v3+ 8-byte active time, PEL of 16-byte ids)).
 
 use super::reader::Cursor;
-use super::RdbError;
+use super::{RdbError, RdbErrorKind};
 use crate::encoded::BlobError;
 use crate::hash::{Hash, HashTable};
 use crate::keyspace::Value;
@@ -423,7 +423,13 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
                     Field::Buffer(Vec::new())
                 }
             }
-            op => return Err(c.err_at(at, format!("unknown module opcode {op}"))),
+            op => {
+                return Err(c.err_kind_at(
+                    RdbErrorKind::Unsupported,
+                    at,
+                    format!("unknown module opcode {op}"),
+                ))
+            }
         };
         if materialise {
             fields.push((at, field));
