@@ -18,6 +18,7 @@
 //! never a panic; no allocation exceeds what the input's size justifies.
 
 pub mod detect;
+mod dump;
 pub mod format;
 mod input;
 pub mod lzf;
@@ -29,6 +30,7 @@ mod writer;
 
 pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item};
 pub use detect::{detect, identify, Detected, Identity};
+pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use reader::module_name;
@@ -56,6 +58,33 @@ pub(crate) static CRC64: crc::Crc<u64, crc::Table<16>> =
 
 /// A running [`CRC64`].
 pub(crate) type Crc64Digest = crc::Digest<'static, u64, crc::Table<16>>;
+
+/// The CRC-64 of `bytes` as RDB files and DUMP payloads store it (Redis' CRC-64/Jones,
+/// reflected, init 0: `crc::CRC_64_REDIS`); the check value of `123456789` is
+/// `0xe9c6d914c4b8d9ca`.
+///
+/// # Examples
+/// ```
+/// assert_eq!(bitlens::rdb::crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
+/// ```
+pub fn crc64(bytes: &[u8]) -> u64 {
+    CRC64.checksum(bytes)
+}
+
+/// Continues a CRC-64 over more bytes: `crc64_update(crc64(a), b) == crc64(a ++ b)`, and
+/// `crc64_update(0, b) == crc64(b)`, for hashing a stream piece by piece.
+///
+/// # Examples
+/// ```
+/// use bitlens::rdb::{crc64, crc64_update};
+/// assert_eq!(crc64_update(crc64(b"1234"), b"56789"), crc64(b"123456789"));
+/// ```
+pub fn crc64_update(crc: u64, bytes: &[u8]) -> u64 {
+    // The crate reflects the initial value of a reflected CRC; the register holds it as is.
+    let mut d = CRC64.digest_with_initial(crc.reverse_bits());
+    d.update(bytes);
+    d.finalize()
+}
 
 /// What kind of problem an [`RdbError`] is, for callers that act on it (more kinds may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -696,77 +725,6 @@ fn collect(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) {
             .or_default()
             .insert(rec.key.into_owned(), v, rec.expire_at_ms);
     }
-}
-
-/// A DUMP payload split into its parts (see [`dump_parts`]).
-#[derive(Debug, Clone, Copy)]
-pub struct DumpParts<'a> {
-    /// The type byte (byte 0).
-    pub type_byte: u8,
-    /// What the type byte means in the payload's format.
-    pub kind: ValueKind,
-    /// The value's encoding (after the type byte, before the trailer).
-    pub body: &'a [u8],
-    /// The format named by the 2-byte RDB version of the trailer (1–15 Redis, 80–81 Valkey).
-    pub format: Format,
-}
-
-/// Splits and checks a DUMP payload: type byte + value + 2-byte little-endian RDB version +
-/// CRC-64. Errors (offset in the payload) when it is too short, its version is one bitlens
-/// does not read, its type byte is not a type of that format, or (when `verify_checksum`)
-/// its CRC-64 does not match.
-pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>, RdbError> {
-    let err = |kind, offset: usize, message: String| RdbError::new(kind, offset as u64, message);
-    if payload.len() < 11 {
-        return Err(err(
-            RdbErrorKind::Truncated,
-            0,
-            format!(
-                "DUMP payload of {} bytes is too short (at least 11)",
-                payload.len()
-            ),
-        ));
-    }
-    let n = payload.len();
-    let version = u16::from_le_bytes([payload[n - 10], payload[n - 9]]);
-    let format = Format::from_dump_version(version).map_err(|m| {
-        err(
-            RdbErrorKind::UnsupportedVersion,
-            n - 10,
-            format!("DUMP payload: {m}"),
-        )
-    })?;
-    let stored = u64::from_le_bytes(payload[n - 8..].try_into().expect("8 bytes"));
-    if verify_checksum {
-        let actual = CRC64.checksum(&payload[..n - 8]);
-        if actual != stored {
-            return Err(err(
-                RdbErrorKind::Checksum,
-                n - 8,
-                format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x} (to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"),
-            ));
-        }
-    }
-    let t = payload[0];
-    let kind = format.value_kind(t).ok_or_else(|| {
-        err(
-            RdbErrorKind::UnknownType,
-            0,
-            format!("unknown RDB value type {t} (byte 0x{t:02x}) in a {format} DUMP payload"),
-        )
-    })?;
-    Ok(DumpParts {
-        type_byte: t,
-        kind,
-        body: &payload[1..n - 10],
-        format,
-    })
-}
-
-/// [`dump_parts`] as (type byte, value encoding, RDB version).
-pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u16), RdbError> {
-    let p = dump_parts(payload, verify_checksum)?;
-    Ok((p.type_byte, p.body, p.format.version as u16))
 }
 
 /// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB
