@@ -17,19 +17,23 @@
 
 pub mod analytics;
 pub mod bitmap;
+#[cfg(any(feature = "charts", target_arch = "wasm32"))]
 pub mod chart;
 pub mod classify;
 pub mod command;
 pub mod dialect;
+pub(crate) mod encoded;
 pub mod fpconv;
 pub mod geo;
 pub mod glob;
 pub mod hash;
 pub mod hll;
+#[cfg(feature = "report")]
 pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
 pub mod list;
+pub mod num;
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;

@@ -18,7 +18,7 @@
 //! never a panic; no allocation exceeds what the input's size justifies.
 
 pub mod detect;
-pub(crate) mod encoded;
+mod dump;
 pub mod format;
 mod input;
 pub mod lzf;
@@ -28,8 +28,9 @@ mod reader;
 mod values;
 mod writer;
 
+pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item};
 pub use detect::{detect, identify, Detected, Identity};
-pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
+pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use reader::module_name;
@@ -58,16 +59,86 @@ pub(crate) static CRC64: crc::Crc<u64, crc::Table<16>> =
 /// A running [`CRC64`].
 pub(crate) type Crc64Digest = crc::Digest<'static, u64, crc::Table<16>>;
 
-/// A decoding error: what went wrong, at which byte offset of the input, and in which key
-/// when known.
+/// The CRC-64 of `bytes` as RDB files and DUMP payloads store it (Redis' CRC-64/Jones,
+/// reflected, init 0: `crc::CRC_64_REDIS`); the check value of `123456789` is
+/// `0xe9c6d914c4b8d9ca`.
+///
+/// # Examples
+/// ```
+/// assert_eq!(bitlens::rdb::crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
+/// ```
+pub fn crc64(bytes: &[u8]) -> u64 {
+    CRC64.checksum(bytes)
+}
+
+/// Continues a CRC-64 over more bytes: `crc64_update(crc64(a), b) == crc64(a ++ b)`, and
+/// `crc64_update(0, b) == crc64(b)`, for hashing a stream piece by piece.
+///
+/// # Examples
+/// ```
+/// use bitlens::rdb::{crc64, crc64_update};
+/// assert_eq!(crc64_update(crc64(b"1234"), b"56789"), crc64(b"123456789"));
+/// ```
+pub fn crc64_update(crc: u64, bytes: &[u8]) -> u64 {
+    // The crate reflects the initial value of a reflected CRC; the register holds it as is.
+    let mut d = CRC64.digest_with_initial(crc.reverse_bits());
+    d.update(bytes);
+    d.finalize()
+}
+
+/// What kind of problem an [`RdbError`] is, for callers that act on it (more kinds may come).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RdbErrorKind {
+    /// The input ends inside a structure (header, length, string, value, trailer).
+    Truncated,
+    /// Not a header bitlens reads: bad magic, or an RDB / DUMP version it does not know.
+    UnsupportedVersion,
+    /// The CRC-64 trailer does not match the content.
+    Checksum,
+    /// A value type byte the file's (or payload's) format does not define.
+    UnknownType,
+    /// A record or encoding bitlens knows of but does not read (hash templates, pre-GA
+    /// modules, unknown module opcodes).
+    Unsupported,
+    /// A structure that is not what the format allows (bad length or encoding byte, corrupt
+    /// blob or LZF data, duplicate member, bytes after a value, ...).
+    Corrupt,
+    /// A DUMP payload whose format cannot go into the file being written.
+    Incompatible,
+    /// The input source failed (a chunked reader's I/O error).
+    Read,
+    /// Writing the output failed.
+    Write,
+    /// The progress callback stopped the load.
+    Cancelled,
+}
+
+/// A decoding error: its kind, at which byte offset of the input, in which key when known,
+/// and a message (what [`fmt::Display`] shows after the offset and key).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RdbError {
+    /// What kind of problem it is.
+    pub kind: RdbErrorKind,
     /// Byte offset in the input where the problem was detected.
     pub offset: u64,
     /// The key being decoded, when known.
     pub key: Option<Vec<u8>>,
     /// What is wrong.
     pub message: String,
+}
+
+impl RdbError {
+    /// An error of `kind` at byte `offset`, with no key yet.
+    pub fn new(kind: RdbErrorKind, offset: u64, message: impl Into<String>) -> RdbError {
+        RdbError {
+            kind,
+            offset,
+            key: None,
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for RdbError {
@@ -361,7 +432,8 @@ fn read_record<'w>(
             }
             Opcode::KeyMeta => c.key_meta()?,
             Opcode::HashTemplates => {
-                return Err(c.err_at(
+                return Err(c.err_kind_at(
+                    RdbErrorKind::Unsupported,
                     at,
                     format!(
                         "{} records ({format}, byte {byte}) are not supported yet",
@@ -373,7 +445,8 @@ fn read_record<'w>(
         return Ok(Step::Opcode);
     }
     let Some(kind) = format.value_kind(byte) else {
-        return Err(c.err_at(
+        return Err(c.err_kind_at(
+            RdbErrorKind::UnknownType,
             at,
             format!("unknown RDB value type {byte} (byte 0x{byte:02x}) in a {format} file"),
         ));
@@ -434,11 +507,7 @@ fn report(
     done: u64,
     total: u64,
 ) -> Result<(), RdbError> {
-    progress(done, total).map_err(|message| RdbError {
-        offset: done,
-        key: None,
-        message,
-    })
+    progress(done, total).map_err(|message| RdbError::new(RdbErrorKind::Cancelled, done, message))
 }
 
 /// The reader proper, over either kind of [`Input`].
@@ -465,7 +534,8 @@ where
         } else {
             0
         };
-        Format::from_magic(magic).map_err(|m| c.err_at(version_at, m))?
+        Format::from_magic(magic)
+            .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m))?
     };
     inp.consume(9);
     let mut st = State {
@@ -570,13 +640,13 @@ where
     if stored != 0 && opts.verify_checksum {
         let actual = inp.crc_so_far();
         if actual != stored {
-            return Err(RdbError {
-                offset: eof_end,
-                key: None,
-                message: format!(
+            return Err(RdbError::new(
+                RdbErrorKind::Checksum,
+                eof_end,
+                format!(
                     "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"
                 ),
-            });
+            ));
         }
     }
     inp.consume(8);
@@ -590,7 +660,8 @@ where
 pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
-    let format = Format::from_magic(magic).map_err(|m| c.err_at(0, m))?;
+    let format = Format::from_magic(magic)
+        .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, 0, m))?;
     let mut aux = Vec::new();
     while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
         c.pos += 1;
@@ -654,73 +725,6 @@ fn collect(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) {
             .or_default()
             .insert(rec.key.into_owned(), v, rec.expire_at_ms);
     }
-}
-
-/// A DUMP payload split into its parts (see [`dump_parts`]).
-#[derive(Debug, Clone, Copy)]
-pub struct DumpParts<'a> {
-    /// The type byte (byte 0).
-    pub type_byte: u8,
-    /// What the type byte means in the payload's format.
-    pub kind: ValueKind,
-    /// The value's encoding (after the type byte, before the trailer).
-    pub body: &'a [u8],
-    /// The format named by the 2-byte RDB version of the trailer (1–15 Redis, 80–81 Valkey).
-    pub format: Format,
-}
-
-/// Splits and checks a DUMP payload: type byte + value + 2-byte little-endian RDB version +
-/// CRC-64. Errors (offset in the payload) when it is too short, its version is one bitlens
-/// does not read, its type byte is not a type of that format, or (when `verify_checksum`)
-/// its CRC-64 does not match.
-pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>, RdbError> {
-    let err = |offset: usize, message: String| RdbError {
-        offset: offset as u64,
-        key: None,
-        message,
-    };
-    if payload.len() < 11 {
-        return Err(err(
-            0,
-            format!(
-                "DUMP payload of {} bytes is too short (at least 11)",
-                payload.len()
-            ),
-        ));
-    }
-    let n = payload.len();
-    let version = u16::from_le_bytes([payload[n - 10], payload[n - 9]]);
-    let format = Format::from_dump_version(version)
-        .map_err(|m| err(n - 10, format!("DUMP payload: {m}")))?;
-    let stored = u64::from_le_bytes(payload[n - 8..].try_into().expect("8 bytes"));
-    if verify_checksum {
-        let actual = CRC64.checksum(&payload[..n - 8]);
-        if actual != stored {
-            return Err(err(
-                n - 8,
-                format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x} (to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"),
-            ));
-        }
-    }
-    let t = payload[0];
-    let kind = format.value_kind(t).ok_or_else(|| {
-        err(
-            0,
-            format!("unknown RDB value type {t} (byte 0x{t:02x}) in a {format} DUMP payload"),
-        )
-    })?;
-    Ok(DumpParts {
-        type_byte: t,
-        kind,
-        body: &payload[1..n - 10],
-        format,
-    })
-}
-
-/// [`dump_parts`] as (type byte, value encoding, RDB version).
-pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u16), RdbError> {
-    let p = dump_parts(payload, verify_checksum)?;
-    Ok((p.type_byte, p.body, p.format.version as u16))
 }
 
 /// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB
