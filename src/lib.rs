@@ -15,6 +15,8 @@
 //! - [`reply`]: RESP2 encoding and `redis-cli` (non-tty) formatting of replies.
 //! - `wasm` (wasm32 only): the JavaScript API; `wasm_charts`: its chart drawing on canvases.
 
+#![warn(missing_docs)]
+
 pub mod analytics;
 pub mod bitmap;
 #[cfg(any(feature = "charts", target_arch = "wasm32"))]
