@@ -67,8 +67,11 @@ pub type Handler = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Reply;
 /// One command: lower-case name, Redis arity (N > 0: exactly N arguments including the name;
 /// N < 0: at least -N), and handler.
 pub struct CommandSpec {
+    /// The command name, lower case (`bitcount`).
     pub name: &'static str,
+    /// Redis arity: N > 0 exactly N arguments including the name, N < 0 at least -N.
     pub arity: i32,
+    /// The function answering it.
     pub handler: Handler,
 }
 
