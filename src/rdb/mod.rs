@@ -24,7 +24,7 @@
 //!   0..=25 (and Valkey's own ids) a value type: RDB_TYPE_STRING 0, RDB_TYPE_LIST 1, ...
 //! ```
 //! Which byte means what depends on the writer family and version: one table per family in
-//! [`format`] ([`Format::opcode`], [`Format::value_kind`]). The CRC-64 is Jones, reflected
+//! [`format`](mod@format) ([`Format::opcode`], [`Format::value_kind`]). The CRC-64 is Jones, reflected
 //! ([`crc64`]), over every byte before it; 0 means "not computed".
 //!
 //! # Length encoding
