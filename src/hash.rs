@@ -46,7 +46,9 @@ pub struct HashTable {
 /// One field of a hash, decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
+    /// The field name.
     pub field: Vec<u8>,
+    /// Its value.
     pub value: Vec<u8>,
     /// Absolute expiry, Unix ms; `None` when the field does not expire.
     pub expire_at_ms: Option<i64>,

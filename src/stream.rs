@@ -14,7 +14,9 @@ use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 /// A stream entry id: milliseconds and sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
 pub struct StreamId {
+    /// Milliseconds part.
     pub ms: u64,
+    /// Sequence number within the millisecond.
     pub seq: u64,
 }
 
@@ -63,6 +65,7 @@ impl StreamId {
 /// One live stream entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamEntry {
+    /// The entry's id.
     pub id: StreamId,
     /// Field, value pairs in stored order.
     pub fields: Vec<(Vec<u8>, Vec<u8>)>,
@@ -72,20 +75,26 @@ pub struct StreamEntry {
 /// and its consumers, as the RDB file records them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
+    /// The group name.
     pub name: Vec<u8>,
+    /// Last delivered id.
     pub last_id: StreamId,
     /// Entries read (RDB_TYPE_STREAM_LISTPACKS_2+), `None` when the file does not record it.
     pub entries_read: Option<u64>,
     /// Pending entries, in id order.
     pub pending: Vec<PendingEntry>,
+    /// Its consumers.
     pub consumers: Vec<Consumer>,
 }
 
 /// One entry of a group's PEL: id, last delivery time (Unix ms) and delivery count.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PendingEntry {
+    /// The pending entry's id.
     pub id: StreamId,
+    /// Last delivery time, Unix ms.
     pub delivery_time_ms: u64,
+    /// Times delivered.
     pub delivery_count: u64,
 }
 
@@ -93,9 +102,13 @@ pub struct PendingEntry {
 /// ids of its pending entries.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Consumer {
+    /// The consumer name.
     pub name: Vec<u8>,
+    /// Last seen, Unix ms.
     pub seen_time_ms: u64,
+    /// Last active, Unix ms (RDB_TYPE_STREAM_LISTPACKS_3+), `None` when not recorded.
     pub active_time_ms: Option<u64>,
+    /// Ids of its pending entries.
     pub pending: Vec<StreamId>,
 }
 
@@ -106,12 +119,15 @@ pub struct Stream {
     pub nodes: Vec<(StreamId, Box<[u8]>)>,
     /// Number of live entries (XLEN).
     pub length: u64,
+    /// Last entry id (XINFO STREAM last-generated-id).
     pub last_id: StreamId,
     /// First entry id recorded in the file (RDB_TYPE_STREAM_LISTPACKS_2+), else `0-0`.
     pub first_id: StreamId,
+    /// Largest deleted entry id (RDB_TYPE_STREAM_LISTPACKS_2+), else `0-0`.
     pub max_deleted_id: StreamId,
     /// Entries ever added (RDB_TYPE_STREAM_LISTPACKS_2+), else the length.
     pub entries_added: u64,
+    /// Consumer groups.
     pub groups: Vec<Group>,
 }
 

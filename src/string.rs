@@ -508,16 +508,7 @@ mod tests {
     #[test]
     fn sparse_bitop_matches_dense() {
         let mut r = Rng::new(12);
-        let ops = [
-            BitOp::And,
-            BitOp::Or,
-            BitOp::Xor,
-            BitOp::Not,
-            BitOp::Diff,
-            BitOp::Diff1,
-            BitOp::AndOr,
-            BitOp::One,
-        ];
+        let ops = BitOp::ALL;
         for _ in 0..30 {
             let n = 1 + r.below(4) as usize;
             let data: Vec<Vec<u8>> = (0..n)

@@ -57,7 +57,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let (name, encver) = TYPES[pick as usize % TYPES.len()];
     // Mostly the version RedisBloom 2.8 writes, sometimes an older or unknown one.
-    let encver = if pick & 0x80 != 0 { (pick as u64 >> 3) & 7 } else { encver };
+    let encver = if pick & 0x80 != 0 {
+        (pick as u64 >> 3) & 7
+    } else {
+        encver
+    };
     let mut p = vec![7u8, 0x81];
     p.extend_from_slice(&module_id(name, encver).to_be_bytes());
     p.extend_from_slice(fields);

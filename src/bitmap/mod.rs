@@ -175,6 +175,18 @@ pub enum BitOp {
 }
 
 impl BitOp {
+    /// Every operation, in declaration order.
+    pub const ALL: [BitOp; 8] = [
+        BitOp::And,
+        BitOp::Or,
+        BitOp::Xor,
+        BitOp::Not,
+        BitOp::Diff,
+        BitOp::Diff1,
+        BitOp::AndOr,
+        BitOp::One,
+    ];
+
     /// Parses the operation name case-insensitively (`and`, `or`, ..., `one`).
     pub fn parse(name: &[u8]) -> Option<BitOp> {
         const NAMES: [(&str, BitOp); 8] = [

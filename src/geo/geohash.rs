@@ -22,7 +22,9 @@ pub const STEP_MAX: u8 = 26;
 /// together with `bits == 0` marks an empty (excluded) neighbour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hash {
+    /// The interleaved bits (latitude in the odd, longitude in the even positions).
     pub bits: u64,
+    /// Bits per coordinate (precision), 1..=26.
     pub step: u8,
 }
 
@@ -48,9 +50,13 @@ impl Hash {
 /// A cell in degrees.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Area {
+    /// Western edge, degrees.
     pub lon_min: f64,
+    /// Eastern edge, degrees.
     pub lon_max: f64,
+    /// Southern edge, degrees.
     pub lat_min: f64,
+    /// Northern edge, degrees.
     pub lat_max: f64,
 }
 
@@ -185,36 +191,31 @@ pub fn geohash_string(score: u64) -> [u8; 11] {
 
 /// Moves a hash one cell east (`d > 0`) or west (`d < 0`), wrapping around the antimeridian.
 fn move_x(h: &mut Hash, d: i8) {
-    if d == 0 {
-        return;
-    }
-    let width = 64 - h.step as u32 * 2;
-    let x = h.bits & 0xaaaa_aaaa_aaaa_aaaa;
-    let y = h.bits & 0x5555_5555_5555_5555;
-    let zz = 0x5555_5555_5555_5555u64 >> width;
-    let x = if d > 0 {
-        x.wrapping_add(zz + 1)
-    } else {
-        (x | zz).wrapping_sub(zz + 1)
-    };
-    h.bits = (x & (0xaaaa_aaaa_aaaa_aaaa >> width)) | y;
+    move_axis(h, d, 0xaaaa_aaaa_aaaa_aaaa);
 }
 
 /// Moves a hash one cell north (`d > 0`) or south (`d < 0`), wrapping at the poles.
 fn move_y(h: &mut Hash, d: i8) {
+    move_axis(h, d, 0x5555_5555_5555_5555);
+}
+
+/// Adds `d` (its sign) to the coordinate whose interleaved bits are `axis` (longitude: the
+/// odd positions `0xaaaa...`, latitude: the even ones), leaving the other coordinate alone:
+/// the other bits are filled with ones so that the carry crosses them.
+fn move_axis(h: &mut Hash, d: i8, axis: u64) {
     if d == 0 {
         return;
     }
     let width = 64 - h.step as u32 * 2;
-    let x = h.bits & 0xaaaa_aaaa_aaaa_aaaa;
-    let y = h.bits & 0x5555_5555_5555_5555;
-    let zz = 0xaaaa_aaaa_aaaa_aaaau64 >> width;
-    let y = if d > 0 {
-        y.wrapping_add(zz + 1)
+    let moving = h.bits & axis;
+    let kept = h.bits & !axis;
+    let zz = !axis >> width;
+    let moved = if d > 0 {
+        moving.wrapping_add(zz + 1)
     } else {
-        (y | zz).wrapping_sub(zz + 1)
+        (moving | zz).wrapping_sub(zz + 1)
     };
-    h.bits = x | (y & (0x5555_5555_5555_5555 >> width));
+    h.bits = (moved & (axis >> width)) | kept;
 }
 
 /// The cell `dx` columns east and `dy` rows north of `h` (each −1, 0 or 1).

@@ -102,7 +102,9 @@ impl std::error::Error for HllError {}
 /// The encoding of a valid HyperLogLog string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// `HLL_DENSE` (byte 4 = 0): 16,384 six-bit registers.
     Dense,
+    /// `HLL_SPARSE` (byte 4 = 1): run-length opcodes.
     Sparse,
 }
 

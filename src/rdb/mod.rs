@@ -1,21 +1,83 @@
 //! Redis RDB files and DUMP payloads: reading ([`load_rdb`], [`load_dump`], [`visit_rdb`]) and
 //! writing ([`RdbWriter`]).
 //!
-//! An RDB file is `REDIS` + a 4-digit version, then a sequence of records, each starting with
-//! one byte: an opcode (aux field, SELECTDB, RESIZEDB, expiry in seconds or milliseconds,
-//! LRU idle time, LFU frequency, module aux data, function library, slot info, EOF) or the
-//! value type of the key that follows (key string, then the value in that type's encoding).
-//! After EOF, version 5+ files end with the CRC-64 (Jones polynomial, reflected, as
-//! `crc::CRC_64_REDIS`) of every preceding byte, little-endian; 0 means "not computed".
+//! # File layout
+//! ```text
+//! +-----------------+--------------------------------------------+-----+-------------+
+//! | magic + version | records ...                                | EOF | CRC-64      |
+//! | REDIS0011       | (opcode | type byte) ...                   | ff  | u64 LE      |
+//! | VALKEY080       |                                            |     | (RDB >= 5)  |
+//! +-----------------+--------------------------------------------+-----+-------------+
+//!   9 bytes: `REDIS` + 4 digits (1..=15) or `VALKEY` + 3 digits (80..)
 //!
-//! A DUMP payload is one value (type byte + encoding) followed by the 2-byte little-endian RDB
-//! version and the CRC-64 of everything before it.
+//! record = opcode byte + its fields, or  type byte + key string + value encoding
 //!
+//!   fa AUX           string name, string value        (redis-ver, ctime, used-mem, ...)
+//!   fe SELECTDB      length db
+//!   fb RESIZEDB      length keys, length keys-with-expiry
+//!   fd EXPIRETIME    u32 LE seconds   } prefix the next key
+//!   fc EXPIRETIME_MS u64 LE millis    }
+//!   f8 IDLE length / f9 FREQ u8       } (LRU / LFU, prefix the next key)
+//!   f7 MODULE_AUX    length module id, when-opcode, module data
+//!   f5/f6 FUNCTION   library code     f4 SLOT_INFO   slot id, size, expires size
+//!   f3 KEY_META (Redis 8) / SLOT_IMPORT (Valkey)      f2 HASH_TEMPLATES (Redis 8.x)
+//!   0..=25 (and Valkey's own ids) a value type: RDB_TYPE_STRING 0, RDB_TYPE_LIST 1, ...
+//! ```
+//! Which byte means what depends on the writer family and version: one table per family in
+//! [`format`](mod@format) ([`Format::opcode`], [`Format::value_kind`]). The CRC-64 is Jones, reflected
+//! ([`crc64`]), over every byte before it; 0 means "not computed".
+//!
+//! # Length encoding
+//! ```text
+//! 00xxxxxx                       6-bit length (0..63)
+//! 01xxxxxx yyyyyyyy              14-bit length, big-endian
+//! 10000000 + u32 BE              32-bit length
+//! 10000001 + u64 BE              64-bit length
+//! 11xxxxxx                       special string encoding xxxxxx (below), not a length
+//! ```
+//! Every length is checked against the remaining input before anything is allocated
+//! (`Cursor::count`).
+//!
+//! # String encodings
+//! ```text
+//! length n, then n raw bytes
+//! c0 + i8                        integer (RDB_ENC_INT8), loaded as its decimal text
+//! c1 + i16 LE                    integer (RDB_ENC_INT16)
+//! c2 + i32 LE                    integer (RDB_ENC_INT32)
+//! c3 + length clen, length ulen, clen bytes of LZF data (RDB_ENC_LZF; see [`lzf`])
+//! ```
+//! Aggregate values are built from these: counts and strings, or one string holding a
+//! listpack / ziplist / intset / zipmap blob (decoded by `crate::encoded`).
+//!
+//! # DUMP payloads
+//! One value (type byte + encoding) followed by the 2-byte little-endian RDB version and the
+//! CRC-64 of everything before it (see [`DumpSplitter`]).
+//!
+//! # Values
 //! Strings and sorted sets are decoded into [`Value::String`] / [`Value::ZSet`]; lists, sets,
 //! hashes and streams into [`Value::List`] / [`Value::Set`] / [`Value::Hash`] /
 //! [`Value::Stream`], their embedded listpacks, ziplists, intsets and zipmaps validated once
-//! and kept as bytes (`values`); module values are walked and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
-//! never a panic; no allocation exceeds what the input's size justifies.
+//! and kept as bytes (`values`); module values are walked and kept as [`Value::Other`] (or
+//! [`Value::Module`] for the RedisBloom types). Bad input yields an [`RdbError`] with its
+//! [`RdbErrorKind`], the byte offset and key, never a panic; no allocation exceeds what the
+//! input's size justifies.
+//!
+//! # Examples
+//! ```
+//! use bitlens::rdb::{load_rdb, LoadOptions, RdbWriter};
+//! use bitlens::{execute, Reply};
+//!
+//! // A file with one bitmap key, as SETBIT would leave it, then its BITCOUNT.
+//! let mut w = RdbWriter::new(Vec::new(), 11)?;
+//! w.select_db(0)?;
+//! w.write_string(b"stats:active:20240501", &[0b1010_0000, 0xff], None)?;
+//! let file = w.finish()?;
+//! let mut snap = load_rdb(&file, &LoadOptions::default())?;
+//! let ks = snap.databases.get_mut(&0).unwrap();
+//! let argv = [b"BITCOUNT".to_vec(), b"stats:active:20240501".to_vec()];
+//! assert_eq!(execute(ks, &argv), Reply::Integer(10));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod detect;
 mod dump;
@@ -674,6 +736,19 @@ pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
 
 /// Decodes a whole RDB file (Redis RDB 1 to 15, Valkey RDB 80 to 81). Keys not selected by `opts.patterns` are
 /// skipped without being materialised.
+///
+/// # Examples
+/// ```
+/// use bitlens::rdb::{load_rdb, LoadOptions, RdbErrorKind};
+///
+/// // The smallest RDB 11 file: header, EOF, no checksum.
+/// let snap = load_rdb(b"REDIS0011\xff\0\0\0\0\0\0\0\0", &LoadOptions::default())?;
+/// assert_eq!(snap.version, 11);
+/// assert!(snap.databases.is_empty());
+/// let e = load_rdb(b"REDIS0011", &LoadOptions::default()).unwrap_err();
+/// assert_eq!((e.kind, e.offset), (RdbErrorKind::Truncated, 9));
+/// # Ok::<(), bitlens::rdb::RdbError>(())
+/// ```
 pub fn load_rdb(bytes: &[u8], opts: &LoadOptions) -> Result<Snapshot, RdbError> {
     load_rdb_progress(bytes, opts, &mut |_, _| Ok(()))
 }
@@ -684,17 +759,7 @@ pub fn load_rdb_progress(
     opts: &LoadOptions,
     progress: Progress<'_>,
 ) -> Result<Snapshot, RdbError> {
-    let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
-    let header = visit_rdb_progress(bytes, opts, progress, |rec| {
-        collect(&mut databases, rec);
-        Ok(())
-    })?;
-    Ok(Snapshot {
-        version: header.version,
-        format: header.format,
-        aux: header.aux,
-        databases,
-    })
+    collect(|f| visit_rdb_progress(bytes, opts, progress, f))
 }
 
 /// [`load_rdb_progress`] over a [`ChunkSource`] read `chunk` bytes (or more) at a time (see
@@ -705,9 +770,22 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
     opts: &LoadOptions,
     progress: Progress<'_>,
 ) -> Result<Snapshot, RdbError> {
+    collect(|f| visit_rdb_chunked(src, chunk, opts, progress, f))
+}
+
+/// A snapshot of the records a visitor (`visit(record callback)`) walks: each materialised
+/// value goes into its database's keyspace.
+fn collect(
+    visit: impl FnOnce(&mut dyn FnMut(Record<'_>) -> Result<(), RdbError>) -> Result<Header, RdbError>,
+) -> Result<Snapshot, RdbError> {
     let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
-    let header = visit_rdb_chunked(src, chunk, opts, progress, |rec| {
-        collect(&mut databases, rec);
+    let header = visit(&mut |rec| {
+        if let Some(v) = rec.value {
+            databases
+                .entry(rec.db)
+                .or_default()
+                .insert(rec.key.into_owned(), v, rec.expire_at_ms);
+        }
         Ok(())
     })?;
     Ok(Snapshot {
@@ -716,15 +794,6 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
         aux: header.aux,
         databases,
     })
-}
-
-fn collect(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) {
-    if let Some(v) = rec.value {
-        databases
-            .entry(rec.db)
-            .or_default()
-            .insert(rec.key.into_owned(), v, rec.expire_at_ms);
-    }
 }
 
 /// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB
