@@ -28,6 +28,7 @@ pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
 pub mod list;
+pub mod memory;
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;

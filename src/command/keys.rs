@@ -235,38 +235,7 @@ const SET_MAX_LISTPACK: (usize, usize) = (128, 64);
 /// `hash-max-listpack-entries` / `-value` (`hash-max-ziplist-*` before 7.0; built-in defaults).
 const HASH_MAX_LISTPACK: (usize, usize) = (512, 64);
 
-/// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
-/// back-length, the end byte (the listpack format of Redis 7).
-fn listpack_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
-    let mut n = 7;
-    for it in items {
-        let enc = match std::str::from_utf8(it).ok().and_then(|t| {
-            (it.len() <= 20)
-                .then(|| t.parse::<i64>().ok())
-                .flatten()
-                .filter(|v| v.to_string() == t)
-        }) {
-            Some(v) if (0..128).contains(&v) => 1,
-            Some(v) if (-4096..4096).contains(&v) => 2,
-            Some(v) if (-32768..32768).contains(&v) => 3,
-            Some(v) if (-(1 << 23)..(1 << 23)).contains(&v) => 4,
-            Some(v) if i32::try_from(v).is_ok() => 5,
-            Some(_) => 9,
-            None if it.len() < 64 => 1 + it.len(),
-            None if it.len() < 4096 => 2 + it.len(),
-            None => 5 + it.len(),
-        };
-        let back = match enc {
-            0..=127 => 1,
-            128..=16383 => 2,
-            16384..=2097151 => 3,
-            2097152..=268435455 => 4,
-            _ => 5,
-        };
-        n += enc + back;
-    }
-    n
-}
+use crate::memory::listpack_bytes;
 
 /// Whether a loaded list is converted to a plain listpack: its elements fit in one listpack
 /// node of at most [`LIST_MAX_LISTPACK_BYTES`].
