@@ -28,7 +28,7 @@ mod reader;
 mod values;
 mod writer;
 
-pub use detect::{detect, Detected};
+pub use detect::{detect, identify, Detected, Identity};
 pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
