@@ -22,13 +22,12 @@ pub mod chart;
 pub mod classify;
 pub mod command;
 pub mod dialect;
+pub mod escape;
 pub mod fpconv;
 pub mod geo;
 pub mod glob;
 pub mod hash;
 pub mod hll;
-#[cfg(feature = "report")]
-pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
 pub mod list;

@@ -1,7 +1,7 @@
 //! DUMP payloads: the input as a whole payload, and the input as a value body given a valid
 //! version + CRC-64 trailer so that mutations reach the value decoders: Redis' (RDB 12, its
 //! type table) and Valkey's (RDB 80, where type 22 is RDB_TYPE_HASH_2). Content detection
-//! (`rdb::detect`, `inspect::identify`) must agree with the loader on what is a DUMP payload.
+//! (`rdb::detect`, `rdb::identify`) must agree with the loader on what is a DUMP payload.
 #![no_main]
 use bitlens::rdb::{detect, load_dump, load_dump_with, Detected, Format, RdbWriter};
 use libfuzzer_sys::fuzz_target;
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(!e.message.contains("CRC-64") && !e.message.contains("version"), "{e}");
         }
     }
-    let _ = bitlens::inspect::identify(data);
+    let _ = bitlens::rdb::identify(data);
     for (version, format) in [(12u16, Format::REDIS_7_4), (80, Format::VALKEY_9)] {
         body_in(data, version, format);
     }

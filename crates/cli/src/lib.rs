@@ -1,5 +1,7 @@
 //! The parts of the `bitlens` CLI that its integration tests read too.
 //!
 //! - [`demo`]: the built-in demo data set `bitlens serve` exports when no Redis is given.
+//! - [`inspect`]: the `bitlens inspect` report (memory, top keys, prefixes, TTL, CSV).
 
 pub mod demo;
+pub mod inspect;
