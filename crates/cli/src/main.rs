@@ -67,6 +67,10 @@ enum Command {
     /// Report what a snapshot holds and costs: memory per pattern, type and encoding, the
     /// biggest keys, a prefix tree, expiry, element counts (text, --json or rdbtools' --csv).
     Inspect(InspectArgs),
+    /// Write every key of a snapshot (value, expiry, db) as JSON lines or RESP commands.
+    Dump(DumpArgs),
+    /// Keys added, removed or changed from snapshot A to B, and the memory delta per prefix.
+    Diff(DiffArgs),
     /// Serve the panel and the snapshot API (`/api/snapshot`, `/api/keys`, `/api/info`).
     Serve(serve::ServeArgs),
     /// Draw an engagement chart (dau, streaks, retention, enums) of a snapshot as SVG.
@@ -78,6 +82,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Query(args) => query::run(args),
         Command::Inspect(args) => inspect(args),
+        Command::Dump(args) => dump(args),
+        Command::Diff(args) => diff(args),
         Command::Serve(args) => serve::run(args),
         Command::Chart(args) => chart::run(args),
     }
@@ -243,6 +249,134 @@ fn inspect(args: InspectArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `bitlens dump` arguments.
+#[derive(Args, Debug)]
+struct DumpArgs {
+    /// The RDB file.
+    file: PathBuf,
+    /// `jsonl` (one JSON object per key) or `resp` (the commands that rebuild the data set).
+    #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "resp"])]
+    format: String,
+    /// Do not verify the CRC-64 trailer.
+    #[arg(long)]
+    no_checksum: bool,
+}
+
+fn dump(args: DumpArgs) -> ExitCode {
+    use std::io::Write as _;
+    let bytes = match read_file(&args.file) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let opts = bitlens::rdb::LoadOptions {
+        verify_checksum: !args.no_checksum,
+        ..Default::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let resp = args.format == "resp";
+    let mut db_now: Option<u64> = None;
+    let mut io_err: Option<std::io::Error> = None;
+    let res = bitlens::rdb::visit_rdb(&bytes, &opts, |rec| {
+        let Some(value) = rec.value else {
+            return Ok(());
+        };
+        if io_err.is_some() {
+            return Ok(());
+        }
+        let r = if resp {
+            let mut buf = Vec::new();
+            if db_now != Some(rec.db) {
+                db_now = Some(rec.db);
+                buf.extend(bitlens_cli::dump::resp(&[
+                    b"SELECT".to_vec(),
+                    rec.db.to_string().into_bytes(),
+                ]));
+            }
+            let cmds = bitlens_cli::dump::commands(&rec.key, &value, rec.expire_at_ms);
+            if cmds.is_empty() {
+                eprintln!(
+                    "bitlens: skipped {} ({}: no command rebuilds it)",
+                    bitlens::escape::display(&rec.key),
+                    value.redis_type().name()
+                );
+            }
+            for c in cmds {
+                buf.extend(bitlens_cli::dump::resp(&c));
+            }
+            out.write_all(&buf)
+        } else {
+            let line = bitlens_cli::dump::json_line(rec.db, &rec.key, &value, rec.expire_at_ms);
+            writeln!(out, "{line}")
+        };
+        if let Err(e) = r {
+            io_err = Some(e);
+        }
+        Ok(())
+    });
+    if let Err(e) = res {
+        eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
+        return ExitCode::from(1);
+    }
+    match io_err.map_or_else(|| out.flush(), Err) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `bitlens diff` arguments.
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// The older snapshot.
+    a: PathBuf,
+    /// The newer snapshot.
+    b: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Prefix separator byte (repeatable; default `:`).
+    #[arg(long = "separator", value_name = "CHAR")]
+    separators: Vec<char>,
+    /// The allocator of the writers' builds (see `inspect --allocator`).
+    #[arg(long, default_value = "jemalloc", value_parser = parse_allocator)]
+    allocator: bitlens::memory::Allocator,
+}
+
+fn diff(args: DiffArgs) -> ExitCode {
+    let (a, b) = match (read_file(&args.a), read_file(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(c), _) | (_, Err(c)) => return c,
+    };
+    let mut seps: Vec<u8> = args
+        .separators
+        .iter()
+        .filter(|c| c.is_ascii())
+        .map(|&c| c as u8)
+        .collect();
+    if seps.is_empty() {
+        seps.push(b':');
+    }
+    match bitlens_cli::diff::diff(&a, &b, &seps, args.allocator) {
+        Ok(d) => {
+            let text = if args.json {
+                format!("{}\n", d.to_json())
+            } else {
+                d.to_text()
+            };
+            write_stdout(text.as_bytes())
+        }
+        Err((which, e)) => {
+            let path = if which == 0 { &args.a } else { &args.b };
+            eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
             ExitCode::from(1)
         }
     }
