@@ -15,6 +15,8 @@ use super::{KeyRow, Report, DIST_BUCKETS};
 
 /// Widest name column, in characters.
 pub const NAME_WIDTH: usize = 48;
+/// Widest DETAILS column (bitmap / HLL / GEO statistics), in characters.
+pub const DETAILS_WIDTH: usize = 90;
 
 /// `part` of `total` as a percentage with one decimal, never `0.0%` or `100.0%` unless exact
 /// (`<0.1%`, `>99.9%`).
@@ -201,7 +203,7 @@ impl Report {
                     percent(g.memory, self.memory),
                     g.len,
                     g.with_expiry,
-                    details(g)
+                    cap(&details(g), DETAILS_WIDTH)
                 );
             }
         }
