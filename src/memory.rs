@@ -402,6 +402,94 @@ impl Model {
     }
 }
 
+/// What the same members would cost in other representations (`inspect --ledger`): value
+/// bytes as [`Model::estimate`] counts them (the key and its entry are the same in every
+/// form, so they are left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ledger {
+    /// The value as it is.
+    pub current: u64,
+    /// Members (set bits or integer ids).
+    pub members: u64,
+    /// As a Set, with the encoding Redis would give it (`intset`, `listpack`, `hashtable`).
+    pub as_set: Option<(&'static str, u64)>,
+    /// As a bitmap string (one bit per id up to the largest).
+    pub as_bitmap: Option<u64>,
+    /// As a Roaring bitmap stored in a string (its portable serialization).
+    pub as_roaring: Option<u64>,
+}
+
+impl Model {
+    /// The ledger of a bitmap string (its set bits as members) or of a set of integer ids in
+    /// `0..2^32`; `None` for other values.
+    pub fn ledger(&self, key: &[u8], value: &Value) -> Option<Ledger> {
+        let encoding = crate::command::keys::object_encoding(self.profile, key, value)?;
+        let current = self.value_bytes(value, encoding, false)?;
+        let mut ids = roaring::RoaringBitmap::new();
+        let is_bitmap = match value {
+            Value::String(s)
+                if crate::classify::classify(value) == crate::classify::Class::Bitmap =>
+            {
+                if s.len() > 1 << 29 {
+                    return None;
+                }
+                s.for_each_set_bit(|b| {
+                    ids.insert(b as u32);
+                });
+                true
+            }
+            Value::Set(set) => {
+                for m in set.members() {
+                    let v = crate::command::args::parse_i64(&m)?;
+                    ids.insert(u32::try_from(v).ok()?);
+                }
+                false
+            }
+            _ => return None,
+        };
+        let n = ids.len();
+        let string = |len: u64| ROBJ + self.alloc(sds_header(len, false) + len + 1);
+        let as_bitmap = ids.max().map_or(0, |m| m as u64 / 8 + 1);
+        Some(Ledger {
+            current,
+            members: n,
+            as_set: (is_bitmap && n > 0).then(|| self.set_cost(&ids)),
+            as_bitmap: (!is_bitmap).then(|| string(as_bitmap)),
+            as_roaring: Some(string(ids.serialized_size() as u64)),
+        })
+    }
+
+    /// A set of these integer members as Redis would encode it: an intset up to 512 members
+    /// (2, 4 or 8 bytes each by the largest), else a presized hash table of decimal sds.
+    fn set_cost(&self, ids: &roaring::RoaringBitmap) -> (&'static str, u64) {
+        let n = ids.len();
+        if n <= 512 {
+            let width = match ids.max().unwrap_or(0) {
+                0..=32767 => 2,
+                32768..=2147483647 => 4,
+                _ => 8,
+            };
+            return ("intset", ROBJ + self.blob(8 + width * n));
+        }
+        let sds: u64 = ids
+            .iter()
+            .map(|v| self.sds(v.checked_ilog10().map_or(1, |d| d as u64 + 1)))
+            .sum();
+        (
+            "hashtable",
+            ROBJ + self.layout.dict + 8 * presized_buckets(n as usize) + DICT_ENTRY * n + sds,
+        )
+    }
+
+    fn blob(&self, len: u64) -> u64 {
+        if self.layout.blob_usable {
+            self.alloc(len)
+        } else {
+            len
+        }
+    }
+}
+
 /// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
 /// back-length, the end byte (the listpack format of Redis 7). Elements in canonical
 /// integer form are integer-encoded (1 to 9 bytes).
@@ -576,6 +664,31 @@ mod tests {
         assert_eq!(rax_nodes(&[k(1, 0)]), 2);
         // Diverging in the last byte: root chain (15 bytes), branch, two leaves.
         assert_eq!(rax_nodes(&[k(1, 0), k(1, 1)]), 4);
+    }
+
+    #[test]
+    fn ledger_of_a_bitmap() {
+        let profile = crate::dialect::Profile::from_name("redis-7.4").unwrap();
+        let m = Model::new(profile, Allocator::Jemalloc);
+        // Bits 0..=999 set: 125 bytes; as a set, 1000 members (a hash table).
+        let v = Value::String(crate::string::RedisString::from_bytes(vec![0xff; 125]));
+        let l = m.ledger(b"k", &v).unwrap();
+        assert_eq!(l.members, 1000);
+        assert_eq!(l.current, 16 + 160); // raw: robj + sds(3 + 125 + 1 = 129) in the 160 class
+        let (enc, bytes) = l.as_set.unwrap();
+        assert_eq!(enc, "hashtable");
+        // dict 56 + 1024 buckets + 1000 entries + sds of "0".."999" (1+len+1 → 8 each).
+        assert_eq!(bytes, 16 + 56 + 8 * 1024 + 24 * 1000 + 8 * 1000);
+        // A dense run: the bitmap is cheapest, Roaring (an array container of 2 bytes per id)
+        // in between, the hash table dearest.
+        let r = l.as_roaring.unwrap();
+        assert!(l.current < r && r < bytes, "{l:?}");
+        let ids = Value::Set(crate::set::Set::from_members([
+            b"7".to_vec(),
+            b"70000".to_vec(),
+        ]));
+        let l = m.ledger(b"k", &ids).unwrap();
+        assert_eq!(l.as_bitmap, Some(16 + 10240)); // 8751 bytes: sds 5 + 8751 + 1 in the 10240 class
     }
 
     #[test]

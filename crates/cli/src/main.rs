@@ -127,6 +127,10 @@ struct InspectArgs {
     /// Bytes per cluster slot (default: when the file is from a cluster node).
     #[arg(long)]
     slots: bool,
+    /// The memory ledger: bitmaps and integer-id sets priced as a Set, a bitmap and a
+    /// Roaring bitmap.
+    #[arg(long)]
+    ledger: bool,
     /// Only database N.
     #[arg(long)]
     db: Option<u64>,
@@ -211,6 +215,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         separators,
         depth: args.depth,
         slots: args.slots.then_some(true),
+        ledger: args.ledger,
         filter: Filter {
             db: args.db,
             types: args.types,

@@ -361,3 +361,78 @@ fn conformance_snapshots_are_counted_once() {
         assert!(r.to_text().contains("written by Redis"), "{set}");
     }
 }
+
+#[test]
+fn ledger_prices_a_bitmap_as_the_set_redis_builds() {
+    let kind = ServerKind::Redis7_4;
+    if !kind.available() {
+        eprintln!("skipped: {} not installed", kind.name());
+        return;
+    }
+    let server = RedisServer::start_kind(kind, &[]);
+    let mut c = server.connection();
+    // Same-length names, so that MEMORY USAGE differences are value differences.
+    for (n, bm, set) in [(3u32, "ledg:bx", "ledg:sx"), (700, "ledg:by", "ledg:sy")] {
+        let mut sadd = argv(&[b"SADD", set.as_bytes()]);
+        let mut cmds = Vec::new();
+        for i in 0..n {
+            let bit = (i * 37 + 5).to_string();
+            cmds.push(argv(&[b"SETBIT", bm.as_bytes(), bit.as_bytes(), b"1"]));
+            sadd.push(bit.into_bytes());
+        }
+        cmds.push(sadd);
+        query_pipeline(&mut c, &cmds);
+    }
+    let rdb = server.save_rdb();
+    let loaded = RedisServer::start_kind_loading(kind, &rdb, &[]);
+    let mut lc = loaded.connection();
+    let usage = |c: &mut redis::Connection, k: &str| -> i64 {
+        match query_pipeline(
+            c,
+            &[argv(&[b"MEMORY", b"USAGE", k.as_bytes(), b"SAMPLES", b"0"])],
+        )
+        .remove(0)
+        {
+            Reply::Integer(n) => n,
+            o => panic!("{o:?}"),
+        }
+    };
+    let r = report(
+        &rdb,
+        &Options {
+            ledger: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    for (bm, set, enc) in [
+        ("ledg:bx", "ledg:sx", "intset"),
+        ("ledg:by", "ledg:sy", "hashtable"),
+    ] {
+        let g = r.databases[0]
+            .groups
+            .iter()
+            .find(|g| g.pattern == bm.as_bytes())
+            .unwrap();
+        let l = g.ledger.unwrap();
+        let real_delta = usage(&mut lc, set) - usage(&mut lc, bm);
+        assert_eq!(
+            l.as_set as i64 - l.current as i64,
+            real_delta,
+            "{bm} as a Set ({enc})"
+        );
+        let s = r.databases[0]
+            .groups
+            .iter()
+            .find(|g| g.pattern == set.as_bytes())
+            .unwrap();
+        assert_eq!(s.encodings, [(enc.to_string(), 1)]);
+        // And the set priced as a bitmap is the bitmap Redis holds.
+        let sl = s.ledger.unwrap();
+        assert_eq!(
+            sl.as_bitmap as i64 - sl.current as i64,
+            -real_delta,
+            "{set} as a bitmap"
+        );
+    }
+}

@@ -121,6 +121,9 @@ pub struct Options {
     pub slots: Option<bool>,
     /// Which keys count.
     pub filter: Filter,
+    /// Compute the memory ledger (`--ledger`): bitmaps and integer-id sets priced as the
+    /// other representations.
+    pub ledger: bool,
 }
 
 impl Default for Options {
@@ -135,6 +138,7 @@ impl Default for Options {
             depth: 2,
             slots: None,
             filter: Filter::default(),
+            ledger: false,
         }
     }
 }
@@ -213,6 +217,33 @@ pub struct Group {
     pub bitmap: Option<BitmapStats>,
     pub hll: Option<HllStats>,
     pub geo: Option<GeoStats>,
+    /// The memory ledger over the row's bitmaps and integer-id sets (with `--ledger`).
+    pub ledger: Option<LedgerSum>,
+}
+
+/// A [`bitlens::memory::Ledger`] summed over keys: value bytes now and as each other form
+/// (a form that does not apply to some keys counts them as they are).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LedgerSum {
+    /// Keys priced.
+    pub keys: u64,
+    /// Members over them.
+    pub members: u64,
+    pub current: u64,
+    pub as_set: u64,
+    pub as_bitmap: u64,
+    pub as_roaring: u64,
+}
+
+impl LedgerSum {
+    fn add(&mut self, l: &bitlens::memory::Ledger) {
+        self.keys += 1;
+        self.members += l.members;
+        self.current += l.current;
+        self.as_set += l.as_set.map_or(l.current, |s| s.1);
+        self.as_bitmap += l.as_bitmap.unwrap_or(l.current);
+        self.as_roaring += l.as_roaring.unwrap_or(l.current);
+    }
 }
 
 /// One database.
@@ -317,6 +348,7 @@ struct Acc {
     geo_bbox: Option<[f64; 4]>,
     geo_sets: u64,
     zsets: u64,
+    ledger: Option<LedgerSum>,
 }
 
 /// Longest element of a value and its element count (see [`KeyRow`]).
@@ -440,6 +472,13 @@ fn scan(
         }
         let (len, largest) = lengths(&value);
         let mut acc = Acc::default();
+        if opts.ledger {
+            if let Some(l) = model.ledger(&rec.key, &value) {
+                let mut sum = LedgerSum::default();
+                sum.add(&l);
+                acc.ledger = Some(sum);
+            }
+        }
         match (&value, classify(&value)) {
             (Value::String(s), Class::Hll(enc)) => {
                 acc.hll_seen = true;
@@ -547,6 +586,7 @@ fn build(
                     bitmap: None,
                     hll: None,
                     geo: None,
+                    ledger: None,
                 };
                 let mut acc = Acc::default();
                 let mut members: Vec<usize> = members.into_iter().map(|m| idx[m]).collect();
@@ -582,6 +622,15 @@ fn build(
                             Some((p, q)) => (p.min(x), q.max(y)),
                         });
                     }
+                    if let Some(l) = a.ledger {
+                        let s = acc.ledger.get_or_insert_with(LedgerSum::default);
+                        s.keys += l.keys;
+                        s.members += l.members;
+                        s.current += l.current;
+                        s.as_set += l.as_set;
+                        s.as_bitmap += l.as_bitmap;
+                        s.as_roaring += l.as_roaring;
+                    }
                     acc.zsets += a.zsets;
                     acc.geo_sets += a.geo_sets;
                     acc.geo_members += a.geo_members;
@@ -602,6 +651,7 @@ fn build(
                     .collect();
                 g.bitmap = (acc.bitmap.keys > 0).then_some(acc.bitmap);
                 g.hll = acc.hll_seen.then_some(acc.hll);
+                g.ledger = acc.ledger;
                 g.geo = (acc.zsets > 0 && acc.geo_sets == acc.zsets).then_some(GeoStats {
                     members: acc.geo_members,
                     bbox: acc.geo_bbox,

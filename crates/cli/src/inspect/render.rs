@@ -207,6 +207,39 @@ impl Report {
                 );
             }
         }
+        let ledger: Vec<(u64, &super::Group)> = self
+            .databases
+            .iter()
+            .flat_map(|d| d.groups.iter().map(move |g| (d.db, g)))
+            .filter(|(_, g)| g.ledger.is_some())
+            .collect();
+        if !ledger.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nledger (value bytes of the same members: as they are, as a Set, as a bitmap, as a Roaring bitmap in a string):"
+            );
+            let _ = writeln!(
+                out,
+                "  {:>4}  {:<NAME_WIDTH$}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                "DB", "PATTERN", "KEYS", "MEMBERS", "NOW", "AS SET", "AS BITMAP", "AS ROARING"
+            );
+            for (db, g) in ledger {
+                let l = g.ledger.unwrap();
+                let p = name(&g.pattern);
+                let pad = NAME_WIDTH.saturating_sub(p.chars().count());
+                let _ = writeln!(
+                    out,
+                    "  {db:>4}  {p}{}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                    " ".repeat(pad),
+                    l.keys,
+                    l.members,
+                    human(l.current),
+                    human(l.as_set),
+                    human(l.as_bitmap),
+                    human(l.as_roaring)
+                );
+            }
+        }
         let _ = writeln!(out, "\nmemory by type/encoding:");
         for t in &self.by_type {
             let _ = writeln!(
@@ -343,6 +376,10 @@ impl Report {
                         }
                         if let Some(geo) = &g.geo {
                             o["geo"] = json!({"members": geo.members, "bbox": geo.bbox});
+                        }
+                        if let Some(l) = &g.ledger {
+                            o["ledger"] = json!({"keys": l.keys, "members": l.members, "current": l.current,
+                                "as_set": l.as_set, "as_bitmap": l.as_bitmap, "as_roaring": l.as_roaring});
                         }
                         o
                     })
