@@ -79,7 +79,7 @@ pub const MAX_DECODED_HLL_BYTES: u64 = (hll::HDR + 2 * hll::REGISTERS) as u64;
 /// [`Class::Bitmap`].
 pub fn classify_string(s: &RedisString) -> Class {
     let n = s.len();
-    if n <= 20 && is_canonical_i64(&s.as_bytes()) {
+    if n <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
         return Class::Counter;
     }
     if n < 4 || s.range(0, 3) != b"HYLL" {
@@ -101,15 +101,6 @@ pub fn classify_string(s: &RedisString) -> Class {
         (Ok(enc), Ok(_)) => Class::Hll(enc),
         _ => Class::CorruptHll,
     }
-}
-
-/// True for the decimal text of an i64 without leading zeros or `+` (what Redis stores as an
-/// integer-encoded string).
-pub fn is_canonical_i64(b: &[u8]) -> bool {
-    std::str::from_utf8(b)
-        .ok()
-        .and_then(|t| t.parse::<i64>().ok())
-        .is_some_and(|n| n.to_string().as_bytes() == b)
 }
 
 /// Sorted sets whose scores all stay below this are not GEO sets: their points would all lie

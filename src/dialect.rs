@@ -60,7 +60,9 @@
 /// The server family of a profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
+    /// Redis (6.0 to 8.x).
     Redis,
+    /// Valkey (7.2 on).
     Valkey,
 }
 

@@ -316,12 +316,9 @@ mod tests {
 
     #[test]
     fn grisu2_reads_back() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut r = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            let x = f64::from_bits(s);
+            let x = f64::from_bits(r.u64(..));
             if !x.is_finite() || x == 0.0 {
                 continue;
             }

@@ -135,7 +135,7 @@ impl Default for DetailOptions {
 pub fn string_encoding(s: &RedisString) -> &'static str {
     if s.len() <= 20 {
         let b = s.as_bytes();
-        if crate::classify::is_canonical_i64(&b) {
+        if crate::num::parse_i64(&b).is_some() {
             return "int";
         }
     }

@@ -21,11 +21,17 @@ use crate::zset::ZSet;
 /// A Redis data type, as the TYPE command names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RedisType {
+    /// `string`.
     String,
+    /// `list`.
     List,
+    /// `set`.
     Set,
+    /// `zset`.
     ZSet,
+    /// `hash`.
     Hash,
+    /// `stream`.
     Stream,
     /// A module value; TYPE prints the module's 9-character type name, which we keep.
     Module([u8; 9]),
@@ -86,7 +92,9 @@ impl Value {
 /// One key's value and its absolute expiry (Unix time in milliseconds), if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The value.
     pub value: Value,
+    /// Absolute expiry, Unix ms; `None` when the key does not expire.
     pub expire_at_ms: Option<i64>,
 }
 

@@ -26,6 +26,9 @@
 //!   is computed exactly, [`rax_nodes`]), the listpacks' lengths, and per consumer group and
 //!   consumer their struct, PEL trees and 24-byte NACKs.
 //!
+//! [`object_encoding`] (what OBJECT ENCODING reports once a server has loaded a value) lives
+//! here too, as the same knowledge of the loader's encodings; the OBJECT command uses it.
+//!
 //! Validated per key and in sum against Redis 6.0.9, 7.0.15 and 7.4.1 (jemalloc builds) in
 //! `crates/difftest/tests/memory_diff.rs`; Valkey 8+ reorganised its key table (embedded
 //! keys, its own hash table) and is estimated with the 7.2 layout, unvalidated.
@@ -235,7 +238,7 @@ impl Model {
     /// and the bytes its allocations hold. `None` for values whose layout bitlens does not
     /// model (module values).
     pub fn estimate(&self, key: &[u8], value: &Value) -> Option<Estimate> {
-        let encoding = crate::command::keys::object_encoding(self.profile, key, value)?;
+        let encoding = object_encoding(self.profile, key, value)?;
         let key_sds = self.sds(key.len() as u64);
         Some(Estimate {
             bytes: self.value_bytes(value, encoding, false)? + key_sds + DICT_ENTRY,
@@ -292,8 +295,7 @@ impl Model {
                         presized_buckets(n)
                     } else {
                         // Loaded as an intset until the first non-integer member.
-                        let first = (0..n)
-                            .find(|&i| crate::command::args::parse_i64(t.get(i, 0)).is_none());
+                        let first = (0..n).find(|&i| crate::num::parse_i64(t.get(i, 0)).is_none());
                         grown_buckets(first.unwrap_or(0), n)
                     };
                     let sds: u64 = (0..n).map(|i| self.sds(t.get(i, 0).len() as u64)).sum();
@@ -423,7 +425,7 @@ impl Model {
     /// The ledger of a bitmap string (its set bits as members) or of a set of integer ids in
     /// `0..2^32`; `None` for other values.
     pub fn ledger(&self, key: &[u8], value: &Value) -> Option<Ledger> {
-        let encoding = crate::command::keys::object_encoding(self.profile, key, value)?;
+        let encoding = object_encoding(self.profile, key, value)?;
         let current = self.value_bytes(value, encoding, false)?;
         let mut ids = roaring::RoaringBitmap::new();
         let is_bitmap = match value {
@@ -440,7 +442,7 @@ impl Model {
             }
             Value::Set(set) => {
                 for m in set.members() {
-                    let v = crate::command::args::parse_i64(&m)?;
+                    let v = crate::num::parse_i64(&m)?;
                     ids.insert(u32::try_from(v).ok()?);
                 }
                 false
@@ -490,13 +492,114 @@ impl Model {
     }
 }
 
+/// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
+/// loaded it from a snapshot: strings `int` (a `long long` in canonical form), `embstr` or
+/// `raw` (the profile's rule); sorted sets the compact encoding within
+/// `zset-max-listpack-entries`/`-value`, else `skiplist` (7.0+ converts ziplists to listpacks
+/// on load); streams `stream`. `None` for other values bitlens keeps only as their type.
+pub fn object_encoding(
+    profile: &crate::dialect::Profile,
+    key: &[u8],
+    value: &Value,
+) -> Option<&'static str> {
+    match value {
+        Value::String(s) => {
+            let len = s.len();
+            if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
+                Some("int")
+            } else if profile.is_embstr(key.len(), len as usize) {
+                Some("embstr")
+            } else {
+                Some("raw")
+            }
+        }
+        Value::ZSet(z) => {
+            let (entries, value_len) = profile.zset_max_listpack;
+            let small = z.len() <= entries && z.sorted().iter().all(|(_, m)| m.len() <= value_len);
+            Some(if small {
+                profile.compact_encoding()
+            } else {
+                "skiplist"
+            })
+        }
+        Value::List(l) => Some(if profile.list_listpack && list_fits_listpack(l) {
+            "listpack"
+        } else {
+            "quicklist"
+        }),
+        Value::Set(set) => Some(set_encoding(profile, set)),
+        Value::Hash(h) => Some(hash_encoding(profile, h)),
+        // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
+        Value::Stream(_) => Some("stream"),
+        // Module values are `raw` objects (rec: every RedisBloom type on 7.4.1).
+        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => Some("raw"),
+        Value::Other(_) => None,
+    }
+}
+
+/// `list-max-listpack-size` -2: a listpack node of at most 8 KiB (every server's default).
+const LIST_MAX_LISTPACK_BYTES: usize = 8192;
+/// `set-max-intset-entries` (every server's default).
+const SET_MAX_INTSET_ENTRIES: usize = 512;
+/// `set-max-listpack-entries` / `-value` (7.2+ and Valkey defaults).
+const SET_MAX_LISTPACK: (usize, usize) = (128, 64);
+/// `hash-max-listpack-entries` / `-value` (`hash-max-ziplist-*` before 7.0; built-in defaults).
+const HASH_MAX_LISTPACK: (usize, usize) = (512, 64);
+
+/// Whether a loaded list is converted to a plain listpack: its elements fit in one listpack
+/// node of at most [`LIST_MAX_LISTPACK_BYTES`].
+fn list_fits_listpack(l: &crate::list::List) -> bool {
+    let items = l.range(0, l.len().saturating_sub(1));
+    l.is_empty() || listpack_bytes(items.iter().map(|v| v.as_slice())) <= LIST_MAX_LISTPACK_BYTES
+}
+
+/// A loaded set's encoding: `intset` (integers only, at most 512), `listpack` (7.2+, at most
+/// 128 members of at most 64 bytes), else `hashtable`.
+fn set_encoding(profile: &crate::dialect::Profile, set: &crate::set::Set) -> &'static str {
+    let members = set.members();
+    let is_int = |m: &Vec<u8>| {
+        m.len() <= 20
+            && std::str::from_utf8(m)
+                .ok()
+                .and_then(|t| t.parse::<i64>().ok().filter(|v| v.to_string() == t))
+                .is_some()
+    };
+    if members.len() <= SET_MAX_INTSET_ENTRIES && members.iter().all(is_int) {
+        "intset"
+    } else if profile.set_listpack
+        && members.len() <= SET_MAX_LISTPACK.0
+        && members.iter().all(|m| m.len() <= SET_MAX_LISTPACK.1)
+    {
+        "listpack"
+    } else {
+        "hashtable"
+    }
+}
+
+/// A loaded hash's encoding: the compact one (`listpack`, `ziplist` on 6.x, or the profile's
+/// field-expiry form) within `hash-max-listpack-entries`/`-value`, else `hashtable`.
+fn hash_encoding(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> &'static str {
+    let fields = h.all();
+    let small = fields.len() <= HASH_MAX_LISTPACK.0
+        && fields
+            .iter()
+            .all(|f| f.field.len() <= HASH_MAX_LISTPACK.1 && f.value.len() <= HASH_MAX_LISTPACK.1);
+    if !small {
+        "hashtable"
+    } else if fields.iter().any(|f| f.expire_at_ms.is_some()) {
+        profile.hash_ex_encoding
+    } else {
+        profile.compact_encoding()
+    }
+}
+
 /// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
 /// back-length, the end byte (the listpack format of Redis 7). Elements in canonical
 /// integer form are integer-encoded (1 to 9 bytes).
 pub fn listpack_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
     let mut n = 7;
     for it in items {
-        let enc = match crate::command::args::parse_i64(it) {
+        let enc = match crate::num::parse_i64(it) {
             Some(v) if (0..128).contains(&v) => 1,
             Some(v) if (-4096..4096).contains(&v) => 2,
             Some(v) if (-32768..32768).contains(&v) => 3,
@@ -526,7 +629,7 @@ pub fn ziplist_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
     let mut n = 11;
     let mut prev = 0usize;
     for it in items {
-        let body = match crate::command::args::parse_i64(it) {
+        let body = match crate::num::parse_i64(it) {
             Some(v) if (0..=12).contains(&v) => 1,
             Some(v) if i8::try_from(v).is_ok() => 2,
             Some(v) if i16::try_from(v).is_ok() => 3,

@@ -580,7 +580,7 @@ impl Engine {
     #[wasm_bindgen(js_name = loadRoaring)]
     pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        let s = crate::bitmap::roaring::from_roaring(bytes)
+        let s = crate::string::roaring::from_roaring(bytes)
             .map_err(|e| JsError::new(&e.to_string()))?;
         self.ks.set(key, Value::String(s));
         Ok(())
@@ -602,7 +602,7 @@ impl Engine {
                 ))
             }
         };
-        crate::bitmap::roaring::to_roaring(s).map_err(|e| JsError::new(&e.to_string()))
+        crate::string::roaring::to_roaring(s).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key...`

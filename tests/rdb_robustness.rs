@@ -192,7 +192,7 @@ fn fixture_dumps() -> Vec<Vec<u8>> {
 fn with_trailer(body: &[u8], version: u16) -> Vec<u8> {
     let mut p = body.to_vec();
     p.extend_from_slice(&version.to_le_bytes());
-    let crc = crc::Crc::<u64>::new(&crc::CRC_64_REDIS).checksum(&p);
+    let crc = bitlens::rdb::crc64(&p);
     p.extend_from_slice(&crc.to_le_bytes());
     p
 }

@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
 fn body_in(data: &[u8], version: u16, format: Format) {
     let mut p = data.to_vec();
     p.extend_from_slice(&version.to_le_bytes());
-    let crc = crc::Crc::<u64>::new(&crc::CRC_64_REDIS).checksum(&p);
+    let crc = bitlens::rdb::crc64(&p);
     p.extend_from_slice(&crc.to_le_bytes());
     let decoded = load_dump(&p);
     let mut w = RdbWriter::with_format(Vec::new(), format, b"0.0.0").unwrap();

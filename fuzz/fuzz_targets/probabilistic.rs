@@ -62,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
     p.extend_from_slice(&module_id(name, encver).to_be_bytes());
     p.extend_from_slice(fields);
     p.extend_from_slice(&12u16.to_le_bytes());
-    let crc = crc::Crc::<u64>::new(&crc::CRC_64_REDIS).checksum(&p);
+    let crc = bitlens::rdb::crc64(&p);
     p.extend_from_slice(&crc.to_le_bytes());
     if let Ok(v) = load_dump(&p) {
         let mut ks = Keyspace::new();

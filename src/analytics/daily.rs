@@ -249,6 +249,17 @@ pub struct Engagement {
 }
 
 /// Computes [`Engagement`] for `keys` (chronological).
+///
+/// # Examples
+/// ```
+/// use bitlens::analytics::daily::engagement;
+///
+/// // Three days of activity bitmaps (bit = user id): users 0,1 / 1 / 1,2.
+/// let days = [vec![0b1100_0000u8], vec![0b0100_0000], vec![0b0110_0000]];
+/// let e = engagement(&days);
+/// assert_eq!(e.dau, [2, 1, 2]);
+/// assert_eq!(e.wau, [2, 2, 3]); // distinct users in the 7 days ending at each day
+/// ```
 pub fn engagement<K: AsRef<[u8]>>(keys: &[K]) -> Engagement {
     let dau = dau(keys);
     let wau = rolling_actives(keys, 7);

@@ -315,17 +315,14 @@ mod tests {
     }
 
     fn bytes(seed: u64, n: usize) -> Vec<u8> {
-        let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+        let mut r = fastrand::Rng::with_seed(seed);
         (0..n)
             .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
                 // Mix dense and run-heavy bytes.
-                match s % 4 {
+                match r.u8(..4) {
                     0 => 0xff,
                     1 => 0,
-                    _ => (s >> 8) as u8,
+                    _ => r.u8(..),
                 }
             })
             .collect()

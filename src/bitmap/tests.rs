@@ -111,16 +111,7 @@ fn naive_bitop(op: BitOp, srcs: &[&[u8]]) -> Vec<u8> {
 #[test]
 fn bitop_matches_definitions() {
     let mut r = Rng::new(3);
-    let ops = [
-        BitOp::And,
-        BitOp::Or,
-        BitOp::Xor,
-        BitOp::Not,
-        BitOp::Diff,
-        BitOp::Diff1,
-        BitOp::AndOr,
-        BitOp::One,
-    ];
+    let ops = BitOp::ALL;
     for round in 0..300 {
         let n = 1 + r.below(5) as usize;
         // Some rounds cross the block size so the blocked loop is exercised.

@@ -402,8 +402,24 @@ fn run_search(
 /// GEOPOS key member...: per member `[lon, lat]` or a null array.
 fn geopos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let p = ctx.profile;
-    let ks = &*ctx.ks;
-    let z = match zset_at(ks, &argv[1]) {
+    per_member(ctx, argv, Reply::NullArray, |s| {
+        let (lon, lat) = geohash::decode(geohash::score_bits(s));
+        Reply::Array(vec![
+            Reply::bulk(p.format_coord(lon)),
+            Reply::bulk(p.format_coord(lat)),
+        ])
+    })
+}
+
+/// `key member...` commands (GEOPOS, GEOHASH): one reply per member, `missing` for a member
+/// (or key) that is not there, `WRONGTYPE` for a key that is not a sorted set.
+fn per_member(
+    ctx: &mut Ctx<'_>,
+    argv: &[Vec<u8>],
+    missing: Reply,
+    of_score: impl Fn(f64) -> Reply,
+) -> Reply {
+    let z = match zset_at(ctx.ks, &argv[1]) {
         Ok(z) => z,
         Err(e) => return e,
     };
@@ -411,14 +427,8 @@ fn geopos(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         argv[2..]
             .iter()
             .map(|m| match z.and_then(|z| z.score(m)) {
-                None => Reply::NullArray,
-                Some(s) => {
-                    let (lon, lat) = geohash::decode(geohash::score_bits(s));
-                    Reply::Array(vec![
-                        Reply::bulk(p.format_coord(lon)),
-                        Reply::bulk(p.format_coord(lat)),
-                    ])
-                }
+                None => missing.clone(),
+                Some(s) => of_score(s),
             })
             .collect(),
     )
@@ -453,20 +463,9 @@ fn geodist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// GEOHASH key member...: 11-character strings or null bulks.
 fn geohash_cmd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    let z = match zset_at(ks, &argv[1]) {
-        Ok(z) => z,
-        Err(e) => return e,
-    };
-    Reply::Array(
-        argv[2..]
-            .iter()
-            .map(|m| match z.and_then(|z| z.score(m)) {
-                None => Reply::NullBulk,
-                Some(s) => Reply::bulk(geohash::geohash_string(geohash::score_bits(s))),
-            })
-            .collect(),
-    )
+    per_member(ctx, argv, Reply::NullBulk, |s| {
+        Reply::bulk(geohash::geohash_string(geohash::score_bits(s)))
+    })
 }
 
 #[cfg(test)]

@@ -67,8 +67,11 @@ pub type Handler = fn(&mut Ctx<'_>, &[Vec<u8>]) -> Reply;
 /// One command: lower-case name, Redis arity (N > 0: exactly N arguments including the name;
 /// N < 0: at least -N), and handler.
 pub struct CommandSpec {
+    /// The command name, lower case (`bitcount`).
     pub name: &'static str,
+    /// Redis arity: N > 0 exactly N arguments including the name, N < 0 at least -N.
     pub arity: i32,
+    /// The function answering it.
     pub handler: Handler,
 }
 
@@ -127,6 +130,20 @@ pub fn command_names() -> Vec<&'static str> {
 /// Runs one command on the keyspace and returns Redis 7.0's reply for it (one database; the
 /// keyspace's own clock, none by default). Never panics on any argv; an empty argv gets an
 /// `ERR` (Redis gives no reply to an empty inline command).
+///
+/// # Examples
+/// ```
+/// use bitlens::{execute, Keyspace, Reply};
+///
+/// let mut ks = Keyspace::new();
+/// let argv = |a: &[&str]| a.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+/// // The keyspace answers reads only; a missing key reads as empty, as in Redis.
+/// assert_eq!(execute(&mut ks, &argv(&["BITCOUNT", "nosuch"])), Reply::Integer(0));
+/// assert_eq!(
+///     execute(&mut ks, &argv(&["NOSUCHCMD"])),
+///     Reply::err("ERR unknown command 'NOSUCHCMD', with args beginning with: ")
+/// );
+/// ```
 pub fn execute(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     execute_in(&mut Ctx::single(ks, Profile::default_profile()), argv)
 }

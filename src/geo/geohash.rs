@@ -22,7 +22,9 @@ pub const STEP_MAX: u8 = 26;
 /// together with `bits == 0` marks an empty (excluded) neighbour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hash {
+    /// The interleaved bits (latitude in the odd, longitude in the even positions).
     pub bits: u64,
+    /// Bits per coordinate (precision), 1..=26.
     pub step: u8,
 }
 
@@ -48,9 +50,13 @@ impl Hash {
 /// A cell in degrees.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Area {
+    /// Western edge, degrees.
     pub lon_min: f64,
+    /// Eastern edge, degrees.
     pub lon_max: f64,
+    /// Southern edge, degrees.
     pub lat_min: f64,
+    /// Northern edge, degrees.
     pub lat_max: f64,
 }
 

@@ -35,7 +35,12 @@ pub enum Shape<'a> {
     /// BYRADIUS: a circle of this radius.
     Radius(f64),
     /// BYBOX: a box this wide (east-west) and high (north-south).
-    Box { width: f64, height: f64 },
+    Box {
+        /// East-west extent, metres.
+        width: f64,
+        /// North-south extent, metres.
+        height: f64,
+    },
     /// BYPOLYGON (Valkey 9): search around [`Polygon::centre`].
     Polygon(&'a Polygon),
 }
@@ -142,8 +147,9 @@ pub struct Hit {
     pub index: usize,
     /// Distance from the centre in metres.
     pub dist: f64,
-    /// The member's position (cell centre), degrees.
+    /// The member's position (cell centre), degrees: longitude.
     pub lon: f64,
+    /// Latitude, degrees.
     pub lat: f64,
     /// The member's score (its geohash).
     pub score: f64,
@@ -154,7 +160,9 @@ pub struct Hit {
 pub enum Order {
     /// Cell-walk order.
     None,
+    /// ASC: nearest first.
     Asc,
+    /// DESC: farthest first.
     Desc,
 }
 

@@ -89,11 +89,6 @@ impl HllError {
             HllError::Corrupt => "INVALIDOBJ Corrupted HLL object detected",
         }
     }
-
-    /// The error reply Redis 7 sends.
-    pub fn to_reply(self) -> crate::reply::Reply {
-        crate::reply::Reply::err(self.message())
-    }
 }
 
 impl fmt::Display for HllError {
@@ -107,7 +102,9 @@ impl std::error::Error for HllError {}
 /// The encoding of a valid HyperLogLog string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// `HLL_DENSE` (byte 4 = 0): 16,384 six-bit registers.
     Dense,
+    /// `HLL_SPARSE` (byte 4 = 1): run-length opcodes.
     Sparse,
 }
 

@@ -21,7 +21,12 @@ pub enum Detected {
     /// the message says why (e.g. a version newer than bitlens knows).
     UnsupportedRdb(String),
     /// A DUMP payload: its format (from the trailer's RDB version) and value kind.
-    Dump { format: Format, kind: ValueKind },
+    Dump {
+        /// The format the trailer's RDB version names.
+        format: Format,
+        /// What the type byte means in that format.
+        kind: ValueKind,
+    },
     /// Anything else: taken as the raw bytes of a string value.
     Raw,
 }

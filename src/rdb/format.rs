@@ -47,7 +47,9 @@ pub const VALKEY_MAX_VERSION: u32 = 81;
 /// A snapshot format: writer family and RDB version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Format {
+    /// Who writes this format (Redis or Valkey numbering of types and opcodes).
     pub family: Family,
+    /// The RDB version (Redis 1..=15, Valkey 80..).
     pub version: u32,
 }
 
@@ -67,32 +69,55 @@ impl fmt::Display for Format {
 /// of every family maps to one of these (see [`Format::value_kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ValueKind {
+    /// `RDB_TYPE_STRING`.
     String,
+    /// `RDB_TYPE_LIST`.
     List,
+    /// `RDB_TYPE_SET`.
     Set,
+    /// `RDB_TYPE_ZSET`.
     ZSet,
+    /// `RDB_TYPE_HASH`.
     Hash,
+    /// `RDB_TYPE_ZSET_2`.
     ZSet2,
+    /// `RDB_TYPE_MODULE_PRE_GA`.
     ModulePreGa,
+    /// `RDB_TYPE_MODULE_2`.
     Module2,
+    /// `RDB_TYPE_HASH_ZIPMAP`.
     HashZipmap,
+    /// `RDB_TYPE_LIST_ZIPLIST`.
     ListZiplist,
+    /// `RDB_TYPE_SET_INTSET`.
     SetIntset,
+    /// `RDB_TYPE_ZSET_ZIPLIST`.
     ZSetZiplist,
+    /// `RDB_TYPE_HASH_ZIPLIST`.
     HashZiplist,
+    /// `RDB_TYPE_LIST_QUICKLIST`.
     ListQuicklist,
+    /// `RDB_TYPE_STREAM_LISTPACKS`.
     StreamListpacks,
+    /// `RDB_TYPE_HASH_LISTPACK`.
     HashListpack,
+    /// `RDB_TYPE_ZSET_LISTPACK`.
     ZSetListpack,
+    /// `RDB_TYPE_LIST_QUICKLIST_2`.
     ListQuicklist2,
+    /// `RDB_TYPE_STREAM_LISTPACKS_2`.
     StreamListpacks2,
+    /// `RDB_TYPE_SET_LISTPACK`.
     SetListpack,
+    /// `RDB_TYPE_STREAM_LISTPACKS_3`.
     StreamListpacks3,
     /// Redis 7.4 release candidates: hash with field expiry, no leading minimum TTL.
     HashMetadataPreGa,
     /// Redis 7.4 release candidates: listpack hash with field expiry, no leading minimum TTL.
     HashListpackExPreGa,
+    /// `RDB_TYPE_HASH_METADATA`.
     HashMetadata,
+    /// `RDB_TYPE_HASH_LISTPACK_EX`.
     HashListpackEx,
     /// Redis 8.6+ (RDB 13): stream with idempotent-producer (IDMP) state.
     StreamListpacks4,
@@ -102,8 +127,11 @@ pub enum ValueKind {
     Array,
     /// Redis 8.x (RDB 15): hash templates.
     HashTmplLp,
+    /// `RDB_TYPE_HASH_TMPL_LP_REF`.
     HashTmplLpRef,
+    /// `RDB_TYPE_HASH_TMPL_ARRAY`.
     HashTmplArray,
+    /// `RDB_TYPE_HASH_TMPL_ARRAY_REF`.
     HashTmplArrayRef,
     /// Redis 8.8+: the built-in GCRA rate limiter.
     Gcra,
@@ -242,16 +270,27 @@ pub enum Opcode {
     /// Cluster slot sizes: slot id, keys, keys with expiry (Redis 7.4+; in Valkey "foreign
     /// slot info, safe to ignore").
     SlotInfo,
+    /// `RDB_OPCODE_FUNCTION2`.
     Function2,
+    /// `RDB_OPCODE_FUNCTION_PRE_GA`.
     FunctionPreGa,
+    /// `RDB_OPCODE_MODULE_AUX`.
     ModuleAux,
+    /// `RDB_OPCODE_IDLE`.
     Idle,
+    /// `RDB_OPCODE_FREQ`.
     Freq,
+    /// `RDB_OPCODE_AUX`.
     Aux,
+    /// `RDB_OPCODE_RESIZEDB`.
     ResizeDb,
+    /// `RDB_OPCODE_EXPIRETIME_MS`.
     ExpireTimeMs,
+    /// `RDB_OPCODE_EXPIRETIME`.
     ExpireTime,
+    /// `RDB_OPCODE_SELECTDB`.
     SelectDb,
+    /// `RDB_OPCODE_EOF`.
     Eof,
     /// Redis Enterprise: RAM LRU of the next key (one length), skipped.
     RamLru,
@@ -287,8 +326,11 @@ impl Opcode {
 /// One row of a family's table: wire byte, meaning, first RDB version that writes it.
 #[derive(Debug, Clone, Copy)]
 pub struct Id<K> {
+    /// The byte in the file.
     pub byte: u8,
+    /// What it means.
     pub kind: K,
+    /// The first RDB version of the family that writes it.
     pub since: u32,
 }
 
@@ -644,6 +686,7 @@ pub fn type_info(t: u8) -> Option<(RedisType, &'static str)> {
 /// What a snapshot says about its writer: the format plus the server version aux fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Writer {
+    /// The file's format (from its magic).
     pub format: Format,
     /// The `redis-ver` aux field, when present.
     pub redis_ver: Option<String>,

@@ -1,24 +1,86 @@
 //! Redis RDB files and DUMP payloads: reading ([`load_rdb`], [`load_dump`], [`visit_rdb`]) and
 //! writing ([`RdbWriter`]).
 //!
-//! An RDB file is `REDIS` + a 4-digit version, then a sequence of records, each starting with
-//! one byte: an opcode (aux field, SELECTDB, RESIZEDB, expiry in seconds or milliseconds,
-//! LRU idle time, LFU frequency, module aux data, function library, slot info, EOF) or the
-//! value type of the key that follows (key string, then the value in that type's encoding).
-//! After EOF, version 5+ files end with the CRC-64 (Jones polynomial, reflected, as
-//! `crc::CRC_64_REDIS`) of every preceding byte, little-endian; 0 means "not computed".
+//! # File layout
+//! ```text
+//! +-----------------+--------------------------------------------+-----+-------------+
+//! | magic + version | records ...                                | EOF | CRC-64      |
+//! | REDIS0011       | (opcode | type byte) ...                   | ff  | u64 LE      |
+//! | VALKEY080       |                                            |     | (RDB >= 5)  |
+//! +-----------------+--------------------------------------------+-----+-------------+
+//!   9 bytes: `REDIS` + 4 digits (1..=15) or `VALKEY` + 3 digits (80..)
 //!
-//! A DUMP payload is one value (type byte + encoding) followed by the 2-byte little-endian RDB
-//! version and the CRC-64 of everything before it.
+//! record = opcode byte + its fields, or  type byte + key string + value encoding
 //!
+//!   fa AUX           string name, string value        (redis-ver, ctime, used-mem, ...)
+//!   fe SELECTDB      length db
+//!   fb RESIZEDB      length keys, length keys-with-expiry
+//!   fd EXPIRETIME    u32 LE seconds   } prefix the next key
+//!   fc EXPIRETIME_MS u64 LE millis    }
+//!   f8 IDLE length / f9 FREQ u8       } (LRU / LFU, prefix the next key)
+//!   f7 MODULE_AUX    length module id, when-opcode, module data
+//!   f5/f6 FUNCTION   library code     f4 SLOT_INFO   slot id, size, expires size
+//!   f3 KEY_META (Redis 8) / SLOT_IMPORT (Valkey)      f2 HASH_TEMPLATES (Redis 8.x)
+//!   0..=25 (and Valkey's own ids) a value type: RDB_TYPE_STRING 0, RDB_TYPE_LIST 1, ...
+//! ```
+//! Which byte means what depends on the writer family and version: one table per family in
+//! [`format`] ([`Format::opcode`], [`Format::value_kind`]). The CRC-64 is Jones, reflected
+//! ([`crc64`]), over every byte before it; 0 means "not computed".
+//!
+//! # Length encoding
+//! ```text
+//! 00xxxxxx                       6-bit length (0..63)
+//! 01xxxxxx yyyyyyyy              14-bit length, big-endian
+//! 10000000 + u32 BE              32-bit length
+//! 10000001 + u64 BE              64-bit length
+//! 11xxxxxx                       special string encoding xxxxxx (below), not a length
+//! ```
+//! Every length is checked against the remaining input before anything is allocated
+//! (`Cursor::count`).
+//!
+//! # String encodings
+//! ```text
+//! length n, then n raw bytes
+//! c0 + i8                        integer (RDB_ENC_INT8), loaded as its decimal text
+//! c1 + i16 LE                    integer (RDB_ENC_INT16)
+//! c2 + i32 LE                    integer (RDB_ENC_INT32)
+//! c3 + length clen, length ulen, clen bytes of LZF data (RDB_ENC_LZF; see [`lzf`])
+//! ```
+//! Aggregate values are built from these: counts and strings, or one string holding a
+//! listpack / ziplist / intset / zipmap blob (decoded by `crate::encoded`).
+//!
+//! # DUMP payloads
+//! One value (type byte + encoding) followed by the 2-byte little-endian RDB version and the
+//! CRC-64 of everything before it (see [`DumpSplitter`]).
+//!
+//! # Values
 //! Strings and sorted sets are decoded into [`Value::String`] / [`Value::ZSet`]; lists, sets,
 //! hashes and streams into [`Value::List`] / [`Value::Set`] / [`Value::Hash`] /
 //! [`Value::Stream`], their embedded listpacks, ziplists, intsets and zipmaps validated once
-//! and kept as bytes (`values`); module values are walked and kept as [`Value::Other`]. Bad input yields an [`RdbError`] with the byte offset and key,
-//! never a panic; no allocation exceeds what the input's size justifies.
+//! and kept as bytes (`values`); module values are walked and kept as [`Value::Other`] (or
+//! [`Value::Module`] for the RedisBloom types). Bad input yields an [`RdbError`] with its
+//! [`RdbErrorKind`], the byte offset and key, never a panic; no allocation exceeds what the
+//! input's size justifies.
+//!
+//! # Examples
+//! ```
+//! use bitlens::rdb::{load_rdb, LoadOptions, RdbWriter};
+//! use bitlens::{execute, Reply};
+//!
+//! // A file with one bitmap key, as SETBIT would leave it, then its BITCOUNT.
+//! let mut w = RdbWriter::new(Vec::new(), 11)?;
+//! w.select_db(0)?;
+//! w.write_string(b"stats:active:20240501", &[0b1010_0000, 0xff], None)?;
+//! let file = w.finish()?;
+//! let mut snap = load_rdb(&file, &LoadOptions::default())?;
+//! let ks = snap.databases.get_mut(&0).unwrap();
+//! let argv = [b"BITCOUNT".to_vec(), b"stats:active:20240501".to_vec()];
+//! assert_eq!(execute(ks, &argv), Reply::Integer(10));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod detect;
-pub(crate) mod encoded;
+mod dump;
 pub mod format;
 mod input;
 pub mod lzf;
@@ -28,8 +90,9 @@ mod reader;
 mod values;
 mod writer;
 
+pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item};
 pub use detect::{detect, identify, Detected, Identity};
-pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
+pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use reader::module_name;
@@ -58,16 +121,86 @@ pub(crate) static CRC64: crc::Crc<u64, crc::Table<16>> =
 /// A running [`CRC64`].
 pub(crate) type Crc64Digest = crc::Digest<'static, u64, crc::Table<16>>;
 
-/// A decoding error: what went wrong, at which byte offset of the input, and in which key
-/// when known.
+/// The CRC-64 of `bytes` as RDB files and DUMP payloads store it (Redis' CRC-64/Jones,
+/// reflected, init 0: `crc::CRC_64_REDIS`); the check value of `123456789` is
+/// `0xe9c6d914c4b8d9ca`.
+///
+/// # Examples
+/// ```
+/// assert_eq!(bitlens::rdb::crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
+/// ```
+pub fn crc64(bytes: &[u8]) -> u64 {
+    CRC64.checksum(bytes)
+}
+
+/// Continues a CRC-64 over more bytes: `crc64_update(crc64(a), b) == crc64(a ++ b)`, and
+/// `crc64_update(0, b) == crc64(b)`, for hashing a stream piece by piece.
+///
+/// # Examples
+/// ```
+/// use bitlens::rdb::{crc64, crc64_update};
+/// assert_eq!(crc64_update(crc64(b"1234"), b"56789"), crc64(b"123456789"));
+/// ```
+pub fn crc64_update(crc: u64, bytes: &[u8]) -> u64 {
+    // The crate reflects the initial value of a reflected CRC; the register holds it as is.
+    let mut d = CRC64.digest_with_initial(crc.reverse_bits());
+    d.update(bytes);
+    d.finalize()
+}
+
+/// What kind of problem an [`RdbError`] is, for callers that act on it (more kinds may come).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RdbErrorKind {
+    /// The input ends inside a structure (header, length, string, value, trailer).
+    Truncated,
+    /// Not a header bitlens reads: bad magic, or an RDB / DUMP version it does not know.
+    UnsupportedVersion,
+    /// The CRC-64 trailer does not match the content.
+    Checksum,
+    /// A value type byte the file's (or payload's) format does not define.
+    UnknownType,
+    /// A record or encoding bitlens knows of but does not read (hash templates, pre-GA
+    /// modules, unknown module opcodes).
+    Unsupported,
+    /// A structure that is not what the format allows (bad length or encoding byte, corrupt
+    /// blob or LZF data, duplicate member, bytes after a value, ...).
+    Corrupt,
+    /// A DUMP payload whose format cannot go into the file being written.
+    Incompatible,
+    /// The input source failed (a chunked reader's I/O error).
+    Read,
+    /// Writing the output failed.
+    Write,
+    /// The progress callback stopped the load.
+    Cancelled,
+}
+
+/// A decoding error: its kind, at which byte offset of the input, in which key when known,
+/// and a message (what [`fmt::Display`] shows after the offset and key).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RdbError {
+    /// What kind of problem it is.
+    pub kind: RdbErrorKind,
     /// Byte offset in the input where the problem was detected.
     pub offset: u64,
     /// The key being decoded, when known.
     pub key: Option<Vec<u8>>,
     /// What is wrong.
     pub message: String,
+}
+
+impl RdbError {
+    /// An error of `kind` at byte `offset`, with no key yet.
+    pub fn new(kind: RdbErrorKind, offset: u64, message: impl Into<String>) -> RdbError {
+        RdbError {
+            kind,
+            offset,
+            key: None,
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for RdbError {
@@ -362,7 +495,8 @@ fn read_record<'w>(
             }
             Opcode::KeyMeta => c.key_meta()?,
             Opcode::HashTemplates => {
-                return Err(c.err_at(
+                return Err(c.err_kind_at(
+                    RdbErrorKind::Unsupported,
                     at,
                     format!(
                         "{} records ({format}, byte {byte}) are not supported yet",
@@ -374,7 +508,8 @@ fn read_record<'w>(
         return Ok(Step::Opcode);
     }
     let Some(kind) = format.value_kind(byte) else {
-        return Err(c.err_at(
+        return Err(c.err_kind_at(
+            RdbErrorKind::UnknownType,
             at,
             format!("unknown RDB value type {byte} (byte 0x{byte:02x}) in a {format} file"),
         ));
@@ -435,11 +570,7 @@ fn report(
     done: u64,
     total: u64,
 ) -> Result<(), RdbError> {
-    progress(done, total).map_err(|message| RdbError {
-        offset: done,
-        key: None,
-        message,
-    })
+    progress(done, total).map_err(|message| RdbError::new(RdbErrorKind::Cancelled, done, message))
 }
 
 /// The reader proper, over either kind of [`Input`].
@@ -466,7 +597,8 @@ where
         } else {
             0
         };
-        Format::from_magic(magic).map_err(|m| c.err_at(version_at, m))?
+        Format::from_magic(magic)
+            .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m))?
     };
     inp.consume(9);
     let mut st = State {
@@ -571,13 +703,13 @@ where
     if stored != 0 && opts.verify_checksum {
         let actual = inp.crc_so_far();
         if actual != stored {
-            return Err(RdbError {
-                offset: eof_end,
-                key: None,
-                message: format!(
+            return Err(RdbError::new(
+                RdbErrorKind::Checksum,
+                eof_end,
+                format!(
                     "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"
                 ),
-            });
+            ));
         }
     }
     inp.consume(8);
@@ -591,7 +723,8 @@ where
 pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
-    let format = Format::from_magic(magic).map_err(|m| c.err_at(0, m))?;
+    let format = Format::from_magic(magic)
+        .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, 0, m))?;
     let mut aux = Vec::new();
     while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
         c.pos += 1;
@@ -604,6 +737,19 @@ pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
 
 /// Decodes a whole RDB file (Redis RDB 1 to 15, Valkey RDB 80 to 81). Keys not selected by `opts.patterns` are
 /// skipped without being materialised.
+///
+/// # Examples
+/// ```
+/// use bitlens::rdb::{load_rdb, LoadOptions, RdbErrorKind};
+///
+/// // The smallest RDB 11 file: header, EOF, no checksum.
+/// let snap = load_rdb(b"REDIS0011\xff\0\0\0\0\0\0\0\0", &LoadOptions::default())?;
+/// assert_eq!(snap.version, 11);
+/// assert!(snap.databases.is_empty());
+/// let e = load_rdb(b"REDIS0011", &LoadOptions::default()).unwrap_err();
+/// assert_eq!((e.kind, e.offset), (RdbErrorKind::Truncated, 9));
+/// # Ok::<(), bitlens::rdb::RdbError>(())
+/// ```
 pub fn load_rdb(bytes: &[u8], opts: &LoadOptions) -> Result<Snapshot, RdbError> {
     load_rdb_progress(bytes, opts, &mut |_, _| Ok(()))
 }
@@ -614,17 +760,7 @@ pub fn load_rdb_progress(
     opts: &LoadOptions,
     progress: Progress<'_>,
 ) -> Result<Snapshot, RdbError> {
-    let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
-    let header = visit_rdb_progress(bytes, opts, progress, |rec| {
-        collect(&mut databases, rec);
-        Ok(())
-    })?;
-    Ok(Snapshot {
-        version: header.version,
-        format: header.format,
-        aux: header.aux,
-        databases,
-    })
+    collect(|f| visit_rdb_progress(bytes, opts, progress, f))
 }
 
 /// [`load_rdb_progress`] over a [`ChunkSource`] read `chunk` bytes (or more) at a time (see
@@ -635,9 +771,22 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
     opts: &LoadOptions,
     progress: Progress<'_>,
 ) -> Result<Snapshot, RdbError> {
+    collect(|f| visit_rdb_chunked(src, chunk, opts, progress, f))
+}
+
+/// A snapshot of the records a visitor (`visit(record callback)`) walks: each materialised
+/// value goes into its database's keyspace.
+fn collect(
+    visit: impl FnOnce(&mut dyn FnMut(Record<'_>) -> Result<(), RdbError>) -> Result<Header, RdbError>,
+) -> Result<Snapshot, RdbError> {
     let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
-    let header = visit_rdb_chunked(src, chunk, opts, progress, |rec| {
-        collect(&mut databases, rec);
+    let header = visit(&mut |rec| {
+        if let Some(v) = rec.value {
+            databases
+                .entry(rec.db)
+                .or_default()
+                .insert(rec.key.into_owned(), v, rec.expire_at_ms);
+        }
         Ok(())
     })?;
     Ok(Snapshot {
@@ -646,82 +795,6 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
         aux: header.aux,
         databases,
     })
-}
-
-fn collect(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) {
-    if let Some(v) = rec.value {
-        databases
-            .entry(rec.db)
-            .or_default()
-            .insert(rec.key.into_owned(), v, rec.expire_at_ms);
-    }
-}
-
-/// A DUMP payload split into its parts (see [`dump_parts`]).
-#[derive(Debug, Clone, Copy)]
-pub struct DumpParts<'a> {
-    /// The type byte (byte 0).
-    pub type_byte: u8,
-    /// What the type byte means in the payload's format.
-    pub kind: ValueKind,
-    /// The value's encoding (after the type byte, before the trailer).
-    pub body: &'a [u8],
-    /// The format named by the 2-byte RDB version of the trailer (1–15 Redis, 80–81 Valkey).
-    pub format: Format,
-}
-
-/// Splits and checks a DUMP payload: type byte + value + 2-byte little-endian RDB version +
-/// CRC-64. Errors (offset in the payload) when it is too short, its version is one bitlens
-/// does not read, its type byte is not a type of that format, or (when `verify_checksum`)
-/// its CRC-64 does not match.
-pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>, RdbError> {
-    let err = |offset: usize, message: String| RdbError {
-        offset: offset as u64,
-        key: None,
-        message,
-    };
-    if payload.len() < 11 {
-        return Err(err(
-            0,
-            format!(
-                "DUMP payload of {} bytes is too short (at least 11)",
-                payload.len()
-            ),
-        ));
-    }
-    let n = payload.len();
-    let version = u16::from_le_bytes([payload[n - 10], payload[n - 9]]);
-    let format = Format::from_dump_version(version)
-        .map_err(|m| err(n - 10, format!("DUMP payload: {m}")))?;
-    let stored = u64::from_le_bytes(payload[n - 8..].try_into().expect("8 bytes"));
-    if verify_checksum {
-        let actual = CRC64.checksum(&payload[..n - 8]);
-        if actual != stored {
-            return Err(err(
-                n - 8,
-                format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x} (to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"),
-            ));
-        }
-    }
-    let t = payload[0];
-    let kind = format.value_kind(t).ok_or_else(|| {
-        err(
-            0,
-            format!("unknown RDB value type {t} (byte 0x{t:02x}) in a {format} DUMP payload"),
-        )
-    })?;
-    Ok(DumpParts {
-        type_byte: t,
-        kind,
-        body: &payload[1..n - 10],
-        format,
-    })
-}
-
-/// [`dump_parts`] as (type byte, value encoding, RDB version).
-pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u16), RdbError> {
-    let p = dump_parts(payload, verify_checksum)?;
-    Ok((p.type_byte, p.body, p.format.version as u16))
 }
 
 /// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB

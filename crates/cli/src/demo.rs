@@ -1,5 +1,5 @@
 //! The built-in demo data set: what `bitlens serve` exports when no Redis is given, so the panel
-//! works with no server at all. Deterministic: its own SplitMix64 generator with fixed seeds, no
+//! works with no server at all. Deterministic: fastrand's generator with fixed seeds, no
 //! clock, no floating-point functions beyond + − × ÷ (identical on every platform, wasm too).
 //!
 //! Keys (all in database 0, no expiry):
@@ -50,30 +50,27 @@ pub fn dates() -> Vec<String> {
     (1..=DAYS).map(|d| format!("202405{d:02}")).collect()
 }
 
-/// SplitMix64: small, fast, well distributed; enough for synthetic data.
-struct Rng(u64);
+/// fastrand's seeded generator (wyrand: the same stream on every platform, wasm too) with the
+/// draws the demo needs.
+struct Rng(fastrand::Rng);
 
 impl Rng {
     fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(fastrand::Rng::with_seed(seed))
     }
 
     fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.u64(..)
     }
 
     /// Uniform in [0, 1).
     fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.f64()
     }
 
     /// Uniform in `0..n`.
     fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
+        self.0.u32(..n.max(1))
     }
 
     /// Approximately standard normal (Irwin–Hall sum of 12 uniforms − 6).

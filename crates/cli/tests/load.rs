@@ -23,10 +23,6 @@ use std::time::{Duration, Instant};
 use bitlens_difftest::RedisServer;
 use common::*;
 
-/// CRC-64 of RDB files (Jones polynomial, as Redis), slice-by-16 for speed in debug builds.
-static CRC64: crc::Crc<u64, crc::Table<16>> =
-    crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
-
 /// Value `i`: `len` incompressible bytes.
 fn value(i: usize, len: usize) -> Vec<u8> {
     noise(i as u64, len)
@@ -34,7 +30,7 @@ fn value(i: usize, len: usize) -> Vec<u8> {
 
 /// One streamed download: (status, complete, length, trailer CRC, CRC of the bytes before it).
 fn download(port: u16, timeout: Duration) -> (u16, bool, u64, u64, u64) {
-    let mut digest = CRC64.digest();
+    let mut crc = 0u64;
     // The last 8 bytes seen so far are held back: they are the trailer if the body ends here.
     let mut tail: Vec<u8> = Vec::with_capacity(8 + 64 * 1024);
     let (status, complete, len) = http_get_streamed(
@@ -46,7 +42,7 @@ fn download(port: u16, timeout: Duration) -> (u16, bool, u64, u64, u64) {
             tail.extend_from_slice(piece);
             if tail.len() > 8 {
                 let cut = tail.len() - 8;
-                digest.update(&tail[..cut]);
+                crc = bitlens::rdb::crc64_update(crc, &tail[..cut]);
                 tail.drain(..cut);
             }
         },
@@ -56,7 +52,7 @@ fn download(port: u16, timeout: Duration) -> (u16, bool, u64, u64, u64) {
     } else {
         0
     };
-    (status, complete, len, trailer, digest.finalize())
+    (status, complete, len, trailer, crc)
 }
 
 /// Fills a redis-server with `keys` strings of `len` random bytes, serves it, checks one

@@ -20,7 +20,7 @@ use serde_json::json;
 
 use super::gate::{RawRedis, ReadOnlyRedis};
 use super::{flush_chunk, ChunkTx, KeyFilter, KeyRow, Limits, SharedBuf, PIECE};
-use bitlens::rdb::{Family, Format, RdbWriter};
+use bitlens::rdb::{DumpSplitter, Family, Format, RdbErrorKind, RdbWriter};
 
 /// Most keys whose PTTL + DUMP go out in one pipeline.
 const SUB_BATCH: usize = 8;
@@ -30,10 +30,6 @@ const BATCH_BYTES: u64 = 1 << 20;
 const BIG_KEY: u64 = 1 << 20;
 /// Keys whose MEMORY USAGE is asked in one pipeline.
 const SIZE_BATCH: usize = 256;
-
-/// CRC-64 of DUMP payloads (Jones polynomial, as Redis).
-static CRC64: crc::Crc<u64, crc::Table<16>> =
-    crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
 
 /// A connected live Redis.
 #[derive(Clone)]
@@ -767,26 +763,15 @@ async fn stream_key(
         .map_err(|e| format!("key {:?}: {e}", name()))
 }
 
-/// Splits a DUMP payload arriving in pieces: byte 0 is the value type, then the value bytes,
-/// then 2 bytes of RDB version and 8 of CRC-64 (of every byte before the CRC).
-struct DumpSplit {
-    len: u64,
-    off: u64,
-    digest: crc::Digest<'static, u64, crc::Table<16>>,
-    trailer: [u8; 10],
-}
+/// Copies a DUMP payload arriving in pieces into the snapshot being written, through the
+/// core's [`DumpSplitter`]: the entry starts on the type byte, value bytes are written through.
+struct DumpSplit(DumpSplitter);
 
 impl DumpSplit {
     fn new(len: u64) -> Result<DumpSplit, String> {
-        if len < 11 {
-            return Err(format!("DUMP payload of {len} bytes is too short"));
-        }
-        Ok(DumpSplit {
-            len,
-            off: 0,
-            digest: CRC64.digest(),
-            trailer: [0; 10],
-        })
+        DumpSplitter::new(len, true)
+            .map(DumpSplit)
+            .map_err(|e| e.message)
     }
 
     /// Takes the next piece: starts the entry on the first byte, writes value bytes through.
@@ -797,47 +782,23 @@ impl DumpSplit {
         expire: Option<i64>,
         w: &mut RdbWriter<SharedBuf>,
     ) -> Result<(), String> {
-        let start = self.off;
-        let end = start + data.len() as u64;
-        if end > self.len {
-            return Err("DUMP payload longer than announced".into());
-        }
-        let slice = |a: u64, b: u64| {
-            &data[(a.clamp(start, end) - start) as usize..(b.clamp(start, end) - start) as usize]
-        };
-        self.digest.update(slice(0, self.len - 8));
-        let body_end = self.len - 10;
-        if start == 0 && !data.is_empty() {
-            let t = data[0];
+        let piece = self.0.feed(data).map_err(|e| e.message)?;
+        if let Some(t) = piece.type_byte {
             if w.format().value_kind(t).is_none() {
                 return Err(format!("unknown RDB value type {t} (byte 0x{t:02x})"));
             }
             w.begin_value(key, t, expire).map_err(|e| e.to_string())?;
         }
-        w.write_value_piece(slice(1, body_end))
-            .map_err(|e| e.to_string())?;
-        let tail = slice(body_end, self.len);
-        let at = (start.max(body_end) - body_end) as usize;
-        self.trailer[at..at + tail.len()].copy_from_slice(tail);
-        self.off = end;
-        Ok(())
+        w.write_value_piece(piece.body).map_err(|e| e.to_string())
     }
 
     /// Checks the whole payload arrived, its CRC-64, and that its format (trailer version)
     /// can go into a file of `format` ([`Format::accepts_payload`]).
     fn finish(self, format: Format) -> Result<(), String> {
-        if self.off != self.len {
-            return Err(format!(
-                "DUMP payload cut at {} of {} bytes",
-                self.off, self.len
-            ));
-        }
-        let v = u16::from_le_bytes([self.trailer[0], self.trailer[1]]);
-        let crc = u64::from_le_bytes(self.trailer[2..].try_into().unwrap_or([0; 8]));
-        if self.digest.finalize() != crc {
-            return Err("DUMP payload CRC-64 mismatch".into());
-        }
-        let payload = Format::from_dump_version(v)?;
+        let payload = self.0.finish().map_err(|e| match e.kind {
+            RdbErrorKind::Checksum => "DUMP payload CRC-64 mismatch".to_string(),
+            _ => e.message,
+        })?;
         if !format.accepts_payload(payload) {
             return Err(format!(
                 "DUMP payload of {payload} cannot go into a {format} file"

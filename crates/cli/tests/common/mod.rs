@@ -349,16 +349,9 @@ pub fn vm_hwm_kib(pid: u32) -> u64 {
         .expect("VmHWM")
 }
 
-/// `len` incompressible bytes (xorshift64), the same for the same `seed`.
+/// `len` incompressible bytes (fastrand), the same for the same `seed`.
 pub fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ (seed + 1).wrapping_mul(0x2545_f491_4f6c_dd1d);
-    let mut v = Vec::with_capacity(len + 8);
-    while v.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.extend_from_slice(&x.to_le_bytes());
-    }
-    v.truncate(len);
+    let mut v = vec![0u8; len];
+    fastrand::Rng::with_seed(seed).fill(&mut v);
     v
 }
