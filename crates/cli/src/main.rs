@@ -216,6 +216,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         depth: args.depth,
         slots: args.slots.then_some(true),
         ledger: args.ledger,
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         filter: Filter {
             db: args.db,
             types: args.types,

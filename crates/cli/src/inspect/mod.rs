@@ -21,7 +21,7 @@ use bitlens::classify::{classify, geo_position, Class};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
 use bitlens::memory::{Allocator, Model};
-use bitlens::rdb::{visit_rdb, LoadOptions, RdbError};
+use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
 
 /// Which keys a report counts (`--db`, `--type`, `--match`/`--regex`, `--ttl`,
@@ -124,6 +124,9 @@ pub struct Options {
     /// Compute the memory ledger (`--ledger`): bitmaps and integer-id sets priced as the
     /// other representations.
     pub ledger: bool,
+    /// Draw a progress bar on stderr (bytes read, MB/s, ETA; the CLI sets it when stderr is a
+    /// terminal).
+    pub progress: bool,
 }
 
 impl Default for Options {
@@ -139,6 +142,7 @@ impl Default for Options {
             slots: None,
             filter: Filter::default(),
             ledger: false,
+            progress: false,
         }
     }
 }
@@ -451,7 +455,23 @@ fn scan(
     let mut rows: Vec<KeyRow> = Vec::new();
     let mut accs: Vec<Acc> = Vec::new(); // per row: stats, merged into groups later
     let f = &opts.filter;
-    let header = visit_rdb(bytes, &load, |rec| {
+    let bar = opts.progress.then(|| {
+        let bar = indicatif::ProgressBar::new(bytes.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut tick = |done: u64, _total: u64| -> Result<(), String> {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+        Ok(())
+    };
+    let header = bitlens::rdb::visit_rdb_progress(bytes, &load, &mut tick, |rec| {
         let Some(value) = rec.value else {
             return Ok(());
         };
@@ -537,6 +557,9 @@ fn scan(
         accs.push(acc);
         Ok(())
     })?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     let clock_ms = opts.clock.resolve(&header.aux);
     // The TTL filter needs the clock, known once the aux fields are read.
     if let Some(t) = f.ttl {
