@@ -336,6 +336,7 @@ impl Report {
 
     /// The report as one JSON document: `{"version", "writer", "aux", "stored_checksum",
     /// "checksum_verified", "file_bytes", "profile": {"name", "server", "writer"}, "clock_ms",
+    /// "expired": {"keys", "memory"} (already expired at the clock),
     /// "allocator", "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
     /// "groups": [{"pattern", "types", "encodings", "count", "memory", "value_len",
     /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
@@ -415,6 +416,7 @@ impl Report {
             "file_bytes": self.file_bytes,
             "profile": {"name": self.profile.name, "server": self.profile.display_name(), "writer": self.profile_is_writer},
             "clock_ms": self.clock_ms,
+            "expired": {"keys": self.ttl[1].keys, "memory": self.ttl[1].memory},
             "allocator": format!("{:?}", self.allocator).to_lowercase(),
             "keys": self.keys,
             "memory": self.memory,
