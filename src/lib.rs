@@ -46,17 +46,16 @@ pub mod classify;
 pub mod command;
 pub mod dialect;
 pub(crate) mod encoded;
+pub mod escape;
 pub mod fpconv;
 pub mod geo;
 pub mod glob;
 pub mod hash;
 pub mod hll;
-#[cfg(feature = "report")]
-#[allow(missing_docs)] // owned by the inspect work (moving to crates/cli)
-pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
 pub mod list;
+pub mod memory;
 pub mod num;
 #[allow(missing_docs)] // owned by the probabilistic-types work (issue 20)
 pub mod probabilistic;

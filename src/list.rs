@@ -51,7 +51,8 @@ impl Node {
         }
     }
 
-    fn bytes(&self) -> usize {
+    /// Bytes of the node's blob (listpack, ziplist or plain element).
+    pub fn bytes(&self) -> usize {
         match self {
             Node::Listpack(b) | Node::Ziplist(b) | Node::Plain(b) => b.len(),
         }

@@ -122,21 +122,6 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
         let idw = id.writer.as_ref().unwrap();
         assert_eq!(idw.server(), w.server(), "{name}");
         assert_eq!(idw.format.magic(), w.format.magic(), "{name}");
-        #[cfg(feature = "report")]
-        {
-            let shown = w
-                .valkey_ver
-                .clone()
-                .or(w.redis_ver.clone())
-                .unwrap_or("(version not recorded)".into());
-            let rep = bitlens::inspect::report(rdb, &LoadOptions::default()).unwrap();
-            assert!(
-                rep.to_text()
-                    .contains(&format!("written by {} {shown}", w.server())),
-                "{name}"
-            );
-            assert_eq!(rep.to_json()["writer"]["family"], family.name(), "{name}");
-        }
         assert_eq!(
             header.stored_checksum == 0,
             exp["config"] == "plain" || exp["rdb_version"].as_u64() < Some(5),
@@ -227,16 +212,6 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
                 );
             }
             checked_keys += 1;
-        }
-        #[cfg(feature = "report")]
-        {
-            let r = bitlens::inspect::report(rdb, &LoadOptions::default()).unwrap();
-            let total: u64 = r.databases.iter().map(|d| d.keys).sum();
-            assert_eq!(
-                total as usize,
-                exp["keys"].as_array().unwrap().len(),
-                "{name} inspect"
-            );
         }
     }
     assert!(checked_keys >= 12 * 30);

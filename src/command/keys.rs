@@ -9,7 +9,7 @@
 use super::args::{int_arg, is, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::glob;
-use crate::keyspace::{wall_clock_ms, Entry, Value};
+use crate::keyspace::{wall_clock_ms, Entry};
 use crate::reply::Reply;
 
 /// Keyspace commands.
@@ -181,139 +181,7 @@ fn pexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     ttl_generic(ctx, &argv[1], true, true)
 }
 
-/// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
-/// loaded it from a snapshot: strings `int` (a `long long` in canonical form), `embstr` or
-/// `raw` (the profile's rule); sorted sets the compact encoding within
-/// `zset-max-listpack-entries`/`-value`, else `skiplist` (7.0+ converts ziplists to listpacks
-/// on load); streams `stream`. `None` for other values bitlens keeps only as their type.
-pub fn object_encoding(
-    profile: &crate::dialect::Profile,
-    key: &[u8],
-    value: &Value,
-) -> Option<&'static str> {
-    match value {
-        Value::String(s) => {
-            let len = s.len();
-            if len <= 20 && parse_i64(&s.as_bytes()).is_some() {
-                Some("int")
-            } else if profile.is_embstr(key.len(), len as usize) {
-                Some("embstr")
-            } else {
-                Some("raw")
-            }
-        }
-        Value::ZSet(z) => {
-            let (entries, value_len) = profile.zset_max_listpack;
-            let small = z.len() <= entries && z.sorted().iter().all(|(_, m)| m.len() <= value_len);
-            Some(if small {
-                profile.compact_encoding()
-            } else {
-                "skiplist"
-            })
-        }
-        Value::List(l) => Some(if profile.list_listpack && list_fits_listpack(l) {
-            "listpack"
-        } else {
-            "quicklist"
-        }),
-        Value::Set(set) => Some(set_encoding(profile, set)),
-        Value::Hash(h) => Some(hash_encoding(profile, h)),
-        // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
-        Value::Stream(_) => Some("stream"),
-        // Module values are `raw` objects (rec: every RedisBloom type on 7.4.1).
-        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => Some("raw"),
-        Value::Other(_) => None,
-    }
-}
-
-/// `list-max-listpack-size` -2: a listpack node of at most 8 KiB (every server's default).
-const LIST_MAX_LISTPACK_BYTES: usize = 8192;
-/// `set-max-intset-entries` (every server's default).
-const SET_MAX_INTSET_ENTRIES: usize = 512;
-/// `set-max-listpack-entries` / `-value` (7.2+ and Valkey defaults).
-const SET_MAX_LISTPACK: (usize, usize) = (128, 64);
-/// `hash-max-listpack-entries` / `-value` (`hash-max-ziplist-*` before 7.0; built-in defaults).
-const HASH_MAX_LISTPACK: (usize, usize) = (512, 64);
-
-/// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
-/// back-length, the end byte (the listpack format of Redis 7).
-fn listpack_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
-    let mut n = 7;
-    for it in items {
-        let enc = match std::str::from_utf8(it).ok().and_then(|t| {
-            (it.len() <= 20)
-                .then(|| t.parse::<i64>().ok())
-                .flatten()
-                .filter(|v| v.to_string() == t)
-        }) {
-            Some(v) if (0..128).contains(&v) => 1,
-            Some(v) if (-4096..4096).contains(&v) => 2,
-            Some(v) if (-32768..32768).contains(&v) => 3,
-            Some(v) if (-(1 << 23)..(1 << 23)).contains(&v) => 4,
-            Some(v) if i32::try_from(v).is_ok() => 5,
-            Some(_) => 9,
-            None if it.len() < 64 => 1 + it.len(),
-            None if it.len() < 4096 => 2 + it.len(),
-            None => 5 + it.len(),
-        };
-        let back = match enc {
-            0..=127 => 1,
-            128..=16383 => 2,
-            16384..=2097151 => 3,
-            2097152..=268435455 => 4,
-            _ => 5,
-        };
-        n += enc + back;
-    }
-    n
-}
-
-/// Whether a loaded list is converted to a plain listpack: its elements fit in one listpack
-/// node of at most [`LIST_MAX_LISTPACK_BYTES`].
-fn list_fits_listpack(l: &crate::list::List) -> bool {
-    let items = l.range(0, l.len().saturating_sub(1));
-    l.is_empty() || listpack_bytes(items.iter().map(|v| v.as_slice())) <= LIST_MAX_LISTPACK_BYTES
-}
-
-/// A loaded set's encoding: `intset` (integers only, at most 512), `listpack` (7.2+, at most
-/// 128 members of at most 64 bytes), else `hashtable`.
-fn set_encoding(profile: &crate::dialect::Profile, set: &crate::set::Set) -> &'static str {
-    let members = set.members();
-    let is_int = |m: &Vec<u8>| {
-        m.len() <= 20
-            && std::str::from_utf8(m)
-                .ok()
-                .and_then(|t| t.parse::<i64>().ok().filter(|v| v.to_string() == t))
-                .is_some()
-    };
-    if members.len() <= SET_MAX_INTSET_ENTRIES && members.iter().all(is_int) {
-        "intset"
-    } else if profile.set_listpack
-        && members.len() <= SET_MAX_LISTPACK.0
-        && members.iter().all(|m| m.len() <= SET_MAX_LISTPACK.1)
-    {
-        "listpack"
-    } else {
-        "hashtable"
-    }
-}
-
-/// A loaded hash's encoding: the compact one (`listpack`, `ziplist` on 6.x, or the profile's
-/// field-expiry form) within `hash-max-listpack-entries`/`-value`, else `hashtable`.
-fn hash_encoding(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> &'static str {
-    let fields = h.all();
-    let small = fields.len() <= HASH_MAX_LISTPACK.0
-        && fields
-            .iter()
-            .all(|f| f.field.len() <= HASH_MAX_LISTPACK.1 && f.value.len() <= HASH_MAX_LISTPACK.1);
-    if !small {
-        "hashtable"
-    } else if fields.iter().any(|f| f.expire_at_ms.is_some()) {
-        profile.hash_ex_encoding
-    } else {
-        profile.compact_encoding()
-    }
-}
+pub use crate::memory::object_encoding;
 
 /// OBJECT ENCODING key: the encoding name (see [`object_encoding`]), or a null bulk for a
 /// missing key. Other OBJECT subcommands (REFCOUNT, IDLETIME, FREQ) describe a live server's

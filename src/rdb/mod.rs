@@ -207,7 +207,8 @@ impl fmt::Display for RdbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "at byte offset {}", self.offset)?;
         if let Some(k) = &self.key {
-            write!(f, " (key {:?})", String::from_utf8_lossy(k))?;
+            // redis-cli quoting (crate::escape): no raw byte of an untrusted key in a message.
+            write!(f, " (key {})", crate::escape::quote(k))?;
         }
         write!(f, ": {}", self.message)
     }

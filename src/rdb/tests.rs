@@ -606,16 +606,6 @@ fn module_aux_and_values_are_named_not_fatal() {
             "WRONGTYPE Operation against a key holding the wrong kind of value".into()
         )
     );
-    #[cfg(feature = "report")]
-    {
-        let rep = crate::inspect::report(&bytes, &LoadOptions::default()).unwrap();
-        assert!(
-            rep.to_text()
-                .contains("module aux data of module type(s): ReJSON-RL"),
-            "{}",
-            rep.to_text()
-        );
-    }
 }
 
 /// Observed with Redis 7.4.1 on these very files: RESIZEDB 2^64-1 → "Short read or OOM loading

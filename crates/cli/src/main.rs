@@ -3,8 +3,8 @@
 //! - `bitlens query --rdb FILE [--raw|--no-raw] [COMMAND ARG...]`: answers Redis read commands
 //!   on a snapshot and prints exactly what `redis-cli` prints (its terminal form on a terminal
 //!   or with `--no-raw`, its piped form otherwise or with `--raw`).
-//! - `bitlens inspect FILE [--json]`: a report of a snapshot's keys, with the profile in force
-//!   and the keys already expired at the clock.
+//! - `bitlens inspect FILE [--json|--csv] [filters]`: what a snapshot holds and costs (see
+//!   [`bitlens_cli::inspect`]).
 //! - `query`, `inspect` and `serve` take `--compat PROFILE` (answer as that server instead of
 //!   the snapshot's writer) and `--clock now|snapshot|UNIX_MS` (when expiry is judged; default
 //!   the snapshot's ctime); see [`bitlens::dialect`] and [`bitlens::session`].
@@ -64,19 +64,13 @@ enum Command {
     /// Run Redis read commands on a snapshot; prints what redis-cli prints. Without COMMAND,
     /// reads commands from stdin, one per line (redis-cli quoting rules).
     Query(query::QueryArgs),
-    /// Report the keys of an RDB file: per database, grouped by pattern.
-    Inspect {
-        /// The RDB file.
-        file: PathBuf,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Do not verify the CRC-64 trailer.
-        #[arg(long)]
-        no_checksum: bool,
-        #[command(flatten)]
-        dialect: DialectArgs,
-    },
+    /// Report what a snapshot holds and costs: memory per pattern, type and encoding, the
+    /// biggest keys, a prefix tree, expiry, element counts (text, --json or rdbtools' --csv).
+    Inspect(InspectArgs),
+    /// Write every key of a snapshot (value, expiry, db) as JSON lines or RESP commands.
+    Dump(DumpArgs),
+    /// Keys added, removed or changed from snapshot A to B, and the memory delta per prefix.
+    Diff(DiffArgs),
     /// Serve the panel and the snapshot API (`/api/snapshot`, `/api/keys`, `/api/info`).
     Serve(serve::ServeArgs),
     /// Draw an engagement chart (dau, streaks, retention, enums) of a snapshot as SVG.
@@ -87,12 +81,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Query(args) => query::run(args),
-        Command::Inspect {
-            file,
-            json,
-            no_checksum,
-            dialect,
-        } => inspect(&file, json, no_checksum, &dialect),
+        Command::Inspect(args) => inspect(args),
+        Command::Dump(args) => dump(args),
+        Command::Diff(args) => diff(args),
         Command::Serve(args) => serve::run(args),
         Command::Chart(args) => chart::run(args),
     }
@@ -106,47 +97,292 @@ pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     })
 }
 
-fn inspect(
-    file: &std::path::Path,
+/// `bitlens inspect` arguments.
+#[derive(Args, Debug)]
+struct InspectArgs {
+    /// The RDB file.
+    file: PathBuf,
+    /// Print the report as one JSON document.
+    #[arg(long, conflicts_with = "csv")]
     json: bool,
+    /// Print rdbtools' memory CSV (one row per key; size_in_bytes is the memory estimate).
+    #[arg(long)]
+    csv: bool,
+    /// Do not verify the CRC-64 trailer.
+    #[arg(long)]
     no_checksum: bool,
-    dialect: &DialectArgs,
-) -> ExitCode {
-    let bytes = match read_file(file) {
+    /// How many biggest keys to list.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Prefix separator byte (repeatable; default `:`).
+    #[arg(long = "separator", value_name = "CHAR")]
+    separators: Vec<char>,
+    /// Prefix tree depth.
+    #[arg(long, default_value_t = 2)]
+    depth: usize,
+    /// The allocator of the writer's build: jemalloc (Redis' bundled build), jemalloc16
+    /// (a system jemalloc, e.g. Debian's), libc.
+    #[arg(long, default_value = "jemalloc", value_parser = parse_allocator)]
+    allocator: bitlens::memory::Allocator,
+    /// Bytes per cluster slot (default: when the file is from a cluster node).
+    #[arg(long)]
+    slots: bool,
+    /// The memory ledger: bitmaps and integer-id sets priced as a Set, a bitmap and a
+    /// Roaring bitmap.
+    #[arg(long)]
+    ledger: bool,
+    /// Only database N.
+    #[arg(long)]
+    db: Option<u64>,
+    /// Only keys of this type (repeatable): string, list, set, zset, hash, stream, ...
+    #[arg(long = "type", value_name = "TYPE")]
+    types: Vec<String>,
+    /// Only keys matching this glob (KEYS rules).
+    #[arg(long = "match", value_name = "GLOB", conflicts_with = "regex")]
+    glob: Option<String>,
+    /// Only keys matching this regular expression.
+    #[arg(long, value_name = "RE")]
+    regex: Option<String>,
+    /// Only keys with no expiry (`none`), already expired (`expired`), or expiring within a
+    /// range from the clock (`..1h`, `1d..7d`, `7d..`).
+    #[arg(long, value_name = "none|expired|MIN..MAX", value_parser = bitlens_cli::inspect::TtlFilter::parse)]
+    ttl: Option<bitlens_cli::inspect::TtlFilter>,
+    /// Only keys whose estimated memory is at least N bytes.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    min_bytes: u64,
+    #[command(flatten)]
+    dialect: DialectArgs,
+}
+
+fn parse_allocator(s: &str) -> Result<bitlens::memory::Allocator, String> {
+    bitlens::memory::Allocator::parse(s)
+        .ok_or_else(|| format!("unknown allocator {s:?}; one of: jemalloc, jemalloc16, libc"))
+}
+
+/// Writes `text` to stdout; a closed pipe is not an error.
+pub(crate) fn write_stdout(text: &[u8]) -> ExitCode {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn inspect(args: InspectArgs) -> ExitCode {
+    use bitlens_cli::inspect::{render, report, Filter, Options};
+    let bytes = match read_file(&args.file) {
         Ok(b) => b,
         Err(code) => return code,
     };
     if let Some(why) = query::wrong_kind(&bytes, "--rdb") {
-        eprintln!("bitlens: cannot inspect {}: {why}", file.display());
+        eprintln!("bitlens: cannot inspect {}: {why}", args.file.display());
         return ExitCode::from(1);
     }
-    let opts = bitlens::rdb::LoadOptions {
-        verify_checksum: !no_checksum,
-        ..Default::default()
+    let regex = match args
+        .regex
+        .as_deref()
+        .map(regex::bytes::Regex::new)
+        .transpose()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bitlens: --regex: {e}");
+            return ExitCode::from(2);
+        }
     };
-    match bitlens::inspect::report(&bytes, &opts) {
-        Ok(report) => {
-            let report = report.at(dialect.compat, dialect.clock);
-            let text = if json {
-                let mut t = report.to_json().to_string();
+    let mut separators = Vec::new();
+    for c in &args.separators {
+        if !c.is_ascii() {
+            eprintln!("bitlens: --separator {c:?}: one ASCII character");
+            return ExitCode::from(2);
+        }
+        separators.push(*c as u8);
+    }
+    if separators.is_empty() {
+        separators.push(b':');
+    }
+    let opts = Options {
+        verify_checksum: !args.no_checksum,
+        compat: args.dialect.compat,
+        clock: args.dialect.clock,
+        allocator: args.allocator,
+        top: args.top,
+        separators,
+        depth: args.depth,
+        slots: args.slots.then_some(true),
+        ledger: args.ledger,
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        filter: Filter {
+            db: args.db,
+            types: args.types,
+            glob: args.glob.map(String::into_bytes),
+            regex,
+            ttl: args.ttl,
+            min_bytes: args.min_bytes,
+        },
+    };
+    if args.csv {
+        // One row per key, streamed as the file is read.
+        let mut out = String::from(render::CSV_HEADER);
+        out.push('\n');
+        let res = bitlens_cli::inspect::for_each_key(&bytes, &opts, |row| {
+            out.push_str(&render::csv_row(row));
+            out.push('\n');
+        });
+        return match res {
+            Ok(()) => write_stdout(out.as_bytes()),
+            Err(e) => {
+                eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
+                ExitCode::from(1)
+            }
+        };
+    }
+    match report(&bytes, &opts) {
+        Ok(r) => {
+            let text = if args.json {
+                let mut t = r.to_json().to_string();
                 t.push('\n');
                 t
             } else {
-                report.to_text()
+                r.to_text()
             };
-            use std::io::Write as _;
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("bitlens: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            write_stdout(text.as_bytes())
         }
         Err(e) => {
-            eprintln!("bitlens: cannot read snapshot {}: {e}", file.display());
+            eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `bitlens dump` arguments.
+#[derive(Args, Debug)]
+struct DumpArgs {
+    /// The RDB file.
+    file: PathBuf,
+    /// `jsonl` (one JSON object per key) or `resp` (the commands that rebuild the data set).
+    #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "resp"])]
+    format: String,
+    /// Do not verify the CRC-64 trailer.
+    #[arg(long)]
+    no_checksum: bool,
+}
+
+fn dump(args: DumpArgs) -> ExitCode {
+    use std::io::Write as _;
+    let bytes = match read_file(&args.file) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let opts = bitlens::rdb::LoadOptions {
+        verify_checksum: !args.no_checksum,
+        ..Default::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let resp = args.format == "resp";
+    let mut db_now: Option<u64> = None;
+    let mut io_err: Option<std::io::Error> = None;
+    let res = bitlens::rdb::visit_rdb(&bytes, &opts, |rec| {
+        let Some(value) = rec.value else {
+            return Ok(());
+        };
+        if io_err.is_some() {
+            return Ok(());
+        }
+        let r = if resp {
+            let mut buf = Vec::new();
+            if db_now != Some(rec.db) {
+                db_now = Some(rec.db);
+                buf.extend(bitlens_cli::dump::resp(&[
+                    b"SELECT".to_vec(),
+                    rec.db.to_string().into_bytes(),
+                ]));
+            }
+            let cmds = bitlens_cli::dump::commands(&rec.key, &value, rec.expire_at_ms);
+            if cmds.is_empty() {
+                eprintln!(
+                    "bitlens: skipped {} ({}: no command rebuilds it)",
+                    bitlens::escape::display(&rec.key),
+                    value.redis_type().name()
+                );
+            }
+            for c in cmds {
+                buf.extend(bitlens_cli::dump::resp(&c));
+            }
+            out.write_all(&buf)
+        } else {
+            let line = bitlens_cli::dump::json_line(rec.db, &rec.key, &value, rec.expire_at_ms);
+            writeln!(out, "{line}")
+        };
+        if let Err(e) = r {
+            io_err = Some(e);
+        }
+        Ok(())
+    });
+    if let Err(e) = res {
+        eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
+        return ExitCode::from(1);
+    }
+    match io_err.map_or_else(|| out.flush(), Err) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `bitlens diff` arguments.
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// The older snapshot.
+    a: PathBuf,
+    /// The newer snapshot.
+    b: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Prefix separator byte (repeatable; default `:`).
+    #[arg(long = "separator", value_name = "CHAR")]
+    separators: Vec<char>,
+    /// The allocator of the writers' builds (see `inspect --allocator`).
+    #[arg(long, default_value = "jemalloc", value_parser = parse_allocator)]
+    allocator: bitlens::memory::Allocator,
+}
+
+fn diff(args: DiffArgs) -> ExitCode {
+    let (a, b) = match (read_file(&args.a), read_file(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(c), _) | (_, Err(c)) => return c,
+    };
+    let mut seps: Vec<u8> = args
+        .separators
+        .iter()
+        .filter(|c| c.is_ascii())
+        .map(|&c| c as u8)
+        .collect();
+    if seps.is_empty() {
+        seps.push(b':');
+    }
+    match bitlens_cli::diff::diff(&a, &b, &seps, args.allocator) {
+        Ok(d) => {
+            let text = if args.json {
+                format!("{}\n", d.to_json())
+            } else {
+                d.to_text()
+            };
+            write_stdout(text.as_bytes())
+        }
+        Err((which, e)) => {
+            let path = if which == 0 { &args.a } else { &args.b };
+            eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
             ExitCode::from(1)
         }
     }

@@ -150,7 +150,7 @@ fn inspect_reports_the_profile_and_what_is_expired_at_the_clock() {
     assert_eq!(far["profile"]["name"], "redis-7.0");
     assert_eq!(far["profile"]["writer"], false);
     assert_eq!(far["expired"]["keys"].as_u64(), Some(with_expiry));
-    assert!(far["expired"]["bytes"].as_u64().unwrap() > 0);
+    assert!(far["expired"]["memory"].as_u64().unwrap() > 0);
     let zero = json(&["--clock", "0"]);
     assert_eq!(zero["expired"]["keys"].as_u64(), Some(0));
     let text = stdout(&["inspect", &f], b"");

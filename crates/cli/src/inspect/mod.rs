@@ -1,0 +1,868 @@
+//! `bitlens inspect`: what is in a snapshot, what it costs, what will expire.
+//!
+//! One pass over the file ([`bitlens::rdb::visit_rdb`]) decodes each key, estimates its
+//! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and keeps a
+//! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry); the value is
+//! dropped. From the rows: exact group patterns per database ([`patterns`]), memory per
+//! type and encoding, the top N keys, a prefix tree, a TTL section, element-count
+//! distributions and, for cluster nodes, bytes per slot. Rendering is in [`render`]: text
+//! (names escaped by [`bitlens::escape`], widths capped with `…`), one JSON document, and
+//! rdbtools' memory CSV.
+//!
+//! Every size is labelled: `memory` is the estimate, `value length` is STRLEN or the
+//! element count.
+
+pub mod patterns;
+pub mod render;
+
+use std::collections::BTreeMap;
+
+use bitlens::classify::{classify, geo_position, Class};
+use bitlens::dialect::Profile;
+use bitlens::keyspace::Value;
+use bitlens::memory::{Allocator, Model};
+use bitlens::rdb::{LoadOptions, RdbError};
+use bitlens::session::Clock;
+
+/// Which keys a report counts (`--db`, `--type`, `--match`/`--regex`, `--ttl`,
+/// `--min-bytes`).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only this database.
+    pub db: Option<u64>,
+    /// Only these types (TYPE names: `string`, `list`, ...); empty: all.
+    pub types: Vec<String>,
+    /// Only keys matching this glob (Redis `KEYS` rules).
+    pub glob: Option<Vec<u8>>,
+    /// Only keys matching this regular expression (on the key bytes).
+    pub regex: Option<regex::bytes::Regex>,
+    /// Only keys in this TTL class.
+    pub ttl: Option<TtlFilter>,
+    /// Only keys whose estimated memory is at least this many bytes.
+    pub min_bytes: u64,
+}
+
+/// `--ttl none|expired|<range>`: a range is `[MIN]..[MAX]` in durations from the clock
+/// (`..1h`, `1d..7d`, `7d..`; units s, m, h, d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TtlFilter {
+    /// Keys without an expiry.
+    None,
+    /// Keys already expired at the clock.
+    Expired,
+    /// Keys expiring within (min, max] ms of the clock.
+    Range(Option<i64>, Option<i64>),
+}
+
+impl TtlFilter {
+    /// Parses `none`, `expired` or a range (see the type docs).
+    pub fn parse(s: &str) -> Result<TtlFilter, String> {
+        match s {
+            "none" => return Ok(TtlFilter::None),
+            "expired" => return Ok(TtlFilter::Expired),
+            _ => {}
+        }
+        let (a, b) = s
+            .split_once("..")
+            .ok_or_else(|| format!("--ttl {s:?}: none, expired or MIN..MAX (e.g. ..1h, 1d..7d)"))?;
+        let dur = |t: &str| -> Result<Option<i64>, String> {
+            if t.is_empty() {
+                return Ok(None);
+            }
+            let (num, unit) = t.split_at(t.len() - 1);
+            let mul = match unit {
+                "s" => 1_000,
+                "m" => 60_000,
+                "h" => 3_600_000,
+                "d" => 86_400_000,
+                _ => return Err(format!("--ttl {t:?}: a number with unit s, m, h or d")),
+            };
+            num.parse::<i64>()
+                .ok()
+                .and_then(|n| n.checked_mul(mul))
+                .map(Some)
+                .ok_or_else(|| format!("--ttl {t:?}: a number with unit s, m, h or d"))
+        };
+        Ok(TtlFilter::Range(dur(a)?, dur(b)?))
+    }
+
+    fn admits(&self, expire_at_ms: Option<i64>, clock_ms: i64) -> bool {
+        match (self, expire_at_ms) {
+            (TtlFilter::None, e) => e.is_none(),
+            (TtlFilter::Expired, Some(e)) => clock_ms > e,
+            (TtlFilter::Range(lo, hi), Some(e)) if clock_ms <= e => {
+                let left = e - clock_ms;
+                lo.is_none_or(|l| left > l) && hi.is_none_or(|h| left <= h)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// How to build a report.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Verify the CRC-64 trailer.
+    pub verify_checksum: bool,
+    /// Answer as this profile instead of the writer's (`--compat`).
+    pub compat: Option<&'static Profile>,
+    /// The clock expiry is judged at.
+    pub clock: Clock,
+    /// The allocator of the writer's build (`--allocator`).
+    pub allocator: Allocator,
+    /// How many biggest keys to list (`--top`).
+    pub top: usize,
+    /// Prefix separators (`--separator`, repeatable; default `:`).
+    pub separators: Vec<u8>,
+    /// Prefix tree depth (`--depth`).
+    pub depth: usize,
+    /// Bytes per cluster slot: `Some(true)` always, `Some(false)` never, `None` when the file
+    /// says it is from a cluster node (slot-info aux fields).
+    pub slots: Option<bool>,
+    /// Which keys count.
+    pub filter: Filter,
+    /// Compute the memory ledger (`--ledger`): bitmaps and integer-id sets priced as the
+    /// other representations.
+    pub ledger: bool,
+    /// Draw a progress bar on stderr (bytes read, MB/s, ETA; the CLI sets it when stderr is a
+    /// terminal).
+    pub progress: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            verify_checksum: true,
+            compat: None,
+            clock: Clock::Snapshot,
+            allocator: Allocator::Jemalloc,
+            top: 20,
+            separators: vec![b':'],
+            depth: 2,
+            slots: None,
+            filter: Filter::default(),
+            ledger: false,
+            progress: false,
+        }
+    }
+}
+
+/// One key, as the report keeps it (the value itself is dropped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRow {
+    /// Database number.
+    pub db: u64,
+    /// Key bytes.
+    pub key: Vec<u8>,
+    /// TYPE name.
+    pub type_name: String,
+    /// OBJECT ENCODING once the writer loaded it (`?` when not modelled).
+    pub encoding: &'static str,
+    /// Estimated MEMORY USAGE, bytes (`None`: module values).
+    pub memory: Option<u64>,
+    /// Value length: STRLEN for strings, else the element count (fields, members, entries).
+    pub len: u64,
+    /// Longest element (STRLEN for strings; the longest member, field or value otherwise).
+    pub largest: u64,
+    /// Absolute expiry, Unix ms.
+    pub expire_at_ms: Option<i64>,
+}
+
+/// Bit statistics of bitmap strings.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BitmapStats {
+    /// Strings counted.
+    pub keys: u64,
+    /// Set bits (sum of BITCOUNT).
+    pub set_bits: u64,
+    /// Bits (8 × sum of STRLEN).
+    pub bits: u64,
+}
+
+/// HyperLogLog statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct HllStats {
+    /// Valid dense / sparse HLLs, and `HYLL` strings PFCOUNT rejects.
+    pub dense: u64,
+    pub sparse: u64,
+    pub invalid: u64,
+    /// Smallest and largest PFCOUNT of the valid ones, and their sum.
+    pub cardinality_range: Option<(u64, u64)>,
+    pub cardinality_sum: u64,
+}
+
+/// GEO statistics: members and bounding box (min lon, min lat, max lon, max lat), degrees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeoStats {
+    pub members: u64,
+    pub bbox: Option<[f64; 4]>,
+}
+
+/// One row of a database: the keys an exact pattern matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// Glob pattern; `KEYS pattern` on this database returns exactly this row's keys.
+    pub pattern: Vec<u8>,
+    /// TYPE names with key counts.
+    pub types: Vec<(String, u64)>,
+    /// OBJECT ENCODING names with key counts.
+    pub encodings: Vec<(String, u64)>,
+    /// Keys.
+    pub count: u64,
+    /// Estimated memory, bytes.
+    pub memory: u64,
+    /// Sum of value lengths (see [`KeyRow::len`]).
+    pub len: u64,
+    /// Keys with an expiry, and the earliest and latest expiry.
+    pub with_expiry: u64,
+    pub expiry_range_ms: Option<(i64, i64)>,
+    /// Up to three example keys.
+    pub examples: Vec<Vec<u8>>,
+    pub bitmap: Option<BitmapStats>,
+    pub hll: Option<HllStats>,
+    pub geo: Option<GeoStats>,
+    /// The memory ledger over the row's bitmaps and integer-id sets (with `--ledger`).
+    pub ledger: Option<LedgerSum>,
+}
+
+/// A [`bitlens::memory::Ledger`] summed over keys: value bytes now and as each other form
+/// (a form that does not apply to some keys counts them as they are).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LedgerSum {
+    /// Keys priced.
+    pub keys: u64,
+    /// Members over them.
+    pub members: u64,
+    pub current: u64,
+    pub as_set: u64,
+    pub as_bitmap: u64,
+    pub as_roaring: u64,
+}
+
+impl LedgerSum {
+    fn add(&mut self, l: &bitlens::memory::Ledger) {
+        self.keys += 1;
+        self.members += l.members;
+        self.current += l.current;
+        self.as_set += l.as_set.map_or(l.current, |s| s.1);
+        self.as_bitmap += l.as_bitmap.unwrap_or(l.current);
+        self.as_roaring += l.as_roaring.unwrap_or(l.current);
+    }
+}
+
+/// One database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbReport {
+    pub db: u64,
+    pub keys: u64,
+    pub expires: u64,
+    pub memory: u64,
+    /// Rows by memory (descending), then pattern.
+    pub groups: Vec<Group>,
+}
+
+/// Keys and memory of one class (a type and encoding, a prefix, a TTL bucket, a slot).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tally {
+    /// What is counted (`hash/listpack`, a prefix, `<= 1h`, a slot number).
+    pub name: Vec<u8>,
+    pub keys: u64,
+    pub memory: u64,
+}
+
+/// A prefix of the prefix tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prefix {
+    /// Depth (1 = first segment).
+    pub depth: usize,
+    /// The prefix bytes, separator included when the keys go on.
+    pub prefix: Vec<u8>,
+    pub keys: u64,
+    pub memory: u64,
+}
+
+/// The element-count distribution of one collection type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distribution {
+    pub type_name: String,
+    /// Keys per bucket of [`DIST_BUCKETS`].
+    pub counts: Vec<u64>,
+}
+
+/// Upper bounds of the element-count buckets (the last is open).
+pub const DIST_BUCKETS: [(u64, &str); 7] = [
+    (1, "1"),
+    (10, "2-10"),
+    (100, "11-100"),
+    (1_000, "101-1k"),
+    (10_000, "1k-10k"),
+    (100_000, "10k-100k"),
+    (u64::MAX, ">100k"),
+];
+
+/// The TTL buckets: upper bound in ms from the clock, label.
+pub const TTL_BUCKETS: [(i64, &str); 4] = [
+    (3_600_000, "expires <= 1h"),
+    (86_400_000, "expires <= 1d"),
+    (7 * 86_400_000, "expires <= 7d"),
+    (i64::MAX, "expires later"),
+];
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub version: u32,
+    pub writer: bitlens::rdb::Writer,
+    pub module_aux: Vec<String>,
+    pub aux: Vec<(Vec<u8>, Vec<u8>)>,
+    pub stored_checksum: u64,
+    pub checksum_verified: bool,
+    pub file_bytes: u64,
+    /// Profile answering (name, server, is the writer).
+    pub profile: &'static Profile,
+    pub profile_is_writer: bool,
+    /// The allocator the memory is estimated for.
+    pub allocator: Allocator,
+    pub clock_ms: i64,
+    /// Keys counted (after filters) and their memory.
+    pub keys: u64,
+    pub memory: u64,
+    pub databases: Vec<DbReport>,
+    /// By `type/encoding`, memory descending.
+    pub by_type: Vec<Tally>,
+    /// The biggest keys by memory.
+    pub top: Vec<KeyRow>,
+    /// Prefix tree rows, depth-first, children by memory.
+    pub prefixes: Vec<Prefix>,
+    /// `no expiry`, `already expired`, then [`TTL_BUCKETS`].
+    pub ttl: Vec<Tally>,
+    pub distributions: Vec<Distribution>,
+    /// Per cluster slot (name = slot number as text), slot ascending; `None` when not asked.
+    pub slots: Option<Vec<Tally>>,
+}
+
+#[derive(Default)]
+struct Acc {
+    types: BTreeMap<String, u64>,
+    encodings: BTreeMap<&'static str, u64>,
+    bitmap: BitmapStats,
+    hll: HllStats,
+    hll_seen: bool,
+    geo_members: u64,
+    geo_bbox: Option<[f64; 4]>,
+    geo_sets: u64,
+    zsets: u64,
+    ledger: Option<LedgerSum>,
+}
+
+/// Longest element of a value and its element count (see [`KeyRow`]).
+fn lengths(value: &Value) -> (u64, u64) {
+    let max = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0) as u64;
+    match value {
+        Value::String(s) => (s.len(), s.len()),
+        Value::List(l) => {
+            let items = l.range(0, l.len().saturating_sub(1));
+            (l.len() as u64, max(&mut items.iter().map(Vec::len)))
+        }
+        Value::Set(s) => {
+            let m = s.members();
+            (m.len() as u64, max(&mut m.iter().map(Vec::len)))
+        }
+        Value::ZSet(z) => (
+            z.len() as u64,
+            max(&mut z.sorted().iter().map(|(_, m)| m.len())),
+        ),
+        Value::Hash(h) => {
+            let f = h.all();
+            (
+                f.len() as u64,
+                max(&mut f.iter().map(|f| f.field.len().max(f.value.len()))),
+            )
+        }
+        Value::Stream(s) => (s.length, 0),
+        Value::Module(_) | Value::Other(_) => (0, 0),
+    }
+}
+
+/// The cluster slot of a key: CRC16 (XMODEM) of the key or of its `{hash tag}`, mod 16384.
+pub fn key_slot(key: &[u8]) -> u16 {
+    let mut k = key;
+    if let Some(open) = key.iter().position(|&b| b == b'{') {
+        if let Some(close) = key[open + 1..].iter().position(|&b| b == b'}') {
+            if close > 0 {
+                k = &key[open + 1..open + 1 + close];
+            }
+        }
+    }
+    const X: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
+    X.checksum(k) & 16383
+}
+
+/// Calls `f` with every key the filter admits, in file order (for the CSV). Errors as
+/// [`bitlens::rdb::load_rdb`].
+pub fn for_each_key(
+    bytes: &[u8],
+    opts: &Options,
+    mut f: impl FnMut(&KeyRow),
+) -> Result<(), RdbError> {
+    let (rows, _, _, _) = scan(bytes, opts)?;
+    rows.iter().for_each(&mut f);
+    Ok(())
+}
+
+/// Builds the report of an RDB file (see the module docs). Errors as
+/// [`bitlens::rdb::load_rdb`].
+pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
+    let (rows, accs, header, clock_ms) = scan(bytes, opts)?;
+    let profile = opts
+        .compat
+        .unwrap_or_else(|| Profile::for_snapshot(&header.aux, header.version));
+    Ok(build(
+        rows,
+        accs,
+        header,
+        bytes.len() as u64,
+        profile,
+        opts,
+        clock_ms,
+    ))
+}
+
+/// One pass over the file: the admitted keys' rows and statistics, the header, the clock.
+fn scan(
+    bytes: &[u8],
+    opts: &Options,
+) -> Result<(Vec<KeyRow>, Vec<Acc>, bitlens::rdb::Header, i64), RdbError> {
+    let load = LoadOptions {
+        verify_checksum: opts.verify_checksum,
+        db: opts.filter.db,
+        ..Default::default()
+    };
+    // The writer (and so the memory model) is known from the aux fields before any key.
+    let peek = bitlens::rdb::peek_writer(bytes)?;
+    let aux_probe: Vec<(Vec<u8>, Vec<u8>)> = [
+        ("redis-ver", &peek.redis_ver),
+        ("valkey-ver", &peek.valkey_ver),
+    ]
+    .iter()
+    .filter_map(|(k, v)| {
+        v.as_ref()
+            .map(|v| (k.as_bytes().to_vec(), v.clone().into_bytes()))
+    })
+    .collect();
+    let writer_profile = Profile::for_snapshot(&aux_probe, peek.format.version);
+    let model = Model::new(writer_profile, opts.allocator);
+    let mut rows: Vec<KeyRow> = Vec::new();
+    let mut accs: Vec<Acc> = Vec::new(); // per row: stats, merged into groups later
+    let f = &opts.filter;
+    let bar = opts.progress.then(|| {
+        let bar = indicatif::ProgressBar::new(bytes.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut tick = |done: u64, _total: u64| -> Result<(), String> {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+        Ok(())
+    };
+    let header = bitlens::rdb::visit_rdb_progress(bytes, &load, &mut tick, |rec| {
+        let Some(value) = rec.value else {
+            return Ok(());
+        };
+        if f.glob
+            .as_ref()
+            .is_some_and(|g| !bitlens::glob::matches(g, &rec.key))
+            || f.regex.as_ref().is_some_and(|r| !r.is_match(&rec.key))
+        {
+            return Ok(());
+        }
+        let type_name = value.redis_type().name();
+        if !f.types.is_empty() && !f.types.iter().any(|t| t.eq_ignore_ascii_case(&type_name)) {
+            return Ok(());
+        }
+        let est = model.estimate(&rec.key, &value);
+        if est.map_or(0, |e| e.bytes) < f.min_bytes {
+            return Ok(());
+        }
+        let (len, largest) = lengths(&value);
+        let mut acc = Acc::default();
+        if opts.ledger {
+            if let Some(l) = model.ledger(&rec.key, &value) {
+                let mut sum = LedgerSum::default();
+                sum.add(&l);
+                acc.ledger = Some(sum);
+            }
+        }
+        match (&value, classify(&value)) {
+            (Value::String(s), Class::Hll(enc)) => {
+                acc.hll_seen = true;
+                match enc {
+                    bitlens::hll::Encoding::Dense => acc.hll.dense = 1,
+                    bitlens::hll::Encoding::Sparse => acc.hll.sparse = 1,
+                }
+                let c = if s.len() > bitlens::classify::MAX_DECODED_HLL_BYTES {
+                    bitlens::hll::cached_cardinality(&s.range(0, 15)).unwrap_or(0)
+                } else {
+                    bitlens::hll::count_readonly(&s.as_bytes()).unwrap_or(0)
+                };
+                acc.hll.cardinality_sum = c;
+                acc.hll.cardinality_range = Some((c, c));
+            }
+            (Value::String(_), Class::CorruptHll) => {
+                acc.hll_seen = true;
+                acc.hll.invalid = 1;
+            }
+            (Value::String(s), Class::Bitmap) => {
+                acc.bitmap = BitmapStats {
+                    keys: 1,
+                    set_bits: s.popcount(),
+                    bits: 8 * s.len(),
+                };
+            }
+            (Value::ZSet(z), class) => {
+                acc.zsets = 1;
+                if class == Class::Geo {
+                    acc.geo_sets = 1;
+                    acc.geo_members = z.len() as u64;
+                    for (_, score) in z.iter() {
+                        if let Some((lon, lat)) = geo_position(score) {
+                            acc.geo_bbox = Some(match acc.geo_bbox {
+                                None => [lon, lat, lon, lat],
+                                Some([a, b, c, d]) => {
+                                    [a.min(lon), b.min(lat), c.max(lon), d.max(lat)]
+                                }
+                            });
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        rows.push(KeyRow {
+            db: rec.db,
+            key: rec.key.into_owned(),
+            type_name,
+            encoding: est.map_or("?", |e| e.encoding),
+            memory: est.map(|e| e.bytes),
+            len,
+            largest,
+            expire_at_ms: rec.expire_at_ms,
+        });
+        accs.push(acc);
+        Ok(())
+    })?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let clock_ms = opts.clock.resolve(&header.aux);
+    // The TTL filter needs the clock, known once the aux fields are read.
+    if let Some(t) = f.ttl {
+        let keep: Vec<bool> = rows
+            .iter()
+            .map(|r| t.admits(r.expire_at_ms, clock_ms))
+            .collect();
+        let mut it = keep.iter();
+        rows.retain(|_| *it.next().unwrap());
+        let mut it = keep.iter();
+        accs.retain(|_| *it.next().unwrap());
+    }
+    Ok((rows, accs, header, clock_ms))
+}
+
+fn build(
+    rows: Vec<KeyRow>,
+    accs: Vec<Acc>,
+    header: bitlens::rdb::Header,
+    file_bytes: u64,
+    profile: &'static Profile,
+    opts: &Options,
+    clock_ms: i64,
+) -> Report {
+    let mem = |r: &KeyRow| r.memory.unwrap_or(0);
+    // Databases and their exact pattern groups.
+    let mut per_db: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        per_db.entry(r.db).or_default().push(i);
+    }
+    let mut databases = Vec::new();
+    for (db, idx) in &per_db {
+        let keys: Vec<&[u8]> = idx.iter().map(|&i| rows[i].key.as_slice()).collect();
+        let mut groups: Vec<Group> = patterns::group(&keys)
+            .into_iter()
+            .map(|(pattern, members)| {
+                let mut g = Group {
+                    pattern,
+                    types: Vec::new(),
+                    encodings: Vec::new(),
+                    count: 0,
+                    memory: 0,
+                    len: 0,
+                    with_expiry: 0,
+                    expiry_range_ms: None,
+                    examples: Vec::new(),
+                    bitmap: None,
+                    hll: None,
+                    geo: None,
+                    ledger: None,
+                };
+                let mut acc = Acc::default();
+                let mut members: Vec<usize> = members.into_iter().map(|m| idx[m]).collect();
+                members.sort_unstable();
+                for &i in &members {
+                    let (r, a) = (&rows[i], &accs[i]);
+                    g.count += 1;
+                    g.memory += mem(r);
+                    g.len += r.len;
+                    *acc.types.entry(r.type_name.clone()).or_default() += 1;
+                    *acc.encodings.entry(r.encoding).or_default() += 1;
+                    if let Some(ms) = r.expire_at_ms {
+                        g.with_expiry += 1;
+                        g.expiry_range_ms = Some(match g.expiry_range_ms {
+                            None => (ms, ms),
+                            Some((x, y)) => (x.min(ms), y.max(ms)),
+                        });
+                    }
+                    if g.examples.len() < 3 {
+                        g.examples.push(r.key.clone());
+                    }
+                    acc.bitmap.keys += a.bitmap.keys;
+                    acc.bitmap.set_bits += a.bitmap.set_bits;
+                    acc.bitmap.bits += a.bitmap.bits;
+                    acc.hll_seen |= a.hll_seen;
+                    acc.hll.dense += a.hll.dense;
+                    acc.hll.sparse += a.hll.sparse;
+                    acc.hll.invalid += a.hll.invalid;
+                    acc.hll.cardinality_sum += a.hll.cardinality_sum;
+                    if let Some((x, y)) = a.hll.cardinality_range {
+                        acc.hll.cardinality_range = Some(match acc.hll.cardinality_range {
+                            None => (x, y),
+                            Some((p, q)) => (p.min(x), q.max(y)),
+                        });
+                    }
+                    if let Some(l) = a.ledger {
+                        let s = acc.ledger.get_or_insert_with(LedgerSum::default);
+                        s.keys += l.keys;
+                        s.members += l.members;
+                        s.current += l.current;
+                        s.as_set += l.as_set;
+                        s.as_bitmap += l.as_bitmap;
+                        s.as_roaring += l.as_roaring;
+                    }
+                    acc.zsets += a.zsets;
+                    acc.geo_sets += a.geo_sets;
+                    acc.geo_members += a.geo_members;
+                    if let Some([a0, b0, c0, d0]) = a.geo_bbox {
+                        acc.geo_bbox = Some(match acc.geo_bbox {
+                            None => [a0, b0, c0, d0],
+                            Some([a1, b1, c1, d1]) => {
+                                [a0.min(a1), b0.min(b1), c0.max(c1), d0.max(d1)]
+                            }
+                        });
+                    }
+                }
+                g.types = acc.types.into_iter().collect();
+                g.encodings = acc
+                    .encodings
+                    .iter()
+                    .map(|(e, n)| (e.to_string(), *n))
+                    .collect();
+                g.bitmap = (acc.bitmap.keys > 0).then_some(acc.bitmap);
+                g.hll = acc.hll_seen.then_some(acc.hll);
+                g.ledger = acc.ledger;
+                g.geo = (acc.zsets > 0 && acc.geo_sets == acc.zsets).then_some(GeoStats {
+                    members: acc.geo_members,
+                    bbox: acc.geo_bbox,
+                });
+                g
+            })
+            .collect();
+        groups.sort_by(|a, b| {
+            b.memory
+                .cmp(&a.memory)
+                .then_with(|| a.pattern.cmp(&b.pattern))
+        });
+        databases.push(DbReport {
+            db: *db,
+            keys: idx.len() as u64,
+            expires: idx
+                .iter()
+                .filter(|&&i| rows[i].expire_at_ms.is_some())
+                .count() as u64,
+            memory: idx.iter().map(|&i| mem(&rows[i])).sum(),
+            groups,
+        });
+    }
+    // By type and encoding.
+    let mut by_type: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
+    for r in &rows {
+        let e = by_type
+            .entry(format!("{}/{}", r.type_name, r.encoding).into_bytes())
+            .or_default();
+        e.0 += 1;
+        e.1 += mem(r);
+    }
+    let mut by_type: Vec<Tally> = by_type
+        .into_iter()
+        .map(|(name, (keys, memory))| Tally { name, keys, memory })
+        .collect();
+    by_type.sort_by(|a, b| b.memory.cmp(&a.memory).then_with(|| a.name.cmp(&b.name)));
+    // Top N.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        mem(&rows[b])
+            .cmp(&mem(&rows[a]))
+            .then_with(|| rows[a].key.cmp(&rows[b].key))
+    });
+    let top = order
+        .iter()
+        .take(opts.top)
+        .map(|&i| rows[i].clone())
+        .collect();
+    // TTL.
+    let mut ttl: Vec<Tally> = ["no expiry", "already expired"]
+        .iter()
+        .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
+        .map(|l| Tally {
+            name: l.as_bytes().to_vec(),
+            keys: 0,
+            memory: 0,
+        })
+        .collect();
+    for r in &rows {
+        let slot = match r.expire_at_ms {
+            None => 0,
+            Some(e) if clock_ms > e => 1,
+            Some(e) => {
+                2 + TTL_BUCKETS
+                    .iter()
+                    .position(|(b, _)| e - clock_ms <= *b)
+                    .unwrap_or(3)
+            }
+        };
+        ttl[slot].keys += 1;
+        ttl[slot].memory += mem(r);
+    }
+    // Distributions.
+    let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.type_name != "string") {
+        let d = dist
+            .entry(r.type_name.clone())
+            .or_insert_with(|| vec![0; DIST_BUCKETS.len()]);
+        let b = DIST_BUCKETS
+            .iter()
+            .position(|(hi, _)| r.len <= *hi)
+            .unwrap_or(0);
+        d[b] += 1;
+    }
+    let distributions = dist
+        .into_iter()
+        .map(|(type_name, counts)| Distribution { type_name, counts })
+        .collect();
+    // Slots.
+    let want_slots = opts.slots.unwrap_or(header.slot_infos > 0);
+    let slots = want_slots.then(|| {
+        let mut m: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
+        for r in &rows {
+            let e = m.entry(key_slot(&r.key)).or_default();
+            e.0 += 1;
+            e.1 += mem(r);
+        }
+        m.into_iter()
+            .map(|(s, (keys, memory))| Tally {
+                name: s.to_string().into_bytes(),
+                keys,
+                memory,
+            })
+            .collect()
+    });
+    let prefixes = prefix_tree(&rows, &opts.separators, opts.depth);
+    Report {
+        version: header.version,
+        writer: header.writer(),
+        module_aux: header
+            .module_aux
+            .iter()
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect(),
+        aux: header.aux.clone(),
+        stored_checksum: header.stored_checksum,
+        checksum_verified: opts.verify_checksum && header.stored_checksum != 0,
+        file_bytes,
+        profile,
+        profile_is_writer: opts.compat.is_none(),
+        allocator: opts.allocator,
+        clock_ms,
+        keys: rows.len() as u64,
+        memory: rows.iter().map(mem).sum(),
+        databases,
+        by_type,
+        top,
+        prefixes,
+        ttl,
+        distributions,
+        slots,
+    }
+}
+
+/// Prefix → its child prefixes with (keys, memory).
+type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
+
+/// Most children listed under one prefix (the rest are summed in the parent only).
+pub const PREFIX_CHILDREN: usize = 12;
+
+/// The prefix tree: every prefix of up to `depth` segments (split at any of `seps`), listed
+/// depth-first with children by memory, at most [`PREFIX_CHILDREN`] per parent.
+fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
+    let mut tally: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
+    for r in rows {
+        let mut d = 0;
+        for (i, b) in r.key.iter().enumerate() {
+            if d == depth {
+                break;
+            }
+            if seps.contains(b) {
+                let e = tally.entry(r.key[..=i].to_vec()).or_default();
+                e.0 += 1;
+                e.1 += r.memory.unwrap_or(0);
+                d += 1;
+            }
+        }
+    }
+    let parent_of = |p: &[u8]| -> Vec<u8> {
+        let body = &p[..p.len() - 1];
+        match body.iter().rposition(|b| seps.contains(b)) {
+            Some(i) => p[..=i].to_vec(),
+            None => Vec::new(),
+        }
+    };
+    let mut children: Children = BTreeMap::new();
+    for (p, (k, m)) in &tally {
+        children
+            .entry(parent_of(p))
+            .or_default()
+            .push((p.clone(), *k, *m));
+    }
+    let mut out = Vec::new();
+    fn walk(at: &[u8], d: usize, children: &Children, out: &mut Vec<Prefix>) {
+        let Some(kids) = children.get(at) else { return };
+        let mut kids = kids.clone();
+        kids.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        for (p, keys, memory) in kids.into_iter().take(PREFIX_CHILDREN) {
+            out.push(Prefix {
+                depth: d,
+                prefix: p.clone(),
+                keys,
+                memory,
+            });
+            walk(&p, d + 1, children, out);
+        }
+    }
+    walk(&[], 1, &children, &mut out);
+    out
+}

@@ -1,0 +1,549 @@
+//! The report as text for people, one JSON document for tools, and rdbtools' memory CSV.
+//!
+//! Text: every name goes through [`bitlens::escape::display`] (redis-cli quoting: no byte of a
+//! key reaches the terminal raw) and is cut to [`NAME_WIDTH`] characters with `…`;
+//! percentages never show 0% or 100% unless exact ([`percent`]). JSON: names are strings when
+//! valid UTF-8, else `{"hex": "…"}` ([`name_json`]), so that they round-trip.
+
+use std::fmt::Write as _;
+
+use bitlens::escape;
+use bitlens::memory::Allocator;
+use serde_json::{json, Value as Json};
+
+use super::{KeyRow, Report, DIST_BUCKETS};
+
+/// Widest name column, in characters.
+pub const NAME_WIDTH: usize = 48;
+/// Widest DETAILS column (bitmap / HLL / GEO statistics), in characters.
+pub const DETAILS_WIDTH: usize = 90;
+
+/// `part` of `total` as a percentage with one decimal, never `0.0%` or `100.0%` unless exact
+/// (`<0.1%`, `>99.9%`).
+pub fn percent(part: u64, total: u64) -> String {
+    percent_digits(part as f64, total as f64, 1)
+}
+
+/// As [`percent`] with `digits` decimals, on floats.
+pub fn percent_digits(part: f64, total: f64, digits: usize) -> String {
+    if total == 0.0 || part == 0.0 {
+        return "0%".into();
+    }
+    if part == total {
+        return "100%".into();
+    }
+    let p = 100.0 * part / total;
+    let step = 10f64.powi(-(digits as i32));
+    if p < step {
+        format!("<{step:.digits$}%")
+    } else if p > 100.0 - step {
+        format!(">{:.digits$}%", 100.0 - step)
+    } else {
+        format!("{p:.digits$}%")
+    }
+}
+
+/// `s` cut to `width` characters, the last one `…` when cut.
+pub fn cap(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
+/// A name for a text column: escaped, then capped.
+fn name(bytes: &[u8]) -> String {
+    cap(&escape::display(bytes), NAME_WIDTH)
+}
+
+/// Bytes for people: `512 B`, `1.5 KiB`, `3.2 MiB`, `1.1 GiB`.
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+/// A name as JSON: a string when valid UTF-8, else `{"hex": "…"}`.
+pub fn name_json(bytes: &[u8]) -> Json {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Json::String(s.to_string()),
+        Err(_) => json!({"hex": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()}),
+    }
+}
+
+fn allocator_name(a: Allocator) -> &'static str {
+    match a {
+        Allocator::Jemalloc => "jemalloc (Redis' bundled build)",
+        Allocator::Jemalloc16 => "jemalloc (16-byte quantum, e.g. Debian's build)",
+        Allocator::Libc => "libc malloc",
+    }
+}
+
+fn counts(v: &[(String, u64)]) -> String {
+    if v.len() == 1 {
+        return v[0].0.clone();
+    }
+    v.iter()
+        .map(|(e, n)| format!("{e}:{n}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn ttl_text(row: &KeyRow, clock_ms: i64) -> String {
+    match row.expire_at_ms {
+        None => "-".into(),
+        Some(e) if clock_ms > e => "expired".into(),
+        Some(e) => {
+            let s = (e - clock_ms) / 1000;
+            match s {
+                0..=59 => format!("{s}s"),
+                60..=3599 => format!("{}m", s / 60),
+                3600..=86399 => format!("{}h", s / 3600),
+                _ => format!("{}d", s / 86400),
+            }
+        }
+    }
+}
+
+impl Report {
+    /// Plain text for people (see the module docs).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let w = &self.writer;
+        let ver = match w.valkey_ver.as_deref().or(w.redis_ver.as_deref()) {
+            Some(v) => format!(", written by {} {v}", w.server()),
+            None => format!(", written by {} (version not recorded)", w.server()),
+        };
+        let _ = writeln!(
+            out,
+            "RDB version {} ({}){ver}, {} bytes, {} keys in {} database(s), checksum {}",
+            self.version,
+            w.format.magic(),
+            self.file_bytes,
+            self.keys,
+            self.databases.len(),
+            if self.stored_checksum == 0 {
+                "absent".to_string()
+            } else if self.checksum_verified {
+                format!("{:016x} (verified)", self.stored_checksum)
+            } else {
+                format!("{:016x} (not verified)", self.stored_checksum)
+            }
+        );
+        if !self.module_aux.is_empty() {
+            let _ = writeln!(
+                out,
+                "module aux data of module type(s): {}",
+                self.module_aux.join(", ")
+            );
+        }
+        let expired = &self.ttl[1];
+        let _ = writeln!(
+            out,
+            "answers as {} ({}{}); clock {} ms: {} keys ({}) already expired",
+            self.profile.display_name(),
+            self.profile.name,
+            if self.profile_is_writer {
+                ", the writer"
+            } else {
+                ", --compat"
+            },
+            self.clock_ms,
+            expired.keys,
+            human(expired.memory)
+        );
+        let _ = writeln!(
+            out,
+            "MEMORY: estimated MEMORY USAGE on the writer ({}), {} in all; VALUE LEN: STRLEN or element count",
+            allocator_name(self.allocator),
+            human(self.memory)
+        );
+        for db in &self.databases {
+            let _ = writeln!(
+                out,
+                "\ndb{}: {} keys, {} with expiry, memory {}",
+                db.db,
+                db.keys,
+                db.expires,
+                human(db.memory)
+            );
+            let pw = db
+                .groups
+                .iter()
+                .map(|g| name(&g.pattern).chars().count())
+                .max()
+                .unwrap_or(0)
+                .clamp(7, NAME_WIDTH);
+            let _ = writeln!(
+                out,
+                "  {:<pw$}  {:<8} {:<24} {:>8} {:>10} {:>7} {:>12} {:>7}  DETAILS",
+                "PATTERN", "TYPE", "ENCODING", "KEYS", "MEMORY", "MEM%", "VALUE LEN", "EXPIRY"
+            );
+            for g in &db.groups {
+                let pat = name(&g.pattern);
+                let pad = pw.saturating_sub(pat.chars().count());
+                let _ = writeln!(
+                    out,
+                    "  {pat}{}  {:<8} {:<24} {:>8} {:>10} {:>7} {:>12} {:>7}  {}",
+                    " ".repeat(pad),
+                    cap(&counts(&g.types), 8),
+                    cap(&counts(&g.encodings), 24),
+                    g.count,
+                    human(g.memory),
+                    percent(g.memory, self.memory),
+                    g.len,
+                    g.with_expiry,
+                    cap(&details(g), DETAILS_WIDTH)
+                );
+            }
+        }
+        let ledger: Vec<(u64, &super::Group)> = self
+            .databases
+            .iter()
+            .flat_map(|d| d.groups.iter().map(move |g| (d.db, g)))
+            .filter(|(_, g)| g.ledger.is_some())
+            .collect();
+        if !ledger.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nledger (value bytes of the same members: as they are, as a Set, as a bitmap, as a Roaring bitmap in a string):"
+            );
+            let _ = writeln!(
+                out,
+                "  {:>4}  {:<NAME_WIDTH$}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                "DB", "PATTERN", "KEYS", "MEMBERS", "NOW", "AS SET", "AS BITMAP", "AS ROARING"
+            );
+            for (db, g) in ledger {
+                let l = g.ledger.unwrap();
+                let p = name(&g.pattern);
+                let pad = NAME_WIDTH.saturating_sub(p.chars().count());
+                let _ = writeln!(
+                    out,
+                    "  {db:>4}  {p}{}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                    " ".repeat(pad),
+                    l.keys,
+                    l.members,
+                    human(l.current),
+                    human(l.as_set),
+                    human(l.as_bitmap),
+                    human(l.as_roaring)
+                );
+            }
+        }
+        let _ = writeln!(out, "\nmemory by type/encoding:");
+        for t in &self.by_type {
+            let _ = writeln!(
+                out,
+                "  {:<28} {:>8} keys {:>10} {:>7}",
+                String::from_utf8_lossy(&t.name),
+                t.keys,
+                human(t.memory),
+                percent(t.memory, self.memory)
+            );
+        }
+        let _ = writeln!(out, "\ntop {} keys by memory:", self.top.len());
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<NAME_WIDTH$}  {:<8} {:<12} {:>10} {:>12} {:>8}",
+            "DB", "KEY", "TYPE", "ENCODING", "MEMORY", "VALUE LEN", "TTL"
+        );
+        for r in &self.top {
+            let k = name(&r.key);
+            let pad = NAME_WIDTH.saturating_sub(k.chars().count());
+            let _ = writeln!(
+                out,
+                "  {:>4}  {k}{}  {:<8} {:<12} {:>10} {:>12} {:>8}",
+                r.db,
+                " ".repeat(pad),
+                cap(&r.type_name, 8),
+                r.encoding,
+                r.memory.map_or("?".into(), human),
+                r.len,
+                ttl_text(r, self.clock_ms)
+            );
+        }
+        if !self.prefixes.is_empty() {
+            let _ = writeln!(out, "\nprefixes:");
+            for p in &self.prefixes {
+                let label = format!("{}{}", "  ".repeat(p.depth - 1), name(&p.prefix));
+                let _ = writeln!(
+                    out,
+                    "  {:<w$} {:>8} keys {:>10} {:>7}",
+                    label,
+                    p.keys,
+                    human(p.memory),
+                    percent(p.memory, self.memory),
+                    w = NAME_WIDTH + 8
+                );
+            }
+        }
+        let _ = writeln!(out, "\nexpiry (at the clock):");
+        for t in &self.ttl {
+            let _ = writeln!(
+                out,
+                "  {:<18} {:>8} keys {:>10} {:>7}",
+                String::from_utf8_lossy(&t.name),
+                t.keys,
+                human(t.memory),
+                percent(t.memory, self.memory)
+            );
+        }
+        if !self.distributions.is_empty() {
+            let _ = write!(out, "\nelements per key:\n  {:<8}", "TYPE");
+            for (_, l) in DIST_BUCKETS {
+                let _ = write!(out, " {l:>8}");
+            }
+            out.push('\n');
+            for d in &self.distributions {
+                let _ = write!(out, "  {:<8}", cap(&d.type_name, 8));
+                for c in &d.counts {
+                    let _ = write!(out, " {c:>8}");
+                }
+                out.push('\n');
+            }
+        }
+        if let Some(slots) = &self.slots {
+            let mut by_mem = slots.clone();
+            by_mem.sort_by(|a, b| b.memory.cmp(&a.memory).then_with(|| a.name.cmp(&b.name)));
+            let _ = writeln!(
+                out,
+                "\ncluster slots: {} of 16384 hold keys; largest:",
+                slots.len()
+            );
+            for t in by_mem.iter().take(10) {
+                let _ = writeln!(
+                    out,
+                    "  slot {:<6} {:>8} keys {:>10} {:>7}",
+                    String::from_utf8_lossy(&t.name),
+                    t.keys,
+                    human(t.memory),
+                    percent(t.memory, self.memory)
+                );
+            }
+        }
+        out
+    }
+
+    /// The report as one JSON document: `{"version", "writer", "aux", "stored_checksum",
+    /// "checksum_verified", "file_bytes", "profile": {"name", "server", "writer"}, "clock_ms",
+    /// "expired": {"keys", "memory"} (already expired at the clock),
+    /// "allocator", "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
+    /// "groups": [{"pattern", "types", "encodings", "count", "memory", "value_len",
+    /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
+    /// "geo"?}]}], "by_type": [{"name", "keys", "memory"}], "top": [key], "prefixes":
+    /// [{"depth", "prefix", "keys", "memory"}], "ttl": [{"name", "keys", "memory"}],
+    /// "distributions": {type: {bucket: keys}}, "slots": [{"slot", "keys", "memory"}] | null}`,
+    /// every name as [`name_json`], memory in bytes.
+    pub fn to_json(&self) -> Json {
+        let tally = |t: &super::Tally| json!({"name": name_json(&t.name), "keys": t.keys, "memory": t.memory});
+        let dbs: Vec<Json> = self
+            .databases
+            .iter()
+            .map(|d| {
+                let groups: Vec<Json> = d
+                    .groups
+                    .iter()
+                    .map(|g| {
+                        let mut o = json!({
+                            "pattern": name_json(&g.pattern),
+                            "types": g.types.iter().map(|(t, n)| (t.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
+                            "encodings": g.encodings.iter().map(|(t, n)| (t.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
+                            "count": g.count,
+                            "memory": g.memory,
+                            "value_len": g.len,
+                            "with_expiry": g.with_expiry,
+                            "expiry_min_ms": g.expiry_range_ms.map(|r| r.0),
+                            "expiry_max_ms": g.expiry_range_ms.map(|r| r.1),
+                            "examples": g.examples.iter().map(|e| name_json(e)).collect::<Vec<_>>(),
+                        });
+                        if let Some(b) = &g.bitmap {
+                            o["bitmap"] = json!({"keys": b.keys, "set_bits": b.set_bits, "bits": b.bits});
+                        }
+                        if let Some(h) = &g.hll {
+                            o["hll"] = json!({"dense": h.dense, "sparse": h.sparse, "invalid": h.invalid,
+                                "pfcount_min": h.cardinality_range.map(|r| r.0),
+                                "pfcount_max": h.cardinality_range.map(|r| r.1),
+                                "pfcount_sum": h.cardinality_sum});
+                        }
+                        if let Some(geo) = &g.geo {
+                            o["geo"] = json!({"members": geo.members, "bbox": geo.bbox});
+                        }
+                        if let Some(l) = &g.ledger {
+                            o["ledger"] = json!({"keys": l.keys, "members": l.members, "current": l.current,
+                                "as_set": l.as_set, "as_bitmap": l.as_bitmap, "as_roaring": l.as_roaring});
+                        }
+                        o
+                    })
+                    .collect();
+                json!({"db": d.db, "keys": d.keys, "expires": d.expires, "memory": d.memory, "groups": groups})
+            })
+            .collect();
+        let dist: serde_json::Map<String, Json> = self
+            .distributions
+            .iter()
+            .map(|d| {
+                let b: serde_json::Map<String, Json> = DIST_BUCKETS
+                    .iter()
+                    .zip(&d.counts)
+                    .map(|((_, l), c)| (l.to_string(), json!(c)))
+                    .collect();
+                (d.type_name.clone(), Json::Object(b))
+            })
+            .collect();
+        json!({
+            "version": self.version,
+            "writer": {
+                "family": self.writer.format.family.name(),
+                "server": self.writer.server(),
+                "redis_ver": self.writer.redis_ver,
+                "valkey_ver": self.writer.valkey_ver,
+                "description": self.writer.describe(),
+            },
+            "module_aux": self.module_aux,
+            "aux": self.aux.iter().map(|(k, v)| json!([name_json(k), name_json(v)])).collect::<Vec<_>>(),
+            "stored_checksum": format!("{:016x}", self.stored_checksum),
+            "checksum_verified": self.checksum_verified,
+            "file_bytes": self.file_bytes,
+            "profile": {"name": self.profile.name, "server": self.profile.display_name(), "writer": self.profile_is_writer},
+            "clock_ms": self.clock_ms,
+            "expired": {"keys": self.ttl[1].keys, "memory": self.ttl[1].memory},
+            "allocator": format!("{:?}", self.allocator).to_lowercase(),
+            "keys": self.keys,
+            "memory": self.memory,
+            "databases": dbs,
+            "by_type": self.by_type.iter().map(tally).collect::<Vec<_>>(),
+            "top": self.top.iter().map(key_json).collect::<Vec<_>>(),
+            "prefixes": self.prefixes.iter().map(|p| json!({"depth": p.depth, "prefix": name_json(&p.prefix), "keys": p.keys, "memory": p.memory})).collect::<Vec<_>>(),
+            "ttl": self.ttl.iter().map(tally).collect::<Vec<_>>(),
+            "distributions": dist,
+            "slots": self.slots.as_ref().map(|s| s.iter().map(|t| json!({"slot": String::from_utf8_lossy(&t.name).parse::<u16>().unwrap_or(0), "keys": t.keys, "memory": t.memory})).collect::<Vec<_>>()),
+        })
+    }
+}
+
+/// One key as JSON: `{"db", "key", "type", "encoding", "memory", "value_len", "largest",
+/// "expire_at_ms"}`.
+pub fn key_json(r: &KeyRow) -> Json {
+    json!({"db": r.db, "key": name_json(&r.key), "type": r.type_name, "encoding": r.encoding,
+        "memory": r.memory, "value_len": r.len, "largest": r.largest, "expire_at_ms": r.expire_at_ms})
+}
+
+fn details(g: &super::Group) -> String {
+    let mut parts = Vec::new();
+    if let Some(b) = &g.bitmap {
+        parts.push(format!(
+            "bitmap: {} of {} bits set ({})",
+            b.set_bits,
+            b.bits,
+            percent_digits(b.set_bits as f64, b.bits as f64, 2)
+        ));
+    }
+    if let Some(h) = &g.hll {
+        let mut s = format!("hll: {} dense, {} sparse", h.dense, h.sparse);
+        if h.invalid > 0 {
+            let _ = write!(s, ", {} invalid", h.invalid);
+        }
+        match h.cardinality_range {
+            Some((a, b)) if a == b => {
+                let _ = write!(s, ", PFCOUNT {a}");
+            }
+            Some((a, b)) => {
+                let _ = write!(s, ", PFCOUNT {a}..{b} (sum {})", h.cardinality_sum);
+            }
+            None => {}
+        }
+        parts.push(s);
+    }
+    if let Some(geo) = &g.geo {
+        let mut s = format!("geo: {} members", geo.members);
+        if let Some([a, b, c, d]) = geo.bbox {
+            let _ = write!(s, ", lon {a:.6}..{c:.6}, lat {b:.6}..{d:.6}");
+        }
+        parts.push(s);
+    }
+    parts.join("; ")
+}
+
+/// The CSV header of rdbtools' memory report.
+pub const CSV_HEADER: &str =
+    "database,type,key,size_in_bytes,encoding,num_elements,len_largest_element,expiry";
+
+/// One CSV row as rdbtools writes its memory report: the key in redis-cli quoting (then
+/// CSV-quoted), `size_in_bytes` the memory estimate, `num_elements` 1 for strings, `expiry`
+/// ISO 8601 UTC with milliseconds, empty without one.
+pub fn csv_row(r: &KeyRow) -> String {
+    let key = escape::display(&r.key);
+    let key = if key.contains([',', '"']) {
+        format!("\"{}\"", key.replace('"', "\"\""))
+    } else {
+        key
+    };
+    let n = if r.type_name == "string" { 1 } else { r.len };
+    format!(
+        "{},{},{},{},{},{},{},{}",
+        r.db,
+        r.type_name,
+        key,
+        r.memory.map_or(String::new(), |m| m.to_string()),
+        r.encoding,
+        n,
+        r.largest,
+        r.expire_at_ms.map_or(String::new(), iso8601)
+    )
+}
+
+/// Unix ms as `YYYY-MM-DDTHH:MM:SS.mmmZ` (proleptic Gregorian, UTC).
+pub fn iso8601(ms: i64) -> String {
+    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_are_never_falsely_round() {
+        assert_eq!(percent(99_999_999, 100_000_000), ">99.9%");
+        assert_eq!(percent(1, 100_000_000), "<0.1%");
+        assert_eq!(percent(5, 5), "100%");
+        assert_eq!(percent(0, 5), "0%");
+        assert_eq!(percent(1, 3), "33.3%");
+        assert_eq!(percent_digits(99_999_999.0, 100_000_000.0, 2), ">99.99%");
+    }
+
+    #[test]
+    fn caps_and_dates() {
+        assert_eq!(cap("abcdef", 4), "abc…");
+        assert_eq!(cap("abc", 4), "abc");
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(1_714_521_600_123), "2024-05-01T00:00:00.123Z");
+    }
+}

@@ -1,0 +1,438 @@
+//! `bitlens inspect` against snapshots written by real servers: every key counted once, group
+//! patterns that `KEYS` answers with exactly the row's keys (on the real server and on
+//! bitlens), no raw byte of a key name on stdout (control and ESC sequences), names that
+//! round-trip through `--json`, rdbtools' CSV with `size_in_bytes` equal to the server's
+//! `MEMORY USAGE`, and the filters.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use bitlens::rdb::{load_rdb, LoadOptions};
+use bitlens::Reply;
+use bitlens_cli::inspect::{patterns, report, Options};
+use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
+use common::*;
+
+fn argv(parts: &[&[u8]]) -> Vec<Vec<u8>> {
+    parts.iter().map(|p| p.to_vec()).collect()
+}
+
+fn keys_of(reply: Reply) -> BTreeSet<Vec<u8>> {
+    match reply {
+        Reply::Array(items) => items
+            .into_iter()
+            .map(|r| match r {
+                Reply::Bulk(b) => b,
+                other => panic!("{other:?}"),
+            })
+            .collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Keys whose names a report must not let through raw, and keys that used to group badly.
+const NASTY: [&[u8]; 8] = [
+    b"esc:\x1b[31mred",
+    b"nul:\x00x",
+    b"crlf:\r\nsplit",
+    b"bin:\x00\xff",
+    b"*",
+    b"utf8",
+    b"a?b[c]",
+    b"del:\x7f\x9b",
+];
+
+/// A Redis 7.4.1 snapshot (skipped when not installed) with the [`NASTY`] keys, a 1000-byte
+/// key, ids that group (`bm:int:1..5`) beside names that do not (`bm:int:big`), every type,
+/// and expiries.
+fn snapshot() -> Option<(RedisServer, Vec<u8>)> {
+    let kind = ServerKind::Redis7_4;
+    if !kind.available() {
+        eprintln!("skipped: {} not installed", kind.name());
+        return None;
+    }
+    let server = RedisServer::start_kind(kind, &[]);
+    let mut c = server.connection();
+    let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
+    for k in NASTY {
+        cmds.push(argv(&[b"SET", k, b"v"]));
+    }
+    cmds.push(argv(&[b"SET", &[b'L'; 1000], b"long key"]));
+    for i in 1..=5 {
+        cmds.push(argv(&[
+            b"SETBIT",
+            format!("bm:int:{i}").as_bytes(),
+            b"100",
+            b"1",
+        ]));
+    }
+    cmds.push(argv(&[b"SETBIT", b"bm:int:big", b"80000", b"1"]));
+    cmds.push(argv(&[b"SETBIT", b"bm:int:neg", b"7", b"1"]));
+    for i in 0..30 {
+        let k = format!("user:{i}:profile");
+        cmds.push(argv(&[
+            b"HSET",
+            k.as_bytes(),
+            b"name",
+            format!("u{i}").as_bytes(),
+            b"age",
+            b"33",
+        ]));
+        cmds.push(argv(&[
+            b"SADD",
+            format!("tags:{i}").as_bytes(),
+            b"1",
+            b"2",
+            b"3",
+        ]));
+        cmds.push(argv(&[b"RPUSH", format!("q:{i}").as_bytes(), b"a", b"b"]));
+        cmds.push(argv(&[
+            b"SET",
+            format!("n:{i}").as_bytes(),
+            format!("{}", i * 1000).as_bytes(),
+        ]));
+    }
+    cmds.push(argv(&[b"PEXPIREAT", b"n:1", b"4102444800000"])); // 2100-01-01
+    cmds.push(argv(&[b"EXPIRE", b"n:2", b"1800"]));
+    cmds.push(argv(&[b"PFADD", b"hll:day", b"a", b"b", b"c"]));
+    cmds.push(argv(&[
+        b"GEOADD",
+        b"geo:shops",
+        b"13.361389",
+        b"38.115556",
+        b"Palermo",
+    ]));
+    cmds.push(argv(&[b"ZADD", b"board", b"1", b"x", b"2.5", b"y"]));
+    cmds.push(argv(&[b"XADD", b"events", b"*", b"f", b"v"]));
+    for r in query_pipeline(&mut c, &cmds) {
+        assert!(!matches!(r, Reply::Error(_)), "{r:?}");
+    }
+    let rdb = server.save_rdb();
+    Some((server, rdb))
+}
+
+#[test]
+fn patterns_match_exactly_their_rows_on_redis_and_bitlens() {
+    let Some((server, rdb)) = snapshot() else {
+        return;
+    };
+    let mut c = server.connection();
+    let snap = load_rdb(&rdb, &LoadOptions::default()).unwrap();
+    let all: Vec<Vec<u8>> = snap.entries().iter().map(|(_, k, _)| k.to_vec()).collect();
+    let mut ks = snap.databases[&0].clone();
+    let refs: Vec<&[u8]> = all.iter().map(Vec::as_slice).collect();
+    let groups = patterns::group(&refs);
+    let mut covered = 0;
+    for (pat, members) in &groups {
+        let want: BTreeSet<Vec<u8>> = members.iter().map(|&i| all[i].clone()).collect();
+        let real = keys_of(query_pipeline(&mut c, &[argv(&[b"KEYS", pat])]).remove(0));
+        assert_eq!(
+            real,
+            want,
+            "KEYS {} on Redis 7.4.1",
+            bitlens::escape::quote(pat)
+        );
+        let ours = keys_of(bitlens::execute(&mut ks, &argv(&[b"KEYS", pat])));
+        assert_eq!(
+            ours,
+            want,
+            "KEYS {} on bitlens",
+            bitlens::escape::quote(pat)
+        );
+        covered += members.len();
+    }
+    assert_eq!(covered, all.len());
+    // The rows the issue named: one row for all bm:int:* keys, literal names kept.
+    let pats: Vec<&[u8]> = groups.iter().map(|g| g.0.as_slice()).collect();
+    for p in [&b"bm:int:*"[..], b"utf8", b"\\*", b"user:*:profile"] {
+        assert!(pats.contains(&p), "{p:?} in {pats:?}");
+    }
+    // The report's rows are those groups, counted once each.
+    let r = report(&rdb, &Options::default()).unwrap();
+    let total: u64 = r.databases[0].groups.iter().map(|g| g.count).sum();
+    assert_eq!(total, all.len() as u64);
+    let bm = r.databases[0]
+        .groups
+        .iter()
+        .find(|g| g.pattern == b"bm:int:*")
+        .unwrap();
+    assert_eq!(bm.count, 7);
+}
+
+#[test]
+fn no_raw_byte_of_a_name_reaches_stdout() {
+    let Some((_server, rdb)) = snapshot() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dump.rdb");
+    std::fs::write(&path, &rdb).unwrap();
+    let p = path.to_str().unwrap();
+    let out = bitlens(&["inspect", p, "--top", "100", "--depth", "3"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for (i, b) in text.bytes().enumerate() {
+        assert!(
+            b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80,
+            "byte {b:#x} at {i}"
+        );
+    }
+    // Only `…` (U+2026) is non-ASCII: no C1 control (U+009B, an 8-bit CSI) passes.
+    assert!(text.chars().all(|c| c.is_ascii() || c == '…'), "{text}");
+    for shown in [
+        r#""esc:\x1b[31mred""#,
+        r#""nul:\x00x""#,
+        r#""crlf:\r\nsplit""#,
+        r#""bin:\x00\xff""#,
+        r#""del:\x7f\x9b""#,
+    ] {
+        assert!(text.contains(shown), "{shown} in\n{text}");
+    }
+    // Widths are capped: the 1000-byte key does not widen the tables.
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 240, "a line of {widest} characters");
+    assert!(text.contains("LLLLLLL…"), "{text}");
+    // Sizes are labelled.
+    assert!(text.contains("MEMORY: estimated MEMORY USAGE"), "{text}");
+
+    let out = bitlens(&["inspect", p, "--json", "--top", "1000"], b"");
+    assert!(out.status.success());
+    assert!(!out.stdout.iter().any(|&b| b < 0x20 && b != b'\n'));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<Vec<u8>> = v["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| match &k["key"] {
+            serde_json::Value::String(s) => s.as_bytes().to_vec(),
+            o => bitlens::escape::from_hex(o["hex"].as_str().unwrap()).unwrap(),
+        })
+        .collect();
+    for k in NASTY {
+        assert!(
+            names.contains(&k.to_vec()),
+            "{k:?} round-trips through --json"
+        );
+    }
+    let bin = v["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["key"].get("hex").is_some())
+        .unwrap();
+    assert_eq!(bin["key"]["hex"].as_str().unwrap().len() % 2, 0);
+}
+
+#[test]
+fn csv_is_rdbtools_memory_report_with_memory_usage() {
+    let Some((server, rdb)) = snapshot() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dump.rdb");
+    std::fs::write(&path, &rdb).unwrap();
+    let out = bitlens(&["inspect", path.to_str().unwrap(), "--csv"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "database,type,key,size_in_bytes,encoding,num_elements,len_largest_element,expiry"
+    );
+    let rows: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    assert_eq!(
+        rows.len(),
+        load_rdb(&rdb, &LoadOptions::default())
+            .unwrap()
+            .entries()
+            .len()
+    );
+    // A server that loaded the same file answers MEMORY USAGE / OBJECT ENCODING.
+    let loaded = RedisServer::start_kind_loading(ServerKind::Redis7_4, &rdb, &[]);
+    let mut c = loaded.connection();
+    let row = |key: &str| {
+        rows.iter()
+            .find(|r| r[2] == key)
+            .unwrap_or_else(|| panic!("{key}"))
+    };
+    for key in [
+        "n:1",
+        "user:3:profile",
+        "tags:4",
+        "q:5",
+        "utf8",
+        "hll:day",
+        "bm:int:big",
+        "board",
+    ] {
+        let r = row(key);
+        let real = query_pipeline(
+            &mut c,
+            &[
+                argv(&[b"MEMORY", b"USAGE", key.as_bytes(), b"SAMPLES", b"0"]),
+                argv(&[b"OBJECT", b"ENCODING", key.as_bytes()]),
+            ],
+        );
+        assert_eq!(
+            r[3],
+            format!(
+                "{}",
+                match real[0] {
+                    Reply::Integer(n) => n,
+                    ref o => panic!("{o:?}"),
+                }
+            ),
+            "{key} size_in_bytes"
+        );
+        assert_eq!(
+            Reply::Bulk(r[4].clone().into_bytes()),
+            real[1],
+            "{key} encoding"
+        );
+    }
+    assert_eq!(
+        row("user:3:profile")[5..7],
+        ["2".to_string(), "4".to_string()]
+    );
+    assert_eq!(row("n:1")[7], "2100-01-01T00:00:00.000Z");
+    assert_eq!(row("n:3")[7], "");
+    assert_eq!(row("tags:4")[1], "set");
+    drop(server);
+}
+
+#[test]
+fn filters_select_keys() {
+    let Some((_server, rdb)) = snapshot() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dump.rdb");
+    std::fs::write(&path, &rdb).unwrap();
+    let p = path.to_str().unwrap();
+    let keys = |extra: &[&str]| -> u64 {
+        let mut args = vec!["inspect", p, "--json"];
+        args.extend_from_slice(extra);
+        let out = bitlens(&args, b"");
+        assert!(
+            out.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["keys"].as_u64().unwrap()
+    };
+    assert_eq!(keys(&["--type", "hash"]), 30);
+    assert_eq!(keys(&["--type", "set", "--type", "list"]), 60);
+    assert_eq!(keys(&["--match", "user:*"]), 30);
+    assert_eq!(keys(&["--regex", "^n:[0-9]$"]), 10);
+    assert_eq!(keys(&["--ttl", "none"]), keys(&[]) - 2);
+    assert_eq!(keys(&["--ttl", "..1h", "--clock", "now"]), 1);
+    assert_eq!(keys(&["--ttl", "7d..", "--clock", "now"]), 1);
+    assert_eq!(keys(&["--ttl", "expired", "--clock", "4102444800001"]), 2);
+    assert_eq!(keys(&["--db", "3"]), 0);
+    assert_eq!(keys(&["--min-bytes", "1000"]), 2); // the 1000-byte key and bm:int:big
+    let bad = bitlens(&["inspect", p, "--ttl", "soon"], b"");
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn conformance_snapshots_are_counted_once() {
+    for set in ["bitmaps", "signin", "hll", "geo"] {
+        let dir = conformance_dir().join(set);
+        let bytes = std::fs::read(dir.join("dump.rdb")).unwrap();
+        let r = report(&bytes, &Options::default()).unwrap();
+        let tsv = std::fs::read_to_string(dir.join("keys.tsv")).unwrap();
+        assert_eq!(r.keys as usize, tsv.lines().count() - 1, "{set}");
+        let rows: u64 = r.databases[0].groups.iter().map(|g| g.count).sum();
+        assert_eq!(rows, r.keys, "{set}");
+        let ttl: u64 = r.ttl.iter().map(|t| t.keys).sum();
+        assert_eq!(ttl, r.keys, "{set}");
+        assert!(r.to_text().contains("written by Redis"), "{set}");
+    }
+}
+
+#[test]
+fn ledger_prices_a_bitmap_as_the_set_redis_builds() {
+    let kind = ServerKind::Redis7_4;
+    if !kind.available() {
+        eprintln!("skipped: {} not installed", kind.name());
+        return;
+    }
+    let server = RedisServer::start_kind(kind, &[]);
+    let mut c = server.connection();
+    // Same-length names, so that MEMORY USAGE differences are value differences.
+    for (n, bm, set) in [(3u32, "ledg:bx", "ledg:sx"), (700, "ledg:by", "ledg:sy")] {
+        let mut sadd = argv(&[b"SADD", set.as_bytes()]);
+        let mut cmds = Vec::new();
+        for i in 0..n {
+            let bit = (i * 37 + 5).to_string();
+            cmds.push(argv(&[b"SETBIT", bm.as_bytes(), bit.as_bytes(), b"1"]));
+            sadd.push(bit.into_bytes());
+        }
+        cmds.push(sadd);
+        query_pipeline(&mut c, &cmds);
+    }
+    let rdb = server.save_rdb();
+    let loaded = RedisServer::start_kind_loading(kind, &rdb, &[]);
+    let mut lc = loaded.connection();
+    let usage = |c: &mut redis::Connection, k: &str| -> i64 {
+        match query_pipeline(
+            c,
+            &[argv(&[b"MEMORY", b"USAGE", k.as_bytes(), b"SAMPLES", b"0"])],
+        )
+        .remove(0)
+        {
+            Reply::Integer(n) => n,
+            o => panic!("{o:?}"),
+        }
+    };
+    let r = report(
+        &rdb,
+        &Options {
+            ledger: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    for (bm, set, enc) in [
+        ("ledg:bx", "ledg:sx", "intset"),
+        ("ledg:by", "ledg:sy", "hashtable"),
+    ] {
+        let g = r.databases[0]
+            .groups
+            .iter()
+            .find(|g| g.pattern == bm.as_bytes())
+            .unwrap();
+        let l = g.ledger.unwrap();
+        let real_delta = usage(&mut lc, set) - usage(&mut lc, bm);
+        assert_eq!(
+            l.as_set as i64 - l.current as i64,
+            real_delta,
+            "{bm} as a Set ({enc})"
+        );
+        let s = r.databases[0]
+            .groups
+            .iter()
+            .find(|g| g.pattern == set.as_bytes())
+            .unwrap();
+        assert_eq!(s.encodings, [(enc.to_string(), 1)]);
+        // And the set priced as a bitmap is the bitmap Redis holds.
+        let sl = s.ledger.unwrap();
+        assert_eq!(
+            sl.as_bitmap as i64 - sl.current as i64,
+            -real_delta,
+            "{set} as a bitmap"
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! The one way bitlens shows a key or value name that may hold any byte: in text as
+//! `redis-cli` quotes it, in JSON as a string when it is valid UTF-8 and else as
+//! `{"hex": "…"}`, so that no byte of an untrusted snapshot reaches a terminal or a JSON reader
+//! unescaped and every name round-trips.
+//!
+//! Text form (redis-cli's `sdscatrepr`, as its terminal output prints `1) "key"`): the name in
+//! double quotes, with `\\`, `\"`, `\n`, `\r`, `\t`, `\a`, `\b` for those bytes, printable
+//! ASCII (0x20..=0x7e) as itself and every other byte as `\xHH` (lower-case hex, as
+//! redis-cli prints it: `"bin:\x00\xff"`). [`display`] leaves a name bare when it is all
+//! printable ASCII other than space, `"`, `'` and `\`, and quotes it otherwise.
+
+/// `bytes` in redis-cli's quoted form: `"bin:\x00\xff"` (see the module docs).
+pub fn quote(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
+    out.push('"');
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\x");
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// True when `bytes` can be shown bare: non-empty, printable ASCII, no space, quote or
+/// backslash.
+pub fn is_plain(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && bytes
+            .iter()
+            .all(|&b| (0x21..=0x7e).contains(&b) && !matches!(b, b'"' | b'\'' | b'\\'))
+}
+
+/// A name for text output: bare when [`is_plain`], else [`quote`]d. The result holds only
+/// printable ASCII.
+pub fn display(bytes: &[u8]) -> String {
+    if is_plain(bytes) {
+        String::from_utf8_lossy(bytes).into_owned()
+    } else {
+        quote(bytes)
+    }
+}
+
+/// A name as a JSON value, as text: a JSON string when `bytes` is valid UTF-8 (control
+/// characters as `\u00XX`, `"` and `\` escaped), else `{"hex":"<lower-case hex>"}`.
+pub fn json(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => json_str(s),
+        Err(_) => {
+            let mut out = String::with_capacity(2 * bytes.len() + 10);
+            out.push_str("{\"hex\":\"");
+            for b in bytes {
+                out.push_str(&format!("{b:02x}"));
+            }
+            out.push_str("\"}");
+            out
+        }
+    }
+}
+
+/// `s` as a JSON string literal (RFC 8259: `"`, `\` and control characters escaped; DEL and
+/// the C1 controls as `\u00XX` too, so that no terminal control byte passes).
+pub fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The bytes a [`json`] name stands for: the string's UTF-8, or the decoded `hex`. `None`
+/// when `hex` is not an even-length run of hex digits.
+pub fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redis_cli_quoting() {
+        // redis-cli 7.0.15 `KEYS *` on a terminal prints these keys as shown.
+        assert_eq!(quote(b"bin:\x00\xff"), r#""bin:\x00\xff""#);
+        assert_eq!(quote(b"esc:\x1b[31mred"), r#""esc:\x1b[31mred""#);
+        assert_eq!(quote(b"a\"b\\c\n\r\t\x07\x08"), r#""a\"b\\c\n\r\t\a\b""#);
+        assert_eq!(quote("é".as_bytes()), r#""\xc3\xa9""#);
+        assert_eq!(display(b"user:1"), "user:1");
+        assert_eq!(display(b"two words"), "\"two words\"");
+        assert_eq!(display(b""), "\"\"");
+        for b in 0..=255u8 {
+            let shown = display(&[b'k', b]);
+            assert!(
+                shown.bytes().all(|c| (0x20..=0x7e).contains(&c)),
+                "{b}: {shown}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_names_round_trip() {
+        assert_eq!(json(b"plain"), "\"plain\"");
+        assert_eq!(json(b"esc:\x1b[31m"), "\"esc:\\u001b[31m\"");
+        assert_eq!(json(b"bin:\x00\xff"), "{\"hex\":\"62696e3a00ff\"}");
+        assert_eq!(from_hex("62696e3a00ff").unwrap(), b"bin:\x00\xff");
+        assert_eq!(from_hex("6"), None);
+        assert_eq!(json_str("\u{9b}x"), "\"\\u009bx\"");
+    }
+}
