@@ -261,7 +261,7 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
 
     fn crc_so_far(&mut self) -> u64 {
         self.compact();
-        self.digest.clone().map_or(0, |d| d.finalize())
+        self.digest.map_or(0, |d| d.finalize())
     }
 
     fn total(&self) -> u64 {
