@@ -64,6 +64,58 @@ pub struct QueryArgs {
     pub command: Vec<OsString>,
 }
 
+/// Bytes the `--rdb` file is read at a time (8 MiB).
+const FILE_CHUNK: usize = 8 << 20;
+
+/// An RDB file read in pieces by the chunked reader ([`rdb::load_rdb_chunked`]).
+struct FileSource {
+    file: std::fs::File,
+    len: u64,
+}
+
+impl FileSource {
+    /// Opens `path` when it starts with an RDB magic (`REDIS` / `VALKEY`); `None` otherwise.
+    fn open_rdb(path: &std::path::Path) -> std::io::Result<Option<FileSource>> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        let mut head = [0u8; 6];
+        let mut got = 0;
+        while got < head.len() {
+            match file.read(&mut head[got..])? {
+                0 => break,
+                n => got += n,
+            }
+        }
+        let head = &head[..got];
+        let rdb = head.starts_with(b"REDIS") || head.starts_with(b"VALKEY");
+        Ok(rdb.then_some(FileSource { file, len }))
+    }
+}
+
+impl rdb::ChunkSource for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        self.file
+            .seek(SeekFrom::Start(offset))
+            .map_err(|e| e.to_string())?;
+        let mut got = 0;
+        while got < buf.len() {
+            match self.file.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Ok(got)
+    }
+}
+
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
@@ -83,12 +135,27 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     };
     let mut snap = rdb::Snapshot::default();
     if let Some(path) = &args.rdb {
-        let bytes = crate::read_file(path)?;
-        if let Some(why) = wrong_kind(&bytes, "--rdb") {
-            eprintln!("bitlens: cannot load snapshot {}: {why}", path.display());
-            return Err(ExitCode::from(1));
-        }
-        snap = rdb::load_rdb(&bytes, &opts).map_err(|e| {
+        let loaded = match FileSource::open_rdb(path) {
+            // An RDB file is read in windows, never whole: peak memory is the decoded
+            // snapshot plus one window.
+            Ok(Some(mut src)) => {
+                rdb::load_rdb_chunked(&mut src, FILE_CHUNK, &opts, &mut |_, _| Ok(()))
+            }
+            // Anything else (empty, a DUMP payload...) is read whole for the diagnosis.
+            Ok(None) => {
+                let bytes = crate::read_file(path)?;
+                if let Some(why) = wrong_kind(&bytes, "--rdb") {
+                    eprintln!("bitlens: cannot load snapshot {}: {why}", path.display());
+                    return Err(ExitCode::from(1));
+                }
+                rdb::load_rdb(&bytes, &opts)
+            }
+            Err(e) => {
+                eprintln!("bitlens: cannot read {}: {e}", path.display());
+                return Err(ExitCode::from(1));
+            }
+        };
+        snap = loaded.map_err(|e| {
             eprintln!("bitlens: cannot load snapshot {}: {e}", path.display());
             ExitCode::from(1)
         })?;
