@@ -67,53 +67,15 @@ pub struct QueryArgs {
 /// Bytes the `--rdb` file is read at a time (8 MiB).
 const FILE_CHUNK: usize = 8 << 20;
 
-/// An RDB file read in pieces by the chunked reader ([`rdb::load_rdb_chunked`]).
-struct FileSource {
-    file: std::fs::File,
-    len: u64,
-}
-
-impl FileSource {
-    /// Opens `path` when it starts with an RDB magic (`REDIS` / `VALKEY`); `None` otherwise.
-    fn open_rdb(path: &std::path::Path) -> std::io::Result<Option<FileSource>> {
-        use std::io::Read;
-        let mut file = std::fs::File::open(path)?;
-        let len = file.metadata()?.len();
-        let mut head = [0u8; 6];
-        let mut got = 0;
-        while got < head.len() {
-            match file.read(&mut head[got..])? {
-                0 => break,
-                n => got += n,
-            }
-        }
-        let head = &head[..got];
-        let rdb = head.starts_with(b"REDIS") || head.starts_with(b"VALKEY");
-        Ok(rdb.then_some(FileSource { file, len }))
-    }
-}
-
-impl rdb::ChunkSource for FileSource {
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
-        use std::io::{Read, Seek, SeekFrom};
-        self.file
-            .seek(SeekFrom::Start(offset))
-            .map_err(|e| e.to_string())?;
-        let mut got = 0;
-        while got < buf.len() {
-            match self.file.read(&mut buf[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        Ok(got)
-    }
+/// Opens `path` for the chunked reader when it starts with an RDB magic (`REDIS` /
+/// `VALKEY`); `None` otherwise.
+fn open_rdb(path: &std::path::Path) -> std::io::Result<Option<std::fs::File>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut head = Vec::with_capacity(6);
+    (&mut file).take(6).read_to_end(&mut head)?;
+    let rdb = head.starts_with(b"REDIS") || head.starts_with(b"VALKEY");
+    Ok(rdb.then_some(file))
 }
 
 /// Splits `KEY=FILE` at its last `=`.
@@ -135,7 +97,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     };
     let mut snap = rdb::Snapshot::default();
     if let Some(path) = &args.rdb {
-        let loaded = match FileSource::open_rdb(path) {
+        let loaded = match open_rdb(path) {
             // An RDB file is read in windows, never whole: peak memory is the decoded
             // snapshot plus one window.
             Ok(Some(mut src)) => {
