@@ -47,12 +47,11 @@ fn text(r: Result<JsValue, wasm_bindgen::JsError>) -> String {
 
 /// The recorded reply as the same text (integers and error replies only; `None` otherwise).
 fn recorded(case: &Json) -> Option<String> {
-    let resp = case["resp"].as_str()?;
+    let resp = case["resp"].as_str()?.strip_suffix("\r\n")?;
     if let Some(n) = resp.strip_prefix(':') {
-        return Some(n.trim_end().to_string());
+        return Some(n.to_string());
     }
-    resp.strip_prefix('-')
-        .map(|e| format!("ERR:{}", e.trim_end()))
+    resp.strip_prefix('-').map(|e| format!("ERR:{e}"))
 }
 
 #[wasm_bindgen_test]
