@@ -73,6 +73,8 @@ pub mod wasm;
 #[cfg(target_arch = "wasm32")]
 #[allow(missing_docs)]
 pub mod wasm_charts;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_fast;
 
 pub use command::execute;
 pub use keyspace::{Keyspace, Value};

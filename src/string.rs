@@ -399,11 +399,16 @@ impl RedisString {
 }
 
 /// Builds a string from pieces written at byte offsets, storing only non-zero 4 KiB pages, so
-/// that a decoder (RDB LZF, Roaring) can produce a huge mostly-zero string without allocating
-/// its full length. Bytes never written are zero.
+/// that a decoder (RDB LZF, Roaring, a streamed raw string) can produce a huge mostly-zero
+/// string without allocating its full length. Bytes never written are zero. As soon as more
+/// than a quarter of the string's pages hold a set bit (so it can no longer end up sparse),
+/// the builder switches to one full-length buffer and later pieces are copied straight into
+/// their final place.
 #[derive(Debug, Default)]
 pub struct StringBuilder {
     sparse: SparseBitmap,
+    /// The full-length buffer once the string is known to be dense.
+    dense: Option<Vec<u8>>,
 }
 
 impl StringBuilder {
@@ -411,23 +416,49 @@ impl StringBuilder {
     pub fn new(len_bytes: u64) -> Self {
         StringBuilder {
             sparse: SparseBitmap::zeros(len_bytes),
+            dense: None,
         }
     }
 
     /// Copies `bytes` to byte offset `at`.
     pub fn write(&mut self, at: u64, bytes: &[u8]) {
+        if let Some(d) = &mut self.dense {
+            let (at, end) = (at as usize, at as usize + bytes.len());
+            if d.len() < end {
+                d.resize(end, 0);
+            }
+            d[at..end].copy_from_slice(bytes);
+            return;
+        }
         self.sparse.write(at, bytes);
+        if !sparse_pays(self.sparse.len(), self.sparse.stored_pages() as u64)
+            && self.sparse.len() <= usize::MAX as u64
+        {
+            // Too many non-zero pages for the paged form: go plain for the rest.
+            self.dense = Some(std::mem::take(&mut self.sparse).to_dense());
+        }
     }
 
     /// Reads back bytes from offset `at` into `out` (for decoders that copy from earlier
     /// output, like LZF back-references).
     pub fn read(&self, at: u64, out: &mut [u8]) {
-        self.sparse.read(at, out);
+        match &self.dense {
+            Some(d) => {
+                out.fill(0);
+                let from = (at as usize).min(d.len());
+                let n = out.len().min(d.len() - from);
+                out[..n].copy_from_slice(&d[from..from + n]);
+            }
+            None => self.sparse.read(at, out),
+        }
     }
 
     /// The finished string, sparse or dense, whichever pays.
     pub fn finish(self) -> RedisString {
-        RedisString::from_sparse(self.sparse)
+        match self.dense {
+            Some(d) => RedisString::from_bytes(d),
+            None => RedisString::from_sparse(self.sparse),
+        }
     }
 }
 

@@ -989,7 +989,7 @@ impl Engine {
     }
 
     /// Runs argv in the selected database as the profile's server; SELECT switches.
-    fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
+    pub(crate) fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
         let mut ctx = Ctx {
             ks: &mut self.ks,
             profile: self.profile,
@@ -1069,7 +1069,7 @@ fn js_number_text(n: f64) -> String {
 
 /// Converts a reply to JS values; a top-level error reply is returned as `Err`, nested error
 /// replies become `Error` objects in the array.
-fn reply_to_js(reply: &Reply, binary: bool) -> Result<JsValue, JsError> {
+pub(crate) fn reply_to_js(reply: &Reply, binary: bool) -> Result<JsValue, JsError> {
     match reply {
         Reply::Error(text) => Err(JsError::new(text)),
         other => Ok(to_js(other, binary)),

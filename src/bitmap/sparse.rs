@@ -135,8 +135,15 @@ impl SparseBitmap {
 
     /// The full byte content (allocates `len` bytes).
     pub fn to_dense(&self) -> Vec<u8> {
+        // Zeroed memory straight from the allocator; only stored pages are written.
         let mut v = vec![0u8; self.len as usize];
-        self.read(0, &mut v);
+        for (&p, page) in &self.pages {
+            let at = p as usize * PAGE;
+            if at < v.len() {
+                let n = PAGE.min(v.len() - at);
+                v[at..at + n].copy_from_slice(&page[..n]);
+            }
+        }
         v
     }
 

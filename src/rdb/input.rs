@@ -40,6 +40,31 @@ impl ChunkSource for &[u8] {
     }
 }
 
+/// A [`ChunkSource`] over an open file (native only): `read_at` seeks and reads, so an RDB
+/// file of any size is decoded with one window of it in memory.
+#[cfg(not(target_arch = "wasm32"))]
+impl ChunkSource for std::fs::File {
+    fn len(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.len())
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        self.seek(SeekFrom::Start(offset))
+            .map_err(|e| e.to_string())?;
+        let mut got = 0;
+        while got < buf.len() {
+            match self.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Ok(got)
+    }
+}
+
 /// Receives streamed bytes: (absolute offset of the piece, the piece).
 pub(crate) type Sink<'s> = &'s mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>;
 
@@ -257,7 +282,7 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
 
     fn crc_so_far(&mut self) -> u64 {
         self.compact();
-        self.digest.clone().map_or(0, |d| d.finalize())
+        self.digest.map_or(0, |d| d.finalize())
     }
 
     fn total(&self) -> u64 {

@@ -172,11 +172,25 @@ fn run(
                     out[op + k..op + k + 16].copy_from_slice(&block);
                     k += 16;
                 }
-            } else if dist >= len {
-                out.copy_within(start..start + len, op);
-            } else if dist == 1 {
+            } else if dist >= 8 && op + len.next_multiple_of(8) <= out.len() {
+                // The same in 8-byte blocks (each reads bytes at least 8 back).
+                let mut k = 0;
+                while k < len {
+                    let block: [u8; 8] = out[start + k..start + k + 8].try_into().expect("8 bytes");
+                    out[op + k..op + k + 8].copy_from_slice(&block);
+                    k += 8;
+                }
+            } else if dist == 1 && len >= 32 {
                 let b = out[start];
                 out[op..op + len].fill(b);
+            } else if len <= 32 {
+                // Short (the common case after literals): byte by byte, no call; an
+                // overlapping source repeats its pattern as LZF means.
+                for k in 0..len {
+                    out[op + k] = out[start + k];
+                }
+            } else if dist >= len {
+                out.copy_within(start..start + len, op);
             } else {
                 // Overlapping: the pattern of `dist` bytes repeats.
                 let mut done = 0;

@@ -15,6 +15,11 @@
 //!   "iters"}` on stdin, runs each spec's command list `iters` times (after one warm-up round)
 //!   on the loaded snapshot with [`bitlens::execute`], and prints a JSON object mapping each id
 //!   to the mean microseconds per round.
+//! - `bitlens-bench gen-small OUT.rdb` writes 1,000,000 string keys of 100 bytes.
+//! - `bitlens-bench load-file IN.rdb` loads the file once through the chunked reader (as the
+//!   CLI does) and prints the time and the peak RSS against the RSS after the load.
+//! - `bitlens-bench kernels` prints the GB/s of the kernels under loading and scanning beside
+//!   their references (memory read bandwidth, the `crc` and `lzf` crates).
 
 use std::io::{BufWriter, Read};
 use std::time::Instant;
@@ -95,6 +100,57 @@ fn gen_geo(out: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// 1,000,000 string keys `small:N` of 100 random (incompressible, so stored raw) bytes.
+fn gen_small(out: &str) -> std::io::Result<()> {
+    let file = std::fs::File::create(out)?;
+    let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
+    w.select_db(0)?;
+    let mut rng = fastrand::Rng::with_seed(0x5A11);
+    let mut v = [0u8; 100];
+    for i in 0..1_000_000u32 {
+        rng.fill(&mut v);
+        w.write_string(format!("small:{i}").as_bytes(), &v, None)?;
+    }
+    w.finish()?;
+    Ok(())
+}
+
+/// A `/proc/self/status` figure in bytes (`VmHWM`: peak RSS; `VmRSS`: RSS now); 0 elsewhere.
+fn proc_status_bytes(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with(field)).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|n| n.parse::<u64>().ok())
+            })
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Loads the file once through the chunked reader, as `bitlens query --rdb` does (the file
+/// is never held whole), and prints `{"ms", "keys", "peak_rss", "rss_after"}`: the peak RSS
+/// of the process against its RSS with the snapshot loaded (≈ the decoded size).
+fn load_file(input: &str) -> Result<(), String> {
+    let mut file = std::fs::File::open(input).map_err(|e| format!("{input}: {e}"))?;
+    let t = Instant::now();
+    let snapshot =
+        bitlens::rdb::load_rdb_chunked(&mut file, 8 << 20, &LoadOptions::default(), &mut |_, _| {
+            Ok(())
+        })
+        .map_err(|e| format!("{input}: {e}"))?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let keys: usize = snapshot.databases.values().map(|db| db.len()).sum();
+    let (peak, now) = (proc_status_bytes("VmHWM:"), proc_status_bytes("VmRSS:"));
+    println!(
+        "{}",
+        serde_json::json!({ "ms": ms, "keys": keys, "peak_rss": peak, "rss_after": now })
+    );
+    drop(std::hint::black_box(snapshot));
+    Ok(())
+}
+
 /// Times [`load_rdb`] on a file already read into memory: the best of five loads.
 fn load(input: &str) -> Result<(), String> {
     let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
@@ -168,6 +224,130 @@ fn run(input: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Best wall time of `reps` runs of `f`, in seconds.
+fn best_of(reps: usize, mut f: impl FnMut()) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    best
+}
+
+/// The kernels under the load and the slow commands, in GB/s of input (best of several
+/// runs), each beside its reference: memory read bandwidth (an XOR over every word, the
+/// physical limit of a scan), bitlens' CRC-64 against the `crc` crate's slice-by-16,
+/// bitlens' LZF decoder against the `lzf` crate's, BITPOS 0's scan over all-ones data,
+/// and a 2-source AND. With `KERNELS_LZF_OUT=path` the LZF test input is also written there
+/// (4-byte little-endian uncompressed length, then the compressed bytes) for a C comparison.
+fn kernels() -> Result<(), String> {
+    let mut rng = Rng(fastrand::Rng::with_seed(0x5EED_B175));
+    let bytes = BITS / 8;
+    let mut bm = vec![0u8; bytes];
+    for chunk in bm.chunks_mut(8) {
+        let word = rng.next() & rng.next() & rng.next();
+        chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+    }
+    let gbs = |n: usize, s: f64| n as f64 / s / 1e9;
+    let mut out = serde_json::Map::new();
+    let mut put = |k: &str, v: f64| {
+        out.insert(k.into(), serde_json::json!((v * 100.0).round() / 100.0));
+    };
+    // Read bandwidth over the bitmap and over 8 times as much (past any cache).
+    let big: Vec<u8> = (0..8).flat_map(|_| bm.iter().copied()).collect();
+    for (name, buf) in [("read_12mb", &bm), ("read_100mb", &big)] {
+        let s = best_of(7, || {
+            let mut acc = 0u64;
+            for w in buf.chunks_exact(64) {
+                let mut a = 0u64;
+                for i in 0..8 {
+                    a ^= u64::from_ne_bytes(w[i * 8..i * 8 + 8].try_into().unwrap());
+                }
+                acc ^= a;
+            }
+            std::hint::black_box(acc);
+        });
+        put(name, gbs(buf.len(), s));
+    }
+    let crc_ref = crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
+    let a = bitlens::rdb::crc64::crc64(&big);
+    if a != crc_ref.checksum(&big) {
+        return Err("CRC-64 differs from the crc crate".into());
+    }
+    put(
+        "crc64_bitlens",
+        gbs(
+            big.len(),
+            best_of(3, || {
+                std::hint::black_box(bitlens::rdb::crc64::crc64(&big));
+            }),
+        ),
+    );
+    put(
+        "crc64_crc_crate_slice16",
+        gbs(
+            big.len(),
+            best_of(3, || {
+                std::hint::black_box(crc_ref.checksum(&big));
+            }),
+        ),
+    );
+    let packed = lzf::compress(&bm).map_err(|e| format!("lzf compress: {e:?}"))?;
+    if let Ok(path) = std::env::var("KERNELS_LZF_OUT") {
+        let mut f = (bm.len() as u32).to_le_bytes().to_vec();
+        f.extend_from_slice(&packed);
+        std::fs::write(&path, f).map_err(|e| format!("{path}: {e}"))?;
+    }
+    let ours = bitlens::rdb::lzf::decompress(&packed, bm.len()).map_err(|e| e.to_string())?;
+    if ours != bm {
+        return Err("LZF round trip differs".into());
+    }
+    put("lzf_ratio", packed.len() as f64 / bm.len() as f64);
+    put(
+        "lzf_bitlens",
+        gbs(
+            bm.len(),
+            best_of(7, || {
+                std::hint::black_box(bitlens::rdb::lzf::decompress(&packed, bm.len()).unwrap());
+            }),
+        ),
+    );
+    put(
+        "lzf_lzf_crate",
+        gbs(
+            bm.len(),
+            best_of(7, || {
+                std::hint::black_box(lzf::decompress(&packed, bm.len()).unwrap());
+            }),
+        ),
+    );
+    let mut ones = vec![0xffu8; bytes];
+    ones[bytes - 1] = 0xfe;
+    put(
+        "bitpos0_scan",
+        gbs(
+            bytes,
+            best_of(15, || {
+                std::hint::black_box(bitlens::bitmap::find_bit_in_bytes(&ones, false));
+            }),
+        ),
+    );
+    let mut dst = bm.clone();
+    put(
+        "and_2_sources",
+        gbs(
+            2 * bytes,
+            best_of(15, || {
+                bitlens::bitmap::simd::and_assign(&mut dst, &ones);
+                std::hint::black_box(&dst);
+            }),
+        ),
+    );
+    println!("{}", serde_json::Value::Object(out));
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let result = match (args.get(1).map(String::as_str), args.get(2)) {
@@ -175,6 +355,9 @@ fn main() {
         (Some("gen-geo"), Some(out)) => gen_geo(out).map_err(|e| format!("{out}: {e}")),
         (Some("load"), Some(input)) => load(input),
         (Some("run"), Some(input)) => run(input),
+        (Some("kernels"), _) => kernels(),
+        (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
+        (Some("load-file"), Some(input)) => load_file(input),
         _ => Err(
             "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | load IN.rdb | \
                   run IN.rdb < spec.json"

@@ -1,0 +1,94 @@
+//! Typed fast paths of the JavaScript API (wasm32 only): single-key commands and an argv
+//! passed as one encoded buffer, so that a call from JS does not pay for converting an
+//! `Array` of strings element by element.
+//!
+//! Where the time of `engine.command(['PFCOUNT', k])` goes (measured in Node, see
+//! `bench/run.mjs`): the command itself takes about 0.1 µs; the rest is the boundary: the
+//! argv `Array` is read element by element (one JS call per `Array.get`, one per
+//! `JsValue::as_string`, each string copied through a fresh allocation), plus the reply
+//! conversion. The methods here take `&str` / numbers / one byte buffer, which wasm-bindgen
+//! passes with one copy and no per-element calls, and run exactly the same command path, so
+//! their replies are those of [`Engine::command`] byte for byte.
+
+use wasm_bindgen::prelude::*;
+
+use crate::reply::Reply;
+use crate::wasm::{reply_to_js, Engine};
+
+/// Decimal text of a JS number as a command argument: integers exactly (as `String(n)`
+/// writes them below 2^53); other values as Rust writes them, which the command rejects
+/// with the same error Redis gives any non-integer offset.
+fn number_arg(n: f64) -> Vec<u8> {
+    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        (n as i64).to_string().into_bytes()
+    } else {
+        n.to_string().into_bytes()
+    }
+}
+
+/// The reply as a count, or Redis' error thrown.
+fn count(reply: Reply) -> Result<f64, JsError> {
+    match reply {
+        Reply::Integer(n) => Ok(n as f64),
+        other => match reply_to_js(&other, false) {
+            Err(e) => Err(e),
+            Ok(_) => Err(JsError::new("unexpected non-integer reply")),
+        },
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// `PFCOUNT key` for one key, as a number: the same reply as
+    /// `command(['PFCOUNT', key])` (Redis' errors thrown), without the argv `Array`.
+    pub fn pfcount(&mut self, key: &str) -> Result<f64, JsError> {
+        let argv = [b"PFCOUNT".to_vec(), key.as_bytes().to_vec()];
+        count(self.execute(&argv))
+    }
+
+    /// `GETBIT key offset`, as a number (0 or 1): the same reply as
+    /// `command(['GETBIT', key, offset])` (Redis' errors thrown, e.g. for an offset that is
+    /// not an integer in range).
+    pub fn getbit(&mut self, key: &str, offset: f64) -> Result<f64, JsError> {
+        let argv = [
+            b"GETBIT".to_vec(),
+            key.as_bytes().to_vec(),
+            number_arg(offset),
+        ];
+        count(self.execute(&argv))
+    }
+
+    /// Runs one command whose arguments are packed in one buffer: argument i is
+    /// `args[offsets[i]..offsets[i + 1]]` (bytes), so `offsets` holds one more entry than
+    /// there are arguments. The reply is that of [`Engine::command`] for the same arguments
+    /// (error replies thrown). Throws when `offsets` is empty, decreases or points past `args`.
+    #[wasm_bindgen(js_name = commandPacked)]
+    pub fn command_packed(&mut self, args: &[u8], offsets: &[u32]) -> Result<JsValue, JsError> {
+        if offsets.len() < 2 {
+            return Err(JsError::new(
+                "commandPacked: offsets must hold at least 2 entries",
+            ));
+        }
+        if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(JsError::new(&format!(
+                "commandPacked: offsets[{}] = {} is below offsets[{i}] = {}",
+                i + 1,
+                offsets[i + 1],
+                offsets[i]
+            )));
+        }
+        let last = offsets[offsets.len() - 1] as usize;
+        if last > args.len() {
+            return Err(JsError::new(&format!(
+                "commandPacked: offset {last} is past the {} argument bytes",
+                args.len()
+            )));
+        }
+        let argv: Vec<Vec<u8>> = offsets
+            .windows(2)
+            .map(|w| args[w[0] as usize..w[1] as usize].to_vec())
+            .collect();
+        let reply = self.execute(&argv);
+        reply_to_js(&reply, false)
+    }
+}
