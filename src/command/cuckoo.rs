@@ -102,7 +102,7 @@ fn option(argv: &[Vec<u8>], word: &str) -> Result<Option<i64>, ()> {
 
 /// CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]: `OK`.
 fn cf_reserve(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    if argv.len() < 3 || argv.len() % 2 == 0 {
+    if argv.len() < 3 || argv.len().is_multiple_of(2) {
         return arity(argv);
     }
     let Some(capacity) = parse_i64(&argv[2]) else {

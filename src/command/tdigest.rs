@@ -294,7 +294,9 @@ fn td_cdf(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// `i64::MIN` (recorded: TDIGEST.RANK of a one-observation digest answers
 /// -9223372036854775808).
 fn c_to_i64(x: f64) -> i64 {
-    if x.is_nan() || x >= 9.223_372_036_854_775_808e18 || x < -9.223_372_036_854_775_808e18 {
+    // 2^63 exactly.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if x.is_nan() || !(-LIMIT..LIMIT).contains(&x) {
         i64::MIN
     } else {
         x as i64

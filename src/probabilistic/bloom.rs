@@ -43,7 +43,9 @@ pub const OPT_NO_SCALING: u64 = 8;
 /// Each new link's error rate is the previous one's times this (RedisBloom's tightening ratio).
 pub const ERROR_TIGHTENING: f64 = 0.5;
 
-/// The hash count factor RedisBloom uses (ln 2 cut to 15 digits).
+/// The hash count factor RedisBloom uses: ln 2 cut to 15 digits (not `LN_2`: the last digits
+/// change some hash counts' rounding).
+#[allow(clippy::approx_constant)]
 const LN2: f64 = 0.693147180559945;
 /// ln(2)², as RedisBloom writes it.
 const LN2_SQUARED: f64 = 0.480453013918201;
@@ -144,8 +146,8 @@ impl Bloom {
         }
         let cur = self.links.last_mut().expect("a link");
         cur.set(a, b);
-        cur.size += 1;
-        self.size += 1;
+        cur.size = cur.size.wrapping_add(1);
+        self.size = self.size.wrapping_add(1);
         Ok(true)
     }
 

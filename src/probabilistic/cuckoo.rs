@@ -181,7 +181,7 @@ impl Cuckoo {
         let growth = (self.expansion as f64).powi(self.filters.len() as i32) as u64;
         let n = self.buckets.saturating_mul(growth);
         let bytes = n.saturating_mul(self.bucket_size as u64);
-        if bytes > super::MAX_ALLOC_BYTES {
+        if bytes > super::MAX_ALLOC_BYTES || n == 0 {
             return Err(bytes);
         }
         self.filters.push(SubFilter {
@@ -202,12 +202,12 @@ impl Cuckoo {
             for f in self.filters.iter_mut().rev() {
                 if let Some(at) = f.free_slot(h1, h2, bs) {
                     f.data[at] = fp;
-                    self.items += 1;
+                    self.items = self.items.wrapping_add(1);
                     return Insert::Inserted;
                 }
             }
             if self.kick_out(h1, fp) {
-                self.items += 1;
+                self.items = self.items.wrapping_add(1);
                 return Insert::Inserted;
             }
             if self.expansion == 0 {
@@ -283,7 +283,7 @@ impl Cuckoo {
         });
         if found {
             self.items = self.items.wrapping_sub(1);
-            self.deletes += 1;
+            self.deletes = self.deletes.wrapping_add(1);
             if self.filters.len() > 1 && self.deletes as f64 > self.items as f64 * 0.10 {
                 self.compact();
             }

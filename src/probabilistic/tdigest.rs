@@ -150,12 +150,12 @@ impl TDigest {
     }
 
     fn nodes(&self) -> i64 {
-        self.means.len() as i64 + self.unmerged_nodes
+        (self.means.len() as i64).saturating_add(self.unmerged_nodes)
     }
 
     /// Adds `weight` observations of `mean` (td_add).
     pub fn add(&mut self, mean: f64, weight: i64) -> Result<(), Overflow> {
-        if self.nodes() >= self.cap - 1 {
+        if self.nodes() >= self.cap.saturating_sub(1) {
             self.compress()?;
         }
         if self.nodes() >= self.cap {
@@ -173,7 +173,7 @@ impl TDigest {
             self.max = mean;
         }
         self.unmerged.push((mean, weight));
-        self.unmerged_nodes += 1;
+        self.unmerged_nodes = self.unmerged_nodes.saturating_add(1);
         self.unmerged_weight = unmerged;
         Ok(())
     }
@@ -184,7 +184,11 @@ impl TDigest {
             return Ok(());
         }
         // A file's unmerged count without node data: the module's nodes are zeroed there.
-        let missing = (self.unmerged_nodes - self.unmerged.len() as i64).clamp(0, self.cap);
+        let bound = self.cap.clamp(0, (super::MAX_ALLOC_BYTES / 16) as i64);
+        let missing = (self
+            .unmerged_nodes
+            .saturating_sub(self.unmerged.len() as i64))
+        .clamp(0, bound);
         self.unmerged.extend((0..missing).map(|_| (0.0, 0)));
         let mut means = std::mem::take(&mut self.means);
         let mut weights = std::mem::take(&mut self.weights);
@@ -211,7 +215,7 @@ impl TDigest {
             let q0 = so_far / total;
             let q2 = (so_far + proposed) / total;
             if z <= q0 * (1.0 - q0) && z <= q2 * (1.0 - q2) {
-                weights[cur] += weights[i];
+                weights[cur] = weights[cur].wrapping_add(weights[i]);
                 let delta = means[i] - means[cur];
                 means[cur] += delta * weights[i] as f64 / weights[cur] as f64;
             } else {
@@ -229,7 +233,7 @@ impl TDigest {
         self.merged_weight = total as i64;
         self.unmerged_nodes = 0;
         self.unmerged_weight = 0;
-        self.total_compressions += 1;
+        self.total_compressions = self.total_compressions.wrapping_add(1);
         Ok(())
     }
 
