@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bloomMexistsRow } from './bloom.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GEN = path.join(ROOT, 'target/release/bitlens-bench');
@@ -321,6 +322,7 @@ async function main() {
     const ms = (x) => (x === undefined ? undefined : x * 1000);
 
     const rows = SPECS.map((s) => `| ${s.what} | ${fmtUs(redisUs[s.id])} | ${fmtUs(wasmUs[s.id])} | ${ratio(redisUs[s.id], wasmUs[s.id])} | ${gbs(s.bytes, wasmUs[s.id])} | ${fmtUs(nativeUs[s.id])} | ${ratio(redisUs[s.id], nativeUs[s.id])} | ${gbs(s.bytes, nativeUs[s.id])} |`);
+    rows.push(await bloomMexistsRow(wasmModule));
     const cpu = (os.cpus()[0] || {}).model || 'unknown CPU';
     const table = [
       '# bitlens benchmarks',

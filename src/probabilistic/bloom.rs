@@ -13,6 +13,16 @@
 //! `(a + i·b) mod m` (wrapping 64-bit arithmetic, `m = 2^n2`, or the bit count when `n2` is
 //! 0), bit `x` being bit `x % 8` of byte `x / 8`. An item is present when every hash bit of
 //! some link is set; links are checked newest first.
+//!
+//! Writes (as RedisBloom 2.8.2 BF.RESERVE / BF.ADD): a new chain has options FORCE64 | NOROUND
+//! (| NO_SCALING) and one link of the reserved capacity with error `rate · 0.5` (scaling) or
+//! `rate` (non-scaling). A link of `n` entries and error `e` has `bpe = |ln e| / ln²2`,
+//! `⌊n · bpe⌋` bits (at least 1) rounded up to whole 64-bit words, no `n2`, and
+//! `⌈0.693147180559945 · bpe⌉` hashes. Adding an item that some link already holds changes
+//! nothing; otherwise, when the newest link holds its capacity, a scaling chain first appends
+//! a link of `entries · growth` entries (wrapping 64-bit) and half the error, a non-scaling one
+//! refuses. A link whose parameters the module cannot initialise (0 entries) is appended all
+//! zero, as the module does: it has no hashes and so matches every item afterwards.
 
 use super::{FieldError, Fields};
 use crate::hll::murmur::murmur64a;
@@ -23,10 +33,35 @@ pub const MAX_ENCVER: u32 = 4;
 /// The most hash functions a link may declare (see [`Bloom::decode`]).
 pub const MAX_HASHES: u64 = 4096;
 
+/// Option bit: the bit count is not rounded to a power of two.
+pub const OPT_NOROUND: u64 = 1;
 /// Option bit: hashes are 64-bit (MurmurHash64A).
 pub const OPT_FORCE64: u64 = 4;
 /// Option bit: the filter does not scale (BF.RESERVE NONSCALING).
 pub const OPT_NO_SCALING: u64 = 8;
+
+/// Each new link's error rate is the previous one's times this (RedisBloom's tightening ratio).
+pub const ERROR_TIGHTENING: f64 = 0.5;
+
+/// The hash count factor RedisBloom uses: ln 2 cut to 15 digits (not `LN_2`: the last digits
+/// change some hash counts' rounding).
+#[allow(clippy::approx_constant)]
+const LN2: f64 = 0.693147180559945;
+/// ln(2)², as RedisBloom writes it.
+const LN2_SQUARED: f64 = 0.480453013918201;
+
+/// Why an item could not be added (see [`Bloom::add`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddError {
+    /// The newest link is full and the chain does not scale (`ERR non scaling filter is full`).
+    Full,
+    /// The new link could not be initialised (`ERR problem inserting into filter`); the chain
+    /// keeps the all-zero link, as the module does.
+    Problem,
+    /// The new link's bit array would exceed [`super::MAX_ALLOC_BYTES`] (bitlens' limit; the
+    /// module would allocate it).
+    TooLarge(u64),
+}
 
 /// One link of the chain: a fixed-size Bloom filter.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +98,59 @@ pub struct Bloom {
 }
 
 impl Bloom {
+    /// A new chain as BF.RESERVE / the first BF.ADD create it: `capacity` entries at `error`
+    /// (checked by the caller: `0 < error < 1`, `capacity > 0`), growth `expansion`,
+    /// `scaling` false for NONSCALING. Fails when the first link exceeds the allocation limit.
+    pub fn reserve(
+        error: f64,
+        capacity: u64,
+        expansion: u32,
+        scaling: bool,
+    ) -> Result<Bloom, AddError> {
+        let mut options = OPT_FORCE64 | OPT_NOROUND;
+        if !scaling {
+            options |= OPT_NO_SCALING;
+        }
+        let tightening = if scaling { ERROR_TIGHTENING } else { 1.0 };
+        let link = Link::new(capacity, error * tightening)?.ok_or(AddError::Problem)?;
+        Ok(Bloom {
+            size: 0,
+            options,
+            growth: expansion as u64,
+            links: vec![link],
+        })
+    }
+
+    /// Adds `item` (BF.ADD): `Ok(true)` when added, `Ok(false)` when some link already
+    /// matches it (false positives included), else why not.
+    pub fn add(&mut self, item: &[u8]) -> Result<bool, AddError> {
+        let (a, b) = self.hash(item);
+        if self.links.iter().rev().any(|l| l.contains(a, b)) {
+            return Ok(false);
+        }
+        let last = self.links.last().ok_or(AddError::Problem)?;
+        if last.size >= last.entries {
+            if !self.scaling() {
+                return Err(AddError::Full);
+            }
+            // The module multiplies by its 32-bit growth in 64-bit size_t arithmetic.
+            let entries = last.entries.wrapping_mul(self.growth as u32 as u64);
+            let error = last.error * ERROR_TIGHTENING;
+            match Link::new(entries, error)? {
+                Some(l) => self.links.push(l),
+                None => {
+                    self.links.push(Link::zero());
+                    return Err(AddError::Problem);
+                }
+            }
+        }
+        let cur = self.links.last_mut().expect("a link");
+        cur.set(a, b);
+        cur.size = cur.size.wrapping_add(1);
+        self.size = self.size.wrapping_add(1);
+        Ok(true)
+    }
+
     /// Decodes the fields of an `MBbloom--` value of encoding version `encver` (1..=4),
     /// checking each link as RedisBloom's loader does.
     pub fn decode(mut f: Fields<'_>, encver: u32) -> Result<Bloom, FieldError> {
@@ -173,12 +261,69 @@ impl Bloom {
 }
 
 impl Link {
-    fn contains(&self, a: u64, b: u64) -> bool {
-        let m = if self.n2 > 0 {
+    /// A new empty link of `entries` at `error` (NOROUND, see the module header); `Ok(None)`
+    /// when the module's initialisation fails (no entries, error outside (0, 1)).
+    pub fn new(entries: u64, error: f64) -> Result<Option<Link>, AddError> {
+        if entries < 1 || error <= 0.0 || error >= 1.0 {
+            return Ok(None);
+        }
+        let bpe = (error.ln() / LN2_SQUARED).abs();
+        // C's double-to-integer conversion; saturating here (the limit refuses such sizes).
+        let bits = ((entries as f64 * bpe) as u64).max(1);
+        let bytes = bits.div_ceil(64).saturating_mul(8);
+        if bytes > super::MAX_ALLOC_BYTES {
+            return Err(AddError::TooLarge(bytes));
+        }
+        Ok(Some(Link {
+            entries,
+            error,
+            hashes: (LN2 * bpe).ceil() as u64,
+            bpe,
+            bits: bytes * 8,
+            n2: 0,
+            bytes: vec![0; bytes as usize],
+            size: 0,
+        }))
+    }
+
+    /// The all-zero link the module keeps when a new link fails to initialise.
+    fn zero() -> Link {
+        Link {
+            entries: 0,
+            error: 0.0,
+            hashes: 0,
+            bpe: 0.0,
+            bits: 0,
+            n2: 0,
+            bytes: Vec::new(),
+            size: 0,
+        }
+    }
+
+    fn modulus(&self) -> u64 {
+        if self.n2 > 0 {
             1u64 << self.n2
         } else {
             self.bits
-        };
+        }
+    }
+
+    /// Sets the item's hash bits (the hash pair of [`Bloom::hash`]).
+    fn set(&mut self, a: u64, b: u64) {
+        let m = self.modulus();
+        if m == 0 {
+            return;
+        }
+        for i in 0..self.hashes {
+            let x = a.wrapping_add(i.wrapping_mul(b)) % m;
+            if let Some(byte) = self.bytes.get_mut((x >> 3) as usize) {
+                *byte |= 1 << (x % 8);
+            }
+        }
+    }
+
+    fn contains(&self, a: u64, b: u64) -> bool {
+        let m = self.modulus();
         (0..self.hashes).all(|i| {
             let x = a.wrapping_add(i.wrapping_mul(b)) % m;
             self.bytes

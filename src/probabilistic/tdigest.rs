@@ -10,6 +10,16 @@
 //! t-digest-c's definitions: singleton centroids hold their whole weight at their mean, the
 //! first and last samples are known to be exactly `min` and `max`, and between two centroid
 //! means the cumulative weight is interpolated linearly.
+//!
+//! Writes (as RedisBloom 2.8.2's t-digest-c 0.4): a digest of compression `c` holds up to
+//! `6c + 10` nodes. TDIGEST.ADD appends an unmerged node (weight 1) after compressing when
+//! the nodes fill `cap - 1`. Compressing sorts all nodes by mean (t-digest-c's quicksort
+//! with the middle element as pivot, so equal means keep its order) and merges neighbours
+//! left to right while `w · c / (2π · W · ln W)` stays at most `q(1 - q)` at both ends of the
+//! merged centroid (`W` the total weight, `q` the quantile before / after it); a digest of
+//! total weight at most 1 is only sorted. CDF, QUANTILE, TRIMMED_MEAN (and RANK / BYRANK
+//! when they interpolate) compress first, so they change the stored state, as on the server;
+//! MIN, MAX and INFO do not.
 
 use super::{FieldError, Fields};
 
@@ -29,6 +39,59 @@ pub struct TDigest {
     pub means: Vec<f64>,
     /// Centroid weights.
     pub weights: Vec<i64>,
+    /// Nodes added since the last compression, `(mean, weight)` in insertion order (never
+    /// in a file: the module compresses before saving).
+    pub unmerged: Vec<(f64, i64)>,
+}
+
+/// Why a t-digest write failed (`ERR T-Digest: overflow detected`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overflow;
+
+/// t-digest-c's quicksort of parallel arrays (pivot: the middle element, moved to the end;
+/// Lomuto partition on `<`), with an explicit stack instead of recursion.
+fn td_sort(means: &mut [f64], weights: &mut [i64]) {
+    if means.len() < 2 {
+        return;
+    }
+    let mut todo = vec![(0usize, means.len() - 1)];
+    while let Some((start, end)) = todo.pop() {
+        if start >= end {
+            continue;
+        }
+        if end - start == 1 {
+            if means[start] > means[end] {
+                means.swap(start, end);
+                weights.swap(start, end);
+            }
+            continue;
+        }
+        let pivot_at = (start + end) / 2;
+        let pivot = means[pivot_at];
+        means.swap(pivot_at, end);
+        weights.swap(pivot_at, end);
+        let mut i = start; // the next slot for a smaller element
+        for j in start..end {
+            if means[j] < pivot {
+                means.swap(i, j);
+                weights.swap(i, j);
+                i += 1;
+            }
+        }
+        means.swap(i, end);
+        weights.swap(i, end);
+        if i > start {
+            todo.push((start, i - 1));
+        }
+        todo.push((i + 1, end));
+    }
+}
+
+/// t-digest-c's overflow test on the weights it is about to use.
+fn overflows(unmerged: f64, total: f64) -> bool {
+    unmerged == f64::INFINITY
+        || total == f64::INFINITY
+        || 2.0 * std::f64::consts::PI * total * total.ln() == f64::INFINITY
 }
 
 fn weighted_average(x1: f64, w1: f64, x2: f64, w2: f64) -> f64 {
@@ -47,6 +110,163 @@ fn weighted_average(x1: f64, w1: f64, x2: f64, w2: f64) -> f64 {
 }
 
 impl TDigest {
+    /// An empty digest of `compression` (TDIGEST.CREATE; positive, checked by the caller);
+    /// `Err` with the byte size past [`super::MAX_ALLOC_BYTES`] (the module allocates the
+    /// `6c + 10` nodes of 16 bytes up front).
+    pub fn new(compression: i64) -> Result<TDigest, u64> {
+        let cap = (compression as u64).saturating_mul(6).saturating_add(10);
+        let bytes = cap.saturating_mul(16);
+        if bytes > super::MAX_ALLOC_BYTES {
+            return Err(bytes);
+        }
+        let mut t = TDigest {
+            compression: compression as f64,
+            min: 0.0,
+            max: 0.0,
+            cap: cap as i64,
+            unmerged_nodes: 0,
+            total_compressions: 0,
+            merged_weight: 0,
+            unmerged_weight: 0,
+            means: Vec::new(),
+            weights: Vec::new(),
+            unmerged: Vec::new(),
+        };
+        t.reset();
+        Ok(t)
+    }
+
+    /// Empties the digest (TDIGEST.RESET): min `f64::MAX`, max `-f64::MAX`, no nodes.
+    pub fn reset(&mut self) {
+        self.min = f64::MAX;
+        self.max = -f64::MAX;
+        self.means.clear();
+        self.weights.clear();
+        self.unmerged.clear();
+        self.unmerged_nodes = 0;
+        self.merged_weight = 0;
+        self.unmerged_weight = 0;
+        self.total_compressions = 0;
+    }
+
+    fn nodes(&self) -> i64 {
+        (self.means.len() as i64).saturating_add(self.unmerged_nodes)
+    }
+
+    /// Adds `weight` observations of `mean` (td_add).
+    pub fn add(&mut self, mean: f64, weight: i64) -> Result<(), Overflow> {
+        if self.nodes() >= self.cap.saturating_sub(1) {
+            self.compress()?;
+        }
+        if self.nodes() >= self.cap {
+            return Err(Overflow);
+        }
+        let unmerged = self.unmerged_weight.checked_add(weight).ok_or(Overflow)?;
+        let total = unmerged.checked_add(self.merged_weight).ok_or(Overflow)?;
+        if overflows(unmerged as f64, total as f64) {
+            return Err(Overflow);
+        }
+        if mean < self.min {
+            self.min = mean;
+        }
+        if mean > self.max {
+            self.max = mean;
+        }
+        self.unmerged.push((mean, weight));
+        self.unmerged_nodes = self.unmerged_nodes.saturating_add(1);
+        self.unmerged_weight = unmerged;
+        Ok(())
+    }
+
+    /// Merges the unmerged nodes into the centroids (td_compress; see the module header).
+    pub fn compress(&mut self) -> Result<(), Overflow> {
+        if self.unmerged_nodes == 0 {
+            return Ok(());
+        }
+        // A file's unmerged count without node data: the module's nodes are zeroed there.
+        let bound = self.cap.clamp(0, (super::MAX_ALLOC_BYTES / 16) as i64);
+        let missing = (self
+            .unmerged_nodes
+            .saturating_sub(self.unmerged.len() as i64))
+        .clamp(0, bound);
+        self.unmerged.extend((0..missing).map(|_| (0.0, 0)));
+        let mut means = std::mem::take(&mut self.means);
+        let mut weights = std::mem::take(&mut self.weights);
+        means.extend(self.unmerged.iter().map(|n| n.0));
+        weights.extend(self.unmerged.iter().map(|n| n.1));
+        td_sort(&mut means, &mut weights);
+        let total = self.merged_weight as f64 + self.unmerged_weight as f64;
+        let normalizer = self.compression / (2.0 * std::f64::consts::PI * total * total.ln());
+        if overflows(self.unmerged_weight as f64, total)
+            || total > 1.0 && normalizer == f64::INFINITY
+        {
+            self.restore(means, weights);
+            return Err(Overflow);
+        }
+        if total <= 1.0 {
+            self.restore(means, weights);
+            return Ok(());
+        }
+        let mut cur = 0;
+        let mut so_far = 0.0;
+        for i in 1..means.len() {
+            let proposed = weights[cur] as f64 + weights[i] as f64;
+            let z = proposed * normalizer;
+            let q0 = so_far / total;
+            let q2 = (so_far + proposed) / total;
+            if z <= q0 * (1.0 - q0) && z <= q2 * (1.0 - q2) {
+                weights[cur] = weights[cur].wrapping_add(weights[i]);
+                let delta = means[i] - means[cur];
+                means[cur] += delta * weights[i] as f64 / weights[cur] as f64;
+            } else {
+                so_far += weights[cur] as f64;
+                cur += 1;
+                weights[cur] = weights[i];
+                means[cur] = means[i];
+            }
+        }
+        means.truncate(cur + 1);
+        weights.truncate(cur + 1);
+        self.means = means;
+        self.weights = weights;
+        self.unmerged.clear();
+        self.merged_weight = total as i64;
+        self.unmerged_nodes = 0;
+        self.unmerged_weight = 0;
+        self.total_compressions = self.total_compressions.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Puts sorted nodes back when compression stops early: the merged ones first, the rest
+    /// unmerged (as the module leaves its sorted node array).
+    fn restore(&mut self, means: Vec<f64>, weights: Vec<i64>) {
+        let merged = means.len() - self.unmerged.len();
+        self.unmerged = means[merged..]
+            .iter()
+            .copied()
+            .zip(weights[merged..].iter().copied())
+            .collect();
+        self.means = means[..merged].to_vec();
+        self.weights = weights[..merged].to_vec();
+    }
+
+    /// Adds every node of `from` (compressing both first), as td_merge.
+    pub fn merge_from(&mut self, from: &mut TDigest) -> Result<(), Overflow> {
+        self.compress()?;
+        from.compress()?;
+        let nodes: Vec<(f64, i64)> = from
+            .means
+            .iter()
+            .copied()
+            .zip(from.weights.iter().copied())
+            .chain(from.unmerged.iter().copied())
+            .collect();
+        for (m, w) in nodes {
+            self.add(m, w)?;
+        }
+        Ok(())
+    }
+
     /// Decodes the fields of a `TDIS-TYPE` value.
     pub fn decode(mut f: Fields<'_>) -> Result<TDigest, FieldError> {
         let compression = f.double("compression")?;
@@ -81,7 +301,16 @@ impl TDigest {
             unmerged_weight,
             means,
             weights,
+            unmerged: Vec::new(),
         })
+    }
+
+    /// The module's memory figure (TDIGEST.INFO Memory usage, RedisBloom 2.8.2): 8 bytes plus
+    /// 16 per centroid of capacity (recorded: 9768 for capacity 610).
+    pub fn memory(&self) -> u64 {
+        (self.cap.max(0) as u64)
+            .saturating_mul(16)
+            .saturating_add(8)
     }
 
     /// Total weight of the observations.

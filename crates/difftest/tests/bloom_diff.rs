@@ -423,3 +423,592 @@ fn redisbloom_read_commands_match_the_module() {
         probes.len()
     );
 }
+
+/// The Top-K under `key` in bitlens' keyspace, if any.
+fn topk_of<'a>(
+    ks: &'a bitlens::Keyspace,
+    key: &[u8],
+) -> Option<&'a bitlens::probabilistic::topk::TopK> {
+    match ks.get(key) {
+        Some(bitlens::Value::Module(m)) => match &m.data {
+            bitlens::probabilistic::ModuleData::TopK(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether running the Top-K write `argv` on bitlens' copy makes a decay draw (then the
+/// module's `rand()` decides, and the result can no longer be compared exactly).
+fn topk_draws(ks: &bitlens::Keyspace, argv: &[Vec<u8>]) -> bool {
+    let Some(t) = topk_of(ks, &argv[1]) else {
+        return false;
+    };
+    if t.decay == 1.0 {
+        // Every draw decays (unless `rand()` returns RAND_MAX exactly, a 2^-31 chance).
+        return false;
+    }
+    let mut t = t.clone();
+    let adds: Vec<(&[u8], u32)> = if argv[0] == b"TOPK.ADD" {
+        argv[2..].iter().map(|i| (i.as_slice(), 1)).collect()
+    } else {
+        argv[2..]
+            .chunks_exact(2)
+            .map_while(|p| {
+                let n: u32 = std::str::from_utf8(&p[1]).ok()?.parse().ok()?;
+                (n <= 100_000).then_some((p[0].as_slice(), n))
+            })
+            .collect()
+    };
+    adds.into_iter().any(|(i, n)| t.add(i, n).draws > 0)
+}
+
+/// The value as it reads back from an RDB file: Top-K heap items end at their first NUL (the
+/// module saves them as C strings); t-digests are compressed (the module compresses before
+/// saving).
+fn as_saved(v: &bitlens::Value) -> bitlens::Value {
+    let mut v = v.clone();
+    if let bitlens::Value::Module(m) = &mut v {
+        match &mut m.data {
+            bitlens::probabilistic::ModuleData::TopK(t) => {
+                for h in &mut t.heap {
+                    if let Some(end) = h.item.iter().position(|&b| b == 0) {
+                        h.item.truncate(end);
+                    }
+                }
+            }
+            bitlens::probabilistic::ModuleData::TDigest(t) => {
+                let _ = t.compress();
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
+/// The server's SAVE compresses its t-digests in place; bitlens' copy follows.
+fn compress_digests(ks: &mut bitlens::Keyspace) {
+    let keys: Vec<Vec<u8>> = ks.iter().map(|(k, _)| k.to_vec()).collect();
+    for k in keys {
+        if let Some(bitlens::Value::Module(m)) = ks.get_mut(&k) {
+            if let bitlens::probabilistic::ModuleData::TDigest(t) = &mut m.data {
+                let _ = t.compress();
+            }
+        }
+    }
+}
+
+/// Differential test of the write commands: the server and bitlens start from the same
+/// SAVEd file; a random sequence of BF.RESERVE (EXPANSION, NONSCALING, bad arguments),
+/// BF.ADD, BF.MADD, BF.INSERT (every option), CF.RESERVE (BUCKETSIZE, MAXITERATIONS,
+/// EXPANSION), CF.ADD, CF.ADDNX, CF.INSERT, CF.INSERTNX, CF.DEL, CMS.INITBYDIM,
+/// CMS.INITBYPROB, CMS.INCRBY, CMS.MERGE (WEIGHTS), TOPK.RESERVE, TOPK.ADD, TOPK.INCRBY,
+/// TDIGEST.CREATE (COMPRESSION), TDIGEST.ADD, TDIGEST.RESET, TDIGEST.MERGE (COMPRESSION,
+/// OVERRIDE), interleaved with t-digest reads (which compress) runs on both and every reply is
+/// compared byte for byte (t-digest doubles: equal values, digits as the read test); then
+/// read probes (most items never added) on every key; then the server's SAVE and DUMP must
+/// decode to bitlens' in-memory values.
+///
+/// Top-K decay draws use the module's unseeded-for-us `rand()`: a Top-K key is compared
+/// exactly until bitlens' copy would make its first draw (always for decay 1, where every
+/// draw decays), and afterwards only for TOPK.INFO; the count of such keys is printed.
+#[test]
+fn redisbloom_write_commands_match_the_module() {
+    if std::panic::catch_unwind(bitlens_difftest::redisbloom_module).is_err() {
+        eprintln!("SKIP bloom_diff: redisbloom.so is not installed (npm run setup)");
+        return;
+    }
+    let seed = seed_from_env("BLOOM_DIFF_SEED");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let server = RedisServer::start_kind_with_bloom(&[]);
+    let mut raw = server.raw_connection();
+    // A common start: a few values written on the server, SAVEd, loaded by bitlens.
+    send(&mut raw, cmd(&[b"BF.RESERVE", b"bf:start", b"0.01", b"20"]));
+    send(&mut raw, cmd(&[b"BF.MADD", b"bf:start", b"a", b"b", b"c"]));
+    send(&mut raw, cmd(&[b"CF.RESERVE", b"cf:start", b"64"]));
+    send(&mut raw, cmd(&[b"CF.ADD", b"cf:start", b"a"]));
+    send(
+        &mut raw,
+        cmd(&[b"CMS.INITBYDIM", b"cms:start", b"50", b"4"]),
+    );
+    send(&mut raw, cmd(&[b"CMS.INCRBY", b"cms:start", b"a", b"3"]));
+    send(
+        &mut raw,
+        cmd(&[b"TOPK.RESERVE", b"topk:start", b"4", b"20", b"3", b"1"]),
+    );
+    send(
+        &mut raw,
+        cmd(&[b"TDIGEST.CREATE", b"td:start", b"COMPRESSION", b"40"]),
+    );
+    send(
+        &mut raw,
+        cmd(&[b"TDIGEST.ADD", b"td:start", b"1", b"2.5", b"7"]),
+    );
+    send(&mut raw, cmd(&[b"SET", b"str", b"plain"]));
+    let snap = load_rdb(&server.save_rdb(), &LoadOptions::default()).expect("start file");
+    let mut ks = snap.databases.get(&0).cloned().unwrap_or_default();
+    let profile = Profile::from_name("redis-7.4").expect("profile");
+
+    let bf: Vec<Vec<u8>> = (0..12)
+        .map(|i| s(format!("bf:{i}")))
+        .chain([s("bf:start")])
+        .collect();
+    let cf: Vec<Vec<u8>> = (0..10)
+        .map(|i| s(format!("cf:{i}")))
+        .chain([s("cf:start")])
+        .collect();
+    let cms: Vec<Vec<u8>> = (0..6)
+        .map(|i| s(format!("cms:{i}")))
+        .chain([s("cms:start")])
+        .collect();
+    let topk: Vec<Vec<u8>> = (0..8)
+        .map(|i| s(format!("topk:{i}")))
+        .chain([s("topk:start")])
+        .collect();
+    let td: Vec<Vec<u8>> = (0..6)
+        .map(|i| s(format!("td:{i}")))
+        .chain([s("td:start")])
+        .collect();
+    let others = [s("str"), s("missing")];
+    let mut random_topk: std::collections::HashSet<Vec<u8>> = Default::default();
+    let mut next_id = 0u64;
+    let (mut writes, mut failures, mut error_replies) = (0, 0, 0);
+    let digit_forms = std::cell::Cell::new(0);
+    let check = |raw: &mut RawConnection,
+                 ks: &mut bitlens::Keyspace,
+                 argv: Vec<Vec<u8>>,
+                 exact: bool,
+                 failures: &mut usize,
+                 errors: &mut usize| {
+        let want = send(raw, argv.clone());
+        let got = execute_in(&mut Ctx::single(ks, profile), &argv).to_resp();
+        if want.starts_with(b"-") || want.windows(3).any(|w| w == b"\n-E" || w == b"\n-C") {
+            *errors += 1;
+            if std::env::var_os("BLOOM_DIFF_ERRORS").is_some() {
+                eprintln!(
+                    "ERROR-REPLY {} -> {:?}",
+                    show(&argv),
+                    String::from_utf8_lossy(&want)
+                );
+            }
+        }
+        if exact && want != got && argv[0].starts_with(b"TDIGEST") && same_doubles(&want, &got) {
+            digit_forms.set(digit_forms.get() + 1);
+        } else if exact && want != got {
+            *failures += 1;
+            if *failures <= 20 {
+                eprintln!(
+                    "MISMATCH {}\n  want {:?}\n  got  {:?}",
+                    show(&argv),
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
+    };
+    let pick = |rng: &mut fastrand::Rng, own: &[Vec<u8>]| -> Vec<u8> {
+        if rng.u8(..12) == 0 {
+            others[rng.usize(..2)].clone()
+        } else {
+            own[rng.usize(..own.len())].clone()
+        }
+    };
+    for _ in 0..3000 {
+        writes += 1;
+        let fam = rng.u8(..12);
+        let mut items = |rng: &mut fastrand::Rng, n: usize| -> Vec<Vec<u8>> {
+            (0..n)
+                .map(|_| {
+                    if rng.u8(..4) == 0 {
+                        next_id += 1;
+                        item(next_id)
+                    } else {
+                        item(rng.u64(0..next_id.max(1) + 50))
+                    }
+                })
+                .collect()
+        };
+        let argv: Vec<Vec<u8>> = match fam {
+            // Bloom.
+            0..=2 => {
+                let key = pick(&mut rng, &bf);
+                match rng.u8(..10) {
+                    0 => {
+                        let error = [
+                            &b"0.5"[..],
+                            b"0.1",
+                            b"0.01",
+                            b"0.001",
+                            b"1e-6",
+                            b"0",
+                            b"1",
+                            b"x",
+                        ][rng.usize(..8)];
+                        let cap = [&b"1"[..], b"3", b"10", b"50", b"200", b"0", b"-1", b"x"]
+                            [rng.usize(..8)];
+                        let mut c = cmd(&[b"BF.RESERVE", &key, error, cap]);
+                        match rng.u8(..6) {
+                            0 | 1 => c.extend([s("EXPANSION"), s(rng.u64(0..5))]),
+                            2 => c.push(s("NONSCALING")),
+                            3 => c.extend([s("NONSCALING"), s("EXPANSION"), s(2)]),
+                            4 => c.push(s("EXPANSION")),
+                            _ => {}
+                        }
+                        c
+                    }
+                    1..=3 => {
+                        let mut c = cmd(&[b"BF.ADD", &key]);
+                        c.extend(items(&mut rng, 1));
+                        c
+                    }
+                    4..=7 => {
+                        let mut c = cmd(&[b"BF.MADD", &key]);
+                        let n = rng.usize(1..60);
+                        c.extend(items(&mut rng, n));
+                        c
+                    }
+                    _ => {
+                        let mut c = cmd(&[b"BF.INSERT", &key]);
+                        if rng.bool() {
+                            c.extend([s("CAPACITY"), s([1u64, 5, 30, 0][rng.usize(..4)])]);
+                        }
+                        if rng.bool() {
+                            c.extend([s("ERROR"), s([0.2, 0.01, 1.5][rng.usize(..3)])]);
+                        }
+                        if rng.bool() {
+                            c.extend([s("EXPANSION"), s(rng.u64(0..4))]);
+                        }
+                        if rng.u8(..4) == 0 {
+                            c.push(s("NOCREATE"));
+                        }
+                        if rng.u8(..4) == 0 {
+                            c.push(s("NONSCALING"));
+                        }
+                        if rng.u8(..20) == 0 {
+                            c.push(s("BOGUS"));
+                        }
+                        c.push(s("ITEMS"));
+                        let n = rng.usize(0..40);
+                        c.extend(items(&mut rng, n));
+                        c
+                    }
+                }
+            }
+            // Cuckoo.
+            3..=4 => {
+                let key = pick(&mut rng, &cf);
+                match rng.u8(..10) {
+                    0 => {
+                        let cap = [&b"4"[..], b"10", b"32", b"100", b"3", b"x"][rng.usize(..6)];
+                        let mut c = cmd(&[b"CF.RESERVE", &key, cap]);
+                        if rng.bool() {
+                            c.extend([s("BUCKETSIZE"), s(rng.u64(0..6))]);
+                        }
+                        if rng.bool() {
+                            c.extend([s("MAXITERATIONS"), s(rng.u64(0..30))]);
+                        }
+                        if rng.bool() {
+                            c.extend([s("EXPANSION"), s(rng.u64(0..5))]);
+                        }
+                        c
+                    }
+                    1..=4 => {
+                        let op: &[u8] = if rng.bool() { b"CF.ADD" } else { b"CF.ADDNX" };
+                        let mut c = cmd(&[op, &key]);
+                        c.extend(items(&mut rng, 1));
+                        c
+                    }
+                    5..=6 => {
+                        let op: &[u8] = if rng.bool() {
+                            b"CF.INSERT"
+                        } else {
+                            b"CF.INSERTNX"
+                        };
+                        let mut c = cmd(&[op, &key]);
+                        if rng.u8(..3) == 0 {
+                            c.extend([s("CAPACITY"), s([2u64, 8, 40][rng.usize(..3)])]);
+                        }
+                        if rng.u8(..4) == 0 {
+                            c.push(s("NOCREATE"));
+                        }
+                        c.push(s("ITEMS"));
+                        let n = rng.usize(1..30);
+                        c.extend(items(&mut rng, n));
+                        c
+                    }
+                    _ => {
+                        let mut c = cmd(&[b"CF.DEL", &key]);
+                        c.extend(items(&mut rng, 1));
+                        c
+                    }
+                }
+            }
+            // Count-Min.
+            5..=6 => {
+                let key = pick(&mut rng, &cms);
+                match rng.u8(..10) {
+                    0 => cmd(&[
+                        b"CMS.INITBYDIM",
+                        &key,
+                        &s(rng.i64(-1..300)),
+                        &s(rng.i64(0..6)),
+                    ]),
+                    1 => cmd(&[
+                        b"CMS.INITBYPROB",
+                        &key,
+                        [&b"0.1"[..], b"0.01", b"0.05", b"0", b"1"][rng.usize(..5)],
+                        [&b"0.1"[..], b"0.01", b"0.002", b"1"][rng.usize(..4)],
+                    ]),
+                    2 => {
+                        let n = rng.usize(1..4);
+                        let mut c = cmd(&[b"CMS.MERGE", &key, &s(n)]);
+                        for _ in 0..n {
+                            c.push(pick(&mut rng, &cms));
+                        }
+                        if rng.bool() {
+                            c.push(s("WEIGHTS"));
+                            for _ in 0..n {
+                                c.push(s(rng.i64(-2..4)));
+                            }
+                        }
+                        c
+                    }
+                    _ => {
+                        let mut c = cmd(&[b"CMS.INCRBY", &key]);
+                        let n = rng.usize(1..20);
+                        for i in items(&mut rng, n) {
+                            c.push(i);
+                            c.push(match rng.u8(..40) {
+                                0 => s(-1),
+                                1 => s(4_000_000_000u64),
+                                _ => s(rng.u64(0..1000)),
+                            });
+                        }
+                        c
+                    }
+                }
+            }
+            // t-digest, with the reads that compress.
+            10..=11 => {
+                let key = pick(&mut rng, &td);
+                let value = |rng: &mut fastrand::Rng| {
+                    s((rng.f64() * rng.f64() * 1000.0 * 100.0).round() / 100.0)
+                };
+                match rng.u8(..20) {
+                    0 => {
+                        let mut c = cmd(&[b"TDIGEST.CREATE", &key]);
+                        match rng.u8(..5) {
+                            0 => {}
+                            1 => c.extend([s("COMPRESSION"), s([0i64, -1, 5][rng.usize(..3)])]),
+                            2 => c.extend([s("FOO"), s(10)]),
+                            _ => c.extend([s("COMPRESSION"), s(rng.u64(1..300))]),
+                        }
+                        c
+                    }
+                    1..=8 => {
+                        let mut c = cmd(&[b"TDIGEST.ADD", &key]);
+                        for _ in 0..rng.usize(1..80) {
+                            c.push(match rng.u8(..200) {
+                                0 => s("inf"),
+                                1 => s("x"),
+                                _ => value(&mut rng),
+                            });
+                        }
+                        c
+                    }
+                    9 => cmd(&[b"TDIGEST.RESET", &key]),
+                    10..=11 => {
+                        let n = rng.usize(1..4);
+                        let mut c = cmd(&[b"TDIGEST.MERGE", &key, &s(n)]);
+                        for _ in 0..n {
+                            c.push(pick(&mut rng, &td));
+                        }
+                        match rng.u8(..6) {
+                            0 => c.extend([s("COMPRESSION"), s(rng.u64(1..200))]),
+                            1 => c.push(s("OVERRIDE")),
+                            2 => c.extend([s("COMPRESSION"), s(rng.u64(1..200)), s("OVERRIDE")]),
+                            3 => c.push(s("BOGUS")),
+                            _ => {}
+                        }
+                        c
+                    }
+                    12..=13 => {
+                        let mut c = cmd(&[b"TDIGEST.CDF", &key]);
+                        c.push(value(&mut rng));
+                        c
+                    }
+                    14..=15 => {
+                        let q = s((rng.f64() * 100.0).round() / 100.0);
+                        cmd(&[b"TDIGEST.QUANTILE", &key, &q, b"1"])
+                    }
+                    16 => cmd(&[b"TDIGEST.RANK", &key, &value(&mut rng)]),
+                    17 => cmd(&[b"TDIGEST.BYRANK", &key, &s(rng.u64(0..50))]),
+                    18 => cmd(&[b"TDIGEST.TRIMMED_MEAN", &key, b"0.1", b"0.9"]),
+                    _ => cmd(&[b"TDIGEST.INFO", &key]),
+                }
+            }
+            // Top-K.
+            _ => {
+                let key = pick(&mut rng, &topk);
+                match rng.u8(..10) {
+                    0 => {
+                        let mut c = cmd(&[b"TOPK.RESERVE", &key, &s(rng.i64(0..12))]);
+                        if rng.u8(..4) > 0 {
+                            let decay =
+                                [&b"1"[..], b"1", b"0.9", b"0.5", b"0", b"1.5"][rng.usize(..6)];
+                            c.extend([s(rng.i64(0..300)), s(rng.i64(0..6)), decay.to_vec()]);
+                        }
+                        c
+                    }
+                    1..=6 => {
+                        let mut c = cmd(&[b"TOPK.ADD", &key]);
+                        let n = rng.usize(1..30);
+                        // Skewed: low ids far more often.
+                        c.extend((0..n).map(|_| {
+                            let hi = rng.u64(1..80);
+                            item(rng.u64(0..hi))
+                        }));
+                        c
+                    }
+                    _ => {
+                        let mut c = cmd(&[b"TOPK.INCRBY", &key]);
+                        let n = rng.usize(1..6);
+                        for i in 0..n {
+                            c.push(item(rng.u64(0..40)));
+                            // A bad increment only last: before the end, the module declares
+                            // more elements than it sends and the connection desynchronises.
+                            c.push(match rng.u8(..30) {
+                                0 if i == n - 1 => s(100_001),
+                                _ => s(rng.u64(0..50)),
+                            });
+                        }
+                        c
+                    }
+                }
+            }
+        };
+        let is_topk_write = argv[0] == b"TOPK.ADD" || argv[0] == b"TOPK.INCRBY";
+        if is_topk_write && topk_draws(&ks, &argv) {
+            random_topk.insert(argv[1].clone());
+        }
+        let exact = !(is_topk_write && random_topk.contains(&argv[1]));
+        check(
+            &mut raw,
+            &mut ks,
+            argv,
+            exact,
+            &mut failures,
+            &mut error_replies,
+        );
+    }
+
+    // Reads on every key, most items never added.
+    let mut probes = 0;
+    let all: Vec<&Vec<u8>> = bf
+        .iter()
+        .chain(&cf)
+        .chain(&cms)
+        .chain(&topk)
+        .chain(&td)
+        .chain(&others)
+        .collect();
+    for key in &all {
+        for _ in 0..60 {
+            probes += 1;
+            let it = if rng.bool() {
+                item(rng.u64(0..next_id + 50))
+            } else {
+                s(format!("absent:{}", rng.u64(..)))
+            };
+            // Mostly a command of the key's own family, sometimes any.
+            let fam = match key.split(|&b| b == b':').next().unwrap_or(b"") {
+                _ if rng.u8(..6) == 0 => 0..15,
+                b"bf" => 0..4,
+                b"cf" => 4..7,
+                b"cms" => 7..9,
+                b"topk" => 9..12,
+                b"td" => 12..15,
+                _ => 0..15,
+            };
+            let argv = match rng.u8(fam) {
+                12 => cmd(&[b"TDIGEST.INFO", key]),
+                13 => cmd(&[b"TDIGEST.QUANTILE", key, b"0.1", b"0.5", b"0.99"]),
+                14 => cmd(&[b"TDIGEST.MAX", key]),
+                0 => cmd(&[b"BF.EXISTS", key, &it]),
+                1 => cmd(&[b"BF.MEXISTS", key, &it, b"a", b"b"]),
+                2 => cmd(&[b"BF.CARD", key]),
+                3 => cmd(&[b"BF.INFO", key]),
+                4 => cmd(&[b"CF.EXISTS", key, &it]),
+                5 => cmd(&[b"CF.COUNT", key, &it]),
+                6 => cmd(&[b"CF.INFO", key]),
+                7 => cmd(&[b"CMS.QUERY", key, &it, b"a"]),
+                8 => cmd(&[b"CMS.INFO", key]),
+                9 => cmd(&[b"TOPK.LIST", key, b"WITHCOUNT"]),
+                10 => cmd(&[b"TOPK.COUNT", key, &it, &item(3)]),
+                _ => cmd(&[b"TOPK.INFO", key]),
+            };
+            let exact = !(random_topk.contains(*key) && argv[0] != b"TOPK.INFO");
+            check(
+                &mut raw,
+                &mut ks,
+                argv,
+                exact,
+                &mut failures,
+                &mut error_replies,
+            );
+        }
+    }
+
+    // The server's SAVE and DUMP read back as bitlens' in-memory values.
+    let saved = load_rdb(&server.save_rdb(), &LoadOptions::default()).expect("saved file");
+    compress_digests(&mut ks);
+    let saved = saved.databases.get(&0).cloned().unwrap_or_default();
+    assert_eq!(saved.len(), ks.len(), "key count after the writes");
+    let mut compared = 0;
+    let mut families: std::collections::BTreeMap<&str, usize> = Default::default();
+    for key in all.iter().filter(|k| ks.get(k).is_some()) {
+        if random_topk.contains(*key) {
+            continue;
+        }
+        compared += 1;
+        if let Some(bitlens::Value::Module(m)) = ks.get(key) {
+            let fam = match &m.data {
+                bitlens::probabilistic::ModuleData::Bloom(b) if b.links.len() > 1 => "scaled bf",
+                bitlens::probabilistic::ModuleData::Bloom(_) => "bf",
+                bitlens::probabilistic::ModuleData::Cuckoo(c) if c.filters.len() > 1 => "grown cf",
+                bitlens::probabilistic::ModuleData::Cuckoo(_) => "cf",
+                bitlens::probabilistic::ModuleData::Cms(_) => "cms",
+                bitlens::probabilistic::ModuleData::TopK(_) => "topk",
+                bitlens::probabilistic::ModuleData::TDigest(_) => "td",
+                _ => "other",
+            };
+            *families.entry(fam).or_insert(0) += 1;
+        }
+        let mine = as_saved(ks.get(key).unwrap());
+        assert_eq!(
+            saved.get(key),
+            Some(&mine),
+            "SAVE of {}",
+            show(&[key.to_vec()])
+        );
+        let r = send(&mut raw, cmd(&[b"DUMP", key]));
+        let start = r.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let v = load_dump(&r[start..r.len() - 2]).expect("DUMP loads");
+        assert_eq!(v, mine, "DUMP of {}", show(&[key.to_vec()]));
+    }
+    println!(
+        "{writes} writes ({error_replies} with error replies), {probes} read probes, \
+         {failures} mismatches, {} t-digest replies equal in value but not in digits; \
+         {compared} values equal to the server's SAVE and DUMP ({families:?}); \
+         {} Top-K keys left exact comparison after a random decay draw",
+        digit_forms.get(),
+        random_topk.len()
+    );
+    assert_eq!(
+        failures, 0,
+        "BLOOM_DIFF_SEED={seed}: {failures} replies differ"
+    );
+    for fam in ["scaled bf", "cf", "cms", "td"] {
+        assert!(families.contains_key(fam), "no {fam} value was compared");
+    }
+}
