@@ -114,7 +114,7 @@ fn step8(t: &Tables, crc: u64, w: &[u8]) -> u64 {
 }
 
 /// Updates the register `crc` with `bytes`: whole 4-lane blocks, then slice-by-8.
-fn update(mut crc: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn update(mut crc: u64, bytes: &[u8]) -> u64 {
     if bytes.is_empty() {
         return crc;
     }

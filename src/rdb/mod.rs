@@ -141,10 +141,8 @@ pub fn crc64(bytes: &[u8]) -> u64 {
 /// assert_eq!(crc64_update(crc64(b"1234"), b"56789"), crc64(b"123456789"));
 /// ```
 pub fn crc64_update(crc: u64, bytes: &[u8]) -> u64 {
-    // The crate reflects the initial value of a reflected CRC; the register holds it as is.
-    let mut d = CRC64.digest_with_initial(crc.reverse_bits());
-    d.update(bytes);
-    d.finalize()
+    // Reflected with no final XOR: the register is the CRC itself.
+    crc64::update(crc, bytes)
 }
 
 /// What kind of problem an [`RdbError`] is, for callers that act on it (more kinds may come).
