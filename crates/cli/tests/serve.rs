@@ -398,6 +398,40 @@ fn every_error_has_a_json_body_naming_the_component() {
 }
 
 #[test]
+fn non_utf8_key_names_round_trip_through_the_api() {
+    let source = RedisServer::start(&[]);
+    let mut c = source.connection();
+    let _: () = redis::cmd("SET")
+        .arg(b"\xff\xfe:k".as_slice())
+        .arg("v")
+        .query(&mut c)
+        .unwrap();
+    let _: () = redis::cmd("SET")
+        .arg("plain:k")
+        .arg("v")
+        .query(&mut c)
+        .unwrap();
+    let served = Served::start(&["--redis", &source.url()]);
+    // The pattern's %FF is the byte 0xFF (a lossy decode would have made it U+FFFD).
+    let rows = served.get("/api/keys?match=%FF*").json();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["key"], serde_json::json!({ "hex": "fffe3a6b" }));
+    let memory: i64 = redis::cmd("MEMORY")
+        .arg("USAGE")
+        .arg(b"\xff\xfe:k".as_slice())
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(rows[0]["bytes"], memory);
+    let rows = served.get("/api/keys?match=plain:*").json();
+    assert_eq!(rows[0]["key"], "plain:k");
+    let snap = served.get("/api/snapshot?match=%FF*");
+    let snap = bitlens::rdb::load_rdb(&snap.body, &Default::default()).unwrap();
+    let keys: Vec<Vec<u8>> = snap.databases[&0].iter().map(|(k, _)| k.to_vec()).collect();
+    assert_eq!(keys, vec![b"\xff\xfe:k".to_vec()]);
+}
+
+#[test]
 fn bearer_scheme_is_case_insensitive() {
     let served = Served::start(&["--token", "tok123"]);
     for value in ["Bearer tok123", "bearer tok123", "BEARER  tok123"] {

@@ -104,18 +104,18 @@ impl Demo {
                     ),
                 ));
             }
-            let bytes = match &entry.value {
-                Value::String(s) => s.len(),
-                Value::ZSet(z) => z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
-                Value::List(_)
-                | Value::Set(_)
-                | Value::Hash(_)
-                | Value::Stream(_)
-                | Value::Module(_)
-                | Value::Other(_) => 0,
-            };
+            // MEMORY USAGE as the Redis 7.0 (RDB 10) that would load this file reports it
+            // (jemalloc build), as /api/keys gives it from a live server.
+            let model = bitlens::memory::Model::new(
+                &bitlens::dialect::REDIS_7_0,
+                bitlens::memory::Allocator::Jemalloc,
+            );
+            let bytes = model
+                .estimate(key, &entry.value)
+                .map(|e| e.bytes)
+                .unwrap_or(0);
             rows.push(KeyRow {
-                key: String::from_utf8_lossy(key).into_owned(),
+                key: key.to_vec(),
                 kind: entry.value.redis_type().name(),
                 bytes,
             });

@@ -652,13 +652,23 @@ async fn finish_stream(app: &App, res: Result<(), String>, tx: &ChunkTx) {
     }
 }
 
-/// One row of `/api/keys`.
+/// One row of `/api/keys`: `{"key", "type", "bytes"}`, where `key` is a JSON string when
+/// the name is valid UTF-8 and `{"hex": "…"}` otherwise (`bitlens::escape::json`, so that
+/// every name round-trips), and `bytes` is `MEMORY USAGE` (live Redis) or the estimate of it.
 #[derive(serde::Serialize, Debug, Clone, PartialEq)]
 pub struct KeyRow {
-    pub key: String,
+    #[serde(serialize_with = "key_json")]
+    pub key: Vec<u8>,
     #[serde(rename = "type")]
     pub kind: String,
     pub bytes: u64,
+}
+
+fn key_json<S: serde::Serializer>(key: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    let v: serde_json::Value =
+        serde_json::from_str(&bitlens::escape::json(key)).map_err(serde::ser::Error::custom)?;
+    v.serialize(s)
 }
 
 async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {

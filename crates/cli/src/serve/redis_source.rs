@@ -631,7 +631,7 @@ impl RedisSource {
                         continue;
                     }
                     rows.push(KeyRow {
-                        key: String::from_utf8_lossy(k).into_owned(),
+                        key: k.to_vec(),
                         kind: String::from_utf8_lossy(&kind).into_owned(),
                         bytes,
                     });
