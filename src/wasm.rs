@@ -699,8 +699,9 @@ impl Engine {
 #[wasm_bindgen]
 impl Engine {
     /// Engagement over the daily-active bitmaps at `keys` (chronological; missing keys are
-    /// empty days): `{dau, wau, mau, stickiness}`, arrays of numbers, one per key — daily
-    /// actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1).
+    /// empty days): `{labels, dau, wau, mau, stickiness}`, arrays of numbers, one per key —
+    /// daily actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1);
+    /// `labels` are the days' dates (`YYYY-MM-DD` from each key's trailing digits).
     /// Throws for a key that does not hold a string.
     pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
         let e = DayBitmaps::load(&self.ks, &keys)
@@ -717,6 +718,11 @@ impl Engine {
         set(&obj, "mau", &nums(&e.mau))?;
         let st: Array = e.stickiness.iter().map(|&f| JsValue::from_f64(f)).collect();
         set(&obj, "stickiness", &st)?;
+        let labels: Array = keys
+            .iter()
+            .map(|k| JsValue::from_str(&crate::analytics::date_label(k.as_bytes())))
+            .collect();
+        set(&obj, "labels", &labels)?;
         Ok(obj)
     }
 
@@ -750,36 +756,6 @@ impl Engine {
             .map(|k| crate::analytics::date_label(k.as_bytes()))
             .collect();
         crate::chart::dau_svg(title, &labels, &e, width, height).map_err(js_err)
-    }
-
-    /// An SVG document (`width` × `height` pixels) mapping a nearby-shops search: the circle
-    /// of `radius_m` metres around (`lon`, `lat`) in degrees, and the result points given as
-    /// `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` of them (the
-    /// page on screen) emphasised. Axes in kilometres east / north of the centre.
-    #[wasm_bindgen(js_name = nearbyMapSvg)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn nearby_map_svg(
-        &self,
-        lon: f64,
-        lat: f64,
-        radius_m: f64,
-        coords: Vec<f64>,
-        highlight: u32,
-        title: &str,
-        width: u32,
-        height: u32,
-    ) -> Result<String, JsError> {
-        let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
-        crate::chart::nearby_svg(
-            title,
-            (lon, lat),
-            radius_m,
-            &points,
-            highlight as usize,
-            width,
-            height,
-        )
-        .map_err(js_err)
     }
 
     /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]
