@@ -120,7 +120,7 @@ export function buildEngagementSection(t) {
     const f = figs.streak;
     const keys = daysEnding(date, n).map((d) => fill(s.activeKey, { date: d }));
     try {
-      const hist = await eng.call('streakHistogram', keys);
+      const hist = Array.from(await eng.call('streakHistogram', keys));
       f.canvas.hidden = false;
       drawStreakChart(f.canvas, hist, t.engStreakChart(isoDate(date), n));
       const total = hist.reduce((a, b) => a + b, 0);

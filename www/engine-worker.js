@@ -54,8 +54,14 @@ function transferables(value, out = new Set(), depth = 0) {
  */
 async function loadUrl(url, db, opts = {}, progressId) {
   const { token, onProgress, ...rest } = opts;
-  const post = (phase) => (done, total) => {
-    if (progressId !== undefined) self.postMessage({ id: progressId, progress: [done, total ?? 0, phase] });
+  // At most one message per MiB (and the last one): the page redraws its progress bar for each.
+  const post = (phase) => {
+    let shown = -Infinity;
+    return (done, total) => {
+      if (progressId === undefined || (done - shown < 1 << 20 && done !== total)) return;
+      shown = done;
+      self.postMessage({ id: progressId, progress: [done, total ?? 0, phase] });
+    };
   };
   const bytes = await fetchSnapshot(String(url), post('download'), undefined, token);
   const decodeProgress = post('decode');
