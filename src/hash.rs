@@ -15,7 +15,7 @@
 //! hash is built, so on-demand decoding cannot fail afterwards. A field whose expiry is at or
 //! before the clock (`now_ms`) is invisible to every read, as in Redis 7.4.
 
-use crate::rdb::encoded::{self, BlobError, Item};
+use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 use crate::set::{item_eq, StrTable};
 
 /// A Redis hash.
@@ -63,7 +63,7 @@ fn expiry_of(it: &Item<'_>) -> Option<i64> {
     match it {
         Item::Int(0) => None,
         Item::Int(v) => Some(*v),
-        Item::Str(s) => crate::command::args::parse_i64(s).filter(|&v| v != 0),
+        Item::Str(s) => crate::num::parse_i64(s).filter(|&v| v != 0),
     }
 }
 
@@ -80,10 +80,11 @@ impl Hash {
         check_width(items.len(), 3, "hash listpack with field expiry")?;
         for t in items.chunks_exact(3) {
             if !matches!(t[2], Item::Int(v) if v >= 0) {
-                return Err(BlobError {
-                    offset: 0,
-                    message: format!("hash field expiry {:?} is not a time", t[2]),
-                });
+                return Err(BlobError::new(
+                    BlobErrorKind::Invalid,
+                    0,
+                    format!("hash field expiry {:?} is not a time", t[2]),
+                ));
             }
         }
         Ok(Hash::ListpackEx(blob.into_boxed_slice()))
@@ -246,10 +247,11 @@ fn find_pair(items: &[Item<'_>], field: &[u8]) -> Option<(Vec<u8>, Option<i64>)>
 
 fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
     if !n.is_multiple_of(width) {
-        return Err(BlobError {
-            offset: 0,
-            message: format!("{what} has {n} entries, not a multiple of {width}"),
-        });
+        return Err(BlobError::new(
+            BlobErrorKind::Invalid,
+            0,
+            format!("{what} has {n} entries, not a multiple of {width}"),
+        ));
     }
     Ok(())
 }
@@ -257,7 +259,7 @@ fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rdb::encoded::test_blobs::{items, listpack, listpack_strs, ziplist, zipmap};
+    use crate::encoded::test_blobs::{items, listpack, listpack_strs, ziplist, zipmap};
 
     #[test]
     fn small_encodings_in_stored_order() {

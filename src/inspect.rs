@@ -8,11 +8,12 @@
 //! encodings met in the file.
 //!
 //! Per group: key count, bytes the keys and values take in the file, logical length (STRLEN /
-//! ZCARD sum), expiry counts and range; for strings: bitmap statistics (set bits, bits,
-//! density); for HyperLogLogs (strings starting with `HYLL`): dense/sparse/invalid counts and
-//! the range of PFCOUNT over the group's keys ([`crate::hll::count_readonly`]: the cached
-//! value when valid, else the estimate); for GEO sets (sorted sets whose scores are all
-//! geohashes): member count and bounding box in degrees ([`crate::geo::decode`], as GEOPOS).
+//! ZCARD sum), expiry counts and range. Values are told apart by [`crate::classify`]: for
+//! bitmaps, bitmap statistics (set bits, bits, density); for HyperLogLogs (strings starting
+//! with `HYLL`): dense/sparse/invalid counts and the range of PFCOUNT over the group's keys
+//! ([`crate::hll::count_readonly`]: the cached value when valid, else the estimate); for GEO
+//! sets (a group whose sorted sets are all [`crate::classify::Class::Geo`]): member count and
+//! bounding box in degrees ([`crate::geo::decode`], as GEOPOS).
 //!
 //! Values are decoded one key at a time and dropped, so a report needs memory for the largest
 //! value, not for the snapshot.
@@ -22,6 +23,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value as Json};
 
+use crate::classify::{classify, geo_position, Class};
 use crate::keyspace::Value;
 use crate::rdb::{visit_rdb, LoadOptions, RdbError};
 
@@ -200,16 +202,6 @@ pub fn key_pattern(key: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The position of a GEO score (degrees), when the score is an integer in [0, 2^54) (GEOADD
-/// at longitude 180 or latitude ±85.05112878 carries into bits 52..53; Redis decodes those
-/// too, clamping the position).
-pub(crate) fn geo_position(score: f64) -> Option<(f64, f64)> {
-    if !(0.0..18014398509481984.0).contains(&score) || score.fract() != 0.0 {
-        return None;
-    }
-    Some(crate::geo::decode(score as u64))
-}
-
 #[derive(Default)]
 struct Acc {
     count: u64,
@@ -224,14 +216,9 @@ struct Acc {
     geo_members: u64,
     geo_bbox: Option<[f64; 4]>,
     geo_ok: bool,
-    geo_max_score: f64,
     zsets: u64,
     encodings: BTreeMap<&'static str, u64>,
 }
-
-/// Sets whose scores all stay below this are not reported as GEO: they would all lie within
-/// about 6 degrees of (-180, -85), which is far likelier to be a counter-scored set.
-pub(crate) const GEO_MIN_MAX_SCORE: f64 = (1u64 << 40) as f64;
 
 /// Builds the report of an RDB file. Only keys selected by `opts.patterns` are counted.
 /// Errors as [`crate::rdb::load_rdb`].
@@ -266,65 +253,60 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
             acc.examples
                 .push(String::from_utf8_lossy(&rec.key).into_owned());
         }
-        match &value {
-            Value::String(s) => {
+        match (&value, classify(&value)) {
+            (Value::String(s), class) => {
                 acc.length += s.len();
-                // Only HLL candidates are read as bytes: a long sparse bitmap is never
-                // materialised.
-                if s.range(0, 3) == b"HYLL" {
-                    let b = s.as_bytes();
-                    acc.hll_seen = true;
-                    let enc = crate::hll::validate(&b);
-                    match (enc, crate::hll::count_readonly(&b)) {
-                        (Ok(enc), Ok(c)) => {
-                            match enc {
-                                crate::hll::Encoding::Dense => acc.hll.dense += 1,
-                                crate::hll::Encoding::Sparse => acc.hll.sparse += 1,
-                            }
-                            acc.hll.cardinality_sum += c;
-                            acc.hll.cardinality_range = Some(match acc.hll.cardinality_range {
-                                None => (c, c),
-                                Some((a, z)) => (a.min(c), z.max(c)),
-                            });
+                match class {
+                    Class::Hll(enc) => {
+                        acc.hll_seen = true;
+                        match enc {
+                            crate::hll::Encoding::Dense => acc.hll.dense += 1,
+                            crate::hll::Encoding::Sparse => acc.hll.sparse += 1,
                         }
-                        _ => acc.hll.invalid += 1,
+                        // Valid by classification; a string that long is never materialised.
+                        let c = if s.len() > crate::classify::MAX_DECODED_HLL_BYTES {
+                            crate::hll::cached_cardinality(&s.range(0, 15)).unwrap_or(0)
+                        } else {
+                            crate::hll::count_readonly(&s.as_bytes()).unwrap_or(0)
+                        };
+                        acc.hll.cardinality_sum += c;
+                        acc.hll.cardinality_range = Some(match acc.hll.cardinality_range {
+                            None => (c, c),
+                            Some((a, z)) => (a.min(c), z.max(c)),
+                        });
                     }
-                } else if rec.encoding != "int" {
-                    acc.bitmap.keys += 1;
-                    acc.bitmap.set_bits += s.popcount();
-                    acc.bitmap.bits += 8 * s.len();
+                    Class::CorruptHll => {
+                        acc.hll_seen = true;
+                        acc.hll.invalid += 1;
+                    }
+                    Class::Bitmap => {
+                        acc.bitmap.keys += 1;
+                        acc.bitmap.set_bits += s.popcount();
+                        acc.bitmap.bits += 8 * s.len();
+                    }
+                    _ => {}
                 }
             }
-            Value::ZSet(z) => {
+            (Value::ZSet(z), class) => {
                 acc.zsets += 1;
                 acc.length += z.len() as u64;
-                if acc.geo_ok {
+                if acc.geo_ok && class == Class::Geo {
                     for (_, score) in z.iter() {
-                        acc.geo_max_score = acc.geo_max_score.max(score);
-                        match geo_position(score) {
-                            Some((lon, lat)) => {
-                                acc.geo_bbox = Some(match acc.geo_bbox {
-                                    None => [lon, lat, lon, lat],
-                                    Some([a, b, c, d]) => {
-                                        [a.min(lon), b.min(lat), c.max(lon), d.max(lat)]
-                                    }
-                                })
-                            }
-                            None => {
-                                acc.geo_ok = false;
-                                break;
-                            }
+                        if let Some((lon, lat)) = geo_position(score) {
+                            acc.geo_bbox = Some(match acc.geo_bbox {
+                                None => [lon, lat, lon, lat],
+                                Some([a, b, c, d]) => {
+                                    [a.min(lon), b.min(lat), c.max(lon), d.max(lat)]
+                                }
+                            })
                         }
                     }
                     acc.geo_members += z.len() as u64;
+                } else {
+                    acc.geo_ok = false;
                 }
             }
-            Value::List(_)
-            | Value::Set(_)
-            | Value::Hash(_)
-            | Value::Stream(_)
-            | Value::Module(_)
-            | Value::Other(_) => {}
+            _ => {}
         }
         Ok(())
     })?;
@@ -349,14 +331,10 @@ pub fn report(bytes: &[u8], opts: &LoadOptions) -> Result<Report, RdbError> {
                     examples: a.examples,
                     bitmap: (a.bitmap.keys > 0).then_some(a.bitmap),
                     hll: a.hll_seen.then_some(a.hll),
-                    geo: (a.zsets > 0
-                        && a.geo_ok
-                        && a.geo_members > 0
-                        && a.geo_max_score >= GEO_MIN_MAX_SCORE)
-                        .then_some(GeoStats {
-                            members: a.geo_members,
-                            bbox: a.geo_bbox,
-                        }),
+                    geo: (a.zsets > 0 && a.geo_ok).then_some(GeoStats {
+                        members: a.geo_members,
+                        bbox: a.geo_bbox,
+                    }),
                 })
                 .collect();
             groups.sort_by(|a, b| {
@@ -634,46 +612,6 @@ impl Report {
     }
 }
 
-/// What a file is, by content, and who wrote it, as JSON (for the wasm `snapshotInfo` and
-/// tools): `{"kind": "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", "description",
-/// "format": {"family", "rdb_version", "magic"} | null, "writer": (see [`writer_json`]) |
-/// null, "error": string | null}`. For an RDB file only the header and leading aux fields are
-/// read; `error` reports a header or aux field that cannot be read.
-pub fn identify(bytes: &[u8]) -> Json {
-    use crate::rdb::{detect, peek_writer, Detected};
-    let d = detect(bytes);
-    let kind = match &d {
-        Detected::Empty => "empty",
-        Detected::Rdb(_) => "rdb",
-        Detected::UnsupportedRdb(_) => "unsupported-rdb",
-        Detected::Dump { .. } => "dump",
-        Detected::Raw => "raw",
-    };
-    let format = match &d {
-        Detected::Rdb(f) | Detected::Dump { format: f, .. } => Some(*f),
-        _ => None,
-    };
-    let (writer, error) = match &d {
-        Detected::Rdb(_) => match peek_writer(bytes) {
-            Ok(w) => (writer_json(&w), Json::Null),
-            Err(e) => (Json::Null, Json::String(e.to_string())),
-        },
-        Detected::UnsupportedRdb(m) => (Json::Null, Json::String(m.clone())),
-        _ => (Json::Null, Json::Null),
-    };
-    json!({
-        "kind": kind,
-        "description": d.describe(),
-        "format": format.map(|f| json!({
-            "family": f.family.name(),
-            "rdb_version": f.version,
-            "magic": f.magic(),
-        })),
-        "writer": writer,
-        "error": error,
-    })
-}
-
 /// The writer as JSON: `{"family": "Redis"|"Valkey", "rdb_version", "magic", "server",
 /// "redis_ver", "valkey_ver" (null when absent), "description"}`.
 pub fn writer_json(w: &crate::rdb::Writer) -> Json {
@@ -706,16 +644,6 @@ mod tests {
         assert_eq!(p("month:202413"), "month:*");
         assert_eq!(p("sign:205801:202405"), "sign:*:202405");
         assert_eq!(p("202405"), "*");
-    }
-
-    #[test]
-    fn geo_positions_only_for_geohash_scores() {
-        // GEOADD k 13.361389 38.115556 Palermo stores 3479099956230698 (GEOPOS 13.3613893...).
-        let (lon, lat) = geo_position(3479099956230698.0).unwrap();
-        assert!((lon - 13.361389338970184).abs() < 1e-9 && (lat - 38.1155563954963).abs() < 1e-9);
-        assert!(geo_position(1.5).is_none());
-        assert!(geo_position(-1.0).is_none());
-        assert!(geo_position(18014398509481984.0).is_none());
     }
 
     #[test]

@@ -7,17 +7,19 @@
 //! value was read, when known), its size in bytes and its time to live.
 //!
 //! The detail adds, by kind:
+//! The kind comes from [`crate::classify::classify`]:
 //! - bitmap (any string that is not a valid HyperLogLog): the bit length, BITCOUNT, and a
 //!   density strip: the string's bits cut into `buckets` equal-width ranges
 //!   (`[i·bits/buckets, (i+1)·bits/buckets)`), each giving its fraction of set bits (0..1;
 //!   an empty range gives 0). Sparse strings are counted page-wise, never materialised.
 //! - HyperLogLog (a string PFCOUNT accepts): its encoding, PFCOUNT (the cached cardinality
 //!   when valid, as Redis 7 returns it), and the histogram of its 16,384 six-bit registers.
-//! - GEO (a sorted set whose scores are all 52-bit geohashes, as [`crate::inspect`] decides):
+//! - GEO ([`crate::classify::Class::Geo`]: a sorted set whose scores are all geohashes):
 //!   member count, bounding box of the decoded positions and the first points by score.
 
 use std::collections::HashMap;
 
+use crate::classify::{classify, geo_position, Class};
 use crate::hll;
 use crate::keyspace::{Entry, Keyspace, Value};
 use crate::rdb::Record;
@@ -30,9 +32,6 @@ pub const DEFAULT_BUCKETS: usize = 256;
 pub const MAX_BUCKETS: usize = 1 << 16;
 /// GEO points returned when no limit is given.
 pub const DEFAULT_MAX_POINTS: usize = 1000;
-/// Strings longer than this are never treated as HyperLogLogs (a dense HLL is 12,304 bytes,
-/// Redis promotes sparse ones past `hll-sparse-max-bytes`, at most a few KiB by default).
-const MAX_HLL_BYTES: u64 = 1 << 20;
 
 /// (encoding as stored, bytes the value took in the input) of values kept only as their type
 /// ([`Value::Other`]), by key.
@@ -136,7 +135,7 @@ impl Default for DetailOptions {
 pub fn string_encoding(s: &RedisString) -> &'static str {
     if s.len() <= 20 {
         let b = s.as_bytes();
-        if is_canonical_i64(&b) {
+        if crate::num::parse_i64(&b).is_some() {
             return "int";
         }
     }
@@ -145,15 +144,6 @@ pub fn string_encoding(s: &RedisString) -> &'static str {
     } else {
         "raw"
     }
-}
-
-/// True for the decimal text of an i64 without leading zeros or `+` (what Redis stores as an
-/// integer-encoded string).
-fn is_canonical_i64(b: &[u8]) -> bool {
-    std::str::from_utf8(b)
-        .ok()
-        .and_then(|t| t.parse::<i64>().ok())
-        .is_some_and(|n| n.to_string().as_bytes() == b)
 }
 
 /// Encoding of a sorted set as Redis 7 reports it with default `zset-max-listpack-*`.
@@ -207,8 +197,15 @@ pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, String> {
         ));
     }
     Ok(match value {
-        Value::String(s) => hll_detail(s).unwrap_or_else(|| bitmap_detail(s, opts.buckets)),
-        Value::ZSet(z) => geo_detail(z, opts.max_points).unwrap_or(Detail::Other),
+        Value::String(s) => match classify(value) {
+            Class::Hll(encoding) => hll_detail(s, encoding),
+            _ => None,
+        }
+        .unwrap_or_else(|| bitmap_detail(s, opts.buckets)),
+        Value::ZSet(z) => match classify(value) {
+            Class::Geo => geo_detail(z, opts.max_points),
+            _ => Detail::Other,
+        },
         Value::List(_)
         | Value::Set(_)
         | Value::Hash(_)
@@ -243,37 +240,42 @@ fn bitmap_detail(s: &RedisString, buckets: usize) -> Detail {
     }
 }
 
-fn hll_detail(s: &RedisString) -> Option<Detail> {
-    if s.len() < 16 || s.len() > MAX_HLL_BYTES || s.range(0, 3) != b"HYLL" {
+/// The HLL detail of a string [`classify`] found valid; `None` when its registers cannot be
+/// decoded (a sparse body behind a valid cache, which PFCOUNT answers from the cache).
+fn hll_detail(s: &RedisString, encoding: hll::Encoding) -> Option<Detail> {
+    if s.len() > crate::classify::MAX_DECODED_HLL_BYTES {
         return None;
     }
     let b = s.as_bytes();
-    let encoding = match hll::validate(&b).ok()? {
-        hll::Encoding::Dense => "dense",
-        hll::Encoding::Sparse => "sparse",
-    };
     let regs = hll::registers(&b).ok()?;
     let cardinality = hll::count_readonly(&b).ok()?;
     Some(Detail::Hll {
-        encoding,
+        encoding: match encoding {
+            hll::Encoding::Dense => "dense",
+            hll::Encoding::Sparse => "sparse",
+        },
         cardinality,
         register_histogram: Box::new(regs.histogram()),
     })
 }
 
-fn geo_detail(z: &ZSet, max_points: usize) -> Option<Detail> {
-    let mut bbox: Option<[f64; 4]> = None;
-    let mut max_score = 0f64;
+/// The GEO detail of a sorted set [`classify`] found to be a GEO set.
+fn geo_detail(z: &ZSet, max_points: usize) -> Detail {
+    let mut bbox = [
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    ];
     for (_, score) in z.iter() {
-        let (lon, lat) = crate::inspect::geo_position(score)?;
-        max_score = max_score.max(score);
-        bbox = Some(match bbox {
-            None => [lon, lat, lon, lat],
-            Some([a, b, c, d]) => [a.min(lon), b.min(lat), c.max(lon), d.max(lat)],
-        });
-    }
-    if max_score < crate::inspect::GEO_MIN_MAX_SCORE {
-        return None;
+        if let Some((lon, lat)) = geo_position(score) {
+            bbox = [
+                bbox[0].min(lon),
+                bbox[1].min(lat),
+                bbox[2].max(lon),
+                bbox[3].max(lat),
+            ];
+        }
     }
     let points = z
         .iter()
@@ -283,11 +285,11 @@ fn geo_detail(z: &ZSet, max_points: usize) -> Option<Detail> {
             (m.to_vec(), lon, lat)
         })
         .collect();
-    Some(Detail::Geo {
+    Detail::Geo {
         members: z.len() as u64,
-        bbox: bbox?,
+        bbox,
         points,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! - [`zset`]: sorted sets (GEO keys are sorted sets); [`list`], [`set`], [`hash`], [`stream`]:
 //!   the other core types, kept in their encoded bytes and decoded on demand.
 //! - [`bitmap`], [`hll`], [`geo`]: the engines, free of any command parsing.
+//! - [`classify`]: what a value is beyond its type (counter, bitmap, HLL, GEO set), the one
+//!   rule every view uses.
 //! - [`keyspace`]: keys to values, with expiry; [`keydetail`]: per-key summaries for a key browser.
 //! - [`command`]: argv in, [`reply::Reply`] out, as the profile's server would answer;
 //!   [`dialect`]: the server profiles; [`session`]: every database, SELECT, profile and clock.
@@ -15,19 +17,23 @@
 
 pub mod analytics;
 pub mod bitmap;
+#[cfg(any(feature = "charts", target_arch = "wasm32"))]
 pub mod chart;
+pub mod classify;
 pub mod command;
-pub mod demo;
 pub mod dialect;
+pub(crate) mod encoded;
 pub mod fpconv;
 pub mod geo;
 pub mod glob;
 pub mod hash;
 pub mod hll;
+#[cfg(feature = "report")]
 pub mod inspect;
 pub mod keydetail;
 pub mod keyspace;
 pub mod list;
+pub mod num;
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;

@@ -8,7 +8,7 @@
 //! search and decodes only that node. Blobs are validated when the list is built, so decoding
 //! on demand cannot fail afterwards.
 
-use crate::rdb::encoded::{self, BlobError};
+use crate::encoded::{self, BlobError};
 
 /// One quicklist node, kept encoded.
 #[derive(Debug, Clone, PartialEq)]
@@ -165,7 +165,7 @@ impl List {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rdb::encoded::test_blobs::{items, listpack_strs, ziplist};
+    use crate::encoded::test_blobs::{items, listpack_strs, ziplist};
 
     #[test]
     fn nodes_index_and_range() {

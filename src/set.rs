@@ -12,7 +12,7 @@
 //! Blobs are validated when the set is built ([`Set::from_intset`], [`Set::from_listpack`]),
 //! so decoding them on demand cannot fail afterwards.
 
-use crate::rdb::encoded::{self, BlobError, Item};
+use crate::encoded::{self, BlobError, Item};
 
 /// A Redis set.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ impl Set {
     pub fn contains(&self, member: &[u8]) -> bool {
         match self {
             Set::Intset(b) => {
-                let Some(v) = crate::command::args::parse_i64(member) else {
+                let Some(v) = crate::num::parse_i64(member) else {
                     return false;
                 };
                 encoded::intset(b).is_ok_and(|s| s.binary_search(&v).is_ok())
@@ -130,7 +130,7 @@ impl Set {
 pub(crate) fn item_eq(it: &Item<'_>, s: &[u8]) -> bool {
     match it {
         Item::Str(b) => *b == s,
-        Item::Int(v) => crate::command::args::parse_i64(s) == Some(*v),
+        Item::Int(v) => crate::num::parse_i64(s) == Some(*v),
     }
 }
 
@@ -350,7 +350,7 @@ impl StrTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rdb::encoded::test_blobs::{intset, listpack_strs};
+    use crate::encoded::test_blobs::{intset, listpack_strs};
 
     #[test]
     fn intset_members_sorted_and_lookup() {

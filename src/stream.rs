@@ -9,7 +9,7 @@
 //! (`lp-count`, for walking backwards). Flag 1 (`DELETED`) marks a deleted entry. Nodes are
 //! validated when the stream is built, so decoding on demand cannot fail afterwards.
 
-use crate::rdb::encoded::{self, BlobError, Item};
+use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 
 /// A stream entry id: milliseconds and sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
@@ -118,14 +118,18 @@ pub struct Stream {
 fn int(items: &[Item<'_>], i: usize, what: &str) -> Result<i64, BlobError> {
     match items.get(i) {
         Some(Item::Int(v)) => Ok(*v),
-        Some(Item::Str(s)) => crate::command::args::parse_i64(s).ok_or_else(|| BlobError {
-            offset: 0,
-            message: format!("stream {what} is not an integer"),
+        Some(Item::Str(s)) => crate::num::parse_i64(s).ok_or_else(|| {
+            BlobError::new(
+                BlobErrorKind::Invalid,
+                0,
+                format!("stream {what} is not an integer"),
+            )
         }),
-        None => Err(BlobError {
-            offset: 0,
-            message: format!("stream node ends before its {what}"),
-        }),
+        None => Err(BlobError::new(
+            BlobErrorKind::Truncated,
+            0,
+            format!("stream node ends before its {what}"),
+        )),
     }
 }
 
@@ -134,9 +138,12 @@ fn count(items: &[Item<'_>], i: usize, what: &str) -> Result<usize, BlobError> {
     usize::try_from(v)
         .ok()
         .filter(|&n| n <= items.len())
-        .ok_or_else(|| BlobError {
-            offset: 0,
-            message: format!("stream {what} {v} out of range"),
+        .ok_or_else(|| {
+            BlobError::new(
+                BlobErrorKind::Invalid,
+                0,
+                format!("stream {what} {v} out of range"),
+            )
         })
 }
 
@@ -150,16 +157,20 @@ fn walk_node(
     let live = count(&items, 0, "entry count")?;
     let deleted = count(&items, 1, "deleted count")?;
     let nmaster = count(&items, 2, "master field count")?;
-    let master_fields = items.get(3..3 + nmaster).ok_or_else(|| BlobError {
-        offset: 0,
-        message: "stream master fields truncated".into(),
+    let master_fields = items.get(3..3 + nmaster).ok_or_else(|| {
+        BlobError::new(
+            BlobErrorKind::Truncated,
+            0,
+            "stream master fields truncated",
+        )
     })?;
     let mut p = 3 + nmaster;
     if int(&items, p, "master terminator")? != 0 {
-        return Err(BlobError {
-            offset: 0,
-            message: "stream master entry not terminated by 0".into(),
-        });
+        return Err(BlobError::new(
+            BlobErrorKind::Invalid,
+            0,
+            "stream master entry not terminated by 0",
+        ));
     }
     p += 1;
     let (mut seen_live, mut seen_deleted) = (0usize, 0usize);
@@ -175,9 +186,8 @@ fn walk_node(
         };
         let mut fields = Vec::new();
         if flags & 2 != 0 {
-            let vals = items.get(p..p + nmaster).ok_or_else(|| BlobError {
-                offset: 0,
-                message: "stream entry values truncated".into(),
+            let vals = items.get(p..p + nmaster).ok_or_else(|| {
+                BlobError::new(BlobErrorKind::Truncated, 0, "stream entry values truncated")
             })?;
             for (k, v) in master_fields.iter().zip(vals) {
                 fields.push((k.to_vec(), v.to_vec()));
@@ -186,9 +196,8 @@ fn walk_node(
         } else {
             let n = count(&items, p, "entry field count")?;
             p += 1;
-            let kv = items.get(p..p + 2 * n).ok_or_else(|| BlobError {
-                offset: 0,
-                message: "stream entry fields truncated".into(),
+            let kv = items.get(p..p + 2 * n).ok_or_else(|| {
+                BlobError::new(BlobErrorKind::Truncated, 0, "stream entry fields truncated")
             })?;
             for pair in kv.chunks_exact(2) {
                 fields.push((pair[0].to_vec(), pair[1].to_vec()));
@@ -207,13 +216,14 @@ fn walk_node(
         }
     }
     if seen_live != live || seen_deleted != deleted {
-        return Err(BlobError {
-            offset: 0,
-            message: format!(
+        return Err(BlobError::new(
+            BlobErrorKind::Mismatch,
+            0,
+            format!(
                 "stream node says {live} live and {deleted} deleted entries, has \
                  {seen_live} and {seen_deleted}"
             ),
-        });
+        ));
     }
     Ok(())
 }
@@ -324,7 +334,7 @@ impl Stream {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::rdb::encoded::test_blobs::listpack;
+    use crate::encoded::test_blobs::listpack;
 
     /// One entry for [`node`]: ms delta, seq delta, fields, deleted.
     pub type TestEntry<'a> = (i64, i64, Vec<(&'a [u8], &'a [u8])>, bool);

@@ -8,6 +8,8 @@
 //! costs one page. The bit-level methods (`get_bit`, `count_bits`, `find_bit`, `bitop`, ...)
 //! answer without materialising; [`RedisString::as_bytes`] materialises a sparse string.
 
+pub mod roaring;
+
 use std::borrow::Cow;
 
 use crate::bitmap::sparse::{Source, SparseBitmap, PAGE};
@@ -396,40 +398,6 @@ impl RedisString {
     }
 }
 
-/// A corrupt LZF payload: what is wrong and the byte offset in the compressed data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LzfError {
-    /// Offset in the compressed input where the problem was found.
-    pub offset: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for LzfError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "LZF data corrupt at byte {}: {}",
-            self.offset, self.message
-        )
-    }
-}
-
-impl std::error::Error for LzfError {}
-
-impl RedisString {
-    /// Decompresses an LZF payload (as Redis writes long strings in RDB files) of declared
-    /// uncompressed length `ulen` bytes straight into a string. Long outputs are decoded
-    /// through a small sliding window into the paged form, so a mostly-zero 16 MiB or 512 MiB
-    /// string never exists in full in memory. Errors (never panics) on truncated or corrupt
-    /// input, back-references before the start, or an output length other than `ulen`.
-    ///
-    /// The decoder is [`crate::rdb::lzf::decompress_string`].
-    pub fn from_lzf(data: &[u8], ulen: u64) -> Result<RedisString, LzfError> {
-        crate::rdb::lzf::decompress_string(data, ulen)
-    }
-}
-
 /// Builds a string from pieces written at byte offsets, storing only non-zero 4 KiB pages, so
 /// that a decoder (RDB LZF, Roaring) can produce a huge mostly-zero string without allocating
 /// its full length. Bytes never written are zero.
@@ -466,11 +434,11 @@ impl StringBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitmap::roaring::{from_roaring, to_roaring};
     use crate::bitmap::tests::Rng;
     use crate::command::execute_str;
     use crate::keyspace::{Keyspace, Value};
     use crate::reply::Reply;
+    use crate::string::roaring::{from_roaring, to_roaring};
 
     /// A random mostly-zero string: a few runs of random bytes in a long zero string.
     fn sparse_bytes(r: &mut Rng, len: usize) -> Vec<u8> {
@@ -658,45 +626,6 @@ mod tests {
     }
 
     #[test]
-    fn lzf_decodes_like_the_lzf_crate() {
-        let mut r = Rng::new(14);
-        let mut inputs: Vec<Vec<u8>> = (0..20).map(|_| r.bytes(3000)).collect();
-        for _ in 0..6 {
-            let len = SPARSE_MIN_BYTES as usize + r.below(600_000) as usize;
-            inputs.push(sparse_bytes(&mut r, len));
-        }
-        let mut big = vec![0u8; 1 << 24];
-        for i in 0..10 {
-            big[(1 << 23) + i * 1000] = 0x81;
-        }
-        inputs.push(big);
-        for input in inputs {
-            let Ok(packed) = lzf::compress(&input) else {
-                continue; // incompressible
-            };
-            let s = RedisString::from_lzf(&packed, input.len() as u64).unwrap();
-            assert_eq!(s.len(), input.len() as u64);
-            if input.len() == 1 << 24 {
-                assert!(s.is_sparse() && s.heap_bytes() <= 16 * PAGE);
-                assert_eq!(s.popcount(), 20);
-            }
-            assert!(*s.as_bytes() == input[..]);
-            // Corruptions and truncations give errors, never panics.
-            assert!(RedisString::from_lzf(&packed, input.len() as u64 + 1).is_err());
-            for cut in [1, packed.len() / 2, packed.len() - 1] {
-                let _ = RedisString::from_lzf(&packed[..cut], input.len() as u64);
-            }
-            let mut bad = packed.clone();
-            for _ in 0..5 {
-                let at = r.below(bad.len() as u64) as usize;
-                bad[at] = r.next() as u8;
-            }
-            let _ = RedisString::from_lzf(&bad, input.len() as u64);
-        }
-        assert!(RedisString::from_lzf(&[0x20, 0x00], 3).is_err());
-    }
-
-    #[test]
     fn roaring_round_trip() {
         let mut r = Rng::new(13);
         for _ in 0..20 {
@@ -714,7 +643,7 @@ mod tests {
             assert_eq!(&*back.as_bytes(), &bytes[..last]);
             let mut bits = Vec::new();
             s.for_each_set_bit(|b| bits.push(b));
-            let rb = roaring::RoaringBitmap::deserialize_from(&ser[..]).unwrap();
+            let rb = ::roaring::RoaringBitmap::deserialize_from(&ser[..]).unwrap();
             assert_eq!(rb.iter().map(u64::from).collect::<Vec<_>>(), bits);
         }
         assert!(from_roaring(b"\x01\x02\x03").is_err());

@@ -580,7 +580,7 @@ impl Engine {
     #[wasm_bindgen(js_name = loadRoaring)]
     pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        let s = crate::bitmap::roaring::from_roaring(bytes)
+        let s = crate::string::roaring::from_roaring(bytes)
             .map_err(|e| JsError::new(&e.to_string()))?;
         self.ks.set(key, Value::String(s));
         Ok(())
@@ -602,7 +602,7 @@ impl Engine {
                 ))
             }
         };
-        crate::bitmap::roaring::to_roaring(s).map_err(|e| JsError::new(&e.to_string()))
+        crate::string::roaring::to_roaring(s).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key...`
@@ -1098,15 +1098,50 @@ fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
         .map_err(|_| JsError::new("cannot build reply object"))
 }
 
-/// What a file is, by its content, and who wrote it (see `crate::inspect::identify`): an
+/// What a file is, by its content, and who wrote it (see [`crate::rdb::identify`]): an
 /// object `{kind: "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", description, format:
 /// {family, rdb_version, magic}|null, writer: {family, rdb_version, magic, server, redis_ver,
 /// valkey_ver, description}|null, error: string|null}`. Reads only an RDB file's header and
 /// leading aux fields.
 #[wasm_bindgen(js_name = snapshotInfo)]
 pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
-    let info = crate::inspect::identify(bytes).to_string();
-    js_sys::JSON::parse(&info).map_err(|_| JsError::new("cannot build snapshotInfo object"))
+    let id = crate::rdb::identify(bytes);
+    let opt_str = |s: &Option<String>| s.as_deref().map_or(JsValue::NULL, JsValue::from_str);
+    let o = Object::new();
+    set(&o, "kind", &id.kind().into())?;
+    set(&o, "description", &id.detected.describe().into())?;
+    let format = match id.format() {
+        Some(f) => {
+            let fo = Object::new();
+            set(&fo, "family", &f.family.name().into())?;
+            set(&fo, "rdb_version", &JsValue::from_f64(f.version as f64))?;
+            set(&fo, "magic", &f.magic().into())?;
+            fo.into()
+        }
+        None => JsValue::NULL,
+    };
+    set(&o, "format", &format)?;
+    let writer = match &id.writer {
+        Some(w) => {
+            let wo = Object::new();
+            set(&wo, "family", &w.format.family.name().into())?;
+            set(
+                &wo,
+                "rdb_version",
+                &JsValue::from_f64(w.format.version as f64),
+            )?;
+            set(&wo, "magic", &w.format.magic().into())?;
+            set(&wo, "server", &w.server().into())?;
+            set(&wo, "redis_ver", &opt_str(&w.redis_ver))?;
+            set(&wo, "valkey_ver", &opt_str(&w.valkey_ver))?;
+            set(&wo, "description", &w.describe().into())?;
+            wo.into()
+        }
+        None => JsValue::NULL,
+    };
+    set(&o, "writer", &writer)?;
+    set(&o, "error", &opt_str(&id.error))?;
+    Ok(o.into())
 }
 
 /// Every server profile the engine can answer as, oldest first per family: an array of

@@ -11,10 +11,9 @@
 //!   [`bitop_xor_into`], [`bitop_not_in_place`] (BITOP AND/OR/XOR/NOT and the Redis 8.2
 //!   DIFF/DIFF1/ANDOR/ONE).
 //! - [`read_field`], [`write_field`], [`Overflow`], [`add_signed`], [`add_unsigned`]: BITFIELD.
-//! - [`sparse`]: the paged representation of very sparse strings; [`roaring`]: the portable
-//!   Roaring serialization format.
+//! - [`sparse`]: the paged representation of very sparse strings. (The Roaring serialization
+//!   of a string is [`crate::string::roaring`].)
 
-pub mod roaring;
 pub mod simd;
 pub mod sparse;
 

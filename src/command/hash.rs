@@ -291,10 +291,10 @@ fn hpexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 #[cfg(test)]
 mod tests {
     use crate::command::{execute_in, Ctx};
+    use crate::encoded::test_blobs::{listpack, listpack_strs};
+    use crate::encoded::Item;
     use crate::hash::Hash;
     use crate::keyspace::{Keyspace, Value};
-    use crate::rdb::encoded::test_blobs::{listpack, listpack_strs};
-    use crate::rdb::encoded::Item;
     use crate::reply::Reply;
 
     fn run(ks: &mut Keyspace, now: Option<i64>, argv: &[&str]) -> Reply {

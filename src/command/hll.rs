@@ -13,6 +13,11 @@ use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
 use crate::string::RedisString;
 
+/// The error reply Redis 7 sends for an HLL error ([`hll::HllError::message`]).
+fn hll_error(e: hll::HllError) -> Reply {
+    Reply::err(e.message())
+}
+
 /// HyperLogLog commands.
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
@@ -66,7 +71,7 @@ pub fn pfadd_elements<'a>(
     };
     match result {
         Ok(updated) => Reply::Integer(updated as i64),
-        Err(e) => e.to_reply(),
+        Err(e) => hll_error(e),
     }
 }
 
@@ -79,7 +84,7 @@ fn merge_keys(ks: &Keyspace, keys: &[Vec<u8>], acc: &mut Registers) -> Result<bo
             None => continue,
             Some(Value::String(s)) => match hll::merge_into(acc, &s.as_bytes()) {
                 Ok(enc) => any_dense |= enc == Encoding::Dense,
-                Err(e) => return Err(e.to_reply()),
+                Err(e) => return Err(hll_error(e)),
             },
             Some(_) => return Err(Reply::wrong_type()),
         }
@@ -105,13 +110,13 @@ fn pfcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             let cached = {
                 let bytes = s.as_bytes();
                 if let Err(e) = hll::validate(&bytes) {
-                    return e.to_reply();
+                    return hll_error(e);
                 }
                 hll::cached_cardinality(&bytes)
             };
             match cached.map_or_else(|| hll::count(s.bytes_mut()), Ok) {
                 Ok(n) => Reply::Integer(n as i64),
-                Err(e) => e.to_reply(),
+                Err(e) => hll_error(e),
             }
         }
         Some(_) => Reply::wrong_type(),
@@ -143,6 +148,6 @@ fn pfmerge(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     };
     match result {
         Ok(()) => Reply::ok(),
-        Err(e) => e.to_reply(),
+        Err(e) => hll_error(e),
     }
 }

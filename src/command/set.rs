@@ -457,8 +457,8 @@ pub(super) fn parse_default() -> ScanOpts<'static> {
 #[cfg(test)]
 mod tests {
     use crate::command::execute_str;
+    use crate::encoded::test_blobs::{intset, listpack_strs};
     use crate::keyspace::{Keyspace, Value};
-    use crate::rdb::encoded::test_blobs::{intset, listpack_strs};
     use crate::reply::Reply;
     use crate::set::Set;
 

@@ -89,11 +89,6 @@ impl HllError {
             HllError::Corrupt => "INVALIDOBJ Corrupted HLL object detected",
         }
     }
-
-    /// The error reply Redis 7 sends.
-    pub fn to_reply(self) -> crate::reply::Reply {
-        crate::reply::Reply::err(self.message())
-    }
 }
 
 impl fmt::Display for HllError {

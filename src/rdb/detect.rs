@@ -7,7 +7,7 @@
 //! payload is only recognised when its CRC-64 matches, so random bytes are not mistaken for
 //! one.
 
-use super::format::{Format, ValueKind};
+use super::format::{Format, ValueKind, Writer};
 use super::CRC64;
 
 /// What [`detect`] found.
@@ -62,6 +62,67 @@ pub fn detect(bytes: &[u8]) -> Detected {
         return Detected::Dump { format, kind };
     }
     Detected::Raw
+}
+
+/// What a file is and who wrote it: [`detect`] plus, for an RDB file, the writer read from its
+/// header and leading aux fields ([`super::peek_writer`]). This is what the wasm
+/// `snapshotInfo` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identity {
+    /// What [`detect`] found.
+    pub detected: Detected,
+    /// The writer of an RDB file whose header and leading aux fields could be read.
+    pub writer: Option<Writer>,
+    /// Why an RDB file's header or aux fields could not be read, or why its header is not one
+    /// bitlens reads ([`Detected::UnsupportedRdb`]).
+    pub error: Option<String>,
+}
+
+impl Identity {
+    /// The kind as a short name: `rdb`, `unsupported-rdb`, `dump`, `raw` or `empty`.
+    pub fn kind(&self) -> &'static str {
+        match &self.detected {
+            Detected::Empty => "empty",
+            Detected::Rdb(_) => "rdb",
+            Detected::UnsupportedRdb(_) => "unsupported-rdb",
+            Detected::Dump { .. } => "dump",
+            Detected::Raw => "raw",
+        }
+    }
+
+    /// The format of an RDB file or DUMP payload (`None` for raw, empty or unsupported input).
+    pub fn format(&self) -> Option<Format> {
+        match &self.detected {
+            Detected::Rdb(f) | Detected::Dump { format: f, .. } => Some(*f),
+            _ => None,
+        }
+    }
+}
+
+/// Identifies a file by content (see [`Identity`]). For an RDB file only the header and the
+/// leading aux fields are read.
+///
+/// # Examples
+/// ```
+/// let id = bitlens::rdb::identify(b"REDIS0011\xff");
+/// assert_eq!(id.kind(), "rdb");
+/// assert_eq!(bitlens::rdb::identify(b"hello").kind(), "raw");
+/// ```
+pub fn identify(bytes: &[u8]) -> Identity {
+    let detected = detect(bytes);
+    let (writer, error) = match &detected {
+        Detected::Rdb(_) => match super::peek_writer(bytes) {
+            Ok(w) => (Some(w), None),
+            Err(e) => (None, Some(e.to_string())),
+        },
+        Detected::UnsupportedRdb(m) => (None, Some(m.clone())),
+        _ => (None, None),
+    };
+    Identity {
+        detected,
+        writer,
+        error,
+    }
 }
 
 fn dump_of(bytes: &[u8]) -> Option<(Format, ValueKind)> {

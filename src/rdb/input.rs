@@ -8,7 +8,7 @@
 //! so re-decoding costs at most about twice the record's size). Long raw strings are passed
 //! through [`Input::stream`] piece by piece instead of being held whole.
 
-use super::{Crc64Digest, RdbError, CRC64};
+use super::{Crc64Digest, RdbError, RdbErrorKind, CRC64};
 
 /// A random-access byte source of known length, read in pieces (a browser `Blob` through
 /// `FileReaderSync`, a file, a test buffer).
@@ -68,11 +68,11 @@ pub(crate) trait Input {
 }
 
 fn truncated(at: u64, what: &str, n: u64, left: u64) -> RdbError {
-    RdbError {
-        offset: at,
-        key: None,
-        message: format!("truncated input: {what} needs {n} bytes, only {left} remain"),
-    }
+    RdbError::new(
+        RdbErrorKind::Truncated,
+        at,
+        format!("truncated input: {what} needs {n} bytes, only {left} remain"),
+    )
 }
 
 /// The whole input in one slice.
@@ -175,11 +175,7 @@ impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {
     }
 
     fn read_error(&self, at: u64, e: String) -> RdbError {
-        RdbError {
-            offset: at,
-            key: None,
-            message: format!("cannot read input: {e}"),
-        }
+        RdbError::new(RdbErrorKind::Read, at, format!("cannot read input: {e}"))
     }
 }
 

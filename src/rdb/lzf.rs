@@ -13,7 +13,7 @@
 //! switches to one full-length buffer and decodes the rest straight into it.
 
 use crate::bitmap::sparse::PAGE;
-use crate::string::{LzfError, RedisString, StringBuilder};
+use crate::string::{RedisString, StringBuilder};
 
 /// The furthest a back-reference reaches.
 const HISTORY: usize = 8192;
@@ -25,12 +25,81 @@ const FLUSH: usize = 1 << 20;
 /// zero: a bounded transient allocation, and much faster than paging.
 const DIRECT_MAX: u64 = 16 << 20;
 
-fn err(offset: usize, message: &str) -> LzfError {
-    LzfError {
-        offset,
-        message: message.to_string(),
+/// A corrupt LZF payload: what is wrong, at which byte offset of the compressed data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LzfError {
+    /// A literal run reaches past the end of the data.
+    LiteralPastEnd {
+        /// Offset of the run's control byte.
+        offset: usize,
+    },
+    /// A back-reference's length or distance byte is missing.
+    BackrefCutShort {
+        /// Offset of the back-reference's control byte.
+        offset: usize,
+    },
+    /// A back-reference reaches before the start of the output.
+    BackrefBeforeStart {
+        /// Offset of the back-reference's control byte.
+        offset: usize,
+    },
+    /// The data decodes to more bytes than the declared length.
+    OutputTooLong {
+        /// Offset of the first instruction that does not fit.
+        offset: usize,
+    },
+    /// The data ends having decoded a length other than the declared one.
+    LengthMismatch {
+        /// The length of the data (where it ended).
+        offset: usize,
+        /// Bytes decoded.
+        got: u64,
+        /// The declared (uncompressed) length.
+        declared: u64,
+    },
+}
+
+impl LzfError {
+    /// Offset in the compressed data where the problem was found.
+    pub fn offset(&self) -> usize {
+        match *self {
+            LzfError::LiteralPastEnd { offset }
+            | LzfError::BackrefCutShort { offset }
+            | LzfError::BackrefBeforeStart { offset }
+            | LzfError::OutputTooLong { offset }
+            | LzfError::LengthMismatch { offset, .. } => offset,
+        }
+    }
+
+    /// What is wrong, without the offset (`back-reference cut short`).
+    pub fn description(&self) -> String {
+        match self {
+            LzfError::LiteralPastEnd { .. } => "literal run past the end of the data".into(),
+            LzfError::BackrefCutShort { .. } => "back-reference cut short".into(),
+            LzfError::BackrefBeforeStart { .. } => {
+                "back-reference before the start of the output".into()
+            }
+            LzfError::OutputTooLong { .. } => "output longer than the declared length".into(),
+            LzfError::LengthMismatch { got, declared, .. } => {
+                format!("output is {got} bytes, the declared length is {declared}")
+            }
+        }
     }
 }
+
+impl std::fmt::Display for LzfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "LZF data corrupt at byte {}: {}",
+            self.offset(),
+            self.description()
+        )
+    }
+}
+
+impl std::error::Error for LzfError {}
 
 /// Decodes instructions from `data[*i..]` into `out` at `*o` until the data ends or `*o`
 /// reaches `stop` (with `stop + MAX_STEP <= out.len()` unless `stop == limit`). `limit` is
@@ -55,10 +124,10 @@ fn run(
         if ctrl < 32 {
             let n = ctrl + 1;
             if ip + n > data.len() {
-                break Err(err(at, "literal run past the end of the data"));
+                break Err(LzfError::LiteralPastEnd { offset: at });
             }
             if op + n > limit {
-                break Err(err(at, "output longer than the declared length"));
+                break Err(LzfError::OutputTooLong { offset: at });
             }
             if ip + 32 <= data.len() && op + 32 <= out.len() {
                 // Copy a fixed 32 bytes (inlined, no call); the bytes past `n` are
@@ -74,22 +143,22 @@ fn run(
             let mut len = ctrl >> 5;
             if len == 7 {
                 let Some(&extra) = data.get(ip) else {
-                    break Err(err(at, "back-reference cut short"));
+                    break Err(LzfError::BackrefCutShort { offset: at });
                 };
                 len += extra as usize;
                 ip += 1;
             }
             let Some(&low) = data.get(ip) else {
-                break Err(err(at, "back-reference cut short"));
+                break Err(LzfError::BackrefCutShort { offset: at });
             };
             ip += 1;
             let dist = ((ctrl & 31) << 8 | low as usize) + 1;
             let len = len + 2;
             if dist > op {
-                break Err(err(at, "back-reference before the start of the output"));
+                break Err(LzfError::BackrefBeforeStart { offset: at });
             }
             if op + len > limit {
-                break Err(err(at, "output longer than the declared length"));
+                break Err(LzfError::OutputTooLong { offset: at });
             }
             let start = op - dist;
             let padded = len.next_multiple_of(16);
@@ -126,10 +195,11 @@ fn run(
 }
 
 fn length_error(data: &[u8], got: u64, ulen: u64) -> LzfError {
-    err(
-        data.len(),
-        &format!("output is {got} bytes, the declared length is {ulen}"),
-    )
+    LzfError::LengthMismatch {
+        offset: data.len(),
+        got,
+        declared: ulen,
+    }
 }
 
 /// Decompresses `data` whose declared output length is `ulen` bytes into a plain buffer.
@@ -142,7 +212,7 @@ pub fn decompress(data: &[u8], ulen: usize) -> Result<Vec<u8>, LzfError> {
     if i < data.len() || o != ulen {
         // Stopped with data left: the output would be longer than declared.
         if i < data.len() {
-            return Err(err(i, "output longer than the declared length"));
+            return Err(LzfError::OutputTooLong { offset: i });
         }
         return Err(length_error(data, o as u64, ulen as u64));
     }
@@ -203,7 +273,7 @@ fn decompress_string_direct_max(
             let n = dense.len();
             run(data, &mut i, &mut dense, &mut op, n, n)?;
             if i < data.len() {
-                return Err(err(i, "output longer than the declared length"));
+                return Err(LzfError::OutputTooLong { offset: i });
             }
             if op != n {
                 return Err(length_error(data, op as u64, ulen));
@@ -212,7 +282,7 @@ fn decompress_string_direct_max(
         }
     }
     if i < data.len() {
-        return Err(err(i, "output longer than the declared length"));
+        return Err(LzfError::OutputTooLong { offset: i });
     }
     if base + o as u64 != ulen {
         return Err(length_error(data, base + o as u64, ulen));
@@ -227,19 +297,10 @@ mod tests {
 
     /// Inputs of several shapes: short, long mostly-zero, long dense, mixed.
     fn inputs() -> Vec<Vec<u8>> {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut r = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
         let mut noise = |n: usize, density: u32| -> Vec<u8> {
             (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    if (x >> 40) as u32 % 100 < density {
-                        x as u8
-                    } else {
-                        0
-                    }
-                })
+                .map(|_| if r.u32(..100) < density { r.u8(..) } else { 0 })
                 .collect()
         };
         let mut sparse = vec![0u8; 3 << 20];
@@ -300,9 +361,48 @@ mod tests {
             }
         }
         let e = decompress(&[0x20, 0x00], 3).unwrap_err();
-        assert_eq!(e.offset, 0);
-        assert!(e.message.contains("before the start"), "{e}");
+        assert_eq!(e, LzfError::BackrefBeforeStart { offset: 0 });
+        assert_eq!(
+            e.to_string(),
+            "LZF data corrupt at byte 0: back-reference before the start of the output"
+        );
         let e = decompress(&[0x05, 1, 2], 6).unwrap_err();
-        assert!(e.message.contains("literal run past the end"), "{e}");
+        assert_eq!(e, LzfError::LiteralPastEnd { offset: 0 });
+        assert_eq!(
+            decompress(&[0x00, 7], 2).unwrap_err(),
+            LzfError::LengthMismatch {
+                offset: 2,
+                got: 1,
+                declared: 2
+            }
+        );
+        assert!(decompress_string(&[0x20, 0x00], 3).is_err());
+    }
+
+    #[test]
+    fn random_corruptions_are_errors_and_zero_strings_stay_paged() {
+        let mut r = fastrand::Rng::with_seed(14);
+        let mut big = vec![0u8; 1 << 24];
+        for i in 0..10 {
+            big[(1 << 23) + i * 1000] = 0x81;
+        }
+        let mut all = inputs();
+        all.push(big);
+        for input in all {
+            let packed = lzf::compress(&input).unwrap();
+            let s = decompress_string(&packed, input.len() as u64).unwrap();
+            if input.len() == 1 << 24 {
+                assert!(s.is_sparse() && s.heap_bytes() <= 16 * PAGE);
+                assert_eq!(s.popcount(), 20);
+            }
+            // Random byte changes give a result or an error, never a panic.
+            let mut bad = packed.clone();
+            for _ in 0..5 {
+                let at = r.usize(..bad.len());
+                bad[at] = r.u8(..);
+            }
+            let _ = decompress_string(&bad, input.len() as u64);
+            let _ = decompress(&bad, input.len());
+        }
     }
 }

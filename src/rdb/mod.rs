@@ -18,7 +18,6 @@
 //! never a panic; no allocation exceeds what the input's size justifies.
 
 pub mod detect;
-pub(crate) mod encoded;
 pub mod format;
 mod input;
 pub mod lzf;
@@ -28,8 +27,8 @@ mod reader;
 mod values;
 mod writer;
 
-pub use detect::{detect, Detected};
-pub use encoded::{intset, listpack, ziplist, zipmap, BlobError, Item};
+pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item};
+pub use detect::{detect, identify, Detected, Identity};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use reader::module_name;
@@ -58,16 +57,59 @@ pub(crate) static CRC64: crc::Crc<u64, crc::Table<16>> =
 /// A running [`CRC64`].
 pub(crate) type Crc64Digest = crc::Digest<'static, u64, crc::Table<16>>;
 
-/// A decoding error: what went wrong, at which byte offset of the input, and in which key
-/// when known.
+/// What kind of problem an [`RdbError`] is, for callers that act on it (more kinds may come).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RdbErrorKind {
+    /// The input ends inside a structure (header, length, string, value, trailer).
+    Truncated,
+    /// Not a header bitlens reads: bad magic, or an RDB / DUMP version it does not know.
+    UnsupportedVersion,
+    /// The CRC-64 trailer does not match the content.
+    Checksum,
+    /// A value type byte the file's (or payload's) format does not define.
+    UnknownType,
+    /// A record or encoding bitlens knows of but does not read (hash templates, pre-GA
+    /// modules, unknown module opcodes).
+    Unsupported,
+    /// A structure that is not what the format allows (bad length or encoding byte, corrupt
+    /// blob or LZF data, duplicate member, bytes after a value, ...).
+    Corrupt,
+    /// A DUMP payload whose format cannot go into the file being written.
+    Incompatible,
+    /// The input source failed (a chunked reader's I/O error).
+    Read,
+    /// Writing the output failed.
+    Write,
+    /// The progress callback stopped the load.
+    Cancelled,
+}
+
+/// A decoding error: its kind, at which byte offset of the input, in which key when known,
+/// and a message (what [`fmt::Display`] shows after the offset and key).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RdbError {
+    /// What kind of problem it is.
+    pub kind: RdbErrorKind,
     /// Byte offset in the input where the problem was detected.
     pub offset: u64,
     /// The key being decoded, when known.
     pub key: Option<Vec<u8>>,
     /// What is wrong.
     pub message: String,
+}
+
+impl RdbError {
+    /// An error of `kind` at byte `offset`, with no key yet.
+    pub fn new(kind: RdbErrorKind, offset: u64, message: impl Into<String>) -> RdbError {
+        RdbError {
+            kind,
+            offset,
+            key: None,
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for RdbError {
@@ -361,7 +403,8 @@ fn read_record<'w>(
             }
             Opcode::KeyMeta => c.key_meta()?,
             Opcode::HashTemplates => {
-                return Err(c.err_at(
+                return Err(c.err_kind_at(
+                    RdbErrorKind::Unsupported,
                     at,
                     format!(
                         "{} records ({format}, byte {byte}) are not supported yet",
@@ -373,7 +416,8 @@ fn read_record<'w>(
         return Ok(Step::Opcode);
     }
     let Some(kind) = format.value_kind(byte) else {
-        return Err(c.err_at(
+        return Err(c.err_kind_at(
+            RdbErrorKind::UnknownType,
             at,
             format!("unknown RDB value type {byte} (byte 0x{byte:02x}) in a {format} file"),
         ));
@@ -434,11 +478,7 @@ fn report(
     done: u64,
     total: u64,
 ) -> Result<(), RdbError> {
-    progress(done, total).map_err(|message| RdbError {
-        offset: done,
-        key: None,
-        message,
-    })
+    progress(done, total).map_err(|message| RdbError::new(RdbErrorKind::Cancelled, done, message))
 }
 
 /// The reader proper, over either kind of [`Input`].
@@ -465,7 +505,8 @@ where
         } else {
             0
         };
-        Format::from_magic(magic).map_err(|m| c.err_at(version_at, m))?
+        Format::from_magic(magic)
+            .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m))?
     };
     inp.consume(9);
     let mut st = State {
@@ -570,13 +611,13 @@ where
     if stored != 0 && opts.verify_checksum {
         let actual = inp.crc_so_far();
         if actual != stored {
-            return Err(RdbError {
-                offset: eof_end,
-                key: None,
-                message: format!(
+            return Err(RdbError::new(
+                RdbErrorKind::Checksum,
+                eof_end,
+                format!(
                     "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"
                 ),
-            });
+            ));
         }
     }
     inp.consume(8);
@@ -590,7 +631,8 @@ where
 pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
-    let format = Format::from_magic(magic).map_err(|m| c.err_at(0, m))?;
+    let format = Format::from_magic(magic)
+        .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, 0, m))?;
     let mut aux = Vec::new();
     while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
         c.pos += 1;
@@ -674,13 +716,10 @@ pub struct DumpParts<'a> {
 /// does not read, its type byte is not a type of that format, or (when `verify_checksum`)
 /// its CRC-64 does not match.
 pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>, RdbError> {
-    let err = |offset: usize, message: String| RdbError {
-        offset: offset as u64,
-        key: None,
-        message,
-    };
+    let err = |kind, offset: usize, message: String| RdbError::new(kind, offset as u64, message);
     if payload.len() < 11 {
         return Err(err(
+            RdbErrorKind::Truncated,
             0,
             format!(
                 "DUMP payload of {} bytes is too short (at least 11)",
@@ -690,13 +729,19 @@ pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>
     }
     let n = payload.len();
     let version = u16::from_le_bytes([payload[n - 10], payload[n - 9]]);
-    let format = Format::from_dump_version(version)
-        .map_err(|m| err(n - 10, format!("DUMP payload: {m}")))?;
+    let format = Format::from_dump_version(version).map_err(|m| {
+        err(
+            RdbErrorKind::UnsupportedVersion,
+            n - 10,
+            format!("DUMP payload: {m}"),
+        )
+    })?;
     let stored = u64::from_le_bytes(payload[n - 8..].try_into().expect("8 bytes"));
     if verify_checksum {
         let actual = CRC64.checksum(&payload[..n - 8]);
         if actual != stored {
             return Err(err(
+                RdbErrorKind::Checksum,
                 n - 8,
                 format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x} (to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"),
             ));
@@ -705,6 +750,7 @@ pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>
     let t = payload[0];
     let kind = format.value_kind(t).ok_or_else(|| {
         err(
+            RdbErrorKind::UnknownType,
             0,
             format!("unknown RDB value type {t} (byte 0x{t:02x}) in a {format} DUMP payload"),
         )

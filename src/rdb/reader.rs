@@ -9,10 +9,10 @@
 
 use std::borrow::Cow;
 
-use super::encoded::{self, BlobError, Item};
 use super::format::ValueKind;
 use super::values;
-use super::RdbError;
+use super::{RdbError, RdbErrorKind};
+use crate::encoded::{self, BlobError, Item};
 use crate::keyspace::Value;
 use crate::string::RedisString;
 use crate::zset::ZSet;
@@ -84,12 +84,19 @@ impl<'a> Cursor<'a> {
         self.buf.len() - self.pos
     }
 
+    /// A [`RdbErrorKind::Corrupt`] error at `at` (an offset in this cursor's buffer).
     pub fn err_at(&self, at: usize, message: impl Into<String>) -> RdbError {
-        RdbError {
-            offset: self.base + at as u64,
-            key: None,
-            message: message.into(),
-        }
+        self.err_kind_at(RdbErrorKind::Corrupt, at, message)
+    }
+
+    /// An error of `kind` at `at` (an offset in this cursor's buffer).
+    pub fn err_kind_at(
+        &self,
+        kind: RdbErrorKind,
+        at: usize,
+        message: impl Into<String>,
+    ) -> RdbError {
+        RdbError::new(kind, self.base + at as u64, message)
     }
 
     /// An error inside an embedded blob. For a raw blob the offset is the bad byte itself; an
@@ -113,7 +120,8 @@ impl<'a> Cursor<'a> {
     pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], RdbError> {
         if n > self.remaining() as u64 {
             self.want(n);
-            return Err(self.err_at(
+            return Err(self.err_kind_at(
+                RdbErrorKind::Truncated,
                 self.pos,
                 format!(
                     "truncated input: {what} needs {n} bytes, only {} remain",
@@ -208,7 +216,8 @@ impl<'a> Cursor<'a> {
         let n = self.length(what)?;
         if n.saturating_mul(min_item_bytes) > self.remaining() as u64 {
             self.want(n.saturating_mul(min_item_bytes));
-            return Err(self.err_at(
+            return Err(self.err_kind_at(
+                RdbErrorKind::Truncated,
                 at,
                 format!(
                     "{what} {n} exceeds what the remaining {} bytes can hold",
@@ -237,8 +246,8 @@ impl<'a> Cursor<'a> {
                 let data_at = self.pos - data.len();
                 let out = super::lzf::decompress(data, ulen as usize).map_err(|e| {
                     self.err_at(
-                        data_at + e.offset,
-                        format!("{what}: LZF data corrupt: {}", e.message),
+                        data_at + e.offset(),
+                        format!("{what}: LZF data corrupt: {}", e.description()),
                     )
                 })?;
                 Ok(Cow::Owned(out))
@@ -257,8 +266,8 @@ impl<'a> Cursor<'a> {
             let data_at = self.pos - data.len();
             return super::lzf::decompress_string(data, ulen).map_err(|e| {
                 self.err_at(
-                    data_at + e.offset,
-                    format!("{what}: LZF data corrupt: {}", e.message),
+                    data_at + e.offset(),
+                    format!("{what}: LZF data corrupt: {}", e.description()),
                 )
             });
         }
@@ -366,7 +375,13 @@ impl<'a> Cursor<'a> {
                 5 => {
                     self.skip_string("module string")?;
                 }
-                op => return Err(self.err_at(at, format!("unknown module opcode {op}"))),
+                op => {
+                    return Err(self.err_kind_at(
+                        RdbErrorKind::Unsupported,
+                        at,
+                        format!("unknown module opcode {op}"),
+                    ))
+                }
             }
         }
     }
@@ -499,7 +514,8 @@ impl<'a> Cursor<'a> {
             HashListpackEx => values::hash_listpack_ex(self, materialise, false),
             Module2 => values::module_2(self, materialise),
             Hash2 => values::hash_2(self, materialise),
-            ModulePreGa => Err(self.err_at(
+            ModulePreGa => Err(self.err_kind_at(
+                RdbErrorKind::Unsupported,
                 at,
                 "module value of pre-release format (RDB_TYPE_MODULE_PRE_GA, type 6) cannot be walked",
             )),

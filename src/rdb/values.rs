@@ -21,9 +21,9 @@
 //!   last id, v2+ entries read, PEL of (16-byte id, 8-byte delivery time, delivery count),
 //!   consumers (name, 8-byte seen time, v3+ 8-byte active time, PEL of 16-byte ids)).
 
-use super::encoded::BlobError;
 use super::reader::Cursor;
-use super::RdbError;
+use super::{RdbError, RdbErrorKind};
+use crate::encoded::BlobError;
 use crate::hash::{Hash, HashTable};
 use crate::keyspace::Value;
 use crate::list::{List, Node};
@@ -423,7 +423,13 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
                     Field::Buffer(Vec::new())
                 }
             }
-            op => return Err(c.err_at(at, format!("unknown module opcode {op}"))),
+            op => {
+                return Err(c.err_kind_at(
+                    RdbErrorKind::Unsupported,
+                    at,
+                    format!("unknown module opcode {op}"),
+                ))
+            }
         };
         if materialise {
             fields.push((at, field));
@@ -442,11 +448,11 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
 
 #[cfg(test)]
 mod tests {
+    use crate::encoded::test_blobs::{intset, items, listpack, listpack_strs, ziplist};
+    use crate::encoded::Item;
     use crate::hash::Hash;
     use crate::keyspace::Value;
     use crate::list::{List, Node};
-    use crate::rdb::encoded::test_blobs::{intset, items, listpack, listpack_strs, ziplist};
-    use crate::rdb::encoded::Item;
     use crate::rdb::{load_rdb, LoadOptions, RdbWriter};
     use crate::set::Set;
     use crate::stream::{tests::node, Group, Stream, StreamId};

@@ -14,11 +14,11 @@ use std::io::{self, Write};
 
 use super::format::{Family, Format, Opcode, ValueKind};
 use super::reader::Cursor;
-use super::{dump_parts, Crc64Digest, RdbError, CRC64};
-use crate::command::args::parse_i64;
+use super::{dump_parts, Crc64Digest, RdbError, RdbErrorKind, CRC64};
 use crate::hash::Hash;
 use crate::keyspace::Value;
 use crate::list::{List, Node};
+use crate::num::parse_i64;
 use crate::set::Set;
 use crate::stream::{Stream, StreamId};
 use crate::zset::ZSet;
@@ -550,14 +550,14 @@ impl<W: Write> RdbWriter<W> {
         };
         let p = dump_parts(payload, true).map_err(keyed)?;
         if !self.format.accepts_payload(p.format) {
-            return Err(keyed(RdbError {
-                offset: payload.len() as u64 - 10,
-                key: None,
-                message: format!(
+            return Err(keyed(RdbError::new(
+                RdbErrorKind::Incompatible,
+                payload.len() as u64 - 10,
+                format!(
                     "DUMP payload of {} cannot go into a {} file",
                     p.format, self.format
                 ),
-            }));
+            )));
         }
         let (t, body) = (p.type_byte, p.body);
         let mut c = Cursor::new(body, 1);
@@ -569,9 +569,8 @@ impl<W: Write> RdbWriter<W> {
             )));
         }
         let io_err = |e: io::Error| RdbError {
-            offset: 0,
             key: Some(key.to_vec()),
-            message: format!("write failed: {e}"),
+            ..RdbError::new(RdbErrorKind::Write, 0, format!("write failed: {e}"))
         };
         self.put_expire(expire_at_ms).map_err(io_err)?;
         self.put(&[t]).map_err(io_err)?;

@@ -109,7 +109,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             return Err(ExitCode::from(2));
         };
         let bytes = crate::read_file(&path)?;
-        match bitlens::bitmap::roaring::from_roaring(&bytes) {
+        match bitlens::string::roaring::from_roaring(&bytes) {
             Ok(s) => extra.push((key, Value::String(s))),
             Err(e) => {
                 eprintln!(
@@ -302,7 +302,7 @@ fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
                 return Err(ExitCode::from(1));
             }
         };
-        let bytes = bitlens::bitmap::roaring::to_roaring(s).map_err(|e| {
+        let bytes = bitlens::string::roaring::to_roaring(s).map_err(|e| {
             eprintln!(
                 "bitlens: --save-roaring {}: {e}",
                 String::from_utf8_lossy(&key)

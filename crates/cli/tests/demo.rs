@@ -27,7 +27,7 @@ fn demo_snapshot_loads_into_redis_and_answers_agree() {
     let mut snap = load_rdb(&resp.body, &LoadOptions::default()).expect("bitlens reads it");
     let mut ks = snap.databases.remove(&0).expect("db 0");
 
-    let dates = bitlens::demo::dates();
+    let dates = bitlens_cli::demo::dates();
     let mut cmds: Vec<Vec<Vec<u8>>> = vec![argv(&["DBSIZE"])];
     for (i, d) in dates.iter().enumerate() {
         let active = format!("stats:active:{d}");
@@ -55,17 +55,17 @@ fn demo_snapshot_loads_into_redis_and_answers_agree() {
     let mut month = vec!["PFCOUNT".to_string()];
     month.extend(dates.iter().map(|d| format!("uv:page:index:{d}")));
     cmds.push(month.into_iter().map(String::into_bytes).collect());
-    let (first, end) = bitlens::demo::SIGN_UIDS;
+    let (first, end) = bitlens_cli::demo::SIGN_UIDS;
     for uid in (first..end).step_by(97) {
-        let key = format!("sign:{uid}:{}", bitlens::demo::SIGN_MONTH);
+        let key = format!("sign:{uid}:{}", bitlens_cli::demo::SIGN_MONTH);
         cmds.push(argv(&["BITCOUNT", &key]));
         cmds.push(argv(&["BITPOS", &key, "0"]));
         cmds.push(argv(&["GETBIT", &key, "29"]));
     }
-    for (kind, _) in bitlens::demo::GEO_TYPES {
+    for (kind, _) in bitlens_cli::demo::GEO_TYPES {
         let key = format!("shop:geo:{kind}");
         cmds.push(argv(&["ZCARD", &key]));
-        for (_, _, lon, lat, _) in bitlens::demo::CITIES {
+        for (_, _, lon, lat, _) in bitlens_cli::demo::CITIES {
             for km in ["1", "3", "5"] {
                 cmds.push(argv(&[
                     "GEOSEARCH",
@@ -145,7 +145,7 @@ fn demo_api_filters_and_describes() {
     let snap = load_rdb(&default.body, &LoadOptions::default()).unwrap();
     assert_eq!(
         snap.databases[&0].len(),
-        bitlens::demo::DAYS as usize + bitlens::demo::LEVEL_DAYS
+        bitlens_cli::demo::DAYS as usize + bitlens_cli::demo::LEVEL_DAYS
     );
 
     let geo = served.get("/api/keys?match=shop:geo:*").json();

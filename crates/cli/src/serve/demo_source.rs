@@ -22,7 +22,7 @@ pub struct Demo {
 impl Demo {
     /// Generates the demo data set (deterministic).
     pub fn generate() -> Demo {
-        Demo::from_keyspace(bitlens::demo::demo_keyspace())
+        Demo::from_keyspace(bitlens_cli::demo::demo_keyspace())
     }
 
     /// Serves an arbitrary keyspace (tests).
@@ -125,7 +125,7 @@ impl Demo {
 
     /// `/api/info` for the demo: what the data set holds.
     pub fn info(&self) -> serde_json::Value {
-        use bitlens::demo;
+        use bitlens_cli::demo;
         json!({
             "source": "demo",
             "redis": null,

@@ -50,13 +50,46 @@ impl Item<'_> {
     }
 }
 
-/// A structural error inside a blob: byte offset within the blob and a description.
+/// What kind of structural problem a [`BlobError`] is (more kinds may come).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BlobErrorKind {
+    /// A field or entry reaches past the end of the blob, or the terminator is missing.
+    Truncated,
+    /// An encoding byte (or intset width, zipmap length byte) the format does not define.
+    InvalidEncoding,
+    /// A header or back-length disagrees with the content (total bytes, count, entry size).
+    Mismatch,
+    /// The terminator comes before the end of the blob.
+    TrailingBytes,
+    /// Elements out of the order the encoding requires (intset not strictly ascending).
+    Order,
+    /// Well-formed entries whose meaning is invalid for the value (a stream ID that is not an
+    /// integer, an odd number of hash entries, ...).
+    Invalid,
+}
+
+/// A structural error inside a blob: its kind, byte offset within the blob and a description.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BlobError {
+    /// What kind of problem it is.
+    pub kind: BlobErrorKind,
     /// Offset within the blob (not the file).
     pub offset: usize,
     /// What is wrong.
     pub message: String,
+}
+
+impl BlobError {
+    /// An error of `kind` at `offset` within the blob.
+    pub fn new(kind: BlobErrorKind, offset: usize, message: impl Into<String>) -> BlobError {
+        BlobError {
+            kind,
+            offset,
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for BlobError {
@@ -65,11 +98,8 @@ impl fmt::Display for BlobError {
     }
 }
 
-fn bad(offset: usize, message: impl Into<String>) -> BlobError {
-    BlobError {
-        offset,
-        message: message.into(),
-    }
+fn bad(kind: BlobErrorKind, offset: usize, message: impl Into<String>) -> BlobError {
+    BlobError::new(kind, offset, message)
 }
 
 fn slice<'a>(b: &'a [u8], at: usize, n: usize, what: &str) -> Result<&'a [u8], BlobError> {
@@ -78,6 +108,7 @@ fn slice<'a>(b: &'a [u8], at: usize, n: usize, what: &str) -> Result<&'a [u8], B
         .map(|end| &b[at..end])
         .ok_or_else(|| {
             bad(
+                BlobErrorKind::Truncated,
                 at,
                 format!("{what}: needs {n} bytes, blob ends at {}", b.len()),
             )
@@ -100,6 +131,7 @@ pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
     let total = le_uint(&hdr[0..4]) as usize;
     if total != b.len() {
         return Err(bad(
+            BlobErrorKind::Mismatch,
             0,
             format!("listpack header says {total} bytes, blob has {}", b.len()),
         ));
@@ -108,9 +140,13 @@ pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
     let mut items = Vec::new();
     let mut p = 6;
     loop {
-        let e = *b
-            .get(p)
-            .ok_or_else(|| bad(p, "listpack ends without terminator"))?;
+        let e = *b.get(p).ok_or_else(|| {
+            bad(
+                BlobErrorKind::Truncated,
+                p,
+                "listpack ends without terminator",
+            )
+        })?;
         if e == 0xFF {
             break;
         }
@@ -143,7 +179,13 @@ pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
                     let v = le_uint(slice(b, p + 1, w, "listpack int")?);
                     (Item::Int(sign_extend(v, 8 * w as u32)), 1 + w)
                 }
-                _ => return Err(bad(p, format!("invalid listpack encoding byte 0x{e:02x}"))),
+                _ => {
+                    return Err(bad(
+                        BlobErrorKind::InvalidEncoding,
+                        p,
+                        format!("invalid listpack encoding byte 0x{e:02x}"),
+                    ))
+                }
             }
         };
         let blen = match size {
@@ -161,6 +203,7 @@ pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
             .fold(0u64, |acc, (i, &x)| acc | (((x & 0x7F) as u64) << (7 * i)));
         if stored != size as u64 {
             return Err(bad(
+                BlobErrorKind::Mismatch,
                 p + size,
                 format!("listpack back-length {stored} does not match entry size {size}"),
             ));
@@ -169,10 +212,15 @@ pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
         p += size + blen;
     }
     if p + 1 != b.len() {
-        return Err(bad(p, "listpack terminator before the end of the blob"));
+        return Err(bad(
+            BlobErrorKind::TrailingBytes,
+            p,
+            "listpack terminator before the end of the blob",
+        ));
     }
     if count != 0xFFFF && count != items.len() {
         return Err(bad(
+            BlobErrorKind::Mismatch,
             4,
             format!(
                 "listpack header count {count} but {} entries found",
@@ -190,22 +238,31 @@ pub fn ziplist(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
     let total = le_uint(&hdr[0..4]) as usize;
     if total != b.len() {
         return Err(bad(
+            BlobErrorKind::Mismatch,
             0,
             format!("ziplist header says {total} bytes, blob has {}", b.len()),
         ));
     }
     let tail = le_uint(&hdr[4..8]) as usize;
     if tail >= b.len() {
-        return Err(bad(4, format!("ziplist tail offset {tail} out of range")));
+        return Err(bad(
+            BlobErrorKind::Mismatch,
+            4,
+            format!("ziplist tail offset {tail} out of range"),
+        ));
     }
     let count = le_uint(&hdr[8..10]) as usize;
     let mut items = Vec::new();
     let mut p = 10;
     let mut prev_size = 0usize;
     loop {
-        let first = *b
-            .get(p)
-            .ok_or_else(|| bad(p, "ziplist ends without terminator"))?;
+        let first = *b.get(p).ok_or_else(|| {
+            bad(
+                BlobErrorKind::Truncated,
+                p,
+                "ziplist ends without terminator",
+            )
+        })?;
         if first == 0xFF {
             break;
         }
@@ -220,11 +277,14 @@ pub fn ziplist(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
         };
         if prevlen != prev_size {
             return Err(bad(
+                BlobErrorKind::Mismatch,
                 start,
                 format!("ziplist previous length {prevlen} should be {prev_size}"),
             ));
         }
-        let e = *b.get(p).ok_or_else(|| bad(p, "ziplist entry truncated"))?;
+        let e = *b
+            .get(p)
+            .ok_or_else(|| bad(BlobErrorKind::Truncated, p, "ziplist entry truncated"))?;
         let (item, size) = match e >> 6 {
             0 => {
                 let n = (e & 0x3F) as usize;
@@ -237,7 +297,11 @@ pub fn ziplist(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
             }
             2 => {
                 if e != 0x80 {
-                    return Err(bad(p, format!("invalid ziplist encoding byte 0x{e:02x}")));
+                    return Err(bad(
+                        BlobErrorKind::InvalidEncoding,
+                        p,
+                        format!("invalid ziplist encoding byte 0x{e:02x}"),
+                    ));
                 }
                 let s = slice(b, p + 1, 4, "ziplist 32-bit length")?;
                 let n = u32::from_be_bytes([s[0], s[1], s[2], s[3]]) as usize;
@@ -251,7 +315,13 @@ pub fn ziplist(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
                     0xF0 => 3,
                     0xFE => 1,
                     0xF1..=0xFD => 0,
-                    _ => return Err(bad(p, format!("invalid ziplist encoding byte 0x{e:02x}"))),
+                    _ => {
+                        return Err(bad(
+                            BlobErrorKind::InvalidEncoding,
+                            p,
+                            format!("invalid ziplist encoding byte 0x{e:02x}"),
+                        ))
+                    }
                 };
                 if w == 0 {
                     (Item::Int((e & 0x0F) as i64 - 1), 1)
@@ -266,10 +336,15 @@ pub fn ziplist(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
         items.push(item);
     }
     if p + 1 != b.len() {
-        return Err(bad(p, "ziplist terminator before the end of the blob"));
+        return Err(bad(
+            BlobErrorKind::TrailingBytes,
+            p,
+            "ziplist terminator before the end of the blob",
+        ));
     }
     if count != 0xFFFF && count != items.len() {
         return Err(bad(
+            BlobErrorKind::Mismatch,
             8,
             format!(
                 "ziplist header count {count} but {} entries found",
@@ -285,11 +360,16 @@ pub fn intset(b: &[u8]) -> Result<Vec<i64>, BlobError> {
     let hdr = slice(b, 0, 8, "intset header")?;
     let width = le_uint(&hdr[0..4]) as usize;
     if !matches!(width, 2 | 4 | 8) {
-        return Err(bad(0, format!("invalid intset encoding {width}")));
+        return Err(bad(
+            BlobErrorKind::InvalidEncoding,
+            0,
+            format!("invalid intset encoding {width}"),
+        ));
     }
     let count = le_uint(&hdr[4..8]) as usize;
     if count.checked_mul(width).and_then(|n| n.checked_add(8)) != Some(b.len()) {
         return Err(bad(
+            BlobErrorKind::Mismatch,
             4,
             format!(
                 "intset of {count} x {width}-byte ints needs {} bytes, blob has {}",
@@ -302,7 +382,11 @@ pub fn intset(b: &[u8]) -> Result<Vec<i64>, BlobError> {
     for (i, c) in b[8..].chunks_exact(width).enumerate() {
         let v = sign_extend(le_uint(c), 8 * width as u32);
         if out.last().is_some_and(|&l| l >= v) {
-            return Err(bad(8 + i * width, "intset not strictly ascending"));
+            return Err(bad(
+                BlobErrorKind::Order,
+                8 + i * width,
+                "intset not strictly ascending",
+            ));
         }
         out.push(v);
     }
@@ -315,17 +399,27 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
     let mut p = 1;
     let mut items = Vec::new();
     let len_at = |p: usize| -> Result<(usize, usize), BlobError> {
-        let f = *b.get(p).ok_or_else(|| bad(p, "zipmap truncated"))?;
+        let f = *b
+            .get(p)
+            .ok_or_else(|| bad(BlobErrorKind::Truncated, p, "zipmap truncated"))?;
         match f {
             0..=253 => Ok((f as usize, 1)),
             254 => Ok((le_uint(slice(b, p + 1, 4, "zipmap length")?) as usize, 5)),
-            _ => Err(bad(p, "zipmap length byte 255")),
+            _ => Err(bad(
+                BlobErrorKind::InvalidEncoding,
+                p,
+                "zipmap length byte 255",
+            )),
         }
     };
     loop {
-        let f = *b
-            .get(p)
-            .ok_or_else(|| bad(p, "zipmap ends without terminator"))?;
+        let f = *b.get(p).ok_or_else(|| {
+            bad(
+                BlobErrorKind::Truncated,
+                p,
+                "zipmap ends without terminator",
+            )
+        })?;
         if f == 0xFF {
             break;
         }
@@ -333,14 +427,21 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
         items.push(Item::Str(slice(b, p + h, klen, "zipmap key")?));
         p += h + klen;
         let (vlen, h) = len_at(p)?;
-        let free = *b.get(p + h).ok_or_else(|| bad(p + h, "zipmap truncated"))? as usize;
+        let free = *b
+            .get(p + h)
+            .ok_or_else(|| bad(BlobErrorKind::Truncated, p + h, "zipmap truncated"))?
+            as usize;
         items.push(Item::Str(slice(b, p + h + 1, vlen, "zipmap value")?));
         p += h + 1 + vlen;
         slice(b, p, free, "zipmap free space")?;
         p += free;
     }
     if p + 1 != b.len() {
-        return Err(bad(p, "zipmap terminator before the end of the blob"));
+        return Err(bad(
+            BlobErrorKind::TrailingBytes,
+            p,
+            "zipmap terminator before the end of the blob",
+        ));
     }
     Ok(items)
 }
@@ -416,7 +517,7 @@ pub(crate) mod test_blobs {
     /// Strings as Redis stores them in a listpack or ziplist: canonical integers as integers.
     pub fn items<'a>(strs: &[&'a [u8]]) -> Vec<Item<'a>> {
         strs.iter()
-            .map(|s| match crate::command::args::parse_i64(s) {
+            .map(|s| match crate::num::parse_i64(s) {
                 Some(v) => Item::Int(v),
                 None => Item::Str(s),
             })

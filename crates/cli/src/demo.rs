@@ -20,10 +20,10 @@
 //!   scores) of shops clustered around Shanghai and Beijing, members `<type>:<sh|bj>:<nnnn>`,
 //!   plus one member per type whose name needs HTML escaping.
 
-use crate::keyspace::Keyspace;
-use crate::string::RedisString;
-use crate::zset::ZSet;
-use crate::Value;
+use bitlens::keyspace::Keyspace;
+use bitlens::string::RedisString;
+use bitlens::zset::ZSet;
+use bitlens::Value;
 
 /// Number of user ids in the activity bitmaps (bit offsets `0..USERS`).
 pub const USERS: u32 = 1_000_000;
@@ -279,12 +279,12 @@ impl HllBuilder {
 /// PFADD into an HLL string (empty vector = new key).
 fn hll_add(hll: &mut Vec<u8>, items: &[&[u8]]) {
     // The demo builds only valid HLL strings, so PFADD cannot fail here.
-    let _ = crate::hll::pfadd(hll, items);
+    let _ = bitlens::hll::pfadd(hll, items);
 }
 
 /// The 52-bit geohash score GEOADD stores for a point, or `None` outside GEO's range.
 fn geo_score(lon: f64, lat: f64) -> Option<f64> {
-    crate::geo::encode(lon, lat).map(|s| s as f64)
+    bitlens::geo::encode(lon, lat).map(|s| s as f64)
 }
 
 /// The HLLs: `(key, hll string)`.

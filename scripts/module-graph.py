@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The core crate's module dependency graph, from its `crate::` paths (use lines and inline
+paths), without test code (`#[cfg(test)]` modules and the `tests.rs` files).
+
+Usage: python3 scripts/module-graph.py [--files]
+Prints one line per top-level module: `module -> dependencies`, then the cycles found (strongly
+connected components of more than one module) and any import from rdb/* into command/*.
+Exits 1 when there is a cycle or such an import. `--files` prints the file-level edges too.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+
+def module_of(path):
+    rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+    if rel[-1] in ("mod", "lib"):
+        rel = rel[:-1]
+    return rel
+
+
+def code_without_tests(text):
+    """Drops comments and everything from a `#[cfg(test)]` module on."""
+    out = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == "#[cfg(test)]" and i + 1 < len(lines) and re.match(
+            r"\s*(pub(\(crate\))? )?mod \w+", lines[i + 1]
+        ):
+            if lines[i + 1].rstrip().endswith(";"):
+                i += 2
+                continue
+            # A test module block: skip to its matching closing brace.
+            depth = 0
+            j = i + 1
+            while j < len(lines):
+                depth += lines[j].count("{") - lines[j].count("}")
+                if depth <= 0 and "{" in "".join(lines[i + 1 : j + 1]):
+                    break
+                j += 1
+            i = j + 1
+            continue
+        out.append(re.sub(r"//.*", "", line))
+        i += 1
+    return "\n".join(out)
+
+
+def refs(code):
+    """Top-level and second-level module names referenced through `crate::`."""
+    found = set()
+    for m in re.finditer(r"crate::\{([^}]*)\}", code):
+        for part in m.group(1).split(","):
+            part = part.strip()
+            if part:
+                segs = re.findall(r"[a-z_][a-z0-9_]*", part)
+                if segs:
+                    found.add(tuple(segs[:2]))
+    for m in re.finditer(r"crate::([a-z_][a-z0-9_]*)(?:::([a-z_][a-z0-9_]*))?", code):
+        found.add(tuple(x for x in m.groups() if x))
+    return found
+
+
+def main():
+    files = []
+    for d, _, names in os.walk(ROOT):
+        for n in names:
+            if n.endswith(".rs") and n != "tests.rs":
+                files.append(os.path.join(d, n))
+    top = {}
+    file_edges = []
+    for f in sorted(files):
+        mod = module_of(f)
+        if not mod:
+            continue
+        code = code_without_tests(open(f, encoding="utf-8").read())
+        for r in refs(code):
+            if r[0] == mod[0] or r[0] in ("Value", "Keyspace", "Reply", "execute"):
+                # Same top-level module, or a crate-root re-export.
+                continue
+            top.setdefault(mod[0], set()).add(r[0])
+            file_edges.append(("::".join(mod), "::".join(r)))
+        top.setdefault(mod[0], set())
+    for m in sorted(top):
+        print(f"{m} -> {', '.join(sorted(top[m])) or '(nothing)'}")
+    if "--files" in sys.argv:
+        for a, b in sorted(set(file_edges)):
+            print(f"  {a} -> {b}")
+    # Tarjan's strongly connected components.
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in top.get(v, ()):
+            if w not in top:
+                continue
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(top):
+        if v not in index:
+            strong(v)
+    bad = False
+    for c in sccs:
+        print("cycle:", " <-> ".join(c))
+        bad = True
+    for a, b in file_edges:
+        if a.startswith("rdb") and b.startswith("command"):
+            print(f"file format imports the interpreter: {a} -> {b}")
+            bad = True
+    if not bad:
+        print("no cycles; no import from rdb/* into command/*")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
