@@ -31,6 +31,7 @@ pub mod hll;
 #[cfg(feature = "report")]
 pub mod inspect;
 pub mod keydetail;
+pub mod keypage;
 pub mod keyspace;
 pub mod list;
 pub mod num;

@@ -259,22 +259,8 @@ impl Engine {
             return Err(JsError::new(&format!("invalid limit {limit}")));
         }
         let expired = opt_bool(&options, "expired")?.unwrap_or(false);
-        let all: Box<dyn Iterator<Item = (&[u8], &crate::keyspace::Entry)>> = if expired {
-            Box::new(self.ks.iter_all())
-        } else {
-            Box::new(self.ks.iter())
-        };
-        let mut keys: Vec<&[u8]> = all
-            .map(|(k, _)| k)
-            .filter(|k| crate::glob::matches(pattern.as_bytes(), k))
-            .collect();
-        let total = keys.len();
-        let limit = (limit as usize).min(total);
-        if limit < total {
-            keys.select_nth_unstable(limit);
-            keys.truncate(limit);
-        }
-        keys.sort_unstable();
+        let page = crate::keypage::key_page(&self.ks, pattern.as_bytes(), limit as usize, expired);
+        let (total, keys) = (page.total, page.keys);
         let now = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
         let out = Array::new();
         for k in keys {
@@ -615,26 +601,16 @@ impl Engine {
         scratch: Option<String>,
     ) -> Result<f64, JsError> {
         let scratch = scratch.unwrap_or_else(|| DEFAULT_SCRATCH.to_string());
-        let saved = self.ks.entry(scratch.as_bytes()).cloned();
-        let mut argv = vec![
-            b"BITOP".to_vec(),
-            b"OR".to_vec(),
-            scratch.clone().into_bytes(),
-        ];
-        argv.extend(keys.into_iter().map(String::into_bytes));
-        let result = self.exec(argv).and_then(|_| {
-            let reply = self.exec(vec![b"BITCOUNT".to_vec(), scratch.clone().into_bytes()])?;
-            integer("BITCOUNT", &reply)
-        });
-        match saved {
-            Some(e) => self
-                .ks
-                .insert(scratch.into_bytes(), e.value, e.expire_at_ms),
-            None => {
-                self.ks.remove(scratch.as_bytes());
-            }
-        }
-        result
+        let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+        let mut ctx = Ctx {
+            ks: &mut self.ks,
+            profile: self.profile,
+            db: self.db,
+            db_count: self.db_count,
+        };
+        crate::keypage::bitop_or_count(&mut ctx, &keys, scratch.as_bytes())
+            .map(|n| n as f64)
+            .map_err(|e| JsError::new(&e))
     }
 
     /// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS radius unit ASC [COUNT count] WITHDIST

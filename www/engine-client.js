@@ -6,6 +6,7 @@
 //   const n = await eng.loadRdb(fileOrBytes, { patterns: ['uv:*'], onProgress(done, total) {} });
 //   await eng.command(['PFCOUNT', 'uv:page:index:20240520']); // 1234
 //   await eng.call('keyList', 'uv:*', 100);                   // any Engine method
+//   await eng.call('profiles');                               // or the module's profiles / snapshotInfo
 //   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase) {} });
 //   eng.terminate();
 //
@@ -293,9 +294,10 @@ class WorkerEngine {
 
 /** The same promise API over an Engine on the page's own thread. */
 class LocalEngine {
-  constructor(Engine) {
+  constructor(Engine, moduleFunctions = {}) {
     this.worker = false;
     this._Engine = Engine;
+    this._module = moduleFunctions;
     this._engine = new Engine();
     this._closed = false;
   }
@@ -379,6 +381,7 @@ class LocalEngine {
   async call(method, ...args) {
     const e = this._live();
     method = String(method);
+    if (Object.hasOwn(this._module, method)) return this._module[method](...args);
     if (method === 'constructor' || method.startsWith('_') || method === 'free' || typeof e[method] !== 'function') {
       throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
     }
@@ -430,5 +433,5 @@ export async function createEngine({ worker = true, wasmUrl, workerUrl } = {}) {
   const mod = await import('../pkg/bitlens.js');
   const url = absoluteUrl(wasmUrl);
   await mod.default(url ? { module_or_path: url } : undefined);
-  return new LocalEngine(mod.Engine);
+  return new LocalEngine(mod.Engine, { profiles: mod.profiles, snapshotInfo: mod.snapshotInfo });
 }

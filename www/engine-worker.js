@@ -8,13 +8,13 @@
 //   worker -> page  {id, progress: [doneBytes, totalBytes, phase]} while a load runs (progress:
 //                   true); phase 'download' (bytes received) or 'decode' (bytes decoded)
 //   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?}}
-// Special cases of `method`: 'loadRdb' with a Blob/File source reads it here (through the
+// Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
 // engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
 // 'loadUrl' [url, db, {token, ...load options}] downloads a snapshot here (fetch body reader,
 // snapshot.js) and decodes it here: the page's thread never holds or decodes the bytes.
 // ArrayBuffers in results are transferred back, never copied twice.
 
-import init, { Engine, snapshotInfo } from '../pkg/bitlens.js';
+import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
 import { fetchSnapshot } from './snapshot.js';
 
 let engine = null;
@@ -69,6 +69,9 @@ async function loadUrl(url, db, opts = {}, progressId) {
   return { keys, bytes: bytes.length, writer: snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null };
 }
 
+/** The wasm module's functions callable by name like Engine methods (they hold no data). */
+const MODULE_FUNCTIONS = { profiles, snapshotInfo };
+
 /** Runs one call on the engine; loads of a Blob/File are read here, in the worker. */
 function run(method, args, progressId) {
   if (progressId !== undefined) {
@@ -85,6 +88,7 @@ function run(method, args, progressId) {
     const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(blob));
     return engine.loadRdb(bytes, ...rest);
   }
+  if (Object.hasOwn(MODULE_FUNCTIONS, method)) return MODULE_FUNCTIONS[method](...args);
   if (method === 'constructor' || method.startsWith('_') || typeof engine[method] !== 'function') {
     throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
   }

@@ -16,7 +16,7 @@
 // `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
 // judged at ("as of" the snapshot's time).
 
-import init, { nearbyMapSvg, profiles, snapshotInfo } from '../pkg/bitlens.js';
+import init, { nearbyMapSvg, snapshotInfo } from '../pkg/bitlens.js';
 import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
@@ -451,7 +451,7 @@ export class Panel {
     if (offline) this.frame.dataset.offline = 'loading';
     let r;
     try {
-      await initWasm();
+      // The page's own wasm module is not started here: it only draws charts (render).
       r = await this.loader.run(offline ? name : null, size, decode);
       const { eng, value, seq } = r;
       const patterns = [...new Set(this.patterns())];
@@ -472,6 +472,7 @@ export class Panel {
       else delete this.frame.dataset.offline;
       this.writerName = writerName(value && typeof value === 'object' && 'writer' in value ? value.writer : writer);
       this.view = info;
+      this.profileList = await eng.call('profiles').catch(() => []);
       this.showFacts();
       this.status.textContent = offline
         ? t.decoded(name, this.fmt(n), formatBytes(bytes), eng.worker === true, info.databases.length)
@@ -559,12 +560,8 @@ export class Panel {
     this.dbSelect.value = String(i.selected);
     this.dbSelect.disabled = i.databases.length < 2;
     this.dbSelect.dataset.count = String(i.databases.length);
-    let known = [];
-    try {
-      known = profiles();
-    } catch {
-      /* an engine without the profile list: only the writer's */
-    }
+    // The engine's profile list (an engine without one: only the writer's).
+    const known = this.profileList || [];
     // The writer as the file names it (`Redis 7.4.1`), else as its profile (DUMP payloads).
     const writer = this.writerName || known.find((p) => p.name === i.writerProfile)?.server || i.writerProfile;
     this.compatSelect.replaceChildren(el('option', { value: '' }, t.compatWriter(writer)),
@@ -790,8 +787,11 @@ export class Panel {
     if (bytes) {
       return this.show({
         name: null, size: bytes.length,
-        writer: (await initWasm().then(() => snapshotInfo(bytes.subarray(0, 64 * 1024)))).writer,
-        decode: (eng, onProgress, signal) => eng.loadRdb(bytes, { transfer: false, onProgress, signal, ...this.loadOptions() }),
+        decode: async (eng, onProgress, signal) => {
+          const { writer } = await eng.call('snapshotInfo', bytes.slice(0, 64 * 1024));
+          const keys = await eng.loadRdb(bytes, { transfer: false, onProgress, signal, ...this.loadOptions() });
+          return { keys, bytes: bytes.length, writer: writer ?? null };
+        },
       });
     }
     const patterns = [...new Set(this.patterns())];
@@ -862,6 +862,8 @@ export class Panel {
       this.dateInput.max = isoDate(parseDate(this.dates[this.dates.length - 1]));
     }
     const t = this.t;
+    // The page's wasm module draws the charts and the map (from the engine's numbers).
+    if (this.engagement || this.bodies.nearby) await initWasm();
     const jobs = [];
     if (this.bodies.uv) jobs.push(drawMetricCard(this.bodies.uv, 'uv', () => computeUv(eng, this.s, date, t), this.fmt, t));
     if (this.bodies.active) jobs.push(drawMetricCard(this.bodies.active, 'active', () => computeActive(eng, this.s, date, t), this.fmt, t));
