@@ -89,6 +89,8 @@ export class LoadController {
       if (this.abort === ctl) this.abort = null;
       if (!this.abort) this.ui.cancel.hidden = true;
     };
+    // Marks for the page's performance timeline (the long-task e2e test reads them).
+    performance.mark('bitlens-load-start');
     try {
       this.ui.status.textContent = t.loadingWasm;
       eng = await createEngine({ worker: this.ui.worker() });
@@ -98,6 +100,7 @@ export class LoadController {
       finish();
       this.ui.progress.max = 1;
       this.ui.progress.value = 1;
+      performance.mark('bitlens-load-end');
       return { eng, value, seq };
     } catch (e) {
       if (eng) eng.terminate();

