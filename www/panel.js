@@ -864,12 +864,17 @@ export class Panel {
     const t = this.t;
     // The page's wasm module draws the charts and the map (from the engine's numbers).
     if (this.engagement || this.bodies.nearby) await initWasm();
+    // The metric cards are computed first and drawn together (one date on screen at a time).
+    const settle = (f) => f().then((v) => () => v, (e) => () => { throw e; });
+    const [uv, active, engagement] = await Promise.all([
+      this.bodies.uv ? settle(() => computeUv(eng, this.s, date, t)) : null,
+      this.bodies.active ? settle(() => computeActive(eng, this.s, date, t)) : null,
+      this.bodies.engagement ? settle(() => computeEngagement(eng, this.s, date, t)) : null,
+    ]);
     const jobs = [];
-    if (this.bodies.uv) jobs.push(drawMetricCard(this.bodies.uv, 'uv', () => computeUv(eng, this.s, date, t), this.fmt, t));
-    if (this.bodies.active) jobs.push(drawMetricCard(this.bodies.active, 'active', () => computeActive(eng, this.s, date, t), this.fmt, t));
-    if (this.bodies.engagement) {
-      jobs.push(drawEngagementCard(this.bodies.engagement, () => computeEngagement(eng, this.s, date, t), this.fmt, t));
-    }
+    if (uv) jobs.push(drawMetricCard(this.bodies.uv, 'uv', uv, this.fmt, t));
+    if (active) jobs.push(drawMetricCard(this.bodies.active, 'active', active, this.fmt, t));
+    if (engagement) jobs.push(drawEngagementCard(this.bodies.engagement, engagement, this.fmt, t));
     if (this.engagement) {
       this.engagement.section.hidden = false;
       jobs.push(this.engagement.draw(eng, this.s, date));
