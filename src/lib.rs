@@ -53,6 +53,7 @@ pub mod glob;
 pub mod hash;
 pub mod hll;
 pub mod keydetail;
+pub mod keypage;
 pub mod keyspace;
 pub mod list;
 pub mod memory;

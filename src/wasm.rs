@@ -259,22 +259,8 @@ impl Engine {
             return Err(JsError::new(&format!("invalid limit {limit}")));
         }
         let expired = opt_bool(&options, "expired")?.unwrap_or(false);
-        let all: Box<dyn Iterator<Item = (&[u8], &crate::keyspace::Entry)>> = if expired {
-            Box::new(self.ks.iter_all())
-        } else {
-            Box::new(self.ks.iter())
-        };
-        let mut keys: Vec<&[u8]> = all
-            .map(|(k, _)| k)
-            .filter(|k| crate::glob::matches(pattern.as_bytes(), k))
-            .collect();
-        let total = keys.len();
-        let limit = (limit as usize).min(total);
-        if limit < total {
-            keys.select_nth_unstable(limit);
-            keys.truncate(limit);
-        }
-        keys.sort_unstable();
+        let page = crate::keypage::key_page(&self.ks, pattern.as_bytes(), limit as usize, expired);
+        let (total, keys) = (page.total, page.keys);
         let now = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
         let out = Array::new();
         for k in keys {
@@ -615,26 +601,16 @@ impl Engine {
         scratch: Option<String>,
     ) -> Result<f64, JsError> {
         let scratch = scratch.unwrap_or_else(|| DEFAULT_SCRATCH.to_string());
-        let saved = self.ks.entry(scratch.as_bytes()).cloned();
-        let mut argv = vec![
-            b"BITOP".to_vec(),
-            b"OR".to_vec(),
-            scratch.clone().into_bytes(),
-        ];
-        argv.extend(keys.into_iter().map(String::into_bytes));
-        let result = self.exec(argv).and_then(|_| {
-            let reply = self.exec(vec![b"BITCOUNT".to_vec(), scratch.clone().into_bytes()])?;
-            integer("BITCOUNT", &reply)
-        });
-        match saved {
-            Some(e) => self
-                .ks
-                .insert(scratch.into_bytes(), e.value, e.expire_at_ms),
-            None => {
-                self.ks.remove(scratch.as_bytes());
-            }
-        }
-        result
+        let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+        let mut ctx = Ctx {
+            ks: &mut self.ks,
+            profile: self.profile,
+            db: self.db,
+            db_count: self.db_count,
+        };
+        crate::keypage::bitop_or_count(&mut ctx, &keys, scratch.as_bytes())
+            .map(|n| n as f64)
+            .map_err(|e| JsError::new(&e))
     }
 
     /// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS radius unit ASC [COUNT count] WITHDIST
@@ -699,8 +675,9 @@ impl Engine {
 #[wasm_bindgen]
 impl Engine {
     /// Engagement over the daily-active bitmaps at `keys` (chronological; missing keys are
-    /// empty days): `{dau, wau, mau, stickiness}`, arrays of numbers, one per key — daily
-    /// actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1).
+    /// empty days): `{labels, dau, wau, mau, stickiness}`, arrays of numbers, one per key —
+    /// daily actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1);
+    /// `labels` are the days' dates (`YYYY-MM-DD` from each key's trailing digits).
     /// Throws for a key that does not hold a string.
     pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
         let e = DayBitmaps::load(&self.ks, &keys)
@@ -717,6 +694,11 @@ impl Engine {
         set(&obj, "mau", &nums(&e.mau))?;
         let st: Array = e.stickiness.iter().map(|&f| JsValue::from_f64(f)).collect();
         set(&obj, "stickiness", &st)?;
+        let labels: Array = keys
+            .iter()
+            .map(|k| JsValue::from_str(&crate::analytics::date_label(k.as_bytes())))
+            .collect();
+        set(&obj, "labels", &labels)?;
         Ok(obj)
     }
 
@@ -750,36 +732,6 @@ impl Engine {
             .map(|k| crate::analytics::date_label(k.as_bytes()))
             .collect();
         crate::chart::dau_svg(title, &labels, &e, width, height).map_err(js_err)
-    }
-
-    /// An SVG document (`width` × `height` pixels) mapping a nearby-shops search: the circle
-    /// of `radius_m` metres around (`lon`, `lat`) in degrees, and the result points given as
-    /// `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` of them (the
-    /// page on screen) emphasised. Axes in kilometres east / north of the centre.
-    #[wasm_bindgen(js_name = nearbyMapSvg)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn nearby_map_svg(
-        &self,
-        lon: f64,
-        lat: f64,
-        radius_m: f64,
-        coords: Vec<f64>,
-        highlight: u32,
-        title: &str,
-        width: u32,
-        height: u32,
-    ) -> Result<String, JsError> {
-        let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
-        crate::chart::nearby_svg(
-            title,
-            (lon, lat),
-            radius_m,
-            &points,
-            highlight as usize,
-            width,
-            height,
-        )
-        .map_err(js_err)
     }
 
     /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]

@@ -1,20 +1,25 @@
-//! Engagement charts drawn on an HTML `<canvas>` (wasm32 only, browser only: plotters measures
-//! text through the DOM). Each `draw*Chart` method renders one chart of [`crate::chart`] onto
-//! the canvas given (an `HTMLCanvasElement` or the id of one in the document), at the canvas' own `width` × `height` pixels, and
-//! returns the numbers it drew as plain JS arrays (for tables, screen readers and tests):
+//! Engagement charts: the numbers are computed by an [`Engine`] (in the panel, the Web Worker's
+//! engine), and drawn on an HTML `<canvas>` of the page by free functions that hold no data
+//! (wasm32 only, browser page only: plotters measures text through the DOM, which a worker
+//! lacks). So the page never decodes a snapshot to draw a chart:
 //!
 //! ```js
-//! const e = engine.drawDauChart('dau', ['stats:active:20240501', 'stats:active:20240502']);
-//! e.dau;   // [5123, 4987] — also e.labels, e.wau, e.mau, e.stickiness
-//! engine.drawStreakChart('streaks', keys);           // [users on a 1-day streak, 2-day, …]
-//! engine.drawRetentionChart('ret', keys, 7, 7);       // [[size, back d+1, …, d+7], …] (null past the end)
-//! engine.drawEnumChart('lvl', 'stats:level:20240502', 4, 'stats:active:20240502'); // 16 counts
+//! // in the worker (engine-client.js):
+//! const e = await eng.call('engagement', keys);   // {labels, dau, wau, mau, stickiness}
+//! const h = await eng.call('streakHistogram', keys);
+//! const r = await eng.call('retention', keys, 7, 7); // {labels, rows: [[size, d+1, …], …]}
+//! const d = await eng.call('enumDistribution', 'stats:level:20240502', 4, 'stats:active:20240502');
+//! // on the page (the wasm module initialised, no Engine):
+//! drawDauChart(canvas, e.labels, e.dau, e.wau, e.mau, 'Daily actives');
+//! drawStreakChart(canvas, h, 'Current streaks');
+//! drawRetentionChart(canvas, r.labels, r.rows.flat().map((v) => v ?? NaN), 7, 'Retention');
+//! drawEnumChart(canvas, d, 'Levels');
 //! ```
 //!
 //! The arrays are the replies of the matching `BITLENS.*` commands (`BITLENS.DAU`,
 //! `BITLENS.ROLLING 7|30`, `BITLENS.STREAKHIST`, `BITLENS.RETENTION`, `BITLENS.ENUMDIST`).
 //! Missing daily keys are empty days; a key holding another type, a missing canvas, or (for
-//! `drawEnumChart`) a missing field key throw an `Error`.
+//! `enumDistribution`) a missing field key throw an `Error`.
 
 use js_sys::{Array, Object, Reflect};
 use plotters::prelude::*;
@@ -22,6 +27,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::analytics::daily::{CohortRow, Engagement};
 use crate::analytics::windows::DayBitmaps;
 use crate::analytics::{self, enums};
 use crate::chart;
@@ -48,16 +54,33 @@ fn drawing_area(
         .ok_or_else(|| JsError::new(&format!("no <canvas> {canvas:?}")))
 }
 
-fn present(
-    area: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
-    drawn: Result<(), chart::ChartError>,
+/// Draws with `draw` on `canvas` and presents the result.
+fn draw_on(
+    canvas: &JsValue,
+    draw: impl FnOnce(
+        &DrawingArea<CanvasBackend, plotters::coord::Shift>,
+    ) -> Result<(), chart::ChartError>,
 ) -> Result<(), JsError> {
-    drawn.map_err(js_err)?;
+    let area = drawing_area(canvas)?;
+    draw(&area).map_err(js_err)?;
     area.present().map_err(js_err)
 }
 
 fn numbers(v: &[u64]) -> Array {
     v.iter().map(|&n| JsValue::from_f64(n as f64)).collect()
+}
+
+/// Counts given by JS as numbers (non-finite or negative ones are 0).
+fn counts(v: &[f64]) -> Vec<u64> {
+    v.iter()
+        .map(|&n| {
+            if n.is_finite() && n > 0.0 {
+                n as u64
+            } else {
+                0
+            }
+        })
+        .collect()
 }
 
 fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
@@ -66,80 +89,31 @@ fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
         .map_err(|_| JsError::new("cannot build result object"))
 }
 
+fn labels_of(keys: &[String]) -> Array {
+    keys.iter()
+        .map(|k| JsValue::from_str(&analytics::date_label(k.as_bytes())))
+        .collect()
+}
+
 #[wasm_bindgen]
 impl Engine {
-    /// Draws daily actives with rolling 7/30-day actives of the daily bitmaps `keys`
-    /// (chronological) on `canvas`; returns `{labels, dau, wau, mau, stickiness}`
-    /// (dates as `YYYY-MM-DD`, counts as numbers, stickiness = dau/mau in 0..1).
-    #[wasm_bindgen(js_name = drawDauChart)]
-    pub fn draw_dau_chart(
+    /// `BITLENS.RETENTION lookback horizon keys…` as numbers: `{labels, rows}`, one row per
+    /// cohort day: `[cohort size, back on d+1, …, back on d+horizon]`, `null` past the last
+    /// key; `labels` are the cohort days' dates (`YYYY-MM-DD` from the key's digits).
+    pub fn retention(
         &self,
-        canvas: JsValue,
-        keys: Vec<String>,
-        title: Option<String>,
-    ) -> Result<Object, JsError> {
-        let e = DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
-            .engagement();
-        let labels: Vec<String> = keys
-            .iter()
-            .map(|k| analytics::date_label(k.as_bytes()))
-            .collect();
-        let area = drawing_area(&canvas)?;
-        let title = title.unwrap_or_else(|| "Daily actives".into());
-        present(&area, chart::draw_dau(&area, &title, &labels, &e))?;
-        let obj = Object::new();
-        let l: Array = labels.iter().map(|s| JsValue::from_str(s)).collect();
-        set(&obj, "labels", &l)?;
-        set(&obj, "dau", &numbers(&e.dau))?;
-        set(&obj, "wau", &numbers(&e.wau))?;
-        set(&obj, "mau", &numbers(&e.mau))?;
-        let st: Array = e.stickiness.iter().map(|&f| JsValue::from_f64(f)).collect();
-        set(&obj, "stickiness", &st)?;
-        Ok(obj)
-    }
-
-    /// Draws the streak histogram (`BITLENS.STREAKHIST keys…`, the last key is "today") on
-    /// `canvas`; returns it: element `k − 1` = users set in exactly the last `k` keys.
-    #[wasm_bindgen(js_name = drawStreakChart)]
-    pub fn draw_streak_chart(
-        &self,
-        canvas: JsValue,
-        keys: Vec<String>,
-        title: Option<String>,
-    ) -> Result<Array, JsError> {
-        let hist = DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
-            .streak_histogram();
-        let area = drawing_area(&canvas)?;
-        let title = title.unwrap_or_else(|| "Current streaks".into());
-        present(&area, chart::draw_streak_histogram(&area, &title, &hist))?;
-        Ok(numbers(&hist))
-    }
-
-    /// Draws the retention heatmap (`BITLENS.RETENTION lookback horizon keys…`) on canvas
-    /// `canvasId`, rows labelled by cohort date; returns one array per cohort day:
-    /// `[cohort size, back on d+1, …, back on d+horizon]`, `null` past the last key.
-    #[wasm_bindgen(js_name = drawRetentionChart)]
-    pub fn draw_retention_chart(
-        &self,
-        canvas: JsValue,
         keys: Vec<String>,
         lookback: u32,
         horizon: u32,
-        title: Option<String>,
-    ) -> Result<Array, JsError> {
+    ) -> Result<Object, JsError> {
         let rows = DayBitmaps::load(&self.ks, &keys)
             .map_err(js_err)?
             .retention(lookback as usize, horizon as usize);
-        let labels: Vec<String> = rows
+        let labels: Array = rows
             .iter()
-            .map(|r| analytics::date_label(keys[r.day].as_bytes()))
+            .map(|r| JsValue::from_str(&analytics::date_label(keys[r.day].as_bytes())))
             .collect();
-        let area = drawing_area(&canvas)?;
-        let title = title.unwrap_or_else(|| "Retention of new actives".into());
-        present(&area, chart::draw_retention(&area, &title, &labels, &rows))?;
-        Ok(rows
+        let out: Array = rows
             .iter()
             .map(|r| {
                 let row = Array::new();
@@ -149,21 +123,22 @@ impl Engine {
                 }
                 JsValue::from(row)
             })
-            .collect())
+            .collect();
+        let obj = Object::new();
+        set(&obj, "labels", &labels)?;
+        set(&obj, "rows", &out)?;
+        Ok(obj)
     }
 
-    /// Draws the distribution of the `u<width>` BITFIELD values in `key` (`BITLENS.ENUMDIST
-    /// key u<width> [AMONG among]`) on `canvas`: over the users set in bitmap `among`
-    /// when given, else over every field. Returns the `2^width` counts. Throws when `key` does
-    /// not exist (`no key …`) or `width` is not in 1..=16.
-    #[wasm_bindgen(js_name = drawEnumChart)]
-    pub fn draw_enum_chart(
+    /// `BITLENS.ENUMDIST key u<width> [AMONG among]`: the `2^width` counts of the `u<width>`
+    /// BITFIELD values in `key`, over the users set in bitmap `among` when given, else over
+    /// every field. Throws when `key` does not exist (`no key …`) or `width` is not in 1..=16.
+    #[wasm_bindgen(js_name = enumDistribution)]
+    pub fn enum_distribution(
         &self,
-        canvas: JsValue,
         key: &str,
         width: u32,
         among: Option<String>,
-        title: Option<String>,
     ) -> Result<Array, JsError> {
         if !(1..=16).contains(&width) {
             return Err(JsError::new("field width must be 1..16"));
@@ -179,12 +154,113 @@ impl Engine {
             }
             None => enums::distribution(&bytes, width, None),
         };
-        let area = drawing_area(&canvas)?;
-        let title = title.unwrap_or_else(|| match &among {
-            Some(a) => format!("{key} among {a}"),
-            None => key.to_string(),
-        });
-        present(&area, chart::draw_enum_distribution(&area, &title, &hist))?;
         Ok(numbers(&hist))
     }
+
+    /// The date labels (`YYYY-MM-DD`, from each key's trailing digits) of daily `keys`.
+    #[wasm_bindgen(js_name = dateLabels)]
+    pub fn date_labels(&self, keys: Vec<String>) -> Array {
+        labels_of(&keys)
+    }
+}
+
+/// Draws daily actives with the rolling 7/30-day actives (`dau`, `wau`, `mau`: one count per
+/// day, as [`Engine::engagement`] gives them; `labels` the days' dates) on `canvas` (an
+/// `HTMLCanvasElement` or the id of one), at the canvas' own size.
+#[wasm_bindgen(js_name = drawDauChart)]
+pub fn draw_dau_chart(
+    canvas: JsValue,
+    labels: Vec<String>,
+    dau: Vec<f64>,
+    wau: Vec<f64>,
+    mau: Vec<f64>,
+    title: &str,
+) -> Result<(), JsError> {
+    if labels.len() != dau.len() || wau.len() != dau.len() || mau.len() != dau.len() {
+        return Err(JsError::new("labels, dau, wau and mau differ in length"));
+    }
+    let (dau, wau, mau) = (counts(&dau), counts(&wau), counts(&mau));
+    let stickiness = analytics::daily::ratios(&dau, &mau);
+    let e = Engagement {
+        dau,
+        wau,
+        mau,
+        stickiness,
+    };
+    draw_on(&canvas, |a| chart::draw_dau(a, title, &labels, &e))
+}
+
+/// Draws a streak histogram (`BITLENS.STREAKHIST`: element `k − 1` = users set in exactly the
+/// last `k` days) on `canvas` as bars.
+#[wasm_bindgen(js_name = drawStreakChart)]
+pub fn draw_streak_chart(canvas: JsValue, hist: Vec<f64>, title: &str) -> Result<(), JsError> {
+    let hist = counts(&hist);
+    draw_on(&canvas, |a| chart::draw_streak_histogram(a, title, &hist))
+}
+
+/// Draws the retention heatmap of `rows` (as [`Engine::retention`] gives them, flattened:
+/// `1 + horizon` numbers per cohort, `NaN` for `null`), rows labelled by `labels`, on `canvas`.
+#[wasm_bindgen(js_name = drawRetentionChart)]
+pub fn draw_retention_chart(
+    canvas: JsValue,
+    labels: Vec<String>,
+    rows: Vec<f64>,
+    horizon: u32,
+    title: &str,
+) -> Result<(), JsError> {
+    let width = horizon as usize + 1;
+    if rows.len() != labels.len() * width {
+        return Err(JsError::new("rows must hold 1 + horizon numbers per label"));
+    }
+    let rows: Vec<CohortRow> = rows
+        .chunks_exact(width)
+        .enumerate()
+        .map(|(day, r)| CohortRow {
+            day,
+            size: counts(&r[..1])[0],
+            returned: r[1..]
+                .iter()
+                .map(|&v| v.is_finite().then(|| counts(&[v])[0]))
+                .collect(),
+        })
+        .collect();
+    draw_on(&canvas, |a| chart::draw_retention(a, title, &labels, &rows))
+}
+
+/// Draws a value distribution (`BITLENS.ENUMDIST` counts, [`Engine::enum_distribution`]) on
+/// `canvas` as bars, up to the last non-zero value.
+#[wasm_bindgen(js_name = drawEnumChart)]
+pub fn draw_enum_chart(canvas: JsValue, hist: Vec<f64>, title: &str) -> Result<(), JsError> {
+    let hist = counts(&hist);
+    draw_on(&canvas, |a| chart::draw_enum_distribution(a, title, &hist))
+}
+
+/// An SVG document (`width` × `height` pixels) mapping a nearby-shops search: the circle of
+/// `radius_m` metres around (`lon`, `lat`) in degrees, and the result points given as
+/// `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` of them (the page on
+/// screen) emphasised. Axes in kilometres east / north of the centre. Needs the page's DOM
+/// (plotters measures text there), no engine.
+#[wasm_bindgen(js_name = nearbyMapSvg)]
+#[allow(clippy::too_many_arguments)]
+pub fn nearby_map_svg(
+    lon: f64,
+    lat: f64,
+    radius_m: f64,
+    coords: Vec<f64>,
+    highlight: u32,
+    title: &str,
+    width: u32,
+    height: u32,
+) -> Result<String, JsError> {
+    let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+    chart::nearby_svg(
+        title,
+        (lon, lat),
+        radius_m,
+        &points,
+        highlight as usize,
+        width,
+        height,
+    )
+    .map_err(js_err)
 }

@@ -36,10 +36,12 @@ export interface BitlensPanelSettings {
   theme: string;
   /** Bearer token for `bitlens serve --token` (sent as `Authorization: Bearer …`). */
   token: string;
-  /** `false` decodes opened files on the page's thread instead of in a Web Worker. */
+  /** `false` runs the panel's engine on the page's thread instead of in a Web Worker. */
   worker: string;
   /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
   compat: string;
+  /** `false` skips the CRC-64 check of snapshots and DUMP payloads (a warning is shown). */
+  checksum: string;
 }
 
 /** `detail` of the `bitlens-loaded` event. */
@@ -87,6 +89,8 @@ export declare class BitlensPanel extends HTMLElement implements BitlensPanelSet
   worker: string;
   /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
   compat: string;
+  /** `false` skips the CRC-64 check (a warning is shown). */
+  checksum: string;
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;
   /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */

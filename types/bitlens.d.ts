@@ -96,6 +96,23 @@ export interface SnapshotInfo {
  */
 export declare function snapshotInfo(bytes: Uint8Array | number[]): SnapshotInfo;
 
+// Charts drawn on the page from numbers an Engine computed (in a worker, say): no engine, no
+// data on the page; plotters measures text through the page's DOM.
+
+/** Draws daily actives with rolling 7/30-day actives on `canvas` ({@link Engine.engagement}'s series). */
+export declare function drawDauChart(canvas: CanvasTarget, labels: string[], dau: number[], wau: number[], mau: number[], title: string): void;
+/** Draws a streak histogram ({@link Engine.streakHistogram}) on `canvas`. */
+export declare function drawStreakChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string): void;
+/** Draws the retention heatmap: `rows` flattened, `1 + horizon` numbers per label, `NaN` for null. */
+export declare function drawRetentionChart(canvas: CanvasTarget, labels: string[], rows: number[] | Float64Array, horizon: number, title: string): void;
+/** Draws a value distribution ({@link Engine.enumDistribution}) on `canvas`. */
+export declare function drawEnumChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string): void;
+/**
+ * An SVG map of a nearby search: the circle of `radius_m` metres around (`lon`, `lat`) and the
+ * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised.
+ */
+export declare function nearbyMapSvg(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, width: number, height: number): string;
+
 /** What {@link Engine.info} reports. */
 export interface EngineInfo {
   /** The profile in force (`redis-7.4`). */
@@ -215,11 +232,16 @@ export interface Engagement {
   mau: number[];
   /** dau / mau, 0..1. */
   stickiness: number[];
+  /** The days' dates (`YYYY-MM-DD`, from each key's trailing digits). */
+  labels: string[];
 }
 
-/** {@link Engagement} with the dates (`YYYY-MM-DD`) taken from the keys. */
-export interface EngagementChart extends Engagement {
+/** {@link Engine.retention}: one row per cohort day and its date. */
+export interface Retention {
+  /** The cohort days' dates (`YYYY-MM-DD`). */
   labels: string[];
+  /** `[cohort size, back on d+1, …, back on d+horizon]`, `null` past the last key. */
+  rows: Array<Array<number | null>>;
 }
 
 /** Where a chart is drawn: a canvas element (also inside a shadow root) or a canvas id. */
@@ -331,20 +353,10 @@ export declare class Engine {
   dauChartSvg(keys: string[], title: string, width: number, height: number): string;
   /** An SVG document charting {@link Engine.streakHistogram} as bars. Sizes in pixels. */
   streakChartSvg(keys: string[], title: string, width: number, height: number): string;
-  /**
-   * An SVG map of a nearby search: the circle of `radius_m` metres around (`lon`, `lat`) and the
-   * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised.
-   */
-  nearbyMapSvg(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, width: number, height: number): string;
-  /** Draws daily/weekly/monthly actives on `canvas`; returns the series with their dates. */
-  drawDauChart(canvas: CanvasTarget, keys: string[], title?: string | null): EngagementChart;
-  /** Draws the streak histogram on `canvas`; returns it. */
-  drawStreakChart(canvas: CanvasTarget, keys: string[], title?: string | null): number[];
-  /**
-   * Draws the retention heatmap (`BITLENS.RETENTION`); returns one row per cohort day:
-   * `[cohort size, back on d+1, …, back on d+horizon]`, `null` past the last key.
-   */
-  drawRetentionChart(canvas: CanvasTarget, keys: string[], lookback: number, horizon: number, title?: string | null): Array<Array<number | null>>;
-  /** Draws the distribution of the `u<width>` BITFIELD values in `key` (`BITLENS.ENUMDIST`); returns the 2^width counts. */
-  drawEnumChart(canvas: CanvasTarget, key: string, width: number, among?: string | null, title?: string | null): number[];
+  /** `BITLENS.RETENTION lookback horizon keys…`: the cohort rows with their dates. */
+  retention(keys: string[], lookback: number, horizon: number): Retention;
+  /** `BITLENS.ENUMDIST key u<width> [AMONG among]`: the 2^width counts; throws for a missing key. */
+  enumDistribution(key: string, width: number, among?: string | null): number[];
+  /** The dates (`YYYY-MM-DD`, from each key's trailing digits) of daily keys. */
+  dateLabels(keys: string[]): string[];
 }

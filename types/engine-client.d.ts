@@ -1,7 +1,7 @@
 // Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
 // in a Web Worker by default.
 
-import type { Arg, Engine, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, Reply } from './bitlens.js';
+import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, Reply } from './bitlens.js';
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
@@ -36,6 +36,18 @@ export interface ClientLoadRdbOptions extends LoadRdbOptions, ClientLoadOptions 
   db?: number;
 }
 
+/** Options of {@link EngineClient.loadUrl}. */
+export interface ClientLoadUrlOptions extends LoadRdbOptions {
+  /** The database of the file to select (default 0); every database is loaded. */
+  db?: number;
+  /** Sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`). */
+  token?: string;
+  /** Aborting rejects with a `DOMException` named `AbortError` and resets the engine (empty). */
+  signal?: AbortSignal;
+  /** Bytes received (`phase` `'download'`) then decoded (`'decode'`); `total` 0 when unknown. */
+  onProgress?: (done: number, total: number, phase?: 'download' | 'decode') => void;
+}
+
 /** Options of {@link EngineClient.loadDump}. */
 export interface ClientLoadDumpOptions extends LoadDumpOptions, ClientLoadOptions {}
 
@@ -53,6 +65,13 @@ export interface EngineClient {
   readonly worker: boolean;
   /** Loads an RDB file; resolves with the number of keys loaded. */
   loadRdb(source: RdbSource, options?: ClientLoadRdbOptions): Promise<number>;
+  /**
+   * Downloads an RDB snapshot (`GET url`, fetch body reader) and decodes it, both inside the
+   * worker; resolves with the number of keys of the selected database, the snapshot's size
+   * and its writer (`snapshotInfo(head).writer`). An HTTP error rejects with
+   * `GET url: HTTP status: message` and the error's `status`.
+   */
+  loadUrl(url: string | URL, options?: ClientLoadUrlOptions): Promise<{ keys: number; bytes: number; writer: SnapshotInfo['writer'] }>;
   /** Stores a `DUMP` payload under `key`. */
   loadDump(key: KeyName, bytes: Bytes, options?: ClientLoadDumpOptions): Promise<void>;
   /** Stores raw `GET` bytes under `key` as a string. */

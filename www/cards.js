@@ -1,5 +1,5 @@
-// The three cards: what each one computes (as the exact Redis commands it runs on the wasm
-// engine) and how it is drawn. Every number carries a stable data-testid and its raw value
+// The cards: what each one computes (as the exact Redis commands it runs on the engine: the
+// promise client of engine-client.js, in a Web Worker by default) and how it is drawn. Every number carries a stable data-testid and its raw value
 // in data-value; the command that produced it is shown beside it for redis-cli.
 // A card that fails shows the error and the failed command; the other cards are unaffected.
 
@@ -28,38 +28,44 @@ class CommandError extends Error {
   }
 }
 
-function run(argv, fn) {
+async function run(argv, fn) {
   try {
-    return fn();
+    return await fn();
   } catch (e) {
     throw new CommandError(argv, e);
   }
+}
+
+/** Which of `keys` do not exist (EXISTS of each, through the client). */
+async function absent(eng, keys) {
+  const out = [];
+  for (const k of keys) if (!(await eng.command(['EXISTS', k]))) out.push(k);
+  return out;
 }
 
 /**
  * Unique visitors for `date` (a UTC Date): PFCOUNT of the day's HyperLogLog and of the 7-
  * and 30-day unions. Returns {rows: [{id, label, value, commands}], missing: [key]}.
  */
-export function computeUv(engine, settings, date, t) {
+export async function computeUv(eng, settings, date, t) {
   const keys = (n) => lastDays(date, n).map((d) => fill(settings.uvKey, { date: d }));
-  const rows = [
+  const rows = await Promise.all([
     ['uv-day', t.uvDay, keys(1)],
     ['uv-7d', t.uv7, keys(7)],
     ['uv-30d', t.uv30, keys(30)],
-  ].map(([id, label, ks]) => {
+  ].map(async ([id, label, ks]) => {
     const argv = ['PFCOUNT', ...ks];
-    const value = run(argv, () => engine.pfcountUnion(ks));
+    const value = await run(argv, () => eng.call('pfcountUnion', ks));
     return { id, label, value, commands: [argv] };
-  });
-  const missing = keys(1).filter((k) => !engine.command(['EXISTS', k]));
-  return { rows, missing };
+  }));
+  return { rows, missing: await absent(eng, keys(1)) };
 }
 
 /**
  * Active users for `date`: BITCOUNT of the day's bitmap, and of the OR of the last 7 and 30
  * days' bitmaps (BITOP OR into a scratch key, then BITCOUNT of it; the key is removed).
  */
-export function computeActive(engine, settings, date, t) {
+export async function computeActive(eng, settings, date, t) {
   const keys = (n) => lastDays(date, n).map((d) => fill(settings.activeKey, { date: d }));
   const day = keys(1)[0];
   const rows = [];
@@ -68,7 +74,7 @@ export function computeActive(engine, settings, date, t) {
     rows.push({
       id: 'active-day',
       label: t.activeDay,
-      value: run(argv, () => engine.bitcount(day)),
+      value: await run(argv, () => eng.call('bitcount', day)),
       commands: [argv],
     });
   }
@@ -81,25 +87,26 @@ export function computeActive(engine, settings, date, t) {
       ['BITOP', 'OR', scratch, ...ks],
       ['BITCOUNT', scratch],
     ];
-    const value = run(commands[0], () => engine.bitopOrCount(ks, scratch));
+    const value = await run(commands[0], () => eng.call('bitopOrCount', ks, scratch));
     rows.push({ id, label, value, commands, scratch: true });
   }
-  const missing = [day].filter((k) => !engine.command(['EXISTS', k]));
-  return { rows, missing };
+  return { rows, missing: await absent(eng, [day]) };
 }
 
 /**
  * Nearby shops: GEOSEARCH key FROMLONLAT lon lat (or FROMMEMBER name when `q.member` is set)
  * BYRADIUS r unit ASC WITHDIST WITHCOORD.
- * Returns {argv, key, results: [{member, dist, lon, lat}]} (nearest first).
+ * Returns {argv, key, results: [{member, dist, lon, lat}], map} (nearest first); `map(first,
+ * count, title)` draws the search as SVG on the page (`nearbyMapSvg` of the wasm module, from
+ * the results: no engine).
  */
-export function computeNearby(engine, settings, q) {
+export async function computeNearby(eng, settings, q, nearbyMapSvg) {
   const key = fill(settings.geoKey, { type: q.type });
   const from = q.member ? ['FROMMEMBER', q.member] : ['FROMLONLAT', String(q.lon), String(q.lat)];
   const argv = ['GEOSEARCH', key, ...from, 'BYRADIUS', String(q.radius), q.unit, 'ASC', 'WITHDIST', 'WITHCOORD'];
-  const results = run(argv, () => {
-    if (!q.member) return engine.geosearch(key, q.lon, q.lat, q.radius, q.unit);
-    return engine.command(argv).map(([member, dist, [lon, lat]]) => ({
+  const results = await run(argv, async () => {
+    if (!q.member) return eng.call('geosearch', key, q.lon, q.lat, q.radius, q.unit);
+    return (await eng.command(argv)).map(([member, dist, [lon, lat]]) => ({
       member, dist: Number(dist), lon: Number(lon), lat: Number(lat),
     }));
   });
@@ -112,7 +119,7 @@ export function computeNearby(engine, settings, q) {
     const shown = results.slice(first, first + count);
     const coords = [...shown, ...results.slice(0, first), ...results.slice(first + count)]
       .flatMap((s) => [s.lon, s.lat]);
-    return engine.nearbyMapSvg(centre.lon, centre.lat, metres, coords, shown.length, title, 480, 480);
+    return nearbyMapSvg(centre.lon, centre.lat, metres, coords, shown.length, title, 480, 480);
   };
   return { argv, key, results, map };
 }
@@ -122,12 +129,12 @@ export function computeNearby(engine, settings, q) {
  * 7 days (BITLENS.STREAKHIST, a bitlens extension command) and stickiness DAU/MAU of the day.
  * The charts are in the Engagement section below the cards (www/engagement.js).
  */
-export function computeEngagement(engine, settings, date, t) {
+export async function computeEngagement(eng, settings, date, t) {
   const keys = lastDays(date, 30).map((d) => fill(settings.activeKey, { date: d }));
   const week = keys.slice(-7);
   const argv = ['BITLENS.STREAKHIST', ...week];
-  const hist = run(argv, () => engine.command(argv));
-  const e = run(['BITLENS.DAU', ...keys], () => engine.engagement(keys));
+  const hist = await run(argv, () => eng.command(argv));
+  const e = await run(['BITLENS.DAU', ...keys], () => eng.call('engagement', keys));
   const last = e.dau.length - 1;
   const rows = [
     { id: 'engagement-streak7', label: t.streak7, value: hist[hist.length - 1], commands: [argv] },
@@ -137,15 +144,15 @@ export function computeEngagement(engine, settings, date, t) {
 }
 
 /** Draws the engagement card. */
-export function drawEngagementCard(body, compute, fmt, t) {
-  body.replaceChildren();
+export async function drawEngagementCard(body, compute, fmt, t) {
   let r;
   try {
-    r = compute();
+    r = await compute();
   } catch (e) {
-    body.append(errorBox('engagement', e, t));
+    body.replaceChildren(errorBox('engagement', e, t));
     return;
   }
+  body.replaceChildren();
   const list = el('div', { class: 'metrics' });
   for (const row of r.rows) {
     list.append(
@@ -198,15 +205,15 @@ export function errorBox(id, err, t, title = t.failed) {
 }
 
 /** Draws a metric card (uv or active) into `body`. */
-export function drawMetricCard(body, id, compute, fmt, t) {
-  body.replaceChildren();
+export async function drawMetricCard(body, id, compute, fmt, t) {
   let result;
   try {
-    result = compute();
+    result = await compute();
   } catch (e) {
-    body.append(errorBox(id, e, t));
+    body.replaceChildren(errorBox(id, e, t));
     return;
   }
+  body.replaceChildren();
   for (const k of result.missing) {
     body.append(el('p', { class: 'warn', 'data-testid': `${id}-missing` }, t.missingKey(k)));
   }

@@ -1,5 +1,6 @@
-// The "Engagement" section of the panel (issue 7): four charts drawn by the wasm engine on
-// <canvas> elements (plotters), each with the numbers it shows as a table and the BITLENS.*
+// The "Engagement" section of the panel (issue 7): four charts whose numbers the engine computes
+// (the panel's promise client, in a Web Worker) and that the page's wasm module draws on
+// <canvas> elements from those numbers (plotters; no engine, no data on the page), each with the numbers it shows as a table and the BITLENS.*
 // commands that give them (paste them into `bitlens query`):
 // - DAU with rolling 7/30-day actives over the snapshot's daily bitmaps up to the chosen date;
 // - the streak histogram (BITLENS.STREAKHIST) over the last N days;
@@ -9,6 +10,7 @@
 // Daily keys come from the panel's `activeKey` template; missing days inside the range are
 // empty bitmaps (as BITOP reads them), so the day axis is continuous.
 
+import { drawDauChart, drawEnumChart, drawRetentionChart, drawStreakChart } from '../pkg/bitlens.js';
 import { capture, el, fill, globEscape, globFor, isoDate, parseDate, ymd } from './util.js';
 
 /** Settings of the section (all can be overridden through the panel settings object). */
@@ -90,8 +92,9 @@ function fail(f, message, state = 'error') {
 }
 
 /**
- * Builds the (empty) section. Returns {section, draw(engine, settings, date)}; the panel calls
- * draw after every load / date change. `t` is the panel's label table (i18n.js, en / zh).
+ * Builds the (empty) section. Returns {section, draw(eng, settings, date)} (`eng` the promise
+ * client; draw resolves once every figure is drawn); the panel calls draw after every load /
+ * date change (the wasm module initialised). `t` is the panel's label table (i18n.js, en / zh).
  */
 export function buildEngagementSection(t) {
   const section = el('section', { class: 'eng', 'data-testid': 'engagement-section', 'aria-labelledby': 'eng-title' },
@@ -113,12 +116,13 @@ export function buildEngagementSection(t) {
     if (last) drawStreak(last.engine, last.s, last.date, Number(streakSelect.value));
   };
 
-  const drawStreak = (engine, s, date, n) => {
+  const drawStreak = async (eng, s, date, n) => {
     const f = figs.streak;
     const keys = daysEnding(date, n).map((d) => fill(s.activeKey, { date: d }));
     try {
+      const hist = Array.from(await eng.call('streakHistogram', keys));
       f.canvas.hidden = false;
-      const hist = engine.drawStreakChart(f.canvas, keys, t.engStreakChart(isoDate(date), n));
+      drawStreakChart(f.canvas, hist, t.engStreakChart(isoDate(date), n));
       const total = hist.reduce((a, b) => a + b, 0);
       f.note.textContent = t.engStreakNote(total, isoDate(date), hist[hist.length - 1], n);
       showNumbers(f, t.engStreakHead, hist.map((c, i) => [i + 1, c]),
@@ -128,12 +132,12 @@ export function buildEngagementSection(t) {
     }
   };
 
-  const draw = (engine, settings, date) => {
+  const draw = async (eng, settings, date) => {
     const s = { ...ENGAGEMENT_DEFAULTS, ...settings };
-    last = { engine, s, date };
+    last = { engine: eng, s, date };
     if (!STREAK_CHOICES.includes(Number(streakSelect.value))) streakSelect.value = String(s.streakDays);
     // The daily keys present, and the continuous day range from the first one to `date`.
-    const present = engine.keys(globFor(s.activeKey))
+    const present = (await eng.call('keys', globFor(s.activeKey)))
       .map((k) => capture(s.activeKey, k, 'date'))
       .filter((d) => d && parseDate(d) && d <= ymd(date))
       .sort();
@@ -147,8 +151,9 @@ export function buildEngagementSection(t) {
       // DAU and rolling actives.
       const f = figs.dau;
       try {
+        const e = await eng.call('engagement', keys);
         f.canvas.hidden = false;
-        const e = engine.drawDauChart(f.canvas, keys, t.engDauChart(firstDate(keys, s), isoDate(date)));
+        drawDauChart(f.canvas, e.labels, e.dau, e.wau, e.mau, t.engDauChart(firstDate(keys, s), isoDate(date)));
         const i = e.dau.length - 1;
         f.note.textContent = t.engDauNote(isoDate(date), e.dau[i], e.wau[i], e.mau[i], `${(e.stickiness[i] * 100).toFixed(1)}%`);
         showNumbers(f, t.engDauHead, e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
@@ -159,7 +164,7 @@ export function buildEngagementSection(t) {
       } catch (err) {
         fail(f, err.message || String(err));
       }
-      drawStreak(engine, s, date, Number(streakSelect.value));
+      await drawStreak(eng, s, date, Number(streakSelect.value));
       // Retention: `cohorts` cohort days ending at `date`, each with its look-back window.
       const r = figs.retention;
       const rkeys = keys.slice(-Math.min(keys.length, s.lookback + s.cohorts));
@@ -167,8 +172,9 @@ export function buildEngagementSection(t) {
         fail(r, t.engRetentionShort(s.lookback, fill(s.activeKey, { date: '*' }), rkeys.length, isoDate(date)), 'empty');
       } else {
         try {
+          const { labels: rowLabels, rows } = await eng.call('retention', rkeys, s.lookback, s.horizon);
           r.canvas.hidden = false;
-          const rows = engine.drawRetentionChart(r.canvas, rkeys, s.lookback, s.horizon,
+          drawRetentionChart(r.canvas, rowLabels, rows.flat().map((v) => (v === null ? NaN : v)), s.horizon,
             t.engRetentionChart(s.lookback, s.horizon));
           r.note.textContent = t.engRetentionNote(rows.length);
           const labels = rkeys.slice(s.lookback).map((k) => isoDate(parseDate(capture(s.activeKey, k, 'date'))));
@@ -185,14 +191,14 @@ export function buildEngagementSection(t) {
     const g = figs.enum;
     const key = fill(s.levelKey, { date: ymd(date) });
     const among = fill(s.activeKey, { date: ymd(date) });
-    if (!engine.keys(globEscape(key)).length) {
+    if (!(await eng.call('keys', globEscape(key))).length) {
       fail(g, t.engNoField(key, s.levelField), 'empty');
     } else {
       try {
+        const hasAmong = (await eng.call('keys', globEscape(among))).length > 0;
+        const hist = await eng.call('enumDistribution', key, s.levelField, hasAmong ? among : undefined);
         g.canvas.hidden = false;
-        const hasAmong = engine.keys(globEscape(among)).length > 0;
-        const hist = engine.drawEnumChart(g.canvas, key, s.levelField, hasAmong ? among : undefined,
-          t.engEnumChart(key, hasAmong ? among : null));
+        drawEnumChart(g.canvas, hist, t.engEnumChart(key, hasAmong ? among : null));
         const argv = ['BITLENS.ENUMDIST', key, `u${s.levelField}`, ...(hasAmong ? ['AMONG', among] : [])];
         const lastNonZero = hist.reduce((m, c, i) => (c > 0 ? i : m), 0);
         g.note.textContent = t.engEnumNote(hist.reduce((a, b) => a + b, 0), hasAmong);

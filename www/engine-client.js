@@ -6,6 +6,8 @@
 //   const n = await eng.loadRdb(fileOrBytes, { patterns: ['uv:*'], onProgress(done, total) {} });
 //   await eng.command(['PFCOUNT', 'uv:page:index:20240520']); // 1234
 //   await eng.call('keyList', 'uv:*', 100);                   // any Engine method
+//   await eng.call('profiles');                               // or the module's profiles / snapshotInfo
+//   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase) {} });
 //   eng.terminate();
 //
 // Sources: Uint8Array | ArrayBuffer (transferred to the worker, so the caller's buffer is
@@ -128,7 +130,7 @@ class WorkerEngine {
     if (m.progress) {
       if (p.onProgress) {
         try {
-          p.onProgress(m.progress[0], m.progress[1]);
+          p.onProgress(m.progress[0], m.progress[1], m.progress[2] || 'decode');
         } catch (e) {
           setTimeout(() => {
             throw e;
@@ -144,6 +146,7 @@ class WorkerEngine {
     } else {
       const err = new Error(m.error.message);
       if (m.error.name && m.error.name !== 'Error') err.name = m.error.name;
+      if (typeof m.error.status === 'number') err.status = m.error.status;
       p.reject(err);
     }
   }
@@ -249,6 +252,11 @@ class WorkerEngine {
     return this._send('loadRdb', [arg, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress, transfer: list });
   }
 
+  async loadUrl(url, opts = {}) {
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'token']);
+    return this._send('loadUrl', [absoluteUrl(url), opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+  }
+
   async loadDump(key, bytes, opts = {}) {
     const { arg, list } = this._bytesArg(bytes, 'bytes', opts.transfer);
     const engineOpts = engineOptions(opts, ['checksum', 'ttlMs', 'compat']);
@@ -286,9 +294,10 @@ class WorkerEngine {
 
 /** The same promise API over an Engine on the page's own thread. */
 class LocalEngine {
-  constructor(Engine) {
+  constructor(Engine, moduleFunctions = {}) {
     this.worker = false;
     this._Engine = Engine;
+    this._module = moduleFunctions;
     this._engine = new Engine();
     this._closed = false;
   }
@@ -347,6 +356,18 @@ class LocalEngine {
     return n;
   }
 
+  async loadUrl(url, opts = {}) {
+    this._live();
+    checkSignal(opts.signal);
+    const { fetchSnapshot } = await import('./snapshot.js');
+    const onProgress = opts.onProgress || (() => {});
+    const bytes = await fetchSnapshot(absoluteUrl(url), (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token);
+    const { snapshotInfo } = await import('../pkg/bitlens.js');
+    const writer = snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null;
+    const keys = await this.loadRdb(bytes, { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') });
+    return { keys, bytes: bytes.length, writer };
+  }
+
   async loadDump(key, bytes, opts = {}) {
     checkSignal(opts.signal);
     return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs', 'compat']));
@@ -360,6 +381,7 @@ class LocalEngine {
   async call(method, ...args) {
     const e = this._live();
     method = String(method);
+    if (Object.hasOwn(this._module, method)) return this._module[method](...args);
     if (method === 'constructor' || method.startsWith('_') || method === 'free' || typeof e[method] !== 'function') {
       throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
     }
@@ -411,5 +433,5 @@ export async function createEngine({ worker = true, wasmUrl, workerUrl } = {}) {
   const mod = await import('../pkg/bitlens.js');
   const url = absoluteUrl(wasmUrl);
   await mod.default(url ? { module_or_path: url } : undefined);
-  return new LocalEngine(mod.Engine);
+  return new LocalEngine(mod.Engine, { profiles: mod.profiles, snapshotInfo: mod.snapshotInfo });
 }

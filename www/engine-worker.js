@@ -5,13 +5,17 @@
 //   page -> worker  {type: 'init', wasmUrl?}                 instantiate the wasm module
 //   worker -> page  {type: 'ready'} | {type: 'init-error', error: {name, message}}
 //   page -> worker  {id, method, args, progress?}             call engine[method](...args)
-//   worker -> page  {id, progress: [doneBytes, totalBytes]}   while a load runs (progress: true)
-//   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message}}
-// Special cases of `method`: 'loadRdb' with a Blob/File source reads it here (through the
-// engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole).
+//   worker -> page  {id, progress: [doneBytes, totalBytes, phase]} while a load runs (progress:
+//                   true); phase 'download' (bytes received) or 'decode' (bytes decoded)
+//   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?}}
+// Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
+// engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
+// 'loadUrl' [url, db, {token, ...load options}] downloads a snapshot here (fetch body reader,
+// snapshot.js) and decodes it here: the page's thread never holds or decodes the bytes.
 // ArrayBuffers in results are transferred back, never copied twice.
 
-import init, { Engine } from '../pkg/bitlens.js';
+import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
+import { fetchSnapshot } from './snapshot.js';
 
 let engine = null;
 let wasmMemory = null;
@@ -20,7 +24,9 @@ let ready = null;
 /** `{name, message}` of anything thrown (wasm-bindgen's JsError arrives as an `Error`). */
 function errorInfo(e) {
   if (e && typeof e === 'object' && 'message' in e) {
-    return { name: String(e.name || 'Error'), message: String(e.message) };
+    const info = { name: String(e.name || 'Error'), message: String(e.message) };
+    if (typeof e.status === 'number') info.status = e.status;
+    return info;
   }
   return { name: 'Error', message: String(e) };
 }
@@ -40,6 +46,32 @@ function transferables(value, out = new Set(), depth = 0) {
   return out;
 }
 
+/**
+ * `loadUrl(url, db, {token, ...options})`: downloads the snapshot at `url` (an absolute URL,
+ * `Authorization: Bearer token` when given), reporting [received, total, 'download'], then
+ * decodes it with `loadRdb`, reporting [decoded, total, 'decode']. The download is read with
+ * the fetch body reader. Resolves with {keys, bytes, writer} (writer: snapshotInfo's).
+ */
+async function loadUrl(url, db, opts = {}, progressId) {
+  const { token, onProgress, ...rest } = opts;
+  // At most one message per MiB (and the last one): the page redraws its progress bar for each.
+  const post = (phase) => {
+    let shown = -Infinity;
+    return (done, total) => {
+      if (progressId === undefined || (done - shown < 1 << 20 && done !== total)) return;
+      shown = done;
+      self.postMessage({ id: progressId, progress: [done, total ?? 0, phase] });
+    };
+  };
+  const bytes = await fetchSnapshot(String(url), post('download'), undefined, token);
+  const decodeProgress = post('decode');
+  const keys = engine.loadRdb(bytes, db, { ...rest, onProgress: (d, t) => decodeProgress(d, t) });
+  return { keys, bytes: bytes.length, writer: snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null };
+}
+
+/** The wasm module's functions callable by name like Engine methods (they hold no data). */
+const MODULE_FUNCTIONS = { profiles, snapshotInfo };
+
 /** Runs one call on the engine; loads of a Blob/File are read here, in the worker. */
 function run(method, args, progressId) {
   if (progressId !== undefined) {
@@ -56,6 +88,7 @@ function run(method, args, progressId) {
     const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(blob));
     return engine.loadRdb(bytes, ...rest);
   }
+  if (Object.hasOwn(MODULE_FUNCTIONS, method)) return MODULE_FUNCTIONS[method](...args);
   if (method === 'constructor' || method.startsWith('_') || typeof engine[method] !== 'function') {
     throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
   }
@@ -82,7 +115,9 @@ self.onmessage = async (event) => {
   try {
     if (!ready) throw new Error('bitlens engine worker: not initialised');
     await ready;
-    const value = run(method, args || [], progress ? id : undefined);
+    const value = method === 'loadUrl'
+      ? await loadUrl(args[0], args[1], args[2] || {}, progress ? id : undefined)
+      : run(method, args || [], progress ? id : undefined);
     self.postMessage({ id, ok: true, value }, [...transferables(value)]);
   } catch (e) {
     self.postMessage({ id, ok: false, error: errorInfo(e) });

@@ -1,12 +1,12 @@
-// The operations panel: fetches a snapshot from `bitlens serve`, loads it into the wasm engine
-// and draws the cards. Renders into any root (a page element or a shadow root), so the page
+// The operations panel: one engine (the promise client of engine-client.js, in a Web Worker
+// unless worker=false) holds the snapshot shown; the cards, the charts' numbers and the key
+// browser all ask it. Renders into any root (a page element or a shadow root), so the page
 // (index.html) and the <bitlens-panel> element share it.
 //
-// Offline: "Open snapshot…" (or a drop on the panel) takes a dump.rdb or DUMP files. They are
-// decoded in this browser by a Web Worker engine (www/offline.js; `worker=false` keeps it in the
-// page), with a progress bar and Cancel; the keys the cards need are then copied into the
-// page's engine and the cards draw as usual. The key browser (www/keybrowser.js) searches the
-// whole decoded snapshot. When the snapshot API does not answer, the panel says so and offers
+// Every load goes through one load controller (www/load.js: a fresh engine, progress, Cancel):
+// `/api/snapshot` is downloaded and decoded inside the worker (the page's thread never decodes);
+// "Open snapshot…" (or a drop on the panel) takes a dump.rdb or DUMP files, decoded in this
+// browser the same way. The key browser (www/keybrowser.js) searches the whole decoded snapshot. When the snapshot API does not answer, the panel says so and offers
 // the file instead, so index.html works from any static server.
 //
 // What a file is (RDB, DUMP payload, raw GET bytes, empty) is the core's answer (snapshotInfo),
@@ -16,7 +16,7 @@
 // `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
 // judged at ("as of" the snapshot's time).
 
-import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
+import init, { nearbyMapSvg, snapshotInfo } from '../pkg/bitlens.js';
 import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
@@ -25,9 +25,10 @@ import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
 import { buildKeyBrowser } from './keybrowser.js';
 import {
-  copyKeys, firstDbWithKeys, identifyFile, keyFromFileName, openEngine, wrapEngine,
+  firstDbWithKeys, identifyFile, keyFromFileName,
 } from './offline.js';
-import { fetchSnapshot, snapshotUrl } from './snapshot.js';
+import { LoadController, abortError } from './load.js';
+import { snapshotUrl } from './snapshot.js';
 import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
 
 /**
@@ -61,8 +62,9 @@ export const DEFAULTS = {
   lang: '',
   theme: '', // light | dark; empty = follow prefers-color-scheme
   token: '', // bearer token for `bitlens serve --token`
-  worker: true, // decode opened files in a Web Worker (false: in the page)
+  worker: true, // the engine runs in a Web Worker (false: in the page)
   compat: '', // answer as this server profile (redis-7.0, valkey-9.0, ...); empty = the snapshot's writer
+  checksum: true, // false: skip the CRC-64 check of snapshots and DUMP payloads (warned)
 };
 
 /** URL parameter / attribute name of each setting. */
@@ -70,6 +72,7 @@ export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
   cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker', compat: 'compat',
+  checksum: 'checksum',
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
@@ -98,13 +101,10 @@ export class Panel {
     this.s = { ...DEFAULTS, ...settings };
     this.host = opts.host || null;
     this.onSettings = opts.onSettings || (() => {});
-    this.engine = null;
+    this.eng = null; // the promise-client engine holding the snapshot shown
     this.loaded = false;
     this.page = 0;
-    this.loadSeq = 0;
     this.offline = null; // {name, keys, bytes} of the opened file(s), while in offline mode
-    this.source = null; // promise-API engine holding the whole opened snapshot (key browser)
-    this.abort = null; // AbortController of the file load in progress
     this.build();
   }
 
@@ -176,9 +176,11 @@ export class Panel {
       },
     });
     this.cancelButton = el('button', {
-      type: 'button', class: 'cancel', 'data-testid': 'cancel', hidden: !this.abort,
-      onclick: () => this.abort && this.abort.abort(),
+      type: 'button', class: 'cancel', 'data-testid': 'cancel', hidden: true,
     }, t.cancel);
+    const ui = { progress: this.progress, status: this.status, cancel: this.cancelButton, t, worker: () => String(this.s.worker) !== 'false' };
+    if (this.loader) this.loader.attach(ui);
+    else this.loader = new LoadController(ui);
     const openButton = () => el('button', { type: 'button', class: 'open-file', 'data-testid': 'open-file', onclick: () => this.fileInput.click() }, t.openFile);
     const toolbar = el(
       'header',
@@ -294,14 +296,14 @@ export class Panel {
   }
 
   /**
-   * The promise-API engine the key browser reads: the opened file's, else the page engine
-   * when `keys` is among the cards, else null (no key browser).
+   * The promise-API engine the key browser reads: the panel's engine (the one that decoded
+   * the snapshot shown) for an opened file, or online when `keys` is among the cards; else
+   * null (no key browser).
    */
   browserSource() {
-    if (this.source) return this.source;
-    if (!this.cards().includes('keys')) return null;
-    if (!this.pageSource || this.pageSource.engine !== this.engine) this.pageSource = this.engine ? wrapEngine(this.engine) : null;
-    return this.pageSource;
+    if (!this.eng) return null;
+    if (this.offline || this.cards().includes('keys')) return this.eng;
+    return null;
   }
 
   /**
@@ -387,8 +389,10 @@ export class Panel {
       await initWasm();
       info = await identifyFile(file, snapshotInfo);
     }
-    return this.loadOffline(file.name || 'snapshot.rdb', file.size, async (eng, onProgress, signal) =>
-      eng.loadRdb(file, { onProgress, signal }), info.writer);
+    return this.show({
+      name: file.name || 'snapshot.rdb', size: file.size, offline: true, writer: info.writer,
+      decode: (eng, onProgress, signal) => eng.loadRdb(file, { onProgress, signal, ...this.loadOptions() }),
+    });
   }
 
   /**
@@ -400,140 +404,147 @@ export class Panel {
     const files = rdb ? [rdb.file, ...entries.map((e) => e.file)] : entries.map((e) => e.file);
     const total = files.reduce((n, f) => n + f.size, 0);
     const name = files.length === 1 ? files[0].name : this.t.nFiles(files.length);
-    return this.loadOffline(name, total, async (eng, onProgress, signal) => {
-      let done = 0;
-      onProgress(0, total);
-      if (rdb) {
-        await eng.loadRdb(rdb.file, { signal, onProgress: (d) => onProgress(d, total) });
-        done = rdb.file.size;
-      }
-      for (const { file, key, kind } of entries) {
-        if (signal.aborted) throw new DOMException('The load was cancelled', 'AbortError');
-        if (!key) throw new Error(`${file.name}: no key name`);
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        try {
-          if (kind === 'string') await eng.loadString(key, bytes);
-          else await eng.loadDump(key, bytes);
-        } catch (e) {
-          throw new Error(`${file.name} (key ${key}): ${e.message || e}`);
+    return this.show({
+      name, size: total, offline: true, writer: rdb ? rdb.info.writer : null,
+      decode: async (eng, onProgress, signal) => {
+        let done = 0;
+        onProgress(0, total);
+        if (rdb) {
+          await eng.loadRdb(rdb.file, { signal, onProgress: (d) => onProgress(d, total), ...this.loadOptions() });
+          done = rdb.file.size;
         }
-        done += file.size;
-        onProgress(done, total);
-      }
-      return entries.length;
-    }, rdb ? rdb.info.writer : null);
+        for (const { file, key, kind } of entries) {
+          if (signal.aborted) throw abortError();
+          if (!key) throw new Error(`${file.name}: no key name`);
+          const bytes = new Uint8Array(await file.arrayBuffer());
+          try {
+            if (kind === 'string') await eng.loadString(key, bytes);
+            else await eng.loadDump(key, bytes, this.loadOptions());
+          } catch (e) {
+            throw new Error(`${file.name} (key ${key}): ${e.message || e}`);
+          }
+          done += file.size;
+          onProgress(done, total);
+        }
+        return entries.length;
+      },
+    });
+  }
+
+  /** Engine load options from the settings (`checksum: false` with the CRC-skip setting). */
+  loadOptions() {
+    return String(this.s.checksum) === 'false' ? { checksum: false } : {};
   }
 
   /**
-   * The common part of offline loads: a fresh engine (a Web Worker unless worker=false),
-   * progress and Cancel, then the cards' keys copied into the page engine. A cancelled or failed
-   * load leaves the panel as it was.
+   * Every load of the panel (the API, an RDB file, DUMP files, bytes): one load controller
+   * (a fresh engine, progress, Cancel), then the database holding the cards' keys selected,
+   * the facts, the cards and the key browser drawn from the new engine. `decode(eng,
+   * onProgress, signal)` fills the engine; `offline` marks a local file (the key browser is
+   * then always shown); `writer` is snapshotInfo's writer (or comes from `decode`'s result).
+   * A cancelled or failed load leaves what the panel showed on screen.
    */
-  async loadOffline(name, size, decode, writer = null) {
+  async show({ name, size, decode, offline, writer = null }) {
     const t = this.t;
-    if (this.abort) this.abort.abort();
-    const seq = ++this.loadSeq;
-    const ctl = new AbortController();
-    this.abort = ctl;
     const before = this.frame.dataset.state;
     this.setState('loading');
-    this.frame.dataset.offline = 'loading';
-    this.cancelButton.hidden = false;
-    this.progress.max = Math.max(1, size);
-    this.progress.value = 0;
-    this.status.textContent = t.decoding(name);
-    let eng = null;
-    const done = () => {
-      if (this.abort === ctl) this.abort = null;
-      this.cancelButton.hidden = true;
-    };
+    if (offline) this.frame.dataset.offline = 'loading';
+    let r;
     try {
-      await initWasm();
-      if (!this.engine) this.engine = new Engine();
-      eng = await openEngine({ worker: String(this.s.worker) !== 'false' });
-      const onProgress = (d, total) => {
-        if (seq !== this.loadSeq) return;
-        this.progress.max = Math.max(1, total);
-        this.progress.value = d;
-        this.status.textContent = `${t.decoding(name)} ${t.received(formatBytes(d), formatBytes(total))}`;
-      };
-      await decode(eng, onProgress, ctl.signal);
-      if (ctl.signal.aborted) throw new DOMException('The load was cancelled', 'AbortError');
+      // The page's own wasm module is not started here: it only draws charts (render).
+      r = await this.loader.run(offline ? name : null, size, decode);
+      const { eng, value, seq } = r;
       const patterns = [...new Set(this.patterns())];
+      if (this.s.compat) await this.trySetCompat(eng);
       // Every database stays in the engine; the cards start on the first one holding their keys.
       await firstDbWithKeys(eng, await eng.call('info'), patterns);
-      if (this.s.compat) await this.trySetCompat(eng);
       const info = await eng.call('info');
-      await copyKeys(eng, this.engine, patterns, ctl.signal);
-      // The page engine answers the cards as the file's engine does (the copy names no writer).
-      this.engine.setCompat(info.profile);
-      const n = info.databases.reduce((a, d) => a + d.keys, 0);
-      if (seq !== this.loadSeq) {
+      if (!this.loader.current(seq)) {
         eng.terminate();
         return;
       }
-      done();
-      if (this.source && this.source !== eng) this.source.terminate();
-      this.source = eng;
-      this.offline = { name, keys: n, bytes: size };
-      this.snapshotBytes = null;
-      this.progress.max = 1;
-      this.progress.value = 1;
-      this.status.textContent = t.decoded(name, this.fmt(n), formatBytes(size), eng.inWorker, info.databases.length);
-      this.writerName = writerName(writer);
+      const n = info.databases.reduce((a, d) => a + d.keys, 0);
+      if (this.eng && this.eng !== eng) this.eng.terminate();
+      this.eng = eng;
+      const bytes = value && typeof value === 'object' && 'bytes' in value ? value.bytes : size;
+      this.offline = offline ? { name, keys: n, bytes } : null;
+      if (offline) this.frame.dataset.offline = 'ready';
+      else delete this.frame.dataset.offline;
+      this.writerName = writerName(value && typeof value === 'object' && 'writer' in value ? value.writer : writer);
       this.view = info;
+      this.profileList = await eng.call('profiles').catch(() => []);
       this.showFacts();
+      this.status.textContent = offline
+        ? t.decoded(name, this.fmt(n), formatBytes(bytes), eng.worker === true, info.databases.length)
+        : t.loaded(this.fmt(n), formatBytes(bytes), info.databases.length);
       this.apiBox.hidden = true;
       this.loaded = true;
-      this.frame.dataset.offline = 'ready';
-      this.discover();
-      this.render();
+      await this.discover();
+      await this.render();
+      if (!this.loader.current(seq)) return;
       this.setState('ready');
-      this.keyBrowser.setSource(eng);
-      this.emit('bitlens-loaded', { keys: n, bytes: size, file: name, db: info.selected, databases: info.databases });
+      this.keyBrowser.setSource(this.browserSource());
+      this.emit('bitlens-loaded', offline
+        ? { keys: n, bytes, file: name, db: info.selected, databases: info.databases }
+        : { keys: n, bytes, db: info.selected, databases: info.databases });
     } catch (e) {
-      if (eng && eng !== this.source) eng.terminate();
-      if (seq !== this.loadSeq) return;
-      done();
-      this.progress.max = 1;
-      this.progress.value = 0;
-      delete this.frame.dataset.offline;
       if (e && e.name === 'AbortError') {
+        if (r && !this.loader.current(r.seq)) return;
         this.status.textContent = t.cancelled;
         this.setState(before === 'loading' ? (this.loaded ? 'ready' : 'error') : before);
-        this.frame.dataset.offline = 'cancelled';
+        if (offline) this.frame.dataset.offline = 'cancelled';
         return;
       }
+      this.failed(e, offline);
+    }
+  }
+
+  /**
+   * A failed load: a local file's error goes to the status line (the cards keep what they
+   * showed); an API error also goes to the cards, with the file option offered when the API
+   * did not answer or refused.
+   */
+  failed(e, offline) {
+    const t = this.t;
+    if (offline) {
       this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
       this.setState(this.loaded ? 'ready' : 'error');
       this.frame.dataset.offline = 'error';
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
+      return;
     }
+    // The API did not answer (or is not there: a static server): offer the file instead.
+    if (/^GET /.test(e.message || '')) {
+      // 401/403: the API is there but refused (token, allow-list); anything else: not there.
+      const refused = e.status === 401 || e.status === 403;
+      this.apiBox.querySelector('.notice-text').textContent = refused
+        ? t.apiRefused(this.s.api, e.status)
+        : t.apiUnreachable(this.s.api);
+      this.apiBox.hidden = false;
+    }
+    const noCard = !Object.keys(this.bodies).length;
+    this.status.textContent = noCard ? `${t.snapshotFailed}: ${e.message || e}` : t.snapshotFailed;
+    // Errors stay in the cards (issue 8); with the file option offered above when unreachable.
+    for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
+    if (this.engagement) this.engagement.section.hidden = true;
+    this.loaded = false;
+    this.setState('error');
+    this.emit('bitlens-error', { error: e, message: e.message || String(e) });
   }
 
-  /** After a settings change in offline mode: the cards' keys again from the opened file. */
+  /** After a settings change in offline mode: the engine holds the whole file; redraw. */
   async refreshOffline() {
-    const seq = ++this.loadSeq;
+    const seq = this.loader.bump();
     try {
-      await copyKeys(this.source, this.engine, [...new Set(this.patterns())]);
-      if (seq !== this.loadSeq) return;
-      if (this.view) this.engine.setCompat(this.view.profile);
       this.loaded = true;
-      this.discover();
-      this.render();
-      this.setState('ready');
+      await this.discover();
+      await this.render();
+      if (this.loader.current(seq)) this.setState('ready');
     } catch (e) {
-      if (seq !== this.loadSeq) return;
+      if (!this.loader.current(seq)) return;
       for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, this.t, this.t.snapshotFailed));
       this.setState('error');
     }
-  }
-
-  /** The promise-API engine holding every database: the opened file's, else the page engine. */
-  wholeEngine() {
-    if (this.source) return this.source;
-    if (!this.pageSource || this.pageSource.engine !== this.engine) this.pageSource = this.engine ? wrapEngine(this.engine) : null;
-    return this.pageSource;
   }
 
   /**
@@ -549,12 +560,8 @@ export class Panel {
     this.dbSelect.value = String(i.selected);
     this.dbSelect.disabled = i.databases.length < 2;
     this.dbSelect.dataset.count = String(i.databases.length);
-    let known = [];
-    try {
-      known = profiles();
-    } catch {
-      /* an engine without the profile list: only the writer's */
-    }
+    // The engine's profile list (an engine without one: only the writer's).
+    const known = this.profileList || [];
     // The writer as the file names it (`Redis 7.4.1`), else as its profile (DUMP payloads).
     const writer = this.writerName || known.find((p) => p.name === i.writerProfile)?.server || i.writerProfile;
     this.compatSelect.replaceChildren(el('option', { value: '' }, t.compatWriter(writer)),
@@ -574,17 +581,16 @@ export class Panel {
     this.s.compat = name;
     this.changed();
     await this.applyCompat();
-    this.discover();
-    this.render();
+    await this.discover();
+    await this.render();
   }
 
-  /** Applies `s.compat` to the engine(s) and refreshes the facts and the key browser. */
+  /** Applies `s.compat` to the engine and refreshes the facts and the key browser. */
   async applyCompat() {
-    const eng = this.wholeEngine();
+    const eng = this.eng;
     if (!eng) return;
     await this.trySetCompat(eng);
     this.view = await eng.call('info');
-    if (this.source) this.engine.setCompat(this.view.profile);
     this.showFacts();
     await this.keyBrowser.refresh();
   }
@@ -607,25 +613,21 @@ export class Panel {
 
   /** Switches the cards and the key browser to database `db`. */
   async selectDb(db) {
-    const eng = this.wholeEngine();
+    const eng = this.eng;
     if (!eng) return;
-    const seq = ++this.loadSeq;
+    const seq = this.loader.bump();
     try {
       await this.keyBrowser.idle();
       await eng.call('select', db);
-      if (this.source) {
-        await copyKeys(this.source, this.engine, [...new Set(this.patterns())]);
-        this.engine.setCompat(this.view.profile);
-      }
-      if (seq !== this.loadSeq) return;
+      if (!this.loader.current(seq)) return;
       this.view = await eng.call('info');
       this.showFacts();
-      this.discover();
-      this.render();
+      await this.discover();
+      await this.render();
       await this.keyBrowser.refresh();
       this.emit('bitlens-db', { db });
     } catch (e) {
-      if (seq !== this.loadSeq) return;
+      if (!this.loader.current(seq)) return;
       this.status.textContent = `${this.t.snapshotFailed}: ${e.message || e}`;
     }
   }
@@ -752,19 +754,20 @@ export class Panel {
     [this.progress.max, this.progress.value] = progress;
     this.page = 0;
     if (this.loaded && this.view && String(before.compat) !== String(this.s.compat) && !refetch) {
-      return this.applyCompat().then(() => {
-        this.discover();
-        this.render();
+      return this.applyCompat().then(async () => {
+        await this.discover();
+        await this.render();
         this.setState(state);
       });
     }
-    if (this.source && this.offline && String(before.api) === String(this.s.api)) {
+    if (this.offline && this.eng && String(before.api) === String(this.s.api)) {
       if (refetch) return this.refreshOffline();
     } else if (refetch || !this.loaded) return this.load(this.snapshotBytes || undefined);
-    this.discover();
-    this.render();
-    this.setState(state);
-    return Promise.resolve();
+    return (async () => {
+      await this.discover();
+      await this.render();
+      this.setState(state);
+    })();
   }
 
   setState(state) {
@@ -772,88 +775,36 @@ export class Panel {
   }
 
   /**
-   * Loads a snapshot — `bytes` (an RDB file) when given, else fetched from the API for the
-   * configured keys — and draws the cards.
+   * Loads a snapshot — `bytes` (an RDB file) when given, else `/api/snapshot` for the
+   * configured keys, downloaded and decoded in the engine's worker — and draws the cards.
    */
   async load(bytes) {
-    const seq = ++this.loadSeq;
-    if (this.abort) this.abort.abort();
     // Bytes handed over directly (offline use) are kept for reloads after a settings change.
     this.snapshotBytes = bytes || null;
-    // Back to the API (or to the bytes handed over): the opened file's engine is let go.
-    if (this.source) this.source.terminate();
-    this.source = null;
-    this.offline = null;
-    delete this.frame.dataset.offline;
     this.keyBrowser.setSource(null);
-    this.view = null;
-    this.factsBar.hidden = true;
     const t = this.t;
-    this.setState('loading');
-    this.loaded = false;
     for (const b of Object.values(this.bodies)) b.replaceChildren(t.loading);
-    try {
-      this.status.textContent = t.loadingWasm;
-      await initWasm();
-      if (!this.engine) this.engine = new Engine();
-      if (!bytes) {
-        const patterns = [...new Set(this.patterns())];
-        // No known card means no key pattern: never ask for a snapshot of the whole database.
-        if (!patterns.length) throw new Error(t.noCards(this.s.cards, KNOWN_CARDS.filter((c) => c !== 'keys').join(',')));
-        const url = snapshotUrl(this.s.api, patterns);
-        this.status.textContent = t.loading;
-        bytes = await fetchSnapshot(url, (got, total) => {
-          if (seq !== this.loadSeq) return;
-          if (total) {
-            this.progress.max = total;
-            this.progress.value = got;
-          } else {
-            this.progress.removeAttribute('value');
-          }
-          this.status.textContent = t.received(formatBytes(got), total ? formatBytes(total) : null);
-        }, undefined, this.s.token);
-      }
-      if (seq !== this.loadSeq) return;
-      this.engine.loadRdb(bytes);
-      const page = wrapEngine(this.engine);
-      if (this.s.compat) await this.trySetCompat(page);
-      await firstDbWithKeys(page, this.engine.info(), [...new Set(this.patterns())]);
-      const info = this.engine.info();
-      const n = info.databases.reduce((a, d) => a + d.keys, 0);
-      this.writerName = writerName(snapshotInfo(bytes.subarray(0, 64 * 1024)).writer);
-      this.view = info;
-      this.showFacts();
-      this.progress.max = 1;
-      this.progress.value = 1;
-      this.status.textContent = t.loaded(this.fmt(n), formatBytes(bytes.length), info.databases.length);
-      this.loaded = true;
-      this.apiBox.hidden = true;
-      this.discover();
-      this.render();
-      this.setState('ready');
-      this.keyBrowser.setSource(this.browserSource());
-      this.emit('bitlens-loaded', { keys: n, bytes: bytes.length, db: info.selected, databases: info.databases });
-    } catch (e) {
-      if (seq !== this.loadSeq) return;
-      this.progress.value = 0;
-      // The API did not answer (or is not there: a static server): offer the file instead.
-      const unreachable = !bytes && /^GET /.test(e.message || '');
-      if (unreachable) {
-        // 401/403: the API is there but refused (token, allow-list); anything else: not there.
-        const refused = e.status === 401 || e.status === 403;
-        this.apiBox.querySelector('.notice-text').textContent = refused
-          ? t.apiRefused(this.s.api, e.status)
-          : t.apiUnreachable(this.s.api);
-        this.apiBox.hidden = false;
-      }
-      const noCard = !Object.keys(this.bodies).length;
-      this.status.textContent = noCard ? `${t.snapshotFailed}: ${e.message || e}` : t.snapshotFailed;
-      // Errors stay in the cards (issue 8); with the file option offered above when unreachable.
-      for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
-      if (this.engagement) this.engagement.section.hidden = true;
-      this.setState('error');
-      this.emit('bitlens-error', { error: e, message: e.message || String(e) });
+    if (bytes) {
+      return this.show({
+        name: null, size: bytes.length,
+        decode: async (eng, onProgress, signal) => {
+          const { writer } = await eng.call('snapshotInfo', bytes.slice(0, 64 * 1024));
+          const keys = await eng.loadRdb(bytes, { transfer: false, onProgress, signal, ...this.loadOptions() });
+          return { keys, bytes: bytes.length, writer: writer ?? null };
+        },
+      });
     }
+    const patterns = [...new Set(this.patterns())];
+    // No known card means no key pattern: never ask for a snapshot of the whole database.
+    if (!patterns.length) {
+      this.failed(new Error(t.noCards(this.s.cards, KNOWN_CARDS.filter((c) => c !== 'keys').join(','))), false);
+      return undefined;
+    }
+    const url = snapshotUrl(this.s.api, patterns);
+    return this.show({
+      name: null, size: 0,
+      decode: (eng, onProgress, signal) => eng.loadUrl(url, { token: this.s.token || undefined, onProgress, signal, ...this.loadOptions() }),
+    });
   }
 
   /** The Redis globs of the keys the cards need. */
@@ -867,13 +818,15 @@ export class Panel {
     return p;
   }
 
-  /** Finds the latest date and the shop types present in the snapshot. */
-  discover() {
+  /** Finds the latest date and the shop types present in the snapshot (through the engine). */
+  async discover() {
     const s = this.s;
+    const eng = this.eng;
+    if (!eng) return;
     const dates = [];
     for (const tpl of [s.activeKey, s.uvKey]) {
       if (!tpl.includes('{date}')) continue;
-      for (const k of this.engine.keys(globFor(tpl))) {
+      for (const k of await eng.call('keys', globFor(tpl))) {
         const d = capture(tpl, k, 'date');
         if (d && parseDate(d)) dates.push(d);
       }
@@ -883,7 +836,7 @@ export class Panel {
     this.dates = dates;
     if (this.typeSelect) {
       const types = s.geoKey.includes('{type}')
-        ? [...new Set(this.engine.keys(globFor(s.geoKey)).map((k) => capture(s.geoKey, k, 'type')).filter(Boolean))].sort()
+        ? [...new Set((await eng.call('keys', globFor(s.geoKey))).map((k) => capture(s.geoKey, k, 'type')).filter(Boolean))].sort()
         : [];
       if (s.type && !types.includes(s.type)) types.unshift(s.type);
       if (!s.type && types.length) s.type = types[0];
@@ -898,8 +851,10 @@ export class Panel {
     return parseDate(this.s.date) || parseDate(this.latestDate) || new Date();
   }
 
-  render() {
-    if (!this.loaded) return;
+  /** Draws every card from the engine; resolves once all are drawn. */
+  async render() {
+    if (!this.loaded || !this.eng) return;
+    const eng = this.eng;
     const date = this.date();
     this.dateInput.value = isoDate(date);
     if (this.dates && this.dates.length) {
@@ -907,21 +862,30 @@ export class Panel {
       this.dateInput.max = isoDate(parseDate(this.dates[this.dates.length - 1]));
     }
     const t = this.t;
-    if (this.bodies.uv) drawMetricCard(this.bodies.uv, 'uv', () => computeUv(this.engine, this.s, date, t), this.fmt, t);
-    if (this.bodies.active) drawMetricCard(this.bodies.active, 'active', () => computeActive(this.engine, this.s, date, t), this.fmt, t);
-    if (this.bodies.engagement) {
-      drawEngagementCard(this.bodies.engagement, () => computeEngagement(this.engine, this.s, date, t), this.fmt, t);
-    }
+    // The page's wasm module draws the charts and the map (from the engine's numbers).
+    if (this.engagement || this.bodies.nearby) await initWasm();
+    // The metric cards are computed first and drawn together (one date on screen at a time).
+    const settle = (f) => f().then((v) => () => v, (e) => () => { throw e; });
+    const [uv, active, engagement] = await Promise.all([
+      this.bodies.uv ? settle(() => computeUv(eng, this.s, date, t)) : null,
+      this.bodies.active ? settle(() => computeActive(eng, this.s, date, t)) : null,
+      this.bodies.engagement ? settle(() => computeEngagement(eng, this.s, date, t)) : null,
+    ]);
+    const jobs = [];
+    if (uv) jobs.push(drawMetricCard(this.bodies.uv, 'uv', uv, this.fmt, t));
+    if (active) jobs.push(drawMetricCard(this.bodies.active, 'active', active, this.fmt, t));
+    if (engagement) jobs.push(drawEngagementCard(this.bodies.engagement, engagement, this.fmt, t));
     if (this.engagement) {
       this.engagement.section.hidden = false;
-      this.engagement.draw(this.engine, this.s, date);
+      jobs.push(this.engagement.draw(eng, this.s, date));
     }
-    this.renderNearby();
+    jobs.push(this.renderNearby());
+    await Promise.all(jobs);
   }
 
-  renderNearby() {
+  async renderNearby() {
     const body = this.bodies.nearby;
-    if (!body || !this.loaded) return;
+    if (!body || !this.loaded || !this.eng) return;
     const t = this.t;
     const bad = this.paramErrors().filter((e) => [PARAMS.lon, PARAMS.lat, PARAMS.radius].includes(e.param));
     if (bad.length && !(this.s.member && !bad.some((e) => e.param === PARAMS.radius))) {
@@ -933,12 +897,16 @@ export class Panel {
       lon: Number(this.s.lon), lat: Number(this.s.lat), radius: Number(this.s.radius), unit: this.s.unit,
       type: this.s.type, member: this.s.member,
     };
+    const seq = (this.nearbySeq = (this.nearbySeq || 0) + 1);
+    let nearby;
     try {
-      this.nearby = computeNearby(this.engine, this.s, q);
+      nearby = await computeNearby(this.eng, this.s, q, nearbyMapSvg);
     } catch (e) {
-      body.replaceChildren(errorBox('nearby', e, t));
+      if (seq === this.nearbySeq) body.replaceChildren(errorBox('nearby', e, t));
       return;
     }
+    if (seq !== this.nearbySeq) return;
+    this.nearby = nearby;
     const draw = (page) => {
       this.page = page;
       drawNearbyResults(body, this.nearby, q, page, draw, this.fmt, t);
@@ -958,3 +926,4 @@ function writerName(writer) {
 }
 
 export { PAGE_SIZE };
+

@@ -1,5 +1,6 @@
 // Fetches an RDB snapshot from `bitlens serve` (GET {api}/snapshot?match=P&match=P...),
-// reporting progress while the bytes arrive.
+// reporting progress while the bytes arrive. The panel runs it inside its engine's Web Worker
+// (engine-worker.js, loadUrl); it works on a page too.
 
 /**
  * The snapshot URL for a set of Redis glob patterns.
@@ -52,21 +53,22 @@ export async function fetchSnapshot(url, onProgress, signal, token) {
     return buf;
   }
   const reader = res.body.getReader();
-  const chunks = [];
+  // One buffer sized from Content-Length when the server sends one (grown by doubling
+  // otherwise, or when the body is longer than announced): no list of chunks plus a copy.
+  let out = new Uint8Array(total ?? 1 << 20);
   let received = 0;
   onProgress(0, total);
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    chunks.push(value);
+    if (received + value.length > out.length) {
+      const grown = new Uint8Array(Math.max(out.length * 2, received + value.length));
+      grown.set(out.subarray(0, received));
+      out = grown;
+    }
+    out.set(value, received);
     received += value.length;
     onProgress(received, total);
   }
-  const out = new Uint8Array(received);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return received === out.length ? out : out.subarray(0, received);
 }

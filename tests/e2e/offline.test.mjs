@@ -209,10 +209,13 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.equal(total, String(num('DBSIZE')));
     await page.fill('[data-testid=date]', '2024-05-19');
     await page.dispatchEvent('[data-testid=date]', 'change');
-    await page.waitForFunction(() => document.querySelector('[data-testid=active-day]'));
+    // The cards redraw from the worker engine (asynchronously): wait for the number to change.
+    const shows = (n) => page.waitForFunction((v) => document.querySelector('[data-testid=active-day]')?.dataset.value === v, String(n), { timeout: 10000 });
+    await shows(num('BITCOUNT', 'stats:active:20240519'));
     assert.equal(await value('active-day'), num('BITCOUNT', 'stats:active:20240519'));
     await page.fill('[data-testid=date]', '2024-05-20');
     await page.dispatchEvent('[data-testid=date]', 'change');
+    await shows(before['active-day']);
     assert.equal(await value('active-day'), before['active-day']);
   });
 

@@ -432,7 +432,7 @@ describe('panel: every database, files known by content, profile and clock', { t
     await p3.selectOption('[data-testid=db]', '5');
     await p3.waitForFunction(() => document.querySelector('[data-testid=kb-summary]')?.dataset.db === '5');
     assert.deepEqual(await p3.$$eval('[data-testid=kb-row]', (r) => r.map((x) => x.dataset.key)), ['db5:bitmap', 'db5:list']);
-    assert.equal(await p3.evaluate(() => window.bitlensPanel.engine.info().selected), 5);
+    assert.equal(await p3.evaluate(async () => (await window.bitlensPanel.eng.call('info')).selected), 5);
     await p3.close();
   });
 
