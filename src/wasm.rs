@@ -440,32 +440,34 @@ impl Engine {
 
     /// Runs one Redis command (`['BITCOUNT', 'k', '0', '-1']`) and returns its reply as plain
     /// JS values (see the module documentation). An error reply is thrown as an `Error` whose
-    /// message is Redis' text.
-    pub fn command(&mut self, argv: &Array) -> Result<JsValue, JsError> {
-        let reply = self.run(argv)?;
-        reply_to_js(&reply, false)
+    /// message is Redis' text; an `argv` that is not an array (a string such as
+    /// `'BITCOUNT k'`) is a `TypeError`.
+    pub fn command(&mut self, argv: JsValue) -> Result<JsValue, JsValue> {
+        let reply = self.run(argv_array(&argv)?)?;
+        Ok(reply_to_js(&reply, false)?)
     }
 
     /// As [`Engine::command`], but bulk strings come back as `Uint8Array` (binary safe: raw
     /// bitmap or HyperLogLog bytes from `GET`).
     #[wasm_bindgen(js_name = commandRaw)]
-    pub fn command_raw(&mut self, argv: &Array) -> Result<JsValue, JsError> {
-        let reply = self.run(argv)?;
-        reply_to_js(&reply, true)
+    pub fn command_raw(&mut self, argv: JsValue) -> Result<JsValue, JsValue> {
+        let reply = self.run(argv_array(&argv)?)?;
+        Ok(reply_to_js(&reply, true)?)
     }
 
     /// Runs one command and returns the exact RESP2 bytes Redis would send (errors included,
-    /// not thrown).
+    /// not thrown; a non-array `argv` is a `TypeError`).
     #[wasm_bindgen(js_name = commandResp)]
-    pub fn command_resp(&mut self, argv: &Array) -> Result<Vec<u8>, JsError> {
-        Ok(self.run(argv)?.to_resp())
+    pub fn command_resp(&mut self, argv: JsValue) -> Result<Vec<u8>, JsValue> {
+        Ok(self.run(argv_array(&argv)?)?.to_resp())
     }
 
     /// Runs one command and returns exactly what `redis-cli` prints for its reply when stdout
-    /// is not a terminal (errors included, not thrown), as text (invalid UTF-8 replaced).
+    /// is not a terminal (errors included, not thrown), as text (invalid UTF-8 replaced; a
+    /// non-array `argv` is a `TypeError`).
     #[wasm_bindgen(js_name = commandCli)]
-    pub fn command_cli(&mut self, argv: &Array) -> Result<String, JsError> {
-        let out = self.run(argv)?.to_redis_cli();
+    pub fn command_cli(&mut self, argv: JsValue) -> Result<String, JsValue> {
+        let out = self.run(argv_array(&argv)?)?.to_redis_cli();
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
@@ -1133,4 +1135,24 @@ pub fn profiles() -> Result<Array, JsError> {
         out.push(&o);
     }
     Ok(out)
+}
+
+/// `argv` as an `Array`, or a `TypeError` naming what was given instead: a string is not split
+/// (a command named after its first character would answer otherwise).
+fn argv_array(argv: &JsValue) -> Result<&Array, JsValue> {
+    if Array::is_array(argv) {
+        Ok(argv.unchecked_ref())
+    } else {
+        let given = if argv.is_string() {
+            "a string (split it into arguments first)".to_string()
+        } else if argv.is_null() {
+            "null".to_string()
+        } else {
+            format!("a {}", argv.js_typeof().as_string().unwrap_or_default())
+        };
+        Err(js_sys::TypeError::new(&format!(
+            "argv must be an array of arguments, such as ['BITCOUNT', 'key'], not {given}"
+        ))
+        .into())
+    }
 }
