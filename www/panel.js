@@ -217,7 +217,8 @@ export class Panel {
       this.clockLine);
     this.showParamErrors();
     this.bodies = {};
-    const cards = el('div', { class: 'cards' });
+    const cards = el('div', { class: 'cards', 'data-testid': 'cards' });
+    this.cardsBox = cards;
     const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle };
     for (const c of this.cards()) {
       if (!titles[c]) continue;
@@ -243,6 +244,7 @@ export class Panel {
     // The key browser: over the opened file, or over the fetched snapshot.
     this.keyBrowser = buildKeyBrowser(t, this.fmt, this.locale());
     this.frame.append(this.keyBrowser.section);
+    this.placeKeyBrowser();
     if (this.loaded) this.keyBrowser.setSource(this.browserSource());
     if (this.view) this.showFacts();
     this.dropTarget();
@@ -484,6 +486,7 @@ export class Panel {
       if (!this.loader.current(seq)) return;
       this.setState('ready');
       this.keyBrowser.setSource(this.browserSource());
+      this.placeKeyBrowser(true);
       this.emit('bitlens-loaded', offline
         ? { keys: n, bytes, file: name, db: info.selected, databases: info.databases }
         : { keys: n, bytes, db: info.selected, databases: info.databases });
@@ -517,6 +520,7 @@ export class Panel {
     if (/^GET /.test(e.message || '')) {
       // 401/403: the API is there but refused (token, allow-list); anything else: not there.
       const refused = e.status === 401 || e.status === 403;
+      this.apiBox.dataset.kind = refused ? 'refused' : 'unreachable';
       this.apiBox.querySelector('.notice-text').textContent = refused
         ? t.apiRefused(this.s.api, e.status)
         : t.apiUnreachable(this.s.api);
@@ -539,6 +543,7 @@ export class Panel {
       this.loaded = true;
       await this.discover();
       await this.render();
+      this.placeKeyBrowser();
       if (this.loader.current(seq)) this.setState('ready');
     } catch (e) {
       if (!this.loader.current(seq)) return;
@@ -624,6 +629,7 @@ export class Panel {
       this.showFacts();
       await this.discover();
       await this.render();
+      this.placeKeyBrowser();
       await this.keyBrowser.refresh();
       this.emit('bitlens-db', { db });
     } catch (e) {
@@ -797,6 +803,15 @@ export class Panel {
     const patterns = [...new Set(this.patterns())];
     // No known card means no key pattern: never ask for a snapshot of the whole database.
     if (!patterns.length) {
+      if (this.cards().includes('keys')) {
+        // The key browser alone: nothing to fetch, and nothing wrong; it opens on a file.
+        this.apiBox.querySelector('.notice-text').textContent = t.keysOnly;
+        this.apiBox.dataset.kind = 'keys-only';
+        this.apiBox.hidden = false;
+        this.status.textContent = '';
+        this.setState('idle');
+        return undefined;
+      }
       this.failed(new Error(t.noCards(this.s.cards, KNOWN_CARDS.filter((c) => c !== 'keys').join(','))), false);
       return undefined;
     }
@@ -824,19 +839,31 @@ export class Panel {
     const eng = this.eng;
     if (!eng) return;
     const dates = [];
+    // How many keys each template matches (a card with none collapses to one line).
+    const counts = {};
     for (const tpl of [s.activeKey, s.uvKey]) {
+      const keys = await eng.call('keys', globFor(tpl));
+      counts[tpl] = keys.length;
       if (!tpl.includes('{date}')) continue;
-      for (const k of await eng.call('keys', globFor(tpl))) {
+      for (const k of keys) {
         const d = capture(tpl, k, 'date');
         if (d && parseDate(d)) dates.push(d);
       }
     }
+    const geoKeys = await eng.call('keys', globFor(s.geoKey));
+    this.present = {
+      uv: counts[s.uvKey] > 0,
+      active: counts[s.activeKey] > 0,
+      engagement: counts[s.activeKey] > 0,
+      nearby: geoKeys.length > 0,
+    };
+    // The date (when none is given) is the latest date any card's keys have.
     dates.sort();
     this.latestDate = dates.length ? dates[dates.length - 1] : ymd(new Date());
     this.dates = dates;
     if (this.typeSelect) {
       const types = s.geoKey.includes('{type}')
-        ? [...new Set((await eng.call('keys', globFor(s.geoKey))).map((k) => capture(s.geoKey, k, 'type')).filter(Boolean))].sort()
+        ? [...new Set(geoKeys.map((k) => capture(s.geoKey, k, 'type')).filter(Boolean))].sort()
         : [];
       if (s.type && !types.includes(s.type)) types.unshift(s.type);
       if (!s.type && types.length) s.type = types[0];
@@ -866,16 +893,18 @@ export class Panel {
     if (this.engagement || this.bodies.nearby) await initWasm();
     // The metric cards are computed first and drawn together (one date on screen at a time).
     const settle = (f) => f().then((v) => () => v, (e) => () => { throw e; });
+    const here = (c) => this.bodies[c] && this.isPresent(c);
+    for (const c of Object.keys(this.bodies)) this.collapse(c, !this.isPresent(c));
     const [uv, active, engagement] = await Promise.all([
-      this.bodies.uv ? settle(() => computeUv(eng, this.s, date, t)) : null,
-      this.bodies.active ? settle(() => computeActive(eng, this.s, date, t)) : null,
-      this.bodies.engagement ? settle(() => computeEngagement(eng, this.s, date, t)) : null,
+      here('uv') ? settle(() => computeUv(eng, this.s, date, t)) : null,
+      here('active') ? settle(() => computeActive(eng, this.s, date, t)) : null,
+      here('engagement') ? settle(() => computeEngagement(eng, this.s, date, t)) : null,
     ]);
     const jobs = [];
     if (uv) jobs.push(drawMetricCard(this.bodies.uv, 'uv', uv, this.fmt, t));
     if (active) jobs.push(drawMetricCard(this.bodies.active, 'active', active, this.fmt, t));
     if (engagement) jobs.push(drawEngagementCard(this.bodies.engagement, engagement, this.fmt, t));
-    if (this.engagement) {
+    if (this.engagement && this.isPresent('engagement')) {
       this.engagement.section.hidden = false;
       jobs.push(this.engagement.draw(eng, this.s, date));
     }
@@ -883,9 +912,69 @@ export class Panel {
     await Promise.all(jobs);
   }
 
+  /** Whether the snapshot (its selected database) holds any key of card `c` (true until known). */
+  isPresent(c) {
+    return !this.present || this.present[c] !== false;
+  }
+
+  /** The key glob card `c` reads (shown in its collapsed line). */
+  cardGlob(c) {
+    const s = this.s;
+    return globFor({ uv: s.uvKey, active: s.activeKey, engagement: s.activeKey, nearby: s.geoKey }[c]);
+  }
+
+  /**
+   * Collapses card `c` to one line ("no `uv:page:index:*` keys in this snapshot · settings")
+   * when `absent`, or restores it (its body is redrawn by render).
+   */
+  collapse(c, absent) {
+    const body = this.bodies[c];
+    const card = body && body.closest('[data-card]');
+    if (!card) return;
+    if (!absent) {
+      if ('absent' in card.dataset) {
+        delete card.dataset.absent;
+        body.replaceChildren(this.t.loading);
+      }
+      return;
+    }
+    card.dataset.absent = '';
+    const t = this.t;
+    const title = card.querySelector('h2')?.textContent || c;
+    const settings = el('a', {
+      href: '#', class: 'absent-settings', 'data-testid': `${c}-absent-settings`,
+      onclick: (e) => {
+        e.preventDefault();
+        const d = this.frame.querySelector('details.settings');
+        if (d) {
+          d.open = true;
+          d.scrollIntoView({ block: 'nearest' });
+        }
+      },
+    }, t.settings);
+    body.replaceChildren(el('p', { class: 'absent', 'data-testid': `${c}-absent`, 'data-pattern': this.cardGlob(c) },
+      el('strong', {}, title), ' · ', ...t.noCardKeys(el('code', {}, this.cardGlob(c))), ' · ', settings));
+    if (c === 'engagement' && this.engagement) this.engagement.section.hidden = true;
+  }
+
+  /**
+   * Puts the key browser first (before the cards, scrolled into view) when the opened file
+   * holds no key of any card; else after the cards. `scroll`: scroll it into view then.
+   */
+  placeKeyBrowser(scroll = false) {
+    const kb = this.keyBrowser && this.keyBrowser.section;
+    if (!kb || !this.cardsBox) return;
+    const first = Boolean(this.offline && this.present && Object.keys(this.bodies).every((c) => !this.isPresent(c)));
+    this.frame.dataset.view = first ? 'keys' : 'cards';
+    if (first) {
+      this.cardsBox.before(kb);
+      if (scroll) kb.scrollIntoView({ block: 'start' });
+    } else if (kb.nextSibling) this.frame.append(kb);
+  }
+
   async renderNearby() {
     const body = this.bodies.nearby;
-    if (!body || !this.loaded || !this.eng) return;
+    if (!body || !this.loaded || !this.eng || !this.isPresent('nearby')) return;
     const t = this.t;
     const bad = this.paramErrors().filter((e) => [PARAMS.lon, PARAMS.lat, PARAMS.radius].includes(e.param));
     if (bad.length && !(this.s.member && !bad.some((e) => e.param === PARAMS.radius))) {
