@@ -484,9 +484,11 @@ export class Panel {
       await this.discover();
       await this.render();
       if (!this.loader.current(seq)) return;
-      this.setState('ready');
-      this.keyBrowser.setSource(this.browserSource());
+      // Ready once the key browser has listed its keys too.
+      await this.keyBrowser.setSource(this.browserSource());
+      if (!this.loader.current(seq)) return;
       this.placeKeyBrowser(true);
+      this.setState('ready');
       this.emit('bitlens-loaded', offline
         ? { keys: n, bytes, file: name, db: info.selected, databases: info.databases }
         : { keys: n, bytes, db: info.selected, databases: info.databases });
