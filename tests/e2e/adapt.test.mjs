@@ -133,6 +133,8 @@ describe('the panel adapts to the snapshot it was given', { timeout: 180000 }, (
       Number(redisCli(partial.redis.port, ['BITCOUNT', 'stats:active:20231105']).trim()));
     assert.equal(Number(await page.getAttribute('[data-testid=uv-30d]', 'data-value')),
       Number(redisCli(partial.redis.port, ['PFCOUNT', 'uv:page:index:20231101']).trim()));
+    // The uv card has keys, only not of that day: it is drawn, with the day's key named missing.
+    assert.match(await page.textContent('[data-testid=uv-missing]'), /uv:page:index:20231105/);
     assert.ok(await page.locator('[data-testid=nearby-absent]').isVisible());
     assert.equal(await page.locator('[data-testid=nearby-count]').count(), 0);
     for (const c of ['uv', 'active', 'engagement']) assert.equal(await page.locator(`[data-testid=${c}-absent]`).count(), 0, c);
