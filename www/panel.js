@@ -852,7 +852,7 @@ export class Panel {
         if (d && parseDate(d)) dates.push(d);
       }
     }
-    const geoKeys = await eng.call('keys', globFor(s.geoKey));
+    const geoKeys = this.bodies.nearby ? await eng.call('keys', globFor(s.geoKey)) : [];
     this.present = {
       uv: counts[s.uvKey] > 0,
       active: counts[s.activeKey] > 0,
