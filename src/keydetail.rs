@@ -571,13 +571,16 @@ mod tests {
     /// The recorded RedisBloom dump (Redis 7.4.1 + RedisBloom 2.8.2) loaded into a keyspace.
     fn bloom_keyspace() -> Keyspace {
         let dump = include_bytes!("../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
-        let mut snap =
-            crate::rdb::load_rdb(dump, &crate::rdb::LoadOptions::default()).unwrap();
+        let mut snap = crate::rdb::load_rdb(dump, &crate::rdb::LoadOptions::default()).unwrap();
         snap.databases.remove(&0).unwrap()
     }
 
     fn module_detail_of(ks: &Keyspace, key: &str) -> Detail {
-        detail(&ks.get(key.as_bytes()).unwrap().clone(), &DetailOptions::default()).unwrap()
+        detail(
+            &ks.get(key.as_bytes()).unwrap().clone(),
+            &DetailOptions::default(),
+        )
+        .unwrap()
     }
 
     fn int(r: &crate::reply::Reply) -> u64 {

@@ -219,7 +219,11 @@ fn module_bytes(m: &crate::probabilistic::ModuleValue) -> Option<u64> {
         ModuleData::Bloom(b) => b.memory(),
         ModuleData::Cuckoo(c) => c.memory(),
         ModuleData::TDigest(d) => d.memory(),
-        ModuleData::Cms(c) => c.width.checked_mul(c.depth)?.checked_mul(8)?.checked_add(8)?,
+        ModuleData::Cms(c) => c
+            .width
+            .checked_mul(c.depth)?
+            .checked_mul(8)?
+            .checked_add(8)?,
         ModuleData::TopK(t) => t
             .width
             .checked_mul(t.depth)?
