@@ -16,12 +16,16 @@
 //!   when valid, as Redis 7 returns it), and the histogram of its 16,384 six-bit registers.
 //! - GEO ([`crate::classify::Class::Geo`]: a sorted set whose scores are all geohashes):
 //!   member count, bounding box of the decoded positions and the first points by score.
+//! - RedisBloom values (Bloom, Cuckoo, Count-Min, Top-K, t-digest): their
+//!   [`crate::probabilistic::Summary`], plus the Top-K list (TOPK.LIST WITHCOUNT) and a
+//!   t-digest's quantile curve (TDIGEST.QUANTILE at 0, 0.05, …, 1).
 
 use std::collections::HashMap;
 
 use crate::classify::{classify, geo_position, Class};
 use crate::hll;
 use crate::keyspace::{Entry, Keyspace, Value};
+use crate::probabilistic::{summary::summary as module_summary, ModuleData, ModuleValue, Summary};
 use crate::rdb::Record;
 use crate::string::RedisString;
 use crate::zset::ZSet;
@@ -109,9 +113,48 @@ pub enum Detail {
         /// The first points by score: (member, longitude, latitude), degrees, as GEOPOS.
         points: Vec<(Vec<u8>, f64, f64)>,
     },
-    /// Any other value.
+    /// A Bloom filter (`MBbloom--`): its [`Summary::Bloom`] (capacity, items, error rate,
+    /// size, filters, fill ratio, expansion).
+    Bloom {
+        /// The module value's figures.
+        summary: Summary,
+    },
+    /// A Cuckoo filter (`MBbloomCF`): its [`Summary::Cuckoo`].
+    Cuckoo {
+        /// The module value's figures.
+        summary: Summary,
+    },
+    /// A Count-Min sketch (`CMSk-TYPE`): its [`Summary::Cms`].
+    Cms {
+        /// The module value's figures.
+        summary: Summary,
+    },
+    /// A Top-K (`TopK-TYPE`): its [`Summary::TopK`] and the listed items with their counts,
+    /// by decreasing count, as `TOPK.LIST key WITHCOUNT` gives them (RedisBloom 2.8.2).
+    TopK {
+        /// The module value's figures.
+        summary: Summary,
+        /// (item, count), by decreasing count.
+        list: Vec<(Vec<u8>, u64)>,
+    },
+    /// A t-digest (`TDIS-TYPE`): its [`Summary::TDigest`] and the quantile curve at
+    /// [`QUANTILE_POINTS`] `(q, value)`, values as `TDIGEST.QUANTILE key 0 0.05 … 1` gives
+    /// them (NaN for an empty digest, which the command prints as `nan`).
+    TDigest {
+        /// The module value's figures.
+        summary: Summary,
+        /// (q, value) at each of [`QUANTILE_POINTS`].
+        quantiles: Vec<(f64, f64)>,
+    },
+    /// Any other value (module values bitlens does not interpret included).
     Other,
 }
+
+/// The quantiles of a t-digest's curve: 0, 0.05, …, 1 (21 points).
+pub const QUANTILE_POINTS: [f64; 21] = [
+    0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8,
+    0.85, 0.9, 0.95, 1.0,
+];
 
 /// Options of [`detail`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,13 +249,43 @@ pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, String> {
             Class::Geo => geo_detail(z, opts.max_points),
             _ => Detail::Other,
         },
-        Value::List(_)
-        | Value::Set(_)
-        | Value::Hash(_)
-        | Value::Stream(_)
-        | Value::Module(_)
-        | Value::Other(_) => Detail::Other,
+        Value::Module(m) => module_detail(m),
+        Value::List(_) | Value::Set(_) | Value::Hash(_) | Value::Stream(_) | Value::Other(_) => {
+            Detail::Other
+        }
     })
+}
+
+/// The detail of a RedisBloom value (see [`Detail::Bloom`] to [`Detail::TDigest`]).
+fn module_detail(m: &ModuleValue) -> Detail {
+    let summary = module_summary(m);
+    match &m.data {
+        ModuleData::Bloom(_) => Detail::Bloom { summary },
+        ModuleData::Cuckoo(_) => Detail::Cuckoo { summary },
+        ModuleData::Cms(_) => Detail::Cms { summary },
+        ModuleData::TopK(t) => Detail::TopK {
+            summary,
+            list: t
+                .list()
+                .into_iter()
+                .map(|h| (h.item.clone(), h.count as u64))
+                .collect(),
+        },
+        ModuleData::TDigest(d) => {
+            // TDIGEST.QUANTILE merges pending observations first; so does the curve, on a copy.
+            let mut d = d.clone();
+            let _ = d.compress();
+            Detail::TDigest {
+                summary,
+                quantiles: QUANTILE_POINTS
+                    .iter()
+                    .copied()
+                    .zip(d.quantiles(&QUANTILE_POINTS))
+                    .collect(),
+            }
+        }
+        ModuleData::Raw(_) => Detail::Other,
+    }
 }
 
 /// The density strip of a string: set-bit fraction of each of `buckets` equal-width bit
@@ -493,5 +566,172 @@ mod tests {
             detail(&counters, &DetailOptions::default()).unwrap(),
             Detail::Other
         );
+    }
+
+    /// The recorded RedisBloom dump (Redis 7.4.1 + RedisBloom 2.8.2) loaded into a keyspace.
+    fn bloom_keyspace() -> Keyspace {
+        let dump = include_bytes!("../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
+        let mut snap = crate::rdb::load_rdb(dump, &crate::rdb::LoadOptions::default()).unwrap();
+        snap.databases.remove(&0).unwrap()
+    }
+
+    fn module_detail_of(ks: &Keyspace, key: &str) -> Detail {
+        detail(
+            &ks.get(key.as_bytes()).unwrap().clone(),
+            &DetailOptions::default(),
+        )
+        .unwrap()
+    }
+
+    fn int(r: &crate::reply::Reply) -> u64 {
+        match r {
+            crate::reply::Reply::Integer(n) => *n as u64,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `INFO`-style replies (`[name, value, …]`) as a name → reply map.
+    fn info(ks: &mut Keyspace, argv: &[&str]) -> HashMap<String, crate::reply::Reply> {
+        let crate::reply::Reply::Array(a) =
+            crate::command::execute_as(ks, &crate::dialect::REDIS_7_4, argv)
+        else {
+            panic!("{argv:?}")
+        };
+        a.chunks(2)
+            .map(|p| {
+                let name = match &p[0] {
+                    crate::reply::Reply::Status(s) => s.clone(),
+                    crate::reply::Reply::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+                    other => panic!("{other:?}"),
+                };
+                (name, p[1].clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bloom_and_cuckoo_details_match_info() {
+        let mut ks = bloom_keyspace();
+        for key in ["bf:default", "bf:scaling", "bf:small"] {
+            let Detail::Bloom {
+                summary:
+                    Summary::Bloom {
+                        capacity,
+                        items,
+                        size_bytes,
+                        filters,
+                        fill_ratio,
+                        expansion,
+                        ..
+                    },
+            } = module_detail_of(&ks, key)
+            else {
+                panic!("{key}")
+            };
+            let i = info(&mut ks, &["BF.INFO", key]);
+            assert_eq!(capacity, int(&i["Capacity"]), "{key}");
+            assert_eq!(items, int(&i["Number of items inserted"]), "{key}");
+            assert_eq!(size_bytes, int(&i["Size"]), "{key}");
+            assert_eq!(filters, int(&i["Number of filters"]), "{key}");
+            assert_eq!(expansion.unwrap_or(0), int(&i["Expansion rate"]), "{key}");
+            assert!((0.0..=1.0).contains(&fill_ratio));
+        }
+        let Detail::Cuckoo {
+            summary:
+                Summary::Cuckoo {
+                    buckets,
+                    items,
+                    deletes,
+                    size_bytes,
+                    ..
+                },
+        } = module_detail_of(&ks, "cf:small")
+        else {
+            panic!()
+        };
+        let i = info(&mut ks, &["CF.INFO", "cf:small"]);
+        assert_eq!(buckets, int(&i["Number of buckets"]));
+        assert_eq!(items, int(&i["Number of items inserted"]));
+        assert_eq!(deletes, int(&i["Number of items deleted"]));
+        assert_eq!(size_bytes, int(&i["Size"]));
+        for key in ["cms:dim", "cms:prob"] {
+            let Detail::Cms {
+                summary:
+                    Summary::Cms {
+                        width,
+                        depth,
+                        count,
+                        ..
+                    },
+            } = module_detail_of(&ks, key)
+            else {
+                panic!("{key}")
+            };
+            let i = info(&mut ks, &["CMS.INFO", key]);
+            assert_eq!(
+                (width, depth, count),
+                (int(&i["width"]), int(&i["depth"]), int(&i["count"]))
+            );
+        }
+    }
+
+    #[test]
+    fn topk_list_matches_topk_list_withcount() {
+        let mut ks = bloom_keyspace();
+        let Detail::TopK { list, .. } = module_detail_of(&ks, "topk:k5") else {
+            panic!()
+        };
+        let crate::reply::Reply::Array(reply) = crate::command::execute_as(
+            &mut ks,
+            &crate::dialect::REDIS_7_4,
+            &["TOPK.LIST", "topk:k5", "WITHCOUNT"],
+        ) else {
+            panic!()
+        };
+        let want: Vec<(Vec<u8>, u64)> = reply
+            .chunks(2)
+            .map(|p| match &p[0] {
+                crate::reply::Reply::Bulk(b) => (b.clone(), int(&p[1])),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(list.len(), 5);
+        assert_eq!(list, want);
+        // As recorded from the module: w1 280, w2 81, w3 41, w5 22, w4 19.
+        assert_eq!(list[0], (b"w1".to_vec(), 280));
+    }
+
+    #[test]
+    fn tdigest_curve_matches_tdigest_quantile() {
+        let mut ks = bloom_keyspace();
+        for key in ["td:lat", "td:small", "td:empty"] {
+            let Detail::TDigest { quantiles, .. } = module_detail_of(&ks, key) else {
+                panic!("{key}")
+            };
+            let mut argv = vec!["TDIGEST.QUANTILE".to_string(), key.to_string()];
+            argv.extend(QUANTILE_POINTS.iter().map(|q| q.to_string()));
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let crate::reply::Reply::Array(reply) =
+                crate::command::execute_as(&mut ks, &crate::dialect::REDIS_7_4, &argv)
+            else {
+                panic!("{key}")
+            };
+            assert_eq!(quantiles.len(), 21);
+            for ((q, v), r) in quantiles.iter().zip(&reply) {
+                let crate::reply::Reply::Bulk(b) = r else {
+                    panic!("{r:?}")
+                };
+                let want: f64 = std::str::from_utf8(b).unwrap().parse().unwrap();
+                assert!(
+                    v.to_bits() == want.to_bits() || (v.is_nan() && want.is_nan()),
+                    "{key} q={q}: {v} vs {want}"
+                );
+            }
+            if key == "td:empty" {
+                assert!(quantiles.iter().all(|(_, v)| v.is_nan()));
+            } else {
+                assert!(quantiles.windows(2).all(|w| w[0].1 <= w[1].1), "{key}");
+            }
+        }
     }
 }

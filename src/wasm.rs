@@ -275,8 +275,14 @@ impl Engine {
     /// The detail view of `key` (`null` when missing): `{ key, type, encoding, bytes, ttlMs }`
     /// plus, by `kind`: `'bitmap'` `{ bits, bitcount, density }`, `'hll'` `{ hllEncoding,
     /// cardinality, registerHistogram }` (64 counts summing to 16384), `'geo'` `{ members,
-    /// bbox: [minLon, minLat, maxLon, maxLat], points: [{ member, lon, lat }] }` (degrees) or
-    /// `'other'` (see [`crate::keydetail`]). `options`: `buckets` (density ranges, default
+    /// bbox: [minLon, minLat, maxLon, maxLat], points: [{ member, lon, lat }] }` (degrees),
+    /// `'bloom'` `{ capacity, items, errorRate, sizeBytes, filters, fillRatio, expansion }`
+    /// (`expansion` `null` when NONSCALING), `'cuckoo'` `{ buckets, filters, bucketSize, items,
+    /// deletes, sizeBytes, fillRatio, expansion, maxIterations }`, `'cms'` `{ width, depth,
+    /// count, sizeBytes }`, `'topk'` `{ k, width, depth, decay, listed, sizeBytes, list:
+    /// [{ item, count }] }` (TOPK.LIST WITHCOUNT), `'tdigest'` `{ compression, centroids,
+    /// observations, min, max, sizeBytes, quantiles: [{ q, value }] }` (`min`/`max` `null` and
+    /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`crate::keydetail`]). `options`: `buckets` (density ranges, default
     /// 256, 1..65536), `maxPoints` (GEO points listed, default 1000).
     #[wasm_bindgen(js_name = keyDetail)]
     pub fn key_detail(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
@@ -339,6 +345,42 @@ impl Engine {
                     pts.push(&p);
                 }
                 set(&obj, "points", &pts)?;
+            }
+            Detail::Bloom { summary } => {
+                set(&obj, "kind", &"bloom".into())?;
+                module_summary_js(&obj, &summary)?;
+            }
+            Detail::Cuckoo { summary } => {
+                set(&obj, "kind", &"cuckoo".into())?;
+                module_summary_js(&obj, &summary)?;
+            }
+            Detail::Cms { summary } => {
+                set(&obj, "kind", &"cms".into())?;
+                module_summary_js(&obj, &summary)?;
+            }
+            Detail::TopK { summary, list } => {
+                set(&obj, "kind", &"topk".into())?;
+                module_summary_js(&obj, &summary)?;
+                let items = Array::new();
+                for (item, count) in list {
+                    let p = Object::new();
+                    set(&p, "item", &String::from_utf8_lossy(&item).as_ref().into())?;
+                    set(&p, "count", &JsValue::from_f64(count as f64))?;
+                    items.push(&p);
+                }
+                set(&obj, "list", &items)?;
+            }
+            Detail::TDigest { summary, quantiles } => {
+                set(&obj, "kind", &"tdigest".into())?;
+                module_summary_js(&obj, &summary)?;
+                let curve = Array::new();
+                for (q, value) in quantiles {
+                    let p = Object::new();
+                    set(&p, "q", &JsValue::from_f64(q))?;
+                    set(&p, "value", &JsValue::from_f64(value))?;
+                    curve.push(&p);
+                }
+                set(&obj, "quantiles", &curve)?;
             }
             Detail::Other => set(&obj, "kind", &"other".into())?,
         }
@@ -1155,4 +1197,102 @@ fn argv_array(argv: &JsValue) -> Result<&Array, JsValue> {
         ))
         .into())
     }
+}
+
+/// Sets a RedisBloom [`Summary`](crate::probabilistic::Summary)'s figures on `obj`, camelCase
+/// (see [`Engine::key_detail`]); numbers as JS numbers.
+fn module_summary_js(obj: &Object, s: &crate::probabilistic::Summary) -> Result<(), JsError> {
+    use crate::probabilistic::Summary;
+    let n = |x: u64| JsValue::from_f64(x as f64);
+    let fields: Vec<(&str, JsValue)> = match *s {
+        Summary::Bloom {
+            capacity,
+            items,
+            error_rate,
+            size_bytes,
+            filters,
+            fill_ratio,
+            expansion,
+        } => vec![
+            ("capacity", n(capacity)),
+            ("items", n(items)),
+            ("errorRate", JsValue::from_f64(error_rate)),
+            ("sizeBytes", n(size_bytes)),
+            ("filters", n(filters)),
+            ("fillRatio", JsValue::from_f64(fill_ratio)),
+            ("expansion", expansion.map_or(JsValue::NULL, n)),
+        ],
+        Summary::Cuckoo {
+            buckets,
+            filters,
+            bucket_size,
+            items,
+            deletes,
+            size_bytes,
+            fill_ratio,
+            expansion,
+            max_iterations,
+        } => vec![
+            ("buckets", n(buckets)),
+            ("filters", n(filters)),
+            ("bucketSize", n(bucket_size)),
+            ("items", n(items)),
+            ("deletes", n(deletes)),
+            ("sizeBytes", n(size_bytes)),
+            ("fillRatio", JsValue::from_f64(fill_ratio)),
+            ("expansion", n(expansion)),
+            ("maxIterations", n(max_iterations)),
+        ],
+        Summary::Cms {
+            width,
+            depth,
+            count,
+            size_bytes,
+        } => vec![
+            ("width", n(width)),
+            ("depth", n(depth)),
+            ("count", n(count)),
+            ("sizeBytes", n(size_bytes)),
+        ],
+        Summary::TopK {
+            k,
+            width,
+            depth,
+            decay,
+            listed,
+            size_bytes,
+        } => vec![
+            ("k", n(k)),
+            ("width", n(width)),
+            ("depth", n(depth)),
+            ("decay", JsValue::from_f64(decay)),
+            ("listed", n(listed)),
+            ("sizeBytes", n(size_bytes)),
+        ],
+        Summary::TDigest {
+            compression,
+            centroids,
+            observations,
+            min_max,
+            size_bytes,
+        } => vec![
+            ("compression", JsValue::from_f64(compression)),
+            ("centroids", n(centroids)),
+            ("observations", JsValue::from_f64(observations as f64)),
+            (
+                "min",
+                min_max.map_or(JsValue::NULL, |m| JsValue::from_f64(m.0)),
+            ),
+            (
+                "max",
+                min_max.map_or(JsValue::NULL, |m| JsValue::from_f64(m.1)),
+            ),
+            ("sizeBytes", n(size_bytes)),
+        ],
+        Summary::Raw { fields } => vec![("fields", n(fields))],
+    };
+    for (k, v) in fields {
+        set(obj, k, &v)?;
+    }
+    Ok(())
 }

@@ -204,13 +204,98 @@ export interface GeoDetail extends KeyInfo {
   points: Array<{ member: string; lon: number; lat: number }>;
 }
 
+/** A RedisBloom Bloom filter (`MBbloom--`); figures as `BF.INFO` (RedisBloom 2.8.2). */
+export interface BloomDetail extends KeyInfo {
+  kind: 'bloom';
+  /** Sum of the filters' capacities (`Capacity`). */
+  capacity: number;
+  /** Items added (`Number of items inserted`, `BF.CARD`). */
+  items: number;
+  /** The error rate the filter was reserved with. */
+  errorRate: number;
+  /** The module's memory figure in bytes (`Size`). */
+  sizeBytes: number;
+  /** Sub-filters (`Number of filters`). */
+  filters: number;
+  /** Set bits over all bits, 0..1 (not reported by the module). */
+  fillRatio: number;
+  /** Growth factor of new filters; `null` when NONSCALING. */
+  expansion: number | null;
+}
+
+/** A RedisBloom Cuckoo filter (`MBbloomCF`); figures as `CF.INFO`. */
+export interface CuckooDetail extends KeyInfo {
+  kind: 'cuckoo';
+  buckets: number;
+  filters: number;
+  bucketSize: number;
+  /** Items inserted, net of deletes. */
+  items: number;
+  deletes: number;
+  sizeBytes: number;
+  /** Occupied fingerprint slots over all slots, 0..1. */
+  fillRatio: number;
+  expansion: number;
+  maxIterations: number;
+}
+
+/** A RedisBloom Count-Min sketch (`CMSk-TYPE`); figures as `CMS.INFO`. */
+export interface CmsDetail extends KeyInfo {
+  kind: 'cms';
+  width: number;
+  depth: number;
+  /** Sum of every increment. */
+  count: number;
+  /** The counter array, `width · depth · 4` bytes. */
+  sizeBytes: number;
+}
+
+/** A RedisBloom Top-K (`TopK-TYPE`); figures as `TOPK.INFO`. */
+export interface TopKDetail extends KeyInfo {
+  kind: 'topk';
+  k: number;
+  width: number;
+  depth: number;
+  decay: number;
+  /** Items currently listed. */
+  listed: number;
+  sizeBytes: number;
+  /** `TOPK.LIST key WITHCOUNT`: by decreasing count. */
+  list: Array<{ item: string; count: number }>;
+}
+
+/** A RedisBloom t-digest (`TDIS-TYPE`); figures as `TDIGEST.INFO`. */
+export interface TDigestDetail extends KeyInfo {
+  kind: 'tdigest';
+  compression: number;
+  /** Merged centroids. */
+  centroids: number;
+  observations: number;
+  /** `TDIGEST.MIN` / `TDIGEST.MAX`; `null` when empty. */
+  min: number | null;
+  max: number | null;
+  /** `TDIGEST.INFO` `Memory usage`. */
+  sizeBytes: number;
+  /** 21 points q = 0, 0.05, …, 1 with `TDIGEST.QUANTILE key q` (NaN when empty). */
+  quantiles: Array<{ q: number; value: number }>;
+}
+
 /** Any other key. */
 export interface OtherDetail extends KeyInfo {
   kind: 'other';
 }
 
 /** Result of {@link Engine.keyDetail}, by kind of key. */
-export type KeyDetail = BitmapDetail | HllDetail | GeoDetail | OtherDetail;
+export type KeyDetail =
+  | BitmapDetail
+  | HllDetail
+  | GeoDetail
+  | BloomDetail
+  | CuckooDetail
+  | CmsDetail
+  | TopKDetail
+  | TDigestDetail
+  | OtherDetail;
 
 /** One result of {@link Engine.geosearch}. */
 export interface GeoHit {

@@ -158,7 +158,7 @@ pub struct KeyRow {
     pub type_name: String,
     /// OBJECT ENCODING once the writer loaded it (`?` when not modelled).
     pub encoding: &'static str,
-    /// Estimated MEMORY USAGE, bytes (`None`: module values).
+    /// Estimated MEMORY USAGE, bytes (`None`: values of modules bitlens does not model).
     pub memory: Option<u64>,
     /// Value length: STRLEN for strings, else the element count (fields, members, entries).
     pub len: u64,
@@ -339,6 +339,8 @@ pub struct Report {
     pub distributions: Vec<Distribution>,
     /// Per cluster slot (name = slot number as text), slot ascending; `None` when not asked.
     pub slots: Option<Vec<Tally>>,
+    /// The RedisBloom values, by database then key.
+    pub filters: Vec<FilterRow>,
 }
 
 #[derive(Default)]
@@ -353,6 +355,22 @@ struct Acc {
     geo_sets: u64,
     zsets: u64,
     ledger: Option<LedgerSum>,
+    /// The figures of a RedisBloom value.
+    probabilistic: Option<bitlens::probabilistic::Summary>,
+}
+
+/// One RedisBloom value (Bloom, Cuckoo, Count-Min, Top-K, t-digest) of the report: its key
+/// and [`bitlens::probabilistic::Summary`] (the module's BF.INFO / CF.INFO / CMS.INFO /
+/// TOPK.INFO / TDIGEST.INFO figures plus fill ratios).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterRow {
+    pub db: u64,
+    pub key: Vec<u8>,
+    /// The module type name (`MBbloom--`, `MBbloomCF`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`).
+    pub type_name: String,
+    /// Estimated MEMORY USAGE, bytes (see [`bitlens::memory`]).
+    pub memory: Option<u64>,
+    pub summary: bitlens::probabilistic::Summary,
 }
 
 /// Longest element of a value and its element count (see [`KeyRow`]).
@@ -524,6 +542,12 @@ fn scan(
                     set_bits: s.popcount(),
                     bits: 8 * s.len(),
                 };
+            }
+            (Value::Module(m), _) => {
+                let s = bitlens::probabilistic::summary(m);
+                if !matches!(s, bitlens::probabilistic::Summary::Raw { .. }) {
+                    acc.probabilistic = Some(s);
+                }
             }
             (Value::ZSet(z), class) => {
                 acc.zsets = 1;
@@ -782,6 +806,20 @@ fn build(
             .collect()
     });
     let prefixes = prefix_tree(&rows, &opts.separators, opts.depth);
+    let mut filters: Vec<FilterRow> = rows
+        .iter()
+        .zip(&accs)
+        .filter_map(|(r, a)| {
+            Some(FilterRow {
+                db: r.db,
+                key: r.key.clone(),
+                type_name: r.type_name.clone(),
+                memory: r.memory,
+                summary: a.probabilistic.clone()?,
+            })
+        })
+        .collect();
+    filters.sort_by(|a, b| (a.db, &a.key).cmp(&(b.db, &b.key)));
     Report {
         version: header.version,
         writer: header.writer(),
@@ -807,6 +845,7 @@ fn build(
         ttl,
         distributions,
         slots,
+        filters,
     }
 }
 

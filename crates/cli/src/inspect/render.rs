@@ -9,9 +9,10 @@ use std::fmt::Write as _;
 
 use bitlens::escape;
 use bitlens::memory::Allocator;
+use bitlens::probabilistic::Summary;
 use serde_json::{json, Value as Json};
 
-use super::{KeyRow, Report, DIST_BUCKETS};
+use super::{FilterRow, KeyRow, Report, DIST_BUCKETS};
 
 /// Widest name column, in characters.
 pub const NAME_WIDTH: usize = 48;
@@ -312,6 +313,34 @@ impl Report {
                 out.push('\n');
             }
         }
+        if !self.filters.is_empty() {
+            let _ = writeln!(out, "\nProbabilistic filters:");
+            let _ = writeln!(
+                out,
+                "  {:>4}  {:<NAME_WIDTH$}  {:<9} {:>10} {:>10} {:>10} {:>10} {:>7} {:>10}  DETAILS",
+                "DB", "KEY", "TYPE", "CAPACITY", "ITEMS", "ERROR RATE", "SIZE", "FILL", "MEMORY"
+            );
+            for f in &self.filters {
+                let k = name(&f.key);
+                let pad = NAME_WIDTH.saturating_sub(k.chars().count());
+                let c = filter_columns(&f.summary);
+                let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+                let _ = writeln!(
+                    out,
+                    "  {:>4}  {k}{}  {:<9} {:>10} {:>10} {:>10} {:>10} {:>7} {:>10}  {}",
+                    f.db,
+                    " ".repeat(pad),
+                    cap(&f.type_name, 9),
+                    dash(c.capacity.map(|n| n.to_string())),
+                    dash(c.items.map(|n| n.to_string())),
+                    dash(c.error_rate.map(|e| format!("{e}"))),
+                    human(c.size_bytes),
+                    dash(c.fill_ratio.map(|r| percent_digits(r, 1.0, 1))),
+                    f.memory.map_or("?".into(), human),
+                    cap(&c.details, 60)
+                );
+            }
+        }
         if let Some(slots) = &self.slots {
             let mut by_mem = slots.clone();
             by_mem.sort_by(|a, b| b.memory.cmp(&a.memory).then_with(|| a.name.cmp(&b.name)));
@@ -342,7 +371,8 @@ impl Report {
     /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
     /// "geo"?}]}], "by_type": [{"name", "keys", "memory"}], "top": [key], "prefixes":
     /// [{"depth", "prefix", "keys", "memory"}], "ttl": [{"name", "keys", "memory"}],
-    /// "distributions": {type: {bucket: keys}}, "slots": [{"slot", "keys", "memory"}] | null}`,
+    /// "distributions": {type: {bucket: keys}}, "probabilistic": [filter] (see
+    /// [`filter_json`]), "slots": [{"slot", "keys", "memory"}] | null}`,
     /// every name as [`name_json`], memory in bytes.
     pub fn to_json(&self) -> Json {
         let tally = |t: &super::Tally| json!({"name": name_json(&t.name), "keys": t.keys, "memory": t.memory});
@@ -426,9 +456,193 @@ impl Report {
             "prefixes": self.prefixes.iter().map(|p| json!({"depth": p.depth, "prefix": name_json(&p.prefix), "keys": p.keys, "memory": p.memory})).collect::<Vec<_>>(),
             "ttl": self.ttl.iter().map(tally).collect::<Vec<_>>(),
             "distributions": dist,
+            "probabilistic": self.filters.iter().map(filter_json).collect::<Vec<_>>(),
             "slots": self.slots.as_ref().map(|s| s.iter().map(|t| json!({"slot": String::from_utf8_lossy(&t.name).parse::<u16>().unwrap_or(0), "keys": t.keys, "memory": t.memory})).collect::<Vec<_>>()),
         })
     }
+}
+
+/// The columns of one row of the "Probabilistic filters" section: capacity (Bloom: BF.INFO
+/// Capacity; Top-K: k), items (Bloom, Cuckoo: items inserted; Count-Min: CMS.INFO count;
+/// Top-K: items listed; t-digest: observations), error rate (Bloom only), the module's size
+/// figure, the fill ratio (Bloom, Cuckoo) and the other figures as text.
+struct FilterColumns {
+    capacity: Option<u64>,
+    items: Option<i128>,
+    error_rate: Option<f64>,
+    size_bytes: u64,
+    fill_ratio: Option<f64>,
+    details: String,
+}
+
+fn filter_columns(s: &Summary) -> FilterColumns {
+    match *s {
+        Summary::Bloom {
+            capacity,
+            items,
+            error_rate,
+            size_bytes,
+            filters,
+            fill_ratio,
+            expansion,
+        } => FilterColumns {
+            capacity: Some(capacity),
+            items: Some(items as i128),
+            error_rate: Some(error_rate),
+            size_bytes,
+            fill_ratio: Some(fill_ratio),
+            details: match expansion {
+                Some(e) => format!("{filters} filters, expansion {e}"),
+                None => format!("{filters} filters, nonscaling"),
+            },
+        },
+        Summary::Cuckoo {
+            buckets,
+            filters,
+            bucket_size,
+            items,
+            deletes,
+            size_bytes,
+            fill_ratio,
+            expansion,
+            max_iterations,
+        } => FilterColumns {
+            capacity: None,
+            items: Some(items as i128),
+            error_rate: None,
+            size_bytes,
+            fill_ratio: Some(fill_ratio),
+            details: format!(
+                "{buckets} buckets of {bucket_size}, {filters} filters, {deletes} deleted, expansion {expansion}, max iterations {max_iterations}"
+            ),
+        },
+        Summary::Cms {
+            width,
+            depth,
+            count,
+            size_bytes,
+        } => FilterColumns {
+            capacity: None,
+            items: Some(count as i128),
+            error_rate: None,
+            size_bytes,
+            fill_ratio: None,
+            details: format!("width {width}, depth {depth}"),
+        },
+        Summary::TopK {
+            k,
+            width,
+            depth,
+            decay,
+            listed,
+            size_bytes,
+        } => FilterColumns {
+            capacity: Some(k),
+            items: Some(listed as i128),
+            error_rate: None,
+            size_bytes,
+            fill_ratio: None,
+            details: format!("width {width}, depth {depth}, decay {decay}"),
+        },
+        Summary::TDigest {
+            compression,
+            centroids,
+            observations,
+            min_max,
+            size_bytes,
+        } => FilterColumns {
+            capacity: None,
+            items: Some(observations as i128),
+            error_rate: None,
+            size_bytes,
+            fill_ratio: None,
+            details: match min_max {
+                Some((lo, hi)) => {
+                    format!("compression {compression}, {centroids} centroids, min {lo}, max {hi}")
+                }
+                None => format!("compression {compression}, empty"),
+            },
+        },
+        Summary::Raw { fields } => FilterColumns {
+            capacity: None,
+            items: None,
+            error_rate: None,
+            size_bytes: 0,
+            fill_ratio: None,
+            details: format!("{fields} fields"),
+        },
+    }
+}
+
+/// One RedisBloom value as JSON: `{"db", "key", "type", "memory", "kind"` (`bloom`, `cuckoo`,
+/// `cms`, `topk`, `tdigest`) and the [`Summary`] fields by their names: bloom `capacity,
+/// items, error_rate, size_bytes, filters, fill_ratio, expansion` (null when nonscaling);
+/// cuckoo `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
+/// max_iterations`; cms `width, depth, count, size_bytes`; topk `k, width, depth, decay,
+/// listed, size_bytes`; tdigest `compression, centroids, observations, min, max` (null when
+/// empty), `size_bytes``}`.
+pub fn filter_json(f: &FilterRow) -> Json {
+    let mut j = match f.summary {
+        Summary::Bloom {
+            capacity,
+            items,
+            error_rate,
+            size_bytes,
+            filters,
+            fill_ratio,
+            expansion,
+        } => {
+            json!({"kind": "bloom", "capacity": capacity, "items": items, "error_rate": error_rate,
+            "size_bytes": size_bytes, "filters": filters, "fill_ratio": fill_ratio, "expansion": expansion})
+        }
+        Summary::Cuckoo {
+            buckets,
+            filters,
+            bucket_size,
+            items,
+            deletes,
+            size_bytes,
+            fill_ratio,
+            expansion,
+            max_iterations,
+        } => {
+            json!({"kind": "cuckoo", "buckets": buckets, "filters": filters, "bucket_size": bucket_size,
+            "items": items, "deletes": deletes, "size_bytes": size_bytes, "fill_ratio": fill_ratio,
+            "expansion": expansion, "max_iterations": max_iterations})
+        }
+        Summary::Cms {
+            width,
+            depth,
+            count,
+            size_bytes,
+        } => {
+            json!({"kind": "cms", "width": width, "depth": depth, "count": count, "size_bytes": size_bytes})
+        }
+        Summary::TopK {
+            k,
+            width,
+            depth,
+            decay,
+            listed,
+            size_bytes,
+        } => json!({"kind": "topk", "k": k, "width": width, "depth": depth, "decay": decay,
+            "listed": listed, "size_bytes": size_bytes}),
+        Summary::TDigest {
+            compression,
+            centroids,
+            observations,
+            min_max,
+            size_bytes,
+        } => json!({"kind": "tdigest", "compression": compression, "centroids": centroids,
+            "observations": observations, "min": min_max.map(|m| m.0), "max": min_max.map(|m| m.1),
+            "size_bytes": size_bytes}),
+        Summary::Raw { fields } => json!({"kind": "raw", "fields": fields}),
+    };
+    j["db"] = json!(f.db);
+    j["key"] = name_json(&f.key);
+    j["type"] = json!(f.type_name);
+    j["memory"] = json!(f.memory);
+    j
 }
 
 /// One key as JSON: `{"db", "key", "type", "encoding", "memory", "value_len", "largest",
