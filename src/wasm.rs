@@ -981,6 +981,9 @@ impl Engine {
     }
 
     fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
+        if let Some(args) = crate::wasm_fast::bulk_string_argv(argv) {
+            return Ok(self.execute(&args));
+        }
         let mut args = Vec::with_capacity(argv.length() as usize);
         for (i, v) in argv.iter().enumerate() {
             args.push(arg_bytes(&v, i)?);
