@@ -131,13 +131,46 @@ thread_local! {
 /// `None` (the caller converts element by element, with its own errors) when `argv` is short,
 /// holds anything but primitive strings (numbers, `Uint8Array`s, holes), an element holds
 /// U+0000 (the zero bytes would not split it right), or `Function` is forbidden.
-pub(crate) fn bulk_string_argv(argv: &js_sys::Array) -> Option<Vec<Vec<u8>>> {
+pub(crate) fn bulk_string_argv(argv: &js_sys::Array) -> Option<PackedArgv> {
     let n = argv.length();
     if n < BULK_ARGV_MIN {
         return None;
     }
     let packed = PACK_STRINGS.with(|f| f.as_ref()?.call1(&JsValue::UNDEFINED, argv).ok())?;
     let bytes = packed.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
-    let args: Vec<Vec<u8>> = bytes.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
-    (args.len() == n as usize).then_some(args)
+    let mut ranges = Vec::with_capacity(n as usize);
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == 0 {
+            ranges.push((start, i));
+            start = i + 1;
+        }
+    }
+    ranges.push((start, bytes.len()));
+    (ranges.len() == n as usize).then_some(PackedArgv { bytes, ranges })
+}
+
+/// Command arguments in one buffer (no allocation per argument): argument i is
+/// `bytes[ranges[i].0..ranges[i].1]`; at least [`BULK_ARGV_MIN`] of them.
+pub(crate) struct PackedArgv {
+    bytes: Vec<u8>,
+    ranges: Vec<(usize, usize)>,
+}
+
+impl PackedArgv {
+    /// The number of arguments.
+    pub(crate) fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Argument `i` (< `len()`).
+    pub(crate) fn arg(&self, i: usize) -> &[u8] {
+        let (a, b) = self.ranges[i];
+        &self.bytes[a..b]
+    }
+
+    /// Every argument as its own `Vec`, for the generic command path.
+    pub(crate) fn to_vecs(&self) -> Vec<Vec<u8>> {
+        (0..self.len()).map(|i| self.arg(i).to_vec()).collect()
+    }
 }
