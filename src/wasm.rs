@@ -1023,6 +1023,23 @@ impl Engine {
     }
 
     fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
+        if let Some(packed) = crate::wasm_fast::bulk_string_argv(argv) {
+            // PFADD, the command with many arguments on a hot path, runs on slices of the
+            // packed buffer: the same handler body as the command table's, without one
+            // allocation per element (about a third of a 1,000-element call in Node).
+            if packed.arg(0).eq_ignore_ascii_case(b"PFADD") && self.profile.has_command("pfadd") {
+                let limit = self.profile.hll_sparse_max_bytes;
+                let elements = (2..packed.len()).map(|i| packed.arg(i));
+                let key = packed.arg(1);
+                return Ok(crate::command::hll::pfadd_elements(
+                    &mut self.ks,
+                    limit,
+                    key,
+                    elements,
+                ));
+            }
+            return Ok(self.execute(&packed.to_vecs()));
+        }
         let mut args = Vec::with_capacity(argv.length() as usize);
         for (i, v) in argv.iter().enumerate() {
             args.push(arg_bytes(&v, i)?);

@@ -27,6 +27,11 @@ const SETS: &[(&[u8], &str)] = &[
     ),
 ];
 
+/// An argv `Array` as the `JsValue` `command()` takes.
+fn jv(a: &Array) -> JsValue {
+    a.clone().into()
+}
+
 /// A thrown value's message.
 fn message(v: JsValue) -> String {
     v.dyn_into::<js_sys::Error>()
@@ -36,7 +41,7 @@ fn message(v: JsValue) -> String {
 }
 
 /// A result as comparable text: the value's JSON, or `ERR:` and the thrown message.
-fn text(r: Result<JsValue, wasm_bindgen::JsError>) -> String {
+fn text<E: Into<JsValue>>(r: Result<JsValue, E>) -> String {
     match r {
         Ok(v) => js_sys::JSON::stringify(&v)
             .map(String::from)
@@ -71,7 +76,7 @@ fn typed_and_packed_paths_answer_as_redis_and_command() {
                 .map(|a| a.as_str().unwrap_or_default().to_string())
                 .collect();
             let arr: Array = argv.iter().map(|a| JsValue::from_str(a)).collect();
-            let via_command = text(e.command(&arr));
+            let via_command = text(e.command(jv(&arr)));
             let mut buf = Vec::new();
             let mut offsets = vec![0u32];
             for a in &argv {
@@ -116,8 +121,126 @@ fn packed_argv_is_checked() {
     assert!(e.command_packed(b"PING", &[0, 5]).is_err());
     assert!(e.command_packed(b"GETBITk", &[0, 6, 5]).is_err());
     // A non-integer offset gets Redis' own error, as through command().
-    let want = text(e.command(&Array::of3(&"GETBIT".into(), &"k".into(), &"1.5".into())));
+    let want = text(e.command(jv(&Array::of3(
+        &"GETBIT".into(),
+        &"k".into(),
+        &"1.5".into(),
+    ))));
     let got = text(e.getbit("k", 1.5).map(JsValue::from_f64));
     assert_eq!(got, want);
     assert!(got.starts_with("ERR:ERR bit offset"), "{got}");
+}
+
+/// The strings of the bulk argv test: quote, backslash, control characters,
+/// multi-byte UTF-8, a surrogate pair, and lone surrogates (which wasm-bindgen's per-element
+/// `as_string` turns into U+FFFD).
+fn awkward_strings() -> Vec<JsValue> {
+    let mut v: Vec<JsValue> = [
+        "plain",
+        "",
+        "quote\"d",
+        "back\\slash",
+        "new\nline\ttab\r",
+        "\u{1}\u{1f}\u{7f}",
+        "/slash/",
+        "é ü 中文",
+        "emoji 😀",
+    ]
+    .iter()
+    .map(|s| JsValue::from_str(s))
+    .collect();
+    v.push(js_sys::JsString::from_char_code(&[0x61, 0xd800, 0x62]).into());
+    v.push(js_sys::JsString::from_char_code(&[0xdc00]).into());
+    v.push(js_sys::JsString::from_char_code(&[0xd83d, 0xde00, 0xd83d]).into());
+    v.extend((0..40).map(|i| JsValue::from_str(&format!("visitor:{i}"))));
+    v
+}
+
+fn raw_get(e: &mut Engine, key: &str) -> Vec<u8> {
+    let argv = Array::of2(&"GET".into(), &key.into());
+    let v = e.command_raw(jv(&argv)).expect("GET");
+    v.dyn_ref::<js_sys::Uint8Array>().expect("bytes").to_vec()
+}
+
+/// An argv of 8 or more strings is converted in bulk (joined and encoded once); the registers it
+/// sets must be those of the same strings converted one by one (forced by a trailing
+/// `Uint8Array`, which the bulk path declines), and those of `pfaddBatch` with the strings'
+/// UTF-8 (lone surrogates as U+FFFD).
+#[wasm_bindgen_test]
+fn bulk_string_argv_equals_per_element_conversion() {
+    let strings = awkward_strings();
+    let mut e = Engine::new();
+    let bulk = Array::of2(&"PFADD".into(), &"bulk".into());
+    let slow = Array::of2(&"PFADD".into(), &"slow".into());
+    for s in &strings {
+        bulk.push(s);
+        slow.push(s);
+    }
+    slow.push(&js_sys::Uint8Array::new_with_length(0));
+    let mut utf8 = Vec::new();
+    let mut offsets = vec![0u32];
+    for s in &strings {
+        utf8.extend_from_slice(s.as_string().expect("a string").as_bytes());
+        offsets.push(utf8.len() as u32);
+    }
+    utf8.extend_from_slice(b"");
+    offsets.push(utf8.len() as u32);
+    assert_eq!(text(e.command(jv(&bulk))), "1");
+    assert_eq!(text(e.command(jv(&slow))), "1");
+    assert_eq!(
+        e.pfadd_batch("batch".into(), &utf8, &offsets)
+            .map_err(|e| message(e.into()))
+            .expect("pfaddBatch"),
+        1.0
+    );
+    let want = raw_get(&mut e, "slow");
+    assert_eq!(raw_get(&mut e, "bulk"), want);
+    assert_eq!(raw_get(&mut e, "batch"), want);
+    // Again: nothing changes, 0 through every path.
+    assert_eq!(text(e.command(jv(&bulk))), "0");
+    // U+FFFD for the lone surrogates, as as_string gives them.
+    assert!(utf8.windows(3).any(|w| w == "\u{fffd}".as_bytes()));
+}
+
+/// Non-string elements in a long argv keep the per-element conversion and its errors: a
+/// number is its `String(n)` text, a `Date` and `null` are rejected; an element holding
+/// U+0000 (the bulk path's separator) is still one argument.
+#[wasm_bindgen_test]
+fn bulk_argv_declines_non_strings() {
+    let mut e = Engine::new();
+    let with = |last: JsValue| {
+        let a = Array::of2(&"PFADD".into(), &"k".into());
+        for i in 0..10 {
+            a.push(&JsValue::from_str(&format!("e{i}")));
+        }
+        a.push(&last);
+        a
+    };
+    let n = text(e.command(jv(&with(JsValue::from_f64(12.0)))));
+    assert_eq!(n, "1");
+    // "12" is already in: the number was added as its text.
+    assert_eq!(text(e.command(jv(&with("12".into())))), "0");
+    let date = js_sys::Date::new(&JsValue::from_f64(0.0));
+    assert_eq!(
+        text(e.command(jv(&with(date.into())))),
+        "ERR:argument 12 is not a string, number or Uint8Array"
+    );
+    assert_eq!(
+        text(e.command(jv(&with(JsValue::NULL)))),
+        "ERR:argument 12 is not a string, number or Uint8Array"
+    );
+    // "a\0b" is one element (not "a" and "b"): the registers equal pfaddBatch's with it.
+    assert_eq!(text(e.command(jv(&with("a\0b".into())))), "1");
+    assert_eq!(text(e.command(jv(&with("a\0b".into())))), "0");
+    let mut f = Engine::new();
+    let via_batch = f
+        .pfadd_batch(
+            "k".into(),
+            b"e0e1e2e3e4e5e6e7e8e912a\0b",
+            &[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 25],
+        )
+        .map_err(|e| message(e.into()))
+        .expect("pfaddBatch");
+    assert_eq!(via_batch, 1.0);
+    assert_eq!(raw_get(&mut f, "k"), raw_get(&mut e, "k"));
 }
