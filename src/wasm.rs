@@ -484,32 +484,32 @@ impl Engine {
     /// JS values (see the module documentation). An error reply is thrown as an `Error` whose
     /// message is Redis' text; an `argv` that is not an array (a string such as
     /// `'BITCOUNT k'`) is a `TypeError`.
-    pub fn command(&mut self, argv: JsValue) -> Result<JsValue, JsValue> {
-        let reply = self.run(argv_array(&argv)?)?;
+    pub fn command(&mut self, argv: &JsValue) -> Result<JsValue, JsValue> {
+        let reply = self.run(argv_array(argv)?)?;
         Ok(reply_to_js(&reply, false)?)
     }
 
     /// As [`Engine::command`], but bulk strings come back as `Uint8Array` (binary safe: raw
     /// bitmap or HyperLogLog bytes from `GET`).
     #[wasm_bindgen(js_name = commandRaw)]
-    pub fn command_raw(&mut self, argv: JsValue) -> Result<JsValue, JsValue> {
-        let reply = self.run(argv_array(&argv)?)?;
+    pub fn command_raw(&mut self, argv: &JsValue) -> Result<JsValue, JsValue> {
+        let reply = self.run(argv_array(argv)?)?;
         Ok(reply_to_js(&reply, true)?)
     }
 
     /// Runs one command and returns the exact RESP2 bytes Redis would send (errors included,
     /// not thrown; a non-array `argv` is a `TypeError`).
     #[wasm_bindgen(js_name = commandResp)]
-    pub fn command_resp(&mut self, argv: JsValue) -> Result<Vec<u8>, JsValue> {
-        Ok(self.run(argv_array(&argv)?)?.to_resp())
+    pub fn command_resp(&mut self, argv: &JsValue) -> Result<Vec<u8>, JsValue> {
+        Ok(self.run(argv_array(argv)?)?.to_resp())
     }
 
     /// Runs one command and returns exactly what `redis-cli` prints for its reply when stdout
     /// is not a terminal (errors included, not thrown), as text (invalid UTF-8 replaced; a
     /// non-array `argv` is a `TypeError`).
     #[wasm_bindgen(js_name = commandCli)]
-    pub fn command_cli(&mut self, argv: JsValue) -> Result<String, JsValue> {
-        let out = self.run(argv_array(&argv)?)?.to_redis_cli();
+    pub fn command_cli(&mut self, argv: &JsValue) -> Result<String, JsValue> {
+        let out = self.run(argv_array(argv)?)?.to_redis_cli();
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 

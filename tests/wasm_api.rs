@@ -62,7 +62,7 @@ fn argv(args: &[&str]) -> Array {
     args.iter().map(|a| JsValue::from_str(a)).collect()
 }
 
-fn error_message(e: wasm_bindgen::JsError) -> String {
+fn error_message(e: impl Into<JsValue>) -> String {
     let v: JsValue = e.into();
     v.dyn_into::<js_sys::Error>()
         .expect("a JS Error")

@@ -76,7 +76,7 @@ fn typed_and_packed_paths_answer_as_redis_and_command() {
                 .map(|a| a.as_str().unwrap_or_default().to_string())
                 .collect();
             let arr: Array = argv.iter().map(|a| JsValue::from_str(a)).collect();
-            let via_command = text(e.command(jv(&arr)));
+            let via_command = text(e.command(&jv(&arr)));
             let mut buf = Vec::new();
             let mut offsets = vec![0u32];
             for a in &argv {
@@ -121,7 +121,7 @@ fn packed_argv_is_checked() {
     assert!(e.command_packed(b"PING", &[0, 5]).is_err());
     assert!(e.command_packed(b"GETBITk", &[0, 6, 5]).is_err());
     // A non-integer offset gets Redis' own error, as through command().
-    let want = text(e.command(jv(&Array::of3(
+    let want = text(e.command(&jv(&Array::of3(
         &"GETBIT".into(),
         &"k".into(),
         &"1.5".into(),
@@ -158,7 +158,7 @@ fn awkward_strings() -> Vec<JsValue> {
 
 fn raw_get(e: &mut Engine, key: &str) -> Vec<u8> {
     let argv = Array::of2(&"GET".into(), &key.into());
-    let v = e.command_raw(jv(&argv)).expect("GET");
+    let v = e.command_raw(&jv(&argv)).expect("GET");
     v.dyn_ref::<js_sys::Uint8Array>().expect("bytes").to_vec()
 }
 
@@ -185,8 +185,8 @@ fn bulk_string_argv_equals_per_element_conversion() {
     }
     utf8.extend_from_slice(b"");
     offsets.push(utf8.len() as u32);
-    assert_eq!(text(e.command(jv(&bulk))), "1");
-    assert_eq!(text(e.command(jv(&slow))), "1");
+    assert_eq!(text(e.command(&jv(&bulk))), "1");
+    assert_eq!(text(e.command(&jv(&slow))), "1");
     assert_eq!(
         e.pfadd_batch("batch".into(), &utf8, &offsets)
             .map_err(|e| message(e.into()))
@@ -197,7 +197,7 @@ fn bulk_string_argv_equals_per_element_conversion() {
     assert_eq!(raw_get(&mut e, "bulk"), want);
     assert_eq!(raw_get(&mut e, "batch"), want);
     // Again: nothing changes, 0 through every path.
-    assert_eq!(text(e.command(jv(&bulk))), "0");
+    assert_eq!(text(e.command(&jv(&bulk))), "0");
     // U+FFFD for the lone surrogates, as as_string gives them.
     assert!(utf8.windows(3).any(|w| w == "\u{fffd}".as_bytes()));
 }
@@ -216,22 +216,22 @@ fn bulk_argv_declines_non_strings() {
         a.push(&last);
         a
     };
-    let n = text(e.command(jv(&with(JsValue::from_f64(12.0)))));
+    let n = text(e.command(&jv(&with(JsValue::from_f64(12.0)))));
     assert_eq!(n, "1");
     // "12" is already in: the number was added as its text.
-    assert_eq!(text(e.command(jv(&with("12".into())))), "0");
+    assert_eq!(text(e.command(&jv(&with("12".into())))), "0");
     let date = js_sys::Date::new(&JsValue::from_f64(0.0));
     assert_eq!(
-        text(e.command(jv(&with(date.into())))),
+        text(e.command(&jv(&with(date.into())))),
         "ERR:argument 12 is not a string, number or Uint8Array"
     );
     assert_eq!(
-        text(e.command(jv(&with(JsValue::NULL)))),
+        text(e.command(&jv(&with(JsValue::NULL)))),
         "ERR:argument 12 is not a string, number or Uint8Array"
     );
     // "a\0b" is one element (not "a" and "b"): the registers equal pfaddBatch's with it.
-    assert_eq!(text(e.command(jv(&with("a\0b".into())))), "1");
-    assert_eq!(text(e.command(jv(&with("a\0b".into())))), "0");
+    assert_eq!(text(e.command(&jv(&with("a\0b".into())))), "1");
+    assert_eq!(text(e.command(&jv(&with("a\0b".into())))), "0");
     let mut f = Engine::new();
     let via_batch = f
         .pfadd_batch(

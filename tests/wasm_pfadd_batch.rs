@@ -31,7 +31,7 @@ fn element(r: &mut Rng, i: usize) -> Vec<u8> {
     }
 }
 
-fn error_message(e: wasm_bindgen::JsError) -> String {
+fn error_message(e: impl Into<JsValue>) -> String {
     let v: JsValue = e.into();
     v.dyn_into::<js_sys::Error>()
         .expect("a JS Error")

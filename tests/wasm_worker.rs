@@ -345,7 +345,7 @@ fn load_rdb_blob_memory_stays_below_file_size() {
             e.command(
                 &[JsValue::from_str("BITCOUNT"), JsValue::from_str(k)]
                     .into_iter()
-                    .collect(),
+                    .collect::<Array>(),
             )
             .unwrap(),
         )
@@ -357,7 +357,7 @@ fn load_rdb_blob_memory_stays_below_file_size() {
             &["STRLEN", "bm:lzf:0"]
                 .iter()
                 .map(|s| JsValue::from_str(s))
-                .collect(),
+                .collect::<Array>(),
         )
         .unwrap();
     assert_eq!(number(strlen), (mb << 20) as f64 / 2.0);

@@ -187,6 +187,8 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     return result;
   }
 
+  const MODULE_KINDS = ['bloom', 'cuckoo', 'cms', 'topk', 'tdigest'];
+
   async function open(key, from, db, ttlMs) {
     const my = ++detailSeq;
     detail.hidden = false;
@@ -241,6 +243,8 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       fact(t.kbMembers, fmt(d.members), 'members', d.members);
       if (d.bbox) fact(t.kbBbox, d.bbox.map((x) => x.toFixed(5)).join(', '), 'bbox', d.bbox.join(','));
       detail.append(el('h4', {}, t.kbPoints(fmt(d.points.length), fmt(d.members))), geoScatter(d.points, d.bbox, c, t));
+    } else if (MODULE_KINDS.includes(d.kind)) {
+      moduleDetail(d, key, db, fact);
     } else if (['zset', 'list', 'set', 'hash'].includes(d.type)) {
       try {
         detail.append(await withDb(db, () => elements(d.type, key)));
@@ -257,6 +261,67 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     }
     detail.dataset.state = 'ready';
     heading.focus();
+  }
+
+  /**
+   * A RedisBloom value: its INFO figures as facts, then per type a Bloom/Cuckoo "seen before?"
+   * check (BF.EXISTS / CF.EXISTS on this filter, shown with the command), the Top-K list
+   * (TOPK.LIST WITHCOUNT) or the t-digest's quantile curve (TDIGEST.QUANTILE) as tables.
+   */
+  function moduleDetail(d, key, db, fact) {
+    const num = (v) => (v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? String(v) : fmt(v));
+    const pct = (r) => (r === null || r === undefined ? '–' : exactPercent(r));
+    const rows = {
+      bloom: [[t.kbCapacity, num(d.capacity), 'capacity', d.capacity], [t.kbItems, num(d.items), 'items', d.items],
+        [t.kbErrorRate, String(d.errorRate), 'error-rate', d.errorRate], [t.kbFilters, num(d.filters), 'filters', d.filters],
+        [t.kbFill, pct(d.fillRatio), 'fill', d.fillRatio], [t.kbModuleSize, formatBytes(d.sizeBytes), 'size', d.sizeBytes]],
+      cuckoo: [[t.kbBuckets, num(d.buckets), 'buckets', d.buckets], [t.kbItems, num(d.items), 'items', d.items],
+        [t.kbDeletes, num(d.deletes), 'deletes', d.deletes], [t.kbFilters, num(d.filters), 'filters', d.filters],
+        [t.kbFill, pct(d.fillRatio), 'fill', d.fillRatio], [t.kbModuleSize, formatBytes(d.sizeBytes), 'size', d.sizeBytes]],
+      cms: [[t.kbWidth, num(d.width), 'width', d.width], [t.kbDepth, num(d.depth), 'depth', d.depth],
+        [t.kbCount, num(d.count), 'count', d.count]],
+      topk: [[t.kbTopK, num(d.k), 'k', d.k], [t.kbWidth, num(d.width), 'width', d.width], [t.kbDepth, num(d.depth), 'depth', d.depth],
+        [t.kbDecay, String(d.decay), 'decay', d.decay]],
+      tdigest: [[t.kbCompression, num(d.compression), 'compression', d.compression], [t.kbCentroids, num(d.centroids), 'centroids', d.centroids],
+        [t.kbObservations, num(d.observations), 'observations', d.observations],
+        [t.kbMinMax, d.min === null ? '–' : `${d.min} … ${d.max}`, 'min-max', d.min === null ? '' : `${d.min},${d.max}`]],
+    }[d.kind];
+    for (const [label, shown, id, raw] of rows) fact(label, shown, id, raw);
+    const table = (head, body, testid) => el('table', { class: 'kb-table', 'data-testid': testid },
+      el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, body.map((r) => el('tr', {}, r.map((c) => el('td', {}, c))))));
+    if (d.kind === 'topk') {
+      detail.append(el('h4', {}, `${t.kbTopList} · TOPK.LIST ${key} WITHCOUNT`),
+        table([t.kbItem, t.kbCount], d.list.map((r) => [r.item, fmt(r.count)]), 'kb-topk'));
+    } else if (d.kind === 'tdigest') {
+      detail.append(el('h4', {}, `${t.kbQuantiles} · TDIGEST.QUANTILE ${key} q…`),
+        table(['q', t.kbValue], d.quantiles.map((r) => [String(r.q), Number.isNaN(r.value) ? 'nan' : String(r.value)]), 'kb-quantiles'));
+    } else if (d.kind === 'bloom' || d.kind === 'cuckoo') {
+      const cmd = d.kind === 'bloom' ? 'BF.EXISTS' : 'CF.EXISTS';
+      const input = el('input', { type: 'text', 'data-testid': 'kb-seen-input', 'aria-label': t.kbSeenItem, placeholder: t.kbSeenItem });
+      const out = el('output', { 'data-testid': 'kb-seen-answer', 'aria-live': 'polite' });
+      const ask = async () => {
+        try {
+          const r = await withDb(db, () => source.command([cmd, key, input.value]));
+          out.dataset.value = String(r);
+          out.textContent = `${r === 1 ? t.kbSeenMaybe : t.kbSeenNo} · ${cmd} ${key} ${input.value} → (integer) ${r}`;
+        } catch (e) {
+          out.dataset.value = 'error';
+          out.textContent = e.message || String(e);
+        }
+      };
+      const form = el('form', { class: 'kb-seen', 'data-testid': 'kb-seen', onsubmit: (e) => { e.preventDefault(); ask(); } },
+        el('label', {}, t.kbSeenBefore, ' ', input), el('button', { type: 'submit', 'data-testid': 'kb-seen-ask' }, t.kbSeenAsk), ' ', out);
+      detail.append(form);
+    }
+  }
+
+  /** A ratio as a percentage that never reads 0% or 100% unless it is exactly that. */
+  function exactPercent(r) {
+    let s = `${(r * 100).toFixed(2)}%`;
+    if (r > 0 && s === '0.00%') s = '<0.01%';
+    if (r < 1 && s === '100.00%') s = '>99.99%';
+    return s;
   }
 
   /**
