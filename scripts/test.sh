@@ -62,7 +62,8 @@ run load-test cargo test --release -p bitlens-cli --test load -- --ignored --noc
 run fuzz-smoke bash scripts/fuzz.sh "${BITLENS_FUZZ_SECONDS:-15}"
 
 if [ "$build_ok" = 1 ]; then
-  run e2e node --test tests/e2e/
+  # A watchdog: a test file that never exits fails the step instead of the whole CI run.
+  run e2e timeout --kill-after=30 "${BITLENS_E2E_TIMEOUT:-2700}" node --test tests/e2e/
 else
   names+=("e2e")
   results+=("SKIPPED (build failed)")

@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,6 +36,9 @@ function killAll() {
   tempDirs.clear();
 }
 process.on('exit', killAll);
+// A child process keeps the test file's event loop alive, so 'exit' would never come: the
+// file's last hook kills whatever a test left running.
+after(killAll);
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
     killAll();

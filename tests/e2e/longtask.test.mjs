@@ -123,5 +123,6 @@ test(`no main-thread task over 50 ms while a ${MB} MB snapshot downloads and dec
   } finally {
     await browser.close();
     await web.close();
+    await redis.proc.stop();
   }
 });
