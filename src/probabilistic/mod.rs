@@ -76,7 +76,10 @@ pub fn store(
 }
 
 /// One opcode-tagged field of a module value, as `RedisModule_Save*` wrote it.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Two fields are equal when they hold the same bytes: floats compare by their bits, so a
+/// NaN a module saved equals itself (a raw field is a record, not a number).
+#[derive(Debug, Clone)]
 pub enum Field {
     /// Opcode 1, `RedisModule_SaveSigned`.
     Signed(i64),
@@ -88,6 +91,19 @@ pub enum Field {
     Double(f64),
     /// Opcode 5, `RedisModule_SaveStringBuffer`.
     Buffer(Vec<u8>),
+}
+
+impl PartialEq for Field {
+    fn eq(&self, other: &Field) -> bool {
+        match (self, other) {
+            (Field::Signed(a), Field::Signed(b)) => a == b,
+            (Field::Unsigned(a), Field::Unsigned(b)) => a == b,
+            (Field::Float(a), Field::Float(b)) => a.to_bits() == b.to_bits(),
+            (Field::Double(a), Field::Double(b)) => a.to_bits() == b.to_bits(),
+            (Field::Buffer(a), Field::Buffer(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// A decoded module value: the module id and either a typed structure or the raw fields.
@@ -352,6 +368,15 @@ mod tests {
 
     /// Written by Redis 7.4.1 + RedisBloom 2.8.2 (see the folder's README).
     const DUMP: &[u8] = include_bytes!("../../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
+
+    #[test]
+    fn raw_fields_compare_by_bits() {
+        // The fuzzer's case: a raw module value holding a NaN double decoded twice.
+        assert_eq!(Field::Double(f64::NAN), Field::Double(f64::NAN));
+        assert_eq!(Field::Float(f32::NAN), Field::Float(f32::NAN));
+        assert_ne!(Field::Double(0.0), Field::Double(-0.0));
+        assert_ne!(Field::Signed(1), Field::Unsigned(1));
+    }
 
     fn module<'a>(ks: &'a crate::keyspace::Keyspace, key: &str) -> &'a ModuleValue {
         match ks.get(key.as_bytes()) {
