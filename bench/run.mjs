@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bloomMexistsRow } from './bloom.mjs';
+import { browserSection } from './browser.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GEN = path.join(ROOT, 'target/release/bitlens-bench');
@@ -320,6 +321,8 @@ async function main() {
     const mbps = (mb, ms) => (mb && ms ? `${((mb / ms) * 1000).toFixed(0)} MB/s` : 'n/a');
     const loadRow = (what, r, redisMs) => `| ${what} | ${fmtUs(ms(redisMs))} (${mbps(r.mb, redisMs)}) | ${fmtUs(ms(r.wasmColdMs))} (${mbps(r.mb, r.wasmColdMs)}) | ${ratio(redisMs, r.wasmColdMs)} | ${fmtUs(ms(r.nativeMs))} (${mbps(r.mb, r.nativeMs)}) | ${ratio(redisMs, r.nativeMs)} | ${fmtUs(ms(r.file.ms))}, peak RSS ${(r.file.peak_rss / 1e6).toFixed(0)} MB = ${(r.file.peak_rss / r.file.rss_after).toFixed(2)}× the RSS loaded |`;
     const ms = (x) => (x === undefined ? undefined : x * 1000);
+    console.log('[bench] timing the panel in Chromium');
+    const browser = await browserSection(DUMP, dump.length / 1e6);
 
     const rows = SPECS.map((s) => `| ${s.what} | ${fmtUs(redisUs[s.id])} | ${fmtUs(wasmUs[s.id])} | ${ratio(redisUs[s.id], wasmUs[s.id])} | ${gbs(s.bytes, wasmUs[s.id])} | ${fmtUs(nativeUs[s.id])} | ${ratio(redisUs[s.id], nativeUs[s.id])} | ${gbs(s.bytes, nativeUs[s.id])} |`);
     rows.push(await bloomMexistsRow(wasmModule));
@@ -364,6 +367,8 @@ async function main() {
       '',
       `Loading the ${(dump.length / 1e6).toFixed(0)} MB data-set RDB into the wasm engine took ${loadMs.toFixed(0)} ms.`,
       `The GEO-key load row gives the first wasm load in a fresh Node process (wasm memory growth included); the best of three loads there took ${geo.wasmMs.toFixed(0)} ms.`,
+      '',
+      browser,
       '',
     ].join('\n');
     console.log(`\n${table}`);

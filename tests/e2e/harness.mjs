@@ -38,7 +38,8 @@ function killAll() {
 process.on('exit', killAll);
 // A child process keeps the test file's event loop alive, so 'exit' would never come: the
 // file's last hook kills whatever a test left running.
-after(killAll);
+// (Only under `node --test`: a bench script importing these helpers has no test to hook.)
+if (process.env.NODE_TEST_CONTEXT) after(killAll);
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
     killAll();

@@ -12,43 +12,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, freePort, launchBrowser, redisCli, redisPipe, rng, startRedis,
+  ROOT, launchBrowser, redisCli, redisPipe, rng, startRedis,
 } from './harness.mjs';
+import { staticServer } from './static-server.mjs';
 
 const MB = Number(process.env.BITLENS_LONGTASK_MB || 300);
 const KEY_BYTES = 1 << 20;
-
-const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm',
-};
-
-/** ROOT's files, and `rdb` as GET /api/snapshot (any query). */
-async function serve(rdb) {
-  const port = await freePort();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname === '/api/snapshot') {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': statSync(rdb).size });
-      createReadStream(rdb, { highWaterMark: 1 << 20 }).pipe(res);
-      return;
-    }
-    const file = path.resolve(ROOT, '.' + decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname));
-    if (!file.startsWith(ROOT + path.sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
-    createReadStream(file).pipe(res);
-  });
-  await new Promise((r) => server.listen(port, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
-}
 
 /** `n` days (YYYYMMDD) from 2024-01-01. */
 function days(n) {
@@ -75,7 +47,7 @@ test(`no main-thread task over 50 ms while a ${MB} MB snapshot downloads and dec
   const dbsize = Number(redisCli(redis.port, ['DBSIZE']).trim());
   const last = keys[keys.length - 1];
   const bitcount = Number(redisCli(redis.port, ['BITCOUNT', last]).trim());
-  const web = await serve(rdb);
+  const web = await staticServer(ROOT, {}, { snapshot: rdb });
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();

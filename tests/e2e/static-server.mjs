@@ -20,8 +20,10 @@ const TYPES = {
  * Serves `root` (paths outside it are refused) and `pages`; resolves with
  * `{ port, url, requests, close() }` once listening. `requests` lists the paths asked for.
  * `cors: true` adds `Access-Control-Allow-Origin: *` (files loadable from other origins).
+ * `snapshot: FILE` answers `/api/snapshot` with that file (with its Content-Length, streamed in
+ * 1 MiB chunks), as `bitlens serve` answers it; `/` is then `index.html`.
  */
-export async function staticServer(root, pages = {}, { cors = false } = {}) {
+export async function staticServer(root, pages = {}, { cors = false, snapshot = null } = {}) {
   const port = await freePort();
   const requests = [];
   const rootAbs = path.resolve(root);
@@ -29,6 +31,12 @@ export async function staticServer(root, pages = {}, { cors = false } = {}) {
     const url = new URL(req.url, 'http://x');
     requests.push(url.pathname);
     if (cors) res.setHeader('access-control-allow-origin', '*');
+    if (snapshot && url.pathname === '/api/snapshot') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': statSync(snapshot).size });
+      createReadStream(snapshot, { highWaterMark: 1 << 20 }).pipe(res);
+      return;
+    }
+    if (snapshot && url.pathname === '/') url.pathname = '/index.html';
     if (Object.hasOwn(pages, url.pathname)) {
       res.writeHead(200, { 'content-type': TYPES['.html'] });
       res.end(pages[url.pathname]);
