@@ -275,10 +275,6 @@ struct DumpArgs {
 
 fn dump(args: DumpArgs) -> ExitCode {
     use std::io::Write as _;
-    let bytes = match read_file(&args.file) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
         ..Default::default()
@@ -288,7 +284,9 @@ fn dump(args: DumpArgs) -> ExitCode {
     let resp = args.format == "resp";
     let mut db_now: Option<u64> = None;
     let mut io_err: Option<std::io::Error> = None;
-    let res = bitlens::rdb::visit_rdb(&bytes, &opts, |rec| {
+    // The file is read in windows: one key's value at a time is held, never the snapshot.
+    let progress = &mut |_, _| Ok(());
+    let res = bitlens_cli::source::visit_file(&args.file, &opts, progress, |rec| {
         let Some(value) = rec.value else {
             return Ok(());
         };

@@ -64,20 +64,6 @@ pub struct QueryArgs {
     pub command: Vec<OsString>,
 }
 
-/// Bytes the `--rdb` file is read at a time (8 MiB).
-const FILE_CHUNK: usize = 8 << 20;
-
-/// Opens `path` for the chunked reader when it starts with an RDB magic (`REDIS` /
-/// `VALKEY`); `None` otherwise.
-fn open_rdb(path: &std::path::Path) -> std::io::Result<Option<std::fs::File>> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    let mut head = Vec::with_capacity(6);
-    (&mut file).take(6).read_to_end(&mut head)?;
-    let rdb = head.starts_with(b"REDIS") || head.starts_with(b"VALKEY");
-    Ok(rdb.then_some(file))
-}
-
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
@@ -97,12 +83,15 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     };
     let mut snap = rdb::Snapshot::default();
     if let Some(path) = &args.rdb {
-        let loaded = match open_rdb(path) {
+        let loaded = match bitlens_cli::source::open_rdb(path) {
             // An RDB file is read in windows, never whole: peak memory is the decoded
             // snapshot plus one window.
-            Ok(Some(mut src)) => {
-                rdb::load_rdb_chunked(&mut src, FILE_CHUNK, &opts, &mut |_, _| Ok(()))
-            }
+            Ok(Some(mut src)) => rdb::load_rdb_chunked(
+                &mut src,
+                bitlens_cli::source::FILE_CHUNK,
+                &opts,
+                &mut |_, _| Ok(()),
+            ),
             // Anything else (empty, a DUMP payload...) is read whole for the diagnosis.
             Ok(None) => {
                 let bytes = crate::read_file(path)?;

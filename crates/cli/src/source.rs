@@ -1,0 +1,66 @@
+//! How the CLI reads a snapshot file: an RDB file (it starts with `REDIS` or `VALKEY`) is read
+//! in windows of [`FILE_CHUNK`] bytes through the core's chunked reader, never whole, so peak
+//! memory is one window plus the record being decoded (plus what the caller keeps). Anything
+//! else is read whole and handed to the slice reader, whose error names what the bytes are.
+
+use bitlens::rdb::{self, Header, LoadOptions, Progress, RdbError, Record};
+use std::path::Path;
+
+/// Bytes an RDB file is read at a time (8 MiB).
+pub const FILE_CHUNK: usize = 8 << 20;
+
+/// Opens `path` for the chunked reader when it starts with an RDB magic (`REDIS` /
+/// `VALKEY`); `None` otherwise (empty, a DUMP payload, raw bytes...).
+pub fn open_rdb(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut head = Vec::with_capacity(6);
+    (&mut file).take(6).read_to_end(&mut head)?;
+    let rdb = head.starts_with(b"REDIS") || head.starts_with(b"VALKEY");
+    Ok(rdb.then_some(file))
+}
+
+/// Why [`visit_file`] stopped.
+#[derive(Debug)]
+pub enum VisitError {
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+    /// The snapshot is bad (offset and kind inside), or `f` returned an error.
+    Rdb(RdbError),
+}
+
+impl std::fmt::Display for VisitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VisitError::Io(e) => e.fmt(f),
+            VisitError::Rdb(e) => e.fmt(f),
+        }
+    }
+}
+
+/// [`rdb::visit_rdb_progress`] over the file at `path` (see the module docs), with the file's
+/// size in bytes: `f` sees every key record in file order.
+pub fn visit_file<F>(
+    path: &Path,
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+    mut f: F,
+) -> Result<(Header, u64), VisitError>
+where
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+{
+    match open_rdb(path).map_err(VisitError::Io)? {
+        Some(mut file) => {
+            let size = file.metadata().map_err(VisitError::Io)?.len();
+            rdb::visit_rdb_chunked(&mut file, FILE_CHUNK, opts, progress, &mut f)
+                .map(|h| (h, size))
+                .map_err(VisitError::Rdb)
+        }
+        None => {
+            let bytes = std::fs::read(path).map_err(VisitError::Io)?;
+            rdb::visit_rdb_progress(&bytes, opts, progress, &mut f)
+                .map(|h| (h, bytes.len() as u64))
+                .map_err(VisitError::Rdb)
+        }
+    }
+}
