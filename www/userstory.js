@@ -13,7 +13,8 @@
 //     matching `seenKey` (default bf:*), other types listed as skipped.
 // The sign-ins card (card `signins`): for the panel's date, BITLENS.SIGNINHIST over the month's
 // keys (users signed in that day, their in-month streaks), the same for every earlier day of
-// the month (a per-day strip) and BITLENS.DAYSHIST (days signed so far).
+// the month (a per-day strip), the current streaks carried across the month boundary
+// (BITLENS.STREAK … PREV per key, with the longest ones) and BITLENS.DAYSHIST (days signed).
 // Every number on screen is the reply of the command printed next to it, asked of the panel's
 // engine (engine-client.js), so it can be pasted into redis-cli (BITLENS.* into bitlens query).
 
@@ -32,6 +33,11 @@ export const USER_DEFAULTS = {
 
 /** URL parameter / attribute name of each setting. */
 export const USER_PARAMS = { user: 'user', signKey: 'sign-key', seenKey: 'seen-key' };
+
+/** Most sign-in keys whose streak is carried across months one by one (BITLENS.STREAK each). */
+export const CARRY_LIMIT = 20000;
+/** How many of the longest current streaks the sign-ins card lists. */
+const LONGEST_SHOWN = 10;
 
 /** Largest number of filters asked "seen before?" (the rest are counted, not asked). */
 export const SEEN_LIMIT = 50;
@@ -370,6 +376,7 @@ export function userViews(panel, initWasm) {
           el('td', {}, s2 === day ? t.siFromFirst(fmt(s2)) : fmt(s2)), el('td', {}, fmt(u))))),
       ),
       el('p', { class: 'note' }, t.siCarryNote));
+    out.push(...await carried(pattern, m, day, fmt));
     const daysArgv = ['BITLENS.DAYSHIST', pattern, day];
     const dh = await run(daysArgv);
     out.push(el('h3', { class: 'us-h' }, t.siDaysHist(fmt(day))),
@@ -380,6 +387,38 @@ export function userViews(panel, initWasm) {
       el('pre', { class: 'cmd', 'data-testid': 'signins-dayshist-cmd' }, cliLine(daysArgv)),
       el('p', { class: 'note' }, t.extensionNote));
     return out;
+  }
+
+  /**
+   * Current streaks carried across the month boundary: BITLENS.STREAK key day PREV <the same
+   * user's previous-month key> days, per key of the month (up to CARRY_LIMIT keys), as a
+   * histogram and the longest [LONGEST_SHOWN] of them.
+   */
+  async function carried(pattern, m, day, fmt) {
+    const prev = month(panel.date(), 1);
+    const keys = await panel.eng.call('keys', pattern);
+    if (keys.length > CARRY_LIMIT) return [el('p', { class: 'note', 'data-testid': 'signins-carry-limit' }, t.siCarryLimit(fmt(keys.length), fmt(CARRY_LIMIT)))];
+    const jobs = [];
+    for (const k of keys) {
+      const uid = capture(s.signKey, k, 'uid');
+      if (uid === null) continue;
+      const argv = ['BITLENS.STREAK', k, day, 'PREV', fill(s.signKey, { uid, month: prev.ym }), prev.days];
+      jobs.push(run(argv).then((v) => ({ uid, key: k, argv, v })));
+    }
+    const all = (await Promise.all(jobs)).filter((x) => x.v > 0);
+    const hist = new Map();
+    for (const x of all) hist.set(x.v, (hist.get(x.v) || 0) + 1);
+    const top = [...all].sort((a, b) => b.v - a.v || (a.key < b.key ? -1 : 1)).slice(0, LONGEST_SHOWN);
+    return [
+      el('h3', { class: 'us-h' }, t.siCarried(isoDate(panel.date()))),
+      el('table', { class: 'us-table', 'data-testid': 'signins-carried' },
+        el('thead', {}, el('tr', {}, t.siStreakHead.map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, [...hist].sort((a, b) => a[0] - b[0]).map(([v, u]) => el('tr', { 'data-streak': v, 'data-value': u },
+          el('td', {}, v > day ? t.siAcross(fmt(v)) : fmt(v)), el('td', {}, fmt(u)))))),
+      el('h3', { class: 'us-h' }, t.siLongest),
+      el('ol', { class: 'us-seen', 'data-testid': 'signins-longest' }, top.map((x) => el('li', { 'data-uid': x.uid, 'data-value': x.v },
+        el('strong', {}, x.uid), ` · ${fmt(x.v)} · `, el('code', {}, proof(x.argv, x.v))))),
+    ];
   }
 
   return { controls, render };

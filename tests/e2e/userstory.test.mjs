@@ -214,6 +214,24 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
     }
     const rows = await page.$$eval('[data-testid=signins-streaks] tbody tr', (trs) => trs.map((tr) => [Number(tr.dataset.streak), Number(tr.dataset.value)]));
     assert.deepEqual(rows, [...streaks].sort((a, b) => a[0] - b[0]));
+    // Carried across April → May: the run ending on DATE over April's 30 bits then May's.
+    const carried = keys.map((k, i) => {
+      const uid = k.slice('sign:'.length, -':202405'.length);
+      const apr = cliMany(port, Array.from({ length: 30 }, (_, d) => ['GETBIT', `sign:${uid}:202404`, String(d)]));
+      const chain = [...apr, ...bits[i]];
+      let s = 0;
+      for (let j = chain.length - 1; j >= 0 && chain[j] === 1; j--) s += 1;
+      return { uid, key: k, s };
+    }).filter((x) => x.s > 0);
+    const carriedHist = new Map();
+    for (const x of carried) carriedHist.set(x.s, (carriedHist.get(x.s) || 0) + 1);
+    const crows = await page.$$eval('[data-testid=signins-carried] tbody tr', (trs) => trs.map((tr) => [Number(tr.dataset.streak), Number(tr.dataset.value)]));
+    assert.deepEqual(crows, [...carriedHist].sort((a, b) => a[0] - b[0]), 'streaks carried across months');
+    assert.ok(crows.some(([s]) => s > day), 'some streak began in April');
+    const top = [...carried].sort((a, b) => b.s - a.s || (a.key < b.key ? -1 : 1)).slice(0, 10).map((x) => [x.uid, x.s]);
+    const shown = await page.$$eval('[data-testid=signins-longest] li', (lis) => lis.map((li) => [li.dataset.uid, Number(li.dataset.value)]));
+    assert.deepEqual(shown, top, 'longest current streaks');
+    assert.deepEqual(shown[0], ['1234', 17]);
     const dh = await page.$$eval('[data-testid=signins-dayshist] tbody tr', (trs) => trs.map((tr) => [Number(tr.dataset.days), Number(tr.dataset.value)]));
     assert.deepEqual(dh, [...daysHist].sort((a, b) => a[0] - b[0]));
   }
