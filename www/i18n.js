@@ -150,7 +150,7 @@ const LABELS = {
     usSeenMaybe: 'maybe',
     usSeenNo: 'no',
     usNoFilters: (code) => ['No Bloom or Cuckoo filter matches ', code, ' (Settings of this card).'],
-    usSeenSkipped: (skipped, rest, limit) => `${skipped} matching keys are not filters${rest !== '0' ? `; ${rest} more filters not asked (first ${limit})` : ''}.`,
+    usSeenSkipped: (skipped, rest, limit) => `${skipped} matching ${skipped === '1' ? 'key is not a filter' : 'keys are not filters'}${rest !== '0' ? `; ${rest} more filters not asked (first ${limit})` : ''}.`,
     usNumbers: 'Numbers and commands',
     usNumbersHead: ['what', 'command', 'reply'],
     siSignedOn: (date, keys) => `Signed in on ${date} (of ${keys} users with a key this month)`,

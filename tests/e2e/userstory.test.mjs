@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, start, tempDir } from './harness.mjs';
+import { ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, start, startBitlens, tempDir } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
 
 const SERVERS = process.env.BITLENS_SERVERS_DIR || '/work/servers';
@@ -256,6 +256,26 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
       await page.close();
     });
   }
+
+  test('bitlens serve --redis: the snapshot fetched for the user cards holds their keys (sign-ins, filters)', async () => {
+    const bl = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`]);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const q = new URLSearchParams({ lang: 'en', cards: 'user,signins', user: ALICE, 'seen-key': SEEN, date: DATE, theme: 'dark' });
+      await page.goto(`${bl.url}/?${q}`);
+      await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 60000 });
+      await page.waitForSelector('[data-testid=user-body][data-state=ready]');
+      await checkUser(page, ALICE);
+      await checkSignins(page);
+      await page.screenshot({ path: artifact('userstory-serve-dark.png'), fullPage: true });
+      assert.deepEqual(errors, []);
+      await page.close();
+    } finally {
+      await bl.proc.stop();
+    }
+  });
 
   test('390 px wide: the user card and the sign-ins card fit without horizontal scrolling', async () => {
     const q = new URLSearchParams({ lang: 'zh', cards: 'user,signins', user: ALICE, 'seen-key': SEEN, date: DATE });
