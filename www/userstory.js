@@ -34,6 +34,9 @@ export const USER_DEFAULTS = {
 /** URL parameter / attribute name of each setting. */
 export const USER_PARAMS = { user: 'user', signKey: 'sign-key', seenKey: 'seen-key' };
 
+/** Largest bit offset Redis accepts (GETBIT/SETBIT: strings are at most 512 MiB). */
+const MAX_BIT = 2n ** 32n - 1n;
+
 /** Most sign-in keys whose streak is carried across months one by one (BITLENS.STREAK each). */
 export const CARRY_LIMIT = 20000;
 /** How many of the longest current streaks the sign-ins card lists. */
@@ -210,9 +213,12 @@ export function userViews(panel, initWasm) {
     else if (offset === null) offsetLine.append(...t.usOffsetNone(el('code', {}, `Math.abs(${JSON.stringify(id)}.hashCode())`)));
     else offsetLine.append(...t.usOffsetJava(el('code', {}, `Math.abs(${JSON.stringify(id)}.hashCode())`), el('code', {}, offset)));
     out.push(offsetLine);
+    // Redis' bitmaps end at bit 2^32 − 1 (512 MiB strings): a larger offset was never SETBIT.
+    const inRange = offset !== null && BigInt(offset) <= MAX_BIT;
+    if (offset !== null && !inRange) out.push(el('p', { class: 'note', 'data-testid': 'user-offset-range' }, t.usOffsetRange(String(MAX_BIT))));
 
     // Active days: GETBIT of every daily bitmap in the snapshot.
-    if (offset !== null) {
+    if (inRange) {
       const tpl = s.activeKey;
       const keys = await panel.eng.call('keys', globFor(tpl));
       const days = keys.map((k) => ({ key: k, date: capture(tpl, k, 'date') })).filter((d) => d.date && parseDate(d.date));

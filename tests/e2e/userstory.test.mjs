@@ -250,6 +250,15 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
       assert.equal(ra.seen[0][2], 1, 'alice was added to bf:campaign');
       await lookUp(page, '77');
       await checkUser(page, '77');
+      // An offset past Redis' last bit (2^32 − 1): said so, no GETBIT asked (Redis would refuse
+      // it: checked here), and the filters are still asked for the id.
+      const big = '4294967296';
+      assert.match(cliMany(redis.port, [['GETBIT', 'stats:active:20240501', big]])[0], /ERR bit offset is not an integer or out of range/);
+      await lookUp(page, big);
+      assert.ok(await page.$('[data-testid=user-offset-range]'));
+      assert.equal(await page.$('[data-testid=user-strip]'), null);
+      const bigSeen = await page.$$eval('[data-testid=user-seen] li', (lis) => lis.map((li) => Number(li.dataset.value)));
+      assert.deepEqual(bigSeen, cliMany(redis.port, [['BF.EXISTS', 'bf:campaign', big], ['BF.EXISTS', 'bf:newsletter', big], ['CF.EXISTS', 'cf:coupon', big]]));
       await checkSignins(page);
       if (lang === 'zh') assert.match(await page.textContent('[data-testid=card-signins] h2'), /签到/);
       assert.deepEqual(errors, []);
