@@ -9,6 +9,8 @@
 //   - the user's sign-in month (`signKey`, default sign:{uid}:{month}, bit = day − 1, keyed by
 //     the id as typed): GETBIT per day, BITLENS.STREAK … PREV <previous month's key> (the streak
 //     crosses the month boundary), BITLENS.LONGESTSTREAK and BITLENS.DAYSSIGNED;
+//   - every crowd tag (`tagKey`, default tag:*) it is in or not (GETBIT tag offset), and the
+//     day's BITFIELD level (`BITFIELD_RO stats:level:{date} GET u4 #offset`);
 //   - "seen before?": BF.EXISTS (Bloom) / CF.EXISTS (Cuckoo) of the id against every key
 //     matching `seenKey` (default bf:*), other types listed as skipped.
 // The sign-ins card (card `signins`): for the panel's date, BITLENS.SIGNINHIST over the month's
@@ -19,6 +21,7 @@
 // engine (engine-client.js), so it can be pasted into redis-cli (BITLENS.* into bitlens query).
 
 import { javaUserOffset } from '../pkg/bitlens.js';
+import { ENGAGEMENT_DEFAULTS } from './engagement.js';
 import { cliLine, el, fill, globEscape, globFor, isoDate, parseDate, capture, ymd } from './util.js';
 
 /** The cards of this module, in `cards=` names. */
@@ -29,10 +32,11 @@ export const USER_DEFAULTS = {
   user: '', // the user id looked up (a number = the bit offset; else Java's Math.abs(hashCode))
   signKey: 'sign:{uid}:{month}', // per-user monthly sign-in bitmaps, bit = day − 1
   seenKey: 'bf:*', // Bloom/Cuckoo filters asked "seen before?" (a Redis glob)
+  tagKey: 'tag:*', // crowd tags, one bitmap per tag (a Redis glob)
 };
 
 /** URL parameter / attribute name of each setting. */
-export const USER_PARAMS = { user: 'user', signKey: 'sign-key', seenKey: 'seen-key' };
+export const USER_PARAMS = { user: 'user', signKey: 'sign-key', seenKey: 'seen-key', tagKey: 'tag-key' };
 
 /** Largest bit offset Redis accepts (GETBIT/SETBIT: strings are at most 512 MiB). */
 const MAX_BIT = 2n ** 32n - 1n;
@@ -42,6 +46,9 @@ export const CARRY_LIMIT = 20000;
 /** How many of the longest current streaks the sign-ins card lists. */
 const LONGEST_SHOWN = 10;
 
+/** Largest number of crowd tags asked (GETBIT each). */
+const TAG_LIMIT = 100;
+
 /** Largest number of filters asked "seen before?" (the rest are counted, not asked). */
 export const SEEN_LIMIT = 50;
 
@@ -50,7 +57,10 @@ export function userPatterns(s, cards) {
   const p = [];
   if (cards.includes('user')) p.push(globFor(s.activeKey));
   if (cards.includes('user') || cards.includes('signins')) p.push(globFor(s.signKey));
-  if (cards.includes('user')) p.push(String(s.seenKey || ''));
+  if (cards.includes('user')) {
+    p.push(String(s.seenKey || ''), String(s.tagKey || ''));
+    p.push(globFor({ ...ENGAGEMENT_DEFAULTS, ...s }.levelKey));
+  }
   return p.filter(Boolean);
 }
 
@@ -141,6 +151,7 @@ export function userViews(panel, initWasm) {
   });
   const signInput = el('input', { type: 'text', value: s.signKey, name: 'signKey', 'data-testid': 'user-sign-key', spellcheck: 'false' });
   const seenInput = el('input', { type: 'text', value: s.seenKey, name: 'seenKey', 'data-testid': 'user-seen-key', spellcheck: 'false' });
+  const tagInput = el('input', { type: 'text', value: s.tagKey, name: 'tagKey', 'data-testid': 'user-tag-key', spellcheck: 'false' });
   const form = el('form', {
     class: 'us-form', 'data-testid': 'user-form',
     onsubmit: (e) => {
@@ -148,6 +159,7 @@ export function userViews(panel, initWasm) {
       s.user = input.value.trim();
       s.signKey = signInput.value.trim() || USER_DEFAULTS.signKey;
       s.seenKey = seenInput.value.trim() || USER_DEFAULTS.seenKey;
+      s.tagKey = tagInput.value.trim() || USER_DEFAULTS.tagKey;
       panel.changed();
       render();
     },
@@ -157,7 +169,8 @@ export function userViews(panel, initWasm) {
   el('details', { class: 'us-fold', style: 'flex: 1 1 100%' }, el('summary', {}, t.usSettings),
     el('div', { class: 'us-form' },
       el('label', {}, el('span', {}, t.usSignKey), signInput),
-      el('label', {}, el('span', {}, t.usSeenKey), seenInput))));
+      el('label', {}, el('span', {}, t.usSeenKey), seenInput),
+      el('label', {}, el('span', {}, t.usTagKey), tagInput))));
 
   function controls(card) {
     if (card === 'signins') return el('style', {}, STYLE);
@@ -290,6 +303,46 @@ export function userViews(panel, initWasm) {
         fact('user-sign-longest', t.usSignLongest, longArgv, longest),
         fact('user-sign-days', t.usSignDays, daysArgv, signed),
         numbersTable(t, rows, 'user-sign-numbers'));
+    }
+
+    // Crowd tags (one bitmap per tag): GETBIT of the offset in each key matching tagKey.
+    if (inRange) {
+      out.push(el('h3', { class: 'us-h' }, t.usTags));
+      const tagPattern = String(s.tagKey || USER_DEFAULTS.tagKey);
+      const tags = (await panel.eng.call('keys', tagPattern)).slice(0, TAG_LIMIT);
+      if (!tags.length) out.push(el('p', { class: 'note', 'data-testid': 'user-no-tags' }, ...t.usNoTags(el('code', {}, tagPattern))));
+      else {
+        const list = el('ul', { class: 'us-seen', 'data-testid': 'user-tags' });
+        for (const k of tags) {
+          const argv = ['GETBIT', k, offset];
+          let r;
+          try {
+            r = await run(argv);
+          } catch (e) {
+            list.append(el('li', { 'data-key': k, 'data-value': 'error' }, el('code', {}, `${cliLine(argv)} → (error) ${e.message || e}`)));
+            continue;
+          }
+          list.append(el('li', { 'data-key': k, 'data-value': r },
+            el('strong', {}, r === 1 ? t.usInTag : t.usNotInTag), ' ', el('code', {}, k), ' · ', el('code', { class: 'muted' }, proof(argv, r))));
+        }
+        out.push(list);
+      }
+      // The day's BITFIELD level (u<w> #offset) of the engagement section's level key.
+      const lv = { ...ENGAGEMENT_DEFAULTS, ...s };
+      const levelKey = fill(lv.levelKey, { date: ymd(date) });
+      out.push(el('h3', { class: 'us-h' }, t.usLevel));
+      if (!(await run(['EXISTS', levelKey]))) {
+        out.push(el('p', { class: 'note', 'data-testid': 'user-no-level' }, ...t.usNoLevel(el('code', {}, levelKey))));
+      } else {
+        const argv = ['BITFIELD_RO', levelKey, 'GET', `u${lv.levelField}`, `#${offset}`];
+        try {
+          const [v] = await run(argv);
+          out.push(el('p', { class: 'us-line' }, `${t.usLevelOn(isoDate(date))}: `,
+            el('strong', { 'data-testid': 'user-level', 'data-value': v }, fmt(v)), ' ', el('code', { class: 'muted' }, `${cliLine(argv)} → 1) (integer) ${v}`)));
+        } catch (e) {
+          out.push(el('p', { class: 'error', 'data-testid': 'user-level-error' }, `${cliLine(argv)} → (error) ${e.message || e}`));
+        }
+      }
     }
 
     // Seen before? BF.EXISTS / CF.EXISTS of the id in every filter matching seenKey.

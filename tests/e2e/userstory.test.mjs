@@ -4,8 +4,8 @@
 // CF.ADD) and one non-filter key matching the filter pattern; it SAVEs, and the panel
 // (index.html from a static server) opens that dump.rdb. Every number the user card and the
 // sign-ins card show is compared with redis-cli on the same server: GETBIT per day, the
-// streaks and counts recomputed from redis-cli GETBIT / BITCOUNT replies, BF.EXISTS and
-// CF.EXISTS per filter; the string id's bit offset with Java's String.hashCode written out
+// streaks and counts recomputed from redis-cli GETBIT / BITCOUNT replies, GETBIT per crowd
+// tag, BITFIELD_RO for the level, BF.EXISTS and CF.EXISTS per filter; the string id's bit offset with Java's String.hashCode written out
 // here independently of the core. In en and zh, and at 390 px with no horizontal scroll.
 
 import { after, before, describe, test } from 'node:test';
@@ -81,6 +81,11 @@ function writeData(port) {
   cmds.push(['CF.RESERVE', 'cf:coupon', '1000']);
   cmds.push(['CF.ADD', 'cf:coupon', '1234'], ['CF.ADD', 'cf:coupon', 'member-3']);
   cmds.push(['SET', 'bf:note', 'not a filter']);
+  // Crowd tags and the day's levels (BITFIELD u4 #offset, as the demo writes them).
+  cmds.push(['SETBIT', 'tag:vip', offsets[1234], 1], ['SETBIT', 'tag:vip', 5, 1]);
+  cmds.push(['SETBIT', 'tag:building:7', offsets[ALICE], 1], ['SETBIT', 'tag:building:7', offsets[1234] + 1, 1]);
+  cmds.push(['SETBIT', 'tag:group-buy', 77, 1]);
+  cmds.push(['BITFIELD', `stats:level:${DATE}`, 'SET', 'u4', `#${offsets[1234]}`, '9', 'SET', 'u4', '#77', '3']);
   redisPipe(port, cmds);
   return offsets;
 }
@@ -175,6 +180,18 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
       assert.equal(Number(await page.getAttribute('[data-testid=user-sign-longest]', 'data-value')), longest);
       assert.equal(Number(await page.getAttribute('[data-testid=user-sign-days]', 'data-value')), cliMany(port, [['BITCOUNT', may]])[0]);
     }
+    // Crowd tags: GETBIT of the offset in each tag:* key; the day's level: BITFIELD_RO.
+    const tags = redisCli(port, ['KEYS', 'tag:*']).trim().split('\n').sort();
+    const inTags = await page.$$eval('[data-testid=user-tags] li', (lis) => lis.map((li) => [li.dataset.key, Number(li.dataset.value)]));
+    assert.deepEqual(inTags, tags.map((k, i) => [k, cliMany(port, [['GETBIT', k, String(offset)]])[0]]), `${id}: crowd tags`);
+    const level = cliMany(port, [['BITFIELD_RO', `stats:level:${DATE}`, 'GET', 'u4', `#${offset}`]])[0];
+    if (typeof level === 'number') {
+      assert.equal(Number(await page.getAttribute('[data-testid=user-level]', 'data-value')), level, `${id}: level`);
+    } else {
+      // Past the last u4 field Redis can address (offset × 4 > 2^32 − 1): Redis' own error.
+      assert.match(level, /^ERR /);
+      assert.ok((await page.textContent('[data-testid=user-level-error]')).endsWith(`(error) ${level}`), `${id}: level error`);
+    }
     // Seen before: every Bloom/Cuckoo key matching the pattern, asked with its own command.
     const keys = redisCli(port, ['KEYS', SEEN]).trim().split('\n').sort();
     const types = cliMany(port, keys.map((k) => ['TYPE', k]));
@@ -244,6 +261,8 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
       assert.equal(await page.textContent('[data-testid=card-user] h2'), lang === 'zh' ? '单个用户的故事' : "One user's story");
       const r1234 = await checkUser(page, '1234');
       assert.deepEqual(r1234.seen.map((x) => x[2]), [1, 0, 1], '1234 was added to bf:campaign and cf:coupon');
+      assert.equal(await page.getAttribute('[data-testid=user-level]', 'data-value'), '9');
+      assert.deepEqual(await page.$$eval('[data-testid=user-tags] li', (lis) => lis.map((li) => li.dataset.value)), ['0', '0', '1']);
       await page.screenshot({ path: artifact(`userstory-${lang}.png`), fullPage: true });
       await lookUp(page, ALICE);
       const ra = await checkUser(page, ALICE);
