@@ -314,6 +314,8 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
     const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
     assert.ok(scroll <= client, `horizontal scroll at 390 px: scrollWidth ${scroll} > ${client}`);
     await page.screenshot({ path: artifact('userstory-390.png'), fullPage: true });
+    await page.locator('[data-testid=card-user]').screenshot({ path: artifact('userstory-390-user.png') });
+    await page.locator('[data-testid=card-signins]').screenshot({ path: artifact('userstory-390-signins.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });
