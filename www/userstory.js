@@ -296,7 +296,7 @@ export function userViews(panel, initWasm) {
       const daysArgv = ['BITLENS.DAYSSIGNED', key, m.days];
       const [streak, longest, signed] = [await run(streakArgv), await run(longArgv), await run(daysArgv)];
       rows.push([t.usSignStreak, streakArgv, streak], [t.usSignLongest, longArgv, longest], [t.usSignDays, daysArgv, signed]);
-      const fact = (testid, label, argv, v) => el('p', { class: 'us-line' }, `${label}: `,
+      const fact = (testid, label, argv, v) => el('p', { class: 'us-line' }, `${label}${t.usColon}`,
         el('strong', { 'data-testid': testid, 'data-value': v }, fmt(v)), ' ', el('code', { class: 'muted' }, proof(argv, v)));
       out.push(cal,
         fact('user-sign-streak', t.usSignStreakOn(isoDate(date)), streakArgv, streak),
@@ -337,7 +337,7 @@ export function userViews(panel, initWasm) {
         const argv = ['BITFIELD_RO', levelKey, 'GET', `u${lv.levelField}`, `#${offset}`];
         try {
           const [v] = await run(argv);
-          out.push(el('p', { class: 'us-line' }, `${t.usLevelOn(isoDate(date))}: `,
+          out.push(el('p', { class: 'us-line' }, `${t.usLevelOn(isoDate(date))}${t.usColon}`,
             el('strong', { 'data-testid': 'user-level', 'data-value': v }, fmt(v)), ' ', el('code', { class: 'muted' }, `${cliLine(argv)} → 1) (integer) ${v}`)));
         } catch (e) {
           out.push(el('p', { class: 'error', 'data-testid': 'user-level-error' }, `${cliLine(argv)} → (error) ${e.message || e}`));
