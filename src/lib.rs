@@ -76,6 +76,8 @@ pub mod wasm;
 pub mod wasm_charts;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_fast;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_user;
 
 pub use command::execute;
 pub use keyspace::{Keyspace, Value};

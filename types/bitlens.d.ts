@@ -112,6 +112,12 @@ export declare function drawEnumChart(canvas: CanvasTarget, hist: number[] | Flo
  * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised.
  */
 export declare function nearbyMapSvg(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, width: number, height: number): string;
+/**
+ * The bit offset Java's `Math.abs(id.hashCode())` gives for a string user id (the core's
+ * `analytics::userid`, over UTF-16 code units); `undefined` when the hash is
+ * `Integer.MIN_VALUE` (Java's result stays negative: no bit offset).
+ */
+export declare function javaUserOffset(id: string): number | undefined;
 
 /** What {@link Engine.info} reports. */
 export interface EngineInfo {

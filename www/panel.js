@@ -29,13 +29,14 @@ import {
 } from './offline.js';
 import { LoadController, abortError } from './load.js';
 import { snapshotUrl } from './snapshot.js';
+import { USER_CARDS, USER_DEFAULTS, USER_PARAMS, userPatterns, userViews } from './userstory.js';
 import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
 
 /**
  * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
  * opened file, and over the fetched snapshot only when listed.
  */
-const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', 'keys'];
+const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', ...USER_CARDS, 'keys'];
 
 let wasmReady = null;
 /** Initialises the wasm module once per page. */
@@ -65,6 +66,7 @@ export const DEFAULTS = {
   worker: true, // the engine runs in a Web Worker (false: in the page)
   compat: '', // answer as this server profile (redis-7.0, valkey-9.0, ...); empty = the snapshot's writer
   checksum: true, // false: skip the CRC-64 check of snapshots and DUMP payloads (warned)
+  ...USER_DEFAULTS, // the user views (www/userstory.js): user, signKey, seenKey
 };
 
 /** URL parameter / attribute name of each setting. */
@@ -72,7 +74,7 @@ export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
   cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker', compat: 'compat',
-  checksum: 'checksum',
+  checksum: 'checksum', ...USER_PARAMS,
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
@@ -219,12 +221,14 @@ export class Panel {
     this.bodies = {};
     const cards = el('div', { class: 'cards', 'data-testid': 'cards' });
     this.cardsBox = cards;
-    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle };
+    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle, user: t.userTitle, signins: t.signinsTitle };
+    this.userViews = userViews(this, initWasm);
     for (const c of this.cards()) {
       if (!titles[c]) continue;
       const body = el('div', { class: 'card-body', 'data-testid': `${c}-body` }, t.loading);
       const card = el('section', { class: 'card', 'data-card': c, 'data-testid': `card-${c}` }, el('h2', {}, titles[c]));
       if (c === 'nearby') card.append(this.buildNearbyControls());
+      if (USER_CARDS.includes(c)) card.append(this.userViews.controls(c));
       card.append(body);
       this.bodies[c] = body;
       cards.append(card);
@@ -832,6 +836,7 @@ export class Panel {
     if (c.includes('active') || c.includes('engagement')) p.push(globFor(this.s.activeKey));
     if (c.includes('nearby')) p.push(globFor(this.s.geoKey));
     if (c.includes('engagement')) p.push(...engagementPatterns(this.s));
+    p.push(...userPatterns(this.s, c));
     return p;
   }
 
@@ -911,6 +916,7 @@ export class Panel {
       jobs.push(this.engagement.draw(eng, this.s, date));
     }
     jobs.push(this.renderNearby());
+    jobs.push(this.userViews.render());
     await Promise.all(jobs);
   }
 
