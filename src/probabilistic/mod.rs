@@ -15,7 +15,7 @@ pub mod summary;
 pub mod tdigest;
 pub mod topk;
 
-pub use summary::{summary, Summary};
+pub use summary::{summary, Figure, Figures, Summary};
 
 /// The largest structure (bit array, bucket or counter array) a write command builds, in
 /// bytes: 256 MiB. RedisBloom allocates whatever is asked (lazily, so a reserve of 10^14

@@ -549,26 +549,18 @@ fn redisbloom_write_commands_match_the_module() {
     let mut ks = snap.databases.get(&0).cloned().unwrap_or_default();
     let profile = Profile::from_name("redis-7.4").expect("profile");
 
-    let bf: Vec<Vec<u8>> = (0..12)
-        .map(|i| s(format!("bf:{i}")))
-        .chain([s("bf:start")])
-        .collect();
-    let cf: Vec<Vec<u8>> = (0..10)
-        .map(|i| s(format!("cf:{i}")))
-        .chain([s("cf:start")])
-        .collect();
-    let cms: Vec<Vec<u8>> = (0..6)
-        .map(|i| s(format!("cms:{i}")))
-        .chain([s("cms:start")])
-        .collect();
-    let topk: Vec<Vec<u8>> = (0..8)
-        .map(|i| s(format!("topk:{i}")))
-        .chain([s("topk:start")])
-        .collect();
-    let td: Vec<Vec<u8>> = (0..6)
-        .map(|i| s(format!("td:{i}")))
-        .chain([s("td:start")])
-        .collect();
+    // Per type: `n` fresh names (`bf:0`..) plus the value written on the server (`bf:start`).
+    let names = |prefix: &str, n: usize| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| s(format!("{prefix}:{i}")))
+            .chain([s(format!("{prefix}:start"))])
+            .collect()
+    };
+    let bf = names("bf", 12);
+    let cf = names("cf", 10);
+    let cms = names("cms", 6);
+    let topk = names("topk", 8);
+    let td = names("td", 6);
     let others = [s("str"), s("missing")];
     let mut random_topk: std::collections::HashSet<Vec<u8>> = Default::default();
     let mut next_id = 0u64;

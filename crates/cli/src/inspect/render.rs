@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use bitlens::escape;
 use bitlens::memory::Allocator;
-use bitlens::probabilistic::Summary;
+use bitlens::probabilistic::{Figure, Summary};
 use serde_json::{json, Value as Json};
 
 use super::{FilterRow, KeyRow, Report, DIST_BUCKETS};
@@ -465,7 +465,8 @@ impl Report {
 /// The columns of one row of the "Probabilistic filters" section: capacity (Bloom: BF.INFO
 /// Capacity; Top-K: k), items (Bloom, Cuckoo: items inserted; Count-Min: CMS.INFO count;
 /// Top-K: items listed; t-digest: observations), error rate (Bloom only), the module's size
-/// figure, the fill ratio (Bloom, Cuckoo) and the other figures as text.
+/// figure, the fill ratio (Bloom, Cuckoo) and the other figures as text
+/// ([`bitlens::probabilistic::Figures::details`]).
 struct FilterColumns {
     capacity: Option<u64>,
     items: Option<i128>,
@@ -475,169 +476,51 @@ struct FilterColumns {
     details: String,
 }
 
+/// The [`bitlens::probabilistic::Figures`] names each column takes its figure from (the first
+/// one the kind has).
+const CAPACITY_FIGURES: [&str; 2] = ["capacity", "k"];
+const ITEMS_FIGURES: [&str; 4] = ["items", "count", "listed", "observations"];
+
 fn filter_columns(s: &Summary) -> FilterColumns {
-    match *s {
-        Summary::Bloom {
-            capacity,
-            items,
-            error_rate,
-            size_bytes,
-            filters,
-            fill_ratio,
-            expansion,
-        } => FilterColumns {
-            capacity: Some(capacity),
-            items: Some(items as i128),
-            error_rate: Some(error_rate),
-            size_bytes,
-            fill_ratio: Some(fill_ratio),
-            details: match expansion {
-                Some(e) => format!("{filters} filters, expansion {e}"),
-                None => format!("{filters} filters, nonscaling"),
-            },
-        },
-        Summary::Cuckoo {
-            buckets,
-            filters,
-            bucket_size,
-            items,
-            deletes,
-            size_bytes,
-            fill_ratio,
-            expansion,
-            max_iterations,
-        } => FilterColumns {
-            capacity: None,
-            items: Some(items as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: Some(fill_ratio),
-            details: format!(
-                "{buckets} buckets of {bucket_size}, {filters} filters, {deletes} deleted, expansion {expansion}, max iterations {max_iterations}"
-            ),
-        },
-        Summary::Cms {
-            width,
-            depth,
-            count,
-            size_bytes,
-        } => FilterColumns {
-            capacity: None,
-            items: Some(count as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: None,
-            details: format!("width {width}, depth {depth}"),
-        },
-        Summary::TopK {
-            k,
-            width,
-            depth,
-            decay,
-            listed,
-            size_bytes,
-        } => FilterColumns {
-            capacity: Some(k),
-            items: Some(listed as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: None,
-            details: format!("width {width}, depth {depth}, decay {decay}"),
-        },
-        Summary::TDigest {
-            compression,
-            centroids,
-            observations,
-            min_max,
-            size_bytes,
-        } => FilterColumns {
-            capacity: None,
-            items: Some(observations as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: None,
-            details: match min_max {
-                Some((lo, hi)) => {
-                    format!("compression {compression}, {centroids} centroids, min {lo}, max {hi}")
-                }
-                None => format!("compression {compression}, empty"),
-            },
-        },
-        Summary::Raw { fields } => FilterColumns {
-            capacity: None,
-            items: None,
-            error_rate: None,
-            size_bytes: 0,
-            fill_ratio: None,
-            details: format!("{fields} fields"),
-        },
+    let f = s.figures();
+    let first = |names: &[&str]| names.iter().find_map(|n| f.get(n));
+    let count = |x: Option<Figure>| match x {
+        Some(Figure::Count(n)) => Some(i128::from(n)),
+        Some(Figure::Signed(n)) => Some(i128::from(n)),
+        _ => None,
+    };
+    let real = |x: Option<Figure>| match x {
+        Some(Figure::Real(r)) => Some(r),
+        _ => None,
+    };
+    FilterColumns {
+        capacity: count(first(&CAPACITY_FIGURES)).map(|n| n as u64),
+        items: count(first(&ITEMS_FIGURES)),
+        error_rate: real(f.get("error_rate")),
+        size_bytes: count(f.get("size_bytes")).map_or(0, |n| n as u64),
+        fill_ratio: real(f.get("fill_ratio")),
+        details: f.details,
     }
 }
 
 /// One RedisBloom value as JSON: `{"db", "key", "type", "memory", "kind"` (`bloom`, `cuckoo`,
-/// `cms`, `topk`, `tdigest`) and the [`Summary`] fields by their names: bloom `capacity,
-/// items, error_rate, size_bytes, filters, fill_ratio, expansion` (null when nonscaling);
-/// cuckoo `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
+/// `cms`, `topk`, `tdigest`, `raw`) and the [`bitlens::probabilistic::Figures`] fields by
+/// their names: bloom `capacity, items, error_rate, size_bytes, filters, fill_ratio,
+/// expansion` (null when nonscaling); cuckoo `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
 /// max_iterations`; cms `width, depth, count, size_bytes`; topk `k, width, depth, decay,
 /// listed, size_bytes`; tdigest `compression, centroids, observations, min, max` (null when
-/// empty), `size_bytes``}`.
+/// empty), `size_bytes`; raw `fields``}`.
 pub fn filter_json(f: &FilterRow) -> Json {
-    let mut j = match f.summary {
-        Summary::Bloom {
-            capacity,
-            items,
-            error_rate,
-            size_bytes,
-            filters,
-            fill_ratio,
-            expansion,
-        } => {
-            json!({"kind": "bloom", "capacity": capacity, "items": items, "error_rate": error_rate,
-            "size_bytes": size_bytes, "filters": filters, "fill_ratio": fill_ratio, "expansion": expansion})
-        }
-        Summary::Cuckoo {
-            buckets,
-            filters,
-            bucket_size,
-            items,
-            deletes,
-            size_bytes,
-            fill_ratio,
-            expansion,
-            max_iterations,
-        } => {
-            json!({"kind": "cuckoo", "buckets": buckets, "filters": filters, "bucket_size": bucket_size,
-            "items": items, "deletes": deletes, "size_bytes": size_bytes, "fill_ratio": fill_ratio,
-            "expansion": expansion, "max_iterations": max_iterations})
-        }
-        Summary::Cms {
-            width,
-            depth,
-            count,
-            size_bytes,
-        } => {
-            json!({"kind": "cms", "width": width, "depth": depth, "count": count, "size_bytes": size_bytes})
-        }
-        Summary::TopK {
-            k,
-            width,
-            depth,
-            decay,
-            listed,
-            size_bytes,
-        } => json!({"kind": "topk", "k": k, "width": width, "depth": depth, "decay": decay,
-            "listed": listed, "size_bytes": size_bytes}),
-        Summary::TDigest {
-            compression,
-            centroids,
-            observations,
-            min_max,
-            size_bytes,
-        } => json!({"kind": "tdigest", "compression": compression, "centroids": centroids,
-            "observations": observations, "min": min_max.map(|m| m.0), "max": min_max.map(|m| m.1),
-            "size_bytes": size_bytes}),
-        Summary::Raw { fields } => json!({"kind": "raw", "fields": fields}),
-    };
+    let figures = f.summary.figures();
+    let mut j = json!({"kind": figures.kind});
+    for (name, figure) in figures.fields {
+        j[name] = match figure {
+            Figure::Count(n) => json!(n),
+            Figure::Signed(n) => json!(n),
+            Figure::Real(x) => json!(x),
+            Figure::Absent => Json::Null,
+        };
+    }
     j["db"] = json!(f.db);
     j["key"] = name_json(&f.key);
     j["type"] = json!(f.type_name);
