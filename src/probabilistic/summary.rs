@@ -479,7 +479,7 @@ mod tests {
         // TDIGEST.INFO of Redis 7.4.1 + RedisBloom 2.8.2).
         let f = of("bf:small").figures();
         assert_eq!(f.kind, "bloom");
-        assert_eq!(f.details, "1 filters, nonscaling");
+        assert_eq!(f.details, "1 filters, expansion 2");
         let names: Vec<&str> = f.fields.iter().map(|(n, _)| *n).collect();
         assert_eq!(
             names,
@@ -495,8 +495,22 @@ mod tests {
         );
         assert_eq!(f.get("capacity"), Some(Count(100)));
         assert_eq!(f.get("error_rate"), Some(Real(0.01)));
-        assert_eq!(f.get("expansion"), Some(Absent));
+        assert_eq!(f.get("expansion"), Some(Count(2)));
         assert_eq!(f.get("k"), None);
+        // The recorded file has no NONSCALING filter (BF.INFO's Expansion rate is then a null
+        // bulk): a summary of one, as the loader gives it.
+        let nonscaling = Summary::Bloom {
+            capacity: 100,
+            items: 0,
+            error_rate: 0.01,
+            size_bytes: 240,
+            filters: 1,
+            fill_ratio: 0.0,
+            expansion: None,
+        }
+        .figures();
+        assert_eq!(nonscaling.details, "1 filters, nonscaling");
+        assert_eq!(nonscaling.get("expansion"), Some(Absent));
         let f = of("bf:scaling").figures();
         assert_eq!(f.details, "3 filters, expansion 2");
         assert_eq!(f.get("expansion"), Some(Count(2)));

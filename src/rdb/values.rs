@@ -650,10 +650,6 @@ mod tests {
             w.write_value(k.as_bytes(), &v, e).unwrap();
         }
         let good = w.finish().unwrap();
-        let opts = LoadOptions {
-            verify_checksum: false,
-            ..LoadOptions::default()
-        };
         let reads: &[&[&str]] = &[
             &["LRANGE", "K", "0", "-1"],
             &["LINDEX", "K", "-1"],
@@ -671,40 +667,12 @@ mod tests {
             &["XINFO", "STREAM", "K"],
             &["XLEN", "K"],
         ];
-        let (mut loaded, mut refused) = (0, 0);
-        for bytes in crate::rdb::mutate::mutations(&good, 3000, 0x9e37_79b9_7f4a_7c15u64) {
-            match load_rdb(&bytes, &opts) {
-                Ok(snap) => {
-                    loaded += 1;
-                    for ks in snap.databases.values() {
-                        let mut ks = ks.clone();
-                        let keys: Vec<Vec<u8>> = ks.iter().map(|(k, _)| k.to_vec()).collect();
-                        for k in keys {
-                            for r in reads {
-                                let argv: Vec<Vec<u8>> = r
-                                    .iter()
-                                    .map(|a| {
-                                        if *a == "K" {
-                                            k.clone()
-                                        } else {
-                                            a.as_bytes().to_vec()
-                                        }
-                                    })
-                                    .collect();
-                                crate::command::execute(&mut ks, &argv);
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    refused += 1;
-                    assert!(e.offset <= bytes.len() as u64, "{e}");
-                }
-            }
-        }
-        assert!(
-            loaded > 0 && refused > 0,
-            "loaded {loaded}, refused {refused}"
+        crate::rdb::mutate::load_or_fail_then_read(
+            &good,
+            3000,
+            0x9e37_79b9_7f4a_7c15,
+            reads,
+            crate::dialect::Profile::default_profile(),
         );
     }
 
