@@ -458,6 +458,16 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
 pub(crate) mod test_blobs {
     use super::Item;
 
+    /// A `RDB_TYPE_HASH_LISTPACK_EX` listpack: (field, value, expiry in ms, 0 for none)
+    /// triples.
+    pub fn listpack_ex(fields: &[(&[u8], &[u8], i64)]) -> Vec<u8> {
+        let items: Vec<Item<'_>> = fields
+            .iter()
+            .flat_map(|&(f, v, ttl)| [Item::Str(f), Item::Str(v), Item::Int(ttl)])
+            .collect();
+        listpack(&items)
+    }
+
     /// A listpack of `items`, each with Redis' smallest encoding and its back-length.
     pub fn listpack(items: &[Item<'_>]) -> Vec<u8> {
         let mut body = Vec::new();

@@ -448,8 +448,7 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
 
 #[cfg(test)]
 mod tests {
-    use crate::encoded::test_blobs::{intset, items, listpack, listpack_strs, ziplist};
-    use crate::encoded::Item;
+    use crate::encoded::test_blobs::{intset, items, listpack_ex, listpack_strs, ziplist};
     use crate::hash::Hash;
     use crate::keyspace::Value;
     use crate::list::{List, Node};
@@ -475,14 +474,7 @@ mod tests {
         let mut zlist = List::new("quicklist");
         let (n, c) = Node::ziplist(ziplist(&items(&[b"z1", b"-3"]))).unwrap();
         zlist.push_node(n, c);
-        let ex = listpack(&[
-            Item::Str(b"f"),
-            Item::Str(b"v"),
-            Item::Int(1_700_000_000_000),
-            Item::Str(b"g"),
-            Item::Str(b"w"),
-            Item::Int(0),
-        ]);
+        let ex = listpack_ex(&[(b"f", b"v", 1_700_000_000_000), (b"g", b"w", 0)]);
         let master = StreamId { ms: 5, seq: 0 };
         let stream = Stream {
             nodes: vec![(

@@ -80,16 +80,24 @@ fn send(raw: &mut RawConnection, argv: Vec<Vec<u8>>) -> Vec<u8> {
     raw.query(&argv)
 }
 
-#[test]
-fn redisbloom_read_commands_match_the_module() {
+/// The seed (`BLOOM_DIFF_SEED`), its generator, a fresh redis-server with RedisBloom and a
+/// connection to it; `None` (with a SKIP line) when the module is not installed.
+fn start() -> Option<(u64, fastrand::Rng, RedisServer, RawConnection)> {
     if std::panic::catch_unwind(bitlens_difftest::redisbloom_module).is_err() {
         eprintln!("SKIP bloom_diff: redisbloom.so is not installed (npm run setup)");
-        return;
+        return None;
     }
     let seed = seed_from_env("BLOOM_DIFF_SEED");
-    let mut rng = fastrand::Rng::with_seed(seed);
     let server = RedisServer::start_kind_with_bloom(&[]);
-    let mut raw = server.raw_connection();
+    let raw = server.raw_connection();
+    Some((seed, fastrand::Rng::with_seed(seed), server, raw))
+}
+
+#[test]
+fn redisbloom_read_commands_match_the_module() {
+    let Some((seed, mut rng, server, mut raw)) = start() else {
+        return;
+    };
     let mut keys: Vec<(Vec<u8>, &str)> = Vec::new();
     let mut next_id = 0u64;
     let mut fresh = |n: u64| {
@@ -514,14 +522,9 @@ fn compress_digests(ks: &mut bitlens::Keyspace) {
 /// draw decays), and afterwards only for TOPK.INFO; the count of such keys is printed.
 #[test]
 fn redisbloom_write_commands_match_the_module() {
-    if std::panic::catch_unwind(bitlens_difftest::redisbloom_module).is_err() {
-        eprintln!("SKIP bloom_diff: redisbloom.so is not installed (npm run setup)");
+    let Some((seed, mut rng, server, mut raw)) = start() else {
         return;
-    }
-    let seed = seed_from_env("BLOOM_DIFF_SEED");
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let server = RedisServer::start_kind_with_bloom(&[]);
-    let mut raw = server.raw_connection();
+    };
     // A common start: a few values written on the server, SAVEd, loaded by bitlens.
     send(&mut raw, cmd(&[b"BF.RESERVE", b"bf:start", b"0.01", b"20"]));
     send(&mut raw, cmd(&[b"BF.MADD", b"bf:start", b"a", b"b", b"c"]));

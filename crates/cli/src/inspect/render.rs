@@ -243,14 +243,7 @@ impl Report {
         }
         let _ = writeln!(out, "\nmemory by type/encoding:");
         for t in &self.by_type {
-            let _ = writeln!(
-                out,
-                "  {:<28} {:>8} keys {:>10} {:>7}",
-                String::from_utf8_lossy(&t.name),
-                t.keys,
-                human(t.memory),
-                percent(t.memory, self.memory)
-            );
+            tally(&mut out, t, 28, self.memory);
         }
         let _ = writeln!(out, "\ntop {} keys by memory:", self.top.len());
         let _ = writeln!(
@@ -277,27 +270,19 @@ impl Report {
             let _ = writeln!(out, "\nprefixes:");
             for p in &self.prefixes {
                 let label = format!("{}{}", "  ".repeat(p.depth - 1), name(&p.prefix));
-                let _ = writeln!(
-                    out,
-                    "  {:<w$} {:>8} keys {:>10} {:>7}",
-                    label,
+                tally_row(
+                    &mut out,
+                    &label,
+                    NAME_WIDTH + 8,
                     p.keys,
-                    human(p.memory),
-                    percent(p.memory, self.memory),
-                    w = NAME_WIDTH + 8
+                    p.memory,
+                    self.memory,
                 );
             }
         }
         let _ = writeln!(out, "\nexpiry (at the clock):");
         for t in &self.ttl {
-            let _ = writeln!(
-                out,
-                "  {:<18} {:>8} keys {:>10} {:>7}",
-                String::from_utf8_lossy(&t.name),
-                t.keys,
-                human(t.memory),
-                percent(t.memory, self.memory)
-            );
+            tally(&mut out, t, 18, self.memory);
         }
         if !self.distributions.is_empty() {
             let _ = write!(out, "\nelements per key:\n  {:<8}", "TYPE");
@@ -350,14 +335,8 @@ impl Report {
                 slots.len()
             );
             for t in by_mem.iter().take(10) {
-                let _ = writeln!(
-                    out,
-                    "  slot {:<6} {:>8} keys {:>10} {:>7}",
-                    String::from_utf8_lossy(&t.name),
-                    t.keys,
-                    human(t.memory),
-                    percent(t.memory, self.memory)
-                );
+                let slot = format!("slot {}", String::from_utf8_lossy(&t.name));
+                tally_row(&mut out, &slot, 11, t.keys, t.memory, self.memory);
             }
         }
         out
@@ -460,6 +439,23 @@ impl Report {
             "slots": self.slots.as_ref().map(|s| s.iter().map(|t| json!({"slot": String::from_utf8_lossy(&t.name).parse::<u16>().unwrap_or(0), "keys": t.keys, "memory": t.memory})).collect::<Vec<_>>()),
         })
     }
+}
+
+/// One row of a keys-and-memory table: `label` padded to `width`, the key count, the memory
+/// and its share of `total` (`  label  N keys  SIZE  P%`).
+fn tally_row(out: &mut String, label: &str, width: usize, keys: u64, memory: u64, total: u64) {
+    let _ = writeln!(
+        out,
+        "  {label:<width$} {keys:>8} keys {:>10} {:>7}",
+        human(memory),
+        percent(memory, total)
+    );
+}
+
+/// [`tally_row`] of a [`super::Tally`], its name shown as text.
+fn tally(out: &mut String, t: &super::Tally, width: usize, total: u64) {
+    let label = String::from_utf8_lossy(&t.name);
+    tally_row(out, &label, width, t.keys, t.memory, total);
 }
 
 /// The columns of one row of the "Probabilistic filters" section: capacity (Bloom: BF.INFO
