@@ -54,7 +54,7 @@ impl<T> Lookup<T> {
 
     /// `Ok(Some(value))`, `Ok(None)` for a missing key, `Err(())` for another type (for the
     /// commands that answer on a missing key, as BF.EXISTS).
-    pub fn optional(self) -> Result<Option<T>, ()> {
+    pub(crate) fn optional(self) -> Result<Option<T>, ()> {
         match self {
             Lookup::Found(t) => Ok(Some(t)),
             Lookup::Missing => Ok(None),
