@@ -7,11 +7,14 @@
 //! code paths differ from the host's) against the RESP bytes real Redis sent.
 #![cfg(target_arch = "wasm32")]
 
+mod wasm_common;
+
 use bitlens::wasm::Engine;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
+use wasm_common::error_message;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -60,14 +63,6 @@ const SLICE_COMMANDS: &[&str] = &[
 
 fn argv(args: &[&str]) -> Array {
     args.iter().map(|a| JsValue::from_str(a)).collect()
-}
-
-fn error_message(e: impl Into<JsValue>) -> String {
-    let v: JsValue = e.into();
-    v.dyn_into::<js_sys::Error>()
-        .expect("a JS Error")
-        .message()
-        .into()
 }
 
 fn number(v: &JsValue) -> f64 {

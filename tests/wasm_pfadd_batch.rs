@@ -4,10 +4,13 @@
 //! `cargo test --release --target wasm32-unknown-unknown -p bitlens --test wasm_pfadd_batch`.
 #![cfg(target_arch = "wasm32")]
 
+mod wasm_common;
+
 use bitlens::wasm::Engine;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
+use wasm_common::error_message;
 
 /// A random element: empty, binary, text with a counter, or UTF-8.
 fn element(r: &mut fastrand::Rng, i: usize) -> Vec<u8> {
@@ -21,14 +24,6 @@ fn element(r: &mut fastrand::Rng, i: usize) -> Vec<u8> {
         3 => format!("访客-{i}-é").into_bytes(),
         _ => r.u32(0..100_000).to_string().into_bytes(),
     }
-}
-
-fn error_message(e: impl Into<JsValue>) -> String {
-    let v: JsValue = e.into();
-    v.dyn_into::<js_sys::Error>()
-        .expect("a JS Error")
-        .message()
-        .into()
 }
 
 /// `PFADD key element...` through the generic command path (elements as Uint8Array).
