@@ -7,30 +7,18 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cli as redisCli, freePort, resp } from './redis.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVERS = process.env.BITLENS_SERVERS_DIR || path.join(ROOT, '.servers');
 const ITEMS = 100_000;
 const ROUNDS = 200;
 
-const resp = (argv) => `*${argv.length}\r\n${argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 const us = (x) => (x === undefined || Number.isNaN(x) ? 'n/a' : x >= 1000 ? `${(x / 1000).toFixed(2)} ms` : `${x.toFixed(1)} µs`);
 const speedup = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Measures the row; returns it as a table line of bench/run.mjs' table (what, Redis, wasm,
@@ -45,11 +33,7 @@ export async function bloomMexistsRow(wasmModule) {
   const env = { ...process.env, ...srv.env };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-bench-bloom-'));
   const port = await freePort();
-  const cli = (args, input) => {
-    const r = spawnSync(srv.cli, ['-p', String(port), ...args], { input, env, maxBuffer: 1 << 28 });
-    if (r.status !== 0) throw new Error(`redis-cli ${args[0]}: ${r.stderr}`);
-    return r.stdout.toString();
-  };
+  const cli = (args, input) => redisCli(port, args, input, { cli: srv.cli, env });
   const redis = spawn(srv.server, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
     '--appendonly', 'no', '--loadmodule', mod], { stdio: 'ignore', env });
   try {

@@ -3,29 +3,19 @@
 // Engine.pfaddBatch in this process, starting from a missing key. Also times the parts of one
 // command() call (argv conversion, the PFADD kernel) so the per-call tax can be named.
 // Usage: node bench/pfadd.mjs [pkg-dir]   (needs redis-server and redis-cli on PATH)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cli, freePort, resp } from './redis.mjs';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = path.resolve(process.argv[2] ?? path.join(ROOT, 'pkg'));
 const range = (n, f) => Array.from({ length: n }, (_, i) => f(i));
 const commands = (key) => range(1000, (c) => ['PFADD', key, ...range(1000, (j) => `visitor:${c * 1000 + j}`)]);
 
-function resp(args) {
-  let s = `*${args.length}\r\n`;
-  for (const a of args) s += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-  return s;
-}
-function cli(port, args, input) {
-  const r = spawnSync('redis-cli', ['-p', String(port), ...args], { input, maxBuffer: 1 << 30 });
-  if (r.status !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.toString();
-}
 async function redisUsec(cmds) {
-  const port = await new Promise((res) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => res(port)); }); });
+  const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) { try { cli(port, ['PING']); break; } catch { await new Promise((r) => setTimeout(r, 50)); } }
   cli(port, ['CONFIG', 'RESETSTAT']);

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bloomMexistsRow } from './bloom.mjs';
 import { browserSection } from './browser.mjs';
+import { cli, freePort, resp } from './redis.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GEN = path.join(ROOT, 'target/release/bitlens-bench');
@@ -54,29 +55,6 @@ const SPECS = [
   { id: 'geosearch', what: 'GEOSEARCH 3 km ASC COUNT 50 in a 1,000,000-member key', commands: [['GEOSEARCH', 'bench:geo', 'FROMLONLAT', '121.47', '31.23', 'BYRADIUS', '3', 'km', 'ASC', 'COUNT', '50']], iters: 200 },
   { id: 'streakhist-30', what: 'BITLENS.STREAKHIST over 30 days × 100,000,000 users (no Redis equivalent)', commands: [['BITLENS.STREAKHIST', ...range(30, bm)]], iters: 3, bytes: 30 * MB, redis: false },
 ];
-
-function resp(argv) {
-  let s = `*${argv.length}\r\n`;
-  for (const a of argv) s += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-  return s;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function cli(port, args, input) {
-  const r = spawnSync('redis-cli', ['-p', String(port), ...args], { input, maxBuffer: 1 << 30 });
-  if (r.status !== 0) throw new Error(`redis-cli ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.toString();
-}
 
 /** Runs a spec's rounds in Redis; returns server-side microseconds per round. */
 function redisTime(port, spec) {
@@ -137,36 +115,11 @@ async function geoLoadTimes(dir) {
   try {
     const card = cli(port, ['ZCARD', 'bench:geo']).trim();
     if (card !== '1000000') throw new Error(`geo.rdb holds ${card} members`);
-    const m = /DB loaded from disk: ([\d.]+) seconds/.exec(readFileSync(path.join(dir, 'redis-geo.log'), 'utf8'));
-    redisMs = m ? Number(m[1]) * 1000 : undefined;
+    redisMs = redisLoadMs(path.join(dir, 'redis-geo.log'));
   } finally {
     redis.kill('SIGKILL');
   }
-  const nat = spawnSync(GEN, ['load', geo], { maxBuffer: 1 << 20 });
-  if (nat.status !== 0) throw new Error(`bitlens-bench load: ${nat.stderr}`);
-  const nativeMs = JSON.parse(nat.stdout.toString()).ms;
-  // wasm in a fresh Node process, so that the first load also pays for growing the wasm
-  // memory, as it does in a page that has just started.
-  const child = `
-    const { readFileSync } = await import('node:fs');
-    const mod = await import(${JSON.stringify(path.join(ROOT, 'pkg/bitlens.js'))});
-    mod.initSync({ module: readFileSync(${JSON.stringify(path.join(ROOT, 'pkg/bitlens_bg.wasm'))}) });
-    const bytes = readFileSync(process.argv[1]);
-    const ms = [];
-    for (let i = 0; i < 3; i++) {
-      const engine = new mod.Engine();
-      const t = performance.now();
-      const keys = engine.loadRdb(bytes);
-      ms.push(performance.now() - t);
-      if (keys !== 1) throw new Error('wasm loaded ' + keys + ' keys from geo.rdb');
-      engine.free();
-    }
-    console.log(JSON.stringify({ cold: ms[0], best: Math.min(...ms) }));`;
-  const w = spawnSync(process.execPath, ['--input-type=module', '-e', child, geo], { maxBuffer: 1 << 20 });
-  if (w.status !== 0) throw new Error(`wasm geo load: ${w.stderr}`);
-  const { cold: wasmColdMs, best: wasmMs } = JSON.parse(w.stdout.toString());
-  const bytes = statSync(geo).size;
-  return { redisMs, nativeMs, wasmMs, wasmColdMs, mb: bytes / 1e6 };
+  return { redisMs, ...memoryLoadTimes(geo, 1) };
 }
 
 /** Redis' "DB loaded from disk" time (ms) in a log, if there. */
@@ -175,8 +128,12 @@ function redisLoadMs(log) {
   return m ? Number(m[1]) * 1000 : undefined;
 }
 
-/** bitlens' load of `file` in memory: native best of 5, wasm first and best of 3 in a fresh Node process. */
-function bitlensLoadTimes(file, keys) {
+/**
+ * bitlens' load of `file`'s bytes already in memory: native best of 5, wasm first and best of 3
+ * in a fresh Node process (so that the first load also pays for growing the wasm memory, as it
+ * does in a page that has just started). `keys` is the key count the file must give.
+ */
+function memoryLoadTimes(file, keys) {
   const nat = spawnSync(GEN, ['load', file], { maxBuffer: 1 << 20 });
   if (nat.status !== 0) throw new Error(`bitlens-bench load: ${nat.stderr}`);
   const nativeMs = JSON.parse(nat.stdout.toString()).ms;
@@ -191,16 +148,22 @@ function bitlensLoadTimes(file, keys) {
       const t = performance.now();
       const keys = engine.loadRdb(bytes);
       ms.push(performance.now() - t);
-      if (keys !== ${keys}) throw new Error('wasm loaded ' + keys + ' keys');
+      if (keys !== ${keys}) throw new Error('wasm loaded ' + keys + ' keys from ${path.basename(file)}');
       engine.free();
     }
     console.log(JSON.stringify({ cold: ms[0], best: Math.min(...ms) }));`;
   const w = spawnSync(process.execPath, ['--input-type=module', '-e', child, file], { maxBuffer: 1 << 20 });
-  if (w.status !== 0) throw new Error(`wasm load: ${w.stderr}`);
+  if (w.status !== 0) throw new Error(`wasm load of ${path.basename(file)}: ${w.stderr}`);
   const { cold, best } = JSON.parse(w.stdout.toString());
+  return { nativeMs, wasmColdMs: cold, wasmMs: best, mb: statSync(file).size / 1e6 };
+}
+
+/** bitlens' load of `file`: [`memoryLoadTimes`], then `bitlens-bench load-file` (read from disk). */
+function bitlensLoadTimes(file, keys) {
+  const times = memoryLoadTimes(file, keys);
   const f = spawnSync(GEN, ['load-file', file], { maxBuffer: 1 << 20 });
   if (f.status !== 0) throw new Error(`bitlens-bench load-file: ${f.stderr}`);
-  return { nativeMs, wasmColdMs: cold, wasmMs: best, file: JSON.parse(f.stdout.toString()), mb: statSync(file).size / 1e6 };
+  return { ...times, file: JSON.parse(f.stdout.toString()) };
 }
 
 /** The many-small-keys load: 1,000,000 string keys of 100 bytes, Redis' own load against bitlens'. */

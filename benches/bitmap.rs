@@ -12,15 +12,14 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 const BYTES: usize = 12_500_000;
 
 fn random_bitmap(seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = fastrand::Rng::with_seed(seed);
     (0..BYTES)
         .map(|_| {
             // Each bit set with probability about 15 %: AND of three random bytes, OR'd lightly.
             let mut b = 0xFFu8;
+            let mut x = 0;
             for _ in 0..3 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = rng.u64(..);
                 b &= x as u8;
             }
             b | ((x >> 40) as u8 & (x >> 48) as u8 & 0x11)

@@ -13,13 +13,8 @@ use bitlens::Keyspace;
 
 /// Deterministic shop positions: `n` (member, score) pairs.
 pub fn shops(n: usize) -> Vec<(Vec<u8>, f64)> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut unit = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
+    let mut unit = move || rng.f64();
     let cities = [(121.4737, 31.2304), (116.4074, 39.9042)];
     (0..n)
         .map(|i| {

@@ -239,6 +239,27 @@ def record(r, version, dbs=(0, 1, 5)):
     return dbsize, keys
 
 
+def start_server(argv, env, port, d, opts):
+    """Starts the server `argv` on 127.0.0.1:`port` with `--dir d`, no saving, and `opts`."""
+    return subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
+                                    "--save", "", "--appendonly", "no"] + opts,
+                            env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def connect(port, failure):
+    """A connection to the server on `port` once it answers PING (5 s at most; then raises
+    RuntimeError(failure))."""
+    for _ in range(100):
+        try:
+            r = Conn(port)
+            r("PING")
+            return r
+        except (OSError, RuntimeError):
+            time.sleep(0.05)
+    raise RuntimeError(failure)
+
+
 def run(label, argv, env, config):
     d = tempfile.mkdtemp(prefix="bitlens-fixture-")
     port = free_port()
@@ -248,20 +269,9 @@ def run(label, argv, env, config):
                       "--maxmemory-policy", "allkeys-lfu"],
             "cluster": ["--cluster-enabled", "yes"],
             "modules": []}[config]
-    proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
-                                    "--save", "", "--appendonly", "no"] + opts,
-                            env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = start_server(argv, env, port, d, opts)
     try:
-        for _ in range(100):
-            try:
-                r = Conn(port)
-                r("PING")
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError("redis %s did not start" % label)
+        r = connect(port, "redis %s did not start" % label)
         info = r("INFO", "server").decode().split("\r\n")
         field = lambda n: ([l.split(":")[1] for l in info if l.startswith(n + ":")] or [None])[0]
         version, valkey = field("redis_version"), field("valkey_version")
@@ -329,21 +339,9 @@ def load_written():
         d = tempfile.mkdtemp(prefix="bitlens-written-")
         shutil.copy(src, os.path.join(d, "in.rdb"))
         port = free_port()
-        proc = subprocess.Popen(argv + ["--port", str(port), "--bind", "127.0.0.1", "--dir", d,
-                                        "--dbfilename", "in.rdb", "--save", "",
-                                        "--appendonly", "no"],
-                                env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = start_server(argv, env, port, d, ["--dbfilename", "in.rdb"])
         try:
-            for _ in range(100):
-                try:
-                    r = Conn(port)
-                    r("PING")
-                    break
-                except (OSError, RuntimeError):
-                    time.sleep(0.05)
-            else:
-                raise RuntimeError("redis 7.4.1 did not load %s" % src)
+            r = connect(port, "redis 7.4.1 did not load %s" % src)
             info = r("INFO", "server").decode().split("\r\n")
             version = [l.split(":")[1] for l in info if l.startswith("redis_version:")][0]
             dbsize, keys = record(r, version, (0, 2))

@@ -124,6 +124,18 @@ fn sign_extend(v: u64, bits: u32) -> i64 {
     ((v << shift) as i64) >> shift
 }
 
+/// Bytes of a listpack entry's back-length for an entry of `len` bytes (encoding and data):
+/// 7 bits a byte, 1 to 5 bytes (the listpack format of Redis 5+).
+pub fn listpack_backlen_size(len: usize) -> usize {
+    match len {
+        0..=127 => 1,
+        128..=16383 => 2,
+        16384..=2097151 => 3,
+        2097152..=268435455 => 4,
+        _ => 5,
+    }
+}
+
 /// Decodes a listpack into its elements, checking the header size and count, every entry's
 /// encoding and back-length, and the terminator.
 pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
@@ -188,13 +200,7 @@ pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
                 }
             }
         };
-        let blen = match size {
-            0..=127 => 1,
-            128..=16383 => 2,
-            16384..=2097151 => 3,
-            2097152..=268435455 => 4,
-            _ => 5,
-        };
+        let blen = listpack_backlen_size(size);
         let back = slice(b, p + size, blen, "listpack back-length")?;
         let stored = back
             .iter()
@@ -451,6 +457,16 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
 #[cfg(test)]
 pub(crate) mod test_blobs {
     use super::Item;
+
+    /// A `RDB_TYPE_HASH_LISTPACK_EX` listpack: (field, value, expiry in ms, 0 for none)
+    /// triples.
+    pub fn listpack_ex(fields: &[(&[u8], &[u8], i64)]) -> Vec<u8> {
+        let items: Vec<Item<'_>> = fields
+            .iter()
+            .flat_map(|&(f, v, ttl)| [Item::Str(f), Item::Str(v), Item::Int(ttl)])
+            .collect();
+        listpack(&items)
+    }
 
     /// A listpack of `items`, each with Redis' smallest encoding and its back-length.
     pub fn listpack(items: &[Item<'_>]) -> Vec<u8> {

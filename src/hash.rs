@@ -261,7 +261,7 @@ fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoded::test_blobs::{items, listpack, listpack_strs, ziplist, zipmap};
+    use crate::encoded::test_blobs::{items, listpack_ex, listpack_strs, ziplist, zipmap};
 
     #[test]
     fn small_encodings_in_stored_order() {
@@ -280,14 +280,7 @@ mod tests {
 
     #[test]
     fn field_expiry_hides_fields() {
-        let lp = listpack(&[
-            Item::Str(b"f1"),
-            Item::Str(b"v1"),
-            Item::Int(0),
-            Item::Str(b"f2"),
-            Item::Str(b"v2"),
-            Item::Int(5_000),
-        ]);
+        let lp = listpack_ex(&[(b"f1", b"v1", 0), (b"f2", b"v2", 5_000)]);
         let h = Hash::from_listpack_ex(lp).unwrap();
         assert_eq!(h.len(None), 2);
         assert_eq!(h.len(Some(4_999)), 2);

@@ -641,13 +641,7 @@ pub fn listpack_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
             None if it.len() < 4096 => 2 + it.len(),
             None => 5 + it.len(),
         };
-        let back = match enc {
-            0..=127 => 1,
-            128..=16383 => 2,
-            16384..=2097151 => 3,
-            2097152..=268435455 => 4,
-            _ => 5,
-        };
+        let back = crate::encoded::listpack_backlen_size(enc);
         n += enc + back;
     }
     n

@@ -18,19 +18,11 @@ fn simd_kernels_equal_scalar_on_wasm() {
         let a = random_bytes(&mut rng, len);
         let b = random_bytes(&mut rng, len);
         assert_eq!(simd::popcount(&a), simd::scalar::popcount(&a), "len {len}");
-        type Kernel = fn(&mut [u8], &[u8]);
-        let pairs: [(Kernel, Kernel); 5] = [
-            (simd::and_assign, simd::scalar::and_assign),
-            (simd::or_assign, simd::scalar::or_assign),
-            (simd::xor_assign, simd::scalar::xor_assign),
-            (simd::andnot_assign, simd::scalar::andnot_assign),
-            (simd::andnot_assign_rev, simd::scalar::andnot_assign_rev),
-        ];
-        for (fast, slow) in pairs {
+        for (name, fast, slow) in simd::KERNEL_PAIRS {
             let (mut x, mut y) = (a.clone(), a.clone());
             fast(&mut x, &b);
             slow(&mut y, &b);
-            assert_eq!(x, y, "len {len}");
+            assert_eq!(x, y, "{name} len {len}");
         }
         let (mut x, mut y) = (a.clone(), a.clone());
         simd::not_assign(&mut x);

@@ -7,11 +7,14 @@
 //! code paths differ from the host's) against the RESP bytes real Redis sent.
 #![cfg(target_arch = "wasm32")]
 
+mod wasm_common;
+
 use bitlens::wasm::Engine;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
+use wasm_common::error_message;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -60,14 +63,6 @@ const SLICE_COMMANDS: &[&str] = &[
 
 fn argv(args: &[&str]) -> Array {
     args.iter().map(|a| JsValue::from_str(a)).collect()
-}
-
-fn error_message(e: impl Into<JsValue>) -> String {
-    let v: JsValue = e.into();
-    v.dyn_into::<js_sys::Error>()
-        .expect("a JS Error")
-        .message()
-        .into()
 }
 
 fn number(v: &JsValue) -> f64 {
@@ -581,15 +576,8 @@ fn browser_rdb() -> (Vec<u8>, Vec<u8>) {
         (b"catania".to_vec(), geo_score(15.087269, 37.502669)),
         (b"paris".to_vec(), geo_score(2.349014, 48.864716)),
     ]);
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let blob: Vec<u8> = (0..3 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let mut blob = vec![0u8; 3 << 20];
+    fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15).fill(&mut blob);
     let mut w = bitlens::rdb::RdbWriter::new(Vec::new(), 10).unwrap();
     w.select_db(0).unwrap();
     w.write_string(b"bm:a", &bm, None).unwrap();
@@ -851,21 +839,10 @@ fn load_dump_and_load_string() {
     assert_eq!(number(&e.command(&argv(&["STRLEN", "s"])).unwrap()), 3.0);
 }
 
-/// CRC-64 (Redis' Jones variant) of `bytes`, computed bit by bit as a reference.
+/// CRC-64 (Redis' Jones variant) of `bytes`, from the `crc` crate as an independent
+/// reference.
 fn crc_of(bytes: &[u8]) -> u64 {
-    const POLY: u64 = 0x95ac_9329_ac4b_c9b5; // reflected Jones polynomial
-    let mut crc = 0u64;
-    for &b in bytes {
-        crc ^= b as u64;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ POLY
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
+    crc::Crc::<u64>::new(&crc::CRC_64_REDIS).checksum(bytes)
 }
 
 #[wasm_bindgen_test]

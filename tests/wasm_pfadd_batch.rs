@@ -4,39 +4,26 @@
 //! `cargo test --release --target wasm32-unknown-unknown -p bitlens --test wasm_pfadd_batch`.
 #![cfg(target_arch = "wasm32")]
 
+mod wasm_common;
+
 use bitlens::wasm::Engine;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-
-/// xorshift64*: deterministic element data.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+use wasm_common::error_message;
 
 /// A random element: empty, binary, text with a counter, or UTF-8.
-fn element(r: &mut Rng, i: usize) -> Vec<u8> {
-    match r.next() % 5 {
+fn element(r: &mut fastrand::Rng, i: usize) -> Vec<u8> {
+    match r.u8(0..5) {
         0 => Vec::new(),
-        1 => (0..r.next() % 40).map(|_| r.next() as u8).collect(),
-        2 => format!("user:{}", r.next() % 1_000_000).into_bytes(),
+        1 => {
+            let n = r.usize(0..40);
+            (0..n).map(|_| r.u8(..)).collect()
+        }
+        2 => format!("user:{}", r.u32(0..1_000_000)).into_bytes(),
         3 => format!("访客-{i}-é").into_bytes(),
-        _ => (r.next() % 100_000).to_string().into_bytes(),
+        _ => r.u32(0..100_000).to_string().into_bytes(),
     }
-}
-
-fn error_message(e: impl Into<JsValue>) -> String {
-    let v: JsValue = e.into();
-    v.dyn_into::<js_sys::Error>()
-        .expect("a JS Error")
-        .message()
-        .into()
 }
 
 /// `PFADD key element...` through the generic command path (elements as Uint8Array).
@@ -74,7 +61,7 @@ fn get(e: &mut Engine, key: &str) -> Option<Vec<u8>> {
 
 #[wasm_bindgen_test]
 fn batch_equals_pfadd_through_sparse_promotion_and_dense() {
-    let mut r = Rng(0x9e37_79b9);
+    let mut r = fastrand::Rng::with_seed(0x9e37_79b9);
     let (mut a, mut b) = (Engine::new(), Engine::new());
     // Batch sizes chosen to stay sparse, cross the 3000-byte promotion, then work dense.
     let mut ones = 0;

@@ -149,16 +149,6 @@ fn lzf_sparse(ulen: u64, ones: &[u64]) -> Vec<u8> {
     out
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// What the generated file holds, to check the loaded values against.
 struct Expect {
     keys: u64,
@@ -188,7 +178,7 @@ fn naive_histogram(h: &[u8]) -> Vec<f64> {
 fn build(mb: u64) -> (web_sys::Blob, u64, Expect) {
     let mib = 1u64 << 20;
     let mut f = BlobRdb::new();
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
     // Half the file: one mostly-zero bitmap stored raw, a byte 0x01 every 4 MiB.
     let raw_len = mb * mib / 2;
     f.raw_key(b"bm:raw", raw_len, |at, buf| {
@@ -211,7 +201,7 @@ fn build(mb: u64) -> (web_sys::Blob, u64, Expect) {
     for i in 0..dense {
         f.raw_key(format!("bm:dense:{i}").as_bytes(), mib, |_, buf| {
             for c in buf.chunks_mut(8) {
-                let r = rng.next().to_le_bytes();
+                let r = rng.u64(..).to_le_bytes();
                 c.copy_from_slice(&r[..c.len()]);
             }
         });
@@ -224,7 +214,7 @@ fn build(mb: u64) -> (web_sys::Blob, u64, Expect) {
         h[..4].copy_from_slice(b"HYLL");
         h[15] = 0x80;
         for c in h[16..].chunks_mut(8) {
-            let r = (rng.next() & 0x0303_0303_0303_0303).to_le_bytes();
+            let r = (rng.u64(..) & 0x0303_0303_0303_0303).to_le_bytes();
             c.copy_from_slice(&r[..c.len()]);
         }
         if i == 0 {
@@ -240,8 +230,8 @@ fn build(mb: u64) -> (web_sys::Blob, u64, Expect) {
     for i in 0..100 {
         let members: Vec<(Vec<u8>, f64)> = (0..500)
             .map(|j| {
-                let lon = -180.0 + (rng.next() % 36_000) as f64 / 100.0;
-                let lat = -85.0 + (rng.next() % 17_000) as f64 / 100.0;
+                let lon = -180.0 + rng.u32(0..36_000) as f64 / 100.0;
+                let lat = -85.0 + rng.u32(0..17_000) as f64 / 100.0;
                 (
                     format!("shop{j}").into_bytes(),
                     bitlens::geo::encode(lon, lat).unwrap() as f64,

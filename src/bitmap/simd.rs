@@ -154,3 +154,20 @@ pub use wasm::*;
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 pub use scalar::*;
+
+/// A two-operand BITOP kernel: `dst op= src` over equal lengths.
+pub type Kernel = fn(&mut [u8], &[u8]);
+
+/// Every two-operand kernel in force (SIMD on wasm32 with `simd128`, scalar otherwise) beside
+/// its [`scalar`] version, so that tests on every target prove they agree.
+pub const KERNEL_PAIRS: [(&str, Kernel, Kernel); 5] = [
+    ("and_assign", and_assign, scalar::and_assign),
+    ("or_assign", or_assign, scalar::or_assign),
+    ("xor_assign", xor_assign, scalar::xor_assign),
+    ("andnot_assign", andnot_assign, scalar::andnot_assign),
+    (
+        "andnot_assign_rev",
+        andnot_assign_rev,
+        scalar::andnot_assign_rev,
+    ),
+];

@@ -14,6 +14,23 @@ use super::{count_bits, find_bit, popcount, BitOp};
 pub const PAGE: usize = 4096;
 const PAGE_BITS: u64 = PAGE as u64 * 8;
 
+/// `bytes` placed at byte offset `at`, cut at page boundaries: (page index, offset in the
+/// page, the bytes that fall in that page), in order.
+fn page_chunks(at: u64, bytes: &[u8]) -> impl Iterator<Item = (u64, usize, &[u8])> {
+    let mut done = 0usize;
+    std::iter::from_fn(move || {
+        if done >= bytes.len() {
+            return None;
+        }
+        let pos = at + done as u64;
+        let (page, off) = (pos / PAGE as u64, (pos % PAGE as u64) as usize);
+        let n = (PAGE - off).min(bytes.len() - done);
+        let chunk = &bytes[done..done + n];
+        done += n;
+        Some((page, off, chunk))
+    })
+}
+
 /// A string of `len` bytes of which only the non-zero 4 KiB pages are stored.
 #[derive(Debug, Clone, Default)]
 pub struct SparseBitmap {
@@ -84,34 +101,23 @@ impl SparseBitmap {
     /// input are not stored.
     pub fn write(&mut self, at: u64, bytes: &[u8]) {
         self.grow(at + bytes.len() as u64);
-        let mut done = 0usize;
-        while done < bytes.len() {
-            let pos = at + done as u64;
-            let (page, off) = (pos / PAGE as u64, (pos % PAGE as u64) as usize);
-            let n = (PAGE - off).min(bytes.len() - done);
-            let chunk = &bytes[done..done + n];
+        for (page, off, chunk) in page_chunks(at, bytes) {
+            let n = chunk.len();
             if chunk.iter().any(|&b| b != 0) {
                 self.page_mut(page)[off..off + n].copy_from_slice(chunk);
             } else if let Some(p) = self.pages.get_mut(&(page as u32)) {
                 p[off..off + n].fill(0);
             }
-            done += n;
         }
     }
 
     /// ORs `bytes` into the string at byte offset `at` (growing the length as needed).
     pub fn or_bytes(&mut self, at: u64, bytes: &[u8]) {
         self.grow(at + bytes.len() as u64);
-        let mut done = 0usize;
-        while done < bytes.len() {
-            let pos = at + done as u64;
-            let (page, off) = (pos / PAGE as u64, (pos % PAGE as u64) as usize);
-            let n = (PAGE - off).min(bytes.len() - done);
-            let chunk = &bytes[done..done + n];
+        for (page, off, chunk) in page_chunks(at, bytes) {
             if chunk.iter().any(|&b| b != 0) {
-                super::simd::or_assign(&mut self.page_mut(page)[off..off + n], chunk);
+                super::simd::or_assign(&mut self.page_mut(page)[off..off + chunk.len()], chunk);
             }
-            done += n;
         }
     }
 

@@ -2,7 +2,6 @@
 
 use super::*;
 
-/// xorshift64*: a tiny deterministic generator for property tests.
 /// Test-data randomness: fastrand's seeded generator plus random bitmaps.
 pub(crate) struct Rng(fastrand::Rng);
 impl Rng {
@@ -164,19 +163,11 @@ fn simd_kernels_equal_scalar() {
         let mut b = r.bytes(200);
         b.resize(a.len(), 0x5a);
         assert_eq!(simd::popcount(&a), simd::scalar::popcount(&a));
-        type Kernel = fn(&mut [u8], &[u8]);
-        let pairs: [(Kernel, Kernel); 5] = [
-            (simd::and_assign, simd::scalar::and_assign),
-            (simd::or_assign, simd::scalar::or_assign),
-            (simd::xor_assign, simd::scalar::xor_assign),
-            (simd::andnot_assign, simd::scalar::andnot_assign),
-            (simd::andnot_assign_rev, simd::scalar::andnot_assign_rev),
-        ];
-        for (fast, slow) in pairs {
+        for (name, fast, slow) in simd::KERNEL_PAIRS {
             let (mut x, mut y) = (a.clone(), a.clone());
             fast(&mut x, &b);
             slow(&mut y, &b);
-            assert_eq!(x, y);
+            assert_eq!(x, y, "{name}");
         }
         let (mut x, mut y) = (a.clone(), a.clone());
         simd::not_assign(&mut x);

@@ -16,7 +16,7 @@ use super::args::{parse_f64, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::keyspace::Value;
 use crate::probabilistic::bloom::{AddError, Bloom};
-use crate::probabilistic::{lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{self, lookup_mut, store, too_large, Lookup, ModuleData};
 use crate::reply::Reply;
 
 /// The module's default error rate for filters BF.ADD / BF.INSERT create.
@@ -275,14 +275,13 @@ fn bf_insert(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// The Bloom filter under `key`: `Ok(None)` when missing, `Err(())` for another type.
 fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<Option<&'a Bloom>, ()> {
-    match ctx.ks.get(key) {
-        None => Ok(None),
-        Some(Value::Module(m)) => match &m.data {
-            ModuleData::Bloom(b) => Ok(Some(b)),
-            _ => Err(()),
-        },
-        Some(_) => Err(()),
+    fn pick(d: &ModuleData) -> Option<&Bloom> {
+        match d {
+            ModuleData::Bloom(b) => Some(b),
+            _ => None,
+        }
     }
+    probabilistic::lookup(ctx.ks, key, pick).optional()
 }
 
 /// BF.EXISTS key item / BF.MEXISTS key item...: 1 or 0 per item (array for BF.MEXISTS).

@@ -4,9 +4,8 @@
 
 use super::args::{parse_f64, parse_i64};
 use super::{CommandSpec, Ctx};
-use crate::keyspace::Value;
 use crate::probabilistic::cms::Cms;
-use crate::probabilistic::{lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{self, lookup_mut, store, too_large, Lookup, ModuleData};
 use crate::reply::Reply;
 
 /// Count-Min sketch commands.
@@ -91,10 +90,9 @@ fn cms_incrby(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     if argv.len() < 4 || argv.len() % 2 == 1 {
         return arity(argv);
     }
-    let cms = match lookup_mut(ctx.ks, &argv[1], ModuleData::cms_mut) {
-        Lookup::Found(c) => c,
-        Lookup::Missing => return Reply::err("CMS: key does not exist"),
-        Lookup::WrongType => return Reply::wrong_type(),
+    let cms = match lookup_mut(ctx.ks, &argv[1], ModuleData::cms_mut).or_missing(MISSING) {
+        Ok(c) => c,
+        Err(e) => return e,
     };
     let mut pairs = Vec::with_capacity(argv.len() / 2);
     for p in argv[2..].chunks_exact(2) {
@@ -169,15 +167,17 @@ fn cms_merge(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     }
 }
 
+/// The module's reply for a missing key.
+const MISSING: &str = "CMS: key does not exist";
+
 fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<&'a Cms, Reply> {
-    match ctx.ks.get(key) {
-        None => Err(Reply::err("CMS: key does not exist")),
-        Some(Value::Module(m)) => match &m.data {
-            ModuleData::Cms(c) => Ok(c),
-            _ => Err(Reply::wrong_type()),
-        },
-        Some(_) => Err(Reply::wrong_type()),
+    fn pick(d: &ModuleData) -> Option<&Cms> {
+        match d {
+            ModuleData::Cms(c) => Some(c),
+            _ => None,
+        }
     }
+    probabilistic::lookup(ctx.ks, key, pick).or_missing(MISSING)
 }
 
 /// CMS.QUERY key item...: the estimated count of each item.

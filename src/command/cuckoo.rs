@@ -15,7 +15,7 @@ use super::args::parse_i64;
 use super::{CommandSpec, Ctx};
 use crate::keyspace::Value;
 use crate::probabilistic::cuckoo::{Cuckoo, Insert, MAX_FILTERS};
-use crate::probabilistic::{lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{self, lookup_mut, store, too_large, Lookup, ModuleData};
 use crate::reply::Reply;
 
 /// Capacity of the filters CF.ADD / CF.INSERT create (the module's default).
@@ -290,14 +290,13 @@ fn cf_del(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// The Cuckoo filter under `key`: `Ok(None)` when missing, `Err(())` for another type.
 fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<Option<&'a Cuckoo>, ()> {
-    match ctx.ks.get(key) {
-        None => Ok(None),
-        Some(Value::Module(m)) => match &m.data {
-            ModuleData::Cuckoo(c) => Ok(Some(c)),
-            _ => Err(()),
-        },
-        Some(_) => Err(()),
+    fn pick(d: &ModuleData) -> Option<&Cuckoo> {
+        match d {
+            ModuleData::Cuckoo(c) => Some(c),
+            _ => None,
+        }
     }
+    probabilistic::lookup(ctx.ks, key, pick).optional()
 }
 
 /// CF.EXISTS key item / CF.MEXISTS key item...: 1 or 0 per item (array for CF.MEXISTS).

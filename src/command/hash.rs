@@ -291,8 +291,7 @@ fn hpexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 #[cfg(test)]
 mod tests {
     use crate::command::{execute_in, Ctx};
-    use crate::encoded::test_blobs::{listpack, listpack_strs};
-    use crate::encoded::Item;
+    use crate::encoded::test_blobs::{listpack_ex, listpack_strs};
     use crate::hash::Hash;
     use crate::keyspace::{Keyspace, Value};
     use crate::reply::Reply;
@@ -314,14 +313,7 @@ mod tests {
             b"h".to_vec(),
             Value::Hash(Hash::from_listpack(listpack_strs(&[b"f", b"1", b"g", b"xyz"])).unwrap()),
         );
-        let ex = listpack(&[
-            Item::Str(b"a"),
-            Item::Str(b"va"),
-            Item::Int(10_500),
-            Item::Str(b"b"),
-            Item::Str(b"vb"),
-            Item::Int(0),
-        ]);
+        let ex = listpack_ex(&[(b"a", b"va", 10_500), (b"b", b"vb", 0)]);
         ks.set(
             b"x".to_vec(),
             Value::Hash(Hash::from_listpack_ex(ex).unwrap()),

@@ -47,11 +47,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 fn lookup<'a>(ks: &'a mut crate::keyspace::Keyspace, key: &[u8]) -> Result<&'a mut TDigest, Reply> {
-    match lookup_mut(ks, key, ModuleData::tdigest_mut) {
-        Lookup::Found(t) => Ok(t),
-        Lookup::Missing => Err(Reply::err("ERR T-Digest: key does not exist")),
-        Lookup::WrongType => Err(Reply::wrong_type()),
-    }
+    lookup_mut(ks, key, ModuleData::tdigest_mut).or_missing("ERR T-Digest: key does not exist")
 }
 
 /// A positive COMPRESSION value, or the module's error.

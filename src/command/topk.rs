@@ -6,9 +6,8 @@
 
 use super::args::{parse_f64, parse_i64};
 use super::{CommandSpec, Ctx};
-use crate::keyspace::Value;
 use crate::probabilistic::topk::TopK;
-use crate::probabilistic::{lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{self, lookup_mut, store, too_large, ModuleData};
 use crate::reply::Reply;
 
 /// TOPK.INCRBY's error for an increment outside 0..=100,000, with the run of spaces the
@@ -106,10 +105,9 @@ fn expelled(e: Option<Vec<u8>>) -> Reply {
 
 /// TOPK.ADD key item...: per item the item it pushed out of the list, or nil.
 fn topk_add(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let t = match lookup_mut(ctx.ks, &argv[1], ModuleData::topk_mut) {
-        Lookup::Found(t) => t,
-        Lookup::Missing => return Reply::err("TopK: key does not exist"),
-        Lookup::WrongType => return Reply::wrong_type(),
+    let t = match lookup_mut(ctx.ks, &argv[1], ModuleData::topk_mut).or_missing(MISSING) {
+        Ok(t) => t,
+        Err(e) => return e,
     };
     Reply::Array(
         argv[2..]
@@ -126,10 +124,9 @@ fn topk_incrby(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     if argv.len() < 4 || argv.len() % 2 == 1 {
         return Reply::err("ERR wrong number of arguments for 'topk.incrby' command");
     }
-    let t = match lookup_mut(ctx.ks, &argv[1], ModuleData::topk_mut) {
-        Lookup::Found(t) => t,
-        Lookup::Missing => return Reply::err("TopK: key does not exist"),
-        Lookup::WrongType => return Reply::wrong_type(),
+    let t = match lookup_mut(ctx.ks, &argv[1], ModuleData::topk_mut).or_missing(MISSING) {
+        Ok(t) => t,
+        Err(e) => return e,
     };
     let mut replies = Vec::with_capacity(argv.len() / 2);
     for p in argv[2..].chunks_exact(2) {
@@ -144,15 +141,17 @@ fn topk_incrby(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     Reply::Array(replies)
 }
 
+/// The module's reply for a missing key.
+const MISSING: &str = "TopK: key does not exist";
+
 fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<&'a TopK, Reply> {
-    match ctx.ks.get(key) {
-        None => Err(Reply::err("TopK: key does not exist")),
-        Some(Value::Module(m)) => match &m.data {
-            ModuleData::TopK(t) => Ok(t),
-            _ => Err(Reply::wrong_type()),
-        },
-        Some(_) => Err(Reply::wrong_type()),
+    fn pick(d: &ModuleData) -> Option<&TopK> {
+        match d {
+            ModuleData::TopK(t) => Some(t),
+            _ => None,
+        }
     }
+    probabilistic::lookup(ctx.ks, key, pick).or_missing(MISSING)
 }
 
 /// TOPK.QUERY key item...: 1 when the item is listed, else 0.

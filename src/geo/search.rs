@@ -850,13 +850,6 @@ pub fn best_first(
 mod tests {
     use super::*;
 
-    fn lcg(state: &mut u64) -> f64 {
-        *state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (*state >> 11) as f64 / (1u64 << 53) as f64
-    }
-
     #[test]
     fn step_from_radius() {
         assert_eq!(estimate_step(0.0, 0.0), 26);
@@ -867,15 +860,15 @@ mod tests {
     }
 
     /// A random point set around Shanghai with repeated coordinates (distance ties).
-    fn random_set(st: &mut u64, n: usize) -> ZSet {
+    fn random_set(st: &mut fastrand::Rng, n: usize) -> ZSet {
         let mut pairs: Vec<(Vec<u8>, f64)> = Vec::new();
         for i in 0..n {
             let (lon, lat) = if i % 7 == 3 && i > 10 {
                 geohash::decode(pairs[i / 2].1 as u64)
             } else {
                 (
-                    121.47 + (lcg(st) - 0.5) * 0.3,
-                    31.23 + (lcg(st) - 0.5) * 0.3,
+                    121.47 + (st.f64() - 0.5) * 0.3,
+                    31.23 + (st.f64() - 0.5) * 0.3,
                 )
             };
             let score = geohash::encode(lon, lat).unwrap() as f64;
@@ -919,21 +912,21 @@ mod tests {
 
     #[test]
     fn best_first_matches_full_search_and_sort() {
-        let mut st = 7u64;
+        let mut st = fastrand::Rng::with_seed(7);
         let mut fast_answers = [0usize; 2];
         for round in 0..36 {
             let z = random_set(&mut st, [50, 500, 3000][round % 3]);
             for q in 0..40 {
                 let (lon, lat) = (
-                    121.47 + (lcg(&mut st) - 0.5) * 0.3,
-                    31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                    121.47 + (st.f64() - 0.5) * 0.3,
+                    31.23 + (st.f64() - 0.5) * 0.3,
                 );
                 let shape = if q % 2 == 0 {
-                    Shape::Radius(100.0 + lcg(&mut st) * 8000.0)
+                    Shape::Radius(100.0 + st.f64() * 8000.0)
                 } else {
                     Shape::Box {
-                        width: 100.0 + lcg(&mut st) * 16000.0,
-                        height: 100.0 + lcg(&mut st) * 16000.0,
+                        width: 100.0 + st.f64() * 16000.0,
+                        height: 100.0 + st.f64() * 16000.0,
                     }
                 };
                 let order = if (q / 2) % 2 == 0 {
@@ -941,7 +934,7 @@ mod tests {
                 } else {
                     Order::Desc
                 };
-                let k = 1 + (lcg(&mut st) * 60.0) as usize;
+                let k = 1 + (st.f64() * 60.0) as usize;
                 let full = full_path(&z, lon, lat, shape, order, k);
                 if let Some(fast) = best_first(&z, lon, lat, shape, order, k) {
                     assert_eq!(fast, full, "{shape:?} {order:?} k={k} at {lon},{lat}");
@@ -967,20 +960,20 @@ mod tests {
 
     #[test]
     fn pruned_walk_equals_unpruned_walk() {
-        let mut st = 11u64;
+        let mut st = fastrand::Rng::with_seed(11);
         for round in 0..12 {
             let z = random_set(&mut st, [500, 3000][round % 2]);
             for q in 0..30 {
                 let (lon, lat) = (
-                    121.47 + (lcg(&mut st) - 0.5) * 0.3,
-                    31.23 + (lcg(&mut st) - 0.5) * 0.3,
+                    121.47 + (st.f64() - 0.5) * 0.3,
+                    31.23 + (st.f64() - 0.5) * 0.3,
                 );
                 let shape = if q % 2 == 0 {
-                    Shape::Radius(50.0 + lcg(&mut st) * 6000.0)
+                    Shape::Radius(50.0 + st.f64() * 6000.0)
                 } else {
                     Shape::Box {
-                        width: 50.0 + lcg(&mut st) * 12000.0,
-                        height: 50.0 + lcg(&mut st) * 12000.0,
+                        width: 50.0 + st.f64() * 12000.0,
+                        height: 50.0 + st.f64() * 12000.0,
                     }
                 };
                 let all = unpruned(&z, lon, lat, shape);
@@ -989,7 +982,7 @@ mod tests {
                     all,
                     "{shape:?} at {lon},{lat}"
                 );
-                let limit = 1 + (lcg(&mut st) * 40.0) as usize;
+                let limit = 1 + (st.f64() * 40.0) as usize;
                 let any = search(&z, lon, lat, shape, limit);
                 assert_eq!(any, all[..all.len().min(limit)], "ANY {limit}");
             }

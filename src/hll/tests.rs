@@ -162,13 +162,8 @@ fn validation_and_corruption_errors() {
 fn corrupt_strings_never_panic() {
     let mut base = Vec::new();
     pfadd(&mut base, &refs(&els("q", 120))).unwrap();
-    let mut seed = 0x1234_5678_9abc_def0u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = fastrand::Rng::with_seed(0x1234_5678_9abc_def0);
+    let mut next = || rng.u64(..);
     for _ in 0..3000 {
         let mut s = base.clone();
         match next() % 3 {

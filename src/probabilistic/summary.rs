@@ -86,6 +86,189 @@ pub enum Summary {
     },
 }
 
+/// One figure of a [`Summary`], as the views show it (`bitlens inspect` JSON and text, the
+/// panel's key detail).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Figure {
+    /// A count or a size in bytes.
+    Count(u64),
+    /// A signed count (t-digest observations, signed as TDIGEST.INFO keeps them).
+    Signed(i64),
+    /// A rate, a ratio or a real parameter (error rate, fill ratio, decay, compression, min,
+    /// max).
+    Real(f64),
+    /// Not applicable: a NONSCALING filter's expansion, an empty t-digest's min and max.
+    Absent,
+}
+
+impl Figure {
+    /// The figure as a number (`None` for [`Figure::Absent`]); counts above 2^53 round.
+    pub fn as_f64(self) -> Option<f64> {
+        match self {
+            Figure::Count(n) => Some(n as f64),
+            Figure::Signed(n) => Some(n as f64),
+            Figure::Real(x) => Some(x),
+            Figure::Absent => None,
+        }
+    }
+}
+
+/// A [`Summary`] laid out for views: every view (JSON, the text table, the panel) reads these
+/// instead of matching on the variants itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    /// `bloom`, `cuckoo`, `cms`, `topk`, `tdigest`, or `raw` (a value bitlens does not
+    /// interpret).
+    pub kind: &'static str,
+    /// Every figure under its snake_case field name, in this order per kind: bloom
+    /// `capacity, items, error_rate, size_bytes, filters, fill_ratio, expansion`; cuckoo
+    /// `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
+    /// max_iterations`; cms `width, depth, count, size_bytes`; topk `k, width, depth, decay,
+    /// listed, size_bytes`; tdigest `compression, centroids, observations, min, max,
+    /// size_bytes`; raw `fields`.
+    pub fields: Vec<(&'static str, Figure)>,
+    /// The figures that have no column of their own, as one line of text: `3 filters,
+    /// expansion 2` (or `1 filters, nonscaling`), `32 buckets of 2, 2 filters, 0 deleted,
+    /// expansion 1, max iterations 20`, `width 2000, depth 7`, `width 50, depth 4, decay 0.9`,
+    /// `compression 100, 39 centroids, min 1, max 500` (or `compression 100, empty`), `4
+    /// fields`.
+    pub details: String,
+}
+
+impl Figures {
+    /// The figure named `name` (a name of [`Figures::fields`]), if this kind has it.
+    pub fn get(&self, name: &str) -> Option<Figure> {
+        self.fields
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, f)| f)
+    }
+}
+
+impl Summary {
+    /// The summary's figures by name, and its details line (see [`Figures`]).
+    pub fn figures(&self) -> Figures {
+        use Figure::{Count, Real};
+        let absent = |x: Option<f64>| x.map_or(Figure::Absent, Real);
+        let (kind, fields, details) = match *self {
+            Summary::Bloom {
+                capacity,
+                items,
+                error_rate,
+                size_bytes,
+                filters,
+                fill_ratio,
+                expansion,
+            } => (
+                "bloom",
+                vec![
+                    ("capacity", Count(capacity)),
+                    ("items", Count(items)),
+                    ("error_rate", Real(error_rate)),
+                    ("size_bytes", Count(size_bytes)),
+                    ("filters", Count(filters)),
+                    ("fill_ratio", Real(fill_ratio)),
+                    ("expansion", expansion.map_or(Figure::Absent, Count)),
+                ],
+                match expansion {
+                    Some(e) => format!("{filters} filters, expansion {e}"),
+                    None => format!("{filters} filters, nonscaling"),
+                },
+            ),
+            Summary::Cuckoo {
+                buckets,
+                filters,
+                bucket_size,
+                items,
+                deletes,
+                size_bytes,
+                fill_ratio,
+                expansion,
+                max_iterations,
+            } => (
+                "cuckoo",
+                vec![
+                    ("buckets", Count(buckets)),
+                    ("filters", Count(filters)),
+                    ("bucket_size", Count(bucket_size)),
+                    ("items", Count(items)),
+                    ("deletes", Count(deletes)),
+                    ("size_bytes", Count(size_bytes)),
+                    ("fill_ratio", Real(fill_ratio)),
+                    ("expansion", Count(expansion)),
+                    ("max_iterations", Count(max_iterations)),
+                ],
+                format!(
+                    "{buckets} buckets of {bucket_size}, {filters} filters, {deletes} deleted, expansion {expansion}, max iterations {max_iterations}"
+                ),
+            ),
+            Summary::Cms {
+                width,
+                depth,
+                count,
+                size_bytes,
+            } => (
+                "cms",
+                vec![
+                    ("width", Count(width)),
+                    ("depth", Count(depth)),
+                    ("count", Count(count)),
+                    ("size_bytes", Count(size_bytes)),
+                ],
+                format!("width {width}, depth {depth}"),
+            ),
+            Summary::TopK {
+                k,
+                width,
+                depth,
+                decay,
+                listed,
+                size_bytes,
+            } => (
+                "topk",
+                vec![
+                    ("k", Count(k)),
+                    ("width", Count(width)),
+                    ("depth", Count(depth)),
+                    ("decay", Real(decay)),
+                    ("listed", Count(listed)),
+                    ("size_bytes", Count(size_bytes)),
+                ],
+                format!("width {width}, depth {depth}, decay {decay}"),
+            ),
+            Summary::TDigest {
+                compression,
+                centroids,
+                observations,
+                min_max,
+                size_bytes,
+            } => (
+                "tdigest",
+                vec![
+                    ("compression", Real(compression)),
+                    ("centroids", Count(centroids)),
+                    ("observations", Figure::Signed(observations)),
+                    ("min", absent(min_max.map(|m| m.0))),
+                    ("max", absent(min_max.map(|m| m.1))),
+                    ("size_bytes", Count(size_bytes)),
+                ],
+                match min_max {
+                    Some((lo, hi)) => {
+                        format!("compression {compression}, {centroids} centroids, min {lo}, max {hi}")
+                    }
+                    None => format!("compression {compression}, empty"),
+                },
+            ),
+            Summary::Raw { fields } => ("raw", vec![("fields", Count(fields))], format!("{fields} fields")),
+        };
+        Figures {
+            kind,
+            fields,
+            details,
+        }
+    }
+}
+
 fn ratio(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
@@ -191,39 +374,34 @@ mod tests {
     fn summaries_carry_the_modules_info_figures() {
         // BF.INFO bf:scaling: Capacity 350, Size 1016, 3 filters, 299 items, expansion 2;
         // reserved with error 0.001.
-        let Summary::Bloom {
-            capacity,
-            items,
-            error_rate,
-            size_bytes,
-            filters,
-            fill_ratio,
-            expansion,
-        } = of("bf:scaling")
-        else {
-            panic!()
+        let s = of("bf:scaling");
+        let Summary::Bloom { fill_ratio, .. } = s else {
+            panic!("{s:?}")
         };
-        assert_eq!(
-            (capacity, items, size_bytes, filters, expansion),
-            (350, 299, 1016, 3, Some(2))
-        );
-        assert_eq!(error_rate, 0.001);
         assert!(fill_ratio > 0.2 && fill_ratio < 0.6, "{fill_ratio}");
-        // BF.INFO bf:small: Capacity 100, Size 240, 1 filter, 50 items, error 0.01.
-        let Summary::Bloom {
-            capacity,
-            items,
-            size_bytes,
-            error_rate,
-            ..
-        } = of("bf:small")
-        else {
-            panic!()
-        };
         assert_eq!(
-            (capacity, items, size_bytes, error_rate),
-            (100, 50, 240, 0.01)
+            s,
+            Summary::Bloom {
+                capacity: 350,
+                items: 299,
+                error_rate: 0.001,
+                size_bytes: 1016,
+                filters: 3,
+                fill_ratio,
+                expansion: Some(2),
+            }
         );
+        // BF.INFO bf:small: Capacity 100, Size 240, 1 filter, 50 items, error 0.01.
+        assert!(matches!(
+            of("bf:small"),
+            Summary::Bloom {
+                capacity: 100,
+                items: 50,
+                size_bytes: 240,
+                error_rate: 0.01,
+                ..
+            }
+        ));
         // CF.INFO cf:small: Size 200, 32 buckets, 2 filters, 41 items, 0 deleted, bucket
         // size 2, expansion 1, 20 iterations; 41 fingerprints in 2 · 32 · 2 + … slots.
         let s = of("cf:small");
@@ -256,34 +434,33 @@ mod tests {
             }
         );
         // TOPK.INFO topk:k5: k 5, width 50, depth 4, decay 0.9; TOPK.LIST lists 5.
-        let Summary::TopK {
-            k,
-            width,
-            depth,
-            decay,
-            listed,
-            ..
-        } = of("topk:k5")
-        else {
-            panic!()
-        };
-        assert_eq!((k, width, depth, decay, listed), (5, 50, 4, 0.9, 5));
+        assert!(matches!(
+            of("topk:k5"),
+            Summary::TopK {
+                k: 5,
+                width: 50,
+                depth: 4,
+                decay: 0.9,
+                listed: 5,
+                ..
+            }
+        ));
         // TDIGEST.INFO td:lat: Compression 100, Merged nodes 39, Observations 500, Memory
         // usage 9768.
-        let Summary::TDigest {
-            compression,
-            centroids,
-            observations,
-            size_bytes,
-            min_max,
-        } = of("td:lat")
-        else {
-            panic!()
+        let s = of("td:lat");
+        assert!(matches!(
+            s,
+            Summary::TDigest {
+                compression: 100.0,
+                centroids: 39,
+                observations: 500,
+                size_bytes: 9768,
+                ..
+            }
+        ));
+        let Summary::TDigest { min_max, .. } = s else {
+            panic!("{s:?}")
         };
-        assert_eq!(
-            (compression, centroids, observations, size_bytes),
-            (100.0, 39, 500, 9768)
-        );
         assert!(min_max.is_some_and(|(lo, hi)| lo < hi));
         assert!(matches!(
             of("td:empty"),
@@ -293,5 +470,79 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn figures_name_every_field_and_say_the_rest_in_a_line() {
+        use Figure::{Absent, Count, Real};
+        // The same recorded values as above (BF.INFO, CF.INFO, CMS.INFO, TOPK.INFO,
+        // TDIGEST.INFO of Redis 7.4.1 + RedisBloom 2.8.2).
+        let f = of("bf:small").figures();
+        assert_eq!(f.kind, "bloom");
+        assert_eq!(f.details, "1 filters, expansion 2");
+        let names: Vec<&str> = f.fields.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            names,
+            [
+                "capacity",
+                "items",
+                "error_rate",
+                "size_bytes",
+                "filters",
+                "fill_ratio",
+                "expansion"
+            ]
+        );
+        assert_eq!(f.get("capacity"), Some(Count(100)));
+        assert_eq!(f.get("error_rate"), Some(Real(0.01)));
+        assert_eq!(f.get("expansion"), Some(Count(2)));
+        assert_eq!(f.get("k"), None);
+        // The recorded file has no NONSCALING filter (BF.INFO's Expansion rate is then a null
+        // bulk): a summary of one, as the loader gives it.
+        let nonscaling = Summary::Bloom {
+            capacity: 100,
+            items: 0,
+            error_rate: 0.01,
+            size_bytes: 240,
+            filters: 1,
+            fill_ratio: 0.0,
+            expansion: None,
+        }
+        .figures();
+        assert_eq!(nonscaling.details, "1 filters, nonscaling");
+        assert_eq!(nonscaling.get("expansion"), Some(Absent));
+        let f = of("bf:scaling").figures();
+        assert_eq!(f.details, "3 filters, expansion 2");
+        assert_eq!(f.get("expansion"), Some(Count(2)));
+        let f = of("cf:small").figures();
+        assert_eq!(
+            (f.kind, f.details.as_str()),
+            (
+                "cuckoo",
+                "32 buckets of 2, 2 filters, 0 deleted, expansion 1, max iterations 20"
+            )
+        );
+        assert_eq!(f.get("fill_ratio"), Some(Real(41.0 / 128.0)));
+        let f = of("cms:prob").figures();
+        assert_eq!((f.kind, f.details.as_str()), ("cms", "width 2000, depth 7"));
+        assert_eq!(f.get("count"), Some(Count(12)));
+        let f = of("topk:k5").figures();
+        assert_eq!(
+            (f.kind, f.details.as_str()),
+            ("topk", "width 50, depth 4, decay 0.9")
+        );
+        assert_eq!(f.get("listed").and_then(Figure::as_f64), Some(5.0));
+        let f = of("td:lat").figures();
+        assert_eq!(f.kind, "tdigest");
+        assert_eq!(f.get("observations"), Some(Figure::Signed(500)));
+        assert!(
+            f.details.starts_with("compression 100, 39 centroids, min "),
+            "{}",
+            f.details
+        );
+        let f = of("td:empty").figures();
+        assert_eq!(f.details, "compression 100, empty");
+        assert_eq!((f.get("min"), f.get("max")), (Some(Absent), Some(Absent)));
+        assert_eq!(Absent.as_f64(), None);
     }
 }

@@ -470,15 +470,8 @@ fn chunked_reader_streams_long_raw_strings() {
     for i in (0..len).step_by(1 << 20) {
         sparse[i + 7] = 0x81;
     }
-    let mut x = 0x1234_5678_9abc_def1u64;
-    let noise: Vec<u8> = (0..2 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let mut noise = vec![0u8; 2 << 20];
+    fastrand::Rng::with_seed(0x1234_5678_9abc_def1).fill(&mut noise);
     let bytes = raw_strings_rdb(&[(b"a", b"hi"), (b"sparse", &sparse), (b"noise", &noise)]);
     same_as_slice(&bytes, &LoadOptions::default(), &[1000, 64 << 10, 8 << 20]);
     let mut src: &[u8] = &bytes;

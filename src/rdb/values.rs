@@ -448,8 +448,7 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
 
 #[cfg(test)]
 mod tests {
-    use crate::encoded::test_blobs::{intset, items, listpack, listpack_strs, ziplist};
-    use crate::encoded::Item;
+    use crate::encoded::test_blobs::{intset, items, listpack_ex, listpack_strs, ziplist};
     use crate::hash::Hash;
     use crate::keyspace::Value;
     use crate::list::{List, Node};
@@ -475,14 +474,7 @@ mod tests {
         let mut zlist = List::new("quicklist");
         let (n, c) = Node::ziplist(ziplist(&items(&[b"z1", b"-3"]))).unwrap();
         zlist.push_node(n, c);
-        let ex = listpack(&[
-            Item::Str(b"f"),
-            Item::Str(b"v"),
-            Item::Int(1_700_000_000_000),
-            Item::Str(b"g"),
-            Item::Str(b"w"),
-            Item::Int(0),
-        ]);
+        let ex = listpack_ex(&[(b"f", b"v", 1_700_000_000_000), (b"g", b"w", 0)]);
         let master = StreamId { ms: 5, seq: 0 };
         let stream = Stream {
             nodes: vec![(
@@ -650,10 +642,6 @@ mod tests {
             w.write_value(k.as_bytes(), &v, e).unwrap();
         }
         let good = w.finish().unwrap();
-        let opts = LoadOptions {
-            verify_checksum: false,
-            ..LoadOptions::default()
-        };
         let reads: &[&[&str]] = &[
             &["LRANGE", "K", "0", "-1"],
             &["LINDEX", "K", "-1"],
@@ -671,40 +659,12 @@ mod tests {
             &["XINFO", "STREAM", "K"],
             &["XLEN", "K"],
         ];
-        let (mut loaded, mut refused) = (0, 0);
-        for bytes in crate::rdb::mutate::mutations(&good, 3000, 0x9e37_79b9_7f4a_7c15u64) {
-            match load_rdb(&bytes, &opts) {
-                Ok(snap) => {
-                    loaded += 1;
-                    for ks in snap.databases.values() {
-                        let mut ks = ks.clone();
-                        let keys: Vec<Vec<u8>> = ks.iter().map(|(k, _)| k.to_vec()).collect();
-                        for k in keys {
-                            for r in reads {
-                                let argv: Vec<Vec<u8>> = r
-                                    .iter()
-                                    .map(|a| {
-                                        if *a == "K" {
-                                            k.clone()
-                                        } else {
-                                            a.as_bytes().to_vec()
-                                        }
-                                    })
-                                    .collect();
-                                crate::command::execute(&mut ks, &argv);
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    refused += 1;
-                    assert!(e.offset <= bytes.len() as u64, "{e}");
-                }
-            }
-        }
-        assert!(
-            loaded > 0 && refused > 0,
-            "loaded {loaded}, refused {refused}"
+        crate::rdb::mutate::load_or_fail_then_read(
+            &good,
+            3000,
+            0x9e37_79b9_7f4a_7c15,
+            reads,
+            crate::dialect::Profile::default_profile(),
         );
     }
 

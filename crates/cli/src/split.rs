@@ -24,6 +24,26 @@ fn hex_val(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
 }
 
+/// Appends the byte of the escape at the start of `esc` (a backslash and at least one more
+/// byte) inside double quotes; returns how many bytes it took (4 for `\xHH`, else 2).
+fn double_quoted_escape(esc: &[u8], cur: &mut Vec<u8>) -> usize {
+    if esc[1] == b'x' && esc.len() > 3 {
+        if let (Some(h), Some(l)) = (hex_val(esc[2]), hex_val(esc[3])) {
+            cur.push(h * 16 + l);
+            return 4;
+        }
+    }
+    cur.push(match esc[1] {
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'b' => 0x08,
+        b'a' => 0x07,
+        other => other,
+    });
+    2
+}
+
 /// Splits one line into arguments with redis-cli's rules. An empty or blank line gives an empty
 /// vector.
 pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, InvalidArguments> {
@@ -38,54 +58,21 @@ pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, InvalidArguments> {
             return Ok(args);
         }
         let mut cur = Vec::new();
-        // 0 = unquoted, 1 = inside "...", 2 = inside '...'
-        let mut state = 0u8;
+        // None = unquoted, else the quote character the part is inside.
+        let mut quote: Option<u8> = None;
         loop {
-            match state {
-                1 => {
+            match quote {
+                Some(q) => {
                     if i >= n {
                         return Err(InvalidArguments);
                     }
                     let c = line[i];
-                    if c == b'\\' && i + 1 < n {
-                        let e = line[i + 1];
-                        if e == b'x' && i + 3 < n {
-                            if let (Some(h), Some(l)) = (hex_val(line[i + 2]), hex_val(line[i + 3]))
-                            {
-                                cur.push(h * 16 + l);
-                                i += 4;
-                                continue;
-                            }
-                        }
-                        cur.push(match e {
-                            b'n' => b'\n',
-                            b'r' => b'\r',
-                            b't' => b'\t',
-                            b'b' => 0x08,
-                            b'a' => 0x07,
-                            other => other,
-                        });
-                        i += 2;
-                    } else if c == b'"' {
-                        if i + 1 < n && !is_space(line[i + 1]) {
-                            return Err(InvalidArguments);
-                        }
-                        i += 1;
-                        break;
-                    } else {
-                        cur.push(c);
-                        i += 1;
-                    }
-                }
-                2 => {
-                    if i >= n {
-                        return Err(InvalidArguments);
-                    }
-                    let c = line[i];
-                    if c == b'\\' && i + 1 < n && line[i + 1] == b'\'' {
+                    if c == b'\\' && i + 1 < n && q == b'"' {
+                        i += double_quoted_escape(&line[i..], &mut cur);
+                    } else if c == b'\\' && i + 1 < n && q == b'\'' && line[i + 1] == b'\'' {
                         cur.push(b'\'');
                         i += 2;
-                    } else if c == b'\'' {
+                    } else if c == q {
                         if i + 1 < n && !is_space(line[i + 1]) {
                             return Err(InvalidArguments);
                         }
@@ -96,14 +83,13 @@ pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, InvalidArguments> {
                         i += 1;
                     }
                 }
-                _ => {
+                None => {
                     if i >= n {
                         break;
                     }
                     match line[i] {
                         b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
-                        b'"' => state = 1,
-                        b'\'' => state = 2,
+                        c @ (b'"' | b'\'') => quote = Some(c),
                         c => cur.push(c),
                     }
                     i += 1;

@@ -9,10 +9,6 @@ use bitlens::Reply;
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use common::*;
 
-fn argv(parts: &[&[u8]]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.to_vec()).collect()
-}
-
 /// Parses consecutive RESP arrays of bulk strings.
 fn parse_resp(mut b: &[u8]) -> Vec<Vec<Vec<u8>>> {
     fn line(b: &mut &[u8]) -> usize {
@@ -40,71 +36,34 @@ fn parse_resp(mut b: &[u8]) -> Vec<Vec<Vec<u8>>> {
 fn data() -> Vec<Vec<Vec<u8>>> {
     let mut c = Vec::new();
     for i in 0..20 {
-        c.push(argv(&[
-            b"SET",
-            format!("s:{i}").as_bytes(),
-            format!("v{i}").as_bytes(),
-        ]));
-        c.push(argv(&[
-            b"RPUSH",
-            format!("l:{i}").as_bytes(),
-            b"a",
-            b"b",
-            b"1",
-        ]));
-        c.push(argv(&[
-            b"SADD",
-            format!("set:{i}").as_bytes(),
-            b"x",
-            b"7",
-            b"\xff",
-        ]));
-        c.push(argv(&[
-            b"ZADD",
-            format!("z:{i}").as_bytes(),
-            b"1.5",
-            b"a",
-            b"-3",
-            b"b",
-            b"0.1",
-            b"c",
-        ]));
-        c.push(argv(&[
-            b"HSET",
-            format!("h:{i}").as_bytes(),
-            b"f",
-            b"v",
-            b"g",
-            b"w",
-        ]));
+        c.push(words(&format!("SET s:{i} v{i}")));
+        c.push(words(&format!("RPUSH l:{i} a b 1")));
+        let mut sadd = words(&format!("SADD set:{i} x 7"));
+        sadd.push(b"\xff".to_vec());
+        c.push(sadd);
+        c.push(words(&format!("ZADD z:{i} 1.5 a -3 b 0.1 c")));
+        c.push(words(&format!("HSET h:{i} f v g w")));
     }
     let big: Vec<Vec<u8>> = (0..3000).map(|i| format!("m{i}").into_bytes()).collect();
-    let mut sadd = argv(&[b"SADD", b"set:big"]);
+    let mut sadd = words("SADD set:big");
     sadd.extend(big.iter().cloned());
     c.push(sadd);
     c.push(argv(&[b"SETBIT", b"bm:\x1b[0m", b"100000", b"1"]));
-    c.push(argv(&[b"PFADD", b"hll", b"a", b"b"]));
-    c.push(argv(&[b"PEXPIREAT", b"s:1", b"4102444800000"]));
-    c.push(argv(&[
-        b"HPEXPIREAT",
-        b"h:1",
-        b"4102444800000",
-        b"FIELDS",
-        b"1",
-        b"f",
-    ]));
-    c.push(argv(&[b"XADD", b"st", b"1-1", b"a", b"1"]));
-    c.push(argv(&[b"XADD", b"st", b"2-1", b"b", b"2"]));
-    c.push(argv(&[b"XADD", b"st", b"3-1", b"c", b"3"]));
-    c.push(argv(&[b"XDEL", b"st", b"2-1"]));
-    c.push(argv(&[b"SELECT", b"2"]));
-    c.push(argv(&[b"SET", b"other:db", b"here"]));
+    c.push(words("PFADD hll a b"));
+    c.push(words("PEXPIREAT s:1 4102444800000"));
+    c.push(words("HPEXPIREAT h:1 4102444800000 FIELDS 1 f"));
+    c.push(words("XADD st 1-1 a 1"));
+    c.push(words("XADD st 2-1 b 2"));
+    c.push(words("XADD st 3-1 c 3"));
+    c.push(words("XDEL st 2-1"));
+    c.push(words("SELECT 2"));
+    c.push(words("SET other:db here"));
     c
 }
 
 fn digest(s: &RedisServer) -> Reply {
     let mut c = s.connection();
-    query_pipeline(&mut c, &[argv(&[b"DEBUG", b"DIGEST"])]).remove(0)
+    query_pipeline(&mut c, &[words("DEBUG DIGEST")]).remove(0)
 }
 
 #[test]
@@ -121,18 +80,11 @@ fn resp_dump_rebuilds_the_same_data_set() {
         assert!(!r.starts_with(b"-"), "{}", String::from_utf8_lossy(&r));
     }
     let rdb = writer.save_rdb();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dump.rdb");
-    std::fs::write(&path, &rdb).unwrap();
-    let out = bitlens(&["dump", path.to_str().unwrap(), "--format", "resp"], b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (_dir, path) = temp_file("dump.rdb", &rdb);
+    let resp = bitlens_ok(&["dump", &path, "--format", "resp"]);
     let replay = RedisServer::start_kind(kind, &["--enable-debug-command", "yes"]);
     let mut r = replay.raw_connection();
-    for cmd in parse_resp(&out.stdout) {
+    for cmd in parse_resp(&resp) {
         let rep = r.query(&cmd);
         assert!(
             !rep.starts_with(b"-"),
@@ -143,11 +95,9 @@ fn resp_dump_rebuilds_the_same_data_set() {
     }
     assert_eq!(digest(&replay), digest(&writer));
 
-    let out = bitlens(&["dump", path.to_str().unwrap()], b"");
-    assert!(out.status.success());
-    assert!(!out.stdout.contains(&0x1b), "no raw ESC in JSON lines");
+    let out = bitlens_ok(&["dump", &path]);
+    assert!(!out.contains(&0x1b), "no raw ESC in JSON lines");
     let lines: Vec<serde_json::Value> = out
-        .stdout
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_slice(l).unwrap())
@@ -181,35 +131,25 @@ fn diff_names_added_removed_changed() {
     for cmd in data() {
         c.query(&cmd);
     }
-    c.query(&argv(&[b"SELECT", b"0"]));
+    c.query(&words("SELECT 0"));
     let a = server.save_rdb();
     for cmd in [
-        argv(&[b"DEL", b"s:3", b"l:4"]),
-        argv(&[b"SET", b"new:key", b"x"]),
-        argv(&[b"HSET", b"h:5", b"f", b"changed"]),
-        argv(&[b"EXPIRE", b"z:6", b"100000"]),
-        argv(&[b"SADD", b"set:big", b"one-more"]),
+        words("DEL s:3 l:4"),
+        words("SET new:key x"),
+        words("HSET h:5 f changed"),
+        words("EXPIRE z:6 100000"),
+        words("SADD set:big one-more"),
         // Rewritten to the same content: not a change.
-        argv(&[b"SET", b"s:7", b"v7"]),
+        words("SET s:7 v7"),
     ] {
         let r = c.query(&cmd);
         assert!(!r.starts_with(b"-"), "{}", String::from_utf8_lossy(&r));
     }
     let b = server.save_rdb();
-    let dir = tempfile::tempdir().unwrap();
-    let (pa, pb) = (dir.path().join("a.rdb"), dir.path().join("b.rdb"));
-    std::fs::write(&pa, &a).unwrap();
-    std::fs::write(&pb, &b).unwrap();
-    let out = bitlens(
-        &["diff", pa.to_str().unwrap(), pb.to_str().unwrap(), "--json"],
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_da, pa) = temp_file("a.rdb", &a);
+    let (_db, pb) = temp_file("b.rdb", &b);
+    let v: serde_json::Value =
+        serde_json::from_slice(&bitlens_ok(&["diff", &pa, &pb, "--json"])).unwrap();
     let names = |s: &str| -> Vec<String> {
         v[s].as_array()
             .unwrap()
@@ -227,7 +167,6 @@ fn diff_names_added_removed_changed() {
         .find(|p| p["prefix"] == "set:")
         .unwrap();
     assert!(set["delta"].as_i64().unwrap() > 0, "{set}");
-    let text = bitlens(&["diff", pa.to_str().unwrap(), pb.to_str().unwrap()], b"");
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = String::from_utf8(bitlens_ok(&["diff", &pa, &pb])).unwrap();
     assert!(text.starts_with("1 added, 2 removed, 3 changed"), "{text}");
 }

@@ -14,10 +14,6 @@ use bitlens_cli::inspect::{patterns, report, Options};
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use common::*;
 
-fn argv(parts: &[&[u8]]) -> Vec<Vec<u8>> {
-    parts.iter().map(|p| p.to_vec()).collect()
-}
-
 fn keys_of(reply: Reply) -> BTreeSet<Vec<u8>> {
     match reply {
         Reply::Array(items) => items
@@ -60,51 +56,22 @@ fn snapshot() -> Option<(RedisServer, Vec<u8>)> {
     }
     cmds.push(argv(&[b"SET", &[b'L'; 1000], b"long key"]));
     for i in 1..=5 {
-        cmds.push(argv(&[
-            b"SETBIT",
-            format!("bm:int:{i}").as_bytes(),
-            b"100",
-            b"1",
-        ]));
+        cmds.push(words(&format!("SETBIT bm:int:{i} 100 1")));
     }
-    cmds.push(argv(&[b"SETBIT", b"bm:int:big", b"80000", b"1"]));
-    cmds.push(argv(&[b"SETBIT", b"bm:int:neg", b"7", b"1"]));
+    cmds.push(words("SETBIT bm:int:big 80000 1"));
+    cmds.push(words("SETBIT bm:int:neg 7 1"));
     for i in 0..30 {
-        let k = format!("user:{i}:profile");
-        cmds.push(argv(&[
-            b"HSET",
-            k.as_bytes(),
-            b"name",
-            format!("u{i}").as_bytes(),
-            b"age",
-            b"33",
-        ]));
-        cmds.push(argv(&[
-            b"SADD",
-            format!("tags:{i}").as_bytes(),
-            b"1",
-            b"2",
-            b"3",
-        ]));
-        cmds.push(argv(&[b"RPUSH", format!("q:{i}").as_bytes(), b"a", b"b"]));
-        cmds.push(argv(&[
-            b"SET",
-            format!("n:{i}").as_bytes(),
-            format!("{}", i * 1000).as_bytes(),
-        ]));
+        cmds.push(words(&format!("HSET user:{i}:profile name u{i} age 33")));
+        cmds.push(words(&format!("SADD tags:{i} 1 2 3")));
+        cmds.push(words(&format!("RPUSH q:{i} a b")));
+        cmds.push(words(&format!("SET n:{i} {}", i * 1000)));
     }
-    cmds.push(argv(&[b"PEXPIREAT", b"n:1", b"4102444800000"])); // 2100-01-01
-    cmds.push(argv(&[b"EXPIRE", b"n:2", b"1800"]));
-    cmds.push(argv(&[b"PFADD", b"hll:day", b"a", b"b", b"c"]));
-    cmds.push(argv(&[
-        b"GEOADD",
-        b"geo:shops",
-        b"13.361389",
-        b"38.115556",
-        b"Palermo",
-    ]));
-    cmds.push(argv(&[b"ZADD", b"board", b"1", b"x", b"2.5", b"y"]));
-    cmds.push(argv(&[b"XADD", b"events", b"*", b"f", b"v"]));
+    cmds.push(words("PEXPIREAT n:1 4102444800000")); // 2100-01-01
+    cmds.push(words("EXPIRE n:2 1800"));
+    cmds.push(words("PFADD hll:day a b c"));
+    cmds.push(words("GEOADD geo:shops 13.361389 38.115556 Palermo"));
+    cmds.push(words("ZADD board 1 x 2.5 y"));
+    cmds.push(words("XADD events * f v"));
     for r in query_pipeline(&mut c, &cmds) {
         assert!(!matches!(r, Reply::Error(_)), "{r:?}");
     }
@@ -165,17 +132,10 @@ fn no_raw_byte_of_a_name_reaches_stdout() {
     let Some((_server, rdb)) = snapshot() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dump.rdb");
-    std::fs::write(&path, &rdb).unwrap();
-    let p = path.to_str().unwrap();
-    let out = bitlens(&["inspect", p, "--top", "100", "--depth", "3"], b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (_dir, p) = temp_file("dump.rdb", &rdb);
+    let p = p.as_str();
+    let text =
+        String::from_utf8(bitlens_ok(&["inspect", p, "--top", "100", "--depth", "3"])).unwrap();
     for (i, b) in text.bytes().enumerate() {
         assert!(
             b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80,
@@ -200,10 +160,9 @@ fn no_raw_byte_of_a_name_reaches_stdout() {
     // Sizes are labelled.
     assert!(text.contains("MEMORY: estimated MEMORY USAGE"), "{text}");
 
-    let out = bitlens(&["inspect", p, "--json", "--top", "1000"], b"");
-    assert!(out.status.success());
-    assert!(!out.stdout.iter().any(|&b| b < 0x20 && b != b'\n'));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = bitlens_ok(&["inspect", p, "--json", "--top", "1000"]);
+    assert!(!out.iter().any(|&b| b < 0x20 && b != b'\n'));
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let names: Vec<Vec<u8>> = v["top"]
         .as_array()
         .unwrap()
@@ -233,16 +192,8 @@ fn csv_is_rdbtools_memory_report_with_memory_usage() {
     let Some((server, rdb)) = snapshot() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dump.rdb");
-    std::fs::write(&path, &rdb).unwrap();
-    let out = bitlens(&["inspect", path.to_str().unwrap(), "--csv"], b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (_dir, path) = temp_file("dump.rdb", &rdb);
+    let text = String::from_utf8(bitlens_ok(&["inspect", &path, "--csv"])).unwrap();
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -316,20 +267,12 @@ fn filters_select_keys() {
     let Some((_server, rdb)) = snapshot() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dump.rdb");
-    std::fs::write(&path, &rdb).unwrap();
-    let p = path.to_str().unwrap();
+    let (_dir, p) = temp_file("dump.rdb", &rdb);
+    let p = p.as_str();
     let keys = |extra: &[&str]| -> u64 {
         let mut args = vec!["inspect", p, "--json"];
         args.extend_from_slice(extra);
-        let out = bitlens(&args, b"");
-        assert!(
-            out.status.success(),
-            "{extra:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bitlens_ok(&args)).unwrap();
         v["keys"].as_u64().unwrap()
     };
     assert_eq!(keys(&["--type", "hash"]), 30);

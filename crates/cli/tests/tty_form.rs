@@ -79,10 +79,6 @@ const COMMANDS: &[&str] = &[
     "NOSUCHCMD a b",
 ];
 
-fn words(cmd: &str) -> Vec<Vec<u8>> {
-    cmd.split(' ').map(|w| w.as_bytes().to_vec()).collect()
-}
-
 /// All compared argvs: [`COMMANDS`] plus ones whose arguments hold spaces, quotes or bytes.
 fn all_argvs() -> Vec<Vec<Vec<u8>>> {
     let mut v: Vec<Vec<Vec<u8>>> = COMMANDS.iter().map(|c| words(c)).collect();

@@ -450,36 +450,17 @@ fn bitmap_commands_match_redis() {
         }
         // Now and then, check every key's full value and type.
         if step % 500 == 499 {
-            for i in 0..DENSE_KEYS {
-                let k = format!("k:{i}").into_bytes();
-                if let Err(e) = run(
-                    &mut conn,
-                    &mut ks,
-                    vec![b"GET".to_vec(), k.clone()],
-                    step,
-                    seed,
-                ) {
-                    fail(&e, &history, &k);
-                }
-            }
+            let mut checks: Vec<Vec<Vec<u8>>> = (0..DENSE_KEYS)
+                .map(|i| vec![b"GET".to_vec(), format!("k:{i}").into_bytes()])
+                .collect();
             for i in 0..4 {
                 let k = format!("dest:{i}").into_bytes();
-                if let Err(e) = run(
-                    &mut conn,
-                    &mut ks,
-                    vec![b"TYPE".to_vec(), k.clone()],
-                    step,
-                    seed,
-                ) {
-                    fail(&e, &history, &k);
-                }
-                if let Err(e) = run(
-                    &mut conn,
-                    &mut ks,
-                    vec![b"GET".to_vec(), k.clone()],
-                    step,
-                    seed,
-                ) {
+                checks.push(vec![b"TYPE".to_vec(), k.clone()]);
+                checks.push(vec![b"GET".to_vec(), k]);
+            }
+            for argv in checks {
+                let k = argv[1].clone();
+                if let Err(e) = run(&mut conn, &mut ks, argv, step, seed) {
                     fail(&e, &history, &k);
                 }
             }

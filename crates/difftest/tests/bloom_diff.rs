@@ -80,16 +80,24 @@ fn send(raw: &mut RawConnection, argv: Vec<Vec<u8>>) -> Vec<u8> {
     raw.query(&argv)
 }
 
-#[test]
-fn redisbloom_read_commands_match_the_module() {
+/// The seed (`BLOOM_DIFF_SEED`), its generator, a fresh redis-server with RedisBloom and a
+/// connection to it; `None` (with a SKIP line) when the module is not installed.
+fn start() -> Option<(u64, fastrand::Rng, RedisServer, RawConnection)> {
     if std::panic::catch_unwind(bitlens_difftest::redisbloom_module).is_err() {
         eprintln!("SKIP bloom_diff: redisbloom.so is not installed (npm run setup)");
-        return;
+        return None;
     }
     let seed = seed_from_env("BLOOM_DIFF_SEED");
-    let mut rng = fastrand::Rng::with_seed(seed);
     let server = RedisServer::start_kind_with_bloom(&[]);
-    let mut raw = server.raw_connection();
+    let raw = server.raw_connection();
+    Some((seed, fastrand::Rng::with_seed(seed), server, raw))
+}
+
+#[test]
+fn redisbloom_read_commands_match_the_module() {
+    let Some((seed, mut rng, server, mut raw)) = start() else {
+        return;
+    };
     let mut keys: Vec<(Vec<u8>, &str)> = Vec::new();
     let mut next_id = 0u64;
     let mut fresh = |n: u64| {
@@ -514,14 +522,9 @@ fn compress_digests(ks: &mut bitlens::Keyspace) {
 /// draw decays), and afterwards only for TOPK.INFO; the count of such keys is printed.
 #[test]
 fn redisbloom_write_commands_match_the_module() {
-    if std::panic::catch_unwind(bitlens_difftest::redisbloom_module).is_err() {
-        eprintln!("SKIP bloom_diff: redisbloom.so is not installed (npm run setup)");
+    let Some((seed, mut rng, server, mut raw)) = start() else {
         return;
-    }
-    let seed = seed_from_env("BLOOM_DIFF_SEED");
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let server = RedisServer::start_kind_with_bloom(&[]);
-    let mut raw = server.raw_connection();
+    };
     // A common start: a few values written on the server, SAVEd, loaded by bitlens.
     send(&mut raw, cmd(&[b"BF.RESERVE", b"bf:start", b"0.01", b"20"]));
     send(&mut raw, cmd(&[b"BF.MADD", b"bf:start", b"a", b"b", b"c"]));
@@ -549,26 +552,18 @@ fn redisbloom_write_commands_match_the_module() {
     let mut ks = snap.databases.get(&0).cloned().unwrap_or_default();
     let profile = Profile::from_name("redis-7.4").expect("profile");
 
-    let bf: Vec<Vec<u8>> = (0..12)
-        .map(|i| s(format!("bf:{i}")))
-        .chain([s("bf:start")])
-        .collect();
-    let cf: Vec<Vec<u8>> = (0..10)
-        .map(|i| s(format!("cf:{i}")))
-        .chain([s("cf:start")])
-        .collect();
-    let cms: Vec<Vec<u8>> = (0..6)
-        .map(|i| s(format!("cms:{i}")))
-        .chain([s("cms:start")])
-        .collect();
-    let topk: Vec<Vec<u8>> = (0..8)
-        .map(|i| s(format!("topk:{i}")))
-        .chain([s("topk:start")])
-        .collect();
-    let td: Vec<Vec<u8>> = (0..6)
-        .map(|i| s(format!("td:{i}")))
-        .chain([s("td:start")])
-        .collect();
+    // Per type: `n` fresh names (`bf:0`..) plus the value written on the server (`bf:start`).
+    let names = |prefix: &str, n: usize| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| s(format!("{prefix}:{i}")))
+            .chain([s(format!("{prefix}:start"))])
+            .collect()
+    };
+    let bf = names("bf", 12);
+    let cf = names("cf", 10);
+    let cms = names("cms", 6);
+    let topk = names("topk", 8);
+    let td = names("td", 6);
     let others = [s("str"), s("missing")];
     let mut random_topk: std::collections::HashSet<Vec<u8>> = Default::default();
     let mut next_id = 0u64;

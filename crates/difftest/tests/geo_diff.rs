@@ -224,7 +224,6 @@ fn geo_conformance_cases_on_live_data() {
     assert!(fail.is_empty(), "{} geo cases failed", fail.len());
 }
 
-/// splitmix64: a small deterministic generator for reproducible runs.
 /// Test-data randomness: fastrand's seeded generator plus the shapes this test draws.
 struct Rng(fastrand::Rng);
 

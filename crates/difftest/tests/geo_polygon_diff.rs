@@ -318,39 +318,26 @@ fn error_cases() -> Vec<Vec<String>> {
         .iter()
         .map(|c| c.split(' ').map(str::to_string).collect())
         .collect();
-    // Whitespace inside numbers.
-    out.push(
-        [
-            "GEOSEARCH",
-            "r1",
-            "BYPOLYGON",
-            " 3",
-            "0",
-            "0",
-            "1",
-            "1",
-            "2",
-            "2",
-        ]
-        .map(str::to_string)
-        .to_vec(),
-    );
-    out.push(
-        [
-            "GEOSEARCH",
-            "r1",
-            "BYPOLYGON",
-            "3",
-            " 1",
-            "0",
-            "1",
-            "1",
-            "2",
-            "2",
-        ]
-        .map(str::to_string)
-        .to_vec(),
-    );
+    // Whitespace inside numbers: a leading space before the vertex count, then before a
+    // coordinate.
+    for (count, x0) in [(" 3", "0"), ("3", " 1")] {
+        out.push(
+            [
+                "GEOSEARCH",
+                "r1",
+                "BYPOLYGON",
+                count,
+                x0,
+                "0",
+                "1",
+                "1",
+                "2",
+                "2",
+            ]
+            .map(str::to_string)
+            .to_vec(),
+        );
+    }
     out
 }
 

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use bitlens::escape;
 use bitlens::memory::Allocator;
-use bitlens::probabilistic::Summary;
+use bitlens::probabilistic::{Figure, Summary};
 use serde_json::{json, Value as Json};
 
 use super::{FilterRow, KeyRow, Report, DIST_BUCKETS};
@@ -243,14 +243,7 @@ impl Report {
         }
         let _ = writeln!(out, "\nmemory by type/encoding:");
         for t in &self.by_type {
-            let _ = writeln!(
-                out,
-                "  {:<28} {:>8} keys {:>10} {:>7}",
-                String::from_utf8_lossy(&t.name),
-                t.keys,
-                human(t.memory),
-                percent(t.memory, self.memory)
-            );
+            tally(&mut out, t, 28, self.memory);
         }
         let _ = writeln!(out, "\ntop {} keys by memory:", self.top.len());
         let _ = writeln!(
@@ -277,27 +270,19 @@ impl Report {
             let _ = writeln!(out, "\nprefixes:");
             for p in &self.prefixes {
                 let label = format!("{}{}", "  ".repeat(p.depth - 1), name(&p.prefix));
-                let _ = writeln!(
-                    out,
-                    "  {:<w$} {:>8} keys {:>10} {:>7}",
-                    label,
+                tally_row(
+                    &mut out,
+                    &label,
+                    NAME_WIDTH + 8,
                     p.keys,
-                    human(p.memory),
-                    percent(p.memory, self.memory),
-                    w = NAME_WIDTH + 8
+                    p.memory,
+                    self.memory,
                 );
             }
         }
         let _ = writeln!(out, "\nexpiry (at the clock):");
         for t in &self.ttl {
-            let _ = writeln!(
-                out,
-                "  {:<18} {:>8} keys {:>10} {:>7}",
-                String::from_utf8_lossy(&t.name),
-                t.keys,
-                human(t.memory),
-                percent(t.memory, self.memory)
-            );
+            tally(&mut out, t, 18, self.memory);
         }
         if !self.distributions.is_empty() {
             let _ = write!(out, "\nelements per key:\n  {:<8}", "TYPE");
@@ -350,14 +335,8 @@ impl Report {
                 slots.len()
             );
             for t in by_mem.iter().take(10) {
-                let _ = writeln!(
-                    out,
-                    "  slot {:<6} {:>8} keys {:>10} {:>7}",
-                    String::from_utf8_lossy(&t.name),
-                    t.keys,
-                    human(t.memory),
-                    percent(t.memory, self.memory)
-                );
+                let slot = format!("slot {}", String::from_utf8_lossy(&t.name));
+                tally_row(&mut out, &slot, 11, t.keys, t.memory, self.memory);
             }
         }
         out
@@ -462,10 +441,28 @@ impl Report {
     }
 }
 
+/// One row of a keys-and-memory table: `label` padded to `width`, the key count, the memory
+/// and its share of `total` (`  label  N keys  SIZE  P%`).
+fn tally_row(out: &mut String, label: &str, width: usize, keys: u64, memory: u64, total: u64) {
+    let _ = writeln!(
+        out,
+        "  {label:<width$} {keys:>8} keys {:>10} {:>7}",
+        human(memory),
+        percent(memory, total)
+    );
+}
+
+/// [`tally_row`] of a [`super::Tally`], its name shown as text.
+fn tally(out: &mut String, t: &super::Tally, width: usize, total: u64) {
+    let label = String::from_utf8_lossy(&t.name);
+    tally_row(out, &label, width, t.keys, t.memory, total);
+}
+
 /// The columns of one row of the "Probabilistic filters" section: capacity (Bloom: BF.INFO
 /// Capacity; Top-K: k), items (Bloom, Cuckoo: items inserted; Count-Min: CMS.INFO count;
 /// Top-K: items listed; t-digest: observations), error rate (Bloom only), the module's size
-/// figure, the fill ratio (Bloom, Cuckoo) and the other figures as text.
+/// figure, the fill ratio (Bloom, Cuckoo) and the other figures as text
+/// ([`bitlens::probabilistic::Figures::details`]).
 struct FilterColumns {
     capacity: Option<u64>,
     items: Option<i128>,
@@ -475,169 +472,51 @@ struct FilterColumns {
     details: String,
 }
 
+/// The [`bitlens::probabilistic::Figures`] names each column takes its figure from (the first
+/// one the kind has).
+const CAPACITY_FIGURES: [&str; 2] = ["capacity", "k"];
+const ITEMS_FIGURES: [&str; 4] = ["items", "count", "listed", "observations"];
+
 fn filter_columns(s: &Summary) -> FilterColumns {
-    match *s {
-        Summary::Bloom {
-            capacity,
-            items,
-            error_rate,
-            size_bytes,
-            filters,
-            fill_ratio,
-            expansion,
-        } => FilterColumns {
-            capacity: Some(capacity),
-            items: Some(items as i128),
-            error_rate: Some(error_rate),
-            size_bytes,
-            fill_ratio: Some(fill_ratio),
-            details: match expansion {
-                Some(e) => format!("{filters} filters, expansion {e}"),
-                None => format!("{filters} filters, nonscaling"),
-            },
-        },
-        Summary::Cuckoo {
-            buckets,
-            filters,
-            bucket_size,
-            items,
-            deletes,
-            size_bytes,
-            fill_ratio,
-            expansion,
-            max_iterations,
-        } => FilterColumns {
-            capacity: None,
-            items: Some(items as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: Some(fill_ratio),
-            details: format!(
-                "{buckets} buckets of {bucket_size}, {filters} filters, {deletes} deleted, expansion {expansion}, max iterations {max_iterations}"
-            ),
-        },
-        Summary::Cms {
-            width,
-            depth,
-            count,
-            size_bytes,
-        } => FilterColumns {
-            capacity: None,
-            items: Some(count as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: None,
-            details: format!("width {width}, depth {depth}"),
-        },
-        Summary::TopK {
-            k,
-            width,
-            depth,
-            decay,
-            listed,
-            size_bytes,
-        } => FilterColumns {
-            capacity: Some(k),
-            items: Some(listed as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: None,
-            details: format!("width {width}, depth {depth}, decay {decay}"),
-        },
-        Summary::TDigest {
-            compression,
-            centroids,
-            observations,
-            min_max,
-            size_bytes,
-        } => FilterColumns {
-            capacity: None,
-            items: Some(observations as i128),
-            error_rate: None,
-            size_bytes,
-            fill_ratio: None,
-            details: match min_max {
-                Some((lo, hi)) => {
-                    format!("compression {compression}, {centroids} centroids, min {lo}, max {hi}")
-                }
-                None => format!("compression {compression}, empty"),
-            },
-        },
-        Summary::Raw { fields } => FilterColumns {
-            capacity: None,
-            items: None,
-            error_rate: None,
-            size_bytes: 0,
-            fill_ratio: None,
-            details: format!("{fields} fields"),
-        },
+    let f = s.figures();
+    let first = |names: &[&str]| names.iter().find_map(|n| f.get(n));
+    let count = |x: Option<Figure>| match x {
+        Some(Figure::Count(n)) => Some(i128::from(n)),
+        Some(Figure::Signed(n)) => Some(i128::from(n)),
+        _ => None,
+    };
+    let real = |x: Option<Figure>| match x {
+        Some(Figure::Real(r)) => Some(r),
+        _ => None,
+    };
+    FilterColumns {
+        capacity: count(first(&CAPACITY_FIGURES)).map(|n| n as u64),
+        items: count(first(&ITEMS_FIGURES)),
+        error_rate: real(f.get("error_rate")),
+        size_bytes: count(f.get("size_bytes")).map_or(0, |n| n as u64),
+        fill_ratio: real(f.get("fill_ratio")),
+        details: f.details,
     }
 }
 
 /// One RedisBloom value as JSON: `{"db", "key", "type", "memory", "kind"` (`bloom`, `cuckoo`,
-/// `cms`, `topk`, `tdigest`) and the [`Summary`] fields by their names: bloom `capacity,
-/// items, error_rate, size_bytes, filters, fill_ratio, expansion` (null when nonscaling);
-/// cuckoo `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
+/// `cms`, `topk`, `tdigest`, `raw`) and the [`bitlens::probabilistic::Figures`] fields by
+/// their names: bloom `capacity, items, error_rate, size_bytes, filters, fill_ratio,
+/// expansion` (null when nonscaling); cuckoo `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
 /// max_iterations`; cms `width, depth, count, size_bytes`; topk `k, width, depth, decay,
 /// listed, size_bytes`; tdigest `compression, centroids, observations, min, max` (null when
-/// empty), `size_bytes``}`.
+/// empty), `size_bytes`; raw `fields``}`.
 pub fn filter_json(f: &FilterRow) -> Json {
-    let mut j = match f.summary {
-        Summary::Bloom {
-            capacity,
-            items,
-            error_rate,
-            size_bytes,
-            filters,
-            fill_ratio,
-            expansion,
-        } => {
-            json!({"kind": "bloom", "capacity": capacity, "items": items, "error_rate": error_rate,
-            "size_bytes": size_bytes, "filters": filters, "fill_ratio": fill_ratio, "expansion": expansion})
-        }
-        Summary::Cuckoo {
-            buckets,
-            filters,
-            bucket_size,
-            items,
-            deletes,
-            size_bytes,
-            fill_ratio,
-            expansion,
-            max_iterations,
-        } => {
-            json!({"kind": "cuckoo", "buckets": buckets, "filters": filters, "bucket_size": bucket_size,
-            "items": items, "deletes": deletes, "size_bytes": size_bytes, "fill_ratio": fill_ratio,
-            "expansion": expansion, "max_iterations": max_iterations})
-        }
-        Summary::Cms {
-            width,
-            depth,
-            count,
-            size_bytes,
-        } => {
-            json!({"kind": "cms", "width": width, "depth": depth, "count": count, "size_bytes": size_bytes})
-        }
-        Summary::TopK {
-            k,
-            width,
-            depth,
-            decay,
-            listed,
-            size_bytes,
-        } => json!({"kind": "topk", "k": k, "width": width, "depth": depth, "decay": decay,
-            "listed": listed, "size_bytes": size_bytes}),
-        Summary::TDigest {
-            compression,
-            centroids,
-            observations,
-            min_max,
-            size_bytes,
-        } => json!({"kind": "tdigest", "compression": compression, "centroids": centroids,
-            "observations": observations, "min": min_max.map(|m| m.0), "max": min_max.map(|m| m.1),
-            "size_bytes": size_bytes}),
-        Summary::Raw { fields } => json!({"kind": "raw", "fields": fields}),
-    };
+    let figures = f.summary.figures();
+    let mut j = json!({"kind": figures.kind});
+    for (name, figure) in figures.fields {
+        j[name] = match figure {
+            Figure::Count(n) => json!(n),
+            Figure::Signed(n) => json!(n),
+            Figure::Real(x) => json!(x),
+            Figure::Absent => Json::Null,
+        };
+    }
     j["db"] = json!(f.db);
     j["key"] = name_json(&f.key);
     j["type"] = json!(f.type_name);

@@ -93,6 +93,12 @@ impl Demo {
         filter: &KeyFilter,
         limits: Limits,
     ) -> Result<Vec<KeyRow>, (StatusCode, String)> {
+        // MEMORY USAGE as the Redis 7.0 (RDB 10) that would load this file reports it
+        // (jemalloc build), as /api/keys gives it from a live server.
+        let model = bitlens::memory::Model::new(
+            &bitlens::dialect::REDIS_7_0,
+            bitlens::memory::Allocator::Jemalloc,
+        );
         let mut rows = Vec::new();
         for (key, entry) in self.matching(patterns, filter) {
             if rows.len() as u64 >= limits.max_keys {
@@ -104,12 +110,6 @@ impl Demo {
                     ),
                 ));
             }
-            // MEMORY USAGE as the Redis 7.0 (RDB 10) that would load this file reports it
-            // (jemalloc build), as /api/keys gives it from a live server.
-            let model = bitlens::memory::Model::new(
-                &bitlens::dialect::REDIS_7_0,
-                bitlens::memory::Allocator::Jemalloc,
-            );
             let bytes = model
                 .estimate(key, &entry.value)
                 .map(|e| e.bytes)

@@ -52,6 +52,38 @@ pub fn bitlens(args: &[&str], stdin: &[u8]) -> Output {
     out
 }
 
+/// Runs `bitlens ARGS` with no input and returns its stdout; panics with the arguments and
+/// stderr when it fails.
+pub fn bitlens_ok(args: &[&str]) -> Vec<u8> {
+    let out = bitlens(args, b"");
+    assert!(
+        out.status.success(),
+        "bitlens {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// `parts` as an owned argv.
+pub fn argv(parts: &[&[u8]]) -> Vec<Vec<u8>> {
+    parts.iter().map(|p| p.to_vec()).collect()
+}
+
+/// A command from its space-separated words (`"SET k v"`), for arguments without spaces.
+pub fn words(line: &str) -> Vec<Vec<u8>> {
+    line.split(' ').map(|w| w.as_bytes().to_vec()).collect()
+}
+
+/// `bytes` written as `name` in a new temporary directory: the directory (the file lives as
+/// long as it does) and the file's path.
+pub fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("write temporary file");
+    let path = path.to_str().expect("UTF-8 temporary path").to_string();
+    (dir, path)
+}
+
 /// Runs `redis-cli -p PORT ARGS` with `stdin` (stdout is a pipe, as in the issue) and returns
 /// what it printed.
 pub fn redis_cli(port: u16, args: &[&[u8]], stdin: &[u8]) -> Vec<u8> {
