@@ -131,36 +131,11 @@ pub fn find_bit(bytes: &[u8], bit: bool, start_bit: u64, end_bit: u64) -> Option
     probe(eb, byte_mask(0, end_bit))
 }
 
-/// First bit equal to `bit` anywhere in `bytes`. Skips 64-byte blocks that hold no such bit
-/// with one branch per block (the block's eight words reduced by AND for a clear bit, OR for
-/// a set bit, which the compiler turns into vector instructions), then finds the byte.
+/// First bit equal to `bit` anywhere in `bytes`. Skips the 64-byte blocks that hold no such
+/// bit ([`simd::skip_blocks`]: `v128` on wasm32, words the compiler vectorizes elsewhere), then
+/// finds the byte.
 pub fn find_bit_in_bytes(bytes: &[u8], bit: bool) -> Option<u64> {
-    let mut chunks = bytes.chunks_exact(64);
-    let mut base = 0usize;
-    let word = |c: &[u8], i: usize| u64::from_ne_bytes(c[i * 8..i * 8 + 8].try_into().unwrap());
-    if bit {
-        for c in &mut chunks {
-            let mut acc = 0u64;
-            for i in 0..8 {
-                acc |= word(c, i);
-            }
-            if acc != 0 {
-                break;
-            }
-            base += 64;
-        }
-    } else {
-        for c in &mut chunks {
-            let mut acc = u64::MAX;
-            for i in 0..8 {
-                acc &= word(c, i);
-            }
-            if acc != u64::MAX {
-                break;
-            }
-            base += 64;
-        }
-    }
+    let base = simd::skip_blocks(bytes, bit);
     for (i, &b) in bytes[base..].iter().enumerate() {
         let v = if bit { b } else { !b };
         if v != 0 {

@@ -52,6 +52,37 @@ pub mod scalar {
             *a ^= *s;
         }
     }
+    /// Bytes at the start of `bytes` in whole 64-byte blocks that hold no bit equal to `bit`
+    /// (every byte 0x00 when looking for a set bit, 0xFF for a clear one): the blocks BITPOS
+    /// can skip. One branch per block: its eight words reduced by OR (or AND).
+    pub fn skip_blocks(bytes: &[u8], bit: bool) -> usize {
+        let word = |c: &[u8], i: usize| u64::from_ne_bytes(c[i * 8..i * 8 + 8].try_into().unwrap());
+        let mut base = 0usize;
+        if bit {
+            for c in bytes.chunks_exact(64) {
+                let mut acc = 0u64;
+                for i in 0..8 {
+                    acc |= word(c, i);
+                }
+                if acc != 0 {
+                    break;
+                }
+                base += 64;
+            }
+        } else {
+            for c in bytes.chunks_exact(64) {
+                let mut acc = u64::MAX;
+                for i in 0..8 {
+                    acc &= word(c, i);
+                }
+                if acc != u64::MAX {
+                    break;
+                }
+                base += 64;
+            }
+        }
+        base
+    }
 }
 
 /// WebAssembly `simd128` versions; each handles the tail with the scalar code.
@@ -146,6 +177,37 @@ pub mod wasm {
             i += 16;
         }
         super::scalar::one_step(&mut acc[n..len], &mut multi[n..len], &s[n..len]);
+    }
+
+    /// SIMD version of the scalar kernel of the same name: four `v128` loads per 64-byte
+    /// block, reduced by `v128.or` (`v128.and`) and tested with one `v128.any_true`.
+    pub fn skip_blocks(bytes: &[u8], bit: bool) -> usize {
+        let n = bytes.len() / 64 * 64;
+        let mut i = 0;
+        if bit {
+            while i < n {
+                let acc = v128_or(
+                    v128_or(load(bytes, i), load(bytes, i + 16)),
+                    v128_or(load(bytes, i + 32), load(bytes, i + 48)),
+                );
+                if v128_any_true(acc) {
+                    break;
+                }
+                i += 64;
+            }
+        } else {
+            while i < n {
+                let acc = v128_and(
+                    v128_and(load(bytes, i), load(bytes, i + 16)),
+                    v128_and(load(bytes, i + 32), load(bytes, i + 48)),
+                );
+                if v128_any_true(v128_not(acc)) {
+                    break;
+                }
+                i += 64;
+            }
+        }
+        i
     }
 }
 

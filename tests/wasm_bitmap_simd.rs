@@ -1,5 +1,6 @@
-//! On wasm32 with `simd128` (see .cargo/config.toml): the SIMD popcount and BITOP kernels give
-//! exactly the scalar kernels' results, on random inputs of every length class.
+//! On wasm32 with `simd128` (see .cargo/config.toml): the SIMD popcount, BITOP and BITPOS
+//! block-skip kernels give exactly the scalar kernels' results, on random inputs of every
+//! length class.
 #![cfg(target_arch = "wasm32")]
 
 use bitlens::bitmap::simd;
@@ -32,5 +33,31 @@ fn simd_kernels_equal_scalar_on_wasm() {
         simd::one_step(&mut x, &mut mx, &b);
         simd::scalar::one_step(&mut y, &mut my, &b);
         assert_eq!((x, mx), (y, my));
+        // BITPOS' block skip: runs of 0x00 / 0xFF blocks then one differing byte at every
+        // position of the next block.
+        for bit in [false, true] {
+            let fill = if bit { 0x00 } else { 0xFF };
+            assert_eq!(
+                simd::skip_blocks(&a, bit),
+                simd::scalar::skip_blocks(&a, bit),
+                "len {len}"
+            );
+            let mut run = vec![fill; len];
+            assert_eq!(simd::skip_blocks(&run, bit), len / 64 * 64, "len {len}");
+            if len > 0 {
+                let at = rng.usize(0..len);
+                run[at] ^= 1 << rng.u8(0..8);
+                assert_eq!(
+                    simd::skip_blocks(&run, bit),
+                    simd::scalar::skip_blocks(&run, bit),
+                    "len {len} at {at}"
+                );
+                assert_eq!(
+                    simd::skip_blocks(&run, bit),
+                    at / 64 * 64,
+                    "len {len} at {at}"
+                );
+            }
+        }
     }
 }
