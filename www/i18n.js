@@ -134,6 +134,8 @@ const LABELS = {
     memExpired: (keys, bytes) => `${keys} keys (${bytes}) had already expired at that time.`,
     memDay: 'Day', memUntil: 'Until',
     memNone: 'No key in this snapshot.',
+    memAllocator: "Allocator of the writer's build",
+    memAllocators: { jemalloc: "jemalloc (Redis' bundled build)", jemalloc16: 'jemalloc, 16-byte quantum (e.g. Debian)', libc: 'libc malloc' },
     // URL parameters
     badParam: (name, value, why) => `Parameter ${name}="${value}" ignored: ${why}.`,
     badDate: 'not a date (YYYYMMDD or YYYY-MM-DD); showing the latest date in the snapshot',
@@ -301,6 +303,8 @@ const LABELS = {
     memExpired: (keys, bytes) => `${keys} 个键（${bytes}）在该时刻已过期。`,
     memDay: '天', memUntil: '截至',
     memNone: '快照中没有键。',
+    memAllocator: '写入方服务器的内存分配器',
+    memAllocators: { jemalloc: 'jemalloc（Redis 自带）', jemalloc16: 'jemalloc，16 字节粒度（如 Debian）', libc: 'libc malloc' },
     // URL 参数
     badParam: (name, value, why) => `参数 ${name}="${value}" 已忽略：${why}。`,
     badDate: '不是有效日期（YYYYMMDD 或 YYYY-MM-DD）；显示快照中的最新日期',

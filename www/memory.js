@@ -15,6 +15,8 @@ import { el } from './util.js';
 /** Keys listed in the top table; days of the expiry window. */
 export const MEMORY_TOP = 20;
 export const MEMORY_DAYS = 7;
+/** The allocators memoryReport models (src/memory.rs `Allocator`), the default first. */
+const ALLOCATORS = ['jemalloc', 'jemalloc16', 'libc'];
 
 /**
  * `part` of `total` as a percentage (one decimal, the locale's digits), never 0% or 100%
@@ -71,16 +73,23 @@ const td = (v, num = false) => el('td', num ? { class: 'num' } : {}, v);
 
 /**
  * Builds the (hidden) memory view. Returns {section, setSource(eng)}: the panel hands it the
- * promise-API engine after every load (`null` hides it).
+ * promise-API engine after every load (`null` hides it); the allocator select asks again.
  * @param {object} t labels (i18n.js)
  * @param {(n: number) => string} fmt number formatter of the panel's locale
  * @param {string} locale the panel's locale (dates, percentages)
  */
 export function buildMemoryView(t, fmt, locale = 'en-US') {
   const body = el('div', { class: 'mem-body' });
+  // The writer build's allocator: the snapshot does not say, and size classes differ (Redis'
+  // bundled jemalloc, a distribution's system jemalloc, glibc malloc).
+  const allocator = el('select', { 'data-testid': 'mem-allocator', onchange: () => setSource(source) },
+    ...ALLOCATORS.map((a) => el('option', { value: a }, t.memAllocators[a])));
   const section = el('section', { class: 'kb mem', 'data-testid': 'memory-section', 'aria-labelledby': 'mem-title', hidden: true },
-    el('h2', { id: 'mem-title' }, t.memTitle), body);
+    el('h2', { id: 'mem-title' }, t.memTitle),
+    el('form', { class: 'kb-form', onsubmit: (e) => e.preventDefault() }, el('label', {}, el('span', {}, t.memAllocator), allocator)),
+    body);
   let seq = 0;
+  let source = null;
 
   function draw(r) {
     const total = r.memory;
@@ -122,6 +131,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US') {
 
   async function setSource(eng) {
     const my = ++seq;
+    source = eng;
     if (!eng || typeof eng.memoryReport !== 'function') {
       section.hidden = true;
       body.replaceChildren();
@@ -131,7 +141,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US') {
     section.hidden = false;
     section.dataset.state = 'loading';
     try {
-      const r = await eng.memoryReport({ top: MEMORY_TOP, days: MEMORY_DAYS });
+      const r = await eng.memoryReport({ top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocator.value });
       if (my !== seq) return;
       draw(r);
       section.dataset.state = 'ready';
