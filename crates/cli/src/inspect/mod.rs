@@ -4,8 +4,10 @@
 //! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and keeps a
 //! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry); the value is
 //! dropped. From the rows: exact group patterns per database ([`patterns`]), memory per
-//! type and encoding, the top N keys, a prefix tree, a TTL section, element-count
-//! distributions and, for cluster nodes, bytes per slot. Rendering is in [`render`]: text
+//! type and encoding, the top N keys, a prefix tree, a TTL section, what expires within N
+//! days per day, element-count distributions and, for cluster nodes, bytes per slot. The
+//! row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
+//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too. Rendering is in [`render`]: text
 //! (names escaped by [`bitlens::escape`], widths capped with `…`), one JSON document, and
 //! rdbtools' memory CSV.
 //!
