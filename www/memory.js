@@ -77,8 +77,10 @@ const td = (v, num = false) => el('td', num ? { class: 'num' } : {}, v);
  * @param {object} t labels (i18n.js)
  * @param {(n: number) => string} fmt number formatter of the panel's locale
  * @param {string} locale the panel's locale (dates, percentages)
+ * @param {((key: string) => void) | null} openKey opens a key of the selected database in the
+ *   key browser (a top key's name is then a button)
  */
-export function buildMemoryView(t, fmt, locale = 'en-US') {
+export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
   const body = el('div', { class: 'mem-body' });
   // The writer build's allocator: the snapshot does not say, and size classes differ (Redis'
   // bundled jemalloc, a distribution's system jemalloc, glibc malloc).
@@ -91,7 +93,10 @@ export function buildMemoryView(t, fmt, locale = 'en-US') {
   let seq = 0;
   let source = null;
 
-  function draw(r) {
+  function draw(r, selected) {
+    const keyCell = (k) => (openKey && k.db === selected
+      ? el('button', { type: 'button', class: 'kb-key', 'data-testid': 'mem-open-key', onclick: () => openKey(k.key) }, k.keyDisplay)
+      : el('code', {}, k.keyDisplay));
     const total = r.memory;
     const parts = [el('p', { class: 'kb-summary', 'data-testid': 'mem-summary', 'data-keys': r.keys, 'data-memory': r.memory },
       t.memSummary(fmt(r.keys), human(r.memory, locale), fmt(r.byType.length), fmt(r.patternCount)),
@@ -104,7 +109,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US') {
     parts.push(el('h3', {}, t.memTop(fmt(r.top.length))), table('mem-top',
       [[t.memRank, true], [t.kbDb, true], [t.kbKey], [t.kbType], [t.kbEncoding], [t.memMemory, true], [t.memShare, true], [t.memLen, true], [t.kbTtl]],
       r.top.map((k, i) => el('tr', { 'data-key': k.key, 'data-db': k.db, 'data-memory': k.memory ?? '' },
-        td(fmt(i + 1), true), td(fmt(k.db), true), el('td', { class: 'mem-key' }, el('code', {}, k.keyDisplay)), td(k.type), td(k.encoding),
+        td(fmt(i + 1), true), td(fmt(k.db), true), el('td', { class: 'mem-key' }, keyCell(k)), td(k.type), td(k.encoding),
         td(k.memory === null ? '?' : fmt(k.memory), true), td(k.memory === null ? '' : percent(k.memory, total, locale), true),
         td(fmt(k.len), true), td(ttl(k.ttlMs, locale, t.kbNoTtl))))));
     parts.push(el('h3', {}, t.memByType), table('mem-by-type',
@@ -142,8 +147,9 @@ export function buildMemoryView(t, fmt, locale = 'en-US') {
     section.dataset.state = 'loading';
     try {
       const r = await eng.memoryReport({ top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocator.value });
+      const { selected } = await eng.call('info');
       if (my !== seq) return;
-      draw(r);
+      draw(r, selected);
       section.dataset.state = 'ready';
     } catch (e) {
       if (my !== seq) return;

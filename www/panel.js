@@ -246,7 +246,10 @@ export class Panel {
     this.keyBrowser = buildKeyBrowser(t, this.fmt, this.locale());
     this.frame.append(this.keyBrowser.section);
     // The memory view (www/memory.js): biggest keys, memory per type/pattern, what expires soon.
-    this.memory = buildMemoryView(t, this.fmt, this.locale());
+    this.memory = buildMemoryView(t, this.fmt, this.locale(), (key) => {
+      this.keyBrowser.open(key);
+      this.keyBrowser.section.scrollIntoView({ block: 'start' });
+    });
     this.frame.append(this.memory.section);
     if (this.loaded && this.eng) this.memory.setSource(this.eng);
     this.placeKeyBrowser();

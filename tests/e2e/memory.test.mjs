@@ -255,6 +255,10 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     const big = (await topRows()).find((r) => r.key === 'big:string:18');
     assert.ok(big, 'big:string:18 is in the top 20');
     assert.ok(e.memory > big.memory);
+    // A top key opens in the key browser.
+    await page.click('[data-testid=mem-top] tr[data-key="big:string:18"] [data-testid=mem-open-key]');
+    await page.waitForSelector('[data-testid=kb-detail][data-state=ready]');
+    assert.equal(await page.textContent('[data-testid=kb-detail-key]'), 'big:string:18');
     assert.deepEqual(pageErrors, []);
   });
 
