@@ -58,10 +58,12 @@ pub mod keyspace;
 pub mod list;
 pub mod memory;
 pub mod num;
+pub mod patterns;
 #[allow(missing_docs)] // owned by the probabilistic-types work (issue 20)
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;
+pub mod report;
 pub mod session;
 pub mod set;
 pub mod stream;

@@ -31,6 +31,10 @@ use crate::reply::Reply;
 use crate::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
 use crate::string::RedisString;
 
+/// `Engine.memoryReport` (the panel's memory view), in its own file.
+#[path = "wasm_report.rs"]
+mod report;
+
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
 

@@ -303,6 +303,64 @@ export type KeyDetail =
   | TDigestDetail
   | OtherDetail;
 
+/** Options of {@link Engine.memoryReport}. */
+export interface MemoryReportOptions {
+  /** Keys listed in `top` (default 20). */
+  top?: number;
+  /** Pattern rows listed in `byPattern` (default 50). */
+  patterns?: number;
+  /** Days of the `expiring` window, 1 to 366 (default 7). */
+  days?: number;
+  /** The writer build's allocator (default `'jemalloc'`). */
+  allocator?: 'jemalloc' | 'jemalloc16' | 'libc';
+}
+
+/** One key of {@link MemoryReport.top}. */
+export interface MemoryKey {
+  db: number;
+  /** The name as a string (lossy UTF-8, as keyList gives it). */
+  key: string;
+  /** The name as redis-cli quotes it (no raw control byte). */
+  keyDisplay: string;
+  type: string;
+  /** `OBJECT ENCODING` once the writer loaded it (`?` when not modelled). */
+  encoding: string;
+  /** Estimated `MEMORY USAGE key SAMPLES 0` on the writer, bytes; `null` when not modelled. */
+  memory: number | null;
+  /** STRLEN for strings, else the element count. */
+  len: number;
+  /** Milliseconds from the clock to the expiry (negative when past); `null` without one. */
+  ttlMs: number | null;
+}
+
+/** Result of {@link Engine.memoryReport}: `bitlens inspect`'s figures over every loaded database. */
+export interface MemoryReport {
+  clockMs: number;
+  allocator: string;
+  keys: number;
+  /** Sum of the estimates, bytes. */
+  memory: number;
+  /** Keys whose memory is not modelled (counted as 0). */
+  unknown: number;
+  noExpiry: number;
+  /** The biggest keys by memory, descending (ties by db, then name). */
+  top: MemoryKey[];
+  byType: { type: string; encoding: string; keys: number; memory: number }[];
+  /** Exact group patterns (pasted into KEYS they match exactly their keys), memory descending. */
+  byPattern: { db: number; pattern: string; patternDisplay: string; keys: number; memory: number; types: Record<string, number> }[];
+  /** All pattern rows (`byPattern` lists the first `options.patterns`). */
+  patternCount: number;
+  /** Keys expiring within `days` of the clock, per 24 hours (`perDay[i]`: (i·24h, (i+1)·24h]). */
+  expiring: {
+    days: number;
+    keys: number;
+    memory: number;
+    expiredKeys: number;
+    expiredMemory: number;
+    perDay: { untilMs: number; keys: number; memory: number }[];
+  };
+}
+
 /** One result of {@link Engine.geosearch}. */
 export interface GeoHit {
   member: string;
@@ -416,6 +474,8 @@ export declare class Engine {
   keyList(pattern: string, limit: number, options?: { expired?: boolean } | null): KeyList;
   /** Details of one key for the key browser; `null` when it does not exist. */
   keyDetail(key: KeyName, options?: KeyDetailOptions | null): KeyDetail | null;
+  /** The memory view of every loaded database: top keys, per type/pattern, expiring per day. */
+  memoryReport(options?: MemoryReportOptions | null): MemoryReport;
 
   // Analytics
 

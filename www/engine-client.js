@@ -6,6 +6,7 @@
 //   const n = await eng.loadRdb(fileOrBytes, { patterns: ['uv:*'], onProgress(done, total) {} });
 //   await eng.command(['PFCOUNT', 'uv:page:index:20240520']); // 1234
 //   await eng.call('keyList', 'uv:*', 100);                   // any Engine method
+//   await eng.memoryReport({ top: 20, days: 7 });             // biggest keys, per type/pattern, expiring per day
 //   await eng.call('profiles');                               // or the module's profiles / snapshotInfo
 //   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase) {} });
 //   eng.terminate();
@@ -284,6 +285,11 @@ class WorkerEngine {
     return this._send('keyDetail', options === undefined ? [key] : [key, options]);
   }
 
+  /** The memory view of every loaded database (Engine.memoryReport: top keys, per type and pattern, expiring per day). */
+  async memoryReport(options) {
+    return this._send('memoryReport', options === undefined ? [] : [options]);
+  }
+
   terminate() {
     if (this._closed) return;
     this._closed = true;
@@ -398,6 +404,10 @@ class LocalEngine {
 
   async keyDetail(key, options) {
     return options === undefined ? this.call('keyDetail', key) : this.call('keyDetail', key, options);
+  }
+
+  async memoryReport(options) {
+    return options === undefined ? this.call('memoryReport') : this.call('memoryReport', options);
   }
 
   terminate() {

@@ -28,6 +28,7 @@ import {
   firstDbWithKeys, identifyFile, keyFromFileName,
 } from './offline.js';
 import { LoadController, abortError } from './load.js';
+import { buildMemoryView } from './memory.js';
 import { snapshotUrl } from './snapshot.js';
 import { USER_CARDS, USER_DEFAULTS, USER_PARAMS, userPatterns, userViews } from './userstory.js';
 import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
@@ -248,6 +249,13 @@ export class Panel {
     // The key browser: over the opened file, or over the fetched snapshot.
     this.keyBrowser = buildKeyBrowser(t, this.fmt, this.locale());
     this.frame.append(this.keyBrowser.section);
+    // The memory view (www/memory.js): biggest keys, memory per type/pattern, what expires soon.
+    this.memory = buildMemoryView(t, this.fmt, this.locale(), (key) => {
+      this.keyBrowser.open(key);
+      this.keyBrowser.section.scrollIntoView({ block: 'start' });
+    });
+    this.frame.append(this.memory.section);
+    if (this.loaded && this.eng) this.memory.setSource(this.eng);
     this.placeKeyBrowser();
     if (this.loaded) this.keyBrowser.setSource(this.browserSource());
     if (this.view) this.showFacts();
@@ -491,6 +499,7 @@ export class Panel {
       // Ready once the key browser has listed its keys too.
       await this.keyBrowser.setSource(this.browserSource());
       if (!this.loader.current(seq)) return;
+      this.memory.setSource(eng); // drawn when the worker answers; not awaited
       this.placeKeyBrowser(true);
       this.setState('ready');
       this.emit('bitlens-loaded', offline

@@ -150,8 +150,24 @@ struct InspectArgs {
     /// Only keys whose estimated memory is at least N bytes.
     #[arg(long, value_name = "N", default_value_t = 0)]
     min_bytes: u64,
+    /// The "expiring" section: keys whose TTL ends within this many days of the clock, one
+    /// row per day (`7d`, or a bare number of days; at most 366).
+    #[arg(long, value_name = "DAYS", default_value = "7d", value_parser = parse_days)]
+    expires_within: u32,
     #[command(flatten)]
     dialect: DialectArgs,
+}
+
+/// `7d` or `7`: a whole number of days, 1 to 366.
+fn parse_days(s: &str) -> Result<u32, String> {
+    let n = s.strip_suffix('d').unwrap_or(s);
+    match n.parse::<u32>() {
+        Ok(d) if (1..=bitlens::report::MAX_DAYS).contains(&d) => Ok(d),
+        _ => Err(format!(
+            "--expires-within {s:?}: a whole number of days from 1 to {} (e.g. 7d)",
+            bitlens::report::MAX_DAYS
+        )),
+    }
 }
 
 fn parse_allocator(s: &str) -> Result<bitlens::memory::Allocator, String> {
@@ -216,6 +232,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         depth: args.depth,
         slots: args.slots.then_some(true),
         ledger: args.ledger,
+        expires_within_days: args.expires_within,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         filter: Filter {
             db: args.db,

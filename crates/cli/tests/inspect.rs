@@ -379,3 +379,114 @@ fn ledger_prices_a_bitmap_as_the_set_redis_builds() {
         );
     }
 }
+
+/// "What expires this week" from one command: `bitlens inspect FILE` (default 7 days) lists
+/// the keys whose expiry, as the real server reports it (PEXPIRETIME), falls within 7 days of
+/// the snapshot's time (LASTSAVE), one row per 24 hours, with their memory within ±10% of the
+/// server's `MEMORY USAGE`; `--expires-within` changes the window.
+#[test]
+fn expiring_this_week_by_day_matches_the_server() {
+    let kind = ServerKind::Redis7_4;
+    if !kind.available() {
+        eprintln!("skipped: {} not installed", kind.name());
+        return;
+    }
+    let server = RedisServer::start_kind(kind, &[]);
+    let mut c = server.connection();
+    const H: u64 = 3600;
+    let spans: [(&str, u64); 9] = [
+        ("e:1h", H),
+        ("e:20h", 20 * H),
+        ("e:26h", 26 * H),
+        ("e:3d", 72 * H + 1800),
+        ("e:3d:big", 72 * H + 3600),
+        ("e:6d", 6 * 24 * H + 12 * H),
+        ("e:8d", 8 * 24 * H),
+        ("e:40d", 40 * 24 * H),
+        ("e:1y", 365 * 24 * H),
+    ];
+    let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
+    for (k, secs) in spans {
+        let len = if k.ends_with("big") { 20_000 } else { 50 };
+        cmds.push(argv(&[b"SET", k.as_bytes(), &vec![b'v'; len]]));
+        cmds.push(argv(&[
+            b"EXPIRE",
+            k.as_bytes(),
+            secs.to_string().as_bytes(),
+        ]));
+    }
+    cmds.push(argv(&[b"SET", b"forever", b"x"]));
+    for r in query_pipeline(&mut c, &cmds) {
+        assert!(!matches!(r, Reply::Error(_)), "{r:?}");
+    }
+    let rdb = server.save_rdb();
+    let int = |r: &Reply| match r {
+        Reply::Integer(n) => *n,
+        o => panic!("{o:?}"),
+    };
+    let saved_ms = int(&query_pipeline(&mut c, &[argv(&[b"LASTSAVE"])])[0]) * 1000;
+    let mut want_days = [0u64; 7];
+    let mut want_memory = 0i64;
+    for (k, _) in spans {
+        let r = query_pipeline(
+            &mut c,
+            &[
+                argv(&[b"PEXPIRETIME", k.as_bytes()]),
+                argv(&[b"MEMORY", b"USAGE", k.as_bytes(), b"SAMPLES", b"0"]),
+            ],
+        );
+        let left = int(&r[0]) - saved_ms;
+        assert!(left > 0, "{k}");
+        if left <= 7 * 86_400_000 {
+            want_days[((left - 1) / 86_400_000) as usize] += 1;
+            want_memory += int(&r[1]);
+        }
+    }
+    assert_eq!(want_days, [2, 1, 0, 2, 0, 0, 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dump.rdb");
+    std::fs::write(&path, &rdb).unwrap();
+    let p = path.to_str().unwrap();
+    let out = bitlens(&["inspect", p, "--json"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["expiring"];
+    assert_eq!(e["days"], 7);
+    assert_eq!(e["keys"], 6);
+    let days: Vec<u64> = e["per_day"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["keys"].as_u64().unwrap())
+        .collect();
+    assert_eq!(days, want_days);
+    let clock = v["clock_ms"].as_i64().unwrap();
+    assert_eq!(
+        e["per_day"][6]["until_ms"].as_i64(),
+        Some(clock + 7 * 86_400_000)
+    );
+    let mem = e["memory"].as_i64().unwrap();
+    assert!(
+        (mem - want_memory).abs() * 10 <= want_memory,
+        "{mem} vs MEMORY USAGE {want_memory}"
+    );
+    // Text: the same section, one row per day.
+    let text = bitlens(&["inspect", p], b"");
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("expiring within 7d of the clock, by day: 6 keys"),
+        "{text}"
+    );
+    // Another window; a bad one is refused.
+    let out = bitlens(&["inspect", p, "--json", "--expires-within", "45d"], b"");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["expiring"]["keys"], 8);
+    assert_eq!(v["expiring"]["per_day"].as_array().unwrap().len(), 45);
+    let bad = bitlens(&["inspect", p, "--expires-within", "0d"], b"");
+    assert!(!bad.status.success());
+    drop(server);
+}

@@ -4,16 +4,20 @@
 //! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and keeps a
 //! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry); the value is
 //! dropped. From the rows: exact group patterns per database ([`patterns`]), memory per
-//! type and encoding, the top N keys, a prefix tree, a TTL section, element-count
-//! distributions and, for cluster nodes, bytes per slot. Rendering is in [`render`]: text
+//! type and encoding, the top N keys, a prefix tree, a TTL section, what expires within N
+//! days per day, element-count distributions and, for cluster nodes, bytes per slot. The
+//! row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
+//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too. Rendering is in [`render`]: text
 //! (names escaped by [`bitlens::escape`], widths capped with `…`), one JSON document, and
 //! rdbtools' memory CSV.
 //!
 //! Every size is labelled: `memory` is the estimate, `value length` is STRLEN or the
 //! element count.
 
-pub mod patterns;
 pub mod render;
+
+pub use bitlens::patterns;
+pub use bitlens::report::{DayTally, Expiring, KeyRow, Tally};
 
 use std::collections::BTreeMap;
 
@@ -127,6 +131,9 @@ pub struct Options {
     /// Draw a progress bar on stderr (bytes read, MB/s, ETA; the CLI sets it when stderr is a
     /// terminal).
     pub progress: bool,
+    /// The "expiring" section covers this many days from the clock, one row per day
+    /// (`--expires-within`, default 7; see [`bitlens::report::expiring`]).
+    pub expires_within_days: u32,
 }
 
 impl Default for Options {
@@ -143,29 +150,9 @@ impl Default for Options {
             filter: Filter::default(),
             ledger: false,
             progress: false,
+            expires_within_days: 7,
         }
     }
-}
-
-/// One key, as the report keeps it (the value itself is dropped).
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyRow {
-    /// Database number.
-    pub db: u64,
-    /// Key bytes.
-    pub key: Vec<u8>,
-    /// TYPE name.
-    pub type_name: String,
-    /// OBJECT ENCODING once the writer loaded it (`?` when not modelled).
-    pub encoding: &'static str,
-    /// Estimated MEMORY USAGE, bytes (`None`: values of modules bitlens does not model).
-    pub memory: Option<u64>,
-    /// Value length: STRLEN for strings, else the element count (fields, members, entries).
-    pub len: u64,
-    /// Longest element (STRLEN for strings; the longest member, field or value otherwise).
-    pub largest: u64,
-    /// Absolute expiry, Unix ms.
-    pub expire_at_ms: Option<i64>,
 }
 
 /// Bit statistics of bitmap strings.
@@ -261,15 +248,6 @@ pub struct DbReport {
     pub groups: Vec<Group>,
 }
 
-/// Keys and memory of one class (a type and encoding, a prefix, a TTL bucket, a slot).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Tally {
-    /// What is counted (`hash/listpack`, a prefix, `<= 1h`, a slot number).
-    pub name: Vec<u8>,
-    pub keys: u64,
-    pub memory: u64,
-}
-
 /// A prefix of the prefix tree.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prefix {
@@ -336,6 +314,8 @@ pub struct Report {
     pub prefixes: Vec<Prefix>,
     /// `no expiry`, `already expired`, then [`TTL_BUCKETS`].
     pub ttl: Vec<Tally>,
+    /// Keys expiring within [`Options::expires_within_days`] of the clock, per day.
+    pub expiring: Expiring,
     pub distributions: Vec<Distribution>,
     /// Per cluster slot (name = slot number as text), slot ascending; `None` when not asked.
     pub slots: Option<Vec<Tally>>,
@@ -371,35 +351,6 @@ pub struct FilterRow {
     /// Estimated MEMORY USAGE, bytes (see [`bitlens::memory`]).
     pub memory: Option<u64>,
     pub summary: bitlens::probabilistic::Summary,
-}
-
-/// Longest element of a value and its element count (see [`KeyRow`]).
-fn lengths(value: &Value) -> (u64, u64) {
-    let max = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0) as u64;
-    match value {
-        Value::String(s) => (s.len(), s.len()),
-        Value::List(l) => {
-            let items = l.range(0, l.len().saturating_sub(1));
-            (l.len() as u64, max(&mut items.iter().map(Vec::len)))
-        }
-        Value::Set(s) => {
-            let m = s.members();
-            (m.len() as u64, max(&mut m.iter().map(Vec::len)))
-        }
-        Value::ZSet(z) => (
-            z.len() as u64,
-            max(&mut z.sorted().iter().map(|(_, m)| m.len())),
-        ),
-        Value::Hash(h) => {
-            let f = h.all();
-            (
-                f.len() as u64,
-                max(&mut f.iter().map(|f| f.field.len().max(f.value.len()))),
-            )
-        }
-        Value::Stream(s) => (s.length, 0),
-        Value::Module(_) | Value::Other(_) => (0, 0),
-    }
 }
 
 /// The cluster slot of a key: CRC16 (XMODEM) of the key or of its `{hash tag}`, mod 16384.
@@ -504,11 +455,10 @@ fn scan(
         if !f.types.is_empty() && !f.types.iter().any(|t| t.eq_ignore_ascii_case(&type_name)) {
             return Ok(());
         }
-        let est = model.estimate(&rec.key, &value);
-        if est.map_or(0, |e| e.bytes) < f.min_bytes {
+        let row = KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model);
+        if row.memory_or_zero() < f.min_bytes {
             return Ok(());
         }
-        let (len, largest) = lengths(&value);
         let mut acc = Acc::default();
         if opts.ledger {
             if let Some(l) = model.ledger(&rec.key, &value) {
@@ -568,16 +518,7 @@ fn scan(
             }
             _ => {}
         }
-        rows.push(KeyRow {
-            db: rec.db,
-            key: rec.key.into_owned(),
-            type_name,
-            encoding: est.map_or("?", |e| e.encoding),
-            memory: est.map(|e| e.bytes),
-            len,
-            largest,
-            expire_at_ms: rec.expire_at_ms,
-        });
+        rows.push(row);
         accs.push(acc);
         Ok(())
     })?;
@@ -610,10 +551,7 @@ fn build(
 ) -> Report {
     let mem = |r: &KeyRow| r.memory.unwrap_or(0);
     // Databases and their exact pattern groups.
-    let mut per_db: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        per_db.entry(r.db).or_default().push(i);
-    }
+    let per_db = bitlens::report::per_db(&rows);
     let mut databases = Vec::new();
     for (db, idx) in &per_db {
         let keys: Vec<&[u8]> = idx.iter().map(|&i| rows[i].key.as_slice()).collect();
@@ -722,32 +660,18 @@ fn build(
             groups,
         });
     }
-    // By type and encoding.
-    let mut by_type: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    for r in &rows {
-        let e = by_type
-            .entry(format!("{}/{}", r.type_name, r.encoding).into_bytes())
-            .or_default();
-        e.0 += 1;
-        e.1 += mem(r);
-    }
-    let mut by_type: Vec<Tally> = by_type
+    // By type and encoding, and the top N: the core's figures (the panel's memory view shows
+    // the same).
+    let by_type: Vec<Tally> = bitlens::report::by_type(&rows)
         .into_iter()
-        .map(|(name, (keys, memory))| Tally { name, keys, memory })
+        .map(|t| Tally {
+            name: format!("{}/{}", t.type_name, t.encoding).into_bytes(),
+            keys: t.keys,
+            memory: t.memory,
+        })
         .collect();
-    by_type.sort_by(|a, b| b.memory.cmp(&a.memory).then_with(|| a.name.cmp(&b.name)));
-    // Top N.
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by(|&a, &b| {
-        mem(&rows[b])
-            .cmp(&mem(&rows[a]))
-            .then_with(|| rows[a].key.cmp(&rows[b].key))
-    });
-    let top = order
-        .iter()
-        .take(opts.top)
-        .map(|&i| rows[i].clone())
-        .collect();
+    let top = bitlens::report::top(&rows, opts.top);
+    let expiring = bitlens::report::expiring(&rows, clock_ms, opts.expires_within_days);
     // TTL.
     let mut ttl: Vec<Tally> = ["no expiry", "already expired"]
         .iter()
@@ -843,6 +767,7 @@ fn build(
         top,
         prefixes,
         ttl,
+        expiring,
         distributions,
         slots,
         filters,

@@ -284,6 +284,30 @@ impl Report {
         for t in &self.ttl {
             tally(&mut out, t, 18, self.memory);
         }
+        let e = &self.expiring;
+        let _ = writeln!(
+            out,
+            "\nexpiring within {}d of the clock, by day: {} keys {} {}",
+            e.days,
+            e.keys,
+            human(e.memory),
+            percent(e.memory, self.memory)
+        );
+        let _ = writeln!(
+            out,
+            "  {:<5} {:<24} {:>8} {:>10}",
+            "DAY", "UNTIL", "KEYS", "MEMORY"
+        );
+        for (i, d) in e.per_day.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {:<5} {:<24} {:>8} {:>10}",
+                i + 1,
+                iso8601(d.until_ms),
+                d.keys,
+                human(d.memory)
+            );
+        }
         if !self.distributions.is_empty() {
             let _ = write!(out, "\nelements per key:\n  {:<8}", "TYPE");
             for (_, l) in DIST_BUCKETS {
@@ -350,6 +374,9 @@ impl Report {
     /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
     /// "geo"?}]}], "by_type": [{"name", "keys", "memory"}], "top": [key], "prefixes":
     /// [{"depth", "prefix", "keys", "memory"}], "ttl": [{"name", "keys", "memory"}],
+    /// "expiring": {"days", "keys", "memory", "per_day": [{"until_ms", "keys", "memory"}]}
+    /// (keys expiring within `days` of the clock, one entry per 24 h, see
+    /// [`bitlens::report::expiring`]),
     /// "distributions": {type: {bucket: keys}}, "probabilistic": [filter] (see
     /// [`filter_json`]), "slots": [{"slot", "keys", "memory"}] | null}`,
     /// every name as [`name_json`], memory in bytes.
@@ -434,6 +461,12 @@ impl Report {
             "top": self.top.iter().map(key_json).collect::<Vec<_>>(),
             "prefixes": self.prefixes.iter().map(|p| json!({"depth": p.depth, "prefix": name_json(&p.prefix), "keys": p.keys, "memory": p.memory})).collect::<Vec<_>>(),
             "ttl": self.ttl.iter().map(tally).collect::<Vec<_>>(),
+            "expiring": {
+                "days": self.expiring.days,
+                "keys": self.expiring.keys,
+                "memory": self.expiring.memory,
+                "per_day": self.expiring.per_day.iter().map(|d| json!({"until_ms": d.until_ms, "keys": d.keys, "memory": d.memory})).collect::<Vec<_>>(),
+            },
             "distributions": dist,
             "probabilistic": self.filters.iter().map(filter_json).collect::<Vec<_>>(),
             "slots": self.slots.as_ref().map(|s| s.iter().map(|t| json!({"slot": String::from_utf8_lossy(&t.name).parse::<u16>().unwrap_or(0), "keys": t.keys, "memory": t.memory})).collect::<Vec<_>>()),

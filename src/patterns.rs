@@ -9,9 +9,12 @@
 //! absorbs every group whose keys it all matches (`bm:int:*` takes `bm:int:big`); a group it
 //! matches only in part is split into its keys, each its own exact pattern, which are then
 //! absorbed one by one. What remains partitions the keys and every pattern matches exactly its
-//! own group (checked against [`bitlens::glob::matches`], the matcher of `KEYS`).
+//! own group (checked against [`crate::glob::matches`], the matcher of `KEYS`).
+//!
+//! Used by `bitlens inspect` (its per-pattern rows) and by [`crate::report`] (the panel's
+//! memory view): one grouping for both.
 
-use bitlens::glob::matches;
+use crate::glob::matches;
 
 /// Glob-escapes `b` into `out` (`*`, `?`, `[`, `]`, `\` get a backslash).
 fn push_literal(out: &mut Vec<u8>, b: u8) {

@@ -1,0 +1,474 @@
+//! The memory report of a snapshot's keys: the figures `bitlens inspect` prints and the panel's
+//! memory view shows, computed once here from one small [`KeyRow`] per key.
+//!
+//! - A [`KeyRow`] keeps a key's database, name, TYPE, `OBJECT ENCODING`, the
+//!   [`crate::memory`] estimate of `MEMORY USAGE key SAMPLES 0` on the writer, its value
+//!   length and expiry; the value itself is dropped.
+//! - [`top`]: the N biggest keys by that estimate (ties by database, then key bytes).
+//! - [`by_type`]: keys and memory per TYPE and encoding.
+//! - [`by_pattern`]: keys and memory per exact group pattern of each database
+//!   ([`crate::patterns::group`]: pasted into `KEYS`, a pattern matches exactly its keys).
+//! - [`expiring`]: keys whose expiry falls within `days` days of the clock, per day. Day `i`
+//!   (0-based) holds the keys with `i·24h < expire_at − clock ≤ (i+1)·24h` (day 0 also holds
+//!   `expire_at = clock`); a key with `expire_at < clock` is already expired (as the keyspace
+//!   judges it: alive while `clock ≤ expire_at`) and counted apart.
+//!
+//! [`MemoryReport`] bundles these for one call ([`memory_report`], from loaded keyspaces).
+//! Memory of values bitlens does not model (module types it does not interpret) is unknown
+//! (`None`) and counts as 0 in the sums; [`MemoryReport::unknown`] says how many keys that is.
+
+use crate::keyspace::{Keyspace, Value};
+use crate::memory::Model;
+
+/// Milliseconds in a day (the width of one [`expiring`] bucket).
+pub const DAY_MS: i64 = 86_400_000;
+/// Most days [`expiring`] buckets (a year and a day).
+pub const MAX_DAYS: u32 = 366;
+
+/// One key, as a report keeps it (the value itself is dropped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRow {
+    /// Database number.
+    pub db: u64,
+    /// Key bytes.
+    pub key: Vec<u8>,
+    /// TYPE name.
+    pub type_name: String,
+    /// OBJECT ENCODING once the writer loaded it (`?` when not modelled).
+    pub encoding: &'static str,
+    /// Estimated MEMORY USAGE, bytes (`None`: values of modules bitlens does not model).
+    pub memory: Option<u64>,
+    /// Value length: STRLEN for strings, else the element count (fields, members, entries).
+    pub len: u64,
+    /// Longest element (STRLEN for strings; the longest member, field or value otherwise).
+    pub largest: u64,
+    /// Absolute expiry, Unix ms.
+    pub expire_at_ms: Option<i64>,
+}
+
+impl KeyRow {
+    /// The row of `key` holding `value` in database `db`, its memory estimated by `model`
+    /// (encoding `?` and memory `None` when the model has no estimate for the value).
+    pub fn new(
+        db: u64,
+        key: &[u8],
+        value: &Value,
+        expire_at_ms: Option<i64>,
+        model: &Model,
+    ) -> KeyRow {
+        let est = model.estimate(key, value);
+        let (len, largest) = lengths(value);
+        KeyRow {
+            db,
+            key: key.to_vec(),
+            type_name: value.redis_type().name(),
+            encoding: est.map_or("?", |e| e.encoding),
+            memory: est.map(|e| e.bytes),
+            len,
+            largest,
+            expire_at_ms,
+        }
+    }
+
+    /// The estimated memory, 0 when unknown.
+    pub fn memory_or_zero(&self) -> u64 {
+        self.memory.unwrap_or(0)
+    }
+}
+
+/// (element count, longest element) of a value (see [`KeyRow::len`], [`KeyRow::largest`]);
+/// a string's both are its STRLEN.
+pub fn lengths(value: &Value) -> (u64, u64) {
+    let max = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0) as u64;
+    match value {
+        Value::String(s) => (s.len(), s.len()),
+        Value::List(l) => {
+            let items = l.range(0, l.len().saturating_sub(1));
+            (l.len() as u64, max(&mut items.iter().map(Vec::len)))
+        }
+        Value::Set(s) => {
+            let m = s.members();
+            (m.len() as u64, max(&mut m.iter().map(Vec::len)))
+        }
+        Value::ZSet(z) => (
+            z.len() as u64,
+            max(&mut z.sorted().iter().map(|(_, m)| m.len())),
+        ),
+        Value::Hash(h) => {
+            let f = h.all();
+            (
+                f.len() as u64,
+                max(&mut f.iter().map(|f| f.field.len().max(f.value.len()))),
+            )
+        }
+        Value::Stream(s) => (s.length, 0),
+        Value::Module(_) | Value::Other(_) => (0, 0),
+    }
+}
+
+/// Keys and memory of one class (a type and encoding, a prefix, a TTL bucket, a slot).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tally {
+    /// What is counted (`hash/listpack`, a prefix, `<= 1h`, a slot number).
+    pub name: Vec<u8>,
+    /// Keys.
+    pub keys: u64,
+    /// Estimated memory, bytes.
+    pub memory: u64,
+}
+
+/// Keys and memory of one TYPE and encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeTally {
+    /// TYPE name.
+    pub type_name: String,
+    /// OBJECT ENCODING (`?` when not modelled).
+    pub encoding: &'static str,
+    /// Keys.
+    pub keys: u64,
+    /// Estimated memory, bytes.
+    pub memory: u64,
+}
+
+/// Keys and memory of one exact group pattern of one database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternTally {
+    /// Database number.
+    pub db: u64,
+    /// Glob pattern; `KEYS pattern` on this database returns exactly this row's keys.
+    pub pattern: Vec<u8>,
+    /// Keys.
+    pub keys: u64,
+    /// Estimated memory, bytes.
+    pub memory: u64,
+    /// TYPE names with key counts, by name.
+    pub types: Vec<(String, u64)>,
+}
+
+/// One day of [`Expiring`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DayTally {
+    /// The day's end: the latest expiry it holds, Unix ms (`clock + (i+1)·24h`).
+    pub until_ms: i64,
+    /// Keys expiring that day.
+    pub keys: u64,
+    /// Their estimated memory, bytes.
+    pub memory: u64,
+}
+
+/// Keys expiring within a number of days of the clock (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expiring {
+    /// The clock, Unix ms.
+    pub clock_ms: i64,
+    /// Days covered.
+    pub days: u32,
+    /// Keys expiring within them, and their memory.
+    pub keys: u64,
+    /// Estimated memory of those keys, bytes.
+    pub memory: u64,
+    /// One entry per day, `days` entries.
+    pub per_day: Vec<DayTally>,
+    /// Keys already expired at the clock (not in the days), and their memory.
+    pub expired_keys: u64,
+    /// Estimated memory of the already expired keys, bytes.
+    pub expired_memory: u64,
+}
+
+/// The `n` biggest rows by memory, descending; ties by database, then key bytes.
+pub fn top(rows: &[KeyRow], n: usize) -> Vec<KeyRow> {
+    let mut order: Vec<&KeyRow> = rows.iter().collect();
+    let cmp = |a: &&KeyRow, b: &&KeyRow| {
+        b.memory_or_zero()
+            .cmp(&a.memory_or_zero())
+            .then_with(|| a.db.cmp(&b.db))
+            .then_with(|| a.key.cmp(&b.key))
+    };
+    if n < order.len() {
+        order.select_nth_unstable_by(n, cmp);
+        order.truncate(n);
+    }
+    order.sort_by(cmp);
+    order.into_iter().cloned().collect()
+}
+
+/// Keys and memory per TYPE and encoding, memory descending, then type and encoding.
+pub fn by_type(rows: &[KeyRow]) -> Vec<TypeTally> {
+    let mut m: std::collections::BTreeMap<(&str, &'static str), (u64, u64)> = Default::default();
+    for r in rows {
+        let e = m.entry((r.type_name.as_str(), r.encoding)).or_default();
+        e.0 += 1;
+        e.1 += r.memory_or_zero();
+    }
+    let mut out: Vec<TypeTally> = m
+        .into_iter()
+        .map(|((t, enc), (keys, memory))| TypeTally {
+            type_name: t.to_string(),
+            encoding: enc,
+            keys,
+            memory,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.memory
+            .cmp(&a.memory)
+            .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
+    });
+    out
+}
+
+/// The rows' indices per database, database ascending, each in row order.
+pub fn per_db(rows: &[KeyRow]) -> std::collections::BTreeMap<u64, Vec<usize>> {
+    let mut m: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for (i, r) in rows.iter().enumerate() {
+        m.entry(r.db).or_default().push(i);
+    }
+    m
+}
+
+/// Keys and memory per exact group pattern ([`crate::patterns::group`]) of each database,
+/// memory descending, then database and pattern.
+pub fn by_pattern(rows: &[KeyRow]) -> Vec<PatternTally> {
+    let mut out = Vec::new();
+    for (db, idx) in per_db(rows) {
+        let keys: Vec<&[u8]> = idx.iter().map(|&i| rows[i].key.as_slice()).collect();
+        for (pattern, members) in crate::patterns::group(&keys) {
+            let mut types: std::collections::BTreeMap<&str, u64> = Default::default();
+            let mut memory = 0;
+            for &m in &members {
+                let r = &rows[idx[m]];
+                memory += r.memory_or_zero();
+                *types.entry(r.type_name.as_str()).or_default() += 1;
+            }
+            out.push(PatternTally {
+                db,
+                pattern,
+                keys: members.len() as u64,
+                memory,
+                types: types.into_iter().map(|(t, n)| (t.to_string(), n)).collect(),
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        b.memory
+            .cmp(&a.memory)
+            .then_with(|| (a.db, &a.pattern).cmp(&(b.db, &b.pattern)))
+    });
+    out
+}
+
+/// The keys expiring within `days` days (at most [`MAX_DAYS`]) of `clock_ms`, per day (see
+/// the module docs).
+pub fn expiring(rows: &[KeyRow], clock_ms: i64, days: u32) -> Expiring {
+    let days = days.min(MAX_DAYS);
+    let mut per_day: Vec<DayTally> = (0..days as i64)
+        .map(|i| DayTally {
+            until_ms: clock_ms.saturating_add((i + 1) * DAY_MS),
+            keys: 0,
+            memory: 0,
+        })
+        .collect();
+    let (mut expired_keys, mut expired_memory) = (0, 0);
+    for r in rows {
+        let Some(e) = r.expire_at_ms else { continue };
+        if e < clock_ms {
+            expired_keys += 1;
+            expired_memory += r.memory_or_zero();
+            continue;
+        }
+        let left = e - clock_ms;
+        // Day i holds (i·24h, (i+1)·24h]; day 0 also holds 0.
+        let day = (left.max(1) - 1) / DAY_MS;
+        if let Some(d) = per_day.get_mut(day as usize) {
+            d.keys += 1;
+            d.memory += r.memory_or_zero();
+        }
+    }
+    Expiring {
+        clock_ms,
+        days,
+        keys: per_day.iter().map(|d| d.keys).sum(),
+        memory: per_day.iter().map(|d| d.memory).sum(),
+        per_day,
+        expired_keys,
+        expired_memory,
+    }
+}
+
+/// Everything the memory view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryReport {
+    /// Keys counted (expired ones included: they are in the file) and their memory.
+    pub keys: u64,
+    /// Sum of the estimates, bytes.
+    pub memory: u64,
+    /// Keys whose memory is not modelled (counted as 0).
+    pub unknown: u64,
+    /// Keys without an expiry.
+    pub no_expiry: u64,
+    /// The biggest keys ([`top`]).
+    pub top: Vec<KeyRow>,
+    /// Per TYPE and encoding ([`by_type`]).
+    pub by_type: Vec<TypeTally>,
+    /// Per exact pattern ([`by_pattern`]).
+    pub by_pattern: Vec<PatternTally>,
+    /// What expires within the days asked ([`expiring`]).
+    pub expiring: Expiring,
+}
+
+impl MemoryReport {
+    /// The report of `rows`: the `top_n` biggest keys, expiry within `days` days of
+    /// `clock_ms`.
+    pub fn from_rows(rows: &[KeyRow], clock_ms: i64, top_n: usize, days: u32) -> MemoryReport {
+        MemoryReport {
+            keys: rows.len() as u64,
+            memory: rows.iter().map(KeyRow::memory_or_zero).sum(),
+            unknown: rows.iter().filter(|r| r.memory.is_none()).count() as u64,
+            no_expiry: rows.iter().filter(|r| r.expire_at_ms.is_none()).count() as u64,
+            top: top(rows, top_n),
+            by_type: by_type(rows),
+            by_pattern: by_pattern(rows),
+            expiring: expiring(rows, clock_ms, days),
+        }
+    }
+}
+
+/// The memory report of loaded databases `(db, keyspace)`: every key they hold (expired ones
+/// included), estimated with `model`. `encoding_of` may name the encoding of a value the
+/// model does not estimate (the encoding recorded in the file), else it stays `?`.
+pub fn memory_report<'a>(
+    dbs: impl IntoIterator<Item = (u64, &'a Keyspace)>,
+    model: &Model,
+    encoding_of: impl Fn(u64, &[u8]) -> Option<&'static str>,
+    clock_ms: i64,
+    top_n: usize,
+    days: u32,
+) -> MemoryReport {
+    let mut rows = Vec::new();
+    for (db, ks) in dbs {
+        for (key, entry) in ks.iter_all() {
+            let mut row = KeyRow::new(db, key, &entry.value, entry.expire_at_ms, model);
+            if row.memory.is_none() {
+                if let Some(e) = encoding_of(db, key) {
+                    row.encoding = e;
+                }
+            }
+            rows.push(row);
+        }
+    }
+    MemoryReport::from_rows(&rows, clock_ms, top_n, days)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Profile;
+    use crate::memory::Allocator;
+    use crate::string::RedisString;
+
+    fn row(db: u64, key: &str, memory: u64, expire_at_ms: Option<i64>) -> KeyRow {
+        KeyRow {
+            db,
+            key: key.as_bytes().to_vec(),
+            type_name: "string".into(),
+            encoding: "raw",
+            memory: Some(memory),
+            len: 0,
+            largest: 0,
+            expire_at_ms,
+        }
+    }
+
+    #[test]
+    fn top_orders_by_memory_then_db_then_key() {
+        let rows = [
+            row(0, "b", 10, None),
+            row(0, "a", 10, None),
+            row(1, "a", 10, None),
+            row(0, "c", 30, None),
+            row(0, "d", 5, None),
+        ];
+        let t: Vec<(u64, Vec<u8>)> = top(&rows, 4).into_iter().map(|r| (r.db, r.key)).collect();
+        let want: Vec<(u64, Vec<u8>)> = [(0, "c"), (0, "a"), (0, "b"), (1, "a")]
+            .iter()
+            .map(|(d, k)| (*d, k.as_bytes().to_vec()))
+            .collect();
+        assert_eq!(t, want);
+        assert_eq!(top(&rows, 10).len(), 5);
+        assert!(top(&rows, 0).is_empty());
+    }
+
+    #[test]
+    fn expiring_buckets_by_day_from_the_clock() {
+        let c = 1_000_000_000_000;
+        let rows = [
+            row(0, "past", 1, Some(c - 1)),
+            row(0, "now", 2, Some(c)),
+            row(0, "d0", 4, Some(c + DAY_MS)),
+            row(0, "d1", 8, Some(c + DAY_MS + 1)),
+            row(0, "d6", 16, Some(c + 7 * DAY_MS)),
+            row(0, "later", 32, Some(c + 7 * DAY_MS + 1)),
+            row(0, "never", 64, None),
+        ];
+        let e = expiring(&rows, c, 7);
+        assert_eq!(e.per_day.len(), 7);
+        assert_eq!((e.keys, e.memory), (4, 2 + 4 + 8 + 16));
+        assert_eq!((e.per_day[0].keys, e.per_day[0].memory), (2, 6));
+        assert_eq!((e.per_day[1].keys, e.per_day[1].memory), (1, 8));
+        assert_eq!((e.per_day[6].keys, e.per_day[6].memory), (1, 16));
+        assert_eq!(e.per_day[6].until_ms, c + 7 * DAY_MS);
+        assert_eq!((e.expired_keys, e.expired_memory), (1, 1));
+        assert_eq!(expiring(&rows, c, 1000).days, MAX_DAYS);
+    }
+
+    #[test]
+    fn patterns_sum_their_keys_per_database() {
+        let rows = [
+            row(0, "user:1", 10, None),
+            row(0, "user:2", 20, None),
+            row(0, "cfg", 100, None),
+            row(1, "user:1", 5, None),
+        ];
+        let p = by_pattern(&rows);
+        let got: Vec<(u64, String, u64, u64)> = p
+            .iter()
+            .map(|t| {
+                (
+                    t.db,
+                    String::from_utf8_lossy(&t.pattern).into_owned(),
+                    t.keys,
+                    t.memory,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "cfg".into(), 1, 100),
+                (0, "user:*".into(), 2, 30),
+                (1, "user:1".into(), 1, 5)
+            ]
+        );
+    }
+
+    #[test]
+    fn report_of_a_keyspace_uses_the_memory_model() {
+        let p = Profile::default_profile();
+        let model = Model::new(p, Allocator::Jemalloc);
+        let mut ks = Keyspace::new();
+        let big = Value::String(RedisString::from_bytes(vec![b'x'; 5000]));
+        let small = Value::String(RedisString::from_bytes(b"hello".to_vec()));
+        let want_big = model.estimate(b"big", &big).unwrap().bytes;
+        ks.insert(b"big".to_vec(), big, Some(10 + DAY_MS / 2));
+        ks.insert(b"small".to_vec(), small, None);
+        let r = memory_report([(0, &ks)], &model, |_, _| None, 10, 20, 7);
+        assert_eq!(r.keys, 2);
+        assert_eq!(r.top[0].key, b"big");
+        assert_eq!(r.top[0].memory, Some(want_big));
+        assert_eq!(r.top[0].encoding, "raw");
+        assert_eq!(r.top[1].encoding, "embstr");
+        assert_eq!((r.expiring.keys, r.expiring.memory), (1, want_big));
+        assert_eq!(r.no_expiry, 1);
+        assert_eq!(r.by_type.len(), 2);
+    }
+}

@@ -1,0 +1,276 @@
+// The panel's memory view (issue 17 §6), offline: a real redis-server gets keys of every
+// collection type in several sizes plus keys with EXPIRE within and beyond a week, SAVEs, and
+// its dump.rdb is opened in the panel through "Open snapshot…" (index.html from a plain static
+// server, no API). The view must answer "what are my 20 biggest keys, what do they cost, and
+// what expires this week":
+// - the top 20 keys are the server's 20 biggest by `MEMORY USAGE key SAMPLES 0`, in its order,
+//   each within ±10% of it (issue 17's target), with the server's TYPE and OBJECT ENCODING —
+//   measured on the server restarted on its own dump.rdb, as the estimate is defined; Redis
+//   7.4.1 (bundled jemalloc, the default model) and Debian's 7.0.15 (system jemalloc, chosen
+//   with the view's allocator select);
+// - the same figures exactly as `bitlens inspect --json` (one implementation: src/report.rs);
+// - "expiring within 7 days" counts exactly the keys whose PEXPIRETIME the server reports within
+//   7 days of the snapshot's time (LASTSAVE), per 24-hour day, and the CLI's `expiring`
+//   section says the same.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  BITLENS, ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, rng, start, tempDir,
+} from './harness.mjs';
+import { staticServer } from './static-server.mjs';
+
+const DAY = 86400000;
+
+/** The installed Redis 7.4.1 (bundled jemalloc: the memory model's default), or null. */
+function redis74() {
+  const dir = process.env.BITLENS_SERVERS_DIR || path.join(ROOT, '.servers');
+  const manifest = path.join(dir, 'servers.json');
+  if (!existsSync(manifest)) return null;
+  const s = JSON.parse(readFileSync(manifest, 'utf8')).servers['redis-7.4.1'];
+  return s && existsSync(s.server) ? s : null;
+}
+
+/**
+ * Starts `server` ({server, env} of servers.json) as startRedis does the default one, in
+ * `dir` (a dump.rdb there is loaded at start).
+ */
+async function startServer(server, dir = tempDir('bitlens-e2e-redis-')) {
+  const port = await freePort();
+  const proc = start(server.server, [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--daemonize', 'no', '--protected-mode', 'yes',
+  ], { env: { ...process.env, ...server.env } });
+  await proc.waitFor(/Ready to accept connections/, 30000);
+  return { port, dir, proc, server };
+}
+
+/**
+ * Fills a fresh `server` with the data set, SAVEs, copies dump.rdb to `file`, then restarts it
+ * on that file: the memory estimate is of the server that loaded its own snapshot (issue 17:
+ * a server that built a big set by SADD may still hold the old table of an unfinished rehash,
+ * which a load does not leave). Resolves with the restarted server and what it says of every
+ * key: {redis, saved (LASTSAVE at the SAVE, ms), keys: [{key, memory, type, encoding, expireAt}]}.
+ */
+async function fill(server, file) {
+  const writer = await startServer(server);
+  let saved;
+  try {
+    redisPipe(writer.port, dataset());
+    redisCli(writer.port, ['SAVE']);
+    saved = Number(redisCli(writer.port, ['LASTSAVE']).trim()) * 1000;
+    copyFileSync(path.join(writer.dir, 'dump.rdb'), file);
+  } finally {
+    await writer.proc.stop();
+  }
+  const redis = await startServer(server, writer.dir);
+  const keys = redisCli(redis.port, ['--scan']).trim().split('\n');
+  return {
+    redis,
+    saved,
+    keys: keys.map((key) => ({
+      key,
+      memory: Number(redisCli(redis.port, ['MEMORY', 'USAGE', key, 'SAMPLES', '0']).trim()),
+      type: redisCli(redis.port, ['TYPE', key]).trim(),
+      encoding: redisCli(redis.port, ['OBJECT', 'ENCODING', key]).trim(),
+      expireAt: Number(redisCli(redis.port, ['PEXPIRETIME', key]).trim()),
+    })),
+  };
+}
+
+/** Commands building the data set: big keys of every type, small keys, expiring keys. */
+function dataset() {
+  const rand = rng(17);
+  const word = (n) => Array.from({ length: n }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(rand() * 26)]).join('');
+  const cmds = [];
+  // 24 big keys, sizes ~1.35× apart so the ranking is clear beyond the ±10% of an estimate.
+  const kinds = ['string', 'list', 'hash', 'set', 'zset', 'string-int-set'];
+  for (let i = 0; i < 24; i++) {
+    const target = Math.round(3000 * 1.35 ** i); // bytes of payload
+    const kind = kinds[i % kinds.length];
+    const key = `big:${kind}:${String(i).padStart(2, '0')}`;
+    if (kind === 'string') cmds.push(['SET', key, word(target)]);
+    else if (kind === 'list') {
+      const n = Math.max(1, Math.round(target / 24));
+      const items = Array.from({ length: n }, () => word(20));
+      for (let j = 0; j < items.length; j += 500) cmds.push(['RPUSH', key, ...items.slice(j, j + 500)]);
+    } else if (kind === 'hash') {
+      const n = Math.max(1, Math.round(target / 40));
+      const fv = [];
+      for (let j = 0; j < n; j++) fv.push(`f${j}`, word(16));
+      for (let j = 0; j < fv.length; j += 1000) cmds.push(['HSET', key, ...fv.slice(j, j + 1000)]);
+    } else if (kind === 'set') {
+      const n = Math.max(1, Math.round(target / 40));
+      const m = Array.from({ length: n }, (_, j) => `m${j}:${word(12)}`);
+      for (let j = 0; j < m.length; j += 500) cmds.push(['SADD', key, ...m.slice(j, j + 500)]);
+    } else if (kind === 'zset') {
+      const n = Math.max(1, Math.round(target / 60));
+      const sm = [];
+      for (let j = 0; j < n; j++) sm.push(String(j * 1.5), `z${j}:${word(10)}`);
+      for (let j = 0; j < sm.length; j += 1000) cmds.push(['ZADD', key, ...sm.slice(j, j + 1000)]);
+    } else {
+      // Integer ids: an intset while small, a hashtable past set-max-intset-entries.
+      const n = Math.max(1, Math.round(target / 8));
+      const m = Array.from({ length: n }, (_, j) => String(1000 + j * 7));
+      for (let j = 0; j < m.length; j += 1000) cmds.push(['SADD', key, ...m.slice(j, j + 1000)]);
+    }
+  }
+  // Small keys: one pattern of users, a few counters and small hashes.
+  for (let i = 0; i < 30; i++) cmds.push(['SET', `user:${1000 + i}`, word(8)]);
+  for (let i = 0; i < 5; i++) cmds.push(['SET', `counter:${i}`, String(i * 12345)]);
+  for (let i = 0; i < 5; i++) cmds.push(['HSET', `session:${word(6)}`, 'user', String(i), 'ip', '10.0.0.1']);
+  // Expiring keys, well away from the day boundaries: within the week and beyond it.
+  const expiring = [
+    ['exp:1h', 3600], ['exp:5h', 5 * 3600], ['exp:30h', 30 * 3600], ['exp:3d', 3 * 86400 + 1800],
+    ['exp:3d-b', 3 * 86400 + 7200], ['exp:6d12h', 6 * 86400 + 12 * 3600],
+    ['exp:8d', 8 * 86400], ['exp:30d', 30 * 86400],
+  ];
+  for (const [key, secs] of expiring) {
+    cmds.push(['SET', key, word(100)], ['EXPIRE', key, String(secs)]);
+  }
+  // A big key that expires this week too (it is in the top 20 and in the expiring section).
+  cmds.push(['EXPIRE', 'big:string:18', String(2 * 86400 + 600)]);
+  return cmds;
+}
+
+const SERVER74 = redis74();
+
+describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 ? false : 'Redis 7.4.1 is not installed (scripts/servers.sh)' }, () => {
+  const dir = tempDir('bitlens-e2e-memory-');
+  const file = path.join(dir, 'dump.rdb');
+  const debianFile = path.join(dir, 'debian.rdb');
+  let redis;
+  let debian;
+  let web;
+  let browser;
+  let page;
+  let server; // what Redis 7.4.1 says of its keys
+  let debianServer; // what the default redis-server (Debian's 7.0.15, system jemalloc) says
+  const pageErrors = [];
+
+  /** Opens `f` through "Open snapshot…" and waits for the memory view. */
+  async function open(f) {
+    await page.evaluate(() => {
+      document.querySelector('[data-testid=panel]').dataset.offline = 'pending';
+      const m = document.querySelector('[data-testid=memory-section]');
+      if (m) m.dataset.state = 'pending';
+    });
+    await page.setInputFiles('[data-testid=file-input]', f);
+    await page.waitForSelector('[data-testid=panel][data-offline=ready]', { timeout: 60000 });
+    await page.waitForSelector('[data-testid=memory-section][data-state=ready]', { timeout: 60000 });
+  }
+
+  before(async () => {
+    server = await fill(SERVER74, file);
+    redis = server.redis;
+    debianServer = await fill({ server: 'redis-server', env: {} }, debianFile);
+    debian = debianServer.redis;
+    web = await staticServer(ROOT, { '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8') });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${web.url}/?lang=en`);
+    await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
+    await open(file);
+  });
+
+  after(async () => {
+    if (browser) await browser.close().catch(() => {});
+    if (web) await web.close();
+    if (redis) await redis.proc.stop();
+    if (debian) await debian.proc.stop();
+  });
+
+  const topRows = () => page.$$eval('[data-testid=mem-top] tbody tr', (trs) => trs.map((tr) => ({
+    key: tr.dataset.key,
+    memory: Number(tr.dataset.memory),
+    cells: [...tr.children].map((td) => td.textContent),
+  })));
+
+  /** The panel's top 20 are `srv`'s 20 biggest by MEMORY USAGE, in its order, within ±10%. */
+  async function assertTop(srv) {
+    const rows = await topRows();
+    assert.equal(rows.length, 20);
+    const byServer = [...srv.keys].sort((a, b) => b.memory - a.memory || (a.key < b.key ? -1 : 1));
+    assert.deepEqual(rows.map((r) => r.key), byServer.slice(0, 20).map((k) => k.key));
+    let worst = 0;
+    for (const r of rows) {
+      const s = srv.keys.find((k) => k.key === r.key);
+      const off = Math.abs(r.memory - s.memory) / s.memory;
+      assert.ok(off <= 0.1, `${r.key}: panel ${r.memory} vs MEMORY USAGE ${s.memory} (${(100 * off).toFixed(1)}%)`);
+      worst = Math.max(worst, off);
+      // Columns: #, db, key, type, encoding, memory, share, length, TTL.
+      assert.equal(r.cells[3], s.type, r.key);
+      assert.equal(r.cells[4], s.encoding, r.key);
+      // The page's locale (en-US) groups the digits.
+      assert.equal(r.cells[5], r.memory.toLocaleString('en-US'), r.key);
+    }
+    return `top 20 within ${(100 * worst).toFixed(2)}% of MEMORY USAGE`;
+  }
+
+  test('the 20 biggest keys are Redis 7.4.1\'s, in its order, within ±10% of MEMORY USAGE', async (t) => {
+    t.diagnostic(`Redis 7.4.1: ${await assertTop(server)}`);
+    await page.locator('[data-testid=memory-section]').screenshot({ path: artifact('memory-view.png') });
+  });
+
+  test('the same figures as `bitlens inspect --json` (top keys, types, patterns, expiring)', async () => {
+    assert.ok(existsSync(BITLENS), `${BITLENS} is missing: cargo build --release -p bitlens-cli`);
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--top', '20', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const rows = await topRows();
+    assert.deepEqual(rows.map((r) => [r.key, r.memory]), cli.top.map((k) => [k.key, k.memory]));
+    const summary = await page.$eval('[data-testid=mem-summary]', (e) => ({ keys: Number(e.dataset.keys), memory: Number(e.dataset.memory) }));
+    assert.deepEqual(summary, { keys: cli.keys, memory: cli.memory });
+    assert.equal(summary.keys, server.keys.length);
+    const types = await page.$$eval('[data-testid=mem-by-type] tbody tr', (trs) => trs.map((tr) => [`${tr.dataset.type}/${tr.dataset.encoding}`, Number(tr.dataset.keys), Number(tr.dataset.memory)]));
+    assert.deepEqual(types, cli.by_type.map((t) => [t.name, t.keys, t.memory]));
+    // Patterns: the inspect report's groups (pattern, count, memory), the same rows.
+    const patterns = await page.$$eval('[data-testid=mem-by-pattern] tbody tr', (trs) => trs.map((tr) => [tr.dataset.pattern, Number(tr.dataset.keys), Number(tr.dataset.memory)]));
+    const groups = cli.databases[0].groups.map((g) => [g.pattern, g.count, g.memory]);
+    const sorted = (a) => [...a].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    assert.deepEqual(sorted(patterns), sorted(groups));
+    const users = patterns.find((p) => p[0] === 'user:*');
+    assert.ok(users && users[1] === 30, JSON.stringify(users));
+    const days = await page.$$eval('[data-testid=mem-expiring-days] tbody tr', (trs) => trs.map((tr) => [Number(tr.dataset.until), Number(tr.dataset.keys), Number(tr.dataset.memory)]));
+    assert.deepEqual(days, cli.expiring.per_day.map((d) => [d.until_ms, d.keys, d.memory]));
+  });
+
+  test('"expiring within 7 days" counts the keys whose TTL the server says ends this week', async () => {
+    const withExpiry = server.keys.filter((k) => k.expireAt > 0);
+    assert.equal(withExpiry.length, 9);
+    const left = (k) => k.expireAt - server.saved;
+    const week = withExpiry.filter((k) => left(k) >= 0 && left(k) <= 7 * DAY);
+    assert.deepEqual(week.map((k) => k.key).sort(), ['big:string:18', 'exp:1h', 'exp:30h', 'exp:3d', 'exp:3d-b', 'exp:5h', 'exp:6d12h']);
+    const e = await page.$eval('[data-testid=mem-expiring]', (x) => ({ keys: Number(x.dataset.keys), memory: Number(x.dataset.memory), text: x.textContent }));
+    assert.equal(e.keys, week.length);
+    assert.match(e.text, /^7 keys \(.+\) expire within 7 days of /);
+    // Per 24-hour day from the snapshot's time, as the server's expiry times fall.
+    const want = Array(7).fill(0);
+    for (const k of week) want[Math.max(0, Math.ceil(left(k) / DAY) - 1)] += 1;
+    const days = await page.$$eval('[data-testid=mem-expiring-days] tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.keys)));
+    assert.deepEqual(days, want);
+    // The bytes of the week are the panel's own per-key figures of those keys.
+    const big = (await topRows()).find((r) => r.key === 'big:string:18');
+    assert.ok(big, 'big:string:18 is in the top 20');
+    assert.ok(e.memory > big.memory);
+    // A top key opens in the key browser.
+    await page.click('[data-testid=mem-top] tr[data-key="big:string:18"] [data-testid=mem-open-key]');
+    await page.waitForSelector('[data-testid=kb-detail][data-state=ready]');
+    assert.equal(await page.textContent('[data-testid=kb-detail-key]'), 'big:string:18');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('a system-jemalloc build (Debian\'s 7.0.15): the allocator select gives its figures', async (t) => {
+    await open(debianFile);
+    assert.equal(await page.inputValue('[data-testid=mem-allocator]'), 'jemalloc');
+    await page.evaluate(() => { document.querySelector('[data-testid=memory-section]').dataset.state = 'pending'; });
+    await page.selectOption('[data-testid=mem-allocator]', 'jemalloc16');
+    await page.waitForSelector('[data-testid=memory-section][data-state=ready]', { timeout: 60000 });
+    t.diagnostic(`Debian 7.0.15, jemalloc16: ${await assertTop(debianServer)}`);
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--allocator', 'jemalloc16', debianFile], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    assert.deepEqual((await topRows()).map((r) => [r.key, r.memory]), cli.top.map((k) => [k.key, k.memory]));
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,162 @@
+// The panel's memory view (issue 17 §6): over the loaded snapshot, offline (no server), the
+// answers of `bitlens inspect`: the biggest keys with their estimated MEMORY USAGE, type and
+// encoding; memory per type/encoding and per exact key pattern (pasted into KEYS, a pattern
+// matches exactly its row's keys); and what expires within 7 days of the snapshot's time, per
+// day. Every figure comes from the engine's memoryReport (src/report.rs, run in the worker);
+// this file only draws it, numbers in the page's locale. Key names are shown as redis-cli
+// quotes them (keyDisplay), so no control byte of an untrusted snapshot reaches the page raw.
+//
+// Test hooks: [data-testid=memory-section][data-state=loading|ready|error], rows of
+// [data-testid=mem-top] carry data-key / data-memory, [data-testid=mem-expiring] carries
+// data-keys / data-memory, its per-day rows data-keys / data-memory / data-until.
+
+import { el } from './util.js';
+
+/** Keys listed in the top table; days of the expiry window. */
+export const MEMORY_TOP = 20;
+export const MEMORY_DAYS = 7;
+/** The allocators memoryReport models (src/memory.rs `Allocator`), the default first. */
+const ALLOCATORS = ['jemalloc', 'jemalloc16', 'libc'];
+
+/**
+ * `part` of `total` as a percentage (one decimal, the locale's digits), never 0% or 100%
+ * unless exact (as `bitlens inspect` prints them).
+ */
+function percent(part, total, locale) {
+  const f = (x) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(x);
+  if (!total || !part) return new Intl.NumberFormat(locale, { style: 'percent' }).format(0);
+  if (part === total) return new Intl.NumberFormat(locale, { style: 'percent' }).format(1);
+  const p = part / total;
+  if (p < 0.001) return `<${f(0.001)}`;
+  if (p > 0.999) return `>${f(0.999)}`;
+  return f(p);
+}
+
+/** Bytes for people in binary units, the number in the locale: `1,234.5 KiB`. */
+function human(n, locale) {
+  if (n < 1024) return `${new Intl.NumberFormat(locale).format(n)} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  return `${new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(v)} ${units[u]}`;
+}
+
+/** A UTC time in the locale: `Dec 8, 2026, 10:00 UTC`. */
+function utc(ms, locale) {
+  const d = new Date(ms);
+  if (!Number.isFinite(d.getTime())) return String(ms);
+  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(d)} UTC`;
+}
+
+/** A TTL from the clock in the locale's relative form (`in 3 days`), `—` without one. */
+function ttl(ms, locale, none) {
+  if (ms === null || ms === undefined) return none;
+  const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
+  const abs = Math.abs(ms);
+  for (const [unit, size] of [['day', 86400000], ['hour', 3600000], ['minute', 60000]]) {
+    if (abs >= size) return rtf.format(Math.sign(ms) * Math.floor(abs / size), unit);
+  }
+  return rtf.format(Math.sign(ms) * Math.floor(abs / 1000), 'second');
+}
+
+function table(testid, head, rows) {
+  return el('table', { class: 'kb-table', 'data-testid': testid },
+    el('thead', {}, el('tr', {}, head.map(([label, num]) => el('th', num ? { class: 'num' } : {}, label)))),
+    el('tbody', {}, rows));
+}
+
+const td = (v, num = false) => el('td', num ? { class: 'num' } : {}, v);
+
+/**
+ * Builds the (hidden) memory view. Returns {section, setSource(eng)}: the panel hands it the
+ * promise-API engine after every load (`null` hides it); the allocator select asks again.
+ * @param {object} t labels (i18n.js)
+ * @param {(n: number) => string} fmt number formatter of the panel's locale
+ * @param {string} locale the panel's locale (dates, percentages)
+ * @param {((key: string) => void) | null} openKey opens a key of the selected database in the
+ *   key browser (a top key's name is then a button)
+ */
+export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
+  const body = el('div', { class: 'mem-body' });
+  // The writer build's allocator: the snapshot does not say, and size classes differ (Redis'
+  // bundled jemalloc, a distribution's system jemalloc, glibc malloc).
+  const allocator = el('select', { 'data-testid': 'mem-allocator', onchange: () => setSource(source) },
+    ...ALLOCATORS.map((a) => el('option', { value: a }, t.memAllocators[a])));
+  const section = el('section', { class: 'kb mem', 'data-testid': 'memory-section', 'aria-labelledby': 'mem-title', hidden: true },
+    el('h2', { id: 'mem-title' }, t.memTitle),
+    el('form', { class: 'kb-form', onsubmit: (e) => e.preventDefault() }, el('label', {}, el('span', {}, t.memAllocator), allocator)),
+    body);
+  let seq = 0;
+  let source = null;
+
+  function draw(r, selected) {
+    const keyCell = (k) => (openKey && k.db === selected
+      ? el('button', { type: 'button', class: 'kb-key', 'data-testid': 'mem-open-key', onclick: () => openKey(k.key) }, k.keyDisplay)
+      : el('code', {}, k.keyDisplay));
+    const total = r.memory;
+    const parts = [el('p', { class: 'kb-summary', 'data-testid': 'mem-summary', 'data-keys': r.keys, 'data-memory': r.memory },
+      t.memSummary(fmt(r.keys), human(r.memory, locale), fmt(r.byType.length), fmt(r.patternCount)),
+      r.unknown ? ` ${t.memUnknown(fmt(r.unknown))}` : '')];
+    if (!r.keys) {
+      parts.push(el('p', {}, t.memNone));
+      body.replaceChildren(...parts);
+      return;
+    }
+    parts.push(el('h3', {}, t.memTop(fmt(r.top.length))), table('mem-top',
+      [[t.memRank, true], [t.kbDb, true], [t.kbKey], [t.kbType], [t.kbEncoding], [t.memMemory, true], [t.memShare, true], [t.memLen, true], [t.kbTtl]],
+      r.top.map((k, i) => el('tr', { 'data-key': k.key, 'data-db': k.db, 'data-memory': k.memory ?? '' },
+        td(fmt(i + 1), true), td(fmt(k.db), true), el('td', { class: 'mem-key' }, keyCell(k)), td(k.type), td(k.encoding),
+        td(k.memory === null ? '?' : fmt(k.memory), true), td(k.memory === null ? '' : percent(k.memory, total, locale), true),
+        td(fmt(k.len), true), td(ttl(k.ttlMs, locale, t.kbNoTtl))))));
+    parts.push(el('h3', {}, t.memByType), table('mem-by-type',
+      [[t.kbType], [t.kbEncoding], [t.memKeys, true], [t.memMemory, true], [t.memShare, true]],
+      r.byType.map((x) => el('tr', { 'data-type': x.type, 'data-encoding': x.encoding, 'data-keys': x.keys, 'data-memory': x.memory },
+        td(x.type), td(x.encoding), td(fmt(x.keys), true), td(fmt(x.memory), true), td(percent(x.memory, total, locale), true)))));
+    parts.push(el('h3', {}, t.memByPattern), table('mem-by-pattern',
+      [[t.kbDb, true], [t.memPattern], [t.kbType], [t.memKeys, true], [t.memMemory, true], [t.memShare, true]],
+      r.byPattern.map((p) => el('tr', { 'data-pattern': p.pattern, 'data-db': p.db, 'data-keys': p.keys, 'data-memory': p.memory },
+        td(fmt(p.db), true), el('td', {}, el('code', {}, p.patternDisplay)),
+        td(Object.entries(p.types).map(([ty, n]) => (Object.keys(p.types).length > 1 ? `${ty}:${fmt(n)}` : ty)).join(', ')),
+        td(fmt(p.keys), true), td(fmt(p.memory), true), td(percent(p.memory, total, locale), true)))));
+    if (r.byPattern.length < r.patternCount) parts.push(el('p', { class: 'kb-summary' }, t.memMorePatterns(fmt(r.byPattern.length), fmt(r.patternCount))));
+    const e = r.expiring;
+    parts.push(el('h3', {}, t.memExpiring(fmt(e.days))),
+      el('p', { class: 'kb-summary', 'data-testid': 'mem-expiring', 'data-keys': e.keys, 'data-memory': e.memory, 'data-expired': e.expiredKeys },
+        t.memExpiringSummary(fmt(e.keys), human(e.memory, locale), fmt(e.days), utc(r.clockMs, locale)),
+        e.expiredKeys ? ` ${t.memExpired(fmt(e.expiredKeys), human(e.expiredMemory, locale))}` : ''),
+      table('mem-expiring-days', [[t.memDay, true], [t.memUntil], [t.memKeys, true], [t.memMemory, true]],
+        e.perDay.map((d, i) => el('tr', { 'data-keys': d.keys, 'data-memory': d.memory, 'data-until': d.untilMs },
+          td(fmt(i + 1), true), td(utc(d.untilMs, locale)), td(fmt(d.keys), true), td(fmt(d.memory), true)))));
+    body.replaceChildren(...parts);
+  }
+
+  async function setSource(eng) {
+    const my = ++seq;
+    source = eng;
+    if (!eng || typeof eng.memoryReport !== 'function') {
+      section.hidden = true;
+      body.replaceChildren();
+      delete section.dataset.state;
+      return;
+    }
+    section.hidden = false;
+    section.dataset.state = 'loading';
+    try {
+      const r = await eng.memoryReport({ top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocator.value });
+      const { selected } = await eng.call('info');
+      if (my !== seq) return;
+      draw(r, selected);
+      section.dataset.state = 'ready';
+    } catch (e) {
+      if (my !== seq) return;
+      body.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'mem-error' }, e.message || String(e)));
+      section.dataset.state = 'error';
+    }
+  }
+
+  return { section, setSource };
+}
