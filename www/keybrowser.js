@@ -11,6 +11,9 @@
 // clock are hidden unless "show expired keys" is ticked, then shown as "expired at …".
 // Lists, sets, hashes and sorted sets show their first elements as the engine answers them
 // (LRANGE / SSCAN / HSCAN / ZRANGE WITHSCORES), so scores print as the profile's server does.
+// Online (`bitlens serve`, apiKeySource) the list is the API's: every key of the pattern
+// through /api/keys paging (not only the cards' snapshot), and a key opened is fetched alone
+// (/api/snapshot of its exact name) into an engine of its own for its detail.
 
 import { createEngine } from './engine-client.js';
 import { keyDetail, keyList } from './offline.js';

@@ -586,7 +586,6 @@ export class Panel {
       this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
       markStale(this.cardsBox, this.loadedAt, t, this.locale());
       this.frame.dataset.stale = String(this.loadedAt);
-      this.keyBrowser.setSource(this.browserSource(), this.apiKeys());
       this.setState('error');
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
       return;

@@ -12,7 +12,9 @@
 // - the browser's snapshot cap (max-bytes, lowered for the test): a file over it is refused
 //   up front with the patterns filter offered (the numbers shown stay), loading it filtered
 //   gives the key count redis-cli gives for the pattern; a download growing past the cap
-//   mid-load is stopped with a clear error and the numbers shown stay (stale-marked).
+//   mid-load is stopped with a clear error and the numbers shown stay (stale-marked);
+// - Redis killed mid-download: the banner names Redis with the failure the server recorded
+//   (/api/info's last_export_error), not the browser's "network error".
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -203,6 +205,34 @@ describe('the online panel: every key, stale numbers, per-card allow-list, size 
       const text = await online.locator('[data-testid=api-unreachable] .notice-text').textContent();
       assert.ok(text.includes('cannot hold') && text.includes('100 bytes') && text.includes('patterns'), text);
       await online.close();
+    } finally {
+      await api.proc.stop();
+      await redis.proc.stop();
+    }
+  });
+
+  test('Redis killed mid-download: the banner names Redis with the export\'s own failure', async () => {
+    const redis = await startRedis();
+    const cmds = [];
+    for (let i = 0; i < 400; i++) cmds.push(['SET', `uv:page:index:x${String(i).padStart(4, '0')}`, 'x'.repeat(1000)]);
+    redisPipe(redis.port, cmds);
+    // Small SCAN steps with a pause: the export takes several seconds.
+    const api = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`, '--scan-count', '10', '--scan-pause-ms', '150']);
+    try {
+      const page = await browser.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+      await page.goto(`${api.url}/?cards=uv`);
+      await page.waitForSelector('[data-testid=status][data-phase=download]', { timeout: 60000 });
+      redis.proc.child.kill('SIGKILL');
+      await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
+      const info = await (await fetch(`${api.url}/api/info`)).json();
+      const last = info.last_export_error && info.last_export_error.message;
+      assert.ok(last, JSON.stringify(info));
+      assert.equal(await page.getAttribute('[data-testid=api-unreachable]', 'data-component'), 'redis');
+      const text = await page.locator('[data-testid=api-unreachable] .notice-text').textContent();
+      assert.ok(text.startsWith('Redis failed') && text.includes(last), `${text} lacks ${last}`);
+      assert.ok(!/network error/i.test(text), text);
+      await page.close();
     } finally {
       await api.proc.stop();
       await redis.proc.stop();
