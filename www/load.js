@@ -153,8 +153,13 @@ export function failureText(e, t, api) {
     case 'token':
     case 'allow-list':
       return null;
+    case undefined:
+    case null:
+    case '':
+      // Not bitlens serve's answer: nothing there (404, no answer), else the status it gave.
+      return e.status && e.status !== 404 ? t.failedApi(api, e.status, msg) : t.apiUnreachable(api);
     default:
-      return e.status ? t.failedApi(api, e.status, msg) : t.apiUnreachable(api);
+      return t.failedApi(api, e.status, msg);
   }
 }
 

@@ -114,7 +114,9 @@ async function httpError(url, res) {
   }
   const err = new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail.slice(0, 300) : ''}`);
   err.status = res.status;
-  err.component = body && body.component ? String(body.component) : 'api';
+  // Only bitlens serve names a component; another server's answer (a static server's 404:
+  // no API there) leaves it unnamed.
+  if (body && body.component) err.component = String(body.component);
   if (detail) err.serverMessage = detail.slice(0, 300);
   if (body && Array.isArray(body.refused)) err.refused = body.refused.map((k) => keyName(k).name);
   return err;
