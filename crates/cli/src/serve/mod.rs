@@ -533,13 +533,16 @@ fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<
     Ok(request_params(app, query, &[])?.0)
 }
 
+/// The parameters of a request other than `match`, in order: (name, decoded value).
+type OtherParams = Vec<(String, Vec<u8>)>;
+
 /// As [`request_patterns`], with the endpoint's `extra` parameters (besides `match`) taken too
 /// and returned apart, in order.
 fn request_params(
     app: &App,
     query: Option<&str>,
     extra: &[&str],
-) -> Result<(Vec<Vec<u8>>, Vec<(String, Vec<u8>)>), Box<Response>> {
+) -> Result<(Vec<Vec<u8>>, OtherParams), Box<Response>> {
     // Any other parameter is a mistake (a typo such as `matches=` would otherwise export the
     // default patterns, or everything): refuse it by name.
     let allowed: Vec<&str> = std::iter::once("match")
