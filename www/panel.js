@@ -312,11 +312,12 @@ export class Panel {
   }
 
   /**
-   * Online with `keys` among the cards: the API lists the key browser's keys (every key, by
+   * Online (the API's snapshot) with `keys` among the cards: the API lists the key browser's keys (every key, by
    * /api/keys paging) and serves each key opened (keybrowser.js apiKeySource); else null.
    */
   apiKeys() {
-    if (this.offline || !this.eng || !this.cards().includes('keys')) return null;
+    // Bytes handed to the panel (load(bytes)) are the whole snapshot: their engine is listed.
+    if (this.offline || this.snapshotBytes || !this.eng || !this.cards().includes('keys')) return null;
     return apiKeySource({ api: this.s.api, token: this.s.token, worker: String(this.s.worker) !== 'false', db: this.view ? this.view.selected : 0 });
   }
 
