@@ -2,6 +2,28 @@
 //! `*` any run of bytes, `?` one byte, `[abc]`, `[^abc]`, `[a-z]` classes, `\x` a literal `x`.
 //! Matching is on bytes, case-sensitive.
 
+/// The one key name `pattern` matches when it has no `*`, `?` or `[` (each `\\x` read as a
+/// literal `x`), else `None`: such a pattern needs no SCAN, the key can be read by name.
+/// A trailing lone `\\` is taken literally, as [`matches`] does.
+pub fn literal(pattern: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(pattern.len());
+    let mut i = 0;
+    while i < pattern.len() {
+        match pattern[i] {
+            b'*' | b'?' | b'[' => return None,
+            b'\\' if i + 1 < pattern.len() => {
+                out.push(pattern[i + 1]);
+                i += 2;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
 /// True when `s` matches the Redis glob `pattern`.
 pub fn matches(pattern: &[u8], s: &[u8]) -> bool {
     match_from(pattern, s, 0)
@@ -103,7 +125,24 @@ fn match_from(mut p: &[u8], mut s: &[u8], depth: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{literal, matches};
+
+    #[test]
+    fn literal_patterns_name_one_key() {
+        for (p, k) in [
+            (&b"sign:1:202405"[..], &b"sign:1:202405"[..]),
+            (b"a\\*b", b"a*b"),
+            (b"\\[x\\]\\?", b"[x]?"),
+            (b"end\\", b"end\\"),
+            (b"", b""),
+        ] {
+            assert_eq!(literal(p).as_deref(), Some(k), "{p:?}");
+            assert!(matches(p, k), "{p:?} must match {k:?}");
+        }
+        for p in [&b"a*"[..], b"h?llo", b"[ab]", b"x\\\\*"] {
+            assert_eq!(literal(p), None, "{p:?}");
+        }
+    }
 
     #[test]
     fn redis_glob_rules() {

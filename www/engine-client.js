@@ -148,6 +148,7 @@ class WorkerEngine {
       const err = new Error(m.error.message);
       if (m.error.name && m.error.name !== 'Error') err.name = m.error.name;
       if (typeof m.error.status === 'number') err.status = m.error.status;
+      for (const k of ['component', 'serverMessage', 'refused', 'tooLarge']) if (m.error[k] !== undefined) err[k] = m.error[k];
       p.reject(err);
     }
   }
@@ -254,7 +255,7 @@ class WorkerEngine {
   }
 
   async loadUrl(url, opts = {}) {
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'token']);
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'token', 'maxBytes']);
     return this._send('loadUrl', [absoluteUrl(url), opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
   }
 
@@ -367,7 +368,7 @@ class LocalEngine {
     checkSignal(opts.signal);
     const { fetchSnapshot } = await import('./snapshot.js');
     const onProgress = opts.onProgress || (() => {});
-    const bytes = await fetchSnapshot(absoluteUrl(url), (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token);
+    const bytes = await fetchSnapshot(absoluteUrl(url), (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token, opts.maxBytes);
     const { snapshotInfo } = await import('../pkg/bitlens.js');
     const writer = snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null;
     const keys = await this.loadRdb(bytes, { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') });

@@ -7,15 +7,16 @@
 //   page -> worker  {id, method, args, progress?}             call engine[method](...args)
 //   worker -> page  {id, progress: [doneBytes, totalBytes, phase]} while a load runs (progress:
 //                   true); phase 'download' (bytes received) or 'decode' (bytes decoded)
-//   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?}}
+//   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?,
+//                   component?, serverMessage?, refused?, tooLarge?}} (snapshot.js's fields)
 // Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
 // engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
-// 'loadUrl' [url, db, {token, ...load options}] downloads a snapshot here (fetch body reader,
+// 'loadUrl' [url, db, {token, maxBytes, ...load options}] downloads a snapshot here (fetch body reader,
 // snapshot.js) and decodes it here: the page's thread never holds or decodes the bytes.
 // ArrayBuffers in results are transferred back, never copied twice.
 
 import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
-import { fetchSnapshot } from './snapshot.js';
+import { fetchSnapshot, memoryError } from './snapshot.js';
 
 let engine = null;
 let wasmMemory = null;
@@ -26,6 +27,9 @@ function errorInfo(e) {
   if (e && typeof e === 'object' && 'message' in e) {
     const info = { name: String(e.name || 'Error'), message: String(e.message) };
     if (typeof e.status === 'number') info.status = e.status;
+    // What failed, as snapshot.js names it (and the server's own message, refused patterns).
+    for (const k of ['component', 'serverMessage', 'tooLarge']) if (e[k] !== undefined) info[k] = e[k];
+    if (Array.isArray(e.refused)) info.refused = e.refused.map(String);
     return info;
   }
   return { name: 'Error', message: String(e) };
@@ -53,7 +57,7 @@ function transferables(value, out = new Set(), depth = 0) {
  * the fetch body reader. Resolves with {keys, bytes, writer} (writer: snapshotInfo's).
  */
 async function loadUrl(url, db, opts = {}, progressId) {
-  const { token, onProgress, ...rest } = opts;
+  const { token, onProgress, maxBytes, ...rest } = opts;
   // At most one message per MiB (and the last one): the page redraws its progress bar for each.
   const post = (phase) => {
     let shown = -Infinity;
@@ -63,10 +67,25 @@ async function loadUrl(url, db, opts = {}, progressId) {
       self.postMessage({ id: progressId, progress: [done, total ?? 0, phase] });
     };
   };
-  const bytes = await fetchSnapshot(String(url), post('download'), undefined, token);
+  const bytes = await fetchSnapshot(String(url), post('download'), undefined, token, maxBytes);
   const decodeProgress = post('decode');
-  const keys = engine.loadRdb(bytes, db, { ...rest, onProgress: (d, t) => decodeProgress(d, t) });
+  let keys;
+  try {
+    keys = engine.loadRdb(bytes, db, { ...rest, onProgress: (d, t) => decodeProgress(d, t) });
+  } catch (e) {
+    // The wasm memory could not grow (it stops at 4 GiB): the engine aborts ("unreachable")
+    // or the allocation throws; this worker's engine is then unusable and is dropped.
+    if (isMemoryFailure(e)) throw memoryError(`decoding ${bytes.length} bytes`, e);
+    throw e;
+  }
   return { keys, bytes: bytes.length, writer: snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null };
+}
+
+/** Whether `e` is a failure to get memory (wasm memory growth, an ArrayBuffer allocation). */
+function isMemoryFailure(e) {
+  const msg = String(e && e.message);
+  return (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError && /unreachable|memory/i.test(msg))
+    || (e instanceof RangeError && /memory|allocation|buffer/i.test(msg));
 }
 
 /** The wasm module's functions callable by name like Engine methods (they hold no data). */

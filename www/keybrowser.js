@@ -11,9 +11,48 @@
 // clock are hidden unless "show expired keys" is ticked, then shown as "expired at …".
 // Lists, sets, hashes and sorted sets show their first elements as the engine answers them
 // (LRANGE / SSCAN / HSCAN / ZRANGE WITHSCORES), so scores print as the profile's server does.
+// Online (`bitlens serve`, apiKeySource) the list is the API's: every key of the pattern
+// through /api/keys paging (not only the cards' snapshot), and a key opened is fetched alone
+// (/api/snapshot of its exact name) into an engine of its own for its detail.
 
+import { createEngine } from './engine-client.js';
 import { keyDetail, keyList } from './offline.js';
+import { exactGlob, listKeys, snapshotUrl } from './snapshot.js';
 import { el, formatBytes, formatRelative, formatUtc } from './util.js';
+
+/**
+ * The key source of the online panel (`bitlens serve`): every key of a pattern through
+ * `/api/keys` paging (`list`), and a key opened fetched alone (`fetch`: `/api/snapshot` of
+ * its exact name, read by name on the server) into an engine of its own, so that the key
+ * browser lists and opens keys the cards' snapshot does not hold.
+ * @param {{api: string, token?: string, worker?: boolean, db?: number}} opts
+ * @returns {{list(pattern: string): Promise<object[]>, fetch(key: string|Uint8Array):
+ *   Promise<object>, db: number, close(): void}}
+ */
+export function apiKeySource({ api, token, worker = true, db = 0 }) {
+  let detailEng = null;
+  return {
+    db,
+    list: (pattern) => listKeys(api, pattern, { token: token || undefined }),
+    async fetch(key) {
+      if (detailEng) detailEng.terminate();
+      detailEng = null;
+      const eng = await createEngine({ worker });
+      try {
+        await eng.loadUrl(snapshotUrl(api, [exactGlob(key)]), { token: token || undefined });
+      } catch (e) {
+        eng.terminate();
+        throw e;
+      }
+      detailEng = eng;
+      return eng;
+    },
+    close() {
+      if (detailEng) detailEng.terminate();
+      detailEng = null;
+    },
+  };
+}
 
 /** Keys per page of the list. */
 export const KEYS_PAGE = 25;
@@ -50,6 +89,7 @@ function canvas(testid, label, w, h) {
  */
 export function buildKeyBrowser(t, fmt, locale = 'en-US') {
   let source = null;
+  let remote = null; // apiKeySource() when the keys are listed by the API (online)
   let info = null; // the engine's info(): clock and selected database
   let excursion = Promise.resolve(); // the latest withDb() visit to another database
   let page = 0;
@@ -90,11 +130,24 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     el('div', { class: 'kb-body' }, el('div', { class: 'kb-left' }, list, pager), detail));
 
   async function search(p) {
-    if (!source) return;
+    if (!source && !remote) return;
     const my = ++seq;
     section.dataset.state = 'searching';
     const want = (page + 1) * KEYS_PAGE;
     try {
+      if (remote) {
+        // Every key of the pattern, listed by the API (pages of /api/keys), not only those of
+        // the cards' snapshot; encoding and TTL are known once a key is opened.
+        const rows = await remote.list(p || '*');
+        if (my !== seq) return;
+        last = {
+          pattern: p, total: rows.length, db: remote.db, remote: true,
+          keys: rows.map((r) => ({ key: r.key, raw: r.raw, type: r.type, encoding: '–', bytes: r.bytes, ttlMs: undefined, db: remote.db })),
+        };
+        drawList();
+        section.dataset.state = 'ready';
+        return;
+      }
       info = await source.call('info');
       const opts = { expired: showExpired.checked };
       let r;
@@ -134,13 +187,14 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     summary.textContent = last.db === 'all' ? t.kbMatchesAll(fmt(total), last.pattern) : t.kbMatchesIn(fmt(total), last.pattern, last.db);
     summary.dataset.total = total;
     summary.dataset.db = last.db;
+    summary.dataset.source = last.remote ? 'api' : 'snapshot';
     const rows = keys.slice(page * KEYS_PAGE, (page + 1) * KEYS_PAGE);
     const table = el('table', { class: 'kb-table' },
       el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl, t.kbDb].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': k.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
-        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs) }, k.key)),
+        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs, k.raw) }, k.key)),
         el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
-        el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, ttl(k.ttlMs)),
+        el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, k.ttlMs === undefined ? '–' : ttl(k.ttlMs)),
         el('td', { class: 'num' }, String(k.db))))));
     list.replaceChildren(rows.length ? table : el('p', { class: 'note' }, t.kbNone));
     const go = (p) => {
@@ -189,14 +243,22 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
 
   const MODULE_KINDS = ['bloom', 'cuckoo', 'cms', 'topk', 'tdigest'];
 
-  async function open(key, from, db, ttlMs) {
+  /** The engine a detail reads (the snapshot's, or the opened key's own when online). */
+  let detailEng = null;
+  /** Runs `fn` in database `db` of the snapshot's engine (online: the key's engine, as is). */
+  const via = (db, fn) => (remote ? fn() : withDb(db, fn));
+
+  async function open(key, from, db, ttlMs, raw = key) {
     const my = ++detailSeq;
     detail.hidden = false;
     detail.dataset.state = 'loading';
     detail.replaceChildren(el('p', {}, t.loading));
     let d;
     try {
-      d = await withDb(db, () => keyDetail(source, key, { buckets: BUCKETS, maxPoints: MAX_POINTS }));
+      // Online the key is fetched alone from the API (the cards' snapshot may not hold it).
+      detailEng = remote ? await remote.fetch(raw) : source;
+      if (my !== detailSeq) return;
+      d = await via(db, () => keyDetail(detailEng, raw, { buckets: BUCKETS, maxPoints: MAX_POINTS }));
     } catch (e) {
       if (my !== detailSeq) return;
       detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, e.message || String(e)));
@@ -227,6 +289,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     const fact = (label, shown, id, raw) => dl.append(el('dt', {}, label), el('dd', { 'data-testid': `kb-${id}`, 'data-value': raw ?? shown }, shown));
     for (const [l, v, id] of facts) fact(l, v, id);
     if (db !== undefined) fact(t.kbDb, String(db), 'db');
+    if (remote) detail.dataset.source = 'api';
     detail.replaceChildren(close, heading, dl);
     detail.dataset.kind = d.kind;
     const c = colours(detail);
@@ -244,10 +307,10 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       if (d.bbox) fact(t.kbBbox, d.bbox.map((x) => x.toFixed(5)).join(', '), 'bbox', d.bbox.join(','));
       detail.append(el('h4', {}, t.kbPoints(fmt(d.points.length), fmt(d.members))), geoScatter(d.points, d.bbox, c, t));
     } else if (MODULE_KINDS.includes(d.kind)) {
-      moduleDetail(d, key, db, fact);
+      moduleDetail(d, key, db, fact, raw);
     } else if (['zset', 'list', 'set', 'hash'].includes(d.type)) {
       try {
-        detail.append(await withDb(db, () => elements(d.type, key)));
+        detail.append(await via(db, () => elements(d.type, raw)));
       } catch (e) {
         // An engine without this type's read commands says so as Redis would: no preview then.
         const msg = e.message || String(e);
@@ -268,7 +331,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
    * check (BF.EXISTS / CF.EXISTS on this filter, shown with the command), the Top-K list
    * (TOPK.LIST WITHCOUNT) or the t-digest's quantile curve (TDIGEST.QUANTILE) as tables.
    */
-  function moduleDetail(d, key, db, fact) {
+  function moduleDetail(d, key, db, fact, raw = key) {
     const num = (v) => (v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? String(v) : fmt(v));
     const pct = (r) => (r === null || r === undefined ? '–' : exactPercent(r));
     const rows = {
@@ -302,7 +365,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       const out = el('output', { 'data-testid': 'kb-seen-answer', 'aria-live': 'polite' });
       const ask = async () => {
         try {
-          const r = await withDb(db, () => source.command([cmd, key, input.value]));
+          const r = await via(db, () => detailEng.command([cmd, raw, input.value]));
           out.dataset.value = String(r);
           out.textContent = `${r === 1 ? t.kbSeenMaybe : t.kbSeenNo} · ${cmd} ${key} ${input.value} → (integer) ${r}`;
         } catch (e) {
@@ -334,24 +397,24 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     let rows;
     let total;
     if (type === 'zset') {
-      total = await source.command(['ZCARD', key]);
-      const flat = await source.command(['ZRANGE', key, '0', String(MAX_ELEMENTS - 1), 'WITHSCORES']);
+      total = await detailEng.command(['ZCARD', key]);
+      const flat = await detailEng.command(['ZRANGE', key, '0', String(MAX_ELEMENTS - 1), 'WITHSCORES']);
       head = [t.kbMember, t.kbScore];
       rows = [];
       for (let i = 0; i < flat.length; i += 2) rows.push([flat[i], flat[i + 1]]);
     } else if (type === 'list') {
-      total = await source.command(['LLEN', key]);
+      total = await detailEng.command(['LLEN', key]);
       head = [t.kbIndex, t.kbElement];
-      rows = (await source.command(['LRANGE', key, '0', String(MAX_ELEMENTS - 1)])).map((v, i) => [String(i), v]);
+      rows = (await detailEng.command(['LRANGE', key, '0', String(MAX_ELEMENTS - 1)])).map((v, i) => [String(i), v]);
     } else if (type === 'hash') {
-      total = await source.command(['HLEN', key]);
-      const [, flat] = await source.command(['HSCAN', key, '0', 'COUNT', n]);
+      total = await detailEng.command(['HLEN', key]);
+      const [, flat] = await detailEng.command(['HSCAN', key, '0', 'COUNT', n]);
       head = [t.kbField, t.kbValue];
       rows = [];
       for (let i = 0; i < flat.length && rows.length < MAX_ELEMENTS; i += 2) rows.push([flat[i], flat[i + 1]]);
     } else {
-      total = await source.command(['SCARD', key]);
-      const [, members] = await source.command(['SSCAN', key, '0', 'COUNT', n]);
+      total = await detailEng.command(['SCARD', key]);
+      const [, members] = await detailEng.command(['SSCAN', key, '0', 'COUNT', n]);
       head = [t.kbMember];
       rows = members.slice(0, MAX_ELEMENTS).map((m) => [m]);
     }
@@ -371,20 +434,29 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     idle: () => excursion,
     /** Lists again with the current pattern (after a database or profile change). */
     refresh() {
-      if (!source) return Promise.resolve();
+      if (!source && !remote) return Promise.resolve();
       detail.hidden = true;
       detail.replaceChildren();
       page = 0;
       return search(pattern.value || '*');
     },
-    /** Points the browser at a (promise-API) engine and lists its keys with the current pattern. */
-    setSource(eng) {
+    /**
+     * Points the browser at a (promise-API) engine and lists its keys with the current
+     * pattern; with `api` (apiKeySource(), online) the keys are listed by the API and opened
+     * from it instead (the engine's keys are a subset).
+     */
+    setSource(eng, api = null) {
+      if (remote && remote !== api) remote.close();
       source = eng;
-      section.hidden = !eng;
+      remote = api;
+      section.hidden = !eng && !api;
+      section.dataset.source = api ? 'api' : 'snapshot';
+      // Databases and expired keys are the snapshot's notions; the API lists its one db.
+      for (const box of [showExpired, allDbs]) box.closest('label').hidden = Boolean(api);
       detail.hidden = true;
       detail.replaceChildren();
       page = 0;
-      if (eng) return search(pattern.value || '*');
+      if (eng || api) return search(pattern.value || '*');
       return Promise.resolve();
     },
     search(p) {

@@ -114,3 +114,76 @@ export class LoadController {
     }
   }
 }
+
+/**
+ * Loads the API snapshot of `patterns` into `eng` (loadUrl; `url(patterns)` builds the URL).
+ * When the export allow-list refuses some patterns (a 403 whose JSON lists them in `refused`),
+ * asks again for the others alone, so that one refused pattern fails only the cards reading
+ * it. Resolves with loadUrl's value plus `refused` (the patterns refused, [] when none);
+ * rejects with the 403 when every pattern is refused.
+ */
+export async function loadAllowed(eng, url, patterns, opts) {
+  try {
+    return { ...(await eng.loadUrl(url(patterns), opts)), refused: [] };
+  } catch (e) {
+    const refused = e && e.status === 403 && Array.isArray(e.refused) ? e.refused : null;
+    const rest = refused ? patterns.filter((p) => !refused.includes(p)) : [];
+    if (!refused || !rest.length || rest.length === patterns.length) throw e;
+    const value = await eng.loadUrl(url(rest), opts);
+    return { ...value, refused, refusedMessage: e.serverMessage || e.message };
+  }
+}
+
+/**
+ * The banner text for a failed API load, naming what failed from the error's `component`
+ * (snapshot.js): Redis behind the API, the API itself, its limits, the network, this browser;
+ * with the server's own message. `null` for a refusal (token, allow-list: t.apiRefused).
+ */
+export function failureText(e, t, api) {
+  const msg = e.serverMessage || String(e.message || e).replace(/^GET \S+: (HTTP \d+: )?/, '');
+  switch (e.component) {
+    case 'redis':
+      return t.failedRedis(api, e.status, msg);
+    case 'limit':
+      return t.failedLimit(api, msg);
+    case 'network':
+      return e.status ? t.failedNetwork(api, msg) : `${t.failedNetwork(api, msg)} ${t.apiUnreachable(api)}`;
+    case 'browser':
+      return t.failedBrowser(msg);
+    case 'token':
+    case 'allow-list':
+      return null;
+    case undefined:
+    case null:
+    case '':
+      // Not bitlens serve's answer: nothing there (404, no answer), else the status it gave.
+      return e.status && e.status !== 404 ? t.failedApi(api, e.status, msg) : t.apiUnreachable(api);
+    default:
+      return t.failedApi(api, e.status, msg);
+  }
+}
+
+/**
+ * Marks the cards in `box` (their `[data-card]` sections) stale: each keeps the numbers it
+ * shows and gets a line "Stale: as of 14:02:11" (`at`: ms of the last load that succeeded,
+ * shown in `locale`'s time); `at` null removes the marks.
+ */
+export function markStale(box, at, t, locale) {
+  if (!box) return;
+  for (const card of box.querySelectorAll('[data-card]')) {
+    card.querySelector(':scope > .stale-note')?.remove();
+    if (at === null || at === undefined || 'absent' in card.dataset) {
+      delete card.dataset.stale;
+      continue;
+    }
+    const time = new Date(at).toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+    card.dataset.stale = String(at);
+    const note = document.createElement('p');
+    note.className = 'stale-note warn';
+    note.dataset.testid = 'stale-note';
+    note.setAttribute('data-testid', 'stale-note');
+    note.dataset.time = time;
+    note.textContent = t.staleAsOf(time);
+    card.querySelector(':scope > h2')?.after(note);
+  }
+}

@@ -23,13 +23,15 @@ import {
 } from './cards.js';
 import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
-import { buildKeyBrowser } from './keybrowser.js';
+import { apiKeySource, buildKeyBrowser } from './keybrowser.js';
 import {
   firstDbWithKeys, identifyFile, keyFromFileName,
 } from './offline.js';
-import { LoadController, abortError } from './load.js';
+import {
+  LoadController, abortError, failureText, loadAllowed, markStale,
+} from './load.js';
 import { buildMemoryView } from './memory.js';
-import { snapshotUrl } from './snapshot.js';
+import { MAX_SNAPSHOT_BYTES, snapshotUrl, tooLargeError } from './snapshot.js';
 import { USER_CARDS, USER_DEFAULTS, USER_PARAMS, userPatterns, userViews } from './userstory.js';
 import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
 
@@ -67,6 +69,7 @@ export const DEFAULTS = {
   worker: true, // the engine runs in a Web Worker (false: in the page)
   compat: '', // answer as this server profile (redis-7.0, valkey-9.0, ...); empty = the snapshot's writer
   checksum: true, // false: skip the CRC-64 check of snapshots and DUMP payloads (warned)
+  maxBytes: '', // most snapshot bytes this browser takes (empty: MAX_SNAPSHOT_BYTES, 3 GiB)
   ...USER_DEFAULTS, // the user views (www/userstory.js): user, signKey, seenKey
 };
 
@@ -75,7 +78,7 @@ export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
   cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker', compat: 'compat',
-  checksum: 'checksum', ...USER_PARAMS,
+  checksum: 'checksum', maxBytes: 'max-bytes', ...USER_PARAMS,
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
@@ -257,7 +260,7 @@ export class Panel {
     this.frame.append(this.memory.section);
     if (this.loaded && this.eng) this.memory.setSource(this.eng);
     this.placeKeyBrowser();
-    if (this.loaded) this.keyBrowser.setSource(this.browserSource());
+    if (this.loaded) this.keyBrowser.setSource(this.browserSource(), this.apiKeys());
     if (this.view) this.showFacts();
     this.dropTarget();
     this.root.replaceChildren(this.frame);
@@ -318,6 +321,22 @@ export class Panel {
     if (!this.eng) return null;
     if (this.offline || this.cards().includes('keys')) return this.eng;
     return null;
+  }
+
+  /**
+   * Online (the API's snapshot) with `keys` among the cards: the API lists the key browser's keys (every key, by
+   * /api/keys paging) and serves each key opened (keybrowser.js apiKeySource); else null.
+   */
+  apiKeys() {
+    // Bytes handed to the panel (load(bytes)) are the whole snapshot: their engine is listed.
+    if (this.offline || this.snapshotBytes || !this.eng || !this.cards().includes('keys')) return null;
+    return apiKeySource({ api: this.s.api, token: this.s.token, worker: String(this.s.worker) !== 'false', db: this.view ? this.view.selected : 0 });
+  }
+
+  /** Most snapshot bytes this browser takes (setting max-bytes, else MAX_SNAPSHOT_BYTES). */
+  maxBytes() {
+    const n = Number(this.s.maxBytes);
+    return Number.isFinite(n) && n > 0 ? n : MAX_SNAPSHOT_BYTES;
   }
 
   /**
@@ -398,15 +417,44 @@ export class Panel {
    * Decodes an RDB file (File/Blob) locally and shows it. `info` is what snapshotInfo said of
    * it (the writer shown in the profile line); without it the file's head is read for it.
    */
-  async loadFile(file, info) {
+  async loadFile(file, info, patterns = null) {
+    // A file larger than this browser can hold is refused up front (never a crashed tab),
+    // with the patterns filter offered: only the matching keys are then kept.
+    if (file.size > this.maxBytes() && !(patterns && patterns.length)) {
+      this.offerFilter(file, info, tooLargeError(file.name, file.size, this.maxBytes()));
+      return undefined;
+    }
     if (!info) {
       await initWasm();
       info = await identifyFile(file, snapshotInfo);
     }
     return this.show({
       name: file.name || 'snapshot.rdb', size: file.size, offline: true, writer: info.writer,
-      decode: (eng, onProgress, signal) => eng.loadRdb(file, { onProgress, signal, ...this.loadOptions() }),
+      decode: (eng, onProgress, signal) => eng.loadRdb(file, { onProgress, signal, ...this.loadOptions(), ...(patterns ? { patterns } : {}) }),
     });
+  }
+
+  /** A file too large to hold: says so (the panel keeps what it shows) and offers a filter. */
+  offerFilter(file, info, err) {
+    const t = this.t;
+    const input = el('input', { type: 'text', 'data-testid': 'filter-patterns', value: [...new Set(this.patterns())].join(','), spellcheck: 'false', 'aria-label': t.filterTitle });
+    const form = el('form', {
+      'data-testid': 'too-large',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const p = input.value.split(',').map((x) => x.trim()).filter(Boolean);
+        if (!p.length) return;
+        this.dumpBox.hidden = true;
+        this.loadFile(file, info, p);
+      },
+    }, el('p', { class: 'error', role: 'alert', 'data-testid': 'too-large-text' }, t.failedBrowser(err.message)),
+    el('label', {}, el('span', {}, t.filterTitle), ' ', input), ' ',
+    el('button', { type: 'submit', 'data-testid': 'filter-load' }, t.filterLoad));
+    this.dumpBox.replaceChildren(form);
+    this.dumpBox.hidden = false;
+    this.status.textContent = `${t.snapshotFailed}: ${err.message}`;
+    this.frame.dataset.offline = 'error';
+    this.emit('bitlens-error', { error: err, message: err.message });
   }
 
   /**
@@ -493,11 +541,16 @@ export class Panel {
         : t.loaded(this.fmt(n), formatBytes(bytes), info.databases.length);
       this.apiBox.hidden = true;
       this.loaded = true;
+      // The numbers are fresh: no stale marks; the patterns the allow-list refused (per card).
+      this.loadedAt = Date.now();
+      markStale(this.cardsBox, null);
+      delete this.frame.dataset.stale;
+      this.refused = !offline && value && Array.isArray(value.refused) ? value : null;
       await this.discover();
       await this.render();
       if (!this.loader.current(seq)) return;
       // Ready once the key browser has listed its keys too.
-      await this.keyBrowser.setSource(this.browserSource());
+      await this.keyBrowser.setSource(this.browserSource(), this.apiKeys());
       if (!this.loader.current(seq)) return;
       this.memory.setSource(eng); // drawn when the worker answers; not awaited
       this.placeKeyBrowser(true);
@@ -533,13 +586,23 @@ export class Panel {
     }
     // The API did not answer (or is not there: a static server): offer the file instead.
     if (/^GET /.test(e.message || '')) {
-      // 401/403: the API is there but refused (token, allow-list); anything else: not there.
+      // 401/403: the API is there but refused (token, allow-list); else what failed, named.
       const refused = e.status === 401 || e.status === 403;
       this.apiBox.dataset.kind = refused ? 'refused' : 'unreachable';
+      this.apiBox.dataset.component = e.component || '';
       this.apiBox.querySelector('.notice-text').textContent = refused
         ? t.apiRefused(this.s.api, e.status)
-        : t.apiUnreachable(this.s.api);
+        : failureText(e, t, this.s.api) || t.apiUnreachable(this.s.api);
       this.apiBox.hidden = false;
+    }
+    if (this.loaded && this.eng && this.loadedAt) {
+      // Numbers already shown stay, marked stale with their time, until new ones arrive.
+      this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
+      markStale(this.cardsBox, this.loadedAt, t, this.locale());
+      this.frame.dataset.stale = String(this.loadedAt);
+      this.setState('error');
+      this.emit('bitlens-error', { error: e, message: e.message || String(e) });
+      return;
     }
     const noCard = !Object.keys(this.bodies).length;
     this.status.textContent = noCard ? `${t.snapshotFailed}: ${e.message || e}` : t.snapshotFailed;
@@ -802,9 +865,12 @@ export class Panel {
   async load(bytes) {
     // Bytes handed over directly (offline use) are kept for reloads after a settings change.
     this.snapshotBytes = bytes || null;
-    this.keyBrowser.setSource(null);
     const t = this.t;
-    for (const b of Object.values(this.bodies)) b.replaceChildren(t.loading);
+    // What is shown stays until new numbers arrive (marked stale if the load fails).
+    if (!this.loaded) {
+      this.keyBrowser.setSource(null);
+      for (const b of Object.values(this.bodies)) b.replaceChildren(t.loading);
+    }
     if (bytes) {
       return this.show({
         name: null, size: bytes.length,
@@ -830,10 +896,12 @@ export class Panel {
       this.failed(new Error(t.noCards(this.s.cards, KNOWN_CARDS.filter((c) => c !== 'keys').join(','))), false);
       return undefined;
     }
-    const url = snapshotUrl(this.s.api, patterns);
+    const url = (p) => snapshotUrl(this.s.api, p);
     return this.show({
       name: null, size: 0,
-      decode: (eng, onProgress, signal) => eng.loadUrl(url, { token: this.s.token || undefined, onProgress, signal, ...this.loadOptions() }),
+      decode: (eng, onProgress, signal) => loadAllowed(eng, url, patterns, {
+        token: this.s.token || undefined, onProgress, signal, maxBytes: this.maxBytes(), ...this.loadOptions(),
+      }),
     });
   }
 
@@ -909,8 +977,15 @@ export class Panel {
     if (this.engagement || this.bodies.nearby) await initWasm();
     // The metric cards are computed first and drawn together (one date on screen at a time).
     const settle = (f) => f().then((v) => () => v, (e) => () => { throw e; });
-    const here = (c) => this.bodies[c] && this.isPresent(c);
-    for (const c of Object.keys(this.bodies)) this.collapse(c, !this.isPresent(c));
+    const refused = this.refusedCards();
+    const here = (c) => this.bodies[c] && this.isPresent(c) && !refused.has(c);
+    for (const c of Object.keys(this.bodies)) this.collapse(c, !refused.has(c) && !this.isPresent(c));
+    for (const [c, pats] of refused) {
+      // Only this card fails: its patterns are not in the API's export allow-list.
+      const err = new Error(`${this.refused.refusedMessage} (${pats.join(', ')})`);
+      this.bodies[c].replaceChildren(errorBox(c, err, t, t.refusedCard(pats.join(', '))));
+      this.bodies[c].closest('[data-card]').dataset.refused = pats.join(',');
+    }
     const [uv, active, engagement] = await Promise.all([
       here('uv') ? settle(() => computeUv(eng, this.s, date, t)) : null,
       here('active') ? settle(() => computeActive(eng, this.s, date, t)) : null,
@@ -920,13 +995,33 @@ export class Panel {
     if (uv) jobs.push(drawMetricCard(this.bodies.uv, 'uv', uv, this.fmt, t));
     if (active) jobs.push(drawMetricCard(this.bodies.active, 'active', active, this.fmt, t));
     if (engagement) jobs.push(drawEngagementCard(this.bodies.engagement, engagement, this.fmt, t));
-    if (this.engagement && this.isPresent('engagement')) {
+    if (this.engagement && this.isPresent('engagement') && !refused.has('engagement')) {
       this.engagement.section.hidden = false;
       jobs.push(this.engagement.draw(eng, this.s, date));
     }
     jobs.push(this.renderNearby());
     jobs.push(this.userViews.render());
     await Promise.all(jobs);
+  }
+
+  /**
+   * The cards whose key patterns the API's allow-list refused (the last load's `refused`), as
+   * Map card → its refused patterns.
+   */
+  refusedCards() {
+    const out = new Map();
+    const refused = (this.refused && this.refused.refused) || [];
+    if (!refused.length) return out;
+    const s = this.s;
+    const of = {
+      uv: [globFor(s.uvKey)], active: [globFor(s.activeKey)], nearby: [globFor(s.geoKey)],
+      engagement: [globFor(s.activeKey), ...engagementPatterns(s)],
+    };
+    for (const c of Object.keys(this.bodies)) {
+      const pats = (of[c] || []).filter((p) => refused.includes(p));
+      if (pats.length) out.set(c, pats);
+    }
+    return out;
   }
 
   /** Whether the snapshot (its selected database) holds any key of card `c` (true until known). */

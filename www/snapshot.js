@@ -3,13 +3,131 @@
 // (engine-worker.js, loadUrl); it works on a page too.
 
 /**
+ * Most snapshot bytes the panel downloads and decodes (a wasm32 engine's memory stops at
+ * 4 GiB, and the decoded keys need at least the snapshot's size; the download buffer is held
+ * beside it until decoded). Larger snapshots are refused from their Content-Length, or once
+ * that many bytes have arrived, with the `patterns` filter offered.
+ */
+export const MAX_SNAPSHOT_BYTES = 3 * 1024 ** 3;
+
+/** A query-string value: a string percent-encoded as UTF-8, a Uint8Array byte by byte. */
+function queryValue(v) {
+  if (typeof v === 'string') return encodeURIComponent(v);
+  return [...v].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : '%' + b.toString(16).toUpperCase().padStart(2, '0'))).join('');
+}
+
+/**
  * The snapshot URL for a set of Redis glob patterns.
  * @param {string} api  API base, e.g. "/api" or "http://host:8080/api"
- * @param {string[]} patterns
+ * @param {(string|Uint8Array)[]} patterns (a Uint8Array: a pattern's bytes, for key names
+ *   that are not UTF-8)
  */
 export function snapshotUrl(api, patterns) {
-  const q = patterns.map((p) => 'match=' + encodeURIComponent(p)).join('&');
+  const q = patterns.map((p) => 'match=' + queryValue(p)).join('&');
   return `${api.replace(/\/+$/, '')}/snapshot${q ? '?' + q : ''}`;
+}
+
+/**
+ * The Redis glob matching only `key` (its `* ? [ ] \` escaped): a string, or a Uint8Array of
+ * the name's bytes (then a Uint8Array). `bitlens serve` reads such a pattern's key by name.
+ */
+export function exactGlob(key) {
+  if (typeof key === 'string') return key.replace(/[*?[\]\\]/g, (c) => '\\' + c);
+  const out = [];
+  for (const b of key) {
+    if ([0x2a, 0x3f, 0x5b, 0x5d, 0x5c].includes(b)) out.push(0x5c);
+    out.push(b);
+  }
+  return Uint8Array.from(out);
+}
+
+/**
+ * A key name of `/api/keys` (a string, or `{hex}` for a name that is not UTF-8) as
+ * `{name, bytes}`: `name` for display (`\xff` escapes in the hex case), `bytes` what to send
+ * back (the string itself, or a Uint8Array).
+ */
+export function keyName(k) {
+  if (typeof k === 'string') return { name: k, bytes: k };
+  const hex = String(k.hex || '');
+  const bytes = Uint8Array.from(hex.match(/../g) || [], (h) => parseInt(h, 16));
+  const name = [...bytes].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
+  return { name, bytes };
+}
+
+/**
+ * Every key of `pattern` through `/api/keys?match=P&cursor=C&count=N` paging, each name once
+ * (a SCAN walk may give one twice), sorted by name: [{key, bytes: key bytes|string, type,
+ * size}]. `onPage(rowsSoFar)` after each page. Rejects as fetchSnapshot does (an Error with
+ * status, component and the server's message).
+ */
+export async function listKeys(api, pattern, { token, signal, count = 1000, onPage } = {}) {
+  const base = `${api.replace(/\/+$/, '')}/keys`;
+  const seen = new Map();
+  let cursor = '0';
+  for (let pages = 0; ; pages++) {
+    const url = `${base}?match=${queryValue(pattern)}&cursor=${encodeURIComponent(cursor)}&count=${count}`;
+    const res = await request(url, signal, token);
+    if (!res.ok) throw await httpError(url, res);
+    const page = await res.json();
+    for (const r of page.keys) {
+      const { name, bytes } = keyName(r.key);
+      if (!seen.has(name)) seen.set(name, { key: name, raw: bytes, type: r.type, bytes: r.bytes });
+    }
+    if (onPage) onPage(seen.size);
+    cursor = String(page.cursor);
+    if (cursor === '0') break;
+    if (pages > 1e6) throw new Error(`GET ${base}: the key walk does not end`);
+  }
+  return [...seen.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** fetch() with the bearer token; a failure to get any answer is an Error naming the network. */
+async function request(url, signal, token) {
+  try {
+    return await fetch(url, { signal, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  } catch (e) {
+    if (e && e.name === 'AbortError') throw e;
+    const err = new Error(`GET ${url}: ${e && e.message ? e.message : e}`);
+    err.component = 'network';
+    throw err;
+  }
+}
+
+/**
+ * The Error for a non-2xx answer: `GET url: HTTP status: message`, with `status`, and from
+ * `bitlens serve`'s JSON body `{error, component, refused?}` the `component` that failed
+ * (redis, allow-list, token, limit, request, api) and `serverMessage`; another server's HTML
+ * error page is not shown (only its status).
+ */
+async function httpError(url, res) {
+  let detail = '';
+  let body = null;
+  try {
+    const text = (await res.text()).trim();
+    const type = res.headers.get('Content-Type') || '';
+    if (type.includes('json')) {
+      body = JSON.parse(text);
+      detail = String(body.error ?? text);
+    } else if (!type.includes('html')) detail = text;
+  } catch {
+    /* no body, or not the JSON it claimed */
+  }
+  const err = new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail.slice(0, 300) : ''}`);
+  err.status = res.status;
+  // Only bitlens serve names a component; another server's answer (a static server's 404:
+  // no API there) leaves it unnamed.
+  if (body && body.component) err.component = String(body.component);
+  if (detail) err.serverMessage = detail.slice(0, 300);
+  if (body && Array.isArray(body.refused)) err.refused = body.refused.map((k) => keyName(k).name);
+  return err;
+}
+
+/** The error for a snapshot larger than `cap` bytes (`size`: its size, when known). */
+export function tooLargeError(url, size, cap) {
+  const err = new Error(`GET ${url}: the snapshot is ${size ? `${size} bytes` : `over ${cap} bytes`}, more than this browser can hold (${cap} bytes; a wasm32 engine's memory stops at 4 GiB): load fewer keys with narrower key patterns (the patterns filter)`);
+  err.component = 'browser';
+  err.tooLarge = true;
+  return err;
 }
 
 /**
@@ -19,50 +137,60 @@ export function snapshotUrl(api, patterns) {
  *   `total` is the Content-Length when the server sent one (a streamed snapshot has none)
  * @param {AbortSignal} [signal]
  * @param {string} [token] sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`)
+ * @param {number} [maxBytes] most bytes taken (MAX_SNAPSHOT_BYTES): a larger snapshot is
+ *   refused from its Content-Length, or once that many bytes arrived (err.tooLarge)
  * @returns {Promise<Uint8Array>}
  */
-export async function fetchSnapshot(url, onProgress, signal, token) {
-  let res;
-  try {
-    res = await fetch(url, { signal, headers: token ? { Authorization: `Bearer ${token}` } : {} });
-  } catch (e) {
-    if (e && e.name === 'AbortError') throw e;
-    throw new Error(`GET ${url}: ${e && e.message ? e.message : e}`);
-  }
-  if (!res.ok) {
-    // `bitlens serve` answers errors as JSON {"error": "..."}; another server's HTML error
-    // page is not shown (only its status).
-    let detail = '';
-    try {
-      const body = (await res.text()).trim();
-      const type = res.headers.get('Content-Type') || '';
-      if (type.includes('json')) detail = String(JSON.parse(body).error ?? body);
-      else if (!type.includes('html')) detail = body;
-    } catch {
-      /* no body, or not the JSON it claimed */
-    }
-    const err = new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail.slice(0, 300) : ''}`);
-    err.status = res.status;
-    throw err;
-  }
+export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES) {
+  const started = Date.now();
+  const res = await request(url, signal, token);
+  if (!res.ok) throw await httpError(url, res);
   const len = Number(res.headers.get('Content-Length'));
   const total = Number.isFinite(len) && len > 0 ? len : null;
+  // Refused before a byte is held: the browser could not decode it.
+  if (total !== null && total > maxBytes) {
+    res.body?.cancel?.().catch?.(() => {});
+    throw tooLargeError(url, total, maxBytes);
+  }
   if (!res.body || !res.body.getReader) {
     const buf = new Uint8Array(await res.arrayBuffer());
+    if (buf.length > maxBytes) throw tooLargeError(url, buf.length, maxBytes);
     onProgress(buf.length, total);
     return buf;
   }
   const reader = res.body.getReader();
   // One buffer sized from Content-Length when the server sends one (grown by doubling
   // otherwise, or when the body is longer than announced): no list of chunks plus a copy.
-  let out = new Uint8Array(total ?? 1 << 20);
+  let out;
   let received = 0;
+  try {
+    out = new Uint8Array(total ?? 1 << 20);
+  } catch (e) {
+    throw memoryError(url, e);
+  }
   onProgress(0, total);
   for (;;) {
-    const { done, value } = await reader.read();
+    let step;
+    try {
+      step = await reader.read();
+    } catch (e) {
+      if (e && e.name === 'AbortError') throw e;
+      throw await cutOff(url, e, started, token);
+    }
+    const { done, value } = step;
     if (done) break;
+    if (received + value.length > maxBytes) {
+      reader.cancel().catch(() => {});
+      throw tooLargeError(url, null, maxBytes);
+    }
     if (received + value.length > out.length) {
-      const grown = new Uint8Array(Math.max(out.length * 2, received + value.length));
+      let grown;
+      try {
+        grown = new Uint8Array(Math.min(maxBytes, Math.max(out.length * 2, received + value.length)));
+      } catch (e) {
+        reader.cancel().catch(() => {});
+        throw memoryError(url, e);
+      }
       grown.set(out.subarray(0, received));
       out = grown;
     }
@@ -71,4 +199,41 @@ export async function fetchSnapshot(url, onProgress, signal, token) {
     onProgress(received, total);
   }
   return received === out.length ? out : out.subarray(0, received);
+}
+
+/** The browser could not allocate the download buffer (a RangeError): said in plain words. */
+export function memoryError(what, e) {
+  const err = new Error(`${what}: this browser ran out of memory (${e && e.message ? e.message : e}): load fewer keys with narrower key patterns (the patterns filter)`);
+  err.component = 'browser';
+  err.tooLarge = true;
+  return err;
+}
+
+/**
+ * The error for a body cut off mid-download: `bitlens serve` aborts the body when the export
+ * fails (Redis gone, a limit), and its /api/info then reports the failure
+ * (`last_export_error`); named the server's way when it has one since the download started,
+ * else the network's.
+ */
+async function cutOff(url, e, started, token) {
+  const reason = e && e.message ? e.message : String(e);
+  try {
+    const info = new URL(url, globalThis.location?.href);
+    info.pathname = info.pathname.replace(/\/snapshot$/, '/info');
+    info.search = '';
+    const res = await request(info.href, undefined, token);
+    const body = await res.json().catch(() => null);
+    const last = body && body.last_export_error;
+    if (last && last.at_ms >= started - 1000) {
+      const err = new Error(`GET ${url}: the download was cut off: ${last.message}`);
+      err.component = /^(more than|snapshot larger than)/.test(last.message) ? 'limit' : 'redis';
+      err.serverMessage = last.message;
+      return err;
+    }
+  } catch {
+    /* the API is gone too: the network's error */
+  }
+  const err = new Error(`GET ${url}: the download was cut off: ${reason}`);
+  err.component = 'network';
+  return err;
 }

@@ -1081,3 +1081,98 @@ fn export_from_valkey_8_1_loads_in_bitlens_and_back() {
 fn export_from_valkey_9_1_is_a_valkey080_file_that_loads_in_bitlens_and_back() {
     export_round_trip(ServerKind::Valkey9_1);
 }
+
+/// `/api/keys` paged with `cursor` / `count` over a real redis-server: the pages together hold
+/// every key `KEYS` lists (each once), non-UTF-8 names as `{"hex"}`; a key matching two
+/// patterns of the request comes once; bad cursors and counts are 400s. A pattern naming one
+/// key is exported without SCAN (MONITOR). A 403 lists every refused pattern.
+#[test]
+fn keys_are_paged_and_one_key_is_read_by_name() {
+    let source = RedisServer::start(&[]);
+    let mut c = source.connection();
+    for i in 0..2500 {
+        cmd(&mut c, &["SETBIT", &format!("sign:{i}:202405"), "3", "1"]);
+    }
+    cmd(&mut c, &["SET", "other", "x"]);
+    redis::cmd("SET")
+        .arg(&b"bin:\xff\x00"[..])
+        .arg("v")
+        .query::<()>(&mut c)
+        .unwrap();
+    let served = Served::start(&["--redis", &source.url(), "--scan-count", "300"]);
+
+    let mut cursor = "0".to_string();
+    let mut seen: Vec<serde_json::Value> = Vec::new();
+    let mut pages = 0;
+    loop {
+        let r = served.get(&format!(
+            "/api/keys?match=sign:*&match=sign:1*&match=bin:*&cursor={cursor}&count=700"
+        ));
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let v = r.json();
+        let rows = v["keys"].as_array().unwrap();
+        // COUNT is a hint: a SCAN step may give the few more keys of one hash bucket.
+        assert!(rows.len() <= 720, "{} rows", rows.len());
+        seen.extend(rows.iter().map(|r| r["key"].clone()));
+        pages += 1;
+        cursor = v["cursor"].as_str().unwrap().to_string();
+        if cursor == "0" {
+            break;
+        }
+        assert!(pages < 100, "the walk does not end");
+    }
+    assert!(pages >= 4, "{pages} pages for 2501 keys of 700");
+    let mut names: Vec<String> = seen
+        .iter()
+        .map(|k| match k.as_str() {
+            Some(s) => s.to_string(),
+            None => format!("hex:{}", k["hex"].as_str().unwrap()),
+        })
+        .collect();
+    names.sort();
+    let before = names.len();
+    names.dedup();
+    // SCAN of a keyspace that does not change gives each key once; a key matching sign:* and
+    // sign:1* is left to the first pattern.
+    assert_eq!(names.len(), before, "a key came twice");
+    let mut want: Vec<String> = redis::cmd("KEYS").arg("sign:*").query(&mut c).unwrap();
+    want.push("hex:62696e3aff00".into());
+    want.sort();
+    assert_eq!(names, want);
+
+    for bad in [
+        "/api/keys?cursor=zz",
+        "/api/keys?cursor=0-9-0",
+        "/api/keys?cursor=0&count=0",
+        "/api/keys?cursor=0&count=10001",
+        "/api/keys?count=5",
+    ] {
+        let r = served.get(bad);
+        assert_eq!(r.status, 400, "{bad}");
+        assert_eq!(r.json()["component"], "request", "{bad}");
+    }
+
+    let monitor = Monitor::start(source.port);
+    let one = served.get("/api/snapshot?match=sign:7:202405");
+    assert!(one.complete);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one.rdb");
+    std::fs::write(&path, &one.body).unwrap();
+    let out = bitlens(
+        &["query", "--rdb", path.to_str().unwrap(), "KEYS", "*"],
+        b"",
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "sign:7:202405\n");
+    let absent = served.get("/api/snapshot?match=sign:no\\*such");
+    assert!(absent.complete);
+    let seen = monitor.stop();
+    assert!(!seen.iter().any(|c| c == "SCAN"), "{seen:?}");
+    assert!(seen.iter().any(|c| c == "DUMP"), "{seen:?}");
+
+    let limited = Served::start(&["--redis", &source.url(), "--allow", "sign:*"]);
+    let r = limited.get("/api/snapshot?match=sign:*&match=uv:*&match=other");
+    assert_eq!(r.status, 403);
+    let v = r.json();
+    assert_eq!(v["component"], "allow-list");
+    assert_eq!(v["refused"], serde_json::json!(["uv:*", "other"]));
+}

@@ -123,6 +123,36 @@ impl Demo {
         Ok(rows)
     }
 
+    /// One page of `/api/keys?cursor=C&count=N`: the cursor is the number of matching keys
+    /// (in name order) given by the pages before, `"0"` at the start and after the last page.
+    pub fn keys_page(
+        &self,
+        patterns: &[Vec<u8>],
+        filter: &KeyFilter,
+        cursor: &str,
+        count: u64,
+    ) -> Result<super::KeyPage, (StatusCode, String)> {
+        let skip: usize = cursor.parse().map_err(|_| {
+            (
+                StatusCode::BAD_REQUEST,
+                format!("bad cursor {cursor:?}: give 0 to start, then the cursor of the last page"),
+            )
+        })?;
+        let all = Limits {
+            max_keys: u64::MAX,
+            max_bytes: u64::MAX,
+            scan_count: 1,
+            scan_pause: std::time::Duration::ZERO,
+        };
+        let rows = self.keys(patterns, filter, all)?;
+        let end = rows.len().min(skip.saturating_add(count as usize));
+        let more = end < rows.len();
+        Ok(super::KeyPage {
+            rows: rows.get(skip.min(end)..end).unwrap_or_default().to_vec(),
+            cursor: if more { end.to_string() } else { "0".into() },
+        })
+    }
+
     /// `/api/info` for the demo: what the data set holds.
     pub fn info(&self) -> serde_json::Value {
         use bitlens_cli::{demo, demo_views};

@@ -7,7 +7,17 @@
 //!   the walk; keys that vanish between SCAN and DUMP are left out. If the export fails midway
 //!   (Redis gone, a limit hit) the HTTP body is aborted, never ended cleanly, so a client cannot
 //!   mistake a truncated file for a complete one.
-//! - `GET /api/keys?match=P`: JSON `[{"key","type","bytes"}]`, sorted by key.
+//! - `GET /api/keys?match=P`: JSON `[{"key","type","bytes"}]`, sorted by key. Paged with
+//!   `cursor=0[&count=N]` (N from 1 to 10,000, default 1,000, a hint as SCAN's COUNT):
+//!   `{"keys": [...], "cursor": C}`,
+//!   each page sorted, C the cursor of the next page (`"0"` after the last one). As SCAN, a
+//!   walk of a changing keyspace may give a key twice (clients keep each name once) and gives
+//!   every key present from start to end at least once; no `--max-keys` bound then, the pages
+//!   being the bound.
+//!
+//! A pattern without `*`, `?` or `[` names one key (`\x` a literal `x`): on a single server
+//! it is read by name, without a SCAN of the keyspace (the panel fetches a key opened in its
+//! key browser so).
 //! - `GET /api/info`: JSON describing the source and the key conventions.
 //!
 //! Without `match`, the `--match` patterns given at start-up apply (default `*`). With `--allow`,
@@ -520,12 +530,28 @@ fn query_params(
 /// The patterns a request asks for; 400 when one is empty (`match=`), 403 when the allow-list
 /// does not cover one of them.
 fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
+    Ok(request_params(app, query, &[])?.0)
+}
+
+/// The parameters of a request other than `match`, in order: (name, decoded value).
+type OtherParams = Vec<(String, Vec<u8>)>;
+
+/// As [`request_patterns`], with the endpoint's `extra` parameters (besides `match`) taken too
+/// and returned apart, in order.
+fn request_params(
+    app: &App,
+    query: Option<&str>,
+    extra: &[&str],
+) -> Result<(Vec<Vec<u8>>, OtherParams), Box<Response>> {
     // Any other parameter is a mistake (a typo such as `matches=` would otherwise export the
     // default patterns, or everything): refuse it by name.
-    let mut patterns: Vec<Vec<u8>> = query_params(query, &["match"])?
-        .into_iter()
-        .map(|(_, v)| v)
+    let allowed: Vec<&str> = std::iter::once("match")
+        .chain(extra.iter().copied())
         .collect();
+    let (matches, others): (Vec<_>, Vec<_>) = query_params(query, &allowed)?
+        .into_iter()
+        .partition(|(k, _)| k == "match");
+    let mut patterns: Vec<Vec<u8>> = matches.into_iter().map(|(_, v)| v).collect();
     if patterns.iter().any(|p| p.is_empty()) {
         return Err(Box::new(api_error(
             StatusCode::BAD_REQUEST,
@@ -536,20 +562,34 @@ fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<
         patterns = app.defaults.clone();
     }
     if !app.allow.is_empty() {
-        if let Some(bad) = patterns
+        let refused: Vec<&Vec<u8>> = patterns
             .iter()
-            .find(|p| !app.allow.iter().any(|a| bitlens::glob::matches(a, p)))
-        {
-            return Err(Box::new(api_error(
-                StatusCode::FORBIDDEN,
-                &format!(
-                    "pattern {:?} is not in the export allow-list",
-                    String::from_utf8_lossy(bad)
-                ),
-            )));
+            .filter(|p| !app.allow.iter().any(|a| bitlens::glob::matches(a, p)))
+            .collect();
+        if let Some(bad) = refused.first() {
+            // Every refused pattern is listed (`refused`, names in the JSON form of `key`), so
+            // that a client can ask again for the others alone (the panel's per-card answer).
+            let names: Vec<serde_json::Value> = refused
+                .iter()
+                .map(|p| serde_json::from_str(&bitlens::escape::json(p)).unwrap_or_default())
+                .collect();
+            return Err(Box::new(
+                (
+                    StatusCode::FORBIDDEN,
+                    Json(json!({
+                        "error": format!(
+                            "pattern {:?} is not in the export allow-list",
+                            String::from_utf8_lossy(bad)
+                        ),
+                        "component": "allow-list",
+                        "refused": names,
+                    })),
+                )
+                    .into_response(),
+            ));
         }
     }
-    Ok(patterns)
+    Ok((patterns, others))
 }
 
 /// A key filter: the key matches the allow-list (when there is one).
@@ -671,14 +711,83 @@ fn key_json<S: serde::Serializer>(key: &[u8], s: S) -> Result<S::Ok, S::Error> {
     v.serialize(s)
 }
 
+/// Rows per `/api/keys` page when `cursor` is given without `count`.
+pub const KEYS_PAGE: u64 = 1000;
+/// Most rows one `/api/keys` page may ask for.
+pub const KEYS_PAGE_MAX: u64 = 10_000;
+
+/// One page of `/api/keys?cursor=C[&count=N]`: the rows found and the cursor to ask next
+/// (`"0"` once the walk is over, as SCAN says it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyPage {
+    pub rows: Vec<KeyRow>,
+    pub cursor: String,
+}
+
+/// `cursor` and `count` of a paged `/api/keys` request (`None`: the whole list at once).
+fn page_request(others: &[(String, Vec<u8>)]) -> Result<Option<(String, u64)>, Box<Response>> {
+    let get = |name: &str| others.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v);
+    let bad = |m: String| Box::new(api_error(StatusCode::BAD_REQUEST, &m));
+    let cursor = match get("cursor") {
+        None => None,
+        Some(c) => Some(
+            String::from_utf8(c.clone())
+                .ok()
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| {
+                    bad("bad cursor: give 0 to start, then the cursor of the last page".into())
+                })?,
+        ),
+    };
+    let count = match get("count") {
+        None => KEYS_PAGE,
+        Some(n) => std::str::from_utf8(n)
+            .ok()
+            .and_then(|n| n.parse::<u64>().ok())
+            .filter(|n| (1..=KEYS_PAGE_MAX).contains(n))
+            .ok_or_else(|| {
+                bad(format!(
+                    "bad count {:?}: a number of keys from 1 to {KEYS_PAGE_MAX}",
+                    String::from_utf8_lossy(n)
+                ))
+            })?,
+    };
+    if cursor.is_none() && get("count").is_some() {
+        return Err(bad("count= pages the list: give cursor=0 with it".into()));
+    }
+    Ok(cursor.map(|c| (c, count)))
+}
+
 async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
-    let patterns = match request_patterns(&app, q.as_deref()) {
+    let (patterns, others) = match request_params(&app, q.as_deref(), &["cursor", "count"]) {
         Ok(p) => p,
         Err(r) => return *r,
     };
     let filter = KeyFilter {
         allow: Arc::new(app.allow.clone()),
     };
+    let page = match page_request(&others) {
+        Ok(p) => p,
+        Err(r) => return *r,
+    };
+    if let Some((cursor, count)) = page {
+        let page = match &app.source {
+            Source::Demo(demo) => demo.keys_page(&patterns, &filter, &cursor, count),
+            Source::Redis(src) => {
+                (**src)
+                    .clone()
+                    .keys_page(&patterns, &filter, app.limits, &cursor, count)
+                    .await
+            }
+        };
+        return match page {
+            Ok(mut p) => {
+                p.rows.sort_by(|a, b| a.key.cmp(&b.key));
+                Json(json!({ "keys": p.rows, "cursor": p.cursor })).into_response()
+            }
+            Err((status, msg)) => api_error(status, &msg),
+        };
+    }
     let rows = match &app.source {
         Source::Demo(demo) => demo.keys(&patterns, &filter, app.limits),
         Source::Redis(src) => (**src).clone().keys(&patterns, &filter, app.limits).await,

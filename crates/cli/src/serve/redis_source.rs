@@ -28,6 +28,9 @@ const SUB_BATCH: usize = 8;
 const BATCH_BYTES: u64 = 1 << 20;
 /// Keys whose MEMORY USAGE is above this many bytes have their DUMP streamed in pieces.
 const BIG_KEY: u64 = 1 << 20;
+/// Most SCAN steps behind one `/api/keys` page: a rare pattern over a big keyspace gives short
+/// (even empty) pages with a cursor to go on, never one request walking the whole keyspace.
+const PAGE_STEPS: usize = 64;
 /// Keys whose MEMORY USAGE is asked in one pipeline.
 const SIZE_BATCH: usize = 256;
 
@@ -493,6 +496,19 @@ impl RedisSource {
             w.started = true;
             let node = w.node;
             let pattern = &w.patterns[w.index];
+            // A pattern naming one key is read by name, not by a SCAN of the whole keyspace
+            // (on a cluster the key's node is not known here: SCAN then). A key that does not
+            // exist is dropped later (MEMORY USAGE / TYPE / DUMP answer nil or none).
+            if let Some(key) = (!self.cluster)
+                .then(|| bitlens::glob::literal(pattern))
+                .flatten()
+            {
+                w.index += 1;
+                if w.filter.permits(&key) && w.seen.insert(key.clone()) {
+                    return Ok(Some((node, vec![key])));
+                }
+                continue;
+            }
             let (next, keys) = self
                 .scan(node, &w.cursor, pattern, w.limits.scan_count)
                 .await
@@ -611,34 +627,152 @@ impl RedisSource {
         let mut walk = Walk::new(patterns, filter, limits);
         while let Some((node, keys)) = self.next_batch(&mut walk).await.map_err(fail)? {
             for chunk in keys.chunks(SUB_BATCH * 16) {
-                let mut cmds = Vec::with_capacity(chunk.len() * 2);
-                for k in chunk {
-                    cmds.push(vec![b"TYPE".to_vec(), k.clone()]);
-                    cmds.push(vec![b"MEMORY".to_vec(), b"USAGE".to_vec(), k.clone()]);
-                }
-                let replies = self.nodes[node]
-                    .redis
-                    .pipeline(&cmds)
-                    .await
-                    .map_err(|e| fail(format!("TYPE/MEMORY USAGE: {e}")))?;
-                for (k, pair) in chunk.iter().zip(replies.chunks(2)) {
-                    let kind = pair.first().and_then(text).unwrap_or_default();
-                    let bytes = match pair.get(1) {
-                        Some(Value::Int(n)) => *n as u64,
-                        _ => continue,
-                    };
-                    if kind == b"none" {
-                        continue;
-                    }
-                    rows.push(KeyRow {
-                        key: k.to_vec(),
-                        kind: String::from_utf8_lossy(&kind).into_owned(),
-                        bytes,
-                    });
-                }
+                self.rows_of(node, chunk, &mut rows).await.map_err(fail)?;
             }
         }
         Ok(rows)
+    }
+
+    /// One page of `/api/keys?cursor=C&count=N`: SCAN steps over the patterns in turn (and
+    /// the nodes of a cluster) until `count` rows are found, [`PAGE_STEPS`] steps were made or
+    /// the walk ends (so a page may hold fewer than `count` rows, as a SCAN reply may; `count` is
+    /// a hint as SCAN's COUNT is, each SCAN asking for the rows still wanted, so a page may
+    /// also exceed it by the few keys of a hash bucket). The cursor is
+    /// `NODE-PATTERN-SCANCURSOR` (`"0"` at the start and after the last page). A key matching
+    /// an earlier pattern of the request is left to that pattern's walk, so that no state is
+    /// kept between pages; like SCAN, a key may still come twice while the keyspace changes.
+    pub async fn keys_page(
+        mut self,
+        patterns: &[Vec<u8>],
+        filter: &KeyFilter,
+        limits: Limits,
+        cursor: &str,
+        count: u64,
+    ) -> Result<super::KeyPage, (StatusCode, String)> {
+        let bad = || {
+            (
+                StatusCode::BAD_REQUEST,
+                format!("bad cursor {cursor:?}: give 0 to start, then the cursor of the last page"),
+            )
+        };
+        let (mut node, mut index, mut scan) = if cursor == "0" {
+            (0usize, 0usize, b"0".to_vec())
+        } else {
+            let mut parts = cursor.splitn(3, '-');
+            let n = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+            let i = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+            let c = parts
+                .next()
+                .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()));
+            (n, i, c.ok_or_else(bad)?.as_bytes().to_vec())
+        };
+        if node >= self.nodes.len() || index >= patterns.len() {
+            return Err(bad());
+        }
+        let fail = |e: String| (super::export_error_status(&e), e);
+        let mut found: Vec<Vec<u8>> = Vec::new();
+        let mut found_on: Vec<usize> = Vec::new();
+        let mut page: HashSet<Vec<u8>> = HashSet::new();
+        let mut first = true;
+        let mut steps = 0;
+        while node < self.nodes.len() && (found.len() as u64) < count && steps < PAGE_STEPS {
+            steps += 1;
+            if !first && !limits.scan_pause.is_zero() {
+                tokio::time::sleep(limits.scan_pause).await;
+            }
+            first = false;
+            let pattern = &patterns[index];
+            let literal = (!self.cluster)
+                .then(|| bitlens::glob::literal(pattern))
+                .flatten();
+            let (next, keys) = match literal {
+                Some(k) => (b"0".to_vec(), vec![k]),
+                None => self
+                    .scan(
+                        node,
+                        &scan,
+                        pattern,
+                        limits.scan_count.min(count - found.len() as u64).max(1),
+                    )
+                    .await
+                    .map_err(|e| fail(format!("{} ({})", e, self.nodes[node].addr)))?,
+            };
+            for k in keys {
+                let earlier = patterns[..index]
+                    .iter()
+                    .any(|p| bitlens::glob::matches(p, &k));
+                if filter.permits(&k) && !earlier && page.insert(k.clone()) {
+                    found.push(k);
+                    found_on.push(node);
+                }
+            }
+            if next == b"0" {
+                scan = b"0".to_vec();
+                index += 1;
+                if index >= patterns.len() {
+                    index = 0;
+                    node += 1;
+                }
+            } else {
+                scan = next;
+            }
+        }
+        let mut rows = Vec::with_capacity(found.len());
+        let mut start = 0;
+        while start < found.len() {
+            // Runs of keys of one node, in pipelines of at most SUB_BATCH * 16 keys.
+            let n = found_on[start];
+            let mut end = start;
+            while end < found.len() && found_on[end] == n && end - start < SUB_BATCH * 16 {
+                end += 1;
+            }
+            self.rows_of(n, &found[start..end], &mut rows)
+                .await
+                .map_err(fail)?;
+            start = end;
+        }
+        let cursor = if node >= self.nodes.len() {
+            "0".to_string()
+        } else {
+            format!("{node}-{index}-{}", String::from_utf8_lossy(&scan))
+        };
+        Ok(super::KeyPage { rows, cursor })
+    }
+
+    /// TYPE and MEMORY USAGE of `keys` (on node `node`, one pipeline) as `/api/keys` rows,
+    /// appended to `rows`; keys gone since SCAN are left out.
+    async fn rows_of(
+        &mut self,
+        node: usize,
+        keys: &[Vec<u8>],
+        rows: &mut Vec<KeyRow>,
+    ) -> Result<(), String> {
+        let mut cmds = Vec::with_capacity(keys.len() * 2);
+        for k in keys {
+            cmds.push(vec![b"TYPE".to_vec(), k.clone()]);
+            cmds.push(vec![b"MEMORY".to_vec(), b"USAGE".to_vec(), k.clone()]);
+        }
+        let replies = self.nodes[node]
+            .redis
+            .pipeline(&cmds)
+            .await
+            .map_err(|e| format!("TYPE/MEMORY USAGE: {e}"))?;
+        for (k, pair) in keys.iter().zip(replies.chunks(2)) {
+            let kind = pair.first().and_then(text).unwrap_or_default();
+            let bytes = match pair.get(1) {
+                Some(Value::Int(n)) => *n as u64,
+                _ => continue,
+            };
+            if kind == b"none" {
+                continue;
+            }
+            rows.push(KeyRow {
+                key: k.to_vec(),
+                kind: String::from_utf8_lossy(&kind).into_owned(),
+                bytes,
+            });
+        }
+        Ok(())
     }
 
     /// `/api/info` for a live Redis.
