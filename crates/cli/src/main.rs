@@ -190,15 +190,29 @@ pub(crate) fn write_stdout(text: &[u8]) -> ExitCode {
 }
 
 fn inspect(args: InspectArgs) -> ExitCode {
-    use bitlens_cli::inspect::{render, report, Filter, Options};
-    let bytes = match read_file(&args.file) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
-    if let Some(why) = query::wrong_kind(&bytes, "--rdb") {
-        eprintln!("bitlens: cannot inspect {}: {why}", args.file.display());
-        return ExitCode::from(1);
+    use bitlens_cli::inspect::{render, report_from, Filter, Input, Options};
+    // An RDB file is read in windows (never whole); anything else is read for the diagnosis.
+    match bitlens_cli::source::open_rdb(&args.file) {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            let bytes = match read_file(&args.file) {
+                Ok(b) => b,
+                Err(code) => return code,
+            };
+            let why = query::wrong_kind(&bytes, "--rdb");
+            eprintln!(
+                "bitlens: cannot inspect {}: {}",
+                args.file.display(),
+                why.unwrap_or_else(|| "not an RDB file".into())
+            );
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("bitlens: cannot read {}: {e}", args.file.display());
+            return ExitCode::from(1);
+        }
     }
+    let input = Input::File(&args.file);
     let regex = match args
         .regex
         .as_deref()
@@ -247,7 +261,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         // One row per key, streamed as the file is read.
         let mut out = String::from(render::CSV_HEADER);
         out.push('\n');
-        let res = bitlens_cli::inspect::for_each_key(&bytes, &opts, |row| {
+        let res = bitlens_cli::inspect::for_each_key(input, &opts, |row| {
             out.push_str(&render::csv_row(row));
             out.push('\n');
         });
@@ -259,7 +273,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
             }
         };
     }
-    match report(&bytes, &opts) {
+    match report_from(input, &opts) {
         Ok(r) => {
             let text = if args.json {
                 let mut t = r.to_json().to_string();

@@ -21,6 +21,7 @@ pub use bitlens::report::{DayTally, Expiring, KeyRow, Tally};
 
 use std::collections::BTreeMap;
 
+pub use crate::source::VisitError;
 use bitlens::classify::{classify, geo_position, Class};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
@@ -367,14 +368,24 @@ pub fn key_slot(key: &[u8]) -> u16 {
     X.checksum(k) & 16383
 }
 
+/// Where the report reads the snapshot from.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// Bytes already in memory.
+    Bytes(&'a [u8]),
+    /// An RDB file, read in windows through the chunked reader ([`crate::source`]): one key's
+    /// value at a time is held, never the file.
+    File(&'a std::path::Path),
+}
+
 /// Calls `f` with every key the filter admits, in file order (for the CSV). Errors as
-/// [`bitlens::rdb::load_rdb`].
+/// [`bitlens::rdb::load_rdb`], or the file's I/O error.
 pub fn for_each_key(
-    bytes: &[u8],
+    input: Input<'_>,
     opts: &Options,
     mut f: impl FnMut(&KeyRow),
-) -> Result<(), RdbError> {
-    let (rows, _, _, _) = scan(bytes, opts)?;
+) -> Result<(), VisitError> {
+    let (rows, _, _, _, _) = scan(input, opts)?;
     rows.iter().for_each(&mut f);
     Ok(())
 }
@@ -382,33 +393,64 @@ pub fn for_each_key(
 /// Builds the report of an RDB file (see the module docs). Errors as
 /// [`bitlens::rdb::load_rdb`].
 pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
-    let (rows, accs, header, clock_ms) = scan(bytes, opts)?;
+    report_from(Input::Bytes(bytes), opts).map_err(|e| match e {
+        VisitError::Rdb(e) => e,
+        VisitError::Io(e) => unreachable!("no I/O on bytes: {e}"),
+    })
+}
+
+/// [`report`] of an [`Input`]; errors also carry the file's I/O error.
+pub fn report_from(input: Input<'_>, opts: &Options) -> Result<Report, VisitError> {
+    let (rows, accs, header, clock_ms, size) = scan(input, opts)?;
     let profile = opts
         .compat
         .unwrap_or_else(|| Profile::for_snapshot(&header.aux, header.version));
-    Ok(build(
-        rows,
-        accs,
-        header,
-        bytes.len() as u64,
-        profile,
-        opts,
-        clock_ms,
-    ))
+    Ok(build(rows, accs, header, size, profile, opts, clock_ms))
+}
+
+/// The start of the input, where the header and the aux fields are (the writer, and so the
+/// memory model, is known from them before any key): 1 MiB of a file, or 64 MiB when its
+/// aux fields run past that.
+fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
+    let path = match input {
+        Input::Bytes(b) => return bitlens::rdb::peek_writer(b).map_err(VisitError::Rdb),
+        Input::File(p) => p,
+    };
+    use std::io::Read;
+    let mut last = None;
+    for head_len in [1u64 << 20, 64 << 20] {
+        let mut head = Vec::new();
+        let file = std::fs::File::open(path).map_err(VisitError::Io)?;
+        let size = file.metadata().map_err(VisitError::Io)?.len();
+        file.take(head_len)
+            .read_to_end(&mut head)
+            .map_err(VisitError::Io)?;
+        match bitlens::rdb::peek_writer(&head) {
+            Ok(w) => return Ok(w),
+            Err(e) if size > head_len => last = Some(e),
+            Err(e) => return Err(VisitError::Rdb(e)),
+        }
+    }
+    Err(VisitError::Rdb(last.expect("a failed peek")))
 }
 
 /// One pass over the file: the admitted keys' rows and statistics, the header, the clock.
+#[allow(clippy::type_complexity)]
 fn scan(
-    bytes: &[u8],
+    input: Input<'_>,
     opts: &Options,
-) -> Result<(Vec<KeyRow>, Vec<Acc>, bitlens::rdb::Header, i64), RdbError> {
+) -> Result<(Vec<KeyRow>, Vec<Acc>, bitlens::rdb::Header, i64, u64), VisitError> {
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
         ..Default::default()
     };
     // The writer (and so the memory model) is known from the aux fields before any key.
-    let peek = bitlens::rdb::peek_writer(bytes)?;
+    let peek = writer_of(input)?;
+    let size = match input {
+        Input::Bytes(b) => b.len() as u64,
+        Input::File(p) => std::fs::metadata(p).map_err(VisitError::Io)?.len(),
+    };
     let aux_probe: Vec<(Vec<u8>, Vec<u8>)> = [
         ("redis-ver", &peek.redis_ver),
         ("valkey-ver", &peek.valkey_ver),
@@ -425,7 +467,7 @@ fn scan(
     let mut accs: Vec<Acc> = Vec::new(); // per row: stats, merged into groups later
     let f = &opts.filter;
     let bar = opts.progress.then(|| {
-        let bar = indicatif::ProgressBar::new(bytes.len() as u64);
+        let bar = indicatif::ProgressBar::new(size);
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
@@ -440,7 +482,7 @@ fn scan(
         }
         Ok(())
     };
-    let header = bitlens::rdb::visit_rdb_progress(bytes, &load, &mut tick, |rec| {
+    let visit = |rec: bitlens::rdb::Record<'_>| {
         let Some(value) = rec.value else {
             return Ok(());
         };
@@ -521,7 +563,13 @@ fn scan(
         rows.push(row);
         accs.push(acc);
         Ok(())
-    })?;
+    };
+    let header = match input {
+        Input::Bytes(b) => {
+            bitlens::rdb::visit_rdb_progress(b, &load, &mut tick, visit).map_err(VisitError::Rdb)?
+        }
+        Input::File(p) => crate::source::visit_file(p, &load, &mut tick, visit)?.0,
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -537,7 +585,7 @@ fn scan(
         let mut it = keep.iter();
         accs.retain(|_| *it.next().unwrap());
     }
-    Ok((rows, accs, header, clock_ms))
+    Ok((rows, accs, header, clock_ms, size))
 }
 
 fn build(
