@@ -393,6 +393,16 @@ export declare class Engine {
   commandResp(argv: Arg[]): Uint8Array;
   /** What `redis-cli` prints for the reply to a non-terminal (errors included, not thrown). */
   commandCli(argv: Arg[]): string;
+  /**
+   * As {@link Engine.command}, with the arguments packed in one buffer: argument i is the bytes
+   * `args[offsets[i]]` up to `args[offsets[i + 1]]`. Throws when `offsets` has fewer than 2
+   * entries, decreases or points past `args`.
+   */
+  commandPacked(args: Uint8Array | number[], offsets: Uint32Array | number[]): Reply;
+  /** `PFCOUNT key` of one key, as {@link Engine.command} answers it, without the argv array. */
+  pfcount(key: string): number;
+  /** `GETBIT key offset` (0 or 1), as {@link Engine.command} answers it (Redis' errors thrown). */
+  getbit(key: string, offset: number): number;
   /** Number of keys (`DBSIZE`). */
   dbsize(): number;
   /** The keys matching a Redis glob (as `KEYS`), sorted by their bytes. */
