@@ -158,7 +158,7 @@ impl Engine {
             loaded.entry(rec.db).or_default().add(rec);
             Ok(())
         })
-        .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
+        .or_throw_in(|| "cannot load RDB snapshot".into())?;
         Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
 
@@ -178,7 +178,7 @@ impl Engine {
         let (opts, on_progress, db) = load_options(db, &options)?;
         let view = view_options(&options)?;
         let reader = web_sys::FileReaderSync::new().map_err(|_| {
-            JsError::new(
+            throw(
                 "loadRdbBlob needs a Web Worker (FileReaderSync exists only there); \
                  on the main thread pass the bytes to loadRdb instead",
             )
@@ -190,7 +190,7 @@ impl Engine {
             loaded.entry(rec.db).or_default().add(rec);
             Ok(())
         })
-        .map_err(|e| JsError::new(&format!("cannot load RDB snapshot {e}")))?;
+        .or_throw_in(|| "cannot load RDB snapshot".into())?;
         Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
 
@@ -211,11 +211,11 @@ impl Engine {
         let key = arg_bytes(&key, 0)?;
         let checksum = opt_bool(&options, "checksum")?.unwrap_or(true);
         let ttl = opt_f64(&options, "ttlMs")?;
-        let value = crate::rdb::load_dump_with(bytes, checksum).map_err(|e| {
-            JsError::new(&format!(
-                "cannot load DUMP payload for key {:?} {e}",
+        let value = crate::rdb::load_dump_with(bytes, checksum).or_throw_in(|| {
+            format!(
+                "cannot load DUMP payload for key {:?}",
                 String::from_utf8_lossy(&key)
-            ))
+            )
         })?;
         let expire = match ttl {
             None => None,
@@ -223,7 +223,7 @@ impl Engine {
                 let clock = self.clock_ms.map_or_else(js_sys::Date::now, |c| c as f64);
                 Some((clock + t.trunc()) as i64)
             }
-            Some(t) => return Err(JsError::new(&format!("invalid ttlMs {t}"))),
+            Some(t) => return Err(throw(format!("invalid ttlMs {t}"))),
         };
         let (compat, _) = view_options(&options)?;
         if let Some(p) = compat {
@@ -260,7 +260,7 @@ impl Engine {
     #[wasm_bindgen(js_name = keyList)]
     pub fn key_list(&self, pattern: &str, limit: f64, options: JsValue) -> Result<Object, JsError> {
         if limit.is_nan() || limit < 0.0 {
-            return Err(JsError::new(&format!("invalid limit {limit}")));
+            return Err(throw(format!("invalid limit {limit}")));
         }
         let expired = opt_bool(&options, "expired")?.unwrap_or(false);
         let page = crate::keypage::key_page(&self.ks, pattern.as_bytes(), limit as usize, expired);
@@ -305,7 +305,7 @@ impl Engine {
             &key,
             self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64),
         )?;
-        match keydetail::detail(&entry.value, &dopts).map_err(|e| JsError::new(&e))? {
+        match keydetail::detail(&entry.value, &dopts).or_throw()? {
             Detail::Bitmap {
                 bits,
                 bitcount,
@@ -584,7 +584,7 @@ impl Engine {
     ) -> Result<f64, JsError> {
         let key = arg_bytes(&key, 0)?;
         if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
-            return Err(JsError::new(&format!(
+            return Err(throw(format!(
                 "pfaddBatch: offsets[{}] = {} is below offsets[{i}] = {}",
                 i + 1,
                 offsets[i + 1],
@@ -592,7 +592,7 @@ impl Engine {
             )));
         }
         if let Some(&last) = offsets.last().filter(|&&o| o as usize > elements.len()) {
-            return Err(JsError::new(&format!(
+            return Err(throw(format!(
                 "pfaddBatch: offset {last} is past the {} element bytes",
                 elements.len()
             )));
@@ -603,7 +603,7 @@ impl Engine {
         let limit = self.profile.hll_sparse_max_bytes;
         match crate::command::hll::pfadd_elements(&mut self.ks, limit, &key, items) {
             Reply::Integer(n) => Ok(n as f64),
-            Reply::Error(text) => Err(JsError::new(&text)),
+            Reply::Error(text) => Err(throw(text)),
             other => Err(unexpected("PFADD", &other)),
         }
     }
@@ -614,8 +614,7 @@ impl Engine {
     #[wasm_bindgen(js_name = loadRoaring)]
     pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        let s = crate::string::roaring::from_roaring(bytes)
-            .map_err(|e| JsError::new(&e.to_string()))?;
+        let s = crate::string::roaring::from_roaring(bytes).or_throw()?;
         self.ks.set(key, Value::String(s));
         Ok(())
     }
@@ -631,12 +630,12 @@ impl Engine {
             Some(Value::String(s)) => s,
             None => &empty,
             Some(_) => {
-                return Err(JsError::new(
+                return Err(throw(
                     "WRONGTYPE Operation against a key holding the wrong kind of value",
                 ))
             }
         };
-        crate::string::roaring::to_roaring(s).map_err(|e| JsError::new(&e.to_string()))
+        crate::string::roaring::to_roaring(s).or_throw()
     }
 
     /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key...`
@@ -658,7 +657,7 @@ impl Engine {
         };
         crate::keypage::bitop_or_count(&mut ctx, &keys, scratch.as_bytes())
             .map(|n| n as f64)
-            .map_err(|e| JsError::new(&e))
+            .or_throw()
     }
 
     /// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS radius unit ASC [COUNT count] WITHDIST
@@ -728,9 +727,7 @@ impl Engine {
     /// `labels` are the days' dates (`YYYY-MM-DD` from each key's trailing digits).
     /// Throws for a key that does not hold a string.
     pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
-        let e = DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
-            .engagement();
+        let e = DayBitmaps::load(&self.ks, &keys).or_throw()?.engagement();
         let obj = Object::new();
         let nums = |v: &[u64]| {
             v.iter()
@@ -755,7 +752,7 @@ impl Engine {
     #[wasm_bindgen(js_name = streakHistogram)]
     pub fn streak_histogram(&self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
         Ok(DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
+            .or_throw()?
             .streak_histogram()
             .into_iter()
             .map(|n| n as f64)
@@ -772,14 +769,12 @@ impl Engine {
         width: u32,
         height: u32,
     ) -> Result<String, JsError> {
-        let e = DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
-            .engagement();
+        let e = DayBitmaps::load(&self.ks, &keys).or_throw()?.engagement();
         let labels: Vec<String> = keys
             .iter()
             .map(|k| crate::analytics::date_label(k.as_bytes()))
             .collect();
-        crate::chart::dau_svg(title, &labels, &e, width, height).map_err(js_err)
+        crate::chart::dau_svg(title, &labels, &e, width, height).or_throw()
     }
 
     /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]
@@ -793,9 +788,9 @@ impl Engine {
         height: u32,
     ) -> Result<String, JsError> {
         let hist = DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
+            .or_throw()?
             .streak_histogram();
-        crate::chart::streak_histogram_svg(title, &hist, width, height).map_err(js_err)
+        crate::chart::streak_histogram_svg(title, &hist, width, height).or_throw()
     }
 }
 
@@ -807,9 +802,9 @@ fn view_options(options: &JsValue) -> Result<(Option<&'static Profile>, Clock), 
     } else {
         let name = compat
             .as_string()
-            .ok_or_else(|| JsError::new("options.compat must be a string"))?;
+            .ok_or_else(|| throw("options.compat must be a string"))?;
         Some(Profile::from_name(&name).ok_or_else(|| {
-            JsError::new(&format!(
+            throw(format!(
                 "unknown profile {name:?}; one of: {}",
                 Profile::names().join(", ")
             ))
@@ -820,14 +815,14 @@ fn view_options(options: &JsValue) -> Result<(Option<&'static Profile>, Clock), 
         Clock::Snapshot
     } else if let Some(n) = clock.as_f64() {
         if !n.is_finite() {
-            return Err(JsError::new(&format!("invalid options.clock {n}")));
+            return Err(throw(format!("invalid options.clock {n}")));
         }
         Clock::At(n as i64)
     } else {
         let text = clock
             .as_string()
-            .ok_or_else(|| JsError::new("options.clock must be 'now', 'snapshot' or a number"))?;
-        Clock::parse(&text).map_err(|e| JsError::new(&e))?
+            .ok_or_else(|| throw("options.clock must be 'now', 'snapshot' or a number"))?;
+        Clock::parse(&text).or_throw()?
     };
     Ok((compat, clock))
 }
@@ -841,7 +836,7 @@ fn load_options(
     let db = match db {
         None => 0,
         Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => n as u64,
-        Some(n) => return Err(JsError::new(&format!("invalid database number {n}"))),
+        Some(n) => return Err(throw(format!("invalid database number {n}"))),
     };
     let mut opts = LoadOptions::default();
     if let Some(c) = opt_bool(options, "checksum")? {
@@ -851,7 +846,7 @@ fn load_options(
     if !patterns.is_undefined() && !patterns.is_null() {
         let arr = patterns
             .dyn_ref::<Array>()
-            .ok_or_else(|| JsError::new("options.patterns must be an array of strings"))?;
+            .ok_or_else(|| throw("options.patterns must be an array of strings"))?;
         for (i, p) in arr.iter().enumerate() {
             opts.patterns.push(arg_bytes(&p, i)?);
         }
@@ -862,7 +857,7 @@ fn load_options(
     } else {
         Some(
             cb.dyn_into::<js_sys::Function>()
-                .map_err(|_| JsError::new("options.onProgress must be a function"))?,
+                .map_err(|_| throw("options.onProgress must be a function"))?,
         )
     };
     Ok((opts, cb, db))
@@ -897,10 +892,10 @@ fn opt_field(options: &JsValue, name: &str) -> Result<JsValue, JsError> {
         return Ok(JsValue::UNDEFINED);
     }
     if !options.is_object() {
-        return Err(JsError::new("options must be an object"));
+        return Err(throw("options must be an object"));
     }
     Reflect::get(options, &JsValue::from_str(name))
-        .map_err(|_| JsError::new(&format!("cannot read options.{name}")))
+        .map_err(|_| throw(format!("cannot read options.{name}")))
 }
 
 fn opt_bool(options: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
@@ -910,7 +905,7 @@ fn opt_bool(options: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
     }
     v.as_bool()
         .map(Some)
-        .ok_or_else(|| JsError::new(&format!("options.{name} must be a boolean")))
+        .ok_or_else(|| throw(format!("options.{name} must be a boolean")))
 }
 
 fn opt_f64(options: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
@@ -920,7 +915,7 @@ fn opt_f64(options: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
     }
     v.as_f64()
         .map(Some)
-        .ok_or_else(|| JsError::new(&format!("options.{name} must be a number")))
+        .ok_or_else(|| throw(format!("options.{name} must be a number")))
 }
 
 /// A non-negative integer option.
@@ -928,14 +923,38 @@ fn opt_count(options: &JsValue, name: &str) -> Result<Option<usize>, JsError> {
     match opt_f64(options, name)? {
         None => Ok(None),
         Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => Ok(Some(n as usize)),
-        Some(n) => Err(JsError::new(&format!(
+        Some(n) => Err(throw(format!(
             "options.{name} must be a non-negative integer, got {n}"
         ))),
     }
 }
 
-fn js_err<E: std::fmt::Display>(e: E) -> JsError {
-    JsError::new(&e.to_string())
+/// The one conversion of errors to thrown JavaScript `Error`s, for every export of the glue
+/// (`wasm`, `wasm_fast`, `wasm_charts`): the engine's typed errors (`RdbError`, `BlobError`,
+/// `LzfError`, `ChartError`, the Roaring codec's, the analytics' and key views' texts) through
+/// [`IntoJs`], Redis error replies and the glue's own argument checks through [`throw`]. The
+/// thrown `Error`'s `message` is the error's `Display` text, after a context when one is given.
+pub(crate) trait IntoJs<T> {
+    /// `Err(e)` becomes an `Error` whose message is `e`'s text.
+    fn or_throw(self) -> Result<T, JsError>;
+    /// `Err(e)` becomes an `Error` whose message is `context()`, a space and `e`'s text
+    /// (`cannot load RDB snapshot at offset 9: ...`).
+    fn or_throw_in(self, context: impl FnOnce() -> String) -> Result<T, JsError>;
+}
+
+impl<T, E: std::fmt::Display> IntoJs<T> for Result<T, E> {
+    fn or_throw(self) -> Result<T, JsError> {
+        self.map_err(|e| throw(e.to_string()))
+    }
+
+    fn or_throw_in(self, context: impl FnOnce() -> String) -> Result<T, JsError> {
+        self.map_err(|e| throw(format!("{} {e}", context())))
+    }
+}
+
+/// An `Error` with `message` (Redis' text for an error reply, or the glue's own check).
+pub(crate) fn throw(message: impl AsRef<str>) -> JsError {
+    JsError::new(message.as_ref())
 }
 
 impl Engine {
@@ -1007,7 +1026,7 @@ impl Engine {
         let entry = self
             .ks
             .entry_any(key)
-            .ok_or_else(|| JsError::new("key vanished while listing"))?;
+            .ok_or_else(|| throw("key vanished while listing"))?;
         let other = self.other.get(key).map(|&(e, b)| (e, b));
         let s = keydetail::summary(key, entry, other, now_ms);
         let obj = Object::new();
@@ -1054,7 +1073,7 @@ impl Engine {
     /// Runs argv; an error reply becomes a `JsError` with Redis' text.
     fn exec(&mut self, argv: Vec<Vec<u8>>) -> Result<Reply, JsError> {
         match self.execute(&argv) {
-            Reply::Error(text) => Err(JsError::new(&text)),
+            Reply::Error(text) => Err(throw(text)),
             reply => Ok(reply),
         }
     }
@@ -1070,7 +1089,7 @@ fn arg_bytes(v: &JsValue, index: usize) -> Result<Vec<u8>, JsError> {
     } else if let Some(n) = v.as_f64() {
         Ok(js_number_text(n).into_bytes())
     } else {
-        Err(JsError::new(&format!(
+        Err(throw(format!(
             "argument {index} is not a string, number or Uint8Array"
         )))
     }
@@ -1088,7 +1107,7 @@ fn js_number_text(n: f64) -> String {
 /// replies become `Error` objects in the array.
 pub(crate) fn reply_to_js(reply: &Reply, binary: bool) -> Result<JsValue, JsError> {
     match reply {
-        Reply::Error(text) => Err(JsError::new(text)),
+        Reply::Error(text) => Err(throw(text)),
         other => Ok(to_js(other, binary)),
     }
 }
@@ -1121,7 +1140,7 @@ fn float_text(b: &[u8]) -> Result<f64, JsError> {
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .ok_or_else(|| {
-            JsError::new(&format!(
+            throw(format!(
                 "not a number in reply: {:?}",
                 String::from_utf8_lossy(b)
             ))
@@ -1130,13 +1149,14 @@ fn float_text(b: &[u8]) -> Result<f64, JsError> {
 
 fn unexpected(cmd: &str, reply: &Reply) -> JsError {
     let text = String::from_utf8_lossy(&reply.to_redis_cli()).into_owned();
-    JsError::new(&format!("unexpected {cmd} reply: {}", text.trim_end()))
+    throw(format!("unexpected {cmd} reply: {}", text.trim_end()))
 }
 
-fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
+/// `obj[name] = value` on a reply object.
+pub(crate) fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
     Reflect::set(obj, &JsValue::from_str(name), value)
         .map(|_| ())
-        .map_err(|_| JsError::new("cannot build reply object"))
+        .map_err(|_| throw("cannot build reply object"))
 }
 
 /// What a file is, by its content, and who wrote it (see [`crate::rdb::identify`]): an

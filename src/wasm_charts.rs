@@ -21,7 +21,7 @@
 //! Missing daily keys are empty days; a key holding another type, a missing canvas, or (for
 //! `enumDistribution`) a missing field key throw an `Error`.
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
@@ -31,11 +31,7 @@ use crate::analytics::daily::{CohortRow, Engagement};
 use crate::analytics::windows::DayBitmaps;
 use crate::analytics::{self, enums};
 use crate::chart;
-use crate::wasm::Engine;
-
-fn js_err<E: std::fmt::Display>(e: E) -> JsError {
-    JsError::new(&e.to_string())
-}
+use crate::wasm::{set, throw, Engine, IntoJs};
 
 /// The drawing area of `canvas`: an `HTMLCanvasElement` (works inside shadow roots) or the id
 /// of one in the document; an error names what was not found.
@@ -51,7 +47,7 @@ fn drawing_area(
     };
     backend
         .map(|b| b.into_drawing_area())
-        .ok_or_else(|| JsError::new(&format!("no <canvas> {canvas:?}")))
+        .ok_or_else(|| throw(format!("no <canvas> {canvas:?}")))
 }
 
 /// Draws with `draw` on `canvas` and presents the result.
@@ -62,8 +58,8 @@ fn draw_on(
     ) -> Result<(), chart::ChartError>,
 ) -> Result<(), JsError> {
     let area = drawing_area(canvas)?;
-    draw(&area).map_err(js_err)?;
-    area.present().map_err(js_err)
+    draw(&area).or_throw()?;
+    area.present().or_throw()
 }
 
 fn numbers(v: &[u64]) -> Array {
@@ -81,12 +77,6 @@ fn counts(v: &[f64]) -> Vec<u64> {
             }
         })
         .collect()
-}
-
-fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
-    Reflect::set(obj, &JsValue::from_str(name), value)
-        .map(|_| ())
-        .map_err(|_| JsError::new("cannot build result object"))
 }
 
 fn labels_of(keys: &[String]) -> Array {
@@ -107,7 +97,7 @@ impl Engine {
         horizon: u32,
     ) -> Result<Object, JsError> {
         let rows = DayBitmaps::load(&self.ks, &keys)
-            .map_err(js_err)?
+            .or_throw()?
             .retention(lookback as usize, horizon as usize);
         let labels: Array = rows
             .iter()
@@ -141,15 +131,15 @@ impl Engine {
         among: Option<String>,
     ) -> Result<Array, JsError> {
         if !(1..=16).contains(&width) {
-            return Err(JsError::new("field width must be 1..16"));
+            return Err(throw("field width must be 1..16"));
         }
         if self.ks.get(key.as_bytes()).is_none() {
-            return Err(JsError::new(&format!("no key {key:?}")));
+            return Err(throw(format!("no key {key:?}")));
         }
-        let bytes = analytics::bitmap(&self.ks, key.as_bytes()).map_err(js_err)?;
+        let bytes = analytics::bitmap(&self.ks, key.as_bytes()).or_throw()?;
         let hist = match &among {
             Some(a) => {
-                let m = analytics::bitmap(&self.ks, a.as_bytes()).map_err(js_err)?;
+                let m = analytics::bitmap(&self.ks, a.as_bytes()).or_throw()?;
                 enums::distribution_among(&bytes, width, &m)
             }
             None => enums::distribution(&bytes, width, None),
@@ -177,7 +167,7 @@ pub fn draw_dau_chart(
     title: &str,
 ) -> Result<(), JsError> {
     if labels.len() != dau.len() || wau.len() != dau.len() || mau.len() != dau.len() {
-        return Err(JsError::new("labels, dau, wau and mau differ in length"));
+        return Err(throw("labels, dau, wau and mau differ in length"));
     }
     let (dau, wau, mau) = (counts(&dau), counts(&wau), counts(&mau));
     let stickiness = analytics::daily::ratios(&dau, &mau);
@@ -210,7 +200,7 @@ pub fn draw_retention_chart(
 ) -> Result<(), JsError> {
     let width = horizon as usize + 1;
     if rows.len() != labels.len() * width {
-        return Err(JsError::new("rows must hold 1 + horizon numbers per label"));
+        return Err(throw("rows must hold 1 + horizon numbers per label"));
     }
     let rows: Vec<CohortRow> = rows
         .chunks_exact(width)
@@ -262,5 +252,5 @@ pub fn nearby_map_svg(
         width,
         height,
     )
-    .map_err(js_err)
+    .or_throw()
 }

@@ -13,7 +13,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::reply::Reply;
-use crate::wasm::{reply_to_js, Engine};
+use crate::wasm::{reply_to_js, throw, Engine};
 
 /// Decimal text of a JS number as a command argument: integers exactly (as `String(n)`
 /// writes them below 2^53); other values as Rust writes them, which the command rejects
@@ -32,7 +32,7 @@ fn count(reply: Reply) -> Result<f64, JsError> {
         Reply::Integer(n) => Ok(n as f64),
         other => match reply_to_js(&other, false) {
             Err(e) => Err(e),
-            Ok(_) => Err(JsError::new("unexpected non-integer reply")),
+            Ok(_) => Err(throw("unexpected non-integer reply")),
         },
     }
 }
@@ -65,12 +65,10 @@ impl Engine {
     #[wasm_bindgen(js_name = commandPacked)]
     pub fn command_packed(&mut self, args: &[u8], offsets: &[u32]) -> Result<JsValue, JsError> {
         if offsets.len() < 2 {
-            return Err(JsError::new(
-                "commandPacked: offsets must hold at least 2 entries",
-            ));
+            return Err(throw("commandPacked: offsets must hold at least 2 entries"));
         }
         if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
-            return Err(JsError::new(&format!(
+            return Err(throw(format!(
                 "commandPacked: offsets[{}] = {} is below offsets[{i}] = {}",
                 i + 1,
                 offsets[i + 1],
@@ -79,7 +77,7 @@ impl Engine {
         }
         let last = offsets[offsets.len() - 1] as usize;
         if last > args.len() {
-            return Err(JsError::new(&format!(
+            return Err(throw(format!(
                 "commandPacked: offset {last} is past the {} argument bytes",
                 args.len()
             )));

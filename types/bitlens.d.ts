@@ -458,11 +458,15 @@ export declare class Engine {
   /** What `redis-cli` prints for the reply to a non-terminal (errors included, not thrown). */
   commandCli(argv: Arg[]): string;
   /**
-   * As {@link Engine.command}, the arguments packed in one buffer: argument i is the bytes
-   * `args[offsets[i]]` up to `args[offsets[i + 1]]` (so `offsets` has one more entry than there
-   * are arguments). Throws when `offsets` is empty, decreases or points past `args`.
+   * As {@link Engine.command}, with the arguments packed in one buffer: argument i is the bytes
+   * `args[offsets[i]]` up to `args[offsets[i + 1]]`. Throws when `offsets` has fewer than 2
+   * entries, decreases or points past `args`.
    */
   commandPacked(args: Uint8Array | number[], offsets: Uint32Array | number[]): Reply;
+  /** `PFCOUNT key` of one key, as {@link Engine.command} answers it, without the argv array. */
+  pfcount(key: string): number;
+  /** `GETBIT key offset` (0 or 1), as {@link Engine.command} answers it (Redis' errors thrown). */
+  getbit(key: string, offset: number): number;
   /** Number of keys (`DBSIZE`). */
   dbsize(): number;
   /** The keys matching a Redis glob (as `KEYS`), sorted by their bytes. */
@@ -481,10 +485,6 @@ export declare class Engine {
 
   /** `BITCOUNT key` (0 when missing; WRONGTYPE for a non-string). */
   bitcount(key: string): number;
-  /** `GETBIT key offset` as 0 or 1 (Redis' errors thrown, e.g. an offset out of range). */
-  getbit(key: string, offset: number): number;
-  /** `PFCOUNT key` of one key as a number (Redis' errors thrown), without an argv array. */
-  pfcount(key: string): number;
   /** `PFCOUNT key [key ...]`: the cardinality of the union of the HyperLogLogs. */
   pfcountUnion(keys: string[]): number;
   /** `PFCOUNT key` of each key separately, in order (0 for a missing key). */

@@ -371,7 +371,7 @@ fn bitop(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     if matches!(op, BitOp::Diff | BitOp::Diff1 | BitOp::AndOr) && nsrc < 2 {
         return Reply::err(format!(
             "ERR BITOP {} must be called with at least two source keys.",
-            String::from_utf8_lossy(&argv[1]).to_uppercase()
+            String::from_utf8_lossy(&argv[1]).to_ascii_uppercase()
         ));
     }
     let mut srcs = Vec::with_capacity(nsrc);

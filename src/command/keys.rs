@@ -196,7 +196,7 @@ fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         {
             return Reply::err(format!(
                 "ERR bitlens answers OBJECT ENCODING only (OBJECT {} describes a live server)",
-                name.to_uppercase()
+                name.to_ascii_uppercase()
             ));
         }
         return Reply::err(ctx.profile.object_unknown_subcommand.replace("{}", &name));
