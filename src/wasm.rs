@@ -1243,97 +1243,27 @@ fn argv_array(argv: &JsValue) -> Result<&Array, JsValue> {
 /// Sets a RedisBloom [`Summary`](crate::probabilistic::Summary)'s figures on `obj`, camelCase
 /// (see [`Engine::key_detail`]); numbers as JS numbers.
 fn module_summary_js(obj: &Object, s: &crate::probabilistic::Summary) -> Result<(), JsError> {
-    use crate::probabilistic::Summary;
-    let n = |x: u64| JsValue::from_f64(x as f64);
-    let fields: Vec<(&str, JsValue)> = match *s {
-        Summary::Bloom {
-            capacity,
-            items,
-            error_rate,
-            size_bytes,
-            filters,
-            fill_ratio,
-            expansion,
-        } => vec![
-            ("capacity", n(capacity)),
-            ("items", n(items)),
-            ("errorRate", JsValue::from_f64(error_rate)),
-            ("sizeBytes", n(size_bytes)),
-            ("filters", n(filters)),
-            ("fillRatio", JsValue::from_f64(fill_ratio)),
-            ("expansion", expansion.map_or(JsValue::NULL, n)),
-        ],
-        Summary::Cuckoo {
-            buckets,
-            filters,
-            bucket_size,
-            items,
-            deletes,
-            size_bytes,
-            fill_ratio,
-            expansion,
-            max_iterations,
-        } => vec![
-            ("buckets", n(buckets)),
-            ("filters", n(filters)),
-            ("bucketSize", n(bucket_size)),
-            ("items", n(items)),
-            ("deletes", n(deletes)),
-            ("sizeBytes", n(size_bytes)),
-            ("fillRatio", JsValue::from_f64(fill_ratio)),
-            ("expansion", n(expansion)),
-            ("maxIterations", n(max_iterations)),
-        ],
-        Summary::Cms {
-            width,
-            depth,
-            count,
-            size_bytes,
-        } => vec![
-            ("width", n(width)),
-            ("depth", n(depth)),
-            ("count", n(count)),
-            ("sizeBytes", n(size_bytes)),
-        ],
-        Summary::TopK {
-            k,
-            width,
-            depth,
-            decay,
-            listed,
-            size_bytes,
-        } => vec![
-            ("k", n(k)),
-            ("width", n(width)),
-            ("depth", n(depth)),
-            ("decay", JsValue::from_f64(decay)),
-            ("listed", n(listed)),
-            ("sizeBytes", n(size_bytes)),
-        ],
-        Summary::TDigest {
-            compression,
-            centroids,
-            observations,
-            min_max,
-            size_bytes,
-        } => vec![
-            ("compression", JsValue::from_f64(compression)),
-            ("centroids", n(centroids)),
-            ("observations", JsValue::from_f64(observations as f64)),
-            (
-                "min",
-                min_max.map_or(JsValue::NULL, |m| JsValue::from_f64(m.0)),
-            ),
-            (
-                "max",
-                min_max.map_or(JsValue::NULL, |m| JsValue::from_f64(m.1)),
-            ),
-            ("sizeBytes", n(size_bytes)),
-        ],
-        Summary::Raw { fields } => vec![("fields", n(fields))],
-    };
-    for (k, v) in fields {
-        set(obj, k, &v)?;
+    // The core's one layout of the figures; names become lowerCamelCase (size_bytes → sizeBytes).
+    for (name, f) in s.figures().fields {
+        let value = f.as_f64().map_or(JsValue::NULL, JsValue::from_f64);
+        set(obj, &lower_camel(name), &value)?;
     }
     Ok(())
+}
+
+/// `snake_case` → `lowerCamelCase` (the JS spelling of a core field name).
+fn lower_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
