@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The core crate's module dependency graph, from its `crate::` paths (use lines and inline
-paths), without test code (`#[cfg(test)]` modules and the `tests.rs` files).
+paths), without test code (`#[cfg(test)]` modules, the files of modules declared under
+`#[cfg(test)]`, and the `tests.rs` files).
 
 Usage: python3 scripts/module-graph.py [--files]
 Prints one line per top-level module: `module -> dependencies`, then the cycles found (strongly
@@ -64,12 +65,30 @@ def refs(code):
     return found
 
 
-def main():
-    files = []
+def test_only_files():
+    """Files of modules declared `#[cfg(test)] mod name;` (test support such as rdb/mutate.rs)."""
+    out = set()
     for d, _, names in os.walk(ROOT):
         for n in names:
-            if n.endswith(".rs") and n != "tests.rs":
-                files.append(os.path.join(d, n))
+            if not n.endswith(".rs"):
+                continue
+            path = os.path.join(d, n)
+            base = d if n in ("mod.rs", "lib.rs") else os.path.join(d, n[:-3])
+            text = open(path, encoding="utf-8").read()
+            for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))? )?mod (\w+);", text):
+                for cand in (os.path.join(base, m.group(1) + ".rs"), os.path.join(base, m.group(1), "mod.rs")):
+                    out.add(os.path.normpath(cand))
+    return out
+
+
+def main():
+    files = []
+    skip = test_only_files()
+    for d, _, names in os.walk(ROOT):
+        for n in names:
+            path = os.path.normpath(os.path.join(d, n))
+            if n.endswith(".rs") and n != "tests.rs" and path not in skip:
+                files.append(path)
     top = {}
     file_edges = []
     for f in sorted(files):

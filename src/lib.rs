@@ -77,8 +77,6 @@ pub mod wasm;
 #[allow(missing_docs)]
 pub mod wasm_charts;
 #[cfg(target_arch = "wasm32")]
-pub mod wasm_fast;
-#[cfg(target_arch = "wasm32")]
 pub mod wasm_user;
 
 pub use command::execute;

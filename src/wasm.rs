@@ -31,6 +31,10 @@ use crate::reply::Reply;
 use crate::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
 use crate::string::RedisString;
 
+/// The typed fast paths (`pfcount`, `getbit`, `commandPacked`, one-buffer argv), in their own
+/// file: part of this module (they reach `Engine`'s fields and reply conversion).
+#[path = "wasm_fast.rs"]
+pub mod fast;
 /// `Engine.memoryReport` (the panel's memory view), in its own file.
 #[path = "wasm_report.rs"]
 mod report;
@@ -1046,7 +1050,7 @@ impl Engine {
     }
 
     fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
-        if let Some(packed) = crate::wasm_fast::bulk_string_argv(argv) {
+        if let Some(packed) = fast::bulk_string_argv(argv) {
             // PFADD, the command with many arguments on a hot path, runs on slices of the
             // packed buffer: the same handler body as the command table's, without one
             // allocation per element (about a third of a 1,000-element call in Node).

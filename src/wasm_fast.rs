@@ -12,8 +12,8 @@
 
 use wasm_bindgen::prelude::*;
 
+use super::{reply_to_js, throw, Engine};
 use crate::reply::Reply;
-use crate::wasm::{reply_to_js, throw, Engine};
 
 /// Decimal text of a JS number as a command argument: integers exactly (as `String(n)`
 /// writes them below 2^53); other values as Rust writes them, which the command rejects

@@ -13,10 +13,11 @@
 //! key and WRONGTYPE for another type; BF.INFO answers `ERR not found` / WRONGTYPE.
 
 use super::args::{parse_f64, parse_i64};
+use super::module_keys::{self, lookup_mut, store, Lookup};
 use super::{CommandSpec, Ctx};
 use crate::keyspace::Value;
 use crate::probabilistic::bloom::{AddError, Bloom};
-use crate::probabilistic::{self, lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{too_large, ModuleData};
 use crate::reply::Reply;
 
 /// The module's default error rate for filters BF.ADD / BF.INSERT create.
@@ -281,7 +282,7 @@ fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<Option<&'a Bloom>, ()> {
             _ => None,
         }
     }
-    probabilistic::lookup(ctx.ks, key, pick).optional()
+    module_keys::lookup(ctx.ks, key, pick).optional()
 }
 
 /// BF.EXISTS key item / BF.MEXISTS key item...: 1 or 0 per item (array for BF.MEXISTS).

@@ -3,9 +3,10 @@
 //! in-memory copy only) CMS.INITBYDIM, CMS.INITBYPROB, CMS.INCRBY, CMS.MERGE.
 
 use super::args::{parse_f64, parse_i64};
+use super::module_keys::{self, lookup_mut, store, Lookup};
 use super::{CommandSpec, Ctx};
 use crate::probabilistic::cms::Cms;
-use crate::probabilistic::{self, lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{too_large, ModuleData};
 use crate::reply::Reply;
 
 /// Count-Min sketch commands.
@@ -177,7 +178,7 @@ fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<&'a Cms, Reply> {
             _ => None,
         }
     }
-    probabilistic::lookup(ctx.ks, key, pick).or_missing(MISSING)
+    module_keys::lookup(ctx.ks, key, pick).or_missing(MISSING)
 }
 
 /// CMS.QUERY key item...: the estimated count of each item.

@@ -12,10 +12,11 @@
 //! WRONGTYPE.
 
 use super::args::parse_i64;
+use super::module_keys::{self, lookup_mut, store, Lookup};
 use super::{CommandSpec, Ctx};
 use crate::keyspace::Value;
 use crate::probabilistic::cuckoo::{Cuckoo, Insert, MAX_FILTERS};
-use crate::probabilistic::{self, lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{too_large, ModuleData};
 use crate::reply::Reply;
 
 /// Capacity of the filters CF.ADD / CF.INSERT create (the module's default).
@@ -296,7 +297,7 @@ fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<Option<&'a Cuckoo>, ()> {
             _ => None,
         }
     }
-    probabilistic::lookup(ctx.ks, key, pick).optional()
+    module_keys::lookup(ctx.ks, key, pick).optional()
 }
 
 /// CF.EXISTS key item / CF.MEXISTS key item...: 1 or 0 per item (array for CF.MEXISTS).

@@ -18,6 +18,7 @@ pub mod hash;
 pub mod hll;
 pub mod keys;
 pub mod list;
+pub mod module_keys;
 pub mod set;
 pub mod stream;
 pub mod tdigest;

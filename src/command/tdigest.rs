@@ -8,11 +8,12 @@
 //! arguments, each with the module's own message.
 
 use super::args::{parse_f64, parse_i64};
+use super::module_keys::{lookup_mut, store, Lookup};
 use super::{CommandSpec, Ctx};
 use crate::dialect::Profile;
 use crate::keyspace::Value;
 use crate::probabilistic::tdigest::TDigest;
-use crate::probabilistic::{lookup_mut, store, too_large, Lookup, ModuleData};
+use crate::probabilistic::{too_large, ModuleData};
 use crate::reply::Reply;
 
 /// The compression of digests TDIGEST.CREATE / MERGE make without COMPRESSION.

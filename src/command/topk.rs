@@ -5,9 +5,10 @@
 //! (see [`crate::probabilistic::topk`]).
 
 use super::args::{parse_f64, parse_i64};
+use super::module_keys::{self, lookup_mut, store};
 use super::{CommandSpec, Ctx};
 use crate::probabilistic::topk::TopK;
-use crate::probabilistic::{self, lookup_mut, store, too_large, ModuleData};
+use crate::probabilistic::{too_large, ModuleData};
 use crate::reply::Reply;
 
 /// TOPK.INCRBY's error for an increment outside 0..=100,000, with the run of spaces the
@@ -151,7 +152,7 @@ fn lookup<'a>(ctx: &'a Ctx<'_>, key: &[u8]) -> Result<&'a TopK, Reply> {
             _ => None,
         }
     }
-    probabilistic::lookup(ctx.ks, key, pick).or_missing(MISSING)
+    module_keys::lookup(ctx.ks, key, pick).or_missing(MISSING)
 }
 
 /// TOPK.QUERY key item...: 1 when the item is listed, else 0.
