@@ -69,6 +69,8 @@ const CAPTION_SIZE: f64 = 20.0;
 const CAPTION_MIN: f64 = 12.0;
 const LABEL_SIZE: f64 = 14.0;
 const LABEL_NARROW: f64 = 13.0;
+/// Font size (px) text is measured at, then scaled (see `Layout::text_width_at_least`).
+const MEASURE_SIZE: f64 = 8.0;
 
 /// The colours of a chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -418,9 +420,16 @@ impl<'a> Layout<'a> {
         font: &TextStyle,
         em: f64,
     ) -> u32 {
-        let floor = (text.chars().count() as f64 * font.font.get_size() * em).ceil() as u32;
-        area.estimate_text_size(text, font)
-            .map_or(floor, |(w, _)| w.max(floor))
+        let size = font.font.get_size();
+        let floor = (text.chars().count() as f64 * size * em).ceil() as u32;
+        // Measured at a small reference size and scaled: in the browser plotters measures a
+        // `position: fixed` span, which wraps at the viewport width (a phone's 390 px) and so
+        // under-reports any longer text.
+        let reference = TextStyle::from((FONT, MEASURE_SIZE).into_font());
+        area.estimate_text_size(text, &reference)
+            .map_or(floor, |(w, _)| {
+                ((w as f64 * size / MEASURE_SIZE).ceil() as u32).max(floor)
+            })
     }
 
     fn text_width<DB: DrawingBackend>(
@@ -432,12 +441,15 @@ impl<'a> Layout<'a> {
         self.text_width_at_least(area, text, font, 0.55)
     }
 
-    /// The caption `title` and its font, shrunk (then cut with `…`) to fit the width.
+    /// Draws the caption `title` centred at the top of `area`, shrunk (down to 12 CSS px,
+    /// then cut with `…`) to fit the width, and returns the area under it. Drawn with the
+    /// backend's own centring (plotters' caption would centre by a measured width, which the
+    /// browser under-reports on narrow screens).
     fn caption<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         title: &str,
-    ) -> (String, TextStyle<'static>) {
+    ) -> Result<DrawingArea<DB, Shift>, ChartError> {
         let room = self.width.saturating_sub(self.px(24.0));
         let mut size = CAPTION_SIZE;
         loop {
@@ -447,14 +459,19 @@ impl<'a> Layout<'a> {
             }
             size -= 1.0;
         }
-        let font = self.font((size * self.text_k).round() as u32);
+        let px = (size * self.text_k).round() as u32;
+        let font = self.font(px).pos(Pos::new(HPos::Center, VPos::Top));
         let mut text: Vec<char> = title.chars().collect();
         let mut shown = title.to_string();
         while !text.is_empty() && self.text_width(area, &shown, &font) > room {
             text.pop();
             shown = format!("{}…", text.iter().collect::<String>().trim_end());
         }
-        (shown, font)
+        let top = self.px(8.0) as i32;
+        area.draw(&Text::new(shown, ((self.width / 2) as i32, top), font))
+            .map_err(err)?;
+        let height = top as u32 + (px as f64 * 1.3).round() as u32;
+        Ok(area.split_vertically(height).1)
     }
 
     /// How many of `n` tick labels as wide as `sample` fit in `room` device pixels (1..=max).
@@ -509,11 +526,10 @@ pub fn draw_dau<DB: DrawingBackend>(
         .max()
         .unwrap_or(0);
     let xmax = (n as i32 - 1).max(1);
-    let (caption, caption_font) = l.caption(area, title);
+    let plot = l.caption(area, title)?;
     let y_area = l.px(if l.narrow { 50.0 } else { 64.0 });
     let right = l.px(if l.narrow { 24.0 } else { 40.0 });
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, caption_font)
+    let mut chart = ChartBuilder::on(&plot)
         .margin(l.px(12.0))
         .margin_right(right)
         .x_label_area_size(l.px(46.0))
@@ -595,10 +611,9 @@ fn draw_bars<DB: DrawingBackend>(
     // Integer ranges are closed in plotters: segments 0..=n−1 are the n bars.
     let n = counts.len().max(1) as u32;
     let ymax = counts.iter().copied().max().unwrap_or(0);
-    let (caption, caption_font) = l.caption(area, title);
+    let plot = l.caption(area, title)?;
     let y_area = l.px(if l.narrow { 50.0 } else { 64.0 });
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, caption_font)
+    let mut chart = ChartBuilder::on(&plot)
         .margin(l.px(12.0))
         .x_label_area_size(l.px(46.0))
         .y_label_area_size(y_area)
@@ -742,9 +757,8 @@ pub fn draw_retention<DB: DrawingBackend>(
         .max()
         .unwrap_or(0);
     let y_area = (longest + l.desc + l.px(24.0)).max(l.px(if l.narrow { 80.0 } else { 120.0 }));
-    let (caption, caption_font) = l.caption(area, title);
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, caption_font)
+    let plot = l.caption(area, title)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(l.px(12.0))
         .x_label_area_size(l.px(46.0))
         .y_label_area_size(y_area)
@@ -877,9 +891,8 @@ pub fn draw_nearby<DB: DrawingBackend>(
     let w = &style.words;
     area.fill(&p.background).map_err(err)?;
     let r = radius_m / 1000.0 * 1.08;
-    let (caption, caption_font) = l.caption(area, title);
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, caption_font)
+    let plot = l.caption(area, title)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(l.px(12.0))
         .x_label_area_size(l.px(40.0))
         .y_label_area_size(l.px(52.0))

@@ -67,24 +67,24 @@ function figure(id, title, height = HEIGHT.chart) {
 }
 
 /**
- * Draws figure `f` with `draw(style)` (a wasm draw function bound to its numbers) at the
+ * Draws figure `f` with `draw(style)` (at least `minHeight` CSS px tall) (a wasm draw function bound to its numbers) at the
  * canvas' CSS width, a height that follows it, and devicePixelRatio; the theme's colours and
  * the label table's words. The texts the chart drew (axis titles, legend) are exposed as
  * data-axis-x / data-axis-y / data-legend and in the canvas' aria-label. Kept as f.redraw for
  * resizes and theme changes.
  */
-function paint(f, t, draw) {
+function paint(f, t, draw, minHeight = 0) {
   f.canvas.hidden = false;
   const [ratio, min, max] = f.height;
   const width = f.canvas.getBoundingClientRect().width || f.fig.getBoundingClientRect().width;
-  const height = Math.round(Math.min(Math.max(width * ratio, min), max));
+  const height = Math.round(Math.max(Math.min(Math.max(width * ratio, min), max), minHeight));
   f.canvas.style.height = `${height}px`;
   const drawn = draw(chartStyle(f.canvas, t, width, height));
   f.canvas.dataset.axisX = drawn.xDesc;
   f.canvas.dataset.axisY = drawn.yDesc;
   f.canvas.dataset.legend = JSON.stringify(drawn.legend);
   f.canvas.setAttribute('aria-label', [f.title, `${drawn.yDesc} / ${drawn.xDesc}`, ...drawn.legend].join(' · '));
-  f.redraw = () => paint(f, t, draw);
+  f.redraw = () => paint(f, t, draw, minHeight);
 }
 
 /** Fills a figure's table, command list and `data-results` attribute. */
@@ -210,7 +210,8 @@ export function buildEngagementSection(t) {
           const { labels: rowLabels, rows } = await eng.call('retention', rkeys, s.lookback, s.horizon);
           const flat = rows.flat().map((v) => (v === null ? NaN : v));
           const title = t.engRetentionChart(s.lookback, s.horizon);
-          paint(r, t, (style) => drawRetentionChart(r.canvas, rowLabels, flat, s.horizon, title, style));
+          // Rows of at least 18 CSS px (13 px labels) under the caption and the day axis.
+          paint(r, t, (style) => drawRetentionChart(r.canvas, rowLabels, flat, s.horizon, title, style), rows.length * 18 + 150);
           r.note.textContent = t.engRetentionNote(fmt(rows.length));
           const labels = rkeys.slice(s.lookback).map((k) => isoDate(parseDate(capture(s.activeKey, k, 'date'))));
           const head = [...t.engRetentionHead];
