@@ -527,7 +527,7 @@ pub fn draw_dau<DB: DrawingBackend>(
         .unwrap_or(0);
     let xmax = (n as i32 - 1).max(1);
     let plot = l.caption(area, title)?;
-    let y_area = l.px(if l.narrow { 50.0 } else { 64.0 });
+    let y_area = l.px(if l.narrow { 58.0 } else { 64.0 });
     let right = l.px(if l.narrow { 24.0 } else { 40.0 });
     let mut chart = ChartBuilder::on(&plot)
         .margin(l.px(12.0))
@@ -612,7 +612,7 @@ fn draw_bars<DB: DrawingBackend>(
     let n = counts.len().max(1) as u32;
     let ymax = counts.iter().copied().max().unwrap_or(0);
     let plot = l.caption(area, title)?;
-    let y_area = l.px(if l.narrow { 50.0 } else { 64.0 });
+    let y_area = l.px(if l.narrow { 58.0 } else { 64.0 });
     let mut chart = ChartBuilder::on(&plot)
         .margin(l.px(12.0))
         .x_label_area_size(l.px(46.0))
