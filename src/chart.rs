@@ -4,12 +4,24 @@
 //! - [`draw_dau`]: daily actives with rolling 7- and 30-day actives (lines, dated x axis);
 //! - [`draw_streak_histogram`]: users per current streak length (bars);
 //! - [`draw_retention`]: retention cohort heatmap (percent of each cohort back on day +t);
-//! - [`draw_enum_distribution`]: users per value of a `u<w>` field (bars).
+//! - [`draw_enum_distribution`]: users per value of a `u<w>` field (bars);
+//! - [`draw_nearby`]: a nearby-shops search as a map in kilometres.
 //!
-//! Every function takes the plain results of [`crate::analytics`], draws the whole area it is
-//! given (background, caption, labelled axes, data) and sizes fonts for a dashboard panel of
-//! about 600–1000 × 300–500 pixels. Zero-height bars are not drawn; retention cells past the
-//! last day are left empty. Colours are public so that tests and the panel legend agree.
+//! Every function takes the plain results of [`crate::analytics`] and a [`Style`], draws the
+//! whole area it is given (background, caption, labelled axes, data) and returns the
+//! [`Drawn`] texts (axis titles, legend) it wrote. The [`Style`] carries
+//! - the colours ([`Palette`]: the panel passes its theme's, [`Palette::LIGHT`] by default),
+//! - the words of axis titles and legends ([`Words`]: the panel passes its i18n table's),
+//! - the compact number style of tick labels ([`Numbers`]: `12.5k` in English, `1.3万` in
+//!   Chinese),
+//! - `scale`, device pixels per CSS pixel: fonts, margins and strokes are sized in CSS pixels
+//!   and multiplied by it, so a canvas backed at `devicePixelRatio` draws 14 CSS px labels.
+//!
+//! Layout follows the area's width in CSS pixels (`width / scale`): below [`NARROW`] CSS px
+//! labels are 13 px, dates drop their year, and the number of tick labels is chosen so they do
+//! not overlap; the caption shrinks (down to 12 px, then is cut with `…`) to fit the width.
+//! Zero-height bars are not drawn; retention cells past the last day are left empty. The
+//! default colours are public so that tests and the panel legend agree.
 //!
 //! From a keyspace to an SVG file:
 //! ```
@@ -48,10 +60,266 @@ pub const HEAT_LOW: RGBColor = RGBColor(0xf1, 0xf6, 0xfc);
 /// Heatmap colour of 100 % retention.
 pub const HEAT_HIGH: RGBColor = RGBColor(0x08, 0x30, 0x6b);
 
+/// Below this width in CSS pixels a chart uses its narrow layout (phones).
+pub const NARROW: f64 = 480.0;
+
 const FONT: &str = "sans-serif";
-const CAPTION_SIZE: u32 = 22;
-const LABEL_SIZE: u32 = 14;
-const DESC_SIZE: u32 = 15;
+/// Font sizes in CSS pixels.
+const CAPTION_SIZE: f64 = 20.0;
+const CAPTION_MIN: f64 = 12.0;
+const LABEL_SIZE: f64 = 14.0;
+const LABEL_NARROW: f64 = 13.0;
+/// Font size (px) text is measured at, then scaled (see `Layout::text_width_at_least`).
+const MEASURE_SIZE: f64 = 8.0;
+
+/// The colours of a chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    /// The whole area's fill.
+    pub background: RGBColor,
+    /// Caption, tick labels, axis titles, axis lines, legend text.
+    pub text: RGBColor,
+    /// Mesh lines.
+    pub grid: RGBColor,
+    /// Lines of daily, rolling 7-day and rolling 30-day actives.
+    pub series: [RGBColor; 3],
+    /// Histogram bars.
+    pub bar: RGBColor,
+    /// Heatmap at 0 % retention.
+    pub heat_low: RGBColor,
+    /// Heatmap at 100 % retention.
+    pub heat_high: RGBColor,
+    /// Nearby map: the points of the page on screen.
+    pub highlight: RGBColor,
+    /// Nearby map: the other points.
+    pub point: RGBColor,
+    /// Nearby map: the radius circle.
+    pub circle: RGBColor,
+}
+
+impl Palette {
+    /// The light palette (white background), the CLI's and the default.
+    pub const LIGHT: Palette = Palette {
+        background: WHITE,
+        text: BLACK,
+        grid: RGBColor(0xcc, 0xcc, 0xcc),
+        series: [DAU_COLOR, WAU_COLOR, MAU_COLOR],
+        bar: BAR_COLOR,
+        heat_low: HEAT_LOW,
+        heat_high: HEAT_HIGH,
+        highlight: RGBColor(200, 40, 40),
+        point: RGBColor(150, 150, 150),
+        circle: BLUE,
+    };
+
+    /// Fill colour of a retention fraction in 0..=1 (linear from `heat_low` to `heat_high`).
+    pub fn heat(&self, fraction: f64) -> RGBColor {
+        let f = fraction.clamp(0.0, 1.0);
+        let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
+        let (lo, hi) = (self.heat_low, self.heat_high);
+        RGBColor(mix(lo.0, hi.0), mix(lo.1, hi.1), mix(lo.2, hi.2))
+    }
+}
+
+/// A CSS colour as the page's computed style gives it: `#rgb`, `#rrggbb`, `#rrggbbaa`,
+/// `rgb(r, g, b)` or `rgba(r, g, b, a)` (alpha ignored; space-separated `rgb(r g b / a)` too).
+/// Errors quote the text.
+pub fn css_color(text: &str) -> Result<RGBColor, ChartError> {
+    let t = text.trim();
+    let bad = || {
+        ChartError(format!(
+            "not a colour: {text:?} (expected #rrggbb or rgb(r, g, b))"
+        ))
+    };
+    if let Some(hex) = t.strip_prefix('#') {
+        let digit = |i: usize| {
+            hex.get(i..i + 1)
+                .and_then(|d| u8::from_str_radix(d, 16).ok())
+                .ok_or_else(bad)
+        };
+        return match hex.len() {
+            3 | 4 => Ok(RGBColor(digit(0)? * 17, digit(1)? * 17, digit(2)? * 17)),
+            6 | 8 => {
+                let byte = |i: usize| Ok::<u8, ChartError>(digit(i)? * 16 + digit(i + 1)?);
+                Ok(RGBColor(byte(0)?, byte(2)?, byte(4)?))
+            }
+            _ => Err(bad()),
+        };
+    }
+    let inner = t
+        .strip_prefix("rgba(")
+        .or_else(|| t.strip_prefix("rgb("))
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(bad)?;
+    let parts: Vec<&str> = inner
+        .split(|c: char| c == ',' || c == '/' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if !(3..=4).contains(&parts.len()) {
+        return Err(bad());
+    }
+    let channel = |p: &str| {
+        p.parse::<f64>()
+            .ok()
+            .filter(|v| (0.0..=255.0).contains(v))
+            .map(|v| v.round() as u8)
+            .ok_or_else(bad)
+    };
+    Ok(RGBColor(
+        channel(parts[0])?,
+        channel(parts[1])?,
+        channel(parts[2])?,
+    ))
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Palette::LIGHT
+    }
+}
+
+/// The words a chart writes besides its caption: axis titles and legend names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Words {
+    /// x axis of the DAU chart.
+    pub day: String,
+    /// y axis of the DAU chart and of the bar charts.
+    pub users: String,
+    /// Legend name of the daily-actives line.
+    pub dau: String,
+    /// Legend name of the rolling 7-day line.
+    pub wau: String,
+    /// Legend name of the rolling 30-day line.
+    pub mau: String,
+    /// x axis of the streak histogram.
+    pub streak_days: String,
+    /// x axis of the value distribution.
+    pub value: String,
+    /// x axis of the retention heatmap.
+    pub days_after: String,
+    /// y axis of the retention heatmap.
+    pub cohort: String,
+    /// x axis of the nearby map.
+    pub km_east: String,
+    /// y axis of the nearby map.
+    pub km_north: String,
+}
+
+impl Default for Words {
+    /// The English words.
+    fn default() -> Self {
+        Words {
+            day: "day".into(),
+            users: "users".into(),
+            dau: "DAU".into(),
+            wau: "7-day actives".into(),
+            mau: "30-day actives".into(),
+            streak_days: "streak length (days)".into(),
+            value: "value".into(),
+            days_after: "days after the cohort day".into(),
+            cohort: "cohort".into(),
+            km_east: "km east".into(),
+            km_north: "km north".into(),
+        }
+    }
+}
+
+/// Compact count labels of one locale: below 10,000 the plain digits, above it the count in
+/// the largest unit it reaches, with one decimal (`12.5k`, `3.2M`; `1.3万`, `2.1亿`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Numbers {
+    /// (unit size, suffix), smallest first.
+    pub units: &'static [(u64, &'static str)],
+}
+
+/// The number styles by language tag prefix; the first is the default.
+const NUMBER_STYLES: &[(&str, Numbers)] = &[
+    (
+        "en",
+        Numbers {
+            units: &[(1_000, "k"), (1_000_000, "M"), (1_000_000_000, "G")],
+        },
+    ),
+    (
+        "zh",
+        Numbers {
+            units: &[(10_000, "万"), (100_000_000, "亿")],
+        },
+    ),
+];
+
+impl Numbers {
+    /// The style of a language tag (`zh`, `zh-CN`, `en-US`, …); English for any other.
+    pub fn for_locale(tag: &str) -> Numbers {
+        let tag = tag.to_ascii_lowercase();
+        NUMBER_STYLES
+            .iter()
+            .find(|(prefix, _)| tag.starts_with(prefix))
+            .unwrap_or(&NUMBER_STYLES[0])
+            .1
+    }
+
+    /// `v` as a compact label.
+    pub fn count(&self, v: u64) -> String {
+        let unit = self
+            .units
+            .iter()
+            .rev()
+            .find(|(size, _)| v >= *size && v >= 10_000);
+        match unit {
+            None => v.to_string(),
+            Some((size, suffix)) => {
+                let s = format!("{:.1}", v as f64 / *size as f64);
+                format!("{}{suffix}", s.strip_suffix(".0").unwrap_or(&s))
+            }
+        }
+    }
+}
+
+impl Default for Numbers {
+    fn default() -> Self {
+        NUMBER_STYLES[0].1
+    }
+}
+
+/// How a chart is drawn: colours, words, number style and the device-pixel scale.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Style {
+    /// Colours.
+    pub palette: Palette,
+    /// Axis titles and legend names.
+    pub words: Words,
+    /// Tick label number style.
+    pub numbers: Numbers,
+    /// Device pixels per CSS pixel (a canvas backed at `devicePixelRatio` passes that ratio);
+    /// 1 for SVG. Values outside 0.25..=8 are clamped.
+    pub scale: f64,
+    /// A further factor for text sizes only (1 by default; see [`nearby_svg`]).
+    pub text_scale: f64,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            palette: Palette::LIGHT,
+            words: Words::default(),
+            numbers: Numbers::default(),
+            scale: 1.0,
+            text_scale: 1.0,
+        }
+    }
+}
+
+/// The texts a chart drew besides its caption and tick labels (for the page to expose).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Drawn {
+    /// The x axis title.
+    pub x_desc: String,
+    /// The y axis title.
+    pub y_desc: String,
+    /// The legend names, in order (empty when the chart has no legend).
+    pub legend: Vec<String>,
+}
 
 /// A chart could not be drawn (backend or layout error), with plotters' message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,20 +342,161 @@ fn y_top(max: u64) -> u64 {
     (max + max / 10).max(max + 1)
 }
 
-/// Compact count labels for axes: `950`, `12.5k`, `3.2M`.
+/// Compact count labels for axes in English: `950`, `12.5k`, `3.2M` ([`Numbers::count`]).
 pub fn format_count(v: u64) -> String {
-    match v {
-        0..=9_999 => v.to_string(),
-        10_000..=999_999 => trim(format!("{:.1}k", v as f64 / 1e3)),
-        1_000_000..=999_999_999 => trim(format!("{:.1}M", v as f64 / 1e6)),
-        _ => trim(format!("{:.1}G", v as f64 / 1e9)),
-    }
+    Numbers::default().count(v)
 }
 
-fn trim(s: String) -> String {
-    s.replace(".0k", "k")
-        .replace(".0M", "M")
-        .replace(".0G", "G")
+/// The layout of one area under one style: sizes in device pixels.
+struct Layout<'a> {
+    style: &'a Style,
+    k: f64,
+    /// `k` times the style's text scale: device pixels per CSS pixel of text.
+    text_k: f64,
+    width: u32,
+    narrow: bool,
+    label: u32,
+    desc: u32,
+}
+
+impl<'a> Layout<'a> {
+    fn new<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, style: &'a Style) -> Self {
+        let k = if style.scale.is_finite() {
+            style.scale.clamp(0.25, 8.0)
+        } else {
+            1.0
+        };
+        let width = area.dim_in_pixel().0;
+        let narrow = (width as f64 / k) < NARROW;
+        let label_css = if narrow { LABEL_NARROW } else { LABEL_SIZE };
+        let text_k = if style.text_scale.is_finite() {
+            k * style.text_scale.clamp(0.25, 4.0)
+        } else {
+            k
+        };
+        Layout {
+            style,
+            k,
+            text_k,
+            width,
+            narrow,
+            label: (label_css * text_k).round() as u32,
+            desc: ((label_css + 1.0) * text_k).round() as u32,
+        }
+    }
+
+    /// `v` CSS pixels in device pixels.
+    fn px(&self, v: f64) -> u32 {
+        (v * self.k).round().max(1.0) as u32
+    }
+
+    fn font(&self, size: u32) -> TextStyle<'static> {
+        self.font_in(size, self.style.palette.text)
+    }
+
+    fn font_in(&self, size: u32, color: RGBColor) -> TextStyle<'static> {
+        let base = TextStyle::from((FONT, size).into_font());
+        TextStyle {
+            color: color.to_backend_color(),
+            ..base
+        }
+    }
+
+    fn label_font(&self) -> TextStyle<'static> {
+        self.font(self.label)
+    }
+
+    fn desc_font(&self) -> TextStyle<'static> {
+        self.font(self.desc)
+    }
+
+    /// Width in device pixels of `text` in `font`: plotters' estimate (DOM-measured on wasm,
+    /// a crude guess elsewhere), but at least `em` em per character (the SVG backend's guess
+    /// is too small for the browser that renders the SVG; a digit is about 0.64 em wide).
+    fn text_width_at_least<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        text: &str,
+        font: &TextStyle,
+        em: f64,
+    ) -> u32 {
+        let size = font.font.get_size();
+        let floor = (text.chars().count() as f64 * size * em).ceil() as u32;
+        // Measured at a small reference size and scaled: in the browser plotters measures a
+        // `position: fixed` span, which wraps at the viewport width (a phone's 390 px) and so
+        // under-reports any longer text.
+        let reference = TextStyle::from((FONT, MEASURE_SIZE).into_font());
+        area.estimate_text_size(text, &reference)
+            .map_or(floor, |(w, _)| {
+                ((w as f64 * size / MEASURE_SIZE).ceil() as u32).max(floor)
+            })
+    }
+
+    fn text_width<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        text: &str,
+        font: &TextStyle,
+    ) -> u32 {
+        self.text_width_at_least(area, text, font, 0.55)
+    }
+
+    /// Draws the caption `title` centred at the top of `area`, shrunk (down to 12 CSS px,
+    /// then cut with `…`) to fit the width, and returns the area under it. Drawn with the
+    /// backend's own centring (plotters' caption would centre by a measured width, which the
+    /// browser under-reports on narrow screens).
+    fn caption<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        title: &str,
+    ) -> Result<DrawingArea<DB, Shift>, ChartError> {
+        let room = self.width.saturating_sub(self.px(24.0));
+        let mut size = CAPTION_SIZE;
+        loop {
+            let font = self.font((size * self.text_k).round() as u32);
+            if self.text_width(area, title, &font) <= room || size <= CAPTION_MIN {
+                break;
+            }
+            size -= 1.0;
+        }
+        let px = (size * self.text_k).round() as u32;
+        let font = self.font(px).pos(Pos::new(HPos::Center, VPos::Top));
+        let mut text: Vec<char> = title.chars().collect();
+        let mut shown = title.to_string();
+        while !text.is_empty() && self.text_width(area, &shown, &font) > room {
+            text.pop();
+            shown = format!("{}…", text.iter().collect::<String>().trim_end());
+        }
+        let top = self.px(8.0) as i32;
+        area.draw(&Text::new(shown, ((self.width / 2) as i32, top), font))
+            .map_err(err)?;
+        let height = top as u32 + (px as f64 * 1.3).round() as u32;
+        Ok(area.split_vertically(height).1)
+    }
+
+    /// How many of `n` tick labels as wide as `sample` fit in `room` device pixels (1..=max).
+    fn tick_count<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        sample: &str,
+        room: u32,
+        n: usize,
+        max: usize,
+    ) -> usize {
+        let w = self.text_width(area, sample, &self.label_font()) + self.px(14.0);
+        let fit = (room / w.max(1)) as usize;
+        n.min(max).min(fit.max(2)).max(1)
+    }
+
+    /// A date label (`YYYY-MM-DD`) as shown: without the year in the narrow layout.
+    fn date<'s>(&self, label: &'s str) -> &'s str {
+        let b = label.as_bytes();
+        if self.narrow && b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
+            &label[5..]
+        } else {
+            label
+        }
+    }
 }
 
 /// Draws daily actives and rolling 7/30-day actives of [`Engagement`] `e` as three lines over
@@ -98,8 +507,12 @@ pub fn draw_dau<DB: DrawingBackend>(
     title: &str,
     labels: &[String],
     e: &Engagement,
-) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(err)?;
+    style: &Style,
+) -> Result<Drawn, ChartError> {
+    let l = Layout::new(area, style);
+    let p = &style.palette;
+    let w = &style.words;
+    area.fill(&p.background).map_err(err)?;
     let n = e.dau.len();
     if labels.len() != n || e.wau.len() != n || e.mau.len() != n {
         return Err(ChartError("labels and series lengths differ".into()));
@@ -113,58 +526,74 @@ pub fn draw_dau<DB: DrawingBackend>(
         .max()
         .unwrap_or(0);
     let xmax = (n as i32 - 1).max(1);
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, CAPTION_SIZE))
-        .margin(12)
-        .margin_right(40)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
+    let plot = l.caption(area, title)?;
+    let y_area = l.px(if l.narrow { 58.0 } else { 64.0 });
+    let right = l.px(if l.narrow { 24.0 } else { 40.0 });
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(l.px(12.0))
+        .margin_right(right)
+        .x_label_area_size(l.px(46.0))
+        .y_label_area_size(y_area)
         .build_cartesian_2d(0i32..xmax, 0u64..y_top(ymax))
         .map_err(err)?;
     let label_of = |i: &i32| {
         usize::try_from(*i)
             .ok()
             .and_then(|i| labels.get(i))
-            .cloned()
+            .map(|s| l.date(s).to_string())
             .unwrap_or_default()
     };
+    let sample = labels.first().map(|s| l.date(s)).unwrap_or("0000");
+    let room = l.width.saturating_sub(y_area + right + l.px(12.0));
     chart
         .configure_mesh()
-        .x_labels(n.clamp(2, 8))
+        .x_labels(l.tick_count(area, sample, room, n.max(2), 8))
+        .y_labels(if l.narrow { 6 } else { 10 })
         .x_label_formatter(&label_of)
-        .y_label_formatter(&|v| format_count(*v))
-        .x_desc("day")
-        .y_desc("users")
-        .label_style((FONT, LABEL_SIZE))
-        .axis_desc_style((FONT, DESC_SIZE))
-        .light_line_style(WHITE.mix(0.0))
+        .y_label_formatter(&|v| style.numbers.count(*v))
+        .x_desc(w.day.as_str())
+        .y_desc(w.users.as_str())
+        .label_style(l.label_font())
+        .axis_desc_style(l.desc_font())
+        .axis_style(p.text.stroke_width(l.px(1.0)))
+        .bold_line_style(p.grid.stroke_width(l.px(1.0)))
+        .light_line_style(p.background.mix(0.0))
+        .set_all_tick_mark_size(l.px(5.0))
         .draw()
         .map_err(err)?;
-    for (name, series, color) in [
-        ("DAU", &e.dau, DAU_COLOR),
-        ("7-day actives", &e.wau, WAU_COLOR),
-        ("30-day actives", &e.mau, MAU_COLOR),
-    ] {
+    let names = [w.dau.as_str(), w.wau.as_str(), w.mau.as_str()];
+    let stroke = l.px(2.0);
+    let sample_len = l.px(20.0) as i32;
+    for ((name, series), color) in names.iter().zip([&e.dau, &e.wau, &e.mau]).zip(p.series) {
         chart
             .draw_series(LineSeries::new(
                 series.iter().enumerate().map(|(i, &v)| (i as i32, v)),
-                color.stroke_width(2),
+                color.stroke_width(stroke),
             ))
             .map_err(err)?
-            .label(name)
+            .label(*name)
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                PathElement::new(
+                    vec![(x, y), (x + sample_len, y)],
+                    color.stroke_width(stroke),
+                )
             });
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .label_font((FONT, LABEL_SIZE))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
+        .label_font(l.label_font())
+        .legend_area_size(l.px(26.0))
+        .margin(l.px(6.0))
+        .background_style(p.background.mix(0.85))
+        .border_style(p.text.mix(0.4))
         .draw()
         .map_err(err)?;
-    Ok(())
+    Ok(Drawn {
+        x_desc: w.day.clone(),
+        y_desc: w.users.clone(),
+        legend: names.iter().map(|s| s.to_string()).collect(),
+    })
 }
 
 /// Draws bars `counts[i]` at x labels `x_label(i)`: the shared body of the two bar charts.
@@ -174,16 +603,20 @@ fn draw_bars<DB: DrawingBackend>(
     x_desc: &str,
     counts: &[u64],
     x_label: &dyn Fn(usize) -> String,
-) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(err)?;
+    style: &Style,
+) -> Result<Drawn, ChartError> {
+    let l = Layout::new(area, style);
+    let p = &style.palette;
+    area.fill(&p.background).map_err(err)?;
     // Integer ranges are closed in plotters: segments 0..=n−1 are the n bars.
     let n = counts.len().max(1) as u32;
     let ymax = counts.iter().copied().max().unwrap_or(0);
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, CAPTION_SIZE))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
+    let plot = l.caption(area, title)?;
+    let y_area = l.px(if l.narrow { 58.0 } else { 64.0 });
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(l.px(12.0))
+        .x_label_area_size(l.px(46.0))
+        .y_label_area_size(y_area)
         .build_cartesian_2d((0u32..n - 1).into_segmented(), 0u64..y_top(ymax))
         .map_err(err)?;
     let fmt_x = |v: &SegmentValue<u32>| match v {
@@ -192,20 +625,26 @@ fn draw_bars<DB: DrawingBackend>(
         }
         _ => String::new(),
     };
+    let sample = x_label(counts.len().saturating_sub(1));
+    let room = l.width.saturating_sub(y_area + l.px(24.0));
     chart
         .configure_mesh()
-        .x_labels(counts.len().clamp(1, 16))
+        .x_labels(l.tick_count(area, &sample, room, counts.len().max(1), 16))
+        .y_labels(if l.narrow { 6 } else { 10 })
         .x_label_formatter(&fmt_x)
-        .y_label_formatter(&|v| format_count(*v))
+        .y_label_formatter(&|v| style.numbers.count(*v))
         .x_desc(x_desc)
-        .y_desc("users")
-        .label_style((FONT, LABEL_SIZE))
-        .axis_desc_style((FONT, DESC_SIZE))
+        .y_desc(style.words.users.as_str())
+        .label_style(l.label_font())
+        .axis_desc_style(l.desc_font())
+        .axis_style(p.text.stroke_width(l.px(1.0)))
+        .bold_line_style(p.grid.stroke_width(l.px(1.0)))
+        .set_all_tick_mark_size(l.px(5.0))
         .disable_x_mesh()
-        .light_line_style(WHITE.mix(0.0))
+        .light_line_style(p.background.mix(0.0))
         .draw()
         .map_err(err)?;
-    let gap = if counts.len() > 60 { 0 } else { 2 };
+    let gap = if counts.len() > 60 { 0 } else { l.px(2.0) };
     chart
         .draw_series(
             counts
@@ -216,14 +655,18 @@ fn draw_bars<DB: DrawingBackend>(
                     let i = i as u32;
                     let mut r = Rectangle::new(
                         [(SegmentValue::Exact(i), 0), (SegmentValue::Exact(i + 1), c)],
-                        BAR_COLOR.filled(),
+                        p.bar.filled(),
                     );
                     r.set_margin(0, 0, gap, gap);
                     r
                 }),
         )
         .map_err(err)?;
-    Ok(())
+    Ok(Drawn {
+        x_desc: x_desc.to_string(),
+        y_desc: style.words.users.clone(),
+        legend: Vec::new(),
+    })
 }
 
 /// Draws the streak histogram of [`crate::analytics::daily::streak_histogram`]: bar `k` (x
@@ -232,10 +675,10 @@ pub fn draw_streak_histogram<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     hist: &[u64],
-) -> Result<(), ChartError> {
-    draw_bars(area, title, "streak length (days)", hist, &|i| {
-        (i + 1).to_string()
-    })
+    style: &Style,
+) -> Result<Drawn, ChartError> {
+    let x = style.words.streak_days.as_str();
+    draw_bars(area, title, x, hist, &|i| (i + 1).to_string(), style)
 }
 
 /// Draws a `u<w>` value distribution of [`crate::analytics::enums`]: bar `v` is the number of
@@ -245,21 +688,18 @@ pub fn draw_enum_distribution<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     hist: &[u64],
-) -> Result<(), ChartError> {
+    style: &Style,
+) -> Result<Drawn, ChartError> {
     let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
     let shown = &hist[..(last + 1).min(hist.len())];
-    draw_bars(area, title, "value", shown, &|i| i.to_string())
+    let x = style.words.value.as_str();
+    draw_bars(area, title, x, shown, &|i| i.to_string(), style)
 }
 
-/// Fill colour of a retention fraction in 0..=1 (linear from [`HEAT_LOW`] to [`HEAT_HIGH`]).
+/// Fill colour of a retention fraction in 0..=1 in the light palette
+/// ([`Palette::heat`] of [`Palette::LIGHT`]: linear from [`HEAT_LOW`] to [`HEAT_HIGH`]).
 pub fn heat_color(fraction: f64) -> RGBColor {
-    let f = fraction.clamp(0.0, 1.0);
-    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
-    RGBColor(
-        mix(HEAT_LOW.0, HEAT_HIGH.0),
-        mix(HEAT_LOW.1, HEAT_HIGH.1),
-        mix(HEAT_LOW.2, HEAT_HIGH.2),
-    )
+    Palette::LIGHT.heat(fraction)
 }
 
 /// The percentage printed in a retention cell: `returned / size`, rounded, e.g. `"42%"`.
@@ -271,17 +711,27 @@ pub fn retention_percent(returned: u64, size: u64) -> String {
     }
 }
 
+/// Relative luminance (0..=1, sRGB weights without gamma) of a colour: picks the cell text.
+fn luminance(c: RGBColor) -> f64 {
+    (0.299 * c.0 as f64 + 0.587 * c.1 as f64 + 0.114 * c.2 as f64) / 255.0
+}
+
 /// Draws the retention heatmap of [`crate::analytics::daily::retention`] rows: one row per
-/// cohort (first cohort at the top, y label `row_labels[i] (n=size)`), one column per day
-/// after (`+1 … +horizon`), each cell coloured by and labelled with the percentage of the
-/// cohort back that day ([`retention_percent`]). Cells past the last day stay empty.
+/// cohort (first cohort at the top, y label `row_labels[i] (n=size)`, in the narrow layout
+/// `MM-DD (size)`), one column per day after (`+1 … +horizon`), each cell coloured by and
+/// labelled with the percentage of the cohort back that day ([`retention_percent`]) when the
+/// cells are big enough. Cells past the last day stay empty.
 pub fn draw_retention<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     row_labels: &[String],
     rows: &[CohortRow],
-) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(err)?;
+    style: &Style,
+) -> Result<Drawn, ChartError> {
+    let l = Layout::new(area, style);
+    let p = &style.palette;
+    let w = &style.words;
+    area.fill(&p.background).map_err(err)?;
     if row_labels.len() != rows.len() {
         return Err(ChartError("row labels and rows differ in length".into()));
     }
@@ -292,19 +742,26 @@ pub fn draw_retention<DB: DrawingBackend>(
         .unwrap_or(0)
         .max(1) as u32;
     let nrows = rows.len().max(1) as u32;
-    let y_label = |r: usize| format!("{} (n={})", row_labels[r], format_count(rows[r].size));
-    // Room for the longest row label (digits are about 0.64 em wide) plus the rotated axis
-    // title, so the title never overlaps a label.
+    let y_label = |r: usize| {
+        let n = style.numbers.count(rows[r].size);
+        if l.narrow {
+            format!("{} ({n})", l.date(&row_labels[r]))
+        } else {
+            format!("{} (n={n})", row_labels[r])
+        }
+    };
+    // Room for the longest row label plus the rotated axis title, so the title never overlaps
+    // a label.
     let longest = (0..rows.len())
-        .map(|r| y_label(r).chars().count())
+        .map(|r| l.text_width_at_least(area, &y_label(r), &l.label_font(), 0.66))
         .max()
-        .unwrap_or(0) as u32;
-    let y_area = (LABEL_SIZE * longest * 66).div_ceil(100) + DESC_SIZE + 24;
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, CAPTION_SIZE))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(y_area.max(120))
+        .unwrap_or(0);
+    let y_area = (longest + l.desc + l.px(24.0)).max(l.px(if l.narrow { 80.0 } else { 120.0 }));
+    let plot = l.caption(area, title)?;
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(l.px(12.0))
+        .x_label_area_size(l.px(46.0))
+        .y_label_area_size(y_area)
         .build_cartesian_2d(
             (1u32..horizon).into_segmented(),
             (0u32..nrows - 1).into_segmented(),
@@ -327,10 +784,12 @@ pub fn draw_retention<DB: DrawingBackend>(
         .y_labels(rows.len().clamp(1, 40))
         .x_label_formatter(&fmt_x)
         .y_label_formatter(&fmt_y)
-        .x_desc("days after the cohort day")
-        .y_desc("cohort")
-        .label_style((FONT, LABEL_SIZE))
-        .axis_desc_style((FONT, DESC_SIZE))
+        .x_desc(w.days_after.as_str())
+        .y_desc(w.cohort.as_str())
+        .label_style(l.label_font())
+        .axis_desc_style(l.desc_font())
+        .axis_style(p.text.stroke_width(l.px(1.0)))
+        .set_all_tick_mark_size(l.px(5.0))
         .draw()
         .map_err(err)?;
     let cells: Vec<(u32, u32, u64, u64)> = rows
@@ -344,40 +803,40 @@ pub fn draw_retention<DB: DrawingBackend>(
                 .filter_map(move |(t, v)| v.map(|v| (t as u32 + 1, y, v, row.size)))
         })
         .collect();
+    let fraction = |v: u64, size: u64| {
+        if size == 0 {
+            0.0
+        } else {
+            v as f64 / size as f64
+        }
+    };
+    let gap = l.px(1.0);
     chart
         .draw_series(cells.iter().map(|&(x, y, v, size)| {
-            let f = if size == 0 {
-                0.0
-            } else {
-                v as f64 / size as f64
-            };
             let mut r = Rectangle::new(
                 [
                     (SegmentValue::Exact(x), SegmentValue::Exact(y)),
                     (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
                 ],
-                heat_color(f).filled(),
+                p.heat(fraction(v, size)).filled(),
             );
-            r.set_margin(1, 1, 1, 1);
+            r.set_margin(gap, gap, gap, gap);
             r
         }))
         .map_err(err)?;
-    // Percent labels when the cells are big enough to hold them.
-    let (w, h) = area.dim_in_pixel();
-    let cell_w = w.saturating_sub(y_area.max(120) + 40) / horizon;
-    let cell_h = h.saturating_sub(110) / nrows;
-    if cell_w >= 30 && cell_h >= 14 {
-        let size = (cell_h.min(cell_w / 3)).clamp(10, 14);
+    // Percent labels when the cells are big enough to hold them (sizes in CSS pixels).
+    let (aw, ah) = area.dim_in_pixel();
+    let cell_w = aw.saturating_sub(y_area + l.px(40.0)) as f64 / horizon as f64 / l.k;
+    let cell_h = ah.saturating_sub(l.px(110.0)) as f64 / nrows as f64 / l.k;
+    if cell_w >= 30.0 && cell_h >= 14.0 {
+        let size = (cell_h.min(cell_w / 3.0)).clamp(10.0, 14.0);
+        let size = (size * l.text_k).round() as u32;
         chart
             .draw_series(cells.iter().map(|&(x, y, v, total)| {
-                let f = if total == 0 {
-                    0.0
-                } else {
-                    v as f64 / total as f64
-                };
-                let color: &'static RGBColor = if f > 0.5 { &WHITE } else { &BLACK };
-                let style = TextStyle::from((FONT, size).into_font())
-                    .color(color)
+                let cell = p.heat(fraction(v, total));
+                let ink = if luminance(cell) < 0.5 { WHITE } else { BLACK };
+                let style = l
+                    .font_in(size, ink)
                     .pos(Pos::new(HPos::Center, VPos::Center));
                 Text::new(
                     retention_percent(v, total),
@@ -387,10 +846,13 @@ pub fn draw_retention<DB: DrawingBackend>(
             }))
             .map_err(err)?;
     }
-    Ok(())
+    Ok(Drawn {
+        x_desc: w.days_after.clone(),
+        y_desc: w.cohort.clone(),
+        legend: Vec::new(),
+    })
 }
 
-/// Renders `draw` on a `width × height` SVG document and returns its text.
 /// Metres east and north of `centre` for a point, in the local equirectangular projection
 /// (degrees of longitude shrink with the cosine of the latitude); good to well under 1 % over
 /// the few kilometres of a nearby-shops search.
@@ -411,7 +873,7 @@ fn local_metres(centre: (f64, f64), lon: f64, lat: f64) -> (f64, f64) {
 /// Draws a nearby-shops search: the radius circle (`radius_m` metres) around `centre`
 /// (longitude, latitude in degrees), the centre as a cross, and each result point
 /// (longitude, latitude) as a dot; the first `highlight` points (the page on screen) larger and
-/// darker. Axes are kilometres east and north of the centre, at equal scale.
+/// in the highlight colour. Axes are kilometres east and north of the centre, at equal scale.
 pub fn draw_nearby<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
@@ -419,26 +881,35 @@ pub fn draw_nearby<DB: DrawingBackend>(
     radius_m: f64,
     points: &[(f64, f64)],
     highlight: usize,
-) -> Result<(), ChartError> {
+    style: &Style,
+) -> Result<Drawn, ChartError> {
     if !(radius_m.is_finite() && radius_m > 0.0) {
         return Err(ChartError(format!("radius {radius_m} m is not positive")));
     }
-    area.fill(&WHITE).map_err(err)?;
+    let l = Layout::new(area, style);
+    let p = &style.palette;
+    let w = &style.words;
+    area.fill(&p.background).map_err(err)?;
     let r = radius_m / 1000.0 * 1.08;
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, CAPTION_SIZE))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(48)
+    let plot = l.caption(area, title)?;
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(l.px(12.0))
+        .x_label_area_size(l.px(40.0))
+        .y_label_area_size(l.px(52.0))
         .build_cartesian_2d(-r..r, -r..r)
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc("km east")
-        .y_desc("km north")
+        .x_desc(w.km_east.as_str())
+        .y_desc(w.km_north.as_str())
         .x_labels(5)
         .y_labels(5)
-        .label_style((FONT, 14))
+        .label_style(l.label_font())
+        .axis_desc_style(l.desc_font())
+        .axis_style(p.text.stroke_width(l.px(1.0)))
+        .bold_line_style(p.grid.stroke_width(l.px(1.0)))
+        .light_line_style(p.grid.mix(0.35))
+        .set_all_tick_mark_size(l.px(5.0))
         .draw()
         .map_err(err)?;
     let rk = radius_m / 1000.0;
@@ -449,7 +920,7 @@ pub fn draw_nearby<DB: DrawingBackend>(
         })
         .collect();
     chart
-        .draw_series(LineSeries::new(circle, BLUE.stroke_width(2)))
+        .draw_series(LineSeries::new(circle, p.circle.stroke_width(l.px(2.0))))
         .map_err(err)?;
     let km = |&(lon, lat): &(f64, f64)| {
         let (x, y) = local_metres(centre, lon, lat);
@@ -459,29 +930,37 @@ pub fn draw_nearby<DB: DrawingBackend>(
         .iter()
         .enumerate()
         .partition(|(i, _)| *i >= highlight);
+    let (small, big) = (l.px(2.0), l.px(4.0));
     chart
         .draw_series(
             rest.iter()
-                .map(|(_, p)| Circle::new(km(p), 2, RGBColor(150, 150, 150).filled())),
+                .map(|(_, pt)| Circle::new(km(pt), small, p.point.filled())),
         )
         .map_err(err)?;
     chart
         .draw_series(
             page.iter()
-                .map(|(_, p)| Circle::new(km(p), 4, RGBColor(200, 40, 40).filled())),
+                .map(|(_, pt)| Circle::new(km(pt), big, p.highlight.filled())),
         )
         .map_err(err)?;
     chart
         .draw_series(std::iter::once(Cross::new(
             (0.0, 0.0),
-            7,
-            BLACK.stroke_width(2),
+            l.px(7.0),
+            p.text.stroke_width(l.px(2.0)),
         )))
         .map_err(err)?;
-    Ok(())
+    Ok(Drawn {
+        x_desc: w.km_east.clone(),
+        y_desc: w.km_north.clone(),
+        legend: Vec::new(),
+    })
 }
 
-/// [`draw_nearby`] as an SVG document of `width × height` pixels.
+/// [`draw_nearby`] as an SVG document of `width × height` pixels in `style`. plotters' SVG
+/// backend writes `font-size` = size / 1.24, so the map's text is drawn 1.24 times larger for
+/// it to have the CSS size of the canvas charts' (14 px labels at scale 1).
+#[allow(clippy::too_many_arguments)]
 pub fn nearby_svg(
     title: &str,
     centre: (f64, f64),
@@ -490,16 +969,22 @@ pub fn nearby_svg(
     highlight: usize,
     width: u32,
     height: u32,
+    style: &Style,
 ) -> Result<String, ChartError> {
+    let style = Style {
+        text_scale: style.text_scale * 1.24,
+        ..style.clone()
+    };
     to_svg(width, height, |a| {
-        draw_nearby(a, title, centre, radius_m, points, highlight)
+        draw_nearby(a, title, centre, radius_m, points, highlight, &style)
     })
 }
 
+/// Renders `draw` on a `width × height` SVG document and returns its text.
 fn to_svg(
     width: u32,
     height: u32,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<(), ChartError>,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<Drawn, ChartError>,
 ) -> Result<String, ChartError> {
     let mut out = String::new();
     {
@@ -510,7 +995,7 @@ fn to_svg(
     Ok(out)
 }
 
-/// [`draw_dau`] as an SVG document of `width × height` pixels.
+/// [`draw_dau`] as an SVG document of `width × height` pixels in the default [`Style`].
 pub fn dau_svg(
     title: &str,
     labels: &[String],
@@ -518,20 +1003,25 @@ pub fn dau_svg(
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    to_svg(width, height, |a| draw_dau(a, title, labels, e))
+    let style = Style::default();
+    to_svg(width, height, |a| draw_dau(a, title, labels, e, &style))
 }
 
-/// [`draw_streak_histogram`] as an SVG document of `width × height` pixels.
+/// [`draw_streak_histogram`] as an SVG document of `width × height` pixels (default
+/// [`Style`]).
 pub fn streak_histogram_svg(
     title: &str,
     hist: &[u64],
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    to_svg(width, height, |a| draw_streak_histogram(a, title, hist))
+    let style = Style::default();
+    to_svg(width, height, |a| {
+        draw_streak_histogram(a, title, hist, &style)
+    })
 }
 
-/// [`draw_retention`] as an SVG document of `width × height` pixels.
+/// [`draw_retention`] as an SVG document of `width × height` pixels (default [`Style`]).
 pub fn retention_svg(
     title: &str,
     row_labels: &[String],
@@ -539,17 +1029,127 @@ pub fn retention_svg(
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
+    let style = Style::default();
     to_svg(width, height, |a| {
-        draw_retention(a, title, row_labels, rows)
+        draw_retention(a, title, row_labels, rows, &style)
     })
 }
 
-/// [`draw_enum_distribution`] as an SVG document of `width × height` pixels.
+/// [`draw_enum_distribution`] as an SVG document of `width × height` pixels (default
+/// [`Style`]).
 pub fn enum_distribution_svg(
     title: &str,
     hist: &[u64],
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    to_svg(width, height, |a| draw_enum_distribution(a, title, hist))
+    let style = Style::default();
+    to_svg(width, height, |a| {
+        draw_enum_distribution(a, title, hist, &style)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn css_colours() {
+        assert_eq!(css_color(" #1f242c").unwrap(), RGBColor(0x1f, 0x24, 0x2c));
+        assert_eq!(css_color("#fff").unwrap(), WHITE);
+        assert_eq!(css_color("#11223344").unwrap(), RGBColor(0x11, 0x22, 0x33));
+        assert_eq!(css_color("rgb(31, 36, 44)").unwrap(), RGBColor(31, 36, 44));
+        assert_eq!(css_color("rgba(1, 2, 3, 0.5)").unwrap(), RGBColor(1, 2, 3));
+        assert_eq!(css_color("rgb(1 2 3 / 50%)").unwrap(), RGBColor(1, 2, 3));
+        for bad in [
+            "",
+            "red",
+            "#12",
+            "#ggg",
+            "rgb(1, 2)",
+            "rgb(300, 0, 0)",
+            "#1234567",
+        ] {
+            let e = css_color(bad).unwrap_err();
+            assert!(e.0.contains("not a colour"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn compact_counts_per_locale() {
+        let en = Numbers::for_locale("en-US");
+        let zh = Numbers::for_locale("zh-CN");
+        assert_eq!(en.count(9_999), "9999");
+        assert_eq!(en.count(149_018), "149k");
+        assert_eq!(en.count(12_500), "12.5k");
+        assert_eq!(en.count(3_200_000), "3.2M");
+        assert_eq!(zh.count(9_999), "9999");
+        assert_eq!(zh.count(149_018), "14.9万");
+        assert_eq!(zh.count(230_000_000), "2.3亿");
+        assert_eq!(Numbers::for_locale("fr"), en);
+        assert_eq!(format_count(20_000), "20k");
+    }
+
+    /// Texts of an SVG document (the contents of its `<text>` elements).
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                let body = &t[t.find('>').unwrap() + 1..];
+                body[..body.find("</text>").unwrap()].trim().to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn style_words_colours_and_scale_are_drawn() {
+        let words = Words {
+            day: "日期".into(),
+            users: "用户数".into(),
+            dau: "日活".into(),
+            wau: "7 天活跃".into(),
+            mau: "30 天活跃".into(),
+            ..Words::default()
+        };
+        let dark = Palette {
+            background: RGBColor(0x1f, 0x24, 0x2c),
+            text: RGBColor(0xe6, 0xe9, 0xee),
+            ..Palette::LIGHT
+        };
+        let style = Style {
+            palette: dark,
+            words,
+            numbers: Numbers::for_locale("zh"),
+            scale: 2.0,
+            text_scale: 1.0,
+        };
+        let e = Engagement {
+            dau: vec![120_000, 149_018],
+            wau: vec![130_000, 160_000],
+            mau: vec![140_000, 170_000],
+            stickiness: vec![0.0, 0.0],
+        };
+        let labels = vec!["2024-05-01".to_string(), "2024-05-02".to_string()];
+        let mut out = String::new();
+        let drawn = {
+            let root = SVGBackend::with_string(&mut out, (700, 500)).into_drawing_area();
+            let d = draw_dau(&root, "日活", &labels, &e, &style).unwrap();
+            root.present().unwrap();
+            d
+        };
+        assert_eq!(drawn.x_desc, "日期");
+        assert_eq!(drawn.y_desc, "用户数");
+        assert_eq!(drawn.legend, ["日活", "7 天活跃", "30 天活跃"]);
+        let t = texts(&out);
+        for want in ["日期", "用户数", "7 天活跃", "30 天活跃", "05-01"] {
+            assert!(t.iter().any(|x| x == want), "missing {want}: {t:?}");
+        }
+        // 700 device px at scale 2 is 350 CSS px: the narrow layout (no year), 万 ticks.
+        assert!(!t.iter().any(|x| x == "2024-05-01"), "{t:?}");
+        assert!(t.iter().any(|x| x.ends_with('万')), "{t:?}");
+        // The dark background fills the area; labels are 13 CSS px = 26 device px (plotters'
+        // SVG backend writes font-size = size / 1.24 = 20.97).
+        assert!(out.contains("fill=\"#1F242C\""), "background");
+        assert!(out.contains("font-size=\"20.96"), "label size: {out}");
+    }
 }

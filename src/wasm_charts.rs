@@ -13,15 +13,25 @@
 //! drawDauChart(canvas, e.labels, e.dau, e.wau, e.mau, 'Daily actives');
 //! drawStreakChart(canvas, h, 'Current streaks');
 //! drawRetentionChart(canvas, r.labels, r.rows.flat().map((v) => v ?? NaN), 7, 'Retention');
-//! drawEnumChart(canvas, d, 'Levels');
+//! drawEnumChart(canvas, d, 'Levels', style); // style: see below
 //! ```
+//!
+//! Every draw function takes an optional last argument `style` (all fields optional):
+//! `{width, height, scale, locale, colors: {background, text, grid, dau, wau, mau, bar,
+//! heatLow, heatHigh, highlight, point, circle}, words: {day, users, dau, wau, mau, streakDays,
+//! value, daysAfter, cohort, kmEast, kmNorth}}`. `width` × `height` (device pixels, 1..=16384)
+//! become the canvas' backing size before drawing; `scale` is device pixels per CSS pixel
+//! (`devicePixelRatio`) for fonts, margins and strokes; `locale` picks the tick labels' number
+//! style (`en`: 12.5k, `zh`: 1.3万); colours are CSS colour strings (`#rrggbb`, `rgb(…)`, as
+//! the page's computed custom properties give them), words the axis titles and legend names.
+//! A draw returns the texts it drew besides the caption and ticks: `{xDesc, yDesc, legend}`.
 //!
 //! The arrays are the replies of the matching `BITLENS.*` commands (`BITLENS.DAU`,
 //! `BITLENS.ROLLING 7|30`, `BITLENS.STREAKHIST`, `BITLENS.RETENTION`, `BITLENS.ENUMDIST`).
 //! Missing daily keys are empty days; a key holding another type, a missing canvas, or (for
 //! `enumDistribution`) a missing field key throw an `Error`.
 
-use js_sys::{Array, Object};
+use js_sys::{Array, Object, Reflect};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
@@ -33,33 +43,181 @@ use crate::analytics::{self, enums};
 use crate::chart;
 use crate::wasm::{set, throw, Engine, IntoJs};
 
-/// The drawing area of `canvas`: an `HTMLCanvasElement` (works inside shadow roots) or the id
-/// of one in the document; an error names what was not found.
-fn drawing_area(
-    canvas: &JsValue,
-) -> Result<DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
-    let backend = if let Some(c) = canvas.dyn_ref::<web_sys::HtmlCanvasElement>() {
-        CanvasBackend::with_canvas_object(c.clone())
-    } else if let Some(id) = canvas.as_string() {
-        CanvasBackend::new(&id)
-    } else {
-        None
-    };
-    backend
-        .map(|b| b.into_drawing_area())
-        .ok_or_else(|| throw(format!("no <canvas> {canvas:?}")))
+/// The `HTMLCanvasElement` `canvas` is (works inside shadow roots) or the one with that id in
+/// the document; an error names what was not found.
+fn canvas_element(canvas: &JsValue) -> Result<web_sys::HtmlCanvasElement, JsError> {
+    if let Some(c) = canvas.dyn_ref::<web_sys::HtmlCanvasElement>() {
+        return Ok(c.clone());
+    }
+    let by_id = canvas.as_string().and_then(|id| {
+        let doc = Reflect::get(&js_sys::global(), &JsValue::from_str("document")).ok()?;
+        let get = Reflect::get(&doc, &JsValue::from_str("getElementById")).ok()?;
+        let found = get
+            .dyn_ref::<js_sys::Function>()?
+            .call1(&doc, &JsValue::from_str(&id))
+            .ok()?;
+        found.dyn_into::<web_sys::HtmlCanvasElement>().ok()
+    });
+    by_id.ok_or_else(|| throw(format!("no <canvas> {canvas:?}")))
 }
 
-/// Draws with `draw` on `canvas` and presents the result.
+/// A draw function's `style` argument, read (see the module header).
+struct Options {
+    style: chart::Style,
+    /// Backing size in device pixels, when given.
+    size: Option<(u32, u32)>,
+}
+
+/// `obj[name]` when `obj` is an object and the field is neither undefined nor null.
+fn field(obj: &JsValue, name: &str) -> Option<JsValue> {
+    if !obj.is_object() {
+        return None;
+    }
+    Reflect::get(obj, &JsValue::from_str(name))
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+fn string_field(obj: &JsValue, name: &str) -> Result<Option<String>, JsError> {
+    field(obj, name)
+        .map(|v| {
+            v.as_string()
+                .ok_or_else(|| throw(format!("style.{name} must be a string")))
+        })
+        .transpose()
+}
+
+fn number_field(obj: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
+    field(obj, name)
+        .map(|v| {
+            v.as_f64()
+                .filter(|n| n.is_finite())
+                .ok_or_else(|| throw(format!("style.{name} must be a finite number")))
+        })
+        .transpose()
+}
+
+/// Reads `style` (undefined or null: the defaults). Errors name the field.
+fn options(style: &JsValue) -> Result<Options, JsError> {
+    let mut out = chart::Style::default();
+    if style.is_undefined() || style.is_null() {
+        return Ok(Options {
+            style: out,
+            size: None,
+        });
+    }
+    if !style.is_object() {
+        return Err(throw("style must be an object"));
+    }
+    if let Some(scale) = number_field(style, "scale")? {
+        if !(0.25..=8.0).contains(&scale) {
+            return Err(throw(format!("style.scale {scale} is not in 0.25..8")));
+        }
+        out.scale = scale;
+    }
+    if let Some(locale) = string_field(style, "locale")? {
+        out.numbers = chart::Numbers::for_locale(&locale);
+    }
+    if let Some(colors) = field(style, "colors") {
+        let p = &mut out.palette;
+        let [dau, wau, mau] = &mut p.series;
+        for (name, slot) in [
+            ("background", &mut p.background),
+            ("text", &mut p.text),
+            ("grid", &mut p.grid),
+            ("dau", dau),
+            ("wau", wau),
+            ("mau", mau),
+            ("bar", &mut p.bar),
+            ("heatLow", &mut p.heat_low),
+            ("heatHigh", &mut p.heat_high),
+            ("highlight", &mut p.highlight),
+            ("point", &mut p.point),
+            ("circle", &mut p.circle),
+        ] {
+            if let Some(text) = string_field(&colors, name)? {
+                *slot = chart::css_color(&text)
+                    .map_err(|e| throw(format!("style.colors.{name}: {e}")))?;
+            }
+        }
+    }
+    if let Some(words) = field(style, "words") {
+        let w = &mut out.words;
+        for (name, slot) in [
+            ("day", &mut w.day),
+            ("users", &mut w.users),
+            ("dau", &mut w.dau),
+            ("wau", &mut w.wau),
+            ("mau", &mut w.mau),
+            ("streakDays", &mut w.streak_days),
+            ("value", &mut w.value),
+            ("daysAfter", &mut w.days_after),
+            ("cohort", &mut w.cohort),
+            ("kmEast", &mut w.km_east),
+            ("kmNorth", &mut w.km_north),
+        ] {
+            if let Some(text) = string_field(&words, name)? {
+                *slot = text;
+            }
+        }
+    }
+    let dim = |name: &str| -> Result<Option<u32>, JsError> {
+        number_field(style, name)?
+            .map(|v| {
+                if v.fract() == 0.0 && (1.0..=16384.0).contains(&v) {
+                    Ok(v as u32)
+                } else {
+                    Err(throw(format!(
+                        "style.{name} {v} is not a whole number of pixels in 1..16384"
+                    )))
+                }
+            })
+            .transpose()
+    };
+    let size = match (dim("width")?, dim("height")?) {
+        (Some(w), Some(h)) => Some((w, h)),
+        (None, None) => None,
+        _ => return Err(throw("style.width and style.height go together")),
+    };
+    Ok(Options { style: out, size })
+}
+
+/// `{xDesc, yDesc, legend}` of what a chart drew.
+fn drawn_js(d: &chart::Drawn) -> Result<Object, JsError> {
+    let obj = Object::new();
+    set(&obj, "xDesc", &JsValue::from_str(&d.x_desc))?;
+    set(&obj, "yDesc", &JsValue::from_str(&d.y_desc))?;
+    let legend: Array = d.legend.iter().map(|s| JsValue::from_str(s)).collect();
+    set(&obj, "legend", &legend)?;
+    Ok(obj)
+}
+
+/// Sizes `canvas` as `style` says, draws with `draw` on it in that style and presents the
+/// result; returns the drawn texts.
 fn draw_on(
     canvas: &JsValue,
+    style: &JsValue,
     draw: impl FnOnce(
         &DrawingArea<CanvasBackend, plotters::coord::Shift>,
-    ) -> Result<(), chart::ChartError>,
-) -> Result<(), JsError> {
-    let area = drawing_area(canvas)?;
-    draw(&area).or_throw()?;
-    area.present().or_throw()
+        &chart::Style,
+    ) -> Result<chart::Drawn, chart::ChartError>,
+) -> Result<Object, JsError> {
+    let opts = options(style)?;
+    let element = canvas_element(canvas)?;
+    if let Some((w, h)) = opts.size {
+        if element.width() != w {
+            element.set_width(w);
+        }
+        if element.height() != h {
+            element.set_height(h);
+        }
+    }
+    let area = CanvasBackend::with_canvas_object(element)
+        .ok_or_else(|| throw("the <canvas> has no 2d context"))?
+        .into_drawing_area();
+    let drawn = draw(&area, &opts.style).or_throw()?;
+    area.present().or_throw()?;
+    drawn_js(&drawn)
 }
 
 fn numbers(v: &[u64]) -> Array {
@@ -156,7 +314,8 @@ impl Engine {
 
 /// Draws daily actives with the rolling 7/30-day actives (`dau`, `wau`, `mau`: one count per
 /// day, as [`Engine::engagement`] gives them; `labels` the days' dates) on `canvas` (an
-/// `HTMLCanvasElement` or the id of one), at the canvas' own size.
+/// `HTMLCanvasElement` or the id of one), at the canvas' own size or `style`'s (see the
+/// module header); returns `{xDesc, yDesc, legend}`.
 #[wasm_bindgen(js_name = drawDauChart)]
 pub fn draw_dau_chart(
     canvas: JsValue,
@@ -165,7 +324,8 @@ pub fn draw_dau_chart(
     wau: Vec<f64>,
     mau: Vec<f64>,
     title: &str,
-) -> Result<(), JsError> {
+    style: JsValue,
+) -> Result<Object, JsError> {
     if labels.len() != dau.len() || wau.len() != dau.len() || mau.len() != dau.len() {
         return Err(throw("labels, dau, wau and mau differ in length"));
     }
@@ -177,15 +337,24 @@ pub fn draw_dau_chart(
         mau,
         stickiness,
     };
-    draw_on(&canvas, |a| chart::draw_dau(a, title, &labels, &e))
+    draw_on(&canvas, &style, |a, s| {
+        chart::draw_dau(a, title, &labels, &e, s)
+    })
 }
 
 /// Draws a streak histogram (`BITLENS.STREAKHIST`: element `k − 1` = users set in exactly the
 /// last `k` days) on `canvas` as bars.
 #[wasm_bindgen(js_name = drawStreakChart)]
-pub fn draw_streak_chart(canvas: JsValue, hist: Vec<f64>, title: &str) -> Result<(), JsError> {
+pub fn draw_streak_chart(
+    canvas: JsValue,
+    hist: Vec<f64>,
+    title: &str,
+    style: JsValue,
+) -> Result<Object, JsError> {
     let hist = counts(&hist);
-    draw_on(&canvas, |a| chart::draw_streak_histogram(a, title, &hist))
+    draw_on(&canvas, &style, |a, s| {
+        chart::draw_streak_histogram(a, title, &hist, s)
+    })
 }
 
 /// Draws the retention heatmap of `rows` (as [`Engine::retention`] gives them, flattened:
@@ -197,7 +366,8 @@ pub fn draw_retention_chart(
     rows: Vec<f64>,
     horizon: u32,
     title: &str,
-) -> Result<(), JsError> {
+    style: JsValue,
+) -> Result<Object, JsError> {
     let width = horizon as usize + 1;
     if rows.len() != labels.len() * width {
         return Err(throw("rows must hold 1 + horizon numbers per label"));
@@ -214,22 +384,32 @@ pub fn draw_retention_chart(
                 .collect(),
         })
         .collect();
-    draw_on(&canvas, |a| chart::draw_retention(a, title, &labels, &rows))
+    draw_on(&canvas, &style, |a, s| {
+        chart::draw_retention(a, title, &labels, &rows, s)
+    })
 }
 
 /// Draws a value distribution (`BITLENS.ENUMDIST` counts, [`Engine::enum_distribution`]) on
 /// `canvas` as bars, up to the last non-zero value.
 #[wasm_bindgen(js_name = drawEnumChart)]
-pub fn draw_enum_chart(canvas: JsValue, hist: Vec<f64>, title: &str) -> Result<(), JsError> {
+pub fn draw_enum_chart(
+    canvas: JsValue,
+    hist: Vec<f64>,
+    title: &str,
+    style: JsValue,
+) -> Result<Object, JsError> {
     let hist = counts(&hist);
-    draw_on(&canvas, |a| chart::draw_enum_distribution(a, title, &hist))
+    draw_on(&canvas, &style, |a, s| {
+        chart::draw_enum_distribution(a, title, &hist, s)
+    })
 }
 
 /// An SVG document (`width` × `height` pixels) mapping a nearby-shops search: the circle of
 /// `radius_m` metres around (`lon`, `lat`) in degrees, and the result points given as
 /// `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` of them (the page on
-/// screen) emphasised. Axes in kilometres east / north of the centre. Needs the page's DOM
-/// (plotters measures text there), no engine.
+/// screen) emphasised. Axes in kilometres east / north of the centre. `style` as for the
+/// canvas charts (its `width`/`height` are ignored: the SVG is `width` × `height`). Needs the
+/// page's DOM (plotters measures text there), no engine.
 #[wasm_bindgen(js_name = nearbyMapSvg)]
 #[allow(clippy::too_many_arguments)]
 pub fn nearby_map_svg(
@@ -241,7 +421,9 @@ pub fn nearby_map_svg(
     title: &str,
     width: u32,
     height: u32,
+    style: JsValue,
 ) -> Result<String, JsError> {
+    let opts = options(&style)?;
     let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
     chart::nearby_svg(
         title,
@@ -251,6 +433,7 @@ pub fn nearby_map_svg(
         highlight as usize,
         width,
         height,
+        &opts.style,
     )
     .or_throw()
 }

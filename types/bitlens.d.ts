@@ -97,21 +97,39 @@ export interface SnapshotInfo {
 export declare function snapshotInfo(bytes: Uint8Array | number[]): SnapshotInfo;
 
 // Charts drawn on the page from numbers an Engine computed (in a worker, say): no engine, no
-// data on the page; plotters measures text through the page's DOM.
+// data on the page; plotters measures text through the page's DOM. Each takes an optional
+// ChartStyle (backing size at devicePixelRatio, theme colours, words) and returns the texts drawn.
+
+/** Options of the chart functions (src/wasm_charts.rs); every field is optional. */
+export interface ChartStyle {
+  /** Backing size in device pixels (set on the canvas before drawing; both or neither). */
+  width?: number;
+  height?: number;
+  /** Device pixels per CSS pixel (devicePixelRatio) for fonts, margins and strokes. */
+  scale?: number;
+  /** Number style of tick labels: `en` (12.5k) or `zh` (1.3万). */
+  locale?: string;
+  /** CSS colours (#rrggbb or rgb(…)). */
+  colors?: Partial<Record<'background' | 'text' | 'grid' | 'dau' | 'wau' | 'mau' | 'bar' | 'heatLow' | 'heatHigh' | 'highlight' | 'point' | 'circle', string>>;
+  /** Axis titles and legend names. */
+  words?: Partial<Record<'day' | 'users' | 'dau' | 'wau' | 'mau' | 'streakDays' | 'value' | 'daysAfter' | 'cohort' | 'kmEast' | 'kmNorth', string>>;
+}
+/** The texts a chart drew besides its caption and tick labels. */
+export interface ChartTexts { xDesc: string; yDesc: string; legend: string[] }
 
 /** Draws daily actives with rolling 7/30-day actives on `canvas` ({@link Engine.engagement}'s series). */
-export declare function drawDauChart(canvas: CanvasTarget, labels: string[], dau: number[], wau: number[], mau: number[], title: string): void;
+export declare function drawDauChart(canvas: CanvasTarget, labels: string[], dau: number[], wau: number[], mau: number[], title: string, style?: ChartStyle): ChartTexts;
 /** Draws a streak histogram ({@link Engine.streakHistogram}) on `canvas`. */
-export declare function drawStreakChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string): void;
+export declare function drawStreakChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string, style?: ChartStyle): ChartTexts;
 /** Draws the retention heatmap: `rows` flattened, `1 + horizon` numbers per label, `NaN` for null. */
-export declare function drawRetentionChart(canvas: CanvasTarget, labels: string[], rows: number[] | Float64Array, horizon: number, title: string): void;
+export declare function drawRetentionChart(canvas: CanvasTarget, labels: string[], rows: number[] | Float64Array, horizon: number, title: string, style?: ChartStyle): ChartTexts;
 /** Draws a value distribution ({@link Engine.enumDistribution}) on `canvas`. */
-export declare function drawEnumChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string): void;
+export declare function drawEnumChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string, style?: ChartStyle): ChartTexts;
 /**
  * An SVG map of a nearby search: the circle of `radius_m` metres around (`lon`, `lat`) and the
  * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised.
  */
-export declare function nearbyMapSvg(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, width: number, height: number): string;
+export declare function nearbyMapSvg(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, width: number, height: number, style?: ChartStyle): string;
 /**
  * The bit offset Java's `Math.abs(id.hashCode())` gives for a string user id (the core's
  * `analytics::userid`, over UTF-16 code units); `undefined` when the hash is

@@ -3,7 +3,7 @@
 // in data-value; the command that produced it is shown beside it for redis-cli.
 // A card that fails shows the error and the failed command; the other cards are unaffected.
 
-import { cliLine, el, fill, lastDays } from './util.js';
+import { chartStyle, cliLine, el, fill, formatPercent, lastDays, onResize } from './util.js';
 
 /** Scratch key the active-users card passes to BITOP OR (removed again right after). */
 export const SCRATCH_7D = 'bitlens:tmp:active:7d';
@@ -97,8 +97,9 @@ export async function computeActive(eng, settings, date, t) {
  * Nearby shops: GEOSEARCH key FROMLONLAT lon lat (or FROMMEMBER name when `q.member` is set)
  * BYRADIUS r unit ASC WITHDIST WITHCOORD.
  * Returns {argv, key, results: [{member, dist, lon, lat}], map} (nearest first); `map(first,
- * count, title)` draws the search as SVG on the page (`nearbyMapSvg` of the wasm module, from
- * the results: no engine).
+ * count, title, width, style)` draws the search as a `width`-pixel square SVG on the page
+ * (`nearbyMapSvg` of the wasm module, from the results: no engine; `style` its colours and
+ * words, util.js chartStyle).
  */
 export async function computeNearby(eng, settings, q, nearbyMapSvg) {
   const key = fill(settings.geoKey, { type: q.type });
@@ -114,12 +115,12 @@ export async function computeNearby(eng, settings, q, nearbyMapSvg) {
   // the shown page emphasised. FROMMEMBER searches are centred on the member (distance 0).
   const metres = Number(q.radius) * ({ m: 1, km: 1000, mi: 1609.344, ft: 0.3048 }[q.unit] || 1);
   const centre = q.member ? results?.[0] : { lon: q.lon, lat: q.lat };
-  const map = (first, count, title) => {
+  const map = (first, count, title, width = 480, style = undefined) => {
     if (!centre || !Array.isArray(results)) return null;
     const shown = results.slice(first, first + count);
     const coords = [...shown, ...results.slice(0, first), ...results.slice(first + count)]
       .flatMap((s) => [s.lon, s.lat]);
-    return nearbyMapSvg(centre.lon, centre.lat, metres, coords, shown.length, title, 480, 480);
+    return nearbyMapSvg(centre.lon, centre.lat, metres, coords, shown.length, title, width, width, style);
   };
   return { argv, key, results, map };
 }
@@ -170,7 +171,7 @@ export async function drawEngagementCard(body, compute, fmt, t) {
       'div',
       { class: 'metric' },
       el('div', { class: 'metric-label' }, t.stickiness),
-      el('div', { class: 'metric-value', 'data-testid': 'engagement-stickiness', 'data-value': r.stickiness }, `${(r.stickiness * 100).toFixed(1)}%`),
+      el('div', { class: 'metric-value', 'data-testid': 'engagement-stickiness', 'data-value': r.stickiness }, formatPercent(r.stickiness, t.locale)),
     ),
   );
   body.append(list, el('p', { class: 'note' }, t.extensionNote));
@@ -269,12 +270,31 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
     );
   }
   body.append(ol);
-  const svg = result.map && result.map(page * PAGE_SIZE, PAGE_SIZE, t.mapTitle || 'Map');
-  if (svg) {
-    body.append(el('img', {
-      class: 'chart nearby-map', 'data-testid': 'nearby-map', alt: t.mapTitle || 'Map',
-      src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg),
-    }));
+  if (result.map) {
+    // The map (SVG, one CSS pixel per SVG pixel) is as wide as the card (at most 560 px) and
+    // in the theme's colours; redrawn when the card's width or the colour scheme changes.
+    const img = el('img', { class: 'chart nearby-map', 'data-testid': 'nearby-map', alt: t.mapTitle || 'Map' });
+    body.append(img);
+    const drawMap = () => {
+      if (!img.isConnected) return false;
+      const width = Math.max(200, Math.min(560, Math.floor(body.clientWidth || 480)));
+      const style = chartStyle(body, t);
+      const svg = result.map(page * PAGE_SIZE, PAGE_SIZE, t.mapTitle || 'Map', width, style);
+      if (!svg) {
+        img.remove();
+        return false;
+      }
+      img.width = width;
+      img.height = width;
+      img.dataset.axisX = style.words.kmEast;
+      img.dataset.axisY = style.words.kmNorth;
+      img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+      return true;
+    };
+    if (drawMap()) {
+      if (body.stopMapResize) body.stopMapResize();
+      body.stopMapResize = onResize(body, drawMap);
+    }
   }
   if (pages > 1) {
     body.append(

@@ -11,7 +11,9 @@
 // empty bitmaps (as BITOP reads them), so the day axis is continuous.
 
 import { drawDauChart, drawEnumChart, drawRetentionChart, drawStreakChart } from '../pkg/bitlens.js';
-import { capture, el, fill, globEscape, globFor, isoDate, parseDate, ymd } from './util.js';
+import {
+  capture, chartStyle, el, fill, formatPercent, globEscape, globFor, isoDate, onResize, parseDate, ymd,
+} from './util.js';
 
 /** Settings of the section (all can be overridden through the panel settings object). */
 export const ENGAGEMENT_DEFAULTS = {
@@ -25,8 +27,8 @@ export const ENGAGEMENT_DEFAULTS = {
 };
 
 const STREAK_CHOICES = [7, 14, 30];
-const W = 900;
-const H = 380;
+/** CSS height of a chart for its CSS width: [width ratio, min, max] (retention has more rows). */
+const HEIGHT = { chart: [0.5, 240, 380], retention: [0.62, 300, 460] };
 const CSS_URL = new URL('./engagement.css', import.meta.url).href;
 
 /** The Redis globs of the keys the section reads (added to the panel's snapshot request). */
@@ -56,12 +58,33 @@ function cliLine(argv) {
  * One chart block: heading, canvas, note line, folded table and commands. `results` holds
  * {argv, value} pairs (the reply of each command, as numbers / arrays) for tests and readers.
  */
-function figure(id, title, height = H) {
-  const canvas = el('canvas', { width: W, height, 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
+function figure(id, title, height = HEIGHT.chart) {
+  const canvas = el('canvas', { 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
   const note = el('p', { class: 'eng-note', 'data-testid': `eng-${id}-note` });
   const details = el('details', { class: 'eng-numbers', hidden: true });
   const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), canvas, note, details);
-  return { fig, canvas, note, details };
+  return { fig, canvas, note, details, title, height, redraw: null };
+}
+
+/**
+ * Draws figure `f` with `draw(style)` (at least `minHeight` CSS px tall) (a wasm draw function bound to its numbers) at the
+ * canvas' CSS width, a height that follows it, and devicePixelRatio; the theme's colours and
+ * the label table's words. The texts the chart drew (axis titles, legend) are exposed as
+ * data-axis-x / data-axis-y / data-legend and in the canvas' aria-label. Kept as f.redraw for
+ * resizes and theme changes.
+ */
+function paint(f, t, draw, minHeight = 0) {
+  f.canvas.hidden = false;
+  const [ratio, min, max] = f.height;
+  const width = f.canvas.getBoundingClientRect().width || f.fig.getBoundingClientRect().width;
+  const height = Math.round(Math.max(Math.min(Math.max(width * ratio, min), max), minHeight));
+  f.canvas.style.height = `${height}px`;
+  const drawn = draw(chartStyle(f.canvas, t, width, height));
+  f.canvas.dataset.axisX = drawn.xDesc;
+  f.canvas.dataset.axisY = drawn.yDesc;
+  f.canvas.dataset.legend = JSON.stringify(drawn.legend);
+  f.canvas.setAttribute('aria-label', [f.title, `${drawn.yDesc} / ${drawn.xDesc}`, ...drawn.legend].join(' · '));
+  f.redraw = () => paint(f, t, draw, minHeight);
 }
 
 /** Fills a figure's table, command list and `data-results` attribute. */
@@ -70,7 +93,7 @@ function showNumbers(f, head, rows, results, t) {
     'table',
     {},
     el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el(i ? 'td' : 'th', i ? {} : { scope: 'row' }, c === null ? '' : String(c)))))),
+    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el(i ? 'td' : 'th', i ? {} : { scope: 'row' }, cell(c, t)))))),
   );
   const cmds = el('pre', { class: 'cmd' }, results.map((r) => cliLine(r.argv)).join('\n'));
   f.details.replaceChildren(el('summary', {}, t.engNumbers), table, cmds);
@@ -79,10 +102,17 @@ function showNumbers(f, head, rows, results, t) {
   f.fig.dataset.state = 'drawn';
 }
 
+/** A table cell: numbers in the page's locale (149,018), null empty, the rest as text. */
+function cell(c, t) {
+  if (c === null || c === undefined) return '';
+  return typeof c === 'number' ? new Intl.NumberFormat(t.locale).format(c) : String(c);
+}
+
 function fail(f, message, state = 'error') {
   const ctx = f.canvas.getContext('2d');
   ctx.clearRect(0, 0, f.canvas.width, f.canvas.height);
   f.canvas.hidden = true;
+  f.redraw = null;
   f.note.textContent = message;
   f.note.setAttribute('role', state === 'error' ? 'alert' : 'status');
   f.details.replaceChildren();
@@ -105,12 +135,17 @@ export function buildEngagementSection(t) {
   const figs = {
     dau: figure('dau', t.engDauTitle),
     streak: figure('streak', t.engStreakTitle),
-    retention: figure('retention', t.engRetentionTitle, 460),
+    retention: figure('retention', t.engRetentionTitle, HEIGHT.retention),
     enum: figure('enum', t.engEnumTitle),
   };
+  const fmt = (n) => new Intl.NumberFormat(t.locale).format(n);
   figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, t.engWindow, ' ', streakSelect), figs.streak.canvas);
   const grid = el('div', { class: 'eng-grid' }, Object.values(figs).map((f) => f.fig));
   section.append(grid);
+  // Charts follow their container's width (and the theme): redrawn from the numbers they hold.
+  onResize(grid, () => {
+    for (const f of Object.values(figs)) if (f.redraw) f.redraw();
+  });
   let last = null;
   streakSelect.onchange = () => {
     if (last) drawStreak(last.engine, last.s, last.date, Number(streakSelect.value));
@@ -121,10 +156,10 @@ export function buildEngagementSection(t) {
     const keys = daysEnding(date, n).map((d) => fill(s.activeKey, { date: d }));
     try {
       const hist = Array.from(await eng.call('streakHistogram', keys));
-      f.canvas.hidden = false;
-      drawStreakChart(f.canvas, hist, t.engStreakChart(isoDate(date), n));
+      const title = t.engStreakChart(isoDate(date), n);
+      paint(f, t, (style) => drawStreakChart(f.canvas, hist, title, style));
       const total = hist.reduce((a, b) => a + b, 0);
-      f.note.textContent = t.engStreakNote(total, isoDate(date), hist[hist.length - 1], n);
+      f.note.textContent = t.engStreakNote(fmt(total), isoDate(date), fmt(hist[hist.length - 1]), n);
       showNumbers(f, t.engStreakHead, hist.map((c, i) => [i + 1, c]),
         [{ argv: ['BITLENS.STREAKHIST', ...keys], value: hist }], t);
     } catch (e) {
@@ -152,10 +187,10 @@ export function buildEngagementSection(t) {
       const f = figs.dau;
       try {
         const e = await eng.call('engagement', keys);
-        f.canvas.hidden = false;
-        drawDauChart(f.canvas, e.labels, e.dau, e.wau, e.mau, t.engDauChart(firstDate(keys, s), isoDate(date)));
+        const title = t.engDauChart(firstDate(keys, s), isoDate(date));
+        paint(f, t, (style) => drawDauChart(f.canvas, e.labels, e.dau, e.wau, e.mau, title, style));
         const i = e.dau.length - 1;
-        f.note.textContent = t.engDauNote(isoDate(date), e.dau[i], e.wau[i], e.mau[i], `${(e.stickiness[i] * 100).toFixed(1)}%`);
+        f.note.textContent = t.engDauNote(isoDate(date), fmt(e.dau[i]), fmt(e.wau[i]), fmt(e.mau[i]), formatPercent(e.stickiness[i], t.locale));
         showNumbers(f, t.engDauHead, e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
           { argv: ['BITLENS.DAU', ...keys], value: e.dau },
           { argv: ['BITLENS.ROLLING', '7', ...keys], value: e.wau },
@@ -173,10 +208,11 @@ export function buildEngagementSection(t) {
       } else {
         try {
           const { labels: rowLabels, rows } = await eng.call('retention', rkeys, s.lookback, s.horizon);
-          r.canvas.hidden = false;
-          drawRetentionChart(r.canvas, rowLabels, rows.flat().map((v) => (v === null ? NaN : v)), s.horizon,
-            t.engRetentionChart(s.lookback, s.horizon));
-          r.note.textContent = t.engRetentionNote(rows.length);
+          const flat = rows.flat().map((v) => (v === null ? NaN : v));
+          const title = t.engRetentionChart(s.lookback, s.horizon);
+          // Rows of at least 18 CSS px (13 px labels) under the caption and the day axis.
+          paint(r, t, (style) => drawRetentionChart(r.canvas, rowLabels, flat, s.horizon, title, style), rows.length * 18 + 150);
+          r.note.textContent = t.engRetentionNote(fmt(rows.length));
           const labels = rkeys.slice(s.lookback).map((k) => isoDate(parseDate(capture(s.activeKey, k, 'date'))));
           const head = [...t.engRetentionHead];
           for (let d = 1; d <= s.horizon; d++) head.push(`+${d}`);
@@ -197,11 +233,11 @@ export function buildEngagementSection(t) {
       try {
         const hasAmong = (await eng.call('keys', globEscape(among))).length > 0;
         const hist = await eng.call('enumDistribution', key, s.levelField, hasAmong ? among : undefined);
-        g.canvas.hidden = false;
-        drawEnumChart(g.canvas, hist, t.engEnumChart(key, hasAmong ? among : null));
+        const title = t.engEnumChart(key, hasAmong ? among : null);
+        paint(g, t, (style) => drawEnumChart(g.canvas, hist, title, style));
         const argv = ['BITLENS.ENUMDIST', key, `u${s.levelField}`, ...(hasAmong ? ['AMONG', among] : [])];
         const lastNonZero = hist.reduce((m, c, i) => (c > 0 ? i : m), 0);
-        g.note.textContent = t.engEnumNote(hist.reduce((a, b) => a + b, 0), hasAmong);
+        g.note.textContent = t.engEnumNote(fmt(hist.reduce((a, b) => a + b, 0)), hasAmong);
         showNumbers(g, t.engEnumHead, hist.slice(0, lastNonZero + 1).map((c, i) => [i, c]), [{ argv, value: hist }], t);
       } catch (err) {
         fail(g, err.message || String(err));

@@ -233,6 +233,13 @@ const LABELS = {
     engEnumChart: (key, among) => (among ? `${key} among ${among}` : key),
     engEnumNote: (n, among) => `${n} users counted${among ? ' (active that day)' : ''}.`,
     engEnumHead: ['value', 'users'],
+    // Charts (axis titles and legends drawn by the wasm chart functions) and number locale
+    locale: 'en-US',
+    chartWords: {
+      day: 'day', users: 'users', dau: 'DAU', wau: '7-day actives', mau: '30-day actives',
+      streakDays: 'streak length (days)', value: 'value', daysAfter: 'days after the cohort day', cohort: 'cohort',
+      kmEast: 'km east', kmNorth: 'km north',
+    },
   },
   zh: {
     title: 'bitlens 运营面板',
@@ -465,6 +472,13 @@ const LABELS = {
     engEnumChart: (key, among) => (among ? `${key}（限 ${among}）` : key),
     engEnumNote: (n, among) => `共统计 ${n} 位用户${among ? '（当日活跃）' : ''}。`,
     engEnumHead: ['取值', '用户数'],
+    // 图表（wasm 绘制的坐标轴标题和图例）与数字格式
+    locale: 'zh-CN',
+    chartWords: {
+      day: '日期', users: '用户数', dau: '日活', wau: '7 天活跃', mau: '30 天活跃',
+      streakDays: '连续天数（天）', value: '取值', daysAfter: '同期群日之后的天数', cohort: '同期群',
+      kmEast: '向东（公里）', kmNorth: '向北（公里）',
+    },
   },
 };
 

@@ -145,3 +145,64 @@ export function formatRelative(ms, locale) {
   }
   return rtf.format(0, 'second');
 }
+
+/** `fraction` (0.5) as the locale writes a percentage with one decimal: `50.0%`. */
+export function formatPercent(fraction, locale) {
+  return new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(fraction);
+}
+
+/** The chart colours: style field → the panel.css custom property that holds it. */
+const CHART_COLORS = {
+  background: '--chart-bg', text: '--chart-fg', grid: '--chart-grid', dau: '--chart-1', wau: '--chart-2',
+  mau: '--chart-3', bar: '--chart-bar', heatLow: '--chart-heat-low', heatHigh: '--chart-heat-high',
+  highlight: '--chart-highlight', point: '--chart-point', circle: '--chart-circle',
+};
+
+/**
+ * The `style` argument of the wasm chart functions (src/wasm_charts.rs) for a chart inside
+ * `node`: the theme's colours (the computed --chart-* custom properties of panel.css), the axis
+ * titles and legend names of the label table `t` (t.chartWords), its locale, and, given a CSS
+ * size, the backing size in device pixels at devicePixelRatio with that ratio as the scale.
+ */
+export function chartStyle(node, t, cssWidth, cssHeight) {
+  const css = getComputedStyle(node);
+  const colors = {};
+  for (const [name, prop] of Object.entries(CHART_COLORS)) {
+    const v = css.getPropertyValue(prop).trim();
+    if (v) colors[name] = v;
+  }
+  const style = { colors, words: t.chartWords, locale: t.locale, scale: 1 };
+  if (cssWidth > 0 && cssHeight > 0) {
+    const dpr = Math.min(Math.max(window.devicePixelRatio || 1, 0.25), 8);
+    style.scale = dpr;
+    style.width = Math.max(1, Math.round(cssWidth * dpr));
+    style.height = Math.max(1, Math.round(cssHeight * dpr));
+  }
+  return style;
+}
+
+/**
+ * Calls `fn()` (debounced by `ms`) when `node`'s width changes, and when the colour scheme the
+ * page prefers changes (the charts' colours follow it). Returns a function that stops both.
+ */
+export function onResize(node, fn, ms = 150) {
+  let timer = null;
+  let width = null;
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(fn, ms);
+  };
+  const ro = new ResizeObserver((entries) => {
+    const w = Math.round(entries[entries.length - 1].contentRect.width);
+    if (width !== null && w !== width) later();
+    width = w;
+  });
+  ro.observe(node);
+  const mq = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+  if (mq) mq.addEventListener('change', later);
+  return () => {
+    clearTimeout(timer);
+    ro.disconnect();
+    if (mq) mq.removeEventListener('change', later);
+  };
+}
