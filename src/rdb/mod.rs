@@ -772,17 +772,27 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
 }
 
 /// A snapshot of the records a visitor (`visit(record callback)`) walks: each materialised
-/// value goes into its database's keyspace.
+/// value goes into its database's keyspace. A key met twice in one database is an error at
+/// its second record, as Redis and Valkey refuse such a file on load ("Duplicated key found
+/// in RDB file").
 fn collect(
     visit: impl FnOnce(&mut dyn FnMut(Record<'_>) -> Result<(), RdbError>) -> Result<Header, RdbError>,
 ) -> Result<Snapshot, RdbError> {
     let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
     let header = visit(&mut |rec| {
         if let Some(v) = rec.value {
-            databases
-                .entry(rec.db)
-                .or_default()
-                .insert(rec.key.into_owned(), v, rec.expire_at_ms);
+            let ks = databases.entry(rec.db).or_default();
+            if ks.get(&rec.key).is_some() {
+                return Err(RdbError::new(
+                    RdbErrorKind::Corrupt,
+                    rec.offset,
+                    format!(
+                        "duplicated key in database {} (Redis refuses such a file)",
+                        rec.db
+                    ),
+                ));
+            }
+            ks.insert(rec.key.into_owned(), v, rec.expire_at_ms);
         }
         Ok(())
     })?;

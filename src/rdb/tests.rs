@@ -20,6 +20,32 @@ fn write_sample() -> Vec<u8> {
     w.finish().unwrap()
 }
 
+#[test]
+fn a_duplicated_key_is_refused_at_its_second_record() {
+    let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"k", b"v", None).unwrap();
+    w.write_string(b"k", b"w", None).unwrap();
+    w.select_db(1).unwrap();
+    w.write_string(b"k", b"x", None).unwrap();
+    let bytes = w.finish().unwrap();
+    let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.kind, RdbErrorKind::Corrupt);
+    assert!(e.message.contains("duplicated key in database 0"), "{e}");
+    assert!(e.to_string().contains("(key \"k\")"), "{e}");
+    // The second record of "k" starts after the header, SELECTDB and the first record.
+    let second = bytes.windows(4).rposition(|w| w == b"\x01k\x01w").unwrap() as u64 - 1;
+    assert_eq!(e.offset, second);
+    // The same name in another database is another key.
+    let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"k", b"v", None).unwrap();
+    w.select_db(1).unwrap();
+    w.write_string(b"k", b"x", None).unwrap();
+    let snap = load_rdb(&w.finish().unwrap(), &LoadOptions::default()).unwrap();
+    assert_eq!(string_of(&snap, 1, b"k"), b"x");
+}
+
 fn string_of(snap: &Snapshot, db: u64, key: &[u8]) -> Vec<u8> {
     match snap.databases[&db].get(key) {
         Some(Value::String(s)) => s.as_bytes().into_owned(),

@@ -134,8 +134,9 @@ struct InspectArgs {
     /// Only database N.
     #[arg(long)]
     db: Option<u64>,
-    /// Only keys of this type (repeatable): string, list, set, zset, hash, stream, ...
-    #[arg(long = "type", value_name = "TYPE")]
+    /// Only keys of this type (repeatable): string, list, set, zset, hash, stream, or a module
+    /// type's 9-character name as TYPE prints it (MBbloom--, MBbloomCF, CMSk-TYPE, ...).
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_type_name)]
     types: Vec<String>,
     /// Only keys matching this glob (KEYS rules).
     #[arg(long = "match", value_name = "GLOB", conflicts_with = "regex")]
@@ -186,6 +187,19 @@ pub(crate) fn write_stdout(text: &[u8]) -> ExitCode {
             eprintln!("bitlens: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// A `--type` value: one of the names TYPE replies (module types are 9 characters).
+fn parse_type_name(s: &str) -> Result<String, String> {
+    const CORE: [&str; 6] = ["string", "list", "set", "zset", "hash", "stream"];
+    if CORE.iter().any(|t| t.eq_ignore_ascii_case(s)) || (s.len() == 9 && s.is_ascii()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "not a type TYPE replies: {} or a module type's 9-character name (MBbloom--, ...)",
+            CORE.join(", ")
+        ))
     }
 }
 

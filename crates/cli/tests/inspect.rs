@@ -490,3 +490,30 @@ fn expiring_this_week_by_day_matches_the_server() {
     assert!(!bad.status.success());
     drop(server);
 }
+
+/// `--type` takes only what TYPE replies (a misspelt type is an error, not an empty report),
+/// and a file holding one key twice is refused as Redis refuses it.
+#[test]
+fn unknown_types_and_duplicated_keys_are_refused() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
+    let file = file.to_str().unwrap();
+    let out = bitlens(&["inspect", file, "--type", "hashes"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a type TYPE replies"));
+    let ok = bitlens_ok(&["inspect", file, "--type", "MBbloom--", "--json"]);
+    assert!(String::from_utf8_lossy(&ok).contains("MBbloom--"));
+
+    let mut w = bitlens::rdb::RdbWriter::new(Vec::new(), 9).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"k", b"v", None).unwrap();
+    w.write_string(b"k", b"w", None).unwrap();
+    let (_dir, path) = temp_file("dup.rdb", &w.finish().unwrap());
+    let out = bitlens(&["query", "--rdb", &path, "DBSIZE"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("duplicated key in database 0") && err.contains("(key \"k\")"),
+        "{err}"
+    );
+}
