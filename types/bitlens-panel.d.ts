@@ -42,6 +42,8 @@ export interface BitlensPanelSettings {
   compat: string;
   /** `false` skips the CRC-64 check of snapshots and DUMP payloads (a warning is shown). */
   checksum: string;
+  /** Most snapshot bytes the panel takes (empty: 3 GiB, below wasm32's 4 GiB memory); a larger one is refused up front. */
+  maxBytes: string;
 }
 
 /** `detail` of the `bitlens-loaded` event. */
@@ -91,6 +93,8 @@ export declare class BitlensPanel extends HTMLElement implements BitlensPanelSet
   compat: string;
   /** `false` skips the CRC-64 check (a warning is shown). */
   checksum: string;
+  /** Most snapshot bytes the panel takes (attribute `max-bytes`; empty: 3 GiB). */
+  maxBytes: string;
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;
   /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */

@@ -63,10 +63,11 @@ function ttl(ms, locale, none) {
   return rtf.format(Math.sign(ms) * Math.floor(abs / 1000), 'second');
 }
 
+/** A table in its own horizontal scroll box, so that a narrow screen never scrolls the page. */
 function table(testid, head, rows) {
-  return el('table', { class: 'kb-table', 'data-testid': testid },
+  return el('div', { class: 'mem-scroll' }, el('table', { class: 'kb-table', 'data-testid': testid },
     el('thead', {}, el('tr', {}, head.map(([label, num]) => el('th', num ? { class: 'num' } : {}, label)))),
-    el('tbody', {}, rows));
+    el('tbody', {}, rows)));
 }
 
 const td = (v, num = false) => el('td', num ? { class: 'num' } : {}, v);

@@ -258,7 +258,8 @@ export class Panel {
       this.keyBrowser.section.scrollIntoView({ block: 'start' });
     });
     this.frame.append(this.memory.section);
-    if (this.loaded && this.eng) this.memory.setSource(this.eng);
+    // It goes with the key browser: an opened file, or `cards=…,keys` online.
+    if (this.loaded && this.eng) this.memory.setSource(this.browserSource());
     this.placeKeyBrowser();
     if (this.loaded) this.keyBrowser.setSource(this.browserSource(), this.apiKeys());
     if (this.view) this.showFacts();
@@ -552,7 +553,7 @@ export class Panel {
       // Ready once the key browser has listed its keys too.
       await this.keyBrowser.setSource(this.browserSource(), this.apiKeys());
       if (!this.loader.current(seq)) return;
-      this.memory.setSource(eng); // drawn when the worker answers; not awaited
+      this.memory.setSource(this.browserSource()); // drawn when the worker answers; not awaited
       this.placeKeyBrowser(true);
       this.setState('ready');
       this.emit('bitlens-loaded', offline
