@@ -367,7 +367,8 @@ fn setup(r: &mut Rng, ks: &mut Keyspace, conn: &mut RawConnection) {
         let top: u64 = if i == KEYS - 1 { 1 << 25 } else { 1 << 22 };
         for _ in 0..r.range(1, 30) {
             let off = r.below(top);
-            for b in off..off + r.below(20) {
+            // At least one bit per run, so that every sparse key exists after its setup.
+            for b in off..off + 1 + r.below(20) {
                 let argv = vec![
                     b"SETBIT".to_vec(),
                     key.clone(),
