@@ -443,6 +443,9 @@ describe('panel: every database, files known by content, profile and clock', { t
     await p2.waitForSelector('[data-testid=panel][data-state=error]');
     await p2.setInputFiles('[data-testid=file-input]', path.join(FIXTURES, 'valkey-9.1.2-default.rdb'));
     await p2.waitForSelector('[data-testid=panel][data-offline=ready]');
+    // The file is decoded (offline=ready) before the key browser has listed its keys: wait
+    // for the listing (its summary carries the count) before reading its text.
+    await p2.waitForFunction(() => document.querySelector('[data-testid=kb-summary]')?.dataset.total !== undefined);
     assert.equal(await p2.textContent('[data-testid=profile]'), '按 Valkey 9.1.2（本快照的写入者）应答');
     assert.match(await p2.textContent('[data-testid=clock]'), /^截至 .* UTC（快照时间）$/);
     assert.match(await p2.textContent('[data-testid=kb-summary]'), /^db 0 中 \d+ 个键匹配 \*$/);
