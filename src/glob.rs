@@ -6,11 +6,23 @@
 /// literal `x`), else `None`: such a pattern needs no SCAN, the key can be read by name.
 /// A trailing lone `\\` is taken literally, as [`matches`] does.
 pub fn literal(pattern: &[u8]) -> Option<Vec<u8>> {
+    let (prefix, whole) = unescaped_prefix(pattern);
+    whole.then_some(prefix)
+}
+
+/// The literal bytes `pattern` starts with, up to its first unescaped `*`, `?` or `[` (each
+/// `\\x` read as `x`, a trailing lone `\\` taken literally).
+pub fn literal_prefix(pattern: &[u8]) -> Vec<u8> {
+    unescaped_prefix(pattern).0
+}
+
+/// ([`literal_prefix`], whether it is the whole pattern).
+fn unescaped_prefix(pattern: &[u8]) -> (Vec<u8>, bool) {
     let mut out = Vec::with_capacity(pattern.len());
     let mut i = 0;
     while i < pattern.len() {
         match pattern[i] {
-            b'*' | b'?' | b'[' => return None,
+            b'*' | b'?' | b'[' => return (out, false),
             b'\\' if i + 1 < pattern.len() => {
                 out.push(pattern[i + 1]);
                 i += 2;
@@ -21,7 +33,7 @@ pub fn literal(pattern: &[u8]) -> Option<Vec<u8>> {
             }
         }
     }
-    Some(out)
+    (out, true)
 }
 
 /// True when `s` matches the Redis glob `pattern`.

@@ -76,28 +76,8 @@ pub fn candidate(key: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The literal bytes a pattern starts with (up to its first unescaped wildcard).
-fn literal_prefix(pattern: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < pattern.len() {
-        match pattern[i] {
-            b'*' | b'?' | b'[' => break,
-            b'\\' if i + 1 < pattern.len() => {
-                out.push(pattern[i + 1]);
-                i += 2;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
 fn has_wildcard(pattern: &[u8]) -> bool {
-    literal_prefix(pattern).len() < unescaped_len(pattern)
+    crate::glob::literal_prefix(pattern).len() < unescaped_len(pattern)
 }
 
 fn unescaped_len(pattern: &[u8]) -> usize {
@@ -144,13 +124,13 @@ pub fn group(keys: &[&[u8]]) -> Vec<(Vec<u8>, Vec<usize>)> {
         .collect();
     queue.sort_by_key(|&g| {
         let p = &groups[g].as_ref().unwrap().0;
-        (literal_prefix(p).len(), p.clone())
+        (crate::glob::literal_prefix(p).len(), p.clone())
     });
     for g in queue {
         let Some((pat, _)) = groups[g].clone() else {
             continue;
         };
-        let prefix = literal_prefix(&pat);
+        let prefix = crate::glob::literal_prefix(&pat);
         let start = order.partition_point(|&i| keys[i] < prefix.as_slice());
         let hits: Vec<usize> = order[start..]
             .iter()
