@@ -398,6 +398,33 @@ fn every_error_has_a_json_body_naming_the_component() {
 }
 
 #[test]
+fn request_targets_past_the_uri_limit_get_a_json_414() {
+    // The `http` crate holds request targets of at most 65,534 bytes; hyper answers longer
+    // ones itself with a bare 414, so the server's connection guard answers them instead.
+    let served = Served::start(&[]);
+    let over = format!("/api/keys?match={}", "a".repeat(100_000));
+    let r = http_request(served.port, "GET", &over, &[]);
+    assert_eq!(r.status, 414);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let j = r.json();
+    assert_eq!(j["component"], "request");
+    assert_eq!(
+        j["error"],
+        "the request target is longer than 65534 bytes, the most an HTTP request here can \
+         carry: pass fewer or shorter match patterns"
+    );
+    // One byte under the limit reaches the API, which answers the query.
+    let prefix = "/api/keys?match=";
+    let at = format!("{prefix}{}", "a".repeat(65_534 - prefix.len()));
+    let r = http_request(served.port, "GET", &at, &[]);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    // No demo key matches: the list without a cursor is a bare array.
+    assert_eq!(r.json(), serde_json::json!([]));
+    // The server goes on answering after a refusal.
+    assert_eq!(served.get("/api/info").status, 200);
+}
+
+#[test]
 fn non_utf8_key_names_round_trip_through_the_api() {
     let source = RedisServer::start(&[]);
     let mut c = source.connection();

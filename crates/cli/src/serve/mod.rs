@@ -27,6 +27,7 @@
 mod demo_source;
 mod gate;
 mod redis_source;
+mod uri_guard;
 
 use std::io::{self, Write};
 use std::net::SocketAddr;
@@ -288,7 +289,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    match axum::serve(listener, router)
+    match axum::serve(uri_guard::GuardedListener(listener), router)
         .with_graceful_shutdown(shutdown)
         .await
     {
