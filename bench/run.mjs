@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bloomMexistsRow } from './bloom.mjs';
 import { browserSection } from './browser.mjs';
+import { inspectSection } from './inspect.mjs';
 import { cli, freePort, resp } from './redis.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -286,6 +287,8 @@ async function main() {
     const ms = (x) => (x === undefined ? undefined : x * 1000);
     console.log('[bench] timing the panel in Chromium');
     const browser = await browserSection(DUMP, dump.length / 1e6);
+    console.log('[bench] timing inspect and query on big files');
+    const inspection = inspectSection(DUMP);
 
     const rows = SPECS.map((s) => `| ${s.what} | ${fmtUs(redisUs[s.id])} | ${fmtUs(wasmUs[s.id])} | ${ratio(redisUs[s.id], wasmUs[s.id])} | ${gbs(s.bytes, wasmUs[s.id])} | ${fmtUs(nativeUs[s.id])} | ${ratio(redisUs[s.id], nativeUs[s.id])} | ${gbs(s.bytes, nativeUs[s.id])} |`);
     rows.push(await bloomMexistsRow(wasmModule));
@@ -332,6 +335,8 @@ async function main() {
       `The GEO-key load row gives the first wasm load in a fresh Node process (wasm memory growth included); the best of three loads there took ${geo.wasmMs.toFixed(0)} ms.`,
       '',
       browser,
+      '',
+      ...inspection,
       '',
     ].join('\n');
     console.log(`\n${table}`);

@@ -18,6 +18,9 @@
 //! - `bitlens-bench gen-small OUT.rdb` writes 1,000,000 string keys of 100 bytes.
 //! - `bitlens-bench load-file IN.rdb` loads the file once through the chunked reader (as the
 //!   CLI does) and prints the time and the peak RSS against the RSS after the load.
+//! - `bitlens-bench gen-big OUT.rdb` writes a file of about 1 GB for the inspection rows:
+//!   48 bitmaps of 100,000,000 bits (`big:bm:00`..`47`, 12.5 % density, 600 MB) and 4,000,000
+//!   string keys of 100 bytes (`big:s:<i>`, one in four with a TTL of up to 30 days).
 //! - `bitlens-bench kernels` prints the GB/s of the kernels under loading and scanning beside
 //!   their references (memory read bandwidth, the `crc` and `lzf` crates).
 
@@ -110,6 +113,32 @@ fn gen_small(out: &str) -> std::io::Result<()> {
     for i in 0..1_000_000u32 {
         rng.fill(&mut v);
         w.write_string(format!("small:{i}").as_bytes(), &v, None)?;
+    }
+    w.finish()?;
+    Ok(())
+}
+
+fn gen_big(out: &str) -> std::io::Result<()> {
+    let file = std::fs::File::create(out)?;
+    let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
+    w.select_db(0)?;
+    let mut rng = Rng(fastrand::Rng::with_seed(0xB16_F11E));
+    let mut v = vec![0u8; BITS / 8];
+    for k in 0..48 {
+        for chunk in v.chunks_mut(8) {
+            let word = rng.next() & rng.next() & rng.next();
+            chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+        }
+        w.write_string(format!("big:bm:{k:02}").as_bytes(), &v, None)?;
+    }
+    // TTLs are relative to a fixed instant (2026-12-01T00:00:00Z), so the file is the same
+    // every run; inspect buckets them at the clock it is given or its own.
+    const BASE_MS: i64 = 1_796_083_200_000;
+    let mut small = [0u8; 100];
+    for i in 0..4_000_000u32 {
+        rng.0.fill(&mut small);
+        let ttl = (i % 4 == 0).then(|| BASE_MS + rng.0.i64(0..30 * 86_400_000));
+        w.write_string(format!("big:s:{i}").as_bytes(), &small, ttl)?;
     }
     w.finish()?;
     Ok(())
@@ -358,9 +387,11 @@ fn main() {
         (Some("kernels"), _) => kernels(),
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
         (Some("load-file"), Some(input)) => load_file(input),
+        (Some("gen-big"), Some(out)) => gen_big(out).map_err(|e| format!("{out}: {e}")),
         _ => Err(
-            "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | load IN.rdb | \
-                  run IN.rdb < spec.json"
+            "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | gen-small OUT.rdb | \
+                  gen-big OUT.rdb | load IN.rdb | load-file IN.rdb | run IN.rdb < spec.json | \
+                  kernels"
                 .into(),
         ),
     };

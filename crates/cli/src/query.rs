@@ -35,6 +35,10 @@ pub struct QueryArgs {
     /// (bit offset v becomes value v; repeatable). A missing key writes an empty bitmap.
     #[arg(long = "save-roaring", value_name = "KEY=FILE")]
     pub save_roarings: Vec<String>,
+    /// Load only the RDB keys matching this glob (KEYS rules; repeatable): a big file costs
+    /// only the memory of the keys selected, and the commands see only those keys.
+    #[arg(long = "match", value_name = "GLOB")]
+    pub matches: Vec<String>,
     /// The database number to query (as `redis-cli -n`).
     #[arg(short = 'n', long = "db", default_value_t = 0)]
     pub db: u64,
@@ -79,6 +83,7 @@ fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
 pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let opts = LoadOptions {
         verify_checksum: !args.no_checksum,
+        patterns: args.matches.iter().map(|m| m.as_bytes().to_vec()).collect(),
         ..Default::default()
     };
     let mut snap = rdb::Snapshot::default();

@@ -256,3 +256,48 @@ fn string_flag_loads_raw_bytes() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "string\n1\n1\n");
 }
+
+#[test]
+fn match_loads_only_the_matching_keys() {
+    // `--match P` loads what `KEYS P` lists on the server that loaded the same file.
+    let rdb = conformance_dir().join("bitmaps").join("dump.rdb");
+    let redis = LoadedRedis::start(&rdb);
+    let first = first_key("bitmaps");
+    let cut = first.iter().position(|&b| b == b':').map_or(1, |i| i + 1);
+    let mut pattern = first[..cut].to_vec();
+    pattern.push(b'*');
+    let pattern = String::from_utf8(pattern).unwrap();
+    let lines = |out: &[u8]| {
+        let mut v: Vec<String> = String::from_utf8_lossy(out)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    };
+    let want = lines(&redis_cli(
+        redis.server.port,
+        &[b"KEYS", pattern.as_bytes()],
+        b"",
+    ));
+    let all = lines(&redis_cli(redis.server.port, &[b"KEYS", b"*"], b""));
+    assert!(
+        !want.is_empty() && want.len() < all.len(),
+        "{pattern}: {want:?}"
+    );
+    let path = rdb.to_str().unwrap();
+    let out = bitlens(
+        &["query", "--rdb", path, "--match", &pattern, "KEYS", "*"],
+        b"",
+    );
+    assert!(out.status.success());
+    assert_eq!(lines(&out.stdout), want);
+    let out = bitlens(
+        &["query", "--rdb", path, "--match", &pattern, "DBSIZE"],
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n", want.len())
+    );
+}
