@@ -248,13 +248,22 @@ impl RedisServer {
     /// [`ServerKind::Redis7_0`]) with `extra` arguments appended, and waits until it answers
     /// PING. Its cli is `redis-cli` from PATH. Panics with a clear message when it cannot start.
     pub fn start(extra: &[&str]) -> RedisServer {
+        Self::start_on_port(free_port(), extra)
+    }
+
+    /// Starts `redis-server` as [`RedisServer::start`] does, on the loopback `port` given, in a
+    /// temporary `--dir` named after that port (removed on drop). A test that drops a server can
+    /// start another on the same address: a Redis that goes away and comes back, empty.
+    pub fn start_on_port(port: u16, extra: &[&str]) -> RedisServer {
         let bin = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
-        Self::spawn(
+        Self::spawn_in(
             ServerKind::Redis7_0,
             PathBuf::from(bin),
             PathBuf::from("redis-cli"),
             Vec::new(),
             extra,
+            port,
+            temp_dir(port),
         )
     }
 
