@@ -275,6 +275,18 @@ impl RedisServer {
         Self::spawn(kind, kind.binary(), kind.cli(), kind.env(), extra)
     }
 
+    /// [`RedisServer::start_kind`] when `kind` is installed; otherwise prints
+    /// `skipped: NAME not installed` and returns `None`, for a test that runs only where its
+    /// server is: `let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
+    /// return };`.
+    pub fn start_kind_if_installed(kind: ServerKind, extra: &[&str]) -> Option<RedisServer> {
+        if !kind.available() {
+            eprintln!("skipped: {} not installed", kind.name());
+            return None;
+        }
+        Some(Self::start_kind(kind, extra))
+    }
+
     /// Starts [`ServerKind::Redis7_4`] with RedisBloom 2.8.2 loaded
     /// (`--loadmodule <redisbloom_module()>` before `extra`).
     pub fn start_kind_with_bloom(extra: &[&str]) -> RedisServer {
