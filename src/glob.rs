@@ -25,7 +25,7 @@ pub fn escape(key: &[u8]) -> Vec<u8> {
 
 /// The one key name `pattern` matches when it has no `*`, `?` or `[` (each `\\x` read as a
 /// literal `x`), else `None`: such a pattern needs no SCAN, the key can be read by name.
-/// A trailing lone `\\` is taken literally, as [`matches`] does.
+/// A trailing lone `\\` is taken literally, as [`matches()`] does.
 pub fn literal(pattern: &[u8]) -> Option<Vec<u8>> {
     let (prefix, whole) = unescaped_prefix(pattern);
     whole.then_some(prefix)

@@ -79,6 +79,11 @@ fn command_number(e: &mut Engine, args: &[&str]) -> f64 {
     number(&e.command(&argv(args)).unwrap())
 }
 
+/// The elements of an array of strings.
+fn strings(a: &Array) -> Vec<String> {
+    a.iter().map(|v| v.as_string().unwrap()).collect()
+}
+
 fn popcount(bytes: &[u8]) -> f64 {
     bytes.iter().map(|b| b.count_ones() as f64).sum()
 }
@@ -132,12 +137,7 @@ fn replies_map_to_plain_js_values() {
     .collect();
     assert_eq!(number(&e.command(&mixed).unwrap()), 2.0);
     // KEYS through the helper: sorted by bytes, strings.
-    let keys: Vec<String> = e
-        .keys("*")
-        .unwrap()
-        .iter()
-        .map(|k| k.as_string().unwrap())
-        .collect();
+    let keys = strings(&e.keys("*").unwrap());
     assert_eq!(keys, vec!["a", "b", "c\u{fffd}"]);
     let keys = e.command(&argv(&["KEYS", "[ab]"])).unwrap();
     let keys: Array = keys.dyn_into().expect("an array");
@@ -615,12 +615,7 @@ fn load_rdb_patterns_checksum_and_progress() {
         .load_rdb(&rdb, None, options(&[("patterns", pats.into())]))
         .unwrap();
     assert_eq!(n, 3.0);
-    let keys: Vec<String> = e
-        .keys("*")
-        .unwrap()
-        .iter()
-        .map(|k| k.as_string().unwrap())
-        .collect();
+    let keys = strings(&e.keys("*").unwrap());
     assert_eq!(keys, ["bm:a", "bm:b", "n:1"]);
     assert_eq!(e.load_rdb(&rdb, Some(1.0), JsValue::NULL).unwrap(), 1.0);
     // A damaged checksum: the error names the offset of the trailer and how to skip it.
@@ -738,14 +733,12 @@ fn key_list_and_key_detail() {
     assert_eq!(number(&get(&d, "members")), 3.0);
     let pts = get(&d, "points").dyn_into::<Array>().unwrap();
     assert_eq!(pts.length(), 2);
-    let first: Vec<String> = e
-        .command(&argv(&["ZRANGE", "geo:shops", "0", "1"]))
-        .unwrap()
-        .dyn_into::<Array>()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_string().unwrap())
-        .collect();
+    let first = strings(
+        &e.command(&argv(&["ZRANGE", "geo:shops", "0", "1"]))
+            .unwrap()
+            .dyn_into::<Array>()
+            .unwrap(),
+    );
     for (p, m) in pts.iter().zip(&first) {
         assert_eq!(&get(&p, "member").as_string().unwrap(), m);
         let pos = e.command(&argv(&["GEOPOS", "geo:shops", m])).unwrap();

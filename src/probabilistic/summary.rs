@@ -66,7 +66,8 @@ pub enum Summary {
         width: u64,
         /// Rows (TOPK.INFO depth).
         depth: u64,
-        /// The decay base (TOPK.INFO decay): a colliding bucket's counter drops with probability decay^count.
+        /// The decay base (TOPK.INFO decay): a colliding bucket's counter drops with
+        /// probability `decay^count`.
         decay: f64,
         /// Items currently listed (non-zero heap slots).
         listed: u64,

@@ -55,7 +55,8 @@ pub struct TopK {
     pub width: u64,
     /// Rows, one hash function each (TOPK.INFO depth).
     pub depth: u64,
-    /// The decay base (TOPK.INFO decay): a colliding bucket's counter drops with probability decay^count.
+    /// The decay base (TOPK.INFO decay): a colliding bucket's counter drops with
+    /// probability `decay^count`.
     pub decay: f64,
     /// The bucket array, `width · depth` (fingerprint, counter) pairs of little-endian `u32`s.
     pub buckets: Vec<u8>,
