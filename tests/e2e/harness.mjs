@@ -3,7 +3,7 @@
 // started here (also when a test fails or the runner is interrupted).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -232,6 +232,26 @@ export function bareDownload(page, url = '/api/snapshot') {
     }
     return { ms: performance.now() - t0, bytes };
   }, url);
+}
+
+/**
+ * Packs the npm package from the built pkg/ (`scripts/package.sh --no-build`) and installs the
+ * tarball, offline, into a new project (a temporary folder whose package.json names `name`,
+ * `type: module`). Returns `{ project, tarball }` (absolute paths).
+ */
+export function installPackedPackage(name) {
+  for (const f of ['pkg/bitlens.js', 'pkg/bitlens_bg.wasm']) {
+    if (!existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build`);
+  }
+  const out = execFileSync('bash', [path.join(ROOT, 'scripts/package.sh'), '--no-build'], { cwd: ROOT, encoding: 'utf8' });
+  const m = /\[package\] (dist\/bitlens-[\w.-]+\.tgz): (\d+) bytes/.exec(out);
+  if (!m) throw new Error(`scripts/package.sh named no tarball:\n${out}`);
+  const tarball = path.join(ROOT, m[1]);
+  const project = tempDir(`bitlens-${name}-`);
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, type: 'module' }, null, 2));
+  // Offline, from the file: the package has no dependencies to fetch.
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+  return { project, tarball };
 }
 
 /** Creates test-artifacts/ and returns the path of a file in it. */
