@@ -44,9 +44,7 @@ const NASTY: [&[u8]; 8] = [
 /// and expiries.
 fn snapshot() -> Option<(RedisServer, Vec<u8>)> {
     let kind = ServerKind::Redis7_4;
-    let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
-        return None;
-    };
+    let server = RedisServer::start_kind_if_installed(kind, &[])?;
     let mut c = server.connection();
     let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
     for k in NASTY {
