@@ -5,7 +5,7 @@
 // (its keys match no card, so with `cards=…,keys` "all cards" is the key browser listing them).
 // Each is measured `ROUNDS` times in a fresh page; the median round is reported.
 
-import { launchBrowser, startBitlens, ROOT } from '../tests/e2e/harness.mjs';
+import { bareDownload, launchBrowser, startBitlens, ROOT } from '../tests/e2e/harness.mjs';
 import { staticServer } from '../tests/e2e/static-server.mjs';
 
 const ROUNDS = 3;
@@ -26,17 +26,7 @@ async function measure(browser, url) {
     await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 600000 });
     const ready = await page.evaluate(() => performance.now());
     const first = await page.evaluate(() => window.__firstNumber);
-    const download = await page.evaluate(async () => {
-      const t0 = performance.now();
-      const reader = (await fetch('/api/snapshot')).body.getReader();
-      let bytes = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        bytes += value.length;
-      }
-      return { ms: performance.now() - t0, bytes };
-    });
+    const download = await bareDownload(page);
     return { first, ready, download: download.ms, bytes: download.bytes };
   } finally {
     await page.close();

@@ -2,9 +2,30 @@
 //! `*` any run of bytes, `?` one byte, `[abc]`, `[^abc]`, `[a-z]` classes, `\x` a literal `x`.
 //! Matching is on bytes, case-sensitive.
 
+/// The bytes that mean something in a pattern: `*`, `?`, `[`, `]` and `\\`.
+const SPECIAL: &[u8] = b"*?[]\\";
+
+/// Appends `b` to `out` as pattern bytes that match only `b` (a `\\` before each of `*`, `?`, `[`, `]`, `\\`).
+pub fn push_escaped(out: &mut Vec<u8>, b: u8) {
+    if SPECIAL.contains(&b) {
+        out.push(b'\\');
+    }
+    out.push(b);
+}
+
+/// `key` as a pattern that matches `key` only (each of `*`, `?`, `[`, `]`, `\\` escaped by a
+/// `\\`): the inverse of [`literal`], `literal(&escape(k)) == Some(k)`.
+pub fn escape(key: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len());
+    for &b in key {
+        push_escaped(&mut out, b);
+    }
+    out
+}
+
 /// The one key name `pattern` matches when it has no `*`, `?` or `[` (each `\\x` read as a
 /// literal `x`), else `None`: such a pattern needs no SCAN, the key can be read by name.
-/// A trailing lone `\\` is taken literally, as [`matches`] does.
+/// A trailing lone `\\` is taken literally, as [`matches()`] does.
 pub fn literal(pattern: &[u8]) -> Option<Vec<u8>> {
     let (prefix, whole) = unescaped_prefix(pattern);
     whole.then_some(prefix)
@@ -137,7 +158,18 @@ fn match_from(mut p: &[u8], mut s: &[u8], depth: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{literal, matches};
+    use super::{escape, literal, matches};
+
+    #[test]
+    fn escaped_keys_match_only_themselves() {
+        for k in ["plain", "a*b", "[x]?", "back\\slash", "end\\", "*", ""].map(str::as_bytes) {
+            let p = escape(k);
+            assert_eq!(literal(&p).as_deref(), Some(k), "{p:?}");
+            assert!(matches(&p, k), "{p:?} must match {k:?}");
+        }
+        assert_eq!(escape(b"a*b[c]?d\\"), b"a\\*b\\[c\\]\\?d\\\\");
+        assert!(!matches(&escape(b"a*"), b"abc"));
+    }
 
     #[test]
     fn literal_patterns_name_one_key() {

@@ -59,7 +59,6 @@ pub mod list;
 pub mod memory;
 pub mod num;
 pub mod patterns;
-#[allow(missing_docs)] // owned by the probabilistic-types work (issue 20)
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;

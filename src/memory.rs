@@ -266,7 +266,7 @@ impl Model {
 
     /// Estimates `MEMORY USAGE key SAMPLES 0` for `value` under `key` on the model's server,
     /// and the bytes its allocations hold. `None` for values whose layout bitlens does not
-    /// model (modules other than RedisBloom's, see [`module_bytes`]).
+    /// model (modules other than RedisBloom's, see `module_bytes`).
     pub fn estimate(&self, key: &[u8], value: &Value) -> Option<Estimate> {
         let encoding = object_encoding(self.profile, key, value)?;
         let key_sds = self.sds(key.len() as u64);

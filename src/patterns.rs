@@ -14,24 +14,10 @@
 //! Used by `bitlens inspect` (its per-pattern rows) and by [`crate::report`] (the panel's
 //! memory view): one grouping for both.
 
-use crate::glob::matches;
+use crate::glob::{matches, push_escaped};
 
-/// Glob-escapes `b` into `out` (`*`, `?`, `[`, `]`, `\` get a backslash).
-fn push_literal(out: &mut Vec<u8>, b: u8) {
-    if matches!(b, b'*' | b'?' | b'[' | b']' | b'\\') {
-        out.push(b'\\');
-    }
-    out.push(b);
-}
-
-/// `key` as a glob pattern matching only itself.
-pub fn exact(key: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(key.len());
-    for &b in key {
-        push_literal(&mut out, b);
-    }
-    out
-}
+/// `key` as a glob pattern matching only itself ([`crate::glob::escape`]).
+pub use crate::glob::escape as exact;
 
 /// The candidate pattern of a key (see the module docs).
 pub fn candidate(key: &[u8]) -> Vec<u8> {
@@ -67,7 +53,7 @@ pub fn candidate(key: &[u8]) -> Vec<u8> {
                     }
                     in_digits = true;
                 } else {
-                    push_literal(&mut out, b);
+                    push_escaped(&mut out, b);
                     in_digits = false;
                 }
             }
@@ -77,21 +63,7 @@ pub fn candidate(key: &[u8]) -> Vec<u8> {
 }
 
 fn has_wildcard(pattern: &[u8]) -> bool {
-    crate::glob::literal_prefix(pattern).len() < unescaped_len(pattern)
-}
-
-fn unescaped_len(pattern: &[u8]) -> usize {
-    let mut n = 0;
-    let mut i = 0;
-    while i < pattern.len() {
-        i += if pattern[i] == b'\\' && i + 1 < pattern.len() {
-            2
-        } else {
-            1
-        };
-        n += 1;
-    }
-    n
+    crate::glob::literal(pattern).is_none()
 }
 
 /// Groups `keys` (one database's, distinct) into exact patterns: `(pattern, indices of the

@@ -74,6 +74,16 @@ fn number(v: &JsValue) -> f64 {
     v.as_f64().unwrap()
 }
 
+/// The number `command(args)` answers.
+fn command_number(e: &mut Engine, args: &[&str]) -> f64 {
+    number(&e.command(&argv(args)).unwrap())
+}
+
+/// The elements of an array of strings.
+fn strings(a: &Array) -> Vec<String> {
+    a.iter().map(|v| v.as_string().unwrap()).collect()
+}
+
 fn popcount(bytes: &[u8]) -> f64 {
     bytes.iter().map(|b| b.count_ones() as f64).sum()
 }
@@ -96,7 +106,7 @@ fn hex(s: &str) -> Vec<u8> {
 #[wasm_bindgen_test]
 fn replies_map_to_plain_js_values() {
     let mut e = Engine::new();
-    assert_eq!(number(&e.command(&argv(&["DBSIZE"])).unwrap()), 0.0);
+    assert_eq!(command_number(&mut e, &["DBSIZE"]), 0.0);
     e.set_string("b".into(), &[0xff, 0x01]).unwrap();
     e.set_string("a".into(), b"hello").unwrap();
     e.set_string(Uint8Array::from(&b"c\xff"[..]).into(), b"")
@@ -127,12 +137,7 @@ fn replies_map_to_plain_js_values() {
     .collect();
     assert_eq!(number(&e.command(&mixed).unwrap()), 2.0);
     // KEYS through the helper: sorted by bytes, strings.
-    let keys: Vec<String> = e
-        .keys("*")
-        .unwrap()
-        .iter()
-        .map(|k| k.as_string().unwrap())
-        .collect();
+    let keys = strings(&e.keys("*").unwrap());
     assert_eq!(keys, vec!["a", "b", "c\u{fffd}"]);
     let keys = e.command(&argv(&["KEYS", "[ab]"])).unwrap();
     let keys: Array = keys.dyn_into().expect("an array");
@@ -501,26 +506,14 @@ fn roaring_round_trip_and_per_key_pfcount() {
         .unwrap();
     let bytes = e.export_roaring("tag".into()).unwrap();
     e.load_roaring("copy".into(), &bytes).unwrap();
-    assert_eq!(
-        number(&e.command(&argv(&["BITCOUNT", "copy"])).unwrap()),
-        3.0
-    );
-    assert_eq!(
-        number(&e.command(&argv(&["BITPOS", "copy", "1", "1"])).unwrap()),
-        9.0
-    );
-    assert_eq!(
-        number(&e.command(&argv(&["STRLEN", "copy"])).unwrap()),
-        536870912.0
-    );
+    assert_eq!(command_number(&mut e, &["BITCOUNT", "copy"]), 3.0);
+    assert_eq!(command_number(&mut e, &["BITPOS", "copy", "1", "1"]), 9.0);
+    assert_eq!(command_number(&mut e, &["STRLEN", "copy"]), 536870912.0);
     assert!(e.load_roaring("bad".into(), b"\x01\x02\x03").is_err());
     // A missing key exports as an empty bitmap, which loads back as an empty string.
     let empty = e.export_roaring("missing".into()).unwrap();
     e.load_roaring("empty".into(), &empty).unwrap();
-    assert_eq!(
-        number(&e.command(&argv(&["BITCOUNT", "empty"])).unwrap()),
-        0.0
-    );
+    assert_eq!(command_number(&mut e, &["BITCOUNT", "empty"]), 0.0);
 
     e.command(&argv(&["PFADD", "h1", "a", "b", "c"])).unwrap();
     e.command(&argv(&["PFADD", "h2", "a"])).unwrap();
@@ -552,6 +545,18 @@ fn options(pairs: &[(&str, JsValue)]) -> JsValue {
         Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
     }
     o.into()
+}
+
+/// `keyDetail(key, options)` of a key that is there; asserts the detail's `kind`.
+fn detail(e: &Engine, key: &str, opts: &[(&str, JsValue)], kind: &str) -> JsValue {
+    let opts = if opts.is_empty() {
+        JsValue::UNDEFINED
+    } else {
+        options(opts)
+    };
+    let d = e.key_detail(key.into(), opts).unwrap();
+    assert_eq!(get(&d, "kind").as_string().unwrap(), kind, "{key}");
+    d
 }
 
 fn geo_score(lon: f64, lat: f64) -> f64 {
@@ -610,12 +615,7 @@ fn load_rdb_patterns_checksum_and_progress() {
         .load_rdb(&rdb, None, options(&[("patterns", pats.into())]))
         .unwrap();
     assert_eq!(n, 3.0);
-    let keys: Vec<String> = e
-        .keys("*")
-        .unwrap()
-        .iter()
-        .map(|k| k.as_string().unwrap())
-        .collect();
+    let keys = strings(&e.keys("*").unwrap());
     assert_eq!(keys, ["bm:a", "bm:b", "n:1"]);
     assert_eq!(e.load_rdb(&rdb, Some(1.0), JsValue::NULL).unwrap(), 1.0);
     // A damaged checksum: the error names the offset of the trailer and how to skip it.
@@ -697,13 +697,7 @@ fn key_list_and_key_detail() {
     assert_eq!(get(&n1, "encoding").as_string().unwrap(), "int");
 
     // Bitmap: 17 set bits; 4 buckets of 256 bits: 16/256, 0, 0, 1/256.
-    let d = e
-        .key_detail(
-            "bm:a".into(),
-            options(&[("buckets", JsValue::from_f64(4.0))]),
-        )
-        .unwrap();
-    assert_eq!(get(&d, "kind").as_string().unwrap(), "bitmap");
+    let d = detail(&e, "bm:a", &[("buckets", JsValue::from_f64(4.0))], "bitmap");
     assert_eq!(number(&get(&d, "bits")), 1024.0);
     assert_eq!(number(&get(&d, "bitcount")), 17.0);
     assert_eq!(
@@ -712,12 +706,11 @@ fn key_list_and_key_detail() {
     );
     assert_eq!(
         number(&get(&d, "bitcount")),
-        number(&e.command(&argv(&["BITCOUNT", "bm:a"])).unwrap())
+        command_number(&mut e, &["BITCOUNT", "bm:a"])
     );
 
     // HLL: histogram of 64 counts summing to 16384, zero count = registers left 0.
-    let d = e.key_detail("hll:u".into(), JsValue::UNDEFINED).unwrap();
-    assert_eq!(get(&d, "kind").as_string().unwrap(), "hll");
+    let d = detail(&e, "hll:u", &[], "hll");
     assert_eq!(get(&d, "hllEncoding").as_string().unwrap(), "sparse");
     let hist = numbers(&get(&d, "registerHistogram"));
     assert_eq!(hist.len(), 64);
@@ -727,28 +720,25 @@ fn key_list_and_key_detail() {
     assert_eq!(hist[0], zero);
     assert_eq!(
         number(&get(&d, "cardinality")),
-        number(&e.command(&argv(&["PFCOUNT", "hll:u"])).unwrap())
+        command_number(&mut e, &["PFCOUNT", "hll:u"])
     );
 
     // GEO: bbox and points as GEOPOS gives them, first maxPoints by score.
-    let d = e
-        .key_detail(
-            "geo:shops".into(),
-            options(&[("maxPoints", JsValue::from_f64(2.0))]),
-        )
-        .unwrap();
-    assert_eq!(get(&d, "kind").as_string().unwrap(), "geo");
+    let d = detail(
+        &e,
+        "geo:shops",
+        &[("maxPoints", JsValue::from_f64(2.0))],
+        "geo",
+    );
     assert_eq!(number(&get(&d, "members")), 3.0);
     let pts = get(&d, "points").dyn_into::<Array>().unwrap();
     assert_eq!(pts.length(), 2);
-    let first: Vec<String> = e
-        .command(&argv(&["ZRANGE", "geo:shops", "0", "1"]))
-        .unwrap()
-        .dyn_into::<Array>()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_string().unwrap())
-        .collect();
+    let first = strings(
+        &e.command(&argv(&["ZRANGE", "geo:shops", "0", "1"]))
+            .unwrap()
+            .dyn_into::<Array>()
+            .unwrap(),
+    );
     for (p, m) in pts.iter().zip(&first) {
         assert_eq!(&get(&p, "member").as_string().unwrap(), m);
         let pos = e.command(&argv(&["GEOPOS", "geo:shops", m])).unwrap();
@@ -793,7 +783,7 @@ fn load_dump_and_load_string() {
     let payload = bitlens::rdb::dump_string(b"\x0f\xf0", 10);
     e.load_dump("d".into(), &payload, JsValue::UNDEFINED)
         .unwrap();
-    assert_eq!(number(&e.command(&argv(&["BITCOUNT", "d"])).unwrap()), 8.0);
+    assert_eq!(command_number(&mut e, &["BITCOUNT", "d"]), 8.0);
     // ttlMs: an expiry that far from now.
     e.load_dump(
         "t".into(),
@@ -835,8 +825,8 @@ fn load_dump_and_load_string() {
     assert_eq!(e.dbsize(), 3.0);
     // loadString: raw GET bytes.
     e.load_string("s".into(), &[0xff, 0x00, 0x01]).unwrap();
-    assert_eq!(number(&e.command(&argv(&["BITCOUNT", "s"])).unwrap()), 9.0);
-    assert_eq!(number(&e.command(&argv(&["STRLEN", "s"])).unwrap()), 3.0);
+    assert_eq!(command_number(&mut e, &["BITCOUNT", "s"]), 9.0);
+    assert_eq!(command_number(&mut e, &["STRLEN", "s"]), 3.0);
 }
 
 /// CRC-64 (Redis' Jones variant) of `bytes`, from the `crc` crate as an independent

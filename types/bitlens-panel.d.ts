@@ -67,34 +67,17 @@ export interface BitlensErrorDetail {
 }
 
 /**
+ * Every setting is also a property of the element (`maxBytes` is the attribute `max-bytes`):
+ * this interface merges them into the class below.
+ */
+export interface BitlensPanel extends BitlensPanelSettings {}
+
+/**
  * `<bitlens-panel api="/api" date="2024-05-20" cards="uv,active" uv-key="uv:page:index:{date}">`:
  * the bitlens cards in a shadow root. Events `bitlens-loaded` and `bitlens-error` bubble out of it.
  */
-export declare class BitlensPanel extends HTMLElement implements BitlensPanelSettings {
+export declare class BitlensPanel extends HTMLElement {
   static readonly observedAttributes: string[];
-  api: string;
-  date: string;
-  uvKey: string;
-  activeKey: string;
-  geoKey: string;
-  type: string;
-  city: string;
-  lon: string;
-  lat: string;
-  radius: string | number;
-  unit: string;
-  member: string;
-  cards: string;
-  lang: string;
-  theme: string;
-  token: string;
-  worker: string;
-  /** Answer as this server profile (`redis-7.0`, `valkey-9.0`, …); empty: the snapshot's writer. */
-  compat: string;
-  /** `false` skips the CRC-64 check (a warning is shown). */
-  checksum: string;
-  /** Most snapshot bytes the panel takes (attribute `max-bytes`; empty: 3 GiB). */
-  maxBytes: string;
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;
   /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */

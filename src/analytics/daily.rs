@@ -1,7 +1,7 @@
 //! Daily activity bitmaps: one string key per day, bit = user id (`stats:active:YYYYMMDD`).
 //! Key lists are chronological (oldest first); missing keys are empty days.
 //!
-//! The multi-key questions run block by block ([`BLOCK_WORDS`] 64-bit words of every key at a
+//! The multi-key questions run block by block (`BLOCK_WORDS` 64-bit words of every key at a
 //! time, so the working set stays in cache) with word-wise AND / OR / AND-NOT and popcounts:
 //! - streak histogram: an AND chain walking back from today; the AND-NOT at each step counts
 //!   the users whose streak stops there, and a block stops early once the chain is empty;

@@ -1,6 +1,6 @@
 //! RedisBloom Top-K commands, with the replies and errors of RedisBloom 2.8.2 (`TopK: key
 //! does not exist`, WRONGTYPE, `WITHCOUNT keyword expected`): reads TOPK.QUERY, TOPK.COUNT,
-//! TOPK.LIST [WITHCOUNT], TOPK.INFO; writes (to the in-memory copy only) TOPK.RESERVE,
+//! TOPK.LIST \[WITHCOUNT\], TOPK.INFO; writes (to the in-memory copy only) TOPK.RESERVE,
 //! TOPK.ADD, TOPK.INCRBY. Decay draws are random on the module and cannot be reproduced
 //! (see [`crate::probabilistic::topk`]).
 

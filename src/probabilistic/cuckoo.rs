@@ -96,11 +96,17 @@ pub struct SubFilter {
 pub struct Cuckoo {
     /// Buckets of the first sub-filter (CF.INFO Number of buckets).
     pub buckets: u64,
+    /// Items the filter counts (CF.INFO Number of items inserted).
     pub items: u64,
+    /// Items deleted (CF.INFO Number of items deleted).
     pub deletes: u64,
+    /// Fingerprints per bucket (CF.INFO Bucket size).
     pub bucket_size: u16,
+    /// Kick-out limit of an insertion (CF.INFO Max iterations).
     pub max_iterations: u16,
+    /// Growth factor of each new sub-filter (CF.INFO Expansion rate).
     pub expansion: u16,
+    /// The sub-filters, oldest first (CF.INFO Number of filters is their count).
     pub filters: Vec<SubFilter>,
 }
 

@@ -135,7 +135,9 @@ impl ModuleData {
 /// A decoding failure at the byte offset (within the cursor's input) of the field at fault.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldError {
+    /// Byte offset of the field, within the cursor's input.
     pub at: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 

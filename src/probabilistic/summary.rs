@@ -49,7 +49,9 @@ pub enum Summary {
     },
     /// A Count-Min sketch (`CMSk-TYPE`).
     Cms {
+        /// Counters per row (CMS.INFO width).
         width: u64,
+        /// Rows, one hash function each (CMS.INFO depth).
         depth: u64,
         /// Sum of every increment (CMS.INFO count).
         count: u64,
@@ -58,9 +60,14 @@ pub enum Summary {
     },
     /// A Top-K (`TopK-TYPE`).
     TopK {
+        /// Items the heap keeps (TOPK.INFO k).
         k: u64,
+        /// Buckets per row (TOPK.INFO width).
         width: u64,
+        /// Rows (TOPK.INFO depth).
         depth: u64,
+        /// The decay base (TOPK.INFO decay): a colliding bucket's counter drops with
+        /// probability `decay^count`.
         decay: f64,
         /// Items currently listed (non-zero heap slots).
         listed: u64,
@@ -69,6 +76,7 @@ pub enum Summary {
     },
     /// A t-digest (`TDIS-TYPE`).
     TDigest {
+        /// The compression parameter (TDIGEST.INFO Compression).
         compression: f64,
         /// Merged centroids (TDIGEST.INFO Merged nodes).
         centroids: u64,

@@ -26,14 +26,21 @@ use super::{FieldError, Fields};
 /// A t-digest with its merged centroids.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TDigest {
+    /// The compression parameter (TDIGEST.INFO Compression).
     pub compression: f64,
+    /// Smallest observation (TDIGEST.MIN; as stored when the digest is empty).
     pub min: f64,
+    /// Largest observation (TDIGEST.MAX; as stored when the digest is empty).
     pub max: f64,
     /// Centroid capacity (TDIGEST.INFO Capacity).
     pub cap: i64,
+    /// Centroids not yet merged (TDIGEST.INFO Unmerged nodes).
     pub unmerged_nodes: i64,
+    /// Compressions done so far (TDIGEST.INFO Total compressions).
     pub total_compressions: i64,
+    /// Weight of the merged centroids (TDIGEST.INFO Merged weight).
     pub merged_weight: i64,
+    /// Weight of the unmerged ones (TDIGEST.INFO Unmerged weight).
     pub unmerged_weight: i64,
     /// Centroid means, ascending.
     pub means: Vec<f64>,

@@ -49,9 +49,14 @@ pub struct HeapItem {
 /// A Top-K sketch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopK {
+    /// Items the heap keeps (TOPK.INFO k).
     pub k: u64,
+    /// Buckets per row (TOPK.INFO width).
     pub width: u64,
+    /// Rows, one hash function each (TOPK.INFO depth).
     pub depth: u64,
+    /// The decay base (TOPK.INFO decay): a colliding bucket's counter drops with
+    /// probability `decay^count`.
     pub decay: f64,
     /// The bucket array, `width · depth` (fingerprint, counter) pairs of little-endian `u32`s.
     pub buckets: Vec<u8>,

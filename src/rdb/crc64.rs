@@ -5,10 +5,10 @@
 //!
 //! Algorithm: slice-by-8 tables (8 × 256 words, built at compile time) run on four
 //! independent lanes at once, so the four table-lookup chains overlap in the CPU instead of
-//! waiting on each other. Input is cut into blocks of 4 lanes × [`LANE`] bytes; each lane's
+//! waiting on each other. Input is cut into blocks of 4 lanes × `LANE` bytes; each lane's
 //! CRC is computed from zero and the lanes are joined with the CRC's linearity:
 //! `crc(A ‖ B) = crc(A) · x^(8·|B|) mod P  ⊕  crc(B)` (for initial value 0 and no final xor),
-//! the multiplication done in GF(2)[x] / P with the constant `x^(8·LANE) mod P` computed at
+//! the multiplication done in GF(2)\[x\] / P with the constant `x^(8·LANE) mod P` computed at
 //! compile time. Short inputs (under one block) use plain slice-by-8.
 
 /// The reflected Jones polynomial (bit i = coefficient of x^(63-i)).

@@ -25,7 +25,7 @@
 //! ```
 //! Which byte means what depends on the writer family and version: one table per family in
 //! [`format`](mod@format) ([`Format::opcode`], [`Format::value_kind`]). The CRC-64 is Jones, reflected
-//! ([`crc64`]), over every byte before it; 0 means "not computed".
+//! ([`crc64()`]), over every byte before it; 0 means "not computed".
 //!
 //! # Length encoding
 //! ```text

@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  BITLENS, artifact, launchBrowser, redisPipe, rng, startBitlens, startRedis, tempDir,
+  BITLENS, artifact, launchBrowser, redisPipe, rng, serveAndBrowse, startBitlens, startRedis, tempDir,
 } from './harness.mjs';
 
 const FIGURES = ['dau', 'streak', 'retention', 'enum'];
@@ -109,19 +109,10 @@ function assertNumbersMatchCli(figs, file) {
 }
 
 describe('Engagement section on the built-in demo data', { timeout: 900000 }, () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startBitlens([]);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.proc.stop();
-  });
+  const demo = serveAndBrowse([]);
 
   test('four charts drawn, numbers equal bitlens query', async () => {
-    const { page, snapshotUrl } = await openPanel(browser, server.url);
+    const { page, snapshotUrl } = await openPanel(demo.browser, demo.server.url);
     const u = new URL(snapshotUrl);
     assert.ok(u.searchParams.getAll('match').includes('stats:active:*'), snapshotUrl);
     assert.ok(u.searchParams.getAll('match').includes('stats:level:*'), snapshotUrl);

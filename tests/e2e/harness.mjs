@@ -3,13 +3,14 @@
 // started here (also when a test fails or the runner is interrupted).
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after } from 'node:test';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
+import { staticServer } from './static-server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -162,6 +163,95 @@ export async function startBitlens(args = []) {
 /** Launches Debian's Chromium headless through playwright-core. */
 export async function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+/**
+ * In a `describe`: starts `bitlens serve ARGS` and a browser before its tests and stops both
+ * after them. Returns `{ server, browser }`, filled in once the `before` hook has run.
+ */
+export function serveAndBrowse(args = []) {
+  const ctx = { server: null, browser: null };
+  before(async () => {
+    ctx.server = await startBitlens(args);
+    ctx.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (ctx.browser) await ctx.browser.close().catch(() => {});
+    if (ctx.server) await ctx.server.proc.stop();
+  });
+  return ctx;
+}
+
+/**
+ * The panel without a server behind it: `index.html` at `/` and the repository's files from a
+ * plain static server (no `/api`). Resolves with what `staticServer` resolves with.
+ */
+export function staticPanel() {
+  return staticServer(ROOT, { '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8') });
+}
+
+/**
+ * A new page of `browser` on the panel at `url` (`query` appended after `/?`) that waits for the
+ * panel's error state, the state it settles in when no `/api` answers. Page errors go to `errors`.
+ * Resolves with `{ page, errors }`.
+ */
+export async function openOfflinePanel(browser, url, { query = 'lang=en', width = 1280, height = 1000, errors = [] } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${url}/?${query}`);
+  await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
+  return { page, errors };
+}
+
+/**
+ * Opens `files` (a path or a list of paths) through the panel's "Open snapshot…" input. With
+ * `settle` (the default) it waits until the panel reports the files loaded (`data-offline=ready`);
+ * without, it returns once the files are handed over (the panel's `data-offline` is `pending`).
+ */
+export async function openFile(page, files, { settle = true, timeout = 60000 } = {}) {
+  await page.evaluate(() => {
+    document.querySelector('[data-testid=panel]').dataset.offline = 'pending';
+  });
+  await page.setInputFiles('[data-testid=file-input]', files);
+  if (settle) await page.waitForSelector('[data-testid=panel][data-offline=ready]', { timeout });
+}
+
+/**
+ * A bare download of `url` from inside `page` (fetch, the body read to its end and dropped), to
+ * set the panel's load time beside. Resolves with `{ ms, bytes }` (ms by the page's clock).
+ */
+export function bareDownload(page, url = '/api/snapshot') {
+  return page.evaluate(async (u) => {
+    const t0 = performance.now();
+    const reader = (await fetch(u)).body.getReader();
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.length;
+    }
+    return { ms: performance.now() - t0, bytes };
+  }, url);
+}
+
+/**
+ * Packs the npm package from the built pkg/ (`scripts/package.sh --no-build`) and installs the
+ * tarball, offline, into a new project (a temporary folder whose package.json names `name`,
+ * `type: module`). Returns `{ project, tarball }` (absolute paths).
+ */
+export function installPackedPackage(name) {
+  for (const f of ['pkg/bitlens.js', 'pkg/bitlens_bg.wasm']) {
+    if (!existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build`);
+  }
+  const out = execFileSync('bash', [path.join(ROOT, 'scripts/package.sh'), '--no-build'], { cwd: ROOT, encoding: 'utf8' });
+  const m = /\[package\] (dist\/bitlens-[\w.-]+\.tgz): (\d+) bytes/.exec(out);
+  if (!m) throw new Error(`scripts/package.sh named no tarball:\n${out}`);
+  const tarball = path.join(ROOT, m[1]);
+  const project = tempDir(`bitlens-${name}-`);
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, type: 'module' }, null, 2));
+  // Offline, from the file: the package has no dependencies to fetch.
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+  return { project, tarball };
 }
 
 /** Creates test-artifacts/ and returns the path of a file in it. */

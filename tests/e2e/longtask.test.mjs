@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, launchBrowser, redisCli, redisPipe, rng, startRedis,
+  ROOT, bareDownload, launchBrowser, redisCli, redisPipe, rng, startRedis,
 } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
 
@@ -70,17 +70,7 @@ test(`no main-thread task over 50 ms while a ${MB} MB snapshot downloads and dec
         .map((r) => `${r.name.replace(/^.*\//, '')}@${r.responseEnd.toFixed(0)}`),
     }));
     // A bare download of the same URL in the same page, for comparison.
-    const download = await page.evaluate(async () => {
-      const t0 = performance.now();
-      const reader = (await fetch('/api/snapshot')).body.getReader();
-      let n = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        n += value.length;
-      }
-      return { ms: performance.now() - t0, bytes: n };
-    });
+    const download = await bareDownload(page);
     const longest = out.tasks.reduce((m, t) => Math.max(m, t.duration), 0);
     console.log(`# snapshot ${(size / 1e6).toFixed(1)} MB, ${dbsize} keys: load (worker start, download, decode) from ${out.loadStart?.toFixed(0)} to ${out.loadEnd?.toFixed(0)} ms, cards drawn ${out.ready.toFixed(0)} ms after navigation; bare download ${download.ms.toFixed(0)} ms; long tasks: ${JSON.stringify(out.tasks)} (longest ${longest.toFixed(0)} ms); loaded: ${out.resources.join(' ')}`);
     assert.equal(download.bytes, size);

@@ -19,9 +19,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BITLENS, ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, rng, start, tempDir,
+  BITLENS, ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe,
+  rng, start, staticPanel, tempDir,
 } from './harness.mjs';
-import { staticServer } from './static-server.mjs';
 
 const DAY = 86400000;
 
@@ -154,12 +154,10 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
   /** Opens `f` through "Open snapshot…" and waits for the memory view. */
   async function open(f) {
     await page.evaluate(() => {
-      document.querySelector('[data-testid=panel]').dataset.offline = 'pending';
       const m = document.querySelector('[data-testid=memory-section]');
       if (m) m.dataset.state = 'pending';
     });
-    await page.setInputFiles('[data-testid=file-input]', f);
-    await page.waitForSelector('[data-testid=panel][data-offline=ready]', { timeout: 60000 });
+    await openFile(page, f);
     await page.waitForSelector('[data-testid=memory-section][data-state=ready]', { timeout: 60000 });
   }
 
@@ -168,12 +166,9 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     redis = server.redis;
     debianServer = await fill({ server: 'redis-server', env: {} }, debianFile);
     debian = debianServer.redis;
-    web = await staticServer(ROOT, { '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8') });
+    web = await staticPanel();
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`${web.url}/?lang=en`);
-    await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
+    ({ page } = await openOfflinePanel(browser, web.url, { errors: pageErrors }));
     await open(file);
   });
 

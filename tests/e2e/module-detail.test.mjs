@@ -10,8 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, artifact, launchBrowser } from './harness.mjs';
-import { staticServer } from './static-server.mjs';
+import {
+  ROOT, artifact, launchBrowser, openFile, openOfflinePanel, staticPanel,
+} from './harness.mjs';
 
 const DIR = path.join(ROOT, 'tests/data/conformance/redis-7.4.1-bloom');
 const cases = readFileSync(path.join(DIR, 'cases.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -35,15 +36,10 @@ describe('key browser detail of RedisBloom values', { timeout: 180000 }, () => {
   const pageErrors = [];
 
   before(async () => {
-    web = await staticServer(ROOT, { '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8') });
+    web = await staticPanel();
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`${web.url}/?lang=en`);
-    await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
-    await page.evaluate(() => { document.querySelector('[data-testid=panel]').dataset.offline = 'pending'; });
-    await page.setInputFiles('[data-testid=file-input]', path.join(DIR, 'dump.rdb'));
-    await page.waitForSelector('[data-testid=panel][data-offline=ready]', { timeout: 60000 });
+    ({ page } = await openOfflinePanel(browser, web.url, { errors: pageErrors }));
+    await openFile(page, path.join(DIR, 'dump.rdb'));
   });
 
   after(async () => {

@@ -8,9 +8,9 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, tempDir } from './harness.mjs';
+import { ROOT, installPackedPackage } from './harness.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests/data/fixtures/redis-7.0.15-default');
 
@@ -36,15 +36,7 @@ console.log(JSON.stringify(out));
 describe('the npm package in Node', { timeout: 300000 }, () => {
   let project;
   before(() => {
-    for (const f of ['pkg/bitlens.js', 'pkg/bitlens_bg.wasm']) {
-      if (!existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build`);
-    }
-    const out = execFileSync('bash', [path.join(ROOT, 'scripts/package.sh'), '--no-build'], { cwd: ROOT, encoding: 'utf8' });
-    const m = /\[package\] (dist\/bitlens-[\w.-]+\.tgz): (\d+) bytes/.exec(out);
-    assert.ok(m, out);
-    project = tempDir('bitlens-npm-node-');
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'node-app', version: '1.0.0', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(ROOT, m[1])], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+    ({ project } = installPackedPackage('node-app'));
     copyFileSync(FIXTURE + '.rdb', path.join(project, 'dump.rdb'));
     copyFileSync(FIXTURE + '.json', path.join(project, 'dump.json'));
     writeFileSync(path.join(project, 'main.mjs'), SCRIPT);

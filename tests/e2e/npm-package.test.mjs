@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, artifact, launchBrowser, tempDir } from './harness.mjs';
+import { ROOT, artifact, installPackedPackage, launchBrowser } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests/data/fixtures/redis-7.0.15-default');
@@ -178,17 +178,7 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
   let browser;
 
   before(() => {
-    for (const f of ['pkg/bitlens.js', 'pkg/bitlens_bg.wasm']) {
-      if (!existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build`);
-    }
-    const out = execFileSync('bash', [path.join(ROOT, 'scripts/package.sh'), '--no-build'], { cwd: ROOT, encoding: 'utf8' });
-    const m = /\[package\] (dist\/bitlens-[\w.-]+\.tgz): (\d+) bytes/.exec(out);
-    assert.ok(m, out);
-    tarball = path.join(ROOT, m[1]);
-    project = tempDir('bitlens-npm-project-');
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'host-app', version: '1.0.0', private: true, type: 'module' }, null, 2));
-    // Offline, from the file: the package has no dependencies to fetch.
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+    ({ project, tarball } = installPackedPackage('host-app'));
     mkdirSync(path.join(project, 'data'));
     copyFileSync(FIXTURE + '.rdb', path.join(project, 'data/dump.rdb'));
     copyFileSync(FIXTURE + '.json', path.join(project, 'data/dump.json'));

@@ -10,7 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  BITLENS, artifact, launchBrowser, redisCli, redisPipe, rng, startBitlens, startRedis, tempDir,
+  BITLENS, artifact, launchBrowser, redisCli, redisPipe, rng, serveAndBrowse, startBitlens, startRedis,
+  tempDir,
 } from './harness.mjs';
 
 const DATES = [];
@@ -297,22 +298,11 @@ describe('panel on a live Redis', { timeout: 600000 }, () => {
 });
 
 describe('panel on the built-in demo data', { timeout: 600000 }, () => {
-  let server;
-  let browser;
-
-  before(async () => {
-    server = await startBitlens([]);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close().catch(() => {});
-    if (server) await server.proc.stop();
-  });
+  const demo = serveAndBrowse([]);
 
   test('shows non-zero numbers that bitlens query confirms', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    await page.goto(`${server.url}/`);
+    const page = await demo.browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await page.goto(`${demo.server.url}/`);
     await waitReady(page);
     const date = (await page.inputValue('[data-testid=date]')).replace(/-/g, '');
     assert.match(date, /^\d{8}$/);
@@ -324,7 +314,7 @@ describe('panel on the built-in demo data', { timeout: 600000 }, () => {
     await page.screenshot({ path: artifact('panel-demo.png'), fullPage: true });
 
     // The same snapshot through the CLI gives the same numbers.
-    const res = await fetch(`${server.url}/api/snapshot?match=${encodeURIComponent('uv:page:index:*')}&match=${encodeURIComponent('stats:active:*')}`);
+    const res = await fetch(`${demo.server.url}/api/snapshot?match=${encodeURIComponent('uv:page:index:*')}&match=${encodeURIComponent('stats:active:*')}`);
     assert.equal(res.status, 200);
     const file = path.join(tempDir(), 'demo.rdb');
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));

@@ -16,11 +16,11 @@
 // And at 390 px, with the demo snapshot opened as a file (the key browser lists its keys):
 // no sideways scroll and key names are not wrapped every few characters.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { artifact, launchBrowser, startBitlens, tempDir } from './harness.mjs';
+import { artifact, serveAndBrowse, tempDir } from './harness.mjs';
 import { labelsFor } from '../../www/i18n.js';
 
 const WIDTHS = [390, 1400];
@@ -72,16 +72,7 @@ function measure(page) {
 }
 
 describe('Panel at 390 / 1400 px, dpr 1 / 2, light / dark, en / zh', { timeout: 900000 }, () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startBitlens([]);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.proc.stop();
-  });
+  const demo = serveAndBrowse([]);
 
   for (const width of WIDTHS) {
     for (const dpr of DPRS) {
@@ -89,12 +80,12 @@ describe('Panel at 390 / 1400 px, dpr 1 / 2, light / dark, en / zh', { timeout: 
         for (const lang of LANGS) {
           const name = `responsive-${width}-dpr${dpr}-${theme}-${lang}`;
           test(name, async () => {
-            const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: dpr, colorScheme: theme });
+            const context = await demo.browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: dpr, colorScheme: theme });
             const page = await context.newPage();
             const errors = [];
             page.on('pageerror', (e) => errors.push(e.message));
             try {
-              await page.goto(`${server.url}/?theme=${theme}&lang=${lang}`);
+              await page.goto(`${demo.server.url}/?theme=${theme}&lang=${lang}`);
               await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 300000 });
               await page.waitForSelector('[data-testid=engagement-section][data-state=ready]', { timeout: 300000 });
               await page.waitForSelector('[data-testid=nearby-map]', { timeout: 60000 });
@@ -154,14 +145,14 @@ describe('Panel at 390 / 1400 px, dpr 1 / 2, light / dark, en / zh', { timeout: 
 
   test('key browser at 390 px: names readable, no sideways scroll', async () => {
     // The demo snapshot, downloaded from the server and opened as a file.
-    const res = await fetch(`${server.url}/api/snapshot`);
+    const res = await fetch(`${demo.server.url}/api/snapshot`);
     assert.equal(res.status, 200);
     const file = path.join(tempDir(), 'demo.rdb');
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-    const context = await browser.newContext({ viewport: { width: 390, height: 900 }, deviceScaleFactor: 2 });
+    const context = await demo.browser.newContext({ viewport: { width: 390, height: 900 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     try {
-      await page.goto(`${server.url}/?cards=keys`);
+      await page.goto(`${demo.server.url}/?cards=keys`);
       await page.setInputFiles('[data-testid=file-input]', file);
       await page.waitForSelector('[data-testid=panel][data-state=ready][data-offline=ready]', { timeout: 120000 });
       await page.waitForSelector('.kb-key', { timeout: 60000 });
@@ -184,10 +175,10 @@ describe('Panel at 390 / 1400 px, dpr 1 / 2, light / dark, en / zh', { timeout: 
   });
 
   test('charts redraw at the new size when the window is resized', async () => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 2 });
+    const context = await demo.browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     try {
-      await page.goto(`${server.url}/?lang=en`);
+      await page.goto(`${demo.server.url}/?lang=en`);
       await page.waitForSelector('[data-testid=engagement-section][data-state=ready]', { timeout: 300000 });
       const wide = await page.$eval('[data-testid=eng-dau-canvas]', (c) => c.width);
       await page.setViewportSize({ width: 390, height: 900 });

@@ -16,9 +16,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, artifact, freePort, launchBrowser, redisCli, start, startRedis, tempDir,
+  ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, start, startRedis,
+  staticPanel, tempDir,
 } from './harness.mjs';
-import { staticServer } from './static-server.mjs';
 
 const FIXTURES = path.join(ROOT, 'tests/data/fixtures');
 const SERVERS_DIR = process.env.BITLENS_SERVERS_DIR || path.join(ROOT, '.servers');
@@ -99,12 +99,9 @@ describe('panel: every database, files known by content, profile and clock', { t
   const pageErrors = [];
 
   before(async () => {
-    web = await staticServer(ROOT, { '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8') });
+    web = await staticPanel();
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(`${web.url}/?lang=en`);
-    await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
+    ({ page } = await openOfflinePanel(browser, web.url, { errors: pageErrors }));
   });
 
   after(async () => {
@@ -114,13 +111,8 @@ describe('panel: every database, files known by content, profile and clock', { t
 
   const status = () => page.textContent('[data-testid=status]');
 
-  /** Opens `files` through the file input; resolves once the panel settled (ready or error). */
-  async function open(files) {
-    await page.evaluate(() => {
-      document.querySelector('[data-testid=panel]').dataset.offline = 'pending';
-    });
-    await page.setInputFiles('[data-testid=file-input]', files);
-  }
+  /** Opens `files` through the file input; `settled()` then waits for ready or error. */
+  const open = (files) => openFile(page, files, { settle: false });
   const settled = () => page.waitForSelector('[data-testid=panel]:is([data-offline=ready], [data-offline=error])', { timeout: 60000 });
 
   /** The keys the key browser lists for `pattern` once its summary says `total`. */
@@ -412,10 +404,7 @@ describe('panel: every database, files known by content, profile and clock', { t
 
   test('bytes handed to the page engine (the online path): every database, the selector switches the cards\' engine', async () => {
     const fx = fixture('valkey-9.1.2-default');
-    const p3 = await browser.newPage();
-    p3.on('pageerror', (e) => pageErrors.push(e.message));
-    await p3.goto(`${web.url}/?lang=en&cards=uv,active,keys`);
-    await p3.waitForSelector('[data-testid=panel][data-state=error]');
+    const { page: p3 } = await openOfflinePanel(browser, web.url, { query: 'lang=en&cards=uv,active,keys', height: 720, errors: pageErrors });
     await p3.evaluate(async () => {
       const bytes = new Uint8Array(await (await fetch('/tests/data/fixtures/valkey-9.1.2-default.rdb')).arrayBuffer());
       await window.bitlensPanel.load(bytes);
@@ -437,12 +426,8 @@ describe('panel: every database, files known by content, profile and clock', { t
   });
 
   test('zh labels for the new lines', async () => {
-    const p2 = await browser.newPage();
-    p2.on('pageerror', (e) => pageErrors.push(e.message));
-    await p2.goto(`${web.url}/?lang=zh`);
-    await p2.waitForSelector('[data-testid=panel][data-state=error]');
-    await p2.setInputFiles('[data-testid=file-input]', path.join(FIXTURES, 'valkey-9.1.2-default.rdb'));
-    await p2.waitForSelector('[data-testid=panel][data-offline=ready]');
+    const { page: p2 } = await openOfflinePanel(browser, web.url, { query: 'lang=zh', height: 720, errors: pageErrors });
+    await openFile(p2, path.join(FIXTURES, 'valkey-9.1.2-default.rdb'));
     // The file is decoded (offline=ready) before the key browser has listed its keys: wait
     // for the listing (its summary carries the count) before reading its text.
     await p2.waitForFunction(() => document.querySelector('[data-testid=kb-summary]')?.dataset.total !== undefined);

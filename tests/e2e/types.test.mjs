@@ -35,6 +35,16 @@ function members(file, name) {
   const out = new Map();
   const visit = (node) => {
     if ((ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node)) && node.name && node.name.text === name) {
+      // An interface's `extends` of another interface in the file brings that one's members
+      // (a class merged with such an interface has them too).
+      if (ts.isInterfaceDeclaration(node)) {
+        for (const h of node.heritageClauses || []) {
+          for (const t of h.types) {
+            const base = t.expression.getText(sf);
+            if (base !== name) for (const [k, v] of members(file, base)) if (!out.has(k)) out.set(k, v);
+          }
+        }
+      }
       for (const m of node.members) {
         if (!m.name || ts.isConstructorDeclaration(m)) continue;
         const key = ts.isComputedPropertyName(m.name) ? `[${m.name.expression.getText(sf)}]` : m.name.getText(sf);

@@ -12,8 +12,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, artifact, freePort, launchBrowser, redisCli, redisPipe, start, startBitlens, tempDir } from './harness.mjs';
-import { staticServer } from './static-server.mjs';
+import {
+  ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe, start,
+  startBitlens, staticPanel, tempDir,
+} from './harness.mjs';
 
 const SERVERS = process.env.BITLENS_SERVERS_DIR || '/work/servers';
 const MANIFEST = path.join(SERVERS, 'servers.json');
@@ -110,7 +112,7 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
     offsets = writeData(redis.port);
     redisCli(redis.port, ['SAVE']);
     rdb = path.join(redis.dir, 'dump.rdb');
-    web = await staticServer(ROOT, { '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8') });
+    web = await staticPanel();
     browser = await launchBrowser();
   });
 
@@ -122,15 +124,9 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
 
   /** A page on the panel with `query`, the server's dump.rdb opened through "Open snapshot…". */
   async function openPanel(query, width = 1280) {
-    const page = await browser.newPage({ viewport: { width, height: 1000 } });
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${web.url}/?${query}`);
-    await page.waitForSelector('[data-testid=panel][data-state=error]', { timeout: 60000 });
-    await page.evaluate(() => { document.querySelector('[data-testid=panel]').dataset.offline = 'pending'; });
-    await page.setInputFiles('[data-testid=file-input]', rdb);
-    await page.waitForSelector('[data-testid=panel][data-offline=ready]', { timeout: 60000 });
-    return { page, errors };
+    const opened = await openOfflinePanel(browser, web.url, { query, width });
+    await openFile(opened.page, rdb);
+    return opened;
   }
 
   /** Looks `id` up in the user card and waits for its story. */

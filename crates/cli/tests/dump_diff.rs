@@ -69,11 +69,11 @@ fn digest(s: &RedisServer) -> Reply {
 #[test]
 fn resp_dump_rebuilds_the_same_data_set() {
     let kind = ServerKind::Redis7_4;
-    if !kind.available() {
-        eprintln!("skipped: {} not installed", kind.name());
+    let Some(writer) =
+        RedisServer::start_kind_if_installed(kind, &["--enable-debug-command", "yes"])
+    else {
         return;
-    }
-    let writer = RedisServer::start_kind(kind, &["--enable-debug-command", "yes"]);
+    };
     let mut c = writer.raw_connection();
     for cmd in data() {
         let r = c.query(&cmd);
@@ -122,11 +122,9 @@ fn resp_dump_rebuilds_the_same_data_set() {
 #[test]
 fn diff_names_added_removed_changed() {
     let kind = ServerKind::Redis7_4;
-    if !kind.available() {
-        eprintln!("skipped: {} not installed", kind.name());
+    let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
         return;
-    }
-    let server = RedisServer::start_kind(kind, &[]);
+    };
     let mut c = server.raw_connection();
     for cmd in data() {
         c.query(&cmd);

@@ -44,11 +44,7 @@ const NASTY: [&[u8]; 8] = [
 /// and expiries.
 fn snapshot() -> Option<(RedisServer, Vec<u8>)> {
     let kind = ServerKind::Redis7_4;
-    if !kind.available() {
-        eprintln!("skipped: {} not installed", kind.name());
-        return None;
-    }
-    let server = RedisServer::start_kind(kind, &[]);
+    let server = RedisServer::start_kind_if_installed(kind, &[])?;
     let mut c = server.connection();
     let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
     for k in NASTY {
@@ -308,11 +304,9 @@ fn conformance_snapshots_are_counted_once() {
 #[test]
 fn ledger_prices_a_bitmap_as_the_set_redis_builds() {
     let kind = ServerKind::Redis7_4;
-    if !kind.available() {
-        eprintln!("skipped: {} not installed", kind.name());
+    let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
         return;
-    }
-    let server = RedisServer::start_kind(kind, &[]);
+    };
     let mut c = server.connection();
     // Same-length names, so that MEMORY USAGE differences are value differences.
     for (n, bm, set) in [(3u32, "ledg:bx", "ledg:sx"), (700, "ledg:by", "ledg:sy")] {
@@ -387,11 +381,9 @@ fn ledger_prices_a_bitmap_as_the_set_redis_builds() {
 #[test]
 fn expiring_this_week_by_day_matches_the_server() {
     let kind = ServerKind::Redis7_4;
-    if !kind.available() {
-        eprintln!("skipped: {} not installed", kind.name());
+    let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
         return;
-    }
-    let server = RedisServer::start_kind(kind, &[]);
+    };
     let mut c = server.connection();
     const H: u64 = 3600;
     let spans: [(&str, u64); 9] = [

@@ -10,7 +10,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -633,52 +633,13 @@ fn allow_list_token_and_cors() {
     assert_eq!(r.header("access-control-allow-origin"), None);
 }
 
-fn start_redis_on(port: u16, dir: &std::path::Path) -> std::process::Child {
-    let mut child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-        ])
-        .arg("--dir")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("redis-server");
-    for _ in 0..200 {
-        if let Ok(mut c) = redis::Client::open(format!("redis://127.0.0.1:{port}/"))
-            .and_then(|c| c.get_connection())
-        {
-            if redis::cmd("PING").query::<String>(&mut c).is_ok() {
-                return child;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("redis-server on {port} did not start");
-}
-
 #[test]
 fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut redis = start_redis_on(port, dir.path());
-    let url = format!("redis://127.0.0.1:{port}/");
+    let port = free_port();
+    let redis = RedisServer::start_on_port(port, &[]);
+    let url = redis.url();
     {
-        let mut c = redis::Client::open(url.as_str())
-            .unwrap()
-            .get_connection()
-            .unwrap();
+        let mut c = redis.connection();
         for i in 0..400 {
             cmd(&mut c, &["SET", &format!("k:{i:04}"), &"x".repeat(1000)]);
         }
@@ -695,8 +656,7 @@ fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
     let sport = served.port;
     let download = std::thread::spawn(move || http_get(sport, "/api/snapshot", &[]));
     std::thread::sleep(Duration::from_millis(1200));
-    let _ = redis.kill();
-    let _ = redis.wait();
+    drop(redis); // killed, and waited for
     let resp = download.join().unwrap();
     assert_eq!(resp.status, 200);
     assert!(
@@ -728,17 +688,13 @@ fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
     assert!(j["last_export_error"]["at_ms"].as_u64().unwrap() > 1_700_000_000_000);
 
     // Redis comes back: the next request works.
-    let mut redis = start_redis_on(port, dir.path());
+    let redis = RedisServer::start_on_port(port, &[]);
     {
-        let mut c = redis::Client::open(url.as_str())
-            .unwrap()
-            .get_connection()
-            .unwrap();
+        let mut c = redis.connection();
         cmd(&mut c, &["SET", "again", "1"]);
     }
     let next = http_get(sport, "/api/snapshot", &[]);
-    let _ = redis.kill();
-    let _ = redis.wait();
+    drop(redis);
     assert!(next.complete, "{}", served.stderr());
     assert!(next.body.windows(5).any(|w| w == b"again"));
 }

@@ -248,13 +248,22 @@ impl RedisServer {
     /// [`ServerKind::Redis7_0`]) with `extra` arguments appended, and waits until it answers
     /// PING. Its cli is `redis-cli` from PATH. Panics with a clear message when it cannot start.
     pub fn start(extra: &[&str]) -> RedisServer {
+        Self::start_on_port(free_port(), extra)
+    }
+
+    /// Starts `redis-server` as [`RedisServer::start`] does, on the loopback `port` given, in a
+    /// temporary `--dir` named after that port (removed on drop). A test that drops a server can
+    /// start another on the same address: a Redis that goes away and comes back, empty.
+    pub fn start_on_port(port: u16, extra: &[&str]) -> RedisServer {
         let bin = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
-        Self::spawn(
+        Self::spawn_in(
             ServerKind::Redis7_0,
             PathBuf::from(bin),
             PathBuf::from("redis-cli"),
             Vec::new(),
             extra,
+            port,
+            temp_dir(port),
         )
     }
 
@@ -264,6 +273,18 @@ impl RedisServer {
     /// `npm run setup`, when the server is not installed, or when it does not start.
     pub fn start_kind(kind: ServerKind, extra: &[&str]) -> RedisServer {
         Self::spawn(kind, kind.binary(), kind.cli(), kind.env(), extra)
+    }
+
+    /// [`RedisServer::start_kind`] when `kind` is installed; otherwise prints
+    /// `skipped: NAME not installed` and returns `None`, for a test that runs only where its
+    /// server is: `let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
+    /// return };`.
+    pub fn start_kind_if_installed(kind: ServerKind, extra: &[&str]) -> Option<RedisServer> {
+        if !kind.available() {
+            eprintln!("skipped: {} not installed", kind.name());
+            return None;
+        }
+        Some(Self::start_kind(kind, extra))
     }
 
     /// Starts [`ServerKind::Redis7_4`] with RedisBloom 2.8.2 loaded
