@@ -181,8 +181,9 @@ export function userViews(panel, initWasm) {
   async function render() {
     const my = ++seq;
     const jobs = [];
-    if (panel.bodies.user) jobs.push(renderUser(panel.bodies.user, () => my === seq));
-    if (panel.bodies.signins) jobs.push(renderSignins(panel.bodies.signins, () => my === seq));
+    const here = (c) => panel.bodies[c] && panel.isPresent(c);
+    if (here('user')) jobs.push(renderUser(panel.bodies.user, () => my === seq));
+    if (here('signins')) jobs.push(renderSignins(panel.bodies.signins, () => my === seq));
     await Promise.all(jobs);
   }
 
@@ -480,5 +481,20 @@ export function userViews(panel, initWasm) {
     ];
   }
 
-  return { controls, render };
+  /**
+   * Whether the selected database holds keys of these cards: `{user, signins}` (user: any key
+   * of its patterns; signins: any sign-in key of any month).
+   */
+  async function present() {
+    const any = async (patterns) => {
+      for (const p of patterns) if ((await panel.eng.call('keys', p)).length) return true;
+      return false;
+    };
+    return { user: await any(userPatterns(s, ['user'])), signins: await any([globFor(s.signKey)]) };
+  }
+
+  /** The key glob named in card `c`'s collapsed line. */
+  const glob = (c) => (c === 'user' ? userPatterns(s, ['user']).join(', ') : globFor(s.signKey));
+
+  return { controls, render, present, glob };
 }
