@@ -54,7 +54,7 @@ function proof(argv, reply) {
 
 const STYLE = `
 .cr-h { font-size: .9rem; margin: 12px 0 4px; }
-[data-absent] .cr-controls form { display: none; }
+[data-absent] .cr-controls details:not([open]) { display: none; }
 .cr-list { margin: 6px 0; padding-left: 0; list-style: none; font-size: .9rem; }
 .cr-list li { margin: 4px 0; overflow-wrap: anywhere; }
 .cr-list code, .cr-note code { font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
@@ -104,7 +104,7 @@ export function crowdViews(panel) {
       panel.changed();
       return done;
     },
-  }, el('details', { class: 'cr-fold' }, el('summary', {}, t.ofSettings),
+  }, el('details', { class: 'cr-fold card-settings' }, el('summary', {}, t.ofSettings),
     el('label', {}, el('span', {}, t.ofKey), ' ', offsetInput), ' ',
     el('button', { type: 'submit', 'data-testid': 'offsets-apply' }, t.apply)));
 

@@ -1071,7 +1071,8 @@ export class Panel {
       href: '#', class: 'absent-settings', 'data-testid': `${c}-absent-settings`,
       onclick: (e) => {
         e.preventDefault();
-        const d = this.frame.querySelector('details.settings');
+        // The card's own settings when it has some (www/crowds.js), else the panel's.
+        const d = card.querySelector('details.card-settings') || this.frame.querySelector('details.settings');
         if (d) {
           d.open = true;
           d.scrollIntoView({ block: 'nearest' });

@@ -101,6 +101,7 @@ function proof(argv, reply) {
 
 /** Styles of these views (kept with them: the card is self-contained in page or shadow root). */
 const STYLE = `
+[data-absent] [data-testid=user-form] { display: none; }
 .us-form { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin-bottom: 10px; }
 .us-form label { display: inline-flex; flex-direction: column; gap: 2px; font-size: .85rem; color: var(--muted); flex: 1 1 12em; min-width: 0; }
 .us-form input { min-width: 0; width: 100%; }

@@ -262,7 +262,7 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
     });
   }
 
-  test('absent keys: both cards collapse to one line naming their pattern', async () => {
+  test('absent keys: both cards collapse to one line naming their pattern; the offsets setting redraws', async () => {
     const { page, errors } = await openPanel('lang=en&tag-key=crowd:*&offset-key=nothing:*:bitmap', 1280, 'light', false);
     for (const [c, glob] of [['crowds', 'crowd:*'], ['offsets', 'nothing:*:bitmap']]) {
       const line = page.locator(`[data-testid=${c}-absent]`);
@@ -271,6 +271,18 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
       const box = await page.locator(`[data-testid=card-${c}]`).boundingBox();
       assert.ok(box.height < 60, `${c}: ${box.height}px`);
     }
+    // The collapsed offsets card's Settings link opens its own setting; a new pattern redraws it.
+    await page.click('[data-testid=offsets-absent-settings]');
+    await page.fill('[data-testid=offsets-key]', 'orders:*:bitmap');
+    await page.click('[data-testid=offsets-apply]');
+    await page.waitForSelector('[data-testid=offsets-body][data-state=ready]', { timeout: 60000 });
+    const keys = await page.$$eval('[data-testid=offsets-partition]', (ss) => ss.map((x) => x.dataset.key));
+    assert.deepEqual(keys, ['orders:0:bitmap', 'orders:1:bitmap']);
+    for (const k of keys) {
+      const v = await page.getAttribute(`[data-testid=offsets-partition][data-key="${k}"] [data-testid=offsets-processed]`, 'data-value');
+      assert.equal(Number(v), int(['BITCOUNT', k]), k);
+    }
+    assert.match(page.url(), /offset-key=orders%3A\*%3Abitmap|offset-key=orders:\*:bitmap/);
     assert.deepEqual(errors, []);
     await page.close();
   });
