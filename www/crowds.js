@@ -47,6 +47,11 @@ export function crowdPatterns(s, cards) {
   return p;
 }
 
+/** A key name that may wrap after each `:` (text and <wbr> nodes). */
+function breakable(name) {
+  return String(name).split(/(?<=:)/).flatMap((part, i) => (i ? [el('wbr'), part] : [part]));
+}
+
 /** `cmd → reply` as redis-cli prints an integer reply. */
 function proof(argv, reply) {
   return `${cliLine(argv)} → (integer) ${reply}`;
@@ -62,7 +67,8 @@ const STYLE = `
 .cr-scroll { overflow-x: auto; max-width: 100%; margin: 6px 0; }
 .cr-matrix { border-collapse: collapse; font-size: .8rem; font-variant-numeric: tabular-nums; }
 .cr-matrix th, .cr-matrix td { padding: 3px 6px; border: 1px solid var(--line); text-align: right; white-space: nowrap; }
-.cr-matrix th { font-weight: 600; text-align: left; max-width: 10em; overflow: hidden; text-overflow: ellipsis; }
+.cr-matrix th { font-weight: 600; text-align: left; }
+.cr-matrix tbody th { white-space: normal; min-width: 6em; max-width: 11em; }
 .cr-matrix td[data-diag] { font-weight: 600; }
 .cr-table { border-collapse: collapse; width: 100%; font-size: .8rem; font-variant-numeric: tabular-nums; table-layout: fixed; }
 .cr-table th, .cr-table td { text-align: left; padding: 2px 6px; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
@@ -206,10 +212,10 @@ export function crowdViews(panel) {
         el('table', { class: 'cr-matrix', 'data-testid': 'crowds-overlap' },
           el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), names.map((n, j) => el('th', { scope: 'col', title: n }, `${j + 1}`)))),
           el('tbody', {}, m.map((row, i) => el('tr', {},
-            el('th', { scope: 'row', title: names[i] }, `${i + 1}. ${names[i]}`),
+            el('th', { scope: 'row', title: names[i] }, `${i + 1}. `, breakable(names[i])),
             row.map((v, j) => el('td', {
               'data-i': i, 'data-j': j, 'data-value': v, 'data-diag': i === j ? '' : null,
-              title: `${names[i]} ∩ ${names[j]}: ${fmt(v)}`,
+              title: `${names[i]} ∩ ${names[j]}: ${fmt(v)}`, style: heat(v, Math.min(m[i][i], m[j][j]), i === j),
             }, fmt(v)))))))),
       el('pre', { class: 'cmd', 'data-testid': 'crowds-overlap-cmd' }, cliLine(overArgv)));
     // Reach among the chosen day's actives.
@@ -230,13 +236,19 @@ export function crowdViews(panel) {
           const size = m[i][i];
           const share = size ? reach[i] / size : 0;
           return el('tr', { 'data-key': n, 'data-value': reach[i] },
-            el('td', {}, el('code', {}, n)), el('td', {}, fmt(reach[i])),
+            el('td', {}, el('code', {}, breakable(n))), el('td', {}, fmt(reach[i])),
             el('td', {}, new Intl.NumberFormat(t.locale, { style: 'percent', maximumFractionDigits: 1 }).format(share)));
         }))),
       el('pre', { class: 'cmd', 'data-testid': 'crowds-reach-cmd' }, cliLine(reachArgv)));
     }
     out.push(el('p', { class: 'note' }, t.extensionNote));
     return out;
+  }
+
+  /** A matrix cell's shade: the overlap's share of the smaller crowd (none on the diagonal). */
+  function heat(v, smaller, diag) {
+    if (diag || !smaller || !v) return null;
+    return `background: color-mix(in srgb, var(--chart-heat-high, #08306b) ${Math.round((v / smaller) * 45)}%, transparent)`;
   }
 
   /** The gaps as a list (folded when long), or the "no gap" line. */
