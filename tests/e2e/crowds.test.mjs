@@ -7,8 +7,10 @@
 // redis-cli on the same server (BITCOUNT, SCARD, STRLEN, BITPOS, BITOP AND + BITCOUNT for the
 // overlaps and the reach, the gaps recomputed from GET's bytes) and with `bitlens query --rdb`
 // on the server's saved RDB for the BITLENS.* commands the cards run. In en and zh, light and
-// dark, desktop and 390 px (no horizontal scroll); screenshots test-artifacts/crowds-*.png and
-// offsets-*.png.
+// dark, desktop and 390 px (no horizontal scroll); the same numbers through `bitlens serve
+// --redis` (the fetched snapshot holds both cards' keys), and with `--allow` refusing the offsets
+// pattern only that card says so; absent keys collapse both cards to one line, and the offsets
+// card's own setting redraws it. Screenshots test-artifacts/crowds-*.png and offsets-*.png.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BITLENS, ROOT, artifact, freePort, launchBrowser, redisPipe, rng, start, tempDir,
+  BITLENS, ROOT, artifact, freePort, launchBrowser, redisPipe, rng, start, startBitlens, tempDir,
 } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
 
@@ -261,6 +263,41 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
       await page.close();
     });
   }
+
+  test('bitlens serve --redis: the fetched snapshot holds both cards\' keys; --allow refuses only the offsets card', async () => {
+    const bl = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`]);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, colorScheme: 'dark' });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${bl.url}/?lang=en&theme=dark&date=${DATE}`);
+      await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 90000 });
+      await page.waitForSelector('[data-testid=crowds-body][data-state=ready]');
+      await page.waitForSelector('[data-testid=offsets-body][data-state=ready]');
+      await checkCrowds(page);
+      await checkOffsets(page);
+      await page.locator('[data-testid=card-offsets]').screenshot({ path: artifact('offsets-serve-dark.png') });
+      assert.deepEqual(errors, []);
+      await page.close();
+    } finally {
+      await bl.proc.stop();
+    }
+    // With the offsets pattern outside the export allow-list, only that card says so.
+    const allowed = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`, '--allow', 'tag:*', '--allow', 'stats:*']);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await page.goto(`${allowed.url}/?lang=en&date=${DATE}&cards=active,crowds,offsets`);
+      await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 90000 });
+      await page.waitForSelector('[data-testid=crowds-body][data-state=ready]');
+      const err = await page.textContent('[data-testid=offsets-error]');
+      assert.ok(err.includes('*:*:bitmap'), err);
+      assert.equal(await page.getAttribute('[data-testid=card-offsets]', 'data-refused'), '*:*:bitmap');
+      await checkCrowds(page);
+      await page.close();
+    } finally {
+      await allowed.proc.stop();
+    }
+  });
 
   test('absent keys: both cards collapse to one line naming their pattern; the offsets setting redraws', async () => {
     const { page, errors } = await openPanel('lang=en&tag-key=crowd:*&offset-key=nothing:*:bitmap', 1280, 'light', false);
