@@ -5,7 +5,8 @@
 // by SCARD. Over the bitmap crowds, the overlap matrix is BITLENS.TAGOVERLAP (users in both
 // crowds; the diagonal is each crowd's size) and the reach among the chosen day's actives is
 // BITLENS.TAGREACH <activeKey of the day> … . Those two commands read bitmaps only: a Set
-// crowd gives WRONGTYPE there, and the card shows that reply instead of a number.
+// crowd gives WRONGTYPE there, and the card shows that reply instead of a number. Set crowds
+// overlap each other by SINTERCARD 2 a b (a Set and a bitmap: no Redis command, not shown).
 //
 // Consumer offsets (card `offsets`): idempotency bitmaps `<topic>:<partition>:bitmap` (setting
 // `offsetKey`, default *:*:bitmap; bit = message offset, set once processed). The window of
@@ -199,24 +200,19 @@ export function crowdViews(panel) {
       } catch (e) {
         err = e.message || String(e);
       }
-      out.push(el('p', { class: 'note', 'data-testid': 'crowds-sets-note', 'data-error': err ?? '' },
-        ...t.crSetsNote(el('code', {}, sets.map((k) => k.key).join(', ')), el('code', {}, `${cliLine(argv)} → (error) ${err}`))));
+      if (err !== null) {
+        out.push(el('p', { class: 'note', 'data-testid': 'crowds-sets-note', 'data-error': err },
+          ...t.crSetsNote(el('code', {}, sets.map((k) => k.key).join(', ')), el('code', {}, `${cliLine(argv)} → (error) ${err}`))));
+      }
     }
+    // Overlaps among the Set crowds: SINTERCARD 2 a b per pair (Redis 7.0+), SCARD on the diagonal.
+    if (sets.length >= 2) out.push(...await setOverlaps(sets, sizes, fmt));
     if (!bitmaps.length) return out;
     const names = bitmaps.map((k) => k.key);
     // The overlap matrix (users in both crowds; the diagonal is the crowd's size).
     const overArgv = ['BITLENS.TAGOVERLAP', ...names];
     const m = await run(overArgv);
-    out.push(el('h3', { class: 'cr-h' }, t.crOverlap),
-      el('div', { class: 'cr-scroll', 'data-testid': 'crowds-overlap-box' },
-        el('table', { class: 'cr-matrix', 'data-testid': 'crowds-overlap' },
-          el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), names.map((n, j) => el('th', { scope: 'col', title: n }, `${j + 1}`)))),
-          el('tbody', {}, m.map((row, i) => el('tr', {},
-            el('th', { scope: 'row', title: names[i] }, `${i + 1}. `, breakable(names[i])),
-            row.map((v, j) => el('td', {
-              'data-i': i, 'data-j': j, 'data-value': v, 'data-diag': i === j ? '' : null,
-              title: `${names[i]} ∩ ${names[j]}: ${fmt(v)}`, style: heat(v, Math.min(m[i][i], m[j][j]), i === j),
-            }, fmt(v)))))))),
+    out.push(el('h3', { class: 'cr-h' }, t.crOverlap), matrixTable(names, m, 'crowds-overlap', fmt),
       el('pre', { class: 'cmd', 'data-testid': 'crowds-overlap-cmd' }, cliLine(overArgv)));
     // Reach among the chosen day's actives.
     const activeKey = fill(s.activeKey, { date: ymd(date) });
@@ -243,6 +239,48 @@ export function crowdViews(panel) {
     }
     out.push(el('p', { class: 'note' }, t.extensionNote));
     return out;
+  }
+
+  /**
+   * The overlap matrix `m` of crowds `names` (users in both; the diagonal is the crowd) in a box
+   * that scrolls on its own; `titles[i][j]`, when given, is each cell's command.
+   */
+  function matrixTable(names, m, testid, fmt, titles = null) {
+    return el('div', { class: 'cr-scroll', 'data-testid': `${testid}-box` },
+      el('table', { class: 'cr-matrix', 'data-testid': testid },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), names.map((n, j) => el('th', { scope: 'col', title: n }, `${j + 1}`)))),
+        el('tbody', {}, m.map((row, i) => el('tr', {},
+          el('th', { scope: 'row', title: names[i] }, `${i + 1}. `, breakable(names[i])),
+          row.map((v, j) => el('td', {
+            'data-i': i, 'data-j': j, 'data-value': v, 'data-diag': i === j ? '' : null,
+            title: titles ? `${titles[i][j]} → (integer) ${v}` : `${names[i]} ∩ ${names[j]}: ${fmt(v)}`,
+            style: heat(v, Math.min(m[i][i], m[j][j]), i === j),
+          }, fmt(v))))))));
+  }
+
+  /** The Set crowds' overlaps: SINTERCARD 2 a b per pair, SCARD (already asked) on the diagonal. */
+  async function setOverlaps(sets, sizes, fmt) {
+    const names = sets.map((k) => k.key);
+    const size = new Map(sizes.map((x) => [x.key, x]));
+    const m = names.map(() => names.map(() => 0));
+    const cmds = names.map(() => names.map(() => ''));
+    try {
+      for (let i = 0; i < names.length; i++) {
+        m[i][i] = size.get(names[i]).value;
+        cmds[i][i] = cliLine(size.get(names[i]).argv);
+        for (let j = i + 1; j < names.length; j++) {
+          const argv = ['SINTERCARD', 2, names[i], names[j]];
+          m[i][j] = m[j][i] = await run(argv);
+          cmds[i][j] = cmds[j][i] = cliLine(argv);
+        }
+      }
+    } catch (e) {
+      return [el('p', { class: 'error', 'data-testid': 'crowds-set-overlap-error' }, e.message || String(e))];
+    }
+    const pairs = cmds.flatMap((row, i) => row.slice(i + 1));
+    return [el('h3', { class: 'cr-h' }, t.crSetOverlap), matrixTable(names, m, 'crowds-set-overlap', fmt, cmds),
+      el('details', { class: 'cr-fold' }, el('summary', {}, t.usNumbers),
+        el('pre', { class: 'cmd', 'data-testid': 'crowds-set-overlap-cmd' }, pairs.join('\n')))];
   }
 
   /** A matrix cell's shade: the overlap's share of the smaller crowd (none on the diagonal). */

@@ -1,11 +1,11 @@
 // The crowds card and the consumer-offsets card (issue 19 §3–4), end to end: a real Redis 7.4.1
-// gets crowd tags (bitmaps by SETBIT, one crowd kept as a Set by SADD, one non-crowd key), two
+// gets crowd tags (bitmaps by SETBIT, two crowds kept as Sets by SADD, one non-crowd key), two
 // daily-active bitmaps and idempotency bitmaps `<topic>:<partition>:bitmap` (gaps at offset 0,
 // in the middle and at the end; a partition with no gap; one with more gaps than the card
 // lists; a list matching the pattern); it SAVEs, and the panel (index.html from a static
 // server, default cards) opens that dump.rdb. Every number of both cards is compared with
 // redis-cli on the same server (BITCOUNT, SCARD, STRLEN, BITPOS, BITOP AND + BITCOUNT for the
-// overlaps and the reach, the gaps recomputed from GET's bytes) and with `bitlens query --rdb`
+// overlaps and the reach, SINTERCARD between the Set crowds, the gaps recomputed from GET's bytes) and with `bitlens query --rdb`
 // on the server's saved RDB for the BITLENS.* commands the cards run. In en and zh, light and
 // dark, desktop and 390 px (no horizontal scroll); the same numbers through `bitlens serve
 // --redis` (the fetched snapshot holds both cards' keys), and with `--allow` refusing the offsets
@@ -45,7 +45,8 @@ const DATE = '20240506';
 const ACTIVE = `stats:active:${DATE}`;
 const USERS = 6000;
 const BITMAP_TAGS = ['tag:building:7', 'tag:coupon:618', 'tag:group-buy', 'tag:vip'];
-const SET_TAG = 'tag:vip-list';
+/** Crowds kept as Sets of user ids (sorted). */
+const SET_TAGS = ['tag:coupon-list', 'tag:vip-list'];
 /** Partition bitmaps: [key, length in offsets, gaps (inclusive ranges)]. */
 const PARTITIONS = [
   ['orders:0:bitmap', 10000, [[0, 4], [5000, 5009], [7777, 7777], [9990, 9999]]],
@@ -72,9 +73,13 @@ function writeData(port) {
     if ((gb && rand() < 0.6) || rand() < 0.03) cmds.push(['SETBIT', 'tag:coupon:618', u, 1]);
   }
   // A crowd kept as a Set of user ids, and a key matching tag:* that is no crowd.
-  const members = [];
-  for (let u = 0; u < 500; u++) if (rand() < 0.3) members.push(String(u));
-  cmds.push(['SADD', SET_TAG, ...members]);
+  const vips = [];
+  const coupons = [];
+  for (let u = 0; u < 500; u++) {
+    if (rand() < 0.3) vips.push(String(u));
+    if (rand() < (u < 250 ? 0.5 : 0.1)) coupons.push(String(u));
+  }
+  cmds.push(['SADD', 'tag:vip-list', ...vips], ['SADD', 'tag:coupon-list', ...coupons]);
   cmds.push(['HSET', 'tag:meta', 'owner', 'growth']);
   // Idempotency bitmaps: every offset below the length processed but the gaps. Written as
   // whole bytes (SET) and then SETBIT ... 0 per gap offset, as a consumer's replay would.
@@ -153,7 +158,7 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
       key: li.dataset.key, type: li.dataset.type, value: Number(li.dataset.value), text: li.textContent,
     })));
     // Every bitmap crowd by BITCOUNT, the Set crowd by SCARD; the hash is no crowd.
-    assert.deepEqual(sizes.map((s) => s.key), [...BITMAP_TAGS, SET_TAG]);
+    assert.deepEqual(sizes.map((s) => s.key), [...BITMAP_TAGS, ...SET_TAGS]);
     for (const s of sizes) {
       const cmd = s.type === 'set' ? 'SCARD' : 'BITCOUNT';
       const want = int([cmd, s.key]);
@@ -161,12 +166,22 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
       assert.equal(s.value, want, s.key);
       assert.ok(s.text.includes(`${cmd} ${s.key} → (integer) ${want}`), s.text);
     }
-    assert.equal(sizes.find((s) => s.key === SET_TAG).type, 'set');
+    for (const k of SET_TAGS) assert.equal(sizes.find((s) => s.key === k).type, 'set');
     assert.match(await page.textContent('[data-testid=crowds-other]'), /tag:meta \(hash\)/);
     // The Set crowd: the card shows the real reply of BITLENS.TAGOVERLAP on it (WRONGTYPE).
     const setErr = await page.getAttribute('[data-testid=crowds-sets-note]', 'data-error');
-    assert.equal(setErr, query('BITLENS.TAGOVERLAP', SET_TAG).replace(/^\(error\) /, ''));
+    assert.equal(setErr, query('BITLENS.TAGOVERLAP', SET_TAGS[0]).replace(/^\(error\) /, ''));
     assert.match(setErr, /^WRONGTYPE/);
+    // The Set crowds' overlaps: SINTERCARD 2 a b on the server, SCARD on the diagonal.
+    const setCells = await page.$$eval('[data-testid=crowds-set-overlap] td', (tds) => tds.map((td) => [Number(td.dataset.i), Number(td.dataset.j), Number(td.dataset.value), td.title]));
+    assert.equal(setCells.length, SET_TAGS.length ** 2);
+    for (const [i, j, v, title] of setCells) {
+      // One command per pair (the lower-indexed crowd first), in both cells of the pair.
+      const argv = i === j ? ['SCARD', SET_TAGS[i]] : ['SINTERCARD', '2', SET_TAGS[Math.min(i, j)], SET_TAGS[Math.max(i, j)]];
+      assert.equal(v, int(argv), argv.join(' '));
+      assert.equal(title, `${argv.join(' ')} → (integer) ${v}`);
+    }
+    assert.ok(setCells.some(([i, j, v]) => i !== j && v > 0), 'the Set crowds overlap');
     // The overlap matrix: BITLENS.TAGOVERLAP as bitlens query prints it, and each cell as the
     // server's BITOP AND + BITCOUNT.
     assert.equal(await page.textContent('[data-testid=crowds-overlap-cmd]'), `BITLENS.TAGOVERLAP ${BITMAP_TAGS.join(' ')}`);
