@@ -314,7 +314,7 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
     }
   });
 
-  test('absent keys: both cards collapse to one line naming their pattern; the offsets setting redraws', async () => {
+  test('absent keys: both cards collapse to one line naming their pattern; the offsets setting redraws; a day without actives', async () => {
     const { page, errors } = await openPanel('lang=en&tag-key=crowd:*&offset-key=nothing:*:bitmap', 1280, 'light', false);
     for (const [c, glob] of [['crowds', 'crowd:*'], ['offsets', 'nothing:*:bitmap']]) {
       const line = page.locator(`[data-testid=${c}-absent]`);
@@ -337,5 +337,12 @@ describe('the crowds and consumer-offsets cards against Redis 7.4.1', { timeout:
     assert.match(page.url(), /offset-key=orders%3A\*%3Abitmap|offset-key=orders:\*:bitmap/);
     assert.deepEqual(errors, []);
     await page.close();
+    // A day without a daily bitmap: the crowds are sized, the reach names the missing key (no 0s).
+    const day = await openPanel('lang=en&date=20240501');
+    assert.match(await day.page.textContent('[data-testid=crowds-no-active]'), /No daily bitmap stats:active:20240501 in this snapshot/);
+    assert.equal(await day.page.locator('[data-testid=crowds-reach]').count(), 0);
+    assert.equal(await day.page.locator('[data-testid=crowds-sizes] li').count(), BITMAP_TAGS.length + SET_TAGS.length);
+    assert.deepEqual(day.errors, []);
+    await day.page.close();
   });
 });
