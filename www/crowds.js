@@ -88,9 +88,9 @@ const STYLE = `
 
 /**
  * The crowd and offset cards of `panel` (a www/panel.js Panel: its engine, settings, labels,
- * date, number format and bodies). `controls(card)` gives the card's style element (or null),
- * `present()` resolves with `{crowds, offsets}`: whether the selected database holds their
- * keys, `render()` redraws both cards (resolves when drawn).
+ * date, number format and bodies). `controls(card)` gives the card's style and form (or null);
+ * `present()` resolves with `{crowds, offsets}` for the cards shown: whether the selected
+ * database holds their keys; `render()` redraws both cards (resolves when drawn).
  */
 export function crowdViews(panel) {
   const s = panel.s;
@@ -133,10 +133,11 @@ export function crowdViews(panel) {
       for (const key of await panel.eng.call('keys', pattern)) if (types.includes(await run(['TYPE', key]))) return true;
       return false;
     };
-    return {
-      crowds: await has(tagPattern(), ['string', 'set']),
-      offsets: await has(offsetPattern(), ['string']),
-    };
+    // Only the cards shown are asked about (a card not shown reads no key).
+    const out = {};
+    if (panel.bodies.crowds) out.crowds = await has(tagPattern(), ['string', 'set']);
+    if (panel.bodies.offsets) out.offsets = await has(offsetPattern(), ['string']);
+    return out;
   }
 
   async function render() {

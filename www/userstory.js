@@ -483,7 +483,7 @@ export function userViews(panel, initWasm) {
   }
 
   /**
-   * Whether the selected database holds keys of these cards: `{user, signins}` (user: any key
+   * Whether the selected database holds keys of the cards shown: `{user, signins}` (user: any key
    * of its patterns; signins: any sign-in key of any month).
    */
   async function present() {
@@ -491,7 +491,10 @@ export function userViews(panel, initWasm) {
       for (const p of patterns) if ((await panel.eng.call('keys', p)).length) return true;
       return false;
     };
-    return { user: await any(userPatterns(s, ['user'])), signins: await any([globFor(s.signKey)]) };
+    const out = {};
+    if (panel.bodies.user) out.user = await any(userPatterns(s, ['user']));
+    if (panel.bodies.signins) out.signins = await any([globFor(s.signKey)]);
+    return out;
   }
 
   /** The key glob named in card `c`'s collapsed line. */
