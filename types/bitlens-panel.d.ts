@@ -28,7 +28,10 @@ export interface BitlensPanelSettings {
   unit: string;
   /** Centre the nearby search on this member (GEOSEARCH FROMMEMBER) instead of lon/lat. */
   member: string;
-  /** Comma-separated cards: `uv`, `active`, `nearby`, `engagement`. */
+  /**
+   * Comma-separated cards: `uv`, `active`, `nearby`, `engagement`, `user`, `signins`, `crowds`,
+   * `offsets` (all by default), `keys` (the key browser over the fetched snapshot).
+   */
   cards: string;
   /** `zh` or `en`; empty = the page's language. */
   lang: string;
@@ -44,6 +47,16 @@ export interface BitlensPanelSettings {
   checksum: string;
   /** Most snapshot bytes the panel takes (empty: 3 GiB, below wasm32's 4 GiB memory); a larger one is refused up front. */
   maxBytes: string;
+  /** The user id the user card looks up (a number is its bit offset). */
+  user: string;
+  /** Per-user monthly sign-in bitmap template (`{uid}`, `{month}` = YYYYMM; bit = day − 1). */
+  signKey: string;
+  /** Redis glob of the Bloom / Cuckoo filters the user card asks "seen before?". */
+  seenKey: string;
+  /** Redis glob of the crowd tags (bitmaps, bit = user id, or Sets of user ids). */
+  tagKey: string;
+  /** Redis glob of the consumers' idempotency bitmaps `<topic>:<partition>:bitmap`. */
+  offsetKey: string;
 }
 
 /** `detail` of the `bitlens-loaded` event. */

@@ -21,6 +21,7 @@ import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
 } from './cards.js';
+import { CROWD_CARDS, CROWD_DEFAULTS, CROWD_PARAMS, crowdPatterns, crowdViews } from './crowds.js';
 import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
 import { apiKeySource, buildKeyBrowser } from './keybrowser.js';
@@ -39,7 +40,7 @@ import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd }
  * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
  * opened file, and over the fetched snapshot only when listed.
  */
-const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', ...USER_CARDS, 'keys'];
+const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', ...USER_CARDS, ...CROWD_CARDS, 'keys'];
 
 let wasmReady = null;
 /** Initialises the wasm module once per page. */
@@ -62,7 +63,8 @@ export const DEFAULTS = {
   radius: 3,
   unit: 'km',
   member: '', // centre the search on this shop (GEOSEARCH FROMMEMBER) instead of lon/lat
-  cards: 'uv,active,nearby,engagement',
+  // Every card by default; a card whose keys the snapshot lacks collapses to one line.
+  cards: 'uv,active,nearby,engagement,user,signins,crowds,offsets',
   lang: '',
   theme: '', // light | dark; empty = follow prefers-color-scheme
   token: '', // bearer token for `bitlens serve --token`
@@ -70,7 +72,8 @@ export const DEFAULTS = {
   compat: '', // answer as this server profile (redis-7.0, valkey-9.0, ...); empty = the snapshot's writer
   checksum: true, // false: skip the CRC-64 check of snapshots and DUMP payloads (warned)
   maxBytes: '', // most snapshot bytes this browser takes (empty: MAX_SNAPSHOT_BYTES, 3 GiB)
-  ...USER_DEFAULTS, // the user views (www/userstory.js): user, signKey, seenKey
+  ...USER_DEFAULTS, // the user views (www/userstory.js): user, signKey, seenKey, tagKey
+  ...CROWD_DEFAULTS, // the crowd / offset cards (www/crowds.js): offsetKey
 };
 
 /** URL parameter / attribute name of each setting. */
@@ -78,11 +81,11 @@ export const PARAMS = {
   api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
   type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
   cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker', compat: 'compat',
-  checksum: 'checksum', maxBytes: 'max-bytes', ...USER_PARAMS,
+  checksum: 'checksum', maxBytes: 'max-bytes', ...USER_PARAMS, ...CROWD_PARAMS,
 };
 
 /** Settings whose change needs a new snapshot (the others only redraw). */
-const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards', 'token'];
+const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards', 'token', 'offsetKey'];
 
 /** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
 export function settingsFrom(params) {
@@ -225,14 +228,16 @@ export class Panel {
     this.bodies = {};
     const cards = el('div', { class: 'cards', 'data-testid': 'cards' });
     this.cardsBox = cards;
-    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle, user: t.userTitle, signins: t.signinsTitle };
+    const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle, user: t.userTitle, signins: t.signinsTitle, crowds: t.crowdsTitle, offsets: t.offsetsTitle };
     this.userViews = userViews(this, initWasm);
+    this.crowdViews = crowdViews(this);
     for (const c of this.cards()) {
       if (!titles[c]) continue;
       const body = el('div', { class: 'card-body', 'data-testid': `${c}-body` }, t.loading);
       const card = el('section', { class: 'card', 'data-card': c, 'data-testid': `card-${c}` }, el('h2', {}, titles[c]));
       if (c === 'nearby') card.append(this.buildNearbyControls());
       if (USER_CARDS.includes(c)) card.append(this.userViews.controls(c));
+      if (CROWD_CARDS.includes(c)) card.append(this.crowdViews.controls(c));
       card.append(body);
       this.bodies[c] = body;
       cards.append(card);
@@ -915,6 +920,7 @@ export class Panel {
     if (c.includes('nearby')) p.push(globFor(this.s.geoKey));
     if (c.includes('engagement')) p.push(...engagementPatterns(this.s));
     p.push(...userPatterns(this.s, c));
+    p.push(...crowdPatterns(this.s, c));
     return p;
   }
 
@@ -941,6 +947,8 @@ export class Panel {
       active: counts[s.activeKey] > 0,
       engagement: counts[s.activeKey] > 0,
       nearby: geoKeys.length > 0,
+      ...(await this.userViews.present()),
+      ...(await this.crowdViews.present()),
     };
     // The date (when none is given) is the latest date any card's keys have.
     dates.sort();
@@ -1002,6 +1010,7 @@ export class Panel {
     }
     jobs.push(this.renderNearby());
     jobs.push(this.userViews.render());
+    jobs.push(this.crowdViews.render());
     await Promise.all(jobs);
   }
 
@@ -1017,6 +1026,7 @@ export class Panel {
     const of = {
       uv: [globFor(s.uvKey)], active: [globFor(s.activeKey)], nearby: [globFor(s.geoKey)],
       engagement: [globFor(s.activeKey), ...engagementPatterns(s)],
+      ...Object.fromEntries([...USER_CARDS, ...CROWD_CARDS].map((c) => [c, [...userPatterns(s, [c]), ...crowdPatterns(s, [c])]])),
     };
     for (const c of Object.keys(this.bodies)) {
       const pats = (of[c] || []).filter((p) => refused.includes(p));
@@ -1033,6 +1043,9 @@ export class Panel {
   /** The key glob card `c` reads (shown in its collapsed line). */
   cardGlob(c) {
     const s = this.s;
+    if (c === 'user' || c === 'signins') return this.userViews.glob(c);
+    if (c === 'crowds') return String(s.tagKey);
+    if (c === 'offsets') return String(s.offsetKey);
     return globFor({ uv: s.uvKey, active: s.activeKey, engagement: s.activeKey, nearby: s.geoKey }[c]);
   }
 
@@ -1058,7 +1071,8 @@ export class Panel {
       href: '#', class: 'absent-settings', 'data-testid': `${c}-absent-settings`,
       onclick: (e) => {
         e.preventDefault();
-        const d = this.frame.querySelector('details.settings');
+        // The card's own settings when it has some (www/crowds.js), else the panel's.
+        const d = card.querySelector('details.card-settings') || this.frame.querySelector('details.settings');
         if (d) {
           d.open = true;
           d.scrollIntoView({ block: 'nearest' });

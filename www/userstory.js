@@ -101,6 +101,7 @@ function proof(argv, reply) {
 
 /** Styles of these views (kept with them: the card is self-contained in page or shadow root). */
 const STYLE = `
+[data-absent] [data-testid=user-form] { display: none; }
 .us-form { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin-bottom: 10px; }
 .us-form label { display: inline-flex; flex-direction: column; gap: 2px; font-size: .85rem; color: var(--muted); flex: 1 1 12em; min-width: 0; }
 .us-form input { min-width: 0; width: 100%; }
@@ -181,8 +182,9 @@ export function userViews(panel, initWasm) {
   async function render() {
     const my = ++seq;
     const jobs = [];
-    if (panel.bodies.user) jobs.push(renderUser(panel.bodies.user, () => my === seq));
-    if (panel.bodies.signins) jobs.push(renderSignins(panel.bodies.signins, () => my === seq));
+    const here = (c) => panel.bodies[c] && panel.isPresent(c);
+    if (here('user')) jobs.push(renderUser(panel.bodies.user, () => my === seq));
+    if (here('signins')) jobs.push(renderSignins(panel.bodies.signins, () => my === seq));
     await Promise.all(jobs);
   }
 
@@ -480,5 +482,23 @@ export function userViews(panel, initWasm) {
     ];
   }
 
-  return { controls, render };
+  /**
+   * Whether the selected database holds keys of the cards shown: `{user, signins}` (user: any key
+   * of its patterns; signins: any sign-in key of any month).
+   */
+  async function present() {
+    const any = async (patterns) => {
+      for (const p of patterns) if ((await panel.eng.call('keys', p)).length) return true;
+      return false;
+    };
+    const out = {};
+    if (panel.bodies.user) out.user = await any(userPatterns(s, ['user']));
+    if (panel.bodies.signins) out.signins = await any([globFor(s.signKey)]);
+    return out;
+  }
+
+  /** The key glob named in card `c`'s collapsed line. */
+  const glob = (c) => (c === 'user' ? userPatterns(s, ['user']).join(', ') : globFor(s.signKey));
+
+  return { controls, render, present, glob };
 }
