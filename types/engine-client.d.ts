@@ -83,6 +83,8 @@ export interface EngineClient {
   call<M extends EngineMethod>(method: M, ...args: Parameters<Engine[M]>): Promise<ReturnType<Engine[M]>>;
   /** `call('command', argv)`: one Redis command; an error reply rejects with Redis' text. */
   command(argv: Arg[]): Promise<Reply>;
+  /** Many commands in one round trip; replies in order, the first error reply rejects the batch. */
+  commands(argvs: Arg[][]): Promise<Reply[]>;
   /**
    * `call('keyList', pattern, limit, options)` (defaults `'*'`, 1000) over the selected
    * database; `options.expired: true` also lists keys already expired at the engine's clock.

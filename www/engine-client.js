@@ -278,6 +278,11 @@ class WorkerEngine {
     return this._send('command', [argv]);
   }
 
+  /** Many commands in one message (replies in order; the first error reply rejects the batch). */
+  async commands(argvs) {
+    return this._send('commands', [argvs]);
+  }
+
   async keyList(pattern = '*', limit = 1000, options = undefined) {
     return this._send('keyList', options === undefined ? [pattern, limit] : [pattern, limit, options]);
   }
@@ -397,6 +402,12 @@ class LocalEngine {
 
   async command(argv) {
     return this._live().command(argv);
+  }
+
+  /** Many commands at once (as WorkerEngine.commands). */
+  async commands(argvs) {
+    const e = this._live();
+    return argvs.map((argv) => e.command(argv));
   }
 
   async keyList(pattern = '*', limit = 1000, options = undefined) {

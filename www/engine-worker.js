@@ -108,6 +108,9 @@ function run(method, args, progressId) {
     return engine.loadRdb(bytes, ...rest);
   }
   if (Object.hasOwn(MODULE_FUNCTIONS, method)) return MODULE_FUNCTIONS[method](...args);
+  // A batch of commands in one message: a card asking one command per key (thousands of
+  // sign-in keys) pays one postMessage round trip instead of one per key.
+  if (method === 'commands') return args[0].map((argv) => engine.command(argv));
   if (method === 'constructor' || method.startsWith('_') || typeof engine[method] !== 'function') {
     throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
   }

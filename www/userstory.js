@@ -463,10 +463,11 @@ export function userViews(panel, initWasm) {
     for (const k of keys) {
       const uid = capture(s.signKey, k, 'uid');
       if (uid === null) continue;
-      const argv = ['BITLENS.STREAK', k, day, 'PREV', fill(s.signKey, { uid, month: prev.ym }), prev.days];
-      jobs.push(run(argv).then((v) => ({ uid, key: k, argv, v })));
+      jobs.push({ uid, key: k, argv: ['BITLENS.STREAK', k, day, 'PREV', fill(s.signKey, { uid, month: prev.ym }), prev.days] });
     }
-    const all = (await Promise.all(jobs)).filter((x) => x.v > 0);
+    // One batch for every key (one worker message, not one per key).
+    const replies = await panel.eng.commands(jobs.map((j) => j.argv));
+    const all = jobs.map((j, i) => ({ ...j, v: replies[i] })).filter((x) => x.v > 0);
     const hist = new Map();
     for (const x of all) hist.set(x.v, (hist.get(x.v) || 0) + 1);
     const top = [...all].sort((a, b) => b.v - a.v || (a.key < b.key ? -1 : 1)).slice(0, LONGEST_SHOWN);

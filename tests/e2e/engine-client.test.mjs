@@ -82,6 +82,14 @@ async function compareInPage({ fixture, options }) {
     out.sync.push([argv, syncRun(() => sync.command(argv))]);
     out.client.push([argv, await asyncRun(() => eng.command(argv))]);
   }
+  // commands(): the same commands in one batch give the same replies; an error rejects it.
+  const okArgvs = argvs.filter((a, i) => !out.sync[i][1].isError);
+  // (After the first pass, so the one write, BITOP into dest, gives the same state to both.)
+  const got = await asyncRun(() => eng.commands(okArgvs));
+  const want = [];
+  for (const argv of okArgvs) want.push(await eng.command(argv));
+  out.batch = { want, got };
+  out.batchErr = await asyncRun(() => eng.commands([['DBSIZE'], ['BITCOUNT'], ['DBSIZE']]));
   // call(): other Engine methods, including binary results (transferred back).
   const calls = [['commandRaw', ['GET', 'str:binary']], ['commandResp', ['BITCOUNT', 'nosuch', 'x']],
     ['commandCli', ['ZRANGE', 'zset:small', '0', '-1']], ['pfcountEach', ['uv:page:index:20240501', 'str:short']],
@@ -200,6 +208,9 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
       assert.equal(out.worker, worker);
       assert.equal(out.clientCount, out.syncCount);
       assert.equal(out.syncCount, 26);
+      assert.ok(out.batch.want.length > 50, `${out.batch.want.length} commands in the batch`);
+      assert.deepEqual(out.batch.got, { ok: out.batch.want });
+      assert.deepEqual(out.batchErr, { err: "ERR wrong number of arguments for 'bitcount' command", isError: true });
       // Command by command, replies and errors identical to the sync Engine.
       assert.equal(out.client.length, out.sync.length);
       for (let i = 0; i < out.sync.length; i++) assert.deepEqual(out.client[i], out.sync[i]);
