@@ -62,6 +62,8 @@ function points(page, sel) {
 /** Moves the mouse onto point `p` of the chart `sel`; returns the tooltip's text and box. */
 async function hover(page, sel, tipSel, p) {
   const box = await page.$eval(sel, (c) => {
+    const r0 = c.getBoundingClientRect();
+    if (r0.top < 0 || r0.bottom > innerHeight) c.scrollIntoView({ block: 'center' });
     const r = c.getBoundingClientRect();
     return { left: r.left, top: r.top };
   });
