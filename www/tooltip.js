@@ -56,7 +56,8 @@ export function attachTooltip(host, target) {
   mark.setAttribute('aria-hidden', 'true');
   mark.hidden = true;
   mark.style.cssText = MARK_CSS;
-  if (getComputedStyle(host).position === 'static') host.style.position = 'relative';
+  // The host is the tooltip's containing block (it may not be in the document yet).
+  if (!host.style.position) host.style.position = 'relative';
   host.append(mark, tip);
   target.tabIndex = 0;
   target.setAttribute('aria-describedby', id);

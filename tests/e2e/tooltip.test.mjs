@@ -67,8 +67,18 @@ async function hover(page, sel, tipSel, p) {
     const r = c.getBoundingClientRect();
     return { left: r.left, top: r.top };
   });
-  await page.mouse.move(box.left + p.x, box.top + p.y);
-  return tip(page, tipSel);
+  const x = box.left + p.x;
+  const y = box.top + p.y;
+  await page.mouse.move(x, y);
+  const tp = await tip(page, tipSel);
+  // Next to its point: just above or below it, over it horizontally unless at an edge.
+  if (!tp.hidden) {
+    const gap = tp.bottom <= y ? y - tp.bottom : tp.top - y;
+    assert.ok(gap >= 0 && gap <= 24, `tooltip ${JSON.stringify(tp)} is ${gap} px from its point (${x}, ${y})`);
+    assert.ok((tp.left <= x + 1 && x - 1 <= tp.right) || tp.left <= 6 || tp.right >= (await page.evaluate(() => innerWidth)) - 6,
+      `tooltip ${tp.left}..${tp.right} is not over x=${x}`);
+  }
+  return tp;
 }
 
 function tip(page, tipSel) {
