@@ -98,7 +98,13 @@ export function attachTooltip(host, target) {
     mark.style.left = `${x}px`;
     mark.style.top = `${y}px`;
     // Above the point, centred, kept inside the host and the viewport; below when no room.
-    const w = tip.offsetWidth;
+    // Measured at the host's left edge, where it has the whole width to lay out in.
+    // Its width is then fixed, so it lays out the same wherever it is put.
+    tip.style.left = '0px';
+    tip.style.top = '0px';
+    tip.style.width = '';
+    const w = Math.ceil(tip.getBoundingClientRect().width);
+    tip.style.width = `${w}px`;
     const h = tip.offsetHeight;
     const minLeft = Math.max(0, 4 - f.host.left);
     const maxLeft = Math.min(f.host.width, window.innerWidth - 4 - f.host.left) - w;
