@@ -848,33 +848,6 @@ fn draw_bars(
     })
 }
 
-/// Draws the streak histogram of [`crate::analytics::daily::streak_histogram`]: bar `k` (x
-/// label `k`, in days) is the number of users whose current streak is `k` days (`hist[k − 1]`).
-fn draw_streak_histogram(
-    area: &Area,
-    title: &str,
-    hist: &[u64],
-    style: &Style,
-) -> Result<Drawn, ChartError> {
-    let x = style.words.streak_days.as_str();
-    draw_bars(area, title, x, hist, &|i| (i + 1).to_string(), style)
-}
-
-/// Draws a `u<w>` value distribution of [`crate::analytics::enums`]: bar `v` is the number of
-/// users with value `v`. Values above the largest one present are left out (so a `u16`
-/// distribution with values up to 20 draws 21 bars).
-fn draw_enum_distribution(
-    area: &Area,
-    title: &str,
-    hist: &[u64],
-    style: &Style,
-) -> Result<Drawn, ChartError> {
-    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
-    let shown = &hist[..(last + 1).min(hist.len())];
-    let x = style.words.value.as_str();
-    draw_bars(area, title, x, shown, &|i| i.to_string(), style)
-}
-
 /// Fill colour of a retention fraction in 0..=1 in the light palette
 /// ([`Palette::heat`] of [`Palette::LIGHT`]: linear from [`HEAT_LOW`] to [`HEAT_HIGH`]).
 pub fn heat_color(fraction: f64) -> RGBColor {
@@ -1191,7 +1164,7 @@ pub fn dau_chart(
 
 /// The streak histogram of [`crate::analytics::daily::streak_histogram`] as bars: bar `k`
 /// (x label `k`, in days) is the number of users whose current streak is `k` days
-/// (`hist[k − 1]`). Points: one per bar, row `k − 1`.
+/// (`hist[k − 1]`). Points: one per bar (zero bars too), row `k − 1`.
 pub fn streak_chart(
     title: &str,
     hist: &[u64],
@@ -1199,14 +1172,15 @@ pub fn streak_chart(
     height: u32,
     style: &Style,
 ) -> Result<Chart, ChartError> {
+    let x = style.words.streak_days.as_str();
     render(width, height, |a| {
-        draw_streak_histogram(a, title, hist, style)
+        draw_bars(a, title, x, hist, &|i| (i + 1).to_string(), style)
     })
 }
 
 /// A `u<w>` value distribution of [`crate::analytics::enums`] as bars: bar `v` is the number
-/// of users with value `v`; values above the largest one present are left out. Points: one per
-/// bar shown, row `v`.
+/// of users with value `v`; values above the largest one present are left out (so a `u16`
+/// distribution with values up to 20 draws 21 bars). Points: one per bar shown, row `v`.
 pub fn enum_chart(
     title: &str,
     hist: &[u64],
@@ -1214,8 +1188,11 @@ pub fn enum_chart(
     height: u32,
     style: &Style,
 ) -> Result<Chart, ChartError> {
+    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
+    let shown = &hist[..(last + 1).min(hist.len())];
+    let x = style.words.value.as_str();
     render(width, height, |a| {
-        draw_enum_distribution(a, title, hist, style)
+        draw_bars(a, title, x, shown, &|i| i.to_string(), style)
     })
 }
 

@@ -19,6 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { artifact, launchBrowser, redisCli, redisPipe, rng, startBitlens, startRedis } from './harness.mjs';
 import { labelsFor } from '../../www/i18n.js';
+import { dailyActivityCommands, levelCommand } from './activity.mjs';
 
 const DAYS = [];
 for (let d = 1; d <= 14; d++) DAYS.push(`202406${String(d).padStart(2, '0')}`);
@@ -100,18 +101,8 @@ describe('Chart tooltips on live Redis data', { timeout: 900000 }, () => {
   before(async () => {
     redis = await startRedis();
     const rand = rng(19);
-    const cmds = [];
-    for (const [i, d] of DAYS.entries()) {
-      const bytes = Buffer.alloc(USERS / 8);
-      for (let u = 0; u < USERS; u++) {
-        const loyal = u < 2500 && rand() < 0.85;
-        if (loyal || rand() < 0.05 + 0.03 * (i % 7 < 5 ? 1 : 0)) bytes[u >> 3] |= 0x80 >> (u & 7);
-      }
-      cmds.push(['SET', `stats:active:${d}`, bytes]);
-    }
-    const level = ['BITFIELD', `stats:level:${LAST}`];
-    for (let u = 0; u < USERS; u += 5) level.push('SET', 'u4', `#${u}`, String(Math.min(15, Math.floor(-Math.log(rand() + 1e-9) * 3))));
-    cmds.push(level);
+    const cmds = dailyActivityCommands(DAYS, rand, { users: USERS, loyal: 2500, loyalP: 0.85, base: 0.05, weekday: 0.03 });
+    cmds.push(levelCommand(`stats:level:${LAST}`, rand, { users: USERS, step: 5 }));
     const geo = ['GEOADD', 'shop:geo:food'];
     for (let i = 0; i < 30; i++) {
       geo.push(String(SHANGHAI[0] + (rand() - 0.5) * 0.05), String(SHANGHAI[1] + (rand() - 0.5) * 0.04), `shop-${i}`);
