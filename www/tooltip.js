@@ -10,10 +10,12 @@
 //   ArrowUp / ArrowDown the point of the same column in the previous / next row (heatmap),
 //   Home / End the first / last; Escape hides the tooltip until the next key or hover.
 // The tooltip is a live region (role=status) named by the chart's aria-describedby, so a
-// screen reader announces each value; a ring marks the point. Both stay inside the chart's
+// screen reader announces each value; a ring marks the point; one tooltip shows at a time. Both stay inside the chart's
 // host box and the viewport.
 
 let serial = 0;
+/** The hide function of the tooltip on screen: one tooltip at a time. */
+let shown = null;
 
 // Inline styles (the panel may live in a shadow root): the chart's own colours, inverted.
 const TIP_CSS = [
@@ -77,6 +79,7 @@ export function attachTooltip(host, target) {
   };
 
   const hide = () => {
+    if (shown === hide) shown = null;
     tip.hidden = true;
     mark.hidden = true;
     delete target.dataset.tipIndex;
@@ -84,6 +87,8 @@ export function attachTooltip(host, target) {
 
   const show = (i) => {
     if (!points.length) return hide();
+    if (shown && shown !== hide) shown();
+    shown = hide;
     current = Math.min(Math.max(i, 0), points.length - 1);
     const p = points[current];
     tip.textContent = describe(p.row, p.col);
