@@ -1,27 +1,32 @@
-//! Engagement charts drawn with plotters, generic over the [`DrawingBackend`] so the CLI can
-//! write SVG (the `*_svg` functions) and the browser panel can draw on a canvas
-//! (`plotters-canvas`) with the same code:
-//! - [`draw_dau`]: daily actives with rolling 7- and 30-day actives (lines, dated x axis);
-//! - [`draw_streak_histogram`]: users per current streak length (bars);
-//! - [`draw_retention`]: retention cohort heatmap (percent of each cohort back on day +t);
-//! - [`draw_enum_distribution`]: users per value of a `u<w>` field (bars);
-//! - [`draw_nearby`]: a nearby-shops search as a map in kilometres.
+//! Engagement charts drawn with plotters' SVG backend, the one backend of the CLI and the panel
+//! (the panel paints the SVG on a canvas at `devicePixelRatio`; so the wasm module holds one
+//! copy of plotters):
+//! - [`dau_chart`]: daily actives with rolling 7- and 30-day actives (lines, dated x axis);
+//! - [`streak_chart`]: users per current streak length (bars);
+//! - [`retention_chart`]: retention cohort heatmap (percent of each cohort back on day +t);
+//! - [`enum_chart`]: users per value of a `u<w>` field (bars);
+//! - [`nearby_chart`]: a nearby-shops search as a map in kilometres.
 //!
-//! Every function takes the plain results of [`crate::analytics`] and a [`Style`], draws the
-//! whole area it is given (background, caption, labelled axes, data) and returns the
-//! [`Drawn`] texts (axis titles, legend) it wrote. The [`Style`] carries
+//! Every function takes the plain results of [`crate::analytics`], a size in pixels and a
+//! [`Style`], draws the whole area (background, caption, labelled axes, data) and returns a
+//! [`Chart`]: the SVG text and what it [`Drawn`]: the axis titles and legend, the plot area's
+//! pixel rectangle with its data ranges ([`Plot`]), and one [`Point`] per datum (its pixel
+//! position and the row / column of the chart's numbers it shows), so a page can answer a hover
+//! or a key press with the exact value. The [`Style`] carries
 //! - the colours ([`Palette`]: the panel passes its theme's, [`Palette::LIGHT`] by default),
 //! - the words of axis titles and legends ([`Words`]: the panel passes its i18n table's),
 //! - the compact number style of tick labels ([`Numbers`]: `12.5k` in English, `1.3万` in
 //!   Chinese),
 //! - `scale`, device pixels per CSS pixel: fonts, margins and strokes are sized in CSS pixels
-//!   and multiplied by it, so a canvas backed at `devicePixelRatio` draws 14 CSS px labels.
+//!   and multiplied by it, so an SVG drawn for a canvas backed at `devicePixelRatio` has 14 CSS
+//!   px labels.
 //!
 //! Layout follows the area's width in CSS pixels (`width / scale`): below [`NARROW`] CSS px
 //! labels are 13 px, dates drop their year, and the number of tick labels is chosen so they do
-//! not overlap; the caption shrinks (down to 12 px, then is cut with `…`) to fit the width.
-//! Zero-height bars are not drawn; retention cells past the last day are left empty. The
-//! default colours are public so that tests and the panel legend agree.
+//! not overlap; the caption shrinks (down to 15 px) to fit the width, then wraps onto more
+//! lines (between words, or between CJK characters), never cut. Zero-height bars are not drawn;
+//! retention cells past the last day are left empty. The default colours are public so that
+//! tests and the panel legend agree.
 //!
 //! From a keyspace to an SVG file:
 //! ```
@@ -38,9 +43,13 @@
 //! assert!(svg.contains("2024-05-01"));
 //! let hist = daily::streak_histogram(&days);
 //! assert_eq!(hist, vec![1, 1, 2]); // streak of 1 day: user 6; 2 days: user 5; 3 days: users 3, 4
+//! let chart = bitlens::chart::streak_chart("Streaks", &hist, 600, 300, &Default::default())?;
+//! assert_eq!(chart.drawn.points.len(), 3); // one per bar, left to right
+//! assert!(chart.drawn.points[0].x < chart.drawn.points[2].x);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -66,7 +75,8 @@ pub const NARROW: f64 = 480.0;
 const FONT: &str = "sans-serif";
 /// Font sizes in CSS pixels.
 const CAPTION_SIZE: f64 = 20.0;
-const CAPTION_MIN: f64 = 12.0;
+/// The smallest caption size before it wraps.
+const CAPTION_MIN: f64 = 15.0;
 const LABEL_SIZE: f64 = 14.0;
 const LABEL_NARROW: f64 = 13.0;
 /// Font size (px) text is measured at, then scaled (see `Layout::text_width_at_least`).
@@ -291,10 +301,10 @@ pub struct Style {
     pub words: Words,
     /// Tick label number style.
     pub numbers: Numbers,
-    /// Device pixels per CSS pixel (a canvas backed at `devicePixelRatio` passes that ratio);
-    /// 1 for SVG. Values outside 0.25..=8 are clamped.
+    /// Device pixels per CSS pixel (an SVG painted on a canvas backed at `devicePixelRatio`
+    /// passes that ratio; 1 for an SVG shown at its size). Values outside 0.25..=8 are clamped.
     pub scale: f64,
-    /// A further factor for text sizes only (1 by default; see [`nearby_svg`]).
+    /// A further factor for text sizes only (1 by default).
     pub text_scale: f64,
 }
 
@@ -310,8 +320,41 @@ impl Default for Style {
     }
 }
 
-/// The texts a chart drew besides its caption and tick labels (for the page to expose).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Where a chart drew its plot and its data, in the drawing's pixels (device pixels: CSS pixels
+/// × [`Style::scale`]), for the page to answer a hover or a key press with the exact value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plot {
+    /// The plot area (inside the axes): left, top, right, bottom edges.
+    pub left: i32,
+    /// Top edge of the plot area.
+    pub top: i32,
+    /// Right edge of the plot area.
+    pub right: i32,
+    /// Bottom edge of the plot area.
+    pub bottom: i32,
+    /// The data range along x at the left and right edges (days, bars, days after, km east).
+    pub x_range: (f64, f64),
+    /// The data range along y at the bottom and top edges (users, cohorts, km north).
+    pub y_range: (f64, f64),
+}
+
+/// One data point of a drawn chart: where it is and which of the chart's numbers it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Point {
+    /// Pixel position (device pixels from the drawing's top left).
+    pub x: i32,
+    /// Pixel position, downwards.
+    pub y: i32,
+    /// The row of the chart's numbers: the day (DAU), the bar (histograms), the cohort
+    /// (retention), the result (nearby map, in the order the points were given).
+    pub row: u32,
+    /// The column within the row: 0, or the day after the cohort day minus 1 (retention).
+    pub col: u32,
+}
+
+/// The texts a chart drew besides its caption and tick labels, and where its data went (for
+/// the page to expose and to answer hovers).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Drawn {
     /// The x axis title.
     pub x_desc: String,
@@ -319,6 +362,19 @@ pub struct Drawn {
     pub y_desc: String,
     /// The legend names, in order (empty when the chart has no legend).
     pub legend: Vec<String>,
+    /// The plot area.
+    pub plot: Plot,
+    /// The data points, in row order (row-major for retention; zero bars included).
+    pub points: Vec<Point>,
+}
+
+/// A drawn chart: the SVG document and what it drew.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// The SVG document (`width × height` pixels, plotters' SVG backend).
+    pub svg: String,
+    /// Axis titles, legend, plot area and data points.
+    pub drawn: Drawn,
 }
 
 /// A chart could not be drawn (backend or layout error), with plotters' message.
@@ -347,6 +403,48 @@ pub fn format_count(v: u64) -> String {
     Numbers::default().count(v)
 }
 
+/// The drawing area every chart draws on: plotters' SVG backend.
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// plotters' SVG backend writes `font-size` = size / 1.24: fonts are asked for this much
+/// larger so that the SVG text has the size the layout means.
+const SVG_TEXT: f64 = 1.24;
+
+/// Is `c` a character that a line may break before or after (CJK ideographs, kana, hangul,
+/// full-width punctuation)?
+fn breaks_anywhere(c: char) -> bool {
+    ('\u{2e80}'..='\u{9fff}').contains(&c)
+        || ('\u{ac00}'..='\u{d7af}').contains(&c)
+        || ('\u{f900}'..='\u{faff}').contains(&c)
+        || ('\u{ff00}'..='\u{ffef}').contains(&c)
+}
+
+/// The pieces a line may break between: words with their trailing spaces, and each CJK
+/// character alone.
+fn break_pieces(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut after_space = false;
+    for c in text.chars() {
+        if breaks_anywhere(c) || (after_space && !c.is_whitespace()) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            after_space = false;
+        }
+        cur.push(c);
+        if breaks_anywhere(c) {
+            out.push(std::mem::take(&mut cur));
+        } else if c.is_whitespace() {
+            after_space = true;
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// The layout of one area under one style: sizes in device pixels.
 struct Layout<'a> {
     style: &'a Style,
@@ -355,12 +453,13 @@ struct Layout<'a> {
     text_k: f64,
     width: u32,
     narrow: bool,
-    label: u32,
-    desc: u32,
+    /// Tick label and axis title sizes (device pixels, as drawn).
+    label: f64,
+    desc: f64,
 }
 
 impl<'a> Layout<'a> {
-    fn new<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, style: &'a Style) -> Self {
+    fn new(area: &Area, style: &'a Style) -> Self {
         let k = if style.scale.is_finite() {
             style.scale.clamp(0.25, 8.0)
         } else {
@@ -380,8 +479,8 @@ impl<'a> Layout<'a> {
             text_k,
             width,
             narrow,
-            label: (label_css * text_k).round() as u32,
-            desc: ((label_css + 1.0) * text_k).round() as u32,
+            label: (label_css * text_k).round(),
+            desc: ((label_css + 1.0) * text_k).round(),
         }
     }
 
@@ -390,12 +489,13 @@ impl<'a> Layout<'a> {
         (v * self.k).round().max(1.0) as u32
     }
 
-    fn font(&self, size: u32) -> TextStyle<'static> {
+    /// Text of `size` device pixels (as drawn) in the text colour.
+    fn font(&self, size: f64) -> TextStyle<'static> {
         self.font_in(size, self.style.palette.text)
     }
 
-    fn font_in(&self, size: u32, color: RGBColor) -> TextStyle<'static> {
-        let base = TextStyle::from((FONT, size).into_font());
+    fn font_in(&self, size: f64, color: RGBColor) -> TextStyle<'static> {
+        let base = TextStyle::from((FONT, size * SVG_TEXT).into_font());
         TextStyle {
             color: color.to_backend_color(),
             ..base
@@ -410,17 +510,11 @@ impl<'a> Layout<'a> {
         self.font(self.desc)
     }
 
-    /// Width in device pixels of `text` in `font`: plotters' estimate (DOM-measured on wasm,
-    /// a crude guess elsewhere), but at least `em` em per character (the SVG backend's guess
-    /// is too small for the browser that renders the SVG; a digit is about 0.64 em wide).
-    fn text_width_at_least<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        text: &str,
-        font: &TextStyle,
-        em: f64,
-    ) -> u32 {
-        let size = font.font.get_size();
+    /// Width in device pixels of `text` drawn `size` device pixels tall: plotters' estimate
+    /// (DOM-measured on wasm, a crude guess elsewhere), but at least `em` em per character
+    /// (the native guess is too small for the browser that renders the SVG; a digit is about
+    /// 0.64 em wide).
+    fn text_width_at_least(&self, area: &Area, text: &str, size: f64, em: f64) -> u32 {
         let floor = (text.chars().count() as f64 * size * em).ceil() as u32;
         // Measured at a small reference size and scaled: in the browser plotters measures a
         // `position: fixed` span, which wraps at the viewport width (a phone's 390 px) and so
@@ -432,58 +526,78 @@ impl<'a> Layout<'a> {
             })
     }
 
-    fn text_width<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        text: &str,
-        font: &TextStyle,
-    ) -> u32 {
-        self.text_width_at_least(area, text, font, 0.55)
+    fn text_width(&self, area: &Area, text: &str, size: f64) -> u32 {
+        self.text_width_at_least(area, text, size, 0.55)
     }
 
-    /// Draws the caption `title` centred at the top of `area`, shrunk (down to 12 CSS px,
-    /// then cut with `…`) to fit the width, and returns the area under it. Drawn with the
-    /// backend's own centring (plotters' caption would centre by a measured width, which the
-    /// browser under-reports on narrow screens).
-    fn caption<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        title: &str,
-    ) -> Result<DrawingArea<DB, Shift>, ChartError> {
+    /// `text` in lines of at most `room` device pixels at `size`, broken between words (and
+    /// between CJK characters); a word longer than a line is broken between characters.
+    fn wrap(&self, area: &Area, text: &str, size: f64, room: u32) -> Vec<String> {
+        let fits = |s: &str| self.text_width(area, s.trim_end(), size) <= room;
+        let mut lines: Vec<String> = Vec::new();
+        let mut line = String::new();
+        for piece in break_pieces(text) {
+            let joined = format!("{line}{piece}");
+            if fits(&joined) {
+                line = joined;
+                continue;
+            }
+            if !line.trim().is_empty() {
+                lines.push(std::mem::take(&mut line).trim_end().to_string());
+            }
+            line.clear();
+            // The piece alone: as it is, or cut between characters.
+            for c in piece.chars() {
+                let longer = format!("{line}{c}");
+                if !line.is_empty() && !fits(&longer) {
+                    lines.push(std::mem::take(&mut line).trim_end().to_string());
+                    line = c.to_string();
+                } else {
+                    line = longer;
+                }
+            }
+        }
+        if !line.trim().is_empty() {
+            lines.push(line.trim_end().to_string());
+        }
+        if lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines
+    }
+
+    /// Draws the caption `title` centred at the top of `area`, shrunk (down to
+    /// [`CAPTION_MIN`] CSS px) to fit the width and wrapped onto more lines when it still does
+    /// not, and returns the area under it. Drawn with the backend's own centring (plotters'
+    /// caption would centre by a measured width, which the browser under-reports on narrow
+    /// screens).
+    fn caption<'b>(&self, area: &Area<'b>, title: &str) -> Result<Area<'b>, ChartError> {
         let room = self.width.saturating_sub(self.px(24.0));
         let mut size = CAPTION_SIZE;
-        loop {
-            let font = self.font((size * self.text_k).round() as u32);
-            if self.text_width(area, title, &font) <= room || size <= CAPTION_MIN {
-                break;
-            }
+        while size > CAPTION_MIN && self.text_width(area, title, size * self.text_k) > room {
             size -= 1.0;
         }
-        let px = (size * self.text_k).round() as u32;
+        let px = (size * self.text_k).round();
         let font = self.font(px).pos(Pos::new(HPos::Center, VPos::Top));
-        let mut text: Vec<char> = title.chars().collect();
-        let mut shown = title.to_string();
-        while !text.is_empty() && self.text_width(area, &shown, &font) > room {
-            text.pop();
-            shown = format!("{}…", text.iter().collect::<String>().trim_end());
-        }
+        let line_height = (px * 1.25).round() as i32;
         let top = self.px(8.0) as i32;
-        area.draw(&Text::new(shown, ((self.width / 2) as i32, top), font))
+        let lines = self.wrap(area, title, px, room);
+        for (i, line) in lines.iter().enumerate() {
+            let y = top + i as i32 * line_height;
+            area.draw(&Text::new(
+                line.clone(),
+                ((self.width / 2) as i32, y),
+                font.clone(),
+            ))
             .map_err(err)?;
-        let height = top as u32 + (px as f64 * 1.3).round() as u32;
-        Ok(area.split_vertically(height).1)
+        }
+        let height = top + lines.len() as i32 * line_height + (px * 0.05).round() as i32;
+        Ok(area.split_vertically(height as u32).1)
     }
 
     /// How many of `n` tick labels as wide as `sample` fit in `room` device pixels (1..=max).
-    fn tick_count<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        sample: &str,
-        room: u32,
-        n: usize,
-        max: usize,
-    ) -> usize {
-        let w = self.text_width(area, sample, &self.label_font()) + self.px(14.0);
+    fn tick_count(&self, area: &Area, sample: &str, room: u32, n: usize, max: usize) -> usize {
+        let w = self.text_width(area, sample, self.label) + self.px(14.0);
         let fit = (room / w.max(1)) as usize;
         n.min(max).min(fit.max(2)).max(1)
     }
@@ -497,13 +611,67 @@ impl<'a> Layout<'a> {
             label
         }
     }
+
+    /// A chart under the caption with `x_area` / `y_area` device pixels of axis labels and the
+    /// common 12 CSS px margin (`right`: another right margin).
+    fn builder<'c, 'b, DB: DrawingBackend>(
+        &self,
+        plot: &'c DrawingArea<DB, Shift>,
+        x_area: u32,
+        y_area: u32,
+        right: Option<u32>,
+    ) -> ChartBuilder<'c, 'b, DB> {
+        let mut b = ChartBuilder::on(plot);
+        b.margin(self.px(12.0))
+            .x_label_area_size(x_area)
+            .y_label_area_size(y_area);
+        if let Some(r) = right {
+            b.margin_right(r);
+        }
+        b
+    }
+
+    /// The mesh settings every chart shares: axis titles, label and title fonts, axis line and
+    /// tick marks in the text colour, grid lines in the grid colour.
+    fn mesh<'m, 'c, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+        &self,
+        mesh: &'m mut MeshStyle<'c, 'b, X, Y, DB>,
+        x_desc: &str,
+        y_desc: &str,
+    ) -> &'m mut MeshStyle<'c, 'b, X, Y, DB> {
+        let p = &self.style.palette;
+        mesh.x_desc(x_desc)
+            .y_desc(y_desc)
+            .label_style(self.label_font())
+            .axis_desc_style(self.desc_font())
+            .axis_style(p.text.stroke_width(self.px(1.0)))
+            .bold_line_style(p.grid.stroke_width(self.px(1.0)))
+            .set_all_tick_mark_size(self.px(5.0))
+    }
+}
+
+/// The pixel rectangle of a chart's plot area with its data ranges.
+fn plot_of<X: Ranged, Y: Ranged>(
+    chart: &ChartContext<SVGBackend, Cartesian2d<X, Y>>,
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+) -> Plot {
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    Plot {
+        left: xs.start,
+        top: ys.start,
+        right: xs.end,
+        bottom: ys.end,
+        x_range,
+        y_range,
+    }
 }
 
 /// Draws daily actives and rolling 7/30-day actives of [`Engagement`] `e` as three lines over
 /// days labelled by `labels` (one per key, e.g. [`crate::analytics::date_label`]s).
-/// `labels.len()` must equal `e.dau.len()`.
-pub fn draw_dau<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// `labels.len()` must equal `e.dau.len()`. One point per day, at the daily actives.
+fn draw_dau(
+    area: &Area,
     title: &str,
     labels: &[String],
     e: &Engagement,
@@ -529,11 +697,8 @@ pub fn draw_dau<DB: DrawingBackend>(
     let plot = l.caption(area, title)?;
     let y_area = l.px(if l.narrow { 58.0 } else { 64.0 });
     let right = l.px(if l.narrow { 24.0 } else { 40.0 });
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(l.px(12.0))
-        .margin_right(right)
-        .x_label_area_size(l.px(46.0))
-        .y_label_area_size(y_area)
+    let mut chart = l
+        .builder(&plot, l.px(46.0), y_area, Some(right))
         .build_cartesian_2d(0i32..xmax, 0u64..y_top(ymax))
         .map_err(err)?;
     let label_of = |i: &i32| {
@@ -545,20 +710,12 @@ pub fn draw_dau<DB: DrawingBackend>(
     };
     let sample = labels.first().map(|s| l.date(s)).unwrap_or("0000");
     let room = l.width.saturating_sub(y_area + right + l.px(12.0));
-    chart
-        .configure_mesh()
+    l.mesh(&mut chart.configure_mesh(), &w.day, &w.users)
         .x_labels(l.tick_count(area, sample, room, n.max(2), 8))
         .y_labels(if l.narrow { 6 } else { 10 })
         .x_label_formatter(&label_of)
         .y_label_formatter(&|v| style.numbers.count(*v))
-        .x_desc(w.day.as_str())
-        .y_desc(w.users.as_str())
-        .label_style(l.label_font())
-        .axis_desc_style(l.desc_font())
-        .axis_style(p.text.stroke_width(l.px(1.0)))
-        .bold_line_style(p.grid.stroke_width(l.px(1.0)))
         .light_line_style(p.background.mix(0.0))
-        .set_all_tick_mark_size(l.px(5.0))
         .draw()
         .map_err(err)?;
     let names = [w.dau.as_str(), w.wau.as_str(), w.mau.as_str()];
@@ -589,16 +746,33 @@ pub fn draw_dau<DB: DrawingBackend>(
         .border_style(p.text.mix(0.4))
         .draw()
         .map_err(err)?;
+    let points = e
+        .dau
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let (x, y) = chart.backend_coord(&(i as i32, v));
+            Point {
+                x,
+                y,
+                row: i as u32,
+                col: 0,
+            }
+        })
+        .collect();
     Ok(Drawn {
         x_desc: w.day.clone(),
         y_desc: w.users.clone(),
         legend: names.iter().map(|s| s.to_string()).collect(),
+        plot: plot_of(&chart, (0.0, xmax as f64), (0.0, y_top(ymax) as f64)),
+        points,
     })
 }
 
 /// Draws bars `counts[i]` at x labels `x_label(i)`: the shared body of the two bar charts.
-fn draw_bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// One point per bar (zero bars too), at the top of the bar.
+fn draw_bars(
+    area: &Area,
     title: &str,
     x_desc: &str,
     counts: &[u64],
@@ -613,10 +787,8 @@ fn draw_bars<DB: DrawingBackend>(
     let ymax = counts.iter().copied().max().unwrap_or(0);
     let plot = l.caption(area, title)?;
     let y_area = l.px(if l.narrow { 58.0 } else { 64.0 });
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(l.px(12.0))
-        .x_label_area_size(l.px(46.0))
-        .y_label_area_size(y_area)
+    let mut chart = l
+        .builder(&plot, l.px(46.0), y_area, None)
         .build_cartesian_2d((0u32..n - 1).into_segmented(), 0u64..y_top(ymax))
         .map_err(err)?;
     let fmt_x = |v: &SegmentValue<u32>| match v {
@@ -627,19 +799,11 @@ fn draw_bars<DB: DrawingBackend>(
     };
     let sample = x_label(counts.len().saturating_sub(1));
     let room = l.width.saturating_sub(y_area + l.px(24.0));
-    chart
-        .configure_mesh()
+    l.mesh(&mut chart.configure_mesh(), x_desc, &style.words.users)
         .x_labels(l.tick_count(area, &sample, room, counts.len().max(1), 16))
         .y_labels(if l.narrow { 6 } else { 10 })
         .x_label_formatter(&fmt_x)
         .y_label_formatter(&|v| style.numbers.count(*v))
-        .x_desc(x_desc)
-        .y_desc(style.words.users.as_str())
-        .label_style(l.label_font())
-        .axis_desc_style(l.desc_font())
-        .axis_style(p.text.stroke_width(l.px(1.0)))
-        .bold_line_style(p.grid.stroke_width(l.px(1.0)))
-        .set_all_tick_mark_size(l.px(5.0))
         .disable_x_mesh()
         .light_line_style(p.background.mix(0.0))
         .draw()
@@ -662,38 +826,26 @@ fn draw_bars<DB: DrawingBackend>(
                 }),
         )
         .map_err(err)?;
+    let points = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let (x, y) = chart.backend_coord(&(SegmentValue::CenterOf(i as u32), c));
+            Point {
+                x,
+                y,
+                row: i as u32,
+                col: 0,
+            }
+        })
+        .collect();
     Ok(Drawn {
         x_desc: x_desc.to_string(),
         y_desc: style.words.users.clone(),
         legend: Vec::new(),
+        plot: plot_of(&chart, (0.0, n as f64), (0.0, y_top(ymax) as f64)),
+        points,
     })
-}
-
-/// Draws the streak histogram of [`crate::analytics::daily::streak_histogram`]: bar `k` (x
-/// label `k`, in days) is the number of users whose current streak is `k` days (`hist[k − 1]`).
-pub fn draw_streak_histogram<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    hist: &[u64],
-    style: &Style,
-) -> Result<Drawn, ChartError> {
-    let x = style.words.streak_days.as_str();
-    draw_bars(area, title, x, hist, &|i| (i + 1).to_string(), style)
-}
-
-/// Draws a `u<w>` value distribution of [`crate::analytics::enums`]: bar `v` is the number of
-/// users with value `v`. Values above the largest one present are left out (so a `u16`
-/// distribution with values up to 20 draws 21 bars).
-pub fn draw_enum_distribution<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    hist: &[u64],
-    style: &Style,
-) -> Result<Drawn, ChartError> {
-    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
-    let shown = &hist[..(last + 1).min(hist.len())];
-    let x = style.words.value.as_str();
-    draw_bars(area, title, x, shown, &|i| i.to_string(), style)
 }
 
 /// Fill colour of a retention fraction in 0..=1 in the light palette
@@ -720,9 +872,10 @@ fn luminance(c: RGBColor) -> f64 {
 /// cohort (first cohort at the top, y label `row_labels[i] (n=size)`, in the narrow layout
 /// `MM-DD (size)`), one column per day after (`+1 … +horizon`), each cell coloured by and
 /// labelled with the percentage of the cohort back that day ([`retention_percent`]) when the
-/// cells are big enough. Cells past the last day stay empty.
-pub fn draw_retention<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// cells are big enough. Cells past the last day stay empty. One point per drawn cell, at its
+/// centre (row = cohort, col = day after − 1).
+fn draw_retention(
+    area: &Area,
     title: &str,
     row_labels: &[String],
     rows: &[CohortRow],
@@ -753,15 +906,14 @@ pub fn draw_retention<DB: DrawingBackend>(
     // Room for the longest row label plus the rotated axis title, so the title never overlaps
     // a label.
     let longest = (0..rows.len())
-        .map(|r| l.text_width_at_least(area, &y_label(r), &l.label_font(), 0.66))
+        .map(|r| l.text_width_at_least(area, &y_label(r), l.label, 0.66))
         .max()
         .unwrap_or(0);
-    let y_area = (longest + l.desc + l.px(24.0)).max(l.px(if l.narrow { 80.0 } else { 120.0 }));
+    let y_area =
+        (longest + l.desc as u32 + l.px(24.0)).max(l.px(if l.narrow { 80.0 } else { 120.0 }));
     let plot = l.caption(area, title)?;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(l.px(12.0))
-        .x_label_area_size(l.px(46.0))
-        .y_label_area_size(y_area)
+    let mut chart = l
+        .builder(&plot, l.px(46.0), y_area, None)
         .build_cartesian_2d(
             (1u32..horizon).into_segmented(),
             (0u32..nrows - 1).into_segmented(),
@@ -777,30 +929,23 @@ pub fn draw_retention<DB: DrawingBackend>(
         SegmentValue::CenterOf(t) if *t <= horizon => format!("+{t}"),
         _ => String::new(),
     };
-    chart
-        .configure_mesh()
+    l.mesh(&mut chart.configure_mesh(), &w.days_after, &w.cohort)
         .disable_mesh()
         .x_labels(horizon as usize)
         .y_labels(rows.len().clamp(1, 40))
         .x_label_formatter(&fmt_x)
         .y_label_formatter(&fmt_y)
-        .x_desc(w.days_after.as_str())
-        .y_desc(w.cohort.as_str())
-        .label_style(l.label_font())
-        .axis_desc_style(l.desc_font())
-        .axis_style(p.text.stroke_width(l.px(1.0)))
-        .set_all_tick_mark_size(l.px(5.0))
         .draw()
         .map_err(err)?;
-    let cells: Vec<(u32, u32, u64, u64)> = rows
+    // (x, y, returned, size, cohort, day after − 1) of every known cell.
+    let cells: Vec<(u32, u32, u64, u64, u32, u32)> = rows
         .iter()
         .enumerate()
         .flat_map(|(r, row)| {
             let y = nrows - 1 - r as u32;
-            row.returned
-                .iter()
-                .enumerate()
-                .filter_map(move |(t, v)| v.map(|v| (t as u32 + 1, y, v, row.size)))
+            row.returned.iter().enumerate().filter_map(move |(t, v)| {
+                v.map(|v| (t as u32 + 1, y, v, row.size, r as u32, t as u32))
+            })
         })
         .collect();
     let fraction = |v: u64, size: u64| {
@@ -812,7 +957,7 @@ pub fn draw_retention<DB: DrawingBackend>(
     };
     let gap = l.px(1.0);
     chart
-        .draw_series(cells.iter().map(|&(x, y, v, size)| {
+        .draw_series(cells.iter().map(|&(x, y, v, size, ..)| {
             let mut r = Rectangle::new(
                 [
                     (SegmentValue::Exact(x), SegmentValue::Exact(y)),
@@ -830,9 +975,9 @@ pub fn draw_retention<DB: DrawingBackend>(
     let cell_h = ah.saturating_sub(l.px(110.0)) as f64 / nrows as f64 / l.k;
     if cell_w >= 30.0 && cell_h >= 14.0 {
         let size = (cell_h.min(cell_w / 3.0)).clamp(10.0, 14.0);
-        let size = (size * l.text_k).round() as u32;
+        let size = (size * l.text_k).round();
         chart
-            .draw_series(cells.iter().map(|&(x, y, v, total)| {
+            .draw_series(cells.iter().map(|&(x, y, v, total, ..)| {
                 let cell = p.heat(fraction(v, total));
                 let ink = if luminance(cell) < 0.5 { WHITE } else { BLACK };
                 let style = l
@@ -846,10 +991,25 @@ pub fn draw_retention<DB: DrawingBackend>(
             }))
             .map_err(err)?;
     }
+    let points = cells
+        .iter()
+        .map(|&(x, y, _, _, row, col)| {
+            let (px, py) =
+                chart.backend_coord(&(SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)));
+            Point {
+                x: px,
+                y: py,
+                row,
+                col,
+            }
+        })
+        .collect();
     Ok(Drawn {
         x_desc: w.days_after.clone(),
         y_desc: w.cohort.clone(),
         legend: Vec::new(),
+        plot: plot_of(&chart, (1.0, horizon as f64 + 1.0), (0.0, nrows as f64)),
+        points,
     })
 }
 
@@ -870,19 +1030,26 @@ fn local_metres(centre: (f64, f64), lon: f64, lat: f64) -> (f64, f64) {
     )
 }
 
-/// Draws a nearby-shops search: the radius circle (`radius_m` metres) around `centre`
-/// (longitude, latitude in degrees), the centre as a cross, and each result point
-/// (longitude, latitude) as a dot; the first `highlight` points (the page on screen) larger and
-/// in the highlight colour. Axes are kilometres east and north of the centre, at equal scale.
-pub fn draw_nearby<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    centre: (f64, f64),
-    radius_m: f64,
-    points: &[(f64, f64)],
-    highlight: usize,
-    style: &Style,
-) -> Result<Drawn, ChartError> {
+/// A nearby-shops search to map: the centre (longitude, latitude in degrees), the radius in
+/// metres, the result points (longitude, latitude) and how many of the first ones are the page
+/// on screen.
+#[derive(Debug, Clone, Copy)]
+pub struct Nearby<'a> {
+    /// Centre (longitude, latitude) in degrees.
+    pub centre: (f64, f64),
+    /// Search radius in metres (positive).
+    pub radius_m: f64,
+    /// Result points (longitude, latitude) in degrees.
+    pub points: &'a [(f64, f64)],
+    /// The first `highlight` points are drawn larger, in the highlight colour.
+    pub highlight: usize,
+}
+
+/// Draws a nearby-shops search: the radius circle around the centre, the centre as a cross,
+/// and each result point as a dot; the highlighted ones larger and in the highlight colour.
+/// Axes are kilometres east and north of the centre, at equal scale. One point per result.
+fn draw_nearby(area: &Area, title: &str, q: &Nearby, style: &Style) -> Result<Drawn, ChartError> {
+    let radius_m = q.radius_m;
     if !(radius_m.is_finite() && radius_m > 0.0) {
         return Err(ChartError(format!("radius {radius_m} m is not positive")));
     }
@@ -892,24 +1059,14 @@ pub fn draw_nearby<DB: DrawingBackend>(
     area.fill(&p.background).map_err(err)?;
     let r = radius_m / 1000.0 * 1.08;
     let plot = l.caption(area, title)?;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(l.px(12.0))
-        .x_label_area_size(l.px(40.0))
-        .y_label_area_size(l.px(52.0))
+    let mut chart = l
+        .builder(&plot, l.px(40.0), l.px(52.0), None)
         .build_cartesian_2d(-r..r, -r..r)
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc(w.km_east.as_str())
-        .y_desc(w.km_north.as_str())
+    l.mesh(&mut chart.configure_mesh(), &w.km_east, &w.km_north)
         .x_labels(5)
         .y_labels(5)
-        .label_style(l.label_font())
-        .axis_desc_style(l.desc_font())
-        .axis_style(p.text.stroke_width(l.px(1.0)))
-        .bold_line_style(p.grid.stroke_width(l.px(1.0)))
         .light_line_style(p.grid.mix(0.35))
-        .set_all_tick_mark_size(l.px(5.0))
         .draw()
         .map_err(err)?;
     let rk = radius_m / 1000.0;
@@ -923,13 +1080,14 @@ pub fn draw_nearby<DB: DrawingBackend>(
         .draw_series(LineSeries::new(circle, p.circle.stroke_width(l.px(2.0))))
         .map_err(err)?;
     let km = |&(lon, lat): &(f64, f64)| {
-        let (x, y) = local_metres(centre, lon, lat);
+        let (x, y) = local_metres(q.centre, lon, lat);
         (x / 1000.0, y / 1000.0)
     };
-    let (rest, page): (Vec<_>, Vec<_>) = points
+    let (rest, page): (Vec<_>, Vec<_>) = q
+        .points
         .iter()
         .enumerate()
-        .partition(|(i, _)| *i >= highlight);
+        .partition(|(i, _)| *i >= q.highlight);
     let (small, big) = (l.px(2.0), l.px(4.0));
     chart
         .draw_series(
@@ -950,52 +1108,124 @@ pub fn draw_nearby<DB: DrawingBackend>(
             p.text.stroke_width(l.px(2.0)),
         )))
         .map_err(err)?;
+    let points = q
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, pt)| {
+            let (x, y) = chart.backend_coord(&km(pt));
+            Point {
+                x,
+                y,
+                row: i as u32,
+                col: 0,
+            }
+        })
+        .collect();
     Ok(Drawn {
         x_desc: w.km_east.clone(),
         y_desc: w.km_north.clone(),
         legend: Vec::new(),
+        plot: plot_of(&chart, (-r, r), (-r, r)),
+        points,
     })
 }
 
-/// [`draw_nearby`] as an SVG document of `width × height` pixels in `style`. plotters' SVG
-/// backend writes `font-size` = size / 1.24, so the map's text is drawn 1.24 times larger for
-/// it to have the CSS size of the canvas charts' (14 px labels at scale 1).
-#[allow(clippy::too_many_arguments)]
-pub fn nearby_svg(
+/// Renders `draw` on a `width × height` SVG document.
+fn render(
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&Area) -> Result<Drawn, ChartError>,
+) -> Result<Chart, ChartError> {
+    let mut svg = String::new();
+    let drawn = {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let drawn = draw(&root)?;
+        root.present().map_err(err)?;
+        drawn
+    };
+    Ok(Chart { svg, drawn })
+}
+
+/// Daily actives with rolling 7/30-day actives of [`Engagement`] `e` (three lines over days
+/// labelled by `labels`, one per key, e.g. [`crate::analytics::date_label`]s;
+/// `labels.len()` must equal `e.dau.len()`), `width × height` pixels in `style`. Points: one
+/// per day, at its daily actives.
+pub fn dau_chart(
     title: &str,
-    centre: (f64, f64),
-    radius_m: f64,
-    points: &[(f64, f64)],
-    highlight: usize,
+    labels: &[String],
+    e: &Engagement,
     width: u32,
     height: u32,
     style: &Style,
-) -> Result<String, ChartError> {
-    let style = Style {
-        text_scale: style.text_scale * 1.24,
-        ..style.clone()
-    };
-    to_svg(width, height, |a| {
-        draw_nearby(a, title, centre, radius_m, points, highlight, &style)
+) -> Result<Chart, ChartError> {
+    render(width, height, |a| draw_dau(a, title, labels, e, style))
+}
+
+/// The streak histogram of [`crate::analytics::daily::streak_histogram`] as bars: bar `k`
+/// (x label `k`, in days) is the number of users whose current streak is `k` days
+/// (`hist[k − 1]`). Points: one per bar (zero bars too), row `k − 1`.
+pub fn streak_chart(
+    title: &str,
+    hist: &[u64],
+    width: u32,
+    height: u32,
+    style: &Style,
+) -> Result<Chart, ChartError> {
+    let x = style.words.streak_days.as_str();
+    render(width, height, |a| {
+        draw_bars(a, title, x, hist, &|i| (i + 1).to_string(), style)
     })
 }
 
-/// Renders `draw` on a `width × height` SVG document and returns its text.
-fn to_svg(
+/// A `u<w>` value distribution of [`crate::analytics::enums`] as bars: bar `v` is the number
+/// of users with value `v`; values above the largest one present are left out (so a `u16`
+/// distribution with values up to 20 draws 21 bars). Points: one per bar shown, row `v`.
+pub fn enum_chart(
+    title: &str,
+    hist: &[u64],
     width: u32,
     height: u32,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<Drawn, ChartError>,
-) -> Result<String, ChartError> {
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw(&root)?;
-        root.present().map_err(err)?;
-    }
-    Ok(out)
+    style: &Style,
+) -> Result<Chart, ChartError> {
+    let last = hist.iter().rposition(|&c| c > 0).unwrap_or(0);
+    let shown = &hist[..(last + 1).min(hist.len())];
+    let x = style.words.value.as_str();
+    render(width, height, |a| {
+        draw_bars(a, title, x, shown, &|i| i.to_string(), style)
+    })
 }
 
-/// [`draw_dau`] as an SVG document of `width × height` pixels in the default [`Style`].
+/// The retention heatmap of [`crate::analytics::daily::retention`] rows (first cohort at the
+/// top, labelled by `row_labels`; one column per day after; cells coloured by and labelled
+/// with the percentage back, [`retention_percent`]). Points: one per known cell, row = cohort,
+/// col = day after − 1.
+pub fn retention_chart(
+    title: &str,
+    row_labels: &[String],
+    rows: &[CohortRow],
+    width: u32,
+    height: u32,
+    style: &Style,
+) -> Result<Chart, ChartError> {
+    render(width, height, |a| {
+        draw_retention(a, title, row_labels, rows, style)
+    })
+}
+
+/// A nearby-shops search as a map in kilometres east / north of the centre (see [`Nearby`]).
+/// Points: one per result, in the given order. Errors when the radius is not positive.
+pub fn nearby_chart(
+    title: &str,
+    q: &Nearby,
+    width: u32,
+    height: u32,
+    style: &Style,
+) -> Result<Chart, ChartError> {
+    render(width, height, |a| draw_nearby(a, title, q, style))
+}
+
+/// [`dau_chart`] as an SVG document in the default [`Style`].
 pub fn dau_svg(
     title: &str,
     labels: &[String],
@@ -1003,25 +1233,20 @@ pub fn dau_svg(
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    let style = Style::default();
-    to_svg(width, height, |a| draw_dau(a, title, labels, e, &style))
+    dau_chart(title, labels, e, width, height, &Style::default()).map(|c| c.svg)
 }
 
-/// [`draw_streak_histogram`] as an SVG document of `width × height` pixels (default
-/// [`Style`]).
+/// [`streak_chart`] as an SVG document in the default [`Style`].
 pub fn streak_histogram_svg(
     title: &str,
     hist: &[u64],
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    let style = Style::default();
-    to_svg(width, height, |a| {
-        draw_streak_histogram(a, title, hist, &style)
-    })
+    streak_chart(title, hist, width, height, &Style::default()).map(|c| c.svg)
 }
 
-/// [`draw_retention`] as an SVG document of `width × height` pixels (default [`Style`]).
+/// [`retention_chart`] as an SVG document in the default [`Style`].
 pub fn retention_svg(
     title: &str,
     row_labels: &[String],
@@ -1029,24 +1254,17 @@ pub fn retention_svg(
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    let style = Style::default();
-    to_svg(width, height, |a| {
-        draw_retention(a, title, row_labels, rows, &style)
-    })
+    retention_chart(title, row_labels, rows, width, height, &Style::default()).map(|c| c.svg)
 }
 
-/// [`draw_enum_distribution`] as an SVG document of `width × height` pixels (default
-/// [`Style`]).
+/// [`enum_chart`] as an SVG document in the default [`Style`].
 pub fn enum_distribution_svg(
     title: &str,
     hist: &[u64],
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    let style = Style::default();
-    to_svg(width, height, |a| {
-        draw_enum_distribution(a, title, hist, &style)
-    })
+    enum_chart(title, hist, width, height, &Style::default()).map(|c| c.svg)
 }
 
 #[cfg(test)]
@@ -1130,13 +1348,7 @@ mod tests {
             stickiness: vec![0.0, 0.0],
         };
         let labels = vec!["2024-05-01".to_string(), "2024-05-02".to_string()];
-        let mut out = String::new();
-        let drawn = {
-            let root = SVGBackend::with_string(&mut out, (700, 500)).into_drawing_area();
-            let d = draw_dau(&root, "日活", &labels, &e, &style).unwrap();
-            root.present().unwrap();
-            d
-        };
+        let Chart { svg: out, drawn } = dau_chart("日活", &labels, &e, 700, 500, &style).unwrap();
         assert_eq!(drawn.x_desc, "日期");
         assert_eq!(drawn.y_desc, "用户数");
         assert_eq!(drawn.legend, ["日活", "7 天活跃", "30 天活跃"]);
@@ -1147,9 +1359,101 @@ mod tests {
         // 700 device px at scale 2 is 350 CSS px: the narrow layout (no year), 万 ticks.
         assert!(!t.iter().any(|x| x == "2024-05-01"), "{t:?}");
         assert!(t.iter().any(|x| x.ends_with('万')), "{t:?}");
-        // The dark background fills the area; labels are 13 CSS px = 26 device px (plotters'
-        // SVG backend writes font-size = size / 1.24 = 20.97).
+        // The dark background fills the area; labels are 13 CSS px = 26 device px (asked for
+        // 1.24 times larger, as plotters' SVG backend writes font-size = size / 1.24).
         assert!(out.contains("fill=\"#1F242C\""), "background");
-        assert!(out.contains("font-size=\"20.96"), "label size: {out}");
+        let sizes: Vec<f64> = out
+            .split("font-size=\"")
+            .skip(1)
+            .map(|t| t[..t.find('"').unwrap()].parse().unwrap())
+            .collect();
+        assert!(
+            sizes.iter().any(|s| (s - 26.0).abs() < 1e-6),
+            "label size: {sizes:?}"
+        );
+        // One point per day at the DAU value, inside the plot area, the higher day higher up.
+        let plot = &drawn.plot;
+        assert_eq!(drawn.points.len(), 2);
+        for p in &drawn.points {
+            assert!((plot.left..=plot.right).contains(&p.x), "{p:?} {plot:?}");
+            assert!((plot.top..=plot.bottom).contains(&p.y), "{p:?} {plot:?}");
+        }
+        assert_eq!(
+            (drawn.points[0].x, drawn.points[1].x),
+            (plot.left, plot.right - 1)
+        );
+        assert!(drawn.points[1].y < drawn.points[0].y);
+    }
+
+    #[test]
+    fn points_of_bars_cells_and_map() {
+        let style = Style::default();
+        let hist = [5u64, 0, 9];
+        let c = streak_chart("Streaks", &hist, 600, 300, &style).unwrap();
+        let pts = &c.drawn.points;
+        assert_eq!(pts.iter().map(|p| p.row).collect::<Vec<_>>(), [0, 1, 2]);
+        assert!(pts[0].x < pts[1].x && pts[1].x < pts[2].x);
+        // Bar tops: zero at the axis, 9 above 5.
+        assert_eq!(pts[1].y, c.drawn.plot.bottom - 1);
+        assert!(pts[2].y < pts[0].y && pts[0].y < pts[1].y);
+        // Retention: one point per known cell, row-major, the first cohort at the top.
+        let rows = vec![
+            CohortRow {
+                day: 0,
+                size: 10,
+                returned: vec![Some(5), Some(3)],
+            },
+            CohortRow {
+                day: 1,
+                size: 8,
+                returned: vec![Some(4), None],
+            },
+        ];
+        let labels = vec!["2024-05-01".to_string(), "2024-05-02".to_string()];
+        let c = retention_chart("R", &labels, &rows, 700, 400, &style).unwrap();
+        let cells: Vec<(u32, u32)> = c.drawn.points.iter().map(|p| (p.row, p.col)).collect();
+        assert_eq!(cells, [(0, 0), (0, 1), (1, 0)]);
+        let [a, b, d] = [c.drawn.points[0], c.drawn.points[1], c.drawn.points[2]];
+        assert!(a.x < b.x && a.y == b.y && d.x == a.x && d.y > a.y);
+        // Map: the point east of the centre is right of it, the one north above it.
+        let q = Nearby {
+            centre: (121.47, 31.23),
+            radius_m: 2000.0,
+            points: &[(121.48, 31.23), (121.47, 31.24)],
+            highlight: 1,
+        };
+        let c = nearby_chart("Map", &q, 400, 400, &style).unwrap();
+        let (e, n) = (c.drawn.points[0], c.drawn.points[1]);
+        let mid = (c.drawn.plot.left + c.drawn.plot.right) / 2;
+        assert!(e.x > mid + 10 && (n.x - mid).abs() <= 2 && n.y < e.y);
+        assert!(nearby_chart("Map", &Nearby { radius_m: 0.0, ..q }, 400, 400, &style).is_err());
+    }
+
+    #[test]
+    fn captions_wrap_rather_than_cut() {
+        let title = "Daily actives and rolling 7 / 30-day actives, 2024-04-03 to 2024-05-02";
+        // 390 CSS px wide at dpr 2: the title does not fit on one line.
+        let style = Style {
+            scale: 2.0,
+            ..Style::default()
+        };
+        let c = streak_chart(title, &[1, 2], 780, 600, &style).unwrap();
+        let t = texts(&c.svg);
+        assert!(!t.iter().any(|x| x.contains('…')), "{t:?}");
+        let words: Vec<&str> = title.split(' ').collect();
+        let first = t.iter().position(|x| x.starts_with("Daily")).unwrap();
+        let lines: Vec<&String> = t[first..]
+            .iter()
+            .take_while(|x| x.split(' ').all(|w| words.contains(&w)))
+            .collect();
+        assert!(lines.len() >= 2, "{lines:?}");
+        let joined = lines
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(joined, title);
+        // CJK text breaks between characters.
+        assert_eq!(break_pieces("日活 a b"), ["日", "活", " ", "a ", "b"]);
     }
 }

@@ -1,7 +1,9 @@
 //! Engagement charts: the numbers are computed by an [`Engine`] (in the panel, the Web Worker's
-//! engine), and drawn on an HTML `<canvas>` of the page by free functions that hold no data
-//! (wasm32 only, browser page only: plotters measures text through the DOM, which a worker
-//! lacks). So the page never decodes a snapshot to draw a chart:
+//! engine), and drawn as SVG documents by free functions that hold no data (wasm32 only,
+//! browser page only: plotters measures text through the DOM, which a worker lacks). The page
+//! paints the SVG on a `<canvas>` backed at `devicePixelRatio` (or shows it as an image) and
+//! answers hovers from the points it is given. So the page never decodes a snapshot to draw a
+//! chart, and the module holds one plotters backend (SVG):
 //!
 //! ```js
 //! // in the worker (engine-client.js):
@@ -10,32 +12,37 @@
 //! const r = await eng.call('retention', keys, 7, 7); // {labels, rows: [[size, d+1, …], …]}
 //! const d = await eng.call('enumDistribution', 'stats:level:20240502', 4, 'stats:active:20240502');
 //! // on the page (the wasm module initialised, no Engine):
-//! drawDauChart(canvas, e.labels, e.dau, e.wau, e.mau, 'Daily actives');
-//! drawStreakChart(canvas, h, 'Current streaks');
-//! drawRetentionChart(canvas, r.labels, r.rows.flat().map((v) => v ?? NaN), 7, 'Retention');
-//! drawEnumChart(canvas, d, 'Levels', style); // style: see below
+//! const c = dauChart(e.labels, e.dau, e.wau, e.mau, 'Daily actives', style);
+//! streakChart(h, 'Current streaks', style);
+//! retentionChart(r.labels, r.rows.flat().map((v) => v ?? NaN), 7, 'Retention', style);
+//! enumChart(d, 'Levels', style);
+//! nearbyChart(lon, lat, radiusM, [lon0, lat0, …], highlight, 'Shops', style);
 //! ```
 //!
-//! Every draw function takes an optional last argument `style` (all fields optional):
+//! Every chart function takes a last argument `style` (all fields optional):
 //! `{width, height, scale, locale, colors: {background, text, grid, dau, wau, mau, bar,
 //! heatLow, heatHigh, highlight, point, circle}, words: {day, users, dau, wau, mau, streakDays,
-//! value, daysAfter, cohort, kmEast, kmNorth}}`. `width` × `height` (device pixels, 1..=16384)
-//! become the canvas' backing size before drawing; `scale` is device pixels per CSS pixel
-//! (`devicePixelRatio`) for fonts, margins and strokes; `locale` picks the tick labels' number
-//! style (`en`: 12.5k, `zh`: 1.3万); colours are CSS colour strings (`#rrggbb`, `rgb(…)`, as
-//! the page's computed custom properties give them), words the axis titles and legend names.
-//! A draw returns the texts it drew besides the caption and ticks: `{xDesc, yDesc, legend}`.
+//! value, daysAfter, cohort, kmEast, kmNorth}}`. `width` × `height` (pixels, 1..=16384; 900 ×
+//! 400 when absent) is the SVG's size; `scale` is its pixels per CSS pixel
+//! (`devicePixelRatio` when painted on a canvas of that backing size) for fonts, margins and
+//! strokes; `locale` picks the tick labels' number style (`en`: 12.5k, `zh`: 1.3万); colours
+//! are CSS colour strings (`#rrggbb`, `rgb(…)`, as the page's computed custom properties give
+//! them), words the axis titles and legend names.
+//!
+//! A chart function returns `{svg, width, height, xDesc, yDesc, legend, plot, points}`: the SVG
+//! text and its size; the texts drawn besides the caption and ticks; `plot = {left, top,
+//! right, bottom, xRange: [x0, x1], yRange: [y0, y1]}`, the plot area in SVG pixels and its data
+//! ranges; `points`, a `Float64Array` of `[x, y, row, col]` per data point (SVG pixels; `row`
+//! the row of the chart's numbers: day, bar, cohort or result, `col` the day after − 1 in the
+//! retention heatmap, else 0), see `chart::Point`.
 //!
 //! The arrays are the replies of the matching `BITLENS.*` commands (`BITLENS.DAU`,
 //! `BITLENS.ROLLING 7|30`, `BITLENS.STREAKHIST`, `BITLENS.RETENTION`, `BITLENS.ENUMDIST`).
-//! Missing daily keys are empty days; a key holding another type, a missing canvas, or (for
-//! `enumDistribution`) a missing field key throw an `Error`.
+//! Missing daily keys are empty days; a key holding another type or (for `enumDistribution`) a
+//! missing field key throw an `Error`.
 
-use js_sys::{Array, Object, Reflect};
-use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
+use js_sys::{Array, Float64Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::analytics::daily::{CohortRow, Engagement};
 use crate::analytics::windows::DayBitmaps;
@@ -43,29 +50,11 @@ use crate::analytics::{self, enums};
 use crate::chart;
 use crate::wasm::{set, throw, Engine, IntoJs};
 
-/// The `HTMLCanvasElement` `canvas` is (works inside shadow roots) or the one with that id in
-/// the document; an error names what was not found.
-fn canvas_element(canvas: &JsValue) -> Result<web_sys::HtmlCanvasElement, JsError> {
-    if let Some(c) = canvas.dyn_ref::<web_sys::HtmlCanvasElement>() {
-        return Ok(c.clone());
-    }
-    let by_id = canvas.as_string().and_then(|id| {
-        let doc = Reflect::get(&js_sys::global(), &JsValue::from_str("document")).ok()?;
-        let get = Reflect::get(&doc, &JsValue::from_str("getElementById")).ok()?;
-        let found = get
-            .dyn_ref::<js_sys::Function>()?
-            .call1(&doc, &JsValue::from_str(&id))
-            .ok()?;
-        found.dyn_into::<web_sys::HtmlCanvasElement>().ok()
-    });
-    by_id.ok_or_else(|| throw(format!("no <canvas> {canvas:?}")))
-}
-
-/// A draw function's `style` argument, read (see the module header).
+/// A chart function's `style` argument, read (see the module header).
 struct Options {
     style: chart::Style,
-    /// Backing size in device pixels, when given.
-    size: Option<(u32, u32)>,
+    /// The SVG's size in pixels (900 × 400 when not given).
+    size: (u32, u32),
 }
 
 /// `obj[name]` when `obj` is an object and the field is neither undefined nor null.
@@ -103,7 +92,7 @@ fn options(style: &JsValue) -> Result<Options, JsError> {
     if style.is_undefined() || style.is_null() {
         return Ok(Options {
             style: out,
-            size: None,
+            size: DEFAULT_SIZE,
         });
     }
     if !style.is_object() {
@@ -175,49 +164,59 @@ fn options(style: &JsValue) -> Result<Options, JsError> {
             .transpose()
     };
     let size = match (dim("width")?, dim("height")?) {
-        (Some(w), Some(h)) => Some((w, h)),
-        (None, None) => None,
+        (Some(w), Some(h)) => (w, h),
+        (None, None) => DEFAULT_SIZE,
         _ => return Err(throw("style.width and style.height go together")),
     };
     Ok(Options { style: out, size })
 }
 
-/// `{xDesc, yDesc, legend}` of what a chart drew.
-fn drawn_js(d: &chart::Drawn) -> Result<Object, JsError> {
+/// The size of a chart whose `style` gives none.
+const DEFAULT_SIZE: (u32, u32) = (900, 400);
+
+/// `{svg, width, height, xDesc, yDesc, legend, plot, points}` of a chart (module header).
+fn chart_js(c: &chart::Chart, (width, height): (u32, u32)) -> Result<Object, JsError> {
+    let d = &c.drawn;
     let obj = Object::new();
+    set(&obj, "svg", &JsValue::from_str(&c.svg))?;
+    set(&obj, "width", &JsValue::from_f64(width as f64))?;
+    set(&obj, "height", &JsValue::from_f64(height as f64))?;
     set(&obj, "xDesc", &JsValue::from_str(&d.x_desc))?;
     set(&obj, "yDesc", &JsValue::from_str(&d.y_desc))?;
     let legend: Array = d.legend.iter().map(|s| JsValue::from_str(s)).collect();
     set(&obj, "legend", &legend)?;
+    let plot = Object::new();
+    let p = &d.plot;
+    for (name, v) in [
+        ("left", p.left),
+        ("top", p.top),
+        ("right", p.right),
+        ("bottom", p.bottom),
+    ] {
+        set(&plot, name, &JsValue::from_f64(v as f64))?;
+    }
+    let pair =
+        |(a, b): (f64, f64)| -> Array { [a, b].iter().map(|&v| JsValue::from_f64(v)).collect() };
+    set(&plot, "xRange", &pair(p.x_range))?;
+    set(&plot, "yRange", &pair(p.y_range))?;
+    set(&obj, "plot", &plot)?;
+    let flat: Vec<f64> = d
+        .points
+        .iter()
+        .flat_map(|q| [q.x as f64, q.y as f64, q.row as f64, q.col as f64])
+        .collect();
+    set(&obj, "points", &Float64Array::from(&flat[..]))?;
     Ok(obj)
 }
 
-/// Sizes `canvas` as `style` says, draws with `draw` on it in that style and presents the
-/// result; returns the drawn texts.
-fn draw_on(
-    canvas: &JsValue,
+/// Reads `style`, draws with `draw` at its size and style, and converts the chart.
+fn draw_with(
     style: &JsValue,
-    draw: impl FnOnce(
-        &DrawingArea<CanvasBackend, plotters::coord::Shift>,
-        &chart::Style,
-    ) -> Result<chart::Drawn, chart::ChartError>,
+    draw: impl FnOnce(u32, u32, &chart::Style) -> Result<chart::Chart, chart::ChartError>,
 ) -> Result<Object, JsError> {
     let opts = options(style)?;
-    let element = canvas_element(canvas)?;
-    if let Some((w, h)) = opts.size {
-        if element.width() != w {
-            element.set_width(w);
-        }
-        if element.height() != h {
-            element.set_height(h);
-        }
-    }
-    let area = CanvasBackend::with_canvas_object(element)
-        .ok_or_else(|| throw("the <canvas> has no 2d context"))?
-        .into_drawing_area();
-    let drawn = draw(&area, &opts.style).or_throw()?;
-    area.present().or_throw()?;
-    drawn_js(&drawn)
+    let (w, h) = opts.size;
+    chart_js(&draw(w, h, &opts.style).or_throw()?, opts.size)
 }
 
 fn numbers(v: &[u64]) -> Array {
@@ -312,13 +311,11 @@ impl Engine {
     }
 }
 
-/// Draws daily actives with the rolling 7/30-day actives (`dau`, `wau`, `mau`: one count per
-/// day, as [`Engine::engagement`] gives them; `labels` the days' dates) on `canvas` (an
-/// `HTMLCanvasElement` or the id of one), at the canvas' own size or `style`'s (see the
-/// module header); returns `{xDesc, yDesc, legend}`.
-#[wasm_bindgen(js_name = drawDauChart)]
-pub fn draw_dau_chart(
-    canvas: JsValue,
+/// Daily actives with the rolling 7/30-day actives (`dau`, `wau`, `mau`: one count per day, as
+/// [`Engine::engagement`] gives them; `labels` the days' dates) as an SVG chart (module
+/// header); a point per day.
+#[wasm_bindgen(js_name = dauChart)]
+pub fn dau_chart(
     labels: Vec<String>,
     dau: Vec<f64>,
     wau: Vec<f64>,
@@ -337,31 +334,24 @@ pub fn draw_dau_chart(
         mau,
         stickiness,
     };
-    draw_on(&canvas, &style, |a, s| {
-        chart::draw_dau(a, title, &labels, &e, s)
+    draw_with(&style, |w, h, s| {
+        chart::dau_chart(title, &labels, &e, w, h, s)
     })
 }
 
-/// Draws a streak histogram (`BITLENS.STREAKHIST`: element `k − 1` = users set in exactly the
-/// last `k` days) on `canvas` as bars.
-#[wasm_bindgen(js_name = drawStreakChart)]
-pub fn draw_streak_chart(
-    canvas: JsValue,
-    hist: Vec<f64>,
-    title: &str,
-    style: JsValue,
-) -> Result<Object, JsError> {
+/// A streak histogram (`BITLENS.STREAKHIST`: element `k − 1` = users set in exactly the last
+/// `k` days) as an SVG bar chart; a point per bar.
+#[wasm_bindgen(js_name = streakChart)]
+pub fn streak_chart(hist: Vec<f64>, title: &str, style: JsValue) -> Result<Object, JsError> {
     let hist = counts(&hist);
-    draw_on(&canvas, &style, |a, s| {
-        chart::draw_streak_histogram(a, title, &hist, s)
-    })
+    draw_with(&style, |w, h, s| chart::streak_chart(title, &hist, w, h, s))
 }
 
-/// Draws the retention heatmap of `rows` (as [`Engine::retention`] gives them, flattened:
-/// `1 + horizon` numbers per cohort, `NaN` for `null`), rows labelled by `labels`, on `canvas`.
-#[wasm_bindgen(js_name = drawRetentionChart)]
-pub fn draw_retention_chart(
-    canvas: JsValue,
+/// The retention heatmap of `rows` (as [`Engine::retention`] gives them, flattened:
+/// `1 + horizon` numbers per cohort, `NaN` for `null`), rows labelled by `labels`, as an SVG
+/// chart; a point per known cell (row = cohort, col = day after − 1).
+#[wasm_bindgen(js_name = retentionChart)]
+pub fn retention_chart(
     labels: Vec<String>,
     rows: Vec<f64>,
     horizon: u32,
@@ -384,56 +374,39 @@ pub fn draw_retention_chart(
                 .collect(),
         })
         .collect();
-    draw_on(&canvas, &style, |a, s| {
-        chart::draw_retention(a, title, &labels, &rows, s)
+    draw_with(&style, |w, h, s| {
+        chart::retention_chart(title, &labels, &rows, w, h, s)
     })
 }
 
-/// Draws a value distribution (`BITLENS.ENUMDIST` counts, [`Engine::enum_distribution`]) on
-/// `canvas` as bars, up to the last non-zero value.
-#[wasm_bindgen(js_name = drawEnumChart)]
-pub fn draw_enum_chart(
-    canvas: JsValue,
-    hist: Vec<f64>,
-    title: &str,
-    style: JsValue,
-) -> Result<Object, JsError> {
+/// A value distribution (`BITLENS.ENUMDIST` counts, [`Engine::enum_distribution`]) as an SVG
+/// bar chart up to the last non-zero value; a point per bar.
+#[wasm_bindgen(js_name = enumChart)]
+pub fn enum_chart(hist: Vec<f64>, title: &str, style: JsValue) -> Result<Object, JsError> {
     let hist = counts(&hist);
-    draw_on(&canvas, &style, |a, s| {
-        chart::draw_enum_distribution(a, title, &hist, s)
-    })
+    draw_with(&style, |w, h, s| chart::enum_chart(title, &hist, w, h, s))
 }
 
-/// An SVG document (`width` × `height` pixels) mapping a nearby-shops search: the circle of
-/// `radius_m` metres around (`lon`, `lat`) in degrees, and the result points given as
-/// `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` of them (the page on
-/// screen) emphasised. Axes in kilometres east / north of the centre. `style` as for the
-/// canvas charts (its `width`/`height` are ignored: the SVG is `width` × `height`). Needs the
-/// page's DOM (plotters measures text there), no engine.
-#[wasm_bindgen(js_name = nearbyMapSvg)]
-#[allow(clippy::too_many_arguments)]
-pub fn nearby_map_svg(
+/// A map of a nearby-shops search as an SVG chart: the circle of `radius_m` metres around
+/// (`lon`, `lat`) in degrees, and the result points given as `coords = [lon0, lat0, lon1, lat1,
+/// …]` (degrees), the first `highlight` of them (the page on screen) emphasised; a point per
+/// result, in the given order. Axes in kilometres east / north of the centre.
+#[wasm_bindgen(js_name = nearbyChart)]
+pub fn nearby_chart(
     lon: f64,
     lat: f64,
     radius_m: f64,
     coords: Vec<f64>,
     highlight: u32,
     title: &str,
-    width: u32,
-    height: u32,
     style: JsValue,
-) -> Result<String, JsError> {
-    let opts = options(&style)?;
+) -> Result<Object, JsError> {
     let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
-    chart::nearby_svg(
-        title,
-        (lon, lat),
+    let q = chart::Nearby {
+        centre: (lon, lat),
         radius_m,
-        &points,
-        highlight as usize,
-        width,
-        height,
-        &opts.style,
-    )
-    .or_throw()
+        points: &points,
+        highlight: highlight as usize,
+    };
+    draw_with(&style, |w, h, s| chart::nearby_chart(title, &q, w, h, s))
 }

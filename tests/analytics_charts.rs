@@ -276,33 +276,24 @@ fn nearby_map_draws_circle_centre_and_every_point() {
     let points: Vec<(f64, f64)> = (1..=5)
         .map(|i| (centre.0 + i as f64 * 0.005, centre.1))
         .collect();
-    let svg = bitlens::chart::nearby_svg(
-        "Nearby",
+    let q = chart::Nearby {
         centre,
-        3000.0,
-        &points,
-        2,
-        480,
-        480,
-        &Default::default(),
-    )
-    .unwrap();
+        radius_m: 3000.0,
+        points: &points,
+        highlight: 2,
+    };
+    let map = chart::nearby_chart("Nearby", &q, 480, 480, &Default::default()).unwrap();
+    let svg = map.svg;
+    // One point per shop, left to right (each further east), at the centre's height.
+    let xs: Vec<i32> = map.drawn.points.iter().map(|p| p.x).collect();
+    assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
     // Two highlighted dots (radius 4) and three others (radius 2).
     assert_eq!(svg.matches("r=\"4\"").count(), 2, "{svg}");
     assert_eq!(svg.matches("r=\"2\"").count(), 3);
     assert!(svg.contains("<polyline"), "radius circle");
     assert!(svg.contains("km east") && svg.contains("km north"));
-    assert!(bitlens::chart::nearby_svg(
-        "x",
-        centre,
-        0.0,
-        &points,
-        0,
-        100,
-        100,
-        &Default::default()
-    )
-    .is_err());
+    let zero = chart::Nearby { radius_m: 0.0, ..q };
+    assert!(chart::nearby_chart("x", &zero, 100, 100, &Default::default()).is_err());
 }
 
 #[test]

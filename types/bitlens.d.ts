@@ -97,15 +97,16 @@ export interface SnapshotInfo {
 export declare function snapshotInfo(bytes: Uint8Array | number[]): SnapshotInfo;
 
 // Charts drawn on the page from numbers an Engine computed (in a worker, say): no engine, no
-// data on the page; plotters measures text through the page's DOM. Each takes an optional
-// ChartStyle (backing size at devicePixelRatio, theme colours, words) and returns the texts drawn.
+// data on the page; plotters measures text through the page's DOM. Each takes a ChartStyle
+// (SVG size and pixels per CSS pixel, theme colours, words) and returns the SVG with what it
+// drew: axis titles, legend, the plot area and one point per datum (for tooltips).
 
 /** Options of the chart functions (src/wasm_charts.rs); every field is optional. */
 export interface ChartStyle {
-  /** Backing size in device pixels (set on the canvas before drawing; both or neither). */
+  /** Size of the SVG in pixels (both or neither; 900 × 400 when absent). */
   width?: number;
   height?: number;
-  /** Device pixels per CSS pixel (devicePixelRatio) for fonts, margins and strokes. */
+  /** SVG pixels per CSS pixel (devicePixelRatio for a canvas backed at it) for fonts, margins and strokes. */
   scale?: number;
   /** Number style of tick labels: `en` (12.5k) or `zh` (1.3万). */
   locale?: string;
@@ -114,22 +115,40 @@ export interface ChartStyle {
   /** Axis titles and legend names. */
   words?: Partial<Record<'day' | 'users' | 'dau' | 'wau' | 'mau' | 'streakDays' | 'value' | 'daysAfter' | 'cohort' | 'kmEast' | 'kmNorth', string>>;
 }
-/** The texts a chart drew besides its caption and tick labels. */
-export interface ChartTexts { xDesc: string; yDesc: string; legend: string[] }
+/** The plot area of a chart in SVG pixels, with the data ranges at its edges. */
+export interface ChartPlot { left: number; top: number; right: number; bottom: number; xRange: [number, number]; yRange: [number, number] }
+/** A drawn chart. */
+export interface Chart {
+  /** The SVG document, `width` × `height` pixels. */
+  svg: string;
+  width: number;
+  height: number;
+  /** The texts drawn besides the caption and tick labels. */
+  xDesc: string;
+  yDesc: string;
+  legend: string[];
+  plot: ChartPlot;
+  /**
+   * `[x, y, row, col]` per data point (SVG pixels): `row` the row of the chart's numbers (day,
+   * bar, cohort, result), `col` the day after − 1 in the retention heatmap, else 0.
+   */
+  points: Float64Array;
+}
 
-/** Draws daily actives with rolling 7/30-day actives on `canvas` ({@link Engine.engagement}'s series). */
-export declare function drawDauChart(canvas: CanvasTarget, labels: string[], dau: number[], wau: number[], mau: number[], title: string, style?: ChartStyle): ChartTexts;
-/** Draws a streak histogram ({@link Engine.streakHistogram}) on `canvas`. */
-export declare function drawStreakChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string, style?: ChartStyle): ChartTexts;
-/** Draws the retention heatmap: `rows` flattened, `1 + horizon` numbers per label, `NaN` for null. */
-export declare function drawRetentionChart(canvas: CanvasTarget, labels: string[], rows: number[] | Float64Array, horizon: number, title: string, style?: ChartStyle): ChartTexts;
-/** Draws a value distribution ({@link Engine.enumDistribution}) on `canvas`. */
-export declare function drawEnumChart(canvas: CanvasTarget, hist: number[] | Float64Array, title: string, style?: ChartStyle): ChartTexts;
+/** Daily actives with rolling 7/30-day actives ({@link Engine.engagement}'s series); a point per day. */
+export declare function dauChart(labels: string[], dau: number[], wau: number[], mau: number[], title: string, style?: ChartStyle): Chart;
+/** A streak histogram ({@link Engine.streakHistogram}); a point per bar. */
+export declare function streakChart(hist: number[] | Float64Array, title: string, style?: ChartStyle): Chart;
+/** The retention heatmap: `rows` flattened, `1 + horizon` numbers per label, `NaN` for null; a point per known cell. */
+export declare function retentionChart(labels: string[], rows: number[] | Float64Array, horizon: number, title: string, style?: ChartStyle): Chart;
+/** A value distribution ({@link Engine.enumDistribution}); a point per bar shown. */
+export declare function enumChart(hist: number[] | Float64Array, title: string, style?: ChartStyle): Chart;
 /**
- * An SVG map of a nearby search: the circle of `radius_m` metres around (`lon`, `lat`) and the
- * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised.
+ * A map of a nearby search: the circle of `radius_m` metres around (`lon`, `lat`) and the
+ * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised;
+ * a point per result, in the given order.
  */
-export declare function nearbyMapSvg(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, width: number, height: number, style?: ChartStyle): string;
+export declare function nearbyChart(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, style?: ChartStyle): Chart;
 /**
  * The bit offset Java's `Math.abs(id.hashCode())` gives for a string user id (the core's
  * `analytics::userid`, over UTF-16 code units); `undefined` when the hash is
@@ -410,9 +429,6 @@ export interface Retention {
   /** `[cohort size, back on d+1, …, back on d+horizon]`, `null` past the last key. */
   rows: Array<Array<number | null>>;
 }
-
-/** Where a chart is drawn: a canvas element (also inside a shadow root) or a canvas id. */
-export type CanvasTarget = HTMLCanvasElement | string;
 
 /**
  * A bitlens engine: one in-memory Redis database answering Redis read commands exactly as

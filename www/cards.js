@@ -3,6 +3,7 @@
 // in data-value; the command that produced it is shown beside it for redis-cli.
 // A card that fails shows the error and the failed command; the other cards are unaffected.
 
+import { attachTooltip } from './tooltip.js';
 import { chartStyle, cliLine, el, fill, formatPercent, lastDays, onResize } from './util.js';
 
 /** Scratch key the active-users card passes to BITOP OR (removed again right after). */
@@ -97,11 +98,11 @@ export async function computeActive(eng, settings, date, t) {
  * Nearby shops: GEOSEARCH key FROMLONLAT lon lat (or FROMMEMBER name when `q.member` is set)
  * BYRADIUS r unit ASC WITHDIST WITHCOORD.
  * Returns {argv, key, results: [{member, dist, lon, lat}], map} (nearest first); `map(first,
- * count, title, width, style)` draws the search as a `width`-pixel square SVG on the page
- * (`nearbyMapSvg` of the wasm module, from the results: no engine; `style` its colours and
- * words, util.js chartStyle).
+ * count, title, width, style)` draws the search as a `width`-pixel square SVG chart object
+ * (`nearbyChart` of the wasm module, from the results: no engine; `style` its colours and
+ * words, util.js chartStyle), with `result(row)` the index in `results` of its point `row`.
  */
-export async function computeNearby(eng, settings, q, nearbyMapSvg) {
+export async function computeNearby(eng, settings, q, nearbyChart) {
   const key = fill(settings.geoKey, { type: q.type });
   const from = q.member ? ['FROMMEMBER', q.member] : ['FROMLONLAT', String(q.lon), String(q.lat)];
   const argv = ['GEOSEARCH', key, ...from, 'BYRADIUS', String(q.radius), q.unit, 'ASC', 'WITHDIST', 'WITHCOORD'];
@@ -120,7 +121,10 @@ export async function computeNearby(eng, settings, q, nearbyMapSvg) {
     const shown = results.slice(first, first + count);
     const coords = [...shown, ...results.slice(0, first), ...results.slice(first + count)]
       .flatMap((s) => [s.lon, s.lat]);
-    return nearbyMapSvg(centre.lon, centre.lat, metres, coords, shown.length, title, width, width, style);
+    const chart = nearbyChart(centre.lon, centre.lat, metres, coords, shown.length, title, { ...style, width, height: width });
+    // Points are given page first, then the results before it, then those after it.
+    chart.result = (row) => (row < shown.length ? first + row : row < shown.length + first ? row - shown.length : row);
+    return chart;
   };
   return { argv, key, results, map };
 }
@@ -273,22 +277,34 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
   if (result.map) {
     // The map (SVG, one CSS pixel per SVG pixel) is as wide as the card (at most 560 px) and
     // in the theme's colours; redrawn when the card's width or the colour scheme changes.
+    // Each dot answers a hover and the arrow keys with its shop and distance (tooltip.js).
     const img = el('img', { class: 'chart nearby-map', 'data-testid': 'nearby-map', alt: t.mapTitle || 'Map' });
-    body.append(img);
+    const host = el('div', { class: 'nearby-map-host' }, img);
+    host.style.maxWidth = '100%';
+    body.append(host);
+    const tip = attachTooltip(host, img);
+    tip.tip.dataset.testid = 'nearby-tip';
+    const km = new Intl.NumberFormat(t.locale, { minimumFractionDigits: 4, maximumFractionDigits: 4 });
     const drawMap = () => {
       if (!img.isConnected) return false;
       const width = Math.max(200, Math.min(560, Math.floor(body.clientWidth || 480)));
       const style = chartStyle(body, t);
-      const svg = result.map(page * PAGE_SIZE, PAGE_SIZE, t.mapTitle || 'Map', width, style);
-      if (!svg) {
-        img.remove();
+      const chart = result.map(page * PAGE_SIZE, PAGE_SIZE, t.mapTitle || 'Map', width, style);
+      if (!chart) {
+        host.remove();
         return false;
       }
       img.width = width;
       img.height = width;
-      img.dataset.axisX = style.words.kmEast;
-      img.dataset.axisY = style.words.kmNorth;
-      img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+      img.dataset.axisX = chart.xDesc;
+      img.dataset.axisY = chart.yDesc;
+      img.dataset.points = String(chart.points.length / 4);
+      img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(chart.svg);
+      tip.update(chart, (row) => {
+        const i = chart.result(row);
+        const s = result.results[i];
+        return `${i + 1}. ${km.format(s.dist)} ${q.unit}${t.tipJoin}${s.member}`;
+      }, 'xy');
       return true;
     };
     if (drawMap()) {

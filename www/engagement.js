@@ -1,7 +1,9 @@
 // The "Engagement" section of the panel (issue 7): four charts whose numbers the engine computes
-// (the panel's promise client, in a Web Worker) and that the page's wasm module draws on
-// <canvas> elements from those numbers (plotters; no engine, no data on the page), each with the numbers it shows as a table and the BITLENS.*
-// commands that give them (paste them into `bitlens query`):
+// (the panel's promise client, in a Web Worker) and that the page's wasm module draws as SVG
+// from those numbers (plotters; no engine, no data on the page), painted on <canvas> elements
+// at devicePixelRatio, each with the numbers it shows as a table and the BITLENS.*
+// commands that give them (paste them into `bitlens query`). Every chart answers a hover and
+// keyboard focus with the exact value of a point (www/tooltip.js), in the table's words:
 // - DAU with rolling 7/30-day actives over the snapshot's daily bitmaps up to the chosen date;
 // - the streak histogram (BITLENS.STREAKHIST) over the last N days;
 // - the retention heatmap of new actives (BITLENS.RETENTION lookback horizon);
@@ -10,9 +12,10 @@
 // Daily keys come from the panel's `activeKey` template; missing days inside the range are
 // empty bitmaps (as BITOP reads them), so the day axis is continuous.
 
-import { drawDauChart, drawEnumChart, drawRetentionChart, drawStreakChart } from '../pkg/bitlens.js';
+import { dauChart, enumChart, retentionChart, streakChart } from '../pkg/bitlens.js';
+import { attachTooltip } from './tooltip.js';
 import {
-  capture, chartStyle, el, fill, formatPercent, globEscape, globFor, isoDate, onResize, parseDate, ymd,
+  capture, chartStyle, el, fill, formatPercent, globEscape, globFor, isoDate, onResize, paintSvg, parseDate, ymd,
 } from './util.js';
 
 /** Settings of the section (all can be overridden through the panel settings object). */
@@ -60,31 +63,48 @@ function cliLine(argv) {
  */
 function figure(id, title, height = HEIGHT.chart) {
   const canvas = el('canvas', { 'data-testid': `eng-${id}-canvas`, role: 'img', 'aria-label': title });
+  const host = el('div', { class: 'eng-chart' }, canvas);
   const note = el('p', { class: 'eng-note', 'data-testid': `eng-${id}-note` });
   const details = el('details', { class: 'eng-numbers', hidden: true });
-  const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), canvas, note, details);
-  return { fig, canvas, note, details, title, height, redraw: null };
+  const fig = el('figure', { class: 'eng-figure', 'data-testid': `eng-${id}` }, el('h3', {}, title), host, note, details);
+  const tip = attachTooltip(host, canvas);
+  tip.tip.dataset.testid = `eng-${id}-tip`;
+  return { fig, canvas, note, details, title, height, tip, gen: 0, redraw: null };
 }
 
 /**
- * Draws figure `f` with `draw(style)` (at least `minHeight` CSS px tall) (a wasm draw function bound to its numbers) at the
- * canvas' CSS width, a height that follows it, and devicePixelRatio; the theme's colours and
- * the label table's words. The texts the chart drew (axis titles, legend) are exposed as
- * data-axis-x / data-axis-y / data-legend and in the canvas' aria-label. Kept as f.redraw for
- * resizes and theme changes.
+ * A tooltip's text: the Numbers table's columns `cols` of `row`, as "column: cell" pairs in
+ * the page's locale (`cell`).
  */
-function paint(f, t, draw, minHeight = 0) {
+function rowTip(t, head, row, cols) {
+  return cols.map((i) => t.tipPair(head[i], cell(row[i], t))).join(t.tipJoin);
+}
+
+/**
+ * Draws figure `f` with `draw(style)` (a wasm chart function bound to its numbers, returning
+ * {svg, width, height, …, points}) at the canvas' CSS width, a height that follows it (at least
+ * `o.minHeight` CSS px), and devicePixelRatio; the theme's colours and the label table's words.
+ * The texts the chart drew (axis titles, legend) are exposed as data-axis-x / data-axis-y /
+ * data-legend and in the canvas' aria-label; its points answer hovers and keys with
+ * `o.describe(row, col)` (`o.nav`: 'x' or 'xy', tooltip.js). Kept as f.redraw for resizes and
+ * theme changes.
+ */
+async function paint(f, t, draw, o = {}) {
+  const gen = ++f.gen;
   f.canvas.hidden = false;
   const [ratio, min, max] = f.height;
   const width = f.canvas.getBoundingClientRect().width || f.fig.getBoundingClientRect().width;
-  const height = Math.round(Math.max(Math.min(Math.max(width * ratio, min), max), minHeight));
+  const height = Math.round(Math.max(Math.min(Math.max(width * ratio, min), max), o.minHeight || 0));
   f.canvas.style.height = `${height}px`;
-  const drawn = draw(chartStyle(f.canvas, t, width, height));
-  f.canvas.dataset.axisX = drawn.xDesc;
-  f.canvas.dataset.axisY = drawn.yDesc;
-  f.canvas.dataset.legend = JSON.stringify(drawn.legend);
-  f.canvas.setAttribute('aria-label', [f.title, `${drawn.yDesc} / ${drawn.xDesc}`, ...drawn.legend].join(' · '));
-  f.redraw = () => paint(f, t, draw, minHeight);
+  const chart = draw(chartStyle(f.canvas, t, width, height));
+  if (!(await paintSvg(f.canvas, chart, () => gen === f.gen))) return;
+  f.canvas.dataset.axisX = chart.xDesc;
+  f.canvas.dataset.axisY = chart.yDesc;
+  f.canvas.dataset.legend = JSON.stringify(chart.legend);
+  f.canvas.dataset.points = String(chart.points.length / 4);
+  f.canvas.setAttribute('aria-label', [f.title, `${chart.yDesc} / ${chart.xDesc}`, ...chart.legend].join(' · '));
+  f.tip.update(chart, o.describe || (() => ''), o.nav || 'x');
+  f.redraw = () => paint(f, t, draw, o).catch((e) => fail(f, e.message || String(e)));
 }
 
 /** Fills a figure's table, command list and `data-results` attribute. */
@@ -109,6 +129,9 @@ function cell(c, t) {
 }
 
 function fail(f, message, state = 'error') {
+  f.gen++;
+  f.tip.update({ width: 1, points: [] }, () => '');
+  f.tip.hide();
   const ctx = f.canvas.getContext('2d');
   ctx.clearRect(0, 0, f.canvas.width, f.canvas.height);
   f.canvas.hidden = true;
@@ -139,7 +162,7 @@ export function buildEngagementSection(t) {
     enum: figure('enum', t.engEnumTitle),
   };
   const fmt = (n) => new Intl.NumberFormat(t.locale).format(n);
-  figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, t.engWindow, ' ', streakSelect), figs.streak.canvas);
+  figs.streak.fig.insertBefore(el('label', { class: 'eng-control' }, t.engWindow, ' ', streakSelect), figs.streak.canvas.parentNode);
   const grid = el('div', { class: 'eng-grid' }, Object.values(figs).map((f) => f.fig));
   section.append(grid);
   // Charts follow their container's width (and the theme): redrawn from the numbers they hold.
@@ -157,10 +180,13 @@ export function buildEngagementSection(t) {
     try {
       const hist = Array.from(await eng.call('streakHistogram', keys));
       const title = t.engStreakChart(isoDate(date), n);
-      paint(f, t, (style) => drawStreakChart(f.canvas, hist, title, style));
+      const rows = hist.map((c, i) => [i + 1, c]);
+      await paint(f, t, (style) => streakChart(hist, title, style), {
+        describe: (r) => rowTip(t, t.engStreakHead, rows[r], [0, 1]),
+      });
       const total = hist.reduce((a, b) => a + b, 0);
       f.note.textContent = t.engStreakNote(fmt(total), isoDate(date), fmt(hist[hist.length - 1]), n);
-      showNumbers(f, t.engStreakHead, hist.map((c, i) => [i + 1, c]),
+      showNumbers(f, t.engStreakHead, rows,
         [{ argv: ['BITLENS.STREAKHIST', ...keys], value: hist }], t);
     } catch (e) {
       fail(f, e.message || String(e));
@@ -188,10 +214,13 @@ export function buildEngagementSection(t) {
       try {
         const e = await eng.call('engagement', keys);
         const title = t.engDauChart(firstDate(keys, s), isoDate(date));
-        paint(f, t, (style) => drawDauChart(f.canvas, e.labels, e.dau, e.wau, e.mau, title, style));
+        const rows = e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]);
+        await paint(f, t, (style) => dauChart(e.labels, e.dau, e.wau, e.mau, title, style), {
+          describe: (r) => rowTip(t, t.engDauHead, rows[r], [0, 1, 2, 3]),
+        });
         const i = e.dau.length - 1;
         f.note.textContent = t.engDauNote(isoDate(date), fmt(e.dau[i]), fmt(e.wau[i]), fmt(e.mau[i]), formatPercent(e.stickiness[i], t.locale));
-        showNumbers(f, t.engDauHead, e.labels.map((l, j) => [l, e.dau[j], e.wau[j], e.mau[j]]), [
+        showNumbers(f, t.engDauHead, rows, [
           { argv: ['BITLENS.DAU', ...keys], value: e.dau },
           { argv: ['BITLENS.ROLLING', '7', ...keys], value: e.wau },
           { argv: ['BITLENS.ROLLING', '30', ...keys], value: e.mau },
@@ -210,13 +239,23 @@ export function buildEngagementSection(t) {
           const { labels: rowLabels, rows } = await eng.call('retention', rkeys, s.lookback, s.horizon);
           const flat = rows.flat().map((v) => (v === null ? NaN : v));
           const title = t.engRetentionChart(s.lookback, s.horizon);
-          // Rows of at least 18 CSS px (13 px labels) under the caption and the day axis.
-          paint(r, t, (style) => drawRetentionChart(r.canvas, rowLabels, flat, s.horizon, title, style), rows.length * 18 + 150);
-          r.note.textContent = t.engRetentionNote(fmt(rows.length));
           const labels = rkeys.slice(s.lookback).map((k) => isoDate(parseDate(capture(s.activeKey, k, 'date'))));
           const head = [...t.engRetentionHead];
           for (let d = 1; d <= s.horizon; d++) head.push(`+${d}`);
-          showNumbers(r, head, rows.map((row, j) => [labels[j], ...row]),
+          const table = rows.map((row, j) => [labels[j], ...row]);
+          // A cell's tooltip: its cohort, the cohort's size, the day's count and its share.
+          const describe = (j, c) => {
+            const row = table[j];
+            const back = row[2 + c];
+            const share = row[1] ? formatPercent(back / row[1], t.locale) : '';
+            return `${rowTip(t, head, row, [0, 1, 2 + c])} (${share})`;
+          };
+          // Rows of at least 18 CSS px (13 px labels) under the caption and the day axis.
+          await paint(r, t, (style) => retentionChart(rowLabels, flat, s.horizon, title, style), {
+            minHeight: rows.length * 18 + 150, describe, nav: 'xy',
+          });
+          r.note.textContent = t.engRetentionNote(fmt(rows.length));
+          showNumbers(r, head, table,
             [{ argv: ['BITLENS.RETENTION', String(s.lookback), String(s.horizon), ...rkeys], value: rows }], t);
         } catch (err) {
           fail(r, err.message || String(err));
@@ -234,11 +273,14 @@ export function buildEngagementSection(t) {
         const hasAmong = (await eng.call('keys', globEscape(among))).length > 0;
         const hist = await eng.call('enumDistribution', key, s.levelField, hasAmong ? among : undefined);
         const title = t.engEnumChart(key, hasAmong ? among : null);
-        paint(g, t, (style) => drawEnumChart(g.canvas, hist, title, style));
         const argv = ['BITLENS.ENUMDIST', key, `u${s.levelField}`, ...(hasAmong ? ['AMONG', among] : [])];
         const lastNonZero = hist.reduce((m, c, i) => (c > 0 ? i : m), 0);
+        const rows = Array.from(hist).slice(0, lastNonZero + 1).map((c, i) => [i, c]);
+        await paint(g, t, (style) => enumChart(hist, title, style), {
+          describe: (r) => rowTip(t, t.engEnumHead, rows[r], [0, 1]),
+        });
         g.note.textContent = t.engEnumNote(fmt(hist.reduce((a, b) => a + b, 0)), hasAmong);
-        showNumbers(g, t.engEnumHead, hist.slice(0, lastNonZero + 1).map((c, i) => [i, c]), [{ argv, value: hist }], t);
+        showNumbers(g, t.engEnumHead, rows, [{ argv, value: hist }], t);
       } catch (err) {
         fail(g, err.message || String(err));
       }

@@ -261,6 +261,9 @@ const LABELS = {
     engEnumChart: (key, among) => (among ? `${key} among ${among}` : key),
     engEnumNote: (n, among) => `${n} users counted${among ? ' (active that day)' : ''}.`,
     engEnumHead: ['value', 'users'],
+    // Chart tooltips (www/tooltip.js): the Numbers table's column name and cell, joined
+    tipPair: (head, value) => `${head}: ${value}`,
+    tipJoin: ' · ',
     // Charts (axis titles and legends drawn by the wasm chart functions) and number locale
     locale: 'en-US',
     chartWords: {
@@ -528,6 +531,9 @@ const LABELS = {
     engEnumChart: (key, among) => (among ? `${key}（限 ${among}）` : key),
     engEnumNote: (n, among) => `共统计 ${n} 位用户${among ? '（当日活跃）' : ''}。`,
     engEnumHead: ['取值', '用户数'],
+    // 图表提示（www/tooltip.js）：数值表的列名与单元格
+    tipPair: (head, value) => `${head}：${value}`,
+    tipJoin: ' · ',
     // 图表（wasm 绘制的坐标轴标题和图例）与数字格式
     locale: 'zh-CN',
     chartWords: {

@@ -16,7 +16,7 @@
 // `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
 // judged at ("as of" the snapshot's time).
 
-import init, { nearbyMapSvg, snapshotInfo } from '../pkg/bitlens.js';
+import init, { nearbyChart, snapshotInfo } from '../pkg/bitlens.js';
 import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
@@ -1116,7 +1116,7 @@ export class Panel {
     const seq = (this.nearbySeq = (this.nearbySeq || 0) + 1);
     let nearby;
     try {
-      nearby = await computeNearby(this.eng, this.s, q, nearbyMapSvg);
+      nearby = await computeNearby(this.eng, this.s, q, nearbyChart);
     } catch (e) {
       if (seq === this.nearbySeq) body.replaceChildren(errorBox('nearby', e, t));
       return;

@@ -182,6 +182,27 @@ export function chartStyle(node, t, cssWidth, cssHeight) {
 }
 
 /**
+ * Paints a chart object of the wasm module (`{svg, width, height}`, src/wasm_charts.rs) on
+ * `canvas`, backed at the SVG's size (CSS size × devicePixelRatio, as chartStyle asks), once
+ * the SVG has decoded; skipped (false) when `wanted()` says a newer paint has started.
+ */
+export async function paintSvg(canvas, chart, wanted = () => true) {
+  const url = URL.createObjectURL(new Blob([chart.svg], { type: 'image/svg+xml' }));
+  try {
+    const img = new Image(chart.width, chart.height);
+    img.src = url;
+    await img.decode();
+    if (!wanted()) return false;
+    canvas.width = chart.width;
+    canvas.height = chart.height;
+    canvas.getContext('2d').drawImage(img, 0, 0, chart.width, chart.height);
+    return true;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+/**
  * Calls `fn()` (debounced by `ms`) when `node`'s width changes, and when the colour scheme the
  * page prefers changes (the charts' colours follow it). Returns a function that stops both.
  */

@@ -14,6 +14,7 @@ import path from 'node:path';
 import {
   BITLENS, artifact, launchBrowser, redisPipe, rng, serveAndBrowse, startBitlens, startRedis, tempDir,
 } from './harness.mjs';
+import { dailyActivityCommands, levelCommand } from './activity.mjs';
 
 const FIGURES = ['dau', 'streak', 'retention', 'enum'];
 
@@ -152,19 +153,9 @@ describe('Engagement section on live Redis data', { timeout: 900000 }, () => {
     redis = await startRedis();
     const rand = rng(7);
     const users = 40000;
-    const cmds = [];
-    for (const [i, d] of DAYS.entries()) {
-      const bytes = Buffer.alloc(users / 8);
-      for (let u = 0; u < users; u++) {
-        const loyal = u < 3000 && rand() < 0.8;
-        if (loyal || rand() < 0.04 + 0.02 * (i % 7 < 5 ? 1 : 0)) bytes[u >> 3] |= 0x80 >> (u & 7);
-      }
-      cmds.push(['SET', `stats:active:${d}`, bytes]);
-    }
+    const cmds = dailyActivityCommands(DAYS, rand, { users, loyal: 3000, loyalP: 0.8, base: 0.04, weekday: 0.02 });
     // Levels 0..15 as BITFIELD u4 #uid, for some users, written with a real client.
-    const level = ['BITFIELD', `stats:level:${LAST}`];
-    for (let u = 0; u < users; u += 7) level.push('SET', 'u4', `#${u}`, String(Math.min(15, Math.floor(-Math.log(rand() + 1e-9) * 3))));
-    cmds.push(level);
+    cmds.push(levelCommand(`stats:level:${LAST}`, rand, { users, step: 7 }));
     redisPipe(redis.port, cmds);
     server = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`]);
     browser = await launchBrowser();
