@@ -572,6 +572,38 @@ fn signin_enum_tag_offset_commands() {
         q(&mut ks, &["BITLENS.TAGMEMBER", "15", "tag:vip", "tag:new"]),
         ints(&[0, 1])
     );
+    // A crowd kept as a Set of user ids counts as its members: tag:vip = {0, 1}, tag:new =
+    // {1, 2, 15}, today = {0, 2} (see above); the Set {2, 15, 99}.
+    ks.set(
+        b"tag:set".to_vec(),
+        Value::Set(bitlens::set::Set::from_members(["15", "2", "99"])),
+    );
+    assert_eq!(
+        q(
+            &mut ks,
+            &["BITLENS.TAGOVERLAP", "tag:vip", "tag:set", "tag:new"]
+        ),
+        Reply::Array(vec![ints(&[2, 0, 1]), ints(&[0, 3, 2]), ints(&[1, 2, 3])])
+    );
+    assert_eq!(q(&mut ks, &["BITLENS.TAGSIZE", "tag:set"]), ints(&[3]));
+    assert_eq!(
+        q(&mut ks, &["BITLENS.TAGREACH", "today", "tag:set"]),
+        ints(&[1])
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.TAGMEMBER", "99", "tag:set", "tag:vip"]),
+        ints(&[1, 0])
+    );
+    ks.set(
+        b"tag:names".to_vec(),
+        Value::Set(bitlens::set::Set::from_members(["7", "bob"])),
+    );
+    assert_eq!(
+        q(&mut ks, &["BITLENS.TAGSIZE", "tag:names"]),
+        Reply::err(
+            "ERR crowd set member \"bob\" is not a user id (an integer from 0 to 4294967295)"
+        )
+    );
 
     // Offsets 0-9 processed except 3 and 7..=8.
     ks.set(

@@ -2,11 +2,10 @@
 //
 // Crowds (card `crowds`): the keys matching the user card's `tagKey` (default tag:*). A crowd
 // kept as a bitmap (bit = user id) is sized by BITCOUNT; one kept as a Set (members = user ids)
-// by SCARD. Over the bitmap crowds, the overlap matrix is BITLENS.TAGOVERLAP (users in both
-// crowds; the diagonal is each crowd's size) and the reach among the chosen day's actives is
-// BITLENS.TAGREACH <activeKey of the day> … . Those two commands read bitmaps only: a Set
-// crowd gives WRONGTYPE there, and the card shows that reply instead of a number. Set crowds
-// overlap each other by SINTERCARD 2 a b (a Set and a bitmap: no Redis command, not shown).
+// by SCARD. Over all crowds, the overlap matrix is BITLENS.TAGOVERLAP (users in both crowds;
+// the diagonal is each crowd's size) and the reach among the chosen day's actives is
+// BITLENS.TAGREACH <activeKey of the day> … . Both read a Set crowd of integer user ids as its
+// members (a member that is not a user id is an error reply, shown on the card).
 //
 // Consumer offsets (card `offsets`): idempotency bitmaps `<topic>:<partition>:bitmap` (setting
 // `offsetKey`, default *:*:bitmap; bit = message offset, set once processed). The window of
@@ -191,25 +190,14 @@ export function crowdViews(panel) {
       el('span', { class: 'cr-bar', 'aria-hidden': 'true', style: `width:${Math.max(0.5, (x.value / max) * 100).toFixed(2)}%` })))));
     if (all > keys.length) out.push(el('p', { class: 'note', 'data-testid': 'crowds-limit' }, t.crLimit(fmt(keys.length), fmt(all))));
     if (other.length) out.push(el('p', { class: 'note', 'data-testid': 'crowds-other' }, t.crOther(other.map((k) => `${k.key} (${k.type})`).join(', '))));
-    // A Set crowd is not a bitmap: the BITLENS.TAG* commands answer WRONGTYPE for it (shown).
+    // Set crowds (integer user ids) count like bitmaps in BITLENS.TAGOVERLAP / TAGREACH.
     if (sets.length) {
-      const argv = ['BITLENS.TAGOVERLAP', sets[0].key];
-      let err;
-      try {
-        await run(argv);
-        err = null;
-      } catch (e) {
-        err = e.message || String(e);
-      }
-      if (err !== null) {
-        out.push(el('p', { class: 'note', 'data-testid': 'crowds-sets-note', 'data-error': err },
-          ...t.crSetsNote(el('code', {}, sets.map((k) => k.key).join(', ')), el('code', {}, `${cliLine(argv)} → (error) ${err}`))));
-      }
+      out.push(el('p', { class: 'note', 'data-testid': 'crowds-sets-note' },
+        ...t.crSetsNote(el('code', {}, sets.map((k) => k.key).join(', ')))));
     }
-    // Overlaps among the Set crowds: SINTERCARD 2 a b per pair (Redis 7.0+), SCARD on the diagonal.
-    if (sets.length >= 2) out.push(...await setOverlaps(sets, sizes, fmt));
-    if (!bitmaps.length) return out;
-    const names = bitmaps.map((k) => k.key);
+    const crowdKeys = [...bitmaps, ...sets];
+    if (!crowdKeys.length) return out;
+    const names = crowdKeys.map((k) => k.key);
     // The overlap matrix (users in both crowds; the diagonal is the crowd's size).
     const overArgv = ['BITLENS.TAGOVERLAP', ...names];
     const m = await run(overArgv);
@@ -257,31 +245,6 @@ export function crowdViews(panel) {
             title: titles ? `${titles[i][j]} → (integer) ${v}` : `${names[i]} ∩ ${names[j]}: ${fmt(v)}`,
             style: heat(v, Math.min(m[i][i], m[j][j]), i === j),
           }, fmt(v))))))));
-  }
-
-  /** The Set crowds' overlaps: SINTERCARD 2 a b per pair, SCARD (already asked) on the diagonal. */
-  async function setOverlaps(sets, sizes, fmt) {
-    const names = sets.map((k) => k.key);
-    const size = new Map(sizes.map((x) => [x.key, x]));
-    const m = names.map(() => names.map(() => 0));
-    const cmds = names.map(() => names.map(() => ''));
-    try {
-      for (let i = 0; i < names.length; i++) {
-        m[i][i] = size.get(names[i]).value;
-        cmds[i][i] = cliLine(size.get(names[i]).argv);
-        for (let j = i + 1; j < names.length; j++) {
-          const argv = ['SINTERCARD', 2, names[i], names[j]];
-          m[i][j] = m[j][i] = await run(argv);
-          cmds[i][j] = cmds[j][i] = cliLine(argv);
-        }
-      }
-    } catch (e) {
-      return [el('p', { class: 'error', 'data-testid': 'crowds-set-overlap-error' }, e.message || String(e))];
-    }
-    const pairs = cmds.flatMap((row, i) => row.slice(i + 1));
-    return [el('h3', { class: 'cr-h' }, t.crSetOverlap), matrixTable(names, m, 'crowds-set-overlap', fmt, cmds),
-      el('details', { class: 'cr-fold' }, el('summary', {}, t.usNumbers),
-        el('pre', { class: 'cmd', 'data-testid': 'crowds-set-overlap-cmd' }, pairs.join('\n')))];
   }
 
   /** A matrix cell's shade: the overlap's share of the smaller crowd (none on the diagonal). */

@@ -40,6 +40,9 @@
 //! - `BITLENS.TAGREACH active tag …` → per tag, users also set in `active`.
 //! - `BITLENS.TAGMEMBER uid tag …` → per tag, 1 when bit `uid` is set, else 0.
 //!
+//! A tag may be a bitmap or a Set of user ids (integers 0 … 2³² − 1; any other member is an
+//! error naming it); `active` is a bitmap.
+//!
 //! Idempotency bitmaps (bit = message offset processed):
 //! - `BITLENS.PROCESSED key [from to]` → set offsets in `from..=to` (default: all).
 //! - `BITLENS.FIRSTUNPROCESSED key [from]` → lowest clear offset ≥ `from` (default 0).
@@ -52,7 +55,7 @@ use super::args::{is, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::analytics::windows::DayBitmaps;
 use crate::analytics::{self, enums, offsets, signin, tags, AnalyticsError};
-use crate::keyspace::Keyspace;
+use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
 
 /// Largest bit offset Redis accepts (strings are at most 512 MiB).
@@ -182,6 +185,32 @@ fn wrong(e: AnalyticsError) -> Reply {
 
 fn load<'a>(ks: &'a Keyspace, key: &[u8]) -> R<Cow<'a, [u8]>> {
     analytics::bitmap(ks, key).map_err(wrong)
+}
+
+/// The crowds under `keys`: bitmaps as they are, Sets as their sorted user ids.
+fn load_crowds<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<Vec<tags::Crowd<'a>>> {
+    keys.iter()
+        .map(|k| match ks.get(k) {
+            Some(Value::Set(set)) => {
+                let mut ids = Vec::with_capacity(set.len());
+                for m in set.members() {
+                    match crate::num::parse_i64(&m) {
+                        Some(v) if (0..=MAX_BIT as i64).contains(&v) => ids.push(v as u64),
+                        _ => {
+                            return Err(Reply::err(format!(
+                                "ERR crowd set member {} is not a user id (an integer from 0 \
+                                 to {MAX_BIT})",
+                                crate::escape::quote(&m)
+                            )))
+                        }
+                    }
+                }
+                ids.sort_unstable();
+                Ok(tags::Crowd::Ids(ids))
+            }
+            _ => load(ks, k).map(tags::Crowd::Bitmap),
+        })
+        .collect()
 }
 
 fn load_all<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<Vec<Cow<'a, [u8]>>> {
@@ -362,13 +391,13 @@ fn enumdist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 fn tagsize(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
-    run(|| Ok(ints(tags::sizes(&load_all(ks, &argv[1..])?))))
+    run(|| Ok(ints(tags::crowd_sizes(&load_crowds(ks, &argv[1..])?))))
 }
 
 fn tagoverlap(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
     run(|| {
-        let m = tags::overlap(&load_all(ks, &argv[1..])?);
+        let m = tags::crowd_overlap(&load_crowds(ks, &argv[1..])?);
         Ok(Reply::Array(m.into_iter().map(ints).collect()))
     })
 }
@@ -377,7 +406,10 @@ fn tagreach(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
     run(|| {
         let active = load(ks, &argv[1])?;
-        Ok(ints(tags::reach(&active, &load_all(ks, &argv[2..])?)))
+        Ok(ints(tags::crowd_reach(
+            &active,
+            &load_crowds(ks, &argv[2..])?,
+        )))
     })
 }
 
@@ -385,8 +417,10 @@ fn tagmember(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
     run(|| {
         let uid = int_in(&argv[1], "uid", 0, MAX_BIT)?;
-        let t = load_all(ks, &argv[2..])?;
-        Ok(ints(tags::membership(uid, &t).into_iter().map(u64::from)))
+        let t = load_crowds(ks, &argv[2..])?;
+        Ok(ints(
+            tags::crowd_membership(uid, &t).into_iter().map(u64::from),
+        ))
     })
 }
 
