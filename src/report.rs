@@ -710,6 +710,89 @@ mod tests {
     }
 
     #[test]
+    fn ttl_histogram_buckets_from_the_clock() {
+        let c = 1_000_000_000_000;
+        let h = 3_600_000;
+        let rows = [
+            row(0, "never", 1, None),
+            row(0, "past", 2, Some(c - 1)),
+            row(0, "now", 4, Some(c)),
+            row(0, "1h", 8, Some(c + h)),
+            row(0, "1h+", 16, Some(c + h + 1)),
+            row(0, "7d", 32, Some(c + 7 * DAY_MS)),
+            row(0, "7d+", 64, Some(c + 7 * DAY_MS + 1)),
+        ];
+        let t: Vec<(String, u64, u64)> = ttl_histogram(&rows, c)
+            .into_iter()
+            .map(|t| (String::from_utf8(t.name).unwrap(), t.keys, t.memory))
+            .collect();
+        let want = [
+            ("no expiry", 1, 1),
+            ("already expired", 1, 2),
+            ("expires <= 1h", 2, 12),
+            ("expires <= 1d", 1, 16),
+            ("expires <= 7d", 1, 32),
+            ("expires later", 1, 64),
+        ];
+        let want: Vec<(String, u64, u64)> =
+            want.iter().map(|(n, k, m)| (n.to_string(), *k, *m)).collect();
+        assert_eq!(t, want);
+    }
+
+    #[test]
+    fn prefix_tree_is_depth_first_children_by_memory() {
+        let rows = [
+            row(0, "a:x:1", 10, None),
+            row(0, "a:x:2", 10, None),
+            row(0, "a:y", 50, None),
+            row(0, "b.c:1", 5, None),
+            row(0, "plain", 100, None),
+        ];
+        let p: Vec<(usize, String, u64, u64)> = prefix_tree(&rows, b":.", 2)
+            .into_iter()
+            .map(|p| (p.depth, String::from_utf8(p.prefix).unwrap(), p.keys, p.memory))
+            .collect();
+        assert_eq!(
+            p,
+            vec![
+                (1, "a:".into(), 3, 70),
+                (2, "a:x:".into(), 2, 20),
+                (1, "b.".into(), 1, 5),
+                (2, "b.c:".into(), 1, 5),
+            ]
+        );
+        assert_eq!(prefix_tree(&rows, b":", 1).len(), 2);
+    }
+
+    #[test]
+    fn bitfield_specs_and_the_ledger_they_choose() {
+        let mut lo = LedgerOptions::default();
+        lo.add_bitfield("level:*=u4").unwrap();
+        assert!(lo.add_bitfield("level:*").unwrap_err().contains("GLOB=TYPE"));
+        assert!(lo.add_bitfield("x=u64").unwrap_err().contains("not a BITFIELD type"));
+        assert!(lo.add_bitfield("x=q4").is_err());
+        let model = Model::new(Profile::from_name("redis-7.4").unwrap(), Allocator::Jemalloc);
+        // #0 = 3, #2 = 15 as u4: bytes 0x30 0x0f.
+        let v = Value::String(RedisString::from_bytes(vec![0x30, 0x0f]));
+        let bf = key_ledger(&model, &lo, b"level:1", &v).unwrap();
+        assert_eq!(bf.members, 2);
+        // A listpack of "0" "3" "2" "15": 6-byte header, four 1-byte integers with 1-byte
+        // back-lengths, the end byte: 15 bytes in the 16 class, plus the robj.
+        assert_eq!(bf.as_hash, Some(("listpack", 16 + 16)));
+        assert_eq!((bf.as_set, bf.as_roaring), (None, None));
+        // Another key: the bitmap ledger (bits 2, 3, 12..=15 set).
+        let bm = key_ledger(&model, &lo, b"other", &v).unwrap();
+        assert_eq!(bm.members, 6);
+        assert_eq!(bm.as_hash, None);
+        let mut sum = LedgerSum::default();
+        sum.add(&bf);
+        sum.add(&bm);
+        assert_eq!(sum.keys, 2);
+        assert_eq!(sum.as_hash, 32 + bm.current);
+        assert_eq!(sum.as_set, bf.current + bm.as_set.unwrap().1);
+    }
+
+    #[test]
     fn report_of_a_keyspace_uses_the_memory_model() {
         let p = Profile::default_profile();
         let model = Model::new(p, Allocator::Jemalloc);
