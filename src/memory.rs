@@ -497,9 +497,15 @@ impl Model {
                 if s.len() > 1 << 29 {
                     return None;
                 }
+                // Bits come in increasing order: appended in runs, not inserted one by one.
+                let mut run: Vec<u32> = Vec::with_capacity(4096);
                 s.for_each_set_bit(|b| {
-                    ids.insert(b as u32);
+                    run.push(b as u32);
+                    if run.len() == run.capacity() {
+                        let _ = ids.append(run.drain(..));
+                    }
                 });
+                let _ = ids.append(run);
                 true
             }
             Value::Set(set) => {
@@ -597,10 +603,19 @@ impl Model {
             };
             return ("intset", ROBJ + self.blob(8 + width * n));
         }
-        let sds: u64 = ids
-            .iter()
-            .map(|v| self.sds(v.checked_ilog10().map_or(1, |d| d as u64 + 1)))
-            .sum();
+        // Members of d decimal digits share one sds size: counted per digit count by rank.
+        let mut sds = 0;
+        let mut below = 0; // ids of fewer digits
+        for d in 1..=10u32 {
+            let top = 10u64.pow(d) - 1;
+            let upto = if top >= u64::from(u32::MAX) {
+                n
+            } else {
+                ids.rank(top as u32)
+            };
+            sds += (upto - below) * self.sds(u64::from(d));
+            below = upto;
+        }
         (
             "hashtable",
             ROBJ + self.layout.dict + 8 * presized_buckets(n as usize) + DICT_ENTRY * n + sds,

@@ -734,8 +734,10 @@ mod tests {
             ("expires <= 7d", 1, 32),
             ("expires later", 1, 64),
         ];
-        let want: Vec<(String, u64, u64)> =
-            want.iter().map(|(n, k, m)| (n.to_string(), *k, *m)).collect();
+        let want: Vec<(String, u64, u64)> = want
+            .iter()
+            .map(|(n, k, m)| (n.to_string(), *k, *m))
+            .collect();
         assert_eq!(t, want);
     }
 
@@ -750,7 +752,14 @@ mod tests {
         ];
         let p: Vec<(usize, String, u64, u64)> = prefix_tree(&rows, b":.", 2)
             .into_iter()
-            .map(|p| (p.depth, String::from_utf8(p.prefix).unwrap(), p.keys, p.memory))
+            .map(|p| {
+                (
+                    p.depth,
+                    String::from_utf8(p.prefix).unwrap(),
+                    p.keys,
+                    p.memory,
+                )
+            })
             .collect();
         assert_eq!(
             p,
@@ -768,10 +777,19 @@ mod tests {
     fn bitfield_specs_and_the_ledger_they_choose() {
         let mut lo = LedgerOptions::default();
         lo.add_bitfield("level:*=u4").unwrap();
-        assert!(lo.add_bitfield("level:*").unwrap_err().contains("GLOB=TYPE"));
-        assert!(lo.add_bitfield("x=u64").unwrap_err().contains("not a BITFIELD type"));
+        assert!(lo
+            .add_bitfield("level:*")
+            .unwrap_err()
+            .contains("GLOB=TYPE"));
+        assert!(lo
+            .add_bitfield("x=u64")
+            .unwrap_err()
+            .contains("not a BITFIELD type"));
         assert!(lo.add_bitfield("x=q4").is_err());
-        let model = Model::new(Profile::from_name("redis-7.4").unwrap(), Allocator::Jemalloc);
+        let model = Model::new(
+            Profile::from_name("redis-7.4").unwrap(),
+            Allocator::Jemalloc,
+        );
         // #0 = 3, #2 = 15 as u4: bytes 0x30 0x0f.
         let v = Value::String(RedisString::from_bytes(vec![0x30, 0x0f]));
         let bf = key_ledger(&model, &lo, b"level:1", &v).unwrap();

@@ -732,10 +732,7 @@ mod tests {
             "0,string,\"\"\"x\\n\\x1b[31m\"\"\",56,embstr,1,1,\n"
         );
         // `"q` quoted is `"\"q"`; each of its three `"` doubled inside the CSV field.
-        assert_eq!(
-            row(b"\"q"),
-            "0,string,\"\"\"\\\"\"q\"\"\",56,embstr,1,1,\n"
-        );
+        assert_eq!(row(b"\"q"), "0,string,\"\"\"\\\"\"q\"\"\",56,embstr,1,1,\n");
     }
 
     #[test]
