@@ -136,7 +136,7 @@ export function buildTreemap(t, fmt, bytes, share) {
         'data-zoom': n && n.children.length ? '1' : null,
         'aria-label': name, title: name,
         style: `position:absolute;left:${(100 * r.x) / W}%;top:${(100 * r.y) / H}%;width:${(100 * r.w) / W}%;height:${(100 * r.h) / H}%;`
-          + `box-sizing:border-box;border:1px solid var(--card,#fff);margin:0;padding:2px 4px;overflow:hidden;text-align:left;vertical-align:top;`
+          + `box-sizing:border-box;border:1px solid var(--card,#fff);margin:0;padding:2px 4px;overflow:hidden;text-align:left;display:flex;flex-direction:column;justify-content:flex-start;align-items:flex-start;`
           + `font:inherit;font-size:12px;line-height:1.25;color:#111;cursor:${n && n.children.length ? 'zoom-in' : 'default'};`
           + `background:${n ? `hsl(${hue} 55% ${72 - Math.min(n.depth, 4) * 4}%)` : 'hsl(0 0% 82%)'};`,
         onclick: () => { if (n && n.children.length) zoom(n); },
