@@ -225,10 +225,11 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
       ['asBitmap', l.asBitmap, null], ['asRoaring', l.asRoaring, null], ['asHash', l.asHash && l.asHash.memory, l.asHash && l.asHash.encoding]];
     return el('div', { class: 'kb-ledger' },
       el('h4', {}, `${t.memLedgerKey} · ${t.memLedgerCols.members}: ${fmt(l.members)}`),
-      el('table', { class: 'kb-table', 'data-testid': 'kb-ledger', 'data-members': l.members },
+      // In its own scroll box: a narrow detail never scrolls the page sideways.
+      el('div', { class: 'mem-scroll' }, el('table', { class: 'kb-table', 'data-testid': 'kb-ledger', 'data-members': l.members },
         el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t.memLedgerForm), el('th', { scope: 'col' }, t.kbEncoding), el('th', { scope: 'col', class: 'num' }, t.memMemory))),
         el('tbody', {}, forms.map(([f, m, enc]) => el('tr', { 'data-form': f, 'data-memory': m ?? '', 'data-encoding': enc ?? '' },
-          td(t.memLedgerCols[f]), td(enc ?? ''), td(m === null || m === undefined ? t.memLedgerNa : fmt(m), true))))));
+          td(t.memLedgerCols[f]), td(enc ?? ''), td(m === null || m === undefined ? t.memLedgerNa : fmt(m), true)))))));
   }
 
   return { section, setSource, keyLedger };

@@ -16,7 +16,8 @@
 //   are `inspect --json`'s prefix tree, a name with an ESC byte shown as the core escapes it;
 //   the TTL histogram is its `ttl`; the memory ledger's rows are `inspect --ledger --bitfield`'s
 //   per pattern, and the key browser's per-key ledger is that of `--match KEY`; the BITFIELD
-//   key's price as a Hash is within ±10% of MEMORY USAGE of the same fields HSET on the server.
+//   key's price as a Hash is within ±10% of MEMORY USAGE of the same fields HSET on the server;
+// - at 390 px nothing scrolls the page sideways (the key's ledger table scrolls in its box).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -382,6 +383,25 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     }
     await page.locator('[data-testid=memory-section]').screenshot({ path: artifact('memory-treemap.png') });
     assert.deepEqual(pageErrors, []);
+  });
+
+  test('at 390 px the view, its inputs and the treemap scroll nothing sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 900 });
+    try {
+      await page.waitForFunction(() => document.querySelector('[data-testid=mem-treemap]').getBoundingClientRect().width > 0);
+      const m = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth, width: window.innerWidth,
+        treemap: document.querySelector('[data-testid=mem-treemap]').getBoundingClientRect().right,
+        bitfield: document.querySelector('[data-testid=mem-bitfield]').getBoundingClientRect().right,
+      }));
+      const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !((x) => { for (let a = x.parentElement; a; a = a.parentElement) if (['auto', 'hidden', 'scroll'].includes(getComputedStyle(a).overflowX)) return true; return false; })(e))
+        .slice(0, 8).map((e) => `${e.tagName}.${e.className}[${e.dataset.testid || ''}] ${Math.round(e.getBoundingClientRect().right)}`));
+      assert.ok(m.scroll <= m.width, `${JSON.stringify(m)} ${wide.join('; ')}`);
+      assert.ok(m.treemap <= m.width && m.bitfield <= m.width, JSON.stringify(m));
+      await page.locator('[data-testid=mem-treemap]').screenshot({ path: artifact('memory-treemap-390.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 1000 });
+    }
   });
 
   test('a system-jemalloc build (Debian\'s 7.0.15): the allocator select gives its figures', async (t) => {
