@@ -450,6 +450,37 @@ pub struct Ledger {
     pub as_bitmap: Option<u64>,
     /// As a Roaring bitmap stored in a string (its portable serialization).
     pub as_roaring: Option<u64>,
+    /// For a BITFIELD state key ([`Model::bitfield_ledger`]): as a Hash of one field per user
+    /// with a non-zero value (field the user's `#index` in decimal, value the number in
+    /// decimal), with the encoding Redis would give it (`listpack`, `ziplist` on 6.x,
+    /// `hashtable`).
+    pub as_hash: Option<(&'static str, u64)>,
+}
+
+/// A BITFIELD integer type (`u4`, `i8`, ...: signed or not, 1 to 64 bits, `u64` excluded), as
+/// Redis' BITFIELD parses it. The fields of a state key are indexed as `#i`: field `i` is at
+/// bit `i · bits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BitfieldType {
+    /// `i` (two's complement) rather than `u`.
+    pub signed: bool,
+    /// Width in bits.
+    pub bits: u32,
+}
+
+impl BitfieldType {
+    /// Parses `uN` (1..=63) or `iN` (1..=64), BITFIELD's rule; `None` otherwise.
+    pub fn parse(s: &str) -> Option<BitfieldType> {
+        crate::command::bitmap::parse_type(s.as_bytes())
+            .ok()
+            .map(|(signed, bits)| BitfieldType { signed, bits })
+    }
+}
+
+impl std::fmt::Display for BitfieldType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", if self.signed { 'i' } else { 'u' }, self.bits)
+    }
 }
 
 impl Model {
@@ -466,9 +497,15 @@ impl Model {
                 if s.len() > 1 << 29 {
                     return None;
                 }
+                // Bits come in increasing order: appended in runs, not inserted one by one.
+                let mut run: Vec<u32> = Vec::with_capacity(4096);
                 s.for_each_set_bit(|b| {
-                    ids.insert(b as u32);
+                    run.push(b as u32);
+                    if run.len() == run.capacity() {
+                        let _ = ids.append(run.drain(..));
+                    }
                 });
+                let _ = ids.append(run);
                 true
             }
             Value::Set(set) => {
@@ -489,6 +526,68 @@ impl Model {
             as_set: (is_bitmap && n > 0).then(|| self.set_cost(&ids)),
             as_bitmap: (!is_bitmap).then(|| string(as_bitmap)),
             as_roaring: Some(string(ids.serialized_size() as u64)),
+            as_hash: None,
+        })
+    }
+
+    /// The ledger of a string used as BITFIELD state of type `ty` (`#i` is user `i`): its
+    /// users with a non-zero field are the members, priced as a Hash of per-user fields
+    /// (`HSET key i value`, both decimal) encoded as a loaded server would: the compact
+    /// encoding within `hash-max-listpack-entries`/`-value`, else a presized hash table.
+    /// `None` for a value that is not a string or a string over 512 MiB.
+    pub fn bitfield_ledger(&self, key: &[u8], value: &Value, ty: BitfieldType) -> Option<Ledger> {
+        let Value::String(s) = value else { return None };
+        if s.len() > 1 << 29 {
+            return None;
+        }
+        let encoding = object_encoding(self.profile, key, value)?;
+        let current = self.value_bytes(value, encoding, false)?;
+        let bytes = s.as_bytes();
+        let fields = bytes.len() as u64 * 8 / u64::from(ty.bits);
+        // (field, value) of every user whose field is not 0, in index order.
+        let mut items: Vec<Vec<u8>> = Vec::new();
+        for i in 0..fields {
+            let raw = crate::bitmap::read_field(&bytes, i * u64::from(ty.bits), ty.bits);
+            if raw == 0 {
+                continue;
+            }
+            let v = if ty.signed {
+                crate::bitmap::sign_extend(raw, ty.bits).to_string()
+            } else {
+                raw.to_string()
+            };
+            items.push(i.to_string().into_bytes());
+            items.push(v.into_bytes());
+        }
+        let n = items.len() / 2;
+        let compact =
+            n <= HASH_MAX_LISTPACK.0 && items.iter().all(|b| b.len() <= HASH_MAX_LISTPACK.1);
+        let as_hash = if compact {
+            let enc = self.profile.compact_encoding();
+            let it = items.iter().map(|v| v.as_slice());
+            let blob = if enc == "ziplist" {
+                ziplist_bytes(it)
+            } else {
+                listpack_bytes(it)
+            };
+            (enc, ROBJ + self.blob(blob as u64))
+        } else {
+            let entries: u64 = items
+                .chunks(2)
+                .map(|fv| DICT_ENTRY + self.sds(fv[0].len() as u64) + self.sds(fv[1].len() as u64))
+                .sum();
+            (
+                "hashtable",
+                ROBJ + self.layout.dict + 8 * presized_buckets(n) + entries,
+            )
+        };
+        Some(Ledger {
+            current,
+            members: n as u64,
+            as_set: None,
+            as_bitmap: None,
+            as_roaring: None,
+            as_hash: Some(as_hash),
         })
     }
 
@@ -504,10 +603,19 @@ impl Model {
             };
             return ("intset", ROBJ + self.blob(8 + width * n));
         }
-        let sds: u64 = ids
-            .iter()
-            .map(|v| self.sds(v.checked_ilog10().map_or(1, |d| d as u64 + 1)))
-            .sum();
+        // Members of d decimal digits share one sds size: counted per digit count by rank.
+        let mut sds = 0;
+        let mut below = 0; // ids of fewer digits
+        for d in 1..=10u32 {
+            let top = 10u64.pow(d) - 1;
+            let upto = if top >= u64::from(u32::MAX) {
+                n
+            } else {
+                ids.rank(top as u32)
+            };
+            sds += (upto - below) * self.sds(u64::from(d));
+            below = upto;
+        }
         (
             "hashtable",
             ROBJ + self.layout.dict + 8 * presized_buckets(n as usize) + DICT_ENTRY * n + sds,

@@ -13,12 +13,22 @@
 //!   `expire_at = clock`); a key with `expire_at < clock` is already expired (as the keyspace
 //!   judges it: alive while `clock ≤ expire_at`) and counted apart.
 //!
+//! - [`ttl_histogram`]: keys and memory with no expiry, already expired, and expiring within
+//!   1 h / 1 d / 7 d / later of the clock ([`TTL_BUCKETS`]).
+//! - [`prefix_tree`]: keys and memory per key prefix of up to `depth` segments (split at any
+//!   of the separators), depth-first, children by memory.
+//! - The memory ledger ([`LedgerOptions`], [`key_ledger`], [`LedgerSum`] per pattern): what
+//!   the members of a bitmap, an integer-id set or a BITFIELD state key would cost as the other
+//!   representations ([`crate::memory::Model::ledger`], [`crate::memory::Model::bitfield_ledger`]).
+//!
 //! [`MemoryReport`] bundles these for one call ([`memory_report`], from loaded keyspaces).
 //! Memory of values bitlens does not model (module types it does not interpret) is unknown
 //! (`None`) and counts as 0 in the sums; [`MemoryReport::unknown`] says how many keys that is.
 
+use std::collections::BTreeMap;
+
 use crate::keyspace::{Keyspace, Value};
-use crate::memory::Model;
+use crate::memory::{BitfieldType, Ledger, Model};
 
 /// Milliseconds in a day (the width of one [`expiring`] bucket).
 pub const DAY_MS: i64 = 86_400_000;
@@ -143,6 +153,8 @@ pub struct PatternTally {
     pub memory: u64,
     /// TYPE names with key counts, by name.
     pub types: Vec<(String, u64)>,
+    /// The memory ledger over the row's keys that have one (with [`ReportOptions::ledger`]).
+    pub ledger: Option<LedgerSum>,
 }
 
 /// One day of [`Expiring`].
@@ -227,18 +239,23 @@ pub fn per_db(rows: &[KeyRow]) -> std::collections::BTreeMap<u64, Vec<usize>> {
 }
 
 /// Keys and memory per exact group pattern ([`crate::patterns::group`]) of each database,
-/// memory descending, then database and pattern.
-pub fn by_pattern(rows: &[KeyRow]) -> Vec<PatternTally> {
+/// memory descending, then database and pattern; `ledgers` (one per row, when given) are
+/// summed per pattern.
+pub fn by_pattern(rows: &[KeyRow], ledgers: Option<&[Option<Ledger>]>) -> Vec<PatternTally> {
     let mut out = Vec::new();
     for (db, idx) in per_db(rows) {
         let keys: Vec<&[u8]> = idx.iter().map(|&i| rows[i].key.as_slice()).collect();
         for (pattern, members) in crate::patterns::group(&keys) {
             let mut types: std::collections::BTreeMap<&str, u64> = Default::default();
             let mut memory = 0;
+            let mut ledger: Option<LedgerSum> = None;
             for &m in &members {
                 let r = &rows[idx[m]];
                 memory += r.memory_or_zero();
                 *types.entry(r.type_name.as_str()).or_default() += 1;
+                if let Some(Some(l)) = ledgers.map(|l| &l[idx[m]]) {
+                    ledger.get_or_insert_with(LedgerSum::default).add(l);
+                }
             }
             out.push(PatternTally {
                 db,
@@ -246,6 +263,7 @@ pub fn by_pattern(rows: &[KeyRow]) -> Vec<PatternTally> {
                 keys: members.len() as u64,
                 memory,
                 types: types.into_iter().map(|(t, n)| (t.to_string(), n)).collect(),
+                ledger,
             });
         }
     }
@@ -295,6 +313,231 @@ pub fn expiring(rows: &[KeyRow], clock_ms: i64, days: u32) -> Expiring {
     }
 }
 
+/// The TTL buckets after `no expiry` and `already expired`: upper bound in ms from the clock
+/// (a key expiring `left` ms after the clock falls in the first bucket with `left ≤ bound`),
+/// label.
+pub const TTL_BUCKETS: [(i64, &str); 4] = [
+    (3_600_000, "expires <= 1h"),
+    (86_400_000, "expires <= 1d"),
+    (7 * 86_400_000, "expires <= 7d"),
+    (i64::MAX, "expires later"),
+];
+
+/// Keys and memory per TTL class at `clock_ms`: `no expiry`, `already expired`
+/// (`expire_at < clock`), then [`TTL_BUCKETS`] (6 tallies, in that order).
+pub fn ttl_histogram(rows: &[KeyRow], clock_ms: i64) -> Vec<Tally> {
+    let mut ttl: Vec<Tally> = ["no expiry", "already expired"]
+        .iter()
+        .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
+        .map(|l| Tally {
+            name: l.as_bytes().to_vec(),
+            keys: 0,
+            memory: 0,
+        })
+        .collect();
+    for r in rows {
+        let slot = match r.expire_at_ms {
+            None => 0,
+            Some(e) if clock_ms > e => 1,
+            Some(e) => {
+                2 + TTL_BUCKETS
+                    .iter()
+                    .position(|(b, _)| e - clock_ms <= *b)
+                    .unwrap_or(3)
+            }
+        };
+        ttl[slot].keys += 1;
+        ttl[slot].memory += r.memory_or_zero();
+    }
+    ttl
+}
+
+/// A prefix of the [`prefix_tree`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prefix {
+    /// Depth (1 = first segment).
+    pub depth: usize,
+    /// The prefix bytes, ending with the separator that follows it in its keys.
+    pub prefix: Vec<u8>,
+    /// Keys under it.
+    pub keys: u64,
+    /// Their estimated memory, bytes.
+    pub memory: u64,
+}
+
+/// Most children listed under one prefix (the rest are summed in the parent only).
+pub const PREFIX_CHILDREN: usize = 12;
+
+/// The prefix tree of the rows' keys: every prefix of up to `depth` segments ending with one
+/// of `seps` (a key `a:b:c` with `:` gives `a:` and `a:b:`), listed depth-first, the children
+/// of a prefix by memory descending then bytes, at most [`PREFIX_CHILDREN`] per parent. A
+/// parent's keys and memory include those of its unlisted children and of keys with no
+/// further separator.
+pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
+    let mut tally: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
+    for r in rows {
+        let mut d = 0;
+        for (i, b) in r.key.iter().enumerate() {
+            if d == depth {
+                break;
+            }
+            if seps.contains(b) {
+                let e = tally.entry(r.key[..=i].to_vec()).or_default();
+                e.0 += 1;
+                e.1 += r.memory_or_zero();
+                d += 1;
+            }
+        }
+    }
+    let parent_of = |p: &[u8]| -> Vec<u8> {
+        let body = &p[..p.len() - 1];
+        match body.iter().rposition(|b| seps.contains(b)) {
+            Some(i) => p[..=i].to_vec(),
+            None => Vec::new(),
+        }
+    };
+    type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
+    let mut children: Children = BTreeMap::new();
+    for (p, (k, m)) in &tally {
+        children
+            .entry(parent_of(p))
+            .or_default()
+            .push((p.clone(), *k, *m));
+    }
+    fn walk(at: &[u8], d: usize, children: &Children, out: &mut Vec<Prefix>) {
+        let Some(kids) = children.get(at) else { return };
+        let mut kids = kids.clone();
+        kids.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        for (p, keys, memory) in kids.into_iter().take(PREFIX_CHILDREN) {
+            out.push(Prefix {
+                depth: d,
+                prefix: p.clone(),
+                keys,
+                memory,
+            });
+            walk(&p, d + 1, children, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&[], 1, &children, &mut out);
+    out
+}
+
+/// Which keys the memory ledger prices as BITFIELD state (`inspect --bitfield GLOB=TYPE`):
+/// a key matching one of the globs (Redis `KEYS` rules, the first that matches) is read as
+/// fields of that type; other bitmaps and integer-id sets get [`Model::ledger`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LedgerOptions {
+    /// (glob, field type).
+    pub bitfields: Vec<(Vec<u8>, BitfieldType)>,
+}
+
+impl LedgerOptions {
+    /// Parses one `GLOB=TYPE` (split at the last `=`; TYPE as BITFIELD's `u4`, `i8`, ...) and
+    /// adds it. Errors name the argument.
+    pub fn add_bitfield(&mut self, spec: &str) -> Result<(), String> {
+        let (glob, ty) = spec
+            .rsplit_once('=')
+            .ok_or_else(|| format!("bitfield {spec:?}: GLOB=TYPE, e.g. 'level:*=u4'"))?;
+        let ty = BitfieldType::parse(ty).ok_or_else(|| {
+            format!("bitfield {spec:?}: TYPE {ty:?} is not a BITFIELD type (u1..u63, i1..i64)")
+        })?;
+        self.bitfields.push((glob.as_bytes().to_vec(), ty));
+        Ok(())
+    }
+}
+
+/// The memory ledger of one key (see [`LedgerOptions`]), `None` when no representation
+/// applies (not a bitmap, an integer-id set in `0..2^32` or a BITFIELD state key).
+pub fn key_ledger(
+    model: &Model,
+    opts: &LedgerOptions,
+    key: &[u8],
+    value: &Value,
+) -> Option<Ledger> {
+    match opts
+        .bitfields
+        .iter()
+        .find(|(g, _)| crate::glob::matches(g, key))
+    {
+        Some((_, ty)) => model.bitfield_ledger(key, value, *ty),
+        None => model.ledger(key, value),
+    }
+}
+
+/// [`Ledger`]s summed over keys: value bytes now and as each other form. A form that does not
+/// apply to a key (a bitmap as a bitmap, an id set as a Set, a non-BITFIELD key as a Hash)
+/// counts that key as it is, so that every column prices all the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LedgerSum {
+    /// Keys priced.
+    pub keys: u64,
+    /// Members over them (set bits, ids, users with a non-zero field).
+    pub members: u64,
+    /// Value bytes as they are.
+    pub current: u64,
+    /// As Sets (intset / listpack / hashtable).
+    pub as_set: u64,
+    /// As bitmap strings.
+    pub as_bitmap: u64,
+    /// As Roaring bitmaps in strings.
+    pub as_roaring: u64,
+    /// As Hashes of per-user fields.
+    pub as_hash: u64,
+}
+
+impl LedgerSum {
+    /// Adds one key's ledger.
+    pub fn add(&mut self, l: &Ledger) {
+        self.keys += 1;
+        self.members += l.members;
+        self.current += l.current;
+        self.as_set += l.as_set.map_or(l.current, |s| s.1);
+        self.as_bitmap += l.as_bitmap.unwrap_or(l.current);
+        self.as_roaring += l.as_roaring.unwrap_or(l.current);
+        self.as_hash += l.as_hash.map_or(l.current, |h| h.1);
+    }
+
+    /// Adds another sum.
+    pub fn merge(&mut self, o: &LedgerSum) {
+        self.keys += o.keys;
+        self.members += o.members;
+        self.current += o.current;
+        self.as_set += o.as_set;
+        self.as_bitmap += o.as_bitmap;
+        self.as_roaring += o.as_roaring;
+        self.as_hash += o.as_hash;
+    }
+}
+
+/// How [`memory_report`] builds a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Biggest keys listed.
+    pub top_n: usize,
+    /// The expiry window in days ([`expiring`]).
+    pub days: u32,
+    /// Prefix separators ([`prefix_tree`]).
+    pub separators: Vec<u8>,
+    /// Prefix tree depth, segments.
+    pub depth: usize,
+    /// The memory ledger per pattern, when asked.
+    pub ledger: Option<LedgerOptions>,
+}
+
+impl Default for ReportOptions {
+    /// `inspect`'s defaults: top 20, 7 days, separator `:`, depth 2, no ledger.
+    fn default() -> Self {
+        ReportOptions {
+            top_n: 20,
+            days: 7,
+            separators: vec![b':'],
+            depth: 2,
+            ledger: None,
+        }
+    }
+}
+
 /// Everything the memory view shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryReport {
@@ -314,21 +557,32 @@ pub struct MemoryReport {
     pub by_pattern: Vec<PatternTally>,
     /// What expires within the days asked ([`expiring`]).
     pub expiring: Expiring,
+    /// Per TTL class ([`ttl_histogram`]).
+    pub ttl: Vec<Tally>,
+    /// The prefix tree ([`prefix_tree`]).
+    pub prefixes: Vec<Prefix>,
 }
 
 impl MemoryReport {
-    /// The report of `rows`: the `top_n` biggest keys, expiry within `days` days of
-    /// `clock_ms`.
-    pub fn from_rows(rows: &[KeyRow], clock_ms: i64, top_n: usize, days: u32) -> MemoryReport {
+    /// The report of `rows` at `clock_ms` (see [`ReportOptions`]); `ledgers`, one per row,
+    /// are summed per pattern.
+    pub fn from_rows(
+        rows: &[KeyRow],
+        ledgers: Option<&[Option<Ledger>]>,
+        clock_ms: i64,
+        opts: &ReportOptions,
+    ) -> MemoryReport {
         MemoryReport {
             keys: rows.len() as u64,
             memory: rows.iter().map(KeyRow::memory_or_zero).sum(),
             unknown: rows.iter().filter(|r| r.memory.is_none()).count() as u64,
             no_expiry: rows.iter().filter(|r| r.expire_at_ms.is_none()).count() as u64,
-            top: top(rows, top_n),
+            top: top(rows, opts.top_n),
             by_type: by_type(rows),
-            by_pattern: by_pattern(rows),
-            expiring: expiring(rows, clock_ms, days),
+            by_pattern: by_pattern(rows, ledgers),
+            expiring: expiring(rows, clock_ms, opts.days),
+            ttl: ttl_histogram(rows, clock_ms),
+            prefixes: prefix_tree(rows, &opts.separators, opts.depth),
         }
     }
 }
@@ -341,12 +595,15 @@ pub fn memory_report<'a>(
     model: &Model,
     encoding_of: impl Fn(u64, &[u8]) -> Option<&'static str>,
     clock_ms: i64,
-    top_n: usize,
-    days: u32,
+    opts: &ReportOptions,
 ) -> MemoryReport {
     let mut rows = Vec::new();
+    let mut ledgers = Vec::new();
     for (db, ks) in dbs {
         for (key, entry) in ks.iter_all() {
+            if let Some(lo) = &opts.ledger {
+                ledgers.push(key_ledger(model, lo, key, &entry.value));
+            }
             let mut row = KeyRow::new(db, key, &entry.value, entry.expire_at_ms, model);
             if row.memory.is_none() {
                 if let Some(e) = encoding_of(db, key) {
@@ -356,7 +613,8 @@ pub fn memory_report<'a>(
             rows.push(row);
         }
     }
-    MemoryReport::from_rows(&rows, clock_ms, top_n, days)
+    let ledgers = opts.ledger.is_some().then_some(ledgers.as_slice());
+    MemoryReport::from_rows(&rows, ledgers, clock_ms, opts)
 }
 
 #[cfg(test)]
@@ -429,7 +687,7 @@ mod tests {
             row(0, "cfg", 100, None),
             row(1, "user:1", 5, None),
         ];
-        let p = by_pattern(&rows);
+        let p = by_pattern(&rows, None);
         let got: Vec<(u64, String, u64, u64)> = p
             .iter()
             .map(|t| {
@@ -452,6 +710,107 @@ mod tests {
     }
 
     #[test]
+    fn ttl_histogram_buckets_from_the_clock() {
+        let c = 1_000_000_000_000;
+        let h = 3_600_000;
+        let rows = [
+            row(0, "never", 1, None),
+            row(0, "past", 2, Some(c - 1)),
+            row(0, "now", 4, Some(c)),
+            row(0, "1h", 8, Some(c + h)),
+            row(0, "1h+", 16, Some(c + h + 1)),
+            row(0, "7d", 32, Some(c + 7 * DAY_MS)),
+            row(0, "7d+", 64, Some(c + 7 * DAY_MS + 1)),
+        ];
+        let t: Vec<(String, u64, u64)> = ttl_histogram(&rows, c)
+            .into_iter()
+            .map(|t| (String::from_utf8(t.name).unwrap(), t.keys, t.memory))
+            .collect();
+        let want = [
+            ("no expiry", 1, 1),
+            ("already expired", 1, 2),
+            ("expires <= 1h", 2, 12),
+            ("expires <= 1d", 1, 16),
+            ("expires <= 7d", 1, 32),
+            ("expires later", 1, 64),
+        ];
+        let want: Vec<(String, u64, u64)> = want
+            .iter()
+            .map(|(n, k, m)| (n.to_string(), *k, *m))
+            .collect();
+        assert_eq!(t, want);
+    }
+
+    #[test]
+    fn prefix_tree_is_depth_first_children_by_memory() {
+        let rows = [
+            row(0, "a:x:1", 10, None),
+            row(0, "a:x:2", 10, None),
+            row(0, "a:y", 50, None),
+            row(0, "b.c:1", 5, None),
+            row(0, "plain", 100, None),
+        ];
+        let p: Vec<(usize, String, u64, u64)> = prefix_tree(&rows, b":.", 2)
+            .into_iter()
+            .map(|p| {
+                (
+                    p.depth,
+                    String::from_utf8(p.prefix).unwrap(),
+                    p.keys,
+                    p.memory,
+                )
+            })
+            .collect();
+        assert_eq!(
+            p,
+            vec![
+                (1, "a:".into(), 3, 70),
+                (2, "a:x:".into(), 2, 20),
+                (1, "b.".into(), 1, 5),
+                (2, "b.c:".into(), 1, 5),
+            ]
+        );
+        assert_eq!(prefix_tree(&rows, b":", 1).len(), 2);
+    }
+
+    #[test]
+    fn bitfield_specs_and_the_ledger_they_choose() {
+        let mut lo = LedgerOptions::default();
+        lo.add_bitfield("level:*=u4").unwrap();
+        assert!(lo
+            .add_bitfield("level:*")
+            .unwrap_err()
+            .contains("GLOB=TYPE"));
+        assert!(lo
+            .add_bitfield("x=u64")
+            .unwrap_err()
+            .contains("not a BITFIELD type"));
+        assert!(lo.add_bitfield("x=q4").is_err());
+        let model = Model::new(
+            Profile::from_name("redis-7.4").unwrap(),
+            Allocator::Jemalloc,
+        );
+        // #0 = 3, #2 = 15 as u4: bytes 0x30 0x0f.
+        let v = Value::String(RedisString::from_bytes(vec![0x30, 0x0f]));
+        let bf = key_ledger(&model, &lo, b"level:1", &v).unwrap();
+        assert_eq!(bf.members, 2);
+        // A listpack of "0" "3" "2" "15": 6-byte header, four 1-byte integers with 1-byte
+        // back-lengths, the end byte: 15 bytes in the 16 class, plus the robj.
+        assert_eq!(bf.as_hash, Some(("listpack", 16 + 16)));
+        assert_eq!((bf.as_set, bf.as_roaring), (None, None));
+        // Another key: the bitmap ledger (bits 2, 3, 12..=15 set).
+        let bm = key_ledger(&model, &lo, b"other", &v).unwrap();
+        assert_eq!(bm.members, 6);
+        assert_eq!(bm.as_hash, None);
+        let mut sum = LedgerSum::default();
+        sum.add(&bf);
+        sum.add(&bm);
+        assert_eq!(sum.keys, 2);
+        assert_eq!(sum.as_hash, 32 + bm.current);
+        assert_eq!(sum.as_set, bf.current + bm.as_set.unwrap().1);
+    }
+
+    #[test]
     fn report_of_a_keyspace_uses_the_memory_model() {
         let p = Profile::default_profile();
         let model = Model::new(p, Allocator::Jemalloc);
@@ -461,7 +820,13 @@ mod tests {
         let want_big = model.estimate(b"big", &big).unwrap().bytes;
         ks.insert(b"big".to_vec(), big, Some(10 + DAY_MS / 2));
         ks.insert(b"small".to_vec(), small, None);
-        let r = memory_report([(0, &ks)], &model, |_, _| None, 10, 20, 7);
+        let r = memory_report(
+            [(0, &ks)],
+            &model,
+            |_, _| None,
+            10,
+            &ReportOptions::default(),
+        );
         assert_eq!(r.keys, 2);
         assert_eq!(r.top[0].key, b"big");
         assert_eq!(r.top[0].memory, Some(want_big));

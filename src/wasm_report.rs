@@ -5,11 +5,13 @@
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::{opt_count, opt_field, set, Engine};
+use super::{arg_bytes, opt_count, opt_field, set, Engine};
 use crate::escape;
 use crate::keyspace::Keyspace;
-use crate::memory::{Allocator, Model};
-use crate::report::{memory_report, KeyRow, MAX_DAYS};
+use crate::memory::{Allocator, Ledger, Model};
+use crate::report::{
+    key_ledger, memory_report, KeyRow, LedgerOptions, LedgerSum, ReportOptions, MAX_DAYS,
+};
 
 fn num(n: u64) -> JsValue {
     JsValue::from_f64(n as f64)
@@ -24,6 +26,75 @@ fn name_js(obj: &Object, field: &str, bytes: &[u8]) -> Result<(), JsError> {
         &format!("{field}Display"),
         &escape::display(bytes).into(),
     )
+}
+
+/// The allocator option (`'jemalloc'` default, `'jemalloc16'`, `'libc'`).
+fn allocator_opt(options: &JsValue) -> Result<Allocator, JsError> {
+    match opt_field(options, "allocator")?.as_string() {
+        None => Ok(Allocator::Jemalloc),
+        Some(a) => Allocator::parse(&a).ok_or_else(|| {
+            JsError::new(&format!(
+                "options.allocator {a:?}: one of jemalloc, jemalloc16, libc"
+            ))
+        }),
+    }
+}
+
+/// The `bitfield` option: an array of `'GLOB=TYPE'` strings ([`LedgerOptions::add_bitfield`]).
+fn ledger_opt(options: &JsValue) -> Result<LedgerOptions, JsError> {
+    let mut lo = LedgerOptions::default();
+    let v = opt_field(options, "bitfield")?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(lo);
+    }
+    if !Array::is_array(&v) {
+        return Err(JsError::new(
+            "options.bitfield must be an array of 'GLOB=TYPE' strings",
+        ));
+    }
+    for item in Array::from(&v).iter() {
+        let spec = item.as_string().ok_or_else(|| {
+            JsError::new("options.bitfield must be an array of 'GLOB=TYPE' strings")
+        })?;
+        lo.add_bitfield(&spec)
+            .map_err(|e| JsError::new(&format!("options.{e}")))?;
+    }
+    Ok(lo)
+}
+
+/// `{ keys, members, current, asSet, asBitmap, asRoaring, asHash }` of a [`LedgerSum`].
+fn ledger_sum_js(l: &LedgerSum) -> Result<Object, JsError> {
+    let o = Object::new();
+    set(&o, "keys", &num(l.keys))?;
+    set(&o, "members", &num(l.members))?;
+    set(&o, "current", &num(l.current))?;
+    set(&o, "asSet", &num(l.as_set))?;
+    set(&o, "asBitmap", &num(l.as_bitmap))?;
+    set(&o, "asRoaring", &num(l.as_roaring))?;
+    set(&o, "asHash", &num(l.as_hash))?;
+    Ok(o)
+}
+
+/// `{ members, current, asSet: {encoding, memory} | null, asBitmap, asRoaring,
+/// asHash: {encoding, memory} | null }` of one key's [`Ledger`] (`null`: the form does not apply).
+fn ledger_js(l: &Ledger) -> Result<Object, JsError> {
+    let o = Object::new();
+    let enc = |x: Option<(&str, u64)>| -> Result<JsValue, JsError> {
+        let Some((e, m)) = x else {
+            return Ok(JsValue::NULL);
+        };
+        let v = Object::new();
+        set(&v, "encoding", &e.into())?;
+        set(&v, "memory", &num(m))?;
+        Ok(v.into())
+    };
+    set(&o, "members", &num(l.members))?;
+    set(&o, "current", &num(l.current))?;
+    set(&o, "asSet", &enc(l.as_set)?)?;
+    set(&o, "asBitmap", &l.as_bitmap.map_or(JsValue::NULL, num))?;
+    set(&o, "asRoaring", &l.as_roaring.map_or(JsValue::NULL, num))?;
+    set(&o, "asHash", &enc(l.as_hash)?)?;
+    Ok(o)
 }
 
 fn row_js(r: &KeyRow, clock_ms: i64) -> Result<Object, JsError> {
@@ -50,15 +121,27 @@ impl Engine {
     ///    byType: [{ type, encoding, keys, memory }],
     ///    byPattern: [{ db, pattern, patternDisplay, keys, memory, types: { type: keys } }],
     ///    expiring: { days, keys, memory, expiredKeys, expiredMemory,
-    ///                perDay: [{ untilMs, keys, memory }] } }`.
+    ///                perDay: [{ untilMs, keys, memory }] },
+    ///    ttl: [{ name, keys, memory }],
+    ///    prefixes: [{ depth, prefix, prefixDisplay, keys, memory }],
+    ///    ledger: [{ db, pattern, patternDisplay, keys, members, current, asSet, asBitmap,
+    ///               asRoaring, asHash }] | null }`.
+    /// `ttl` is `inspect`'s expiry histogram ([`crate::report::ttl_histogram`]: no expiry,
+    /// already expired, within 1 h / 1 d / 7 d, later); `prefixes` its prefix tree
+    /// ([`crate::report::prefix_tree`], depth-first); `ledger` the memory ledger of every
+    /// pattern with a bitmap, integer-id set or BITFIELD state key, memory descending
+    /// (`inspect --ledger`), `null` unless asked.
     /// `memory` is the estimate of `MEMORY USAGE key SAMPLES 0` on the snapshot's writer
     /// (bytes; `null` for values not modelled, counted as 0 and in `unknown`); `ttlMs` is
     /// from the clock (`clockMs`: the snapshot's time unless the load's `clock` said
     /// otherwise; now on an engine without a snapshot); `keyDisplay`/`patternDisplay` are the
     /// names escaped as redis-cli prints them. `options` (optional): `top` (keys listed,
     /// default 20), `patterns` (pattern rows listed, default 50), `days` (the expiry window,
-    /// default 7, 1..=366), `allocator` (`'jemalloc'` default, `'jemalloc16'`, `'libc'`).
-    /// Throws for a bad option.
+    /// default 7, 1..=366), `allocator` (`'jemalloc'` default, `'jemalloc16'`, `'libc'`),
+    /// `separators` (a string of ASCII separator characters, default `':'`), `depth` (prefix
+    /// tree depth, default 2), `ledger` (bool, default false), `bitfield` (an array of
+    /// `'GLOB=TYPE'`: keys priced as BITFIELD state, `inspect --bitfield`). Throws for a bad
+    /// option.
     #[wasm_bindgen(js_name = memoryReport)]
     pub fn memory_report(&self, options: JsValue) -> Result<Object, JsError> {
         let top_n = opt_count(&options, "top")?.unwrap_or(20);
@@ -69,13 +152,27 @@ impl Engine {
                 "options.days must be 1 to {MAX_DAYS}, got {days}"
             )));
         }
-        let allocator = match opt_field(&options, "allocator")?.as_string() {
-            None => Allocator::Jemalloc,
-            Some(a) => Allocator::parse(&a).ok_or_else(|| {
-                JsError::new(&format!(
-                    "options.allocator {a:?}: one of jemalloc, jemalloc16, libc"
-                ))
-            })?,
+        let allocator = allocator_opt(&options)?;
+        let separators = match opt_field(&options, "separators")?.as_string() {
+            None => vec![b':'],
+            Some(s) if !s.is_empty() && s.is_ascii() => s.into_bytes(),
+            Some(s) => {
+                return Err(JsError::new(&format!(
+                    "options.separators {s:?}: one or more ASCII characters"
+                )))
+            }
+        };
+        let depth = opt_count(&options, "depth")?.unwrap_or(2);
+        let ledger = match super::opt_bool(&options, "ledger")? {
+            Some(true) => Some(ledger_opt(&options)?),
+            _ => None,
+        };
+        let ropts = ReportOptions {
+            top_n,
+            days: days as u32,
+            separators,
+            depth,
+            ledger,
         };
         let clock_ms = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
         let model = Model::new(self.writer, allocator);
@@ -90,7 +187,7 @@ impl Engine {
             };
             meta.get(key).map(|m| m.0)
         };
-        let r = memory_report(dbs, &model, encoding_of, clock_ms, top_n, days as u32);
+        let r = memory_report(dbs, &model, encoding_of, clock_ms, &ropts);
 
         let obj = Object::new();
         set(&obj, "clockMs", &JsValue::from_f64(clock_ms as f64))?;
@@ -151,6 +248,64 @@ impl Engine {
         }
         set(&exp, "perDay", &per_day)?;
         set(&obj, "expiring", &exp)?;
+        let ttl = Array::new();
+        for t in &r.ttl {
+            let o = Object::new();
+            set(
+                &o,
+                "name",
+                &String::from_utf8_lossy(&t.name).as_ref().into(),
+            )?;
+            set(&o, "keys", &num(t.keys))?;
+            set(&o, "memory", &num(t.memory))?;
+            ttl.push(&o);
+        }
+        set(&obj, "ttl", &ttl)?;
+        let prefixes = Array::new();
+        for p in &r.prefixes {
+            let o = Object::new();
+            set(&o, "depth", &num(p.depth as u64))?;
+            name_js(&o, "prefix", &p.prefix)?;
+            set(&o, "keys", &num(p.keys))?;
+            set(&o, "memory", &num(p.memory))?;
+            prefixes.push(&o);
+        }
+        set(&obj, "prefixes", &prefixes)?;
+        if ropts.ledger.is_some() {
+            let ledger = Array::new();
+            for p in &r.by_pattern {
+                let Some(l) = &p.ledger else { continue };
+                let o = ledger_sum_js(l)?;
+                set(&o, "db", &num(p.db))?;
+                name_js(&o, "pattern", &p.pattern)?;
+                ledger.push(&o);
+            }
+            set(&obj, "ledger", &ledger)?;
+        } else {
+            set(&obj, "ledger", &JsValue::NULL)?;
+        }
         Ok(obj)
+    }
+
+    /// The memory ledger of `key` in the selected database (`inspect --ledger` of that key):
+    /// `{ members, current, asSet: {encoding, memory} | null, asBitmap, asRoaring,
+    /// asHash: {encoding, memory} | null }`, value bytes of the same members as they are and
+    /// as each other representation (`null`: the form does not apply), estimated for the
+    /// snapshot's writer ([`crate::memory::Model::ledger`],
+    /// [`crate::memory::Model::bitfield_ledger`]); `null` when the key is missing or no form
+    /// applies. `options`: `allocator`, `bitfield` as [`Engine::memory_report`]. Throws for a
+    /// bad option.
+    #[wasm_bindgen(js_name = keyLedger)]
+    pub fn key_ledger(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
+        let key = arg_bytes(&key, 0)?;
+        let model = Model::new(self.writer, allocator_opt(&options)?);
+        let lo = ledger_opt(&options)?;
+        let Some(entry) = self.ks.entry(&key) else {
+            return Ok(JsValue::NULL);
+        };
+        match key_ledger(&model, &lo, &key, &entry.value) {
+            Some(l) => Ok(ledger_js(&l)?.into()),
+            None => Ok(JsValue::NULL),
+        }
     }
 }

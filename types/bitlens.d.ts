@@ -350,6 +350,44 @@ export interface MemoryReportOptions {
   days?: number;
   /** The writer build's allocator (default `'jemalloc'`). */
   allocator?: 'jemalloc' | 'jemalloc16' | 'libc';
+  /** Prefix separators, ASCII characters (default `':'`), as `inspect --separator`. */
+  separators?: string;
+  /** Prefix tree depth (default 2), as `inspect --depth`. */
+  depth?: number;
+  /** Compute the memory ledger per pattern (default false), as `inspect --ledger`. */
+  ledger?: boolean;
+  /** `'GLOB=TYPE'` specs: keys priced as BITFIELD state (as `inspect --bitfield`). */
+  bitfield?: string[];
+}
+
+/** Options of {@link Engine.keyLedger}. */
+export interface KeyLedgerOptions {
+  allocator?: 'jemalloc' | 'jemalloc16' | 'libc';
+  bitfield?: string[];
+}
+
+/** One key's memory ledger: value bytes of the same members as each representation (`null`: not applicable). */
+export interface KeyLedger {
+  members: number;
+  current: number;
+  asSet: { encoding: string; memory: number } | null;
+  asBitmap: number | null;
+  asRoaring: number | null;
+  asHash: { encoding: string; memory: number } | null;
+}
+
+/** A pattern's memory ledger, summed over its keys (a form that does not apply counts a key as it is). */
+export interface PatternLedger {
+  db: number;
+  pattern: string;
+  patternDisplay: string;
+  keys: number;
+  members: number;
+  current: number;
+  asSet: number;
+  asBitmap: number;
+  asRoaring: number;
+  asHash: number;
 }
 
 /** One key of {@link MemoryReport.top}. */
@@ -396,6 +434,12 @@ export interface MemoryReport {
     expiredMemory: number;
     perDay: { untilMs: number; keys: number; memory: number }[];
   };
+  /** `inspect`'s expiry histogram: no expiry, already expired, within 1h / 1d / 7d, later. */
+  ttl: { name: string; keys: number; memory: number }[];
+  /** `inspect`'s prefix tree, depth-first (children by memory, at most 12 per parent). */
+  prefixes: { depth: number; prefix: string; prefixDisplay: string; keys: number; memory: number }[];
+  /** Patterns with a ledger (with `options.ledger`), else `null`. */
+  ledger: PatternLedger[] | null;
 }
 
 /** One result of {@link Engine.geosearch}. */
@@ -514,6 +558,8 @@ export declare class Engine {
   keyDetail(key: KeyName, options?: KeyDetailOptions | null): KeyDetail | null;
   /** The memory view of every loaded database: top keys, per type/pattern, expiring per day. */
   memoryReport(options?: MemoryReportOptions | null): MemoryReport;
+  /** One key's memory ledger in the selected database, or `null` (missing, or no form applies). */
+  keyLedger(key: string | Uint8Array, options?: KeyLedgerOptions | null): KeyLedger | null;
 
   // Analytics
 

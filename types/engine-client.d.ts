@@ -1,7 +1,7 @@
 // Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
 // in a Web Worker by default.
 
-import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, MemoryReport, MemoryReportOptions, Reply } from './bitlens.js';
+import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from './bitlens.js';
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
@@ -94,6 +94,8 @@ export interface EngineClient {
   keyDetail(key: KeyName, options?: KeyDetailOptions): Promise<KeyDetail | null>;
   /** `call('memoryReport', options)`: top keys, memory per type/pattern, expiring per day. */
   memoryReport(options?: MemoryReportOptions): Promise<MemoryReport>;
+  /** `call('keyLedger', key, options)`: one key's memory ledger, or null. */
+  keyLedger(key: string | Uint8Array, options?: KeyLedgerOptions): Promise<KeyLedger | null>;
   /** Stops the worker (or frees the in-page engine); later calls reject. */
   terminate(): void;
 }

@@ -7,6 +7,7 @@
 //   await eng.command(['PFCOUNT', 'uv:page:index:20240520']); // 1234
 //   await eng.call('keyList', 'uv:*', 100);                   // any Engine method
 //   await eng.memoryReport({ top: 20, days: 7 });             // biggest keys, per type/pattern, expiring per day
+//   await eng.keyLedger('bm:1', { bitfield: ['level:*=u4'] }); // one key's memory ledger
 //   await eng.call('profiles');                               // or the module's profiles / snapshotInfo
 //   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase) {} });
 //   eng.terminate();
@@ -296,6 +297,11 @@ class WorkerEngine {
     return this._send('memoryReport', options === undefined ? [] : [options]);
   }
 
+  /** One key's memory ledger in the selected database (Engine.keyLedger), or null. */
+  async keyLedger(key, options) {
+    return this._send('keyLedger', options === undefined ? [key] : [key, options]);
+  }
+
   terminate() {
     if (this._closed) return;
     this._closed = true;
@@ -420,6 +426,10 @@ class LocalEngine {
 
   async memoryReport(options) {
     return options === undefined ? this.call('memoryReport') : this.call('memoryReport', options);
+  }
+
+  async keyLedger(key, options) {
+    return options === undefined ? this.call('keyLedger', key) : this.call('keyLedger', key, options);
   }
 
   terminate() {

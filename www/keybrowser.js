@@ -245,6 +245,8 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
 
   /** The engine a detail reads (the snapshot's, or the opened key's own when online). */
   let detailEng = null;
+  /** (engine, key) => Promise<Element | null>: the key's memory ledger block (setLedgerHook). */
+  let ledgerHook = null;
   /** Runs `fn` in database `db` of the snapshot's engine (online: the key's engine, as is). */
   const via = (db, fn) => (remote ? fn() : withDb(db, fn));
 
@@ -321,6 +323,12 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       if (my !== detailSeq) return;
     } else {
       detail.append(el('p', { class: 'note' }, t.kbOther));
+    }
+    // The memory ledger of this key (www/memory.js keyLedger), when the panel set the hook.
+    if (ledgerHook) {
+      const block = await via(db, () => ledgerHook(detailEng, raw)).catch(() => null);
+      if (my !== detailSeq) return;
+      if (block) detail.append(block);
     }
     detail.dataset.state = 'ready';
     heading.focus();
@@ -427,6 +435,10 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
 
   return {
     section,
+    /** Sets the hook that draws a key's memory ledger under its detail (www/memory.js). */
+    setLedgerHook(fn) {
+      ledgerHook = fn;
+    },
     /**
      * Settles once no visit to another database (all databases, a key of another one) is under
      * way: the panel waits for it before selecting a database itself.

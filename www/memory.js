@@ -5,12 +5,21 @@
 // day. Every figure comes from the engine's memoryReport (src/report.rs, run in the worker);
 // this file only draws it, numbers in the page's locale. Key names are shown as redis-cli
 // quotes them (keyDisplay), so no control byte of an untrusted snapshot reaches the page raw.
+// Also `inspect`'s prefix tree as a zoomable treemap (www/treemap.js; separators and depth as
+// `--separator`/`--depth`), its TTL histogram (no expiry, already expired, within 1 h / 1 d /
+// 7 d, later) and its memory ledger per pattern (`--ledger`, BITFIELD state keys named as
+// `--bitfield GLOB=TYPE`); keyLedger draws one key's ledger under its key-browser detail.
 //
 // Test hooks: [data-testid=memory-section][data-state=loading|ready|error], rows of
 // [data-testid=mem-top] carry data-key / data-memory, [data-testid=mem-expiring] carries
-// data-keys / data-memory, its per-day rows data-keys / data-memory / data-until.
+// data-keys / data-memory, its per-day rows data-keys / data-memory / data-until; rows of
+// [data-testid=mem-ttl] data-name / data-keys / data-memory; rows of [data-testid=mem-ledger]
+// data-db / data-pattern and one data-* per figure (keys, members, current, as-set,
+// as-bitmap, as-roaring, as-hash); [data-testid=kb-ledger] rows data-form / data-memory /
+// data-encoding (the key's ledger). Inputs: mem-separators, mem-depth, mem-bitfield.
 
 import { el } from './util.js';
+import { buildTreemap } from './treemap.js';
 
 /** Keys listed in the top table; days of the expiry window. */
 export const MEMORY_TOP = 20;
@@ -18,14 +27,23 @@ export const MEMORY_DAYS = 7;
 /** The allocators memoryReport models (src/memory.rs `Allocator`), the default first. */
 const ALLOCATORS = ['jemalloc', 'jemalloc16', 'libc'];
 
+/** Intl.NumberFormat instances by locale and options (built once: each costs ~0.1 ms). */
+const FORMATS = new Map();
+function numberFormat(locale, options) {
+  const k = `${locale}|${JSON.stringify(options)}`;
+  let f = FORMATS.get(k);
+  if (!f) FORMATS.set(k, (f = new Intl.NumberFormat(locale, options)));
+  return f;
+}
+
 /**
  * `part` of `total` as a percentage (one decimal, the locale's digits), never 0% or 100%
  * unless exact (as `bitlens inspect` prints them).
  */
 function percent(part, total, locale) {
-  const f = (x) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(x);
-  if (!total || !part) return new Intl.NumberFormat(locale, { style: 'percent' }).format(0);
-  if (part === total) return new Intl.NumberFormat(locale, { style: 'percent' }).format(1);
+  const f = (x) => numberFormat(locale, { style: 'percent', maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(x);
+  if (!total || !part) return numberFormat(locale, { style: 'percent' }).format(0);
+  if (part === total) return numberFormat(locale, { style: 'percent' }).format(1);
   const p = part / total;
   if (p < 0.001) return `<${f(0.001)}`;
   if (p > 0.999) return `>${f(0.999)}`;
@@ -34,7 +52,7 @@ function percent(part, total, locale) {
 
 /** Bytes for people in binary units, the number in the locale: `1,234.5 KiB`. */
 function human(n, locale) {
-  if (n < 1024) return `${new Intl.NumberFormat(locale).format(n)} B`;
+  if (n < 1024) return `${numberFormat(locale, {}).format(n)} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
   let u = 0;
@@ -42,7 +60,7 @@ function human(n, locale) {
     v /= 1024;
     u += 1;
   }
-  return `${new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(v)} ${units[u]}`;
+  return `${numberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(v)} ${units[u]}`;
 }
 
 /** A UTC time in the locale: `Dec 8, 2026, 10:00 UTC`. */
@@ -87,10 +105,21 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
   // bundled jemalloc, a distribution's system jemalloc, glibc malloc).
   const allocator = el('select', { 'data-testid': 'mem-allocator', onchange: () => setSource(source) },
     ...ALLOCATORS.map((a) => el('option', { value: a }, t.memAllocators[a])));
+  // `inspect --separator` (each character one separator), `--depth`, `--bitfield GLOB=TYPE`.
+  const separators = el('input', { type: 'text', 'data-testid': 'mem-separators', value: ':', size: 4, onchange: () => setSource(source) });
+  const depth = el('input', { type: 'number', 'data-testid': 'mem-depth', value: '2', min: 1, max: 16, step: 1, style: 'width:4em', onchange: () => setSource(source) });
+  const bitfield = el('input', { type: 'text', 'data-testid': 'mem-bitfield', placeholder: 'level:*=u4', size: 24, onchange: () => setSource(source) });
+  const treemap = buildTreemap(t, fmt, (n) => human(n, locale), (a, b) => percent(a, b, locale));
   const section = el('section', { class: 'kb mem', 'data-testid': 'memory-section', 'aria-labelledby': 'mem-title', hidden: true },
     el('h2', { id: 'mem-title' }, t.memTitle),
-    el('form', { class: 'kb-form', onsubmit: (e) => e.preventDefault() }, el('label', {}, el('span', {}, t.memAllocator), allocator)),
+    el('form', { class: 'kb-form', onsubmit: (e) => { e.preventDefault(); setSource(source); } },
+      el('label', {}, el('span', {}, t.memAllocator), allocator), ' ',
+      el('label', {}, el('span', {}, t.memSeparators), separators), ' ',
+      el('label', {}, el('span', {}, t.memDepth), depth), ' ',
+      el('label', {}, el('span', {}, t.memBitfield), bitfield)),
     body);
+  /** The `bitfield` option: the field's comma-separated GLOB=TYPE specs. */
+  const bitfieldSpecs = () => bitfield.value.split(',').map((x) => x.trim()).filter(Boolean);
   let seq = 0;
   let source = null;
 
@@ -124,6 +153,28 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
         td(Object.entries(p.types).map(([ty, n]) => (Object.keys(p.types).length > 1 ? `${ty}:${fmt(n)}` : ty)).join(', ')),
         td(fmt(p.keys), true), td(fmt(p.memory), true), td(percent(p.memory, total, locale), true)))));
     if (r.byPattern.length < r.patternCount) parts.push(el('p', { class: 'kb-summary' }, t.memMorePatterns(fmt(r.byPattern.length), fmt(r.patternCount))));
+    // The prefix treemap: zoomable, over every key's memory.
+    treemap.setData(r.prefixes, r.keys, r.memory);
+    parts.push(el('h3', {}, t.memTreemap), treemap.element);
+    // The TTL histogram, `inspect`'s "expiry (at the clock)" section, with a bar per class.
+    const most = Math.max(1, ...r.ttl.map((x) => x.memory));
+    parts.push(el('h3', {}, t.memTtl), table('mem-ttl',
+      [[t.memTtlClass], [t.memKeys, true], [t.memMemory, true], [t.memShare, true], ['']],
+      r.ttl.map((x) => el('tr', { 'data-name': x.name, 'data-keys': x.keys, 'data-memory': x.memory },
+        td(t.memTtlNames[x.name] || x.name), td(fmt(x.keys), true), td(fmt(x.memory), true), td(percent(x.memory, total, locale), true),
+        el('td', { style: 'min-width:8em' }, el('span', { 'aria-hidden': 'true', style: `display:inline-block;height:0.8em;background:var(--accent,#c2281f);width:${(100 * x.memory) / most}%` }))))));
+    // The memory ledger per pattern (`inspect --ledger`).
+    const cols = ['members', 'current', 'asSet', 'asBitmap', 'asRoaring', 'asHash'];
+    const dash = (c) => c.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`);
+    parts.push(el('h3', {}, t.memLedger));
+    if (!r.ledger || !r.ledger.length) parts.push(el('p', { class: 'kb-summary', 'data-testid': 'mem-ledger-none' }, t.memLedgerNone));
+    else {
+      parts.push(table('mem-ledger', [[t.kbDb, true], [t.memPattern], [t.memKeys, true], ...cols.map((c) => [t.memLedgerCols[c], true])],
+        r.ledger.map((l) => el('tr', { 'data-db': l.db, 'data-pattern': l.pattern, 'data-keys': l.keys, ...Object.fromEntries(cols.map((c) => [`data-${dash(c)}`, l[c]])) },
+          td(fmt(l.db), true), el('td', {}, el('code', {}, l.patternDisplay)), td(fmt(l.keys), true),
+          ...cols.map((c) => td(c === 'members' ? fmt(l[c]) : human(l[c], locale), true))))),
+      el('p', { class: 'note' }, t.memLedgerNote));
+    }
     const e = r.expiring;
     parts.push(el('h3', {}, t.memExpiring(fmt(e.days))),
       el('p', { class: 'kb-summary', 'data-testid': 'mem-expiring', 'data-keys': e.keys, 'data-memory': e.memory, 'data-expired': e.expiredKeys },
@@ -147,7 +198,10 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     section.hidden = false;
     section.dataset.state = 'loading';
     try {
-      const r = await eng.memoryReport({ top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocator.value });
+      const r = await eng.memoryReport({
+        top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocator.value, separators: separators.value || ':',
+        depth: Math.max(1, Math.floor(Number(depth.value) || 2)), ledger: true, bitfield: bitfieldSpecs(),
+      });
       const { selected } = await eng.call('info');
       if (my !== seq) return;
       draw(r, selected);
@@ -159,5 +213,24 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     }
   }
 
-  return { section, setSource };
+  /**
+   * One key's memory ledger as a block for the key browser's detail (the view's allocator and
+   * BITFIELD specs), or null when no representation applies or the engine has no keyLedger.
+   */
+  async function keyLedger(eng, key) {
+    if (!eng || typeof eng.keyLedger !== 'function') return null;
+    const l = await eng.keyLedger(key, { allocator: allocator.value, bitfield: bitfieldSpecs() });
+    if (!l) return null;
+    const forms = [['current', l.current, null], ['asSet', l.asSet && l.asSet.memory, l.asSet && l.asSet.encoding],
+      ['asBitmap', l.asBitmap, null], ['asRoaring', l.asRoaring, null], ['asHash', l.asHash && l.asHash.memory, l.asHash && l.asHash.encoding]];
+    return el('div', { class: 'kb-ledger' },
+      el('h4', {}, `${t.memLedgerKey} · ${t.memLedgerCols.members}: ${fmt(l.members)}`),
+      // In its own scroll box: a narrow detail never scrolls the page sideways.
+      el('div', { class: 'mem-scroll' }, el('table', { class: 'kb-table', 'data-testid': 'kb-ledger', 'data-members': l.members },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t.memLedgerForm), el('th', { scope: 'col' }, t.kbEncoding), el('th', { scope: 'col', class: 'num' }, t.memMemory))),
+        el('tbody', {}, forms.map(([f, m, enc]) => el('tr', { 'data-form': f, 'data-memory': m ?? '', 'data-encoding': enc ?? '' },
+          td(t.memLedgerCols[f]), td(enc ?? ''), td(m === null || m === undefined ? t.memLedgerNa : fmt(m), true)))))));
+  }
+
+  return { section, setSource, keyLedger };
 }

@@ -263,6 +263,7 @@ export class Panel {
       this.keyBrowser.section.scrollIntoView({ block: 'start' });
     });
     this.frame.append(this.memory.section);
+    this.keyBrowser.setLedgerHook(this.memory.keyLedger); // a key's ledger under its detail
     // It goes with the key browser: an opened file, or `cards=…,keys` online.
     if (this.loaded && this.eng) this.memory.setSource(this.browserSource());
     this.placeKeyBrowser();

@@ -213,10 +213,6 @@ fn load_crowds<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<Vec<tags::Crowd<'a>>
         .collect()
 }
 
-fn load_all<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<Vec<Cow<'a, [u8]>>> {
-    analytics::bitmaps(ks, keys).map_err(wrong)
-}
-
 /// Daily bitmaps for the multi-key questions (sparse keys stay sparse).
 fn days<'a>(ks: &'a Keyspace, keys: &[Vec<u8>]) -> R<DayBitmaps<'a>> {
     DayBitmaps::load(ks, keys).map_err(wrong)

@@ -406,7 +406,7 @@ struct Field {
 }
 
 /// Parses a bitfield type `iN` (1..=64) or `uN` (1..=63).
-fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
+pub(crate) fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
     let err = || {
         Reply::err(
             "ERR Invalid bitfield type. Use something like i16 u8. \

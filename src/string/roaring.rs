@@ -20,10 +20,60 @@ impl std::fmt::Display for RoaringError {
 
 impl std::error::Error for RoaringError {}
 
+/// The portable format's first 4 bytes, little-endian: `SERIAL_COOKIE_NO_RUNCONTAINER`
+/// (12346, then a 4-byte container count) or, in the low 16 bits, `SERIAL_COOKIE` (12347,
+/// the high 16 bits the container count minus one), as the Roaring format specification
+/// (RoaringFormatSpec) defines them.
+const SERIAL_COOKIE_NO_RUNCONTAINER: u32 = 12346;
+const SERIAL_COOKIE: u16 = 12347;
+
 /// Decodes a serialized (portable format) Roaring bitmap into a bitmap string, sparse when
-/// that pays, without allocating the full string length for sparse data.
+/// that pays, without allocating the full string length for sparse data. Errors say what is
+/// wrong: an empty input, a start that is not the format's cookie (the first bytes shown in
+/// hex), a payload shorter than its header and containers announce, bytes after the bitmap,
+/// or what the decoder found otherwise.
 pub fn from_roaring(bytes: &[u8]) -> Result<RedisString, RoaringError> {
-    let rb = RoaringBitmap::deserialize_from(bytes).map_err(|e| RoaringError(e.to_string()))?;
+    let hex = |b: &[u8]| {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if bytes.is_empty() {
+        return Err(RoaringError(
+            "empty input (a portable-format Roaring bitmap starts with a 4-byte cookie)".into(),
+        ));
+    }
+    let head = &bytes[..bytes.len().min(4)];
+    let cookie_ok = bytes.len() >= 4 && {
+        let c = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        c == SERIAL_COOKIE_NO_RUNCONTAINER || c as u16 == SERIAL_COOKIE
+    };
+    if !cookie_ok {
+        return Err(RoaringError(format!(
+            "not the portable Roaring format: it starts with {}, not the cookie 3a 30 00 00 \
+             (no run containers) or 3b 30 (with run containers)",
+            hex(head)
+        )));
+    }
+    let mut rest = bytes;
+    let rb = RoaringBitmap::deserialize_from(&mut rest).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            RoaringError(format!(
+                "truncated: its header and containers need more than the {} bytes given",
+                bytes.len()
+            ))
+        } else {
+            RoaringError(format!("at a container of the {} bytes: {e}", bytes.len()))
+        }
+    })?;
+    if !rest.is_empty() {
+        return Err(RoaringError(format!(
+            "{} bytes follow the bitmap's {} bytes",
+            rest.len(),
+            bytes.len() - rest.len()
+        )));
+    }
     let len = rb.max().map_or(0, |m| m as u64 / 8 + 1);
     Ok(RedisString::from_sparse_bits(len, rb.iter().map(u64::from)))
 }

@@ -11,7 +11,13 @@
 // - the same figures exactly as `bitlens inspect --json` (one implementation: src/report.rs);
 // - "expiring within 7 days" counts exactly the keys whose PEXPIRETIME the server reports within
 //   7 days of the snapshot's time (LASTSAVE), per 24-hour day, and the CLI's `expiring`
-//   section says the same.
+//   section says the same;
+// - the prefix treemap's tiles (top level, then zoomed into `big:` by keyboard, and back out)
+//   are `inspect --json`'s prefix tree, a name with an ESC byte shown as the core escapes it;
+//   the TTL histogram is its `ttl`; the memory ledger's rows are `inspect --ledger --bitfield`'s
+//   per pattern, and the key browser's per-key ledger is that of `--match KEY`; the BITFIELD
+//   key's price as a Hash is within ±10% of MEMORY USAGE of the same fields HSET on the server;
+// - at 390 px nothing scrolls the page sideways (the key's ledger table scrolls in its box).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -133,6 +139,25 @@ function dataset() {
   }
   // A big key that expires this week too (it is in the top 20 and in the expiring section).
   cmds.push(['EXPIRE', 'big:string:18', String(2 * 86400 + 600)]);
+  // Ledger keys: daily bitmaps, and BITFIELD u4 levels per user (#i is user i), 60 users
+  // (a listpack as a Hash) and 700 (a hash table), with the same fields as Hashes (`hlvl:*`,
+  // names as long as the `lvls:*` ones) for the server's MEMORY USAGE.
+  for (let d = 1; d <= 3; d++) {
+    for (let u = 0; u < 400; u++) if (rand() < 0.3) cmds.push(['SETBIT', `bm:day:${d}`, String(u * 7), '1']);
+  }
+  for (const [key, users] of [['a', 60], ['b', 700]]) {
+    const hash = [];
+    for (let u = 0; u < users * 2; u += 2) {
+      const level = 1 + Math.floor(rand() * 15);
+      cmds.push(['BITFIELD', `lvls:${key}`, 'SET', 'u4', `#${u}`, String(level)]);
+      hash.push(String(u), String(level));
+    }
+    cmds.push(['HSET', `hlvl:${key}`, ...hash]);
+  }
+  // A name with an ESC sequence: the treemap shows it as the core escapes it, never raw.
+  cmds.push(['SET', 'ctl\x1b[31m:a', 'x'.repeat(2000)]);
+  // A key with no separator: the treemap's "other keys" tile at the top.
+  cmds.push(['SET', 'standalone', word(300)]);
   return cmds;
 }
 
@@ -255,6 +280,123 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     await page.waitForSelector('[data-testid=kb-detail][data-state=ready]');
     assert.equal(await page.textContent('[data-testid=kb-detail-key]'), 'big:string:18');
     assert.deepEqual(pageErrors, []);
+  });
+
+  test('the prefix treemap, the TTL histogram and the ledger are `inspect --json --ledger`\'s', async (t) => {
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--ledger', '--bitfield', 'lvls:*=u4', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    await page.evaluate(() => { document.querySelector('[data-testid=memory-section]').dataset.state = 'pending'; });
+    await page.fill('[data-testid=mem-bitfield]', 'lvls:*=u4');
+    await page.press('[data-testid=mem-bitfield]', 'Enter');
+    await page.waitForSelector('[data-testid=memory-section][data-state=ready]', { timeout: 60000 });
+    const tiles = () => page.$$eval('[data-testid=mem-tile]', (bs) => bs.map((b) => ({
+      prefix: b.dataset.prefix, keys: Number(b.dataset.keys), memory: Number(b.dataset.memory), rest: b.dataset.rest === '1', label: b.getAttribute('aria-label'),
+    })));
+    const children = (parent) => {
+      // The CLI's prefix rows are depth-first: a parent's children follow it at depth + 1.
+      const at = parent === '' ? -1 : cli.prefixes.findIndex((p) => p.prefix === parent);
+      const depth = parent === '' ? 1 : cli.prefixes[at].depth + 1;
+      const out = [];
+      for (let i = at + 1; i < cli.prefixes.length && cli.prefixes[i].depth >= depth; i++) {
+        if (cli.prefixes[i].depth === depth) out.push(cli.prefixes[i]);
+      }
+      return out;
+    };
+    const norm = (a) => [...a].sort((x, y) => y.memory - x.memory || (x.prefix < y.prefix ? -1 : 1)).map((p) => [p.prefix, p.keys, p.memory]);
+    // Top level: one tile per first-segment prefix, plus the keys with no separator.
+    let got = await tiles();
+    assert.deepEqual(norm(got.filter((x) => !x.rest)), norm(children('')));
+    const rest = got.find((x) => x.rest);
+    assert.ok(rest, 'the keys with no separator (standalone) have their tile');
+    assert.equal(rest.memory, cli.memory - children('').reduce((s, p) => s + p.memory, 0));
+    assert.equal(rest.keys, cli.keys - children('').reduce((s, p) => s + p.keys, 0));
+    // The ESC key's prefix: labelled as the core escapes it (the CLI's text prints the same).
+    const ctl = got.find((x) => x.prefix === 'ctl\x1b[31m:');
+    assert.ok(ctl, JSON.stringify(got.map((x) => x.prefix)));
+    assert.ok(ctl.label.startsWith('"ctl\\x1b[31m:"'), ctl.label);
+    const text = execFileSync(BITLENS, ['inspect', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.ok(text.includes('"ctl\\x1b[31m:"'), 'the CLI prints the same escaped prefix');
+    assert.ok(!(await page.textContent('[data-testid=mem-treemap]')).includes('\x1b'), 'no raw ESC in the page');
+    // Zoom into `big:` with the keyboard (Tab stop, arrows, Enter), then back out with Escape.
+    const big = got.findIndex((x) => x.prefix === 'big:');
+    await page.focus('[data-testid=mem-tile]');
+    for (let i = 0; i < big; i++) await page.keyboard.press('ArrowRight');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.prefix), 'big:');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.getAttribute('[data-testid=mem-treemap]', 'data-prefix'), 'big:');
+    got = await tiles();
+    assert.deepEqual(norm(got.filter((x) => !x.rest)), norm(children('big:')));
+    assert.equal(got.length, children('big:').length, 'every big: key is under a second-level prefix');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.getAttribute('[data-testid=mem-treemap]', 'data-prefix'), '');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.prefix), 'big:', 'focus returns to the tile zoomed into');
+    // The TTL histogram.
+    const ttl = await page.$$eval('[data-testid=mem-ttl] tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, Number(tr.dataset.keys), Number(tr.dataset.memory)]));
+    assert.deepEqual(ttl, cli.ttl.map((x) => [x.name, x.keys, x.memory]));
+    assert.deepEqual(ttl.map((x) => x[1]), [server.keys.length - 9, 0, 1, 1, 5, 2]);
+    // The ledger per pattern.
+    const figures = ['keys', 'members', 'current', 'asSet', 'asBitmap', 'asRoaring', 'asHash'];
+    const ledger = await page.$$eval('[data-testid=mem-ledger] tbody tr', (trs, f) => trs.map((tr) => [tr.dataset.pattern,
+      ...f.map((c) => Number(tr.dataset[c]))]), figures);
+    const want = cli.databases[0].groups.filter((g) => g.ledger).map((g) => [g.pattern, g.ledger.keys, g.ledger.members, g.ledger.current,
+      g.ledger.as_set, g.ledger.as_bitmap, g.ledger.as_roaring, g.ledger.as_hash]);
+    const byName = (a) => [...a].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    assert.deepEqual(byName(ledger), byName(want));
+    for (const pat of ['bm:day:', 'lvls:a', 'lvls:b', 'big:string-int-set:']) assert.ok(ledger.some((l) => l[0].startsWith(pat)), `${pat} ${JSON.stringify(ledger.map((l) => l[0]))}`);
+    // One key's ledger in the key browser: `inspect --ledger --match KEY`'s figures.
+    const keyLedger = async (key) => {
+      await page.fill('[data-testid=kb-pattern]', key);
+      await page.click('[data-testid=kb-search]');
+      await page.waitForSelector(`[data-testid=kb-row][data-key="${key}"]`);
+      await page.click(`[data-testid=kb-row][data-key="${key}"] button`);
+      await page.waitForSelector('[data-testid=kb-detail][data-state=ready]');
+      assert.equal(await page.textContent('[data-testid=kb-detail-key]'), key);
+      const rows = await page.$$eval('[data-testid=kb-ledger] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.form,
+        { memory: tr.dataset.memory === '' ? null : Number(tr.dataset.memory), encoding: tr.dataset.encoding }])));
+      const one = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--ledger', '--bitfield', 'lvls:*=u4', '--match', key, file], { encoding: 'utf8' }));
+      return { rows, cli: one.databases[0].groups[0].ledger };
+    };
+    const lv = await keyLedger('lvls:b');
+    assert.equal(lv.rows.current.memory, lv.cli.current);
+    assert.equal(lv.rows.asHash.memory, lv.cli.as_hash);
+    assert.equal(lv.rows.asHash.encoding, 'hashtable');
+    assert.equal(lv.rows.asSet.memory, null);
+    const bm = await keyLedger('bm:day:1');
+    assert.deepEqual([bm.rows.asSet.memory, bm.rows.asRoaring.memory, bm.rows.asSet.encoding], [bm.cli.as_set, bm.cli.as_roaring, 'intset']);
+    // The BITFIELD key as a Hash against the server: the same fields HSET, MEMORY USAGE less
+    // the key's own part (the same for names of the same length: MEMORY USAGE lvls:x less its
+    // value bytes).
+    for (const [k, enc] of [['a', 'listpack'], ['b', 'hashtable']]) {
+      const mu = (key) => server.keys.find((x) => x.key === key).memory;
+      const l = (await keyLedger(`lvls:${k}`)).rows;
+      assert.equal(l.asHash.encoding, enc);
+      assert.equal(server.keys.find((x) => x.key === `hlvl:${k}`).encoding, enc);
+      const keyPart = mu(`lvls:${k}`) - l.current.memory;
+      const est = l.asHash.memory + keyPart;
+      const off = Math.abs(est - mu(`hlvl:${k}`)) / mu(`hlvl:${k}`);
+      t.diagnostic(`lvls:${k} as a Hash: ${est} vs MEMORY USAGE hlvl:${k} ${mu(`hlvl:${k}`)} (${(100 * off).toFixed(2)}%)`);
+      assert.ok(off <= 0.1, `${k}: ${est} vs ${mu(`hlvl:${k}`)}`);
+    }
+    await page.locator('[data-testid=memory-section]').screenshot({ path: artifact('memory-treemap.png') });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('at 390 px the view, its inputs and the treemap scroll nothing sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 900 });
+    try {
+      await page.waitForFunction(() => document.querySelector('[data-testid=mem-treemap]').getBoundingClientRect().width > 0);
+      const m = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth, width: window.innerWidth,
+        treemap: document.querySelector('[data-testid=mem-treemap]').getBoundingClientRect().right,
+        bitfield: document.querySelector('[data-testid=mem-bitfield]').getBoundingClientRect().right,
+      }));
+      const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !((x) => { for (let a = x.parentElement; a; a = a.parentElement) if (['auto', 'hidden', 'scroll'].includes(getComputedStyle(a).overflowX)) return true; return false; })(e))
+        .slice(0, 8).map((e) => `${e.tagName}.${e.className}[${e.dataset.testid || ''}] ${Math.round(e.getBoundingClientRect().right)}`));
+      assert.ok(m.scroll <= m.width, `${JSON.stringify(m)} ${wide.join('; ')}`);
+      assert.ok(m.treemap <= m.width && m.bitfield <= m.width, JSON.stringify(m));
+      await page.locator('[data-testid=mem-treemap]').screenshot({ path: artifact('memory-treemap-390.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 1000 });
+    }
   });
 
   test('a system-jemalloc build (Debian\'s 7.0.15): the allocator select gives its figures', async (t) => {

@@ -260,6 +260,9 @@ pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
 
 /// Runs `bitlens chart`.
 pub fn run(args: ChartArgs) -> ExitCode {
+    if let Err(code) = crate::refuse_non_rdb(&args.rdb) {
+        return code;
+    }
     let bytes = match crate::read_file(&args.rdb) {
         Ok(b) => b,
         Err(code) => return code,
@@ -267,7 +270,7 @@ pub fn run(args: ChartArgs) -> ExitCode {
     let ks = match rdb::load_rdb(&bytes, &LoadOptions::default()) {
         Ok(mut snap) => snap.databases.remove(&args.db).unwrap_or_default(),
         Err(e) => {
-            eprintln!("bitlens: cannot load snapshot {}: {e}", args.rdb.display());
+            eprintln!("bitlens: cannot read snapshot {}: {e}", args.rdb.display());
             return ExitCode::from(1);
         }
     };

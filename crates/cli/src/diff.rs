@@ -143,8 +143,13 @@ impl Diff {
                 let _ = writeln!(out, "  … {} more", keys.len() - LIST_KEYS);
             }
         }
+        // The section only when some prefix's memory changed (no empty header).
+        let moved: Vec<_> = self.prefixes.iter().filter(|(_, a, b)| a != b).collect();
+        if moved.is_empty() {
+            return out;
+        }
         let _ = writeln!(out, "\nmemory per prefix (estimated MEMORY USAGE, A -> B):");
-        for (p, a, b) in self.prefixes.iter().filter(|(_, a, b)| a != b) {
+        for (p, a, b) in moved {
             let delta = *b as i128 - *a as i128;
             let sign = if delta > 0 { "+" } else { "-" };
             let _ = writeln!(

@@ -89,6 +89,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// The one refusal of a file that is not an RDB snapshot, for every command reading one
+/// (`query --rdb`, `inspect`, `dump`, `diff`, `chart`): `bitlens: cannot read snapshot FILE:
+/// empty file` (or: a DUMP payload, use --dump) on stderr and exit status 1; an RDB file is
+/// not read here.
+pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
+    match bitlens_cli::source::refuse_non_rdb(path) {
+        Ok(None) => Ok(()),
+        Ok(Some(why)) => {
+            eprintln!("bitlens: cannot read snapshot {}: {why}", path.display());
+            Err(ExitCode::from(1))
+        }
+        Err(e) => {
+            eprintln!("bitlens: cannot read {}: {e}", path.display());
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
 /// Reads a whole file or reports `bitlens: cannot read FILE: reason` on stderr.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     std::fs::read(path).map_err(|e| {
@@ -128,9 +146,13 @@ struct InspectArgs {
     #[arg(long)]
     slots: bool,
     /// The memory ledger: bitmaps and integer-id sets priced as a Set, a bitmap and a
-    /// Roaring bitmap.
+    /// Roaring bitmap; BITFIELD state keys (--bitfield) as a Hash of per-user fields.
     #[arg(long)]
     ledger: bool,
+    /// With --ledger: keys matching GLOB are BITFIELD state of TYPE (`#i` is user i), priced
+    /// as a Hash of one field per user (repeatable; e.g. 'level:*=u4').
+    #[arg(long = "bitfield", value_name = "GLOB=TYPE", requires = "ledger")]
+    bitfields: Vec<String>,
     /// Only database N.
     #[arg(long)]
     db: Option<u64>,
@@ -205,26 +227,8 @@ fn parse_type_name(s: &str) -> Result<String, String> {
 
 fn inspect(args: InspectArgs) -> ExitCode {
     use bitlens_cli::inspect::{render, report_from, Filter, Input, Options};
-    // An RDB file is read in windows (never whole); anything else is read for the diagnosis.
-    match bitlens_cli::source::open_rdb(&args.file) {
-        Ok(Some(_)) => {}
-        Ok(None) => {
-            let bytes = match read_file(&args.file) {
-                Ok(b) => b,
-                Err(code) => return code,
-            };
-            let why = query::wrong_kind(&bytes, "--rdb");
-            eprintln!(
-                "bitlens: cannot inspect {}: {}",
-                args.file.display(),
-                why.unwrap_or_else(|| "not an RDB file".into())
-            );
-            return ExitCode::from(1);
-        }
-        Err(e) => {
-            eprintln!("bitlens: cannot read {}: {e}", args.file.display());
-            return ExitCode::from(1);
-        }
+    if let Err(code) = refuse_non_rdb(&args.file) {
+        return code;
     }
     let input = Input::File(&args.file);
     let regex = match args
@@ -250,6 +254,18 @@ fn inspect(args: InspectArgs) -> ExitCode {
     if separators.is_empty() {
         separators.push(b':');
     }
+    let ledger = if args.ledger {
+        let mut lo = bitlens_cli::inspect::LedgerOptions::default();
+        for spec in &args.bitfields {
+            if let Err(e) = lo.add_bitfield(spec) {
+                eprintln!("bitlens: --{e}");
+                return ExitCode::from(2);
+            }
+        }
+        Some(lo)
+    } else {
+        None
+    };
     let opts = Options {
         verify_checksum: !args.no_checksum,
         compat: args.dialect.compat,
@@ -259,7 +275,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         separators,
         depth: args.depth,
         slots: args.slots.then_some(true),
-        ledger: args.ledger,
+        ledger,
         expires_within_days: args.expires_within,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         filter: Filter {
@@ -272,15 +288,29 @@ fn inspect(args: InspectArgs) -> ExitCode {
         },
     };
     if args.csv {
-        // One row per key, streamed as the file is read.
-        let mut out = String::from(render::CSV_HEADER);
-        out.push('\n');
+        // One row per key, RFC 4180 (the csv crate), as the file is read.
+        let mut w = render::csv_writer(Vec::new());
+        let mut bad = None;
         let res = bitlens_cli::inspect::for_each_key(input, &opts, |row| {
-            out.push_str(&render::csv_row(row));
-            out.push('\n');
+            if let Err(e) = render::write_csv_row(&mut w, row) {
+                bad.get_or_insert(e);
+            }
         });
+        let body = match (bad, w.into_inner()) {
+            (None, Ok(b)) => b,
+            (Some(e), _) => {
+                eprintln!("bitlens: --csv: {e}");
+                return ExitCode::from(1);
+            }
+            (_, Err(e)) => {
+                eprintln!("bitlens: --csv: {}", e.error());
+                return ExitCode::from(1);
+            }
+        };
+        let mut out = format!("{}\n", render::CSV_HEADER).into_bytes();
+        out.extend(body);
         return match res {
-            Ok(()) => write_stdout(out.as_bytes()),
+            Ok(()) => write_stdout(&out),
             Err(e) => {
                 eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
                 ExitCode::from(1)
@@ -319,6 +349,9 @@ struct DumpArgs {
 }
 
 fn dump(args: DumpArgs) -> ExitCode {
+    if let Err(code) = refuse_non_rdb(&args.file) {
+        return code;
+    }
     use std::io::Write as _;
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
@@ -401,6 +434,11 @@ struct DiffArgs {
 }
 
 fn diff(args: DiffArgs) -> ExitCode {
+    for p in [&args.a, &args.b] {
+        if let Err(code) = refuse_non_rdb(p) {
+            return code;
+        }
+    }
     let (a, b) = match (read_file(&args.a), read_file(&args.b)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(c), _) | (_, Err(c)) => return c,

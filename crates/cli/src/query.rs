@@ -101,7 +101,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             Ok(None) => {
                 let bytes = crate::read_file(path)?;
                 if let Some(why) = wrong_kind(&bytes, "--rdb") {
-                    eprintln!("bitlens: cannot load snapshot {}: {why}", path.display());
+                    eprintln!("bitlens: cannot read snapshot {}: {why}", path.display());
                     return Err(ExitCode::from(1));
                 }
                 rdb::load_rdb(&bytes, &opts)
@@ -112,7 +112,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             }
         };
         snap = loaded.map_err(|e| {
-            eprintln!("bitlens: cannot load snapshot {}: {e}", path.display());
+            eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
             ExitCode::from(1)
         })?;
     }
@@ -164,7 +164,23 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
                 extra.push((key, value))
             }
             Err(e) => {
-                eprintln!("bitlens: cannot load DUMP payload {}: {e}", path.display());
+                // Bytes that are no DUMP reply at all (no valid type byte, RDB version and
+                // CRC-64 trailer) say so and what to use instead; a damaged DUMP payload gets
+                // the loader's error with its offset.
+                let why = if rdb::detect(&bytes) == rdb::Detected::Raw && !args.no_checksum {
+                    format!(
+                        "not a DUMP payload ({} bytes without the type byte, 2-byte RDB version \
+                         and CRC-64 trailer of a DUMP reply: {e}); raw GET bytes go with \
+                         --string KEY=FILE, an RDB file with --rdb",
+                        bytes.len()
+                    )
+                } else {
+                    e.to_string()
+                };
+                eprintln!(
+                    "bitlens: cannot load DUMP payload {}: {why}",
+                    path.display()
+                );
                 return Err(ExitCode::from(1));
             }
         }
@@ -207,26 +223,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     Ok(session)
 }
 
-/// Why `bytes` cannot be what `flag` (`--rdb` or `--dump`) says, by their content (see
-/// [`rdb::detect`]): an empty file, or an RDB file given as a DUMP payload, or a DUMP
-/// payload given as an RDB file. `None` when it may be what the flag says (the loader then
-/// reports any deeper problem).
-pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<String> {
-    match (rdb::detect(bytes), flag) {
-        (rdb::Detected::Empty, _) => Some("empty file".into()),
-        (rdb::Detected::Rdb(f), "--dump") => {
-            Some(format!("this is an RDB file ({}); use --rdb", f.magic()))
-        }
-        (rdb::Detected::UnsupportedRdb(m), "--dump") => {
-            Some(format!("this is an RDB file; use --rdb ({m})"))
-        }
-        (d @ rdb::Detected::Dump { .. }, "--rdb") => Some(format!(
-            "this is {}; use `bitlens query --dump KEY=FILE`",
-            d.describe()
-        )),
-        _ => None,
-    }
-}
+pub use bitlens_cli::source::wrong_kind;
 
 /// Which of redis-cli's two output forms to print replies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

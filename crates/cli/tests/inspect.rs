@@ -337,7 +337,7 @@ fn ledger_prices_a_bitmap_as_the_set_redis_builds() {
     let r = report(
         &rdb,
         &Options {
-            ledger: true,
+            ledger: Some(Default::default()),
             ..Options::default()
         },
     )

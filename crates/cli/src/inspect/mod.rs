@@ -17,7 +17,10 @@
 pub mod render;
 
 pub use bitlens::patterns;
-pub use bitlens::report::{DayTally, Expiring, KeyRow, Tally};
+pub use bitlens::report::{
+    DayTally, Expiring, KeyRow, LedgerOptions, LedgerSum, Prefix, Tally, PREFIX_CHILDREN,
+    TTL_BUCKETS,
+};
 
 use std::collections::BTreeMap;
 
@@ -57,6 +60,18 @@ pub enum TtlFilter {
     Expired,
     /// Keys expiring within (min, max] ms of the clock.
     Range(Option<i64>, Option<i64>),
+}
+
+impl Filter {
+    /// Whether any filter is set (the report then counts fewer keys than the file holds).
+    pub fn is_active(&self) -> bool {
+        self.db.is_some()
+            || !self.types.is_empty()
+            || self.glob.is_some()
+            || self.regex.is_some()
+            || self.ttl.is_some()
+            || self.min_bytes > 0
+    }
 }
 
 impl TtlFilter {
@@ -126,9 +141,10 @@ pub struct Options {
     pub slots: Option<bool>,
     /// Which keys count.
     pub filter: Filter,
-    /// Compute the memory ledger (`--ledger`): bitmaps and integer-id sets priced as the
-    /// other representations.
-    pub ledger: bool,
+    /// Compute the memory ledger (`--ledger`): bitmaps, integer-id sets and BITFIELD state
+    /// keys (`--bitfield GLOB=TYPE`) priced as the other representations
+    /// ([`bitlens::report::key_ledger`]).
+    pub ledger: Option<LedgerOptions>,
     /// Draw a progress bar on stderr (bytes read, MB/s, ETA; the CLI sets it when stderr is a
     /// terminal).
     pub progress: bool,
@@ -149,7 +165,7 @@ impl Default for Options {
             depth: 2,
             slots: None,
             filter: Filter::default(),
-            ledger: false,
+            ledger: None,
             progress: false,
             expires_within_days: 7,
         }
@@ -213,31 +229,6 @@ pub struct Group {
     pub ledger: Option<LedgerSum>,
 }
 
-/// A [`bitlens::memory::Ledger`] summed over keys: value bytes now and as each other form
-/// (a form that does not apply to some keys counts them as they are).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct LedgerSum {
-    /// Keys priced.
-    pub keys: u64,
-    /// Members over them.
-    pub members: u64,
-    pub current: u64,
-    pub as_set: u64,
-    pub as_bitmap: u64,
-    pub as_roaring: u64,
-}
-
-impl LedgerSum {
-    fn add(&mut self, l: &bitlens::memory::Ledger) {
-        self.keys += 1;
-        self.members += l.members;
-        self.current += l.current;
-        self.as_set += l.as_set.map_or(l.current, |s| s.1);
-        self.as_bitmap += l.as_bitmap.unwrap_or(l.current);
-        self.as_roaring += l.as_roaring.unwrap_or(l.current);
-    }
-}
-
 /// One database.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DbReport {
@@ -247,17 +238,6 @@ pub struct DbReport {
     pub memory: u64,
     /// Rows by memory (descending), then pattern.
     pub groups: Vec<Group>,
-}
-
-/// A prefix of the prefix tree.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Prefix {
-    /// Depth (1 = first segment).
-    pub depth: usize,
-    /// The prefix bytes, separator included when the keys go on.
-    pub prefix: Vec<u8>,
-    pub keys: u64,
-    pub memory: u64,
 }
 
 /// The element-count distribution of one collection type.
@@ -279,14 +259,6 @@ pub const DIST_BUCKETS: [(u64, &str); 7] = [
     (u64::MAX, ">100k"),
 ];
 
-/// The TTL buckets: upper bound in ms from the clock, label.
-pub const TTL_BUCKETS: [(i64, &str); 4] = [
-    (3_600_000, "expires <= 1h"),
-    (86_400_000, "expires <= 1d"),
-    (7 * 86_400_000, "expires <= 7d"),
-    (i64::MAX, "expires later"),
-];
-
 /// The whole report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
@@ -303,6 +275,12 @@ pub struct Report {
     /// The allocator the memory is estimated for.
     pub allocator: Allocator,
     pub clock_ms: i64,
+    /// Key records in the file and the databases holding them, before any filter.
+    pub file_keys: u64,
+    pub file_databases: u64,
+    /// Whether a filter (`--db`, `--type`, `--match`/`--regex`, `--ttl`, `--min-bytes`)
+    /// chose the keys counted.
+    pub filtered: bool,
     /// Keys counted (after filters) and their memory.
     pub keys: u64,
     pub memory: u64,
@@ -406,8 +384,7 @@ pub fn for_each_key(
     opts: &Options,
     mut f: impl FnMut(&KeyRow),
 ) -> Result<(), VisitError> {
-    let (rows, _, _, _, _) = scan(input, opts)?;
-    rows.iter().for_each(&mut f);
+    scan(input, opts)?.rows.iter().for_each(&mut f);
     Ok(())
 }
 
@@ -422,11 +399,24 @@ pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
 
 /// [`report`] of an [`Input`]; errors also carry the file's I/O error.
 pub fn report_from(input: Input<'_>, opts: &Options) -> Result<Report, VisitError> {
-    let (rows, accs, header, clock_ms, size) = scan(input, opts)?;
+    let sc = scan(input, opts)?;
     let profile = opts
         .compat
-        .unwrap_or_else(|| Profile::for_snapshot(&header.aux, header.version));
-    Ok(build(rows, accs, header, size, profile, opts, clock_ms))
+        .unwrap_or_else(|| Profile::for_snapshot(&sc.header.aux, sc.header.version));
+    let (file_keys, file_dbs) = (sc.file_keys.values().sum(), sc.file_keys.len() as u64);
+    let mut r = build(
+        sc.rows,
+        sc.accs,
+        sc.header,
+        sc.size,
+        profile,
+        opts,
+        sc.clock_ms,
+    );
+    r.file_keys = file_keys;
+    r.file_databases = file_dbs;
+    r.filtered = opts.filter.is_active();
+    Ok(r)
 }
 
 /// The start of the input, where the header and the aux fields are (the writer, and so the
@@ -457,10 +447,18 @@ fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
 
 /// One pass over the file: the admitted keys' rows and statistics, the header, the clock.
 #[allow(clippy::type_complexity)]
-fn scan(
-    input: Input<'_>,
-    opts: &Options,
-) -> Result<(Vec<KeyRow>, Vec<KeyAcc>, bitlens::rdb::Header, i64, u64), VisitError> {
+/// What one pass over the file keeps: the admitted keys' rows and stats, the header, the
+/// clock, the file's size, and every key record of the file (filters or not) per database.
+struct Scan {
+    rows: Vec<KeyRow>,
+    accs: Vec<KeyAcc>,
+    header: bitlens::rdb::Header,
+    clock_ms: i64,
+    size: u64,
+    file_keys: BTreeMap<u64, u64>,
+}
+
+fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
@@ -503,7 +501,9 @@ fn scan(
         }
         Ok(())
     };
+    let mut file_keys: BTreeMap<u64, u64> = BTreeMap::new();
     let visit = |rec: bitlens::rdb::Record<'_>| {
+        *file_keys.entry(rec.db).or_default() += 1;
         let Some(value) = rec.value else {
             return Ok(());
         };
@@ -523,8 +523,8 @@ fn scan(
             return Ok(());
         }
         let mut acc = Acc::default();
-        if opts.ledger {
-            if let Some(l) = model.ledger(&rec.key, &value) {
+        if let Some(lo) = &opts.ledger {
+            if let Some(l) = bitlens::report::key_ledger(&model, lo, &rec.key, &value) {
                 let mut sum = LedgerSum::default();
                 sum.add(&l);
                 acc.ledger = Some(sum);
@@ -606,7 +606,14 @@ fn scan(
         let mut it = keep.iter();
         accs.retain(|_| *it.next().unwrap());
     }
-    Ok((rows, accs, header, clock_ms, size))
+    Ok(Scan {
+        rows,
+        accs,
+        header,
+        clock_ms,
+        size,
+        file_keys,
+    })
 }
 
 fn build(
@@ -679,13 +686,7 @@ fn build(
                         });
                     }
                     if let Some(l) = a.ledger {
-                        let s = acc.ledger.get_or_insert_with(LedgerSum::default);
-                        s.keys += l.keys;
-                        s.members += l.members;
-                        s.current += l.current;
-                        s.as_set += l.as_set;
-                        s.as_bitmap += l.as_bitmap;
-                        s.as_roaring += l.as_roaring;
+                        acc.ledger.get_or_insert_with(LedgerSum::default).merge(&l);
                     }
                     acc.zsets += a.zsets;
                     acc.geo_sets += a.geo_sets;
@@ -743,30 +744,7 @@ fn build(
         .collect();
     let top = bitlens::report::top(&rows, opts.top);
     let expiring = bitlens::report::expiring(&rows, clock_ms, opts.expires_within_days);
-    // TTL.
-    let mut ttl: Vec<Tally> = ["no expiry", "already expired"]
-        .iter()
-        .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
-        .map(|l| Tally {
-            name: l.as_bytes().to_vec(),
-            keys: 0,
-            memory: 0,
-        })
-        .collect();
-    for r in &rows {
-        let slot = match r.expire_at_ms {
-            None => 0,
-            Some(e) if clock_ms > e => 1,
-            Some(e) => {
-                2 + TTL_BUCKETS
-                    .iter()
-                    .position(|(b, _)| e - clock_ms <= *b)
-                    .unwrap_or(3)
-            }
-        };
-        ttl[slot].keys += 1;
-        ttl[slot].memory += mem(r);
-    }
+    let ttl = bitlens::report::ttl_histogram(&rows, clock_ms);
     // Distributions.
     let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.type_name != "string") {
@@ -800,7 +778,7 @@ fn build(
             })
             .collect()
     });
-    let prefixes = prefix_tree(&rows, &opts.separators, opts.depth);
+    let prefixes = bitlens::report::prefix_tree(&rows, &opts.separators, opts.depth);
     let mut filters: Vec<FilterRow> = rows
         .iter()
         .zip(&accs)
@@ -831,6 +809,9 @@ fn build(
         profile_is_writer: opts.compat.is_none(),
         allocator: opts.allocator,
         clock_ms,
+        file_keys: rows.len() as u64,
+        file_databases: per_db.len() as u64,
+        filtered: false,
         keys: rows.len() as u64,
         memory: rows.iter().map(mem).sum(),
         databases,
@@ -843,61 +824,4 @@ fn build(
         slots,
         filters,
     }
-}
-
-/// Prefix → its child prefixes with (keys, memory).
-type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
-
-/// Most children listed under one prefix (the rest are summed in the parent only).
-pub const PREFIX_CHILDREN: usize = 12;
-
-/// The prefix tree: every prefix of up to `depth` segments (split at any of `seps`), listed
-/// depth-first with children by memory, at most [`PREFIX_CHILDREN`] per parent.
-fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
-    let mut tally: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    for r in rows {
-        let mut d = 0;
-        for (i, b) in r.key.iter().enumerate() {
-            if d == depth {
-                break;
-            }
-            if seps.contains(b) {
-                let e = tally.entry(r.key[..=i].to_vec()).or_default();
-                e.0 += 1;
-                e.1 += r.memory.unwrap_or(0);
-                d += 1;
-            }
-        }
-    }
-    let parent_of = |p: &[u8]| -> Vec<u8> {
-        let body = &p[..p.len() - 1];
-        match body.iter().rposition(|b| seps.contains(b)) {
-            Some(i) => p[..=i].to_vec(),
-            None => Vec::new(),
-        }
-    };
-    let mut children: Children = BTreeMap::new();
-    for (p, (k, m)) in &tally {
-        children
-            .entry(parent_of(p))
-            .or_default()
-            .push((p.clone(), *k, *m));
-    }
-    let mut out = Vec::new();
-    fn walk(at: &[u8], d: usize, children: &Children, out: &mut Vec<Prefix>) {
-        let Some(kids) = children.get(at) else { return };
-        let mut kids = kids.clone();
-        kids.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-        for (p, keys, memory) in kids.into_iter().take(PREFIX_CHILDREN) {
-            out.push(Prefix {
-                depth: d,
-                prefix: p.clone(),
-                keys,
-                memory,
-            });
-            walk(&p, d + 1, children, out);
-        }
-    }
-    walk(&[], 1, &children, &mut out);
-    out
 }

@@ -131,8 +131,8 @@ impl Report {
             self.version,
             w.format.magic(),
             self.file_bytes,
-            self.keys,
-            self.databases.len(),
+            self.file_keys,
+            self.file_databases,
             if self.stored_checksum == 0 {
                 "absent".to_string()
             } else if self.checksum_verified {
@@ -141,6 +141,15 @@ impl Report {
                 format!("{:016x} (not verified)", self.stored_checksum)
             }
         );
+        if self.filtered {
+            let _ = writeln!(
+                out,
+                "filters keep {} of the {} keys, in {} database(s); every figure below is of those keys",
+                self.keys,
+                self.file_keys,
+                self.databases.len()
+            );
+        }
         if !self.module_aux.is_empty() {
             let _ = writeln!(
                 out,
@@ -217,12 +226,20 @@ impl Report {
         if !ledger.is_empty() {
             let _ = writeln!(
                 out,
-                "\nledger (value bytes of the same members: as they are, as a Set, as a bitmap, as a Roaring bitmap in a string):"
+                "\nledger (value bytes of the same members: as they are, as a Set, as a bitmap, as a Roaring bitmap in a string, as a Hash of per-user fields; a form that does not apply counts the key as it is):"
             );
             let _ = writeln!(
                 out,
-                "  {:>4}  {:<NAME_WIDTH$}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
-                "DB", "PATTERN", "KEYS", "MEMBERS", "NOW", "AS SET", "AS BITMAP", "AS ROARING"
+                "  {:>4}  {:<NAME_WIDTH$}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                "DB",
+                "PATTERN",
+                "KEYS",
+                "MEMBERS",
+                "NOW",
+                "AS SET",
+                "AS BITMAP",
+                "AS ROARING",
+                "AS HASH"
             );
             for (db, g) in ledger {
                 let l = g.ledger.unwrap();
@@ -230,14 +247,15 @@ impl Report {
                 let pad = NAME_WIDTH.saturating_sub(p.chars().count());
                 let _ = writeln!(
                     out,
-                    "  {db:>4}  {p}{}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                    "  {db:>4}  {p}{}  {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
                     " ".repeat(pad),
                     l.keys,
                     l.members,
                     human(l.current),
                     human(l.as_set),
                     human(l.as_bitmap),
-                    human(l.as_roaring)
+                    human(l.as_roaring),
+                    human(l.as_hash)
                 );
             }
         }
@@ -368,6 +386,7 @@ impl Report {
 
     /// The report as one JSON document: `{"version", "writer", "aux", "stored_checksum",
     /// "checksum_verified", "file_bytes", "profile": {"name", "server", "writer"}, "clock_ms",
+    /// "file_keys", "file_databases" (key records in the file, before filters), "filtered",
     /// "expired": {"keys", "memory"} (already expired at the clock),
     /// "allocator", "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
     /// "groups": [{"pattern", "types", "encodings", "count", "memory", "value_len",
@@ -416,7 +435,7 @@ impl Report {
                         }
                         if let Some(l) = &g.ledger {
                             o["ledger"] = json!({"keys": l.keys, "members": l.members, "current": l.current,
-                                "as_set": l.as_set, "as_bitmap": l.as_bitmap, "as_roaring": l.as_roaring});
+                                "as_set": l.as_set, "as_bitmap": l.as_bitmap, "as_roaring": l.as_roaring, "as_hash": l.as_hash});
                         }
                         o
                     })
@@ -454,6 +473,9 @@ impl Report {
             "clock_ms": self.clock_ms,
             "expired": {"keys": self.ttl[1].keys, "memory": self.ttl[1].memory},
             "allocator": format!("{:?}", self.allocator).to_lowercase(),
+            "file_keys": self.file_keys,
+            "file_databases": self.file_databases,
+            "filtered": self.filtered,
             "keys": self.keys,
             "memory": self.memory,
             "databases": dbs,
@@ -604,28 +626,43 @@ fn details(g: &super::Group) -> String {
 pub const CSV_HEADER: &str =
     "database,type,key,size_in_bytes,encoding,num_elements,len_largest_element,expiry";
 
-/// One CSV row as rdbtools writes its memory report: the key in redis-cli quoting (then
-/// CSV-quoted), `size_in_bytes` the memory estimate, `num_elements` 1 for strings, `expiry`
-/// ISO 8601 UTC with milliseconds, empty without one.
-pub fn csv_row(r: &KeyRow) -> String {
-    let key = escape::display(&r.key);
-    let key = if key.contains([',', '"']) {
-        format!("\"{}\"", key.replace('"', "\"\""))
+/// The key cell of the CSV: the key itself when it is printable ASCII (as rdbtools writes
+/// it) and does not start with `"`; else its redis-cli quoted form ([`escape::quote`]:
+/// `"bin:\x00\xff"`), so that no control byte reaches the file and a cell that starts with
+/// `"` is always the quoted form. The CSV writer then quotes the cell as RFC 4180 says.
+pub fn csv_key(key: &[u8]) -> String {
+    let printable = key.iter().all(|b| (0x20..=0x7e).contains(b));
+    if printable && key.first() != Some(&b'"') {
+        String::from_utf8_lossy(key).into_owned()
     } else {
-        key
-    };
+        escape::quote(key)
+    }
+}
+
+/// A CSV writer of rdbtools' memory report over `out`: RFC 4180 (the `csv` crate), a field
+/// quoted when it holds `,`, `"`, CR or LF, a `"` inside doubled, `\n` line ends.
+pub fn csv_writer<W: std::io::Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .has_headers(false)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
+}
+
+/// Writes one CSV row as rdbtools writes its memory report: the key as [`csv_key`],
+/// `size_in_bytes` the memory estimate (empty when not modelled), `num_elements` 1 for
+/// strings, `expiry` ISO 8601 UTC with milliseconds, empty without one.
+pub fn write_csv_row<W: std::io::Write>(w: &mut csv::Writer<W>, r: &KeyRow) -> csv::Result<()> {
     let n = if r.type_name == "string" { 1 } else { r.len };
-    format!(
-        "{},{},{},{},{},{},{},{}",
-        r.db,
-        r.type_name,
-        key,
+    w.write_record([
+        r.db.to_string(),
+        r.type_name.clone(),
+        csv_key(&r.key),
         r.memory.map_or(String::new(), |m| m.to_string()),
-        r.encoding,
-        n,
-        r.largest,
-        r.expire_at_ms.map_or(String::new(), iso8601)
-    )
+        r.encoding.to_string(),
+        n.to_string(),
+        r.largest.to_string(),
+        r.expire_at_ms.map_or(String::new(), iso8601),
+    ])
 }
 
 /// Unix ms as `YYYY-MM-DDTHH:MM:SS.mmmZ` (proleptic Gregorian, UTC).
@@ -663,6 +700,39 @@ mod tests {
         assert_eq!(percent(0, 5), "0%");
         assert_eq!(percent(1, 3), "33.3%");
         assert_eq!(percent_digits(99_999_999.0, 100_000_000.0, 2), ">99.99%");
+    }
+
+    #[test]
+    fn csv_keys_are_quoted_as_rfc_4180() {
+        let row = |key: &[u8]| {
+            let r = KeyRow {
+                db: 0,
+                key: key.to_vec(),
+                type_name: "string".into(),
+                encoding: "embstr",
+                memory: Some(56),
+                len: 1,
+                largest: 1,
+                expire_at_ms: None,
+            };
+            let mut w = csv_writer(Vec::new());
+            write_csv_row(&mut w, &r).unwrap();
+            String::from_utf8(w.into_inner().unwrap()).unwrap()
+        };
+        assert_eq!(row(b"user:1"), "0,string,user:1,56,embstr,1,1,\n");
+        assert_eq!(row(b"a,b"), "0,string,\"a,b\",56,embstr,1,1,\n");
+        assert_eq!(row(b"a b"), "0,string,a b,56,embstr,1,1,\n");
+        assert_eq!(
+            row(b"say \"hi\""),
+            "0,string,\"say \"\"hi\"\"\",56,embstr,1,1,\n"
+        );
+        // Control bytes never pass: the redis-cli quoted form, then CSV-quoted.
+        assert_eq!(
+            row(b"x\n\x1b[31m"),
+            "0,string,\"\"\"x\\n\\x1b[31m\"\"\",56,embstr,1,1,\n"
+        );
+        // `"q` quoted is `"\"q"`; each of its three `"` doubled inside the CSV field.
+        assert_eq!(row(b"\"q"), "0,string,\"\"\"\\\"\"q\"\"\",56,embstr,1,1,\n");
     }
 
     #[test]
