@@ -148,7 +148,7 @@ async function rawLoadTimes(dir) {
   } finally {
     redis.kill('SIGKILL');
   }
-  return { redisMs, ...bitlensLoadTimes(raw, 62) };
+  return { redisMs, ...bitlensLoadTimes(raw, 62, ['--strings-raw']) };
 }
 
 /** Redis' "DB loaded from disk" time (ms) in a log, if there. */
@@ -162,8 +162,8 @@ function redisLoadMs(log) {
  * in a fresh Node process (so that the first load also pays for growing the wasm memory, as it
  * does in a page that has just started). `keys` is the key count the file must give.
  */
-function memoryLoadTimes(file, keys) {
-  const nat = spawnSync(GEN, ['load', file], { maxBuffer: 1 << 20 });
+function memoryLoadTimes(file, keys, loadArgs = []) {
+  const nat = spawnSync(GEN, ['load', file, ...loadArgs], { maxBuffer: 1 << 20 });
   if (nat.status !== 0) throw new Error(`bitlens-bench load: ${nat.stderr}`);
   const { ms: nativeMs, phases } = JSON.parse(nat.stdout.toString());
   const child = `
@@ -217,8 +217,8 @@ function wasmLoadPhases(file) {
 }
 
 /** bitlens' load of `file`: [`memoryLoadTimes`], then `bitlens-bench load-file` (read from disk). */
-function bitlensLoadTimes(file, keys) {
-  const times = memoryLoadTimes(file, keys);
+function bitlensLoadTimes(file, keys, loadArgs = []) {
+  const times = memoryLoadTimes(file, keys, loadArgs);
   const f = spawnSync(GEN, ['load-file', file], { maxBuffer: 1 << 20 });
   if (f.status !== 0) throw new Error(`bitlens-bench load-file: ${f.stderr}`);
   return { ...times, file: JSON.parse(f.stdout.toString()) };

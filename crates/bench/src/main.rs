@@ -156,14 +156,15 @@ fn load_file(input: &str) -> Result<(), String> {
 /// beside the total: `crc_ms` (CRC-64 over the whole file, as the load checks it),
 /// `nocrc_ms` (the load with the check off), `lzf_ms` (decoding every LZF-compressed string
 /// of the file, i.e. those `bitlens-bench gen`'s writer compressed: the string values longer
-/// than 20 bytes that LZF shrinks, compressed again the same way outside the timing),
+/// than 20 bytes that LZF shrinks, compressed again the same way outside the timing; none
+/// with `--strings-raw`, for a file Redis wrote with `rdbcompression no`),
 /// `lzf_in`/`lzf_out` (their compressed and decoded bytes), `lzf_tokens` (LZF instructions),
 /// `touch_ms` (allocating and first writing a buffer of every decoded value's size: the
 /// page faults of the output memory), `insert_ms` (a fresh keyspace given every key, its
 /// bytes copied, with an empty string: hashing, the key allocation, the table's growth), and
 /// `keys`, `key_bytes`. Prints
 /// `{"ms": best, "keys": n, "phases": {...}}`.
-fn load(input: &str) -> Result<(), String> {
+fn load(input: &str, strings_raw: bool) -> Result<(), String> {
     let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
     let timed = |opts: &LoadOptions, reps: usize| -> Result<(f64, usize), String> {
         let mut best = f64::INFINITY;
@@ -197,7 +198,7 @@ fn load(input: &str) -> Result<(), String> {
             if let bitlens::keyspace::Value::String(s) = &entry.value {
                 let raw = s.as_bytes();
                 sizes.push(raw.len());
-                if raw.len() > 20 {
+                if raw.len() > 20 && !strings_raw {
                     if let Ok(c) = lzf::compress(&raw) {
                         if c.len() < raw.len() {
                             packed.push((c, raw.len()));
@@ -443,13 +444,16 @@ fn main() {
     let result = match (args.get(1).map(String::as_str), args.get(2)) {
         (Some("gen"), Some(out)) => gen(out).map_err(|e| format!("{out}: {e}")),
         (Some("gen-geo"), Some(out)) => gen_geo(out).map_err(|e| format!("{out}: {e}")),
-        (Some("load"), Some(input)) => load(input),
+        (Some("load"), Some(input)) => load(
+            input,
+            args.get(3).map(String::as_str) == Some("--strings-raw"),
+        ),
         (Some("run"), Some(input)) => run(input),
         (Some("kernels"), _) => kernels(),
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
         (Some("load-file"), Some(input)) => load_file(input),
         _ => Err(
-            "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | load IN.rdb | \
+            "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | load IN.rdb [--strings-raw] | \
                   run IN.rdb < spec.json"
                 .into(),
         ),
