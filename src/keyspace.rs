@@ -241,6 +241,30 @@ impl Keyspace {
         }
     }
 
+    /// Stores `value` under `key` (as [`Keyspace::insert`]) only when `key` is not there at
+    /// all, alive or expired; otherwise leaves the keyspace unchanged and gives `key` back.
+    /// One hash and probe of the table (a loader's duplicate check and insert in one).
+    pub fn insert_new(
+        &mut self,
+        key: Vec<u8>,
+        value: Value,
+        expire_at_ms: Option<i64>,
+    ) -> Result<(), Vec<u8>> {
+        match self.entries.entry(key) {
+            std::collections::hash_map::Entry::Occupied(o) => Err(o.key().clone()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let entry = Entry {
+                    value,
+                    expire_at_ms,
+                };
+                self.expiring += entry.may_expire() as usize;
+                self.module_values |= matches!(entry.value, Value::Module(_));
+                slot.insert(entry);
+                Ok(())
+            }
+        }
+    }
+
     /// Removes `key`; returns whether it existed alive at the clock (an expired key is
     /// removed too, and counts as absent, as Redis' DEL).
     pub fn remove(&mut self, key: &[u8]) -> bool {
