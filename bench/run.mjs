@@ -366,7 +366,7 @@ function whereTimeGoes({ big, small, raw, wasmPhases: w, calls, nativeUs, redisU
   return [
     '## Where the time goes (measured in this run)',
     '',
-    'Each phase timed alone on the same bytes by `bitlens-bench load` (native, best of three) and by a fresh Node process (wasm), beside the whole load.',
+    'Each phase timed alone on the same bytes by `bitlens-bench load` (native, best of three) and by a fresh Node process (wasm), beside the whole load. Being timed apart, the phases need not add up to the load, least of all when other work shares the machine (see the load average above).',
     '',
     `**Native load of the ${f0(p.bytes / 1e6)} MB bench RDB: ${f0(big.nativeMs)} ms.** 1.5 GB/s would be ${f0(needMs)} ms.`,
     '',
@@ -391,7 +391,7 @@ function whereTimeGoes({ big, small, raw, wasmPhases: w, calls, nativeUs, redisU
     '',
     `wasm ÷ native decoding: ${f2((w.nocrcMs - w.copyMs) / p.nocrc_ms)}× (the same LZF loop compiled to wasm32, 8-byte and 16-byte copies through the wasm memory's bounds checks).`,
     '',
-    `**1,000,000 small keys, native in memory: ${f0(small.nativeMs)} ms = ${f2(small.nativeMs)} µs per key.**`,
+    `**1,000,000 small keys, native in memory: ${f0(small.nativeMs)} ms = ${f2(small.nativeMs / 1000)} µs per key.**`,
     '',
     '| phase | ms | µs per key |',
     '|---|---|---|',
