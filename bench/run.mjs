@@ -7,7 +7,7 @@
 // The table goes to stdout and to bench/RESULTS.md.
 
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,10 +74,10 @@ function redisTime(port, spec) {
 }
 
 /** Starts redis-server on `dbfilename` in DATA_DIR and waits until it has loaded it. */
-async function startRedis(dir, dbfilename, logname) {
+async function startRedis(dir, dbfilename, logname, extra = []) {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', DATA_DIR,
-    '--dbfilename', dbfilename, '--save', '', '--appendonly', 'no', '--logfile', path.join(dir, logname)],
+    '--dbfilename', dbfilename, '--save', '', '--appendonly', 'no', '--logfile', path.join(dir, logname), ...extra],
   { stdio: 'ignore' });
   for (let i = 0; ; i++) {
     const r = spawnSync('redis-cli', ['-p', String(port), 'PING']);
@@ -123,6 +123,35 @@ async function geoLoadTimes(dir) {
   return { redisMs, ...memoryLoadTimes(geo, 1) };
 }
 
+/**
+ * The bench data set as Redis writes it with `rdbcompression no` (raw strings, no LZF):
+ * redis-server loads a copy of dump.rdb with that setting and SAVEs it over the copy; then a
+ * fresh redis-server loads it (its "DB loaded from disk" time) and bitlens loads the same bytes.
+ */
+async function rawLoadTimes(dir) {
+  const raw = path.join(DATA_DIR, 'dump-raw.rdb');
+  if (!existsSync(raw) || statSync(raw).mtimeMs < statSync(DUMP).mtimeMs) {
+    console.log('[bench] writing dump-raw.rdb (redis-server SAVE with rdbcompression no)');
+    copyFileSync(DUMP, raw);
+    const { redis, port } = await startRedis(dir, 'dump-raw.rdb', 'redis-raw-src.log', ['--rdbcompression', 'no']);
+    try {
+      cli(port, ['SAVE']);
+    } finally {
+      redis.kill('SIGKILL');
+    }
+  }
+  const { redis, port } = await startRedis(dir, 'dump-raw.rdb', 'redis-raw.log');
+  let redisMs;
+  try {
+    const n = cli(port, ['DBSIZE']).trim();
+    if (n !== '62') throw new Error(`dump-raw.rdb holds ${n} keys`);
+    redisMs = redisLoadMs(path.join(dir, 'redis-raw.log'));
+  } finally {
+    redis.kill('SIGKILL');
+  }
+  return { redisMs, ...bitlensLoadTimes(raw, 62, ['--strings-raw']) };
+}
+
 /** Redis' "DB loaded from disk" time (ms) in a log, if there. */
 function redisLoadMs(log) {
   const m = /DB loaded from disk: ([\d.]+) seconds/.exec(readFileSync(log, 'utf8'));
@@ -134,10 +163,10 @@ function redisLoadMs(log) {
  * in a fresh Node process (so that the first load also pays for growing the wasm memory, as it
  * does in a page that has just started). `keys` is the key count the file must give.
  */
-function memoryLoadTimes(file, keys) {
-  const nat = spawnSync(GEN, ['load', file], { maxBuffer: 1 << 20 });
+function memoryLoadTimes(file, keys, loadArgs = []) {
+  const nat = spawnSync(GEN, ['load', file, ...loadArgs], { maxBuffer: 1 << 20 });
   if (nat.status !== 0) throw new Error(`bitlens-bench load: ${nat.stderr}`);
-  const nativeMs = JSON.parse(nat.stdout.toString()).ms;
+  const { ms: nativeMs, phases } = JSON.parse(nat.stdout.toString());
   const child = `
     const { readFileSync } = await import('node:fs');
     const mod = await import(${JSON.stringify(path.join(ROOT, 'pkg/bitlens.js'))});
@@ -156,12 +185,41 @@ function memoryLoadTimes(file, keys) {
   const w = spawnSync(process.execPath, ['--input-type=module', '-e', child, file], { maxBuffer: 1 << 20 });
   if (w.status !== 0) throw new Error(`wasm load of ${path.basename(file)}: ${w.stderr}`);
   const { cold, best } = JSON.parse(w.stdout.toString());
-  return { nativeMs, wasmColdMs: cold, wasmMs: best, mb: statSync(file).size / 1e6 };
+  return { nativeMs, phases, wasmColdMs: cold, wasmMs: best, mb: statSync(file).size / 1e6 };
+}
+
+/**
+ * Where a wasm load's time goes, in a fresh Node process: `snapshotInfo(bytes)` (it reads only
+ * the header, so its time is the copy of the bytes into wasm memory) first while the memory
+ * still has to grow (`copyColdMs`) and again once grown (`copyMs`); then `loadRdb` with the
+ * CRC check off (`nocrcMs`) and on (`loadMs`), best of two each.
+ */
+function wasmLoadPhases(file) {
+  const child = `
+    const { readFileSync } = await import('node:fs');
+    const mod = await import(${JSON.stringify(path.join(ROOT, 'pkg/bitlens.js'))});
+    mod.initSync({ module: readFileSync(${JSON.stringify(path.join(ROOT, 'pkg/bitlens_bg.wasm'))}) });
+    const bytes = readFileSync(process.argv[1]);
+    const time = (f) => { const t = performance.now(); f(); return performance.now() - t; };
+    const copyColdMs = time(() => mod.snapshotInfo(bytes));
+    const copyMs = Math.min(time(() => mod.snapshotInfo(bytes)), time(() => mod.snapshotInfo(bytes)));
+    const load = (opts) => Math.min(...[0, 1].map(() => {
+      const engine = new mod.Engine();
+      const ms = time(() => engine.loadRdb(bytes, undefined, opts));
+      engine.free();
+      return ms;
+    }));
+    const nocrcMs = load({ checksum: false });
+    const loadMs = load({});
+    console.log(JSON.stringify({ copyColdMs, copyMs, nocrcMs, loadMs }));`;
+  const w = spawnSync(process.execPath, ['--input-type=module', '-e', child, file], { maxBuffer: 1 << 20 });
+  if (w.status !== 0) throw new Error(`wasm load phases of ${path.basename(file)}: ${w.stderr}`);
+  return JSON.parse(w.stdout.toString());
 }
 
 /** bitlens' load of `file`: [`memoryLoadTimes`], then `bitlens-bench load-file` (read from disk). */
-function bitlensLoadTimes(file, keys) {
-  const times = memoryLoadTimes(file, keys);
+function bitlensLoadTimes(file, keys, loadArgs = []) {
+  const times = memoryLoadTimes(file, keys, loadArgs);
   const f = spawnSync(GEN, ['load-file', file], { maxBuffer: 1 << 20 });
   if (f.status !== 0) throw new Error(`bitlens-bench load-file: ${f.stderr}`);
   return { ...times, file: JSON.parse(f.stdout.toString()) };
@@ -184,6 +242,18 @@ async function smallLoadTimes(dir) {
     redis.kill('SIGKILL');
   }
   return { redisMs, ...bitlensLoadTimes(small, 1000000) };
+}
+
+/**
+ * GB/s of the system's C liblzf on the kernels' LZF input (bench/lzf_ref.c, built here with
+ * `cc -O2`), or `n/a (why)` when cc or liblzf.so.1 is missing.
+ */
+function liblzfGbs(dir, lzfFile) {
+  const exe = path.join(dir, 'lzf_ref');
+  const cc = spawnSync('cc', ['-O2', '-o', exe, path.join(ROOT, 'bench/lzf_ref.c'), '-l:liblzf.so.1']);
+  if (cc.status !== 0) return 'n/a (cc or liblzf.so.1 missing: apt-get install liblzf1)';
+  const r = spawnSync(exe, [lzfFile]);
+  return r.status === 0 ? r.stdout.toString().trim() : `n/a (${r.stderr.toString().trim()})`;
 }
 
 async function wasmModule() {
@@ -233,7 +303,117 @@ async function wasmTimes(dump) {
     for (let i = 0; i < spec.iters; i++) for (const c of spec.commands) engine.command(c);
     out[spec.id] = ((performance.now() - t) * 1000) / spec.iters;
   }
+  out.calls = callPhases(engine);
   return { times: out, loadMs };
+}
+
+/**
+ * Where a typed call's time goes (µs per call, best of 5 rounds of 20,000 after a warm-up):
+ * `bare` is `dbsize()` (no argument, a number back: the JS↔wasm call itself); `pfcountPacked`
+ * is `commandPacked` of PFCOUNT with the argument bytes encoded once before the loop (no
+ * string encoding, a JsValue reply); `pfcount` is `pfcount(key)` (the key string encoded on
+ * every call, a number back); `command` is `command(['PFCOUNT', key])` (the argv Array read
+ * element by element). The same for GETBIT.
+ */
+function callPhases(engine) {
+  const enc = new TextEncoder();
+  const packed = (args) => {
+    const parts = args.map((a) => enc.encode(a));
+    const offsets = new Uint32Array(parts.length + 1);
+    parts.forEach((p, i) => { offsets[i + 1] = offsets[i] + p.length; });
+    const buf = new Uint8Array(offsets[parts.length]);
+    parts.forEach((p, i) => buf.set(p, offsets[i]));
+    return [buf, offsets];
+  };
+  const [pb, po] = packed(['PFCOUNT', hll(0)]);
+  const [gb, go] = packed(['GETBIT', bm(0), '12345678']);
+  const fns = {
+    bare: () => engine.dbsize(),
+    pfcountPacked: () => engine.commandPacked(pb, po),
+    pfcount: () => engine.pfcount(hll(0)),
+    pfcountCommand: () => engine.command(['PFCOUNT', hll(0)]),
+    getbitPacked: () => engine.commandPacked(gb, go),
+    getbit: () => engine.getbit(bm(0), 12345678),
+    getbitCommand: () => engine.command(['GETBIT', bm(0), '12345678']),
+  };
+  const n = 20000;
+  const res = {};
+  for (const [name, f] of Object.entries(fns)) {
+    for (let i = 0; i < n; i++) f();
+    let best = Infinity;
+    for (let r = 0; r < 5; r++) {
+      const t = performance.now();
+      for (let i = 0; i < n; i++) f();
+      best = Math.min(best, ((performance.now() - t) * 1000) / n);
+    }
+    res[name] = best;
+  }
+  return res;
+}
+
+/**
+ * The "Where the time goes" section: each row's phases as the bench binaries measured them in
+ * this run (`bitlens-bench load`'s `phases`, [`wasmLoadPhases`], [`callPhases`]), so that
+ * every run states the measured cause of the figures above beside them.
+ */
+function whereTimeGoes({ big, small, raw, wasmPhases: w, calls, nativeUs, redisUs, k }) {
+  const p = big.phases;
+  const pct = (x, of) => `${((100 * x) / of).toFixed(0)} %`;
+  const f0 = (x) => x.toFixed(0);
+  const f2 = (x) => x.toFixed(2);
+  const needMs = (p.bytes / 1.5e9) * 1000;
+  const sp = small.phases;
+  const us = (x) => (x === undefined ? 'n/a' : `${x.toFixed(2)} µs`);
+  return [
+    '## Where the time goes (measured in this run)',
+    '',
+    'Each phase timed alone on the same bytes by `bitlens-bench load` (native, best of three) and by a fresh Node process (wasm), beside the whole load. Being timed apart, the phases need not add up to the load, least of all when other work shares the machine (see the load average above).',
+    '',
+    `**Native load of the ${f0(p.bytes / 1e6)} MB bench RDB: ${f0(big.nativeMs)} ms.** 1.5 GB/s would be ${f0(needMs)} ms.`,
+    '',
+    '| phase | ms | share of the load |',
+    '|---|---|---|',
+    `| LZF decoding of the file's ${p.lzf_strings} compressed strings (${f0(p.lzf_in / 1e6)} MB → ${f0(p.lzf_out / 1e6)} MB, ${f0(p.lzf_tokens / 1e6)} M LZF instructions, ${f2(p.lzf_out / p.lzf_tokens)} bytes and ${f2((p.lzf_ms * 1e6) / p.lzf_tokens)} ns per instruction) | ${f0(p.lzf_ms)} | ${pct(p.lzf_ms, big.nativeMs)} |`,
+    `| CRC-64 over the file | ${f0(p.crc_ms)} | ${pct(p.crc_ms, big.nativeMs)} |`,
+    `| allocating and first writing every value's buffer (page faults) | ${f0(p.touch_ms)} | ${pct(p.touch_ms, big.nativeMs)} |`,
+    `| the load with the CRC check off | ${f0(p.nocrc_ms)} | ${pct(p.nocrc_ms, big.nativeMs)} |`,
+    `| the rest (parsing, the GEO key's index, copies): load − LZF − CRC | ${f0(big.nativeMs - p.lzf_ms - p.crc_ms)} | ${pct(big.nativeMs - p.lzf_ms - p.crc_ms, big.nativeMs)} |`,
+    '',
+    `LZF alone needs ${f0(p.lzf_ms)} ms of the ${f0(needMs)} ms that 1.5 GB/s allows: the 12.5 %-density bitmaps give LZF ${f2(p.lzf_out / p.lzf_tokens)} output bytes per instruction, so the load is bound by the instruction rate. Without LZF (the same data as Redis writes it with \`rdbcompression no\`): ${f0(raw.nativeMs)} ms for ${f0(raw.mb)} MB = ${f2(raw.mb / raw.nativeMs)} GB/s native (CRC ${f0(raw.phases.crc_ms)} ms of it), against Redis' ${f0(raw.redisMs)} ms. C liblzf on the kernels' bitmap: ${k.lzf_c} GB/s, bitlens ${k.lzf_bitlens} GB/s.`,
+    '',
+    `**wasm load of the same file (fresh Node process): ${f0(w.loadMs)} ms** (the table's cold figure also grows the memory).`,
+    '',
+    '| phase | ms | share |',
+    '|---|---|---|',
+    `| copy of the bytes from JS into wasm memory, the memory growing (first \`snapshotInfo(bytes)\`) | ${f0(w.copyColdMs)} | ${pct(w.copyColdMs, w.loadMs)} |`,
+    `| the same copy once the memory is grown | ${f0(w.copyMs)} | ${pct(w.copyMs, w.loadMs)} |`,
+    `| CRC-64 in wasm: load − load with the check off | ${f0(w.loadMs - w.nocrcMs)} | ${pct(w.loadMs - w.nocrcMs, w.loadMs)} |`,
+    `| decoding (LZF, parsing, building values): load with the check off − copy | ${f0(w.nocrcMs - w.copyMs)} | ${pct(w.nocrcMs - w.copyMs, w.loadMs)} |`,
+    '',
+    `wasm ÷ native decoding: ${f2((w.nocrcMs - w.copyMs) / p.nocrc_ms)}× (the same LZF loop compiled to wasm32, 8-byte and 16-byte copies through the wasm memory's bounds checks).`,
+    '',
+    `**1,000,000 small keys, native in memory: ${f0(small.nativeMs)} ms = ${f2(small.nativeMs / 1000)} µs per key.**`,
+    '',
+    '| phase | ms | µs per key |',
+    '|---|---|---|',
+    `| inserting every key into a fresh keyspace (key copied, hashing, table growth; empty values) | ${f0(sp.insert_ms)} | ${f2(sp.insert_ms / 1000)} |`,
+    `| allocating and first writing every value's buffer | ${f0(sp.touch_ms)} | ${f2(sp.touch_ms / 1000)} |`,
+    `| CRC-64 over the file | ${f0(sp.crc_ms)} | ${f2(sp.crc_ms / 1000)} |`,
+    `| the rest (parsing each record, building the value): load − the above | ${f0(small.nativeMs - sp.insert_ms - sp.touch_ms - sp.crc_ms)} | ${f2((small.nativeMs - sp.insert_ms - sp.touch_ms - sp.crc_ms) / 1000)} |`,
+    '',
+    `Peak RSS from the file: ${f0(small.file.peak_rss / 1e6)} MB against ${f0(small.file.rss_after / 1e6)} MB loaded.`,
+    '',
+    '**Single-key calls from JS (µs per call, wasm in Node, best of 5 × 20,000):**',
+    '',
+    '| call | PFCOUNT | GETBIT |',
+    '|---|---|---|',
+    `| the bare JS↔wasm call (\`dbsize()\`: no argument, a number back) | ${us(calls.bare)} | ${us(calls.bare)} |`,
+    `| \`commandPacked\` with the bytes encoded before the loop (execute + a JsValue reply) | ${us(calls.pfcountPacked)} | ${us(calls.getbitPacked)} |`,
+    `| typed \`pfcount(key)\` / \`getbit(key, offset)\` (the key string encoded per call) | ${us(calls.pfcount)} | ${us(calls.getbit)} |`,
+    `| \`command([...])\` (the argv Array read element by element) | ${us(calls.pfcountCommand)} | ${us(calls.getbitCommand)} |`,
+    `| native \`bitlens::execute\` of the same command (execute alone) | ${us(nativeUs['pfcount-1'])} | ${us(nativeUs.getbit)} |`,
+    `| Redis, server side | ${us(redisUs['pfcount-1'])} | ${us(redisUs.getbit)} |`,
+  ].join('\n');
 }
 
 function fmtUs(us) {
@@ -279,9 +459,14 @@ async function main() {
     console.log('[bench] timing the load of the data set and of 1,000,000 small keys');
     const big = bitlensLoadTimes(DUMP, 62);
     const small = await smallLoadTimes(dir);
-    const kern = spawnSync(GEN, ['kernels'], { maxBuffer: 1 << 20 });
+    console.log('[bench] timing the load of the data set written with rdbcompression no');
+    const raw = await rawLoadTimes(dir);
+    const wasmPhases = wasmLoadPhases(DUMP);
+    const lzfFile = path.join(dir, 'lzf.bin');
+    const kern = spawnSync(GEN, ['kernels'], { maxBuffer: 1 << 20, env: { ...process.env, KERNELS_LZF_OUT: lzfFile } });
     if (kern.status !== 0) throw new Error(`bitlens-bench kernels: ${kern.stderr}`);
     const k = JSON.parse(kern.stdout.toString());
+    k.lzf_c = liblzfGbs(dir, lzfFile);
     const mbps = (mb, ms) => (mb && ms ? `${((mb / ms) * 1000).toFixed(0)} MB/s` : 'n/a');
     const loadRow = (what, r, redisMs) => `| ${what} | ${fmtUs(ms(redisMs))} (${mbps(r.mb, redisMs)}) | ${fmtUs(ms(r.wasmColdMs))} (${mbps(r.mb, r.wasmColdMs)}) | ${ratio(redisMs, r.wasmColdMs)} | ${fmtUs(ms(r.nativeMs))} (${mbps(r.mb, r.nativeMs)}) | ${ratio(redisMs, r.nativeMs)} | ${fmtUs(ms(r.file.ms))}, peak RSS ${(r.file.peak_rss / 1e6).toFixed(0)} MB = ${(r.file.peak_rss / r.file.rss_after).toFixed(2)}× the RSS loaded |`;
     const ms = (x) => (x === undefined ? undefined : x * 1000);
@@ -320,6 +505,7 @@ async function main() {
       '|---|---|---|---|---|---|---|',
       loadRow(`The ${big.mb.toFixed(0)} MB bench RDB (31 LZF-compressed bitmaps of 12.5 MB, 30 HLLs, 1M-member GEO key)`, big, redisDumpLoadMs),
       loadRow(`1,000,000 string keys of 100 bytes (${small.mb.toFixed(0)} MB)`, small, small.redisMs),
+      loadRow(`The same data set as Redis SAVEs it with \`rdbcompression no\` (${raw.mb.toFixed(0)} MB, raw strings)`, raw, raw.redisMs),
       '',
       '## Kernels against their physical limit or reference (GB/s of input, `bitlens-bench kernels`, same run)',
       '',
@@ -330,11 +516,14 @@ async function main() {
       `| AND of 2 sources (bytes read) | ${k.and_2_sources} | memory read, 12.5 MB | ${k.read_12mb} |`,
       `| CRC-64 (bitlens, 4-lane slice-by-8) | ${k.crc64_bitlens} | \`crc\` crate slice-by-16 | ${k.crc64_crc_crate_slice16} |`,
       `| LZF decode of a 12.5 % density bitmap (ratio ${k.lzf_ratio}) | ${k.lzf_bitlens} | \`lzf\` crate | ${k.lzf_lzf_crate} |`,
+      `| LZF decode, the same input | ${k.lzf_bitlens} | C liblzf (the system's liblzf.so.1, \`cc -O2\`, bench/lzf_ref.c) | ${k.lzf_c} |`,
       '',
       `Loading the ${(dump.length / 1e6).toFixed(0)} MB data-set RDB into the wasm engine took ${loadMs.toFixed(0)} ms.`,
       `The GEO-key load row gives the first wasm load in a fresh Node process (wasm memory growth included); the best of three loads there took ${geo.wasmMs.toFixed(0)} ms.`,
       '',
       browser,
+      '',
+      whereTimeGoes({ big, small, raw, wasmPhases, calls: wasmUs.calls, nativeUs, redisUs, k }),
       '',
       ...inspection,
       '',

@@ -101,6 +101,101 @@ impl std::fmt::Display for LzfError {
 
 impl std::error::Error for LzfError {}
 
+/// Input bytes the unchecked loop of [`fast`] needs ahead of a control byte: a 3-byte
+/// back-reference header, or the control byte and a fixed 32-byte literal copy.
+const FAST_IN: usize = 1 + 32 + 2;
+/// Output bytes [`fast`] needs ahead of `op`: the longest instruction rounded up to the
+/// 16-byte copy blocks, plus the 32-byte over-copy of a literal.
+const FAST_OUT: usize = MAX_STEP + 32;
+
+/// The inner loop of [`run`] without per-instruction bounds checks: it runs only while the
+/// next instruction cannot reach the end of `data`, of `out` or of `limit` (one check per
+/// instruction at the loop head, [`FAST_IN`] and [`FAST_OUT`] ahead), so that literals
+/// copy a fixed 32 bytes and back-references fixed 16-byte blocks with no slice checks. The
+/// one check an instruction still needs, a back-reference before the start of the output,
+/// is kept (the same error as [`run`]). Leaves `*ip`/`*op` at the first instruction it did
+/// not decode; [`run`] decodes the rest with every check.
+#[inline(always)]
+fn fast(
+    data: &[u8],
+    ip: &mut usize,
+    out: &mut [u8],
+    op: &mut usize,
+    stop: usize,
+    limit: usize,
+) -> Result<(), LzfError> {
+    let out_end = limit.min(out.len());
+    let (mut i, mut o) = (*ip, *op);
+    let src = data.as_ptr();
+    let dst = out.as_mut_ptr();
+    let result = loop {
+        if i + FAST_IN > data.len() || o >= stop || o + FAST_OUT > out_end {
+            break Ok(());
+        }
+        // SAFETY (every access below): `i + FAST_IN <= data.len()` bounds every read of
+        // `data` (at most 3 header bytes, or 1 + 32 literal bytes), and
+        // `o + FAST_OUT <= out.len()` bounds every write (a literal writes 32 bytes at `o`,
+        // a back-reference at most `MAX_STEP` rounded up to 16, < FAST_OUT) and every read
+        // of `out` (`start >= 0` is checked, and the reads end before the writes' end).
+        unsafe {
+            let ctrl = *src.add(i) as usize;
+            if ctrl < 32 {
+                let n = ctrl + 1;
+                // Fixed 32 bytes; the bytes past `n` are overwritten by what follows, and
+                // `o + n <= limit` holds by `FAST_OUT`.
+                std::ptr::copy_nonoverlapping(src.add(i + 1), dst.add(o), 32);
+                i += 1 + n;
+                o += n;
+            } else {
+                let at = i;
+                let mut len = ctrl >> 5;
+                i += 1;
+                if len == 7 {
+                    len += *src.add(i) as usize;
+                    i += 1;
+                }
+                let dist = ((ctrl & 31) << 8 | *src.add(i) as usize) + 1;
+                i += 1;
+                let len = len + 2;
+                if dist > o {
+                    *ip = at;
+                    *op = o;
+                    break Err(LzfError::BackrefBeforeStart { offset: at });
+                }
+                let from = dst.add(o - dist);
+                let to = dst.add(o);
+                if dist >= 16 {
+                    // Each 16-byte block reads bytes at least 16 back (already final).
+                    let mut k = 0;
+                    while k < len {
+                        let block = std::ptr::read_unaligned(from.add(k) as *const [u8; 16]);
+                        std::ptr::write_unaligned(to.add(k) as *mut [u8; 16], block);
+                        k += 16;
+                    }
+                } else if dist >= 8 {
+                    let mut k = 0;
+                    while k < len {
+                        let block = std::ptr::read_unaligned(from.add(k) as *const [u8; 8]);
+                        std::ptr::write_unaligned(to.add(k) as *mut [u8; 8], block);
+                        k += 8;
+                    }
+                } else {
+                    // Overlapping: byte by byte repeats the pattern as LZF means.
+                    for k in 0..len {
+                        *to.add(k) = *from.add(k);
+                    }
+                }
+                o += len;
+            }
+        }
+    };
+    if result.is_ok() {
+        *ip = i;
+        *op = o;
+    }
+    result
+}
+
 /// Decodes instructions from `data[*i..]` into `out` at `*o` until the data ends or `*o`
 /// reaches `stop` (with `stop + MAX_STEP <= out.len()` unless `stop == limit`). `limit` is
 /// the declared output length relative to `out[0]`; `base` is the absolute offset of
@@ -114,6 +209,7 @@ fn run(
     limit: usize,
 ) -> Result<(), LzfError> {
     let (mut ip, mut op) = (*i, *o);
+    fast(data, &mut ip, out, &mut op, stop, limit)?;
     let result = loop {
         if ip >= data.len() || op >= stop {
             break Ok(());
@@ -391,6 +487,36 @@ mod tests {
             }
         );
         assert!(decompress_string(&[0x20, 0x00], 3).is_err());
+    }
+
+    /// The unchecked loop ([`fast`]) keeps [`run`]'s errors: a back-reference before the
+    /// start far from the data's end (where the fast loop decodes) is refused with its offset,
+    /// and a mutated stream that decodes at all decodes to what the `lzf` crate gives.
+    #[test]
+    fn the_unchecked_loop_keeps_every_check() {
+        // One literal byte, then a back-reference of distance 100 at offset 2, then enough
+        // literal runs that both are inside the fast loop's reach.
+        let mut data = vec![0x00, b'a', 0x20, 99];
+        for _ in 0..40 {
+            data.push(31);
+            data.extend_from_slice(&[7u8; 32]);
+        }
+        assert_eq!(
+            decompress(&data, 1 + 3 + 40 * 32).unwrap_err(),
+            LzfError::BackrefBeforeStart { offset: 2 }
+        );
+        let mut r = fastrand::Rng::with_seed(16);
+        for input in inputs().into_iter().filter(|i| i.len() <= 300_000) {
+            let packed = lzf::compress(&input).unwrap();
+            for _ in 0..100 {
+                let mut bad = packed.clone();
+                let at = r.usize(..bad.len());
+                bad[at] = r.u8(..);
+                if let Ok(ours) = decompress(&bad, input.len()) {
+                    assert_eq!(Ok(ours), lzf::decompress(&bad, input.len()));
+                }
+            }
+        }
     }
 
     #[test]

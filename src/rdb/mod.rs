@@ -782,7 +782,11 @@ fn collect(
     let header = visit(&mut |rec| {
         if let Some(v) = rec.value {
             let ks = databases.entry(rec.db).or_default();
-            if ks.get(&rec.key).is_some() {
+            // (A fresh keyspace has no clock: every stored key counts, as `get` saw them.)
+            if ks
+                .insert_new(rec.key.into_owned(), v, rec.expire_at_ms)
+                .is_err()
+            {
                 return Err(RdbError::new(
                     RdbErrorKind::Corrupt,
                     rec.offset,
@@ -792,7 +796,6 @@ fn collect(
                     ),
                 ));
             }
-            ks.insert(rec.key.into_owned(), v, rec.expire_at_ms);
         }
         Ok(())
     })?;

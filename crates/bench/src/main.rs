@@ -180,25 +180,116 @@ fn load_file(input: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Times [`load_rdb`] on a file already read into memory: the best of five loads.
-fn load(input: &str) -> Result<(), String> {
+/// Times [`load_rdb`] on a file already read into memory: the best of five loads, and
+/// where that time goes, each phase timed alone on the same bytes (best of three) and printed
+/// beside the total: `crc_ms` (CRC-64 over the whole file, as the load checks it),
+/// `nocrc_ms` (the load with the check off), `lzf_ms` (decoding every LZF-compressed string
+/// of the file, i.e. those `bitlens-bench gen`'s writer compressed: the string values longer
+/// than 20 bytes that LZF shrinks, compressed again the same way outside the timing; none
+/// with `--strings-raw`, for a file Redis wrote with `rdbcompression no`),
+/// `lzf_in`/`lzf_out` (their compressed and decoded bytes), `lzf_tokens` (LZF instructions),
+/// `touch_ms` (allocating and first writing a buffer of every decoded value's size: the
+/// page faults of the output memory), `insert_ms` (a fresh keyspace given every key, its
+/// bytes copied, with an empty string: hashing, the key allocation, the table's growth), and
+/// `keys`, `key_bytes`. Prints
+/// `{"ms": best, "keys": n, "phases": {...}}`.
+fn load(input: &str, strings_raw: bool) -> Result<(), String> {
     let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
-    let mut best = f64::INFINITY;
-    let mut keys = 0;
-    for _ in 0..5 {
-        let t = Instant::now();
-        let snapshot =
-            load_rdb(&bytes, &LoadOptions::default()).map_err(|e| format!("{input}: {e}"))?;
-        best = best.min(t.elapsed().as_secs_f64() * 1e3);
-        keys = snapshot
-            .databases
-            .values()
-            .map(|db| db.len())
-            .sum::<usize>();
-        drop(std::hint::black_box(snapshot));
+    let timed = |opts: &LoadOptions, reps: usize| -> Result<(f64, usize), String> {
+        let mut best = f64::INFINITY;
+        let mut keys = 0;
+        for _ in 0..reps {
+            let t = Instant::now();
+            let snapshot = load_rdb(&bytes, opts).map_err(|e| format!("{input}: {e}"))?;
+            best = best.min(t.elapsed().as_secs_f64() * 1e3);
+            keys = snapshot.databases.values().map(|db| db.len()).sum();
+            drop(std::hint::black_box(snapshot));
+        }
+        Ok((best, keys))
+    };
+    let (best, keys) = timed(&LoadOptions::default(), 5)?;
+    let nocrc = LoadOptions {
+        verify_checksum: false,
+        ..LoadOptions::default()
+    };
+    let (nocrc_ms, _) = timed(&nocrc, 3)?;
+    let crc_ms = best_of(3, || {
+        std::hint::black_box(bitlens::rdb::crc64::crc64(&bytes));
+    }) * 1e3;
+    // The file's LZF strings, compressed again as the writer did (outside the timing).
+    let snapshot = load_rdb(&bytes, &LoadOptions::default()).map_err(|e| e.to_string())?;
+    let (mut packed, mut sizes, mut key_bytes) = (Vec::new(), Vec::new(), 0usize);
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    for db in snapshot.databases.values() {
+        for (key, entry) in db.iter_all() {
+            key_bytes += key.len();
+            names.push(key.to_vec());
+            if let bitlens::keyspace::Value::String(s) = &entry.value {
+                let raw = s.as_bytes();
+                sizes.push(raw.len());
+                if raw.len() > 20 && !strings_raw {
+                    if let Ok(c) = lzf::compress(&raw) {
+                        if c.len() < raw.len() {
+                            packed.push((c, raw.len()));
+                        }
+                    }
+                }
+            }
+        }
     }
-    println!("{}", serde_json::json!({ "ms": best, "keys": keys }));
+    drop(snapshot);
+    let lzf_ms = best_of(3, || {
+        for (c, n) in &packed {
+            std::hint::black_box(bitlens::rdb::lzf::decompress(c, *n).unwrap());
+        }
+    }) * 1e3;
+    let touch_ms = best_of(3, || {
+        for &n in &sizes {
+            let mut v = Vec::<u8>::with_capacity(n);
+            v.resize(n, 1);
+            std::hint::black_box(&v);
+        }
+    }) * 1e3;
+    let insert_ms = best_of(3, || {
+        let mut ks = bitlens::Keyspace::new();
+        for k in &names {
+            let empty = bitlens::string::RedisString::from_bytes(Vec::new());
+            ks.insert(k.clone(), bitlens::Value::String(empty), None);
+        }
+        std::hint::black_box(ks);
+    }) * 1e3;
+    let lzf_tokens: usize = packed.iter().map(|(c, _)| lzf_token_count(c)).sum();
+    let phases = serde_json::json!({
+        "crc_ms": crc_ms, "nocrc_ms": nocrc_ms, "lzf_ms": lzf_ms, "touch_ms": touch_ms,
+        "insert_ms": insert_ms,
+        "lzf_strings": packed.len(),
+        "lzf_in": packed.iter().map(|(c, _)| c.len()).sum::<usize>(),
+        "lzf_out": packed.iter().map(|(_, n)| n).sum::<usize>(),
+        "lzf_tokens": lzf_tokens, "key_bytes": key_bytes, "bytes": bytes.len(),
+    });
+    println!(
+        "{}",
+        serde_json::json!({ "ms": best, "keys": keys, "phases": phases })
+    );
     Ok(())
+}
+
+/// Instructions (literal runs and back-references) in an LZF stream (the module header of
+/// `bitlens::rdb::lzf` gives the format); stops at a truncated instruction.
+fn lzf_token_count(c: &[u8]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < c.len() {
+        let ctrl = c[i] as usize;
+        i += if ctrl < 32 {
+            ctrl + 2
+        } else if ctrl >> 5 == 7 {
+            3
+        } else {
+            2
+        };
+        n += 1;
+    }
+    n
 }
 
 fn run(input: &str) -> Result<(), String> {
@@ -382,7 +473,10 @@ fn main() {
     let result = match (args.get(1).map(String::as_str), args.get(2)) {
         (Some("gen"), Some(out)) => gen(out).map_err(|e| format!("{out}: {e}")),
         (Some("gen-geo"), Some(out)) => gen_geo(out).map_err(|e| format!("{out}: {e}")),
-        (Some("load"), Some(input)) => load(input),
+        (Some("load"), Some(input)) => load(
+            input,
+            args.get(3).map(String::as_str) == Some("--strings-raw"),
+        ),
         (Some("run"), Some(input)) => run(input),
         (Some("kernels"), _) => kernels(),
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
@@ -390,8 +484,8 @@ fn main() {
         (Some("gen-big"), Some(out)) => gen_big(out).map_err(|e| format!("{out}: {e}")),
         _ => Err(
             "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | gen-small OUT.rdb | \
-                  gen-big OUT.rdb | load IN.rdb | load-file IN.rdb | run IN.rdb < spec.json | \
-                  kernels"
+                  gen-big OUT.rdb | load IN.rdb [--strings-raw] | load-file IN.rdb | \
+                  run IN.rdb < spec.json | kernels"
                 .into(),
         ),
     };
