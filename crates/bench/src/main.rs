@@ -21,6 +21,9 @@
 //! - `bitlens-bench gen-big OUT.rdb` writes a file of about 1 GB for the inspection rows:
 //!   48 bitmaps of 100,000,000 bits (`big:bm:00`..`47`, 12.5 % density, 600 MB) and 4,000,000
 //!   string keys of 100 bytes (`big:s:<i>`, one in four with a TTL of up to 30 days).
+//! - `bitlens-bench gen-signins OUT.rdb N` writes N per-user monthly sign-in keys
+//!   `sign:<uid>:202405` (4 bytes, bit = day − 1; each user signs in on a random share of the
+//!   days, most of them in runs), the sign-ins card's data at scale.
 //! - `bitlens-bench kernels` prints the GB/s of the kernels under loading and scanning beside
 //!   their references (memory read bandwidth, the `crc` and `lzf` crates).
 
@@ -139,6 +142,34 @@ fn gen_big(out: &str) -> std::io::Result<()> {
         rng.0.fill(&mut small);
         let ttl = (i % 4 == 0).then(|| BASE_MS + rng.0.i64(0..30 * 86_400_000));
         w.write_string(format!("big:s:{i}").as_bytes(), &small, ttl)?;
+    }
+    w.finish()?;
+    Ok(())
+}
+
+fn gen_signins(out: &str, n: &str) -> std::io::Result<()> {
+    let n: u64 = n
+        .parse()
+        .map_err(|_| std::io::Error::other(format!("not a key count: {n}")))?;
+    let file = std::fs::File::create(out)?;
+    let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
+    w.select_db(0)?;
+    let mut rng = Rng(fastrand::Rng::with_seed(0x5161_1415));
+    for uid in 0..n {
+        // A run of signed-in days ending at a random day, plus scattered days.
+        let end = rng.0.u32(0..31);
+        let len = rng.0.u32(0..=end + 1);
+        let run = if len == 0 {
+            0
+        } else {
+            (u32::MAX >> (32 - len)) << (31 - end)
+        };
+        let bits = run | (rng.next() as u32 & rng.next() as u32 & rng.next() as u32);
+        w.write_string(
+            format!("sign:{uid}:202405").as_bytes(),
+            &(bits & !1).to_be_bytes(),
+            None,
+        )?;
     }
     w.finish()?;
     Ok(())
@@ -482,9 +513,13 @@ fn main() {
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
         (Some("load-file"), Some(input)) => load_file(input),
         (Some("gen-big"), Some(out)) => gen_big(out).map_err(|e| format!("{out}: {e}")),
+        (Some("gen-signins"), Some(out)) => {
+            gen_signins(out, args.get(3).map_or("10000000", String::as_str))
+                .map_err(|e| format!("{out}: {e}"))
+        }
         _ => Err(
             "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | gen-small OUT.rdb | \
-                  gen-big OUT.rdb | load IN.rdb [--strings-raw] | load-file IN.rdb | \
+                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | load IN.rdb [--strings-raw] | load-file IN.rdb | \
                   run IN.rdb < spec.json | kernels"
                 .into(),
         ),
