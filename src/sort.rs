@@ -50,7 +50,7 @@ mod tests {
             assert_eq!(got, want, "n = {n}");
             let mut got = v;
             sort_by(&mut got, |a, b| b.0.cmp(&a.0));
-            want.sort_by(|a, b| b.0.cmp(&a.0));
+            want.sort_by_key(|e| std::cmp::Reverse(e.0));
             assert_eq!(got, want, "n = {n} (descending)");
         }
         // Non-Copy elements are moved, not cloned.

@@ -56,26 +56,9 @@ pub fn unpack(body: &[u8], out: &mut Registers) {
 /// Packs registers (each must be < 64) into a dense body of [`DENSE_BODY`] bytes.
 pub fn pack(regs: &Registers, body: &mut [u8]) {
     debug_assert_eq!(body.len(), DENSE_BODY);
-    // Indexed loops and byte stores: the same code at every opt level (no iterator adapters
-    // or `copy_from_slice` calls left for the inliner to keep).
-    let r = &regs.0;
-    let mut i = 0;
-    let mut o = 0;
-    while i + 8 <= r.len() && o + 6 <= body.len() {
-        let mut x = 0u64;
-        let mut k = 0;
-        while k < 8 {
-            x |= (r[i + k] as u64) << (8 * k);
-            k += 1;
-        }
-        let w = gather(x);
-        let mut k = 0;
-        while k < 6 {
-            body[o + k] = (w >> (8 * k)) as u8;
-            k += 1;
-        }
-        i += 8;
-        o += 6;
+    for (src, dst) in regs.0.chunks_exact(8).zip(body.chunks_exact_mut(6)) {
+        let w = gather(u64::from_le_bytes(src.try_into().expect("8 registers")));
+        dst.copy_from_slice(&w.to_le_bytes()[..6]);
     }
 }
 
@@ -109,8 +92,8 @@ pub fn max_into(body: &[u8], acc: &mut Registers) {
 /// wasm profile may optimise for size, where iterator adapters and `copy_from_slice` are
 /// left as calls). Register `r` of a group is bits `s .. s+5` of the little-endian pair of
 /// bytes `(6r / 8, 6r / 8 + 1)`, `s = 6r mod 8` (0, 6, 4, 2 repeating): a swizzle puts each
-/// pair in a 16-bit lane, a multiply by `2^(10 - s)` moves the register to the lane's top 6
-/// bits and a shift right by 10 brings it down, masked.
+/// pair in a 16-bit lane, [`shift_lanes`] shifts and masks each lane, a narrow packs 16
+/// lanes into 16 bytes.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     use super::super::{Registers, DENSE_BODY};
@@ -124,19 +107,23 @@ mod simd {
             v,
             i8x16(6, 7, 6, 7, 7, 8, 8, 9, 9, 10, 9, 10, 10, 11, 11, -1),
         );
-        let mul = u16x8(
-            1 << 10,
-            1 << 4,
-            1 << 6,
-            1 << 8,
-            1 << 10,
-            1 << 4,
-            1 << 6,
-            1 << 8,
-        );
-        let lo = u16x8_shr(i16x8_mul(lo, mul), 10);
-        let hi = u16x8_shr(i16x8_mul(hi, mul), 10);
-        u8x16_narrow_i16x8(lo, hi)
+        u8x16_narrow_i16x8(shift_lanes(lo), shift_lanes(hi))
+    }
+
+    /// Lane `l` of `w` shifted right by `s = (0, 6, 4, 2)[l % 4]` and masked to 6 bits: one
+    /// uniform shift per amount, each kept in its lanes by a mask (a per-lane multiply or
+    /// shift would be scalarised: wasm has no per-lane shift).
+    #[inline(always)]
+    fn shift_lanes(w: v128) -> v128 {
+        const M: u16 = 63;
+        let m0 = u16x8(M, 0, 0, 0, M, 0, 0, 0);
+        let m6 = u16x8(0, M, 0, 0, 0, M, 0, 0);
+        let m4 = u16x8(0, 0, M, 0, 0, 0, M, 0);
+        let m2 = u16x8(0, 0, 0, M, 0, 0, 0, M);
+        v128_or(
+            v128_or(v128_and(w, m0), v128_and(u16x8_shr(w, 6), m6)),
+            v128_or(v128_and(u16x8_shr(w, 4), m4), v128_and(u16x8_shr(w, 2), m2)),
+        )
     }
 
     /// The 16 bytes at `body[off..]`, zero past the end (only the group's 12 are used).
@@ -185,13 +172,13 @@ mod simd {
 /// The 48-bit group at `body[off..off + 6]` (indexed byte loads: no calls at any opt level).
 #[inline(always)]
 fn group(body: &[u8], off: usize) -> u64 {
-    let mut x = 0u64;
-    let mut k = 0;
-    while k < 6 {
-        x |= (body[off + k] as u64) << (8 * k);
-        k += 1;
-    }
-    x
+    let s = &body[off..off + 6];
+    s[0] as u64
+        | (s[1] as u64) << 8
+        | (s[2] as u64) << 16
+        | (s[3] as u64) << 24
+        | (s[4] as u64) << 32
+        | (s[5] as u64) << 40
 }
 
 /// Adds the histogram of register values of a dense body to `hist` (`hist[v]` = number of
@@ -236,7 +223,7 @@ pub fn histogram_raw(regs: &Registers, hist: &mut [u32; 64]) {
 }
 
 /// Register `index` (< [`REGISTERS`]) of a dense body.
-#[inline]
+#[inline(always)]
 pub fn get(body: &[u8], index: usize) -> u8 {
     let bit = index * 6;
     let byte = bit / 8;
@@ -250,7 +237,7 @@ pub fn get(body: &[u8], index: usize) -> u8 {
 }
 
 /// Sets register `index` to `value` (< 64) in a dense body.
-#[inline]
+#[inline(always)]
 pub fn set(body: &mut [u8], index: usize, value: u8) {
     debug_assert!(index < REGISTERS && value < 64);
     let bit = index * 6;
