@@ -1,10 +1,10 @@
 //! Per-key summaries and detail views for a key browser (`Engine.keyList` / `Engine.keyDetail`).
 //!
-//! A summary is the key's Redis type, its encoding as Redis 7 `OBJECT ENCODING` would report
-//! it after loading the value with default settings (strings: `int` for a canonical 64-bit
-//! integer text, `embstr` up to 44 bytes, else `raw`; sorted sets: `listpack` up to 128
-//! members of at most 64 bytes, else `skiplist`; other types: the encoding recorded when the
-//! value was read, when known), its size in bytes and its time to live.
+//! A summary is the key's Redis type, its encoding as `OBJECT ENCODING` reports it once the
+//! profile's server has loaded the value ([`crate::memory::object_encoding`]), its estimated
+//! `MEMORY USAGE` ([`crate::memory::Model::estimate`]), its size in bytes and its time to
+//! live. Everything is computed from the value itself, so a key replaced by any means (a
+//! command, `loadRoaring`, a DUMP) is summarised as what it holds now.
 //!
 //! The detail adds, by kind:
 //! The kind comes from [`crate::classify::classify`]:
@@ -20,13 +20,11 @@
 //!   [`crate::probabilistic::Summary`], plus the Top-K list (TOPK.LIST WITHCOUNT) and a
 //!   t-digest's quantile curve (TDIGEST.QUANTILE at 0, 0.05, …, 1).
 
-use std::collections::HashMap;
-
 use crate::classify::{classify, geo_position, Class};
 use crate::hll;
-use crate::keyspace::{Entry, Keyspace, Value};
+use crate::keyspace::{Entry, Value};
+use crate::memory::{object_encoding, Model};
 use crate::probabilistic::{summary::summary as module_summary, ModuleData, ModuleValue, Summary};
-use crate::rdb::Record;
 use crate::string::RedisString;
 use crate::zset::ZSet;
 
@@ -37,35 +35,6 @@ pub const MAX_BUCKETS: usize = 1 << 16;
 /// GEO points returned when no limit is given.
 pub const DEFAULT_MAX_POINTS: usize = 1000;
 
-/// (encoding as stored, bytes the value took in the input) of values kept only as their type
-/// ([`Value::Other`]), by key.
-pub type OtherMeta = HashMap<Vec<u8>, (&'static str, u64)>;
-
-/// One database being loaded from RDB records: the materialised keys and the encoding of the
-/// values kept only as their type.
-#[derive(Debug, Default)]
-pub struct LoadedDb {
-    /// The keys loaded.
-    pub keyspace: Keyspace,
-    /// Encoding and size of the [`Value::Other`] values.
-    pub other: OtherMeta,
-}
-
-impl LoadedDb {
-    /// Adds a record's key when its value was materialised (skipped records are ignored).
-    pub fn add(&mut self, rec: Record<'_>) {
-        let Some(value) = rec.value else { return };
-        let key = rec.key.into_owned();
-        if !matches!(value, Value::String(_) | Value::ZSet(_)) {
-            self.other
-                .insert(key.clone(), (rec.encoding, rec.value_bytes));
-        } else {
-            self.other.remove(&key);
-        }
-        self.keyspace.insert(key, value, rec.expire_at_ms);
-    }
-}
-
 /// A key's summary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeySummary {
@@ -73,10 +42,14 @@ pub struct KeySummary {
     pub key: Vec<u8>,
     /// Redis type name, as TYPE prints it.
     pub type_name: String,
-    /// Encoding name (see the module docs).
-    pub encoding: String,
+    /// `OBJECT ENCODING` once the profile's server has loaded the value
+    /// ([`object_encoding`]); `unknown` for a value bitlens keeps only as its type.
+    pub encoding: &'static str,
+    /// Estimated `MEMORY USAGE key SAMPLES 0` on the profile's server, bytes
+    /// ([`Model::estimate`]); `None` for a value whose layout is not modelled.
+    pub memory: Option<u64>,
     /// Size in bytes: STRLEN for strings; member bytes plus 8 per score for sorted sets; for
-    /// other types the bytes the value took in the file when known, else 0.
+    /// other types [`KeySummary::memory`] (0 when not modelled).
     pub bytes: u64,
     /// Milliseconds from `now_ms` to the key's expiry (negative when already past), `None`
     /// without expiry.
@@ -174,58 +147,21 @@ impl Default for DetailOptions {
     }
 }
 
-/// Encoding of a string as Redis 7 `OBJECT ENCODING` reports it right after loading.
-pub fn string_encoding(s: &RedisString) -> &'static str {
-    if s.len() <= 20 {
-        let b = s.as_bytes();
-        if crate::num::parse_i64(&b).is_some() {
-            return "int";
-        }
-    }
-    if s.len() <= 44 {
-        "embstr"
-    } else {
-        "raw"
-    }
-}
-
-/// Encoding of a sorted set as Redis 7 reports it with default `zset-max-listpack-*`.
-pub fn zset_encoding(z: &ZSet) -> &'static str {
-    if z.len() <= 128 && z.iter().all(|(m, _)| m.len() <= 64) {
-        "listpack"
-    } else {
-        "skiplist"
-    }
-}
-
-/// The summary of one key. `other_encoding` is the recorded (encoding, bytes in the file)
-/// of a value of a type bitlens keeps only as its type.
-pub fn summary(
-    key: &[u8],
-    entry: &Entry,
-    other_encoding: Option<(&str, u64)>,
-    now_ms: i64,
-) -> KeySummary {
-    let (encoding, bytes) = match &entry.value {
-        Value::String(s) => (string_encoding(s).to_string(), s.len()),
-        Value::ZSet(z) => (
-            zset_encoding(z).to_string(),
-            z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
-        ),
-        Value::List(_)
-        | Value::Set(_)
-        | Value::Hash(_)
-        | Value::Stream(_)
-        | Value::Module(_)
-        | Value::Other(_) => match other_encoding {
-            Some((e, b)) => (e.to_string(), b),
-            None => ("unknown".to_string(), 0),
-        },
+/// The summary of one key, computed from its value with `model` (the profile's encodings and
+/// memory layout) at the clock `now_ms`.
+pub fn summary(key: &[u8], entry: &Entry, model: &Model, now_ms: i64) -> KeySummary {
+    let value = &entry.value;
+    let memory = model.estimate(key, value).map(|e| e.bytes);
+    let bytes = match value {
+        Value::String(s) => s.len(),
+        Value::ZSet(z) => z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),
+        _ => memory.unwrap_or(0),
     };
     KeySummary {
         key: key.to_vec(),
-        type_name: entry.value.redis_type().name(),
-        encoding,
+        type_name: value.redis_type().name(),
+        encoding: object_encoding(model.profile, key, value).unwrap_or("unknown"),
+        memory,
         bytes,
         ttl_ms: entry.expire_at_ms.map(|t| t.saturating_sub(now_ms)),
     }
@@ -368,7 +304,8 @@ fn geo_detail(z: &ZSet, max_points: usize) -> Detail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyspace::RedisType;
+    use crate::keyspace::{Keyspace, RedisType};
+    use std::collections::HashMap;
 
     fn string_entry(bytes: Vec<u8>, exp: Option<i64>) -> Entry {
         Entry {
@@ -377,9 +314,15 @@ mod tests {
         }
     }
 
+    fn model(name: &str) -> Model {
+        let p = crate::dialect::Profile::from_name(name).expect("profile");
+        Model::new(p, crate::memory::Allocator::Jemalloc)
+    }
+
     #[test]
     fn string_encodings_follow_redis_rules() {
-        let enc = |b: &[u8]| string_encoding(&RedisString::from_bytes(b.to_vec()));
+        let m = model("redis-7.0");
+        let enc = |b: &[u8]| summary(b"k", &string_entry(b.to_vec(), None), &m, 0).encoding;
         assert_eq!(enc(b"12345"), "int");
         assert_eq!(enc(b"-9223372036854775808"), "int");
         assert_eq!(enc(b"9223372036854775808"), "embstr"); // overflows i64
@@ -391,7 +334,8 @@ mod tests {
 
     #[test]
     fn summary_of_string_zset_and_other() {
-        let s = summary(b"k", &string_entry(vec![0; 100], Some(10_000)), None, 4_000);
+        let m = model("redis-7.0");
+        let s = summary(b"k", &string_entry(vec![0; 100], Some(10_000)), &m, 4_000);
         assert_eq!(s.type_name, "string");
         assert_eq!(s.encoding, "raw");
         assert_eq!(s.bytes, 100);
@@ -403,23 +347,59 @@ mod tests {
             ])),
             expire_at_ms: None,
         };
-        let s = summary(b"z", &z, None, 0);
-        assert_eq!(
-            (s.type_name.as_str(), s.encoding.as_str()),
-            ("zset", "listpack")
-        );
+        let s = summary(b"z", &z, &m, 0);
+        assert_eq!((s.type_name.as_str(), s.encoding), ("zset", "listpack"));
         assert_eq!(s.bytes, 2 + 8 + 3 + 8);
         assert_eq!(s.ttl_ms, None);
+        // A value kept only as its type has no encoding or estimate.
         let o = Entry {
             value: Value::Other(RedisType::Hash),
             expire_at_ms: None,
         };
-        let s = summary(b"h", &o, Some(("listpack", 77)), 0);
+        let s = summary(b"h", &o, &m, 0);
         assert_eq!(
-            (s.type_name.as_str(), s.encoding.as_str(), s.bytes),
-            ("hash", "listpack", 77)
+            (s.type_name.as_str(), s.encoding, s.memory, s.bytes),
+            ("hash", "unknown", None, 0)
         );
-        assert_eq!(summary(b"h", &o, None, 0).encoding, "unknown");
+    }
+
+    /// The summary is computed from the value: OBJECT ENCODING and MEMORY USAGE as a real
+    /// Redis 7.4.1 (jemalloc 5.3.0, RedisBloom 2.8.2) reports them after `DEBUG RELOAD`, for
+    /// the DUMP payloads that server gave of the same keys (recorded: `HSET h a 1 b 2`,
+    /// `RPUSH l x y z`, `SADD s 1 2 3`, `SADD sm apple pear`, `BF.ADD bf x`, `SET str hello`).
+    #[test]
+    fn summary_matches_redis_7_4_after_load() {
+        let m = model("redis-7.4");
+        let cases: [(&str, &str, &str, u64); 6] = [
+            ("h", "101111000000040081610201018162020201ff0c00f53657ac7577e8d3", "listpack", 72),
+            ("l", "12010210100000000300817802817902817a02ff0c002a0507a38246ef52", "listpack", 64),
+            ("s", "0b0e02000000030000000100020003000c006e7468229744d352", "intset", 64),
+            ("sm", "1414140000000200856170706c6506847065617205ff0c0043d29f52b2d311ac", "listpack", 72),
+            (
+                "bf",
+                "07813016e5a289bef8040201020102050202024064047b14ae47e17a743f020804e9862fb2350e2640\
+                 024480020005c3164090010000e03a00024040402045a004400ae02f000100000201000c000a42e14b35180409",
+                "raw",
+                272,
+            ),
+            ("str", "000568656c6c6f0c00a804ebb69f1ebe43", "embstr", 64),
+        ];
+        for (key, hex, encoding, memory) in cases {
+            let bytes: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect();
+            let value = crate::rdb::load_dump_with(&bytes, true).expect(key);
+            let entry = Entry {
+                value,
+                expire_at_ms: None,
+            };
+            let s = summary(key.as_bytes(), &entry, &m, 0);
+            assert_eq!((s.encoding, s.memory), (encoding, Some(memory)), "{key}");
+            if !matches!(entry.value, Value::String(_)) {
+                assert_eq!(s.bytes, memory, "{key}");
+            }
+        }
     }
 
     #[test]

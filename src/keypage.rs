@@ -39,7 +39,7 @@ pub fn key_page<'a>(ks: &'a Keyspace, pattern: &[u8], limit: usize, expired: boo
         keys.select_nth_unstable(limit);
         keys.truncate(limit);
     }
-    keys.sort_unstable();
+    crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
     KeyPage { total, keys }
 }
 

@@ -65,6 +65,7 @@ pub mod reply;
 pub mod report;
 pub mod session;
 pub mod set;
+pub mod sort;
 pub mod stream;
 pub mod string;
 pub mod zset;

@@ -802,7 +802,7 @@ fn id_key(id: &crate::stream::StreamId) -> [u8; 16] {
 /// [`RAX_NODE`] per node.
 fn rax_bytes(keys: &[[u8; 16]]) -> u64 {
     let mut sorted = keys.to_vec();
-    sorted.sort_unstable();
+    crate::sort::sort_by(&mut sorted, |a, b| a.cmp(b));
     sorted.dedup();
     16 * sorted.len() as u64 + RAX_NODE * rax_nodes(&sorted)
 }

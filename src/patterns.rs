@@ -72,7 +72,7 @@ pub fn group(keys: &[&[u8]]) -> Vec<(Vec<u8>, Vec<usize>)> {
     use std::collections::HashMap;
     // Keys sorted, so that the keys a pattern can match form one range (its literal prefix).
     let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_unstable_by(|&a, &b| keys[a].cmp(keys[b]));
+    crate::sort::sort_by(&mut order, |&a, &b| keys[a].cmp(keys[b]));
     let mut by_candidate: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
     for (i, k) in keys.iter().enumerate() {
         by_candidate.entry(candidate(k)).or_default().push(i);
@@ -94,7 +94,7 @@ pub fn group(keys: &[&[u8]]) -> Vec<(Vec<u8>, Vec<usize>)> {
     let mut queue: Vec<usize> = (0..groups.len())
         .filter(|&g| has_wildcard(&groups[g].as_ref().unwrap().0))
         .collect();
-    queue.sort_by_key(|&g| {
+    crate::sort::sort_by_key(&mut queue, |&g| {
         let p = &groups[g].as_ref().unwrap().0;
         (crate::glob::literal_prefix(p).len(), p.clone())
     });

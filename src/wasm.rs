@@ -24,8 +24,9 @@ use std::collections::BTreeMap;
 use crate::analytics::windows::DayBitmaps;
 use crate::command::{execute_in, Ctx};
 use crate::dialect::Profile;
-use crate::keydetail::{self, Detail, DetailOptions, LoadedDb, OtherMeta};
+use crate::keydetail::{self, Detail, DetailOptions};
 use crate::keyspace::{Keyspace, Value};
+use crate::memory::{Allocator, Model};
 use crate::rdb::{visit_rdb_chunked, visit_rdb_progress, ChunkSource, LoadOptions};
 use crate::reply::Reply;
 use crate::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
@@ -84,10 +85,8 @@ const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
 pub struct Engine {
     /// The selected database.
     pub(crate) ks: Keyspace,
-    /// (encoding, bytes in the input) of the selected database's values kept only as type.
-    other: OtherMeta,
     /// The other databases, by number.
-    dbs: BTreeMap<u64, (Keyspace, OtherMeta)>,
+    dbs: BTreeMap<u64, Keyspace>,
     /// The selected database's number.
     db: u64,
     /// How many databases SELECT accepts.
@@ -117,7 +116,6 @@ impl Engine {
     pub fn new() -> Engine {
         Engine {
             ks: Keyspace::new(),
-            other: OtherMeta::new(),
             dbs: BTreeMap::new(),
             db: 0,
             db_count: DEFAULT_DATABASES,
@@ -157,9 +155,9 @@ impl Engine {
         let (opts, on_progress, db) = load_options(db, &options)?;
         let view = view_options(&options)?;
         let mut progress = js_progress(on_progress);
-        let mut loaded: BTreeMap<u64, LoadedDb> = BTreeMap::new();
+        let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
         let header = visit_rdb_progress(bytes, &opts, &mut progress, |rec| {
-            loaded.entry(rec.db).or_default().add(rec);
+            add_record(&mut loaded, rec);
             Ok(())
         })
         .or_throw_in(|| "cannot load RDB snapshot".into())?;
@@ -189,9 +187,9 @@ impl Engine {
         })?;
         let mut src = BlobSource { blob, reader };
         let mut progress = js_progress(on_progress);
-        let mut loaded: BTreeMap<u64, LoadedDb> = BTreeMap::new();
+        let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
         let header = visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, |rec| {
-            loaded.entry(rec.db).or_default().add(rec);
+            add_record(&mut loaded, rec);
             Ok(())
         })
         .or_throw_in(|| "cannot load RDB snapshot".into())?;
@@ -238,12 +236,6 @@ impl Engine {
                 self.profile = self.writer;
             }
         }
-        let encoding = crate::rdb::type_info(bytes[0]).map_or("unknown", |i| i.1);
-        self.other.remove(&key);
-        if !matches!(value, Value::String(_) | Value::ZSet(_)) {
-            self.other
-                .insert(key.clone(), (encoding, bytes.len() as u64 - 10));
-        }
         self.ks.insert(key, value, expire);
         Ok(())
     }
@@ -257,7 +249,7 @@ impl Engine {
 
     /// The keys matching the Redis glob `pattern`, sorted by their bytes: `{ total, keys }`,
     /// `total` the number of matches, `keys` the first `limit` of them as
-    /// `{ key, type, encoding, bytes, ttlMs }` (see [`crate::keydetail::KeySummary`];
+    /// `{ key, type, encoding, bytes, memory, ttlMs }` (see [`crate::keydetail::KeySummary`];
     /// `ttlMs` is `null` without expiry, counted from the engine's clock). Keys already
     /// expired at the clock are left out unless `options.expired` is `true` (their `ttlMs` is
     /// then negative).
@@ -280,7 +272,8 @@ impl Engine {
         Ok(obj)
     }
 
-    /// The detail view of `key` (`null` when missing): `{ key, type, encoding, bytes, ttlMs }`
+    /// The detail view of `key` (`null` when missing): `{ key, type, encoding, bytes, memory,
+    /// ttlMs }`
     /// plus, by `kind`: `'bitmap'` `{ bits, bitcount, density }`, `'hll'` `{ hllEncoding,
     /// cardinality, registerHistogram }` (64 counts summing to 16384), `'geo'` `{ members,
     /// bbox: [minLon, minLat, maxLon, maxLat], points: [{ member, lon, lat }] }` (degrees),
@@ -398,7 +391,6 @@ impl Engine {
     /// Removes every key.
     pub fn clear(&mut self) {
         self.ks.clear();
-        self.other.clear();
         self.dbs.clear();
     }
 
@@ -427,9 +419,9 @@ impl Engine {
             &JsValue::from_f64(self.rdb_version as f64),
         )?;
         set(&obj, "selected", &JsValue::from_f64(self.db as f64))?;
-        let mut all: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, (k, _))| (*d, k)).collect();
+        let mut all: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
         all.push((self.db, &self.ks));
-        all.sort_by_key(|e| e.0);
+        crate::sort::sort_by_key(&mut all, |e| e.0);
         let dbs = Array::new();
         for (d, ks) in all {
             if ks.iter_all().next().is_none() && d != self.db {
@@ -470,7 +462,6 @@ impl Engine {
     #[wasm_bindgen(js_name = setString)]
     pub fn set_string(&mut self, key: JsValue, value: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        self.other.remove(&key);
         self.ks.set(key, crate::rdb::load_string(value.to_vec()));
         Ok(())
     }
@@ -479,7 +470,6 @@ impl Engine {
     #[wasm_bindgen(js_name = deleteKey)]
     pub fn delete_key(&mut self, key: JsValue) -> Result<bool, JsError> {
         let key = arg_bytes(&key, 0)?;
-        self.other.remove(&key);
         Ok(self.ks.remove(&key))
     }
 
@@ -534,7 +524,7 @@ impl Engine {
                 .collect(),
             other => return Err(unexpected("KEYS", &other)),
         };
-        keys.sort();
+        crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
         Ok(keys
             .iter()
             .map(|k| JsValue::from_str(&String::from_utf8_lossy(k)))
@@ -957,6 +947,14 @@ impl<T, E: std::fmt::Display> IntoJs<T> for Result<T, E> {
 }
 
 /// An `Error` with `message` (Redis' text for an error reply, or the glue's own check).
+/// Adds a loaded record's key to its database (records the load skipped have no value).
+fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: crate::rdb::Record<'_>) {
+    if let Some(value) = rec.value {
+        let ks = loaded.entry(rec.db).or_default();
+        ks.insert(rec.key.into_owned(), value, rec.expire_at_ms);
+    }
+}
+
 pub(crate) fn throw(message: impl AsRef<str>) -> JsError {
     JsError::new(message.as_ref())
 }
@@ -967,7 +965,7 @@ impl Engine {
     /// live key count.
     fn replace(
         &mut self,
-        loaded: BTreeMap<u64, LoadedDb>,
+        loaded: BTreeMap<u64, Keyspace>,
         db: u64,
         aux: &[(Vec<u8>, Vec<u8>)],
         version: u32,
@@ -983,17 +981,15 @@ impl Engine {
             .next_back()
             .map_or(0, |d| d + 1)
             .max(DEFAULT_DATABASES);
-        self.dbs = loaded
-            .into_iter()
-            .map(|(d, mut l)| {
-                l.keyspace.set_clock(self.clock_ms);
-                (d, (l.keyspace, l.other))
-            })
-            .collect();
-        let (mut ks, other) = self.dbs.remove(&db).unwrap_or_default();
+        // (A loop, not `collect`: BTreeMap's FromIterator sorts, one more sort in the wasm.)
+        self.dbs = BTreeMap::new();
+        for (d, mut ks) in loaded {
+            ks.set_clock(self.clock_ms);
+            self.dbs.insert(d, ks);
+        }
+        let mut ks = self.dbs.remove(&db).unwrap_or_default();
         ks.set_clock(self.clock_ms);
         self.ks = ks;
-        self.other = other;
         self.db = db;
         self.ks.len() as f64
     }
@@ -1003,11 +999,10 @@ impl Engine {
         if db == self.db {
             return;
         }
-        let (mut ks, other) = self.dbs.remove(&db).unwrap_or_default();
+        let mut ks = self.dbs.remove(&db).unwrap_or_default();
         ks.set_clock(self.clock_ms);
         let old_ks = std::mem::replace(&mut self.ks, ks);
-        let old_other = std::mem::replace(&mut self.other, other);
-        self.dbs.insert(self.db, (old_ks, old_other));
+        self.dbs.insert(self.db, old_ks);
         self.db = db;
     }
 
@@ -1025,14 +1020,15 @@ impl Engine {
         reply
     }
 
-    /// `{ key, type, encoding, bytes, ttlMs }` of an existing key.
+    /// `{ key, type, encoding, bytes, memory, ttlMs }` of an existing key, computed from its
+    /// value as the engine's profile (jemalloc) would hold it ([`keydetail::summary`]).
     fn summary_js(&self, key: &[u8], now_ms: i64) -> Result<Object, JsError> {
         let entry = self
             .ks
             .entry_any(key)
             .ok_or_else(|| throw("key vanished while listing"))?;
-        let other = self.other.get(key).map(|&(e, b)| (e, b));
-        let s = keydetail::summary(key, entry, other, now_ms);
+        let model = Model::new(self.profile, Allocator::Jemalloc);
+        let s = keydetail::summary(key, entry, &model, now_ms);
         let obj = Object::new();
         set(
             &obj,
@@ -1042,6 +1038,10 @@ impl Engine {
         set(&obj, "type", &s.type_name.into())?;
         set(&obj, "encoding", &s.encoding.into())?;
         set(&obj, "bytes", &JsValue::from_f64(s.bytes as f64))?;
+        let memory = s
+            .memory
+            .map_or(JsValue::NULL, |m| JsValue::from_f64(m as f64));
+        set(&obj, "memory", &memory)?;
         let ttl = s
             .ttl_ms
             .map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));

@@ -176,18 +176,11 @@ impl Engine {
         };
         let clock_ms = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
         let model = Model::new(self.writer, allocator);
-        let mut dbs: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, (k, _))| (*d, k)).collect();
+        let mut dbs: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
         dbs.push((self.db, &self.ks));
-        dbs.sort_by_key(|d| d.0);
-        let encoding_of = |db: u64, key: &[u8]| {
-            let meta = if db == self.db {
-                &self.other
-            } else {
-                &self.dbs.get(&db)?.1
-            };
-            meta.get(key).map(|m| m.0)
-        };
-        let r = memory_report(dbs, &model, encoding_of, clock_ms, &ropts);
+        crate::sort::sort_by_key(&mut dbs, |d| d.0);
+        // Every encoding the model knows comes from the value itself.
+        let r = memory_report(dbs, &model, |_, _| None, clock_ms, &ropts);
 
         let obj = Object::new();
         set(&obj, "clockMs", &JsValue::from_f64(clock_ms as f64))?;

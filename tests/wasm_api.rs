@@ -903,3 +903,69 @@ fn compat_clock_databases_and_info() {
     let msg = error_message(e.load_rdb(&rdb, None, bad).unwrap_err());
     assert!(msg.contains("unknown profile"), "{msg}");
 }
+
+/// The key summary (`keyList` / `keyDetail`: `encoding`, `memory`, `bytes`) is computed from
+/// the value the key holds now, never from what was recorded when some earlier value was
+/// loaded under the same name. The hash's DUMP payload, OBJECT ENCODING `listpack` and
+/// MEMORY USAGE 72 were recorded from Redis 7.4.1 (jemalloc 5.3.0) after `HSET h a 1 b 2`
+/// and `DEBUG RELOAD`.
+#[wasm_bindgen_test]
+fn key_summary_follows_the_value_after_overwrites() {
+    let hash = hex("101111000000040081610201018162020201ff0c00f53657ac7577e8d3");
+    let redis74 = || options(&[("compat", JsValue::from_str("redis-7.4"))]);
+    let summary = |e: &Engine, key: &str| {
+        let list = e.key_list(key, 1.0, JsValue::UNDEFINED).unwrap();
+        let k = get(&list, "keys").dyn_into::<Array>().unwrap().get(0);
+        let memory = get(&k, "memory");
+        (
+            get(&k, "type").as_string().unwrap(),
+            get(&k, "encoding").as_string().unwrap(),
+            memory.as_f64(),
+            number(&get(&k, "bytes")),
+        )
+    };
+    let object_encoding = |e: &mut Engine, key: &str| {
+        e.command(&argv(&["OBJECT", "ENCODING", key]))
+            .unwrap()
+            .as_string()
+            .unwrap()
+    };
+    let mut e = Engine::new();
+    e.load_dump("h".into(), &hash, redis74()).unwrap();
+    assert_eq!(
+        summary(&e, "h"),
+        ("hash".into(), "listpack".into(), Some(72.0), 72.0)
+    );
+    assert_eq!(object_encoding(&mut e, "h"), "listpack");
+
+    // The hash deleted by a command and the name reused for a Bloom filter (BF.* built in
+    // from Redis 8.0, so both engines answer as redis-8.0 now): the summary is the filter's,
+    // the same as on an engine that never held the hash.
+    let redis80 = || options(&[("compat", JsValue::from_str("redis-8.0"))]);
+    e.load_dump("h0".into(), &hash, redis80()).unwrap();
+    e.command(&argv(&["DEL", "h"])).unwrap();
+    e.command(&argv(&["BF.ADD", "h", "x"])).unwrap();
+    let mut fresh = Engine::new();
+    fresh.load_dump("other".into(), &hash, redis80()).unwrap();
+    fresh.command(&argv(&["BF.ADD", "h", "x"])).unwrap();
+    let s = summary(&e, "h");
+    assert_eq!(s, summary(&fresh, "h"));
+    assert_eq!(s.1, object_encoding(&mut e, "h"));
+    assert_eq!(s.1, "raw");
+    assert!(s.2.is_some_and(|m| m > 0.0), "{s:?}");
+
+    // loadRoaring and a BITOP overwrite turn the key into a string: summarised as one.
+    e.load_dump("h2".into(), &hash, redis74()).unwrap();
+    let roaring = e.export_roaring("none".into()).unwrap();
+    e.load_roaring("h2".into(), &roaring).unwrap();
+    let s = summary(&e, "h2");
+    assert_eq!((s.0.as_str(), s.3), ("string", 0.0));
+    assert_eq!(s.1, object_encoding(&mut e, "h2"));
+    e.load_dump("h3".into(), &hash, redis74()).unwrap();
+    e.command(&argv(&["SETBIT", "bits", "7", "1"])).unwrap();
+    e.command(&argv(&["BITOP", "NOT", "h3", "bits"])).unwrap();
+    let s = summary(&e, "h3");
+    assert_eq!((s.0.as_str(), s.3), ("string", 1.0));
+    assert_eq!(s.1, object_encoding(&mut e, "h3"));
+    assert_eq!(s.1, "embstr");
+}

@@ -192,10 +192,12 @@ export interface KeyInfo {
   key: string;
   /** Redis `TYPE`: `string`, `zset`, `hash`, `list`, `set`, `stream`, … */
   type: string;
-  /** Redis `OBJECT ENCODING` as the snapshot stored it (`raw`, `listpack`, `skiplist`, …). */
+  /** Redis `OBJECT ENCODING` once the engine's profile has loaded the value (`raw`, `listpack`, `skiplist`, …; `unknown` for a value kept only as its type). */
   encoding: string;
-  /** Size of the value in bytes. */
+  /** Size in bytes: STRLEN for strings, member bytes + 8 per score for sorted sets, else {@link KeyInfo.memory} (0 when not estimated). */
   bytes: number;
+  /** Estimated `MEMORY USAGE key SAMPLES 0` on the engine's profile (jemalloc), `null` when not estimated. */
+  memory: number | null;
   /** Milliseconds left to live, `null` without an expiry. */
   ttlMs: number | null;
 }

@@ -86,7 +86,7 @@ pub fn string_keys_matching(ks: &Keyspace, pattern: &[u8]) -> Vec<Vec<u8>> {
         .filter(|(k, e)| matches!(e.value, Value::String(_)) && crate::glob::matches(pattern, k))
         .map(|(k, _)| k.to_vec())
         .collect();
-    keys.sort();
+    crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
     keys
 }
 

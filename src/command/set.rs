@@ -144,7 +144,7 @@ fn intersection(sets: &[Option<&Set>], limit: usize) -> Vec<Vec<u8>> {
         None => return Vec::new(),
     };
     // Stable, as glibc's qsort (a merge sort) is on the servers compared against.
-    sets.sort_by_key(|s| s.len());
+    crate::sort::sort_by_key(&mut sets, |s| s.len());
     let mut out = Vec::new();
     if let Some((first, rest)) = sets.split_first() {
         for m in first.members() {

@@ -835,7 +835,7 @@ pub fn best_first(
         }
     }
     let mut out: Vec<Cand> = best.into_vec();
-    out.sort();
+    crate::sort::sort_by(&mut out, |a, b| a.cmp(b));
     let ambiguous = out.windows(2).any(|w| w[0].hit.dist == w[1].hit.dist);
     if out.len() > k && ambiguous {
         return None;

@@ -11,6 +11,10 @@ use super::{Registers, DENSE_BODY, REGISTERS};
 /// Spreads 8 packed 6-bit registers (the low 48 bits of `x`) into 8 bytes, register `k` in
 /// byte `k`.
 #[inline(always)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_feature = "simd128", not(test)),
+    allow(dead_code)
+)]
 fn spread(x: u64) -> u64 {
     // 48 bits -> two 24-bit halves in 32-bit lanes -> 12-bit quarters in 16-bit lanes ->
     // 6-bit registers in 8-bit lanes.
@@ -28,6 +32,10 @@ fn gather(x: u64) -> u64 {
 }
 
 #[inline(always)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_feature = "simd128", not(test)),
+    allow(dead_code)
+)]
 fn load48(b: &[u8]) -> u64 {
     let mut w = [0u8; 8];
     w[..6].copy_from_slice(&b[..6]);
@@ -37,6 +45,9 @@ fn load48(b: &[u8]) -> u64 {
 /// Unpacks a dense body (exactly [`DENSE_BODY`] bytes) into one byte per register.
 pub fn unpack(body: &[u8], out: &mut Registers) {
     debug_assert_eq!(body.len(), DENSE_BODY);
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    simd::unpack(body, out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     for (src, dst) in body.chunks_exact(6).zip(out.0.chunks_exact_mut(8)) {
         dst.copy_from_slice(&spread(load48(src)).to_le_bytes());
     }
@@ -54,20 +65,120 @@ pub fn pack(regs: &Registers, body: &mut [u8]) {
 /// Register-wise maximum of `acc` and a dense body: `acc[i] = max(acc[i], body[i])`.
 pub fn max_into(body: &[u8], acc: &mut Registers) {
     debug_assert_eq!(body.len(), DENSE_BODY);
-    // Unpack a block into a small buffer, then take a byte-wise max the compiler vectorises.
-    const BLOCK: usize = 512;
-    let mut tmp = [0u8; BLOCK];
-    for (src, dst) in body
-        .chunks_exact(BLOCK / 8 * 6)
-        .zip(acc.0.chunks_exact_mut(BLOCK))
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    simd::max_into(body, acc);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        for (s, t) in src.chunks_exact(6).zip(tmp.chunks_exact_mut(8)) {
-            t.copy_from_slice(&spread(load48(s)).to_le_bytes());
-        }
-        for (a, &t) in dst.iter_mut().zip(tmp.iter()) {
-            *a = (*a).max(t);
+        // Unpack a block into a small buffer, then take a byte-wise max the compiler
+        // vectorises.
+        const BLOCK: usize = 512;
+        let mut tmp = [0u8; BLOCK];
+        for (src, dst) in body
+            .chunks_exact(BLOCK / 8 * 6)
+            .zip(acc.0.chunks_exact_mut(BLOCK))
+        {
+            for (s, t) in src.chunks_exact(6).zip(tmp.chunks_exact_mut(8)) {
+                t.copy_from_slice(&spread(load48(s)).to_le_bytes());
+            }
+            for (a, &t) in dst.iter_mut().zip(tmp.iter()) {
+                *a = (*a).max(t);
+            }
         }
     }
+}
+
+/// The wasm `simd128` forms of [`unpack`] and [`max_into`]: 12 body bytes (16 registers) per
+/// step, written with explicit intrinsics so that they stay fast at every opt level (the
+/// wasm profile may optimise for size, where iterator adapters and `copy_from_slice` are
+/// left as calls). Register `r` of a group is bits `s .. s+5` of the little-endian pair of
+/// bytes `(6r / 8, 6r / 8 + 1)`, `s = 6r mod 8` (0, 6, 4, 2 repeating): a swizzle puts each
+/// pair in a 16-bit lane, [`shift_lanes`] shifts and masks each lane, a narrow packs 16
+/// lanes into 16 bytes.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use super::super::{Registers, DENSE_BODY};
+    use core::arch::wasm32::*;
+
+    /// Registers 16g .. 16g+15 from the 16 bytes at `v` (the group's 12 bytes first).
+    #[inline(always)]
+    fn spread16(v: v128) -> v128 {
+        let lo = i8x16_swizzle(v, i8x16(0, 1, 0, 1, 1, 2, 2, 3, 3, 4, 3, 4, 4, 5, 5, 6));
+        let hi = i8x16_swizzle(
+            v,
+            i8x16(6, 7, 6, 7, 7, 8, 8, 9, 9, 10, 9, 10, 10, 11, 11, -1),
+        );
+        u8x16_narrow_i16x8(shift_lanes(lo), shift_lanes(hi))
+    }
+
+    /// Lane `l` of `w` shifted right by `s = (0, 6, 4, 2)[l % 4]` and masked to 6 bits: one
+    /// uniform shift per amount, each kept in its lanes by a mask (a per-lane multiply or
+    /// shift would be scalarised: wasm has no per-lane shift).
+    #[inline(always)]
+    fn shift_lanes(w: v128) -> v128 {
+        const M: u16 = 63;
+        let m0 = u16x8(M, 0, 0, 0, M, 0, 0, 0);
+        let m6 = u16x8(0, M, 0, 0, 0, M, 0, 0);
+        let m4 = u16x8(0, 0, M, 0, 0, 0, M, 0);
+        let m2 = u16x8(0, 0, 0, M, 0, 0, 0, M);
+        v128_or(
+            v128_or(v128_and(w, m0), v128_and(u16x8_shr(w, 6), m6)),
+            v128_or(v128_and(u16x8_shr(w, 4), m4), v128_and(u16x8_shr(w, 2), m2)),
+        )
+    }
+
+    /// The 16 bytes at `body[off..]`, zero past the end (only the group's 12 are used).
+    #[inline(always)]
+    fn load(body: &[u8], off: usize) -> v128 {
+        if off + 16 <= body.len() {
+            // SAFETY: off + 16 <= body.len(); v128_load has no alignment requirement.
+            unsafe { v128_load(body.as_ptr().add(off) as *const v128) }
+        } else {
+            let mut t = [0u8; 16];
+            let n = body.len() - off;
+            t[..n].copy_from_slice(&body[off..]);
+            // SAFETY: t is 16 bytes.
+            unsafe { v128_load(t.as_ptr() as *const v128) }
+        }
+    }
+
+    /// See [`super::unpack`].
+    pub fn unpack(body: &[u8], out: &mut Registers) {
+        let body = &body[..DENSE_BODY];
+        let mut g = 0;
+        while g < DENSE_BODY / 12 {
+            let v = spread16(load(body, g * 12));
+            // SAFETY: 16g + 16 <= REGISTERS = 16 * (DENSE_BODY / 12).
+            unsafe { v128_store(out.0.as_mut_ptr().add(g * 16) as *mut v128, v) };
+            g += 1;
+        }
+    }
+
+    /// See [`super::max_into`].
+    pub fn max_into(body: &[u8], acc: &mut Registers) {
+        let body = &body[..DENSE_BODY];
+        let mut g = 0;
+        while g < DENSE_BODY / 12 {
+            let v = spread16(load(body, g * 12));
+            // SAFETY: 16g + 16 <= REGISTERS = 16 * (DENSE_BODY / 12).
+            unsafe {
+                let p = acc.0.as_mut_ptr().add(g * 16) as *mut v128;
+                v128_store(p, u8x16_max(v128_load(p), v));
+            }
+            g += 1;
+        }
+    }
+}
+
+/// The 48-bit group at `body[off..off + 6]` (indexed byte loads: no calls at any opt level).
+#[inline(always)]
+fn group(body: &[u8], off: usize) -> u64 {
+    let s = &body[off..off + 6];
+    s[0] as u64
+        | (s[1] as u64) << 8
+        | (s[2] as u64) << 16
+        | (s[3] as u64) << 24
+        | (s[4] as u64) << 32
+        | (s[5] as u64) << 40
 }
 
 /// Adds the histogram of register values of a dense body to `hist` (`hist[v]` = number of
@@ -76,8 +187,9 @@ pub fn histogram(body: &[u8], hist: &mut [u32; 64]) {
     debug_assert_eq!(body.len(), DENSE_BODY);
     // Four interleaved histograms avoid store-to-load stalls on repeated values.
     let mut h = [[0u32; 64]; 4];
-    for s in body.chunks_exact(6) {
-        let x = load48(s);
+    let mut off = 0;
+    while off + 6 <= body.len() {
+        let x = group(body, off);
         h[0][(x & 63) as usize] += 1;
         h[1][((x >> 6) & 63) as usize] += 1;
         h[2][((x >> 12) & 63) as usize] += 1;
@@ -86,6 +198,7 @@ pub fn histogram(body: &[u8], hist: &mut [u32; 64]) {
         h[1][((x >> 30) & 63) as usize] += 1;
         h[2][((x >> 36) & 63) as usize] += 1;
         h[3][((x >> 42) & 63) as usize] += 1;
+        off += 6;
     }
     for (i, v) in hist.iter_mut().enumerate() {
         *v += h[0][i] + h[1][i] + h[2][i] + h[3][i];
@@ -95,11 +208,14 @@ pub fn histogram(body: &[u8], hist: &mut [u32; 64]) {
 /// Adds the histogram of one-byte-per-register values to `hist`.
 pub fn histogram_raw(regs: &Registers, hist: &mut [u32; 64]) {
     let mut h = [[0u32; 64]; 4];
-    for c in regs.0.chunks_exact(4) {
-        h[0][(c[0] & 63) as usize] += 1;
-        h[1][(c[1] & 63) as usize] += 1;
-        h[2][(c[2] & 63) as usize] += 1;
-        h[3][(c[3] & 63) as usize] += 1;
+    let r = &regs.0;
+    let mut i = 0;
+    while i + 4 <= r.len() {
+        h[0][(r[i] & 63) as usize] += 1;
+        h[1][(r[i + 1] & 63) as usize] += 1;
+        h[2][(r[i + 2] & 63) as usize] += 1;
+        h[3][(r[i + 3] & 63) as usize] += 1;
+        i += 4;
     }
     for (i, v) in hist.iter_mut().enumerate() {
         *v += h[0][i] + h[1][i] + h[2][i] + h[3][i];
@@ -107,7 +223,7 @@ pub fn histogram_raw(regs: &Registers, hist: &mut [u32; 64]) {
 }
 
 /// Register `index` (< [`REGISTERS`]) of a dense body.
-#[inline]
+#[inline(always)]
 pub fn get(body: &[u8], index: usize) -> u8 {
     let bit = index * 6;
     let byte = bit / 8;
@@ -121,7 +237,7 @@ pub fn get(body: &[u8], index: usize) -> u8 {
 }
 
 /// Sets register `index` to `value` (< 64) in a dense body.
-#[inline]
+#[inline(always)]
 pub fn set(body: &mut [u8], index: usize, value: u8) {
     debug_assert!(index < REGISTERS && value < 64);
     let bit = index * 6;

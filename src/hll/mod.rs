@@ -168,7 +168,7 @@ pub fn new_sparse() -> Vec<u8> {
 
 /// The register index (0..16384) and run length (1..=51) an element sets, as Redis'
 /// `hllPatLen`: low 14 hash bits, then 1 + trailing zeros of the remaining 50 bits.
-#[inline]
+#[inline(always)]
 pub fn hash_element(element: &[u8]) -> (usize, u8) {
     let h = murmur64a(element, HASH_SEED);
     let index = (h & (REGISTERS as u64 - 1)) as usize;

@@ -297,7 +297,7 @@ impl TopK {
     /// (TOPK.LIST).
     pub fn list(&self) -> Vec<&HeapItem> {
         let mut v: Vec<&HeapItem> = self.heap.iter().collect();
-        v.sort_by_key(|h| std::cmp::Reverse(h.count));
+        crate::sort::sort_by_key(&mut v, |h| std::cmp::Reverse(h.count));
         v.into_iter().take_while(|h| h.count != 0).collect()
     }
 }
