@@ -76,6 +76,12 @@ fn match_from(mut p: &[u8], mut s: &[u8], depth: u32) -> bool {
                 if p.len() == 1 {
                     return true;
                 }
+                // A star followed by plain bytes only (`sign:*:202405`, `uv:*`): the rest must
+                // be the subject's tail, found without trying every split.
+                let rest = &p[1..];
+                if !rest.iter().any(|b| SPECIAL.contains(b)) {
+                    return s.ends_with(rest);
+                }
                 for i in 0..=s.len() {
                     if match_from(&p[1..], &s[i..], depth + 1) {
                         return true;
@@ -203,5 +209,34 @@ mod tests {
         assert!(!matches(b"a\\*b", b"axb"));
         assert!(matches(b"sign:*:202405", b"sign:1001:202405"));
         assert!(!matches(b"sign:*:202405", b"sign:1001:202406"));
+        assert!(
+            !matches(b"ab*ba", b"aba"),
+            "the tail may not overlap the head"
+        );
+    }
+
+    /// The textbook matcher for `*`, `?` and plain bytes: every split tried.
+    fn naive(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, _) => s.is_empty(),
+            (Some(b'*'), _) => (0..=s.len()).any(|i| naive(&p[1..], &s[i..])),
+            (Some(_), None) => false,
+            (Some(b'?'), Some(_)) => naive(&p[1..], &s[1..]),
+            (Some(c), Some(d)) => c == d && naive(&p[1..], &s[1..]),
+        }
+    }
+
+    #[test]
+    fn stars_and_plain_tails_match_as_every_split_would() {
+        let mut rng = fastrand::Rng::with_seed(0x61_0b);
+        for _ in 0..20_000 {
+            let p: Vec<u8> = (0..rng.usize(0..7))
+                .map(|_| b"ab:*?"[rng.usize(0..5)])
+                .collect();
+            let s: Vec<u8> = (0..rng.usize(0..9))
+                .map(|_| b"ab:"[rng.usize(0..3)])
+                .collect();
+            assert_eq!(matches(&p, &s), naive(&p, &s), "{p:?} {s:?}");
+        }
     }
 }
