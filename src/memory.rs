@@ -471,9 +471,7 @@ pub struct BitfieldType {
 impl BitfieldType {
     /// Parses `uN` (1..=63) or `iN` (1..=64), BITFIELD's rule; `None` otherwise.
     pub fn parse(s: &str) -> Option<BitfieldType> {
-        crate::command::bitmap::parse_type(s.as_bytes())
-            .ok()
-            .map(|(signed, bits)| BitfieldType { signed, bits })
+        crate::bitmap::field_type(s.as_bytes()).map(|(signed, bits)| BitfieldType { signed, bits })
     }
 }
 

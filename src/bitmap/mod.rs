@@ -366,6 +366,20 @@ pub enum Overflow {
     Fail,
 }
 
+/// A BITFIELD type `iN` (N = 1..=64) or `uN` (N = 1..=63), as Redis 7.4 BITFIELD reads it
+/// (N in Redis' integer text form): `(signed, N)`, `None` for anything else.
+pub fn field_type(arg: &[u8]) -> Option<(bool, u32)> {
+    let signed = match arg.first() {
+        Some(b'i') => true,
+        Some(b'u') => false,
+        _ => return None,
+    };
+    match crate::num::parse_i64(&arg[1..]) {
+        Some(b) if b >= 1 && b <= if signed { 64 } else { 63 } => Some((signed, b as u32)),
+        _ => None,
+    }
+}
+
 /// Reads the `bits`-bit field (1..=64) at bit `offset` as an unsigned big-endian integer;
 /// bits past the end of `bytes` read as 0.
 pub fn read_field(bytes: &[u8], offset: u64, bits: u32) -> u64 {

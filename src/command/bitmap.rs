@@ -405,23 +405,15 @@ struct Field {
     overflow: Overflow,
 }
 
-/// Parses a bitfield type `iN` (1..=64) or `uN` (1..=63).
-pub(crate) fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
-    let err = || {
+/// Parses a bitfield type `iN` (1..=64) or `uN` (1..=63) ([`crate::bitmap::field_type`]),
+/// with Redis' error reply for anything else.
+fn parse_type(arg: &[u8]) -> Result<(bool, u32), Reply> {
+    crate::bitmap::field_type(arg).ok_or_else(|| {
         Reply::err(
             "ERR Invalid bitfield type. Use something like i16 u8. \
              Note that u64 is not supported but i64 is.",
         )
-    };
-    let signed = match arg.first() {
-        Some(b'i') => true,
-        Some(b'u') => false,
-        _ => return Err(err()),
-    };
-    match parse_i64(&arg[1..]) {
-        Some(b) if b >= 1 && b <= if signed { 64 } else { 63 } => Ok((signed, b as u32)),
-        _ => Err(err()),
-    }
+    })
 }
 
 /// BITFIELD key [GET type offset | SET type offset value | INCRBY type offset increment |
