@@ -252,9 +252,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for UriGuard<T> {
         if this.state == State::Off {
             return Poll::Ready(Ok(()));
         }
-        let fresh = buf.filled()[before..].to_vec();
-        let keep = this.watch(&fresh);
-        if keep < fresh.len() {
+        let fresh = buf.filled().len() - before;
+        let keep = this.watch(&buf.filled()[before..]);
+        if keep < fresh {
             buf.set_filled(before + keep);
             if keep == 0 {
                 return this.poll_refuse(cx);
