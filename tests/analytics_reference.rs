@@ -218,7 +218,20 @@ fn signin_histograms_match_reference() {
             want[(0..day).filter(|&i| bit(b, i)).count()] += 1;
         }
         assert_eq!(signin::days_histogram(&ks, b"sign:*:202405", day), want);
+        // Users signed in on each day 1..=day, in one pass.
+        let want: Vec<u64> = (0..day)
+            .map(|i| users.iter().filter(|b| bit(b, i)).count() as u64)
+            .collect();
+        assert_eq!(signin::day_counts(&ks, b"sign:*:202405", day), want);
+        assert_eq!(
+            execute_str(&mut ks, &["BITLENS.SIGNINDAYS", "sign:*:202405", &argv_day]),
+            Reply::Array(want.iter().map(|&n| Reply::Integer(n as i64)).collect())
+        );
     }
+    assert_eq!(
+        execute_str(&mut ks, &["BITLENS.SIGNINDAYS", "sign:*:202405", "0"]),
+        Reply::err("ERR days is not an integer or out of range")
+    );
 }
 
 #[test]

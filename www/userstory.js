@@ -14,8 +14,8 @@
 //   - "seen before?": BF.EXISTS (Bloom) / CF.EXISTS (Cuckoo) of the id against every key
 //     matching `seenKey` (default bf:*), other types listed as skipped.
 // The sign-ins card (card `signins`): for the panel's date, BITLENS.SIGNINHIST over the month's
-// keys (users signed in that day, their in-month streaks), the same for every earlier day of
-// the month (a per-day strip), the current streaks carried across the month boundary
+// keys (users signed in that day, their in-month streaks), BITLENS.SIGNINDAYS for the users
+// signed in on every day of the month so far (a per-day strip, one pass over the keys), the current streaks carried across the month boundary
 // (BITLENS.STREAK … PREV per key, with the longest ones) and BITLENS.DAYSHIST (days signed).
 // Every number on screen is the reply of the command printed next to it, asked of the panel's
 // engine (engine-client.js), so it can be pasted into redis-cli (BITLENS.* into bitlens query).
@@ -401,12 +401,11 @@ export function userViews(panel, initWasm) {
     const day = date.getUTCDate();
     const pattern = globWith(s.signKey, { month: m.ym });
     const out = [];
-    const hists = [];
-    for (let d = 1; d <= day; d++) {
-      const argv = ['BITLENS.SIGNINHIST', pattern, d];
-      hists.push({ d, argv, h: await run(argv) });
-    }
-    const today = hists[hists.length - 1];
+    // The day's streak histogram, and the users signed in on every day so far in one pass.
+    const todayArgv = ['BITLENS.SIGNINHIST', pattern, day];
+    const today = { argv: todayArgv, h: await run(todayArgv) };
+    const perDayArgv = ['BITLENS.SIGNINDAYS', pattern, day];
+    const hists = (await run(perDayArgv)).map((v, i) => ({ d: i + 1, argv: perDayArgv, v }));
     const keys = today.h.reduce((a, n) => a + n, 0);
     if (!keys) {
       out.push(el('p', { class: 'absent', 'data-testid': 'signins-absent', 'data-pattern': pattern }, ...t.noCardKeys(el('code', {}, pattern))));
@@ -419,14 +418,14 @@ export function userViews(panel, initWasm) {
       el('div', { class: 'metric-value', 'data-testid': 'signins-day', 'data-value': n }, fmt(n)),
       el('pre', { class: 'cmd', 'data-testid': 'signins-day-cmd' }, cliLine(today.argv))));
     // Per-day sign-ins of the month so far.
-    const max = Math.max(1, ...hists.map((x) => signedOn(x.h)));
+    const max = Math.max(1, ...hists.map((x) => x.v));
     const bars = el('div', { class: 'us-bars', 'data-testid': 'signins-bars', role: 'img', 'aria-label': t.siPerDay(m.ym) },
       hists.map((x) => {
-        const v = signedOn(x.h);
+        const v = x.v;
         return el('span', { 'data-day': x.d, 'data-value': v, 'data-chosen': x.d === day, title: `${x.d}: ${fmt(v)} · ${cliLine(x.argv)}`, style: `height:${Math.max(2, Math.round((v / max) * 100))}%` });
       }));
     out.push(el('h3', { class: 'us-h' }, t.siPerDay(m.ym)), bars,
-      numbersTable(t, hists.map((x) => [`${m.ym}${String(x.d).padStart(2, '0')}`, x.argv, signedOn(x.h)]), 'signins-per-day'));
+      numbersTable(t, hists.map((x) => [`${m.ym}${String(x.d).padStart(2, '0')}`, x.argv, x.v]), 'signins-per-day'));
     // Current streaks on the day (within the month; a streak of `day` days began on the 1st and
     // may continue from the previous month: BITLENS.STREAK … CARRY per user, see the user card).
     const streakRows = today.h.map((u, s2) => [s2, u]).filter(([s2, u]) => s2 > 0 && u > 0);

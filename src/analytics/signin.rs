@@ -108,6 +108,27 @@ pub fn streak_histogram(ks: &Keyspace, pattern: &[u8], day: u64) -> Vec<u64> {
     hist
 }
 
+/// `BITLENS.SIGNINDAYS`: an array of `days` counts; element `d − 1` is the number of string
+/// keys matching `pattern` with bit `d − 1` set (signed in on day `d`). One pass over the keys
+/// for every day, where [`streak_histogram`] per day would scan them `days` times.
+pub fn day_counts(ks: &Keyspace, pattern: &[u8], days: u64) -> Vec<u64> {
+    let mut counts = vec![0u64; days as usize];
+    let nbytes = days.div_ceil(8) as usize;
+    for_each_matching(ks, pattern, |b| {
+        for (i, &byte) in b.iter().take(nbytes).enumerate() {
+            let mut v = byte;
+            while v != 0 {
+                let bit = i * 8 + v.leading_zeros() as usize;
+                if bit < counts.len() {
+                    counts[bit] += 1;
+                }
+                v &= !(0x80 >> (bit % 8));
+            }
+        }
+    });
+    counts
+}
+
 /// `BITLENS.DAYSHIST`: an array of `days + 1` counts; element `n` is the number of string keys
 /// matching `pattern` with exactly `n` bits set among bits `0..days` (days signed in that month).
 pub fn days_histogram(ks: &Keyspace, pattern: &[u8], days: u64) -> Vec<u64> {

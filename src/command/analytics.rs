@@ -7,6 +7,8 @@
 //! Sign-in keys (`sign:<uid>:YYYYMM`, bit = day − 1; days are 1-based):
 //! - `BITLENS.SIGNINHIST pattern day` → `day + 1` integers: element `s` = number of string keys
 //!   matching `pattern` whose run of set bits ending exactly at bit `day − 1` has length `s`.
+//! - `BITLENS.SIGNINDAYS pattern days` → `days` integers: element `d − 1` = number of matching
+//!   string keys with bit `d − 1` set (users signed in on day `d`), for every day in one pass.
 //! - `BITLENS.DAYSHIST pattern days` → `days + 1` integers: element `n` = number of matching keys
 //!   with exactly `n` of bits `0..days` set (days signed in that month).
 //! - `BITLENS.SIGNED key day` → 1 when bit `day − 1` is set, else 0.
@@ -72,6 +74,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "bitlens.signinhist",
         arity: 3,
         handler: signinhist,
+    },
+    CommandSpec {
+        name: "bitlens.signindays",
+        arity: 3,
+        handler: signindays,
     },
     CommandSpec {
         name: "bitlens.dayshist",
@@ -231,6 +238,14 @@ fn signinhist(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     run(|| {
         let day = int_in(&argv[2], "day", 1, MAX_DAYS)?;
         Ok(ints(signin::streak_histogram(ks, &argv[1], day)))
+    })
+}
+
+fn signindays(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let ks = &mut *ctx.ks;
+    run(|| {
+        let days = int_in(&argv[2], "days", 1, MAX_DAYS)?;
+        Ok(ints(signin::day_counts(ks, &argv[1], days)))
     })
 }
 
