@@ -124,6 +124,10 @@ const LABELS = {
     kbMembers: 'Members', kbBbox: 'Bounding box (lon, lat)',
     kbPoints: (n, total) => `Points (${n} of ${total})`,
     kbGeoMap: 'GEO members in their bounding box',
+    // Key browser chart tooltips (www/tooltip.js): one bucket / register value / member.
+    kbTipDensity: (a, b, n, p) => `bits ${a} … ${b}: ${n} set (${p})`,
+    kbTipRegisters: (v, n) => `register value ${v}: ${n} registers`,
+    kbTipGeo: (m, lon, lat) => `${m}: ${lon}, ${lat}`,
     kbOther: 'No detail view for this type.',
     kbCapacity: 'Capacity', kbItems: 'Items', kbErrorRate: 'Error rate', kbFilters: 'Sub-filters', kbFill: 'Bits / slots filled',
     kbModuleSize: 'Size (module INFO)', kbBuckets: 'Buckets', kbDeletes: 'Deleted', kbWidth: 'Width', kbDepth: 'Depth',
@@ -405,6 +409,10 @@ const LABELS = {
     kbMembers: '成员数', kbBbox: '边界框（经度，纬度）',
     kbPoints: (n, total) => `坐标点（${total} 个中的 ${n} 个）`,
     kbGeoMap: 'GEO 成员及其边界框',
+    // 键浏览器图表提示：一段 / 一个寄存器取值 / 一个成员
+    kbTipDensity: (a, b, n, p) => `第 ${a} … ${b} 位：${n} 个置位（${p}）`,
+    kbTipRegisters: (v, n) => `寄存器取值 ${v}：${n} 个寄存器`,
+    kbTipGeo: (m, lon, lat) => `${m}：${lon}，${lat}`,
     kbOther: '此类型没有详情视图。',
     kbCapacity: '容量', kbItems: '元素数', kbErrorRate: '误判率', kbFilters: '子过滤器', kbFill: '已置位比例',
     kbModuleSize: '大小（模块 INFO）', kbBuckets: '桶数', kbDeletes: '已删除', kbWidth: '宽度', kbDepth: '深度',

@@ -1,7 +1,9 @@
 // The key browser of the panel (issue 6): search the loaded snapshot by Redis glob pattern
 // (keyList), page through the matching keys with their type, encoding, size and TTL, and open a
 // key's detail (keyDetail): a bitmap's density strip, a HyperLogLog's register histogram, or a
-// GEO set's points in their bounding box. Drawn on <canvas> with the panel's theme colours.
+// GEO set's points in their bounding box. Drawn on <canvas> with the panel's theme colours;
+// each answers a hover and keyboard focus with one bucket's, register value's or member's
+// exact figures (www/tooltip.js, the panel's one tooltip).
 // Keyboard: the pattern field submits on Enter, each key is a button, the detail heading takes
 // the focus when a key opens, and Escape in the detail goes back to the key's button.
 // The list is of the engine's selected database (the panel's database selector switches it),
@@ -18,7 +20,8 @@
 import { createEngine } from './engine-client.js';
 import { keyDetail, keyList } from './offline.js';
 import { exactGlob, listKeys, snapshotUrl } from './snapshot.js';
-import { el, formatBytes, formatRelative, formatUtc } from './util.js';
+import { attachTooltip } from './tooltip.js';
+import { el, formatBytes, formatPercent, formatRelative, formatUtc } from './util.js';
 
 /**
  * The key source of the online panel (`bitlens serve`): every key of a pattern through
@@ -79,6 +82,19 @@ function canvas(testid, label, w, h) {
   const ctx = c.getContext('2d');
   ctx.scale(r, r);
   return { c, ctx, w, h };
+}
+
+/**
+ * The canvas `cv` in a box that shows a tooltip per point: `pts` are [x, y] in the canvas' CSS
+ * pixels at its drawn size `w` (the same pixels its drawing used), `describe(i)` the text of
+ * point i; `nav` as tooltip.js ('x': nearest by x, 'xy': by distance).
+ */
+function withTooltip(cv, w, pts, describe, nav = 'x') {
+  const box = el('div', { class: 'kb-chart' }, cv);
+  const tip = attachTooltip(box, cv);
+  tip.tip.dataset.testid = `${cv.dataset.testid}-tip`;
+  tip.update({ width: w, points: pts.flatMap(([x, y], i) => [x, y, 0, i]) }, (_, i) => describe(i), nav);
+  return box;
 }
 
 /**
@@ -276,7 +292,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       if (from && from.isConnected) from.focus();
     };
     detail.onkeydown = (e) => {
-      if (e.key === 'Escape') back();
+      if (e.key === 'Escape' && !e.defaultPrevented) back(); // not when it hid a chart's tooltip
     };
     if (!d) {
       // A key listed with "show expired keys" is gone for every command at the clock.
@@ -298,8 +314,8 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     if (d.kind === 'bitmap') {
       fact(t.kbBits, fmt(d.bits), 'bits', d.bits);
       fact(t.kbBitcount, fmt(d.bitcount), 'bitcount', d.bitcount);
-      fact(t.kbDensity, `${((d.bits ? d.bitcount / d.bits : 0) * 100).toFixed(2)}%`, 'density', d.bits ? d.bitcount / d.bits : 0);
-      detail.append(el('h4', {}, t.kbDensityStrip), densityStrip(d.density, d.bits, c, t, fmt));
+      fact(t.kbDensity, formatPercent(d.bits ? d.bitcount / d.bits : 0, locale, 2), 'density', d.bits ? d.bitcount / d.bits : 0);
+      detail.append(el('h4', {}, t.kbDensityStrip), densityStrip(d.density, d.bits, c, t, fmt, locale));
     } else if (d.kind === 'hll') {
       fact(t.kbHllEncoding, d.hllEncoding, 'hll-encoding');
       fact(t.kbCardinality, fmt(d.cardinality), 'cardinality', d.cardinality);
@@ -341,7 +357,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
    */
   function moduleDetail(d, key, db, fact, raw = key) {
     const num = (v) => (v === null || v === undefined ? '–' : typeof v === 'number' && !Number.isInteger(v) ? String(v) : fmt(v));
-    const pct = (r) => (r === null || r === undefined ? '–' : exactPercent(r));
+    const pct = (r) => (r === null || r === undefined ? '–' : formatPercent(r, locale, 2));
     const rows = {
       bloom: [[t.kbCapacity, num(d.capacity), 'capacity', d.capacity], [t.kbItems, num(d.items), 'items', d.items],
         [t.kbErrorRate, String(d.errorRate), 'error-rate', d.errorRate], [t.kbFilters, num(d.filters), 'filters', d.filters],
@@ -385,14 +401,6 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
         el('label', {}, t.kbSeenBefore, ' ', input), el('button', { type: 'submit', 'data-testid': 'kb-seen-ask' }, t.kbSeenAsk), ' ', out);
       detail.append(form);
     }
-  }
-
-  /** A ratio as a percentage that never reads 0% or 100% unless it is exactly that. */
-  function exactPercent(r) {
-    let s = `${(r * 100).toFixed(2)}%`;
-    if (r > 0 && s === '0.00%') s = '<0.01%';
-    if (r < 1 && s === '100.00%') s = '>99.99%';
-    return s;
   }
 
   /**
@@ -481,7 +489,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
 }
 
 /** The bitmap's set-bit density per bucket as a strip of shaded cells, with a scale line. */
-function densityStrip(density, bits, c, t, fmt) {
+function densityStrip(density, bits, c, t, fmt, locale) {
   const { c: cv, ctx, w, h } = canvas('kb-density-canvas', t.kbDensityStrip, 720, 70);
   const max = Math.max(...density, 0);
   const bw = w / Math.max(1, density.length);
@@ -506,7 +514,14 @@ function densityStrip(density, bits, c, t, fmt) {
   const mid = t.kbMaxDensity(`${(max * 100).toFixed(1)}%`);
   ctx.fillText(mid, (w - ctx.measureText(mid).width) / 2, h - 2);
   cv.dataset.buckets = String(density.length);
-  return cv;
+  // A bucket's bits a … b − 1 (the cut of keydetail::density) and its set bits (density × width).
+  const edge = (i) => Math.floor((bits * i) / Math.max(1, density.length));
+  const pts = density.map((_, i) => [i * bw + bw / 2, 4 + (h - 24) / 2]);
+  return withTooltip(cv, w, pts, (i) => {
+    const [a, b] = [edge(i), edge(i + 1)];
+    const n = Math.round(density[i] * (b - a));
+    return t.kbTipDensity(fmt(a), fmt(Math.max(a, b - 1)), fmt(n), formatPercent(b > a ? n / (b - a) : 0, locale));
+  });
 }
 
 /** The HLL register-value histogram (values 0..last non-empty), bars on a log scale. */
@@ -543,7 +558,8 @@ function registerHistogram(hist, c, t, fmt) {
   ctx.fillText(fmt(max), 4, pad.t + 6);
   ctx.fillText('0', 4, pad.t + ph);
   cv.dataset.values = JSON.stringify(data);
-  return cv;
+  const pts = data.map((v, i) => [pad.l + i * bw + bw / 2, pad.t + ph - y(v)]);
+  return withTooltip(cv, w, pts, (i) => t.kbTipRegisters(fmt(i), fmt(data[i])));
 }
 
 /** GEO points as a scatter in their bounding box (equirectangular, lon scaled by cos(lat)). */
@@ -552,6 +568,7 @@ function geoScatter(points, bbox, c, t) {
   ctx.fillStyle = c.card;
   ctx.fillRect(0, 0, w, h);
   const pad = 20;
+  const pts = [];
   if (points.length && bbox) {
     const [x0, y0, x1, y1] = bbox;
     const k = Math.cos((((y0 + y1) / 2) * Math.PI) / 180) || 1;
@@ -569,6 +586,7 @@ function geoScatter(points, bbox, c, t) {
       ctx.beginPath();
       ctx.arc(px, py, 2.5, 0, 2 * Math.PI);
       ctx.fill();
+      pts.push([px, py]);
     }
     ctx.fillStyle = c.muted;
     ctx.font = '11px system-ui, sans-serif';
@@ -579,5 +597,6 @@ function geoScatter(points, bbox, c, t) {
     ctx.fillText(ne, w - ctx.measureText(ne).width - 2, 2);
   }
   cv.dataset.points = String(points.length);
-  return cv;
+  // A member's name and its position as GEOPOS gives it (degrees, 6 decimals shown).
+  return withTooltip(cv, w, pts, (i) => t.kbTipGeo(points[i].member, points[i].lon.toFixed(6), points[i].lat.toFixed(6)), 'xy');
 }

@@ -436,7 +436,7 @@ export function userViews(panel, initWasm) {
           el('td', {}, s2 === day ? t.siFromFirst(fmt(s2)) : fmt(s2)), el('td', {}, fmt(u))))),
       ),
       el('p', { class: 'note' }, t.siCarryNote));
-    out.push(...await carried(pattern, m, day, fmt));
+    out.push(...await carried(pattern, m, day, fmt, keys));
     const daysArgv = ['BITLENS.DAYSHIST', pattern, day];
     const dh = await run(daysArgv);
     out.push(el('h3', { class: 'us-h' }, t.siDaysHist(fmt(day))),
@@ -452,10 +452,14 @@ export function userViews(panel, initWasm) {
   /**
    * Current streaks carried across the month boundary: BITLENS.STREAK key day PREV <the same
    * user's previous-month key> days, per key of the month (up to CARRY_LIMIT keys), as a
-   * histogram and the longest [LONGEST_SHOWN] of them.
+   * histogram and the longest [LONGEST_SHOWN] of them. `count`: the month's string keys matching
+   * `pattern` (the sum of the day's SIGNINHIST).
    */
-  async function carried(pattern, m, day, fmt) {
+  async function carried(pattern, m, day, fmt, count) {
     const prev = month(panel.date(), 1);
+    // `count` (the month's sign-in keys, from SIGNINHIST) decides before any key name is listed:
+    // 10 million names are never copied out of the engine only to be refused.
+    if (count > CARRY_LIMIT) return [el('p', { class: 'note', 'data-testid': 'signins-carry-limit' }, t.siCarryLimit(fmt(count), fmt(CARRY_LIMIT)))];
     const keys = await panel.eng.call('keys', pattern);
     if (keys.length > CARRY_LIMIT) return [el('p', { class: 'note', 'data-testid': 'signins-carry-limit' }, t.siCarryLimit(fmt(keys.length), fmt(CARRY_LIMIT)))];
     const jobs = [];

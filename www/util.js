@@ -146,9 +146,17 @@ export function formatRelative(ms, locale) {
   return rtf.format(0, 'second');
 }
 
-/** `fraction` (0.5) as the locale writes a percentage with one decimal: `50.0%`. */
-export function formatPercent(fraction, locale) {
-  return new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(fraction);
+/**
+ * `fraction` (0.5) as the locale writes a percentage with `digits` decimals: `50.0%`. Never
+ * 0 or 100 % unless exact: a share that would round there reads `<0.1%` / `>99.9%` (as
+ * `bitlens inspect`'s percentages, crates/cli/src/inspect/render.rs).
+ */
+export function formatPercent(fraction, locale, digits = 1) {
+  const f = new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const step = 10 ** -(digits + 2);
+  if (fraction > 0 && fraction < step / 2) return `<${f.format(step)}`;
+  if (fraction < 1 && fraction >= 1 - step / 2) return `>${f.format(1 - step)}`;
+  return f.format(fraction);
 }
 
 /** The chart colours: style field → the panel.css custom property that holds it. */

@@ -270,6 +270,19 @@ describe('offline panel: index.html from a static server, snapshot opened from a
       assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'kb-detail-key');
     };
     const detail = async (id) => Number(await page.getAttribute(`[data-testid=kb-detail] [data-testid=kb-${id}]`, 'data-value'));
+    // Hovers point `i` of a key-browser canvas; resolves with its tooltip's text.
+    const tipOf = async (testid, i) => {
+      const sel = `[data-testid=${testid}]`;
+      const p = await page.$eval(sel, (c, j) => {
+        c.scrollIntoView({ block: 'center' });
+        const r = c.getBoundingClientRect();
+        const q = c.tooltipPoints()[j];
+        return { x: r.left + q.x, y: r.top + q.y, n: c.tooltipPoints().length };
+      }, i);
+      await page.mouse.move(p.x, p.y);
+      await page.waitForSelector(`[data-testid=${testid}-tip]:not([hidden])`);
+      return { text: await page.textContent(`[data-testid=${testid}-tip]`), n: p.n };
+    };
 
     // Bitmap.
     const bitmap = `stats:active:${DATE}`;
@@ -278,6 +291,19 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     assert.equal(await detail('bitcount'), num('BITCOUNT', bitmap));
     assert.equal(await detail('bits'), num('STRLEN', bitmap) * 8);
     assert.ok(await page.locator('[data-testid=kb-density-canvas]').isVisible());
+    // A bucket's tooltip: its bit range and set bits, as BITCOUNT … BIT counts them.
+    {
+      const bits = num('STRLEN', bitmap) * 8;
+      const buckets = Number(await page.getAttribute('[data-testid=kb-density-canvas]', 'data-buckets'));
+      for (const i of [0, 7, buckets - 1]) {
+        const a = Math.floor((bits * i) / buckets);
+        const b = Math.floor((bits * (i + 1)) / buckets) - 1;
+        const n = num('BITCOUNT', bitmap, String(a), String(b), 'BIT');
+        const { text, n: pts } = await tipOf('kb-density-canvas', i);
+        assert.equal(pts, buckets);
+        assert.ok(text.startsWith(`bits ${a.toLocaleString('en-US')} … ${b.toLocaleString('en-US')}: ${n.toLocaleString('en-US')} set (`), `bucket ${i}: ${text}`);
+      }
+    }
     await page.screenshot({ path: artifact('offline-key-bitmap.png'), fullPage: true });
 
     // HLL (a dense one and a sparse one).
@@ -292,6 +318,13 @@ describe('offline panel: index.html from a static server, snapshot opened from a
       // The register histogram holds the 16384 registers of a p=14 HLL.
       const values = JSON.parse(await page.getAttribute('[data-testid=kb-registers-canvas]', 'data-values'));
       assert.equal(values.reduce((a, b) => a + b, 0), 16384);
+      // Redis' own registers (PFDEBUG GETREG) give the same histogram, and a bar's tooltip says it.
+      const regs = cli('PFDEBUG', 'GETREG', hll).split('\n').map(Number);
+      const want = Array(values.length).fill(0);
+      for (const r of regs) want[r] += 1;
+      assert.deepEqual(values, want);
+      const { text } = await tipOf('kb-registers-canvas', 1);
+      assert.equal(text, `register value 1: ${want[1].toLocaleString('en-US')} registers`);
     }
     await page.screenshot({ path: artifact('offline-key-hll.png'), fullPage: true });
 
@@ -307,6 +340,24 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     const lats = pos.filter((_, i) => i % 2 === 1);
     assert.ok(Math.abs(bbox[0] - Math.min(...lons)) < 1e-6 && Math.abs(bbox[2] - Math.max(...lons)) < 1e-6, String(bbox));
     assert.ok(Math.abs(bbox[1] - Math.min(...lats)) < 1e-6 && Math.abs(bbox[3] - Math.max(...lats)) < 1e-6, String(bbox));
+    // A member's tooltip: its name and GEOPOS (to 6 decimals), reached by hover and by End.
+    {
+      const { text } = await tipOf('kb-geo-canvas', 0);
+      const [m] = text.split(': ');
+      const [lon, lat] = cli('GEOPOS', 'shop:geo:cafe', m).split('\n').map(Number);
+      assert.equal(text, `${m}: ${lon.toFixed(6)}, ${lat.toFixed(6)}`);
+      await page.focus('[data-testid=kb-geo-canvas]');
+      await page.keyboard.press('End');
+      const last = await page.textContent('[data-testid=kb-geo-canvas-tip]');
+      const lm = last.split(': ')[0];
+      const [llon, llat] = cli('GEOPOS', 'shop:geo:cafe', lm).split('\n').map(Number);
+      assert.equal(last, `${lm}: ${llon.toFixed(6)}, ${llat.toFixed(6)}`);
+      // Escape hides the tooltip only; the detail stays open (a second Escape would close it).
+      await page.keyboard.press('Escape');
+      assert.equal(await page.getAttribute('[data-testid=kb-geo-canvas-tip]', 'hidden'), '');
+      assert.equal(await page.getAttribute('[data-testid=kb-detail]', 'data-state'), 'ready');
+      await page.focus('[data-testid=kb-detail-key]');
+    }
     await page.screenshot({ path: artifact('offline-key-geo.png'), fullPage: true });
     // Escape closes the detail and gives the focus back to the key's button.
     await page.keyboard.press('Escape');
