@@ -6,13 +6,13 @@
 // 2. Live data: a real redis-server with daily bitmaps and a BITFIELD u4 level key written by
 //    redis-cli, `bitlens serve --redis`: all four canvases drawn, numbers equal `bitlens query`.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  BITLENS, artifact, launchBrowser, redisPipe, rng, serveAndBrowse, startBitlens, startRedis, tempDir,
+  BITLENS, artifact, rng, serveAndBrowse, serveRedisAndBrowse, tempDir,
 } from './harness.mjs';
 import { dailyActivityCommands, levelCommand } from './activity.mjs';
 
@@ -143,31 +143,20 @@ describe('Engagement section on the built-in demo data', { timeout: 900000 }, ()
 });
 
 describe('Engagement section on live Redis data', { timeout: 900000 }, () => {
-  let redis;
-  let server;
-  let browser;
   const DAYS = [];
   for (let d = 1; d <= 21; d++) DAYS.push(`202406${String(d).padStart(2, '0')}`);
   const LAST = DAYS[DAYS.length - 1];
-  before(async () => {
-    redis = await startRedis();
+  const live = serveRedisAndBrowse(() => {
     const rand = rng(7);
     const users = 40000;
     const cmds = dailyActivityCommands(DAYS, rand, { users, loyal: 3000, loyalP: 0.8, base: 0.04, weekday: 0.02 });
     // Levels 0..15 as BITFIELD u4 #uid, for some users, written with a real client.
     cmds.push(levelCommand(`stats:level:${LAST}`, rand, { users, step: 7 }));
-    redisPipe(redis.port, cmds);
-    server = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`]);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.proc.stop();
-    if (redis) await redis.proc.stop();
+    return cmds;
   });
 
   test('four charts drawn and numbers equal bitlens query', async () => {
-    const { page, snapshotUrl } = await openPanel(browser, server.url);
+    const { page, snapshotUrl } = await openPanel(live.browser, live.server.url);
     const figs = await readFigures(page);
     for (const id of FIGURES) assertDrawn(figs, id);
     assert.equal(figs.dau.results[0].argv.length, 1 + DAYS.length);

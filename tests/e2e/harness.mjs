@@ -183,6 +183,27 @@ export function serveAndBrowse(args = []) {
 }
 
 /**
+ * In a `describe`: starts a redis-server (startRedis), writes `commands()` to it (redisPipe),
+ * then `bitlens serve --redis` on it and a browser, before its tests; stops all three after.
+ * Returns `{ redis, server, browser }`, filled in once the `before` hook has run.
+ */
+export function serveRedisAndBrowse(commands) {
+  const ctx = { redis: null, server: null, browser: null };
+  before(async () => {
+    ctx.redis = await startRedis();
+    redisPipe(ctx.redis.port, commands());
+    ctx.server = await startBitlens(['--redis', `redis://127.0.0.1:${ctx.redis.port}`]);
+    ctx.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (ctx.browser) await ctx.browser.close().catch(() => {});
+    if (ctx.server) await ctx.server.proc.stop();
+    if (ctx.redis) await ctx.redis.proc.stop();
+  });
+  return ctx;
+}
+
+/**
  * The panel without a server behind it: `index.html` at `/` and the repository's files from a
  * plain static server (no `/api`). Resolves with what `staticServer` resolves with.
  */

@@ -15,9 +15,9 @@
 //   also at the last (rightmost) point.
 // Screenshots: test-artifacts/tooltip-*.png.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { artifact, launchBrowser, redisCli, redisPipe, rng, startBitlens, startRedis } from './harness.mjs';
+import { artifact, redisCli, rng, serveRedisAndBrowse } from './harness.mjs';
 import { labelsFor } from '../../www/i18n.js';
 import { dailyActivityCommands, levelCommand } from './activity.mjs';
 
@@ -93,13 +93,7 @@ function tip(page, tipSel) {
 }
 
 describe('Chart tooltips on live Redis data', { timeout: 900000 }, () => {
-  let redis;
-  let server;
-  let browser;
-  const cli = (...args) => redisCli(redis.port, args).trim();
-
-  before(async () => {
-    redis = await startRedis();
+  const live = serveRedisAndBrowse(() => {
     const rand = rng(19);
     const cmds = dailyActivityCommands(DAYS, rand, { users: USERS, loyal: 2500, loyalP: 0.85, base: 0.05, weekday: 0.03 });
     cmds.push(levelCommand(`stats:level:${LAST}`, rand, { users: USERS, step: 5 }));
@@ -108,19 +102,13 @@ describe('Chart tooltips on live Redis data', { timeout: 900000 }, () => {
       geo.push(String(SHANGHAI[0] + (rand() - 0.5) * 0.05), String(SHANGHAI[1] + (rand() - 0.5) * 0.04), `shop-${i}`);
     }
     cmds.push(geo);
-    redisPipe(redis.port, cmds);
-    server = await startBitlens(['--redis', `redis://127.0.0.1:${redis.port}`]);
-    browser = await launchBrowser();
+    return cmds;
   });
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.proc.stop();
-    if (redis) await redis.proc.stop();
-  });
+  const cli = (...args) => redisCli(live.redis.port, args).trim();
 
   test('en, light, 1280 px: hover and keys give the table row and the redis-cli reply', async () => {
     const t = labelsFor('en');
-    const { context, page, errors } = await open(browser, server.url);
+    const { context, page, errors } = await open(live.browser, live.server.url);
     try {
       // DAU: hover day 10; its DAU is BITCOUNT of that day's key.
       const dauSel = '[data-testid=eng-dau-canvas]';
@@ -242,7 +230,7 @@ describe('Chart tooltips on live Redis data', { timeout: 900000 }, () => {
   for (const dpr of [1, 2]) {
     test(`zh, dark, 390 px, dpr ${dpr}: zh words and numbers, inside the viewport, no sideways scroll`, async () => {
       const t = labelsFor('zh');
-      const { context, page, errors } = await open(browser, server.url, { width: 390, dpr, theme: 'dark', lang: 'zh' });
+      const { context, page, errors } = await open(live.browser, live.server.url, { width: 390, dpr, theme: 'dark', lang: 'zh' });
       try {
         const dauSel = '[data-testid=eng-dau-canvas]';
         const dauTip = '[data-testid=eng-dau-tip]';
