@@ -9,6 +9,8 @@
 // - keyboard focus: the current point; ArrowRight / ArrowLeft the next / previous point,
 //   ArrowUp / ArrowDown the point of the same column in the previous / next row (heatmap),
 //   Home / End the first / last; Escape hides the tooltip until the next key or hover.
+// HTML charts (the sign-ins card's per-day bars) pass `childPoints(target)`: their points are
+// read from the layout when used.
 // The tooltip is a live region (role=status) named by the chart's aria-describedby, so a
 // screen reader announces each value; a ring marks the point; one tooltip shows at a time. Both stay inside the chart's
 // host box and the viewport.
@@ -39,6 +41,22 @@ export function chartPoints(chart) {
 }
 
 /**
+ * An HTML bar chart's points for `update`: a function giving, at each use, `{width, points}`
+ * with one point per child of `target` (its top centre, in CSS px of `target`'s box).
+ */
+export function childPoints(target) {
+  return () => {
+    const box = target.getBoundingClientRect();
+    const points = [];
+    [...target.children].forEach((c, i) => {
+      const r = c.getBoundingClientRect();
+      points.push(r.left - box.left + r.width / 2, r.top - box.top, 0, i);
+    });
+    return { width: box.width, points };
+  };
+}
+
+/**
  * Makes `target` (inside `host`, a positioned box) answer hovers and keys with tooltips.
  * Returns {update(chart, describe, nav), hide(), destroy()}; `nav` is 'x' (line, bars) or
  * 'xy' (heatmap, map). Call update after every redraw.
@@ -65,7 +83,14 @@ export function attachTooltip(host, target) {
   target.setAttribute('aria-describedby', id);
 
   let chart = null;
+  let provider = null; // a function giving the chart when it is laid out (HTML charts)
   let points = [];
+  /** An HTML chart's points are read from its layout at each use (it may have reflowed). */
+  const refresh = () => {
+    if (!provider) return;
+    chart = provider();
+    points = chartPoints(chart);
+  };
   let describe = () => '';
   let nav = 'x';
   let current = -1;
@@ -149,6 +174,7 @@ export function attachTooltip(host, target) {
   };
 
   const onMove = (e) => {
+    refresh();
     if (!points.length) return;
     const r = target.getBoundingClientRect();
     show(nearest(e.clientX - r.left, e.clientY - r.top));
@@ -156,8 +182,12 @@ export function attachTooltip(host, target) {
   const onLeave = () => {
     if (document.activeElement !== target) hide();
   };
-  const onFocus = () => show(current >= 0 ? current : points.length - 1);
+  const onFocus = () => {
+    refresh();
+    show(current >= 0 ? current : points.length - 1);
+  };
   const onKey = (e) => {
+    refresh();
     if (!points.length) return;
     const at = current >= 0 ? current : points.length - 1;
     let next = null;
@@ -181,6 +211,7 @@ export function attachTooltip(host, target) {
   };
   // For tests and automation: the points in CSS px of the target's box.
   target.tooltipPoints = () => {
+    refresh();
     const { k } = frame();
     return points.map((p) => ({ x: p.x * k, y: p.y * k, row: p.row, col: p.col }));
   };
@@ -194,8 +225,9 @@ export function attachTooltip(host, target) {
   return {
     tip,
     update(newChart, newDescribe, newNav = 'x') {
-      chart = newChart;
-      points = chartPoints(newChart);
+      provider = typeof newChart === 'function' ? newChart : null;
+      chart = provider ? null : newChart;
+      points = provider ? [] : chartPoints(newChart);
       describe = newDescribe;
       nav = newNav;
       if (current >= points.length) current = points.length - 1;

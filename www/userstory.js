@@ -23,6 +23,7 @@
 import { javaUserOffset } from '../pkg/bitlens.js';
 import { ENGAGEMENT_DEFAULTS } from './engagement.js';
 import { cliLine, el, fill, globEscape, globFor, isoDate, parseDate, capture, ymd } from './util.js';
+import { attachTooltip, childPoints } from './tooltip.js';
 
 /** The cards of this module, in `cards=` names. */
 export const USER_CARDS = ['user', 'signins'];
@@ -422,9 +423,14 @@ export function userViews(panel, initWasm) {
     const bars = el('div', { class: 'us-bars', 'data-testid': 'signins-bars', role: 'img', 'aria-label': t.siPerDay(m.ym) },
       hists.map((x) => {
         const v = x.v;
-        return el('span', { 'data-day': x.d, 'data-value': v, 'data-chosen': x.d === day, title: `${x.d}: ${fmt(v)} · ${cliLine(x.argv)}`, style: `height:${Math.max(2, Math.round((v / max) * 100))}%` });
+        return el('span', { 'data-day': x.d, 'data-value': v, 'data-chosen': x.d === day, style: `height:${Math.max(2, Math.round((v / max) * 100))}%` });
       }));
-    out.push(el('h3', { class: 'us-h' }, t.siPerDay(m.ym)), bars,
+    // Hover and keyboard focus give a day's figure and its command (tooltip.js).
+    const barsBox = el('div', { class: 'us-bars-box' }, bars);
+    const tip = attachTooltip(barsBox, bars);
+    tip.tip.dataset.testid = 'signins-bars-tip';
+    tip.update(childPoints(bars), (_, i) => `${isoDate(new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), hists[i].d)))}: ${fmt(hists[i].v)} · ${cliLine(hists[i].argv)}`);
+    out.push(el('h3', { class: 'us-h' }, t.siPerDay(m.ym)), barsBox,
       numbersTable(t, hists.map((x) => [`${m.ym}${String(x.d).padStart(2, '0')}`, x.argv, x.v]), 'signins-per-day'));
     // Current streaks on the day (within the month; a streak of `day` days began on the 1st and
     // may continue from the previous month: BITLENS.STREAK … CARRY per user, see the user card).

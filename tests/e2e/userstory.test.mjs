@@ -216,6 +216,23 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
     assert.equal(Number(await page.getAttribute('[data-testid=signins-day]', 'data-value')), perDay[day - 1]);
     const bars = await page.$$eval('[data-testid=signins-bars] span', (s) => s.map((x) => Number(x.dataset.value)));
     assert.deepEqual(bars, perDay);
+    // A bar answers a hover and the keyboard with its day, count and command (tooltip.js).
+    const stripArgv = `BITLENS.SIGNINDAYS sign:*:202405 ${day}`;
+    const barTip = async () => page.textContent('[data-testid=signins-bars-tip]');
+    const pts = await page.$eval('[data-testid=signins-bars]', (b) => {
+      b.scrollIntoView({ block: 'center' });
+      const r = b.getBoundingClientRect();
+      return b.tooltipPoints().map((p) => ({ x: r.left + p.x, y: r.top + p.y + 2 }));
+    });
+    assert.equal(pts.length, day);
+    await page.mouse.move(pts[1].x, pts[1].y);
+    await page.waitForSelector('[data-testid=signins-bars-tip]:not([hidden])');
+    assert.equal(await barTip(), `${DATE.slice(0, 4)}-${DATE.slice(4, 6)}-02: ${perDay[1]} · ${stripArgv}`);
+    await page.mouse.move(0, 0);
+    await page.focus('[data-testid=signins-bars]');
+    await page.keyboard.press('End');
+    assert.equal(await barTip(), `${DATE.slice(0, 4)}-${DATE.slice(4, 6)}-${DATE.slice(6)}: ${perDay[day - 1]} · ${stripArgv}`);
+    await page.keyboard.press('Escape');
     const streaks = new Map();
     const daysHist = new Map();
     for (const b of bits) {
@@ -301,18 +318,21 @@ describe('one user\'s story and the sign-ins card against Redis 7.4.1 + RedisBlo
     }
   });
 
-  test('390 px wide: the user card and the sign-ins card fit without horizontal scrolling', async () => {
-    const q = new URLSearchParams({ lang: 'zh', cards: 'user,signins', user: ALICE, 'seen-key': SEEN, date: DATE });
-    const { page, errors } = await openPanel(q.toString(), 390);
-    await page.waitForSelector('[data-testid=user-body][data-state=ready]');
-    await checkUser(page, ALICE);
-    await checkSignins(page);
-    const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-    assert.ok(scroll <= client, `horizontal scroll at 390 px: scrollWidth ${scroll} > ${client}`);
-    await page.screenshot({ path: artifact('userstory-390.png'), fullPage: true });
-    await page.locator('[data-testid=card-user]').screenshot({ path: artifact('userstory-390-user.png') });
-    await page.locator('[data-testid=card-signins]').screenshot({ path: artifact('userstory-390-signins.png') });
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
+  for (const [lang, theme] of [['zh', 'light'], ['en', 'dark'], ['zh', 'dark']]) {
+    test(`390 px wide, ${lang}, ${theme}: the user card and the sign-ins card equal redis-cli and fit without horizontal scrolling`, async () => {
+      const q = new URLSearchParams({ lang, theme, cards: 'user,signins', user: ALICE, 'seen-key': SEEN, date: DATE });
+      const { page, errors } = await openPanel(q.toString(), 390);
+      assert.equal(await page.getAttribute('[data-testid=panel]', 'data-theme'), theme);
+      await page.waitForSelector('[data-testid=user-body][data-state=ready]');
+      await checkUser(page, ALICE);
+      await checkSignins(page);
+      const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+      assert.ok(scroll <= client, `horizontal scroll at 390 px: scrollWidth ${scroll} > ${client}`);
+      await page.screenshot({ path: artifact(`userstory-390-${lang}-${theme}.png`), fullPage: true });
+      await page.locator('[data-testid=card-user]').screenshot({ path: artifact(`userstory-390-${lang}-${theme}-user.png`) });
+      await page.locator('[data-testid=card-signins]').screenshot({ path: artifact(`userstory-390-${lang}-${theme}-signins.png`) });
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
 });
