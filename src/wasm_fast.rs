@@ -16,13 +16,28 @@ use super::{reply_to_js, throw, Engine};
 use crate::reply::Reply;
 
 /// Decimal text of a JS number as a command argument: integers exactly (as `String(n)`
-/// writes them below 2^53); other values as Rust writes them, which the command rejects
-/// with the same error Redis gives any non-integer offset.
-fn number_arg(n: f64) -> Vec<u8> {
+/// writes them below 2^53), written into `buf` with no allocation; other values as Rust
+/// writes them, which the command rejects with the same error Redis gives any non-integer
+/// offset.
+fn number_arg(n: f64, buf: &mut [u8; 24]) -> std::borrow::Cow<'_, [u8]> {
     if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        (n as i64).to_string().into_bytes()
+        let mut v = (n as i64).unsigned_abs();
+        let mut i = buf.len();
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        if n < 0.0 {
+            i -= 1;
+            buf[i] = b'-';
+        }
+        std::borrow::Cow::Borrowed(&buf[i..])
     } else {
-        n.to_string().into_bytes()
+        std::borrow::Cow::Owned(n.to_string().into_bytes())
     }
 }
 
@@ -42,20 +57,24 @@ impl Engine {
     /// `PFCOUNT key` for one key, as a number: the same reply as
     /// `command(['PFCOUNT', key])` (Redis' errors thrown), without the argv `Array`.
     pub fn pfcount(&mut self, key: &str) -> Result<f64, JsError> {
-        let argv = [b"PFCOUNT".to_vec(), key.as_bytes().to_vec()];
-        count(self.execute(&argv))
+        // The handler's own single-key path, without building an argv (same reply).
+        count(crate::command::hll::pfcount_one(
+            &mut self.ks,
+            key.as_bytes(),
+        ))
     }
 
     /// `GETBIT key offset`, as a number (0 or 1): the same reply as
     /// `command(['GETBIT', key, offset])` (Redis' errors thrown, e.g. for an offset that is
     /// not an integer in range).
     pub fn getbit(&mut self, key: &str, offset: f64) -> Result<f64, JsError> {
-        let argv = [
-            b"GETBIT".to_vec(),
-            key.as_bytes().to_vec(),
-            number_arg(offset),
-        ];
-        count(self.execute(&argv))
+        let mut buf = [0u8; 24];
+        let offset = number_arg(offset, &mut buf);
+        count(crate::command::bitmap::getbit_of(
+            &self.ks,
+            key.as_bytes(),
+            &offset,
+        ))
     }
 
     /// Runs one command whose arguments are packed in one buffer: argument i is

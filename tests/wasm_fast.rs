@@ -129,6 +129,31 @@ fn packed_argv_is_checked() {
     let got = text(e.getbit("k", 1.5).map(JsValue::from_f64));
     assert_eq!(got, want);
     assert!(got.starts_with("ERR:ERR bit offset"), "{got}");
+    // Integers are written without allocation (number_arg): the edges of Redis' offset range
+    // (0 … 2^32 − 1), negatives, −0 and 2^53 answer as command() with String(n).
+    e.command(&jv(&Array::of4(
+        &"SETBIT".into(),
+        &"k".into(),
+        &"7".into(),
+        &"1".into(),
+    )))
+    .unwrap();
+    for (n, s) in [
+        (0.0, "0"),
+        (-0.0, "0"),
+        (7.0, "7"),
+        (8.0, "8"),
+        (-1.0, "-1"),
+        (-10.0, "-10"),
+        (4294967295.0, "4294967295"),
+        (4294967296.0, "4294967296"),
+        (9007199254740991.0, "9007199254740991"),
+        (9007199254740992.0, "9007199254740992"),
+    ] {
+        let want = text(e.command(&jv(&Array::of3(&"GETBIT".into(), &"k".into(), &s.into()))));
+        let got = text(e.getbit("k", n).map(JsValue::from_f64));
+        assert_eq!(got, want, "getbit(k, {n})");
+    }
 }
 
 /// The strings of the bulk argv test: quote, backslash, control characters,

@@ -182,9 +182,14 @@ fn getrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// GETBIT key offset.
 fn getbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let ks = &mut *ctx.ks;
-    let offset = tri!(parse_offset(&argv[2], None, false));
-    let bit = tri!(lookup(ks, &argv[1])).is_some_and(|s| s.get_bit(offset));
+    getbit_of(ctx.ks, &argv[1], &argv[2])
+}
+
+/// `GETBIT key offset` (the offset as the command's argument text): the command's reply, for
+/// callers that hold the arguments as slices (the wasm typed fast path).
+pub(crate) fn getbit_of(ks: &Keyspace, key: &[u8], offset: &[u8]) -> Reply {
+    let offset = tri!(parse_offset(offset, None, false));
+    let bit = tri!(lookup(ks, key)).is_some_and(|s| s.get_bit(offset));
     Reply::Integer(bit as i64)
 }
 

@@ -103,7 +103,13 @@ fn pfcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             Err(r) => r,
         };
     }
-    match ks.get_mut(&argv[1]) {
+    pfcount_one(ks, &argv[1])
+}
+
+/// `PFCOUNT key` of one key: the command's reply (the cached cardinality when valid, else
+/// counted and cached), for callers that hold the key as a slice (the wasm typed fast path).
+pub(crate) fn pfcount_one(ks: &mut Keyspace, key: &[u8]) -> Reply {
+    match ks.get_mut(key) {
         None => Reply::Integer(0),
         Some(Value::String(s)) => {
             // Answer from a valid cache without taking the string mutably.
