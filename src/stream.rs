@@ -79,7 +79,8 @@ pub struct Group {
     pub name: Vec<u8>,
     /// Last delivered id.
     pub last_id: StreamId,
-    /// Entries read (RDB_TYPE_STREAM_LISTPACKS_2+), `None` when the file does not record it.
+    /// Entries read (RDB_TYPE_STREAM_LISTPACKS_2+), `None` when the file does not record it
+    /// or records Redis' "unknown" marker (`XGROUP CREATE` without `ENTRIESREAD`: XINFO's nil).
     pub entries_read: Option<u64>,
     /// Pending entries, in id order.
     pub pending: Vec<PendingEntry>,

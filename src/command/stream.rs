@@ -322,7 +322,7 @@ fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
         s.groups
             .iter()
             .map(|g| {
-                let entries_read = g.entries_read.filter(|&n| n != u64::MAX);
+                let entries_read = g.entries_read;
                 let mut out = vec![
                     Reply::bulk("name"),
                     Reply::Bulk(g.name.clone()),

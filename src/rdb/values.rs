@@ -327,8 +327,10 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             Vec::new()
         };
         let last_id = stream_id(c, "consumer group last id")?;
+        // Redis writes its "unknown" marker (SCG_INVALID_ENTRIES_READ, -1) as 2^64 − 1: the
+        // same as a file that does not record the count.
         let entries_read = if version >= 2 {
-            Some(c.length("consumer group entries read")?)
+            Some(c.length("consumer group entries read")?).filter(|&n| n != u64::MAX)
         } else {
             None
         };
