@@ -1035,6 +1035,8 @@ impl Engine {
             "key",
             &String::from_utf8_lossy(&s.key).as_ref().into(),
         )?;
+        // The exact bytes (a name that is not UTF-8 is not lost; the panel shows them escaped).
+        set(&obj, "raw", &js_sys::Uint8Array::from(&s.key[..]).into())?;
         set(&obj, "type", &s.type_name.into())?;
         set(&obj, "encoding", &s.encoding.into())?;
         set(&obj, "bytes", &JsValue::from_f64(s.bytes as f64))?;

@@ -189,7 +189,10 @@ export interface LoadDumpOptions {
 
 /** One key of {@link Engine.keyList}: the fields common to every {@link KeyDetail}. */
 export interface KeyInfo {
+  /** The name as text (bytes that are not UTF-8 read as U+FFFD: use `raw` for the name itself). */
   key: string;
+  /** The name's exact bytes. */
+  raw: Uint8Array;
   /** Redis `TYPE`: `string`, `zset`, `hash`, `list`, `set`, `stream`, … */
   type: string;
   /** Redis `OBJECT ENCODING` once the engine's profile has loaded the value (`raw`, `listpack`, `skiplist`, …; `unknown` for a value kept only as its type). */

@@ -21,7 +21,7 @@ import { createEngine } from './engine-client.js';
 import { keyDetail, keyList } from './offline.js';
 import { exactGlob, listKeys, snapshotUrl } from './snapshot.js';
 import { attachTooltip } from './tooltip.js';
-import { el, formatBytes, formatPercent, formatRelative, formatUtc } from './util.js';
+import { displayName, el, formatBytes, formatPercent, formatRelative, formatUtc } from './util.js';
 
 /**
  * The key source of the online panel (`bitlens serve`): every key of a pattern through
@@ -208,7 +208,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     const table = el('table', { class: 'kb-table' },
       el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl, t.kbDb].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': k.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
-        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs, k.raw) }, k.key)),
+        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs, k.raw) }, displayName(k.raw ?? k.key))),
         el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
         el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, k.ttlMs === undefined ? '–' : ttl(k.ttlMs)),
         el('td', { class: 'num' }, String(k.db))))));
@@ -284,7 +284,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       return;
     }
     if (my !== detailSeq) return;
-    const heading = el('h3', { tabindex: '-1', 'data-testid': 'kb-detail-key' }, key);
+    const heading = el('h3', { tabindex: '-1', 'data-testid': 'kb-detail-key' }, displayName(raw));
     const close = el('button', { type: 'button', class: 'kb-close', 'data-testid': 'kb-close', 'aria-label': t.kbClose, onclick: () => back() }, '×');
     const back = () => {
       detail.hidden = true;

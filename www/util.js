@@ -235,3 +235,25 @@ export function onResize(node, fn, ms = 150) {
     if (mq) mq.removeEventListener('change', later);
   };
 }
+
+/**
+ * A key or member name as the panel shows it: redis-cli's form, the rules of the core's
+ * `bitlens::escape::display` (src/escape.rs), so that no byte of an untrusted snapshot reaches
+ * the page raw. Bare when it is printable ASCII without space, quote or backslash; else in
+ * double quotes with `\\`, `\"`, `\n`, `\r`, `\t`, `\a`, `\b` and every byte outside
+ * printable ASCII as `\xhh` (`"esc\x1b[31mred"`, `"bin:\x00\xff"`). `name`: a string (its
+ * UTF-8 bytes) or a Uint8Array (the name's bytes).
+ */
+export function displayName(name) {
+  const bytes = typeof name === 'string' ? new TextEncoder().encode(name) : name;
+  const plain = bytes.length > 0 && bytes.every((b) => b >= 0x21 && b <= 0x7e && b !== 0x22 && b !== 0x27 && b !== 0x5c);
+  if (plain) return new TextDecoder().decode(bytes);
+  const named = { 0x5c: '\\\\', 0x22: '\\"', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x07: '\\a', 0x08: '\\b' };
+  let out = '"';
+  for (const b of bytes) {
+    if (named[b]) out += named[b];
+    else if (b >= 0x20 && b <= 0x7e) out += String.fromCharCode(b);
+    else out += `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return `${out}"`;
+}

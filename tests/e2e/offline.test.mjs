@@ -84,6 +84,15 @@ function writeBigRdb(file, mib) {
   closeSync(fd);
 }
 
+/** Awkward key names and how redis-cli (and so the panel) shows them. */
+const AWKWARD = [
+  [Buffer.from('odd:esc\x1b[31mred'), '"odd:esc\\x1b[31mred"'],
+  [Buffer.from('odd:nul\x00key'), '"odd:nul\\x00key"'],
+  [Buffer.from('odd:crlf\r\nkey'), '"odd:crlf\\r\\nkey"'],
+  [Buffer.from([0x6f, 0x64, 0x64, 0x3a, 0x62, 0x61, 0x64, 0xff, 0xfe]), '"odd:bad\\xff\\xfe"'],
+  [Buffer.from('odd:a b'), '"odd:a b"'],
+];
+
 describe('offline panel: index.html from a static server, snapshot opened from a file', { timeout: 240000 }, () => {
   let redis;
   let web;
@@ -99,6 +108,8 @@ describe('offline panel: index.html from a static server, snapshot opened from a
   before(async () => {
     redis = await startRedis();
     populate(redis.port);
+    // Names a snapshot may hold that must never reach the page raw (control bytes, not UTF-8).
+    redisPipe(redis.port, AWKWARD.map(([name]) => ['SET', name, 'x']));
     cli('SAVE');
     rdbFile = path.join(dir, 'dump.rdb');
     copyFileSync(path.join(redis.dir, 'dump.rdb'), rdbFile);
@@ -362,6 +373,20 @@ describe('offline panel: index.html from a static server, snapshot opened from a
     // Escape closes the detail and gives the focus back to the key's button.
     await page.keyboard.press('Escape');
     assert.equal(await page.evaluate(() => document.activeElement?.dataset.key), 'shop:geo:cafe');
+
+    // Awkward names: shown as redis-cli quotes them, never raw; the one that is not UTF-8
+    // opens by its exact bytes.
+    await page.fill('[data-testid=kb-pattern]', 'odd:*');
+    await page.click('[data-testid=kb-search]');
+    await page.waitForFunction((n) => document.querySelector('[data-testid=kb-summary]')?.dataset.total === String(n), AWKWARD.length);
+    const names = await page.$$eval('[data-testid=kb-row] .kb-key', (bs) => bs.map((b) => b.textContent));
+    assert.deepEqual([...names].sort(), AWKWARD.map((a) => a[1]).sort());
+    assert.ok(!names.some((n) => /[\x00-\x1f\x7f\ufffd]/.test(n)), JSON.stringify(names));
+    await page.locator('.kb-key', { hasText: 'odd:bad' }).click();
+    await page.waitForSelector('[data-testid=kb-detail][data-state=ready]');
+    assert.equal(await page.textContent('[data-testid=kb-detail-key]'), '"odd:bad\\xff\\xfe"');
+    assert.equal(await page.getAttribute('[data-testid=kb-detail] [data-testid=kb-type]', 'data-value'), 'string');
+    await page.keyboard.press('Escape');
 
     // Other types and TTLs in the list.
     await page.fill('[data-testid=kb-pattern]', '*:*');

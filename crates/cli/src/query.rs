@@ -168,10 +168,27 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
                 // CRC-64 trailer) say so and what to use instead; a damaged DUMP payload gets
                 // the loader's error with its offset.
                 let why = if rdb::detect(&bytes) == rdb::Detected::Raw && !args.no_checksum {
+                    // A DUMP reply ends with a 2-byte RDB version and an 8-byte CRC-64: say
+                    // what those bytes read here (a cut-off payload reads a nonsense version).
+                    let trailer = if bytes.len() < 10 {
+                        "shorter than the 10-byte trailer of a DUMP reply".to_string()
+                    } else {
+                        let at = bytes.len() - 10;
+                        let v = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+                        let known = rdb::Format::from_dump_version(v).is_ok();
+                        format!(
+                            "a DUMP reply ends with a 2-byte RDB version and a CRC-64; the version \
+                             here (byte offset {at}) reads {v}{}",
+                            if known {
+                                " but the CRC-64 does not match"
+                            } else {
+                                ", which no server writes"
+                            }
+                        )
+                    };
                     format!(
-                        "not a DUMP payload ({} bytes without the type byte, 2-byte RDB version \
-                         and CRC-64 trailer of a DUMP reply: {e}); raw GET bytes go with \
-                         --string KEY=FILE, an RDB file with --rdb",
+                        "not a DUMP payload, or a truncated one ({} bytes: {trailer}); raw GET \
+                         bytes go with --string KEY=FILE, an RDB file with --rdb",
                         bytes.len()
                     )
                 } else {

@@ -686,6 +686,18 @@ fn redis_dying_mid_download_aborts_the_body_and_the_next_request_works() {
         "{last}"
     );
     assert!(j["last_export_error"]["at_ms"].as_u64().unwrap() > 1_700_000_000_000);
+    // Every endpoint names Redis the same way while it is down (new-user trial: /api/keys said
+    // "SCAN: …" and /api/snapshot the client library's words).
+    for path in ["/api/snapshot", "/api/keys?match=*"] {
+        let r = served.get(path);
+        assert_eq!(r.status, 502, "{path}");
+        let j = r.json();
+        assert_eq!(j["component"], "redis", "{path}: {j}");
+        assert!(
+            j["error"].as_str().unwrap().starts_with("Redis: "),
+            "{path}: {j}"
+        );
+    }
 
     // Redis comes back: the next request works.
     let redis = RedisServer::start_on_port(port, &[]);

@@ -164,12 +164,13 @@ fn dump_and_roaring_inputs_that_are_neither_say_so() {
         let e = err(&["query", "--dump", &format!("k={p}"), "GET", "k"]);
         assert!(
             e.starts_with(&format!(
-                "bitlens: cannot load DUMP payload {p}: not a DUMP payload ({} bytes",
+                "bitlens: cannot load DUMP payload {p}: not a DUMP payload, or a truncated one ({} bytes",
                 body.len()
             )),
             "{e}"
         );
         assert!(e.contains("--string KEY=FILE"), "{e}");
+        assert!(!e.contains("newer than bitlens knows"), "{e}");
     }
     // Roaring: empty, not the format, truncated, and bytes after a valid bitmap. The valid one
     // is `--save-roaring` of a daily bitmap of the recorded bitmaps data set.

@@ -454,6 +454,8 @@ fn bearer_credentials(value: &str) -> Option<&str> {
 /// A JSON error answer: `{"error": message, "component": c}`, where the component names what
 /// failed: `"request"` (the client's request), `"token"`, `"allow-list"`, `"redis"` (the
 /// Redis server behind the API), `"api"` (this server) or `"limit"` (a per-request limit).
+/// A `"redis"` message always starts with `Redis: ` (the README's promise), whichever call
+/// (SCAN, DUMP, the export) failed.
 fn api_error(status: StatusCode, message: &str) -> Response {
     let component = match status {
         StatusCode::UNAUTHORIZED => "token",
@@ -462,6 +464,11 @@ fn api_error(status: StatusCode, message: &str) -> Response {
         StatusCode::PAYLOAD_TOO_LARGE => "limit",
         s if s.is_client_error() => "request",
         _ => "api",
+    };
+    let message = if component == "redis" && !message.starts_with("Redis: ") {
+        format!("Redis: {message}")
+    } else {
+        message.to_string()
     };
     (
         status,
