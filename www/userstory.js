@@ -44,6 +44,8 @@ const MAX_BIT = 2n ** 32n - 1n;
 
 /** Most sign-in keys whose streak is carried across months one by one (BITLENS.STREAK each). */
 export const CARRY_LIMIT = 20000;
+/** Rows a sign-ins histogram table shows open; a longer one is folded (its summary counts them). */
+const FOLD_ROWS = 12;
 /** How many of the longest current streaks the sign-ins card lists. */
 const LONGEST_SHOWN = 10;
 
@@ -394,6 +396,17 @@ export function userViews(panel, initWasm) {
     body.dataset.state = 'ready';
   }
 
+  /**
+   * A histogram table kept short: past FOLD_ROWS rows it sits folded in a <details> whose
+   * summary counts them (the rows stay in the page, for readers and tests).
+   */
+  function folded(table) {
+    const rows = table.querySelectorAll('tbody tr').length;
+    if (rows <= FOLD_ROWS) return table;
+    return el('details', { class: 'us-fold', 'data-testid': `${table.dataset.testid}-fold` },
+      el('summary', {}, t.siRows(panel.fmt(rows))), table);
+  }
+
   /** The sign-ins card's elements for the panel's date. */
   async function signins() {
     const date = panel.date();
@@ -436,20 +449,20 @@ export function userViews(panel, initWasm) {
     // may continue from the previous month: BITLENS.STREAK … CARRY per user, see the user card).
     const streakRows = today.h.map((u, s2) => [s2, u]).filter(([s2, u]) => s2 > 0 && u > 0);
     out.push(el('h3', { class: 'us-h' }, t.siStreaks(isoDate(date))),
-      el('table', { class: 'us-table', 'data-testid': 'signins-streaks' },
+      folded(el('table', { class: 'us-table', 'data-testid': 'signins-streaks' },
         el('thead', {}, el('tr', {}, t.siStreakHead.map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, streakRows.map(([s2, u]) => el('tr', { 'data-streak': s2, 'data-value': u },
           el('td', {}, s2 === day ? t.siFromFirst(fmt(s2)) : fmt(s2)), el('td', {}, fmt(u))))),
-      ),
+      )),
       el('p', { class: 'note' }, t.siCarryNote));
     out.push(...await carried(pattern, m, day, fmt, keys));
     const daysArgv = ['BITLENS.DAYSHIST', pattern, day];
     const dh = await run(daysArgv);
     out.push(el('h3', { class: 'us-h' }, t.siDaysHist(fmt(day))),
-      el('table', { class: 'us-table', 'data-testid': 'signins-dayshist' },
+      folded(el('table', { class: 'us-table', 'data-testid': 'signins-dayshist' },
         el('thead', {}, el('tr', {}, t.siDaysHead.map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, dh.map((u, k) => [k, u]).filter(([, u]) => u > 0).map(([k, u]) => el('tr', { 'data-days': k, 'data-value': u },
-          el('td', {}, fmt(k)), el('td', {}, fmt(u)))))),
+          el('td', {}, fmt(k)), el('td', {}, fmt(u))))))),
       el('pre', { class: 'cmd', 'data-testid': 'signins-dayshist-cmd' }, cliLine(daysArgv)),
       el('p', { class: 'note' }, t.extensionNote));
     return out;
@@ -482,10 +495,10 @@ export function userViews(panel, initWasm) {
     const top = [...all].sort((a, b) => b.v - a.v || (a.key < b.key ? -1 : 1)).slice(0, LONGEST_SHOWN);
     return [
       el('h3', { class: 'us-h' }, t.siCarried(isoDate(panel.date()))),
-      el('table', { class: 'us-table', 'data-testid': 'signins-carried' },
+      folded(el('table', { class: 'us-table', 'data-testid': 'signins-carried' },
         el('thead', {}, el('tr', {}, t.siStreakHead.map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, [...hist].sort((a, b) => a[0] - b[0]).map(([v, u]) => el('tr', { 'data-streak': v, 'data-value': u },
-          el('td', {}, v > day ? t.siAcross(fmt(v)) : fmt(v)), el('td', {}, fmt(u)))))),
+          el('td', {}, v > day ? t.siAcross(fmt(v)) : fmt(v)), el('td', {}, fmt(u))))))),
       el('h3', { class: 'us-h' }, t.siLongest),
       el('ol', { class: 'us-seen', 'data-testid': 'signins-longest' }, top.map((x) => el('li', { 'data-uid': x.uid, 'data-value': x.v },
         el('strong', {}, x.uid), ` · ${fmt(x.v)} · `, el('code', {}, proof(x.argv, x.v))))),
