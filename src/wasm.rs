@@ -39,6 +39,9 @@ pub mod fast;
 /// `Engine.memoryReport` (the panel's memory view), in its own file.
 #[path = "wasm_report.rs"]
 mod report;
+/// `RdbStream` and `Engine.loadRdbStream`: decoding while downloading, in its own file.
+#[path = "wasm_stream.rs"]
+pub mod stream;
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
