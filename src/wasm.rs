@@ -953,7 +953,9 @@ impl<T, E: std::fmt::Display> IntoJs<T> for Result<T, E> {
 /// Adds a loaded record's key to its database (records the load skipped have no value).
 fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: crate::rdb::Record<'_>) {
     if let Some(value) = rec.value {
-        let ks = loaded.entry(rec.db).or_default();
+        let ks = loaded
+            .entry(rec.db)
+            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
         ks.insert(rec.key.into_owned(), value, rec.expire_at_ms);
     }
 }

@@ -75,6 +75,15 @@ impl RdbStream {
         Ok(progress_array(p))
     }
 
+    /// Notes the file's length as the download announced it (`Content-Length`): it bounds the
+    /// keyspace pre-sizing from the file's RESIZEDB record (none without it).
+    #[wasm_bindgen(js_name = announceLength)]
+    pub fn announce_length(&mut self, bytes: f64) {
+        if bytes.is_finite() && bytes >= 0.0 {
+            self.feeder.announce_len(bytes as u64);
+        }
+    }
+
     /// `[decodedBytes, receivedBytes]` so far.
     pub fn progress(&self) -> Vec<f64> {
         progress_array(self.feeder.progress())
@@ -83,7 +92,12 @@ impl RdbStream {
     /// Keys decoded so far (every database).
     #[wasm_bindgen(js_name = keysDecoded)]
     pub fn keys_decoded(&self) -> f64 {
-        self.feeder.sink().0.values().map(|ks| ks.len()).sum::<usize>() as f64
+        self.feeder
+            .sink()
+            .0
+            .values()
+            .map(|ks| ks.len())
+            .sum::<usize>() as f64
     }
 }
 

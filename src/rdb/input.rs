@@ -85,6 +85,10 @@ pub(crate) trait Input {
 
     /// Total input length in bytes.
     fn total(&self) -> u64;
+
+    /// The input's full length when it is known before the end is reached (a slice, a
+    /// sized source, a download's announced length), for bounding size hints.
+    fn known_len(&self) -> Option<u64>;
 }
 
 /// The error for `what` needing `n` bytes where only `left` remain, at absolute offset `at`.
@@ -127,6 +131,10 @@ impl Input for SliceInput<'_> {
 
     fn total(&self) -> u64 {
         self.bytes.len() as u64
+    }
+
+    fn known_len(&self) -> Option<u64> {
+        Some(self.bytes.len() as u64)
     }
 }
 
@@ -235,6 +243,10 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
     fn total(&self) -> u64 {
         self.total
     }
+
+    fn known_len(&self) -> Option<u64> {
+        Some(self.total)
+    }
 }
 
 /// The bytes a download has delivered so far: `buf[pos..]` are not yet consumed by the
@@ -250,6 +262,8 @@ pub(crate) struct PushInput {
     digest: Option<Crc64Digest>,
     /// True once the download ended: the window then reaches the end of the input.
     finished: bool,
+    /// The length the download announced (HTTP Content-Length), if any.
+    announced: Option<u64>,
 }
 
 impl PushInput {
@@ -261,7 +275,13 @@ impl PushInput {
             pos: 0,
             digest: crc.then(|| CRC64.digest()),
             finished: false,
+            announced: None,
         }
+    }
+
+    /// Notes the length the download announced (a hint: the input may end before or after).
+    pub fn announce(&mut self, len: u64) {
+        self.announced = Some(len);
     }
 
     /// Appends the next bytes of the input.
@@ -330,5 +350,13 @@ impl Input for PushInput {
     /// The bytes received so far (the total once finished).
     fn total(&self) -> u64 {
         self.received()
+    }
+
+    fn known_len(&self) -> Option<u64> {
+        if self.finished {
+            Some(self.received())
+        } else {
+            self.announced.map(|n| n.max(self.received()))
+        }
     }
 }

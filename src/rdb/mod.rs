@@ -312,6 +312,11 @@ pub struct Record<'a> {
     pub offset: u64,
     /// Bytes the value's encoding takes in the file (after the key).
     pub value_bytes: u64,
+    /// How many keys the file's RESIZEDB record announced for this database (Redis writes
+    /// one after each SELECTDB), capped by what the rest of the input can hold at
+    /// `MIN_KEY_RECORD_BYTES` (3) bytes a key, and `None` for a filtered load or when the
+    /// input's length is not known: a hint for sizing the keyspace once.
+    pub db_size_hint: Option<u64>,
 }
 
 /// What [`visit_rdb`] found besides key records.
@@ -404,7 +409,15 @@ struct State {
     header: Header,
     db: u64,
     expire: Option<i64>,
+    /// The current database's RESIZEDB key count, bounded (see [`Record::db_size_hint`]).
+    db_size: Option<u64>,
+    /// The input's full length when known ([`input::Input::known_len`]).
+    known_len: Option<u64>,
 }
+
+/// The fewest bytes a key record takes (type byte, 1-byte key length, 1-byte empty string
+/// value): a RESIZEDB count is never trusted beyond the remaining input over this.
+const MIN_KEY_RECORD_BYTES: u64 = 3;
 
 /// What one record was.
 enum Step<'w> {
@@ -452,10 +465,19 @@ fn read_record<'w>(
             Opcode::SelectDb => {
                 st.db = c.length_not_lenerr("database number")?;
                 st.header.databases.push(st.db);
+                st.db_size = None;
             }
             Opcode::ResizeDb => {
-                c.length_not_lenerr("database size")?;
+                let keys = c.length_not_lenerr("database size")?;
                 c.length_not_lenerr("expires size")?;
+                // A sizing hint for the keyspace of a full load only (a filtered one keeps a
+                // few keys), never more keys than the rest of the input can hold.
+                let left = st
+                    .known_len
+                    .map(|len| len.saturating_sub(c.base + c.pos as u64));
+                st.db_size = left
+                    .filter(|_| opts.patterns.is_empty() && opts.db.is_none_or(|d| d == st.db))
+                    .map(|left| keys.min(left / MIN_KEY_RECORD_BYTES));
             }
             Opcode::ExpireTimeMs => st.expire = Some(c.u64_le("expire time")? as i64),
             Opcode::ExpireTime => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
@@ -557,6 +579,7 @@ fn read_record<'w>(
                 expire_at_ms: st.expire.take(),
                 offset: c.base + at as u64,
                 value_bytes: (c.pos - v_at) as u64,
+                db_size_hint: st.db_size,
                 key,
             }))
         }
@@ -656,6 +679,8 @@ impl Walk {
                 header: Header::default(),
                 db: 0,
                 expire: None,
+                db_size: None,
+                known_len: None,
             },
             phase: Phase::Magic,
             reported: 0,
@@ -680,6 +705,7 @@ impl Walk {
         F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
     {
         let total = inp.total();
+        self.st.known_len = inp.known_len();
         loop {
             match &mut self.phase {
                 Phase::Magic => {
@@ -797,6 +823,7 @@ impl Walk {
                         expire_at_ms: long.expire_at_ms,
                         offset: long.offset,
                         value_bytes: long.header_bytes + long.len,
+                        db_size_hint: self.st.db_size,
                     };
                     f(rec).map_err(|e| e.with_key(&long.key))?;
                 }
@@ -932,7 +959,9 @@ impl Collector {
 /// ("Duplicated key found in RDB file").
 fn collect_into(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) -> Result<(), RdbError> {
     if let Some(v) = rec.value {
-        let ks = databases.entry(rec.db).or_default();
+        let ks = databases
+            .entry(rec.db)
+            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
         // (A fresh keyspace has no clock: every stored key counts, as `get` saw them.)
         if ks
             .insert_new(rec.key.into_owned(), v, rec.expire_at_ms)

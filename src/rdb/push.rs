@@ -108,6 +108,13 @@ impl<S: RecordSink> RdbFeeder<S> {
         Ok(self.progress())
     }
 
+    /// Notes the file's length as the download announced it (HTTP Content-Length): the bound
+    /// for the RESIZEDB sizing hint ([`Record::db_size_hint`]), which a feeder without it does
+    /// not give. Bytes beyond it are still read, and fewer are a truncation as ever.
+    pub fn announce_len(&mut self, len: u64) {
+        self.input.announce(len);
+    }
+
     /// Bytes decoded and received so far.
     pub fn progress(&self) -> FeedProgress {
         FeedProgress {

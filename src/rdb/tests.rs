@@ -800,3 +800,73 @@ fn pushed_errors_stick_and_trailing_bytes_are_ignored() {
     );
     assert!(load_pushed(&long, &LoadOptions::default(), 5).is_ok());
 }
+
+/// RESIZEDB's key count reaches the records as a sizing hint: as written for a full load,
+/// capped by the rest of the input at 3 bytes a key for an absurd count, absent for a
+/// filtered load and for a push load that does not know the file's length; a SELECTDB
+/// without RESIZEDB clears it.
+#[test]
+fn resizedb_gives_a_bounded_size_hint() {
+    let file = |keys: u64| {
+        let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+        w.select_db(0).unwrap();
+        w.resize_db(keys, 0).unwrap();
+        for i in 0..100 {
+            w.write_string(format!("k{i}").as_bytes(), b"v", None)
+                .unwrap();
+        }
+        w.select_db(1).unwrap();
+        w.write_string(b"other", b"v", None).unwrap();
+        w.finish().unwrap()
+    };
+    let hints = |bytes: &[u8], opts: &LoadOptions| {
+        let mut out = Vec::new();
+        visit_rdb(bytes, opts, |r| {
+            out.push((r.db, r.db_size_hint));
+            Ok(())
+        })
+        .unwrap();
+        out
+    };
+    let full = LoadOptions::default();
+    let f = file(100);
+    let h = hints(&f, &full);
+    assert!(h[..100].iter().all(|&x| x == (0, Some(100))), "{h:?}");
+    assert_eq!(h[100], (1, None));
+    // 2^40 keys announced in a file of a few hundred bytes: at most what the rest can hold.
+    let f = file(1 << 40);
+    let resize_end = f.windows(1).position(|w| w[0] == 0xfb).unwrap() + 1 + 9 + 1;
+    let cap = (f.len() - resize_end) as u64 / 3;
+    assert_eq!(hints(&f, &full)[0], (0, Some(cap)));
+    assert!(cap < 400, "{cap}");
+    let snap = load_rdb(&f, &full).unwrap();
+    assert!(snap.databases[&0].capacity() >= 100);
+    assert!(snap.databases[&0].capacity() < 1000);
+    // A filtered load keeps a few keys: no pre-sizing.
+    let some = LoadOptions {
+        patterns: vec![b"k1".to_vec()],
+        ..LoadOptions::default()
+    };
+    assert_eq!(hints(&f, &some)[0], (0, None));
+    // Pushed: only with the announced length.
+    let mut feeder = RdbFeeder::new(full.clone(), Hints::default());
+    feeder.push(&f).unwrap();
+    assert_eq!(feeder.finish().unwrap().1 .0[0], (0, None));
+    let mut feeder = RdbFeeder::new(full.clone(), Hints::default());
+    feeder.announce_len(f.len() as u64);
+    for piece in f.chunks(7) {
+        feeder.push(piece).unwrap();
+    }
+    assert_eq!(feeder.finish().unwrap().1 .0[0], (0, Some(cap)));
+}
+
+/// A sink keeping each record's (database, size hint).
+#[derive(Default)]
+struct Hints(Vec<(u64, Option<u64>)>);
+
+impl RecordSink for Hints {
+    fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
+        self.0.push((rec.db, rec.db_size_hint));
+        Ok(())
+    }
+}
