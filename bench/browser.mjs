@@ -68,6 +68,7 @@ function breakdown() {
     download: span(at('bitlens-download-request'), at('bitlens-download-end')),
     decodeBusy: busy ? busy.duration : null,
     decodeTail: span(at('bitlens-download-end'), at('bitlens-decode-end')),
+    wasmMemory: busy && busy.detail ? busy.detail.wasmMemoryBytes : null,
     loadEnd: at('bitlens-load-end'),
     loadTotal: span(loadStart, at('bitlens-load-end')),
     toCards: span(at('bitlens-load-end'), cardsStart),
@@ -103,7 +104,7 @@ export async function browserSection(dump, mb) {
     const row = (what, r) => `| ${what} | ${f(r.first)} | ${f(r.ready)} | ${f(r.download)} (${(r.bytes / 1e6).toFixed(1)} MB) | ${over(r)} |`;
     const steps = (what, r) => {
       const x = r.steps || {};
-      return `| ${what} | ${f(x.loadStart)} | ${f(x.loadTotal)} | ${f(x.workerStart)} | ${f(x.wasm)} | ${f(x.download)} (first byte ${f(x.firstByte)}) | ${f(x.decodeBusy)}; ${f(x.decodeTail)} after the last byte | ${f(x.toCards)} | ${f(x.cards)}: ${x.calls ?? 'n/a'} engine calls, ${f(x.callWall)} waiting on them | ${f(x.paintMs)} (${x.paints ?? 'n/a'} charts) | ${f(x.afterCards)} |`;
+      return `| ${what} | ${f(x.loadStart)} | ${f(x.loadTotal)} | ${f(x.workerStart)} | ${f(x.wasm)} | ${f(x.download)} (first byte ${f(x.firstByte)}) | ${f(x.decodeBusy)}; ${f(x.decodeTail)} after the last byte; wasm memory ${x.wasmMemory ? `${(x.wasmMemory / 1e6).toFixed(0)} MB` : 'n/a'} | ${f(x.toCards)} | ${f(x.cards)}: ${x.calls ?? 'n/a'} engine calls, ${f(x.callWall)} waiting on them | ${f(x.paintMs)} (${x.paints ?? 'n/a'} charts) | ${f(x.afterCards)} |`;
     };
     return [
       '## The panel in Chromium (issue 16.2)',

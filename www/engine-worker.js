@@ -117,6 +117,7 @@ async function loadUrl(url, db, opts = {}, progressId) {
   const keys = memoryGuard(`decoding ${received} bytes`, () => engine.loadRdbStream(stream));
   timing.decodeMs += performance.now() - t;
   timing.decodeEnd = now();
+  timing.wasmMemoryBytes = wasmMemory ? wasmMemory.buffer.byteLength : null;
   decodeProgress(received, received);
   return { keys, bytes: received, writer: snapshotInfo(head.subarray(0, headLen)).writer ?? null, timing };
 }

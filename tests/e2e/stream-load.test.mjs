@@ -85,6 +85,7 @@ test(`a ${MB} MB snapshot from bitlens serve decodes while it downloads, the mai
         loadEnd: at('bitlens-load-end'),
         marks: Object.fromEntries(['bitlens-worker-spawn', 'bitlens-worker-start', 'bitlens-wasm-ready', 'bitlens-download-request', 'bitlens-download-first-byte', 'bitlens-download-end', 'bitlens-decode-end', 'bitlens-load-end', 'bitlens-cards-end'].map((n) => [n.slice(8), at(n)?.toFixed(0)])),
         decodeBusy: performance.getEntriesByName('bitlens-decode-busy').at(-1)?.duration ?? null,
+        wasmMemory: performance.getEntriesByName('bitlens-decode-busy').at(-1)?.detail?.wasmMemoryBytes ?? null,
       };
     });
     const status = await page.textContent('[data-testid=status]');
@@ -95,7 +96,7 @@ test(`a ${MB} MB snapshot from bitlens serve decodes while it downloads, the mai
     const downloads = out.progress.filter(([phase]) => phase === 'download');
     const received = Math.max(...downloads.map(([, done]) => done));
     const early = downloads.filter(([, done, decoded]) => decoded > 0 && done < received);
-    console.log(`# ${MB} MB, ${dbsize} keys; marks (ms after navigation) ${JSON.stringify(out.marks)}; decoding busy ${out.decodeBusy?.toFixed(0)} ms; ${downloads.length} download reports, ${early.length} with bytes decoded before the last byte (first: ${JSON.stringify(early[0])}); long tasks ${JSON.stringify(out.tasks)}; long animation frames ${JSON.stringify(out.loaf)}`);
+    console.log(`# ${MB} MB, ${dbsize} keys; marks (ms after navigation) ${JSON.stringify(out.marks)}; decoding busy ${out.decodeBusy?.toFixed(0)} ms; wasm memory after the load ${out.wasmMemory} bytes; ${downloads.length} download reports, ${early.length} with bytes decoded before the last byte (first: ${JSON.stringify(early[0])}); long tasks ${JSON.stringify(out.tasks)}; long animation frames ${JSON.stringify(out.loaf)}`);
     assert.ok(received > (MB - 2) * KEY_BYTES, `the download reports reach the snapshot's size: ${received}`);
     assert.ok(early.length > 0, 'bytes were decoded before the download finished');
     // Decoding went on through the download: more than half of the file decoded before the
