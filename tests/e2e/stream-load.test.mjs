@@ -11,6 +11,8 @@
 // - no main-thread task over 50 ms from the load's start to its end (PerformanceObserver of
 //   `longtask`, installed before any page script; long animation frames are printed with the
 //   scripts they ran, to tell what a long task was).
+// - Cancel in the middle of the download stops the load (the status says so, no progress
+//   follows).
 // It prints the load's breakdown from the marks on the page's timeline (no timed assert).
 
 import { test } from 'node:test';
@@ -107,6 +109,29 @@ test(`a ${MB} MB snapshot from bitlens serve decodes while it downloads, the mai
     // after it are longtask.test.mjs's concern; their tasks are printed above.
     const during = out.tasks.filter((t) => t.duration > 50 && t.start >= out.loadStart && t.start < out.loadEnd);
     assert.deepEqual(during, [], 'main-thread tasks over 50 ms while the snapshot loads');
+
+    // Cancel in the middle of the download (clicked from inside the page as soon as a report
+    // says bytes were decoded): the load stops, and no progress follows.
+    const second = await browser.newPage();
+    await second.addInitScript(() => {
+      window.__cancelledAt = null;
+      new MutationObserver(() => {
+        const s = document.querySelector('[data-testid=status]');
+        if (window.__cancelledAt === null && s && s.dataset.phase === 'download' && Number(s.dataset.decoded) > 4 << 20) {
+          window.__cancelledAt = [Number(s.dataset.done), Number(s.dataset.decoded)];
+          document.querySelector('[data-testid=cancel]').click();
+        }
+      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-decoded'] });
+    });
+    await second.goto(`${api.url}/?lang=en&cards=uv,active`);
+    await second.waitForFunction(() => /cancelled/i.test(document.querySelector('[data-testid=status]')?.textContent || ''), null, { timeout: 120000 });
+    const cancelledAt = await second.evaluate(() => window.__cancelledAt);
+    const doneAfter = await second.evaluate(() => document.querySelector('[data-testid=status]').dataset.done);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.ok(cancelledAt && cancelledAt[0] < received, `cancelled at ${cancelledAt}`);
+    assert.equal(await second.getAttribute('[data-testid=panel]', 'data-state'), 'error');
+    assert.ok(await second.locator('[data-testid=cancel]').isHidden());
+    assert.equal(await second.evaluate(() => document.querySelector('[data-testid=status]').dataset.done), doneAfter, 'no progress after Cancel');
   } finally {
     await browser.close();
     await api.proc.stop();
