@@ -75,15 +75,6 @@ impl RdbStream {
         Ok(progress_array(p))
     }
 
-    /// Notes the file's length as the download announced it (`Content-Length`): it bounds the
-    /// keyspace pre-sizing from the file's RESIZEDB record (none without it).
-    #[wasm_bindgen(js_name = announceLength)]
-    pub fn announce_length(&mut self, bytes: f64) {
-        if bytes.is_finite() && bytes >= 0.0 {
-            self.feeder.announce_len(bytes as u64);
-        }
-    }
-
     /// `[decodedBytes, receivedBytes]` so far.
     pub fn progress(&self) -> Vec<f64> {
         progress_array(self.feeder.progress())

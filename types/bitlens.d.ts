@@ -488,8 +488,6 @@ export declare class RdbStream {
   free(): void;
   /** Takes the next bytes and decodes what they complete: `[decodedBytes, receivedBytes]`. */
   push(bytes: Uint8Array | number[]): number[];
-  /** The file's length as the download announced it (`Content-Length`): bounds the keyspace pre-sizing. */
-  announceLength(bytes: number): void;
   /** `[decodedBytes, receivedBytes]` so far. */
   progress(): number[];
   /** Keys decoded so far (every database). */

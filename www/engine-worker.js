@@ -92,12 +92,8 @@ async function loadUrl(url, db, opts = {}, progressId) {
   // Where the time goes (epoch ms; decodeMs: time spent decoding, overlapped or not).
   const timing = { request: now(), firstByte: null, lastByte: null, decodeEnd: null, decodeMs: 0 };
   try {
-    received = await streamSnapshot(String(url), (chunk, total) => {
-      if (timing.firstByte === null) {
-        timing.firstByte = now();
-        // (Bounds the keyspace pre-sizing from the file's RESIZEDB record.)
-        if (total) stream.announceLength(total);
-      }
+    received = await streamSnapshot(String(url), (chunk) => {
+      if (timing.firstByte === null) timing.firstByte = now();
       if (headLen < HEAD_BYTES) {
         const n = Math.min(HEAD_BYTES - headLen, chunk.length);
         head.set(chunk.subarray(0, n), headLen);
