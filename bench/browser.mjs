@@ -8,7 +8,7 @@
 import { bareDownload, launchBrowser, startBitlens, ROOT } from '../tests/e2e/harness.mjs';
 import { staticServer } from '../tests/e2e/static-server.mjs';
 
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_BROWSER_ROUNDS || 3);
 
 /** One navigation: { first, ready, download } in ms after navigation start. */
 async function measure(browser, url) {
@@ -26,11 +26,59 @@ async function measure(browser, url) {
     await page.waitForSelector('[data-testid=panel][data-state=ready]', { timeout: 600000 });
     const ready = await page.evaluate(() => performance.now());
     const first = await page.evaluate(() => window.__firstNumber);
+    const steps = await page.evaluate(breakdown);
     const download = await bareDownload(page);
-    return { first, ready, download: download.ms, bytes: download.bytes };
+    return { first, ready, download: download.ms, bytes: download.bytes, steps };
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Runs in the page once the panel is ready: where the time went after navigation, from the
+ * marks the panel, its engine client and worker leave on the page's performance timeline
+ * (www/load.js, engine-client.js, engine-worker.js, panel.js, util.js paintSvg), all in ms
+ * after navigation start (null when a mark is missing: an older panel).
+ */
+function breakdown() {
+  const at = (n) => performance.getEntriesByName(n).at(-1)?.startTime ?? null;
+  const span = (a, b) => (a === null || b === null ? null : b - a);
+  const loadStart = at('bitlens-load-start');
+  const cardsStart = at('bitlens-cards-start');
+  const after = (list, t) => (t === null ? [] : list.filter((e) => e.startTime >= t));
+  // The wall time the engine calls of the cards took: the union of their round trips.
+  const calls = after(performance.getEntriesByName('bitlens-call'), cardsStart)
+    .map((e) => [e.startTime, e.startTime + e.duration]).sort((a, b) => a[0] - b[0]);
+  let wall = 0;
+  let end = -Infinity;
+  for (const [a, b] of calls) {
+    if (b > end) {
+      wall += b - Math.max(a, end);
+      end = b;
+    }
+  }
+  const paints = after(performance.getEntriesByName('bitlens-paint'), cardsStart);
+  const busy = performance.getEntriesByName('bitlens-decode-busy').at(-1);
+  return {
+    loadStart,
+    workerStart: span(at('bitlens-worker-spawn'), at('bitlens-worker-start')),
+    wasm: span(at('bitlens-worker-start'), at('bitlens-wasm-ready')),
+    request: at('bitlens-download-request'),
+    firstByte: span(at('bitlens-download-request'), at('bitlens-download-first-byte')),
+    download: span(at('bitlens-download-request'), at('bitlens-download-end')),
+    decodeBusy: busy ? busy.duration : null,
+    decodeTail: span(at('bitlens-download-end'), at('bitlens-decode-end')),
+    wasmMemory: busy && busy.detail ? busy.detail.wasmMemoryBytes : null,
+    loadEnd: at('bitlens-load-end'),
+    loadTotal: span(loadStart, at('bitlens-load-end')),
+    toCards: span(at('bitlens-load-end'), cardsStart),
+    cards: span(cardsStart, at('bitlens-cards-end')),
+    calls: calls.length,
+    callWall: calls.length ? wall : null,
+    paints: paints.length,
+    paintMs: paints.length ? paints.reduce((a, e) => a + e.duration, 0) : null,
+    afterCards: span(at('bitlens-cards-end'), performance.now()),
+  };
 }
 
 async function median(browser, url) {
@@ -54,6 +102,10 @@ export async function browserSection(dump, mb) {
     const f = (x) => (x === null || x === undefined ? 'n/a' : `${x.toFixed(0)} ms`);
     const over = (r) => `${(r.ready / r.download).toFixed(2)}×`;
     const row = (what, r) => `| ${what} | ${f(r.first)} | ${f(r.ready)} | ${f(r.download)} (${(r.bytes / 1e6).toFixed(1)} MB) | ${over(r)} |`;
+    const steps = (what, r) => {
+      const x = r.steps || {};
+      return `| ${what} | ${f(x.loadStart)} | ${f(x.loadTotal)} | ${f(x.workerStart)} | ${f(x.wasm)} | ${f(x.download)} (first byte ${f(x.firstByte)}) | ${f(x.decodeBusy)}; ${f(x.decodeTail)} after the last byte; wasm memory ${x.wasmMemory ? `${(x.wasmMemory / 1e6).toFixed(0)} MB` : 'n/a'} | ${f(x.toCards)} | ${f(x.cards)}: ${x.calls ?? 'n/a'} engine calls, ${f(x.callWall)} waiting on them | ${f(x.paintMs)} (${x.paints ?? 'n/a'} charts) | ${f(x.afterCards)} |`;
+    };
     return [
       '## The panel in Chromium (issue 16.2)',
       '',
@@ -63,10 +115,27 @@ export async function browserSection(dump, mb) {
       '|---|---|---|---|---|',
       row('built-in demo (`bitlens serve`)', d),
       row(`the ${mb.toFixed(0)} MB bench RDB (a static /api/snapshot, \`cards=…,keys\`: no card matches, the key browser lists its keys)`, b),
+      '',
+      '### Where the time goes in the panel (the median page of each row above)',
+      '',
+      'From the marks the panel leaves on the page\'s performance timeline: the load starts (page scripts evaluated, ms after navigation) and its length (worker, wasm, download, decode: the load controller\'s marks); within it, the Web Worker\'s start (spawn to its module running); the wasm module\'s fetch, compile and instantiation; the download in the worker (request to last byte); decoding, overlapped with the download (the worker\'s time inside `RdbStream.push` and `loadRdbStream`) and what is left of it after the last byte; from the load\'s end to the cards\' start (database choice, facts); the cards (their engine calls, as the union of the round trips); painting the charts\' SVG onto canvases; after the cards (the key browser) until `data-state=ready`.',
+      '',
+      '| data set | load starts | load (start → end) | worker start | wasm fetch + instantiate | download | decode (busy; tail) | load end → cards | cards | chart painting | key browser → ready |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      steps('built-in demo', d),
+      steps(`the ${mb.toFixed(0)} MB bench RDB`, b),
     ].join('\n');
   } finally {
     await browser.close().catch(() => {});
     await web.close();
     await demo.proc.stop();
   }
+}
+
+// `node bench/browser.mjs DUMP.rdb`: only this section, printed (for measuring by hand).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { statSync } = await import('node:fs');
+  const dump = process.argv[2];
+  if (!dump) throw new Error('usage: node bench/browser.mjs DUMP.rdb');
+  console.log(await browserSection(dump, statSync(dump).size / 1e6));
 }

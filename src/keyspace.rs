@@ -155,6 +155,19 @@ impl Keyspace {
         Self::default()
     }
 
+    /// An empty keyspace with room for `keys` keys before its table grows (a loader sizing it
+    /// from the file's RESIZEDB record, bounded by the input's size).
+    pub fn with_capacity(keys: u64) -> Self {
+        let mut ks = Self::default();
+        ks.entries.reserve(keys.min(usize::MAX as u64) as usize);
+        ks
+    }
+
+    /// How many keys the keyspace holds room for before its table grows.
+    pub fn capacity(&self) -> usize {
+        self.entries.capacity()
+    }
+
     /// Sets the clock expiry is judged at (Unix ms; `None`: nothing expires).
     pub fn set_clock(&mut self, clock_ms: Option<i64>) {
         self.clock_ms = clock_ms;

@@ -480,6 +480,24 @@ export interface Retention {
 }
 
 /**
+ * An RDB file decoded while it downloads: `push` each piece of the body as it arrives (every
+ * record the bytes so far complete is decoded at once), then hand the stream to
+ * {@link Engine.loadRdbStream}. Same keys, errors and offsets as {@link Engine.loadRdb}.
+ */
+export declare class RdbStream {
+  /** A stream selecting database `db` (default 0) with `loadRdb`'s options (`onProgress` unused). */
+  constructor(db?: number | null, options?: LoadRdbOptions | null);
+  /** Releases the stream (cancels the load; the engine is untouched). */
+  free(): void;
+  /** Takes the next bytes and decodes what they complete: `[decodedBytes, receivedBytes]`. */
+  push(bytes: Uint8Array | number[]): number[];
+  /** `[decodedBytes, receivedBytes]` so far. */
+  progress(): number[];
+  /** Keys decoded so far (every database). */
+  keysDecoded(): number;
+}
+
+/**
  * A bitlens engine: one in-memory Redis database answering Redis read commands exactly as
  * Redis 7 does. Call `init()` (the default export) once before constructing one.
  */
@@ -515,6 +533,13 @@ export declare class Engine {
    * Web Worker): a large file is never held whole in memory. Throws outside a worker.
    */
   loadRdbBlob(blob: Blob, db?: number | null, options?: LoadRdbOptions | null): number;
+  /**
+   * Ends `stream`'s input (consuming it), decodes what is left, checks the trailer and replaces
+   * the databases with the decoded ones, as {@link Engine.loadRdb} does for the whole file;
+   * returns the selected database's key count. Throws `loadRdb`'s error (offset, key) for a
+   * truncated or corrupt file; the previous content is then kept.
+   */
+  loadRdbStream(stream: RdbStream): number;
   /** Stores a `DUMP` payload under `key` (RDB version and CRC-64 checked; errors name the offset). */
   loadDump(key: KeyName, bytes: Uint8Array | number[], options?: LoadDumpOptions | null): void;
   /** Stores raw `GET` bytes under `key` as a string. */

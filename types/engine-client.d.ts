@@ -44,8 +44,11 @@ export interface ClientLoadUrlOptions extends LoadRdbOptions {
   token?: string;
   /** Aborting rejects with a `DOMException` named `AbortError` and resets the engine (empty). */
   signal?: AbortSignal;
-  /** Bytes received (`phase` `'download'`) then decoded (`'decode'`); `total` 0 when unknown. */
-  onProgress?: (done: number, total: number, phase?: 'download' | 'decode') => void;
+  /**
+   * Bytes received (`phase` `'download'`, with `decoded`: the bytes decoded so far, as the
+   * worker decodes while downloading) then decoded (`'decode'`); `total` 0 when unknown.
+   */
+  onProgress?: (done: number, total: number, phase?: 'download' | 'decode', decoded?: number) => void;
 }
 
 /** Options of {@link EngineClient.loadDump}. */

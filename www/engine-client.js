@@ -9,7 +9,7 @@
 //   await eng.memoryReport({ top: 20, days: 7 });             // biggest keys, per type/pattern, expiring per day
 //   await eng.keyLedger('bm:1', { bitfield: ['level:*=u4'] }); // one key's memory ledger
 //   await eng.call('profiles');                               // or the module's profiles / snapshotInfo
-//   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase) {} });
+//   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase, decoded) {} });
 //   eng.terminate();
 //
 // Sources: Uint8Array | ArrayBuffer (transferred to the worker, so the caller's buffer is
@@ -64,6 +64,21 @@ function isDetached(buffer) {
   }
 }
 
+/**
+ * Marks `name` on the page's performance timeline at `at`, epoch milliseconds (a worker's
+ * `performance.timeOrigin + performance.now()`): the worker's start, its wasm instantiation,
+ * a download's first response and last byte, the end of its decoding (bench/browser.mjs reads
+ * them to say where the time goes).
+ */
+function markAt(name, at) {
+  if (typeof at !== 'number' || typeof performance === 'undefined' || !performance.mark) return;
+  try {
+    performance.mark(name, { startTime: Math.max(0, at - performance.timeOrigin) });
+  } catch {
+    /* an old browser without mark options */
+  }
+}
+
 /** Rejects when `signal` is already aborted. */
 function checkSignal(signal) {
   if (signal && signal.aborted) throw abortError();
@@ -97,12 +112,17 @@ class WorkerEngine {
       w = new Worker(URL.createObjectURL(blob), { type: 'module' });
     }
     this._w = w;
+    if (typeof performance !== 'undefined' && performance.mark) performance.mark('bitlens-worker-spawn');
     this._ready = new Promise((resolve, reject) => {
       let started = false;
       w.onmessage = (e) => {
         const m = e.data;
         if (m && m.type === 'ready') {
           started = true;
+          if (m.timing) {
+            markAt('bitlens-worker-start', m.timing.start);
+            markAt('bitlens-wasm-ready', m.timing.ready);
+          }
           resolve();
         } else if (m && m.type === 'init-error') {
           reject(new Error(`bitlens engine worker: cannot load the wasm module: ${m.error.message}`));
@@ -132,7 +152,7 @@ class WorkerEngine {
     if (m.progress) {
       if (p.onProgress) {
         try {
-          p.onProgress(m.progress[0], m.progress[1], m.progress[2] || 'decode');
+          p.onProgress(m.progress[0], m.progress[1], m.progress[2] || 'decode', m.progress[3]);
         } catch (e) {
           setTimeout(() => {
             throw e;
@@ -143,6 +163,10 @@ class WorkerEngine {
     }
     this._pending.delete(m.id);
     if (p.cleanup) p.cleanup();
+    // Each call's round trip on the page's timeline (bench/browser.mjs: the cards' commands).
+    if (p.sent !== undefined && performance.measure) {
+      performance.measure('bitlens-call', { start: p.sent, end: performance.now(), detail: p.method });
+    }
     if (m.ok) {
       p.resolve(m.value);
     } else {
@@ -181,7 +205,7 @@ class WorkerEngine {
     if (signal && signal.aborted) return Promise.reject(abortError());
     const id = this._nextId++;
     return new Promise((resolve, reject) => {
-      const p = { resolve, reject, onProgress };
+      const p = { resolve, reject, onProgress, method, sent: typeof performance !== 'undefined' ? performance.now() : undefined };
       if (signal) {
         const onAbort = () => {
           if (!this._pending.has(id)) return;
@@ -257,7 +281,17 @@ class WorkerEngine {
 
   async loadUrl(url, opts = {}) {
     const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'token', 'maxBytes']);
-    return this._send('loadUrl', [absoluteUrl(url), opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+    const { timing, ...value } = await this._send('loadUrl', [absoluteUrl(url), opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+    if (timing) {
+      markAt('bitlens-download-request', timing.request);
+      markAt('bitlens-download-first-byte', timing.firstByte);
+      markAt('bitlens-download-end', timing.lastByte);
+      markAt('bitlens-decode-end', timing.decodeEnd);
+      if (performance.measure) {
+        performance.measure('bitlens-decode-busy', { start: 0, duration: timing.decodeMs, detail: timing });
+      }
+    }
+    return value;
   }
 
   async loadDump(key, bytes, opts = {}) {

@@ -5,18 +5,26 @@
 //   page -> worker  {type: 'init', wasmUrl?}                 instantiate the wasm module
 //   worker -> page  {type: 'ready'} | {type: 'init-error', error: {name, message}}
 //   page -> worker  {id, method, args, progress?}             call engine[method](...args)
-//   worker -> page  {id, progress: [doneBytes, totalBytes, phase]} while a load runs (progress:
-//                   true); phase 'download' (bytes received) or 'decode' (bytes decoded)
+//   worker -> page  {id, progress: [doneBytes, totalBytes, phase, decodedBytes?]} while a load
+//                   runs (progress: true); phase 'download' (bytes received; loadUrl adds the
+//                   bytes decoded so far, as it decodes while downloading) or 'decode' (bytes
+//                   decoded)
 //   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?,
 //                   component?, serverMessage?, refused?, tooLarge?}} (snapshot.js's fields)
 // Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
 // engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
 // 'loadUrl' [url, db, {token, maxBytes, ...load options}] downloads a snapshot here (fetch body reader,
-// snapshot.js) and decodes it here: the page's thread never holds or decodes the bytes.
+// snapshot.js) and decodes each piece as it arrives (RdbStream): the page's thread never holds
+// or decodes the bytes, and decoding overlaps the download.
 // ArrayBuffers in results are transferred back, never copied twice.
 
-import init, { Engine, profiles, snapshotInfo } from '../pkg/bitlens.js';
-import { fetchSnapshot, memoryError } from './snapshot.js';
+import init, { Engine, RdbStream, profiles, snapshotInfo } from '../pkg/bitlens.js';
+import { memoryError, streamSnapshot } from './snapshot.js';
+
+/** Epoch milliseconds on this worker's clock (the page converts them to its own timeline). */
+const now = () => performance.timeOrigin + performance.now();
+/** When this worker's module began to run (after its script and imports were fetched). */
+const STARTED = now();
 
 let engine = null;
 let wasmMemory = null;
@@ -52,33 +60,79 @@ function transferables(value, out = new Set(), depth = 0) {
 
 /**
  * `loadUrl(url, db, {token, ...options})`: downloads the snapshot at `url` (an absolute URL,
- * `Authorization: Bearer token` when given), reporting [received, total, 'download'], then
- * decodes it with `loadRdb`, reporting [decoded, total, 'decode']. The download is read with
- * the fetch body reader. Resolves with {keys, bytes, writer} (writer: snapshotInfo's).
+ * `Authorization: Bearer token` when given) with the fetch body reader and decodes it while it
+ * downloads: each piece of the body is pushed into an `RdbStream` as it arrives, which decodes
+ * every record the bytes so far complete; `engine.loadRdbStream` then ends the input and
+ * installs the keys (the engine's previous keys stay until then, and after a failure).
+ * Reports [received, total, 'download', decoded] (decoded: input bytes decoded so far), then
+ * [decoded, total, 'decode'] once the last bytes are decoded. Resolves with {keys, bytes,
+ * writer} (writer: snapshotInfo's of the file's first 64 KiB).
  */
 async function loadUrl(url, db, opts = {}, progressId) {
   const { token, onProgress, maxBytes, ...rest } = opts;
   // At most one message per MiB (and the last one): the page redraws its progress bar for each.
   const post = (phase) => {
     let shown = -Infinity;
-    return (done, total) => {
+    return (done, total, decoded) => {
       if (progressId === undefined || (done - shown < 1 << 20 && done !== total)) return;
       shown = done;
-      self.postMessage({ id: progressId, progress: [done, total ?? 0, phase] });
+      const progress = [done, total ?? 0, phase];
+      if (decoded !== undefined) progress.push(decoded);
+      self.postMessage({ id: progressId, progress });
     };
   };
-  const bytes = await fetchSnapshot(String(url), post('download'), undefined, token, maxBytes);
+  const downloadProgress = post('download');
   const decodeProgress = post('decode');
-  let keys;
+  const stream = new RdbStream(db, rest);
+  // The file's first bytes, for snapshotInfo's writer.
+  const head = new Uint8Array(HEAD_BYTES);
+  let headLen = 0;
+  let decoded = 0;
+  let received;
+  // Where the time goes (epoch ms; decodeMs: time spent decoding, overlapped or not).
+  const timing = { request: now(), firstByte: null, lastByte: null, decodeEnd: null, decodeMs: 0 };
   try {
-    keys = engine.loadRdb(bytes, db, { ...rest, onProgress: (d, t) => decodeProgress(d, t) });
+    received = await streamSnapshot(String(url), (chunk) => {
+      if (timing.firstByte === null) timing.firstByte = now();
+      if (headLen < HEAD_BYTES) {
+        const n = Math.min(HEAD_BYTES - headLen, chunk.length);
+        head.set(chunk.subarray(0, n), headLen);
+        headLen += n;
+      }
+      const t = performance.now();
+      decoded = memoryGuard(`decoding ${String(url)}`, () => stream.push(chunk))[0];
+      timing.decodeMs += performance.now() - t;
+    }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes);
   } catch (e) {
-    // The wasm memory could not grow (it stops at 4 GiB): the engine aborts ("unreachable")
-    // or the allocation throws; this worker's engine is then unusable and is dropped.
-    if (isMemoryFailure(e)) throw memoryError(`decoding ${bytes.length} bytes`, e);
+    stream.free();
     throw e;
   }
-  return { keys, bytes: bytes.length, writer: snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null };
+  timing.lastByte = now();
+  // (Consumes the stream, also when it throws.)
+  const t = performance.now();
+  const keys = memoryGuard(`decoding ${received} bytes`, () => engine.loadRdbStream(stream));
+  timing.decodeMs += performance.now() - t;
+  timing.decodeEnd = now();
+  timing.wasmMemoryBytes = wasmMemory ? wasmMemory.buffer.byteLength : null;
+  decodeProgress(received, received);
+  return { keys, bytes: received, writer: snapshotInfo(head.subarray(0, headLen)).writer ?? null, timing };
+}
+
+/** Bytes of the file's start read for snapshotInfo's writer (its aux fields come first). */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * `run()`, with a failure to get memory said in plain words: the wasm memory could not grow
+ * (it stops at 4 GiB), so the engine aborts ("unreachable") or the allocation throws; this
+ * worker's engine is then unusable and is dropped.
+ */
+function memoryGuard(what, run) {
+  try {
+    return run();
+  } catch (e) {
+    if (isMemoryFailure(e)) throw memoryError(what, e);
+    throw e;
+  }
 }
 
 /** Whether `e` is a failure to get memory (wasm memory growth, an ArrayBuffer allocation). */
@@ -127,7 +181,7 @@ self.onmessage = async (event) => {
     })();
     try {
       await ready;
-      self.postMessage({ type: 'ready' });
+      self.postMessage({ type: 'ready', timing: { start: STARTED, ready: now() } });
     } catch (e) {
       self.postMessage({ type: 'init-error', error: errorInfo(e) });
     }

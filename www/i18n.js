@@ -16,6 +16,7 @@ const LABELS = {
     loaded: (keys, bytes, dbs = 1) => `${keys} keys${dbs > 1 ? ` in ${dbs} databases` : ''} loaded (${bytes})`,
     received: (got, total) => (total ? `${got} of ${total}` : `${got} received`),
     downloading: 'Downloading',
+    decodedSoFar: (n) => `, ${n} decoded`,
     decodingSnapshot: 'Decoding (Web Worker)',
     snapshotFailed: 'Snapshot could not be loaded',
     // What failed, named (issue 18 "honest failures"): the component and the server's message.
@@ -303,6 +304,7 @@ const LABELS = {
     loaded: (keys, bytes, dbs = 1) => `已加载${dbs > 1 ? ` ${dbs} 个数据库中的` : ''} ${keys} 个键（${bytes}）`,
     received: (got, total) => (total ? `${got} / ${total}` : `已接收 ${got}`),
     downloading: '正在下载',
+    decodedSoFar: (n) => `，已解析 ${n}`,
     decodingSnapshot: '正在解析（Web Worker）',
     snapshotFailed: '快照加载失败',
     failedRedis: (api, status, msg) => `快照 API ${api} 背后的 Redis 出错${status ? `（HTTP ${status}）` : ''}：${msg}`,

@@ -70,7 +70,8 @@ export class LoadController {
     this.ui.progress.value = 0;
     this.ui.status.textContent = name ? t.decoding(name) : t.loading;
     let eng = null;
-    const onProgress = (done, total, phase = 'decode') => {
+    // `decoded`: bytes decoded so far while downloading (loadUrl decodes as the bytes arrive).
+    const onProgress = (done, total, phase = 'decode', decoded = undefined) => {
       if (seq !== this.seq) return;
       const p = this.ui.progress;
       if (total) {
@@ -80,10 +81,14 @@ export class LoadController {
         p.removeAttribute('value');
       }
       const bytes = t.received(formatBytes(done), total ? formatBytes(total) : null);
+      const also = decoded !== undefined && t.decodedSoFar ? t.decodedSoFar(formatBytes(decoded)) : '';
       this.ui.status.textContent = phase === 'download'
-        ? `${t.downloading ?? t.loading} ${bytes}`
+        ? `${t.downloading ?? t.loading} ${bytes}${also}`
         : `${name ? t.decoding(name) : t.decodingSnapshot ?? t.loading} ${bytes}`;
       this.ui.status.dataset.phase = phase;
+      this.ui.status.dataset.done = String(done);
+      if (decoded !== undefined) this.ui.status.dataset.decoded = String(decoded);
+      else delete this.ui.status.dataset.decoded;
     };
     const finish = () => {
       if (this.abort === ctl) this.abort = null;

@@ -553,8 +553,10 @@ export class Panel {
       markStale(this.cardsBox, null);
       delete this.frame.dataset.stale;
       this.refused = !offline && value && Array.isArray(value.refused) ? value : null;
+      performance.mark('bitlens-cards-start'); // (bench/browser.mjs: where the time goes)
       await this.discover();
       await this.render();
+      performance.mark('bitlens-cards-end');
       if (!this.loader.current(seq)) return;
       // Ready once the key browser has listed its keys too.
       await this.keyBrowser.setSource(this.browserSource(), this.apiKeys());

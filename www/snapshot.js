@@ -131,17 +131,22 @@ export function tooLargeError(url, size, cap) {
 }
 
 /**
- * Downloads the snapshot and returns its bytes.
+ * Downloads the snapshot, handing each piece of the body to `onChunk` as it arrives (the
+ * worker decodes it at once: engine-worker.js loadUrl). Resolves with the bytes received.
  * @param {string} url
- * @param {(received: number, total: number|null) => void} onProgress called as chunks arrive;
- *   `total` is the Content-Length when the server sent one (a streamed snapshot has none)
+ * @param {(chunk: Uint8Array, total: number|null) => void} onChunk called with each piece of
+ *   the body, in order (the piece is the reader's own buffer: copy what must be kept); an
+ *   exception it throws cancels the download and rejects with it
+ * @param {(received: number, total: number|null) => void} onProgress called as chunks arrive
+ *   (after onChunk); `total` is the Content-Length when the server sent one (a streamed
+ *   snapshot has none)
  * @param {AbortSignal} [signal]
  * @param {string} [token] sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`)
  * @param {number} [maxBytes] most bytes taken (MAX_SNAPSHOT_BYTES): a larger snapshot is
  *   refused from its Content-Length, or once that many bytes arrived (err.tooLarge)
- * @returns {Promise<Uint8Array>}
+ * @returns {Promise<number>}
  */
-export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES) {
+export async function streamSnapshot(url, onChunk, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES) {
   const started = Date.now();
   const res = await request(url, signal, token);
   if (!res.ok) throw await httpError(url, res);
@@ -155,19 +160,12 @@ export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = M
   if (!res.body || !res.body.getReader) {
     const buf = new Uint8Array(await res.arrayBuffer());
     if (buf.length > maxBytes) throw tooLargeError(url, buf.length, maxBytes);
+    onChunk(buf, total);
     onProgress(buf.length, total);
-    return buf;
+    return buf.length;
   }
   const reader = res.body.getReader();
-  // One buffer sized from Content-Length when the server sends one (grown by doubling
-  // otherwise, or when the body is longer than announced): no list of chunks plus a copy.
-  let out;
   let received = 0;
-  try {
-    out = new Uint8Array(total ?? 1 << 20);
-  } catch (e) {
-    throw memoryError(url, e);
-  }
   onProgress(0, total);
   for (;;) {
     let step;
@@ -183,21 +181,49 @@ export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = M
       reader.cancel().catch(() => {});
       throw tooLargeError(url, null, maxBytes);
     }
-    if (received + value.length > out.length) {
-      let grown;
-      try {
-        grown = new Uint8Array(Math.min(maxBytes, Math.max(out.length * 2, received + value.length)));
-      } catch (e) {
-        reader.cancel().catch(() => {});
-        throw memoryError(url, e);
-      }
-      grown.set(out.subarray(0, received));
-      out = grown;
+    try {
+      onChunk(value, total);
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      throw e;
     }
-    out.set(value, received);
     received += value.length;
     onProgress(received, total);
   }
+  return received;
+}
+
+/**
+ * Downloads the snapshot and returns its bytes (streamSnapshot into one buffer).
+ * @param {string} url
+ * @param {(received: number, total: number|null) => void} onProgress called as chunks arrive;
+ *   `total` is the Content-Length when the server sent one (a streamed snapshot has none)
+ * @param {AbortSignal} [signal]
+ * @param {string} [token] sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`)
+ * @param {number} [maxBytes] most bytes taken (MAX_SNAPSHOT_BYTES): a larger snapshot is
+ *   refused from its Content-Length, or once that many bytes have arrived (err.tooLarge)
+ * @returns {Promise<Uint8Array>}
+ */
+export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES) {
+  // One buffer sized from Content-Length when the server sends one (grown by doubling
+  // otherwise, or when the body is longer than announced): no list of chunks plus a copy.
+  let out = null;
+  let received = 0;
+  await streamSnapshot(url, (value, total) => {
+    try {
+      if (!out) out = new Uint8Array(Math.max(total ?? 1 << 20, value.length));
+      if (received + value.length > out.length) {
+        const grown = new Uint8Array(Math.min(maxBytes, Math.max(out.length * 2, received + value.length)));
+        grown.set(out.subarray(0, received));
+        out = grown;
+      }
+    } catch (e) {
+      throw memoryError(url, e);
+    }
+    out.set(value, received);
+    received += value.length;
+  }, onProgress, signal, token, maxBytes);
+  if (!out) return new Uint8Array(0);
   return received === out.length ? out : out.subarray(0, received);
 }
 

@@ -1,12 +1,14 @@
 //! Where the RDB reader's bytes come from: one slice holding the whole file ([`SliceInput`]),
-//! or a bounded, refillable window over a [`ChunkSource`] ([`ChunkedInput`]) so that a file
-//! of any size is read with memory for one window plus the largest single value.
+//! a bounded, refillable window over a [`ChunkSource`] ([`ChunkedInput`]) so that a file
+//! of any size is read with memory for one window plus the largest single value, or the
+//! bytes pushed so far by a download ([`PushInput`]).
 //!
 //! The reader decodes one record at a time from [`Input::window`]. When a record runs past
 //! the end of a window that is not the end of the input, the record is decoded again after
-//! [`Input::fill`] has extended the window (at least doubling the bytes held for the record,
-//! so re-decoding costs at most about twice the record's size). Long raw strings are passed
-//! through [`Input::stream`] piece by piece instead of being held whole.
+//! the window was extended: by [`Input::fill`] for the pull inputs (at least doubling the
+//! bytes held for the record, so re-decoding costs at most about twice the record's size),
+//! by later pushes for [`PushInput`] (the feeder retries under the same doubling rule). Long
+//! raw strings are consumed from the window piece by piece as it fills, never held whole.
 
 use super::{Crc64Digest, RdbError, RdbErrorKind, CRC64};
 
@@ -65,9 +67,6 @@ impl ChunkSource for std::fs::File {
     }
 }
 
-/// Receives streamed bytes: (absolute offset of the piece, the piece).
-pub(crate) type Sink<'s> = &'s mut dyn FnMut(u64, &[u8]) -> Result<(), RdbError>;
-
 /// The reader's view of its input.
 pub(crate) trait Input {
     /// The unconsumed bytes available now, the absolute offset of the first, and whether
@@ -81,18 +80,19 @@ pub(crate) trait Input {
     /// keeping its unconsumed bytes.
     fn fill(&mut self, end: u64) -> Result<(), RdbError>;
 
-    /// Passes the next `n` bytes to `sink` in pieces (with the absolute offset of each),
-    /// consuming them. Errors when the input ends first or `sink` fails.
-    fn stream(&mut self, n: u64, sink: Sink<'_>, what: &str) -> Result<(), RdbError>;
-
     /// The CRC-64 of every byte before the current position.
     fn crc_so_far(&mut self) -> u64;
 
     /// Total input length in bytes.
     fn total(&self) -> u64;
+
+    /// The input's full length when it is known before the end is reached (a slice, a
+    /// sized source, a download's announced length), for bounding size hints.
+    fn known_len(&self) -> Option<u64>;
 }
 
-fn truncated(at: u64, what: &str, n: u64, left: u64) -> RdbError {
+/// The error for `what` needing `n` bytes where only `left` remain, at absolute offset `at`.
+pub(crate) fn truncated(at: u64, what: &str, n: u64, left: u64) -> RdbError {
     RdbError::new(
         RdbErrorKind::Truncated,
         at,
@@ -125,27 +125,16 @@ impl Input for SliceInput<'_> {
         Ok(())
     }
 
-    fn stream(&mut self, n: u64, sink: Sink<'_>, what: &str) -> Result<(), RdbError> {
-        let left = (self.bytes.len() - self.pos) as u64;
-        if n > left {
-            return Err(truncated(self.pos as u64, what, n, left));
-        }
-        // In pieces, so that the sink can report progress.
-        let end = self.pos + n as usize;
-        while self.pos < end {
-            let k = (end - self.pos).min(1 << 20);
-            sink(self.pos as u64, &self.bytes[self.pos..self.pos + k])?;
-            self.pos += k;
-        }
-        Ok(())
-    }
-
     fn crc_so_far(&mut self) -> u64 {
         CRC64.checksum(&self.bytes[..self.pos])
     }
 
     fn total(&self) -> u64 {
         self.bytes.len() as u64
+    }
+
+    fn known_len(&self) -> Option<u64> {
+        Some(self.bytes.len() as u64)
     }
 }
 
@@ -246,37 +235,110 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
         Ok(())
     }
 
-    fn stream(&mut self, n: u64, sink: Sink<'_>, what: &str) -> Result<(), RdbError> {
-        let abs = self.start + self.pos as u64;
-        if n > self.total - abs {
-            return Err(truncated(abs, what, n, self.total - abs));
+    fn crc_so_far(&mut self) -> u64 {
+        self.compact();
+        self.digest.map_or(0, |d| d.finalize())
+    }
+
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn known_len(&self) -> Option<u64> {
+        Some(self.total)
+    }
+}
+
+/// The bytes a download has delivered so far: `buf[pos..]` are not yet consumed by the
+/// reader (at most the record being decoded plus the last pushes). Consumed bytes are dropped
+/// from the front (folded into the running CRC-64) once they are at least as many as the
+/// unconsumed ones, so that every byte is moved at most a bounded number of times.
+pub(crate) struct PushInput {
+    buf: Vec<u8>,
+    /// Absolute offset of `buf[0]`.
+    start: u64,
+    pos: usize,
+    /// CRC-64 of the bytes before `start` (when checksums are wanted).
+    digest: Option<Crc64Digest>,
+    /// True once the download ended: the window then reaches the end of the input.
+    finished: bool,
+    /// The length the download announced (HTTP Content-Length), if any.
+    announced: Option<u64>,
+}
+
+impl PushInput {
+    /// An empty input; `crc` keeps a running CRC-64 for [`Input::crc_so_far`].
+    pub fn new(crc: bool) -> Self {
+        PushInput {
+            buf: Vec::new(),
+            start: 0,
+            pos: 0,
+            digest: crc.then(|| CRC64.digest()),
+            finished: false,
+            announced: None,
         }
-        let mut left = n;
-        while left > 0 {
-            if self.pos == self.buf.len() {
-                // Read the next piece into an emptied window (not more than needed).
-                self.compact();
-                let piece = left.min(self.chunk as u64);
-                let at = self.end();
-                self.buf.resize(piece as usize, 0);
-                let got = self
-                    .src
-                    .read_at(at, &mut self.buf)
-                    .map_err(|e| self.read_error(at, e))?;
-                self.buf.truncate(got.min(piece as usize));
-                if got == 0 {
-                    self.total = self.end();
-                    return Err(truncated(at, what, left, 0));
-                }
-            }
-            let k = ((self.buf.len() - self.pos) as u64).min(left) as usize;
-            sink(
-                self.start + self.pos as u64,
-                &self.buf[self.pos..self.pos + k],
-            )?;
-            self.pos += k;
-            left -= k as u64;
+    }
+
+    /// Notes the length the download announced (a hint: the input may end before or after).
+    pub fn announce(&mut self, len: u64) {
+        self.announced = Some(len);
+    }
+
+    /// Appends the next bytes of the input.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
+            self.compact();
         }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Marks the end of the input.
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    /// Bytes received so far.
+    pub fn received(&self) -> u64 {
+        self.start + self.buf.len() as u64
+    }
+
+    /// Bytes consumed by the reader so far.
+    pub fn consumed(&self) -> u64 {
+        self.start + self.pos as u64
+    }
+
+    /// Bytes received but not yet consumed.
+    pub fn unconsumed(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    fn compact(&mut self) {
+        if let Some(d) = &mut self.digest {
+            d.update(&self.buf[..self.pos]);
+        }
+        self.buf.drain(..self.pos);
+        self.start += self.pos as u64;
+        self.pos = 0;
+        // Do not keep a huge buffer around after one huge record.
+        let keep = self.buf.len().max(1 << 20);
+        if self.buf.capacity() > 4 * keep {
+            self.buf.shrink_to(keep);
+        }
+    }
+}
+
+impl Input for PushInput {
+    fn window(&self) -> (&[u8], u64, bool) {
+        (&self.buf[self.pos..], self.consumed(), self.finished)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+        debug_assert!(self.pos <= self.buf.len());
+    }
+
+    /// Nothing to pull: the window grows only when the next bytes are pushed.
+    fn fill(&mut self, _end: u64) -> Result<(), RdbError> {
         Ok(())
     }
 
@@ -285,7 +347,16 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
         self.digest.map_or(0, |d| d.finalize())
     }
 
+    /// The bytes received so far (the total once finished).
     fn total(&self) -> u64 {
-        self.total
+        self.received()
+    }
+
+    fn known_len(&self) -> Option<u64> {
+        if self.finished {
+            Some(self.received())
+        } else {
+            self.announced.map(|n| n.max(self.received()))
+        }
     }
 }

@@ -87,6 +87,7 @@ mod input;
 pub mod lzf;
 #[cfg(test)]
 pub(crate) mod mutate;
+mod push;
 mod reader;
 mod values;
 mod writer;
@@ -96,6 +97,7 @@ pub use detect::{detect, identify, Detected, Identity};
 pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
+pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
 pub use writer::{dump_string, RdbWriter};
 
@@ -310,6 +312,11 @@ pub struct Record<'a> {
     pub offset: u64,
     /// Bytes the value's encoding takes in the file (after the key).
     pub value_bytes: u64,
+    /// How many keys the file's RESIZEDB record announced for this database (Redis writes
+    /// one after each SELECTDB), capped by what the rest of the input can hold at
+    /// `MIN_KEY_RECORD_BYTES` (3) bytes a key, and `None` for a filtered load or when the
+    /// input's length is not known: a hint for sizing the keyspace once.
+    pub db_size_hint: Option<u64>,
 }
 
 /// What [`visit_rdb`] found besides key records.
@@ -402,7 +409,15 @@ struct State {
     header: Header,
     db: u64,
     expire: Option<i64>,
+    /// The current database's RESIZEDB key count, bounded (see [`Record::db_size_hint`]).
+    db_size: Option<u64>,
+    /// The input's full length when known ([`input::Input::known_len`]).
+    known_len: Option<u64>,
 }
+
+/// The fewest bytes a key record takes (type byte, 1-byte key length, 1-byte empty string
+/// value): a RESIZEDB count is never trusted beyond the remaining input over this.
+const MIN_KEY_RECORD_BYTES: u64 = 3;
 
 /// What one record was.
 enum Step<'w> {
@@ -450,10 +465,19 @@ fn read_record<'w>(
             Opcode::SelectDb => {
                 st.db = c.length_not_lenerr("database number")?;
                 st.header.databases.push(st.db);
+                st.db_size = None;
             }
             Opcode::ResizeDb => {
-                c.length_not_lenerr("database size")?;
+                let keys = c.length_not_lenerr("database size")?;
                 c.length_not_lenerr("expires size")?;
+                // A sizing hint for the keyspace of a full load only (a filtered one keeps a
+                // few keys), never more keys than the rest of the input can hold.
+                let left = st
+                    .known_len
+                    .map(|len| len.saturating_sub(c.base + c.pos as u64));
+                st.db_size = left
+                    .filter(|_| opts.patterns.is_empty() && opts.db.is_none_or(|d| d == st.db))
+                    .map(|left| keys.min(left / MIN_KEY_RECORD_BYTES));
             }
             Opcode::ExpireTimeMs => st.expire = Some(c.u64_le("expire time")? as i64),
             Opcode::ExpireTime => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
@@ -555,6 +579,7 @@ fn read_record<'w>(
                 expire_at_ms: st.expire.take(),
                 offset: c.base + at as u64,
                 value_bytes: (c.pos - v_at) as u64,
+                db_size_hint: st.db_size,
                 key,
             }))
         }
@@ -570,7 +595,8 @@ fn report(
     progress(done, total).map_err(|message| RdbError::new(RdbErrorKind::Cancelled, done, message))
 }
 
-/// The reader proper, over either kind of [`Input`].
+/// The reader proper, over any kind of [`Input`]: a [`Walk`] advanced until it is done,
+/// extending the input's window whenever the walk waits for more bytes.
 fn visit_input<I, F>(
     inp: &mut I,
     opts: &LoadOptions,
@@ -581,137 +607,261 @@ where
     I: Input,
     F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
 {
-    let total = inp.total();
-    inp.fill(9)?;
-    let format = {
-        let (w, base, _) = inp.window();
-        let mut c = Cursor::window(w, base, true);
-        let magic = c.take(9, "RDB header")?;
-        let version_at = if magic.starts_with(b"REDIS") {
-            5
-        } else if magic.starts_with(b"VALKEY") {
-            6
-        } else {
-            0
-        };
-        Format::from_magic(magic)
-            .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m))?
-    };
-    inp.consume(9);
-    let mut st = State {
-        header: Header {
-            version: format.version,
-            format,
-            ..Header::default()
-        },
-        db: 0,
-        expire: None,
-    };
-    let mut reported = 0u64;
+    let mut walk = Walk::new();
     loop {
-        let (w, base, eof) = inp.window();
-        if base >= reported + PROGRESS_STEP {
-            reported = base;
-            report(progress, base, total)?;
+        match walk.advance(inp, opts, progress, &mut f)? {
+            Poll::Ready => return Ok(walk.into_header()),
+            Poll::Pending(need) => {
+                let (w, base, _) = inp.window();
+                inp.fill(need.unwrap_or(base + w.len() as u64 + 1))?;
+            }
         }
-        let mut c = Cursor::window(w, base, eof);
-        let step = read_record(&mut c, &mut st, opts);
-        let used = c.pos;
-        let need = c.need;
-        match step {
-            Ok(Step::Eof) => {
-                inp.consume(used);
-                break;
-            }
-            Ok(Step::Opcode) => inp.consume(used),
-            Ok(Step::Key(rec)) => {
-                let key_for_err = rec.key.clone().into_owned();
-                f(rec).map_err(|e| e.with_key(&key_for_err))?;
-                inp.consume(used);
-            }
-            Ok(Step::LongString {
-                key,
-                wanted,
-                len,
-                header_bytes,
-                offset,
-                expire_at_ms,
-            }) => {
-                let key = key.into_owned();
-                let db = st.db;
-                inp.consume(used);
-                let (_, data_at, _) = inp.window();
-                let mut builder = wanted.then(|| StringBuilder::new(len));
-                inp.stream(
-                    len,
-                    &mut |off, piece| {
-                        if let Some(b) = &mut builder {
-                            b.write(off - data_at, piece);
-                        }
-                        let done = off + piece.len() as u64;
-                        if done >= reported + PROGRESS_STEP {
-                            reported = done;
-                            report(progress, done, total)?;
-                        }
-                        Ok(())
-                    },
-                    "string value",
-                )
-                .map_err(|e| e.with_key(&key))?;
-                let value = builder.map(|b| Value::String(b.finish()));
-                let rec = Record {
-                    db,
-                    key: Cow::Borrowed(&key),
-                    type_byte: format.type_byte(ValueKind::String).unwrap_or(0),
-                    kind: ValueKind::String,
-                    encoding: "raw",
-                    value,
-                    expire_at_ms,
-                    offset,
-                    value_bytes: header_bytes + len,
-                };
-                f(rec).map_err(|e| e.with_key(&key))?;
-            }
-            Err(e) => match need {
-                Some(end) if !eof => inp.fill(end)?,
-                _ => return Err(e),
+    }
+}
+
+/// What [`Walk::advance`] stopped at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Poll {
+    /// The file is read to its end (EOF opcode and trailer checked).
+    Ready,
+    /// The window ends inside a record and is not the end of the input: more bytes are
+    /// needed, up to this absolute offset when the decoder knows it. The record's bytes are
+    /// left unconsumed, to be decoded again once the window holds more.
+    Pending(Option<u64>),
+}
+
+/// Where a [`Walk`] stands in the file.
+enum Phase {
+    /// Before the 9-byte magic.
+    Magic,
+    /// Between records.
+    Records,
+    /// Inside the data of a long raw string value, passed through piece by piece.
+    Long(LongString),
+    /// After the EOF opcode (at this absolute offset): the CRC-64 trailer, if any.
+    Trailer(u64),
+    /// Finished.
+    Done,
+}
+
+/// A raw string value being streamed (see [`Step::LongString`]).
+struct LongString {
+    key: Vec<u8>,
+    db: u64,
+    builder: Option<StringBuilder>,
+    len: u64,
+    /// Absolute offset of the string's first data byte.
+    data_at: u64,
+    /// Data bytes passed through so far.
+    done: u64,
+    header_bytes: u64,
+    offset: u64,
+    expire_at_ms: Option<i64>,
+}
+
+/// The resumable RDB reader: it decodes what its input's window holds, record by record,
+/// and when a record runs past the window's end (and the window is not the end of the
+/// input) it stops with [`Poll::Pending`], leaving that record's bytes unconsumed and its own
+/// state as before the record. Advanced again after the window grew, it continues from
+/// there. Pull readers ([`visit_input`]) extend the window themselves; the push reader
+/// ([`RdbFeeder`]) waits for the next bytes to arrive.
+pub(crate) struct Walk {
+    st: State,
+    phase: Phase,
+    /// Input offset of the last progress report.
+    reported: u64,
+}
+
+impl Walk {
+    pub fn new() -> Walk {
+        Walk {
+            st: State {
+                header: Header::default(),
+                db: 0,
+                expire: None,
+                db_size: None,
+                known_len: None,
             },
+            phase: Phase::Magic,
+            reported: 0,
         }
     }
-    let (w, eof_end, _) = inp.window();
-    if !format.has_checksum() {
-        report(progress, total, total)?;
-        return Ok(st.header);
+
+    /// What the file held besides its keys (complete once [`Poll::Ready`]).
+    pub fn into_header(self) -> Header {
+        self.st.header
     }
-    let stored = {
-        let mut c = Cursor::window(w, eof_end, true);
-        let trailer = match c.take(8, "CRC-64 trailer") {
-            Ok(t) => t,
-            Err(_) => {
-                inp.fill(eof_end + 8)?;
-                let (w, _, _) = inp.window();
-                c = Cursor::window(w, eof_end, true);
-                c.take(8, "CRC-64 trailer")?
+
+    /// Decodes as far as the input's window allows; `f` receives each key record.
+    pub fn advance<I, F>(
+        &mut self,
+        inp: &mut I,
+        opts: &LoadOptions,
+        progress: Progress<'_>,
+        f: &mut F,
+    ) -> Result<Poll, RdbError>
+    where
+        I: Input,
+        F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+    {
+        let total = inp.total();
+        self.st.known_len = inp.known_len();
+        loop {
+            match &mut self.phase {
+                Phase::Magic => {
+                    let (w, base, eof) = inp.window();
+                    if w.len() < 9 && !eof {
+                        return Ok(Poll::Pending(Some(base + 9)));
+                    }
+                    let mut c = Cursor::window(w, base, true);
+                    let magic = c.take(9, "RDB header")?;
+                    let version_at = if magic.starts_with(b"REDIS") {
+                        5
+                    } else if magic.starts_with(b"VALKEY") {
+                        6
+                    } else {
+                        0
+                    };
+                    let format = Format::from_magic(magic).map_err(|m| {
+                        c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m)
+                    })?;
+                    inp.consume(9);
+                    self.st.header.version = format.version;
+                    self.st.header.format = format;
+                    self.phase = Phase::Records;
+                }
+                Phase::Records => {
+                    let (w, base, eof) = inp.window();
+                    if base >= self.reported + PROGRESS_STEP {
+                        self.reported = base;
+                        report(progress, base, total)?;
+                    }
+                    let mut c = Cursor::window(w, base, eof);
+                    let step = read_record(&mut c, &mut self.st, opts);
+                    let used = c.pos;
+                    let need = c.need;
+                    match step {
+                        Ok(Step::Eof) => {
+                            inp.consume(used);
+                            self.phase = Phase::Trailer(base + used as u64);
+                        }
+                        Ok(Step::Opcode) => inp.consume(used),
+                        Ok(Step::Key(rec)) => {
+                            let key_for_err = rec.key.clone().into_owned();
+                            f(rec).map_err(|e| e.with_key(&key_for_err))?;
+                            inp.consume(used);
+                        }
+                        Ok(Step::LongString {
+                            key,
+                            wanted,
+                            len,
+                            header_bytes,
+                            offset,
+                            expire_at_ms,
+                        }) => {
+                            let long = LongString {
+                                key: key.into_owned(),
+                                db: self.st.db,
+                                builder: wanted.then(|| StringBuilder::new(len)),
+                                len,
+                                data_at: base + used as u64,
+                                done: 0,
+                                header_bytes,
+                                offset,
+                                expire_at_ms,
+                            };
+                            inp.consume(used);
+                            self.phase = Phase::Long(long);
+                        }
+                        Err(e) => {
+                            return match need {
+                                Some(end) if !eof => Ok(Poll::Pending(Some(end))),
+                                _ => Err(e),
+                            }
+                        }
+                    }
+                }
+                Phase::Long(long) => {
+                    let (w, at, eof) = inp.window();
+                    let left = long.len - long.done;
+                    if eof && (w.len() as u64) < left {
+                        // As a whole-input read says it: from the string's first data byte.
+                        let remain = long.done + w.len() as u64;
+                        let e = input::truncated(long.data_at, "string value", long.len, remain);
+                        return Err(e.with_key(&long.key));
+                    }
+                    // In pieces of at most 1 MiB, so that progress is reported within it.
+                    let k = left.min(w.len() as u64).min(1 << 20) as usize;
+                    if let Some(b) = &mut long.builder {
+                        b.write(long.done, &w[..k]);
+                    }
+                    inp.consume(k);
+                    long.done += k as u64;
+                    let done = at + k as u64;
+                    if done >= self.reported + PROGRESS_STEP {
+                        self.reported = done;
+                        report(progress, done, total).map_err(|e| e.with_key(&long.key))?;
+                    }
+                    if long.done < long.len {
+                        if k == 0 {
+                            return Ok(Poll::Pending(None));
+                        }
+                        continue;
+                    }
+                    let Phase::Long(long) = std::mem::replace(&mut self.phase, Phase::Records)
+                    else {
+                        unreachable!("in the long-string phase")
+                    };
+                    let format = self.st.header.format;
+                    let rec = Record {
+                        db: long.db,
+                        key: Cow::Borrowed(&long.key),
+                        type_byte: format.type_byte(ValueKind::String).unwrap_or(0),
+                        kind: ValueKind::String,
+                        encoding: "raw",
+                        value: long.builder.map(|b| Value::String(b.finish())),
+                        expire_at_ms: long.expire_at_ms,
+                        offset: long.offset,
+                        value_bytes: long.header_bytes + long.len,
+                        db_size_hint: self.st.db_size,
+                    };
+                    f(rec).map_err(|e| e.with_key(&long.key))?;
+                }
+                Phase::Trailer(eof_end) => {
+                    let eof_end = *eof_end;
+                    if !self.st.header.format.has_checksum() {
+                        self.phase = Phase::Done;
+                        report(progress, total, total)?;
+                        continue;
+                    }
+                    let (w, _, eof) = inp.window();
+                    if w.len() < 8 && !eof {
+                        return Ok(Poll::Pending(Some(eof_end + 8)));
+                    }
+                    let mut c = Cursor::window(w, eof_end, true);
+                    let trailer = c.take(8, "CRC-64 trailer")?;
+                    let stored = u64::from_le_bytes(trailer.try_into().expect("8 bytes"));
+                    self.st.header.stored_checksum = stored;
+                    if stored != 0 && opts.verify_checksum {
+                        let actual = inp.crc_so_far();
+                        if actual != stored {
+                            return Err(RdbError::new(
+                                RdbErrorKind::Checksum,
+                                eof_end,
+                                format!(
+                                    "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"
+                                ),
+                            ));
+                        }
+                    }
+                    inp.consume(8);
+                    self.phase = Phase::Done;
+                    report(progress, total, total)?;
+                }
+                Phase::Done => return Ok(Poll::Ready),
             }
-        };
-        u64::from_le_bytes(trailer.try_into().expect("8 bytes"))
-    };
-    st.header.stored_checksum = stored;
-    if stored != 0 && opts.verify_checksum {
-        let actual = inp.crc_so_far();
-        if actual != stored {
-            return Err(RdbError::new(
-                RdbErrorKind::Checksum,
-                eof_end,
-                format!(
-                    "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; to load it anyway skip the check: `--no-checksum` in the CLI, `{{ checksum: false }}` in the wasm API)"
-                ),
-            ));
         }
     }
-    inp.consume(8);
-    report(progress, total, total)?;
-    Ok(st.header)
 }
 
 /// Reads only the start of an RDB file: its header and the aux fields before the first other
@@ -772,39 +922,62 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
 }
 
 /// A snapshot of the records a visitor (`visit(record callback)`) walks: each materialised
-/// value goes into its database's keyspace. A key met twice in one database is an error at
-/// its second record, as Redis and Valkey refuse such a file on load ("Duplicated key found
-/// in RDB file").
+/// value goes into its database's keyspace (see [`collect_into`]).
 fn collect(
     visit: impl FnOnce(&mut dyn FnMut(Record<'_>) -> Result<(), RdbError>) -> Result<Header, RdbError>,
 ) -> Result<Snapshot, RdbError> {
-    let mut databases: BTreeMap<u64, Keyspace> = BTreeMap::new();
-    let header = visit(&mut |rec| {
-        if let Some(v) = rec.value {
-            let ks = databases.entry(rec.db).or_default();
-            // (A fresh keyspace has no clock: every stored key counts, as `get` saw them.)
-            if ks
-                .insert_new(rec.key.into_owned(), v, rec.expire_at_ms)
-                .is_err()
-            {
-                return Err(RdbError::new(
-                    RdbErrorKind::Corrupt,
-                    rec.offset,
-                    format!(
-                        "duplicated key in database {} (Redis refuses such a file)",
-                        rec.db
-                    ),
-                ));
-            }
+    let mut c = Collector::default();
+    let header = visit(&mut |rec| collect_into(&mut c.databases, rec))?;
+    Ok(c.into_snapshot(header))
+}
+
+/// The keyspaces of a load being built (the sink of [`RdbFeeder::load`]).
+#[derive(Debug, Default)]
+pub struct Collector {
+    databases: BTreeMap<u64, Keyspace>,
+}
+
+impl Collector {
+    /// Keys collected so far, over every database.
+    pub fn keys(&self) -> usize {
+        self.databases.values().map(|ks| ks.len()).sum()
+    }
+
+    /// The snapshot of the collected keyspaces and `header`'s version and aux fields.
+    pub fn into_snapshot(self, header: Header) -> Snapshot {
+        Snapshot {
+            version: header.version,
+            format: header.format,
+            aux: header.aux,
+            databases: self.databases,
         }
-        Ok(())
-    })?;
-    Ok(Snapshot {
-        version: header.version,
-        format: header.format,
-        aux: header.aux,
-        databases,
-    })
+    }
+}
+
+/// Adds a record's materialised value to its database's keyspace. A key met twice in one
+/// database is an error at its second record, as Redis and Valkey refuse such a file on load
+/// ("Duplicated key found in RDB file").
+fn collect_into(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) -> Result<(), RdbError> {
+    if let Some(v) = rec.value {
+        let ks = databases
+            .entry(rec.db)
+            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
+        // (A fresh keyspace has no clock: every stored key counts, as `get` saw them.)
+        if ks
+            .insert_new(rec.key.into_owned(), v, rec.expire_at_ms)
+            .is_err()
+        {
+            return Err(RdbError::new(
+                RdbErrorKind::Corrupt,
+                rec.offset,
+                format!(
+                    "duplicated key in database {} (Redis refuses such a file)",
+                    rec.db
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB

@@ -432,21 +432,39 @@ fn raw_strings_rdb(keys: &[(&[u8], &[u8])]) -> Vec<u8> {
     v
 }
 
-/// The chunked reader gives the slice reader's result (snapshot, or error) for every chunk
-/// size.
+/// `bytes` pushed into an [`RdbFeeder`] in pieces of `chunk` bytes, then finished.
+fn load_pushed(bytes: &[u8], opts: &LoadOptions, chunk: usize) -> Result<Snapshot, RdbError> {
+    let mut feeder = RdbFeeder::load(opts.clone());
+    for piece in bytes.chunks(chunk) {
+        let p = feeder.push(piece)?;
+        assert!(p.decoded <= p.received, "{p:?}");
+    }
+    feeder.finish_snapshot()
+}
+
+/// The same snapshot (every key's value and expiry, version, aux fields) or the same error
+/// (kind, offset, key, message).
+fn assert_same(want: &Result<Snapshot, RdbError>, got: &Result<Snapshot, RdbError>, what: &str) {
+    match (want, got) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.entries(), b.entries(), "{what}");
+            assert_eq!((a.version, &a.aux), (b.version, &b.aux), "{what}");
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "{what}"),
+        _ => panic!("{what}: slice {want:?} vs {got:?}"),
+    }
+}
+
+/// The chunked reader and the push reader give the slice reader's result (snapshot, or
+/// error) for every chunk size.
 fn same_as_slice(bytes: &[u8], opts: &LoadOptions, chunks: &[usize]) {
     let want = load_rdb(bytes, opts);
     for &chunk in chunks {
         let mut src: &[u8] = bytes;
         let got = load_rdb_chunked(&mut src, chunk, opts, &mut |_, _| Ok(()));
-        match (&want, &got) {
-            (Ok(a), Ok(b)) => {
-                assert_eq!(a.entries(), b.entries(), "chunk {chunk}");
-                assert_eq!((a.version, &a.aux), (b.version, &b.aux), "chunk {chunk}");
-            }
-            (Err(a), Err(b)) => assert_eq!(a, b, "chunk {chunk}"),
-            _ => panic!("chunk {chunk}: slice {want:?} vs chunked {got:?}"),
-        }
+        assert_same(&want, &got, &format!("chunked {chunk}"));
+        let got = load_pushed(bytes, opts, chunk);
+        assert_same(&want, &got, &format!("pushed {chunk}"));
     }
 }
 
@@ -714,4 +732,141 @@ fn redis_enterprise_opcodes_are_skipped() {
     v.extend_from_slice(&[0; 8]);
     let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
     assert!(e.message.contains("unknown RDB value type 107"), "{e}");
+}
+
+/// Records far larger than each push (a 30,000-field hash stored field by field, a 2 MiB LZF
+/// string, 600 KB of raw noise), pushed one byte at a time: a record is decoded again only
+/// after the bytes held for it doubled since the last attempt and reached the length it
+/// announced, so the attempts grow with the logarithm of its size, not with the number of
+/// pushes.
+#[test]
+fn pushed_records_are_retried_on_doubling_only() {
+    let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+    w.select_db(0).unwrap();
+    let h = crate::hash::Hash::from_fields((0..30_000).map(|i| {
+        (
+            format!("field:{i}").into_bytes(),
+            format!("{}", i * 7).into_bytes(),
+            None,
+        )
+    }));
+    w.write_hash(b"h", &h, None).unwrap();
+    let mut bits = vec![0u8; 2 << 20];
+    bits[12345] = 1;
+    w.write_string(b"s", &bits, None).unwrap();
+    let mut noise = vec![0u8; 600_000];
+    fastrand::Rng::with_seed(7).fill(&mut noise);
+    w.write_string(b"n", &noise, None).unwrap();
+    let bytes = w.finish().unwrap();
+    // The hash is stored as RDB_TYPE_HASH (not a listpack): one string per field.
+    assert!(bytes.windows(3).any(|w| w == b"\x04\x01h"));
+    let want = load_rdb(&bytes, &LoadOptions::default());
+    let mut feeder = RdbFeeder::load(LoadOptions::default());
+    let mut decoded_before_end = 0;
+    for b in bytes.chunks(1) {
+        let p = feeder.push(b).unwrap();
+        if p.received < bytes.len() as u64 {
+            decoded_before_end = p.decoded;
+        }
+    }
+    let attempts = feeder.attempts();
+    assert!(
+        attempts < 80,
+        "{attempts} attempts for {} bytes",
+        bytes.len()
+    );
+    // The hash was decoded before the last byte arrived.
+    assert!(decoded_before_end > 30_000 * 10, "{decoded_before_end}");
+    assert_same(&want, &feeder.finish_snapshot(), "pushed 1");
+}
+
+/// Pushing after an error returns the error again; bytes after the trailer are ignored.
+#[test]
+fn pushed_errors_stick_and_trailing_bytes_are_ignored() {
+    let sample = write_sample();
+    let mut bad = sample.clone();
+    bad[9] = 0x7e; // not an opcode nor a type in RDB 10
+    let want = load_rdb(&bad, &LoadOptions::default()).unwrap_err();
+    let mut feeder = RdbFeeder::load(LoadOptions::default());
+    assert_eq!(feeder.push(&bad[..20]).unwrap_err(), want);
+    assert_eq!(feeder.push(&bad[20..]).unwrap_err(), want);
+    assert_eq!(feeder.finish().map(|_| ()).unwrap_err(), want);
+    let mut long = sample.clone();
+    long.extend_from_slice(b"trailing junk");
+    assert_same(
+        &load_rdb(&long, &LoadOptions::default()),
+        &load_pushed(&long, &LoadOptions::default(), 5),
+        "trailing",
+    );
+    assert!(load_pushed(&long, &LoadOptions::default(), 5).is_ok());
+}
+
+/// RESIZEDB's key count reaches the records as a sizing hint: as written for a full load,
+/// capped by the rest of the input at 3 bytes a key for an absurd count, absent for a
+/// filtered load and for a push load that does not know the file's length; a SELECTDB
+/// without RESIZEDB clears it.
+#[test]
+fn resizedb_gives_a_bounded_size_hint() {
+    let file = |keys: u64| {
+        let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+        w.select_db(0).unwrap();
+        w.resize_db(keys, 0).unwrap();
+        for i in 0..100 {
+            w.write_string(format!("k{i}").as_bytes(), b"v", None)
+                .unwrap();
+        }
+        w.select_db(1).unwrap();
+        w.write_string(b"other", b"v", None).unwrap();
+        w.finish().unwrap()
+    };
+    let hints = |bytes: &[u8], opts: &LoadOptions| {
+        let mut out = Vec::new();
+        visit_rdb(bytes, opts, |r| {
+            out.push((r.db, r.db_size_hint));
+            Ok(())
+        })
+        .unwrap();
+        out
+    };
+    let full = LoadOptions::default();
+    let f = file(100);
+    let h = hints(&f, &full);
+    assert!(h[..100].iter().all(|&x| x == (0, Some(100))), "{h:?}");
+    assert_eq!(h[100], (1, None));
+    // 2^40 keys announced in a file of a few hundred bytes: at most what the rest can hold.
+    let f = file(1 << 40);
+    let resize_end = f.windows(1).position(|w| w[0] == 0xfb).unwrap() + 1 + 9 + 1;
+    let cap = (f.len() - resize_end) as u64 / 3;
+    assert_eq!(hints(&f, &full)[0], (0, Some(cap)));
+    assert!(cap < 400, "{cap}");
+    let snap = load_rdb(&f, &full).unwrap();
+    assert!(snap.databases[&0].capacity() >= 100);
+    assert!(snap.databases[&0].capacity() < 1000);
+    // A filtered load keeps a few keys: no pre-sizing.
+    let some = LoadOptions {
+        patterns: vec![b"k1".to_vec()],
+        ..LoadOptions::default()
+    };
+    assert_eq!(hints(&f, &some)[0], (0, None));
+    // Pushed: only with the announced length.
+    let mut feeder = RdbFeeder::new(full.clone(), Hints::default());
+    feeder.push(&f).unwrap();
+    assert_eq!(feeder.finish().unwrap().1 .0[0], (0, None));
+    let mut feeder = RdbFeeder::new(full.clone(), Hints::default());
+    feeder.announce_len(f.len() as u64);
+    for piece in f.chunks(7) {
+        feeder.push(piece).unwrap();
+    }
+    assert_eq!(feeder.finish().unwrap().1 .0[0], (0, Some(cap)));
+}
+
+/// A sink keeping each record's (database, size hint).
+#[derive(Default)]
+struct Hints(Vec<(u64, Option<u64>)>);
+
+impl RecordSink for Hints {
+    fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
+        self.0.push((rec.db, rec.db_size_hint));
+        Ok(())
+    }
 }

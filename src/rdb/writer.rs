@@ -211,6 +211,15 @@ impl<W: Write> RdbWriter<W> {
         self.put_len(db)
     }
 
+    /// Writes a RESIZEDB record (as Redis writes one after each SELECTDB): the database's
+    /// key count and how many of them have an expiry (sizing hints for a loader).
+    pub fn resize_db(&mut self, keys: u64, expires: u64) -> io::Result<()> {
+        let b = self.op(Opcode::ResizeDb)?;
+        self.put(&[b])?;
+        self.put_len(keys)?;
+        self.put_len(expires)
+    }
+
     /// Writes a string key (absolute expiry in Unix milliseconds, if any).
     pub fn write_string(
         &mut self,

@@ -106,11 +106,14 @@ fn gen_geo(out: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// 1,000,000 string keys `small:N` of 100 random (incompressible, so stored raw) bytes.
+/// 1,000,000 string keys `small:N` of 100 random (incompressible, so stored raw) bytes, with
+/// the RESIZEDB record Redis writes.
 fn gen_small(out: &str) -> std::io::Result<()> {
     let file = std::fs::File::create(out)?;
     let mut w = RdbWriter::new(BufWriter::new(file), 10)?;
     w.select_db(0)?;
+    // As redis-server SAVEs it: the key count after SELECTDB.
+    w.resize_db(1_000_000, 0)?;
     let mut rng = fastrand::Rng::with_seed(0x5A11);
     let mut v = [0u8; 100];
     for i in 0..1_000_000u32 {

@@ -1,0 +1,110 @@
+//! Decoding while downloading (wasm32 only): an [`RdbStream`] takes the snapshot's bytes as
+//! the fetch body reader delivers them and decodes every complete record at once (the core's
+//! push reader, [`RdbFeeder`]); [`Engine::load_rdb_stream`] then installs the decoded
+//! databases. The keys, errors and offsets are those of `loadRdb` on the whole file.
+//!
+//! ```js
+//! const s = new RdbStream(0, { patterns: ['uv:*'] });
+//! for await (const chunk of res.body) {
+//!   const [decoded, received] = s.push(chunk);
+//! }
+//! const keys = engine.loadRdbStream(s); // consumes `s`
+//! ```
+
+use std::collections::BTreeMap;
+
+use wasm_bindgen::prelude::*;
+
+use super::{add_record, load_options, view_options, Engine, IntoJs};
+use crate::dialect::Profile;
+use crate::keyspace::Keyspace;
+use crate::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
+use crate::session::Clock;
+
+/// The databases a stream has decoded so far (a key met twice keeps its last value, as
+/// `loadRdb` does).
+#[derive(Default)]
+struct Loaded(BTreeMap<u64, Keyspace>);
+
+impl RecordSink for Loaded {
+    fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
+        add_record(&mut self.0, rec);
+        Ok(())
+    }
+}
+
+/// An RDB file being decoded while it arrives. `new RdbStream(db, options)` takes
+/// `loadRdb`'s `db` and options (`patterns`, `checksum`, `compat`, `clock`; `onProgress` is
+/// not used: `push` returns the progress). Feed it with `push(bytes)`, then hand it to
+/// `engine.loadRdbStream(stream)`. Dropping it (`free()`) cancels the load and leaves the
+/// engine untouched.
+#[wasm_bindgen]
+pub struct RdbStream {
+    feeder: RdbFeeder<Loaded>,
+    db: u64,
+    view: (Option<&'static Profile>, Clock),
+}
+
+fn progress_array(p: FeedProgress) -> Vec<f64> {
+    vec![p.decoded as f64, p.received as f64]
+}
+
+#[wasm_bindgen]
+impl RdbStream {
+    /// A stream selecting database `db` (default 0) with `loadRdb`'s options. Throws for bad
+    /// options.
+    #[wasm_bindgen(constructor)]
+    pub fn new(db: Option<f64>, options: JsValue) -> Result<RdbStream, JsError> {
+        let (opts, _, db) = load_options(db, &options)?;
+        let view = view_options(&options)?;
+        Ok(RdbStream {
+            feeder: RdbFeeder::new(opts, Loaded::default()),
+            db,
+            view,
+        })
+    }
+
+    /// Takes the next bytes of the file and decodes every record they complete; returns
+    /// `[decodedBytes, receivedBytes]`. Throws `loadRdb`'s error (offset, key) for corrupt
+    /// input met so far; a truncated file is only known at `loadRdbStream`.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<f64>, JsError> {
+        let p = self
+            .feeder
+            .push(bytes)
+            .or_throw_in(|| "cannot load RDB snapshot".into())?;
+        Ok(progress_array(p))
+    }
+
+    /// `[decodedBytes, receivedBytes]` so far.
+    pub fn progress(&self) -> Vec<f64> {
+        progress_array(self.feeder.progress())
+    }
+
+    /// Keys decoded so far (every database).
+    #[wasm_bindgen(js_name = keysDecoded)]
+    pub fn keys_decoded(&self) -> f64 {
+        self.feeder
+            .sink()
+            .0
+            .values()
+            .map(|ks| ks.len())
+            .sum::<usize>() as f64
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// Ends `stream`'s input (consuming the stream), decodes what is left, checks the
+    /// trailer, and replaces the engine's databases with the decoded ones, as `loadRdb` does
+    /// for the whole file: returns the number of keys of the selected database alive at the
+    /// clock. Throws `loadRdb`'s error for a truncated or corrupt file; the engine's previous
+    /// content is then kept.
+    #[wasm_bindgen(js_name = loadRdbStream)]
+    pub fn load_rdb_stream(&mut self, stream: RdbStream) -> Result<f64, JsError> {
+        let RdbStream { feeder, db, view } = stream;
+        let (header, loaded) = feeder
+            .finish()
+            .or_throw_in(|| "cannot load RDB snapshot".into())?;
+        Ok(self.replace(loaded.0, db, &header.aux, header.version, view))
+    }
+}
