@@ -68,7 +68,7 @@ mod tests {
             let mut got = v.clone();
             sort_by_key(&mut got, |e| e.0);
             assert_eq!(got, want, "n = {n}");
-            let mut got = v;
+            let mut got = v.clone();
             sort_by(&mut got, |a, b| b.0.cmp(&a.0));
             want.sort_by_key(|e| std::cmp::Reverse(e.0));
             assert_eq!(got, want, "n = {n} (descending)");
