@@ -189,19 +189,15 @@ pub struct Expiring {
 
 /// The `n` biggest rows by memory, descending; ties by database, then key bytes.
 pub fn top(rows: &[KeyRow], n: usize) -> Vec<KeyRow> {
-    let mut order: Vec<&KeyRow> = rows.iter().collect();
-    let cmp = |a: &&KeyRow, b: &&KeyRow| {
+    let cmp = &mut |a: usize, b: usize| {
+        let (a, b) = (&rows[a], &rows[b]);
         b.memory_or_zero()
             .cmp(&a.memory_or_zero())
             .then_with(|| a.db.cmp(&b.db))
             .then_with(|| a.key.cmp(&b.key))
     };
-    if n < order.len() {
-        order.select_nth_unstable_by(n, cmp);
-        order.truncate(n);
-    }
-    order.sort_by(cmp);
-    order.into_iter().cloned().collect()
+    let first = crate::sort::first_n(rows.len(), n, cmp);
+    first.into_iter().map(|i| rows[i].clone()).collect()
 }
 
 /// Keys and memory per TYPE and encoding, memory descending, then type and encoding.
@@ -221,7 +217,7 @@ pub fn by_type(rows: &[KeyRow]) -> Vec<TypeTally> {
             memory,
         })
         .collect();
-    out.sort_by(|a, b| {
+    crate::sort::sort_by(&mut out, |a, b| {
         b.memory
             .cmp(&a.memory)
             .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
@@ -267,7 +263,7 @@ pub fn by_pattern(rows: &[KeyRow], ledgers: Option<&[Option<Ledger>]>) -> Vec<Pa
             });
         }
     }
-    out.sort_by(|a, b| {
+    crate::sort::sort_by(&mut out, |a, b| {
         b.memory
             .cmp(&a.memory)
             .then_with(|| (a.db, &a.pattern).cmp(&(b.db, &b.pattern)))
@@ -407,7 +403,7 @@ pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
     fn walk(at: &[u8], d: usize, children: &Children, out: &mut Vec<Prefix>) {
         let Some(kids) = children.get(at) else { return };
         let mut kids = kids.clone();
-        kids.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        crate::sort::sort_by(&mut kids, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
         for (p, keys, memory) in kids.into_iter().take(PREFIX_CHILDREN) {
             out.push(Prefix {
                 depth: d,

@@ -32,6 +32,7 @@ impl PartialEq for ZSet {
 const EMPTY: u64 = u64::MAX;
 
 /// A fast 64-bit hash of member bytes (multiply-rotate over 8-byte words, then a final mix).
+#[inline]
 fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h = bytes.len() as u64;
@@ -81,6 +82,7 @@ fn score_key(s: f64) -> f64 {
 }
 
 /// Redis order of two entries: by score, then by member bytes.
+#[inline]
 fn order(a: &(f64, Vec<u8>), b: &(f64, Vec<u8>)) -> std::cmp::Ordering {
     score_key(a.0)
         .total_cmp(&score_key(b.0))
@@ -224,8 +226,9 @@ impl ZSet {
             dead.sort_unstable();
             items.retain(|it| dead.binary_search(&it.2).is_err());
         }
-        // Members are now distinct, so an unstable sort gives the one Redis order.
-        items.sort_unstable_by(|a, b| {
+        // Members are now distinct, so any sort gives the one Redis order; this path is off
+        // the load path (snapshots list members in order), so it takes the shared sort.
+        crate::sort::sort_by(&mut items, |a, b| {
             score_key(a.0)
                 .total_cmp(&score_key(b.0))
                 .then_with(|| a.1.cmp(&b.1))
@@ -261,6 +264,7 @@ impl ZSet {
     }
 
     /// The score of `member` (ZSCORE), if present.
+    #[inline]
     pub fn score(&self, member: &[u8]) -> Option<f64> {
         self.position(member).map(|i| self.sorted[i].0)
     }
