@@ -266,6 +266,19 @@ fn blob_decoders_on_mutated_blobs() {
     }
 }
 
+/// `bytes` whole, then `n` times cut at a random length and with one random bit flipped.
+fn damaged(bytes: &[u8], n: usize, rng: &mut fastrand::Rng) -> Vec<Vec<u8>> {
+    let mut cases = vec![bytes.to_vec()];
+    for _ in 0..n {
+        cases.push(bytes[..rng.usize(..bytes.len())].to_vec());
+        let mut m = bytes.to_vec();
+        let p = rng.usize(..m.len());
+        m[p] ^= 1 << rng.usize(..8);
+        cases.push(m);
+    }
+    cases
+}
+
 /// The chunked reader (bounded window over a source) returns exactly what the slice reader
 /// does — the same snapshot, or the same error at the same offset — on every fixture, whole,
 /// truncated and bit-flipped, for random window sizes.
@@ -274,14 +287,7 @@ fn chunked_reader_equals_slice_reader() {
     use bitlens::rdb::load_rdb_chunked;
     let mut rng = fastrand::Rng::with_seed(0x0DDB_1A5E_5BAD_5EED);
     for (name, bytes) in inputs() {
-        let mut cases: Vec<Vec<u8>> = vec![bytes.clone()];
-        for _ in 0..6 {
-            cases.push(bytes[..rng.usize(..bytes.len())].to_vec());
-            let mut m = bytes.clone();
-            let p = rng.usize(..m.len());
-            m[p] ^= 1 << rng.usize(..8);
-            cases.push(m);
-        }
+        let cases = damaged(&bytes, 6, &mut rng);
         for (i, input) in cases.iter().enumerate() {
             for opts in [LoadOptions::default(), no_crc()] {
                 let want = load_rdb(input, &opts);
@@ -328,14 +334,7 @@ fn push_reader_equals_slice_reader() {
     let big = root().join("tests/data/conformance/bitmaps/dump.rdb");
     all.push((big.display().to_string(), std::fs::read(&big).unwrap()));
     for (name, bytes) in all {
-        let mut cases: Vec<Vec<u8>> = vec![bytes.clone()];
-        for _ in 0..3 {
-            cases.push(bytes[..rng.usize(..bytes.len())].to_vec());
-            let mut m = bytes.clone();
-            let p = rng.usize(..m.len());
-            m[p] ^= 1 << rng.usize(..8);
-            cases.push(m);
-        }
+        let cases = damaged(&bytes, 3, &mut rng);
         for (i, input) in cases.iter().enumerate() {
             let random: Vec<usize> = (0..64).map(|_| 1 + rng.usize(..20_000)).collect();
             let splits: Vec<Vec<usize>> = if i == 0 && bytes.len() < 200_000 {
