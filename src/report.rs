@@ -189,44 +189,116 @@ pub struct Expiring {
 
 /// The `n` biggest rows by memory, descending; ties by database, then key bytes.
 pub fn top(rows: &[KeyRow], n: usize) -> Vec<KeyRow> {
-    let mut order: Vec<&KeyRow> = rows.iter().collect();
-    let cmp = |a: &&KeyRow, b: &&KeyRow| {
-        b.memory_or_zero()
-            .cmp(&a.memory_or_zero())
-            .then_with(|| a.db.cmp(&b.db))
-            .then_with(|| a.key.cmp(&b.key))
-    };
-    if n < order.len() {
-        order.select_nth_unstable_by(n, cmp);
-        order.truncate(n);
+    let mut t = Top::new(n);
+    rows.iter().for_each(|r| t.add(r));
+    t.finish()
+}
+
+/// The order of [`top`]: memory descending, then database, then key bytes.
+fn top_order(a: &KeyRow, b: &KeyRow) -> std::cmp::Ordering {
+    b.memory_or_zero()
+        .cmp(&a.memory_or_zero())
+        .then_with(|| a.db.cmp(&b.db))
+        .then_with(|| a.key.cmp(&b.key))
+}
+
+/// [`top`] over rows given one at a time: holds at most `2n` rows (plus a few), so a stream of
+/// millions of keys costs the top N only.
+#[derive(Debug, Clone)]
+pub struct Top {
+    n: usize,
+    rows: Vec<KeyRow>,
+    /// The last of the best `n` once the buffer was first cut: a row after it is never taken.
+    bar: Option<KeyRow>,
+}
+
+impl Top {
+    /// Keeps the `n` biggest.
+    pub fn new(n: usize) -> Top {
+        Top {
+            n,
+            rows: Vec::new(),
+            bar: None,
+        }
     }
-    order.sort_by(cmp);
-    order.into_iter().cloned().collect()
+
+    /// Offers one row (cloned only when it may be among the `n` biggest).
+    pub fn add(&mut self, r: &KeyRow) {
+        if self.n == 0 || self.bar.as_ref().is_some_and(|b| top_order(r, b).is_ge()) {
+            return;
+        }
+        self.rows.push(r.clone());
+        if self.rows.len() >= self.n.saturating_mul(2).saturating_add(64) {
+            self.cut();
+        }
+    }
+
+    fn cut(&mut self) {
+        let n = self.n;
+        if self.rows.len() > n {
+            self.rows.select_nth_unstable_by(n - 1, top_order);
+            self.rows.truncate(n);
+            self.bar = self.rows.iter().max_by(|a, b| top_order(a, b)).cloned();
+        }
+    }
+
+    /// The `n` biggest, in [`top`]'s order.
+    pub fn finish(mut self) -> Vec<KeyRow> {
+        if self.n == 0 {
+            return Vec::new();
+        }
+        self.cut();
+        self.rows.sort_by(top_order);
+        self.rows
+    }
 }
 
 /// Keys and memory per TYPE and encoding, memory descending, then type and encoding.
 pub fn by_type(rows: &[KeyRow]) -> Vec<TypeTally> {
-    let mut m: std::collections::BTreeMap<(&str, &'static str), (u64, u64)> = Default::default();
-    for r in rows {
-        let e = m.entry((r.type_name.as_str(), r.encoding)).or_default();
+    let mut t = ByType::default();
+    rows.iter().for_each(|r| t.add(r));
+    t.finish()
+}
+
+/// [`by_type`] over rows given one at a time.
+#[derive(Debug, Clone, Default)]
+pub struct ByType {
+    m: BTreeMap<String, BTreeMap<&'static str, (u64, u64)>>,
+}
+
+impl ByType {
+    /// Counts one row.
+    pub fn add(&mut self, r: &KeyRow) {
+        let per = match self.m.get_mut(r.type_name.as_str()) {
+            Some(p) => p,
+            None => self.m.entry(r.type_name.clone()).or_default(),
+        };
+        let e = per.entry(r.encoding).or_default();
         e.0 += 1;
         e.1 += r.memory_or_zero();
     }
-    let mut out: Vec<TypeTally> = m
-        .into_iter()
-        .map(|((t, enc), (keys, memory))| TypeTally {
-            type_name: t.to_string(),
-            encoding: enc,
-            keys,
-            memory,
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.memory
-            .cmp(&a.memory)
-            .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
-    });
-    out
+
+    /// The tallies, in [`by_type`]'s order.
+    pub fn finish(self) -> Vec<TypeTally> {
+        let mut out: Vec<TypeTally> = self
+            .m
+            .into_iter()
+            .flat_map(|(t, per)| {
+                per.into_iter().map(move |(enc, (keys, memory))| TypeTally {
+                    type_name: t.clone(),
+                    encoding: enc,
+                    keys,
+                    memory,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.memory
+                .cmp(&a.memory)
+                .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
+        });
+        out
+    }
 }
 
 /// The rows' indices per database, database ascending, each in row order.
@@ -278,38 +350,50 @@ pub fn by_pattern(rows: &[KeyRow], ledgers: Option<&[Option<Ledger>]>) -> Vec<Pa
 /// The keys expiring within `days` days (at most [`MAX_DAYS`]) of `clock_ms`, per day (see
 /// the module docs).
 pub fn expiring(rows: &[KeyRow], clock_ms: i64, days: u32) -> Expiring {
-    let days = days.min(MAX_DAYS);
-    let mut per_day: Vec<DayTally> = (0..days as i64)
-        .map(|i| DayTally {
-            until_ms: clock_ms.saturating_add((i + 1) * DAY_MS),
+    let mut e = Expiring::new(clock_ms, days);
+    rows.iter().for_each(|r| e.add(r));
+    e
+}
+
+impl Expiring {
+    /// No keys yet: `days` (at most [`MAX_DAYS`]) empty days from `clock_ms` ([`expiring`]
+    /// over rows given one at a time with [`Expiring::add`]).
+    pub fn new(clock_ms: i64, days: u32) -> Expiring {
+        let days = days.min(MAX_DAYS);
+        Expiring {
+            clock_ms,
+            days,
             keys: 0,
             memory: 0,
-        })
-        .collect();
-    let (mut expired_keys, mut expired_memory) = (0, 0);
-    for r in rows {
-        let Some(e) = r.expire_at_ms else { continue };
-        if e < clock_ms {
-            expired_keys += 1;
-            expired_memory += r.memory_or_zero();
-            continue;
-        }
-        let left = e - clock_ms;
-        // Day i holds (i·24h, (i+1)·24h]; day 0 also holds 0.
-        let day = (left.max(1) - 1) / DAY_MS;
-        if let Some(d) = per_day.get_mut(day as usize) {
-            d.keys += 1;
-            d.memory += r.memory_or_zero();
+            per_day: (0..days as i64)
+                .map(|i| DayTally {
+                    until_ms: clock_ms.saturating_add((i + 1) * DAY_MS),
+                    keys: 0,
+                    memory: 0,
+                })
+                .collect(),
+            expired_keys: 0,
+            expired_memory: 0,
         }
     }
-    Expiring {
-        clock_ms,
-        days,
-        keys: per_day.iter().map(|d| d.keys).sum(),
-        memory: per_day.iter().map(|d| d.memory).sum(),
-        per_day,
-        expired_keys,
-        expired_memory,
+
+    /// Counts one row.
+    pub fn add(&mut self, r: &KeyRow) {
+        let Some(e) = r.expire_at_ms else { return };
+        if e < self.clock_ms {
+            self.expired_keys += 1;
+            self.expired_memory += r.memory_or_zero();
+            return;
+        }
+        let left = e - self.clock_ms;
+        // Day i holds (i·24h, (i+1)·24h]; day 0 also holds 0.
+        let day = (left.max(1) - 1) / DAY_MS;
+        if let Some(d) = self.per_day.get_mut(day as usize) {
+            d.keys += 1;
+            d.memory += r.memory_or_zero();
+            self.keys += 1;
+            self.memory += r.memory_or_zero();
+        }
     }
 }
 
@@ -326,16 +410,36 @@ pub const TTL_BUCKETS: [(i64, &str); 4] = [
 /// Keys and memory per TTL class at `clock_ms`: `no expiry`, `already expired`
 /// (`expire_at < clock`), then [`TTL_BUCKETS`] (6 tallies, in that order).
 pub fn ttl_histogram(rows: &[KeyRow], clock_ms: i64) -> Vec<Tally> {
-    let mut ttl: Vec<Tally> = ["no expiry", "already expired"]
-        .iter()
-        .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
-        .map(|l| Tally {
-            name: l.as_bytes().to_vec(),
-            keys: 0,
-            memory: 0,
-        })
-        .collect();
-    for r in rows {
+    let mut h = TtlHistogram::new(clock_ms);
+    rows.iter().for_each(|r| h.add(r));
+    h.finish()
+}
+
+/// [`ttl_histogram`] over rows given one at a time.
+#[derive(Debug, Clone)]
+pub struct TtlHistogram {
+    clock_ms: i64,
+    ttl: Vec<Tally>,
+}
+
+impl TtlHistogram {
+    /// Empty buckets at `clock_ms`.
+    pub fn new(clock_ms: i64) -> TtlHistogram {
+        let ttl = ["no expiry", "already expired"]
+            .iter()
+            .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
+            .map(|l| Tally {
+                name: l.as_bytes().to_vec(),
+                keys: 0,
+                memory: 0,
+            })
+            .collect();
+        TtlHistogram { clock_ms, ttl }
+    }
+
+    /// Counts one row.
+    pub fn add(&mut self, r: &KeyRow) {
+        let clock_ms = self.clock_ms;
         let slot = match r.expire_at_ms {
             None => 0,
             Some(e) if clock_ms > e => 1,
@@ -346,10 +450,14 @@ pub fn ttl_histogram(rows: &[KeyRow], clock_ms: i64) -> Vec<Tally> {
                     .unwrap_or(3)
             }
         };
-        ttl[slot].keys += 1;
-        ttl[slot].memory += r.memory_or_zero();
+        self.ttl[slot].keys += 1;
+        self.ttl[slot].memory += r.memory_or_zero();
     }
-    ttl
+
+    /// The 6 tallies, in [`ttl_histogram`]'s order.
+    pub fn finish(self) -> Vec<Tally> {
+        self.ttl
+    }
 }
 
 /// A prefix of the [`prefix_tree`].
@@ -374,21 +482,56 @@ pub const PREFIX_CHILDREN: usize = 12;
 /// parent's keys and memory include those of its unlisted children and of keys with no
 /// further separator.
 pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
-    let mut tally: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    for r in rows {
+    let mut t = PrefixTree::new(seps, depth);
+    rows.iter().for_each(|r| t.add(r));
+    t.finish()
+}
+
+/// [`prefix_tree`] over rows given one at a time (holds one tally per prefix).
+#[derive(Debug, Clone)]
+pub struct PrefixTree {
+    seps: Vec<u8>,
+    depth: usize,
+    tally: BTreeMap<Vec<u8>, (u64, u64)>,
+}
+
+impl PrefixTree {
+    /// An empty tree of prefixes of up to `depth` segments split at any of `seps`.
+    pub fn new(seps: &[u8], depth: usize) -> PrefixTree {
+        PrefixTree {
+            seps: seps.to_vec(),
+            depth,
+            tally: BTreeMap::new(),
+        }
+    }
+
+    /// Counts one row under each of its prefixes.
+    pub fn add(&mut self, r: &KeyRow) {
         let mut d = 0;
         for (i, b) in r.key.iter().enumerate() {
-            if d == depth {
+            if d == self.depth {
                 break;
             }
-            if seps.contains(b) {
-                let e = tally.entry(r.key[..=i].to_vec()).or_default();
+            if self.seps.contains(b) {
+                let p = &r.key[..=i];
+                let e = match self.tally.get_mut(p) {
+                    Some(e) => e,
+                    None => self.tally.entry(p.to_vec()).or_default(),
+                };
                 e.0 += 1;
                 e.1 += r.memory_or_zero();
                 d += 1;
             }
         }
     }
+
+    /// The rows, in [`prefix_tree`]'s order.
+    pub fn finish(self) -> Vec<Prefix> {
+        prefix_rows(self.tally, &self.seps)
+    }
+}
+
+fn prefix_rows(tally: BTreeMap<Vec<u8>, (u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
     let parent_of = |p: &[u8]| -> Vec<u8> {
         let body = &p[..p.len() - 1];
         match body.iter().rposition(|b| seps.contains(b)) {
