@@ -892,7 +892,10 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
                 let mut acc = GroupAcc::default();
                 acc.add(ord, &row, &stats);
                 let pattern = patterns::exact(&row.key);
-                groups_of.entry(row.db).or_default().push(acc.finish(pattern));
+                groups_of
+                    .entry(row.db)
+                    .or_default()
+                    .push(acc.finish(pattern));
             }
         }
     }

@@ -221,7 +221,10 @@ pub struct Records<'a> {
 }
 
 fn short() -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "inspect spill: short record")
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        "inspect spill: short record",
+    )
 }
 
 impl Records<'_> {
