@@ -11,6 +11,9 @@
 //! absorbed one by one. What remains partitions the keys and every pattern matches exactly its
 //! own group (checked against [`crate::glob::matches`], the matcher of `KEYS`).
 //!
+//! [`Grouper`] gives the same rows from passes over a stream of keys, holding state per key
+//! shape (class) instead of per key; `bitlens inspect` uses it on millions of keys.
+//!
 //! Used by `bitlens inspect` (its per-pattern rows) and by [`crate::report`] (the panel's
 //! memory view): one grouping for both.
 

@@ -21,6 +21,11 @@
 //!   the members of a bitmap, an integer-id set or a BITFIELD state key would cost as the other
 //!   representations ([`crate::memory::Model::ledger`], [`crate::memory::Model::bitfield_ledger`]).
 //!
+//! [`top`], [`by_type`], [`expiring`], [`ttl_histogram`] and [`prefix_tree`] are also
+//! accumulators fed one row at a time ([`Top`], [`ByType`], [`Expiring::add`],
+//! [`TtlHistogram`], [`PrefixTree`]), so that `bitlens inspect` streams millions of rows
+//! through them; [`Top`] holds at most about `2n` rows.
+//!
 //! [`MemoryReport`] bundles these for one call ([`memory_report`], from loaded keyspaces).
 //! Memory of values bitlens does not model (module types it does not interpret) is unknown
 //! (`None`) and counts as 0 in the sums; [`MemoryReport::unknown`] says how many keys that is.

@@ -1,15 +1,23 @@
 //! `bitlens inspect`: what is in a snapshot, what it costs, what will expire.
 //!
 //! One pass over the file ([`bitlens::rdb::visit_rdb`]) decodes each key, estimates its
-//! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and keeps a
-//! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry); the value is
-//! dropped. From the rows: exact group patterns per database ([`patterns`]), memory per
-//! type and encoding, the top N keys, a prefix tree, a TTL section, what expires within N
-//! days per day, element-count distributions and, for cluster nodes, bytes per slot. The
-//! row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
-//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too. Rendering is in [`render`]: text
-//! (names escaped by [`bitlens::escape`], widths capped with `…`), one JSON document, and
-//! rdbtools' memory CSV.
+//! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and writes a
+//! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry) and its group
+//! figures (bitmap bits, HLL count, GEO box, ledger) to a [`spill`]: memory up to a budget,
+//! then a temporary file. The value is dropped. Then passes over the spill build the report,
+//! so that its memory is bounded by the groups and the top N, not by the keys:
+//! 1. the figures that need no groups (memory per type and encoding, the top N keys, a prefix
+//!    tree, a TTL section, what expires within N days per day, element-count distributions
+//!    and, for cluster nodes, bytes per slot), and each database's [`patterns::Grouper`]
+//!    counts;
+//! 2. each key's class (its start group and the wildcard patterns it matches) and the
+//!    statistics per class, merged into the exact group patterns once they are resolved;
+//! 3. only when a class of several keys falls apart into exact patterns: those keys' rows.
+//!
+//! The row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
+//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too.
+//! Rendering is in [`render`]: text (names escaped by [`bitlens::escape`], widths capped with
+//! `…`), one JSON document, and rdbtools' memory CSV.
 //!
 //! Every size is labelled: `memory` is the estimate, `value length` is STRLEN or the
 //! element count.

@@ -99,15 +99,6 @@ impl Spill {
         }
     }
 
-    /// Whether the records went past the budget into a temporary file.
-    pub fn on_disk(&self) -> bool {
-        match (&self.out, &self.file) {
-            (Some(w), _) => w.get_ref().is_rolled(),
-            (None, Some(f)) => f.is_rolled(),
-            _ => false,
-        }
-    }
-
     /// Appends one record.
     pub fn push(&mut self, row: &KeyRow, stats: &KeyStats) -> std::io::Result<()> {
         let b = &mut self.buf;
