@@ -492,71 +492,247 @@ pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
     t.finish()
 }
 
-/// [`prefix_tree`] over rows given one at a time (holds one tally per prefix).
+/// Most prefixes a [`PrefixTree`] made by [`PrefixTree::with_cap`] tallies at once (about
+/// 80 bytes each).
+pub const PREFIX_TALLY_CAP: usize = 1 << 18;
+
+/// [`prefix_tree`] over rows given one at a time, in one or more passes over the same rows.
+///
+/// It tallies every prefix in the first pass. With a cap ([`PrefixTree::with_cap`]) and more
+/// distinct prefixes than that (say `user:{id}:` for millions of ids), it drops the tally and
+/// asks for more passes ([`PrefixTree::wants_pass`]): one level at a time, only the children
+/// of the prefixes listed at the level above (the tree shows at most [`PREFIX_CHILDREN`] per
+/// parent), the children split by a hash of their bytes into as many partitions as keep each
+/// pass under the cap. Each prefix is still counted whole in one pass, so the rows are those
+/// of the one-pass tally.
 #[derive(Debug, Clone)]
 pub struct PrefixTree {
     seps: Vec<u8>,
     depth: usize,
+    cap: usize,
     tally: BTreeMap<Vec<u8>, (u64, u64)>,
+    mode: PrefixMode,
+}
+
+#[derive(Debug, Clone)]
+enum PrefixMode {
+    /// The first pass, tallying every prefix.
+    Whole,
+    /// The first pass went over the cap; the rest of it is ignored.
+    Dropped,
+    /// Counting level `level` (1-based), partition `part` of `parts`.
+    Level(Box<Levels>),
+    /// Levels done: the listed children of each listed prefix.
+    Done(BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>),
+}
+
+#[derive(Debug, Clone)]
+struct Levels {
+    level: usize,
+    parts: u64,
+    part: u64,
+    parents: std::collections::BTreeSet<Vec<u8>>,
+    /// Rows seen this pass, and how many had been seen when the tally went over the cap.
+    rows: u64,
+    over_at: Option<u64>,
+    /// The best children per parent over the partitions counted so far.
+    best: BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>,
+    listed: BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>,
+}
+
+/// Children by memory descending, then bytes, the first [`PREFIX_CHILDREN`].
+fn keep_best(kids: &mut Vec<(Vec<u8>, u64, u64)>) {
+    kids.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    kids.truncate(PREFIX_CHILDREN);
+}
+
+/// FNV-1a of the bytes (only spreads prefixes over partitions).
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 impl PrefixTree {
-    /// An empty tree of prefixes of up to `depth` segments split at any of `seps`.
+    /// An empty tree of prefixes of up to `depth` segments split at any of `seps`, tallied in
+    /// one pass however many there are.
     pub fn new(seps: &[u8], depth: usize) -> PrefixTree {
+        PrefixTree::with_cap(seps, depth, usize::MAX)
+    }
+
+    /// As [`PrefixTree::new`], holding at most about `cap` prefix tallies (see the type docs).
+    pub fn with_cap(seps: &[u8], depth: usize, cap: usize) -> PrefixTree {
         PrefixTree {
             seps: seps.to_vec(),
             depth,
+            cap: cap.max(1),
             tally: BTreeMap::new(),
+            mode: PrefixMode::Whole,
         }
     }
 
-    /// Counts one row under each of its prefixes.
+    /// Counts one row (in the current pass).
     pub fn add(&mut self, r: &KeyRow) {
-        let mut d = 0;
-        for (i, b) in r.key.iter().enumerate() {
-            if d == self.depth {
-                break;
+        let mem = r.memory_or_zero();
+        let level = match &self.mode {
+            PrefixMode::Whole => None,
+            PrefixMode::Level(lv) => Some(lv.level),
+            PrefixMode::Dropped | PrefixMode::Done(_) => return,
+        };
+        let Some(level) = level else {
+            let mut d = 0;
+            for (i, b) in r.key.iter().enumerate() {
+                if d == self.depth {
+                    break;
+                }
+                if self.seps.contains(b) {
+                    let p = &r.key[..=i];
+                    let e = match self.tally.get_mut(p) {
+                        Some(e) => e,
+                        None => self.tally.entry(p.to_vec()).or_default(),
+                    };
+                    e.0 += 1;
+                    e.1 += mem;
+                    d += 1;
+                }
             }
-            if self.seps.contains(b) {
-                let p = &r.key[..=i];
-                let e = match self.tally.get_mut(p) {
-                    Some(e) => e,
-                    None => self.tally.entry(p.to_vec()).or_default(),
-                };
-                e.0 += 1;
-                e.1 += r.memory_or_zero();
-                d += 1;
+            if self.tally.len() > self.cap {
+                self.tally = BTreeMap::new();
+                self.mode = PrefixMode::Dropped;
             }
+            return;
+        };
+        let Some((pe, end)) = level_ends(&self.seps, &r.key, level) else {
+            return;
+        };
+        let PrefixMode::Level(lv) = &mut self.mode else {
+            return;
+        };
+        if !lv.parents.contains(&r.key[..pe]) {
+            return;
         }
+        lv.rows += 1;
+        let p = &r.key[..end];
+        if lv.over_at.is_some() || fnv(p) % lv.parts != lv.part {
+            return;
+        }
+        let e = match self.tally.get_mut(p) {
+            Some(e) => e,
+            None => self.tally.entry(p.to_vec()).or_default(),
+        };
+        e.0 += 1;
+        e.1 += mem;
+        if self.tally.len() > self.cap {
+            lv.over_at = Some(lv.rows);
+            self.tally = BTreeMap::new();
+        }
+    }
+
+    /// Ends a pass over the rows.
+    pub fn end_pass(&mut self) {
+        let seps = self.seps.clone();
+        let parent_of = |p: &[u8]| parent_prefix(p, &seps);
+        let mode = std::mem::replace(&mut self.mode, PrefixMode::Whole);
+        self.mode = match mode {
+            PrefixMode::Whole => PrefixMode::Whole,
+            PrefixMode::Dropped if self.depth == 0 => PrefixMode::Done(BTreeMap::new()),
+            PrefixMode::Dropped => PrefixMode::Level(Box::new(Levels {
+                level: 1,
+                parts: 1,
+                part: 0,
+                parents: [Vec::new()].into_iter().collect(),
+                rows: 0,
+                over_at: None,
+                best: BTreeMap::new(),
+                listed: BTreeMap::new(),
+            })),
+            PrefixMode::Level(mut lv) => {
+                if let Some(at) = lv.over_at {
+                    // Restart the level with enough partitions: this one held `cap` prefixes
+                    // after `at` of the level's rows, so all of them hold about
+                    // `cap · rows / at · parts`; half as many again for the spread.
+                    let need = lv.rows as f64 / at.max(1) as f64 * lv.parts as f64 * 1.5;
+                    lv.parts = lv.parts.saturating_mul(2).max(need.ceil() as u64 + 1);
+                    if lv.parts > lv.rows.saturating_mul(2) {
+                        // More partitions than rows cannot help (prefixes whose hashes
+                        // collide): count this level whole, over the cap.
+                        lv.parts = 1;
+                        self.cap = usize::MAX;
+                    }
+                    lv.part = 0;
+                    lv.best.clear();
+                } else {
+                    for (p, (k, m)) in std::mem::take(&mut self.tally) {
+                        lv.best.entry(parent_of(&p)).or_default().push((p, k, m));
+                    }
+                    lv.best.values_mut().for_each(keep_best);
+                    lv.part += 1;
+                    if lv.part == lv.parts {
+                        let best = std::mem::take(&mut lv.best);
+                        lv.parents = best.values().flatten().map(|c| c.0.clone()).collect();
+                        lv.listed.extend(best);
+                        lv.level += 1;
+                        lv.parts = 1;
+                        lv.part = 0;
+                    }
+                }
+                lv.rows = 0;
+                lv.over_at = None;
+                self.tally = BTreeMap::new();
+                if lv.level > self.depth || lv.parents.is_empty() {
+                    PrefixMode::Done(std::mem::take(&mut lv.listed))
+                } else {
+                    PrefixMode::Level(lv)
+                }
+            }
+            done @ PrefixMode::Done(_) => done,
+        };
+    }
+
+    /// Whether the rows must be given again (after [`PrefixTree::end_pass`]).
+    pub fn wants_pass(&self) -> bool {
+        matches!(self.mode, PrefixMode::Level(_))
     }
 
     /// The rows, in [`prefix_tree`]'s order.
     pub fn finish(self) -> Vec<Prefix> {
-        prefix_rows(self.tally, &self.seps)
+        match self.mode {
+            PrefixMode::Done(listed) => walk_children(&listed),
+            _ => prefix_rows(self.tally, &self.seps),
+        }
     }
 }
 
-fn prefix_rows(tally: BTreeMap<Vec<u8>, (u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
-    let parent_of = |p: &[u8]| -> Vec<u8> {
-        let body = &p[..p.len() - 1];
-        match body.iter().rposition(|b| seps.contains(b)) {
-            Some(i) => p[..=i].to_vec(),
-            None => Vec::new(),
-        }
-    };
-    type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
-    let mut children: Children = BTreeMap::new();
-    for (p, (k, m)) in &tally {
-        children
-            .entry(parent_of(p))
-            .or_default()
-            .push((p.clone(), *k, *m));
+/// The ends of `key`'s prefixes of `level` and `level - 1` segments (split at `seps`; 0 for
+/// the root), when it has `level` segments ending with a separator.
+fn level_ends(seps: &[u8], key: &[u8], level: usize) -> Option<(usize, usize)> {
+    let mut ends = key
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| seps.contains(b))
+        .map(|(i, _)| i + 1);
+    let parent = if level > 1 { ends.nth(level - 2)? } else { 0 };
+    Some((parent, ends.next()?))
+}
+
+/// The prefix a prefix of [`prefix_tree`] sits under (empty at the first level).
+fn parent_prefix(p: &[u8], seps: &[u8]) -> Vec<u8> {
+    let body = &p[..p.len() - 1];
+    match body.iter().rposition(|b| seps.contains(b)) {
+        Some(i) => p[..=i].to_vec(),
+        None => Vec::new(),
     }
+}
+
+type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
+
+/// The rows depth-first from the root, the best [`PREFIX_CHILDREN`] children of each.
+fn walk_children(children: &Children) -> Vec<Prefix> {
     fn walk(at: &[u8], d: usize, children: &Children, out: &mut Vec<Prefix>) {
         let Some(kids) = children.get(at) else { return };
         let mut kids = kids.clone();
-        kids.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-        for (p, keys, memory) in kids.into_iter().take(PREFIX_CHILDREN) {
+        keep_best(&mut kids);
+        for (p, keys, memory) in kids {
             out.push(Prefix {
                 depth: d,
                 prefix: p.clone(),
@@ -567,8 +743,19 @@ fn prefix_rows(tally: BTreeMap<Vec<u8>, (u64, u64)>, seps: &[u8]) -> Vec<Prefix>
         }
     }
     let mut out = Vec::new();
-    walk(&[], 1, &children, &mut out);
+    walk(&[], 1, children, &mut out);
     out
+}
+
+fn prefix_rows(tally: BTreeMap<Vec<u8>, (u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
+    let mut children: Children = BTreeMap::new();
+    for (p, (k, m)) in tally {
+        children
+            .entry(parent_prefix(&p, seps))
+            .or_default()
+            .push((p, k, m));
+    }
+    walk_children(&children)
 }
 
 /// Which keys the memory ledger prices as BITFIELD state (`inspect --bitfield GLOB=TYPE`):
@@ -802,6 +989,47 @@ mod tests {
         assert_eq!(t, want);
         assert_eq!(top(&rows, 10).len(), 5);
         assert!(top(&rows, 0).is_empty());
+    }
+
+    #[test]
+    fn capped_prefix_trees_in_passes_equal_the_one_pass_tree() {
+        // Fan-out under one prefix (`u:{id}:`), ties in memory, keys with no separator, and
+        // separators side by side; caps from 1 prefix up, so that levels restart with more
+        // partitions.
+        let mut rng = fastrand::Rng::with_seed(0x9f);
+        let mut most_passes = 0;
+        for round in 0..200 {
+            let mut rows = Vec::new();
+            for i in 0..rng.usize(0..300) {
+                let key = match rng.u8(0..5) {
+                    0 => format!("u:{}:p", rng.u32(0..200)),
+                    1 => format!("s.{}:{}", rng.u8(0..30), rng.u8(0..3)),
+                    2 => format!("k{i}"),
+                    3 => format!("a::{}.b", rng.u8(0..50)),
+                    _ => format!("{}:{}:{}", rng.u8(0..20), rng.u8(0..20), rng.u8(0..20)),
+                };
+                rows.push(row(0, &key, rng.u64(0..4) * 10, None));
+            }
+            let seps: &[u8] = if round % 2 == 0 { b":" } else { b":." };
+            let depth = round % 4;
+            let want = prefix_tree(&rows, seps, depth);
+            let cap = 1 + round % 40;
+            let mut t = PrefixTree::with_cap(seps, depth, cap);
+            let mut passes = 0;
+            loop {
+                rows.iter().for_each(|r| t.add(r));
+                t.end_pass();
+                passes += 1;
+                if !t.wants_pass() {
+                    break;
+                }
+                assert!(passes < 1000, "round {round}: passes end");
+            }
+            assert_eq!(t.finish(), want, "round {round}, cap {cap}, depth {depth}");
+            most_passes = most_passes.max(passes);
+        }
+        // Levels (a pass each) with partitions (more passes) were exercised.
+        assert!(most_passes > 5, "{most_passes}");
     }
 
     #[test]

@@ -297,6 +297,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         ledger,
         expires_within_days: args.expires_within,
         spill_budget: bitlens_cli::inspect::spill::DEFAULT_BUDGET,
+        prefix_cap: bitlens::report::PREFIX_TALLY_CAP,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         filter: Filter {
             db: args.db,

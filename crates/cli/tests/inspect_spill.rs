@@ -1,7 +1,8 @@
 //! `bitlens inspect` in bounded memory (issue 17.5): the key rows go to a spill (memory up to a
 //! budget, then a temporary file) and the report is built in passes over it, the group
 //! patterns by [`patterns::Grouper`] classes. Here the budget is forced to 0 (every row on
-//! disk) and the reports must equal the in-memory ones, the rows must be those of
+//! disk) and the prefix tallies to 64 at once (the prefix tree counted level by level), and
+//! the reports must equal the in-memory ones, the rows must be those of
 //! [`patterns::group`] over all the keys, and every pattern, sent as `KEYS` to Redis 7.4.1,
 //! must return exactly the keys its row counts.
 
@@ -19,6 +20,7 @@ use common::*;
 fn spilled(opts: &Options) -> Options {
     Options {
         spill_budget: 0,
+        prefix_cap: 64,
         ..opts.clone()
     }
 }

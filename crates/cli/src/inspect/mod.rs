@@ -14,6 +14,10 @@
 //!    statistics per class, merged into the exact group patterns once they are resolved;
 //! 3. only when a class of several keys falls apart into exact patterns: those keys' rows.
 //!
+//! The prefix tree tallies every prefix in pass 1 unless there are more than
+//! [`bitlens::report::PREFIX_TALLY_CAP`] (`user:{id}:` for millions of ids); then it is
+//! counted level by level in more passes ([`bitlens::report::PrefixTree`]).
+//!
 //! The row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
 //! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too.
 //! Rendering is in [`render`]: text (names escaped by [`bitlens::escape`], widths capped with
@@ -166,6 +170,10 @@ pub struct Options {
     /// it tiny to force the file.
     #[doc(hidden)]
     pub spill_budget: usize,
+    /// Most prefix tallies held at once ([`bitlens::report::PrefixTree::with_cap`]; default
+    /// [`bitlens::report::PREFIX_TALLY_CAP`]). Internal: the tests set it tiny.
+    #[doc(hidden)]
+    pub prefix_cap: usize,
 }
 
 impl Default for Options {
@@ -184,6 +192,7 @@ impl Default for Options {
             progress: false,
             expires_within_days: 7,
             spill_budget: spill::DEFAULT_BUDGET,
+            prefix_cap: bitlens::report::PREFIX_TALLY_CAP,
         }
     }
 }
@@ -771,11 +780,12 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     })
 }
 
-/// The report from the spilled rows, in up to three passes over them (the TTL filter applied
-/// in each): (1) the figures that need no groups (per database, by type, top N, TTL, expiry
-/// per day, distributions, slots, prefixes) and each database's [`patterns::Grouper`] counts;
-/// (2) each key's class, and the statistics per class; (3) only when a class of two or more
-/// keys fell apart into exact rows, those keys' own rows.
+/// The report from the spilled rows, in passes over them (the TTL filter applied in each):
+/// (1) the figures that need no groups (per database, by type, top N, TTL, expiry per day,
+/// distributions, slots, prefixes) and each database's [`patterns::Grouper`] counts; then,
+/// only with more distinct prefixes than [`Options::prefix_cap`], the prefix tree level by
+/// level; (2) each key's class, and the statistics per class; (3) only when a class of two or
+/// more keys fell apart into exact rows, those keys' own rows.
 fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Result<Report> {
     let clock_ms = sc.clock_ms;
     let ttl_filter = opts.filter.ttl;
@@ -788,7 +798,8 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
     let mut top = bitlens::report::Top::new(opts.top);
     let mut expiring = Expiring::new(clock_ms, opts.expires_within_days);
     let mut ttl = bitlens::report::TtlHistogram::new(clock_ms);
-    let mut prefixes = bitlens::report::PrefixTree::new(&opts.separators, opts.depth);
+    let mut prefixes =
+        bitlens::report::PrefixTree::with_cap(&opts.separators, opts.depth, opts.prefix_cap);
     let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     let want_slots = opts.slots.unwrap_or(sc.header.slot_infos > 0);
     let mut slot_sums: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
@@ -831,6 +842,17 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
         }
     }
     groupers.values_mut().for_each(patterns::Grouper::seal);
+    // More prefixes than the cap: the prefix tree level by level, a pass each (or more).
+    prefixes.end_pass();
+    while prefixes.wants_pass() {
+        let mut recs = sc.spill.read()?;
+        while recs.next_into(&mut row, &mut stats)? {
+            if admits(&row) {
+                prefixes.add(&row);
+            }
+        }
+        prefixes.end_pass();
+    }
     // Pass 2: statistics per class.
     let mut class_accs: BTreeMap<u64, Vec<GroupAcc>> = BTreeMap::new();
     let mut recs = sc.spill.read()?;
