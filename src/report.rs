@@ -523,7 +523,7 @@ enum PrefixMode {
     /// Counting level `level` (1-based), partition `part` of `parts`.
     Level(Box<Levels>),
     /// Levels done: the listed children of each listed prefix.
-    Done(BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>),
+    Done(Children),
 }
 
 #[derive(Debug, Clone)]
@@ -536,8 +536,8 @@ struct Levels {
     rows: u64,
     over_at: Option<u64>,
     /// The best children per parent over the partitions counted so far.
-    best: BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>,
-    listed: BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>,
+    best: Children,
+    listed: Children,
 }
 
 /// Children by memory descending, then bytes, the first [`PREFIX_CHILDREN`].
@@ -724,6 +724,7 @@ fn parent_prefix(p: &[u8], seps: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Per parent prefix: its children (prefix, keys, memory).
 type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
 
 /// The rows depth-first from the root, the best [`PREFIX_CHILDREN`] children of each.
