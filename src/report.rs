@@ -21,6 +21,11 @@
 //!   the members of a bitmap, an integer-id set or a BITFIELD state key would cost as the other
 //!   representations ([`crate::memory::Model::ledger`], [`crate::memory::Model::bitfield_ledger`]).
 //!
+//! [`top`], [`by_type`], [`expiring`], [`ttl_histogram`] and [`prefix_tree`] are also
+//! accumulators fed one row at a time ([`Top`], [`ByType`], [`Expiring::add`],
+//! [`TtlHistogram`], [`PrefixTree`]), so that `bitlens inspect` streams millions of rows
+//! through them; [`Top`] holds at most about `2n` rows.
+//!
 //! [`MemoryReport`] bundles these for one call ([`memory_report`], from loaded keyspaces).
 //! Memory of values bitlens does not model (module types it does not interpret) is unknown
 //! (`None`) and counts as 0 in the sums; [`MemoryReport::unknown`] says how many keys that is.
@@ -189,40 +194,116 @@ pub struct Expiring {
 
 /// The `n` biggest rows by memory, descending; ties by database, then key bytes.
 pub fn top(rows: &[KeyRow], n: usize) -> Vec<KeyRow> {
-    let cmp = &mut |a: usize, b: usize| {
-        let (a, b) = (&rows[a], &rows[b]);
-        b.memory_or_zero()
-            .cmp(&a.memory_or_zero())
-            .then_with(|| a.db.cmp(&b.db))
-            .then_with(|| a.key.cmp(&b.key))
-    };
-    let first = crate::sort::first_n(rows.len(), n, cmp);
-    first.into_iter().map(|i| rows[i].clone()).collect()
+    let mut t = Top::new(n);
+    rows.iter().for_each(|r| t.add(r));
+    t.finish()
+}
+
+/// The order of [`top`]: memory descending, then database, then key bytes.
+fn top_order(a: &KeyRow, b: &KeyRow) -> std::cmp::Ordering {
+    b.memory_or_zero()
+        .cmp(&a.memory_or_zero())
+        .then_with(|| a.db.cmp(&b.db))
+        .then_with(|| a.key.cmp(&b.key))
+}
+
+/// [`top`] over rows given one at a time: holds at most `2n` rows (plus a few), so a stream of
+/// millions of keys costs the top N only.
+#[derive(Debug, Clone)]
+pub struct Top {
+    n: usize,
+    rows: Vec<KeyRow>,
+    /// The last of the best `n` once the buffer was first cut: a row after it is never taken.
+    bar: Option<KeyRow>,
+}
+
+impl Top {
+    /// Keeps the `n` biggest.
+    pub fn new(n: usize) -> Top {
+        Top {
+            n,
+            rows: Vec::new(),
+            bar: None,
+        }
+    }
+
+    /// Offers one row (cloned only when it may be among the `n` biggest).
+    pub fn add(&mut self, r: &KeyRow) {
+        if self.n == 0 || self.bar.as_ref().is_some_and(|b| top_order(r, b).is_ge()) {
+            return;
+        }
+        self.rows.push(r.clone());
+        if self.rows.len() >= self.n.saturating_mul(2).saturating_add(64) {
+            self.cut();
+        }
+    }
+
+    fn cut(&mut self) {
+        let n = self.n;
+        if self.rows.len() > n {
+            self.rows.select_nth_unstable_by(n - 1, top_order);
+            self.rows.truncate(n);
+            self.bar = self.rows.iter().max_by(|a, b| top_order(a, b)).cloned();
+        }
+    }
+
+    /// The `n` biggest, in [`top`]'s order.
+    pub fn finish(mut self) -> Vec<KeyRow> {
+        if self.n == 0 {
+            return Vec::new();
+        }
+        self.cut();
+        crate::sort::sort_by(&mut self.rows, top_order);
+        self.rows
+    }
 }
 
 /// Keys and memory per TYPE and encoding, memory descending, then type and encoding.
 pub fn by_type(rows: &[KeyRow]) -> Vec<TypeTally> {
-    let mut m: std::collections::BTreeMap<(&str, &'static str), (u64, u64)> = Default::default();
-    for r in rows {
-        let e = m.entry((r.type_name.as_str(), r.encoding)).or_default();
+    let mut t = ByType::default();
+    rows.iter().for_each(|r| t.add(r));
+    t.finish()
+}
+
+/// [`by_type`] over rows given one at a time.
+#[derive(Debug, Clone, Default)]
+pub struct ByType {
+    m: BTreeMap<String, BTreeMap<&'static str, (u64, u64)>>,
+}
+
+impl ByType {
+    /// Counts one row.
+    pub fn add(&mut self, r: &KeyRow) {
+        let per = match self.m.get_mut(r.type_name.as_str()) {
+            Some(p) => p,
+            None => self.m.entry(r.type_name.clone()).or_default(),
+        };
+        let e = per.entry(r.encoding).or_default();
         e.0 += 1;
         e.1 += r.memory_or_zero();
     }
-    let mut out: Vec<TypeTally> = m
-        .into_iter()
-        .map(|((t, enc), (keys, memory))| TypeTally {
-            type_name: t.to_string(),
-            encoding: enc,
-            keys,
-            memory,
-        })
-        .collect();
-    crate::sort::sort_by(&mut out, |a, b| {
-        b.memory
-            .cmp(&a.memory)
-            .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
-    });
-    out
+
+    /// The tallies, in [`by_type`]'s order.
+    pub fn finish(self) -> Vec<TypeTally> {
+        let mut out: Vec<TypeTally> = self
+            .m
+            .into_iter()
+            .flat_map(|(t, per)| {
+                per.into_iter().map(move |(enc, (keys, memory))| TypeTally {
+                    type_name: t.clone(),
+                    encoding: enc,
+                    keys,
+                    memory,
+                })
+            })
+            .collect();
+        crate::sort::sort_by(&mut out, |a, b| {
+            b.memory
+                .cmp(&a.memory)
+                .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
+        });
+        out
+    }
 }
 
 /// The rows' indices per database, database ascending, each in row order.
@@ -274,38 +355,50 @@ pub fn by_pattern(rows: &[KeyRow], ledgers: Option<&[Option<Ledger>]>) -> Vec<Pa
 /// The keys expiring within `days` days (at most [`MAX_DAYS`]) of `clock_ms`, per day (see
 /// the module docs).
 pub fn expiring(rows: &[KeyRow], clock_ms: i64, days: u32) -> Expiring {
-    let days = days.min(MAX_DAYS);
-    let mut per_day: Vec<DayTally> = (0..days as i64)
-        .map(|i| DayTally {
-            until_ms: clock_ms.saturating_add((i + 1) * DAY_MS),
+    let mut e = Expiring::new(clock_ms, days);
+    rows.iter().for_each(|r| e.add(r));
+    e
+}
+
+impl Expiring {
+    /// No keys yet: `days` (at most [`MAX_DAYS`]) empty days from `clock_ms` ([`expiring`]
+    /// over rows given one at a time with [`Expiring::add`]).
+    pub fn new(clock_ms: i64, days: u32) -> Expiring {
+        let days = days.min(MAX_DAYS);
+        Expiring {
+            clock_ms,
+            days,
             keys: 0,
             memory: 0,
-        })
-        .collect();
-    let (mut expired_keys, mut expired_memory) = (0, 0);
-    for r in rows {
-        let Some(e) = r.expire_at_ms else { continue };
-        if e < clock_ms {
-            expired_keys += 1;
-            expired_memory += r.memory_or_zero();
-            continue;
-        }
-        let left = e - clock_ms;
-        // Day i holds (i·24h, (i+1)·24h]; day 0 also holds 0.
-        let day = (left.max(1) - 1) / DAY_MS;
-        if let Some(d) = per_day.get_mut(day as usize) {
-            d.keys += 1;
-            d.memory += r.memory_or_zero();
+            per_day: (0..days as i64)
+                .map(|i| DayTally {
+                    until_ms: clock_ms.saturating_add((i + 1) * DAY_MS),
+                    keys: 0,
+                    memory: 0,
+                })
+                .collect(),
+            expired_keys: 0,
+            expired_memory: 0,
         }
     }
-    Expiring {
-        clock_ms,
-        days,
-        keys: per_day.iter().map(|d| d.keys).sum(),
-        memory: per_day.iter().map(|d| d.memory).sum(),
-        per_day,
-        expired_keys,
-        expired_memory,
+
+    /// Counts one row.
+    pub fn add(&mut self, r: &KeyRow) {
+        let Some(e) = r.expire_at_ms else { return };
+        if e < self.clock_ms {
+            self.expired_keys += 1;
+            self.expired_memory += r.memory_or_zero();
+            return;
+        }
+        let left = e - self.clock_ms;
+        // Day i holds (i·24h, (i+1)·24h]; day 0 also holds 0.
+        let day = (left.max(1) - 1) / DAY_MS;
+        if let Some(d) = self.per_day.get_mut(day as usize) {
+            d.keys += 1;
+            d.memory += r.memory_or_zero();
+            self.keys += 1;
+            self.memory += r.memory_or_zero();
+        }
     }
 }
 
@@ -322,16 +415,36 @@ pub const TTL_BUCKETS: [(i64, &str); 4] = [
 /// Keys and memory per TTL class at `clock_ms`: `no expiry`, `already expired`
 /// (`expire_at < clock`), then [`TTL_BUCKETS`] (6 tallies, in that order).
 pub fn ttl_histogram(rows: &[KeyRow], clock_ms: i64) -> Vec<Tally> {
-    let mut ttl: Vec<Tally> = ["no expiry", "already expired"]
-        .iter()
-        .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
-        .map(|l| Tally {
-            name: l.as_bytes().to_vec(),
-            keys: 0,
-            memory: 0,
-        })
-        .collect();
-    for r in rows {
+    let mut h = TtlHistogram::new(clock_ms);
+    rows.iter().for_each(|r| h.add(r));
+    h.finish()
+}
+
+/// [`ttl_histogram`] over rows given one at a time.
+#[derive(Debug, Clone)]
+pub struct TtlHistogram {
+    clock_ms: i64,
+    ttl: Vec<Tally>,
+}
+
+impl TtlHistogram {
+    /// Empty buckets at `clock_ms`.
+    pub fn new(clock_ms: i64) -> TtlHistogram {
+        let ttl = ["no expiry", "already expired"]
+            .iter()
+            .chain(TTL_BUCKETS.iter().map(|(_, l)| l))
+            .map(|l| Tally {
+                name: l.as_bytes().to_vec(),
+                keys: 0,
+                memory: 0,
+            })
+            .collect();
+        TtlHistogram { clock_ms, ttl }
+    }
+
+    /// Counts one row.
+    pub fn add(&mut self, r: &KeyRow) {
+        let clock_ms = self.clock_ms;
         let slot = match r.expire_at_ms {
             None => 0,
             Some(e) if clock_ms > e => 1,
@@ -342,10 +455,14 @@ pub fn ttl_histogram(rows: &[KeyRow], clock_ms: i64) -> Vec<Tally> {
                     .unwrap_or(3)
             }
         };
-        ttl[slot].keys += 1;
-        ttl[slot].memory += r.memory_or_zero();
+        self.ttl[slot].keys += 1;
+        self.ttl[slot].memory += r.memory_or_zero();
     }
-    ttl
+
+    /// The 6 tallies, in [`ttl_histogram`]'s order.
+    pub fn finish(self) -> Vec<Tally> {
+        self.ttl
+    }
 }
 
 /// A prefix of the [`prefix_tree`].
@@ -370,41 +487,253 @@ pub const PREFIX_CHILDREN: usize = 12;
 /// parent's keys and memory include those of its unlisted children and of keys with no
 /// further separator.
 pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
-    let mut tally: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    for r in rows {
-        let mut d = 0;
-        for (i, b) in r.key.iter().enumerate() {
-            if d == depth {
-                break;
-            }
-            if seps.contains(b) {
-                let e = tally.entry(r.key[..=i].to_vec()).or_default();
-                e.0 += 1;
-                e.1 += r.memory_or_zero();
-                d += 1;
-            }
+    let mut t = PrefixTree::new(seps, depth);
+    rows.iter().for_each(|r| t.add(r));
+    t.finish()
+}
+
+/// Most prefixes a [`PrefixTree`] made by [`PrefixTree::with_cap`] tallies at once (about
+/// 80 bytes each).
+pub const PREFIX_TALLY_CAP: usize = 1 << 18;
+
+/// [`prefix_tree`] over rows given one at a time, in one or more passes over the same rows.
+///
+/// It tallies every prefix in the first pass. With a cap ([`PrefixTree::with_cap`]) and more
+/// distinct prefixes than that (say `user:{id}:` for millions of ids), it drops the tally and
+/// asks for more passes ([`PrefixTree::wants_pass`]): one level at a time, only the children
+/// of the prefixes listed at the level above (the tree shows at most [`PREFIX_CHILDREN`] per
+/// parent), the children split by a hash of their bytes into as many partitions as keep each
+/// pass under the cap. Each prefix is still counted whole in one pass, so the rows are those
+/// of the one-pass tally.
+#[derive(Debug, Clone)]
+pub struct PrefixTree {
+    seps: Vec<u8>,
+    depth: usize,
+    cap: usize,
+    tally: BTreeMap<Vec<u8>, (u64, u64)>,
+    mode: PrefixMode,
+}
+
+#[derive(Debug, Clone)]
+enum PrefixMode {
+    /// The first pass, tallying every prefix.
+    Whole,
+    /// The first pass went over the cap; the rest of it is ignored.
+    Dropped,
+    /// Counting level `level` (1-based), partition `part` of `parts`.
+    Level(Box<Levels>),
+    /// Levels done: the listed children of each listed prefix.
+    Done(Children),
+}
+
+#[derive(Debug, Clone)]
+struct Levels {
+    level: usize,
+    parts: u64,
+    part: u64,
+    parents: std::collections::BTreeSet<Vec<u8>>,
+    /// Rows seen this pass, and how many had been seen when the tally went over the cap.
+    rows: u64,
+    over_at: Option<u64>,
+    /// The best children per parent over the partitions counted so far.
+    best: Children,
+    listed: Children,
+}
+
+/// Children by memory descending, then bytes, the first [`PREFIX_CHILDREN`].
+fn keep_best(kids: &mut Vec<(Vec<u8>, u64, u64)>) {
+    crate::sort::sort_by(kids, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    kids.truncate(PREFIX_CHILDREN);
+}
+
+/// FNV-1a of the bytes (only spreads prefixes over partitions).
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+impl PrefixTree {
+    /// An empty tree of prefixes of up to `depth` segments split at any of `seps`, tallied in
+    /// one pass however many there are.
+    pub fn new(seps: &[u8], depth: usize) -> PrefixTree {
+        PrefixTree::with_cap(seps, depth, usize::MAX)
+    }
+
+    /// As [`PrefixTree::new`], holding at most about `cap` prefix tallies (see the type docs).
+    pub fn with_cap(seps: &[u8], depth: usize, cap: usize) -> PrefixTree {
+        PrefixTree {
+            seps: seps.to_vec(),
+            depth,
+            cap: cap.max(1),
+            tally: BTreeMap::new(),
+            mode: PrefixMode::Whole,
         }
     }
-    let parent_of = |p: &[u8]| -> Vec<u8> {
-        let body = &p[..p.len() - 1];
-        match body.iter().rposition(|b| seps.contains(b)) {
-            Some(i) => p[..=i].to_vec(),
-            None => Vec::new(),
+
+    /// Counts one row (in the current pass).
+    pub fn add(&mut self, r: &KeyRow) {
+        let mem = r.memory_or_zero();
+        let level = match &self.mode {
+            PrefixMode::Whole => None,
+            PrefixMode::Level(lv) => Some(lv.level),
+            PrefixMode::Dropped | PrefixMode::Done(_) => return,
+        };
+        let Some(level) = level else {
+            let mut d = 0;
+            for (i, b) in r.key.iter().enumerate() {
+                if d == self.depth {
+                    break;
+                }
+                if self.seps.contains(b) {
+                    let p = &r.key[..=i];
+                    let e = match self.tally.get_mut(p) {
+                        Some(e) => e,
+                        None => self.tally.entry(p.to_vec()).or_default(),
+                    };
+                    e.0 += 1;
+                    e.1 += mem;
+                    d += 1;
+                }
+            }
+            if self.tally.len() > self.cap {
+                self.tally = BTreeMap::new();
+                self.mode = PrefixMode::Dropped;
+            }
+            return;
+        };
+        let Some((pe, end)) = level_ends(&self.seps, &r.key, level) else {
+            return;
+        };
+        let PrefixMode::Level(lv) = &mut self.mode else {
+            return;
+        };
+        if !lv.parents.contains(&r.key[..pe]) {
+            return;
         }
-    };
-    type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
-    let mut children: Children = BTreeMap::new();
-    for (p, (k, m)) in &tally {
-        children
-            .entry(parent_of(p))
-            .or_default()
-            .push((p.clone(), *k, *m));
+        lv.rows += 1;
+        let p = &r.key[..end];
+        if lv.over_at.is_some() || fnv(p) % lv.parts != lv.part {
+            return;
+        }
+        let e = match self.tally.get_mut(p) {
+            Some(e) => e,
+            None => self.tally.entry(p.to_vec()).or_default(),
+        };
+        e.0 += 1;
+        e.1 += mem;
+        if self.tally.len() > self.cap {
+            lv.over_at = Some(lv.rows);
+            self.tally = BTreeMap::new();
+        }
     }
+
+    /// Ends a pass over the rows.
+    pub fn end_pass(&mut self) {
+        let seps = self.seps.clone();
+        let parent_of = |p: &[u8]| parent_prefix(p, &seps);
+        let mode = std::mem::replace(&mut self.mode, PrefixMode::Whole);
+        self.mode = match mode {
+            PrefixMode::Whole => PrefixMode::Whole,
+            PrefixMode::Dropped if self.depth == 0 => PrefixMode::Done(BTreeMap::new()),
+            PrefixMode::Dropped => PrefixMode::Level(Box::new(Levels {
+                level: 1,
+                parts: 1,
+                part: 0,
+                parents: [Vec::new()].into_iter().collect(),
+                rows: 0,
+                over_at: None,
+                best: BTreeMap::new(),
+                listed: BTreeMap::new(),
+            })),
+            PrefixMode::Level(mut lv) => {
+                if let Some(at) = lv.over_at {
+                    // Restart the level with enough partitions: this one held `cap` prefixes
+                    // after `at` of the level's rows, so all of them hold about
+                    // `cap · rows / at · parts`; half as many again for the spread.
+                    let need = lv.rows as f64 / at.max(1) as f64 * lv.parts as f64 * 1.5;
+                    lv.parts = lv.parts.saturating_mul(2).max(need.ceil() as u64 + 1);
+                    if lv.parts > lv.rows.saturating_mul(2) {
+                        // More partitions than rows cannot help (prefixes whose hashes
+                        // collide): count this level whole, over the cap.
+                        lv.parts = 1;
+                        self.cap = usize::MAX;
+                    }
+                    lv.part = 0;
+                    lv.best.clear();
+                } else {
+                    for (p, (k, m)) in std::mem::take(&mut self.tally) {
+                        lv.best.entry(parent_of(&p)).or_default().push((p, k, m));
+                    }
+                    lv.best.values_mut().for_each(keep_best);
+                    lv.part += 1;
+                    if lv.part == lv.parts {
+                        let best = std::mem::take(&mut lv.best);
+                        lv.parents = best.values().flatten().map(|c| c.0.clone()).collect();
+                        lv.listed.extend(best);
+                        lv.level += 1;
+                        lv.parts = 1;
+                        lv.part = 0;
+                    }
+                }
+                lv.rows = 0;
+                lv.over_at = None;
+                self.tally = BTreeMap::new();
+                if lv.level > self.depth || lv.parents.is_empty() {
+                    PrefixMode::Done(std::mem::take(&mut lv.listed))
+                } else {
+                    PrefixMode::Level(lv)
+                }
+            }
+            done @ PrefixMode::Done(_) => done,
+        };
+    }
+
+    /// Whether the rows must be given again (after [`PrefixTree::end_pass`]).
+    pub fn wants_pass(&self) -> bool {
+        matches!(self.mode, PrefixMode::Level(_))
+    }
+
+    /// The rows, in [`prefix_tree`]'s order.
+    pub fn finish(self) -> Vec<Prefix> {
+        match self.mode {
+            PrefixMode::Done(listed) => walk_children(&listed),
+            _ => prefix_rows(self.tally, &self.seps),
+        }
+    }
+}
+
+/// The ends of `key`'s prefixes of `level` and `level - 1` segments (split at `seps`; 0 for
+/// the root), when it has `level` segments ending with a separator.
+fn level_ends(seps: &[u8], key: &[u8], level: usize) -> Option<(usize, usize)> {
+    let mut ends = key
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| seps.contains(b))
+        .map(|(i, _)| i + 1);
+    let parent = if level > 1 { ends.nth(level - 2)? } else { 0 };
+    Some((parent, ends.next()?))
+}
+
+/// The prefix a prefix of [`prefix_tree`] sits under (empty at the first level).
+fn parent_prefix(p: &[u8], seps: &[u8]) -> Vec<u8> {
+    let body = &p[..p.len() - 1];
+    match body.iter().rposition(|b| seps.contains(b)) {
+        Some(i) => p[..=i].to_vec(),
+        None => Vec::new(),
+    }
+}
+
+/// Per parent prefix: its children (prefix, keys, memory).
+type Children = BTreeMap<Vec<u8>, Vec<(Vec<u8>, u64, u64)>>;
+
+/// The rows depth-first from the root, the best [`PREFIX_CHILDREN`] children of each.
+fn walk_children(children: &Children) -> Vec<Prefix> {
     fn walk(at: &[u8], d: usize, children: &Children, out: &mut Vec<Prefix>) {
         let Some(kids) = children.get(at) else { return };
         let mut kids = kids.clone();
-        crate::sort::sort_by(&mut kids, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-        for (p, keys, memory) in kids.into_iter().take(PREFIX_CHILDREN) {
+        keep_best(&mut kids);
+        for (p, keys, memory) in kids {
             out.push(Prefix {
                 depth: d,
                 prefix: p.clone(),
@@ -415,8 +744,19 @@ pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
         }
     }
     let mut out = Vec::new();
-    walk(&[], 1, &children, &mut out);
+    walk(&[], 1, children, &mut out);
     out
+}
+
+fn prefix_rows(tally: BTreeMap<Vec<u8>, (u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
+    let mut children: Children = BTreeMap::new();
+    for (p, (k, m)) in tally {
+        children
+            .entry(parent_prefix(&p, seps))
+            .or_default()
+            .push((p, k, m));
+    }
+    walk_children(&children)
 }
 
 /// Which keys the memory ledger prices as BITFIELD state (`inspect --bitfield GLOB=TYPE`):
@@ -650,6 +990,47 @@ mod tests {
         assert_eq!(t, want);
         assert_eq!(top(&rows, 10).len(), 5);
         assert!(top(&rows, 0).is_empty());
+    }
+
+    #[test]
+    fn capped_prefix_trees_in_passes_equal_the_one_pass_tree() {
+        // Fan-out under one prefix (`u:{id}:`), ties in memory, keys with no separator, and
+        // separators side by side; caps from 1 prefix up, so that levels restart with more
+        // partitions.
+        let mut rng = fastrand::Rng::with_seed(0x9f);
+        let mut most_passes = 0;
+        for round in 0..200 {
+            let mut rows = Vec::new();
+            for i in 0..rng.usize(0..300) {
+                let key = match rng.u8(0..5) {
+                    0 => format!("u:{}:p", rng.u32(0..200)),
+                    1 => format!("s.{}:{}", rng.u8(0..30), rng.u8(0..3)),
+                    2 => format!("k{i}"),
+                    3 => format!("a::{}.b", rng.u8(0..50)),
+                    _ => format!("{}:{}:{}", rng.u8(0..20), rng.u8(0..20), rng.u8(0..20)),
+                };
+                rows.push(row(0, &key, rng.u64(0..4) * 10, None));
+            }
+            let seps: &[u8] = if round % 2 == 0 { b":" } else { b":." };
+            let depth = round % 4;
+            let want = prefix_tree(&rows, seps, depth);
+            let cap = 1 + round % 40;
+            let mut t = PrefixTree::with_cap(seps, depth, cap);
+            let mut passes = 0;
+            loop {
+                rows.iter().for_each(|r| t.add(r));
+                t.end_pass();
+                passes += 1;
+                if !t.wants_pass() {
+                    break;
+                }
+                assert!(passes < 1000, "round {round}: passes end");
+            }
+            assert_eq!(t.finish(), want, "round {round}, cap {cap}, depth {depth}");
+            most_passes = most_passes.max(passes);
+        }
+        // Levels (a pass each) with partitions (more passes) were exercised.
+        assert!(most_passes > 5, "{most_passes}");
     }
 
     #[test]

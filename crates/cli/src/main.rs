@@ -212,6 +212,25 @@ pub(crate) fn write_stdout(text: &[u8]) -> ExitCode {
     }
 }
 
+/// Writes `head`, then `body` from its start, to stdout; a closed pipe is not an error.
+fn copy_stdout(head: &[u8], mut body: tempfile::SpooledTempFile) -> ExitCode {
+    use std::io::{Seek as _, Write as _};
+    let mut out = std::io::stdout().lock();
+    let res = out
+        .write_all(head)
+        .and_then(|_| body.rewind())
+        .and_then(|_| std::io::copy(&mut body, &mut out))
+        .and_then(|_| out.flush());
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bitlens: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 /// A `--type` value: one of the names TYPE replies (module types are 9 characters).
 fn parse_type_name(s: &str) -> Result<String, String> {
     const CORE: [&str; 6] = ["string", "list", "set", "zset", "hash", "stream"];
@@ -277,6 +296,8 @@ fn inspect(args: InspectArgs) -> ExitCode {
         slots: args.slots.then_some(true),
         ledger,
         expires_within_days: args.expires_within,
+        spill_budget: bitlens_cli::inspect::spill::DEFAULT_BUDGET,
+        prefix_cap: bitlens::report::PREFIX_TALLY_CAP,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         filter: Filter {
             db: args.db,
@@ -288,8 +309,10 @@ fn inspect(args: InspectArgs) -> ExitCode {
         },
     };
     if args.csv {
-        // One row per key, RFC 4180 (the csv crate), as the file is read.
-        let mut w = render::csv_writer(Vec::new());
+        // One row per key, RFC 4180 (the csv crate), as the file is read, into a spooled
+        // buffer (memory up to the spill budget, then a temporary file): nothing reaches
+        // stdout unless the whole file reads.
+        let mut w = render::csv_writer(tempfile::spooled_tempfile(opts.spill_budget));
         let mut bad = None;
         let res = bitlens_cli::inspect::for_each_key(input, &opts, |row| {
             if let Err(e) = render::write_csv_row(&mut w, row) {
@@ -307,10 +330,8 @@ fn inspect(args: InspectArgs) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut out = format!("{}\n", render::CSV_HEADER).into_bytes();
-        out.extend(body);
         return match res {
-            Ok(()) => write_stdout(&out),
+            Ok(()) => copy_stdout(format!("{}\n", render::CSV_HEADER).as_bytes(), body),
             Err(e) => {
                 eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
                 ExitCode::from(1)

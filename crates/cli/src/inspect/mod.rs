@@ -1,20 +1,33 @@
 //! `bitlens inspect`: what is in a snapshot, what it costs, what will expire.
 //!
 //! One pass over the file ([`bitlens::rdb::visit_rdb`]) decodes each key, estimates its
-//! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and keeps a
-//! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry); the value is
-//! dropped. From the rows: exact group patterns per database ([`patterns`]), memory per
-//! type and encoding, the top N keys, a prefix tree, a TTL section, what expires within N
-//! days per day, element-count distributions and, for cluster nodes, bytes per slot. The
-//! row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
-//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too. Rendering is in [`render`]: text
-//! (names escaped by [`bitlens::escape`], widths capped with `…`), one JSON document, and
-//! rdbtools' memory CSV.
+//! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and writes a
+//! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry) and its group
+//! figures (bitmap bits, HLL count, GEO box, ledger) to a [`spill`]: memory up to a budget,
+//! then a temporary file. The value is dropped. Then passes over the spill build the report,
+//! so that its memory is bounded by the groups and the top N, not by the keys:
+//! 1. the figures that need no groups (memory per type and encoding, the top N keys, a prefix
+//!    tree, a TTL section, what expires within N days per day, element-count distributions
+//!    and, for cluster nodes, bytes per slot), and each database's [`patterns::Grouper`]
+//!    counts;
+//! 2. each key's class (its start group and the wildcard patterns it matches) and the
+//!    statistics per class, merged into the exact group patterns once they are resolved;
+//! 3. only when a class of several keys falls apart into exact patterns: those keys' rows.
+//!
+//! The prefix tree tallies every prefix in pass 1 unless there are more than
+//! [`bitlens::report::PREFIX_TALLY_CAP`] (`user:{id}:` for millions of ids); then it is
+//! counted level by level in more passes ([`bitlens::report::PrefixTree`]).
+//!
+//! The row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
+//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too.
+//! Rendering is in [`render`]: text (names escaped by [`bitlens::escape`], widths capped with
+//! `…`), one JSON document, and rdbtools' memory CSV.
 //!
 //! Every size is labelled: `memory` is the estimate, `value length` is STRLEN or the
 //! element count.
 
 pub mod render;
+pub mod spill;
 
 pub use bitlens::patterns;
 pub use bitlens::report::{
@@ -31,6 +44,7 @@ use bitlens::keyspace::Value;
 use bitlens::memory::{Allocator, Model};
 use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
+use spill::{HllKind, KeyStats, Spill, ZsetStats};
 
 /// Which keys a report counts (`--db`, `--type`, `--match`/`--regex`, `--ttl`,
 /// `--min-bytes`).
@@ -151,6 +165,15 @@ pub struct Options {
     /// The "expiring" section covers this many days from the clock, one row per day
     /// (`--expires-within`, default 7; see [`bitlens::report::expiring`]).
     pub expires_within_days: u32,
+    /// Bytes of key rows held in memory between the passes before the rest goes to a
+    /// temporary file ([`spill`]; default [`spill::DEFAULT_BUDGET`]). Internal: the tests set
+    /// it tiny to force the file.
+    #[doc(hidden)]
+    pub spill_budget: usize,
+    /// Most prefix tallies held at once ([`bitlens::report::PrefixTree::with_cap`]; default
+    /// [`bitlens::report::PREFIX_TALLY_CAP`]). Internal: the tests set it tiny.
+    #[doc(hidden)]
+    pub prefix_cap: usize,
 }
 
 impl Default for Options {
@@ -168,6 +191,8 @@ impl Default for Options {
             ledger: None,
             progress: false,
             expires_within_days: 7,
+            spill_budget: spill::DEFAULT_BUDGET,
+            prefix_cap: bitlens::report::PREFIX_TALLY_CAP,
         }
     }
 }
@@ -302,29 +327,17 @@ pub struct Report {
     pub filters: Vec<FilterRow>,
 }
 
-/// One key's statistics, kept beside its row until the groups are known. Every string has
-/// bitmap figures, so those are inline; the rest (HLL, GEO, ledger, module figures) is rare and
-/// boxed, so that a file of millions of small keys costs 32 bytes a key here, not the 336 of a
-/// whole [`Acc`].
-struct KeyAcc {
-    bitmap: BitmapStats,
-    rest: Option<Box<Acc>>,
-}
-
-impl KeyAcc {
-    fn new(acc: Acc) -> KeyAcc {
-        let plain =
-            !acc.hll_seen && acc.zsets == 0 && acc.ledger.is_none() && acc.probabilistic.is_none();
-        KeyAcc {
-            bitmap: acc.bitmap,
-            rest: (!plain).then(|| Box::new(acc)),
-        }
-    }
-}
-
-/// Statistics of a group, and (boxed in a [`KeyAcc`]) of one key.
+/// The statistics of a group, or of a class of keys ([`patterns::Grouper`]) merged into its
+/// group once the groups are known.
 #[derive(Default)]
-struct Acc {
+struct GroupAcc {
+    count: u64,
+    memory: u64,
+    len: u64,
+    with_expiry: u64,
+    expiry_range_ms: Option<(i64, i64)>,
+    /// Up to three (position in the file, key), the first in file order.
+    examples: Vec<(u64, Vec<u8>)>,
     types: BTreeMap<String, u64>,
     encodings: BTreeMap<&'static str, u64>,
     bitmap: BitmapStats,
@@ -335,8 +348,154 @@ struct Acc {
     geo_sets: u64,
     zsets: u64,
     ledger: Option<LedgerSum>,
-    /// The figures of a RedisBloom value.
-    probabilistic: Option<bitlens::probabilistic::Summary>,
+}
+
+fn min_max(a: Option<(i64, i64)>, lo: i64, hi: i64) -> Option<(i64, i64)> {
+    Some(match a {
+        None => (lo, hi),
+        Some((x, y)) => (x.min(lo), y.max(hi)),
+    })
+}
+
+fn bbox_union(a: Option<[f64; 4]>, b: [f64; 4]) -> Option<[f64; 4]> {
+    Some(match a {
+        None => b,
+        Some([a1, b1, c1, d1]) => [b[0].min(a1), b[1].min(b1), b[2].max(c1), b[3].max(d1)],
+    })
+}
+
+impl GroupAcc {
+    /// Counts the key at position `ord` of the file.
+    fn add(&mut self, ord: u64, r: &KeyRow, k: &KeyStats) {
+        self.count += 1;
+        self.memory += r.memory_or_zero();
+        self.len += r.len;
+        match self.types.get_mut(r.type_name.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.types.insert(r.type_name.clone(), 1);
+            }
+        }
+        *self.encodings.entry(r.encoding).or_default() += 1;
+        if let Some(ms) = r.expire_at_ms {
+            self.with_expiry += 1;
+            self.expiry_range_ms = min_max(self.expiry_range_ms, ms, ms);
+        }
+        if self.examples.len() < 3 {
+            self.examples.push((ord, r.key.clone()));
+        }
+        self.bitmap.keys += k.bitmap.keys;
+        self.bitmap.set_bits += k.bitmap.set_bits;
+        self.bitmap.bits += k.bitmap.bits;
+        if let Some(h) = k.hll {
+            self.hll_seen = true;
+            let c = match h {
+                HllKind::Dense(c) => {
+                    self.hll.dense += 1;
+                    c
+                }
+                HllKind::Sparse(c) => {
+                    self.hll.sparse += 1;
+                    c
+                }
+                HllKind::Invalid => {
+                    self.hll.invalid += 1;
+                    return self.add_rest(k);
+                }
+            };
+            self.hll.cardinality_sum += c;
+            self.hll.cardinality_range = Some(match self.hll.cardinality_range {
+                None => (c, c),
+                Some((p, q)) => (p.min(c), q.max(c)),
+            });
+        }
+        self.add_rest(k);
+    }
+
+    fn add_rest(&mut self, k: &KeyStats) {
+        if let Some(l) = &k.ledger {
+            self.ledger.get_or_insert_with(LedgerSum::default).merge(l);
+        }
+        if let Some(z) = &k.zset {
+            self.zsets += 1;
+            if z.geo {
+                self.geo_sets += 1;
+                self.geo_members += z.members;
+                if let Some(b) = z.bbox {
+                    self.geo_bbox = bbox_union(self.geo_bbox, b);
+                }
+            }
+        }
+    }
+
+    /// Adds another class's statistics.
+    fn merge(&mut self, o: GroupAcc) {
+        self.count += o.count;
+        self.memory += o.memory;
+        self.len += o.len;
+        for (t, n) in o.types {
+            *self.types.entry(t).or_default() += n;
+        }
+        for (e, n) in o.encodings {
+            *self.encodings.entry(e).or_default() += n;
+        }
+        self.with_expiry += o.with_expiry;
+        if let Some((x, y)) = o.expiry_range_ms {
+            self.expiry_range_ms = min_max(self.expiry_range_ms, x, y);
+        }
+        self.examples.extend(o.examples);
+        self.examples.sort_unstable_by_key(|e| e.0);
+        self.examples.truncate(3);
+        self.bitmap.keys += o.bitmap.keys;
+        self.bitmap.set_bits += o.bitmap.set_bits;
+        self.bitmap.bits += o.bitmap.bits;
+        self.hll_seen |= o.hll_seen;
+        self.hll.dense += o.hll.dense;
+        self.hll.sparse += o.hll.sparse;
+        self.hll.invalid += o.hll.invalid;
+        self.hll.cardinality_sum += o.hll.cardinality_sum;
+        if let Some((x, y)) = o.hll.cardinality_range {
+            self.hll.cardinality_range = Some(match self.hll.cardinality_range {
+                None => (x, y),
+                Some((p, q)) => (p.min(x), q.max(y)),
+            });
+        }
+        if let Some(l) = o.ledger {
+            self.ledger.get_or_insert_with(LedgerSum::default).merge(&l);
+        }
+        self.zsets += o.zsets;
+        self.geo_sets += o.geo_sets;
+        self.geo_members += o.geo_members;
+        if let Some(b) = o.geo_bbox {
+            self.geo_bbox = bbox_union(self.geo_bbox, b);
+        }
+    }
+
+    /// The report's row for `pattern`.
+    fn finish(self, pattern: Vec<u8>) -> Group {
+        Group {
+            pattern,
+            types: self.types.into_iter().collect(),
+            encodings: self
+                .encodings
+                .iter()
+                .map(|(e, n)| (e.to_string(), *n))
+                .collect(),
+            count: self.count,
+            memory: self.memory,
+            len: self.len,
+            with_expiry: self.with_expiry,
+            expiry_range_ms: self.expiry_range_ms,
+            examples: self.examples.into_iter().map(|e| e.1).collect(),
+            bitmap: (self.bitmap.keys > 0).then_some(self.bitmap),
+            hll: self.hll_seen.then_some(self.hll),
+            ledger: self.ledger,
+            geo: (self.zsets > 0 && self.geo_sets == self.zsets).then_some(GeoStats {
+                members: self.geo_members,
+                bbox: self.geo_bbox,
+            }),
+        }
+    }
 }
 
 /// One RedisBloom value (Bloom, Cuckoo, Count-Min, Top-K, t-digest) of the report: its key
@@ -378,13 +537,24 @@ pub enum Input<'a> {
 }
 
 /// Calls `f` with every key the filter admits, in file order (for the CSV). Errors as
-/// [`bitlens::rdb::load_rdb`], or the file's I/O error.
+/// [`bitlens::rdb::load_rdb`], or the file's I/O error (also of the spill, see [`spill`]).
 pub fn for_each_key(
     input: Input<'_>,
     opts: &Options,
     mut f: impl FnMut(&KeyRow),
 ) -> Result<(), VisitError> {
-    scan(input, opts)?.rows.iter().for_each(&mut f);
+    let mut sc = scan(input, opts)?;
+    let (ttl, clock_ms) = (opts.filter.ttl, sc.clock_ms);
+    let mut recs = sc.spill.read().map_err(VisitError::Io)?;
+    let (mut row, mut stats) = (spill::empty_row(), KeyStats::default());
+    while recs
+        .next_into(&mut row, &mut stats)
+        .map_err(VisitError::Io)?
+    {
+        if ttl.is_none_or(|t| t.admits(row.expire_at_ms, clock_ms)) {
+            f(&row);
+        }
+    }
     Ok(())
 }
 
@@ -393,7 +563,12 @@ pub fn for_each_key(
 pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
     report_from(Input::Bytes(bytes), opts).map_err(|e| match e {
         VisitError::Rdb(e) => e,
-        VisitError::Io(e) => unreachable!("no I/O on bytes: {e}"),
+        // Only the spill can fail on bytes (a temporary file past the budget).
+        VisitError::Io(e) => RdbError::new(
+            bitlens::rdb::RdbErrorKind::Write,
+            0,
+            format!("inspect spill (temporary file): {e}"),
+        ),
     })
 }
 
@@ -404,15 +579,7 @@ pub fn report_from(input: Input<'_>, opts: &Options) -> Result<Report, VisitErro
         .compat
         .unwrap_or_else(|| Profile::for_snapshot(&sc.header.aux, sc.header.version));
     let (file_keys, file_dbs) = (sc.file_keys.values().sum(), sc.file_keys.len() as u64);
-    let mut r = build(
-        sc.rows,
-        sc.accs,
-        sc.header,
-        sc.size,
-        profile,
-        opts,
-        sc.clock_ms,
-    );
+    let mut r = build(sc, profile, opts).map_err(VisitError::Io)?;
     r.file_keys = file_keys;
     r.file_databases = file_dbs;
     r.filtered = opts.filter.is_active();
@@ -445,13 +612,13 @@ fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
     Err(VisitError::Rdb(last.expect("a failed peek")))
 }
 
-/// One pass over the file: the admitted keys' rows and statistics, the header, the clock.
-#[allow(clippy::type_complexity)]
-/// What one pass over the file keeps: the admitted keys' rows and stats, the header, the
-/// clock, the file's size, and every key record of the file (filters or not) per database.
+/// What the pass over the file keeps: the admitted keys' rows and stats in a [`Spill`]
+/// (before the TTL filter, which needs the clock), the RedisBloom values' rows with their
+/// expiry, the header, the clock, the file's size, and every key record of the file (filters
+/// or not) per database.
 struct Scan {
-    rows: Vec<KeyRow>,
-    accs: Vec<KeyAcc>,
+    spill: Spill,
+    filters: Vec<(Option<i64>, FilterRow)>,
     header: bitlens::rdb::Header,
     clock_ms: i64,
     size: u64,
@@ -482,8 +649,9 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     .collect();
     let writer_profile = Profile::for_snapshot(&aux_probe, peek.format.version);
     let model = Model::new(writer_profile, opts.allocator);
-    let mut rows: Vec<KeyRow> = Vec::new();
-    let mut accs: Vec<KeyAcc> = Vec::new(); // per row: stats, merged into groups later
+    let mut spill = Spill::new(opts.spill_budget);
+    let mut spill_error: Option<std::io::Error> = None;
+    let mut filters = Vec::new();
     let f = &opts.filter;
     let bar = opts.progress.then(|| {
         let bar = indicatif::ProgressBar::new(size);
@@ -507,9 +675,10 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         let Some(value) = rec.value else {
             return Ok(());
         };
-        if f.glob
-            .as_ref()
-            .is_some_and(|g| !bitlens::glob::matches(g, &rec.key))
+        if spill_error.is_some()
+            || f.glob
+                .as_ref()
+                .is_some_and(|g| !bitlens::glob::matches(g, &rec.key))
             || f.regex.as_ref().is_some_and(|r| !r.is_match(&rec.key))
         {
             return Ok(());
@@ -522,35 +691,29 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         if row.memory_or_zero() < f.min_bytes {
             return Ok(());
         }
-        let mut acc = Acc::default();
+        let mut stats = KeyStats::default();
         if let Some(lo) = &opts.ledger {
             if let Some(l) = bitlens::report::key_ledger(&model, lo, &rec.key, &value) {
                 let mut sum = LedgerSum::default();
                 sum.add(&l);
-                acc.ledger = Some(sum);
+                stats.ledger = Some(sum);
             }
         }
         match (&value, classify(&value)) {
             (Value::String(s), Class::Hll(enc)) => {
-                acc.hll_seen = true;
-                match enc {
-                    bitlens::hll::Encoding::Dense => acc.hll.dense = 1,
-                    bitlens::hll::Encoding::Sparse => acc.hll.sparse = 1,
-                }
                 let c = if s.len() > bitlens::classify::MAX_DECODED_HLL_BYTES {
                     bitlens::hll::cached_cardinality(&s.range(0, 15)).unwrap_or(0)
                 } else {
                     bitlens::hll::count_readonly(&s.as_bytes()).unwrap_or(0)
                 };
-                acc.hll.cardinality_sum = c;
-                acc.hll.cardinality_range = Some((c, c));
+                stats.hll = Some(match enc {
+                    bitlens::hll::Encoding::Dense => HllKind::Dense(c),
+                    bitlens::hll::Encoding::Sparse => HllKind::Sparse(c),
+                });
             }
-            (Value::String(_), Class::CorruptHll) => {
-                acc.hll_seen = true;
-                acc.hll.invalid = 1;
-            }
+            (Value::String(_), Class::CorruptHll) => stats.hll = Some(HllKind::Invalid),
             (Value::String(s), Class::Bitmap) => {
-                acc.bitmap = BitmapStats {
+                stats.bitmap = BitmapStats {
                     keys: 1,
                     set_bits: s.popcount(),
                     bits: 8 * s.len(),
@@ -559,30 +722,39 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
             (Value::Module(m), _) => {
                 let s = bitlens::probabilistic::summary(m);
                 if !matches!(s, bitlens::probabilistic::Summary::Raw { .. }) {
-                    acc.probabilistic = Some(s);
+                    filters.push((
+                        row.expire_at_ms,
+                        FilterRow {
+                            db: row.db,
+                            key: row.key.clone(),
+                            type_name: row.type_name.clone(),
+                            memory: row.memory,
+                            summary: s,
+                        },
+                    ));
                 }
             }
             (Value::ZSet(z), class) => {
-                acc.zsets = 1;
-                if class == Class::Geo {
-                    acc.geo_sets = 1;
-                    acc.geo_members = z.len() as u64;
+                let mut zs = ZsetStats {
+                    geo: class == Class::Geo,
+                    members: 0,
+                    bbox: None,
+                };
+                if zs.geo {
+                    zs.members = z.len() as u64;
                     for (_, score) in z.iter() {
                         if let Some((lon, lat)) = geo_position(score) {
-                            acc.geo_bbox = Some(match acc.geo_bbox {
-                                None => [lon, lat, lon, lat],
-                                Some([a, b, c, d]) => {
-                                    [a.min(lon), b.min(lat), c.max(lon), d.max(lat)]
-                                }
-                            });
+                            zs.bbox = bbox_union(zs.bbox, [lon, lat, lon, lat]);
                         }
                     }
                 }
+                stats.zset = Some(zs);
             }
             _ => {}
         }
-        rows.push(row);
-        accs.push(KeyAcc::new(acc));
+        if let Err(e) = spill.push(&row, &stats) {
+            spill_error = Some(e);
+        }
         Ok(())
     };
     let header = match input {
@@ -594,21 +766,13 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let clock_ms = opts.clock.resolve(&header.aux);
-    // The TTL filter needs the clock, known once the aux fields are read.
-    if let Some(t) = f.ttl {
-        let keep: Vec<bool> = rows
-            .iter()
-            .map(|r| t.admits(r.expire_at_ms, clock_ms))
-            .collect();
-        let mut it = keep.iter();
-        rows.retain(|_| *it.next().unwrap());
-        let mut it = keep.iter();
-        accs.retain(|_| *it.next().unwrap());
+    if let Some(e) = spill_error {
+        return Err(VisitError::Io(e));
     }
+    let clock_ms = opts.clock.resolve(&header.aux);
     Ok(Scan {
-        rows,
-        accs,
+        spill,
+        filters,
         header,
         clock_ms,
         size,
@@ -616,125 +780,175 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     })
 }
 
-fn build(
-    rows: Vec<KeyRow>,
-    accs: Vec<KeyAcc>,
-    header: bitlens::rdb::Header,
-    file_bytes: u64,
-    profile: &'static Profile,
-    opts: &Options,
-    clock_ms: i64,
-) -> Report {
-    let mem = |r: &KeyRow| r.memory.unwrap_or(0);
-    // Databases and their exact pattern groups.
-    let per_db = bitlens::report::per_db(&rows);
-    let mut databases = Vec::new();
-    for (db, idx) in &per_db {
-        let keys: Vec<&[u8]> = idx.iter().map(|&i| rows[i].key.as_slice()).collect();
-        let mut groups: Vec<Group> = patterns::group(&keys)
-            .into_iter()
-            .map(|(pattern, members)| {
-                let mut g = Group {
-                    pattern,
-                    types: Vec::new(),
-                    encodings: Vec::new(),
-                    count: 0,
-                    memory: 0,
-                    len: 0,
-                    with_expiry: 0,
-                    expiry_range_ms: None,
-                    examples: Vec::new(),
-                    bitmap: None,
-                    hll: None,
-                    geo: None,
-                    ledger: None,
-                };
-                let mut acc = Acc::default();
-                let plain = Acc::default();
-                let mut members: Vec<usize> = members.into_iter().map(|m| idx[m]).collect();
-                members.sort_unstable();
-                for &i in &members {
-                    let (r, k) = (&rows[i], &accs[i]);
-                    let a = k.rest.as_deref().unwrap_or(&plain);
-                    g.count += 1;
-                    g.memory += mem(r);
-                    g.len += r.len;
-                    *acc.types.entry(r.type_name.clone()).or_default() += 1;
-                    *acc.encodings.entry(r.encoding).or_default() += 1;
-                    if let Some(ms) = r.expire_at_ms {
-                        g.with_expiry += 1;
-                        g.expiry_range_ms = Some(match g.expiry_range_ms {
-                            None => (ms, ms),
-                            Some((x, y)) => (x.min(ms), y.max(ms)),
-                        });
-                    }
-                    if g.examples.len() < 3 {
-                        g.examples.push(r.key.clone());
-                    }
-                    acc.bitmap.keys += k.bitmap.keys;
-                    acc.bitmap.set_bits += k.bitmap.set_bits;
-                    acc.bitmap.bits += k.bitmap.bits;
-                    acc.hll_seen |= a.hll_seen;
-                    acc.hll.dense += a.hll.dense;
-                    acc.hll.sparse += a.hll.sparse;
-                    acc.hll.invalid += a.hll.invalid;
-                    acc.hll.cardinality_sum += a.hll.cardinality_sum;
-                    if let Some((x, y)) = a.hll.cardinality_range {
-                        acc.hll.cardinality_range = Some(match acc.hll.cardinality_range {
-                            None => (x, y),
-                            Some((p, q)) => (p.min(x), q.max(y)),
-                        });
-                    }
-                    if let Some(l) = a.ledger {
-                        acc.ledger.get_or_insert_with(LedgerSum::default).merge(&l);
-                    }
-                    acc.zsets += a.zsets;
-                    acc.geo_sets += a.geo_sets;
-                    acc.geo_members += a.geo_members;
-                    if let Some([a0, b0, c0, d0]) = a.geo_bbox {
-                        acc.geo_bbox = Some(match acc.geo_bbox {
-                            None => [a0, b0, c0, d0],
-                            Some([a1, b1, c1, d1]) => {
-                                [a0.min(a1), b0.min(b1), c0.max(c1), d0.max(d1)]
-                            }
-                        });
-                    }
-                }
-                g.types = acc.types.into_iter().collect();
-                g.encodings = acc
-                    .encodings
-                    .iter()
-                    .map(|(e, n)| (e.to_string(), *n))
-                    .collect();
-                g.bitmap = (acc.bitmap.keys > 0).then_some(acc.bitmap);
-                g.hll = acc.hll_seen.then_some(acc.hll);
-                g.ledger = acc.ledger;
-                g.geo = (acc.zsets > 0 && acc.geo_sets == acc.zsets).then_some(GeoStats {
-                    members: acc.geo_members,
-                    bbox: acc.geo_bbox,
-                });
-                g
-            })
+/// The report from the spilled rows, in passes over them (the TTL filter applied in each):
+/// (1) the figures that need no groups (per database, by type, top N, TTL, expiry per day,
+/// distributions, slots, prefixes) and each database's [`patterns::Grouper`] counts; then,
+/// only with more distinct prefixes than [`Options::prefix_cap`], the prefix tree level by
+/// level; (2) each key's class, and the statistics per class; (3) only when a class of two or
+/// more keys fell apart into exact rows, those keys' own rows.
+fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Result<Report> {
+    let clock_ms = sc.clock_ms;
+    let ttl_filter = opts.filter.ttl;
+    let admits = |r: &KeyRow| ttl_filter.is_none_or(|t| t.admits(r.expire_at_ms, clock_ms));
+    let (mut row, mut stats) = (spill::empty_row(), KeyStats::default());
+    // Pass 1.
+    let mut groupers: BTreeMap<u64, patterns::Grouper> = BTreeMap::new();
+    let mut db_sums: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new(); // keys, expires, memory
+    let mut by_type = bitlens::report::ByType::default();
+    let mut top = bitlens::report::Top::new(opts.top);
+    let mut expiring = Expiring::new(clock_ms, opts.expires_within_days);
+    let mut ttl = bitlens::report::TtlHistogram::new(clock_ms);
+    let mut prefixes =
+        bitlens::report::PrefixTree::with_cap(&opts.separators, opts.depth, opts.prefix_cap);
+    let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let want_slots = opts.slots.unwrap_or(sc.header.slot_infos > 0);
+    let mut slot_sums: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
+    let (mut keys, mut memory) = (0u64, 0u64);
+    let mut recs = sc.spill.read()?;
+    while recs.next_into(&mut row, &mut stats)? {
+        if !admits(&row) {
+            continue;
+        }
+        let mem = row.memory_or_zero();
+        keys += 1;
+        memory += mem;
+        groupers.entry(row.db).or_default().count(&row.key);
+        let d = db_sums.entry(row.db).or_default();
+        d.0 += 1;
+        d.1 += row.expire_at_ms.is_some() as u64;
+        d.2 += mem;
+        by_type.add(&row);
+        top.add(&row);
+        expiring.add(&row);
+        ttl.add(&row);
+        prefixes.add(&row);
+        if row.type_name != "string" {
+            let counts = match dist.get_mut(row.type_name.as_str()) {
+                Some(c) => c,
+                None => dist
+                    .entry(row.type_name.clone())
+                    .or_insert_with(|| vec![0; DIST_BUCKETS.len()]),
+            };
+            let b = DIST_BUCKETS
+                .iter()
+                .position(|(hi, _)| row.len <= *hi)
+                .unwrap_or(0);
+            counts[b] += 1;
+        }
+        if want_slots {
+            let e = slot_sums.entry(key_slot(&row.key)).or_default();
+            e.0 += 1;
+            e.1 += mem;
+        }
+    }
+    groupers.values_mut().for_each(patterns::Grouper::seal);
+    // More prefixes than the cap: the prefix tree level by level, a pass each (or more).
+    prefixes.end_pass();
+    while prefixes.wants_pass() {
+        let mut recs = sc.spill.read()?;
+        while recs.next_into(&mut row, &mut stats)? {
+            if admits(&row) {
+                prefixes.add(&row);
+            }
+        }
+        prefixes.end_pass();
+    }
+    // Pass 2: statistics per class.
+    let mut class_accs: BTreeMap<u64, Vec<GroupAcc>> = BTreeMap::new();
+    let mut recs = sc.spill.read()?;
+    let mut ord = 0u64;
+    while recs.next_into(&mut row, &mut stats)? {
+        ord += 1;
+        if !admits(&row) {
+            continue;
+        }
+        let Some(g) = groupers.get_mut(&row.db) else {
+            continue;
+        };
+        let c = g.class(&row.key) as usize;
+        let accs = class_accs.entry(row.db).or_default();
+        if c == accs.len() {
+            accs.push(GroupAcc::default());
+        }
+        accs[c].add(ord, &row, &stats);
+    }
+    // The rows: wildcard rows merge their classes; a class of one key whose row is exact is
+    // that key's row; a larger class that fell apart needs pass 3.
+    let mut groups_of: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
+    let mut apart: BTreeMap<u64, Vec<bool>> = BTreeMap::new();
+    for (db, g) in &groupers {
+        let resolved = g.resolve();
+        let mut rows: Vec<GroupAcc> = resolved
+            .patterns
+            .iter()
+            .map(|_| GroupAcc::default())
             .collect();
+        let mut groups = Vec::new();
+        let mut split = vec![false; resolved.outcomes.len()];
+        let accs = class_accs.remove(db).unwrap_or_default();
+        for (c, acc) in accs.into_iter().enumerate() {
+            match resolved.outcomes[c] {
+                patterns::Outcome::Row(i) => rows[i as usize].merge(acc),
+                patterns::Outcome::Exact if acc.count == 1 => {
+                    let pattern = patterns::exact(&acc.examples[0].1);
+                    groups.push(acc.finish(pattern));
+                }
+                patterns::Outcome::Exact => split[c] = true,
+            }
+        }
+        groups.extend(
+            rows.into_iter()
+                .zip(&resolved.patterns)
+                .map(|(acc, p)| acc.finish(p.clone())),
+        );
+        if split.contains(&true) {
+            apart.insert(*db, split);
+        }
+        groups_of.insert(*db, groups);
+    }
+    // Pass 3.
+    if !apart.is_empty() {
+        let mut recs = sc.spill.read()?;
+        let mut ord = 0u64;
+        while recs.next_into(&mut row, &mut stats)? {
+            ord += 1;
+            let (Some(split), Some(g)) = (apart.get(&row.db), groupers.get(&row.db)) else {
+                continue;
+            };
+            if !admits(&row) {
+                continue;
+            }
+            if g.class_of(&row.key).is_some_and(|c| split[c as usize]) {
+                let mut acc = GroupAcc::default();
+                acc.add(ord, &row, &stats);
+                let pattern = patterns::exact(&row.key);
+                groups_of
+                    .entry(row.db)
+                    .or_default()
+                    .push(acc.finish(pattern));
+            }
+        }
+    }
+    let mut databases = Vec::new();
+    for (db, mut groups) in groups_of {
         groups.sort_by(|a, b| {
             b.memory
                 .cmp(&a.memory)
                 .then_with(|| a.pattern.cmp(&b.pattern))
         });
+        let (keys, expires, memory) = db_sums.get(&db).copied().unwrap_or_default();
         databases.push(DbReport {
-            db: *db,
-            keys: idx.len() as u64,
-            expires: idx
-                .iter()
-                .filter(|&&i| rows[i].expire_at_ms.is_some())
-                .count() as u64,
-            memory: idx.iter().map(|&i| mem(&rows[i])).sum(),
+            db,
+            keys,
+            expires,
+            memory,
             groups,
         });
     }
     // By type and encoding, and the top N: the core's figures (the panel's memory view shows
     // the same).
-    let by_type: Vec<Tally> = bitlens::report::by_type(&rows)
+    let by_type: Vec<Tally> = by_type
+        .finish()
         .into_iter()
         .map(|t| Tally {
             name: format!("{}/{}", t.type_name, t.encoding).into_bytes(),
@@ -742,35 +956,13 @@ fn build(
             memory: t.memory,
         })
         .collect();
-    let top = bitlens::report::top(&rows, opts.top);
-    let expiring = bitlens::report::expiring(&rows, clock_ms, opts.expires_within_days);
-    let ttl = bitlens::report::ttl_histogram(&rows, clock_ms);
-    // Distributions.
-    let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.type_name != "string") {
-        let d = dist
-            .entry(r.type_name.clone())
-            .or_insert_with(|| vec![0; DIST_BUCKETS.len()]);
-        let b = DIST_BUCKETS
-            .iter()
-            .position(|(hi, _)| r.len <= *hi)
-            .unwrap_or(0);
-        d[b] += 1;
-    }
     let distributions = dist
         .into_iter()
         .map(|(type_name, counts)| Distribution { type_name, counts })
         .collect();
-    // Slots.
-    let want_slots = opts.slots.unwrap_or(header.slot_infos > 0);
     let slots = want_slots.then(|| {
-        let mut m: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
-        for r in &rows {
-            let e = m.entry(key_slot(&r.key)).or_default();
-            e.0 += 1;
-            e.1 += mem(r);
-        }
-        m.into_iter()
+        slot_sums
+            .into_iter()
             .map(|(s, (keys, memory))| Tally {
                 name: s.to_string().into_bytes(),
                 keys,
@@ -778,22 +970,14 @@ fn build(
             })
             .collect()
     });
-    let prefixes = bitlens::report::prefix_tree(&rows, &opts.separators, opts.depth);
-    let mut filters: Vec<FilterRow> = rows
-        .iter()
-        .zip(&accs)
-        .filter_map(|(r, a)| {
-            Some(FilterRow {
-                db: r.db,
-                key: r.key.clone(),
-                type_name: r.type_name.clone(),
-                memory: r.memory,
-                summary: a.rest.as_ref()?.probabilistic.clone()?,
-            })
-        })
+    let mut filters: Vec<FilterRow> = std::mem::take(&mut sc.filters)
+        .into_iter()
+        .filter(|(e, _)| ttl_filter.is_none_or(|t| t.admits(*e, clock_ms)))
+        .map(|(_, f)| f)
         .collect();
     filters.sort_by(|a, b| (a.db, &a.key).cmp(&(b.db, &b.key)));
-    Report {
+    let header = &sc.header;
+    Ok(Report {
         version: header.version,
         writer: header.writer(),
         module_aux: header
@@ -804,24 +988,24 @@ fn build(
         aux: header.aux.clone(),
         stored_checksum: header.stored_checksum,
         checksum_verified: opts.verify_checksum && header.stored_checksum != 0,
-        file_bytes,
+        file_bytes: sc.size,
         profile,
         profile_is_writer: opts.compat.is_none(),
         allocator: opts.allocator,
         clock_ms,
-        file_keys: rows.len() as u64,
-        file_databases: per_db.len() as u64,
+        file_keys: keys,
+        file_databases: databases.len() as u64,
         filtered: false,
-        keys: rows.len() as u64,
-        memory: rows.iter().map(mem).sum(),
+        keys,
+        memory,
         databases,
         by_type,
-        top,
-        prefixes,
-        ttl,
+        top: top.finish(),
+        prefixes: prefixes.finish(),
+        ttl: ttl.finish(),
         expiring,
         distributions,
         slots,
         filters,
-    }
+    })
 }

@@ -1,0 +1,345 @@
+//! The rows `inspect` keeps between its passes, written compactly to a spill: in memory up to a
+//! budget, then to an unnamed temporary file (`tempfile::SpooledTempFile`, removed when
+//! dropped). So the report's memory is bounded by its groups and the top N, not by the keys.
+//!
+//! A record is a key's [`KeyRow`] and its [`KeyStats`], in file order:
+//! `db, key length, key, type index, encoding index` (LEB128 varints, the type and encoding
+//! interned in the [`Spill`]), a flag byte, then the present fields: memory, value length,
+//! longest element (varints), expiry (8 bytes LE), bitmap figures, HLL figures, sorted set
+//! and GEO figures (the bounding box as 4 f64 LE), the ledger (7 varints). The spill only ever
+//! holds what this process wrote, but a short read is still an I/O error, not a panic.
+
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
+
+use tempfile::SpooledTempFile;
+
+use super::{BitmapStats, KeyRow, LedgerSum};
+
+/// The default in-memory budget of a spill, bytes (the rest goes to a temporary file).
+pub const DEFAULT_BUDGET: usize = 16 << 20;
+
+/// The HLL figure of one key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HllKind {
+    Dense(u64),
+    Sparse(u64),
+    /// A `HYLL` string PFCOUNT rejects.
+    Invalid,
+}
+
+/// The GEO figures of one sorted set: whether every member is a GEO position, the member
+/// count, and the bounding box (min lon, min lat, max lon, max lat).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZsetStats {
+    pub geo: bool,
+    pub members: u64,
+    pub bbox: Option<[f64; 4]>,
+}
+
+/// What one key adds to its group beyond its [`KeyRow`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeyStats {
+    /// A bitmap string's figures (`keys` 1), else all 0.
+    pub bitmap: BitmapStats,
+    pub hll: Option<HllKind>,
+    pub zset: Option<ZsetStats>,
+    pub ledger: Option<LedgerSum>,
+}
+
+const MEMORY: u8 = 1;
+const EXPIRY: u8 = 2;
+const BITMAP: u8 = 4;
+const HLL: u8 = 8;
+const ZSET: u8 = 16;
+const BBOX: u8 = 32;
+const LEDGER: u8 = 64;
+
+/// The rows of one `inspect` pass, in file order (see the module docs).
+pub struct Spill {
+    out: Option<BufWriter<SpooledTempFile>>,
+    file: Option<SpooledTempFile>,
+    types: Vec<String>,
+    encodings: Vec<&'static str>,
+    buf: Vec<u8>,
+    /// Records written.
+    pub len: u64,
+}
+
+fn put(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
+fn intern<T: PartialEq + Clone>(table: &mut Vec<T>, v: &T) -> u64 {
+    match table.iter().position(|t| t == v) {
+        Some(i) => i as u64,
+        None => {
+            table.push(v.clone());
+            (table.len() - 1) as u64
+        }
+    }
+}
+
+impl Spill {
+    /// An empty spill holding up to `budget` bytes in memory.
+    pub fn new(budget: usize) -> Spill {
+        Spill {
+            out: Some(BufWriter::with_capacity(
+                64 << 10,
+                tempfile::spooled_tempfile(budget),
+            )),
+            file: None,
+            types: Vec::new(),
+            encodings: Vec::new(),
+            buf: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// Appends one record.
+    pub fn push(&mut self, row: &KeyRow, stats: &KeyStats) -> std::io::Result<()> {
+        let b = &mut self.buf;
+        b.clear();
+        put(b, row.db);
+        put(b, row.key.len() as u64);
+        b.extend_from_slice(&row.key);
+        let t = intern(&mut self.types, &row.type_name);
+        put(b, t);
+        let e = intern(&mut self.encodings, &row.encoding);
+        put(b, e);
+        let mut flags = 0;
+        if row.memory.is_some() {
+            flags |= MEMORY;
+        }
+        if row.expire_at_ms.is_some() {
+            flags |= EXPIRY;
+        }
+        if stats.bitmap.keys > 0 {
+            flags |= BITMAP;
+        }
+        if stats.hll.is_some() {
+            flags |= HLL;
+        }
+        if let Some(z) = &stats.zset {
+            flags |= ZSET;
+            if z.bbox.is_some() {
+                flags |= BBOX;
+            }
+        }
+        if stats.ledger.is_some() {
+            flags |= LEDGER;
+        }
+        b.push(flags);
+        if let Some(m) = row.memory {
+            put(b, m);
+        }
+        put(b, row.len);
+        put(b, row.largest);
+        if let Some(e) = row.expire_at_ms {
+            b.extend_from_slice(&e.to_le_bytes());
+        }
+        if stats.bitmap.keys > 0 {
+            put(b, stats.bitmap.set_bits);
+            put(b, stats.bitmap.bits);
+        }
+        match stats.hll {
+            Some(HllKind::Dense(c)) => {
+                b.push(0);
+                put(b, c);
+            }
+            Some(HllKind::Sparse(c)) => {
+                b.push(1);
+                put(b, c);
+            }
+            Some(HllKind::Invalid) => b.push(2),
+            None => {}
+        }
+        if let Some(z) = &stats.zset {
+            b.push(z.geo as u8);
+            put(b, z.members);
+            if let Some(bbox) = z.bbox {
+                for v in bbox {
+                    b.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        if let Some(l) = &stats.ledger {
+            for v in [
+                l.keys,
+                l.members,
+                l.current,
+                l.as_set,
+                l.as_bitmap,
+                l.as_roaring,
+                l.as_hash,
+            ] {
+                put(b, v);
+            }
+        }
+        self.len += 1;
+        match &mut self.out {
+            Some(w) => w.write_all(b),
+            None => Err(std::io::Error::other("spill already read")),
+        }
+    }
+
+    /// Reads the records from the start (every call starts again from the first). Writing
+    /// ends at the first call.
+    pub fn read(&mut self) -> std::io::Result<Records<'_>> {
+        if let Some(w) = self.out.take() {
+            self.file = Some(w.into_inner().map_err(|e| e.into_error())?);
+        }
+        let file = self.file.as_mut().expect("written or read");
+        file.rewind()?;
+        Ok(Records {
+            r: BufReader::with_capacity(64 << 10, file),
+            types: &self.types,
+            encodings: &self.encodings,
+            left: self.len,
+        })
+    }
+}
+
+/// The records of a [`Spill`], one at a time into reused buffers.
+pub struct Records<'a> {
+    r: BufReader<&'a mut SpooledTempFile>,
+    types: &'a [String],
+    encodings: &'a [&'static str],
+    left: u64,
+}
+
+fn short() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        "inspect spill: short record",
+    )
+}
+
+impl Records<'_> {
+    fn byte(&mut self) -> std::io::Result<u8> {
+        let mut b = [0u8];
+        self.r.read_exact(&mut b)?;
+        Ok(b[0])
+    }
+
+    fn varint(&mut self) -> std::io::Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(short())
+    }
+
+    fn eight(&mut self) -> std::io::Result<[u8; 8]> {
+        let mut b = [0u8; 8];
+        self.r.read_exact(&mut b)?;
+        Ok(b)
+    }
+
+    /// The next record into `row` and `stats`; `false` after the last.
+    pub fn next_into(&mut self, row: &mut KeyRow, stats: &mut KeyStats) -> std::io::Result<bool> {
+        if self.left == 0 {
+            return Ok(false);
+        }
+        self.left -= 1;
+        row.db = self.varint()?;
+        let n = usize::try_from(self.varint()?).map_err(|_| short())?;
+        row.key.clear();
+        // The length is ours (written above), but read it through `take` all the same.
+        (&mut self.r).take(n as u64).read_to_end(&mut row.key)?;
+        if row.key.len() != n {
+            return Err(short());
+        }
+        let t = self.varint()? as usize;
+        row.type_name.clear();
+        row.type_name.push_str(self.types.get(t).ok_or_else(short)?);
+        let e = self.varint()? as usize;
+        row.encoding = self.encodings.get(e).ok_or_else(short)?;
+        let flags = self.byte()?;
+        row.memory = if flags & MEMORY != 0 {
+            Some(self.varint()?)
+        } else {
+            None
+        };
+        row.len = self.varint()?;
+        row.largest = self.varint()?;
+        row.expire_at_ms = if flags & EXPIRY != 0 {
+            Some(i64::from_le_bytes(self.eight()?))
+        } else {
+            None
+        };
+        stats.bitmap = if flags & BITMAP != 0 {
+            BitmapStats {
+                keys: 1,
+                set_bits: self.varint()?,
+                bits: self.varint()?,
+            }
+        } else {
+            BitmapStats::default()
+        };
+        stats.hll = if flags & HLL != 0 {
+            Some(match self.byte()? {
+                0 => HllKind::Dense(self.varint()?),
+                1 => HllKind::Sparse(self.varint()?),
+                _ => HllKind::Invalid,
+            })
+        } else {
+            None
+        };
+        stats.zset = if flags & ZSET != 0 {
+            let geo = self.byte()? != 0;
+            let members = self.varint()?;
+            let bbox = if flags & BBOX != 0 {
+                let mut v = [0f64; 4];
+                for x in &mut v {
+                    *x = f64::from_le_bytes(self.eight()?);
+                }
+                Some(v)
+            } else {
+                None
+            };
+            Some(ZsetStats { geo, members, bbox })
+        } else {
+            None
+        };
+        stats.ledger = if flags & LEDGER != 0 {
+            let mut v = [0u64; 7];
+            for x in &mut v {
+                *x = self.varint()?;
+            }
+            Some(LedgerSum {
+                keys: v[0],
+                members: v[1],
+                current: v[2],
+                as_set: v[3],
+                as_bitmap: v[4],
+                as_roaring: v[5],
+                as_hash: v[6],
+            })
+        } else {
+            None
+        };
+        Ok(true)
+    }
+}
+
+/// A row with empty buffers, for [`Records::next_into`].
+pub fn empty_row() -> KeyRow {
+    KeyRow {
+        db: 0,
+        key: Vec::new(),
+        type_name: String::new(),
+        encoding: "",
+        memory: None,
+        len: 0,
+        largest: 0,
+        expire_at_ms: None,
+    }
+}
