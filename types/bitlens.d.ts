@@ -490,9 +490,9 @@ export declare class RdbStream {
   /** Releases the stream (cancels the load; the engine is untouched). */
   free(): void;
   /** Takes the next bytes and decodes what they complete: `[decodedBytes, receivedBytes]`. */
-  push(bytes: Uint8Array | number[]): number[];
+  push(bytes: Uint8Array | number[]): Float64Array;
   /** `[decodedBytes, receivedBytes]` so far. */
-  progress(): number[];
+  progress(): Float64Array;
   /** Keys decoded so far (every database). */
   keysDecoded(): number;
 }

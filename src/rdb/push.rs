@@ -77,6 +77,9 @@ pub struct RdbFeeder<S> {
     ready: bool,
     failed: Option<RdbError>,
     attempts: u64,
+    /// Bytes pushed after the file's end (ignored, as the whole-buffer load ignores them),
+    /// still counted as received.
+    trailing: u64,
 }
 
 impl<S: RecordSink> RdbFeeder<S> {
@@ -91,6 +94,7 @@ impl<S: RecordSink> RdbFeeder<S> {
             ready: false,
             failed: None,
             attempts: 0,
+            trailing: 0,
         }
     }
 
@@ -101,7 +105,9 @@ impl<S: RecordSink> RdbFeeder<S> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        if !self.ready {
+        if self.ready {
+            self.trailing += bytes.len() as u64;
+        } else {
             self.input.push(bytes);
             self.run()?;
         }
@@ -119,7 +125,7 @@ impl<S: RecordSink> RdbFeeder<S> {
     pub fn progress(&self) -> FeedProgress {
         FeedProgress {
             decoded: self.input.consumed(),
-            received: self.input.received(),
+            received: self.input.received() + self.trailing,
         }
     }
 

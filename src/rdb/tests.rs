@@ -799,6 +799,15 @@ fn pushed_errors_stick_and_trailing_bytes_are_ignored() {
         "trailing",
     );
     assert!(load_pushed(&long, &LoadOptions::default(), 5).is_ok());
+    // Bytes pushed after the end still count as received (the fuzz target's invariant:
+    // decoded <= received == bytes pushed).
+    let mut feeder = RdbFeeder::load(LoadOptions::default());
+    let mut at = 0;
+    for piece in long.chunks(5) {
+        at += piece.len() as u64;
+        let p = feeder.push(piece).unwrap();
+        assert!(p.decoded <= p.received && p.received == at, "{p:?} at {at}");
+    }
 }
 
 /// RESIZEDB's key count reaches the records as a sizing hint: as written for a full load,
