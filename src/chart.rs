@@ -1267,6 +1267,19 @@ pub fn enum_distribution_svg(
     enum_chart(title, hist, width, height, &Style::default()).map(|c| c.svg)
 }
 
+/// The texts of an SVG document as this module writes it: the contents of its `<text>`
+/// elements in document order, trimmed and still XML-escaped (`&amp;`). A `<text>` with no
+/// closing tag ends the list. For reading a chart's labels back (tests, tools).
+pub fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .map_while(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1308,16 +1321,7 @@ mod tests {
         assert_eq!(format_count(20_000), "20k");
     }
 
-    /// Texts of an SVG document (the contents of its `<text>` elements).
-    fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text")
-            .skip(1)
-            .map(|t| {
-                let body = &t[t.find('>').unwrap() + 1..];
-                body[..body.find("</text>").unwrap()].trim().to_string()
-            })
-            .collect()
-    }
+    use super::svg_texts as texts;
 
     #[test]
     fn style_words_colours_and_scale_are_drawn() {

@@ -27,7 +27,7 @@ use crate::dialect::Profile;
 use crate::keydetail::{self, Detail, DetailOptions};
 use crate::keyspace::{Keyspace, Value};
 use crate::memory::{Allocator, Model};
-use crate::rdb::{visit_rdb_chunked, visit_rdb_progress, ChunkSource, LoadOptions};
+use crate::rdb::{visit_rdb_chunked, ChunkSource, LoadOptions};
 use crate::reply::Reply;
 use crate::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
 use crate::string::RedisString;
@@ -45,6 +45,40 @@ pub mod stream;
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
+
+/// Bytes [`Engine::load_rdb`] copies from the caller's `Uint8Array` into wasm memory at a
+/// time (1 MiB: the window the chunked reader keeps, reused from window to window).
+pub const JS_CHUNK: usize = 1 << 20;
+
+/// A `Uint8Array` left in JS memory, read window by window (`subarray` + `copy_to`).
+struct JsBytes(Uint8Array);
+
+impl ChunkSource for JsBytes {
+    fn len(&self) -> u64 {
+        self.0.length() as u64
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        let end = (offset + buf.len() as u64).min(self.len());
+        if offset >= end {
+            return Ok(0);
+        }
+        let n = (end - offset) as usize;
+        self.0
+            .subarray(offset as u32, end as u32)
+            .copy_to(&mut buf[..n]);
+        Ok(n)
+    }
+}
+
+/// `bytes` as a `Uint8Array`: itself (a Node `Buffer` too), else a copy of an array of
+/// numbers or a view of an `ArrayBuffer` (what `Uint8Array`'s constructor makes of it).
+fn js_bytes(bytes: &JsValue) -> Uint8Array {
+    match bytes.dyn_ref::<Uint8Array>() {
+        Some(u) => u.clone(),
+        None => Uint8Array::new(bytes),
+    }
+}
 
 /// A `Blob` read synchronously with `FileReaderSync` (Web Workers only).
 struct BlobSource<'b> {
@@ -148,23 +182,21 @@ impl Engine {
     ///
     /// Throws an `Error` naming the byte offset (and the key, when known) for a truncated or
     /// corrupt file; the engine's previous content is then kept.
+    ///
+    /// The bytes stay in JS memory: they are read [`JS_CHUNK`] bytes at a time through the
+    /// chunked reader (the same records, errors and offsets as a whole-buffer read), so the
+    /// wasm memory holds the decoded keys and one window, not a second copy of the file.
     #[wasm_bindgen(js_name = loadRdb)]
     pub fn load_rdb(
         &mut self,
-        bytes: &[u8],
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | number[]")] bytes: JsValue,
         db: Option<f64>,
         options: JsValue,
     ) -> Result<f64, JsError> {
-        let (opts, on_progress, db) = load_options(db, &options)?;
-        let view = view_options(&options)?;
-        let mut progress = js_progress(on_progress);
-        let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
-        let header = visit_rdb_progress(bytes, &opts, &mut progress, |rec| {
-            add_record(&mut loaded, rec);
-            Ok(())
+        let mut src = JsBytes(js_bytes(&bytes));
+        self.load_visiting(db, &options, |opts, progress, add| {
+            visit_rdb_chunked(&mut src, JS_CHUNK, opts, progress, add)
         })
-        .or_throw_in(|| "cannot load RDB snapshot".into())?;
-        Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
 
     /// As [`Engine::load_rdb`], but reads the file from a `Blob` (or `File`) in bounded
@@ -180,8 +212,6 @@ impl Engine {
         db: Option<f64>,
         options: JsValue,
     ) -> Result<f64, JsError> {
-        let (opts, on_progress, db) = load_options(db, &options)?;
-        let view = view_options(&options)?;
         let reader = web_sys::FileReaderSync::new().map_err(|_| {
             throw(
                 "loadRdbBlob needs a Web Worker (FileReaderSync exists only there); \
@@ -189,9 +219,29 @@ impl Engine {
             )
         })?;
         let mut src = BlobSource { blob, reader };
+        self.load_visiting(db, &options, |opts, progress, add| {
+            visit_rdb_chunked(&mut src, BLOB_CHUNK, opts, progress, add)
+        })
+    }
+
+    /// The one load path of [`Engine::load_rdb`] and [`Engine::load_rdb_blob`]: reads the
+    /// options, lets `visit` walk the input with the records going into fresh keyspaces,
+    /// then replaces the engine's content (kept as it was when `visit` fails).
+    fn load_visiting(
+        &mut self,
+        db: Option<f64>,
+        options: &JsValue,
+        visit: impl FnOnce(
+            &LoadOptions,
+            crate::rdb::Progress<'_>,
+            &mut dyn FnMut(crate::rdb::Record<'_>) -> Result<(), crate::rdb::RdbError>,
+        ) -> Result<crate::rdb::Header, crate::rdb::RdbError>,
+    ) -> Result<f64, JsError> {
+        let (opts, on_progress, db) = load_options(db, options)?;
+        let view = view_options(options)?;
         let mut progress = js_progress(on_progress);
         let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
-        let header = visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, |rec| {
+        let header = visit(&opts, &mut progress, &mut |rec| {
             add_record(&mut loaded, rec);
             Ok(())
         })

@@ -33,15 +33,7 @@ fn attr(el: &str, name: &str) -> f64 {
     el[start..end].parse().unwrap()
 }
 
-fn texts(svg: &str) -> Vec<String> {
-    svg.split("<text")
-        .skip(1)
-        .map(|t| {
-            let body = &t[t.find('>').unwrap() + 1..];
-            body[..body.find("</text>").unwrap()].trim().to_string()
-        })
-        .collect()
-}
+use bitlens::chart::svg_texts as texts;
 
 fn mix(x: u64) -> u64 {
     let x = (x ^ (x >> 31)).wrapping_mul(0x9E3779B97F4A7C15);

@@ -14,7 +14,7 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use wasm_common::error_message;
+use wasm_common::{error_message, u8a};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -91,7 +91,7 @@ fn popcount(bytes: &[u8]) -> f64 {
 fn engine_with(set: &str) -> Engine {
     let (_, rdb, _, _) = SETS.iter().find(|s| s.0 == set).unwrap();
     let mut e = Engine::new();
-    e.load_rdb(rdb, None, JsValue::UNDEFINED)
+    e.load_rdb(u8a(rdb), None, JsValue::UNDEFINED)
         .unwrap_or_else(|err| panic!("{set}/dump.rdb: {}", error_message(err)));
     e
 }
@@ -194,20 +194,22 @@ fn bad_rdb_input_throws_with_offset_and_keeps_content() {
     let mut e = Engine::new();
     e.set_string("keep".into(), b"1").unwrap();
     for bad in [&b""[..], b"REDIS", b"REDIS0010\xfa", b"NOTREDIS0010\xff"] {
-        let msg = error_message(e.load_rdb(bad, None, JsValue::UNDEFINED).unwrap_err());
+        let msg = error_message(e.load_rdb(u8a(bad), None, JsValue::UNDEFINED).unwrap_err());
         assert!(msg.contains("offset"), "{msg}");
     }
     // Truncate a real dump at several points: always an error naming an offset, never a trap.
     let (_, rdb, _, _) = SETS[3];
     for cut in [9, 20, rdb.len() / 2, rdb.len() - 1] {
         let msg = error_message(
-            e.load_rdb(&rdb[..cut], None, JsValue::UNDEFINED)
+            e.load_rdb(u8a(&rdb[..cut]), None, JsValue::UNDEFINED)
                 .unwrap_err(),
         );
         assert!(msg.contains("offset"), "cut at {cut}: {msg}");
     }
     assert_eq!(e.dbsize(), 1.0);
-    assert!(e.load_rdb(rdb, Some(-1.0), JsValue::UNDEFINED).is_err());
+    assert!(e
+        .load_rdb(u8a(rdb), Some(-1.0), JsValue::UNDEFINED)
+        .is_err());
 }
 
 #[wasm_bindgen_test]
@@ -216,12 +218,15 @@ fn load_rdb_returns_the_key_count() {
         let want = keys_tsv.lines().skip(1).filter(|l| !l.is_empty()).count() as f64;
         let mut e = Engine::new();
         let n = e
-            .load_rdb(rdb, None, JsValue::UNDEFINED)
+            .load_rdb(u8a(rdb), None, JsValue::UNDEFINED)
             .unwrap_or_else(|err| panic!("{name}: {}", error_message(err)));
         assert_eq!(n, want, "{name}");
         assert_eq!(e.dbsize(), want, "{name}");
         // Database 1 is empty in these files.
-        assert_eq!(e.load_rdb(rdb, Some(1.0), JsValue::UNDEFINED).unwrap(), 0.0);
+        assert_eq!(
+            e.load_rdb(u8a(rdb), Some(1.0), JsValue::UNDEFINED).unwrap(),
+            0.0
+        );
     }
 }
 
@@ -492,7 +497,7 @@ fn engagement_helpers_match_naive_references() {
     e.command(&argv(&["TYPE", "x"])).unwrap();
     let (_, rdb, _, _) = SETS[3];
     let mut g = Engine::new();
-    g.load_rdb(rdb, None, JsValue::UNDEFINED).unwrap();
+    g.load_rdb(u8a(rdb), None, JsValue::UNDEFINED).unwrap();
     assert!(g.streak_histogram(vec!["shop:geo:food".into()]).is_err());
 }
 
@@ -612,17 +617,20 @@ fn load_rdb_patterns_checksum_and_progress() {
         .map(|p| JsValue::from_str(p))
         .collect();
     let n = e
-        .load_rdb(&rdb, None, options(&[("patterns", pats.into())]))
+        .load_rdb(u8a(&rdb), None, options(&[("patterns", pats.into())]))
         .unwrap();
     assert_eq!(n, 3.0);
     let keys = strings(&e.keys("*").unwrap());
     assert_eq!(keys, ["bm:a", "bm:b", "n:1"]);
-    assert_eq!(e.load_rdb(&rdb, Some(1.0), JsValue::NULL).unwrap(), 1.0);
+    assert_eq!(
+        e.load_rdb(u8a(&rdb), Some(1.0), JsValue::NULL).unwrap(),
+        1.0
+    );
     // A damaged checksum: the error names the offset of the trailer and how to skip it.
     let mut bad = rdb.clone();
     let last = bad.len() - 1;
     bad[last] ^= 0x55;
-    let msg = error_message(e.load_rdb(&bad, None, JsValue::UNDEFINED).unwrap_err());
+    let msg = error_message(e.load_rdb(u8a(&bad), None, JsValue::UNDEFINED).unwrap_err());
     assert!(
         msg.contains(&format!("at byte offset {}", rdb.len() - 8)),
         "{msg}"
@@ -630,14 +638,14 @@ fn load_rdb_patterns_checksum_and_progress() {
     assert!(msg.contains("{ checksum: false }"), "{msg}");
     assert_eq!(e.dbsize(), 1.0, "content kept after a failed load");
     let n = e
-        .load_rdb(&bad, None, options(&[("checksum", JsValue::FALSE)]))
+        .load_rdb(u8a(&bad), None, options(&[("checksum", JsValue::FALSE)]))
         .unwrap();
     assert_eq!(n, 6.0);
     // Progress: increasing, at least 1 MiB apart, ending with (total, total).
     let calls = Array::new();
     let cb = js_sys::Function::new_with_args("d, t", "this.push([d, t]);");
     let cb = cb.bind0(&calls);
-    e.load_rdb(&rdb, None, options(&[("onProgress", cb.into())]))
+    e.load_rdb(u8a(&rdb), None, options(&[("onProgress", cb.into())]))
         .unwrap();
     let calls: Vec<Vec<f64>> = calls.iter().map(|c| numbers(&c)).collect();
     let total = rdb.len() as f64;
@@ -654,15 +662,19 @@ fn load_rdb_patterns_checksum_and_progress() {
     // An exception in onProgress stops the load with its message; content is kept.
     let throwing = js_sys::Function::new_with_args("d, t", "throw new Error('user cancelled');");
     let msg = error_message(
-        e.load_rdb(&rdb, Some(1.0), options(&[("onProgress", throwing.into())]))
-            .unwrap_err(),
+        e.load_rdb(
+            u8a(&rdb),
+            Some(1.0),
+            options(&[("onProgress", throwing.into())]),
+        )
+        .unwrap_err(),
     );
     assert!(msg.contains("user cancelled"), "{msg}");
     assert_eq!(e.dbsize(), 6.0);
     // Bad option types are errors.
     let msg = error_message(
         e.load_rdb(
-            &rdb,
+            u8a(&rdb),
             None,
             options(&[("patterns", JsValue::from_str("bm:*"))]),
         )
@@ -675,7 +687,7 @@ fn load_rdb_patterns_checksum_and_progress() {
 fn key_list_and_key_detail() {
     let (rdb, hll) = browser_rdb();
     let mut e = Engine::new();
-    e.load_rdb(&rdb, None, JsValue::UNDEFINED).unwrap();
+    e.load_rdb(u8a(&rdb), None, JsValue::UNDEFINED).unwrap();
     let list = e.key_list("*", 3.0, JsValue::UNDEFINED).unwrap();
     assert_eq!(number(&get(&list, "total")), 6.0);
     let keys = get(&list, "keys").dyn_into::<Array>().unwrap();
@@ -868,7 +880,10 @@ fn compat_clock_databases_and_info() {
     w.write_string(b"three", b"3", None).unwrap();
     let rdb = w.finish().unwrap();
     let mut e = Engine::new();
-    assert_eq!(e.load_rdb(&rdb, None, JsValue::UNDEFINED).unwrap(), 2.0);
+    assert_eq!(
+        e.load_rdb(u8a(&rdb), None, JsValue::UNDEFINED).unwrap(),
+        2.0
+    );
     let run = |e: &mut Engine, a: &[&str]| e.command_cli(&argv(a)).unwrap();
     assert_eq!(run(&mut e, &["ZSCORE", "z", "a"]), "1.618\n");
     assert_eq!(run(&mut e, &["TYPE", "gone"]), "none\n");
@@ -895,12 +910,12 @@ fn compat_clock_databases_and_info() {
         ("compat", JsValue::from_str("redis-7.0")),
         ("clock", JsValue::from_f64(1_900_000_000_000.0)),
     ]);
-    assert_eq!(e.load_rdb(&rdb, None, opts).unwrap(), 1.0);
+    assert_eq!(e.load_rdb(u8a(&rdb), None, opts).unwrap(), 1.0);
     assert_eq!(run(&mut e, &["ZSCORE", "z", "a"]), "1.6180000000000001\n");
     assert_eq!(run(&mut e, &["TYPE", "later"]), "none\n");
     assert_eq!(get(&e.info().unwrap(), "writer"), JsValue::FALSE);
     let bad = options(&[("compat", JsValue::from_str("redis-1.0"))]);
-    let msg = error_message(e.load_rdb(&rdb, None, bad).unwrap_err());
+    let msg = error_message(e.load_rdb(u8a(&rdb), None, bad).unwrap_err());
     assert!(msg.contains("unknown profile"), "{msg}");
 }
 

@@ -8,11 +8,14 @@
 //! (the integer, or the error text thrown) and what `command()` answers.
 #![cfg(target_arch = "wasm32")]
 
+mod wasm_common;
+
 use bitlens::wasm::Engine;
 use js_sys::Array;
 use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
+use wasm_common::u8a;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -64,7 +67,7 @@ fn typed_and_packed_paths_answer_as_redis_and_command() {
     let mut checked = (0, 0, 0);
     for (rdb, cases) in SETS {
         let mut e = Engine::new();
-        e.load_rdb(rdb, None, JsValue::UNDEFINED)
+        e.load_rdb(u8a(rdb), None, JsValue::UNDEFINED)
             .map_err(|e| message(e.into()))
             .expect("conformance snapshot loads");
         for line in cases.lines().filter(|l| !l.trim().is_empty()) {
@@ -268,4 +271,40 @@ fn bulk_argv_declines_non_strings() {
         .expect("pfaddBatch");
     assert_eq!(via_batch, 1.0);
     assert_eq!(raw_get(&mut f, "k"), raw_get(&mut e, "k"));
+}
+
+/// BITPOS's SIMD block skip (`bitmap::simd::skip_blocks`: 128-byte pairs, then 64-byte
+/// blocks, then bytes) against a bit-by-bit scan, on strings whose first wanted bit sits at
+/// every distance from a block edge.
+#[wasm_bindgen_test]
+fn bitpos_block_skip_matches_a_bit_scan() {
+    let naive = |s: &[u8], bit: bool| -> i64 {
+        (0..s.len() * 8)
+            .find(|&i| (s[i / 8] >> (7 - i % 8)) & 1 == bit as u8)
+            .map_or(-1, |i| i as i64)
+    };
+    let mut rng = fastrand::Rng::with_seed(29);
+    let mut e = Engine::new();
+    for round in 0..400 {
+        let run = if round < 300 {
+            round
+        } else {
+            rng.usize(0..3000)
+        };
+        for (fill, bit) in [(0xFFu8, false), (0x00u8, true)] {
+            let mut s = vec![fill; run];
+            // Then one byte holding the wanted bit somewhere, then random bytes.
+            let wanted = 1u8 << rng.u32(0..8);
+            s.push(if bit { wanted } else { !wanted });
+            s.extend((0..rng.usize(0..300)).map(|_| rng.u8(..)));
+            e.set_string(JsValue::from_str("k"), &s).unwrap();
+            let argv = Array::of3(
+                &"BITPOS".into(),
+                &"k".into(),
+                &(if bit { "1" } else { "0" }).into(),
+            );
+            let got = e.command(&jv(&argv)).unwrap().as_f64().unwrap() as i64;
+            assert_eq!(got, naive(&s, bit), "run {run}, bit {bit}");
+        }
+    }
 }

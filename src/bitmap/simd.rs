@@ -180,10 +180,44 @@ pub mod wasm {
     }
 
     /// SIMD version of the scalar kernel of the same name: four `v128` loads per 64-byte
-    /// block, reduced by `v128.or` (`v128.and`) and tested with one `v128.any_true`.
+    /// block, reduced by `v128.or` (`v128.and`) and tested with one `v128.any_true`; two
+    /// blocks per test while both fit (half the branches), then the last odd block.
     pub fn skip_blocks(bytes: &[u8], bit: bool) -> usize {
-        let n = bytes.len() / 64 * 64;
+        let n2 = bytes.len() / 128 * 128;
         let mut i = 0;
+        if bit {
+            while i < n2 {
+                let a = v128_or(
+                    v128_or(load(bytes, i), load(bytes, i + 16)),
+                    v128_or(load(bytes, i + 32), load(bytes, i + 48)),
+                );
+                let b = v128_or(
+                    v128_or(load(bytes, i + 64), load(bytes, i + 80)),
+                    v128_or(load(bytes, i + 96), load(bytes, i + 112)),
+                );
+                if v128_any_true(v128_or(a, b)) {
+                    break;
+                }
+                i += 128;
+            }
+        } else {
+            while i < n2 {
+                let a = v128_and(
+                    v128_and(load(bytes, i), load(bytes, i + 16)),
+                    v128_and(load(bytes, i + 32), load(bytes, i + 48)),
+                );
+                let b = v128_and(
+                    v128_and(load(bytes, i + 64), load(bytes, i + 80)),
+                    v128_and(load(bytes, i + 96), load(bytes, i + 112)),
+                );
+                if v128_any_true(v128_not(v128_and(a, b))) {
+                    break;
+                }
+                i += 128;
+            }
+        }
+        // The pair holding the first such bit (or the tail): one 64-byte block at a time.
+        let n = bytes.len() / 64 * 64;
         if bit {
             while i < n {
                 let acc = v128_or(

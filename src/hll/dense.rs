@@ -12,7 +12,7 @@ use super::{Registers, DENSE_BODY, REGISTERS};
 /// byte `k`.
 #[inline(always)]
 #[cfg_attr(
-    all(target_arch = "wasm32", target_feature = "simd128", not(test)),
+    all(target_arch = "wasm32", target_feature = "simd128"),
     allow(dead_code)
 )]
 fn spread(x: u64) -> u64 {
@@ -33,7 +33,7 @@ fn gather(x: u64) -> u64 {
 
 #[inline(always)]
 #[cfg_attr(
-    all(target_arch = "wasm32", target_feature = "simd128", not(test)),
+    all(target_arch = "wasm32", target_feature = "simd128"),
     allow(dead_code)
 )]
 fn load48(b: &[u8]) -> u64 {

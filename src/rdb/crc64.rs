@@ -10,6 +10,12 @@
 //! `crc(A ‖ B) = crc(A) · x^(8·|B|) mod P  ⊕  crc(B)` (for initial value 0 and no final xor),
 //! the multiplication done in GF(2)\[x\] / P with the constant `x^(8·LANE) mod P` computed at
 //! compile time. Short inputs (under one block) use plain slice-by-8.
+//!
+//! Native targets (x86_64, aarch64, …) hand inputs of [`FOLD_MIN`] bytes and more to the
+//! `crc-fast` crate, which folds 128 bytes a step with carry-less multiplication
+//! (PCLMULQDQ / VPCLMULQDQ / PMULL, detected at run time, its own table fallback elsewhere):
+//! the same CRC-64/REDIS at memory speed. wasm32 has no carry-less multiply, so it keeps the
+//! 4-lane tables (and the bundle keeps no second implementation).
 
 /// The reflected Jones polynomial (bit i = coefficient of x^(63-i)).
 const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
@@ -113,8 +119,27 @@ fn step8(t: &Tables, crc: u64, w: &[u8]) -> u64 {
         ^ t[0][(v >> 56) as usize]
 }
 
-/// Updates the register `crc` with `bytes`: whole 4-lane blocks, then slice-by-8.
-pub(crate) fn update(mut crc: u64, bytes: &[u8]) -> u64 {
+/// Inputs from this many bytes on go to `crc-fast`'s carry-less-multiply folding on native
+/// targets; shorter ones stay on the tables, where its per-call dispatch would cost more
+/// than the bytes.
+#[cfg(not(target_arch = "wasm32"))]
+pub const FOLD_MIN: usize = 256;
+
+/// Updates the register `crc` with `bytes` (native: `crc-fast` from [`FOLD_MIN`] bytes on).
+pub(crate) fn update(crc: u64, bytes: &[u8]) -> u64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    if bytes.len() >= FOLD_MIN {
+        // CRC-64/REDIS is reflected with init 0 and no final xor: the register is the CRC,
+        // so a running CRC continues as the digest's initial state.
+        let mut d = crc_fast::Digest::new_with_init_state(crc_fast::CrcAlgorithm::Crc64Redis, crc);
+        d.update(bytes);
+        return d.finalize();
+    }
+    update_tables(crc, bytes)
+}
+
+/// [`update`] on the 4-lane slice-by-8 tables alone: whole 4-lane blocks, then slice-by-8.
+pub fn update_tables(mut crc: u64, bytes: &[u8]) -> u64 {
     if bytes.is_empty() {
         return crc;
     }
@@ -221,6 +246,23 @@ mod tests {
             data.len(),
         ] {
             assert_eq!(crc64(&data[..n]), reference(&data[..n]), "len {n}");
+        }
+    }
+
+    #[test]
+    fn tables_and_folding_agree_from_any_register() {
+        // Native: crc-fast from FOLD_MIN bytes on; the tables below it. Both continue a
+        // running CRC (the register is the CRC itself).
+        let mut rng = fastrand::Rng::with_seed(3);
+        let data: Vec<u8> = (0..3 * 4 * LANE + 999).map(|_| rng.u8(..)).collect();
+        for n in [255, 256, 257, 1000, 4 * LANE + 5, data.len()] {
+            let start = rng.u64(..);
+            assert_eq!(
+                update(start, &data[..n]),
+                update_tables(start, &data[..n]),
+                "len {n}"
+            );
+            assert_eq!(update(0, &data[..n]), reference(&data[..n]), "len {n}");
         }
     }
 

@@ -438,6 +438,16 @@ fn kernels() -> Result<(), String> {
             }),
         ),
     );
+    // The 4-lane tables alone: what wasm32 runs (no carry-less multiply there).
+    put(
+        "crc64_tables",
+        gbs(
+            big.len(),
+            best_of(3, || {
+                std::hint::black_box(bitlens::rdb::crc64::update_tables(0, &big));
+            }),
+        ),
+    );
     put(
         "crc64_crc_crate_slice16",
         gbs(
