@@ -62,14 +62,14 @@ pub struct ChartArgs {
     /// Last day kept (`YYYYMMDD`, inclusive).
     #[arg(long)]
     pub to: Option<String>,
-    /// `streaks`: number of days (the last ones) in the histogram.
-    #[arg(long, default_value_t = 30)]
+    /// `streaks`: number of days (the last ones) in the histogram (at least 1).
+    #[arg(long, default_value_t = 30, value_parser = at_least_one)]
     pub days: usize,
     /// `retention`: days before the cohort day a new user must be absent from.
     #[arg(long, default_value_t = 7)]
     pub lookback: usize,
-    /// `retention`: days after the cohort day shown.
-    #[arg(long, default_value_t = 7)]
+    /// `retention`: days after the cohort day shown (at least 1).
+    #[arg(long, default_value_t = 7, value_parser = at_least_one)]
     pub horizon: usize,
     /// `enums`: the field key (default: the latest key matching --enum-pattern, or the one
     /// of --date).
@@ -94,12 +94,20 @@ pub struct ChartArgs {
     /// Chart title (default: one per kind).
     #[arg(long)]
     pub title: Option<String>,
-    /// Width in pixels.
-    #[arg(long, default_value_t = 900)]
+    /// Width in pixels (100 to 20000).
+    #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u32).range(100..=20_000))]
     pub width: u32,
-    /// Height in pixels.
-    #[arg(long, default_value_t = 420)]
+    /// Height in pixels (100 to 20000).
+    #[arg(long, default_value_t = 420, value_parser = clap::value_parser!(u32).range(100..=20_000))]
     pub height: u32,
+}
+
+/// A whole number of 1 or more (`--days`, `--horizon`: a chart of no day is no chart).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?} is not a whole number of 1 or more")),
+    }
 }
 
 /// The trailing `YYYYMMDD` of a key, if it has one.
@@ -177,6 +185,17 @@ pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
             let mut keys = daily_keys(ks, args);
             if keys.is_empty() {
                 return Err(empty_selection(ks, args));
+            }
+            // A name given by hand that is not there is a typo, not a day nobody was active.
+            if let Some(k) = keys
+                .iter()
+                .find(|k| !args.keys.is_empty() && ks.get(k).is_none())
+            {
+                return Err(format!(
+                    "--keys: no key {} in database {}",
+                    bitlens::escape::display(k),
+                    args.db
+                ));
             }
             let maps = analytics::bitmaps(ks, &keys).map_err(|x| e(&x))?;
             match args.kind {

@@ -245,3 +245,67 @@ fn empty_date_range_says_the_keys_match_and_gives_their_dates() {
         "{err}"
     );
 }
+
+/// Runs `bitlens chart KIND --rdb dump --svg tmp ARGS`, which must fail; returns its stderr
+/// and checks that no SVG was written.
+fn chart_error(kind: &str, args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.svg");
+    let rdb = dump();
+    let mut argv = vec![
+        "chart",
+        kind,
+        "--rdb",
+        rdb.to_str().unwrap(),
+        "--svg",
+        out.to_str().unwrap(),
+    ];
+    argv.extend_from_slice(args);
+    let o = bitlens(&argv, b"");
+    assert!(
+        !o.status.success(),
+        "bitlens chart {kind} {args:?} succeeded"
+    );
+    assert!(!out.exists(), "an SVG was written for {args:?}");
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_missing_key_in_keys_is_refused_by_name() {
+    let keys = daily_keys(&keyspace());
+    let present = String::from_utf8_lossy(&keys[0]).into_owned();
+    let list = format!("{present},stats:active:20990101");
+    let err = chart_error("dau", &["--keys", &list]);
+    assert!(
+        err.contains("--keys: no key stats:active:20990101 in database 0"),
+        "{err}"
+    );
+    // A name that needs quoting is shown as redis-cli shows it.
+    let err = chart_error("streaks", &["--keys", "odd name"]);
+    assert!(
+        err.contains("--keys: no key \"odd name\" in database 0"),
+        "{err}"
+    );
+    // Every key present: drawn (chart() checks the run and the SVG).
+    chart("dau", &["--keys", &present]);
+}
+
+#[test]
+fn sizes_and_day_counts_of_zero_are_refused() {
+    for (kind, args) in [
+        ("dau", ["--width", "0"]),
+        ("dau", ["--height", "0"]),
+        ("dau", ["--width", "99999"]),
+        ("streaks", ["--days", "0"]),
+        ("retention", ["--horizon", "0"]),
+    ] {
+        let err = chart_error(kind, &args);
+        assert!(err.contains(args[0]), "{kind} {args:?}: {err}");
+    }
+    // The smallest accepted values draw.
+    assert!(chart(
+        "streaks",
+        &["--days", "1", "--width", "100", "--height", "100"]
+    )
+    .starts_with("<svg"));
+}
