@@ -153,12 +153,13 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     try {
       if (remote) {
         // Every key of the pattern, listed by the API (pages of /api/keys), not only those of
-        // the cards' snapshot; encoding and TTL are known once a key is opened.
+        // the cards' snapshot, with the PTTL the server gave (null: no expiry); the encoding
+        // is known once a key is opened (OBJECT ENCODING is not among the exporter's reads).
         const rows = await remote.list(p || '*');
         if (my !== seq) return;
         last = {
           pattern: p, total: rows.length, db: remote.db, remote: true,
-          keys: rows.map((r) => ({ key: r.key, raw: r.raw, type: r.type, encoding: '–', bytes: r.bytes, ttlMs: undefined, db: remote.db })),
+          keys: rows.map((r) => ({ key: r.key, raw: r.raw, type: r.type, encoding: '–', bytes: r.bytes, ttlMs: r.ttlMs === undefined ? undefined : r.ttlMs, db: remote.db })),
         };
         drawList();
         section.dataset.state = 'ready';

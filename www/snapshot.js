@@ -56,8 +56,8 @@ export function keyName(k) {
 
 /**
  * Every key of `pattern` through `/api/keys?match=P&cursor=C&count=N` paging, each name once
- * (a SCAN walk may give one twice), sorted by name: [{key, bytes: key bytes|string, type,
- * size}]. `onPage(rowsSoFar)` after each page. Rejects as fetchSnapshot does (an Error with
+ * (a SCAN walk may give one twice), sorted by name: [{key, raw: the name's bytes, type,
+ * bytes: MEMORY USAGE, ttlMs: PTTL or null without expiry}]. `onPage(rowsSoFar)` after each page. Rejects as fetchSnapshot does (an Error with
  * status, component and the server's message).
  */
 export async function listKeys(api, pattern, { token, signal, count = 1000, onPage } = {}) {
@@ -71,7 +71,7 @@ export async function listKeys(api, pattern, { token, signal, count = 1000, onPa
     const page = await res.json();
     for (const r of page.keys) {
       const { name, bytes } = keyName(r.key);
-      if (!seen.has(name)) seen.set(name, { key: name, raw: bytes, type: r.type, bytes: r.bytes });
+      if (!seen.has(name)) seen.set(name, { key: name, raw: bytes, type: r.type, bytes: r.bytes, ttlMs: r.ttlMs });
     }
     if (onPage) onPage(seen.size);
     cursor = String(page.cursor);

@@ -1171,3 +1171,37 @@ fn keys_are_paged_and_one_key_is_read_by_name() {
     assert_eq!(v["component"], "allow-list");
     assert_eq!(v["refused"], serde_json::json!(["uv:*", "other"]));
 }
+
+/// `/api/keys` gives each key's PTTL as `ttlMs` (`null` without an expiry), whole and paged:
+/// between what `PTTL` answers just after the request and the expiry that was set.
+#[test]
+fn keys_carry_their_pttl() {
+    let source = RedisServer::start(&[]);
+    let mut c = source.connection();
+    cmd(&mut c, &["SET", "t:plain", "x"]);
+    cmd(&mut c, &["SET", "t:soon", "x", "PX", "600000"]);
+    cmd(&mut c, &["SETBIT", "t:bits", "7", "1"]);
+    cmd(&mut c, &["PEXPIRE", "t:bits", "3600000"]);
+    let served = Served::start(&["--redis", &source.url()]);
+    let whole = served.get("/api/keys?match=t:*").json();
+    let paged = served.get("/api/keys?match=t:*&cursor=0&count=10").json();
+    for rows in [whole.as_array().unwrap(), paged["keys"].as_array().unwrap()] {
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        for row in rows {
+            let key = row["key"].as_str().unwrap();
+            let pttl = match cmd(&mut c, &["PTTL", key]) {
+                redis::Value::Int(n) => n,
+                other => panic!("{other:?}"),
+            };
+            match key {
+                "t:plain" => assert!(row["ttlMs"].is_null(), "{row}"),
+                "t:soon" | "t:bits" => {
+                    let set = if key == "t:soon" { 600_000 } else { 3_600_000 };
+                    let got = row["ttlMs"].as_i64().unwrap_or_else(|| panic!("{row}"));
+                    assert!(pttl <= got && got <= set, "{key}: {got} (PTTL now {pttl})");
+                }
+                other => panic!("{other}"),
+            }
+        }
+    }
+}

@@ -85,8 +85,8 @@ impl Demo {
         flush_chunk(&buf, tx).await
     }
 
-    /// `/api/keys` rows. `bytes` is the string length, or for a sorted set the member bytes
-    /// plus 8 per score (an estimate; a live Redis reports MEMORY USAGE).
+    /// `/api/keys` rows. `bytes` is MEMORY USAGE as Redis 7.0 would report it (the core's
+    /// estimate); `ttlMs` the milliseconds left from now (expired keys are left out).
     pub fn keys(
         &self,
         patterns: &[Vec<u8>],
@@ -99,6 +99,7 @@ impl Demo {
             &bitlens::dialect::REDIS_7_0,
             bitlens::memory::Allocator::Jemalloc,
         );
+        let now = bitlens::keyspace::wall_clock_ms();
         let mut rows = Vec::new();
         for (key, entry) in self.matching(patterns, filter) {
             if rows.len() as u64 >= limits.max_keys {
@@ -114,10 +115,17 @@ impl Demo {
                 .estimate(key, &entry.value)
                 .map(|e| e.bytes)
                 .unwrap_or(0);
+            // PTTL as a live server would answer it now; an expired key is not listed (as
+            // Redis hides it).
+            let ttl_ms = entry.expire_at_ms.map(|at| at - now);
+            if ttl_ms.is_some_and(|t| t < 0) {
+                continue;
+            }
             rows.push(KeyRow {
                 key: key.to_vec(),
                 kind: entry.value.redis_type().name(),
                 bytes,
+                ttl_ms,
             });
         }
         Ok(rows)

@@ -7,7 +7,7 @@
 //!   the walk; keys that vanish between SCAN and DUMP are left out. If the export fails midway
 //!   (Redis gone, a limit hit) the HTTP body is aborted, never ended cleanly, so a client cannot
 //!   mistake a truncated file for a complete one.
-//! - `GET /api/keys?match=P`: JSON `[{"key","type","bytes"}]`, sorted by key. Paged with
+//! - `GET /api/keys?match=P`: JSON `[{"key","type","bytes","ttlMs"}]`, sorted by key. Paged with
 //!   `cursor=0[&count=N]` (N from 1 to 10,000, default 1,000, a hint as SCAN's COUNT):
 //!   `{"keys": [...], "cursor": C}`,
 //!   each page sorted, C the cursor of the next page (`"0"` after the last one). As SCAN, a
@@ -700,9 +700,10 @@ async fn finish_stream(app: &App, res: Result<(), String>, tx: &ChunkTx) {
     }
 }
 
-/// One row of `/api/keys`: `{"key", "type", "bytes"}`, where `key` is a JSON string when
-/// the name is valid UTF-8 and `{"hex": "…"}` otherwise (`bitlens::escape::json`, so that
-/// every name round-trips), and `bytes` is `MEMORY USAGE` (live Redis) or the estimate of it.
+/// One row of `/api/keys`: `{"key", "type", "bytes", "ttlMs"}`, where `key` is a JSON string
+/// when the name is valid UTF-8 and `{"hex": "…"}` otherwise (`bitlens::escape::json`, so
+/// that every name round-trips), `bytes` is `MEMORY USAGE` (live Redis) or the estimate of
+/// it, and `ttlMs` the key's `PTTL` in milliseconds when it has an expiry (`null` when not).
 #[derive(serde::Serialize, Debug, Clone, PartialEq)]
 pub struct KeyRow {
     #[serde(serialize_with = "key_json")]
@@ -710,6 +711,8 @@ pub struct KeyRow {
     #[serde(rename = "type")]
     pub kind: String,
     pub bytes: u64,
+    #[serde(rename = "ttlMs")]
+    pub ttl_ms: Option<i64>,
 }
 
 fn key_json<S: serde::Serializer>(key: &[u8], s: S) -> Result<S::Ok, S::Error> {

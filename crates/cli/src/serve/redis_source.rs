@@ -615,7 +615,7 @@ impl RedisSource {
         flush_chunk(&buf, tx).await
     }
 
-    /// `/api/keys` rows: TYPE and MEMORY USAGE of each matching key.
+    /// `/api/keys` rows: TYPE, MEMORY USAGE and PTTL of each matching key.
     pub async fn keys(
         mut self,
         patterns: &[Vec<u8>],
@@ -747,20 +747,27 @@ impl RedisSource {
         keys: &[Vec<u8>],
         rows: &mut Vec<KeyRow>,
     ) -> Result<(), String> {
-        let mut cmds = Vec::with_capacity(keys.len() * 2);
+        let mut cmds = Vec::with_capacity(keys.len() * 3);
         for k in keys {
             cmds.push(vec![b"TYPE".to_vec(), k.clone()]);
             cmds.push(vec![b"MEMORY".to_vec(), b"USAGE".to_vec(), k.clone()]);
+            cmds.push(vec![b"PTTL".to_vec(), k.clone()]);
         }
         let replies = self.nodes[node]
             .redis
             .pipeline(&cmds)
             .await
-            .map_err(|e| format!("TYPE/MEMORY USAGE: {e}"))?;
-        for (k, pair) in keys.iter().zip(replies.chunks(2)) {
-            let kind = pair.first().and_then(text).unwrap_or_default();
-            let bytes = match pair.get(1) {
+            .map_err(|e| format!("TYPE/MEMORY USAGE/PTTL: {e}"))?;
+        for (k, three) in keys.iter().zip(replies.chunks(3)) {
+            let kind = three.first().and_then(text).unwrap_or_default();
+            let bytes = match three.get(1) {
                 Some(Value::Int(n)) => *n as u64,
+                _ => continue,
+            };
+            // PTTL: -2 the key is gone (expired or deleted since SCAN), -1 no expiry.
+            let ttl_ms = match three.get(2) {
+                Some(Value::Int(-1)) => None,
+                Some(Value::Int(n)) if *n >= 0 => Some(*n),
                 _ => continue,
             };
             if kind == b"none" {
@@ -770,6 +777,7 @@ impl RedisSource {
                 key: k.to_vec(),
                 kind: String::from_utf8_lossy(&kind).into_owned(),
                 bytes,
+                ttl_ms,
             });
         }
         Ok(())
