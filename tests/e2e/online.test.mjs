@@ -84,6 +84,18 @@ describe('the online panel: every key, stale numbers, per-card allow-list, size 
       await page.click('[data-testid=kb-search]');
       await page.waitForFunction(() => document.querySelector('[data-testid=kb-summary]')?.textContent.includes('match * in'), null, { timeout: 60000 });
       assert.equal(Number(await page.getAttribute('[data-testid=kb-summary]', 'data-total')), int(redis.port, ['DBSIZE']));
+      // TTLs come with the listing (/api/keys' ttlMs, PTTL): an expiring key shows its
+      // expiry, within the PTTL redis-cli answers after the listing and the one set.
+      redisCli(redis.port, ['PEXPIRE', 'sign:77:202405', '7200000']);
+      await page.fill('[data-testid=kb-pattern]', 'sign:7?:*');
+      await page.click('[data-testid=kb-search]');
+      await page.waitForSelector('[data-testid=kb-row][data-key="sign:77:202405"]');
+      const ttlCell = '[data-testid=kb-row][data-key="sign:77:202405"] [data-testid=kb-row-ttl]';
+      const shownMs = Number(await page.getAttribute(ttlCell, 'data-ttl-ms'));
+      const pttl = int(redis.port, ['PTTL', 'sign:77:202405']);
+      assert.ok(shownMs >= pttl && shownMs <= 7200000, `shown ${shownMs}, PTTL ${pttl}`);
+      assert.match(await page.textContent(ttlCell), /^\d{4}-\d\d-\d\d \d\d:\d\d UTC, /);
+      assert.equal(await page.getAttribute('[data-testid=kb-row][data-key="sign:76:202405"] [data-testid=kb-row-ttl]', 'data-ttl-ms'), '');
       // Open a sign-in bitmap the cards never loaded: fetched alone, its numbers are Redis'.
       await page.fill('[data-testid=kb-pattern]', 'sign:4321:*');
       await page.click('[data-testid=kb-search]');
