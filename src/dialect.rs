@@ -897,18 +897,18 @@ mod tests {
         );
         ks.set(
             b"l".to_vec(),
-            Value::List(crate::list::List::from_elements(["a", "c", "b"])),
+            Value::List(Box::new(crate::list::List::from_elements(["a", "c", "b"]))),
         );
         let lpos = ["LPOS", "l", "c", "RANK", "-9223372036854775808"];
         assert_eq!(execute_as(&mut ks, &REDIS_6_2, &lpos), Reply::Integer(1));
         assert!(execute_as(&mut ks, &REDIS_7_4, &lpos).is_error());
         ks.set(
             b"hf".to_vec(),
-            Value::Hash(crate::hash::Hash::from_fields([(
+            Value::Hash(Box::new(crate::hash::Hash::from_fields([(
                 "a",
                 "1",
                 Some(1_796_220_601_749),
-            )])),
+            )]))),
         );
         let hexp = ["HEXPIRETIME", "hf", "FIELDS", "1", "a"];
         assert_eq!(

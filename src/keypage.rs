@@ -91,7 +91,7 @@ mod tests {
         ks.insert(b"scratch".to_vec(), Value::String(keep), None);
         ks.insert(
             b"list".to_vec(),
-            Value::List(crate::list::List::new("quicklist")),
+            Value::List(Box::new(crate::list::List::new("quicklist"))),
             None,
         );
         ks

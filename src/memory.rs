@@ -315,7 +315,7 @@ impl Model {
                             .sum::<u64>()
                 }
             }
-            Value::Set(set) => match set {
+            Value::Set(set) => match &**set {
                 crate::set::Set::Intset(b) | crate::set::Set::Listpack(b) => {
                     robj + blob(b.len() as u64)
                 }
@@ -341,7 +341,7 @@ impl Model {
                     robj + st(l.dict) + st(8 * buckets) + members
                 }
             },
-            Value::Hash(h) => match h {
+            Value::Hash(h) => match &**h {
                 crate::hash::Hash::Listpack(b)
                 | crate::hash::Hash::Ziplist(b)
                 | crate::hash::Hash::Zipmap(b) => robj + blob(b.len() as u64),
@@ -917,10 +917,10 @@ mod tests {
         // in between, the hash table dearest.
         let r = l.as_roaring.unwrap();
         assert!(l.current < r && r < bytes, "{l:?}");
-        let ids = Value::Set(crate::set::Set::from_members([
+        let ids = Value::Set(Box::new(crate::set::Set::from_members([
             b"7".to_vec(),
             b"70000".to_vec(),
-        ]));
+        ])));
         let l = m.ledger(b"k", &ids).unwrap();
         assert_eq!(l.as_bitmap, Some(16 + 10240)); // 8751 bytes: sds 5 + 8751 + 1 in the 10240 class
     }

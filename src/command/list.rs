@@ -232,11 +232,13 @@ mod tests {
         let mut ks = Keyspace::new();
         ks.set(
             b"l".to_vec(),
-            Value::List(List::from_elements(["a", "b", "c", "a", "b", "c"])),
+            Value::List(Box::new(List::from_elements([
+                "a", "b", "c", "a", "b", "c",
+            ]))),
         );
         ks.set(
             b"s".to_vec(),
-            Value::Set(crate::set::Set::from_members(["x"])),
+            Value::Set(Box::new(crate::set::Set::from_members(["x"]))),
         );
         ks
     }

@@ -470,15 +470,17 @@ mod tests {
         let mut ks = Keyspace::new();
         ks.set(
             b"i".to_vec(),
-            Value::Set(Set::from_intset(intset(2, &[1, 2, 3])).unwrap()),
+            Value::Set(Box::new(Set::from_intset(intset(2, &[1, 2, 3])).unwrap())),
         );
         ks.set(
             b"p".to_vec(),
-            Value::Set(Set::from_listpack(listpack_strs(&[b"c", b"3", b"a"])).unwrap()),
+            Value::Set(Box::new(
+                Set::from_listpack(listpack_strs(&[b"c", b"3", b"a"])).unwrap(),
+            )),
         );
         ks.set(
             b"t".to_vec(),
-            Value::Set(Set::from_members(["x", "3", "y"])),
+            Value::Set(Box::new(Set::from_members(["x", "3", "y"]))),
         );
         ks.set(
             b"str".to_vec(),
