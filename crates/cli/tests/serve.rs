@@ -856,6 +856,36 @@ fn export_failing_before_any_byte_gets_an_error_status() {
     let resp = http_get(served.port, "/api/snapshot?match=k:0[0-2]", &[]);
     assert_eq!(resp.status, 200);
     assert!(resp.body.starts_with(b"REDIS"));
+    // Keys named one by one count too (new-user trial: four names passed --max-keys 3), on
+    // both endpoints, and a name given twice counts once.
+    let named = "match=k:00&match=k:01&match=k:02&match=k:03";
+    for path in ["/api/snapshot", "/api/keys"] {
+        let resp = http_get(served.port, &format!("{path}?{named}"), &[]);
+        assert_eq!(
+            resp.status,
+            413,
+            "{path}: {}",
+            String::from_utf8_lossy(&resp.body)
+        );
+        let msg = resp.json()["error"].as_str().unwrap().to_string();
+        assert!(msg.starts_with("more than 3 keys match"), "{msg}");
+    }
+    let resp = http_get(
+        served.port,
+        "/api/snapshot?match=k:00&match=k:01&match=k:00",
+        &[],
+    );
+    assert_eq!(resp.status, 200);
+    let snap = bitlens::rdb::load_rdb(&resp.body, &Default::default()).unwrap();
+    assert_eq!(snap.databases[&0].len(), 2);
+    // One key allowed: the message says "key".
+    let one = Served::start(&["--redis", &source.url(), "--max-keys", "1"]);
+    let resp = http_get(one.port, "/api/snapshot?match=k:00&match=k:01", &[]);
+    assert_eq!(resp.status, 413);
+    assert!(resp.json()["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("more than 1 key matches;"));
 }
 
 // ---- every server kind ---------------------------------------------------------------------

@@ -58,10 +58,7 @@ impl Demo {
         for (key, entry) in self.matching(patterns, filter) {
             keys += 1;
             if keys > limits.max_keys {
-                return Err(format!(
-                    "more than {} keys match; narrow the pattern or raise --max-keys",
-                    limits.max_keys
-                ));
+                return Err(super::too_many_keys(limits.max_keys));
             }
             let res = match &entry.value {
                 Value::String(s) => w.write_string(key, &s.as_bytes(), entry.expire_at_ms),
@@ -105,10 +102,7 @@ impl Demo {
             if rows.len() as u64 >= limits.max_keys {
                 return Err((
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "more than {} keys match; narrow the pattern or raise --max-keys",
-                        limits.max_keys
-                    ),
+                    super::too_many_keys(limits.max_keys),
                 ));
             }
             let bytes = model

@@ -412,7 +412,7 @@ async fn method_not_allowed(
     let mut r = api_error(
         StatusCode::METHOD_NOT_ALLOWED,
         &format!(
-            "method {method} is not allowed on {}: the API answers GET only",
+            "method {method} is not allowed on {}: the API answers GET (and HEAD) only",
             uri.path()
         ),
     );
@@ -676,6 +676,17 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
 
 /// The HTTP status for an export that failed: 413 when a per-request limit was exceeded
 /// (`more than N keys match`, `snapshot larger than N bytes`), 502 when Redis failed.
+/// The 413 message of a request that reaches more keys than `--max-keys` allows (the keys its
+/// patterns match plus those it names, each counted once).
+pub(crate) fn too_many_keys(max_keys: u64) -> String {
+    let keys = if max_keys == 1 {
+        "key matches"
+    } else {
+        "keys match"
+    };
+    format!("more than {max_keys} {keys}; narrow the pattern or raise --max-keys")
+}
+
 pub(crate) fn export_error_status(message: &str) -> StatusCode {
     if message.starts_with("more than") || message.starts_with("snapshot larger than") {
         StatusCode::PAYLOAD_TOO_LARGE

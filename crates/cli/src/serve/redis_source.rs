@@ -484,6 +484,19 @@ impl RedisSource {
         &mut self,
         w: &mut Walk<'_>,
     ) -> Result<Option<(usize, Vec<Vec<u8>>)>, String> {
+        if !w.started && !self.cluster {
+            // Names alone past the limit: refused before any key is read, so a snapshot
+            // request gets its 413 instead of a body cut off after the first keys.
+            let named: HashSet<Vec<u8>> = w
+                .patterns
+                .iter()
+                .filter_map(|p| bitlens::glob::literal(p))
+                .filter(|k| w.filter.permits(k))
+                .collect();
+            if named.len() as u64 > w.limits.max_keys {
+                return Err(super::too_many_keys(w.limits.max_keys));
+            }
+        }
         while w.node < self.nodes.len() {
             if w.index >= w.patterns.len() {
                 w.node += 1;
@@ -505,6 +518,11 @@ impl RedisSource {
             {
                 w.index += 1;
                 if w.filter.permits(&key) && w.seen.insert(key.clone()) {
+                    // A named key counts as a match (new-user trial: `match=a&match=b&…` of
+                    // literal names went past --max-keys).
+                    if w.seen.len() as u64 > w.limits.max_keys {
+                        return Err(super::too_many_keys(w.limits.max_keys));
+                    }
                     return Ok(Some((node, vec![key])));
                 }
                 continue;
@@ -524,10 +542,7 @@ impl RedisSource {
                 .filter(|k| w.filter.permits(k) && w.seen.insert(k.clone()))
                 .collect();
             if w.seen.len() as u64 > w.limits.max_keys {
-                return Err(format!(
-                    "more than {} keys match; narrow the pattern or raise --max-keys",
-                    w.limits.max_keys
-                ));
+                return Err(super::too_many_keys(w.limits.max_keys));
             }
             if !fresh.is_empty() {
                 return Ok(Some((node, fresh)));
