@@ -3,7 +3,9 @@
 //!
 //! - `jsonl`: one JSON object per key, `{"db", "key", "type", "expire_at_ms", "value"}`; names
 //!   and elements are strings when valid UTF-8, else `{"hex": "…"}` (as `inspect --json`).
-//!   Values: string → name; list / set → `[element]`; zset → `[[member, score]]`; hash →
+//!   Values: string → name; list / set → `[element]`; zset → `[[member, score]]` (a score is
+//!   a JSON number, or the string `"inf"` / `"-inf"`, redis-cli's spelling, for the two
+//!   infinities JSON numbers cannot hold); hash →
 //!   `[[field, value, expire_at_ms|null]]`; stream → `{"entries": [{"id", "fields":
 //!   [[f, v]]}], "last_id", "groups": [{"name", "last_id"}]}`; module values → `null`.
 //! - `resp`: the commands that rebuild the data set, as RESP arrays (what an AOF holds):
@@ -147,6 +149,16 @@ pub fn resp(argv: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
+/// A sorted-set score in a JSON line: a number, or `"inf"` / `"-inf"` (serde_json would
+/// write an infinity as `null`, which would also read as a missing score).
+fn score_json(score: f64) -> Json {
+    if score.is_infinite() {
+        json!(if score > 0.0 { "inf" } else { "-inf" })
+    } else {
+        json!(score)
+    }
+}
+
 /// The JSON line of one key (see the module docs).
 pub fn json_line(db: u64, key: &[u8], value: &Value, expire_at_ms: Option<i64>) -> Json {
     let names = |v: &[Vec<u8>]| v.iter().map(|e| name_json(e)).collect::<Vec<_>>();
@@ -157,7 +169,7 @@ pub fn json_line(db: u64, key: &[u8], value: &Value, expire_at_ms: Option<i64>) 
         Value::ZSet(z) => json!(z
             .sorted()
             .iter()
-            .map(|(s, m)| json!([name_json(m), s]))
+            .map(|(s, m)| json!([name_json(m), score_json(*s)]))
             .collect::<Vec<_>>()),
         Value::Hash(h) => json!(h
             .all()
@@ -183,4 +195,24 @@ pub fn json_line(db: u64, key: &[u8], value: &Value, expire_at_ms: Option<i64>) 
         Value::Module(_) | Value::Other(_) => Json::Null,
     };
     json!({"db": db, "key": name_json(key), "type": value.redis_type().name(), "expire_at_ms": expire_at_ms, "value": val})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitlens::zset::ZSet;
+
+    #[test]
+    fn infinite_scores_are_named_not_null() {
+        let z = ZSet::from_pairs([
+            (b"lo".to_vec(), f64::NEG_INFINITY),
+            (b"mid".to_vec(), 1.5),
+            (b"hi".to_vec(), f64::INFINITY),
+        ]);
+        let line = json_line(0, b"z", &Value::ZSet(z), None);
+        assert_eq!(
+            line["value"],
+            json!([["lo", "-inf"], ["mid", 1.5], ["hi", "inf"]])
+        );
+    }
 }
