@@ -26,6 +26,7 @@
 //! | `unknown_command` | backticks on 6.x, quotes from 7.0 | rec 6.0.9/6.2.14 vs 7.0.15; src 6.2.14 server.c processCommand |
 //! | `frommember_missing` | Valkey 9 `ERR member X does not exist` | rec Valkey 9.1.2 vs 8.1.8 |
 //! | `shape_error` (GEOSEARCH without a shape) | Valkey 9 names BYPOLYGON | rec Valkey 9.1.2 vs 7.0.15 |
+//! | `geo_store_with_error` (STORE / GEOSEARCHSTORE with WITH*) | 6.x: one text naming GEORADIUS and `WITHCOORDS`, GEOSEARCHSTORE too; from 7.0 the command's own name and `WITHCOORD` | rec 6.0.9 / 6.2.14 vs 7.0.15 (`GEORADIUS … STOREDIST d WITHCOORD`, `GEOSEARCHSTORE … WITHHASH`, tests/dialect_diff.rs) |
 //! | `bit_args` | key looked up before arguments up to 7.2 and Valkey 7.2; parsed first from 7.4 and Valkey 8 | rec 7.0.15 `BITCOUNT missing 0 x` = 0, Valkey 8.1.8 error; src redis 45d331069 / 1407ac1f3 (in 7.4-rc1), valkey 8.0.0 |
 //! | `bitcount_start_only` | Valkey 8.0+ | rec 8.1.8/9.1.2 `BITCOUNT k 2` counts; src valkey 96dcd1183 (8.0.0) |
 //! | `bitcount_unit_before_end` | Valkey 8+ parses BITCOUNT's unit before its end | src valkey 8.0.1 bitops.c bitcountCommand |
@@ -172,6 +173,9 @@ pub struct Profile {
     /// GEOSEARCH with neither BYRADIUS nor BYBOX (nor BYPOLYGON): the error text, with `{}`
     /// standing for the command name as typed.
     pub shape_error: &'static str,
+    /// GEORADIUS' STORE / STOREDIST, or GEOSEARCHSTORE, with WITHDIST / WITHHASH / WITHCOORD:
+    /// the error text, where a `{}` stands for `GEOSEARCHSTORE` or `STORE option in GEORADIUS`.
+    pub geo_store_with_error: &'static str,
     /// BITCOUNT / BITPOS argument-parsing order.
     pub bit_args: BitArgs,
     /// `BITCOUNT key start` (no end) counts to the end of the string instead of a syntax error.
@@ -284,6 +288,7 @@ const BASE: Profile = Profile {
     unknown_command: Quoting::Quotes,
     frommember_missing: MemberMissing::CouldNotDecode,
     shape_error: SHAPE_ERROR,
+    geo_store_with_error: "ERR {} is not compatible with WITHDIST, WITHHASH and WITHCOORD options",
     bit_args: BitArgs::LookupFirst,
     bitcount_start_only: false,
     bitcount_unit_before_end: false,
@@ -350,6 +355,8 @@ pub const REDIS_6_2: Profile = Profile {
         "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second, ...",
     stream_v7_fields: false,
     geo_unit_error: "ERR unsupported unit provided. please use m, km, ft, mi",
+    geo_store_with_error:
+        "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORDS options",
     ..BASE
 };
 /// Redis 7.0, the profile bitlens answered as before profiles existed.

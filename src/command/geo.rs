@@ -1,5 +1,6 @@
 //! GEO read commands, with the profile's argument rules, error texts and RESP2 reply shapes:
-//! GEOSEARCH, GEOSEARCHSTORE, GEORADIUS_RO, GEORADIUSBYMEMBER_RO, GEOPOS, GEODIST, GEOHASH
+//! GEOSEARCH, GEOSEARCHSTORE, GEORADIUS, GEORADIUSBYMEMBER, GEORADIUS_RO, GEORADIUSBYMEMBER_RO,
+//! GEOPOS, GEODIST, GEOHASH
 //! (the sorted-set commands are in [`super::zset`]).
 //!
 //! Search replies list, per member: the name, then (when asked) the distance (4 decimals in
@@ -28,6 +29,16 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "geosearchstore",
         arity: -8,
         handler: geosearchstore,
+    },
+    CommandSpec {
+        name: "georadius",
+        arity: -6,
+        handler: georadius,
+    },
+    CommandSpec {
+        name: "georadiusbymember",
+        arity: -5,
+        handler: georadiusbymember,
     },
     CommandSpec {
         name: "georadius_ro",
@@ -130,8 +141,10 @@ fn member_pos(p: &Profile, z: &ZSet, member: &[u8]) -> Result<(f64, f64), Reply>
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    RadiusRo,
-    ByMemberRo,
+    /// GEORADIUS (`true`: STORE / STOREDIST accepted) or GEORADIUS_RO (`false`).
+    Radius(bool),
+    /// GEORADIUSBYMEMBER (`true`) or GEORADIUSBYMEMBER_RO (`false`).
+    ByMember(bool),
     Search,
     SearchStore,
 }
@@ -173,15 +186,25 @@ fn geosearchstore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     generic(ctx, argv, Kind::SearchStore)
 }
 
+fn georadius(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    generic(ctx, argv, Kind::Radius(true))
+}
+
+fn georadiusbymember(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    generic(ctx, argv, Kind::ByMember(true))
+}
+
 fn georadius_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    generic(ctx, argv, Kind::RadiusRo)
+    generic(ctx, argv, Kind::Radius(false))
 }
 
 fn georadiusbymember_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    generic(ctx, argv, Kind::ByMemberRo)
+    generic(ctx, argv, Kind::ByMember(false))
 }
 
-/// The shared GEOSEARCH / GEORADIUS*_RO / GEOSEARCHSTORE implementation.
+/// The shared GEOSEARCH / GEOSEARCHSTORE / GEORADIUS[BYMEMBER][_RO] implementation (as Redis'
+/// `georadiusGeneric`: GEORADIUS and GEORADIUSBYMEMBER also take `STORE key` / `STOREDIST
+/// key`, and answer as their `_RO` forms without them).
 fn generic(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], kind: Kind) -> Reply {
     match run_search(ctx.ks, ctx.profile, argv, kind) {
         Ok(r) | Err(r) => r,
@@ -204,14 +227,14 @@ fn run_search(
     let mut shape = ShapeArg::Radius(0.0);
     let mut to_m = 1.0;
     let base = match kind {
-        Kind::RadiusRo => {
+        Kind::Radius(_) => {
             centre = lon_lat(p, &argv[2], &argv[3])?;
             let (r, u) = radius_unit(p, &argv[4], &argv[5])?;
             shape = ShapeArg::Radius(r);
             to_m = u;
             6
         }
-        Kind::ByMemberRo => {
+        Kind::ByMember(_) => {
             if let Some(z) = z {
                 centre = member_pos(p, z, &argv[2])?;
                 let (r, u) = radius_unit(p, &argv[3], &argv[4])?;
@@ -223,7 +246,9 @@ fn run_search(
         Kind::Search => 2,
         Kind::SearchStore => 3,
     };
-    let store = kind == Kind::SearchStore;
+    let radius_store = matches!(kind, Kind::Radius(true) | Kind::ByMember(true));
+    // Where the results go: GEOSEARCHSTORE's destination, or GEORADIUS' STORE key.
+    let mut store_key: Option<&[u8]> = (kind == Kind::SearchStore).then_some(&argv[1][..]);
     let (mut withdist, mut withhash, mut withcoord, mut any, mut storedist) =
         (false, false, false, false, false);
     let (mut frommember, mut fromloc, mut byradius, mut bybox) = (false, false, false, false);
@@ -253,8 +278,13 @@ fn run_search(
                 return Err(Reply::err("ERR COUNT must be > 0"));
             }
             i += 1;
-        } else if is(arg, "storedist") && store {
+        } else if is(arg, "storedist") && kind == Kind::SearchStore {
             storedist = true;
+        } else if (is(arg, "store") || is(arg, "storedist")) && radius_store && left >= 1 {
+            // The last STORE / STOREDIST given wins, as in Redis.
+            store_key = Some(&rest[i + 1]);
+            storedist = is(arg, "storedist");
+            i += 1;
         } else if is(arg, "frommember") && left >= 1 && is_search && !fromloc && !bypolygon {
             if let Some(z) = z {
                 centre = member_pos(p, z, &rest[i + 1])?;
@@ -299,10 +329,13 @@ fn run_search(
         i += 1;
     }
     let name = String::from_utf8_lossy(&argv[0]);
-    if store && (withdist || withhash || withcoord) {
-        return Err(Reply::err(
-            "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options",
-        ));
+    if store_key.is_some() && (withdist || withhash || withcoord) {
+        let which = if kind == Kind::SearchStore {
+            "GEOSEARCHSTORE"
+        } else {
+            "STORE option in GEORADIUS"
+        };
+        return Err(Reply::err(p.geo_store_with_error.replace("{}", which)));
     }
     if is_search && !(frommember || fromloc || bypolygon) {
         return Err(Reply::err(format!(
@@ -316,8 +349,8 @@ fn run_search(
         return Err(Reply::err("ERR the ANY argument requires COUNT argument"));
     }
     let Some(z) = z else {
-        if store {
-            ks.remove(&argv[1]);
+        if let Some(dst) = store_key {
+            ks.remove(dst);
             return Ok(Reply::Integer(0));
         }
         return Ok(Reply::Array(Vec::new()));
@@ -357,9 +390,9 @@ fn run_search(
     };
     let returned = hits.len();
     let sorted = z.sorted();
-    if store {
+    if let Some(dst) = store_key {
         if hits.is_empty() {
-            ks.remove(&argv[1]);
+            ks.remove(dst);
             return Ok(Reply::Integer(0));
         }
         let pairs: Vec<(Vec<u8>, f64)> = hits
@@ -369,7 +402,7 @@ fn run_search(
                 (sorted[h.index].1.clone(), score)
             })
             .collect();
-        ks.set(argv[1].clone(), Value::ZSet(ZSet::from_pairs(pairs)));
+        ks.set(dst.to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
         return Ok(Reply::Integer(returned as i64));
     }
     let fields = withdist || withhash || withcoord;

@@ -7,7 +7,8 @@
 //! - `geo_random_differential`: random point sets (uniform, city clusters, poles, antimeridian,
 //!   duplicate coordinates, unicode names) written with GEOADD into Redis and mirrored into
 //!   bitlens with `geo::encode`, then thousands of random GEOSEARCH / GEOSEARCHSTORE /
-//!   GEORADIUS_RO / GEORADIUSBYMEMBER_RO / GEODIST / GEOPOS / GEOHASH commands. Set
+//!   GEORADIUS[_RO] / GEORADIUSBYMEMBER[_RO] (with STORE / STOREDIST) / GEODIST / GEOPOS /
+//!   GEOHASH commands; the set a command stored is compared too. Set
 //!   `GEO_DIFF_SEED` to replay a run; the seed and the first differing command are printed.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -407,7 +408,11 @@ fn geo_random_differential() {
                     first_difference(&want, &got)
                 );
             }
-            if argv[0] == b"GEOSEARCHSTORE" {
+            let stores = argv[0] == b"GEOSEARCHSTORE"
+                || argv.iter().any(|a| {
+                    a.eq_ignore_ascii_case(b"STORE") || a.eq_ignore_ascii_case(b"STOREDIST")
+                });
+            if stores {
                 let q = args(&["ZRANGE", "dst", "0", "-1", "WITHSCORES"]);
                 let want = raw.query(&q);
                 let got = bitlens::execute(&mut ks, &q).to_resp();
@@ -631,18 +636,31 @@ fn random_search(rng: &mut Rng, members: &[(Vec<u8>, f64, f64)], key: &str) -> V
         }
     };
     let mut c: Vec<Vec<u8>>;
+    // GEORADIUS / GEORADIUSBYMEMBER (not _RO) may store: `STORE dst` or `STOREDIST dst`.
+    let mut radius_store = false;
     if form == 0 {
-        c = args(&["GEORADIUS_RO", key]);
+        let plain = rng.chance(0.5);
+        c = args(&[if plain { "GEORADIUS" } else { "GEORADIUS_RO" }, key]);
         let (lon, lat) = centre(rng);
         c.push(fmt_num(rng, lon).into_bytes());
         c.push(fmt_num(rng, lat).into_bytes());
         c.push(fmt_num(rng, size).into_bytes());
         c.push(unit.as_bytes().to_vec());
+        radius_store = plain && rng.chance(0.6);
     } else if form == 1 {
-        c = args(&["GEORADIUSBYMEMBER_RO", key]);
+        let plain = rng.chance(0.5);
+        c = args(&[
+            if plain {
+                "GEORADIUSBYMEMBER"
+            } else {
+                "GEORADIUSBYMEMBER_RO"
+            },
+            key,
+        ]);
         c.push(random_member(rng, members));
         c.push(fmt_num(rng, size).into_bytes());
         c.push(unit.as_bytes().to_vec());
+        radius_store = plain && rng.chance(0.6);
     } else {
         let store = form == 2;
         c = if store {
@@ -673,14 +691,24 @@ fn random_search(rng: &mut Rng, members: &[(Vec<u8>, f64, f64)], key: &str) -> V
             c.push(b"STOREDIST".to_vec());
         }
     }
+    if radius_store {
+        c.push(if rng.chance(0.5) {
+            b"STORE".to_vec()
+        } else {
+            b"STOREDIST".to_vec()
+        });
+        c.push(b"dst".to_vec());
+    }
     if form != 2 {
         // The WITH* options in a random order: the reply's field order must not follow it.
+        // With STORE they are an error (rarely asked, so that most stores succeed).
         let mut with = ["WITHDIST", "WITHCOORD", "WITHHASH"];
         for i in (1..with.len()).rev() {
             with.swap(i, rng.below(i as u64 + 1) as usize);
         }
+        let p = if radius_store { 0.05 } else { 0.35 };
         for w in with {
-            if rng.chance(0.35) {
+            if rng.chance(p) {
                 c.push(w.as_bytes().to_vec());
             }
         }
