@@ -57,10 +57,10 @@ pub struct ChartArgs {
     #[arg(long, value_delimiter = ',')]
     pub keys: Vec<String>,
     /// First day kept (`YYYYMMDD`, inclusive).
-    #[arg(long)]
+    #[arg(long, value_parser = yyyymmdd)]
     pub from: Option<String>,
     /// Last day kept (`YYYYMMDD`, inclusive).
-    #[arg(long)]
+    #[arg(long, value_parser = yyyymmdd)]
     pub to: Option<String>,
     /// `streaks`: number of days (the last ones) in the histogram (at least 1).
     #[arg(long, default_value_t = 30, value_parser = at_least_one)]
@@ -79,7 +79,7 @@ pub struct ChartArgs {
     #[arg(long, default_value = "stats:level:*")]
     pub enum_pattern: String,
     /// `enums`: the day (`YYYYMMDD`) whose field key is charted.
-    #[arg(long)]
+    #[arg(long, value_parser = yyyymmdd)]
     pub date: Option<String>,
     /// `enums`: the field type, `u<w>` with w in 1..=16.
     #[arg(long, default_value = "u4")]
@@ -100,6 +100,28 @@ pub struct ChartArgs {
     /// Height in pixels (100 to 20000).
     #[arg(long, default_value_t = 420, value_parser = clap::value_parser!(u32).range(100..=20_000))]
     pub height: u32,
+}
+
+/// A calendar day written `YYYYMMDD` (the suffix of the daily keys), checked to exist.
+fn yyyymmdd(s: &str) -> Result<String, String> {
+    let bad = || format!("{s:?} is not a day written YYYYMMDD (such as 20240520)");
+    if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(0);
+    let (y, m, d) = (n(0..4), n(4..6), n(6..8));
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Err(bad()),
+    };
+    if d == 0 || d > days {
+        return Err(bad());
+    }
+    Ok(s.to_string())
 }
 
 /// A whole number of 1 or more (`--days`, `--horizon`: a chart of no day is no chart).
@@ -240,20 +262,54 @@ pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
                 (Some(k), _) => k.as_bytes().to_vec(),
                 (None, date) => {
                     let keys = analytics::string_keys_matching(ks, args.enum_pattern.as_bytes());
+                    if keys.is_empty() {
+                        return Err(format!("no key matches {:?}", args.enum_pattern));
+                    }
+                    let days: Vec<&[u8]> = keys.iter().filter_map(|k| day_of(k)).collect();
+                    let span = match (days.first(), days.last()) {
+                        (Some(a), Some(b)) => format!(
+                            " (they run from {} to {})",
+                            String::from_utf8_lossy(a),
+                            String::from_utf8_lossy(b)
+                        ),
+                        _ => String::new(),
+                    };
+                    let n = keys.len();
                     let pick = match date {
                         Some(d) => keys.into_iter().find(|k| day_of(k) == Some(d.as_bytes())),
                         None => keys.into_iter().last(),
                     };
-                    pick.ok_or_else(|| format!("no key matches {:?}", args.enum_pattern))?
+                    pick.ok_or_else(|| {
+                        format!(
+                            "{n} keys match {:?}, but none is dated {}{span}",
+                            args.enum_pattern,
+                            date.as_deref().unwrap_or_default()
+                        )
+                    })?
                 }
             };
             if ks.get(&key).is_none() {
-                return Err(format!("no key {:?}", String::from_utf8_lossy(&key)));
+                return Err(format!(
+                    "--key: no key {} in database {}",
+                    bitlens::escape::display(&key),
+                    args.db
+                ));
             }
             let bytes = analytics::bitmap(ks, &key).map_err(|x| e(&x))?;
             let among: Option<Vec<u8>> = match (&args.among, args.all) {
                 (_, true) => None,
-                (Some(a), false) => Some(a.as_bytes().to_vec()),
+                (Some(a), false) => {
+                    // A bitmap named by hand that is not there is a typo: an empty chart
+                    // would say nobody had a level.
+                    if ks.get(a.as_bytes()).is_none() {
+                        return Err(format!(
+                            "--among: no key {} in database {}",
+                            bitlens::escape::display(a.as_bytes()),
+                            args.db
+                        ));
+                    }
+                    Some(a.as_bytes().to_vec())
+                }
                 (None, false) => day_of(&key)
                     .map(|d| [b"stats:active:".as_slice(), d].concat())
                     .filter(|k| ks.get(k).is_some()),

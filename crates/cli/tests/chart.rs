@@ -309,3 +309,44 @@ fn sizes_and_day_counts_of_zero_are_refused() {
     )
     .starts_with("<svg"));
 }
+
+/// Days are checked as days, and an `enums` date or `--among` bitmap that names nothing is an
+/// error that says what the keys are (new-user trial: `--date 2024-05-10` said no key matched
+/// the pattern, `--among nosuch` drew an empty chart).
+#[test]
+fn dates_and_among_name_what_is_wrong() {
+    for (kind, flag, day) in [
+        ("enums", "--date", "2024-05-10"),
+        ("enums", "--date", "20240599"),
+        ("enums", "--date", "foo"),
+        ("dau", "--from", "20240230"),
+        ("dau", "--to", "2024051"),
+    ] {
+        let err = chart_error(kind, &[flag, day]);
+        assert!(
+            err.contains(flag) && err.contains("is not a day written YYYYMMDD"),
+            "{flag} {day}: {err}"
+        );
+    }
+    // A real day with no field key: the keys that match and their dates.
+    let ks = keyspace();
+    let levels = analytics::string_keys_matching(&ks, b"stats:level:*");
+    let day = |k: &[u8]| String::from_utf8_lossy(&k[k.len() - 8..]).into_owned();
+    let err = chart_error("enums", &["--date", "20991231"]);
+    assert!(
+        err.contains(&format!(
+            "{} keys match \"stats:level:*\", but none is dated 20991231 (they run from {} to {})",
+            levels.len(),
+            day(&levels[0]),
+            day(levels.last().unwrap())
+        )),
+        "{err}"
+    );
+    let err = chart_error("enums", &["--among", "nosuch"]);
+    assert!(
+        err.contains("--among: no key nosuch in database 0"),
+        "{err}"
+    );
+    // A leap day is a day.
+    chart("dau", &["--from", "20240229"]);
+}
