@@ -493,10 +493,8 @@ impl Format {
     /// The format of a 9-byte file header: `REDIS` + 4 digits or `VALKEY` + 3 digits, with
     /// the version in the family's known range. The error names what was found.
     pub fn from_magic(magic: &[u8]) -> Result<Format, String> {
-        let shown = || {
-            let n = magic.len().min(9);
-            format!("{:?}", String::from_utf8_lossy(&magic[..n]))
-        };
+        // The first bytes as redis-cli quotes a name (`"\x1b[31mREDI"`): printable, exact.
+        let shown = || crate::escape::quote(&magic[..magic.len().min(9)]);
         let (family, digits) = if magic.starts_with(b"REDIS") {
             (Family::Redis, magic.get(5..9))
         } else if magic.starts_with(b"VALKEY") {
@@ -747,6 +745,12 @@ mod tests {
         assert_eq!(Format::from_magic(b"VALKEY080"), Ok(Format::VALKEY_9));
         let e = Format::from_magic(b"GARBAGE00").unwrap_err();
         assert!(e.contains("\"GARBAGE00\""), "{e}");
+        // Bytes that are not printable come out as redis-cli quotes them (new-user trial:
+        // they were Rust debug text with U+FFFD).
+        let e = Format::from_magic(b"\x1b[31mREDI").unwrap_err();
+        assert!(e.contains("starts with \"\\x1b[31mREDI\","), "{e}");
+        let e = Format::from_magic(b"\xffE\x1ee\xf0").unwrap_err();
+        assert!(e.contains("starts with \"\\xffE\\x1ee\\xf0\","), "{e}");
         let e = Format::from_magic(b"REDIS0099").unwrap_err();
         assert!(
             e.contains("99") && e.contains("newest it reads is 15"),
