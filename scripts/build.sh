@@ -18,6 +18,15 @@ if [ "$what" != "--wasm-only" ]; then
 fi
 
 if [ "$what" != "--native-only" ]; then
+  # The wasm tools come from `npm run setup` (the wasm32 target, wasm-bindgen-cli at the
+  # Cargo.lock version, npm's binaryen): on a fresh clone, run it first (it skips what is there).
+  if ! command -v wasm-bindgen >/dev/null 2>&1 || [ ! -x node_modules/.bin/wasm-opt ] ||
+    { command -v rustup >/dev/null 2>&1 && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; }; then
+    say "the wasm tools are missing: running scripts/setup.sh first"
+    bash scripts/setup.sh
+  fi
+  # A failed step leaves no half-written pkg.tmp/ behind.
+  trap 'rm -rf pkg.tmp' EXIT
   # simd128 comes from .cargo/config.toml ([target.wasm32-unknown-unknown] rustflags).
   # The `wasm` profile (Cargo.toml): release with fat LTO and one codegen unit, for size.
   say "cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens"

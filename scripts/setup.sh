@@ -93,4 +93,4 @@ if [ ! -f node_modules/.package-lock.json ] ||
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
 
-say "ready (wasm-bindgen $WBG_VERSION, $(node --version), $(redis-server --version | awk '{print $3}'))"
+say "ready (wasm-bindgen $WBG_VERSION, node $(node --version), redis-server $(redis-server --version | sed -E 's/.* v=([^ ]+).*/\1/'))"
