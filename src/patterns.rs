@@ -416,6 +416,31 @@ pub fn group_by_classes(keys: &[&[u8]]) -> Vec<(Vec<u8>, Vec<usize>)> {
     rows
 }
 
+/// Key pieces that make near collisions for the grouping: numbers, dates, months, the glob's
+/// special bytes, separators a wildcard can swallow (`k*-*` takes `k:2024-05-01` but not
+/// `k:20240501`, splitting the row `k:*`). The vocabulary of the randomized tests of
+/// [`group`] and of the CLI's spilled `inspect`, which build keys from them.
+pub const NEAR_COLLISION_PIECES: [&str; 18] = [
+    "1",
+    "2",
+    "10",
+    "k",
+    "a",
+    "x",
+    "*",
+    "?",
+    "[",
+    "\\",
+    "20240501",
+    "2024-05-01",
+    "202405",
+    "1-2",
+    "a1",
+    "-",
+    "big",
+    "utf8",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,26 +514,7 @@ mod tests {
         // Pieces that make near collisions: numbers, dates, months, the glob's special bytes,
         // separators a wildcard can swallow (`k*-*` takes `k:2024-05-01` but not
         // `k:20240501`, splitting the row `k:*`).
-        const PIECES: [&str; 18] = [
-            "1",
-            "2",
-            "10",
-            "k",
-            "a",
-            "x",
-            "*",
-            "?",
-            "[",
-            "\\",
-            "20240501",
-            "2024-05-01",
-            "202405",
-            "1-2",
-            "a1",
-            "-",
-            "big",
-            "utf8",
-        ];
+        use super::NEAR_COLLISION_PIECES as PIECES;
         let mut rng = fastrand::Rng::with_seed(17);
         let mut splits = 0;
         for round in 0..400 {

@@ -179,67 +179,52 @@ pub mod wasm {
         super::scalar::one_step(&mut acc[n..len], &mut multi[n..len], &s[n..len]);
     }
 
-    /// SIMD version of the scalar kernel of the same name: four `v128` loads per 64-byte
-    /// block, reduced by `v128.or` (`v128.and`) and tested with one `v128.any_true`; two
-    /// blocks per test while both fit (half the branches), then the last odd block.
+    /// SIMD version of the scalar kernel of the same name (the same result: whole 64-byte
+    /// blocks). Each block is four `v128` loads reduced by `v128.or` (`v128.and`, then
+    /// `v128.not`) to a vector that is non-zero where a wanted bit is; two blocks are tested
+    /// with one `v128.any_true` while both fit (half the branches), then the last odd block.
     pub fn skip_blocks(bytes: &[u8], bit: bool) -> usize {
-        let n2 = bytes.len() / 128 * 128;
-        let mut i = 0;
         if bit {
-            while i < n2 {
-                let a = v128_or(
-                    v128_or(load(bytes, i), load(bytes, i + 16)),
-                    v128_or(load(bytes, i + 32), load(bytes, i + 48)),
-                );
-                let b = v128_or(
-                    v128_or(load(bytes, i + 64), load(bytes, i + 80)),
-                    v128_or(load(bytes, i + 96), load(bytes, i + 112)),
-                );
-                if v128_any_true(v128_or(a, b)) {
-                    break;
-                }
-                i += 128;
-            }
+            skip::<true>(bytes)
         } else {
-            while i < n2 {
-                let a = v128_and(
-                    v128_and(load(bytes, i), load(bytes, i + 16)),
-                    v128_and(load(bytes, i + 32), load(bytes, i + 48)),
-                );
-                let b = v128_and(
-                    v128_and(load(bytes, i + 64), load(bytes, i + 80)),
-                    v128_and(load(bytes, i + 96), load(bytes, i + 112)),
-                );
-                if v128_any_true(v128_not(v128_and(a, b))) {
-                    break;
-                }
-                i += 128;
-            }
+            skip::<false>(bytes)
         }
-        // The pair holding the first such bit (or the tail): one 64-byte block at a time.
-        let n = bytes.len() / 64 * 64;
-        if bit {
-            while i < n {
-                let acc = v128_or(
-                    v128_or(load(bytes, i), load(bytes, i + 16)),
-                    v128_or(load(bytes, i + 32), load(bytes, i + 48)),
-                );
-                if v128_any_true(acc) {
-                    break;
-                }
-                i += 64;
-            }
+    }
+
+    /// The 64 bytes at `i` reduced to a vector with a bit set where a `SET` bit (a set bit, or
+    /// for `SET = false` a clear one) is.
+    #[inline(always)]
+    fn wanted<const SET: bool>(s: &[u8], i: usize) -> v128 {
+        let (a, b, c, d) = (
+            load(s, i),
+            load(s, i + 16),
+            load(s, i + 32),
+            load(s, i + 48),
+        );
+        if SET {
+            v128_or(v128_or(a, b), v128_or(c, d))
         } else {
-            while i < n {
-                let acc = v128_and(
-                    v128_and(load(bytes, i), load(bytes, i + 16)),
-                    v128_and(load(bytes, i + 32), load(bytes, i + 48)),
-                );
-                if v128_any_true(v128_not(acc)) {
-                    break;
-                }
-                i += 64;
+            v128_not(v128_and(v128_and(a, b), v128_and(c, d)))
+        }
+    }
+
+    fn skip<const SET: bool>(bytes: &[u8]) -> usize {
+        let mut i = 0;
+        while i + 128 <= bytes.len() {
+            if v128_any_true(v128_or(
+                wanted::<SET>(bytes, i),
+                wanted::<SET>(bytes, i + 64),
+            )) {
+                break;
             }
+            i += 128;
+        }
+        // The pair holding the first wanted bit, or the tail: one block at a time.
+        while i + 64 <= bytes.len() {
+            if v128_any_true(wanted::<SET>(bytes, i)) {
+                break;
+            }
+            i += 64;
         }
         i
     }

@@ -23,8 +23,9 @@ fn keyspace() -> Keyspace {
         .unwrap()
 }
 
-/// Runs `bitlens chart KIND --rdb dump --svg tmp ARGS` and returns the SVG text.
-fn chart(kind: &str, args: &[&str]) -> String {
+/// Runs `bitlens chart KIND --rdb dump --svg OUT ARGS` with OUT in a fresh temporary folder:
+/// the process' output and the SVG text if one was written.
+fn run_chart(kind: &str, args: &[&str]) -> (std::process::Output, Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.svg");
     let rdb = dump();
@@ -38,12 +39,19 @@ fn chart(kind: &str, args: &[&str]) -> String {
     ];
     argv.extend_from_slice(args);
     let o = bitlens(&argv, b"");
+    let svg = std::fs::read_to_string(&out).ok();
+    (o, svg)
+}
+
+/// Runs `bitlens chart KIND … ARGS`, which must succeed, and returns the SVG text.
+fn chart(kind: &str, args: &[&str]) -> String {
+    let (o, svg) = run_chart(kind, args);
     assert!(
         o.status.success(),
         "bitlens chart {kind} failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let svg = std::fs::read_to_string(&out).unwrap();
+    let svg = svg.expect("an SVG written");
     assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(200)]);
     svg
 }
@@ -246,27 +254,14 @@ fn empty_date_range_says_the_keys_match_and_gives_their_dates() {
     );
 }
 
-/// Runs `bitlens chart KIND --rdb dump --svg tmp ARGS`, which must fail; returns its stderr
-/// and checks that no SVG was written.
+/// Runs `bitlens chart KIND … ARGS`, which must fail without writing an SVG; returns stderr.
 fn chart_error(kind: &str, args: &[&str]) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.svg");
-    let rdb = dump();
-    let mut argv = vec![
-        "chart",
-        kind,
-        "--rdb",
-        rdb.to_str().unwrap(),
-        "--svg",
-        out.to_str().unwrap(),
-    ];
-    argv.extend_from_slice(args);
-    let o = bitlens(&argv, b"");
+    let (o, svg) = run_chart(kind, args);
     assert!(
         !o.status.success(),
         "bitlens chart {kind} {args:?} succeeded"
     );
-    assert!(!out.exists(), "an SVG was written for {args:?}");
+    assert!(svg.is_none(), "an SVG was written for {args:?}");
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 

@@ -189,26 +189,7 @@ fn near_collisions_stay_exact_through_the_spill_on_redis() {
 /// A file of random keys made of pieces that collide (numbers, dates, months, glob bytes),
 /// in up to three databases, some with an expiry.
 fn random_rdb(rng: &mut fastrand::Rng, n: usize) -> Vec<u8> {
-    const PIECES: [&str; 18] = [
-        "1",
-        "2",
-        "10",
-        "k",
-        "a",
-        "x",
-        "*",
-        "?",
-        "[",
-        "\\",
-        "20240501",
-        "2024-05-01",
-        "202405",
-        "1-2",
-        "a1",
-        "-",
-        "big",
-        "utf8",
-    ];
+    use bitlens::patterns::NEAR_COLLISION_PIECES as PIECES;
     let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
     for db in 0..rng.u64(1..4) {
         w.select_db(db).unwrap();
