@@ -945,24 +945,29 @@ fn opt_field(options: &JsValue, name: &str) -> Result<JsValue, JsError> {
         .map_err(|_| throw(format!("cannot read options.{name}")))
 }
 
-fn opt_bool(options: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
+/// Option `name` converted by `conv` (`None` when absent or null); `what` names the type
+/// wanted in the error.
+fn opt_typed<T>(
+    options: &JsValue,
+    name: &str,
+    conv: impl FnOnce(&JsValue) -> Option<T>,
+    what: &str,
+) -> Result<Option<T>, JsError> {
     let v = opt_field(options, name)?;
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    v.as_bool()
+    conv(&v)
         .map(Some)
-        .ok_or_else(|| throw(format!("options.{name} must be a boolean")))
+        .ok_or_else(|| throw(format!("options.{name} must be {what}")))
+}
+
+fn opt_bool(options: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
+    opt_typed(options, name, JsValue::as_bool, "a boolean")
 }
 
 fn opt_f64(options: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
-    let v = opt_field(options, name)?;
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.as_f64()
-        .map(Some)
-        .ok_or_else(|| throw(format!("options.{name} must be a number")))
+    opt_typed(options, name, JsValue::as_f64, "a number")
 }
 
 /// A non-negative integer option.

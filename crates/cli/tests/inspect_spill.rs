@@ -189,20 +189,12 @@ fn near_collisions_stay_exact_through_the_spill_on_redis() {
 /// A file of random keys made of pieces that collide (numbers, dates, months, glob bytes),
 /// in up to three databases, some with an expiry.
 fn random_rdb(rng: &mut fastrand::Rng, n: usize) -> Vec<u8> {
-    use bitlens::patterns::NEAR_COLLISION_PIECES as PIECES;
     let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
     for db in 0..rng.u64(1..4) {
         w.select_db(db).unwrap();
         let mut set = BTreeSet::new();
         for _ in 0..n {
-            let mut k = Vec::new();
-            for i in 0..rng.usize(1..5) {
-                if i > 0 && rng.bool() {
-                    k.push(b':');
-                }
-                k.extend_from_slice(PIECES[rng.usize(..PIECES.len())].as_bytes());
-            }
-            set.insert(k);
+            set.insert(bitlens::patterns::near_collision_key(|n| rng.usize(..n)));
         }
         let mut keys: Vec<Vec<u8>> = set.into_iter().collect();
         rng.shuffle(&mut keys);
