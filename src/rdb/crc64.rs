@@ -138,7 +138,8 @@ pub(crate) fn update(crc: u64, bytes: &[u8]) -> u64 {
     update_tables(crc, bytes)
 }
 
-/// [`update`] on the 4-lane slice-by-8 tables alone: whole 4-lane blocks, then slice-by-8.
+/// The running CRC `crc` continued over `bytes` on the 4-lane slice-by-8 tables alone (what
+/// wasm32 always runs): whole 4-lane blocks, then slice-by-8.
 pub fn update_tables(mut crc: u64, bytes: &[u8]) -> u64 {
     if bytes.is_empty() {
         return crc;
