@@ -642,7 +642,10 @@ pub fn object_encoding(
     match value {
         Value::String(s) => {
             let len = s.len();
-            if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
+            if s.rewritten() {
+                // Written in the session: unshared to a raw string, as the server leaves it.
+                Some("raw")
+            } else if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
                 Some("int")
             } else if profile.is_embstr(key.len(), len as usize) {
                 Some("embstr")

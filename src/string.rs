@@ -28,12 +28,15 @@ enum Repr {
 #[derive(Debug, Clone)]
 pub struct RedisString {
     repr: Repr,
+    /// Written by a command of the session (see [`RedisString::mark_rewritten`]).
+    rewritten: bool,
 }
 
 impl Default for RedisString {
     fn default() -> Self {
         RedisString {
             repr: Repr::Dense(Vec::new()),
+            rewritten: false,
         }
     }
 }
@@ -55,10 +58,25 @@ fn sparse_pays(len: u64, stored_pages: u64) -> bool {
 }
 
 impl RedisString {
+    /// Marks the string as written in this session, as Redis' `dbUnshareStringValue` leaves
+    /// it: OBJECT ENCODING then says `raw` whatever the length or content (recorded on Redis
+    /// 6.2.14 / 7.0.15 and Valkey 8.1.8 / 9.1.2 after SETBIT, BITFIELD SET, BITOP's
+    /// destination, PFADD, PFMERGE's destination and a one-key PFCOUNT, even with a valid
+    /// cached cardinality). A string as loaded from a snapshot is not marked.
+    pub fn mark_rewritten(&mut self) {
+        self.rewritten = true;
+    }
+
+    /// Whether [`RedisString::mark_rewritten`] was called.
+    pub fn rewritten(&self) -> bool {
+        self.rewritten
+    }
+
     /// A string holding exactly `bytes`. Long, mostly-zero strings are stored sparse.
     pub fn from_bytes(bytes: Vec<u8>) -> Self {
         let mut s = RedisString {
             repr: Repr::Dense(bytes),
+            rewritten: false,
         };
         s.compact();
         s
@@ -83,6 +101,7 @@ impl RedisString {
         }
         RedisString {
             repr: Repr::Dense(bytes.to_vec()),
+            rewritten: false,
         }
     }
 
@@ -119,6 +138,7 @@ impl RedisString {
     pub fn from_sparse(sp: SparseBitmap) -> Self {
         let mut s = RedisString {
             repr: Repr::Sparse(sp),
+            rewritten: false,
         };
         s.normalize();
         s
@@ -392,6 +412,7 @@ impl RedisString {
             bitmap::bitop_not_in_place(&mut v);
             return RedisString {
                 repr: Repr::Dense(v),
+                rewritten: false,
             };
         }
         Self::from_sparse(SparseBitmap::bitop(op, &sources))

@@ -91,7 +91,11 @@ fn lookup_for_write<'a>(ks: &'a mut Keyspace, key: &[u8]) -> Result<&'a mut Redi
         ks.set(key.to_vec(), Value::String(RedisString::default()));
     }
     match ks.get_mut(key) {
-        Some(Value::String(s)) => Ok(s),
+        Some(Value::String(s)) => {
+            // Unshared for the write, as Redis does: OBJECT ENCODING says raw from now on.
+            s.mark_rewritten();
+            Ok(s)
+        }
         _ => Err(Reply::wrong_type()),
     }
 }
@@ -383,7 +387,8 @@ fn bitop(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     for key in &argv[3..] {
         srcs.push(tri!(lookup(ks, key)));
     }
-    let result = RedisString::bitop(op, &srcs);
+    let mut result = RedisString::bitop(op, &srcs);
+    result.mark_rewritten();
     let len = result.len() as i64;
     if len == 0 {
         ks.remove(&argv[2]);

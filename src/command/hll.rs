@@ -60,12 +60,18 @@ pub fn pfadd_elements<'a>(
 ) -> Reply {
     let limit = sparse_max_bytes;
     let result = match ks.get_mut(key) {
-        Some(Value::String(s)) => hll::pfadd_iter(s.bytes_mut(), elements, limit),
+        Some(Value::String(s)) => {
+            let r = hll::pfadd_iter(s.bytes_mut(), elements, limit);
+            if r.is_ok() {
+                s.mark_rewritten();
+            }
+            r
+        }
         Some(_) => return Reply::wrong_type(),
         None => {
             let mut bytes = Vec::new();
             let r = hll::pfadd_iter(&mut bytes, elements, limit);
-            ks.set(key.to_vec(), Value::String(RedisString::from_bytes(bytes)));
+            ks.set(key.to_vec(), Value::String(rewritten(bytes)));
             r
         }
     };
@@ -106,6 +112,13 @@ fn pfcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     pfcount_one(ks, &argv[1])
 }
 
+/// A string a command has just written (see [`RedisString::mark_rewritten`]).
+fn rewritten(bytes: Vec<u8>) -> RedisString {
+    let mut s = RedisString::from_bytes(bytes);
+    s.mark_rewritten();
+    s
+}
+
 /// `PFCOUNT key` of one key: the command's reply (the cached cardinality when valid, else
 /// counted and cached), for callers that hold the key as a slice (the wasm typed fast path).
 pub(crate) fn pfcount_one(ks: &mut Keyspace, key: &[u8]) -> Reply {
@@ -120,6 +133,8 @@ pub(crate) fn pfcount_one(ks: &mut Keyspace, key: &[u8]) -> Reply {
                 }
                 hll::cached_cardinality(&bytes)
             };
+            // A valid HLL is unshared even when its cache answers (OBJECT ENCODING: raw).
+            s.mark_rewritten();
             match cached.map_or_else(|| hll::count(s.bytes_mut()), Ok) {
                 Ok(n) => Reply::Integer(n as i64),
                 Err(e) => hll_error(e),
@@ -140,15 +155,15 @@ fn pfmerge(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Err(r) => return r,
     };
     let result = match ks.get_mut(&argv[1]) {
-        Some(Value::String(s)) => hll::store_merged(s.bytes_mut(), &acc, use_dense, limit),
+        Some(Value::String(s)) => {
+            s.mark_rewritten();
+            hll::store_merged(s.bytes_mut(), &acc, use_dense, limit)
+        }
         Some(_) => return Reply::wrong_type(),
         None => {
             let mut bytes = Vec::new();
             let r = hll::store_merged(&mut bytes, &acc, use_dense, limit);
-            ks.set(
-                argv[1].clone(),
-                Value::String(RedisString::from_bytes(bytes)),
-            );
+            ks.set(argv[1].clone(), Value::String(rewritten(bytes)));
             r
         }
     };
