@@ -19,11 +19,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BITLENS, ROOT, artifact, freePort, launchBrowser, redisPipe, rng, start, startBitlens, tempDir,
+  SERVERS_DIR, BITLENS, ROOT, artifact, freePort, launchBrowser, redisPipe, rng, start, startBitlens, tempDir,
 } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
 
-const SERVERS = process.env.BITLENS_SERVERS_DIR || '/work/servers';
+const SERVERS = SERVERS_DIR;
 const MANIFEST = path.join(SERVERS, 'servers.json');
 
 /** Starts Redis 7.4.1 (from servers.json: `npm run setup` installs it); its redis-cli too. */

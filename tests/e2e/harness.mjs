@@ -13,6 +13,9 @@ import { chromium } from 'playwright-core';
 import { staticServer } from './static-server.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where `npm run setup` (scripts/servers.sh) installs the real servers: `$BITLENS_SERVERS_DIR`,
+ * else the checkout's `.servers/` (its manifest is `servers.json` there). */
+export const SERVERS_DIR = process.env.BITLENS_SERVERS_DIR || path.join(ROOT, '.servers');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 export const BITLENS = path.join(ROOT, 'target/release/bitlens');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';

@@ -25,7 +25,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BITLENS, ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe,
+  BITLENS, SERVERS_DIR, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe,
   rng, start, staticPanel, tempDir,
 } from './harness.mjs';
 
@@ -33,7 +33,7 @@ const DAY = 86400000;
 
 /** The installed Redis 7.4.1 (bundled jemalloc: the memory model's default), or null. */
 function redis74() {
-  const dir = process.env.BITLENS_SERVERS_DIR || path.join(ROOT, '.servers');
+  const dir = SERVERS_DIR;
   const manifest = path.join(dir, 'servers.json');
   if (!existsSync(manifest)) return null;
   const s = JSON.parse(readFileSync(manifest, 'utf8')).servers['redis-7.4.1'];

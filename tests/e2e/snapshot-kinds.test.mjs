@@ -16,12 +16,11 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, start, startRedis,
+  ROOT, SERVERS_DIR, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, start, startRedis,
   staticPanel, tempDir,
 } from './harness.mjs';
 
 const FIXTURES = path.join(ROOT, 'tests/data/fixtures');
-const SERVERS_DIR = process.env.BITLENS_SERVERS_DIR || path.join(ROOT, '.servers');
 const YEAR_MS = 365.2425 * 86400000;
 
 /** The fixture's record of what the server held: {keys: [{db, key, type, pexpireat, dump}]}. */

@@ -13,11 +13,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe, start,
+  SERVERS_DIR, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe, start,
   startBitlens, staticPanel, tempDir,
 } from './harness.mjs';
 
-const SERVERS = process.env.BITLENS_SERVERS_DIR || '/work/servers';
+const SERVERS = SERVERS_DIR;
 const MANIFEST = path.join(SERVERS, 'servers.json');
 
 /** Starts Redis 7.4.1 with RedisBloom (from servers.json: `npm run setup` installs both). */
