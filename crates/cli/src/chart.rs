@@ -110,15 +110,8 @@ fn yyyymmdd(s: &str) -> Result<String, String> {
     }
     let n = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(0);
     let (y, m, d) = (n(0..4), n(4..6), n(6..8));
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(bad()),
-    };
-    if d == 0 || d > days {
+    // 0 days for a month outside 1..=12.
+    if d == 0 || d > analytics::signin::days_in_month(y, m) {
         return Err(bad());
     }
     Ok(s.to_string())
@@ -173,18 +166,27 @@ fn empty_selection(ks: &Keyspace, args: &ChartArgs) -> String {
         let given: Vec<Vec<u8>> = args.keys.iter().map(|k| k.as_bytes().to_vec()).collect();
         (given, "were given with --keys".to_string())
     };
-    let days: Vec<&[u8]> = all.iter().filter_map(|k| day_of(k)).collect();
-    match (days.iter().min(), days.iter().max()) {
-        (Some(first), Some(last)) if args.from.is_some() || args.to.is_some() => format!(
-            "{} keys {what}, but none is dated in the range {} .. {} (they run from {} to {})",
+    match date_span(&all) {
+        Some(span) if args.from.is_some() || args.to.is_some() => format!(
+            "{} keys {what}, but none is dated in the range {} .. {}{span}",
             all.len(),
             args.from.as_deref().unwrap_or("the start"),
             args.to.as_deref().unwrap_or("the end"),
-            String::from_utf8_lossy(first),
-            String::from_utf8_lossy(last)
         ),
         _ => format!("no daily keys match {:?}", args.pattern),
     }
+}
+
+/// ` (they run from FIRST to LAST)`: the earliest and latest `YYYYMMDD` among `keys`, or
+/// `None` when no key is dated.
+fn date_span(keys: &[Vec<u8>]) -> Option<String> {
+    let days: Vec<&[u8]> = keys.iter().filter_map(|k| day_of(k)).collect();
+    let (first, last) = (days.iter().min()?, days.iter().max()?);
+    Some(format!(
+        " (they run from {} to {})",
+        String::from_utf8_lossy(first),
+        String::from_utf8_lossy(last)
+    ))
 }
 
 fn parse_field(spec: &str) -> Result<u32, String> {
@@ -265,15 +267,7 @@ pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
                     if keys.is_empty() {
                         return Err(format!("no key matches {:?}", args.enum_pattern));
                     }
-                    let days: Vec<&[u8]> = keys.iter().filter_map(|k| day_of(k)).collect();
-                    let span = match (days.first(), days.last()) {
-                        (Some(a), Some(b)) => format!(
-                            " (they run from {} to {})",
-                            String::from_utf8_lossy(a),
-                            String::from_utf8_lossy(b)
-                        ),
-                        _ => String::new(),
-                    };
+                    let span = date_span(&keys).unwrap_or_default();
                     let n = keys.len();
                     let pick = match date {
                         Some(d) => keys.into_iter().find(|k| day_of(k) == Some(d.as_bytes())),
