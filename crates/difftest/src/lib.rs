@@ -620,18 +620,21 @@ pub fn query_pipeline(conn: &mut redis::Connection, cmds: &[Vec<Vec<u8>>]) -> Ve
     }
 }
 
-/// The seed of a random differential run: the integer in environment variable `var` (to replay
-/// a run), else one taken from the clock. Printed as `var=seed` so that a failure can be replayed.
+/// The environment variable every randomized test replays its seed from.
+pub const SEED_VAR: &str = "BITLENS_SEED";
+
+/// The seed of a random differential run: the integer in `BITLENS_SEED` (to replay a run; the
+/// one variable `scripts/seed-sweep.sh` sets for every randomized test), else the integer in
+/// the test's own older variable `var` (kept so that old replay lines still work), else one
+/// taken from the clock. Printed as `BITLENS_SEED=seed` so that a failure can be replayed.
 pub fn seed_from_env(var: &str) -> u64 {
-    let seed = std::env::var(var)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
-    println!("{var}={seed}");
+    let read = |name: &str| std::env::var(name).ok().and_then(|s| s.trim().parse().ok());
+    let seed = read(SEED_VAR).or_else(|| read(var)).unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    println!("{SEED_VAR}={seed}");
     seed
 }

@@ -9,7 +9,7 @@
 //! - ENUMDIST: BITFIELD GET u<w> #i for every field.
 //! - PROCESSED / FIRSTUNPROCESSED: BITCOUNT … BIT and BITPOS 0.
 //!
-//! Set `ANALYTICS_DIFF_SEED` to replay a run.
+//! The seed is printed; `BITLENS_SEED` replays a run.
 
 use bitlens::command::execute;
 use bitlens::keyspace::Value;
@@ -83,11 +83,7 @@ fn random_bitmap(rng: &mut fastrand::Rng, len: usize, per_mille: u64) -> Vec<u8>
 
 #[test]
 fn analytics_against_live_redis() {
-    let seed = std::env::var("ANALYTICS_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_2024_u64);
-    eprintln!("ANALYTICS_DIFF_SEED={seed}");
+    let seed = bitlens_difftest::seed_from_env("ANALYTICS_DIFF_SEED");
     let server = RedisServer::start(&[]);
     let mut t = Both {
         conn: server.connection(),

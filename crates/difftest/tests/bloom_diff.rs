@@ -12,7 +12,7 @@
 //! CF.EXISTS, CF.MEXISTS, CF.COUNT, CF.INFO, CMS.QUERY, CMS.INFO, TOPK.QUERY, TOPK.COUNT,
 //! TOPK.LIST [WITHCOUNT], TOPK.INFO, TDIGEST.*) is compared byte for byte (RESP2) on random
 //! probes, most of them items never added, so that false positives must match too. Each
-//! key's DUMP payload must decode to the same value as the file's. `BLOOM_DIFF_SEED`
+//! key's DUMP payload must decode to the same value as the file's. `BITLENS_SEED`
 //! replays a run.
 //!
 //! One known gap is reported, not failed: Redis prints doubles with fpconv's Grisu2, which
@@ -80,7 +80,7 @@ fn send(raw: &mut RawConnection, argv: Vec<Vec<u8>>) -> Vec<u8> {
     raw.query(&argv)
 }
 
-/// The seed (`BLOOM_DIFF_SEED`), its generator, a fresh redis-server with RedisBloom and a
+/// The seed (`BITLENS_SEED`), its generator, a fresh redis-server with RedisBloom and a
 /// connection to it; `None` (with a SKIP line) when the module is not installed.
 fn start() -> Option<(u64, fastrand::Rng, RedisServer, RawConnection)> {
     if std::panic::catch_unwind(bitlens_difftest::redisbloom_module).is_err() {
@@ -427,7 +427,7 @@ fn redisbloom_read_commands_match_the_module() {
     assert_eq!(
         failures,
         0,
-        "BLOOM_DIFF_SEED={seed}: {failures} of {} probes differ",
+        "BITLENS_SEED={seed}: {failures} of {} probes differ",
         probes.len()
     );
 }
@@ -1001,7 +1001,7 @@ fn redisbloom_write_commands_match_the_module() {
     );
     assert_eq!(
         failures, 0,
-        "BLOOM_DIFF_SEED={seed}: {failures} replies differ"
+        "BITLENS_SEED={seed}: {failures} replies differ"
     );
     for fam in ["scaled bf", "cf", "cms", "td"] {
         assert!(families.contains_key(fam), "no {fam} value was compared");

@@ -9,7 +9,7 @@
 //!   bitlens with `geo::encode`, then thousands of random GEOSEARCH / GEOSEARCHSTORE /
 //!   GEORADIUS[_RO] / GEORADIUSBYMEMBER[_RO] (with STORE / STOREDIST) / GEODIST / GEOPOS /
 //!   GEOHASH commands; the set a command stored is compared too. Set
-//!   `GEO_DIFF_SEED` to replay a run; the seed and the first differing command are printed.
+//!   `BITLENS_SEED` to replay a run; the seed and the first differing command are printed.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -800,7 +800,7 @@ fn geo_distance_ties_follow_redis_order() {
 /// best-first fast path), BYRADIUS and BYBOX, COUNT n ANY (the walk that stops early) and no
 /// order with ANY, compared byte for byte. Also counts how many searches the best-first path
 /// answered (the rest fell back to the full search because of distance ties), so that a run
-/// shows the fast path was exercised. `GEO_DIFF_SEED` replays a run.
+/// shows the fast path was exercised. `BITLENS_SEED` replays a run.
 #[test]
 fn geo_large_sets_count_desc_box_any() {
     use bitlens::geo::search::{best_first, Order, Shape};

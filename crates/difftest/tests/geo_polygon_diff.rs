@@ -8,7 +8,7 @@
 //! replies of bitlens on that file (its default profile, the writer's, and `--compat
 //! valkey-9.0`) must equal the server's RESP bytes. Redis 7.4.1 and Valkey 8.1.8, which have
 //! no BYPOLYGON, get the same commands and bitlens must reject them exactly as they do.
-//! `GEO_POLYGON_SEED` picks another random data set.
+//! `BITLENS_SEED` picks another random data set.
 
 use bitlens::dialect::Profile;
 use bitlens::rdb::{load_rdb, LoadOptions};

@@ -5,7 +5,7 @@
 //! calls into Redis and into bitlens; then GET bytes, single-key and multi-key PFCOUNT and
 //! PFMERGE results (reply and GET bytes of the destination) are compared byte for byte.
 //! Keys cover sparse, dense and the sparse-to-dense promotion boundary. Crafted invalid and
-//! corrupt strings check the error replies. The seed is printed; set `HLL_DIFF_SEED` to
+//! corrupt strings check the error replies. The seed is printed; set `BITLENS_SEED` to
 //! replay a run and `HLL_DIFF_KEYS` to change the number of keys (default 2,000).
 //!
 //! Run it optimised: `cargo test -p bitlens-difftest --release --test hll_diff -- --nocapture`.
@@ -160,7 +160,7 @@ impl Diff {
 #[test]
 fn hll_matches_redis() {
     let seed = bitlens_difftest::seed_from_env("HLL_DIFF_SEED");
-    println!("hll_diff seed {seed} (replay with HLL_DIFF_SEED={seed})");
+    println!("hll_diff seed {seed} (replay with BITLENS_SEED={seed})");
     let nkeys: usize = std::env::var("HLL_DIFF_KEYS")
         .ok()
         .and_then(|s| s.parse().ok())

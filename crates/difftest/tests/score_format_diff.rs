@@ -6,7 +6,7 @@
 //! Redis 7.0.15 prints `%.17g`; Redis 7.4.1 and Valkey 8.1.8 / 9.1.2 print fpconv's Grisu2
 //! digits, which are sometimes one digit longer than the shortest round-trip digits (the
 //! count of such members is printed: what a shortest-digits printer would get wrong).
-//! Set `SCORE_DIFF_SEED` to replay a run.
+//! Set `BITLENS_SEED` to replay a run.
 
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::session::{Clock, Session};

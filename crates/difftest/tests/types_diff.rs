@@ -18,7 +18,7 @@
 //! than 7.4, the syntax whose profile hook the dialect helper wires (HTTL & co., HSCAN
 //! NOVALUES, strict scan cursors, LPOS RANK i64::MIN, negative LIMIT offsets), and before
 //! 7.2 ZRANK WITHSCORE. Scores are multiples of 1/8, which print the same in Redis 7.0's
-//! 17-digit and 7.4's shortest form. Set `TYPES_DIFF_SEED` to replay a run.
+//! 17-digit and 7.4's shortest form. Set `BITLENS_SEED` to replay a run.
 
 use bitlens::command::{execute_in, Ctx};
 use bitlens::dialect::Profile;
@@ -1038,7 +1038,7 @@ fn run_kind(kind: ServerKind) {
         }
     }
     eprintln!(
-        "types_diff {}: TYPES_DIFF_SEED={seed}, {} commands, {} differ",
+        "types_diff {}: BITLENS_SEED={seed}, {} commands, {} differ",
         kind.name(),
         n,
         failures.len()
@@ -1048,7 +1048,7 @@ fn run_kind(kind: ServerKind) {
     }
     assert!(
         failures.is_empty(),
-        "{}: {} replies differ (TYPES_DIFF_SEED={seed})",
+        "{}: {} replies differ (BITLENS_SEED={seed})",
         kind.name(),
         failures.len()
     );
