@@ -8,6 +8,14 @@
 //! master field, else `num-fields` and field/value pairs; then the entry's element count
 //! (`lp-count`, for walking backwards). Flag 1 (`DELETED`) marks a deleted entry. Nodes are
 //! validated when the stream is built, so decoding on demand cannot fail afterwards.
+//!
+//! As Redis' stream iterator (t_stream.c `streamIteratorGetID`), reads walk the entries by
+//! their flags: the master entry's live/deleted counts and the stream's recorded length are
+//! not used to find entries, and a file where they disagree with the flags loads (Redis does
+//! not compare them at load; XLEN answers the recorded length). A node whose entries do not
+//! parse, or whose `lp-count` is not its entry's element count (Redis walks backwards by it),
+//! is refused: Redis refuses both only with `sanitize-dump-payload yes`, and without it answers
+//! from memory it misreads.
 
 use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 
@@ -164,15 +172,24 @@ fn count(items: &[Item<'_>], i: usize, what: &str) -> Result<usize, BlobError> {
         })
 }
 
-/// Decodes one node: its live entries (or, with `f` returning false, stops early).
+/// Decodes one node: calls `f` with its live entries in order (until `f` returns false) and
+/// returns the numbers of live and deleted entries its flags mark (the master entry's counts
+/// are read, as integers, but not relied on).
 fn walk_node(
     master: StreamId,
     blob: &[u8],
     mut f: impl FnMut(StreamEntry) -> bool,
-) -> Result<(), BlobError> {
+) -> Result<(u64, u64), BlobError> {
     let items = encoded::listpack(blob)?;
-    let live = count(&items, 0, "entry count")?;
-    let deleted = count(&items, 1, "deleted count")?;
+    if items.is_empty() {
+        return Err(BlobError::new(
+            BlobErrorKind::Invalid,
+            0,
+            "empty listpack inside stream",
+        ));
+    }
+    count(&items, 0, "entry count")?;
+    count(&items, 1, "deleted count")?;
     let nmaster = count(&items, 2, "master field count")?;
     let master_fields = items.get(3..3 + nmaster).ok_or_else(|| {
         BlobError::new(
@@ -190,9 +207,10 @@ fn walk_node(
         ));
     }
     p += 1;
-    let (mut seen_live, mut seen_deleted) = (0usize, 0usize);
+    let (mut live, mut deleted) = (0u64, 0u64);
     let mut go = true;
     while p < items.len() {
+        let start = p;
         let flags = int(&items, p, "entry flags")?;
         let ms = int(&items, p + 1, "entry ms delta")?;
         let seq = int(&items, p + 2, "entry seq delta")?;
@@ -221,39 +239,89 @@ fn walk_node(
             }
             p += 2 * n;
         }
-        int(&items, p, "entry lp-count")?;
+        // lp-count: the entry's elements before it (flags, ms, seq, [num-fields, fields],
+        // values), as t_stream.c lpAppend writes it.
+        let elements = p - start;
+        let lp_count = int(&items, p, "entry lp-count")?;
+        if usize::try_from(lp_count).ok() != Some(elements) {
+            return Err(BlobError::new(
+                BlobErrorKind::Mismatch,
+                0,
+                format!("stream entry lp-count {lp_count}, the entry has {elements} elements"),
+            ));
+        }
         p += 1;
         if flags & 1 != 0 {
-            seen_deleted += 1;
+            deleted += 1;
         } else {
-            seen_live += 1;
+            live += 1;
             if go {
                 go = f(StreamEntry { id, fields });
             }
         }
     }
-    if seen_live != live || seen_deleted != deleted {
-        return Err(BlobError::new(
-            BlobErrorKind::Mismatch,
-            0,
-            format!(
-                "stream node says {live} live and {deleted} deleted entries, has \
-                 {seen_live} and {seen_deleted}"
-            ),
-        ));
-    }
-    Ok(())
+    Ok((live, deleted))
 }
 
 impl Stream {
-    /// Validates a node's listpack (for the loader); returns its number of live entries.
-    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<u64, BlobError> {
-        let mut n = 0;
-        walk_node(master, blob, |_| {
-            n += 1;
-            true
-        })?;
-        Ok(n)
+    /// Validates a node's listpack (for the loader); returns its numbers of live and deleted
+    /// entries (by their flags).
+    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<(u64, u64), BlobError> {
+        walk_node(master, blob, |_| true)
+    }
+
+    /// Whether a deleted entry may lie at or after `start`, as Redis' `streamRangeHasTombstones`
+    /// (t_stream.c, 7.0+) tells from the metadata alone: false for an empty stream or one
+    /// that never had a deletion, or whose largest deleted id is before its first entry.
+    pub fn has_tombstones_from(&self, start: StreamId) -> bool {
+        self.length != 0
+            && self.max_deleted_id != StreamId::MIN
+            && self.first_id <= self.max_deleted_id
+            && start <= self.max_deleted_id
+    }
+
+    /// The number of entries added up to and including `id` (a group's "entries read"), when
+    /// the metadata tells it, as Redis' `streamEstimateDistanceFromFirstEverEntry`
+    /// (t_stream.c, 7.0+): 0 for a stream never written; `entries_added` for the last id (or
+    /// any id up to it in an emptied stream); with no deletion at or after the first entry,
+    /// `entries_added - length` before the first entry and one more at it; else `None`.
+    pub fn estimate_entries_read(&self, id: StreamId) -> Option<u64> {
+        if self.entries_added == 0 {
+            return Some(0);
+        }
+        if self.length == 0 && id <= self.last_id {
+            return Some(self.entries_added);
+        }
+        match id.cmp(&self.last_id) {
+            std::cmp::Ordering::Equal => return Some(self.entries_added),
+            std::cmp::Ordering::Greater => return None,
+            std::cmp::Ordering::Less => {}
+        }
+        if self.max_deleted_id == StreamId::MIN || self.max_deleted_id < self.first_id {
+            let before = self.entries_added.wrapping_sub(self.length);
+            match id.cmp(&self.first_id) {
+                std::cmp::Ordering::Less => return Some(before),
+                std::cmp::Ordering::Equal => return Some(before.wrapping_add(1)),
+                std::cmp::Ordering::Greater => {}
+            }
+        }
+        None
+    }
+
+    /// A consumer group's lag (XINFO GROUPS `lag`), as Redis' `streamReplyWithCGLag` (7.0+):
+    /// 0 for a stream never written; `entries_added - entries_read` when the group's count is
+    /// known and no deletion may lie after its last delivered id; else from
+    /// [`Stream::estimate_entries_read`] of that id; `None` (nil) when neither tells.
+    /// Computed in 64-bit two's complement as Redis' `long long`.
+    pub fn group_lag(&self, last_id: StreamId, entries_read: Option<u64>) -> Option<i64> {
+        if self.entries_added == 0 {
+            return Some(0);
+        }
+        let read = match entries_read {
+            Some(n) if !self.has_tombstones_from(last_id) => n,
+            _ => self.estimate_entries_read(last_id)?,
+        };
+        Some((self.entries_added as i64).wrapping_sub(read as i64))
     }
 
     /// Live entries with `start <= id <= end`, ascending, at most `count`.
@@ -399,7 +467,7 @@ pub(crate) mod tests {
         );
         let m2 = StreamId { ms: 200, seq: 3 };
         let n2 = node(&[b"x"], &[(0, 0, vec![(b"x", b"1")], false)]);
-        assert_eq!(Stream::check_node(m1, &n1).unwrap(), 2);
+        assert_eq!(Stream::check_node(m1, &n1).unwrap(), (2, 1));
         let s = Stream {
             nodes: vec![(m1, n1.into()), (m2, n2.into())],
             length: 3,

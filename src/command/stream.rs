@@ -305,12 +305,8 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// XINFO GROUPS key, as Redis 7: per group (in name order, as stored) its name, consumers,
-/// pending, last-delivered-id, entries-read (nil when unknown) and lag (nil when it cannot be
-/// told). The lag is entries-added minus the group's entries read when that count is known
-/// and no deletion lies at or after the group's last delivered id; otherwise it is estimated
-/// from the group's position: 0 for an empty or never-written stream and for a group at the
-/// last id, entries-added minus the length (plus one at the first entry) for a group at or
-/// before the first entry when no deletion lies at or after the first entry; else nil.
+/// pending, last-delivered-id, entries-read (nil when unknown) and lag ([`Stream::group_lag`],
+/// nil when it cannot be told).
 fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
     let s = match stream_at(ctx.ks, key) {
         Ok(Some(s)) => s,
@@ -338,44 +334,14 @@ fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
                         Reply::bulk("entries-read"),
                         entries_read.map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
                         Reply::bulk("lag"),
-                        group_lag(s, g.last_id, entries_read)
-                            .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                        s.group_lag(g.last_id, entries_read)
+                            .map_or(Reply::NullBulk, Reply::Integer),
                     ]);
                 }
                 Reply::Array(out)
             })
             .collect(),
     )
-}
-
-/// A group's lag (see [`xinfo_groups`]).
-fn group_lag(s: &Stream, last: StreamId, entries_read: Option<u64>) -> Option<u64> {
-    if s.entries_added == 0 {
-        return Some(0);
-    }
-    let deleted = s.max_deleted_id != StreamId::MIN;
-    let tombstone_from =
-        |start: StreamId| deleted && s.max_deleted_id >= s.first_id && s.max_deleted_id >= start;
-    if let Some(read) = entries_read {
-        if !tombstone_from(last) {
-            return s.entries_added.checked_sub(read);
-        }
-    }
-    let read = if (s.length == 0 && last <= s.last_id) || last == s.last_id {
-        Some(s.entries_added)
-    } else if last > s.last_id {
-        None
-    } else if !deleted || s.max_deleted_id < s.first_id {
-        let before = s.entries_added.checked_sub(s.length);
-        match last.cmp(&s.first_id) {
-            std::cmp::Ordering::Less => before,
-            std::cmp::Ordering::Equal => before.map(|b| b + 1),
-            std::cmp::Ordering::Greater => None,
-        }
-    } else {
-        None
-    };
-    read.and_then(|r| s.entries_added.checked_sub(r))
 }
 
 fn key_of(id: &StreamId) -> [u8; 16] {
@@ -549,15 +515,15 @@ mod tests {
             entries_added: 4,
             ..Stream::default()
         };
-        assert_eq!(group_lag(&s, StreamId::MIN, None), Some(4));
-        assert_eq!(group_lag(&s, id(4), None), Some(0));
-        assert_eq!(group_lag(&s, id(2), None), None);
-        assert_eq!(group_lag(&s, id(2), Some(2)), Some(2));
+        assert_eq!(s.group_lag(StreamId::MIN, None), Some(4));
+        assert_eq!(s.group_lag(id(4), None), Some(0));
+        assert_eq!(s.group_lag(id(2), None), None);
+        assert_eq!(s.group_lag(id(2), Some(2)), Some(2));
         s.length = 3;
         s.max_deleted_id = id(3);
-        assert_eq!(group_lag(&s, StreamId::MIN, None), None);
-        assert_eq!(group_lag(&s, id(4), None), Some(0));
-        assert_eq!(group_lag(&s, id(2), Some(2)), None);
+        assert_eq!(s.group_lag(StreamId::MIN, None), None);
+        assert_eq!(s.group_lag(id(4), None), Some(0));
+        assert_eq!(s.group_lag(id(2), Some(2)), None);
         let empty = Stream {
             length: 0,
             last_id: id(1),
@@ -566,7 +532,7 @@ mod tests {
             entries_added: 1,
             ..Stream::default()
         };
-        assert_eq!(group_lag(&empty, StreamId::MIN, None), Some(0));
+        assert_eq!(empty.group_lag(StreamId::MIN, None), Some(0));
         let mut s3 = Stream {
             length: 3,
             last_id: id(4),
@@ -575,12 +541,12 @@ mod tests {
             entries_added: 4,
             ..Stream::default()
         };
-        assert_eq!(group_lag(&s3, id(1), None), None);
-        assert_eq!(group_lag(&s3, id(2), Some(2)), None);
+        assert_eq!(s3.group_lag(id(1), None), None);
+        assert_eq!(s3.group_lag(id(2), Some(2)), None);
         s3.length = 2;
         s3.first_id = id(3);
-        assert_eq!(group_lag(&s3, id(1), None), Some(2));
-        assert_eq!(group_lag(&s3, id(2), Some(2)), Some(2));
+        assert_eq!(s3.group_lag(id(1), None), Some(2));
+        assert_eq!(s3.group_lag(id(2), Some(2)), Some(2));
     }
 
     #[test]
