@@ -53,6 +53,7 @@
 //! | `lpos_rank_min_rejected` | RANK i64::MIN: acts as -1 on 6.2/7.0, out of range 7.2+ | new-user trial on 6.2.14; types_diff on 7.0.15 / 7.4.1 |
 //! | `zscan_noscores` | ZSCAN NOSCORES on Valkey 9 only | new-user trial: Valkey 9.1.2 members only; 7.4.1 syntax error |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
+//! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
 //! values their source gives, or the nearest recorded neighbour where a difference is not
@@ -251,6 +252,10 @@ pub struct Profile {
     pub lpos_rank_min_rejected: bool,
     /// ZSCAN takes NOSCORES (Valkey 9).
     pub zscan_noscores: bool,
+    /// A sorted-set listpack holds integral scores as integers (7.0+, Valkey), so a `-0`
+    /// score of a skiplist record converted to a listpack at load reads back `0`
+    /// ([`crate::zset::ZSet::loaded_score`]); Redis 6.x stores `-0` as text.
+    pub zset_listpack_integer_scores: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -322,6 +327,7 @@ const BASE: Profile = Profile {
     geo_unit_error: "ERR unsupported unit provided. please use M, KM, FT, MI",
     lpos_rank_min_rejected: false,
     zscan_noscores: false,
+    zset_listpack_integer_scores: true,
 };
 
 /// Redis 6.0.
@@ -354,6 +360,7 @@ pub const REDIS_6_2: Profile = Profile {
     lpos_rank_zero:
         "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second, ...",
     stream_v7_fields: false,
+    zset_listpack_integer_scores: false,
     geo_unit_error: "ERR unsupported unit provided. please use m, km, ft, mi",
     geo_store_with_error:
         "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORDS options",

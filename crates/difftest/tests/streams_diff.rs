@@ -398,6 +398,35 @@ fn run_kind(kind: ServerKind) {
             }
         }
     }
+    // Whatever the random run made: one more stream of several nodes with a deleted entry and
+    // a group with pending entries (ids above any the generator uses).
+    for i in 0..25 {
+        raw.query(&words(&[
+            "XADD",
+            "s:fixed",
+            &format!("9000000-{i}"),
+            "a",
+            "1",
+        ]));
+    }
+    for argv in [
+        words(&["XDEL", "s:fixed", "9000000-5"]),
+        words(&["XGROUP", "CREATE", "s:fixed", "g", "0"]),
+        words(&[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "c",
+            "COUNT",
+            "3",
+            "STREAMS",
+            "s:fixed",
+            ">",
+        ]),
+    ] {
+        raw.query(&argv);
+    }
+    let keys: Vec<String> = keys.into_iter().chain(["s:fixed".to_string()]).collect();
     let bytes = server.save_rdb();
     drop(raw);
     drop(server);
