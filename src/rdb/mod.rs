@@ -497,10 +497,15 @@ fn read_record<'w>(
                 c.skip_string("function library")?;
             }
             Opcode::FunctionPreGa => {
-                return Err(c.err_at(
-                    at,
-                    "function record of a Redis 7.0 release candidate (RDB_OPCODE_FUNCTION_PRE_GA, 246) is not supported",
-                ))
+                // Redis 7.0 rc1/rc2 (rdbFunctionLoad's old format, read by 7.0.x; 7.2+
+                // refuse it): library name, engine name, a description flag, the
+                // description when the flag is set, then the code.
+                c.skip_string("function library name")?;
+                c.skip_string("function engine name")?;
+                if c.length("function description flag")? != 0 {
+                    c.skip_string("function library description")?;
+                }
+                c.skip_string("function library code")?;
             }
             Opcode::SlotInfo => {
                 c.length("slot id")?;
