@@ -17,6 +17,7 @@
 //! is refused: Redis refuses both only with `sanitize-dump-payload yes`, and without it answers
 //! from memory it misreads.
 
+use crate::dialect::StreamLag;
 use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 
 /// A stream entry id: milliseconds and sequence number.
@@ -173,13 +174,13 @@ fn count(items: &[Item<'_>], i: usize, what: &str) -> Result<usize, BlobError> {
 }
 
 /// Decodes one node: calls `f` with its live entries in order (until `f` returns false) and
-/// returns the numbers of live and deleted entries its flags mark (the master entry's counts
-/// are read, as integers, but not relied on).
+/// returns the numbers of live and deleted entries its flags mark, with the master entry's
+/// counts (read, not relied on).
 fn walk_node(
     master: StreamId,
     blob: &[u8],
     mut f: impl FnMut(StreamEntry) -> bool,
-) -> Result<(u64, u64), BlobError> {
+) -> Result<NodeCounts, BlobError> {
     let items = encoded::listpack(blob)?;
     if items.is_empty() {
         return Err(BlobError::new(
@@ -188,8 +189,8 @@ fn walk_node(
             "empty listpack inside stream",
         ));
     }
-    count(&items, 0, "entry count")?;
-    count(&items, 1, "deleted count")?;
+    let master_live = count(&items, 0, "entry count")?;
+    let master_deleted = count(&items, 1, "deleted count")?;
     let nmaster = count(&items, 2, "master field count")?;
     let master_fields = items.get(3..3 + nmaster).ok_or_else(|| {
         BlobError::new(
@@ -260,32 +261,82 @@ fn walk_node(
             }
         }
     }
-    Ok((live, deleted))
+    Ok(NodeCounts {
+        live,
+        deleted,
+        master_live: master_live as u64,
+        master_deleted: master_deleted as u64,
+    })
+}
+
+/// A node's entries by their flags, and the counts its master entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeCounts {
+    /// Entries not flagged deleted.
+    pub live: u64,
+    /// Entries flagged deleted.
+    pub deleted: u64,
+    /// The master entry's live count.
+    pub master_live: u64,
+    /// The master entry's deleted count.
+    pub master_deleted: u64,
 }
 
 impl Stream {
-    /// Validates a node's listpack (for the loader); returns its numbers of live and deleted
-    /// entries (by their flags).
-    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<(u64, u64), BlobError> {
+    /// Validates a node's listpack (for the loader); returns its entry counts.
+    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<NodeCounts, BlobError> {
         walk_node(master, blob, |_| true)
     }
 
-    /// Whether a deleted entry may lie at or after `start`, as Redis' `streamRangeHasTombstones`
-    /// (t_stream.c, 7.0+) tells from the metadata alone: false for an empty stream or one
-    /// that never had a deletion, or whose largest deleted id is before its first entry.
-    pub fn has_tombstones_from(&self, start: StreamId) -> bool {
+    /// The consistency Valkey 9 requires at load (refusing the file otherwise, with
+    /// `sanitize-dump-payload` at its default; Redis and Valkey 8 load such streams): every
+    /// node's master entry counts its live and deleted entries as their flags do ("Stream
+    /// listpack integrity check failed"), and the recorded length is the number of live
+    /// entries ("Stream length inconsistent with the number of valid entries"). The error
+    /// says which.
+    pub fn check_counts(&self) -> Result<(), String> {
+        let mut live = 0u64;
+        for (master, blob) in &self.nodes {
+            let n = Self::check_node(*master, blob).map_err(|e| e.to_string())?;
+            if (n.master_live, n.master_deleted) != (n.live, n.deleted) {
+                return Err(format!(
+                    "stream node {} says {} live and {} deleted entries, its flags mark {} and {}",
+                    master.text(),
+                    n.master_live,
+                    n.master_deleted,
+                    n.live,
+                    n.deleted
+                ));
+            }
+            live += n.live;
+        }
+        if live != self.length {
+            return Err(format!(
+                "stream length {} but its nodes hold {live} entries",
+                self.length
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether a deleted entry may lie at or after `start`, as the server tells from the
+    /// metadata alone (Redis 7.0+ `streamRangeHasTombstones`): false for an empty stream or
+    /// one that never had a deletion; under [`StreamLag::Redis`] also when the largest deleted
+    /// id is before the first entry.
+    pub fn has_tombstones_from(&self, start: StreamId, rule: StreamLag) -> bool {
         self.length != 0
             && self.max_deleted_id != StreamId::MIN
-            && self.first_id <= self.max_deleted_id
+            && (rule == StreamLag::Valkey || self.first_id <= self.max_deleted_id)
             && start <= self.max_deleted_id
     }
 
     /// The number of entries added up to and including `id` (a group's "entries read"), when
-    /// the metadata tells it, as Redis' `streamEstimateDistanceFromFirstEverEntry`
-    /// (t_stream.c, 7.0+): 0 for a stream never written; `entries_added` for the last id (or
-    /// any id up to it in an emptied stream); with no deletion at or after the first entry,
-    /// `entries_added - length` before the first entry and one more at it; else `None`.
-    pub fn estimate_entries_read(&self, id: StreamId) -> Option<u64> {
+    /// the metadata tells it (Redis 7.0+ `streamEstimateDistanceFromFirstEverEntry`): 0 for a
+    /// stream never written; `entries_added` for the last id (or any id up to it in an emptied
+    /// stream); with no deletion at or after the first entry, `entries_added - length` before
+    /// the first entry (under [`StreamLag::Valkey`] only for `0-0`, for an id at or after the
+    /// largest deleted id, or when nothing was ever deleted) and one more at it; else `None`.
+    pub fn estimate_entries_read(&self, id: StreamId, rule: StreamLag) -> Option<u64> {
         if self.entries_added == 0 {
             return Some(0);
         }
@@ -297,29 +348,42 @@ impl Stream {
             std::cmp::Ordering::Greater => return None,
             std::cmp::Ordering::Less => {}
         }
-        if self.max_deleted_id == StreamId::MIN || self.max_deleted_id < self.first_id {
+        let never_deleted = self.max_deleted_id == StreamId::MIN;
+        if never_deleted || self.max_deleted_id < self.first_id {
             let before = self.entries_added.wrapping_sub(self.length);
             match id.cmp(&self.first_id) {
-                std::cmp::Ordering::Less => return Some(before),
+                std::cmp::Ordering::Less
+                    if rule == StreamLag::Redis
+                        || never_deleted
+                        || id == StreamId::MIN
+                        || id >= self.max_deleted_id =>
+                {
+                    return Some(before)
+                }
                 std::cmp::Ordering::Equal => return Some(before.wrapping_add(1)),
-                std::cmp::Ordering::Greater => {}
+                _ => {}
             }
         }
         None
     }
 
-    /// A consumer group's lag (XINFO GROUPS `lag`), as Redis' `streamReplyWithCGLag` (7.0+):
-    /// 0 for a stream never written; `entries_added - entries_read` when the group's count is
-    /// known and no deletion may lie after its last delivered id; else from
+    /// A consumer group's lag (XINFO GROUPS `lag`), as `streamReplyWithCGLag` (Redis 7.0+,
+    /// Valkey): 0 for a stream never written; `entries_added - entries_read` when the group's
+    /// count is known and no deletion may lie after its last delivered id; else from
     /// [`Stream::estimate_entries_read`] of that id; `None` (nil) when neither tells.
-    /// Computed in 64-bit two's complement as Redis' `long long`.
-    pub fn group_lag(&self, last_id: StreamId, entries_read: Option<u64>) -> Option<i64> {
+    /// Computed in 64-bit two's complement as the servers' `long long`.
+    pub fn group_lag(
+        &self,
+        last_id: StreamId,
+        entries_read: Option<u64>,
+        rule: StreamLag,
+    ) -> Option<i64> {
         if self.entries_added == 0 {
             return Some(0);
         }
         let read = match entries_read {
-            Some(n) if !self.has_tombstones_from(last_id) => n,
-            _ => self.estimate_entries_read(last_id)?,
+            Some(n) if !self.has_tombstones_from(last_id, rule) => n,
+            _ => self.estimate_entries_read(last_id, rule)?,
         };
         Some((self.entries_added as i64).wrapping_sub(read as i64))
     }
@@ -467,7 +531,15 @@ pub(crate) mod tests {
         );
         let m2 = StreamId { ms: 200, seq: 3 };
         let n2 = node(&[b"x"], &[(0, 0, vec![(b"x", b"1")], false)]);
-        assert_eq!(Stream::check_node(m1, &n1).unwrap(), (2, 1));
+        assert_eq!(
+            Stream::check_node(m1, &n1).unwrap(),
+            NodeCounts {
+                live: 2,
+                deleted: 1,
+                master_live: 2,
+                master_deleted: 1
+            }
+        );
         let s = Stream {
             nodes: vec![(m1, n1.into()), (m2, n2.into())],
             length: 3,

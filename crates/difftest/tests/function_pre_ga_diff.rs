@@ -4,8 +4,8 @@
 //! library, so the record was read, not skipped) and DBSIZE, TYPE, GET and ZRANGE WITHSCORES match
 //! bitlens byte for byte, with and without the optional description. Redis 7.4.1 and Valkey
 //! 8.1.8 / 9.1.2 refuse such a file ("Pre-release function format not supported", since 7.2):
-//! checked and printed, as bitlens (whose loading does not depend on the profile) loads it as
-//! 7.0 does. A record cut short is refused by bitlens with its offset.
+//! checked, and so does bitlens loading as those servers (`LoadOptions::loader`,
+//! `Profile::function_pre_ga`); by default it loads as 7.0 does. A record cut short is refused by bitlens with its offset.
 
 use bitlens::command::{execute_in, Ctx};
 use bitlens::dialect::Profile;
@@ -81,7 +81,17 @@ fn pre_ga_function_record_loads_as_redis_7_0() {
             "{} loaded a pre-GA function record",
             kind.name()
         );
-        eprintln!("{}: refuses the pre-GA function record", kind.name());
+        // So does bitlens loading as that server.
+        let opts = LoadOptions {
+            loader: Profile::from_name(kind.profile_name()),
+            ..LoadOptions::default()
+        };
+        let err = load_rdb(&bytes, &opts).expect_err("refused as 7.2+");
+        assert!(err.to_string().contains("offset"), "{err}");
+        eprintln!(
+            "{}: refuses the pre-GA function record; bitlens: {err}",
+            kind.name()
+        );
     }
     // Cut inside the code string: an error with its offset, no panic.
     let cut = &bytes[..bytes.len() - 60];

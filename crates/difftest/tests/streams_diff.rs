@@ -24,8 +24,9 @@
 //! `streams_length_mismatch_*`: a stream whose recorded length is not its nodes' live entries
 //! (the state of the `trim` key of public fixtures, written by a Redis 5 release candidate,
 //! which no server here produces), and one whose master entry's live count disagrees with its
-//! entry flags, written by bitlens' RDB writer and loaded by each server: the server starts,
-//! and its replies (XLEN the recorded length, the ranges what the nodes hold) match bitlens'.
+//! entry flags, written by bitlens' RDB writer and loaded by each server: Redis 6.0–7.4 and
+//! Valkey 8.1 start, and their replies (XLEN the recorded length, the ranges what the nodes
+//! hold) match bitlens'; Valkey 9.1 refuses each, as bitlens does when loading as Valkey 9.
 //!
 //! Set `BITLENS_SEED` to replay a run.
 
@@ -446,10 +447,9 @@ fn run_kind(kind: ServerKind) {
             if s.nodes.len() > 1 {
                 seen.insert("multi-node");
             }
-            if s.nodes
-                .iter()
-                .any(|(m, b)| bitlens::stream::Stream::check_node(*m, b).is_ok_and(|(_, d)| d > 0))
-            {
+            if s.nodes.iter().any(|(m, b)| {
+                bitlens::stream::Stream::check_node(*m, b).is_ok_and(|n| n.deleted > 0)
+            }) {
                 seen.insert("deleted flags");
             }
             if s.groups.iter().any(|g| !g.pending.is_empty()) {
@@ -570,7 +570,8 @@ fn length_mismatch(kind: ServerKind) {
     if kind == ServerKind::Valkey9_1 {
         // Valkey 9 checks streams at load (its own sanitizer): it refuses both states, each
         // alone in a file ("Stream length inconsistent with the number of valid entries",
-        // "Stream listpack integrity check failed"). bitlens loads them as Redis does.
+        // "Stream listpack integrity check failed"); so does bitlens loading as Valkey 9
+        // (`LoadOptions::loader`, `Profile::stream_counts_checked`).
         for st in [&long, &counted] {
             let mut w =
                 RdbWriter::with_format(Vec::new(), snap.format, kind.version().as_bytes()).unwrap();
@@ -581,6 +582,18 @@ fn length_mismatch(kind: ServerKind) {
             let started =
                 std::panic::catch_unwind(|| RedisServer::start_kind_loading(kind, &one, &[]));
             assert!(started.is_err(), "{} loaded the file", kind.name());
+            // bitlens imitating Valkey 9's loader refuses it too, with the key and offset.
+            let opts = LoadOptions {
+                loader: Profile::from_name(kind.profile_name()),
+                ..LoadOptions::default()
+            };
+            let err = load_rdb(&one, &opts).expect_err("refused as Valkey 9");
+            let text = err.to_string();
+            assert!(
+                text.contains("key \"k\"") && text.contains("offset"),
+                "{text}"
+            );
+            eprintln!("{}: refused, as bitlens --compat: {text}", kind.name());
         }
         return;
     }
