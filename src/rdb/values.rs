@@ -695,6 +695,37 @@ mod tests {
         let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
         assert!(e.message.contains("listpack"), "{e}");
         assert_eq!(e.key.as_deref(), Some(&b"s"[..]));
+        // Zipmaps (RDB_TYPE_HASH_ZIPMAP) as Redis' zipmapValidateIntegrity refuses them: a
+        // header count above or below the pairs held, no pairs, a repeated field.
+        let zipmap = crate::encoded::test_blobs::zipmap;
+        let two: &[(&[u8], &[u8])] = &[(b"a", b"1"), (b"b", b"2")];
+        let mut above = zipmap(two);
+        above[0] = 3;
+        let mut below = zipmap(two);
+        below[0] = 1;
+        for (blob, says) in [
+            (zipmap(two), None),
+            (above, Some("says 3 entries, it holds 2")),
+            (below, Some("says 1 entries, it holds 2")),
+            (zipmap(&[]), Some("empty zipmap")),
+            (zipmap(&[(b"a", b"1"), (b"a", b"2")]), Some("appears twice")),
+        ] {
+            let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+            w.begin_value(b"h", 9, None).unwrap();
+            w.write_value_piece(&[blob.len() as u8]).unwrap();
+            w.write_value_piece(&blob).unwrap();
+            let bytes = w.finish().unwrap();
+            match (load_rdb(&bytes, &LoadOptions::default()), says) {
+                (Ok(snap), None) => assert_eq!(snap.databases[&0].len(), 1),
+                (Err(e), Some(text)) => {
+                    assert!(e.message.contains(text), "{e}");
+                    assert_eq!(e.key.as_deref(), Some(&b"h"[..]));
+                    // The value's blob starts after the key record's type, key and length.
+                    assert!(e.offset > 9, "{e}");
+                }
+                (r, _) => panic!("zipmap {blob:?}: {:?}", r.map(|s| s.databases.len())),
+            }
+        }
         // Every truncation of a file with every type fails cleanly, never panics.
         let mut w = RdbWriter::new(Vec::new(), 12).unwrap();
         for (k, v, e) in sample() {
