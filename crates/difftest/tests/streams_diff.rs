@@ -14,8 +14,8 @@
 //! XREVRANGE (whole, random bounds, `(` bounds, COUNT), XINFO STREAM (and FULL with COUNT on
 //! streams without groups) and XINFO GROUPS are compared byte for byte on every key. The files
 //! of Redis 6.0 and 6.2 (RDB_TYPE_STREAM_LISTPACKS v1) are also loaded by Redis 7.4.1 and
-//! compared under the redis-7.4 profile: the first id, entries-added and groups' entries-read
-//! that Redis 7 derives from a v1 stream.
+//! Valkey 9.1.2 and compared under their profiles: the first id, entries-added and groups'
+//! entries-read that Redis 7 and Valkey derive from a v1 stream.
 //!
 //! Not compared: XINFO CONSUMERS and XPENDING (bitlens does not answer them: idle times are
 //! clock-dependent), XINFO STREAM FULL on a stream with groups (refused by bitlens, as it lists
@@ -470,16 +470,19 @@ fn run_kind(kind: ServerKind) {
     }
     let profile = Profile::from_name(kind.profile_name()).expect("profile");
     let (mut sent, mut failures) = compare_file(&mut rng, kind, profile, &bytes, &keys);
-    if matches!(kind, ServerKind::Redis6_0 | ServerKind::Redis6_2)
-        && ServerKind::Redis7_4.available()
-    {
-        let p74 = Profile::from_name("redis-7.4").expect("profile");
-        let (n, f) = compare_file(&mut rng, ServerKind::Redis7_4, p74, &bytes, &keys);
-        sent += n;
-        failures.extend(
-            f.into_iter()
-                .map(|f| format!("(v1 file on redis-7.4.1) {f}")),
-        );
+    if matches!(kind, ServerKind::Redis6_0 | ServerKind::Redis6_2) {
+        for other in [ServerKind::Redis7_4, ServerKind::Valkey9_1] {
+            if !other.available() {
+                continue;
+            }
+            let p = Profile::from_name(other.profile_name()).expect("profile");
+            let (n, f) = compare_file(&mut rng, other, p, &bytes, &keys);
+            sent += n;
+            failures.extend(
+                f.into_iter()
+                    .map(|f| format!("(v1 file on {}) {f}", other.name())),
+            );
+        }
     }
     eprintln!(
         "streams_diff {}: BITLENS_SEED={seed}, node max {node_max}, {refused} setup commands \
