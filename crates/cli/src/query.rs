@@ -84,6 +84,8 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let opts = LoadOptions {
         verify_checksum: !args.no_checksum,
         patterns: args.matches.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        // With --compat, refuse what that server's loader refuses.
+        loader: args.dialect.compat,
         ..Default::default()
     };
     let mut snap = rdb::Snapshot::default();
