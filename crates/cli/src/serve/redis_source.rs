@@ -769,6 +769,13 @@ impl RedisSource {
     ) -> Result<(), String> {
         let server = self.server().await?;
         let dbs = self.export_dbs(want).await?;
+        // Every database's connection (its SELECT) before the first byte: a database that
+        // cannot be read (an ACL without +select) is a 502 naming it, not a body cut short.
+        for d in &dbs {
+            for n in &self.nodes {
+                n.conn(d.db).await?;
+            }
+        }
         let whole = filter.permits_all() && patterns.iter().any(|p| p == b"*");
         let buf = SharedBuf::default();
         let writer = server
