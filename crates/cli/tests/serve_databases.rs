@@ -440,6 +440,18 @@ fn get_ok(served: &Served, path: &str, name: &str) -> Vec<u8> {
     r.body
 }
 
+/// The `error` of a 400 answer to `GET path`.
+fn refused(served: &Served, path: &str, name: &str) -> String {
+    let r = served.get(path);
+    assert_eq!(
+        r.status,
+        400,
+        "{name}: GET {path}: {}",
+        String::from_utf8_lossy(&r.body)
+    );
+    r.json()["error"].as_str().unwrap().to_string()
+}
+
 fn every_database_of(kind: ServerKind) {
     let name = kind.name();
     let seed = seed_from_env("BITLENS_SEED");
@@ -509,22 +521,9 @@ fn every_database_of(kind: ServerKind) {
         assert_eq!(listed, want, "{name}: /api/keys?db={db}");
     }
     // A database the server does not have.
-    let r = served.get("/api/snapshot?db=16");
-    assert_eq!(
-        r.status,
-        400,
-        "{name}: {}",
-        String::from_utf8_lossy(&r.body)
-    );
-    assert!(
-        r.json()["error"]
-            .as_str()
-            .unwrap()
-            .contains("no such database"),
-        "{name}: {}",
-        String::from_utf8_lossy(&r.body)
-    );
-    assert_eq!(served.get("/api/keys?db=x").status, 400);
+    let e = refused(&served, "/api/snapshot?db=16", name);
+    assert!(e.contains("db=16: no such database"), "{name}: {e}");
+    refused(&served, "/api/keys?db=x", name);
     drop(served);
 
     // Narrowed by the URL (`/15`) and by --db: that database only, db= another one is a 400.
@@ -546,13 +545,8 @@ fn every_database_of(kind: ServerKind) {
         );
         let same = get_ok(&served, "/api/snapshot?db=15", name);
         compare(name, "db=15 of /15", &same, &mut live, &keys, &[15].into());
-        let r = served.get("/api/snapshot?db=2");
-        assert_eq!(
-            r.status,
-            400,
-            "{name}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        let e = refused(&served, "/api/snapshot?db=2", name);
+        assert!(e.contains("exports database 15 only"), "{name}: {e}");
         let keys15 = served.get("/api/keys").json();
         assert_eq!(
             keys15.as_array().unwrap().len().to_string() + "\n",
