@@ -308,7 +308,7 @@ fn compare(
     let held: BTreeSet<u64> = snap
         .databases
         .iter()
-        .filter(|(_, ks)| ks.len() > 0)
+        .filter(|(_, ks)| !ks.is_empty())
         .map(|(db, _)| *db)
         .collect();
     let mut session = Session::from_snapshot(snap, None, Clock::Snapshot);
