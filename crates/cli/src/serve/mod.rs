@@ -985,6 +985,25 @@ mod tests {
     }
 
     #[test]
+    fn db_parameter_is_a_database_number() {
+        let p = |v: &[u8]| vec![("db".to_string(), v.to_vec())];
+        assert_eq!(db_request(&[]).unwrap(), None);
+        assert_eq!(db_request(&p(b"0")).unwrap(), Some(0));
+        assert_eq!(db_request(&p(b"15")).unwrap(), Some(15));
+        assert_eq!(db_request(&p(b"2147483647")).unwrap(), Some(2147483647));
+        for bad in [&b""[..], b"-1", b"+1", b"1.0", b"x", b"2147483648", b"\xff"] {
+            let r = db_request(&p(bad)).unwrap_err();
+            assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{bad:?}");
+        }
+        // The last one given counts, as for the other parameters.
+        let two = vec![
+            ("db".to_string(), b"x".to_vec()),
+            ("db".to_string(), b"3".to_vec()),
+        ];
+        assert_eq!(db_request(&two).unwrap(), Some(3));
+    }
+
+    #[test]
     fn bind_addresses() {
         assert_eq!(bind_address("localhost").unwrap(), "localhost:8080");
         assert_eq!(bind_address("localhost:9000").unwrap(), "localhost:9000");
