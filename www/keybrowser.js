@@ -13,9 +13,10 @@
 // clock are hidden unless "show expired keys" is ticked, then shown as "expired at …".
 // Lists, sets, hashes and sorted sets show their first elements as the engine answers them
 // (LRANGE / SSCAN / HSCAN / ZRANGE WITHSCORES), so scores print as the profile's server does.
-// Online (`bitlens serve`, apiKeySource) the list is the API's: every key of the pattern
-// through /api/keys paging (not only the cards' snapshot), and a key opened is fetched alone
-// (/api/snapshot of its exact name) into an engine of its own for its detail.
+// Online (`bitlens serve`, apiKeySource) the list is the API's: every key of the pattern in the
+// selected database through /api/keys paging (not only the cards' snapshot), and a key opened
+// is fetched alone (/api/snapshot of its exact name and database) into an engine of its own
+// for its detail.
 
 import { createEngine } from './engine-client.js';
 import { keyDetail, keyList } from './offline.js';
@@ -24,10 +25,11 @@ import { attachTooltip } from './tooltip.js';
 import { displayName, el, formatBytes, formatPercent, formatRelative, formatUtc } from './util.js';
 
 /**
- * The key source of the online panel (`bitlens serve`): every key of a pattern through
- * `/api/keys` paging (`list`), and a key opened fetched alone (`fetch`: `/api/snapshot` of
- * its exact name, read by name on the server) into an engine of its own, so that the key
- * browser lists and opens keys the cards' snapshot does not hold.
+ * The key source of the online panel (`bitlens serve`): every key of a pattern in database
+ * `db` through `/api/keys?db=` paging (`list`), and a key opened fetched alone (`fetch`:
+ * `/api/snapshot` of its exact name in that database, read by name on the server) into an
+ * engine of its own with that database selected, so that the key browser lists and opens keys
+ * the cards' snapshot does not hold, in the database the panel's selector shows.
  * @param {{api: string, token?: string, worker?: boolean, db?: number}} opts
  * @returns {{list(pattern: string): Promise<object[]>, fetch(key: string|Uint8Array):
  *   Promise<object>, db: number, close(): void}}
@@ -36,13 +38,14 @@ export function apiKeySource({ api, token, worker = true, db = 0 }) {
   let detailEng = null;
   return {
     db,
-    list: (pattern) => listKeys(api, pattern, { token: token || undefined }),
+    list: (pattern) => listKeys(api, pattern, { token: token || undefined, db }),
     async fetch(key) {
       if (detailEng) detailEng.terminate();
       detailEng = null;
       const eng = await createEngine({ worker });
       try {
-        await eng.loadUrl(snapshotUrl(api, [exactGlob(key)]), { token: token || undefined });
+        await eng.loadUrl(snapshotUrl(api, [exactGlob(key)], db), { token: token || undefined });
+        await eng.call('select', db);
       } catch (e) {
         eng.terminate();
         throw e;
@@ -472,7 +475,8 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       remote = api;
       section.hidden = !eng && !api;
       section.dataset.source = api ? 'api' : 'snapshot';
-      // Databases and expired keys are the snapshot's notions; the API lists its one db.
+      // Expired keys are the snapshot's notion, and the API lists one database (the panel's
+      // selector picks it): neither box online.
       for (const box of [showExpired, allDbs]) box.closest('label').hidden = Boolean(api);
       detail.hidden = true;
       detail.replaceChildren();

@@ -10,9 +10,10 @@
 // the file instead, so index.html works from any static server.
 //
 // What a file is (RDB, DUMP payload, raw GET bytes, empty) is the core's answer (snapshotInfo),
-// never the file's name. Every database of a snapshot stays in the engine: the database
-// selector starts on the first one holding the cards' keys and switches the cards and the key
-// browser. The facts bar says which server profile answers (the snapshot's writer, or the
+// never the file's name. Every database of a snapshot stays in the engine (online too: the
+// API's snapshot holds every non-empty database of the server): the database selector starts
+// on the first one holding the cards' keys and switches the cards and the key browser (online,
+// the key browser then lists that database through /api/keys?db=). The facts bar says which server profile answers (the snapshot's writer, or the
 // `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
 // judged at ("as of" the snapshot's time).
 
@@ -717,7 +718,10 @@ export class Panel {
       await this.discover();
       await this.render();
       this.placeKeyBrowser();
-      await this.keyBrowser.refresh();
+      // Online the API lists the keys of the database selected: a source for it.
+      const api = this.apiKeys();
+      if (api) await this.keyBrowser.setSource(this.browserSource(), api);
+      else await this.keyBrowser.refresh();
       this.emit('bitlens-db', { db });
     } catch (e) {
       if (!this.loader.current(seq)) return;

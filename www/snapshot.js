@@ -21,9 +21,13 @@ function queryValue(v) {
  * @param {string} api  API base, e.g. "/api" or "http://host:8080/api"
  * @param {(string|Uint8Array)[]} patterns (a Uint8Array: a pattern's bytes, for key names
  *   that are not UTF-8)
+ * @param {number} [db] the one database to export (`db=`); without it every database the
+ *   server exports (all its non-empty ones, unless `bitlens serve` was narrowed to one)
  */
-export function snapshotUrl(api, patterns) {
-  const q = patterns.map((p) => 'match=' + queryValue(p)).join('&');
+export function snapshotUrl(api, patterns, db) {
+  const parts = patterns.map((p) => 'match=' + queryValue(p));
+  if (db !== undefined && db !== null) parts.push(`db=${Number(db)}`);
+  const q = parts.join('&');
   return `${api.replace(/\/+$/, '')}/snapshot${q ? '?' + q : ''}`;
 }
 
@@ -55,17 +59,19 @@ export function keyName(k) {
 }
 
 /**
- * Every key of `pattern` through `/api/keys?match=P&cursor=C&count=N` paging, each name once
+ * Every key of `pattern` (in database `db` when given: `&db=N`, else the server's default one)
+ * through `/api/keys?match=P&cursor=C&count=N` paging, each name once
  * (a SCAN walk may give one twice), sorted by name: [{key, raw: the name's bytes, type,
  * bytes: MEMORY USAGE, ttlMs: PTTL or null without expiry}]. `onPage(rowsSoFar)` after each page. Rejects as fetchSnapshot does (an Error with
  * status, component and the server's message).
  */
-export async function listKeys(api, pattern, { token, signal, count = 1000, onPage } = {}) {
+export async function listKeys(api, pattern, { token, signal, count = 1000, onPage, db } = {}) {
   const base = `${api.replace(/\/+$/, '')}/keys`;
+  const inDb = db === undefined || db === null ? '' : `&db=${Number(db)}`;
   const seen = new Map();
   let cursor = '0';
   for (let pages = 0; ; pages++) {
-    const url = `${base}?match=${queryValue(pattern)}&cursor=${encodeURIComponent(cursor)}&count=${count}`;
+    const url = `${base}?match=${queryValue(pattern)}${inDb}&cursor=${encodeURIComponent(cursor)}&count=${count}`;
     const res = await request(url, signal, token);
     if (!res.ok) throw await httpError(url, res);
     const page = await res.json();

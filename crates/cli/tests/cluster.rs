@@ -1,8 +1,9 @@
 //! `bitlens serve --redis` on a real Redis Cluster of 3 masters with one replica each (started
 //! here on loopback ports, joined with `redis-cli --cluster create --cluster-replicas 1`): the
 //! exporter discovers the nodes, scans each master (or with `--read-replicas` each replica),
-//! and merges every key into one snapshot. Which nodes served the reads is checked with
-//! `INFO commandstats`.
+//! and merges every key into one snapshot: database 0, the only one a cluster has (`db=2` is a
+//! 400; the RESIZEDB record holds INFO keyspace's count added up over the nodes). Which nodes
+//! served the reads is checked with `INFO commandstats`.
 
 mod common;
 
@@ -103,6 +104,19 @@ fn snapshot_keys(body: &[u8]) -> BTreeMap<String, Vec<u8>> {
         };
         out.insert(String::from_utf8_lossy(k).into_owned(), v);
     }
+    out
+}
+
+/// Each database of an RDB file with the RESIZEDB key count its first key record reports.
+fn resize_hints(body: &[u8]) -> Vec<(u64, Option<u64>)> {
+    let mut out: Vec<(u64, Option<u64>)> = Vec::new();
+    bitlens::rdb::visit_rdb(body, &Default::default(), |r| {
+        if out.last().map(|l| l.0) != Some(r.db) {
+            out.push((r.db, r.db_size_hint));
+        }
+        Ok(())
+    })
+    .expect("valid RDB");
     out
 }
 
@@ -224,6 +238,23 @@ fn cluster_masters_or_replicas_merge_into_one_snapshot() {
     let resp = served.get("/api/snapshot");
     assert!(resp.complete, "{}", served.stderr());
     assert_eq!(snapshot_keys(&resp.body), expected);
+    // Database 0 only (a cluster has no other): INFO keyspace added up over the masters, the
+    // RESIZEDB record with that count; db=0 is the same export, db=2 a 400.
+    let n = KEYS as u64 + 2;
+    assert_eq!(info["db"], serde_json::Value::Null);
+    assert_eq!(
+        info["databases"],
+        serde_json::json!([{"db": 0, "keys": n, "expires": 0}])
+    );
+    assert_eq!(resize_hints(&resp.body), [(0, Some(n))]);
+    let zero = served.get("/api/snapshot?db=0");
+    assert!(zero.complete, "{}", served.stderr());
+    assert_eq!(snapshot_keys(&zero.body), expected);
+    let two = served.get("/api/snapshot?db=2");
+    assert_eq!(two.status, 400);
+    let e = two.json()["error"].as_str().unwrap().to_string();
+    assert!(e.contains("a Redis Cluster has database 0 only"), "{e}");
+    assert_eq!(served.get("/api/keys?db=2").status, 400);
     for m in &masters {
         assert!(
             dump_calls(m) > 50,
@@ -249,6 +280,7 @@ fn cluster_masters_or_replicas_merge_into_one_snapshot() {
     let resp = served.get("/api/snapshot");
     assert!(resp.complete, "{}", served.stderr());
     assert_eq!(snapshot_keys(&resp.body), expected);
+    assert_eq!(resize_hints(&resp.body), [(0, Some(KEYS as u64 + 2))]);
     for m in &masters {
         assert_eq!(dump_calls(m), 0, "master {}", m.port);
     }

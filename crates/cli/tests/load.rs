@@ -7,7 +7,9 @@
 //! - `hundred_concurrent_downloads_of_50_mb` is the full case of issue 9 (100 downloads of a
 //!   50 MiB keyspace): `cargo test --release -p bitlens-cli --test load -- --ignored --nocapture`.
 //!
-//! Each run first downloads one snapshot, decodes it and checks every key and value against the
+//! The keys are split between databases 0 and 3 (the export holds every database, each read
+//! over a connection of its own that the concurrent requests share). Each run first downloads
+//! one snapshot, decodes it and checks every key and value, and its database, against the
 //! source. Then every concurrent download is streamed through a CRC-64 (never held whole): it
 //! must be complete, its RDB trailer must be the CRC-64 of the bytes before it (a valid file),
 //! and it must have the reference's length and trailer (the keyspace does not change, so every
@@ -55,22 +57,36 @@ fn download(port: u16, timeout: Duration) -> (u16, bool, u64, u64, u64) {
     (status, complete, len, trailer, crc)
 }
 
-/// Fills a redis-server with `keys` strings of `len` random bytes, serves it, checks one
+/// Database of key `i`: odd keys in 3, even ones in 0.
+fn db_of(i: usize) -> u64 {
+    if i % 2 == 1 {
+        3
+    } else {
+        0
+    }
+}
+
+/// Fills a redis-server with `keys` strings of `len` random bytes (in databases 0 and 3, see
+/// [`db_of`]), serves it, checks one
 /// decoded snapshot, then runs `downloads` concurrent downloads (at most `limit` long in all)
 /// and checks each as described in the module docs, and the exporter's peak RSS against
 /// `rss_bound_mib`.
 fn run_load(downloads: usize, keys: usize, len: usize, limit: Duration, rss_bound_mib: u64) {
     let source = RedisServer::start(&[]);
     let mut c = source.connection();
-    for start in (0..keys).step_by(50) {
-        let mut pipe = redis::pipe();
-        for i in start..(start + 50).min(keys) {
-            pipe.cmd("SET")
-                .arg(format!("load:{i:05}"))
-                .arg(value(i, len))
-                .ignore();
+    for db in [0, 3] {
+        let _: () = redis::cmd("SELECT").arg(db).query(&mut c).unwrap();
+        let mine: Vec<usize> = (0..keys).filter(|&i| db_of(i) == db).collect();
+        for part in mine.chunks(50) {
+            let mut pipe = redis::pipe();
+            for &i in part {
+                pipe.cmd("SET")
+                    .arg(format!("load:{i:05}"))
+                    .arg(value(i, len))
+                    .ignore();
+            }
+            let _: () = pipe.query(&mut c).unwrap();
         }
-        let _: () = pipe.query(&mut c).unwrap();
     }
     let served = Served::start(&["--redis", &source.url()]);
     let port = served.port;
@@ -84,10 +100,11 @@ fn run_load(downloads: usize, keys: usize, len: usize, limit: Duration, rss_boun
         served.stderr()
     );
     let snap = bitlens::rdb::load_rdb(&one.body, &Default::default()).expect("valid RDB");
-    let ks = &snap.databases[&0];
-    assert_eq!(ks.len(), keys);
+    assert_eq!(snap.databases.keys().copied().collect::<Vec<_>>(), [0, 3]);
+    let held: usize = snap.databases.values().map(|ks| ks.len()).sum();
+    assert_eq!(held, keys);
     for i in 0..keys {
-        match ks.get(format!("load:{i:05}").as_bytes()) {
+        match snap.databases[&db_of(i)].get(format!("load:{i:05}").as_bytes()) {
             Some(bitlens::Value::String(s)) => {
                 assert!(s.as_bytes().as_ref() == value(i, len).as_slice(), "key {i}")
             }

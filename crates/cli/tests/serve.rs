@@ -231,6 +231,12 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
     let mut c = source.connection();
     // 2 MiB: its DUMP streams over the exporter's own connection, which must AUTH as the user.
     cmd(&mut c, &["SETBIT", "stats:big", "16777215", "1"]);
+    // Another database, exported too (INFO keyspace lists it, SELECT reads it); a 2 MiB key
+    // there streams over a connection of its own that AUTHs and SELECTs.
+    cmd(&mut c, &["SELECT", "3"]);
+    cmd(&mut c, &["SET", "in:three", "3"]);
+    cmd(&mut c, &["SETBIT", "big:three", "16777215", "1"]);
+    cmd(&mut c, &["SELECT", "0"]);
     cmd(
         &mut c,
         &[
@@ -250,6 +256,7 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
             "+memory|usage",
             "+info",
             "+ping",
+            "+select",
         ],
     );
     let url = format!("redis://bitlens:s3cret-pw@127.0.0.1:{}/", source.port);
@@ -261,6 +268,12 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
         Some(bitlens::Value::String(s)) => assert_eq!(s.as_bytes().len(), 2 << 20),
         other => panic!("{other:?}"),
     }
+    match snap.databases[&3].get(b"big:three") {
+        Some(bitlens::Value::String(s)) => assert_eq!(s.as_bytes().len(), 2 << 20),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(snap.databases[&3].len(), 2);
+    assert!(snap.databases[&0].get(b"in:three").is_none());
     let keys = served.get("/api/keys");
     assert_eq!(keys.status, 200, "{}", String::from_utf8_lossy(&keys.body));
     assert_eq!(
@@ -282,6 +295,25 @@ fn acl_user_with_password_is_enough_and_password_never_shown() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot reach Redis"), "{err}");
     assert!(!err.contains("wrong-pw"), "{err}");
+
+    // The rule without +select: database 3 cannot be read, and the export says so (502,
+    // naming SELECT and the server's NOPERM text); narrowed to database 0 it is enough.
+    let mut rule: Vec<&str> = vec!["ACL", "SETUSER", "nosel", "on", ">pw2", "~*"];
+    rule.extend(["resetchannels", "-@all", "+scan", "+type", "+dump", "+pttl"]);
+    rule.extend(["+strlen", "+memory|usage", "+info", "+ping"]);
+    cmd(&mut c, &rule);
+    let nosel = format!("redis://nosel:pw2@127.0.0.1:{}", source.port);
+    let served = Served::start(&["--redis", &nosel]);
+    let r = served.get("/api/snapshot");
+    assert_eq!(r.status, 502, "{}", String::from_utf8_lossy(&r.body));
+    let e = r.json()["error"].as_str().unwrap().to_string();
+    assert!(e.contains("SELECT 3") && e.contains("permissions"), "{e}");
+    let served = Served::start(&["--redis", &format!("{nosel}/0")]);
+    let r = served.get("/api/snapshot");
+    assert!(r.complete, "{}", served.stderr());
+    let snap = bitlens::rdb::load_rdb(&r.body, &Default::default()).unwrap();
+    assert_eq!(snap.databases[&0].len(), all_keys(&source).len());
+    assert!(snap.databases.get(&3).is_none_or(|ks| ks.is_empty()));
 }
 
 #[test]

@@ -6,10 +6,12 @@
 //!
 //! Allowed: SCAN, TYPE, DUMP, PTTL, STRLEN, `MEMORY USAGE`, INFO, PING, and for Redis Cluster
 //! `CLUSTER SLOTS` and READONLY (replica reads); plus AUTH / HELLO / SELECT, which the client
-//! library sends itself while connecting, from the URL. A matching minimal ACL rule for a
+//! library sends itself while connecting (SELECT: the database of the URL, or of each
+//! connection the exporter opens per database it reads). A matching minimal ACL rule for a
 //! dedicated user:
-//! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping`
-//! (add `+cluster|slots +readonly` on a cluster).
+//! `ACL SETUSER bitlens on >PASSWORD ~* resetchannels -@all +scan +type +dump +pttl +strlen +memory|usage +info +ping +select`
+//! (add `+cluster|slots +readonly` on a cluster; `+select` is needed for databases other
+//! than 0, `+info` covers INFO keyspace, which lists the databases).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,13 +1,16 @@
 //! `bitlens serve`: the panel (static files) and the snapshot API.
 //!
-//! - `GET /api/snapshot?match=P[&match=P...]`: an RDB file (`application/octet-stream`) with the
-//!   matching keys, streamed as it is produced (never buffered whole). From a live Redis it is
-//!   built from SCAN MATCH (COUNT batches) + PTTL + DUMP; without `--redis` from the built-in
-//!   demo data set. Per-key consistent: each value is a DUMP of that key at some moment during
+//! - `GET /api/snapshot?match=P[&match=P...][&db=N]`: an RDB file (`application/octet-stream`)
+//!   with the matching keys, streamed as it is produced (never buffered whole). From a live
+//!   Redis it is built from INFO keyspace, then per database SCAN MATCH (COUNT batches) +
+//!   PTTL + DUMP: every non-empty database, each under its SELECTDB record as a BGSAVE writes
+//!   them, unless `db=N` (or the `--redis` URL's `/N`, or `--db`) narrows it to one; without
+//!   `--redis` from the built-in demo data set (database 0). Per-key consistent: each value is a DUMP of that key at some moment during
 //!   the walk; keys that vanish between SCAN and DUMP are left out. If the export fails midway
 //!   (Redis gone, a limit hit) the HTTP body is aborted, never ended cleanly, so a client cannot
 //!   mistake a truncated file for a complete one.
-//! - `GET /api/keys?match=P`: JSON `[{"key","type","bytes","ttlMs"}]`, sorted by key. Paged with
+//! - `GET /api/keys?match=P[&db=N]`: JSON `[{"key","type","bytes","ttlMs"}]`, sorted by key, of
+//!   one database: `db=N`, else the one the `--redis` URL or `--db` names, else 0. Paged with
 //!   `cursor=0[&count=N]` (N from 1 to 10,000, default 1,000, a hint as SCAN's COUNT):
 //!   `{"keys": [...], "cursor": C}`,
 //!   each page sorted, C the cursor of the next page (`"0"` after the last one). As SCAN, a
@@ -18,7 +21,12 @@
 //! A pattern without `*`, `?` or `[` names one key (`\x` a literal `x`): on a single server
 //! it is read by name, without a SCAN of the keyspace (the panel fetches a key opened in its
 //! key browser so).
-//! - `GET /api/info`: JSON describing the source and the key conventions.
+//! - `GET /api/info`: JSON describing the source and the key conventions; from a live Redis its
+//!   `databases` (INFO keyspace: `[{"db","keys","expires"}]`) and `db` (the one database
+//!   exported, `null` for every one).
+//!
+//! A `db=` the source does not export (not the URL's database, not 0 on a cluster, beyond the
+//! server's `databases`) is a 400.
 //!
 //! Without `match`, the `--match` patterns given at start-up apply (default `*`). With `--allow`,
 //! a requested pattern must itself match one of the allowed patterns (else 403), and every
@@ -57,6 +65,11 @@ pub struct ServeArgs {
     /// seeds tried in order (e.g. several nodes of a cluster), the first reachable one is used.
     #[arg(long, value_name = "URL", value_delimiter = ',')]
     pub redis: Vec<String>,
+    /// Export only database N of the `--redis` server (as `redis://host:port/N` does); without
+    /// it (and without `/N` in the URL) every non-empty database is exported, as a BGSAVE
+    /// writes them. Requests may narrow further with `db=N`.
+    #[arg(long, value_name = "N")]
+    pub db: Option<u64>,
     /// On a Redis Cluster, scan replicas instead of masters (READONLY), keeping the heavy reads
     /// off the primaries.
     #[arg(long)]
@@ -226,6 +239,7 @@ async fn serve(args: ServeArgs) -> ExitCode {
             &args.redis,
             args.redis_ca.as_deref(),
             args.read_replicas,
+            args.db,
         )
         .await
         {
@@ -537,6 +551,7 @@ fn query_params(
 
 /// The patterns a request asks for; 400 when one is empty (`match=`), 403 when the allow-list
 /// does not cover one of them.
+#[cfg(test)]
 fn request_patterns(app: &App, query: Option<&str>) -> Result<Vec<Vec<u8>>, Box<Response>> {
     Ok(request_params(app, query, &[])?.0)
 }
@@ -611,10 +626,50 @@ impl KeyFilter {
     pub fn permits(&self, key: &[u8]) -> bool {
         self.allow.is_empty() || self.allow.iter().any(|a| bitlens::glob::matches(a, key))
     }
+
+    /// Whether every key may be exported (no allow-list).
+    pub fn permits_all(&self) -> bool {
+        self.allow.is_empty()
+    }
+}
+
+/// The `db=N` of a request (the last one given), `None` without one; 400 when it is not a
+/// database number (decimal digits, at most 2^31-1 as a server's `databases` setting).
+fn db_request(others: &[(String, Vec<u8>)]) -> Result<Option<u64>, Box<Response>> {
+    let Some((_, v)) = others.iter().rev().find(|(k, _)| k == "db") else {
+        return Ok(None);
+    };
+    std::str::from_utf8(v)
+        .ok()
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse::<u64>().ok())
+        .filter(|&d| d <= i32::MAX as u64)
+        .map(Some)
+        .ok_or_else(|| {
+            Box::new(api_error(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "bad db {:?}: a database number (0, 1, 2, ...)",
+                    String::from_utf8_lossy(v)
+                ),
+            ))
+        })
+}
+
+/// The patterns a request gives the demo source for database `db`: the demo data set is
+/// database 0, any other database is empty (no pattern then).
+fn demo_patterns(patterns: Vec<Vec<u8>>, db: Option<u64>) -> Vec<Vec<u8>> {
+    if db.unwrap_or(0) == 0 {
+        patterns
+    } else {
+        Vec::new()
+    }
 }
 
 async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
-    let patterns = match request_patterns(&app, q.as_deref()) {
+    let (patterns, db) = match request_params(&app, q.as_deref(), &["db"])
+        .and_then(|(p, others)| Ok((p, db_request(&others)?)))
+    {
         Ok(p) => p,
         Err(r) => return *r,
     };
@@ -632,6 +687,7 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
                 let Ok(_permit) = exports.acquire_owned().await else {
                     return;
                 };
+                let patterns = demo_patterns(patterns, db);
                 let res = demo.write_snapshot(&patterns, &filter, limits, &tx).await;
                 finish_stream(&app2, res, &tx).await;
             });
@@ -642,7 +698,9 @@ async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response 
                 let Ok(_permit) = exports.acquire_owned().await else {
                     return;
                 };
-                let res = src.write_snapshot(&patterns, &filter, limits, &tx).await;
+                let res = src
+                    .write_snapshot(&patterns, &filter, limits, db, &tx)
+                    .await;
                 finish_stream(&app2, res, &tx).await;
             });
         }
@@ -687,9 +745,13 @@ pub(crate) fn too_many_keys(max_keys: u64) -> String {
     format!("more than {max_keys} {keys}; narrow the pattern or raise --max-keys")
 }
 
+/// 400 when the request's `db=` names a database the source does not export (messages
+/// starting `db=N:`).
 pub(crate) fn export_error_status(message: &str) -> StatusCode {
     if message.starts_with("more than") || message.starts_with("snapshot larger than") {
         StatusCode::PAYLOAD_TOO_LARGE
+    } else if message.starts_with("db=") {
+        StatusCode::BAD_REQUEST
     } else {
         StatusCode::BAD_GATEWAY
     }
@@ -781,8 +843,12 @@ fn page_request(others: &[(String, Vec<u8>)]) -> Result<Option<(String, u64)>, B
 }
 
 async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
-    let (patterns, others) = match request_params(&app, q.as_deref(), &["cursor", "count"]) {
+    let (patterns, others) = match request_params(&app, q.as_deref(), &["cursor", "count", "db"]) {
         Ok(p) => p,
+        Err(r) => return *r,
+    };
+    let db = match db_request(&others) {
+        Ok(d) => d,
         Err(r) => return *r,
     };
     let filter = KeyFilter {
@@ -794,11 +860,13 @@ async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
     };
     if let Some((cursor, count)) = page {
         let page = match &app.source {
-            Source::Demo(demo) => demo.keys_page(&patterns, &filter, &cursor, count),
+            Source::Demo(demo) => {
+                demo.keys_page(&demo_patterns(patterns, db), &filter, &cursor, count)
+            }
             Source::Redis(src) => {
                 (**src)
                     .clone()
-                    .keys_page(&patterns, &filter, app.limits, &cursor, count)
+                    .keys_page(&patterns, &filter, app.limits, db, &cursor, count)
                     .await
             }
         };
@@ -811,8 +879,13 @@ async fn keys(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
         };
     }
     let rows = match &app.source {
-        Source::Demo(demo) => demo.keys(&patterns, &filter, app.limits),
-        Source::Redis(src) => (**src).clone().keys(&patterns, &filter, app.limits).await,
+        Source::Demo(demo) => demo.keys(&demo_patterns(patterns, db), &filter, app.limits),
+        Source::Redis(src) => {
+            (**src)
+                .clone()
+                .keys(&patterns, &filter, app.limits, db)
+                .await
+        }
     };
     match rows {
         Ok(mut rows) => {
@@ -909,6 +982,25 @@ mod tests {
             StatusCode::BAD_REQUEST
         );
         assert!(query_params(Some(""), &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn db_parameter_is_a_database_number() {
+        let p = |v: &[u8]| vec![("db".to_string(), v.to_vec())];
+        assert_eq!(db_request(&[]).unwrap(), None);
+        assert_eq!(db_request(&p(b"0")).unwrap(), Some(0));
+        assert_eq!(db_request(&p(b"15")).unwrap(), Some(15));
+        assert_eq!(db_request(&p(b"2147483647")).unwrap(), Some(2147483647));
+        for bad in [&b""[..], b"-1", b"+1", b"1.0", b"x", b"2147483648", b"\xff"] {
+            let r = db_request(&p(bad)).unwrap_err();
+            assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{bad:?}");
+        }
+        // The last one given counts, as for the other parameters.
+        let two = vec![
+            ("db".to_string(), b"x".to_vec()),
+            ("db".to_string(), b"3".to_vec()),
+        ];
+        assert_eq!(db_request(&two).unwrap(), Some(3));
     }
 
     #[test]

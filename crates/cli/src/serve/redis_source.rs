@@ -1,4 +1,11 @@
-//! Exporting from a live Redis, through the read-only gate only: SCAN MATCH in COUNT batches
+//! Exporting from a live Redis, through the read-only gate only. Every non-empty database is
+//! exported, as a BGSAVE writes them (unless the `--redis` URL's `/N`, `--db` or a request's
+//! `db=` narrows it to one): the databases are those INFO keyspace lists (a Redis Cluster has
+//! only database 0); each gets a SELECTDB record, then a RESIZEDB record with INFO keyspace's
+//! `keys` and `expires` when the whole database is exported, then its keys. Each database is
+//! read over a connection of its own (the client library sends `SELECT n` on connecting), so
+//! that concurrent requests on other databases never share a selected database. Per database:
+//! SCAN MATCH in COUNT batches
 //! (optionally paced), MEMORY USAGE of each key found, then PTTL + DUMP per key in pipelined
 //! sub-batches (at most [`SUB_BATCH`] keys and about [`BATCH_BYTES`] of values), each DUMP
 //! payload checked and written into the RDB stream as an entry. A key above [`BIG_KEY`] bytes
@@ -9,7 +16,7 @@
 //! key sizes. (Only with `rediss://…#insecure` or a Unix socket do big keys go through the
 //! pipelined path, held whole.)
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -40,8 +47,59 @@ pub struct RedisSource {
     /// The server, or every master (or replica) of a cluster.
     nodes: Vec<Node>,
     url: String,
-    db: u64,
+    /// The one database exported when the URL (`/N`, `?db=N` for a socket) or `--db` names
+    /// one; `None`: every non-empty database.
+    db: Option<u64>,
     cluster: bool,
+}
+
+/// One database as INFO keyspace lists it (`db2:keys=5,expires=1,avg_ttl=0`): its number,
+/// key count and count of keys with an expiry (what a BGSAVE writes in its RESIZEDB record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DbCounts {
+    pub db: u64,
+    pub keys: u64,
+    pub expires: u64,
+}
+
+/// The databases the text of `INFO keyspace` lists (the server lists only non-empty ones),
+/// sorted by number; lines that are not `dbN:keys=K,expires=E,...` are skipped.
+pub fn keyspace_of(info: &str) -> Vec<DbCounts> {
+    let mut out: Vec<DbCounts> = info
+        .lines()
+        .filter_map(|l| {
+            let (name, fields) = l.trim().split_once(':')?;
+            let db = name.strip_prefix("db")?.parse().ok()?;
+            let field = |f: &str| {
+                fields
+                    .split(',')
+                    .find_map(|kv| kv.strip_prefix(f)?.strip_prefix('='))
+                    .and_then(|v| v.parse().ok())
+            };
+            Some(DbCounts {
+                db,
+                keys: field("keys")?,
+                expires: field("expires").unwrap_or(0),
+            })
+        })
+        .collect();
+    out.sort_by_key(|d| d.db);
+    out
+}
+
+/// The database a `--redis` URL names: the path of `redis://host/N` (`rediss://` alike), the
+/// `db` query parameter of `redis+unix:///path?db=N`; `None` when it names none (the client
+/// library then uses database 0, and bitlens exports every database).
+fn url_db(url: &str) -> Option<u64> {
+    let u = redis::parse_redis_url(url)?;
+    let unix = matches!(u.scheme(), "unix" | "redis+unix");
+    if unix {
+        return u
+            .query_pairs()
+            .find(|(k, _)| k == "db")
+            .and_then(|(_, v)| v.parse().ok());
+    }
+    u.path().trim_matches('/').parse().ok()
 }
 
 /// One server the exporter scans.
@@ -55,12 +113,44 @@ struct Node {
     readonly: bool,
     /// TLS settings for `rediss://` (verified, not `#insecure`).
     tls: Option<Arc<rustls::ClientConfig>>,
+    /// The `--redis-ca` PEM, for the connections to other databases.
+    ca_pem: Option<Arc<Vec<u8>>>,
+    /// Connections to databases other than `info`'s, opened on first use and shared by the
+    /// requests (each bound to its database for good: reconnections select it again).
+    dbs: Arc<tokio::sync::Mutex<HashMap<u64, ReadOnlyRedis>>>,
 }
 
 impl Node {
-    /// A connection of our own to this node for streaming big DUMPs; `None` over a Unix
-    /// socket or `rediss://…#insecure` (big keys then go through the pipelined path).
-    async fn raw(&self) -> Option<Result<RawRedis, String>> {
+    /// This node's connection to database `db`: `redis` for the URL's database, else one
+    /// opened (PING checked) on first use and kept. An `Err` of a database the server does not
+    /// have starts `db=N:` (the request's fault).
+    async fn conn(&self, db: u64) -> Result<ReadOnlyRedis, String> {
+        if i64::try_from(db).ok() == Some(self.info.redis.db) {
+            return Ok(self.redis.clone());
+        }
+        let mut dbs = self.dbs.lock().await;
+        if let Some(c) = dbs.get(&db) {
+            return Ok(c.clone());
+        }
+        let mut info = self.info.clone();
+        info.redis.db = i64::try_from(db).map_err(|_| format!("db={db}: no such database"))?;
+        let c = open_node(info, self.ca_pem.as_deref().map(Vec::as_slice))
+            .await
+            .map_err(|e| {
+                if e.contains("out of range") {
+                    format!("db={db}: no such database on {} ({e})", self.addr)
+                } else {
+                    format!("SELECT {db} on {}: {e}", self.addr)
+                }
+            })?;
+        dbs.insert(db, c.clone());
+        Ok(c)
+    }
+
+    /// A connection of our own to database `db` of this node for streaming big DUMPs; `None`
+    /// over a Unix socket or `rediss://…#insecure` (big keys then go through the pipelined
+    /// path).
+    async fn raw(&self, db: u64) -> Option<Result<RawRedis, String>> {
         let (host, port, tls) = match &self.info.addr {
             redis::ConnectionAddr::Tcp(host, port) => (host, port, None),
             redis::ConnectionAddr::TcpTls {
@@ -79,7 +169,7 @@ impl Node {
                 tls,
                 r.username.as_deref(),
                 r.password.as_deref(),
-                r.db,
+                i64::try_from(db).unwrap_or(i64::MAX),
                 self.readonly,
             )
             .await,
@@ -286,30 +376,44 @@ fn text(v: &Value) -> Option<Vec<u8>> {
     }
 }
 
-/// State of one request's SCAN walk over its patterns.
+/// State of one request's SCAN walk over its databases, nodes and patterns.
 struct Walk<'a> {
     patterns: &'a [Vec<u8>],
     filter: &'a KeyFilter,
     limits: Limits,
+    /// The databases walked, in order, and the index of the current one.
+    dbs: Vec<u64>,
+    db_at: usize,
     node: usize,
     index: usize,
     cursor: Vec<u8>,
     started: bool,
+    /// The keys of the current database met so far (each is exported once).
     seen: HashSet<Vec<u8>>,
+    /// Keys met in the databases before the current one (for `--max-keys`).
+    before: u64,
 }
 
 impl<'a> Walk<'a> {
-    fn new(patterns: &'a [Vec<u8>], filter: &'a KeyFilter, limits: Limits) -> Self {
+    fn new(patterns: &'a [Vec<u8>], filter: &'a KeyFilter, limits: Limits, dbs: Vec<u64>) -> Self {
         Walk {
             patterns,
             filter,
             limits,
+            dbs,
+            db_at: 0,
             node: 0,
             index: 0,
             cursor: b"0".to_vec(),
             started: false,
             seen: HashSet::new(),
+            before: 0,
         }
+    }
+
+    /// Keys met so far, every database counted.
+    fn met(&self) -> u64 {
+        self.before + self.seen.len() as u64
     }
 }
 
@@ -328,6 +432,7 @@ impl RedisSource {
         urls: &[String],
         ca: Option<&Path>,
         read_replicas: bool,
+        db: Option<u64>,
     ) -> Result<RedisSource, String> {
         // A URL that is not one is a typo to fix before anything is tried.
         for url in urls {
@@ -335,7 +440,7 @@ impl RedisSource {
         }
         let mut errors = Vec::new();
         for url in urls {
-            match Self::connect(url, ca, read_replicas).await {
+            match Self::connect(url, ca, read_replicas, db).await {
                 Ok(s) => {
                     if !errors.is_empty() {
                         eprintln!("bitlens: note: {}", errors.join("; "));
@@ -354,13 +459,27 @@ impl RedisSource {
     /// A Redis Cluster (INFO cluster says `cluster_enabled:1`) is discovered with CLUSTER SLOTS
     /// and every master is scanned (with `read_replicas`, a replica of each slot range instead,
     /// after READONLY).
+    /// The database the URL names (`/N`), or `db` (`--db`), narrows every export to it; with
+    /// neither, every non-empty database is exported. Both, different: `Err`.
     pub async fn connect(
         url: &str,
         ca: Option<&Path>,
         read_replicas: bool,
+        db: Option<u64>,
     ) -> Result<RedisSource, String> {
-        let info = parse_url(url)?;
-        let db = u64::try_from(info.redis.db).unwrap_or(0);
+        let mut info = parse_url(url)?;
+        let db = match (url_db(url), db) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(format!(
+                    "the URL {} names database {a} but --db says {b}",
+                    display_url(url)
+                ))
+            }
+            (a, b) => a.or(b),
+        };
+        if let Some(d) = db {
+            info.redis.db = i64::try_from(d).map_err(|_| format!("no database {d}"))?;
+        }
         let pem = match ca {
             Some(path) => Some(
                 std::fs::read(path)
@@ -373,6 +492,7 @@ impl RedisSource {
             _ => None,
         };
         let mut seed = open_node(info.clone(), pem.as_deref()).await?;
+        let ca_pem = pem.clone().map(Arc::new);
         let ci = seed
             .query(&[b"INFO".to_vec(), b"cluster".to_vec()])
             .await
@@ -388,6 +508,8 @@ impl RedisSource {
                 info: info.clone(),
                 readonly: false,
                 tls: tls.clone(),
+                ca_pem: ca_pem.clone(),
+                dbs: Default::default(),
             });
         } else {
             let slots = seed
@@ -423,6 +545,8 @@ impl RedisSource {
                     info: node_info,
                     readonly: read_replicas,
                     tls: tls.clone(),
+                    ca_pem: ca_pem.clone(),
+                    dbs: Default::default(),
                 });
             }
             if nodes.is_empty() {
@@ -448,16 +572,82 @@ impl RedisSource {
         SourceServer::from_info(&String::from_utf8_lossy(&t))
     }
 
-    /// One SCAN step: the next cursor and the keys of this batch.
+    /// The databases INFO keyspace lists on every node, counts added up per database (a
+    /// cluster's nodes each hold a part of database 0).
+    async fn keyspace(&mut self) -> Result<Vec<DbCounts>, String> {
+        let mut all: Vec<DbCounts> = Vec::new();
+        for n in &mut self.nodes {
+            let v = n
+                .redis
+                .query(&[b"INFO".to_vec(), b"keyspace".to_vec()])
+                .await
+                .map_err(|e| format!("INFO keyspace ({}): {e}", n.addr))?;
+            let t = text(&v).ok_or("INFO keyspace: unexpected reply")?;
+            for d in keyspace_of(&String::from_utf8_lossy(&t)) {
+                match all.iter_mut().find(|a| a.db == d.db) {
+                    Some(a) => {
+                        a.keys += d.keys;
+                        a.expires += d.expires;
+                    }
+                    None => all.push(d),
+                }
+            }
+        }
+        all.sort_by_key(|d| d.db);
+        Ok(all)
+    }
+
+    /// The one database a request reads when it must name one (`/api/keys`): `want` (its
+    /// `db=`), else the URL's, else 0. `Err` (starting `db=N:`) for a database this source
+    /// does not export: not the URL's, or not 0 on a cluster.
+    fn one_db(&self, want: Option<u64>) -> Result<u64, String> {
+        match (want, self.db) {
+            (Some(w), Some(d)) if w != d => Err(format!(
+                "db={w}: this server exports database {d} only (the one its --redis URL or --db names)"
+            )),
+            (Some(w), _) if self.cluster && w != 0 => Err(format!(
+                "db={w}: a Redis Cluster has database 0 only"
+            )),
+            (w, d) => Ok(w.or(d).unwrap_or(0)),
+        }
+    }
+
+    /// The databases an export walks, in order, with INFO keyspace's counts: the one `want`
+    /// (the request's `db=`) or the URL names ([`Self::one_db`]), else every database INFO
+    /// keyspace lists (every non-empty one, as a BGSAVE writes them; on a cluster, database 0).
+    /// A named database INFO does not list comes with zero counts (it is walked regardless).
+    async fn export_dbs(&mut self, want: Option<u64>) -> Result<Vec<DbCounts>, String> {
+        let one = match (want, self.db) {
+            (None, None) => None,
+            _ => Some(self.one_db(want)?),
+        };
+        let listed = self.keyspace().await?;
+        Ok(match one {
+            Some(db) => vec![listed
+                .iter()
+                .copied()
+                .find(|d| d.db == db)
+                .unwrap_or(DbCounts {
+                    db,
+                    keys: 0,
+                    expires: 0,
+                })],
+            None => listed.into_iter().filter(|d| d.keys > 0).collect(),
+        })
+    }
+
+    /// One SCAN step in database `db`: the next cursor and the keys of this batch.
     async fn scan(
         &mut self,
         node: usize,
+        db: u64,
         cursor: &[u8],
         pattern: &[u8],
         count: u64,
     ) -> Result<(Vec<u8>, Vec<Vec<u8>>), String> {
         let v = self.nodes[node]
-            .redis
+            .conn(db)
+            .await?
             .query(&[
                 b"SCAN".to_vec(),
                 cursor.to_vec(),
@@ -478,12 +668,13 @@ impl RedisSource {
         Ok((c, keys.iter().filter_map(text).collect()))
     }
 
-    /// The next batch of new, permitted keys of the walk (each key once per request), or
-    /// `None` when every pattern has been walked. Fails past `limits.max_keys`.
+    /// The next batch of new, permitted keys of the walk (each key once per database and
+    /// request) with its database and node, or `None` when every database, node and pattern
+    /// has been walked. Fails past `limits.max_keys` (every database counted).
     async fn next_batch(
         &mut self,
         w: &mut Walk<'_>,
-    ) -> Result<Option<(usize, Vec<Vec<u8>>)>, String> {
+    ) -> Result<Option<(u64, usize, Vec<Vec<u8>>)>, String> {
         if !w.started && !self.cluster {
             // Names alone past the limit: refused before any key is read, so a snapshot
             // request gets its 413 instead of a body cut off after the first keys.
@@ -493,11 +684,20 @@ impl RedisSource {
                 .filter_map(|p| bitlens::glob::literal(p))
                 .filter(|k| w.filter.permits(k))
                 .collect();
-            if named.len() as u64 > w.limits.max_keys {
+            if (named.len() as u64).saturating_mul(w.dbs.len() as u64) > w.limits.max_keys {
                 return Err(super::too_many_keys(w.limits.max_keys));
             }
         }
-        while w.node < self.nodes.len() {
+        while w.db_at < w.dbs.len() {
+            if w.node >= self.nodes.len() {
+                w.db_at += 1;
+                w.node = 0;
+                w.index = 0;
+                w.cursor = b"0".to_vec();
+                w.before += w.seen.len() as u64;
+                w.seen.clear();
+                continue;
+            }
             if w.index >= w.patterns.len() {
                 w.node += 1;
                 w.index = 0;
@@ -507,7 +707,7 @@ impl RedisSource {
                 tokio::time::sleep(w.limits.scan_pause).await;
             }
             w.started = true;
-            let node = w.node;
+            let (db, node) = (w.dbs[w.db_at], w.node);
             let pattern = &w.patterns[w.index];
             // A pattern naming one key is read by name, not by a SCAN of the whole keyspace
             // (on a cluster the key's node is not known here: SCAN then). A key that does not
@@ -520,15 +720,15 @@ impl RedisSource {
                 if w.filter.permits(&key) && w.seen.insert(key.clone()) {
                     // A named key counts as a match (new-user trial: `match=a&match=b&…` of
                     // literal names went past --max-keys).
-                    if w.seen.len() as u64 > w.limits.max_keys {
+                    if w.met() > w.limits.max_keys {
                         return Err(super::too_many_keys(w.limits.max_keys));
                     }
-                    return Ok(Some((node, vec![key])));
+                    return Ok(Some((db, node, vec![key])));
                 }
                 continue;
             }
             let (next, keys) = self
-                .scan(node, &w.cursor, pattern, w.limits.scan_count)
+                .scan(node, db, &w.cursor, pattern, w.limits.scan_count)
                 .await
                 .map_err(|e| format!("{} ({})", e, self.nodes[node].addr))?;
             if next == b"0" {
@@ -541,11 +741,11 @@ impl RedisSource {
                 .into_iter()
                 .filter(|k| w.filter.permits(k) && w.seen.insert(k.clone()))
                 .collect();
-            if w.seen.len() as u64 > w.limits.max_keys {
+            if w.met() > w.limits.max_keys {
                 return Err(super::too_many_keys(w.limits.max_keys));
             }
             if !fresh.is_empty() {
-                return Ok(Some((node, fresh)));
+                return Ok(Some((db, node, fresh)));
             }
         }
         Ok(None)
@@ -553,15 +753,30 @@ impl RedisSource {
 
     /// Streams an RDB of the matching keys into `tx`, in the format the source writes
     /// ([`SourceServer::format`]: `REDIS0012` for Redis 7.4, `VALKEY080` for Valkey 9), naming
-    /// the source's version as it does ([`SourceServer::writer`]).
+    /// the source's version as it does ([`SourceServer::writer`]). The databases are those of
+    /// [`Self::export_dbs`] (`want`: the request's `db=`); each one holding a matching key gets
+    /// a SELECTDB record before its first key, and when the export takes the whole database
+    /// (a `*` pattern, no allow-list) a RESIZEDB record with INFO keyspace's counts, as a
+    /// BGSAVE writes it (a narrowed export has none: the counts are not known before the walk,
+    /// and a loader only sizes its tables from them).
     pub async fn write_snapshot(
         mut self,
         patterns: &[Vec<u8>],
         filter: &KeyFilter,
         limits: Limits,
+        want: Option<u64>,
         tx: &ChunkTx,
     ) -> Result<(), String> {
         let server = self.server().await?;
+        let dbs = self.export_dbs(want).await?;
+        // Every database's connection (its SELECT) before the first byte: a database that
+        // cannot be read (an ACL without +select) is a 502 naming it, not a body cut short.
+        for d in &dbs {
+            for n in &self.nodes {
+                n.conn(d.db).await?;
+            }
+        }
+        let whole = filter.permits_all() && patterns.iter().any(|p| p == b"*");
         let buf = SharedBuf::default();
         let writer = server
             .writer(buf.clone())
@@ -572,19 +787,29 @@ impl RedisSource {
             tx,
             total: 0,
             limits,
+            next_db: None,
         };
-        out.writer.select_db(self.db).map_err(|e| e.to_string())?;
-        // The plain connection for big keys, opened on first use (node index, connection).
-        let mut raw: Option<(usize, RawRedis)> = None;
-        let mut walk = Walk::new(patterns, filter, limits);
-        while let Some((node, keys)) = self.next_batch(&mut walk).await? {
+        // The plain connection for big keys, opened on first use (node, database, connection).
+        let mut raw: Option<(usize, u64, RawRedis)> = None;
+        let mut walk = Walk::new(patterns, filter, limits, dbs.iter().map(|d| d.db).collect());
+        let mut current = None;
+        while let Some((db, node, keys)) = self.next_batch(&mut walk).await? {
+            if current != Some(db) {
+                current = Some(db);
+                let sizes = dbs
+                    .iter()
+                    .find(|d| d.db == db)
+                    .filter(|_| whole)
+                    .map(|d| (d.keys, d.expires));
+                out.next_db = Some((db, sizes));
+            }
+            let mut conn = self.nodes[node].conn(db).await?;
             for group in keys.chunks(SIZE_BATCH) {
                 let cmds: Vec<Vec<Vec<u8>>> = group
                     .iter()
                     .map(|k| vec![b"MEMORY".to_vec(), b"USAGE".to_vec(), k.clone()])
                     .collect();
-                let sizes = self.nodes[node]
-                    .redis
+                let sizes = conn
                     .pipeline(&cmds)
                     .await
                     .map_err(|e| format!("MEMORY USAGE: {e}"))?;
@@ -598,28 +823,27 @@ impl RedisSource {
                         _ => 0,
                     };
                     if size > BIG_KEY {
-                        if raw.as_ref().map(|r| r.0) != Some(node) {
-                            raw = match self.nodes[node].raw().await {
-                                Some(r) => Some((node, r?)),
+                        if raw.as_ref().map(|r| (r.0, r.1)) != Some((node, db)) {
+                            raw = match self.nodes[node].raw(db).await {
+                                Some(r) => Some((node, db, r?)),
                                 None => None,
                             };
                         }
-                        if let Some((_, conn)) = raw.as_mut() {
-                            let node = &mut self.nodes[node];
-                            stream_key(&mut node.redis, conn, k, &mut out).await?;
+                        if let Some((_, _, stream)) = raw.as_mut() {
+                            stream_key(&mut conn, stream, k, &mut out).await?;
                             continue;
                         }
                     }
                     batch.push(k);
                     batch_bytes += size;
                     if batch.len() >= SUB_BATCH || batch_bytes >= BATCH_BYTES {
-                        dump_batch(&mut self.nodes[node].redis, &batch, &mut out).await?;
+                        dump_batch(&mut conn, &batch, &mut out).await?;
                         batch.clear();
                         batch_bytes = 0;
                     }
                 }
                 if !batch.is_empty() {
-                    dump_batch(&mut self.nodes[node].redis, &batch, &mut out).await?;
+                    dump_batch(&mut conn, &batch, &mut out).await?;
                 }
             }
         }
@@ -631,18 +855,23 @@ impl RedisSource {
     }
 
     /// `/api/keys` rows: TYPE, MEMORY USAGE and PTTL of each matching key.
+    /// The database is that of [`Self::one_db`] (`want`: the request's `db=`).
     pub async fn keys(
         mut self,
         patterns: &[Vec<u8>],
         filter: &KeyFilter,
         limits: Limits,
+        want: Option<u64>,
     ) -> Result<Vec<KeyRow>, (StatusCode, String)> {
         let fail = |e: String| (super::export_error_status(&e), e);
+        let db = self.one_db(want).map_err(fail)?;
         let mut rows = Vec::new();
-        let mut walk = Walk::new(patterns, filter, limits);
-        while let Some((node, keys)) = self.next_batch(&mut walk).await.map_err(fail)? {
+        let mut walk = Walk::new(patterns, filter, limits, vec![db]);
+        while let Some((db, node, keys)) = self.next_batch(&mut walk).await.map_err(fail)? {
             for chunk in keys.chunks(SUB_BATCH * 16) {
-                self.rows_of(node, chunk, &mut rows).await.map_err(fail)?;
+                self.rows_of(node, db, chunk, &mut rows)
+                    .await
+                    .map_err(fail)?;
             }
         }
         Ok(rows)
@@ -656,11 +885,14 @@ impl RedisSource {
     /// `NODE-PATTERN-SCANCURSOR` (`"0"` at the start and after the last page). A key matching
     /// an earlier pattern of the request is left to that pattern's walk, so that no state is
     /// kept between pages; like SCAN, a key may still come twice while the keyspace changes.
+    /// The database is that of [`Self::one_db`] (`want`: the request's `db=`).
+    #[allow(clippy::too_many_arguments)]
     pub async fn keys_page(
         mut self,
         patterns: &[Vec<u8>],
         filter: &KeyFilter,
         limits: Limits,
+        want: Option<u64>,
         cursor: &str,
         count: u64,
     ) -> Result<super::KeyPage, (StatusCode, String)> {
@@ -685,6 +917,7 @@ impl RedisSource {
             return Err(bad());
         }
         let fail = |e: String| (super::export_error_status(&e), e);
+        let db = self.one_db(want).map_err(fail)?;
         let mut found: Vec<Vec<u8>> = Vec::new();
         let mut found_on: Vec<usize> = Vec::new();
         let mut page: HashSet<Vec<u8>> = HashSet::new();
@@ -705,6 +938,7 @@ impl RedisSource {
                 None => self
                     .scan(
                         node,
+                        db,
                         &scan,
                         pattern,
                         limits.scan_count.min(count - found.len() as u64).max(1),
@@ -741,7 +975,7 @@ impl RedisSource {
             while end < found.len() && found_on[end] == n && end - start < SUB_BATCH * 16 {
                 end += 1;
             }
-            self.rows_of(n, &found[start..end], &mut rows)
+            self.rows_of(n, db, &found[start..end], &mut rows)
                 .await
                 .map_err(fail)?;
             start = end;
@@ -754,11 +988,12 @@ impl RedisSource {
         Ok(super::KeyPage { rows, cursor })
     }
 
-    /// TYPE and MEMORY USAGE of `keys` (on node `node`, one pipeline) as `/api/keys` rows,
-    /// appended to `rows`; keys gone since SCAN are left out.
+    /// TYPE and MEMORY USAGE of `keys` (in database `db` of node `node`, one pipeline) as
+    /// `/api/keys` rows, appended to `rows`; keys gone since SCAN are left out.
     async fn rows_of(
         &mut self,
         node: usize,
+        db: u64,
         keys: &[Vec<u8>],
         rows: &mut Vec<KeyRow>,
     ) -> Result<(), String> {
@@ -769,7 +1004,8 @@ impl RedisSource {
             cmds.push(vec![b"PTTL".to_vec(), k.clone()]);
         }
         let replies = self.nodes[node]
-            .redis
+            .conn(db)
+            .await?
             .pipeline(&cmds)
             .await
             .map_err(|e| format!("TYPE/MEMORY USAGE/PTTL: {e}"))?;
@@ -798,13 +1034,22 @@ impl RedisSource {
         Ok(())
     }
 
-    /// `/api/info` for a live Redis.
+    /// `/api/info` for a live Redis: `db` is the one database exported (the URL's or
+    /// `--db`'s; `null`: every non-empty one), `databases` INFO keyspace's list
+    /// (`[{"db", "keys", "expires"}]`, a cluster's counts added up over its nodes).
     pub async fn info(mut self) -> Result<serde_json::Value, String> {
         let server = self.server().await?;
+        let databases: Vec<serde_json::Value> = self
+            .keyspace()
+            .await?
+            .iter()
+            .map(|d| json!({ "db": d.db, "keys": d.keys, "expires": d.expires }))
+            .collect();
         Ok(json!({
             "source": "redis",
             "redis": self.url,
             "db": self.db,
+            "databases": databases,
             "cluster": self.cluster,
             "nodes": self.nodes.iter().map(|n| n.addr.clone()).collect::<Vec<_>>(),
             "redis_version": server.redis_version,
@@ -824,9 +1069,26 @@ struct Out<'a> {
     /// Bytes of the file sent so far.
     total: u64,
     limits: Limits,
+    /// The database whose SELECTDB (and RESIZEDB with these key and expiry counts) goes
+    /// before the next key: written with it, so that a database without a key written gets
+    /// no record.
+    next_db: Option<(u64, Option<(u64, u64)>)>,
 }
 
 impl Out<'_> {
+    /// Writes the pending SELECTDB / RESIZEDB records, if any (before a key).
+    fn enter_db(&mut self) -> Result<(), String> {
+        if let Some((db, sizes)) = self.next_db.take() {
+            self.writer.select_db(db).map_err(|e| e.to_string())?;
+            if let Some((keys, expires)) = sizes {
+                self.writer
+                    .resize_db(keys, expires)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
     /// Sends what the writer produced since the last call; fails past `limits.max_bytes`.
     async fn flush(&mut self) -> Result<(), String> {
         self.total += self.buf.pending() as u64;
@@ -869,6 +1131,7 @@ async fn dump_batch(
             }
         };
         let expire = (pttl >= 0).then(|| now + pttl);
+        out.enter_db()?;
         out.writer
             .write_dump_payload(k, payload, expire)
             .map_err(|e| e.to_string())?;
@@ -905,6 +1168,7 @@ async fn stream_key(
     let Some(len) = raw.dump(key).await? else {
         return Ok(());
     };
+    out.enter_db()?;
     let mut split = DumpSplit::new(len).map_err(|e| format!("key {:?}: {e}", name()))?;
     let mut piece = vec![0u8; PIECE];
     loop {
@@ -1138,7 +1402,28 @@ fn parse_url(url: &str) -> Result<redis::ConnectionInfo, String> {
 
 #[cfg(test)]
 mod url_tests {
-    use super::parse_url;
+    use super::{keyspace_of, parse_url, url_db, DbCounts};
+
+    #[test]
+    fn the_database_a_url_names() {
+        assert_eq!(url_db("redis://127.0.0.1:6379"), None);
+        assert_eq!(url_db("redis://127.0.0.1:6379/"), None);
+        assert_eq!(url_db("redis://127.0.0.1:6379/0"), Some(0));
+        assert_eq!(url_db("redis://u:p@127.0.0.1:6379/15"), Some(15));
+        assert_eq!(url_db("rediss://host:1/2#insecure"), Some(2));
+        assert_eq!(url_db("redis+unix:///tmp/r.sock?db=3"), Some(3));
+        assert_eq!(url_db("unix:///tmp/r.sock"), None);
+    }
+
+    #[test]
+    fn info_keyspace_lists_the_non_empty_databases() {
+        // INFO keyspace of Redis 7.4.1 (with subexpiry) and of Redis 6.0.9, as they print it.
+        let v74 = "# Keyspace\r\ndb0:keys=3,expires=1,avg_ttl=3599000,subexpiry=0\r\ndb15:keys=1,expires=0,avg_ttl=0,subexpiry=0\r\ndb2:keys=7,expires=2,avg_ttl=10\r\n";
+        let d = |db, keys, expires| DbCounts { db, keys, expires };
+        assert_eq!(keyspace_of(v74), [d(0, 3, 1), d(2, 7, 2), d(15, 1, 0)]);
+        assert_eq!(keyspace_of("# Keyspace\r\n"), []);
+        assert_eq!(keyspace_of("dbx:keys=1\r\ndb1:nothing\r\n"), []);
+    }
 
     #[test]
     fn bad_urls_are_named_in_plain_words() {
