@@ -53,6 +53,10 @@
 //! | `lpos_rank_min_rejected` | RANK i64::MIN: acts as -1 on 6.2/7.0, out of range 7.2+ | new-user trial on 6.2.14; types_diff on 7.0.15 / 7.4.1 |
 //! | `zscan_noscores` | ZSCAN NOSCORES on Valkey 9 only | new-user trial: Valkey 9.1.2 members only; 7.4.1 syntax error |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
+//! | `stream_counts_checked` | Valkey 9 refuses at load a stream whose length is not its live entries (the `trim` key of HDT3213/rdb's stream_listpacks_1.rdb) or whose node counts disagree with its flags; Redis 6.0–7.4 and Valkey 8.1 load both | rec `crates/difftest/tests/streams_diff.rs` streams_length_mismatch_all_servers; 9.1.2 log "Stream length inconsistent with the number of valid entries" |
+//! | `stream_lag` | XINFO GROUPS lag: Valkey 8.1+ count a deletion before the first entry as a tombstone (nil where Redis answers) | rec 7.4.1 vs Valkey 8.1.8 / 9.1.2 on the same states (streams_diff seeds 25, 42; a group at 0-1 after XTRIM+XDEL: Redis 5, Valkey nil); valkey-io/valkey#1952 |
+//! | `function_pre_ga` | RDB_OPCODE_FUNCTION_PRE_GA read by 7.0, refused from 7.2 and by Valkey | rec `crates/difftest/tests/function_pre_ga_diff.rs` (7.0.15 loads; 7.4.1, Valkey 8.1.8 / 9.1.2 exit); src 7.2.0 rdb.c |
+//! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
 //! values their source gives, or the nearest recorded neighbour where a difference is not
@@ -122,6 +126,20 @@ pub enum MemberMissing {
     CouldNotDecode,
     /// `ERR member <name> does not exist` (Valkey 9).
     DoesNotExist,
+}
+
+/// How XINFO GROUPS tells a consumer group's lag from the stream's metadata
+/// ([`crate::stream::Stream::group_lag`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamLag {
+    /// Redis 7.0+ (t_stream.c `streamReplyWithCGLag`, `streamRangeHasTombstones`,
+    /// `streamEstimateDistanceFromFirstEverEntry`): a largest deleted id before the first entry
+    /// is no tombstone.
+    Redis,
+    /// Valkey 8.1+ (after valkey-io/valkey#1952): any deletion at or after the group's last
+    /// id is a tombstone, even one trimmed away; a group before the first entry is estimated
+    /// only at `0-0` or at or after the largest deleted id.
+    Valkey,
 }
 
 /// When a string value loaded from a snapshot is reported `embstr` (otherwise `raw`; integers
@@ -251,6 +269,19 @@ pub struct Profile {
     pub lpos_rank_min_rejected: bool,
     /// ZSCAN takes NOSCORES (Valkey 9).
     pub zscan_noscores: bool,
+    /// A sorted-set listpack holds integral scores as integers (7.0+, Valkey), so a `-0`
+    /// score of a skiplist record converted to a listpack at load reads back `0`
+    /// ([`crate::zset::ZSet::loaded_score`]); Redis 6.x stores `-0` as text.
+    pub zset_listpack_integer_scores: bool,
+    /// The loader refuses a stream whose recorded length is not its live entries, or whose
+    /// node counts disagree with the entry flags (Valkey 9; [`crate::stream::Stream::check_counts`]).
+    pub stream_counts_checked: bool,
+    /// How XINFO GROUPS computes a group's lag.
+    pub stream_lag: StreamLag,
+    /// The loader reads the function record of Redis 7.0's release candidates
+    /// (RDB_OPCODE_FUNCTION_PRE_GA); 7.2+ and Valkey refuse it ("Pre-release function format
+    /// not supported").
+    pub function_pre_ga: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -322,6 +353,10 @@ const BASE: Profile = Profile {
     geo_unit_error: "ERR unsupported unit provided. please use M, KM, FT, MI",
     lpos_rank_min_rejected: false,
     zscan_noscores: false,
+    zset_listpack_integer_scores: true,
+    stream_counts_checked: false,
+    stream_lag: StreamLag::Redis,
+    function_pre_ga: true,
 };
 
 /// Redis 6.0.
@@ -354,6 +389,7 @@ pub const REDIS_6_2: Profile = Profile {
     lpos_rank_zero:
         "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second, ...",
     stream_v7_fields: false,
+    zset_listpack_integer_scores: false,
     geo_unit_error: "ERR unsupported unit provided. please use m, km, ft, mi",
     geo_store_with_error:
         "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORDS options",
@@ -372,6 +408,7 @@ pub const REDIS_7_2: Profile = Profile {
     zrange_negative_offset_from_end: true,
     lpos_rank_min_rejected: true,
     commands_of: (7, 2),
+    function_pre_ga: false,
     ..BASE
 };
 /// Redis 7.4.
@@ -450,6 +487,7 @@ pub const VALKEY_8_1: Profile = Profile {
     name: "valkey-8.1",
     version: (8, 1),
     embstr: EmbstrRule::KeyAndValue(42),
+    stream_lag: StreamLag::Valkey,
     ..VALKEY_8_0
 };
 /// Valkey 9.0.
@@ -465,6 +503,7 @@ pub const VALKEY_9_0: Profile = Profile {
     hash_ex_encoding: "hashtable",
     field_expiry_args: FieldExpiryArgs::Valkey,
     zscan_noscores: true,
+    stream_counts_checked: true,
     ..VALKEY_8_1
 };
 

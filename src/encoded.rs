@@ -449,6 +449,19 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
             "zipmap terminator before the end of the blob",
         ));
     }
+    // As Redis' zipmapValidateIntegrity (always run at load): at least one entry, and a
+    // header count (below 254, its "count it" marker) equal to the entries held.
+    let count = items.len() / 2;
+    if count == 0 {
+        return Err(bad(BlobErrorKind::Invalid, 0, "empty zipmap"));
+    }
+    if b[0] != 254 && b[0] as usize != count {
+        return Err(bad(
+            BlobErrorKind::Mismatch,
+            0,
+            format!("zipmap header says {} entries, it holds {count}", b[0]),
+        ));
+    }
     Ok(items)
 }
 

@@ -98,9 +98,24 @@ impl Hash {
         Ok(Hash::Ziplist(blob.into_boxed_slice()))
     }
 
-    /// A hash from a zipmap; errors when malformed.
+    /// A hash from a zipmap; errors when malformed (see [`encoded::zipmap`]: Redis'
+    /// zipmapValidateIntegrity) or when a field appears twice (Redis' "Hash zipmap with dup
+    /// elements").
     pub fn from_zipmap(blob: Vec<u8>) -> Result<Hash, BlobError> {
-        encoded::zipmap(&blob)?;
+        let items = encoded::zipmap(&blob)?;
+        let mut seen = std::collections::HashSet::with_capacity(items.len() / 2);
+        for pair in items.chunks_exact(2) {
+            if !seen.insert(pair[0].to_vec()) {
+                return Err(BlobError::new(
+                    BlobErrorKind::Invalid,
+                    0,
+                    format!(
+                        "zipmap field {:?} appears twice",
+                        pair[0].to_vec().escape_ascii().to_string()
+                    ),
+                ));
+            }
+        }
         Ok(Hash::Zipmap(blob.into_boxed_slice()))
     }
 

@@ -8,7 +8,16 @@
 //! master field, else `num-fields` and field/value pairs; then the entry's element count
 //! (`lp-count`, for walking backwards). Flag 1 (`DELETED`) marks a deleted entry. Nodes are
 //! validated when the stream is built, so decoding on demand cannot fail afterwards.
+//!
+//! As Redis' stream iterator (t_stream.c `streamIteratorGetID`), reads walk the entries by
+//! their flags: the master entry's live/deleted counts and the stream's recorded length are
+//! not used to find entries, and a file where they disagree with the flags loads (Redis does
+//! not compare them at load; XLEN answers the recorded length). A node whose entries do not
+//! parse, or whose `lp-count` is not its entry's element count (Redis walks backwards by it),
+//! is refused: Redis refuses both only with `sanitize-dump-payload yes`, and without it answers
+//! from memory it misreads.
 
+use crate::dialect::StreamLag;
 use crate::encoded::{self, BlobError, BlobErrorKind, Item};
 
 /// A stream entry id: milliseconds and sequence number.
@@ -164,15 +173,24 @@ fn count(items: &[Item<'_>], i: usize, what: &str) -> Result<usize, BlobError> {
         })
 }
 
-/// Decodes one node: its live entries (or, with `f` returning false, stops early).
+/// Decodes one node: calls `f` with its live entries in order (until `f` returns false) and
+/// returns the numbers of live and deleted entries its flags mark, with the master entry's
+/// counts (read, not relied on).
 fn walk_node(
     master: StreamId,
     blob: &[u8],
     mut f: impl FnMut(StreamEntry) -> bool,
-) -> Result<(), BlobError> {
+) -> Result<NodeCounts, BlobError> {
     let items = encoded::listpack(blob)?;
-    let live = count(&items, 0, "entry count")?;
-    let deleted = count(&items, 1, "deleted count")?;
+    if items.is_empty() {
+        return Err(BlobError::new(
+            BlobErrorKind::Invalid,
+            0,
+            "empty listpack inside stream",
+        ));
+    }
+    let master_live = count(&items, 0, "entry count")?;
+    let master_deleted = count(&items, 1, "deleted count")?;
     let nmaster = count(&items, 2, "master field count")?;
     let master_fields = items.get(3..3 + nmaster).ok_or_else(|| {
         BlobError::new(
@@ -190,9 +208,10 @@ fn walk_node(
         ));
     }
     p += 1;
-    let (mut seen_live, mut seen_deleted) = (0usize, 0usize);
+    let (mut live, mut deleted) = (0u64, 0u64);
     let mut go = true;
     while p < items.len() {
+        let start = p;
         let flags = int(&items, p, "entry flags")?;
         let ms = int(&items, p + 1, "entry ms delta")?;
         let seq = int(&items, p + 2, "entry seq delta")?;
@@ -221,39 +240,152 @@ fn walk_node(
             }
             p += 2 * n;
         }
-        int(&items, p, "entry lp-count")?;
+        // lp-count: the entry's elements before it (flags, ms, seq, [num-fields, fields],
+        // values), as t_stream.c lpAppend writes it.
+        let elements = p - start;
+        let lp_count = int(&items, p, "entry lp-count")?;
+        if usize::try_from(lp_count).ok() != Some(elements) {
+            return Err(BlobError::new(
+                BlobErrorKind::Mismatch,
+                0,
+                format!("stream entry lp-count {lp_count}, the entry has {elements} elements"),
+            ));
+        }
         p += 1;
         if flags & 1 != 0 {
-            seen_deleted += 1;
+            deleted += 1;
         } else {
-            seen_live += 1;
+            live += 1;
             if go {
                 go = f(StreamEntry { id, fields });
             }
         }
     }
-    if seen_live != live || seen_deleted != deleted {
-        return Err(BlobError::new(
-            BlobErrorKind::Mismatch,
-            0,
-            format!(
-                "stream node says {live} live and {deleted} deleted entries, has \
-                 {seen_live} and {seen_deleted}"
-            ),
-        ));
-    }
-    Ok(())
+    Ok(NodeCounts {
+        live,
+        deleted,
+        master_live: master_live as u64,
+        master_deleted: master_deleted as u64,
+    })
+}
+
+/// A node's entries by their flags, and the counts its master entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeCounts {
+    /// Entries not flagged deleted.
+    pub live: u64,
+    /// Entries flagged deleted.
+    pub deleted: u64,
+    /// The master entry's live count.
+    pub master_live: u64,
+    /// The master entry's deleted count.
+    pub master_deleted: u64,
 }
 
 impl Stream {
-    /// Validates a node's listpack (for the loader); returns its number of live entries.
-    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<u64, BlobError> {
-        let mut n = 0;
-        walk_node(master, blob, |_| {
-            n += 1;
-            true
-        })?;
-        Ok(n)
+    /// Validates a node's listpack (for the loader); returns its entry counts.
+    pub fn check_node(master: StreamId, blob: &[u8]) -> Result<NodeCounts, BlobError> {
+        walk_node(master, blob, |_| true)
+    }
+
+    /// The consistency Valkey 9 requires at load (refusing the file otherwise, with
+    /// `sanitize-dump-payload` at its default; Redis and Valkey 8 load such streams): every
+    /// node's master entry counts its live and deleted entries as their flags do ("Stream
+    /// listpack integrity check failed"), and the recorded length is the number of live
+    /// entries ("Stream length inconsistent with the number of valid entries"). The error
+    /// says which.
+    pub fn check_counts(&self) -> Result<(), String> {
+        let mut live = 0u64;
+        for (master, blob) in &self.nodes {
+            let n = Self::check_node(*master, blob).map_err(|e| e.to_string())?;
+            if (n.master_live, n.master_deleted) != (n.live, n.deleted) {
+                return Err(format!(
+                    "stream node {} says {} live and {} deleted entries, its flags mark {} and {}",
+                    master.text(),
+                    n.master_live,
+                    n.master_deleted,
+                    n.live,
+                    n.deleted
+                ));
+            }
+            live += n.live;
+        }
+        if live != self.length {
+            return Err(format!(
+                "stream length {} but its nodes hold {live} entries",
+                self.length
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether a deleted entry may lie at or after `start`, as the server tells from the
+    /// metadata alone (Redis 7.0+ `streamRangeHasTombstones`): false for an empty stream or
+    /// one that never had a deletion; under [`StreamLag::Redis`] also when the largest deleted
+    /// id is before the first entry.
+    pub fn has_tombstones_from(&self, start: StreamId, rule: StreamLag) -> bool {
+        self.length != 0
+            && self.max_deleted_id != StreamId::MIN
+            && (rule == StreamLag::Valkey || self.first_id <= self.max_deleted_id)
+            && start <= self.max_deleted_id
+    }
+
+    /// The number of entries added up to and including `id` (a group's "entries read"), when
+    /// the metadata tells it (Redis 7.0+ `streamEstimateDistanceFromFirstEverEntry`): 0 for a
+    /// stream never written; `entries_added` for the last id (or any id up to it in an emptied
+    /// stream); with no deletion at or after the first entry, `entries_added - length` before
+    /// the first entry (under [`StreamLag::Valkey`] only for `0-0`, for an id at or after the
+    /// largest deleted id, or when nothing was ever deleted) and one more at it; else `None`.
+    pub fn estimate_entries_read(&self, id: StreamId, rule: StreamLag) -> Option<u64> {
+        if self.entries_added == 0 {
+            return Some(0);
+        }
+        if self.length == 0 && id <= self.last_id {
+            return Some(self.entries_added);
+        }
+        match id.cmp(&self.last_id) {
+            std::cmp::Ordering::Equal => return Some(self.entries_added),
+            std::cmp::Ordering::Greater => return None,
+            std::cmp::Ordering::Less => {}
+        }
+        let never_deleted = self.max_deleted_id == StreamId::MIN;
+        if never_deleted || self.max_deleted_id < self.first_id {
+            let before = self.entries_added.wrapping_sub(self.length);
+            match id.cmp(&self.first_id) {
+                std::cmp::Ordering::Less
+                    if rule == StreamLag::Redis
+                        || never_deleted
+                        || id == StreamId::MIN
+                        || id >= self.max_deleted_id =>
+                {
+                    return Some(before)
+                }
+                std::cmp::Ordering::Equal => return Some(before.wrapping_add(1)),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A consumer group's lag (XINFO GROUPS `lag`), as `streamReplyWithCGLag` (Redis 7.0+,
+    /// Valkey): 0 for a stream never written; `entries_added - entries_read` when the group's
+    /// count is known and no deletion may lie after its last delivered id; else from
+    /// [`Stream::estimate_entries_read`] of that id; `None` (nil) when neither tells.
+    /// Computed in 64-bit two's complement as the servers' `long long`.
+    pub fn group_lag(
+        &self,
+        last_id: StreamId,
+        entries_read: Option<u64>,
+        rule: StreamLag,
+    ) -> Option<i64> {
+        if self.entries_added == 0 {
+            return Some(0);
+        }
+        let read = match entries_read {
+            Some(n) if !self.has_tombstones_from(last_id, rule) => n,
+            _ => self.estimate_entries_read(last_id, rule)?,
+        };
+        Some((self.entries_added as i64).wrapping_sub(read as i64))
     }
 
     /// Live entries with `start <= id <= end`, ascending, at most `count`.
@@ -399,7 +531,15 @@ pub(crate) mod tests {
         );
         let m2 = StreamId { ms: 200, seq: 3 };
         let n2 = node(&[b"x"], &[(0, 0, vec![(b"x", b"1")], false)]);
-        assert_eq!(Stream::check_node(m1, &n1).unwrap(), 2);
+        assert_eq!(
+            Stream::check_node(m1, &n1).unwrap(),
+            NodeCounts {
+                live: 2,
+                deleted: 1,
+                master_live: 2,
+                master_deleted: 1
+            }
+        );
         let s = Stream {
             nodes: vec![(m1, n1.into()), (m2, n2.into())],
             length: 3,

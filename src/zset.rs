@@ -17,6 +17,10 @@ pub struct ZSet {
     /// Member index: hash tag and position in `sorted` (`EMPTY` = free slot); length a power
     /// of two, at most half full.
     slots: Vec<u64>,
+    /// Loaded from a skiplist record (RDB_TYPE_ZSET / RDB_TYPE_ZSET_2): a server that
+    /// converts it to a listpack at load re-encodes its scores (see
+    /// [`ZSet::loaded_score`]).
+    skiplist_record: bool,
 }
 
 /// Two sets are equal when they hold the same members with the same scores (the index layout
@@ -194,6 +198,7 @@ impl ZSet {
             Some(slots) => ZSet {
                 sorted: items,
                 slots,
+                skiplist_record: false,
             },
             None => {
                 if descending {
@@ -250,6 +255,33 @@ impl ZSet {
         ZSet {
             sorted: items.into_iter().map(|(s, m, _)| (s, m)).collect(),
             slots,
+            skiplist_record: false,
+        }
+    }
+
+    /// Marks the set as loaded from a skiplist record (RDB_TYPE_ZSET / RDB_TYPE_ZSET_2).
+    pub fn mark_skiplist_record(&mut self) {
+        self.skiplist_record = true;
+    }
+
+    /// A stored score as the server of `profile` holds it after loading the set: a `-0` of a
+    /// skiplist record that the server converts to a listpack at load (at most
+    /// `zset-max-listpack-entries` members of at most `zset-max-listpack-value` bytes) is `0`
+    /// where the profile says the listpack keeps such scores as integers (Redis 7.0+,
+    /// Valkey: t_zset.c `zzlInsertAt` stores a score `double2ll` accepts as an integer);
+    /// Redis 6.x keeps `d2string`'s `-0`, as it keeps `-0` read from a ziplist or listpack.
+    pub fn loaded_score(&self, score: f64, profile: &crate::dialect::Profile) -> f64 {
+        let (max_entries, max_value) = profile.zset_max_listpack;
+        if score == 0.0
+            && score.is_sign_negative()
+            && self.skiplist_record
+            && profile.zset_listpack_integer_scores
+            && self.len() <= max_entries
+            && self.sorted.iter().all(|(_, m)| m.len() <= max_value)
+        {
+            0.0
+        } else {
+            score
         }
     }
 

@@ -255,6 +255,7 @@ fn fixtures_load_with_patterns_and_without_checksum_check() {
             continue; // other data sets, none of these keys
         }
         let opts = LoadOptions {
+            loader: None,
             verify_checksum: false,
             patterns: vec![b"stats:*".to_vec(), b"zset:?ig".to_vec()],
             db: None,

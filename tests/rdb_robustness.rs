@@ -40,6 +40,7 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
 
 fn no_crc() -> LoadOptions {
     LoadOptions {
+        loader: None,
         verify_checksum: false,
         patterns: Vec::new(),
         db: None,

@@ -61,6 +61,7 @@ fuzz_target!(|file: &[u8]| {
         },
         LoadOptions::default(),
         LoadOptions {
+            loader: None,
             verify_checksum: false,
             patterns: vec![b"s*".to_vec()],
             db: Some(0),

@@ -49,6 +49,7 @@ fn same(slice: &Result<Snapshot, RdbError>, chunked: &Result<Snapshot, RdbError>
 
 fuzz_target!(|data: &[u8]| {
     let opts = LoadOptions {
+        loader: None,
         verify_checksum: false,
         patterns: Vec::new(),
         db: None,
@@ -56,6 +57,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let all = load_rdb(data, &opts);
     let filtered = LoadOptions {
+        loader: None,
         verify_checksum: false,
         patterns: vec![b"s*".to_vec()],
         db: Some(0),

@@ -305,12 +305,8 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// XINFO GROUPS key, as Redis 7: per group (in name order, as stored) its name, consumers,
-/// pending, last-delivered-id, entries-read (nil when unknown) and lag (nil when it cannot be
-/// told). The lag is entries-added minus the group's entries read when that count is known
-/// and no deletion lies at or after the group's last delivered id; otherwise it is estimated
-/// from the group's position: 0 for an empty or never-written stream and for a group at the
-/// last id, entries-added minus the length (plus one at the first entry) for a group at or
-/// before the first entry when no deletion lies at or after the first entry; else nil.
+/// pending, last-delivered-id, entries-read (nil when unknown) and lag ([`Stream::group_lag`],
+/// nil when it cannot be told).
 fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
     let s = match stream_at(ctx.ks, key) {
         Ok(Some(s)) => s,
@@ -338,44 +334,14 @@ fn xinfo_groups(ctx: &mut Ctx<'_>, key: &[u8]) -> Reply {
                         Reply::bulk("entries-read"),
                         entries_read.map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
                         Reply::bulk("lag"),
-                        group_lag(s, g.last_id, entries_read)
-                            .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+                        s.group_lag(g.last_id, entries_read, ctx.profile.stream_lag)
+                            .map_or(Reply::NullBulk, Reply::Integer),
                     ]);
                 }
                 Reply::Array(out)
             })
             .collect(),
     )
-}
-
-/// A group's lag (see [`xinfo_groups`]).
-fn group_lag(s: &Stream, last: StreamId, entries_read: Option<u64>) -> Option<u64> {
-    if s.entries_added == 0 {
-        return Some(0);
-    }
-    let deleted = s.max_deleted_id != StreamId::MIN;
-    let tombstone_from =
-        |start: StreamId| deleted && s.max_deleted_id >= s.first_id && s.max_deleted_id >= start;
-    if let Some(read) = entries_read {
-        if !tombstone_from(last) {
-            return s.entries_added.checked_sub(read);
-        }
-    }
-    let read = if (s.length == 0 && last <= s.last_id) || last == s.last_id {
-        Some(s.entries_added)
-    } else if last > s.last_id {
-        None
-    } else if !deleted || s.max_deleted_id < s.first_id {
-        let before = s.entries_added.checked_sub(s.length);
-        match last.cmp(&s.first_id) {
-            std::cmp::Ordering::Less => before,
-            std::cmp::Ordering::Equal => before.map(|b| b + 1),
-            std::cmp::Ordering::Greater => None,
-        }
-    } else {
-        None
-    };
-    read.and_then(|r| s.entries_added.checked_sub(r))
 }
 
 fn key_of(id: &StreamId) -> [u8; 16] {
@@ -500,6 +466,7 @@ fn rax_nodes(keys: impl Iterator<Item = [u8; 16]>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::StreamLag;
 
     #[test]
     fn ids_parse_as_redis() {
@@ -549,15 +516,15 @@ mod tests {
             entries_added: 4,
             ..Stream::default()
         };
-        assert_eq!(group_lag(&s, StreamId::MIN, None), Some(4));
-        assert_eq!(group_lag(&s, id(4), None), Some(0));
-        assert_eq!(group_lag(&s, id(2), None), None);
-        assert_eq!(group_lag(&s, id(2), Some(2)), Some(2));
+        assert_eq!(s.group_lag(StreamId::MIN, None, StreamLag::Redis), Some(4));
+        assert_eq!(s.group_lag(id(4), None, StreamLag::Redis), Some(0));
+        assert_eq!(s.group_lag(id(2), None, StreamLag::Redis), None);
+        assert_eq!(s.group_lag(id(2), Some(2), StreamLag::Redis), Some(2));
         s.length = 3;
         s.max_deleted_id = id(3);
-        assert_eq!(group_lag(&s, StreamId::MIN, None), None);
-        assert_eq!(group_lag(&s, id(4), None), Some(0));
-        assert_eq!(group_lag(&s, id(2), Some(2)), None);
+        assert_eq!(s.group_lag(StreamId::MIN, None, StreamLag::Redis), None);
+        assert_eq!(s.group_lag(id(4), None, StreamLag::Redis), Some(0));
+        assert_eq!(s.group_lag(id(2), Some(2), StreamLag::Redis), None);
         let empty = Stream {
             length: 0,
             last_id: id(1),
@@ -566,7 +533,10 @@ mod tests {
             entries_added: 1,
             ..Stream::default()
         };
-        assert_eq!(group_lag(&empty, StreamId::MIN, None), Some(0));
+        assert_eq!(
+            empty.group_lag(StreamId::MIN, None, StreamLag::Redis),
+            Some(0)
+        );
         let mut s3 = Stream {
             length: 3,
             last_id: id(4),
@@ -575,12 +545,51 @@ mod tests {
             entries_added: 4,
             ..Stream::default()
         };
-        assert_eq!(group_lag(&s3, id(1), None), None);
-        assert_eq!(group_lag(&s3, id(2), Some(2)), None);
+        assert_eq!(s3.group_lag(id(1), None, StreamLag::Redis), None);
+        assert_eq!(s3.group_lag(id(2), Some(2), StreamLag::Redis), None);
         s3.length = 2;
         s3.first_id = id(3);
-        assert_eq!(group_lag(&s3, id(1), None), Some(2));
-        assert_eq!(group_lag(&s3, id(2), Some(2)), Some(2));
+        assert_eq!(s3.group_lag(id(1), None, StreamLag::Redis), Some(2));
+        assert_eq!(s3.group_lag(id(2), Some(2), StreamLag::Redis), Some(2));
+    }
+
+    /// Lags recorded from Redis 7.4.1 and Valkey 8.1.8 / 9.1.2 for: XADD 1-1..1-6, XDEL 1-2
+    /// and 1-3, XTRIM MAXLEN 2 (first 1-5, largest deleted 1-3, before it), then groups
+    /// created at (id, ENTRIESREAD).
+    #[test]
+    fn group_lags_as_redis_and_valkey() {
+        let id = |seq| StreamId { ms: 1, seq };
+        let s = Stream {
+            length: 2,
+            last_id: id(6),
+            first_id: id(5),
+            max_deleted_id: id(3),
+            entries_added: 6,
+            ..Stream::default()
+        };
+        let cases = [
+            (StreamId::MIN, None, Some(2), Some(2)),
+            (id(1), None, Some(2), None),
+            (id(3), None, Some(2), Some(2)),
+            (id(4), None, Some(2), Some(2)),
+            (id(2), Some(1), Some(5), None),
+            (id(4), Some(3), Some(3), Some(3)),
+            (StreamId::MIN, Some(0), Some(6), Some(2)),
+            (id(5), None, Some(1), Some(1)),
+            (id(6), None, Some(0), Some(0)),
+        ];
+        for (last, read, redis, valkey) in cases {
+            assert_eq!(
+                s.group_lag(last, read, StreamLag::Redis),
+                redis,
+                "{last:?} {read:?}"
+            );
+            assert_eq!(
+                s.group_lag(last, read, StreamLag::Valkey),
+                valkey,
+                "{last:?} {read:?}"
+            );
+        }
     }
 
     #[test]

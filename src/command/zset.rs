@@ -85,7 +85,7 @@ fn zscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &mut *ctx.ks;
     match zset_at(ks, &argv[1]) {
         Err(e) => e,
-        Ok(z) => match z.and_then(|z| z.score(&argv[2])) {
+        Ok(z) => match z.and_then(|z| z.score(&argv[2]).map(|s| z.loaded_score(s, ctx.profile))) {
             Some(s) => Reply::bulk(ctx.profile.format_score(s)),
             None => Reply::NullBulk,
         },
@@ -362,7 +362,9 @@ fn zrange_inner(
         let (s, m) = &sorted[i];
         out.push(Reply::bulk(m));
         if withscores {
-            out.push(Reply::bulk(profile.format_score(*s)));
+            out.push(Reply::bulk(
+                profile.format_score(z.loaded_score(*s, profile)),
+            ));
         }
     }
     Ok(Reply::Array(out))
@@ -409,10 +411,12 @@ fn zmscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(z) => Reply::Array(
             argv[2..]
                 .iter()
-                .map(|m| match z.and_then(|z| z.score(m)) {
-                    Some(s) => Reply::bulk(ctx.profile.format_score(s)),
-                    None => Reply::NullBulk,
-                })
+                .map(
+                    |m| match z.and_then(|z| z.score(m).map(|s| z.loaded_score(s, ctx.profile))) {
+                        Some(s) => Reply::bulk(ctx.profile.format_score(s)),
+                        None => Reply::NullBulk,
+                    },
+                )
                 .collect(),
         ),
     }
@@ -447,7 +451,7 @@ fn rank(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], rev: bool) -> Reply {
     };
     let r = if rev { z.len() - 1 - pos } else { pos } as i64;
     if withscore {
-        let score = z.sorted()[pos].0;
+        let score = z.loaded_score(z.sorted()[pos].0, ctx.profile);
         Reply::Array(vec![
             Reply::Integer(r),
             Reply::bulk(ctx.profile.format_score(score)),
@@ -506,7 +510,7 @@ fn zscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     // (rec ZSCAN zset:big on 7.4.1, Valkey 8.1.8 and 9.1.2); a listpack's as the profile's.
     let fmt = |s: f64| {
         if compact {
-            ctx.profile.format_score(s)
+            ctx.profile.format_score(z.loaded_score(s, ctx.profile))
         } else {
             crate::zset::format_score(s)
         }

@@ -233,6 +233,11 @@ impl RdbError {
 pub struct LoadOptions {
     /// Verify the CRC-64 trailer when it is not zero (default true).
     pub verify_checksum: bool,
+    /// The server whose loader to imitate where loaders differ (refusing what it refuses:
+    /// [`crate::dialect::Profile::stream_counts_checked`],
+    /// [`crate::dialect::Profile::function_pre_ga`]); `None` (default): as Redis 7.0, which
+    /// loads both.
+    pub loader: Option<&'static crate::dialect::Profile>,
     /// Only keys matching one of these Redis globs are materialised; empty = all keys.
     pub patterns: Vec<Vec<u8>>,
     /// Only keys of this database are materialised; `None` = every database.
@@ -249,6 +254,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             verify_checksum: true,
+            loader: None,
             patterns: Vec::new(),
             db: None,
             threads: 1,
@@ -510,11 +516,27 @@ fn read_record<'w>(
             Opcode::Function2 => {
                 c.skip_string("function library")?;
             }
-            Opcode::FunctionPreGa => {
-                return Err(c.err_at(
+            Opcode::FunctionPreGa if opts.loader.is_some_and(|p| !p.function_pre_ga) => {
+                return Err(c.err_kind_at(
+                    RdbErrorKind::Unsupported,
                     at,
-                    "function record of a Redis 7.0 release candidate (RDB_OPCODE_FUNCTION_PRE_GA, 246) is not supported",
+                    format!(
+                        "pre-release function format (RDB_OPCODE_FUNCTION_PRE_GA, 246) not \
+                         supported by {}",
+                        opts.loader.map_or("", |p| p.name)
+                    ),
                 ))
+            }
+            Opcode::FunctionPreGa => {
+                // Redis 7.0 rc1/rc2 (rdbFunctionLoad's old format, read by 7.0.x; 7.2+
+                // refuse it): library name, engine name, a description flag, the
+                // description when the flag is set, then the code.
+                c.skip_string("function library name")?;
+                c.skip_string("function engine name")?;
+                if c.length("function description flag")? != 0 {
+                    c.skip_string("function library description")?;
+                }
+                c.skip_string("function library code")?;
             }
             Opcode::SlotInfo => {
                 c.length("slot id")?;
@@ -584,6 +606,14 @@ fn read_record<'w>(
                 _ => kind.info().encoding,
             };
             let value = c.value(kind, wanted).map_err(|e| e.with_key(&key))?;
+            if let (Some(Value::Stream(s)), Some(p)) = (&value, opts.loader) {
+                if p.stream_counts_checked {
+                    s.check_counts().map_err(|m| {
+                        c.err_at(v_at, format!("{m} (refused by {} at load)", p.name))
+                            .with_key(&key)
+                    })?;
+                }
+            }
             Ok(Step::Key(Record {
                 db: st.db,
                 type_byte: byte,

@@ -481,7 +481,11 @@ impl<'a> Cursor<'a> {
                         pairs.push((m, score));
                     }
                 }
-                Ok(materialise.then(|| Value::ZSet(ZSet::from_pairs(pairs))))
+                Ok(materialise.then(|| {
+                    let mut z = ZSet::from_pairs(pairs);
+                    z.mark_skiplist_record();
+                    Value::ZSet(z)
+                }))
             }
             HashZipmap => values::hash_zipmap(self, materialise),
             ListZiplist => values::list_ziplist(self, materialise),

@@ -498,6 +498,7 @@ fn chunked_reader_matches_slice_reader() {
     assert!(e.message.contains("`--no-checksum`"), "{e}");
     assert!(e.message.contains("`{ checksum: false }`"), "{e}");
     let opts = LoadOptions {
+        loader: None,
         verify_checksum: false,
         patterns: vec![b"z".to_vec(), b"pl*".to_vec()],
         db: Some(3),

@@ -275,11 +275,21 @@ fn stream_id(c: &mut Cursor<'_>, what: &str) -> Result<StreamId, RdbError> {
     })
 }
 
-/// RDB_TYPE_STREAM_LISTPACKS (`version` 1), _2 (2) and _3 (3).
+/// RDB_TYPE_STREAM_LISTPACKS (`version` 1), _2 (2) and _3 (3), as Redis 7.4's
+/// rdbLoadObject reads them with `sanitize-dump-payload` at its default (`no`): the recorded
+/// length is kept even when the nodes' live entries differ (XLEN answers it, the range
+/// commands walk the nodes); nodes may come in any order (they are sorted by master id) but
+/// not twice. Refused as the server refuses them: a node id not 16 bytes, a repeated node id,
+/// an empty node listpack, a length above 0 with no nodes, a repeated group name, global PEL
+/// id, consumer name or consumer PEL id, and a consumer PEL id missing from the group's
+/// global PEL. A version 1 stream gets what Redis 7 derives for it at load: the first live
+/// entry's id as its first id (`u64::MAX-u64::MAX` when none), the length as entries added,
+/// and each group's entries read estimated from its last delivered id
+/// ([`Stream::estimate_entries_read`]).
 pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out {
     let nodes = c.count(2, "stream listpack count")?;
     let mut s = Stream::default();
-    let mut live = 0u64;
+    let mut ids = std::collections::BTreeSet::new();
     for _ in 0..nodes {
         let at = c.pos;
         let key = c.string("stream node id")?;
@@ -290,36 +300,36 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             ));
         };
         let master = StreamId::from_key(&key);
-        if s.nodes.last().is_some_and(|(m, _)| *m >= master) {
-            return Err(c.err_at(at, "stream node ids not ascending"));
+        if !ids.insert(master) {
+            return Err(c.err_at(
+                at,
+                format!("stream node id {} appears twice", master.text()),
+            ));
         }
-        if let Some((n, b)) = blob(c, "stream listpack", materialise, |b| {
-            Stream::check_node(master, &b).map(|n| (n, b))
+        if let Some(b) = blob(c, "stream listpack", materialise, |b| {
+            Stream::check_node(master, &b).map(|_| b)
         })? {
-            live += n;
             s.nodes.push((master, b.into_boxed_slice()));
         }
     }
+    s.nodes.sort_by_key(|(m, _)| *m);
     let len_at = c.pos;
     s.length = c.length("stream length")?;
-    if materialise && s.length != live {
-        return Err(c.err_at(
-            len_at,
-            format!(
-                "stream length {} but its nodes hold {live} entries",
-                s.length
-            ),
-        ));
-    }
     s.last_id = stream_id(c, "stream last id")?;
     s.entries_added = s.length;
     if version >= 2 {
         s.first_id = stream_id(c, "stream first id")?;
         s.max_deleted_id = stream_id(c, "stream max deleted id")?;
         s.entries_added = c.length("stream entries added")?;
+    } else if materialise {
+        s.first_id = s.first().map_or(StreamId::MAX, |e| e.id);
+    }
+    if s.length != 0 && nodes == 0 {
+        return Err(c.err_at(len_at, format!("stream length {} but no nodes", s.length)));
     }
     let groups = c.count(3, "stream consumer group count")?;
     for _ in 0..groups {
+        let at = c.pos;
         let name = if materialise {
             c.string("consumer group name")?.into_owned()
         } else {
@@ -327,19 +337,38 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             Vec::new()
         };
         let last_id = stream_id(c, "consumer group last id")?;
-        // Redis writes its "unknown" marker (SCG_INVALID_ENTRIES_READ, -1) as 2^64 − 1: the
-        // same as a file that does not record the count.
+        // Redis writes its "unknown" marker (SCG_INVALID_ENTRIES_READ, -1) as 2^64 − 1. A
+        // version 1 file has no count: Redis 7 estimates it.
         let entries_read = if version >= 2 {
             Some(c.length("consumer group entries read")?).filter(|&n| n != u64::MAX)
         } else {
-            None
+            // (Redis' rule: a Valkey 8.1+ loader may estimate fewer; see StreamLag.)
+            s.estimate_entries_read(last_id, crate::dialect::StreamLag::Redis)
         };
+        if materialise && s.groups.iter().any(|g| g.name == name) {
+            return Err(c.err_at(
+                at,
+                format!(
+                    "consumer group {:?} appears twice",
+                    String::from_utf8_lossy(&name)
+                ),
+            ));
+        }
         let n = c.count(25, "consumer group PEL size")?;
-        let mut pending = Vec::with_capacity(if materialise { n as usize } else { 0 });
+        let mut pending: Vec<PendingEntry> =
+            Vec::with_capacity(if materialise { n as usize } else { 0 });
+        let mut pel = std::collections::BTreeSet::new();
         for _ in 0..n {
+            let id_at = c.pos;
             let id = raw_id(c, "PEL entry id")?;
             let delivery_time_ms = c.u64_le("PEL delivery time")?;
             let delivery_count = c.length("PEL delivery count")?;
+            if materialise && !pel.insert(id) {
+                return Err(c.err_at(
+                    id_at,
+                    format!("PEL entry {} appears twice in its group", id.text()),
+                ));
+            }
             if materialise {
                 pending.push(PendingEntry {
                     id,
@@ -350,7 +379,9 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
         }
         let n = c.count(10, "consumer count")?;
         let mut consumers = Vec::new();
+        let mut owned = std::collections::BTreeSet::new();
         for _ in 0..n {
+            let name_at = c.pos;
             let name = if materialise {
                 c.string("consumer name")?.into_owned()
             } else {
@@ -366,12 +397,35 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             let k = c.count(16, "consumer PEL size")?;
             let mut ids = Vec::with_capacity(if materialise { k as usize } else { 0 });
             for _ in 0..k {
+                let id_at = c.pos;
                 let id = raw_id(c, "consumer PEL id")?;
                 if materialise {
+                    if !pel.contains(&id) {
+                        return Err(c.err_at(
+                            id_at,
+                            format!("consumer PEL id {} not in its group's PEL", id.text()),
+                        ));
+                    }
+                    if !owned.insert(id) {
+                        return Err(c.err_at(
+                            id_at,
+                            format!("consumer PEL id {} appears twice", id.text()),
+                        ));
+                    }
                     ids.push(id);
                 }
             }
             if materialise {
+                if consumers.iter().any(|x: &Consumer| x.name == name) {
+                    return Err(c.err_at(
+                        name_at,
+                        format!(
+                            "consumer {:?} appears twice in its group",
+                            String::from_utf8_lossy(&name)
+                        ),
+                    ));
+                }
+                ids.sort();
                 consumers.push(Consumer {
                     name,
                     seen_time_ms,
@@ -381,6 +435,9 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             }
         }
         if materialise {
+            // Redis keeps groups, consumers and PELs in radix trees: in byte order.
+            pending.sort_by_key(|p| p.id);
+            consumers.sort_by(|a, b| a.name.cmp(&b.name));
             s.groups.push(Group {
                 name,
                 last_id,
@@ -390,6 +447,7 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             });
         }
     }
+    s.groups.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(materialise.then(|| Value::Stream(Box::new(s))))
 }
 
@@ -637,6 +695,37 @@ mod tests {
         let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
         assert!(e.message.contains("listpack"), "{e}");
         assert_eq!(e.key.as_deref(), Some(&b"s"[..]));
+        // Zipmaps (RDB_TYPE_HASH_ZIPMAP) as Redis' zipmapValidateIntegrity refuses them: a
+        // header count above or below the pairs held, no pairs, a repeated field.
+        let zipmap = crate::encoded::test_blobs::zipmap;
+        let two: &[(&[u8], &[u8])] = &[(b"a", b"1"), (b"b", b"2")];
+        let mut above = zipmap(two);
+        above[0] = 3;
+        let mut below = zipmap(two);
+        below[0] = 1;
+        for (blob, says) in [
+            (zipmap(two), None),
+            (above, Some("says 3 entries, it holds 2")),
+            (below, Some("says 1 entries, it holds 2")),
+            (zipmap(&[]), Some("empty zipmap")),
+            (zipmap(&[(b"a", b"1"), (b"a", b"2")]), Some("appears twice")),
+        ] {
+            let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+            w.begin_value(b"h", 9, None).unwrap();
+            w.write_value_piece(&[blob.len() as u8]).unwrap();
+            w.write_value_piece(&blob).unwrap();
+            let bytes = w.finish().unwrap();
+            match (load_rdb(&bytes, &LoadOptions::default()), says) {
+                (Ok(snap), None) => assert_eq!(snap.databases[&0].len(), 1),
+                (Err(e), Some(text)) => {
+                    assert!(e.message.contains(text), "{e}");
+                    assert_eq!(e.key.as_deref(), Some(&b"h"[..]));
+                    // The value's blob starts after the key record's type, key and length.
+                    assert!(e.offset > 9, "{e}");
+                }
+                (r, _) => panic!("zipmap {blob:?}: {:?}", r.map(|s| s.databases.len())),
+            }
+        }
         // Every truncation of a file with every type fails cleanly, never panics.
         let mut w = RdbWriter::new(Vec::new(), 12).unwrap();
         for (k, v, e) in sample() {

@@ -204,6 +204,29 @@ impl<W: Write> RdbWriter<W> {
         self.put_string(value)
     }
 
+    /// Writes a function library record in the format of Redis 7.0's release candidates
+    /// (RDB_OPCODE_FUNCTION_PRE_GA, 246; rdb.c rdbFunctionLoad): library name, engine name
+    /// (`LUA`), a description flag and the description when given, then the library code
+    /// without its `#!` line. Redis 7.0.x loads it as the library `#!<engine> name=<name>`
+    /// + code; 7.2+ refuse the file. Errors when the format has no such opcode (RDB < 10).
+    pub fn function_library_pre_ga(
+        &mut self,
+        name: &[u8],
+        engine: &[u8],
+        description: Option<&[u8]>,
+        code: &[u8],
+    ) -> io::Result<()> {
+        let b = self.op(Opcode::FunctionPreGa)?;
+        self.put(&[b])?;
+        self.put_string(name)?;
+        self.put_string(engine)?;
+        self.put_len(description.is_some() as u64)?;
+        if let Some(d) = description {
+            self.put_string(d)?;
+        }
+        self.put_string(code)
+    }
+
     /// Starts database `db`; keys written next belong to it.
     pub fn select_db(&mut self, db: u64) -> io::Result<()> {
         let b = self.op(Opcode::SelectDb)?;

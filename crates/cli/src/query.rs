@@ -130,6 +130,8 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         verify_checksum: !args.no_checksum,
         threads: bitlens_cli::source::load_threads(),
         patterns: args.matches.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        // With --compat, refuse what that server's loader refuses.
+        loader: args.dialect.compat,
         ..Default::default()
     };
     let mut snap = rdb::Snapshot::default();

@@ -186,3 +186,150 @@ fn zscore_bytes_match_every_server() {
     );
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
 }
+
+/// A `-0` score after a load, on all six servers: sorted sets written by bitlens' RDB writer
+/// (skiplist records, RDB_TYPE_ZSET_2: two members, the loader converts them to a listpack;
+/// 200 members and a 100-byte member, which stay skiplists) and, from Redis 6.2.14 (ZADD -0
+/// there keeps the text `-0`), a ziplist (DUMP of a small set) and a small skiplist record (a
+/// set grown past 128 members, then cut back to two with ZREMRANGEBYRANK), copied into each
+/// server's file format. Each server loads the file; ZSCORE, ZMSCORE, ZRANGE WITHSCORES,
+/// ZRANGEBYSCORE WITHSCORES, ZSCAN (of listpacks) and ZRANK WITHSCORE (where the server has them) must match
+/// bitlens under that server's profile byte for byte. Redis 7.0+ and Valkey print the small
+/// skiplist record's `-0` as `0` (their listpack stores it as integer 0); 6.x prints `-0`.
+#[test]
+fn negative_zero_after_load_matches_every_server() {
+    use bitlens::dialect::Profile;
+    use bitlens::rdb::{Format, RdbWriter};
+    use bitlens::zset::ZSet;
+    let w = |s: &str| s.as_bytes().to_vec();
+    // From Redis 6.2.14: a ziplist holding "-0" and a small skiplist record holding -0.
+    let mut payloads = Vec::new();
+    if ServerKind::Redis6_2.available() {
+        let server = RedisServer::start_kind(ServerKind::Redis6_2, &[]);
+        let mut c = server.raw_connection();
+        c.query(&[w("ZADD"), w("zl"), w("-0"), w("m"), w("1"), w("n")]);
+        let mut big = vec![w("ZADD"), w("sk"), w("-0"), w("m")];
+        for i in 0..200 {
+            big.extend([
+                format!("{}", i + 1).into_bytes(),
+                format!("x{i}").into_bytes(),
+            ]);
+        }
+        c.query(&big);
+        c.query(&[w("ZREMRANGEBYRANK"), w("sk"), w("2"), w("-1")]);
+        assert_eq!(
+            c.query(&[w("OBJECT"), w("ENCODING"), w("sk")]),
+            b"$8\r\nskiplist\r\n"
+        );
+        for key in ["zl", "sk"] {
+            let d = c.query(&[w("DUMP"), w(key)]);
+            let body = d[d.iter().position(|&b| b == b'\n').unwrap() + 1..d.len() - 2].to_vec();
+            payloads.push((format!("r62:{key}"), body));
+        }
+    } else {
+        eprintln!("redis-6.2.14 not installed: its ziplist and skiplist payloads are skipped");
+    }
+    let pairs = |n: usize, long: bool| {
+        let mut v = vec![(w("m"), -0.0), (w("n"), 1.0)];
+        if long {
+            v.push((vec![b'L'; 100], 2.0));
+        }
+        v.extend((2..n).map(|i| (format!("x{i}").into_bytes(), i as f64)));
+        ZSet::from_pairs(v)
+    };
+    let sets = [
+        ("w:small", pairs(2, false)),
+        ("w:big", pairs(200, false)),
+        ("w:long", pairs(2, true)),
+    ];
+    let mut tested = 0;
+    let mut failures = Vec::new();
+    for kind in ServerKind::ALL {
+        if !kind.available() {
+            eprintln!("{}: not installed, skipped", kind.name());
+            continue;
+        }
+        tested += 1;
+        let format = Format::from_magic(kind.rdb_magic()).unwrap();
+        let mut wr = RdbWriter::with_format(Vec::new(), format, kind.version().as_bytes()).unwrap();
+        wr.select_db(0).unwrap();
+        let mut keys = Vec::new();
+        for (k, z) in &sets {
+            wr.write_zset(k.as_bytes(), z, None).unwrap();
+            keys.push(k.to_string());
+        }
+        for (k, p) in &payloads {
+            wr.write_dump_payload(k.as_bytes(), p, None).unwrap();
+            keys.push(k.clone());
+        }
+        let file = wr.finish().unwrap();
+        let server = RedisServer::start_kind_loading(kind, &file, &[]);
+        let mut c = server.raw_connection();
+        let profile = Profile::from_name(kind.profile_name()).unwrap();
+        let snap = load_rdb(&file, &LoadOptions::default()).expect("load");
+        let mut ks = snap.databases[&0].clone();
+        let mut reads = 0;
+        for k in &keys {
+            let k = k.as_bytes();
+            let mut argvs = vec![
+                vec![w("ZSCORE"), k.to_vec(), w("m")],
+                vec![w("ZRANGE"), k.to_vec(), w("0"), w("1"), w("WITHSCORES")],
+                vec![
+                    w("ZRANGEBYSCORE"),
+                    k.to_vec(),
+                    w("-1"),
+                    w("0"),
+                    w("WITHSCORES"),
+                ],
+            ];
+            // ZSCAN in order only over listpacks (a skiplist's follows its hash table).
+            if !k.starts_with(b"w:big") && !k.starts_with(b"w:long") {
+                argvs.push(vec![w("ZSCAN"), k.to_vec(), w("0"), w("COUNT"), w("1000")]);
+            }
+            if profile.has_command("zmscore") {
+                argvs.push(vec![w("ZMSCORE"), k.to_vec(), w("n"), w("m")]);
+            }
+            if profile.zrank_withscore {
+                argvs.push(vec![w("ZRANK"), k.to_vec(), w("m"), w("WITHSCORE")]);
+            }
+            for argv in argvs {
+                reads += 1;
+                let want = c.query(&argv);
+                let got = bitlens::command::execute_in(
+                    &mut bitlens::command::Ctx::single(&mut ks, profile),
+                    &argv,
+                )
+                .to_resp();
+                if want != got {
+                    failures.push(format!(
+                        "{} {:?}: server {:?}, bitlens {:?}",
+                        kind.name(),
+                        argv.iter()
+                            .map(|a| String::from_utf8_lossy(a).into_owned())
+                            .collect::<Vec<_>>(),
+                        String::from_utf8_lossy(&want[..want.len().min(300)]),
+                        String::from_utf8_lossy(&got[..got.len().min(300)])
+                    ));
+                }
+            }
+        }
+        // The state this test is about: the small skiplist record's -0.
+        let want = if profile.zset_listpack_integer_scores {
+            "0"
+        } else {
+            "-0"
+        };
+        assert_eq!(
+            c.query(&[w("ZSCORE"), w("w:small"), w("m")]),
+            format!("${}\r\n{want}\r\n", want.len()).into_bytes(),
+            "{}",
+            kind.name()
+        );
+        println!("{}: {reads} reads", kind.name());
+    }
+    assert!(
+        tested >= 2,
+        "fewer than two servers installed: set BITLENS_SERVERS_DIR"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
