@@ -23,8 +23,9 @@ use rayon::prelude::*;
 use super::reader::Cursor;
 use super::{read_record, LoadOptions, RdbError, Record, State, Step};
 
-/// Encoded bytes framed per batch per thread: decoded values of a whole batch are held
-/// until they are delivered, so this bounds the memory in flight (with [`FRAMES_PER_THREAD`]).
+/// Encoded bytes framed per batch per thread (up to 4× as much to give each thread two
+/// records): decoded values of a whole batch are held until they are delivered, so this bounds
+/// the memory in flight (with [`FRAMES_PER_THREAD`]).
 const BYTES_PER_THREAD: usize = 8 << 20;
 /// Key records framed per batch per thread.
 const FRAMES_PER_THREAD: usize = 8192;
@@ -63,7 +64,14 @@ where
     let mut frames: Vec<Frame> = Vec::new();
     let mut c = Cursor::window(window, base, eof);
     let mut expire_after_last = st.expire;
-    while c.pos < BYTES_PER_THREAD * threads && frames.len() < FRAMES_PER_THREAD * threads {
+    // Until the batch has its bytes and two records per thread (records of several MB each
+    // need a few to balance), within 4× the bytes and the record cap.
+    let more = |bytes: usize, n: usize| {
+        (bytes < BYTES_PER_THREAD * threads || n < 2 * threads)
+            && bytes < 4 * BYTES_PER_THREAD * threads
+            && n < FRAMES_PER_THREAD * threads
+    };
+    while more(c.pos, frames.len()) {
         let start = c.pos;
         let Some(&byte) = window.get(start) else {
             break;
