@@ -218,6 +218,19 @@ function wasmLoadPhases(file) {
   return JSON.parse(w.stdout.toString());
 }
 
+/**
+ * The native load of `file`'s bytes decoded on one thread and on one per core (`bitlens-bench
+ * load-threads`, best of 5 each, the same keys checked).
+ */
+function threadLoadTimes(file) {
+  const n = os.cpus().length;
+  const r = spawnSync(GEN, ['load-threads', file, String(n)], { maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`bitlens-bench load-threads: ${r.stderr}`);
+  const t = JSON.parse(r.stdout.toString());
+  if (!t.same) throw new Error(`${path.basename(file)}: ${n} threads loaded other keys than one`);
+  return t;
+}
+
 /** bitlens' load of `file`: [`memoryLoadTimes`], then `bitlens-bench load-file` (read from disk). */
 function bitlensLoadTimes(file, keys, loadArgs = []) {
   const times = memoryLoadTimes(file, keys, loadArgs);
@@ -367,7 +380,7 @@ function callPhases(engine) {
  * this run (`bitlens-bench load`'s `phases`, [`wasmLoadPhases`], [`callPhases`]), so that
  * every run states the measured cause of the figures above beside them.
  */
-function whereTimeGoes({ big, small, raw, wasmPhases: w, calls, nativeUs, redisUs, k }) {
+function whereTimeGoes({ big, par, small, raw, wasmPhases: w, calls, nativeUs, redisUs, k }) {
   const p = big.phases;
   const pct = (x, of) => `${((100 * x) / of).toFixed(0)} %`;
   const f0 = (x) => x.toFixed(0);
@@ -381,6 +394,10 @@ function whereTimeGoes({ big, small, raw, wasmPhases: w, calls, nativeUs, redisU
     'Each phase timed alone on the same bytes by `bitlens-bench load` (native, best of three) and by a fresh Node process (wasm), beside the whole load. Being timed apart, the phases need not add up to the load, least of all when other work shares the machine (see the load average above).',
     '',
     `**Native load of the ${f0(p.bytes / 1e6)} MB bench RDB: ${f0(big.nativeMs)} ms.** 1.5 GB/s would be ${f0(needMs)} ms.`,
+    '',
+    par
+      ? `**On every core** (\`LoadOptions::threads\`, \`bitlens --threads\`; target ≥ 1.8× with 2 threads): one thread ${f0(par.one_ms)} ms, ${par.threads} threads ${f0(par.many_ms)} ms = **${f2(par.one_ms / par.many_ms)}×**, the same keys (${par.keys}); rayon pool of ${par.pool} threads, best of 5 each, on the load average above.`
+      : '**On every core**: n/a (see the error above).',
     '',
     '| phase | ms | share of the load |',
     '|---|---|---|',
@@ -483,6 +500,8 @@ async function main() {
     const geo = await geoLoadTimes(dir);
     console.log('[bench] timing the load of the data set and of 1,000,000 small keys');
     const big = bitlensLoadTimes(DUMP, 62);
+    console.log('[bench] timing the load of the data set on one thread and on every core');
+    const par = await soft('the load on every core', () => threadLoadTimes(DUMP));
     const small = await smallLoadTimes(dir);
     console.log('[bench] timing the load of the data set written with rdbcompression no');
     const raw = await soft('the rdbcompression no load', () => rawLoadTimes(dir));
@@ -501,7 +520,7 @@ async function main() {
     const inspection = await soft('inspect on big files', () => inspectSection(DUMP));
     console.log('[bench] timing the sign-ins card on 10,000,000 keys');
     const signins = await soft('the sign-ins card at scale', () => signinsSection());
-    const whereTimes = await soft('where the time goes', () => whereTimeGoes({ big, small, raw, wasmPhases, calls: wasmUs.calls, nativeUs, redisUs, k }));
+    const whereTimes = await soft('where the time goes', () => whereTimeGoes({ big, par, small, raw, wasmPhases, calls: wasmUs.calls, nativeUs, redisUs, k }));
     const section = (x, title) => (x.failed ? [`## ${title}`, '', `Not measured in this run: ${x.failed}`] : x);
 
     const rows = SPECS.map((s) => `| ${s.what} | ${fmtUs(redisUs[s.id])} | ${fmtUs(wasmUs[s.id])} | ${ratio(redisUs[s.id], wasmUs[s.id])} | ${gbs(s.bytes, wasmUs[s.id])} | ${fmtUs(nativeUs[s.id])} | ${ratio(redisUs[s.id], nativeUs[s.id])} | ${gbs(s.bytes, nativeUs[s.id])} |`);

@@ -301,6 +301,19 @@ impl Keyspace {
             .map(|(k, e)| (k.as_slice(), e))
     }
 
+    /// Room for `additional` more keys before the table grows (a union of files sized once).
+    pub fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
+    /// Removes and yields every key with its entry, expired ones included, in no particular
+    /// order; the keyspace is empty afterwards (its clock stays).
+    pub fn drain(&mut self) -> impl Iterator<Item = (Vec<u8>, Entry)> + '_ {
+        self.expiring = 0;
+        self.module_values = false;
+        self.entries.drain()
+    }
+
     /// Removes every key.
     pub fn clear(&mut self) {
         self.entries.clear();

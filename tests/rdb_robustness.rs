@@ -44,6 +44,7 @@ fn no_crc() -> LoadOptions {
         verify_checksum: false,
         patterns: Vec::new(),
         db: None,
+        threads: 1,
     }
 }
 

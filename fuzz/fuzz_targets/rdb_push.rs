@@ -65,6 +65,7 @@ fuzz_target!(|file: &[u8]| {
             verify_checksum: false,
             patterns: vec![b"s*".to_vec()],
             db: Some(0),
+            threads: 1,
         },
     ] {
         same(&load_rdb(file, &opts), &pushed(file, &opts, &sizes), "pushed");

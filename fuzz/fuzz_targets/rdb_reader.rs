@@ -3,7 +3,9 @@
 //! reader (a bounded window refilled from a source that returns short reads of random
 //! sizes, seeded from the input) must return exactly what the slice reader returns: the same
 //! snapshot, or the same error at the same offset. Each input is also read under the other
-//! family's header (Redis <-> Valkey), and through content detection.
+//! family's header (Redis <-> Valkey), and through content detection. Decoding on several
+//! threads (`LoadOptions::threads`) must give the one-thread result, from a slice and from
+//! windows.
 #![no_main]
 use bitlens::rdb::{load_rdb, load_rdb_chunked, ChunkSource, LoadOptions, RdbError, Snapshot};
 use libfuzzer_sys::fuzz_target;
@@ -51,6 +53,7 @@ fuzz_target!(|data: &[u8]| {
         verify_checksum: false,
         patterns: Vec::new(),
         db: None,
+        threads: 1,
     };
     let all = load_rdb(data, &opts);
     let filtered = LoadOptions {
@@ -58,6 +61,7 @@ fuzz_target!(|data: &[u8]| {
         verify_checksum: false,
         patterns: vec![b"s*".to_vec()],
         db: Some(0),
+        threads: 1,
     };
     let some = load_rdb(data, &filtered);
     let checked = LoadOptions::default();
@@ -76,6 +80,21 @@ fuzz_target!(|data: &[u8]| {
     };
     let progress = &mut |_, _| Ok(());
     same(&all, &load_rdb_chunked(&mut src, chunk, &opts, progress), "all");
+    // Decoded on several threads (the parallel reader's batches): the same snapshot or error,
+    // from the slice and from windows.
+    for threads in [2, 5] {
+        let par = LoadOptions {
+            threads,
+            ..opts.clone()
+        };
+        same(&all, &load_rdb(data, &par), "threads");
+        same(&all, &load_rdb_chunked(&mut src, chunk, &par, progress), "threads, windows");
+        let par_some = LoadOptions {
+            threads,
+            ..filtered.clone()
+        };
+        same(&some, &load_rdb(data, &par_some), "threads, filtered");
+    }
     same(&some, &load_rdb_chunked(&mut src, chunk, &filtered, progress), "filtered");
     same(&crc, &load_rdb_chunked(&mut src, chunk, &checked, progress), "checksum");
     // The memory estimate never panics on any value that loads.

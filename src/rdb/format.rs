@@ -299,6 +299,23 @@ pub enum Opcode {
 }
 
 impl Opcode {
+    /// True for the opcodes that only qualify the key record after them (its expiry, LRU idle
+    /// time, LFU frequency, Redis 8 key metadata, Redis Enterprise's per-key fields): they
+    /// change no reader state but the pending expiry, so a run of key records with them
+    /// between can be decoded out of order (the parallel reader's batches).
+    pub fn prefixes_key(self) -> bool {
+        matches!(
+            self,
+            Opcode::ExpireTimeMs
+                | Opcode::ExpireTime
+                | Opcode::Idle
+                | Opcode::Freq
+                | Opcode::KeyMeta
+                | Opcode::RamLru
+                | Opcode::SlotNum
+        )
+    }
+
     /// The `RDB_OPCODE_…` name.
     pub fn name(self) -> &'static str {
         match self {

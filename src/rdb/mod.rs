@@ -87,8 +87,11 @@ mod input;
 pub mod lzf;
 #[cfg(test)]
 pub(crate) mod mutate;
+#[cfg(not(target_arch = "wasm32"))]
+mod parallel;
 mod push;
 mod reader;
+pub mod union;
 mod values;
 mod writer;
 
@@ -99,6 +102,7 @@ pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
+pub use union::{union, DuplicateKey, OnDuplicate};
 pub use writer::{dump_string, RdbWriter};
 
 use std::borrow::Cow;
@@ -238,6 +242,12 @@ pub struct LoadOptions {
     pub patterns: Vec<Vec<u8>>,
     /// Only keys of this database are materialised; `None` = every database.
     pub db: Option<u64>,
+    /// Threads that decode values (default 1: all on the calling thread). Above 1, native
+    /// builds frame runs of key records on the calling thread (lengths only) and decode them
+    /// on the current rayon pool (`rayon::ThreadPool::install` picks the pool); records still
+    /// reach the visitor one at a time in file order, and every result and error, with its
+    /// offset and key, is the one-thread reader's. wasm32 builds ignore it.
+    pub threads: usize,
 }
 
 impl Default for LoadOptions {
@@ -247,6 +257,7 @@ impl Default for LoadOptions {
             loader: None,
             patterns: Vec::new(),
             db: None,
+            threads: 1,
         }
     }
 }
@@ -445,11 +456,14 @@ enum Step<'w> {
 }
 
 /// Decodes one record from the cursor. The state is changed only once the record has been
-/// read whole, so that a record cut by the end of a window can be decoded again.
+/// read whole, so that a record cut by the end of a window can be decoded again. With `frame`
+/// a key's value is only walked (every length checked, nothing built: `value` is `None`), to
+/// find where the record ends.
 fn read_record<'w>(
     c: &mut Cursor<'w>,
     st: &mut State,
     opts: &LoadOptions,
+    frame: bool,
 ) -> Result<Step<'w>, RdbError> {
     let at = c.pos;
     let byte = c.u8("record type")?;
@@ -560,7 +574,7 @@ fn read_record<'w>(
     {
         {
             let key = c.string("key")?;
-            let wanted = opts.selects_in(st.db, &key);
+            let wanted = !frame && opts.selects_in(st.db, &key);
             let v_at = c.pos;
             if kind == ValueKind::String && !c.eof {
                 let raw = c
@@ -766,8 +780,16 @@ impl Walk {
                         self.reported = base;
                         report(progress, base, total)?;
                     }
+                    #[cfg(not(target_arch = "wasm32"))]
+                    if opts.threads > 1 {
+                        let used = parallel::batch(w, base, eof, &mut self.st, opts, f)?;
+                        if used > 0 {
+                            inp.consume(used);
+                            continue;
+                        }
+                    }
                     let mut c = Cursor::window(w, base, eof);
-                    let step = read_record(&mut c, &mut self.st, opts);
+                    let step = read_record(&mut c, &mut self.st, opts, false);
                     let used = c.pos;
                     let need = c.need;
                     match step {

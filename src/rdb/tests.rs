@@ -502,6 +502,7 @@ fn chunked_reader_matches_slice_reader() {
         verify_checksum: false,
         patterns: vec![b"z".to_vec(), b"pl*".to_vec()],
         db: Some(3),
+        threads: 1,
     };
     same_as_slice(&bad, &opts, &[1, 9]);
     assert_eq!(load_rdb(&bad, &opts).unwrap().entries().len(), 1);

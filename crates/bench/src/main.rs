@@ -227,6 +227,41 @@ fn load_file(input: &str) -> Result<(), String> {
 /// bytes copied, with an empty string: hashing, the key allocation, the table's growth), and
 /// `keys`, `key_bytes`. Prints
 /// `{"ms": best, "keys": n, "phases": {...}}`.
+/// `load-threads FILE N`: the load of FILE's bytes (already in memory) decoded on one thread
+/// and on N (`LoadOptions::threads`, on rayon's global pool: one thread per core), best of 5
+/// each, and whether both gave the same keys. Prints `{"one_ms", "many_ms", "threads",
+/// "pool", "keys", "same"}`.
+fn load_threads(input: &str, threads: usize) -> Result<(), String> {
+    let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
+    let timed = |threads: usize| -> Result<(f64, bitlens::rdb::Snapshot), String> {
+        let opts = LoadOptions {
+            threads,
+            ..LoadOptions::default()
+        };
+        let mut best = f64::INFINITY;
+        let mut last = None;
+        for _ in 0..5 {
+            drop(last.take());
+            let t = Instant::now();
+            let snapshot = load_rdb(&bytes, &opts).map_err(|e| format!("{input}: {e}"))?;
+            best = best.min(t.elapsed().as_secs_f64() * 1e3);
+            last = Some(snapshot);
+        }
+        Ok((best, last.expect("five loads")))
+    };
+    let (one_ms, one) = timed(1)?;
+    let keys: usize = one.databases.values().map(|db| db.len()).sum();
+    let one_entries = format!("{:?}", one.entries());
+    drop(one);
+    let (many_ms, many) = timed(threads)?;
+    let same = format!("{:?}", many.entries()) == one_entries;
+    println!(
+        "{{\"one_ms\":{one_ms:.2},\"many_ms\":{many_ms:.2},\"threads\":{threads},\"pool\":{},\"keys\":{keys},\"same\":{same}}}",
+        rayon::current_num_threads()
+    );
+    Ok(())
+}
+
 fn load(input: &str, strings_raw: bool) -> Result<(), String> {
     let bytes = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
     let timed = |opts: &LoadOptions, reps: usize| -> Result<(f64, usize), String> {
@@ -521,6 +556,12 @@ fn main() {
             input,
             args.get(3).map(String::as_str) == Some("--strings-raw"),
         ),
+        (Some("load-threads"), Some(input)) => load_threads(
+            input,
+            args.get(3)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(rayon::current_num_threads),
+        ),
         (Some("run"), Some(input)) => run(input),
         (Some("kernels"), _) => kernels(),
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
@@ -532,7 +573,7 @@ fn main() {
         }
         _ => Err(
             "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | gen-small OUT.rdb | \
-                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | load IN.rdb [--strings-raw] | load-file IN.rdb | \
+                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | load IN.rdb [--strings-raw] | load-threads IN.rdb [N] | load-file IN.rdb | \
                   run IN.rdb < spec.json | kernels"
                 .into(),
         ),

@@ -50,9 +50,13 @@ pub fn diff(
     separators: &[u8],
     allocator: Allocator,
 ) -> Result<Diff, (usize, RdbError)> {
-    let opts = LoadOptions::default();
-    let sa = load_rdb(a, &opts).map_err(|e| (0, e))?;
-    let sb = load_rdb(b, &opts).map_err(|e| (1, e))?;
+    let opts = LoadOptions {
+        threads: crate::source::load_threads(),
+        ..Default::default()
+    };
+    // Both files at once, each on the shared pool.
+    let (sa, sb) = rayon::join(|| load_rdb(a, &opts), || load_rdb(b, &opts));
+    let (sa, sb) = (sa.map_err(|e| (0, e))?, sb.map_err(|e| (1, e))?);
     let model = |s: &bitlens::rdb::Snapshot| {
         Model::new(Profile::for_snapshot(&s.aux, s.version), allocator)
     };

@@ -11,6 +11,8 @@
 //! - `bitlens chart KIND --rdb FILE --svg OUT`: an engagement chart (dau, streaks, retention,
 //!   enums) as SVG.
 //! - `bitlens serve [--redis URL]`: the panel plus the snapshot API (live Redis or demo data).
+//! - Every command takes `--threads N`: the threads snapshots are decoded on (default every
+//!   core; output is identical whatever N).
 
 mod chart;
 mod query;
@@ -55,6 +57,10 @@ fn parse_compat(name: &str) -> Result<&'static Profile, String> {
     about = "Redis bitmap / HyperLogLog / GEO analytics on snapshots"
 )]
 struct Cli {
+    /// Threads that decode snapshots (default: every core). Output is identical whatever
+    /// the count; 1 decodes on one thread.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
     #[command(subcommand)]
     command: Command,
 }
@@ -79,6 +85,16 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        // The process-wide pool every load decodes on (bitlens_cli::source::load_threads).
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.into())
+            .build_global()
+        {
+            eprintln!("bitlens: cannot start {n} decoding threads: {e}");
+            return ExitCode::from(1);
+        }
+    }
     match cli.command {
         Command::Query(args) => query::run(args),
         Command::Inspect(args) => inspect(args),
@@ -376,6 +392,7 @@ fn dump(args: DumpArgs) -> ExitCode {
     use std::io::Write as _;
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
+        threads: bitlens_cli::source::load_threads(),
         ..Default::default()
     };
     let stdout = std::io::stdout();

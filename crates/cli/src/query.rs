@@ -18,9 +18,15 @@ use crate::split::{parse_line, LineAction};
 /// Arguments of `bitlens query`.
 #[derive(Args, Debug)]
 pub struct QueryArgs {
-    /// An RDB file (dump.rdb) to load.
+    /// An RDB file (dump.rdb) to load. Repeat it for several files (a cluster's shards), read
+    /// in parallel and queried as one keyspace; a key in two files is an error unless
+    /// `--on-duplicate` says which to keep.
     #[arg(long, value_name = "FILE")]
-    pub rdb: Option<PathBuf>,
+    pub rdb: Vec<PathBuf>,
+    /// With several `--rdb` files: `error` (a key in two files is refused, naming both),
+    /// `first` or `last` (keep the entry of the first / last file given that holds it).
+    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = parse_on_duplicate)]
+    pub on_duplicate: rdb::OnDuplicate,
     /// Load a DUMP payload from FILE under KEY (repeatable). The last `=` separates KEY from FILE.
     #[arg(long = "dump", value_name = "KEY=FILE")]
     pub dumps: Vec<String>,
@@ -68,6 +74,45 @@ pub struct QueryArgs {
     pub command: Vec<OsString>,
 }
 
+fn parse_on_duplicate(s: &str) -> Result<rdb::OnDuplicate, String> {
+    match s {
+        "error" => Ok(rdb::OnDuplicate::Error),
+        "first" => Ok(rdb::OnDuplicate::First),
+        "last" => Ok(rdb::OnDuplicate::Last),
+        _ => Err(format!("expected error, first or last, got {s:?}")),
+    }
+}
+
+/// Loads one `--rdb` file: an RDB file through the chunked reader (never whole: peak memory
+/// is the decoded snapshot plus one window), anything else read whole for the diagnosis.
+/// Reports on stderr what could not be read and where.
+fn load_rdb_file(path: &std::path::Path, opts: &LoadOptions) -> Result<rdb::Snapshot, ExitCode> {
+    let loaded = match bitlens_cli::source::open_rdb(path) {
+        Ok(Some(mut src)) => rdb::load_rdb_chunked(
+            &mut src,
+            bitlens_cli::source::file_window(),
+            opts,
+            &mut |_, _| Ok(()),
+        ),
+        Ok(None) => {
+            let bytes = crate::read_file(path)?;
+            if let Some(why) = wrong_kind(&bytes, "--rdb") {
+                eprintln!("bitlens: cannot read snapshot {}: {why}", path.display());
+                return Err(ExitCode::from(1));
+            }
+            rdb::load_rdb(&bytes, opts)
+        }
+        Err(e) => {
+            eprintln!("bitlens: cannot read {}: {e}", path.display());
+            return Err(ExitCode::from(1));
+        }
+    };
+    loaded.map_err(|e| {
+        eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
+        ExitCode::from(1)
+    })
+}
+
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
@@ -83,38 +128,34 @@ fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
 pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let opts = LoadOptions {
         verify_checksum: !args.no_checksum,
+        threads: bitlens_cli::source::load_threads(),
         patterns: args.matches.iter().map(|m| m.as_bytes().to_vec()).collect(),
         // With --compat, refuse what that server's loader refuses.
         loader: args.dialect.compat,
         ..Default::default()
     };
     let mut snap = rdb::Snapshot::default();
-    if let Some(path) = &args.rdb {
-        let loaded = match bitlens_cli::source::open_rdb(path) {
-            // An RDB file is read in windows, never whole: peak memory is the decoded
-            // snapshot plus one window.
-            Ok(Some(mut src)) => rdb::load_rdb_chunked(
-                &mut src,
-                bitlens_cli::source::FILE_CHUNK,
-                &opts,
-                &mut |_, _| Ok(()),
-            ),
-            // Anything else (empty, a DUMP payload...) is read whole for the diagnosis.
-            Ok(None) => {
-                let bytes = crate::read_file(path)?;
-                if let Some(why) = wrong_kind(&bytes, "--rdb") {
-                    eprintln!("bitlens: cannot read snapshot {}: {why}", path.display());
-                    return Err(ExitCode::from(1));
+    if !args.rdb.is_empty() {
+        // Every file at once on the decoding pool; errors reported in the order given.
+        use rayon::prelude::*;
+        let loaded: Vec<Result<rdb::Snapshot, ExitCode>> = args
+            .rdb
+            .par_iter()
+            .map(|p| load_rdb_file(p, &opts))
+            .collect();
+        let snaps = loaded.into_iter().collect::<Result<Vec<_>, _>>()?;
+        snap = rdb::union(snaps, args.on_duplicate).map_err(|d| {
+            eprintln!(
+                "bitlens: key {} of database {} is in both {} and {}{}; --on-duplicate first|last keeps one",
+                bitlens::escape::display(&d.key),
+                d.db,
+                args.rdb[d.first].display(),
+                args.rdb[d.second].display(),
+                match d.count {
+                    1 => String::new(),
+                    n => format!(" ({n} keys are in more than one file)"),
                 }
-                rdb::load_rdb(&bytes, &opts)
-            }
-            Err(e) => {
-                eprintln!("bitlens: cannot read {}: {e}", path.display());
-                return Err(ExitCode::from(1));
-            }
-        };
-        snap = loaded.map_err(|e| {
-            eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
+            );
             ExitCode::from(1)
         })?;
     }
@@ -204,7 +245,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             }
         }
     }
-    let writer = if args.rdb.is_some() {
+    let writer = if !args.rdb.is_empty() {
         Profile::for_snapshot(&snap.aux, snap.version)
     } else {
         dump_version.map_or(Profile::default_profile(), Profile::for_rdb_version)
@@ -275,7 +316,7 @@ impl CliForm {
 
 /// Runs `bitlens query`.
 pub fn run(args: QueryArgs) -> ExitCode {
-    if args.rdb.is_none()
+    if args.rdb.is_empty()
         && args.dumps.is_empty()
         && args.strings.is_empty()
         && args.roarings.is_empty()

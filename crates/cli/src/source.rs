@@ -1,13 +1,27 @@
 //! How the CLI reads a snapshot file: an RDB file (it starts with `REDIS` or `VALKEY`) is read
-//! in windows of [`FILE_CHUNK`] bytes through the core's chunked reader, never whole, so peak
-//! memory is one window plus the record being decoded (plus what the caller keeps). Anything
+//! in windows of [`FILE_CHUNK`] bytes per decoding thread through the core's chunked reader,
+//! never whole, so peak memory is one window plus the records being decoded (plus what the
+//! caller keeps). Anything
 //! else is read whole and handed to the slice reader, whose error names what the bytes are.
 
 use bitlens::rdb::{self, Header, LoadOptions, Progress, RdbError, Record};
 use std::path::Path;
 
-/// Bytes an RDB file is read at a time (8 MiB).
+/// Threads a snapshot is decoded on: the size of the current rayon pool, which `bitlens
+/// --threads N` sets for the whole process (default: every core). 1 decodes on the calling
+/// thread alone. Output is the same whatever the count ([`LoadOptions::threads`]).
+pub fn load_threads() -> usize {
+    rayon::current_num_threads()
+}
+
+/// Bytes an RDB file is read at a time per decoding thread (8 MiB).
 pub const FILE_CHUNK: usize = 8 << 20;
+
+/// Bytes an RDB file is read at a time: [`FILE_CHUNK`] per decoding thread, so that a window
+/// holds records for every thread ([`load_threads`]).
+pub fn file_window() -> usize {
+    FILE_CHUNK * load_threads()
+}
 
 /// Opens `path` for the chunked reader when it starts with an RDB magic (`REDIS` /
 /// `VALKEY`); `None` otherwise (empty, a DUMP payload, raw bytes...).
@@ -83,7 +97,7 @@ where
     match open_rdb(path).map_err(VisitError::Io)? {
         Some(mut file) => {
             let size = file.metadata().map_err(VisitError::Io)?.len();
-            rdb::visit_rdb_chunked(&mut file, FILE_CHUNK, opts, progress, &mut f)
+            rdb::visit_rdb_chunked(&mut file, file_window(), opts, progress, &mut f)
                 .map(|h| (h, size))
                 .map_err(VisitError::Rdb)
         }

@@ -629,6 +629,7 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
+        threads: crate::source::load_threads(),
         ..Default::default()
     };
     // The writer (and so the memory model) is known from the aux fields before any key.

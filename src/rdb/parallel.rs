@@ -1,0 +1,307 @@
+//! Decoding key records on several threads, with the one-thread reader's results.
+//!
+//! A batch is a run of key records in the reader's window, with only key-prefix opcodes
+//! between them (expiry, LRU idle, LFU freq, ... see [`Opcode::prefixes_key`](super::Opcode::prefixes_key)): nothing in
+//! it changes the reader's state but the pending expiry. The calling thread *frames* the
+//! batch (each record read with its value only walked: lengths checked, nothing decompressed
+//! or built), noting where each key record starts and ends and the expiry it carries. The
+//! records are then decoded in full on the current rayon pool, in contiguous groups, and
+//! handed to the visitor one at a time in file order.
+//!
+//! Why the output equals the one-thread reader's: a key record's decoding depends only on
+//! its bytes, the window it is read from (the same one), the database, the pending expiry and
+//! the RESIZEDB hint, and those are what each worker is given. A batch stops before any other
+//! opcode, at EOF, at a string too long for the window, and at the first record the framing
+//! walk refuses; the one-thread step then reads that record itself. When a worker's full
+//! decoding of a record fails, or ends elsewhere than its frame, the records before it are
+//! delivered and the one-thread step reads it again from its expiry opcodes on, so that the
+//! error, its offset and key (or the need for more input) are exactly the one-thread
+//! reader's.
+
+use rayon::prelude::*;
+
+use super::reader::Cursor;
+use super::{read_record, LoadOptions, RdbError, Record, State, Step};
+
+/// Encoded bytes framed per batch per thread (up to 4× as much to give each thread two
+/// records): decoded values of a whole batch are held until they are delivered, so this bounds
+/// the memory in flight (with [`FRAMES_PER_THREAD`]).
+const BYTES_PER_THREAD: usize = 8 << 20;
+/// Key records framed per batch per thread.
+const FRAMES_PER_THREAD: usize = 8192;
+/// Groups of records per thread (a group is one rayon task): enough to balance records of
+/// uneven cost.
+const GROUPS_PER_THREAD: usize = 4;
+
+/// One framed key record: where its type byte is and where it ends in the window, and the
+/// expiry its prefix opcodes set.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    start: usize,
+    end: usize,
+    expire: Option<i64>,
+}
+
+/// Frames a batch at the start of `window` (absolute offset `base`, `eof` when it is the end of
+/// the input), decodes it on `opts.threads` threads and passes each record to `f` in file
+/// order. Returns the window bytes consumed: 0 when the first record is not a key record that
+/// can be batched (an opcode, EOF, a long string, a record the walk refuses), which the caller
+/// then reads with the one-thread step. `st` is left as after the bytes consumed.
+pub(super) fn batch<'w, F>(
+    window: &'w [u8],
+    base: u64,
+    eof: bool,
+    st: &mut State,
+    opts: &LoadOptions,
+    f: &mut F,
+) -> Result<usize, RdbError>
+where
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+{
+    let threads = opts.threads.max(1);
+    let format = st.header.format;
+    let expire_at_start = st.expire;
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut c = Cursor::window(window, base, eof);
+    let mut expire_after_last = st.expire;
+    // Until the batch has its bytes and two records per thread (records of several MB each
+    // need a few to balance), within 4× the bytes and the record cap.
+    let more = |bytes: usize, n: usize| {
+        (bytes < BYTES_PER_THREAD * threads || n < 2 * threads)
+            && bytes < 4 * BYTES_PER_THREAD * threads
+            && n < FRAMES_PER_THREAD * threads
+    };
+    while more(c.pos, frames.len()) {
+        let start = c.pos;
+        let Some(&byte) = window.get(start) else {
+            break;
+        };
+        if format.opcode(byte).is_some_and(|op| !op.prefixes_key()) {
+            break;
+        }
+        let expire = st.expire;
+        match read_record(&mut c, st, opts, true) {
+            Ok(Step::Opcode) => {}
+            Ok(Step::Key(_)) => {
+                frames.push(Frame {
+                    start,
+                    end: c.pos,
+                    expire,
+                });
+                expire_after_last = st.expire;
+            }
+            _ => break,
+        }
+    }
+    // Undo the prefix opcodes read after the last framed record: the one-thread step reads
+    // them again with the record they qualify.
+    st.expire = expire_after_last;
+    if frames.is_empty() {
+        return Ok(0);
+    }
+
+    let per_group = frames.len().div_ceil(threads * GROUPS_PER_THREAD).max(1);
+    let (db, db_size, known_len) = (st.db, st.db_size, st.known_len);
+    let decoded: Vec<Vec<Option<Record<'w>>>> = frames
+        .par_chunks(per_group)
+        .map(|group| {
+            group
+                .iter()
+                .map(|fr| {
+                    let mut wst = State {
+                        header: super::Header {
+                            version: format.version,
+                            format,
+                            ..Default::default()
+                        },
+                        db,
+                        expire: fr.expire,
+                        db_size,
+                        known_len,
+                    };
+                    let mut c = Cursor::window(window, base, eof);
+                    c.pos = fr.start;
+                    match read_record(&mut c, &mut wst, opts, false) {
+                        Ok(Step::Key(rec)) if c.pos == fr.end => Some(rec),
+                        _ => None,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+
+    let mut consumed = 0;
+    for (i, rec) in decoded.into_iter().flatten().enumerate() {
+        let Some(rec) = rec else {
+            // Read again by the one-thread step, from the end of the record before it (its
+            // expiry opcodes included), with the state it had there.
+            st.expire = if i == 0 { expire_at_start } else { None };
+            return Ok(consumed);
+        };
+        let key = rec.key.clone();
+        f(rec).map_err(|e| e.with_key(&key))?;
+        consumed = frames[i].end;
+    }
+    Ok(consumed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+
+    /// Every record as text (db, key, type, encoding, value, expiry, offset, size), or the
+    /// error, read with `threads`.
+    fn transcript(bytes: &[u8], threads: usize, chunk: Option<usize>) -> Vec<String> {
+        let opts = LoadOptions {
+            verify_checksum: false,
+            threads,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let mut visit = |r: Record<'_>| {
+            out.push(format!(
+                "{} {:?} {} {} {:?} {:?} {} {}",
+                r.db,
+                r.key,
+                r.type_byte,
+                r.encoding,
+                r.value,
+                r.expire_at_ms,
+                r.offset,
+                r.value_bytes
+            ));
+            Ok(())
+        };
+        let res = match chunk {
+            None => visit_rdb(bytes, &opts, &mut visit),
+            Some(n) => {
+                let mut src = bytes;
+                visit_rdb_chunked(&mut src, n, &opts, &mut |_, _| Ok(()), &mut visit)
+            }
+        };
+        match res {
+            Ok(h) => out.push(format!("ok {:?} {:?}", h.aux, h.databases)),
+            Err(e) => out.push(format!("error {e}")),
+        }
+        out
+    }
+
+    fn sample() -> Vec<u8> {
+        let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+        w.aux(b"redis-ver", b"7.2.4").unwrap();
+        w.select_db(0).unwrap();
+        for i in 0..3000u32 {
+            let key = format!("k:{i}");
+            let expire = (i % 7 == 0).then_some(1_900_000_000_000 + i as i64);
+            let value = if i % 3 == 0 {
+                vec![(i % 251) as u8; 100 + (i as usize % 900)]
+            } else {
+                i.to_string().into_bytes()
+            };
+            w.write_string(key.as_bytes(), &value, expire).unwrap();
+        }
+        w.select_db(3).unwrap();
+        for i in 0..500u32 {
+            w.write_string(format!("d3:{i}").as_bytes(), b"v", None)
+                .unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn a_batch_decodes_the_run_of_key_records_it_frames() {
+        let bytes = sample();
+        let mut offsets = Vec::new();
+        visit_rdb(&bytes, &LoadOptions::default(), |r| {
+            offsets.push((r.db, r.offset));
+            Ok(())
+        })
+        .unwrap();
+        let first = offsets[0].1 as usize;
+        let mut st = State {
+            header: Header {
+                version: 11,
+                format: Format {
+                    family: Family::Redis,
+                    version: 11,
+                },
+                ..Default::default()
+            },
+            db: 0,
+            expire: None,
+            db_size: None,
+            known_len: Some(bytes.len() as u64),
+        };
+        let opts = LoadOptions {
+            threads: 4,
+            ..Default::default()
+        };
+        let mut seen = Vec::new();
+        let used = super::batch(
+            &bytes[first..],
+            first as u64,
+            true,
+            &mut st,
+            &opts,
+            &mut |r| {
+                seen.push((r.db, r.offset));
+                Ok(())
+            },
+        )
+        .unwrap();
+        // Every key of database 0, up to the SELECTDB before database 3.
+        assert_eq!(seen, offsets[..3000]);
+        assert_eq!(
+            first + used,
+            offsets[3000].1 as usize - 2,
+            "up to SELECTDB 3 (fe 03)"
+        );
+        assert_eq!(st.expire, None);
+    }
+
+    #[test]
+    fn threads_give_the_one_thread_records() {
+        let bytes = sample();
+        let one = transcript(&bytes, 1, None);
+        assert_eq!(one.len(), 3501);
+        assert!(one.last().unwrap().starts_with("ok"), "{:?}", one.last());
+        for threads in [2, 3, 8] {
+            assert_eq!(transcript(&bytes, threads, None), one, "{threads} threads");
+            for chunk in [64, 4096, 1 << 16] {
+                assert_eq!(
+                    transcript(&bytes, threads, Some(chunk)),
+                    transcript(&bytes, 1, Some(chunk)),
+                    "{threads} threads, {chunk}-byte windows"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_files_fail_as_with_one_thread() {
+        let bytes = sample();
+        let mut rng = fastrand::Rng::with_seed(0x7a11);
+        for _ in 0..60 {
+            let mut bad = bytes.clone();
+            match rng.u8(0..3) {
+                0 => bad.truncate(rng.usize(0..bytes.len())),
+                1 => {
+                    let at = rng.usize(9..bytes.len());
+                    bad[at] = rng.u8(..);
+                }
+                _ => {
+                    for _ in 0..8 {
+                        let at = rng.usize(9..bytes.len());
+                        bad[at] ^= 1 << rng.u8(0..8);
+                    }
+                }
+            }
+            let one = transcript(&bad, 1, None);
+            assert_eq!(transcript(&bad, 4, None), one);
+            assert_eq!(
+                transcript(&bad, 2, Some(4096)),
+                transcript(&bad, 1, Some(4096))
+            );
+        }
+    }
+}
