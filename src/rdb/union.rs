@@ -7,8 +7,6 @@
 //! or last file's entry is kept. The header (format, aux fields) is the first file's: the
 //! replies follow its writer, as a cluster's nodes run one version.
 
-use crate::keyspace::Keyspace;
-
 use super::Snapshot;
 
 /// What [`union`] does with a key found in more than one file.
@@ -87,14 +85,11 @@ pub fn union(mut snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, Dupl
             .filter_map(|s| s.databases.get(db))
             .map(|k| k.iter_all().count())
             .sum();
-        out.databases
-            .entry(*db)
-            .or_insert_with(Keyspace::new)
-            .reserve(more);
+        out.databases.entry(*db).or_default().reserve(more);
     }
     for mut snap in rest {
         for (db, mut ks) in std::mem::take(&mut snap.databases) {
-            let target = out.databases.entry(db).or_insert_with(Keyspace::new);
+            let target = out.databases.entry(db).or_default();
             for (key, e) in ks.drain() {
                 match on {
                     OnDuplicate::Last => target.insert(key, e.value, e.expire_at_ms),
