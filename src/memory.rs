@@ -549,14 +549,16 @@ impl AllocatorInference {
     /// Counts one key of database `db`.
     pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) {
         // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
-        // length and twice it (up to 1 MiB more): half of that is expected.
+        // length and twice it (up to 1 MiB more). Three quarters of the length is expected:
+        // bitmaps written by random-offset SETBITs held 0.6 (7.0.15, 7.4.1) to 0.9 (6.0.9,
+        // 6.2.14) of their length more on the writer than once loaded.
         let slack = match value {
             Value::String(s)
                 if self.models[0].layout.setbit_greedy
                     && s.len() > 44
                     && crate::classify::classify(value) == crate::classify::Class::Bitmap =>
             {
-                s.len().min(1 << 20) / 2
+                s.len().min(1 << 20) * 3 / 4
             }
             _ => 0,
         };
