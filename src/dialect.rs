@@ -303,6 +303,9 @@ pub struct LoadRules {
     /// A hash the loader converts to a hash table is first sized for the fields it has so
     /// far (`dictExpand` in `hashTypeConvert`, 7.0+); else the table grows from empty (6.x).
     pub hash_convert_presized: bool,
+    /// A compact sorted set converted to a skiplist at load gets a dict sized for its members
+    /// (`zsetConvertAndExpand`, 7.2+); else the dict grows from empty (`zsetConvert`).
+    pub zset_convert_presized: bool,
 }
 
 /// Redis 6.0 / 6.2 loader.
@@ -315,6 +318,7 @@ pub const LOAD_6: LoadRules = LoadRules {
     ziplist_to_listpack: false,
     list_one_node_listpack: false,
     hash_convert_presized: false,
+    zset_convert_presized: false,
 };
 
 /// Redis 7.0 loader.
@@ -330,6 +334,7 @@ pub const LOAD_7_2: LoadRules = LoadRules {
     set_max_listpack: Some((128, 64)),
     list_push: ListPush::Estimate8Plain,
     list_one_node_listpack: true,
+    zset_convert_presized: true,
     ..LOAD_7_0
 };
 

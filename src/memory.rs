@@ -379,7 +379,7 @@ impl Model {
                     _ => return None,
                 });
             }
-            Shape::Value => {}
+            Shape::Skiplist(_) | Shape::Value => {}
         }
         Some(match value {
             Value::String(s) => {
@@ -396,7 +396,9 @@ impl Model {
             Value::List(_) | Value::Set(_) | Value::Hash(_) => return None,
             // A compact sorted set is a Blob shape; what is left is a skiplist.
             Value::ZSet(z) => {
-                let n = z.len();
+                let Shape::Skiplist(buckets) = loaded.shape else {
+                    return None;
+                };
                 let header = self.alloc(24 + 32 * 16);
                 let node = self.expected_skiplist_node();
                 let members: f64 = z
@@ -407,7 +409,7 @@ impl Model {
                 robj + st(16)
                     + st(32)
                     + st(l.dict)
-                    + st(8 * presized_buckets(n))
+                    + st(8 * buckets)
                     + header
                     + members.round() as u64
             }
@@ -874,6 +876,8 @@ pub enum Shape {
     Quicklist(Vec<QuicklistNode>),
     /// A hash table (set or hash) with this many buckets (both tables while a rehash runs).
     Table(u64),
+    /// A skiplist whose dict has this many buckets.
+    Skiplist(u64),
 }
 
 /// One node of a loaded quicklist.
@@ -937,10 +941,19 @@ pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> O
             done(encoding, Shape::Value)
         }
         Value::ZSet(z) => {
+            // A stored blob is converted by its count alone; members stored one by one also
+            // by their length.
             let (entries, value_len) = profile.zset_max_listpack;
-            let small = z.len() <= entries && z.sorted().iter().all(|(_, m)| m.len() <= value_len);
+            let small = z.len() <= entries
+                && (z.stored_compact() || z.sorted().iter().all(|(_, m)| m.len() <= value_len));
             if !small {
-                return done("skiplist", Shape::Value);
+                let n = z.len();
+                let buckets = if z.stored_compact() && !rules.zset_convert_presized {
+                    grown_buckets(0, n)
+                } else {
+                    presized_buckets(n)
+                };
+                return done("skiplist", Shape::Skiplist(buckets));
             }
             let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
             for (score, m) in z.sorted() {

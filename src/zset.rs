@@ -17,6 +17,10 @@ pub struct ZSet {
     /// Member index: hash tag and position in `sorted` (`EMPTY` = free slot); length a power
     /// of two, at most half full.
     slots: Vec<u64>,
+    /// The snapshot stored it as one ziplist or listpack blob (RDB_TYPE_ZSET_ZIPLIST /
+    /// _LISTPACK): a loader keeps such a set compact by its member count alone
+    /// ([`crate::memory::loaded`]).
+    stored_compact: bool,
 }
 
 /// Two sets are equal when they hold the same members with the same scores (the index layout
@@ -194,6 +198,7 @@ impl ZSet {
             Some(slots) => ZSet {
                 sorted: items,
                 slots,
+                stored_compact: false,
             },
             None => {
                 if descending {
@@ -250,7 +255,19 @@ impl ZSet {
         ZSet {
             sorted: items.into_iter().map(|(s, m, _)| (s, m)).collect(),
             slots,
+            stored_compact: false,
         }
+    }
+
+    /// Marks the set as stored in one compact blob (see [`ZSet::stored_compact`]).
+    pub fn with_stored_compact(mut self) -> ZSet {
+        self.stored_compact = true;
+        self
+    }
+
+    /// Whether the snapshot stored the set as one ziplist or listpack blob.
+    pub fn stored_compact(&self) -> bool {
+        self.stored_compact
     }
 
     /// Number of members (ZCARD).

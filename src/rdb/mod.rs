@@ -92,7 +92,9 @@ mod reader;
 mod values;
 mod writer;
 
-pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item};
+pub use crate::encoded::{
+    blobs, intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item,
+};
 pub use detect::{detect, identify, Detected, Identity};
 pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
