@@ -519,9 +519,9 @@ fn baseline(profile: &Profile) -> u64 {
     }
 }
 
-/// The margin, bytes, by which the closest candidate must beat the others before it is
-/// trusted over the usual build: twice the spread of start-up `used_memory` between builds
-/// of one version, plus a share of the predicted dataset for the model's own error.
+/// The margin, bytes, by which the closest candidate must beat the next before it is trusted
+/// over the usual build (about twice the spread of start-up `used_memory` between builds of
+/// one version).
 const INFERENCE_MARGIN: u64 = 64 * 1024;
 
 /// Infers the allocator of the writer's build from the file: for each candidate allocator
@@ -598,9 +598,10 @@ impl AllocatorInference {
         out
     }
 
-    /// The choice: the candidate whose prediction is closest to the file's `used-mem` when
-    /// it beats the others by more than [`INFERENCE_MARGIN`]; else the usual build
-    /// (bundled jemalloc), said to be assumed.
+    /// The choice: the candidate whose prediction is closest to the file's `used-mem` when it
+    /// beats the next by more than [`INFERENCE_MARGIN`] and `used-mem` is within half the gap
+    /// between their predictions; else the usual build (bundled jemalloc), said to be
+    /// assumed.
     pub fn finish(&self, aux: &[(Vec<u8>, Vec<u8>)]) -> AllocatorChoice {
         let used_mem = aux
             .iter()
@@ -618,18 +619,22 @@ impl AllocatorInference {
         let pred = self.predictions();
         let dist: Vec<u64> = pred.iter().map(|&p| p.abs_diff(used)).collect();
         let best = (0..3).min_by_key(|&i| dist[i]).unwrap_or(0);
-        let runner_up = (0..3)
+        let second = (0..3)
             .filter(|&i| i != best)
-            .map(|i| dist[i])
-            .min()
-            .unwrap_or(u64::MAX);
+            .min_by_key(|&i| dist[i])
+            .unwrap_or(best);
+        // Trusted when used-mem is clearly nearer the best prediction than the next one and
+        // within half the gap between them (a used-mem far beyond every prediction holds
+        // more than the keys: it tells nothing about the allocator).
+        let gap = pred[second].abs_diff(pred[best]);
+        let trusted = dist[best] + INFERENCE_MARGIN <= dist[second] && 2 * dist[best] <= gap;
         let listing = Allocator::ALL
             .iter()
             .zip(pred)
             .map(|(a, p)| format!("{} {p}", a.name()))
             .collect::<Vec<_>>()
             .join(", ");
-        if runner_up - dist[best] > INFERENCE_MARGIN {
+        if trusted {
             let a = Allocator::ALL[best];
             AllocatorChoice {
                 allocator: a,
