@@ -555,14 +555,15 @@ impl AllocatorInference {
         // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
         // length and twice it (up to 1 MiB more). Three quarters of the length is expected:
         // bitmaps written by random-offset SETBITs held 0.6 (7.0.15, 7.4.1) to 0.9 (6.0.9,
-        // 6.2.14) of their length more on the writer than once loaded.
+        // 6.2.14) of their length more on the writer than once loaded. A bitmap is told from
+        // text by a zero byte (no bit set in eight): a string SET as a whole has no slack.
         let slack = match value {
-            Value::String(s)
-                if self.models[0].layout.setbit_greedy
-                    && s.len() > 44
-                    && crate::classify::classify(value) == crate::classify::Class::Bitmap =>
-            {
-                s.len().min(1 << 20) * 3 / 4
+            Value::String(s) if self.models[0].layout.setbit_greedy && s.len() > 44 => {
+                if s.as_bytes().contains(&0) {
+                    s.len().min(1 << 20) * 3 / 4
+                } else {
+                    0
+                }
             }
             _ => 0,
         };

@@ -1,5 +1,5 @@
 //! `bitlens::memory` against the real servers (each skipped, with a message, when not
-//! installed). Each server gets random data of every type and encoding (30,000 small keys as
+//! installed). Each server gets random data of every type and encoding (100,000 small keys as
 //! a typical keyspace has them; bitmaps, HyperLogLogs, GEO sets, integers, embstr and raw
 //! strings of every sds class, lists, intsets, listpack and hashtable sets, hashes and sorted
 //! sets on both sides of every encoding boundary, streams with consumer groups and pending
@@ -66,7 +66,7 @@ fn data(rng: &mut fastrand::Rng, kind: ServerKind) -> Vec<Vec<Vec<u8>>> {
     }
     // The bulk of a typical keyspace: many small keys (what tells the allocators apart in
     // the file's used-mem).
-    for i in 0..30_000 {
+    for i in 0..100_000 {
         let v = match i % 4 {
             0 => rng.u32(..).to_string(),
             1 | 2 => word(rng, 3, 30),
