@@ -558,12 +558,12 @@ impl AllocatorInference {
         // 6.2.14) of their length more on the writer than once loaded. A bitmap is told from
         // text by a zero byte (no bit set in eight): a string SET as a whole has no slack.
         let slack = match value {
-            Value::String(s) if self.models[0].layout.setbit_greedy && s.len() > 44 => {
-                if s.as_bytes().contains(&0) {
-                    s.len().min(1 << 20) * 3 / 4
-                } else {
-                    0
-                }
+            Value::String(s)
+                if self.models[0].layout.setbit_greedy
+                    && s.len() > 44
+                    && s.as_bytes().contains(&0) =>
+            {
+                s.len().min(1 << 20) * 3 / 4
             }
             _ => 0,
         };
