@@ -438,6 +438,24 @@ impl Model {
         })
     }
 
+    /// The standard deviation, bytes, of the skiplist nodes of a sorted set of `members`
+    /// members around [`Self::estimate`]'s expectation: each node's level is drawn at random
+    /// (p = 1/4), so its allocation varies over the allocator's classes; the members' sum
+    /// spreads by the square root of their count times one node's deviation. (A skiplist's
+    /// `MEMORY USAGE` is as likely to be 2 deviations off as any normal draw.)
+    pub fn skiplist_sd(&self, members: usize) -> f64 {
+        let (mut e, mut e2) = (0.0, 0.0);
+        let mut p_level = 0.75;
+        for level in 1..=32u64 {
+            let size = self.alloc(24 + 16 * level) as f64;
+            let p = if level == 32 { p_level / 0.75 } else { p_level };
+            e += p * size;
+            e2 += p * size * size;
+            p_level *= 0.25;
+        }
+        ((e2 - e * e).max(0.0) * members as f64).sqrt()
+    }
+
     /// The expected allocation of a skiplist node (24 bytes + 16 per level, level drawn with
     /// p = 1/4 up to 32), over the allocator's classes.
     fn expected_skiplist_node(&self) -> f64 {
