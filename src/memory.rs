@@ -629,6 +629,13 @@ impl AllocatorInference {
             .iter()
             .find(|(k, _)| k.as_slice() == b"used-mem")
             .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<u64>().ok());
+        if std::ptr::eq(self.models[0].layout, &LAYOUT_VALKEY) {
+            return AllocatorChoice {
+                allocator: Allocator::Jemalloc,
+                source: AllocatorSource::Assumed,
+                reason: "jemalloc assumed (the version's usual build): Valkey's key layout is not modelled, so used-mem cannot be predicted".into(),
+            };
+        }
         let Some(used) = used_mem else {
             return AllocatorChoice {
                 allocator: Allocator::Jemalloc,
