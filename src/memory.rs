@@ -1593,6 +1593,76 @@ mod tests {
         assert_eq!(l.as_bitmap, Some(16 + 10240)); // 8751 bytes: sds 5 + 8751 + 1 in the 10240 class
     }
 
+    /// What each loader makes of old encodings (the rules `memory_diff`'s `old_encodings_*`
+    /// checks against the servers): zipmaps become ziplists (6.x) or listpacks (7.0+), a
+    /// ziplist list (RDB type 10) is a quicklist even where one small node would be a
+    /// listpack, a quicklist of one small ziplist node is a listpack from 7.2, blob hashes and
+    /// sorted sets stay compact whatever their elements' length, field-by-field ones do not.
+    #[test]
+    fn loader_conversions_per_profile() {
+        use crate::encoded::test_blobs::{intset, items, ziplist, zipmap};
+        let p = |name| crate::dialect::Profile::from_name(name).unwrap();
+        let enc = |name, v: &Value| object_encoding(p(name), b"k", v).unwrap();
+        let zl = |strs: &[&[u8]]| ziplist(&items(strs));
+        let long = [b'x'; 100];
+
+        let zm = Value::Hash(Box::new(
+            crate::hash::Hash::from_zipmap(zipmap(&[(b"f", b"v")])).unwrap(),
+        ));
+        assert_eq!(enc("redis-6.2", &zm), "ziplist");
+        assert_eq!(enc("redis-7.4", &zm), "listpack");
+
+        let mut l = crate::list::List::new("ziplist");
+        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
+        l.push_node(node, n);
+        assert_eq!(enc("redis-7.4", &Value::List(Box::new(l))), "quicklist");
+        let mut q = crate::list::List::new("quicklist");
+        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
+        q.push_node(node, n);
+        let q = Value::List(Box::new(q));
+        assert_eq!(enc("redis-7.0", &q), "quicklist");
+        assert_eq!(enc("redis-7.4", &q), "listpack");
+
+        let hz = Value::Hash(Box::new(
+            crate::hash::Hash::from_ziplist(zl(&[b"f", &long])).unwrap(),
+        ));
+        assert_eq!(enc("redis-7.0", &hz), "listpack");
+        let ht = Value::Hash(Box::new(crate::hash::Hash::from_fields([(
+            b"f".as_slice(),
+            long.as_slice(),
+            None,
+        )])));
+        assert_eq!(enc("redis-7.0", &ht), "hashtable");
+        let five = Value::Hash(Box::new(crate::hash::Hash::from_fields(
+            (0..5).map(|i| (format!("f{i}"), format!("v{i}"), None)),
+        )));
+        assert_eq!(enc("redis-7.0", &five), "listpack");
+        // Priced as the listpack it becomes: robj + the listpack's allocation.
+        let m = Model::new(p("redis-7.0"), Allocator::Jemalloc16);
+        let lp = listpack_bytes(
+            [
+                b"f0", b"v0", b"f1", b"v1", b"f2", b"v2", b"f3", b"v3", b"f4", b"v4",
+            ]
+            .iter()
+            .map(|b| b.as_slice()),
+        ) as u64;
+        assert_eq!(lp, 7 + 10 * 4);
+        let e = m.estimate(b"k", &five).unwrap();
+        assert_eq!(e.bytes, 16 + 48 + 8 + 24);
+
+        let zs = Value::ZSet(
+            crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]).with_stored_compact(),
+        );
+        assert_eq!(enc("redis-7.4", &zs), "listpack");
+        let zs = Value::ZSet(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
+        assert_eq!(enc("redis-7.4", &zs), "skiplist");
+
+        let big = Value::Set(Box::new(
+            crate::set::Set::from_intset(intset(2, &(0..600).collect::<Vec<_>>())).unwrap(),
+        ));
+        assert_eq!(enc("redis-6.0", &big), "hashtable");
+    }
+
     #[test]
     fn dict_growth() {
         assert_eq!(grown_buckets(0, 3), 4);
