@@ -454,9 +454,10 @@ struct DiffArgs {
     /// Prefix separator byte (repeatable; default `:`).
     #[arg(long = "separator", value_name = "CHAR")]
     separators: Vec<char>,
-    /// The allocator of the writers' builds (see `inspect --allocator`).
-    #[arg(long, default_value = "jemalloc", value_parser = parse_allocator)]
-    allocator: bitlens::memory::Allocator,
+    /// The allocator of the writers' builds (see `inspect --allocator`; default: inferred
+    /// from each file's used-mem).
+    #[arg(long, value_parser = parse_allocator)]
+    allocator: Option<bitlens::memory::Allocator>,
 }
 
 fn diff(args: DiffArgs) -> ExitCode {
