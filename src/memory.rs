@@ -26,12 +26,15 @@
 //!   is computed exactly, [`rax_nodes`]), the listpacks' lengths, and per consumer group and
 //!   consumer their struct, PEL trees and 24-byte NACKs.
 //!
-//! [`object_encoding`] (what OBJECT ENCODING reports once a server has loaded a value) lives
-//! here too, as the same knowledge of the loader's encodings; the OBJECT command uses it.
+//! What a value becomes when a server loads it is decided once, by [`loaded`] (from the
+//! profile's [`crate::dialect::LoadRules`]): OBJECT ENCODING ([`object_encoding`]), the
+//! estimate and the ledger all price that shape. The writer's allocator is inferred from the
+//! file's `used-mem` by [`AllocatorInference`] when the user names none.
 //!
-//! Validated per key and in sum against Redis 6.0.9, 7.0.15 and 7.4.1 (jemalloc builds) in
-//! `crates/difftest/tests/memory_diff.rs`; Valkey 8+ reorganised its key table (embedded
-//! keys, its own hash table) and is estimated with the 7.2 layout, unvalidated.
+//! Validated per key and in sum against Redis 6.0.9, 6.2.14 (glibc), 7.0.15 (Debian's
+//! jemalloc) and 7.4.1 in `crates/difftest/tests/memory_diff.rs` (byte-exact on 99.9%+ of the
+//! keys that are not skiplists); Valkey 8.1+ reorganised its key table (embedded keys, its own
+//! hash table) and is estimated with the 7.2 layout, 25–30% high, not validated.
 
 use crate::dialect::{Family, Profile};
 use crate::keyspace::Value;
