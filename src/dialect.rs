@@ -39,7 +39,7 @@
 //! | `object_unknown_subcommand` | 6.x long form | rec 6.0.9/6.2.14 vs 7.0.15 |
 //! | `listpack_names` (OBJECT ENCODING) | `ziplist` on 6.x, `listpack` from 7.0 (converted on load) | rec `OBJECT ENCODING` of a small zset/hash |
 //! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
-//! | `list_listpack` | 6.x/7.0 `quicklist` for every list; 7.2+, Valkey: one node ≤ 8 KiB is `listpack` | rec `th:list:70` / `th:list:90` on every server |
+//! | `load` ([`LoadRules`]: what each stored RDB type becomes at load) | 6.x ziplists kept, pushes by the ziplist overhead rule, converted hashes grow from empty; 7.0 ziplists and zipmaps become listpacks, every list a `quicklist`; 7.2+, Valkey: a list of one packed node ≤ 8 KiB (RDB types 1, 14, 18, not 10) is a `listpack`, small string sets are listpacks, elements over 8 KiB are plain nodes | src rdb.c rdbLoadObject, quicklist.c `_quicklistNodeAllowInsert`, t_hash.c / t_set.c conversions at 6.0.9, 6.2.14, 7.0.15, 7.4.1; rec `crates/difftest/tests/memory_diff.rs` (OBJECT ENCODING and MEMORY USAGE of old encodings on all six servers) |
 //! | `hash_ex_encoding` | small hash with field TTLs: `listpackex` (Redis 7.4), `hashtable` (Valkey 9) | rec `hash:fe` on 7.4.1 / 9.1.2 |
 //! | `lpos_rank_zero` | 6.x short text, 7.0+ adds "or use negative ..." | rec LPOS RANK 0 on 6.0.9/6.2.14 vs 7.0.15 |
 //! | `stream_v7_fields` | XINFO STREAM/GROUPS 7.0 fields | rec XINFO STREAM on 6.2.14 vs 7.0.15 |
@@ -229,17 +229,14 @@ pub struct Profile {
     pub subcommand_arity_error: Option<&'static str>,
     /// OBJECT ENCODING names compact encodings `listpack` (else `ziplist`).
     pub listpack_names: bool,
-    /// Small sets of strings are listpacks (`set-max-listpack-entries`, 7.2+).
-    pub set_listpack: bool,
     /// When strings are `embstr`.
     pub embstr: EmbstrRule,
     /// `hll-sparse-max-bytes`: a sparse HyperLogLog growing past it turns dense.
     pub hll_sparse_max_bytes: usize,
     /// `zset-max-listpack-entries` / `zset-max-listpack-value` (defaults).
     pub zset_max_listpack: (usize, usize),
-    /// A loaded list held in one node of at most `list-max-listpack-size` (-2: 8 KiB) is a
-    /// plain `listpack` (7.2+, Valkey); before, every list is a `quicklist`.
-    pub list_listpack: bool,
+    /// What the loader turns each stored RDB type into, and the thresholds it applies there.
+    pub load: LoadRules,
     /// OBJECT ENCODING of a small hash with field expiry: `listpackex` on Redis 7.4+,
     /// `hashtable` on Valkey 9 (which keeps such hashes as hash tables).
     pub hash_ex_encoding: &'static str,
@@ -295,6 +292,83 @@ pub enum FieldExpiryArgs {
     Valkey,
 }
 
+/// How the loader's quicklist decides that one more element fits the tail node when it
+/// pushes a list element by element (RDB_TYPE_LIST, RDB_TYPE_LIST_ZIPLIST), with
+/// `list-max-listpack-size` -2 (8 KiB nodes): the node's bytes plus the element's length plus
+/// an overhead estimate must stay within 8192.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListPush {
+    /// Redis 6.x (ziplists): overhead 1 or 5 (previous-entry length) plus 1, 2 or 5
+    /// (encoding) by the element's length.
+    ZiplistOverhead,
+    /// Redis 7.0 (listpacks): overhead 8; every element packed.
+    Estimate8,
+    /// Redis 7.2+, Valkey: overhead 8; an element over 8192 bytes is a plain node of its own.
+    Estimate8Plain,
+}
+
+/// What a server's snapshot loader (`rdbLoadObject`) turns each stored RDB type into, with the
+/// size thresholds it applies there (the built-in defaults of the `*-max-*` settings). The
+/// loader is not the write path: blob types (ziplists, listpacks, intsets) are converted by
+/// their element count only, element-by-element types (RDB_TYPE_HASH, RDB_TYPE_SET, zipmaps)
+/// by count and element length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadRules {
+    /// `hash-max-listpack-entries` / `-value` (`hash-max-ziplist-*` before 7.0).
+    pub hash_max: (usize, usize),
+    /// `set-max-intset-entries`.
+    pub set_max_intset_entries: usize,
+    /// `set-max-listpack-entries` / `-value` (7.2+); `None`: sets of strings are hash tables.
+    pub set_max_listpack: Option<(usize, usize)>,
+    /// Bytes of one list node (`list-max-listpack-size` -2).
+    pub list_node_bytes: usize,
+    /// How elements pushed one by one are packed into nodes.
+    pub list_push: ListPush,
+    /// Ziplist blobs (RDB types 10, 12, 13, 14) and zipmaps (9) become listpacks (7.0+);
+    /// else ziplists are kept and zipmaps become ziplists.
+    pub ziplist_to_listpack: bool,
+    /// A list loaded as one packed node of at most [`Self::list_node_bytes`] becomes a plain
+    /// `listpack` (7.2+: RDB types 1, 14 and 18 go through `listTypeTryConversion`; type 10
+    /// does not and stays a `quicklist`).
+    pub list_one_node_listpack: bool,
+    /// A hash the loader converts to a hash table is first sized for the fields it has so
+    /// far (`dictExpand` in `hashTypeConvert`, 7.0+); else the table grows from empty (6.x).
+    pub hash_convert_presized: bool,
+    /// A compact sorted set converted to a skiplist at load gets a dict sized for its members
+    /// (`zsetConvertAndExpand`, 7.2+); else the dict grows from empty (`zsetConvert`).
+    pub zset_convert_presized: bool,
+}
+
+/// Redis 6.0 / 6.2 loader.
+pub const LOAD_6: LoadRules = LoadRules {
+    hash_max: (512, 64),
+    set_max_intset_entries: 512,
+    set_max_listpack: None,
+    list_node_bytes: 8192,
+    list_push: ListPush::ZiplistOverhead,
+    ziplist_to_listpack: false,
+    list_one_node_listpack: false,
+    hash_convert_presized: false,
+    zset_convert_presized: false,
+};
+
+/// Redis 7.0 loader.
+pub const LOAD_7_0: LoadRules = LoadRules {
+    list_push: ListPush::Estimate8,
+    ziplist_to_listpack: true,
+    hash_convert_presized: true,
+    ..LOAD_6
+};
+
+/// Redis 7.2+ and Valkey loader.
+pub const LOAD_7_2: LoadRules = LoadRules {
+    set_max_listpack: Some((128, 64)),
+    list_push: ListPush::Estimate8Plain,
+    list_one_node_listpack: true,
+    zset_convert_presized: true,
+    ..LOAD_7_0
+};
+
 const SHAPE_ERROR: &str = "ERR exactly one of BYRADIUS and BYBOX can be specified for {}";
 const SHAPE_ERROR_VALKEY_9: &str =
     "ERR exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for {}";
@@ -335,11 +409,10 @@ const BASE: Profile = Profile {
     object_unknown_subcommand: OBJECT_UNKNOWN,
     subcommand_arity_error: Some("ERR wrong number of arguments for '{}' command"),
     listpack_names: true,
-    set_listpack: false,
     embstr: EmbstrRule::ValueLen(44),
     hll_sparse_max_bytes: 3000,
     zset_max_listpack: (128, 64),
-    list_listpack: false,
+    load: LOAD_7_0,
     hash_ex_encoding: "listpackex",
     lpos_rank_zero: "ERR RANK can't be zero: use 1 to start from the first match, 2 from the \
                      second ... or use negative to start from the end of the list",
@@ -393,6 +466,7 @@ pub const REDIS_6_2: Profile = Profile {
     geo_unit_error: "ERR unsupported unit provided. please use m, km, ft, mi",
     geo_store_with_error:
         "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORDS options",
+    load: LOAD_6,
     ..BASE
 };
 /// Redis 7.0, the profile bitlens answered as before profiles existed.
@@ -403,8 +477,7 @@ pub const REDIS_7_2: Profile = Profile {
     version: (7, 2),
     score_format: ScoreFormat::Shortest,
     zrank_withscore: true,
-    set_listpack: true,
-    list_listpack: true,
+    load: LOAD_7_2,
     zrange_negative_offset_from_end: true,
     lpos_rank_min_rejected: true,
     commands_of: (7, 2),

@@ -465,10 +465,13 @@ pub fn zipmap(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
     Ok(items)
 }
 
-/// Encoders of the blobs above, for tests across the crate (listpacks, ziplists, intsets and
-/// zipmaps built as Redis lays them out, from the format descriptions in the module docs).
 #[cfg(test)]
-pub(crate) mod test_blobs {
+pub(crate) use blobs as test_blobs;
+
+/// Encoders of the blobs above (listpacks, ziplists, intsets and zipmaps built as Redis lays
+/// them out, from the format descriptions in the module docs): for writing snapshots in old
+/// encodings with [`crate::rdb::writer::RdbWriter::write_blob`] and for tests.
+pub mod blobs {
     use super::Item;
 
     /// A `RDB_TYPE_HASH_LISTPACK_EX` listpack: (field, value, expiry in ms, 0 for none)
@@ -646,6 +649,7 @@ pub(crate) mod test_blobs {
         b
     }
 
+    #[cfg(test)]
     #[test]
     fn encoders_round_trip() {
         let strs: Vec<Vec<u8>> = vec![

@@ -26,12 +26,15 @@
 //!   is computed exactly, [`rax_nodes`]), the listpacks' lengths, and per consumer group and
 //!   consumer their struct, PEL trees and 24-byte NACKs.
 //!
-//! [`object_encoding`] (what OBJECT ENCODING reports once a server has loaded a value) lives
-//! here too, as the same knowledge of the loader's encodings; the OBJECT command uses it.
+//! What a value becomes when a server loads it is decided once, by [`loaded`] (from the
+//! profile's [`crate::dialect::LoadRules`]): OBJECT ENCODING ([`object_encoding`]), the
+//! estimate and the ledger all price that shape. The writer's allocator is inferred from the
+//! file's `used-mem` by [`AllocatorInference`] when the user names none.
 //!
-//! Validated per key and in sum against Redis 6.0.9, 7.0.15 and 7.4.1 (jemalloc builds) in
-//! `crates/difftest/tests/memory_diff.rs`; Valkey 8+ reorganised its key table (embedded
-//! keys, its own hash table) and is estimated with the 7.2 layout, unvalidated.
+//! Validated per key and in sum against Redis 6.0.9, 6.2.14 (glibc), 7.0.15 (Debian's
+//! jemalloc) and 7.4.1 in `crates/difftest/tests/memory_diff.rs` (byte-exact on 99.9%+ of the
+//! keys that are not skiplists); Valkey 8.1+ reorganised its key table (embedded keys, its own
+//! hash table) and is estimated with the 7.2 layout, 25–30% high, not validated.
 
 use crate::dialect::{Family, Profile};
 use crate::keyspace::Value;
@@ -58,9 +61,16 @@ impl Allocator {
             Allocator::Jemalloc if n <= 64 => (n.max(1) + 7) & !7,
             Allocator::Jemalloc | Allocator::Jemalloc16 => jemalloc_class(n),
             Allocator::Libc => {
-                // glibc: chunk = max(32, round16(n + 8)); usable = chunk - 8.
+                // glibc: chunk = max(32, round16(n + 8)); usable = chunk - 8. From the mmap
+                // threshold (128 KiB, `M_MMAP_THRESHOLD`'s default) up, a chunk is its own
+                // mapping: rounded up with its 8-byte header to 4 KiB pages, usable the
+                // mapping less 16 bytes.
                 let chunk = ((n + 8 + 15) & !15).max(32);
-                chunk - 8
+                if chunk >= LIBC_MMAP_THRESHOLD {
+                    ((chunk + 8 + 4095) & !4095) - 16
+                } else {
+                    chunk - 8
+                }
             }
         }
     }
@@ -75,6 +85,9 @@ impl Allocator {
         }
     }
 }
+
+/// glibc's default `M_MMAP_THRESHOLD`, bytes.
+const LIBC_MMAP_THRESHOLD: u64 = 128 * 1024;
 
 /// jemalloc 5's size class of a request of `n` bytes (`n = 0` counts as 1).
 fn jemalloc_class(n: u64) -> u64 {
@@ -117,11 +130,26 @@ pub struct Layout {
     pub set_no_value: bool,
     /// `sizeof(stream)`, `sizeof(streamCG)`, `sizeof(streamConsumer)`.
     pub stream: (u64, u64, u64),
+    /// `MEMORY USAGE` of a stream counts the `stream` struct (6.2+; 6.0 counts the robj
+    /// only) and its listpacks by allocation (6.2+; 6.0 by `lpBytes`).
+    pub stream_struct_and_usable: bool,
+    /// SETBIT grows a string greedily (`sdsMakeRoomFor` doubles a length below 1 MiB), so a
+    /// bitmap holds on the writer between its length and twice it (Redis; Valkey grows it
+    /// to the length asked). Only [`AllocatorInference`] uses it: the writer's `used-mem`
+    /// holds that slack, a loaded server does not.
+    pub setbit_greedy: bool,
 }
 
-/// Redis 6.0 / 6.2.
+/// Redis 6.0.
+pub const LAYOUT_6_0: Layout = Layout {
+    name: "redis-6.0",
+    stream_struct_and_usable: false,
+    ..LAYOUT_6
+};
+
+/// Redis 6.2.
 pub const LAYOUT_6: Layout = Layout {
-    name: "redis-6",
+    name: "redis-6.2",
     dict: 96,
     quicklist_node: 32,
     blob_usable: false,
@@ -130,6 +158,8 @@ pub const LAYOUT_6: Layout = Layout {
     set_presized: true,
     set_no_value: false,
     stream: (40, 32, 24),
+    stream_struct_and_usable: true,
+    setbit_greedy: true,
 };
 
 /// Redis 7.0 / 7.1.
@@ -143,6 +173,8 @@ pub const LAYOUT_7_0: Layout = Layout {
     set_presized: true,
     set_no_value: false,
     stream: (80, 40, 24),
+    stream_struct_and_usable: true,
+    setbit_greedy: true,
 };
 
 /// Redis 7.2+ (and Valkey, unvalidated).
@@ -156,15 +188,26 @@ pub const LAYOUT_7_2: Layout = Layout {
     set_presized: true,
     set_no_value: true,
     stream: (80, 40, 32),
+    stream_struct_and_usable: true,
+    setbit_greedy: true,
+};
+
+/// Valkey 7.2+ (the 7.2 layout; its own key table from 8.1 is not modelled).
+pub const LAYOUT_VALKEY: Layout = Layout {
+    name: "valkey",
+    setbit_greedy: false,
+    ..LAYOUT_7_2
 };
 
 impl Layout {
     /// The layout of the server a profile stands for.
     pub fn for_profile(p: &Profile) -> &'static Layout {
         match (p.family, p.version) {
-            (Family::Redis, (0..=6, _)) => &LAYOUT_6,
+            (Family::Redis, (0..=5, _) | (6, 0..=1)) => &LAYOUT_6_0,
+            (Family::Redis, (6, _)) => &LAYOUT_6,
             (Family::Redis, (7, 0..=1)) => &LAYOUT_7_0,
-            _ => &LAYOUT_7_2,
+            (Family::Redis, _) => &LAYOUT_7_2,
+            (Family::Valkey, _) => &LAYOUT_VALKEY,
         }
     }
 }
@@ -268,19 +311,21 @@ impl Model {
     /// and the bytes its allocations hold. `None` for values whose layout bitlens does not
     /// model (modules other than RedisBloom's, see `module_bytes`).
     pub fn estimate(&self, key: &[u8], value: &Value) -> Option<Estimate> {
-        let encoding = object_encoding(self.profile, key, value)?;
+        let loaded = loaded(self.profile, key, value)?;
         let key_sds = self.sds(key.len() as u64);
         Some(Estimate {
-            bytes: self.value_bytes(value, encoding, false)? + key_sds + DICT_ENTRY,
-            allocated: self.value_bytes(value, encoding, true)? + key_sds,
-            encoding,
+            bytes: self.value_bytes(value, &loaded, false)? + key_sds + DICT_ENTRY,
+            allocated: self.value_bytes(value, &loaded, true)? + key_sds,
+            encoding: loaded.encoding,
         })
     }
 
-    /// `objectComputeSize` of a value whose loaded encoding is `encoding`; with `all`, every
-    /// struct and blob at its allocation's usable size instead (what `used_memory` counts).
-    fn value_bytes(&self, value: &Value, encoding: &str, all: bool) -> Option<u64> {
+    /// `objectComputeSize` of a value as the server holds it once loaded ([`loaded`]); with
+    /// `all`, every struct and blob at its allocation's usable size instead (what
+    /// `used_memory` counts).
+    fn value_bytes(&self, value: &Value, loaded: &Loaded, all: bool) -> Option<u64> {
         let l = self.layout;
+        let encoding = loaded.encoding;
         let st = |n: u64| if all { self.alloc(n) } else { n };
         let blob = |n: u64| {
             if all || l.blob_usable {
@@ -291,6 +336,54 @@ impl Model {
         };
         let robj = st(ROBJ);
         let entry = st(DICT_ENTRY);
+        // The aggregate shapes first: they are priced the same whatever the type.
+        match &loaded.shape {
+            Shape::Blob(n) => return Some(robj + blob(*n)),
+            Shape::ListpackEx(n) => {
+                // robj + listpackEx struct (expire metadata, key, listpack pointer).
+                return Some(robj + self.alloc(40) + blob(*n));
+            }
+            Shape::Quicklist(nodes) => {
+                let nodes: u64 = nodes
+                    .iter()
+                    .map(|n| st(l.quicklist_node) + blob(n.bytes))
+                    .sum();
+                return Some(robj + st(QUICKLIST) + nodes);
+            }
+            Shape::Table(buckets) => {
+                let buckets = *buckets;
+                return Some(match value {
+                    Value::Set(set) => {
+                        let members = set.members();
+                        let n = members.len();
+                        let sds: u64 = members.iter().map(|m| self.sds(m.len() as u64)).sum();
+                        let entries = if all && l.set_no_value {
+                            // Members sharing a bucket: n minus the expected lone members.
+                            let (nf, m) = (n as f64, buckets as f64);
+                            let alone = nf * (1.0 - 1.0 / m).powf(nf - 1.0);
+                            ((nf - alone) * self.alloc(16) as f64).round() as u64
+                        } else {
+                            entry * n as u64
+                        };
+                        robj + st(l.dict) + st(8 * buckets) + sds + entries
+                    }
+                    Value::Hash(h) => {
+                        let fields: u64 = h
+                            .all()
+                            .iter()
+                            .map(|f| {
+                                entry
+                                    + self.sds(f.field.len() as u64)
+                                    + self.sds(f.value.len() as u64)
+                            })
+                            .sum();
+                        robj + st(l.dict) + st(8 * buckets) + fields
+                    }
+                    _ => return None,
+                });
+            }
+            Shape::Skiplist(_) | Shape::Value => {}
+        }
         Some(match value {
             Value::String(s) => {
                 let len = s.len();
@@ -302,109 +395,37 @@ impl Model {
                     _ => robj + self.alloc((sds_header(len, false) + len + 1).max(l.raw_min)),
                 }
             }
-            Value::List(list) => {
-                let nodes: Vec<u64> = list.nodes().map(|(n, _)| n.bytes() as u64).collect();
-                if encoding == "listpack" {
-                    let items = list.range(0, list.len().saturating_sub(1));
-                    robj + blob(listpack_bytes(items.iter().map(|v| v.as_slice())) as u64)
-                } else {
-                    robj + st(QUICKLIST)
-                        + nodes
-                            .iter()
-                            .map(|&b| st(l.quicklist_node) + blob(b))
-                            .sum::<u64>()
-                }
-            }
-            Value::Set(set) => match &**set {
-                crate::set::Set::Intset(b) | crate::set::Set::Listpack(b) => {
-                    robj + blob(b.len() as u64)
-                }
-                crate::set::Set::Table(t) => {
-                    let n = t.len();
-                    let buckets = if l.set_presized || n > 512 {
-                        presized_buckets(n)
-                    } else {
-                        // Loaded as an intset until the first non-integer member.
-                        let first = (0..n).find(|&i| crate::num::parse_i64(t.get(i, 0)).is_none());
-                        grown_buckets(first.unwrap_or(0), n)
-                    };
-                    let sds: u64 = (0..n).map(|i| self.sds(t.get(i, 0).len() as u64)).sum();
-                    let entries = if all && l.set_no_value {
-                        // Members sharing a bucket: n minus the expected lone members.
-                        let (nf, m) = (n as f64, buckets as f64);
-                        let alone = nf * (1.0 - 1.0 / m).powf(nf - 1.0);
-                        ((nf - alone) * self.alloc(16) as f64).round() as u64
-                    } else {
-                        entry * n as u64
-                    };
-                    let members = sds + entries;
-                    robj + st(l.dict) + st(8 * buckets) + members
-                }
-            },
-            Value::Hash(h) => match &**h {
-                crate::hash::Hash::Listpack(b)
-                | crate::hash::Hash::Ziplist(b)
-                | crate::hash::Hash::Zipmap(b) => robj + blob(b.len() as u64),
-                crate::hash::Hash::ListpackEx(b) => {
-                    // robj + listpackEx struct (expire metadata, key, listpack pointer).
-                    robj + self.alloc(40) + blob(b.len() as u64)
-                }
-                crate::hash::Hash::Table(t) => {
-                    let r = &t.records;
-                    let n = r.len();
-                    let buckets = if n > 512 {
-                        presized_buckets(n)
-                    } else {
-                        let first =
-                            (0..n).find(|&i| r.get(i, 0).len() > 64 || r.get(i, 1).len() > 64);
-                        grown_buckets(first.unwrap_or(0), n)
-                    };
-                    let fields: u64 = (0..n)
-                        .map(|i| {
-                            entry
-                                + self.sds(r.get(i, 0).len() as u64)
-                                + self.sds(r.get(i, 1).len() as u64)
-                        })
-                        .sum();
-                    robj + st(l.dict) + st(8 * buckets) + fields
-                }
-            },
+            // Lists, sets and hashes always have an aggregate shape.
+            Value::List(_) | Value::Set(_) | Value::Hash(_) => return None,
+            // A compact sorted set is a Blob shape; what is left is a skiplist.
             Value::ZSet(z) => {
-                if encoding == "skiplist" {
-                    let n = z.len();
-                    let header = self.alloc(24 + 32 * 16);
-                    let node = self.expected_skiplist_node();
-                    let members: f64 = z
-                        .sorted()
-                        .iter()
-                        .map(|(_, m)| (entry + self.sds(m.len() as u64)) as f64 + node)
-                        .sum();
-                    robj + st(16)
-                        + st(32)
-                        + st(l.dict)
-                        + st(8 * presized_buckets(n))
-                        + header
-                        + members.round() as u64
-                } else {
-                    let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
-                    for (score, m) in z.sorted() {
-                        items.push(m.clone());
-                        items.push(listpack_score(self.profile, *score));
-                    }
-                    let iter = items.iter().map(|v| v.as_slice());
-                    let bytes = if encoding == "ziplist" {
-                        ziplist_bytes(iter)
-                    } else {
-                        listpack_bytes(iter)
-                    };
-                    robj + blob(bytes as u64)
-                }
+                let Shape::Skiplist(buckets) = loaded.shape else {
+                    return None;
+                };
+                let header = self.alloc(24 + 32 * 16);
+                let node = self.expected_skiplist_node();
+                let members: f64 = z
+                    .sorted()
+                    .iter()
+                    .map(|(_, m)| (entry + self.sds(m.len() as u64)) as f64 + node)
+                    .sum();
+                robj + st(16)
+                    + st(32)
+                    + st(l.dict)
+                    + st(8 * buckets)
+                    + header
+                    + members.round() as u64
             }
             Value::Stream(s) => {
                 let (stream, cg, consumer) = l.stream;
                 let ids: Vec<[u8; 16]> = s.nodes.iter().map(|(id, _)| id_key(id)).collect();
-                let mut total = robj + st(stream) + rax_bytes(&ids);
-                total += s.nodes.iter().map(|(_, b)| b.len() as u64).sum::<u64>();
+                let mut total = robj + rax_bytes(&ids);
+                let lps = s.nodes.iter().map(|(_, b)| b.len() as u64);
+                if l.stream_struct_and_usable || all {
+                    total += st(stream) + lps.map(|n| self.alloc(n)).sum::<u64>();
+                } else {
+                    total += lps.sum::<u64>();
+                }
                 for g in &s.groups {
                     let pel: Vec<[u8; 16]> = g.pending.iter().map(|p| id_key(&p.id)).collect();
                     total += st(cg) + rax_bytes(&pel) + st(STREAM_NACK) * pel.len() as u64;
@@ -420,6 +441,24 @@ impl Model {
         })
     }
 
+    /// The standard deviation, bytes, of the skiplist nodes of a sorted set of `members`
+    /// members around [`Self::estimate`]'s expectation: each node's level is drawn at random
+    /// (p = 1/4), so its allocation varies over the allocator's classes; the members' sum
+    /// spreads by the square root of their count times one node's deviation. (A skiplist's
+    /// `MEMORY USAGE` is as likely to be 2 deviations off as any normal draw.)
+    pub fn skiplist_sd(&self, members: usize) -> f64 {
+        let (mut e, mut e2) = (0.0, 0.0);
+        let mut p_level = 0.75;
+        for level in 1..=32u64 {
+            let size = self.alloc(24 + 16 * level) as f64;
+            let p = if level == 32 { p_level / 0.75 } else { p_level };
+            e += p * size;
+            e2 += p * size * size;
+            p_level *= 0.25;
+        }
+        ((e2 - e * e).max(0.0) * members as f64).sqrt()
+    }
+
     /// The expected allocation of a skiplist node (24 bytes + 16 per level, level drawn with
     /// p = 1/4 up to 32), over the allocator's classes.
     fn expected_skiplist_node(&self) -> f64 {
@@ -433,6 +472,245 @@ impl Model {
         }
         e
     }
+}
+
+/// How the allocator of an estimate was chosen (see [`AllocatorInference`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AllocatorChoice {
+    /// The allocator the estimates use.
+    pub allocator: Allocator,
+    /// How it was chosen.
+    pub source: AllocatorSource,
+    /// One line saying which and why (the file's `used-mem` and each candidate's prediction),
+    /// for the outputs to print.
+    pub reason: String,
+}
+
+/// Where an [`AllocatorChoice`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocatorSource {
+    /// Given by the user (`--allocator`, the panel's option).
+    Given,
+    /// The candidate whose predicted `used_memory` is closest to the file's `used-mem`.
+    Inferred,
+    /// The file has no `used-mem` (or no keys to judge by): the version's usual build
+    /// (bundled jemalloc) is assumed.
+    Assumed,
+}
+
+impl AllocatorChoice {
+    /// The choice of an allocator the user named.
+    pub fn given(allocator: Allocator) -> AllocatorChoice {
+        AllocatorChoice {
+            allocator,
+            source: AllocatorSource::Given,
+            reason: format!("{} (given)", allocator.name()),
+        }
+    }
+}
+
+impl Allocator {
+    /// Every allocator bitlens models, the usual build first.
+    pub const ALL: [Allocator; 3] = [Allocator::Jemalloc, Allocator::Jemalloc16, Allocator::Libc];
+
+    /// `jemalloc`, `jemalloc16` or `libc`, as [`Allocator::parse`] takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Allocator::Jemalloc => "jemalloc",
+            Allocator::Jemalloc16 => "jemalloc16",
+            Allocator::Libc => "libc",
+        }
+    }
+}
+
+/// `used_memory` of a server of this generation right after start-up with one client
+/// connected, bytes (rec: `INFO memory` `used_memory` of each installed server with an empty
+/// dataset; Redis 6.0.9 jemalloc 865304, 6.2.14 libc 937736, 7.0.15 jemalloc16 914624, 7.4.1
+/// jemalloc 984904, Valkey 8.1.8 libc 978808, 9.1.2 libc 1016424). Other builds of a version
+/// differ by a few KiB; the inference is only trusted when the candidates' predictions are
+/// further apart than that (see [`AllocatorInference::finish`]).
+fn baseline(profile: &Profile) -> u64 {
+    match (profile.family, profile.version) {
+        (Family::Redis, (0..=6, 0..=1)) => 865_304,
+        (Family::Redis, (6, _)) => 937_736,
+        (Family::Redis, (7, 0..=1)) => 914_624,
+        (Family::Redis, _) => 984_904,
+        (Family::Valkey, (0..=8, _)) => 978_808,
+        (Family::Valkey, _) => 1_016_424,
+    }
+}
+
+/// The margin, bytes, by which the closest candidate must beat the next before it is trusted
+/// over the usual build. On small keys glibc's and a 16-byte-quantum jemalloc's sizes nearly
+/// coincide (20,000 small strings and hashes on Redis 6.2.14: libc predicted 424 B from
+/// used-mem, jemalloc16 11 KiB), so the margin is small; the start-up baselines it guards
+/// against differ by a few KiB between builds of one version.
+const INFERENCE_MARGIN: u64 = 8 * 1024;
+
+/// Infers the allocator of the writer's build from the file: for each candidate allocator
+/// it adds up what the keys would allocate (the estimates' [`Estimate::allocated`]), the
+/// databases' key and expiry tables, and the server's start-up memory, and compares that
+/// prediction of `used_memory` with the `used-mem` aux field the server recorded at save.
+/// Feed it every key ([`Self::add`]), then call [`Self::finish`].
+#[derive(Debug, Clone)]
+pub struct AllocatorInference {
+    models: [Model; 3],
+    /// Per candidate, the keys' allocated bytes.
+    allocated: [u64; 3],
+    /// Per database: keys and keys with an expiry.
+    dbs: std::collections::BTreeMap<u64, (u64, u64)>,
+}
+
+impl AllocatorInference {
+    /// An inference for files written by `profile`'s server.
+    pub fn new(profile: &'static Profile) -> AllocatorInference {
+        AllocatorInference {
+            models: Allocator::ALL.map(|a| Model::new(profile, a)),
+            allocated: [0; 3],
+            dbs: Default::default(),
+        }
+    }
+
+    /// Counts one key of database `db`.
+    pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) {
+        // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
+        // length and twice it (up to 1 MiB more). Three quarters of the length is expected:
+        // bitmaps written by random-offset SETBITs held 0.6 (7.0.15, 7.4.1) to 0.9 (6.0.9,
+        // 6.2.14) of their length more on the writer than once loaded. A bitmap is told from
+        // text by a zero byte (no bit set in eight): a string SET as a whole has no slack.
+        let slack = match value {
+            Value::String(s)
+                if self.models[0].layout.setbit_greedy
+                    && s.len() > 44
+                    && s.as_bytes().contains(&0) =>
+            {
+                s.len().min(1 << 20) * 3 / 4
+            }
+            _ => 0,
+        };
+        for (m, sum) in self.models.iter().zip(self.allocated.iter_mut()) {
+            if let Some(e) = m.estimate(key, value) {
+                *sum += e.allocated + slack;
+            }
+        }
+        let d = self.dbs.entry(db).or_default();
+        d.0 += 1;
+        d.1 += u64::from(expiring);
+    }
+
+    /// The predicted `used_memory` per candidate ([`Allocator::ALL`] order).
+    pub fn predictions(&self) -> [u64; 3] {
+        let mut out = [0u64; 3];
+        for (i, m) in self.models.iter().enumerate() {
+            let entry = m.alloc(DICT_ENTRY);
+            let tables: u64 = self
+                .dbs
+                .values()
+                .map(|&(keys, expires)| {
+                    let table = |n: u64| {
+                        if n == 0 {
+                            0
+                        } else {
+                            m.alloc(8 * presized_buckets(n as usize)) + n * entry
+                        }
+                    };
+                    table(keys) + table(expires)
+                })
+                .sum();
+            out[i] = baseline(m.profile) + self.allocated[i] + tables;
+        }
+        out
+    }
+
+    /// The choice: the candidate whose prediction is closest to the file's `used-mem` (one
+    /// above it counting double: a writer holds more than its keys), when `used-mem` is
+    /// within the spread of the predictions from it and it beats the next by more than
+    /// [`INFERENCE_MARGIN`] (or the next predicts within 1% of it); else the usual build
+    /// (bundled jemalloc), said to be assumed.
+    pub fn finish(&self, aux: &[(Vec<u8>, Vec<u8>)]) -> AllocatorChoice {
+        let used_mem = aux
+            .iter()
+            .find(|(k, _)| k.as_slice() == b"used-mem")
+            .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<u64>().ok());
+        if std::ptr::eq(self.models[0].layout, &LAYOUT_VALKEY) {
+            return AllocatorChoice {
+                allocator: Allocator::Jemalloc,
+                source: AllocatorSource::Assumed,
+                reason: "jemalloc assumed (the version's usual build): Valkey's key layout is not modelled, so used-mem cannot be predicted".into(),
+            };
+        }
+        let Some(used) = used_mem else {
+            return AllocatorChoice {
+                allocator: Allocator::Jemalloc,
+                source: AllocatorSource::Assumed,
+                reason:
+                    "jemalloc assumed (the version's usual build): the file records no used-mem"
+                        .into(),
+            };
+        };
+        let pred = self.predictions();
+        // A writer holds more than its keys (client buffers, 7.0+'s per-command latency
+        // histograms, SETBIT slack), so a prediction above used-mem costs double.
+        let cost: Vec<u64> = pred
+            .iter()
+            .map(|&p| if p <= used { used - p } else { 2 * (p - used) })
+            .collect();
+        let best = (0..3).min_by_key(|&i| cost[i]).unwrap_or(0);
+        let second = (0..3)
+            .filter(|&i| i != best)
+            .min_by_key(|&i| cost[i])
+            .unwrap_or(best);
+        let spread = pred.iter().max().unwrap_or(&0) - pred.iter().min().unwrap_or(&0);
+        // Trusted when used-mem lies within the candidates' spread of the best one, and
+        // the next is clearly worse or predicts nearly the same (within 1%: then the choice
+        // hardly moves the estimates).
+        let near_tie = pred[second].abs_diff(pred[best]) * 100 <= pred[best];
+        let trusted = pred[best].abs_diff(used) <= spread
+            && (cost[best] + INFERENCE_MARGIN <= cost[second] || near_tie);
+        let listing = Allocator::ALL
+            .iter()
+            .zip(pred)
+            .map(|(a, p)| format!("{} {p}", a.name()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if trusted {
+            let a = Allocator::ALL[best];
+            let tie = if near_tie && cost[best] + INFERENCE_MARGIN > cost[second] {
+                format!(
+                    "; {} predicts nearly the same, the estimates differ little",
+                    Allocator::ALL[second].name()
+                )
+            } else {
+                String::new()
+            };
+            AllocatorChoice {
+                allocator: a,
+                source: AllocatorSource::Inferred,
+                reason: format!(
+                    "{} inferred: used-mem {used} is closest to its prediction (predicted used_memory: {listing}){tie}",
+                    a.name()
+                ),
+            }
+        } else {
+            AllocatorChoice {
+                allocator: Allocator::Jemalloc,
+                source: AllocatorSource::Assumed,
+                reason: format!(
+                    "jemalloc assumed (the version's usual build): used-mem {used} does not tell the candidates apart (predicted used_memory: {listing})"
+                ),
+            }
+        }
+    }
+}
+
+/// [`AllocatorInference`] over every key of a loaded snapshot.
+pub fn infer_allocator(snap: &crate::rdb::Snapshot) -> AllocatorChoice {
+    let profile = Profile::for_snapshot(&snap.aux, snap.version);
+    let mut inf = AllocatorInference::new(profile);
+    for (db, key, entry) in snap.entries() {
+        inf.add(db, key, &entry.value, entry.expire_at_ms.is_some());
+    }
+    inf.finish(&snap.aux)
 }
 
 /// What the same members would cost in other representations (`inspect --ledger`): value
@@ -485,8 +763,7 @@ impl Model {
     /// The ledger of a bitmap string (its set bits as members) or of a set of integer ids in
     /// `0..2^32`; `None` for other values.
     pub fn ledger(&self, key: &[u8], value: &Value) -> Option<Ledger> {
-        let encoding = object_encoding(self.profile, key, value)?;
-        let current = self.value_bytes(value, encoding, false)?;
+        let current = self.value_bytes(value, &loaded(self.profile, key, value)?, false)?;
         let mut ids = roaring::RoaringBitmap::new();
         let is_bitmap = match value {
             Value::String(s)
@@ -538,8 +815,7 @@ impl Model {
         if s.len() > 1 << 29 {
             return None;
         }
-        let encoding = object_encoding(self.profile, key, value)?;
-        let current = self.value_bytes(value, encoding, false)?;
+        let current = self.value_bytes(value, &loaded(self.profile, key, value)?, false)?;
         let bytes = s.as_bytes();
         let fields = bytes.len() as u64 * 8 / u64::from(ty.bits);
         // (field, value) of every user whose field is not 0, in index order.
@@ -558,8 +834,8 @@ impl Model {
             items.push(v.into_bytes());
         }
         let n = items.len() / 2;
-        let compact =
-            n <= HASH_MAX_LISTPACK.0 && items.iter().all(|b| b.len() <= HASH_MAX_LISTPACK.1);
+        let (max_entries, max_value) = self.profile.load.hash_max;
+        let compact = n <= max_entries && items.iter().all(|b| b.len() <= max_value);
         let as_hash = if compact {
             let enc = self.profile.compact_encoding();
             let it = items.iter().map(|v| v.as_slice());
@@ -593,7 +869,7 @@ impl Model {
     /// (2, 4 or 8 bytes each by the largest), else a presized hash table of decimal sds.
     fn set_cost(&self, ids: &roaring::RoaringBitmap) -> (&'static str, u64) {
         let n = ids.len();
-        if n <= 512 {
+        if n <= self.profile.load.set_max_intset_entries as u64 {
             let width = match ids.max().unwrap_or(0) {
                 0..=32767 => 2,
                 32768..=2147483647 => 4,
@@ -629,108 +905,409 @@ impl Model {
     }
 }
 
+/// A value as a server holds it once it has loaded it from a snapshot ([`loaded`]): the name
+/// OBJECT ENCODING reports and the shape its memory is priced from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// What OBJECT ENCODING reports.
+    pub encoding: &'static str,
+    /// What the memory is priced from.
+    pub shape: Shape,
+}
+
+/// The in-memory shape of a loaded value, as far as its price depends on the loader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// Priced from the value itself (strings, skiplists, streams, module values).
+    Value,
+    /// One compact blob (listpack, ziplist or intset) of this many bytes.
+    Blob(u64),
+    /// A `listpackEx` (Redis 7.4 hash with field expiry) around a listpack of this many bytes.
+    ListpackEx(u64),
+    /// A quicklist of these nodes.
+    Quicklist(Vec<QuicklistNode>),
+    /// A hash table (set or hash) with this many buckets (both tables while a rehash runs).
+    Table(u64),
+    /// A skiplist whose dict has this many buckets.
+    Skiplist(u64),
+}
+
+/// One node of a loaded quicklist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuicklistNode {
+    /// Bytes of its listpack or ziplist (of its element for a plain node).
+    pub bytes: u64,
+    /// Elements in it.
+    pub count: u64,
+    /// A plain node (one element stored as is).
+    pub plain: bool,
+}
+
 /// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
-/// loaded it from a snapshot: strings `int` (a `long long` in canonical form), `embstr` or
-/// `raw` (the profile's rule); sorted sets the compact encoding within
-/// `zset-max-listpack-entries`/`-value`, else `skiplist` (7.0+ converts ziplists to listpacks
-/// on load); streams `stream`. `None` for other values bitlens keeps only as their type.
+/// loaded it from a snapshot: see [`loaded`], of which this is the name. `None` for values
+/// bitlens keeps only as their type.
 pub fn object_encoding(
     profile: &crate::dialect::Profile,
     key: &[u8],
     value: &Value,
 ) -> Option<&'static str> {
+    loaded(profile, key, value).map(|l| l.encoding)
+}
+
+/// What the profile's server makes of `value` (stored under `key`) when it loads it from a
+/// snapshot, as its `rdbLoadObject` does (the rules are the profile's
+/// [`crate::dialect::LoadRules`]): the one decision OBJECT ENCODING, the memory estimate and
+/// the ledger share.
+///
+/// - strings: `int` (a `long long` in canonical form), `embstr` or `raw` (the profile's rule);
+/// - lists: pushed element by element into 8 KiB nodes (RDB_TYPE_LIST, RDB_TYPE_LIST_ZIPLIST),
+///   node per stored ziplist (RDB_TYPE_LIST_QUICKLIST: kept on 6.x, converted to listpacks
+///   from 7.0) or node per stored node (RDB_TYPE_LIST_QUICKLIST_2); from 7.2 a list of one
+///   packed node within 8 KiB is a `listpack`, except one stored as RDB_TYPE_LIST_ZIPLIST;
+/// - sets: an intset or listpack blob is kept unless it has more members than allowed (then
+///   a hash table); members stored one by one are an `intset` (integers only, at most 512),
+///   a `listpack` (7.2+, at most 128 of at most 64 bytes) or a `hashtable`;
+/// - hashes: a listpack or ziplist blob is kept (converted to a listpack from 7.0) unless it
+///   has more than 512 fields; zipmaps and fields stored one by one are compact when at most
+///   512 fields of at most 64 bytes, else a `hashtable`; with field expiry the profile's
+///   `listpackex` or `hashtable`;
+/// - sorted sets: compact within `zset-max-listpack-entries`/`-value`, else `skiplist`;
+/// - streams `stream`; RedisBloom values `raw`.
+pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> Option<Loaded> {
+    let rules = &profile.load;
+    let compact = profile.compact_encoding();
+    let done = |encoding: &'static str, shape: Shape| Some(Loaded { encoding, shape });
     match value {
         Value::String(s) => {
             let len = s.len();
-            if s.rewritten() {
+            let encoding = if s.rewritten() {
                 // Written in the session: unshared to a raw string, as the server leaves it.
-                Some("raw")
+                "raw"
             } else if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
-                Some("int")
+                "int"
             } else if profile.is_embstr(key.len(), len as usize) {
-                Some("embstr")
+                "embstr"
             } else {
-                Some("raw")
-            }
+                "raw"
+            };
+            done(encoding, Shape::Value)
         }
         Value::ZSet(z) => {
+            // A stored blob is converted by its count alone; members stored one by one also
+            // by their length.
             let (entries, value_len) = profile.zset_max_listpack;
-            let small = z.len() <= entries && z.sorted().iter().all(|(_, m)| m.len() <= value_len);
-            Some(if small {
-                profile.compact_encoding()
+            let small = z.len() <= entries
+                && (z.stored_compact() || z.sorted().iter().all(|(_, m)| m.len() <= value_len));
+            if !small {
+                let n = z.len();
+                let buckets = if z.stored_compact() && !rules.zset_convert_presized {
+                    grown_buckets(0, n)
+                } else {
+                    presized_buckets(n)
+                };
+                return done("skiplist", Shape::Skiplist(buckets));
+            }
+            let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
+            for (score, m) in z.sorted() {
+                items.push(m.clone());
+                items.push(listpack_score(profile, *score));
+            }
+            let iter = items.iter().map(|v| v.as_slice());
+            let bytes = if rules.ziplist_to_listpack {
+                listpack_bytes(iter)
             } else {
-                "skiplist"
-            })
+                ziplist_bytes(iter)
+            };
+            done(compact, Shape::Blob(bytes as u64))
         }
-        Value::List(l) => Some(if profile.list_listpack && list_fits_listpack(l) {
-            "listpack"
-        } else {
-            "quicklist"
-        }),
-        Value::Set(set) => Some(set_encoding(profile, set)),
-        Value::Hash(h) => Some(hash_encoding(profile, h)),
+        Value::List(l) => Some(loaded_list(rules, l)),
+        Value::Set(set) => Some(loaded_set(rules, set)),
+        Value::Hash(h) => Some(loaded_hash(profile, h)),
         // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
-        Value::Stream(_) => Some("stream"),
+        Value::Stream(_) => done("stream", Shape::Value),
         // Module values are `raw` objects (rec: every RedisBloom type on 7.4.1).
-        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => Some("raw"),
+        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => {
+            done("raw", Shape::Value)
+        }
         Value::Other(_) => None,
     }
 }
 
-/// `list-max-listpack-size` -2: a listpack node of at most 8 KiB (every server's default).
-const LIST_MAX_LISTPACK_BYTES: usize = 8192;
-/// `set-max-intset-entries` (every server's default).
-const SET_MAX_INTSET_ENTRIES: usize = 512;
-/// `set-max-listpack-entries` / `-value` (7.2+ and Valkey defaults).
-const SET_MAX_LISTPACK: (usize, usize) = (128, 64);
-/// `hash-max-listpack-entries` / `-value` (`hash-max-ziplist-*` before 7.0; built-in defaults).
-const HASH_MAX_LISTPACK: (usize, usize) = (512, 64);
-
-/// Whether a loaded list is converted to a plain listpack: its elements fit in one listpack
-/// node of at most [`LIST_MAX_LISTPACK_BYTES`].
-fn list_fits_listpack(l: &crate::list::List) -> bool {
-    let items = l.range(0, l.len().saturating_sub(1));
-    l.is_empty() || listpack_bytes(items.iter().map(|v| v.as_slice())) <= LIST_MAX_LISTPACK_BYTES
+/// The bytes of a compact blob holding `items` in the loader's compact format (listpack from
+/// 7.0, else ziplist).
+fn compact_bytes(rules: &crate::dialect::LoadRules, items: &[Vec<u8>]) -> u64 {
+    let iter = items.iter().map(|v| v.as_slice());
+    (if rules.ziplist_to_listpack {
+        listpack_bytes(iter)
+    } else {
+        ziplist_bytes(iter)
+    }) as u64
 }
 
-/// A loaded set's encoding: `intset` (integers only, at most 512), `listpack` (7.2+, at most
-/// 128 members of at most 64 bytes), else `hashtable`.
-fn set_encoding(profile: &crate::dialect::Profile, set: &crate::set::Set) -> &'static str {
-    let members = set.members();
-    let is_int = |m: &Vec<u8>| {
-        m.len() <= 20
-            && std::str::from_utf8(m)
-                .ok()
-                .and_then(|t| t.parse::<i64>().ok().filter(|v| v.to_string() == t))
-                .is_some()
+/// A list as the loader builds it (see [`loaded`]).
+fn loaded_list(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Loaded {
+    use crate::list::Node;
+    let nodes: Vec<QuicklistNode> = match l.encoding() {
+        // RDB_TYPE_LIST and RDB_TYPE_LIST_ZIPLIST: every element pushed at the tail.
+        "linkedlist" | "ziplist" => push_nodes(rules, l),
+        // RDB_TYPE_LIST_QUICKLIST / _2 (and lists of the session): node for node.
+        _ => l
+            .nodes()
+            .map(|(n, count)| match n {
+                Node::Plain(b) => QuicklistNode {
+                    bytes: b.len() as u64,
+                    count: 1,
+                    plain: true,
+                },
+                Node::Ziplist(_) if rules.ziplist_to_listpack => QuicklistNode {
+                    bytes: listpack_bytes(n.items().iter().map(|v| v.as_slice())) as u64,
+                    count: count as u64,
+                    plain: false,
+                },
+                Node::Ziplist(b) | Node::Listpack(b) => QuicklistNode {
+                    bytes: b.len() as u64,
+                    count: count as u64,
+                    plain: false,
+                },
+            })
+            .collect(),
     };
-    if members.len() <= SET_MAX_INTSET_ENTRIES && members.iter().all(is_int) {
-        "intset"
-    } else if profile.set_listpack
-        && members.len() <= SET_MAX_LISTPACK.0
-        && members.iter().all(|m| m.len() <= SET_MAX_LISTPACK.1)
-    {
-        "listpack"
-    } else {
-        "hashtable"
+    let one_small_node =
+        nodes.len() == 1 && !nodes[0].plain && nodes[0].bytes <= rules.list_node_bytes as u64;
+    if rules.list_one_node_listpack && one_small_node && l.encoding() != "ziplist" {
+        let bytes = nodes[0].bytes;
+        return Loaded {
+            encoding: "listpack",
+            shape: Shape::Blob(bytes),
+        };
+    }
+    Loaded {
+        encoding: "quicklist",
+        shape: Shape::Quicklist(nodes),
     }
 }
 
-/// A loaded hash's encoding: the compact one (`listpack`, `ziplist` on 6.x, or the profile's
-/// field-expiry form) within `hash-max-listpack-entries`/`-value`, else `hashtable`.
-fn hash_encoding(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> &'static str {
-    let fields = h.all();
-    let small = fields.len() <= HASH_MAX_LISTPACK.0
-        && fields
-            .iter()
-            .all(|f| f.field.len() <= HASH_MAX_LISTPACK.1 && f.value.len() <= HASH_MAX_LISTPACK.1);
-    if !small {
-        "hashtable"
-    } else if fields.iter().any(|f| f.expire_at_ms.is_some()) {
-        profile.hash_ex_encoding
-    } else {
-        profile.compact_encoding()
+/// The nodes a quicklist makes of the list's elements pushed one by one at its tail
+/// (`quicklistPushTail` with `list-max-listpack-size` -2), by the profile's [`ListPush`] rule.
+///
+/// [`ListPush`]: crate::dialect::ListPush
+fn push_nodes(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Vec<QuicklistNode> {
+    use crate::dialect::ListPush;
+    let limit = rules.list_node_bytes;
+    let mut nodes: Vec<QuicklistNode> = Vec::new();
+    let mut items: Vec<Vec<u8>> = Vec::new(); // elements of the open (last) node
+    let mut open_bytes = 0usize; // its blob bytes
+    let close = |nodes: &mut Vec<QuicklistNode>, items: &mut Vec<Vec<u8>>, bytes: usize| {
+        if !items.is_empty() {
+            nodes.push(QuicklistNode {
+                bytes: bytes as u64,
+                count: items.len() as u64,
+                plain: false,
+            });
+            items.clear();
+        }
+    };
+    for (node, _) in l.nodes() {
+        for e in node.items() {
+            let sz = e.len();
+            if rules.list_push == ListPush::Estimate8Plain && sz > limit {
+                close(&mut nodes, &mut items, open_bytes);
+                nodes.push(QuicklistNode {
+                    bytes: sz as u64,
+                    count: 1,
+                    plain: true,
+                });
+                continue;
+            }
+            let overhead = match rules.list_push {
+                ListPush::ZiplistOverhead => {
+                    (if sz < 254 { 1 } else { 5 })
+                        + if sz < 64 {
+                            1
+                        } else if sz < 16384 {
+                            2
+                        } else {
+                            5
+                        }
+                }
+                ListPush::Estimate8 | ListPush::Estimate8Plain => 8,
+            };
+            let fits = !items.is_empty() && open_bytes + sz + overhead <= limit;
+            if !fits {
+                close(&mut nodes, &mut items, open_bytes);
+            }
+            items.push(e);
+            open_bytes = compact_bytes(rules, &items) as usize;
+        }
     }
+    close(&mut nodes, &mut items, open_bytes);
+    nodes
+}
+
+/// Whether a member is an integer an intset holds (`isSdsRepresentableAsLongLong`).
+fn intset_member(m: &[u8]) -> Option<i64> {
+    crate::num::parse_i64(m).filter(|_| m.len() <= 20)
+}
+
+/// A set as the loader builds it (see [`loaded`]).
+fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loaded {
+    use crate::set::Set;
+    let n = set.len();
+    let table = |n: usize| Loaded {
+        encoding: "hashtable",
+        shape: Shape::Table(presized_buckets(n)),
+    };
+    match set {
+        Set::Intset(b) if n <= rules.set_max_intset_entries => Loaded {
+            encoding: "intset",
+            shape: Shape::Blob(b.len() as u64),
+        },
+        Set::Listpack(b) if rules.set_max_listpack.is_some_and(|(max, _)| n <= max) => Loaded {
+            encoding: "listpack",
+            shape: Shape::Blob(b.len() as u64),
+        },
+        Set::Intset(_) | Set::Listpack(_) => table(n),
+        Set::Table(_) => {
+            let members = set.members();
+            if n > rules.set_max_intset_entries {
+                return table(n);
+            }
+            let ints: Option<Vec<i64>> = members.iter().map(|m| intset_member(m)).collect();
+            if let Some(ints) = ints {
+                let width = ints
+                    .iter()
+                    .map(|&v| {
+                        if i16::try_from(v).is_ok() {
+                            2
+                        } else if i32::try_from(v).is_ok() {
+                            4
+                        } else {
+                            8
+                        }
+                    })
+                    .max()
+                    .unwrap_or(2);
+                return Loaded {
+                    encoding: "intset",
+                    shape: Shape::Blob(8 + width * n as u64),
+                };
+            }
+            match rules.set_max_listpack {
+                Some((max, len)) if n <= max && members.iter().all(|m| m.len() <= len) => Loaded {
+                    encoding: "listpack",
+                    shape: Shape::Blob(listpack_bytes(members.iter().map(|m| m.as_slice())) as u64),
+                },
+                _ => table(n),
+            }
+        }
+    }
+}
+
+/// A hash as the loader builds it (see [`loaded`]).
+fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Loaded {
+    use crate::hash::Hash;
+    let rules = &profile.load;
+    let (max_entries, max_value) = rules.hash_max;
+    let compact = profile.compact_encoding();
+    let fields = h.all();
+    let n = fields.len();
+    // A blob converted to a table: presized (7.0+) or grown from empty (6.x).
+    let converted = |n: usize| Loaded {
+        encoding: "hashtable",
+        shape: Shape::Table(if rules.hash_convert_presized {
+            presized_buckets(n)
+        } else {
+            grown_buckets(0, n)
+        }),
+    };
+    let pairs = || -> Vec<Vec<u8>> {
+        fields
+            .iter()
+            .flat_map(|f| [f.field.clone(), f.value.clone()])
+            .collect()
+    };
+    match h {
+        Hash::ListpackEx(b) if n <= max_entries => Loaded {
+            encoding: profile.hash_ex_encoding,
+            shape: Shape::ListpackEx(b.len() as u64),
+        },
+        Hash::Listpack(b) if n <= max_entries => Loaded {
+            encoding: compact,
+            shape: Shape::Blob(b.len() as u64),
+        },
+        Hash::Ziplist(b) if n <= max_entries => Loaded {
+            encoding: compact,
+            shape: Shape::Blob(if rules.ziplist_to_listpack {
+                compact_bytes(rules, &pairs())
+            } else {
+                b.len() as u64
+            }),
+        },
+        Hash::Listpack(_) | Hash::Ziplist(_) | Hash::ListpackEx(_) => converted(n),
+        Hash::Zipmap(_) => {
+            let long = fields
+                .iter()
+                .any(|f| f.field.len() > max_value || f.value.len() > max_value);
+            if n > max_entries || long {
+                converted(n)
+            } else {
+                Loaded {
+                    encoding: compact,
+                    shape: Shape::Blob(compact_bytes(rules, &pairs())),
+                }
+            }
+        }
+        Hash::Table(_) => {
+            if n > max_entries {
+                return Loaded {
+                    encoding: "hashtable",
+                    shape: Shape::Table(presized_buckets(n)),
+                };
+            }
+            // Compact until the first field or value over the limit.
+            let first = fields
+                .iter()
+                .position(|f| f.field.len() > max_value || f.value.len() > max_value);
+            let expiring = fields.iter().any(|f| f.expire_at_ms.is_some());
+            match first {
+                None if expiring && profile.hash_ex_encoding != "hashtable" => Loaded {
+                    encoding: profile.hash_ex_encoding,
+                    shape: Shape::ListpackEx(listpack_bytes_ex(&fields)),
+                },
+                None if !expiring => Loaded {
+                    encoding: compact,
+                    shape: Shape::Blob(compact_bytes(rules, &pairs())),
+                },
+                None => Loaded {
+                    encoding: "hashtable",
+                    shape: Shape::Table(presized_buckets(n)),
+                },
+                Some(first) => Loaded {
+                    encoding: "hashtable",
+                    shape: Shape::Table(converted_hash_buckets(
+                        rules.hash_convert_presized,
+                        first,
+                        n,
+                    )),
+                },
+            }
+        }
+    }
+}
+
+/// The bytes of a `listpackEx`'s listpack of (field, value, expiry ms or 0) triples.
+fn listpack_bytes_ex(fields: &[crate::hash::Field]) -> u64 {
+    let items: Vec<Vec<u8>> = fields
+        .iter()
+        .flat_map(|f| {
+            [
+                f.field.clone(),
+                f.value.clone(),
+                f.expire_at_ms.unwrap_or(0).to_string().into_bytes(),
+            ]
+        })
+        .collect();
+    listpack_bytes(items.iter().map(|v| v.as_slice())) as u64
 }
 
 /// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
@@ -844,31 +1421,122 @@ fn presized_buckets(n: usize) -> u64 {
     (n.max(4) as u64).next_power_of_two()
 }
 
-/// Buckets of a hash table made for `start` entries (`dictExpand(start)`) that then grows to
-/// `n` one insert at a time: it doubles when full, and each later insert moves one non-empty
-/// bucket of the old table (expected `m(1 - (1 - 1/m)^m)` of `m`); while that rehash is under
-/// way both tables count.
-pub fn grown_buckets(start: usize, n: usize) -> u64 {
-    let mut size = presized_buckets(start);
-    let mut rehash: Option<(u64, u64)> = None; // (old size, steps left)
-    for used in start as u64..n as u64 {
-        if let Some((_, left)) = rehash.as_mut() {
-            *left -= 1;
-            if *left == 0 {
-                rehash = None;
+/// A Redis `dict` replayed for its bucket counts only: the loader's expansions and inserts,
+/// with the incremental rehash each insert advances by one bucket (a rehash of a table of
+/// `m` buckets holding `k` entries takes the expected `m(1 - (1 - 1/m)^k)` non-empty
+/// buckets, rounded). Sizes are powers of two, at least 4 (`_dictNextPower`).
+#[derive(Debug, Clone, Copy, Default)]
+struct DictSim {
+    /// Buckets of the main table (0: not allocated yet).
+    size0: u64,
+    /// Entries in the main table.
+    used0: u64,
+    /// Buckets of the table being rehashed into (0: no rehash).
+    size1: u64,
+    /// Non-empty main-table buckets the rehash still has to move.
+    steps_left: u64,
+}
+
+impl DictSim {
+    /// A table made by `dictExpand(n)` on an empty dict.
+    fn sized(n: u64) -> DictSim {
+        DictSim {
+            size0: presized_buckets(n as usize),
+            ..DictSim::default()
+        }
+    }
+
+    /// `dictExpand(n)`: refused while rehashing, below the entries held or to the same size;
+    /// the first allocation is immediate, a later one starts a rehash.
+    fn expand(&mut self, n: u64) {
+        if self.size1 != 0 || self.used0 > n {
+            return;
+        }
+        let size = presized_buckets(n as usize);
+        if size == self.size0 {
+            return;
+        }
+        if self.size0 == 0 {
+            self.size0 = size;
+            return;
+        }
+        let m = self.size0 as f64;
+        let nonempty = (m * (1.0 - (1.0 - 1.0 / m).powf(self.used0 as f64))).round() as u64;
+        self.size1 = size;
+        self.steps_left = nonempty;
+        if self.used0 == 0 {
+            self.finish_rehash();
+        }
+    }
+
+    fn finish_rehash(&mut self) {
+        self.size0 = self.size1;
+        self.size1 = 0;
+        self.steps_left = 0;
+    }
+
+    /// `dictAdd` of a new entry: one rehash step if a rehash runs, else an expansion when
+    /// the table is full; the entry goes to the new table while rehashing.
+    fn add(&mut self) {
+        if self.size1 != 0 {
+            self.steps_left = self.steps_left.saturating_sub(1);
+            if self.steps_left == 0 {
+                self.finish_rehash();
             }
         }
-        if rehash.is_none() && used >= size {
-            let m = size as f64;
-            let nonempty = (m * (1.0 - (1.0 - 1.0 / m).powf(m))).round() as u64;
-            rehash = Some((size, nonempty.max(1)));
-            size *= 2;
+        if self.size1 != 0 {
+            // `_dictExpandIfNeeded` waits for the rehash.
+        } else if self.size0 == 0 {
+            self.size0 = 4;
+        } else if self.used0 >= self.size0 {
+            self.expand(self.used0 + 1);
         }
+        // Entries are counted as one table: what matters is when the next expansion comes.
+        self.used0 += 1;
     }
-    match rehash {
-        Some((old, _)) => old + size,
-        None => size,
+
+    /// Buckets counted by `MEMORY USAGE` (`dictSlots`: both tables while rehashing).
+    fn buckets(&self) -> u64 {
+        self.size0 + self.size1
     }
+}
+
+/// Buckets of a hash loaded field by field (RDB_TYPE_HASH, at most `hash-max-listpack-entries`
+/// fields) whose field `first` (0-based) is the first over `hash-max-listpack-value`: the
+/// listpack of the `first` fields before it is converted (`hashTypeConvert`: a table sized for
+/// them on 7.0+, an empty one on 6.x, filled one by one), the long field added, the table
+/// expanded for the `n - first - 1` fields left when more than 4, and those added.
+fn converted_hash_buckets(presized: bool, first: usize, n: usize) -> u64 {
+    let mut d = if presized {
+        DictSim::sized(first as u64)
+    } else {
+        DictSim::default()
+    };
+    for _ in 0..=first {
+        d.add();
+    }
+    let left = (n - first - 1) as u64;
+    if left > 4 {
+        d.expand(left);
+    }
+    for _ in 0..left {
+        d.add();
+    }
+    d.buckets()
+}
+
+/// Buckets of a table made by `dictExpand(start)` (none for 0) that then takes `n` inserts
+/// one at a time (see [`DictSim`]).
+pub fn grown_buckets(start: usize, n: usize) -> u64 {
+    let mut d = if start == 0 {
+        DictSim::default()
+    } else {
+        DictSim::sized(start as u64)
+    };
+    for _ in 0..n {
+        d.add();
+    }
+    d.buckets()
 }
 
 #[cfg(test)]
@@ -926,6 +1594,76 @@ mod tests {
         ])));
         let l = m.ledger(b"k", &ids).unwrap();
         assert_eq!(l.as_bitmap, Some(16 + 10240)); // 8751 bytes: sds 5 + 8751 + 1 in the 10240 class
+    }
+
+    /// What each loader makes of old encodings (the rules `memory_diff`'s `old_encodings_*`
+    /// checks against the servers): zipmaps become ziplists (6.x) or listpacks (7.0+), a
+    /// ziplist list (RDB type 10) is a quicklist even where one small node would be a
+    /// listpack, a quicklist of one small ziplist node is a listpack from 7.2, blob hashes and
+    /// sorted sets stay compact whatever their elements' length, field-by-field ones do not.
+    #[test]
+    fn loader_conversions_per_profile() {
+        use crate::encoded::test_blobs::{intset, items, ziplist, zipmap};
+        let p = |name| crate::dialect::Profile::from_name(name).unwrap();
+        let enc = |name, v: &Value| object_encoding(p(name), b"k", v).unwrap();
+        let zl = |strs: &[&[u8]]| ziplist(&items(strs));
+        let long = [b'x'; 100];
+
+        let zm = Value::Hash(Box::new(
+            crate::hash::Hash::from_zipmap(zipmap(&[(b"f", b"v")])).unwrap(),
+        ));
+        assert_eq!(enc("redis-6.2", &zm), "ziplist");
+        assert_eq!(enc("redis-7.4", &zm), "listpack");
+
+        let mut l = crate::list::List::new("ziplist");
+        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
+        l.push_node(node, n);
+        assert_eq!(enc("redis-7.4", &Value::List(Box::new(l))), "quicklist");
+        let mut q = crate::list::List::new("quicklist");
+        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
+        q.push_node(node, n);
+        let q = Value::List(Box::new(q));
+        assert_eq!(enc("redis-7.0", &q), "quicklist");
+        assert_eq!(enc("redis-7.4", &q), "listpack");
+
+        let hz = Value::Hash(Box::new(
+            crate::hash::Hash::from_ziplist(zl(&[b"f", &long])).unwrap(),
+        ));
+        assert_eq!(enc("redis-7.0", &hz), "listpack");
+        let ht = Value::Hash(Box::new(crate::hash::Hash::from_fields([(
+            b"f".as_slice(),
+            long.as_slice(),
+            None,
+        )])));
+        assert_eq!(enc("redis-7.0", &ht), "hashtable");
+        let five = Value::Hash(Box::new(crate::hash::Hash::from_fields(
+            (0..5).map(|i| (format!("f{i}"), format!("v{i}"), None)),
+        )));
+        assert_eq!(enc("redis-7.0", &five), "listpack");
+        // Priced as the listpack it becomes: robj + the listpack's allocation.
+        let m = Model::new(p("redis-7.0"), Allocator::Jemalloc16);
+        let lp = listpack_bytes(
+            [
+                b"f0", b"v0", b"f1", b"v1", b"f2", b"v2", b"f3", b"v3", b"f4", b"v4",
+            ]
+            .iter()
+            .map(|b| b.as_slice()),
+        ) as u64;
+        assert_eq!(lp, 7 + 10 * 4);
+        let e = m.estimate(b"k", &five).unwrap();
+        assert_eq!(e.bytes, 16 + 48 + 8 + 24);
+
+        let zs = Value::ZSet(
+            crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]).with_stored_compact(),
+        );
+        assert_eq!(enc("redis-7.4", &zs), "listpack");
+        let zs = Value::ZSet(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
+        assert_eq!(enc("redis-7.4", &zs), "skiplist");
+
+        let big = Value::Set(Box::new(
+            crate::set::Set::from_intset(intset(2, &(0..600).collect::<Vec<_>>())).unwrap(),
+        ));
+        assert_eq!(enc("redis-6.0", &big), "hashtable");
     }
 
     #[test]

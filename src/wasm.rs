@@ -138,6 +138,8 @@ pub struct Engine {
     snapshot_ms: Option<i64>,
     /// RDB version of the loaded snapshot (0: none loaded).
     rdb_version: u32,
+    /// The loaded snapshot's `used-mem` aux field (what the allocator is inferred from).
+    used_mem_aux: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Default for Engine {
@@ -160,6 +162,7 @@ impl Engine {
             writer: Profile::default_profile(),
             clock_ms: None,
             snapshot_ms: None,
+            used_mem_aux: Vec::new(),
             rdb_version: 0,
         }
     }
@@ -1038,6 +1041,11 @@ impl Engine {
         self.writer = Profile::for_snapshot(aux, version);
         self.profile = compat.unwrap_or(self.writer);
         self.snapshot_ms = snapshot_time_ms(aux);
+        self.used_mem_aux = aux
+            .iter()
+            .filter(|(k, _)| k.as_slice() == b"used-mem")
+            .cloned()
+            .collect();
         self.clock_ms = Some(clock.resolve(aux));
         self.rdb_version = version;
         self.db_count = loaded

@@ -28,11 +28,12 @@ fn name_js(obj: &Object, field: &str, bytes: &[u8]) -> Result<(), JsError> {
     )
 }
 
-/// The allocator option (`'jemalloc'` default, `'jemalloc16'`, `'libc'`).
-fn allocator_opt(options: &JsValue) -> Result<Allocator, JsError> {
+/// The allocator option (`'jemalloc'`, `'jemalloc16'`, `'libc'`); `None` when absent (then
+/// inferred from the snapshot's `used-mem`).
+fn allocator_opt(options: &JsValue) -> Result<Option<Allocator>, JsError> {
     match opt_field(options, "allocator")?.as_string() {
-        None => Ok(Allocator::Jemalloc),
-        Some(a) => Allocator::parse(&a).ok_or_else(|| {
+        None => Ok(None),
+        Some(a) => Allocator::parse(&a).map(Some).ok_or_else(|| {
             JsError::new(&format!(
                 "options.allocator {a:?}: one of jemalloc, jemalloc16, libc"
             ))
@@ -112,11 +113,29 @@ fn row_js(r: &KeyRow, clock_ms: i64) -> Result<Object, JsError> {
     Ok(o)
 }
 
+impl Engine {
+    /// The allocator given, or else the one inferred from every loaded key and the
+    /// snapshot's `used-mem` ([`crate::memory::AllocatorInference`]).
+    fn allocator_choice(&self, given: Option<Allocator>) -> crate::memory::AllocatorChoice {
+        if let Some(a) = given {
+            return crate::memory::AllocatorChoice::given(a);
+        }
+        let mut inf = crate::memory::AllocatorInference::new(self.writer);
+        let dbs = self.dbs.iter().chain(std::iter::once((&self.db, &self.ks)));
+        for (&db, ks) in dbs {
+            for (k, e) in ks.iter() {
+                inf.add(db, k, &e.value, e.expire_at_ms.is_some());
+            }
+        }
+        inf.finish(&self.used_mem_aux)
+    }
+}
+
 #[wasm_bindgen]
 impl Engine {
     /// The memory view of every loaded database (expired keys included: they are in the
     /// file), as `bitlens inspect` computes it ([`crate::report`]):
-    /// `{ clockMs, allocator, keys, memory, unknown, noExpiry,
+    /// `{ clockMs, allocator, allocatorSource, allocatorReason, keys, memory, unknown, noExpiry,
     ///    top: [{ db, key, keyDisplay, type, encoding, memory, len, ttlMs }],
     ///    byType: [{ type, encoding, keys, memory }],
     ///    byPattern: [{ db, pattern, patternDisplay, keys, memory, types: { type: keys } }],
@@ -137,7 +156,9 @@ impl Engine {
     /// otherwise; now on an engine without a snapshot); `keyDisplay`/`patternDisplay` are the
     /// names escaped as redis-cli prints them. `options` (optional): `top` (keys listed,
     /// default 20), `patterns` (pattern rows listed, default 50), `days` (the expiry window,
-    /// default 7, 1..=366), `allocator` (`'jemalloc'` default, `'jemalloc16'`, `'libc'`),
+    /// default 7, 1..=366), `allocator` (`'jemalloc'`, `'jemalloc16'`, `'libc'`; default:
+    /// inferred from the snapshot's `used-mem`, `allocatorSource` `inferred` or `assumed`
+    /// and `allocatorReason` say which and why, as `bitlens inspect`),
     /// `separators` (a string of ASCII separator characters, default `':'`), `depth` (prefix
     /// tree depth, default 2), `ledger` (bool, default false), `bitfield` (an array of
     /// `'GLOB=TYPE'`: keys priced as BITFIELD state, `inspect --bitfield`). Throws for a bad
@@ -152,7 +173,7 @@ impl Engine {
                 "options.days must be 1 to {MAX_DAYS}, got {days}"
             )));
         }
-        let allocator = allocator_opt(&options)?;
+        let allocator = self.allocator_choice(allocator_opt(&options)?);
         let separators = match opt_field(&options, "separators")?.as_string() {
             None => vec![b':'],
             Some(s) if !s.is_empty() && s.is_ascii() => s.into_bytes(),
@@ -175,7 +196,7 @@ impl Engine {
             ledger,
         };
         let clock_ms = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
-        let model = Model::new(self.writer, allocator);
+        let model = Model::new(self.writer, allocator.allocator);
         let mut dbs: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
         dbs.push((self.db, &self.ks));
         crate::sort::sort_by_key(&mut dbs, |d| d.0);
@@ -184,11 +205,13 @@ impl Engine {
 
         let obj = Object::new();
         set(&obj, "clockMs", &JsValue::from_f64(clock_ms as f64))?;
+        set(&obj, "allocator", &allocator.allocator.name().into())?;
         set(
             &obj,
-            "allocator",
-            &format!("{allocator:?}").to_lowercase().into(),
+            "allocatorSource",
+            &format!("{:?}", allocator.source).to_lowercase().into(),
         )?;
+        set(&obj, "allocatorReason", &allocator.reason.as_str().into())?;
         set(&obj, "keys", &num(r.keys))?;
         set(&obj, "memory", &num(r.memory))?;
         set(&obj, "unknown", &num(r.unknown))?;
@@ -291,7 +314,10 @@ impl Engine {
     #[wasm_bindgen(js_name = keyLedger)]
     pub fn key_ledger(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
         let key = arg_bytes(&key, 0)?;
-        let model = Model::new(self.writer, allocator_opt(&options)?);
+        let model = Model::new(
+            self.writer,
+            self.allocator_choice(allocator_opt(&options)?).allocator,
+        );
         let lo = ledger_opt(&options)?;
         let Some(entry) = self.ks.entry(&key) else {
             return Ok(JsValue::NULL);

@@ -21,6 +21,10 @@ pub struct ZSet {
     /// converts it to a listpack at load re-encodes its scores (see
     /// [`ZSet::loaded_score`]).
     skiplist_record: bool,
+    /// The snapshot stored it as one ziplist or listpack blob (RDB_TYPE_ZSET_ZIPLIST /
+    /// _LISTPACK): a loader keeps such a set compact by its member count alone
+    /// ([`crate::memory::loaded`]).
+    stored_compact: bool,
 }
 
 /// Two sets are equal when they hold the same members with the same scores (the index layout
@@ -199,6 +203,7 @@ impl ZSet {
                 sorted: items,
                 slots,
                 skiplist_record: false,
+                stored_compact: false,
             },
             None => {
                 if descending {
@@ -256,6 +261,7 @@ impl ZSet {
             sorted: items.into_iter().map(|(s, m, _)| (s, m)).collect(),
             slots,
             skiplist_record: false,
+            stored_compact: false,
         }
     }
 
@@ -283,6 +289,17 @@ impl ZSet {
         } else {
             score
         }
+    }
+
+    /// Marks the set as stored in one compact blob (see [`ZSet::stored_compact`]).
+    pub fn with_stored_compact(mut self) -> ZSet {
+        self.stored_compact = true;
+        self
+    }
+
+    /// Whether the snapshot stored the set as one ziplist or listpack blob.
+    pub fn stored_compact(&self) -> bool {
+        self.stored_compact
     }
 
     /// Number of members (ZCARD).

@@ -95,7 +95,9 @@ pub mod union;
 mod values;
 mod writer;
 
-pub use crate::encoded::{intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item};
+pub use crate::encoded::{
+    blobs, intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item,
+};
 pub use detect::{detect, identify, Detected, Identity};
 pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};

@@ -355,7 +355,7 @@ impl<'a> Cursor<'a> {
             })?;
             pairs.push((pair[0].to_vec(), score));
         }
-        Ok(ZSet::from_pairs(pairs))
+        Ok(ZSet::from_pairs(pairs).with_stored_compact())
     }
 
     fn module_opcodes(&mut self) -> Result<(), RdbError> {

@@ -385,6 +385,39 @@ impl<W: Write> RdbWriter<W> {
         Ok(())
     }
 
+    /// Writes `blob` verbatim as the value of a single-blob RDB type: RDB_TYPE_HASH_ZIPMAP,
+    /// _LIST_ZIPLIST, _SET_INTSET, _ZSET_ZIPLIST, _HASH_ZIPLIST, _SET_LISTPACK,
+    /// _ZSET_LISTPACK or _HASH_LISTPACK (e.g. to write a file in the encodings an older
+    /// server wrote; [`crate::rdb::blobs`] builds them). The blob is not checked. Errors
+    /// (`InvalidInput`) for another kind, or one this file's format has no type byte for.
+    pub fn write_blob(
+        &mut self,
+        key: &[u8],
+        kind: ValueKind,
+        blob: &[u8],
+        expire_at_ms: Option<i64>,
+    ) -> io::Result<()> {
+        use ValueKind::*;
+        if !matches!(
+            kind,
+            HashZipmap
+                | ListZiplist
+                | SetIntset
+                | ZSetZiplist
+                | HashZiplist
+                | SetListpack
+                | ZSetListpack
+                | HashListpack
+        ) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{kind:?} is not a single-blob type"),
+            ));
+        }
+        self.begin_key(key, self.type_byte(kind)?, expire_at_ms)?;
+        self.put_blob(blob)
+    }
+
     /// Writes a set: an intset verbatim (RDB_TYPE_SET_INTSET), a listpack verbatim
     /// (RDB_TYPE_SET_LISTPACK) from RDB 11 on, else member by member (RDB_TYPE_SET).
     pub fn write_set(

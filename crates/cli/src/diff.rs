@@ -42,13 +42,15 @@ fn canonical(value: &Value, expire: Option<i64>) -> Json {
     j
 }
 
-/// Compares snapshot `a` with `b` (see the module docs). Errors as
-/// [`bitlens::rdb::load_rdb`], with 0 for `a` or 1 for `b`.
+/// Compares snapshot `a` with `b` (see the module docs), the memory of each priced for the
+/// `allocator` given, or else the one inferred from that file's `used-mem`
+/// ([`bitlens::memory::infer_allocator`]). Errors as [`bitlens::rdb::load_rdb`], with 0 for
+/// `a` or 1 for `b`.
 pub fn diff(
     a: &[u8],
     b: &[u8],
     separators: &[u8],
-    allocator: Allocator,
+    allocator: Option<Allocator>,
 ) -> Result<Diff, (usize, RdbError)> {
     let opts = LoadOptions {
         threads: crate::source::load_threads(),
@@ -58,7 +60,8 @@ pub fn diff(
     let (sa, sb) = rayon::join(|| load_rdb(a, &opts), || load_rdb(b, &opts));
     let (sa, sb) = (sa.map_err(|e| (0, e))?, sb.map_err(|e| (1, e))?);
     let model = |s: &bitlens::rdb::Snapshot| {
-        Model::new(Profile::for_snapshot(&s.aux, s.version), allocator)
+        let a = allocator.unwrap_or_else(|| bitlens::memory::infer_allocator(s).allocator);
+        Model::new(Profile::for_snapshot(&s.aux, s.version), a)
     };
     let (ma, mb) = (model(&sa), model(&sb));
     let prefix = |k: &[u8]| -> Vec<u8> {

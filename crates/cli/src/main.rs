@@ -155,9 +155,10 @@ struct InspectArgs {
     #[arg(long, default_value_t = 2)]
     depth: usize,
     /// The allocator of the writer's build: jemalloc (Redis' bundled build), jemalloc16
-    /// (a system jemalloc, e.g. Debian's), libc.
-    #[arg(long, default_value = "jemalloc", value_parser = parse_allocator)]
-    allocator: bitlens::memory::Allocator,
+    /// (a system jemalloc, e.g. Debian's), libc. Default: inferred from the file's used-mem
+    /// (the output says which and why).
+    #[arg(long, value_parser = parse_allocator)]
+    allocator: Option<bitlens::memory::Allocator>,
     /// Bytes per cluster slot (default: when the file is from a cluster node).
     #[arg(long)]
     slots: bool,
@@ -347,7 +348,11 @@ fn inspect(args: InspectArgs) -> ExitCode {
             }
         };
         return match res {
-            Ok(()) => copy_stdout(format!("{}\n", render::CSV_HEADER).as_bytes(), body),
+            Ok(choice) => {
+                // The CSV has no place for comments: the allocator's choice goes to stderr.
+                eprintln!("bitlens: memory column for {}", choice.reason);
+                copy_stdout(format!("{}\n", render::CSV_HEADER).as_bytes(), body)
+            }
             Err(e) => {
                 eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
                 ExitCode::from(1)
@@ -466,9 +471,10 @@ struct DiffArgs {
     /// Prefix separator byte (repeatable; default `:`).
     #[arg(long = "separator", value_name = "CHAR")]
     separators: Vec<char>,
-    /// The allocator of the writers' builds (see `inspect --allocator`).
-    #[arg(long, default_value = "jemalloc", value_parser = parse_allocator)]
-    allocator: bitlens::memory::Allocator,
+    /// The allocator of the writers' builds (see `inspect --allocator`; default: inferred
+    /// from each file's used-mem).
+    #[arg(long, value_parser = parse_allocator)]
+    allocator: Option<bitlens::memory::Allocator>,
 }
 
 fn diff(args: DiffArgs) -> ExitCode {

@@ -509,3 +509,83 @@ fn unknown_types_and_duplicated_keys_are_refused() {
         "{err}"
     );
 }
+
+/// `bitlens inspect` with no `--allocator` on a typical keyspace (20,000 small strings and
+/// hashes, a tenth with a TTL) saved by each Redis build: the allocator inferred from the
+/// file's `used-mem` is the build's (`INFO memory` `mem_allocator`: bundled jemalloc on
+/// 6.0.9 and 7.4.1, Debian's system jemalloc with a 16-byte quantum on 7.0.15, glibc on
+/// 6.2.14), said in the text and the JSON; `--allocator` overrides it.
+#[test]
+fn allocator_is_inferred_from_used_mem() {
+    for (kind, want) in [
+        (ServerKind::Redis6_0, "jemalloc"),
+        (ServerKind::Redis6_2, "libc"),
+        (ServerKind::Redis7_0, "jemalloc16"),
+        (ServerKind::Redis7_4, "jemalloc"),
+    ] {
+        let Some(server) = RedisServer::start_kind_if_installed(kind, &[]) else {
+            continue;
+        };
+        let mut conn = server.connection();
+        let mut cmds = Vec::new();
+        for i in 0..20_000 {
+            let k = format!("user:{i}:name");
+            cmds.push(argv(&[
+                b"SET",
+                k.as_bytes(),
+                format!("name-{i}").as_bytes(),
+            ]));
+            let h = format!("user:{i}:profile");
+            cmds.push(argv(&[
+                b"HSET",
+                h.as_bytes(),
+                b"age",
+                b"42",
+                b"city",
+                b"Paris",
+            ]));
+            if i % 10 == 0 {
+                cmds.push(argv(&[b"EXPIRE", k.as_bytes(), b"100000"]));
+            }
+        }
+        for chunk in cmds.chunks(1000) {
+            query_pipeline(&mut conn, chunk);
+        }
+        drop(conn);
+        let rdb = server.save_rdb();
+        let (_dir, p) = temp_file("dump.rdb", &rdb);
+        let json: serde_json::Value =
+            serde_json::from_slice(&bitlens_ok(&["inspect", p.as_str(), "--json"])).unwrap();
+        assert_eq!(
+            json["allocator"],
+            want,
+            "{}: {}",
+            kind.name(),
+            json["allocator_reason"]
+        );
+        assert_eq!(
+            json["allocator_source"],
+            "inferred",
+            "{}: {}",
+            kind.name(),
+            json["allocator_reason"]
+        );
+        let text = String::from_utf8(bitlens_ok(&["inspect", p.as_str()])).unwrap();
+        assert!(
+            text.contains(&format!("ALLOCATOR: {want} inferred: used-mem")),
+            "{}: {text}",
+            kind.name()
+        );
+        let json: serde_json::Value = serde_json::from_slice(&bitlens_ok(&[
+            "inspect",
+            p.as_str(),
+            "--json",
+            "--allocator",
+            "libc",
+        ]))
+        .unwrap();
+        assert_eq!(json["allocator"], "libc");
+        assert_eq!(json["allocator_source"], "given");
+        println!("{}: {}", kind.name(), json["allocator_reason"]);
+    }
+}

@@ -1,16 +1,24 @@
-//! `bitlens::memory` against real jemalloc servers: Redis 6.0.9, 7.0.15 and 7.4.1 (each
-//! skipped, with a message, when not installed; `INFO memory` must say `jemalloc`). Each server
-//! gets random data of every type and encoding (bitmaps, HyperLogLogs, GEO sets, integers,
-//! embstr and raw strings, small and large lists, intsets, listpack and hashtable sets,
-//! small and large hashes and sorted sets, streams with consumer groups), SAVEs it, and a
-//! fresh server of the same version loads that file. bitlens loads the same file and
-//! estimates every key; the test compares each estimate with `MEMORY USAGE key SAMPLES 0` of
-//! the loaded server and the sum with its `used_memory_dataset`.
+//! `bitlens::memory` against the real servers (each skipped, with a message, when not
+//! installed). Each server gets random data of every type and encoding (100,000 small keys as
+//! a typical keyspace has them; bitmaps, HyperLogLogs, GEO sets, integers, embstr and raw
+//! strings of every sds class, lists, intsets, listpack and hashtable sets, hashes and sorted
+//! sets on both sides of every encoding boundary, streams with consumer groups and pending
+//! entries, TTLs on a seventh of the keys), SAVEs it, and a fresh server of the same version
+//! loads that file. bitlens loads the same file, infers the writer's allocator from its
+//! `used-mem` (no allocator given, as `bitlens inspect` runs by default; the test checks it
+//! finds the build's, `INFO memory` `mem_allocator`), and estimates every key; each estimate
+//! and OBJECT ENCODING is compared with the loaded server's `MEMORY USAGE key SAMPLES 0`.
 //!
-//! Targets (issue 17): at least 95% of keys within ±10%, the sum of the keys' allocated bytes
-//! ([`bitlens::memory::Estimate::allocated`]: every allocation at its usable size, without the
-//! database's `dictEntry`, which `INFO` counts as overhead) within ±5% of
-//! `used_memory_dataset`. Set `MEMORY_DIFF_SEED` to replay another seed (default 17).
+//! Bounds (issue 32): at least 99.5% of the keys that are not skiplists byte-exact, every
+//! skiplist of [`SKIPLIST_BOUND_MEMBERS`] members or more within 2% (or 5 standard deviations
+//! of its random node levels, [`Model::skiplist_sd`], where that is more: about 1 in 4 seeds
+//! has a 129- or 400-member skiplist at 2.0–2.3%), the sum of the estimates within 0.5% of
+//! the sum of `MEMORY USAGE`. Swept over seeds 1–50 (2026-12-03): the allocator inferred
+//! right on every run, at least 99.98% exact, sums within 0.03%; 8 seeds had a 129- or
+//! 400-member skiplist at 2.01–2.54%. The table per type and encoding is printed
+//! (`--nocapture`). Randomized: the seed is printed, `BITLENS_SEED` replays it;
+//! `MEMORY_DIFF_ONLY=prefix` keeps one family of keys, `MEMORY_DIFF_REPORT_ONLY=1` prints
+//! without asserting (and prices with the build's allocator).
 
 use bitlens::dialect::Profile;
 use bitlens::memory::{Allocator, Model};
@@ -59,6 +67,16 @@ fn data(rng: &mut fastrand::Rng, kind: ServerKind) -> Vec<Vec<Vec<u8>>> {
             cmd.push(format!("m{j}").into_bytes());
         }
         c.push(cmd);
+    }
+    // The bulk of a typical keyspace: many small keys (what tells the allocators apart in
+    // the file's used-mem).
+    for i in 0..100_000 {
+        let v = match i % 4 {
+            0 => rng.u32(..).to_string(),
+            1 | 2 => word(rng, 3, 30),
+            _ => word(rng, 45, 120),
+        };
+        c.push(a(&["SET", &format!("user:{i}:{}", word(rng, 2, 8)), &v]));
     }
     // Strings: int, embstr, raw of many lengths.
     for i in 0..150 {
@@ -205,6 +223,85 @@ fn data(rng: &mut fastrand::Rng, kind: ServerKind) -> Vec<Vec<Vec<u8>>> {
             ]));
         }
     }
+    // Encoding boundaries: embstr/raw (44/45 value bytes; Valkey's key + value rule), sds
+    // header classes of raw strings (255/256, 65535/65536), lists at one 8 KiB listpack node,
+    // sets at 128/129 members and 64/65 bytes, intsets at 512/513, hashes at 512/513 fields
+    // and 64/65-byte values, sorted sets at 128/129 members and 64/65-byte members.
+    for (i, len) in [
+        1usize, 20, 21, 39, 40, 44, 45, 46, 63, 64, 65, 255, 256, 4000, 65535, 65536, 70000,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        c.push(a(&[
+            "SET",
+            &format!("str:edge:{i}:{}", word(rng, 0, 30)),
+            &word(rng, len, len),
+        ]));
+    }
+    for (i, n) in [100usize, 400, 700, 1000].into_iter().enumerate() {
+        let key = format!("list:edge:{i}");
+        let mut cmd = a(&["RPUSH", &key]);
+        for _ in 0..n {
+            cmd.push(word(rng, 5, 10).into_bytes());
+        }
+        c.push(cmd);
+    }
+    for (i, (n, len)) in [(128usize, 10usize), (129, 10), (20, 64), (20, 65)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut cmd = a(&["SADD", &format!("set:edge:{i}")]);
+        for j in 0..n {
+            cmd.push(
+                format!(
+                    "{j}{}",
+                    word(rng, len - j.to_string().len(), len - j.to_string().len())
+                )
+                .into_bytes(),
+            );
+        }
+        c.push(cmd);
+    }
+    for (i, n) in [512usize, 513].into_iter().enumerate() {
+        let mut cmd = a(&["SADD", &format!("set:edgeint:{i}")]);
+        for j in 0..n {
+            cmd.push((j * 7).to_string().into_bytes());
+        }
+        c.push(cmd);
+    }
+    for (i, (n, len)) in [(512usize, 8usize), (513, 8), (10, 64), (10, 65)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut cmd = a(&["HSET", &format!("hash:edge:{i}")]);
+        for j in 0..n {
+            cmd.push(format!("f{j}").into_bytes());
+            cmd.push(word(rng, len, len).into_bytes());
+        }
+        c.push(cmd);
+    }
+    for (i, (n, len)) in [(128usize, 8usize), (129, 8), (10, 64), (10, 65)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut cmd = a(&["ZADD", &format!("zset:edge:{i}")]);
+        for j in 0..n {
+            cmd.push(j.to_string().into_bytes());
+            cmd.push(format!("{j:04}{}", word(rng, len - 4, len - 4)).into_bytes());
+        }
+        c.push(cmd);
+    }
+    // TTLs on a share of the keys written so far (the expires table counts in used_memory).
+    let keys: Vec<Vec<u8>> = c
+        .iter()
+        .filter(|cmd| cmd.len() > 1)
+        .map(|cmd| cmd[1].clone())
+        .collect();
+    for k in keys.iter().step_by(7) {
+        let ttl = rng.u64(100_000..10_000_000).to_string();
+        c.push(vec![b"PEXPIRE".to_vec(), k.clone(), ttl.into_bytes()]);
+    }
     let _ = kind;
     // MEMORY_DIFF_ONLY=prefix keeps one family of keys (to see where a gap comes from).
     if let Ok(only) = std::env::var("MEMORY_DIFF_ONLY") {
@@ -233,7 +330,36 @@ fn bulk_text(r: &Reply) -> String {
     }
 }
 
-fn run(kind: ServerKind, allocator_build: Allocator, seed: u64) {
+/// One key's comparison: group (`type/encoding`), estimate, `MEMORY USAGE`, and the
+/// members of a sorted set.
+struct KeyResult {
+    group: String,
+    name: String,
+    est: u64,
+    real: u64,
+    members: usize,
+    /// [`Model::skiplist_sd`] of a skiplist, bytes (0 otherwise).
+    sd: f64,
+}
+
+/// Skiplists of at least this many members are checked against the 2% bound. A skiplist
+/// node's level is random (p = 1/4), so a skiplist's size spreads around the expectation
+/// bitlens prices by [`Model::skiplist_sd`] (400 members on jemalloc: 0.7%; 10 members ±3%
+/// seen): a skiplist may exceed 2% only by less than 5 such deviations (a chance below one
+/// in a million per key), larger ones are within 2%.
+const SKIPLIST_BOUND_MEMBERS: usize = 100;
+
+/// Per group: keys, byte-exact keys, largest relative error, estimate and real sums.
+#[derive(Default)]
+struct GroupStats {
+    keys: usize,
+    exact: usize,
+    max_err: f64,
+    est: u64,
+    real: u64,
+}
+
+fn run(kind: ServerKind, seed: u64) {
     if !kind.available() {
         eprintln!("skipped: {} not installed", kind.name());
         return;
@@ -246,23 +372,37 @@ fn run(kind: ServerKind, allocator_build: Allocator, seed: u64) {
             assert!(!matches!(r, Reply::Error(_)), "{}: {r:?}", kind.name());
         }
     }
-    let rdb = writer.save_rdb();
+    // The data connection is closed first: its query buffer (grown by the pipelines) would
+    // otherwise sit in the writer's used-mem, which the allocator inference reads.
     drop(conn);
+    let rdb = writer.save_rdb();
     drop(writer);
     let server = RedisServer::start_kind_loading(kind, &rdb, &[]);
     let mut conn = server.connection();
     let info = bulk_text(&query_pipeline(&mut conn, &[a(&["INFO", "memory"])])[0]);
-    let allocator = info_field(&info, "mem_allocator");
-    assert!(
-        allocator.starts_with("jemalloc"),
-        "{}: mem_allocator {allocator}",
-        kind.name()
-    );
-    let dataset: u64 = info_field(&info, "used_memory_dataset").parse().unwrap();
+    let mem_allocator = info_field(&info, "mem_allocator");
 
     let snap = load_rdb(&rdb, &LoadOptions::default()).unwrap();
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
-    let model = Model::new(profile, allocator_build);
+    let inferred = bitlens::memory::infer_allocator(&snap);
+    let want = expected_allocator(kind);
+    println!(
+        "{} (mem_allocator {mem_allocator}; used_memory {} once loaded): inferred {:?} ({})",
+        kind.name(),
+        info_field(&info, "used_memory"),
+        inferred.allocator,
+        inferred.reason
+    );
+    if std::env::var_os("MEMORY_DIFF_REPORT_ONLY").is_none() {
+        assert_eq!(
+            inferred.allocator,
+            want,
+            "{}: allocator inferred from used-mem ({})",
+            kind.name(),
+            inferred.reason
+        );
+    }
+    let model = Model::new(profile, want);
     let entries = snap.entries();
     let cmds: Vec<Vec<Vec<u8>>> = entries
         .iter()
@@ -280,95 +420,464 @@ fn run(kind: ServerKind, allocator_build: Allocator, seed: u64) {
         })
         .collect();
     let replies = query_pipeline(&mut conn, &cmds);
-    let mut within = 0usize;
-    let mut est_sum = 0u64;
-    let mut real_sum = 0u64;
-    let mut worst: Vec<(f64, String)> = Vec::new();
-    let mut by_kind: std::collections::BTreeMap<String, (usize, usize, u64, u64)> =
-        Default::default();
+    let mut results = Vec::new();
     for (i, (_, key, entry)) in entries.iter().enumerate() {
         let Reply::Integer(real) = replies[2 * i] else {
             panic!("{:?}", replies[2 * i])
         };
         let real_enc = bulk_text(&replies[2 * i + 1]);
         let est = model.estimate(key, &entry.value).expect("modelled type");
+        let name = String::from_utf8_lossy(key).into_owned();
         assert_eq!(
             est.encoding,
             real_enc,
-            "{}: OBJECT ENCODING {}",
+            "{}: OBJECT ENCODING {name}",
             kind.name(),
-            String::from_utf8_lossy(key)
         );
-        let real = real as u64;
-        let err = est.bytes as f64 / real as f64 - 1.0;
-        let ok = err.abs() <= 0.10;
-        within += usize::from(ok);
-        est_sum += est.allocated;
-        real_sum += real;
-        let name = String::from_utf8_lossy(key);
-        let group = format!("{}/{}", name.split(':').next().unwrap_or(""), est.encoding);
-        let e = by_kind.entry(group).or_default();
-        e.0 += 1;
-        e.1 += usize::from(ok);
-        e.2 += est.bytes;
-        e.3 += real;
-        worst.push((
-            err,
-            format!("{name} ({}) est {} real {real}", est.encoding, est.bytes),
-        ));
+        let group = format!("{}/{}", entry.value.redis_type().name(), est.encoding);
+        let members = match &entry.value {
+            bitlens::keyspace::Value::ZSet(z) => z.len(),
+            _ => 0,
+        };
+        let sd = if est.encoding == "skiplist" {
+            model.skiplist_sd(members)
+        } else {
+            0.0
+        };
+        results.push(KeyResult {
+            group,
+            name,
+            est: est.bytes,
+            real: real as u64,
+            members,
+            sd,
+        });
+    }
+    report_and_check(kind, seed, &results);
+}
+
+/// The allocator of each installed build (`INFO memory` `mem_allocator`; the quantum of
+/// Debian's system jemalloc is 16 bytes, the bundled one's 8): what the inference from the
+/// file's `used-mem` must find.
+fn expected_allocator(kind: ServerKind) -> Allocator {
+    match kind {
+        ServerKind::Redis6_0 | ServerKind::Redis7_4 => Allocator::Jemalloc,
+        ServerKind::Redis7_0 => Allocator::Jemalloc16,
+        _ => Allocator::Libc,
+    }
+}
+
+/// Prints the table per type and encoding and asserts issue 32's bounds: at least 99.5% of
+/// the keys that are not skiplists byte-exact, every skiplist within 2%, the sum within 0.5%.
+fn report_and_check(kind: ServerKind, seed: u64, results: &[KeyResult]) {
+    let mut groups: std::collections::BTreeMap<&str, GroupStats> = Default::default();
+    let (mut est_sum, mut real_sum) = (0u64, 0u64);
+    let (mut plain, mut plain_exact) = (0usize, 0usize);
+    let mut worst: Vec<(f64, &KeyResult)> = Vec::new();
+    for r in results {
+        let err = r.est as f64 / r.real as f64 - 1.0;
+        let g = groups.entry(&r.group).or_default();
+        g.keys += 1;
+        g.exact += usize::from(r.est == r.real);
+        g.max_err = if err.abs() > g.max_err.abs() {
+            err
+        } else {
+            g.max_err
+        };
+        g.est += r.est;
+        g.real += r.real;
+        est_sum += r.est;
+        real_sum += r.real;
+        if !r.group.ends_with("/skiplist") {
+            plain += 1;
+            plain_exact += usize::from(r.est == r.real);
+        }
+        if r.est != r.real {
+            worst.push((err, r));
+        }
     }
     worst.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
-    let n = entries.len();
-    let share = within as f64 / n as f64;
-    let sum_err = est_sum as f64 / dataset as f64 - 1.0;
+    let share = plain_exact as f64 / plain.max(1) as f64;
+    let sum_err = est_sum as f64 / real_sum as f64 - 1.0;
     println!(
-        "{} ({allocator}, seed {seed}): {within}/{n} keys ({:.1}%) within ±10%; sum of estimates {est_sum} vs used_memory_dataset {dataset} ({:+.2}%); sum of MEMORY USAGE {real_sum}",
+        "{} (BITLENS_SEED={seed}): {plain_exact}/{plain} non-skiplist keys exact ({:.2}%); sum {est_sum} vs {real_sum} ({:+.3}%)",
         kind.name(),
         100.0 * share,
         100.0 * sum_err
     );
-    for (g, (n, ok, e, r)) in &by_kind {
+    println!("  | type/encoding | keys | exact | max error |");
+    for (g, s) in &groups {
         println!(
-            "  {g:<22} {ok:>4}/{n:<4} est {e:>10} real {r:>10} ({:+.2}%)",
-            100.0 * (*e as f64 / *r as f64 - 1.0)
+            "  | {g} | {} | {} ({:.1}%) | {:+.2}% |",
+            s.keys,
+            s.exact,
+            100.0 * s.exact as f64 / s.keys as f64,
+            100.0 * s.max_err
         );
     }
-    for (err, w) in worst.iter().take(12) {
-        println!("  worst {:+.1}% {w}", 100.0 * err);
+    for (err, r) in worst.iter().take(15) {
+        println!(
+            "  off {:+.2}% {} ({}) est {} real {}",
+            100.0 * err,
+            r.name,
+            r.group,
+            r.est,
+            r.real
+        );
+    }
+    if std::env::var_os("MEMORY_DIFF_REPORT_ONLY").is_some() {
+        return;
     }
     assert!(
-        share >= 0.95,
-        "{}: only {:.1}% of keys within ±10%",
+        share >= 0.995,
+        "{}: only {:.2}% of non-skiplist keys exact (BITLENS_SEED={seed})",
         kind.name(),
         100.0 * share
     );
+    for r in results {
+        if r.group.ends_with("/skiplist") && r.members >= SKIPLIST_BOUND_MEMBERS {
+            let err = r.est as f64 / r.real as f64 - 1.0;
+            let bound = (0.02f64).max(5.0 * r.sd / r.real as f64);
+            assert!(
+                err.abs() <= bound,
+                "{}: skiplist {} ({} members) off by {:+.2}%, over {:.2}% (BITLENS_SEED={seed})",
+                kind.name(),
+                r.name,
+                r.members,
+                100.0 * err,
+                100.0 * bound
+            );
+        }
+    }
     assert!(
-        sum_err.abs() <= 0.05,
-        "{}: sum off by {:+.2}%",
+        sum_err.abs() <= 0.005,
+        "{}: sum off by {:+.3}% (BITLENS_SEED={seed})",
         kind.name(),
         100.0 * sum_err
     );
 }
 
 fn seed() -> u64 {
-    std::env::var("MEMORY_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(17)
+    bitlens_difftest::seed_from_env("BITLENS_SEED")
 }
 
 #[test]
 fn memory_usage_redis_6_0() {
-    run(ServerKind::Redis6_0, Allocator::Jemalloc, seed());
+    run(ServerKind::Redis6_0, seed());
+}
+
+#[test]
+fn memory_usage_redis_6_2() {
+    run(ServerKind::Redis6_2, seed());
 }
 
 #[test]
 fn memory_usage_redis_7_0() {
-    // Debian's build links the system jemalloc (16-byte quantum).
-    run(ServerKind::Redis7_0, Allocator::Jemalloc16, seed());
+    run(ServerKind::Redis7_0, seed());
 }
 
 #[test]
 fn memory_usage_redis_7_4() {
-    run(ServerKind::Redis7_4, Allocator::Jemalloc, seed());
+    run(ServerKind::Redis7_4, seed());
+}
+
+/// Valkey 8.1+ keeps keys embedded in their objects in its own hash table (and Valkey 9 lays
+/// out hash entries its own way): not modelled yet, so far off issue 32's bounds. Run with
+/// `--ignored` to see the table.
+#[test]
+#[ignore = "Valkey 8.1+ key and value layout not modelled (issue 32)"]
+fn memory_usage_valkey_8_1() {
+    run(ServerKind::Valkey8_1, seed());
+}
+
+/// See [`memory_usage_valkey_8_1`].
+#[test]
+#[ignore = "Valkey 8.1+ key and value layout not modelled (issue 32)"]
+fn memory_usage_valkey_9_1() {
+    run(ServerKind::Valkey9_1, seed());
+}
+
+/// A file in the encodings older servers wrote (RDB 9, which every server here loads), each
+/// value on one side or the other of a loader threshold: zipmaps, ziplist lists (RDB type 10),
+/// quicklists of ziplists (14), linked lists (1) with and without an element over 8 KiB,
+/// hashes stored field by field (4) small, with a long value and large, ziplist hashes (13)
+/// with many fields or a long value, sets stored member by member (2) of integers, of
+/// strings and large, intsets (11) small and large, ziplist sorted sets (12) small, large and
+/// with a long member.
+fn old_encodings_file() -> Vec<u8> {
+    use bitlens::hash::Hash;
+    use bitlens::keyspace::Value;
+    use bitlens::list::{List, Node};
+    use bitlens::rdb::blobs;
+    use bitlens::rdb::RdbWriter;
+    use bitlens::rdb::ValueKind;
+    use bitlens::set::Set;
+
+    let s = |i: usize, len: usize| -> Vec<u8> {
+        let mut v = format!("v{i}-").into_bytes();
+        v.resize(len.max(v.len()), b'x');
+        v.truncate(len);
+        v
+    };
+    let strs = |n: usize, len: usize| -> Vec<Vec<u8>> { (0..n).map(|i| s(i, len)).collect() };
+    let refs = |v: &[Vec<u8>]| -> Vec<Vec<u8>> { v.to_vec() };
+    let ziplist_of = |v: &[Vec<u8>]| -> Vec<u8> {
+        let r: Vec<&[u8]> = v.iter().map(|x| x.as_slice()).collect();
+        blobs::ziplist(&blobs::items(&r))
+    };
+    let pairs_of = |n: usize, long_at: Option<usize>| -> Vec<(Vec<u8>, Vec<u8>)> {
+        (0..n)
+            .map(|i| {
+                let len = if Some(i) == long_at { 100 } else { 12 };
+                (format!("field:{i}").into_bytes(), s(i, len))
+            })
+            .collect()
+    };
+    let flat = |p: &[(Vec<u8>, Vec<u8>)]| -> Vec<Vec<u8>> {
+        p.iter().flat_map(|(f, v)| [f.clone(), v.clone()]).collect()
+    };
+
+    let mut w = RdbWriter::new(Vec::new(), 9).unwrap();
+    w.select_db(0).unwrap();
+    // Zipmaps (type 9).
+    for (key, n, long_at) in [
+        ("zipmap:small", 5, None),
+        ("zipmap:long", 5, Some(2)),
+        ("zipmap:many", 600, None),
+    ] {
+        let p = pairs_of(n, long_at);
+        let r: Vec<(&[u8], &[u8])> = p
+            .iter()
+            .map(|(f, v)| (f.as_slice(), v.as_slice()))
+            .collect();
+        w.write_blob(
+            key.as_bytes(),
+            ValueKind::HashZipmap,
+            &blobs::zipmap(&r),
+            None,
+        )
+        .unwrap();
+    }
+    // Ziplist lists (type 10): small, and one long ziplist the loader re-packs into nodes.
+    for (key, n, len) in [("ziplist:small", 5, 10), ("ziplist:large", 2000, 10)] {
+        let zl = ziplist_of(&strs(n, len));
+        w.write_blob(key.as_bytes(), ValueKind::ListZiplist, &zl, None)
+            .unwrap();
+    }
+    // Quicklists of ziplists (type 14): one small node, three nodes, one node over 8 KiB.
+    for (key, nodes, n, len) in [
+        ("quicklist1:one", 1, 20, 10),
+        ("quicklist1:three", 3, 200, 12),
+        ("quicklist1:big", 1, 1000, 12),
+    ] {
+        let mut l = List::new("quicklist");
+        for k in 0..nodes {
+            let items: Vec<Vec<u8>> = (0..n).map(|i| s(k * n + i, len)).collect();
+            let (node, count) = Node::ziplist(ziplist_of(&items)).unwrap();
+            l.push_node(node, count);
+        }
+        w.write_value(key.as_bytes(), &Value::List(Box::new(l)), None)
+            .unwrap();
+    }
+    // Linked lists (type 1): small, large, with integers, with one element over 8 KiB.
+    let mut with_big = strs(30, 20);
+    with_big.insert(10, vec![b'b'; 9000]);
+    let ints: Vec<Vec<u8>> = (0..300)
+        .map(|i| (i * 37).to_string().into_bytes())
+        .collect();
+    for (key, items) in [
+        ("linked:small", strs(5, 10)),
+        ("linked:large", strs(1500, 16)),
+        ("linked:ints", ints),
+        ("linked:bigelem", with_big),
+    ] {
+        let l = List::from_elements(refs(&items));
+        w.write_value(key.as_bytes(), &Value::List(Box::new(l)), None)
+            .unwrap();
+    }
+    // Hashes stored field by field (type 4).
+    for (key, n, long_at) in [
+        ("hash:five", 5, None),
+        ("hash:long", 5, Some(2)),
+        ("hash:long-late", 40, Some(30)),
+        ("hash:512", 512, None),
+        ("hash:513", 513, None),
+    ] {
+        let p = pairs_of(n, long_at);
+        let h = Hash::from_fields(p.iter().map(|(f, v)| (f.clone(), v.clone(), None)));
+        w.write_value(key.as_bytes(), &Value::Hash(Box::new(h)), None)
+            .unwrap();
+    }
+    // Ziplist hashes (type 13): the loader checks the count only, not the value length.
+    for (key, n, long_at) in [
+        ("hashzl:small", 8, None),
+        ("hashzl:longvalue", 8, Some(3)),
+        ("hashzl:many", 600, None),
+    ] {
+        let zl = ziplist_of(&flat(&pairs_of(n, long_at)));
+        w.write_blob(key.as_bytes(), ValueKind::HashZiplist, &zl, None)
+            .unwrap();
+    }
+    // Sets stored member by member (type 2).
+    let int_members = |n: usize| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| (i * 1000 + 7).to_string().into_bytes())
+            .collect()
+    };
+    for (key, members) in [
+        ("set:ints", int_members(10)),
+        ("set:ints600", int_members(600)),
+        ("set:strs", strs(10, 12)),
+        ("set:strs200", strs(200, 12)),
+        ("set:long", {
+            let mut m = strs(10, 12);
+            m.push(vec![b'L'; 70]);
+            m
+        }),
+    ] {
+        let set = Set::from_members(members);
+        w.write_value(key.as_bytes(), &Value::Set(Box::new(set)), None)
+            .unwrap();
+    }
+    // Intsets (type 11): small, and over set-max-intset-entries.
+    for (key, n) in [("intset:small", 10usize), ("intset:600", 600)] {
+        let vals: Vec<i64> = (0..n as i64).map(|i| i * 3).collect();
+        w.write_blob(
+            key.as_bytes(),
+            ValueKind::SetIntset,
+            &blobs::intset(2, &vals),
+            None,
+        )
+        .unwrap();
+    }
+    // Ziplist sorted sets (type 12): member, score pairs.
+    for (key, n, long_member) in [
+        ("zsetzl:small", 5, false),
+        ("zsetzl:200", 200, false),
+        ("zsetzl:longmember", 5, true),
+    ] {
+        let mut items = Vec::new();
+        for i in 0..n {
+            let m = if long_member && i == 2 {
+                s(i, 100)
+            } else {
+                s(i, 10)
+            };
+            items.push(m);
+            items.push((i * 2).to_string().into_bytes());
+        }
+        w.write_blob(
+            key.as_bytes(),
+            ValueKind::ZSetZiplist,
+            &ziplist_of(&items),
+            None,
+        )
+        .unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// Loads [`old_encodings_file`] into `kind` and compares OBJECT ENCODING of every key with
+/// bitlens under that server's profile, and (on the Redis servers, whose layouts bitlens
+/// models) `MEMORY USAGE key SAMPLES 0` byte for byte (skiplists, whose node levels are
+/// random, within 5%; on the libc build within 0.2%), the estimate priced with the build's allocator (the file has no
+/// used-mem to infer it from).
+fn run_old_encodings(kind: ServerKind) {
+    if !kind.available() {
+        eprintln!("skipped: {} not installed", kind.name());
+        return;
+    }
+    let rdb = old_encodings_file();
+    let server = RedisServer::start_kind_loading(kind, &rdb, &[]);
+    let mut conn = server.connection();
+    let snap = load_rdb(&rdb, &LoadOptions::default()).unwrap();
+    let profile = Profile::from_name(kind.profile_name()).unwrap();
+    let model = Model::new(profile, expected_allocator(kind));
+    let entries = snap.entries();
+    let cmds: Vec<Vec<Vec<u8>>> = entries
+        .iter()
+        .flat_map(|(_, k, _)| {
+            [
+                vec![
+                    b"MEMORY".to_vec(),
+                    b"USAGE".to_vec(),
+                    k.to_vec(),
+                    b"SAMPLES".to_vec(),
+                    b"0".to_vec(),
+                ],
+                vec![b"OBJECT".to_vec(), b"ENCODING".to_vec(), k.to_vec()],
+            ]
+        })
+        .collect();
+    let replies = query_pipeline(&mut conn, &cmds);
+    let mut failures = Vec::new();
+    for (i, (_, key, entry)) in entries.iter().enumerate() {
+        let name = String::from_utf8_lossy(key);
+        let Reply::Integer(real) = replies[2 * i] else {
+            panic!("{name}: {:?}", replies[2 * i])
+        };
+        let real_enc = bulk_text(&replies[2 * i + 1]);
+        let est = model.estimate(key, &entry.value).expect("modelled type");
+        // glibc may hand out a chunk up to 16 bytes larger than asked when it reuses freed
+        // memory (as the loader's conversions free blobs): exact on jemalloc, within 0.2%
+        // on the libc builds.
+        let err = (est.bytes as f64 / real as f64 - 1.0).abs();
+        let bytes_ok = kind.is_valkey()
+            || if est.encoding == "skiplist" {
+                err <= 0.05
+            } else if expected_allocator(kind) == Allocator::Libc {
+                err <= 0.002
+            } else {
+                est.bytes == real as u64
+            };
+        println!(
+            "{} {name}: OBJECT ENCODING {real_enc} (bitlens {}), MEMORY USAGE {real} (bitlens {})",
+            kind.name(),
+            est.encoding,
+            est.bytes
+        );
+        if est.encoding != real_enc || !bytes_ok {
+            failures.push(format!(
+                "{name}: server {real_enc} {real} B, bitlens {} {} B",
+                est.encoding, est.bytes
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}: {} keys differ:\n{}",
+        kind.name(),
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn old_encodings_redis_6_0() {
+    run_old_encodings(ServerKind::Redis6_0);
+}
+
+#[test]
+fn old_encodings_redis_6_2() {
+    run_old_encodings(ServerKind::Redis6_2);
+}
+
+#[test]
+fn old_encodings_redis_7_0() {
+    run_old_encodings(ServerKind::Redis7_0);
+}
+
+#[test]
+fn old_encodings_redis_7_4() {
+    run_old_encodings(ServerKind::Redis7_4);
+}
+
+#[test]
+fn old_encodings_valkey_8_1() {
+    run_old_encodings(ServerKind::Valkey8_1);
+}
+
+#[test]
+fn old_encodings_valkey_9_1() {
+    run_old_encodings(ServerKind::Valkey9_1);
 }

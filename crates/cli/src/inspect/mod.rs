@@ -41,7 +41,7 @@ pub use crate::source::VisitError;
 use bitlens::classify::{classify, geo_position, Class};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
-use bitlens::memory::{Allocator, Model};
+use bitlens::memory::{Allocator, AllocatorChoice, AllocatorInference, Model};
 use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
 use spill::{HllKind, KeyStats, Spill, ZsetStats};
@@ -142,8 +142,9 @@ pub struct Options {
     pub compat: Option<&'static Profile>,
     /// The clock expiry is judged at.
     pub clock: Clock,
-    /// The allocator of the writer's build (`--allocator`).
-    pub allocator: Allocator,
+    /// The allocator of the writer's build (`--allocator`); `None`: inferred from the file's
+    /// `used-mem` ([`bitlens::memory::AllocatorInference`]).
+    pub allocator: Option<Allocator>,
     /// How many biggest keys to list (`--top`).
     pub top: usize,
     /// Prefix separators (`--separator`, repeatable; default `:`).
@@ -182,7 +183,7 @@ impl Default for Options {
             verify_checksum: true,
             compat: None,
             clock: Clock::Snapshot,
-            allocator: Allocator::Jemalloc,
+            allocator: None,
             top: 20,
             separators: vec![b':'],
             depth: 2,
@@ -299,6 +300,8 @@ pub struct Report {
     pub profile_is_writer: bool,
     /// The allocator the memory is estimated for.
     pub allocator: Allocator,
+    /// How it was chosen (given, inferred from `used-mem`, or assumed), with the reason.
+    pub allocator_choice: AllocatorChoice,
     pub clock_ms: i64,
     /// Key records in the file and the databases holding them, before any filter.
     pub file_keys: u64,
@@ -536,13 +539,14 @@ pub enum Input<'a> {
     File(&'a std::path::Path),
 }
 
-/// Calls `f` with every key the filter admits, in file order (for the CSV). Errors as
-/// [`bitlens::rdb::load_rdb`], or the file's I/O error (also of the spill, see [`spill`]).
+/// Calls `f` with every key the filter admits, in file order (for the CSV), and returns how
+/// the allocator of the rows' memory was chosen. Errors as [`bitlens::rdb::load_rdb`], or the
+/// file's I/O error (also of the spill, see [`spill`]).
 pub fn for_each_key(
     input: Input<'_>,
     opts: &Options,
     mut f: impl FnMut(&KeyRow),
-) -> Result<(), VisitError> {
+) -> Result<AllocatorChoice, VisitError> {
     let mut sc = scan(input, opts)?;
     let (ttl, clock_ms) = (opts.filter.ttl, sc.clock_ms);
     let mut recs = sc.spill.read().map_err(VisitError::Io)?;
@@ -555,7 +559,7 @@ pub fn for_each_key(
             f(&row);
         }
     }
-    Ok(())
+    Ok(sc.allocator.clone())
 }
 
 /// Builds the report of an RDB file (see the module docs). Errors as
@@ -618,6 +622,8 @@ fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
 /// or not) per database.
 struct Scan {
     spill: Spill,
+    /// The allocator the rows were estimated for, and why.
+    allocator: AllocatorChoice,
     filters: Vec<(Option<i64>, FilterRow)>,
     header: bitlens::rdb::Header,
     clock_ms: i64,
@@ -625,7 +631,36 @@ struct Scan {
     file_keys: BTreeMap<u64, u64>,
 }
 
+/// [`scan_with`] under the allocator given, or else the one inferred from the file: the pass
+/// runs under the usual build (bundled jemalloc) while it infers, and once more only when the
+/// inference found another allocator.
 fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
+    if let Some(a) = opts.allocator {
+        return scan_with(input, opts, AllocatorChoice::given(a), false);
+    }
+    let assumed = AllocatorChoice {
+        allocator: Allocator::Jemalloc,
+        source: bitlens::memory::AllocatorSource::Assumed,
+        reason: String::new(),
+    };
+    let sc = scan_with(input, opts, assumed, true)?;
+    if sc.allocator.allocator == Allocator::Jemalloc {
+        return Ok(sc);
+    }
+    let choice = sc.allocator.clone();
+    drop(sc);
+    scan_with(input, opts, choice, false)
+}
+
+/// One pass over the file, estimating under `choice`'s allocator; with `infer`, it also
+/// infers the writer's allocator from every key and the `used-mem` aux field, and returns
+/// that inference as the scan's allocator (the rows stay estimated under `choice`).
+fn scan_with(
+    input: Input<'_>,
+    opts: &Options,
+    choice: AllocatorChoice,
+    infer: bool,
+) -> Result<Scan, VisitError> {
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
@@ -649,7 +684,8 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     })
     .collect();
     let writer_profile = Profile::for_snapshot(&aux_probe, peek.format.version);
-    let model = Model::new(writer_profile, opts.allocator);
+    let model = Model::new(writer_profile, choice.allocator);
+    let mut inference = infer.then(|| AllocatorInference::new(writer_profile));
     let mut spill = Spill::new(opts.spill_budget);
     let mut spill_error: Option<std::io::Error> = None;
     let mut filters = Vec::new();
@@ -676,6 +712,9 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         let Some(value) = rec.value else {
             return Ok(());
         };
+        if let Some(inf) = inference.as_mut() {
+            inf.add(rec.db, &rec.key, &value, rec.expire_at_ms.is_some());
+        }
         if spill_error.is_some()
             || f.glob
                 .as_ref()
@@ -771,7 +810,12 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         return Err(VisitError::Io(e));
     }
     let clock_ms = opts.clock.resolve(&header.aux);
+    let allocator = match &inference {
+        Some(inf) => inf.finish(&header.aux),
+        None => choice,
+    };
     Ok(Scan {
+        allocator,
         spill,
         filters,
         header,
@@ -992,7 +1036,8 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
         file_bytes: sc.size,
         profile,
         profile_is_writer: opts.compat.is_none(),
-        allocator: opts.allocator,
+        allocator: sc.allocator.allocator,
+        allocator_choice: sc.allocator.clone(),
         clock_ms,
         file_keys: keys,
         file_databases: databases.len() as u64,

@@ -178,6 +178,7 @@ impl Report {
             allocator_name(self.allocator),
             human(self.memory)
         );
+        let _ = writeln!(out, "ALLOCATOR: {}", self.allocator_choice.reason);
         for db in &self.databases {
             let _ = writeln!(
                 out,
@@ -388,7 +389,9 @@ impl Report {
     /// "checksum_verified", "file_bytes", "profile": {"name", "server", "writer"}, "clock_ms",
     /// "file_keys", "file_databases" (key records in the file, before filters), "filtered",
     /// "expired": {"keys", "memory"} (already expired at the clock),
-    /// "allocator", "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
+    /// "allocator" (`jemalloc`, `jemalloc16`, `libc`), "allocator_source" (`given`,
+    /// `inferred` from the file's used-mem, `assumed`), "allocator_reason" (which and why),
+    /// "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
     /// "groups": [{"pattern", "types", "encodings", "count", "memory", "value_len",
     /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
     /// "geo"?}]}], "by_type": [{"name", "keys", "memory"}], "top": [key], "prefixes":
@@ -472,7 +475,9 @@ impl Report {
             "profile": {"name": self.profile.name, "server": self.profile.display_name(), "writer": self.profile_is_writer},
             "clock_ms": self.clock_ms,
             "expired": {"keys": self.ttl[1].keys, "memory": self.ttl[1].memory},
-            "allocator": format!("{:?}", self.allocator).to_lowercase(),
+            "allocator": self.allocator.name(),
+            "allocator_source": format!("{:?}", self.allocator_choice.source).to_lowercase(),
+            "allocator_reason": self.allocator_choice.reason,
             "file_keys": self.file_keys,
             "file_databases": self.file_databases,
             "filtered": self.filtered,
