@@ -993,12 +993,8 @@ pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> O
             done(encoding, Shape::Value)
         }
         Value::ZSet(z) => {
-            // A stored blob is converted by its count alone; members stored one by one also
-            // by their length.
-            let (entries, value_len) = profile.zset_max_listpack;
-            let small = z.len() <= entries
-                && (z.stored_compact() || z.sorted().iter().all(|(_, m)| m.len() <= value_len));
-            if !small {
+            // (A stored blob is converted by its count alone: ZSet::loads_compact.)
+            if !z.loads_compact(profile) {
                 let n = z.len();
                 let buckets = if z.stored_compact() && !rules.zset_convert_presized {
                     grown_buckets(0, n)

@@ -265,6 +265,18 @@ impl ZSet {
         }
     }
 
+    /// Whether the server of `profile` holds the set as a listpack (ziplist on 6.x) once it
+    /// has loaded it: at most `zset-max-listpack-entries` members, and, unless the snapshot
+    /// stored it as one blob (converted by its count alone), none longer than
+    /// `zset-max-listpack-value` bytes (rdbLoadObject of Redis 6.0–7.4, Valkey 8/9). The one
+    /// rule behind OBJECT ENCODING, the memory price ([`crate::memory::loaded`]) and the
+    /// scores a load re-encodes ([`ZSet::loaded_score`]).
+    pub fn loads_compact(&self, profile: &crate::dialect::Profile) -> bool {
+        let (entries, value_len) = profile.zset_max_listpack;
+        self.len() <= entries
+            && (self.stored_compact || self.sorted.iter().all(|(_, m)| m.len() <= value_len))
+    }
+
     /// Marks the set as loaded from a skiplist record (RDB_TYPE_ZSET / RDB_TYPE_ZSET_2).
     pub fn mark_skiplist_record(&mut self) {
         self.skiplist_record = true;
@@ -277,13 +289,11 @@ impl ZSet {
     /// Valkey: t_zset.c `zzlInsertAt` stores a score `double2ll` accepts as an integer);
     /// Redis 6.x keeps `d2string`'s `-0`, as it keeps `-0` read from a ziplist or listpack.
     pub fn loaded_score(&self, score: f64, profile: &crate::dialect::Profile) -> f64 {
-        let (max_entries, max_value) = profile.zset_max_listpack;
         if score == 0.0
             && score.is_sign_negative()
             && self.skiplist_record
             && profile.zset_listpack_integer_scores
-            && self.len() <= max_entries
-            && self.sorted.iter().all(|(_, m)| m.len() <= max_value)
+            && self.loads_compact(profile)
         {
             0.0
         } else {
