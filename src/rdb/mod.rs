@@ -784,10 +784,13 @@ impl Walk {
                     }
                     #[cfg(not(target_arch = "wasm32"))]
                     if opts.threads > 1 {
-                        let used = parallel::batch(w, base, eof, &mut self.st, opts, f)?;
-                        if used > 0 {
-                            inp.consume(used);
-                            continue;
+                        match parallel::batch(w, base, eof, &mut self.st, opts, f)? {
+                            parallel::Batch::Consumed(0) => {}
+                            parallel::Batch::Consumed(used) => {
+                                inp.consume(used);
+                                continue;
+                            }
+                            parallel::Batch::Need(end) => return Ok(Poll::Pending(Some(end))),
                         }
                     }
                     let mut c = Cursor::window(w, base, eof);

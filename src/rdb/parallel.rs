@@ -33,6 +33,19 @@ const FRAMES_PER_THREAD: usize = 8192;
 /// uneven cost.
 const GROUPS_PER_THREAD: usize = 4;
 
+/// What [`batch`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Batch {
+    /// Records delivered: window bytes consumed (0: the first record is for the one-thread
+    /// step).
+    Consumed(usize),
+    /// Nothing delivered: the window ends inside the run of records before it holds two per
+    /// thread (records of several MB each), so it should first grow to reach this absolute
+    /// offset. Asked only while the window holds less than twice the byte budget, so that a
+    /// window never grows past that for the batch's sake.
+    Need(u64),
+}
+
 /// One framed key record: where its type byte is and where it ends in the window, and the
 /// expiry its prefix opcodes set.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +59,8 @@ struct Frame {
 /// the input), decodes it on `opts.threads` threads and passes each record to `f` in file
 /// order. Returns the window bytes consumed: 0 when the first record is not a key record that
 /// can be batched (an opcode, EOF, a long string, a record the walk refuses), which the caller
-/// then reads with the one-thread step. `st` is left as after the bytes consumed.
+/// then reads with the one-thread step; or that the window should grow first ([`Batch::Need`]).
+/// `st` is left as after the bytes consumed.
 pub(super) fn batch<'w, F>(
     window: &'w [u8],
     base: u64,
@@ -54,7 +68,7 @@ pub(super) fn batch<'w, F>(
     st: &mut State,
     opts: &LoadOptions,
     f: &mut F,
-) -> Result<usize, RdbError>
+) -> Result<Batch, RdbError>
 where
     F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
 {
@@ -80,6 +94,7 @@ where
             break;
         }
         let expire = st.expire;
+        c.need = None;
         match read_record(&mut c, st, opts, true) {
             Ok(Step::Opcode) => {}
             Ok(Step::Key(_)) => {
@@ -90,6 +105,14 @@ where
                 });
                 expire_after_last = st.expire;
             }
+            Err(_) if !eof && frames.len() < 2 * threads => {
+                // Cut by the window's end before every thread has two records.
+                if let Some(end) = c.need.filter(|_| start < 2 * BYTES_PER_THREAD * threads) {
+                    st.expire = expire_at_start;
+                    return Ok(Batch::Need(end));
+                }
+                break;
+            }
             _ => break,
         }
     }
@@ -97,7 +120,7 @@ where
     // them again with the record they qualify.
     st.expire = expire_after_last;
     if frames.is_empty() {
-        return Ok(0);
+        return Ok(Batch::Consumed(0));
     }
 
     let per_group = frames.len().div_ceil(threads * GROUPS_PER_THREAD).max(1);
@@ -136,13 +159,13 @@ where
             // Read again by the one-thread step, from the end of the record before it (its
             // expiry opcodes included), with the state it had there.
             st.expire = if i == 0 { expire_at_start } else { None };
-            return Ok(consumed);
+            return Ok(Batch::Consumed(consumed));
         };
         let key = rec.key.clone();
         f(rec).map_err(|e| e.with_key(&key))?;
         consumed = frames[i].end;
     }
-    Ok(consumed)
+    Ok(Batch::Consumed(consumed))
 }
 
 #[cfg(test)]
@@ -249,6 +272,9 @@ mod tests {
             },
         )
         .unwrap();
+        let super::Batch::Consumed(used) = done else {
+            panic!("{done:?}")
+        };
         // Every key of database 0, up to the SELECTDB before database 3.
         assert_eq!(seen, offsets[..3000]);
         assert_eq!(

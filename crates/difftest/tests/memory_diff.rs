@@ -780,7 +780,7 @@ fn old_encodings_file() -> Vec<u8> {
 /// Loads [`old_encodings_file`] into `kind` and compares OBJECT ENCODING of every key with
 /// bitlens under that server's profile, and (on the Redis servers, whose layouts bitlens
 /// models) `MEMORY USAGE key SAMPLES 0` byte for byte (skiplists, whose node levels are
-/// random, within 5%; on the libc build within 0.2%), the estimate priced with the build's allocator (the file has no
+/// random, within 5%; on the libc build within 0.5%), the estimate priced with the build's allocator (the file has no
 /// used-mem to infer it from).
 fn run_old_encodings(kind: ServerKind) {
     if !kind.available() {
@@ -819,14 +819,15 @@ fn run_old_encodings(kind: ServerKind) {
         let real_enc = bulk_text(&replies[2 * i + 1]);
         let est = model.estimate(key, &entry.value).expect("modelled type");
         // glibc may hand out a chunk up to 16 bytes larger than asked when it reuses freed
-        // memory (as the loader's conversions free blobs): exact on jemalloc, within 0.2%
-        // on the libc builds.
+        // memory (as the loader's conversions free blobs), differently from run to run:
+        // exact on jemalloc, within 0.5% on the libc builds (a 1,000-field hash converted
+        // from a zipmap measured 0.00% to 0.20% over several runs: 112 B in 55,760).
         let err = (est.bytes as f64 / real as f64 - 1.0).abs();
         let bytes_ok = kind.is_valkey()
             || if est.encoding == "skiplist" {
                 err <= 0.05
             } else if expected_allocator(kind) == Allocator::Libc {
-                err <= 0.002
+                err <= 0.005
             } else {
                 est.bytes == real as u64
             };
