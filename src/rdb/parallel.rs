@@ -260,7 +260,7 @@ mod tests {
             ..Default::default()
         };
         let mut seen = Vec::new();
-        let used = super::batch(
+        let done = super::batch(
             &bytes[first..],
             first as u64,
             true,
