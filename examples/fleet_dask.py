@@ -58,13 +58,17 @@ def merge(a, b):
     return out
 
 
-def fleet_totals(paths, client):
-    """The fleet's totals computed on the cluster behind ``client``."""
+def fleet_totals(paths, client, timeout=None):
+    """The fleet's totals computed on the cluster behind ``client`` (``timeout`` seconds at
+    most; None: no limit). The workers need ``bitlens`` installed; this file is shipped to
+    them when it was imported as a module rather than run."""
     import dask.bag as db
 
+    if __name__ != "__main__":
+        client.upload_file(__file__)
     bag = db.from_sequence([str(p) for p in paths], npartitions=len(paths))
     empty = {"total": _empty(), "by_type": {}, "by_db": {}, "by_instance": {}}
-    return bag.map(shard_totals).fold(merge, initial=empty).compute(scheduler=client.get)
+    return client.compute(bag.map(shard_totals).fold(merge, initial=empty)).result(timeout=timeout)
 
 
 def local_cluster(workers=2):

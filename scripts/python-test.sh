@@ -23,9 +23,10 @@ fi
 # The CLI the tests compare with (the debug build `cargo test` made, when there is one).
 cargo build -q -p bitlens-cli
 export BITLENS_BIN="$PWD/target/debug/bitlens"
-# The wheel: release build of the native module (abi3, Python >= 3.9).
+# The wheel of the native module (abi3, Python >= 3.9), in the dev profile: it reuses what
+# `cargo test` built (`pip install ./crates/python` builds the release wheel users get).
 rm -rf target/wheels
-"$venv/bin/maturin" build -q --release -m crates/python/Cargo.toml -i "$py"
+"$venv/bin/maturin" build -q --profile dev -m crates/python/Cargo.toml -i "$py"
 "$py" -m pip install -q --force-reinstall --no-deps target/wheels/bitlens-*.whl
 cd crates/python/tests
 "../../../$py" -m pytest -p no:cacheprovider "$@"
