@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
-venv=${BITLENS_VENV:-.venv-py}
+venv=$(realpath -m "${BITLENS_VENV:-.venv-py}")
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 py="$venv/bin/python"
 missing=()
@@ -29,4 +29,4 @@ rm -rf target/wheels
 "$venv/bin/maturin" build -q --profile dev -m crates/python/Cargo.toml -i "$py"
 "$py" -m pip install -q --force-reinstall --no-deps target/wheels/bitlens-*.whl
 cd crates/python/tests
-"../../../$py" -m pytest -p no:cacheprovider "$@"
+"$py" -m pytest -p no:cacheprovider "$@"

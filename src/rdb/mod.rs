@@ -872,10 +872,13 @@ pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
     Ok(Writer::new(format, &aux))
 }
 
+/// Aux fields: (name, value) pairs in file order.
+pub type AuxFields = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// The format and the aux fields (name, value; in file order) before the first other record
 /// of an RDB file's start (`redis-ver`, `ctime`, `used-mem`...), as [`peek_writer`] reads
 /// them. Errors like [`load_rdb`] on a bad header or a truncated aux field.
-pub fn peek_aux(bytes: &[u8]) -> Result<(Format, Vec<(Vec<u8>, Vec<u8>)>), RdbError> {
+pub fn peek_aux(bytes: &[u8]) -> Result<(Format, AuxFields), RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
     let format = Format::from_magic(magic)

@@ -15,7 +15,7 @@ use arrow::error::ArrowError;
 use arrow::record_batch::{RecordBatch, RecordBatchReader};
 use bitlens::dialect::Profile;
 use bitlens::memory::{Allocator, Model};
-use bitlens::rdb::{Format, Header, LoadOptions, RdbError, RdbErrorKind};
+use bitlens::rdb::{AuxFields, Format, Header, LoadOptions, RdbError, RdbErrorKind};
 use bitlens::report::KeyRow;
 
 use crate::schema::{BatchBuilder, KeyRecord, PartitionValues};
@@ -86,7 +86,7 @@ impl std::error::Error for ScanError {}
 pub struct Partition {
     pub path: PathBuf,
     pub format: Format,
-    pub aux: Vec<(Vec<u8>, Vec<u8>)>,
+    pub aux: AuxFields,
     pub profile: &'static Profile,
     pub values: PartitionValues,
 }
@@ -94,7 +94,7 @@ pub struct Partition {
 /// The start of the file at `path`, where the header and the aux fields are: 1 MiB, or
 /// 64 MiB when its aux fields run past that. Errors: the file's I/O error, or the core's
 /// header error ([`bitlens::rdb::peek_aux`]: not an RDB file, unknown version, truncated).
-pub fn peek_file(path: &Path) -> Result<(Format, Vec<(Vec<u8>, Vec<u8>)>), ScanError> {
+pub fn peek_file(path: &Path) -> Result<(Format, AuxFields), ScanError> {
     use std::io::Read;
     let io = |e| ScanError::Io(path.to_path_buf(), e);
     let mut last = None;
