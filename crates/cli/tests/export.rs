@@ -451,3 +451,56 @@ fn many_files_collisions_and_bad_input() {
     let leftovers: Vec<PathBuf> = parts(&out, "tmp");
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A snapshot without keys still gets its partition (one empty part with the schema); a file
+/// that is not an RDB snapshot is refused before anything is written; `--instance` names one
+/// file only.
+#[test]
+fn empty_snapshots_and_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.rdb");
+    // RDB 11 header, EOF, no checksum.
+    std::fs::write(&empty, b"REDIS0011\xff\0\0\0\0\0\0\0\0").unwrap();
+    let out = dir.path().join("out");
+    bitlens(&[
+        "export",
+        empty.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let files = parts(&out, "parquet");
+    assert_eq!(files.len(), 1);
+    assert!(files[0].ends_with("cluster=default/batch=unknown/instance=empty.rdb/part-0.parquet"));
+    let (batches, kv) = read_parquet(&files[0]);
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 0);
+    assert!(kv.contains(&("bitlens.schema_version".into(), Some("1".into()))));
+
+    let junk = dir.path().join("junk.rdb");
+    std::fs::write(&junk, b"").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_bitlens"))
+        .args(["export", "--out"])
+        .arg(dir.path().join("out2"))
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("empty file"));
+    assert!(!dir.path().join("out2").exists());
+
+    let o = Command::new(env!("CARGO_BIN_EXE_bitlens"))
+        .args(["export", "--instance", "x", "--out"])
+        .arg(dir.path().join("out3"))
+        .args([&empty, &empty])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    // A partition value that cannot name a directory.
+    let o = Command::new(env!("CARGO_BIN_EXE_bitlens"))
+        .args(["export", "--batch", "a/b", "--out"])
+        .arg(dir.path().join("out4"))
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot name a partition directory"));
+}

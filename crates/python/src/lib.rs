@@ -213,6 +213,75 @@ impl Snapshot {
     /// `bitlens inspect --json` of each file (a dict; a list of them for several files).
     #[pyo3(signature = (top = 20))]
     fn inspect<'py>(&self, py: Python<'py>, top: usize) -> PyResult<Bound<'py, PyAny>> {
+        let docs = self.reports(py, top, |doc| doc)?;
+        json_to_py(py, docs)
+    }
+
+    /// The file-level part of `bitlens inspect --json` (header, writer, aux fields, checksum,
+    /// profile, clock, key and memory totals, per-database totals without their groups) of
+    /// each file: a dict, a list of them for several files.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let docs = self.reports(py, 0, |mut doc| {
+            if let Some(o) = doc.as_object_mut() {
+                o.retain(|k, _| INFO_FIELDS.contains(&k.as_str()));
+                if let Some(serde_json::Value::Array(dbs)) = o.get_mut("databases") {
+                    for d in dbs {
+                        if let Some(d) = d.as_object_mut() {
+                            d.remove("groups");
+                        }
+                    }
+                }
+            }
+            doc
+        })?;
+        json_to_py(py, docs)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "bitlens.Snapshot({})",
+            self.paths
+                .iter()
+                .map(|p| format!("{:?}", p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The fields of the inspect document [`Snapshot::info`] keeps.
+const INFO_FIELDS: [&str; 15] = [
+    "version",
+    "writer",
+    "module_aux",
+    "aux",
+    "stored_checksum",
+    "checksum_verified",
+    "file_bytes",
+    "profile",
+    "clock_ms",
+    "allocator",
+    "file_keys",
+    "file_databases",
+    "keys",
+    "memory",
+    "databases",
+];
+
+/// A JSON document as Python values (through `json.loads`, so exactly the CLI's JSON).
+fn json_to_py(py: Python<'_>, doc: serde_json::Value) -> PyResult<Bound<'_, PyAny>> {
+    py.import("json")?.call_method1("loads", (doc.to_string(),))
+}
+
+impl Snapshot {
+    /// Each file's inspect report as JSON, passed through `f`; one document, or an array of
+    /// them for several files.
+    fn reports(
+        &self,
+        py: Python<'_>,
+        top: usize,
+        f: impl Fn(serde_json::Value) -> serde_json::Value,
+    ) -> PyResult<serde_json::Value> {
         let opts = bitlens_cli::inspect::Options {
             compat: self.compat,
             clock: self.clock,
@@ -228,38 +297,13 @@ impl Snapshot {
                 bitlens_cli::inspect::VisitError::Rdb(e) => snapshot_error(py, p, &e),
                 bitlens_cli::inspect::VisitError::Io(e) => io_error(py, p, &e),
             })?;
-            docs.push(r.to_json());
+            docs.push(f(r.to_json()));
         }
-        let doc = if docs.len() == 1 {
+        Ok(if docs.len() == 1 {
             docs.pop().expect("one")
         } else {
             serde_json::Value::Array(docs)
-        };
-        py.import("json")?.call_method1("loads", (doc.to_string(),))
-    }
-
-    /// The profile answering (`redis-7.4`...) and the clock (Unix ms).
-    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
-        let doc = serde_json::json!({
-            "files": self.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            "profile": s.profile().name,
-            "profile_is_writer": self.compat.is_none(),
-            "clock_ms": s.clock(),
-            "databases": s.databases().iter().map(|(db, ks)| serde_json::json!({"db": db, "keys": ks.len()})).collect::<Vec<_>>(),
-        });
-        py.import("json")?.call_method1("loads", (doc.to_string(),))
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "bitlens.Snapshot({})",
-            self.paths
-                .iter()
-                .map(|p| format!("{:?}", p.display().to_string()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        })
     }
 }
 

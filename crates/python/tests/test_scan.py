@@ -75,7 +75,18 @@ def test_scan_of_several_files_and_bad_ones(tmp_path):
 def test_inspect_is_the_cli_json():
     path = CONFORMANCE / "valkey-8.1.8" / "dump.rdb"
     assert bitlens.open(path).inspect(top=100000) == inspect_json(path)
+    doc = inspect_json(path)
     info = bitlens.open(path).info()
-    assert info["profile"].startswith("valkey-8")
-    assert info["profile_is_writer"] is True
-    assert bitlens.open(path, compat="redis-7.4").info()["profile"] == "redis-7.4"
+    assert set(info) == {
+        "version", "writer", "module_aux", "aux", "stored_checksum", "checksum_verified",
+        "file_bytes", "profile", "clock_ms", "allocator", "file_keys", "file_databases", "keys",
+        "memory", "databases",
+    }
+    for k, v in info.items():
+        if k == "databases":
+            assert v == [{x: d[x] for x in d if x != "groups"} for d in doc["databases"]]
+        else:
+            assert v == doc[k], k
+    assert info["profile"]["writer"] is True and info["profile"]["name"].startswith("valkey-8")
+    compat = bitlens.open(path, compat="redis-7.4").info()["profile"]
+    assert compat["name"] == "redis-7.4" and compat["writer"] is False
