@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { bloomMexistsRow } from './bloom.mjs';
 import { browserSection } from './browser.mjs';
 import { inspectSection } from './inspect.mjs';
+import { exportSection } from './export.mjs';
 import { signinsSection } from './signins.mjs';
 import { cli, freePort, resp } from './redis.mjs';
 
@@ -518,6 +519,8 @@ async function main() {
     const browser = await browserSection(DUMP, dump.length / 1e6);
     console.log('[bench] timing inspect and query on big files');
     const inspection = await soft('inspect on big files', () => inspectSection(DUMP));
+    console.log('[bench] timing export to Parquet and Arrow');
+    const exporting = await soft('export to Parquet and Arrow', () => exportSection(DUMP));
     console.log('[bench] timing the sign-ins card on 10,000,000 keys');
     const signins = await soft('the sign-ins card at scale', () => signinsSection());
     const whereTimes = await soft('where the time goes', () => whereTimeGoes({ big, par, small, raw, wasmPhases, calls: wasmUs.calls, nativeUs, redisUs, k }));
@@ -576,6 +579,8 @@ async function main() {
       ...(whereTimes.failed ? section(whereTimes, 'Where the time goes') : [whereTimes]),
       '',
       ...section(inspection, 'Inspection and query on big files (issue 17.5)'),
+      '',
+      ...section(exporting, 'Export to Parquet and Arrow (issue 30)'),
       '',
       ...section(signins, 'The sign-ins card on 10,000,000 keys (issue 19.1)'),
       '',

@@ -4,6 +4,8 @@
 #   2. wasm-bindgen tests (tests/wasm_*.rs)       the JS API, in headless Chromium
 #   3. cargo test --release (load test)          100 concurrent 50 MiB snapshot downloads
 #   4. node --test tests/e2e/*.test.mjs           real Redis -> bitlens serve -> panel in Chromium
+#   5. scripts/python-test.sh                     the Python package (wheel, pytest: conformance
+#                                                 replay, scan, DuckDB, the Dask fleet example)
 # Every step runs even when an earlier one failed (except what needs a successful build); a
 # summary with the test counts is printed at the end and the exit status is non-zero when any
 # step failed. Logs go to test-artifacts/logs/, screenshots to test-artifacts/.
@@ -33,6 +35,9 @@ run() {
   f=$(grep -aoE '[0-9]+ passed; [0-9]+ failed' "$logs/$name.log" | awk '{s+=$3} END {print s+0}')
   p=$((p + $(grep -aE '^(# |ℹ )pass [0-9]+$' "$logs/$name.log" | awk '{s+=$3} END {print s+0}')))
   f=$((f + $(grep -aE '^(# |ℹ )fail [0-9]+$' "$logs/$name.log" | awk '{s+=$3} END {print s+0}')))
+  # pytest ("== 12 passed, 1 failed in 3.2s ==").
+  p=$((p + $(grep -aoE '^=+ ([0-9]+ failed, )?[0-9]+ passed' "$logs/$name.log" | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')))
+  f=$((f + $(grep -aoE '^=+ [0-9]+ failed' "$logs/$name.log" | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')))
   passed_total=$((passed_total + p))
   failed_total=$((failed_total + f))
   return "$rc"
@@ -69,6 +74,9 @@ else
   results+=("SKIPPED (build failed)")
   failed_total=$((failed_total + 1))
 fi
+
+# The Python package: its venv, wheel and pytest (scripts/python-test.sh).
+run python-test bash scripts/python-test.sh
 
 printf '\n=== summary\n'
 status=0

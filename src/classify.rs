@@ -130,6 +130,57 @@ pub fn is_geo_set(z: &ZSet) -> bool {
     max >= GEO_MIN_MAX_SCORE
 }
 
+/// The figures a view shows beside a value's [`Class`] (the `inspect` report's group
+/// statistics, one row of `bitlens export`): each `Some` only for its class.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    /// The value's class ([`classify`]).
+    pub class: Class,
+    /// [`Class::Bitmap`]: set bits (BITCOUNT) and bits (8 × STRLEN).
+    pub bitmap: Option<(u64, u64)>,
+    /// [`Class::Hll`]: PFCOUNT as Redis 7 answers it on the stored value (without writing the
+    /// cache back; a sparse HLL longer than [`MAX_DECODED_HLL_BYTES`] from its cached
+    /// cardinality). `None` for every other class, [`Class::CorruptHll`] included.
+    pub hll_count: Option<u64>,
+    /// [`Class::Geo`]: the members' bounding box, degrees: min longitude, min latitude, max
+    /// longitude, max latitude (as GEOPOS decodes each score).
+    pub geo_bbox: Option<[f64; 4]>,
+}
+
+/// The [`Figures`] of a value: its class, then that class's figures (a bitmap's popcount, an
+/// HLL's PFCOUNT, a GEO set's bounding box; a pass over the value, nothing kept).
+pub fn figures(value: &Value) -> Figures {
+    let class = classify(value);
+    let mut f = Figures {
+        class,
+        bitmap: None,
+        hll_count: None,
+        geo_bbox: None,
+    };
+    match (value, class) {
+        (Value::String(s), Class::Hll(_)) => {
+            f.hll_count = Some(if s.len() > MAX_DECODED_HLL_BYTES {
+                hll::cached_cardinality(&s.range(0, hll::HDR as u64 - 1)).unwrap_or(0)
+            } else {
+                hll::count_readonly(&s.as_bytes()).unwrap_or(0)
+            });
+        }
+        (Value::String(s), Class::Bitmap) => f.bitmap = Some((s.popcount(), 8 * s.len())),
+        (Value::ZSet(z), Class::Geo) => {
+            for (_, score) in z.iter() {
+                if let Some((lon, lat)) = geo_position(score) {
+                    f.geo_bbox = Some(match f.geo_bbox {
+                        None => [lon, lat, lon, lat],
+                        Some([a, b, c, d]) => [a.min(lon), b.min(lat), c.max(lon), d.max(lat)],
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

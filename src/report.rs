@@ -91,6 +91,22 @@ impl KeyRow {
     }
 }
 
+/// The cluster slot of a key, as Redis Cluster's `keyHashSlot` (CLUSTER KEYSLOT): CRC16
+/// (XMODEM) of the key, or of its `{hash tag}` when the first `{` has a `}` after it with at
+/// least one byte between, mod 16384.
+pub fn key_slot(key: &[u8]) -> u16 {
+    let mut k = key;
+    if let Some(open) = key.iter().position(|&b| b == b'{') {
+        if let Some(close) = key[open + 1..].iter().position(|&b| b == b'}') {
+            if close > 0 {
+                k = &key[open + 1..open + 1 + close];
+            }
+        }
+    }
+    const X: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
+    X.checksum(k) & 16383
+}
+
 /// (element count, longest element) of a value (see [`KeyRow::len`], [`KeyRow::largest`]);
 /// a string's both are its STRLEN.
 pub fn lengths(value: &Value) -> (u64, u64) {

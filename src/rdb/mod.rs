@@ -925,6 +925,17 @@ impl Walk {
 /// record (where every server writes `redis-ver` / `valkey-ver`), without walking the keys.
 /// Errors like [`load_rdb`] on a bad header or a truncated aux field.
 pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
+    let (format, aux) = peek_aux(bytes)?;
+    Ok(Writer::new(format, &aux))
+}
+
+/// Aux fields: (name, value) pairs in file order.
+pub type AuxFields = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// The format and the aux fields (name, value; in file order) before the first other record
+/// of an RDB file's start (`redis-ver`, `ctime`, `used-mem`...), as [`peek_writer`] reads
+/// them. Errors like [`load_rdb`] on a bad header or a truncated aux field.
+pub fn peek_aux(bytes: &[u8]) -> Result<(Format, AuxFields), RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
     let format = Format::from_magic(magic)
@@ -936,7 +947,7 @@ pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
         let v = c.string("aux field value")?.into_owned();
         aux.push((k, v));
     }
-    Ok(Writer::new(format, &aux))
+    Ok((format, aux))
 }
 
 /// Decodes a whole RDB file (Redis RDB 1 to 15, Valkey RDB 80 to 81). Keys not selected by `opts.patterns` are

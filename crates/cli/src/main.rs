@@ -15,6 +15,7 @@
 //!   core; output is identical whatever N).
 
 mod chart;
+mod export;
 mod query;
 mod serve;
 mod split;
@@ -81,6 +82,10 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Draw an engagement chart (dau, streaks, retention, enums) of a snapshot as SVG.
     Chart(chart::ChartArgs),
+    /// Write one row per key (type, encoding, memory estimate, sizes, expiry, slot, class)
+    /// as Parquet, Arrow IPC, CSV or JSON lines, hive-partitioned by cluster, batch and
+    /// instance, for DuckDB, Polars, pandas, Spark or Dask.
+    Export(export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +107,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => diff(args),
         Command::Serve(args) => serve::run(args),
         Command::Chart(args) => chart::run(args),
+        Command::Export(args) => export::run(args),
     }
 }
 
@@ -210,7 +216,7 @@ fn parse_days(s: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_allocator(s: &str) -> Result<bitlens::memory::Allocator, String> {
+pub(crate) fn parse_allocator(s: &str) -> Result<bitlens::memory::Allocator, String> {
     bitlens::memory::Allocator::parse(s)
         .ok_or_else(|| format!("unknown allocator {s:?}; one of: jemalloc, jemalloc16, libc"))
 }

@@ -31,14 +31,14 @@ pub mod spill;
 
 pub use bitlens::patterns;
 pub use bitlens::report::{
-    DayTally, Expiring, KeyRow, LedgerOptions, LedgerSum, Prefix, Tally, PREFIX_CHILDREN,
+    key_slot, DayTally, Expiring, KeyRow, LedgerOptions, LedgerSum, Prefix, Tally, PREFIX_CHILDREN,
     TTL_BUCKETS,
 };
 
 use std::collections::BTreeMap;
 
 pub use crate::source::VisitError;
-use bitlens::classify::{classify, geo_position, Class};
+use bitlens::classify::{figures, Class};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
 use bitlens::memory::{Allocator, AllocatorChoice, AllocatorInference, Model};
@@ -515,20 +515,6 @@ pub struct FilterRow {
     pub summary: bitlens::probabilistic::Summary,
 }
 
-/// The cluster slot of a key: CRC16 (XMODEM) of the key or of its `{hash tag}`, mod 16384.
-pub fn key_slot(key: &[u8]) -> u16 {
-    let mut k = key;
-    if let Some(open) = key.iter().position(|&b| b == b'{') {
-        if let Some(close) = key[open + 1..].iter().position(|&b| b == b'}') {
-            if close > 0 {
-                k = &key[open + 1..open + 1 + close];
-            }
-        }
-    }
-    const X: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
-    X.checksum(k) & 16383
-}
-
 /// Where the report reads the snapshot from.
 #[derive(Debug, Clone, Copy)]
 pub enum Input<'a> {
@@ -598,22 +584,12 @@ fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
         Input::Bytes(b) => return bitlens::rdb::peek_writer(b).map_err(VisitError::Rdb),
         Input::File(p) => p,
     };
-    use std::io::Read;
-    let mut last = None;
-    for head_len in [1u64 << 20, 64 << 20] {
-        let mut head = Vec::new();
-        let file = std::fs::File::open(path).map_err(VisitError::Io)?;
-        let size = file.metadata().map_err(VisitError::Io)?.len();
-        file.take(head_len)
-            .read_to_end(&mut head)
-            .map_err(VisitError::Io)?;
-        match bitlens::rdb::peek_writer(&head) {
-            Ok(w) => return Ok(w),
-            Err(e) if size > head_len => last = Some(e),
-            Err(e) => return Err(VisitError::Rdb(e)),
-        }
+    match bitlens_export::scan::peek_file(path) {
+        Ok((format, aux)) => Ok(bitlens::rdb::Writer::new(format, &aux)),
+        Err(bitlens_export::ScanError::Io(_, e)) => Err(VisitError::Io(e)),
+        Err(bitlens_export::ScanError::Rdb(_, e)) => Err(VisitError::Rdb(e)),
+        Err(bitlens_export::ScanError::Sink(e)) => Err(VisitError::Io(std::io::Error::other(e))),
     }
-    Err(VisitError::Rdb(last.expect("a failed peek")))
 }
 
 /// What the pass over the file keeps: the admitted keys' rows and stats in a [`Spill`]
@@ -739,27 +715,27 @@ fn scan_with(
                 stats.ledger = Some(sum);
             }
         }
-        match (&value, classify(&value)) {
-            (Value::String(s), Class::Hll(enc)) => {
-                let c = if s.len() > bitlens::classify::MAX_DECODED_HLL_BYTES {
-                    bitlens::hll::cached_cardinality(&s.range(0, 15)).unwrap_or(0)
-                } else {
-                    bitlens::hll::count_readonly(&s.as_bytes()).unwrap_or(0)
-                };
+        let fig = figures(&value);
+        match fig.class {
+            Class::Hll(enc) => {
+                let c = fig.hll_count.unwrap_or(0);
                 stats.hll = Some(match enc {
                     bitlens::hll::Encoding::Dense => HllKind::Dense(c),
                     bitlens::hll::Encoding::Sparse => HllKind::Sparse(c),
                 });
             }
-            (Value::String(_), Class::CorruptHll) => stats.hll = Some(HllKind::Invalid),
-            (Value::String(s), Class::Bitmap) => {
-                stats.bitmap = BitmapStats {
-                    keys: 1,
-                    set_bits: s.popcount(),
-                    bits: 8 * s.len(),
-                };
-            }
-            (Value::Module(m), _) => {
+            Class::CorruptHll => stats.hll = Some(HllKind::Invalid),
+            _ => {}
+        }
+        if let Some((set_bits, bits)) = fig.bitmap {
+            stats.bitmap = BitmapStats {
+                keys: 1,
+                set_bits,
+                bits,
+            };
+        }
+        match &value {
+            Value::Module(m) => {
                 let s = bitlens::probabilistic::summary(m);
                 if !matches!(s, bitlens::probabilistic::Summary::Raw { .. }) {
                     filters.push((
@@ -774,21 +750,13 @@ fn scan_with(
                     ));
                 }
             }
-            (Value::ZSet(z), class) => {
-                let mut zs = ZsetStats {
-                    geo: class == Class::Geo,
-                    members: 0,
-                    bbox: None,
-                };
-                if zs.geo {
-                    zs.members = z.len() as u64;
-                    for (_, score) in z.iter() {
-                        if let Some((lon, lat)) = geo_position(score) {
-                            zs.bbox = bbox_union(zs.bbox, [lon, lat, lon, lat]);
-                        }
-                    }
-                }
-                stats.zset = Some(zs);
+            Value::ZSet(z) => {
+                let geo = fig.class == Class::Geo;
+                stats.zset = Some(ZsetStats {
+                    geo,
+                    members: if geo { z.len() as u64 } else { 0 },
+                    bbox: fig.geo_bbox,
+                });
             }
             _ => {}
         }

@@ -1,0 +1,107 @@
+//! `bitlens export FILE… --out DIR`: one row per key in the tools data people already use
+//! (Parquet with zstd, Arrow IPC, CSV, JSON lines), hive-partitioned
+//! `cluster=…/batch=…/instance=…/part-N.<ext>`. The rows, the schema and the writers are
+//! [`bitlens_export`]'s (the Python package reads the same rows); this is the command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+/// `bitlens export` arguments.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The RDB files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The output directory (the hive tree's root; created when missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// parquet (zstd), arrow (Arrow IPC file), csv or jsonl; the same columns in each.
+    #[arg(long, default_value = "parquet", value_parser = bitlens_export::Format::parse)]
+    pub format: bitlens_export::Format,
+    /// The `cluster` column and partition.
+    #[arg(long, default_value = "default")]
+    pub cluster: String,
+    /// The `batch` column and partition (default: each snapshot's ctime, Unix seconds).
+    #[arg(long)]
+    pub batch: Option<String>,
+    /// The `instance` column and partition (default: each file's name); only with one FILE.
+    #[arg(long)]
+    pub instance: Option<String>,
+    /// The allocator of the writer's build (see `inspect --allocator`).
+    #[arg(long, default_value = "jemalloc", value_parser = crate::parse_allocator)]
+    pub allocator: bitlens::memory::Allocator,
+    /// Do not verify the CRC-64 trailer.
+    #[arg(long)]
+    pub no_checksum: bool,
+    /// Files exported at once (default: the number of CPUs).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Rows per record batch (memory per file is about one batch).
+    #[arg(long, default_value_t = bitlens_export::scan::DEFAULT_BATCH_ROWS)]
+    pub batch_rows: usize,
+    /// Rows per part file before part-N+1 starts.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub rows_per_file: u64,
+}
+
+/// Runs `bitlens export`: one line per file on stdout (rows, part files), errors on stderr
+/// (`bitlens: cannot export FILE: …`, with the offset and key of a bad snapshot); exit
+/// status 1 when any file failed.
+pub fn run(args: ExportArgs) -> ExitCode {
+    if args.instance.is_some() && args.files.len() > 1 {
+        eprintln!("bitlens: --instance names one file's partition; give one FILE per run");
+        return ExitCode::from(2);
+    }
+    for f in &args.files {
+        if let Err(code) = crate::refuse_non_rdb(f) {
+            return code;
+        }
+    }
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let opts = bitlens_export::ExportOptions {
+        scan: bitlens_export::ScanOptions {
+            cluster: args.cluster,
+            batch: args.batch,
+            instance: args.instance,
+            allocator: args.allocator,
+            verify_checksum: !args.no_checksum,
+            batch_rows: args.batch_rows,
+        },
+        format: args.format,
+        out: args.out,
+        jobs,
+        rows_per_file: args.rows_per_file,
+    };
+    let mut failed = false;
+    for (path, r) in args
+        .files
+        .iter()
+        .zip(bitlens_export::export_files(&args.files, &opts))
+    {
+        match r {
+            Ok(e) => println!(
+                "{}: {} keys -> {}",
+                path.display(),
+                e.rows,
+                e.files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Err(e) => {
+                failed = true;
+                eprintln!("bitlens: cannot export {}: {e}", path.display());
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,307 @@
+//! One snapshot file as record batches of the export schema.
+//!
+//! The file's start is read first ([`peek_file`]: the format and the aux fields, which give
+//! the writer's profile, and so the memory model, and the `ctime` batch value). Then the
+//! core's chunked reader walks it in windows of [`CHUNK`] bytes; each key's value is
+//! decoded, turned into its row (the same per-key code as `inspect`: [`KeyRow::new`],
+//! [`bitlens::classify::figures`]) and dropped. Rows are handed on in batches of
+//! [`ScanOptions::batch_rows`], so memory is one window, one value and one batch.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use arrow::datatypes::SchemaRef;
+use arrow::error::ArrowError;
+use arrow::record_batch::{RecordBatch, RecordBatchReader};
+use bitlens::dialect::Profile;
+use bitlens::memory::{Allocator, Model};
+use bitlens::rdb::{AuxFields, Format, Header, LoadOptions, RdbError, RdbErrorKind};
+use bitlens::report::KeyRow;
+
+use crate::schema::{BatchBuilder, KeyRecord, PartitionValues};
+
+/// Bytes of the file the chunked reader holds at a time (8 MiB).
+pub const CHUNK: usize = 8 << 20;
+
+/// Rows per record batch unless [`ScanOptions::batch_rows`] says otherwise.
+pub const DEFAULT_BATCH_ROWS: usize = 65_536;
+
+/// How to scan.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// The `cluster` column (default `default`).
+    pub cluster: String,
+    /// The `batch` column; `None`: the snapshot's `ctime` (Unix seconds as written), or
+    /// `unknown` when it has none.
+    pub batch: Option<String>,
+    /// The `instance` column; `None`: the file name.
+    pub instance: Option<String>,
+    /// The allocator the memory is estimated for (as `inspect --allocator`).
+    pub allocator: Allocator,
+    /// Verify the CRC-64 trailer.
+    pub verify_checksum: bool,
+    /// Most rows per record batch (at least 1).
+    pub batch_rows: usize,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            cluster: "default".into(),
+            batch: None,
+            instance: None,
+            allocator: Allocator::default(),
+            verify_checksum: true,
+            batch_rows: DEFAULT_BATCH_ROWS,
+        }
+    }
+}
+
+/// Why a scan stopped.
+#[derive(Debug)]
+pub enum ScanError {
+    /// The file could not be opened or read.
+    Io(PathBuf, std::io::Error),
+    /// The snapshot is bad: kind, offset, key inside.
+    Rdb(PathBuf, RdbError),
+    /// The consumer of the batches failed (a write error, a closed reader).
+    Sink(String),
+}
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScanError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            ScanError::Rdb(p, e) => write!(f, "{}: {e}", p.display()),
+            ScanError::Sink(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for ScanError {}
+
+/// What a file's start says: its format, aux fields, the profile that wrote it, and the
+/// partition values its rows get.
+#[derive(Debug, Clone)]
+pub struct Partition {
+    pub path: PathBuf,
+    pub format: Format,
+    pub aux: AuxFields,
+    pub profile: &'static Profile,
+    pub values: PartitionValues,
+}
+
+/// The start of the file at `path`, where the header and the aux fields are: 1 MiB, or
+/// 64 MiB when its aux fields run past that. Errors: the file's I/O error, or the core's
+/// header error ([`bitlens::rdb::peek_aux`]: not an RDB file, unknown version, truncated).
+pub fn peek_file(path: &Path) -> Result<(Format, AuxFields), ScanError> {
+    use std::io::Read;
+    let io = |e| ScanError::Io(path.to_path_buf(), e);
+    let mut last = None;
+    for head_len in [1u64 << 20, 64 << 20] {
+        let mut head = Vec::new();
+        let file = std::fs::File::open(path).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        file.take(head_len).read_to_end(&mut head).map_err(io)?;
+        match bitlens::rdb::peek_aux(&head) {
+            Ok(w) => return Ok(w),
+            Err(e) if size > head_len => last = Some(e),
+            Err(e) => return Err(ScanError::Rdb(path.to_path_buf(), e)),
+        }
+    }
+    Err(ScanError::Rdb(
+        path.to_path_buf(),
+        last.expect("a failed peek"),
+    ))
+}
+
+/// The partition of the file at `path` under `opts` (see [`ScanOptions`]); reads only the
+/// file's start ([`peek_file`]).
+pub fn partition(path: &Path, opts: &ScanOptions) -> Result<Partition, ScanError> {
+    let (format, aux) = peek_file(path)?;
+    let profile = Profile::for_snapshot(&aux, format.version);
+    let ctime = aux
+        .iter()
+        .find(|(k, _)| k.as_slice() == b"ctime")
+        .map(|(_, v)| String::from_utf8_lossy(v).trim().to_string())
+        .filter(|v| !v.is_empty());
+    let values = PartitionValues {
+        cluster: opts.cluster.clone(),
+        batch: opts
+            .batch
+            .clone()
+            .or(ctime)
+            .unwrap_or_else(|| "unknown".into()),
+        instance: opts.instance.clone().unwrap_or_else(|| {
+            path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into(),
+            )
+        }),
+    };
+    Ok(Partition {
+        path: path.to_path_buf(),
+        format,
+        aux,
+        profile,
+        values,
+    })
+}
+
+/// What a finished scan saw.
+#[derive(Debug, Clone)]
+pub struct Scanned {
+    /// The file's header (aux fields, databases, checksum).
+    pub header: Header,
+    /// Rows (keys) produced.
+    pub rows: u64,
+    /// The file's size in bytes.
+    pub bytes: u64,
+}
+
+/// Scans `part`'s file (see the module docs), calling `on_batch` with each record batch of
+/// at most `opts.batch_rows` rows, in file order (the last one may be short; none when the
+/// file has no key). Errors: I/O, the snapshot's [`RdbError`] (offset, key, kind), or
+/// `on_batch`'s error, which stops the scan.
+pub fn scan_partition(
+    part: &Partition,
+    opts: &ScanOptions,
+    on_batch: &mut dyn FnMut(RecordBatch) -> Result<(), String>,
+) -> Result<Scanned, ScanError> {
+    let path = &part.path;
+    let model = Model::new(part.profile, opts.allocator);
+    let load = LoadOptions {
+        verify_checksum: opts.verify_checksum,
+        ..Default::default()
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| ScanError::Io(path.clone(), e))?;
+    let bytes = file
+        .metadata()
+        .map_err(|e| ScanError::Io(path.clone(), e))?
+        .len();
+    let batch_rows = opts.batch_rows.max(1);
+    let mut builder = BatchBuilder::new();
+    let mut sink_error: Option<String> = None;
+    let mut rows = 0u64;
+    let mut flush = |b: &mut BatchBuilder, err: &mut Option<String>| -> Result<(), RdbError> {
+        if let Err(e) = on_batch(b.finish()) {
+            *err = Some(e);
+            return Err(RdbError::new(RdbErrorKind::Cancelled, 0, "output failed"));
+        }
+        Ok(())
+    };
+    let header =
+        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, &load, &mut |_, _| Ok(()), |rec| {
+            let Some(value) = rec.value else {
+                return Ok(());
+            };
+            let k = KeyRecord {
+                row: KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
+                figures: bitlens::classify::figures(&value),
+                rdb_bytes: rec.value_bytes,
+                // The core's reader skips RDB_OPCODE_IDLE / RDB_OPCODE_FREQ (it does not
+                // keep them on the record yet): the columns stay null.
+                idle_s: None,
+                lfu_freq: None,
+            };
+            builder.push(&part.values, &k);
+            rows += 1;
+            if builder.len() >= batch_rows {
+                flush(&mut builder, &mut sink_error)?;
+            }
+            Ok(())
+        });
+    let header = match header {
+        Ok(h) => h,
+        Err(_) if sink_error.is_some() => {
+            return Err(ScanError::Sink(sink_error.unwrap_or_default()))
+        }
+        Err(e) => return Err(ScanError::Rdb(path.clone(), e)),
+    };
+    if !builder.is_empty() {
+        let _ = flush(&mut builder, &mut sink_error);
+        if let Some(e) = sink_error {
+            return Err(ScanError::Sink(e));
+        }
+    }
+    Ok(Scanned {
+        header,
+        rows,
+        bytes,
+    })
+}
+
+/// [`partition`] then [`scan_partition`] of the file at `path`.
+pub fn scan_file(
+    path: &Path,
+    opts: &ScanOptions,
+    on_batch: &mut dyn FnMut(RecordBatch) -> Result<(), String>,
+) -> Result<Scanned, ScanError> {
+    scan_partition(&partition(path, opts)?, opts, on_batch)
+}
+
+/// The record batches of several files, in order, pulled from a producer thread that scans
+/// them one after the other ([`scan_file`]) and stays at most two batches ahead (bounded
+/// memory). An error ends the iteration after being yielded once. Dropping the iterator
+/// stops the producer at its next batch.
+pub struct Batches {
+    rx: mpsc::Receiver<Result<RecordBatch, ScanError>>,
+    done: bool,
+}
+
+impl Batches {
+    /// Starts scanning `paths` with `opts`.
+    pub fn new(paths: Vec<PathBuf>, opts: ScanOptions) -> Batches {
+        let (tx, rx) = mpsc::sync_channel(2);
+        std::thread::spawn(move || {
+            for path in paths {
+                let mut send = |b: RecordBatch| {
+                    tx.send(Ok(b))
+                        .map_err(|_| "the reader was closed".to_string())
+                };
+                match scan_file(&path, &opts, &mut send) {
+                    Ok(_) => {}
+                    Err(ScanError::Sink(_)) => return,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        Batches { rx, done: false }
+    }
+
+    /// The next batch: `None` at the end, `Some(Err)` once when a file failed.
+    pub fn next_batch(&mut self) -> Option<Result<RecordBatch, ScanError>> {
+        if self.done {
+            return None;
+        }
+        match self.rx.recv() {
+            Ok(Ok(b)) => Some(Ok(b)),
+            Ok(Err(e)) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            Err(_) => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch()
+            .map(|r| r.map_err(|e| ArrowError::ExternalError(Box::new(e))))
+    }
+}
+
+impl RecordBatchReader for Batches {
+    fn schema(&self) -> SchemaRef {
+        crate::schema::schema()
+    }
+}

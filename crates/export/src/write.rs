@@ -1,0 +1,304 @@
+//! `bitlens export`: files of the export schema, one hive partition per snapshot,
+//! `OUT/cluster=C/batch=B/instance=I/part-N.<ext>` (N from 0; a new part every
+//! [`ExportOptions::rows_per_file`] rows), written by at most [`ExportOptions::jobs`] threads
+//! at once, each streaming its file's batches (see [`crate::scan`]) into the writer:
+//!
+//! - `parquet`: zstd (level 3), row groups of [`ROW_GROUP_ROWS`], the schema version in the
+//!   key-value metadata (and in the stored Arrow schema);
+//! - `arrow`: the Arrow IPC file format (Feather v2), the version in the schema metadata;
+//! - `csv`: a header line, then RFC 4180 rows as arrow-csv writes them (`key` in hex,
+//!   `expire_at` RFC 3339, null as an empty cell);
+//! - `jsonl`: one JSON object per row as arrow-json writes it (`key` in hex, null columns
+//!   left out).
+//!
+//! A part is written under a hidden `.part-N.<ext>.tmp` name and renamed when complete, so
+//! that a reader globbing `**/*.parquet` never sees half a file; the partition's old parts
+//! are removed first.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+use crate::scan::{partition, scan_partition, Partition, ScanError, ScanOptions};
+use crate::schema::{schema, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
+
+/// Rows per Parquet row group.
+pub const ROW_GROUP_ROWS: usize = 131_072;
+
+/// The file format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Parquet,
+    Arrow,
+    Csv,
+    Jsonl,
+}
+
+impl Format {
+    /// Parses `parquet`, `arrow`, `csv` or `jsonl`.
+    pub fn parse(s: &str) -> Result<Format, String> {
+        Ok(match s {
+            "parquet" => Format::Parquet,
+            "arrow" => Format::Arrow,
+            "csv" => Format::Csv,
+            "jsonl" => Format::Jsonl,
+            _ => return Err(format!("--format {s:?}: parquet, arrow, csv or jsonl")),
+        })
+    }
+
+    /// The file extension.
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Parquet => "parquet",
+            Format::Arrow => "arrow",
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// How to export.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// Columns and partition values.
+    pub scan: ScanOptions,
+    pub format: Format,
+    /// The output directory (the hive tree's root).
+    pub out: PathBuf,
+    /// Files exported at once (at least 1).
+    pub jobs: usize,
+    /// Rows per part file before the next part starts (at least 1; checked between batches).
+    pub rows_per_file: u64,
+}
+
+/// One exported snapshot.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    /// The snapshot file.
+    pub path: PathBuf,
+    /// Its partition directory and the part files written there.
+    pub dir: PathBuf,
+    pub files: Vec<PathBuf>,
+    /// Rows (keys) and the snapshot's size in bytes.
+    pub rows: u64,
+    pub bytes: u64,
+}
+
+enum Sink {
+    Parquet(Box<ArrowWriter<File>>),
+    Arrow(arrow::ipc::writer::FileWriter<File>),
+    Csv(arrow::csv::Writer<File>),
+    Jsonl(arrow::json::LineDelimitedWriter<File>),
+}
+
+impl Sink {
+    fn create(format: Format, path: &Path) -> Result<Sink, String> {
+        let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        Ok(match format {
+            Format::Parquet => {
+                let level = ZstdLevel::try_new(3).map_err(|e| err(&e))?;
+                let props = WriterProperties::builder()
+                    .set_compression(Compression::ZSTD(level))
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .set_key_value_metadata(Some(vec![KeyValue::new(
+                        SCHEMA_VERSION_KEY.to_string(),
+                        SCHEMA_VERSION.to_string(),
+                    )]))
+                    .build();
+                Sink::Parquet(Box::new(
+                    ArrowWriter::try_new(file, schema(), Some(props)).map_err(|e| err(&e))?,
+                ))
+            }
+            Format::Arrow => Sink::Arrow(
+                arrow::ipc::writer::FileWriter::try_new(file, &schema()).map_err(|e| err(&e))?,
+            ),
+            Format::Csv => Sink::Csv(
+                arrow::csv::WriterBuilder::new()
+                    .with_header(true)
+                    .build(file),
+            ),
+            Format::Jsonl => Sink::Jsonl(arrow::json::LineDelimitedWriter::new(file)),
+        })
+    }
+
+    fn write(&mut self, b: &RecordBatch) -> Result<(), String> {
+        match self {
+            Sink::Parquet(w) => w.write(b).map_err(|e| e.to_string()),
+            Sink::Arrow(w) => w.write(b).map_err(|e| e.to_string()),
+            Sink::Csv(w) => w.write(b).map_err(|e| e.to_string()),
+            Sink::Jsonl(w) => w.write(b).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn close(self) -> Result<(), String> {
+        let file = match self {
+            Sink::Parquet(w) => w.into_inner().map_err(|e| e.to_string())?,
+            Sink::Arrow(mut w) => {
+                w.finish().map_err(|e| e.to_string())?;
+                w.into_inner().map_err(|e| e.to_string())?
+            }
+            Sink::Csv(w) => w.into_inner(),
+            Sink::Jsonl(mut w) => {
+                w.finish().map_err(|e| e.to_string())?;
+                w.into_inner()
+            }
+        };
+        file.sync_all().map_err(|e| e.to_string())
+    }
+}
+
+/// A partition value as a directory name part: not empty, `.` or `..`, and without `/`,
+/// `\`, `=` or NUL.
+fn check_value(name: &str, v: &str) -> Result<(), String> {
+    if v.is_empty() || v == "." || v == ".." || v.contains(['/', '\\', '=', '\0']) {
+        return Err(format!(
+            "{name} {v:?} cannot name a partition directory (empty, . or .., or holds / \\ = or NUL)"
+        ));
+    }
+    Ok(())
+}
+
+/// The partition directory of `part` under `out`.
+pub fn partition_dir(out: &Path, part: &Partition) -> Result<PathBuf, String> {
+    let v = &part.values;
+    check_value("cluster", &v.cluster)?;
+    check_value("batch", &v.batch)?;
+    check_value("instance", &v.instance)?;
+    Ok(out
+        .join(format!("cluster={}", v.cluster))
+        .join(format!("batch={}", v.batch))
+        .join(format!("instance={}", v.instance)))
+}
+
+/// Exports one snapshot into its partition directory `dir`.
+fn export_one(part: &Partition, dir: &Path, opts: &ExportOptions) -> Result<Exported, ScanError> {
+    let sink_err = ScanError::Sink;
+    let ext = opts.format.ext();
+    std::fs::create_dir_all(dir).map_err(|e| ScanError::Io(dir.to_path_buf(), e))?;
+    // Old parts of this partition (an earlier export) go first.
+    let old = std::fs::read_dir(dir).map_err(|e| ScanError::Io(dir.to_path_buf(), e))?;
+    for entry in old.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("part-") && name.ends_with(&format!(".{ext}")) {
+            std::fs::remove_file(entry.path()).map_err(|e| ScanError::Io(entry.path(), e))?;
+        }
+    }
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut current: Option<(Sink, PathBuf, PathBuf, u64)> = None;
+    let finish = |(sink, tmp, dst, _): (Sink, PathBuf, PathBuf, u64),
+                  files: &mut Vec<PathBuf>|
+     -> Result<(), String> {
+        sink.close()?;
+        std::fs::rename(&tmp, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        files.push(dst);
+        Ok(())
+    };
+    let mut on_batch = |b: RecordBatch| -> Result<(), String> {
+        if current
+            .as_ref()
+            .is_some_and(|c| c.3 >= opts.rows_per_file.max(1))
+        {
+            finish(current.take().expect("checked"), &mut files)?;
+        }
+        if current.is_none() {
+            let n = files.len();
+            let tmp = dir.join(format!(".part-{n}.{ext}.tmp"));
+            let dst = dir.join(format!("part-{n}.{ext}"));
+            current = Some((Sink::create(opts.format, &tmp)?, tmp, dst, 0));
+        }
+        let c = current.as_mut().expect("just opened");
+        c.0.write(&b)?;
+        c.3 += b.num_rows() as u64;
+        Ok(())
+    };
+    let scanned = scan_partition(part, &opts.scan, &mut on_batch);
+    let scanned = match scanned {
+        Ok(s) => s,
+        Err(e) => {
+            if let Some((_, tmp, _, _)) = current.take() {
+                let _ = std::fs::remove_file(tmp);
+            }
+            return Err(e);
+        }
+    };
+    match current.take() {
+        Some(c) => finish(c, &mut files).map_err(sink_err)?,
+        // A snapshot without keys still gets one (empty) part: the partition exists.
+        None => {
+            let tmp = dir.join(format!(".part-0.{ext}.tmp"));
+            let dst = dir.join(format!("part-0.{ext}"));
+            let sink = Sink::create(opts.format, &tmp).map_err(sink_err)?;
+            finish((sink, tmp, dst, 0), &mut files).map_err(sink_err)?;
+        }
+    }
+    Ok(Exported {
+        path: part.path.clone(),
+        dir: dir.to_path_buf(),
+        files,
+        rows: scanned.rows,
+        bytes: scanned.bytes,
+    })
+}
+
+/// Exports every file of `paths` (see the module docs), at most `opts.jobs` at once. The
+/// results are in the order of `paths`; one file's failure does not stop the others. Two
+/// files that would share a partition directory are refused (the later one), as the second
+/// would replace the first: give them distinct `--instance`/`--batch` values.
+pub fn export_files(paths: &[PathBuf], opts: &ExportOptions) -> Vec<Result<Exported, ScanError>> {
+    // The partitions first (each file's start only), to refuse collisions before writing.
+    let mut seen: std::collections::HashMap<PathBuf, PathBuf> = Default::default();
+    let plans: Vec<Result<(Partition, PathBuf), ScanError>> = paths
+        .iter()
+        .map(|p| {
+            let part = partition(p, &opts.scan)?;
+            let dir = partition_dir(&opts.out, &part).map_err(ScanError::Sink)?;
+            if let Some(first) = seen.insert(dir.clone(), p.clone()) {
+                return Err(ScanError::Sink(format!(
+                    "{} and {} would both be {} (give each its own --instance or --batch)",
+                    first.display(),
+                    p.display(),
+                    dir.display()
+                )));
+            }
+            Ok((part, dir))
+        })
+        .collect();
+    let results: Vec<Mutex<Option<Result<Exported, ScanError>>>> =
+        paths.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let jobs = opts.jobs.max(1).min(paths.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(plan) = plans.get(i) else {
+                    return;
+                };
+                let r = match plan {
+                    Ok((part, dir)) => export_one(part, dir, opts),
+                    Err(_) => continue,
+                };
+                *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
+        }
+    });
+    plans
+        .into_iter()
+        .zip(results)
+        .map(|(plan, slot)| match plan {
+            Err(e) => Err(e),
+            Ok(_) => slot
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every planned file was exported by a worker"),
+        })
+        .collect()
+}

@@ -1,0 +1,40 @@
+"""bitlens: Redis/Valkey snapshots (RDB files) in Python.
+
+- ``open(*paths, compat=None, clock=None)``: a :class:`Snapshot` whose ``command()`` answers
+  as the server that wrote the files, with the values redis-py returns on a RESP2 connection
+  without response callbacks; ``inspect()`` is ``bitlens inspect --json`` as a dict.
+- ``scan(*paths)``: a ``pyarrow.RecordBatchReader`` of the export schema (one row per key,
+  the columns of ``bitlens export``), handed over through the Arrow C data interface.
+"""
+
+import os as _os
+
+import pyarrow as _pa
+
+from . import _native
+from ._errors import ReplyError, SnapshotError
+from ._native import SCHEMA_VERSION, Snapshot
+
+__all__ = ["open", "scan", "schema", "Snapshot", "ReplyError", "SnapshotError", "SCHEMA_VERSION"]
+
+
+def open(*paths, compat=None, clock=None):  # noqa: A001 (the API's name)
+    """The RDB files ``paths`` as one snapshot (databases merged; a key in several files
+    takes the last file's value). ``compat``: answer as this profile (``"redis-7.4"``...)
+    instead of the writer; ``clock``: ``None``/``"snapshot"`` (the first file's ctime),
+    ``"now"``, or Unix milliseconds. Raises :class:`SnapshotError` on a bad file."""
+    return _native.open(*[_os.fspath(p) for p in paths], compat=compat, clock=clock)
+
+
+def schema():
+    """The export schema (``pyarrow.Schema``, version in ``metadata[b"bitlens.schema_version"]``)."""
+    return _pa.schema(_native.ExportSchema())
+
+
+def scan(*paths, cluster="default", batch=None, instance=None, batch_rows=65536):
+    """The rows of the RDB files ``paths`` (one per key, in file order) as a
+    ``pyarrow.RecordBatchReader`` of :func:`schema`. The files are decoded by a native
+    thread at most two batches ahead of the reader. A file that is not a snapshot raises
+    :class:`SnapshotError` here; one that turns out corrupt raises it while reading."""
+    it = _native.Scan([_os.fspath(p) for p in paths], cluster, batch, instance, batch_rows)
+    return _pa.RecordBatchReader.from_batches(schema(), (_pa.record_batch(b) for b in it))

@@ -1,0 +1,454 @@
+//! `bitlens._native`, the Python package's native module (PyO3, abi3 for Python >= 3.9).
+//!
+//! - [`Snapshot`]: RDB files loaded into one session (`bitlens.open`); `command` answers as the
+//!   server that wrote them, its reply converted to the values redis-py returns on a RESP2
+//!   connection without response callbacks (integer → `int`, bulk → `bytes`, status →
+//!   `bytes`, null bulk / null array → `None`, array → `list`; an error reply raises
+//!   `bitlens.ReplyError` with the server's text, inside an array it is a `ReplyError`
+//!   instance, as redis-py leaves it); `inspect` and `info` give `bitlens inspect --json`'s
+//!   document.
+//! - [`Scan`]: the export schema's record batches of files ([`bitlens_export::Batches`]),
+//!   each handed to pyarrow through the Arrow C data interface (`__arrow_c_array__`
+//!   capsules, no copy through Python objects); `bitlens.scan` wraps them in a
+//!   `pyarrow.RecordBatchReader`.
+//!
+//! Decode errors raise `bitlens.SnapshotError(message, path, offset, key, kind)`.
+
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use arrow::array::{Array, StructArray};
+use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow::record_batch::RecordBatch;
+use bitlens::dialect::Profile;
+use bitlens::rdb::{self, LoadOptions, RdbError};
+use bitlens::session::{Clock, Session};
+use bitlens::Reply;
+use bitlens_export::arrow;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyCapsule, PyFloat, PyInt, PyList, PyString};
+
+/// `bitlens.SnapshotError` (defined in Python, `bitlens/_errors.py`) for a decode error.
+fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
+    let make = || -> PyResult<PyErr> {
+        let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
+        let key = e.key.as_ref().map(|k| PyBytes::new(py, k));
+        let v = cls.call1((
+            format!("{}: {e}", path.display()),
+            path.display().to_string(),
+            e.offset,
+            key,
+            format!("{:?}", e.kind),
+        ))?;
+        Ok(PyErr::from_value(v))
+    };
+    make().unwrap_or_else(|err| err)
+}
+
+/// `bitlens.SnapshotError` for a file that cannot be read (offset 0, kind `Io`).
+fn io_error(py: Python<'_>, path: &Path, e: &dyn std::fmt::Display) -> PyErr {
+    let make = || -> PyResult<PyErr> {
+        let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
+        let v = cls.call1((
+            format!("{}: {e}", path.display()),
+            path.display().to_string(),
+            0u64,
+            py.None(),
+            "Io",
+        ))?;
+        Ok(PyErr::from_value(v))
+    };
+    make().unwrap_or_else(|err| err)
+}
+
+fn scan_error(py: Python<'_>, e: &bitlens_export::ScanError) -> PyErr {
+    match e {
+        bitlens_export::ScanError::Rdb(p, e) => snapshot_error(py, p, e),
+        bitlens_export::ScanError::Io(p, e) => io_error(py, p, e),
+        bitlens_export::ScanError::Sink(m) => PyValueError::new_err(m.clone()),
+    }
+}
+
+fn reply_error<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("bitlens._errors")?
+        .getattr("ReplyError")?
+        .call1((text,))
+}
+
+/// A reply as redis-py's RESP2 parser returns it (see the module docs).
+fn to_py<'py>(py: Python<'py>, r: &Reply) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match r {
+        Reply::Integer(n) => n.into_pyobject(py)?.into_any(),
+        Reply::Bulk(b) => PyBytes::new(py, b).into_any(),
+        Reply::Status(s) => PyBytes::new(py, s.as_bytes()).into_any(),
+        Reply::NullBulk | Reply::NullArray => py.None().into_bound(py),
+        Reply::Array(items) => {
+            let list = PyList::empty(py);
+            for i in items {
+                list.append(to_py(py, i)?)?;
+            }
+            list.into_any()
+        }
+        Reply::Error(e) => reply_error(py, e)?,
+    })
+}
+
+/// One argument as redis-py encodes it: bytes as they are, str as UTF-8, int as its decimal
+/// text, float as `repr`.
+fn arg_bytes(a: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = a.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(s) = a.cast::<PyString>() {
+        return Ok(s.to_cow()?.as_bytes().to_vec());
+    }
+    if a.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "Invalid input of type: 'bool'. Convert to a bytes, string, int or float first.",
+        ));
+    }
+    if a.is_instance_of::<PyInt>() {
+        return Ok(a.str()?.to_cow()?.as_bytes().to_vec());
+    }
+    if a.is_instance_of::<PyFloat>() {
+        return Ok(a.repr()?.to_cow()?.as_bytes().to_vec());
+    }
+    if let Ok(b) = a.cast::<pyo3::types::PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    Err(PyTypeError::new_err(format!(
+        "Invalid input of type: '{}'. Convert to a bytes, string, int or float first.",
+        a.get_type().name()?
+    )))
+}
+
+fn parse_clock(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Clock> {
+    let Some(c) = clock else {
+        return Ok(Clock::Snapshot);
+    };
+    if c.is_none() {
+        return Ok(Clock::Snapshot);
+    }
+    if let Ok(ms) = c.extract::<i64>() {
+        return Ok(Clock::At(ms));
+    }
+    let s: String = c.extract()?;
+    Clock::parse(&s).map_err(PyValueError::new_err)
+}
+
+fn parse_compat(compat: Option<&str>) -> PyResult<Option<&'static Profile>> {
+    compat
+        .map(|name| {
+            Profile::from_name(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "unknown profile {name:?}; one of: {}",
+                    Profile::names().join(", ")
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// Loads one RDB file (read in windows, never whole).
+fn load(path: &Path) -> Result<rdb::Snapshot, (PathBuf, Result<RdbError, String>)> {
+    let fail = |e| (path.to_path_buf(), e);
+    match bitlens_cli::source::open_rdb(path) {
+        Ok(Some(mut src)) => rdb::load_rdb_chunked(
+            &mut src,
+            bitlens_cli::source::FILE_CHUNK,
+            &LoadOptions::default(),
+            &mut |_, _| Ok(()),
+        )
+        .map_err(|e| fail(Ok(e))),
+        Ok(None) => {
+            let bytes = std::fs::read(path).map_err(|e| fail(Err(e.to_string())))?;
+            if let Some(why) = bitlens_cli::source::wrong_kind(&bytes, "--rdb") {
+                return Err(fail(Err(why)));
+            }
+            rdb::load_rdb(&bytes, &LoadOptions::default()).map_err(|e| fail(Ok(e)))
+        }
+        Err(e) => Err(fail(Err(e.to_string()))),
+    }
+}
+
+/// RDB files loaded into one session (see the module docs).
+#[pyclass(module = "bitlens", frozen)]
+struct Snapshot {
+    session: Mutex<Session>,
+    paths: Vec<PathBuf>,
+    compat: Option<&'static Profile>,
+    clock: Clock,
+}
+
+#[pymethods]
+impl Snapshot {
+    /// `.command(name, *args)`: the reply of the command on the snapshot.
+    #[pyo3(signature = (*args))]
+    fn command<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, pyo3::types::PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if args.is_empty() {
+            return Err(PyTypeError::new_err("command() needs the command name"));
+        }
+        let argv: Vec<Vec<u8>> = args
+            .iter()
+            .map(|a| arg_bytes(&a))
+            .collect::<PyResult<_>>()?;
+        let reply = py.detach(|| {
+            self.session
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .execute(&argv)
+        });
+        match &reply {
+            Reply::Error(e) => Err(PyErr::from_value(reply_error(py, e)?)),
+            r => to_py(py, r),
+        }
+    }
+
+    /// `bitlens inspect --json` of each file (a dict; a list of them for several files).
+    #[pyo3(signature = (top = 20))]
+    fn inspect<'py>(&self, py: Python<'py>, top: usize) -> PyResult<Bound<'py, PyAny>> {
+        let docs = self.reports(py, top, |doc| doc)?;
+        json_to_py(py, docs)
+    }
+
+    /// The file-level part of `bitlens inspect --json` (header, writer, aux fields, checksum,
+    /// profile, clock, key and memory totals, per-database totals without their groups) of
+    /// each file: a dict, a list of them for several files.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let docs = self.reports(py, 0, |mut doc| {
+            if let Some(o) = doc.as_object_mut() {
+                o.retain(|k, _| INFO_FIELDS.contains(&k.as_str()));
+                if let Some(serde_json::Value::Array(dbs)) = o.get_mut("databases") {
+                    for d in dbs {
+                        if let Some(d) = d.as_object_mut() {
+                            d.remove("groups");
+                        }
+                    }
+                }
+            }
+            doc
+        })?;
+        json_to_py(py, docs)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "bitlens.Snapshot({})",
+            self.paths
+                .iter()
+                .map(|p| format!("{:?}", p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The fields of the inspect document [`Snapshot::info`] keeps.
+const INFO_FIELDS: [&str; 15] = [
+    "version",
+    "writer",
+    "module_aux",
+    "aux",
+    "stored_checksum",
+    "checksum_verified",
+    "file_bytes",
+    "profile",
+    "clock_ms",
+    "allocator",
+    "file_keys",
+    "file_databases",
+    "keys",
+    "memory",
+    "databases",
+];
+
+/// A JSON document as Python values (through `json.loads`, so exactly the CLI's JSON).
+fn json_to_py(py: Python<'_>, doc: serde_json::Value) -> PyResult<Bound<'_, PyAny>> {
+    py.import("json")?.call_method1("loads", (doc.to_string(),))
+}
+
+impl Snapshot {
+    /// Each file's inspect report as JSON, passed through `f`; one document, or an array of
+    /// them for several files.
+    fn reports(
+        &self,
+        py: Python<'_>,
+        top: usize,
+        f: impl Fn(serde_json::Value) -> serde_json::Value,
+    ) -> PyResult<serde_json::Value> {
+        let opts = bitlens_cli::inspect::Options {
+            compat: self.compat,
+            clock: self.clock,
+            top,
+            ..Default::default()
+        };
+        let mut docs = Vec::new();
+        for p in &self.paths {
+            let r = py.detach(|| {
+                bitlens_cli::inspect::report_from(bitlens_cli::inspect::Input::File(p), &opts)
+            });
+            let r = r.map_err(|e| match e {
+                bitlens_cli::inspect::VisitError::Rdb(e) => snapshot_error(py, p, &e),
+                bitlens_cli::inspect::VisitError::Io(e) => io_error(py, p, &e),
+            })?;
+            docs.push(f(r.to_json()));
+        }
+        Ok(if docs.len() == 1 {
+            docs.pop().expect("one")
+        } else {
+            serde_json::Value::Array(docs)
+        })
+    }
+}
+
+/// `bitlens.open(*paths, compat=None, clock=None)`: the RDB files as one snapshot (their
+/// databases merged; the profile is `compat` or the first file's writer; the clock
+/// `snapshot` (the first file's ctime), `now`, or Unix ms).
+#[pyfunction]
+#[pyo3(signature = (*paths, compat = None, clock = None))]
+fn open(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    compat: Option<&str>,
+    clock: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Snapshot> {
+    if paths.is_empty() {
+        return Err(PyTypeError::new_err("open() needs at least one path"));
+    }
+    let compat = parse_compat(compat)?;
+    let clock = parse_clock(clock)?;
+    let loaded = py.detach(|| paths.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>());
+    let mut snaps = loaded.map_err(|(p, e)| match e {
+        Ok(e) => snapshot_error(py, &p, &e),
+        Err(m) => io_error(py, &p, &m),
+    })?;
+    let mut first = snaps.remove(0);
+    for s in snaps {
+        for (db, ks) in s.databases {
+            let into = first.databases.entry(db).or_default();
+            for (k, e) in ks.iter_all() {
+                into.insert(k.to_vec(), e.value.clone(), e.expire_at_ms);
+            }
+        }
+    }
+    let session = Session::from_snapshot(first, compat, clock);
+    Ok(Snapshot {
+        session: Mutex::new(session),
+        paths,
+        compat,
+        clock,
+    })
+}
+
+/// One record batch, handed over through the Arrow C data interface.
+#[pyclass(module = "bitlens", frozen)]
+struct Batch(RecordBatch);
+
+const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
+const ARRAY_CAPSULE: &CStr = c"arrow_array";
+
+#[pymethods]
+impl Batch {
+    /// The Arrow PyCapsule interface: (schema capsule, array capsule) of a struct array.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        let _ = requested_schema;
+        let schema = FFI_ArrowSchema::try_from(self.0.schema().as_ref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let data = StructArray::from(self.0.clone()).into_data();
+        let array = FFI_ArrowArray::new(&data);
+        Ok((
+            PyCapsule::new_with_value(py, schema, SCHEMA_CAPSULE)?,
+            PyCapsule::new_with_value(py, array, ARRAY_CAPSULE)?,
+        ))
+    }
+}
+
+/// The export schema, through the Arrow PyCapsule interface.
+#[pyclass(module = "bitlens", frozen)]
+struct ExportSchema;
+
+#[pymethods]
+impl ExportSchema {
+    #[new]
+    fn new() -> Self {
+        ExportSchema
+    }
+
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(bitlens_export::schema().as_ref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        PyCapsule::new_with_value(py, schema, SCHEMA_CAPSULE)
+    }
+}
+
+/// The record batches of files (see [`bitlens_export::Batches`]); an iterator of [`Batch`].
+#[pyclass(module = "bitlens", frozen)]
+struct Scan(Mutex<bitlens_export::Batches>);
+
+#[pymethods]
+impl Scan {
+    /// Starts scanning; the files' starts are read first, so that a file that is not an RDB
+    /// snapshot raises here.
+    #[new]
+    #[pyo3(signature = (paths, cluster = "default".to_string(), batch = None, instance = None, batch_rows = bitlens_export::scan::DEFAULT_BATCH_ROWS))]
+    fn new(
+        py: Python<'_>,
+        paths: Vec<PathBuf>,
+        cluster: String,
+        batch: Option<String>,
+        instance: Option<String>,
+        batch_rows: usize,
+    ) -> PyResult<Scan> {
+        let opts = bitlens_export::ScanOptions {
+            cluster,
+            batch,
+            instance,
+            batch_rows,
+            ..Default::default()
+        };
+        for p in &paths {
+            bitlens_export::scan::partition(p, &opts).map_err(|e| scan_error(py, &e))?;
+        }
+        Ok(Scan(Mutex::new(bitlens_export::Batches::new(paths, opts))))
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Batch>> {
+        let next = py.detach(|| {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .next_batch()
+        });
+        match next {
+            None => Ok(None),
+            Some(Ok(b)) => Ok(Some(Batch(b))),
+            Some(Err(e)) => Err(scan_error(py, &e)),
+        }
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Snapshot>()?;
+    m.add_class::<Batch>()?;
+    m.add_class::<ExportSchema>()?;
+    m.add_class::<Scan>()?;
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add("SCHEMA_VERSION", bitlens_export::SCHEMA_VERSION)?;
+    Ok(())
+}
