@@ -29,9 +29,10 @@ pub struct ExportArgs {
     /// The `instance` column and partition (default: each file's name); only with one FILE.
     #[arg(long)]
     pub instance: Option<String>,
-    /// The allocator of the writer's build (see `inspect --allocator`).
-    #[arg(long, default_value = "jemalloc", value_parser = crate::parse_allocator)]
-    pub allocator: bitlens::memory::Allocator,
+    /// The allocator of the writer's build (see `inspect --allocator`; default: inferred from
+    /// each file's `used-mem`, as `inspect` does).
+    #[arg(long, value_parser = crate::parse_allocator)]
+    pub allocator: Option<bitlens::memory::Allocator>,
     /// Do not verify the CRC-64 trailer.
     #[arg(long)]
     pub no_checksum: bool,

@@ -36,8 +36,10 @@ pub struct ScanOptions {
     pub batch: Option<String>,
     /// The `instance` column; `None`: the file name.
     pub instance: Option<String>,
-    /// The allocator the memory is estimated for (as `inspect --allocator`).
-    pub allocator: Allocator,
+    /// The allocator the memory is estimated for (as `inspect --allocator`); `None`: the one
+    /// inferred from the file's `used-mem`, as `inspect` infers it
+    /// ([`bitlens::memory::AllocatorInference`]: one more pass over the file).
+    pub allocator: Option<Allocator>,
     /// Verify the CRC-64 trailer.
     pub verify_checksum: bool,
     /// Most rows per record batch (at least 1).
@@ -50,7 +52,7 @@ impl Default for ScanOptions {
             cluster: "default".into(),
             batch: None,
             instance: None,
-            allocator: Allocator::default(),
+            allocator: None,
             verify_checksum: true,
             batch_rows: DEFAULT_BATCH_ROWS,
         }
@@ -169,11 +171,15 @@ pub fn scan_partition(
     on_batch: &mut dyn FnMut(RecordBatch) -> Result<(), String>,
 ) -> Result<Scanned, ScanError> {
     let path = &part.path;
-    let model = Model::new(part.profile, opts.allocator);
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         ..Default::default()
     };
+    let allocator = match opts.allocator {
+        Some(a) => a,
+        None => infer(part, &load)?,
+    };
+    let model = Model::new(part.profile, allocator);
     let mut file = std::fs::File::open(path).map_err(|e| ScanError::Io(path.clone(), e))?;
     let bytes = file
         .metadata()
@@ -229,6 +235,23 @@ pub fn scan_partition(
         rows,
         bytes,
     })
+}
+
+/// The allocator of `part`'s writer, inferred from every key and the `used-mem` aux field as
+/// `inspect` infers it (one pass over the file).
+fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
+    let path = &part.path;
+    let mut file = std::fs::File::open(path).map_err(|e| ScanError::Io(path.clone(), e))?;
+    let mut inf = bitlens::memory::AllocatorInference::new(part.profile);
+    let header =
+        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, load, &mut |_, _| Ok(()), |rec| {
+            if let Some(v) = &rec.value {
+                inf.add(rec.db, &rec.key, v, rec.expire_at_ms.is_some());
+            }
+            Ok(())
+        })
+        .map_err(|e| ScanError::Rdb(path.clone(), e))?;
+    Ok(inf.finish(&header.aux).allocator)
 }
 
 /// [`partition`] then [`scan_partition`] of the file at `path`.
