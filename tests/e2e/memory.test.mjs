@@ -238,7 +238,9 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
 
   test('the same figures as `bitlens inspect --json` (top keys, types, patterns, expiring)', async () => {
     assert.ok(existsSync(BITLENS), `${BITLENS} is missing: cargo build --release -p bitlens-cli`);
-    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--top', '20', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    // The panel prices with its allocator select, which starts on jemalloc (the bundled build);
+    // inspect infers the writer's allocator from used-mem, so it is given the same one here.
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', '--json', '--top', '20', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
     const rows = await topRows();
     assert.deepEqual(rows.map((r) => [r.key, r.memory]), cli.top.map((k) => [k.key, k.memory]));
     const summary = await page.$eval('[data-testid=mem-summary]', (e) => ({ keys: Number(e.dataset.keys), memory: Number(e.dataset.memory) }));
@@ -283,7 +285,7 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
   });
 
   test('the prefix treemap, the TTL histogram and the ledger are `inspect --json --ledger`\'s', async (t) => {
-    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--ledger', '--bitfield', 'lvls:*=u4', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', '--json', '--ledger', '--bitfield', 'lvls:*=u4', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
     await page.evaluate(() => { document.querySelector('[data-testid=memory-section]').dataset.state = 'pending'; });
     await page.fill('[data-testid=mem-bitfield]', 'lvls:*=u4');
     await page.press('[data-testid=mem-bitfield]', 'Enter');
@@ -313,7 +315,7 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     const ctl = got.find((x) => x.prefix === 'ctl\x1b[31m:');
     assert.ok(ctl, JSON.stringify(got.map((x) => x.prefix)));
     assert.ok(ctl.label.startsWith('"ctl\\x1b[31m:"'), ctl.label);
-    const text = execFileSync(BITLENS, ['inspect', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const text = execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
     assert.ok(text.includes('"ctl\\x1b[31m:"'), 'the CLI prints the same escaped prefix');
     assert.ok(!(await page.textContent('[data-testid=mem-treemap]')).includes('\x1b'), 'no raw ESC in the page');
     // Zoom into `big:` with the keyboard (Tab stop, arrows, Enter), then back out with Escape.
@@ -352,7 +354,7 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
       assert.equal(await page.textContent('[data-testid=kb-detail-key]'), key);
       const rows = await page.$$eval('[data-testid=kb-ledger] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.form,
         { memory: tr.dataset.memory === '' ? null : Number(tr.dataset.memory), encoding: tr.dataset.encoding }])));
-      const one = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--ledger', '--bitfield', 'lvls:*=u4', '--match', key, file], { encoding: 'utf8' }));
+      const one = JSON.parse(execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', '--json', '--ledger', '--bitfield', 'lvls:*=u4', '--match', key, file], { encoding: 'utf8' }));
       return { rows, cli: one.databases[0].groups[0].ledger };
     };
     const lv = await keyLedger('lvls:b');
