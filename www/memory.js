@@ -24,8 +24,14 @@ import { buildTreemap } from './treemap.js';
 /** Keys listed in the top table; days of the expiry window. */
 export const MEMORY_TOP = 20;
 export const MEMORY_DAYS = 7;
-/** The allocators memoryReport models (src/memory.rs `Allocator`), the default first. */
-const ALLOCATORS = ['jemalloc', 'jemalloc16', 'libc'];
+/**
+ * The allocator select's choices: `auto` (the default: inferred from the snapshot's used-mem,
+ * as `bitlens inspect` does) and the allocators memoryReport models (src/memory.rs `Allocator`).
+ */
+const ALLOCATORS = ['auto', 'jemalloc', 'jemalloc16', 'libc'];
+
+/** The engine's `allocator` option for a select value (`auto`: none, so it infers). */
+const allocatorOption = (v) => (v === 'auto' ? undefined : v);
 
 /** Intl.NumberFormat instances by locale and options (built once: each costs ~0.1 ms). */
 const FORMATS = new Map();
@@ -101,8 +107,9 @@ const td = (v, num = false) => el('td', num ? { class: 'num' } : {}, v);
  */
 export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
   const body = el('div', { class: 'mem-body' });
-  // The writer build's allocator: the snapshot does not say, and size classes differ (Redis'
-  // bundled jemalloc, a distribution's system jemalloc, glibc malloc).
+  // The writer build's allocator: the snapshot does not name it, and size classes differ
+  // (Redis' bundled jemalloc, a distribution's system jemalloc, glibc malloc). By default the
+  // engine infers it from the snapshot's used-mem; the line under the form says which and why.
   const allocator = el('select', { 'data-testid': 'mem-allocator', onchange: () => setSource(source) },
     ...ALLOCATORS.map((a) => el('option', { value: a }, t.memAllocators[a])));
   // `inspect --separator` (each character one separator), `--depth`, `--bitfield GLOB=TYPE`.
@@ -128,7 +135,9 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
       ? el('button', { type: 'button', class: 'kb-key', 'data-testid': 'mem-open-key', onclick: () => openKey(k.key) }, k.keyDisplay)
       : el('code', {}, k.keyDisplay));
     const total = r.memory;
-    const parts = [el('p', { class: 'kb-summary', 'data-testid': 'mem-summary', 'data-keys': r.keys, 'data-memory': r.memory },
+    const parts = [el('p', { class: 'note', 'data-testid': 'mem-allocator-choice', 'data-allocator': r.allocator, 'data-source': r.allocatorSource },
+      t.memAllocatorChoice(t.memAllocators[r.allocator] || r.allocator, r.allocatorSource, r.allocatorReason)),
+    el('p', { class: 'kb-summary', 'data-testid': 'mem-summary', 'data-keys': r.keys, 'data-memory': r.memory },
       t.memSummary(fmt(r.keys), human(r.memory, locale), fmt(r.byType.length), fmt(r.patternCount)),
       r.unknown ? ` ${t.memUnknown(fmt(r.unknown))}` : '')];
     if (!r.keys) {
@@ -199,7 +208,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     section.dataset.state = 'loading';
     try {
       const r = await eng.memoryReport({
-        top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocator.value, separators: separators.value || ':',
+        top: MEMORY_TOP, days: MEMORY_DAYS, allocator: allocatorOption(allocator.value), separators: separators.value || ':',
         depth: Math.max(1, Math.floor(Number(depth.value) || 2)), ledger: true, bitfield: bitfieldSpecs(),
       });
       const { selected } = await eng.call('info');
@@ -219,7 +228,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
    */
   async function keyLedger(eng, key) {
     if (!eng || typeof eng.keyLedger !== 'function') return null;
-    const l = await eng.keyLedger(key, { allocator: allocator.value, bitfield: bitfieldSpecs() });
+    const l = await eng.keyLedger(key, { allocator: allocatorOption(allocator.value), bitfield: bitfieldSpecs() });
     if (!l) return null;
     const forms = [['current', l.current, null], ['asSet', l.asSet && l.asSet.memory, l.asSet && l.asSet.encoding],
       ['asBitmap', l.asBitmap, null], ['asRoaring', l.asRoaring, null], ['asHash', l.asHash && l.asHash.memory, l.asHash && l.asHash.encoding]];

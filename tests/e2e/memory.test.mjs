@@ -6,8 +6,9 @@
 // - the top 20 keys are the server's 20 biggest by `MEMORY USAGE key SAMPLES 0`, in its order,
 //   each within ±10% of it (issue 17's target), with the server's TYPE and OBJECT ENCODING —
 //   measured on the server restarted on its own dump.rdb, as the estimate is defined; Redis
-//   7.4.1 (bundled jemalloc, the default model) and Debian's 7.0.15 (system jemalloc, chosen
-//   with the view's allocator select);
+//   7.4.1 (bundled jemalloc) and Debian's 7.0.15 (system jemalloc), each priced with the
+//   allocator the view infers from the file's used-mem by default (its line says which, as
+//   `inspect` does), and the allocator select overrides it;
 // - the same figures exactly as `bitlens inspect --json` (one implementation: src/report.rs);
 // - "expiring within 7 days" counts exactly the keys whose PEXPIRETIME the server reports within
 //   7 days of the snapshot's time (LASTSAVE), per 24-hour day, and the CLI's `expiring`
@@ -238,9 +239,12 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
 
   test('the same figures as `bitlens inspect --json` (top keys, types, patterns, expiring)', async () => {
     assert.ok(existsSync(BITLENS), `${BITLENS} is missing: cargo build --release -p bitlens-cli`);
-    // The panel prices with its allocator select, which starts on jemalloc (the bundled build);
-    // inspect infers the writer's allocator from used-mem, so it is given the same one here.
-    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', '--json', '--top', '20', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    // Both infer the writer's allocator from used-mem: the bundled jemalloc of this build.
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--top', '20', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    assert.equal(await page.inputValue('[data-testid=mem-allocator]'), 'auto');
+    assert.deepEqual([cli.allocator, cli.allocator_source], ['jemalloc', 'inferred']);
+    const choice = await page.$eval('[data-testid=mem-allocator-choice]', (e) => [e.dataset.allocator, e.dataset.source, e.textContent]);
+    assert.deepEqual(choice, ['jemalloc', 'inferred', `Sizes priced with jemalloc (Redis' bundled build) (inferred): ${cli.allocator_reason}`]);
     const rows = await topRows();
     assert.deepEqual(rows.map((r) => [r.key, r.memory]), cli.top.map((k) => [k.key, k.memory]));
     const summary = await page.$eval('[data-testid=mem-summary]', (e) => ({ keys: Number(e.dataset.keys), memory: Number(e.dataset.memory) }));
@@ -285,7 +289,7 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
   });
 
   test('the prefix treemap, the TTL histogram and the ledger are `inspect --json --ledger`\'s', async (t) => {
-    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', '--json', '--ledger', '--bitfield', 'lvls:*=u4', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--ledger', '--bitfield', 'lvls:*=u4', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
     await page.evaluate(() => { document.querySelector('[data-testid=memory-section]').dataset.state = 'pending'; });
     await page.fill('[data-testid=mem-bitfield]', 'lvls:*=u4');
     await page.press('[data-testid=mem-bitfield]', 'Enter');
@@ -315,7 +319,7 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     const ctl = got.find((x) => x.prefix === 'ctl\x1b[31m:');
     assert.ok(ctl, JSON.stringify(got.map((x) => x.prefix)));
     assert.ok(ctl.label.startsWith('"ctl\\x1b[31m:"'), ctl.label);
-    const text = execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const text = execFileSync(BITLENS, ['inspect', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
     assert.ok(text.includes('"ctl\\x1b[31m:"'), 'the CLI prints the same escaped prefix');
     assert.ok(!(await page.textContent('[data-testid=mem-treemap]')).includes('\x1b'), 'no raw ESC in the page');
     // Zoom into `big:` with the keyboard (Tab stop, arrows, Enter), then back out with Escape.
@@ -354,7 +358,7 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
       assert.equal(await page.textContent('[data-testid=kb-detail-key]'), key);
       const rows = await page.$$eval('[data-testid=kb-ledger] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.form,
         { memory: tr.dataset.memory === '' ? null : Number(tr.dataset.memory), encoding: tr.dataset.encoding }])));
-      const one = JSON.parse(execFileSync(BITLENS, ['inspect', '--allocator', 'jemalloc', '--json', '--ledger', '--bitfield', 'lvls:*=u4', '--match', key, file], { encoding: 'utf8' }));
+      const one = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--ledger', '--bitfield', 'lvls:*=u4', '--match', key, file], { encoding: 'utf8' }));
       return { rows, cli: one.databases[0].groups[0].ledger };
     };
     const lv = await keyLedger('lvls:b');
@@ -401,15 +405,25 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
     }
   });
 
-  test('a system-jemalloc build (Debian\'s 7.0.15): the allocator select gives its figures', async (t) => {
+  test('a system-jemalloc build (Debian\'s 7.0.15): its allocator inferred, and the select overrides it', async (t) => {
     await open(debianFile);
-    assert.equal(await page.inputValue('[data-testid=mem-allocator]'), 'jemalloc');
-    await page.evaluate(() => { document.querySelector('[data-testid=memory-section]').dataset.state = 'pending'; });
-    await page.selectOption('[data-testid=mem-allocator]', 'jemalloc16');
-    await page.waitForSelector('[data-testid=memory-section][data-state=ready]', { timeout: 60000 });
-    t.diagnostic(`Debian 7.0.15, jemalloc16: ${await assertTop(debianServer)}`);
-    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--allocator', 'jemalloc16', debianFile], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    // Inferred from the file's used-mem: the 16-byte-quantum jemalloc, as inspect infers it.
+    assert.equal(await page.inputValue('[data-testid=mem-allocator]'), 'auto');
+    const choice = () => page.$eval('[data-testid=mem-allocator-choice]', (e) => [e.dataset.allocator, e.dataset.source]);
+    assert.deepEqual(await choice(), ['jemalloc16', 'inferred']);
+    t.diagnostic(`Debian 7.0.15, inferred jemalloc16: ${await assertTop(debianServer)}`);
+    const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', debianFile], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    assert.deepEqual([cli.allocator, cli.allocator_source], ['jemalloc16', 'inferred']);
     assert.deepEqual((await topRows()).map((r) => [r.key, r.memory]), cli.top.map((k) => [k.key, k.memory]));
+    // The select overrides it: bundled jemalloc's figures, as `inspect --allocator jemalloc`.
+    await page.evaluate(() => { document.querySelector('[data-testid=memory-section]').dataset.state = 'pending'; });
+    await page.selectOption('[data-testid=mem-allocator]', 'jemalloc');
+    await page.waitForSelector('[data-testid=memory-section][data-state=ready]', { timeout: 60000 });
+    assert.deepEqual(await choice(), ['jemalloc', 'given']);
+    const given = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--allocator', 'jemalloc', debianFile], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    assert.deepEqual((await topRows()).map((r) => [r.key, r.memory]), given.top.map((k) => [k.key, k.memory]));
+    assert.notDeepEqual(given.top.map((k) => k.memory), cli.top.map((k) => k.memory));
+    await page.selectOption('[data-testid=mem-allocator]', 'auto');
     assert.deepEqual(pageErrors, []);
   });
 });
