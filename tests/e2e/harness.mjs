@@ -229,7 +229,8 @@ export async function openOfflinePanel(browser, url, { query = 'lang=en', width 
 
 /**
  * Opens `files` (a path or a list of paths) through the panel's "Open snapshot…" input. With
- * `settle` (the default) it waits until the panel reports the files loaded (`data-offline=ready`);
+ * `settle` (the default) it waits until the panel reports the files loaded (`data-offline=ready`)
+ * and drawn (`data-state`);
  * without, it returns once the files are handed over (the panel's `data-offline` is `pending`).
  */
 export async function openFile(page, files, { settle = true, timeout = 60000 } = {}) {
@@ -237,7 +238,9 @@ export async function openFile(page, files, { settle = true, timeout = 60000 } =
     document.querySelector('[data-testid=panel]').dataset.offline = 'pending';
   });
   await page.setInputFiles('[data-testid=file-input]', files);
-  if (settle) await page.waitForSelector('[data-testid=panel][data-offline=ready]', { timeout });
+  // Decoded (data-offline) and then drawn: the cards, the key browser's first list and its
+  // place on the page (data-state), so that a click lands where the page has settled.
+  if (settle) await page.waitForSelector('[data-testid=panel][data-offline=ready]:is([data-state=ready], [data-state=error])', { timeout });
 }
 
 /**
