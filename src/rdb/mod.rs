@@ -327,6 +327,12 @@ pub struct Record<'a> {
     pub value: Option<Value>,
     /// Absolute expiry, Unix milliseconds.
     pub expire_at_ms: Option<i64>,
+    /// The key's LRU idle time, seconds, as RDB_OPCODE_IDLE recorded it (written by servers
+    /// with an LRU `maxmemory-policy`); `None` without the opcode.
+    pub lru_idle_s: Option<u64>,
+    /// The key's LFU counter, as RDB_OPCODE_FREQ recorded it (servers with an LFU
+    /// `maxmemory-policy`); `None` without the opcode.
+    pub lfu_freq: Option<u8>,
     /// Offset of the type byte in the file.
     pub offset: u64,
     /// Bytes the value's encoding takes in the file (after the key).
@@ -423,11 +429,23 @@ where
     visit_input(&mut input, opts, progress, f)
 }
 
+/// What the opcodes before a key record said of it (RDB_OPCODE_EXPIRETIME(_MS), _IDLE,
+/// _FREQ): held until the key record they prefix takes them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct KeyPrefix {
+    /// Absolute expiry, Unix milliseconds.
+    expire: Option<i64>,
+    /// LRU idle time, seconds.
+    idle: Option<u64>,
+    /// LFU counter.
+    freq: Option<u8>,
+}
+
 /// Reader state carried from record to record.
 struct State {
     header: Header,
     db: u64,
-    expire: Option<i64>,
+    prefix: KeyPrefix,
     /// The current database's RESIZEDB key count, bounded (see [`Record::db_size_hint`]).
     db_size: Option<u64>,
     /// The input's full length when known ([`input::Input::known_len`]).
@@ -453,7 +471,7 @@ enum Step<'w> {
         len: u64,
         header_bytes: u64,
         offset: u64,
-        expire_at_ms: Option<i64>,
+        prefix: KeyPrefix,
     },
 }
 
@@ -501,14 +519,10 @@ fn read_record<'w>(
                     .filter(|_| opts.patterns.is_empty() && opts.db.is_none_or(|d| d == st.db))
                     .map(|left| keys.min(left / MIN_KEY_RECORD_BYTES));
             }
-            Opcode::ExpireTimeMs => st.expire = Some(c.u64_le("expire time")? as i64),
-            Opcode::ExpireTime => st.expire = Some(c.i32_le("expire time")? as i64 * 1000),
-            Opcode::Idle => {
-                c.length("LRU idle time")?;
-            }
-            Opcode::Freq => {
-                c.u8("LFU frequency")?;
-            }
+            Opcode::ExpireTimeMs => st.prefix.expire = Some(c.u64_le("expire time")? as i64),
+            Opcode::ExpireTime => st.prefix.expire = Some(c.i32_le("expire time")? as i64 * 1000),
+            Opcode::Idle => st.prefix.idle = Some(c.length("LRU idle time")?),
+            Opcode::Freq => st.prefix.freq = Some(c.u8("LFU frequency")?),
             Opcode::ModuleAux => {
                 let name = c.module_aux()?;
                 if !st.header.module_aux.contains(&name) {
@@ -590,7 +604,7 @@ fn read_record<'w>(
                             len: n,
                             header_bytes: (c.pos - v_at) as u64,
                             offset: c.base + at as u64,
-                            expire_at_ms: st.expire.take(),
+                            prefix: std::mem::take(&mut st.prefix),
                         });
                     }
                     c.pos = v_at;
@@ -616,13 +630,16 @@ fn read_record<'w>(
                     })?;
                 }
             }
+            let prefix = std::mem::take(&mut st.prefix);
             Ok(Step::Key(Record {
                 db: st.db,
                 type_byte: byte,
                 kind,
                 encoding,
                 value,
-                expire_at_ms: st.expire.take(),
+                expire_at_ms: prefix.expire,
+                lru_idle_s: prefix.idle,
+                lfu_freq: prefix.freq,
                 offset: c.base + at as u64,
                 value_bytes: (c.pos - v_at) as u64,
                 db_size_hint: st.db_size,
@@ -702,7 +719,7 @@ struct LongString {
     done: u64,
     header_bytes: u64,
     offset: u64,
-    expire_at_ms: Option<i64>,
+    prefix: KeyPrefix,
 }
 
 /// The resumable RDB reader: it decodes what its input's window holds, record by record,
@@ -724,7 +741,7 @@ impl Walk {
             st: State {
                 header: Header::default(),
                 db: 0,
-                expire: None,
+                prefix: KeyPrefix::default(),
                 db_size: None,
                 known_len: None,
             },
@@ -814,7 +831,7 @@ impl Walk {
                             len,
                             header_bytes,
                             offset,
-                            expire_at_ms,
+                            prefix,
                         }) => {
                             let long = LongString {
                                 key: key.into_owned(),
@@ -825,7 +842,7 @@ impl Walk {
                                 done: 0,
                                 header_bytes,
                                 offset,
-                                expire_at_ms,
+                                prefix,
                             };
                             inp.consume(used);
                             self.phase = Phase::Long(long);
@@ -877,7 +894,9 @@ impl Walk {
                         kind: ValueKind::String,
                         encoding: "raw",
                         value: long.builder.map(|b| Value::String(b.finish())),
-                        expire_at_ms: long.expire_at_ms,
+                        expire_at_ms: long.prefix.expire,
+                        lru_idle_s: long.prefix.idle,
+                        lfu_freq: long.prefix.freq,
                         offset: long.offset,
                         value_bytes: long.header_bytes + long.len,
                         db_size_hint: self.st.db_size,

@@ -21,7 +21,7 @@
 use rayon::prelude::*;
 
 use super::reader::Cursor;
-use super::{read_record, LoadOptions, RdbError, Record, State, Step};
+use super::{read_record, KeyPrefix, LoadOptions, RdbError, Record, State, Step};
 
 /// Encoded bytes framed per batch per thread (up to 4× as much to give each thread two
 /// records): decoded values of a whole batch are held until they are delivered, so this bounds
@@ -46,13 +46,13 @@ pub(super) enum Batch {
     Need(u64),
 }
 
-/// One framed key record: where its type byte is and where it ends in the window, and the
-/// expiry its prefix opcodes set.
+/// One framed key record: where its type byte is and where it ends in the window, and what
+/// its prefix opcodes set (expiry, LRU idle time, LFU counter).
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     start: usize,
     end: usize,
-    expire: Option<i64>,
+    prefix: KeyPrefix,
 }
 
 /// Frames a batch at the start of `window` (absolute offset `base`, `eof` when it is the end of
@@ -74,10 +74,10 @@ where
 {
     let threads = opts.threads.max(1);
     let format = st.header.format;
-    let expire_at_start = st.expire;
+    let prefix_at_start = st.prefix;
     let mut frames: Vec<Frame> = Vec::new();
     let mut c = Cursor::window(window, base, eof);
-    let mut expire_after_last = st.expire;
+    let mut prefix_after_last = st.prefix;
     // Until the batch has its bytes and two records per thread (records of several MB each
     // need a few to balance), within 4× the bytes and the record cap.
     let more = |bytes: usize, n: usize| {
@@ -93,7 +93,7 @@ where
         if format.opcode(byte).is_some_and(|op| !op.prefixes_key()) {
             break;
         }
-        let expire = st.expire;
+        let prefix = st.prefix;
         c.need = None;
         match read_record(&mut c, st, opts, true) {
             Ok(Step::Opcode) => {}
@@ -101,14 +101,14 @@ where
                 frames.push(Frame {
                     start,
                     end: c.pos,
-                    expire,
+                    prefix,
                 });
-                expire_after_last = st.expire;
+                prefix_after_last = st.prefix;
             }
             Err(_) if !eof && frames.len() < 2 * threads => {
                 // Cut by the window's end before every thread has two records.
                 if let Some(end) = c.need.filter(|_| start < 2 * BYTES_PER_THREAD * threads) {
-                    st.expire = expire_at_start;
+                    st.prefix = prefix_at_start;
                     return Ok(Batch::Need(end));
                 }
                 break;
@@ -118,7 +118,7 @@ where
     }
     // Undo the prefix opcodes read after the last framed record: the one-thread step reads
     // them again with the record they qualify.
-    st.expire = expire_after_last;
+    st.prefix = prefix_after_last;
     if frames.is_empty() {
         return Ok(Batch::Consumed(0));
     }
@@ -138,7 +138,7 @@ where
                             ..Default::default()
                         },
                         db,
-                        expire: fr.expire,
+                        prefix: fr.prefix,
                         db_size,
                         known_len,
                     };
@@ -158,7 +158,11 @@ where
         let Some(rec) = rec else {
             // Read again by the one-thread step, from the end of the record before it (its
             // expiry opcodes included), with the state it had there.
-            st.expire = if i == 0 { expire_at_start } else { None };
+            st.prefix = if i == 0 {
+                prefix_at_start
+            } else {
+                KeyPrefix::default()
+            };
             return Ok(Batch::Consumed(consumed));
         };
         let key = rec.key.clone();
@@ -183,13 +187,15 @@ mod tests {
         let mut out = Vec::new();
         let mut visit = |r: Record<'_>| {
             out.push(format!(
-                "{} {:?} {} {} {:?} {:?} {} {}",
+                "{} {:?} {} {} {:?} {:?} {:?} {:?} {} {}",
                 r.db,
                 r.key,
                 r.type_byte,
                 r.encoding,
                 r.value,
                 r.expire_at_ms,
+                r.lru_idle_s,
+                r.lfu_freq,
                 r.offset,
                 r.value_bytes
             ));
@@ -221,6 +227,13 @@ mod tests {
             } else {
                 i.to_string().into_bytes()
             };
+            // LRU idle times and LFU counters prefix some keys, with or without an expiry.
+            if i % 5 == 1 {
+                w.lru_idle(u64::from(i) * 37).unwrap();
+            }
+            if i % 11 == 2 {
+                w.lfu_freq((i % 256) as u8).unwrap();
+            }
             w.write_string(key.as_bytes(), &value, expire).unwrap();
         }
         w.select_db(3).unwrap();
@@ -251,7 +264,7 @@ mod tests {
                 ..Default::default()
             },
             db: 0,
-            expire: None,
+            prefix: Default::default(),
             db_size: None,
             known_len: Some(bytes.len() as u64),
         };
@@ -282,7 +295,7 @@ mod tests {
             offsets[3000].1 as usize - 2,
             "up to SELECTDB 3 (fe 03)"
         );
-        assert_eq!(st.expire, None);
+        assert_eq!(st.prefix, Default::default());
     }
 
     #[test]

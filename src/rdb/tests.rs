@@ -289,6 +289,20 @@ fn old_encodings_and_opcodes() {
     r.extend(s(b"payload"));
     r.push(0x00);
     let bytes = file(7, &r);
+    // The record carries the IDLE and FREQ opcodes' values (export's idle_s, lfu_freq).
+    let mut prefixes = Vec::new();
+    visit_rdb(&bytes, &LoadOptions::default(), &mut |r: Record<'_>| {
+        prefixes.push((r.key.to_vec(), r.expire_at_ms, r.lru_idle_s, r.lfu_freq));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        prefixes[0],
+        (b"z3".to_vec(), Some(1_700_000_000_000), Some(7), Some(5))
+    );
+    assert!(prefixes[1..]
+        .iter()
+        .all(|p| p.1.is_none() && p.2.is_none() && p.3.is_none()));
     let snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
     let db = &snap.databases[&0];
     let z = db.entry(b"z3").unwrap();

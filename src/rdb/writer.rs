@@ -243,6 +243,21 @@ impl<W: Write> RdbWriter<W> {
         self.put_len(expires)
     }
 
+    /// Writes an RDB_OPCODE_IDLE record: the LRU idle time, seconds, of the key written next
+    /// (as Redis writes it under an LRU `maxmemory-policy`).
+    pub fn lru_idle(&mut self, seconds: u64) -> io::Result<()> {
+        let b = self.op(Opcode::Idle)?;
+        self.put(&[b])?;
+        self.put_len(seconds)
+    }
+
+    /// Writes an RDB_OPCODE_FREQ record: the LFU counter of the key written next (as Redis
+    /// writes it under an LFU `maxmemory-policy`).
+    pub fn lfu_freq(&mut self, counter: u8) -> io::Result<()> {
+        let b = self.op(Opcode::Freq)?;
+        self.put(&[b, counter])
+    }
+
     /// Writes a string key (absolute expiry in Unix milliseconds, if any).
     pub fn write_string(
         &mut self,

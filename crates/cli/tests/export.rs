@@ -504,3 +504,142 @@ fn empty_snapshots_and_refusals() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot name a partition directory"));
 }
+
+/// `idle_s` and `lfu_freq` are what the writer recorded (RDB_OPCODE_IDLE / _FREQ), on each
+/// installed server: under `allkeys-lfu` (with `lfu-decay-time 0`, so nothing decays) every
+/// key's `lfu_freq` is its `OBJECT FREQ` at the SAVE and `idle_s` is null; under
+/// `allkeys-lru` `idle_s` lies between `OBJECT IDLETIME` read just before and just after the
+/// SAVE (keys left alone 2 s, others touched) and `lfu_freq` is null; with the default
+/// `noeviction` both are null. The server's own replies are the reference.
+#[test]
+fn idle_and_lfu_columns_are_the_writers() {
+    use bitlens_difftest::{RedisServer, ServerKind};
+    let servers: Vec<RedisServer> = ServerKind::ALL
+        .into_iter()
+        .filter_map(|k| RedisServer::start_kind_if_installed(k, &["--lfu-decay-time", "0"]))
+        .collect();
+    if servers.is_empty() {
+        eprintln!("skipped: no server installed (scripts/servers.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let int = |s: &RedisServer, argv: &[&[u8]]| -> i64 {
+        String::from_utf8_lossy(&s.cli_output(argv))
+            .trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {argv:?}: {e}", s.kind().name()))
+    };
+    // One export of `rdb` as JSON lines: key -> (idle_s, lfu_freq).
+    let export = |name: &str,
+                  rdb: &[u8]|
+     -> std::collections::BTreeMap<String, (Option<i64>, Option<i64>)> {
+        let file = dir.path().join(format!("{name}.rdb"));
+        std::fs::write(&file, rdb).unwrap();
+        let out = dir.path().join(name);
+        bitlens(&[
+            "export",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--format",
+            "jsonl",
+        ]);
+        let files = parts(&out, "jsonl");
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        text.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["key_display"].as_str().unwrap().to_string(),
+                    (v["idle_s"].as_i64(), v["lfu_freq"].as_i64()),
+                )
+            })
+            .collect()
+    };
+    let keys: Vec<String> = (0..20).map(|i| format!("k:{i}")).collect();
+    // Commands on one connection per server (`cli_output` starts a client per command).
+    let send = |s: &RedisServer, argv: &[&[u8]]| {
+        let argv: Vec<Vec<u8>> = argv.iter().map(|a| a.to_vec()).collect();
+        let reply = s.raw_connection().query(&argv);
+        assert!(
+            !reply.starts_with(b"-"),
+            "{}: {argv:?}: {reply:?}",
+            s.kind().name()
+        );
+    };
+    let gets = |s: &RedisServer, key: &str, n: usize| {
+        let mut c = s.raw_connection();
+        for _ in 0..n {
+            c.query(&[b"GET".to_vec(), key.as_bytes().to_vec()]);
+        }
+    };
+    for s in &servers {
+        for (i, k) in keys.iter().enumerate() {
+            send(s, &[b"SET", k.as_bytes(), format!("v{i}").as_bytes()]);
+        }
+    }
+    // noeviction (the default): neither opcode is written.
+    for s in &servers {
+        let rows = export(&format!("{}-noeviction", s.kind().name()), &s.save_rdb());
+        assert_eq!(rows.len(), keys.len(), "{}", s.kind().name());
+        assert!(
+            rows.values().all(|r| *r == (None, None)),
+            "{}: {rows:?}",
+            s.kind().name()
+        );
+    }
+    // allkeys-lfu: counters raised by reads (logarithmic, randomized: the server says).
+    for s in &servers {
+        send(s, &[b"CONFIG", b"SET", b"maxmemory-policy", b"allkeys-lfu"]);
+        for (i, k) in keys.iter().enumerate() {
+            gets(s, k, i * 20);
+        }
+        let freq: Vec<i64> = keys
+            .iter()
+            .map(|k| int(s, &[b"OBJECT", b"FREQ", k.as_bytes()]))
+            .collect();
+        assert!(freq.iter().any(|&f| f > 5), "{}: {freq:?}", s.kind().name());
+        let rows = export(&format!("{}-lfu", s.kind().name()), &s.save_rdb());
+        for (k, f) in keys.iter().zip(&freq) {
+            assert_eq!(rows[k], (None, Some(*f)), "{}: {k}", s.kind().name());
+        }
+    }
+    // allkeys-lru: half the keys idle for 2 s, the others touched just before the SAVE.
+    for s in &servers {
+        send(s, &[b"CONFIG", b"SET", b"maxmemory-policy", b"allkeys-lru"]);
+        for k in &keys {
+            gets(s, k, 1);
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    for s in &servers {
+        for k in keys.iter().step_by(2) {
+            gets(s, k, 1);
+        }
+        let idle = |s: &RedisServer| -> Vec<i64> {
+            keys.iter()
+                .map(|k| int(s, &[b"OBJECT", b"IDLETIME", k.as_bytes()]))
+                .collect()
+        };
+        let before = idle(s);
+        let rdb = s.save_rdb();
+        let after = idle(s);
+        assert!(
+            before.iter().skip(1).step_by(2).all(|&t| t >= 2),
+            "{}: {before:?}",
+            s.kind().name()
+        );
+        let rows = export(&format!("{}-lru", s.kind().name()), &rdb);
+        for (i, k) in keys.iter().enumerate() {
+            let (idle_s, freq) = rows[k];
+            let idle_s = idle_s.unwrap_or_else(|| panic!("{}: {k}: no idle_s", s.kind().name()));
+            assert!(
+                (before[i]..=after[i]).contains(&idle_s) && freq.is_none(),
+                "{}: {k}: idle_s {idle_s}, OBJECT IDLETIME {} before and {} after the SAVE",
+                s.kind().name(),
+                before[i],
+                after[i]
+            );
+        }
+    }
+}

@@ -205,10 +205,8 @@ pub fn scan_partition(
                 row: KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
                 figures: bitlens::classify::figures(&value),
                 rdb_bytes: rec.value_bytes,
-                // The core's reader skips RDB_OPCODE_IDLE / RDB_OPCODE_FREQ (it does not
-                // keep them on the record yet): the columns stay null.
-                idle_s: None,
-                lfu_freq: None,
+                idle_s: rec.lru_idle_s,
+                lfu_freq: rec.lfu_freq,
             };
             builder.push(&part.values, &k);
             rows += 1;
