@@ -245,8 +245,10 @@ pub fn cells(lon: f64, lat: f64, shape: Shape) -> Vec<Hash> {
     let at = |step: u8| geohash::encode_step(lon, lat, step, LAT_MAX).unwrap_or(Hash::ZERO);
     let mut centre = at(step);
     if centre.is_zero() {
-        // A centre outside the GEO latitude range (a BYPOLYGON centre near a pole): no cell,
-        // an empty reply, as Valkey 9.1.2 answers.
+        // A centre outside the GEO latitude range (a BYPOLYGON centroid near a pole): no
+        // cell, an empty reply. Valkey 9.1.2's reply there is undefined: geohashEncode
+        // refuses the centroid before it writes the hash, and the walk reads an
+        // uninitialized GeoHashBits (seen answering nothing, and the whole world).
         return Vec::new();
     }
     let side = |h: Hash, dx: i8, dy: i8| geohash::area(geohash::neighbour(h, dx, dy), LAT_MAX);
