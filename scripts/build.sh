@@ -29,13 +29,14 @@ if [ "$what" != "--native-only" ]; then
   trap 'rm -rf pkg.tmp' EXIT
   # simd128 comes from .cargo/config.toml ([target.wasm32-unknown-unknown] rustflags).
   # The `wasm` profile (Cargo.toml): release with fat LTO and one codegen unit, for size.
-  say "cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens"
-  cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens
-  wasm=target/wasm32-unknown-unknown/wasm/bitlens.wasm
+  # The glue crate (crates/wasm) over the engine; its module keeps the name pkg/bitlens*.
+  say "cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens-wasm"
+  cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens-wasm
+  wasm=target/wasm32-unknown-unknown/wasm/bitlens_wasm.wasm
   if [ ! -f pkg/bitlens_bg.wasm ] || [ ! -f pkg/bitlens.js ] || [ "$wasm" -nt pkg/bitlens_bg.wasm ]; then
     say "wasm-bindgen --target web --out-dir pkg"
     rm -rf pkg.tmp
-    wasm-bindgen --target web --out-dir pkg.tmp "$wasm"
+    wasm-bindgen --target web --out-dir pkg.tmp --out-name bitlens "$wasm"
     # npm binaryen's wasm-opt (never Debian's: its old version writes modules that fail to load).
     # The feature flags are those rustc enables for wasm32 by default, plus simd128.
     # -O3 rather than -Oz: on this module -Oz is no smaller after gzip and slower.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test` (and .ci/run): installs what is missing, builds, then runs
 #   1. cargo test --workspace                    Rust unit, conformance and differential tests
-#   2. wasm-bindgen tests (tests/wasm_*.rs)       the JS API, in headless Chromium
+#   2. wasm-bindgen tests (crates/wasm/tests/wasm_*.rs)       the JS API, in headless Chromium
 #   3. cargo test --release (load test)          100 concurrent 50 MiB snapshot downloads
 #   4. node --test tests/e2e/*.test.mjs           real Redis -> bitlens serve -> panel in Chromium
 #   5. scripts/python-test.sh                     the Python package (wheel, pytest: conformance
@@ -51,10 +51,10 @@ fi
 
 run cargo-test cargo test --workspace
 
-wasm_tests=$(ls tests/wasm_*.rs 2>/dev/null | sed -E 's#tests/(.*)\.rs#--test \1#' | tr '\n' ' ')
+wasm_tests=$(ls crates/wasm/tests/wasm_*.rs 2>/dev/null | sed -E 's#crates/wasm/tests/(.*)\.rs#--test \1#' | tr '\n' ' ')
 if [ -n "$wasm_tests" ]; then
   # shellcheck disable=SC2086
-  run wasm-test cargo test --release --target wasm32-unknown-unknown -p bitlens $wasm_tests
+  run wasm-test cargo test --release --target wasm32-unknown-unknown -p bitlens-wasm $wasm_tests
 fi
 
 # The full load test of issue 9 (100 concurrent downloads of a 50 MiB keyspace, peak RSS and

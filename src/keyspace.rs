@@ -117,11 +117,25 @@ pub struct Keyspace {
     module_values: bool,
 }
 
-/// The current wall-clock time in Unix milliseconds (`Date.now()` on wasm32).
+/// The wall clock the engine reads when no clock is set: `None` until [`set_wall_clock`].
+static WALL_CLOCK: std::sync::OnceLock<fn() -> i64> = std::sync::OnceLock::new();
+
+/// Sets the engine's wall clock (Unix milliseconds) for targets whose standard library has
+/// none: wasm32-unknown-unknown, where the wasm glue hands it `Date.now()`. The first call
+/// wins; natively the system clock is used unless one is set.
+pub fn set_wall_clock(now_ms: fn() -> i64) {
+    let _ = WALL_CLOCK.set(now_ms);
+}
+
+/// The current wall-clock time in Unix milliseconds: the clock [`set_wall_clock`] set, else
+/// the system's (0 on a target without one, such as wasm32 before the glue sets it).
 pub fn wall_clock_ms() -> i64 {
+    if let Some(f) = WALL_CLOCK.get() {
+        return f();
+    }
     #[cfg(target_arch = "wasm32")]
     {
-        js_sys::Date::now() as i64
+        0
     }
     #[cfg(not(target_arch = "wasm32"))]
     {

@@ -19,8 +19,10 @@
 //!   [`dialect`]: the server profiles; [`session`]: every database, SELECT, profile and clock.
 //! - [`reply`]: RESP2 encoding and `redis-cli` formatting of replies; [`fpconv`]: score text.
 //! - [`analytics`]: DAU, retention, streaks and the other analytics over bitmaps.
-//! - `chart` (feature `charts`, always on wasm32): engagement charts on any plotters backend.
-//! - `wasm` (wasm32 only): the JavaScript API; `wasm_charts`: its chart drawing on canvases.
+//! - `chart` (feature `charts`): engagement charts on any plotters backend.
+//!
+//! The crate has no wasm, JavaScript or plotters dependency of its own (plotters only with
+//! `charts`): the JavaScript API is the glue crate `crates/wasm`, which converts.
 //!
 //! # Examples
 //! ```
@@ -40,7 +42,7 @@
 
 pub mod analytics;
 pub mod bitmap;
-#[cfg(any(feature = "charts", target_arch = "wasm32"))]
+#[cfg(feature = "charts")]
 pub mod chart;
 pub mod classify;
 pub mod command;
@@ -69,15 +71,6 @@ pub mod sort;
 pub mod stream;
 pub mod string;
 pub mod zset;
-
-#[cfg(target_arch = "wasm32")]
-#[allow(missing_docs)] // the wasm glue (web work); not checked on the host
-pub mod wasm;
-#[cfg(target_arch = "wasm32")]
-#[allow(missing_docs)]
-pub mod wasm_charts;
-#[cfg(target_arch = "wasm32")]
-pub mod wasm_user;
 
 pub use command::execute;
 pub use keyspace::{Keyspace, Value};

@@ -101,7 +101,7 @@ export declare function snapshotInfo(bytes: Uint8Array | number[]): SnapshotInfo
 // (SVG size and pixels per CSS pixel, theme colours, words) and returns the SVG with what it
 // drew: axis titles, legend, the plot area and one point per datum (for tooltips).
 
-/** Options of the chart functions (src/wasm_charts.rs); every field is optional. */
+/** Options of the chart functions (crates/wasm/src/charts.rs); every field is optional. */
 export interface ChartStyle {
   /** Size of the SVG in pixels (both or neither; 900 × 400 when absent). */
   width?: number;

@@ -280,7 +280,7 @@ pub fn stickiness<K: AsRef<[u8]>>(keys: &[K], window: usize) -> Vec<f64> {
 }
 
 /// `num[i] / den[i]` for each `i` (0 where `den[i]` is 0).
-pub(crate) fn ratios(num: &[u64], den: &[u64]) -> Vec<f64> {
+pub fn ratios(num: &[u64], den: &[u64]) -> Vec<f64> {
     num.iter()
         .zip(den)
         .map(|(&a, &b)| if b == 0 { 0.0 } else { a as f64 / b as f64 })

@@ -190,8 +190,8 @@ fn getbit(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 }
 
 /// `GETBIT key offset` (the offset as the command's argument text): the command's reply, for
-/// callers that hold the arguments as slices (the wasm typed fast path).
-pub(crate) fn getbit_of(ks: &Keyspace, key: &[u8], offset: &[u8]) -> Reply {
+/// callers that hold the arguments as slices (the wasm glue's typed fast path), as Redis GETBIT.
+pub fn getbit_of(ks: &Keyspace, key: &[u8], offset: &[u8]) -> Reply {
     let offset = tri!(parse_offset(offset, None, false));
     let bit = tri!(lookup(ks, key)).is_some_and(|s| s.get_bit(offset));
     Reply::Integer(bit as i64)

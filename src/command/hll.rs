@@ -120,8 +120,8 @@ fn rewritten(bytes: Vec<u8>) -> RedisString {
 }
 
 /// `PFCOUNT key` of one key: the command's reply (the cached cardinality when valid, else
-/// counted and cached), for callers that hold the key as a slice (the wasm typed fast path).
-pub(crate) fn pfcount_one(ks: &mut Keyspace, key: &[u8]) -> Reply {
+/// counted and cached), for callers that hold the key as a slice (the wasm glue's typed fast path), as Redis PFCOUNT.
+pub fn pfcount_one(ks: &mut Keyspace, key: &[u8]) -> Reply {
     match ks.get_mut(key) {
         None => Reply::Integer(0),
         Some(Value::String(s)) => {

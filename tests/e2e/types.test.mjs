@@ -20,7 +20,7 @@ import { ROOT, tempDir } from './harness.mjs';
 
 const GENERATED = path.join(ROOT, 'pkg/bitlens.d.ts');
 const DECLARED = path.join(ROOT, 'types/bitlens.d.ts');
-/** Engine methods of the shared contract that another helper adds to src/wasm.rs. */
+/** Engine methods of the shared contract that another helper adds to crates/wasm/src/lib.rs. */
 const CONTRACT_METHODS = ['loadRdbBlob', 'loadDump', 'loadString', 'keyList', 'keyDetail'];
 /** Engine methods the contract extends with trailing optional parameters (loadRdb's options). */
 const CONTRACT_EXTENDED = ['loadRdb'];

@@ -44,11 +44,11 @@
 use js_sys::{Array, Float64Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::analytics::daily::{CohortRow, Engagement};
-use crate::analytics::windows::DayBitmaps;
-use crate::analytics::{self, enums};
-use crate::chart;
-use crate::wasm::{set, throw, Engine, IntoJs};
+use crate::{set, throw, Engine, IntoJs};
+use bitlens::analytics::daily::{CohortRow, Engagement};
+use bitlens::analytics::windows::DayBitmaps;
+use bitlens::analytics::{self, enums};
+use bitlens::chart;
 
 /// A chart function's `style` argument, read (see the module header).
 struct Options {

@@ -13,7 +13,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::{reply_to_js, throw, Engine};
-use crate::reply::Reply;
+use bitlens::reply::Reply;
 
 /// Decimal text of a JS number as a command argument: integers exactly (as `String(n)`
 /// writes them below 2^53), written into `buf` with no allocation; other values as Rust
@@ -58,7 +58,7 @@ impl Engine {
     /// `command(['PFCOUNT', key])` (Redis' errors thrown), without the argv `Array`.
     pub fn pfcount(&mut self, key: &str) -> Result<f64, JsError> {
         // The handler's own single-key path, without building an argv (same reply).
-        count(crate::command::hll::pfcount_one(
+        count(bitlens::command::hll::pfcount_one(
             &mut self.ks,
             key.as_bytes(),
         ))
@@ -70,7 +70,7 @@ impl Engine {
     pub fn getbit(&mut self, key: &str, offset: f64) -> Result<f64, JsError> {
         let mut buf = [0u8; 24];
         let offset = number_arg(offset, &mut buf);
-        count(crate::command::bitmap::getbit_of(
+        count(bitlens::command::bitmap::getbit_of(
             &self.ks,
             key.as_bytes(),
             &offset,

@@ -1,4 +1,5 @@
-//! The JavaScript API (wasm32 only), generated with wasm-bindgen as the `Engine` class.
+//! The JavaScript API of the bitlens engine (wasm32 only), generated with wasm-bindgen as the
+//! `Engine` class. This crate only converts: JS values in, the engine's (`bitlens`) results out.
 //!
 //! ```js
 //! import init, { Engine } from './pkg/bitlens.js';
@@ -15,33 +16,36 @@
 //! strings (sent as UTF-8), numbers (formatted as JS `String(n)` does) or `Uint8Array`s (binary).
 //! Counts are always numbers, never BigInt.
 
+#![cfg(target_arch = "wasm32")]
+
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use std::collections::BTreeMap;
 
-use crate::analytics::windows::DayBitmaps;
-use crate::command::{execute_in, Ctx};
-use crate::dialect::Profile;
-use crate::keydetail::{self, Detail, DetailOptions};
-use crate::keyspace::{Keyspace, Value};
-use crate::memory::{Allocator, Model};
-use crate::rdb::{visit_rdb_chunked, ChunkSource, LoadOptions};
-use crate::reply::Reply;
-use crate::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
-use crate::string::RedisString;
+use bitlens::analytics::windows::DayBitmaps;
+use bitlens::command::{execute_in, Ctx};
+use bitlens::dialect::Profile;
+use bitlens::keydetail::{self, Detail, DetailOptions};
+use bitlens::keyspace::{Keyspace, Value};
+use bitlens::memory::{Allocator, Model};
+use bitlens::rdb::{visit_rdb_chunked, ChunkSource, LoadOptions};
+use bitlens::reply::Reply;
+use bitlens::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
+use bitlens::string::RedisString;
 
+/// The chart functions (`dauChart`, …) on the engine's numbers.
+pub mod charts;
 /// The typed fast paths (`pfcount`, `getbit`, `commandPacked`, one-buffer argv), in their own
 /// file: part of this module (they reach `Engine`'s fields and reply conversion).
-#[path = "wasm_fast.rs"]
 pub mod fast;
 /// `Engine.memoryReport` (the panel's memory view), in its own file.
-#[path = "wasm_report.rs"]
 mod report;
 /// `RdbStream` and `Engine.loadRdbStream`: decoding while downloading, in its own file.
-#[path = "wasm_stream.rs"]
 pub mod stream;
+/// The user-id → bit-offset rule (`javaUserOffset`).
+pub mod user;
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
@@ -148,11 +152,23 @@ impl Default for Engine {
     }
 }
 
+/// Gives the engine the page's clock (`Date.now()`): wasm32-unknown-unknown has none.
+fn use_js_clock() {
+    bitlens::keyspace::set_wall_clock(|| js_sys::Date::now() as i64);
+}
+
+/// Runs when the module is instantiated: the engine's wall clock is the page's.
+#[wasm_bindgen(start)]
+pub fn start() {
+    use_js_clock();
+}
+
 #[wasm_bindgen]
 impl Engine {
     /// An engine with an empty database.
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
+        use_js_clock();
         Engine {
             ks: Keyspace::new(),
             dbs: BTreeMap::new(),
@@ -236,9 +252,9 @@ impl Engine {
         options: &JsValue,
         visit: impl FnOnce(
             &LoadOptions,
-            crate::rdb::Progress<'_>,
-            &mut dyn FnMut(crate::rdb::Record<'_>) -> Result<(), crate::rdb::RdbError>,
-        ) -> Result<crate::rdb::Header, crate::rdb::RdbError>,
+            bitlens::rdb::Progress<'_>,
+            &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
+        ) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError>,
     ) -> Result<f64, JsError> {
         let (opts, on_progress, db) = load_options(db, options)?;
         let view = view_options(options)?;
@@ -269,7 +285,7 @@ impl Engine {
         let key = arg_bytes(&key, 0)?;
         let checksum = opt_bool(&options, "checksum")?.unwrap_or(true);
         let ttl = opt_f64(&options, "ttlMs")?;
-        let value = crate::rdb::load_dump_with(bytes, checksum).or_throw_in(|| {
+        let value = bitlens::rdb::load_dump_with(bytes, checksum).or_throw_in(|| {
             format!(
                 "cannot load DUMP payload for key {:?}",
                 String::from_utf8_lossy(&key)
@@ -287,7 +303,7 @@ impl Engine {
         if let Some(p) = compat {
             self.profile = p;
         } else if self.rdb_version == 0 && self.dbs.is_empty() && self.ks.is_empty() {
-            if let Ok((_, _, version)) = crate::rdb::split_dump(bytes, false) {
+            if let Ok((_, _, version)) = bitlens::rdb::split_dump(bytes, false) {
                 self.writer = Profile::for_rdb_version(version as u32);
                 self.profile = self.writer;
             }
@@ -305,7 +321,7 @@ impl Engine {
 
     /// The keys matching the Redis glob `pattern`, sorted by their bytes: `{ total, keys }`,
     /// `total` the number of matches, `keys` the first `limit` of them as
-    /// `{ key, type, encoding, bytes, memory, ttlMs }` (see [`crate::keydetail::KeySummary`];
+    /// `{ key, type, encoding, bytes, memory, ttlMs }` (see [`bitlens::keydetail::KeySummary`];
     /// `ttlMs` is `null` without expiry, counted from the engine's clock). Keys already
     /// expired at the clock are left out unless `options.expired` is `true` (their `ttlMs` is
     /// then negative).
@@ -315,7 +331,8 @@ impl Engine {
             return Err(throw(format!("invalid limit {limit}")));
         }
         let expired = opt_bool(&options, "expired")?.unwrap_or(false);
-        let page = crate::keypage::key_page(&self.ks, pattern.as_bytes(), limit as usize, expired);
+        let page =
+            bitlens::keypage::key_page(&self.ks, pattern.as_bytes(), limit as usize, expired);
         let (total, keys) = (page.total, page.keys);
         let now = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
         let out = Array::new();
@@ -339,7 +356,7 @@ impl Engine {
     /// count, sizeBytes }`, `'topk'` `{ k, width, depth, decay, listed, sizeBytes, list:
     /// [{ item, count }] }` (TOPK.LIST WITHCOUNT), `'tdigest'` `{ compression, centroids,
     /// observations, min, max, sizeBytes, quantiles: [{ q, value }] }` (`min`/`max` `null` and
-    /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`crate::keydetail`]). `options`: `buckets` (density ranges, default
+    /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`bitlens::keydetail`]). `options`: `buckets` (density ranges, default
     /// 256, 1..65536), `maxPoints` (GEO points listed, default 1000).
     #[wasm_bindgen(js_name = keyDetail)]
     pub fn key_detail(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
@@ -477,7 +494,7 @@ impl Engine {
         set(&obj, "selected", &JsValue::from_f64(self.db as f64))?;
         let mut all: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
         all.push((self.db, &self.ks));
-        crate::sort::sort_by_key(&mut all, |e| e.0);
+        bitlens::sort::sort_by_key(&mut all, |e| e.0);
         let dbs = Array::new();
         for (d, ks) in all {
             if ks.iter_all().next().is_none() && d != self.db {
@@ -518,7 +535,7 @@ impl Engine {
     #[wasm_bindgen(js_name = setString)]
     pub fn set_string(&mut self, key: JsValue, value: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        self.ks.set(key, crate::rdb::load_string(value.to_vec()));
+        self.ks.set(key, bitlens::rdb::load_string(value.to_vec()));
         Ok(())
     }
 
@@ -580,7 +597,7 @@ impl Engine {
                 .collect(),
             other => return Err(unexpected("KEYS", &other)),
         };
-        crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
+        bitlens::sort::sort_by(&mut keys, |a, b| a.cmp(b));
         Ok(keys
             .iter()
             .map(|k| JsValue::from_str(&String::from_utf8_lossy(k)))
@@ -651,7 +668,7 @@ impl Engine {
             .windows(2)
             .map(|w| &elements[w[0] as usize..w[1] as usize]);
         let limit = self.profile.hll_sparse_max_bytes;
-        match crate::command::hll::pfadd_elements(&mut self.ks, limit, &key, items) {
+        match bitlens::command::hll::pfadd_elements(&mut self.ks, limit, &key, items) {
             Reply::Integer(n) => Ok(n as f64),
             Reply::Error(text) => Err(throw(text)),
             other => Err(unexpected("PFADD", &other)),
@@ -664,7 +681,7 @@ impl Engine {
     #[wasm_bindgen(js_name = loadRoaring)]
     pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        let s = crate::string::roaring::from_roaring(bytes).or_throw()?;
+        let s = bitlens::string::roaring::from_roaring(bytes).or_throw()?;
         self.ks.set(key, Value::String(s));
         Ok(())
     }
@@ -685,7 +702,7 @@ impl Engine {
                 ))
             }
         };
-        crate::string::roaring::to_roaring(s).or_throw()
+        bitlens::string::roaring::to_roaring(s).or_throw()
     }
 
     /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key...`
@@ -705,7 +722,7 @@ impl Engine {
             db: self.db,
             db_count: self.db_count,
         };
-        crate::keypage::bitop_or_count(&mut ctx, &keys, scratch.as_bytes())
+        bitlens::keypage::bitop_or_count(&mut ctx, &keys, scratch.as_bytes())
             .map(|n| n as f64)
             .or_throw()
     }
@@ -791,7 +808,7 @@ impl Engine {
         set(&obj, "stickiness", &st)?;
         let labels: Array = keys
             .iter()
-            .map(|k| JsValue::from_str(&crate::analytics::date_label(k.as_bytes())))
+            .map(|k| JsValue::from_str(&bitlens::analytics::date_label(k.as_bytes())))
             .collect();
         set(&obj, "labels", &labels)?;
         Ok(obj)
@@ -822,9 +839,9 @@ impl Engine {
         let e = DayBitmaps::load(&self.ks, &keys).or_throw()?.engagement();
         let labels: Vec<String> = keys
             .iter()
-            .map(|k| crate::analytics::date_label(k.as_bytes()))
+            .map(|k| bitlens::analytics::date_label(k.as_bytes()))
             .collect();
-        crate::chart::dau_svg(title, &labels, &e, width, height).or_throw()
+        bitlens::chart::dau_svg(title, &labels, &e, width, height).or_throw()
     }
 
     /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]
@@ -840,7 +857,7 @@ impl Engine {
         let hist = DayBitmaps::load(&self.ks, &keys)
             .or_throw()?
             .streak_histogram();
-        crate::chart::streak_histogram_svg(title, &hist, width, height).or_throw()
+        bitlens::chart::streak_histogram_svg(title, &hist, width, height).or_throw()
     }
 }
 
@@ -985,7 +1002,7 @@ fn opt_count(options: &JsValue, name: &str) -> Result<Option<usize>, JsError> {
 }
 
 /// The one conversion of errors to thrown JavaScript `Error`s, for every export of the glue
-/// (`wasm`, `wasm_fast`, `wasm_charts`): the engine's typed errors (`RdbError`, `BlobError`,
+/// (`lib.rs`, `fast.rs`, `charts.rs`): the engine's typed errors (`RdbError`, `BlobError`,
 /// `LzfError`, `ChartError`, the Roaring codec's, the analytics' and key views' texts) through
 /// [`IntoJs`], Redis error replies and the glue's own argument checks through [`throw`]. The
 /// thrown `Error`'s `message` is the error's `Display` text, after a context when one is given.
@@ -1015,7 +1032,7 @@ impl<T, E: std::fmt::Display> IntoJs<T> for Result<T, E> {
 /// RESIZEDB record), a pre-sized table made the first load in a fresh wasm memory 9–19 s
 /// against 5–8 s without (the later loads, in memory already grown, 1.6–1.8 s against
 /// 2.6–3.2 s): the big early reservation makes every later `memory.grow` of the load dearer.
-fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: crate::rdb::Record<'_>) {
+fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: bitlens::rdb::Record<'_>) {
     if let Some(value) = rec.value {
         let ks = loaded.entry(rec.db).or_default();
         ks.insert(rec.key.into_owned(), value, rec.expire_at_ms);
@@ -1132,7 +1149,7 @@ impl Engine {
                 let limit = self.profile.hll_sparse_max_bytes;
                 let elements = (2..packed.len()).map(|i| packed.arg(i));
                 let key = packed.arg(1);
-                return Ok(crate::command::hll::pfadd_elements(
+                return Ok(bitlens::command::hll::pfadd_elements(
                     &mut self.ks,
                     limit,
                     key,
@@ -1237,14 +1254,14 @@ pub(crate) fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsErr
         .map_err(|_| throw("cannot build reply object"))
 }
 
-/// What a file is, by its content, and who wrote it (see [`crate::rdb::identify`]): an
+/// What a file is, by its content, and who wrote it (see [`bitlens::rdb::identify`]): an
 /// object `{kind: "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", description, format:
 /// {family, rdb_version, magic}|null, writer: {family, rdb_version, magic, server, redis_ver,
 /// valkey_ver, description}|null, error: string|null}`. Reads only an RDB file's header and
 /// leading aux fields.
 #[wasm_bindgen(js_name = snapshotInfo)]
 pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
-    let id = crate::rdb::identify(bytes);
+    let id = bitlens::rdb::identify(bytes);
     let opt_str = |s: &Option<String>| s.as_deref().map_or(JsValue::NULL, JsValue::from_str);
     let o = Object::new();
     set(&o, "kind", &id.kind().into())?;
@@ -1285,11 +1302,11 @@ pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
 
 /// Every server profile the engine can answer as, oldest first per family: an array of
 /// `{ name, server }` (`{ name: 'redis-7.4', server: 'Redis 7.4' }`); `name` is what the
-/// `compat` option and [`Engine::set_compat`] take (see `crate::dialect::Profile`).
+/// `compat` option and [`Engine::set_compat`] take (see `bitlens::dialect::Profile`).
 #[wasm_bindgen]
 pub fn profiles() -> Result<Array, JsError> {
     let out = Array::new();
-    for p in crate::dialect::PROFILES {
+    for p in bitlens::dialect::PROFILES {
         let o = Object::new();
         set(&o, "name", &p.name.into())?;
         set(&o, "server", &p.display_name().into())?;
@@ -1318,9 +1335,9 @@ fn argv_array(argv: &JsValue) -> Result<&Array, JsValue> {
     }
 }
 
-/// Sets a RedisBloom [`Summary`](crate::probabilistic::Summary)'s figures on `obj`, camelCase
+/// Sets a RedisBloom [`Summary`](bitlens::probabilistic::Summary)'s figures on `obj`, camelCase
 /// (see [`Engine::key_detail`]); numbers as JS numbers.
-fn module_summary_js(obj: &Object, s: &crate::probabilistic::Summary) -> Result<(), JsError> {
+fn module_summary_js(obj: &Object, s: &bitlens::probabilistic::Summary) -> Result<(), JsError> {
     // The core's one layout of the figures; names become lowerCamelCase (size_bytes → sizeBytes).
     for (name, f) in s.figures().fields {
         let value = f.as_f64().map_or(JsValue::NULL, JsValue::from_f64);

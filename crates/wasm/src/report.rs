@@ -1,15 +1,15 @@
 //! The wasm glue of the panel's memory view: `Engine.memoryReport(options)` converts
-//! [`crate::report::MemoryReport`] (computed by the core over every loaded database) into a
+//! [`bitlens::report::MemoryReport`] (computed by the core over every loaded database) into a
 //! plain JS object. No figure is computed here.
 
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
 use super::{arg_bytes, opt_count, opt_field, set, Engine};
-use crate::escape;
-use crate::keyspace::Keyspace;
-use crate::memory::{Allocator, Ledger, Model};
-use crate::report::{
+use bitlens::escape;
+use bitlens::keyspace::Keyspace;
+use bitlens::memory::{Allocator, Ledger, Model};
+use bitlens::report::{
     key_ledger, memory_report, KeyRow, LedgerOptions, LedgerSum, ReportOptions, MAX_DAYS,
 };
 
@@ -115,12 +115,12 @@ fn row_js(r: &KeyRow, clock_ms: i64) -> Result<Object, JsError> {
 
 impl Engine {
     /// The allocator given, or else the one inferred from every loaded key and the
-    /// snapshot's `used-mem` ([`crate::memory::AllocatorInference`]).
-    fn allocator_choice(&self, given: Option<Allocator>) -> crate::memory::AllocatorChoice {
+    /// snapshot's `used-mem` ([`bitlens::memory::AllocatorInference`]).
+    fn allocator_choice(&self, given: Option<Allocator>) -> bitlens::memory::AllocatorChoice {
         if let Some(a) = given {
-            return crate::memory::AllocatorChoice::given(a);
+            return bitlens::memory::AllocatorChoice::given(a);
         }
-        let mut inf = crate::memory::AllocatorInference::new(self.writer);
+        let mut inf = bitlens::memory::AllocatorInference::new(self.writer);
         let dbs = self.dbs.iter().chain(std::iter::once((&self.db, &self.ks)));
         for (&db, ks) in dbs {
             for (k, e) in ks.iter() {
@@ -134,7 +134,7 @@ impl Engine {
 #[wasm_bindgen]
 impl Engine {
     /// The memory view of every loaded database (expired keys included: they are in the
-    /// file), as `bitlens inspect` computes it ([`crate::report`]):
+    /// file), as `bitlens inspect` computes it ([`bitlens::report`]):
     /// `{ clockMs, allocator, allocatorSource, allocatorReason, keys, memory, unknown, noExpiry,
     ///    top: [{ db, key, keyDisplay, type, encoding, memory, len, ttlMs }],
     ///    byType: [{ type, encoding, keys, memory }],
@@ -145,9 +145,9 @@ impl Engine {
     ///    prefixes: [{ depth, prefix, prefixDisplay, keys, memory }],
     ///    ledger: [{ db, pattern, patternDisplay, keys, members, current, asSet, asBitmap,
     ///               asRoaring, asHash }] | null }`.
-    /// `ttl` is `inspect`'s expiry histogram ([`crate::report::ttl_histogram`]: no expiry,
+    /// `ttl` is `inspect`'s expiry histogram ([`bitlens::report::ttl_histogram`]: no expiry,
     /// already expired, within 1 h / 1 d / 7 d, later); `prefixes` its prefix tree
-    /// ([`crate::report::prefix_tree`], depth-first); `ledger` the memory ledger of every
+    /// ([`bitlens::report::prefix_tree`], depth-first); `ledger` the memory ledger of every
     /// pattern with a bitmap, integer-id set or BITFIELD state key, memory descending
     /// (`inspect --ledger`), `null` unless asked.
     /// `memory` is the estimate of `MEMORY USAGE key SAMPLES 0` on the snapshot's writer
@@ -199,7 +199,7 @@ impl Engine {
         let model = Model::new(self.writer, allocator.allocator);
         let mut dbs: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
         dbs.push((self.db, &self.ks));
-        crate::sort::sort_by_key(&mut dbs, |d| d.0);
+        bitlens::sort::sort_by_key(&mut dbs, |d| d.0);
         // Every encoding the model knows comes from the value itself.
         let r = memory_report(dbs, &model, |_, _| None, clock_ms, &ropts);
 
@@ -307,8 +307,8 @@ impl Engine {
     /// `{ members, current, asSet: {encoding, memory} | null, asBitmap, asRoaring,
     /// asHash: {encoding, memory} | null }`, value bytes of the same members as they are and
     /// as each other representation (`null`: the form does not apply), estimated for the
-    /// snapshot's writer ([`crate::memory::Model::ledger`],
-    /// [`crate::memory::Model::bitfield_ledger`]); `null` when the key is missing or no form
+    /// snapshot's writer ([`bitlens::memory::Model::ledger`],
+    /// [`bitlens::memory::Model::bitfield_ledger`]); `null` when the key is missing or no form
     /// applies. `options`: `allocator`, `bitfield` as [`Engine::memory_report`]. Throws for a
     /// bad option.
     #[wasm_bindgen(js_name = keyLedger)]

@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
 use super::{add_record, load_options, view_options, Engine, IntoJs};
-use crate::dialect::Profile;
-use crate::keyspace::Keyspace;
-use crate::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
-use crate::session::Clock;
+use bitlens::dialect::Profile;
+use bitlens::keyspace::Keyspace;
+use bitlens::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
+use bitlens::session::Clock;
 
 /// The databases a stream has decoded so far (a key met twice keeps its last value, as
 /// `loadRdb` does).

@@ -1,11 +1,11 @@
-//! The user-id → bit-offset rule of [`crate::analytics::userid`] for the panel's user lookup
+//! The user-id → bit-offset rule of [`bitlens::analytics::userid`] for the panel's user lookup
 //! (wasm32 only). Applications that key bitmaps by a string user id (the state-statistics
 //! guide's `getIndexFromUserId`, seed 000) set bit `Math.abs(userId.hashCode())` in Java; the
 //! panel asks this function for that offset rather than re-implementing the hash in JS.
 
 use wasm_bindgen::prelude::*;
 
-use crate::analytics::userid::java_abs_hash_offset;
+use bitlens::analytics::userid::java_abs_hash_offset;
 
 /// The bit offset Java's `Math.abs(id.hashCode())` gives for `id` (hashed over its UTF-16
 /// code units, as `java.lang.String.hashCode`), as a number in `0..=2^31 − 1`; `undefined` for

@@ -9,7 +9,7 @@
 
 mod wasm_common;
 
-use bitlens::wasm::Engine;
+use bitlens_wasm::Engine;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
@@ -22,27 +22,27 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SETS: &[(&str, &[u8], &str, &str)] = &[
     (
         "bitmaps",
-        include_bytes!("data/conformance/bitmaps/dump.rdb"),
-        include_str!("data/conformance/bitmaps/cases.jsonl"),
-        include_str!("data/conformance/bitmaps/keys.tsv"),
+        include_bytes!("../../../tests/data/conformance/bitmaps/dump.rdb"),
+        include_str!("../../../tests/data/conformance/bitmaps/cases.jsonl"),
+        include_str!("../../../tests/data/conformance/bitmaps/keys.tsv"),
     ),
     (
         "signin",
-        include_bytes!("data/conformance/signin/dump.rdb"),
-        include_str!("data/conformance/signin/cases.jsonl"),
-        include_str!("data/conformance/signin/keys.tsv"),
+        include_bytes!("../../../tests/data/conformance/signin/dump.rdb"),
+        include_str!("../../../tests/data/conformance/signin/cases.jsonl"),
+        include_str!("../../../tests/data/conformance/signin/keys.tsv"),
     ),
     (
         "hll",
-        include_bytes!("data/conformance/hll/dump.rdb"),
-        include_str!("data/conformance/hll/cases.jsonl"),
-        include_str!("data/conformance/hll/keys.tsv"),
+        include_bytes!("../../../tests/data/conformance/hll/dump.rdb"),
+        include_str!("../../../tests/data/conformance/hll/cases.jsonl"),
+        include_str!("../../../tests/data/conformance/hll/keys.tsv"),
     ),
     (
         "geo",
-        include_bytes!("data/conformance/geo/dump.rdb"),
-        include_str!("data/conformance/geo/cases.jsonl"),
-        include_str!("data/conformance/geo/keys.tsv"),
+        include_bytes!("../../../tests/data/conformance/geo/dump.rdb"),
+        include_str!("../../../tests/data/conformance/geo/cases.jsonl"),
+        include_str!("../../../tests/data/conformance/geo/keys.tsv"),
     ),
 ];
 

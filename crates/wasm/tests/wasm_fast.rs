@@ -10,7 +10,7 @@
 
 mod wasm_common;
 
-use bitlens::wasm::Engine;
+use bitlens_wasm::Engine;
 use js_sys::Array;
 use serde_json::Value as Json;
 use wasm_bindgen::{JsCast, JsValue};
@@ -21,12 +21,12 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const SETS: &[(&[u8], &str)] = &[
     (
-        include_bytes!("data/conformance/bitmaps/dump.rdb"),
-        include_str!("data/conformance/bitmaps/cases.jsonl"),
+        include_bytes!("../../../tests/data/conformance/bitmaps/dump.rdb"),
+        include_str!("../../../tests/data/conformance/bitmaps/cases.jsonl"),
     ),
     (
-        include_bytes!("data/conformance/hll/dump.rdb"),
-        include_str!("data/conformance/hll/cases.jsonl"),
+        include_bytes!("../../../tests/data/conformance/hll/dump.rdb"),
+        include_str!("../../../tests/data/conformance/hll/cases.jsonl"),
     ),
 ];
 

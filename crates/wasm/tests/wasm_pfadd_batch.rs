@@ -6,7 +6,7 @@
 
 mod wasm_common;
 
-use bitlens::wasm::Engine;
+use bitlens_wasm::Engine;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;

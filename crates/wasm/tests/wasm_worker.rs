@@ -12,7 +12,7 @@
 //! size (e.g. 1024 to measure a 1 GiB snapshot).
 #![cfg(target_arch = "wasm32")]
 
-use bitlens::wasm::Engine;
+use bitlens_wasm::Engine;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
