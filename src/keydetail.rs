@@ -151,7 +151,9 @@ impl Default for DetailOptions {
 /// memory layout) at the clock `now_ms`.
 pub fn summary(key: &[u8], entry: &Entry, model: &Model, now_ms: i64) -> KeySummary {
     let value = &entry.value;
-    let memory = model.estimate(key, value).map(|e| e.bytes);
+    let memory = model
+        .estimate_with_expiry(key, value, entry.expire_at_ms.is_some())
+        .map(|e| e.bytes);
     let bytes = match value {
         Value::String(s) => s.len(),
         Value::ZSet(z) => z.iter().map(|(m, _)| m.len() as u64 + 8).sum(),

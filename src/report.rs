@@ -71,7 +71,7 @@ impl KeyRow {
         expire_at_ms: Option<i64>,
         model: &Model,
     ) -> KeyRow {
-        let est = model.estimate(key, value);
+        let est = model.estimate_with_expiry(key, value, expire_at_ms.is_some());
         let (len, largest) = lengths(value);
         KeyRow {
             db,

@@ -83,8 +83,9 @@ pub fn diff(
         .map(|(db, k, e)| ((db, k.to_vec()), e))
         .collect();
     for (k, e) in &ea {
-        mem.entry(prefix(&k.1)).or_default().0 +=
-            ma.estimate(&k.1, &e.value).map_or(0, |x| x.bytes);
+        mem.entry(prefix(&k.1)).or_default().0 += ma
+            .estimate_with_expiry(&k.1, &e.value, e.expire_at_ms.is_some())
+            .map_or(0, |x| x.bytes);
         match eb.get(k) {
             None => d.removed.push(k.clone()),
             Some(f)
@@ -96,8 +97,9 @@ pub fn diff(
         }
     }
     for (k, e) in &eb {
-        mem.entry(prefix(&k.1)).or_default().1 +=
-            mb.estimate(&k.1, &e.value).map_or(0, |x| x.bytes);
+        mem.entry(prefix(&k.1)).or_default().1 += mb
+            .estimate_with_expiry(&k.1, &e.value, e.expire_at_ms.is_some())
+            .map_or(0, |x| x.bytes);
         if !ea.contains_key(k) {
             d.added.push(k.clone());
         }

@@ -426,7 +426,9 @@ fn run(kind: ServerKind, seed: u64) {
             panic!("{:?}", replies[2 * i])
         };
         let real_enc = bulk_text(&replies[2 * i + 1]);
-        let est = model.estimate(key, &entry.value).expect("modelled type");
+        let est = model
+            .estimate_with_expiry(key, &entry.value, entry.expire_at_ms.is_some())
+            .expect("modelled type");
         let name = String::from_utf8_lossy(key).into_owned();
         assert_eq!(
             est.encoding,
@@ -581,18 +583,20 @@ fn memory_usage_redis_7_4() {
     run(ServerKind::Redis7_4, seed());
 }
 
-/// Valkey 8.1+ keeps keys embedded in their objects in its own hash table (and Valkey 9 lays
-/// out hash entries its own way): not modelled yet, so far off issue 32's bounds. Run with
-/// `--ignored` to see the table.
+/// Valkey 8.1+ keeps keys embedded in their objects in its own hash table
+/// (`memory::EmbeddedKey`): at seed 1, 99.9% of non-skiplist keys are byte-exact and the sum
+/// is within 0.5% on 8.1.8 and 9.1.2, but the allocator is not inferred from a Valkey
+/// writer's used-mem (2.4–2.6 MB above the loaded server's used_memory, unexplained) and
+/// skiplists are 5% low. Run with `--ignored` to see the table.
 #[test]
-#[ignore = "Valkey 8.1+ key and value layout not modelled (issue 32)"]
+#[ignore = "Valkey 8.1+: allocator inference and skiplists open (issue 32)"]
 fn memory_usage_valkey_8_1() {
     run(ServerKind::Valkey8_1, seed());
 }
 
 /// See [`memory_usage_valkey_8_1`].
 #[test]
-#[ignore = "Valkey 8.1+ key and value layout not modelled (issue 32)"]
+#[ignore = "Valkey 8.1+: allocator inference and skiplists open (issue 32)"]
 fn memory_usage_valkey_9_1() {
     run(ServerKind::Valkey9_1, seed());
 }

@@ -106,7 +106,7 @@ impl Demo {
                 ));
             }
             let bytes = model
-                .estimate(key, &entry.value)
+                .estimate_with_expiry(key, &entry.value, entry.expire_at_ms.is_some())
                 .map(|e| e.bytes)
                 .unwrap_or(0);
             // PTTL as a live server would answer it now; an expired key is not listed (as
