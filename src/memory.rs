@@ -421,13 +421,13 @@ impl Model {
         let counted = if ek.counts_object { object } else { ROBJ };
         let (bytes, allocated) = match (value, loaded.encoding) {
             (Value::String(s), "embstr") => {
-                let v = (s.len() as u64 + 4).max(ek.embstr_min);
+                let v = (s.len() + 4).max(ek.embstr_min);
                 let a = self.alloc(ek.embstr_head + e + k + v);
                 (a, a)
             }
             (Value::String(_), "int") => (counted, object),
             (Value::String(s), _) => {
-                let v = self.sds(s.len() as u64);
+                let v = self.sds(s.len());
                 (counted + v, object + v)
             }
             (Value::Module(m), _) => {
