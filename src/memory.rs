@@ -633,7 +633,7 @@ impl Model {
                     return None;
                 };
                 let header = self.alloc(24 + 32 * 16);
-                let node = self.expected_skiplist_node();
+                let node = self.expected_node(24);
                 let members: f64 = z
                     .sorted()
                     .iter()
@@ -687,20 +687,6 @@ impl Model {
             p_level *= 0.25;
         }
         ((e2 - e * e).max(0.0) * members as f64).sqrt()
-    }
-
-    /// The expected allocation of a skiplist node (24 bytes + 16 per level, level drawn with
-    /// p = 1/4 up to 32), over the allocator's classes.
-    fn expected_skiplist_node(&self) -> f64 {
-        let mut e = 0.0;
-        let mut p_level = 0.75;
-        for level in 1..=32u64 {
-            let size = self.alloc(24 + 16 * level) as f64;
-            let p = if level == 32 { p_level / 0.75 } else { p_level };
-            e += p * size;
-            p_level *= 0.25;
-        }
-        e
     }
 }
 
@@ -970,6 +956,11 @@ fn writer_rehash_buckets(profile: &Profile, key: &[u8], value: &Value) -> u64 {
         Value::ZSet(z) => z.len(),
         _ => return 0,
     };
+    // The old table is smaller than the entries it held when it doubled: a table of fewer
+    // entries than the threshold cannot leave one that counts (and is not replayed).
+    if (n as u64) < WRITER_REHASH_MIN_BUCKETS {
+        return 0;
+    }
     let loaded_buckets = match loaded(profile, key, value).map(|l| l.shape) {
         Some(Shape::Table(b) | Shape::Skiplist(b)) => b,
         _ => return 0,

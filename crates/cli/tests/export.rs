@@ -43,6 +43,22 @@ fn bitlens(args: &[&str]) -> std::process::Output {
     out
 }
 
+/// `bitlens export FILE --out OUT --format FORMAT` of a snapshot small enough for one part:
+/// that part's path.
+fn export_one(file: &Path, out: &Path, format: &str) -> PathBuf {
+    bitlens(&[
+        "export",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        format,
+    ]);
+    let files = parts(out, format);
+    assert_eq!(files.len(), 1, "{format}: {files:?}");
+    files[0].clone()
+}
+
 /// Every part file under `dir` with extension `ext`, sorted.
 fn parts(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -335,20 +351,7 @@ fn class_figures_match_the_commands() {
 fn every_format_holds_the_same_rows() {
     let rdb = conformance("valkey-9.1.2");
     let dir = tempfile::tempdir().unwrap();
-    let export = |format: &str| {
-        let out = dir.path().join(format);
-        bitlens(&[
-            "export",
-            rdb.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--format",
-            format,
-        ]);
-        let files = parts(&out, format);
-        assert_eq!(files.len(), 1, "{format}: {files:?}");
-        files[0].clone()
-    };
+    let export = |format: &str| export_one(&rdb, &dir.path().join(format), format);
     let (pq, _) = read_parquet(&export("parquet"));
     let pq = bitlens_export::arrow::compute::concat_batches(&pq[0].schema(), &pq).unwrap();
     let ipc = std::fs::File::open(export("arrow")).unwrap();
@@ -535,17 +538,8 @@ fn idle_and_lfu_columns_are_the_writers() {
      -> std::collections::BTreeMap<String, (Option<i64>, Option<i64>)> {
         let file = dir.path().join(format!("{name}.rdb"));
         std::fs::write(&file, rdb).unwrap();
-        let out = dir.path().join(name);
-        bitlens(&[
-            "export",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--format",
-            "jsonl",
-        ]);
-        let files = parts(&out, "jsonl");
-        let text = std::fs::read_to_string(&files[0]).unwrap();
+        let part = export_one(&file, &dir.path().join(name), "jsonl");
+        let text = std::fs::read_to_string(part).unwrap();
         text.lines()
             .map(|l| {
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();
