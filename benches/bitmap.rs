@@ -37,12 +37,9 @@ fn keyspace() -> Keyspace {
     }
     let mut last = vec![0u8; BYTES];
     last[BYTES - 1] = 1;
+    ks.set(b"zeros", Value::String(RedisString::from_bytes(last)));
     ks.set(
-        b"zeros".to_vec(),
-        Value::String(RedisString::from_bytes(last)),
-    );
-    ks.set(
-        b"sparse".to_vec(),
+        b"sparse",
         Value::String(RedisString::from_sparse_bits(
             (1 << 24) + 16,
             (0..10).map(|i| (1u64 << 27) + i * 977),

@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let mut ks = Keyspace::new();
-    ks.set(b"shops".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+    ks.set(b"shops", Value::zset(ZSet::from_pairs(pairs)));
     let mut g = c.benchmark_group("geo");
     for (name, lon, lat) in [
         ("geosearch_3km_asc_count50_centre", "121.4737", "31.2304"),

@@ -259,7 +259,7 @@ mod tests {
         assert!(!is_geo_set(&z(&[palermo, 0.5])));
         assert!(!is_geo_set(&z(&[1.0, 2.0, 300.0])));
         assert!(!is_geo_set(&z(&[])));
-        assert_eq!(classify(&Value::ZSet(z(&[palermo]))), Class::Geo);
-        assert_eq!(classify(&Value::ZSet(z(&[3.0]))), Class::ZSet);
+        assert_eq!(classify(&Value::zset(z(&[palermo]))), Class::Geo);
+        assert_eq!(classify(&Value::zset(z(&[3.0]))), Class::ZSet);
     }
 }

@@ -999,8 +999,8 @@ mod tests {
         use crate::reply::Reply;
         let mut ks = Keyspace::new();
         ks.set(
-            b"geo".to_vec(),
-            Value::ZSet(crate::zset::ZSet::from_pairs(vec![
+            b"geo",
+            Value::zset(crate::zset::ZSet::from_pairs(vec![
                 (b"Palermo".to_vec(), 3479099956230698.0),
                 (b"Catania".to_vec(), 3479447370796909.0),
             ])),
@@ -1015,14 +1015,14 @@ mod tests {
             Reply::err("ERR unsupported unit provided. please use M, KM, FT, MI")
         );
         ks.set(
-            b"l".to_vec(),
+            b"l",
             Value::List(Box::new(crate::list::List::from_elements(["a", "c", "b"]))),
         );
         let lpos = ["LPOS", "l", "c", "RANK", "-9223372036854775808"];
         assert_eq!(execute_as(&mut ks, &REDIS_6_2, &lpos), Reply::Integer(1));
         assert!(execute_as(&mut ks, &REDIS_7_4, &lpos).is_error());
         ks.set(
-            b"hf".to_vec(),
+            b"hf",
             Value::Hash(Box::new(crate::hash::Hash::from_fields([(
                 "a",
                 "1",
@@ -1035,8 +1035,8 @@ mod tests {
             Reply::Array(vec![Reply::Integer(1_796_220_602)])
         );
         ks.set(
-            b"z".to_vec(),
-            Value::ZSet(crate::zset::ZSet::from_pairs(vec![
+            b"z",
+            Value::zset(crate::zset::ZSet::from_pairs(vec![
                 (b"d".to_vec(), 1.0),
                 (b"b".to_vec(), 2.0),
             ])),

@@ -29,8 +29,8 @@ pub enum Hash {
     Ziplist(Box<[u8]>),
     /// A validated zipmap.
     Zipmap(Box<[u8]>),
-    /// A hashtable-encoded hash.
-    Table(HashTable),
+    /// A hashtable-encoded hash (boxed: the listpack variants keep `Hash` at 24 bytes).
+    Table(Box<HashTable>),
 }
 
 /// A hashtable-encoded hash: (field, value) records in file order and, when any field has an
@@ -136,7 +136,7 @@ impl Hash {
         }
         records.shrink();
         let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-        Hash::Table(HashTable { records, expires })
+        Hash::Table(Box::new(HashTable { records, expires }))
     }
 
     /// Every field with its value and expiry, in reply order, expired ones included.

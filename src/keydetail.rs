@@ -343,7 +343,7 @@ mod tests {
         assert_eq!(s.bytes, 100);
         assert_eq!(s.ttl_ms, Some(6_000));
         let z = Entry {
-            value: Value::ZSet(ZSet::from_pairs(vec![
+            value: Value::zset(ZSet::from_pairs(vec![
                 (b"ab".to_vec(), 1.0),
                 (b"cde".to_vec(), 2.0),
             ])),
@@ -515,7 +515,7 @@ mod tests {
             .iter()
             .map(|(m, lon, lat)| (m.clone(), crate::geo::encode(*lon, *lat).unwrap() as f64))
             .collect();
-        let z = Value::ZSet(ZSet::from_pairs(pairs));
+        let z = Value::zset(ZSet::from_pairs(pairs));
         let Detail::Geo {
             members,
             bbox,
@@ -543,7 +543,7 @@ mod tests {
         assert!((bbox[2] - 15.087269).abs() < 1e-5);
         assert!((bbox[3] - 48.864716).abs() < 1e-5);
         // Small integer scores (a counter set) are not GEO.
-        let counters = Value::ZSet(ZSet::from_pairs(vec![(b"x".to_vec(), 3.0)]));
+        let counters = Value::zset(ZSet::from_pairs(vec![(b"x".to_vec(), 3.0)]));
         assert_eq!(
             detail(&counters, &DetailOptions::default()).unwrap(),
             Detail::Other

@@ -60,7 +60,7 @@ pub fn bitop_or_count(ctx: &mut Ctx<'_>, keys: &[&[u8]], scratch: &[u8]) -> Resu
         },
     };
     match saved {
-        Some(e) => ctx.ks.insert(scratch.to_vec(), e.value, e.expire_at_ms),
+        Some(e) => ctx.ks.insert(scratch, e.value, e.expire_at_ms),
         None => {
             ctx.ks.remove(scratch);
         }
@@ -88,9 +88,9 @@ mod tests {
             execute_as(&mut ks, p, argv);
         }
         let keep = crate::string::RedisString::from_bytes(b"keep".to_vec());
-        ks.insert(b"scratch".to_vec(), Value::String(keep), None);
+        ks.insert(b"scratch", Value::String(keep), None);
         ks.insert(
-            b"list".to_vec(),
+            b"list",
             Value::List(Box::new(crate::list::List::new("quicklist"))),
             None,
         );

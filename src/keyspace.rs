@@ -9,8 +9,6 @@
 //! [`Keyspace::entry_any`] still see it (for reports and writers). Without a clock nothing
 //! expires. Hash fields with their own expiry ask [`Keyspace::is_past`].
 
-use std::collections::HashMap;
-
 use crate::hash::Hash;
 use crate::list::List;
 use crate::set::Set;
@@ -57,11 +55,11 @@ impl RedisType {
 pub enum Value {
     /// A string (bitmaps and HyperLogLogs are strings).
     String(RedisString),
-    /// A sorted set (GEO keys are sorted sets).
-    ZSet(ZSet),
-    /// A list (quicklist nodes kept encoded). Boxed, as [`Value::Set`] and [`Value::Hash`]
-    /// are: every key's table slot holds a `Value`, so the rare large variants live behind a
-    /// pointer and the slot stays the size of a string's (a 1M-key table is 40 % smaller).
+    /// A sorted set (GEO keys are sorted sets). Boxed, as the other collections are.
+    ZSet(Box<ZSet>),
+    /// A list (quicklist nodes kept encoded). Boxed, as every collection is: every key's
+    /// table slot holds a `Value`, so the larger variants live behind a pointer and the slot
+    /// stays the size of a string's (32 bytes; see [`crate::string::INLINE_BYTES`]).
     List(Box<List>),
     /// A set (intset, listpack or hashtable).
     Set(Box<Set>),
@@ -76,6 +74,11 @@ pub enum Value {
 }
 
 impl Value {
+    /// A sorted-set value.
+    pub fn zset(z: ZSet) -> Value {
+        Value::ZSet(Box::new(z))
+    }
+
     /// The Redis type of this value.
     pub fn redis_type(&self) -> RedisType {
         match self {
@@ -102,12 +105,24 @@ pub struct Entry {
 
 /// One Redis database: key bytes to [`Entry`], seen at an optional clock (see the module
 /// header).
+///
+/// Layout (issue 31, read-mostly snapshots): the entries sit in one dense vector of slots
+/// (key reference + entry, 56 bytes on 64-bit), the key bytes in a [`KeyArena`] of large
+/// chunks (no heap allocation per key), and the hash index is a table of `u32` slot numbers
+/// (one control byte and four bytes per bucket). A key's removal moves the last slot into its
+/// place. A database holds at most `u32::MAX` keys ([`InsertError::Full`]).
 #[derive(Debug, Clone, Default)]
 pub struct Keyspace {
     /// foldhash (seeded per keyspace, DoS-resistant as its `quality` variant documents) in
     /// place of SipHash-1-3: about 220 instructions of a single-key command went to hashing
     /// the key (callgrind, `bitlens-bench run` of PFCOUNT and GETBIT).
-    entries: HashMap<Vec<u8>, Entry, foldhash::quality::RandomState>,
+    hasher: foldhash::quality::RandomState,
+    /// Slot numbers, hashed by their key's bytes.
+    index: hashbrown::HashTable<u32>,
+    /// Every key's slot, in no particular order.
+    slots: Vec<Slot>,
+    /// The key bytes the slots refer to.
+    keys: KeyArena,
     /// The clock expiry is judged at (Unix ms); `None`: nothing expires.
     clock_ms: Option<i64>,
     /// How many entries carry an expiry (0: no lookup needs the clock).
@@ -115,6 +130,132 @@ pub struct Keyspace {
     /// A RedisBloom value was stored here: the module was loaded on the writer, so its
     /// commands exist (sticky, as a loaded module stays loaded when its keys are deleted).
     module_values: bool,
+}
+
+/// One key: where its bytes are, and its entry.
+#[derive(Debug, Clone)]
+struct Slot {
+    key: KeyRef,
+    entry: Entry,
+}
+
+/// Why [`Keyspace::insert_new`] stored nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InsertError {
+    /// The key is already there (alive or expired).
+    Duplicate,
+    /// The database already holds `u32::MAX` keys.
+    Full,
+}
+
+/// Where one key's bytes are in a [`KeyArena`], packed in 64 bits: chunk number (24 bits),
+/// start within the chunk (20 bits) and length (20 bits; [`KeyRef::WHOLE`]: the key fills
+/// its own chunk, for keys of [`KeyArena::OWN_CHUNK`] bytes or more).
+#[derive(Debug, Clone, Copy)]
+struct KeyRef(u64);
+
+impl KeyRef {
+    const WHOLE: u64 = (1 << 20) - 1;
+
+    fn new(chunk: usize, start: usize, len: u64) -> KeyRef {
+        KeyRef(((chunk as u64) << 40) | ((start as u64) << 20) | len)
+    }
+    fn chunk(self) -> usize {
+        (self.0 >> 40) as usize
+    }
+    fn start(self) -> usize {
+        ((self.0 >> 20) & ((1 << 20) - 1)) as usize
+    }
+    fn len_field(self) -> u64 {
+        self.0 & Self::WHOLE
+    }
+}
+
+/// Key bytes packed end to end in chunks of at most [`KeyArena::CHUNK`] bytes, so that a key
+/// costs its length and 8 bytes of [`KeyRef`] (no allocation and allocator rounding per key).
+/// Chunks start small (a database of a few keys holds a few KiB) and double up to the limit.
+/// Removed keys leave dead bytes, reclaimed by [`Keyspace`] once they outweigh the live ones.
+#[derive(Debug, Clone, Default)]
+struct KeyArena {
+    chunks: Vec<Vec<u8>>,
+    /// The chunk small keys go to (keys of [`KeyArena::OWN_CHUNK`] bytes or more get their own).
+    open: Option<usize>,
+    /// Bytes of keys removed since the last compaction.
+    dead: usize,
+    /// Bytes of live keys.
+    live: usize,
+}
+
+impl KeyArena {
+    /// Largest chunk.
+    const CHUNK: usize = 1 << 20;
+    /// Keys this long or longer get a chunk of their own.
+    const OWN_CHUNK: usize = 1 << 16;
+    /// First chunk.
+    const FIRST: usize = 1 << 10;
+
+    /// Room for about `bytes` more key bytes in the current chunk run (a loader's estimate).
+    fn reserve(&mut self, bytes: usize) {
+        let want = bytes.clamp(Self::FIRST, Self::CHUNK);
+        let room = self.open.map_or(0, |o| {
+            let c = &self.chunks[o];
+            c.capacity() - c.len()
+        });
+        if room < want {
+            self.chunks.push(Vec::with_capacity(want));
+            self.open = Some(self.chunks.len() - 1);
+        }
+    }
+
+    fn push(&mut self, key: &[u8]) -> KeyRef {
+        self.live += key.len();
+        if key.len() >= Self::OWN_CHUNK {
+            self.chunks.push(key.to_vec());
+            return KeyRef::new(self.chunks.len() - 1, 0, KeyRef::WHOLE);
+        }
+        let open = self.open.filter(|&o| {
+            let c = &self.chunks[o];
+            c.capacity() - c.len() >= key.len()
+        });
+        let n = match open {
+            Some(o) => o,
+            None => {
+                let next = self
+                    .open
+                    .map_or(Self::FIRST, |o| {
+                        (self.chunks[o].capacity() * 2).min(Self::CHUNK)
+                    })
+                    .max(key.len());
+                self.chunks.push(Vec::with_capacity(next));
+                self.open = Some(self.chunks.len() - 1);
+                self.chunks.len() - 1
+            }
+        };
+        let c = &mut self.chunks[n];
+        let start = c.len();
+        c.extend_from_slice(key);
+        KeyRef::new(n, start, key.len() as u64)
+    }
+
+    fn get(&self, r: KeyRef) -> &[u8] {
+        let c = &self.chunks[r.chunk()];
+        if r.len_field() == KeyRef::WHOLE {
+            c
+        } else {
+            &c[r.start()..r.start() + r.len_field() as usize]
+        }
+    }
+
+    fn forget(&mut self, r: KeyRef) {
+        let n = self.get(r).len();
+        self.live -= n;
+        self.dead += n;
+    }
+
+    /// Bytes held (capacity of every chunk).
+    fn heap_bytes(&self) -> usize {
+        self.chunks.iter().map(Vec::capacity).sum()
+    }
 }
 
 /// The wall clock the engine reads when no clock is set: `None` until [`set_wall_clock`].
@@ -175,13 +316,21 @@ impl Keyspace {
     /// from the file's RESIZEDB record, bounded by the input's size).
     pub fn with_capacity(keys: u64) -> Self {
         let mut ks = Self::default();
-        ks.entries.reserve(keys.min(usize::MAX as u64) as usize);
+        ks.reserve(keys.min(u32::MAX as u64) as usize);
         ks
     }
 
     /// How many keys the keyspace holds room for before its table grows.
     pub fn capacity(&self) -> usize {
-        self.entries.capacity()
+        self.index.capacity().min(self.slots.capacity())
+    }
+
+    /// Bytes of this keyspace's own table: the index, the slots and the key arena (the
+    /// values' own buffers are not counted).
+    pub fn table_bytes(&self) -> usize {
+        self.index.capacity() * (std::mem::size_of::<u32>() + 1)
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.keys.heap_bytes()
     }
 
     /// Sets the clock expiry is judged at (Unix ms; `None`: nothing expires).
@@ -204,12 +353,25 @@ impl Keyspace {
         self.expiring == 0 || !e.expired_at(self.clock_ms)
     }
 
+    fn hash(&self, key: &[u8]) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(key)
+    }
+
+    /// The slot number of `key`, alive or expired.
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        let (slots, keys) = (&self.slots, &self.keys);
+        self.index
+            .find(self.hash(key), |&i| keys.get(slots[i as usize].key) == key)
+            .map(|&i| i as usize)
+    }
+
     /// Number of keys alive at the clock (DBSIZE).
     pub fn len(&self) -> usize {
         if self.expiring == 0 || self.clock_ms.is_none() {
-            return self.entries.len();
+            return self.slots.len();
         }
-        self.entries.values().filter(|e| self.alive(e)).count()
+        self.slots.iter().filter(|s| self.alive(&s.entry)).count()
     }
 
     /// True when no key is alive at the clock.
@@ -225,99 +387,158 @@ impl Keyspace {
     /// Mutable access to the value under `key` (`None` when missing or expired).
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Value> {
         let clock = self.clock_ms;
-        self.entries
-            .get_mut(key)
-            .filter(|e| !e.expired_at(clock))
-            .map(|e| &mut e.value)
+        let i = self.find(key)?;
+        let e = &mut self.slots[i].entry;
+        (!e.expired_at(clock)).then_some(&mut e.value)
     }
 
     /// The entry (value and expiry) under `key`, `None` when missing or expired.
     pub fn entry(&self, key: &[u8]) -> Option<&Entry> {
-        self.entries.get(key).filter(|e| self.alive(e))
+        self.entry_any(key).filter(|e| self.alive(e))
     }
 
     /// The entry under `key` even when expired at the clock (reports, writers).
     pub fn entry_any(&self, key: &[u8]) -> Option<&Entry> {
-        self.entries.get(key)
+        self.find(key).map(|i| &self.slots[i].entry)
     }
 
     /// Every key including those expired at the clock, in no particular order.
     pub fn iter_all(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
-        self.entries.iter().map(|(k, e)| (k.as_slice(), e))
+        self.slots.iter().map(|s| (self.keys.get(s.key), &s.entry))
     }
 
     /// How many keys are kept but already expired at the clock.
     pub fn expired_count(&self) -> usize {
-        self.entries.len() - self.len()
+        self.slots.len() - self.len()
     }
 
     /// Stores `value` under `key` with no expiry, replacing any previous value (as SET does).
-    pub fn set(&mut self, key: Vec<u8>, value: Value) {
+    pub fn set(&mut self, key: impl AsRef<[u8]>, value: Value) {
         self.insert(key, value, None);
     }
 
-    /// Stores `value` under `key` with an optional absolute expiry in Unix milliseconds.
-    pub fn insert(&mut self, key: Vec<u8>, value: Value, expire_at_ms: Option<i64>) {
+    /// Stores `value` under `key` with an optional absolute expiry in Unix milliseconds,
+    /// replacing any previous entry. A new key in a full database (`u32::MAX` keys) is not
+    /// stored; only [`Keyspace::insert_new`] reports that.
+    pub fn insert(&mut self, key: impl AsRef<[u8]>, value: Value, expire_at_ms: Option<i64>) {
+        let key = key.as_ref();
         let entry = Entry {
             value,
             expire_at_ms,
         };
-        self.expiring += entry.may_expire() as usize;
-        self.module_values |= matches!(entry.value, Value::Module(_));
-        let old = self.entries.insert(key, entry);
-        if old.is_some_and(|o| o.may_expire()) {
-            self.expiring -= 1;
+        match self.find(key) {
+            Some(i) => {
+                self.expiring += entry.may_expire() as usize;
+                self.module_values |= matches!(entry.value, Value::Module(_));
+                let old = std::mem::replace(&mut self.slots[i].entry, entry);
+                self.expiring -= old.may_expire() as usize;
+            }
+            None => {
+                let _ = self.push_new(key, entry);
+            }
         }
     }
 
+    /// Appends a slot for `key`, known to be absent.
+    fn push_new(&mut self, key: &[u8], entry: Entry) -> Result<(), InsertError> {
+        let Ok(n) = u32::try_from(self.slots.len()) else {
+            return Err(InsertError::Full);
+        };
+        if n == u32::MAX {
+            return Err(InsertError::Full);
+        }
+        self.expiring += entry.may_expire() as usize;
+        self.module_values |= matches!(entry.value, Value::Module(_));
+        let hash = self.hash(key);
+        let r = self.keys.push(key);
+        self.slots.push(Slot { key: r, entry });
+        let (slots, keys, hasher) = (&self.slots, &self.keys, &self.hasher);
+        self.index.insert_unique(hash, n, |&i| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(keys.get(slots[i as usize].key))
+        });
+        Ok(())
+    }
+
     /// Stores `value` under `key` (as [`Keyspace::insert`]) only when `key` is not there at
-    /// all, alive or expired; otherwise leaves the keyspace unchanged and gives `key` back.
-    /// One hash and probe of the table (a loader's duplicate check and insert in one).
+    /// all, alive or expired; otherwise leaves the keyspace unchanged
+    /// ([`InsertError::Duplicate`]). One hash and probe of the table (a loader's duplicate
+    /// check and insert in one).
     pub fn insert_new(
         &mut self,
-        key: Vec<u8>,
+        key: &[u8],
         value: Value,
         expire_at_ms: Option<i64>,
-    ) -> Result<(), Vec<u8>> {
-        match self.entries.entry(key) {
-            std::collections::hash_map::Entry::Occupied(o) => Err(o.key().clone()),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                let entry = Entry {
-                    value,
-                    expire_at_ms,
-                };
-                self.expiring += entry.may_expire() as usize;
-                self.module_values |= matches!(entry.value, Value::Module(_));
-                slot.insert(entry);
-                Ok(())
-            }
+    ) -> Result<(), InsertError> {
+        if self.find(key).is_some() {
+            return Err(InsertError::Duplicate);
         }
+        self.push_new(
+            key,
+            Entry {
+                value,
+                expire_at_ms,
+            },
+        )
     }
 
     /// Removes `key`; returns whether it existed alive at the clock (an expired key is
     /// removed too, and counts as absent, as Redis' DEL).
     pub fn remove(&mut self, key: &[u8]) -> bool {
         let clock = self.clock_ms;
-        match self.entries.remove(key) {
-            Some(e) => {
-                self.expiring -= e.may_expire() as usize;
-                !e.expired_at(clock)
+        let hash = self.hash(key);
+        let (slots, keys) = (&self.slots, &self.keys);
+        let Ok(found) = self
+            .index
+            .find_entry(hash, |&i| keys.get(slots[i as usize].key) == key)
+        else {
+            return false;
+        };
+        let (i, _) = found.remove();
+        let i = i as usize;
+        let last = self.slots.len() - 1;
+        let gone = self.slots.swap_remove(i);
+        if i != last {
+            // The last slot moved to `i`: point its index entry there.
+            let moved = self.hash(self.keys.get(self.slots[i].key));
+            if let Some(e) = self.index.find_mut(moved, |&j| j as usize == last) {
+                *e = i as u32;
             }
-            None => false,
+        }
+        self.keys.forget(gone.key);
+        self.expiring -= gone.entry.may_expire() as usize;
+        if self.keys.dead > self.keys.live.max(KeyArena::CHUNK) {
+            self.compact_keys();
+        }
+        !gone.entry.expired_at(clock)
+    }
+
+    /// Rewrites the key arena with the live keys only.
+    fn compact_keys(&mut self) {
+        let old = std::mem::take(&mut self.keys);
+        self.keys.reserve(old.live);
+        for s in &mut self.slots {
+            s.key = self.keys.push(old.get(s.key));
         }
     }
 
     /// Iterates over the keys alive at the clock, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
-        self.entries
+        self.slots
             .iter()
-            .filter(|(_, e)| self.alive(e))
-            .map(|(k, e)| (k.as_slice(), e))
+            .filter(|s| self.alive(&s.entry))
+            .map(|s| (self.keys.get(s.key), &s.entry))
     }
 
     /// Room for `additional` more keys before the table grows (a union of files sized once).
     pub fn reserve(&mut self, additional: usize) {
-        self.entries.reserve(additional);
+        let (slots, keys, hasher) = (&self.slots, &self.keys, &self.hasher);
+        self.index.reserve(additional, |&i| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(keys.get(slots[i as usize].key))
+        });
+        self.slots.reserve_exact(additional);
+        self.keys.reserve(additional.saturating_mul(16));
     }
 
     /// Removes and yields every key with its entry, expired ones included, in no particular
@@ -325,12 +546,19 @@ impl Keyspace {
     pub fn drain(&mut self) -> impl Iterator<Item = (Vec<u8>, Entry)> + '_ {
         self.expiring = 0;
         self.module_values = false;
-        self.entries.drain()
+        self.index.clear();
+        let slots = std::mem::take(&mut self.slots);
+        let keys = std::mem::take(&mut self.keys);
+        slots
+            .into_iter()
+            .map(move |s| (keys.get(s.key).to_vec(), s.entry))
     }
 
     /// Removes every key.
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.index.clear();
+        self.slots.clear();
+        self.keys = KeyArena::default();
         self.expiring = 0;
         self.module_values = false;
     }

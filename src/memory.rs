@@ -1282,7 +1282,7 @@ pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> O
             }
             let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
             for (score, m) in z.sorted() {
-                items.push(m.clone());
+                items.push(m.to_vec());
                 items.push(listpack_score(profile, *score));
             }
             let iter = items.iter().map(|v| v.as_slice());
@@ -1926,11 +1926,11 @@ mod tests {
         let e = m.estimate(b"k", &five).unwrap();
         assert_eq!(e.bytes, 16 + 48 + 8 + 24);
 
-        let zs = Value::ZSet(
+        let zs = Value::zset(
             crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]).with_stored_compact(),
         );
         assert_eq!(enc("redis-7.4", &zs), "listpack");
-        let zs = Value::ZSet(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
+        let zs = Value::zset(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
         assert_eq!(enc("redis-7.4", &zs), "skiplist");
 
         let big = Value::Set(Box::new(

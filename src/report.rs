@@ -1211,8 +1211,8 @@ mod tests {
         let big = Value::String(RedisString::from_bytes(vec![b'x'; 5000]));
         let small = Value::String(RedisString::from_bytes(b"hello".to_vec()));
         let want_big = model.estimate(b"big", &big).unwrap().bytes;
-        ks.insert(b"big".to_vec(), big, Some(10 + DAY_MS / 2));
-        ks.insert(b"small".to_vec(), small, None);
+        ks.insert(b"big", big, Some(10 + DAY_MS / 2));
+        ks.insert(b"small", small, None);
         let r = memory_report(
             [(0, &ks)],
             &model,

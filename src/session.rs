@@ -212,13 +212,13 @@ mod tests {
     fn session(profile: &'static Profile) -> Session {
         let mut dbs = BTreeMap::new();
         let mut d0 = Keyspace::new();
-        d0.insert(b"live".to_vec(), s("a"), Some(10_000));
-        d0.insert(b"gone".to_vec(), s("b"), Some(999));
-        d0.set(b"plain".to_vec(), s("c"));
+        d0.insert(b"live", s("a"), Some(10_000));
+        d0.insert(b"gone", s("b"), Some(999));
+        d0.set(b"plain", s("c"));
         // Expires exactly at the clock: still alive (Redis: expired when now > when).
-        d0.insert(b"edge".to_vec(), s("e"), Some(1000));
+        d0.insert(b"edge", s("e"), Some(1000));
         let mut d3 = Keyspace::new();
-        d3.set(b"three".to_vec(), s("d"));
+        d3.set(b"three", s("d"));
         dbs.insert(0, d0);
         dbs.insert(3, d3);
         Session::new(dbs, profile, Some(1000))

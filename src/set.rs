@@ -21,8 +21,9 @@ pub enum Set {
     Intset(Box<[u8]>),
     /// A listpack blob of members (RDB_TYPE_SET_LISTPACK), validated.
     Listpack(Box<[u8]>),
-    /// A hashtable-encoded set (RDB_TYPE_SET), members in file order.
-    Table(StrTable),
+    /// A hashtable-encoded set (RDB_TYPE_SET), members in file order (boxed: the blob
+    /// variants keep `Set` at 24 bytes).
+    Table(Box<StrTable>),
 }
 
 impl Set {
@@ -49,7 +50,7 @@ impl Set {
             t.insert(&[m.as_ref()]);
         }
         t.shrink();
-        Set::Table(t)
+        Set::Table(Box::new(t))
     }
 
     /// Number of members (SCARD).

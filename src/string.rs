@@ -18,33 +18,42 @@ use crate::bitmap::{self, BitOp};
 /// Strings shorter than this (64 KiB) are always kept as plain bytes.
 pub const SPARSE_MIN_BYTES: u64 = 64 * 1024;
 
+/// Strings of at most this many bytes are held inside the value itself (no heap buffer): a
+/// snapshot's many small strings (names, counters, flags) cost no allocation (issue 31).
+pub const INLINE_BYTES: usize = 30;
+
+/// The representation; the `bool`s are the string's "written in this session" flag (see
+/// [`RedisString::mark_rewritten`]; an inline string is never marked: marking moves it to
+/// `Dense`). 32 bytes, so that a key's [`crate::keyspace::Value`] is 32 bytes too.
 #[derive(Debug, Clone)]
 enum Repr {
-    Dense(Vec<u8>),
-    Sparse(SparseBitmap),
+    Inline { len: u8, bytes: [u8; INLINE_BYTES] },
+    Dense(bool, Vec<u8>),
+    Sparse(bool, Box<SparseBitmap>),
+}
+
+/// A read-only view of a [`Repr`]: the bytes (inline or heap) or the sparse pages.
+enum View<'a> {
+    Dense(&'a [u8]),
+    Sparse(&'a SparseBitmap),
 }
 
 /// A Redis string value (binary safe). Length is in bytes.
 #[derive(Debug, Clone)]
 pub struct RedisString {
     repr: Repr,
-    /// Written by a command of the session (see [`RedisString::mark_rewritten`]).
-    rewritten: bool,
 }
 
 impl Default for RedisString {
     fn default() -> Self {
-        RedisString {
-            repr: Repr::Dense(Vec::new()),
-            rewritten: false,
-        }
+        RedisString::inline(&[])
     }
 }
 
 impl PartialEq for RedisString {
     fn eq(&self, other: &Self) -> bool {
-        match (&self.repr, &other.repr) {
-            (Repr::Dense(a), Repr::Dense(b)) => a == b,
+        match (self.view(), other.view()) {
+            (View::Dense(a), View::Dense(b)) => a == b,
             _ => self.len() == other.len() && self.as_bytes() == other.as_bytes(),
         }
     }
@@ -58,26 +67,69 @@ fn sparse_pays(len: u64, stored_pages: u64) -> bool {
 }
 
 impl RedisString {
+    /// An inline string; `bytes` is at most [`INLINE_BYTES`] long.
+    fn inline(bytes: &[u8]) -> Self {
+        let mut b = [0u8; INLINE_BYTES];
+        b[..bytes.len()].copy_from_slice(bytes);
+        RedisString {
+            repr: Repr::Inline {
+                len: bytes.len() as u8,
+                bytes: b,
+            },
+        }
+    }
+
+    /// A plain string: inline when short enough, else a heap buffer.
+    fn plain(bytes: Vec<u8>) -> Self {
+        if bytes.len() <= INLINE_BYTES {
+            return Self::inline(&bytes);
+        }
+        RedisString {
+            repr: Repr::Dense(false, bytes),
+        }
+    }
+
+    fn view(&self) -> View<'_> {
+        match &self.repr {
+            Repr::Inline { len, bytes } => View::Dense(&bytes[..*len as usize]),
+            Repr::Dense(_, v) => View::Dense(v),
+            Repr::Sparse(_, s) => View::Sparse(s),
+        }
+    }
+
+    /// The heap buffer, an inline string moved into one first (for writes).
+    fn dense_mut(&mut self) -> Option<&mut Vec<u8>> {
+        if let Repr::Inline { len, bytes } = &self.repr {
+            self.repr = Repr::Dense(false, bytes[..*len as usize].to_vec());
+        }
+        match &mut self.repr {
+            Repr::Dense(_, v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Marks the string as written in this session, as Redis' `dbUnshareStringValue` leaves
     /// it: OBJECT ENCODING then says `raw` whatever the length or content (recorded on Redis
     /// 6.2.14 / 7.0.15 and Valkey 8.1.8 / 9.1.2 after SETBIT, BITFIELD SET, BITOP's
     /// destination, PFADD, PFMERGE's destination and a one-key PFCOUNT, even with a valid
     /// cached cardinality). A string as loaded from a snapshot is not marked.
     pub fn mark_rewritten(&mut self) {
-        self.rewritten = true;
+        self.dense_mut();
+        match &mut self.repr {
+            Repr::Dense(w, _) | Repr::Sparse(w, _) => *w = true,
+            Repr::Inline { .. } => unreachable!("moved to the heap above"),
+        }
     }
 
     /// Whether [`RedisString::mark_rewritten`] was called.
     pub fn rewritten(&self) -> bool {
-        self.rewritten
+        matches!(self.repr, Repr::Dense(true, _) | Repr::Sparse(true, _))
     }
 
-    /// A string holding exactly `bytes`. Long, mostly-zero strings are stored sparse.
+    /// A string holding exactly `bytes`. Long, mostly-zero strings are stored sparse; short
+    /// ones (at most [`INLINE_BYTES`]) inside the value.
     pub fn from_bytes(bytes: Vec<u8>) -> Self {
-        let mut s = RedisString {
-            repr: Repr::Dense(bytes),
-            rewritten: false,
-        };
+        let mut s = Self::plain(bytes);
         s.compact();
         s
     }
@@ -99,9 +151,11 @@ impl RedisString {
                 return Self::from_sparse(sp);
             }
         }
+        if bytes.len() <= INLINE_BYTES {
+            return Self::inline(bytes);
+        }
         RedisString {
-            repr: Repr::Dense(bytes.to_vec()),
-            rewritten: false,
+            repr: Repr::Dense(false, bytes.to_vec()),
         }
     }
 
@@ -137,8 +191,7 @@ impl RedisString {
     /// Wraps a [`SparseBitmap`], converting it to plain bytes when it is not sparse enough.
     pub fn from_sparse(sp: SparseBitmap) -> Self {
         let mut s = RedisString {
-            repr: Repr::Sparse(sp),
-            rewritten: false,
+            repr: Repr::Sparse(false, Box::new(sp)),
         };
         s.normalize();
         s
@@ -147,8 +200,9 @@ impl RedisString {
     /// Length in bytes, as Redis STRLEN.
     pub fn len(&self) -> u64 {
         match &self.repr {
-            Repr::Dense(v) => v.len() as u64,
-            Repr::Sparse(s) => s.len(),
+            Repr::Inline { len, .. } => *len as u64,
+            Repr::Dense(_, v) => v.len() as u64,
+            Repr::Sparse(_, s) => s.len(),
         }
     }
 
@@ -159,55 +213,54 @@ impl RedisString {
 
     /// True when the string is stored sparse (only its non-zero pages).
     pub fn is_sparse(&self) -> bool {
-        matches!(self.repr, Repr::Sparse(_))
+        matches!(self.repr, Repr::Sparse(..))
     }
 
     /// Heap bytes held by the value (the full length when dense, stored pages when sparse).
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
-            Repr::Dense(v) => v.capacity(),
-            Repr::Sparse(s) => s.heap_bytes(),
+            Repr::Inline { .. } => 0,
+            Repr::Dense(_, v) => v.capacity(),
+            Repr::Sparse(_, s) => s.heap_bytes(),
         }
     }
 
     /// The sparse form, when the string is stored sparse.
     pub fn as_sparse(&self) -> Option<&SparseBitmap> {
-        match &self.repr {
-            Repr::Sparse(s) => Some(s),
-            Repr::Dense(_) => None,
+        match self.view() {
+            View::Sparse(s) => Some(s),
+            View::Dense(_) => None,
         }
     }
 
     /// The full byte content (may materialise a sparse string).
     pub fn as_bytes(&self) -> Cow<'_, [u8]> {
-        match &self.repr {
-            Repr::Dense(v) => Cow::Borrowed(v),
-            Repr::Sparse(s) => Cow::Owned(s.to_dense()),
+        match self.view() {
+            View::Dense(v) => Cow::Borrowed(v),
+            View::Sparse(s) => Cow::Owned(s.to_dense()),
         }
     }
 
     /// Mutable access to the full byte content (a sparse string becomes dense).
     pub fn bytes_mut(&mut self) -> &mut Vec<u8> {
-        if let Repr::Sparse(s) = &self.repr {
-            self.repr = Repr::Dense(s.to_dense());
+        if let Repr::Sparse(w, s) = &self.repr {
+            self.repr = Repr::Dense(*w, s.to_dense());
         }
-        match &mut self.repr {
-            Repr::Dense(v) => v,
-            Repr::Sparse(_) => unreachable!("converted to dense above"),
-        }
+        self.dense_mut().expect("converted to dense above")
     }
 
     /// Consumes the value and returns its bytes.
     pub fn into_bytes(self) -> Vec<u8> {
         match self.repr {
-            Repr::Dense(v) => v,
-            Repr::Sparse(s) => s.to_dense(),
+            Repr::Inline { len, bytes } => bytes[..len as usize].to_vec(),
+            Repr::Dense(_, v) => v,
+            Repr::Sparse(_, s) => s.to_dense(),
         }
     }
 
     /// Switches a long, mostly-zero dense string to the sparse form (no-op otherwise).
     pub fn compact(&mut self) {
-        if let Repr::Dense(v) = &self.repr {
+        if let Repr::Dense(w, v) = &self.repr {
             let len = v.len() as u64;
             if len < SPARSE_MIN_BYTES {
                 return;
@@ -222,15 +275,15 @@ impl RedisString {
                     }
                 }
             }
-            self.repr = Repr::Sparse(SparseBitmap::from_dense(v));
+            self.repr = Repr::Sparse(*w, Box::new(SparseBitmap::from_dense(v)));
         }
     }
 
     /// Switches a sparse string that has filled up to plain bytes.
     fn normalize(&mut self) {
-        if let Repr::Sparse(s) = &self.repr {
+        if let Repr::Sparse(w, s) = &self.repr {
             if !sparse_pays(s.len(), s.stored_pages() as u64 / 2) {
-                self.repr = Repr::Dense(s.to_dense());
+                self.repr = Repr::Dense(*w, s.to_dense());
             }
         }
     }
@@ -243,9 +296,9 @@ impl RedisString {
             return Vec::new();
         }
         let end = end.min(len - 1);
-        match &self.repr {
-            Repr::Dense(v) => v[start as usize..=end as usize].to_vec(),
-            Repr::Sparse(s) => {
+        match self.view() {
+            View::Dense(v) => v[start as usize..=end as usize].to_vec(),
+            View::Sparse(s) => {
                 let mut out = vec![0u8; (end - start + 1) as usize];
                 s.read(start, &mut out);
                 out
@@ -255,33 +308,33 @@ impl RedisString {
 
     /// The bit at `offset` (0 past the end), as GETBIT.
     pub fn get_bit(&self, offset: u64) -> bool {
-        match &self.repr {
-            Repr::Dense(v) => bitmap::get_bit(v, offset),
-            Repr::Sparse(s) => s.get_bit(offset),
+        match self.view() {
+            View::Dense(v) => bitmap::get_bit(v, offset),
+            View::Sparse(s) => s.get_bit(offset),
         }
     }
 
     /// Set bits in the whole string.
     pub fn popcount(&self) -> u64 {
-        match &self.repr {
-            Repr::Dense(v) => bitmap::popcount(v),
-            Repr::Sparse(s) => s.popcount(),
+        match self.view() {
+            View::Dense(v) => bitmap::popcount(v),
+            View::Sparse(s) => s.popcount(),
         }
     }
 
     /// Set bits in the inclusive bit range `[start_bit, end_bit]` (bits past the end are 0).
     pub fn count_bits(&self, start_bit: u64, end_bit: u64) -> u64 {
-        match &self.repr {
-            Repr::Dense(v) => bitmap::count_bits(v, start_bit, end_bit),
-            Repr::Sparse(s) => s.count_bits(start_bit, end_bit),
+        match self.view() {
+            View::Dense(v) => bitmap::count_bits(v, start_bit, end_bit),
+            View::Sparse(s) => s.count_bits(start_bit, end_bit),
         }
     }
 
     /// First bit equal to `bit` in the inclusive bit range, not looking past the end.
     pub fn find_bit(&self, bit: bool, start_bit: u64, end_bit: u64) -> Option<u64> {
-        match &self.repr {
-            Repr::Dense(v) => bitmap::find_bit(v, bit, start_bit, end_bit),
-            Repr::Sparse(s) => s.find_bit(bit, start_bit, end_bit),
+        match self.view() {
+            View::Dense(v) => bitmap::find_bit(v, bit, start_bit, end_bit),
+            View::Sparse(s) => s.find_bit(bit, start_bit, end_bit),
         }
     }
 
@@ -309,9 +362,9 @@ impl RedisString {
                 at += 8;
             }
         }
-        match &self.repr {
-            Repr::Dense(v) => scan(v, 0, &mut f),
-            Repr::Sparse(s) => {
+        match self.view() {
+            View::Dense(v) => scan(v, 0, &mut f),
+            View::Sparse(s) => {
                 for (p, page) in s.pages() {
                     scan(&page[..], p * PAGE as u64 * 8, &mut f);
                 }
@@ -327,23 +380,27 @@ impl RedisString {
         if need <= len {
             return;
         }
+        self.dense_mut();
         match &mut self.repr {
-            Repr::Dense(v) if need >= SPARSE_MIN_BYTES && need > len * 4 => {
+            Repr::Dense(w, v) if need >= SPARSE_MIN_BYTES && need > len * 4 => {
                 let mut s = SparseBitmap::from_dense(v);
                 s.grow(need);
-                self.repr = Repr::Sparse(s);
+                self.repr = Repr::Sparse(*w, Box::new(s));
             }
-            Repr::Dense(v) => v.resize(need as usize, 0),
-            Repr::Sparse(s) => s.grow(need),
+            Repr::Dense(_, v) => v.resize(need as usize, 0),
+            Repr::Sparse(_, s) => s.grow(need),
+            Repr::Inline { .. } => unreachable!("moved to the heap above"),
         }
     }
 
     /// Sets bit `offset` (growing the string as needed) and returns the previous bit, as SETBIT.
     pub fn set_bit(&mut self, offset: u64, value: bool) -> bool {
         self.grow_to_bit(offset);
+        self.dense_mut();
         let old = match &mut self.repr {
-            Repr::Dense(v) => bitmap::set_bit(v, offset, value),
-            Repr::Sparse(s) => s.set_bit(offset, value),
+            Repr::Dense(_, v) => bitmap::set_bit(v, offset, value),
+            Repr::Sparse(_, s) => s.set_bit(offset, value),
+            Repr::Inline { .. } => unreachable!("moved to the heap above"),
         };
         self.normalize();
         old
@@ -351,9 +408,9 @@ impl RedisString {
 
     /// The unsigned `bits`-bit field (1..=64) at bit `offset` (bits past the end read as 0).
     pub fn read_field(&self, offset: u64, bits: u32) -> u64 {
-        match &self.repr {
-            Repr::Dense(v) => bitmap::read_field(v, offset, bits),
-            Repr::Sparse(s) => {
+        match self.view() {
+            View::Dense(v) => bitmap::read_field(v, offset, bits),
+            View::Sparse(s) => {
                 let mut buf = [0u8; 9];
                 s.read(offset >> 3, &mut buf);
                 bitmap::read_field(&buf, offset & 7, bits)
@@ -364,9 +421,11 @@ impl RedisString {
     /// Writes the low `bits` bits of `value` at bit `offset`, growing the string as needed.
     pub fn write_field(&mut self, offset: u64, bits: u32, value: u64) {
         self.grow_to_bit(offset + bits as u64 - 1);
+        self.dense_mut();
         match &mut self.repr {
-            Repr::Dense(v) => bitmap::write_field(v, offset, bits, value),
-            Repr::Sparse(s) => {
+            Repr::Inline { .. } => unreachable!("moved to the heap above"),
+            Repr::Dense(_, v) => bitmap::write_field(v, offset, bits, value),
+            Repr::Sparse(_, s) => {
                 let span = ((offset & 7) + bits as u64).div_ceil(8) as usize;
                 let mut buf = [0u8; 9];
                 s.read(offset >> 3, &mut buf[..span]);
@@ -384,10 +443,10 @@ impl RedisString {
     pub fn bitop(op: BitOp, srcs: &[Option<&RedisString>]) -> RedisString {
         let sources: Vec<Source<'_>> = srcs
             .iter()
-            .map(|s| match s.map(|s| &s.repr) {
+            .map(|s| match s.map(|s| s.view()) {
                 None => Source::Dense(&[]),
-                Some(Repr::Dense(v)) => Source::Dense(v),
-                Some(Repr::Sparse(sp)) => Source::Sparse(sp),
+                Some(View::Dense(v)) => Source::Dense(v),
+                Some(View::Sparse(sp)) => Source::Sparse(sp),
             })
             .collect();
         let any_sparse = sources.iter().any(|s| matches!(s, Source::Sparse(_)));
@@ -410,10 +469,7 @@ impl RedisString {
                 Source::Dense(d) => d.to_vec(),
             };
             bitmap::bitop_not_in_place(&mut v);
-            return RedisString {
-                repr: Repr::Dense(v),
-                rewritten: false,
-            };
+            return RedisString::plain(v);
         }
         Self::from_sparse(SparseBitmap::bitop(op, &sources))
     }
@@ -601,11 +657,11 @@ mod tests {
         let s = RedisString::from_sparse_bits(len, bits.iter().copied());
         assert!(s.is_sparse());
         assert!(s.heap_bytes() <= 2 * PAGE, "{} bytes", s.heap_bytes());
-        ks.set(b"s16m".to_vec(), Value::String(s));
+        ks.set(b"s16m", Value::String(s));
         // One bit at 2^32 - 1: a 512 MiB string in Redis.
         let one = RedisString::from_sparse_bits(1 << 29, [u32::MAX as u64]);
         assert!(one.heap_bytes() <= PAGE);
-        ks.set(b"s512m".to_vec(), Value::String(one));
+        ks.set(b"s512m", Value::String(one));
         let q = |ks: &mut Keyspace, argv: &[&str]| execute_str(ks, argv);
         assert_eq!(q(&mut ks, &["STRLEN", "s512m"]), Reply::Integer(1 << 29));
         assert_eq!(q(&mut ks, &["BITCOUNT", "s16m"]), Reply::Integer(10));

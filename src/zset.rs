@@ -9,11 +9,16 @@
 //! larger than the caches); other input is indexed and sorted once, O(n log n). Member bytes
 //! are never copied.
 
+/// A member's bytes: up to 16 bytes inside the entry itself (no allocation for the short
+/// members most sets hold: names, ids, GEO places; issue 31), longer ones on the heap.
+/// Dereferences to `[u8]`.
+pub type Member = smallvec::SmallVec<[u8; 16]>;
+
 /// A Redis sorted set.
 #[derive(Debug, Clone, Default)]
 pub struct ZSet {
     /// Entries sorted by (score, member), as ZRANGE returns them.
-    sorted: Vec<(f64, Vec<u8>)>,
+    sorted: Vec<(f64, Member)>,
     /// Member index: hash tag and position in `sorted` (`EMPTY` = free slot); length a power
     /// of two, at most half full.
     slots: Vec<u64>,
@@ -91,7 +96,7 @@ fn score_key(s: f64) -> f64 {
 
 /// Redis order of two entries: by score, then by member bytes.
 #[inline]
-fn order(a: &(f64, Vec<u8>), b: &(f64, Vec<u8>)) -> std::cmp::Ordering {
+fn order(a: &(f64, Member), b: &(f64, Member)) -> std::cmp::Ordering {
     score_key(a.0)
         .total_cmp(&score_key(b.0))
         .then_with(|| a.1.cmp(&b.1))
@@ -102,7 +107,7 @@ fn order(a: &(f64, Vec<u8>), b: &(f64, Vec<u8>)) -> std::cmp::Ordering {
 /// radix-sorted and laid down in that order, each at its home slot or the next free one after
 /// it, which is the table that inserting them one by one would give (linear probing); the few
 /// that run past the end wrap round by ordinary insertion. `None` when a member occurs twice.
-fn bulk_index(items: &[(f64, Vec<u8>)]) -> Option<Vec<u64>> {
+fn bulk_index(items: &[(f64, Member)]) -> Option<Vec<u64>> {
     let mut slots = table_for(items.len());
     let bits = slots.len().trailing_zeros();
     let mut a: Vec<u64> = items
@@ -176,9 +181,24 @@ fn bulk_index(items: &[(f64, Vec<u8>)]) -> Option<Vec<u64>> {
 /// The hash bits a used index slot keeps above the position.
 const TAG: u64 = 0xffff_ffff_0000_0000;
 
+/// Sets with fewer members than this keep no member index: a lookup compares at most 7
+/// members (what a listpack-encoded set costs Redis too), and a snapshot's many small sets
+/// save the index's allocation (128 bytes for 5 members; issue 31).
+const INDEXED_FROM: usize = 8;
+
 /// An index table with room for `n` entries at most half full.
 fn table_for(n: usize) -> Vec<u64> {
     vec![EMPTY; (n * 2).next_power_of_two().max(8)]
+}
+
+/// The member index to keep for a set whose full index is `slots`: none below
+/// [`INDEXED_FROM`] members (their lookups scan).
+fn indexed(slots: Vec<u64>) -> Vec<u64> {
+    if slots.iter().filter(|&&s| s != EMPTY).count() < INDEXED_FROM {
+        Vec::new()
+    } else {
+        slots
+    }
 }
 
 impl ZSet {
@@ -187,7 +207,10 @@ impl ZSet {
     /// (as an RDB file lists a skiplist-encoded set: highest score first), are not sorted
     /// again: they are checked in one pass and reversed when needed.
     pub fn from_pairs<I: IntoIterator<Item = (Vec<u8>, f64)>>(pairs: I) -> Self {
-        let mut items: Vec<(f64, Vec<u8>)> = pairs.into_iter().map(|(m, s)| (s, m)).collect();
+        let mut items: Vec<(f64, Member)> = pairs
+            .into_iter()
+            .map(|(m, s)| (s, Member::from_vec(m)))
+            .collect();
         let ascending = items.windows(2).all(|w| order(&w[0], &w[1]).is_le());
         let descending = !ascending && items.windows(2).all(|w| order(&w[0], &w[1]).is_ge());
         if !(ascending || descending) {
@@ -201,7 +224,7 @@ impl ZSet {
         match bulk_index(&items) {
             Some(slots) => ZSet {
                 sorted: items,
-                slots,
+                slots: indexed(slots),
                 skiplist_record: false,
                 stored_compact: false,
             },
@@ -215,8 +238,8 @@ impl ZSet {
     }
 
     /// [`ZSet::from_pairs`] for pairs in any order, repeated members included.
-    fn from_unordered(items: Vec<(f64, Vec<u8>)>) -> Self {
-        let mut items: Vec<(f64, Vec<u8>, u32)> = items
+    fn from_unordered(items: Vec<(f64, Member)>) -> Self {
+        let mut items: Vec<(f64, Member, u32)> = items
             .into_iter()
             .enumerate()
             .map(|(i, (s, m))| (s, m, i as u32))
@@ -259,7 +282,7 @@ impl ZSet {
         }
         ZSet {
             sorted: items.into_iter().map(|(s, m, _)| (s, m)).collect(),
-            slots,
+            slots: indexed(slots),
             skiplist_record: false,
             stored_compact: false,
         }
@@ -331,7 +354,7 @@ impl ZSet {
     /// The position of `member` in [`ZSet::sorted`] (its ZRANK), if present.
     pub fn position(&self, member: &[u8]) -> Option<usize> {
         if self.slots.is_empty() {
-            return None;
+            return self.sorted.iter().position(|(_, m)| &m[..] == member);
         }
         let (slot, _) = probe(&self.slots, member, |p| &self.sorted[p].1);
         let s = self.slots[slot];
@@ -339,7 +362,7 @@ impl ZSet {
     }
 
     /// Entries in Redis order: ascending score, ties by member bytes.
-    pub fn sorted(&self) -> &[(f64, Vec<u8>)] {
+    pub fn sorted(&self) -> &[(f64, Member)] {
         &self.sorted
     }
 
@@ -459,7 +482,7 @@ mod tests {
         assert_eq!(a, d);
         assert_eq!(a, shuffled);
         for (i, (m, s)) in asc.iter().enumerate() {
-            assert_eq!(a.sorted()[i], (*s, m.clone()));
+            assert_eq!((a.sorted()[i].0, a.sorted()[i].1.to_vec()), (*s, m.clone()));
             assert_eq!(a.position(m), Some(i));
             assert_eq!(d.position(m), Some(i));
             assert_eq!(shuffled.position(m), Some(i));

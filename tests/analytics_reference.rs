@@ -200,8 +200,8 @@ fn signin_histograms_match_reference() {
         users.push(b);
     }
     // Keys that must not count: other month, and a non-string key matching the pattern.
-    ks.set(b"sign:1:202404".to_vec(), bulk_string(&[0xff; 4]));
-    ks.set(b"sign:x:202405".to_vec(), Value::Other(RedisType::Hash));
+    ks.set(b"sign:1:202404", bulk_string(&[0xff; 4]));
+    ks.set(b"sign:x:202405", Value::Other(RedisType::Hash));
     for day in [1u64, 2, 7, 8, 9, 15, 30, 31, 33, 40] {
         let mut want = vec![0u64; day as usize + 1];
         for b in &users {
@@ -485,8 +485,8 @@ fn signin_enum_tag_offset_commands() {
     for d in [1u64, 2, 3, 29, 30] {
         april[(d - 1) as usize / 8] |= 0x80 >> ((d - 1) % 8);
     }
-    ks.set(b"sign:7:202404".to_vec(), bulk_string(&april));
-    ks.set(b"sign:7:202405".to_vec(), bulk_string(&[0b1111_0100]));
+    ks.set(b"sign:7:202404", bulk_string(&april));
+    ks.set(b"sign:7:202405", bulk_string(&[0b1111_0100]));
     let q = |ks: &mut Keyspace, a: &[&str]| execute_str(ks, a);
     assert_eq!(
         q(&mut ks, &["BITLENS.SIGNED", "sign:7:202405", "4"]),
@@ -538,8 +538,8 @@ fn signin_enum_tag_offset_commands() {
     );
 
     // u4 fields: user 0 = 3, user 1 = 15, user 2 = 3, user 3 = 0.
-    ks.set(b"level".to_vec(), bulk_string(&[0x3f, 0x30]));
-    ks.set(b"today".to_vec(), bulk_string(&[0b1010_0000]));
+    ks.set(b"level", bulk_string(&[0x3f, 0x30]));
+    ks.set(b"today", bulk_string(&[0b1010_0000]));
     let mut want = vec![0u64; 16];
     want[3] = 2;
     want[15] = 1;
@@ -564,8 +564,8 @@ fn signin_enum_tag_offset_commands() {
         );
     }
 
-    ks.set(b"tag:vip".to_vec(), bulk_string(&[0b1100_0000]));
-    ks.set(b"tag:new".to_vec(), bulk_string(&[0b0110_0000, 0x01]));
+    ks.set(b"tag:vip", bulk_string(&[0b1100_0000]));
+    ks.set(b"tag:new", bulk_string(&[0b0110_0000, 0x01]));
     assert_eq!(
         q(&mut ks, &["BITLENS.TAGSIZE", "tag:vip", "tag:new", "none"]),
         ints(&[2, 3, 0])
@@ -588,7 +588,7 @@ fn signin_enum_tag_offset_commands() {
     // A crowd kept as a Set of user ids counts as its members: tag:vip = {0, 1}, tag:new =
     // {1, 2, 15}, today = {0, 2} (see above); the Set {2, 15, 99}.
     ks.set(
-        b"tag:set".to_vec(),
+        b"tag:set",
         Value::Set(Box::new(bitlens::set::Set::from_members(["15", "2", "99"]))),
     );
     assert_eq!(
@@ -608,7 +608,7 @@ fn signin_enum_tag_offset_commands() {
         ints(&[1, 0])
     );
     ks.set(
-        b"tag:names".to_vec(),
+        b"tag:names",
         Value::Set(Box::new(bitlens::set::Set::from_members(["7", "bob"]))),
     );
     assert_eq!(
@@ -619,10 +619,7 @@ fn signin_enum_tag_offset_commands() {
     );
 
     // Offsets 0-9 processed except 3 and 7..=8.
-    ks.set(
-        b"idem:orders:0".to_vec(),
-        bulk_string(&[0b1110_1110, 0b0100_0000]),
-    );
+    ks.set(b"idem:orders:0", bulk_string(&[0b1110_1110, 0b0100_0000]));
     assert_eq!(
         q(&mut ks, &["BITLENS.PROCESSED", "idem:orders:0"]),
         Reply::Integer(7)
@@ -655,8 +652,8 @@ fn signin_enum_tag_offset_commands() {
 #[test]
 fn argument_errors_are_redis_style() {
     let mut ks = Keyspace::new();
-    ks.set(b"h".to_vec(), Value::Other(RedisType::Hash));
-    ks.set(b"s".to_vec(), bulk_string(&[0xff]));
+    ks.set(b"h", Value::Other(RedisType::Hash));
+    ks.set(b"s", bulk_string(&[0xff]));
     let q = |ks: &mut Keyspace, a: &[&str]| execute_str(ks, a);
     let e = Reply::err;
     assert_eq!(
@@ -733,7 +730,7 @@ fn argument_errors_are_redis_style() {
 #[test]
 fn extreme_arguments_answer_without_blowing_up() {
     let mut ks = Keyspace::new();
-    ks.set(b"s".to_vec(), bulk_string(&[0xff, 0x0f]));
+    ks.set(b"s", bulk_string(&[0xff, 0x0f]));
     let q = |ks: &mut Keyspace, a: &[&str]| execute_str(ks, a);
     // The whole offset space past a 2-byte key is one gap.
     assert_eq!(

@@ -5,7 +5,8 @@
 //! snapshot, or the same error at the same offset. Each input is also read under the other
 //! family's header (Redis <-> Valkey), and through content detection. Decoding on several
 //! threads (`LoadOptions::threads`) must give the one-thread result, from a slice and from
-//! windows.
+//! windows. A loaded snapshot then takes in-session writes (SETBIT, BITFIELD SET, PFADD,
+//! BITOP into a new key, DEL) on the compact keyspace, whose counts must stay consistent.
 #![no_main]
 use bitlens::rdb::{load_rdb, load_rdb_chunked, ChunkSource, LoadOptions, RdbError, Snapshot};
 use libfuzzer_sys::fuzz_target;
@@ -103,6 +104,35 @@ fuzz_target!(|data: &[u8]| {
         let model = bitlens::memory::Model::new(profile, bitlens::memory::Allocator::Jemalloc);
         for (_, key, entry) in snap.entries() {
             let _ = model.estimate(key, &entry.value);
+        }
+    }
+    // In-session writes on the loaded keyspace: values move out of their compact form, keys
+    // come and go; the key count follows the replies.
+    if let Ok(mut snap) = all.clone() {
+        for ks in snap.databases.values_mut() {
+            let keys: Vec<Vec<u8>> = ks.iter_all().map(|(k, _)| k.to_vec()).take(32).collect();
+            let mut expected = ks.iter_all().count() as isize;
+            // Runs a command that writes `target` only, following the key count.
+            let mut run = |ks: &mut bitlens::keyspace::Keyspace, target: &[u8], args: &[&[u8]]| {
+                let had = ks.entry_any(target).is_some() as isize;
+                let argv: Vec<Vec<u8>> = args.iter().map(|x| x.to_vec()).collect();
+                let _ = bitlens::execute(ks, &argv);
+                expected += ks.entry_any(target).is_some() as isize - had;
+            };
+            for (i, key) in keys.iter().enumerate() {
+                run(ks, key, &[b"SETBIT", key, b"77", b"1"]);
+                run(ks, key, &[b"BITFIELD", key, b"SET", b"u8", b"3", b"200"]);
+                run(ks, key, &[b"PFADD", key, b"member"]);
+                run(ks, key, &[b"BITCOUNT", key]);
+                let mut dst = key.clone();
+                dst.extend_from_slice(b"\xff:bitop");
+                run(ks, &dst, &[b"BITOP", b"OR", &dst, key]);
+                if i % 2 == 0 {
+                    run(ks, key, &[b"DEL", key]);
+                    assert!(ks.entry_any(key).is_none(), "DEL left the key");
+                }
+            }
+            assert_eq!(ks.iter_all().count() as isize, expected, "key count after writes");
         }
     }
     // Content detection and the header peek never panic; a file that loads is an RDB file.

@@ -271,13 +271,13 @@ mod tests {
         assert_eq!(d.streak_histogram(), vec![0, 0]);
         assert_eq!(d.retention(1, 1).len(), 1);
         ks.set(
-            b"z".to_vec(),
+            b"z",
             Value::String(RedisString::from_sparse_bits(1 << 20, [])),
         );
         let d = DayBitmaps::load(&ks, &[b"z".to_vec(), b"z".to_vec()]).unwrap();
         assert_eq!(d.dau(), vec![0, 0]);
         let z = crate::zset::ZSet::from_pairs(vec![(b"m".to_vec(), 1.0)]);
-        ks.set(b"g".to_vec(), Value::ZSet(z));
+        ks.set(b"g", Value::zset(z));
         let e = DayBitmaps::load(&ks, &[b"a".to_vec(), b"g".to_vec()]).unwrap_err();
         assert!(e.to_string().contains("\"g\""), "{e}");
     }

@@ -88,7 +88,7 @@ fn lookup<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a RedisString>, R
 /// `lookupStringForBitCommand`), or WRONGTYPE.
 fn lookup_for_write<'a>(ks: &'a mut Keyspace, key: &[u8]) -> Result<&'a mut RedisString, Reply> {
     if ks.get(key).is_none() {
-        ks.set(key.to_vec(), Value::String(RedisString::default()));
+        ks.set(key, Value::String(RedisString::default()));
     }
     match ks.get_mut(key) {
         Some(Value::String(s)) => {
@@ -566,7 +566,7 @@ mod tests {
         let mut ks = Keyspace::new();
         for (k, v) in [("x", 0b1100_1010u8), ("y", 0b1010_0110), ("z", 0b0110_0001)] {
             ks.set(
-                k.as_bytes().to_vec(),
+                k.as_bytes(),
                 Value::String(RedisString::from_bytes(vec![v])),
             );
         }
@@ -678,10 +678,7 @@ mod tests {
             execute_str(&mut ks, &["BITPOS", "nosuch", "1"]),
             Reply::Integer(-1)
         );
-        ks.set(
-            b"empty".to_vec(),
-            Value::String(RedisString::from_bytes(Vec::new())),
-        );
+        ks.set(b"empty", Value::String(RedisString::from_bytes(Vec::new())));
         assert_eq!(
             execute_str(&mut ks, &["BITPOS", "empty", "0"]),
             Reply::Integer(-1)
@@ -689,7 +686,7 @@ mod tests {
         assert_eq!(execute_str(&mut ks, &["GET", "empty"]), Reply::Bulk(vec![]));
         assert_eq!(execute_str(&mut ks, &["GET", "nosuch"]), Reply::NullBulk);
         ks.set(
-            b"ones".to_vec(),
+            b"ones",
             Value::String(RedisString::from_bytes(vec![0xFF; 3])),
         );
         // BITPOS 0 on all ones: padded only without an explicit end.

@@ -399,10 +399,10 @@ fn run_search(
             .iter()
             .map(|h| {
                 let score = if storedist { h.dist / to_m } else { h.score };
-                (sorted[h.index].1.clone(), score)
+                (sorted[h.index].1.to_vec(), score)
             })
             .collect();
-        ks.set(dst.to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+        ks.set(dst, Value::zset(ZSet::from_pairs(pairs)));
         return Ok(Reply::Integer(returned as i64));
     }
     let fields = withdist || withhash || withcoord;
@@ -533,8 +533,8 @@ mod tests {
             crate::reply::Reply::Array(vec![])
         );
         ks.set(
-            b"g".to_vec(),
-            crate::keyspace::Value::ZSet(crate::zset::ZSet::from_pairs(vec![(b"m".to_vec(), 1.0)])),
+            b"g",
+            crate::keyspace::Value::zset(crate::zset::ZSet::from_pairs(vec![(b"m".to_vec(), 1.0)])),
         );
         // The same ANY query on an existing key: 6.0 has no ANY.
         let any = any.map(|a| if a == "nosuch" { "g" } else { a });
@@ -562,8 +562,8 @@ mod tests {
             ));
         }
         ks.set(
-            b"g".to_vec(),
-            crate::keyspace::Value::ZSet(crate::zset::ZSet::from_pairs(add)),
+            b"g",
+            crate::keyspace::Value::zset(crate::zset::ZSet::from_pairs(add)),
         );
         let q = |p: &'static Profile, ks: &mut crate::keyspace::Keyspace, a: &str| {
             execute_as(ks, p, &a.split(' ').collect::<Vec<_>>())

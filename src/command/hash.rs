@@ -310,18 +310,18 @@ mod tests {
     fn ks() -> Keyspace {
         let mut ks = Keyspace::new();
         ks.set(
-            b"h".to_vec(),
+            b"h",
             Value::Hash(Box::new(
                 Hash::from_listpack(listpack_strs(&[b"f", b"1", b"g", b"xyz"])).unwrap(),
             )),
         );
         let ex = listpack_ex(&[(b"a", b"va", 10_500), (b"b", b"vb", 0)]);
         ks.set(
-            b"x".to_vec(),
+            b"x",
             Value::Hash(Box::new(Hash::from_listpack_ex(ex).unwrap())),
         );
         ks.set(
-            b"l".to_vec(),
+            b"l",
             Value::List(Box::new(crate::list::List::from_elements(["a"]))),
         );
         ks

@@ -71,7 +71,7 @@ pub fn pfadd_elements<'a>(
         None => {
             let mut bytes = Vec::new();
             let r = hll::pfadd_iter(&mut bytes, elements, limit);
-            ks.set(key.to_vec(), Value::String(rewritten(bytes)));
+            ks.set(key, Value::String(rewritten(bytes)));
             r
         }
     };

@@ -376,10 +376,7 @@ mod tests {
     fn del_ping_echo_as_redis() {
         let mut ks = Keyspace::new();
         for k in ["a", "b"] {
-            ks.set(
-                k.into(),
-                Value::String(RedisString::from_bytes(b"x".to_vec())),
-            );
+            ks.set(k, Value::String(RedisString::from_bytes(b"x".to_vec())));
         }
         // Replies observed from redis-server 7.0.15.
         assert_eq!(
@@ -444,10 +441,7 @@ mod tests {
                 Value::String(RedisString::from_bytes(vec![1])),
             );
         }
-        ks.set(
-            b"z".to_vec(),
-            Value::Other(crate::keyspace::RedisType::List),
-        );
+        ks.set(b"z", Value::Other(crate::keyspace::RedisType::List));
         for count in ["1", "7", "10", "1000", "5000"] {
             let seen = scan_all(&mut ks, &["COUNT", count]);
             let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();

@@ -231,13 +231,13 @@ mod tests {
     fn ks() -> Keyspace {
         let mut ks = Keyspace::new();
         ks.set(
-            b"l".to_vec(),
+            b"l",
             Value::List(Box::new(List::from_elements([
                 "a", "b", "c", "a", "b", "c",
             ]))),
         );
         ks.set(
-            b"s".to_vec(),
+            b"s",
             Value::Set(Box::new(crate::set::Set::from_members(["x"]))),
         );
         ks

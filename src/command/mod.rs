@@ -99,22 +99,14 @@ fn tables() -> [&'static [CommandSpec]; 15] {
     ]
 }
 
-/// True for the RedisBloom commands (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*): they exist where
-/// the profile has them built in (Redis 8.0+) or where the snapshot shows the module was
-/// loaded (it holds its values).
-fn is_module_command(spec: &CommandSpec) -> bool {
-    [
-        bloom::COMMANDS,
-        cuckoo::COMMANDS,
-        cms::COMMANDS,
-        topk::COMMANDS,
-        tdigest::COMMANDS,
-    ]
-    .iter()
-    .any(|t| t.iter().any(|c| std::ptr::eq(c, spec)))
-}
+/// How many of [`tables`]' last entries are RedisBloom's (BF.*, CF.*, CMS.*, TOPK.*,
+/// TDIGEST.*): those commands exist where the profile has them built in (Redis 8.0+) or where
+/// the snapshot shows the module was loaded (it holds its values). Told by table position, not
+/// by comparing addresses: each use of a `const` table may be its own copy, so a pointer
+/// comparison with one made elsewhere can fail (it did in a release build).
+const MODULE_TABLES: usize = 5;
 
-/// Every command by lower-case name, with [`is_module_command`] of it; built once. A scan of
+/// Every command by lower-case name, with whether it is a module's ([`MODULE_TABLES`]); built once. A scan of
 /// the tables cost about 450 instructions per call (callgrind, `bitlens-bench run` of
 /// PFCOUNT): a third of a single-key command's time.
 struct CommandIndex {
@@ -127,7 +119,13 @@ fn index() -> &'static CommandIndex {
     INDEX.get_or_init(|| {
         let mut by_name = HashMap::with_hasher(foldhash::fast::FixedState::default());
         let mut longest = 0;
-        for spec in tables().into_iter().flat_map(|t| t.iter()) {
+        let tables = tables();
+        let first_module = tables.len() - MODULE_TABLES;
+        for (t, spec) in tables
+            .into_iter()
+            .enumerate()
+            .flat_map(|(t, table)| table.iter().map(move |s| (t, s)))
+        {
             let name = spec
                 .name
                 .to_ascii_lowercase()
@@ -135,9 +133,7 @@ fn index() -> &'static CommandIndex {
                 .into_boxed_slice();
             longest = longest.max(name.len());
             // The first table entry of a name wins, as the scan found it first.
-            by_name
-                .entry(name)
-                .or_insert((spec, is_module_command(spec)));
+            by_name.entry(name).or_insert((spec, t >= first_module));
         }
         CommandIndex { by_name, longest }
     })

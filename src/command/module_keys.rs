@@ -66,7 +66,7 @@ pub fn lookup_mut<'a, T>(
 /// Stores a new value of RedisBloom type `name` (encoding version `encver`) under `key`.
 pub fn store(ks: &mut Keyspace, key: &[u8], name: &[u8; 9], encver: u32, data: ModuleData) {
     ks.set(
-        key.to_vec(),
+        key,
         Value::Module(Box::new(ModuleValue {
             name: *name,
             encver,

@@ -469,21 +469,21 @@ mod tests {
     fn ks() -> Keyspace {
         let mut ks = Keyspace::new();
         ks.set(
-            b"i".to_vec(),
+            b"i",
             Value::Set(Box::new(Set::from_intset(intset(2, &[1, 2, 3])).unwrap())),
         );
         ks.set(
-            b"p".to_vec(),
+            b"p",
             Value::Set(Box::new(
                 Set::from_listpack(listpack_strs(&[b"c", b"3", b"a"])).unwrap(),
             )),
         );
         ks.set(
-            b"t".to_vec(),
+            b"t",
             Value::Set(Box::new(Set::from_members(["x", "3", "y"]))),
         );
         ks.set(
-            b"str".to_vec(),
+            b"str",
             Value::String(crate::string::RedisString::from_slice(b"v")),
         );
         ks

@@ -189,7 +189,7 @@ fn lex_bound(arg: &[u8]) -> Option<LexBound> {
 /// first at or below the maximum. On a listpack Redis then scans linearly, as
 /// [`zrange_inner`] does; on a skiplist whose scores differ it searches the skiplist's random
 /// levels, which orders members by score, not bytes: such replies cannot be reproduced.
-fn in_lex_range(sorted: &[(f64, Vec<u8>)], min: &LexBound, max: &LexBound) -> bool {
+fn in_lex_range(sorted: &[(f64, crate::zset::Member)], min: &LexBound, max: &LexBound) -> bool {
     let rank = |b: &LexBound| match b {
         LexBound::Min => (0, None),
         LexBound::Incl(v) | LexBound::Excl(v) => (1, Some(v.clone())),
@@ -532,8 +532,8 @@ mod tests {
     fn ks() -> Keyspace {
         let mut ks = Keyspace::new();
         ks.set(
-            b"z".to_vec(),
-            Value::ZSet(ZSet::from_pairs(vec![
+            b"z",
+            Value::zset(ZSet::from_pairs(vec![
                 (b"a".to_vec(), 1.0),
                 (b"b".to_vec(), 2.5),
                 (b"c".to_vec(), 3.0),

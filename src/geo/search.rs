@@ -357,7 +357,7 @@ pub fn search(zset: &ZSet, lon: f64, lat: f64, shape: Shape, limit: usize) -> Ve
 
 /// The state of one [`search`]: hits so far, in walk order.
 struct Walk<'a> {
-    sorted: &'a [(f64, Vec<u8>)],
+    sorted: &'a [(f64, crate::zset::Member)],
     lon: f64,
     lat: f64,
     shape: Shape<'a>,

@@ -111,7 +111,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::keyspace::{Keyspace, Value};
+use crate::keyspace::{InsertError, Keyspace, Value};
 use crate::string::{RedisString, StringBuilder};
 use input::{ChunkedInput, Input, SliceInput};
 use reader::Cursor;
@@ -1050,18 +1050,25 @@ fn collect_into(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) -> Res
             .entry(rec.db)
             .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
         // (A fresh keyspace has no clock: every stored key counts, as `get` saw them.)
-        if ks
-            .insert_new(rec.key.into_owned(), v, rec.expire_at_ms)
-            .is_err()
-        {
-            return Err(RdbError::new(
-                RdbErrorKind::Corrupt,
-                rec.offset,
-                format!(
-                    "duplicated key in database {} (Redis refuses such a file)",
-                    rec.db
-                ),
-            ));
+        match ks.insert_new(&rec.key, v, rec.expire_at_ms) {
+            Ok(()) => {}
+            Err(InsertError::Duplicate) => {
+                return Err(RdbError::new(
+                    RdbErrorKind::Corrupt,
+                    rec.offset,
+                    format!(
+                        "duplicated key in database {} (Redis refuses such a file)",
+                        rec.db
+                    ),
+                ))
+            }
+            Err(InsertError::Full) => {
+                return Err(RdbError::new(
+                    RdbErrorKind::Unsupported,
+                    rec.offset,
+                    format!("database {} holds more than 2^32 - 1 keys", rec.db),
+                ))
+            }
         }
     }
     Ok(())

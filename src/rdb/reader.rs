@@ -76,7 +76,9 @@ impl<'a> Cursor<'a> {
     /// input).
     fn want(&mut self, n: u64) {
         if !self.eof {
-            self.need = Some(self.base + self.pos as u64 + n);
+            // Saturating: a corrupt length near 2^64 must ask for more input than exists
+            // (and so end in a truncation error), never wrap to a small demand.
+            self.need = Some((self.base + self.pos as u64).saturating_add(n));
         }
     }
 
@@ -484,7 +486,7 @@ impl<'a> Cursor<'a> {
                 Ok(materialise.then(|| {
                     let mut z = ZSet::from_pairs(pairs);
                     z.mark_skiplist_record();
-                    Value::ZSet(z)
+                    Value::zset(z)
                 }))
             }
             HashZipmap => values::hash_zipmap(self, materialise),
@@ -501,7 +503,7 @@ impl<'a> Cursor<'a> {
                     ("listpack", encoded::listpack)
                 };
                 if materialise {
-                    Ok(Some(Value::ZSet(self.zset_blob(name, dec)?)))
+                    Ok(Some(Value::zset(self.zset_blob(name, dec)?)))
                 } else {
                     self.skip_string(name)?;
                     Ok(None)

@@ -482,6 +482,23 @@ fn same_as_slice(bytes: &[u8], opts: &LoadOptions, chunks: &[usize]) {
     }
 }
 
+/// A string length near 2^64 (a 64-bit length, 0x81) in a streamed load: the reader's
+/// demand for more input saturates instead of overflowing, and every reader reports the
+/// same truncation (found by the rdb_reader fuzz target).
+#[test]
+fn huge_string_length_is_truncation_not_overflow() {
+    let mut bytes = b"REDIS0011".to_vec();
+    bytes.extend_from_slice(&[0x14, 0x01, b'k', 0x81]); // set listpack, key "k", 64-bit len
+    bytes.extend_from_slice(&[0xff; 8]);
+    bytes.extend_from_slice(b"tail");
+    let want = load_rdb(&bytes, &LoadOptions::default());
+    let err = want
+        .as_ref()
+        .expect_err("a 2^64-byte string cannot be read");
+    assert_eq!(err.kind, RdbErrorKind::Truncated, "{err}");
+    same_as_slice(&bytes, &LoadOptions::default(), &[1, 3, 16, 1 << 20]);
+}
+
 #[test]
 fn chunked_reader_matches_slice_reader() {
     let sample = write_sample();

@@ -94,7 +94,7 @@ pub fn union(mut snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, Dupl
                 match on {
                     OnDuplicate::Last => target.insert(key, e.value, e.expire_at_ms),
                     OnDuplicate::First | OnDuplicate::Error => {
-                        let _ = target.insert_new(key, e.value, e.expire_at_ms);
+                        let _ = target.insert_new(&key, e.value, e.expire_at_ms);
                     }
                 }
             }
@@ -113,7 +113,7 @@ mod tests {
         let mut s = Snapshot::default();
         for &(db, k, v) in keys {
             s.databases.entry(db).or_default().set(
-                k.as_bytes().to_vec(),
+                k.as_bytes(),
                 Value::String(RedisString::from_bytes(v.as_bytes().to_vec())),
             );
         }

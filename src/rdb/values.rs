@@ -128,7 +128,7 @@ pub(super) fn set_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
         }
     }
     t.shrink();
-    Ok(Some(Value::Set(Box::new(Set::Table(t)))))
+    Ok(Some(Value::Set(Box::new(Set::Table(Box::new(t))))))
 }
 
 /// RDB_TYPE_SET_INTSET.
@@ -207,10 +207,9 @@ fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Box::new(Hash::Table(HashTable {
-        records,
-        expires,
-    })))))
+    Ok(Some(Value::Hash(Box::new(Hash::Table(Box::new(
+        HashTable { records, expires },
+    ))))))
 }
 
 /// RDB_TYPE_HASH.
@@ -256,10 +255,9 @@ pub(super) fn hash_2(c: &mut Cursor<'_>, materialise: bool) -> Out {
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Box::new(Hash::Table(HashTable {
-        records,
-        expires,
-    })))))
+    Ok(Some(Value::Hash(Box::new(Hash::Table(Box::new(
+        HashTable { records, expires },
+    ))))))
 }
 
 /// A 16-byte big-endian id (PEL entries).

@@ -24,6 +24,12 @@
 //! - `bitlens-bench gen-signins OUT.rdb N` writes N per-user monthly sign-in keys
 //!   `sign:<uid>:202405` (4 bytes, bit = day − 1; each user signs in on a random share of the
 //!   days, most of them in runs), the sign-ins card's data at scale.
+//! - `bitlens-bench keyheavy-resp N` writes to stdout, as RESP commands for `redis-cli --pipe`,
+//!   the key-heavy data set of issues 29 and 31 scaled to N keys (3,000,000 in the bench): two
+//!   thirds strings (`user:<i>:name`, a short name, and `user:<i>:visits`, an integer), one
+//!   sixth 5-field hashes (`profile:<i>`), one fifteenth each 5-member sets (`tags:<i>`, half
+//!   integers, half words) and 5-member zsets (`score:<i>`), one thirtieth 10-item lists
+//!   (`events:<i>`); every tenth key gets an EXPIRE of a day. A real server then SAVEs it.
 //! - `bitlens-bench kernels` prints the GB/s of the kernels under loading and scanning beside
 //!   their references (memory read bandwidth, the `crc` and `lzf` crates).
 
@@ -122,6 +128,136 @@ fn gen_small(out: &str) -> std::io::Result<()> {
     }
     w.finish()?;
     Ok(())
+}
+
+/// One RESP command (an array of bulk strings) appended to `out`.
+fn resp(out: &mut Vec<u8>, args: &[&[u8]]) {
+    use std::io::Write;
+    let _ = write!(out, "*{}\r\n", args.len());
+    for a in args {
+        let _ = write!(out, "${}\r\n", a.len());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+fn keyheavy_resp(n: &str) -> Result<(), String> {
+    use std::io::Write;
+    let n: u64 = n.parse().map_err(|_| format!("{n}: not a key count"))?;
+    let mut rng = fastrand::Rng::with_seed(0x3_000_000);
+    let words = [
+        "red", "green", "blue", "amber", "cyan", "violet", "gold", "silver", "jade", "ruby",
+    ];
+    let cities = [
+        "Shanghai", "Berlin", "Lagos", "Lima", "Osaka", "Austin", "Pune", "Oslo",
+    ];
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut buf = Vec::with_capacity(1 << 16);
+    // Per 30 keys: 20 strings, 5 hashes, 2 sets, 2 zsets, 1 list.
+    let mut written = 0u64;
+    let mut i = 0u64;
+    while written < n {
+        let kinds: [&str; 30] = [
+            "name", "visits", "name", "visits", "name", "visits", "name", "visits", "name",
+            "visits", "name", "visits", "name", "visits", "name", "visits", "name", "visits",
+            "name", "visits", "hash", "hash", "hash", "hash", "hash", "set", "set", "zset", "zset",
+            "list",
+        ];
+        for kind in kinds {
+            if written == n {
+                break;
+            }
+            let id = i.to_string();
+            let key = match kind {
+                "name" | "visits" => format!("user:{id}:{kind}"),
+                "hash" => format!("profile:{id}"),
+                "set" => format!("tags:{id}"),
+                "zset" => format!("score:{id}"),
+                _ => format!("events:{id}"),
+            };
+            match kind {
+                "name" => {
+                    let name = format!(
+                        "{}-{}",
+                        words[rng.usize(..words.len())],
+                        rng.u32(..1_000_000)
+                    );
+                    resp(&mut buf, &[b"SET", key.as_bytes(), name.as_bytes()]);
+                }
+                "visits" => {
+                    let v = rng.u32(..100_000).to_string();
+                    resp(&mut buf, &[b"SET", key.as_bytes(), v.as_bytes()]);
+                }
+                "hash" => {
+                    let email = format!("u{id}@example.com");
+                    let age = rng.u32(18..90).to_string();
+                    let created = (1_700_000_000 + rng.u32(..50_000_000)).to_string();
+                    let name = format!("{}-{}", words[rng.usize(..words.len())], id);
+                    resp(
+                        &mut buf,
+                        &[
+                            b"HSET",
+                            key.as_bytes(),
+                            b"name",
+                            name.as_bytes(),
+                            b"email",
+                            email.as_bytes(),
+                            b"city",
+                            cities[rng.usize(..cities.len())].as_bytes(),
+                            b"age",
+                            age.as_bytes(),
+                            b"created",
+                            created.as_bytes(),
+                        ],
+                    );
+                }
+                "set" => {
+                    let members: Vec<String> = if i.is_multiple_of(2) {
+                        (0..5).map(|_| rng.u32(..1_000_000).to_string()).collect()
+                    } else {
+                        (0..5)
+                            .map(|k| format!("{}{k}", words[rng.usize(..words.len())]))
+                            .collect()
+                    };
+                    let mut args: Vec<&[u8]> = vec![b"SADD", key.as_bytes()];
+                    args.extend(members.iter().map(|m| m.as_bytes()));
+                    resp(&mut buf, &args);
+                }
+                "zset" => {
+                    let pairs: Vec<(String, String)> = (0..5)
+                        .map(|k| (rng.u32(..10_000).to_string(), format!("player{k}")))
+                        .collect();
+                    let mut args: Vec<&[u8]> = vec![b"ZADD", key.as_bytes()];
+                    for (s, m) in &pairs {
+                        args.push(s.as_bytes());
+                        args.push(m.as_bytes());
+                    }
+                    resp(&mut buf, &args);
+                }
+                _ => {
+                    let items: Vec<String> = (0..10)
+                        .map(|k| format!("event:{k}:{}", rng.u32(..1_000)))
+                        .collect();
+                    let mut args: Vec<&[u8]> = vec![b"RPUSH", key.as_bytes()];
+                    args.extend(items.iter().map(|m| m.as_bytes()));
+                    resp(&mut buf, &args);
+                }
+            }
+            if written % 10 == 9 {
+                resp(&mut buf, &[b"EXPIRE", key.as_bytes(), b"86400"]);
+            }
+            written += 1;
+            if kind != "name" {
+                i += 1;
+            }
+            if buf.len() > 1 << 16 {
+                stdout.write_all(&buf).map_err(|e| e.to_string())?;
+                buf.clear();
+            }
+        }
+    }
+    stdout.write_all(&buf).map_err(|e| e.to_string())?;
+    stdout.flush().map_err(|e| e.to_string())
 }
 
 fn gen_big(out: &str) -> std::io::Result<()> {
@@ -566,6 +702,7 @@ fn main() {
         (Some("kernels"), _) => kernels(),
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
         (Some("load-file"), Some(input)) => load_file(input),
+        (Some("keyheavy-resp"), Some(n)) => keyheavy_resp(n),
         (Some("gen-big"), Some(out)) => gen_big(out).map_err(|e| format!("{out}: {e}")),
         (Some("gen-signins"), Some(out)) => {
             gen_signins(out, args.get(3).map_or("10000000", String::as_str))
@@ -573,7 +710,7 @@ fn main() {
         }
         _ => Err(
             "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | gen-small OUT.rdb | \
-                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | load IN.rdb [--strings-raw] | load-threads IN.rdb [N] | load-file IN.rdb | \
+                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | keyheavy-resp N | load IN.rdb [--strings-raw] | load-threads IN.rdb [N] | load-file IN.rdb | \
                   run IN.rdb < spec.json | kernels"
                 .into(),
         ),

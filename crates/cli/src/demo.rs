@@ -402,7 +402,7 @@ pub fn demo_keyspace() -> Keyspace {
         );
     }
     for (key, zset) in geo_sets() {
-        ks.set(key.into_bytes(), Value::ZSet(zset));
+        ks.set(key.into_bytes(), Value::zset(zset));
     }
     crate::demo_views::add(&mut ks);
     ks

@@ -57,7 +57,7 @@ pub fn add(ks: &mut Keyspace) {
         );
     }
     for (name, bits) in crowd_tags() {
-        ks.set(name.as_bytes().to_vec(), string(bits));
+        ks.set(name.as_bytes(), string(bits));
     }
     for (p, bits) in partitions().into_iter().enumerate() {
         ks.set(format!("orders:{p}:bitmap").into_bytes(), string(bits));

@@ -55,7 +55,7 @@ pub fn commands(key: &[u8], value: &Value, expire_at_ms: Option<i64>) -> Vec<Vec
             let items = z
                 .sorted()
                 .iter()
-                .flat_map(|(score, m)| [score_text(*score), m.clone()])
+                .flat_map(|(score, m)| [score_text(*score), m.to_vec()])
                 .collect();
             chunked(&mut out, b"ZADD", items, 2);
         }
@@ -209,7 +209,7 @@ mod tests {
             (b"mid".to_vec(), 1.5),
             (b"hi".to_vec(), f64::INFINITY),
         ]);
-        let line = json_line(0, b"z", &Value::ZSet(z), None);
+        let line = json_line(0, b"z", &Value::zset(z), None);
         assert_eq!(
             line["value"],
             json!([["lo", "-inf"], ["mid", 1.5], ["hi", "inf"]])

@@ -437,10 +437,7 @@ mod tests {
     #[test]
     fn lines_keep_state_and_print_like_redis_cli() {
         let mut ks = Keyspace::new();
-        ks.set(
-            b"a".to_vec(),
-            Value::String(RedisString::from_bytes(b"xy".to_vec())),
-        );
+        ks.set(b"a", Value::String(RedisString::from_bytes(b"xy".to_vec())));
         let mut ks = Session::new(
             [(0, ks)].into_iter().collect(),
             Profile::default_profile(),

@@ -46,10 +46,8 @@ impl Both {
         let Reply::Bulk(got) = self.redis(&[b"GET", key.as_bytes()]) else {
             panic!("GET {key}")
         };
-        self.ks.set(
-            key.as_bytes().to_vec(),
-            Value::String(RedisString::from_bytes(got)),
-        );
+        self.ks
+            .set(key.as_bytes(), Value::String(RedisString::from_bytes(got)));
     }
     /// BITCOUNT of BITOP `op` over `keys` (a single key is counted directly).
     fn op_count(&mut self, op: &str, keys: &[&str]) -> i64 {

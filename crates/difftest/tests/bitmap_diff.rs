@@ -398,14 +398,14 @@ fn setup(r: &mut Rng, ks: &mut Keyspace, conn: &mut RawConnection) {
         }
     }
     conn.query(&[b"RPUSH".to_vec(), b"list".to_vec(), b"a".to_vec()]);
-    ks.set(b"list".to_vec(), Value::Other(RedisType::List));
+    ks.set(b"list", Value::Other(RedisType::List));
     conn.query(&[
         b"HSET".to_vec(),
         b"hash".to_vec(),
         b"f".to_vec(),
         b"v".to_vec(),
     ]);
-    ks.set(b"hash".to_vec(), Value::Other(RedisType::Hash));
+    ks.set(b"hash", Value::Other(RedisType::Hash));
 }
 
 /// Panics with the difference and the earlier commands that name the same key.

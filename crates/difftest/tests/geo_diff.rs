@@ -129,7 +129,7 @@ fn mirror(raw: &mut Raw) -> Keyspace {
                 };
                 (c[0].clone(), s)
             });
-            ks.set(key, Value::ZSet(ZSet::from_pairs(pairs)));
+            ks.set(key, Value::zset(ZSet::from_pairs(pairs)));
         } else if ty == b"+string\r\n" {
             let mut q = args(&["GET"]);
             q.push(key.clone());
@@ -363,9 +363,9 @@ fn geo_random_differential() {
             let lat: f64 = format!("{lat}").parse().unwrap();
             (m.clone(), bitlens::geo::encode(lon, lat).unwrap() as f64)
         });
-        ks.set(b"g".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+        ks.set(b"g", Value::zset(ZSet::from_pairs(pairs)));
         ks.set(
-            b"str".to_vec(),
+            b"str",
             Value::String(RedisString::from_bytes(b"x".to_vec())),
         );
         raw.query(&args(&["SET", "str", "x"]));
@@ -378,8 +378,8 @@ fn geo_random_differential() {
         }
         raw.query(&zadd);
         ks.set(
-            b"lz".to_vec(),
-            Value::ZSet(ZSet::from_pairs(
+            b"lz",
+            Value::zset(ZSet::from_pairs(
                 lex.iter().map(|m| (m.as_bytes().to_vec(), 0.0)),
             )),
         );
@@ -757,7 +757,7 @@ fn geo_distance_ties_follow_redis_order() {
         pairs.push((name, bitlens::geo::encode(lon, lat).unwrap() as f64));
     }
     raw.query(&c);
-    ks.set(b"t".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+    ks.set(b"t", Value::zset(ZSet::from_pairs(pairs)));
     let mut checked = 0;
     for order in ["ASC", "DESC"] {
         for count in [
@@ -845,7 +845,7 @@ fn geo_large_sets_count_desc_box_any() {
         let pairs = members
             .iter()
             .map(|(m, lon, lat)| (m.clone(), bitlens::geo::encode(*lon, *lat).unwrap() as f64));
-        ks.set(b"g".to_vec(), Value::ZSet(ZSet::from_pairs(pairs)));
+        ks.set(b"g", Value::zset(ZSet::from_pairs(pairs)));
         let z = match ks.get(b"g") {
             Some(Value::ZSet(z)) => z.clone(),
             _ => unreachable!(),

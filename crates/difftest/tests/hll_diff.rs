@@ -143,10 +143,8 @@ impl Diff {
             .arg(value)
             .query(&mut self.conn)
             .expect("SET");
-        self.ks.set(
-            key.to_vec(),
-            Value::String(RedisString::from_bytes(value.to_vec())),
-        );
+        self.ks
+            .set(key, Value::String(RedisString::from_bytes(value.to_vec())));
     }
 
     fn bytes(&self, key: &[u8]) -> Option<Vec<u8>> {
@@ -372,7 +370,7 @@ fn hll_matches_redis() {
         .arg("m")
         .query(&mut d.conn)
         .expect("ZADD");
-    d.ks.set(b"wrong:zset".to_vec(), Value::Other(RedisType::ZSet));
+    d.ks.set(b"wrong:zset", Value::Other(RedisType::ZSet));
     for (i, (value, pfadd)) in crafted.iter().enumerate() {
         let k = format!("bad:{i}").into_bytes();
         d.set_raw(&k, value);

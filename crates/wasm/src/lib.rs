@@ -1035,7 +1035,7 @@ impl<T, E: std::fmt::Display> IntoJs<T> for Result<T, E> {
 fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: bitlens::rdb::Record<'_>) {
     if let Some(value) = rec.value {
         let ks = loaded.entry(rec.db).or_default();
-        ks.insert(rec.key.into_owned(), value, rec.expire_at_ms);
+        ks.insert(&rec.key, value, rec.expire_at_ms);
     }
 }
 
