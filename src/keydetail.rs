@@ -22,7 +22,7 @@
 
 use crate::classify::{classify, geo_position, Class};
 use crate::hll;
-use crate::keyspace::{Entry, Value};
+use crate::keyspace::{EntryRef, Value};
 use crate::memory::{object_encoding, Model};
 use crate::probabilistic::{summary::summary as module_summary, ModuleData, ModuleValue, Summary};
 use crate::string::RedisString;
@@ -149,8 +149,8 @@ impl Default for DetailOptions {
 
 /// The summary of one key, computed from its value with `model` (the profile's encodings and
 /// memory layout) at the clock `now_ms`.
-pub fn summary(key: &[u8], entry: &Entry, model: &Model, now_ms: i64) -> KeySummary {
-    let value = &entry.value;
+pub fn summary(key: &[u8], entry: EntryRef<'_>, model: &Model, now_ms: i64) -> KeySummary {
+    let value = entry.value;
     let memory = model
         .estimate_with_expiry(key, value, entry.expire_at_ms.is_some())
         .map(|e| e.bytes);
@@ -306,7 +306,7 @@ fn geo_detail(z: &ZSet, max_points: usize) -> Detail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyspace::{Keyspace, RedisType};
+    use crate::keyspace::{Entry, Keyspace, RedisType};
     use std::collections::HashMap;
 
     fn string_entry(bytes: Vec<u8>, exp: Option<i64>) -> Entry {
@@ -324,7 +324,8 @@ mod tests {
     #[test]
     fn string_encodings_follow_redis_rules() {
         let m = model("redis-7.0");
-        let enc = |b: &[u8]| summary(b"k", &string_entry(b.to_vec(), None), &m, 0).encoding;
+        let enc =
+            |b: &[u8]| summary(b"k", (&string_entry(b.to_vec(), None)).into(), &m, 0).encoding;
         assert_eq!(enc(b"12345"), "int");
         assert_eq!(enc(b"-9223372036854775808"), "int");
         assert_eq!(enc(b"9223372036854775808"), "embstr"); // overflows i64
@@ -337,7 +338,12 @@ mod tests {
     #[test]
     fn summary_of_string_zset_and_other() {
         let m = model("redis-7.0");
-        let s = summary(b"k", &string_entry(vec![0; 100], Some(10_000)), &m, 4_000);
+        let s = summary(
+            b"k",
+            (&string_entry(vec![0; 100], Some(10_000))).into(),
+            &m,
+            4_000,
+        );
         assert_eq!(s.type_name, "string");
         assert_eq!(s.encoding, "raw");
         assert_eq!(s.bytes, 100);
@@ -349,7 +355,7 @@ mod tests {
             ])),
             expire_at_ms: None,
         };
-        let s = summary(b"z", &z, &m, 0);
+        let s = summary(b"z", (&z).into(), &m, 0);
         assert_eq!((s.type_name.as_str(), s.encoding), ("zset", "listpack"));
         assert_eq!(s.bytes, 2 + 8 + 3 + 8);
         assert_eq!(s.ttl_ms, None);
@@ -358,7 +364,7 @@ mod tests {
             value: Value::Other(RedisType::Hash),
             expire_at_ms: None,
         };
-        let s = summary(b"h", &o, &m, 0);
+        let s = summary(b"h", (&o).into(), &m, 0);
         assert_eq!(
             (s.type_name.as_str(), s.encoding, s.memory, s.bytes),
             ("hash", "unknown", None, 0)
@@ -396,7 +402,7 @@ mod tests {
                 value,
                 expire_at_ms: None,
             };
-            let s = summary(key.as_bytes(), &entry, &m, 0);
+            let s = summary(key.as_bytes(), (&entry).into(), &m, 0);
             assert_eq!((s.encoding, s.memory), (encoding, Some(memory)), "{key}");
             if !matches!(entry.value, Value::String(_)) {
                 assert_eq!(s.bytes, memory, "{key}");

@@ -24,7 +24,7 @@ pub struct KeyPage<'a> {
 /// matches, the first `limit` of them (in byte order) listed. Keys already expired at the
 /// keyspace's clock are counted and listed only with `expired` true.
 pub fn key_page<'a>(ks: &'a Keyspace, pattern: &[u8], limit: usize, expired: bool) -> KeyPage<'a> {
-    let all: Box<dyn Iterator<Item = (&'a [u8], &'a crate::keyspace::Entry)>> = if expired {
+    let all: Box<dyn Iterator<Item = (&'a [u8], crate::keyspace::EntryRef<'a>)>> = if expired {
         Box::new(ks.iter_all())
     } else {
         Box::new(ks.iter())
@@ -48,7 +48,10 @@ pub fn key_page<'a>(ks: &'a Keyspace, pattern: &[u8], limit: usize, expired: boo
 /// type gives Redis' `WRONGTYPE` error text as `Err`). The scratch key is restored afterwards:
 /// removed when it did not exist, else given back its value and expiry.
 pub fn bitop_or_count(ctx: &mut Ctx<'_>, keys: &[&[u8]], scratch: &[u8]) -> Result<u64, String> {
-    let saved = ctx.ks.entry(scratch).cloned();
+    let saved = ctx
+        .ks
+        .entry(scratch)
+        .map(crate::keyspace::EntryRef::to_owned);
     let mut argv = vec![b"BITOP".to_vec(), b"OR".to_vec(), scratch.to_vec()];
     argv.extend(keys.iter().map(|k| k.to_vec()));
     let result = match execute_in(ctx, &argv) {

@@ -103,14 +103,46 @@ pub struct Entry {
     pub expire_at_ms: Option<i64>,
 }
 
+/// A borrowed view of one key's entry: its value and its absolute expiry (Unix ms), as the
+/// keyspace's lookups and iterations yield it (the expiry is not stored beside the value; see
+/// [`Keyspace`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EntryRef<'a> {
+    /// The value.
+    pub value: &'a Value,
+    /// Absolute expiry, Unix ms; `None` when the key does not expire.
+    pub expire_at_ms: Option<i64>,
+}
+
+impl<'a> From<&'a Entry> for EntryRef<'a> {
+    fn from(e: &'a Entry) -> Self {
+        EntryRef {
+            value: &e.value,
+            expire_at_ms: e.expire_at_ms,
+        }
+    }
+}
+
+impl EntryRef<'_> {
+    /// An owned copy of the entry (the value cloned).
+    pub fn to_owned(self) -> Entry {
+        Entry {
+            value: self.value.clone(),
+            expire_at_ms: self.expire_at_ms,
+        }
+    }
+}
+
 /// One Redis database: key bytes to [`Entry`], seen at an optional clock (see the module
 /// header).
 ///
-/// Layout (issue 31, read-mostly snapshots): the entries sit in one dense vector of slots
-/// (key reference + entry, 56 bytes on 64-bit), the key bytes in a [`KeyArena`] of large
+/// Layout (issue 31, read-mostly snapshots): the values sit in one dense vector of slots
+/// (key reference + value, 40 bytes on 64-bit), the key bytes in a [`KeyArena`] of large
 /// chunks (no heap allocation per key), and the hash index is a table of `u32` slot numbers
-/// (one control byte and four bytes per bucket). A key's removal moves the last slot into its
-/// place. A database holds at most `u32::MAX` keys ([`InsertError::Full`]).
+/// (one control byte and four bytes per bucket). Expiries live in a side table keyed by slot
+/// number, only for keys that have one; a flag in the slot's key reference says whether to
+/// look there. A key's removal moves the last slot into its place. A database holds at most
+/// `u32::MAX` keys ([`InsertError::Full`]).
 #[derive(Debug, Clone, Default)]
 pub struct Keyspace {
     /// foldhash (seeded per keyspace, DoS-resistant as its `quality` variant documents) in
@@ -123,6 +155,9 @@ pub struct Keyspace {
     slots: Vec<Slot>,
     /// The key bytes the slots refer to.
     keys: KeyArena,
+    /// Absolute expiries (Unix ms) by slot number, for the slots whose key reference has
+    /// [`KeyRef::EXPIRES`] set.
+    expires: hashbrown::HashMap<u32, i64, foldhash::fast::RandomState>,
     /// The clock expiry is judged at (Unix ms); `None`: nothing expires.
     clock_ms: Option<i64>,
     /// How many entries carry an expiry (0: no lookup needs the clock).
@@ -132,11 +167,11 @@ pub struct Keyspace {
     module_values: bool,
 }
 
-/// One key: where its bytes are, and its entry.
+/// One key: where its bytes are (and whether it has an expiry), and its value.
 #[derive(Debug, Clone)]
 struct Slot {
     key: KeyRef,
-    entry: Entry,
+    value: Value,
 }
 
 /// Why [`Keyspace::insert_new`] stored nothing.
@@ -144,24 +179,39 @@ struct Slot {
 pub enum InsertError {
     /// The key is already there (alive or expired).
     Duplicate,
-    /// The database already holds `u32::MAX` keys.
+    /// The database already holds `u32::MAX` keys (or its key arena `2^23` chunks).
     Full,
 }
 
-/// Where one key's bytes are in a [`KeyArena`], packed in 64 bits: chunk number (24 bits),
-/// start within the chunk (20 bits) and length (20 bits; [`KeyRef::WHOLE`]: the key fills
-/// its own chunk, for keys of [`KeyArena::OWN_CHUNK`] bytes or more).
+/// Where one key's bytes are in a [`KeyArena`], packed in 64 bits: a flag ([`KeyRef::EXPIRES`],
+/// the key has an expiry in [`Keyspace`]'s side table), chunk number (23 bits), start within
+/// the chunk (20 bits) and length (20 bits; [`KeyRef::WHOLE`]: the key fills its own chunk,
+/// for keys of [`KeyArena::OWN_CHUNK`] bytes or more).
 #[derive(Debug, Clone, Copy)]
 struct KeyRef(u64);
 
 impl KeyRef {
     const WHOLE: u64 = (1 << 20) - 1;
+    /// Set when the key has an expiry.
+    const EXPIRES: u64 = 1 << 63;
+    /// Chunks a [`KeyRef`] can number.
+    const MAX_CHUNKS: usize = 1 << 23;
 
     fn new(chunk: usize, start: usize, len: u64) -> KeyRef {
         KeyRef(((chunk as u64) << 40) | ((start as u64) << 20) | len)
     }
     fn chunk(self) -> usize {
-        (self.0 >> 40) as usize
+        ((self.0 & !Self::EXPIRES) >> 40) as usize
+    }
+    fn expires(self) -> bool {
+        self.0 & Self::EXPIRES != 0
+    }
+    fn with_expires(self, on: bool) -> KeyRef {
+        KeyRef(if on {
+            self.0 | Self::EXPIRES
+        } else {
+            self.0 & !Self::EXPIRES
+        })
     }
     fn start(self) -> usize {
         ((self.0 >> 20) & ((1 << 20) - 1)) as usize
@@ -201,17 +251,21 @@ impl KeyArena {
             let c = &self.chunks[o];
             c.capacity() - c.len()
         });
-        if room < want {
+        if room < want && self.chunks.len() < KeyRef::MAX_CHUNKS {
             self.chunks.push(Vec::with_capacity(want));
             self.open = Some(self.chunks.len() - 1);
         }
     }
 
-    fn push(&mut self, key: &[u8]) -> KeyRef {
-        self.live += key.len();
+    /// Copies `key` in; `None` when a new chunk would be past [`KeyRef::MAX_CHUNKS`].
+    fn push(&mut self, key: &[u8]) -> Option<KeyRef> {
         if key.len() >= Self::OWN_CHUNK {
+            if self.chunks.len() >= KeyRef::MAX_CHUNKS {
+                return None;
+            }
+            self.live += key.len();
             self.chunks.push(key.to_vec());
-            return KeyRef::new(self.chunks.len() - 1, 0, KeyRef::WHOLE);
+            return Some(KeyRef::new(self.chunks.len() - 1, 0, KeyRef::WHOLE));
         }
         let open = self.open.filter(|&o| {
             let c = &self.chunks[o];
@@ -220,6 +274,9 @@ impl KeyArena {
         let n = match open {
             Some(o) => o,
             None => {
+                if self.chunks.len() >= KeyRef::MAX_CHUNKS {
+                    return None;
+                }
                 let next = self
                     .open
                     .map_or(Self::FIRST, |o| {
@@ -231,10 +288,11 @@ impl KeyArena {
                 self.chunks.len() - 1
             }
         };
+        self.live += key.len();
         let c = &mut self.chunks[n];
         let start = c.len();
         c.extend_from_slice(key);
-        KeyRef::new(n, start, key.len() as u64)
+        Some(KeyRef::new(n, start, key.len() as u64))
     }
 
     fn get(&self, r: KeyRef) -> &[u8] {
@@ -286,23 +344,30 @@ pub fn wall_clock_ms() -> i64 {
     }
 }
 
-impl Entry {
+impl EntryRef<'_> {
     /// True when this entry's expiry is past at `clock_ms` (Redis: `now > when`).
     /// A hash whose every field has expired at the clock is gone too (Redis 7.4 and Valkey 9
     /// delete a hash with its last field; recorded `hash:fe:allgone` on 7.4.1 and 9.1.2).
-    pub fn expired_at(&self, clock_ms: Option<i64>) -> bool {
+    pub fn expired_at(self, clock_ms: Option<i64>) -> bool {
         match (self.expire_at_ms, clock_ms) {
             (Some(when), Some(now)) if now > when => true,
             (_, Some(_)) => {
-                matches!(&self.value, Value::Hash(h) if h.has_field_expiry() && h.is_empty(clock_ms))
+                matches!(self.value, Value::Hash(h) if h.has_field_expiry() && h.is_empty(clock_ms))
             }
             _ => false,
         }
     }
 
     /// True when this entry can expire: a key expiry or a hash field with its own.
-    fn may_expire(&self) -> bool {
-        self.expire_at_ms.is_some() || matches!(&self.value, Value::Hash(h) if h.has_field_expiry())
+    fn may_expire(self) -> bool {
+        self.expire_at_ms.is_some() || matches!(self.value, Value::Hash(h) if h.has_field_expiry())
+    }
+}
+
+impl Entry {
+    /// True when this entry's expiry is past at `clock_ms` (see [`EntryRef::expired_at`]).
+    pub fn expired_at(&self, clock_ms: Option<i64>) -> bool {
+        EntryRef::from(self).expired_at(clock_ms)
     }
 }
 
@@ -330,6 +395,7 @@ impl Keyspace {
     pub fn table_bytes(&self) -> usize {
         self.index.capacity() * (std::mem::size_of::<u32>() + 1)
             + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.expires.capacity() * (std::mem::size_of::<(u32, i64)>() + 1)
             + self.keys.heap_bytes()
     }
 
@@ -349,7 +415,7 @@ impl Keyspace {
         self.clock_ms.is_some_and(|now| now > expire_at_ms)
     }
 
-    fn alive(&self, e: &Entry) -> bool {
+    fn alive(&self, e: EntryRef<'_>) -> bool {
         self.expiring == 0 || !e.expired_at(self.clock_ms)
     }
 
@@ -366,12 +432,52 @@ impl Keyspace {
             .map(|&i| i as usize)
     }
 
+    /// The expiry of slot `i`, if it has one.
+    fn expiry_of(&self, i: usize) -> Option<i64> {
+        if self.slots[i].key.expires() {
+            self.expires.get(&(i as u32)).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Slot `i` as an entry view.
+    fn entry_at(&self, i: usize) -> EntryRef<'_> {
+        EntryRef {
+            value: &self.slots[i].value,
+            expire_at_ms: self.expiry_of(i),
+        }
+    }
+
+    /// Sets (or clears) slot `i`'s expiry.
+    fn set_expiry(&mut self, i: usize, expire_at_ms: Option<i64>) {
+        let slot = &mut self.slots[i];
+        match expire_at_ms {
+            Some(when) => {
+                slot.key = slot.key.with_expires(true);
+                self.expires.insert(i as u32, when);
+            }
+            None if slot.key.expires() => {
+                slot.key = slot.key.with_expires(false);
+                self.expires.remove(&(i as u32));
+            }
+            None => {}
+        }
+    }
+
+    /// Every slot as an entry view, with its key.
+    fn slot_entries(&self) -> impl Iterator<Item = (&[u8], EntryRef<'_>)> {
+        (0..self.slots.len()).map(|i| (self.keys.get(self.slots[i].key), self.entry_at(i)))
+    }
+
     /// Number of keys alive at the clock (DBSIZE).
     pub fn len(&self) -> usize {
         if self.expiring == 0 || self.clock_ms.is_none() {
             return self.slots.len();
         }
-        self.slots.iter().filter(|s| self.alive(&s.entry)).count()
+        (0..self.slots.len())
+            .filter(|&i| self.alive(self.entry_at(i)))
+            .count()
     }
 
     /// True when no key is alive at the clock.
@@ -381,30 +487,31 @@ impl Keyspace {
 
     /// The value under `key` (`None` when missing or expired at the clock).
     pub fn get(&self, key: &[u8]) -> Option<&Value> {
-        self.entry(key).map(|e| &e.value)
+        self.entry(key).map(|e| e.value)
     }
 
     /// Mutable access to the value under `key` (`None` when missing or expired).
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Value> {
-        let clock = self.clock_ms;
         let i = self.find(key)?;
-        let e = &mut self.slots[i].entry;
-        (!e.expired_at(clock)).then_some(&mut e.value)
+        if self.entry_at(i).expired_at(self.clock_ms) {
+            return None;
+        }
+        Some(&mut self.slots[i].value)
     }
 
     /// The entry (value and expiry) under `key`, `None` when missing or expired.
-    pub fn entry(&self, key: &[u8]) -> Option<&Entry> {
-        self.entry_any(key).filter(|e| self.alive(e))
+    pub fn entry(&self, key: &[u8]) -> Option<EntryRef<'_>> {
+        self.entry_any(key).filter(|&e| self.alive(e))
     }
 
     /// The entry under `key` even when expired at the clock (reports, writers).
-    pub fn entry_any(&self, key: &[u8]) -> Option<&Entry> {
-        self.find(key).map(|i| &self.slots[i].entry)
+    pub fn entry_any(&self, key: &[u8]) -> Option<EntryRef<'_>> {
+        self.find(key).map(|i| self.entry_at(i))
     }
 
     /// Every key including those expired at the clock, in no particular order.
-    pub fn iter_all(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
-        self.slots.iter().map(|s| (self.keys.get(s.key), &s.entry))
+    pub fn iter_all(&self) -> impl Iterator<Item = (&[u8], EntryRef<'_>)> {
+        self.slot_entries()
     }
 
     /// How many keys are kept but already expired at the clock.
@@ -422,36 +529,47 @@ impl Keyspace {
     /// stored; only [`Keyspace::insert_new`] reports that.
     pub fn insert(&mut self, key: impl AsRef<[u8]>, value: Value, expire_at_ms: Option<i64>) {
         let key = key.as_ref();
-        let entry = Entry {
-            value,
-            expire_at_ms,
-        };
         match self.find(key) {
             Some(i) => {
-                self.expiring += entry.may_expire() as usize;
-                self.module_values |= matches!(entry.value, Value::Module(_));
-                let old = std::mem::replace(&mut self.slots[i].entry, entry);
-                self.expiring -= old.may_expire() as usize;
+                let new = EntryRef {
+                    value: &value,
+                    expire_at_ms,
+                };
+                self.expiring += new.may_expire() as usize;
+                self.expiring -= self.entry_at(i).may_expire() as usize;
+                self.module_values |= matches!(value, Value::Module(_));
+                self.slots[i].value = value;
+                self.set_expiry(i, expire_at_ms);
             }
             None => {
-                let _ = self.push_new(key, entry);
+                let _ = self.push_new(key, value, expire_at_ms);
             }
         }
     }
 
     /// Appends a slot for `key`, known to be absent.
-    fn push_new(&mut self, key: &[u8], entry: Entry) -> Result<(), InsertError> {
+    fn push_new(
+        &mut self,
+        key: &[u8],
+        value: Value,
+        expire_at_ms: Option<i64>,
+    ) -> Result<(), InsertError> {
         let Ok(n) = u32::try_from(self.slots.len()) else {
             return Err(InsertError::Full);
         };
         if n == u32::MAX {
             return Err(InsertError::Full);
         }
-        self.expiring += entry.may_expire() as usize;
-        self.module_values |= matches!(entry.value, Value::Module(_));
+        let r = self.keys.push(key).ok_or(InsertError::Full)?;
+        let e = EntryRef {
+            value: &value,
+            expire_at_ms,
+        };
+        self.expiring += e.may_expire() as usize;
+        self.module_values |= matches!(value, Value::Module(_));
         let hash = self.hash(key);
-        let r = self.keys.push(key);
-        self.slots.push(Slot { key: r, entry });
+        self.slots.push(Slot { key: r, value });
+        self.set_expiry(n as usize, expire_at_ms);
         let (slots, keys, hasher) = (&self.slots, &self.keys, &self.hasher);
         self.index.insert_unique(hash, n, |&i| {
             use std::hash::BuildHasher;
@@ -473,13 +591,7 @@ impl Keyspace {
         if self.find(key).is_some() {
             return Err(InsertError::Duplicate);
         }
-        self.push_new(
-            key,
-            Entry {
-                value,
-                expire_at_ms,
-            },
-        )
+        self.push_new(key, value, expire_at_ms)
     }
 
     /// Removes `key`; returns whether it existed alive at the clock (an expired key is
@@ -496,21 +608,33 @@ impl Keyspace {
         };
         let (i, _) = found.remove();
         let i = i as usize;
+        let gone_expiry = self.expiry_of(i);
+        let (may_expire, was_alive) = {
+            let e = self.entry_at(i);
+            (e.may_expire(), !e.expired_at(clock))
+        };
+        self.expiring -= may_expire as usize;
+        self.set_expiry(i, None);
         let last = self.slots.len() - 1;
         let gone = self.slots.swap_remove(i);
+        debug_assert_eq!(gone.key.expires(), gone_expiry.is_some());
         if i != last {
-            // The last slot moved to `i`: point its index entry there.
+            // The last slot moved to `i`: point its index entry (and its expiry) there.
             let moved = self.hash(self.keys.get(self.slots[i].key));
             if let Some(e) = self.index.find_mut(moved, |&j| j as usize == last) {
                 *e = i as u32;
             }
+            if self.slots[i].key.expires() {
+                if let Some(when) = self.expires.remove(&(last as u32)) {
+                    self.expires.insert(i as u32, when);
+                }
+            }
         }
         self.keys.forget(gone.key);
-        self.expiring -= gone.entry.may_expire() as usize;
         if self.keys.dead > self.keys.live.max(KeyArena::CHUNK) {
             self.compact_keys();
         }
-        !gone.entry.expired_at(clock)
+        was_alive
     }
 
     /// Rewrites the key arena with the live keys only.
@@ -518,16 +642,18 @@ impl Keyspace {
         let old = std::mem::take(&mut self.keys);
         self.keys.reserve(old.live);
         for s in &mut self.slots {
-            s.key = self.keys.push(old.get(s.key));
+            let flag = s.key.expires();
+            // Fewer bytes than before in fewer chunks: the arena has room for them.
+            let r = self.keys.push(old.get(s.key));
+            s.key = r
+                .expect("compaction needs no more chunks")
+                .with_expires(flag);
         }
     }
 
     /// Iterates over the keys alive at the clock, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
-        self.slots
-            .iter()
-            .filter(|s| self.alive(&s.entry))
-            .map(|s| (self.keys.get(s.key), &s.entry))
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], EntryRef<'_>)> {
+        self.slot_entries().filter(|&(_, e)| self.alive(e))
     }
 
     /// Room for `additional` more keys before the table grows (a union of files sized once).
@@ -549,15 +675,28 @@ impl Keyspace {
         self.index.clear();
         let slots = std::mem::take(&mut self.slots);
         let keys = std::mem::take(&mut self.keys);
-        slots
-            .into_iter()
-            .map(move |s| (keys.get(s.key).to_vec(), s.entry))
+        let mut expires = std::mem::take(&mut self.expires);
+        slots.into_iter().enumerate().map(move |(i, s)| {
+            let expire_at_ms = if s.key.expires() {
+                expires.remove(&(i as u32))
+            } else {
+                None
+            };
+            (
+                keys.get(s.key).to_vec(),
+                Entry {
+                    value: s.value,
+                    expire_at_ms,
+                },
+            )
+        })
     }
 
     /// Removes every key.
     pub fn clear(&mut self) {
         self.index.clear();
         self.slots.clear();
+        self.expires.clear();
         self.keys = KeyArena::default();
         self.expiring = 0;
         self.module_values = false;

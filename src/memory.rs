@@ -985,7 +985,7 @@ pub fn infer_allocator(snap: &crate::rdb::Snapshot) -> AllocatorChoice {
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
     let mut inf = AllocatorInference::new(profile);
     for (db, key, entry) in snap.entries() {
-        inf.add(db, key, &entry.value, entry.expire_at_ms.is_some());
+        inf.add(db, key, entry.value, entry.expire_at_ms.is_some());
     }
     inf.finish(&snap.aux)
 }

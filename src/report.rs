@@ -954,9 +954,9 @@ pub fn memory_report<'a>(
     for (db, ks) in dbs {
         for (key, entry) in ks.iter_all() {
             if let Some(lo) = &opts.ledger {
-                ledgers.push(key_ledger(model, lo, key, &entry.value));
+                ledgers.push(key_ledger(model, lo, key, entry.value));
             }
-            let mut row = KeyRow::new(db, key, &entry.value, entry.expire_at_ms, model);
+            let mut row = KeyRow::new(db, key, entry.value, entry.expire_at_ms, model);
             if row.memory.is_none() {
                 if let Some(e) = encoding_of(db, key) {
                     row.encoding = e;

@@ -152,7 +152,7 @@ fn fixtures_from_every_redis_version_answer_like_their_redis() {
                 Reply::Integer(1),
                 "{ctx}"
             );
-            let entry = ks.entry(&key).unwrap().clone();
+            let entry = ks.entry(&key).unwrap().to_owned();
             match &e["pexpireat"] {
                 Json::Number(n) => {
                     assert_eq!(

@@ -9,7 +9,7 @@
 use super::args::{int_arg, is, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::glob;
-use crate::keyspace::{wall_clock_ms, Entry};
+use crate::keyspace::{wall_clock_ms, EntryRef};
 use crate::reply::Reply;
 
 /// Keyspace commands.
@@ -332,7 +332,7 @@ fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         }
         i += 2;
     }
-    let mut keys: Vec<(u64, &[u8], &Entry)> = ks
+    let mut keys: Vec<(u64, &[u8], EntryRef<'_>)> = ks
         .iter()
         .map(|(k, e)| (scan_cursor_of(k), k, e))
         .filter(|(c, _, _)| *c >= cursor)

@@ -298,7 +298,7 @@ impl Snapshot {
 
     /// Every key as (database, key, entry), by database then key bytes (for comparing
     /// snapshots).
-    pub fn entries(&self) -> Vec<(u64, &[u8], &crate::keyspace::Entry)> {
+    pub fn entries(&self) -> Vec<(u64, &[u8], crate::keyspace::EntryRef<'_>)> {
         let mut out: Vec<_> = self
             .databases
             .iter()

@@ -72,25 +72,23 @@ pub fn diff(
     };
     let mut d = Diff::default();
     let mut mem: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    let ea: BTreeMap<DbKey, &bitlens::keyspace::Entry> = sa
+    let ea: BTreeMap<DbKey, bitlens::keyspace::EntryRef<'_>> = sa
         .entries()
         .into_iter()
         .map(|(db, k, e)| ((db, k.to_vec()), e))
         .collect();
-    let eb: BTreeMap<DbKey, &bitlens::keyspace::Entry> = sb
+    let eb: BTreeMap<DbKey, bitlens::keyspace::EntryRef<'_>> = sb
         .entries()
         .into_iter()
         .map(|(db, k, e)| ((db, k.to_vec()), e))
         .collect();
     for (k, e) in &ea {
         mem.entry(prefix(&k.1)).or_default().0 += ma
-            .estimate_with_expiry(&k.1, &e.value, e.expire_at_ms.is_some())
+            .estimate_with_expiry(&k.1, e.value, e.expire_at_ms.is_some())
             .map_or(0, |x| x.bytes);
         match eb.get(k) {
             None => d.removed.push(k.clone()),
-            Some(f)
-                if canonical(&e.value, e.expire_at_ms) != canonical(&f.value, f.expire_at_ms) =>
-            {
+            Some(f) if canonical(e.value, e.expire_at_ms) != canonical(f.value, f.expire_at_ms) => {
                 d.changed.push(k.clone())
             }
             Some(_) => d.same += 1,
@@ -98,7 +96,7 @@ pub fn diff(
     }
     for (k, e) in &eb {
         mem.entry(prefix(&k.1)).or_default().1 += mb
-            .estimate_with_expiry(&k.1, &e.value, e.expire_at_ms.is_some())
+            .estimate_with_expiry(&k.1, e.value, e.expire_at_ms.is_some())
             .map_or(0, |x| x.bytes);
         if !ea.contains_key(k) {
             d.added.push(k.clone());

@@ -61,7 +61,7 @@ fn check(ks: &Keyspace, model: &Model, clock: Option<i64>, step: usize) {
             .get(k)
             .unwrap_or_else(|| panic!("extra key at step {step}"));
         assert_eq!(
-            string_of(&e.value),
+            string_of(e.value),
             (bytes.clone(), *rewritten),
             "value at step {step}"
         );

@@ -427,7 +427,7 @@ fn run(kind: ServerKind, seed: u64) {
         };
         let real_enc = bulk_text(&replies[2 * i + 1]);
         let est = model
-            .estimate_with_expiry(key, &entry.value, entry.expire_at_ms.is_some())
+            .estimate_with_expiry(key, entry.value, entry.expire_at_ms.is_some())
             .expect("modelled type");
         let name = String::from_utf8_lossy(key).into_owned();
         assert_eq!(
@@ -821,7 +821,7 @@ fn run_old_encodings(kind: ServerKind) {
             panic!("{name}: {:?}", replies[2 * i])
         };
         let real_enc = bulk_text(&replies[2 * i + 1]);
-        let est = model.estimate(key, &entry.value).expect("modelled type");
+        let est = model.estimate(key, entry.value).expect("modelled type");
         // glibc may hand out a chunk up to 16 bytes larger than asked when it reuses freed
         // memory (as the loader's conversions free blobs), differently from run to run:
         // exact on jemalloc, within 0.5% on the libc builds (a 1,000-field hash converted

@@ -959,7 +959,7 @@ fn run_kind(kind: ServerKind) {
     let mut w = RdbWriter::new(Vec::new(), snap.version).unwrap();
     w.select_db(0).unwrap();
     for (k, e) in ks.iter() {
-        w.write_value(k, &e.value, e.expire_at_ms)
+        w.write_value(k, e.value, e.expire_at_ms)
             .unwrap_or_else(|e| {
                 panic!(
                     "{}: write {:?}: {e}",

@@ -375,7 +375,7 @@ impl Engine {
             &key,
             self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64),
         )?;
-        match keydetail::detail(&entry.value, &dopts).or_throw()? {
+        match keydetail::detail(entry.value, &dopts).or_throw()? {
             Detail::Bitmap {
                 bits,
                 bitcount,

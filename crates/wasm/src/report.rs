@@ -124,7 +124,7 @@ impl Engine {
         let dbs = self.dbs.iter().chain(std::iter::once((&self.db, &self.ks)));
         for (&db, ks) in dbs {
             for (k, e) in ks.iter() {
-                inf.add(db, k, &e.value, e.expire_at_ms.is_some());
+                inf.add(db, k, e.value, e.expire_at_ms.is_some());
             }
         }
         inf.finish(&self.used_mem_aux)
@@ -322,7 +322,7 @@ impl Engine {
         let Some(entry) = self.ks.entry(&key) else {
             return Ok(JsValue::NULL);
         };
-        match key_ledger(&model, &lo, &key, &entry.value) {
+        match key_ledger(&model, &lo, &key, entry.value) {
             Some(l) => Ok(ledger_js(&l)?.into()),
             None => Ok(JsValue::NULL),
         }

@@ -28,7 +28,7 @@ impl Demo {
     /// Serves an arbitrary keyspace (tests).
     pub fn from_keyspace(ks: Keyspace) -> Demo {
         let mut keys: Vec<(Vec<u8>, Entry)> =
-            ks.iter().map(|(k, e)| (k.to_vec(), e.clone())).collect();
+            ks.iter().map(|(k, e)| (k.to_vec(), e.to_owned())).collect();
         keys.sort_by(|a, b| a.0.cmp(&b.0));
         Demo { keys }
     }
