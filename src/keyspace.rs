@@ -608,7 +608,6 @@ impl Keyspace {
         };
         let (i, _) = found.remove();
         let i = i as usize;
-        let gone_expiry = self.expiry_of(i);
         let (may_expire, was_alive) = {
             let e = self.entry_at(i);
             (e.may_expire(), !e.expired_at(clock))
@@ -617,7 +616,6 @@ impl Keyspace {
         self.set_expiry(i, None);
         let last = self.slots.len() - 1;
         let gone = self.slots.swap_remove(i);
-        debug_assert_eq!(gone.key.expires(), gone_expiry.is_some());
         if i != last {
             // The last slot moved to `i`: point its index entry (and its expiry) there.
             let moved = self.hash(self.keys.get(self.slots[i].key));
