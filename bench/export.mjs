@@ -9,36 +9,18 @@
 // bitlens-bench` and one `npm run bench`, or `bitlens-bench gen` / `gen-big` into
 // target/bench-data); bench/run.mjs calls `exportSection()`.
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measured } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GEN = path.join(ROOT, 'target/release/bitlens-bench');
 const BITLENS = path.join(ROOT, 'target/release/bitlens');
 const DATA_DIR = path.join(ROOT, 'target/bench-data');
 const BIG = path.join(DATA_DIR, 'big.rdb');
-
-const RUSAGE = [
-  'import resource, subprocess, sys, time',
-  't = time.monotonic()',
-  'p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)',
-  'ms = (time.monotonic() - t) * 1000',
-  'if p.returncode: sys.stderr.write(p.stderr.decode(errors="replace")); sys.exit(p.returncode)',
-  'lines = p.stdout.count(b"\\n")',
-  'print(ms, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, lines)',
-  'sys.stderr.write(p.stdout.decode(errors="replace")[-400:])',
-].join('\n');
-
-/** Runs `argv` once: `{ ms, peak, lines, tail }` (wall ms, peak RSS bytes, stdout lines). */
-function measured(argv) {
-  const r = spawnSync('python3', ['-c', RUSAGE, ...argv], { maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
-  const [ms, peak, lines] = r.stdout.toString().trim().split(/\s+/).map(Number);
-  return { ms, peak, lines, tail: r.stderr.toString() };
-}
 
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
 const perS = (n, ms) => Math.round(n / (ms / 1000)).toLocaleString('en-US');

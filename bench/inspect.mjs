@@ -11,33 +11,17 @@
 // Run alone: `node bench/inspect.mjs` (after `cargo build --release -p bitlens-cli -p
 // bitlens-bench`); bench/run.mjs calls `inspectSection()`.
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measured } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GEN = path.join(ROOT, 'target/release/bitlens-bench');
 const BITLENS = path.join(ROOT, 'target/release/bitlens');
 const DATA_DIR = path.join(ROOT, 'target/bench-data');
 const BIG = path.join(DATA_DIR, 'big.rdb');
-
-const RUSAGE = [
-  'import resource, subprocess, sys, time',
-  't = time.monotonic()',
-  'p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)',
-  'ms = (time.monotonic() - t) * 1000',
-  'if p.returncode: sys.stderr.write(p.stderr.decode(errors="replace")); sys.exit(p.returncode)',
-  'print(ms, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)',
-].join('\n');
-
-/** Runs `argv` once; returns `{ ms, peak }` (wall milliseconds, peak RSS in bytes). */
-function measured(argv) {
-  const r = spawnSync('python3', ['-c', RUSAGE, ...argv], { maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
-  const [ms, peak] = r.stdout.toString().trim().split(/\s+/).map(Number);
-  return { ms, peak };
-}
 
 const MiB = 1 << 20;
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;

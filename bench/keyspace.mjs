@@ -33,23 +33,6 @@ const DATA_DIR = path.join(ROOT, 'target/bench-data');
 const KEYHEAVY = path.join(DATA_DIR, 'keyheavy.rdb');
 const KEYHEAVY_KEYS = 3_000_000;
 
-const RUSAGE = [
-  'import resource, subprocess, sys, time',
-  't = time.monotonic()',
-  'p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)',
-  'ms = (time.monotonic() - t) * 1000',
-  'if p.returncode: sys.stderr.write(p.stderr.decode(errors="replace")); sys.exit(p.returncode)',
-  'print(ms, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, p.stdout.decode().strip())',
-].join('\n');
-
-/** Runs `argv` once: `{ ms, peak, out }` (wall ms, peak RSS bytes, trimmed stdout). */
-function measured(argv) {
-  const r = spawnSync('python3', ['-c', RUSAGE, ...argv], { maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
-  const [ms, peak, out] = r.stdout.toString().trim().split(/\s+/);
-  return { ms: Number(ms), peak: Number(peak), out };
-}
-
 /** Starts redis-server in `dir` on `dbfilename` (loading it when present); waits for PING. */
 async function startRedis(dir, dbfilename) {
   const port = await freePort();
@@ -104,6 +87,7 @@ async function redisHolding(dir, file, keys) {
 
 const WASM_LOAD = `
 import { readFileSync, openSync, readSync, closeSync } from 'node:fs';
+import { measured } from './measure.mjs';
 const mod = await import(process.argv[1]);
 const wasm = mod.initSync({ module: readFileSync(process.argv[2]) });
 const engine = new mod.Engine();
@@ -153,7 +137,7 @@ export async function keyspaceSection() {
       const all = measured([BITLENS, 'query', '--rdb', file, 'DBSIZE']);
       const one = measured([BITLENS, 'query', '--rdb', file, '--threads', '1', 'DBSIZE']);
       for (const r of [all, one]) {
-        if (r.out !== String(keys)) throw new Error(`bitlens query DBSIZE on ${file}: ${r.out}`);
+        if (r.tail.trim() !== String(keys)) throw new Error(`bitlens query DBSIZE on ${file}: ${r.tail}`);
       }
       const wasm = wasmHolding(file);
       if (wasm.keys !== keys) throw new Error(`wasm load of ${file}: ${wasm.keys} keys`);
