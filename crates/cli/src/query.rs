@@ -83,36 +83,6 @@ fn parse_on_duplicate(s: &str) -> Result<rdb::OnDuplicate, String> {
     }
 }
 
-/// Loads one `--rdb` file: an RDB file through the chunked reader (never whole: peak memory
-/// is the decoded snapshot plus one window), anything else read whole for the diagnosis.
-/// Reports on stderr what could not be read and where.
-fn load_rdb_file(path: &std::path::Path, opts: &LoadOptions) -> Result<rdb::Snapshot, ExitCode> {
-    let loaded = match bitlens_cli::source::open_rdb(path) {
-        Ok(Some(mut src)) => rdb::load_rdb_chunked(
-            &mut src,
-            bitlens_cli::source::file_window(),
-            opts,
-            &mut |_, _| Ok(()),
-        ),
-        Ok(None) => {
-            let bytes = crate::read_file(path)?;
-            if let Some(why) = wrong_kind(&bytes, "--rdb") {
-                eprintln!("bitlens: cannot read snapshot {}: {why}", path.display());
-                return Err(ExitCode::from(1));
-            }
-            rdb::load_rdb(&bytes, opts)
-        }
-        Err(e) => {
-            eprintln!("bitlens: cannot read {}: {e}", path.display());
-            return Err(ExitCode::from(1));
-        }
-    };
-    loaded.map_err(|e| {
-        eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
-        ExitCode::from(1)
-    })
-}
-
 /// Splits `KEY=FILE` at its last `=`.
 fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
     let i = spec.rfind('=')?;
@@ -137,25 +107,23 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let mut snap = rdb::Snapshot::default();
     if !args.rdb.is_empty() {
         // Every file at once on the decoding pool; errors reported in the order given.
-        use rayon::prelude::*;
-        let loaded: Vec<Result<rdb::Snapshot, ExitCode>> = args
-            .rdb
-            .par_iter()
-            .map(|p| load_rdb_file(p, &opts))
-            .collect();
-        let snaps = loaded.into_iter().collect::<Result<Vec<_>, _>>()?;
-        snap = rdb::union(snaps, args.on_duplicate).map_err(|d| {
-            eprintln!(
-                "bitlens: key {} of database {} is in both {} and {}{}; --on-duplicate first|last keeps one",
-                bitlens::escape::display(&d.key),
-                d.db,
-                args.rdb[d.first].display(),
-                args.rdb[d.second].display(),
-                match d.count {
-                    1 => String::new(),
-                    n => format!(" ({n} keys are in more than one file)"),
+        use bitlens_cli::source::{describe_duplicate, load_union, LoadError, UnionError};
+        snap = load_union(&args.rdb, &opts, args.on_duplicate).map_err(|e| {
+            match e {
+                UnionError::File(i, LoadError::Io(e)) => {
+                    eprintln!("bitlens: cannot read {}: {e}", args.rdb[i].display())
                 }
-            );
+                UnionError::File(i, e) => {
+                    eprintln!(
+                        "bitlens: cannot read snapshot {}: {e}",
+                        args.rdb[i].display()
+                    )
+                }
+                UnionError::Duplicate(d) => eprintln!(
+                    "bitlens: {}; --on-duplicate first|last keeps one",
+                    describe_duplicate(&d, &args.rdb)
+                ),
+            }
             ExitCode::from(1)
         })?;
     }

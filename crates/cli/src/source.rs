@@ -109,3 +109,87 @@ where
         }
     }
 }
+
+/// Why [`load_file`] could not load a snapshot file.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+    /// The file is not an RDB file ([`wrong_kind`]'s diagnosis: empty, a DUMP payload...).
+    WrongKind(String),
+    /// The snapshot is bad (offset, key and kind inside).
+    Rdb(RdbError),
+}
+
+impl std::fmt::Display for LoadError {
+    /// `cannot read FILE: …` / `cannot read snapshot FILE: …` without the path: the caller
+    /// names the file.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Io(e) => e.fmt(f),
+            LoadError::WrongKind(why) => f.write_str(why),
+            LoadError::Rdb(e) => e.fmt(f),
+        }
+    }
+}
+
+/// The whole snapshot in the file at `path` (see the module docs: an RDB file goes through
+/// the chunked reader in [`file_window`]s on the current pool, so peak memory is the decoded
+/// snapshot plus one window; anything else is read whole for [`wrong_kind`]'s diagnosis).
+pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<rdb::Snapshot, LoadError> {
+    match open_rdb(path).map_err(LoadError::Io)? {
+        Some(mut file) => rdb::load_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()))
+            .map_err(LoadError::Rdb),
+        None => {
+            let bytes = std::fs::read(path).map_err(LoadError::Io)?;
+            if let Some(why) = wrong_kind(&bytes, "--rdb") {
+                return Err(LoadError::WrongKind(why));
+            }
+            rdb::load_rdb(&bytes, opts).map_err(LoadError::Rdb)
+        }
+    }
+}
+
+/// Why [`load_union`] could not build one snapshot of several files.
+#[derive(Debug)]
+pub enum UnionError {
+    /// The file at this index (in the order given) could not be loaded; the first such file.
+    File(usize, LoadError),
+    /// A key is in two files under [`rdb::OnDuplicate::Error`] (indices in the order given).
+    Duplicate(rdb::DuplicateKey),
+}
+
+/// The files at `paths` as one snapshot ([`rdb::union`] in the order given, `on` deciding a
+/// key found in two files): every file is decoded at once on the current rayon pool, and the
+/// error reported is the first file's in the order given, whatever thread finished first.
+pub fn load_union(
+    paths: &[std::path::PathBuf],
+    opts: &LoadOptions,
+    on: rdb::OnDuplicate,
+) -> Result<rdb::Snapshot, UnionError> {
+    use rayon::prelude::*;
+    let loaded: Vec<Result<rdb::Snapshot, LoadError>> =
+        paths.par_iter().map(|p| load_file(p, opts)).collect();
+    let snaps = loaded
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.map_err(|e| UnionError::File(i, e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    rdb::union(snaps, on).map_err(UnionError::Duplicate)
+}
+
+/// `key K of database D is in both A and B` (`, and N keys are in more than one file`): the
+/// words every front end gives a [`rdb::DuplicateKey`] of the files at `paths`.
+pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -> String {
+    format!(
+        "key {} of database {} is in both {} and {}{}",
+        bitlens::escape::display(&d.key),
+        d.db,
+        paths[d.first].display(),
+        paths[d.second].display(),
+        match d.count {
+            1 => String::new(),
+            n => format!(" ({n} keys are in more than one file)"),
+        }
+    )
+}

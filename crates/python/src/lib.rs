@@ -25,6 +25,7 @@ use bitlens::dialect::Profile;
 use bitlens::rdb::{self, LoadOptions, RdbError};
 use bitlens::session::{Clock, Session};
 use bitlens::Reply;
+use bitlens_cli::source::{describe_duplicate, load_threads, load_union, LoadError, UnionError};
 use bitlens_export::arrow;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -151,25 +152,30 @@ fn parse_compat(compat: Option<&str>) -> PyResult<Option<&'static Profile>> {
         .transpose()
 }
 
-/// Loads one RDB file (read in windows, never whole).
-fn load(path: &Path) -> Result<rdb::Snapshot, (PathBuf, Result<RdbError, String>)> {
-    let fail = |e| (path.to_path_buf(), e);
-    match bitlens_cli::source::open_rdb(path) {
-        Ok(Some(mut src)) => rdb::load_rdb_chunked(
-            &mut src,
-            bitlens_cli::source::FILE_CHUNK,
-            &LoadOptions::default(),
-            &mut |_, _| Ok(()),
-        )
-        .map_err(|e| fail(Ok(e))),
-        Ok(None) => {
-            let bytes = std::fs::read(path).map_err(|e| fail(Err(e.to_string())))?;
-            if let Some(why) = bitlens_cli::source::wrong_kind(&bytes, "--rdb") {
-                return Err(fail(Err(why)));
-            }
-            rdb::load_rdb(&bytes, &LoadOptions::default()).map_err(|e| fail(Ok(e)))
+/// `bitlens.SnapshotError` for a file of `paths` that [`load_union`] could not load, or its
+/// subclass `bitlens.DuplicateKeyError` for a key found in two of them.
+fn union_error(py: Python<'_>, paths: &[PathBuf], e: &UnionError) -> PyErr {
+    match e {
+        UnionError::File(i, LoadError::Rdb(e)) => snapshot_error(py, &paths[*i], e),
+        UnionError::File(i, e) => io_error(py, &paths[*i], e),
+        UnionError::Duplicate(d) => {
+            let make = || -> PyResult<PyErr> {
+                let cls = py.import("bitlens._errors")?.getattr("DuplicateKeyError")?;
+                let v = cls.call1((
+                    format!(
+                        "{}; open(..., on_duplicate='first'|'last') keeps one",
+                        describe_duplicate(d, paths)
+                    ),
+                    paths[d.first].display().to_string(),
+                    paths[d.second].display().to_string(),
+                    d.db,
+                    PyBytes::new(py, &d.key),
+                    d.count,
+                ))?;
+                Ok(PyErr::from_value(v))
+            };
+            make().unwrap_or_else(|err| err)
         }
-        Err(e) => Err(fail(Err(e.to_string()))),
     }
 }
 
@@ -307,37 +313,45 @@ impl Snapshot {
     }
 }
 
-/// `bitlens.open(*paths, compat=None, clock=None)`: the RDB files as one snapshot (their
-/// databases merged; the profile is `compat` or the first file's writer; the clock
-/// `snapshot` (the first file's ctime), `now`, or Unix ms).
+/// `bitlens.open(*paths, compat=None, clock=None, on_duplicate="error")`: the RDB files as
+/// one snapshot, loaded at once on every core, as `bitlens query --rdb A --rdb B` builds it
+/// ([`rdb::union`]: every database of every file; a key in two files raises
+/// `DuplicateKeyError` unless `on_duplicate` is `"first"` or `"last"`). The profile is
+/// `compat` (whose loader's refusals then apply) or the first file's writer; the clock
+/// `snapshot` (the first file's ctime), `now`, or Unix ms.
 #[pyfunction]
-#[pyo3(signature = (*paths, compat = None, clock = None))]
+#[pyo3(signature = (*paths, compat = None, clock = None, on_duplicate = "error"))]
 fn open(
     py: Python<'_>,
     paths: Vec<PathBuf>,
     compat: Option<&str>,
     clock: Option<&Bound<'_, PyAny>>,
+    on_duplicate: &str,
 ) -> PyResult<Snapshot> {
     if paths.is_empty() {
         return Err(PyTypeError::new_err("open() needs at least one path"));
     }
     let compat = parse_compat(compat)?;
     let clock = parse_clock(clock)?;
-    let loaded = py.detach(|| paths.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>());
-    let mut snaps = loaded.map_err(|(p, e)| match e {
-        Ok(e) => snapshot_error(py, &p, &e),
-        Err(m) => io_error(py, &p, &m),
-    })?;
-    let mut first = snaps.remove(0);
-    for s in snaps {
-        for (db, ks) in s.databases {
-            let into = first.databases.entry(db).or_default();
-            for (k, e) in ks.iter_all() {
-                into.insert(k.to_vec(), e.value.clone(), e.expire_at_ms);
-            }
+    let on = match on_duplicate {
+        "error" => rdb::OnDuplicate::Error,
+        "first" => rdb::OnDuplicate::First,
+        "last" => rdb::OnDuplicate::Last,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "on_duplicate must be 'error', 'first' or 'last', not {other:?}"
+            )))
         }
-    }
-    let session = Session::from_snapshot(first, compat, clock);
+    };
+    // With compat, refuse what that server's loader refuses (as `bitlens query --compat`).
+    let opts = LoadOptions {
+        threads: load_threads(),
+        loader: compat,
+        ..Default::default()
+    };
+    let union = py.detach(|| load_union(&paths, &opts, on));
+    let snap = union.map_err(|e| union_error(py, &paths, &e))?;
+    let session = Session::from_snapshot(snap, compat, clock);
     Ok(Snapshot {
         session: Mutex::new(session),
         paths,

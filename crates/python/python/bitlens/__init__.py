@@ -1,7 +1,8 @@
 """bitlens: Redis/Valkey snapshots (RDB files) in Python.
 
-- ``open(*paths, compat=None, clock=None)``: a :class:`Snapshot` whose ``command()`` answers
-  as the server that wrote the files, with the values redis-py returns on a RESP2 connection
+- ``open(*paths, compat=None, clock=None, on_duplicate="error")``: a :class:`Snapshot`
+  (several files: a cluster's shards as one keyspace) whose ``command()`` answers as the
+  server that wrote the files, with the values redis-py returns on a RESP2 connection
   without response callbacks; ``inspect()`` is ``bitlens inspect --json`` as a dict.
 - ``scan(*paths)``: a ``pyarrow.RecordBatchReader`` of the export schema (one row per key,
   the columns of ``bitlens export``), handed over through the Arrow C data interface.
@@ -12,18 +13,33 @@ import os as _os
 import pyarrow as _pa
 
 from . import _native
-from ._errors import ReplyError, SnapshotError
+from ._errors import DuplicateKeyError, ReplyError, SnapshotError
 from ._native import SCHEMA_VERSION, Snapshot
 
-__all__ = ["open", "scan", "schema", "Snapshot", "ReplyError", "SnapshotError", "SCHEMA_VERSION"]
+__all__ = [
+    "open",
+    "scan",
+    "schema",
+    "Snapshot",
+    "ReplyError",
+    "SnapshotError",
+    "DuplicateKeyError",
+    "SCHEMA_VERSION",
+]
 
 
-def open(*paths, compat=None, clock=None):  # noqa: A001 (the API's name)
-    """The RDB files ``paths`` as one snapshot (databases merged; a key in several files
-    takes the last file's value). ``compat``: answer as this profile (``"redis-7.4"``...)
-    instead of the writer; ``clock``: ``None``/``"snapshot"`` (the first file's ctime),
-    ``"now"``, or Unix milliseconds. Raises :class:`SnapshotError` on a bad file."""
-    return _native.open(*[_os.fspath(p) for p in paths], compat=compat, clock=clock)
+def open(*paths, compat=None, clock=None, on_duplicate="error"):  # noqa: A001 (the API's name)
+    """The RDB files ``paths`` as one snapshot, decoded at once on every core, as ``bitlens
+    query --rdb A --rdb B`` builds it: every database of every file, a cluster's shards as
+    one keyspace. A key in two files raises :class:`DuplicateKeyError` naming both, unless
+    ``on_duplicate`` is ``"first"`` or ``"last"`` (the file, in the order given, whose entry
+    is kept). ``compat``: answer as this profile (``"redis-7.4"``...) instead of the first
+    file's writer, refusing what its loader refuses; ``clock``: ``None``/``"snapshot"`` (the
+    first file's ctime), ``"now"``, or Unix milliseconds. Raises :class:`SnapshotError` on a
+    bad file (the first in the order given)."""
+    return _native.open(
+        *[_os.fspath(p) for p in paths], compat=compat, clock=clock, on_duplicate=on_duplicate
+    )
 
 
 def schema():

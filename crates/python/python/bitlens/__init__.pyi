@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Literal, Optional, Union
 
 import pyarrow
 
@@ -13,11 +13,20 @@ class ReplyError(Exception): ...
 
 class SnapshotError(Exception):
     path: str
-    offset: int
+    offset: Optional[int]
     key: Optional[bytes]
     kind: str
     def __init__(
-        self, message: str, path: str, offset: int, key: Optional[bytes], kind: str
+        self, message: str, path: str, offset: Optional[int], key: Optional[bytes], kind: str
+    ) -> None: ...
+
+class DuplicateKeyError(SnapshotError):
+    first_path: str
+    db: int
+    count: int
+    key: bytes
+    def __init__(
+        self, message: str, first_path: str, path: str, db: int, key: bytes, count: int
     ) -> None: ...
 
 class Snapshot:
@@ -26,7 +35,10 @@ class Snapshot:
     def info(self) -> Union[Dict[str, Any], List[Dict[str, Any]]]: ...
 
 def open(
-    *paths: _Path, compat: Optional[str] = None, clock: Union[None, str, int] = None
+    *paths: _Path,
+    compat: Optional[str] = None,
+    clock: Union[None, str, int] = None,
+    on_duplicate: Literal["error", "first", "last"] = "error",
 ) -> Snapshot: ...
 def schema() -> pyarrow.Schema: ...
 def scan(

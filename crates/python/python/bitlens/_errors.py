@@ -10,9 +10,9 @@ class SnapshotError(Exception):
     """A snapshot that cannot be decoded (or read).
 
     Attributes: ``path`` (str), ``offset`` (byte offset in the file where the problem was
-    found), ``key`` (bytes of the key being decoded, or None), ``kind`` (``Truncated``,
+    found; None for a :class:`DuplicateKeyError`), ``key`` (bytes of the key being decoded, or None), ``kind`` (``Truncated``,
     ``Corrupt``, ``Checksum``, ``UnsupportedVersion``, ``UnknownType``, ``Unsupported``,
-    ``Io``...)."""
+    ``Io``, ``DuplicateKey``...)."""
 
     def __init__(self, message, path, offset, key, kind):
         super().__init__(message)
@@ -20,3 +20,19 @@ class SnapshotError(Exception):
         self.offset = offset
         self.key = key
         self.kind = kind
+
+
+class DuplicateKeyError(SnapshotError):
+    """A key held by two of the files given to ``open()`` (shards of one cluster never share
+    a key, so files of different clusters or times were mixed); ``open(...,
+    on_duplicate="first"|"last")`` keeps one instead.
+
+    Attributes: ``path`` (the second file holding it), ``first_path`` (the first), ``db``
+    (int), ``key`` (bytes: the smallest such key of the smallest database), ``count`` (how
+    many keys are in more than one file), ``offset`` None, ``kind`` ``"DuplicateKey"``."""
+
+    def __init__(self, message, first_path, path, db, key, count):
+        super().__init__(message, path, None, key, "DuplicateKey")
+        self.first_path = first_path
+        self.db = db
+        self.count = count

@@ -1,0 +1,84 @@
+"""bitlens.open of several files: a cluster's shards as one keyspace, as `bitlens query --rdb A
+--rdb B` builds it; a key in two files raises DuplicateKeyError unless on_duplicate says which
+file's entry to keep."""
+
+import pytest
+
+import bitlens
+from conftest import CONFORMANCE, run
+
+
+def _len(n):
+    assert n < 64
+    return bytes([n])
+
+
+def write_rdb(path, db_keys):
+    """A minimal RDB 9 file: {db: [(key, value)]} of plain strings, no checksum (0, which
+    Redis' loader and bitlens skip)."""
+    out = bytearray(b"REDIS0009")
+    for db, keys in db_keys.items():
+        out += b"\xfe" + _len(db)
+        for k, v in keys:
+            out += b"\x00" + _len(len(k)) + k + _len(len(v)) + v
+    out += b"\xff" + bytes(8)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_shards_are_one_keyspace(tmp_path):
+    a = write_rdb(tmp_path / "a.rdb", {0: [(b"user:1", b"ann"), (b"user:2", b"bob")], 3: [(b"x", b"1")]})
+    b = write_rdb(tmp_path / "b.rdb", {0: [(b"user:3", b"cy")], 3: [(b"y", b"22")]})
+    snap = bitlens.open(a, b)
+    assert snap.command("DBSIZE") == 3
+    assert sorted(snap.command("KEYS", "*")) == [b"user:1", b"user:2", b"user:3"]
+    assert [snap.command("GET", k) for k in ("user:1", "user:3", "nope")] == [b"ann", b"cy", None]
+    assert snap.command("SELECT", 3) == b"OK"
+    assert snap.command("DBSIZE") == 2 and snap.command("GET", "y") == b"22"
+    # The same keyspace `bitlens query` builds from the same files.
+    out = run("query", "--rdb", a, "--rdb", b, "-n", "3", "DBSIZE")
+    assert out.strip() == b"2"
+
+
+def test_a_key_in_two_files(tmp_path):
+    a = write_rdb(tmp_path / "a.rdb", {0: [(b"k", b"one"), (b"m", b"x")], 1: [(b"z", b"a")]})
+    b = write_rdb(tmp_path / "b.rdb", {0: [(b"k", b"two"), (b"n", b"y")], 1: [(b"z", b"b")]})
+    with pytest.raises(bitlens.DuplicateKeyError) as e:
+        bitlens.open(a, b)
+    err = e.value
+    assert isinstance(err, bitlens.SnapshotError) and err.kind == "DuplicateKey"
+    # The smallest (database, key) pair is named, with both files and the count.
+    assert (err.db, err.key, err.count) == (0, b"k", 2)
+    assert (err.first_path, err.path, err.offset) == (str(a), str(b), None)
+    assert str(a) in str(err) and str(b) in str(err) and "on_duplicate" in str(err)
+    first = bitlens.open(a, b, on_duplicate="first")
+    last = bitlens.open(a, b, on_duplicate="last")
+    for snap, k, z in ((first, b"one", b"a"), (last, b"two", b"b")):
+        assert snap.command("DBSIZE") == 3
+        assert snap.command("GET", "k") == k
+        assert snap.command("SELECT", 1) == b"OK" and snap.command("GET", "z") == z
+    with pytest.raises(ValueError, match="on_duplicate"):
+        bitlens.open(a, b, on_duplicate="newest")
+
+
+def test_servers_files_share_keys_and_bad_files_are_named(tmp_path):
+    a = CONFORMANCE / "redis-7.4.1" / "dump.rdb"
+    b = CONFORMANCE / "valkey-9.1.2" / "dump.rdb"
+    with pytest.raises(bitlens.DuplicateKeyError) as e:
+        bitlens.open(a, b)
+    assert e.value.count > 0
+    # The first bad file in the order given is named, whichever thread decoded it first.
+    cut = tmp_path / "cut.rdb"
+    data = b.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    junk = tmp_path / "junk.rdb"
+    junk.write_bytes(b"")
+    with pytest.raises(bitlens.SnapshotError) as e:
+        bitlens.open(a, cut, junk)
+    assert e.value.path == str(cut) and e.value.kind == "Truncated"
+    with pytest.raises(bitlens.SnapshotError) as e:
+        bitlens.open(a, junk, cut)
+    assert e.value.path == str(junk) and "empty file" in str(e.value)
+    with pytest.raises(bitlens.SnapshotError) as e:
+        bitlens.open(a, tmp_path / "missing.rdb")
+    assert e.value.kind == "Io" and e.value.offset == 0
