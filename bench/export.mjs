@@ -1,6 +1,7 @@
 // The export rows of `npm run bench` (issue 30): `bitlens export` (Parquet with zstd, and Arrow
-// IPC) beside `bitlens inspect --csv` in the same run, on the 336 MB bench data set and on the
-// key-heavy generated 1 GB file (`bitlens-bench gen-big`: 48 bitmaps of 12.5 MB and 4,000,000
+// IPC) beside `bitlens inspect --csv` in the same run, on the 336 MB bench data set, on the
+// key-heavy file of bench/keyspace.mjs (3,000,000 small keys of five types that redis-server
+// writes) and on the generated 1 GB file (`bitlens-bench gen-big`: 48 bitmaps of 12.5 MB and 4,000,000
 // keys of 100 bytes). One run each of the release CLI; MB/s is file bytes per second of wall
 // time, keys/s the rows written per second, peak RSS the child's `ru_maxrss` (as
 // bench/inspect.mjs measures it).
@@ -14,6 +15,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keyheavyFile } from './keyspace.mjs';
 import { measured } from './measure.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,8 +27,10 @@ const BIG = path.join(DATA_DIR, 'big.rdb');
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
 const perS = (n, ms) => Math.round(n / (ms / 1000)).toLocaleString('en-US');
 
-/** The markdown lines of the export section for `dump` (the data set) and the 1 GB file. */
-export function exportSection(dump) {
+/** The markdown lines of the export section for `dump` (the data set), the key-heavy file of
+ * bench/keyspace.mjs (3,000,000 small keys written by redis-server) and the 1 GB file. */
+export async function exportSection(dump) {
+  const keyheavy = await keyheavyFile();
   if (!existsSync(BIG) || statSync(BIG).mtimeMs < statSync(GEN).mtimeMs) {
     console.log('[bench] generating the 1 GB inspection file (bitlens-bench gen-big)');
     execFileSync(GEN, ['gen-big', BIG], { stdio: 'inherit' });
@@ -34,6 +38,7 @@ export function exportSection(dump) {
   const rows = [];
   for (const [label, file] of [
     ['the 336 MB bench RDB', dump],
+    [`the key-heavy file (${keyheavy.keys.toLocaleString('en-US')} small keys of five types, written by redis-server)`, keyheavy.file],
     ['the key-heavy 1 GB RDB (4,000,000 keys of 100 bytes, 48 bitmaps of 12.5 MB)', BIG],
   ]) {
     const size = statSync(file).size;
@@ -75,5 +80,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const f of [GEN, BITLENS, dump]) {
     if (!existsSync(f)) throw new Error(`${f} is missing: run npm run bench once (or build and bitlens-bench gen)`);
   }
-  console.log(exportSection(dump).join('\n'));
+  console.log((await exportSection(dump)).join('\n'));
 }

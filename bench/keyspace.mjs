@@ -53,7 +53,7 @@ async function startRedis(dir, dbfilename) {
 
 /** Writes the key-heavy file with redis-server itself (made once; kept in target/bench-data). */
 async function makeKeyheavy(dir) {
-  if (existsSync(KEYHEAVY) && statSync(KEYHEAVY).mtimeMs >= statSync(GEN).mtimeMs) return;
+  if (existsSync(KEYHEAVY) && statSync(KEYHEAVY).mtimeMs >= statSync(GEN).mtimeMs) return KEYHEAVY;
   console.log(`[bench] writing keyheavy.rdb (${KEYHEAVY_KEYS.toLocaleString('en-US')} keys through redis-cli --pipe, then SAVE)`);
   const { redis, port } = await startRedis(dir, 'keyheavy-new.rdb');
   try {
@@ -66,6 +66,18 @@ async function makeKeyheavy(dir) {
     redis.kill('SIGKILL');
   }
   renameSync(path.join(dir, 'keyheavy-new.rdb'), KEYHEAVY);
+  return KEYHEAVY;
+}
+
+/** The key-heavy file's path and key count, written first when missing or older than the
+ * generator (redis-server does the writing, in a temporary directory). */
+export async function keyheavyFile() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-keyheavy-'));
+  try {
+    return { file: await makeKeyheavy(dir), keys: KEYHEAVY_KEYS };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Redis' `used_memory` and load time once it has loaded `file` (copied into `dir`). */

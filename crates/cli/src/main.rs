@@ -140,8 +140,15 @@ pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
 /// `bitlens inspect` arguments.
 #[derive(Args, Debug)]
 struct InspectArgs {
-    /// The RDB file.
-    file: PathBuf,
+    /// The RDB file. Several files (a cluster's shards) are reported as one keyspace, with a
+    /// FILES table (keys, memory, expiring keys and hash-slot range per file); a key in two
+    /// files is an error unless `--on-duplicate` says which to keep.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// With several files: `error` (a key in two files is refused, naming both), `first` or
+    /// `last` (count the entry of the first / last file given that holds it).
+    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    on_duplicate: bitlens::rdb::OnDuplicate,
     /// Print the report as one JSON document.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -269,10 +276,13 @@ fn parse_type_name(s: &str) -> Result<String, String> {
 
 fn inspect(args: InspectArgs) -> ExitCode {
     use bitlens_cli::inspect::{render, report_from, Filter, Input, Options};
-    if let Err(code) = refuse_non_rdb(&args.file) {
-        return code;
+    for f in &args.files {
+        if let Err(code) = refuse_non_rdb(f) {
+            return code;
+        }
     }
-    let input = Input::File(&args.file);
+    let input = Input::File(&args.files[0]);
+    let several = args.files.len() > 1;
     let regex = match args
         .regex
         .as_deref()
@@ -337,11 +347,30 @@ fn inspect(args: InspectArgs) -> ExitCode {
         // stdout unless the whole file reads.
         let mut w = render::csv_writer(tempfile::spooled_tempfile(opts.spill_budget));
         let mut bad = None;
-        let res = bitlens_cli::inspect::for_each_key(input, &opts, |row| {
+        let mut row_out = |row: &bitlens_cli::inspect::KeyRow| {
             if let Err(e) = render::write_csv_row(&mut w, row) {
                 bad.get_or_insert(e);
             }
-        });
+        };
+        let res = if several {
+            bitlens_cli::inspect::for_each_key_files(
+                &args.files,
+                &opts,
+                args.on_duplicate,
+                &mut row_out,
+            )
+            .map_err(|e| files_error(&args.files, e))
+        } else {
+            bitlens_cli::inspect::for_each_key(input, &opts, &mut row_out)
+                .map(|c| vec![c])
+                .map_err(|e| {
+                    eprintln!(
+                        "bitlens: cannot read snapshot {}: {e}",
+                        args.files[0].display()
+                    );
+                    ExitCode::from(1)
+                })
+        };
         let body = match (bad, w.into_inner()) {
             (None, Ok(b)) => b,
             (Some(e), _) => {
@@ -354,18 +383,33 @@ fn inspect(args: InspectArgs) -> ExitCode {
             }
         };
         return match res {
-            Ok(choice) => {
+            Ok(choices) => {
                 // The CSV has no place for comments: the allocator's choice goes to stderr.
-                eprintln!("bitlens: memory column for {}", choice.reason);
+                for (c, f) in choices.iter().zip(&args.files) {
+                    if several {
+                        eprintln!("bitlens: memory column of {} for {}", f.display(), c.reason);
+                    } else {
+                        eprintln!("bitlens: memory column for {}", c.reason);
+                    }
+                }
                 copy_stdout(format!("{}\n", render::CSV_HEADER).as_bytes(), body)
             }
-            Err(e) => {
-                eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
-                ExitCode::from(1)
-            }
+            Err(code) => code,
         };
     }
-    match report_from(input, &opts) {
+    let report = if several {
+        bitlens_cli::inspect::report_files(&args.files, &opts, args.on_duplicate)
+            .map_err(|e| files_error(&args.files, e))
+    } else {
+        report_from(input, &opts).map_err(|e| {
+            eprintln!(
+                "bitlens: cannot read snapshot {}: {e}",
+                args.files[0].display()
+            );
+            ExitCode::from(1)
+        })
+    };
+    match report {
         Ok(r) => {
             let text = if args.json {
                 let mut t = r.to_json().to_string();
@@ -376,11 +420,28 @@ fn inspect(args: InspectArgs) -> ExitCode {
             };
             write_stdout(text.as_bytes())
         }
-        Err(e) => {
-            eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
-            ExitCode::from(1)
-        }
+        Err(code) => code,
     }
+}
+
+/// Reports on stderr why several files could not be inspected as one (the file and where, or
+/// the key two files hold, as `bitlens query` says it); exit code 1.
+fn files_error(paths: &[PathBuf], e: bitlens_cli::inspect::FilesError) -> ExitCode {
+    use bitlens_cli::inspect::FilesError;
+    match e {
+        FilesError::File(i, bitlens_cli::source::VisitError::Io(e)) => {
+            eprintln!("bitlens: cannot read {}: {e}", paths[i].display())
+        }
+        FilesError::File(i, e) => {
+            eprintln!("bitlens: cannot read snapshot {}: {e}", paths[i].display())
+        }
+        FilesError::Duplicate(d) => eprintln!(
+            "bitlens: {}; --on-duplicate first|last keeps one",
+            bitlens_cli::source::describe_duplicate(&d, paths)
+        ),
+        FilesError::Io(e) => eprintln!("bitlens: inspect spill (temporary file): {e}"),
+    }
+    ExitCode::from(1)
 }
 
 /// `bitlens dump` arguments.

@@ -25,7 +25,7 @@ pub struct QueryArgs {
     pub rdb: Vec<PathBuf>,
     /// With several `--rdb` files: `error` (a key in two files is refused, naming both),
     /// `first` or `last` (keep the entry of the first / last file given that holds it).
-    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = parse_on_duplicate)]
+    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
     pub on_duplicate: rdb::OnDuplicate,
     /// Load a DUMP payload from FILE under KEY (repeatable). The last `=` separates KEY from FILE.
     #[arg(long = "dump", value_name = "KEY=FILE")]
@@ -72,15 +72,6 @@ pub struct QueryArgs {
         value_name = "COMMAND"
     )]
     pub command: Vec<OsString>,
-}
-
-fn parse_on_duplicate(s: &str) -> Result<rdb::OnDuplicate, String> {
-    match s {
-        "error" => Ok(rdb::OnDuplicate::Error),
-        "first" => Ok(rdb::OnDuplicate::First),
-        "last" => Ok(rdb::OnDuplicate::Last),
-        _ => Err(format!("expected error, first or last, got {s:?}")),
-    }
 }
 
 /// Splits `KEY=FILE` at its last `=`.

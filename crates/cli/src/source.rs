@@ -193,3 +193,14 @@ pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -
         }
     )
 }
+
+/// Parses `--on-duplicate error|first|last` (what a command given several files does with a
+/// key held by two of them).
+pub fn parse_on_duplicate(s: &str) -> Result<rdb::OnDuplicate, String> {
+    match s {
+        "error" => Ok(rdb::OnDuplicate::Error),
+        "first" => Ok(rdb::OnDuplicate::First),
+        "last" => Ok(rdb::OnDuplicate::Last),
+        _ => Err(format!("expected error, first or last, got {s:?}")),
+    }
+}

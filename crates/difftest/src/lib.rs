@@ -73,6 +73,18 @@ impl ServerKind {
         matches!(self, ServerKind::Valkey8_1 | ServerKind::Valkey9_1)
     }
 
+    /// The allocator of the installed build (`INFO memory` `mem_allocator`; the quantum of
+    /// Debian's system jemalloc is 16 bytes, the bundled one's 8): what the inference from a
+    /// standalone server's `used-mem` must find.
+    pub fn allocator(&self) -> bitlens::memory::Allocator {
+        use bitlens::memory::Allocator;
+        match self {
+            ServerKind::Redis6_0 | ServerKind::Redis7_4 => Allocator::Jemalloc,
+            ServerKind::Redis7_0 => Allocator::Jemalloc16,
+            _ => Allocator::Libc,
+        }
+    }
+
     /// The `--compat` profile name of this server's release line (`redis-7.4`,
     /// `valkey-8.1`, ...), as `bitlens::dialect::Profile::from_name` takes it; Valkey 9.1.2
     /// answers as the dialect table's 9.x line, `valkey-9.0`.

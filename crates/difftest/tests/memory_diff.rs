@@ -385,7 +385,7 @@ fn run(kind: ServerKind, seed: u64) {
     let snap = load_rdb(&rdb, &LoadOptions::default()).unwrap();
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
     let inferred = bitlens::memory::infer_allocator(&snap);
-    let want = expected_allocator(kind);
+    let want = kind.allocator();
     println!(
         "{} (mem_allocator {mem_allocator}; used_memory {} once loaded): inferred {:?} ({})",
         kind.name(),
@@ -456,17 +456,6 @@ fn run(kind: ServerKind, seed: u64) {
         });
     }
     report_and_check(kind, seed, &results);
-}
-
-/// The allocator of each installed build (`INFO memory` `mem_allocator`; the quantum of
-/// Debian's system jemalloc is 16 bytes, the bundled one's 8): what the inference from the
-/// file's `used-mem` must find.
-fn expected_allocator(kind: ServerKind) -> Allocator {
-    match kind {
-        ServerKind::Redis6_0 | ServerKind::Redis7_4 => Allocator::Jemalloc,
-        ServerKind::Redis7_0 => Allocator::Jemalloc16,
-        _ => Allocator::Libc,
-    }
 }
 
 /// Prints the table per type and encoding and asserts issue 32's bounds: at least 99.5% of
@@ -796,7 +785,7 @@ fn run_old_encodings(kind: ServerKind) {
     let mut conn = server.connection();
     let snap = load_rdb(&rdb, &LoadOptions::default()).unwrap();
     let profile = Profile::from_name(kind.profile_name()).unwrap();
-    let model = Model::new(profile, expected_allocator(kind));
+    let model = Model::new(profile, kind.allocator());
     let entries = snap.entries();
     let cmds: Vec<Vec<Vec<u8>>> = entries
         .iter()
@@ -830,7 +819,7 @@ fn run_old_encodings(kind: ServerKind) {
         let bytes_ok = kind.is_valkey()
             || if est.encoding == "skiplist" {
                 err <= 0.05
-            } else if expected_allocator(kind) == Allocator::Libc {
+            } else if kind.allocator() == Allocator::Libc {
                 err <= 0.005
             } else {
                 est.bytes == real as u64

@@ -26,6 +26,7 @@
 //! Every size is labelled: `memory` is the estimate, `value length` is STRLEN or the
 //! element count.
 
+pub mod files;
 pub mod render;
 pub mod spill;
 
@@ -44,6 +45,8 @@ use bitlens::keyspace::Value;
 use bitlens::memory::{Allocator, AllocatorChoice, AllocatorInference, Model};
 use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
+pub use files::{for_each_key_files, report_files, FileRow, FilesError};
+use files::{for_rows, Shadowed};
 use spill::{HllKind, KeyStats, Spill, ZsetStats};
 
 /// Which keys a report counts (`--db`, `--type`, `--match`/`--regex`, `--ttl`,
@@ -328,6 +331,9 @@ pub struct Report {
     pub slots: Option<Vec<Tally>>,
     /// The RedisBloom values, by database then key.
     pub filters: Vec<FilterRow>,
+    /// One row per file when several files are reported as one ([`report_files`]); empty
+    /// for one file.
+    pub files: Vec<FileRow>,
 }
 
 /// The statistics of a group, or of a class of keys ([`patterns::Grouper`]) merged into its
@@ -569,7 +575,7 @@ pub fn report_from(input: Input<'_>, opts: &Options) -> Result<Report, VisitErro
         .compat
         .unwrap_or_else(|| Profile::for_snapshot(&sc.header.aux, sc.header.version));
     let (file_keys, file_dbs) = (sc.file_keys.values().sum(), sc.file_keys.len() as u64);
-    let mut r = build(sc, profile, opts).map_err(VisitError::Io)?;
+    let mut r = build(&mut [sc], &Shadowed::default(), profile, opts).map_err(VisitError::Io)?;
     r.file_keys = file_keys;
     r.file_databases = file_dbs;
     r.filtered = opts.filter.is_active();
@@ -799,11 +805,15 @@ fn scan_with(
 /// only with more distinct prefixes than [`Options::prefix_cap`], the prefix tree level by
 /// level; (2) each key's class, and the statistics per class; (3) only when a class of two or
 /// more keys fell apart into exact rows, those keys' own rows.
-fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Result<Report> {
-    let clock_ms = sc.clock_ms;
+fn build(
+    scans: &mut [Scan],
+    shadowed: &Shadowed,
+    profile: &'static Profile,
+    opts: &Options,
+) -> std::io::Result<Report> {
+    let clock_ms = scans[0].clock_ms;
     let ttl_filter = opts.filter.ttl;
     let admits = |r: &KeyRow| ttl_filter.is_none_or(|t| t.admits(r.expire_at_ms, clock_ms));
-    let (mut row, mut stats) = (spill::empty_row(), KeyStats::default());
     // Pass 1.
     let mut groupers: BTreeMap<u64, patterns::Grouper> = BTreeMap::new();
     let mut db_sums: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new(); // keys, expires, memory
@@ -814,13 +824,14 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
     let mut prefixes =
         bitlens::report::PrefixTree::with_cap(&opts.separators, opts.depth, opts.prefix_cap);
     let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let want_slots = opts.slots.unwrap_or(sc.header.slot_infos > 0);
+    let want_slots = opts
+        .slots
+        .unwrap_or(scans.iter().any(|sc| sc.header.slot_infos > 0));
     let mut slot_sums: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
     let (mut keys, mut memory) = (0u64, 0u64);
-    let mut recs = sc.spill.read()?;
-    while recs.next_into(&mut row, &mut stats)? {
-        if !admits(&row) {
-            continue;
+    for_rows(scans, shadowed, |row, _| {
+        if !admits(row) {
+            return;
         }
         let mem = row.memory_or_zero();
         keys += 1;
@@ -830,11 +841,11 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
         d.0 += 1;
         d.1 += row.expire_at_ms.is_some() as u64;
         d.2 += mem;
-        by_type.add(&row);
-        top.add(&row);
-        expiring.add(&row);
-        ttl.add(&row);
-        prefixes.add(&row);
+        by_type.add(row);
+        top.add(row);
+        expiring.add(row);
+        ttl.add(row);
+        prefixes.add(row);
         if row.type_name != "string" {
             let counts = match dist.get_mut(row.type_name.as_str()) {
                 Some(c) => c,
@@ -853,38 +864,36 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
             e.0 += 1;
             e.1 += mem;
         }
-    }
+    })?;
     groupers.values_mut().for_each(patterns::Grouper::seal);
     // More prefixes than the cap: the prefix tree level by level, a pass each (or more).
     prefixes.end_pass();
     while prefixes.wants_pass() {
-        let mut recs = sc.spill.read()?;
-        while recs.next_into(&mut row, &mut stats)? {
-            if admits(&row) {
-                prefixes.add(&row);
+        for_rows(scans, shadowed, |row, _| {
+            if admits(row) {
+                prefixes.add(row);
             }
-        }
+        })?;
         prefixes.end_pass();
     }
     // Pass 2: statistics per class.
     let mut class_accs: BTreeMap<u64, Vec<GroupAcc>> = BTreeMap::new();
-    let mut recs = sc.spill.read()?;
     let mut ord = 0u64;
-    while recs.next_into(&mut row, &mut stats)? {
+    for_rows(scans, shadowed, |row, stats| {
         ord += 1;
-        if !admits(&row) {
-            continue;
+        if !admits(row) {
+            return;
         }
         let Some(g) = groupers.get_mut(&row.db) else {
-            continue;
+            return;
         };
         let c = g.class(&row.key) as usize;
         let accs = class_accs.entry(row.db).or_default();
         if c == accs.len() {
             accs.push(GroupAcc::default());
         }
-        accs[c].add(ord, &row, &stats);
-    }
+        accs[c].add(ord, row, stats);
+    })?;
     // The rows: wildcard rows merge their classes; a class of one key whose row is exact is
     // that key's row; a larger class that fell apart needs pass 3.
     let mut groups_of: BTreeMap<u64, Vec<Group>> = BTreeMap::new();
@@ -921,26 +930,25 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
     }
     // Pass 3.
     if !apart.is_empty() {
-        let mut recs = sc.spill.read()?;
         let mut ord = 0u64;
-        while recs.next_into(&mut row, &mut stats)? {
+        for_rows(scans, shadowed, |row, stats| {
             ord += 1;
             let (Some(split), Some(g)) = (apart.get(&row.db), groupers.get(&row.db)) else {
-                continue;
+                return;
             };
-            if !admits(&row) {
-                continue;
+            if !admits(row) {
+                return;
             }
             if g.class_of(&row.key).is_some_and(|c| split[c as usize]) {
                 let mut acc = GroupAcc::default();
-                acc.add(ord, &row, &stats);
+                acc.add(ord, row, stats);
                 let pattern = patterns::exact(&row.key);
                 groups_of
                     .entry(row.db)
                     .or_default()
                     .push(acc.finish(pattern));
             }
-        }
+        })?;
     }
     let mut databases = Vec::new();
     for (db, mut groups) in groups_of {
@@ -983,12 +991,20 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
             })
             .collect()
     });
-    let mut filters: Vec<FilterRow> = std::mem::take(&mut sc.filters)
-        .into_iter()
-        .filter(|(e, _)| ttl_filter.is_none_or(|t| t.admits(*e, clock_ms)))
-        .map(|(_, f)| f)
-        .collect();
+    let mut filters: Vec<FilterRow> = Vec::new();
+    for (i, sc) in scans.iter_mut().enumerate() {
+        filters.extend(
+            std::mem::take(&mut sc.filters)
+                .into_iter()
+                .filter(|(e, f)| {
+                    ttl_filter.is_none_or(|t| t.admits(*e, clock_ms))
+                        && !shadowed.contains(i, f.db, &f.key)
+                })
+                .map(|(_, f)| f),
+        );
+    }
     filters.sort_by(|a, b| (a.db, &a.key).cmp(&(b.db, &b.key)));
+    let sc = &scans[0];
     let header = &sc.header;
     Ok(Report {
         version: header.version,
@@ -1001,7 +1017,7 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
         aux: header.aux.clone(),
         stored_checksum: header.stored_checksum,
         checksum_verified: opts.verify_checksum && header.stored_checksum != 0,
-        file_bytes: sc.size,
+        file_bytes: scans.iter().map(|sc| sc.size).sum(),
         profile,
         profile_is_writer: opts.compat.is_none(),
         allocator: sc.allocator.allocator,
@@ -1021,5 +1037,6 @@ fn build(mut sc: Scan, profile: &'static Profile, opts: &Options) -> std::io::Re
         distributions,
         slots,
         filters,
+        files: Vec::new(),
     })
 }

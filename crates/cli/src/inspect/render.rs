@@ -179,6 +179,9 @@ impl Report {
             human(self.memory)
         );
         let _ = writeln!(out, "ALLOCATOR: {}", self.allocator_choice.reason);
+        if !self.files.is_empty() {
+            files_text(&mut out, self);
+        }
         for db in &self.databases {
             let _ = writeln!(
                 out,
@@ -458,7 +461,7 @@ impl Report {
                 (d.type_name.clone(), Json::Object(b))
             })
             .collect();
-        json!({
+        let mut doc = json!({
             "version": self.version,
             "writer": {
                 "family": self.writer.format.family.name(),
@@ -497,7 +500,99 @@ impl Report {
             "distributions": dist,
             "probabilistic": self.filters.iter().map(filter_json).collect::<Vec<_>>(),
             "slots": self.slots.as_ref().map(|s| s.iter().map(|t| json!({"slot": String::from_utf8_lossy(&t.name).parse::<u16>().unwrap_or(0), "keys": t.keys, "memory": t.memory})).collect::<Vec<_>>()),
-        })
+        });
+        if !self.files.is_empty() {
+            doc["files"] = self.files.iter().map(file_json).collect();
+        }
+        doc
+    }
+}
+
+/// One file of a report over several files (`files` of the JSON document).
+fn file_json(f: &super::FileRow) -> Json {
+    json!({
+        "path": f.path,
+        "writer": {
+            "family": f.writer.format.family.name(),
+            "server": f.writer.server(),
+            "redis_ver": f.writer.redis_ver,
+            "valkey_ver": f.writer.valkey_ver,
+        },
+        "file_bytes": f.file_bytes,
+        "file_keys": f.file_keys,
+        "keys": f.keys,
+        "memory": f.memory,
+        "expires": f.expires,
+        "slot_min": f.slot_range.map(|r| r.0),
+        "slot_max": f.slot_range.map(|r| r.1),
+        "slots_used": f.slots_used,
+        "allocator": f.allocator.allocator.name(),
+        "allocator_reason": f.allocator.reason,
+        "shadowed": f.shadowed,
+    })
+}
+
+/// The FILES table of a report over several files: one row per file, in the order given.
+fn files_text(out: &mut String, r: &Report) {
+    let _ = writeln!(
+        out,
+        "\nFILES: {} read as one keyspace (the first line above is the first file's header; bytes and keys are the sums); KEYS, MEMORY (MEM%: of the files' sum) and EXPIRES of the keys counted, SLOTS of their CRC16 hash slots",
+        r.files.len()
+    );
+    let pw = r
+        .files
+        .iter()
+        .map(|f| f.path.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(4, NAME_WIDTH);
+    let shadowed = r.files.iter().any(|f| f.shadowed > 0);
+    // Shares of the files' sum (the union's memory when no key is in two files).
+    let files_memory: u64 = r.files.iter().map(|f| f.memory).sum();
+    let _ = writeln!(
+        out,
+        "  {:<pw$}  {:<16} {:>10} {:>10} {:>7} {:>10}  {:<24} {:<10}{}",
+        "FILE",
+        "WRITER",
+        "KEYS",
+        "MEMORY",
+        "MEM%",
+        "EXPIRES",
+        "SLOTS",
+        "ALLOCATOR",
+        if shadowed {
+            "  LEFT OUT (--on-duplicate)"
+        } else {
+            ""
+        }
+    );
+    for f in &r.files {
+        let w = &f.writer;
+        let writer = match w.valkey_ver.as_deref().or(w.redis_ver.as_deref()) {
+            Some(v) => format!("{} {v}", w.server()),
+            None => w.server().to_string(),
+        };
+        let slots = match f.slot_range {
+            Some((lo, hi)) => format!("{lo}-{hi} ({} used)", f.slots_used),
+            None => "-".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<pw$}  {:<16} {:>10} {:>10} {:>7} {:>10}  {:<24} {:<10}{}",
+            cap(&f.path, pw),
+            cap(&writer, 16),
+            f.keys,
+            human(f.memory),
+            percent(f.memory, files_memory),
+            f.expires,
+            slots,
+            f.allocator.allocator.name(),
+            if shadowed {
+                format!("  {}", f.shadowed)
+            } else {
+                String::new()
+            }
+        );
     }
 }
 
