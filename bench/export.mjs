@@ -52,6 +52,11 @@ export async function exportSection(dump) {
         ['`export FILE --out DIR` (Parquet, zstd)', measured([BITLENS, 'export', file, '--out', out])],
         ['`export FILE --out DIR --format arrow`', measured([BITLENS, 'export', file, '--out', out, '--format', 'arrow'])],
       ];
+      if (file === keyheavy.file) {
+        // Issue 29's key-heavy rows: the full report and the JSON-lines dump of the same file.
+        runs.push(['`inspect FILE` (the full text report)', measured([BITLENS, 'inspect', file])]);
+        runs.push(['`dump FILE` (JSON lines)', measured([BITLENS, 'dump', file])]);
+      }
       for (const [what, r] of runs) {
         if (what.startsWith('`export') && !r.tail.includes(`: ${keys} keys ->`)) {
           throw new Error(`${what} on ${file}: expected ${keys} keys, got ${r.tail}`);
@@ -67,7 +72,7 @@ export async function exportSection(dump) {
   return [
     '## Export to Parquet and Arrow (issue 30)',
     '',
-    'One run each of the release CLI in the same run: `bitlens export` (one row per key, rows streamed out in batches of 65,536) beside `inspect --csv` (the same per-key figures as rdbtools\' CSV). MB/s: file bytes per second of wall time; keys/s: keys per second.',
+    'One run each of the release CLI in the same run: `bitlens export` (one row per key, rows streamed out in batches of 65,536) beside `inspect --csv` (the same per-key figures as rdbtools\' CSV); on the key-heavy file also the full `inspect` report and `dump` (JSON lines). Redis\' own load of that file is in the keyspace section below. MB/s: file bytes per second of wall time; keys/s: keys per second.',
     '',
     '| command | time | MB/s | keys/s | peak RSS |',
     '|---|---|---|---|---|',
