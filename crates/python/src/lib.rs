@@ -27,7 +27,7 @@ use bitlens::session::{Clock, Session};
 use bitlens::Reply;
 use bitlens_cli::source::{describe_duplicate, load_threads, load_union, LoadError, UnionError};
 use bitlens_export::arrow;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyFloat, PyInt, PyList, PyString};
 
@@ -186,6 +186,7 @@ struct Snapshot {
     paths: Vec<PathBuf>,
     compat: Option<&'static Profile>,
     clock: Clock,
+    on_duplicate: rdb::OnDuplicate,
 }
 
 #[pymethods]
@@ -216,7 +217,8 @@ impl Snapshot {
         }
     }
 
-    /// `bitlens inspect --json` of each file (a dict; a list of them for several files).
+    /// `bitlens inspect --json` of the files, as a dict (for several files the union's report,
+    /// with its `files` table).
     #[pyo3(signature = (top = 20))]
     fn inspect<'py>(&self, py: Python<'py>, top: usize) -> PyResult<Bound<'py, PyAny>> {
         let docs = self.reports(py, top, |doc| doc)?;
@@ -224,8 +226,8 @@ impl Snapshot {
     }
 
     /// The file-level part of `bitlens inspect --json` (header, writer, aux fields, checksum,
-    /// profile, clock, key and memory totals, per-database totals without their groups) of
-    /// each file: a dict, a list of them for several files.
+    /// profile, clock, key and memory totals, per-database totals without their groups, and
+    /// for several files the `files` table), as a dict.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let docs = self.reports(py, 0, |mut doc| {
             if let Some(o) = doc.as_object_mut() {
@@ -256,7 +258,7 @@ impl Snapshot {
 }
 
 /// The fields of the inspect document [`Snapshot::info`] keeps.
-const INFO_FIELDS: [&str; 15] = [
+const INFO_FIELDS: [&str; 16] = [
     "version",
     "writer",
     "module_aux",
@@ -272,6 +274,7 @@ const INFO_FIELDS: [&str; 15] = [
     "keys",
     "memory",
     "databases",
+    "files",
 ];
 
 /// A JSON document as Python values (through `json.loads`, so exactly the CLI's JSON).
@@ -280,36 +283,31 @@ fn json_to_py(py: Python<'_>, doc: serde_json::Value) -> PyResult<Bound<'_, PyAn
 }
 
 impl Snapshot {
-    /// Each file's inspect report as JSON, passed through `f`; one document, or an array of
-    /// them for several files.
+    /// The inspect report of the files as JSON, passed through `f`: `bitlens inspect FILE
+    /// --json`, or for several files `bitlens inspect A B … --json` (the union, with its
+    /// `files` table, duplicates decided as `open` decided them).
     fn reports(
         &self,
         py: Python<'_>,
         top: usize,
         f: impl Fn(serde_json::Value) -> serde_json::Value,
     ) -> PyResult<serde_json::Value> {
+        use bitlens_cli::inspect::{FilesError, VisitError};
         let opts = bitlens_cli::inspect::Options {
             compat: self.compat,
             clock: self.clock,
             top,
             ..Default::default()
         };
-        let mut docs = Vec::new();
-        for p in &self.paths {
-            let r = py.detach(|| {
-                bitlens_cli::inspect::report_from(bitlens_cli::inspect::Input::File(p), &opts)
-            });
-            let r = r.map_err(|e| match e {
-                bitlens_cli::inspect::VisitError::Rdb(e) => snapshot_error(py, p, &e),
-                bitlens_cli::inspect::VisitError::Io(e) => io_error(py, p, &e),
-            })?;
-            docs.push(f(r.to_json()));
-        }
-        Ok(if docs.len() == 1 {
-            docs.pop().expect("one")
-        } else {
-            serde_json::Value::Array(docs)
-        })
+        let paths = &self.paths;
+        let r = py.detach(|| bitlens_cli::inspect::report_files(paths, &opts, self.on_duplicate));
+        let r = r.map_err(|e| match e {
+            FilesError::File(i, VisitError::Rdb(e)) => snapshot_error(py, &paths[i], &e),
+            FilesError::File(i, VisitError::Io(e)) => io_error(py, &paths[i], &e),
+            FilesError::Duplicate(d) => union_error(py, paths, &UnionError::Duplicate(d)),
+            FilesError::Io(e) => PyOSError::new_err(format!("inspect spill (temporary file): {e}")),
+        })?;
+        Ok(f(r.to_json()))
     }
 }
 
@@ -357,6 +355,7 @@ fn open(
         paths,
         compat,
         clock,
+        on_duplicate: on,
     })
 }
 

@@ -82,3 +82,28 @@ def test_servers_files_share_keys_and_bad_files_are_named(tmp_path):
     with pytest.raises(bitlens.SnapshotError) as e:
         bitlens.open(a, tmp_path / "missing.rdb")
     assert e.value.kind == "Io" and e.value.offset == 0
+
+
+def test_inspect_of_several_files_is_the_cli_union(tmp_path):
+    a = write_rdb(tmp_path / "a.rdb", {0: [(b"user:1", b"ann"), (b"user:2", b"bob")]})
+    b = write_rdb(tmp_path / "b.rdb", {0: [(b"user:3", b"cy")], 2: [(b"y", b"22")]})
+    # (The files record no ctime: the clock is given, or both would read their own "now".)
+    snap = bitlens.open(a, b, clock=1_700_000_000_000)
+    doc = snap.inspect(top=100)
+    assert doc == inspect_json_of("--clock", "1700000000000", a, b)
+    assert doc["keys"] == 4 and [f["keys"] for f in doc["files"]] == [2, 2]
+    assert [f["path"] for f in doc["files"]] == [str(a), str(b)]
+    info = snap.info()
+    assert info["files"] == doc["files"] and "top" not in info
+    # One file: no files table, as the CLI's one-file report.
+    assert "files" not in bitlens.open(a).inspect()
+    # A duplicate decided by open() is decided the same way in the report.
+    c = write_rdb(tmp_path / "c.rdb", {0: [(b"user:1", b"other")]})
+    last = bitlens.open(a, c, on_duplicate="last").inspect()
+    assert last["keys"] == 2 and [f["shadowed"] for f in last["files"]] == [1, 0]
+
+
+def inspect_json_of(*paths):
+    import json
+
+    return json.loads(run("inspect", "--json", "--top", "100", *paths))

@@ -306,7 +306,8 @@ fn duplicates(scans: &mut [Scan], slot_sets: &[SlotSet]) -> std::io::Result<Hold
 }
 
 /// The report of the files at `paths` as one (see the module docs): the figures of the union
-/// of their keys, in the order given, plus [`Report::files`]. Errors name the first file that
+/// of their keys, in the order given, plus [`Report::files`] for two or more files (one file:
+/// [`super::report_from`]'s report). Errors name the first file that
 /// cannot be read, or a key held by two files under [`OnDuplicate::Error`].
 pub fn report_files(
     paths: &[PathBuf],
@@ -326,6 +327,10 @@ pub fn report_files(
     r.file_keys = file_keys;
     r.file_databases = dbs.len() as u64;
     r.filtered = opts.filter.is_active();
+    if files.len() < 2 {
+        // One file: the one-file report, without a FILES table.
+        return Ok(r);
+    }
     if files
         .iter()
         .any(|f| f.allocator.allocator != files[0].allocator.allocator)
