@@ -359,6 +359,10 @@ fn check_inspect(
     // (issue 32: an empty cluster-mode node holds 0.5-1.6 MB more than a standalone one, which
     // the prediction does not count, so the inference says "assumed").
     let allocator = kind.allocator().name();
+    let model = bitlens::memory::Model::new(
+        bitlens::dialect::Profile::from_name(kind.profile_name()).expect("profile"),
+        kind.allocator(),
+    );
     let mut args = vec!["inspect", "--json", "--top", "5", "--allocator", allocator];
     args.extend(&paths);
     let json = |a: &[&str]| -> serde_json::Value {
@@ -442,11 +446,16 @@ fn check_inspect(
             if kind.is_valkey() {
                 // (compared in the sums printed below)
             } else if enc == "skiplist" {
-                // Random node levels: within 2% (issue 32's bound).
+                // Random node levels: within 2%, or 5 standard deviations of the levels
+                // where that is more (issue 32's bound, as memory_diff applies it).
+                let members: usize = redis::cmd("ZCARD").arg(&ks).query(&mut c).unwrap();
+                let sd = model.skiplist_sd(members);
+                let bound = (0.02f64).max(5.0 * sd / u as f64);
                 let off = e.abs_diff(u) as f64 / u as f64;
                 assert!(
-                    off <= 0.02,
-                    "{name} seed {seed}: {ks} ({enc}) {e} vs MEMORY USAGE {u}"
+                    off <= bound,
+                    "{name} seed {seed}: {ks} ({enc}, {members} members) {e} vs MEMORY USAGE {u}, over {:.2}%",
+                    100.0 * bound
                 );
             } else {
                 assert_eq!(e, u, "{name} seed {seed}: {ks} ({enc}) vs MEMORY USAGE");
