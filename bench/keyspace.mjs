@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { measured } from './measure.mjs';
 import { cli, freePort } from './redis.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -99,7 +100,6 @@ async function redisHolding(dir, file, keys) {
 
 const WASM_LOAD = `
 import { readFileSync, openSync, readSync, closeSync } from 'node:fs';
-import { measured } from './measure.mjs';
 const mod = await import(process.argv[1]);
 const wasm = mod.initSync({ module: readFileSync(process.argv[2]) });
 const engine = new mod.Engine();
