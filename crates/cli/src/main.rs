@@ -149,6 +149,11 @@ struct InspectArgs {
     /// `last` (count the entry of the first / last file given that holds it).
     #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
     on_duplicate: bitlens::rdb::OnDuplicate,
+    /// The files are snapshots of one instance over time: order them by ctime, report each on
+    /// its own and line up their patterns (keys and memory per file, growth from the first to
+    /// the last) in text, `--json` or `--csv`.
+    #[arg(long)]
+    series: bool,
     /// Print the report as one JSON document.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -283,6 +288,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
     }
     let input = Input::File(&args.files[0]);
     let several = args.files.len() > 1;
+    let series = args.series;
     let regex = match args
         .regex
         .as_deref()
@@ -341,6 +347,26 @@ fn inspect(args: InspectArgs) -> ExitCode {
             min_bytes: args.min_bytes,
         },
     };
+    if series {
+        let s = match bitlens_cli::inspect::series::series(&args.files, &opts) {
+            Ok(s) => s,
+            Err(e) => return files_error(&args.files, e),
+        };
+        let out = if args.csv {
+            match s.to_csv() {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("bitlens: --csv: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        } else if args.json {
+            format!("{}\n", s.to_json()).into_bytes()
+        } else {
+            s.to_text().into_bytes()
+        };
+        return write_stdout(&out);
+    }
     if args.csv {
         // One row per key, RFC 4180 (the csv crate), as the file is read, into a spooled
         // buffer (memory up to the spill budget, then a temporary file): nothing reaches

@@ -112,7 +112,7 @@ pub(super) fn for_rows(
 /// Scans every file, at most [`crate::source::load_threads`] at once (each decodes on the
 /// shared pool), each spill holding a share of the budget in memory; the first error in the
 /// order given wins.
-fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, FilesError> {
+pub(super) fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, FilesError> {
     let n = paths.len().max(1);
     let per_file = Options {
         spill_budget: (opts.spill_budget / n).max(opts.spill_budget.min(1 << 20)),

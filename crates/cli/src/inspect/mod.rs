@@ -28,6 +28,7 @@
 
 pub mod files;
 pub mod render;
+pub mod series;
 pub mod spill;
 
 pub use bitlens::patterns;
@@ -570,12 +571,16 @@ pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
 
 /// [`report`] of an [`Input`]; errors also carry the file's I/O error.
 pub fn report_from(input: Input<'_>, opts: &Options) -> Result<Report, VisitError> {
-    let sc = scan(input, opts)?;
+    report_of(scan(input, opts)?, opts).map_err(VisitError::Io)
+}
+
+/// The report of one file's scan (errors: the spill's).
+fn report_of(sc: Scan, opts: &Options) -> std::io::Result<Report> {
     let profile = opts
         .compat
         .unwrap_or_else(|| Profile::for_snapshot(&sc.header.aux, sc.header.version));
     let (file_keys, file_dbs) = (sc.file_keys.values().sum(), sc.file_keys.len() as u64);
-    let mut r = build(&mut [sc], &Shadowed::default(), profile, opts).map_err(VisitError::Io)?;
+    let mut r = build(&mut [sc], &Shadowed::default(), profile, opts)?;
     r.file_keys = file_keys;
     r.file_databases = file_dbs;
     r.filtered = opts.filter.is_active();

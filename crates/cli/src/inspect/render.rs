@@ -55,7 +55,7 @@ pub fn cap(s: &str, width: usize) -> String {
 }
 
 /// A name for a text column: escaped, then capped.
-fn name(bytes: &[u8]) -> String {
+pub(super) fn name(bytes: &[u8]) -> String {
     cap(&escape::display(bytes), NAME_WIDTH)
 }
 

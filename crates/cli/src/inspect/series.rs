@@ -1,0 +1,266 @@
+//! `bitlens inspect --series A.rdb B.rdb …`: snapshots of one instance over time (a week of
+//! daily backups), each reported on its own, side by side.
+//!
+//! The files are ordered by their `ctime` aux field (when the server saved them; files
+//! without one come last, in the order given), scanned a core's worth at a time as in
+//! [`super::files`], and each gets the one-file report at its own clock (`--clock snapshot`:
+//! its ctime). The series then lines up each database's group patterns across the files
+//! (a pattern a file lacks counts 0 keys there) and gives the growth from the first file to
+//! the last, per pattern and in all. Output: text, one JSON document, or CSV (one row per
+//! pattern, keys and memory per file, then the growth).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde_json::{json, Value as Json};
+
+use super::files::{scan_all, FilesError};
+use super::render::{cap, human, iso8601, name, name_json, NAME_WIDTH};
+use super::{report_of, Options, Report};
+
+/// One snapshot of a series.
+#[derive(Debug, Clone)]
+pub struct SeriesFile {
+    /// The path as given.
+    pub path: String,
+    /// When the server saved it (the `ctime` aux field, Unix ms); `None` when absent.
+    pub ctime_ms: Option<i64>,
+    /// Its own report.
+    pub report: Report,
+}
+
+/// One group pattern of a database across the series: keys and memory (bytes) in each file,
+/// in the series' order (0 where the file has no such row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesRow {
+    pub db: u64,
+    pub pattern: Vec<u8>,
+    pub keys: Vec<u64>,
+    pub memory: Vec<u64>,
+}
+
+impl SeriesRow {
+    /// Keys in the last file minus keys in the first.
+    pub fn keys_growth(&self) -> i64 {
+        growth(&self.keys)
+    }
+    /// Memory in the last file minus memory in the first, bytes.
+    pub fn memory_growth(&self) -> i64 {
+        growth(&self.memory)
+    }
+}
+
+fn growth(v: &[u64]) -> i64 {
+    match (v.first(), v.last()) {
+        (Some(&a), Some(&b)) => b as i64 - a as i64,
+        _ => 0,
+    }
+}
+
+/// A series report: the files by ctime, and the patterns by the size of their memory growth
+/// (largest change first, then database and pattern).
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub files: Vec<SeriesFile>,
+    pub rows: Vec<SeriesRow>,
+}
+
+/// The `ctime` aux field as Unix ms.
+fn ctime_ms(r: &Report) -> Option<i64> {
+    r.aux
+        .iter()
+        .find(|(k, _)| k.as_slice() == b"ctime")
+        .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<i64>().ok())
+        .map(|s| s.saturating_mul(1000))
+}
+
+/// The series of the files at `paths` (see the module docs). Errors name the first file (in
+/// the order given) that cannot be read.
+pub fn series(paths: &[PathBuf], opts: &Options) -> Result<Series, FilesError> {
+    let scans = scan_all(paths, opts)?;
+    let mut files = Vec::with_capacity(scans.len());
+    for (p, sc) in paths.iter().zip(scans) {
+        let report = report_of(sc, opts)?;
+        files.push(SeriesFile {
+            path: p.display().to_string(),
+            ctime_ms: ctime_ms(&report),
+            report,
+        });
+    }
+    // By ctime; files without one last, in the order given (the sort is stable).
+    files.sort_by_key(|f| (f.ctime_ms.is_none(), f.ctime_ms));
+    let n = files.len();
+    let mut by_pattern: BTreeMap<(u64, Vec<u8>), SeriesRow> = BTreeMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for d in &f.report.databases {
+            for g in &d.groups {
+                let row = by_pattern
+                    .entry((d.db, g.pattern.clone()))
+                    .or_insert_with(|| SeriesRow {
+                        db: d.db,
+                        pattern: g.pattern.clone(),
+                        keys: vec![0; n],
+                        memory: vec![0; n],
+                    });
+                row.keys[i] += g.count;
+                row.memory[i] += g.memory;
+            }
+        }
+    }
+    let mut rows: Vec<SeriesRow> = by_pattern.into_values().collect();
+    rows.sort_by(|a, b| {
+        b.memory_growth()
+            .unsigned_abs()
+            .cmp(&a.memory_growth().unsigned_abs())
+            .then_with(|| (a.db, &a.pattern).cmp(&(b.db, &b.pattern)))
+    });
+    Ok(Series { files, rows })
+}
+
+/// `+1.5 KiB` / `-512 B` / `0 B`.
+fn signed_human(v: i64) -> String {
+    match v.signum() {
+        1 => format!("+{}", human(v as u64)),
+        -1 => format!("-{}", human(v.unsigned_abs())),
+        _ => "0 B".into(),
+    }
+}
+
+fn when(ms: Option<i64>) -> String {
+    ms.map_or_else(|| "no ctime".to_string(), iso8601)
+}
+
+impl Series {
+    /// Keys and memory of the whole of each file, in the series' order.
+    fn totals(&self) -> (Vec<u64>, Vec<u64>) {
+        self.files
+            .iter()
+            .map(|f| (f.report.keys, f.report.memory))
+            .unzip()
+    }
+
+    /// The text report: the files with their totals, the growth, then per database one row
+    /// per pattern (memory in each file, the growth in keys and memory).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let (keys, memory) = self.totals();
+        let _ = writeln!(
+            out,
+            "SERIES: {} snapshots, by ctime; each reported at its own clock, MEMORY estimated on its writer",
+            self.files.len()
+        );
+        let pw = self
+            .files
+            .iter()
+            .map(|f| f.path.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(4, NAME_WIDTH);
+        let _ = writeln!(
+            out,
+            "  {:>3}  {:<pw$}  {:<24} {:>10} {:>10}  ALLOCATOR",
+            "#", "FILE", "CTIME (UTC)", "KEYS", "MEMORY"
+        );
+        for (i, f) in self.files.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {:>3}  {:<pw$}  {:<24} {:>10} {:>10}  {}",
+                i + 1,
+                cap(&f.path, pw),
+                when(f.ctime_ms),
+                f.report.keys,
+                human(f.report.memory),
+                f.report.allocator.name()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "growth from #1 to #{}: {:+} keys, {} memory",
+            self.files.len(),
+            growth(&keys),
+            signed_human(growth(&memory))
+        );
+        let mut dbs: Vec<u64> = self.rows.iter().map(|r| r.db).collect();
+        dbs.sort_unstable();
+        dbs.dedup();
+        for db in dbs {
+            let rows: Vec<&SeriesRow> = self.rows.iter().filter(|r| r.db == db).collect();
+            let w = rows
+                .iter()
+                .map(|r| name(&r.pattern).chars().count())
+                .max()
+                .unwrap_or(0)
+                .clamp(7, NAME_WIDTH);
+            let _ = write!(out, "\ndb{db}: MEMORY per snapshot\n  {:<w$}", "PATTERN");
+            for i in 0..self.files.len() {
+                let _ = write!(out, " {:>10}", format!("#{}", i + 1));
+            }
+            let _ = writeln!(out, " {:>10} {:>11}", "Δ KEYS", "Δ MEMORY");
+            for r in rows {
+                let _ = write!(out, "  {:<w$}", name(&r.pattern));
+                for m in &r.memory {
+                    let _ = write!(out, " {:>10}", human(*m));
+                }
+                let _ = writeln!(
+                    out,
+                    " {:>10} {:>11}",
+                    format!("{:+}", r.keys_growth()),
+                    signed_human(r.memory_growth())
+                );
+            }
+        }
+        out
+    }
+
+    /// One JSON document: `files` (path, ctime_ms, keys, memory, allocator), `growth` (keys,
+    /// memory), `patterns` (db, pattern, keys and memory per file, growth).
+    pub fn to_json(&self) -> Json {
+        let (keys, memory) = self.totals();
+        json!({
+            "files": self.files.iter().map(|f| json!({
+                "path": f.path,
+                "ctime_ms": f.ctime_ms,
+                "keys": f.report.keys,
+                "memory": f.report.memory,
+                "expires": f.report.databases.iter().map(|d| d.expires).sum::<u64>(),
+                "allocator": f.report.allocator.name(),
+                "allocator_reason": f.report.allocator_choice.reason,
+            })).collect::<Vec<_>>(),
+            "growth": {"keys": growth(&keys), "memory": growth(&memory)},
+            "patterns": self.rows.iter().map(|r| json!({
+                "db": r.db,
+                "pattern": name_json(&r.pattern),
+                "keys": r.keys,
+                "memory": r.memory,
+                "growth": {"keys": r.keys_growth(), "memory": r.memory_growth()},
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// CSV: `database,pattern`, then `keys #i,memory #i` per file in the series' order (the
+    /// files' paths and ctimes are the JSON's and the text's), then `keys_growth,memory_growth`;
+    /// patterns as the rdbtools-style key cell ([`super::render::csv_key`]).
+    pub fn to_csv(&self) -> csv::Result<Vec<u8>> {
+        let mut w = super::render::csv_writer(Vec::new());
+        let mut header = vec!["database".to_string(), "pattern".to_string()];
+        for i in 1..=self.files.len() {
+            header.push(format!("keys #{i}"));
+            header.push(format!("memory #{i}"));
+        }
+        header.push("keys_growth".into());
+        header.push("memory_growth".into());
+        w.write_record(&header)?;
+        for r in &self.rows {
+            let mut rec = vec![r.db.to_string(), super::render::csv_key(&r.pattern)];
+            for (k, m) in r.keys.iter().zip(&r.memory) {
+                rec.push(k.to_string());
+                rec.push(m.to_string());
+            }
+            rec.push(r.keys_growth().to_string());
+            rec.push(r.memory_growth().to_string());
+            w.write_record(&rec)?;
+        }
+        w.into_inner().map_err(|e| e.into_error().into())
+    }
+}
