@@ -19,7 +19,7 @@
 // `keyspaceSection()`.
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,22 +52,29 @@ async function startRedis(dir, dbfilename) {
   return { redis, port, log };
 }
 
-/** Writes the key-heavy file with redis-server itself (made once; kept in target/bench-data). */
-async function makeKeyheavy(dir) {
-  if (existsSync(KEYHEAVY) && statSync(KEYHEAVY).mtimeMs >= statSync(GEN).mtimeMs) return KEYHEAVY;
-  console.log(`[bench] writing keyheavy.rdb (${KEYHEAVY_KEYS.toLocaleString('en-US')} keys through redis-cli --pipe, then SAVE)`);
+/** Writes the key-heavy file (or, with `shard` `I/K`, the keys of node I of a K-node cluster)
+ * with redis-server itself, as `out` (made once; kept in target/bench-data); returns its key
+ * count. */
+async function makeKeyheavy(dir, out = KEYHEAVY, shard = undefined) {
+  const countFile = `${out}.keys`;
+  if (existsSync(out) && existsSync(countFile) && statSync(out).mtimeMs >= statSync(GEN).mtimeMs) {
+    return Number(readFileSync(countFile, 'utf8'));
+  }
+  console.log(`[bench] writing ${path.basename(out)} (${KEYHEAVY_KEYS.toLocaleString('en-US')} keys${shard ? `, shard ${shard}` : ''} through redis-cli --pipe, then SAVE)`);
   const { redis, port } = await startRedis(dir, 'keyheavy-new.rdb');
+  let n;
   try {
-    const cmds = execFileSync(GEN, ['keyheavy-resp', String(KEYHEAVY_KEYS)], { maxBuffer: 1 << 30 });
+    const cmds = execFileSync(GEN, ['keyheavy-resp', String(KEYHEAVY_KEYS), ...(shard ? [shard] : [])], { maxBuffer: 1 << 30 });
     cli(port, ['--pipe'], cmds);
-    const n = cli(port, ['DBSIZE']).trim();
-    if (n !== String(KEYHEAVY_KEYS)) throw new Error(`keyheavy: the server holds ${n} keys`);
+    n = Number(cli(port, ['DBSIZE']).trim());
+    if (!shard && n !== KEYHEAVY_KEYS) throw new Error(`keyheavy: the server holds ${n} keys`);
     cli(port, ['SAVE']);
   } finally {
     redis.kill('SIGKILL');
   }
-  renameSync(path.join(dir, 'keyheavy-new.rdb'), KEYHEAVY);
-  return KEYHEAVY;
+  renameSync(path.join(dir, 'keyheavy-new.rdb'), out);
+  writeFileSync(countFile, String(n));
+  return n;
 }
 
 /** The key-heavy file's path and key count, written first when missing or older than the
@@ -75,7 +82,23 @@ async function makeKeyheavy(dir) {
 export async function keyheavyFile() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-keyheavy-'));
   try {
-    return { file: await makeKeyheavy(dir), keys: KEYHEAVY_KEYS };
+    return { file: KEYHEAVY, keys: await makeKeyheavy(dir) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The key-heavy data set as `k` shard files (node i of a k-node cluster: the keys of the i-th
+ * of k equal hash-slot ranges), each written by redis-server: `[{ file, keys }]`. */
+export async function keyheavyShards(k) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-keyheavy-'));
+  try {
+    const out = [];
+    for (let i = 0; i < k; i++) {
+      const file = path.join(DATA_DIR, `keyheavy-shard-${i}-of-${k}.rdb`);
+      out.push({ file, keys: await makeKeyheavy(dir, file, `${i}/${k}`) });
+    }
+    return out;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,6 +16,7 @@ import { bloomMexistsRow } from './bloom.mjs';
 import { browserSection } from './browser.mjs';
 import { inspectSection } from './inspect.mjs';
 import { exportSection } from './export.mjs';
+import { shardsSection } from './shards.mjs';
 import { keyspaceSection } from './keyspace.mjs';
 import { signinsSection } from './signins.mjs';
 import { cli, freePort, resp } from './redis.mjs';
@@ -524,6 +525,8 @@ async function main() {
     const exporting = await soft('export to Parquet and Arrow', () => exportSection(DUMP));
     console.log('[bench] measuring keyspace memory against Redis (key-heavy file, 1,000,000 small keys)');
     const keyspaceMemory = await soft('keyspace memory', () => keyspaceSection());
+    console.log('[bench] timing many files at once (4 shard files of the key-heavy data set)');
+    const manyFiles = await soft('many files at once', () => shardsSection());
     console.log('[bench] timing the sign-ins card on 10,000,000 keys');
     const signins = await soft('the sign-ins card at scale', () => signinsSection());
     const whereTimes = await soft('where the time goes', () => whereTimeGoes({ big, par, small, raw, wasmPhases, calls: wasmUs.calls, nativeUs, redisUs, k }));
@@ -586,6 +589,8 @@ async function main() {
       ...section(exporting, 'Export to Parquet and Arrow (issue 30)'),
       '',
       ...section(keyspaceMemory, 'Keyspace memory against Redis (issue 31)'),
+      '',
+      ...section(manyFiles, 'Many files at once (issue 29)'),
       '',
       ...section(signins, 'The sign-ins card on 10,000,000 keys (issue 19.1)'),
       '',

@@ -30,6 +30,8 @@
 //!   sixth 5-field hashes (`profile:<i>`), one fifteenth each 5-member sets (`tags:<i>`, half
 //!   integers, half words) and 5-member zsets (`score:<i>`), one thirtieth 10-item lists
 //!   (`events:<i>`); every tenth key gets an EXPIRE of a day. A real server then SAVEs it.
+//!   `keyheavy-resp N I/K` writes only the keys of the I-th of K equal hash-slot ranges, as
+//!   node I of a K-node cluster would hold them (the bench's shard files).
 //! - `bitlens-bench kernels` prints the GB/s of the kernels under loading and scanning beside
 //!   their references (memory read bandwidth, the `crc` and `lzf` crates).
 
@@ -141,9 +143,22 @@ fn resp(out: &mut Vec<u8>, args: &[&[u8]]) {
     }
 }
 
-fn keyheavy_resp(n: &str) -> Result<(), String> {
+fn keyheavy_resp(n: &str, shard: Option<&str>) -> Result<(), String> {
     use std::io::Write;
     let n: u64 = n.parse().map_err(|_| format!("{n}: not a key count"))?;
+    // `I/K`: only the keys whose hash slot falls in the I-th of K equal slot ranges (0-based),
+    // as node I of a K-node cluster holds them; the data are the same whatever the shard.
+    let slots = match shard {
+        None => 0..16384u32,
+        Some(spec) => {
+            let (i, k) = spec
+                .split_once('/')
+                .and_then(|(i, k)| Some((i.parse::<u32>().ok()?, k.parse::<u32>().ok()?)))
+                .filter(|(i, k)| *k > 0 && i < k)
+                .ok_or_else(|| format!("{spec}: expected SHARD/SHARDS, e.g. 0/4"))?;
+            i * 16384 / k..(i + 1) * 16384 / k
+        }
+    };
     let mut rng = fastrand::Rng::with_seed(0x3_000_000);
     let words = [
         "red", "green", "blue", "amber", "cyan", "violet", "gold", "silver", "jade", "ruby",
@@ -168,6 +183,7 @@ fn keyheavy_resp(n: &str) -> Result<(), String> {
                 break;
             }
             let id = i.to_string();
+            let mark = buf.len();
             let key = match kind {
                 "name" | "visits" => format!("user:{id}:{kind}"),
                 "hash" => format!("profile:{id}"),
@@ -245,6 +261,9 @@ fn keyheavy_resp(n: &str) -> Result<(), String> {
             }
             if written % 10 == 9 {
                 resp(&mut buf, &[b"EXPIRE", key.as_bytes(), b"86400"]);
+            }
+            if !slots.contains(&u32::from(bitlens::report::key_slot(key.as_bytes()))) {
+                buf.truncate(mark);
             }
             written += 1;
             if kind != "name" {
@@ -702,7 +721,7 @@ fn main() {
         (Some("kernels"), _) => kernels(),
         (Some("gen-small"), Some(out)) => gen_small(out).map_err(|e| format!("{out}: {e}")),
         (Some("load-file"), Some(input)) => load_file(input),
-        (Some("keyheavy-resp"), Some(n)) => keyheavy_resp(n),
+        (Some("keyheavy-resp"), Some(n)) => keyheavy_resp(n, args.get(3).map(String::as_str)),
         (Some("gen-big"), Some(out)) => gen_big(out).map_err(|e| format!("{out}: {e}")),
         (Some("gen-signins"), Some(out)) => {
             gen_signins(out, args.get(3).map_or("10000000", String::as_str))
@@ -710,7 +729,7 @@ fn main() {
         }
         _ => Err(
             "usage: bitlens-bench gen OUT.rdb | gen-geo OUT.rdb | gen-small OUT.rdb | \
-                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | keyheavy-resp N | load IN.rdb [--strings-raw] | load-threads IN.rdb [N] | load-file IN.rdb | \
+                  gen-big OUT.rdb | gen-signins OUT.rdb [N] | keyheavy-resp N [SHARD/SHARDS] | load IN.rdb [--strings-raw] | load-threads IN.rdb [N] | load-file IN.rdb | \
                   run IN.rdb < spec.json | kernels"
                 .into(),
         ),
