@@ -508,9 +508,11 @@ pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
     t.finish()
 }
 
-/// Most prefixes a [`PrefixTree`] made by [`PrefixTree::with_cap`] tallies at once (about
-/// 80 bytes each).
-pub const PREFIX_TALLY_CAP: usize = 1 << 18;
+/// Most prefixes a [`PrefixTree`] made by [`PrefixTree::with_cap`] tallies at once: about 40
+/// bytes each plus the prefix's own bytes (a 32-byte entry, the bytes in a shared buffer, 5-9
+/// bytes of hash index), so about 30 MiB at the cap for `user:{id}:` prefixes (up to half as
+/// much again while a vector grows).
+pub const PREFIX_TALLY_CAP: usize = 1 << 19;
 
 /// [`prefix_tree`] over rows given one at a time, in one or more passes over the same rows.
 ///
@@ -526,8 +528,65 @@ pub struct PrefixTree {
     seps: Vec<u8>,
     depth: usize,
     cap: usize,
-    tally: BTreeMap<Vec<u8>, (u64, u64)>,
+    tally: PrefixTally,
     mode: PrefixMode,
+}
+
+/// The (keys, memory) tally of distinct prefixes of one pass: the prefix bytes in one buffer,
+/// fixed-size entries, and a hash index of entry numbers (no allocation per prefix, one hash
+/// probe per prefix seen: the pass over millions of `user:{id}:` rows is hash-bound).
+#[derive(Debug, Clone, Default)]
+struct PrefixTally {
+    bytes: Vec<u8>,
+    /// (start in `bytes`, length, keys, memory).
+    entries: Vec<(u64, u64, u64, u64)>,
+    index: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::FixedState,
+}
+
+/// The bytes of entry `e` of a [`PrefixTally`].
+fn tally_prefix<'a>(bytes: &'a [u8], e: &(u64, u64, u64, u64)) -> &'a [u8] {
+    &bytes[e.0 as usize..(e.0 + e.1) as usize]
+}
+
+impl PrefixTally {
+    /// Distinct prefixes counted.
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Counts one key of `mem` bytes under `p` (the tally holds fewer than 2^32 prefixes: its
+    /// cap is far below).
+    fn add(&mut self, p: &[u8], mem: u64) {
+        use std::hash::BuildHasher;
+        let h = self.hasher.hash_one(p);
+        let (bytes, entries) = (&self.bytes, &self.entries);
+        let found = self
+            .index
+            .find(h, |&i| tally_prefix(bytes, &entries[i as usize]) == p);
+        if let Some(&i) = found {
+            let e = &mut self.entries[i as usize];
+            e.2 += 1;
+            e.3 += mem;
+            return;
+        }
+        let i = self.entries.len() as u32;
+        self.entries
+            .push((self.bytes.len() as u64, p.len() as u64, 1, mem));
+        self.bytes.extend_from_slice(p);
+        let (bytes, entries, hasher) = (&self.bytes, &self.entries, &self.hasher);
+        self.index.insert_unique(h, i, |&j| {
+            hasher.hash_one(tally_prefix(bytes, &entries[j as usize]))
+        });
+    }
+
+    /// Every (prefix, keys, memory), in no particular order.
+    fn into_iter(self) -> impl Iterator<Item = (Vec<u8>, u64, u64)> {
+        let PrefixTally { bytes, entries, .. } = self;
+        entries
+            .into_iter()
+            .map(move |e| (tally_prefix(&bytes, &e).to_vec(), e.2, e.3))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -562,6 +621,16 @@ fn keep_best(kids: &mut Vec<(Vec<u8>, u64, u64)>) {
     kids.truncate(PREFIX_CHILDREN);
 }
 
+/// Adds a child to `kids`, keeping it bounded: past 8 × [`PREFIX_CHILDREN`] it is cut to the
+/// best ([`keep_best`]), which the children listed at the end are among (a parent with a
+/// million children costs a few hundred, not a million, vectors).
+fn push_child(kids: &mut Vec<(Vec<u8>, u64, u64)>, child: (Vec<u8>, u64, u64)) {
+    kids.push(child);
+    if kids.len() >= 8 * PREFIX_CHILDREN {
+        keep_best(kids);
+    }
+}
+
 /// FNV-1a of the bytes (only spreads prefixes over partitions).
 fn fnv(b: &[u8]) -> u64 {
     b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| {
@@ -582,7 +651,7 @@ impl PrefixTree {
             seps: seps.to_vec(),
             depth,
             cap: cap.max(1),
-            tally: BTreeMap::new(),
+            tally: PrefixTally::default(),
             mode: PrefixMode::Whole,
         }
     }
@@ -602,18 +671,12 @@ impl PrefixTree {
                     break;
                 }
                 if self.seps.contains(b) {
-                    let p = &r.key[..=i];
-                    let e = match self.tally.get_mut(p) {
-                        Some(e) => e,
-                        None => self.tally.entry(p.to_vec()).or_default(),
-                    };
-                    e.0 += 1;
-                    e.1 += mem;
+                    self.tally.add(&r.key[..=i], mem);
                     d += 1;
                 }
             }
             if self.tally.len() > self.cap {
-                self.tally = BTreeMap::new();
+                self.tally = PrefixTally::default();
                 self.mode = PrefixMode::Dropped;
             }
             return;
@@ -632,15 +695,10 @@ impl PrefixTree {
         if lv.over_at.is_some() || fnv(p) % lv.parts != lv.part {
             return;
         }
-        let e = match self.tally.get_mut(p) {
-            Some(e) => e,
-            None => self.tally.entry(p.to_vec()).or_default(),
-        };
-        e.0 += 1;
-        e.1 += mem;
+        self.tally.add(p, mem);
         if self.tally.len() > self.cap {
             lv.over_at = Some(lv.rows);
-            self.tally = BTreeMap::new();
+            self.tally = PrefixTally::default();
         }
     }
 
@@ -678,8 +736,8 @@ impl PrefixTree {
                     lv.part = 0;
                     lv.best.clear();
                 } else {
-                    for (p, (k, m)) in std::mem::take(&mut self.tally) {
-                        lv.best.entry(parent_of(&p)).or_default().push((p, k, m));
+                    for (p, k, m) in std::mem::take(&mut self.tally).into_iter() {
+                        push_child(lv.best.entry(parent_of(&p)).or_default(), (p, k, m));
                     }
                     lv.best.values_mut().for_each(keep_best);
                     lv.part += 1;
@@ -694,7 +752,7 @@ impl PrefixTree {
                 }
                 lv.rows = 0;
                 lv.over_at = None;
-                self.tally = BTreeMap::new();
+                self.tally = PrefixTally::default();
                 if lv.level > self.depth || lv.parents.is_empty() {
                     PrefixMode::Done(std::mem::take(&mut lv.listed))
                 } else {
@@ -714,7 +772,7 @@ impl PrefixTree {
     pub fn finish(self) -> Vec<Prefix> {
         match self.mode {
             PrefixMode::Done(listed) => walk_children(&listed),
-            _ => prefix_rows(self.tally, &self.seps),
+            _ => prefix_rows(self.tally.into_iter(), &self.seps),
         }
     }
 }
@@ -764,13 +822,13 @@ fn walk_children(children: &Children) -> Vec<Prefix> {
     out
 }
 
-fn prefix_rows(tally: BTreeMap<Vec<u8>, (u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
+fn prefix_rows(tally: impl Iterator<Item = (Vec<u8>, u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
     let mut children: Children = BTreeMap::new();
-    for (p, (k, m)) in tally {
-        children
-            .entry(parent_prefix(&p, seps))
-            .or_default()
-            .push((p, k, m));
+    for (p, k, m) in tally {
+        push_child(
+            children.entry(parent_prefix(&p, seps)).or_default(),
+            (p, k, m),
+        );
     }
     walk_children(&children)
 }
