@@ -455,12 +455,14 @@ fn inspect(args: InspectArgs) -> ExitCode {
 fn files_error(paths: &[PathBuf], e: bitlens_cli::inspect::FilesError) -> ExitCode {
     use bitlens_cli::inspect::FilesError;
     match e {
-        FilesError::File(i, bitlens_cli::source::VisitError::Io(e)) => {
-            eprintln!("bitlens: cannot read {}: {e}", paths[i].display())
-        }
-        FilesError::File(i, e) => {
-            eprintln!("bitlens: cannot read snapshot {}: {e}", paths[i].display())
-        }
+        FilesError::File(i, bitlens_cli::source::VisitError::Io(e)) => eprintln!(
+            "bitlens: cannot read {}: {e}",
+            bitlens_cli::source::path_display(&paths[i])
+        ),
+        FilesError::File(i, e) => eprintln!(
+            "bitlens: cannot read snapshot {}: {e}",
+            bitlens_cli::source::path_display(&paths[i])
+        ),
         FilesError::Duplicate(d) => eprintln!(
             "bitlens: {}; --on-duplicate first|last keeps one",
             bitlens_cli::source::describe_duplicate(&d, paths)

@@ -27,6 +27,16 @@ pub fn file_window() -> usize {
 /// `VALKEY`); `None` otherwise (empty, a DUMP payload, raw bytes...).
 pub fn open_rdb(path: &Path) -> std::io::Result<Option<std::fs::File>> {
     use std::io::Read;
+    // A snapshot is opened more than once (its kind, its header, then its records): a pipe or
+    // a FIFO would lose what the first opening read (or block with no writer).
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(if meta.is_dir() {
+            "a directory, not a snapshot file"
+        } else {
+            "not a regular file (a pipe, FIFO or device): save the snapshot to a file first"
+        }));
+    }
     let mut file = std::fs::File::open(path)?;
     let mut head = Vec::with_capacity(6);
     (&mut file).take(6).read_to_end(&mut head)?;
@@ -178,20 +188,26 @@ pub fn load_union(
     rdb::union(snaps, on).map_err(UnionError::Duplicate)
 }
 
-/// `key K of database D is in both A and B` (`, and N keys are in more than one file`): the
-/// words every front end gives a [`rdb::DuplicateKey`] of the files at `paths`.
+/// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`):
+/// the words every front end gives a [`rdb::DuplicateKey`] of the files at `paths`.
 pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -> String {
     format!(
         "key {} of database {} is in both {} and {}{}",
         bitlens::escape::display(&d.key),
         d.db,
-        paths[d.first].display(),
-        paths[d.second].display(),
+        path_display(&paths[d.first]),
+        path_display(&paths[d.second]),
         match d.count {
             1 => String::new(),
-            n => format!(" ({n} keys are in more than one file)"),
+            n => format!(" ({n} copies of keys repeat an earlier file's)"),
         }
     )
+}
+
+/// A path for a message: escaped as key names are ([`bitlens::escape::display`]), so that a
+/// control byte in a file name cannot reach the terminal.
+pub fn path_display(p: &Path) -> String {
+    bitlens::escape::display(p.as_os_str().as_encoded_bytes())
 }
 
 /// Parses `--on-duplicate error|first|last` (what a command given several files does with a

@@ -239,3 +239,70 @@ fn files_are_told_apart_by_content() {
         "{text}"
     );
 }
+
+/// Several files with a key in both: duplicates are decided before `--type` and
+/// `--min-bytes` choose (a filter must not hide a duplicate, nor count the entry that lost),
+/// and the FILES table counts what each file keeps.
+#[test]
+fn inspect_of_files_decides_duplicates_before_value_filters() {
+    let write = |keys: &[(&[u8], &[u8])]| {
+        let mut w = bitlens::rdb::RdbWriter::new(Vec::new(), 9).unwrap();
+        w.select_db(0).unwrap();
+        for (k, v) in keys {
+            w.write_string(k, v, None).unwrap();
+        }
+        w.finish().unwrap()
+    };
+    let big = vec![b'x'; 300];
+    let (_da, a) = temp_file("a.rdb", &write(&[(b"a:1", b"v"), (b"a:2", b"w")]));
+    let (_db, b) = temp_file("b.rdb", &write(&[(b"a:1", &big), (b"b:1", &big)]));
+    let json =
+        |args: &[&str]| -> serde_json::Value { serde_json::from_slice(&bitlens_ok(args)).unwrap() };
+    // Error mode: refused whatever the value filters keep.
+    for filter in [&["--type", "hash"][..], &["--min-bytes", "100"], &[]] {
+        let mut args = vec!["inspect", "--json", a.as_str(), b.as_str()];
+        args.extend(filter);
+        let out = bitlens(&args, b"");
+        assert!(!out.status.success(), "{filter:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("key a:1 of database 0 is in both"));
+    }
+    // first: a:1 is a.rdb's one-byte string, so --min-bytes 100 keeps only b:1.
+    let doc = json(&[
+        "inspect",
+        "--json",
+        "--on-duplicate",
+        "first",
+        "--min-bytes",
+        "100",
+        &a,
+        &b,
+    ]);
+    assert_eq!(doc["keys"], 1);
+    assert_eq!(doc["top"][0]["key"], "b:1");
+    assert_eq!(doc["files"][0]["keys"], 0);
+    assert_eq!(doc["files"][1]["keys"], 1);
+    assert_eq!(doc["files"][1]["shadowed"], 1);
+    // last: b.rdb's a:1 is kept; without filters the table's rows add up to the union.
+    let doc = json(&["inspect", "--json", "--on-duplicate", "last", &a, &b]);
+    assert_eq!(doc["keys"], 3);
+    let rows = doc["files"].as_array().unwrap();
+    assert_eq!(rows[0]["keys"], 1);
+    assert_eq!(rows[0]["shadowed"], 1);
+    assert_eq!(rows[1]["keys"], 2);
+    assert_eq!(
+        rows[0]["memory"].as_u64().unwrap() + rows[1]["memory"].as_u64().unwrap(),
+        doc["memory"].as_u64().unwrap()
+    );
+    let csv = String::from_utf8(bitlens_ok(&[
+        "inspect",
+        "--csv",
+        "--on-duplicate",
+        "first",
+        "--min-bytes",
+        "100",
+        &a,
+        &b,
+    ]))
+    .unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+}

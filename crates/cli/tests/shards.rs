@@ -495,15 +495,21 @@ fn check_inspect(
     assert!(!out.status.success());
     assert!(
         err.contains(&format!("is in both {} and {}", paths[1], paths[1]))
-            && err.contains(&format!("({} keys are in more than one file)", sizes[1])),
+            && err.contains(&format!(
+                "({} copies of keys repeat an earlier file's)",
+                sizes[1]
+            )),
         "{err}"
     );
     twice.splice(1..1, ["--on-duplicate", "first"]);
     let dup = json(&twice);
     assert_eq!(dup["keys"], doc["keys"]);
     assert_eq!(dup["memory"], doc["memory"]);
+    // The repeated file lost every key to its first copy; the table counts what is kept.
     assert_eq!(dup["files"][3]["shadowed"], sizes[1]);
+    assert_eq!(dup["files"][3]["keys"], 0);
     assert_eq!(dup["files"][1]["shadowed"], 0);
+    assert_eq!(dup["files"][1]["keys"], sizes[1]);
 }
 
 /// The slot ranges `CLUSTER SLOTS` gives the node on `port`.

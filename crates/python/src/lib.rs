@@ -218,7 +218,8 @@ impl Snapshot {
     }
 
     /// `bitlens inspect --json` of the files, as a dict (for several files the union's report,
-    /// with its `files` table).
+    /// with its `files` table). It reads the files again: it reports them as saved, not this
+    /// session's later writes (a file rewritten since `open` is reported as it is now).
     #[pyo3(signature = (top = 20))]
     fn inspect<'py>(&self, py: Python<'py>, top: usize) -> PyResult<Bound<'py, PyAny>> {
         let docs = self.reports(py, top, |doc| doc)?;

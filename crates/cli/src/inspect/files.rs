@@ -28,11 +28,12 @@ use super::spill::{self, KeyStats};
 use super::{key_slot, scan, Input, KeyRow, Options, Report, Scan, VisitError};
 
 /// One file of a report over several files: what it holds of the keys the report counts
-/// (filters applied, expiry judged at the report's clock), before duplicates are dropped.
+/// (filters applied, expiry judged at the report's clock, the entries another file's copy
+/// replaces left out).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileRow {
     /// The path as given.
-    pub path: String,
+    pub path: PathBuf,
     /// Who wrote it.
     pub writer: bitlens::rdb::Writer,
     /// Its size, bytes.
@@ -49,6 +50,8 @@ pub struct FileRow {
     pub slots_used: u32,
     /// The allocator its memory is estimated for, and why.
     pub allocator: AllocatorChoice,
+    /// Its CRC-64 trailer when it was verified; `None` when absent (0) or not checked.
+    pub checksum: Option<u64>,
     /// Its keys left out because another file's entry is kept (`--on-duplicate`).
     pub shadowed: u64,
 }
@@ -117,6 +120,12 @@ pub(super) fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, F
     let per_file = Options {
         spill_budget: (opts.spill_budget / n).max(opts.spill_budget.min(1 << 20)),
         progress: false,
+        // Every key by name: its duplicates are found before `--type`/`--min-bytes` choose.
+        filter: if n > 1 {
+            opts.filter.by_name()
+        } else {
+            opts.filter.clone()
+        },
         ..opts.clone()
     };
     let workers = crate::source::load_threads().clamp(1, n);
@@ -191,43 +200,18 @@ fn scan_files(
     for sc in &mut scans {
         sc.clock_ms = clock_ms;
     }
-    let ttl = opts.filter.ttl;
-    let mut rows = Vec::with_capacity(scans.len());
     let mut slot_sets = Vec::with_capacity(scans.len());
-    for (p, sc) in paths.iter().zip(scans.iter_mut()) {
-        let (mut all, mut counted) = (SlotSet::new(), SlotSet::new());
-        let (mut keys, mut memory, mut expires) = (0u64, 0u64, 0u64);
+    for sc in scans.iter_mut() {
+        let mut all = SlotSet::new();
         for_rows(std::slice::from_mut(sc), &Shadowed::default(), |r, _| {
-            let slot = key_slot(&r.key);
-            all.insert(slot);
-            if ttl.is_none_or(|t| t.admits(r.expire_at_ms, clock_ms)) {
-                counted.insert(slot);
-                keys += 1;
-                memory += r.memory_or_zero();
-                expires += r.expire_at_ms.is_some() as u64;
-            }
+            all.insert(key_slot(&r.key));
         })?;
-        rows.push(FileRow {
-            path: p.display().to_string(),
-            writer: sc.header.writer(),
-            file_bytes: sc.size,
-            file_keys: sc.file_keys.values().sum(),
-            keys,
-            memory,
-            expires,
-            slot_range: counted.first().zip(counted.last()),
-            slots_used: counted.len(),
-            allocator: sc.allocator.clone(),
-            shadowed: 0,
-        });
         slot_sets.push(all);
     }
     let dups = duplicates(&mut scans, &slot_sets)?;
     let mut shadowed = Shadowed(vec![HashMap::new(); scans.len()]);
-    if dups.is_empty() {
-        return Ok((scans, shadowed, rows));
-    }
-    if on == OnDuplicate::Error {
+    let mut lost = vec![0u64; scans.len()];
+    if !dups.is_empty() && on == OnDuplicate::Error {
         let ((db, key), files) = dups.iter().min_by(|a, b| a.0.cmp(b.0)).expect("not empty");
         return Err(FilesError::Duplicate(DuplicateKey {
             db: *db,
@@ -244,9 +228,40 @@ fn scan_files(
             files[files.len() - 1]
         };
         for f in files.into_iter().filter(|&f| f != keep) {
-            rows[f].shadowed += 1;
+            lost[f] += 1;
             shadowed.0[f].entry(db).or_default().insert(key.clone());
         }
+    }
+    // Each file's row: the keys the report counts of it (filters applied, duplicates
+    // dropped).
+    let mut rows = Vec::with_capacity(scans.len());
+    for (i, (p, sc)) in paths.iter().zip(scans.iter_mut()).enumerate() {
+        let mut counted = SlotSet::new();
+        let (mut keys, mut memory, mut expires) = (0u64, 0u64, 0u64);
+        let one = Shadowed(vec![shadowed.0[i].clone()]);
+        for_rows(std::slice::from_mut(sc), &one, |r, _| {
+            if opts.filter.admits_row(r, clock_ms) {
+                counted.insert(key_slot(&r.key));
+                keys += 1;
+                memory += r.memory_or_zero();
+                expires += r.expire_at_ms.is_some() as u64;
+            }
+        })?;
+        rows.push(FileRow {
+            path: p.clone(),
+            writer: sc.header.writer(),
+            file_bytes: sc.size,
+            file_keys: sc.file_keys.values().sum(),
+            keys,
+            memory,
+            expires,
+            slot_range: counted.first().zip(counted.last()),
+            slots_used: counted.len(),
+            allocator: sc.allocator.clone(),
+            checksum: (sc.header.stored_checksum != 0 && opts.verify_checksum)
+                .then_some(sc.header.stored_checksum),
+            shadowed: lost[i],
+        });
     }
     Ok((scans, shadowed, rows))
 }
@@ -340,6 +355,8 @@ pub fn report_files(
             r.allocator_choice.reason
         );
     }
+    // Verified only when every file's trailer was.
+    r.checksum_verified = files.iter().all(|f| f.checksum.is_some());
     r.files = files;
     Ok(r)
 }
@@ -354,9 +371,9 @@ pub fn for_each_key_files(
     mut f: impl FnMut(&KeyRow),
 ) -> Result<Vec<AllocatorChoice>, FilesError> {
     let (mut scans, shadowed, files) = scan_files(paths, opts, on)?;
-    let (ttl, clock_ms) = (opts.filter.ttl, scans[0].clock_ms);
+    let clock_ms = scans[0].clock_ms;
     for_rows(&mut scans, &shadowed, |row, _| {
-        if ttl.is_none_or(|t| t.admits(row.expire_at_ms, clock_ms)) {
+        if opts.filter.admits_row(row, clock_ms) {
             f(row);
         }
     })?;

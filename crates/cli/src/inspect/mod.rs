@@ -81,6 +81,31 @@ pub enum TtlFilter {
 }
 
 impl Filter {
+    /// Whether the report counts `row` at `clock_ms` by the filters that look at the value
+    /// and the expiry (`--type`, `--min-bytes`, `--ttl`). One file's scan applies the first
+    /// two already; several files are scanned without them, so that a key's duplicates are
+    /// found whatever each file holds under it, and they apply here, after.
+    pub fn admits_row(&self, row: &KeyRow, clock_ms: i64) -> bool {
+        self.ttl
+            .is_none_or(|t| t.admits(row.expire_at_ms, clock_ms))
+            && row.memory_or_zero() >= self.min_bytes
+            && (self.types.is_empty()
+                || self
+                    .types
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(&row.type_name)))
+    }
+
+    /// These filters less the ones [`Filter::admits_row`] applies after a scan (`--type`,
+    /// `--min-bytes`): what a scan of one of several files applies.
+    fn by_name(&self) -> Filter {
+        Filter {
+            types: Vec::new(),
+            min_bytes: 0,
+            ..self.clone()
+        }
+    }
+
     /// Whether any filter is set (the report then counts fewer keys than the file holds).
     pub fn is_active(&self) -> bool {
         self.db.is_some()
@@ -818,7 +843,7 @@ fn build(
 ) -> std::io::Result<Report> {
     let clock_ms = scans[0].clock_ms;
     let ttl_filter = opts.filter.ttl;
-    let admits = |r: &KeyRow| ttl_filter.is_none_or(|t| t.admits(r.expire_at_ms, clock_ms));
+    let admits = |r: &KeyRow| opts.filter.admits_row(r, clock_ms);
     // Pass 1.
     let mut groupers: BTreeMap<u64, patterns::Grouper> = BTreeMap::new();
     let mut db_sums: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new(); // keys, expires, memory
@@ -997,15 +1022,19 @@ fn build(
             .collect()
     });
     let mut filters: Vec<FilterRow> = Vec::new();
+    let f = &opts.filter;
     for (i, sc) in scans.iter_mut().enumerate() {
         filters.extend(
             std::mem::take(&mut sc.filters)
                 .into_iter()
-                .filter(|(e, f)| {
+                .filter(|(e, r)| {
                     ttl_filter.is_none_or(|t| t.admits(*e, clock_ms))
-                        && !shadowed.contains(i, f.db, &f.key)
+                        && r.memory.unwrap_or(0) >= f.min_bytes
+                        && (f.types.is_empty()
+                            || f.types.iter().any(|t| t.eq_ignore_ascii_case(&r.type_name)))
+                        && !shadowed.contains(i, r.db, &r.key)
                 })
-                .map(|(_, f)| f),
+                .map(|(_, r)| r),
         );
     }
     filters.sort_by(|a, b| (a.db, &a.key).cmp(&(b.db, &b.key)));

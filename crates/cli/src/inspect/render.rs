@@ -54,6 +54,25 @@ pub fn cap(s: &str, width: usize) -> String {
     out
 }
 
+/// A file's path for a text column: escaped as a key name is (an ESC or a newline in a file
+/// name cannot reach the terminal), then, when longer than `width`, cut at its start (`…`
+/// first) so that the file's own name stays.
+pub fn path_text(p: &std::path::Path, width: usize) -> String {
+    let s = escape::display(p.as_os_str().as_encoded_bytes());
+    let n = s.chars().count();
+    if n <= width {
+        return s;
+    }
+    let mut out = String::from("…");
+    out.extend(s.chars().skip(n - (width - 1)));
+    out
+}
+
+/// A file's path as JSON: a string when valid UTF-8, else `{"hex": "…"}` (as names).
+pub fn path_json(p: &std::path::Path) -> Json {
+    name_json(p.as_os_str().as_encoded_bytes())
+}
+
 /// A name for a text column: escaped, then capped.
 pub(super) fn name(bytes: &[u8]) -> String {
     cap(&escape::display(bytes), NAME_WIDTH)
@@ -511,7 +530,8 @@ impl Report {
 /// One file of a report over several files (`files` of the JSON document).
 fn file_json(f: &super::FileRow) -> Json {
     json!({
-        "path": f.path,
+        "path": path_json(&f.path),
+        "checksum_verified": f.checksum.is_some(),
         "writer": {
             "family": f.writer.format.family.name(),
             "server": f.writer.server(),
@@ -542,7 +562,7 @@ fn files_text(out: &mut String, r: &Report) {
     let pw = r
         .files
         .iter()
-        .map(|f| f.path.chars().count())
+        .map(|f| path_text(&f.path, usize::MAX).chars().count())
         .max()
         .unwrap_or(0)
         .clamp(4, NAME_WIDTH);
@@ -579,7 +599,7 @@ fn files_text(out: &mut String, r: &Report) {
         let _ = writeln!(
             out,
             "  {:<pw$}  {:<16} {:>10} {:>10} {:>7} {:>10}  {:<24} {:<10}{}",
-            cap(&f.path, pw),
+            path_text(&f.path, pw),
             cap(&writer, 16),
             f.keys,
             human(f.memory),

@@ -16,14 +16,14 @@ use std::path::PathBuf;
 use serde_json::{json, Value as Json};
 
 use super::files::{scan_all, FilesError};
-use super::render::{cap, human, iso8601, name, name_json, NAME_WIDTH};
+use super::render::{human, iso8601, name, name_json, path_json, path_text, NAME_WIDTH};
 use super::{report_of, Options, Report};
 
 /// One snapshot of a series.
 #[derive(Debug, Clone)]
 pub struct SeriesFile {
     /// The path as given.
-    pub path: String,
+    pub path: PathBuf,
     /// When the server saved it (the `ctime` aux field, Unix ms); `None` when absent.
     pub ctime_ms: Option<i64>,
     /// Its own report.
@@ -83,7 +83,7 @@ pub fn series(paths: &[PathBuf], opts: &Options) -> Result<Series, FilesError> {
     for (p, sc) in paths.iter().zip(scans) {
         let report = report_of(sc, opts)?;
         files.push(SeriesFile {
-            path: p.display().to_string(),
+            path: p.clone(),
             ctime_ms: ctime_ms(&report),
             report,
         });
@@ -153,7 +153,7 @@ impl Series {
         let pw = self
             .files
             .iter()
-            .map(|f| f.path.chars().count())
+            .map(|f| path_text(&f.path, usize::MAX).chars().count())
             .max()
             .unwrap_or(0)
             .clamp(4, NAME_WIDTH);
@@ -167,7 +167,7 @@ impl Series {
                 out,
                 "  {:>3}  {:<pw$}  {:<24} {:>10} {:>10}  {}",
                 i + 1,
-                cap(&f.path, pw),
+                path_text(&f.path, pw),
                 when(f.ctime_ms),
                 f.report.keys,
                 human(f.report.memory),
@@ -219,7 +219,7 @@ impl Series {
         let (keys, memory) = self.totals();
         json!({
             "files": self.files.iter().map(|f| json!({
-                "path": f.path,
+                "path": path_json(&f.path),
                 "ctime_ms": f.ctime_ms,
                 "keys": f.report.keys,
                 "memory": f.report.memory,

@@ -29,7 +29,7 @@ class DuplicateKeyError(SnapshotError):
 
     Attributes: ``path`` (the second file holding it), ``first_path`` (the first), ``db``
     (int), ``key`` (bytes: the smallest such key of the smallest database), ``count`` (how
-    many keys are in more than one file), ``offset`` None, ``kind`` ``"DuplicateKey"``."""
+    many copies of keys repeat an earlier file's), ``offset`` None, ``kind`` ``"DuplicateKey"``."""
 
     def __init__(self, message, first_path, path, db, key, count):
         super().__init__(message, path, None, key, "DuplicateKey")
