@@ -168,6 +168,8 @@ pub struct Grouper {
     ids: std::collections::HashMap<Vec<u8>, u32>,
     patterns: Vec<Vec<u8>>,
     counts: Vec<u64>,
+    /// [`Grouper::count_in`]: per start group, the part last counted and its keys so far.
+    parts: Vec<(u32, u64)>,
     /// After [`Grouper::seal`]: the queue (start group ids), and a trie of its literal prefixes.
     queue: Vec<u32>,
     trie: Vec<TrieNode>,
@@ -215,8 +217,31 @@ impl Grouper {
 
     /// Pass 1: counts `key` (each distinct key once).
     pub fn count(&mut self, key: &[u8]) {
+        let id = self.start_group(key);
+        self.counts[id as usize] += 1;
+    }
+
+    /// Pass 1 over several sets of distinct keys that may share keys (the snapshots of a
+    /// series, each `part` counted whole before the next, parts ascending): a start group
+    /// counts the most keys any one part holds of it, so a key in every part is still one key,
+    /// and patterns line up across the parts.
+    pub fn count_in(&mut self, key: &[u8], part: u32) {
+        let id = self.start_group(key) as usize;
+        if self.parts.len() <= id {
+            self.parts.resize(id + 1, (u32::MAX, 0));
+        }
+        let p = &mut self.parts[id];
+        if p.0 != part {
+            *p = (part, 0);
+        }
+        p.1 += 1;
+        self.counts[id] = self.counts[id].max(p.1);
+    }
+
+    /// The start group id of `key`'s candidate, made when new (with no keys counted).
+    fn start_group(&mut self, key: &[u8]) -> u32 {
         let c = candidate(key);
-        let id = match self.ids.get(&c) {
+        match self.ids.get(&c) {
             Some(&id) => id,
             None => {
                 let id = self.patterns.len() as u32;
@@ -225,8 +250,7 @@ impl Grouper {
                 self.counts.push(0);
                 id
             }
-        };
-        self.counts[id as usize] += 1;
+        }
     }
 
     /// Ends pass 1: the queue of wildcard start groups (two or more keys), most general first
@@ -466,6 +490,40 @@ mod tests {
         assert_eq!(p("uv:page:index:2024-05-01"), "uv:page:index:*");
         assert_eq!(p("user42:x7y"), "user*:x*y");
         assert_eq!(p("a*b?"), "a\\*b\\?");
+    }
+
+    /// `count_in`: a start group counts the most keys one part holds, so a key in every part
+    /// is one key (no wildcard for it alone), and a key alone in one part joins the wildcard
+    /// row another part makes for its shape.
+    #[test]
+    fn count_in_lines_parts_up() {
+        let parts: [&[&str]; 3] = [
+            &["user:1:name", "cfg"],
+            &["user:1:name", "cfg"],
+            &["user:1:name", "user:2:name", "user:3:name", "cfg"],
+        ];
+        let mut g = Grouper::new();
+        for (i, keys) in parts.iter().enumerate() {
+            keys.iter().for_each(|k| g.count_in(k.as_bytes(), i as u32));
+        }
+        g.seal();
+        for keys in parts {
+            keys.iter().for_each(|k| {
+                g.class(k.as_bytes());
+            });
+        }
+        let res = g.resolve();
+        assert_eq!(res.patterns, vec![b"user:*:name".to_vec()]);
+        let outcome = |k: &str| res.outcomes[g.class_of(k.as_bytes()).unwrap() as usize];
+        assert_eq!(outcome("user:1:name"), Outcome::Row(0));
+        assert_eq!(outcome("user:3:name"), Outcome::Row(0));
+        assert_eq!(outcome("cfg"), Outcome::Exact);
+        // Counted per part, `cfg` in three parts is still one key: no wildcard of its own.
+        let mut one = Grouper::new();
+        (0..3).for_each(|i| one.count_in(b"user:9:x", i));
+        one.seal();
+        one.class(b"user:9:x");
+        assert!(one.resolve().patterns.is_empty());
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! The files are ordered by their `ctime` aux field (when the server saved them; files
 //! without one come last, in the order given), scanned a core's worth at a time as in
 //! [`super::files`], and each gets the one-file report at its own clock (`--clock snapshot`:
-//! its ctime). The series then lines up each database's group patterns across the files
-//! (a pattern a file lacks counts 0 keys there) and gives the growth from the first file to
-//! the last, per pattern and in all. Output: text, one JSON document, or CSV (one row per
+//! its ctime) for its totals. The group patterns are found once over the keys of all the
+//! snapshots (see [`series`]), so a key has one pattern throughout, and each row gives its
+//! keys and memory in every file (0 where a file has none of them) and the growth from the
+//! first file to the last, per pattern and in all. Output: text, one JSON document, or CSV (one row per
 //! pattern, keys and memory per file, then the growth).
 
 use std::collections::BTreeMap;
@@ -15,9 +16,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value as Json};
 
-use super::files::{scan_all, FilesError};
+use super::files::{for_rows, scan_all, FilesError};
+use super::patterns::{self, Grouper};
 use super::render::{human, iso8601, name, name_json, path_json, path_text, NAME_WIDTH};
-use super::{report_of, Options, Report};
+use super::{report_of, Options, Report, Scan};
 
 /// One snapshot of a series.
 #[derive(Debug, Clone)]
@@ -67,9 +69,8 @@ pub struct Series {
 }
 
 /// The `ctime` aux field as Unix ms.
-fn ctime_ms(r: &Report) -> Option<i64> {
-    r.aux
-        .iter()
+fn ctime_ms(aux: &[(Vec<u8>, Vec<u8>)]) -> Option<i64> {
+    aux.iter()
         .find(|(k, _)| k.as_slice() == b"ctime")
         .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<i64>().ok())
         .map(|s| s.saturating_mul(1000))
@@ -77,36 +78,77 @@ fn ctime_ms(r: &Report) -> Option<i64> {
 
 /// The series of the files at `paths` (see the module docs). Errors name the first file (in
 /// the order given) that cannot be read.
+///
+/// The patterns are found over the keys of all the snapshots at once ([`Grouper::count_in`]:
+/// a start group counts the most keys one snapshot holds of it), so that a key has the same
+/// pattern in every snapshot and each row follows the same keys from the first to the last.
 pub fn series(paths: &[PathBuf], opts: &Options) -> Result<Series, FilesError> {
     let scans = scan_all(paths, opts)?;
-    let mut files = Vec::with_capacity(scans.len());
-    for (p, sc) in paths.iter().zip(scans) {
-        let report = report_of(sc, opts)?;
-        files.push(SeriesFile {
-            path: p.clone(),
-            ctime_ms: ctime_ms(&report),
-            report,
-        });
-    }
     // By ctime; files without one last, in the order given (the sort is stable).
-    files.sort_by_key(|f| (f.ctime_ms.is_none(), f.ctime_ms));
-    let n = files.len();
-    let mut by_pattern: BTreeMap<(u64, Vec<u8>), SeriesRow> = BTreeMap::new();
-    for (i, f) in files.iter().enumerate() {
-        for d in &f.report.databases {
-            for g in &d.groups {
-                let row = by_pattern
-                    .entry((d.db, g.pattern.clone()))
-                    .or_insert_with(|| SeriesRow {
-                        db: d.db,
-                        pattern: g.pattern.clone(),
-                        keys: vec![0; n],
-                        memory: vec![0; n],
-                    });
-                row.keys[i] += g.count;
-                row.memory[i] += g.memory;
+    let mut order: Vec<(Option<i64>, PathBuf, Scan)> = paths
+        .iter()
+        .zip(scans)
+        .map(|(p, sc)| (ctime_ms(&sc.header.aux), p.clone(), sc))
+        .collect();
+    order.sort_by_key(|(t, _, _)| (t.is_none(), *t));
+    let n = order.len();
+    let f = &opts.filter;
+    // Pass 1: start groups over every snapshot's keys; pass 2: classes; then the rows.
+    let mut groupers: BTreeMap<u64, Grouper> = BTreeMap::new();
+    for (i, (_, _, sc)) in order.iter_mut().enumerate() {
+        let clock = sc.clock_ms;
+        for_rows(std::slice::from_mut(sc), &Default::default(), |r, _| {
+            if f.admits_row(r, clock) {
+                groupers.entry(r.db).or_default().count_in(&r.key, i as u32);
             }
-        }
+        })?;
+    }
+    groupers.values_mut().for_each(Grouper::seal);
+    for (_, _, sc) in order.iter_mut() {
+        let clock = sc.clock_ms;
+        for_rows(std::slice::from_mut(sc), &Default::default(), |r, _| {
+            if f.admits_row(r, clock) {
+                if let Some(g) = groupers.get_mut(&r.db) {
+                    g.class(&r.key);
+                }
+            }
+        })?;
+    }
+    let resolved: BTreeMap<u64, patterns::Resolved> =
+        groupers.iter().map(|(db, g)| (*db, g.resolve())).collect();
+    let mut by_pattern: BTreeMap<(u64, Vec<u8>), SeriesRow> = BTreeMap::new();
+    for (i, (_, _, sc)) in order.iter_mut().enumerate() {
+        let clock = sc.clock_ms;
+        for_rows(std::slice::from_mut(sc), &Default::default(), |r, _| {
+            if !f.admits_row(r, clock) {
+                return;
+            }
+            let (Some(g), Some(res)) = (groupers.get(&r.db), resolved.get(&r.db)) else {
+                return;
+            };
+            let pattern = match g.class_of(&r.key).map(|c| res.outcomes[c as usize]) {
+                Some(patterns::Outcome::Row(p)) => res.patterns[p as usize].clone(),
+                _ => patterns::exact(&r.key),
+            };
+            let row = by_pattern
+                .entry((r.db, pattern))
+                .or_insert_with_key(|(db, pattern)| SeriesRow {
+                    db: *db,
+                    pattern: pattern.clone(),
+                    keys: vec![0; n],
+                    memory: vec![0; n],
+                });
+            row.keys[i] += 1;
+            row.memory[i] += r.memory_or_zero();
+        })?;
+    }
+    let mut files = Vec::with_capacity(n);
+    for (ctime_ms, path, sc) in order {
+        files.push(SeriesFile {
+            path,
+            ctime_ms,
+            report: report_of(sc, opts)?,
+        });
     }
     let mut rows: Vec<SeriesRow> = by_pattern.into_values().collect();
     rows.sort_by(|a, b| {
