@@ -76,32 +76,14 @@ fn owner(nodes: &[RedisServer], key: &[u8]) -> usize {
         .arg(key)
         .query(&mut nodes[0].connection())
         .unwrap();
-    let slots: redis::Value = redis::cmd("CLUSTER")
-        .arg("SLOTS")
-        .query(&mut nodes[0].connection())
-        .unwrap();
-    let redis::Value::Array(ranges) = slots else {
-        panic!("CLUSTER SLOTS: {slots:?}")
-    };
-    for r in ranges {
-        let redis::Value::Array(r) = r else { continue };
-        let (redis::Value::Int(lo), redis::Value::Int(hi)) = (&r[0], &r[1]) else {
-            continue;
-        };
-        if (*lo..=*hi).contains(&slot) {
-            let redis::Value::Array(node) = &r[2] else {
-                continue;
-            };
-            let redis::Value::Int(port) = node[1] else {
-                continue;
-            };
-            return nodes
+    nodes
+        .iter()
+        .position(|n| {
+            node_slots(nodes, n.port)
                 .iter()
-                .position(|n| i64::from(n.port) == port)
-                .unwrap();
-        }
-    }
-    panic!("no node serves slot {slot}")
+                .any(|(lo, hi)| (*lo..=*hi).contains(&slot))
+        })
+        .unwrap_or_else(|| panic!("no node serves slot {slot}"))
 }
 
 /// Writes one random key of a random type on its node; returns the commands that read it.

@@ -68,6 +68,16 @@ pub fn path_text(p: &std::path::Path, width: usize) -> String {
     out
 }
 
+/// The width of a column of these paths ([`path_text`]): the longest, between 4 and
+/// [`NAME_WIDTH`] characters.
+pub fn path_width<'a>(paths: impl Iterator<Item = &'a std::path::Path>) -> usize {
+    paths
+        .map(|p| path_text(p, usize::MAX).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(4, NAME_WIDTH)
+}
+
 /// A file's path as JSON: a string when valid UTF-8, else `{"hex": "…"}` (as names).
 pub fn path_json(p: &std::path::Path) -> Json {
     name_json(p.as_os_str().as_encoded_bytes())
@@ -559,13 +569,7 @@ fn files_text(out: &mut String, r: &Report) {
         "\nFILES: {} read as one keyspace (the first line above is the first file's header; bytes and keys are the sums); KEYS, MEMORY (MEM%: of the files' sum) and EXPIRES of the keys counted, SLOTS of their CRC16 hash slots",
         r.files.len()
     );
-    let pw = r
-        .files
-        .iter()
-        .map(|f| path_text(&f.path, usize::MAX).chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(4, NAME_WIDTH);
+    let pw = path_width(r.files.iter().map(|f| f.path.as_path()));
     let shadowed = r.files.iter().any(|f| f.shadowed > 0);
     // Shares of the files' sum (the union's memory when no key is in two files).
     let files_memory: u64 = r.files.iter().map(|f| f.memory).sum();

@@ -18,7 +18,9 @@ use serde_json::{json, Value as Json};
 
 use super::files::{for_rows, scan_all, FilesError};
 use super::patterns::{self, Grouper};
-use super::render::{human, iso8601, name, name_json, path_json, path_text, NAME_WIDTH};
+use super::render::{
+    human, iso8601, name, name_json, path_json, path_text, path_width, NAME_WIDTH,
+};
 use super::{report_of, Options, Report, Scan};
 
 /// One snapshot of a series.
@@ -192,13 +194,7 @@ impl Series {
             "SERIES: {} snapshots, by ctime; each reported at its own clock, MEMORY estimated on its writer",
             self.files.len()
         );
-        let pw = self
-            .files
-            .iter()
-            .map(|f| path_text(&f.path, usize::MAX).chars().count())
-            .max()
-            .unwrap_or(0)
-            .clamp(4, NAME_WIDTH);
+        let pw = path_width(self.files.iter().map(|f| f.path.as_path()));
         let _ = writeln!(
             out,
             "  {:>3}  {:<pw$}  {:<24} {:>10} {:>10}  ALLOCATOR",
