@@ -260,6 +260,7 @@ fn fixtures_load_with_patterns_and_without_checksum_check() {
             patterns: vec![b"stats:*".to_vec(), b"zset:?ig".to_vec()],
             db: None,
             threads: 1,
+            skip_values: false,
         };
         let snap = load_rdb(&rdb, &opts).unwrap();
         let keys: usize = snap.databases.values().map(|k| k.len()).sum();

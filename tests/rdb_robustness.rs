@@ -45,6 +45,7 @@ fn no_crc() -> LoadOptions {
         patterns: Vec::new(),
         db: None,
         threads: 1,
+        skip_values: false,
     }
 }
 

@@ -66,6 +66,7 @@ fuzz_target!(|file: &[u8]| {
             patterns: vec![b"s*".to_vec()],
             db: Some(0),
             threads: 1,
+            skip_values: false,
         },
     ] {
         same(&load_rdb(file, &opts), &pushed(file, &opts, &sizes), "pushed");

@@ -55,6 +55,7 @@ fuzz_target!(|data: &[u8]| {
         patterns: Vec::new(),
         db: None,
         threads: 1,
+        skip_values: false,
     };
     let all = load_rdb(data, &opts);
     let filtered = LoadOptions {
@@ -63,6 +64,7 @@ fuzz_target!(|data: &[u8]| {
         patterns: vec![b"s*".to_vec()],
         db: Some(0),
         threads: 1,
+        skip_values: false,
     };
     let some = load_rdb(data, &filtered);
     let checked = LoadOptions::default();
@@ -97,6 +99,32 @@ fuzz_target!(|data: &[u8]| {
         same(&some, &load_rdb(data, &par_some), "threads, filtered");
     }
     same(&some, &load_rdb_chunked(&mut src, chunk, &filtered, progress), "filtered");
+    // Names only (no value decoded): a file that loads lists the same keys; a file the names
+    // pass refuses is refused by the full load too, at that record or an earlier one.
+    let mut records = 0usize;
+    let full = bitlens::rdb::visit_rdb(data, &opts, |_| {
+        records += 1;
+        Ok(())
+    });
+    for threads in [1, 3] {
+        let names = LoadOptions {
+            skip_values: true,
+            threads,
+            ..opts.clone()
+        };
+        let mut listed = 0usize;
+        let r = bitlens::rdb::visit_rdb(data, &names, |rec| {
+            assert!(rec.value.is_none());
+            listed += 1;
+            Ok(())
+        });
+        match (&full, r) {
+            (Ok(_), Ok(_)) => assert_eq!(listed, records),
+            (Ok(_), Err(e)) => panic!("names pass refused a loadable file: {e}"),
+            (Err(a), Err(e)) => assert!(a.offset <= e.offset, "{a} after {e}"),
+            (Err(_), Ok(_)) => {}
+        }
+    }
     same(&crc, &load_rdb_chunked(&mut src, chunk, &checked, progress), "checksum");
     // The memory estimate never panics on any value that loads.
     if let Ok(snap) = &all {

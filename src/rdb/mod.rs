@@ -104,7 +104,7 @@ pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
-pub use union::{union, DuplicateKey, OnDuplicate};
+pub use union::{find_duplicate, union, DuplicateKey, OnDuplicate};
 pub use writer::{dump_string, RdbWriter};
 
 use std::borrow::Cow;
@@ -250,6 +250,10 @@ pub struct LoadOptions {
     /// reach the visitor one at a time in file order, and every result and error, with its
     /// offset and key, is the one-thread reader's. wasm32 builds ignore it.
     pub threads: usize,
+    /// Decode no value (default false): every record's `value` is `None`, as for a key the
+    /// patterns do not select, so a pass lists names, types, expiries and offsets at framing
+    /// speed. A corrupt value is then found only by a pass that decodes it.
+    pub skip_values: bool,
 }
 
 impl Default for LoadOptions {
@@ -260,6 +264,7 @@ impl Default for LoadOptions {
             patterns: Vec::new(),
             db: None,
             threads: 1,
+            skip_values: false,
         }
     }
 }
@@ -272,8 +277,9 @@ impl LoadOptions {
 
     /// True when `key` of database `db` is selected by [`LoadOptions::db`] and
     /// [`LoadOptions::patterns`].
+    /// False for every key under [`LoadOptions::skip_values`].
     pub fn selects_in(&self, db: u64, key: &[u8]) -> bool {
-        self.db.is_none_or(|d| d == db) && self.selects(key)
+        !self.skip_values && self.db.is_none_or(|d| d == db) && self.selects(key)
     }
 }
 
@@ -516,7 +522,11 @@ fn read_record<'w>(
                     .known_len
                     .map(|len| len.saturating_sub(c.base + c.pos as u64));
                 st.db_size = left
-                    .filter(|_| opts.patterns.is_empty() && opts.db.is_none_or(|d| d == st.db))
+                    .filter(|_| {
+                        !opts.skip_values
+                            && opts.patterns.is_empty()
+                            && opts.db.is_none_or(|d| d == st.db)
+                    })
                     .map(|left| keys.min(left / MIN_KEY_RECORD_BYTES));
             }
             Opcode::ExpireTimeMs => st.prefix.expire = Some(c.u64_le("expire time")? as i64),

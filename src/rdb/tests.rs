@@ -87,6 +87,48 @@ fn writer_round_trip() {
 }
 
 #[test]
+fn skip_values_lists_every_key_without_a_value() {
+    let bytes = write_sample();
+    let records = |opts: &LoadOptions| {
+        let mut out = Vec::new();
+        visit_rdb(&bytes, opts, &mut |r: Record<'_>| {
+            out.push((
+                r.db,
+                r.key.to_vec(),
+                r.offset,
+                r.expire_at_ms,
+                r.value.is_some(),
+            ));
+            Ok(())
+        })
+        .unwrap();
+        out
+    };
+    let all = records(&LoadOptions::default());
+    for threads in [1, 3] {
+        let names = records(&LoadOptions {
+            skip_values: true,
+            threads,
+            ..LoadOptions::default()
+        });
+        assert_eq!(names.len(), all.len());
+        for (a, n) in all.iter().zip(&names) {
+            assert_eq!((a.0, &a.1, a.2, a.3), (n.0, &n.1, n.2, n.3));
+            assert!(a.4 && !n.4, "values decoded only without skip_values");
+        }
+    }
+    let snap = load_rdb(
+        &bytes,
+        &LoadOptions {
+            skip_values: true,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(snap.entries().is_empty());
+}
+
+#[test]
 fn patterns_skip_unselected_keys() {
     let bytes = write_sample();
     let opts = LoadOptions {
@@ -534,6 +576,7 @@ fn chunked_reader_matches_slice_reader() {
         patterns: vec![b"z".to_vec(), b"pl*".to_vec()],
         db: Some(3),
         threads: 1,
+        skip_values: false,
     };
     same_as_slice(&bad, &opts, &[1, 9]);
     assert_eq!(load_rdb(&bad, &opts).unwrap().entries().len(), 1);

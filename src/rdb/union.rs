@@ -37,41 +37,47 @@ pub struct DuplicateKey {
     pub count: u64,
 }
 
+/// The key [`union`] refuses under [`OnDuplicate::Error`]: the smallest (database, key) pair
+/// held by two of `snaps`, with the first two files holding it and the count of entries
+/// (per later file) whose key an earlier file holds; `None` when no key repeats.
+pub fn find_duplicate(snaps: &[Snapshot]) -> Option<DuplicateKey> {
+    let mut worst: Option<DuplicateKey> = None;
+    let mut count = 0u64;
+    for (j, later) in snaps.iter().enumerate().skip(1) {
+        for (&db, ks) in &later.databases {
+            for (key, _) in ks.iter_all() {
+                let Some(i) = snaps[..j].iter().position(|s| {
+                    s.databases
+                        .get(&db)
+                        .is_some_and(|e| e.entry_any(key).is_some())
+                }) else {
+                    continue;
+                };
+                count += 1;
+                if worst
+                    .as_ref()
+                    .is_none_or(|w| (db, key) < (w.db, w.key.as_slice()))
+                {
+                    worst = Some(DuplicateKey {
+                        db,
+                        key: key.to_vec(),
+                        first: i,
+                        second: j,
+                        count: 0,
+                    });
+                }
+            }
+        }
+    }
+    worst.map(|w| DuplicateKey { count, ..w })
+}
+
 /// The union of `snaps`, in the order given (see the module docs). Entries are moved, not
 /// copied: peak memory is the sum of the files' keyspaces plus one table's growth.
 pub fn union(mut snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, DuplicateKey> {
     if on == OnDuplicate::Error {
-        let mut worst: Option<DuplicateKey> = None;
-        let mut count = 0u64;
-        for (j, later) in snaps.iter().enumerate().skip(1) {
-            for (&db, ks) in &later.databases {
-                for (key, _) in ks.iter_all() {
-                    let Some(i) = snaps[..j].iter().position(|s| {
-                        s.databases
-                            .get(&db)
-                            .is_some_and(|e| e.entry_any(key).is_some())
-                    }) else {
-                        continue;
-                    };
-                    count += 1;
-                    if worst
-                        .as_ref()
-                        .is_none_or(|w| (db, key) < (w.db, w.key.as_slice()))
-                    {
-                        worst = Some(DuplicateKey {
-                            db,
-                            key: key.to_vec(),
-                            first: i,
-                            second: j,
-                            count: 0,
-                        });
-                    }
-                }
-            }
-        }
-        if let Some(mut w) = worst {
-            w.count = count;
-            return Err(w);
+        if let Some(d) = find_duplicate(&snaps) {
+            return Err(d);
         }
     }
     if snaps.is_empty() {

@@ -1,10 +1,11 @@
 //! `bitlens diff A B`: the keys added, removed or changed from snapshot A to snapshot B, and
-//! the memory delta per prefix.
+//! the memory delta per prefix. Either side may be several files read as one keyspace (a
+//! cluster's shards: `diff --old A1 A2 --new B1 B2`), as `query --rdb A1 --rdb A2` reads them.
 //!
 //! A key is changed when its type, content or expiry differs. Content is compared in a form
 //! free of encodings and of hash-table order: sets and hash fields sorted, everything else as
 //! [`crate::dump::json_line`] writes it (so an intset and a hashtable holding the same
-//! members are equal). Memory is each file's estimate on its own writer
+//! members are equal). Memory is each key's estimate on its own file's writer
 //! ([`bitlens::memory`]); a prefix is a key up to its first separator (the whole key when it
 //! has none).
 
@@ -13,7 +14,7 @@ use std::collections::BTreeMap;
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
 use bitlens::memory::{Allocator, Model};
-use bitlens::rdb::{load_rdb, LoadOptions, RdbError};
+use bitlens::rdb::{DuplicateKey, OnDuplicate, Snapshot};
 use serde_json::Value as Json;
 
 /// One key: database and name.
@@ -42,28 +43,57 @@ fn canonical(value: &Value, expire: Option<i64>) -> Json {
     j
 }
 
-/// Compares snapshot `a` with `b` (see the module docs), the memory of each priced for the
-/// `allocator` given, or else the one inferred from that file's `used-mem`
-/// ([`bitlens::memory::infer_allocator`]). Errors as [`bitlens::rdb::load_rdb`], with 0 for
-/// `a` or 1 for `b`.
+/// A key's entry on one side of a diff, with the index of the file it came from.
+type Side<'s> = BTreeMap<DbKey, (bitlens::keyspace::EntryRef<'s>, usize)>;
+
+/// The entries of `snaps` read as one keyspace ([`bitlens::rdb::union`]'s, `on` deciding a
+/// key found in two files; under [`OnDuplicate::Error`] that key is the error).
+fn side(snaps: &[Snapshot], on: OnDuplicate) -> Result<Side<'_>, DuplicateKey> {
+    if on == OnDuplicate::Error {
+        if let Some(d) = bitlens::rdb::find_duplicate(snaps) {
+            return Err(d);
+        }
+    }
+    let mut out = Side::new();
+    for (i, s) in snaps.iter().enumerate() {
+        for (db, k, e) in s.entries() {
+            let slot = out.entry((db, k.to_vec()));
+            match (slot, on) {
+                (std::collections::btree_map::Entry::Occupied(mut o), OnDuplicate::Last) => {
+                    o.insert((e, i));
+                }
+                (std::collections::btree_map::Entry::Occupied(_), _) => {}
+                (std::collections::btree_map::Entry::Vacant(v), _) => {
+                    v.insert((e, i));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Compares the snapshots `a` (the older, one file or a cluster's shards read as one, `on`
+/// deciding a key found in two files of a side) with `b`, the memory of each key priced on
+/// its own file's writer for the `allocator` given, or else the one inferred from that
+/// file's `used-mem` ([`bitlens::memory::infer_allocator`]). Errors: a key in two files of
+/// one side under [`OnDuplicate::Error`], with 0 for side `a` or 1 for `b`.
 pub fn diff(
-    a: &[u8],
-    b: &[u8],
+    a: &[Snapshot],
+    b: &[Snapshot],
+    on: OnDuplicate,
     separators: &[u8],
     allocator: Option<Allocator>,
-) -> Result<Diff, (usize, RdbError)> {
-    let opts = LoadOptions {
-        threads: crate::source::load_threads(),
-        ..Default::default()
+) -> Result<Diff, (usize, DuplicateKey)> {
+    let models = |snaps: &[Snapshot]| -> Vec<Model> {
+        snaps
+            .iter()
+            .map(|s| {
+                let a = allocator.unwrap_or_else(|| bitlens::memory::infer_allocator(s).allocator);
+                Model::new(Profile::for_snapshot(&s.aux, s.version), a)
+            })
+            .collect()
     };
-    // Both files at once, each on the shared pool.
-    let (sa, sb) = rayon::join(|| load_rdb(a, &opts), || load_rdb(b, &opts));
-    let (sa, sb) = (sa.map_err(|e| (0, e))?, sb.map_err(|e| (1, e))?);
-    let model = |s: &bitlens::rdb::Snapshot| {
-        let a = allocator.unwrap_or_else(|| bitlens::memory::infer_allocator(s).allocator);
-        Model::new(Profile::for_snapshot(&s.aux, s.version), a)
-    };
-    let (ma, mb) = (model(&sa), model(&sb));
+    let (ma, mb) = (models(a), models(b));
     let prefix = |k: &[u8]| -> Vec<u8> {
         match k.iter().position(|c| separators.contains(c)) {
             Some(i) => k[..=i].to_vec(),
@@ -72,30 +102,24 @@ pub fn diff(
     };
     let mut d = Diff::default();
     let mut mem: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    let ea: BTreeMap<DbKey, bitlens::keyspace::EntryRef<'_>> = sa
-        .entries()
-        .into_iter()
-        .map(|(db, k, e)| ((db, k.to_vec()), e))
-        .collect();
-    let eb: BTreeMap<DbKey, bitlens::keyspace::EntryRef<'_>> = sb
-        .entries()
-        .into_iter()
-        .map(|(db, k, e)| ((db, k.to_vec()), e))
-        .collect();
-    for (k, e) in &ea {
-        mem.entry(prefix(&k.1)).or_default().0 += ma
+    let ea = side(a, on).map_err(|e| (0, e))?;
+    let eb = side(b, on).map_err(|e| (1, e))?;
+    for (k, (e, i)) in &ea {
+        mem.entry(prefix(&k.1)).or_default().0 += ma[*i]
             .estimate_with_expiry(&k.1, e.value, e.expire_at_ms.is_some())
             .map_or(0, |x| x.bytes);
         match eb.get(k) {
             None => d.removed.push(k.clone()),
-            Some(f) if canonical(e.value, e.expire_at_ms) != canonical(f.value, f.expire_at_ms) => {
+            Some((f, _))
+                if canonical(e.value, e.expire_at_ms) != canonical(f.value, f.expire_at_ms) =>
+            {
                 d.changed.push(k.clone())
             }
             Some(_) => d.same += 1,
         }
     }
-    for (k, e) in &eb {
-        mem.entry(prefix(&k.1)).or_default().1 += mb
+    for (k, (e, i)) in &eb {
+        mem.entry(prefix(&k.1)).or_default().1 += mb[*i]
             .estimate_with_expiry(&k.1, e.value, e.expire_at_ms.is_some())
             .map_or(0, |x| x.bytes);
         if !ea.contains_key(k) {

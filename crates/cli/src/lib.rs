@@ -11,4 +11,5 @@ pub mod demo_views;
 pub mod diff;
 pub mod dump;
 pub mod inspect;
+pub mod overlap;
 pub mod source;

@@ -129,6 +129,28 @@ pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
     }
 }
 
+/// Reports why several files could not be read as one on stderr (`bitlens: cannot read
+/// [snapshot] FILE: reason`, or the key held by two files) and returns exit status 1.
+pub(crate) fn union_error(paths: &[PathBuf], e: bitlens_cli::source::UnionError) -> ExitCode {
+    use bitlens_cli::source::{describe_duplicate, path_display, LoadError, UnionError};
+    match e {
+        UnionError::File(i, LoadError::Io(e)) => {
+            eprintln!("bitlens: cannot read {}: {e}", path_display(&paths[i]))
+        }
+        UnionError::File(i, e) => {
+            eprintln!(
+                "bitlens: cannot read snapshot {}: {e}",
+                path_display(&paths[i])
+            )
+        }
+        UnionError::Duplicate(d) => eprintln!(
+            "bitlens: {}; --on-duplicate first|last keeps one",
+            describe_duplicate(&d, paths)
+        ),
+    }
+    ExitCode::from(1)
+}
+
 /// Reads a whole file or reports `bitlens: cannot read FILE: reason` on stderr.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     std::fs::read(path).map_err(|e| {
@@ -475,19 +497,28 @@ fn files_error(paths: &[PathBuf], e: bitlens_cli::inspect::FilesError) -> ExitCo
 /// `bitlens dump` arguments.
 #[derive(Args, Debug)]
 struct DumpArgs {
-    /// The RDB file.
-    file: PathBuf,
+    /// The RDB file; several files are dumped as one keyspace (a cluster's shards), file by
+    /// file in the order given.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// `jsonl` (one JSON object per key) or `resp` (the commands that rebuild the data set).
     #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "resp"])]
     format: String,
     /// Do not verify the CRC-64 trailer.
     #[arg(long)]
     no_checksum: bool,
+    /// With several files: `error` (a key in two files is refused, naming both, before
+    /// anything is written), `first` or `last` (dump the entry of the first / last file given
+    /// that holds it).
+    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    on_duplicate: bitlens::rdb::OnDuplicate,
 }
 
 fn dump(args: DumpArgs) -> ExitCode {
-    if let Err(code) = refuse_non_rdb(&args.file) {
-        return code;
+    for p in &args.files {
+        if let Err(code) = refuse_non_rdb(p) {
+            return code;
+        }
     }
     use std::io::Write as _;
     let opts = bitlens::rdb::LoadOptions {
@@ -500,9 +531,8 @@ fn dump(args: DumpArgs) -> ExitCode {
     let resp = args.format == "resp";
     let mut db_now: Option<u64> = None;
     let mut io_err: Option<std::io::Error> = None;
-    // The file is read in windows: one key's value at a time is held, never the snapshot.
-    let progress = &mut |_, _| Ok(());
-    let res = bitlens_cli::source::visit_file(&args.file, &opts, progress, |rec| {
+    // The files are read in windows: one key's value at a time is held, never the snapshot.
+    let write = |rec: bitlens::rdb::Record<'_>| {
         let Some(value) = rec.value else {
             return Ok(());
         };
@@ -538,9 +568,23 @@ fn dump(args: DumpArgs) -> ExitCode {
             io_err = Some(e);
         }
         Ok(())
-    });
-    if let Err(e) = res {
-        eprintln!("bitlens: cannot read snapshot {}: {e}", args.file.display());
+    };
+    let res = match args.files.as_slice() {
+        [one] => bitlens_cli::source::visit_file(one, &opts, &mut |_, _| Ok(()), write)
+            .map(|_| ())
+            .map_err(|e| {
+                eprintln!(
+                    "bitlens: cannot read snapshot {}: {e}",
+                    bitlens_cli::source::path_display(one)
+                )
+            }),
+        several => bitlens_cli::source::visit_files(several, &opts, args.on_duplicate, write)
+            .map_err(|e| {
+                union_error(several, e);
+            }),
+    };
+    if res.is_err() {
+        let _ = out.flush();
         return ExitCode::from(1);
     }
     match io_err.map_or_else(|| out.flush(), Err) {
@@ -556,10 +600,20 @@ fn dump(args: DumpArgs) -> ExitCode {
 /// `bitlens diff` arguments.
 #[derive(Args, Debug)]
 struct DiffArgs {
-    /// The older snapshot.
-    a: PathBuf,
-    /// The newer snapshot.
-    b: PathBuf,
+    /// The older snapshot, then the newer (`diff A B`); for several files per side, give
+    /// `--old` and `--new` instead.
+    #[arg(value_name = "FILE", conflicts_with_all = ["old", "new"])]
+    files: Vec<PathBuf>,
+    /// The older snapshot's files, read as one keyspace (a cluster's shards).
+    #[arg(long, num_args = 1.., value_name = "FILE", requires = "new")]
+    old: Vec<PathBuf>,
+    /// The newer snapshot's files, read as one keyspace.
+    #[arg(long, num_args = 1.., value_name = "FILE", requires = "old")]
+    new: Vec<PathBuf>,
+    /// A key in two files of one side: `error` (refused, naming both), `first` or `last`
+    /// (the entry of the first / last file given that holds it counts).
+    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    on_duplicate: bitlens::rdb::OnDuplicate,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -570,18 +624,26 @@ struct DiffArgs {
     /// from each file's used-mem).
     #[arg(long, value_parser = parse_allocator)]
     allocator: Option<bitlens::memory::Allocator>,
+    /// Do not verify the CRC-64 trailers.
+    #[arg(long)]
+    no_checksum: bool,
 }
 
 fn diff(args: DiffArgs) -> ExitCode {
-    for p in [&args.a, &args.b] {
+    let (old, new) = match args.files.as_slice() {
+        [] if !args.old.is_empty() => (args.old.clone(), args.new.clone()),
+        [a, b] => (vec![a.clone()], vec![b.clone()]),
+        _ => {
+            eprintln!("bitlens: diff expects two files (diff A B), or --old FILE... --new FILE...");
+            return ExitCode::from(2);
+        }
+    };
+    let all: Vec<PathBuf> = old.iter().chain(&new).cloned().collect();
+    for p in &all {
         if let Err(code) = refuse_non_rdb(p) {
             return code;
         }
     }
-    let (a, b) = match (read_file(&args.a), read_file(&args.b)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(c), _) | (_, Err(c)) => return c,
-    };
     let mut seps: Vec<u8> = args
         .separators
         .iter()
@@ -591,7 +653,20 @@ fn diff(args: DiffArgs) -> ExitCode {
     if seps.is_empty() {
         seps.push(b':');
     }
-    match bitlens_cli::diff::diff(&a, &b, &seps, args.allocator) {
+    let opts = bitlens::rdb::LoadOptions {
+        verify_checksum: !args.no_checksum,
+        threads: bitlens_cli::source::load_threads(),
+        ..Default::default()
+    };
+    // Every file of both sides at once on the decoding pool; the first error in order wins.
+    let mut a = match bitlens_cli::source::per_file(&all, |_, p| {
+        bitlens_cli::source::load_file(p, &opts)
+    }) {
+        Ok(snaps) => snaps,
+        Err((i, e)) => return union_error(&all, bitlens_cli::source::UnionError::File(i, e)),
+    };
+    let b = a.split_off(old.len());
+    match bitlens_cli::diff::diff(&a, &b, args.on_duplicate, &seps, args.allocator) {
         Ok(d) => {
             let text = if args.json {
                 format!("{}\n", d.to_json())
@@ -600,11 +675,10 @@ fn diff(args: DiffArgs) -> ExitCode {
             };
             write_stdout(text.as_bytes())
         }
-        Err((which, e)) => {
-            let path = if which == 0 { &args.a } else { &args.b };
-            eprintln!("bitlens: cannot read snapshot {}: {e}", path.display());
-            ExitCode::from(1)
-        }
+        Err((side, d)) => union_error(
+            if side == 0 { &old } else { &new },
+            bitlens_cli::source::UnionError::Duplicate(d),
+        ),
     }
 }
 

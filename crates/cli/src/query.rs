@@ -98,25 +98,8 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let mut snap = rdb::Snapshot::default();
     if !args.rdb.is_empty() {
         // Every file at once on the decoding pool; errors reported in the order given.
-        use bitlens_cli::source::{describe_duplicate, load_union, LoadError, UnionError};
-        snap = load_union(&args.rdb, &opts, args.on_duplicate).map_err(|e| {
-            match e {
-                UnionError::File(i, LoadError::Io(e)) => {
-                    eprintln!("bitlens: cannot read {}: {e}", args.rdb[i].display())
-                }
-                UnionError::File(i, e) => {
-                    eprintln!(
-                        "bitlens: cannot read snapshot {}: {e}",
-                        args.rdb[i].display()
-                    )
-                }
-                UnionError::Duplicate(d) => eprintln!(
-                    "bitlens: {}; --on-duplicate first|last keeps one",
-                    describe_duplicate(&d, &args.rdb)
-                ),
-            }
-            ExitCode::from(1)
-        })?;
+        snap = bitlens_cli::source::load_union(&args.rdb, &opts, args.on_duplicate)
+            .map_err(|e| crate::union_error(&args.rdb, e))?;
     }
     let mut extra: Vec<(Vec<u8>, Value)> = Vec::new();
     let mut dump_version = None;

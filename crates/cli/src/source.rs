@@ -220,3 +220,104 @@ pub fn parse_on_duplicate(s: &str) -> Result<rdb::OnDuplicate, String> {
         _ => Err(format!("expected error, first or last, got {s:?}")),
     }
 }
+
+/// `f(i, path)` for every file of `paths`, at most [`load_threads`] files at once (each
+/// decoding on the shared pool), results in the order given. On errors, the first file's in
+/// the order given is returned with its index, whatever thread finished first; files after a
+/// failed one are not started.
+pub fn per_file<T: Send, E: Send>(
+    paths: &[std::path::PathBuf],
+    f: impl Fn(usize, &Path) -> Result<T, E> + Sync,
+) -> Result<Vec<T>, (usize, E)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = load_threads().clamp(1, paths.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<T, E>>>> = paths.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = paths.get(i) else { break };
+                let r = f(i, p);
+                let failed = r.is_err();
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                if failed {
+                    // Files after this one are not needed for the error; earlier ones are
+                    // finished by the other workers (the first error in order wins).
+                    next.fetch_max(paths.len(), Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let mut out = Vec::with_capacity(paths.len());
+    for (i, m) in slots.into_iter().enumerate() {
+        match m.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(Ok(t)) => out.push(t),
+            Some(Err(e)) => return Err((i, e)),
+            // Not started after an earlier file's error, which was returned above.
+            None => unreachable!("a file before {i} failed and returned"),
+        }
+    }
+    Ok(out)
+}
+
+/// [`visit_file`] over the files at `paths` as one keyspace (the union [`load_union`]
+/// builds, `on` deciding a key found in two files), in bounded memory: `f` sees the records
+/// that count, file by file in the order given, each file in file order; an entry another
+/// file's replaces is skipped.
+///
+/// Repeated keys are found first, from passes over key names only
+/// ([`LoadOptions::skip_values`], [`crate::overlap`]): one per file, at most [`load_threads`]
+/// files at once, and two more only when files share hash slots. So a key in two files
+/// under [`rdb::OnDuplicate::Error`], or a file that cannot be framed, is reported before `f`
+/// sees any record; a corrupt value is reported when its file's turn comes.
+pub fn visit_files<F>(
+    paths: &[std::path::PathBuf],
+    opts: &LoadOptions,
+    on: rdb::OnDuplicate,
+    mut f: F,
+) -> Result<(), UnionError>
+where
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+{
+    let names = LoadOptions {
+        skip_values: true,
+        ..opts.clone()
+    };
+    let visit_err = |i: usize, e: VisitError| {
+        UnionError::File(
+            i,
+            match e {
+                VisitError::Io(e) => LoadError::Io(e),
+                VisitError::Rdb(e) => LoadError::Rdb(e),
+            },
+        )
+    };
+    let keys = |i: usize, each: &mut dyn FnMut(u64, &[u8])| {
+        visit_file(&paths[i], &names, &mut |_, _| Ok(()), |r| {
+            each(r.db, &r.key);
+            Ok(())
+        })
+        .map(|_| ())
+        .map_err(|e| visit_err(i, e))
+    };
+    let slots = per_file(paths, |i, _| {
+        let mut set = crate::overlap::SlotSet::default();
+        keys(i, &mut |_, k| set.insert_key(k)).map(|_| set)
+    })
+    .map_err(|(_, e)| e)?;
+    let holders = crate::overlap::duplicates(&slots, keys)?;
+    let shadowed =
+        crate::overlap::decide(holders, paths.len(), on).map_err(UnionError::Duplicate)?;
+    for (i, p) in paths.iter().enumerate() {
+        visit_file(p, opts, &mut |_, _| Ok(()), |r| {
+            if shadowed.contains(i, r.db, &r.key) {
+                return Ok(());
+            }
+            f(r)
+        })
+        .map_err(|e| visit_err(i, e))?;
+    }
+    Ok(())
+}

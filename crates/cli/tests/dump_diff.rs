@@ -9,30 +9,6 @@ use bitlens::Reply;
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use common::*;
 
-/// Parses consecutive RESP arrays of bulk strings.
-fn parse_resp(mut b: &[u8]) -> Vec<Vec<Vec<u8>>> {
-    fn line(b: &mut &[u8]) -> usize {
-        let end = b.windows(2).position(|w| w == b"\r\n").unwrap();
-        let n = std::str::from_utf8(&b[1..end]).unwrap().parse().unwrap();
-        *b = &b[end + 2..];
-        n
-    }
-    let mut out = Vec::new();
-    while !b.is_empty() {
-        assert_eq!(b[0], b'*');
-        let n = line(&mut b);
-        let mut cmd = Vec::new();
-        for _ in 0..n {
-            assert_eq!(b[0], b'$');
-            let len = line(&mut b);
-            cmd.push(b[..len].to_vec());
-            b = &b[len + 2..];
-        }
-        out.push(cmd);
-    }
-    out
-}
-
 fn data() -> Vec<Vec<Vec<u8>>> {
     let mut c = Vec::new();
     for i in 0..20 {

@@ -319,6 +319,8 @@ fn check(kind: ServerKind) {
         String::from_utf8(bitlens_ok(&twice)).unwrap().trim(),
         dbsize.to_string()
     );
+    // Last: it writes to the nodes.
+    check_dump_diff(kind, seed, &nodes, &mut conns, &files, &reads, dbsize);
 }
 
 /// `bitlens inspect n1 n2 n3` (`--json`): the union's keys are the sum of the nodes' DBSIZE
@@ -492,6 +494,152 @@ fn check_inspect(
     assert_eq!(dup["files"][3]["keys"], 0);
     assert_eq!(dup["files"][1]["shadowed"], 0);
     assert_eq!(dup["files"][1]["keys"], sizes[1]);
+}
+
+/// `bitlens dump n1 n2 n3 --format resp`, replayed into a fresh standalone server, rebuilds
+/// the cluster's data: every node's reads print the same on it as on the node (redis-cli on
+/// both). `diff --old n1 n2 n3 --new replay.rdb` finds nothing changed; after a key is
+/// deleted, one added and one changed on the cluster, `diff --old replay.rdb --new` the nodes'
+/// next files names exactly those. Files given twice are refused before anything is
+/// written, and `--on-duplicate first` dumps each key once.
+fn check_dump_diff(
+    kind: ServerKind,
+    seed: u64,
+    nodes: &[RedisServer],
+    conns: &mut [redis::Connection],
+    files: &[(tempfile::TempDir, String)],
+    reads: &[Vec<String>],
+    dbsize: i64,
+) {
+    let name = kind.name();
+    let paths: Vec<&str> = files.iter().map(|(_, p)| p.as_str()).collect();
+    let mut dump = vec!["dump", "--format", "resp"];
+    dump.extend(&paths);
+    let resp = bitlens_ok(&dump);
+    let replay = RedisServer::start_kind(kind, &[]);
+    let mut r = replay.raw_connection();
+    for cmd in parse_resp(&resp) {
+        let rep = r.query(&cmd);
+        assert!(
+            !rep.starts_with(b"-"),
+            "{name} seed {seed}: {cmd:?}: {rep:?}"
+        );
+    }
+    // JSON lines: one per key of the union, whatever the thread count.
+    let mut jsonl = vec!["dump"];
+    jsonl.extend(&paths);
+    let lines = bitlens_ok(&jsonl);
+    assert_eq!(
+        lines.iter().filter(|&&b| b == b'\n').count() as i64,
+        dbsize,
+        "{name} seed {seed}: JSON lines"
+    );
+    let mut one = vec!["--threads", "1"];
+    one.extend(&jsonl);
+    assert_eq!(bitlens_ok(&one), lines, "{name} seed {seed}: one thread");
+    // A file twice: refused before a line is written; `first` keeps one copy.
+    let mut twice = jsonl.clone();
+    twice.push(paths[2]);
+    let out = bitlens(&twice, b"");
+    assert!(!out.status.success() && out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("is in both {} and {}", paths[2], paths[2])),
+        "{err}"
+    );
+    twice.splice(1..1, ["--on-duplicate", "first"]);
+    assert_eq!(
+        bitlens_ok(&twice),
+        lines,
+        "{name} seed {seed}: --on-duplicate first"
+    );
+
+    // diff: the replayed data set equals the union.
+    let replayed = replay.save_rdb();
+    let (_dr, replayed) = temp_file("replay.rdb", &replayed);
+    let mut same = vec!["diff", "--json", "--old"];
+    same.extend(&paths);
+    same.extend(["--new", replayed.as_str()]);
+    let v: serde_json::Value = serde_json::from_slice(&bitlens_ok(&same)).unwrap();
+    assert_eq!(
+        (
+            v["added"].as_array().unwrap().len(),
+            v["removed"].as_array().unwrap().len(),
+            v["changed"].as_array().unwrap().len(),
+            v["unchanged"].as_i64()
+        ),
+        (0, 0, 0, Some(dbsize)),
+        "{name} seed {seed}: diff of the union and its replay: {v}"
+    );
+    let size: i64 = redis::cmd("DBSIZE")
+        .query(&mut replay.connection())
+        .unwrap();
+    assert_eq!(size, dbsize, "{name} seed {seed}: keys replayed");
+    // (PFCOUNT caches the count in the HLL's header, on the replay and the nodes alike: the
+    // replay is saved again after the reads, the old side of the next diff.)
+    for (i, n) in nodes.iter().enumerate() {
+        let stdin = reads[i].join("\n") + "\n";
+        assert_eq!(
+            String::from_utf8_lossy(&redis_cli(replay.port, &[], stdin.as_bytes())),
+            String::from_utf8_lossy(&redis_cli(n.port, &[], stdin.as_bytes())),
+            "{name} seed {seed}: node {i}'s keys after the replay of the union's dump"
+        );
+    }
+    let replayed = replay.save_rdb();
+    let (_dr2, replayed) = temp_file("replay-read.rdb", &replayed);
+    // One key deleted, one added, one changed, each on the node owning it.
+    let gone = reads
+        .iter()
+        .flatten()
+        .find_map(|l| l.strip_prefix("TYPE "))
+        .expect("a key")
+        .to_string();
+    let changed = reads
+        .iter()
+        .flatten()
+        .filter_map(|l| l.strip_prefix("TYPE "))
+        .find(|k| *k != gone)
+        .expect("another key")
+        .to_string();
+    let added = format!("diff:added:{seed}");
+    for (key, cmd) in [
+        (&gone, vec!["DEL".to_string(), gone.clone()]),
+        (
+            &changed,
+            vec![
+                "PEXPIREAT".to_string(),
+                changed.clone(),
+                "4102444800123".into(),
+            ],
+        ),
+        (&added, vec!["SET".to_string(), added.clone(), "x".into()]),
+    ] {
+        let at = owner(nodes, key.as_bytes());
+        let _: redis::Value = redis::cmd(&cmd[0])
+            .arg(&cmd[1..])
+            .query(&mut conns[at])
+            .unwrap();
+    }
+    let next: Vec<(tempfile::TempDir, String)> = nodes
+        .iter()
+        .map(|n| temp_file("next.rdb", &n.save_rdb()))
+        .collect();
+    let mut d = vec!["diff", "--json", "--old", replayed.as_str(), "--new"];
+    d.extend(next.iter().map(|(_, p)| p.as_str()));
+    let v: serde_json::Value = serde_json::from_slice(&bitlens_ok(&d)).unwrap();
+    let keys = |s: &str| -> Vec<String> {
+        v[s].as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["key"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        (keys("added"), keys("removed"), keys("changed")),
+        (vec![added], vec![gone], vec![changed]),
+        "{name} seed {seed}: diff of the nodes' files before and after"
+    );
+    assert_eq!(v["unchanged"].as_i64(), Some(dbsize - 2));
 }
 
 /// The slot ranges `CLUSTER SLOTS` gives the node on `port`.
