@@ -715,6 +715,46 @@ pub enum AllocatorSource {
 }
 
 impl AllocatorChoice {
+    /// One choice for several files read as one keyspace, from each file's own (`choices`, in
+    /// the order given, at least one): the allocator they all infer, or the first file's when
+    /// they disagree, with a reason saying which.
+    pub fn of_files(choices: &[AllocatorChoice]) -> AllocatorChoice {
+        let first = &choices[0];
+        if choices.iter().all(|c| c.allocator == first.allocator) {
+            AllocatorChoice {
+                allocator: first.allocator,
+                source: if choices
+                    .iter()
+                    .all(|c| c.source == AllocatorSource::Inferred)
+                {
+                    AllocatorSource::Inferred
+                } else {
+                    AllocatorSource::Assumed
+                },
+                reason: format!(
+                    "{} for all {} files (each file's own; the first: {})",
+                    first.allocator.name(),
+                    choices.len(),
+                    first.reason
+                ),
+            }
+        } else {
+            AllocatorChoice {
+                allocator: first.allocator,
+                source: first.source,
+                reason: format!(
+                    "the files' writers differ ({}); the first file's: {}",
+                    choices
+                        .iter()
+                        .map(|c| c.allocator.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    first.reason
+                ),
+            }
+        }
+    }
+
     /// The choice of an allocator the user named.
     pub fn given(allocator: Allocator) -> AllocatorChoice {
         AllocatorChoice {

@@ -91,6 +91,119 @@ impl KeyRow {
     }
 }
 
+/// Hash slots of a Redis Cluster.
+pub const SLOTS: usize = 16384;
+
+/// A set of hash slots (one bit per slot).
+#[derive(Clone)]
+pub struct SlotSet(Box<[u64; SLOTS / 64]>);
+
+impl Default for SlotSet {
+    fn default() -> Self {
+        SlotSet(Box::new([0; SLOTS / 64]))
+    }
+}
+
+impl SlotSet {
+    /// The slots used by two or more of `sets`.
+    pub fn shared(sets: &[SlotSet]) -> SlotSet {
+        let (mut shared, mut seen) = (SlotSet::default(), SlotSet::default());
+        for set in sets {
+            for (w, (sh, se)) in set.0.iter().zip(shared.0.iter_mut().zip(seen.0.iter_mut())) {
+                *sh |= *se & w;
+                *se |= w;
+            }
+        }
+        shared
+    }
+
+    /// Adds the slot of `key`.
+    pub fn insert_key(&mut self, key: &[u8]) {
+        self.insert(key_slot(key));
+    }
+    /// Adds slot `s` (0..16384).
+    pub fn insert(&mut self, s: u16) {
+        self.0[s as usize / 64] |= 1 << (s % 64);
+    }
+    /// Whether slot `s` is in the set.
+    pub fn contains(&self, s: u16) -> bool {
+        self.0[s as usize / 64] >> (s % 64) & 1 == 1
+    }
+    /// How many slots the set holds.
+    pub fn len(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The lowest slot.
+    pub fn first(&self) -> Option<u16> {
+        (0..SLOTS as u16).find(|&s| self.contains(s))
+    }
+    /// The highest slot.
+    pub fn last(&self) -> Option<u16> {
+        (0..SLOTS as u16).rev().find(|&s| self.contains(s))
+    }
+}
+
+/// What one file of several read as one keyspace holds (the panel's and the API's per-file
+/// table; `bitlens inspect A B`'s FILES rows come from its spills): its keys alive at the
+/// clock, those with an expiry, their memory estimate on the file's own writer (its profile,
+/// the allocator inferred from its `used-mem`, [`crate::memory::infer_allocator`]) and the
+/// cluster hash slots of its keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileFigures {
+    /// Keys alive at the clock.
+    pub keys: u64,
+    /// Of those, keys with an expiry.
+    pub expires: u64,
+    /// Their estimated memory, bytes (`MEMORY USAGE key SAMPLES 0` summed).
+    pub memory: u64,
+    /// The lowest and highest slot of its keys; `None` without keys.
+    pub slot_range: Option<(u16, u16)>,
+    /// How many slots its keys use.
+    pub slots_used: u32,
+    /// The allocator its memory is priced for, and why.
+    pub allocator: crate::memory::AllocatorChoice,
+}
+
+/// [`FileFigures`] of `snap`, keys judged alive at `clock_ms` (Unix ms; `None`: all alive).
+pub fn file_figures(snap: &crate::rdb::Snapshot, clock_ms: Option<i64>) -> FileFigures {
+    let choice = crate::memory::infer_allocator(snap);
+    let model = Model::new(
+        crate::dialect::Profile::for_snapshot(&snap.aux, snap.version),
+        choice.allocator,
+    );
+    let mut f = FileFigures {
+        keys: 0,
+        expires: 0,
+        memory: 0,
+        slot_range: None,
+        slots_used: 0,
+        allocator: choice,
+    };
+    let mut slots = SlotSet::default();
+    for ks in snap.databases.values() {
+        for (key, e) in ks.iter_all() {
+            if e.expire_at_ms
+                .is_some_and(|at| clock_ms.is_some_and(|c| at <= c))
+            {
+                continue;
+            }
+            f.keys += 1;
+            f.expires += e.expire_at_ms.is_some() as u64;
+            f.memory += model
+                .estimate_with_expiry(key, e.value, e.expire_at_ms.is_some())
+                .map_or(0, |x| x.bytes);
+            slots.insert_key(key);
+        }
+    }
+    f.slot_range = slots.first().zip(slots.last());
+    f.slots_used = slots.len();
+    f
+}
+
 /// The cluster slot of a key, as Redis Cluster's `keyHashSlot` (CLUSTER KEYSLOT): CRC16
 /// (XMODEM) of the key, or of its `{hash tag}` when the first `{` has a `}` after it with at
 /// least one byte between, mod 16384.

@@ -57,6 +57,38 @@ export interface LoadRdbOptions {
   clock?: 'snapshot' | 'now' | number;
 }
 
+/** Options of {@link Engine.loadRdbs}: those of `loadRdb`, per file, plus the names and duplicates. */
+export interface LoadRdbsOptions extends Omit<LoadRdbOptions, 'onProgress'> {
+  /** The files' names, for errors and {@link Engine.files} (default `file 1`, `file 2`, …). */
+  names?: string[];
+  /** A key held by two files: refused (`'error'`, default; the error names both), or the first / last file's entry kept. */
+  onDuplicate?: 'error' | 'first' | 'last';
+  /** Called at most every ~1 MiB of each file and once at its end, with its byte counts and index. */
+  onProgress?: (doneBytes: number, totalBytes: number, file: number) => void;
+}
+
+/** One file of {@link Engine.loadRdbs}, as {@link Engine.files} gives it. */
+export interface LoadedFile {
+  name: string;
+  /** Who wrote it (`Redis 7.0.15 (REDIS0010: Redis RDB 10)`). */
+  writer: string;
+  /** Its keys alive at the clock. */
+  keys: number;
+  /** Of those, keys with an expiry. */
+  expires: number;
+  /** Their estimated `MEMORY USAGE` sum on the file's own writer, bytes. */
+  memory: number;
+  /** The lowest / highest cluster hash slot of its keys (`null` without keys). */
+  slotFirst: number | null;
+  slotLast: number | null;
+  /** How many hash slots its keys use. */
+  slotsUsed: number;
+  /** The allocator its memory is priced for (`jemalloc`, `jemalloc16`, `libc`; from its own used-mem). */
+  allocator: string;
+  /** Why that allocator. */
+  allocatorReason: string;
+}
+
 /** A server profile the engine can answer as (see {@link profiles}). */
 export interface ProfileName {
   /** What `compat` and {@link Engine.setCompat} take (`redis-7.4`). */
@@ -533,6 +565,15 @@ export declare class Engine {
    * Web Worker): a large file is never held whole in memory. Throws outside a worker.
    */
   loadRdbBlob(blob: Blob, db?: number | null, options?: LoadRdbOptions | null): number;
+  /**
+   * Loads several RDB files as one keyspace (a cluster's shards, as `bitlens query --rdb A
+   * --rdb B`): each a `Uint8Array`, or a `Blob` inside a Web Worker. Replies follow the first
+   * file's writer. A key in two files throws naming both unless `onDuplicate` keeps one; a bad
+   * file throws naming it, the offset and the key; the previous content is then kept.
+   */
+  loadRdbs(sources: (Uint8Array | Blob)[], db?: number | null, options?: LoadRdbsOptions | null): number;
+  /** The files of the last {@link Engine.loadRdbs}, in the order given (empty after other loads). */
+  files(): LoadedFile[];
   /**
    * Ends `stream`'s input (consuming it), decodes what is left, checks the trailer and replaces
    * the databases with the decoded ones, as {@link Engine.loadRdb} does for the whole file;

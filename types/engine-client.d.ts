@@ -1,7 +1,7 @@
 // Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
 // in a Web Worker by default.
 
-import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from './bitlens.js';
+import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, LoadRdbsOptions, LoadedFile, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from './bitlens.js';
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {
@@ -33,6 +33,12 @@ export interface ClientLoadOptions {
 /** Options of {@link EngineClient.loadRdb}. */
 export interface ClientLoadRdbOptions extends LoadRdbOptions, ClientLoadOptions {
   /** The database of the file to select (default 0); every database is loaded. */
+  db?: number;
+}
+
+/** Options of {@link EngineClient.loadRdbs}. */
+export interface ClientLoadRdbsOptions extends LoadRdbsOptions, ClientLoadOptions {
+  /** The database to select (default 0); every database of every file is loaded. */
   db?: number;
 }
 
@@ -68,6 +74,13 @@ export interface EngineClient {
   readonly worker: boolean;
   /** Loads an RDB file; resolves with the number of keys loaded. */
   loadRdb(source: RdbSource, options?: ClientLoadRdbOptions): Promise<number>;
+  /**
+   * Loads several RDB files as one keyspace (a cluster's shards; Engine.loadRdbs); resolves with
+   * the number of keys of the selected database. Each file's progress names its index.
+   */
+  loadRdbs(sources: RdbSource[], options?: ClientLoadRdbsOptions): Promise<number>;
+  /** The files of the last `loadRdbs` (Engine.files). */
+  files(): Promise<LoadedFile[]>;
   /**
    * Downloads an RDB snapshot (`GET url`, fetch body reader) and decodes it, both inside the
    * worker; resolves with the number of keys of the selected database, the snapshot's size

@@ -9,6 +9,8 @@
 //   await eng.memoryReport({ top: 20, days: 7 });             // biggest keys, per type/pattern, expiring per day
 //   await eng.keyLedger('bm:1', { bitfield: ['level:*=u4'] }); // one key's memory ledger
 //   await eng.call('profiles');                               // or the module's profiles / snapshotInfo
+//   await eng.loadRdbs([node1, node2, node3], { names, onProgress(done, total, file) {} }); // shards as one
+//   await eng.files();                                         // each file's keys, memory, slots
 //   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase, decoded) {} });
 //   eng.terminate();
 //
@@ -152,7 +154,7 @@ class WorkerEngine {
     if (m.progress) {
       if (p.onProgress) {
         try {
-          p.onProgress(m.progress[0], m.progress[1], m.progress[2] || 'decode', m.progress[3]);
+          p.onProgress(m.progress[0], m.progress[1], m.progress[2] || 'decode', m.progress[3], m.progress[4]);
         } catch (e) {
           setTimeout(() => {
             throw e;
@@ -277,6 +279,27 @@ class WorkerEngine {
     }
     const { arg, list } = this._bytesArg(source, 'source', opts.transfer);
     return this._send('loadRdb', [arg, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress, transfer: list });
+  }
+
+  async loadRdbs(sources, opts = {}) {
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'names', 'onDuplicate']);
+    const args = [];
+    const list = [];
+    for (const s of sources) {
+      if (isBlob(s)) {
+        args.push(s);
+      } else {
+        const b = this._bytesArg(s, 'source', opts.transfer);
+        args.push(b.arg);
+        list.push(...b.list);
+      }
+    }
+    const onProgress = opts.onProgress && ((d, t, _phase, _decoded, file) => opts.onProgress(d, t, file));
+    return this._send('loadRdbs', [args, opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list });
+  }
+
+  async files() {
+    return this._send('files', []);
   }
 
   async loadUrl(url, opts = {}) {
@@ -406,6 +429,37 @@ class LocalEngine {
     // Aborted during the load: same outcome as in a worker (AbortError, empty engine).
     this._aborted(signal);
     return n;
+  }
+
+  async loadRdbs(sources, opts = {}) {
+    this._live();
+    checkSignal(opts.signal);
+    const { signal, onProgress } = opts;
+    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'names', 'onDuplicate']);
+    if (onProgress || signal) {
+      engineOpts.onProgress = (done, total, file) => {
+        if (onProgress) onProgress(done, total, file);
+        if (signal && signal.aborted) throw abortError();
+      };
+    }
+    const bytes = [];
+    for (const s of sources) {
+      bytes.push(isBlob(s) ? new Uint8Array(await s.arrayBuffer()) : toBytes(s, 'source'));
+      this._aborted(signal);
+    }
+    let n;
+    try {
+      n = this._live().loadRdbs(bytes, opts.db, engineOpts);
+    } catch (e) {
+      this._aborted(signal);
+      throw e;
+    }
+    this._aborted(signal);
+    return n;
+  }
+
+  async files() {
+    return this.call('files');
   }
 
   async loadUrl(url, opts = {}) {

@@ -151,7 +151,10 @@ function run(method, args, progressId) {
     // The progress callback cannot cross postMessage: rebuild it here (options are the last
     // argument of every load method).
     const opts = { ...(args[args.length - 1] || {}) };
-    opts.onProgress = (done, total) => self.postMessage({ id: progressId, progress: [done, total] });
+    // (loadRdbs adds the file's index: [done, total, phase, decoded, file].)
+    opts.onProgress = (done, total, file) => self.postMessage({
+      id: progressId, progress: file === undefined ? [done, total] : [done, total, 'decode', null, file],
+    });
     args = [...args.slice(0, -1), opts];
   }
   if (method === 'loadRdb' && typeof Blob !== 'undefined' && args[0] instanceof Blob) {

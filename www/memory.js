@@ -130,7 +130,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
   let seq = 0;
   let source = null;
 
-  function draw(r, selected) {
+  function draw(r, selected, files = []) {
     const keyCell = (k) => (openKey && k.db === selected
       ? el('button', { type: 'button', class: 'kb-key', 'data-testid': 'mem-open-key', onclick: () => openKey(k.key) }, k.keyDisplay)
       : el('code', {}, k.keyDisplay));
@@ -140,6 +140,18 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     el('p', { class: 'kb-summary', 'data-testid': 'mem-summary', 'data-keys': r.keys, 'data-memory': r.memory },
       t.memSummary(fmt(r.keys), human(r.memory, locale), fmt(r.byType.length), fmt(r.patternCount)),
       r.unknown ? ` ${t.memUnknown(fmt(r.unknown))}` : '')];
+    if (files.length > 1) {
+      // Several files as one keyspace: what each holds (bitlens inspect A B's FILES table).
+      parts.push(el('h3', {}, t.memFiles(fmt(files.length))), table('mem-files',
+        [[t.memFile], [t.memWriter], [t.memKeys, true], [t.memMemory, true], [t.memShare, true], [t.memExpires, true], [t.memSlots], [t.memSlotsUsed, true], [t.memAllocator]],
+        files.map((f) => el('tr', {
+          'data-name': f.name, 'data-keys': f.keys, 'data-memory': f.memory, 'data-expires': f.expires,
+          'data-slot-first': f.slotFirst ?? '', 'data-slot-last': f.slotLast ?? '', 'data-slots-used': f.slotsUsed, 'data-allocator': f.allocator,
+        }, el('td', {}, el('code', {}, f.name)), td(f.writer), td(fmt(f.keys), true), td(fmt(f.memory), true),
+        td(percent(f.memory, files.reduce((a, x) => a + x.memory, 0), locale), true), td(fmt(f.expires), true),
+        td(f.slotFirst === null ? '' : `${f.slotFirst}–${f.slotLast}`), td(fmt(f.slotsUsed), true),
+        el('td', { title: f.allocatorReason }, t.memAllocators[f.allocator] || f.allocator)))));
+    }
     if (!r.keys) {
       parts.push(el('p', {}, t.memNone));
       body.replaceChildren(...parts);
@@ -212,8 +224,9 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
         depth: Math.max(1, Math.floor(Number(depth.value) || 2)), ledger: true, bitfield: bitfieldSpecs(),
       });
       const { selected } = await eng.call('info');
+      const files = typeof eng.files === 'function' ? await eng.files() : [];
       if (my !== seq) return;
-      draw(r, selected);
+      draw(r, selected, files);
       section.dataset.state = 'ready';
     } catch (e) {
       if (my !== seq) return;

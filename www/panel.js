@@ -374,8 +374,11 @@ export class Panel {
       else if (info.kind === 'rdb') rdbs.push({ file, info });
       else others.push({ file, info });
     });
-    if (rdbs.length > 1) notes.push(t.oneRdbOnly(rdbs[0].file.name, rdbs.slice(1).map((r) => r.file.name).join(', ')));
+    // Several RDB files alone are one keyspace (a cluster's shards); with DUMP / raw files,
+    // those load into the first.
+    if (rdbs.length > 1 && others.length) notes.push(t.oneRdbOnly(rdbs[0].file.name, rdbs.slice(1).map((r) => r.file.name).join(', ')));
     this.showNotes(notes);
+    if (rdbs.length > 1 && !others.length) return this.loadFiles(rdbs);
     const rdb = rdbs[0] || null;
     if (!rdb && !others.length) {
       // Nothing loadable: say why in the status line, keep what the panel showed.
@@ -440,6 +443,44 @@ export class Panel {
       name: file.name || 'snapshot.rdb', size: file.size, offline: true, writer: info.writer,
       decode: (eng, onProgress, signal) => eng.loadRdb(file, { onProgress, signal, ...this.loadOptions(), ...(patterns ? { patterns } : {}) }),
     });
+  }
+
+  /**
+   * Decodes several RDB files ([{file, info}]) as one keyspace (a cluster's shards: the engine's
+   * loadRdbs, a key in two files refused naming both), with a progress bar per file; the memory
+   * view then adds the per-file table. Replies follow the first file's writer.
+   */
+  async loadFiles(rdbs) {
+    const t = this.t;
+    const size = rdbs.reduce((a, r) => a + r.file.size, 0);
+    if (size > this.maxBytes()) {
+      this.failed(tooLargeError(rdbs.map((r) => r.file.name).join(', '), size, this.maxBytes()), true);
+      return undefined;
+    }
+    const names = rdbs.map((r) => r.file.name || 'snapshot.rdb');
+    const bars = names.map((n) => el('progress', { max: 1, value: 0, 'data-testid': 'file-progress', 'data-name': n, 'aria-label': n }));
+    const kept = [...this.fileNotes.children];
+    this.fileNotes.hidden = false;
+    this.fileNotes.append(...bars.map((b, i) => el('p', { class: 'file-progress' }, el('code', {}, names[i]), ' ', b)));
+    const done = new Array(rdbs.length).fill(0);
+    try {
+      return await this.show({
+        name: t.filesName(rdbs.length, names[0]), size, offline: true, writer: rdbs[0].info.writer,
+        decode: (eng, onProgress, signal) => eng.loadRdbs(rdbs.map((r) => r.file), {
+          names, signal, ...this.loadOptions(),
+          onProgress: (d, total, i) => {
+            if (i === undefined || !bars[i]) return;
+            bars[i].max = Math.max(1, total);
+            bars[i].value = d;
+            done[i] = d;
+            onProgress(done.reduce((a, x) => a + x, 0), size);
+          },
+        }),
+      });
+    } finally {
+      this.fileNotes.replaceChildren(...kept);
+      this.fileNotes.hidden = !kept.length;
+    }
   }
 
   /** A file too large to hold: says so (the panel keeps what it shows) and offers a filter. */

@@ -37,6 +37,25 @@ pub struct DuplicateKey {
     pub count: u64,
 }
 
+impl DuplicateKey {
+    /// `key K of database D is in both A and B`, plus ` (N copies of keys repeat an earlier
+    /// file's)` when more than one: the words every front end gives it, the files named by
+    /// `name(index)` and the key escaped as redis-cli quotes it ([`crate::escape::display`]).
+    pub fn describe(&self, name: impl Fn(usize) -> String) -> String {
+        format!(
+            "key {} of database {} is in both {} and {}{}",
+            crate::escape::display(&self.key),
+            self.db,
+            name(self.first),
+            name(self.second),
+            match self.count {
+                1 => String::new(),
+                n => format!(" ({n} copies of keys repeat an earlier file's)"),
+            }
+        )
+    }
+}
+
 /// The key [`union`] refuses under [`OnDuplicate::Error`]: the smallest (database, key) pair
 /// held by two of `snaps`, with the first two files holding it and the count of entries
 /// (per later file) whose key an earlier file holds; `None` when no key repeats.

@@ -277,6 +277,56 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
     });
   }
 
+  for (const worker of [true, false]) {
+    test(`createEngine({ worker: ${worker} }).loadRdbs: several files as one keyspace, as bitlens query --rdb A --rdb B`, async () => {
+      const out = await page.evaluate(async ({ a, b, worker: w }) => {
+        const { createEngine } = await import('/www/engine-client.js');
+        const get = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+        const [ba, bb] = [await get(a), await get(b)];
+        const eng = await createEngine({ worker: w });
+        const size = async () => {
+          let n = 0;
+          for (const db of (await eng.call('info')).databases) n += db.keys;
+          return n;
+        };
+        // Each file alone: its keys over every database.
+        await eng.loadRdb(ba.slice());
+        const alone = [await size()];
+        await eng.loadRdb(bb.slice());
+        alone.push(await size());
+        const progress = [];
+        const names = ['a.rdb', 'b.rdb'];
+        // A Blob and bytes in one call.
+        await eng.loadRdbs([new Blob([ba]), bb.slice()], { names, onProgress: (d, t, i) => progress.push([d, t, i]) });
+        const union = await size();
+        const files = await eng.files();
+        const dup = await eng.loadRdbs([ba.slice(), ba.slice()], { names: ['a.rdb', 'again.rdb'] }).then(() => 'loaded', (e) => e.message);
+        const kept = await size();
+        await eng.loadRdbs([ba.slice(), ba.slice()], { onDuplicate: 'last' });
+        const last = await size();
+        const badName = await eng.loadRdbs([ba.slice(), bb.slice(0, 100)], { names }).then(() => 'loaded', (e) => e.message);
+        await eng.loadRdb(bb.slice());
+        const afterOne = await eng.files();
+        eng.terminate();
+        return { alone, union, files, dup, kept, last, badName, progress, afterOne, sizes: [ba.length, bb.length] };
+      }, { a: '/' + FIXTURE, b: '/tests/data/fixtures/valkey-9.1.2-cluster.rdb', worker });
+      // No key in both: the union holds both files' keys; each row holds its file's.
+      const [na, nb] = out.alone;
+      assert.ok(na > 20 && nb > 0, JSON.stringify(out.alone));
+      assert.equal(out.union, na + nb);
+      assert.deepEqual(out.files.map((f) => [f.name, f.keys]), [['a.rdb', na], ['b.rdb', nb]]);
+      assert.ok(out.files.every((f) => f.memory > 0 && f.slotsUsed > 0 && f.slotFirst <= f.slotLast && /Redis|Valkey/.test(f.writer)), JSON.stringify(out.files));
+      assert.match(out.dup, /^cannot load RDB snapshots: key .* of database \d+ is in both a\.rdb and again\.rdb \((\d+) copies of keys repeat an earlier file's\); onDuplicate/);
+      assert.equal(Number(/\((\d+) copies/.exec(out.dup)[1]), na);
+      assert.equal(out.kept, na + nb, 'a refused load keeps what the engine held');
+      assert.equal(out.last, na);
+      assert.match(out.badName, /^cannot load RDB snapshot b\.rdb at byte offset \d+: truncated/);
+      // Progress per file: each file's last call reports its whole size, under its index.
+      for (const i of [0, 1]) assert.deepEqual(out.progress.filter((p) => p[2] === i).at(-1), [out.sizes[i], out.sizes[i], i]);
+      assert.deepEqual(out.afterOne, [], 'files() is empty after a one-file load');
+    });
+  }
+
   test('engine-client.js loaded from another origin (a CDN) still runs its worker', async () => {
     // The modules and the wasm come from a second server with CORS; a worker script must be
     // same-origin, so the client falls back to a same-origin blob worker importing it.

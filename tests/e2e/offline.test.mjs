@@ -14,12 +14,11 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, artifact, launchBrowser, redisCli, redisPipe, rng, startRedis, tempDir,
+  ROOT, artifact, launchBrowser, redisCli, redisPipe, startRedis, tempDir,
 } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
+import { DATE, DAYS, cardCommands, cardValues, days, expectedCards } from './carddata.mjs';
 
-const DATE = '20240520';
-const DAYS = 30;
 
 /** The repository's files on a plain static server: `/` is index.html, `/widget.html` a host
  * page embedding one `<bitlens-panel>` with no API behind it. */
@@ -32,41 +31,9 @@ function webServer() {
   });
 }
 
-/** `n` dates (YYYYMMDD) ending with `end`, oldest first. */
-function days(end, n) {
-  const d = new Date(Date.UTC(+end.slice(0, 4), +end.slice(4, 6) - 1, +end.slice(6)));
-  const out = [];
-  for (let i = n - 1; i >= 0; i--) out.push(new Date(d.getTime() - i * 86400000).toISOString().slice(0, 10).replace(/-/g, ''));
-  return out;
-}
-
 /** Test data: 30 days of HLLs and bitmaps, two GEO sets, a few other types, one TTL. */
 function populate(port) {
-  const rand = rng(20240520);
-  const cmds = [];
-  for (const [i, d] of days(DATE, DAYS).entries()) {
-    // Small days stay sparse HLLs; the others become dense.
-    const visitors = i % 3 === 0 ? 150 + i : 2500 + i * 97;
-    for (let j = 0; j < visitors; j += 500) {
-      const batch = [];
-      for (let k = j; k < Math.min(visitors, j + 500); k++) batch.push(`u${Math.floor(rand() * 60000)}`);
-      cmds.push(['PFADD', `uv:page:index:${d}`, ...batch]);
-    }
-    const active = 800 + Math.floor(rand() * 400);
-    for (let k = 0; k < active; k++) cmds.push(['SETBIT', `stats:active:${d}`, String(Math.floor(rand() * 50000)), '1']);
-  }
-  for (const [type, n] of [['food', 180], ['cafe', 60]]) {
-    const args = [];
-    for (let k = 0; k < n; k++) args.push((121.35 + rand() * 0.25).toFixed(6), (31.15 + rand() * 0.16).toFixed(6), `${type}-${k}`);
-    cmds.push(['GEOADD', `shop:geo:${type}`, ...args]);
-  }
-  // A sparse bitmap over 1 MiB (2 MB, one far bit): it crosses to the page as a Roaring bitmap.
-  cmds.push(['SETBIT', `stats:active:${days(DATE, 3)[0]}`, '16000000', '1']);
-  cmds.push(['RPUSH', 'queue:jobs', 'a', 'b', 'c']);
-  cmds.push(['HSET', 'user:1', 'name', 'ann', 'city', 'shanghai']);
-  cmds.push(['SET', 'session:abc', 'x']);
-  cmds.push(['PEXPIRE', 'session:abc', '86400000']);
-  redisPipe(port, cmds);
+  redisPipe(port, cardCommands());
 }
 
 /** A syntactically valid RDB (version 9, checksum 0) of `mib` MiB: 1 MiB strings big:0, big:1… */
@@ -130,30 +97,8 @@ describe('offline panel: index.html from a static server, snapshot opened from a
   const value = async (id) => Number(await page.getAttribute(`[data-testid=${id}]`, 'data-value'));
 
   /** What the cards must show for DATE, from the redis-server holding the same data. */
-  function expected() {
-    const d = days(DATE, DAYS);
-    const or = (n) => {
-      cli('BITOP', 'OR', 'tmp:or', ...d.slice(-n).map((x) => `stats:active:${x}`));
-      const c = num('BITCOUNT', 'tmp:or');
-      cli('DEL', 'tmp:or');
-      return c;
-    };
-    return {
-      'uv-day': num('PFCOUNT', `uv:page:index:${DATE}`),
-      'uv-7d': num('PFCOUNT', ...d.slice(-7).map((x) => `uv:page:index:${x}`)),
-      'uv-30d': num('PFCOUNT', ...d.map((x) => `uv:page:index:${x}`)),
-      'active-day': num('BITCOUNT', `stats:active:${DATE}`),
-      'active-7d': or(7),
-      'active-30d': or(30),
-      'nearby-count': cli('GEOSEARCH', 'shop:geo:food', 'FROMLONLAT', '121.4737', '31.2304', 'BYRADIUS', '3', 'km', 'ASC').split('\n').filter(Boolean).length,
-    };
-  }
-
-  async function cardNumbers() {
-    const out = {};
-    for (const id of ['uv-day', 'uv-7d', 'uv-30d', 'active-day', 'active-7d', 'active-30d', 'nearby-count']) out[id] = await value(id);
-    return out;
-  }
+  const expected = () => expectedCards(cli);
+  const cardNumbers = () => cardValues(page);
 
   test('no API: the panel says so and offers the file; the dump.rdb decodes with progress and the cards equal redis-server', async () => {
     await page.goto(`${web.url}/?date=${DATE}&type=food&lang=en`);

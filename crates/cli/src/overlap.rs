@@ -17,50 +17,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
 use bitlens::rdb::{DuplicateKey, OnDuplicate};
 use bitlens::report::key_slot;
-
-/// Hash slots of a Redis Cluster.
-pub const SLOTS: usize = 16384;
-
-/// A set of hash slots (one bit per slot).
-#[derive(Clone)]
-pub struct SlotSet(Box<[u64; SLOTS / 64]>);
-
-impl Default for SlotSet {
-    fn default() -> Self {
-        SlotSet(Box::new([0; SLOTS / 64]))
-    }
-}
-
-impl SlotSet {
-    /// Adds the slot of `key`.
-    pub fn insert_key(&mut self, key: &[u8]) {
-        self.insert(key_slot(key));
-    }
-    /// Adds slot `s` (0..16384).
-    pub fn insert(&mut self, s: u16) {
-        self.0[s as usize / 64] |= 1 << (s % 64);
-    }
-    /// Whether slot `s` is in the set.
-    pub fn contains(&self, s: u16) -> bool {
-        self.0[s as usize / 64] >> (s % 64) & 1 == 1
-    }
-    /// How many slots the set holds.
-    pub fn len(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
-    }
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// The lowest slot.
-    pub fn first(&self) -> Option<u16> {
-        (0..SLOTS as u16).find(|&s| self.contains(s))
-    }
-    /// The highest slot.
-    pub fn last(&self) -> Option<u16> {
-        (0..SLOTS as u16).rev().find(|&s| self.contains(s))
-    }
-}
+pub use bitlens::report::SlotSet;
 
 /// (database, key) pairs, each with the indices of the files holding it (ascending).
 pub type Holders = HashMap<(u64, Vec<u8>), Vec<usize>>;
@@ -72,14 +29,7 @@ pub fn duplicates<E>(
     slots: &[SlotSet],
     mut each: impl FnMut(usize, &mut dyn FnMut(u64, &[u8])) -> Result<(), E>,
 ) -> Result<Holders, E> {
-    let mut shared = SlotSet::default();
-    let mut seen = SlotSet::default();
-    for set in slots {
-        for (w, (sh, se)) in set.0.iter().zip(shared.0.iter_mut().zip(seen.0.iter_mut())) {
-            *sh |= *se & w;
-            *se |= w;
-        }
-    }
+    let shared = SlotSet::shared(slots);
     if shared.is_empty() {
         return Ok(HashMap::new());
     }

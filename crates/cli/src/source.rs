@@ -191,17 +191,7 @@ pub fn load_union(
 /// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`):
 /// the words every front end gives a [`rdb::DuplicateKey`] of the files at `paths`.
 pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -> String {
-    format!(
-        "key {} of database {} is in both {} and {}{}",
-        bitlens::escape::display(&d.key),
-        d.db,
-        path_display(&paths[d.first]),
-        path_display(&paths[d.second]),
-        match d.count {
-            1 => String::new(),
-            n => format!(" ({n} copies of keys repeat an earlier file's)"),
-        }
-    )
+    d.describe(|i| path_display(&paths[i]))
 }
 
 /// A path for a message: escaped as key names are ([`bitlens::escape::display`]), so that a

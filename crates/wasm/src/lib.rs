@@ -144,6 +144,15 @@ pub struct Engine {
     rdb_version: u32,
     /// The loaded snapshot's `used-mem` aux field (what the allocator is inferred from).
     used_mem_aux: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The files of the last [`Engine::load_rdbs`] (empty after any other load).
+    pub(crate) files: Vec<FileRow>,
+}
+
+/// One file of [`Engine::load_rdbs`]: its name, writer and figures.
+pub(crate) struct FileRow {
+    pub(crate) name: String,
+    pub(crate) writer: String,
+    pub(crate) figures: bitlens::report::FileFigures,
 }
 
 impl Default for Engine {
@@ -180,6 +189,7 @@ impl Engine {
             snapshot_ms: None,
             used_mem_aux: Vec::new(),
             rdb_version: 0,
+            files: Vec::new(),
         }
     }
 
@@ -258,7 +268,7 @@ impl Engine {
     ) -> Result<f64, JsError> {
         let (opts, on_progress, db) = load_options(db, options)?;
         let view = view_options(options)?;
-        let mut progress = js_progress(on_progress);
+        let mut progress = js_progress(on_progress, None);
         let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
         let header = visit(&opts, &mut progress, &mut |rec| {
             add_record(&mut loaded, rec);
@@ -266,6 +276,133 @@ impl Engine {
         })
         .or_throw_in(|| "cannot load RDB snapshot".into())?;
         Ok(self.replace(loaded, db, &header.aux, header.version, view))
+    }
+
+    /// Loads several RDB files as one keyspace, as `bitlens query --rdb A --rdb B` does (a
+    /// cluster's shards, one file per node: [`bitlens::rdb::union`] in the order given), and
+    /// replaces the engine's content with it. `sources` holds each file as a `Uint8Array` or,
+    /// inside a Web Worker, a `Blob`/`File` (read in bounded windows as
+    /// [`Engine::load_rdb_blob`] does). Replies follow the first file's writer, expiry is
+    /// judged at its clock. Returns the selected database's live key count.
+    ///
+    /// `options`: those of [`Engine::load_rdb`], plus
+    /// - `names: string[]` — the files' names, for errors and [`Engine::files`] (default
+    ///   `file 1`, `file 2`, ...);
+    /// - `onDuplicate: 'error' | 'first' | 'last'` — a key held by two files is refused
+    ///   (default; the `Error` names the key and both files), or the first / last file's entry
+    ///   is kept;
+    /// - `onProgress(doneBytes, totalBytes, fileIndex)` — per file.
+    ///
+    /// Throws an `Error` naming the file, the byte offset and the key for a bad file (the
+    /// first bad one in the order given); the engine's previous content is then kept.
+    #[wasm_bindgen(js_name = loadRdbs)]
+    pub fn load_rdbs(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "(Uint8Array | Blob)[]")] sources: Array,
+        db: Option<f64>,
+        options: JsValue,
+    ) -> Result<f64, JsError> {
+        let (opts, on_progress, db) = load_options(db, &options)?;
+        let view = view_options(&options)?;
+        let on = match opt_field(&options, "onDuplicate")?.as_string().as_deref() {
+            None | Some("error") => bitlens::rdb::OnDuplicate::Error,
+            Some("first") => bitlens::rdb::OnDuplicate::First,
+            Some("last") => bitlens::rdb::OnDuplicate::Last,
+            Some(x) => {
+                return Err(throw(format!(
+                    "options.onDuplicate must be 'error', 'first' or 'last', got {x:?}"
+                )))
+            }
+        };
+        let given = opt_field(&options, "names")?;
+        let names: Vec<String> = (0..sources.length())
+            .map(|i| {
+                given
+                    .dyn_ref::<Array>()
+                    .and_then(|a| a.get(i).as_string())
+                    .unwrap_or_else(|| format!("file {}", i + 1))
+            })
+            .collect();
+        if sources.length() == 0 {
+            return Err(throw("loadRdbs needs at least one file"));
+        }
+        let mut snaps = Vec::with_capacity(names.len());
+        for (i, src) in sources.iter().enumerate() {
+            let mut progress = js_progress(on_progress.clone(), Some(i));
+            let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
+            let mut add = |rec: bitlens::rdb::Record<'_>| {
+                add_record(&mut loaded, rec);
+                Ok(())
+            };
+            let header = match src.dyn_ref::<web_sys::Blob>() {
+                Some(blob) => {
+                    let reader = web_sys::FileReaderSync::new().map_err(|_| {
+                        throw("loadRdbs reads a Blob only in a Web Worker; pass its bytes")
+                    })?;
+                    let mut src = BlobSource { blob, reader };
+                    visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, &mut add)
+                }
+                None => {
+                    let mut src = JsBytes(js_bytes(&src));
+                    visit_rdb_chunked(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
+                }
+            }
+            .or_throw_in(|| format!("cannot load RDB snapshot {}", names[i]))?;
+            snaps.push(bitlens::rdb::Snapshot {
+                version: header.version,
+                format: header.format,
+                aux: header.aux,
+                databases: loaded,
+            });
+        }
+        let clock = view.1.resolve(&snaps[0].aux);
+        let files: Vec<FileRow> = snaps
+            .iter()
+            .zip(&names)
+            .map(|(s, name)| FileRow {
+                name: name.clone(),
+                writer: s.writer().describe(),
+                figures: bitlens::report::file_figures(s, Some(clock)),
+            })
+            .collect();
+        let (aux, version) = (snaps[0].aux.clone(), snaps[0].version);
+        let union = bitlens::rdb::union(snaps, on).map_err(|d| {
+            throw(format!(
+                "cannot load RDB snapshots: {}; onDuplicate 'first' or 'last' keeps one",
+                d.describe(|i| names[i].clone())
+            ))
+        })?;
+        let keys = self.replace(union.databases, db, &aux, version, view);
+        self.files = files;
+        Ok(keys)
+    }
+
+    /// The files of the last [`Engine::load_rdbs`], one object each in the order given:
+    /// `{name, writer, keys, expires, memory, slotFirst, slotLast, slotsUsed, allocator,
+    /// allocatorReason}`
+    /// (keys alive at the clock; memory the estimated `MEMORY USAGE` sum on the file's own
+    /// writer, bytes; slots the cluster hash slots of its keys, `null` without keys;
+    /// `allocator` the one its memory is priced for, `allocatorReason` why). Empty after any
+    /// other load.
+    pub fn files(&self) -> Result<Array, JsError> {
+        let out = Array::new();
+        for f in &self.files {
+            let o = Object::new();
+            let g = &f.figures;
+            set(&o, "name", &f.name.as_str().into())?;
+            set(&o, "writer", &f.writer.as_str().into())?;
+            set(&o, "keys", &JsValue::from_f64(g.keys as f64))?;
+            set(&o, "expires", &JsValue::from_f64(g.expires as f64))?;
+            set(&o, "memory", &JsValue::from_f64(g.memory as f64))?;
+            let slot = |s: Option<u16>| s.map_or(JsValue::NULL, |s| JsValue::from_f64(s as f64));
+            set(&o, "slotFirst", &slot(g.slot_range.map(|r| r.0)))?;
+            set(&o, "slotLast", &slot(g.slot_range.map(|r| r.1)))?;
+            set(&o, "slotsUsed", &JsValue::from_f64(g.slots_used as f64))?;
+            set(&o, "allocator", &g.allocator.allocator.name().into())?;
+            set(&o, "allocatorReason", &g.allocator.reason.as_str().into())?;
+            out.push(&o);
+        }
+        Ok(out)
     }
 
     /// Loads a `DUMP` payload (a value, its 2-byte RDB version and CRC-64 trailer) under
@@ -930,16 +1067,23 @@ fn load_options(
     Ok((opts, cb, db))
 }
 
-/// A progress reporter calling `cb(done, total)`; an exception it throws stops the load.
-fn js_progress(cb: Option<js_sys::Function>) -> impl FnMut(u64, u64) -> Result<(), String> {
+/// A progress reporter calling `cb(done, total)`, or `cb(done, total, file)` for file index
+/// `file`; an exception it throws stops the load.
+fn js_progress(
+    cb: Option<js_sys::Function>,
+    file: Option<usize>,
+) -> impl FnMut(u64, u64) -> Result<(), String> {
     move |done, total| match &cb {
         None => Ok(()),
-        Some(f) => f
-            .call2(
-                &JsValue::NULL,
-                &JsValue::from_f64(done as f64),
-                &JsValue::from_f64(total as f64),
-            )
+        Some(f) => {
+            let (d, t) = (
+                JsValue::from_f64(done as f64),
+                JsValue::from_f64(total as f64),
+            );
+            match file {
+                None => f.call2(&JsValue::NULL, &d, &t),
+                Some(i) => f.call3(&JsValue::NULL, &d, &t, &JsValue::from_f64(i as f64)),
+            }
             .map(|_| ())
             .map_err(|e| {
                 let msg = e
@@ -948,7 +1092,8 @@ fn js_progress(cb: Option<js_sys::Function>) -> impl FnMut(u64, u64) -> Result<(
                     .or_else(|| e.as_string())
                     .unwrap_or_else(|| format!("{e:?}"));
                 format!("load stopped by onProgress: {msg}")
-            }),
+            })
+        }
     }
 }
 
@@ -1055,6 +1200,7 @@ impl Engine {
         version: u32,
         (compat, clock): (Option<&'static Profile>, Clock),
     ) -> f64 {
+        self.files.clear();
         self.writer = Profile::for_snapshot(aux, version);
         self.profile = compat.unwrap_or(self.writer);
         self.snapshot_ms = snapshot_time_ms(aux);

@@ -120,6 +120,15 @@ impl Engine {
         if let Some(a) = given {
             return bitlens::memory::AllocatorChoice::given(a);
         }
+        if !self.files.is_empty() {
+            // Several files (Engine.loadRdbs): each file's own used-mem decides for it.
+            let each: Vec<_> = self
+                .files
+                .iter()
+                .map(|f| f.figures.allocator.clone())
+                .collect();
+            return bitlens::memory::AllocatorChoice::of_files(&each);
+        }
         let mut inf = bitlens::memory::AllocatorInference::new(self.writer);
         let dbs = self.dbs.iter().chain(std::iter::once((&self.db, &self.ks)));
         for (&db, ks) in dbs {
