@@ -94,9 +94,10 @@ export declare class BitlensPanel extends HTMLElement {
   /** The current settings: attributes over the defaults. */
   settings(): BitlensPanelSettings;
   /** An RDB file to show instead of fetching from the API (a Blob/File is decoded in a worker). */
-  get snapshot(): Uint8Array | Blob | null;
-  set snapshot(value: Uint8Array | ArrayBuffer | Blob);
-  /** Opens files as the panel's "Open snapshot…" button does (one dump.rdb, or DUMP files). */
+  /** The snapshot shown instead of the API's: one file, or several (a cluster's shards, URLs allowed) loaded as one keyspace. */
+  get snapshot(): Uint8Array | Blob | (Uint8Array | ArrayBuffer | Blob | string | URL)[] | null;
+  set snapshot(value: Uint8Array | ArrayBuffer | Blob | (Uint8Array | ArrayBuffer | Blob | string | URL)[]);
+  /** Opens files as the panel's "Open snapshot…" button does (dump.rdb files, a cluster's shards as one, or DUMP files). */
   open(files: Iterable<File>): Promise<void>;
   /** The panel's in-page wasm engine (for custom queries), once loaded. */
   readonly engine: Engine | null;

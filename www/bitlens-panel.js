@@ -62,7 +62,8 @@ export class BitlensPanel extends HTMLElement {
         this._silent = false;
       },
     });
-    if (this._file) this._panel.loadFile(this._file);
+    if (this._files) this._panel.loadSources(this._files);
+    else if (this._file) this._panel.loadFile(this._file);
     else this._panel.load(this._snapshot || undefined);
   }
 
@@ -75,12 +76,23 @@ export class BitlensPanel extends HTMLElement {
     });
   }
 
-  /** An RDB file (Uint8Array or ArrayBuffer) to show instead of fetching from the API. */
+  /**
+   * An RDB file (Uint8Array, ArrayBuffer, Blob or File) to show instead of fetching from the
+   * API; or an array of them and of URLs (a cluster's shards), loaded as one keyspace.
+   */
   get snapshot() {
-    return this._snapshot;
+    return this._files || this._snapshot;
   }
 
   set snapshot(bytes) {
+    this._files = null;
+    if (Array.isArray(bytes)) {
+      this._snapshot = null;
+      this._file = null;
+      this._files = [...bytes];
+      if (this._panel) this._panel.loadSources(this._files);
+      return;
+    }
     if (bytes instanceof Blob) {
       // A File / Blob is decoded like an opened file: in a Web Worker, with progress.
       this._snapshot = null;
@@ -93,7 +105,7 @@ export class BitlensPanel extends HTMLElement {
     if (this._panel) this._panel.load(this._snapshot);
   }
 
-  /** Opens files as the "Open snapshot…" button does (one dump.rdb, or DUMP files). */
+  /** Opens files as the "Open snapshot…" button does (dump.rdb files, a cluster's shards as one, or DUMP files). */
   open(files) {
     return this._panel ? this._panel.openFiles([...files]) : Promise.resolve();
   }
@@ -107,6 +119,7 @@ export class BitlensPanel extends HTMLElement {
   reload() {
     this._snapshot = null;
     this._file = null;
+    this._files = null;
     return this._panel ? this._panel.load() : Promise.resolve();
   }
 }

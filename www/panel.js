@@ -483,6 +483,38 @@ export class Panel {
     }
   }
 
+  /**
+   * Loads `sources` (the widget's `snapshot = [...]`: Blobs/Files, Uint8Arrays, ArrayBuffers and
+   * URLs, fetched here) as one keyspace, as several opened `.rdb` files are; one source is one
+   * file. A source that is not an RDB file, or a URL that does not answer, fails the load,
+   * named.
+   */
+  async loadSources(sources) {
+    let files;
+    try {
+      files = await Promise.all(sources.map(async (s, i) => {
+        if (typeof s === 'string' || s instanceof URL) {
+          const url = new URL(String(s), document.baseURI);
+          const res = await fetch(url, this.s.token ? { headers: { authorization: `Bearer ${this.s.token}` } } : {});
+          if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+          return new File([await res.blob()], decodeURIComponent(url.pathname.split('/').pop() || `file ${i + 1}`));
+        }
+        if (s instanceof File) return s;
+        // Blob, ArrayBuffer or a typed array as they are; a plain array of numbers as bytes.
+        return new File([s instanceof Blob || s instanceof ArrayBuffer || ArrayBuffer.isView(s) ? s : new Uint8Array(s)], `file ${i + 1}`);
+      }));
+      await initWasm();
+      const infos = await Promise.all(files.map((f) => identifyFile(f, snapshotInfo)));
+      const bad = infos.findIndex((x) => x.kind !== 'rdb');
+      if (bad >= 0) throw new Error(`${files[bad].name}: ${infos[bad].error || infos[bad].description || infos[bad].kind}`);
+      const rdbs = files.map((file, i) => ({ file, info: infos[i] }));
+      return rdbs.length === 1 ? this.loadFile(rdbs[0].file, rdbs[0].info) : this.loadFiles(rdbs);
+    } catch (e) {
+      this.failed(e, true);
+      return undefined;
+    }
+  }
+
   /** A file too large to hold: says so (the panel keeps what it shows) and offers a filter. */
   offerFilter(file, info, err) {
     const t = this.t;

@@ -11,18 +11,20 @@
 //   slots lie in the node's slot ranges, and its keys, expiring keys, memory and slot range are
 //   `bitlens inspect n1 n2 n3 --json`'s FILES rows (the CLI's estimate is checked against each
 //   node's MEMORY USAGE in crates/cli/tests/shards.rs);
-// - the same file twice is refused, naming the key and the file, and the panel keeps its numbers.
+// - the same file twice is refused, naming the key and the file, and the panel keeps its numbers;
+// - `<bitlens-panel>`'s `snapshot = [url1, file2, bytes3]` loads the same union.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  BITLENS, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe, start,
-  startRedis, staticPanel, tempDir,
+  ARTIFACTS, BITLENS, ROOT, artifact, freePort, launchBrowser, openFile, openOfflinePanel, redisCli, redisPipe, start,
+  startRedis, tempDir,
 } from './harness.mjs';
 import { DATE, cardCommands, cardValues, expectedCards } from './carddata.mjs';
+import { staticServer } from './static-server.mjs';
 
 /** Starts a redis-server in cluster mode on a free loopback port, in its own directory. */
 async function startNode() {
@@ -94,7 +96,15 @@ describe('a cluster\'s shards opened together in the panel', () => {
     });
     ref = await startRedis();
     redisPipe(ref.port, cmds);
-    web = await staticPanel();
+    // The files where the static server serves them, for the widget's URLs.
+    mkdirSync(path.join(ARTIFACTS, 'shards'), { recursive: true });
+    files.forEach((f, i) => copyFileSync(f, path.join(ARTIFACTS, 'shards', `node${i + 1}.rdb`)));
+    web = await staticServer(ROOT, {
+      '/': readFileSync(path.join(ROOT, 'index.html'), 'utf8'),
+      '/widget.html': `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<script type="module" src="/www/bitlens-panel.js"></script></head>
+<body><bitlens-panel id="w" api="/none" date="${DATE}" type="food"></bitlens-panel></body></html>`,
+    });
     browser = await launchBrowser();
     ({ page } = await openOfflinePanel(browser, web.url, { query: `date=${DATE}&type=food&lang=en`, errors: pageErrors }));
   });
@@ -158,5 +168,28 @@ describe('a cluster\'s shards opened together in the panel', () => {
     assert.match(status, /key .* of database 0 is in both node1\.rdb and node1\.rdb/);
     assert.match(status, /onDuplicate/);
     assert.deepEqual(await cardValues(page), before);
+  });
+
+  test('<bitlens-panel>: snapshot = [URL, File, bytes] loads the shards as one keyspace', async () => {
+    const p = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    p.on('pageerror', (e) => pageErrors.push(e.message));
+    await p.goto(`${web.url}/widget.html`);
+    await p.waitForSelector('#w >> [data-testid=panel][data-state=error]');
+    const rel = path.relative(ROOT, path.join(ARTIFACTS, 'shards')).split(path.sep).join('/');
+    const detail = await p.evaluate(async ({ url, two, three }) => {
+      const el = document.getElementById('w');
+      const loaded = new Promise((r) => el.addEventListener('bitlens-loaded', (e) => r(e.detail), { once: true }));
+      el.snapshot = [url, new File([new Uint8Array(two)], 'node2.rdb'), new Uint8Array(three)];
+      return loaded;
+    }, { url: `/${rel}/node1.rdb`, two: [...readFileSync(files[1])], three: [...readFileSync(files[2])] });
+    const total = nodes.reduce((a, n) => a + Number(redisCli(n.port, ['DBSIZE']).trim()), 0);
+    assert.equal(detail.keys, total);
+    assert.deepEqual(await cardValues({ getAttribute: (sel, a) => p.getAttribute(`#w >> ${sel}`, a) }),
+      expectedCards((...argv) => redisCli(ref.port, argv).trim()));
+    await p.waitForSelector('#w >> [data-testid=memory-section][data-state=ready]', { timeout: 60000 });
+    const names = await p.$$eval('#w >> [data-testid=mem-files] tbody tr', (trs) => trs.map((tr) => tr.dataset.name));
+    assert.deepEqual(names, ['node1.rdb', 'node2.rdb', 'file 3']);
+    assert.deepEqual(pageErrors, []);
+    await p.close();
   });
 });
