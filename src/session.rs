@@ -35,9 +35,10 @@ impl Clock {
         match text {
             "now" => Ok(Clock::Now),
             "snapshot" => Ok(Clock::Snapshot),
-            t => t.parse::<i64>().map(Clock::At).map_err(|_| {
-                format!("--clock expects now, snapshot or Unix milliseconds, got {t:?}")
-            }),
+            t => t
+                .parse::<i64>()
+                .map(Clock::At)
+                .map_err(|_| format!("expected now, snapshot or Unix milliseconds, got {t:?}")),
         }
     }
 

@@ -339,7 +339,11 @@ pub fn run(args: ChartArgs) -> ExitCode {
     let ks = match rdb::load_rdb(&bytes, &LoadOptions::default()) {
         Ok(mut snap) => snap.databases.remove(&args.db).unwrap_or_default(),
         Err(e) => {
-            eprintln!("bitlens: cannot read snapshot {}: {e}", args.rdb.display());
+            eprintln!(
+                "bitlens: cannot read snapshot {}: {}",
+                args.rdb.display(),
+                bitlens_cli::source::rdb_error_text(&e)
+            );
             return ExitCode::from(1);
         }
     };

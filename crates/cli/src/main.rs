@@ -173,8 +173,10 @@ struct InspectArgs {
     on_duplicate: bitlens::rdb::OnDuplicate,
     /// The files are snapshots of one instance over time: order them by ctime, report each on
     /// its own and line up their patterns (keys and memory per file, growth from the first to
-    /// the last) in text, `--json` or `--csv`.
-    #[arg(long)]
+    /// the last) in text, `--json` or `--csv`. Equal ctimes keep the order given. The
+    /// one-report options (`--top`, the prefix tree's, `--slots`, `--ledger`,
+    /// `--expires-within`, `--on-duplicate`) do not apply.
+    #[arg(long, conflicts_with_all = ["top", "separators", "depth", "slots", "ledger", "expires_within", "on_duplicate"])]
     series: bool,
     /// Print the report as one JSON document.
     #[arg(long, conflicts_with = "csv")]
@@ -370,6 +372,10 @@ fn inspect(args: InspectArgs) -> ExitCode {
         },
     };
     if series {
+        if args.files.len() < 2 {
+            eprintln!("bitlens: --series compares two or more snapshots of one instance; one file is `bitlens inspect FILE`");
+            return ExitCode::from(2);
+        }
         let s = match bitlens_cli::inspect::series::series(&args.files, &opts) {
             Ok(s) => s,
             Err(e) => return files_error(&args.files, e),
@@ -446,6 +452,9 @@ fn inspect(args: InspectArgs) -> ExitCode {
         };
     }
     let report = if several {
+        if let Some(w) = bitlens_cli::source::mixed_writers(&args.files) {
+            eprintln!("bitlens: warning: {w} (FILES gives each file's)");
+        }
         bitlens_cli::inspect::report_files(&args.files, &opts, args.on_duplicate)
             .map_err(|e| files_error(&args.files, e))
     } else {

@@ -100,6 +100,9 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         // Every file at once on the decoding pool; errors reported in the order given.
         snap = bitlens_cli::source::load_union(&args.rdb, &opts, args.on_duplicate)
             .map_err(|e| crate::union_error(&args.rdb, e))?;
+        if let Some(w) = bitlens_cli::source::mixed_writers(&args.rdb) {
+            eprintln!("bitlens: warning: {w}");
+        }
     }
     let mut extra: Vec<(Vec<u8>, Value)> = Vec::new();
     let mut dump_version = None;
@@ -177,7 +180,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
                         bytes.len()
                     )
                 } else {
-                    e.to_string()
+                    bitlens_cli::source::rdb_error_text(&e)
                 };
                 eprintln!(
                     "bitlens: cannot load DUMP payload {}: {why}",

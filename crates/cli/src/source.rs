@@ -88,8 +88,17 @@ impl std::fmt::Display for VisitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             VisitError::Io(e) => e.fmt(f),
-            VisitError::Rdb(e) => e.fmt(f),
+            VisitError::Rdb(e) => f.write_str(&rdb_error_text(e)),
         }
+    }
+}
+
+/// An [`RdbError`] in the CLI's words: the core's text, plus the option that skips the check
+/// when the CRC-64 trailer does not match.
+pub fn rdb_error_text(e: &RdbError) -> String {
+    match e.kind {
+        rdb::RdbErrorKind::Checksum => format!("{e} (--no-checksum)"),
+        _ => e.to_string(),
     }
 }
 
@@ -138,7 +147,7 @@ impl std::fmt::Display for LoadError {
         match self {
             LoadError::Io(e) => e.fmt(f),
             LoadError::WrongKind(why) => f.write_str(why),
-            LoadError::Rdb(e) => e.fmt(f),
+            LoadError::Rdb(e) => f.write_str(&rdb_error_text(e)),
         }
     }
 }
@@ -188,10 +197,20 @@ pub fn load_union(
     rdb::union(snaps, on).map_err(UnionError::Duplicate)
 }
 
-/// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`):
-/// the words every front end gives a [`rdb::DuplicateKey`] of the files at `paths`.
+/// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`,
+/// and `: the same file, given twice` when both paths name one file): the words every front
+/// end gives a [`rdb::DuplicateKey`] of the files at `paths`.
 pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -> String {
-    d.describe(|i| path_display(&paths[i]))
+    let text = d.describe(|i| path_display(&paths[i]));
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(&paths[d.first], &paths[d.second]) {
+        format!("{text}: the same file, given twice")
+    } else {
+        text
+    }
 }
 
 /// A path for a message: escaped as key names are ([`bitlens::escape::display`]), so that a
@@ -310,4 +329,36 @@ where
         .map_err(|e| visit_err(i, e))?;
     }
     Ok(())
+}
+
+/// A warning when the files at `paths` were written by different servers or versions (their
+/// union answers as the first file's writer, and the memory figures of each follow its own):
+/// `the files' writers differ (A: Redis 7.0.15 (…); B: …); replies follow the first's`. `None`
+/// when they agree, or when a file's header cannot be read (its load reports that).
+pub fn mixed_writers(paths: &[std::path::PathBuf]) -> Option<String> {
+    use std::io::Read as _;
+    let writers = paths
+        .iter()
+        .map(|p| {
+            let mut head = Vec::new();
+            std::fs::File::open(p)
+                .ok()?
+                .take(64 << 10)
+                .read_to_end(&mut head)
+                .ok()?;
+            rdb::identify(&head).writer.map(|w| w.describe())
+        })
+        .collect::<Option<Vec<String>>>()?;
+    if writers.iter().all(|w| *w == writers[0]) {
+        return None;
+    }
+    let each: Vec<String> = paths
+        .iter()
+        .zip(&writers)
+        .map(|(p, w)| format!("{}: {w}", path_display(p)))
+        .collect();
+    Some(format!(
+        "the files' writers differ ({}); replies follow the first's",
+        each.join("; ")
+    ))
 }

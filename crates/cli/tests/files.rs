@@ -306,3 +306,45 @@ fn inspect_of_files_decides_duplicates_before_value_filters() {
     .unwrap();
     assert_eq!(csv.lines().count(), 2, "{csv}");
 }
+
+/// Files of different writers read as one are warned about (replies follow the first's); a
+/// file given twice is named as such; `--series` needs two files and refuses the one-report
+/// options.
+#[test]
+fn several_files_name_mixed_writers_and_repeats() {
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/fixtures");
+    let a = fixtures.join("redis-7.0.15-default.rdb");
+    let b = fixtures.join("valkey-9.1.2-cluster.rdb");
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for args in [
+        vec!["query", "--rdb", a, "--rdb", b, "DBSIZE"],
+        vec!["inspect", a, b],
+    ] {
+        let out = bitlens(&args, b"");
+        assert!(out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("warning: the files' writers differ")
+                && err.contains(&format!("{a}: Redis 7.0.15"))
+                && err.contains(&format!("{b}: Valkey 9.1.2")),
+            "{args:?}: {err}"
+        );
+    }
+    let one = bitlens(&["query", "--rdb", a, "DBSIZE"], b"");
+    assert!(one.stderr.is_empty(), "one writer: no warning");
+    let twice = bitlens(&["query", "--rdb", a, "--rdb", a, "DBSIZE"], b"");
+    let err = String::from_utf8_lossy(&twice.stderr);
+    assert!(!twice.status.success());
+    assert!(
+        err.contains(&format!("is in both {a} and {a}"))
+            && err.contains("the same file, given twice"),
+        "{err}"
+    );
+    let series = bitlens(&["inspect", "--series", a], b"");
+    assert_eq!(series.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&series.stderr).contains("two or more snapshots"));
+    let top = bitlens(&["inspect", "--series", "--top", "3", a, b], b"");
+    assert_eq!(top.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&top.stderr).contains("cannot be used with '--top"));
+}

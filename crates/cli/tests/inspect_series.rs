@@ -166,7 +166,7 @@ fn series_of_three_snapshots_lines_up_their_patterns() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "database,pattern,keys #1,memory #1,keys #2,memory #2,keys #3,memory #3,keys_growth,memory_growth"
+        "database,pattern,keys_1,memory_1,keys_2,memory_2,keys_3,memory_3,keys_growth,memory_growth"
     );
     for (line, r) in lines.zip(rows) {
         let want = format!(

@@ -36,8 +36,14 @@ fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
         let key = e.key.as_ref().map(|k| PyBytes::new(py, k));
+        // The core's words, plus the argument that skips a failed CRC-64 check.
+        let hint = if e.kind == rdb::RdbErrorKind::Checksum {
+            " (checksum=False)"
+        } else {
+            ""
+        };
         let v = cls.call1((
-            format!("{}: {e}", path.display()),
+            format!("{}: {e}{hint}", path.display()),
             path.display().to_string(),
             e.offset,
             key,
@@ -48,14 +54,14 @@ fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
     make().unwrap_or_else(|err| err)
 }
 
-/// `bitlens.SnapshotError` for a file that cannot be read (offset 0, kind `Io`).
+/// `bitlens.SnapshotError` for a file that cannot be read (offset None, kind `Io`).
 fn io_error(py: Python<'_>, path: &Path, e: &dyn std::fmt::Display) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
         let v = cls.call1((
             format!("{}: {e}", path.display()),
             path.display().to_string(),
-            0u64,
+            py.None(),
             py.None(),
             "Io",
         ))?;
@@ -136,7 +142,7 @@ fn parse_clock(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Clock> {
         return Ok(Clock::At(ms));
     }
     let s: String = c.extract()?;
-    Clock::parse(&s).map_err(PyValueError::new_err)
+    Clock::parse(&s).map_err(|e| PyValueError::new_err(format!("clock: {e}")))
 }
 
 fn parse_compat(compat: Option<&str>) -> PyResult<Option<&'static Profile>> {
@@ -187,6 +193,7 @@ struct Snapshot {
     compat: Option<&'static Profile>,
     clock: Clock,
     on_duplicate: rdb::OnDuplicate,
+    checksum: bool,
 }
 
 #[pymethods]
@@ -297,6 +304,7 @@ impl Snapshot {
         let opts = bitlens_cli::inspect::Options {
             compat: self.compat,
             clock: self.clock,
+            verify_checksum: self.checksum,
             top,
             ..Default::default()
         };
@@ -312,20 +320,23 @@ impl Snapshot {
     }
 }
 
-/// `bitlens.open(*paths, compat=None, clock=None, on_duplicate="error")`: the RDB files as
+/// `bitlens.open(*paths, compat=None, clock=None, on_duplicate="error", checksum=True)`: the
+/// RDB files (paths as str, bytes or os.PathLike) as
 /// one snapshot, loaded at once on every core, as `bitlens query --rdb A --rdb B` builds it
 /// ([`rdb::union`]: every database of every file; a key in two files raises
 /// `DuplicateKeyError` unless `on_duplicate` is `"first"` or `"last"`). The profile is
 /// `compat` (whose loader's refusals then apply) or the first file's writer; the clock
-/// `snapshot` (the first file's ctime), `now`, or Unix ms.
+/// `snapshot` (the first file's ctime), `now`, or Unix ms; `checksum=False` skips the CRC-64
+/// check (as `--no-checksum`).
 #[pyfunction]
-#[pyo3(signature = (*paths, compat = None, clock = None, on_duplicate = "error"))]
+#[pyo3(signature = (*paths, compat = None, clock = None, on_duplicate = "error", checksum = true))]
 fn open(
     py: Python<'_>,
     paths: Vec<PathBuf>,
     compat: Option<&str>,
     clock: Option<&Bound<'_, PyAny>>,
     on_duplicate: &str,
+    checksum: bool,
 ) -> PyResult<Snapshot> {
     if paths.is_empty() {
         return Err(PyTypeError::new_err("open() needs at least one path"));
@@ -346,6 +357,7 @@ fn open(
     let opts = LoadOptions {
         threads: load_threads(),
         loader: compat,
+        verify_checksum: checksum,
         ..Default::default()
     };
     let union = py.detach(|| load_union(&paths, &opts, on));
@@ -357,6 +369,7 @@ fn open(
         compat,
         clock,
         on_duplicate: on,
+        checksum,
     })
 }
 

@@ -81,7 +81,7 @@ def test_servers_files_share_keys_and_bad_files_are_named(tmp_path):
     assert e.value.path == str(junk) and "empty file" in str(e.value)
     with pytest.raises(bitlens.SnapshotError) as e:
         bitlens.open(a, tmp_path / "missing.rdb")
-    assert e.value.kind == "Io" and e.value.offset == 0
+    assert e.value.kind == "Io" and e.value.offset is None
 
 
 def test_inspect_of_several_files_is_the_cli_union(tmp_path):
@@ -107,3 +107,24 @@ def inspect_json_of(*paths):
     import json
 
     return json.loads(run("inspect", "--json", "--top", "100", *paths))
+
+
+def test_checksum_paths_and_clock_arguments(tmp_path):
+    a = write_rdb(tmp_path / "a.rdb", {0: [(b"k", b"v")]})
+    # A wrong CRC-64 trailer: refused with Python's way to skip the check; checksum=False loads.
+    bad = tmp_path / "bad.rdb"
+    data = bytearray(a.read_bytes())
+    data[-8:] = b"\x01" * 8
+    bad.write_bytes(bytes(data))
+    with pytest.raises(bitlens.SnapshotError) as e:
+        bitlens.open(bad)
+    assert e.value.kind == "Checksum" and e.value.offset == len(data) - 8
+    assert "(checksum=False)" in str(e.value) and "--no-checksum" not in str(e.value)
+    assert bitlens.open(bad, checksum=False).command("GET", "k") == b"v"
+    # Paths as str, bytes and os.PathLike.
+    for p in (str(a), bytes(a), a):
+        assert bitlens.open(p).command("DBSIZE") == 1
+    # A bad clock names the argument, not a CLI flag.
+    with pytest.raises(ValueError) as e:
+        bitlens.open(a, clock="yesterday")
+    assert str(e.value).startswith("clock: expected now, snapshot or Unix milliseconds")

@@ -274,6 +274,7 @@ impl Engine {
             add_record(&mut loaded, rec);
             Ok(())
         })
+        .map_err(JsRdbError)
         .or_throw_in(|| "cannot load RDB snapshot".into())?;
         Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
@@ -347,6 +348,7 @@ impl Engine {
                     visit_rdb_chunked(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
                 }
             }
+            .map_err(JsRdbError)
             .or_throw_in(|| format!("cannot load RDB snapshot {}", names[i]))?;
             snaps.push(bitlens::rdb::Snapshot {
                 version: header.version,
@@ -422,12 +424,14 @@ impl Engine {
         let key = arg_bytes(&key, 0)?;
         let checksum = opt_bool(&options, "checksum")?.unwrap_or(true);
         let ttl = opt_f64(&options, "ttlMs")?;
-        let value = bitlens::rdb::load_dump_with(bytes, checksum).or_throw_in(|| {
-            format!(
-                "cannot load DUMP payload for key {:?}",
-                String::from_utf8_lossy(&key)
-            )
-        })?;
+        let value = bitlens::rdb::load_dump_with(bytes, checksum)
+            .map_err(JsRdbError)
+            .or_throw_in(|| {
+                format!(
+                    "cannot load DUMP payload for key {:?}",
+                    String::from_utf8_lossy(&key)
+                )
+            })?;
         let expire = match ttl {
             None => None,
             Some(t) if t.is_finite() => {
@@ -1026,7 +1030,7 @@ fn view_options(options: &JsValue) -> Result<(Option<&'static Profile>, Clock), 
         let text = clock
             .as_string()
             .ok_or_else(|| throw("options.clock must be 'now', 'snapshot' or a number"))?;
-        Clock::parse(&text).or_throw()?
+        Clock::parse(&text).or_throw_in(|| "options.clock:".into())?
     };
     Ok((compat, clock))
 }
@@ -1166,6 +1170,20 @@ impl<T, E: std::fmt::Display> IntoJs<T> for Result<T, E> {
 
     fn or_throw_in(self, context: impl FnOnce() -> String) -> Result<T, JsError> {
         self.map_err(|e| throw(format!("{} {e}", context())))
+    }
+}
+
+/// A decoding error in the wasm API's words: the core's text, plus the option that skips the
+/// check when the CRC-64 trailer does not match.
+pub(crate) struct JsRdbError(pub(crate) bitlens::rdb::RdbError);
+
+impl std::fmt::Display for JsRdbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)?;
+        if self.0.kind == bitlens::rdb::RdbErrorKind::Checksum {
+            f.write_str(" ({ checksum: false })")?;
+        }
+        Ok(())
     }
 }
 

@@ -71,6 +71,7 @@ impl RdbStream {
         let p = self
             .feeder
             .push(bytes)
+            .map_err(crate::JsRdbError)
             .or_throw_in(|| "cannot load RDB snapshot".into())?;
         Ok(progress_array(p))
     }
@@ -104,6 +105,7 @@ impl Engine {
         let RdbStream { feeder, db, view } = stream;
         let (header, loaded) = feeder
             .finish()
+            .map_err(crate::JsRdbError)
             .or_throw_in(|| "cannot load RDB snapshot".into())?;
         Ok(self.replace(loaded.0, db, &header.aux, header.version, view))
     }

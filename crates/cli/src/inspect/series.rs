@@ -276,15 +276,15 @@ impl Series {
         })
     }
 
-    /// CSV: `database,pattern`, then `keys #i,memory #i` per file in the series' order (the
+    /// CSV: `database,pattern`, then `keys_i,memory_i` (i from 1) per file in the series' order (the
     /// files' paths and ctimes are the JSON's and the text's), then `keys_growth,memory_growth`;
     /// patterns as the rdbtools-style key cell ([`super::render::csv_key`]).
     pub fn to_csv(&self) -> csv::Result<Vec<u8>> {
         let mut w = super::render::csv_writer(Vec::new());
         let mut header = vec!["database".to_string(), "pattern".to_string()];
         for i in 1..=self.files.len() {
-            header.push(format!("keys #{i}"));
-            header.push(format!("memory #{i}"));
+            header.push(format!("keys_{i}"));
+            header.push(format!("memory_{i}"));
         }
         header.push("keys_growth".into());
         header.push("memory_growth".into());

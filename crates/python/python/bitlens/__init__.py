@@ -28,17 +28,22 @@ __all__ = [
 ]
 
 
-def open(*paths, compat=None, clock=None, on_duplicate="error"):  # noqa: A001 (the API's name)
+def open(*paths, compat=None, clock=None, on_duplicate="error", checksum=True):  # noqa: A001 (the API's name)
     """The RDB files ``paths`` as one snapshot, decoded at once on every core, as ``bitlens
     query --rdb A --rdb B`` builds it: every database of every file, a cluster's shards as
     one keyspace. A key in two files raises :class:`DuplicateKeyError` naming both, unless
     ``on_duplicate`` is ``"first"`` or ``"last"`` (the file, in the order given, whose entry
     is kept). ``compat``: answer as this profile (``"redis-7.4"``...) instead of the first
     file's writer, refusing what its loader refuses; ``clock``: ``None``/``"snapshot"`` (the
-    first file's ctime), ``"now"``, or Unix milliseconds. Raises :class:`SnapshotError` on a
-    bad file (the first in the order given)."""
+    first file's ctime), ``"now"``, or Unix milliseconds; ``checksum=False`` skips the CRC-64
+    check (as ``--no-checksum``). Paths are str, bytes or os.PathLike. Raises
+    :class:`SnapshotError` on a bad file (the first in the order given)."""
     return _native.open(
-        *[_os.fspath(p) for p in paths], compat=compat, clock=clock, on_duplicate=on_duplicate
+        *[_os.fsdecode(p) for p in paths],
+        compat=compat,
+        clock=clock,
+        on_duplicate=on_duplicate,
+        checksum=checksum,
     )
 
 
@@ -52,5 +57,5 @@ def scan(*paths, cluster="default", batch=None, instance=None, batch_rows=65536)
     ``pyarrow.RecordBatchReader`` of :func:`schema`. The files are decoded by a native
     thread at most two batches ahead of the reader. A file that is not a snapshot raises
     :class:`SnapshotError` here; one that turns out corrupt raises it while reading."""
-    it = _native.Scan([_os.fspath(p) for p in paths], cluster, batch, instance, batch_rows)
+    it = _native.Scan([_os.fsdecode(p) for p in paths], cluster, batch, instance, batch_rows)
     return _pa.RecordBatchReader.from_batches(schema(), (_pa.record_batch(b) for b in it))

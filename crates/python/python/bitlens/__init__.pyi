@@ -3,7 +3,7 @@ from typing import Any, Dict, List, Literal, Optional, Union
 
 import pyarrow
 
-_Path = Union[str, "PathLike[str]"]
+_Path = Union[str, bytes, "PathLike[str]", "PathLike[bytes]"]
 _Arg = Union[bytes, str, int, float]
 Reply = Union[int, bytes, None, List["Reply"], "ReplyError"]
 
@@ -39,6 +39,7 @@ def open(
     compat: Optional[str] = None,
     clock: Union[None, str, int] = None,
     on_duplicate: Literal["error", "first", "last"] = "error",
+    checksum: bool = True,
 ) -> Snapshot: ...
 def schema() -> pyarrow.Schema: ...
 def scan(

@@ -10,7 +10,7 @@ class SnapshotError(Exception):
     """A snapshot that cannot be decoded (or read).
 
     Attributes: ``path`` (str), ``offset`` (byte offset in the file where the problem was
-    found; None for a :class:`DuplicateKeyError`), ``key`` (bytes of the key being decoded, or None), ``kind`` (``Truncated``,
+    found; None for a file that could not be read and for a :class:`DuplicateKeyError`), ``key`` (bytes of the key being decoded, or None), ``kind`` (``Truncated``,
     ``Corrupt``, ``Checksum``, ``UnsupportedVersion``, ``UnknownType``, ``Unsupported``,
     ``Io``, ``DuplicateKey``...)."""
 
