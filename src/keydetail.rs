@@ -169,13 +169,31 @@ pub fn summary(key: &[u8], entry: EntryRef<'_>, model: &Model, now_ms: i64) -> K
     }
 }
 
-/// The detail of one value. Errors when `opts.buckets` is outside 1..=[`MAX_BUCKETS`].
-pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, String> {
-    if !(1..=MAX_BUCKETS).contains(&opts.buckets) {
-        return Err(format!(
+/// `DetailOptions::buckets` outside 1..=[`MAX_BUCKETS`] ([`detail`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketsError {
+    /// The count given.
+    pub buckets: usize,
+}
+
+impl std::fmt::Display for BucketsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
             "buckets must be 1 to {MAX_BUCKETS}, got {}",
-            opts.buckets
-        ));
+            self.buckets
+        )
+    }
+}
+
+impl std::error::Error for BucketsError {}
+
+/// The detail of one value. Errors when `opts.buckets` is outside 1..=[`MAX_BUCKETS`].
+pub fn detail(value: &Value, opts: &DetailOptions) -> Result<Detail, BucketsError> {
+    if !(1..=MAX_BUCKETS).contains(&opts.buckets) {
+        return Err(BucketsError {
+            buckets: opts.buckets,
+        });
     }
     Ok(match value {
         Value::String(s) => match classify(value) {
@@ -470,7 +488,8 @@ mod tests {
                 },
             )
             .unwrap_err();
-            assert!(e.contains("buckets must be 1 to 65536"), "{e}");
+            assert_eq!(e, BucketsError { buckets });
+            assert!(e.to_string().contains("buckets must be 1 to 65536"), "{e}");
         }
     }
 

@@ -43,11 +43,27 @@ pub fn key_page<'a>(ks: &'a Keyspace, pattern: &[u8], limit: usize, expired: boo
     KeyPage { total, keys }
 }
 
+/// A command's error reply, as the server words it (`WRONGTYPE Operation against a key …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorReply(pub String);
+
+impl std::fmt::Display for ErrorReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ErrorReply {}
+
 /// The number of bits set in any of the strings at `keys`: `BITOP OR scratch key…` then
 /// `BITCOUNT scratch`, as the server answers them (missing keys are empty; a key of another
 /// type gives Redis' `WRONGTYPE` error text as `Err`). The scratch key is restored afterwards:
 /// removed when it did not exist, else given back its value and expiry.
-pub fn bitop_or_count(ctx: &mut Ctx<'_>, keys: &[&[u8]], scratch: &[u8]) -> Result<u64, String> {
+pub fn bitop_or_count(
+    ctx: &mut Ctx<'_>,
+    keys: &[&[u8]],
+    scratch: &[u8],
+) -> Result<u64, ErrorReply> {
     let saved = ctx
         .ks
         .entry(scratch)
@@ -55,11 +71,11 @@ pub fn bitop_or_count(ctx: &mut Ctx<'_>, keys: &[&[u8]], scratch: &[u8]) -> Resu
     let mut argv = vec![b"BITOP".to_vec(), b"OR".to_vec(), scratch.to_vec()];
     argv.extend(keys.iter().map(|k| k.to_vec()));
     let result = match execute_in(ctx, &argv) {
-        Reply::Error(e) => Err(e),
+        Reply::Error(e) => Err(ErrorReply(e)),
         _ => match execute_in(ctx, &[b"BITCOUNT".to_vec(), scratch.to_vec()]) {
             Reply::Integer(n) => Ok(n as u64),
-            Reply::Error(e) => Err(e),
-            other => Err(format!("BITCOUNT: unexpected reply {other:?}")),
+            Reply::Error(e) => Err(ErrorReply(e)),
+            other => Err(ErrorReply(format!("BITCOUNT: unexpected reply {other:?}"))),
         },
     };
     match saved {
@@ -137,7 +153,7 @@ mod tests {
         );
         let mut ctx = Ctx::single(&mut ks, p);
         let err = bitop_or_count(&mut ctx, &[b"d:1", b"list"], b"fresh").unwrap_err();
-        assert!(err.starts_with("WRONGTYPE"), "{err}");
+        assert!(err.0.starts_with("WRONGTYPE"), "{err}");
         assert_eq!(
             execute_as(&mut ks, p, &["EXISTS", "fresh"]),
             Reply::Integer(0)

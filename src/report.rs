@@ -958,17 +958,44 @@ pub struct LedgerOptions {
 impl LedgerOptions {
     /// Parses one `GLOB=TYPE` (split at the last `=`; TYPE as BITFIELD's `u4`, `i8`, ...) and
     /// adds it. Errors name the argument.
-    pub fn add_bitfield(&mut self, spec: &str) -> Result<(), String> {
-        let (glob, ty) = spec
-            .rsplit_once('=')
-            .ok_or_else(|| format!("bitfield {spec:?}: GLOB=TYPE, e.g. 'level:*=u4'"))?;
-        let ty = BitfieldType::parse(ty).ok_or_else(|| {
-            format!("bitfield {spec:?}: TYPE {ty:?} is not a BITFIELD type (u1..u63, i1..i64)")
+    pub fn add_bitfield(&mut self, spec: &str) -> Result<(), BitfieldSpecError> {
+        let (glob, ty) = spec.rsplit_once('=').ok_or_else(|| BitfieldSpecError {
+            spec: spec.to_string(),
+            bad_type: None,
+        })?;
+        let ty = BitfieldType::parse(ty).ok_or_else(|| BitfieldSpecError {
+            spec: spec.to_string(),
+            bad_type: Some(ty.to_string()),
         })?;
         self.bitfields.push((glob.as_bytes().to_vec(), ty));
         Ok(())
     }
 }
+
+/// A `GLOB=TYPE` that [`LedgerOptions::add_bitfield`] cannot read; its text starts with
+/// `bitfield` (the option's name in every front end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BitfieldSpecError {
+    /// The argument given.
+    pub spec: String,
+    /// The TYPE that is not a BITFIELD type; `None` when there is no `=`.
+    pub bad_type: Option<String>,
+}
+
+impl std::fmt::Display for BitfieldSpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.bad_type {
+            None => write!(f, "bitfield {:?}: GLOB=TYPE, e.g. 'level:*=u4'", self.spec),
+            Some(ty) => write!(
+                f,
+                "bitfield {:?}: TYPE {ty:?} is not a BITFIELD type (u1..u63, i1..i64)",
+                self.spec
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BitfieldSpecError {}
 
 /// The memory ledger of one key (see [`LedgerOptions`]), `None` when no representation
 /// applies (not a bitmap, an integer-id set in `0..2^32` or a BITFIELD state key).
@@ -1341,14 +1368,12 @@ mod tests {
     fn bitfield_specs_and_the_ledger_they_choose() {
         let mut lo = LedgerOptions::default();
         lo.add_bitfield("level:*=u4").unwrap();
-        assert!(lo
-            .add_bitfield("level:*")
-            .unwrap_err()
-            .contains("GLOB=TYPE"));
-        assert!(lo
-            .add_bitfield("x=u64")
-            .unwrap_err()
-            .contains("not a BITFIELD type"));
+        let e = lo.add_bitfield("level:*").unwrap_err();
+        assert_eq!(e.bad_type, None);
+        assert!(e.to_string().contains("GLOB=TYPE"), "{e}");
+        let e = lo.add_bitfield("x=u64").unwrap_err();
+        assert_eq!(e.bad_type.as_deref(), Some("u64"));
+        assert!(e.to_string().contains("not a BITFIELD type"), "{e}");
         assert!(lo.add_bitfield("x=q4").is_err());
         let model = Model::new(
             Profile::from_name("redis-7.4").unwrap(),

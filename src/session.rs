@@ -17,6 +17,25 @@ use crate::reply::Reply;
 /// Redis' default `databases` setting.
 pub const DEFAULT_DATABASES: u64 = 16;
 
+/// A clock that is not `now`, `snapshot` or Unix milliseconds ([`Clock::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockError {
+    /// The text given.
+    pub text: String,
+}
+
+impl std::fmt::Display for ClockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "expected now, snapshot or Unix milliseconds, got {:?}",
+            self.text
+        )
+    }
+}
+
+impl std::error::Error for ClockError {}
+
 /// Which clock expiry is judged at (`--clock now|snapshot|<unix-ms>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Clock {
@@ -31,14 +50,13 @@ pub enum Clock {
 
 impl Clock {
     /// Parses `now`, `snapshot` or a Unix time in milliseconds.
-    pub fn parse(text: &str) -> Result<Clock, String> {
+    pub fn parse(text: &str) -> Result<Clock, ClockError> {
         match text {
             "now" => Ok(Clock::Now),
             "snapshot" => Ok(Clock::Snapshot),
-            t => t
-                .parse::<i64>()
-                .map(Clock::At)
-                .map_err(|_| format!("expected now, snapshot or Unix milliseconds, got {t:?}")),
+            t => t.parse::<i64>().map(Clock::At).map_err(|_| ClockError {
+                text: t.to_string(),
+            }),
         }
     }
 
@@ -298,6 +316,11 @@ mod tests {
         assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_999);
         assert_eq!(Clock::parse("123"), Ok(Clock::At(123)));
         assert_eq!(Clock::parse("now"), Ok(Clock::Now));
-        assert!(Clock::parse("yesterday").is_err());
+        assert_eq!(
+            Clock::parse("yesterday"),
+            Err(ClockError {
+                text: "yesterday".into()
+            })
+        );
     }
 }

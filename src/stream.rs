@@ -294,27 +294,24 @@ impl Stream {
     /// listpack integrity check failed"), and the recorded length is the number of live
     /// entries ("Stream length inconsistent with the number of valid entries"). The error
     /// says which.
-    pub fn check_counts(&self) -> Result<(), String> {
+    pub fn check_counts(&self) -> Result<(), StreamCountError> {
         let mut live = 0u64;
         for (master, blob) in &self.nodes {
-            let n = Self::check_node(*master, blob).map_err(|e| e.to_string())?;
+            let n = Self::check_node(*master, blob).map_err(StreamCountError::Node)?;
             if (n.master_live, n.master_deleted) != (n.live, n.deleted) {
-                return Err(format!(
-                    "stream node {} says {} live and {} deleted entries, its flags mark {} and {}",
-                    master.text(),
-                    n.master_live,
-                    n.master_deleted,
-                    n.live,
-                    n.deleted
-                ));
+                return Err(StreamCountError::NodeCounts {
+                    master: *master,
+                    said: (n.master_live, n.master_deleted),
+                    flagged: (n.live, n.deleted),
+                });
             }
             live += n.live;
         }
         if live != self.length {
-            return Err(format!(
-                "stream length {} but its nodes hold {live} entries",
-                self.length
-            ));
+            return Err(StreamCountError::Length {
+                length: self.length,
+                live,
+            });
         }
         Ok(())
     }
@@ -479,6 +476,56 @@ impl Stream {
                 .sum::<usize>()
     }
 }
+
+/// Why [`Stream::check_counts`] refuses a stream (what Valkey 9's loader refuses).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamCountError {
+    /// A node's listpack cannot be walked.
+    Node(BlobError),
+    /// A node's master entry counts (live, deleted) other than its entries' flags mark.
+    NodeCounts {
+        /// The node's master entry ID.
+        master: StreamId,
+        /// What the master entry says: (live, deleted).
+        said: (u64, u64),
+        /// What the entries' flags mark: (live, deleted).
+        flagged: (u64, u64),
+    },
+    /// The recorded length is not the number of live entries.
+    Length {
+        /// The recorded length.
+        length: u64,
+        /// The live entries the nodes hold.
+        live: u64,
+    },
+}
+
+impl std::fmt::Display for StreamCountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamCountError::Node(e) => e.fmt(f),
+            StreamCountError::NodeCounts {
+                master,
+                said,
+                flagged,
+            } => write!(
+                f,
+                "stream node {} says {} live and {} deleted entries, its flags mark {} and {}",
+                master.text(),
+                said.0,
+                said.1,
+                flagged.0,
+                flagged.1
+            ),
+            StreamCountError::Length { length, live } => write!(
+                f,
+                "stream length {length} but its nodes hold {live} entries"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StreamCountError {}
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -60,7 +60,7 @@ pub fn detect(bytes: &[u8]) -> Detected {
     if rdb_like {
         return match Format::from_magic(head) {
             Ok(f) => Detected::Rdb(f),
-            Err(m) => Detected::UnsupportedRdb(m),
+            Err(m) => Detected::UnsupportedRdb(m.to_string()),
         };
     }
     if let Some((format, kind)) = dump_of(bytes) {

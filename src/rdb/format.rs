@@ -509,37 +509,27 @@ impl Format {
 
     /// The format of a 9-byte file header: `REDIS` + 4 digits or `VALKEY` + 3 digits, with
     /// the version in the family's known range. The error names what was found.
-    pub fn from_magic(magic: &[u8]) -> Result<Format, String> {
-        // The first bytes as redis-cli quotes a name (`"\x1b[31mREDI"`): printable, exact.
-        let shown = || crate::escape::quote(&magic[..magic.len().min(9)]);
+    pub fn from_magic(magic: &[u8]) -> Result<Format, FormatError> {
+        let head = || magic[..magic.len().min(9)].to_vec();
         let (family, digits) = if magic.starts_with(b"REDIS") {
             (Family::Redis, magic.get(5..9))
         } else if magic.starts_with(b"VALKEY") {
             (Family::Valkey, magic.get(6..9))
         } else {
-            return Err(format!(
-                "not an RDB file: starts with {}, not REDIS + 4 digits or VALKEY + 3 digits",
-                shown()
-            ));
+            return Err(FormatError::NotRdb { head: head() });
         };
         let version = digits
             .filter(|d| d.iter().all(u8::is_ascii_digit))
             .and_then(|d| std::str::from_utf8(d).ok()?.parse::<u32>().ok())
-            .ok_or_else(|| {
-                format!(
-                    "RDB header {} has no {} version",
-                    shown(),
-                    match family {
-                        Family::Redis => "4-digit",
-                        Family::Valkey => "3-digit",
-                    }
-                )
+            .ok_or_else(|| FormatError::NoVersion {
+                head: head(),
+                family,
             })?;
         Format { family, version }.checked()
     }
 
     /// The format a DUMP payload's 2-byte RDB version names: 1–15 Redis, 80–81 Valkey.
-    pub fn from_dump_version(version: u16) -> Result<Format, String> {
+    pub fn from_dump_version(version: u16) -> Result<Format, FormatError> {
         let v = version as u32;
         let family = if v >= VALKEY_MIN_VERSION {
             Family::Valkey
@@ -551,18 +541,25 @@ impl Format {
 
     /// `Ok(self)` when bitlens reads this family and version, else an error naming the
     /// version and the range read.
-    pub fn checked(self) -> Result<Format, String> {
+    pub fn checked(self) -> Result<Format, FormatError> {
         let (lo, hi) = self.family_range();
         if (lo..=hi).contains(&self.version) {
             return Ok(self);
         }
-        let (family, v) = (self.family.name(), self.version);
-        Err(if v > hi {
-            format!(
-                "{family} RDB version {v} is newer than bitlens knows; the newest it reads is {hi}"
-            )
+        let (family, version) = (self.family, self.version);
+        Err(if version > hi {
+            FormatError::TooNew {
+                family,
+                version,
+                newest: hi,
+            }
         } else {
-            format!("unsupported {family} RDB version {v} (bitlens reads {lo} to {hi})")
+            FormatError::Unsupported {
+                family,
+                version,
+                oldest: lo,
+                newest: hi,
+            }
         })
     }
 
@@ -751,6 +748,88 @@ impl Writer {
     }
 }
 
+/// Why a header or a DUMP payload's version is not a format bitlens reads
+/// ([`Format::from_magic`], [`Format::from_dump_version`], [`Format::checked`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormatError {
+    /// The first bytes (`head`, at most 9) are neither `REDIS` nor `VALKEY`.
+    NotRdb {
+        /// The bytes found.
+        head: Vec<u8>,
+    },
+    /// The magic is not followed by the family's version digits (4 for Redis, 3 for Valkey).
+    NoVersion {
+        /// The bytes found.
+        head: Vec<u8>,
+        /// The family the magic names.
+        family: Family,
+    },
+    /// A version newer than any bitlens reads.
+    TooNew {
+        /// The family.
+        family: Family,
+        /// The version found.
+        version: u32,
+        /// The newest version read of the family.
+        newest: u32,
+    },
+    /// A version older than bitlens reads, or between the families' ranges.
+    Unsupported {
+        /// The family.
+        family: Family,
+        /// The version found.
+        version: u32,
+        /// The oldest version read of the family.
+        oldest: u32,
+        /// The newest version read of the family.
+        newest: u32,
+    },
+}
+
+impl std::fmt::Display for FormatError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The first bytes as redis-cli quotes a name (`"\x1b[31mREDI"`): printable, exact.
+        let shown = |h: &[u8]| crate::escape::quote(h);
+        match self {
+            FormatError::NotRdb { head } => write!(
+                f,
+                "not an RDB file: starts with {}, not REDIS + 4 digits or VALKEY + 3 digits",
+                shown(head)
+            ),
+            FormatError::NoVersion { head, family } => write!(
+                f,
+                "RDB header {} has no {} version",
+                shown(head),
+                match family {
+                    Family::Redis => "4-digit",
+                    Family::Valkey => "3-digit",
+                }
+            ),
+            FormatError::TooNew {
+                family,
+                version,
+                newest,
+            } => write!(
+                f,
+                "{} RDB version {version} is newer than bitlens knows; the newest it reads is {newest}",
+                family.name()
+            ),
+            FormatError::Unsupported {
+                family,
+                version,
+                oldest,
+                newest,
+            } => write!(
+                f,
+                "unsupported {} RDB version {version} (bitlens reads {oldest} to {newest})",
+                family.name()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -761,23 +840,43 @@ mod tests {
         assert_eq!(Format::from_magic(b"REDIS0003"), Ok(Format::redis(3)));
         assert_eq!(Format::from_magic(b"VALKEY080"), Ok(Format::VALKEY_9));
         let e = Format::from_magic(b"GARBAGE00").unwrap_err();
-        assert!(e.contains("\"GARBAGE00\""), "{e}");
+        assert_eq!(
+            e,
+            FormatError::NotRdb {
+                head: b"GARBAGE00".to_vec()
+            }
+        );
+        assert!(e.to_string().contains("\"GARBAGE00\""), "{e}");
         // Bytes that are not printable come out as redis-cli quotes them (new-user trial:
         // they were Rust debug text with U+FFFD).
-        let e = Format::from_magic(b"\x1b[31mREDI").unwrap_err();
+        let e = Format::from_magic(b"\x1b[31mREDI").unwrap_err().to_string();
         assert!(e.contains("starts with \"\\x1b[31mREDI\","), "{e}");
-        let e = Format::from_magic(b"\xffE\x1ee\xf0").unwrap_err();
+        let e = Format::from_magic(b"\xffE\x1ee\xf0")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("starts with \"\\xffE\\x1ee\\xf0\","), "{e}");
         let e = Format::from_magic(b"REDIS0099").unwrap_err();
-        assert!(
-            e.contains("99") && e.contains("newest it reads is 15"),
-            "{e}"
+        assert_eq!(
+            e,
+            FormatError::TooNew {
+                family: Family::Redis,
+                version: 99,
+                newest: 15
+            }
         );
-        let e = Format::from_magic(b"VALKEY099").unwrap_err();
+        assert!(e.to_string().contains("newest it reads is 15"), "{e}");
+        let e = Format::from_magic(b"VALKEY099").unwrap_err().to_string();
         assert!(
             e.contains("Valkey RDB version 99") && e.contains("81"),
             "{e}"
         );
+        assert!(matches!(
+            Format::from_magic(b"REDIS00x1"),
+            Err(FormatError::NoVersion {
+                family: Family::Redis,
+                ..
+            })
+        ));
         assert!(Format::from_magic(b"VALKEY012").is_err());
         assert!(Format::from_magic(b"REDIS00x1").is_err());
         assert!(Format::from_magic(b"REDIS0000").is_err());

@@ -100,7 +100,7 @@ pub use crate::encoded::{
 };
 pub use detect::{detect, identify, Detected, Identity};
 pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
-pub use format::{type_info, Family, Format, Opcode, ValueKind, Writer};
+pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
@@ -796,7 +796,7 @@ impl Walk {
                         0
                     };
                     let format = Format::from_magic(magic).map_err(|m| {
-                        c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m)
+                        c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m.to_string())
                     })?;
                     inp.consume(9);
                     self.st.header.version = format.version;
@@ -968,7 +968,7 @@ pub fn peek_aux(bytes: &[u8]) -> Result<(Format, AuxFields), RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
     let format = Format::from_magic(magic)
-        .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, 0, m))?;
+        .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, 0, m.to_string()))?;
     let mut aux = Vec::new();
     while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
         c.pos += 1;
