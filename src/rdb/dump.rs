@@ -170,7 +170,7 @@ impl DumpSplitter {
                 return Err(RdbError::new(
                     RdbErrorKind::Checksum,
                     n - 8,
-                    format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x} (skipping the CRC-64 check loads it anyway)"),
+                    format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x}; the check can be skipped"),
                 ));
             }
         }

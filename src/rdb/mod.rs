@@ -935,7 +935,7 @@ impl Walk {
                                 RdbErrorKind::Checksum,
                                 eof_end,
                                 format!(
-                                    "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt; skipping the CRC-64 check loads it anyway)"
+                                    "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt); the check can be skipped"
                                 ),
                             ));
                         }

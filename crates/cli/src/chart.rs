@@ -341,7 +341,7 @@ pub fn run(args: ChartArgs) -> ExitCode {
         Err(e) => {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {}",
-                args.rdb.display(),
+                bitlens_cli::source::path_display(&args.rdb),
                 bitlens_cli::source::rdb_error_text(&e)
             );
             return ExitCode::from(1);
@@ -355,7 +355,10 @@ pub fn run(args: ChartArgs) -> ExitCode {
         }
     };
     if let Err(e) = std::fs::write(&args.svg, svg) {
-        eprintln!("bitlens: cannot write {}: {e}", args.svg.display());
+        eprintln!(
+            "bitlens: cannot write {}: {e}",
+            bitlens_cli::source::path_display(&args.svg)
+        );
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

@@ -77,6 +77,9 @@ enum Command {
     /// Write every key of a snapshot (value, expiry, db) as JSON lines or RESP commands.
     Dump(DumpArgs),
     /// Keys added, removed or changed from snapshot A to B, and the memory delta per prefix.
+    #[command(
+        override_usage = "bitlens diff [OPTIONS] OLD NEW\n       bitlens diff [OPTIONS] --old FILE... --new FILE..."
+    )]
     Diff(DiffArgs),
     /// Serve the panel and the snapshot API (`/api/snapshot`, `/api/keys`, `/api/info`).
     Serve(serve::ServeArgs),
@@ -119,11 +122,17 @@ pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
     match bitlens_cli::source::refuse_non_rdb(path) {
         Ok(None) => Ok(()),
         Ok(Some(why)) => {
-            eprintln!("bitlens: cannot read snapshot {}: {why}", path.display());
+            eprintln!(
+                "bitlens: cannot read snapshot {}: {why}",
+                bitlens_cli::source::path_display(&path)
+            );
             Err(ExitCode::from(1))
         }
         Err(e) => {
-            eprintln!("bitlens: cannot read {}: {e}", path.display());
+            eprintln!(
+                "bitlens: cannot read {}: {e}",
+                bitlens_cli::source::path_display(&path)
+            );
             Err(ExitCode::from(1))
         }
     }
@@ -154,7 +163,10 @@ pub(crate) fn union_error(paths: &[PathBuf], e: bitlens_cli::source::UnionError)
 /// Reads a whole file or reports `bitlens: cannot read FILE: reason` on stderr.
 pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     std::fs::read(path).map_err(|e| {
-        eprintln!("bitlens: cannot read {}: {e}", path.display());
+        eprintln!(
+            "bitlens: cannot read {}: {e}",
+            bitlens_cli::source::path_display(&path)
+        );
         ExitCode::from(1)
     })
 }
@@ -420,7 +432,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
                 .map_err(|e| {
                     eprintln!(
                         "bitlens: cannot read snapshot {}: {e}",
-                        args.files[0].display()
+                        bitlens_cli::source::path_display(&args.files[0])
                     );
                     ExitCode::from(1)
                 })
@@ -441,7 +453,11 @@ fn inspect(args: InspectArgs) -> ExitCode {
                 // The CSV has no place for comments: the allocator's choice goes to stderr.
                 for (c, f) in choices.iter().zip(&args.files) {
                     if several {
-                        eprintln!("bitlens: memory column of {} for {}", f.display(), c.reason);
+                        eprintln!(
+                            "bitlens: memory column of {} for {}",
+                            bitlens_cli::source::path_display(&f),
+                            c.reason
+                        );
                     } else {
                         eprintln!("bitlens: memory column for {}", c.reason);
                     }
@@ -452,16 +468,23 @@ fn inspect(args: InspectArgs) -> ExitCode {
         };
     }
     let report = if several {
-        if let Some(w) = bitlens_cli::source::mixed_writers(&args.files) {
-            eprintln!("bitlens: warning: {w} (FILES gives each file's)");
-        }
         bitlens_cli::inspect::report_files(&args.files, &opts, args.on_duplicate)
+            .inspect(|_| {
+                if let Some(w) = bitlens_cli::source::mixed_writers(&args.files) {
+                    eprintln!(
+                        "bitlens: warning: {w}; each file's memory is priced on its own writer (FILES)"
+                    );
+                }
+                if let Some(w) = bitlens_cli::source::repeated_file(&args.files) {
+                    eprintln!("bitlens: warning: {w}");
+                }
+            })
             .map_err(|e| files_error(&args.files, e))
     } else {
         report_from(input, &opts).map_err(|e| {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {e}",
-                args.files[0].display()
+                bitlens_cli::source::path_display(&args.files[0])
             );
             ExitCode::from(1)
         })
@@ -527,6 +550,11 @@ fn dump(args: DumpArgs) -> ExitCode {
     for p in &args.files {
         if let Err(code) = refuse_non_rdb(p) {
             return code;
+        }
+    }
+    if args.on_duplicate != bitlens::rdb::OnDuplicate::Error {
+        if let Some(w) = bitlens_cli::source::repeated_file(&args.files) {
+            eprintln!("bitlens: warning: {w}");
         }
     }
     use std::io::Write as _;
@@ -619,8 +647,8 @@ struct DiffArgs {
     /// The newer snapshot's files, read as one keyspace.
     #[arg(long, num_args = 1.., value_name = "FILE", requires = "old")]
     new: Vec<PathBuf>,
-    /// A key in two files of one side: `error` (refused, naming both), `first` or `last`
-    /// (the entry of the first / last file given that holds it counts).
+    /// With several files on a side: a key in two of them is `error` (refused, naming both),
+    /// or the entry of the `first` / `last` file given that holds it counts.
     #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
     on_duplicate: bitlens::rdb::OnDuplicate,
     /// Print JSON instead of text.
@@ -684,10 +712,18 @@ fn diff(args: DiffArgs) -> ExitCode {
             };
             write_stdout(text.as_bytes())
         }
-        Err((side, d)) => union_error(
-            if side == 0 { &old } else { &new },
-            bitlens_cli::source::UnionError::Duplicate(d),
-        ),
+        Err((side, d)) => {
+            let (flag, paths) = if side == 0 {
+                ("--old", &old)
+            } else {
+                ("--new", &new)
+            };
+            eprintln!(
+                "bitlens: {flag}: {}; --on-duplicate first|last keeps one",
+                bitlens_cli::source::describe_duplicate(&d, paths)
+            );
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -62,7 +62,12 @@ pub fn duplicates<E>(
     for i in 0..slots.len() {
         each(i, &mut |db, key| {
             if candidates.contains(&hash(db, key)) {
-                holders.entry((db, key.to_vec())).or_default().push(i);
+                // A key repeated inside one file is that file's matter (as its own load
+                // decides), not a second file holding it.
+                let files = holders.entry((db, key.to_vec())).or_default();
+                if files.last() != Some(&i) {
+                    files.push(i);
+                }
             }
         })?;
     }
@@ -169,6 +174,16 @@ mod tests {
         let last = run(&[a, b, c], OnDuplicate::Last).unwrap();
         assert_eq!([0, 1, 2].map(|i| last.count(i)), [2, 1, 0]);
         assert!(last.contains(0, 1, b"c") && !last.contains(2, 1, b"c"));
+    }
+
+    #[test]
+    fn a_key_repeated_inside_one_file_is_not_held_by_two() {
+        let a: &[(u64, &str)] = &[(0, "same"), (0, "same"), (0, "x")];
+        let b: &[(u64, &str)] = &[(0, "same")];
+        let e = run(&[a, b], OnDuplicate::Error).unwrap_err();
+        assert_eq!((e.first, e.second, e.count), (0, 1, 1));
+        assert!(run(&[a], OnDuplicate::Error).unwrap().of(0).is_none());
+        assert!(run(&[a, &[(0, "y")]], OnDuplicate::Error).is_ok());
     }
 
     #[test]

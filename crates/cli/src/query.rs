@@ -101,6 +101,9 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         snap = bitlens_cli::source::load_union(&args.rdb, &opts, args.on_duplicate)
             .map_err(|e| crate::union_error(&args.rdb, e))?;
         if let Some(w) = bitlens_cli::source::mixed_writers(&args.rdb) {
+            eprintln!("bitlens: warning: {w}; replies follow the first file's");
+        }
+        if let Some(w) = bitlens_cli::source::repeated_file(&args.rdb) {
             eprintln!("bitlens: warning: {w}");
         }
     }
@@ -125,7 +128,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             Err(e) => {
                 eprintln!(
                     "bitlens: cannot load Roaring bitmap {}: {e}",
-                    path.display()
+                    bitlens_cli::source::path_display(&path)
                 );
                 return Err(ExitCode::from(1));
             }
@@ -140,7 +143,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         if let Some(why) = wrong_kind(&bytes, "--dump") {
             eprintln!(
                 "bitlens: cannot load DUMP payload {}: {why}",
-                path.display()
+                bitlens_cli::source::path_display(&path)
             );
             return Err(ExitCode::from(1));
         }
@@ -184,7 +187,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
                 };
                 eprintln!(
                     "bitlens: cannot load DUMP payload {}: {why}",
-                    path.display()
+                    bitlens_cli::source::path_display(&path)
                 );
                 return Err(ExitCode::from(1));
             }
@@ -315,7 +318,7 @@ fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
                 eprintln!(
                     "bitlens: --save-roaring: key {:?} does not exist; writing an empty bitmap to {}",
                     String::from_utf8_lossy(&key),
-                    path.display()
+                    bitlens_cli::source::path_display(&path)
                 );
                 &empty
             }
@@ -335,7 +338,10 @@ fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
             ExitCode::from(1)
         })?;
         std::fs::write(&path, bytes).map_err(|e| {
-            eprintln!("bitlens: cannot write {}: {e}", path.display());
+            eprintln!(
+                "bitlens: cannot write {}: {e}",
+                bitlens_cli::source::path_display(&path)
+            );
             ExitCode::from(1)
         })?;
     }

@@ -97,7 +97,7 @@ impl std::fmt::Display for VisitError {
 /// when the CRC-64 trailer does not match.
 pub fn rdb_error_text(e: &RdbError) -> String {
     match e.kind {
-        rdb::RdbErrorKind::Checksum => format!("{e} (--no-checksum)"),
+        rdb::RdbErrorKind::Checksum => format!("{e}: --no-checksum"),
         _ => e.to_string(),
     }
 }
@@ -202,11 +202,7 @@ pub fn load_union(
 /// end gives a [`rdb::DuplicateKey`] of the files at `paths`.
 pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -> String {
     let text = d.describe(|i| path_display(&paths[i]));
-    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same(&paths[d.first], &paths[d.second]) {
+    if same_file(&paths[d.first], &paths[d.second]) {
         format!("{text}: the same file, given twice")
     } else {
         text
@@ -331,10 +327,49 @@ where
     Ok(())
 }
 
-/// A warning when the files at `paths` were written by different servers or versions (their
-/// union answers as the first file's writer, and the memory figures of each follow its own):
-/// `the files' writers differ (A: Redis 7.0.15 (…); B: …); replies follow the first's`. `None`
-/// when they agree, or when a file's header cannot be read (its load reports that).
+/// Whether `a` and `b` name one file (the same device and inode: a path given twice, a
+/// symbolic or hard link); false when either cannot be read.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        #[cfg(unix)]
+        (Ok(x), Ok(y)) => {
+            use std::os::unix::fs::MetadataExt as _;
+            (x.dev(), x.ino()) == (y.dev(), y.ino())
+        }
+        #[cfg(not(unix))]
+        (Ok(_), Ok(_)) => matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        ),
+        _ => false,
+    }
+}
+
+/// A warning when one file is given more than once among `paths` (`A is given twice (as A
+/// and B)`), for the commands that keep one entry of each repeated key (`--on-duplicate
+/// first|last`), where every key of such a file repeats; `None` when every path names its own
+/// file.
+pub fn repeated_file(paths: &[std::path::PathBuf]) -> Option<String> {
+    for (j, b) in paths.iter().enumerate().skip(1) {
+        if let Some(a) = paths[..j].iter().find(|a| same_file(a, b)) {
+            return Some(if a == b {
+                format!("{} is given twice", path_display(a))
+            } else {
+                format!(
+                    "{} and {} are the same file",
+                    path_display(a),
+                    path_display(b)
+                )
+            });
+        }
+    }
+    None
+}
+
+/// When the files at `paths` were written by different servers or versions: `the files'
+/// writers differ: W1 (A and N more), W2 (B)`, each writer with the first file it wrote and
+/// how many more; the caller says what follows from it. `None` when they agree, or when a
+/// file's header cannot be read (its load reports that).
 pub fn mixed_writers(paths: &[std::path::PathBuf]) -> Option<String> {
     use std::io::Read as _;
     let writers = paths
@@ -349,16 +384,23 @@ pub fn mixed_writers(paths: &[std::path::PathBuf]) -> Option<String> {
             rdb::identify(&head).writer.map(|w| w.describe())
         })
         .collect::<Option<Vec<String>>>()?;
-    if writers.iter().all(|w| *w == writers[0]) {
+    // Each distinct writer, in the order first met: its first file and how many more.
+    let mut groups: Vec<(&str, usize, usize)> = Vec::new();
+    for (i, w) in writers.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.0 == w) {
+            Some(g) => g.2 += 1,
+            None => groups.push((w, i, 0)),
+        }
+    }
+    if groups.len() < 2 {
         return None;
     }
-    let each: Vec<String> = paths
+    let each: Vec<String> = groups
         .iter()
-        .zip(&writers)
-        .map(|(p, w)| format!("{}: {w}", path_display(p)))
+        .map(|&(w, i, more)| match more {
+            0 => format!("{w} ({})", path_display(&paths[i])),
+            n => format!("{w} ({} and {n} more)", path_display(&paths[i])),
+        })
         .collect();
-    Some(format!(
-        "the files' writers differ ({}); replies follow the first's",
-        each.join("; ")
-    ))
+    Some(format!("the files' writers differ: {}", each.join(", ")))
 }

@@ -325,9 +325,16 @@ fn several_files_name_mixed_writers_and_repeats() {
         assert!(out.status.success(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("warning: the files' writers differ")
-                && err.contains(&format!("{a}: Redis 7.0.15"))
-                && err.contains(&format!("{b}: Valkey 9.1.2")),
+            err.contains("warning: the files' writers differ: Redis 7.0.15")
+                && err.contains(&format!("({a}), Valkey 9.1.2"))
+                && err.ends_with(&format!(
+                    "({b}); {}\n",
+                    if args[0] == "query" {
+                        "replies follow the first file's"
+                    } else {
+                        "each file's memory is priced on its own writer (FILES)"
+                    }
+                )),
             "{args:?}: {err}"
         );
     }
@@ -339,6 +346,40 @@ fn several_files_name_mixed_writers_and_repeats() {
     assert!(
         err.contains(&format!("is in both {a} and {a}"))
             && err.contains("the same file, given twice"),
+        "{err}"
+    );
+    // Kept with --on-duplicate, a repeated file (here by a hard link) is named.
+    let dir = tempfile::tempdir().unwrap();
+    // (Both in one directory: a hard link cannot cross file systems.)
+    let copy = dir.path().join("copy.rdb");
+    std::fs::copy(b, &copy).unwrap();
+    let link = dir.path().join("link.rdb");
+    std::fs::hard_link(&copy, &link).unwrap();
+    let (copy, link) = (copy.to_str().unwrap(), link.to_str().unwrap());
+    let kept = bitlens(
+        &[
+            "query",
+            "--on-duplicate",
+            "first",
+            "--rdb",
+            copy,
+            "--rdb",
+            link,
+            "DBSIZE",
+        ],
+        b"",
+    );
+    assert!(kept.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&kept.stderr),
+        format!("bitlens: warning: {copy} and {link} are the same file\n")
+    );
+    // A path with an ESC byte is quoted in messages, never written raw.
+    let esc = dir.path().join("esc\x1b[31m.rdb");
+    let out = bitlens(&["dump", esc.to_str().unwrap()], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains('\x1b') && err.contains("esc\\x1b[31m.rdb"),
         "{err}"
     );
     let series = bitlens(&["inspect", "--series", a], b"");

@@ -38,7 +38,7 @@ fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
         let key = e.key.as_ref().map(|k| PyBytes::new(py, k));
         // The core's words, plus the argument that skips a failed CRC-64 check.
         let hint = if e.kind == rdb::RdbErrorKind::Checksum {
-            " (checksum=False)"
+            ": checksum=False"
         } else {
             ""
         };

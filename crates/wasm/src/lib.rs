@@ -1181,7 +1181,7 @@ impl std::fmt::Display for JsRdbError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)?;
         if self.0.kind == bitlens::rdb::RdbErrorKind::Checksum {
-            f.write_str(" ({ checksum: false })")?;
+            f.write_str(": { checksum: false }")?;
         }
         Ok(())
     }
