@@ -124,14 +124,14 @@ pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
         Ok(Some(why)) => {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {why}",
-                bitlens_cli::source::path_display(&path)
+                bitlens_cli::source::path_display(path)
             );
             Err(ExitCode::from(1))
         }
         Err(e) => {
             eprintln!(
                 "bitlens: cannot read {}: {e}",
-                bitlens_cli::source::path_display(&path)
+                bitlens_cli::source::path_display(path)
             );
             Err(ExitCode::from(1))
         }
@@ -165,7 +165,7 @@ pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     std::fs::read(path).map_err(|e| {
         eprintln!(
             "bitlens: cannot read {}: {e}",
-            bitlens_cli::source::path_display(&path)
+            bitlens_cli::source::path_display(path)
         );
         ExitCode::from(1)
     })
@@ -455,7 +455,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
                     if several {
                         eprintln!(
                             "bitlens: memory column of {} for {}",
-                            bitlens_cli::source::path_display(&f),
+                            bitlens_cli::source::path_display(f),
                             c.reason
                         );
                     } else {
