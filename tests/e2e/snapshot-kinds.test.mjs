@@ -369,18 +369,27 @@ describe('panel: every database, files known by content, profile and clock', { t
     }
   });
 
-  test('two RDB files: the first opens and the note says why not the other; an RDB version bitlens does not read is named', async () => {
+  test('two RDB files: one keyspace, or refused naming a key both hold; an RDB version bitlens does not read is named', async () => {
     const a = path.join(dir, 'a.rdb');
     const b = path.join(dir, 'b.rdb');
+    const c = path.join(dir, 'c.rdb');
     copyFileSync(path.join(FIXTURES, 'redis-7.0.15-default.rdb'), a);
     copyFileSync(path.join(FIXTURES, 'redis-6.2.14-default.rdb'), b);
-    const fx = fixture('redis-7.0.15-default');
-    await open([a, b]);
+    copyFileSync(path.join(FIXTURES, 'valkey-9.1.2-cluster.rdb'), c);
+    const sum = (fx) => Object.values(fx.dbsize).reduce((x, y) => x + y, 0);
+    // No key in both (a cluster's shards): one keyspace, answering as the first file's writer.
+    await open([a, c]);
     await settled();
     assert.equal(await page.getAttribute('[data-testid=panel]', 'data-offline'), 'ready');
-    assert.equal(await page.textContent('[data-testid=file-note]'), 'The panel holds one RDB snapshot at a time: opened a.rdb, not b.rdb.');
-    const total = Object.values(fx.dbsize).reduce((x, y) => x + y, 0);
-    assert.match(await status(), new RegExp(`^a\\.rdb: ${total} keys in 3 databases`));
+    const total = sum(fixture('redis-7.0.15-default')) + sum(fixture('valkey-9.1.2-cluster'));
+    assert.match(await status(), new RegExp(`^2 files \\(a\\.rdb, …\\): ${total} keys in \\d+ databases`));
+    assert.equal(await page.textContent('[data-testid=profile]'), 'answers as Redis 7.0.15, the writer of this snapshot');
+    // Two snapshots of the same data set share keys: refused, naming a key and both files; the
+    // panel keeps what it showed.
+    await open([a, b]);
+    await settled();
+    assert.equal(await page.getAttribute('[data-testid=panel]', 'data-offline'), 'error');
+    assert.match(await status(), /key .* of database \d+ is in both a\.rdb and b\.rdb/);
     assert.equal(await page.textContent('[data-testid=profile]'), 'answers as Redis 7.0.15, the writer of this snapshot');
     // A header of a version newer than any known: refused by the core, with its reason.
     const future = path.join(dir, 'future.rdb');
@@ -389,7 +398,7 @@ describe('panel: every database, files known by content, profile and clock', { t
     await settled();
     assert.equal(await page.getAttribute('[data-testid=panel]', 'data-offline'), 'error');
     assert.match(await page.textContent('[data-testid=file-note]'), /^future\.rdb: .*99/);
-    // The panel keeps a.rdb.
+    // The panel keeps the union.
     assert.match(await status(), /future\.rdb/);
     assert.equal(await page.textContent('[data-testid=profile]'), 'answers as Redis 7.0.15, the writer of this snapshot');
   });
