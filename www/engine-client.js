@@ -399,63 +399,49 @@ class LocalEngine {
     }
   }
 
-  async loadRdb(source, opts = {}) {
+  /**
+   * The one in-page load path of loadRdb (one source) and loadRdbs: Blobs read into bytes,
+   * progress passed through, and an abort (seen by the progress callback, the page's thread
+   * being busy during the load) ending as in a worker: AbortError, empty engine.
+   */
+  async _loadBytes(method, sources, opts, names) {
     this._live();
     checkSignal(opts.signal);
     const { signal, onProgress } = opts;
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock']);
+    const engineOpts = engineOptions(opts, names);
     if (onProgress || signal) {
-      // The page's thread is busy during the load, so an abort can only come from a progress
-      // callback: throwing from it stops engines that propagate callback errors.
-      engineOpts.onProgress = (done, total) => {
-        if (onProgress) onProgress(done, total);
-        if (signal && signal.aborted) throw abortError();
-      };
-    }
-    let bytes;
-    if (isBlob(source)) {
-      bytes = new Uint8Array(await source.arrayBuffer());
-      this._aborted(signal);
-    } else {
-      bytes = toBytes(source, 'source');
-    }
-    let n;
-    try {
-      n = this._live().loadRdb(bytes, opts.db, engineOpts);
-    } catch (e) {
-      this._aborted(signal);
-      throw e;
-    }
-    // Aborted during the load: same outcome as in a worker (AbortError, empty engine).
-    this._aborted(signal);
-    return n;
-  }
-
-  async loadRdbs(sources, opts = {}) {
-    this._live();
-    checkSignal(opts.signal);
-    const { signal, onProgress } = opts;
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'names', 'onDuplicate']);
-    if (onProgress || signal) {
-      engineOpts.onProgress = (done, total, file) => {
-        if (onProgress) onProgress(done, total, file);
+      // Throwing from the callback stops engines that propagate callback errors.
+      engineOpts.onProgress = (...progress) => {
+        if (onProgress) onProgress(...progress);
         if (signal && signal.aborted) throw abortError();
       };
     }
     const bytes = [];
     for (const s of sources) {
-      bytes.push(isBlob(s) ? new Uint8Array(await s.arrayBuffer()) : toBytes(s, 'source'));
-      this._aborted(signal);
+      if (isBlob(s)) {
+        bytes.push(new Uint8Array(await s.arrayBuffer()));
+        this._aborted(signal);
+      } else {
+        bytes.push(toBytes(s, 'source'));
+      }
     }
     let n;
     try {
-      n = this._live().loadRdbs(bytes, opts.db, engineOpts);
+      n = this._live()[method](method === 'loadRdb' ? bytes[0] : bytes, opts.db, engineOpts);
     } catch (e) {
       this._aborted(signal);
       throw e;
     }
     this._aborted(signal);
     return n;
+  }
+
+  async loadRdb(source, opts = {}) {
+    return this._loadBytes('loadRdb', [source], opts, ['patterns', 'checksum', 'compat', 'clock']);
+  }
+
+  async loadRdbs(sources, opts = {}) {
+    return this._loadBytes('loadRdbs', sources, opts, ['patterns', 'checksum', 'compat', 'clock', 'names', 'onDuplicate']);
   }
 
   async files() {

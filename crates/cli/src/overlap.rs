@@ -133,16 +133,20 @@ pub fn decide(holders: Holders, files: usize, on: OnDuplicate) -> Result<Shadowe
 mod tests {
     use super::*;
 
-    /// Files as lists of (db, key).
-    fn run(files: &[&[(u64, &str)]], on: OnDuplicate) -> Result<Shadowed, DuplicateKey> {
-        let slots: Vec<SlotSet> = files
+    /// Each file's slot set; files as lists of (db, key).
+    fn slots_of(files: &[&[(u64, &str)]]) -> Vec<SlotSet> {
+        files
             .iter()
             .map(|f| {
                 let mut s = SlotSet::default();
                 f.iter().for_each(|(_, k)| s.insert_key(k.as_bytes()));
                 s
             })
-            .collect();
+            .collect()
+    }
+
+    fn run(files: &[&[(u64, &str)]], on: OnDuplicate) -> Result<Shadowed, DuplicateKey> {
+        let slots = slots_of(files);
         let holders = duplicates(&slots, |i, f| {
             files[i].iter().for_each(|(db, k)| f(*db, k.as_bytes()));
             Ok::<_, ()>(())
@@ -192,14 +196,7 @@ mod tests {
         let a: &[(u64, &str)] = &[(0, "{a}1"), (0, "{a}2")];
         let b: &[(u64, &str)] = &[(0, "{b}1"), (0, "{b}2")];
         let mut passes = 0;
-        let slots: Vec<SlotSet> = [a, b]
-            .iter()
-            .map(|f| {
-                let mut s = SlotSet::default();
-                f.iter().for_each(|(_, k)| s.insert_key(k.as_bytes()));
-                s
-            })
-            .collect();
+        let slots = slots_of(&[a, b]);
         let holders = duplicates(&slots, |_, _| {
             passes += 1;
             Ok::<_, ()>(())
