@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything `bitlens serve` and the panel need:
 #   target/release/bitlens            native CLI and server (cargo build --release --workspace)
-#   pkg/bitlens.js, pkg/bitlens_bg.wasm  the wasm engine (cargo --profile wasm, see Cargo.toml;
-#                                        wasm-bindgen --target web; wasm-opt -O3)
+#   pkg/bitlens.js, pkg/bitlens_bg.wasm  the worker's engine module (cargo --profile wasm, see
+#                                        Cargo.toml; wasm-bindgen --target web; wasm-opt -O3)
+#   pkg/bitlens_charts.js, pkg/bitlens_charts_bg.wasm  the page's chart module (--profile
+#                                        wasm-charts; wasm-opt -Oz)
 # Cargo rebuilds only what changed; wasm-bindgen and wasm-opt run only when the wasm changed.
 # Usage: scripts/build.sh [--native-only | --wasm-only]
 set -euo pipefail
@@ -27,32 +29,44 @@ if [ "$what" != "--native-only" ]; then
   fi
   # A failed step leaves no half-written pkg.tmp/ behind.
   trap 'rm -rf pkg.tmp' EXIT
+  # Two modules, each wasm-bindgen'd into pkg/ under its own name:
+  #   pkg/bitlens*         the engine module (crates/wasm): the worker's engine, no plotters;
+  #                        profile `wasm` (opt-level 3, fat LTO: the kernels stay fast).
+  #   pkg/bitlens_charts*  the page's chart module (crates/wasm-charts): the chart functions
+  #                        and the user-id rule, no engine; profile `wasm-charts` (built small).
   # simd128 comes from .cargo/config.toml ([target.wasm32-unknown-unknown] rustflags).
-  # The `wasm` profile (Cargo.toml): release with fat LTO and one codegen unit, for size.
-  # The glue crate (crates/wasm) over the engine; its module keeps the name pkg/bitlens*.
-  say "cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens-wasm"
-  cargo build --profile wasm --target wasm32-unknown-unknown -p bitlens-wasm
-  wasm=target/wasm32-unknown-unknown/wasm/bitlens_wasm.wasm
-  if [ ! -f pkg/bitlens_bg.wasm ] || [ ! -f pkg/bitlens.js ] || [ "$wasm" -nt pkg/bitlens_bg.wasm ]; then
-    say "wasm-bindgen --target web --out-dir pkg"
+  # npm binaryen's wasm-opt (never Debian's: its old version writes modules that fail to load).
+  wasm_opt=node_modules/.bin/wasm-opt
+  [ -x "$wasm_opt" ] || wasm_opt=node_modules/binaryen/bin/wasm-opt
+  # module CRATE PROFILE OUT_NAME OPT: builds CRATE, then wasm-bindgen and wasm-opt OPT into
+  # pkg/OUT_NAME.js and pkg/OUT_NAME_bg.wasm when the wasm changed (other pkg/ files are kept).
+  module() {
+    local crate=$1 profile=$2 name=$3 opt=$4
+    say "cargo build --profile $profile --target wasm32-unknown-unknown -p $crate"
+    cargo build --profile "$profile" --target wasm32-unknown-unknown -p "$crate"
+    local wasm="target/wasm32-unknown-unknown/$profile/${crate//-/_}.wasm"
+    if [ -f "pkg/${name}_bg.wasm" ] && [ -f "pkg/$name.js" ] && [ ! "$wasm" -nt "pkg/${name}_bg.wasm" ]; then
+      say "pkg/$name is up to date"
+      return
+    fi
+    say "wasm-bindgen --target web --out-name $name"
     rm -rf pkg.tmp
-    wasm-bindgen --target web --out-dir pkg.tmp --out-name bitlens "$wasm"
-    # npm binaryen's wasm-opt (never Debian's: its old version writes modules that fail to load).
+    wasm-bindgen --target web --out-dir pkg.tmp --out-name "$name" "$wasm"
     # The feature flags are those rustc enables for wasm32 by default, plus simd128.
-    # -O3 rather than -Oz: on this module -Oz is no smaller after gzip and slower.
-    wasm_opt=node_modules/.bin/wasm-opt
-    [ -x "$wasm_opt" ] || wasm_opt=node_modules/binaryen/bin/wasm-opt
-    say "wasm-opt -O3"
-    "$wasm_opt" -O3 --strip-debug --strip-producers \
+    say "wasm-opt $opt"
+    "$wasm_opt" "$opt" --strip-debug --strip-producers \
       --enable-simd --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
       --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-      pkg.tmp/bitlens_bg.wasm -o pkg.tmp/bitlens_bg.opt.wasm
-    mv pkg.tmp/bitlens_bg.opt.wasm pkg.tmp/bitlens_bg.wasm
-    rm -rf pkg
-    mv pkg.tmp pkg
-    say "pkg/bitlens_bg.wasm: $(wc -c <pkg/bitlens_bg.wasm) bytes, $(gzip -9c pkg/bitlens_bg.wasm | wc -c) gzip -9;" \
-      "pkg/bitlens.js: $(gzip -9c pkg/bitlens.js | wc -c) gzip -9"
-  else
-    say "pkg/ is up to date"
-  fi
+      "pkg.tmp/${name}_bg.wasm" -o "pkg.tmp/${name}_bg.opt.wasm"
+    mv "pkg.tmp/${name}_bg.opt.wasm" "pkg.tmp/${name}_bg.wasm"
+    mkdir -p pkg
+    rm -f "pkg/$name.js" "pkg/$name.d.ts" "pkg/${name}_bg.wasm" "pkg/${name}_bg.wasm.d.ts"
+    mv pkg.tmp/* pkg/
+    rm -rf pkg.tmp
+    say "pkg/${name}_bg.wasm: $(wc -c <"pkg/${name}_bg.wasm") bytes, $(gzip -9c "pkg/${name}_bg.wasm" | wc -c) gzip -9;" \
+      "pkg/$name.js: $(gzip -9c "pkg/$name.js" | wc -c) gzip -9"
+  }
+  # -O3 rather than -Oz for the engine: on it -Oz is no smaller after gzip and slower.
+  module bitlens-wasm wasm bitlens -O3
+  module bitlens-wasm-charts wasm-charts bitlens_charts -Oz
 fi

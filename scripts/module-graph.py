@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""The core crate's module dependency graph, from its `crate::` paths (use lines and inline
+"""The workspace's crate graph, then the core crate's module dependency graph, from its `crate::` paths (use lines and inline
 paths), without test code (`#[cfg(test)]` modules, the files of modules declared under
 `#[cfg(test)]`, and the `tests.rs` files).
 
 Usage: python3 scripts/module-graph.py [--files]
 Prints one line per top-level module: `module -> dependencies`, then the cycles found (strongly
 connected components of more than one module) and any import from rdb/* into command/*.
-Exits 1 when there is a cycle or such an import. `--files` prints the file-level edges too.
+The crate graph comes from `cargo metadata` (workspace members and their path dependencies
+among each other); each crate has a layer (engine 0, charts / views 1, glue and tools 2, tests
+and benches 3) and may depend only on lower layers.
+Exits 1 when there is a cycle, such an import or an upward crate edge. `--files` prints the file-level edges too.
 """
+import json
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
@@ -150,7 +155,54 @@ def main():
             bad = True
     if not bad:
         print("no cycles; no import from rdb/* into command/*")
-    sys.exit(1 if bad else 0)
+    crates_bad = crate_graph()
+    sys.exit(1 if bad or crates_bad else 0)
+
+
+# The crates' layers: a crate may depend only on crates of a lower layer.
+LAYERS = {
+    "bitlens": 0,
+    "bitlens-charts": 1,
+    "bitlens-export": 1,
+    "bitlens-cli": 2,
+    "bitlens-wasm": 2,
+    "bitlens-wasm-charts": 2,
+    # The Python module reads files through the CLI's library part (source, inspect) until
+    # the views leave crates/cli (issue 28), so it sits above the CLI.
+    "bitlens-python": 3,
+    "bitlens-difftest": 3,
+    "bitlens-bench": 3,
+}
+
+
+def crate_graph():
+    """Prints the workspace crates' edges; True when one is upward, sideways or unknown."""
+    try:
+        out = subprocess.run(
+            ["cargo", "metadata", "--no-deps", "--format-version", "1"],
+            cwd=os.path.join(ROOT, ".."), capture_output=True, text=True, check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"cargo metadata failed: {e}")
+        return True
+    members = {p["name"]: p for p in json.loads(out)["packages"]}
+    bad = False
+    print("crates:")
+    for name in sorted(members, key=lambda n: (LAYERS.get(n, 99), n)):
+        deps = sorted({d["name"] for d in members[name]["dependencies"]
+                       if d["name"] in members and d.get("kind") in (None, "normal")})
+        print(f"  {name} (layer {LAYERS.get(name, '?')}) -> {', '.join(deps) or '(nothing)'}")
+        if name not in LAYERS:
+            print(f"  {name} has no layer in scripts/module-graph.py")
+            bad = True
+            continue
+        for d in deps:
+            if LAYERS.get(d, 99) >= LAYERS[name]:
+                print(f"  upward or sideways crate edge: {name} -> {d}")
+                bad = True
+    if not bad:
+        print("no upward crate edges")
+    return bad
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ const OUT = path.resolve(process.argv[2] || path.join(ROOT, 'dist/npm'));
 
 /** Entry modules of www/ shipped in the package. */
 const WWW_ENTRIES = ['engine-client.js', 'engine-worker.js', 'bitlens-panel.js'];
-const PKG_FILES = ['bitlens.js', 'bitlens_bg.wasm', 'bitlens.d.ts', 'bitlens_bg.wasm.d.ts'];
+/** The two wasm modules: the engine (pkg/bitlens*) and the page's chart module (pkg/bitlens_charts*). */
+const PKG_FILES = [
+  'bitlens.js', 'bitlens_bg.wasm', 'bitlens.d.ts', 'bitlens_bg.wasm.d.ts',
+  'bitlens_charts.js', 'bitlens_charts_bg.wasm', 'bitlens_charts.d.ts', 'bitlens_charts_bg.wasm.d.ts',
+];
 
 function fail(msg) {
   console.error(`[package] ${msg}`);
@@ -90,7 +94,7 @@ mkdirSync(OUT, { recursive: true });
 const files = [];
 for (const f of PKG_FILES) files.push(copy(path.join('pkg', f)));
 for (const f of wwwClosure()) files.push(copy(f));
-for (const f of ['bitlens.d.ts', 'engine-client.d.ts', 'bitlens-panel.d.ts', 'index.d.ts']) files.push(copy(path.join('types', f)));
+for (const f of ['bitlens.d.ts', 'bitlens-charts.d.ts', 'engine-client.d.ts', 'bitlens-panel.d.ts', 'index.d.ts']) files.push(copy(path.join('types', f)));
 files.push(copy('npm/index.js', 'index.js'));
 files.push(copy('npm/README.md', 'README.md'));
 
@@ -109,8 +113,10 @@ const manifest = {
     './client': { types: './types/engine-client.d.ts', default: './www/engine-client.js' },
     './panel': { types: './types/bitlens-panel.d.ts', default: './www/bitlens-panel.js' },
     './wasm': { types: './pkg/bitlens.d.ts', default: './pkg/bitlens.js' },
+    './charts': { types: './types/bitlens-charts.d.ts', default: './pkg/bitlens_charts.js' },
     './worker': './www/engine-worker.js',
     './bitlens_bg.wasm': './pkg/bitlens_bg.wasm',
+    './bitlens_charts_bg.wasm': './pkg/bitlens_charts_bg.wasm',
     './package.json': './package.json',
   },
   files: ['index.js', 'pkg/', 'www/', 'types/', 'README.md'],

@@ -49,12 +49,14 @@ if [ "$build_ok" = 1 ]; then
   run build bash scripts/build.sh || build_ok=0
 fi
 
+run module-graph python3 scripts/module-graph.py
 run cargo-test cargo test --workspace
 
 wasm_tests=$(ls crates/wasm/tests/wasm_*.rs 2>/dev/null | sed -E 's#crates/wasm/tests/(.*)\.rs#--test \1#' | tr '\n' ' ')
 if [ -n "$wasm_tests" ]; then
   # shellcheck disable=SC2086
   run wasm-test cargo test --release --target wasm32-unknown-unknown -p bitlens-wasm $wasm_tests
+  run wasm-charts-test cargo test --release --target wasm32-unknown-unknown -p bitlens-wasm-charts --test wasm_charts
 fi
 
 # The full load test of issue 9 (100 concurrent downloads of a 50 MiB keyspace, peak RSS and

@@ -727,7 +727,7 @@ impl Profile {
     /// A sorted-set score as this server prints it in replies (ZSCORE, ZRANGE WITHSCORES, ...).
     pub fn format_score(&self, score: f64) -> String {
         match self.score_format {
-            ScoreFormat::G17 => crate::zset::format_score(score),
+            ScoreFormat::G17 => format_g17(score),
             ScoreFormat::Shortest => format_shortest(score),
         }
     }
@@ -838,6 +838,47 @@ fn format_dist_fixed(d: f64) -> String {
     format!("{sign}{}.{:04}", a / 10000, a % 10000)
 }
 
+/// A double as Redis up to 7.0 prints scores in RESP2 replies (ZSCORE, ZRANGE WITHSCORES), and
+/// every server a skiplist's scores in ZSCAN:
+/// C's `%.17g` (17 significant digits, trailing zeros trimmed, exponent form below 1e-4 and
+/// from 1e17), and `inf` / `-inf`.
+pub fn format_g17(x: f64) -> String {
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    // 17 significant digits, exactly rounded: d.dddddddddddddddde±X.
+    let sci = format!("{:.16e}", x);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..17).contains(&exp) {
+        let mant = trim_fraction(mant);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (16 - exp) as usize;
+        trim_fraction(&format!("{:.*}", decimals, x)).to_string()
+    }
+}
+
+/// Drops trailing zeros after a decimal point, and the point itself when nothing is left.
+fn trim_fraction(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
 /// A double as Redis 7.2+ / Valkey `d2string` prints it: `nan`, `inf`, `-inf`, `0`, `-0`; an
 /// integral value within ±2^62 in plain digits; otherwise fpconv's Grisu2 digits
 /// ([`crate::fpconv::grisu2`]: they read back exactly, sometimes one digit longer than the
@@ -898,6 +939,20 @@ pub fn format_shortest(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_print_like_percent_17g() {
+        assert_eq!(format_g17(3471579339700058.0), "3471579339700058");
+        assert_eq!(format_g17(1e20), "1e+20");
+        assert_eq!(format_g17(1.5), "1.5");
+        assert_eq!(format_g17(-1.0), "-1");
+        assert_eq!(format_g17(0.1), "0.10000000000000001");
+        assert_eq!(format_g17(0.0001), "0.0001");
+        assert_eq!(format_g17(0.00001), "1.0000000000000001e-05");
+        assert_eq!(format_g17(1e16), "10000000000000000");
+        assert_eq!(format_g17(1e17), "1e+17");
+        assert_eq!(format_g17(f64::NEG_INFINITY), "-inf");
+    }
 
     #[test]
     fn names_and_writers() {

@@ -649,6 +649,20 @@ impl Keyspace {
         }
     }
 
+    /// The names of the keys alive at the clock that match the Redis glob `pattern` (KEYS'
+    /// set of keys, as Redis 7.4 `KEYS pattern` matches them), sorted bytewise: a stable order
+    /// for a key list, where KEYS itself answers in table order.
+    pub fn matching_keys(&self, pattern: &[u8]) -> Vec<Vec<u8>> {
+        let all = pattern == b"*";
+        let mut keys: Vec<Vec<u8>> = self
+            .iter()
+            .filter(|(k, _)| all || crate::glob::matches(pattern, k))
+            .map(|(k, _)| k.to_vec())
+            .collect();
+        crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
+        keys
+    }
+
     /// Iterates over the keys alive at the clock, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], EntryRef<'_>)> {
         self.slot_entries().filter(|&(_, e)| self.alive(e))
@@ -704,5 +718,50 @@ impl Keyspace {
     /// been stored here: the snapshot's writer had the module, so its commands exist.
     pub fn holds_module_values(&self) -> bool {
         self.module_values
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching_keys_are_the_live_matches_sorted_bytewise() {
+        let mut ks = Keyspace::new();
+        let v = || Value::String(RedisString::from_bytes(b"v".to_vec()));
+        for k in [
+            &b"user:2"[..],
+            b"user:10",
+            b"shop:1",
+            b"user:1",
+            b"user:\xff",
+        ] {
+            ks.set(k, v());
+        }
+        ks.insert(b"user:old", v(), Some(1_000));
+        ks.set_clock(Some(2_000));
+        let want: Vec<Vec<u8>> = vec![
+            b"user:1".to_vec(),
+            b"user:10".to_vec(),
+            b"user:2".to_vec(),
+            b"user:\xff".to_vec(),
+        ];
+        assert_eq!(
+            ks.matching_keys(b"user:*"),
+            want,
+            "user:old expired at the clock"
+        );
+        assert_eq!(ks.matching_keys(b"*").len(), 5);
+        assert_eq!(
+            ks.matching_keys(b"user:?"),
+            vec![
+                b"user:1".to_vec(),
+                b"user:2".to_vec(),
+                b"user:\xff".to_vec()
+            ]
+        );
+        assert!(ks.matching_keys(b"nothing*").is_empty());
+        ks.set_clock(Some(500));
+        assert_eq!(ks.matching_keys(b"user:o*"), vec![b"user:old".to_vec()]);
     }
 }

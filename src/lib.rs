@@ -1,7 +1,6 @@
 //! bitlens: answers Redis read commands on snapshots of bitmaps, HyperLogLogs and GEO sets,
 //! with exactly the replies the server that wrote the snapshot gives, plus analytics Redis
-//! lacks. The crate is the engine only; the CLI (report, demo data, SVG charts) is
-//! `crates/cli`.
+//! lacks. The crate is the engine only; the CLI (report, demo data) is `crates/cli`.
 //!
 //! Layout (one responsibility per module; no cycles, see `scripts/module-graph.py`):
 //! - [`rdb`]: RDB file / DUMP payload decoding, identification and a small RDB writer;
@@ -19,10 +18,11 @@
 //!   [`dialect`]: the server profiles; [`session`]: every database, SELECT, profile and clock.
 //! - [`reply`]: RESP2 encoding and `redis-cli` formatting of replies; [`fpconv`]: score text.
 //! - [`analytics`]: DAU, retention, streaks and the other analytics over bitmaps.
-//! - `chart` (feature `charts`): engagement charts on any plotters backend.
 //!
-//! The crate has no wasm, JavaScript or plotters dependency of its own (plotters only with
-//! `charts`): the JavaScript API is the glue crate `crates/wasm`, which converts.
+//! The crate has no wasm, JavaScript or plotters dependency on any target. The charts are
+//! `crates/charts`; the JavaScript API is two glue crates that only convert: `crates/wasm`
+//! (the engine module, run in the panel's worker) and `crates/wasm-charts` (the page's chart
+//! module).
 //!
 //! # Examples
 //! ```
@@ -42,8 +42,6 @@
 
 pub mod analytics;
 pub mod bitmap;
-#[cfg(feature = "charts")]
-pub mod chart;
 pub mod classify;
 pub mod command;
 pub mod dialect;

@@ -128,65 +128,8 @@ export interface SnapshotInfo {
  */
 export declare function snapshotInfo(bytes: Uint8Array | number[]): SnapshotInfo;
 
-// Charts drawn on the page from numbers an Engine computed (in a worker, say): no engine, no
-// data on the page; plotters measures text through the page's DOM. Each takes a ChartStyle
-// (SVG size and pixels per CSS pixel, theme colours, words) and returns the SVG with what it
-// drew: axis titles, legend, the plot area and one point per datum (for tooltips).
-
-/** Options of the chart functions (crates/wasm/src/charts.rs); every field is optional. */
-export interface ChartStyle {
-  /** Size of the SVG in pixels (both or neither; 900 × 400 when absent). */
-  width?: number;
-  height?: number;
-  /** SVG pixels per CSS pixel (devicePixelRatio for a canvas backed at it) for fonts, margins and strokes. */
-  scale?: number;
-  /** Number style of tick labels: `en` (12.5k) or `zh` (1.3万). */
-  locale?: string;
-  /** CSS colours (#rrggbb or rgb(…)). */
-  colors?: Partial<Record<'background' | 'text' | 'grid' | 'dau' | 'wau' | 'mau' | 'bar' | 'heatLow' | 'heatHigh' | 'highlight' | 'point' | 'circle', string>>;
-  /** Axis titles and legend names. */
-  words?: Partial<Record<'day' | 'users' | 'dau' | 'wau' | 'mau' | 'streakDays' | 'value' | 'daysAfter' | 'cohort' | 'kmEast' | 'kmNorth', string>>;
-}
-/** The plot area of a chart in SVG pixels, with the data ranges at its edges. */
-export interface ChartPlot { left: number; top: number; right: number; bottom: number; xRange: [number, number]; yRange: [number, number] }
-/** A drawn chart. */
-export interface Chart {
-  /** The SVG document, `width` × `height` pixels. */
-  svg: string;
-  width: number;
-  height: number;
-  /** The texts drawn besides the caption and tick labels. */
-  xDesc: string;
-  yDesc: string;
-  legend: string[];
-  plot: ChartPlot;
-  /**
-   * `[x, y, row, col]` per data point (SVG pixels): `row` the row of the chart's numbers (day,
-   * bar, cohort, result), `col` the day after − 1 in the retention heatmap, else 0.
-   */
-  points: Float64Array;
-}
-
-/** Daily actives with rolling 7/30-day actives ({@link Engine.engagement}'s series); a point per day. */
-export declare function dauChart(labels: string[], dau: number[], wau: number[], mau: number[], title: string, style?: ChartStyle): Chart;
-/** A streak histogram ({@link Engine.streakHistogram}); a point per bar. */
-export declare function streakChart(hist: number[] | Float64Array, title: string, style?: ChartStyle): Chart;
-/** The retention heatmap: `rows` flattened, `1 + horizon` numbers per label, `NaN` for null; a point per known cell. */
-export declare function retentionChart(labels: string[], rows: number[] | Float64Array, horizon: number, title: string, style?: ChartStyle): Chart;
-/** A value distribution ({@link Engine.enumDistribution}); a point per bar shown. */
-export declare function enumChart(hist: number[] | Float64Array, title: string, style?: ChartStyle): Chart;
-/**
- * A map of a nearby search: the circle of `radius_m` metres around (`lon`, `lat`) and the
- * points `coords = [lon0, lat0, lon1, lat1, …]` (degrees), the first `highlight` emphasised;
- * a point per result, in the given order.
- */
-export declare function nearbyChart(lon: number, lat: number, radius_m: number, coords: Float64Array | number[], highlight: number, title: string, style?: ChartStyle): Chart;
-/**
- * The bit offset Java's `Math.abs(id.hashCode())` gives for a string user id (the core's
- * `analytics::userid`, over UTF-16 code units); `undefined` when the hash is
- * `Integer.MIN_VALUE` (Java's result stays negative: no bit offset).
- */
-export declare function javaUserOffset(id: string): number | undefined;
+// The chart functions (dauChart, …) and javaUserOffset are the page's chart module,
+// pkg/bitlens_charts.js: types/bitlens-charts.d.ts.
 
 /** What {@link Engine.info} reports. */
 export interface EngineInfo {
@@ -659,12 +602,8 @@ export declare class Engine {
   /** `BITLENS.STREAKHIST`: element k − 1 = users set in exactly the last k keys. */
   streakHistogram(keys: string[]): Float64Array;
 
-  // Charts
+  // The charts' numbers (drawn by pkg/bitlens_charts.js)
 
-  /** An SVG document charting daily actives with rolling 7/30-day actives. Sizes in pixels. */
-  dauChartSvg(keys: string[], title: string, width: number, height: number): string;
-  /** An SVG document charting {@link Engine.streakHistogram} as bars. Sizes in pixels. */
-  streakChartSvg(keys: string[], title: string, width: number, height: number): string;
   /** `BITLENS.RETENTION lookback horizon keys…`: the cohort rows with their dates. */
   retention(keys: string[], lookback: number, horizon: number): Retention;
   /** `BITLENS.ENUMDIST key u<width> [AMONG among]`: the 2^width counts; throws for a missing key. */

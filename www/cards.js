@@ -99,7 +99,7 @@ export async function computeActive(eng, settings, date, t) {
  * BYRADIUS r unit ASC WITHDIST WITHCOORD.
  * Returns {argv, key, results: [{member, dist, lon, lat}], map} (nearest first); `map(first,
  * count, title, width, style)` draws the search as a `width`-pixel square SVG chart object
- * (`nearbyChart` of the wasm module, from the results: no engine; `style` its colours and
+ * (`nearbyChart` of the page's chart module, from the results: no engine; `style` its colours and
  * words, util.js chartStyle), with `result(row)` the index in `results` of its point `row`.
  */
 export async function computeNearby(eng, settings, q, nearbyChart) {

@@ -1,5 +1,5 @@
 // The "Engagement" section of the panel (issue 7): four charts whose numbers the engine computes
-// (the panel's promise client, in a Web Worker) and that the page's wasm module draws as SVG
+// (the panel's promise client, in a Web Worker) and that the page's chart module (pkg/bitlens_charts.js) draws as SVG
 // from those numbers (plotters; no engine, no data on the page), painted on <canvas> elements
 // at devicePixelRatio, each with the numbers it shows as a table and the BITLENS.*
 // commands that give them (paste them into `bitlens query`). Every chart answers a hover and
@@ -12,7 +12,7 @@
 // Daily keys come from the panel's `activeKey` template; missing days inside the range are
 // empty bitmaps (as BITOP reads them), so the day axis is continuous.
 
-import { dauChart, enumChart, retentionChart, streakChart } from '../pkg/bitlens.js';
+import { dauChart, enumChart, retentionChart, streakChart } from '../pkg/bitlens_charts.js';
 import { attachTooltip } from './tooltip.js';
 import {
   capture, chartStyle, el, fill, formatPercent, globEscape, globFor, isoDate, onResize, paintSvg, parseDate, ymd,
@@ -147,7 +147,7 @@ function fail(f, message, state = 'error') {
 /**
  * Builds the (empty) section. Returns {section, draw(eng, settings, date)} (`eng` the promise
  * client; draw resolves once every figure is drawn); the panel calls draw after every load /
- * date change (the wasm module initialised). `t` is the panel's label table (i18n.js, en / zh).
+ * date change (the chart module initialised). `t` is the panel's label table (i18n.js, en / zh).
  */
 export function buildEngagementSection(t) {
   const section = el('section', { class: 'eng', 'data-testid': 'engagement-section', 'aria-labelledby': 'eng-title' },

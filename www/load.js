@@ -37,6 +37,16 @@ export class LoadController {
     ui.cancel.hidden = !busy;
   }
 
+  /**
+   * An engine started ahead of the next load, for asking it what files are (snapshotInfo)
+   * before one is loaded; the next `run` decodes into it rather than starting another. One
+   * at a time: repeated calls give the same engine until a load takes it.
+   */
+  spare() {
+    if (!this.spareEngine) this.spareEngine = createEngine({ worker: this.ui.worker() });
+    return this.spareEngine;
+  }
+
   /** Cancels the load in progress (its engine is stopped). */
   cancel() {
     if (this.abort) this.abort.abort();
@@ -98,7 +108,9 @@ export class LoadController {
     performance.mark('bitlens-load-start');
     try {
       this.ui.status.textContent = t.loadingWasm;
-      eng = await createEngine({ worker: this.ui.worker() });
+      const spare = this.spareEngine;
+      this.spareEngine = null;
+      eng = await (spare || createEngine({ worker: this.ui.worker() }));
       this.ui.status.textContent = name ? t.decoding(name) : t.loading;
       const value = await decode(eng, onProgress, ctl.signal);
       if (ctl.signal.aborted || seq !== this.seq) throw abortError();

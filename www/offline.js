@@ -28,11 +28,12 @@ const HEAD_BYTES = 64 * 1024;
  * wasm module, `crate::inspect::identify`): `{kind: 'rdb'|'unsupported-rdb'|'dump'|'raw'|'empty',
  * description, format, writer, error}`. Reads the file's head first (an RDB is told by its
  * magic); a DUMP payload is told by its trailer and CRC, so other files are read whole.
- * `snapshotInfo` is the wasm module's function (the module must be initialised).
+ * `snapshotInfo(bytes)` answers (or resolves with) the engine's snapshotInfo of `bytes`: the
+ * panel asks its worker engine (`eng.call('snapshotInfo', bytes)`), the page holds no engine.
  */
 export async function identifyFile(file, snapshotInfo) {
   const head = new Uint8Array(await file.slice(0, Math.min(file.size, HEAD_BYTES)).arrayBuffer());
-  const info = snapshotInfo(head);
+  const info = await snapshotInfo(head);
   if (info.kind === 'rdb' || info.kind === 'unsupported-rdb' || info.kind === 'empty' || file.size <= HEAD_BYTES) return info;
   return snapshotInfo(new Uint8Array(await file.arrayBuffer()));
 }

@@ -17,7 +17,7 @@
 // `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
 // judged at ("as of" the snapshot's time).
 
-import init, { nearbyChart, snapshotInfo } from '../pkg/bitlens.js';
+import init, { nearbyChart } from '../pkg/bitlens_charts.js';
 import {
   CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
   drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
@@ -44,7 +44,10 @@ import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd }
 const KNOWN_CARDS = ['uv', 'active', 'nearby', 'engagement', ...USER_CARDS, ...CROWD_CARDS, 'keys'];
 
 let wasmReady = null;
-/** Initialises the wasm module once per page. */
+/**
+ * Initialises the page's chart module once per page (pkg/bitlens_charts.js: the chart functions
+ * and the user-id rule; the engine module runs in the worker only).
+ */
 export function initWasm() {
   if (!wasmReady) wasmReady = init();
   return wasmReady;
@@ -348,6 +351,16 @@ export class Panel {
   }
 
   /**
+   * The engine's snapshotInfo, asked of a worker engine (the page holds no engine module): the
+   * engine showing the snapshot, else the one the next load will decode into (load.js spare).
+   * Resolves with a function `bytes => Promise<info>`.
+   */
+  async snapshotInfo() {
+    const eng = this.eng || (await this.loader.spare());
+    return (bytes) => eng.call('snapshotInfo', bytes);
+  }
+
+  /**
    * Opens files chosen or dropped by the user. What each file is comes from its content, as the
    * core tells it (snapshotInfo), never from its name: an RDB file (Redis or Valkey) is decoded
    * as a snapshot; DUMP payloads and raw GET bytes are one key each, named after the file (the
@@ -356,10 +369,10 @@ export class Panel {
    */
   async openFiles(files) {
     const t = this.t;
-    await initWasm();
     let infos;
     try {
-      infos = await Promise.all(files.map((f) => identifyFile(f, snapshotInfo)));
+      const info = await this.snapshotInfo();
+      infos = await Promise.all(files.map((f) => identifyFile(f, info)));
     } catch (e) {
       this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
       return undefined;
@@ -435,10 +448,7 @@ export class Panel {
       this.offerFilter(file, info, tooLargeError(file.name, file.size, this.maxBytes()));
       return undefined;
     }
-    if (!info) {
-      await initWasm();
-      info = await identifyFile(file, snapshotInfo);
-    }
+    if (!info) info = await identifyFile(file, await this.snapshotInfo());
     return this.show({
       name: file.name || 'snapshot.rdb', size: file.size, offline: true, writer: info.writer,
       decode: (eng, onProgress, signal) => eng.loadRdb(file, { onProgress, signal, ...this.loadOptions(), ...(patterns ? { patterns } : {}) }),
@@ -503,8 +513,8 @@ export class Panel {
         // Blob, ArrayBuffer or a typed array as they are; a plain array of numbers as bytes.
         return new File([s instanceof Blob || s instanceof ArrayBuffer || ArrayBuffer.isView(s) ? s : new Uint8Array(s)], `file ${i + 1}`);
       }));
-      await initWasm();
-      const infos = await Promise.all(files.map((f) => identifyFile(f, snapshotInfo)));
+      const info = await this.snapshotInfo();
+      const infos = await Promise.all(files.map((f) => identifyFile(f, info)));
       const bad = infos.findIndex((x) => x.kind !== 'rdb');
       if (bad >= 0) throw new Error(`${files[bad].name}: ${infos[bad].error || infos[bad].description || infos[bad].kind}`);
       const rdbs = files.map((file, i) => ({ file, info: infos[i] }));

@@ -1,6 +1,6 @@
-// Tooltips for the panel's charts (issue 19.5): one implementation for every chart the wasm
-// module draws (src/chart.rs). A chart object (`dauChart`, `streakChart`, `retentionChart`,
-// `enumChart`, `nearbyChart` of the wasm module) carries its SVG size (`width`) and its data
+// Tooltips for the panel's charts (issue 19.5): one implementation for every chart the page's
+// chart module draws (crates/charts, through crates/wasm-charts). A chart object (`dauChart`, `streakChart`, `retentionChart`,
+// `enumChart`, `nearbyChart` of the chart module) carries its SVG size (`width`) and its data
 // points (`points`: [x, y, row, col] per point, in SVG pixels); `describe(row, col)` gives the
 // text of one point, in the words and number format of the chart's "Numbers and commands"
 // table. The chart element (a canvas or an image) becomes focusable and answers:

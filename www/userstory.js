@@ -20,7 +20,7 @@
 // Every number on screen is the reply of the command printed next to it, asked of the panel's
 // engine (engine-client.js), so it can be pasted into redis-cli (BITLENS.* into bitlens query).
 
-import { javaUserOffset } from '../pkg/bitlens.js';
+import { javaUserOffset } from '../pkg/bitlens_charts.js';
 import { ENGAGEMENT_DEFAULTS } from './engagement.js';
 import { cliLine, el, fill, globEscape, globFor, isoDate, parseDate, capture, ymd } from './util.js';
 import { attachTooltip, childPoints } from './tooltip.js';
@@ -142,7 +142,7 @@ function numbersTable(t, rows, testid) {
 
 /**
  * The user views of `panel` (a www/panel.js Panel: its engine, settings, labels, date and
- * number format); `initWasm()` starts the page's wasm module (for javaUserOffset). `controls(card)` gives the card's form (or null); `render()` redraws every
+ * number format); `initWasm()` starts the page's chart module (for javaUserOffset). `controls(card)` gives the card's form (or null); `render()` redraws every
  * user card the panel shows (resolves when drawn).
  */
 export function userViews(panel, initWasm) {

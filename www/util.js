@@ -167,7 +167,7 @@ const CHART_COLORS = {
 };
 
 /**
- * The `style` argument of the wasm chart functions (crates/wasm/src/charts.rs) for a chart inside
+ * The `style` argument of the wasm chart functions (crates/wasm-charts) for a chart inside
  * `node`: the theme's colours (the computed --chart-* custom properties of panel.css), the axis
  * titles and legend names of the label table `t` (t.chartWords), its locale, and, given a CSS
  * size, the backing size in device pixels at devicePixelRatio with that ratio as the scale.
@@ -190,7 +190,7 @@ export function chartStyle(node, t, cssWidth, cssHeight) {
 }
 
 /**
- * Paints a chart object of the wasm module (`{svg, width, height}`, crates/wasm/src/charts.rs) on
+ * Paints a chart object of the wasm module (`{svg, width, height}`, crates/wasm-charts) on
  * `canvas`, backed at the SVG's size (CSS size × devicePixelRatio, as chartStyle asks), once
  * the SVG has decoded; skipped (false) when `wanted()` says a newer paint has started.
  */

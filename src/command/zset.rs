@@ -512,7 +512,7 @@ fn zscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         if compact {
             ctx.profile.format_score(z.loaded_score(s, ctx.profile))
         } else {
-            crate::zset::format_score(s)
+            crate::dialect::format_g17(s)
         }
     };
     let groups = z

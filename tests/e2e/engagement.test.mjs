@@ -1,4 +1,5 @@
-// End to end: the panel's Engagement section (four charts drawn by the wasm engine on canvases).
+// End to end: the panel's Engagement section (four charts drawn by the page's chart module on
+// canvases from the worker engine's numbers; the page fetches no engine module).
 // 1. `bitlens serve` on its built-in demo data (no Redis): the DAU, streak and retention canvases
 //    are drawn (counted non-background pixels), the enum chart says its key is missing, and
 //    every number the section shows equals what `bitlens query` prints for the same BITLENS.*
@@ -31,6 +32,10 @@ async function openPanel(browser, url) {
   await page.waitForSelector('[data-testid=engagement-section][data-state=ready]', { timeout: 300000 });
   assert.deepEqual(errors, []);
   assert.ok(snapshotUrl, 'the panel fetched a snapshot');
+  // The page loads the chart module only; the engine module is the worker's (its fetches are
+  // not the page's resources).
+  const wasm = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')));
+  assert.deepEqual(wasm.map((p) => p.split('/').pop()), ['bitlens_charts_bg.wasm'], `wasm the page fetched: ${wasm}`);
   return { page, snapshotUrl };
 }
 

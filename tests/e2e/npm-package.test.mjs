@@ -24,7 +24,8 @@ const INDEX_HTML = `<!doctype html>
 { "imports": {
   "bitlens": "./node_modules/bitlens/index.js",
   "bitlens/client": "./node_modules/bitlens/www/engine-client.js",
-  "bitlens/panel": "./node_modules/bitlens/www/bitlens-panel.js"
+  "bitlens/panel": "./node_modules/bitlens/www/bitlens-panel.js",
+  "bitlens/charts": "./node_modules/bitlens/pkg/bitlens_charts.js"
 } }
 </script>
 <script type="module" src="./app.js"></script>
@@ -35,6 +36,7 @@ const INDEX_HTML = `<!doctype html>
 const APP_JS = `import init, { Engine, createEngine } from 'bitlens';
 import { createEngine as createFromClient } from 'bitlens/client';
 import 'bitlens/panel';
+import initCharts, { dauChart } from 'bitlens/charts';
 
 const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
 const settle = (p) => p.then((ok) => ({ ok }), (e) => ({ err: e.message, name: e.name }));
@@ -50,6 +52,11 @@ async function main() {
   const sync = new Engine();
   out.syncLoaded = sync.loadRdb(bytes.slice());
   out.syncTypes = Object.fromEntries(sync.keys('*').map((k) => [k, sync.command(['TYPE', k])]));
+
+  // The chart module draws the numbers it is given (no engine of its own).
+  await initCharts();
+  const chart = dauChart(['2024-05-01', '2024-05-02', '2024-05-03'], [3, 5, 4], [3, 6, 7], [3, 6, 7], 'DAU', { width: 640, height: 320 });
+  out.chart = { width: chart.width, points: chart.points.length / 4, hasDate: chart.svg.includes('2024-05-02'), svgTag: chart.svg.trimStart().startsWith('<svg') };
 
   // The worker client, given a Blob (read inside the worker).
   const eng = await createEngine();
@@ -108,6 +115,7 @@ main().then((r) => { window.result = r; }, (e) => { window.result = { fatal: Str
 const MAIN_TS = `import init, { Engine, createEngine, type KeyDetail, type Reply, type EngineClient } from 'bitlens';
 import { createEngine as fromClient } from 'bitlens/client';
 import 'bitlens/panel';
+import initCharts, { dauChart, type Chart } from 'bitlens/charts';
 import type { BitlensPanel, BitlensLoadedDetail } from 'bitlens/panel';
 
 export async function run(file: File): Promise<void> {
@@ -128,11 +136,16 @@ export async function run(file: File): Promise<void> {
   if (d && d.kind === 'hll') console.log(d.registerHistogram.length, d.hllEncoding);
   if (d && d.kind === 'geo') console.log(d.bbox[0], d.points[0].lat);
   const counts: Float64Array = await client.call('pfcountEach', ['a', 'b']);
-  const svg: string = await client.call('dauChartSvg', ['a'], 'DAU', 640, 320);
+  await initCharts();
+  const chart: Chart = dauChart(eg.labels, eg.dau, eg.wau, eg.mau, 'DAU', { width: 640, height: 320, colors: { dau: '#123456' } });
+  const svg: string = chart.svg;
+  const points: Float64Array = chart.points;
   await client.loadDump('k', new Uint8Array(1), { ttlMs: 1000, transfer: false });
   await client.loadString('s', new ArrayBuffer(4));
   // @ts-expect-error a number is not an RDB source
   await client.loadRdb(42);
+  // @ts-expect-error the chart module draws no engine's keys: it takes the numbers
+  dauChart(['a'], 'DAU');
   // @ts-expect-error no such engine method
   await client.call('noSuchMethod');
   // @ts-expect-error wrong argument type for bitcount
@@ -151,7 +164,7 @@ export async function run(file: File): Promise<void> {
   panel.theme = 3;
   client.terminate();
   await fromClient({ worker: false });
-  console.log(n, r, m, dau, keys, ttl, counts, svg, bad);
+  console.log(n, r, m, dau, keys, ttl, counts, svg, points, bad);
 }
 `;
 
@@ -200,7 +213,7 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     assert.equal(manifest.type, 'module');
     assert.match(manifest.version, /^\d+\.\d+\.\d+/);
     assert.equal(path.basename(tarball), `bitlens-${manifest.version}.tgz`);
-    assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './bitlens_bg.wasm', './client', './package.json', './panel', './wasm', './worker']);
+    assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './bitlens_bg.wasm', './bitlens_charts_bg.wasm', './charts', './client', './package.json', './panel', './wasm', './worker']);
     for (const [sub, target] of Object.entries(manifest.exports)) {
       for (const file of typeof target === 'string' ? [target] : Object.values(target)) {
         assert.ok(existsSync(path.join(installed, file)), `${sub} -> ${file} is missing`);
@@ -208,7 +221,9 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     }
     assert.ok(existsSync(path.join(installed, manifest.types)));
     // The wasm installed is the one built.
-    assert.equal(statSync(path.join(installed, 'pkg/bitlens_bg.wasm')).size, statSync(path.join(ROOT, 'pkg/bitlens_bg.wasm')).size);
+    for (const wasm of ['pkg/bitlens_bg.wasm', 'pkg/bitlens_charts_bg.wasm']) {
+      assert.equal(statSync(path.join(installed, wasm)).size, statSync(path.join(ROOT, wasm)).size, wasm);
+    }
     const readme = readFileSync(path.join(installed, 'README.md'), 'utf8');
     assert.match(readme, /createEngine/);
     assert.ok(!existsSync(path.join(installed, 'www/app.js')), 'the demo app is not packaged');
@@ -280,6 +295,8 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     assert.ok(popcount > 0);
     assert.equal(out.activeCount, popcount);
     assert.equal(out.widgetActive, popcount);
+    // The chart module, by its bare name: one point per day of the DAU line.
+    assert.deepEqual(out.chart, { width: 640, points: 3, hasDate: true, svgTag: true });
     // Every database is loaded (keys counts all of them); the cards read db 0, where their keys are.
     assert.equal(out.widgetLoaded.keys, Object.values(expect.dbsize).reduce((a, b) => a + b, 0));
     assert.equal(out.widgetLoaded.db, 0);

@@ -104,6 +104,46 @@ test('types/bitlens.d.ts declares every Engine method of the build, with matchin
   if (pending.length) console.log(`# contract Engine methods not in this build yet: ${pending.join(', ')}`);
 });
 
+/** Exported function declarations of `file`: name -> [{optional}] per parameter (default export excluded). */
+function functions(file) {
+  const sf = parse(file);
+  const out = new Map();
+  sf.forEachChild((node) => {
+    if (!ts.isFunctionDeclaration(node) || !node.name) return;
+    const isDefault = (node.modifiers || []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
+    if (isDefault) return;
+    out.set(node.name.text, node.parameters.map((p) => ({ optional: Boolean(p.questionToken || p.initializer) })));
+  });
+  return out;
+}
+
+test('the two wasm modules: the engine draws no chart, the chart module holds no engine; types/bitlens-charts.d.ts declares its functions', async () => {
+  const chartsJs = path.join(ROOT, 'pkg/bitlens_charts.js');
+  const chartsGenerated = path.join(ROOT, 'pkg/bitlens_charts.d.ts');
+  for (const f of [chartsJs, chartsGenerated]) assert.ok(existsSync(f), `${f} is missing: run bash scripts/build.sh --wasm-only`);
+  const charts = await import(pathToFileURL(chartsJs).href);
+  const engine = await import(pathToFileURL(path.join(ROOT, 'pkg/bitlens.js')).href);
+  const drawing = ['dauChart', 'streakChart', 'retentionChart', 'enumChart', 'nearbyChart', 'javaUserOffset'];
+  const chartExports = Object.keys(charts).filter((n) => n !== 'default' && n !== 'initSync').sort();
+  assert.deepEqual(chartExports, [...drawing].sort(), 'pkg/bitlens_charts.js exports the chart functions and the user-id rule only');
+  for (const n of drawing) assert.equal(engine[n], undefined, `the engine module exports ${n}`);
+  assert.equal(charts.Engine, undefined, 'the chart module has no Engine');
+  const svgMethods = Object.getOwnPropertyNames(engine.Engine.prototype).filter((n) => /Svg$|Chart$/.test(n));
+  assert.deepEqual(svgMethods, [], 'Engine methods drawing charts');
+  // The hand-written declarations list the same functions with the same parameters.
+  const declared = functions(path.join(ROOT, 'types/bitlens-charts.d.ts'));
+  const generated = functions(chartsGenerated);
+  for (const n of drawing) {
+    assert.ok(declared.has(n), `types/bitlens-charts.d.ts lacks ${n}`);
+    assert.ok(generated.has(n), `pkg/bitlens_charts.d.ts lacks ${n}`);
+    assert.equal(declared.get(n).length, generated.get(n).length, `number of parameters of ${n}`);
+    declared.get(n).forEach((p, i) => {
+      if (generated.get(n)[i].optional) assert.ok(p.optional, `parameter ${i + 1} of ${n} must be optional`);
+    });
+  }
+  assert.deepEqual([...declared.keys()].filter((n) => n !== 'initSync' && !drawing.includes(n)), [], 'declared functions the chart module lacks');
+});
+
 test('tsc: the declared Engine is usable where the generated one is expected', () => {
   const dir = tempDir('bitlens-types-');
   writeFileSync(path.join(dir, 'check.ts'), `

@@ -1,4 +1,4 @@
-//! `bitlens chart KIND --rdb FILE --svg OUT`: the engagement charts of `bitlens::chart` drawn
+//! `bitlens chart KIND --rdb FILE --svg OUT`: the engagement charts of `bitlens_charts` drawn
 //! from a snapshot as SVG documents.
 //!
 //! Kinds and the keys they read (defaults follow the demo data's naming):
@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bitlens::analytics::{self, daily, enums};
-use bitlens::chart;
 use bitlens::keyspace::Keyspace;
 use bitlens::rdb::{self, LoadOptions};
+use bitlens_charts as chart;
 use clap::{Args, ValueEnum};
 
 /// Which chart to draw.

@@ -5,9 +5,9 @@
 mod common;
 
 use bitlens::analytics::{self, daily, enums};
-use bitlens::chart::{BAR_COLOR, DAU_COLOR, MAU_COLOR, WAU_COLOR};
 use bitlens::keyspace::Keyspace;
 use bitlens::rdb::{load_rdb, LoadOptions};
+use bitlens_charts::{BAR_COLOR, DAU_COLOR, MAU_COLOR, WAU_COLOR};
 use common::*;
 
 fn dump() -> std::path::PathBuf {

@@ -35,8 +35,9 @@ use bitlens::reply::Reply;
 use bitlens::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
 use bitlens::string::RedisString;
 
-/// The chart functions (`dauChart`, …) on the engine's numbers.
-pub mod charts;
+/// The analytics behind the panel's charts, as numbers (`retention`, `enumDistribution`, …);
+/// the page's chart module (`crates/wasm-charts`) draws them.
+pub mod analytics;
 /// The typed fast paths (`pfcount`, `getbit`, `commandPacked`, one-buffer argv), in their own
 /// file: part of this module (they reach `Engine`'s fields and reply conversion).
 pub mod fast;
@@ -44,8 +45,6 @@ pub mod fast;
 mod report;
 /// `RdbStream` and `Engine.loadRdbStream`: decoding while downloading, in its own file.
 pub mod stream;
-/// The user-id → bit-offset rule (`javaUserOffset`).
-pub mod user;
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
@@ -727,19 +726,9 @@ impl Engine {
 
     /// The keys matching a Redis glob `pattern` (as KEYS), sorted by their bytes, as strings.
     pub fn keys(&mut self, pattern: &str) -> Result<Array, JsError> {
-        let reply = self.exec(vec![b"KEYS".to_vec(), pattern.as_bytes().to_vec()])?;
-        let mut keys: Vec<Vec<u8>> = match reply {
-            Reply::Array(items) => items
-                .into_iter()
-                .filter_map(|r| match r {
-                    Reply::Bulk(b) => Some(b),
-                    _ => None,
-                })
-                .collect(),
-            other => return Err(unexpected("KEYS", &other)),
-        };
-        bitlens::sort::sort_by(&mut keys, |a, b| a.cmp(b));
-        Ok(keys
+        Ok(self
+            .ks
+            .matching_keys(pattern.as_bytes())
             .iter()
             .map(|k| JsValue::from_str(&String::from_utf8_lossy(k)))
             .collect())
@@ -837,11 +826,7 @@ impl Engine {
         let s = match self.ks.get(&key) {
             Some(Value::String(s)) => s,
             None => &empty,
-            Some(_) => {
-                return Err(throw(
-                    "WRONGTYPE Operation against a key holding the wrong kind of value",
-                ))
-            }
+            Some(_) => return Err(error_reply(Reply::wrong_type())),
         };
         bitlens::string::roaring::to_roaring(s).or_throw()
     }
@@ -965,40 +950,6 @@ impl Engine {
             .into_iter()
             .map(|n| n as f64)
             .collect())
-    }
-
-    /// An SVG document (`width` × `height` pixels) charting daily actives with the rolling
-    /// 7- and 30-day actives of the bitmaps at `keys` (chronological), dates on the x axis.
-    #[wasm_bindgen(js_name = dauChartSvg)]
-    pub fn dau_chart_svg(
-        &self,
-        keys: Vec<String>,
-        title: &str,
-        width: u32,
-        height: u32,
-    ) -> Result<String, JsError> {
-        let e = DayBitmaps::load(&self.ks, &keys).or_throw()?.engagement();
-        let labels: Vec<String> = keys
-            .iter()
-            .map(|k| bitlens::analytics::date_label(k.as_bytes()))
-            .collect();
-        bitlens::chart::dau_svg(title, &labels, &e, width, height).or_throw()
-    }
-
-    /// An SVG document (`width` × `height` pixels) charting [`Engine::streak_histogram`]
-    /// as bars.
-    #[wasm_bindgen(js_name = streakChartSvg)]
-    pub fn streak_chart_svg(
-        &self,
-        keys: Vec<String>,
-        title: &str,
-        width: u32,
-        height: u32,
-    ) -> Result<String, JsError> {
-        let hist = DayBitmaps::load(&self.ks, &keys)
-            .or_throw()?
-            .streak_histogram();
-        bitlens::chart::streak_histogram_svg(title, &hist, width, height).or_throw()
     }
 }
 
@@ -1204,6 +1155,15 @@ fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: bitlens::rdb::Record<'_
 
 pub(crate) fn throw(message: impl AsRef<str>) -> JsError {
     JsError::new(message.as_ref())
+}
+
+/// An error reply as the `Error` it is thrown as (its message: the server's text); any other
+/// reply is unexpected here.
+fn error_reply(reply: Reply) -> JsError {
+    match reply {
+        Reply::Error(text) => throw(text),
+        other => unexpected("a command", &other),
+    }
 }
 
 impl Engine {

@@ -484,15 +484,14 @@ fn engagement_helpers_match_naive_references() {
         })
         .collect();
     assert_eq!(series("wau"), wau);
-    // Charts render as SVG documents in the browser (plotters measures text through the DOM).
-    let svg = e.dau_chart_svg(keys.clone(), "DAU", 640, 320).unwrap();
-    assert!(
-        svg.starts_with("<svg") && svg.contains("2024-05-09"),
-        "{}",
-        &svg[..200.min(svg.len())]
-    );
-    let svg = e.streak_chart_svg(keys, "Streaks", 640, 320).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("Streaks"));
+    // The charts' numbers only: the chart module (crates/wasm-charts) draws them.
+    let labels: Vec<String> = e
+        .date_labels(keys.clone())
+        .iter()
+        .map(|v| v.as_string().unwrap())
+        .collect();
+    let want: Vec<String> = (1..=9).map(|d| format!("2024-05-{d:02}")).collect();
+    assert_eq!(labels, want);
     // A key of another type is an error, not a panic.
     e.command(&argv(&["TYPE", "x"])).unwrap();
     let (_, rdb, _, _) = SETS[3];

@@ -7,7 +7,7 @@
 //! - [`enum_chart`]: users per value of a `u<w>` field (bars);
 //! - [`nearby_chart`]: a nearby-shops search as a map in kilometres.
 //!
-//! Every function takes the plain results of [`crate::analytics`], a size in pixels and a
+//! Every function takes the plain results of [`bitlens::analytics`], a size in pixels and a
 //! [`Style`], draws the whole area (background, caption, labelled axes, data) and returns a
 //! [`Chart`]: the SVG text and what it [`Drawn`]: the axis titles and legend, the plot area's
 //! pixel rectangle with its data ranges ([`Plot`]), and one [`Point`] per datum (its pixel
@@ -39,11 +39,11 @@
 //! let keys = analytics::string_keys_matching(&ks, b"stats:active:*"); // sorted = chronological
 //! let labels: Vec<String> = keys.iter().map(|k| analytics::date_label(k)).collect();
 //! let days = analytics::bitmaps(&ks, &keys)?;
-//! let svg = bitlens::chart::dau_svg("Daily actives", &labels, &daily::engagement(&days), 900, 400)?;
+//! let svg = bitlens_charts::dau_svg("Daily actives", &labels, &daily::engagement(&days), 900, 400)?;
 //! assert!(svg.contains("2024-05-01"));
 //! let hist = daily::streak_histogram(&days);
 //! assert_eq!(hist, vec![1, 1, 2]); // streak of 1 day: user 6; 2 days: user 5; 3 days: users 3, 4
-//! let chart = bitlens::chart::streak_chart("Streaks", &hist, 600, 300, &Default::default())?;
+//! let chart = bitlens_charts::streak_chart("Streaks", &hist, 600, 300, &Default::default())?;
 //! assert_eq!(chart.drawn.points.len(), 3); // one per bar, left to right
 //! assert!(chart.drawn.points[0].x < chart.drawn.points[2].x);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -54,7 +54,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::analytics::daily::{CohortRow, Engagement};
+use bitlens::analytics::daily::{CohortRow, Engagement};
 
 /// Line colour of daily actives.
 pub const DAU_COLOR: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
@@ -668,7 +668,7 @@ fn plot_of<X: Ranged, Y: Ranged>(
 }
 
 /// Draws daily actives and rolling 7/30-day actives of [`Engagement`] `e` as three lines over
-/// days labelled by `labels` (one per key, e.g. [`crate::analytics::date_label`]s).
+/// days labelled by `labels` (one per key, e.g. [`bitlens::analytics::date_label`]s).
 /// `labels.len()` must equal `e.dau.len()`. One point per day, at the daily actives.
 fn draw_dau(
     area: &Area,
@@ -868,7 +868,7 @@ fn luminance(c: RGBColor) -> f64 {
     (0.299 * c.0 as f64 + 0.587 * c.1 as f64 + 0.114 * c.2 as f64) / 255.0
 }
 
-/// Draws the retention heatmap of [`crate::analytics::daily::retention`] rows: one row per
+/// Draws the retention heatmap of [`bitlens::analytics::daily::retention`] rows: one row per
 /// cohort (first cohort at the top, y label `row_labels[i] (n=size)`, in the narrow layout
 /// `MM-DD (size)`), one column per day after (`+1 … +horizon`), each cell coloured by and
 /// labelled with the percentage of the cohort back that day ([`retention_percent`]) when the
@@ -1148,7 +1148,7 @@ fn render(
 }
 
 /// Daily actives with rolling 7/30-day actives of [`Engagement`] `e` (three lines over days
-/// labelled by `labels`, one per key, e.g. [`crate::analytics::date_label`]s;
+/// labelled by `labels`, one per key, e.g. [`bitlens::analytics::date_label`]s;
 /// `labels.len()` must equal `e.dau.len()`), `width × height` pixels in `style`. Points: one
 /// per day, at its daily actives.
 pub fn dau_chart(
@@ -1162,7 +1162,7 @@ pub fn dau_chart(
     render(width, height, |a| draw_dau(a, title, labels, e, style))
 }
 
-/// The streak histogram of [`crate::analytics::daily::streak_histogram`] as bars: bar `k`
+/// The streak histogram of [`bitlens::analytics::daily::streak_histogram`] as bars: bar `k`
 /// (x label `k`, in days) is the number of users whose current streak is `k` days
 /// (`hist[k − 1]`). Points: one per bar (zero bars too), row `k − 1`.
 pub fn streak_chart(
@@ -1178,7 +1178,7 @@ pub fn streak_chart(
     })
 }
 
-/// A `u<w>` value distribution of [`crate::analytics::enums`] as bars: bar `v` is the number
+/// A `u<w>` value distribution of [`bitlens::analytics::enums`] as bars: bar `v` is the number
 /// of users with value `v`; values above the largest one present are left out (so a `u16`
 /// distribution with values up to 20 draws 21 bars). Points: one per bar shown, row `v`.
 pub fn enum_chart(
@@ -1196,7 +1196,7 @@ pub fn enum_chart(
     })
 }
 
-/// The retention heatmap of [`crate::analytics::daily::retention`] rows (first cohort at the
+/// The retention heatmap of [`bitlens::analytics::daily::retention`] rows (first cohort at the
 /// top, labelled by `row_labels`; one column per day after; cells coloured by and labelled
 /// with the percentage back, [`retention_percent`]). Points: one per known cell, row = cohort,
 /// col = day after − 1.

@@ -1,9 +1,11 @@
-//! Engagement charts: the numbers are computed by an [`Engine`] (in the panel, the Web Worker's
-//! engine), and drawn as SVG documents by free functions that hold no data (wasm32 only,
-//! browser page only: plotters measures text through the DOM, which a worker lacks). The page
-//! paints the SVG on a `<canvas>` backed at `devicePixelRatio` (or shows it as an image) and
-//! answers hovers from the points it is given. So the page never decodes a snapshot to draw a
-//! chart, and the module holds one plotters backend (SVG):
+//! The page's chart module (wasm32 only, `pkg/bitlens_charts.js`): the engagement charts of
+//! `bitlens-charts` drawn as SVG documents by free functions that hold no data, and the user-id
+//! rule ([`java_user_offset`]). It holds no engine: the numbers are computed by the engine
+//! module (`crates/wasm`, `pkg/bitlens.js`) in the panel's Web Worker, so the page never
+//! decodes a snapshot, and the worker carries no plotters. Browser page only: plotters
+//! measures text through the DOM, which a worker lacks. The page paints the SVG on a `<canvas>`
+//! backed at `devicePixelRatio` (or shows it as an image) and answers hovers from the points it
+//! is given; one plotters backend (SVG):
 //!
 //! ```js
 //! // in the worker (engine-client.js):
@@ -11,7 +13,7 @@
 //! const h = await eng.call('streakHistogram', keys);
 //! const r = await eng.call('retention', keys, 7, 7); // {labels, rows: [[size, d+1, …], …]}
 //! const d = await eng.call('enumDistribution', 'stats:level:20240502', 4, 'stats:active:20240502');
-//! // on the page (the wasm module initialised, no Engine):
+//! // on the page (import init, { dauChart, … } from './pkg/bitlens_charts.js'; await init()):
 //! const c = dauChart(e.labels, e.dau, e.wau, e.mau, 'Daily actives', style);
 //! streakChart(h, 'Current streaks', style);
 //! retentionChart(r.labels, r.rows.flat().map((v) => v ?? NaN), 7, 'Retention', style);
@@ -34,21 +36,27 @@
 //! right, bottom, xRange: [x0, x1], yRange: [y0, y1]}`, the plot area in SVG pixels and its data
 //! ranges; `points`, a `Float64Array` of `[x, y, row, col]` per data point (SVG pixels; `row`
 //! the row of the chart's numbers: day, bar, cohort or result, `col` the day after − 1 in the
-//! retention heatmap, else 0), see `chart::Point`.
+//! retention heatmap, else 0), see `bitlens_charts::Point`.
 //!
 //! The arrays are the replies of the matching `BITLENS.*` commands (`BITLENS.DAU`,
 //! `BITLENS.ROLLING 7|30`, `BITLENS.STREAKHIST`, `BITLENS.RETENTION`, `BITLENS.ENUMDIST`).
 //! Missing daily keys are empty days; a key holding another type or (for `enumDistribution`) a
 //! missing field key throw an `Error`.
 
-use js_sys::{Array, Float64Array, Object, Reflect};
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Float64Array, Object, Reflect};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::{set, throw, Engine, IntoJs};
 use bitlens::analytics::daily::{CohortRow, Engagement};
-use bitlens::analytics::windows::DayBitmaps;
-use bitlens::analytics::{self, enums};
-use bitlens::chart;
+use bitlens::analytics::{self, userid::java_abs_hash_offset};
+use bitlens_charts as chart;
+
+/// A JS `Error` whose message is `message`.
+fn throw(message: impl AsRef<str>) -> JsError {
+    JsError::new(message.as_ref())
+}
 
 /// A chart function's `style` argument, read (see the module header).
 struct Options {
@@ -174,38 +182,62 @@ fn options(style: &JsValue) -> Result<Options, JsError> {
 /// The size of a chart whose `style` gives none.
 const DEFAULT_SIZE: (u32, u32) = (900, 400);
 
-/// `{svg, width, height, xDesc, yDesc, legend, plot, points}` of a chart (module header).
+/// `plot` of a chart's result: the plot area in SVG pixels and its data ranges.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlotJs {
+    left: f64,
+    top: f64,
+    right: f64,
+    bottom: f64,
+    x_range: [f64; 2],
+    y_range: [f64; 2],
+}
+
+/// A chart function's result but `points` (module header).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChartJs<'a> {
+    svg: &'a str,
+    width: u32,
+    height: u32,
+    x_desc: &'a str,
+    y_desc: &'a str,
+    legend: &'a [String],
+    plot: PlotJs,
+}
+
+/// `{svg, width, height, xDesc, yDesc, legend, plot, points}` of a chart (module header):
+/// serialised from [`ChartJs`], `points` added as one `Float64Array`.
 fn chart_js(c: &chart::Chart, (width, height): (u32, u32)) -> Result<Object, JsError> {
     let d = &c.drawn;
-    let obj = Object::new();
-    set(&obj, "svg", &JsValue::from_str(&c.svg))?;
-    set(&obj, "width", &JsValue::from_f64(width as f64))?;
-    set(&obj, "height", &JsValue::from_f64(height as f64))?;
-    set(&obj, "xDesc", &JsValue::from_str(&d.x_desc))?;
-    set(&obj, "yDesc", &JsValue::from_str(&d.y_desc))?;
-    let legend: Array = d.legend.iter().map(|s| JsValue::from_str(s)).collect();
-    set(&obj, "legend", &legend)?;
-    let plot = Object::new();
     let p = &d.plot;
-    for (name, v) in [
-        ("left", p.left),
-        ("top", p.top),
-        ("right", p.right),
-        ("bottom", p.bottom),
-    ] {
-        set(&plot, name, &JsValue::from_f64(v as f64))?;
-    }
-    let pair =
-        |(a, b): (f64, f64)| -> Array { [a, b].iter().map(|&v| JsValue::from_f64(v)).collect() };
-    set(&plot, "xRange", &pair(p.x_range))?;
-    set(&plot, "yRange", &pair(p.y_range))?;
-    set(&obj, "plot", &plot)?;
+    let out = ChartJs {
+        svg: &c.svg,
+        width,
+        height,
+        x_desc: &d.x_desc,
+        y_desc: &d.y_desc,
+        legend: &d.legend,
+        plot: PlotJs {
+            left: p.left as f64,
+            top: p.top as f64,
+            right: p.right as f64,
+            bottom: p.bottom as f64,
+            x_range: [p.x_range.0, p.x_range.1],
+            y_range: [p.y_range.0, p.y_range.1],
+        },
+    };
+    let obj: Object = serde_wasm_bindgen::to_value(&out)
+        .map_err(|e| throw(e.to_string()))?
+        .unchecked_into();
     let flat: Vec<f64> = d
         .points
         .iter()
         .flat_map(|q| [q.x as f64, q.y as f64, q.row as f64, q.col as f64])
         .collect();
-    set(&obj, "points", &Float64Array::from(&flat[..]))?;
+    Reflect::set(&obj, &"points".into(), &Float64Array::from(&flat[..]))
+        .map_err(|_| throw("cannot set points"))?;
     Ok(obj)
 }
 
@@ -216,11 +248,8 @@ fn draw_with(
 ) -> Result<Object, JsError> {
     let opts = options(style)?;
     let (w, h) = opts.size;
-    chart_js(&draw(w, h, &opts.style).or_throw()?, opts.size)
-}
-
-fn numbers(v: &[u64]) -> Array {
-    v.iter().map(|&n| JsValue::from_f64(n as f64)).collect()
+    let c = draw(w, h, &opts.style).map_err(|e| throw(e.to_string()))?;
+    chart_js(&c, opts.size)
 }
 
 /// Counts given by JS as numbers (non-finite or negative ones are 0).
@@ -234,81 +263,6 @@ fn counts(v: &[f64]) -> Vec<u64> {
             }
         })
         .collect()
-}
-
-fn labels_of(keys: &[String]) -> Array {
-    keys.iter()
-        .map(|k| JsValue::from_str(&analytics::date_label(k.as_bytes())))
-        .collect()
-}
-
-#[wasm_bindgen]
-impl Engine {
-    /// `BITLENS.RETENTION lookback horizon keys…` as numbers: `{labels, rows}`, one row per
-    /// cohort day: `[cohort size, back on d+1, …, back on d+horizon]`, `null` past the last
-    /// key; `labels` are the cohort days' dates (`YYYY-MM-DD` from the key's digits).
-    pub fn retention(
-        &self,
-        keys: Vec<String>,
-        lookback: u32,
-        horizon: u32,
-    ) -> Result<Object, JsError> {
-        let rows = DayBitmaps::load(&self.ks, &keys)
-            .or_throw()?
-            .retention(lookback as usize, horizon as usize);
-        let labels: Array = rows
-            .iter()
-            .map(|r| JsValue::from_str(&analytics::date_label(keys[r.day].as_bytes())))
-            .collect();
-        let out: Array = rows
-            .iter()
-            .map(|r| {
-                let row = Array::new();
-                row.push(&JsValue::from_f64(r.size as f64));
-                for v in &r.returned {
-                    row.push(&v.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)));
-                }
-                JsValue::from(row)
-            })
-            .collect();
-        let obj = Object::new();
-        set(&obj, "labels", &labels)?;
-        set(&obj, "rows", &out)?;
-        Ok(obj)
-    }
-
-    /// `BITLENS.ENUMDIST key u<width> [AMONG among]`: the `2^width` counts of the `u<width>`
-    /// BITFIELD values in `key`, over the users set in bitmap `among` when given, else over
-    /// every field. Throws when `key` does not exist (`no key …`) or `width` is not in 1..=16.
-    #[wasm_bindgen(js_name = enumDistribution)]
-    pub fn enum_distribution(
-        &self,
-        key: &str,
-        width: u32,
-        among: Option<String>,
-    ) -> Result<Array, JsError> {
-        if !(1..=16).contains(&width) {
-            return Err(throw("field width must be 1..16"));
-        }
-        if self.ks.get(key.as_bytes()).is_none() {
-            return Err(throw(format!("no key {key:?}")));
-        }
-        let bytes = analytics::bitmap(&self.ks, key.as_bytes()).or_throw()?;
-        let hist = match &among {
-            Some(a) => {
-                let m = analytics::bitmap(&self.ks, a.as_bytes()).or_throw()?;
-                enums::distribution_among(&bytes, width, &m)
-            }
-            None => enums::distribution(&bytes, width, None),
-        };
-        Ok(numbers(&hist))
-    }
-
-    /// The date labels (`YYYY-MM-DD`, from each key's trailing digits) of daily `keys`.
-    #[wasm_bindgen(js_name = dateLabels)]
-    pub fn date_labels(&self, keys: Vec<String>) -> Array {
-        labels_of(&keys)
-    }
 }
 
 /// Daily actives with the rolling 7/30-day actives (`dau`, `wau`, `mau`: one count per day, as
@@ -347,7 +301,7 @@ pub fn streak_chart(hist: Vec<f64>, title: &str, style: JsValue) -> Result<Objec
     draw_with(&style, |w, h, s| chart::streak_chart(title, &hist, w, h, s))
 }
 
-/// The retention heatmap of `rows` (as [`Engine::retention`] gives them, flattened:
+/// The retention heatmap of `rows` (as the engine's `retention` gives them, flattened:
 /// `1 + horizon` numbers per cohort, `NaN` for `null`), rows labelled by `labels`, as an SVG
 /// chart; a point per known cell (row = cohort, col = day after − 1).
 #[wasm_bindgen(js_name = retentionChart)]
@@ -379,7 +333,7 @@ pub fn retention_chart(
     })
 }
 
-/// A value distribution (`BITLENS.ENUMDIST` counts, [`Engine::enum_distribution`]) as an SVG
+/// A value distribution (`BITLENS.ENUMDIST` counts, the engine's `enumDistribution`) as an SVG
 /// bar chart up to the last non-zero value; a point per bar.
 #[wasm_bindgen(js_name = enumChart)]
 pub fn enum_chart(hist: Vec<f64>, title: &str, style: JsValue) -> Result<Object, JsError> {
@@ -409,4 +363,18 @@ pub fn nearby_chart(
         highlight: highlight as usize,
     };
     draw_with(&style, |w, h, s| chart::nearby_chart(title, &q, w, h, s))
+}
+
+/// The user-id → bit-offset rule of `bitlens::analytics::userid` for the panel's user lookup.
+/// Applications that key bitmaps by a string user id (the state-statistics guide's
+/// `getIndexFromUserId`, seed 000) set bit `Math.abs(userId.hashCode())` in Java; the panel asks
+/// this function for that offset rather than re-implementing the hash in JS.
+///
+/// The bit offset Java's `Math.abs(id.hashCode())` gives for `id` (hashed over its UTF-16
+/// code units, as `java.lang.String.hashCode`), as a number in `0..=2^31 − 1`; `undefined` for
+/// the ids whose hash is `Integer.MIN_VALUE`, where Java's result stays negative and is no bit
+/// offset.
+#[wasm_bindgen(js_name = javaUserOffset)]
+pub fn java_user_offset(id: &str) -> Option<f64> {
+    java_abs_hash_offset(id).map(|o| o as f64)
 }

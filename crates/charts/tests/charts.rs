@@ -6,7 +6,7 @@
 
 use bitlens::analytics::daily::{self, CohortRow};
 use bitlens::analytics::{date_label, enums};
-use bitlens::chart::{self, BAR_COLOR, DAU_COLOR, MAU_COLOR, WAU_COLOR};
+use bitlens_charts::{self as chart, BAR_COLOR, DAU_COLOR, MAU_COLOR, WAU_COLOR};
 use plotters::style::RGBColor;
 
 fn hex(c: RGBColor) -> String {
@@ -33,7 +33,7 @@ fn attr(el: &str, name: &str) -> f64 {
     el[start..end].parse().unwrap()
 }
 
-use bitlens::chart::svg_texts as texts;
+use bitlens_charts::svg_texts as texts;
 
 fn mix(x: u64) -> u64 {
     let x = (x ^ (x >> 31)).wrapping_mul(0x9E3779B97F4A7C15);
