@@ -8,14 +8,23 @@
 //! members are equal). Memory is each key's estimate on its own file's writer
 //! ([`bitlens::memory`]); a prefix is a key up to its first separator (the whole key when it
 //! has none).
+//!
+//! No keyspace is held: each file is visited once (at most a core's worth of files at once,
+//! [`crate::source::per_file`]) and each key kept as its name, a 128-bit fingerprint of its
+//! canonical form and its memory estimate. The writer's allocator is inferred in the same
+//! pass: each key is priced for every candidate, and the inferred one's column is kept.
 
 use std::collections::BTreeMap;
+use std::hash::{Hash as _, Hasher as _};
+use std::path::{Path, PathBuf};
 
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
-use bitlens::memory::{Allocator, Model};
-use bitlens::rdb::{DuplicateKey, OnDuplicate, Snapshot};
+use bitlens::memory::{Allocator, AllocatorInference, Model};
+use bitlens::rdb::{self, DuplicateKey, LoadOptions, OnDuplicate, RdbError, RdbErrorKind};
 use serde_json::Value as Json;
+
+use crate::source::{LoadError, VisitError};
 
 /// One key: database and name.
 pub type DbKey = (u64, Vec<u8>);
@@ -33,6 +42,17 @@ pub struct Diff {
     pub prefixes: Vec<(Vec<u8>, u64, u64)>,
 }
 
+/// Why [`diff_files`] found no difference to report.
+#[derive(Debug)]
+pub enum DiffError {
+    /// The file at this index of `old` then `new` (in the order given) could not be read; the
+    /// first such file.
+    File(usize, LoadError),
+    /// A key is in two files of one side under [`OnDuplicate::Error`]: 0 for the old side, 1
+    /// for the new (file indices within that side).
+    Duplicate(usize, DuplicateKey),
+}
+
 fn canonical(value: &Value, expire: Option<i64>) -> Json {
     let mut j = crate::dump::json_line(0, b"", value, expire);
     if matches!(value, Value::Set(_) | Value::Hash(_)) {
@@ -43,57 +63,232 @@ fn canonical(value: &Value, expire: Option<i64>) -> Json {
     j
 }
 
-/// A key's entry on one side of a diff, with the index of the file it came from.
-type Side<'s> = BTreeMap<DbKey, (bitlens::keyspace::EntryRef<'s>, usize)>;
+/// A 128-bit fingerprint of a key's canonical form (two SipHash-1-3 sums of its JSON text):
+/// two keys are equal when their fingerprints are.
+fn fingerprint(value: &Value, expire: Option<i64>) -> u128 {
+    let text = canonical(value, expire).to_string();
+    let sum = |salt: u8| {
+        let mut h = std::hash::DefaultHasher::new();
+        salt.hash(&mut h);
+        text.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(sum(0)) << 64) | u128::from(sum(1))
+}
 
-/// The entries of `snaps` read as one keyspace ([`bitlens::rdb::union`]'s, `on` deciding a
-/// key found in two files; under [`OnDuplicate::Error`] that key is the error).
-fn side(snaps: &[Snapshot], on: OnDuplicate) -> Result<Side<'_>, DuplicateKey> {
-    if on == OnDuplicate::Error {
-        if let Some(d) = bitlens::rdb::find_duplicate(snaps) {
-            return Err(d);
+/// One key of one file: its fingerprint and its memory on the file's writer.
+struct KeyDigest {
+    key: DbKey,
+    fingerprint: u128,
+    memory: u64,
+}
+
+/// The keys of the RDB file at `path`, each with its fingerprint and memory estimate on the
+/// file's writer with `allocator`, or else the allocator inferred from the file's `used-mem`
+/// (as [`bitlens::memory::infer_allocator`] infers it from the loaded file). Errors as
+/// [`crate::source::load_file`]'s: a key met twice in one database is an error at its second
+/// record, unless an earlier error stops the file.
+fn file_digests(
+    path: &Path,
+    opts: &LoadOptions,
+    allocator: Option<Allocator>,
+) -> Result<Vec<KeyDigest>, LoadError> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .map_err(LoadError::Io)?;
+    // The writer from the aux fields at the file's start; a file whose start cannot be read
+    // is reported by the visit.
+    let mut profile = rdb::peek_aux(&head)
+        .map(|(format, aux)| Profile::for_snapshot(&aux, format.version))
+        .ok();
+    loop {
+        let p = profile.unwrap_or_else(|| Profile::for_snapshot(&[], 0));
+        let (digests, header) = visit_digests(path, opts, p, allocator)?;
+        let writer = Profile::for_snapshot(&header.0.aux, header.0.version);
+        if std::ptr::eq(writer, p) {
+            return Ok(finish_digests(digests, &header.0.aux, allocator));
         }
+        // The writer's aux fields were not all at the start: price the keys again on it.
+        profile = Some(writer);
     }
-    let mut out = Side::new();
-    for (i, s) in snaps.iter().enumerate() {
-        for (db, k, e) in s.entries() {
-            let slot = out.entry((db, k.to_vec()));
-            match (slot, on) {
-                (std::collections::btree_map::Entry::Occupied(mut o), OnDuplicate::Last) => {
-                    o.insert((e, i));
-                }
-                (std::collections::btree_map::Entry::Occupied(_), _) => {}
-                (std::collections::btree_map::Entry::Vacant(v), _) => {
-                    v.insert((e, i));
-                }
+}
+
+/// What one visit of a file gathers: per key its digest with its price for each candidate
+/// allocator, and the allocator inference.
+struct Gathered {
+    keys: Vec<(DbKey, u128, [u64; 3], u64)>,
+    inference: AllocatorInference,
+}
+
+fn visit_digests(
+    path: &Path,
+    opts: &LoadOptions,
+    profile: &'static Profile,
+    allocator: Option<Allocator>,
+) -> Result<(Gathered, (rdb::Header, u64)), LoadError> {
+    let models: Vec<Model> = match allocator {
+        Some(a) => vec![Model::new(profile, a)],
+        None => Allocator::ALL
+            .iter()
+            .map(|&a| Model::new(profile, a))
+            .collect(),
+    };
+    let mut g = Gathered {
+        keys: Vec::new(),
+        inference: AllocatorInference::new(profile),
+    };
+    let visited = crate::source::visit_file(path, opts, &mut |_, _| Ok(()), |r| {
+        let Some(v) = &r.value else {
+            return Ok(());
+        };
+        let expiring = r.expire_at_ms.is_some();
+        let mut prices = [0u64; 3];
+        for (m, slot) in models.iter().zip(prices.iter_mut()) {
+            *slot = m
+                .estimate_with_expiry(&r.key, v, expiring)
+                .map_or(0, |x| x.bytes);
+        }
+        if allocator.is_none() {
+            g.inference.add(r.db, &r.key, v, expiring);
+        }
+        g.keys.push((
+            (r.db, r.key.to_vec()),
+            fingerprint(v, r.expire_at_ms),
+            prices,
+            r.offset,
+        ));
+        Ok(())
+    });
+    // A key met twice in one database stops a load at its second record, so it is the error
+    // when it comes before the visit's own.
+    let stop = match &visited {
+        Err(VisitError::Rdb(e)) => e.offset,
+        Err(VisitError::Io(_)) => 0,
+        Ok(_) => u64::MAX,
+    };
+    if let Some(((db, key), offset)) = first_repeat(&mut g.keys, stop) {
+        let mut e = RdbError::new(
+            RdbErrorKind::Corrupt,
+            offset,
+            format!("duplicated key in database {db} (Redis refuses such a file)"),
+        );
+        e.key = Some(key);
+        return Err(LoadError::Rdb(e));
+    }
+    match visited {
+        Ok(h) => Ok((g, h)),
+        Err(VisitError::Io(e)) => Err(LoadError::Io(e)),
+        Err(VisitError::Rdb(e)) => Err(LoadError::Rdb(e)),
+    }
+}
+
+/// The key and offset of the first record (in file order, before offset `stop`) whose key an
+/// earlier record of its database holds; sorts `keys` by name.
+fn first_repeat(keys: &mut [(DbKey, u128, [u64; 3], u64)], stop: u64) -> Option<(DbKey, u64)> {
+    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.3.cmp(&b.3)));
+    keys.windows(2)
+        .filter(|w| w[0].0 == w[1].0 && w[1].3 < stop)
+        .min_by_key(|w| w[1].3)
+        .map(|w| (w[1].0.clone(), w[1].3))
+}
+
+/// Each key's digest with the price of the allocator given, or else of the one inferred.
+fn finish_digests(
+    g: Gathered,
+    aux: &[(Vec<u8>, Vec<u8>)],
+    allocator: Option<Allocator>,
+) -> Vec<KeyDigest> {
+    let column = match allocator {
+        Some(_) => 0,
+        None => {
+            let a = g.inference.finish(aux).allocator;
+            Allocator::ALL.iter().position(|&c| c == a).unwrap_or(0)
+        }
+    };
+    g.keys
+        .into_iter()
+        .map(|(key, fingerprint, prices, _)| KeyDigest {
+            key,
+            fingerprint,
+            memory: prices[column],
+        })
+        .collect()
+}
+
+/// One side of a diff: its keys sorted, each with its fingerprint and memory.
+type Side = Vec<KeyDigest>;
+
+/// The files' keys (each file's sorted by key) read as one keyspace: the union
+/// [`bitlens::rdb::union`] builds, `on` deciding a key found in two files; under
+/// [`OnDuplicate::Error`] the smallest such key is the error, with the first two files holding
+/// it and the count of repeats, as [`bitlens::rdb::find_duplicate`] reports it.
+fn side(files: Vec<Vec<KeyDigest>>, on: OnDuplicate) -> Result<Side, DuplicateKey> {
+    let mut all: Vec<(KeyDigest, usize)> = files
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, keys)| keys.into_iter().map(move |d| (d, i)))
+        .collect();
+    // Stable: a key's entries stay in file order.
+    all.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+    let mut out = Side::with_capacity(all.len());
+    let mut worst: Option<DuplicateKey> = None;
+    let mut count = 0u64;
+    let mut it = all.into_iter().peekable();
+    while let Some((first, file)) = it.next() {
+        let mut kept = first;
+        let mut holders = 1;
+        while let Some((next, j)) = it.next_if(|(d, _)| d.key == kept.key) {
+            holders += 1;
+            if holders == 2 && on == OnDuplicate::Error && worst.is_none() {
+                // The groups come in key order: the first repeated key is the smallest.
+                worst = Some(DuplicateKey {
+                    db: kept.key.0,
+                    key: kept.key.1.clone(),
+                    first: file,
+                    second: j,
+                    count: 0,
+                });
+            }
+            if on == OnDuplicate::Last {
+                kept = next;
             }
         }
+        count += holders - 1;
+        out.push(kept);
+    }
+    if let Some(w) = worst {
+        return Err(DuplicateKey { count, ..w });
     }
     Ok(out)
 }
 
-/// Compares the snapshots `a` (the older, one file or a cluster's shards read as one, `on`
-/// deciding a key found in two files of a side) with `b`, the memory of each key priced on
-/// its own file's writer for the `allocator` given, or else the one inferred from that
-/// file's `used-mem` ([`bitlens::memory::infer_allocator`]). Errors: a key in two files of
-/// one side under [`OnDuplicate::Error`], with 0 for side `a` or 1 for `b`.
-pub fn diff(
-    a: &[Snapshot],
-    b: &[Snapshot],
+/// Compares the files `old` (one file, or a cluster's shards read as one, `on` deciding a key
+/// found in two files) with `new`, each key's memory priced on its own file's writer for the
+/// `allocator` given, or else the one inferred from that file's `used-mem`
+/// ([`bitlens::memory::infer_allocator`]). Every file is read once, at most a core's worth
+/// at a time; the first unreadable file in the order given (`old`, then `new`) is the error.
+pub fn diff_files(
+    old: &[PathBuf],
+    new: &[PathBuf],
+    opts: &LoadOptions,
     on: OnDuplicate,
     separators: &[u8],
     allocator: Option<Allocator>,
-) -> Result<Diff, (usize, DuplicateKey)> {
-    let models = |snaps: &[Snapshot]| -> Vec<Model> {
-        snaps
-            .iter()
-            .map(|s| {
-                let a = allocator.unwrap_or_else(|| bitlens::memory::infer_allocator(s).allocator);
-                Model::new(Profile::for_snapshot(&s.aux, s.version), a)
-            })
-            .collect()
-    };
-    let (ma, mb) = (models(a), models(b));
+) -> Result<Diff, DiffError> {
+    let all: Vec<PathBuf> = old.iter().chain(new).cloned().collect();
+    let mut digests = crate::source::per_file(&all, |_, p| file_digests(p, opts, allocator))
+        .map_err(|(i, e)| DiffError::File(i, e))?;
+    let b = digests.split_off(old.len());
+    let ea = side(digests, on).map_err(|e| DiffError::Duplicate(0, e))?;
+    let eb = side(b, on).map_err(|e| DiffError::Duplicate(1, e))?;
+    Ok(compare(&ea, &eb, separators))
+}
+
+/// The keys added, removed and changed from `ea` to `eb` (each sorted by key), and the memory
+/// per prefix.
+fn compare(ea: &[KeyDigest], eb: &[KeyDigest], separators: &[u8]) -> Diff {
     let prefix = |k: &[u8]| -> Vec<u8> {
         match k.iter().position(|c| separators.contains(c)) {
             Some(i) => k[..=i].to_vec(),
@@ -102,28 +297,36 @@ pub fn diff(
     };
     let mut d = Diff::default();
     let mut mem: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
-    let ea = side(a, on).map_err(|e| (0, e))?;
-    let eb = side(b, on).map_err(|e| (1, e))?;
-    for (k, (e, i)) in &ea {
-        mem.entry(prefix(&k.1)).or_default().0 += ma[*i]
-            .estimate_with_expiry(&k.1, e.value, e.expire_at_ms.is_some())
-            .map_or(0, |x| x.bytes);
-        match eb.get(k) {
-            None => d.removed.push(k.clone()),
-            Some((f, _))
-                if canonical(e.value, e.expire_at_ms) != canonical(f.value, f.expire_at_ms) =>
-            {
-                d.changed.push(k.clone())
+    let (mut a, mut b) = (ea.iter().peekable(), eb.iter().peekable());
+    loop {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => x.key.cmp(&y.key),
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                let x = a.next().expect("peeked");
+                mem.entry(prefix(&x.key.1)).or_default().0 += x.memory;
+                d.removed.push(x.key.clone());
             }
-            Some(_) => d.same += 1,
-        }
-    }
-    for (k, (e, i)) in &eb {
-        mem.entry(prefix(&k.1)).or_default().1 += mb[*i]
-            .estimate_with_expiry(&k.1, e.value, e.expire_at_ms.is_some())
-            .map_or(0, |x| x.bytes);
-        if !ea.contains_key(k) {
-            d.added.push(k.clone());
+            std::cmp::Ordering::Greater => {
+                let y = b.next().expect("peeked");
+                mem.entry(prefix(&y.key.1)).or_default().1 += y.memory;
+                d.added.push(y.key.clone());
+            }
+            std::cmp::Ordering::Equal => {
+                let (x, y) = (a.next().expect("peeked"), b.next().expect("peeked"));
+                let m = mem.entry(prefix(&x.key.1)).or_default();
+                m.0 += x.memory;
+                m.1 += y.memory;
+                if x.fingerprint == y.fingerprint {
+                    d.same += 1;
+                } else {
+                    d.changed.push(x.key.clone());
+                }
+            }
         }
     }
     d.prefixes = mem.into_iter().map(|(p, (x, y))| (p, x, y)).collect();
@@ -133,7 +336,7 @@ pub fn diff(
             p.clone(),
         )
     });
-    Ok(d)
+    d
 }
 
 /// Most keys listed per section in text (the count is always complete).
@@ -213,5 +416,177 @@ impl Diff {
             "prefixes": self.prefixes.iter().map(|(p, a, b)| serde_json::json!({
                 "prefix": name_json(p), "memory_a": a, "memory_b": b, "delta": *b as i64 - *a as i64})).collect::<Vec<_>>(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitlens::rdb::{load_rdb, RdbWriter, Snapshot};
+    use bitlens::zset::ZSet;
+
+    /// A value for key number `i` in generation `g` (0: side A; other: a changed value).
+    fn value(i: u64, g: u64) -> Value {
+        if i.is_multiple_of(3) {
+            // Members in a different order per generation: the same sorted set.
+            let mut pairs: Vec<(Vec<u8>, f64)> = (0..4)
+                .map(|m| (format!("m{m}").into_bytes(), (m * (i + g * 7)) as f64))
+                .collect();
+            if g % 2 == 1 {
+                pairs.reverse();
+            }
+            Value::zset(ZSet::from_pairs(pairs))
+        } else {
+            Value::String(bitlens::string::RedisString::from_bytes(
+                format!("v{i}:{}", "x".repeat((i % 40) as usize + g as usize)).into_bytes(),
+            ))
+        }
+    }
+
+    type Entry = (u64, Vec<u8>, Value, Option<i64>);
+
+    fn write(dir: &Path, name: &str, entries: &[Entry], used_mem: u64) -> PathBuf {
+        let mut w = RdbWriter::with_redis_ver(Vec::new(), 11, b"7.4.1").unwrap();
+        w.aux(b"used-mem", used_mem.to_string().as_bytes()).unwrap();
+        let mut dbs: Vec<u64> = entries.iter().map(|e| e.0).collect();
+        dbs.sort_unstable();
+        dbs.dedup();
+        for db in dbs {
+            w.select_db(db).unwrap();
+            for (_, k, v, exp) in entries.iter().filter(|e| e.0 == db) {
+                w.write_value(k, v, *exp).unwrap();
+            }
+        }
+        let p = dir.join(name);
+        std::fs::write(&p, w.finish().unwrap()).unwrap();
+        p
+    }
+
+    /// The diff as it was computed from loaded snapshots: the naive reference.
+    fn reference(a: &[Snapshot], b: &[Snapshot], seps: &[u8]) -> Diff {
+        let side = |snaps: &[Snapshot]| -> BTreeMap<DbKey, (Json, u64)> {
+            let mut out = BTreeMap::new();
+            for s in snaps {
+                let a = bitlens::memory::infer_allocator(s).allocator;
+                let m = Model::new(Profile::for_snapshot(&s.aux, s.version), a);
+                for (db, k, e) in s.entries() {
+                    let mem = m
+                        .estimate_with_expiry(k, e.value, e.expire_at_ms.is_some())
+                        .map_or(0, |x| x.bytes);
+                    out.insert((db, k.to_vec()), (canonical(e.value, e.expire_at_ms), mem));
+                }
+            }
+            out
+        };
+        let (ea, eb) = (side(a), side(b));
+        let fp = |s: &BTreeMap<DbKey, (Json, u64)>| -> Side {
+            s.iter()
+                .map(|(k, (j, m))| {
+                    let mut h = std::hash::DefaultHasher::new();
+                    j.to_string().hash(&mut h);
+                    KeyDigest {
+                        key: k.clone(),
+                        fingerprint: u128::from(h.finish()),
+                        memory: *m,
+                    }
+                })
+                .collect()
+        };
+        compare(&fp(&ea), &fp(&eb), seps)
+    }
+
+    #[test]
+    fn streamed_diff_equals_the_diff_of_the_loaded_snapshots() {
+        let seed = std::env::var("BITLENS_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| fastrand::u64(..));
+        eprintln!("BITLENS_SEED={seed}");
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let dir = tempfile::tempdir().unwrap();
+        let n = 200 + rng.u64(0..300);
+        // Side A: keys spread over two files (shards) and two databases.
+        let key = |i: u64| format!("p{}:{i}", i % 5).into_bytes();
+        let mut a: Vec<Vec<Entry>> = vec![Vec::new(), Vec::new()];
+        let mut b: Vec<Vec<Entry>> = vec![Vec::new(), Vec::new()];
+        for i in 0..n {
+            let db = i % 2;
+            let exp = (rng.u8(..) < 40).then(|| 4_000_000_000_000 + rng.i64(0..1000));
+            let shard = rng.usize(0..2);
+            a[shard].push((db, key(i), value(i, 0), exp));
+            match rng.u8(0..10) {
+                0 => {} // removed
+                1 => b[shard].push((db, key(i), value(i, 1 + rng.u64(0..3)), exp)),
+                2 => b[shard].push((db, key(i), value(i, 0), exp.map(|e| e + 1))),
+                // Moved to the other shard, unchanged.
+                3 => b[1 - shard].push((db, key(i), value(i, 0), exp)),
+                _ => b[shard].push((db, key(i), value(i, 0), exp)),
+            }
+        }
+        for i in n..n + rng.u64(0..40) {
+            b[rng.usize(0..2)].push((i % 2, key(i), value(i, 0), None));
+        }
+        let mut used = |v: &[Entry]| 900_000 + 120 * v.len() as u64 + rng.u64(0..50_000);
+        let mut files = |side: &str, v: &[Vec<Entry>]| -> Vec<PathBuf> {
+            v.iter()
+                .enumerate()
+                .map(|(i, e)| write(dir.path(), &format!("{side}{i}.rdb"), e, used(e)))
+                .collect()
+        };
+        let (pa, pb) = (files("a", &a), files("b", &b));
+        let load =
+            |p: &PathBuf| load_rdb(&std::fs::read(p).unwrap(), &LoadOptions::default()).unwrap();
+        let (sa, sb): (Vec<Snapshot>, Vec<Snapshot>) =
+            (pa.iter().map(load).collect(), pb.iter().map(load).collect());
+        let opts = LoadOptions::default();
+        let got = diff_files(&pa, &pb, &opts, OnDuplicate::Error, b":", None).unwrap();
+        let want = reference(&sa, &sb, b":");
+        assert_eq!(
+            (&got.added, &got.removed, &got.changed, got.same),
+            (&want.added, &want.removed, &want.changed, want.same),
+            "seed {seed}"
+        );
+        assert_eq!(got.prefixes, want.prefixes, "seed {seed}");
+        assert!(
+            got.same > 0 && !got.changed.is_empty(),
+            "seed {seed}: a diff with no content"
+        );
+
+        // A key in two files of one side: the same key, files and count as the union's check.
+        let dup = write(dir.path(), "dup.rdb", &b[0][..b[0].len().min(3)], 1_000_000);
+        let new = vec![pb[0].clone(), dup.clone()];
+        let loaded: Vec<Snapshot> = new.iter().map(load).collect();
+        match diff_files(&pa, &new, &opts, OnDuplicate::Error, b":", None) {
+            Err(DiffError::Duplicate(1, d)) => {
+                assert_eq!(
+                    Some(d),
+                    bitlens::rdb::find_duplicate(&loaded),
+                    "seed {seed}"
+                )
+            }
+            other => panic!("seed {seed}: {other:?}"),
+        }
+        // --on-duplicate first: the first file's entries, as the union keeps them.
+        let first = diff_files(&pb[..1], &new, &opts, OnDuplicate::First, b":", None).unwrap();
+        assert!(first.added.is_empty() && first.removed.is_empty() && first.changed.is_empty());
+
+        // A key twice in one database of one file: the loader's error, at the same offset.
+        let mut twice = a[0].clone();
+        twice.push(a[0][rng.usize(0..a[0].len())].clone());
+        let bad = write(dir.path(), "twice.rdb", &twice, 1_000_000);
+        let want = crate::source::load_file(&bad, &opts).unwrap_err();
+        match diff_files(&[bad], &pb, &opts, OnDuplicate::Error, b":", None) {
+            Err(DiffError::File(0, got)) => assert_eq!(got.to_string(), want.to_string()),
+            other => panic!("seed {seed}: {other:?}"),
+        }
+        // A truncated file: the loader's error.
+        let whole = std::fs::read(&pa[1]).unwrap();
+        let cut = dir.path().join("cut.rdb");
+        std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).unwrap();
+        let want = crate::source::load_file(&cut, &opts).unwrap_err();
+        match diff_files(&pa[..1], &[cut], &opts, OnDuplicate::Error, b":", None) {
+            Err(DiffError::File(1, got)) => assert_eq!(got.to_string(), want.to_string()),
+            other => panic!("seed {seed}: {other:?}"),
+        }
     }
 }

@@ -695,15 +695,10 @@ fn diff(args: DiffArgs) -> ExitCode {
         threads: bitlens_cli::source::load_threads(),
         ..Default::default()
     };
-    // Every file of both sides at once on the decoding pool; the first error in order wins.
-    let mut a = match bitlens_cli::source::per_file(&all, |_, p| {
-        bitlens_cli::source::load_file(p, &opts)
-    }) {
-        Ok(snaps) => snaps,
-        Err((i, e)) => return union_error(&all, bitlens_cli::source::UnionError::File(i, e)),
-    };
-    let b = a.split_off(old.len());
-    match bitlens_cli::diff::diff(&a, &b, args.on_duplicate, &seps, args.allocator) {
+    use bitlens_cli::diff::{diff_files, DiffError};
+    // Every file of both sides read once, at most a core's worth at a time; the first error
+    // in order wins.
+    match diff_files(&old, &new, &opts, args.on_duplicate, &seps, args.allocator) {
         Ok(d) => {
             let text = if args.json {
                 format!("{}\n", d.to_json())
@@ -712,7 +707,10 @@ fn diff(args: DiffArgs) -> ExitCode {
             };
             write_stdout(text.as_bytes())
         }
-        Err((side, d)) => {
+        Err(DiffError::File(i, e)) => {
+            union_error(&all, bitlens_cli::source::UnionError::File(i, e))
+        }
+        Err(DiffError::Duplicate(side, d)) => {
             let (flag, paths) = if side == 0 {
                 ("--old", &old)
             } else {
