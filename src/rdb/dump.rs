@@ -63,6 +63,14 @@ pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u
     Ok((p.type_byte, p.body, p.format.version as u16))
 }
 
+/// The profile of the server that wrote a DUMP payload, as far as the payload tells: the
+/// oldest server writing its trailer's RDB version ([`Profile::for_rdb_version`]; a payload
+/// names no server). `None` when `payload` is no DUMP payload (the CRC is not checked).
+pub fn dump_writer(payload: &[u8]) -> Option<&'static crate::dialect::Profile> {
+    let (_, _, version) = split_dump(payload, false).ok()?;
+    Some(crate::dialect::Profile::for_rdb_version(u32::from(version)))
+}
+
 /// What one piece fed to a [`DumpSplitter`] holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DumpPiece<'a> {
@@ -181,6 +189,29 @@ impl DumpSplitter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dump_payload_names_the_oldest_writer_of_its_rdb_version() {
+        use crate::dialect::Profile;
+        for version in [9u16, 10, 11, 12] {
+            let payload = crate::rdb::dump_string(b"v", version);
+            let p = dump_writer(&payload).expect("a payload");
+            assert_eq!(p.name, Profile::for_rdb_version(u32::from(version)).name);
+        }
+        assert_ne!(
+            dump_writer(&crate::rdb::dump_string(b"v", 9)).unwrap().name,
+            dump_writer(&crate::rdb::dump_string(b"v", 11))
+                .unwrap()
+                .name
+        );
+        // A corrupt CRC still names the writer; bytes that are no payload name none.
+        let mut bad = crate::rdb::dump_string(b"v", 11);
+        let last = bad.len() - 1;
+        bad[last] ^= 0xff;
+        assert!(dump_writer(&bad).is_some());
+        assert!(dump_writer(b"").is_none());
+        assert!(dump_writer(b"plain text").is_none());
+    }
     use crate::rdb::dump_string;
 
     #[test]

@@ -99,7 +99,7 @@ pub use crate::encoded::{
     blobs, intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item,
 };
 pub use detect::{detect, identify, Detected, Identity};
-pub use dump::{dump_parts, split_dump, DumpParts, DumpPiece, DumpSplitter};
+pub use dump::{dump_parts, dump_writer, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use push::{FeedProgress, RdbFeeder, RecordSink};

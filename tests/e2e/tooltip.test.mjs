@@ -266,7 +266,7 @@ describe('Chart tooltips on live Redis data', { timeout: 900000 }, () => {
         // Chart captions are drawn whole (wrapped, never cut with "…"): the canvas' pixels
         // cannot be read as text, so check the chart functions directly at this width.
         const cut = await page.evaluate(async () => {
-          const m = await import('/pkg/bitlens.js');
+          const m = await import('/pkg/bitlens_charts.js');
           const out = [];
           for (const w of [390, 1400]) {
             const style = { width: w * 2, height: 600, scale: 2 };

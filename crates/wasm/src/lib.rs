@@ -443,9 +443,9 @@ impl Engine {
         if let Some(p) = compat {
             self.profile = p;
         } else if self.rdb_version == 0 && self.dbs.is_empty() && self.ks.is_empty() {
-            if let Ok((_, _, version)) = bitlens::rdb::split_dump(bytes, false) {
-                self.writer = Profile::for_rdb_version(version as u32);
-                self.profile = self.writer;
+            if let Some(p) = bitlens::rdb::dump_writer(bytes) {
+                self.writer = p;
+                self.profile = p;
             }
         }
         self.ks.insert(key, value, expire);
