@@ -906,7 +906,8 @@ impl AllocatorInference {
             .iter()
             .find(|(k, _)| k.as_slice() == b"used-mem")
             .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<u64>().ok());
-        if std::ptr::eq(self.models[0].layout, &LAYOUT_VALKEY) {
+        // (By name: a `const`'s address is not one address across uses.)
+        if self.models[0].layout.name == LAYOUT_VALKEY.name {
             // Valkey 7.2 / 8.0: not validated against a server.
             return AllocatorChoice {
                 allocator: Allocator::Jemalloc,
@@ -1855,6 +1856,27 @@ pub fn grown_buckets(start: usize, n: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn valkey_8_0_files_say_the_allocator_is_assumed() {
+        use crate::dialect::Family;
+        let p = Profile::for_version(Family::Valkey, "8.0.2").expect("a Valkey 8.0 profile");
+        assert_eq!(Layout::for_profile(p).name, LAYOUT_VALKEY.name);
+        let mut inf = AllocatorInference::new(p);
+        inf.add(
+            0,
+            b"k",
+            &Value::String(crate::string::RedisString::from_bytes(b"v".to_vec())),
+            false,
+        );
+        let c = inf.finish(&[(b"used-mem".to_vec(), b"1000000".to_vec())]);
+        assert_eq!(c.source, AllocatorSource::Assumed);
+        assert!(
+            c.reason.contains("Valkey 8.0's key layout is not modelled"),
+            "{}",
+            c.reason
+        );
+    }
 
     #[test]
     fn jemalloc_classes() {
