@@ -143,6 +143,11 @@ pub struct Layout {
     /// to the length asked). Only [`AllocatorInference`] uses it: the writer's `used-mem`
     /// holds that slack, a loaded server does not.
     pub setbit_greedy: bool,
+    /// An sds records its allocation's usable size as its room (6.2+ `s_malloc_usable`), so
+    /// a later write that fits the allocator's rounding does not reallocate; 6.0 records the
+    /// length it asked for. Measured: SETBITs at bytes 0, 10 and 25 of a new key reallocate
+    /// twice on 6.0.9, once on 6.2.14 (libc) and 7.0.15.
+    pub sds_usable_room: bool,
     /// Valkey 8.1+: the key lives in its value's object and the keyspace is Valkey's own
     /// `hashtable` (`None`: Redis' sds key and `dictEntry`).
     pub embedded_key: Option<EmbeddedKey>,
@@ -179,6 +184,7 @@ pub struct EmbeddedKey {
 pub const LAYOUT_6_0: Layout = Layout {
     name: "redis-6.0",
     stream_struct_and_usable: false,
+    sds_usable_room: false,
     ..LAYOUT_6
 };
 
@@ -195,6 +201,7 @@ pub const LAYOUT_6: Layout = Layout {
     stream: (40, 32, 24),
     stream_struct_and_usable: true,
     setbit_greedy: true,
+    sds_usable_room: true,
     embedded_key: None,
 };
 
@@ -211,6 +218,7 @@ pub const LAYOUT_7_0: Layout = Layout {
     stream: (80, 40, 24),
     stream_struct_and_usable: true,
     setbit_greedy: true,
+    sds_usable_room: true,
     embedded_key: None,
 };
 
@@ -227,6 +235,7 @@ pub const LAYOUT_7_2: Layout = Layout {
     stream: (80, 40, 32),
     stream_struct_and_usable: true,
     setbit_greedy: true,
+    sds_usable_room: true,
     embedded_key: None,
 };
 
@@ -356,6 +365,23 @@ fn sds_header(len: u64, small: bool) -> u64 {
     }
 }
 
+/// The largest room an sds with a header of `hdr` bytes records (`sdsTypeMaxSize`).
+fn sds_type_max(hdr: u64) -> u64 {
+    match hdr {
+        3 => 0xFF,
+        5 => 0xFFFF,
+        9 => 0xFFFF_FFFF,
+        _ => u64::MAX,
+    }
+}
+
+/// `SDS_MAX_PREALLOC` (sds.h): below it a greedy growth doubles the length asked, above it
+/// adds this much.
+const SDS_MAX_PREALLOC: u64 = 1 << 20;
+
+/// The most points [`Model::setbit_writer_bytes`] follows through a bitmap.
+const SETBIT_POINTS: usize = 1 << 16;
+
 impl Model {
     /// The model for a profile and allocator.
     pub fn new(profile: &'static Profile, allocator: Allocator) -> Model {
@@ -373,6 +399,89 @@ impl Model {
     /// `sdsZmallocSize` of an sds the loader makes for `len` bytes.
     fn sds(&self, len: u64) -> u64 {
         self.alloc(sds_header(len, true) + len + 1)
+    }
+
+    /// The bytes (`zmalloc_size`) the sds of a bitmap holds on a writer that built it by
+    /// SETBITs of its set bits in random order, each order equally likely: their mean and
+    /// variance. bitops.c: the first SETBIT makes an sds of exactly the bytes asked
+    /// (`sdsnewlen`); a later one past the room reallocates (`sdsgrowzero`, greedy on Redis:
+    /// twice the length asked below 1 MiB, 1 MiB more above), and the room is then the
+    /// allocation's usable size ([`Layout::sds_usable_room`]) or the length asked. Only the
+    /// SETBITs past the room reallocate, so, bits weighted equally, the moments of the final
+    /// allocation after a reallocation for byte `g` are the weighted means over the bytes
+    /// past its room of the same moments for them (the first of those to come is equally
+    /// likely any of their bits): one backward pass over the set bytes. Bitmaps of more than
+    /// [`SETBIT_POINTS`] set bytes are taken in that many equal runs, each at its last set
+    /// byte (moves the figure by under 2/[`SETBIT_POINTS`] of the length). A trailing zero
+    /// byte counts as written once (SETBIT of a 0). The order matters: one SETBIT at the
+    /// last byte first leaves no slack, ascending offsets leave the most.
+    fn setbit_writer_bytes(&self, bitmap: &[u8]) -> (f64, f64) {
+        let len = bitmap.len();
+        if len == 0 {
+            return (0.0, 0.0);
+        }
+        // (last byte index, set bits) per point, ascending.
+        let run = len.div_ceil(SETBIT_POINTS);
+        let mut points: Vec<(u64, f64)> = Vec::new();
+        for (i, chunk) in bitmap.chunks(run).enumerate() {
+            let bits: u32 = chunk.iter().map(|b| b.count_ones()).sum();
+            if let Some(last) = chunk.iter().rposition(|&b| b != 0) {
+                points.push(((i * run + last) as u64, f64::from(bits)));
+            }
+        }
+        if points.last().map(|p| p.0) != Some(len as u64 - 1) {
+            points.push((len as u64 - 1, 1.0));
+        }
+        let greedy = self.layout.setbit_greedy;
+        let usable_room = self.layout.sds_usable_room;
+        // (held, room) of an sds made (`create`) or grown to `n` bytes.
+        let sized = |n: u64, create: bool| -> (u64, u64) {
+            let asked = match (create, greedy) {
+                (false, true) if n < SDS_MAX_PREALLOC => 2 * n,
+                (false, true) => n + SDS_MAX_PREALLOC,
+                _ => n,
+            };
+            let hdr = sds_header(asked, create);
+            let held = self.alloc(hdr + asked + 1);
+            let room = match hdr {
+                1 => asked, // sdshdr5 has no room beyond its length
+                _ if usable_room => (held - hdr - 1).min(sds_type_max(hdr)),
+                _ => asked,
+            };
+            (held, room)
+        };
+        let k = points.len();
+        // Suffix sums from index i on: weights, weight × mean, weight × second moment.
+        let mut sw = vec![0f64; k + 1];
+        let mut s1 = vec![0f64; k + 1];
+        let mut s2 = vec![0f64; k + 1];
+        let past = |room: u64| points.partition_point(|p| p.0 < room);
+        // The moments of the final allocation from an sds of `held` bytes and `room`.
+        let moments = |held: u64, room: u64, sw: &[f64], s1: &[f64], s2: &[f64]| {
+            let t = past(room);
+            if t >= k {
+                (held as f64, (held as f64).powi(2))
+            } else {
+                (s1[t] / sw[t], s2[t] / sw[t])
+            }
+        };
+        for g in (0..k).rev() {
+            let (held, room) = sized(points[g].0 + 1, false);
+            let (m1, m2) = moments(held, room, &sw, &s1, &s2);
+            let w = points[g].1;
+            sw[g] = sw[g + 1] + w;
+            s1[g] = s1[g + 1] + w * m1;
+            s2[g] = s2[g + 1] + w * m2;
+        }
+        let (mut t1, mut t2) = (0f64, 0f64);
+        for &(pos, w) in &points {
+            let (held, room) = sized(pos + 1, true);
+            let (m1, m2) = moments(held, room, &sw, &s1, &s2);
+            t1 += w * m1;
+            t2 += w * m2;
+        }
+        let mean = t1 / sw[0];
+        (mean, (t2 / sw[0] - mean * mean).max(0.0))
     }
 
     /// Estimates `MEMORY USAGE key SAMPLES 0` for `value` under `key` on the model's server,
@@ -796,6 +905,19 @@ fn baseline(profile: &Profile) -> u64 {
     }
 }
 
+/// How many times a prediction above `used-mem` costs what one as far below it does (beyond
+/// the bitmaps' slack band). A writer holds more than its keys loaded afresh would: client
+/// and reply buffers, 7.0+'s per-command latency histograms, the old table of a set, hash or
+/// sorted set whose rehash its last writes left unfinished, a sparse HyperLogLog's and a
+/// stream's greedy growth. Measured on crates/difftest's memory_diff data (100,466 keys,
+/// Redis 7.0.15, `BITLENS_SEED=1796445753253906451`): the writer's `dataset.bytes` was
+/// 1,482,648 above the loaded server's, `MEMORY USAGE` per key family bitmaps +719,856,
+/// sets +278,080, sorted sets +110,912, streams +53,680, hashes +49,344; over 41 seeds on
+/// four servers `used-mem` was 0.33–0.70 MB above the right prediction on average (sd
+/// 0.23–0.34 MB), so the candidate above it must be penalised harder than double to be
+/// told from the one below by a 1.3 MB gap.
+const OVER_PREDICTION_COST: u64 = 3;
+
 /// The margin, bytes, by which the closest candidate must beat the next before it is trusted
 /// over the usual build. On small keys glibc's and a 16-byte-quantum jemalloc's sizes nearly
 /// coincide (20,000 small strings and hashes on Redis 6.2.14: libc predicted 424 B from
@@ -811,8 +933,10 @@ const INFERENCE_MARGIN: u64 = 8 * 1024;
 #[derive(Debug, Clone)]
 pub struct AllocatorInference {
     models: [Model; 3],
-    /// Per candidate, the keys' allocated bytes.
+    /// Per candidate, the keys' allocated bytes (a bitmap's expected writer slack included).
     allocated: [u64; 3],
+    /// Per candidate, the variance of the bitmaps' writer slack, bytes².
+    slack_variance: [f64; 3],
     /// Per database: keys and keys with an expiry.
     dbs: std::collections::BTreeMap<u64, (u64, u64)>,
 }
@@ -823,6 +947,7 @@ impl AllocatorInference {
         AllocatorInference {
             models: Allocator::ALL.map(|a| Model::new(profile, a)),
             allocated: [0; 3],
+            slack_variance: [0.0; 3],
             dbs: Default::default(),
         }
     }
@@ -830,29 +955,38 @@ impl AllocatorInference {
     /// Counts one key of database `db`.
     pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) {
         // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
-        // length and twice it (up to 1 MiB more). Three quarters of the length is expected:
-        // bitmaps written by random-offset SETBITs held 0.6 (7.0.15, 7.4.1) to 0.9 (6.0.9,
-        // 6.2.14) of their length more on the writer than once loaded. A bitmap is told from
-        // text by a zero byte (no bit set in eight): a string SET as a whole has no slack.
-        let slack = match value {
-            Value::String(s)
-                if self.models[0].layout.setbit_greedy
-                    && s.len() > 44
-                    && s.as_bytes().contains(&0) =>
-            {
-                s.len().min(1 << 20) * 3 / 4
+        // length and twice it (up to 1 MiB more), by the order of the SETBITs: the mean and
+        // variance of a random order are counted ([`Model::setbit_writer_bytes`]). A bitmap
+        // is told from text by a zero byte (no bit set in eight): a string SET as a whole
+        // has no slack.
+        let bitmap = match value {
+            Value::String(s) if s.len() > 44 => {
+                let b = s.as_bytes();
+                b.contains(&0).then_some(b)
             }
-            _ => 0,
+            _ => None,
         };
         let rehash = writer_rehash_buckets(self.models[0].profile, key, value);
-        for (m, sum) in self.models.iter().zip(self.allocated.iter_mut()) {
+        for (i, m) in self.models.iter().enumerate() {
             if let Some(e) = m.estimate_with_expiry(key, value, expiring) {
-                *sum += e.allocated + slack + if rehash > 0 { m.alloc(8 * rehash) } else { 0 };
+                let slack = bitmap.as_ref().map_or(0, |b| {
+                    let (mean, variance) = m.setbit_writer_bytes(b);
+                    self.slack_variance[i] += variance;
+                    (mean.round() as u64).saturating_sub(m.sds(b.len() as u64))
+                });
+                self.allocated[i] +=
+                    e.allocated + slack + if rehash > 0 { m.alloc(8 * rehash) } else { 0 };
             }
         }
         let d = self.dbs.entry(db).or_default();
         d.0 += 1;
         d.1 += u64::from(expiring);
+    }
+
+    /// Per candidate ([`Allocator::ALL`] order), the standard deviation of the bitmaps'
+    /// writer slack in [`Self::predictions`], bytes: 0 without bitmaps.
+    pub fn slack_sd(&self) -> [u64; 3] {
+        self.slack_variance.map(|v| v.sqrt().round() as u64)
     }
 
     /// The predicted `used_memory` per candidate ([`Allocator::ALL`] order).
@@ -897,7 +1031,8 @@ impl AllocatorInference {
     }
 
     /// The choice: the candidate whose prediction is closest to the file's `used-mem` (one
-    /// above it counting double: a writer holds more than its keys), when `used-mem` is
+    /// above it counting [`OVER_PREDICTION_COST`] times beyond the bitmaps' slack band: a
+    /// writer holds more than its keys), when `used-mem` is
     /// within the spread of the predictions from it and it beats the next by more than
     /// [`INFERENCE_MARGIN`] (or the next predicts within 1% of it); else the usual build
     /// (bundled jemalloc), said to be assumed.
@@ -925,11 +1060,22 @@ impl AllocatorInference {
             };
         };
         let pred = self.predictions();
-        // A writer holds more than its keys (client buffers, 7.0+'s per-command latency
-        // histograms, SETBIT slack), so a prediction above used-mem costs double.
+        // A writer holds more than a loader would make of its keys, so a prediction above
+        // used-mem costs [`OVER_PREDICTION_COST`] times as much, beyond the bitmaps' SETBIT
+        // slack, which is as likely above its mean as below: within one standard deviation
+        // of it ([`Self::slack_sd`]) both sides cost alike.
+        let sd = self.slack_sd();
         let cost: Vec<u64> = pred
             .iter()
-            .map(|&p| if p <= used { used - p } else { 2 * (p - used) })
+            .zip(sd)
+            .map(|(&p, sd)| {
+                if p <= used {
+                    used - p
+                } else {
+                    let over = p - used;
+                    over + (OVER_PREDICTION_COST - 1) * over.saturating_sub(sd)
+                }
+            })
             .collect();
         let best = (0..3).min_by_key(|&i| cost[i]).unwrap_or(0);
         let second = (0..3)
@@ -946,7 +1092,11 @@ impl AllocatorInference {
         let listing = Allocator::ALL
             .iter()
             .zip(pred)
-            .map(|(a, p)| format!("{} {p}", a.name()))
+            .zip(sd)
+            .map(|((a, p), sd)| match sd {
+                0 => format!("{} {p}", a.name()),
+                _ => format!("{} {p} ± {sd}", a.name()),
+            })
             .collect::<Vec<_>>()
             .join(", ");
         if trusted {
@@ -1856,6 +2006,106 @@ pub fn grown_buckets(start: usize, n: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The final `zmalloc_size` of a bitmap's sds after SETBITs at byte indexes `order`, one
+    /// at a time as bitops.c grows it (a simulation, not the closed form under test).
+    fn simulate_setbits(m: &Model, order: &[u64]) -> u64 {
+        let (mut held, mut room) = (0u64, 0u64);
+        for (i, &byte) in order.iter().enumerate() {
+            let n = byte + 1;
+            if i > 0 && n <= room {
+                continue;
+            }
+            let asked = match (i, m.layout.setbit_greedy) {
+                (0, _) | (_, false) => n,
+                _ if n < 1 << 20 => 2 * n,
+                _ => n + (1 << 20),
+            };
+            let hdr = sds_header(asked, i == 0);
+            held = m.alloc(hdr + asked + 1);
+            room = if hdr > 1 && m.layout.sds_usable_room {
+                (held - hdr - 1).min(sds_type_max(hdr))
+            } else {
+                asked
+            };
+        }
+        held
+    }
+
+    fn permutations(items: &[u64]) -> Vec<Vec<u64>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut out = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut p in permutations(&rest) {
+                p.insert(0, first);
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn setbit_writer_bytes_are_the_moments_over_every_order() {
+        // Measured on Redis 7.0.15 (jemalloc16): SETBIT at byte 62380 then 155357 holds
+        // 327,680 bytes (MEMORY USAGE 327728 less the key's 48), the other order 163,840.
+        let m = Model::new(&crate::dialect::REDIS_7_0, Allocator::Jemalloc16);
+        let mut b = vec![0u8; 155_358];
+        b[62_380] = 1;
+        b[155_357] = 1;
+        let (mean, var) = m.setbit_writer_bytes(&b);
+        assert_eq!(mean, 245_760.0);
+        assert_eq!(var, 81_920f64 * 81_920.0);
+        // Every order of up to six bits (two in one byte), every layout and allocator.
+        let mut rng = fastrand::Rng::with_seed(7);
+        for profile in [
+            &crate::dialect::REDIS_6_0,
+            &crate::dialect::REDIS_6_2,
+            &crate::dialect::REDIS_7_0,
+            &crate::dialect::VALKEY_8_1,
+        ] {
+            for a in Allocator::ALL {
+                let m = Model::new(profile, a);
+                for _ in 0..30 {
+                    let len = [50usize, 300, 70_000, 1_500_000][rng.usize(0..4)];
+                    let mut bits: Vec<u64> = (0..rng.usize(1..=5))
+                        .map(|_| rng.u64(0..len as u64 * 8))
+                        .collect();
+                    bits.push(bits[0] ^ 1); // a second bit in one byte
+                    bits.sort_unstable();
+                    bits.dedup();
+                    let mut b = vec![0u8; (bits.last().unwrap() / 8 + 1) as usize];
+                    for &bit in &bits {
+                        b[(bit / 8) as usize] |= 0x80 >> (bit % 8);
+                    }
+                    let bytes: Vec<u64> = bits.iter().map(|&bit| bit / 8).collect();
+                    let all: Vec<f64> = permutations(&bytes)
+                        .iter()
+                        .map(|o| simulate_setbits(&m, o) as f64)
+                        .collect();
+                    let n = all.len() as f64;
+                    let want_mean = all.iter().sum::<f64>() / n;
+                    let want_var = all.iter().map(|x| x * x).sum::<f64>() / n - want_mean.powi(2);
+                    let (mean, var) = m.setbit_writer_bytes(&b);
+                    assert!(
+                        (mean - want_mean).abs() < 1e-6 * want_mean,
+                        "{} {}: bytes {bytes:?}: mean {mean} vs {want_mean}",
+                        profile.name,
+                        a.name()
+                    );
+                    assert!(
+                        (var - want_var).abs() <= 1e-6 * want_mean * want_mean,
+                        "{} {}: bytes {bytes:?}: variance {var} vs {want_var}",
+                        profile.name,
+                        a.name()
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn valkey_8_0_files_say_the_allocator_is_assumed() {
