@@ -31,6 +31,23 @@ export declare function initSync(module: { module: SyncInitInput } | SyncInitInp
 export type Arg = string | number | Uint8Array;
 
 /**
+ * What the engine throws (worker or in-page: the same fields): an `Error` whose `message` is
+ * the error's text (Redis' own for an error reply), with
+ * - `kind`: `'reply'` (a Redis error reply), `'duplicate-key'` (two files hold `key`),
+ *   `'argument'` (a bad argument or option, and every other error), or an RDB / DUMP decoding
+ *   error's kind: `'truncated'`, `'unsupported-version'`, `'checksum'`, `'unknown-type'`,
+ *   `'unsupported'`, `'corrupt'`, `'incompatible'`, `'read'`, `'write'`, `'cancelled'`;
+ * - `offset`: the byte offset of the input where a decoding error was found;
+ * - `key`: the key concerned, when known (UTF-8; the message quotes non-UTF-8 bytes exactly).
+ */
+export interface EngineError extends Error {
+  kind: 'reply' | 'duplicate-key' | 'argument' | 'truncated' | 'unsupported-version' | 'checksum'
+    | 'unknown-type' | 'unsupported' | 'corrupt' | 'incompatible' | 'read' | 'write' | 'cancelled';
+  offset?: number;
+  key?: string;
+}
+
+/**
  * A reply of {@link Engine.command} (RESP2 mapped to JS): integer → number (exact up to 2^53),
  * bulk or status string → string (invalid UTF-8 replaced by U+FFFD), nil → `null`, array →
  * array (nested). An error reply is thrown; an error nested in an array is an `Error` element.
@@ -490,8 +507,8 @@ export declare class Engine {
 
   /**
    * Loads a Redis RDB file (RDB versions 9 to 12) and replaces the database with its database
-   * `db` (default 0). Returns the number of keys loaded. Throws an `Error` naming the byte
-   * offset (and key) for a corrupt file; the previous content is then kept.
+   * `db` (default 0). Returns the number of keys loaded. Throws an {@link EngineError} naming
+   * the byte offset (and key) for a corrupt file; the previous content is then kept.
    */
   loadRdb(bytes: Uint8Array | number[], db?: number | null, options?: LoadRdbOptions | null): number;
   /** The profile, clock and databases in force. */

@@ -19,7 +19,8 @@
 // by the engine's loadRdbBlob in bounded chunks: a 1 GB file is never held whole in memory).
 // Aborting `signal` during a load rejects with a DOMException named "AbortError", terminates the
 // worker and starts a fresh, empty one. Engine errors reject with an Error carrying the engine's
-// message (Redis' text for command errors). `createEngine({ worker: false })` gives the same API
+// message (Redis' text for command errors), `kind`, and `offset` and `key` when known
+// (types/bitlens.d.ts EngineError). `createEngine({ worker: false })` gives the same API
 // over an Engine on the page's own thread (for pages that cannot start workers).
 
 /** The DOMException a cancelled call rejects with. */
@@ -175,7 +176,7 @@ class WorkerEngine {
       const err = new Error(m.error.message);
       if (m.error.name && m.error.name !== 'Error') err.name = m.error.name;
       if (typeof m.error.status === 'number') err.status = m.error.status;
-      for (const k of ['component', 'serverMessage', 'refused', 'tooLarge']) if (m.error[k] !== undefined) err[k] = m.error[k];
+      for (const k of ['component', 'serverMessage', 'refused', 'tooLarge', 'kind', 'offset', 'key']) if (m.error[k] !== undefined) err[k] = m.error[k];
       p.reject(err);
     }
   }

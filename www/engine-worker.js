@@ -10,7 +10,8 @@
 //                   bytes decoded so far, as it decodes while downloading) or 'decode' (bytes
 //                   decoded)
 //   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?,
-//                   component?, serverMessage?, refused?, tooLarge?}} (snapshot.js's fields)
+//                   component?, serverMessage?, refused?, tooLarge?} (snapshot.js's fields),
+//                   kind?, offset?, key?} (the engine's: see types/bitlens.d.ts EngineError)
 // Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
 // engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
 // 'loadUrl' [url, db, {token, maxBytes, ...load options}] downloads a snapshot here (fetch body reader,
@@ -35,8 +36,9 @@ function errorInfo(e) {
   if (e && typeof e === 'object' && 'message' in e) {
     const info = { name: String(e.name || 'Error'), message: String(e.message) };
     if (typeof e.status === 'number') info.status = e.status;
-    // What failed, as snapshot.js names it (and the server's own message, refused patterns).
-    for (const k of ['component', 'serverMessage', 'tooLarge']) if (e[k] !== undefined) info[k] = e[k];
+    // What failed, as snapshot.js names it (and the server's own message, refused patterns);
+    // the engine's kind, byte offset and key.
+    for (const k of ['component', 'serverMessage', 'tooLarge', 'kind', 'offset', 'key']) if (e[k] !== undefined) info[k] = e[k];
     if (Array.isArray(e.refused)) info.refused = e.refused.map(String);
     return info;
   }

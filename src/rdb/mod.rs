@@ -181,6 +181,26 @@ pub enum RdbErrorKind {
     Cancelled,
 }
 
+impl RdbErrorKind {
+    /// The kind's stable name, as front ends report it (the wasm engine's `Error.kind`):
+    /// `truncated`, `unsupported-version`, `checksum`, `unknown-type`, `unsupported`,
+    /// `corrupt`, `incompatible`, `read`, `write` or `cancelled`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RdbErrorKind::Truncated => "truncated",
+            RdbErrorKind::UnsupportedVersion => "unsupported-version",
+            RdbErrorKind::Checksum => "checksum",
+            RdbErrorKind::UnknownType => "unknown-type",
+            RdbErrorKind::Unsupported => "unsupported",
+            RdbErrorKind::Corrupt => "corrupt",
+            RdbErrorKind::Incompatible => "incompatible",
+            RdbErrorKind::Read => "read",
+            RdbErrorKind::Write => "write",
+            RdbErrorKind::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// A decoding error: its kind, at which byte offset of the input, in which key when known,
 /// and a message (what [`fmt::Display`] shows after the offset and key).
 #[derive(Debug, Clone, PartialEq, Eq)]

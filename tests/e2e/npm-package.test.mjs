@@ -39,7 +39,12 @@ import 'bitlens/panel';
 import initCharts, { dauChart } from 'bitlens/charts';
 
 const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
-const settle = (p) => p.then((ok) => ({ ok }), (e) => ({ err: e.message, name: e.name }));
+// A rejection's message and name, and the engine's kind, offset and key when it gives them.
+const settle = (p) => p.then((ok) => ({ ok }), (e) => {
+  const out = { err: e.message, name: e.name };
+  for (const k of ['kind', 'offset', 'key']) if (e[k] !== undefined) out[k] = e[k];
+  return out;
+});
 
 async function main() {
   const res = await fetch('./data/dump.rdb');
@@ -282,8 +287,11 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     }
     assert.ok(strings >= 5 && zsets >= 2, `${strings} strings, ${zsets} zsets checked`);
     // Errors: Redis' WRONGTYPE text; a truncated file names the offset.
-    assert.deepEqual(out.wrongType, { err: 'WRONGTYPE Key is not a valid HyperLogLog string value.', name: 'Error' });
-    assert.match(out.badFile.err, /offset \d+/);
+    // The worker passes the engine's kind, offset and key on (types/bitlens.d.ts EngineError).
+    assert.deepEqual(out.wrongType, { err: 'WRONGTYPE Key is not a valid HyperLogLog string value.', name: 'Error', kind: 'reply' });
+    assert.equal(out.badFile.kind, 'truncated');
+    assert.equal(typeof out.badFile.offset, 'number');
+    assert.match(out.badFile.err, new RegExp(`offset ${out.badFile.offset}\\b`));
     assert.equal(out.aborted.name, 'AbortError');
     assert.equal(out.afterAbort, 0);
     assert.deepEqual(out.explicittrue, [true, 2, ['db5:bitmap', 'db5:list']]);

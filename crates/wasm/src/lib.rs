@@ -273,8 +273,7 @@ impl Engine {
             add_record(&mut loaded, rec);
             Ok(())
         })
-        .map_err(JsRdbError)
-        .or_throw_in(|| "cannot load RDB snapshot".into())?;
+        .map_err(|e| rdb_error(e, "cannot load RDB snapshot"))?;
         Ok(self.replace(loaded, db, &header.aux, header.version, view))
     }
 
@@ -347,8 +346,7 @@ impl Engine {
                     visit_rdb_chunked(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
                 }
             }
-            .map_err(JsRdbError)
-            .or_throw_in(|| format!("cannot load RDB snapshot {}", names[i]))?;
+            .map_err(|e| rdb_error(e, &format!("cannot load RDB snapshot {}", names[i])))?;
             snaps.push(bitlens::rdb::Snapshot {
                 version: header.version,
                 format: header.format,
@@ -368,10 +366,15 @@ impl Engine {
             .collect();
         let (aux, version) = (snaps[0].aux.clone(), snaps[0].version);
         let union = bitlens::rdb::union(snaps, on).map_err(|d| {
-            throw(format!(
-                "cannot load RDB snapshots: {}; onDuplicate 'first' or 'last' keeps one",
-                d.describe(|i| names[i].clone())
-            ))
+            throw_kind(
+                format!(
+                    "cannot load RDB snapshots: {}; onDuplicate 'first' or 'last' keeps one",
+                    d.describe(|i| names[i].clone())
+                ),
+                "duplicate-key",
+                None,
+                Some(&d.key),
+            )
         })?;
         let keys = self.replace(union.databases, db, &aux, version, view);
         self.files = files;
@@ -423,14 +426,20 @@ impl Engine {
         let key = arg_bytes(&key, 0)?;
         let checksum = opt_bool(&options, "checksum")?.unwrap_or(true);
         let ttl = opt_f64(&options, "ttlMs")?;
-        let value = bitlens::rdb::load_dump_with(bytes, checksum)
-            .map_err(JsRdbError)
-            .or_throw_in(|| {
-                format!(
-                    "cannot load DUMP payload for key {:?}",
-                    String::from_utf8_lossy(&key)
-                )
-            })?;
+        let value = bitlens::rdb::load_dump_with(bytes, checksum).map_err(|e| {
+            let context = format!(
+                "cannot load DUMP payload for key {:?}",
+                String::from_utf8_lossy(&key)
+            );
+            // The payload's key is the one given (named in the context, not the error).
+            let (kind, offset) = (e.kind.name(), e.offset);
+            throw_kind(
+                format!("{context} {}", JsRdbError(e)),
+                kind,
+                Some(offset),
+                Some(&key),
+            )
+        })?;
         let expire = match ttl {
             None => None,
             Some(t) if t.is_finite() => {
@@ -800,7 +809,7 @@ impl Engine {
         let limit = self.profile.hll_sparse_max_bytes;
         match bitlens::command::hll::pfadd_elements(&mut self.ks, limit, &key, items) {
             Reply::Integer(n) => Ok(n as f64),
-            Reply::Error(text) => Err(throw(text)),
+            Reply::Error(text) => Err(reply_error(text)),
             other => Err(unexpected("PFADD", &other)),
         }
     }
@@ -1153,15 +1162,63 @@ fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: bitlens::rdb::Record<'_
     }
 }
 
-pub(crate) fn throw(message: impl AsRef<str>) -> JsError {
-    JsError::new(message.as_ref())
+/// The one place a thrown `Error` is made: `message`, plus `kind` (what went wrong, for
+/// callers that act on it), and `offset` (a byte offset of the input) and `key` (the key's
+/// bytes as UTF-8, lossy for others; the message quotes them exactly, as redis-cli does)
+/// when known. Kinds: an RDB or DUMP decoding error's [`bitlens::rdb::RdbErrorKind::name`],
+/// `duplicate-key` (two files hold a key), `reply` (a Redis error reply: the message is the
+/// server's text) and `argument` (the glue's own checks and every other error).
+pub(crate) fn throw_kind(
+    message: impl AsRef<str>,
+    kind: &str,
+    offset: Option<u64>,
+    key: Option<&[u8]>,
+) -> JsError {
+    let error = JsError::new(message.as_ref());
+    // A JsError is a handle on the one JS `Error` object: the fields set through a clone
+    // are on the thrown object.
+    let object = JsValue::from(error.clone());
+    let mut fields = vec![("kind", JsValue::from_str(kind))];
+    if let Some(offset) = offset {
+        fields.push(("offset", JsValue::from_f64(offset as f64)));
+    }
+    if let Some(key) = key {
+        fields.push(("key", JsValue::from_str(&String::from_utf8_lossy(key))));
+    }
+    for (name, value) in fields {
+        // Setting a property on a fresh Error cannot fail.
+        let _ = Reflect::set(&object, &name.into(), &value);
+    }
+    error
 }
 
-/// An error reply as the `Error` it is thrown as (its message: the server's text); any other
-/// reply is unexpected here.
+/// An `Error` of kind `argument` (see [`throw_kind`]).
+pub(crate) fn throw(message: impl AsRef<str>) -> JsError {
+    throw_kind(message, "argument", None, None)
+}
+
+/// A decoding error as the `Error` it is thrown as: message `context`, a space and the
+/// error's text ([`JsRdbError`]), kind, offset and key from the error.
+pub(crate) fn rdb_error(e: bitlens::rdb::RdbError, context: &str) -> JsError {
+    let (kind, offset, key) = (e.kind.name(), e.offset, e.key.clone());
+    throw_kind(
+        format!("{context} {}", JsRdbError(e)),
+        kind,
+        Some(offset),
+        key.as_deref(),
+    )
+}
+
+/// A Redis error reply's text as an `Error` of kind `reply` (see [`throw_kind`]).
+pub(crate) fn reply_error(text: impl AsRef<str>) -> JsError {
+    throw_kind(text, "reply", None, None)
+}
+
+/// An error reply as the `Error` it is thrown as ([`reply_error`]); any other reply is
+/// unexpected here.
 fn error_reply(reply: Reply) -> JsError {
     match reply {
-        Reply::Error(text) => throw(text),
+        Reply::Error(text) => reply_error(text),
         other => unexpected("a command", &other),
     }
 }
@@ -1292,7 +1349,7 @@ impl Engine {
     /// Runs argv; an error reply becomes a `JsError` with Redis' text.
     fn exec(&mut self, argv: Vec<Vec<u8>>) -> Result<Reply, JsError> {
         match self.execute(&argv) {
-            Reply::Error(text) => Err(throw(text)),
+            Reply::Error(text) => Err(reply_error(text)),
             reply => Ok(reply),
         }
     }
@@ -1326,7 +1383,7 @@ fn js_number_text(n: f64) -> String {
 /// replies become `Error` objects in the array.
 pub(crate) fn reply_to_js(reply: &Reply, binary: bool) -> Result<JsValue, JsError> {
     match reply {
-        Reply::Error(text) => Err(throw(text)),
+        Reply::Error(text) => Err(reply_error(text)),
         other => Ok(to_js(other, binary)),
     }
 }
@@ -1338,7 +1395,7 @@ fn to_js(reply: &Reply, binary: bool) -> JsValue {
         Reply::Bulk(b) => JsValue::from_str(&String::from_utf8_lossy(b)),
         Reply::NullBulk | Reply::NullArray => JsValue::NULL,
         Reply::Status(s) => JsValue::from_str(s),
-        Reply::Error(e) => js_sys::Error::new(e).into(),
+        Reply::Error(e) => reply_error(e).into(),
         Reply::Array(items) => items
             .iter()
             .map(|r| to_js(r, binary))

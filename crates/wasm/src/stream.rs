@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use wasm_bindgen::prelude::*;
 
-use super::{add_record, load_options, view_options, Engine, IntoJs};
+use super::{add_record, load_options, view_options, Engine};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Keyspace;
 use bitlens::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
@@ -71,8 +71,7 @@ impl RdbStream {
         let p = self
             .feeder
             .push(bytes)
-            .map_err(crate::JsRdbError)
-            .or_throw_in(|| "cannot load RDB snapshot".into())?;
+            .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
         Ok(progress_array(p))
     }
 
@@ -105,8 +104,7 @@ impl Engine {
         let RdbStream { feeder, db, view } = stream;
         let (header, loaded) = feeder
             .finish()
-            .map_err(crate::JsRdbError)
-            .or_throw_in(|| "cannot load RDB snapshot".into())?;
+            .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
         Ok(self.replace(loaded.0, db, &header.aux, header.version, view))
     }
 }

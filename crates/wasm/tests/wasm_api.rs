@@ -985,3 +985,98 @@ fn key_summary_follows_the_value_after_overwrites() {
     // length (crates/difftest/tests/encoding_diff.rs).
     assert_eq!(s.1, "raw");
 }
+
+/// A thrown value's field `name` (undefined when absent).
+fn error_field(err: &JsValue, name: &str) -> JsValue {
+    Reflect::get(err, &name.into()).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn thrown_errors_carry_kind_offset_and_key() {
+    let mut e = Engine::new();
+    // Decoding errors: the native decoder's kind, offset and key for the same bytes.
+    let (_, rdb, _, _) = SETS[3];
+    let cuts = [5usize, 9, 20, rdb.len() / 2, rdb.len() - 1];
+    let mut with_key = 0;
+    for cut in cuts {
+        let want = bitlens::rdb::load_rdb(&rdb[..cut], &Default::default()).unwrap_err();
+        let err = JsValue::from(
+            e.load_rdb(u8a(&rdb[..cut]), None, JsValue::UNDEFINED)
+                .unwrap_err(),
+        );
+        assert_eq!(
+            error_field(&err, "kind").as_string().as_deref(),
+            Some(want.kind.name()),
+            "cut at {cut}"
+        );
+        assert_eq!(
+            error_field(&err, "offset").as_f64(),
+            Some(want.offset as f64),
+            "cut at {cut}"
+        );
+        let key = error_field(&err, "key").as_string();
+        assert_eq!(
+            key.as_deref().map(str::as_bytes),
+            want.key.as_deref(),
+            "cut at {cut}"
+        );
+        with_key += usize::from(key.is_some());
+    }
+    assert!(with_key > 0, "no cut fell inside a value");
+    // A bad checksum, and a DUMP payload: the key given.
+    let mut bad = rdb.to_vec();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    let err = JsValue::from(e.load_rdb(u8a(&bad), None, JsValue::UNDEFINED).unwrap_err());
+    assert_eq!(
+        error_field(&err, "kind").as_string().as_deref(),
+        Some("checksum")
+    );
+    let err = JsValue::from(
+        e.load_dump("dumped".into(), b"\x00\x03abc", JsValue::UNDEFINED)
+            .unwrap_err(),
+    );
+    assert_eq!(
+        error_field(&err, "key").as_string().as_deref(),
+        Some("dumped")
+    );
+    assert!(error_field(&err, "offset").as_f64().is_some());
+    // Two files holding a key: duplicate-key, naming it.
+    let files = Array::of2(&u8a(rdb), &u8a(rdb));
+    let err = JsValue::from(e.load_rdbs(files, None, JsValue::UNDEFINED).unwrap_err());
+    assert_eq!(
+        error_field(&err, "kind").as_string().as_deref(),
+        Some("duplicate-key")
+    );
+    let snap = bitlens::rdb::load_rdb(rdb, &Default::default()).unwrap();
+    let key = error_field(&err, "key").as_string().unwrap();
+    assert!(
+        snap.entries()
+            .iter()
+            .any(|(_, k, _)| k.as_ref() == key.as_bytes()),
+        "{key}"
+    );
+    // An error reply (Redis' text) and the glue's own check.
+    e.set_string("s".into(), b"abc").unwrap();
+    let argv = Array::of2(&"PFCOUNT".into(), &"s".into());
+    let err = e.command(&argv).unwrap_err();
+    assert_eq!(
+        error_field(&err, "kind").as_string().as_deref(),
+        Some("reply")
+    );
+    assert_eq!(
+        error_message(err.clone()),
+        "WRONGTYPE Key is not a valid HyperLogLog string value."
+    );
+    assert!(error_field(&err, "offset").is_undefined());
+    let err = JsValue::from(e.select(-1.0).unwrap_err());
+    assert_eq!(
+        error_field(&err, "kind").as_string().as_deref(),
+        Some("reply")
+    );
+    let err = JsValue::from(e.pfadd_batch("h".into(), b"ab", &[0, 2, 1]).unwrap_err());
+    assert_eq!(
+        error_field(&err, "kind").as_string().as_deref(),
+        Some("argument")
+    );
+}
