@@ -211,16 +211,76 @@ fn generic(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], kind: Kind) -> Reply {
     }
 }
 
+/// A search's outcome before its reply is formatted.
+enum Searched {
+    /// The reply is final: a store's count, or the empty reply for a missing key.
+    Done(Reply),
+    /// The members found, in reply order (name, hit), with the requested unit's metres and
+    /// the fields asked for.
+    Members {
+        members: Vec<(Vec<u8>, search::Hit)>,
+        to_m: f64,
+        withdist: bool,
+        withhash: bool,
+        withcoord: bool,
+    },
+}
+
 fn run_search(
     ks: &mut Keyspace,
     p: &Profile,
     argv: &[Vec<u8>],
     kind: Kind,
 ) -> Result<Reply, Reply> {
+    let (members, to_m, withdist, withhash, withcoord) = match search_members(ks, p, argv, kind)? {
+        Searched::Done(reply) => return Ok(reply),
+        Searched::Members {
+            members,
+            to_m,
+            withdist,
+            withhash,
+            withcoord,
+        } => (members, to_m, withdist, withhash, withcoord),
+    };
+    let fields = withdist || withhash || withcoord;
+    let items = members
+        .into_iter()
+        .map(|(name, h)| {
+            let member = Reply::Bulk(name);
+            if !fields {
+                return member;
+            }
+            let mut item = vec![member];
+            if withdist {
+                item.push(Reply::bulk(p.format_dist(h.dist / to_m)));
+            }
+            if withhash {
+                item.push(Reply::Integer(geohash::score_i64(h.score)));
+            }
+            if withcoord {
+                item.push(Reply::Array(vec![
+                    Reply::bulk(p.format_coord(h.lon)),
+                    Reply::bulk(p.format_coord(h.lat)),
+                ]));
+            }
+            Reply::Array(item)
+        })
+        .collect();
+    Ok(Reply::Array(items))
+}
+
+/// Parses and runs a search (the arguments as [`run_search`] takes them): an error reply, a
+/// final reply, or the members found.
+fn search_members(
+    ks: &mut Keyspace,
+    p: &Profile,
+    argv: &[Vec<u8>],
+    kind: Kind,
+) -> Result<Searched, Reply> {
     let src = if kind == Kind::SearchStore { 2 } else { 1 };
     let z = zset_at(ks, &argv[src])?;
     if z.is_none() && p.geo_lookup_first {
-        return Ok(Reply::Array(Vec::new()));
+        return Ok(Searched::Done(Reply::Array(Vec::new())));
     }
     let is_search = matches!(kind, Kind::Search | Kind::SearchStore);
     let mut centre = (0.0, 0.0);
@@ -351,9 +411,9 @@ fn run_search(
     let Some(z) = z else {
         if let Some(dst) = store_key {
             ks.remove(dst);
-            return Ok(Reply::Integer(0));
+            return Ok(Searched::Done(Reply::Integer(0)));
         }
-        return Ok(Reply::Array(Vec::new()));
+        return Ok(Searched::Done(Reply::Array(Vec::new())));
     };
     if count != 0 && order == Order::None && !any {
         order = Order::Asc;
@@ -393,7 +453,7 @@ fn run_search(
     if let Some(dst) = store_key {
         if hits.is_empty() {
             ks.remove(dst);
-            return Ok(Reply::Integer(0));
+            return Ok(Searched::Done(Reply::Integer(0)));
         }
         let pairs: Vec<(Vec<u8>, f64)> = hits
             .iter()
@@ -403,33 +463,105 @@ fn run_search(
             })
             .collect();
         ks.set(dst, Value::zset(ZSet::from_pairs(pairs)));
-        return Ok(Reply::Integer(returned as i64));
+        return Ok(Searched::Done(Reply::Integer(returned as i64)));
     }
-    let fields = withdist || withhash || withcoord;
-    let items = hits
-        .iter()
-        .map(|h| {
-            let member = Reply::bulk(&sorted[h.index].1);
-            if !fields {
-                return member;
-            }
-            let mut item = vec![member];
-            if withdist {
-                item.push(Reply::bulk(p.format_dist(h.dist / to_m)));
-            }
-            if withhash {
-                item.push(Reply::Integer(geohash::score_i64(h.score)));
-            }
-            if withcoord {
-                item.push(Reply::Array(vec![
-                    Reply::bulk(p.format_coord(h.lon)),
-                    Reply::bulk(p.format_coord(h.lat)),
-                ]));
-            }
-            Reply::Array(item)
-        })
-        .collect();
-    Ok(Reply::Array(items))
+    Ok(Searched::Members {
+        members: hits
+            .into_iter()
+            .map(|h| (sorted[h.index].1.to_vec(), h))
+            .collect(),
+        to_m,
+        withdist,
+        withhash,
+        withcoord,
+    })
+}
+
+/// One member found by [`nearby`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct NearbyMember {
+    /// The member's name.
+    pub member: Vec<u8>,
+    /// Its distance from the centre in the unit asked, as the server prints it (4 decimals,
+    /// [`Profile::format_dist`]) read back as a number.
+    pub dist: f64,
+    /// Its stored position (the geohash cell's centre), degrees, as the server prints it
+    /// ([`Profile::format_coord`]) read back: longitude.
+    pub lon: f64,
+    /// Latitude, degrees.
+    pub lat: f64,
+}
+
+/// The arguments of [`nearby`]: command text, parsed and checked as GEOSEARCH does (`lon`
+/// `b"13.4"`, `unit` `m`, `km`, `ft` or `mi`, `count` a positive integer or none).
+#[derive(Debug, Clone, Copy)]
+pub struct NearbyQuery<'a> {
+    /// The GEO key (a sorted set).
+    pub key: &'a [u8],
+    /// Centre longitude, degrees.
+    pub lon: &'a [u8],
+    /// Centre latitude, degrees.
+    pub lat: &'a [u8],
+    /// Radius, in `unit`.
+    pub radius: &'a [u8],
+    /// Unit of the radius and of the distances returned.
+    pub unit: &'a [u8],
+    /// At most this many members (COUNT), or all.
+    pub count: Option<&'a [u8]>,
+}
+
+/// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS radius unit ASC [COUNT count] WITHDIST
+/// WITHCOORD` as `p`'s server answers it, with typed results: the members within the radius
+/// of the centre, nearest first. Errors: the error reply the command gives (a key of another
+/// type, a bad number, unit or COUNT; on a profile without GEOSEARCH, its unknown-command
+/// error).
+pub fn nearby(
+    ks: &mut Keyspace,
+    p: &Profile,
+    q: &NearbyQuery<'_>,
+) -> Result<Vec<NearbyMember>, Reply> {
+    let NearbyQuery {
+        key,
+        lon,
+        lat,
+        radius,
+        unit,
+        count,
+    } = *q;
+    let mut argv: Vec<Vec<u8>> = vec![
+        b"GEOSEARCH".to_vec(),
+        key.to_vec(),
+        b"FROMLONLAT".to_vec(),
+        lon.to_vec(),
+        lat.to_vec(),
+        b"BYRADIUS".to_vec(),
+        radius.to_vec(),
+        unit.to_vec(),
+        b"ASC".to_vec(),
+    ];
+    if let Some(n) = count {
+        argv.push(b"COUNT".to_vec());
+        argv.push(n.to_vec());
+    }
+    argv.push(b"WITHDIST".to_vec());
+    argv.push(b"WITHCOORD".to_vec());
+    if !p.has_command("geosearch") {
+        return Err(Reply::err(p.unknown_command(&argv)));
+    }
+    // The printed number read back: the formatters print finite decimals.
+    let number = |text: String| text.parse::<f64>().unwrap_or(f64::NAN);
+    match search_members(ks, p, &argv, Kind::Search)? {
+        Searched::Done(_) => Ok(Vec::new()),
+        Searched::Members { members, to_m, .. } => Ok(members
+            .into_iter()
+            .map(|(member, h)| NearbyMember {
+                member,
+                dist: number(p.format_dist(h.dist / to_m)),
+                lon: number(p.format_coord(h.lon)),
+                lat: number(p.format_coord(h.lat)),
+            })
+            .collect()),
+    }
 }
 
 /// GEOPOS key member...: per member `[lon, lat]` or a null array.
@@ -504,6 +636,132 @@ fn geohash_cmd(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 #[cfg(test)]
 mod tests {
     use crate::dialect::{REDIS_6_2, REDIS_7_0, REDIS_8_0};
+
+    /// `nearby` gives the members, distances and coordinates of the GEOSEARCH reply with
+    /// WITHDIST WITHCOORD, its numbers read from the reply's text (here, as a test's
+    /// reference), on profiles printing them differently; its errors are the command's.
+    #[test]
+    fn nearby_is_geosearch_typed() {
+        use super::{nearby, NearbyQuery};
+        use crate::command::execute_as;
+        use crate::dialect::{REDIS_6_0, REDIS_7_4, VALKEY_9_0};
+        use crate::reply::Reply;
+        let mut ks = crate::keyspace::Keyspace::new();
+        let mut rng = fastrand::Rng::with_seed(11);
+        // 300 shops around Berlin, scored as GEOADD scores them (their 52-bit geohash).
+        let pairs: Vec<(Vec<u8>, f64)> = (0..300)
+            .map(|i| {
+                let (lon, lat) = (13.0 + rng.f64(), 52.0 + rng.f64() * 0.6);
+                let score = crate::geo::geohash::encode(lon, lat).unwrap() as f64;
+                (format!("shop:{i}").into_bytes(), score)
+            })
+            .collect();
+        ks.set(
+            b"shops",
+            crate::keyspace::Value::zset(crate::zset::ZSet::from_pairs(pairs)),
+        );
+        ks.set(
+            b"text",
+            crate::keyspace::Value::String(crate::string::RedisString::from_bytes(b"x".to_vec())),
+        );
+        let bulk = |r: &Reply| match r {
+            Reply::Bulk(b) => b.clone(),
+            other => panic!("{other:?}"),
+        };
+        let num = |r: &Reply| String::from_utf8(bulk(r)).unwrap().parse::<f64>().unwrap();
+        for p in [&REDIS_6_2, &REDIS_7_4, &VALKEY_9_0] {
+            for (radius, unit, count) in [
+                ("20", "km", None),
+                ("5000", "m", Some("7")),
+                ("4", "mi", None),
+            ] {
+                let q = NearbyQuery {
+                    key: b"shops",
+                    lon: b"13.4",
+                    lat: b"52.3",
+                    radius: radius.as_bytes(),
+                    unit: unit.as_bytes(),
+                    count: count.map(str::as_bytes),
+                };
+                let mut argv = vec![
+                    "GEOSEARCH",
+                    "shops",
+                    "FROMLONLAT",
+                    "13.4",
+                    "52.3",
+                    "BYRADIUS",
+                    radius,
+                    unit,
+                    "ASC",
+                ];
+                if let Some(n) = count {
+                    argv.extend(["COUNT", n]);
+                }
+                argv.extend(["WITHDIST", "WITHCOORD"]);
+                let Reply::Array(items) = execute_as(&mut ks, p, &argv) else {
+                    panic!()
+                };
+                let want: Vec<super::NearbyMember> = items
+                    .iter()
+                    .map(|item| {
+                        let Reply::Array(f) = item else {
+                            panic!("{item:?}")
+                        };
+                        let Reply::Array(c) = &f[2] else {
+                            panic!("{item:?}")
+                        };
+                        super::NearbyMember {
+                            member: bulk(&f[0]),
+                            dist: num(&f[1]),
+                            lon: num(&c[0]),
+                            lat: num(&c[1]),
+                        }
+                    })
+                    .collect();
+                assert!(!want.is_empty(), "{} {radius} {unit}", p.name);
+                assert_eq!(
+                    nearby(&mut ks, p, &q).unwrap(),
+                    want,
+                    "{} {radius} {unit}",
+                    p.name
+                );
+            }
+        }
+        // Errors: the command's (the argv the query stands for, as the loop above builds it).
+        let q =
+            |key: &'static [u8], unit: &'static [u8], count: Option<&'static [u8]>| NearbyQuery {
+                key,
+                lon: b"13.4",
+                lat: b"52.3",
+                radius: b"20",
+                unit,
+                count,
+            };
+        for (p, q) in [
+            (&REDIS_7_4, q(b"text", b"km", None)),
+            (&REDIS_7_4, q(b"shops", b"parsec", None)),
+            (&REDIS_7_4, q(b"shops", b"km", Some(b"0"))),
+            (&REDIS_6_0, q(b"shops", b"km", None)),
+        ] {
+            let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+            let mut argv = vec!["GEOSEARCH".to_string(), text(q.key), "FROMLONLAT".into()];
+            argv.extend([text(q.lon), text(q.lat), "BYRADIUS".into(), text(q.radius)]);
+            argv.extend([text(q.unit), "ASC".into()]);
+            if let Some(n) = q.count {
+                argv.extend(["COUNT".into(), text(n)]);
+            }
+            argv.extend(["WITHDIST".into(), "WITHCOORD".into()]);
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let want = execute_as(&mut ks, p, &argv);
+            assert!(want.is_error(), "{want:?}");
+            assert_eq!(nearby(&mut ks, p, &q), Err(want));
+        }
+        // A missing key: no members.
+        assert_eq!(
+            nearby(&mut ks, &REDIS_7_4, &q(b"nosuch", b"km", None)),
+            Ok(vec![])
+        );
+    }
 
     #[test]
     fn redis_6_0_georadius_rules() {

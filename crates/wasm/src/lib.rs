@@ -876,45 +876,37 @@ impl Engine {
         unit: &str,
         count: Option<f64>,
     ) -> Result<Array, JsError> {
-        let mut argv: Vec<Vec<u8>> = vec![
-            b"GEOSEARCH".to_vec(),
-            key.as_bytes().to_vec(),
-            b"FROMLONLAT".to_vec(),
-            js_number_text(lon).into_bytes(),
-            js_number_text(lat).into_bytes(),
-            b"BYRADIUS".to_vec(),
-            js_number_text(radius).into_bytes(),
-            unit.as_bytes().to_vec(),
-            b"ASC".to_vec(),
-        ];
-        if let Some(n) = count {
-            argv.push(b"COUNT".to_vec());
-            argv.push(js_number_text(n).into_bytes());
-        }
-        argv.push(b"WITHDIST".to_vec());
-        argv.push(b"WITHCOORD".to_vec());
-        let reply = self.exec(argv)?;
-        let Reply::Array(items) = reply else {
-            return Err(unexpected("GEOSEARCH", &reply));
+        let (lon, lat, radius) = (
+            js_number_text(lon),
+            js_number_text(lat),
+            js_number_text(radius),
+        );
+        let count = count.map(js_number_text);
+        let query = bitlens::command::geo::NearbyQuery {
+            key: key.as_bytes(),
+            lon: lon.as_bytes(),
+            lat: lat.as_bytes(),
+            radius: radius.as_bytes(),
+            unit: unit.as_bytes(),
+            count: count.as_deref().map(str::as_bytes),
         };
+        let found = bitlens::command::geo::nearby(&mut self.ks, self.profile, &query).map_err(
+            |r| match r {
+                Reply::Error(text) => reply_error(text),
+                other => unexpected("GEOSEARCH", &other),
+            },
+        )?;
         let out = Array::new();
-        for item in &items {
-            let (member, dist, lon, lat) = match item {
-                Reply::Array(f) => match f.as_slice() {
-                    [Reply::Bulk(m), Reply::Bulk(d), Reply::Array(c)] => match c.as_slice() {
-                        [Reply::Bulk(lon), Reply::Bulk(lat)] => (m, d, lon, lat),
-                        _ => return Err(unexpected("GEOSEARCH", item)),
-                    },
-                    _ => return Err(unexpected("GEOSEARCH", item)),
-                },
-                _ => return Err(unexpected("GEOSEARCH", item)),
-            };
+        for m in found {
             let obj = Object::new();
-            let member = String::from_utf8_lossy(member);
-            set(&obj, "member", &JsValue::from_str(&member))?;
-            set(&obj, "dist", &JsValue::from_f64(float_text(dist)?))?;
-            set(&obj, "lon", &JsValue::from_f64(float_text(lon)?))?;
-            set(&obj, "lat", &JsValue::from_f64(float_text(lat)?))?;
+            set(
+                &obj,
+                "member",
+                &String::from_utf8_lossy(&m.member).as_ref().into(),
+            )?;
+            set(&obj, "dist", &JsValue::from_f64(m.dist))?;
+            set(&obj, "lon", &JsValue::from_f64(m.lon))?;
+            set(&obj, "lat", &JsValue::from_f64(m.lat))?;
             out.push(&obj);
         }
         Ok(out)
@@ -1409,18 +1401,6 @@ fn integer(cmd: &str, reply: &Reply) -> Result<f64, JsError> {
         Reply::Integer(n) => Ok(*n as f64),
         other => Err(unexpected(cmd, other)),
     }
-}
-
-fn float_text(b: &[u8]) -> Result<f64, JsError> {
-    std::str::from_utf8(b)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .ok_or_else(|| {
-            throw(format!(
-                "not a number in reply: {:?}",
-                String::from_utf8_lossy(b)
-            ))
-        })
 }
 
 fn unexpected(cmd: &str, reply: &Reply) -> JsError {
