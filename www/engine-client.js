@@ -87,8 +87,86 @@ function checkSignal(signal) {
   if (signal && signal.aborted) throw abortError();
 }
 
-/** Engine client over a Web Worker (engine-worker.js). */
-class WorkerEngine {
+/** Options of Engine.loadRdb the client passes on. */
+const LOAD_OPTIONS = ['patterns', 'checksum', 'compat', 'clock'];
+
+/**
+ * The promise API (types/engine-client.d.ts EngineClient), one implementation over either
+ * transport: a Web Worker ({@link WorkerTransport}) or the page's own thread
+ * ({@link LocalTransport}).
+ */
+class EngineClient {
+  constructor(transport) {
+    this._t = transport;
+    /** Whether the Engine runs in a Web Worker. */
+    this.worker = transport.worker;
+  }
+
+  async loadRdb(source, opts = {}) {
+    return this._t.load('loadRdb', [source], opts, engineOptions(opts, LOAD_OPTIONS));
+  }
+
+  async loadRdbs(sources, opts = {}) {
+    return this._t.load('loadRdbs', sources, opts, engineOptions(opts, [...LOAD_OPTIONS, 'names', 'onDuplicate']));
+  }
+
+  /** Each file of the last loadRdbs: its keys, memory and slots (Engine.files). */
+  async files() {
+    return this._t.send('files', []);
+  }
+
+  async loadUrl(url, opts = {}) {
+    return this._t.loadUrl(absoluteUrl(url), opts, engineOptions(opts, [...LOAD_OPTIONS, 'token', 'maxBytes']));
+  }
+
+  async loadDump(key, bytes, opts = {}) {
+    const engineOpts = engineOptions(opts, ['checksum', 'ttlMs', 'compat']);
+    return this._t.send('loadDump', [key, bytes, engineOpts], { signal: opts.signal, bytesAt: 1, transfer: opts.transfer });
+  }
+
+  async loadString(key, bytes, opts = {}) {
+    return this._t.send('loadString', [key, bytes], { signal: opts.signal, bytesAt: 1, transfer: opts.transfer });
+  }
+
+  /** Any Engine method, or the module's profiles / snapshotInfo. */
+  async call(method, ...args) {
+    return this._t.send(String(method), args);
+  }
+
+  async command(argv) {
+    return this._t.send('command', [argv]);
+  }
+
+  /** Many commands in one message (replies in order; the first error reply rejects the batch). */
+  async commands(argvs) {
+    return this._t.send('commands', [argvs]);
+  }
+
+  async keyList(pattern = '*', limit = 1000, options = undefined) {
+    return this._t.send('keyList', options === undefined ? [pattern, limit] : [pattern, limit, options]);
+  }
+
+  async keyDetail(key, options) {
+    return this._t.send('keyDetail', options === undefined ? [key] : [key, options]);
+  }
+
+  /** The memory view of every loaded database (Engine.memoryReport: top keys, per type and pattern, expiring per day). */
+  async memoryReport(options) {
+    return this._t.send('memoryReport', options === undefined ? [] : [options]);
+  }
+
+  /** One key's memory ledger in the selected database (Engine.keyLedger), or null. */
+  async keyLedger(key, options) {
+    return this._t.send('keyLedger', options === undefined ? [key] : [key, options]);
+  }
+
+  terminate() {
+    this._t.terminate();
+  }
+}
+
+/** The transport of an {@link EngineClient} over a Web Worker (engine-worker.js). */
+class WorkerTransport {
   constructor({ wasmUrl, workerUrl } = {}) {
     this.worker = true;
     this._wasmUrl = absoluteUrl(wasmUrl);
@@ -272,18 +350,22 @@ class WorkerEngine {
     return { arg: u8, list: u8.buffer instanceof ArrayBuffer ? [u8.buffer] : [] };
   }
 
-  async loadRdb(source, opts = {}) {
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock']);
-    const db = opts.db === undefined ? undefined : opts.db;
-    if (isBlob(source)) {
-      return this._send('loadRdb', [source, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+  /**
+   * One call of `method` with `args`: `bytesAt`, an index of `args` holding bytes (transferred
+   * to the worker unless `transfer` is false); `signal` aborts it, `onProgress` receives progress.
+   */
+  send(method, args, { signal, onProgress, bytesAt, transfer } = {}) {
+    let list = [];
+    if (bytesAt !== undefined) {
+      const b = this._bytesArg(args[bytesAt], 'bytes', transfer);
+      args = args.map((a, i) => (i === bytesAt ? b.arg : a));
+      list = b.list;
     }
-    const { arg, list } = this._bytesArg(source, 'source', opts.transfer);
-    return this._send('loadRdb', [arg, db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress, transfer: list });
+    return this._send(method, args, { signal, onProgress, transfer: list });
   }
 
-  async loadRdbs(sources, opts = {}) {
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'names', 'onDuplicate']);
+  /** `loadRdb` (one source) or `loadRdbs`: Blobs are read inside the worker, bytes transferred. */
+  load(method, sources, opts, engineOpts) {
     const args = [];
     const list = [];
     for (const s of sources) {
@@ -295,17 +377,14 @@ class WorkerEngine {
         list.push(...b.list);
       }
     }
-    const onProgress = opts.onProgress && ((d, t, _phase, _decoded, file) => opts.onProgress(d, t, file));
-    return this._send('loadRdbs', [args, opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list });
+    const many = method === 'loadRdbs';
+    const onProgress = many && opts.onProgress ? (d, t, _phase, _decoded, file) => opts.onProgress(d, t, file) : opts.onProgress;
+    return this._send(method, [many ? args : args[0], opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list });
   }
 
-  async files() {
-    return this._send('files', []);
-  }
-
-  async loadUrl(url, opts = {}) {
-    const engineOpts = engineOptions(opts, ['patterns', 'checksum', 'compat', 'clock', 'token', 'maxBytes']);
-    const { timing, ...value } = await this._send('loadUrl', [absoluteUrl(url), opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+  /** Downloads and decodes `url` inside the worker; marks the worker's timings on the page. */
+  async loadUrl(url, opts, engineOpts) {
+    const { timing, ...value } = await this._send('loadUrl', [url, opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
     if (timing) {
       markAt('bitlens-download-request', timing.request);
       markAt('bitlens-download-first-byte', timing.firstByte);
@@ -318,48 +397,6 @@ class WorkerEngine {
     return value;
   }
 
-  async loadDump(key, bytes, opts = {}) {
-    const { arg, list } = this._bytesArg(bytes, 'bytes', opts.transfer);
-    const engineOpts = engineOptions(opts, ['checksum', 'ttlMs', 'compat']);
-    return this._send('loadDump', [key, arg, engineOpts], { signal: opts.signal, transfer: list });
-  }
-
-  async loadString(key, bytes, opts = {}) {
-    const { arg, list } = this._bytesArg(bytes, 'bytes', opts.transfer);
-    return this._send('loadString', [key, arg], { signal: opts.signal, transfer: list });
-  }
-
-  async call(method, ...args) {
-    return this._send(String(method), args);
-  }
-
-  async command(argv) {
-    return this._send('command', [argv]);
-  }
-
-  /** Many commands in one message (replies in order; the first error reply rejects the batch). */
-  async commands(argvs) {
-    return this._send('commands', [argvs]);
-  }
-
-  async keyList(pattern = '*', limit = 1000, options = undefined) {
-    return this._send('keyList', options === undefined ? [pattern, limit] : [pattern, limit, options]);
-  }
-
-  async keyDetail(key, options) {
-    return this._send('keyDetail', options === undefined ? [key] : [key, options]);
-  }
-
-  /** The memory view of every loaded database (Engine.memoryReport: top keys, per type and pattern, expiring per day). */
-  async memoryReport(options) {
-    return this._send('memoryReport', options === undefined ? [] : [options]);
-  }
-
-  /** One key's memory ledger in the selected database (Engine.keyLedger), or null. */
-  async keyLedger(key, options) {
-    return this._send('keyLedger', options === undefined ? [key] : [key, options]);
-  }
-
   terminate() {
     if (this._closed) return;
     this._closed = true;
@@ -368,8 +405,8 @@ class WorkerEngine {
   }
 }
 
-/** The same promise API over an Engine on the page's own thread. */
-class LocalEngine {
+/** The transport of an {@link EngineClient} over an Engine on the page's own thread. */
+class LocalTransport {
   constructor(Engine, moduleFunctions = {}) {
     this.worker = false;
     this._Engine = Engine;
@@ -405,11 +442,11 @@ class LocalEngine {
    * progress passed through, and an abort (seen by the progress callback, the page's thread
    * being busy during the load) ending as in a worker: AbortError, empty engine.
    */
-  async _loadBytes(method, sources, opts, names) {
+  async load(method, sources, opts, engineOpts) {
     this._live();
     checkSignal(opts.signal);
     const { signal, onProgress } = opts;
-    const engineOpts = engineOptions(opts, names);
+    engineOpts = { ...engineOpts };
     if (onProgress || signal) {
       // Throwing from the callback stops engines that propagate callback errors.
       engineOpts.onProgress = (...progress) => {
@@ -437,74 +474,35 @@ class LocalEngine {
     return n;
   }
 
-  async loadRdb(source, opts = {}) {
-    return this._loadBytes('loadRdb', [source], opts, ['patterns', 'checksum', 'compat', 'clock']);
-  }
-
-  async loadRdbs(sources, opts = {}) {
-    return this._loadBytes('loadRdbs', sources, opts, ['patterns', 'checksum', 'compat', 'clock', 'names', 'onDuplicate']);
-  }
-
-  async files() {
-    return this.call('files');
-  }
-
-  async loadUrl(url, opts = {}) {
+  /** Downloads `url` on the page (snapshot.js), then decodes it here. */
+  async loadUrl(url, opts) {
     this._live();
     checkSignal(opts.signal);
     const { fetchSnapshot } = await import('./snapshot.js');
     const onProgress = opts.onProgress || (() => {});
-    const bytes = await fetchSnapshot(absoluteUrl(url), (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token, opts.maxBytes);
+    const bytes = await fetchSnapshot(url, (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token, opts.maxBytes);
     const { snapshotInfo } = await import('../pkg/bitlens.js');
     const writer = snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null;
-    const keys = await this.loadRdb(bytes, { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') });
+    const decode = { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') };
+    const keys = await this.load('loadRdb', [bytes], decode, engineOptions(opts, LOAD_OPTIONS));
     return { keys, bytes: bytes.length, writer };
   }
 
-  async loadDump(key, bytes, opts = {}) {
-    checkSignal(opts.signal);
-    return this.call('loadDump', key, toBytes(bytes, 'bytes'), engineOptions(opts, ['checksum', 'ttlMs', 'compat']));
-  }
-
-  async loadString(key, bytes, opts = {}) {
-    checkSignal(opts.signal);
-    return this.call('loadString', key, toBytes(bytes, 'bytes'));
-  }
-
-  async call(method, ...args) {
+  /**
+   * One call of `method` with `args` (`bytesAt`: an index of `args` holding bytes); the
+   * module's functions (profiles, snapshotInfo) and `commands` (each argv in turn) as the
+   * worker answers them.
+   */
+  async send(method, args, { signal, bytesAt } = {}) {
+    checkSignal(signal);
     const e = this._live();
-    method = String(method);
+    if (bytesAt !== undefined) args = args.map((a, i) => (i === bytesAt ? toBytes(a, 'bytes') : a));
+    if (method === 'commands') return args[0].map((argv) => e.command(argv));
     if (Object.hasOwn(this._module, method)) return this._module[method](...args);
     if (method === 'constructor' || method.startsWith('_') || method === 'free' || typeof e[method] !== 'function') {
       throw new Error(`bitlens Engine: no such method ${JSON.stringify(method)}`);
     }
     return e[method](...args);
-  }
-
-  async command(argv) {
-    return this._live().command(argv);
-  }
-
-  /** Many commands at once (as WorkerEngine.commands). */
-  async commands(argvs) {
-    const e = this._live();
-    return argvs.map((argv) => e.command(argv));
-  }
-
-  async keyList(pattern = '*', limit = 1000, options = undefined) {
-    return options === undefined ? this.call('keyList', pattern, limit) : this.call('keyList', pattern, limit, options);
-  }
-
-  async keyDetail(key, options) {
-    return options === undefined ? this.call('keyDetail', key) : this.call('keyDetail', key, options);
-  }
-
-  async memoryReport(options) {
-    return options === undefined ? this.call('memoryReport') : this.call('memoryReport', options);
-  }
-
-  async keyLedger(key, options) {
-    return options === undefined ? this.call('keyLedger', key) : this.call('keyLedger', key, options);
   }
 
   terminate() {
@@ -528,17 +526,17 @@ class LocalEngine {
  */
 export async function createEngine({ worker = true, wasmUrl, workerUrl } = {}) {
   if (worker && typeof Worker !== 'undefined') {
-    const eng = new WorkerEngine({ wasmUrl, workerUrl });
+    const t = new WorkerTransport({ wasmUrl, workerUrl });
     try {
-      await eng._ready;
+      await t._ready;
     } catch (e) {
-      eng.terminate();
+      t.terminate();
       throw e;
     }
-    return eng;
+    return new EngineClient(t);
   }
   const mod = await import('../pkg/bitlens.js');
   const url = absoluteUrl(wasmUrl);
   await mod.default(url ? { module_or_path: url } : undefined);
-  return new LocalEngine(mod.Engine, { profiles: mod.profiles, snapshotInfo: mod.snapshotInfo });
+  return new EngineClient(new LocalTransport(mod.Engine, { profiles: mod.profiles, snapshotInfo: mod.snapshotInfo }));
 }

@@ -177,8 +177,11 @@ test('engine-client and <bitlens-panel> declarations match their modules', () =>
   });
   const declared = members(path.join(ROOT, 'types/engine-client.d.ts'), 'EngineClient');
   const declaredMethods = [...declared.entries()].filter(([, p]) => p !== null).map(([n]) => n).sort();
-  for (const cls of ['WorkerEngine', 'LocalEngine']) {
-    assert.deepEqual(classes.get(cls), declaredMethods, `${cls} in www/engine-client.js vs EngineClient in types/engine-client.d.ts`);
+  // One client class over either transport (the transports' own methods are not the API).
+  assert.deepEqual(classes.get('EngineClient'), declaredMethods, 'EngineClient in www/engine-client.js vs types/engine-client.d.ts');
+  assert.ok(classes.has('WorkerTransport') && classes.has('LocalTransport'));
+  for (const t of ['WorkerTransport', 'LocalTransport']) {
+    assert.deepEqual(classes.get(t).filter((m) => declaredMethods.includes(m) && !['loadUrl', 'terminate'].includes(m)), [], `${t} repeats a client method`);
   }
   assert.ok(declared.has('worker'));
   // Every panel setting is an attribute-backed property of the element.
