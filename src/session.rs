@@ -113,13 +113,26 @@ impl Session {
             .next_back()
             .map_or(0, |&d| d.saturating_add(1))
             .max(DEFAULT_DATABASES);
-        Session {
+        let mut session = Session {
             dbs,
             db: 0,
             db_count,
             profile,
             clock_ms,
-        }
+        };
+        session.ensure_selected();
+        session
+    }
+
+    /// A session over no data, answering as `profile`, nothing expiring.
+    pub fn empty(profile: &'static Profile) -> Session {
+        Session::new(BTreeMap::new(), profile, None)
+    }
+
+    /// Keeps the selected database in `dbs` (created empty, at the session's clock), so that
+    /// [`Self::selected_keyspace`] is the one writes go to.
+    fn ensure_selected(&mut self) {
+        self.keyspace_mut();
     }
 
     /// A session over a loaded snapshot: the profile `compat` or else the writer's, the clock
@@ -137,21 +150,46 @@ impl Session {
     /// Runs one command in the selected database and returns the profile's reply; SELECT
     /// switches the selected database.
     pub fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
-        let clock = self.clock_ms;
-        let ks = self.dbs.entry(self.db).or_insert_with(|| {
-            let mut ks = Keyspace::new();
-            ks.set_clock(clock);
-            ks
-        });
-        let mut ctx = Ctx {
-            ks,
-            profile: self.profile,
-            db: self.db,
-            db_count: self.db_count,
+        let (reply, db) = {
+            let mut ctx = self.ctx();
+            let reply = execute_in(&mut ctx, argv);
+            (reply, ctx.db)
         };
-        let reply = execute_in(&mut ctx, argv);
-        self.db = ctx.db;
+        self.db = db;
+        self.ensure_selected();
         reply
+    }
+
+    /// The command context of the selected database (for callers that run a handler's
+    /// helpers directly). A SELECT run through it is not seen by the session.
+    pub fn ctx(&mut self) -> Ctx<'_> {
+        let (profile, db, db_count) = (self.profile, self.db, self.db_count);
+        Ctx {
+            ks: self.keyspace_mut(),
+            profile,
+            db,
+            db_count,
+        }
+    }
+
+    /// Selects database `db` as a loader chooses it, without SELECT's range check (created
+    /// empty when the snapshot has none of that number).
+    pub fn select_database(&mut self, db: u64) {
+        self.db = db;
+        self.ensure_selected();
+    }
+
+    /// The selected database (empty when the snapshot has none of that number).
+    pub fn selected_keyspace(&self) -> &Keyspace {
+        // Every change of `db` is followed by `ensure_selected`; the empty one is a fallback.
+        static EMPTY: std::sync::LazyLock<Keyspace> = std::sync::LazyLock::new(Keyspace::new);
+        self.dbs.get(&self.db).unwrap_or(&EMPTY)
+    }
+
+    /// Removes every key of every database.
+    pub fn clear(&mut self) {
+        self.dbs.clear();
+        self.ensure_selected();
     }
 
     /// Selects database `db` as `SELECT db` would; the error is the server's.
@@ -182,7 +220,8 @@ impl Session {
         })
     }
 
-    /// The selected database, if the snapshot has it.
+    /// The selected database (always present: empty when the snapshot has none of that
+    /// number).
     pub fn keyspace(&self) -> Option<&Keyspace> {
         self.dbs.get(&self.db)
     }
@@ -241,6 +280,34 @@ mod tests {
         dbs.insert(0, d0);
         dbs.insert(3, d3);
         Session::new(dbs, profile, Some(1000))
+    }
+
+    /// The selected database is the one reads and writes see, whatever selected it (SELECT,
+    /// a loader's choice beyond SELECT's range, a fresh session), at the session's clock.
+    #[test]
+    fn the_selected_database_is_where_reads_and_writes_go() {
+        let mut ses = session(&REDIS_7_0);
+        assert_eq!(ses.selected_keyspace().len(), 3); // "gone" expired at the clock
+        assert_eq!(ses.execute(&argv(&["SELECT", "5"])), Reply::ok());
+        assert_eq!(ses.selected(), 5);
+        assert!(ses.selected_keyspace().is_empty());
+        ses.keyspace_mut().insert(b"k", s("v"), Some(999));
+        // Inserted at the session's clock: already expired.
+        assert_eq!(ses.selected_keyspace().len(), 0);
+        assert_eq!(ses.execute(&argv(&["DBSIZE"])), Reply::Integer(0));
+        ses.select_database(40);
+        assert_eq!(ses.selected(), 40);
+        assert!(ses.selected_keyspace().is_empty());
+        assert!(ses.select(40).is_err(), "SELECT keeps its range");
+        ses.select(3).unwrap();
+        assert_eq!(ses.ctx().ks.len(), 1);
+        assert_eq!(ses.ctx().db, 3);
+        ses.clear();
+        assert_eq!(ses.selected(), 3);
+        assert!(ses.databases().values().all(Keyspace::is_empty));
+        let fresh = Session::empty(&REDIS_6_2);
+        assert_eq!((fresh.selected(), fresh.selected_keyspace().len()), (0, 0));
+        assert_eq!(fresh.clock(), None);
     }
 
     #[test]

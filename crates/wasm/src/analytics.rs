@@ -39,7 +39,7 @@ impl Engine {
         lookback: u32,
         horizon: u32,
     ) -> Result<Object, JsError> {
-        let rows = DayBitmaps::load(&self.ks, &keys)
+        let rows = DayBitmaps::load(self.ks(), &keys)
             .or_throw()?
             .retention(lookback as usize, horizon as usize);
         let labels: Array = rows
@@ -76,13 +76,13 @@ impl Engine {
         if !(1..=16).contains(&width) {
             return Err(throw("field width must be 1..16"));
         }
-        if self.ks.get(key.as_bytes()).is_none() {
+        if self.ks().get(key.as_bytes()).is_none() {
             return Err(throw(format!("no key {key:?}")));
         }
-        let bytes = analytics::bitmap(&self.ks, key.as_bytes()).or_throw()?;
+        let bytes = analytics::bitmap(self.ks(), key.as_bytes()).or_throw()?;
         let hist = match &among {
             Some(a) => {
-                let m = analytics::bitmap(&self.ks, a.as_bytes()).or_throw()?;
+                let m = analytics::bitmap(self.ks(), a.as_bytes()).or_throw()?;
                 enums::distribution_among(&bytes, width, &m)
             }
             None => enums::distribution(&bytes, width, None),

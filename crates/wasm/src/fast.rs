@@ -59,7 +59,7 @@ impl Engine {
     pub fn pfcount(&mut self, key: &str) -> Result<f64, JsError> {
         // The handler's own single-key path, without building an argv (same reply).
         count(bitlens::command::hll::pfcount_one(
-            &mut self.ks,
+            self.session.keyspace_mut(),
             key.as_bytes(),
         ))
     }
@@ -71,7 +71,7 @@ impl Engine {
         let mut buf = [0u8; 24];
         let offset = number_arg(offset, &mut buf);
         count(bitlens::command::bitmap::getbit_of(
-            &self.ks,
+            self.ks(),
             key.as_bytes(),
             &offset,
         ))

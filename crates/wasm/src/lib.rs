@@ -25,14 +25,13 @@ use wasm_bindgen::JsCast;
 use std::collections::BTreeMap;
 
 use bitlens::analytics::windows::DayBitmaps;
-use bitlens::command::{execute_in, Ctx};
 use bitlens::dialect::Profile;
 use bitlens::keydetail::{self, Detail, DetailOptions};
 use bitlens::keyspace::{Keyspace, Value};
 use bitlens::memory::{Allocator, Model};
 use bitlens::rdb::{visit_rdb_chunked, ChunkSource, LoadOptions};
 use bitlens::reply::Reply;
-use bitlens::session::{snapshot_time_ms, Clock, DEFAULT_DATABASES};
+use bitlens::session::{snapshot_time_ms, Clock, Session};
 use bitlens::string::RedisString;
 
 /// The analytics behind the panel's charts, as numbers (`retention`, `enumDistribution`, …);
@@ -123,20 +122,12 @@ const DEFAULT_SCRATCH: &str = "bitlens:scratch:bitop";
 /// snapshot's `ctime` unless `clock` says otherwise).
 #[wasm_bindgen]
 pub struct Engine {
-    /// The selected database.
-    pub(crate) ks: Keyspace,
-    /// The other databases, by number.
-    dbs: BTreeMap<u64, Keyspace>,
-    /// The selected database's number.
-    db: u64,
-    /// How many databases SELECT accepts.
-    db_count: u64,
-    /// The profile replies follow.
-    profile: &'static Profile,
+    /// Every database, the selected one, the profile replies follow and the clock expiry is
+    /// judged at (`None` on a fresh engine: nothing expires): the core's session, as the CLI
+    /// has it.
+    pub(crate) session: Session,
     /// The snapshot writer's profile.
     writer: &'static Profile,
-    /// The clock expiry is judged at (Unix ms); `None` on a fresh engine: nothing expires.
-    clock_ms: Option<i64>,
     /// The loaded snapshot's `ctime`, Unix ms.
     snapshot_ms: Option<i64>,
     /// RDB version of the loaded snapshot (0: none loaded).
@@ -178,13 +169,8 @@ impl Engine {
     pub fn new() -> Engine {
         use_js_clock();
         Engine {
-            ks: Keyspace::new(),
-            dbs: BTreeMap::new(),
-            db: 0,
-            db_count: DEFAULT_DATABASES,
-            profile: Profile::default_profile(),
+            session: Session::empty(Profile::default_profile()),
             writer: Profile::default_profile(),
-            clock_ms: None,
             snapshot_ms: None,
             used_mem_aux: Vec::new(),
             rdb_version: 0,
@@ -443,21 +429,25 @@ impl Engine {
         let expire = match ttl {
             None => None,
             Some(t) if t.is_finite() => {
-                let clock = self.clock_ms.map_or_else(js_sys::Date::now, |c| c as f64);
+                let clock = self
+                    .session
+                    .clock()
+                    .map_or_else(js_sys::Date::now, |c| c as f64);
                 Some((clock + t.trunc()) as i64)
             }
             Some(t) => return Err(throw(format!("invalid ttlMs {t}"))),
         };
         let (compat, _) = view_options(&options)?;
         if let Some(p) = compat {
-            self.profile = p;
-        } else if self.rdb_version == 0 && self.dbs.is_empty() && self.ks.is_empty() {
+            self.session.set_profile(p);
+        } else if self.rdb_version == 0 && self.session.databases().values().all(Keyspace::is_empty)
+        {
             if let Some(p) = bitlens::rdb::dump_writer(bytes) {
                 self.writer = p;
-                self.profile = p;
+                self.session.set_profile(p);
             }
         }
-        self.ks.insert(key, value, expire);
+        self.session.keyspace_mut().insert(key, value, expire);
         Ok(())
     }
 
@@ -481,9 +471,9 @@ impl Engine {
         }
         let expired = opt_bool(&options, "expired")?.unwrap_or(false);
         let page =
-            bitlens::keypage::key_page(&self.ks, pattern.as_bytes(), limit as usize, expired);
+            bitlens::keypage::key_page(self.ks(), pattern.as_bytes(), limit as usize, expired);
         let (total, keys) = (page.total, page.keys);
-        let now = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
+        let now = self.now_ms();
         let out = Array::new();
         for k in keys {
             out.push(&self.summary_js(k, now)?.into());
@@ -510,7 +500,7 @@ impl Engine {
     #[wasm_bindgen(js_name = keyDetail)]
     pub fn key_detail(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
         let key = arg_bytes(&key, 0)?;
-        let Some(entry) = self.ks.entry(&key) else {
+        let Some(entry) = self.ks().entry(&key) else {
             return Ok(JsValue::NULL);
         };
         let mut dopts = DetailOptions::default();
@@ -520,10 +510,7 @@ impl Engine {
         if let Some(n) = opt_count(&options, "maxPoints")? {
             dopts.max_points = n;
         }
-        let obj = self.summary_js(
-            &key,
-            self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64),
-        )?;
+        let obj = self.summary_js(&key, self.now_ms())?;
         match keydetail::detail(entry.value, &dopts).or_throw()? {
             Detail::Bitmap {
                 bits,
@@ -612,8 +599,7 @@ impl Engine {
 
     /// Removes every key.
     pub fn clear(&mut self) {
-        self.ks.clear();
-        self.dbs.clear();
+        self.session.clear();
     }
 
     /// What the engine answers as: `{ profile, server, writer, writerProfile, clockMs,
@@ -624,29 +610,24 @@ impl Engine {
     /// `databases` every loaded database with its live and expired key counts.
     pub fn info(&self) -> Result<Object, JsError> {
         let obj = Object::new();
-        set(&obj, "profile", &self.profile.name.into())?;
-        set(&obj, "server", &self.profile.display_name().into())?;
-        set(
-            &obj,
-            "writer",
-            &JsValue::from_bool(self.profile == self.writer),
-        )?;
+        let profile = self.session.profile();
+        set(&obj, "profile", &profile.name.into())?;
+        set(&obj, "server", &profile.display_name().into())?;
+        set(&obj, "writer", &JsValue::from_bool(profile == self.writer))?;
         set(&obj, "writerProfile", &self.writer.name.into())?;
         let num = |v: Option<i64>| v.map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
-        set(&obj, "clockMs", &num(self.clock_ms))?;
+        set(&obj, "clockMs", &num(self.session.clock()))?;
         set(&obj, "snapshotTimeMs", &num(self.snapshot_ms))?;
         set(
             &obj,
             "rdbVersion",
             &JsValue::from_f64(self.rdb_version as f64),
         )?;
-        set(&obj, "selected", &JsValue::from_f64(self.db as f64))?;
-        let mut all: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
-        all.push((self.db, &self.ks));
-        bitlens::sort::sort_by_key(&mut all, |e| e.0);
+        let selected = self.session.selected();
+        set(&obj, "selected", &JsValue::from_f64(selected as f64))?;
         let dbs = Array::new();
-        for (d, ks) in all {
-            if ks.iter_all().next().is_none() && d != self.db {
+        for (&d, ks) in self.session.databases() {
+            if ks.iter_all().next().is_none() && d != selected {
                 continue;
             }
             let o = Object::new();
@@ -669,7 +650,7 @@ impl Engine {
             set(&options, "compat", &n.into())?;
         }
         let (compat, _) = view_options(&options.into())?;
-        self.profile = compat.unwrap_or(self.writer);
+        self.session.set_profile(compat.unwrap_or(self.writer));
         Ok(())
     }
 
@@ -684,7 +665,9 @@ impl Engine {
     #[wasm_bindgen(js_name = setString)]
     pub fn set_string(&mut self, key: JsValue, value: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
-        self.ks.set(key, bitlens::rdb::load_string(value.to_vec()));
+        self.session
+            .keyspace_mut()
+            .set(key, bitlens::rdb::load_string(value.to_vec()));
         Ok(())
     }
 
@@ -692,12 +675,12 @@ impl Engine {
     #[wasm_bindgen(js_name = deleteKey)]
     pub fn delete_key(&mut self, key: JsValue) -> Result<bool, JsError> {
         let key = arg_bytes(&key, 0)?;
-        Ok(self.ks.remove(&key))
+        Ok(self.session.keyspace_mut().remove(&key))
     }
 
     /// Number of keys (as Redis DBSIZE).
     pub fn dbsize(&self) -> f64 {
-        self.ks.len() as f64
+        self.ks().len() as f64
     }
 
     /// Runs one Redis command (`['BITCOUNT', 'k', '0', '-1']`) and returns its reply as plain
@@ -736,7 +719,7 @@ impl Engine {
     /// The keys matching a Redis glob `pattern` (as KEYS), sorted by their bytes, as strings.
     pub fn keys(&mut self, pattern: &str) -> Result<Array, JsError> {
         Ok(self
-            .ks
+            .ks()
             .matching_keys(pattern.as_bytes())
             .iter()
             .map(|k| JsValue::from_str(&String::from_utf8_lossy(k)))
@@ -806,8 +789,9 @@ impl Engine {
         let items = offsets
             .windows(2)
             .map(|w| &elements[w[0] as usize..w[1] as usize]);
-        let limit = self.profile.hll_sparse_max_bytes;
-        match bitlens::command::hll::pfadd_elements(&mut self.ks, limit, &key, items) {
+        let limit = self.session.profile().hll_sparse_max_bytes;
+        match bitlens::command::hll::pfadd_elements(self.session.keyspace_mut(), limit, &key, items)
+        {
             Reply::Integer(n) => Ok(n as f64),
             Reply::Error(text) => Err(reply_error(text)),
             other => Err(unexpected("PFADD", &other)),
@@ -821,7 +805,7 @@ impl Engine {
     pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
         let s = bitlens::string::roaring::from_roaring(bytes).or_throw()?;
-        self.ks.set(key, Value::String(s));
+        self.session.keyspace_mut().set(key, Value::String(s));
         Ok(())
     }
 
@@ -832,7 +816,7 @@ impl Engine {
     pub fn export_roaring(&mut self, key: JsValue) -> Result<Vec<u8>, JsError> {
         let key = arg_bytes(&key, 0)?;
         let empty = RedisString::default();
-        let s = match self.ks.get(&key) {
+        let s = match self.ks().get(&key) {
             Some(Value::String(s)) => s,
             None => &empty,
             Some(_) => return Err(error_reply(Reply::wrong_type())),
@@ -851,13 +835,7 @@ impl Engine {
     ) -> Result<f64, JsError> {
         let scratch = scratch.unwrap_or_else(|| DEFAULT_SCRATCH.to_string());
         let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
-        let mut ctx = Ctx {
-            ks: &mut self.ks,
-            profile: self.profile,
-            db: self.db,
-            db_count: self.db_count,
-        };
-        bitlens::keypage::bitop_or_count(&mut ctx, &keys, scratch.as_bytes())
+        bitlens::keypage::bitop_or_count(&mut self.session.ctx(), &keys, scratch.as_bytes())
             .map(|n| n as f64)
             .or_throw()
     }
@@ -890,12 +868,12 @@ impl Engine {
             unit: unit.as_bytes(),
             count: count.as_deref().map(str::as_bytes),
         };
-        let found = bitlens::command::geo::nearby(&mut self.ks, self.profile, &query).map_err(
-            |r| match r {
+        let profile = self.session.profile();
+        let found = bitlens::command::geo::nearby(self.session.keyspace_mut(), profile, &query)
+            .map_err(|r| match r {
                 Reply::Error(text) => reply_error(text),
                 other => unexpected("GEOSEARCH", &other),
-            },
-        )?;
+            })?;
         let out = Array::new();
         for m in found {
             let obj = Object::new();
@@ -921,7 +899,7 @@ impl Engine {
     /// `labels` are the days' dates (`YYYY-MM-DD` from each key's trailing digits).
     /// Throws for a key that does not hold a string.
     pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
-        let e = DayBitmaps::load(&self.ks, &keys).or_throw()?.engagement();
+        let e = DayBitmaps::load(self.ks(), &keys).or_throw()?.engagement();
         let obj = Object::new();
         let nums = |v: &[u64]| {
             v.iter()
@@ -945,7 +923,7 @@ impl Engine {
     /// element `k - 1` is the number of users set in exactly the last `k` keys.
     #[wasm_bindgen(js_name = streakHistogram)]
     pub fn streak_histogram(&self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
-        Ok(DayBitmaps::load(&self.ks, &keys)
+        Ok(DayBitmaps::load(self.ks(), &keys)
             .or_throw()?
             .streak_histogram()
             .into_iter()
@@ -1229,67 +1207,47 @@ impl Engine {
     ) -> f64 {
         self.files.clear();
         self.writer = Profile::for_snapshot(aux, version);
-        self.profile = compat.unwrap_or(self.writer);
         self.snapshot_ms = snapshot_time_ms(aux);
         self.used_mem_aux = aux
             .iter()
             .filter(|(k, _)| k.as_slice() == b"used-mem")
             .cloned()
             .collect();
-        self.clock_ms = Some(clock.resolve(aux));
         self.rdb_version = version;
-        self.db_count = loaded
-            .keys()
-            .next_back()
-            .map_or(0, |d| d + 1)
-            .max(DEFAULT_DATABASES);
-        // (A loop, not `collect`: BTreeMap's FromIterator sorts, one more sort in the wasm.)
-        self.dbs = BTreeMap::new();
-        for (d, mut ks) in loaded {
-            ks.set_clock(self.clock_ms);
-            self.dbs.insert(d, ks);
-        }
-        let mut ks = self.dbs.remove(&db).unwrap_or_default();
-        ks.set_clock(self.clock_ms);
-        self.ks = ks;
-        self.db = db;
-        self.ks.len() as f64
+        self.session = Session::new(
+            loaded,
+            compat.unwrap_or(self.writer),
+            Some(clock.resolve(aux)),
+        );
+        self.session.select_database(db);
+        self.ks().len() as f64
     }
 
-    /// Makes database `db` the selected one (swapping the current one out).
-    fn switch_to(&mut self, db: u64) {
-        if db == self.db {
-            return;
-        }
-        let mut ks = self.dbs.remove(&db).unwrap_or_default();
-        ks.set_clock(self.clock_ms);
-        let old_ks = std::mem::replace(&mut self.ks, ks);
-        self.dbs.insert(self.db, old_ks);
-        self.db = db;
+    /// The selected database.
+    pub(crate) fn ks(&self) -> &Keyspace {
+        self.session.selected_keyspace()
+    }
+
+    /// The clock (Unix ms) expiry is judged at, or the wall clock on a fresh engine.
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.session
+            .clock()
+            .unwrap_or_else(|| js_sys::Date::now() as i64)
     }
 
     /// Runs argv in the selected database as the profile's server; SELECT switches.
     pub(crate) fn execute(&mut self, argv: &[Vec<u8>]) -> Reply {
-        let mut ctx = Ctx {
-            ks: &mut self.ks,
-            profile: self.profile,
-            db: self.db,
-            db_count: self.db_count,
-        };
-        let reply = execute_in(&mut ctx, argv);
-        let db = ctx.db;
-        self.switch_to(db);
-        reply
+        self.session.execute(argv)
     }
 
     /// `{ key, type, encoding, bytes, memory, ttlMs }` of an existing key, computed from its
     /// value as the engine's profile (jemalloc) would hold it ([`keydetail::summary`]).
     fn summary_js(&self, key: &[u8], now_ms: i64) -> Result<Object, JsError> {
         let entry = self
-            .ks
+            .ks()
             .entry_any(key)
             .ok_or_else(|| throw("key vanished while listing"))?;
-        let model = Model::new(self.profile, Allocator::Jemalloc);
+        let model = Model::new(self.session.profile(), Allocator::Jemalloc);
         let s = keydetail::summary(key, entry, &model, now_ms);
         let obj = Object::new();
         set(
@@ -1318,12 +1276,13 @@ impl Engine {
             // PFADD, the command with many arguments on a hot path, runs on slices of the
             // packed buffer: the same handler body as the command table's, without one
             // allocation per element (about a third of a 1,000-element call in Node).
-            if packed.arg(0).eq_ignore_ascii_case(b"PFADD") && self.profile.has_command("pfadd") {
-                let limit = self.profile.hll_sparse_max_bytes;
+            let profile = self.session.profile();
+            if packed.arg(0).eq_ignore_ascii_case(b"PFADD") && profile.has_command("pfadd") {
+                let limit = profile.hll_sparse_max_bytes;
                 let elements = (2..packed.len()).map(|i| packed.arg(i));
                 let key = packed.arg(1);
                 return Ok(bitlens::command::hll::pfadd_elements(
-                    &mut self.ks,
+                    self.session.keyspace_mut(),
                     limit,
                     key,
                     elements,

@@ -130,8 +130,7 @@ impl Engine {
             return bitlens::memory::AllocatorChoice::of_files(&each);
         }
         let mut inf = bitlens::memory::AllocatorInference::new(self.writer);
-        let dbs = self.dbs.iter().chain(std::iter::once((&self.db, &self.ks)));
-        for (&db, ks) in dbs {
+        for (&db, ks) in self.session.databases() {
             for (k, e) in ks.iter() {
                 inf.add(db, k, e.value, e.expire_at_ms.is_some());
             }
@@ -204,11 +203,14 @@ impl Engine {
             depth,
             ledger,
         };
-        let clock_ms = self.clock_ms.unwrap_or_else(|| js_sys::Date::now() as i64);
+        let clock_ms = self.now_ms();
         let model = Model::new(self.writer, allocator.allocator);
-        let mut dbs: Vec<(u64, &Keyspace)> = self.dbs.iter().map(|(d, k)| (*d, k)).collect();
-        dbs.push((self.db, &self.ks));
-        bitlens::sort::sort_by_key(&mut dbs, |d| d.0);
+        let dbs: Vec<(u64, &Keyspace)> = self
+            .session
+            .databases()
+            .iter()
+            .map(|(d, k)| (*d, k))
+            .collect();
         // Every encoding the model knows comes from the value itself.
         let r = memory_report(dbs, &model, |_, _| None, clock_ms, &ropts);
 
@@ -328,7 +330,7 @@ impl Engine {
             self.allocator_choice(allocator_opt(&options)?).allocator,
         );
         let lo = ledger_opt(&options)?;
-        let Some(entry) = self.ks.entry(&key) else {
+        let Some(entry) = self.ks().entry(&key) else {
             return Ok(JsValue::NULL);
         };
         match key_ledger(&model, &lo, &key, entry.value) {
