@@ -23,7 +23,7 @@ impl ChunkSource for Jittery<'_> {
         self.data.len() as u64
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         self.rng ^= self.rng << 13;
         self.rng ^= self.rng >> 7;
         self.rng ^= self.rng << 17;

@@ -24,8 +24,9 @@ pub trait ChunkSource {
     }
 
     /// Reads up to `buf.len()` bytes at byte `offset` into `buf`; returns how many were read
-    /// (0 only at or past the end). An `Err` is a message naming what failed.
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String>;
+    /// (0 only at or past the end). An `Err` stops the load with an
+    /// [`RdbErrorKind::Read`] error at `offset` naming it.
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize>;
 }
 
 /// A [`ChunkSource`] over a byte slice (tests, fuzzing).
@@ -34,7 +35,7 @@ impl ChunkSource for &[u8] {
         <[u8]>::len(self) as u64
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         let start = (offset.min(<[u8]>::len(self) as u64)) as usize;
         let n = buf.len().min(<[u8]>::len(self) - start);
         buf[..n].copy_from_slice(&self[start..start + n]);
@@ -50,17 +51,16 @@ impl ChunkSource for std::fs::File {
         self.metadata().map_or(0, |m| m.len())
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         use std::io::{Read, Seek, SeekFrom};
-        self.seek(SeekFrom::Start(offset))
-            .map_err(|e| e.to_string())?;
+        self.seek(SeekFrom::Start(offset))?;
         let mut got = 0;
         while got < buf.len() {
             match self.read(&mut buf[got..]) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e),
             }
         }
         Ok(got)
@@ -188,7 +188,7 @@ impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {
         self.start + self.buf.len() as u64
     }
 
-    fn read_error(&self, at: u64, e: String) -> RdbError {
+    fn read_error(&self, at: u64, e: std::io::Error) -> RdbError {
         RdbError::new(RdbErrorKind::Read, at, format!("cannot read input: {e}"))
     }
 }

@@ -412,9 +412,25 @@ where
 }
 
 /// Reports progress of a load: called with (bytes read, total bytes) at most every
-/// [`PROGRESS_STEP`] bytes of input (between records) and once at the end; an
-/// `Err(message)` stops the load with that message.
-pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> Result<(), String>;
+/// [`PROGRESS_STEP`] bytes of input (between records) and once at the end; an `Err(Stop)`
+/// stops the load with an [`RdbErrorKind::Cancelled`] error at the bytes read, whose message
+/// is the stop's reason.
+pub type Progress<'p> = &'p mut dyn FnMut(u64, u64) -> Result<(), Stop>;
+
+/// Why a [`Progress`] callback stopped a load (a user's cancel, a callback's exception).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stop {
+    /// What stopped it, in the caller's words.
+    pub reason: String,
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Stop {}
 
 /// Input bytes between two [`Progress`] calls (1 MiB).
 pub const PROGRESS_STEP: u64 = 1 << 20;
@@ -679,13 +695,9 @@ fn read_record<'w>(
     }
 }
 
-/// Calls `progress(done, total)`; a message it returns stops the load as an error at `done`.
-fn report(
-    progress: &mut dyn FnMut(u64, u64) -> Result<(), String>,
-    done: u64,
-    total: u64,
-) -> Result<(), RdbError> {
-    progress(done, total).map_err(|message| RdbError::new(RdbErrorKind::Cancelled, done, message))
+/// Calls `progress(done, total)`; a [`Stop`] it returns stops the load as an error at `done`.
+fn report(progress: Progress<'_>, done: u64, total: u64) -> Result<(), RdbError> {
+    progress(done, total).map_err(|stop| RdbError::new(RdbErrorKind::Cancelled, done, stop.reason))
 }
 
 /// The reader proper, over any kind of [`Input`]: a [`Walk`] advanced until it is done,

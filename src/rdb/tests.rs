@@ -650,10 +650,13 @@ fn progress_is_reported_by_both_readers() {
         .all(|w| w[1].0 >= w[0].0 + PROGRESS_STEP || w[1].0 == total));
     // An error from the callback stops the load.
     let e = load_rdb_progress(&bytes, &LoadOptions::default(), &mut |_, _| {
-        Err("stop".to_string())
+        Err(Stop {
+            reason: "stop".into(),
+        })
     })
     .unwrap_err();
     assert_eq!(e.message, "stop");
+    assert_eq!(e.kind, RdbErrorKind::Cancelled);
     assert!(e.offset >= PROGRESS_STEP);
 }
 

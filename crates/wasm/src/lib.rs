@@ -60,7 +60,7 @@ impl ChunkSource for JsBytes {
         self.0.length() as u64
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         let end = (offset + buf.len() as u64).min(self.len());
         if offset >= end {
             return Ok(0);
@@ -93,7 +93,7 @@ impl ChunkSource for BlobSource<'_> {
         self.blob.size() as u64
     }
 
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         let end = (offset + buf.len() as u64).min(self.len());
         if offset >= end {
             return Ok(0);
@@ -101,11 +101,10 @@ impl ChunkSource for BlobSource<'_> {
         let part = self
             .blob
             .slice_with_f64_and_f64(offset as f64, end as f64)
-            .map_err(|e| format!("Blob.slice failed: {e:?}"))?;
-        let ab = self
-            .reader
-            .read_as_array_buffer(&part)
-            .map_err(|e| format!("FileReaderSync.readAsArrayBuffer failed: {e:?}"))?;
+            .map_err(|e| std::io::Error::other(format!("Blob.slice failed: {e:?}")))?;
+        let ab = self.reader.read_as_array_buffer(&part).map_err(|e| {
+            std::io::Error::other(format!("FileReaderSync.readAsArrayBuffer failed: {e:?}"))
+        })?;
         let bytes = Uint8Array::new(&ab);
         let n = (bytes.length() as usize).min(buf.len());
         bytes.subarray(0, n as u32).copy_to(&mut buf[..n]);
@@ -1006,7 +1005,7 @@ fn load_options(
 fn js_progress(
     cb: Option<js_sys::Function>,
     file: Option<usize>,
-) -> impl FnMut(u64, u64) -> Result<(), String> {
+) -> impl FnMut(u64, u64) -> Result<(), bitlens::rdb::Stop> {
     move |done, total| match &cb {
         None => Ok(()),
         Some(f) => {
@@ -1025,7 +1024,9 @@ fn js_progress(
                     .map(|e| String::from(e.message()))
                     .or_else(|| e.as_string())
                     .unwrap_or_else(|| format!("{e:?}"));
-                format!("load stopped by onProgress: {msg}")
+                bitlens::rdb::Stop {
+                    reason: format!("load stopped by onProgress: {msg}"),
+                }
             })
         }
     }

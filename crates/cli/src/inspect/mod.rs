@@ -712,7 +712,7 @@ fn scan_with(
         );
         bar
     });
-    let mut tick = |done: u64, _total: u64| -> Result<(), String> {
+    let mut tick = |done: u64, _total: u64| -> Result<(), bitlens::rdb::Stop> {
         if let Some(b) = &bar {
             b.set_position(done);
         }
