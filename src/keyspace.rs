@@ -653,10 +653,19 @@ impl Keyspace {
     /// set of keys, as Redis 7.4 `KEYS pattern` matches them), sorted bytewise: a stable order
     /// for a key list, where KEYS itself answers in table order.
     pub fn matching_keys(&self, pattern: &[u8]) -> Vec<Vec<u8>> {
+        self.matching_keys_where(pattern, |_| true)
+    }
+
+    /// [`Self::matching_keys`] of the keys whose value `keep` accepts (a type, say).
+    pub fn matching_keys_where(
+        &self,
+        pattern: &[u8],
+        keep: impl Fn(&Value) -> bool,
+    ) -> Vec<Vec<u8>> {
         let all = pattern == b"*";
         let mut keys: Vec<Vec<u8>> = self
             .iter()
-            .filter(|(k, _)| all || crate::glob::matches(pattern, k))
+            .filter(|(k, e)| keep(e.value) && (all || crate::glob::matches(pattern, k)))
             .map(|(k, _)| k.to_vec())
             .collect();
         crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
@@ -763,5 +772,14 @@ mod tests {
         assert!(ks.matching_keys(b"nothing*").is_empty());
         ks.set_clock(Some(500));
         assert_eq!(ks.matching_keys(b"user:o*"), vec![b"user:old".to_vec()]);
+        // Of one type: a sorted set among the strings is left out.
+        ks.set(
+            b"user:z",
+            Value::zset(crate::zset::ZSet::from_pairs(vec![(b"m".to_vec(), 1.0)])),
+        );
+        assert_eq!(ks.matching_keys(b"user:?").len(), 4);
+        let strings = ks.matching_keys_where(b"user:?", |v| matches!(v, Value::String(_)));
+        assert_eq!(strings.len(), 3);
+        assert!(!strings.contains(&b"user:z".to_vec()));
     }
 }

@@ -81,13 +81,7 @@ pub fn bitmaps<'a, K: AsRef<[u8]>>(
 /// Names of the string keys matching the Redis glob `pattern`, sorted bytewise (so keys with a
 /// `YYYYMMDD` suffix come out in chronological order). Keys of other types are skipped.
 pub fn string_keys_matching(ks: &Keyspace, pattern: &[u8]) -> Vec<Vec<u8>> {
-    let mut keys: Vec<Vec<u8>> = ks
-        .iter()
-        .filter(|(k, e)| matches!(e.value, Value::String(_)) && crate::glob::matches(pattern, k))
-        .map(|(k, _)| k.to_vec())
-        .collect();
-    crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
-    keys
+    ks.matching_keys_where(pattern, |v| matches!(v, Value::String(_)))
 }
 
 /// A human date label for a key ending in `YYYYMMDD` (`2024-05-01`) or `YYYYMM` (`2024-05`);
