@@ -11,6 +11,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -260,23 +261,32 @@ impl RedisServer {
     /// [`ServerKind::Redis7_0`]) with `extra` arguments appended, and waits until it answers
     /// PING. Its cli is `redis-cli` from PATH. Panics with a clear message when it cannot start.
     pub fn start(extra: &[&str]) -> RedisServer {
-        Self::start_on_port(free_port(), extra)
+        let (bin, cli) = Self::path_redis();
+        Self::spawn_with(ServerKind::Redis7_0, bin, cli, Vec::new(), extra, None)
     }
 
     /// Starts `redis-server` as [`RedisServer::start`] does, on the loopback `port` given, in a
     /// temporary `--dir` named after that port (removed on drop). A test that drops a server can
-    /// start another on the same address: a Redis that goes away and comes back, empty.
+    /// start another on the same address: a Redis that goes away and comes back, empty. Panics
+    /// when another process holds the port.
     pub fn start_on_port(port: u16, extra: &[&str]) -> RedisServer {
-        let bin = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        let (bin, cli) = Self::path_redis();
         Self::spawn_in(
             ServerKind::Redis7_0,
-            PathBuf::from(bin),
-            PathBuf::from("redis-cli"),
-            Vec::new(),
+            &bin,
+            &cli,
+            &[],
             extra,
             port,
             temp_dir(port),
         )
+        .unwrap_or_else(|PortTaken| panic!("port {port} is held by another process"))
+    }
+
+    /// `redis-server` (`$REDIS_SERVER`, else from PATH) and `redis-cli` from PATH.
+    fn path_redis() -> (PathBuf, PathBuf) {
+        let bin = std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
+        (PathBuf::from(bin), PathBuf::from("redis-cli"))
     }
 
     /// Starts the server `kind` (installed by `scripts/servers.sh`) on a free loopback port in
@@ -313,17 +323,13 @@ impl RedisServer {
     /// temporary `--dir`). Panics when the server does not start (for instance when it refuses
     /// the file: the server then exits).
     pub fn start_kind_loading(kind: ServerKind, rdb: &[u8], extra: &[&str]) -> RedisServer {
-        let port = free_port();
-        let dir = temp_dir(port);
-        std::fs::write(dir.join("dump.rdb"), rdb).expect("write dump.rdb");
-        Self::spawn_in(
+        Self::spawn_with(
             kind,
             kind.binary(),
             kind.cli(),
             kind.env(),
             extra,
-            port,
-            dir,
+            Some(rdb),
         )
     }
 
@@ -334,21 +340,52 @@ impl RedisServer {
         env: Vec<(String, String)>,
         extra: &[&str],
     ) -> RedisServer {
-        let port = free_port();
-        let dir = temp_dir(port);
-        Self::spawn_in(kind, bin, cli, env, extra, port, dir)
+        Self::spawn_with(kind, bin, cli, env, extra, None)
     }
 
-    fn spawn_in(
+    /// Starts the server on a free port, again on another port (up to [`START_ATTEMPTS`]
+    /// times) when the one picked was taken between [`free_port`] and the server's bind: by a
+    /// server another test started in parallel, or by a cluster node's bus port (port +
+    /// 10000). Without the check, a test whose server failed to bind would talk to the other
+    /// test's server, which answers PING too.
+    fn spawn_with(
         kind: ServerKind,
         bin: PathBuf,
         cli: PathBuf,
         env: Vec<(String, String)>,
         extra: &[&str],
+        rdb: Option<&[u8]>,
+    ) -> RedisServer {
+        let mut taken = Vec::new();
+        for _ in 0..START_ATTEMPTS {
+            let port = free_port();
+            let dir = temp_dir(port);
+            if let Some(rdb) = rdb {
+                std::fs::write(dir.join("dump.rdb"), rdb).expect("write dump.rdb");
+            }
+            match Self::spawn_in(kind, &bin, &cli, &env, extra, port, dir) {
+                Ok(server) => return server,
+                Err(PortTaken) => taken.push(port),
+            }
+        }
+        panic!(
+            "{}: every port picked was taken before the server bound it: {taken:?}",
+            kind.name()
+        )
+    }
+
+    fn spawn_in(
+        kind: ServerKind,
+        bin: &Path,
+        cli: &Path,
+        env: &[(String, String)],
+        extra: &[&str],
         port: u16,
         dir: PathBuf,
-    ) -> RedisServer {
-        let mut cmd = Command::new(&bin);
+    ) -> Result<RedisServer, PortTaken> {
+        let log_path = dir.join("server.log");
+        let log = std::fs::File::create(&log_path).expect("create server.log");
+        let mut cmd = Command::new(bin);
         cmd.args([
             "--port",
             &port.to_string(),
@@ -363,7 +400,7 @@ impl RedisServer {
         .arg(&dir)
         .args(extra)
         .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdout(Stdio::null())
+        .stdout(log)
         .stderr(Stdio::null());
         let child = cmd.spawn().unwrap_or_else(|e| {
             panic!(
@@ -377,22 +414,40 @@ impl RedisServer {
             port,
             dir,
             kind,
-            cli,
-            env,
+            cli: cli.to_path_buf(),
+            env: env.to_vec(),
         };
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Ok(mut c) = server.try_connection() {
-                if redis::cmd("PING").query::<String>(&mut c).is_ok() {
-                    return server;
-                }
-            }
             if let Ok(Some(status)) = server.child.try_wait() {
+                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                if log.contains("Address already in use") {
+                    return Err(PortTaken);
+                }
                 panic!(
-                    "{} ({}) on port {port} exited at startup ({status}); args {extra:?}",
+                    "{} ({}) on port {port} exited at startup ({status}); args {extra:?}; its log:\n{log}",
                     kind.name(),
                     bin.display()
                 );
+            }
+            if let Ok(mut c) = server.try_connection() {
+                if redis::cmd("PING").query::<String>(&mut c).is_ok() {
+                    // The answer may come from another test's server on the same port: ours
+                    // is the one whose process_id is our child's.
+                    let info: String = redis::cmd("INFO")
+                        .arg("server")
+                        .query(&mut c)
+                        .unwrap_or_default();
+                    let pid = info
+                        .lines()
+                        .find_map(|l| l.strip_prefix("process_id:"))
+                        .and_then(|p| p.trim().parse::<u32>().ok());
+                    if pid == Some(server.child.id()) {
+                        return Ok(server);
+                    }
+                    // Not ours: ours cannot bind, and is stopped with its directory on drop.
+                    return Err(PortTaken);
+                }
             }
             if Instant::now() > deadline {
                 panic!("{} on port {port} did not answer within 10 s", kind.name());
@@ -489,8 +544,18 @@ impl Drop for RedisServer {
     }
 }
 
+/// How many ports [`RedisServer::spawn_with`] tries before it gives up.
+const START_ATTEMPTS: usize = 8;
+
+/// A server could not bind the port picked for it: another process holds it.
+struct PortTaken;
+
+/// A new directory for one server: the process id, the port and a counter, so that two
+/// servers of one test binary never share a directory, even on the same port.
 fn temp_dir(port: u16) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bitlens-redis-{}-{}", std::process::id(), port));
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("bitlens-redis-{}-{port}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create redis dir");
     dir
 }
@@ -649,4 +714,48 @@ pub fn seed_from_env(var: &str) -> u64 {
     });
     println!("{SEED_VAR}={seed}");
     seed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A second server started on a port another server holds is told apart from the first
+    /// (it cannot bind; the first answers PING with another process_id), so `spawn_with`
+    /// moves on to another port instead of handing out the other test's server.
+    #[test]
+    fn a_taken_port_is_detected_not_shared() {
+        let first = RedisServer::start(&[]);
+        let (bin, cli) = RedisServer::path_redis();
+        let second = RedisServer::spawn_in(
+            ServerKind::Redis7_0,
+            &bin,
+            &cli,
+            &[],
+            &[],
+            first.port,
+            temp_dir(first.port),
+        );
+        assert!(
+            second.is_err(),
+            "a server on port {} was handed out twice",
+            first.port
+        );
+        // The retrying start gets a server of its own, on another port.
+        let third = RedisServer::start(&[]);
+        assert_ne!(third.port, first.port);
+        let pid = |s: &RedisServer| -> String {
+            let info: String = redis::cmd("INFO")
+                .arg("server")
+                .query(&mut s.connection())
+                .unwrap();
+            info.lines()
+                .find_map(|l| l.strip_prefix("process_id:"))
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        assert_eq!(pid(&third), third.child.id().to_string());
+        assert_eq!(pid(&first), first.child.id().to_string());
+    }
 }
