@@ -7,8 +7,8 @@ Usage: python3 scripts/module-graph.py [--files]
 Prints one line per top-level module: `module -> dependencies`, then the cycles found (strongly
 connected components of more than one module) and any import from rdb/* into command/*.
 The crate graph comes from `cargo metadata` (workspace members and their path dependencies
-among each other); each crate has a layer (engine 0, charts / views 1, glue and tools 2, tests
-and benches 3) and may depend only on lower layers.
+among each other); each crate has a layer (engine 0, views / charts 1, export 2, glue and the CLI 3,
+Python, tests and benches 4) and may depend only on lower layers.
 Exits 1 when there is a cycle, such an import or an upward crate edge. `--files` prints the file-level edges too.
 """
 import json
@@ -162,16 +162,17 @@ def main():
 # The crates' layers: a crate may depend only on crates of a lower layer.
 LAYERS = {
     "bitlens": 0,
+    "bitlens-views": 1,
     "bitlens-charts": 1,
-    "bitlens-export": 1,
-    "bitlens-cli": 2,
-    "bitlens-wasm": 2,
-    "bitlens-wasm-charts": 2,
-    # The Python module reads files through the CLI's library part (source, inspect) until
-    # the views leave crates/cli (issue 28), so it sits above the CLI.
-    "bitlens-python": 3,
-    "bitlens-difftest": 3,
-    "bitlens-bench": 3,
+    "bitlens-export": 2,
+    "bitlens-cli": 3,
+    "bitlens-wasm": 3,
+    "bitlens-wasm-charts": 3,
+    # The Python module reads files through the CLI's library part (its sources: files, URLs,
+    # live servers; inspect's streaming pass), so it sits above the CLI.
+    "bitlens-python": 4,
+    "bitlens-difftest": 4,
+    "bitlens-bench": 4,
 }
 
 

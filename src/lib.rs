@@ -1,6 +1,7 @@
 //! bitlens: answers Redis read commands on snapshots of bitmaps, HyperLogLogs and GEO sets,
 //! with exactly the replies the server that wrote the snapshot gives, plus analytics Redis
-//! lacks. The crate is the engine only; the CLI (report, demo data) is `crates/cli`.
+//! lacks. The crate is the engine only: the views (memory model, report) are `crates/views`,
+//! the CLI (rendering, demo data) is `crates/cli`.
 //!
 //! Layout (one responsibility per module; no cycles, see `scripts/module-graph.py`):
 //! - [`rdb`]: RDB file / DUMP payload decoding, identification and a small RDB writer;
@@ -10,17 +11,16 @@
 //!   with its Roaring codec; [`zset`], [`list`], [`set`], [`hash`], [`stream`]: the other
 //!   types, kept in their encoded bytes and decoded on demand.
 //! - [`bitmap`], [`hll`], [`geo`], [`probabilistic`]: the engines, free of command parsing.
-//! - [`classify`]: what a value is beyond its type (counter, bitmap, HLL, GEO set), the one
-//!   rule every view uses.
-//! - [`keyspace`]: keys to values, with expiry; [`keydetail`]: per-key summaries for a key
-//!   browser.
+//! - [`keyspace`]: keys to values, with expiry; [`loaded`]: what a server makes of a value
+//!   when it loads it (OBJECT ENCODING and the shape memory is priced from).
 //! - [`command`]: argv in, [`reply::Reply`] out, as the profile's server would answer;
 //!   [`dialect`]: the server profiles; [`session`]: every database, SELECT, profile and clock.
 //! - [`reply`]: RESP2 encoding and `redis-cli` formatting of replies; [`fpconv`]: score text.
 //! - [`analytics`]: DAU, retention, streaks and the other analytics over bitmaps.
 //!
-//! The crate has no wasm, JavaScript or plotters dependency on any target. The charts are
-//! `crates/charts`; the JavaScript API is two glue crates that only convert: `crates/wasm`
+//! The crate has no wasm, JavaScript or plotters dependency on any target. The views (the
+//! memory model and report, key patterns, key detail and pages, classification) are
+//! `crates/views`; the charts are `crates/charts`; the JavaScript API is two glue crates that only convert: `crates/wasm`
 //! (the engine module, run in the panel's worker) and `crates/wasm-charts` (the page's chart
 //! module).
 //!
@@ -42,7 +42,6 @@
 
 pub mod analytics;
 pub mod bitmap;
-pub mod classify;
 pub mod command;
 pub mod dialect;
 pub(crate) mod encoded;
@@ -52,17 +51,13 @@ pub mod geo;
 pub mod glob;
 pub mod hash;
 pub mod hll;
-pub mod keydetail;
-pub mod keypage;
 pub mod keyspace;
 pub mod list;
-pub mod memory;
+pub mod loaded;
 pub mod num;
-pub mod patterns;
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;
-pub mod report;
 pub mod session;
 pub mod set;
 pub mod sort;

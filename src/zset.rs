@@ -28,7 +28,7 @@ pub struct ZSet {
     skiplist_record: bool,
     /// The snapshot stored it as one ziplist or listpack blob (RDB_TYPE_ZSET_ZIPLIST /
     /// _LISTPACK): a loader keeps such a set compact by its member count alone
-    /// ([`crate::memory::loaded`]).
+    /// ([`crate::loaded::loaded`]).
     stored_compact: bool,
 }
 
@@ -292,7 +292,7 @@ impl ZSet {
     /// has loaded it: at most `zset-max-listpack-entries` members, and, unless the snapshot
     /// stored it as one blob (converted by its count alone), none longer than
     /// `zset-max-listpack-value` bytes (rdbLoadObject of Redis 6.0–7.4, Valkey 8/9). The one
-    /// rule behind OBJECT ENCODING, the memory price ([`crate::memory::loaded`]) and the
+    /// rule behind OBJECT ENCODING, the memory price ([`crate::loaded::loaded`]) and the
     /// scores a load re-encodes ([`ZSet::loaded_score`]).
     pub fn loads_compact(&self, profile: &crate::dialect::Profile) -> bool {
         let (entries, value_len) = profile.zset_max_listpack;

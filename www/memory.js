@@ -2,7 +2,7 @@
 // answers of `bitlens inspect`: the biggest keys with their estimated MEMORY USAGE, type and
 // encoding; memory per type/encoding and per exact key pattern (pasted into KEYS, a pattern
 // matches exactly its row's keys); and what expires within 7 days of the snapshot's time, per
-// day. Every figure comes from the engine's memoryReport (src/report.rs, run in the worker);
+// day. Every figure comes from the engine's memoryReport (crates/views/src/report.rs, run in the worker);
 // this file only draws it, numbers in the page's locale. Key names are shown as redis-cli
 // quotes them (keyDisplay), so no control byte of an untrusted snapshot reaches the page raw.
 // Also `inspect`'s prefix tree as a zoomable treemap (www/treemap.js; separators and depth as
@@ -26,7 +26,7 @@ export const MEMORY_TOP = 20;
 export const MEMORY_DAYS = 7;
 /**
  * The allocator select's choices: `auto` (the default: inferred from the snapshot's used-mem,
- * as `bitlens inspect` does) and the allocators memoryReport models (src/memory.rs `Allocator`).
+ * as `bitlens inspect` does) and the allocators memoryReport models (crates/views/src/memory.rs `Allocator`).
  */
 const ALLOCATORS = ['auto', 'jemalloc', 'jemalloc16', 'libc'];
 

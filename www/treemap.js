@@ -2,7 +2,7 @@
 // absolutely placed <button> per prefix, its area proportional to the prefix's memory, laid
 // out by the squarified algorithm (Bruls, Huizing, van Wijk 2000: rows are filled along the
 // shorter side while the worst aspect ratio of the row improves). The tree is the engine's
-// prefix tree (src/report.rs prefix_tree, `inspect --separator/--depth`, depth-first); a
+// prefix tree (crates/views/src/report.rs prefix_tree, `inspect --separator/--depth`, depth-first); a
 // level shows the children of the prefix zoomed into, plus one "other keys" tile for the
 // keys under it that no listed child holds. Labels are the names as the core escapes them
 // (prefixDisplay: src/escape.rs display, redis-cli quoting) and go in as text, never HTML.

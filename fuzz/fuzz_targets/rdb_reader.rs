@@ -129,7 +129,7 @@ fuzz_target!(|data: &[u8]| {
     // The memory estimate never panics on any value that loads.
     if let Ok(snap) = &all {
         let profile = bitlens::dialect::Profile::for_snapshot(&snap.aux, snap.version);
-        let model = bitlens::memory::Model::new(profile, bitlens::memory::Allocator::Jemalloc);
+        let model = bitlens_views::memory::Model::new(profile, bitlens_views::memory::Allocator::Jemalloc);
         for (_, key, entry) in snap.entries() {
             let _ = model.estimate(key, &entry.value);
         }

@@ -181,7 +181,7 @@ fn pexpiretime(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     ttl_generic(ctx, &argv[1], true, true)
 }
 
-pub use crate::memory::object_encoding;
+pub use crate::loaded::object_encoding;
 
 /// OBJECT ENCODING key: the encoding name (see [`object_encoding`]), or a null bulk for a
 /// missing key. Other OBJECT subcommands (REFCOUNT, IDLETIME, FREQ) describe a live server's

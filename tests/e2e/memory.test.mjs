@@ -9,7 +9,7 @@
 //   7.4.1 (bundled jemalloc) and Debian's 7.0.15 (system jemalloc), each priced with the
 //   allocator the view infers from the file's used-mem by default (its line says which, as
 //   `inspect` does), and the allocator select overrides it;
-// - the same figures exactly as `bitlens inspect --json` (one implementation: src/report.rs);
+// - the same figures exactly as `bitlens inspect --json` (one implementation: crates/views/src/report.rs);
 // - "expiring within 7 days" counts exactly the keys whose PEXPIRETIME the server reports within
 //   7 days of the snapshot's time (LASTSAVE), per 24-hour day, and the CLI's `expiring`
 //   section says the same;

@@ -262,7 +262,7 @@ fn keyheavy_resp(n: &str, shard: Option<&str>) -> Result<(), String> {
             if written % 10 == 9 {
                 resp(&mut buf, &[b"EXPIRE", key.as_bytes(), b"86400"]);
             }
-            if !slots.contains(&u32::from(bitlens::report::key_slot(key.as_bytes()))) {
+            if !slots.contains(&u32::from(bitlens_views::report::key_slot(key.as_bytes()))) {
                 buf.truncate(mark);
             }
             written += 1;

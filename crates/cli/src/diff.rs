@@ -6,7 +6,7 @@
 //! free of encodings and of hash-table order: sets and hash fields sorted, everything else as
 //! [`crate::dump::json_line`] writes it (so an intset and a hashtable holding the same
 //! members are equal). Memory is each key's estimate on its own file's writer
-//! ([`bitlens::memory`]); a prefix is a key up to its first separator (the whole key when it
+//! ([`bitlens_views::memory`]); a prefix is a key up to its first separator (the whole key when it
 //! has none).
 //!
 //! No keyspace is held: each file is visited once (at most a core's worth of files at once,
@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
-use bitlens::memory::{Allocator, AllocatorInference, Model};
 use bitlens::rdb::{self, DuplicateKey, LoadOptions, OnDuplicate, RdbError, RdbErrorKind};
+use bitlens_views::memory::{Allocator, AllocatorInference, Model};
 use serde_json::Value as Json;
 
 use crate::source::{LoadError, VisitError};
@@ -85,7 +85,7 @@ struct KeyDigest {
 
 /// The keys of the RDB file at `path`, each with its fingerprint and memory estimate on the
 /// file's writer with `allocator`, or else the allocator inferred from the file's `used-mem`
-/// (as [`bitlens::memory::infer_allocator`] infers it from the loaded file). Errors as
+/// (as [`bitlens_views::memory::infer_allocator`] infers it from the loaded file). Errors as
 /// [`crate::source::load_file`]'s: a key met twice in one database is an error at its second
 /// record, unless an earlier error stops the file.
 fn file_digests(
@@ -267,7 +267,7 @@ fn side(files: Vec<Vec<KeyDigest>>, on: OnDuplicate) -> Result<Side, DuplicateKe
 /// Compares the files `old` (one file, or a cluster's shards read as one, `on` deciding a key
 /// found in two files) with `new`, each key's memory priced on its own file's writer for the
 /// `allocator` given, or else the one inferred from that file's `used-mem`
-/// ([`bitlens::memory::infer_allocator`]). Every file is read once, at most a core's worth
+/// ([`bitlens_views::memory::infer_allocator`]). Every file is read once, at most a core's worth
 /// at a time; the first unreadable file in the order given (`old`, then `new`) is the error.
 pub fn diff_files(
     old: &[PathBuf],
@@ -467,7 +467,7 @@ mod tests {
         let side = |snaps: &[Snapshot]| -> BTreeMap<DbKey, (Json, u64)> {
             let mut out = BTreeMap::new();
             for s in snaps {
-                let a = bitlens::memory::infer_allocator(s).allocator;
+                let a = bitlens_views::memory::infer_allocator(s).allocator;
                 let m = Model::new(Profile::for_snapshot(&s.aux, s.version), a);
                 for (db, k, e) in s.entries() {
                     let mem = m

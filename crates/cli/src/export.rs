@@ -32,7 +32,7 @@ pub struct ExportArgs {
     /// The allocator of the writer's build (see `inspect --allocator`; default: inferred from
     /// each file's `used-mem`, as `inspect` does).
     #[arg(long, value_parser = crate::parse_allocator)]
-    pub allocator: Option<bitlens::memory::Allocator>,
+    pub allocator: Option<bitlens_views::memory::Allocator>,
     /// Do not verify the CRC-64 trailer.
     #[arg(long)]
     pub no_checksum: bool,

@@ -212,7 +212,7 @@ struct InspectArgs {
     /// (a system jemalloc, e.g. Debian's), libc. Default: inferred from the file's used-mem
     /// (the output says which and why).
     #[arg(long, value_parser = parse_allocator)]
-    allocator: Option<bitlens::memory::Allocator>,
+    allocator: Option<bitlens_views::memory::Allocator>,
     /// Bytes per cluster slot (default: when the file is from a cluster node).
     #[arg(long)]
     slots: bool,
@@ -256,16 +256,16 @@ struct InspectArgs {
 fn parse_days(s: &str) -> Result<u32, String> {
     let n = s.strip_suffix('d').unwrap_or(s);
     match n.parse::<u32>() {
-        Ok(d) if (1..=bitlens::report::MAX_DAYS).contains(&d) => Ok(d),
+        Ok(d) if (1..=bitlens_views::report::MAX_DAYS).contains(&d) => Ok(d),
         _ => Err(format!(
             "--expires-within {s:?}: a whole number of days from 1 to {} (e.g. 7d)",
-            bitlens::report::MAX_DAYS
+            bitlens_views::report::MAX_DAYS
         )),
     }
 }
 
-pub(crate) fn parse_allocator(s: &str) -> Result<bitlens::memory::Allocator, String> {
-    bitlens::memory::Allocator::parse(s)
+pub(crate) fn parse_allocator(s: &str) -> Result<bitlens_views::memory::Allocator, String> {
+    bitlens_views::memory::Allocator::parse(s)
         .ok_or_else(|| format!("unknown allocator {s:?}; one of: jemalloc, jemalloc16, libc"))
 }
 
@@ -372,7 +372,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         ledger,
         expires_within_days: args.expires_within,
         spill_budget: bitlens_cli::inspect::spill::DEFAULT_BUDGET,
-        prefix_cap: bitlens::report::PREFIX_TALLY_CAP,
+        prefix_cap: bitlens_views::report::PREFIX_TALLY_CAP,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         filter: Filter {
             db: args.db,
@@ -660,7 +660,7 @@ struct DiffArgs {
     /// The allocator of the writers' builds (see `inspect --allocator`; default: inferred
     /// from each file's used-mem).
     #[arg(long, value_parser = parse_allocator)]
-    allocator: Option<bitlens::memory::Allocator>,
+    allocator: Option<bitlens_views::memory::Allocator>,
     /// Do not verify the CRC-64 trailers.
     #[arg(long)]
     no_checksum: bool,

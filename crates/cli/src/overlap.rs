@@ -2,7 +2,7 @@
 //! [`bitlens::rdb::union`] builds it), found in bounded memory from passes over each file's
 //! key names, without holding the keys of all files.
 //!
-//! A key's hash slot (CRC16, [`bitlens::report::key_slot`]) is a function of the key, so:
+//! A key's hash slot (CRC16, [`bitlens_views::report::key_slot`]) is a function of the key, so:
 //! 1. one pass per file collects the [`SlotSet`] its keys use (2 KiB per file);
 //! 2. only keys of slots used by two or more files can repeat: a second pass hashes (database,
 //!    key) of those keys, and a hash seen in two files is a candidate;
@@ -16,8 +16,8 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
 use bitlens::rdb::{DuplicateKey, OnDuplicate};
-use bitlens::report::key_slot;
-pub use bitlens::report::SlotSet;
+use bitlens_views::report::key_slot;
+pub use bitlens_views::report::SlotSet;
 
 /// (database, key) pairs, each with the indices of the files holding it (ascending).
 pub type Holders = HashMap<(u64, Vec<u8>), Vec<usize>>;

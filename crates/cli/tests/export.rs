@@ -233,7 +233,7 @@ fn parquet_rows_equal_inspect_csv_on_all_six_servers() {
                 assert_eq!(col::<StringArray>(b, "instance").value(i), server);
                 assert_eq!(
                     slot.value(i),
-                    i32::from(bitlens::report::key_slot(key.value(i)))
+                    i32::from(bitlens_views::report::key_slot(key.value(i)))
                 );
                 assert_eq!(disp.value(i), bitlens::escape::display(key.value(i)));
             }

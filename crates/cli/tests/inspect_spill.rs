@@ -194,7 +194,9 @@ fn random_rdb(rng: &mut fastrand::Rng, n: usize) -> Vec<u8> {
         w.select_db(db).unwrap();
         let mut set = BTreeSet::new();
         for _ in 0..n {
-            set.insert(bitlens::patterns::near_collision_key(|n| rng.usize(..n)));
+            set.insert(bitlens_views::patterns::near_collision_key(|n| {
+                rng.usize(..n)
+            }));
         }
         let mut keys: Vec<Vec<u8>> = set.into_iter().collect();
         rng.shuffle(&mut keys);

@@ -343,7 +343,7 @@ fn check_inspect(
     // (issue 32: an empty cluster-mode node holds 0.5-1.6 MB more than a standalone one, which
     // the prediction does not count, so the inference says "assumed").
     let allocator = kind.allocator().name();
-    let model = bitlens::memory::Model::new(
+    let model = bitlens_views::memory::Model::new(
         bitlens::dialect::Profile::from_name(kind.profile_name()).expect("profile"),
         kind.allocator(),
     );

@@ -77,8 +77,8 @@ impl ServerKind {
     /// The allocator of the installed build (`INFO memory` `mem_allocator`; the quantum of
     /// Debian's system jemalloc is 16 bytes, the bundled one's 8): what the inference from a
     /// standalone server's `used-mem` must find.
-    pub fn allocator(&self) -> bitlens::memory::Allocator {
-        use bitlens::memory::Allocator;
+    pub fn allocator(&self) -> bitlens_views::memory::Allocator {
+        use bitlens_views::memory::Allocator;
         match self {
             ServerKind::Redis6_0 | ServerKind::Redis7_4 => Allocator::Jemalloc,
             ServerKind::Redis7_0 => Allocator::Jemalloc16,

@@ -1,4 +1,4 @@
-//! `bitlens::memory` against the real servers (each skipped, with a message, when not
+//! `bitlens_views::memory` against the real servers (each skipped, with a message, when not
 //! installed). Each server gets random data of every type and encoding (100,000 small keys as
 //! a typical keyspace has them; bitmaps, HyperLogLogs, GEO sets, integers, embstr and raw
 //! strings of every sds class, lists, intsets, listpack and hashtable sets, hashes and sorted
@@ -21,10 +21,10 @@
 //! without asserting (and prices with the build's allocator).
 
 use bitlens::dialect::Profile;
-use bitlens::memory::{Allocator, Model};
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
+use bitlens_views::memory::{Allocator, Model};
 
 fn a(parts: &[&str]) -> Vec<Vec<u8>> {
     parts.iter().map(|p| p.as_bytes().to_vec()).collect()
@@ -384,7 +384,7 @@ fn run(kind: ServerKind, seed: u64) {
 
     let snap = load_rdb(&rdb, &LoadOptions::default()).unwrap();
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
-    let inferred = bitlens::memory::infer_allocator(&snap);
+    let inferred = bitlens_views::memory::infer_allocator(&snap);
     let want = kind.allocator();
     println!(
         "{} (mem_allocator {mem_allocator}; used_memory {} once loaded): inferred {:?} ({})",

@@ -2,11 +2,11 @@
 //! files `bitlens export` writes from them (Parquet with zstd, Arrow IPC, CSV, JSON lines).
 //!
 //! The row of a key is what `bitlens inspect` computes for it, through the same core code:
-//! [`bitlens::report::KeyRow::new`] (TYPE, OBJECT ENCODING and the MEMORY USAGE estimate of
+//! [`bitlens_views::report::KeyRow::new`] (TYPE, OBJECT ENCODING and the MEMORY USAGE estimate of
 //! the writer's profile, element count, largest element, expiry) and
-//! [`bitlens::classify::figures`] (class, bits set, PFCOUNT, GEO bounding box), plus the
+//! [`bitlens_views::classify::figures`] (class, bits set, PFCOUNT, GEO bounding box), plus the
 //! partition columns (`cluster`, `batch`, `instance`), the record's size in the file and the
-//! key's cluster slot ([`bitlens::report::key_slot`]). The columns are [`schema::schema`]'s,
+//! key's cluster slot ([`bitlens_views::report::key_slot`]). The columns are [`schema::schema`]'s,
 //! versioned by [`schema::SCHEMA_VERSION`] in the schema metadata (and so in every Parquet
 //! and Arrow file).
 //!

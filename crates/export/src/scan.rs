@@ -4,7 +4,7 @@
 //! the writer's profile, and so the memory model, and the `ctime` batch value). Then the
 //! core's chunked reader walks it in windows of [`CHUNK`] bytes; each key's value is
 //! decoded, turned into its row (the same per-key code as `inspect`: [`KeyRow::new`],
-//! [`bitlens::classify::figures`]) and dropped. Rows are handed on in batches of
+//! [`bitlens_views::classify::figures`]) and dropped. Rows are handed on in batches of
 //! [`ScanOptions::batch_rows`], so memory is one window, one value and one batch.
 
 use std::path::{Path, PathBuf};
@@ -14,9 +14,9 @@ use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use arrow::record_batch::{RecordBatch, RecordBatchReader};
 use bitlens::dialect::Profile;
-use bitlens::memory::{Allocator, Model};
 use bitlens::rdb::{AuxFields, Format, Header, LoadOptions, RdbError, RdbErrorKind};
-use bitlens::report::KeyRow;
+use bitlens_views::memory::{Allocator, Model};
+use bitlens_views::report::KeyRow;
 
 use crate::schema::{BatchBuilder, KeyRecord, PartitionValues};
 
@@ -38,7 +38,7 @@ pub struct ScanOptions {
     pub instance: Option<String>,
     /// The allocator the memory is estimated for (as `inspect --allocator`); `None`: the one
     /// inferred from the file's `used-mem`, as `inspect` infers it
-    /// ([`bitlens::memory::AllocatorInference`]: one more pass over the file).
+    /// ([`bitlens_views::memory::AllocatorInference`]: one more pass over the file).
     pub allocator: Option<Allocator>,
     /// Verify the CRC-64 trailer.
     pub verify_checksum: bool,
@@ -203,7 +203,7 @@ pub fn scan_partition(
             };
             let k = KeyRecord {
                 row: KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
-                figures: bitlens::classify::figures(&value),
+                figures: bitlens_views::classify::figures(&value),
                 rdb_bytes: rec.value_bytes,
                 idle_s: rec.lru_idle_s,
                 lfu_freq: rec.lfu_freq,
@@ -240,7 +240,7 @@ pub fn scan_partition(
 fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
     let path = &part.path;
     let mut file = std::fs::File::open(path).map_err(|e| ScanError::Io(path.clone(), e))?;
-    let mut inf = bitlens::memory::AllocatorInference::new(part.profile);
+    let mut inf = bitlens_views::memory::AllocatorInference::new(part.profile);
     let header =
         bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, load, &mut |_, _| Ok(()), |rec| {
             if let Some(v) = &rec.value {

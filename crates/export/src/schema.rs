@@ -35,8 +35,8 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::record_batch::RecordBatch;
-use bitlens::classify::{Class, Figures};
-use bitlens::report::KeyRow;
+use bitlens_views::classify::{Class, Figures};
+use bitlens_views::report::KeyRow;
 
 /// The schema version written in the metadata (bumped when a column changes meaning, type or
 /// position).
@@ -106,7 +106,7 @@ pub fn class_name(class: Class, row: &KeyRow) -> String {
 pub struct KeyRecord {
     /// TYPE, encoding, memory, lengths, expiry ([`KeyRow::new`]).
     pub row: KeyRow,
-    /// Class and its figures ([`bitlens::classify::figures`]).
+    /// Class and its figures ([`bitlens_views::classify::figures`]).
     pub figures: Figures,
     /// Bytes the value's encoding takes in the file.
     pub rdb_bytes: u64,
@@ -222,7 +222,7 @@ impl BatchBuilder {
         self.idle_s.append_option(k.idle_s.map(i64_of));
         self.lfu_freq.append_option(k.lfu_freq.map(i32::from));
         self.slot
-            .append_value(i32::from(bitlens::report::key_slot(&r.key)));
+            .append_value(i32::from(bitlens_views::report::key_slot(&r.key)));
         self.class.append_value(class_name(k.figures.class, r));
         self.bits_set
             .append_option(k.figures.bitmap.map(|(set, _)| i64_of(set)));

@@ -26,13 +26,13 @@ use std::collections::BTreeMap;
 
 use bitlens::analytics::windows::DayBitmaps;
 use bitlens::dialect::Profile;
-use bitlens::keydetail::{self, Detail, DetailOptions};
 use bitlens::keyspace::{Keyspace, Value};
-use bitlens::memory::{Allocator, Model};
 use bitlens::rdb::{visit_rdb_chunked, ChunkSource, LoadOptions};
 use bitlens::reply::Reply;
 use bitlens::session::{snapshot_time_ms, Clock, Session};
 use bitlens::string::RedisString;
+use bitlens_views::keydetail::{self, Detail, DetailOptions};
+use bitlens_views::memory::{Allocator, Model};
 
 /// The analytics behind the panel's charts, as numbers (`retention`, `enumDistribution`, …);
 /// the page's chart module (`crates/wasm-charts`) draws them.
@@ -141,7 +141,7 @@ pub struct Engine {
 pub(crate) struct FileRow {
     pub(crate) name: String,
     pub(crate) writer: String,
-    pub(crate) figures: bitlens::report::FileFigures,
+    pub(crate) figures: bitlens_views::report::FileFigures,
 }
 
 impl Default for Engine {
@@ -346,7 +346,7 @@ impl Engine {
             .map(|(s, name)| FileRow {
                 name: name.clone(),
                 writer: s.writer().describe(),
-                figures: bitlens::report::file_figures(s, Some(clock)),
+                figures: bitlens_views::report::file_figures(s, Some(clock)),
             })
             .collect();
         let (aux, version) = (snaps[0].aux.clone(), snaps[0].version);
@@ -459,7 +459,7 @@ impl Engine {
 
     /// The keys matching the Redis glob `pattern`, sorted by their bytes: `{ total, keys }`,
     /// `total` the number of matches, `keys` the first `limit` of them as
-    /// `{ key, type, encoding, bytes, memory, ttlMs }` (see [`bitlens::keydetail::KeySummary`];
+    /// `{ key, type, encoding, bytes, memory, ttlMs }` (see [`bitlens_views::keydetail::KeySummary`];
     /// `ttlMs` is `null` without expiry, counted from the engine's clock). Keys already
     /// expired at the clock are left out unless `options.expired` is `true` (their `ttlMs` is
     /// then negative).
@@ -469,8 +469,12 @@ impl Engine {
             return Err(throw(format!("invalid limit {limit}")));
         }
         let expired = opt_bool(&options, "expired")?.unwrap_or(false);
-        let page =
-            bitlens::keypage::key_page(self.ks(), pattern.as_bytes(), limit as usize, expired);
+        let page = bitlens_views::keypage::key_page(
+            self.ks(),
+            pattern.as_bytes(),
+            limit as usize,
+            expired,
+        );
         let (total, keys) = (page.total, page.keys);
         let now = self.now_ms();
         let out = Array::new();
@@ -494,7 +498,7 @@ impl Engine {
     /// count, sizeBytes }`, `'topk'` `{ k, width, depth, decay, listed, sizeBytes, list:
     /// [{ item, count }] }` (TOPK.LIST WITHCOUNT), `'tdigest'` `{ compression, centroids,
     /// observations, min, max, sizeBytes, quantiles: [{ q, value }] }` (`min`/`max` `null` and
-    /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`bitlens::keydetail`]). `options`: `buckets` (density ranges, default
+    /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`bitlens_views::keydetail`]). `options`: `buckets` (density ranges, default
     /// 256, 1..65536), `maxPoints` (GEO points listed, default 1000).
     #[wasm_bindgen(js_name = keyDetail)]
     pub fn key_detail(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
@@ -834,7 +838,7 @@ impl Engine {
     ) -> Result<f64, JsError> {
         let scratch = scratch.unwrap_or_else(|| DEFAULT_SCRATCH.to_string());
         let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
-        bitlens::keypage::bitop_or_count(&mut self.session.ctx(), &keys, scratch.as_bytes())
+        bitlens_views::keypage::bitop_or_count(&mut self.session.ctx(), &keys, scratch.as_bytes())
             .map(|n| n as f64)
             .or_throw()
     }

@@ -1,5 +1,5 @@
 //! The wasm glue of the panel's memory view: `Engine.memoryReport(options)` converts
-//! [`bitlens::report::MemoryReport`] (computed by the core over every loaded database) into a
+//! [`bitlens_views::report::MemoryReport`] (computed by the core over every loaded database) into a
 //! plain JS object. No figure is computed here.
 
 use js_sys::{Array, Object};
@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use super::{arg_bytes, opt_count, opt_field, set, Engine};
 use bitlens::escape;
 use bitlens::keyspace::Keyspace;
-use bitlens::memory::{Allocator, Ledger, Model};
-use bitlens::report::{
+use bitlens_views::memory::{Allocator, Ledger, Model};
+use bitlens_views::report::{
     key_ledger, memory_report, KeyRow, LedgerOptions, LedgerSum, ReportOptions, MAX_DAYS,
 };
 
@@ -115,10 +115,10 @@ fn row_js(r: &KeyRow, clock_ms: i64) -> Result<Object, JsError> {
 
 impl Engine {
     /// The allocator given, or else the one inferred from every loaded key and the
-    /// snapshot's `used-mem` ([`bitlens::memory::AllocatorInference`]).
-    fn allocator_choice(&self, given: Option<Allocator>) -> bitlens::memory::AllocatorChoice {
+    /// snapshot's `used-mem` ([`bitlens_views::memory::AllocatorInference`]).
+    fn allocator_choice(&self, given: Option<Allocator>) -> bitlens_views::memory::AllocatorChoice {
         if let Some(a) = given {
-            return bitlens::memory::AllocatorChoice::given(a);
+            return bitlens_views::memory::AllocatorChoice::given(a);
         }
         if !self.files.is_empty() {
             // Several files (Engine.loadRdbs): each file's own used-mem decides for it.
@@ -127,9 +127,9 @@ impl Engine {
                 .iter()
                 .map(|f| f.figures.allocator.clone())
                 .collect();
-            return bitlens::memory::AllocatorChoice::of_files(&each);
+            return bitlens_views::memory::AllocatorChoice::of_files(&each);
         }
-        let mut inf = bitlens::memory::AllocatorInference::new(self.writer);
+        let mut inf = bitlens_views::memory::AllocatorInference::new(self.writer);
         for (&db, ks) in self.session.databases() {
             for (k, e) in ks.iter() {
                 inf.add(db, k, e.value, e.expire_at_ms.is_some());
@@ -142,7 +142,7 @@ impl Engine {
 #[wasm_bindgen]
 impl Engine {
     /// The memory view of every loaded database (expired keys included: they are in the
-    /// file), as `bitlens inspect` computes it ([`bitlens::report`]):
+    /// file), as `bitlens inspect` computes it ([`bitlens_views::report`]):
     /// `{ clockMs, allocator, allocatorSource, allocatorReason, keys, memory, unknown, noExpiry,
     ///    top: [{ db, key, keyDisplay, type, encoding, memory, len, ttlMs }],
     ///    byType: [{ type, encoding, keys, memory }],
@@ -153,9 +153,9 @@ impl Engine {
     ///    prefixes: [{ depth, prefix, prefixDisplay, keys, memory }],
     ///    ledger: [{ db, pattern, patternDisplay, keys, members, current, asSet, asBitmap,
     ///               asRoaring, asHash }] | null }`.
-    /// `ttl` is `inspect`'s expiry histogram ([`bitlens::report::ttl_histogram`]: no expiry,
+    /// `ttl` is `inspect`'s expiry histogram ([`bitlens_views::report::ttl_histogram`]: no expiry,
     /// already expired, within 1 h / 1 d / 7 d, later); `prefixes` its prefix tree
-    /// ([`bitlens::report::prefix_tree`], depth-first); `ledger` the memory ledger of every
+    /// ([`bitlens_views::report::prefix_tree`], depth-first); `ledger` the memory ledger of every
     /// pattern with a bitmap, integer-id set or BITFIELD state key, memory descending
     /// (`inspect --ledger`), `null` unless asked.
     /// `memory` is the estimate of `MEMORY USAGE key SAMPLES 0` on the snapshot's writer
@@ -318,8 +318,8 @@ impl Engine {
     /// `{ members, current, asSet: {encoding, memory} | null, asBitmap, asRoaring,
     /// asHash: {encoding, memory} | null }`, value bytes of the same members as they are and
     /// as each other representation (`null`: the form does not apply), estimated for the
-    /// snapshot's writer ([`bitlens::memory::Model::ledger`],
-    /// [`bitlens::memory::Model::bitfield_ledger`]); `null` when the key is missing or no form
+    /// snapshot's writer ([`bitlens_views::memory::Model::ledger`],
+    /// [`bitlens_views::memory::Model::bitfield_ledger`]); `null` when the key is missing or no form
     /// applies. `options`: `allocator`, `bitfield` as [`Engine::memory_report`]. Throws for a
     /// bad option.
     #[wasm_bindgen(js_name = keyLedger)]

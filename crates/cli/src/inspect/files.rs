@@ -19,8 +19,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use bitlens::dialect::Profile;
-use bitlens::memory::AllocatorChoice;
 use bitlens::rdb::{DuplicateKey, OnDuplicate};
+use bitlens_views::memory::AllocatorChoice;
 
 pub(super) use crate::overlap::Shadowed;
 use crate::overlap::{self, SlotSet};

@@ -1,7 +1,7 @@
 //! `bitlens inspect`: what is in a snapshot, what it costs, what will expire.
 //!
 //! One pass over the file ([`bitlens::rdb::visit_rdb`]) decodes each key, estimates its
-//! memory with [`bitlens::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and writes a
+//! memory with [`bitlens_views::memory`] (the writer's `MEMORY USAGE key SAMPLES 0`), and writes a
 //! small [`KeyRow`] per key (name, type, encoding, memory, lengths, expiry) and its group
 //! figures (bitmap bits, HLL count, GEO box, ledger) to a [`spill`]: memory up to a budget,
 //! then a temporary file. The value is dropped. Then passes over the spill build the report,
@@ -15,11 +15,11 @@
 //! 3. only when a class of several keys falls apart into exact patterns: those keys' rows.
 //!
 //! The prefix tree tallies every prefix in pass 1 unless there are more than
-//! [`bitlens::report::PREFIX_TALLY_CAP`] (`user:{id}:` for millions of ids); then it is
-//! counted level by level in more passes ([`bitlens::report::PrefixTree`]).
+//! [`bitlens_views::report::PREFIX_TALLY_CAP`] (`user:{id}:` for millions of ids); then it is
+//! counted level by level in more passes ([`bitlens_views::report::PrefixTree`]).
 //!
 //! The row, the pattern grouping, the top N, the per-type sums and the per-day expiry are the
-//! core's ([`bitlens::report`], [`bitlens::patterns`]), which the panel's memory view uses too.
+//! core's ([`bitlens_views::report`], [`bitlens_views::patterns`]), which the panel's memory view uses too.
 //! Rendering is in [`render`]: text (names escaped by [`bitlens::escape`], widths capped with
 //! `…`), one JSON document, and rdbtools' memory CSV.
 //!
@@ -31,8 +31,8 @@ pub mod render;
 pub mod series;
 pub mod spill;
 
-pub use bitlens::patterns;
-pub use bitlens::report::{
+pub use bitlens_views::patterns;
+pub use bitlens_views::report::{
     key_slot, DayTally, Expiring, KeyRow, LedgerOptions, LedgerSum, Prefix, Tally, PREFIX_CHILDREN,
     TTL_BUCKETS,
 };
@@ -40,12 +40,12 @@ pub use bitlens::report::{
 use std::collections::BTreeMap;
 
 pub use crate::source::VisitError;
-use bitlens::classify::{figures, Class};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
-use bitlens::memory::{Allocator, AllocatorChoice, AllocatorInference, Model};
 use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
+use bitlens_views::classify::{figures, Class};
+use bitlens_views::memory::{Allocator, AllocatorChoice, AllocatorInference, Model};
 pub use files::{for_each_key_files, report_files, FileRow, FilesError};
 use files::{for_rows, Shadowed};
 use spill::{HllKind, KeyStats, Spill, ZsetStats};
@@ -172,7 +172,7 @@ pub struct Options {
     /// The clock expiry is judged at.
     pub clock: Clock,
     /// The allocator of the writer's build (`--allocator`); `None`: inferred from the file's
-    /// `used-mem` ([`bitlens::memory::AllocatorInference`]).
+    /// `used-mem` ([`bitlens_views::memory::AllocatorInference`]).
     pub allocator: Option<Allocator>,
     /// How many biggest keys to list (`--top`).
     pub top: usize,
@@ -187,21 +187,21 @@ pub struct Options {
     pub filter: Filter,
     /// Compute the memory ledger (`--ledger`): bitmaps, integer-id sets and BITFIELD state
     /// keys (`--bitfield GLOB=TYPE`) priced as the other representations
-    /// ([`bitlens::report::key_ledger`]).
+    /// ([`bitlens_views::report::key_ledger`]).
     pub ledger: Option<LedgerOptions>,
     /// Draw a progress bar on stderr (bytes read, MB/s, ETA; the CLI sets it when stderr is a
     /// terminal).
     pub progress: bool,
     /// The "expiring" section covers this many days from the clock, one row per day
-    /// (`--expires-within`, default 7; see [`bitlens::report::expiring`]).
+    /// (`--expires-within`, default 7; see [`bitlens_views::report::expiring`]).
     pub expires_within_days: u32,
     /// Bytes of key rows held in memory between the passes before the rest goes to a
     /// temporary file ([`spill`]; default [`spill::DEFAULT_BUDGET`]). Internal: the tests set
     /// it tiny to force the file.
     #[doc(hidden)]
     pub spill_budget: usize,
-    /// Most prefix tallies held at once ([`bitlens::report::PrefixTree::with_cap`]; default
-    /// [`bitlens::report::PREFIX_TALLY_CAP`]). Internal: the tests set it tiny.
+    /// Most prefix tallies held at once ([`bitlens_views::report::PrefixTree::with_cap`]; default
+    /// [`bitlens_views::report::PREFIX_TALLY_CAP`]). Internal: the tests set it tiny.
     #[doc(hidden)]
     pub prefix_cap: usize,
 }
@@ -222,7 +222,7 @@ impl Default for Options {
             progress: false,
             expires_within_days: 7,
             spill_budget: spill::DEFAULT_BUDGET,
-            prefix_cap: bitlens::report::PREFIX_TALLY_CAP,
+            prefix_cap: bitlens_views::report::PREFIX_TALLY_CAP,
         }
     }
 }
@@ -542,7 +542,7 @@ pub struct FilterRow {
     pub key: Vec<u8>,
     /// The module type name (`MBbloom--`, `MBbloomCF`, `CMSk-TYPE`, `TopK-TYPE`, `TDIS-TYPE`).
     pub type_name: String,
-    /// Estimated MEMORY USAGE, bytes (see [`bitlens::memory`]).
+    /// Estimated MEMORY USAGE, bytes (see [`bitlens_views::memory`]).
     pub memory: Option<u64>,
     pub summary: bitlens::probabilistic::Summary,
 }
@@ -652,7 +652,7 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     }
     let assumed = AllocatorChoice {
         allocator: Allocator::Jemalloc,
-        source: bitlens::memory::AllocatorSource::Assumed,
+        source: bitlens_views::memory::AllocatorSource::Assumed,
         reason: String::new(),
     };
     let sc = scan_with(input, opts, assumed, true)?;
@@ -745,7 +745,7 @@ fn scan_with(
         }
         let mut stats = KeyStats::default();
         if let Some(lo) = &opts.ledger {
-            if let Some(l) = bitlens::report::key_ledger(&model, lo, &rec.key, &value) {
+            if let Some(l) = bitlens_views::report::key_ledger(&model, lo, &rec.key, &value) {
                 let mut sum = LedgerSum::default();
                 sum.add(&l);
                 stats.ledger = Some(sum);
@@ -847,12 +847,12 @@ fn build(
     // Pass 1.
     let mut groupers: BTreeMap<u64, patterns::Grouper> = BTreeMap::new();
     let mut db_sums: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new(); // keys, expires, memory
-    let mut by_type = bitlens::report::ByType::default();
-    let mut top = bitlens::report::Top::new(opts.top);
+    let mut by_type = bitlens_views::report::ByType::default();
+    let mut top = bitlens_views::report::Top::new(opts.top);
     let mut expiring = Expiring::new(clock_ms, opts.expires_within_days);
-    let mut ttl = bitlens::report::TtlHistogram::new(clock_ms);
+    let mut ttl = bitlens_views::report::TtlHistogram::new(clock_ms);
     let mut prefixes =
-        bitlens::report::PrefixTree::with_cap(&opts.separators, opts.depth, opts.prefix_cap);
+        bitlens_views::report::PrefixTree::with_cap(&opts.separators, opts.depth, opts.prefix_cap);
     let mut dist: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     let want_slots = opts
         .slots

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 
 use bitlens::escape;
-use bitlens::memory::Allocator;
 use bitlens::probabilistic::{Figure, Summary};
+use bitlens_views::memory::Allocator;
 use serde_json::{json, Value as Json};
 
 use super::{FilterRow, KeyRow, Report, DIST_BUCKETS};
@@ -430,7 +430,7 @@ impl Report {
     /// [{"depth", "prefix", "keys", "memory"}], "ttl": [{"name", "keys", "memory"}],
     /// "expiring": {"days", "keys", "memory", "per_day": [{"until_ms", "keys", "memory"}]}
     /// (keys expiring within `days` of the clock, one entry per 24 h, see
-    /// [`bitlens::report::expiring`]),
+    /// [`bitlens_views::report::expiring`]),
     /// "distributions": {type: {bucket: keys}}, "probabilistic": [filter] (see
     /// [`filter_json`]), "slots": [{"slot", "keys", "memory"}] | null}`,
     /// every name as [`name_json`], memory in bytes.

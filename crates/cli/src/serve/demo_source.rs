@@ -92,9 +92,9 @@ impl Demo {
     ) -> Result<Vec<KeyRow>, (StatusCode, String)> {
         // MEMORY USAGE as the Redis 7.0 (RDB 10) that would load this file reports it
         // (jemalloc build), as /api/keys gives it from a live server.
-        let model = bitlens::memory::Model::new(
+        let model = bitlens_views::memory::Model::new(
             &bitlens::dialect::REDIS_7_0,
-            bitlens::memory::Allocator::Jemalloc,
+            bitlens_views::memory::Allocator::Jemalloc,
         );
         let now = bitlens::keyspace::wall_clock_ms();
         let mut rows = Vec::new();

@@ -1,7 +1,7 @@
 //! Per-key summaries and detail views for a key browser (`Engine.keyList` / `Engine.keyDetail`).
 //!
 //! A summary is the key's Redis type, its encoding as `OBJECT ENCODING` reports it once the
-//! profile's server has loaded the value ([`crate::memory::object_encoding`]), its estimated
+//! profile's server has loaded the value ([`bitlens::loaded::object_encoding`]), its estimated
 //! `MEMORY USAGE` ([`crate::memory::Model::estimate`]), its size in bytes and its time to
 //! live. Everything is computed from the value itself, so a key replaced by any means (a
 //! command, `loadRoaring`, a DUMP) is summarised as what it holds now.
@@ -17,16 +17,19 @@
 //! - GEO ([`crate::classify::Class::Geo`]: a sorted set whose scores are all geohashes):
 //!   member count, bounding box of the decoded positions and the first points by score.
 //! - RedisBloom values (Bloom, Cuckoo, Count-Min, Top-K, t-digest): their
-//!   [`crate::probabilistic::Summary`], plus the Top-K list (TOPK.LIST WITHCOUNT) and a
+//!   [`bitlens::probabilistic::Summary`], plus the Top-K list (TOPK.LIST WITHCOUNT) and a
 //!   t-digest's quantile curve (TDIGEST.QUANTILE at 0, 0.05, …, 1).
 
 use crate::classify::{classify, geo_position, Class};
-use crate::hll;
-use crate::keyspace::{EntryRef, Value};
-use crate::memory::{object_encoding, Model};
-use crate::probabilistic::{summary::summary as module_summary, ModuleData, ModuleValue, Summary};
-use crate::string::RedisString;
-use crate::zset::ZSet;
+use crate::memory::Model;
+use bitlens::hll;
+use bitlens::keyspace::{EntryRef, Value};
+use bitlens::loaded::object_encoding;
+use bitlens::probabilistic::{
+    summary::summary as module_summary, ModuleData, ModuleValue, Summary,
+};
+use bitlens::string::RedisString;
+use bitlens::zset::ZSet;
 
 /// Density buckets when none are asked for.
 pub const DEFAULT_BUCKETS: usize = 256;
@@ -310,7 +313,7 @@ fn geo_detail(z: &ZSet, max_points: usize) -> Detail {
         .iter()
         .take(max_points)
         .map(|(m, score)| {
-            let (lon, lat) = crate::geo::decode(score as u64);
+            let (lon, lat) = bitlens::geo::decode(score as u64);
             (m.to_vec(), lon, lat)
         })
         .collect();
@@ -324,7 +327,7 @@ fn geo_detail(z: &ZSet, max_points: usize) -> Detail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyspace::{Entry, Keyspace, RedisType};
+    use bitlens::keyspace::{Entry, Keyspace, RedisType};
     use std::collections::HashMap;
 
     fn string_entry(bytes: Vec<u8>, exp: Option<i64>) -> Entry {
@@ -335,7 +338,7 @@ mod tests {
     }
 
     fn model(name: &str) -> Model {
-        let p = crate::dialect::Profile::from_name(name).expect("profile");
+        let p = bitlens::dialect::Profile::from_name(name).expect("profile");
         Model::new(p, crate::memory::Allocator::Jemalloc)
     }
 
@@ -415,7 +418,7 @@ mod tests {
                 .step_by(2)
                 .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
                 .collect();
-            let value = crate::rdb::load_dump_with(&bytes, true).expect(key);
+            let value = bitlens::rdb::load_dump_with(&bytes, true).expect(key);
             let entry = Entry {
                 value,
                 expire_at_ms: None,
@@ -538,7 +541,7 @@ mod tests {
         ];
         let pairs: Vec<(Vec<u8>, f64)> = places
             .iter()
-            .map(|(m, lon, lat)| (m.clone(), crate::geo::encode(*lon, *lat).unwrap() as f64))
+            .map(|(m, lon, lat)| (m.clone(), bitlens::geo::encode(*lon, *lat).unwrap() as f64))
             .collect();
         let z = Value::zset(ZSet::from_pairs(pairs));
         let Detail::Geo {
@@ -577,8 +580,8 @@ mod tests {
 
     /// The recorded RedisBloom dump (Redis 7.4.1 + RedisBloom 2.8.2) loaded into a keyspace.
     fn bloom_keyspace() -> Keyspace {
-        let dump = include_bytes!("../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
-        let mut snap = crate::rdb::load_rdb(dump, &crate::rdb::LoadOptions::default()).unwrap();
+        let dump = include_bytes!("../../../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
+        let mut snap = bitlens::rdb::load_rdb(dump, &bitlens::rdb::LoadOptions::default()).unwrap();
         snap.databases.remove(&0).unwrap()
     }
 
@@ -590,25 +593,25 @@ mod tests {
         .unwrap()
     }
 
-    fn int(r: &crate::reply::Reply) -> u64 {
+    fn int(r: &bitlens::reply::Reply) -> u64 {
         match r {
-            crate::reply::Reply::Integer(n) => *n as u64,
+            bitlens::reply::Reply::Integer(n) => *n as u64,
             other => panic!("{other:?}"),
         }
     }
 
     /// `INFO`-style replies (`[name, value, …]`) as a name → reply map.
-    fn info(ks: &mut Keyspace, argv: &[&str]) -> HashMap<String, crate::reply::Reply> {
-        let crate::reply::Reply::Array(a) =
-            crate::command::execute_as(ks, &crate::dialect::REDIS_7_4, argv)
+    fn info(ks: &mut Keyspace, argv: &[&str]) -> HashMap<String, bitlens::reply::Reply> {
+        let bitlens::reply::Reply::Array(a) =
+            bitlens::command::execute_as(ks, &bitlens::dialect::REDIS_7_4, argv)
         else {
             panic!("{argv:?}")
         };
         a.chunks(2)
             .map(|p| {
                 let name = match &p[0] {
-                    crate::reply::Reply::Status(s) => s.clone(),
-                    crate::reply::Reply::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
+                    bitlens::reply::Reply::Status(s) => s.clone(),
+                    bitlens::reply::Reply::Bulk(b) => String::from_utf8_lossy(b).into_owned(),
                     other => panic!("{other:?}"),
                 };
                 (name, p[1].clone())
@@ -688,9 +691,9 @@ mod tests {
         let Detail::TopK { list, .. } = module_detail_of(&ks, "topk:k5") else {
             panic!()
         };
-        let crate::reply::Reply::Array(reply) = crate::command::execute_as(
+        let bitlens::reply::Reply::Array(reply) = bitlens::command::execute_as(
             &mut ks,
-            &crate::dialect::REDIS_7_4,
+            &bitlens::dialect::REDIS_7_4,
             &["TOPK.LIST", "topk:k5", "WITHCOUNT"],
         ) else {
             panic!()
@@ -698,7 +701,7 @@ mod tests {
         let want: Vec<(Vec<u8>, u64)> = reply
             .chunks(2)
             .map(|p| match &p[0] {
-                crate::reply::Reply::Bulk(b) => (b.clone(), int(&p[1])),
+                bitlens::reply::Reply::Bulk(b) => (b.clone(), int(&p[1])),
                 other => panic!("{other:?}"),
             })
             .collect();
@@ -718,14 +721,14 @@ mod tests {
             let mut argv = vec!["TDIGEST.QUANTILE".to_string(), key.to_string()];
             argv.extend(QUANTILE_POINTS.iter().map(|q| q.to_string()));
             let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-            let crate::reply::Reply::Array(reply) =
-                crate::command::execute_as(&mut ks, &crate::dialect::REDIS_7_4, &argv)
+            let bitlens::reply::Reply::Array(reply) =
+                bitlens::command::execute_as(&mut ks, &bitlens::dialect::REDIS_7_4, &argv)
             else {
                 panic!("{key}")
             };
             assert_eq!(quantiles.len(), 21);
             for ((q, v), r) in quantiles.iter().zip(&reply) {
-                let crate::reply::Reply::Bulk(b) = r else {
+                let bitlens::reply::Reply::Bulk(b) = r else {
                     panic!("{r:?}")
                 };
                 let want: f64 = std::str::from_utf8(b).unwrap().parse().unwrap();

@@ -2,14 +2,14 @@
 //! `keyList` and `bitopOrCount` answer, as core functions returning plain values (the wasm
 //! glue only converts them).
 //!
-//! - [`key_page`]: the keys matching a Redis glob (`KEYS` semantics, [`crate::glob`]), the
+//! - [`key_page`]: the keys matching a Redis glob (`KEYS` semantics, [`bitlens::glob`]), the
 //!   first `limit` of them in byte order, with the total count.
 //! - [`bitop_or_count`]: `BITOP OR scratch key…` then `BITCOUNT scratch`, with the scratch key
 //!   put back as it was (removed, or its previous value and expiry restored).
 
-use crate::command::{execute_in, Ctx};
-use crate::keyspace::Keyspace;
-use crate::reply::Reply;
+use bitlens::command::{execute_in, Ctx};
+use bitlens::keyspace::Keyspace;
+use bitlens::reply::Reply;
 
 /// One page of [`key_page`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,14 +24,14 @@ pub struct KeyPage<'a> {
 /// matches, the first `limit` of them (in byte order) listed. Keys already expired at the
 /// keyspace's clock are counted and listed only with `expired` true.
 pub fn key_page<'a>(ks: &'a Keyspace, pattern: &[u8], limit: usize, expired: bool) -> KeyPage<'a> {
-    let all: Box<dyn Iterator<Item = (&'a [u8], crate::keyspace::EntryRef<'a>)>> = if expired {
+    let all: Box<dyn Iterator<Item = (&'a [u8], bitlens::keyspace::EntryRef<'a>)>> = if expired {
         Box::new(ks.iter_all())
     } else {
         Box::new(ks.iter())
     };
     let mut keys: Vec<&[u8]> = all
         .map(|(k, _)| k)
-        .filter(|k| crate::glob::matches(pattern, k))
+        .filter(|k| bitlens::glob::matches(pattern, k))
         .collect();
     let total = keys.len();
     let limit = limit.min(total);
@@ -39,7 +39,7 @@ pub fn key_page<'a>(ks: &'a Keyspace, pattern: &[u8], limit: usize, expired: boo
         keys.select_nth_unstable(limit);
         keys.truncate(limit);
     }
-    crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
+    bitlens::sort::sort_by(&mut keys, |a, b| a.cmp(b));
     KeyPage { total, keys }
 }
 
@@ -67,7 +67,7 @@ pub fn bitop_or_count(
     let saved = ctx
         .ks
         .entry(scratch)
-        .map(crate::keyspace::EntryRef::to_owned);
+        .map(bitlens::keyspace::EntryRef::to_owned);
     let mut argv = vec![b"BITOP".to_vec(), b"OR".to_vec(), scratch.to_vec()];
     argv.extend(keys.iter().map(|k| k.to_vec()));
     let result = match execute_in(ctx, &argv) {
@@ -90,9 +90,9 @@ pub fn bitop_or_count(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::execute_as;
-    use crate::dialect::Profile;
-    use crate::keyspace::Value;
+    use bitlens::command::execute_as;
+    use bitlens::dialect::Profile;
+    use bitlens::keyspace::Value;
 
     fn ks() -> Keyspace {
         let mut ks = Keyspace::new();
@@ -106,11 +106,11 @@ mod tests {
         for argv in cmds {
             execute_as(&mut ks, p, argv);
         }
-        let keep = crate::string::RedisString::from_bytes(b"keep".to_vec());
+        let keep = bitlens::string::RedisString::from_bytes(b"keep".to_vec());
         ks.insert(b"scratch", Value::String(keep), None);
         ks.insert(
             b"list",
-            Value::List(Box::new(crate::list::List::new("quicklist"))),
+            Value::List(Box::new(bitlens::list::List::new("quicklist"))),
             None,
         );
         ks

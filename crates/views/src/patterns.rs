@@ -9,7 +9,7 @@
 //! absorbs every group whose keys it all matches (`bm:int:*` takes `bm:int:big`); a group it
 //! matches only in part is split into its keys, each its own exact pattern, which are then
 //! absorbed one by one. What remains partitions the keys and every pattern matches exactly its
-//! own group (checked against [`crate::glob::matches`], the matcher of `KEYS`).
+//! own group (checked against [`bitlens::glob::matches`], the matcher of `KEYS`).
 //!
 //! [`Grouper`] gives the same rows from passes over a stream of keys, holding state per key
 //! shape (class) instead of per key; `bitlens inspect` uses it on millions of keys.
@@ -17,10 +17,10 @@
 //! Used by `bitlens inspect` (its per-pattern rows) and by [`crate::report`] (the panel's
 //! memory view): one grouping for both.
 
-use crate::glob::{matches, push_escaped};
+use bitlens::glob::{matches, push_escaped};
 
-/// `key` as a glob pattern matching only itself ([`crate::glob::escape`]).
-pub use crate::glob::escape as exact;
+/// `key` as a glob pattern matching only itself ([`bitlens::glob::escape`]).
+pub use bitlens::glob::escape as exact;
 
 /// The candidate pattern of a key (see the module docs).
 pub fn candidate(key: &[u8]) -> Vec<u8> {
@@ -66,7 +66,7 @@ pub fn candidate(key: &[u8]) -> Vec<u8> {
 }
 
 fn has_wildcard(pattern: &[u8]) -> bool {
-    crate::glob::literal(pattern).is_none()
+    bitlens::glob::literal(pattern).is_none()
 }
 
 /// Groups `keys` (one database's, distinct) into exact patterns: `(pattern, indices of the
@@ -75,7 +75,7 @@ pub fn group(keys: &[&[u8]]) -> Vec<(Vec<u8>, Vec<usize>)> {
     use std::collections::HashMap;
     // Keys sorted, so that the keys a pattern can match form one range (its literal prefix).
     let mut order: Vec<usize> = (0..keys.len()).collect();
-    crate::sort::sort_by(&mut order, |&a, &b| keys[a].cmp(keys[b]));
+    bitlens::sort::sort_by(&mut order, |&a, &b| keys[a].cmp(keys[b]));
     let mut by_candidate: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
     for (i, k) in keys.iter().enumerate() {
         by_candidate.entry(candidate(k)).or_default().push(i);
@@ -97,15 +97,15 @@ pub fn group(keys: &[&[u8]]) -> Vec<(Vec<u8>, Vec<usize>)> {
     let mut queue: Vec<usize> = (0..groups.len())
         .filter(|&g| has_wildcard(&groups[g].as_ref().unwrap().0))
         .collect();
-    crate::sort::sort_by_key(&mut queue, |&g| {
+    bitlens::sort::sort_by_key(&mut queue, |&g| {
         let p = &groups[g].as_ref().unwrap().0;
-        (crate::glob::literal_prefix(p).len(), p.clone())
+        (bitlens::glob::literal_prefix(p).len(), p.clone())
     });
     for g in queue {
         let Some((pat, _)) = groups[g].clone() else {
             continue;
         };
-        let prefix = crate::glob::literal_prefix(&pat);
+        let prefix = bitlens::glob::literal_prefix(&pat);
         let start = order.partition_point(|&i| keys[i] < prefix.as_slice());
         let hits: Vec<usize> = order[start..]
             .iter()
@@ -259,14 +259,14 @@ impl Grouper {
         let mut queue: Vec<u32> = (0..self.patterns.len() as u32)
             .filter(|&g| self.counts[g as usize] >= 2 && has_wildcard(&self.patterns[g as usize]))
             .collect();
-        crate::sort::sort_by_key(&mut queue, |&g| {
+        bitlens::sort::sort_by_key(&mut queue, |&g| {
             let p = &self.patterns[g as usize];
-            (crate::glob::literal_prefix(p).len(), p.clone())
+            (bitlens::glob::literal_prefix(p).len(), p.clone())
         });
         self.trie = vec![TrieNode::default()];
         for (pos, &g) in queue.iter().enumerate() {
             let mut at = 0usize;
-            for b in crate::glob::literal_prefix(&self.patterns[g as usize]) {
+            for b in bitlens::glob::literal_prefix(&self.patterns[g as usize]) {
                 let kids = &self.trie[at].children;
                 at = match kids.binary_search_by_key(&b, |c| c.0) {
                     Ok(i) => kids[i].1 as usize,

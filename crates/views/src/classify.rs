@@ -7,7 +7,7 @@
 //! | class        | rule                                                                  | source |
 //! |--------------|-----------------------------------------------------------------------|--------|
 //! | [`Class::Counter`] | a string that is the canonical decimal text of an i64 (no `+`, no leading zeros, at most 20 bytes) | what Redis 7 stores `OBJECT ENCODING int` after loading a string (`INCR` works on it) |
-//! | [`Class::Hll`]     | a string that starts with `HYLL` and that PFCOUNT accepts: header valid (16 bytes, encoding 0 with exactly 12,304 bytes or encoding 1) and, when the cached cardinality is invalid, sparse opcodes covering exactly 16,384 registers | Redis 7 PFCOUNT: `WRONGTYPE ... not a valid HyperLogLog` / `INVALIDOBJ Corrupted HLL object detected`, as [`crate::hll::count_readonly`] |
+//! | [`Class::Hll`]     | a string that starts with `HYLL` and that PFCOUNT accepts: header valid (16 bytes, encoding 0 with exactly 12,304 bytes or encoding 1) and, when the cached cardinality is invalid, sparse opcodes covering exactly 16,384 registers | Redis 7 PFCOUNT: `WRONGTYPE ... not a valid HyperLogLog` / `INVALIDOBJ Corrupted HLL object detected`, as [`bitlens::hll::count_readonly`] |
 //! | [`Class::CorruptHll`] | a string that starts with `HYLL` that PFCOUNT rejects          | same |
 //! | [`Class::Bitmap`]  | any other string (every string is a bitmap to GETBIT/BITCOUNT)        | Redis bitmaps are strings |
 //! | [`Class::Geo`]     | a non-empty sorted set whose scores are all integers in [0, 2^54) (what GEOADD stores: a 52-bit interleaved geohash; longitude 180 or latitude ±85.05112878 carries into bits 52..53) and whose largest score is at least 2^40 | GEOADD/GEOPOS; the 2^40 floor rejects counter-scored sets, whose points would all lie within about 6° of (-180, -85) |
@@ -17,10 +17,10 @@
 //! bytes: a sparse body covering exactly 16,384 registers has at most 16,384 opcodes of at
 //! most 2 bytes), so a huge sparse bitmap is classified from its first bytes.
 
-use crate::hll;
-use crate::keyspace::{RedisType, Value};
-use crate::string::RedisString;
-use crate::zset::ZSet;
+use bitlens::hll;
+use bitlens::keyspace::{RedisType, Value};
+use bitlens::string::RedisString;
+use bitlens::zset::ZSet;
 
 /// The kind of a value, as the views show it (see the module docs for each rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub enum Class {
 ///
 /// # Examples
 /// ```
-/// use bitlens::classify::{classify, Class};
+/// use bitlens_views::classify::{classify, Class};
 /// use bitlens::string::RedisString;
 /// use bitlens::Value;
 ///
@@ -79,7 +79,7 @@ pub const MAX_DECODED_HLL_BYTES: u64 = (hll::HDR + 2 * hll::REGISTERS) as u64;
 /// [`Class::Bitmap`].
 pub fn classify_string(s: &RedisString) -> Class {
     let n = s.len();
-    if n <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
+    if n <= 20 && bitlens::num::parse_i64(&s.as_bytes()).is_some() {
         return Class::Counter;
     }
     if n < 4 || s.range(0, 3) != b"HYLL" {
@@ -114,7 +114,7 @@ pub fn geo_position(score: f64) -> Option<(f64, f64)> {
     if !(0.0..18014398509481984.0).contains(&score) || score.fract() != 0.0 {
         return None;
     }
-    Some(crate::geo::decode(score as u64))
+    Some(bitlens::geo::decode(score as u64))
 }
 
 /// True when a sorted set is a GEO set: non-empty, every score a geohash

@@ -27,7 +27,7 @@
 //!   consumer their struct, PEL trees and 24-byte NACKs.
 //!
 //! What a value becomes when a server loads it is decided once, by [`loaded`] (from the
-//! profile's [`crate::dialect::LoadRules`]): OBJECT ENCODING ([`object_encoding`]), the
+//! profile's [`bitlens::dialect::LoadRules`]): OBJECT ENCODING ([`object_encoding`]), the
 //! estimate and the ledger all price that shape. The writer's allocator is inferred from the
 //! file's `used-mem` by [`AllocatorInference`] when the user names none.
 //!
@@ -41,8 +41,11 @@
 //! their child buckets, skiplists are 5% low, streams are priced as Redis 7.2 counts them,
 //! and the allocator is not yet inferred from a Valkey writer's `used-mem`.
 
-use crate::dialect::{Family, Profile};
-use crate::keyspace::Value;
+use bitlens::dialect::{Family, Profile};
+use bitlens::keyspace::Value;
+use bitlens::loaded::{
+    grown_buckets, listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, Shape,
+};
 
 /// The allocator of the server build (`INFO memory` `mem_allocator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -333,8 +336,8 @@ const RAX_NODE: u64 = 4 + 30 * 8;
 /// 1×1, 10×3, 100×2 and Top-Ks (k, width, depth) = (1,10,1), (10,10,1), (1,100,1), (1,10,5),
 /// (5,50,4) made with CMS.INITBYDIM / TOPK.RESERVE; the CMS and Top-K formulas are fitted to
 /// those replies. `None` for a type or encoding version bitlens does not interpret.
-fn module_bytes(m: &crate::probabilistic::ModuleValue) -> Option<u64> {
-    use crate::probabilistic::ModuleData;
+fn module_bytes(m: &bitlens::probabilistic::ModuleValue) -> Option<u64> {
+    use bitlens::probabilistic::ModuleData;
     Some(match &m.data {
         ModuleData::Bloom(b) => b.memory(),
         ModuleData::Cuckoo(c) => c.memory(),
@@ -1172,7 +1175,7 @@ fn writer_rehash_buckets(profile: &Profile, key: &[u8], value: &Value) -> u64 {
 const WRITER_REHASH_MIN_BUCKETS: u64 = 1 << 17;
 
 /// [`AllocatorInference`] over every key of a loaded snapshot.
-pub fn infer_allocator(snap: &crate::rdb::Snapshot) -> AllocatorChoice {
+pub fn infer_allocator(snap: &bitlens::rdb::Snapshot) -> AllocatorChoice {
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
     let mut inf = AllocatorInference::new(profile);
     for (db, key, entry) in snap.entries() {
@@ -1217,7 +1220,8 @@ pub struct BitfieldType {
 impl BitfieldType {
     /// Parses `uN` (1..=63) or `iN` (1..=64), BITFIELD's rule; `None` otherwise.
     pub fn parse(s: &str) -> Option<BitfieldType> {
-        crate::bitmap::field_type(s.as_bytes()).map(|(signed, bits)| BitfieldType { signed, bits })
+        bitlens::bitmap::field_type(s.as_bytes())
+            .map(|(signed, bits)| BitfieldType { signed, bits })
     }
 }
 
@@ -1253,7 +1257,7 @@ impl Model {
             }
             Value::Set(set) => {
                 for m in set.members() {
-                    let v = crate::num::parse_i64(&m)?;
+                    let v = bitlens::num::parse_i64(&m)?;
                     ids.insert(u32::try_from(v).ok()?);
                 }
                 false
@@ -1289,12 +1293,12 @@ impl Model {
         // (field, value) of every user whose field is not 0, in index order.
         let mut items: Vec<Vec<u8>> = Vec::new();
         for i in 0..fields {
-            let raw = crate::bitmap::read_field(&bytes, i * u64::from(ty.bits), ty.bits);
+            let raw = bitlens::bitmap::read_field(&bytes, i * u64::from(ty.bits), ty.bits);
             if raw == 0 {
                 continue;
             }
             let v = if ty.signed {
-                crate::bitmap::sign_extend(raw, ty.bits).to_string()
+                bitlens::bitmap::sign_extend(raw, ty.bits).to_string()
             } else {
                 raw.to_string()
             };
@@ -1373,467 +1377,8 @@ impl Model {
     }
 }
 
-/// A value as a server holds it once it has loaded it from a snapshot ([`loaded`]): the name
-/// OBJECT ENCODING reports and the shape its memory is priced from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loaded {
-    /// What OBJECT ENCODING reports.
-    pub encoding: &'static str,
-    /// What the memory is priced from.
-    pub shape: Shape,
-}
-
-/// The in-memory shape of a loaded value, as far as its price depends on the loader.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
-    /// Priced from the value itself (strings, skiplists, streams, module values).
-    Value,
-    /// One compact blob (listpack, ziplist or intset) of this many bytes.
-    Blob(u64),
-    /// A `listpackEx` (Redis 7.4 hash with field expiry) around a listpack of this many bytes.
-    ListpackEx(u64),
-    /// A quicklist of these nodes.
-    Quicklist(Vec<QuicklistNode>),
-    /// A hash table (set or hash) with this many buckets (both tables while a rehash runs).
-    Table(u64),
-    /// A skiplist whose dict has this many buckets.
-    Skiplist(u64),
-}
-
-/// One node of a loaded quicklist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QuicklistNode {
-    /// Bytes of its listpack or ziplist (of its element for a plain node).
-    pub bytes: u64,
-    /// Elements in it.
-    pub count: u64,
-    /// A plain node (one element stored as is).
-    pub plain: bool,
-}
-
-/// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
-/// loaded it from a snapshot: see [`loaded`], of which this is the name. `None` for values
-/// bitlens keeps only as their type.
-pub fn object_encoding(
-    profile: &crate::dialect::Profile,
-    key: &[u8],
-    value: &Value,
-) -> Option<&'static str> {
-    loaded(profile, key, value).map(|l| l.encoding)
-}
-
-/// What the profile's server makes of `value` (stored under `key`) when it loads it from a
-/// snapshot, as its `rdbLoadObject` does (the rules are the profile's
-/// [`crate::dialect::LoadRules`]): the one decision OBJECT ENCODING, the memory estimate and
-/// the ledger share.
-///
-/// - strings: `int` (a `long long` in canonical form), `embstr` or `raw` (the profile's rule);
-/// - lists: pushed element by element into 8 KiB nodes (RDB_TYPE_LIST, RDB_TYPE_LIST_ZIPLIST),
-///   node per stored ziplist (RDB_TYPE_LIST_QUICKLIST: kept on 6.x, converted to listpacks
-///   from 7.0) or node per stored node (RDB_TYPE_LIST_QUICKLIST_2); from 7.2 a list of one
-///   packed node within 8 KiB is a `listpack`, except one stored as RDB_TYPE_LIST_ZIPLIST;
-/// - sets: an intset or listpack blob is kept unless it has more members than allowed (then
-///   a hash table); members stored one by one are an `intset` (integers only, at most 512),
-///   a `listpack` (7.2+, at most 128 of at most 64 bytes) or a `hashtable`;
-/// - hashes: a listpack or ziplist blob is kept (converted to a listpack from 7.0) unless it
-///   has more than 512 fields; zipmaps and fields stored one by one are compact when at most
-///   512 fields of at most 64 bytes, else a `hashtable`; with field expiry the profile's
-///   `listpackex` or `hashtable`;
-/// - sorted sets: compact within `zset-max-listpack-entries`/`-value`, else `skiplist`;
-/// - streams `stream`; RedisBloom values `raw`.
-pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> Option<Loaded> {
-    let rules = &profile.load;
-    let compact = profile.compact_encoding();
-    let done = |encoding: &'static str, shape: Shape| Some(Loaded { encoding, shape });
-    match value {
-        Value::String(s) => {
-            let len = s.len();
-            let encoding = if s.rewritten() {
-                // Written in the session: unshared to a raw string, as the server leaves it.
-                "raw"
-            } else if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
-                "int"
-            } else if profile.is_embstr(key.len(), len as usize) {
-                "embstr"
-            } else {
-                "raw"
-            };
-            done(encoding, Shape::Value)
-        }
-        Value::ZSet(z) => {
-            // (A stored blob is converted by its count alone: ZSet::loads_compact.)
-            if !z.loads_compact(profile) {
-                let n = z.len();
-                let buckets = if z.stored_compact() && !rules.zset_convert_presized {
-                    grown_buckets(0, n)
-                } else {
-                    presized_buckets(n)
-                };
-                return done("skiplist", Shape::Skiplist(buckets));
-            }
-            let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
-            for (score, m) in z.sorted() {
-                items.push(m.to_vec());
-                items.push(listpack_score(profile, *score));
-            }
-            let iter = items.iter().map(|v| v.as_slice());
-            let bytes = if rules.ziplist_to_listpack {
-                listpack_bytes(iter)
-            } else {
-                ziplist_bytes(iter)
-            };
-            done(compact, Shape::Blob(bytes as u64))
-        }
-        Value::List(l) => Some(loaded_list(rules, l)),
-        Value::Set(set) => Some(loaded_set(rules, set)),
-        Value::Hash(h) => Some(loaded_hash(profile, h)),
-        // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
-        Value::Stream(_) => done("stream", Shape::Value),
-        // Module values are `raw` objects (rec: every RedisBloom type on 7.4.1).
-        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => {
-            done("raw", Shape::Value)
-        }
-        Value::Other(_) => None,
-    }
-}
-
-/// The bytes of a compact blob holding `items` in the loader's compact format (listpack from
-/// 7.0, else ziplist).
-fn compact_bytes(rules: &crate::dialect::LoadRules, items: &[Vec<u8>]) -> u64 {
-    let iter = items.iter().map(|v| v.as_slice());
-    (if rules.ziplist_to_listpack {
-        listpack_bytes(iter)
-    } else {
-        ziplist_bytes(iter)
-    }) as u64
-}
-
-/// A list as the loader builds it (see [`loaded`]).
-fn loaded_list(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Loaded {
-    use crate::list::Node;
-    let nodes: Vec<QuicklistNode> = match l.encoding() {
-        // RDB_TYPE_LIST and RDB_TYPE_LIST_ZIPLIST: every element pushed at the tail.
-        "linkedlist" | "ziplist" => push_nodes(rules, l),
-        // RDB_TYPE_LIST_QUICKLIST / _2 (and lists of the session): node for node.
-        _ => l
-            .nodes()
-            .map(|(n, count)| match n {
-                Node::Plain(b) => QuicklistNode {
-                    bytes: b.len() as u64,
-                    count: 1,
-                    plain: true,
-                },
-                Node::Ziplist(_) if rules.ziplist_to_listpack => QuicklistNode {
-                    bytes: listpack_bytes(n.items().iter().map(|v| v.as_slice())) as u64,
-                    count: count as u64,
-                    plain: false,
-                },
-                Node::Ziplist(b) | Node::Listpack(b) => QuicklistNode {
-                    bytes: b.len() as u64,
-                    count: count as u64,
-                    plain: false,
-                },
-            })
-            .collect(),
-    };
-    let one_small_node =
-        nodes.len() == 1 && !nodes[0].plain && nodes[0].bytes <= rules.list_node_bytes as u64;
-    if rules.list_one_node_listpack && one_small_node && l.encoding() != "ziplist" {
-        let bytes = nodes[0].bytes;
-        return Loaded {
-            encoding: "listpack",
-            shape: Shape::Blob(bytes),
-        };
-    }
-    Loaded {
-        encoding: "quicklist",
-        shape: Shape::Quicklist(nodes),
-    }
-}
-
-/// The nodes a quicklist makes of the list's elements pushed one by one at its tail
-/// (`quicklistPushTail` with `list-max-listpack-size` -2), by the profile's [`ListPush`] rule.
-///
-/// [`ListPush`]: crate::dialect::ListPush
-fn push_nodes(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Vec<QuicklistNode> {
-    use crate::dialect::ListPush;
-    let limit = rules.list_node_bytes;
-    let mut nodes: Vec<QuicklistNode> = Vec::new();
-    let mut items: Vec<Vec<u8>> = Vec::new(); // elements of the open (last) node
-    let mut open_bytes = 0usize; // its blob bytes
-    let close = |nodes: &mut Vec<QuicklistNode>, items: &mut Vec<Vec<u8>>, bytes: usize| {
-        if !items.is_empty() {
-            nodes.push(QuicklistNode {
-                bytes: bytes as u64,
-                count: items.len() as u64,
-                plain: false,
-            });
-            items.clear();
-        }
-    };
-    for (node, _) in l.nodes() {
-        for e in node.items() {
-            let sz = e.len();
-            if rules.list_push == ListPush::Estimate8Plain && sz > limit {
-                close(&mut nodes, &mut items, open_bytes);
-                nodes.push(QuicklistNode {
-                    bytes: sz as u64,
-                    count: 1,
-                    plain: true,
-                });
-                continue;
-            }
-            let overhead = match rules.list_push {
-                ListPush::ZiplistOverhead => {
-                    (if sz < 254 { 1 } else { 5 })
-                        + if sz < 64 {
-                            1
-                        } else if sz < 16384 {
-                            2
-                        } else {
-                            5
-                        }
-                }
-                ListPush::Estimate8 | ListPush::Estimate8Plain => 8,
-            };
-            let fits = !items.is_empty() && open_bytes + sz + overhead <= limit;
-            if !fits {
-                close(&mut nodes, &mut items, open_bytes);
-            }
-            items.push(e);
-            open_bytes = compact_bytes(rules, &items) as usize;
-        }
-    }
-    close(&mut nodes, &mut items, open_bytes);
-    nodes
-}
-
-/// Whether a member is an integer an intset holds (`isSdsRepresentableAsLongLong`).
-fn intset_member(m: &[u8]) -> Option<i64> {
-    crate::num::parse_i64(m).filter(|_| m.len() <= 20)
-}
-
-/// A set as the loader builds it (see [`loaded`]).
-fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loaded {
-    use crate::set::Set;
-    let n = set.len();
-    let table = |n: usize| Loaded {
-        encoding: "hashtable",
-        shape: Shape::Table(presized_buckets(n)),
-    };
-    match set {
-        Set::Intset(b) if n <= rules.set_max_intset_entries => Loaded {
-            encoding: "intset",
-            shape: Shape::Blob(b.len() as u64),
-        },
-        Set::Listpack(b) if rules.set_max_listpack.is_some_and(|(max, _)| n <= max) => Loaded {
-            encoding: "listpack",
-            shape: Shape::Blob(b.len() as u64),
-        },
-        Set::Intset(_) | Set::Listpack(_) => table(n),
-        Set::Table(_) => {
-            let members = set.members();
-            if n > rules.set_max_intset_entries {
-                return table(n);
-            }
-            let ints: Option<Vec<i64>> = members.iter().map(|m| intset_member(m)).collect();
-            if let Some(ints) = ints {
-                let width = ints
-                    .iter()
-                    .map(|&v| {
-                        if i16::try_from(v).is_ok() {
-                            2
-                        } else if i32::try_from(v).is_ok() {
-                            4
-                        } else {
-                            8
-                        }
-                    })
-                    .max()
-                    .unwrap_or(2);
-                return Loaded {
-                    encoding: "intset",
-                    shape: Shape::Blob(8 + width * n as u64),
-                };
-            }
-            match rules.set_max_listpack {
-                Some((max, len)) if n <= max && members.iter().all(|m| m.len() <= len) => Loaded {
-                    encoding: "listpack",
-                    shape: Shape::Blob(listpack_bytes(members.iter().map(|m| m.as_slice())) as u64),
-                },
-                _ => table(n),
-            }
-        }
-    }
-}
-
-/// A hash as the loader builds it (see [`loaded`]).
-fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Loaded {
-    use crate::hash::Hash;
-    let rules = &profile.load;
-    let (max_entries, max_value) = rules.hash_max;
-    let compact = profile.compact_encoding();
-    let fields = h.all();
-    let n = fields.len();
-    // A blob converted to a table: presized (7.0+) or grown from empty (6.x).
-    let converted = |n: usize| Loaded {
-        encoding: "hashtable",
-        shape: Shape::Table(if rules.hash_convert_presized {
-            presized_buckets(n)
-        } else {
-            grown_buckets(0, n)
-        }),
-    };
-    let pairs = || -> Vec<Vec<u8>> {
-        fields
-            .iter()
-            .flat_map(|f| [f.field.clone(), f.value.clone()])
-            .collect()
-    };
-    match h {
-        Hash::ListpackEx(b) if n <= max_entries => Loaded {
-            encoding: profile.hash_ex_encoding,
-            shape: Shape::ListpackEx(b.len() as u64),
-        },
-        Hash::Listpack(b) if n <= max_entries => Loaded {
-            encoding: compact,
-            shape: Shape::Blob(b.len() as u64),
-        },
-        Hash::Ziplist(b) if n <= max_entries => Loaded {
-            encoding: compact,
-            shape: Shape::Blob(if rules.ziplist_to_listpack {
-                compact_bytes(rules, &pairs())
-            } else {
-                b.len() as u64
-            }),
-        },
-        Hash::Listpack(_) | Hash::Ziplist(_) | Hash::ListpackEx(_) => converted(n),
-        Hash::Zipmap(_) => {
-            let long = fields
-                .iter()
-                .any(|f| f.field.len() > max_value || f.value.len() > max_value);
-            if n > max_entries || long {
-                converted(n)
-            } else {
-                Loaded {
-                    encoding: compact,
-                    shape: Shape::Blob(compact_bytes(rules, &pairs())),
-                }
-            }
-        }
-        Hash::Table(_) => {
-            if n > max_entries {
-                return Loaded {
-                    encoding: "hashtable",
-                    shape: Shape::Table(presized_buckets(n)),
-                };
-            }
-            // Compact until the first field or value over the limit.
-            let first = fields
-                .iter()
-                .position(|f| f.field.len() > max_value || f.value.len() > max_value);
-            let expiring = fields.iter().any(|f| f.expire_at_ms.is_some());
-            match first {
-                None if expiring && profile.hash_ex_encoding != "hashtable" => Loaded {
-                    encoding: profile.hash_ex_encoding,
-                    shape: Shape::ListpackEx(listpack_bytes_ex(&fields)),
-                },
-                None if !expiring => Loaded {
-                    encoding: compact,
-                    shape: Shape::Blob(compact_bytes(rules, &pairs())),
-                },
-                None => Loaded {
-                    encoding: "hashtable",
-                    shape: Shape::Table(presized_buckets(n)),
-                },
-                Some(first) => Loaded {
-                    encoding: "hashtable",
-                    shape: Shape::Table(converted_hash_buckets(
-                        rules.hash_convert_presized,
-                        first,
-                        n,
-                    )),
-                },
-            }
-        }
-    }
-}
-
-/// The bytes of a `listpackEx`'s listpack of (field, value, expiry ms or 0) triples.
-fn listpack_bytes_ex(fields: &[crate::hash::Field]) -> u64 {
-    let items: Vec<Vec<u8>> = fields
-        .iter()
-        .flat_map(|f| {
-            [
-                f.field.clone(),
-                f.value.clone(),
-                f.expire_at_ms.unwrap_or(0).to_string().into_bytes(),
-            ]
-        })
-        .collect();
-    listpack_bytes(items.iter().map(|v| v.as_slice())) as u64
-}
-
-/// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
-/// back-length, the end byte (the listpack format of Redis 7). Elements in canonical
-/// integer form are integer-encoded (1 to 9 bytes).
-pub fn listpack_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
-    let mut n = 7;
-    for it in items {
-        let enc = match crate::num::parse_i64(it) {
-            Some(v) if (0..128).contains(&v) => 1,
-            Some(v) if (-4096..4096).contains(&v) => 2,
-            Some(v) if (-32768..32768).contains(&v) => 3,
-            Some(v) if (-(1 << 23)..(1 << 23)).contains(&v) => 4,
-            Some(v) if i32::try_from(v).is_ok() => 5,
-            Some(_) => 9,
-            None if it.len() < 64 => 1 + it.len(),
-            None if it.len() < 4096 => 2 + it.len(),
-            None => 5 + it.len(),
-        };
-        let back = crate::encoded::listpack_backlen_size(enc);
-        n += enc + back;
-    }
-    n
-}
-
-/// The bytes a ziplist holding `items` takes (Redis up to 6.2): a 10-byte header, per entry
-/// the previous entry's length (1 byte below 254, else 5), the encoding and the data, the
-/// end byte. Integers: 0..=12 in the encoding byte, else 1, 2, 3, 4 or 8 bytes.
-pub fn ziplist_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
-    let mut n = 11;
-    let mut prev = 0usize;
-    for it in items {
-        let body = match crate::num::parse_i64(it) {
-            Some(v) if (0..=12).contains(&v) => 1,
-            Some(v) if i8::try_from(v).is_ok() => 2,
-            Some(v) if i16::try_from(v).is_ok() => 3,
-            Some(v) if (-(1 << 23)..(1 << 23)).contains(&v) => 4,
-            Some(v) if i32::try_from(v).is_ok() => 5,
-            Some(_) => 9,
-            None if it.len() <= 63 => 1 + it.len(),
-            None if it.len() <= 16383 => 2 + it.len(),
-            None => 5 + it.len(),
-        };
-        let entry = if prev < 254 { 1 } else { 5 } + body;
-        n += entry;
-        prev = entry;
-    }
-    n
-}
-
-/// A score as a compact sorted set stores it: an integer when integral and exact, else the
-/// profile's double text (`%.17g` to 7.0, shortest from 7.2).
-fn listpack_score(profile: &Profile, score: f64) -> Vec<u8> {
-    if score.fract() == 0.0 && score.abs() < 9.007_199_254_740_992e15 {
-        format!("{}", score as i64).into_bytes()
-    } else {
-        profile.format_score(score).into_bytes()
-    }
-}
-
 /// A stream ID as its radix-tree key: ms then seq, 8 bytes big-endian each.
-fn id_key(id: &crate::stream::StreamId) -> [u8; 16] {
+fn id_key(id: &bitlens::stream::StreamId) -> [u8; 16] {
     let mut k = [0u8; 16];
     k[..8].copy_from_slice(&id.ms.to_be_bytes());
     k[8..].copy_from_slice(&id.seq.to_be_bytes());
@@ -1844,7 +1389,7 @@ fn id_key(id: &crate::stream::StreamId) -> [u8; 16] {
 /// [`RAX_NODE`] per node.
 fn rax_bytes(keys: &[[u8; 16]]) -> u64 {
     let mut sorted = keys.to_vec();
-    crate::sort::sort_by(&mut sorted, |a, b| a.cmp(b));
+    bitlens::sort::sort_by(&mut sorted, |a, b| a.cmp(b));
     sorted.dedup();
     16 * sorted.len() as u64 + RAX_NODE * rax_nodes(&sorted)
 }
@@ -1877,130 +1422,6 @@ pub fn rax_nodes(keys: &[[u8; 16]]) -> u64 {
     } else {
         count(keys, 0)
     }
-}
-
-/// Buckets of a hash table sized for `n` entries up front (`dictExpand(n)`): the next power
-/// of two, at least 4.
-fn presized_buckets(n: usize) -> u64 {
-    (n.max(4) as u64).next_power_of_two()
-}
-
-/// A Redis `dict` replayed for its bucket counts only: the loader's expansions and inserts,
-/// with the incremental rehash each insert advances by one bucket (a rehash of a table of
-/// `m` buckets holding `k` entries takes the expected `m(1 - (1 - 1/m)^k)` non-empty
-/// buckets, rounded). Sizes are powers of two, at least 4 (`_dictNextPower`).
-#[derive(Debug, Clone, Copy, Default)]
-struct DictSim {
-    /// Buckets of the main table (0: not allocated yet).
-    size0: u64,
-    /// Entries in the main table.
-    used0: u64,
-    /// Buckets of the table being rehashed into (0: no rehash).
-    size1: u64,
-    /// Non-empty main-table buckets the rehash still has to move.
-    steps_left: u64,
-}
-
-impl DictSim {
-    /// A table made by `dictExpand(n)` on an empty dict.
-    fn sized(n: u64) -> DictSim {
-        DictSim {
-            size0: presized_buckets(n as usize),
-            ..DictSim::default()
-        }
-    }
-
-    /// `dictExpand(n)`: refused while rehashing, below the entries held or to the same size;
-    /// the first allocation is immediate, a later one starts a rehash.
-    fn expand(&mut self, n: u64) {
-        if self.size1 != 0 || self.used0 > n {
-            return;
-        }
-        let size = presized_buckets(n as usize);
-        if size == self.size0 {
-            return;
-        }
-        if self.size0 == 0 {
-            self.size0 = size;
-            return;
-        }
-        let m = self.size0 as f64;
-        let nonempty = (m * (1.0 - (1.0 - 1.0 / m).powf(self.used0 as f64))).round() as u64;
-        self.size1 = size;
-        self.steps_left = nonempty;
-        if self.used0 == 0 {
-            self.finish_rehash();
-        }
-    }
-
-    fn finish_rehash(&mut self) {
-        self.size0 = self.size1;
-        self.size1 = 0;
-        self.steps_left = 0;
-    }
-
-    /// `dictAdd` of a new entry: one rehash step if a rehash runs, else an expansion when
-    /// the table is full; the entry goes to the new table while rehashing.
-    fn add(&mut self) {
-        if self.size1 != 0 {
-            self.steps_left = self.steps_left.saturating_sub(1);
-            if self.steps_left == 0 {
-                self.finish_rehash();
-            }
-        }
-        if self.size1 != 0 {
-            // `_dictExpandIfNeeded` waits for the rehash.
-        } else if self.size0 == 0 {
-            self.size0 = 4;
-        } else if self.used0 >= self.size0 {
-            self.expand(self.used0 + 1);
-        }
-        // Entries are counted as one table: what matters is when the next expansion comes.
-        self.used0 += 1;
-    }
-
-    /// Buckets counted by `MEMORY USAGE` (`dictSlots`: both tables while rehashing).
-    fn buckets(&self) -> u64 {
-        self.size0 + self.size1
-    }
-}
-
-/// Buckets of a hash loaded field by field (RDB_TYPE_HASH, at most `hash-max-listpack-entries`
-/// fields) whose field `first` (0-based) is the first over `hash-max-listpack-value`: the
-/// listpack of the `first` fields before it is converted (`hashTypeConvert`: a table sized for
-/// them on 7.0+, an empty one on 6.x, filled one by one), the long field added, the table
-/// expanded for the `n - first - 1` fields left when more than 4, and those added.
-fn converted_hash_buckets(presized: bool, first: usize, n: usize) -> u64 {
-    let mut d = if presized {
-        DictSim::sized(first as u64)
-    } else {
-        DictSim::default()
-    };
-    for _ in 0..=first {
-        d.add();
-    }
-    let left = (n - first - 1) as u64;
-    if left > 4 {
-        d.expand(left);
-    }
-    for _ in 0..left {
-        d.add();
-    }
-    d.buckets()
-}
-
-/// Buckets of a table made by `dictExpand(start)` (none for 0) that then takes `n` inserts
-/// one at a time (see [`DictSim`]).
-pub fn grown_buckets(start: usize, n: usize) -> u64 {
-    let mut d = if start == 0 {
-        DictSim::default()
-    } else {
-        DictSim::sized(start as u64)
-    };
-    for _ in 0..n {
-        d.add();
-    }
-    d.buckets()
 }
 
 #[cfg(test)]
@@ -2052,7 +1473,7 @@ mod tests {
     fn setbit_writer_bytes_are_the_moments_over_every_order() {
         // Measured on Redis 7.0.15 (jemalloc16): SETBIT at byte 62380 then 155357 holds
         // 327,680 bytes (MEMORY USAGE 327728 less the key's 48), the other order 163,840.
-        let m = Model::new(&crate::dialect::REDIS_7_0, Allocator::Jemalloc16);
+        let m = Model::new(&bitlens::dialect::REDIS_7_0, Allocator::Jemalloc16);
         let mut b = vec![0u8; 155_358];
         b[62_380] = 1;
         b[155_357] = 1;
@@ -2062,10 +1483,10 @@ mod tests {
         // Every order of up to six bits (two in one byte), every layout and allocator.
         let mut rng = fastrand::Rng::with_seed(7);
         for profile in [
-            &crate::dialect::REDIS_6_0,
-            &crate::dialect::REDIS_6_2,
-            &crate::dialect::REDIS_7_0,
-            &crate::dialect::VALKEY_8_1,
+            &bitlens::dialect::REDIS_6_0,
+            &bitlens::dialect::REDIS_6_2,
+            &bitlens::dialect::REDIS_7_0,
+            &bitlens::dialect::VALKEY_8_1,
         ] {
             for a in Allocator::ALL {
                 let m = Model::new(profile, a);
@@ -2109,14 +1530,14 @@ mod tests {
 
     #[test]
     fn valkey_8_0_files_say_the_allocator_is_assumed() {
-        use crate::dialect::Family;
+        use bitlens::dialect::Family;
         let p = Profile::for_version(Family::Valkey, "8.0.2").expect("a Valkey 8.0 profile");
         assert_eq!(Layout::for_profile(p).name, LAYOUT_VALKEY.name);
         let mut inf = AllocatorInference::new(p);
         inf.add(
             0,
             b"k",
-            &Value::String(crate::string::RedisString::from_bytes(b"v".to_vec())),
+            &Value::String(bitlens::string::RedisString::from_bytes(b"v".to_vec())),
             false,
         );
         let c = inf.finish(&[(b"used-mem".to_vec(), b"1000000".to_vec())]);
@@ -2149,7 +1570,7 @@ mod tests {
 
     #[test]
     fn rax_node_counts() {
-        let k = |ms: u64, seq: u64| id_key(&crate::stream::StreamId { ms, seq });
+        let k = |ms: u64, seq: u64| id_key(&bitlens::stream::StreamId { ms, seq });
         assert_eq!(rax_nodes(&[]), 1);
         assert_eq!(rax_nodes(&[k(1, 0)]), 2);
         // Diverging in the last byte: root chain (15 bytes), branch, two leaves.
@@ -2158,10 +1579,10 @@ mod tests {
 
     #[test]
     fn ledger_of_a_bitmap() {
-        let profile = crate::dialect::Profile::from_name("redis-7.4").unwrap();
+        let profile = bitlens::dialect::Profile::from_name("redis-7.4").unwrap();
         let m = Model::new(profile, Allocator::Jemalloc);
         // Bits 0..=999 set: 125 bytes; as a set, 1000 members (a hash table).
-        let v = Value::String(crate::string::RedisString::from_bytes(vec![0xff; 125]));
+        let v = Value::String(bitlens::string::RedisString::from_bytes(vec![0xff; 125]));
         let l = m.ledger(b"k", &v).unwrap();
         assert_eq!(l.members, 1000);
         assert_eq!(l.current, 16 + 160); // raw: robj + sds(3 + 125 + 1 = 129) in the 160 class
@@ -2173,7 +1594,7 @@ mod tests {
         // in between, the hash table dearest.
         let r = l.as_roaring.unwrap();
         assert!(l.current < r && r < bytes, "{l:?}");
-        let ids = Value::Set(Box::new(crate::set::Set::from_members([
+        let ids = Value::Set(Box::new(bitlens::set::Set::from_members([
             b"7".to_vec(),
             b"70000".to_vec(),
         ])));
@@ -2181,98 +1602,32 @@ mod tests {
         assert_eq!(l.as_bitmap, Some(16 + 10240)); // 8751 bytes: sds 5 + 8751 + 1 in the 10240 class
     }
 
-    /// What each loader makes of old encodings (the rules `memory_diff`'s `old_encodings_*`
-    /// checks against the servers): zipmaps become ziplists (6.x) or listpacks (7.0+), a
-    /// ziplist list (RDB type 10) is a quicklist even where one small node would be a
-    /// listpack, a quicklist of one small ziplist node is a listpack from 7.2, blob hashes and
-    /// sorted sets stay compact whatever their elements' length, field-by-field ones do not.
+    /// A 5-field hash stored as a hashtable that Redis 7.0 loads as a listpack is priced as
+    /// that listpack: robj + the listpack's allocation (7 + 10 × 4 = 47 bytes, the 48 class)
+    /// + the key's sds (8) + the dictEntry (24).
     #[test]
-    fn loader_conversions_per_profile() {
-        use crate::encoded::test_blobs::{intset, items, ziplist, zipmap};
-        let p = |name| crate::dialect::Profile::from_name(name).unwrap();
-        let enc = |name, v: &Value| object_encoding(p(name), b"k", v).unwrap();
-        let zl = |strs: &[&[u8]]| ziplist(&items(strs));
-        let long = [b'x'; 100];
-
-        let zm = Value::Hash(Box::new(
-            crate::hash::Hash::from_zipmap(zipmap(&[(b"f", b"v")])).unwrap(),
-        ));
-        assert_eq!(enc("redis-6.2", &zm), "ziplist");
-        assert_eq!(enc("redis-7.4", &zm), "listpack");
-
-        let mut l = crate::list::List::new("ziplist");
-        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
-        l.push_node(node, n);
-        assert_eq!(enc("redis-7.4", &Value::List(Box::new(l))), "quicklist");
-        let mut q = crate::list::List::new("quicklist");
-        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
-        q.push_node(node, n);
-        let q = Value::List(Box::new(q));
-        assert_eq!(enc("redis-7.0", &q), "quicklist");
-        assert_eq!(enc("redis-7.4", &q), "listpack");
-
-        let hz = Value::Hash(Box::new(
-            crate::hash::Hash::from_ziplist(zl(&[b"f", &long])).unwrap(),
-        ));
-        assert_eq!(enc("redis-7.0", &hz), "listpack");
-        let ht = Value::Hash(Box::new(crate::hash::Hash::from_fields([(
-            b"f".as_slice(),
-            long.as_slice(),
-            None,
-        )])));
-        assert_eq!(enc("redis-7.0", &ht), "hashtable");
-        let five = Value::Hash(Box::new(crate::hash::Hash::from_fields(
+    fn converted_hash_is_priced_as_its_listpack() {
+        let five = Value::Hash(Box::new(bitlens::hash::Hash::from_fields(
             (0..5).map(|i| (format!("f{i}"), format!("v{i}"), None)),
         )));
-        assert_eq!(enc("redis-7.0", &five), "listpack");
-        // Priced as the listpack it becomes: robj + the listpack's allocation.
-        let m = Model::new(p("redis-7.0"), Allocator::Jemalloc16);
-        let lp = listpack_bytes(
-            [
-                b"f0", b"v0", b"f1", b"v1", b"f2", b"v2", b"f3", b"v3", b"f4", b"v4",
-            ]
-            .iter()
-            .map(|b| b.as_slice()),
-        ) as u64;
-        assert_eq!(lp, 7 + 10 * 4);
+        let m = Model::new(&bitlens::dialect::REDIS_7_0, Allocator::Jemalloc16);
         let e = m.estimate(b"k", &five).unwrap();
         assert_eq!(e.bytes, 16 + 48 + 8 + 24);
-
-        let zs = Value::zset(
-            crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]).with_stored_compact(),
-        );
-        assert_eq!(enc("redis-7.4", &zs), "listpack");
-        let zs = Value::zset(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
-        assert_eq!(enc("redis-7.4", &zs), "skiplist");
-
-        let big = Value::Set(Box::new(
-            crate::set::Set::from_intset(intset(2, &(0..600).collect::<Vec<_>>())).unwrap(),
-        ));
-        assert_eq!(enc("redis-6.0", &big), "hashtable");
-    }
-
-    #[test]
-    fn dict_growth() {
-        assert_eq!(grown_buckets(0, 3), 4);
-        // The 5th insert doubles 4 to 8; the rehash of ~3 buckets is still under way.
-        assert_eq!(grown_buckets(0, 5), 12);
-        assert_eq!(grown_buckets(0, 8), 8);
-        assert_eq!(presized_buckets(600), 1024);
     }
 }
 
 #[cfg(test)]
 mod module_tests {
     use super::*;
-    use crate::rdb::{load_rdb, LoadOptions};
+    use bitlens::rdb::{load_rdb, LoadOptions};
 
     /// `MEMORY USAGE key` of every key of the recorded RedisBloom dump, observed on Redis
     /// 7.4.1 + RedisBloom 2.8.2 (jemalloc) with that file loaded (2026-12-01).
     #[test]
     fn module_values_match_memory_usage() {
-        let dump = include_bytes!("../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
+        let dump = include_bytes!("../../../tests/data/conformance/redis-7.4.1-bloom/dump.rdb");
         let snap = load_rdb(dump, &LoadOptions::default()).unwrap();
-        let model = Model::new(&crate::dialect::REDIS_7_4, Allocator::Jemalloc);
+        let model = Model::new(&bitlens::dialect::REDIS_7_4, Allocator::Jemalloc);
         let want: [(&str, u64); 11] = [
             ("bf:default", 280),
             ("bf:scaling", 1056),

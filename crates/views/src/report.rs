@@ -32,8 +32,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::keyspace::{Keyspace, Value};
 use crate::memory::{BitfieldType, Ledger, Model};
+use bitlens::keyspace::{Keyspace, Value};
 
 /// Milliseconds in a day (the width of one [`expiring`] bucket).
 pub const DAY_MS: i64 = 86_400_000;
@@ -169,10 +169,10 @@ pub struct FileFigures {
 }
 
 /// [`FileFigures`] of `snap`, keys judged alive at `clock_ms` (Unix ms; `None`: all alive).
-pub fn file_figures(snap: &crate::rdb::Snapshot, clock_ms: Option<i64>) -> FileFigures {
+pub fn file_figures(snap: &bitlens::rdb::Snapshot, clock_ms: Option<i64>) -> FileFigures {
     let choice = crate::memory::infer_allocator(snap);
     let model = Model::new(
-        crate::dialect::Profile::for_snapshot(&snap.aux, snap.version),
+        bitlens::dialect::Profile::for_snapshot(&snap.aux, snap.version),
         choice.allocator,
     );
     let mut f = FileFigures {
@@ -382,7 +382,7 @@ impl Top {
             return Vec::new();
         }
         self.cut();
-        crate::sort::sort_by(&mut self.rows, top_order);
+        bitlens::sort::sort_by(&mut self.rows, top_order);
         self.rows
     }
 }
@@ -426,7 +426,7 @@ impl ByType {
                 })
             })
             .collect();
-        crate::sort::sort_by(&mut out, |a, b| {
+        bitlens::sort::sort_by(&mut out, |a, b| {
             b.memory
                 .cmp(&a.memory)
                 .then_with(|| (&a.type_name, a.encoding).cmp(&(&b.type_name, b.encoding)))
@@ -473,7 +473,7 @@ pub fn by_pattern(rows: &[KeyRow], ledgers: Option<&[Option<Ledger>]>) -> Vec<Pa
             });
         }
     }
-    crate::sort::sort_by(&mut out, |a, b| {
+    bitlens::sort::sort_by(&mut out, |a, b| {
         b.memory
             .cmp(&a.memory)
             .then_with(|| (a.db, &a.pattern).cmp(&(b.db, &b.pattern)))
@@ -730,7 +730,7 @@ struct Levels {
 
 /// Children by memory descending, then bytes, the first [`PREFIX_CHILDREN`].
 fn keep_best(kids: &mut Vec<(Vec<u8>, u64, u64)>) {
-    crate::sort::sort_by(kids, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    bitlens::sort::sort_by(kids, |a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
     kids.truncate(PREFIX_CHILDREN);
 }
 
@@ -1008,7 +1008,7 @@ pub fn key_ledger(
     match opts
         .bitfields
         .iter()
-        .find(|(g, _)| crate::glob::matches(g, key))
+        .find(|(g, _)| bitlens::glob::matches(g, key))
     {
         Some((_, ty)) => model.bitfield_ledger(key, value, *ty),
         None => model.ledger(key, value),
@@ -1170,9 +1170,9 @@ pub fn memory_report<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::Profile;
     use crate::memory::Allocator;
-    use crate::string::RedisString;
+    use bitlens::dialect::Profile;
+    use bitlens::string::RedisString;
 
     fn row(db: u64, key: &str, memory: u64, expire_at_ms: Option<i64>) -> KeyRow {
         KeyRow {

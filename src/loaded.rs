@@ -1,0 +1,684 @@
+//! What a server makes of a value when it loads it from a snapshot: OBJECT ENCODING's name
+//! and the in-memory shape ([`Loaded`]) its memory is priced from.
+//!
+//! A snapshot keeps a value in the encoding its writer held (a zipmap, a ziplist, a hash
+//! stored field by field); the loading server converts it by its own rules (the profile's
+//! [`crate::dialect::LoadRules`], as its `rdbLoadObject` does): lists become quicklists of 8 KiB
+//! nodes (or one listpack from 7.2), ziplists become listpacks from 7.0, sets, hashes and
+//! sorted sets become hash tables or skiplists past their size limits. [`loaded`] is the one
+//! decision OBJECT ENCODING ([`object_encoding`]), the memory estimate and the ledger (the
+//! views crate's memory model) share, so they cannot disagree.
+//!
+//! The compact blob sizes ([`listpack_bytes`], [`ziplist_bytes`]) and the hash table bucket
+//! counts ([`presized_buckets`], [`grown_buckets`]: `dictExpand` and the incremental rehash
+//! replayed) are the parts of the shape the price depends on.
+
+use crate::dialect::Profile;
+use crate::keyspace::Value;
+
+/// A value as a server holds it once it has loaded it from a snapshot ([`loaded`]): the name
+/// OBJECT ENCODING reports and the shape its memory is priced from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// What OBJECT ENCODING reports.
+    pub encoding: &'static str,
+    /// What the memory is priced from.
+    pub shape: Shape,
+}
+
+/// The in-memory shape of a loaded value, as far as its price depends on the loader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// Priced from the value itself (strings, skiplists, streams, module values).
+    Value,
+    /// One compact blob (listpack, ziplist or intset) of this many bytes.
+    Blob(u64),
+    /// A `listpackEx` (Redis 7.4 hash with field expiry) around a listpack of this many bytes.
+    ListpackEx(u64),
+    /// A quicklist of these nodes.
+    Quicklist(Vec<QuicklistNode>),
+    /// A hash table (set or hash) with this many buckets (both tables while a rehash runs).
+    Table(u64),
+    /// A skiplist whose dict has this many buckets.
+    Skiplist(u64),
+}
+
+/// One node of a loaded quicklist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuicklistNode {
+    /// Bytes of its listpack or ziplist (of its element for a plain node).
+    pub bytes: u64,
+    /// Elements in it.
+    pub count: u64,
+    /// A plain node (one element stored as is).
+    pub plain: bool,
+}
+
+/// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
+/// loaded it from a snapshot: see [`loaded`], of which this is the name. `None` for values
+/// bitlens keeps only as their type.
+pub fn object_encoding(
+    profile: &crate::dialect::Profile,
+    key: &[u8],
+    value: &Value,
+) -> Option<&'static str> {
+    loaded(profile, key, value).map(|l| l.encoding)
+}
+
+/// What the profile's server makes of `value` (stored under `key`) when it loads it from a
+/// snapshot, as its `rdbLoadObject` does (the rules are the profile's
+/// [`crate::dialect::LoadRules`]): the one decision OBJECT ENCODING, the memory estimate and
+/// the ledger share.
+///
+/// - strings: `int` (a `long long` in canonical form), `embstr` or `raw` (the profile's rule);
+/// - lists: pushed element by element into 8 KiB nodes (RDB_TYPE_LIST, RDB_TYPE_LIST_ZIPLIST),
+///   node per stored ziplist (RDB_TYPE_LIST_QUICKLIST: kept on 6.x, converted to listpacks
+///   from 7.0) or node per stored node (RDB_TYPE_LIST_QUICKLIST_2); from 7.2 a list of one
+///   packed node within 8 KiB is a `listpack`, except one stored as RDB_TYPE_LIST_ZIPLIST;
+/// - sets: an intset or listpack blob is kept unless it has more members than allowed (then
+///   a hash table); members stored one by one are an `intset` (integers only, at most 512),
+///   a `listpack` (7.2+, at most 128 of at most 64 bytes) or a `hashtable`;
+/// - hashes: a listpack or ziplist blob is kept (converted to a listpack from 7.0) unless it
+///   has more than 512 fields; zipmaps and fields stored one by one are compact when at most
+///   512 fields of at most 64 bytes, else a `hashtable`; with field expiry the profile's
+///   `listpackex` or `hashtable`;
+/// - sorted sets: compact within `zset-max-listpack-entries`/`-value`, else `skiplist`;
+/// - streams `stream`; RedisBloom values `raw`.
+pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> Option<Loaded> {
+    let rules = &profile.load;
+    let compact = profile.compact_encoding();
+    let done = |encoding: &'static str, shape: Shape| Some(Loaded { encoding, shape });
+    match value {
+        Value::String(s) => {
+            let len = s.len();
+            let encoding = if s.rewritten() {
+                // Written in the session: unshared to a raw string, as the server leaves it.
+                "raw"
+            } else if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
+                "int"
+            } else if profile.is_embstr(key.len(), len as usize) {
+                "embstr"
+            } else {
+                "raw"
+            };
+            done(encoding, Shape::Value)
+        }
+        Value::ZSet(z) => {
+            // (A stored blob is converted by its count alone: ZSet::loads_compact.)
+            if !z.loads_compact(profile) {
+                let n = z.len();
+                let buckets = if z.stored_compact() && !rules.zset_convert_presized {
+                    grown_buckets(0, n)
+                } else {
+                    presized_buckets(n)
+                };
+                return done("skiplist", Shape::Skiplist(buckets));
+            }
+            let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
+            for (score, m) in z.sorted() {
+                items.push(m.to_vec());
+                items.push(listpack_score(profile, *score));
+            }
+            let iter = items.iter().map(|v| v.as_slice());
+            let bytes = if rules.ziplist_to_listpack {
+                listpack_bytes(iter)
+            } else {
+                ziplist_bytes(iter)
+            };
+            done(compact, Shape::Blob(bytes as u64))
+        }
+        Value::List(l) => Some(loaded_list(rules, l)),
+        Value::Set(set) => Some(loaded_set(rules, set)),
+        Value::Hash(h) => Some(loaded_hash(profile, h)),
+        // Streams have one encoding everywhere (rec: every server's OBJECT ENCODING stream:*).
+        Value::Stream(_) => done("stream", Shape::Value),
+        // Module values are `raw` objects (rec: every RedisBloom type on 7.4.1).
+        Value::Other(crate::keyspace::RedisType::Module(_)) | Value::Module(_) => {
+            done("raw", Shape::Value)
+        }
+        Value::Other(_) => None,
+    }
+}
+
+/// The bytes of a compact blob holding `items` in the loader's compact format (listpack from
+/// 7.0, else ziplist).
+fn compact_bytes(rules: &crate::dialect::LoadRules, items: &[Vec<u8>]) -> u64 {
+    let iter = items.iter().map(|v| v.as_slice());
+    (if rules.ziplist_to_listpack {
+        listpack_bytes(iter)
+    } else {
+        ziplist_bytes(iter)
+    }) as u64
+}
+
+/// A list as the loader builds it (see [`loaded`]).
+fn loaded_list(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Loaded {
+    use crate::list::Node;
+    let nodes: Vec<QuicklistNode> = match l.encoding() {
+        // RDB_TYPE_LIST and RDB_TYPE_LIST_ZIPLIST: every element pushed at the tail.
+        "linkedlist" | "ziplist" => push_nodes(rules, l),
+        // RDB_TYPE_LIST_QUICKLIST / _2 (and lists of the session): node for node.
+        _ => l
+            .nodes()
+            .map(|(n, count)| match n {
+                Node::Plain(b) => QuicklistNode {
+                    bytes: b.len() as u64,
+                    count: 1,
+                    plain: true,
+                },
+                Node::Ziplist(_) if rules.ziplist_to_listpack => QuicklistNode {
+                    bytes: listpack_bytes(n.items().iter().map(|v| v.as_slice())) as u64,
+                    count: count as u64,
+                    plain: false,
+                },
+                Node::Ziplist(b) | Node::Listpack(b) => QuicklistNode {
+                    bytes: b.len() as u64,
+                    count: count as u64,
+                    plain: false,
+                },
+            })
+            .collect(),
+    };
+    let one_small_node =
+        nodes.len() == 1 && !nodes[0].plain && nodes[0].bytes <= rules.list_node_bytes as u64;
+    if rules.list_one_node_listpack && one_small_node && l.encoding() != "ziplist" {
+        let bytes = nodes[0].bytes;
+        return Loaded {
+            encoding: "listpack",
+            shape: Shape::Blob(bytes),
+        };
+    }
+    Loaded {
+        encoding: "quicklist",
+        shape: Shape::Quicklist(nodes),
+    }
+}
+
+/// The nodes a quicklist makes of the list's elements pushed one by one at its tail
+/// (`quicklistPushTail` with `list-max-listpack-size` -2), by the profile's [`ListPush`] rule.
+///
+/// [`ListPush`]: crate::dialect::ListPush
+fn push_nodes(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Vec<QuicklistNode> {
+    use crate::dialect::ListPush;
+    let limit = rules.list_node_bytes;
+    let mut nodes: Vec<QuicklistNode> = Vec::new();
+    let mut items: Vec<Vec<u8>> = Vec::new(); // elements of the open (last) node
+    let mut open_bytes = 0usize; // its blob bytes
+    let close = |nodes: &mut Vec<QuicklistNode>, items: &mut Vec<Vec<u8>>, bytes: usize| {
+        if !items.is_empty() {
+            nodes.push(QuicklistNode {
+                bytes: bytes as u64,
+                count: items.len() as u64,
+                plain: false,
+            });
+            items.clear();
+        }
+    };
+    for (node, _) in l.nodes() {
+        for e in node.items() {
+            let sz = e.len();
+            if rules.list_push == ListPush::Estimate8Plain && sz > limit {
+                close(&mut nodes, &mut items, open_bytes);
+                nodes.push(QuicklistNode {
+                    bytes: sz as u64,
+                    count: 1,
+                    plain: true,
+                });
+                continue;
+            }
+            let overhead = match rules.list_push {
+                ListPush::ZiplistOverhead => {
+                    (if sz < 254 { 1 } else { 5 })
+                        + if sz < 64 {
+                            1
+                        } else if sz < 16384 {
+                            2
+                        } else {
+                            5
+                        }
+                }
+                ListPush::Estimate8 | ListPush::Estimate8Plain => 8,
+            };
+            let fits = !items.is_empty() && open_bytes + sz + overhead <= limit;
+            if !fits {
+                close(&mut nodes, &mut items, open_bytes);
+            }
+            items.push(e);
+            open_bytes = compact_bytes(rules, &items) as usize;
+        }
+    }
+    close(&mut nodes, &mut items, open_bytes);
+    nodes
+}
+
+/// Whether a member is an integer an intset holds (`isSdsRepresentableAsLongLong`).
+fn intset_member(m: &[u8]) -> Option<i64> {
+    crate::num::parse_i64(m).filter(|_| m.len() <= 20)
+}
+
+/// A set as the loader builds it (see [`loaded`]).
+fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loaded {
+    use crate::set::Set;
+    let n = set.len();
+    let table = |n: usize| Loaded {
+        encoding: "hashtable",
+        shape: Shape::Table(presized_buckets(n)),
+    };
+    match set {
+        Set::Intset(b) if n <= rules.set_max_intset_entries => Loaded {
+            encoding: "intset",
+            shape: Shape::Blob(b.len() as u64),
+        },
+        Set::Listpack(b) if rules.set_max_listpack.is_some_and(|(max, _)| n <= max) => Loaded {
+            encoding: "listpack",
+            shape: Shape::Blob(b.len() as u64),
+        },
+        Set::Intset(_) | Set::Listpack(_) => table(n),
+        Set::Table(_) => {
+            let members = set.members();
+            if n > rules.set_max_intset_entries {
+                return table(n);
+            }
+            let ints: Option<Vec<i64>> = members.iter().map(|m| intset_member(m)).collect();
+            if let Some(ints) = ints {
+                let width = ints
+                    .iter()
+                    .map(|&v| {
+                        if i16::try_from(v).is_ok() {
+                            2
+                        } else if i32::try_from(v).is_ok() {
+                            4
+                        } else {
+                            8
+                        }
+                    })
+                    .max()
+                    .unwrap_or(2);
+                return Loaded {
+                    encoding: "intset",
+                    shape: Shape::Blob(8 + width * n as u64),
+                };
+            }
+            match rules.set_max_listpack {
+                Some((max, len)) if n <= max && members.iter().all(|m| m.len() <= len) => Loaded {
+                    encoding: "listpack",
+                    shape: Shape::Blob(listpack_bytes(members.iter().map(|m| m.as_slice())) as u64),
+                },
+                _ => table(n),
+            }
+        }
+    }
+}
+
+/// A hash as the loader builds it (see [`loaded`]).
+fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Loaded {
+    use crate::hash::Hash;
+    let rules = &profile.load;
+    let (max_entries, max_value) = rules.hash_max;
+    let compact = profile.compact_encoding();
+    let fields = h.all();
+    let n = fields.len();
+    // A blob converted to a table: presized (7.0+) or grown from empty (6.x).
+    let converted = |n: usize| Loaded {
+        encoding: "hashtable",
+        shape: Shape::Table(if rules.hash_convert_presized {
+            presized_buckets(n)
+        } else {
+            grown_buckets(0, n)
+        }),
+    };
+    let pairs = || -> Vec<Vec<u8>> {
+        fields
+            .iter()
+            .flat_map(|f| [f.field.clone(), f.value.clone()])
+            .collect()
+    };
+    match h {
+        Hash::ListpackEx(b) if n <= max_entries => Loaded {
+            encoding: profile.hash_ex_encoding,
+            shape: Shape::ListpackEx(b.len() as u64),
+        },
+        Hash::Listpack(b) if n <= max_entries => Loaded {
+            encoding: compact,
+            shape: Shape::Blob(b.len() as u64),
+        },
+        Hash::Ziplist(b) if n <= max_entries => Loaded {
+            encoding: compact,
+            shape: Shape::Blob(if rules.ziplist_to_listpack {
+                compact_bytes(rules, &pairs())
+            } else {
+                b.len() as u64
+            }),
+        },
+        Hash::Listpack(_) | Hash::Ziplist(_) | Hash::ListpackEx(_) => converted(n),
+        Hash::Zipmap(_) => {
+            let long = fields
+                .iter()
+                .any(|f| f.field.len() > max_value || f.value.len() > max_value);
+            if n > max_entries || long {
+                converted(n)
+            } else {
+                Loaded {
+                    encoding: compact,
+                    shape: Shape::Blob(compact_bytes(rules, &pairs())),
+                }
+            }
+        }
+        Hash::Table(_) => {
+            if n > max_entries {
+                return Loaded {
+                    encoding: "hashtable",
+                    shape: Shape::Table(presized_buckets(n)),
+                };
+            }
+            // Compact until the first field or value over the limit.
+            let first = fields
+                .iter()
+                .position(|f| f.field.len() > max_value || f.value.len() > max_value);
+            let expiring = fields.iter().any(|f| f.expire_at_ms.is_some());
+            match first {
+                None if expiring && profile.hash_ex_encoding != "hashtable" => Loaded {
+                    encoding: profile.hash_ex_encoding,
+                    shape: Shape::ListpackEx(listpack_bytes_ex(&fields)),
+                },
+                None if !expiring => Loaded {
+                    encoding: compact,
+                    shape: Shape::Blob(compact_bytes(rules, &pairs())),
+                },
+                None => Loaded {
+                    encoding: "hashtable",
+                    shape: Shape::Table(presized_buckets(n)),
+                },
+                Some(first) => Loaded {
+                    encoding: "hashtable",
+                    shape: Shape::Table(converted_hash_buckets(
+                        rules.hash_convert_presized,
+                        first,
+                        n,
+                    )),
+                },
+            }
+        }
+    }
+}
+
+/// The bytes of a `listpackEx`'s listpack of (field, value, expiry ms or 0) triples.
+fn listpack_bytes_ex(fields: &[crate::hash::Field]) -> u64 {
+    let items: Vec<Vec<u8>> = fields
+        .iter()
+        .flat_map(|f| {
+            [
+                f.field.clone(),
+                f.value.clone(),
+                f.expire_at_ms.unwrap_or(0).to_string().into_bytes(),
+            ]
+        })
+        .collect();
+    listpack_bytes(items.iter().map(|v| v.as_slice())) as u64
+}
+
+/// The bytes a listpack holding `items` takes: a 6-byte header, each entry's encoding and
+/// back-length, the end byte (the listpack format of Redis 7). Elements in canonical
+/// integer form are integer-encoded (1 to 9 bytes).
+pub fn listpack_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
+    let mut n = 7;
+    for it in items {
+        let enc = match crate::num::parse_i64(it) {
+            Some(v) if (0..128).contains(&v) => 1,
+            Some(v) if (-4096..4096).contains(&v) => 2,
+            Some(v) if (-32768..32768).contains(&v) => 3,
+            Some(v) if (-(1 << 23)..(1 << 23)).contains(&v) => 4,
+            Some(v) if i32::try_from(v).is_ok() => 5,
+            Some(_) => 9,
+            None if it.len() < 64 => 1 + it.len(),
+            None if it.len() < 4096 => 2 + it.len(),
+            None => 5 + it.len(),
+        };
+        let back = crate::encoded::listpack_backlen_size(enc);
+        n += enc + back;
+    }
+    n
+}
+
+/// The bytes a ziplist holding `items` takes (Redis up to 6.2): a 10-byte header, per entry
+/// the previous entry's length (1 byte below 254, else 5), the encoding and the data, the
+/// end byte. Integers: 0..=12 in the encoding byte, else 1, 2, 3, 4 or 8 bytes.
+pub fn ziplist_bytes<'a>(items: impl Iterator<Item = &'a [u8]>) -> usize {
+    let mut n = 11;
+    let mut prev = 0usize;
+    for it in items {
+        let body = match crate::num::parse_i64(it) {
+            Some(v) if (0..=12).contains(&v) => 1,
+            Some(v) if i8::try_from(v).is_ok() => 2,
+            Some(v) if i16::try_from(v).is_ok() => 3,
+            Some(v) if (-(1 << 23)..(1 << 23)).contains(&v) => 4,
+            Some(v) if i32::try_from(v).is_ok() => 5,
+            Some(_) => 9,
+            None if it.len() <= 63 => 1 + it.len(),
+            None if it.len() <= 16383 => 2 + it.len(),
+            None => 5 + it.len(),
+        };
+        let entry = if prev < 254 { 1 } else { 5 } + body;
+        n += entry;
+        prev = entry;
+    }
+    n
+}
+
+/// A score as a compact sorted set stores it: an integer when integral and exact, else the
+/// profile's double text (`%.17g` to 7.0, shortest from 7.2).
+fn listpack_score(profile: &Profile, score: f64) -> Vec<u8> {
+    if score.fract() == 0.0 && score.abs() < 9.007_199_254_740_992e15 {
+        format!("{}", score as i64).into_bytes()
+    } else {
+        profile.format_score(score).into_bytes()
+    }
+}
+
+/// Buckets of a hash table sized for `n` entries up front (`dictExpand(n)`): the next power
+/// of two, at least 4.
+pub fn presized_buckets(n: usize) -> u64 {
+    (n.max(4) as u64).next_power_of_two()
+}
+
+/// A Redis `dict` replayed for its bucket counts only: the loader's expansions and inserts,
+/// with the incremental rehash each insert advances by one bucket (a rehash of a table of
+/// `m` buckets holding `k` entries takes the expected `m(1 - (1 - 1/m)^k)` non-empty
+/// buckets, rounded). Sizes are powers of two, at least 4 (`_dictNextPower`).
+#[derive(Debug, Clone, Copy, Default)]
+struct DictSim {
+    /// Buckets of the main table (0: not allocated yet).
+    size0: u64,
+    /// Entries in the main table.
+    used0: u64,
+    /// Buckets of the table being rehashed into (0: no rehash).
+    size1: u64,
+    /// Non-empty main-table buckets the rehash still has to move.
+    steps_left: u64,
+}
+
+impl DictSim {
+    /// A table made by `dictExpand(n)` on an empty dict.
+    fn sized(n: u64) -> DictSim {
+        DictSim {
+            size0: presized_buckets(n as usize),
+            ..DictSim::default()
+        }
+    }
+
+    /// `dictExpand(n)`: refused while rehashing, below the entries held or to the same size;
+    /// the first allocation is immediate, a later one starts a rehash.
+    fn expand(&mut self, n: u64) {
+        if self.size1 != 0 || self.used0 > n {
+            return;
+        }
+        let size = presized_buckets(n as usize);
+        if size == self.size0 {
+            return;
+        }
+        if self.size0 == 0 {
+            self.size0 = size;
+            return;
+        }
+        let m = self.size0 as f64;
+        let nonempty = (m * (1.0 - (1.0 - 1.0 / m).powf(self.used0 as f64))).round() as u64;
+        self.size1 = size;
+        self.steps_left = nonempty;
+        if self.used0 == 0 {
+            self.finish_rehash();
+        }
+    }
+
+    fn finish_rehash(&mut self) {
+        self.size0 = self.size1;
+        self.size1 = 0;
+        self.steps_left = 0;
+    }
+
+    /// `dictAdd` of a new entry: one rehash step if a rehash runs, else an expansion when
+    /// the table is full; the entry goes to the new table while rehashing.
+    fn add(&mut self) {
+        if self.size1 != 0 {
+            self.steps_left = self.steps_left.saturating_sub(1);
+            if self.steps_left == 0 {
+                self.finish_rehash();
+            }
+        }
+        if self.size1 != 0 {
+            // `_dictExpandIfNeeded` waits for the rehash.
+        } else if self.size0 == 0 {
+            self.size0 = 4;
+        } else if self.used0 >= self.size0 {
+            self.expand(self.used0 + 1);
+        }
+        // Entries are counted as one table: what matters is when the next expansion comes.
+        self.used0 += 1;
+    }
+
+    /// Buckets counted by `MEMORY USAGE` (`dictSlots`: both tables while rehashing).
+    fn buckets(&self) -> u64 {
+        self.size0 + self.size1
+    }
+}
+
+/// Buckets of a hash loaded field by field (RDB_TYPE_HASH, at most `hash-max-listpack-entries`
+/// fields) whose field `first` (0-based) is the first over `hash-max-listpack-value`: the
+/// listpack of the `first` fields before it is converted (`hashTypeConvert`: a table sized for
+/// them on 7.0+, an empty one on 6.x, filled one by one), the long field added, the table
+/// expanded for the `n - first - 1` fields left when more than 4, and those added.
+fn converted_hash_buckets(presized: bool, first: usize, n: usize) -> u64 {
+    let mut d = if presized {
+        DictSim::sized(first as u64)
+    } else {
+        DictSim::default()
+    };
+    for _ in 0..=first {
+        d.add();
+    }
+    let left = (n - first - 1) as u64;
+    if left > 4 {
+        d.expand(left);
+    }
+    for _ in 0..left {
+        d.add();
+    }
+    d.buckets()
+}
+
+/// Buckets of a table made by `dictExpand(start)` (none for 0) that then takes `n` inserts
+/// one at a time (see [`DictSim`]).
+pub fn grown_buckets(start: usize, n: usize) -> u64 {
+    let mut d = if start == 0 {
+        DictSim::default()
+    } else {
+        DictSim::sized(start as u64)
+    };
+    for _ in 0..n {
+        d.add();
+    }
+    d.buckets()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What each loader makes of old encodings (the rules `memory_diff`'s `old_encodings_*`
+    /// checks against the servers): zipmaps become ziplists (6.x) or listpacks (7.0+), a
+    /// ziplist list (RDB type 10) is a quicklist even where one small node would be a
+    /// listpack, a quicklist of one small ziplist node is a listpack from 7.2, blob hashes and
+    /// sorted sets stay compact whatever their elements' length, field-by-field ones do not.
+    #[test]
+    fn loader_conversions_per_profile() {
+        use crate::encoded::test_blobs::{intset, items, ziplist, zipmap};
+        let p = |name| crate::dialect::Profile::from_name(name).unwrap();
+        let enc = |name, v: &Value| object_encoding(p(name), b"k", v).unwrap();
+        let zl = |strs: &[&[u8]]| ziplist(&items(strs));
+        let long = [b'x'; 100];
+
+        let zm = Value::Hash(Box::new(
+            crate::hash::Hash::from_zipmap(zipmap(&[(b"f", b"v")])).unwrap(),
+        ));
+        assert_eq!(enc("redis-6.2", &zm), "ziplist");
+        assert_eq!(enc("redis-7.4", &zm), "listpack");
+
+        let mut l = crate::list::List::new("ziplist");
+        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
+        l.push_node(node, n);
+        assert_eq!(enc("redis-7.4", &Value::List(Box::new(l))), "quicklist");
+        let mut q = crate::list::List::new("quicklist");
+        let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
+        q.push_node(node, n);
+        let q = Value::List(Box::new(q));
+        assert_eq!(enc("redis-7.0", &q), "quicklist");
+        assert_eq!(enc("redis-7.4", &q), "listpack");
+
+        let hz = Value::Hash(Box::new(
+            crate::hash::Hash::from_ziplist(zl(&[b"f", &long])).unwrap(),
+        ));
+        assert_eq!(enc("redis-7.0", &hz), "listpack");
+        let ht = Value::Hash(Box::new(crate::hash::Hash::from_fields([(
+            b"f".as_slice(),
+            long.as_slice(),
+            None,
+        )])));
+        assert_eq!(enc("redis-7.0", &ht), "hashtable");
+        let five = Value::Hash(Box::new(crate::hash::Hash::from_fields(
+            (0..5).map(|i| (format!("f{i}"), format!("v{i}"), None)),
+        )));
+        assert_eq!(enc("redis-7.0", &five), "listpack");
+        // Its listpack: 7 bytes of header and end, 4 per 2-byte element.
+        let lp = listpack_bytes(
+            [
+                b"f0", b"v0", b"f1", b"v1", b"f2", b"v2", b"f3", b"v3", b"f4", b"v4",
+            ]
+            .iter()
+            .map(|b| b.as_slice()),
+        );
+        assert_eq!(lp, 7 + 10 * 4);
+        assert_eq!(
+            loaded(p("redis-7.0"), b"k", &five).unwrap().shape,
+            Shape::Blob(lp as u64)
+        );
+        let zs = Value::zset(
+            crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]).with_stored_compact(),
+        );
+        assert_eq!(enc("redis-7.4", &zs), "listpack");
+        let zs = Value::zset(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
+        assert_eq!(enc("redis-7.4", &zs), "skiplist");
+
+        let big = Value::Set(Box::new(
+            crate::set::Set::from_intset(intset(2, &(0..600).collect::<Vec<_>>())).unwrap(),
+        ));
+        assert_eq!(enc("redis-6.0", &big), "hashtable");
+    }
+
+    #[test]
+    fn dict_growth() {
+        assert_eq!(grown_buckets(0, 3), 4);
+        // The 5th insert doubles 4 to 8; the rehash of ~3 buckets is still under way.
+        assert_eq!(grown_buckets(0, 5), 12);
+        assert_eq!(grown_buckets(0, 8), 8);
+        assert_eq!(presized_buckets(600), 1024);
+    }
+}
