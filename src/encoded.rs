@@ -98,6 +98,8 @@ impl fmt::Display for BlobError {
     }
 }
 
+impl std::error::Error for BlobError {}
+
 fn bad(kind: BlobErrorKind, offset: usize, message: impl Into<String>) -> BlobError {
     BlobError::new(kind, offset, message)
 }

@@ -190,6 +190,7 @@ impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {
 
     fn read_error(&self, at: u64, e: std::io::Error) -> RdbError {
         RdbError::new(RdbErrorKind::Read, at, format!("cannot read input: {e}"))
+            .with_cause(e.into())
     }
 }
 

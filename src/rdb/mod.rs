@@ -214,6 +214,9 @@ pub struct RdbError {
     pub key: Option<Vec<u8>>,
     /// What is wrong.
     pub message: String,
+    /// The typed error underneath, when there is one ([`std::error::Error::source`] returns
+    /// it): the blob codec's, the LZF decoder's or the reader's I/O error.
+    pub cause: Option<RdbErrorCause>,
 }
 
 impl RdbError {
@@ -224,7 +227,61 @@ impl RdbError {
             offset,
             key: None,
             message: message.into(),
+            cause: None,
         }
+    }
+
+    /// The same error with `cause` as its [`std::error::Error::source`].
+    pub fn with_cause(mut self, cause: RdbErrorCause) -> RdbError {
+        self.cause = Some(cause);
+        self
+    }
+}
+
+/// The typed error under an [`RdbError`]: what a lower layer reported before the reader put
+/// it at a file offset (and key) in its message.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum RdbErrorCause {
+    /// A listpack, ziplist, intset or zipmap blob failed validation; its offset is within
+    /// the blob (decompressed, when the blob was an LZF string).
+    Blob(BlobError),
+    /// LZF data failed to decompress; its offset is within the compressed data.
+    Lzf(lzf::LzfError),
+    /// The input could not be read, or the output written (shared: an error is `Clone`).
+    Io(std::sync::Arc<std::io::Error>),
+}
+
+impl RdbErrorCause {
+    fn as_error(&self) -> &(dyn std::error::Error + 'static) {
+        match self {
+            RdbErrorCause::Blob(e) => e,
+            RdbErrorCause::Lzf(e) => e,
+            RdbErrorCause::Io(e) => e.as_ref(),
+        }
+    }
+}
+
+/// Causes are equal when they are the same typed error; I/O errors when their kind and text
+/// are.
+impl PartialEq for RdbErrorCause {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (RdbErrorCause::Blob(a), RdbErrorCause::Blob(b)) => a == b,
+            (RdbErrorCause::Lzf(a), RdbErrorCause::Lzf(b)) => a == b,
+            (RdbErrorCause::Io(a), RdbErrorCause::Io(b)) => {
+                a.kind() == b.kind() && a.to_string() == b.to_string()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for RdbErrorCause {}
+
+impl From<std::io::Error> for RdbErrorCause {
+    fn from(e: std::io::Error) -> Self {
+        RdbErrorCause::Io(std::sync::Arc::new(e))
     }
 }
 
@@ -239,7 +296,11 @@ impl fmt::Display for RdbError {
     }
 }
 
-impl std::error::Error for RdbError {}
+impl std::error::Error for RdbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_ref().map(RdbErrorCause::as_error)
+    }
+}
 
 impl RdbError {
     fn with_key(mut self, key: &[u8]) -> Self {

@@ -105,7 +105,7 @@ impl<'a> Cursor<'a> {
     /// LZF-compressed blob's bytes do not exist in the input, so the error points at the
     /// compressed string and names the offset within its decompressed content.
     pub(super) fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
-        if blob.compressed {
+        let err = if blob.compressed {
             self.err_at(
                 blob.at,
                 format!(
@@ -116,7 +116,8 @@ impl<'a> Cursor<'a> {
             )
         } else {
             self.err_at(blob.at + e.offset, format!("corrupt {what}: {}", e.message))
-        }
+        };
+        err.with_cause(super::RdbErrorCause::Blob(e))
     }
 
     pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], RdbError> {
@@ -251,6 +252,7 @@ impl<'a> Cursor<'a> {
                         data_at + e.offset(),
                         format!("{what}: LZF data corrupt: {}", e.description()),
                     )
+                    .with_cause(super::RdbErrorCause::Lzf(e))
                 })?;
                 Ok(Cow::Owned(out))
             }
@@ -271,6 +273,7 @@ impl<'a> Cursor<'a> {
                     data_at + e.offset(),
                     format!("{what}: LZF data corrupt: {}", e.description()),
                 )
+                .with_cause(super::RdbErrorCause::Lzf(e))
             });
         }
         self.pos = at;

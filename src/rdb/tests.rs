@@ -960,3 +960,68 @@ impl RecordSink for Hints {
         Ok(())
     }
 }
+
+/// Every error a lower layer reports reaches the caller typed, as the `RdbError`'s source:
+/// the blob codec's (offset within the blob), the LZF decoder's (offset within the
+/// compressed data) and the reader's I/O error (its kind kept).
+#[test]
+fn errors_keep_their_typed_cause() {
+    use std::error::Error as _;
+    // A ZSET_LISTPACK whose header claims one byte too many.
+    let mut lp = vec![0, 0, 0, 0, 2, 0];
+    lp.extend([0x81, b'a', 2, 0x01, 1, 0xFF]);
+    let n = lp.len() as u32 + 1;
+    lp[..4].copy_from_slice(&n.to_le_bytes());
+    let mut r = vec![17];
+    r.extend(s(b"zl"));
+    r.extend(s(&lp));
+    let e = load_rdb(&file(10, &r), &LoadOptions::default()).unwrap_err();
+    let blob = e.source().and_then(|c| c.downcast_ref::<BlobError>());
+    assert_eq!(
+        blob.map(|b| (b.kind, b.offset)),
+        Some((BlobErrorKind::Mismatch, 0)),
+        "{e}"
+    );
+    assert_eq!(e.cause, Some(RdbErrorCause::Blob(blob.unwrap().clone())));
+
+    // A string whose LZF data starts with a back-reference (nothing before it to copy).
+    let mut r = vec![0];
+    r.extend(s(b"str"));
+    r.extend([0xC3, 2, 3, 0x20, 0x00]);
+    let e = load_rdb(&file(10, &r), &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some(&b"str"[..]));
+    let lzf = e.source().and_then(|c| c.downcast_ref::<lzf::LzfError>());
+    assert_eq!(
+        lzf,
+        Some(&lzf::LzfError::BackrefBeforeStart { offset: 0 }),
+        "{e}"
+    );
+    // The file offset is that of the compressed data: header 9, type 1, key 4, lengths 3.
+    assert_eq!(e.offset, 17);
+
+    // A source whose read fails: the io::Error, kind and all, under a Read error.
+    struct Failing;
+    impl ChunkSource for Failing {
+        fn len(&self) -> u64 {
+            1000
+        }
+        fn read_at(&mut self, _: u64, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "no access",
+            ))
+        }
+    }
+    let e = load_rdb_chunked(&mut Failing, 100, &LoadOptions::default(), &mut |_, _| {
+        Ok(())
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, RdbErrorKind::Read);
+    let io = e.source().and_then(|c| c.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(|i| i.kind()),
+        Some(std::io::ErrorKind::PermissionDenied),
+        "{e}"
+    );
+    assert!(e.to_string().contains("no access"), "{e}");
+}

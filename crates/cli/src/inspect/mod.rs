@@ -590,7 +590,8 @@ pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
             bitlens::rdb::RdbErrorKind::Write,
             0,
             format!("inspect spill (temporary file): {e}"),
-        ),
+        )
+        .with_cause(e.into()),
     })
 }
 
