@@ -216,7 +216,7 @@ pub struct RdbError {
     pub message: String,
     /// The typed error underneath, when there is one ([`std::error::Error::source`] returns
     /// it): the blob codec's, the LZF decoder's or the reader's I/O error.
-    pub cause: Option<RdbErrorCause>,
+    pub cause: Option<Box<RdbErrorCause>>,
 }
 
 impl RdbError {
@@ -233,7 +233,7 @@ impl RdbError {
 
     /// The same error with `cause` as its [`std::error::Error::source`].
     pub fn with_cause(mut self, cause: RdbErrorCause) -> RdbError {
-        self.cause = Some(cause);
+        self.cause = Some(Box::new(cause));
         self
     }
 }
@@ -298,7 +298,7 @@ impl fmt::Display for RdbError {
 
 impl std::error::Error for RdbError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause.as_ref().map(RdbErrorCause::as_error)
+        self.cause.as_deref().map(RdbErrorCause::as_error)
     }
 }
 

@@ -982,7 +982,10 @@ fn errors_keep_their_typed_cause() {
         Some((BlobErrorKind::Mismatch, 0)),
         "{e}"
     );
-    assert_eq!(e.cause, Some(RdbErrorCause::Blob(blob.unwrap().clone())));
+    assert_eq!(
+        e.cause.as_deref(),
+        Some(&RdbErrorCause::Blob(blob.unwrap().clone()))
+    );
 
     // A string whose LZF data starts with a back-reference (nothing before it to copy).
     let mut r = vec![0];
