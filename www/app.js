@@ -1,7 +1,8 @@
 // The page entry of index.html: settings from the URL, the panel in #app, settings changes
 // mirrored back into the URL (so a view can be bookmarked or shared).
 
-import { DEFAULTS, PARAMS, Panel, settingsFrom } from './panel.js';
+import { Panel } from './panel.js';
+import { DEFAULTS, PARAMS, settingsFrom } from './settings.js';
 
 const params = new URLSearchParams(location.search);
 const settings = settingsFrom(params);

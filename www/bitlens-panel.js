@@ -12,7 +12,8 @@
 // is decoded in a Web Worker with a progress bar (attribute worker="false" keeps it in the
 // page); `element.open(files)` opens files as the panel's "Open snapshot…" button does.
 
-import { DEFAULTS, PARAMS, Panel } from './panel.js';
+import { Panel } from './panel.js';
+import { DEFAULTS, PARAMS } from './settings.js';
 
 const CSS_URL = new URL('./panel.css', import.meta.url).href;
 const ATTRS = Object.values(PARAMS);
@@ -62,8 +63,8 @@ export class BitlensPanel extends HTMLElement {
         this._silent = false;
       },
     });
-    if (this._files) this._panel.loadSources(this._files);
-    else if (this._file) this._panel.loadFile(this._file);
+    if (this._files) this._panel.opener.loadSources(this._files);
+    else if (this._file) this._panel.opener.loadFile(this._file);
     else this._panel.load(this._snapshot || undefined);
   }
 
@@ -90,14 +91,14 @@ export class BitlensPanel extends HTMLElement {
       this._snapshot = null;
       this._file = null;
       this._files = [...bytes];
-      if (this._panel) this._panel.loadSources(this._files);
+      if (this._panel) this._panel.opener.loadSources(this._files);
       return;
     }
     if (bytes instanceof Blob) {
       // A File / Blob is decoded like an opened file: in a Web Worker, with progress.
       this._snapshot = null;
       this._file = bytes;
-      if (this._panel) this._panel.loadFile(bytes);
+      if (this._panel) this._panel.opener.loadFile(bytes);
       return;
     }
     this._file = null;
@@ -107,7 +108,7 @@ export class BitlensPanel extends HTMLElement {
 
   /** Opens files as the "Open snapshot…" button does (dump.rdb files, a cluster's shards as one, or DUMP files). */
   open(files) {
-    return this._panel ? this._panel.openFiles([...files]) : Promise.resolve();
+    return this._panel ? this._panel.opener.openFiles([...files]) : Promise.resolve();
   }
 
   /** The wasm engine of this panel (for custom queries), once loaded. */

@@ -3,38 +3,42 @@
 // browser all ask it. Renders into any root (a page element or a shadow root), so the page
 // (index.html) and the <bitlens-panel> element share it.
 //
-// Every load goes through one load controller (www/load.js: a fresh engine, progress, Cancel):
-// `/api/snapshot` is downloaded and decoded inside the worker (the page's thread never decodes);
-// "Open snapshot…" (or a drop on the panel) takes a dump.rdb or DUMP files, decoded in this
-// browser the same way. The key browser (www/keybrowser.js) searches the whole decoded snapshot. When the snapshot API does not answer, the panel says so and offers
-// the file instead, so index.html works from any static server.
+// Every load goes through one load controller (www/load.js: a fresh engine, progress, Cancel)
+// and the panel's `show`: `/api/snapshot` is downloaded and decoded inside the worker (the
+// page's thread never decodes); "Open snapshot…" (or a drop on the panel) hands the files to
+// the file opener (www/open.js: RDB files, DUMP payloads, raw GET bytes, told apart by the
+// core's snapshotInfo, never the file's name). When the snapshot API does not answer, the
+// panel says so and offers the file instead, so index.html works from any static server.
 //
-// What a file is (RDB, DUMP payload, raw GET bytes, empty) is the core's answer (snapshotInfo),
-// never the file's name. Every database of a snapshot stays in the engine (online too: the
-// API's snapshot holds every non-empty database of the server): the database selector starts
-// on the first one holding the cards' keys and switches the cards and the key browser (online,
-// the key browser then lists that database through /api/keys?db=). The facts bar says which server profile answers (the snapshot's writer, or the
-// `compat` setting: the select next to it, or compat= in the URL) and the clock expiry is
-// judged at ("as of" the snapshot's time).
+// The panel's parts: the settings (www/settings.js), the cards (www/cards.js, the nearby card
+// www/nearby.js, the engagement, user and crowd views), the key browser (www/keybrowser.js)
+// and the memory view (www/memory.js). Every database of a snapshot stays in the engine
+// (online too: the API's snapshot holds every non-empty database of the server): the database
+// selector starts on the first one holding the cards' keys and switches the cards and the key
+// browser (online, the key browser then lists that database through /api/keys?db=). The facts
+// bar says which server profile answers (the snapshot's writer, or the `compat` setting: the
+// select next to it, or compat= in the URL) and the clock expiry is judged at ("as of" the
+// snapshot's time).
 
-import init, { nearbyChart } from '../pkg/bitlens_charts.js';
+import init from '../pkg/bitlens_charts.js';
 import {
-  CITIES, PAGE_SIZE, RADII, UNITS, computeActive, computeEngagement, computeNearby, computeUv,
-  drawEngagementCard, drawMetricCard, drawNearbyResults, errorBox,
+  PAGE_SIZE, computeActive, computeEngagement, computeUv, drawEngagementCard, drawMetricCard,
+  errorBox,
 } from './cards.js';
-import { CROWD_CARDS, CROWD_DEFAULTS, CROWD_PARAMS, crowdPatterns, crowdViews } from './crowds.js';
+import { CROWD_CARDS, crowdPatterns, crowdViews } from './crowds.js';
 import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
 import { apiKeySource, buildKeyBrowser } from './keybrowser.js';
+import { firstDbWithKeys } from './offline.js';
 import {
-  firstDbWithKeys, identifyFile, keyFromFileName,
-} from './offline.js';
-import {
-  LoadController, abortError, failureText, loadAllowed, markStale,
+  LoadController, failureText, loadAllowed, markStale,
 } from './load.js';
 import { buildMemoryView } from './memory.js';
-import { MAX_SNAPSHOT_BYTES, snapshotUrl, tooLargeError } from './snapshot.js';
-import { USER_CARDS, USER_DEFAULTS, USER_PARAMS, userPatterns, userViews } from './userstory.js';
+import { MAX_SNAPSHOT_BYTES, snapshotUrl } from './snapshot.js';
+import { nearbyView } from './nearby.js';
+import { FileOpener } from './open.js';
+import { DEFAULTS, FETCH_SETTINGS, PARAMS, loadOptions, settingErrors } from './settings.js';
+import { USER_CARDS, userPatterns, userViews } from './userstory.js';
 import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
 
 /**
@@ -53,54 +57,6 @@ export function initWasm() {
   return wasmReady;
 }
 
-/** Default settings; every one can be given as a URL parameter / element attribute. */
-export const DEFAULTS = {
-  api: '/api',
-  date: '', // YYYYMMDD or YYYY-MM-DD; empty = latest date found in the snapshot
-  uvKey: 'uv:page:index:{date}',
-  activeKey: 'stats:active:{date}',
-  geoKey: 'shop:geo:{type}',
-  type: '',
-  city: 'shanghai',
-  lon: '',
-  lat: '',
-  radius: 3,
-  unit: 'km',
-  member: '', // centre the search on this shop (GEOSEARCH FROMMEMBER) instead of lon/lat
-  // Every card by default; a card whose keys the snapshot lacks collapses to one line.
-  cards: 'uv,active,nearby,engagement,user,signins,crowds,offsets',
-  lang: '',
-  theme: '', // light | dark; empty = follow prefers-color-scheme
-  token: '', // bearer token for `bitlens serve --token`
-  worker: true, // the engine runs in a Web Worker (false: in the page)
-  compat: '', // answer as this server profile (redis-7.0, valkey-9.0, ...); empty = the snapshot's writer
-  checksum: true, // false: skip the CRC-64 check of snapshots and DUMP payloads (warned)
-  maxBytes: '', // most snapshot bytes this browser takes (empty: MAX_SNAPSHOT_BYTES, 3 GiB)
-  ...USER_DEFAULTS, // the user views (www/userstory.js): user, signKey, seenKey, tagKey
-  ...CROWD_DEFAULTS, // the crowd / offset cards (www/crowds.js): offsetKey
-};
-
-/** URL parameter / attribute name of each setting. */
-export const PARAMS = {
-  api: 'api', date: 'date', uvKey: 'uv-key', activeKey: 'active-key', geoKey: 'geo-key',
-  type: 'type', city: 'city', lon: 'lon', lat: 'lat', radius: 'radius', unit: 'unit', member: 'member',
-  cards: 'cards', lang: 'lang', theme: 'theme', token: 'token', worker: 'worker', compat: 'compat',
-  checksum: 'checksum', maxBytes: 'max-bytes', ...USER_PARAMS, ...CROWD_PARAMS,
-};
-
-/** Settings whose change needs a new snapshot (the others only redraw). */
-const FETCH_SETTINGS = ['api', 'uvKey', 'activeKey', 'geoKey', 'cards', 'token', 'offsetKey'];
-
-/** Settings from URLSearchParams (or anything with get(name)), over the defaults. */
-export function settingsFrom(params) {
-  const s = { ...DEFAULTS };
-  for (const [k, p] of Object.entries(PARAMS)) {
-    const v = params.get(p);
-    if (v !== null && v !== undefined && v !== '') s[k] = v;
-  }
-  return s;
-}
-
 export class Panel {
   /**
    * @param {Element|ShadowRoot} root where to draw
@@ -116,8 +72,8 @@ export class Panel {
     this.onSettings = opts.onSettings || (() => {});
     this.eng = null; // the promise-client engine holding the snapshot shown
     this.loaded = false;
-    this.page = 0;
     this.offline = null; // {name, keys, bytes} of the opened file(s), while in offline mode
+    this.opener = new FileOpener(this);
     this.build();
   }
 
@@ -185,7 +141,7 @@ export class Panel {
       onchange: () => {
         const files = [...this.fileInput.files];
         this.fileInput.value = '';
-        if (files.length) this.openFiles(files);
+        if (files.length) this.opener.openFiles(files);
       },
     });
     this.cancelButton = el('button', {
@@ -233,13 +189,14 @@ export class Panel {
     const cards = el('div', { class: 'cards', 'data-testid': 'cards' });
     this.cardsBox = cards;
     const titles = { uv: t.uvTitle, active: t.activeTitle, nearby: t.nearbyTitle, engagement: t.engagementTitle, user: t.userTitle, signins: t.signinsTitle, crowds: t.crowdsTitle, offsets: t.offsetsTitle };
+    this.nearbyView = nearbyView(this);
     this.userViews = userViews(this, initWasm);
     this.crowdViews = crowdViews(this);
     for (const c of this.cards()) {
       if (!titles[c]) continue;
       const body = el('div', { class: 'card-body', 'data-testid': `${c}-body` }, t.loading);
       const card = el('section', { class: 'card', 'data-card': c, 'data-testid': `card-${c}` }, el('h2', {}, titles[c]));
-      if (c === 'nearby') card.append(this.buildNearbyControls());
+      if (c === 'nearby') card.append(this.nearbyView.controls());
       if (USER_CARDS.includes(c)) card.append(this.userViews.controls(c));
       if (CROWD_CARDS.includes(c)) card.append(this.crowdViews.controls(c));
       card.append(body);
@@ -295,26 +252,14 @@ export class Panel {
       e.preventDefault();
       delete f.dataset.drop;
       const files = [...e.dataTransfer.files];
-      if (files.length) this.openFiles(files);
+      if (files.length) this.opener.openFiles(files);
     });
     f.dataset.dropHint = this.t.dropHere;
   }
 
-  /**
-   * Problems with the settings given as URL parameters / attributes, each naming the
-   * parameter: [{param, value, why}]. Such values are not used (never NaN in a card).
-   */
+  /** The settings' problems ([`settingErrors`](./settings.js)), in this panel's language. */
   paramErrors() {
-    const t = this.t;
-    const s = this.s;
-    const out = [];
-    const given = (v) => v !== undefined && v !== null && String(v).trim() !== '';
-    if (given(s.date) && !parseDate(s.date)) out.push({ param: PARAMS.date, value: s.date, why: t.badDate });
-    const num = (v) => (given(v) && /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(String(v)) ? Number(v) : NaN);
-    if (given(s.lon) && !(Math.abs(num(s.lon)) <= 180)) out.push({ param: PARAMS.lon, value: s.lon, why: t.badLon });
-    if (given(s.lat) && !(Math.abs(num(s.lat)) <= 85.05112878)) out.push({ param: PARAMS.lat, value: s.lat, why: t.badLat });
-    if (!(num(s.radius) > 0)) out.push({ param: PARAMS.radius, value: s.radius, why: t.badRadius });
-    return out;
+    return settingErrors(this.s, this.t);
   }
 
   showParamErrors() {
@@ -358,235 +303,6 @@ export class Panel {
   async snapshotInfo() {
     const eng = this.eng || (await this.loader.spare());
     return (bytes) => eng.call('snapshotInfo', bytes);
-  }
-
-  /**
-   * Opens files chosen or dropped by the user. What each file is comes from its content, as the
-   * core tells it (snapshotInfo), never from its name: an RDB file (Redis or Valkey) is decoded
-   * as a snapshot; DUMP payloads and raw GET bytes are one key each, named after the file (the
-   * user can correct the names and formats before loading), loaded together with the RDB file
-   * when one came with them. Empty files and RDB files bitlens cannot read are named with why.
-   */
-  async openFiles(files) {
-    const t = this.t;
-    let infos;
-    try {
-      const info = await this.snapshotInfo();
-      infos = await Promise.all(files.map((f) => identifyFile(f, info)));
-    } catch (e) {
-      this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
-      return undefined;
-    }
-    const notes = [];
-    const rdbs = [];
-    const others = [];
-    files.forEach((file, i) => {
-      const info = infos[i];
-      if (info.kind === 'empty') notes.push(t.fileEmpty(file.name));
-      else if (info.kind === 'unsupported-rdb') notes.push(`${file.name}: ${info.error || info.description}`);
-      else if (info.kind === 'rdb') rdbs.push({ file, info });
-      else others.push({ file, info });
-    });
-    // Several RDB files alone are one keyspace (a cluster's shards); with DUMP / raw files,
-    // those load into the first.
-    if (rdbs.length > 1 && others.length) notes.push(t.oneRdbOnly(rdbs[0].file.name, rdbs.slice(1).map((r) => r.file.name).join(', ')));
-    this.showNotes(notes);
-    if (rdbs.length > 1 && !others.length) return this.loadFiles(rdbs);
-    const rdb = rdbs[0] || null;
-    if (!rdb && !others.length) {
-      // Nothing loadable: say why in the status line, keep what the panel showed.
-      this.status.textContent = notes.join(' ');
-      this.frame.dataset.offline = 'error';
-      return undefined;
-    }
-    if (rdb && !others.length) return this.loadFile(rdb.file, rdb.info);
-    // DUMP / raw files: a row per file with its key name and format, then Load.
-    const rows = others.map(({ file, info }) => {
-      const key = el('input', { type: 'text', value: keyFromFileName(file.name), spellcheck: 'false', 'data-testid': 'dump-key', 'aria-label': t.dumpKey(file.name), required: true });
-      const kind = el('select', { 'data-testid': 'dump-kind', 'aria-label': t.dumpKind(file.name) },
-        el('option', { value: 'dump' }, t.kindDump), el('option', { value: 'string' }, t.kindString));
-      kind.value = info.kind === 'dump' ? 'dump' : 'string';
-      return {
-        file, key, kind,
-        row: el('li', { 'data-kind': info.kind }, el('code', {}, file.name), ' = ', key, ' ', kind, ' ',
-          el('span', { class: 'muted', 'data-testid': 'dump-what' }, info.description)),
-      };
-    });
-    const form = el('form', {
-      onsubmit: (e) => {
-        e.preventDefault();
-        this.dumpBox.hidden = true;
-        this.loadDumps(rows.map((r) => ({ file: r.file, key: r.key.value.trim(), kind: r.kind.value })), rdb);
-      },
-    },
-    el('h2', {}, t.dumpTitle), el('p', { class: 'note' }, t.dumpHint),
-    rdb ? el('p', { class: 'note', 'data-testid': 'dump-with-rdb' }, t.dumpsWithRdb(rdb.file.name)) : null,
-    el('ol', {}, rows.map((r) => r.row)),
-    el('button', { type: 'submit', 'data-testid': 'dump-load' }, t.loadFiles), ' ',
-    el('button', { type: 'button', onclick: () => { this.dumpBox.hidden = true; } }, t.cancel));
-    this.dumpBox.replaceChildren(form);
-    this.dumpBox.hidden = false;
-    rows[0].key.focus();
-    rows[0].key.select();
-    return undefined;
-  }
-
-  /** Shows messages about the files being opened (empty, unreadable, not loaded), or hides them. */
-  showNotes(notes) {
-    this.fileNotes.hidden = !notes.length;
-    this.fileNotes.replaceChildren(...notes.map((n) => el('p', { 'data-testid': 'file-note' }, n)));
-  }
-
-  /**
-   * Decodes an RDB file (File/Blob) locally and shows it. `info` is what snapshotInfo said of
-   * it (the writer shown in the profile line); without it the file's head is read for it.
-   */
-  async loadFile(file, info, patterns = null) {
-    // A file larger than this browser can hold is refused up front (never a crashed tab),
-    // with the patterns filter offered: only the matching keys are then kept.
-    if (file.size > this.maxBytes() && !(patterns && patterns.length)) {
-      this.offerFilter(file, info, tooLargeError(file.name, file.size, this.maxBytes()));
-      return undefined;
-    }
-    if (!info) info = await identifyFile(file, await this.snapshotInfo());
-    return this.show({
-      name: file.name || 'snapshot.rdb', size: file.size, offline: true, writer: info.writer,
-      decode: (eng, onProgress, signal) => eng.loadRdb(file, { onProgress, signal, ...this.loadOptions(), ...(patterns ? { patterns } : {}) }),
-    });
-  }
-
-  /**
-   * Decodes several RDB files ([{file, info}]) as one keyspace (a cluster's shards: the engine's
-   * loadRdbs, a key in two files refused naming both), with a progress bar per file; the memory
-   * view then adds the per-file table. Replies follow the first file's writer.
-   */
-  async loadFiles(rdbs) {
-    const t = this.t;
-    const size = rdbs.reduce((a, r) => a + r.file.size, 0);
-    if (size > this.maxBytes()) {
-      this.failed(tooLargeError(rdbs.map((r) => r.file.name).join(', '), size, this.maxBytes()), true);
-      return undefined;
-    }
-    const names = rdbs.map((r) => r.file.name || 'snapshot.rdb');
-    const bars = names.map((n) => el('progress', { max: 1, value: 0, 'data-testid': 'file-progress', 'data-name': n, 'aria-label': n }));
-    const kept = [...this.fileNotes.children];
-    this.fileNotes.hidden = false;
-    this.fileNotes.append(...bars.map((b, i) => el('p', { class: 'file-progress' }, el('code', {}, names[i]), ' ', b)));
-    const done = new Array(rdbs.length).fill(0);
-    try {
-      return await this.show({
-        name: t.filesName(rdbs.length, names[0]), size, offline: true, writer: rdbs[0].info.writer,
-        decode: (eng, onProgress, signal) => eng.loadRdbs(rdbs.map((r) => r.file), {
-          names, signal, ...this.loadOptions(),
-          onProgress: (d, total, i) => {
-            if (i === undefined || !bars[i]) return;
-            bars[i].max = Math.max(1, total);
-            bars[i].value = d;
-            done[i] = d;
-            onProgress(done.reduce((a, x) => a + x, 0), size);
-          },
-        }),
-      });
-    } finally {
-      this.fileNotes.replaceChildren(...kept);
-      this.fileNotes.hidden = !kept.length;
-    }
-  }
-
-  /**
-   * Loads `sources` (the widget's `snapshot = [...]`: Blobs/Files, Uint8Arrays, ArrayBuffers and
-   * URLs, fetched here) as one keyspace, as several opened `.rdb` files are; one source is one
-   * file. A source that is not an RDB file, or a URL that does not answer, fails the load,
-   * named.
-   */
-  async loadSources(sources) {
-    let files;
-    try {
-      files = await Promise.all(sources.map(async (s, i) => {
-        if (typeof s === 'string' || s instanceof URL) {
-          const url = new URL(String(s), document.baseURI);
-          const res = await fetch(url, this.s.token ? { headers: { authorization: `Bearer ${this.s.token}` } } : {});
-          if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
-          return new File([await res.blob()], decodeURIComponent(url.pathname.split('/').pop() || `file ${i + 1}`));
-        }
-        if (s instanceof File) return s;
-        // Blob, ArrayBuffer or a typed array as they are; a plain array of numbers as bytes.
-        return new File([s instanceof Blob || s instanceof ArrayBuffer || ArrayBuffer.isView(s) ? s : new Uint8Array(s)], `file ${i + 1}`);
-      }));
-      const info = await this.snapshotInfo();
-      const infos = await Promise.all(files.map((f) => identifyFile(f, info)));
-      const bad = infos.findIndex((x) => x.kind !== 'rdb');
-      if (bad >= 0) throw new Error(`${files[bad].name}: ${infos[bad].error || infos[bad].description || infos[bad].kind}`);
-      const rdbs = files.map((file, i) => ({ file, info: infos[i] }));
-      return rdbs.length === 1 ? this.loadFile(rdbs[0].file, rdbs[0].info) : this.loadFiles(rdbs);
-    } catch (e) {
-      this.failed(e, true);
-      return undefined;
-    }
-  }
-
-  /** A file too large to hold: says so (the panel keeps what it shows) and offers a filter. */
-  offerFilter(file, info, err) {
-    const t = this.t;
-    const input = el('input', { type: 'text', 'data-testid': 'filter-patterns', value: [...new Set(this.patterns())].join(','), spellcheck: 'false', 'aria-label': t.filterTitle });
-    const form = el('form', {
-      'data-testid': 'too-large',
-      onsubmit: (e) => {
-        e.preventDefault();
-        const p = input.value.split(',').map((x) => x.trim()).filter(Boolean);
-        if (!p.length) return;
-        this.dumpBox.hidden = true;
-        this.loadFile(file, info, p);
-      },
-    }, el('p', { class: 'error', role: 'alert', 'data-testid': 'too-large-text' }, t.failedBrowser(err.message)),
-    el('label', {}, el('span', {}, t.filterTitle), ' ', input), ' ',
-    el('button', { type: 'submit', 'data-testid': 'filter-load' }, t.filterLoad));
-    this.dumpBox.replaceChildren(form);
-    this.dumpBox.hidden = false;
-    this.status.textContent = `${t.snapshotFailed}: ${err.message}`;
-    this.frame.dataset.offline = 'error';
-    this.emit('bitlens-error', { error: err, message: err.message });
-  }
-
-  /**
-   * Loads DUMP payloads / raw GET bytes, one key per file: [{file, key, kind}]; with `rdb`
-   * ({file, info}), into database 0 of that RDB file, decoded first (a key of the file with
-   * the same name is replaced by the payload).
-   */
-  loadDumps(entries, rdb = null) {
-    const files = rdb ? [rdb.file, ...entries.map((e) => e.file)] : entries.map((e) => e.file);
-    const total = files.reduce((n, f) => n + f.size, 0);
-    const name = files.length === 1 ? files[0].name : this.t.nFiles(files.length);
-    return this.show({
-      name, size: total, offline: true, writer: rdb ? rdb.info.writer : null,
-      decode: async (eng, onProgress, signal) => {
-        let done = 0;
-        onProgress(0, total);
-        if (rdb) {
-          await eng.loadRdb(rdb.file, { signal, onProgress: (d) => onProgress(d, total), ...this.loadOptions() });
-          done = rdb.file.size;
-        }
-        for (const { file, key, kind } of entries) {
-          if (signal.aborted) throw abortError();
-          if (!key) throw new Error(`${file.name}: no key name`);
-          const bytes = new Uint8Array(await file.arrayBuffer());
-          try {
-            if (kind === 'string') await eng.loadString(key, bytes);
-            else await eng.loadDump(key, bytes, this.loadOptions());
-          } catch (e) {
-            throw new Error(`${file.name} (key ${key}): ${e.message || e}`);
-          }
-          done += file.size;
-          onProgress(done, total);
-        }
-        return entries.length;
-      },
-    });
-  }
-
-  /** Engine load options from the settings (`checksum: false` with the CRC-skip setting). */
-  loadOptions() {
-    return String(this.s.checksum) === 'false' ? { checksum: false } : {};
   }
 
   /**
@@ -812,108 +528,6 @@ export class Panel {
     }
   }
 
-  buildNearbyControls() {
-    const t = this.t;
-    const s = this.s;
-    const preset = CITIES.find((c) => c[0] === s.city);
-    if (s.lon === '' || s.lat === '') {
-      const c = preset || CITIES[0];
-      s.lon = c[1];
-      s.lat = c[2];
-    }
-    const update = () => {
-      this.page = 0;
-      this.showParamErrors();
-      this.changed();
-      this.renderNearby();
-    };
-    this.citySelect = el(
-      'select',
-      {
-        'data-testid': 'city', 'aria-label': t.city,
-        onchange: () => {
-          s.city = this.citySelect.value;
-          s.member = '';
-          this.memberInput.value = '';
-          const c = CITIES.find((x) => x[0] === s.city);
-          if (c) {
-            s.lon = c[1];
-            s.lat = c[2];
-            this.lonInput.value = c[1];
-            this.latInput.value = c[2];
-          }
-          update();
-        },
-      },
-      CITIES.map(([id]) => el('option', { value: id }, this.t[id])),
-      el('option', { value: 'custom' }, t.custom),
-    );
-    this.citySelect.value = preset && +s.lon === preset[1] && +s.lat === preset[2] ? s.city : 'custom';
-    const coord = (name, label) =>
-      el('input', {
-        type: 'number', step: 'any', value: s[name], 'data-testid': name, 'aria-label': label,
-        onchange: (e) => {
-          const v = Number(e.target.value);
-          if (e.target.value !== '' && Number.isFinite(v)) {
-            s[name] = v;
-            s.city = 'custom';
-            s.member = '';
-            this.memberInput.value = '';
-            this.citySelect.value = 'custom';
-            update();
-          }
-        },
-      });
-    this.lonInput = coord('lon', t.lon);
-    this.latInput = coord('lat', t.lat);
-    this.radiusSelect = el('select', {
-      'data-testid': 'radius', 'aria-label': t.radius,
-      onchange: () => { s.radius = Number(this.radiusSelect.value); update(); },
-    });
-    const fillRadii = () => {
-      const presets = RADII[s.unit] || [];
-      const radii = [...new Set([...presets, Number(s.radius)])].filter((r) => r > 0).sort((a, b) => a - b);
-      this.radiusSelect.replaceChildren(...radii.map((r) => el('option', { value: r }, `${r} ${s.unit}`)));
-      this.radiusSelect.value = String(Number(s.radius));
-    };
-    fillRadii();
-    this.unitSelect = el(
-      'select',
-      {
-        'data-testid': 'unit', 'aria-label': t.unit,
-        onchange: () => {
-          s.unit = this.unitSelect.value;
-          const presets = RADII[s.unit];
-          s.radius = presets[Math.floor(presets.length / 2)];
-          fillRadii();
-          update();
-        },
-      },
-      [...new Set([...UNITS, s.unit])].map((u) => el('option', { value: u }, u)),
-    );
-    this.unitSelect.value = s.unit;
-    this.memberInput = el('input', {
-      type: 'search', value: s.member, 'data-testid': 'member', 'aria-label': t.member,
-      placeholder: t.memberHint, spellcheck: 'false',
-      onchange: () => { s.member = this.memberInput.value.trim(); update(); },
-    });
-    this.typeSelect = el('select', {
-      'data-testid': 'type', 'aria-label': t.type,
-      onchange: () => { s.type = this.typeSelect.value; update(); },
-    });
-    return el(
-      'div',
-      { class: 'controls' },
-      el('label', {}, el('span', {}, t.city), this.citySelect),
-      el('label', {}, el('span', {}, t.lon), this.lonInput),
-      el('label', {}, el('span', {}, t.lat), this.latInput),
-      el('label', {}, el('span', {}, t.radius), this.radiusSelect),
-      el('label', {}, el('span', {}, t.unit), this.unitSelect),
-      el('label', {}, el('span', {}, t.type), this.typeSelect),
-      el('label', { class: 'wide' }, el('span', {}, t.member), this.memberInput),
-    );
-  }
-
   /**
    * Applies new settings: refetches the snapshot when a key template, the API or the card set
    * changed, else only redraws (the loaded snapshot is kept).
@@ -932,7 +546,6 @@ export class Panel {
     this.build();
     this.status.textContent = status;
     [this.progress.max, this.progress.value] = progress;
-    this.page = 0;
     if (this.loaded && this.view && String(before.compat) !== String(this.s.compat) && !refetch) {
       return this.applyCompat().then(async () => {
         await this.discover();
@@ -972,7 +585,7 @@ export class Panel {
         name: null, size: bytes.length,
         decode: async (eng, onProgress, signal) => {
           const { writer } = await eng.call('snapshotInfo', bytes.slice(0, 64 * 1024));
-          const keys = await eng.loadRdb(bytes, { transfer: false, onProgress, signal, ...this.loadOptions() });
+          const keys = await eng.loadRdb(bytes, { transfer: false, onProgress, signal, ...loadOptions(this.s) });
           return { keys, bytes: bytes.length, writer: writer ?? null };
         },
       });
@@ -996,7 +609,7 @@ export class Panel {
     return this.show({
       name: null, size: 0,
       decode: (eng, onProgress, signal) => loadAllowed(eng, url, patterns, {
-        token: this.s.token || undefined, onProgress, signal, maxBytes: this.maxBytes(), ...this.loadOptions(),
+        token: this.s.token || undefined, onProgress, signal, maxBytes: this.maxBytes(), ...loadOptions(this.s),
       }),
     });
   }
@@ -1044,16 +657,7 @@ export class Panel {
     dates.sort();
     this.latestDate = dates.length ? dates[dates.length - 1] : ymd(new Date());
     this.dates = dates;
-    if (this.typeSelect) {
-      const types = s.geoKey.includes('{type}')
-        ? [...new Set(geoKeys.map((k) => capture(s.geoKey, k, 'type')).filter(Boolean))].sort()
-        : [];
-      if (s.type && !types.includes(s.type)) types.unshift(s.type);
-      if (!s.type && types.length) s.type = types[0];
-      this.typeSelect.replaceChildren(...types.map((ty) => el('option', { value: ty }, ty)));
-      this.typeSelect.value = s.type;
-      this.typeSelect.disabled = !s.geoKey.includes('{type}');
-    }
+    this.nearbyView.setTypes(geoKeys);
   }
 
   /** The chosen date (UTC Date). */
@@ -1098,7 +702,7 @@ export class Panel {
       this.engagement.section.hidden = false;
       jobs.push(this.engagement.draw(eng, this.s, date));
     }
-    jobs.push(this.renderNearby());
+    jobs.push(this.nearbyView.render());
     jobs.push(this.userViews.render());
     jobs.push(this.crowdViews.render());
     await Promise.all(jobs);
@@ -1187,37 +791,6 @@ export class Panel {
       this.cardsBox.before(kb);
       if (scroll) kb.scrollIntoView({ block: 'start' });
     } else if (kb.nextSibling) this.frame.append(kb);
-  }
-
-  async renderNearby() {
-    const body = this.bodies.nearby;
-    if (!body || !this.loaded || !this.eng || !this.isPresent('nearby')) return;
-    const t = this.t;
-    const bad = this.paramErrors().filter((e) => [PARAMS.lon, PARAMS.lat, PARAMS.radius].includes(e.param));
-    if (bad.length && !(this.s.member && !bad.some((e) => e.param === PARAMS.radius))) {
-      const err = new Error(`${t.nearbyBadParams} ${bad.map((e) => t.badParam(e.param, e.value, e.why)).join(' ')}`);
-      body.replaceChildren(errorBox('nearby', err, t));
-      return;
-    }
-    const q = {
-      lon: Number(this.s.lon), lat: Number(this.s.lat), radius: Number(this.s.radius), unit: this.s.unit,
-      type: this.s.type, member: this.s.member,
-    };
-    const seq = (this.nearbySeq = (this.nearbySeq || 0) + 1);
-    let nearby;
-    try {
-      nearby = await computeNearby(this.eng, this.s, q, nearbyChart);
-    } catch (e) {
-      if (seq === this.nearbySeq) body.replaceChildren(errorBox('nearby', e, t));
-      return;
-    }
-    if (seq !== this.nearbySeq) return;
-    this.nearby = nearby;
-    const draw = (page) => {
-      this.page = page;
-      drawNearbyResults(body, this.nearby, q, page, draw, this.fmt, t);
-    };
-    draw(this.page);
   }
 }
 

@@ -7,7 +7,7 @@
 // - tsc accepts types/bitlens.d.ts's Engine where the generated Engine is expected (compatible
 //   parameter and result types);
 // - the worker client's declared methods are those www/engine-client.js implements, and every
-//   <bitlens-panel> setting (PARAMS in www/panel.js) is a declared property.
+//   <bitlens-panel> setting (PARAMS in www/settings.js) is a declared property.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -185,15 +185,15 @@ test('engine-client and <bitlens-panel> declarations match their modules', () =>
   }
   assert.ok(declared.has('worker'));
   // Every panel setting is an attribute-backed property of the element.
-  const panelSrc = readFileSync(path.join(ROOT, 'www/panel.js'), 'utf8');
-  const params = /export const PARAMS = \{([\s\S]*?)\};/.exec(panelSrc);
-  assert.ok(params, 'PARAMS not found in www/panel.js');
+  const settingsSrc = readFileSync(path.join(ROOT, 'www/settings.js'), 'utf8');
+  const params = /export const PARAMS = \{([\s\S]*?)\};/.exec(settingsSrc);
+  assert.ok(params, 'PARAMS not found in www/settings.js');
   const keys = [...params[1].matchAll(/(\w+)\s*:\s*'[^']*'/g)].map((m) => m[1]);
   assert.ok(keys.includes('uvKey') && keys.length >= 10);
   const element = members(path.join(ROOT, 'types/bitlens-panel.d.ts'), 'BitlensPanel');
   const settings = members(path.join(ROOT, 'types/bitlens-panel.d.ts'), 'BitlensPanelSettings');
   for (const k of keys) {
-    assert.ok(element.has(k), `BitlensPanel property ${k} (PARAMS in www/panel.js) is not declared`);
+    assert.ok(element.has(k), `BitlensPanel property ${k} (PARAMS in www/settings.js) is not declared`);
     assert.ok(settings.has(k), `BitlensPanelSettings.${k} is not declared`);
   }
   // And the element's own methods.

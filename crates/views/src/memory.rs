@@ -154,6 +154,14 @@ pub struct Layout {
     /// Valkey 8.1+: the key lives in its value's object and the keyspace is Valkey's own
     /// `hashtable` (`None`: Redis' sds key and `dictEntry`).
     pub embedded_key: Option<EmbeddedKey>,
+    /// `used_memory` of a server of this generation right after start-up with one client
+    /// connected, bytes: what [`AllocatorInference`] adds to the keys' memory (rec: `INFO
+    /// memory` of each installed server with an empty dataset; Redis 6.0.9 jemalloc 865,304,
+    /// 6.2.14 libc 937,736, 7.0.15 jemalloc16 914,624, 7.4.1 jemalloc 984,904, Valkey 8.1.8
+    /// libc 978,808, 9.1.2 libc 1,016,424). Other builds of a version differ by a few KiB;
+    /// the inference is only trusted when the candidates' predictions are further apart than
+    /// that (see [`AllocatorInference::finish`]).
+    pub empty_used_memory: u64,
 }
 
 /// The object layout of Valkey 8.1+ (server.h `serverObject`, object.c, hashtable.c), read
@@ -188,6 +196,7 @@ pub const LAYOUT_6_0: Layout = Layout {
     name: "redis-6.0",
     stream_struct_and_usable: false,
     sds_usable_room: false,
+    empty_used_memory: 865_304,
     ..LAYOUT_6
 };
 
@@ -206,6 +215,7 @@ pub const LAYOUT_6: Layout = Layout {
     setbit_greedy: true,
     sds_usable_room: true,
     embedded_key: None,
+    empty_used_memory: 937_736,
 };
 
 /// Redis 7.0 / 7.1.
@@ -223,6 +233,7 @@ pub const LAYOUT_7_0: Layout = Layout {
     setbit_greedy: true,
     sds_usable_room: true,
     embedded_key: None,
+    empty_used_memory: 914_624,
 };
 
 /// Redis 7.2+ (and Valkey, unvalidated).
@@ -240,12 +251,14 @@ pub const LAYOUT_7_2: Layout = Layout {
     setbit_greedy: true,
     sds_usable_room: true,
     embedded_key: None,
+    empty_used_memory: 984_904,
 };
 
 /// Valkey 7.2 and 8.0 (the Redis 7.2 layout).
 pub const LAYOUT_VALKEY: Layout = Layout {
     name: "valkey",
     setbit_greedy: false,
+    empty_used_memory: 978_808,
     ..LAYOUT_7_2
 };
 
@@ -274,6 +287,7 @@ pub const LAYOUT_VALKEY_9: Layout = Layout {
         hashtable: 80,
         hash_metadata: 8,
     }),
+    empty_used_memory: 1_016_424,
     ..LAYOUT_VALKEY
 };
 
@@ -891,23 +905,6 @@ impl Allocator {
     }
 }
 
-/// `used_memory` of a server of this generation right after start-up with one client
-/// connected, bytes (rec: `INFO memory` `used_memory` of each installed server with an empty
-/// dataset; Redis 6.0.9 jemalloc 865304, 6.2.14 libc 937736, 7.0.15 jemalloc16 914624, 7.4.1
-/// jemalloc 984904, Valkey 8.1.8 libc 978808, 9.1.2 libc 1016424). Other builds of a version
-/// differ by a few KiB; the inference is only trusted when the candidates' predictions are
-/// further apart than that (see [`AllocatorInference::finish`]).
-fn baseline(profile: &Profile) -> u64 {
-    match (profile.family, profile.version) {
-        (Family::Redis, (0..=6, 0..=1)) => 865_304,
-        (Family::Redis, (6, _)) => 937_736,
-        (Family::Redis, (7, 0..=1)) => 914_624,
-        (Family::Redis, _) => 984_904,
-        (Family::Valkey, (0..=8, _)) => 978_808,
-        (Family::Valkey, _) => 1_016_424,
-    }
-}
-
 /// How many times a prediction above `used-mem` costs what one as far below it does (beyond
 /// the bitmaps' slack band). A writer holds more than its keys loaded afresh would: client
 /// and reply buffers, 7.0+'s per-command latency histograms, the old table of a set, hash or
@@ -1010,7 +1007,7 @@ impl AllocatorInference {
                             .sum::<u64>()
                     })
                     .sum();
-                out[i] = baseline(m.profile) + self.allocated[i] + tables;
+                out[i] = m.layout.empty_used_memory + self.allocated[i] + tables;
                 continue;
             }
             let entry = m.alloc(DICT_ENTRY);
@@ -1028,7 +1025,7 @@ impl AllocatorInference {
                     table(keys) + table(expires)
                 })
                 .sum();
-            out[i] = baseline(m.profile) + self.allocated[i] + tables;
+            out[i] = m.layout.empty_used_memory + self.allocated[i] + tables;
         }
         out
     }
