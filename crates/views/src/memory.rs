@@ -396,8 +396,30 @@ fn sds_type_max(hdr: u64) -> u64 {
 /// adds this much.
 const SDS_MAX_PREALLOC: u64 = 1 << 20;
 
-/// The most points [`Model::setbit_writer_bytes`] follows through a bitmap.
+/// The most points [`Model::setbit_writer_moments`] follows through a bitmap.
 const SETBIT_POINTS: usize = 1 << 16;
+
+/// The set bytes of a bitmap as [`Model::setbit_writer_moments`] weighs them: (last byte
+/// index, set bits) per run of `len / SETBIT_POINTS` bytes holding a set bit, ascending, and
+/// the last byte (as one write) when it is zero. Empty for an empty bitmap.
+fn setbit_points(bitmap: &[u8]) -> Vec<(u64, f64)> {
+    let len = bitmap.len();
+    if len == 0 {
+        return Vec::new();
+    }
+    let run = len.div_ceil(SETBIT_POINTS);
+    let mut points: Vec<(u64, f64)> = Vec::new();
+    for (i, chunk) in bitmap.chunks(run).enumerate() {
+        let bits: u32 = chunk.iter().map(|b| b.count_ones()).sum();
+        if let Some(last) = chunk.iter().rposition(|&b| b != 0) {
+            points.push(((i * run + last) as u64, f64::from(bits)));
+        }
+    }
+    if points.last().map(|p| p.0) != Some(len as u64 - 1) {
+        points.push((len as u64 - 1, 1.0));
+    }
+    points
+}
 
 impl Model {
     /// The model for a profile and allocator.
@@ -418,6 +440,12 @@ impl Model {
         self.alloc(sds_header(len, true) + len + 1)
     }
 
+    /// [`Self::setbit_writer_moments`] of a whole bitmap (the tests' entry).
+    #[cfg(test)]
+    fn setbit_writer_bytes(&self, bitmap: &[u8]) -> (f64, f64) {
+        self.setbit_writer_moments(&setbit_points(bitmap))
+    }
+
     /// The bytes (`zmalloc_size`) the sds of a bitmap holds on a writer that built it by
     /// SETBITs of its set bits in random order, each order equally likely: their mean and
     /// variance. bitops.c: the first SETBIT makes an sds of exactly the bytes asked
@@ -432,22 +460,11 @@ impl Model {
     /// byte (moves the figure by under 2/[`SETBIT_POINTS`] of the length). A trailing zero
     /// byte counts as written once (SETBIT of a 0). The order matters: one SETBIT at the
     /// last byte first leaves no slack, ascending offsets leave the most.
-    fn setbit_writer_bytes(&self, bitmap: &[u8]) -> (f64, f64) {
-        let len = bitmap.len();
-        if len == 0 {
+    /// The bitmap is given by its [`setbit_points`] (taken once for every candidate
+    /// allocator).
+    fn setbit_writer_moments(&self, points: &[(u64, f64)]) -> (f64, f64) {
+        if points.is_empty() {
             return (0.0, 0.0);
-        }
-        // (last byte index, set bits) per point, ascending.
-        let run = len.div_ceil(SETBIT_POINTS);
-        let mut points: Vec<(u64, f64)> = Vec::new();
-        for (i, chunk) in bitmap.chunks(run).enumerate() {
-            let bits: u32 = chunk.iter().map(|b| b.count_ones()).sum();
-            if let Some(last) = chunk.iter().rposition(|&b| b != 0) {
-                points.push(((i * run + last) as u64, f64::from(bits)));
-            }
-        }
-        if points.last().map(|p| p.0) != Some(len as u64 - 1) {
-            points.push((len as u64 - 1, 1.0));
         }
         let greedy = self.layout.setbit_greedy;
         let usable_room = self.layout.sds_usable_room;
@@ -491,7 +508,7 @@ impl Model {
             s2[g] = s2[g + 1] + w * m2;
         }
         let (mut t1, mut t2) = (0f64, 0f64);
-        for &(pos, w) in &points {
+        for &(pos, w) in points {
             let (held, room) = sized(pos + 1, true);
             let (m1, m2) = moments(held, room, &sw, &s1, &s2);
             t1 += w * m1;
@@ -956,23 +973,23 @@ impl AllocatorInference {
     pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) {
         // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
         // length and twice it (up to 1 MiB more), by the order of the SETBITs: the mean and
-        // variance of a random order are counted ([`Model::setbit_writer_bytes`]). A bitmap
+        // variance of a random order are counted ([`Model::setbit_writer_moments`]). A bitmap
         // is told from text by a zero byte (no bit set in eight): a string SET as a whole
         // has no slack.
         let bitmap = match value {
             Value::String(s) if s.len() > 44 => {
                 let b = s.as_bytes();
-                b.contains(&0).then_some(b)
+                b.contains(&0).then(|| (b.len() as u64, setbit_points(&b)))
             }
             _ => None,
         };
         let rehash = writer_rehash_buckets(self.models[0].profile, key, value);
         for (i, m) in self.models.iter().enumerate() {
             if let Some(e) = m.estimate_with_expiry(key, value, expiring) {
-                let slack = bitmap.as_ref().map_or(0, |b| {
-                    let (mean, variance) = m.setbit_writer_bytes(b);
+                let slack = bitmap.as_ref().map_or(0, |(len, points)| {
+                    let (mean, variance) = m.setbit_writer_moments(points);
                     self.slack_variance[i] += variance;
-                    (mean.round() as u64).saturating_sub(m.sds(b.len() as u64))
+                    (mean.round() as u64).saturating_sub(m.sds(*len))
                 });
                 self.allocated[i] +=
                     e.allocated + slack + if rehash > 0 { m.alloc(8 * rehash) } else { 0 };
