@@ -215,15 +215,18 @@ fn generic(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], kind: Kind) -> Reply {
 enum Searched {
     /// The reply is final: a store's count, or the empty reply for a missing key.
     Done(Reply),
-    /// The members found, in reply order (name, hit), with the requested unit's metres and
-    /// the fields asked for.
-    Members {
-        members: Vec<(Vec<u8>, search::Hit)>,
-        to_m: f64,
-        withdist: bool,
-        withhash: bool,
-        withcoord: bool,
-    },
+    /// The members found.
+    Members(Found),
+}
+
+/// The members a search found, in reply order (name, hit), with the requested unit's metres
+/// and the fields asked for.
+struct Found {
+    members: Vec<(Vec<u8>, search::Hit)>,
+    to_m: f64,
+    withdist: bool,
+    withhash: bool,
+    withcoord: bool,
 }
 
 fn run_search(
@@ -232,15 +235,15 @@ fn run_search(
     argv: &[Vec<u8>],
     kind: Kind,
 ) -> Result<Reply, Reply> {
-    let (members, to_m, withdist, withhash, withcoord) = match search_members(ks, p, argv, kind)? {
+    let Found {
+        members,
+        to_m,
+        withdist,
+        withhash,
+        withcoord,
+    } = match search_members(ks, p, argv, kind)? {
         Searched::Done(reply) => return Ok(reply),
-        Searched::Members {
-            members,
-            to_m,
-            withdist,
-            withhash,
-            withcoord,
-        } => (members, to_m, withdist, withhash, withcoord),
+        Searched::Members(found) => found,
     };
     let fields = withdist || withhash || withcoord;
     let items = members
@@ -465,7 +468,7 @@ fn search_members(
         ks.set(dst, Value::zset(ZSet::from_pairs(pairs)));
         return Ok(Searched::Done(Reply::Integer(returned as i64)));
     }
-    Ok(Searched::Members {
+    Ok(Searched::Members(Found {
         members: hits
             .into_iter()
             .map(|h| (sorted[h.index].1.to_vec(), h))
@@ -474,7 +477,7 @@ fn search_members(
         withdist,
         withhash,
         withcoord,
-    })
+    }))
 }
 
 /// One member found by [`nearby`].
@@ -552,7 +555,7 @@ pub fn nearby(
     let number = |text: String| text.parse::<f64>().unwrap_or(f64::NAN);
     match search_members(ks, p, &argv, Kind::Search)? {
         Searched::Done(_) => Ok(Vec::new()),
-        Searched::Members { members, to_m, .. } => Ok(members
+        Searched::Members(Found { members, to_m, .. }) => Ok(members
             .into_iter()
             .map(|(member, h)| NearbyMember {
                 member,
