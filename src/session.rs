@@ -28,7 +28,7 @@ impl std::fmt::Display for ClockError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "expected now, snapshot or Unix milliseconds, got {:?}",
+            "expected now, snapshot or Unix milliseconds (0 or more), got {:?}",
             self.text
         )
     }
@@ -49,14 +49,19 @@ pub enum Clock {
 }
 
 impl Clock {
-    /// Parses `now`, `snapshot` or a Unix time in milliseconds.
+    /// Parses `now`, `snapshot` or a Unix time in milliseconds (0 or more).
     pub fn parse(text: &str) -> Result<Clock, ClockError> {
         match text {
             "now" => Ok(Clock::Now),
             "snapshot" => Ok(Clock::Snapshot),
-            t => t.parse::<i64>().map(Clock::At).map_err(|_| ClockError {
-                text: t.to_string(),
-            }),
+            t => t
+                .parse::<i64>()
+                .ok()
+                .filter(|&ms| ms >= 0)
+                .map(Clock::At)
+                .ok_or_else(|| ClockError {
+                    text: t.to_string(),
+                }),
         }
     }
 
@@ -383,6 +388,8 @@ mod tests {
         assert_eq!(Clock::Snapshot.resolve(&aux), 1_700_000_000_999);
         assert_eq!(Clock::parse("123"), Ok(Clock::At(123)));
         assert_eq!(Clock::parse("now"), Ok(Clock::Now));
+        assert_eq!(Clock::parse("0"), Ok(Clock::At(0)));
+        assert!(Clock::parse("-5").is_err());
         assert_eq!(
             Clock::parse("yesterday"),
             Err(ClockError {

@@ -375,6 +375,9 @@ pub struct Snapshot {
     pub aux: Vec<(Vec<u8>, Vec<u8>)>,
     /// Databases by number.
     pub databases: BTreeMap<u64, Keyspace>,
+    /// Cluster slot records met ([`Header::slot_infos`]): non-zero for a file a cluster node
+    /// of Redis 7.4+ or Valkey 8+ wrote.
+    pub slot_infos: u64,
 }
 
 impl Snapshot {
@@ -445,8 +448,10 @@ pub struct Header {
     /// The CRC-64 stored after EOF (0 = the writer did not compute one, or the format
     /// predates checksums: RDB 1–4).
     pub stored_checksum: u64,
-    /// Valkey 8+ cluster-mode `slot-info` aux fields met (one per non-empty slot: "slot,keys,
-    /// expires[,...]"); counted, not kept in `aux`, as they are per-slot size hints.
+    /// Cluster slot records met: Redis 7.4+ RDB_OPCODE_SLOT_INFO records and Valkey 8+
+    /// `slot-info` aux fields (one per non-empty slot before its keys: slot, keys, keys with
+    /// an expiry). Counted, not kept (in `aux`), as they are per-slot size hints; non-zero
+    /// only for a file a cluster node wrote.
     pub slot_infos: u64,
     /// Module type names whose module aux data (RDB_OPCODE_MODULE_AUX) the file holds, in
     /// first-seen order; the data itself is walked and skipped.
@@ -665,6 +670,7 @@ fn read_record<'w>(
                 c.length("slot id")?;
                 c.length("slot size")?;
                 c.length("slot expires size")?;
+                st.header.slot_infos += 1;
             }
             Opcode::SlotImport => c.slot_import()?,
             Opcode::RamLru => {
@@ -1140,6 +1146,7 @@ impl Collector {
             format: header.format,
             aux: header.aux,
             databases: self.databases,
+            slot_infos: header.slot_infos,
         }
     }
 }

@@ -775,7 +775,8 @@ fn valkey_records() {
     })
     .unwrap();
     assert_eq!(header.format, Format::VALKEY_9);
-    assert_eq!(header.slot_infos, 1);
+    // Both slot records count: the SLOT_INFO opcode and the slot-info aux field.
+    assert_eq!(header.slot_infos, 2);
     assert!(header.aux.is_empty());
     assert_eq!(kinds, vec![(22, ValueKind::Hash2)]);
     // The same bytes under a Redis header: 243 is KEY_META there, and the record is refused
@@ -783,6 +784,14 @@ fn valkey_records() {
     let mut redis = b"REDIS0012".to_vec();
     redis.extend_from_slice(&bytes[9..]);
     assert!(load_rdb(&redis, &no_check()).is_err());
+    // Redis 7.4's own SLOT_INFO record (slot 5, one key, no expiry) before a key: counted,
+    // and carried into the snapshot (a cluster node's file).
+    let mut r = vec![0xFE, 0, 0xF4, 5, 1, 0, 0];
+    r.extend(s(b"k"));
+    r.extend(s(b"v"));
+    let snap = load_rdb(&file(12, &r), &LoadOptions::default()).unwrap();
+    assert_eq!(snap.slot_infos, 1);
+    assert_eq!(snap.databases[&0].len(), 1);
     // A cut HASH_2 entry is an offset-bearing error.
     for cut in 10..bytes.len() - 9 {
         let e = load_rdb(&bytes[..cut], &no_check()).unwrap_err();

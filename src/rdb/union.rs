@@ -113,6 +113,7 @@ pub fn union(mut snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, Dupl
         out.databases.entry(*db).or_default().reserve(more);
     }
     for mut snap in rest {
+        out.slot_infos += snap.slot_infos;
         for (db, mut ks) in std::mem::take(&mut snap.databases) {
             let target = out.databases.entry(db).or_default();
             for (key, e) in ks.drain() {

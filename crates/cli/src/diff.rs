@@ -108,7 +108,7 @@ fn file_digests(
         let (digests, header) = visit_digests(path, opts, p, allocator)?;
         let writer = Profile::for_snapshot(&header.0.aux, header.0.version);
         if writer.name == p.name {
-            return Ok(finish_digests(digests, &header.0.aux, allocator));
+            return Ok(finish_digests(digests, &header.0, allocator));
         }
         // The writer's aux fields were not all at the start: price the keys again on it.
         profile = Some(writer);
@@ -196,14 +196,15 @@ fn first_repeat(keys: &mut [(DbKey, u128, [u64; 3], u64)], stop: u64) -> Option<
 
 /// Each key's digest with the price of the allocator given, or else of the one inferred.
 fn finish_digests(
-    g: Gathered,
-    aux: &[(Vec<u8>, Vec<u8>)],
+    mut g: Gathered,
+    header: &rdb::Header,
     allocator: Option<Allocator>,
 ) -> Vec<KeyDigest> {
     let column = match allocator {
         Some(_) => 0,
         None => {
-            let a = g.inference.finish(aux).allocator;
+            g.inference.set_cluster_node(header.slot_infos > 0);
+            let a = g.inference.finish(&header.aux).allocator;
             Allocator::ALL.iter().position(|&c| c == a).unwrap_or(0)
         }
     };

@@ -66,11 +66,10 @@ pub struct QueryArgs {
     #[arg(long)]
     pub no_raw: bool,
     /// The command and its arguments; without it, commands are read from stdin, one per line.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "COMMAND"
-    )]
+    /// Options come before it (a first word starting with `-` is an option, refused when
+    /// unknown, as redis-cli does); after the command's name every word is an argument, `-5`
+    /// and `--x` included.
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
 }
 

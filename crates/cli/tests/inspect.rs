@@ -283,6 +283,14 @@ fn filters_select_keys() {
     assert_eq!(keys(&["--min-bytes", "1000"]), 2); // the 1000-byte key and bm:int:big
     let bad = bitlens(&["inspect", p, "--ttl", "soon"], b"");
     assert!(!bad.status.success());
+    // A range whose minimum is above its maximum, a negative duration, a negative clock.
+    for args in [["--ttl", "7d..1d"], ["--ttl", "-1d.."], ["--clock", "-5"]] {
+        let mut a = vec!["inspect", p];
+        a.extend(args);
+        let bad = bitlens(&a, b"");
+        assert_eq!(bad.status.code(), Some(2), "{args:?}");
+        assert!(bad.stdout.is_empty(), "{args:?}");
+    }
 }
 
 #[test]

@@ -301,3 +301,26 @@ fn match_loads_only_the_matching_keys() {
         format!("{}\n", want.len())
     );
 }
+
+/// A first word starting with `-` is an option: an unknown one is refused (exit 2, nothing
+/// on stdout), as redis-cli refuses it, rather than sent as a command. After the command's
+/// name, words starting with `-` are its arguments.
+#[test]
+fn unknown_options_are_refused_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("v.bin");
+    std::fs::write(&f, b"hello").unwrap();
+    let spec = format!("s={}", f.display());
+    let out = bitlens(&["query", "--string", &spec, "--no-checksm", "DBSIZE"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--no-checksm"));
+    let out = bitlens(
+        &["query", "--string", &spec, "GETRANGE", "s", "-3", "-1"],
+        b"",
+    );
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "llo\n");
+    let out = bitlens(&["query", "--string", &spec, "ECHO", "--x"], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "--x\n");
+}

@@ -249,6 +249,7 @@ fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
             Ok(())
         })
         .map_err(|e| ScanError::Rdb(path.clone(), e))?;
+    inf.set_cluster_node(header.slot_infos > 0);
     Ok(inf.finish(&header.aux).allocator)
 }
 

@@ -162,6 +162,15 @@ pub struct Layout {
     /// the inference is only trusted when the candidates' predictions are further apart than
     /// that (see [`AllocatorInference::finish`]).
     pub empty_used_memory: u64,
+    /// [`Self::empty_used_memory`] of a node of a three-master cluster (its slot tables,
+    /// the cluster state, its links to the other nodes), bytes, the least of the three
+    /// nodes; `None` where not measured. Rec (`redis-cli --cluster create` of three masters,
+    /// `INFO memory` with no key): Redis 7.4.1 jemalloc 2,477,072 (a one-node cluster
+    /// 2,367,192), Valkey 9.1.2 libc 2,784,848 (one node 2,674,704): each further node of
+    /// the cluster adds 55–65 KiB, which the file does not tell, so the inference on a
+    /// cluster node's file asks for [`CLUSTER_INFERENCE_MARGIN`]. Only files that say they
+    /// come from a cluster node (slot records, 7.4+ and Valkey 8+) use it.
+    pub cluster_empty_used_memory: Option<u64>,
 }
 
 /// The object layout of Valkey 8.1+ (server.h `serverObject`, object.c, hashtable.c), read
@@ -216,6 +225,7 @@ pub const LAYOUT_6: Layout = Layout {
     sds_usable_room: true,
     embedded_key: None,
     empty_used_memory: 937_736,
+    cluster_empty_used_memory: None,
 };
 
 /// Redis 7.0 / 7.1.
@@ -234,6 +244,7 @@ pub const LAYOUT_7_0: Layout = Layout {
     sds_usable_room: true,
     embedded_key: None,
     empty_used_memory: 914_624,
+    cluster_empty_used_memory: None,
 };
 
 /// Redis 7.2+ (and Valkey, unvalidated).
@@ -252,6 +263,7 @@ pub const LAYOUT_7_2: Layout = Layout {
     sds_usable_room: true,
     embedded_key: None,
     empty_used_memory: 984_904,
+    cluster_empty_used_memory: Some(2_477_072),
 };
 
 /// Valkey 7.2 and 8.0 (the Redis 7.2 layout).
@@ -259,6 +271,7 @@ pub const LAYOUT_VALKEY: Layout = Layout {
     name: "valkey",
     setbit_greedy: false,
     empty_used_memory: 978_808,
+    cluster_empty_used_memory: None,
     ..LAYOUT_7_2
 };
 
@@ -288,6 +301,7 @@ pub const LAYOUT_VALKEY_9: Layout = Layout {
         hash_metadata: 8,
     }),
     empty_used_memory: 1_016_424,
+    cluster_empty_used_memory: Some(2_784_848),
     ..LAYOUT_VALKEY
 };
 
@@ -942,6 +956,17 @@ const OVER_PREDICTION_COST: u64 = 3;
 /// against differ by a few KiB between builds of one version.
 const INFERENCE_MARGIN: u64 = 8 * 1024;
 
+/// How much better than the next the best candidate must fit a cluster node's `used-mem`
+/// (in place of [`INFERENCE_MARGIN`]): a node holds 55–65 KiB per other node of its cluster
+/// (links, node table), and the file does not say how many there are, so up to about eight
+/// more than the three masters measured are absorbed. Below some 100k keys a node's file
+/// therefore keeps the usual build, said to be assumed.
+const CLUSTER_INFERENCE_MARGIN: u64 = 512 * 1024;
+
+/// The kvstore's metadata after each per-slot `dict` of a Redis 7.4+ cluster node
+/// (`kvstoreDictMetadata`: the rehashing list node pointer), bytes.
+const KVSTORE_DICT_METADATA: u64 = 8;
+
 /// Infers the allocator of the writer's build from the file: for each candidate allocator
 /// it adds up what the keys would allocate (the estimates' [`Estimate::allocated`]), the
 /// databases' key and expiry tables, and the server's start-up memory, and compares that
@@ -956,6 +981,11 @@ pub struct AllocatorInference {
     slack_variance: [f64; 3],
     /// Per database: keys and keys with an expiry.
     dbs: std::collections::BTreeMap<u64, (u64, u64)>,
+    /// Per database and cluster slot ([`crate::report::key_slot`]): keys and keys with an
+    /// expiry, for a cluster node's per-slot tables.
+    slots: std::collections::BTreeMap<u64, Vec<[u32; 2]>>,
+    /// The file came from a cluster node ([`Self::set_cluster_node`]).
+    cluster_node: bool,
 }
 
 impl AllocatorInference {
@@ -966,6 +996,8 @@ impl AllocatorInference {
             allocated: [0; 3],
             slack_variance: [0.0; 3],
             dbs: Default::default(),
+            slots: Default::default(),
+            cluster_node: false,
         }
     }
 
@@ -998,6 +1030,18 @@ impl AllocatorInference {
         let d = self.dbs.entry(db).or_default();
         d.0 += 1;
         d.1 += u64::from(expiring);
+        let slots = self.slots.entry(db).or_insert_with(|| vec![[0; 2]; 16384]);
+        let slot = &mut slots[usize::from(crate::report::key_slot(key))];
+        slot[0] += 1;
+        slot[1] += u32::from(expiring);
+    }
+
+    /// Says whether the file came from a cluster node (its header counted slot records,
+    /// [`bitlens::rdb::Header::slot_infos`]): a cluster node keeps a table per non-empty slot
+    /// (Redis 7.4+ and Valkey 8+ `kvstore`) for its keys and for its expiries, and starts
+    /// from a larger empty `used_memory` ([`Layout::cluster_empty_used_memory`]).
+    pub fn set_cluster_node(&mut self, cluster_node: bool) {
+        self.cluster_node = cluster_node;
     }
 
     /// Per candidate ([`Allocator::ALL`] order), the standard deviation of the bitmaps'
@@ -1006,45 +1050,59 @@ impl AllocatorInference {
         self.slack_variance.map(|v| v.sqrt().round() as u64)
     }
 
-    /// The predicted `used_memory` per candidate ([`Allocator::ALL`] order).
-    pub fn predictions(&self) -> [u64; 3] {
+    /// The predicted `used_memory` per candidate ([`Allocator::ALL`] order): the empty
+    /// server's, the keys' allocations, and the keyspace tables (one per database, or on a
+    /// cluster node one per non-empty slot, each with its struct: a `dict` and the kvstore's
+    /// 8-byte metadata on Redis, a `hashtable` on Valkey 8.1+). `None` on a cluster node
+    /// whose layout has no measured [`Layout::cluster_empty_used_memory`].
+    pub fn predictions(&self) -> Option<[u64; 3]> {
         let mut out = [0u64; 3];
         for (i, m) in self.models.iter().enumerate() {
-            if let Some(ek) = m.layout.embedded_key {
-                // Valkey 8.1+: the keys and expires hashtables (pointers in 64-byte buckets,
-                // sized by RESIZEDB for the count), no per-key entry.
+            // One table of `n` entries: Valkey 8.1+ pointers in 64-byte buckets (sized for
+            // the count), else 8-byte buckets and a dictEntry per key.
+            let table = |n: u64, with_struct: bool| -> u64 {
+                if n == 0 {
+                    return 0;
+                }
+                match m.layout.embedded_key {
+                    Some(ek) if with_struct => m.valkey_table(ek, n, 16, true),
+                    Some(ek) => m.valkey_table(ek, n, 16, true) - m.alloc(ek.hashtable + 16),
+                    None => {
+                        let dict = if with_struct {
+                            m.alloc(m.layout.dict + KVSTORE_DICT_METADATA)
+                        } else {
+                            0
+                        };
+                        dict + m.alloc(8 * presized_buckets(n as usize)) + n * m.alloc(DICT_ENTRY)
+                    }
+                }
+            };
+            let (empty, tables) = if self.cluster_node {
+                let tables: u64 = self
+                    .slots
+                    .values()
+                    .flatten()
+                    .map(|&[keys, expires]| {
+                        table(u64::from(keys), true) + table(u64::from(expires), true)
+                    })
+                    .sum();
+                (m.layout.cluster_empty_used_memory?, tables)
+            } else {
                 let tables: u64 = self
                     .dbs
                     .values()
                     .map(|&(keys, expires)| {
-                        [keys, expires]
-                            .iter()
-                            .filter(|&&n| n > 0)
-                            .map(|&n| m.valkey_table(ek, n, 16, true))
-                            .sum::<u64>()
+                        // (Valkey 8.1+ tables were measured with their struct; Redis' dict
+                        // structs are part of the empty server's figure.)
+                        let with_struct = m.layout.embedded_key.is_some();
+                        table(keys, with_struct) + table(expires, with_struct)
                     })
                     .sum();
-                out[i] = m.layout.empty_used_memory + self.allocated[i] + tables;
-                continue;
-            }
-            let entry = m.alloc(DICT_ENTRY);
-            let tables: u64 = self
-                .dbs
-                .values()
-                .map(|&(keys, expires)| {
-                    let table = |n: u64| {
-                        if n == 0 {
-                            0
-                        } else {
-                            m.alloc(8 * presized_buckets(n as usize)) + n * entry
-                        }
-                    };
-                    table(keys) + table(expires)
-                })
-                .sum();
-            out[i] = m.layout.empty_used_memory + self.allocated[i] + tables;
+                (m.layout.empty_used_memory, tables)
+            };
+            out[i] = empty + self.allocated[i] + tables;
         }
-        out
+        Some(out)
     }
 
     /// The choice: the candidate whose prediction is closest to the file's `used-mem` (one
@@ -1076,7 +1134,21 @@ impl AllocatorInference {
                         .into(),
             };
         };
-        let pred = self.predictions();
+        let Some(pred) = self.predictions() else {
+            return AllocatorChoice {
+                allocator: Allocator::Jemalloc,
+                source: AllocatorSource::Assumed,
+                reason: format!(
+                    "jemalloc assumed (the version's usual build): the file comes from a cluster node, whose empty used_memory is not measured for {}",
+                    self.models[0].layout.name
+                ),
+            };
+        };
+        let node = if self.cluster_node {
+            " of a cluster node"
+        } else {
+            ""
+        };
         // A writer holds more than a loader would make of its keys, so a prediction above
         // used-mem costs [`OVER_PREDICTION_COST`] times as much, beyond the bitmaps' SETBIT
         // slack, which is as likely above its mean as below: within one standard deviation
@@ -1104,8 +1176,16 @@ impl AllocatorInference {
         // the next is clearly worse or predicts nearly the same (within 1%: then the choice
         // hardly moves the estimates).
         let near_tie = pred[second].abs_diff(pred[best]) * 100 <= pred[best];
-        let trusted = pred[best].abs_diff(used) <= spread
-            && (cost[best] + INFERENCE_MARGIN <= cost[second] || near_tie);
+        let margin = if self.cluster_node {
+            CLUSTER_INFERENCE_MARGIN
+        } else {
+            INFERENCE_MARGIN
+        };
+        // (Not on a cluster node: its unknown links dwarf a 1% difference, and a near tie
+        // there is no evidence for either.)
+        let near_tie = near_tie && !self.cluster_node;
+        let trusted = pred[best].abs_diff(used) <= spread.max(margin)
+            && (cost[best] + margin <= cost[second] || near_tie);
         let listing = Allocator::ALL
             .iter()
             .zip(pred)
@@ -1132,7 +1212,7 @@ impl AllocatorInference {
                 allocator: a,
                 source: AllocatorSource::Inferred,
                 reason: format!(
-                    "{} inferred: used-mem {used} is closest to its prediction (predicted used_memory: {listing}){tie}",
+                    "{} inferred: used-mem {used} is closest to its prediction (predicted used_memory{node}: {listing}){tie}",
                     a.name()
                 ),
             }
@@ -1141,7 +1221,7 @@ impl AllocatorInference {
                 allocator: Allocator::Jemalloc,
                 source: AllocatorSource::Assumed,
                 reason: format!(
-                    "jemalloc assumed (the version's usual build): used-mem {used} does not tell the candidates apart (predicted used_memory: {listing})"
+                    "jemalloc assumed (the version's usual build): used-mem {used} does not tell the candidates apart (predicted used_memory{node}: {listing})"
                 ),
             }
         }
@@ -1192,6 +1272,7 @@ const WRITER_REHASH_MIN_BUCKETS: u64 = 1 << 17;
 pub fn infer_allocator(snap: &bitlens::rdb::Snapshot) -> AllocatorChoice {
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
     let mut inf = AllocatorInference::new(profile);
+    inf.set_cluster_node(snap.slot_infos > 0);
     for (db, key, entry) in snap.entries() {
         inf.add(db, key, entry.value, entry.expire_at_ms.is_some());
     }
@@ -1540,6 +1621,49 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A cluster node keeps a table per non-empty slot: two keys of one slot (a hash tag)
+    /// take one `dict` (56 + 8 bytes) with 4 buckets, two of different slots two of them;
+    /// the empty node is the layout's measured cluster figure. Standalone, both pairs cost
+    /// the same one table. A layout with no measured cluster figure says so.
+    #[test]
+    fn cluster_nodes_price_a_table_per_slot() {
+        let v = Value::String(bitlens::string::RedisString::from_bytes(b"v".to_vec()));
+        let pred = |keys: [&[u8]; 2], cluster: bool| {
+            let mut inf = AllocatorInference::new(&bitlens::dialect::REDIS_7_4);
+            inf.set_cluster_node(cluster);
+            for k in keys {
+                inf.add(0, k, &v, false);
+            }
+            inf.predictions().unwrap()[0]
+        };
+        let same: [&[u8]; 2] = [b"{u}a", b"{u}b"];
+        let apart: [&[u8]; 2] = [b"a", b"b"];
+        assert_eq!(
+            crate::report::key_slot(same[0]),
+            crate::report::key_slot(same[1])
+        );
+        assert_ne!(
+            crate::report::key_slot(apart[0]),
+            crate::report::key_slot(apart[1])
+        );
+        let table = 64 + 32; // jemalloc: dict + kvstore metadata, 4 buckets of 8
+        assert_eq!(pred(apart, true) - pred(same, true), table);
+        let keys = pred(same, false) - LAYOUT_7_2.empty_used_memory;
+        assert_eq!(
+            pred(same, true),
+            LAYOUT_7_2.cluster_empty_used_memory.unwrap() + keys + 64
+        );
+        assert_eq!(pred(same, false), pred(apart, false));
+        // Valkey 8.1: no measured cluster node.
+        let mut inf = AllocatorInference::new(&bitlens::dialect::VALKEY_8_1);
+        inf.set_cluster_node(true);
+        inf.add(0, b"k", &v, false);
+        assert_eq!(inf.predictions(), None);
+        let c = inf.finish(&[(b"used-mem".to_vec(), b"3000000".to_vec())]);
+        assert_eq!(c.source, AllocatorSource::Assumed);
+        assert!(c.reason.contains("cluster node"), "{}", c.reason);
     }
 
     #[test]

@@ -133,6 +133,9 @@ pub struct Engine {
     rdb_version: u32,
     /// The loaded snapshot's `used-mem` aux field (what the allocator is inferred from).
     used_mem_aux: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The snapshot came from a cluster node (it holds slot records): the allocator
+    /// inference then prices per-slot tables.
+    cluster_node: bool,
     /// The files of the last [`Engine::load_rdbs`] (empty after any other load).
     pub(crate) files: Vec<FileRow>,
 }
@@ -172,6 +175,7 @@ impl Engine {
             writer: Profile::default_profile(),
             snapshot_ms: None,
             used_mem_aux: Vec::new(),
+            cluster_node: false,
             rdb_version: 0,
             files: Vec::new(),
         }
@@ -259,7 +263,7 @@ impl Engine {
             Ok(())
         })
         .map_err(|e| rdb_error(e, "cannot load RDB snapshot"))?;
-        Ok(self.replace(loaded, db, &header.aux, header.version, view))
+        Ok(self.replace(loaded, db, &header, view))
     }
 
     /// Loads several RDB files as one keyspace, as `bitlens query --rdb A --rdb B` does (a
@@ -337,6 +341,7 @@ impl Engine {
                 format: header.format,
                 aux: header.aux,
                 databases: loaded,
+                slot_infos: header.slot_infos,
             });
         }
         let clock = view.1.resolve(&snaps[0].aux);
@@ -349,7 +354,12 @@ impl Engine {
                 figures: bitlens_views::report::file_figures(s, Some(clock)),
             })
             .collect();
-        let (aux, version) = (snaps[0].aux.clone(), snaps[0].version);
+        let first = bitlens::rdb::Header {
+            version: snaps[0].version,
+            aux: snaps[0].aux.clone(),
+            slot_infos: snaps[0].slot_infos,
+            ..Default::default()
+        };
         let union = bitlens::rdb::union(snaps, on).map_err(|d| {
             throw_kind(
                 format!(
@@ -361,7 +371,7 @@ impl Engine {
                 Some(&d.key),
             )
         })?;
-        let keys = self.replace(union.databases, db, &aux, version, view);
+        let keys = self.replace(union.databases, db, &first, view);
         self.files = files;
         Ok(keys)
     }
@@ -1206,10 +1216,11 @@ impl Engine {
         &mut self,
         loaded: BTreeMap<u64, Keyspace>,
         db: u64,
-        aux: &[(Vec<u8>, Vec<u8>)],
-        version: u32,
+        header: &bitlens::rdb::Header,
         (compat, clock): (Option<&'static Profile>, Clock),
     ) -> f64 {
+        let (aux, version) = (header.aux.as_slice(), header.version);
+        self.cluster_node = header.slot_infos > 0;
         self.files.clear();
         self.writer = Profile::for_snapshot(aux, version);
         self.snapshot_ms = snapshot_time_ms(aux);

@@ -130,6 +130,7 @@ impl Engine {
             return bitlens_views::memory::AllocatorChoice::of_files(&each);
         }
         let mut inf = bitlens_views::memory::AllocatorInference::new(self.writer);
+        inf.set_cluster_node(self.cluster_node);
         for (&db, ks) in self.session.databases() {
             for (k, e) in ks.iter() {
                 inf.add(db, k, e.value, e.expire_at_ms.is_some());

@@ -105,6 +105,6 @@ impl Engine {
         let (header, loaded) = feeder
             .finish()
             .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
-        Ok(self.replace(loaded.0, db, &header.aux, header.version, view))
+        Ok(self.replace(loaded.0, db, &header, view))
     }
 }

@@ -142,11 +142,18 @@ impl TtlFilter {
             };
             num.parse::<i64>()
                 .ok()
+                .filter(|&n| n >= 0)
                 .and_then(|n| n.checked_mul(mul))
                 .map(Some)
-                .ok_or_else(|| format!("--ttl {t:?}: a number with unit s, m, h or d"))
+                .ok_or_else(|| format!("--ttl {t:?}: a number (0 or more) with unit s, m, h or d"))
         };
-        Ok(TtlFilter::Range(dur(a)?, dur(b)?))
+        let (lo, hi) = (dur(a)?, dur(b)?);
+        if let (Some(l), Some(h)) = (lo, hi) {
+            if l > h {
+                return Err(format!("--ttl {s:?}: MIN is above MAX"));
+            }
+        }
+        Ok(TtlFilter::Range(lo, hi))
     }
 
     fn admits(&self, expire_at_ms: Option<i64>, clock_ms: i64) -> bool {
@@ -815,8 +822,11 @@ fn scan_with(
         return Err(VisitError::Io(e));
     }
     let clock_ms = opts.clock.resolve(&header.aux);
-    let allocator = match &inference {
-        Some(inf) => inf.finish(&header.aux),
+    let allocator = match &mut inference {
+        Some(inf) => {
+            inf.set_cluster_node(header.slot_infos > 0);
+            inf.finish(&header.aux)
+        }
         None => choice,
     };
     Ok(Scan {
