@@ -458,6 +458,10 @@ pub struct Header {
     pub module_aux: Vec<[u8; 9]>,
 }
 
+/// The most databases a server can be configured with (`databases`, an `int` config of Redis
+/// and Valkey): a SELECTDB of this number or above is refused.
+pub const MAX_DATABASES: u64 = i32::MAX as u64;
+
 /// The aux field Valkey 8+ writes per cluster slot before that slot's keys.
 const SLOT_INFO_AUX: &[u8] = b"slot-info";
 
@@ -611,7 +615,19 @@ fn read_record<'w>(
                 }
             }
             Opcode::SelectDb => {
-                st.db = c.length_not_lenerr("database number")?;
+                let db = c.length_not_lenerr("database number")?;
+                // No server loads it: `databases` is at most INT_MAX, and a database number
+                // must be below it (rdb.c rdbLoad: "configured to handle more than %d
+                // databases").
+                if db >= MAX_DATABASES {
+                    return Err(c.err_at(
+                        at,
+                        format!(
+                            "database number {db} is beyond any server's databases setting (at most {MAX_DATABASES})"
+                        ),
+                    ));
+                }
+                st.db = db;
                 st.header.databases.push(st.db);
                 st.db_size = None;
             }

@@ -1037,3 +1037,25 @@ fn errors_keep_their_typed_cause() {
     );
     assert!(e.to_string().contains("no access"), "{e}");
 }
+
+/// A SELECTDB no server could load (at or above INT_MAX, the most `databases` allowed) is
+/// refused with its offset; the largest loadable number is read.
+#[test]
+fn database_numbers_beyond_any_server_are_refused() {
+    let mut r = vec![0xFE];
+    r.extend(len64(MAX_DATABASES));
+    r.push(0);
+    r.extend(s(b"k"));
+    r.extend(s(b"v"));
+    let e = load_rdb(&file(10, &r), &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.kind, RdbErrorKind::Corrupt);
+    assert_eq!(e.offset, 9, "{e}");
+    assert!(e.message.contains("2147483647"), "{e}");
+    let mut r = vec![0xFE];
+    r.extend(len64(MAX_DATABASES - 1));
+    r.push(0);
+    r.extend(s(b"k"));
+    r.extend(s(b"v"));
+    let snap = load_rdb(&file(10, &r), &LoadOptions::default()).unwrap();
+    assert!(snap.databases.contains_key(&(MAX_DATABASES - 1)));
+}
