@@ -903,16 +903,8 @@ impl Walk {
                     }
                     let mut c = Cursor::window(w, base, true);
                     let magic = c.take(9, "RDB header")?;
-                    let version_at = if magic.starts_with(b"REDIS") {
-                        5
-                    } else if magic.starts_with(b"VALKEY") {
-                        6
-                    } else {
-                        0
-                    };
-                    let format = Format::from_magic(magic).map_err(|m| {
-                        c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, m.to_string())
-                    })?;
+                    let format =
+                        Format::from_magic(magic).map_err(|m| magic_error(&c, magic, m))?;
                     inp.consume(9);
                     self.st.header.version = format.version;
                     self.st.header.format = format;
@@ -1076,14 +1068,26 @@ pub fn peek_writer(bytes: &[u8]) -> Result<Writer, RdbError> {
 /// Aux fields: (name, value) pairs in file order.
 pub type AuxFields = Vec<(Vec<u8>, Vec<u8>)>;
 
+/// The error of a file header `magic` that names no format bitlens reads: at the version's
+/// first digit for a `REDIS` or `VALKEY` magic of an unknown version, else at byte 0.
+fn magic_error(c: &Cursor<'_>, magic: &[u8], e: FormatError) -> RdbError {
+    let version_at = if magic.starts_with(b"REDIS") {
+        5
+    } else if magic.starts_with(b"VALKEY") {
+        6
+    } else {
+        0
+    };
+    c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, e.to_string())
+}
+
 /// The format and the aux fields (name, value; in file order) before the first other record
 /// of an RDB file's start (`redis-ver`, `ctime`, `used-mem`...), as [`peek_writer`] reads
 /// them. Errors like [`load_rdb`] on a bad header or a truncated aux field.
 pub fn peek_aux(bytes: &[u8]) -> Result<(Format, AuxFields), RdbError> {
     let mut c = Cursor::new(bytes, 0);
     let magic = c.take(9, "RDB header")?;
-    let format = Format::from_magic(magic)
-        .map_err(|m| c.err_kind_at(RdbErrorKind::UnsupportedVersion, 0, m.to_string()))?;
+    let format = Format::from_magic(magic).map_err(|m| magic_error(&c, magic, m))?;
     let mut aux = Vec::new();
     while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
         c.pos += 1;

@@ -192,6 +192,8 @@ fn version_range() {
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.offset, 5);
     assert_eq!(e.kind, RdbErrorKind::UnsupportedVersion);
+    // Reading only the header (inspect's writer, `peek_aux`) says the same, at the same byte.
+    assert_eq!(peek_aux(&bytes).unwrap_err(), e);
     assert!(
         e.message.contains(
             "Redis RDB version 16 is newer than bitlens knows; the newest it reads is 15"
