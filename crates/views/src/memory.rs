@@ -1056,50 +1056,45 @@ impl AllocatorInference {
     /// 8-byte metadata on Redis, a `hashtable` on Valkey 8.1+). `None` on a cluster node
     /// whose layout has no measured [`Layout::cluster_empty_used_memory`].
     pub fn predictions(&self) -> Option<[u64; 3]> {
+        // Keys and keys with an expiry per table: per slot on a cluster node, else per
+        // database.
+        let counts: Vec<[u64; 2]> = if self.cluster_node {
+            let slots = self.slots.values().flatten();
+            slots.map(|&[k, e]| [u64::from(k), u64::from(e)]).collect()
+        } else {
+            self.dbs.values().map(|&(k, e)| [k, e]).collect()
+        };
         let mut out = [0u64; 3];
         for (i, m) in self.models.iter().enumerate() {
             // One table of `n` entries: Valkey 8.1+ pointers in 64-byte buckets (sized for
-            // the count), else 8-byte buckets and a dictEntry per key.
-            let table = |n: u64, with_struct: bool| -> u64 {
+            // the count) with its struct; else 8-byte buckets and a dictEntry per key, and on
+            // a cluster node (`per_slot`) its dict and the kvstore's metadata (a standalone
+            // server's dicts are part of its empty figure).
+            let table = |n: u64, per_slot: bool| -> u64 {
                 if n == 0 {
                     return 0;
                 }
-                match m.layout.embedded_key {
-                    Some(ek) if with_struct => m.valkey_table(ek, n, 16, true),
-                    Some(ek) => m.valkey_table(ek, n, 16, true) - m.alloc(ek.hashtable + 16),
-                    None => {
-                        let dict = if with_struct {
-                            m.alloc(m.layout.dict + KVSTORE_DICT_METADATA)
-                        } else {
-                            0
-                        };
-                        dict + m.alloc(8 * presized_buckets(n as usize)) + n * m.alloc(DICT_ENTRY)
-                    }
+                if let Some(ek) = m.layout.embedded_key {
+                    return m.valkey_table(ek, n, 16, true);
                 }
+                let dict = if per_slot {
+                    m.alloc(m.layout.dict + KVSTORE_DICT_METADATA)
+                } else {
+                    0
+                };
+                dict + m.alloc(8 * presized_buckets(n as usize)) + n * m.alloc(DICT_ENTRY)
             };
-            let (empty, tables) = if self.cluster_node {
-                let tables: u64 = self
-                    .slots
-                    .values()
-                    .flatten()
-                    .map(|&[keys, expires]| {
-                        table(u64::from(keys), true) + table(u64::from(expires), true)
-                    })
-                    .sum();
-                (m.layout.cluster_empty_used_memory?, tables)
+            let empty = if self.cluster_node {
+                m.layout.cluster_empty_used_memory?
             } else {
-                let tables: u64 = self
-                    .dbs
-                    .values()
-                    .map(|&(keys, expires)| {
-                        // (Valkey 8.1+ tables were measured with their struct; Redis' dict
-                        // structs are part of the empty server's figure.)
-                        let with_struct = m.layout.embedded_key.is_some();
-                        table(keys, with_struct) + table(expires, with_struct)
-                    })
-                    .sum();
-                (m.layout.empty_used_memory, tables)
+                m.layout.empty_used_memory
             };
+            let tables: u64 = counts
+                .iter()
+                .map(|&[keys, expires]| {
+                    table(keys, self.cluster_node) + table(expires, self.cluster_node)
+                })
+                .sum();
             out[i] = empty + self.allocated[i] + tables;
         }
         Some(out)
