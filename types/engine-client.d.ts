@@ -112,6 +112,12 @@ export interface EngineClient {
   memoryReport(options?: MemoryReportOptions): Promise<MemoryReport>;
   /** `call('keyLedger', key, options)`: one key's memory ledger, or null. */
   keyLedger(key: string | Uint8Array, options?: KeyLedgerOptions): Promise<KeyLedger | null>;
+  /**
+   * A client of the side engine `name` (default `'side'`): a second Engine in the same worker
+   * (or page) and wasm module, empty until loaded, whose keys never mix with this client's.
+   * Its `terminate()` frees that engine only; an aborted load resets the whole worker.
+   */
+  side(name?: string): EngineClient;
   /** Stops the worker (or frees the in-page engine); later calls reject. */
   terminate(): void;
 }

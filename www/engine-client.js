@@ -12,6 +12,9 @@
 //   await eng.loadRdbs([node1, node2, node3], { names, onProgress(done, total, file) {} }); // shards as one
 //   await eng.files();                                         // each file's keys, memory, slots
 //   await eng.loadUrl('/api/snapshot?match=uv:*', { token, onProgress(done, total, phase, decoded) {} });
+//   const side = eng.side('key');                              // a second Engine in the same worker
+//   await side.loadUrl('/api/snapshot?match=user:1');          // its keys apart from eng's
+//   side.terminate();                                          // frees that engine only
 //   eng.terminate();
 //
 // Sources: Uint8Array | ArrayBuffer (transferred to the worker, so the caller's buffer is
@@ -160,8 +163,47 @@ class EngineClient {
     return this._t.send('keyLedger', options === undefined ? [key] : [key, options]);
   }
 
+  /**
+   * A client of the side engine `name` (default `'side'`): a second Engine in the same worker
+   * (or page) and the same wasm module, empty until loaded, whose keys never mix with this
+   * one's. The online key browser opens each key in one, so a panel runs one worker. Its
+   * `terminate()` frees that engine only. An aborted load resets the whole worker, as on the
+   * main engine.
+   */
+  side(name = 'side') {
+    return new EngineClient(new SideTransport(this._t, String(name)));
+  }
+
   terminate() {
     this._t.terminate();
+  }
+}
+
+/**
+ * The transport of a side engine: every call goes to the base transport naming the engine
+ * (`engine` of the worker's messages); terminating it frees that engine only.
+ */
+class SideTransport {
+  constructor(base, name) {
+    this._base = base;
+    this._name = name;
+    this.worker = base.worker;
+  }
+
+  send(method, args, opts = {}) {
+    return this._base.send(method, args, { ...opts, engine: this._name });
+  }
+
+  load(method, sources, opts, engineOpts) {
+    return this._base.load(method, sources, opts, engineOpts, this._name);
+  }
+
+  loadUrl(url, opts, engineOpts) {
+    return this._base.loadUrl(url, opts, engineOpts, this._name);
+  }
+
+  terminate() {
+    this._base.release(this._name);
   }
 }
 
@@ -281,7 +323,7 @@ class WorkerTransport {
    * (and resets the worker, from the moment the call is made); `onProgress`: receives the
    * worker's progress messages.
    */
-  _send(method, args, { transfer = [], signal, onProgress } = {}) {
+  _send(method, args, { transfer = [], signal, onProgress, engine } = {}) {
     if (this._closed) return Promise.reject(new Error('bitlens engine: terminated'));
     if (signal && signal.aborted) return Promise.reject(abortError());
     const id = this._nextId++;
@@ -298,7 +340,7 @@ class WorkerTransport {
         p.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this._pending.set(id, p);
-      this._post(id, { id, method, args, progress: onProgress ? true : undefined }, transfer);
+      this._post(id, { id, method, args, progress: onProgress ? true : undefined, engine }, transfer);
     });
   }
 
@@ -354,18 +396,21 @@ class WorkerTransport {
    * One call of `method` with `args`: `bytesAt`, an index of `args` holding bytes (transferred
    * to the worker unless `transfer` is false); `signal` aborts it, `onProgress` receives progress.
    */
-  send(method, args, { signal, onProgress, bytesAt, transfer } = {}) {
+  send(method, args, { signal, onProgress, bytesAt, transfer, engine } = {}) {
     let list = [];
     if (bytesAt !== undefined) {
       const b = this._bytesArg(args[bytesAt], 'bytes', transfer);
       args = args.map((a, i) => (i === bytesAt ? b.arg : a));
       list = b.list;
     }
-    return this._send(method, args, { signal, onProgress, transfer: list });
+    return this._send(method, args, { signal, onProgress, transfer: list, engine });
   }
 
-  /** `loadRdb` (one source) or `loadRdbs`: Blobs are read inside the worker, bytes transferred. */
-  load(method, sources, opts, engineOpts) {
+  /**
+   * `loadRdb` (one source) or `loadRdbs` into the main engine or the side engine `engine`:
+   * Blobs are read inside the worker, bytes transferred.
+   */
+  load(method, sources, opts, engineOpts, engine) {
     const args = [];
     const list = [];
     for (const s of sources) {
@@ -379,12 +424,15 @@ class WorkerTransport {
     }
     const many = method === 'loadRdbs';
     const onProgress = many && opts.onProgress ? (d, t, _phase, _decoded, file) => opts.onProgress(d, t, file) : opts.onProgress;
-    return this._send(method, [many ? args : args[0], opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list });
+    return this._send(method, [many ? args : args[0], opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list, engine });
   }
 
-  /** Downloads and decodes `url` inside the worker; marks the worker's timings on the page. */
-  async loadUrl(url, opts, engineOpts) {
-    const { timing, ...value } = await this._send('loadUrl', [url, opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress });
+  /**
+   * Downloads and decodes `url` inside the worker (into the side engine `engine` when named);
+   * marks the worker's timings on the page.
+   */
+  async loadUrl(url, opts, engineOpts, engine) {
+    const { timing, ...value } = await this._send('loadUrl', [url, opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress, engine });
     if (timing) {
       markAt('bitlens-download-request', timing.request);
       markAt('bitlens-download-first-byte', timing.firstByte);
@@ -395,6 +443,12 @@ class WorkerTransport {
       }
     }
     return value;
+  }
+
+  /** Frees the worker's side engine `name` (nothing to do once the worker is gone). */
+  release(name) {
+    if (this._closed) return;
+    this._send('release', [], { engine: name }).catch(() => {});
   }
 
   terminate() {
@@ -412,21 +466,29 @@ class LocalTransport {
     this._Engine = Engine;
     this._module = moduleFunctions;
     this._engine = new Engine();
+    /** Side engines by name (EngineClient.side), made on first use. */
+    this._sides = new Map();
     this._closed = false;
   }
 
-  _live() {
+  /** The main engine, or the side engine `engine` (made on its first call). */
+  _live(engine) {
     if (this._closed) throw new Error('bitlens engine: terminated');
-    return this._engine;
+    if (engine === undefined) return this._engine;
+    if (!this._sides.has(engine)) this._sides.set(engine, new this._Engine());
+    return this._sides.get(engine);
   }
 
-  /** Drops the engine's data (as an aborted load does in a worker). */
+  /** Drops every engine's data (as an aborted load does in a worker). */
   _reset() {
-    try {
-      this._engine.free();
-    } catch {
-      /* already freed */
+    for (const e of [this._engine, ...this._sides.values()]) {
+      try {
+        e.free();
+      } catch {
+        /* already freed */
+      }
     }
+    this._sides.clear();
     this._engine = new this._Engine();
   }
 
@@ -437,13 +499,20 @@ class LocalTransport {
     }
   }
 
+  /** Frees the side engine `name`. */
+  release(name) {
+    const e = this._sides.get(name);
+    this._sides.delete(name);
+    if (e) e.free();
+  }
+
   /**
    * The one in-page load path of loadRdb (one source) and loadRdbs: Blobs read into bytes,
    * progress passed through, and an abort (seen by the progress callback, the page's thread
    * being busy during the load) ending as in a worker: AbortError, empty engine.
    */
-  async load(method, sources, opts, engineOpts) {
-    this._live();
+  async load(method, sources, opts, engineOpts, engine) {
+    this._live(engine);
     checkSignal(opts.signal);
     const { signal, onProgress } = opts;
     engineOpts = { ...engineOpts };
@@ -465,7 +534,7 @@ class LocalTransport {
     }
     let n;
     try {
-      n = this._live()[method](method === 'loadRdb' ? bytes[0] : bytes, opts.db, engineOpts);
+      n = this._live(engine)[method](method === 'loadRdb' ? bytes[0] : bytes, opts.db, engineOpts);
     } catch (e) {
       this._aborted(signal);
       throw e;
@@ -474,9 +543,9 @@ class LocalTransport {
     return n;
   }
 
-  /** Downloads `url` on the page (snapshot.js), then decodes it here. */
-  async loadUrl(url, opts) {
-    this._live();
+  /** Downloads `url` on the page (snapshot.js), then decodes it here (into side engine `engine` when named). */
+  async loadUrl(url, opts, _engineOpts, engine) {
+    this._live(engine);
     checkSignal(opts.signal);
     const { fetchSnapshot } = await import('./snapshot.js');
     const onProgress = opts.onProgress || (() => {});
@@ -484,7 +553,7 @@ class LocalTransport {
     const { snapshotInfo } = await import('../pkg/bitlens.js');
     const writer = snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null;
     const decode = { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') };
-    const keys = await this.load('loadRdb', [bytes], decode, engineOptions(opts, LOAD_OPTIONS));
+    const keys = await this.load('loadRdb', [bytes], decode, engineOptions(opts, LOAD_OPTIONS), engine);
     return { keys, bytes: bytes.length, writer };
   }
 
@@ -493,9 +562,9 @@ class LocalTransport {
    * module's functions (profiles, snapshotInfo) and `commands` (each argv in turn) as the
    * worker answers them.
    */
-  async send(method, args, { signal, bytesAt } = {}) {
+  async send(method, args, { signal, bytesAt, engine } = {}) {
     checkSignal(signal);
-    const e = this._live();
+    const e = this._live(engine);
     if (bytesAt !== undefined) args = args.map((a, i) => (i === bytesAt ? toBytes(a, 'bytes') : a));
     if (method === 'commands') return args[0].map((argv) => e.command(argv));
     if (Object.hasOwn(this._module, method)) return this._module[method](...args);
@@ -508,11 +577,14 @@ class LocalTransport {
   terminate() {
     if (this._closed) return;
     this._closed = true;
-    try {
-      this._engine.free();
-    } catch {
-      /* already freed */
+    for (const e of [this._engine, ...this._sides.values()]) {
+      try {
+        e.free();
+      } catch {
+        /* already freed */
+      }
     }
+    this._sides.clear();
   }
 }
 

@@ -4,7 +4,10 @@
 // Protocol (structured-clone messages; engine-client.js is the only intended sender):
 //   page -> worker  {type: 'init', wasmUrl?}                 instantiate the wasm module
 //   worker -> page  {type: 'ready'} | {type: 'init-error', error: {name, message}}
-//   page -> worker  {id, method, args, progress?}             call engine[method](...args)
+//   page -> worker  {id, method, args, progress?, engine?}    call engine[method](...args) on
+//                   the main engine, or (`engine`: a name) on a side engine of that name, made
+//                   on its first call in this same worker and module (the online key browser's
+//                   opened key); method 'release' frees a side engine
 //   worker -> page  {id, progress: [doneBytes, totalBytes, phase, decodedBytes?]} while a load
 //                   runs (progress: true); phase 'download' (bytes received; loadUrl adds the
 //                   bytes decoded so far, as it decodes while downloading) or 'decode' (bytes
@@ -28,6 +31,8 @@ const now = () => performance.timeOrigin + performance.now();
 const STARTED = now();
 
 let engine = null;
+/** Side engines by name (`engine` of a message): made on first use, freed by 'release'. */
+const sides = new Map();
 let wasmMemory = null;
 let ready = null;
 
@@ -70,7 +75,7 @@ function transferables(value, out = new Set(), depth = 0) {
  * [decoded, total, 'decode'] once the last bytes are decoded. Resolves with {keys, bytes,
  * writer} (writer: snapshotInfo's of the file's first 64 KiB).
  */
-async function loadUrl(url, db, opts = {}, progressId) {
+async function loadUrl(engine, url, db, opts = {}, progressId) {
   const { token, onProgress, maxBytes, ...rest } = opts;
   // At most one message per MiB (and the last one): the page redraws its progress bar for each.
   const post = (phase) => {
@@ -147,8 +152,29 @@ function isMemoryFailure(e) {
 /** The wasm module's functions callable by name like Engine methods (they hold no data). */
 const MODULE_FUNCTIONS = { profiles, snapshotInfo };
 
-/** Runs one call on the engine; loads of a Blob/File are read here, in the worker. */
-function run(method, args, progressId) {
+/**
+ * The engine a message names: the main one (no `name`), else the side engine `name`, made on
+ * its first call (a side engine shares this worker's module and memory).
+ */
+function engineNamed(name) {
+  if (name === undefined || name === null) return engine;
+  let e = sides.get(String(name));
+  if (!e) {
+    e = new Engine();
+    sides.set(String(name), e);
+  }
+  return e;
+}
+
+/** Frees the side engine `name` (its keys are gone; a later call makes an empty one). */
+function release(name) {
+  const e = sides.get(String(name));
+  sides.delete(String(name));
+  if (e) e.free();
+}
+
+/** Runs one call on `engine`; loads of a Blob/File are read here, in the worker. */
+function run(engine, method, args, progressId) {
   if (progressId !== undefined) {
     // The progress callback cannot cross postMessage: rebuild it here (options are the last
     // argument of every load method).
@@ -196,9 +222,16 @@ self.onmessage = async (event) => {
   try {
     if (!ready) throw new Error('bitlens engine worker: not initialised');
     await ready;
+    if (method === 'release') {
+      if (msg.engine === undefined || msg.engine === null) throw new Error('bitlens engine worker: only a side engine is released');
+      release(msg.engine);
+      self.postMessage({ id, ok: true, value: null });
+      return;
+    }
+    const target = engineNamed(msg.engine);
     const value = method === 'loadUrl'
-      ? await loadUrl(args[0], args[1], args[2] || {}, progress ? id : undefined)
-      : run(method, args || [], progress ? id : undefined);
+      ? await loadUrl(target, args[0], args[1], args[2] || {}, progress ? id : undefined)
+      : run(target, method, args || [], progress ? id : undefined);
     self.postMessage({ id, ok: true, value }, [...transferables(value)]);
   } catch (e) {
     self.postMessage({ id, ok: false, error: errorInfo(e) });

@@ -15,10 +15,9 @@
 // (LRANGE / SSCAN / HSCAN / ZRANGE WITHSCORES), so scores print as the profile's server does.
 // Online (`bitlens serve`, apiKeySource) the list is the API's: every key of the pattern in the
 // selected database through /api/keys paging (not only the cards' snapshot), and a key opened
-// is fetched alone (/api/snapshot of its exact name and database) into an engine of its own
-// for its detail.
+// is fetched alone (/api/snapshot of its exact name and database) into a side engine of the
+// panel's worker (engine-client.js side) for its detail.
 
-import { createEngine } from './engine-client.js';
 import { keyDetail, keyList } from './offline.js';
 import { exactGlob, listKeys, snapshotUrl } from './snapshot.js';
 import { attachTooltip } from './tooltip.js';
@@ -27,36 +26,42 @@ import { displayName, el, formatBytes, formatPercent, formatRelative, formatUtc 
 /**
  * The key source of the online panel (`bitlens serve`): every key of a pattern in database
  * `db` through `/api/keys?db=` paging (`list`), and a key opened fetched alone (`fetch`:
- * `/api/snapshot` of its exact name in that database, read by name on the server) into an
- * engine of its own with that database selected, so that the key browser lists and opens keys
- * the cards' snapshot does not hold, in the database the panel's selector shows.
- * @param {{api: string, token?: string, worker?: boolean, db?: number}} opts
+ * `/api/snapshot` of its exact name in that database, read by name on the server) into the
+ * side engine of the panel's engine client `engine` (engine-client.js `side`: a second
+ * Engine in the same worker, so a panel runs one worker and one wasm module), with that
+ * database selected. The key browser thus lists and opens keys the cards' snapshot does not
+ * hold, in the database the panel's selector shows, without touching the cards' keys.
+ * @param {{api: string, token?: string, engine: object, db?: number}} opts
  * @returns {{list(pattern: string): Promise<object[]>, fetch(key: string|Uint8Array):
  *   Promise<object>, db: number, close(): void}}
  */
-export function apiKeySource({ api, token, worker = true, db = 0 }) {
-  let detailEng = null;
+export function apiKeySource({ api, token, engine, db = 0 }) {
+  // One side engine per key opened (freed when the next is opened): a slower earlier fetch
+  // still loading can never install its key where the later one is read.
+  let side = null;
+  let opened = 0;
+  const drop = () => {
+    if (side) side.terminate();
+    side = null;
+  };
   return {
     db,
     list: (pattern) => listKeys(api, pattern, { token: token || undefined, db }),
     async fetch(key) {
-      if (detailEng) detailEng.terminate();
-      detailEng = null;
-      const eng = await createEngine({ worker });
+      drop();
+      const mine = engine.side(`key-${++opened}`);
+      side = mine;
       try {
-        await eng.loadUrl(snapshotUrl(api, [exactGlob(key)], db), { token: token || undefined });
-        await eng.call('select', db);
+        await mine.loadUrl(snapshotUrl(api, [exactGlob(key)], db), { token: token || undefined });
+        await mine.call('select', db);
       } catch (e) {
-        eng.terminate();
+        mine.terminate();
+        if (side === mine) side = null;
         throw e;
       }
-      detailEng = eng;
-      return eng;
+      return mine;
     },
-    close() {
-      if (detailEng) detailEng.terminate();
-      detailEng = null;
-    },
+    close: drop,
   };
 }
 

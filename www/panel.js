@@ -286,7 +286,7 @@ export class Panel {
   apiKeys() {
     // Bytes handed to the panel (load(bytes)) are the whole snapshot: their engine is listed.
     if (this.offline || this.snapshotBytes || !this.eng || !this.cards().includes('keys')) return null;
-    return apiKeySource({ api: this.s.api, token: this.s.token, worker: String(this.s.worker) !== 'false', db: this.view ? this.view.selected : 0 });
+    return apiKeySource({ api: this.s.api, token: this.s.token, engine: this.eng, db: this.view ? this.view.selected : 0 });
   }
 
   /** Most snapshot bytes this browser takes (setting max-bytes, else MAX_SNAPSHOT_BYTES). */

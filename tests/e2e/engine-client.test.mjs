@@ -327,6 +327,53 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
     });
   }
 
+  for (const worker of [true, false]) {
+    test(`createEngine({ worker: ${worker} }).side(name): a second engine in the same worker, its keys apart`, async () => {
+      const out = await page.evaluate(async ({ a, b, worker: w }) => {
+        const { createEngine } = await import('/www/engine-client.js');
+        const get = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+        const eng = await createEngine({ worker: w });
+        const spawns = () => performance.getEntriesByName('bitlens-worker-spawn').length;
+        const spawned = spawns();
+        const keys = async (e) => (await e.call('keys', '*')).sort();
+        await eng.loadRdb(await get(a));
+        const mainKeys = await keys(eng);
+        const side = eng.side('key-1');
+        const emptyAtFirst = await side.command(['DBSIZE']);
+        // Downloaded and decoded by the side engine (the worker's loadUrl), not the main one.
+        const loaded = await side.loadUrl(b);
+        const sideKeys = await keys(side);
+        const mainAfter = await keys(eng);
+        const other = eng.side('key-2');
+        await other.loadRdb(await get(a));
+        const otherSize = await other.command(['DBSIZE']);
+        // Freeing a side engine leaves the others; calling it again makes an empty one.
+        side.terminate();
+        const sideAgain = await side.command(['DBSIZE']);
+        const stillMain = await keys(eng);
+        const stillOther = await other.command(['DBSIZE']);
+        const badSide = await other.loadRdb((await get(a)).slice(0, 100)).then(() => 'loaded', (e) => [e.message, e.kind]);
+        const afterBad = [await other.command(['DBSIZE']), (await keys(eng)).length];
+        const workersStarted = spawns() - spawned;
+        eng.terminate();
+        return { workersStarted, mainKeys, emptyAtFirst, loaded, sideKeys, mainAfter, otherSize, sideAgain, stillMain, stillOther, badSide, afterBad };
+      }, { a: '/' + FIXTURE, b: '/tests/data/fixtures/valkey-9.1.2-cluster.rdb', worker });
+      assert.ok(out.mainKeys.length > 20);
+      assert.equal(out.emptyAtFirst, 0);
+      assert.equal(out.loaded.keys, out.sideKeys.length);
+      assert.ok(out.sideKeys.length > 0 && out.sideKeys.every((k) => !out.mainKeys.includes(k)), 'the fixtures share no key');
+      assert.deepEqual(out.mainAfter, out.mainKeys, 'the side engine\'s load left the main engine\'s keys');
+      assert.equal(out.otherSize, out.mainKeys.length);
+      assert.equal(out.sideAgain, 0);
+      assert.deepEqual(out.stillMain, out.mainKeys);
+      assert.equal(out.stillOther, out.mainKeys.length);
+      assert.match(out.badSide[0], /^cannot load RDB snapshot at byte offset \d+: truncated/);
+      assert.equal(out.badSide[1], 'truncated');
+      assert.deepEqual(out.afterBad, [out.mainKeys.length, out.mainKeys.length], 'a failed side load keeps what each engine held');
+      assert.equal(out.workersStarted, 0, 'the side engines run in the main engine\'s worker');
+    });
+  }
+
   test('engine-client.js loaded from another origin (a CDN) still runs its worker', async () => {
     // The modules and the wasm come from a second server with CORS; a worker script must be
     // same-origin, so the client falls back to a same-origin blob worker importing it.

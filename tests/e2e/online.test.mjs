@@ -100,9 +100,13 @@ describe('the online panel: every key, stale numbers, per-card allow-list, size 
       await page.fill('[data-testid=kb-pattern]', 'sign:4321:*');
       await page.click('[data-testid=kb-search]');
       await page.waitForSelector('[data-testid=kb-row][data-key="sign:4321:202405"]');
+      const spawns = () => page.evaluate(() => performance.getEntriesByName('bitlens-worker-spawn').length);
+      const workersBefore = await spawns();
       await page.click('[data-testid=kb-row][data-key="sign:4321:202405"] button');
       await page.waitForSelector('[data-testid=kb-detail][data-state=ready]', { timeout: 60000 });
       assert.equal(await page.getAttribute('[data-testid=kb-detail]', 'data-source'), 'api');
+      // Opened in a side engine of the panel's one worker (engine-client.js side), not a new worker.
+      assert.equal(await spawns(), workersBefore);
       assert.equal(Number(await page.getAttribute('[data-testid=kb-bitcount]', 'data-value')), int(redis.port, ['BITCOUNT', 'sign:4321:202405']));
       assert.equal(Number(await page.getAttribute('[data-testid=kb-bits]', 'data-value')), 8 * int(redis.port, ['STRLEN', 'sign:4321:202405']));
       assert.equal(await page.getAttribute('[data-testid=kb-type]', 'data-value'), redisCli(redis.port, ['TYPE', 'sign:4321:202405']).trim());
