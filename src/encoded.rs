@@ -138,6 +138,21 @@ pub fn listpack_backlen_size(len: usize) -> usize {
     }
 }
 
+/// The element count a validated listpack's header records (`u16` at bytes 4..6); `None`
+/// when it says 65535 ("count it": 65535 elements or more) or the blob is shorter than a
+/// header. O(1): what [`listpack`] checked the entries against.
+pub fn listpack_header_count(b: &[u8]) -> Option<usize> {
+    let n = u16::from_le_bytes([*b.get(4)?, *b.get(5)?]);
+    (n != u16::MAX).then_some(n as usize)
+}
+
+/// The entry count a validated ziplist's header records (`u16` at bytes 8..10); `None` when
+/// it says 65535 (count it) or the blob is shorter than a header, as [`listpack_header_count`].
+pub fn ziplist_header_count(b: &[u8]) -> Option<usize> {
+    let n = u16::from_le_bytes([*b.get(8)?, *b.get(9)?]);
+    (n != u16::MAX).then_some(n as usize)
+}
+
 /// Decodes a listpack into its elements, checking the header size and count, every entry's
 /// encoding and back-length, and the terminator.
 pub fn listpack(b: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {

@@ -139,6 +139,24 @@ impl Hash {
         Hash::Table(Box::new(HashTable { records, expires }))
     }
 
+    /// How many fields the hash stores, expired ones included (`all().len()`), from the blob's
+    /// header count where it has one (O(1), nothing decoded).
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Hash::Listpack(b) => {
+                encoded::listpack_header_count(b).map_or_else(|| self.all().len(), |n| n / 2)
+            }
+            Hash::ListpackEx(b) => {
+                encoded::listpack_header_count(b).map_or_else(|| self.all().len(), |n| n / 3)
+            }
+            Hash::Ziplist(b) => {
+                encoded::ziplist_header_count(b).map_or_else(|| self.all().len(), |n| n / 2)
+            }
+            Hash::Table(t) => t.records.len(),
+            Hash::Zipmap(_) => self.all().len(),
+        }
+    }
+
     /// Every field with its value and expiry, in reply order, expired ones included.
     pub fn all(&self) -> Vec<Field> {
         let pairs = |items: Vec<Item<'_>>| -> Vec<Field> {
@@ -277,6 +295,47 @@ fn check_width(n: usize, width: usize, what: &str) -> Result<(), BlobError> {
 mod tests {
     use super::*;
     use crate::encoded::test_blobs::{items, listpack_ex, listpack_strs, ziplist, zipmap};
+
+    #[test]
+    fn stored_len_reads_the_header_count_as_decoding_does() {
+        let mut rng = fastrand::Rng::with_seed(0x5707_ed1e);
+        for _ in 0..200 {
+            // (A zipmap is never empty: Redis refuses one.)
+            let n = rng.usize(1..40);
+            let names: Vec<Vec<u8>> = (0..n).map(|i| format!("f{i}").into_bytes()).collect();
+            let vals: Vec<Vec<u8>> = (0..n)
+                .map(|_| rng.u32(..).to_string().into_bytes())
+                .collect();
+            let strs: Vec<&[u8]> = names
+                .iter()
+                .zip(&vals)
+                .flat_map(|(f, v)| [f.as_slice(), v.as_slice()])
+                .collect();
+            let pairs: Vec<(&[u8], &[u8])> = names
+                .iter()
+                .zip(&vals)
+                .map(|(f, v)| (f.as_slice(), v.as_slice()))
+                .collect();
+            let triples: Vec<(&[u8], &[u8], i64)> =
+                pairs.iter().map(|&(f, v)| (f, v, rng.i64(0..3))).collect();
+            let mut lp = listpack_strs(&strs);
+            if rng.bool() {
+                // A header that says "count it" (65535), as a listpack of 65535+ elements has.
+                lp[4..6].copy_from_slice(&u16::MAX.to_le_bytes());
+            }
+            let hashes = [
+                Hash::Listpack(lp.into()),
+                Hash::from_ziplist(ziplist(&items(&strs))).unwrap(),
+                Hash::from_zipmap(zipmap(&pairs)).unwrap(),
+                Hash::ListpackEx(listpack_ex(&triples).into()),
+                Hash::from_fields(pairs.iter().map(|&(f, v)| (f, v, None))),
+            ];
+            for h in hashes {
+                assert_eq!(h.stored_len(), h.all().len(), "{h:?}");
+                assert_eq!(h.stored_len(), n);
+            }
+        }
+    }
 
     #[test]
     fn small_encodings_in_stored_order() {

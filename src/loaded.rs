@@ -316,8 +316,10 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
     let rules = &profile.load;
     let (max_entries, max_value) = rules.hash_max;
     let compact = profile.compact_encoding();
-    let fields = h.all();
-    let n = fields.len();
+    let n = h.stored_len();
+    // Decoded only where the fields decide (a listpack within the limits is kept as it is).
+    let decoded = std::cell::OnceCell::new();
+    let fields = || -> &Vec<crate::hash::Field> { decoded.get_or_init(|| h.all()) };
     // A blob converted to a table: presized (7.0+) or grown from empty (6.x).
     let converted = |n: usize| Loaded {
         encoding: "hashtable",
@@ -328,7 +330,7 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
         }),
     };
     let pairs = || -> Vec<Vec<u8>> {
-        fields
+        fields()
             .iter()
             .flat_map(|f| [f.field.clone(), f.value.clone()])
             .collect()
@@ -352,7 +354,7 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
         },
         Hash::Listpack(_) | Hash::Ziplist(_) | Hash::ListpackEx(_) => converted(n),
         Hash::Zipmap(_) => {
-            let long = fields
+            let long = fields()
                 .iter()
                 .any(|f| f.field.len() > max_value || f.value.len() > max_value);
             if n > max_entries || long {
@@ -372,14 +374,14 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
                 };
             }
             // Compact until the first field or value over the limit.
-            let first = fields
+            let first = fields()
                 .iter()
                 .position(|f| f.field.len() > max_value || f.value.len() > max_value);
-            let expiring = fields.iter().any(|f| f.expire_at_ms.is_some());
+            let expiring = fields().iter().any(|f| f.expire_at_ms.is_some());
             match first {
                 None if expiring && profile.hash_ex_encoding != "hashtable" => Loaded {
                     encoding: profile.hash_ex_encoding,
-                    shape: Shape::ListpackEx(listpack_bytes_ex(&fields)),
+                    shape: Shape::ListpackEx(listpack_bytes_ex(fields())),
                 },
                 None if !expiring => Loaded {
                     encoding: compact,

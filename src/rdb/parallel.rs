@@ -5,8 +5,12 @@
 //! it changes the reader's state but the pending expiry. The calling thread *frames* the
 //! batch (each record read with its value only walked: lengths checked, nothing decompressed
 //! or built), noting where each key record starts and ends and the expiry it carries. The
-//! records are then decoded in full on the current rayon pool, in contiguous groups, and
-//! handed to the visitor one at a time in file order.
+//! records are then decoded in full in contiguous groups: helpers on the current rayon pool
+//! claim groups in order, and the calling thread hands each group's records to the visitor in
+//! file order as soon as the group is ready, decoding an unclaimed group itself rather than
+//! wait. Delivery (a keyspace insert, a report's tally) thus overlaps decoding instead of
+//! following it: on the key-heavy file (3M small keys) a whole-batch decode then delivery
+//! made 2 threads 9% slower than one; the pipeline makes them 10% faster.
 //!
 //! Why the output equals the one-thread reader's: a key record's decoding depends only on
 //! its bytes, the window it is read from (the same one), the database, the pending expiry and
@@ -18,7 +22,8 @@
 //! error, its offset and key (or the need for more input) are exactly the one-thread
 //! reader's.
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use super::reader::Cursor;
 use super::{read_record, KeyPrefix, LoadOptions, RdbError, Record, State, Step};
@@ -127,51 +132,150 @@ where
 
     let per_group = frames.len().div_ceil(threads * GROUPS_PER_THREAD).max(1);
     let (db, db_size, known_len) = (st.db, st.db_size, st.known_len);
-    let decoded: Vec<Vec<Option<Record<'w>>>> = frames
-        .par_chunks(per_group)
-        .map(|group| {
-            group
-                .iter()
-                .map(|fr| {
-                    let mut wst = State {
-                        header: super::Header {
-                            version: format.version,
-                            format,
-                            ..Default::default()
-                        },
-                        db,
-                        prefix: fr.prefix,
-                        db_size,
-                        known_len,
-                    };
-                    let mut c = Cursor::window(window, base, eof);
-                    c.pos = fr.start;
-                    match read_record(&mut c, &mut wst, opts, false) {
-                        Ok(Step::Key(rec)) if c.pos == fr.end => Some(rec),
-                        _ => None,
-                    }
-                })
-                .collect()
-        })
-        .collect();
-
-    let mut consumed = 0;
-    for (i, rec) in decoded.into_iter().flatten().enumerate() {
-        let Some(rec) = rec else {
-            // Read again by the one-thread step, from the end of the record before it (its
-            // expiry opcodes included), with the state it had there.
-            st.prefix = if i == 0 {
-                prefix_at_start
-            } else {
-                KeyPrefix::default()
-            };
-            return Ok(Batch::Consumed(consumed));
+    let decode = |fr: &Frame| -> Option<Record<'w>> {
+        let mut wst = State {
+            header: super::Header {
+                version: format.version,
+                format,
+                ..Default::default()
+            },
+            db,
+            prefix: fr.prefix,
+            db_size,
+            known_len,
         };
-        let key = rec.key.clone();
-        f(rec).map_err(|e| e.with_key(&key))?;
-        consumed = frames[i].end;
+        let mut c = Cursor::window(window, base, eof);
+        c.pos = fr.start;
+        match read_record(&mut c, &mut wst, opts, false) {
+            Ok(Step::Key(rec)) if c.pos == fr.end => Some(rec),
+            _ => None,
+        }
+    };
+    let groups: Vec<&[Frame]> = frames.chunks(per_group).collect();
+    let pipe = Pipeline::new(groups.len());
+    let decode_group =
+        |g: usize| -> Vec<Option<Record<'w>>> { groups[g].iter().map(decode).collect() };
+
+    // The helpers decode groups in claim order; this thread delivers them in file order as
+    // each is ready, decoding an unclaimed group itself rather than wait, so that delivery
+    // (the visitor: a keyspace insert, a report tally) overlaps the decoding.
+    let mut consumed = 0;
+    let mut failed: Option<RdbError> = None;
+    rayon::in_place_scope(|s| {
+        for _ in 1..threads.min(groups.len()) {
+            s.spawn(|_| while pipe.decode_next(&decode_group) {});
+        }
+        let mut i = 0;
+        'deliver: for g in 0..groups.len() {
+            let Some(recs) = pipe.wait(g, &decode_group) else {
+                // A helper panicked: stop; the scope passes its panic on.
+                break;
+            };
+            for rec in recs {
+                let Some(rec) = rec else {
+                    // Read again by the one-thread step, from the end of the record before it
+                    // (its expiry opcodes included), with the state it had there.
+                    st.prefix = if i == 0 {
+                        prefix_at_start
+                    } else {
+                        KeyPrefix::default()
+                    };
+                    break 'deliver;
+                };
+                let key = rec.key.clone();
+                if let Err(e) = f(rec) {
+                    failed = Some(e.with_key(&key));
+                    break 'deliver;
+                }
+                consumed = frames[i].end;
+                i += 1;
+            }
+        }
+        pipe.stop();
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(Batch::Consumed(consumed)),
     }
-    Ok(Batch::Consumed(consumed))
+}
+
+/// The groups of one batch between the threads that decode them and the one that delivers
+/// them: each group is claimed once (in order), decoded by whoever claimed it, and taken by the
+/// delivering thread in order.
+struct Pipeline<T> {
+    /// Each group's records once decoded (taken when delivered).
+    slots: Vec<Mutex<Option<T>>>,
+    /// The next group to claim.
+    next: AtomicUsize,
+    /// No more groups are to be decoded (delivery stopped, or a decoder panicked).
+    stopped: AtomicBool,
+    /// A decoding thread panicked: the group it held will never be ready.
+    poisoned: AtomicBool,
+}
+
+/// Marks a [`Pipeline`] poisoned when the decoding thread holding it unwinds.
+struct PanicGuard<'a>(&'a AtomicBool);
+
+impl Drop for PanicGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Release);
+        }
+    }
+}
+
+impl<T> Pipeline<T> {
+    fn new(groups: usize) -> Self {
+        Pipeline {
+            slots: (0..groups).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+            stopped: AtomicBool::new(false),
+            poisoned: AtomicBool::new(false),
+        }
+    }
+
+    /// Claims the next group and decodes it into its slot; false when none is left (or
+    /// delivery stopped).
+    fn decode_next(&self, decode: &(impl Fn(usize) -> T + Sync)) -> bool {
+        if self.stopped.load(Ordering::Acquire) {
+            return false;
+        }
+        let g = self.next.fetch_add(1, Ordering::AcqRel);
+        if g >= self.slots.len() {
+            return false;
+        }
+        let guard = PanicGuard(&self.poisoned);
+        let out = decode(g);
+        *lock(&self.slots[g]) = Some(out);
+        drop(guard);
+        true
+    }
+
+    /// Group `g` once decoded (by a helper, or by this thread when no one has claimed it or a
+    /// later group is waiting to be claimed); `None` when a decoding thread panicked.
+    fn wait(&self, g: usize, decode: &(impl Fn(usize) -> T + Sync)) -> Option<T> {
+        loop {
+            if let Some(v) = lock(&self.slots[g]).take() {
+                return Some(v);
+            }
+            if self.poisoned.load(Ordering::Acquire) {
+                return None;
+            }
+            if !self.decode_next(decode) {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Stops the claiming of groups (the helpers finish the one they hold).
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+    }
+}
+
+/// The slot's lock, also after a panic elsewhere (a slot is only ever set whole).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
