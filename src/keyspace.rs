@@ -174,6 +174,24 @@ struct Slot {
     value: Value,
 }
 
+/// What [`Keyspace::try_insert`] did not store: why, and the value handed back.
+#[derive(Debug)]
+pub struct Rejected {
+    /// Why nothing was stored.
+    pub why: InsertError,
+    /// The value given.
+    pub value: Value,
+}
+
+impl Rejected {
+    fn full(value: Value) -> Self {
+        Rejected {
+            why: InsertError::Full,
+            value,
+        }
+    }
+}
+
 /// Why [`Keyspace::insert_new`] stored nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InsertError {
@@ -588,10 +606,65 @@ impl Keyspace {
         value: Value,
         expire_at_ms: Option<i64>,
     ) -> Result<(), InsertError> {
-        if self.find(key).is_some() {
-            return Err(InsertError::Duplicate);
+        self.try_insert(key, value, expire_at_ms).map_err(|r| r.why)
+    }
+
+    /// [`Keyspace::insert_new`] handing the value back when nothing was stored.
+    pub fn try_insert(
+        &mut self,
+        key: &[u8],
+        value: Value,
+        expire_at_ms: Option<i64>,
+    ) -> Result<(), Rejected> {
+        let Ok(n) = u32::try_from(self.slots.len()) else {
+            return Err(Rejected::full(value));
+        };
+        if n == u32::MAX {
+            return Err(Rejected::full(value));
         }
-        self.push_new(key, value, expire_at_ms)
+        let hash = self.hash(key);
+        let (slots, keys, hasher) = (&self.slots, &self.keys, &self.hasher);
+        let vacant = match self.index.entry(
+            hash,
+            |&i| keys.get(slots[i as usize].key) == key,
+            |&i| {
+                use std::hash::BuildHasher;
+                hasher.hash_one(keys.get(slots[i as usize].key))
+            },
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => {
+                return Err(Rejected {
+                    why: InsertError::Duplicate,
+                    value,
+                })
+            }
+            hashbrown::hash_table::Entry::Vacant(v) => v,
+        };
+        let Some(r) = self.keys.push(key) else {
+            return Err(Rejected::full(value));
+        };
+        let e = EntryRef {
+            value: &value,
+            expire_at_ms,
+        };
+        self.expiring += e.may_expire() as usize;
+        self.module_values |= matches!(value, Value::Module(_));
+        vacant.insert(n);
+        self.slots.push(Slot { key: r, value });
+        self.set_expiry(n as usize, expire_at_ms);
+        Ok(())
+    }
+
+    /// How many slots the keyspace holds, expired keys included: the next key inserted takes
+    /// slot number `slot_count()` (no key was removed meanwhile).
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The slot number of `key` (alive or expired): keys inserted one after the other into a
+    /// keyspace nothing was removed from are numbered in that order.
+    pub(crate) fn slot_of(&self, key: &[u8]) -> Option<usize> {
+        self.find(key)
     }
 
     /// Removes `key`; returns whether it existed alive at the clock (an expired key is

@@ -104,7 +104,7 @@ pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writ
 pub use input::ChunkSource;
 pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
-pub use union::{find_duplicate, union, DuplicateKey, OnDuplicate};
+pub use union::{find_duplicate, union, DuplicateKey, OnDuplicate, UnionBuilder};
 pub use writer::{dump_string, RdbWriter};
 
 use std::borrow::Cow;

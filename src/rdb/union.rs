@@ -7,7 +7,10 @@
 //! or last file's entry is kept. The header (format, aux fields) is the first file's: the
 //! replies follow its writer, as a cluster's nodes run one version.
 
-use super::Snapshot;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use super::{Header, RdbError, RdbErrorKind, Record, Snapshot};
+use crate::keyspace::{InsertError, Keyspace, Rejected, Value};
 
 /// What [`union`] does with a key found in more than one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,42 +94,210 @@ pub fn find_duplicate(snaps: &[Snapshot]) -> Option<DuplicateKey> {
     worst.map(|w| DuplicateKey { count, ..w })
 }
 
-/// The union of `snaps`, in the order given (see the module docs). Entries are moved, not
-/// copied: peak memory is the sum of the files' keyspaces plus one table's growth.
-pub fn union(mut snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, DuplicateKey> {
-    if on == OnDuplicate::Error {
-        if let Some(d) = find_duplicate(&snaps) {
-            return Err(d);
+/// The union of `snaps`, in the order given (see the module docs): the first file's keyspaces
+/// are kept, every later file's entries moved into them ([`UnionBuilder::add_snapshot`]).
+/// Peak memory is the sum of the files' keyspaces plus one table's growth.
+pub fn union(snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, DuplicateKey> {
+    let mut b = UnionBuilder::new(on);
+    for snap in snaps {
+        b.add_snapshot(snap);
+    }
+    b.finish()
+}
+
+/// The union of several files built as their records are read, file after file: one keyspace
+/// per database, each key hashed and inserted once (no per-file keyspace to merge), with
+/// [`union`]'s rule for a key in two files. A key repeated within one file is refused as
+/// corrupt at its second record, as a one-file load refuses it.
+///
+/// ```
+/// use bitlens::rdb::{visit_rdb, LoadOptions, OnDuplicate, UnionBuilder};
+/// let empty = b"REDIS0011\xff\0\0\0\0\0\0\0\0";
+/// let mut b = UnionBuilder::new(OnDuplicate::Error);
+/// for file in [&empty[..], &empty[..]] {
+///     b.start_file();
+///     let header = visit_rdb(file, &LoadOptions::default(), |r| b.add(r))?;
+///     b.finish_file(header);
+/// }
+/// assert!(b.finish().unwrap().databases.is_empty());
+/// # Ok::<(), bitlens::rdb::RdbError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct UnionBuilder {
+    on: OnDuplicate,
+    databases: BTreeMap<u64, Keyspace>,
+    /// The first file's header fields (format, aux) and every file's slot records.
+    header: Option<Header>,
+    slot_infos: u64,
+    /// Per file (in the order given), per database: its keyspace's slot count when the file
+    /// began, so that a slot number names the file that inserted it (no key is removed while
+    /// building).
+    starts: Vec<BTreeMap<u64, usize>>,
+    /// The databases of the current file whose size hint was taken.
+    sized: BTreeSet<u64>,
+    /// Keys of the current file met in an earlier file: a second meeting is a key repeated
+    /// within the current file.
+    repeated: HashSet<(u64, Vec<u8>)>,
+    /// Under [`OnDuplicate::Error`]: the smallest key held by two files, and how many.
+    duplicate: Option<DuplicateKey>,
+    count: u64,
+}
+
+impl UnionBuilder {
+    /// An empty union deciding a key in two files by `on`.
+    pub fn new(on: OnDuplicate) -> Self {
+        UnionBuilder {
+            on,
+            ..Default::default()
         }
     }
-    if snaps.is_empty() {
-        return Ok(Snapshot::default());
-    }
-    let rest: Vec<Snapshot> = snaps.drain(1..).collect();
-    let mut out = snaps.pop().expect("one snapshot");
-    for db in rest.iter().flat_map(|s| s.databases.keys()) {
-        let more: usize = rest
+
+    /// Begins the next file (call before its first record).
+    pub fn start_file(&mut self) {
+        let starts = self
+            .databases
             .iter()
-            .filter_map(|s| s.databases.get(db))
-            .map(|k| k.iter_all().count())
-            .sum();
-        out.databases.entry(*db).or_default().reserve(more);
+            .map(|(&db, ks)| (db, ks.slot_count()))
+            .collect();
+        self.starts.push(starts);
+        self.sized.clear();
+        self.repeated.clear();
     }
-    for mut snap in rest {
-        out.slot_infos += snap.slot_infos;
-        for (db, mut ks) in std::mem::take(&mut snap.databases) {
-            let target = out.databases.entry(db).or_default();
-            for (key, e) in ks.drain() {
-                match on {
-                    OnDuplicate::Last => target.insert(key, e.value, e.expire_at_ms),
-                    OnDuplicate::First | OnDuplicate::Error => {
-                        let _ = target.insert_new(&key, e.value, e.expire_at_ms);
+
+    /// Ends the current file with its header (the first file's gives the union's format and
+    /// aux fields; slot records add up).
+    pub fn finish_file(&mut self, header: Header) {
+        self.slot_infos += header.slot_infos;
+        if self.header.is_none() {
+            self.header = Some(header);
+        }
+    }
+
+    /// Adds one record of the current file (a visitor of [`super::visit_rdb`] and the chunked
+    /// readers). Errors: a key repeated within the file ([`RdbErrorKind::Corrupt`] at its
+    /// offset), a database past `u32::MAX` keys ([`RdbErrorKind::Unsupported`]).
+    pub fn add(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
+        let Some(value) = rec.value else {
+            return Ok(());
+        };
+        let ks = self
+            .databases
+            .entry(rec.db)
+            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
+        if self.sized.insert(rec.db) && self.starts.len() > 1 {
+            ks.reserve(rec.db_size_hint.unwrap_or(0) as usize);
+        }
+        self.insert(rec.db, &rec.key, value, rec.expire_at_ms)
+            .map_err(|e| RdbError::new(e.0, rec.offset, e.1))
+    }
+
+    /// Adds a whole snapshot as the next file: the first one's keyspaces are taken as they
+    /// are, a later one's entries moved in one by one.
+    pub fn add_snapshot(&mut self, mut snap: Snapshot) {
+        let header = Header {
+            version: snap.version,
+            format: snap.format,
+            aux: std::mem::take(&mut snap.aux),
+            slot_infos: snap.slot_infos,
+            ..Default::default()
+        };
+        if self.starts.is_empty() {
+            self.start_file();
+            self.databases = std::mem::take(&mut snap.databases);
+        } else {
+            self.start_file();
+            for (db, mut ks) in std::mem::take(&mut snap.databases) {
+                let n = ks.slot_count();
+                self.databases.entry(db).or_default().reserve(n);
+                for (key, e) in ks.drain() {
+                    // (A snapshot holds no key twice: nothing here is refused.)
+                    let _ = self.insert(db, &key, e.value, e.expire_at_ms);
+                }
+            }
+        }
+        self.finish_file(header);
+    }
+
+    /// Inserts one entry of the current file under [`UnionBuilder::on`]; `Err((kind,
+    /// message))` when the file itself is at fault.
+    fn insert(
+        &mut self,
+        db: u64,
+        key: &[u8],
+        value: Value,
+        expire_at_ms: Option<i64>,
+    ) -> Result<(), (RdbErrorKind, String)> {
+        let ks = self.databases.entry(db).or_default();
+        match ks.try_insert(key, value, expire_at_ms) {
+            Ok(()) => return Ok(()),
+            Err(Rejected {
+                why: InsertError::Full,
+                ..
+            }) => {
+                return Err((
+                    RdbErrorKind::Unsupported,
+                    format!("database {db} holds more than 2^32 - 1 keys"),
+                ))
+            }
+            Err(Rejected { value, .. }) => {
+                let file = self.starts.len() - 1;
+                let slot = ks.slot_of(key).unwrap_or(usize::MAX);
+                // The last file whose keys' slots begin at or before this one's (starts never
+                // decrease; a database a file began without started at 0).
+                let first = self
+                    .starts
+                    .iter()
+                    .rposition(|s| s.get(&db).copied().unwrap_or(0) <= slot)
+                    .unwrap_or(file);
+                if first == file || !self.repeated.insert((db, key.to_vec())) {
+                    return Err((
+                        RdbErrorKind::Corrupt,
+                        format!("duplicated key in database {db} (Redis refuses such a file)"),
+                    ));
+                }
+                match self.on {
+                    OnDuplicate::First => {}
+                    OnDuplicate::Last => ks.insert(key, value, expire_at_ms),
+                    OnDuplicate::Error => {
+                        self.count += 1;
+                        if self
+                            .duplicate
+                            .as_ref()
+                            .is_none_or(|w| (db, key) < (w.db, w.key.as_slice()))
+                        {
+                            self.duplicate = Some(DuplicateKey {
+                                db,
+                                key: key.to_vec(),
+                                first,
+                                second: file,
+                                count: 0,
+                            });
+                        }
                     }
                 }
             }
         }
+        Ok(())
     }
-    Ok(out)
+
+    /// The union; under [`OnDuplicate::Error`] the smallest key found in two files (with the
+    /// count of repeats) instead.
+    pub fn finish(self) -> Result<Snapshot, DuplicateKey> {
+        if let Some(d) = self.duplicate {
+            return Err(DuplicateKey {
+                count: self.count,
+                ..d
+            });
+        }
+        let header = self.header.unwrap_or_default();
+        Ok(Snapshot {
+            version: header.version,
+            format: header.format,
+            aux: header.aux,
+            databases: self.databases,
+            slot_infos: self.slot_infos,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +321,91 @@ mod tests {
         match s.databases.get(&db)?.get(k.as_bytes())? {
             Value::String(v) => Some(v.as_bytes().to_vec()),
             _ => None,
+        }
+    }
+
+    /// A file of `keys` (database, key, value, expiry) as written, repeats included.
+    fn file(keys: &[(u64, String, String, Option<i64>)]) -> Vec<u8> {
+        let mut w = crate::rdb::RdbWriter::new(Vec::new(), 11).unwrap();
+        w.aux(b"redis-ver", b"7.2.4").unwrap();
+        let mut dbs: Vec<u64> = keys.iter().map(|k| k.0).collect();
+        dbs.sort_unstable();
+        dbs.dedup();
+        for db in dbs {
+            w.select_db(db).unwrap();
+            let n = keys.iter().filter(|k| k.0 == db).count() as u64;
+            w.resize_db(n, 0).unwrap();
+            for (_, k, v, e) in keys.iter().filter(|k| k.0 == db) {
+                w.write_string(k.as_bytes(), v.as_bytes(), *e).unwrap();
+            }
+        }
+        w.finish().unwrap()
+    }
+
+    /// Every database's entries, sorted, in words.
+    fn entries(s: &Snapshot) -> Vec<String> {
+        let mut out: Vec<String> = s
+            .databases
+            .iter()
+            .flat_map(|(db, ks)| {
+                ks.iter_all()
+                    .map(move |(k, e)| format!("{db} {k:?} {:?} {:?}", e.value, e.expire_at_ms))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn the_builder_reads_files_into_the_union_of_their_snapshots() {
+        use crate::rdb::{load_rdb, visit_rdb, LoadOptions};
+        let seed = std::env::var("BITLENS_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| fastrand::u64(..));
+        println!("BITLENS_SEED={seed}");
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let opts = LoadOptions::default();
+        for round in 0..300 {
+            // Keys from a small space, so that files share some and a file repeats one now
+            // and then.
+            let files: Vec<Vec<u8>> = (0..rng.usize(1..5))
+                .map(|_| {
+                    let mut keys: Vec<(u64, String, String, Option<i64>)> = Vec::new();
+                    for _ in 0..rng.usize(0..12) {
+                        let k = (rng.u64(0..2), format!("k{}", rng.u32(0..40)));
+                        if keys.iter().any(|x| (x.0, &x.1) == (k.0, &k.1)) && rng.u8(..) > 20 {
+                            continue;
+                        }
+                        let e = rng.bool().then(|| 1_900_000_000_000 + rng.i64(0..1000));
+                        keys.push((k.0, k.1, format!("v{}", rng.u32(..)), e));
+                    }
+                    file(&keys)
+                })
+                .collect();
+            for on in [OnDuplicate::Error, OnDuplicate::First, OnDuplicate::Last] {
+                // Each file alone, then their union.
+                let alone: Result<Vec<Snapshot>, (usize, String)> = files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| load_rdb(f, &opts).map_err(|e| (i, e.to_string())))
+                    .collect();
+                let want = alone.map(|s| union(s, on).map(|u| entries(&u)));
+                let mut b = UnionBuilder::new(on);
+                let mut got = Ok(());
+                for (i, f) in files.iter().enumerate() {
+                    b.start_file();
+                    match visit_rdb(f, &opts, |r| b.add(r)) {
+                        Ok(h) => b.finish_file(h),
+                        Err(e) => {
+                            got = Err((i, e.to_string()));
+                            break;
+                        }
+                    }
+                }
+                let got = got.map(|()| b.finish().map(|u| entries(&u)));
+                assert_eq!(got, want, "seed {seed}, round {round}, {on:?}");
+            }
         }
     }
 

@@ -283,7 +283,7 @@ pub fn run(args: QueryArgs) -> ExitCode {
     let form = CliForm::choose(args.raw, args.no_raw, stdout.is_terminal());
     let mut out = stdout.lock();
     let result = if args.command.is_empty() {
-        run_lines(&mut *session, std::io::stdin().lock(), &mut out, form)
+        run_lines(&mut session, std::io::stdin().lock(), &mut out, form)
     } else {
         let argv: Vec<Vec<u8>> = args.command.iter().cloned().map(crate::os_bytes).collect();
         out.write_all(&form.format(&session.execute(&argv)))

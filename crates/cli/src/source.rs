@@ -159,14 +159,34 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<rdb::Snapshot, LoadE
     match open_rdb(path).map_err(LoadError::Io)? {
         Some(mut file) => rdb::load_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()))
             .map_err(LoadError::Rdb),
-        None => {
-            let bytes = std::fs::read(path).map_err(LoadError::Io)?;
-            if let Some(why) = wrong_kind(&bytes, "--rdb") {
-                return Err(LoadError::WrongKind(why));
-            }
-            rdb::load_rdb(&bytes, opts).map_err(LoadError::Rdb)
-        }
+        None => rdb::load_rdb(&read_rdb_whole(path)?, opts).map_err(LoadError::Rdb),
     }
+}
+
+/// The bytes of a file [`open_rdb`] did not recognise, read whole for [`wrong_kind`]'s
+/// diagnosis (or the reader's own error).
+fn read_rdb_whole(path: &Path) -> Result<Vec<u8>, LoadError> {
+    let bytes = std::fs::read(path).map_err(LoadError::Io)?;
+    match wrong_kind(&bytes, "--rdb") {
+        Some(why) => Err(LoadError::WrongKind(why)),
+        None => Ok(bytes),
+    }
+}
+
+/// Reads the file at `path` into `b` as its next file (as [`load_file`] reads it).
+fn add_file(b: &mut rdb::UnionBuilder, path: &Path, opts: &LoadOptions) -> Result<(), LoadError> {
+    b.start_file();
+    let header = match open_rdb(path).map_err(LoadError::Io)? {
+        Some(mut file) => {
+            rdb::visit_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()), |r| {
+                b.add(r)
+            })
+        }
+        None => rdb::visit_rdb(&read_rdb_whole(path)?, opts, |r| b.add(r)),
+    }
+    .map_err(LoadError::Rdb)?;
+    b.finish_file(header);
+    Ok(())
 }
 
 /// Why [`load_union`] could not build one snapshot of several files.
@@ -179,22 +199,20 @@ pub enum UnionError {
 }
 
 /// The files at `paths` as one snapshot ([`rdb::union`] in the order given, `on` deciding a
-/// key found in two files): every file is decoded at once on the current rayon pool, and the
-/// error reported is the first file's in the order given, whatever thread finished first.
+/// key found in two files), read one after the other into one keyspace per database
+/// ([`rdb::UnionBuilder`]: each key hashed and inserted once, each file decoded on the
+/// current pool). The error reported is the first file's in the order given; a key in two
+/// files is reported once every file is read.
 pub fn load_union(
     paths: &[std::path::PathBuf],
     opts: &LoadOptions,
     on: rdb::OnDuplicate,
 ) -> Result<rdb::Snapshot, UnionError> {
-    use rayon::prelude::*;
-    let loaded: Vec<Result<rdb::Snapshot, LoadError>> =
-        paths.par_iter().map(|p| load_file(p, opts)).collect();
-    let snaps = loaded
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| r.map_err(|e| UnionError::File(i, e)))
-        .collect::<Result<Vec<_>, _>>()?;
-    rdb::union(snaps, on).map_err(UnionError::Duplicate)
+    let mut b = rdb::UnionBuilder::new(on);
+    for (i, p) in paths.iter().enumerate() {
+        add_file(&mut b, p, opts).map_err(|e| UnionError::File(i, e))?;
+    }
+    b.finish().map_err(UnionError::Duplicate)
 }
 
 /// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`,
