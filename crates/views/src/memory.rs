@@ -548,13 +548,25 @@ impl Model {
         expiring: bool,
     ) -> Option<Estimate> {
         let loaded = loaded(self.profile, key, value)?;
+        self.estimate_loaded(key, value, &loaded, expiring)
+    }
+
+    /// [`Self::estimate_with_expiry`] of a value whose loaded encoding (`loaded(profile, key,
+    /// value)`, the same for every allocator of one profile) is known.
+    pub fn estimate_loaded(
+        &self,
+        key: &[u8],
+        value: &Value,
+        loaded: &Loaded,
+        expiring: bool,
+    ) -> Option<Estimate> {
         if let Some(ek) = self.layout.embedded_key {
-            return self.estimate_embedded(ek, key, value, &loaded, expiring);
+            return self.estimate_embedded(ek, key, value, loaded, expiring);
         }
         let key_sds = self.sds(key.len() as u64);
         Some(Estimate {
-            bytes: self.value_bytes(value, &loaded, false)? + key_sds + DICT_ENTRY,
-            allocated: self.value_bytes(value, &loaded, true)? + key_sds,
+            bytes: self.value_bytes(value, loaded, false)? + key_sds + DICT_ENTRY,
+            allocated: self.value_bytes(value, loaded, true)? + key_sds,
             encoding: loaded.encoding,
         })
     }
@@ -1016,8 +1028,12 @@ impl AllocatorInference {
             _ => None,
         };
         let rehash = writer_rehash_buckets(self.models[0].profile, key, value);
+        // The loaded encoding is the profile's, whatever the allocator: found once.
+        let Some(loaded) = loaded(self.models[0].profile, key, value) else {
+            return self.count_key(db, key, expiring);
+        };
         for (i, m) in self.models.iter().enumerate() {
-            if let Some(e) = m.estimate_with_expiry(key, value, expiring) {
+            if let Some(e) = m.estimate_loaded(key, value, &loaded, expiring) {
                 let slack = bitmap.as_ref().map_or(0, |(len, points)| {
                     let (mean, variance) = m.setbit_writer_moments(points);
                     self.slack_variance[i] += variance;
@@ -1027,6 +1043,11 @@ impl AllocatorInference {
                     e.allocated + slack + if rehash > 0 { m.alloc(8 * rehash) } else { 0 };
             }
         }
+        self.count_key(db, key, expiring);
+    }
+
+    /// Counts a key in its database's and its cluster slot's tables.
+    fn count_key(&mut self, db: u64, key: &[u8], expiring: bool) {
         let d = self.dbs.entry(db).or_default();
         d.0 += 1;
         d.1 += u64::from(expiring);
