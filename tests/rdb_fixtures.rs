@@ -261,6 +261,7 @@ fn fixtures_load_with_patterns_and_without_checksum_check() {
             db: None,
             threads: 1,
             skip_values: false,
+            parallel_record_bytes: 0,
         };
         let snap = load_rdb(&rdb, &opts).unwrap();
         let keys: usize = snap.databases.values().map(|k| k.len()).sum();

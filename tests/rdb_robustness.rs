@@ -46,6 +46,7 @@ fn no_crc() -> LoadOptions {
         db: None,
         threads: 1,
         skip_values: false,
+        parallel_record_bytes: 0,
     }
 }
 

@@ -67,6 +67,7 @@ fuzz_target!(|file: &[u8]| {
             db: Some(0),
             threads: 1,
             skip_values: false,
+            parallel_record_bytes: 0,
         },
     ] {
         same(&load_rdb(file, &opts), &pushed(file, &opts, &sizes), "pushed");

@@ -56,6 +56,7 @@ fuzz_target!(|data: &[u8]| {
         db: None,
         threads: 1,
         skip_values: false,
+        parallel_record_bytes: 0,
     };
     let all = load_rdb(data, &opts);
     let filtered = LoadOptions {
@@ -65,6 +66,7 @@ fuzz_target!(|data: &[u8]| {
         db: Some(0),
         threads: 1,
         skip_values: false,
+        parallel_record_bytes: 0,
     };
     let some = load_rdb(data, &filtered);
     let checked = LoadOptions::default();

@@ -335,6 +335,12 @@ pub struct LoadOptions {
     /// patterns do not select, so a pass lists names, types, expiries and offsets at framing
     /// speed. A corrupt value is then found only by a pass that decodes it.
     pub skip_values: bool,
+    /// With [`LoadOptions::threads`] above 1, a batch whose key records average fewer bytes
+    /// in the file than this is decoded on the calling thread alone (default 0: every batch
+    /// is shared). For a visitor that reads every value (a report): small values decoded on
+    /// another core reach it out of its cache, which costs it more than their decoding saves
+    /// (`inspect` of 3M small keys: 7.1 s on one thread, 8.4 s on two).
+    pub parallel_record_bytes: usize,
 }
 
 impl Default for LoadOptions {
@@ -346,6 +352,7 @@ impl Default for LoadOptions {
             db: None,
             threads: 1,
             skip_values: false,
+            parallel_record_bytes: 0,
         }
     }
 }
@@ -938,7 +945,9 @@ impl Walk {
                         }
                         Ok(Step::Opcode) => inp.consume(used),
                         Ok(Step::Key(rec)) => {
-                            let key_for_err = rec.key.clone().into_owned();
+                            // (Borrowed from the window unless the key was compressed: no
+                            // copy per key for an error that rarely comes.)
+                            let key_for_err = rec.key.clone();
                             f(rec).map_err(|e| e.with_key(&key_for_err))?;
                             inp.consume(used);
                         }

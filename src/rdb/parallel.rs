@@ -162,7 +162,14 @@ where
     let mut consumed = 0;
     let mut failed: Option<RdbError> = None;
     rayon::in_place_scope(|s| {
-        for _ in 1..threads.min(groups.len()) {
+        // Small records stay on this thread (LoadOptions::parallel_record_bytes).
+        let framed = frames.last().map_or(0, |f| f.end) - frames[0].start;
+        let helpers = if framed < opts.parallel_record_bytes.saturating_mul(frames.len()) {
+            0
+        } else {
+            threads.min(groups.len()) - 1
+        };
+        for _ in 0..helpers {
             s.spawn(|_| while pipe.decode_next(&decode_group) {});
         }
         let mut i = 0;

@@ -592,6 +592,7 @@ fn chunked_reader_matches_slice_reader() {
         db: Some(3),
         threads: 1,
         skip_values: false,
+        parallel_record_bytes: 0,
     };
     same_as_slice(&bad, &opts, &[1, 9]);
     assert_eq!(load_rdb(&bad, &opts).unwrap().entries().len(), 1);

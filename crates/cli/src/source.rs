@@ -323,7 +323,12 @@ where
             Ok(())
         })
         .map(|_| ())
-        .map_err(|e| visit_err(i, e))
+        .map_err(|e| {
+            // The error a one-file read gives: the first in file order with the values
+            // decoded (a names-only pass meets a damaged value only later, at the checksum).
+            let full = visit_file(&paths[i], opts, &mut |_, _| Ok(()), |_| Ok(()));
+            visit_err(i, full.err().unwrap_or(e))
+        })
     };
     let slots = per_file(paths, |i, _| {
         let mut set = crate::overlap::SlotSet::default();

@@ -307,6 +307,50 @@ fn inspect_of_files_decides_duplicates_before_value_filters() {
     assert_eq!(csv.lines().count(), 2, "{csv}");
 }
 
+/// A file whose damaged value also breaks its checksum fails, among several files, with the
+/// error a one-file read gives (the damaged value, at its offset), not the checksum a
+/// names-only pass over it meets first, and before anything is written.
+#[test]
+fn a_damaged_value_among_files_is_named_as_one_file_names_it() {
+    use bitlens::rdb::{blobs, ValueKind};
+    let mut w = bitlens::rdb::RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"a", b"1", None).unwrap();
+    let lp = blobs::listpack_strs(&[b"field", b"value", b"other", b"thing"]);
+    w.write_blob(b"h", ValueKind::HashListpack, &lp, None)
+        .unwrap();
+    w.write_string(b"z", b"2", None).unwrap();
+    let mut bad = w.finish().unwrap();
+    // An entry's encoding byte in the hash's listpack (the checksum no longer matches).
+    let at = bad.windows(5).position(|x| x == b"field").unwrap() - 1;
+    bad[at] = 0xf5;
+    let mut w = bitlens::rdb::RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"b", b"3", None).unwrap();
+    let good = w.finish().unwrap();
+    let (_dg, g) = temp_file("good.rdb", &good);
+    let (_db, b) = temp_file("bad.rdb", &bad);
+    let alone = bitlens(&["dump", &b], b"");
+    let want = String::from_utf8_lossy(&alone.stderr).into_owned();
+    assert!(!alone.status.success());
+    assert!(
+        want.contains("(key \"h\")") && !want.contains("CRC"),
+        "{want}"
+    );
+    for args in [
+        vec!["dump", g.as_str(), b.as_str()],
+        vec!["inspect", g.as_str(), b.as_str()],
+        vec!["query", "--rdb", g.as_str(), "--rdb", b.as_str(), "DBSIZE"],
+    ] {
+        let out = bitlens(&args, b"");
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+        if args[0] == "dump" {
+            assert!(out.stdout.is_empty(), "nothing written before the error");
+        }
+    }
+}
+
 /// Files of different writers read as one are warned about (replies follow the first's); a
 /// file given twice is named as such; `--series` needs two files and refuses the one-report
 /// options.
