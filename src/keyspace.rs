@@ -547,53 +547,29 @@ impl Keyspace {
     /// stored; only [`Keyspace::insert_new`] reports that.
     pub fn insert(&mut self, key: impl AsRef<[u8]>, value: Value, expire_at_ms: Option<i64>) {
         let key = key.as_ref();
-        match self.find(key) {
-            Some(i) => {
-                let new = EntryRef {
-                    value: &value,
-                    expire_at_ms,
-                };
-                self.expiring += new.may_expire() as usize;
-                self.expiring -= self.entry_at(i).may_expire() as usize;
-                self.module_values |= matches!(value, Value::Module(_));
-                self.slots[i].value = value;
-                self.set_expiry(i, expire_at_ms);
-            }
-            None => {
-                let _ = self.push_new(key, value, expire_at_ms);
-            }
-        }
-    }
-
-    /// Appends a slot for `key`, known to be absent.
-    fn push_new(
-        &mut self,
-        key: &[u8],
-        value: Value,
-        expire_at_ms: Option<i64>,
-    ) -> Result<(), InsertError> {
-        let Ok(n) = u32::try_from(self.slots.len()) else {
-            return Err(InsertError::Full);
+        let value = match self.try_insert(key, value, expire_at_ms) {
+            Ok(()) => return,
+            Err(Rejected {
+                why: InsertError::Duplicate,
+                value,
+            }) => value,
+            Err(Rejected {
+                why: InsertError::Full,
+                ..
+            }) => return,
         };
-        if n == u32::MAX {
-            return Err(InsertError::Full);
-        }
-        let r = self.keys.push(key).ok_or(InsertError::Full)?;
-        let e = EntryRef {
+        let Some(i) = self.find(key) else {
+            return;
+        };
+        let new = EntryRef {
             value: &value,
             expire_at_ms,
         };
-        self.expiring += e.may_expire() as usize;
+        self.expiring += new.may_expire() as usize;
+        self.expiring -= self.entry_at(i).may_expire() as usize;
         self.module_values |= matches!(value, Value::Module(_));
-        let hash = self.hash(key);
-        self.slots.push(Slot { key: r, value });
-        self.set_expiry(n as usize, expire_at_ms);
-        let (slots, keys, hasher) = (&self.slots, &self.keys, &self.hasher);
-        self.index.insert_unique(hash, n, |&i| {
-            use std::hash::BuildHasher;
-            hasher.hash_one(keys.get(slots[i as usize].key))
-        });
-        Ok(())
+        self.slots[i].value = value;
+        self.set_expiry(i, expire_at_ms);
     }
 
     /// Stores `value` under `key` (as [`Keyspace::insert`]) only when `key` is not there at

@@ -201,11 +201,11 @@ impl UnionBuilder {
             slot_infos: snap.slot_infos,
             ..Default::default()
         };
-        if self.starts.is_empty() {
-            self.start_file();
+        let first = self.starts.is_empty();
+        self.start_file();
+        if first {
             self.databases = std::mem::take(&mut snap.databases);
         } else {
-            self.start_file();
             for (db, mut ks) in std::mem::take(&mut snap.databases) {
                 let n = ks.slot_count();
                 self.databases.entry(db).or_default().reserve(n);
