@@ -1078,11 +1078,11 @@ mod tests {
         assert!(execute_as(&mut ks, &REDIS_7_4, &lpos).is_error());
         ks.set(
             b"hf",
-            Value::Hash(Box::new(crate::hash::Hash::from_fields([(
+            Value::Hash(crate::hash::Hash::from_fields([(
                 "a",
                 "1",
                 Some(1_796_220_601_749),
-            )]))),
+            )])),
         );
         let hexp = ["HEXPIRETIME", "hf", "FIELDS", "1", "a"];
         assert_eq!(

@@ -55,16 +55,18 @@ impl RedisType {
 pub enum Value {
     /// A string (bitmaps and HyperLogLogs are strings).
     String(RedisString),
-    /// A sorted set (GEO keys are sorted sets). Boxed, as the other collections are.
+    /// A sorted set (GEO keys are sorted sets). Boxed: every key's table slot holds a
+    /// `Value`, so the variants larger than a string (32 bytes; see
+    /// [`crate::string::INLINE_BYTES`]) live behind a pointer and the slot stays small.
     ZSet(Box<ZSet>),
-    /// A list (quicklist nodes kept encoded). Boxed, as every collection is: every key's
-    /// table slot holds a `Value`, so the larger variants live behind a pointer and the slot
-    /// stays the size of a string's (32 bytes; see [`crate::string::INLINE_BYTES`]).
+    /// A list (quicklist nodes kept encoded). Boxed, as [`Value::ZSet`].
     List(Box<List>),
-    /// A set (intset, listpack or hashtable).
-    Set(Box<Set>),
-    /// A hash, with optional per-field expiry.
-    Hash(Box<Hash>),
+    /// A set (intset, listpack or hashtable). Held in the slot itself: a [`Set`] is 24 bytes,
+    /// one pointer to its blob (a `Box<Set>` cost every small set a 32-byte allocation more;
+    /// issue 31).
+    Set(Set),
+    /// A hash, with optional per-field expiry. Held in the slot, as [`Value::Set`].
+    Hash(Hash),
     /// A stream.
     Stream(Box<Stream>),
     /// A RedisBloom module value (Bloom, Count-Min, Top-K, ...), see [`crate::probabilistic`].
@@ -72,6 +74,10 @@ pub enum Value {
     /// A value of a type bitlens does not interpret (modules); only its type is kept.
     Other(RedisType),
 }
+
+// Every key's slot holds a `Value`: it stays the size of a string (see `Value::ZSet`).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Value>() == 32);
 
 impl Value {
     /// A sorted-set value.

@@ -618,9 +618,7 @@ mod tests {
         let zl = |strs: &[&[u8]]| ziplist(&items(strs));
         let long = [b'x'; 100];
 
-        let zm = Value::Hash(Box::new(
-            crate::hash::Hash::from_zipmap(zipmap(&[(b"f", b"v")])).unwrap(),
-        ));
+        let zm = Value::Hash(crate::hash::Hash::from_zipmap(zipmap(&[(b"f", b"v")])).unwrap());
         assert_eq!(enc("redis-6.2", &zm), "ziplist");
         assert_eq!(enc("redis-7.4", &zm), "listpack");
 
@@ -635,19 +633,17 @@ mod tests {
         assert_eq!(enc("redis-7.0", &q), "quicklist");
         assert_eq!(enc("redis-7.4", &q), "listpack");
 
-        let hz = Value::Hash(Box::new(
-            crate::hash::Hash::from_ziplist(zl(&[b"f", &long])).unwrap(),
-        ));
+        let hz = Value::Hash(crate::hash::Hash::from_ziplist(zl(&[b"f", &long])).unwrap());
         assert_eq!(enc("redis-7.0", &hz), "listpack");
-        let ht = Value::Hash(Box::new(crate::hash::Hash::from_fields([(
+        let ht = Value::Hash(crate::hash::Hash::from_fields([(
             b"f".as_slice(),
             long.as_slice(),
             None,
-        )])));
+        )]));
         assert_eq!(enc("redis-7.0", &ht), "hashtable");
-        let five = Value::Hash(Box::new(crate::hash::Hash::from_fields(
+        let five = Value::Hash(crate::hash::Hash::from_fields(
             (0..5).map(|i| (format!("f{i}"), format!("v{i}"), None)),
-        )));
+        ));
         assert_eq!(enc("redis-7.0", &five), "listpack");
         // Its listpack: 7 bytes of header and end, 4 per 2-byte element.
         let lp = listpack_bytes(
@@ -669,9 +665,9 @@ mod tests {
         let zs = Value::zset(crate::zset::ZSet::from_pairs([(long.to_vec(), 1.0)]));
         assert_eq!(enc("redis-7.4", &zs), "skiplist");
 
-        let big = Value::Set(Box::new(
+        let big = Value::Set(
             crate::set::Set::from_intset(intset(2, &(0..600).collect::<Vec<_>>())).unwrap(),
-        ));
+        );
         assert_eq!(enc("redis-6.0", &big), "hashtable");
     }
 

@@ -9,19 +9,61 @@
 //! larger than the caches); other input is indexed and sorted once, O(n log n). Member bytes
 //! are never copied.
 
+use std::sync::OnceLock;
+
+use crate::encoded::{self, BlobError, Item};
+
 /// A member's bytes: up to 16 bytes inside the entry itself (no allocation for the short
 /// members most sets hold: names, ids, GEO places; issue 31), longer ones on the heap.
 /// Dereferences to `[u8]`.
 pub type Member = smallvec::SmallVec<[u8; 16]>;
 
-/// A Redis sorted set.
+/// How a compact set's blob is laid out (RDB_TYPE_ZSET_LISTPACK / RDB_TYPE_ZSET_ZIPLIST).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BlobFormat {
+    /// A listpack of member, score, member, score, ...
+    #[default]
+    Listpack,
+    /// A ziplist of member, score, member, score, ...
+    Ziplist,
+}
+
+impl BlobFormat {
+    /// The blob's elements; errors when it is malformed.
+    pub fn decode(self, blob: &[u8]) -> Result<Vec<Item<'_>>, BlobError> {
+        match self {
+            BlobFormat::Listpack => encoded::listpack(blob),
+            BlobFormat::Ziplist => encoded::ziplist(blob),
+        }
+    }
+}
+
+/// The decoded layout: the sorted entries and their member index.
 #[derive(Debug, Clone, Default)]
-pub struct ZSet {
+struct Full {
     /// Entries sorted by (score, member), as ZRANGE returns them.
     sorted: Vec<(f64, Member)>,
     /// Member index: hash tag and position in `sorted` (`EMPTY` = free slot); length a power
-    /// of two, at most half full.
+    /// of two, at most half full; empty below [`INDEXED_FROM`] members.
     slots: Vec<u64>,
+}
+
+/// A Redis sorted set.
+///
+/// A set the snapshot stored as one listpack or ziplist blob, in Redis order with distinct
+/// members (as servers write them), keeps that blob and is decoded into the sorted layout on
+/// its first read: a loaded snapshot's many small sets cost their blob and this struct, not
+/// a vector of entries each (issue 31). Sets are not changed in place.
+#[derive(Debug, Clone, Default)]
+pub struct ZSet {
+    /// The validated blob of (member, score) pairs, when the set is kept as one.
+    blob: Option<Box<[u8]>>,
+    /// The decoded layout: set when built, or on the first read of a blob.
+    full: OnceLock<Box<Full>>,
+    /// Number of members.
+    len: u32,
+    /// How `blob` is laid out.
+    format: BlobFormat,
     /// Loaded from a skiplist record (RDB_TYPE_ZSET / RDB_TYPE_ZSET_2): a server that
     /// converts it to a listpack at load re-encodes its scores (see
     /// [`ZSet::loaded_score`]).
@@ -36,7 +78,7 @@ pub struct ZSet {
 /// depends on how the set was built).
 impl PartialEq for ZSet {
     fn eq(&self, other: &Self) -> bool {
-        self.sorted == other.sorted
+        self.sorted() == other.sorted()
     }
 }
 
@@ -92,6 +134,25 @@ fn score_key(s: f64) -> f64 {
     } else {
         s
     }
+}
+
+/// A blob element as a member's bytes (an integer as its decimal text).
+fn member_of(item: &Item<'_>) -> Member {
+    match item {
+        Item::Str(b) => Member::from_slice(b),
+        Item::Int(_) => Member::from_vec(item.to_vec()),
+    }
+}
+
+/// Why [`ZSet::from_blob`] refused a blob.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ZSetBlobError {
+    /// The listpack or ziplist itself is malformed.
+    Blob(BlobError),
+    /// The blob holds this many elements, an odd number (not member, score pairs).
+    OddLength(usize),
+    /// A score element that is not a number (NaN included), as `Item`'s debug text.
+    Score(String),
 }
 
 /// Redis order of two entries: by score, then by member bytes.
@@ -222,12 +283,10 @@ impl ZSet {
         // Index the members in their sorted positions; a repeated member (never in a snapshot)
         // sends the pairs, in their input order again, to the general path.
         match bulk_index(&items) {
-            Some(slots) => ZSet {
+            Some(slots) => ZSet::decoded(Full {
                 sorted: items,
                 slots: indexed(slots),
-                skiplist_record: false,
-                stored_compact: false,
-            },
+            }),
             None => {
                 if descending {
                     items.reverse();
@@ -280,12 +339,80 @@ impl ZSet {
                 (*s & TAG) | pos as u64
             };
         }
-        ZSet {
+        ZSet::decoded(Full {
             sorted: items.into_iter().map(|(s, m, _)| (s, m)).collect(),
             slots: indexed(slots),
+        })
+    }
+
+    /// A set holding `full`, already decoded.
+    fn decoded(full: Full) -> Self {
+        ZSet {
+            blob: None,
+            len: full.sorted.len() as u32,
+            full: OnceLock::from(Box::new(full)),
+            format: BlobFormat::default(),
             skiplist_record: false,
             stored_compact: false,
         }
+    }
+
+    /// A set from the listpack or ziplist blob a snapshot stored (RDB_TYPE_ZSET_LISTPACK /
+    /// _ZIPLIST): member, score pairs, marked [`ZSet::stored_compact`]. Errors: a malformed
+    /// blob, an odd number of elements, a score that is not a number (the element's text).
+    /// Pairs in strict Redis order with distinct members keep the blob (decoded on first
+    /// read); any other blob is decoded now, as [`ZSet::from_pairs`] reads it.
+    pub fn from_blob(blob: Vec<u8>, format: BlobFormat) -> Result<ZSet, ZSetBlobError> {
+        let items = format.decode(&blob).map_err(ZSetBlobError::Blob)?;
+        if items.len() % 2 != 0 {
+            return Err(ZSetBlobError::OddLength(items.len()));
+        }
+        let mut pairs = Vec::with_capacity(items.len() / 2);
+        for pair in items.chunks_exact(2) {
+            let score = pair[1]
+                .to_score()
+                .ok_or_else(|| ZSetBlobError::Score(format!("{:?}", pair[1])))?;
+            pairs.push((score, member_of(&pair[0])));
+        }
+        drop(items);
+        let n = pairs.len();
+        let ordered = pairs.windows(2).all(|w| order(&w[0], &w[1]).is_lt());
+        let distinct = ordered && {
+            let mut members: Vec<&[u8]> = pairs.iter().map(|p| &p.1[..]).collect();
+            members.sort_unstable();
+            members.windows(2).all(|w| w[0] != w[1])
+        };
+        let set = if distinct && u32::try_from(n).is_ok() {
+            drop(pairs);
+            ZSet {
+                blob: Some(blob.into_boxed_slice()),
+                full: OnceLock::new(),
+                len: n as u32,
+                format,
+                skiplist_record: false,
+                stored_compact: false,
+            }
+        } else {
+            ZSet::from_pairs(pairs.into_iter().map(|(s, m)| (m.into_vec(), s)))
+        };
+        Ok(set.with_stored_compact())
+    }
+
+    /// The decoded layout, decoding a kept blob on first use (validated when built, so it
+    /// decodes; were it not, the set reads as empty rather than panic).
+    fn full(&self) -> &Full {
+        self.full.get_or_init(|| {
+            let Some(blob) = &self.blob else {
+                return Box::default();
+            };
+            let items = self.format.decode(blob).unwrap_or_default();
+            let sorted: Vec<(f64, Member)> = items
+                .chunks_exact(2)
+                .map(|p| (p[1].to_score().unwrap_or(0.0), member_of(&p[0])))
+                .collect();
+            let slots = bulk_index(&sorted).map(indexed).unwrap_or_default();
+            Box::new(Full { sorted, slots })
+        })
     }
 
     /// Whether the server of `profile` holds the set as a listpack (ziplist on 6.x) once it
@@ -297,7 +424,7 @@ impl ZSet {
     pub fn loads_compact(&self, profile: &crate::dialect::Profile) -> bool {
         let (entries, value_len) = profile.zset_max_listpack;
         self.len() <= entries
-            && (self.stored_compact || self.sorted.iter().all(|(_, m)| m.len() <= value_len))
+            && (self.stored_compact || self.iter().all(|(m, _)| m.len() <= value_len))
     }
 
     /// Marks the set as loaded from a skiplist record (RDB_TYPE_ZSET / RDB_TYPE_ZSET_2).
@@ -337,38 +464,55 @@ impl ZSet {
 
     /// Number of members (ZCARD).
     pub fn len(&self) -> usize {
-        self.sorted.len()
+        self.len as usize
     }
 
     /// True when the set has no members.
     pub fn is_empty(&self) -> bool {
-        self.sorted.is_empty()
+        self.len == 0
     }
 
     /// The score of `member` (ZSCORE), if present.
     #[inline]
     pub fn score(&self, member: &[u8]) -> Option<f64> {
-        self.position(member).map(|i| self.sorted[i].0)
+        self.position(member).map(|i| self.full().sorted[i].0)
     }
 
     /// The position of `member` in [`ZSet::sorted`] (its ZRANK), if present.
     pub fn position(&self, member: &[u8]) -> Option<usize> {
-        if self.slots.is_empty() {
-            return self.sorted.iter().position(|(_, m)| &m[..] == member);
+        let full = self.full();
+        if full.slots.is_empty() {
+            return full.sorted.iter().position(|(_, m)| &m[..] == member);
         }
-        let (slot, _) = probe(&self.slots, member, |p| &self.sorted[p].1);
-        let s = self.slots[slot];
+        let (slot, _) = probe(&full.slots, member, |p| &full.sorted[p].1);
+        let s = full.slots[slot];
         (s != EMPTY).then_some(s as u32 as usize)
+    }
+
+    /// Bytes of the set's own buffers (the kept blob, and the decoded layout once read; the
+    /// struct itself not counted).
+    pub fn heap_bytes(&self) -> usize {
+        let full = self.full.get().map_or(0, |f| {
+            std::mem::size_of::<Full>()
+                + f.sorted.capacity() * std::mem::size_of::<(f64, Member)>()
+                + f.sorted
+                    .iter()
+                    .filter(|(_, m)| m.spilled())
+                    .map(|(_, m)| m.capacity())
+                    .sum::<usize>()
+                + f.slots.capacity() * 8
+        });
+        self.blob.as_ref().map_or(0, |b| b.len()) + full
     }
 
     /// Entries in Redis order: ascending score, ties by member bytes.
     pub fn sorted(&self) -> &[(f64, Member)] {
-        &self.sorted
+        &self.full().sorted
     }
 
     /// Iterates (member, score) in Redis order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], f64)> {
-        self.sorted.iter().map(|(s, m)| (m.as_slice(), *s))
+        self.sorted().iter().map(|(s, m)| (m.as_slice(), *s))
     }
 }
 
@@ -477,10 +621,102 @@ mod tests {
             .map(|(i, m)| (m.clone(), i as f64))
             .collect();
         let z = ZSet::from_pairs(pairs);
-        assert_eq!(z.slots.len(), 16);
+        assert_eq!(z.full().slots.len(), 16);
         for (i, m) in tail.iter().enumerate() {
             assert_eq!(z.position(m), Some(i), "{}", String::from_utf8_lossy(m));
         }
         assert_eq!(z.position(b"absent"), None);
+    }
+
+    /// A listpack or ziplist blob of `pairs` as written.
+    fn blob_of(pairs: &[(Vec<u8>, f64)], format: BlobFormat) -> Vec<u8> {
+        use crate::encoded::blobs;
+        let texts: Vec<Vec<u8>> = pairs.iter().map(|p| p.1.to_string().into_bytes()).collect();
+        let mut items = Vec::new();
+        for (p, t) in pairs.iter().zip(&texts) {
+            let m = &p.0[..];
+            items.push(match crate::num::parse_i64(m) {
+                Some(i) if i.to_string().as_bytes() == m => Item::Int(i),
+                _ => Item::Str(m),
+            });
+            items.push(match crate::num::parse_i64(t) {
+                Some(i) => Item::Int(i),
+                None => Item::Str(t),
+            });
+        }
+        match format {
+            BlobFormat::Listpack => blobs::listpack(&items),
+            BlobFormat::Ziplist => blobs::ziplist(&items),
+        }
+    }
+
+    #[test]
+    fn a_stored_blob_reads_as_the_pairs_it_holds() {
+        // Random blobs: in Redis order with distinct members (kept as the blob), shuffled,
+        // or with a member repeated (decoded at once); every read equals from_pairs's.
+        let mut rng = fastrand::Rng::with_seed(crate::test_seed());
+        for round in 0..2000 {
+            let n = rng.usize(0..40);
+            let mut pairs: Vec<(Vec<u8>, f64)> = (0..n)
+                .map(|_| {
+                    let m = match rng.u8(..3) {
+                        0 => rng.u32(..50).to_string().into_bytes(),
+                        1 => format!("m{}", rng.u32(..50)).into_bytes(),
+                        _ => vec![b'x'; rng.usize(10..30)],
+                    };
+                    let s = match rng.u8(..4) {
+                        0 => rng.i32(-5..5) as f64,
+                        1 => rng.f64() * 100.0 - 50.0,
+                        2 => -0.0,
+                        _ => f64::INFINITY,
+                    };
+                    (m, s)
+                })
+                .collect();
+            let reference = ZSet::from_pairs(pairs.clone());
+            let shape = rng.u8(..3);
+            if shape == 0 {
+                // As a server writes it: the reference's own order.
+                pairs = reference.iter().map(|(m, s)| (m.to_vec(), s)).collect();
+            } else if shape == 1 {
+                rng.shuffle(&mut pairs);
+            }
+            let format = if rng.bool() {
+                BlobFormat::Listpack
+            } else {
+                BlobFormat::Ziplist
+            };
+            let z = ZSet::from_blob(blob_of(&pairs, format), format).unwrap();
+            let expected = ZSet::from_pairs(pairs.clone());
+            assert!(z.stored_compact(), "round {round}");
+            assert_eq!(z.len(), expected.len(), "round {round}: {pairs:?}");
+            if shape == 0 {
+                assert!(z.blob.is_some() && z.full.get().is_none(), "round {round}");
+            }
+            assert_eq!(z.sorted(), expected.sorted(), "round {round}: {pairs:?}");
+            for (m, _) in &pairs {
+                assert_eq!(z.score(m), expected.score(m), "round {round}");
+                assert_eq!(z.position(m), expected.position(m), "round {round}");
+            }
+            assert_eq!(z.position(b"absent"), None);
+        }
+    }
+
+    #[test]
+    fn a_bad_blob_is_refused_with_its_reason() {
+        let odd = crate::encoded::blobs::listpack(&[Item::Str(b"a")]);
+        assert_eq!(
+            ZSet::from_blob(odd, BlobFormat::Listpack),
+            Err(ZSetBlobError::OddLength(1))
+        );
+        let nan = crate::encoded::blobs::listpack(&[Item::Str(b"a"), Item::Str(b"nope")]);
+        assert_eq!(
+            ZSet::from_blob(nan, BlobFormat::Listpack),
+            Err(ZSetBlobError::Score("Str([110, 111, 112, 101])".into()))
+        );
+        assert!(matches!(
+            ZSet::from_blob(vec![1, 2, 3], BlobFormat::Ziplist),
+            Err(ZSetBlobError::Blob(_))
+        ));
     }
 }

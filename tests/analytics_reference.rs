@@ -589,7 +589,7 @@ fn signin_enum_tag_offset_commands() {
     // {1, 2, 15}, today = {0, 2} (see above); the Set {2, 15, 99}.
     ks.set(
         b"tag:set",
-        Value::Set(Box::new(bitlens::set::Set::from_members(["15", "2", "99"]))),
+        Value::Set(bitlens::set::Set::from_members(["15", "2", "99"])),
     );
     assert_eq!(
         q(
@@ -609,7 +609,7 @@ fn signin_enum_tag_offset_commands() {
     );
     ks.set(
         b"tag:names",
-        Value::Set(Box::new(bitlens::set::Set::from_members(["7", "bob"]))),
+        Value::Set(bitlens::set::Set::from_members(["7", "bob"])),
     );
     assert_eq!(
         q(&mut ks, &["BITLENS.TAGSIZE", "tag:names"]),

@@ -6,7 +6,8 @@
 //! family's header (Redis <-> Valkey), and through content detection. Decoding on several
 //! threads (`LoadOptions::threads`) must give the one-thread result, from a slice and from
 //! windows. A loaded snapshot then takes in-session writes (SETBIT, BITFIELD SET, PFADD,
-//! BITOP into a new key, DEL) on the compact keyspace, whose counts must stay consistent.
+//! BITOP into a new key, DEL) on the compact keyspace, whose counts must stay consistent; a
+//! sorted set kept as its stored blob reads back the member count it was loaded with.
 #![no_main]
 use bitlens::rdb::{load_rdb, load_rdb_chunked, ChunkSource, LoadOptions, RdbError, Snapshot};
 use libfuzzer_sys::fuzz_target;
@@ -134,6 +135,11 @@ fuzz_target!(|data: &[u8]| {
         let model = bitlens_views::memory::Model::new(profile, bitlens_views::memory::Allocator::Jemalloc);
         for (_, key, entry) in snap.entries() {
             let _ = model.estimate(key, &entry.value);
+            // A sorted set kept as its stored blob decodes, on first read, to the count it
+            // was loaded with.
+            if let bitlens::keyspace::Value::ZSet(z) = &entry.value {
+                assert_eq!(z.len(), z.sorted().len(), "ZCARD of a kept blob");
+            }
         }
     }
     // In-session writes on the loaded keyspace: values move out of their compact form, keys

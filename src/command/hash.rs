@@ -311,15 +311,10 @@ mod tests {
         let mut ks = Keyspace::new();
         ks.set(
             b"h",
-            Value::Hash(Box::new(
-                Hash::from_listpack(listpack_strs(&[b"f", b"1", b"g", b"xyz"])).unwrap(),
-            )),
+            Value::Hash(Hash::from_listpack(listpack_strs(&[b"f", b"1", b"g", b"xyz"])).unwrap()),
         );
         let ex = listpack_ex(&[(b"a", b"va", 10_500), (b"b", b"vb", 0)]);
-        ks.set(
-            b"x",
-            Value::Hash(Box::new(Hash::from_listpack_ex(ex).unwrap())),
-        );
+        ks.set(b"x", Value::Hash(Hash::from_listpack_ex(ex).unwrap()));
         ks.set(
             b"l",
             Value::List(Box::new(crate::list::List::from_elements(["a"]))),

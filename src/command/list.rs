@@ -236,10 +236,7 @@ mod tests {
                 "a", "b", "c", "a", "b", "c",
             ]))),
         );
-        ks.set(
-            b"s",
-            Value::Set(Box::new(crate::set::Set::from_members(["x"]))),
-        );
+        ks.set(b"s", Value::Set(crate::set::Set::from_members(["x"])));
         ks
     }
 

@@ -470,18 +470,13 @@ mod tests {
         let mut ks = Keyspace::new();
         ks.set(
             b"i",
-            Value::Set(Box::new(Set::from_intset(intset(2, &[1, 2, 3])).unwrap())),
+            Value::Set(Set::from_intset(intset(2, &[1, 2, 3])).unwrap()),
         );
         ks.set(
             b"p",
-            Value::Set(Box::new(
-                Set::from_listpack(listpack_strs(&[b"c", b"3", b"a"])).unwrap(),
-            )),
+            Value::Set(Set::from_listpack(listpack_strs(&[b"c", b"3", b"a"])).unwrap()),
         );
-        ks.set(
-            b"t",
-            Value::Set(Box::new(Set::from_members(["x", "3", "y"]))),
-        );
+        ks.set(b"t", Value::Set(Set::from_members(["x", "3", "y"])));
         ks.set(
             b"str",
             Value::String(crate::string::RedisString::from_slice(b"v")),

@@ -12,10 +12,10 @@ use std::borrow::Cow;
 use super::format::ValueKind;
 use super::values;
 use super::{RdbError, RdbErrorKind};
-use crate::encoded::{self, BlobError, Item};
+use crate::encoded::BlobError;
 use crate::keyspace::Value;
 use crate::string::RedisString;
-use crate::zset::ZSet;
+use crate::zset::{BlobFormat, ZSet, ZSetBlobError};
 
 /// Where an embedded blob (listpack, ziplist, intset, zipmap) is: the offset in the cursor's
 /// buffer of its first byte, or of its compressed string when `compressed`.
@@ -337,30 +337,17 @@ impl<'a> Cursor<'a> {
         Ok((s, blob_at))
     }
 
-    fn zset_blob(
-        &mut self,
-        what: &str,
-        decode: for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>,
-    ) -> Result<ZSet, RdbError> {
+    fn zset_blob(&mut self, what: &str, format: BlobFormat) -> Result<ZSet, RdbError> {
         let (b, at) = self.blob(what)?;
-        let items = decode(&b).map_err(|e| self.blob_err(at, what, e))?;
-        if items.len() % 2 != 0 {
-            return Err(self.err_at(
-                at.at,
-                format!("{what}: odd number of entries {}", items.len()),
-            ));
-        }
-        let mut pairs = Vec::with_capacity(items.len() / 2);
-        for pair in items.chunks_exact(2) {
-            let score = pair[1].to_score().ok_or_else(|| {
-                self.err_at(
-                    at.at,
-                    format!("{what}: score {:?} is not a number", pair[1]),
-                )
-            })?;
-            pairs.push((pair[0].to_vec(), score));
-        }
-        Ok(ZSet::from_pairs(pairs).with_stored_compact())
+        ZSet::from_blob(b.into_owned(), format).map_err(|e| match e {
+            ZSetBlobError::Blob(e) => self.blob_err(at, what, e),
+            ZSetBlobError::OddLength(n) => {
+                self.err_at(at.at, format!("{what}: odd number of entries {n}"))
+            }
+            ZSetBlobError::Score(item) => {
+                self.err_at(at.at, format!("{what}: score {item} is not a number"))
+            }
+        })
     }
 
     fn module_opcodes(&mut self) -> Result<(), RdbError> {
@@ -499,14 +486,13 @@ impl<'a> Cursor<'a> {
             SetListpack => values::set_listpack(self, materialise),
             HashListpack => values::hash_listpack(self, materialise),
             ZSetZiplist | ZSetListpack => {
-                type Decode = for<'b> fn(&'b [u8]) -> Result<Vec<Item<'b>>, BlobError>;
-                let (name, dec): (&str, Decode) = if kind == ZSetZiplist {
-                    ("ziplist", encoded::ziplist)
+                let (name, format) = if kind == ZSetZiplist {
+                    ("ziplist", BlobFormat::Ziplist)
                 } else {
-                    ("listpack", encoded::listpack)
+                    ("listpack", BlobFormat::Listpack)
                 };
                 if materialise {
-                    Ok(Some(Value::zset(self.zset_blob(name, dec)?)))
+                    Ok(Some(Value::zset(self.zset_blob(name, format)?)))
                 } else {
                     self.skip_string(name)?;
                     Ok(None)

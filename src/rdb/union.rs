@@ -359,11 +359,7 @@ mod tests {
     #[test]
     fn the_builder_reads_files_into_the_union_of_their_snapshots() {
         use crate::rdb::{load_rdb, visit_rdb, LoadOptions};
-        let seed = std::env::var("BITLENS_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| fastrand::u64(..));
-        println!("BITLENS_SEED={seed}");
+        let seed = crate::test_seed();
         let mut rng = fastrand::Rng::with_seed(seed);
         let opts = LoadOptions::default();
         for round in 0..300 {

@@ -128,32 +128,32 @@ pub(super) fn set_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
         }
     }
     t.shrink();
-    Ok(Some(Value::Set(Box::new(Set::Table(Box::new(t))))))
+    Ok(Some(Value::Set(Set::Table(Box::new(t)))))
 }
 
 /// RDB_TYPE_SET_INTSET.
 pub(super) fn set_intset(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "intset", materialise, Set::from_intset)?.map(|s| Value::Set(Box::new(s))))
+    Ok(blob(c, "intset", materialise, Set::from_intset)?.map(Value::Set))
 }
 
 /// RDB_TYPE_SET_LISTPACK.
 pub(super) fn set_listpack(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "listpack", materialise, Set::from_listpack)?.map(|s| Value::Set(Box::new(s))))
+    Ok(blob(c, "listpack", materialise, Set::from_listpack)?.map(Value::Set))
 }
 
 /// RDB_TYPE_HASH_ZIPMAP.
 pub(super) fn hash_zipmap(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "zipmap", materialise, Hash::from_zipmap)?.map(|h| Value::Hash(Box::new(h))))
+    Ok(blob(c, "zipmap", materialise, Hash::from_zipmap)?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH_ZIPLIST.
 pub(super) fn hash_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "ziplist", materialise, Hash::from_ziplist)?.map(|h| Value::Hash(Box::new(h))))
+    Ok(blob(c, "ziplist", materialise, Hash::from_ziplist)?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH_LISTPACK.
 pub(super) fn hash_listpack(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "listpack", materialise, Hash::from_listpack)?.map(|h| Value::Hash(Box::new(h))))
+    Ok(blob(c, "listpack", materialise, Hash::from_listpack)?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH_LISTPACK_EX (`pre_ga` false: with the 8-byte minimum expiry first) and its
@@ -162,7 +162,7 @@ pub(super) fn hash_listpack_ex(c: &mut Cursor<'_>, materialise: bool, pre_ga: bo
     if !pre_ga {
         c.take(8, "hash minimum field expiry")?;
     }
-    Ok(blob(c, "listpack", materialise, Hash::from_listpack_ex)?.map(|h| Value::Hash(Box::new(h))))
+    Ok(blob(c, "listpack", materialise, Hash::from_listpack_ex)?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH (`ttl` None) and RDB_TYPE_HASH_METADATA (`ttl` Some(pre_ga)): a hashtable
@@ -207,9 +207,10 @@ fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Box::new(Hash::Table(Box::new(
-        HashTable { records, expires },
-    ))))))
+    Ok(Some(Value::Hash(Hash::Table(Box::new(HashTable {
+        records,
+        expires,
+    })))))
 }
 
 /// RDB_TYPE_HASH.
@@ -255,9 +256,10 @@ pub(super) fn hash_2(c: &mut Cursor<'_>, materialise: bool) -> Out {
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Box::new(Hash::Table(Box::new(
-        HashTable { records, expires },
-    ))))))
+    Ok(Some(Value::Hash(Hash::Table(Box::new(HashTable {
+        records,
+        expires,
+    })))))
 }
 
 /// A 16-byte big-endian id (PEL entries).
@@ -578,46 +580,36 @@ mod tests {
             ),
             (
                 "iset",
-                Value::Set(Box::new(
-                    Set::from_intset(intset(8, &[-1, 1 << 40])).unwrap(),
-                )),
+                Value::Set(Set::from_intset(intset(8, &[-1, 1 << 40])).unwrap()),
                 None,
             ),
             (
                 "lset",
-                Value::Set(Box::new(
-                    Set::from_listpack(listpack_strs(&[b"m", b"1"])).unwrap(),
-                )),
+                Value::Set(Set::from_listpack(listpack_strs(&[b"m", b"1"])).unwrap()),
                 None,
             ),
-            (
-                "tset",
-                Value::Set(Box::new(Set::from_members(["u", "v"]))),
-                None,
-            ),
+            ("tset", Value::Set(Set::from_members(["u", "v"])), None),
             (
                 "lhash",
-                Value::Hash(Box::new(
-                    Hash::from_listpack(listpack_strs(&[b"f", b"1"])).unwrap(),
-                )),
+                Value::Hash(Hash::from_listpack(listpack_strs(&[b"f", b"1"])).unwrap()),
                 None,
             ),
             (
                 "exhash",
-                Value::Hash(Box::new(Hash::from_listpack_ex(ex).unwrap())),
+                Value::Hash(Hash::from_listpack_ex(ex).unwrap()),
                 None,
             ),
             (
                 "thash",
-                Value::Hash(Box::new(Hash::from_fields([
+                Value::Hash(Hash::from_fields([
                     ("a", "1", Some(1_700_000_000_500)),
                     ("b", "2", None),
-                ]))),
+                ])),
                 None,
             ),
             (
                 "plainhash",
-                Value::Hash(Box::new(Hash::from_fields([("a", "1", None)]))),
+                Value::Hash(Hash::from_fields([("a", "1", None)])),
                 None,
             ),
             ("st", Value::Stream(Box::new(stream)), None),
@@ -669,7 +661,7 @@ mod tests {
     #[test]
     fn field_expiry_needs_rdb_12() {
         let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
-        let h = Value::Hash(Box::new(Hash::from_fields([("a", "1", Some(5))])));
+        let h = Value::Hash(Hash::from_fields([("a", "1", Some(5))]));
         assert!(w.write_value(b"h", &h, None).is_err());
     }
 

@@ -698,7 +698,7 @@ fn old_encodings_file() -> Vec<u8> {
     ] {
         let p = pairs_of(n, long_at);
         let h = Hash::from_fields(p.iter().map(|(f, v)| (f.clone(), v.clone(), None)));
-        w.write_value(key.as_bytes(), &Value::Hash(Box::new(h)), None)
+        w.write_value(key.as_bytes(), &Value::Hash(h), None)
             .unwrap();
     }
     // Ziplist hashes (type 13): the loader checks the count only, not the value length.
@@ -729,7 +729,7 @@ fn old_encodings_file() -> Vec<u8> {
         }),
     ] {
         let set = Set::from_members(members);
-        w.write_value(key.as_bytes(), &Value::Set(Box::new(set)), None)
+        w.write_value(key.as_bytes(), &Value::Set(set), None)
             .unwrap();
     }
     // Intsets (type 11): small, and over set-max-intset-entries.

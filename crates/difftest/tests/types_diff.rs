@@ -462,8 +462,8 @@ fn gen_cmd(
         d.keys[rng.usize(0..d.keys.len())].clone()
     };
     let pick = |rng: &mut fastrand::Rng| d.pool[rng.usize(0..d.pool.len())].clone();
-    let compact_set = |k: &[u8]| !matches!(ks.get(k), Some(Value::Set(s)) if matches!(**s, bitlens::set::Set::Table(_)));
-    let compact_hash = |k: &[u8]| !matches!(ks.get(k), Some(Value::Hash(h)) if matches!(**h, bitlens::hash::Hash::Table(_)));
+    let compact_set = |k: &[u8]| !matches!(ks.get(k), Some(Value::Set(s)) if matches!(s, bitlens::set::Set::Table(_)));
+    let compact_hash = |k: &[u8]| !matches!(ks.get(k), Some(Value::Hash(h)) if matches!(h, bitlens::hash::Hash::Table(_)));
     let k = key.as_slice();
     let mut c: Vec<Vec<u8>>;
     let cmp;
@@ -841,7 +841,7 @@ fn run_kind(kind: ServerKind) {
                 });
             }
             Value::Hash(h) => {
-                seen.insert(match &**h {
+                seen.insert(match h {
                     bitlens::hash::Hash::Listpack(_) => "hash:listpack",
                     bitlens::hash::Hash::ListpackEx(_) => "hash:listpackex",
                     bitlens::hash::Hash::Ziplist(_) => "hash:ziplist",

@@ -1748,10 +1748,10 @@ mod tests {
         // in between, the hash table dearest.
         let r = l.as_roaring.unwrap();
         assert!(l.current < r && r < bytes, "{l:?}");
-        let ids = Value::Set(Box::new(bitlens::set::Set::from_members([
+        let ids = Value::Set(bitlens::set::Set::from_members([
             b"7".to_vec(),
             b"70000".to_vec(),
-        ])));
+        ]));
         let l = m.ledger(b"k", &ids).unwrap();
         assert_eq!(l.as_bitmap, Some(16 + 10240)); // 8751 bytes: sds 5 + 8751 + 1 in the 10240 class
     }
@@ -1761,9 +1761,9 @@ mod tests {
     /// + the key's sds (8) + the dictEntry (24).
     #[test]
     fn converted_hash_is_priced_as_its_listpack() {
-        let five = Value::Hash(Box::new(bitlens::hash::Hash::from_fields(
+        let five = Value::Hash(bitlens::hash::Hash::from_fields(
             (0..5).map(|i| (format!("f{i}"), format!("v{i}"), None)),
-        )));
+        ));
         let m = Model::new(&bitlens::dialect::REDIS_7_0, Allocator::Jemalloc16);
         let e = m.estimate(b"k", &five).unwrap();
         assert_eq!(e.bytes, 16 + 48 + 8 + 24);
