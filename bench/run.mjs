@@ -16,6 +16,7 @@ import { bloomMexistsRow } from './bloom.mjs';
 import { browserSection } from './browser.mjs';
 import { inspectSection } from './inspect.mjs';
 import { exportSection } from './export.mjs';
+import { peersSection } from './peers.mjs';
 import { shardsSection } from './shards.mjs';
 import { keyspaceSection } from './keyspace.mjs';
 import { signinsSection } from './signins.mjs';
@@ -525,6 +526,8 @@ async function main() {
     const exporting = await soft('export to Parquet and Arrow', () => exportSection(DUMP));
     console.log('[bench] measuring keyspace memory against Redis (key-heavy file, 1,000,000 small keys)');
     const keyspaceMemory = await soft('keyspace memory', () => keyspaceSection());
+    console.log('[bench] timing the key-heavy file against librdb');
+    const peers = await soft('the key-heavy file against librdb', () => peersSection());
     console.log('[bench] timing many files at once (4 shard files of the key-heavy data set)');
     const manyFiles = await soft('many files at once', () => shardsSection());
     console.log('[bench] timing the sign-ins card on 10,000,000 keys');
@@ -589,6 +592,8 @@ async function main() {
       ...section(exporting, 'Export to Parquet and Arrow (issue 30)'),
       '',
       ...section(keyspaceMemory, 'Keyspace memory against Redis (issue 31)'),
+      '',
+      ...section(peers, 'The key-heavy file against librdb (issue 29)'),
       '',
       ...section(manyFiles, 'Many files at once (issue 29)'),
       '',

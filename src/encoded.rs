@@ -35,6 +35,14 @@ impl Item<'_> {
         }
     }
 
+    /// The length in bytes of [`Item::to_vec`]'s text, without building it.
+    pub fn text_len(&self) -> usize {
+        match self {
+            Item::Str(s) => s.len(),
+            Item::Int(i) => decimal_len(*i),
+        }
+    }
+
     /// The element read as a sorted-set score (integers exactly; strings as Redis' `strtod`
     /// would read the text Redis wrote, e.g. `1.5`, `inf`). `None` when not a number or NaN.
     pub fn to_score(&self) -> Option<f64> {
@@ -48,6 +56,17 @@ impl Item<'_> {
             Some(v)
         }
     }
+}
+
+/// The length in bytes of `v`'s decimal text (a minus sign included).
+pub fn decimal_len(v: i64) -> usize {
+    let mut n = v.unsigned_abs();
+    let mut len = 1 + (v < 0) as usize;
+    while n >= 10 {
+        n /= 10;
+        len += 1;
+    }
+    len
 }
 
 /// What kind of structural problem a [`BlobError`] is (more kinds may come).

@@ -192,6 +192,27 @@ impl Hash {
         }
     }
 
+    /// The length in bytes of the longest field name or value, expired fields included
+    /// (integers as decimal text), 0 when empty; nothing is copied.
+    pub fn max_element_len(&self) -> usize {
+        let longest = |items: Vec<Item<'_>>, width: usize| {
+            items
+                .chunks_exact(width)
+                .map(|r| r[0].text_len().max(r[1].text_len()))
+                .max()
+        };
+        match self {
+            Hash::Listpack(b) => longest(encoded::listpack(b).unwrap_or_default(), 2),
+            Hash::Ziplist(b) => longest(encoded::ziplist(b).unwrap_or_default(), 2),
+            Hash::Zipmap(b) => longest(encoded::zipmap(b).unwrap_or_default(), 2),
+            Hash::ListpackEx(b) => longest(encoded::listpack(b).unwrap_or_default(), 3),
+            Hash::Table(t) => (0..t.records.len())
+                .map(|i| t.records.get(i, 0).len().max(t.records.get(i, 1).len()))
+                .max(),
+        }
+        .unwrap_or(0)
+    }
+
     /// The live fields at `now_ms` (`None`: nothing expires), in reply order (HGETALL).
     pub fn fields(&self, now_ms: Option<i64>) -> Vec<Field> {
         let mut all = self.all();

@@ -150,6 +150,28 @@ impl List {
         out
     }
 
+    /// The length in bytes of the longest element as a reply gives it (integers as decimal
+    /// text), 0 when empty; no element is copied.
+    pub fn max_element_len(&self) -> usize {
+        let longest = |items: Result<Vec<encoded::Item<'_>>, BlobError>| {
+            items
+                .unwrap_or_default()
+                .iter()
+                .map(encoded::Item::text_len)
+                .max()
+                .unwrap_or(0)
+        };
+        self.nodes
+            .iter()
+            .map(|n| match n {
+                Node::Listpack(b) => longest(encoded::listpack(b)),
+                Node::Ziplist(b) => longest(encoded::ziplist(b)),
+                Node::Plain(b) => b.len(),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The encoding the snapshot stored the list in.
     pub fn encoding(&self) -> &'static str {
         self.encoding

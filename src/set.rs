@@ -108,6 +108,25 @@ impl Set {
         }
     }
 
+    /// The length in bytes of the longest member as a reply gives it (integers as decimal
+    /// text), 0 when empty; no member is copied.
+    pub fn max_member_len(&self) -> usize {
+        match self {
+            Set::Intset(b) => encoded::intset(b)
+                .unwrap_or_default()
+                .into_iter()
+                .map(encoded::decimal_len)
+                .max(),
+            Set::Listpack(b) => encoded::listpack(b)
+                .unwrap_or_default()
+                .iter()
+                .map(Item::text_len)
+                .max(),
+            Set::Table(t) => (0..t.len()).map(|i| t.get(i, 0).len()).max(),
+        }
+        .unwrap_or(0)
+    }
+
     /// The encoding OBJECT ENCODING reports for this set as loaded.
     pub fn encoding(&self) -> &'static str {
         match self {

@@ -281,11 +281,21 @@ impl ZSet {
             items.reverse();
         }
         // Index the members in their sorted positions; a repeated member (never in a snapshot)
-        // sends the pairs, in their input order again, to the general path.
-        match bulk_index(&items) {
+        // sends the pairs, in their input order again, to the general path. Below
+        // INDEXED_FROM members no index is kept, so none is built: the members are compared.
+        let index = if items.len() < INDEXED_FROM {
+            let distinct = items
+                .iter()
+                .enumerate()
+                .all(|(i, a)| items[i + 1..].iter().all(|b| a.1 != b.1));
+            distinct.then(Vec::new)
+        } else {
+            bulk_index(&items).map(indexed)
+        };
+        match index {
             Some(slots) => ZSet::decoded(Full {
                 sorted: items,
-                slots: indexed(slots),
+                slots,
             }),
             None => {
                 if descending {
@@ -410,7 +420,13 @@ impl ZSet {
                 .chunks_exact(2)
                 .map(|p| (p[1].to_score().unwrap_or(0.0), member_of(&p[0])))
                 .collect();
-            let slots = bulk_index(&sorted).map(indexed).unwrap_or_default();
+            // Distinct members (checked when built): the index, when the set is big enough
+            // to keep one, always builds.
+            let slots = if sorted.len() < INDEXED_FROM {
+                Vec::new()
+            } else {
+                bulk_index(&sorted).map(indexed).unwrap_or_default()
+            };
             Box::new(Full { sorted, slots })
         })
     }
@@ -503,6 +519,22 @@ impl ZSet {
                 + f.slots.capacity() * 8
         });
         self.blob.as_ref().map_or(0, |b| b.len()) + full
+    }
+
+    /// The length in bytes of the longest member, 0 when empty; a kept blob is read without
+    /// being decoded into the sorted layout.
+    pub fn max_member_len(&self) -> usize {
+        match (&self.blob, self.full.get()) {
+            (Some(blob), None) => self
+                .format
+                .decode(blob)
+                .unwrap_or_default()
+                .chunks_exact(2)
+                .map(|p| p[0].text_len())
+                .max(),
+            _ => self.sorted().iter().map(|(_, m)| m.len()).max(),
+        }
+        .unwrap_or(0)
     }
 
     /// Entries in Redis order: ascending score, ties by member bytes.

@@ -18,8 +18,26 @@ fn transcript(
         verify_checksum: false,
         threads,
         patterns: patterns.iter().map(|p| p.to_vec()).collect(),
+        // Every batch shared, however small its records (the default keeps small ones on
+        // the reading thread; see `adaptive`).
+        parallel_record_bytes: 0,
         ..Default::default()
     };
+    transcript_with(bytes, &opts, window)
+}
+
+/// [`transcript`] with the default sharing rule: batches of small records read on the
+/// calling thread, and the records after them by the one-thread step for a while.
+fn adaptive(bytes: &[u8], threads: usize) -> Vec<String> {
+    let opts = LoadOptions {
+        verify_checksum: false,
+        threads,
+        ..Default::default()
+    };
+    transcript_with(bytes, &opts, None)
+}
+
+fn transcript_with(bytes: &[u8], opts: &LoadOptions, window: Option<usize>) -> Vec<String> {
     let mut out = Vec::new();
     let mut visit = |r: Record<'_>| {
         out.push(format!(
@@ -37,10 +55,10 @@ fn transcript(
         Ok(())
     };
     let res = match window {
-        None => visit_rdb(bytes, &opts, &mut visit),
+        None => visit_rdb(bytes, opts, &mut visit),
         Some(n) => {
             let mut src = bytes;
-            visit_rdb_chunked(&mut src, n, &opts, &mut |_, _| Ok(()), &mut visit)
+            visit_rdb_chunked(&mut src, n, opts, &mut |_, _| Ok(()), &mut visit)
         }
     };
     out.push(match res {
@@ -86,6 +104,11 @@ fn same_with_threads(name: &str, bytes: &[u8]) {
             "{name}: 3 threads, {window}-byte windows"
         );
     }
+    assert_eq!(
+        adaptive(bytes, 2),
+        one,
+        "{name}: 2 threads, small records kept"
+    );
     let filtered = transcript(bytes, 1, None, &[b"*a*"]);
     assert_eq!(
         transcript(bytes, 2, None, &[b"*a*"]),
@@ -128,5 +151,49 @@ fn damaged_snapshots_fail_the_same_on_several_threads() {
                 "{name} damaged, windows"
             );
         }
+    }
+}
+
+/// Runs of small records (kept on the reading thread, the records after them read by the
+/// one-thread step for a while) between runs of large ones (shared): the records, their order,
+/// offsets and errors are the one-thread reader's, whole and cut anywhere.
+#[test]
+fn runs_of_small_and_large_records_load_the_same_on_several_threads() {
+    use bitlens::rdb::RdbWriter;
+    let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    let big = |i: usize| {
+        (0..300_000usize)
+            .map(|j| (j * 31 + i) as u8)
+            .collect::<Vec<u8>>()
+    };
+    for run in 0..4 {
+        for i in 0..40_000 {
+            let expiry = (i % 7 == 0).then_some(4_000_000_000_000i64 + i as i64);
+            w.write_string(
+                format!("small:{run}:{i}").as_bytes(),
+                format!("v{i}").as_bytes(),
+                expiry,
+            )
+            .unwrap();
+        }
+        for i in 0..24 {
+            w.write_string(format!("large:{run}:{i}").as_bytes(), &big(i), None)
+                .unwrap();
+        }
+    }
+    let bytes = w.finish().unwrap();
+    let one = transcript(&bytes, 1, None, &[]);
+    assert_eq!(one.len(), 4 * 40_024 + 1);
+    assert_eq!(adaptive(&bytes, 2), one, "2 threads");
+    assert_eq!(adaptive(&bytes, 3), one, "3 threads");
+    let mut rng = fastrand::Rng::with_seed(0x5eed_0031);
+    for _ in 0..6 {
+        let cut = rng.usize(9..bytes.len());
+        assert_eq!(
+            adaptive(&bytes[..cut], 2),
+            transcript(&bytes[..cut], 1, None, &[]),
+            "cut at {cut}"
+        );
     }
 }

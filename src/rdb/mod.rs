@@ -336,10 +336,13 @@ pub struct LoadOptions {
     /// speed. A corrupt value is then found only by a pass that decodes it.
     pub skip_values: bool,
     /// With [`LoadOptions::threads`] above 1, a batch whose key records average fewer bytes
-    /// in the file than this is decoded on the calling thread alone (default 0: every batch
-    /// is shared). For a visitor that reads every value (a report): small values decoded on
-    /// another core reach it out of its cache, which costs it more than their decoding saves
-    /// (`inspect` of 3M small keys: 7.1 s on one thread, 8.4 s on two).
+    /// in the file than this is decoded on the calling thread alone, and the reader then
+    /// frames no batch for the next [`parallel::SERIAL_SPAN`] times its bytes (default
+    /// 1024; 0: every batch is shared, as tests of the parallel path ask). Small values
+    /// decoded on another core reach the visitor out of its cache, which costs more than
+    /// their decoding saves: on 3M small keys (the bench's key-heavy file) 2 threads were
+    /// slower than one for `query` (1.93 s against 1.84 s) and `inspect --csv` (4.45 s
+    /// against 3.56 s).
     pub parallel_record_bytes: usize,
 }
 
@@ -352,7 +355,7 @@ impl Default for LoadOptions {
             db: None,
             threads: 1,
             skip_values: false,
-            parallel_record_bytes: 0,
+            parallel_record_bytes: 1024,
         }
     }
 }
@@ -865,6 +868,9 @@ pub(crate) struct Walk {
     phase: Phase,
     /// Input offset of the last progress report.
     reported: u64,
+    /// Below this input offset, records are read by the one-thread step (a run of small
+    /// records; see [`parallel::SERIAL_SPAN`]).
+    serial_until: u64,
 }
 
 impl Walk {
@@ -879,6 +885,7 @@ impl Walk {
             },
             phase: Phase::Magic,
             reported: 0,
+            serial_until: 0,
         }
     }
 
@@ -924,10 +931,14 @@ impl Walk {
                         report(progress, base, total)?;
                     }
                     #[cfg(not(target_arch = "wasm32"))]
-                    if opts.threads > 1 {
+                    if opts.threads > 1 && base >= self.serial_until {
                         match parallel::batch(w, base, eof, &mut self.st, opts, f)? {
-                            parallel::Batch::Consumed(0) => {}
-                            parallel::Batch::Consumed(used) => {
+                            parallel::Batch::Consumed(0, _) => {}
+                            parallel::Batch::Consumed(used, small) => {
+                                if small {
+                                    self.serial_until =
+                                        base + (used as u64) * (1 + parallel::SERIAL_SPAN);
+                                }
                                 inp.consume(used);
                                 continue;
                             }

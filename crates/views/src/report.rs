@@ -223,28 +223,12 @@ pub fn key_slot(key: &[u8]) -> u16 {
 /// (element count, longest element) of a value (see [`KeyRow::len`], [`KeyRow::largest`]);
 /// a string's both are its STRLEN.
 pub fn lengths(value: &Value) -> (u64, u64) {
-    let max = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0) as u64;
     match value {
         Value::String(s) => (s.len(), s.len()),
-        Value::List(l) => {
-            let items = l.range(0, l.len().saturating_sub(1));
-            (l.len() as u64, max(&mut items.iter().map(Vec::len)))
-        }
-        Value::Set(s) => {
-            let m = s.members();
-            (m.len() as u64, max(&mut m.iter().map(Vec::len)))
-        }
-        Value::ZSet(z) => (
-            z.len() as u64,
-            max(&mut z.sorted().iter().map(|(_, m)| m.len())),
-        ),
-        Value::Hash(h) => {
-            let f = h.all();
-            (
-                f.len() as u64,
-                max(&mut f.iter().map(|f| f.field.len().max(f.value.len()))),
-            )
-        }
+        Value::List(l) => (l.len() as u64, l.max_element_len() as u64),
+        Value::Set(s) => (s.len() as u64, s.max_member_len() as u64),
+        Value::ZSet(z) => (z.len() as u64, z.max_member_len() as u64),
+        Value::Hash(h) => (h.stored_len() as u64, h.max_element_len() as u64),
         Value::Stream(s) => (s.length, 0),
         Value::Module(_) | Value::Other(_) => (0, 0),
     }
@@ -1173,6 +1157,120 @@ mod tests {
     use crate::memory::Allocator;
     use bitlens::dialect::Profile;
     use bitlens::string::RedisString;
+
+    /// `lengths` as it was first written: every element copied out, then measured.
+    fn lengths_by_copy(value: &Value) -> (u64, u64) {
+        let max = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0) as u64;
+        match value {
+            Value::List(l) => {
+                let items = l.range(0, l.len().saturating_sub(1));
+                (l.len() as u64, max(&mut items.iter().map(Vec::len)))
+            }
+            Value::Set(s) => {
+                let m = s.members();
+                (m.len() as u64, max(&mut m.iter().map(Vec::len)))
+            }
+            Value::ZSet(z) => (
+                z.len() as u64,
+                max(&mut z.sorted().iter().map(|(_, m)| m.len())),
+            ),
+            Value::Hash(h) => {
+                let f = h.all();
+                (
+                    f.len() as u64,
+                    max(&mut f.iter().map(|f| f.field.len().max(f.value.len()))),
+                )
+            }
+            other => lengths(other),
+        }
+    }
+
+    #[test]
+    fn lengths_read_every_encoding_without_copying_as_by_copying() {
+        use bitlens::hash::Hash;
+        use bitlens::list::{List, Node};
+        use bitlens::rdb::blobs;
+        use bitlens::set::Set;
+        use bitlens::zset::{BlobFormat, ZSet};
+        let seed = std::env::var("BITLENS_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| fastrand::u64(..));
+        println!("BITLENS_SEED={seed}");
+        let mut rng = fastrand::Rng::with_seed(seed);
+        for round in 0..500 {
+            let n = rng.usize(0..12);
+            let texts: Vec<Vec<u8>> = (0..n)
+                .map(|i| match rng.u8(..4) {
+                    0 => rng.i64(..).to_string().into_bytes(),
+                    1 => rng.i32(-1000..1000).to_string().into_bytes(),
+                    2 => vec![b'a' + (i % 26) as u8; rng.usize(0..70)],
+                    _ => format!("m{i}-{}", rng.u16(..)).into_bytes(),
+                })
+                .collect();
+            let strs: Vec<&[u8]> = texts.iter().map(|t| &t[..]).collect();
+            let items = blobs::items(&strs);
+            let ints: Vec<i64> = (0..n)
+                .map(|i| rng.i64(..) / (1 << rng.u32(0..60)) + i as i64)
+                .collect();
+            let pairs: Vec<(&[u8], &[u8])> = strs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+            let mut values = vec![
+                Value::List(Box::new(List::from_elements(&strs))),
+                Value::Set(Set::from_listpack(blobs::listpack(&items)).unwrap()),
+                Value::Set(Set::from_members(&strs)),
+                Value::Hash(Hash::from_listpack(blobs::listpack(&items[..n / 2 * 2])).unwrap()),
+                Value::Hash(Hash::from_ziplist(blobs::ziplist(&items[..n / 2 * 2])).unwrap()),
+                Value::Hash(Hash::from_fields(
+                    pairs.iter().map(|&(f, v)| (f, v, None::<i64>)),
+                )),
+                Value::zset(ZSet::from_pairs(strs.iter().map(|m| (m.to_vec(), 1.0)))),
+            ];
+            if !pairs.is_empty() {
+                // (A zipmap is never empty: the server writes none.)
+                values.push(Value::Hash(
+                    Hash::from_zipmap(blobs::zipmap(&pairs)).unwrap(),
+                ));
+            }
+            let mut sorted = ints.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            values.push(Value::Set(
+                Set::from_intset(blobs::intset(8, &sorted)).unwrap(),
+            ));
+            for node in [
+                Node::listpack(blobs::listpack(&items)),
+                Node::ziplist(blobs::ziplist(&items)),
+            ] {
+                let (node, k) = node.unwrap();
+                let mut l = List::new("quicklist");
+                l.push_node(node, k);
+                values.push(Value::List(Box::new(l)));
+            }
+            let ex: Vec<(&[u8], &[u8], i64)> =
+                pairs.iter().map(|&(f, v)| (f, v, rng.i64(0..3))).collect();
+            values.push(Value::Hash(
+                Hash::from_listpack_ex(blobs::listpack_ex(&ex)).unwrap(),
+            ));
+            // A sorted set kept as its blob: distinct members in Redis order.
+            let z = ZSet::from_pairs(strs.iter().map(|m| (m.to_vec(), rng.i32(-9..9) as f64)));
+            let zitems: Vec<Vec<u8>> = z
+                .iter()
+                .flat_map(|(m, s)| [m.to_vec(), s.to_string().into_bytes()])
+                .collect();
+            let zstrs: Vec<&[u8]> = zitems.iter().map(|t| &t[..]).collect();
+            let zblob = blobs::listpack(&blobs::items(&zstrs));
+            values.push(Value::zset(
+                ZSet::from_blob(zblob, BlobFormat::Listpack).unwrap(),
+            ));
+            for (i, v) in values.iter().enumerate() {
+                assert_eq!(
+                    lengths(v),
+                    lengths_by_copy(v),
+                    "seed {seed}, round {round}, value {i}: {v:?}"
+                );
+            }
+        }
+    }
 
     fn row(db: u64, key: &str, memory: u64, expire_at_ms: Option<i64>) -> KeyRow {
         KeyRow {

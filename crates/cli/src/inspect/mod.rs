@@ -685,8 +685,6 @@ fn scan_with(
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
         threads: crate::source::load_threads(),
-        // The report reads every value: small ones are cheaper decoded where they are read.
-        parallel_record_bytes: 1024,
         ..Default::default()
     };
     // The writer (and so the memory model) is known from the aux fields before any key.
