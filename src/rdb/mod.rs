@@ -869,7 +869,8 @@ pub(crate) struct Walk {
     /// Input offset of the last progress report.
     reported: u64,
     /// Below this input offset, records are read by the one-thread step (a run of small
-    /// records; see [`parallel::SERIAL_SPAN`]).
+    /// records; see [`parallel::SERIAL_SPAN`]). wasm32 builds read on one thread.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     serial_until: u64,
 }
 
