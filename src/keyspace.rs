@@ -553,18 +553,9 @@ impl Keyspace {
     /// stored; only [`Keyspace::insert_new`] reports that.
     pub fn insert(&mut self, key: impl AsRef<[u8]>, value: Value, expire_at_ms: Option<i64>) {
         let key = key.as_ref();
-        let value = match self.try_insert(key, value, expire_at_ms) {
-            Ok(()) => return,
-            Err(Rejected {
-                why: InsertError::Duplicate,
-                value,
-            }) => value,
-            Err(Rejected {
-                why: InsertError::Full,
-                ..
-            }) => return,
-        };
+        // A replace only looks the key up (the index's entry API may grow the table first).
         let Some(i) = self.find(key) else {
+            let _ = self.try_insert(key, value, expire_at_ms);
             return;
         };
         let new = EntryRef {
@@ -598,12 +589,7 @@ impl Keyspace {
         value: Value,
         expire_at_ms: Option<i64>,
     ) -> Result<(), Rejected> {
-        let Ok(n) = u32::try_from(self.slots.len()) else {
-            return Err(Rejected::full(value));
-        };
-        if n == u32::MAX {
-            return Err(Rejected::full(value));
-        }
+        let n = u32::try_from(self.slots.len()).unwrap_or(u32::MAX);
         let hash = self.hash(key);
         let (slots, keys, hasher) = (&self.slots, &self.keys, &self.hasher);
         let vacant = match self.index.entry(
@@ -622,6 +608,9 @@ impl Keyspace {
             }
             hashbrown::hash_table::Entry::Vacant(v) => v,
         };
+        if n == u32::MAX {
+            return Err(Rejected::full(value));
+        }
         let Some(r) = self.keys.push(key) else {
             return Err(Rejected::full(value));
         };

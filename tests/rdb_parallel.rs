@@ -27,14 +27,21 @@ fn transcript(
 }
 
 /// [`transcript`] with the default sharing rule: batches of small records read on the
-/// calling thread, and the records after them by the one-thread step for a while.
-fn adaptive(bytes: &[u8], threads: usize) -> Vec<String> {
+/// calling thread, and the records after them by the one-thread step for a while; from the
+/// whole input, then in windows of `window` bytes, which must agree.
+fn adaptive(bytes: &[u8], threads: usize, window: usize) -> Vec<String> {
     let opts = LoadOptions {
         verify_checksum: false,
         threads,
         ..Default::default()
     };
-    transcript_with(bytes, &opts, None)
+    let whole = transcript_with(bytes, &opts, None);
+    assert_eq!(
+        transcript_with(bytes, &opts, Some(window)),
+        whole,
+        "{threads} threads, {window}-byte windows"
+    );
+    whole
 }
 
 fn transcript_with(bytes: &[u8], opts: &LoadOptions, window: Option<usize>) -> Vec<String> {
@@ -105,7 +112,7 @@ fn same_with_threads(name: &str, bytes: &[u8]) {
         );
     }
     assert_eq!(
-        adaptive(bytes, 2),
+        adaptive(bytes, 2, 4096),
         one,
         "{name}: 2 threads, small records kept"
     );
@@ -185,13 +192,13 @@ fn runs_of_small_and_large_records_load_the_same_on_several_threads() {
     let bytes = w.finish().unwrap();
     let one = transcript(&bytes, 1, None, &[]);
     assert_eq!(one.len(), 4 * 40_024 + 1);
-    assert_eq!(adaptive(&bytes, 2), one, "2 threads");
-    assert_eq!(adaptive(&bytes, 3), one, "3 threads");
+    assert_eq!(adaptive(&bytes, 2, 1 << 20), one, "2 threads");
+    assert_eq!(adaptive(&bytes, 3, 100_000), one, "3 threads");
     let mut rng = fastrand::Rng::with_seed(0x5eed_0031);
     for _ in 0..6 {
         let cut = rng.usize(9..bytes.len());
         assert_eq!(
-            adaptive(&bytes[..cut], 2),
+            adaptive(&bytes[..cut], 2, 65_536),
             transcript(&bytes[..cut], 1, None, &[]),
             "cut at {cut}"
         );

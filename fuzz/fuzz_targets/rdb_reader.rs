@@ -102,6 +102,15 @@ fuzz_target!(|data: &[u8]| {
         same(&some, &load_rdb(data, &par_some), "threads, filtered");
     }
     same(&some, &load_rdb_chunked(&mut src, chunk, &filtered, progress), "filtered");
+    // The default sharing rule (small records kept on the reading thread, the records after
+    // them read one by one for a while): the same again.
+    let adaptive = LoadOptions {
+        threads: 3,
+        parallel_record_bytes: LoadOptions::default().parallel_record_bytes,
+        ..opts.clone()
+    };
+    same(&all, &load_rdb(data, &adaptive), "threads, small records kept");
+    same(&all, &load_rdb_chunked(&mut src, chunk, &adaptive, progress), "threads, small records kept, windows");
     // Names only (no value decoded): a file that loads lists the same keys; a file the names
     // pass refuses is refused by the full load too, at that record or an earlier one.
     let mut records = 0usize;

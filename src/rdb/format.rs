@@ -705,6 +705,9 @@ pub struct Writer {
     /// The `valkey-ver` aux field, when present (Valkey 8+ writes it instead of, or besides,
     /// `redis-ver`).
     pub valkey_ver: Option<String>,
+    /// The `used-mem` aux field (the server's `used_memory` at save, bytes), when present and
+    /// a number.
+    pub used_mem: Option<u64>,
 }
 
 impl Writer {
@@ -719,6 +722,7 @@ impl Writer {
             format,
             redis_ver: get(b"redis-ver"),
             valkey_ver: get(b"valkey-ver"),
+            used_mem: get(b"used-mem").and_then(|v| v.parse().ok()),
         }
     }
 

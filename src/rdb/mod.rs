@@ -327,9 +327,10 @@ pub struct LoadOptions {
     pub db: Option<u64>,
     /// Threads that decode values (default 1: all on the calling thread). Above 1, native
     /// builds frame runs of key records on the calling thread (lengths only) and decode them
-    /// on the current rayon pool (`rayon::ThreadPool::install` picks the pool); records still
-    /// reach the visitor one at a time in file order, and every result and error, with its
-    /// offset and key, is the one-thread reader's. wasm32 builds ignore it.
+    /// on the current rayon pool (`rayon::ThreadPool::install` picks the pool), except runs of
+    /// small records (see [`LoadOptions::parallel_record_bytes`]); records still reach the
+    /// visitor one at a time in file order, and every result and error, with its offset and
+    /// key, is the one-thread reader's. wasm32 builds ignore it.
     pub threads: usize,
     /// Decode no value (default false): every record's `value` is `None`, as for a key the
     /// patterns do not select, so a pass lists names, types, expiries and offsets at framing
@@ -337,8 +338,8 @@ pub struct LoadOptions {
     pub skip_values: bool,
     /// With [`LoadOptions::threads`] above 1, a batch whose key records average fewer bytes
     /// in the file than this is decoded on the calling thread alone, and the reader then
-    /// frames no batch for the next [`parallel::SERIAL_SPAN`] times its bytes (default
-    /// 1024; 0: every batch is shared, as tests of the parallel path ask). Small values
+    /// reads the next 16 times its bytes (at most 16 MiB) with the one-thread step, framing
+    /// nothing (default 1024; 0: every batch is shared, as tests of the parallel path ask). Small values
     /// decoded on another core reach the visitor out of its cache, which costs more than
     /// their decoding saves: on 3M small keys (the bench's key-heavy file) 2 threads were
     /// slower than one for `query` (1.93 s against 1.84 s) and `inspect --csv` (4.45 s
@@ -868,8 +869,8 @@ pub(crate) struct Walk {
     phase: Phase,
     /// Input offset of the last progress report.
     reported: u64,
-    /// Below this input offset, records are read by the one-thread step (a run of small
-    /// records; see [`parallel::SERIAL_SPAN`]). wasm32 builds read on one thread.
+    /// Below this input offset, records are read by the one-thread step (after a batch of
+    /// small records; see `parallel::serial_span`). wasm32 builds read on one thread.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     serial_until: u64,
 }
@@ -938,7 +939,7 @@ impl Walk {
                             parallel::Batch::Consumed(used, small) => {
                                 if small {
                                     self.serial_until =
-                                        base + (used as u64) * (1 + parallel::SERIAL_SPAN);
+                                        base + used as u64 + parallel::serial_span(used);
                                 }
                                 inp.consume(used);
                                 continue;

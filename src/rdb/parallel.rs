@@ -9,8 +9,10 @@
 //! claim groups in order, and the calling thread hands each group's records to the visitor in
 //! file order as soon as the group is ready, decoding an unclaimed group itself rather than
 //! wait. Delivery (a keyspace insert, a report's tally) thus overlaps decoding instead of
-//! following it: on the key-heavy file (3M small keys) a whole-batch decode then delivery
-//! made 2 threads 9% slower than one; the pipeline makes them 10% faster.
+//! following it. Records small on average ([`LoadOptions::parallel_record_bytes`]) gain
+//! nothing from it (3M small keys: 2 threads were slower than one for a load and for a
+//! report), so such a batch is decoded on the calling thread, and the records after it are
+//! read by the one-thread step for a while ([`serial_span`]).
 //!
 //! Why the output equals the one-thread reader's: a key record's decoding depends only on
 //! its bytes, the window it is read from (the same one), the database, the pending expiry and
@@ -40,11 +42,14 @@ const FRAMES_PER_THREAD: usize = 8192;
 /// uneven cost.
 const GROUPS_PER_THREAD: usize = 4;
 
-/// After a batch of small records (see [`LoadOptions::parallel_record_bytes`]), the reader
-/// reads this many times the batch's bytes with the one-thread step before it frames a batch
-/// again: framing small records costs what sharing them would save (0.7 s of 3M small keys'
-/// load), so a run of them is framed once in this many.
-pub(super) const SERIAL_SPAN: u64 = 16;
+/// The bytes the reader reads with the one-thread step after a batch of `used` bytes of small
+/// records (see [`LoadOptions::parallel_record_bytes`]) before it frames a batch again: 16
+/// times the batch, at most 16 MiB (large values after a run of small ones wait at most that
+/// long for the pool). Framing small records costs what sharing them would save (0.7 s of
+/// 3M small keys' load), so such a run is framed in about one byte of 17.
+pub(super) fn serial_span(used: usize) -> u64 {
+    (used as u64).saturating_mul(16).min(16 << 20)
+}
 
 /// What [`batch`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
