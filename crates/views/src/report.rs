@@ -1225,10 +1225,16 @@ mod tests {
                 )),
                 Value::zset(ZSet::from_pairs(strs.iter().map(|m| (m.to_vec(), 1.0)))),
             ];
-            if !pairs.is_empty() {
-                // (A zipmap is never empty: the server writes none.)
+            // A zipmap is never empty and never names a field twice (its decoder refuses both).
+            let mut distinct: Vec<(&[u8], &[u8])> = Vec::new();
+            for &(f, v) in &pairs {
+                if !distinct.iter().any(|d| d.0 == f) {
+                    distinct.push((f, v));
+                }
+            }
+            if !distinct.is_empty() {
                 values.push(Value::Hash(
-                    Hash::from_zipmap(blobs::zipmap(&pairs)).unwrap(),
+                    Hash::from_zipmap(blobs::zipmap(&distinct)).unwrap(),
                 ));
             }
             let mut sorted = ints.clone();
