@@ -22,8 +22,11 @@ function gzipped(name) {
 const MODULES = [
   // Issue 28 asked for 390 KB. Without plotters the engine module is 432 KB here (428 KB by
   // gzip -9), 61 KB less than the single module was; opt-level "s" would make it 368 KB at
-  // 1.3-1.8x the kernels' time (Cargo.toml [profile.wasm]). So the bound is today's size + 3%.
-  { name: 'bitlens_bg.wasm', what: 'engine module', bound: 445_000 },
+  // 1.3-1.8x the kernels' time (Cargo.toml [profile.wasm]). So the bound was that size + 3%
+  // (445,000). By stop 44 the module had grown to 446,734 bytes (the union builder, side
+  // engines, sorted sets kept as their blob, allocation-free element lengths): the bound is
+  // now 460,000 (+3% again), and issue 28's 390 KB stays open.
+  { name: 'bitlens_bg.wasm', what: 'engine module', bound: 460_000 },
   { name: 'bitlens_charts_bg.wasm', what: 'chart module', bound: 120_000 },
 ];
 
