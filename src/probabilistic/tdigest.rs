@@ -23,8 +23,9 @@
 
 use super::{FieldError, Fields};
 
-/// A t-digest with its merged centroids.
-#[derive(Debug, Clone, PartialEq)]
+/// A t-digest with its merged centroids. Two digests are equal when every field is the same
+/// bit for bit (a file may store a NaN mean, which must still equal itself).
+#[derive(Debug, Clone)]
 pub struct TDigest {
     /// The compression parameter (TDIGEST.INFO Compression).
     pub compression: f64,
@@ -49,6 +50,38 @@ pub struct TDigest {
     /// Nodes added since the last compression, `(mean, weight)` in insertion order (never
     /// in a file: the module compresses before saving).
     pub unmerged: Vec<(f64, i64)>,
+}
+
+impl PartialEq for TDigest {
+    fn eq(&self, o: &Self) -> bool {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        let unmerged = |v: &[(f64, i64)]| {
+            v.iter()
+                .map(|(m, w)| (m.to_bits(), *w))
+                .collect::<Vec<(u64, i64)>>()
+        };
+        (
+            self.compression.to_bits(),
+            self.min.to_bits(),
+            self.max.to_bits(),
+        ) == (o.compression.to_bits(), o.min.to_bits(), o.max.to_bits())
+            && (
+                self.cap,
+                self.unmerged_nodes,
+                self.total_compressions,
+                self.merged_weight,
+                self.unmerged_weight,
+            ) == (
+                o.cap,
+                o.unmerged_nodes,
+                o.total_compressions,
+                o.merged_weight,
+                o.unmerged_weight,
+            )
+            && bits(&self.means) == bits(&o.means)
+            && self.weights == o.weights
+            && unmerged(&self.unmerged) == unmerged(&o.unmerged)
+    }
 }
 
 /// Why a t-digest write failed (`ERR T-Digest: overflow detected`).
