@@ -148,9 +148,17 @@ pub enum StreamLag {
 pub enum EmbstrRule {
     /// Value length at most N bytes.
     ValueLen(usize),
-    /// Key length + value length + key header (1 byte below 32 key bytes, else 3) at most N
-    /// (Valkey 8.1+ embeds the key in the object).
-    KeyAndValue(usize),
+    /// Key length + value length + key header (1 byte below 32 key bytes, else 3) at most
+    /// `max` (Valkey 8.1+ embeds the key in the object).
+    KeyAndValue {
+        /// The most bytes key, value and key header may take together.
+        max: usize,
+        /// A key's 3-byte header counts only when the key has an expiry, else 1 byte does
+        /// (rec: a loaded Valkey 8.1.8 keeps key + value of 41 bytes embedded for keys of 10
+        /// to 41 bytes without a TTL, but of 39 for keys of 32 bytes and more with one; 9.1.2
+        /// counts the 3 bytes either way: a 32-byte key keeps 79 value bytes, a 31-byte 82).
+        long_header_only_with_ttl: bool,
+    },
 }
 
 /// One server profile (a server family and release line): every behaviour bitlens
@@ -337,6 +345,21 @@ pub struct LoadRules {
     /// A compact sorted set converted to a skiplist at load gets a dict sized for its members
     /// (`zsetConvertAndExpand`, 7.2+); else the dict grows from empty (`zsetConvert`).
     pub zset_convert_presized: bool,
+    /// The hash table of sets, hashes and sorted sets (and of the keyspace).
+    pub table: TableKind,
+}
+
+/// The hash table a server keeps sets, hashes, sorted sets and its keyspace in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    /// Redis' `dict` (and Valkey's before 8.1): one pointer per bucket, a power of two of at
+    /// least 4 buckets, grown when it holds as many entries as buckets, each entry in its
+    /// own `dictEntry`.
+    Dict,
+    /// Valkey 8.1+'s `hashtable`: 64-byte buckets of 7 entry pointers, `2^ceil(log2(ceil(5n
+    /// / 32)))` buckets when sized for `n`, grown when an insert finds every slot taken; an
+    /// overfull bucket chains to a child bucket.
+    Hashtable,
 }
 
 /// Redis 6.0 / 6.2 loader.
@@ -350,6 +373,7 @@ pub const LOAD_6: LoadRules = LoadRules {
     list_one_node_listpack: false,
     hash_convert_presized: false,
     zset_convert_presized: false,
+    table: TableKind::Dict,
 };
 
 /// Redis 7.0 loader.
@@ -360,13 +384,19 @@ pub const LOAD_7_0: LoadRules = LoadRules {
     ..LOAD_6
 };
 
-/// Redis 7.2+ and Valkey loader.
+/// Redis 7.2+ and Valkey 7.2 / 8.0 loader.
 pub const LOAD_7_2: LoadRules = LoadRules {
     set_max_listpack: Some((128, 64)),
     list_push: ListPush::Estimate8Plain,
     list_one_node_listpack: true,
     zset_convert_presized: true,
     ..LOAD_7_0
+};
+
+/// Valkey 8.1+ loader: its own `hashtable` ([`TableKind::Hashtable`]).
+pub const LOAD_VALKEY_8_1: LoadRules = LoadRules {
+    table: TableKind::Hashtable,
+    ..LOAD_7_2
 };
 
 const SHAPE_ERROR: &str = "ERR exactly one of BYRADIUS and BYBOX can be specified for {}";
@@ -559,8 +589,12 @@ pub const VALKEY_8_0: Profile = Profile {
 pub const VALKEY_8_1: Profile = Profile {
     name: "valkey-8.1",
     version: (8, 1),
-    embstr: EmbstrRule::KeyAndValue(42),
+    embstr: EmbstrRule::KeyAndValue {
+        max: 42,
+        long_header_only_with_ttl: true,
+    },
     stream_lag: StreamLag::Valkey,
+    load: LOAD_VALKEY_8_1,
     ..VALKEY_8_0
 };
 /// Valkey 9.0.
@@ -572,7 +606,10 @@ pub const VALKEY_9_0: Profile = Profile {
     geo_hex_doubles: false,
     frommember_missing: MemberMissing::DoesNotExist,
     shape_error: SHAPE_ERROR_VALKEY_9,
-    embstr: EmbstrRule::KeyAndValue(114),
+    embstr: EmbstrRule::KeyAndValue {
+        max: 114,
+        long_header_only_with_ttl: false,
+    },
     hash_ex_encoding: "hashtable",
     field_expiry_args: FieldExpiryArgs::Valkey,
     zscan_noscores: true,
@@ -799,14 +836,22 @@ impl Profile {
         }
     }
 
-    /// Whether a string value loaded under `key` is `embstr` (else `raw`), as this server
-    /// reports after loading a snapshot.
-    pub fn is_embstr(&self, key_len: usize, value_len: usize) -> bool {
+    /// Whether a string value of `value_len` bytes loaded under a key of `key_len` bytes,
+    /// with an expiry or not, is `embstr` (else `raw`), as this server reports after loading
+    /// a snapshot.
+    pub fn is_embstr(&self, key_len: usize, value_len: usize, expiring: bool) -> bool {
         match self.embstr {
             EmbstrRule::ValueLen(n) => value_len <= n,
-            EmbstrRule::KeyAndValue(n) => {
-                let hdr = if key_len < 32 { 1 } else { 3 };
-                key_len + value_len + hdr <= n
+            EmbstrRule::KeyAndValue {
+                max,
+                long_header_only_with_ttl,
+            } => {
+                let hdr = if key_len < 32 || (long_header_only_with_ttl && !expiring) {
+                    1
+                } else {
+                    3
+                };
+                key_len + value_len + hdr <= max
             }
         }
     }
@@ -1039,11 +1084,22 @@ mod tests {
     fn embstr_rules_as_recorded() {
         // Recorded after DEBUG RELOAD: Redis 7.0.15 embstr up to 44 value bytes; Valkey 8.1.8
         // key "k38" + 38 bytes embstr, + 39 raw; Valkey 9.1.2 key "k109" + 109 embstr.
-        assert!(REDIS_7_0.is_embstr(3, 44) && !REDIS_7_0.is_embstr(3, 45));
-        assert!(VALKEY_8_1.is_embstr(3, 38) && !VALKEY_8_1.is_embstr(3, 39));
-        assert!(VALKEY_8_1.is_embstr(31, 9) && !VALKEY_8_1.is_embstr(32, 10));
-        assert!(VALKEY_9_0.is_embstr(4, 109) && !VALKEY_9_0.is_embstr(4, 110));
-        assert!(VALKEY_9_0.is_embstr(32, 79) && !VALKEY_9_0.is_embstr(32, 80));
+        assert!(REDIS_7_0.is_embstr(3, 44, false) && !REDIS_7_0.is_embstr(3, 45, false));
+        assert!(VALKEY_8_1.is_embstr(3, 38, false) && !VALKEY_8_1.is_embstr(3, 39, false));
+        assert!(VALKEY_8_1.is_embstr(31, 9, false) && !VALKEY_8_1.is_embstr(32, 10, false));
+        // Loaded by 8.1.8: key and value of 41 bytes together stay embedded whatever the
+        // key's sds header (32 + 9, 40 + 1, 41 + 0), 42 do not.
+        assert!(VALKEY_8_1.is_embstr(32, 9, false) && VALKEY_8_1.is_embstr(40, 1, false));
+        assert!(VALKEY_8_1.is_embstr(41, 0, false) && !VALKEY_8_1.is_embstr(42, 0, false));
+        assert!(!VALKEY_8_1.is_embstr(40, 2, false));
+        // With a TTL, 32 + 7 and 36 + 3 stay embedded, 32 + 8 and 40 + 0 do not; a short key
+        // keeps its 41 bytes; Valkey 9.1.2 is the same with a TTL or without.
+        assert!(VALKEY_8_1.is_embstr(32, 7, true) && !VALKEY_8_1.is_embstr(32, 8, true));
+        assert!(VALKEY_8_1.is_embstr(36, 3, true) && !VALKEY_8_1.is_embstr(40, 0, true));
+        assert!(VALKEY_8_1.is_embstr(31, 10, true) && !VALKEY_8_1.is_embstr(31, 11, true));
+        assert!(VALKEY_9_0.is_embstr(32, 79, true) && !VALKEY_9_0.is_embstr(32, 80, true));
+        assert!(VALKEY_9_0.is_embstr(4, 109, false) && !VALKEY_9_0.is_embstr(4, 110, false));
+        assert!(VALKEY_9_0.is_embstr(32, 79, false) && !VALKEY_9_0.is_embstr(32, 80, false));
     }
 
     #[test]

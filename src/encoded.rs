@@ -506,7 +506,7 @@ pub(crate) use blobs as test_blobs;
 
 /// Encoders of the blobs above (listpacks, ziplists, intsets and zipmaps built as Redis lays
 /// them out, from the format descriptions in the module docs): for writing snapshots in old
-/// encodings with [`crate::rdb::writer::RdbWriter::write_blob`] and for tests.
+/// encodings with [`crate::rdb::RdbWriter::write_blob`] and for tests.
 pub mod blobs {
     use super::Item;
 

@@ -143,7 +143,7 @@ impl EntryRef<'_> {
 /// header).
 ///
 /// Layout (issue 31, read-mostly snapshots): the values sit in one dense vector of slots
-/// (key reference + value, 40 bytes on 64-bit), the key bytes in a [`KeyArena`] of large
+/// (key reference + value, 40 bytes on 64-bit), the key bytes in a `KeyArena` of large
 /// chunks (no heap allocation per key), and the hash index is a table of `u32` slot numbers
 /// (one control byte and four bytes per bucket). Expiries live in a side table keyed by slot
 /// number, only for keys that have one; a flag in the slot's key reference says whether to

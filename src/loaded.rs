@@ -13,7 +13,7 @@
 //! counts ([`presized_buckets`], [`grown_buckets`]: `dictExpand` and the incremental rehash
 //! replayed) are the parts of the shape the price depends on.
 
-use crate::dialect::Profile;
+use crate::dialect::{Profile, TableKind};
 use crate::keyspace::Value;
 
 /// A value as a server holds it once it has loaded it from a snapshot ([`loaded`]): the name
@@ -37,10 +37,82 @@ pub enum Shape {
     ListpackEx(u64),
     /// A quicklist of these nodes.
     Quicklist(Vec<QuicklistNode>),
-    /// A hash table (set or hash) with this many buckets (both tables while a rehash runs).
-    Table(u64),
-    /// A skiplist whose dict has this many buckets.
-    Skiplist(u64),
+    /// A hash table (set or hash).
+    Table(Table),
+    /// A skiplist with its member table.
+    Skiplist(Table),
+}
+
+/// A loaded hash table's buckets, as far as its price depends on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    /// Top-level buckets, of both tables while a rehash runs.
+    pub buckets: u64,
+    /// The expected number of child buckets, in thousandths: a Valkey 8.1+ `hashtable`
+    /// chains a bucket that gets an eighth entry to a child, and which buckets do depends on
+    /// the server's random hash seed ([`expected_child_buckets`]); 0 for a `dict`.
+    pub child_buckets_milli: u64,
+}
+
+impl Table {
+    /// A `dict` of `buckets` buckets.
+    pub fn dict(buckets: u64) -> Table {
+        Table {
+            buckets,
+            child_buckets_milli: 0,
+        }
+    }
+
+    /// The table sized up front for `n` entries (`dictExpand(n)`, `hashtableTryExpand(n)`).
+    pub fn presized(kind: TableKind, n: usize) -> Table {
+        match kind {
+            TableKind::Dict => Table::dict(presized_buckets(n)),
+            TableKind::Hashtable => {
+                // Sized for all of them: the inserts never find it full.
+                let mut t = HashtableSim::sized(n as u64);
+                t.used = n as u64;
+                t.table()
+            }
+        }
+    }
+
+    /// The table that `n` inserts one at a time leave, from an empty one.
+    pub fn grown(kind: TableKind, n: usize) -> Table {
+        Self::grow(kind, n, false)
+    }
+
+    /// As [`Self::grown`], with a rehash still running finished: a server's cron rehashes its
+    /// keyspace tables in the background.
+    pub fn grown_rehashed(kind: TableKind, n: usize) -> Table {
+        Self::grow(kind, n, true)
+    }
+
+    fn grow(kind: TableKind, n: usize, rehashed: bool) -> Table {
+        match kind {
+            TableKind::Dict => {
+                let mut d = DictSim::default();
+                for _ in 0..n {
+                    d.add();
+                }
+                Table::dict(if rehashed && d.size1 != 0 {
+                    d.size1
+                } else {
+                    d.buckets()
+                })
+            }
+            TableKind::Hashtable => {
+                let mut t = HashtableSim::default();
+                for _ in 0..n {
+                    t.add();
+                }
+                if rehashed && t.size1 != 0 {
+                    t.size0 = t.size1;
+                    t.size1 = 0;
+                }
+                t.table()
+            }
+        }
+    }
 }
 
 /// One node of a loaded quicklist.
@@ -54,15 +126,16 @@ pub struct QuicklistNode {
     pub plain: bool,
 }
 
-/// The encoding OBJECT ENCODING reports for `value` under `key` once the profile's server has
-/// loaded it from a snapshot: see [`loaded`], of which this is the name. `None` for values
-/// bitlens keeps only as their type.
+/// The encoding OBJECT ENCODING reports for `value` under `key` (with an expiry or not)
+/// once the profile's server has loaded it from a snapshot: see [`loaded`], of which this is
+/// the name. `None` for values bitlens keeps only as their type.
 pub fn object_encoding(
     profile: &crate::dialect::Profile,
     key: &[u8],
     value: &Value,
+    expiring: bool,
 ) -> Option<&'static str> {
-    loaded(profile, key, value).map(|l| l.encoding)
+    loaded(profile, key, value, expiring).map(|l| l.encoding)
 }
 
 /// What the profile's server makes of `value` (stored under `key`) when it loads it from a
@@ -84,7 +157,12 @@ pub fn object_encoding(
 ///   `listpackex` or `hashtable`;
 /// - sorted sets: compact within `zset-max-listpack-entries`/`-value`, else `skiplist`;
 /// - streams `stream`; RedisBloom values `raw`.
-pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> Option<Loaded> {
+pub fn loaded(
+    profile: &crate::dialect::Profile,
+    key: &[u8],
+    value: &Value,
+    expiring: bool,
+) -> Option<Loaded> {
     let rules = &profile.load;
     let compact = profile.compact_encoding();
     let done = |encoding: &'static str, shape: Shape| Some(Loaded { encoding, shape });
@@ -96,7 +174,7 @@ pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> O
                 "raw"
             } else if len <= 20 && crate::num::parse_i64(&s.as_bytes()).is_some() {
                 "int"
-            } else if profile.is_embstr(key.len(), len as usize) {
+            } else if profile.is_embstr(key.len(), len as usize, expiring) {
                 "embstr"
             } else {
                 "raw"
@@ -107,12 +185,12 @@ pub fn loaded(profile: &crate::dialect::Profile, key: &[u8], value: &Value) -> O
             // (A stored blob is converted by its count alone: ZSet::loads_compact.)
             if !z.loads_compact(profile) {
                 let n = z.len();
-                let buckets = if z.stored_compact() && !rules.zset_convert_presized {
-                    grown_buckets(0, n)
+                let table = if z.stored_compact() && !rules.zset_convert_presized {
+                    Table::grown(rules.table, n)
                 } else {
-                    presized_buckets(n)
+                    Table::presized(rules.table, n)
                 };
-                return done("skiplist", Shape::Skiplist(buckets));
+                return done("skiplist", Shape::Skiplist(table));
             }
             let mut items: Vec<Vec<u8>> = Vec::with_capacity(2 * z.len());
             for (score, m) in z.sorted() {
@@ -262,7 +340,7 @@ fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loade
     let n = set.len();
     let table = |n: usize| Loaded {
         encoding: "hashtable",
-        shape: Shape::Table(presized_buckets(n)),
+        shape: Shape::Table(Table::presized(rules.table, n)),
     };
     match set {
         Set::Intset(b) if n <= rules.set_max_intset_entries => Loaded {
@@ -324,9 +402,9 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
     let converted = |n: usize| Loaded {
         encoding: "hashtable",
         shape: Shape::Table(if rules.hash_convert_presized {
-            presized_buckets(n)
+            Table::presized(rules.table, n)
         } else {
-            grown_buckets(0, n)
+            Table::grown(rules.table, n)
         }),
     };
     let pairs = || -> Vec<Vec<u8>> {
@@ -370,7 +448,7 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
             if n > max_entries {
                 return Loaded {
                     encoding: "hashtable",
-                    shape: Shape::Table(presized_buckets(n)),
+                    shape: Shape::Table(Table::presized(rules.table, n)),
                 };
             }
             // Compact until the first field or value over the limit.
@@ -389,15 +467,18 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
                 },
                 None => Loaded {
                     encoding: "hashtable",
-                    shape: Shape::Table(presized_buckets(n)),
+                    shape: Shape::Table(Table::presized(rules.table, n)),
                 },
                 Some(first) => Loaded {
                     encoding: "hashtable",
-                    shape: Shape::Table(converted_hash_buckets(
-                        rules.hash_convert_presized,
-                        first,
-                        n,
-                    )),
+                    shape: Shape::Table(match rules.table {
+                        TableKind::Dict => Table::dict(converted_hash_buckets(
+                            rules.hash_convert_presized,
+                            first,
+                            n,
+                        )),
+                        TableKind::Hashtable => converted_hashtable(first, n),
+                    }),
                 },
             }
         }
@@ -588,7 +669,7 @@ fn converted_hash_buckets(presized: bool, first: usize, n: usize) -> u64 {
 }
 
 /// Buckets of a table made by `dictExpand(start)` (none for 0) that then takes `n` inserts
-/// one at a time (see [`DictSim`]).
+/// one at a time (a `dict` replayed for its bucket counts).
 pub fn grown_buckets(start: usize, n: usize) -> u64 {
     let mut d = if start == 0 {
         DictSim::default()
@@ -599,6 +680,158 @@ pub fn grown_buckets(start: usize, n: usize) -> u64 {
         d.add();
     }
     d.buckets()
+}
+
+/// A Valkey 8.1+ `hashtable` replayed for its buckets only (hashtable.c): `resize` to
+/// `2^ceil(log2(ceil(5n / 32)))` buckets for `n` entries (at least 1), an insert that finds
+/// the table full (as many entries as 7 per bucket) resizing it for one more, and each
+/// insert's lookup moving one bucket of the old table while a rehash runs (a resize of an
+/// empty table completes at once).
+#[derive(Debug, Clone, Copy, Default)]
+struct HashtableSim {
+    /// Buckets of the main table (0: none allocated).
+    size0: u64,
+    /// Buckets of the table being rehashed into (0: no rehash).
+    size1: u64,
+    /// Main-table buckets moved so far by the running rehash.
+    moved: u64,
+    /// Entries held.
+    used: u64,
+    /// Entries held when the running rehash began.
+    used_at_resize: u64,
+}
+
+impl HashtableSim {
+    /// Buckets for `n` entries (`nextBucketExp`).
+    fn buckets_for(n: u64) -> u64 {
+        (5 * n.max(1)).div_ceil(32).next_power_of_two()
+    }
+
+    /// An empty table sized for `n` entries (`hashtableTryExpand` of a new table).
+    fn sized(n: u64) -> HashtableSim {
+        HashtableSim {
+            size0: Self::buckets_for(n),
+            ..HashtableSim::default()
+        }
+    }
+
+    fn resize(&mut self, n: u64) {
+        let size = Self::buckets_for(n);
+        if size == self.size0 {
+            return;
+        }
+        if self.size0 == 0 || self.used == 0 {
+            self.size0 = size;
+        } else {
+            self.size1 = size;
+            self.moved = 0;
+            self.used_at_resize = self.used;
+        }
+    }
+
+    /// `hashtableExpand(n)`: refused while a rehash runs or below the entries held.
+    fn expand(&mut self, n: u64) {
+        if self.size1 == 0 && n >= self.used {
+            self.resize(n);
+        }
+    }
+
+    /// `hashtableAdd` of a new entry.
+    fn add(&mut self) {
+        if self.size1 != 0 && self.used > 0 {
+            self.moved += 1;
+            if self.moved == self.size0 {
+                self.size0 = self.size1;
+                self.size1 = 0;
+            }
+        }
+        if self.size1 == 0 && self.used + 1 > 7 * self.size0 {
+            self.resize(self.used + 1);
+        }
+        self.used += 1;
+    }
+
+    /// The buckets of both tables and the expected child buckets: while a rehash runs, the
+    /// old table's unmoved buckets keep their share of the entries it held, at the fill it
+    /// had, and the new table takes the rest.
+    fn table(&self) -> Table {
+        let children = if self.size1 == 0 {
+            expected_child_buckets(self.used, self.size0)
+        } else {
+            let left = (self.size0 - self.moved) as f64 / self.size0 as f64;
+            let old = left * expected_child_buckets(self.used_at_resize, self.size0);
+            let in_old = (left * self.used_at_resize as f64).round() as u64;
+            old + expected_child_buckets(self.used.saturating_sub(in_old), self.size1)
+        };
+        Table {
+            buckets: self.size0 + self.size1,
+            child_buckets_milli: (children * 1000.0).round() as u64,
+        }
+    }
+}
+
+/// The table of a hash Valkey 8.1+ loads field by field (RDB_TYPE_HASH, at most
+/// `hash-max-listpack-entries` fields) whose field `first` (0-based, in file order) is the
+/// first over `hash-max-listpack-value` (rdb.c): the listpack of the fields before it is
+/// converted into a table sized for them (`hashTypeConvertListpack`), the long field is
+/// added, the table is expanded for the `n - first - 1` fields left (`hashtableTryExpand`,
+/// refused below the entries held or while a rehash runs), and those are added.
+fn converted_hashtable(first: usize, n: usize) -> Table {
+    let mut t = HashtableSim::sized(first as u64);
+    t.used = first as u64;
+    t.add();
+    let left = (n - first - 1) as u64;
+    t.expand(left);
+    for _ in 0..left {
+        t.add();
+    }
+    t.table()
+}
+
+/// The expected number of child buckets of a Valkey 8.1+ `hashtable` holding `n` entries in
+/// `buckets` top-level buckets, each entry in a uniformly random bucket (hashtable.c: a
+/// bucket has 7 slots; when an eighth entry comes, its last slot becomes the pointer to a
+/// child bucket, so a chain of `k > 7` entries has `ceil((k - 7) / 6)` children). See
+/// [`child_buckets_moments`].
+pub fn expected_child_buckets(n: u64, buckets: u64) -> f64 {
+    child_buckets_moments(n, buckets).0
+}
+
+/// The mean and variance of the number of child buckets of a Valkey 8.1+ `hashtable` (see
+/// [`expected_child_buckets`]). The load of one bucket is binomial (`n`, `1 / buckets`); its
+/// terms are summed until they vanish. The variance treats the buckets as independent,
+/// which overstates it a little (their loads are negatively correlated).
+pub fn child_buckets_moments(n: u64, buckets: u64) -> (f64, f64) {
+    if n <= 7 || buckets == 0 {
+        return (0.0, 0.0);
+    }
+    let children = |k: u64| if k > 7 { (k - 7).div_ceil(6) } else { 0 };
+    if buckets == 1 {
+        return (children(n) as f64, 0.0);
+    }
+    let p = 1.0 / buckets as f64;
+    let ratio = p / (1.0 - p);
+    // P(K = 0), then P(K = k + 1) = P(K = k) · (n - k) / (k + 1) · p / (1 - p).
+    let mut pk = (n as f64 * (-p).ln_1p()).exp();
+    let (mut m1, mut m2) = (0.0, 0.0);
+    let mean = n as f64 * p;
+    let mut k = 0;
+    while k <= n {
+        let c = children(k) as f64;
+        m1 += pk * c;
+        m2 += pk * c * c;
+        if k == n {
+            break;
+        }
+        pk *= (n - k) as f64 / (k + 1) as f64 * ratio;
+        k += 1;
+        // Past the mean, the terms only shrink: stop once they no longer count.
+        if k as f64 > mean + 8.0 && pk < 1e-18 {
+            break;
+        }
+    }
+    let b = buckets as f64;
+    (b * m1, b * (m2 - m1 * m1).max(0.0))
 }
 
 #[cfg(test)]
@@ -614,7 +847,7 @@ mod tests {
     fn loader_conversions_per_profile() {
         use crate::encoded::test_blobs::{intset, items, ziplist, zipmap};
         let p = |name| crate::dialect::Profile::from_name(name).unwrap();
-        let enc = |name, v: &Value| object_encoding(p(name), b"k", v).unwrap();
+        let enc = |name, v: &Value| object_encoding(p(name), b"k", v, false).unwrap();
         let zl = |strs: &[&[u8]]| ziplist(&items(strs));
         let long = [b'x'; 100];
 
@@ -655,7 +888,7 @@ mod tests {
         );
         assert_eq!(lp, 7 + 10 * 4);
         assert_eq!(
-            loaded(p("redis-7.0"), b"k", &five).unwrap().shape,
+            loaded(p("redis-7.0"), b"k", &five, false).unwrap().shape,
             Shape::Blob(lp as u64)
         );
         let zs = Value::zset(
@@ -669,6 +902,112 @@ mod tests {
             crate::set::Set::from_intset(intset(2, &(0..600).collect::<Vec<_>>())).unwrap(),
         );
         assert_eq!(enc("redis-6.0", &big), "hashtable");
+    }
+
+    /// [`expected_child_buckets`] against tables filled slot by slot as hashtable.c's
+    /// `findBucketForInsert` fills them (7 slots a bucket; a full bucket's last entry moves
+    /// to a new child, whose pointer takes its slot), each entry in a random bucket: the mean
+    /// over many tables lies within 5 standard errors of the expectation. Randomized
+    /// (`BITLENS_SEED`).
+    #[test]
+    fn child_buckets_expected_as_tables_fill() {
+        let mut rng = fastrand::Rng::with_seed(crate::test_seed());
+        // (n, buckets): the loader's sizes for n (5n / 32 rounded up to a power of two)
+        // and a few fuller ones.
+        for (n, buckets) in [
+            (8u64, 1u64),
+            (12, 2),
+            (13, 2),
+            (14, 2),
+            (20, 2),
+            (129, 32),
+            (400, 64),
+            (700, 128),
+            (1000, 256),
+            (20_000, 4096),
+        ] {
+            let trials = 400;
+            let mut counts = Vec::new();
+            for _ in 0..trials {
+                // Per top-level bucket: its chain, as (slots, filled) per bucket.
+                let mut chains: Vec<Vec<(u32, u32)>> = vec![vec![(7, 0)]; buckets as usize];
+                let mut children = 0u64;
+                for _ in 0..n {
+                    let chain = &mut chains[rng.usize(..buckets as usize)];
+                    let last = chain.len() - 1;
+                    if chain[last].1 == chain[last].0 {
+                        // Full: the last entry and the new one go to a child.
+                        chain[last] = (6, 6);
+                        chain.push((7, 2));
+                        children += 1;
+                    } else {
+                        chain[last].1 += 1;
+                    }
+                }
+                counts.push(children as f64);
+            }
+            let mean = counts.iter().sum::<f64>() / trials as f64;
+            let var = counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / trials as f64;
+            let se = (var / trials as f64).sqrt();
+            let expected = expected_child_buckets(n, buckets);
+            assert!(
+                (mean - expected).abs() <= 5.0 * se + 1e-9,
+                "n {n}, {buckets} buckets: simulated {mean:.3} ± {se:.3}, expected {expected:.3}"
+            );
+        }
+        // Exact cases: no child below 8 entries, one bucket holds them all.
+        assert_eq!(expected_child_buckets(7, 1), 0.0);
+        assert_eq!(expected_child_buckets(8, 1), 1.0);
+        assert_eq!(expected_child_buckets(13, 1), 1.0);
+        assert_eq!(expected_child_buckets(14, 1), 2.0);
+        assert_eq!(expected_child_buckets(0, 0), 0.0);
+        // The keyspace of 100,000 keys (16,384 buckets): about 4,500 children.
+        let big = expected_child_buckets(100_000, 16_384);
+        assert!((4400.0..4600.0).contains(&big), "{big}");
+    }
+
+    /// A Valkey 8.1+ `hashtable` replayed (hashtable.c's sizes and growth, rdb.c's hash
+    /// loading); 600 and 2,000 fields sized up front give the 128 and 512 buckets Valkey
+    /// 8.1.8's `DEBUG HTSTATS-KEY` showed once loaded.
+    #[test]
+    fn hashtable_growth_as_valkey_loads() {
+        let grown = |n| Table::grown(TableKind::Hashtable, n).buckets;
+        let sized = |n| Table::presized(TableKind::Hashtable, n).buckets;
+        assert_eq!(grown(150), 32);
+        // The 225th insert finds 32 buckets full; 25 lookups move 25 of them.
+        assert_eq!(grown(250), 96);
+        assert_eq!(grown(100), 16);
+        assert_eq!(grown(300), 64);
+        assert_eq!(sized(600), 128);
+        assert_eq!(sized(2000), 512);
+        // Field by field: 3 short fields, a long one, 246 left: the table of 1 bucket is
+        // expanded to 64 for the 246 (its rehash ends with the next insert).
+        assert_eq!(converted_hashtable(3, 250).buckets, 64);
+        // 240 short fields (a table of 64), the long one, 9 left: no expansion.
+        assert_eq!(converted_hashtable(240, 250).buckets, 64);
+        // 10 short fields (2 buckets), the long one, 139 left: expanded to 32 for them, the
+        // 3 buckets' worth of rehash done by the next inserts, then 150 fit in 32.
+        assert_eq!(converted_hashtable(10, 150).buckets, 32);
+        // 200 short (64), long, 600 left: 128 for the 600, a rehash of 64 buckets that 600
+        // inserts finish, then 801 entries fill 128 buckets (896 slots) without growing.
+        assert_eq!(converted_hashtable(200, 801).buckets, 128);
+        assert_eq!(grown(0), 0);
+        assert_eq!(grown(1), 1);
+        assert_eq!(grown(7), 1);
+        // The 8th entry starts a rehash of the one bucket into 2, the 9th's lookup ends it.
+        assert_eq!(grown(8), 3);
+        assert_eq!(grown(9), 2);
+        // Mid-rehash, the 7 unmoved old buckets hold about 7 entries each, and chain more
+        // than a table at its final fill would.
+        let mid = Table::grown(TableKind::Hashtable, 250).child_buckets_milli;
+        let settled = Table::presized(TableKind::Hashtable, 250).child_buckets_milli;
+        assert!(mid > settled, "{mid} {settled}");
+        let dict = Table::grown(TableKind::Dict, 250);
+        assert_eq!(dict, Table::dict(grown_buckets(0, 250)));
+        // The keyspace: a rehash left running by the last insert is finished.
+        assert_eq!(Table::grown_rehashed(TableKind::Hashtable, 250).buckets, 64);
+        assert_eq!(Table::grown_rehashed(TableKind::Dict, 5).buckets, 8);
+        assert_eq!(grown_buckets(0, 5), 12);
     }
 
     #[test]

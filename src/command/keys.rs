@@ -207,10 +207,11 @@ fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             None => ctx.profile.object_unknown_subcommand.replace("{}", &name),
         });
     }
-    let Some(value) = ctx.ks.get(&argv[2]) else {
+    let Some(entry) = ctx.ks.entry(&argv[2]) else {
         return Reply::NullBulk;
     };
-    match object_encoding(ctx.profile, &argv[2], value) {
+    let value = entry.value;
+    match object_encoding(ctx.profile, &argv[2], value, entry.expire_at_ms.is_some()) {
         Some(enc) => Reply::bulk(enc),
         None => Reply::err(format!(
             "ERR bitlens keeps this {} only as its type; its encoding is not known",

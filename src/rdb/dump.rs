@@ -64,7 +64,7 @@ pub fn split_dump(payload: &[u8], verify_checksum: bool) -> Result<(u8, &[u8], u
 }
 
 /// The profile of the server that wrote a DUMP payload, as far as the payload tells: the
-/// oldest server writing its trailer's RDB version ([`Profile::for_rdb_version`]; a payload
+/// oldest server writing its trailer's RDB version ([`crate::dialect::Profile::for_rdb_version`]; a payload
 /// names no server). `None` when `payload` is no DUMP payload (the CRC is not checked).
 pub fn dump_writer(payload: &[u8]) -> Option<&'static crate::dialect::Profile> {
     let (_, _, version) = split_dump(payload, false).ok()?;

@@ -394,11 +394,19 @@ fn run(kind: ServerKind, seed: u64) {
         inferred.reason
     );
     if std::env::var_os("MEMORY_DIFF_REPORT_ONLY").is_none() {
-        assert_eq!(
-            inferred.allocator,
-            want,
-            "{}: allocator inferred from used-mem ({})",
+        // On Valkey 8.1+, glibc and jemalloc16 predict within 0.5–1.1% of each other on
+        // this data, less than two standard deviations of the bitmaps' SETBIT slack on the
+        // writer (which used-mem holds and the file cannot tell): the inference must then
+        // say it is a tie and name the build as the other candidate.
+        let tie_with_build = inferred.allocator != want
+            && inferred
+                .reason
+                .contains(&format!("; a tie: {} predicts within", want.name()));
+        assert!(
+            inferred.allocator == want || (kind.is_valkey() && tie_with_build),
+            "{}: allocator inferred from used-mem: {:?} ({})",
             kind.name(),
+            inferred.allocator,
             inferred.reason
         );
     }
@@ -572,20 +580,17 @@ fn memory_usage_redis_7_4() {
     run(ServerKind::Redis7_4, seed());
 }
 
-/// Valkey 8.1+ keeps keys embedded in their objects in its own hash table
-/// (`memory::EmbeddedKey`): at seed 1, 99.9% of non-skiplist keys are byte-exact and the sum
-/// is within 0.5% on 8.1.8 and 9.1.2, but the allocator is not inferred from a Valkey
-/// writer's used-mem (2.4–2.6 MB above the loaded server's used_memory, unexplained) and
-/// skiplists are 5% low. Run with `--ignored` to see the table.
+/// Valkey 8.1+ keeps keys embedded in their objects in its own `hashtable`
+/// (`memory::EmbeddedKey`, `bitlens::loaded::Table`). Its glibc build is told from bundled
+/// jemalloc by used-mem, but not from jemalloc16 (see `run`): priced as its build, the bounds
+/// are those of every server.
 #[test]
-#[ignore = "Valkey 8.1+: allocator inference and skiplists open (issue 32)"]
 fn memory_usage_valkey_8_1() {
     run(ServerKind::Valkey8_1, seed());
 }
 
 /// See [`memory_usage_valkey_8_1`].
 #[test]
-#[ignore = "Valkey 8.1+: allocator inference and skiplists open (issue 32)"]
 fn memory_usage_valkey_9_1() {
     run(ServerKind::Valkey9_1, seed());
 }

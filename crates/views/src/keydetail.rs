@@ -165,7 +165,8 @@ pub fn summary(key: &[u8], entry: EntryRef<'_>, model: &Model, now_ms: i64) -> K
     KeySummary {
         key: key.to_vec(),
         type_name: value.redis_type().name(),
-        encoding: object_encoding(model.profile, key, value).unwrap_or("unknown"),
+        encoding: object_encoding(model.profile, key, value, entry.expire_at_ms.is_some())
+            .unwrap_or("unknown"),
         memory,
         bytes,
         ttl_ms: entry.expire_at_ms.map(|t| t.saturating_sub(now_ms)),

@@ -24,27 +24,40 @@
 //! - streams: as `objectComputeSize` counts them: the stream struct, 16 bytes per radix-tree
 //!   element and 244 per radix-tree node (the node count of the tree of 16-byte big-endian IDs
 //!   is computed exactly, [`rax_nodes`]), the listpacks' lengths, and per consumer group and
-//!   consumer their struct, PEL trees and 24-byte NACKs.
+//!   consumer their struct, PEL trees and 24-byte NACKs (Valkey 8.1+: the trees' allocations);
+//! - the writer's own extras, for the allocator inference only: a latency histogram per
+//!   command it must have run (7.0+, [`LATENCY_HISTOGRAM`]) and its bitmaps' SETBIT slack.
 //!
 //! What a value becomes when a server loads it is decided once, by [`loaded`] (from the
-//! profile's [`bitlens::dialect::LoadRules`]): OBJECT ENCODING ([`object_encoding`]), the
+//! profile's [`bitlens::dialect::LoadRules`]): OBJECT ENCODING ([`bitlens::loaded::object_encoding`]), the
 //! estimate and the ledger all price that shape. The writer's allocator is inferred from the
 //! file's `used-mem` by [`AllocatorInference`] when the user names none.
 //!
 //! Valkey 8.1+ keeps the key (and its expiry) in the value's object and uses its own
-//! `hashtable` (64-byte buckets of 7 entries): [`EmbeddedKey`] prices that layout.
+//! `hashtable` (64-byte buckets of 7 entries, [`Table`]): [`EmbeddedKey`] prices that
+//! layout. A bucket that gets an eighth entry chains to a 64-byte child bucket; which ones
+//! do depends on the server's random hash seed, so a table's children are priced as their
+//! expected number, and a Valkey hash table or skiplist is rarely byte-exact (within about
+//! 2–3.5%, sums exact). Valkey's radix trees count their allocations (`raxAllocSize`,
+//! [`rax_alloc_bytes`]), where Redis estimates 244 bytes a node.
 //!
 //! Validated per key and in sum against Redis 6.0.9, 6.2.14 (glibc), 7.0.15 (Debian's
-//! jemalloc) and 7.4.1 in `crates/difftest/tests/memory_diff.rs` (byte-exact on 99.9%+ of the
-//! keys that are not skiplists). Valkey 8.1.8 and 9.1.2 (glibc builds): 99.9% of the keys
-//! that are not skiplists byte-exact and sums within 0.5% at seed 1, but hashtables lack
-//! their child buckets, skiplists are 5% low, streams are priced as Redis 7.2 counts them,
-//! and the allocator is not yet inferred from a Valkey writer's `used-mem`.
+//! jemalloc), 7.4.1, Valkey 8.1.8 and 9.1.2 (glibc) in `crates/difftest/tests/memory_diff.rs`:
+//! over seeds 1–10, 99.85% or more of the keys that are not skiplists byte-exact on every
+//! server (Valkey's misses: hash tables' child buckets, and strings with an expiry whose
+//! object glibc's `realloc` happened to leave in a larger chunk), sums within 0.04%.
+//!
+//! The allocator inference tells glibc, bundled jemalloc and jemalloc16 apart on every Redis
+//! file there. On Valkey 8.1+ glibc and jemalloc16 predict within about 1% of each other
+//! (the embedded key objects round up as often as down), less than the writer's unknowns
+//! (the bitmaps' SETBIT slack alone: ± 0.25–0.3 MB on that data), so the choice is said to
+//! be a tie and the user is told to name the allocator; priced with the wrong one of the two,
+//! only about 19% of small keys are byte-exact.
 
-use bitlens::dialect::{Family, Profile};
+use bitlens::dialect::{Family, Profile, TableKind};
 use bitlens::keyspace::Value;
 use bitlens::loaded::{
-    grown_buckets, listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, Shape,
+    grown_buckets, listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, Shape, Table,
 };
 
 /// The allocator of the server build (`INFO memory` `mem_allocator`).
@@ -142,8 +155,9 @@ pub struct Layout {
     /// only) and its listpacks by allocation (6.2+; 6.0 by `lpBytes`).
     pub stream_struct_and_usable: bool,
     /// SETBIT grows a string greedily (`sdsMakeRoomFor` doubles a length below 1 MiB), so a
-    /// bitmap holds on the writer between its length and twice it (Redis; Valkey grows it
-    /// to the length asked). Only [`AllocatorInference`] uses it: the writer's `used-mem`
+    /// bitmap holds on the writer between its length and twice it (every server here;
+    /// measured on Valkey 8.1.8 and 9.1.2: SETBIT at bit 999,999 of a 25,001-byte bitmap
+    /// leaves 125,001 bytes in a 253,960-byte `MEMORY USAGE`). Only [`AllocatorInference`] uses it: the writer's `used-mem`
     /// holds that slack, a loaded server does not.
     pub setbit_greedy: bool,
     /// An sds records its allocation's usable size as its room (6.2+ `s_malloc_usable`), so
@@ -154,6 +168,10 @@ pub struct Layout {
     /// Valkey 8.1+: the key lives in its value's object and the keyspace is Valkey's own
     /// `hashtable` (`None`: Redis' sds key and `dictEntry`).
     pub embedded_key: Option<EmbeddedKey>,
+    /// Each command a server has run holds a latency histogram (7.0+ and Valkey
+    /// `latency-tracking`, on by default): [`LATENCY_HISTOGRAM`] bytes, made on its first
+    /// call.
+    pub latency_histograms: bool,
     /// `used_memory` of a server of this generation right after start-up with one client
     /// connected, bytes: what [`AllocatorInference`] adds to the keys' memory (rec: `INFO
     /// memory` of each installed server with an empty dataset; Redis 6.0.9 jemalloc 865,304,
@@ -168,7 +186,7 @@ pub struct Layout {
     /// `INFO memory` with no key): Redis 7.4.1 jemalloc 2,477,072 (a one-node cluster
     /// 2,367,192), Valkey 9.1.2 libc 2,784,848 (one node 2,674,704): each further node of
     /// the cluster adds 55–65 KiB, which the file does not tell, so the inference on a
-    /// cluster node's file asks for [`CLUSTER_INFERENCE_MARGIN`]. Only files that say they
+    /// cluster node's file asks for a larger margin (512 KiB). Only files that say they
     /// come from a cluster node (slot records, 7.4+ and Valkey 8+) use it.
     pub cluster_empty_used_memory: Option<u64>,
 }
@@ -224,6 +242,7 @@ pub const LAYOUT_6: Layout = Layout {
     setbit_greedy: true,
     sds_usable_room: true,
     embedded_key: None,
+    latency_histograms: false,
     empty_used_memory: 937_736,
     cluster_empty_used_memory: None,
 };
@@ -243,6 +262,7 @@ pub const LAYOUT_7_0: Layout = Layout {
     setbit_greedy: true,
     sds_usable_room: true,
     embedded_key: None,
+    latency_histograms: true,
     empty_used_memory: 914_624,
     cluster_empty_used_memory: None,
 };
@@ -262,6 +282,7 @@ pub const LAYOUT_7_2: Layout = Layout {
     setbit_greedy: true,
     sds_usable_room: true,
     embedded_key: None,
+    latency_histograms: true,
     empty_used_memory: 984_904,
     cluster_empty_used_memory: Some(2_477_072),
 };
@@ -269,7 +290,6 @@ pub const LAYOUT_7_2: Layout = Layout {
 /// Valkey 7.2 and 8.0 (the Redis 7.2 layout).
 pub const LAYOUT_VALKEY: Layout = Layout {
     name: "valkey",
-    setbit_greedy: false,
     empty_used_memory: 978_808,
     cluster_empty_used_memory: None,
     ..LAYOUT_7_2
@@ -350,6 +370,11 @@ const ROBJ: u64 = 16;
 const DICT_ENTRY: u64 = 24;
 /// `sizeof(quicklist)`.
 const QUICKLIST: u64 = 40;
+/// The allocations of one command's latency histogram (`hdr_init` for 1 ns to 1 s at two
+/// significant figures: 3,072 counts of 8 bytes and the struct), bytes. Rec: `used_memory`
+/// grows by 24,688 at the first call of each command on Valkey 8.1.8 (libc), Redis 7.0.15
+/// (jemalloc16) and 7.4.1 (jemalloc), and not at all with `latency-tracking no`.
+pub const LATENCY_HISTOGRAM: u64 = 24_688;
 /// `sizeof(streamNACK)`.
 const STREAM_NACK: u64 = 24;
 /// Per radix-tree node in `streamRadixTreeMemoryUsage`: `sizeof(raxNode)` + 30 longs.
@@ -547,12 +572,12 @@ impl Model {
         value: &Value,
         expiring: bool,
     ) -> Option<Estimate> {
-        let loaded = loaded(self.profile, key, value)?;
+        let loaded = loaded(self.profile, key, value, expiring)?;
         self.estimate_loaded(key, value, &loaded, expiring)
     }
 
     /// [`Self::estimate_with_expiry`] of a value whose loaded encoding (`loaded(profile, key,
-    /// value)`, the same for every allocator of one profile) is known.
+    /// value, expiring)`, the same for every allocator of one profile) is known.
     pub fn estimate_loaded(
         &self,
         key: &[u8],
@@ -615,16 +640,19 @@ impl Model {
         })
     }
 
-    /// A Valkey 8.1+ `hashtable` of `n` entries as the loader sizes it (`hashtableTryExpand`:
-    /// `2^ceil(log2(ceil(5n / 32)))` buckets of 64 bytes, 7 entries each) with `metadata`
-    /// bytes after the struct: `hashtableMemUsage`, or the allocations with `all`. Child
-    /// buckets (a bucket's eighth entry) are not counted.
-    fn valkey_table(&self, ek: EmbeddedKey, n: u64, metadata: u64, all: bool) -> u64 {
-        let buckets = (5 * n).div_ceil(32).max(1).next_power_of_two();
+    /// A Valkey 8.1+ `hashtable` ([`Table`]: 64-byte buckets, 7 entries each) with `metadata`
+    /// bytes after the struct: `hashtableMemUsage`, or the allocations with `all`. Its child
+    /// buckets depend on the server's random hash seed, so they are counted as their
+    /// expected number ([`bitlens::loaded::expected_child_buckets`]), rounded to the byte.
+    fn valkey_table(&self, ek: EmbeddedKey, table: Table, metadata: u64, all: bool) -> u64 {
+        let buckets = table.buckets;
+        let children = table.child_buckets_milli as f64 / 1000.0;
         if all {
-            self.alloc(ek.hashtable + metadata) + self.alloc(64 * buckets)
+            self.alloc(ek.hashtable + metadata)
+                + self.alloc(64 * buckets)
+                + (children * self.alloc(64) as f64).round() as u64
         } else {
-            ek.hashtable + metadata + 64 * buckets
+            ek.hashtable + metadata + 64 * buckets + (children * 64.0).round() as u64
         }
     }
 
@@ -662,15 +690,15 @@ impl Model {
                         .map(|n| st(self.layout.quicklist_node) + self.alloc(n.bytes))
                         .sum::<u64>()
             }
-            (Shape::Table(_), Value::Set(set)) => {
+            (Shape::Table(table), Value::Set(set)) => {
                 let members = set.members();
-                self.valkey_table(ek, members.len() as u64, 0, all)
+                self.valkey_table(ek, *table, 0, all)
                     + members
                         .iter()
                         .map(|m| self.sds(m.len() as u64))
                         .sum::<u64>()
             }
-            (Shape::Table(_), Value::Hash(h)) => {
+            (Shape::Table(table), Value::Hash(h)) => {
                 let fields = h.all();
                 let entries: u64 = fields
                     .iter()
@@ -685,11 +713,10 @@ impl Model {
                         }
                     })
                     .sum();
-                self.valkey_table(ek, fields.len() as u64, ek.hash_metadata, all) + entries
+                self.valkey_table(ek, *table, ek.hash_metadata, all) + entries
             }
-            (Shape::Skiplist(_), Value::ZSet(z)) => {
-                let n = z.len() as u64;
-                let table = self.valkey_table(ek, n, 0, all);
+            (Shape::Skiplist(table), Value::ZSet(z)) => {
+                let table = self.valkey_table(ek, *table, 0, all);
                 let members = z.sorted();
                 if ek.zset_node_embeds_element {
                     let nodes: f64 = members
@@ -709,9 +736,32 @@ impl Model {
                     st(16) + st(32) + table + self.alloc(24 + 32 * 16) + nodes.round() as u64
                 }
             }
-            // Streams: counted as the Redis 7.2 layout does, less its robj.
-            (_, Value::Stream(_)) => {
-                self.value_bytes(value, loaded, all)? - if all { self.alloc(ROBJ) } else { ROBJ }
+            // Streams: the rax trees by their allocations (`raxAllocSize`), the listpacks by
+            // `zmalloc_size`, the consumer groups' structs, NACKs and consumers' names.
+            (_, Value::Stream(s)) => {
+                let (stream, cg, consumer) = self.layout.stream;
+                let alloc = |n: u64| self.alloc(n);
+                let rax = |keys: Vec<[u8; 16]>| rax_alloc_bytes(keys, alloc);
+                let mut total =
+                    st(stream) + rax(s.nodes.iter().map(|(id, _)| id_key(id)).collect());
+                total += s
+                    .nodes
+                    .iter()
+                    .map(|(_, b)| self.alloc(b.len() as u64))
+                    .sum::<u64>();
+                for g in &s.groups {
+                    let pel: Vec<[u8; 16]> = g.pending.iter().map(|p| id_key(&p.id)).collect();
+                    total += st(cg) + st(STREAM_NACK) * pel.len() as u64 + rax(pel);
+                    for c in &g.consumers {
+                        let name = if all {
+                            self.sds(c.name.len() as u64)
+                        } else {
+                            c.name.len() as u64
+                        };
+                        total += st(consumer) + name + rax(c.pending.iter().map(id_key).collect());
+                    }
+                }
+                total
             }
             _ => return None,
         })
@@ -747,8 +797,8 @@ impl Model {
                     .sum();
                 return Some(robj + st(QUICKLIST) + nodes);
             }
-            Shape::Table(buckets) => {
-                let buckets = *buckets;
+            Shape::Table(table) => {
+                let buckets = table.buckets;
                 return Some(match value {
                     Value::Set(set) => {
                         let members = set.members();
@@ -798,7 +848,7 @@ impl Model {
             Value::List(_) | Value::Set(_) | Value::Hash(_) => return None,
             // A compact sorted set is a Blob shape; what is left is a skiplist.
             Value::ZSet(z) => {
-                let Shape::Skiplist(buckets) = loaded.shape else {
+                let Shape::Skiplist(Table { buckets, .. }) = loaded.shape else {
                     return None;
                 };
                 let header = self.alloc(24 + 32 * 16);
@@ -845,6 +895,8 @@ impl Model {
     /// (p = 1/4), so its allocation varies over the allocator's classes; the members' sum
     /// spreads by the square root of their count times one node's deviation. (A skiplist's
     /// `MEMORY USAGE` is as likely to be 2 deviations off as any normal draw.)
+    /// On Valkey 8.1+ the member table's child buckets add theirs
+    /// ([`bitlens::loaded::child_buckets_moments`], 64 bytes each).
     pub fn skiplist_sd(&self, members: usize) -> f64 {
         let (mut e, mut e2) = (0.0, 0.0);
         let mut p_level = 0.75;
@@ -855,7 +907,15 @@ impl Model {
             e2 += p * size * size;
             p_level *= 0.25;
         }
-        ((e2 - e * e).max(0.0) * members as f64).sqrt()
+        let table = match self.layout.embedded_key {
+            Some(_) => {
+                let t = Table::presized(TableKind::Hashtable, members);
+                let n = members as u64;
+                64.0 * 64.0 * bitlens::loaded::child_buckets_moments(n, t.buckets).1
+            }
+            None => 0.0,
+        };
+        ((e2 - e * e).max(0.0) * members as f64 + table).sqrt()
     }
 }
 
@@ -998,6 +1058,32 @@ pub struct AllocatorInference {
     slots: std::collections::BTreeMap<u64, Vec<[u32; 2]>>,
     /// The file came from a cluster node ([`Self::set_cluster_node`]).
     cluster_node: bool,
+    /// The writing commands the keys need, at the least ([`WriterCommand`]), as a bit set.
+    commands: u32,
+}
+
+/// A command a writer must have run to build a kind of key (the least it needs: SET for a
+/// string, SETBIT for a bitmap, PFADD for a HyperLogLog, GEOADD for a GEO set, ZADD for
+/// another sorted set, a push for a list, SADD, HSET, XADD; XGROUP and XREADGROUP for a
+/// stream's groups and pending entries; an EXPIRE for keys with a TTL). Each holds a
+/// latency histogram on servers that track latency ([`Layout::latency_histograms`]), so
+/// they are a floor of what a writer holds beyond its keys. (A writer fed by a snapshot or
+/// a replica stream holds them too: loaded AOF and replicated commands are timed alike.
+/// One that only loaded an RDB file holds none, and is then predicted high.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WriterCommand {
+    Set,
+    SetBit,
+    PfAdd,
+    GeoAdd,
+    ZAdd,
+    Push,
+    SAdd,
+    HSet,
+    XAdd,
+    XGroup,
+    XReadGroup,
+    Expire,
 }
 
 impl AllocatorInference {
@@ -1010,6 +1096,7 @@ impl AllocatorInference {
             dbs: Default::default(),
             slots: Default::default(),
             cluster_node: false,
+            commands: 0,
         }
     }
 
@@ -1020,16 +1107,19 @@ impl AllocatorInference {
         // variance of a random order are counted ([`Model::setbit_writer_moments`]). A bitmap
         // is told from text by a zero byte (no bit set in eight): a string SET as a whole
         // has no slack.
+        // (A HyperLogLog, which has zero bytes too, is made by PFADD, not by SETBITs.)
         let bitmap = match value {
             Value::String(s) if s.len() > 44 => {
                 let b = s.as_bytes();
-                b.contains(&0).then(|| (b.len() as u64, setbit_points(&b)))
+                (b.contains(&0) && bitlens::hll::validate(&b).is_err())
+                    .then(|| (b.len() as u64, setbit_points(&b)))
             }
             _ => None,
         };
+        self.note_commands(value, bitmap.is_some(), expiring);
         let rehash = writer_rehash_buckets(self.models[0].profile, key, value);
         // The loaded encoding is the profile's, whatever the allocator: found once.
-        let Some(loaded) = loaded(self.models[0].profile, key, value) else {
+        let Some(loaded) = loaded(self.models[0].profile, key, value, expiring) else {
             return self.count_key(db, key, expiring);
         };
         for (i, m) in self.models.iter().enumerate() {
@@ -1044,6 +1134,41 @@ impl AllocatorInference {
             }
         }
         self.count_key(db, key, expiring);
+    }
+
+    /// Notes the [`WriterCommand`]s that building `value` takes.
+    fn note_commands(&mut self, value: &Value, bitmap: bool, expiring: bool) {
+        let mut note = |c: WriterCommand| self.commands |= 1 << c as u32;
+        match value {
+            Value::String(s) => note(if bitmap {
+                WriterCommand::SetBit
+            } else if bitlens::hll::validate(&s.as_bytes()).is_ok() {
+                WriterCommand::PfAdd
+            } else {
+                WriterCommand::Set
+            }),
+            Value::ZSet(z) => note(if crate::classify::is_geo_set(z) {
+                WriterCommand::GeoAdd
+            } else {
+                WriterCommand::ZAdd
+            }),
+            Value::List(_) => note(WriterCommand::Push),
+            Value::Set(_) => note(WriterCommand::SAdd),
+            Value::Hash(_) => note(WriterCommand::HSet),
+            Value::Stream(st) => {
+                note(WriterCommand::XAdd);
+                if !st.groups.is_empty() {
+                    note(WriterCommand::XGroup);
+                }
+                if st.groups.iter().any(|g| !g.consumers.is_empty()) {
+                    note(WriterCommand::XReadGroup);
+                }
+            }
+            _ => {}
+        }
+        if expiring {
+            note(WriterCommand::Expire);
+        }
     }
 
     /// Counts a key in its database's and its cluster slot's tables.
@@ -1096,7 +1221,10 @@ impl AllocatorInference {
                     return 0;
                 }
                 if let Some(ek) = m.layout.embedded_key {
-                    return m.valkey_table(ek, n, 16, true);
+                    // Grown by the writer's inserts (the loader's RESIZEDB sizing differs
+                    // only between 6.4 and 7 entries a bucket).
+                    let t = Table::grown_rehashed(TableKind::Hashtable, n as usize);
+                    return m.valkey_table(ek, t, 16, true);
                 }
                 let dict = if per_slot {
                     m.alloc(m.layout.dict + KVSTORE_DICT_METADATA)
@@ -1116,17 +1244,22 @@ impl AllocatorInference {
                     table(keys, self.cluster_node) + table(expires, self.cluster_node)
                 })
                 .sum();
-            out[i] = empty + self.allocated[i] + tables;
+            let histograms = if m.layout.latency_histograms {
+                u64::from(self.commands.count_ones()) * LATENCY_HISTOGRAM
+            } else {
+                0
+            };
+            out[i] = empty + self.allocated[i] + tables + histograms;
         }
         Some(out)
     }
 
     /// The choice: the candidate whose prediction is closest to the file's `used-mem` (one
-    /// above it counting [`OVER_PREDICTION_COST`] times beyond the bitmaps' slack band: a
-    /// writer holds more than its keys), when `used-mem` is
-    /// within the spread of the predictions from it and it beats the next by more than
-    /// [`INFERENCE_MARGIN`] (or the next predicts within 1% of it); else the usual build
-    /// (bundled jemalloc), said to be assumed.
+    /// above it counting three times beyond the bitmaps' slack band: a writer holds more than
+    /// its keys), when `used-mem` is within the spread of the predictions from it and it
+    /// beats the next by more than 8 KiB (512 KiB on a cluster node) or the next is a tie
+    /// (within 1% of it, or within two standard deviations of the bitmaps' slack: said so in
+    /// the reason); else the usual build (bundled jemalloc), said to be assumed.
     pub fn finish(&self, aux: &[(Vec<u8>, Vec<u8>)]) -> AllocatorChoice {
         let used_mem = aux
             .iter()
@@ -1189,9 +1322,11 @@ impl AllocatorInference {
             .unwrap_or(best);
         let spread = pred.iter().max().unwrap_or(&0) - pred.iter().min().unwrap_or(&0);
         // Trusted when used-mem lies within the candidates' spread of the best one, and
-        // the next is clearly worse or predicts nearly the same (within 1%: then the choice
-        // hardly moves the estimates).
-        let near_tie = pred[second].abs_diff(pred[best]) * 100 <= pred[best];
+        // the next is clearly worse or predicts nearly the same: within 1%, or within two
+        // standard deviations of the bitmaps' writer slack, which used-mem cannot see past
+        // (the choice is then said to be a tie, since per-key estimates may still differ).
+        let apart = pred[second].abs_diff(pred[best]);
+        let near_tie = apart * 100 <= pred[best] || apart <= 2 * sd[best].max(sd[second]);
         let margin = if self.cluster_node {
             CLUSTER_INFERENCE_MARGIN
         } else {
@@ -1214,11 +1349,14 @@ impl AllocatorInference {
             .join(", ");
         if trusted {
             let a = Allocator::ALL[best];
-            // Said whenever the next candidate predicts within 1%: used-mem then hardly
-            // tells the two apart (glibc and jemalloc16 on small strings and hashes).
+            // Said whenever the next candidate predicts nearly the same: used-mem then
+            // hardly tells the two apart (glibc and jemalloc16 on small strings and hashes,
+            // and on Valkey 8.1+'s objects), while the estimates of single keys may differ
+            // (on Valkey 8.1+ most small keys do), so the user is told how to choose.
             let tie = if near_tie {
                 format!(
-                    "; {} predicts nearly the same, the estimates differ little",
+                    "; a tie: {} predicts within {apart}, which used-mem cannot tell apart (name the allocator if the server is a {} build)",
+                    Allocator::ALL[second].name(),
                     Allocator::ALL[second].name()
                 )
             } else {
@@ -1265,8 +1403,8 @@ fn writer_rehash_buckets(profile: &Profile, key: &[u8], value: &Value) -> u64 {
     if (n as u64) < WRITER_REHASH_MIN_BUCKETS {
         return 0;
     }
-    let loaded_buckets = match loaded(profile, key, value).map(|l| l.shape) {
-        Some(Shape::Table(b) | Shape::Skiplist(b)) => b,
+    let loaded_buckets = match loaded(profile, key, value, false).map(|l| l.shape) {
+        Some(Shape::Table(t) | Shape::Skiplist(t)) => t.buckets,
         _ => return 0,
     };
     let extra = grown_buckets(0, n).saturating_sub(loaded_buckets);
@@ -1344,9 +1482,10 @@ impl std::fmt::Display for BitfieldType {
 
 impl Model {
     /// The ledger of a bitmap string (its set bits as members) or of a set of integer ids in
-    /// `0..2^32`; `None` for other values.
+    /// `0..2^32`; `None` for other values. (Value bytes only: whether the key has an expiry,
+    /// which can decide a short string's `embstr`, is left out.)
     pub fn ledger(&self, key: &[u8], value: &Value) -> Option<Ledger> {
-        let current = self.value_bytes(value, &loaded(self.profile, key, value)?, false)?;
+        let current = self.value_bytes(value, &loaded(self.profile, key, value, false)?, false)?;
         let mut ids = roaring::RoaringBitmap::new();
         let is_bitmap = match value {
             Value::String(s)
@@ -1398,7 +1537,7 @@ impl Model {
         if s.len() > 1 << 29 {
             return None;
         }
-        let current = self.value_bytes(value, &loaded(self.profile, key, value)?, false)?;
+        let current = self.value_bytes(value, &loaded(self.profile, key, value, false)?, false)?;
         let bytes = s.as_bytes();
         let fields = bytes.len() as u64 * 8 / u64::from(ty.bits);
         // (field, value) of every user whose field is not 0, in index order.
@@ -1503,6 +1642,59 @@ fn rax_bytes(keys: &[[u8; 16]]) -> u64 {
     bitlens::sort::sort_by(&mut sorted, |a, b| a.cmp(b));
     sorted.dedup();
     16 * sorted.len() as u64 + RAX_NODE * rax_nodes(&sorted)
+}
+
+/// `raxAllocSize` (Valkey 8.1+) of a radix tree holding the stream IDs `keys` (any order,
+/// repeats ignored), each with a value pointer: the `rax` struct (32 bytes) and every node
+/// at `alloc` of its length (`raxNodeCurrentLength`: a 4-byte header, its characters padded
+/// so that the pointers align to 8, one child pointer for a compressed node or one per
+/// character otherwise, and the value pointer of a key). The tree of equal-length keys
+/// inserted without deletion is the canonical one: a compressed node (a one-character node
+/// has the same length) for each run of single-child bytes, a branching node where keys
+/// diverge, and a 16-byte leaf for each key. An empty tree is its 8-byte root.
+pub fn rax_alloc_bytes(mut keys: Vec<[u8; 16]>, alloc: impl Fn(u64) -> u64) -> u64 {
+    fn node(chars: u64, children: u64, value: bool) -> u64 {
+        let padding = (8 - (chars + 4) % 8) % 8;
+        4 + chars + padding + 8 * children + if value { 8 } else { 0 }
+    }
+    fn walk(keys: &[[u8; 16]], depth: usize, alloc: &dyn Fn(u64) -> u64) -> u64 {
+        let leaf = alloc(node(0, 0, true));
+        if keys.len() == 1 {
+            return if depth < 16 {
+                alloc(node(16 - depth as u64, 1, false)) + leaf
+            } else {
+                leaf
+            };
+        }
+        let (first, last) = (&keys[0], &keys[keys.len() - 1]);
+        let mut d = depth;
+        while first[d] == last[d] {
+            d += 1;
+        }
+        let run = if d > depth {
+            alloc(node((d - depth) as u64, 1, false))
+        } else {
+            0
+        };
+        let (mut children, mut below) = (0u64, 0u64);
+        let mut i = 0;
+        while i < keys.len() {
+            let b = keys[i][d];
+            let j = i + keys[i..].partition_point(|k| k[d] == b);
+            below += walk(&keys[i..j], d + 1, alloc);
+            children += 1;
+            i = j;
+        }
+        run + alloc(node(children, children, false)) + below
+    }
+    bitlens::sort::sort_by(&mut keys, |a, b| a.cmp(b));
+    keys.dedup();
+    let head = if keys.is_empty() {
+        alloc(node(0, 0, false))
+    } else {
+        walk(&keys, 0, &alloc)
+    };
+    alloc(32) + head
 }
 
 /// The number of nodes of a Redis radix tree (rax) holding the sorted, distinct, equal-length

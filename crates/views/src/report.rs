@@ -1192,11 +1192,7 @@ mod tests {
         use bitlens::rdb::blobs;
         use bitlens::set::Set;
         use bitlens::zset::{BlobFormat, ZSet};
-        let seed = std::env::var("BITLENS_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| fastrand::u64(..));
-        println!("BITLENS_SEED={seed}");
+        let seed = crate::test_seed();
         let mut rng = fastrand::Rng::with_seed(seed);
         for round in 0..500 {
             let n = rng.usize(0..12);
