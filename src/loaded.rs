@@ -33,6 +33,16 @@ pub enum Shape {
     Value,
     /// One compact blob (listpack, ziplist or intset) of this many bytes.
     Blob(u64),
+    /// A listpack of `bytes` the loader converted from a ziplist of `from` bytes in an
+    /// allocation of that size, then shrank to fit (`lpNew(ziplist bytes)`, `lpShrinkToFit`:
+    /// a hash or sorted set stored as a ziplist, from 7.0), which an allocator may leave
+    /// larger than one made at its size.
+    ShrunkBlob {
+        /// Bytes of the listpack.
+        bytes: u64,
+        /// Bytes of the ziplist it was converted from.
+        from: u64,
+    },
     /// A `listpackEx` (Redis 7.4 hash with field expiry) around a listpack of this many bytes.
     ListpackEx(u64),
     /// A quicklist of these nodes.
@@ -124,6 +134,10 @@ pub struct QuicklistNode {
     pub count: u64,
     /// A plain node (one element stored as is).
     pub plain: bool,
+    /// Bytes of the ziplist the loader converted it from in an allocation of that size,
+    /// then shrank to fit (a node of RDB_TYPE_LIST_QUICKLIST from 7.0); 0 for a node made at
+    /// its size.
+    pub from: u64,
 }
 
 /// The encoding OBJECT ENCODING reports for `value` under `key` (with an expiry or not)
@@ -198,12 +212,21 @@ pub fn loaded(
                 items.push(listpack_score(profile, *score));
             }
             let iter = items.iter().map(|v| v.as_slice());
-            let bytes = if rules.ziplist_to_listpack {
-                listpack_bytes(iter)
-            } else {
-                ziplist_bytes(iter)
-            };
-            done(compact, Shape::Blob(bytes as u64))
+            if !rules.ziplist_to_listpack {
+                return done(compact, Shape::Blob(ziplist_bytes(iter) as u64));
+            }
+            let bytes = listpack_bytes(iter) as u64;
+            // (A ziplist kept unordered was decoded at load; its size is not kept.)
+            done(
+                compact,
+                match z.kept_ziplist_bytes() {
+                    Some(from) => Shape::ShrunkBlob {
+                        bytes,
+                        from: from as u64,
+                    },
+                    None => Shape::Blob(bytes),
+                },
+            )
         }
         Value::List(l) => Some(loaded_list(rules, l)),
         Value::Set(set) => Some(loaded_set(rules, set)),
@@ -243,16 +266,19 @@ fn loaded_list(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Load
                     bytes: b.len() as u64,
                     count: 1,
                     plain: true,
+                    from: 0,
                 },
-                Node::Ziplist(_) if rules.ziplist_to_listpack => QuicklistNode {
+                Node::Ziplist(b) if rules.ziplist_to_listpack => QuicklistNode {
                     bytes: listpack_bytes(n.items().iter().map(|v| v.as_slice())) as u64,
                     count: count as u64,
                     plain: false,
+                    from: b.len() as u64,
                 },
                 Node::Ziplist(b) | Node::Listpack(b) => QuicklistNode {
                     bytes: b.len() as u64,
                     count: count as u64,
                     plain: false,
+                    from: 0,
                 },
             })
             .collect(),
@@ -260,10 +286,14 @@ fn loaded_list(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Load
     let one_small_node =
         nodes.len() == 1 && !nodes[0].plain && nodes[0].bytes <= rules.list_node_bytes as u64;
     if rules.list_one_node_listpack && one_small_node && l.encoding() != "ziplist" {
-        let bytes = nodes[0].bytes;
+        let (bytes, from) = (nodes[0].bytes, nodes[0].from);
         return Loaded {
             encoding: "listpack",
-            shape: Shape::Blob(bytes),
+            shape: if from > 0 {
+                Shape::ShrunkBlob { bytes, from }
+            } else {
+                Shape::Blob(bytes)
+            },
         };
     }
     Loaded {
@@ -288,6 +318,7 @@ fn push_nodes(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Vec<Q
                 bytes: bytes as u64,
                 count: items.len() as u64,
                 plain: false,
+                from: 0,
             });
             items.clear();
         }
@@ -301,6 +332,7 @@ fn push_nodes(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Vec<Q
                     bytes: sz as u64,
                     count: 1,
                     plain: true,
+                    from: 0,
                 });
                 continue;
             }
@@ -424,11 +456,14 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
         },
         Hash::Ziplist(b) if n <= max_entries => Loaded {
             encoding: compact,
-            shape: Shape::Blob(if rules.ziplist_to_listpack {
-                compact_bytes(rules, &pairs())
+            shape: if rules.ziplist_to_listpack {
+                Shape::ShrunkBlob {
+                    bytes: compact_bytes(rules, &pairs()),
+                    from: b.len() as u64,
+                }
             } else {
-                b.len() as u64
-            }),
+                Shape::Blob(b.len() as u64)
+            },
         },
         Hash::Listpack(_) | Hash::Ziplist(_) | Hash::ListpackEx(_) => converted(n),
         Hash::Zipmap(_) => {

@@ -483,6 +483,15 @@ impl ZSet {
         self.stored_compact
     }
 
+    /// Bytes of the ziplist the set is kept as, when it is kept as its stored ziplist (a
+    /// loader from 7.0 converts it to a listpack in an allocation of that size).
+    pub fn kept_ziplist_bytes(&self) -> Option<usize> {
+        match (&self.blob, self.format) {
+            (Some(b), BlobFormat::Ziplist) => Some(b.len()),
+            _ => None,
+        }
+    }
+
     /// Number of members (ZCARD).
     pub fn len(&self) -> usize {
         self.len as usize

@@ -57,7 +57,8 @@
 use bitlens::dialect::{Family, Profile, TableKind};
 use bitlens::keyspace::Value;
 use bitlens::loaded::{
-    grown_buckets, listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, Shape, Table,
+    grown_buckets, listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, QuicklistNode,
+    Shape, Table,
 };
 
 /// The allocator of the server build (`INFO memory` `mem_allocator`).
@@ -93,6 +94,31 @@ impl Allocator {
                     chunk - 8
                 }
             }
+        }
+    }
+
+    /// The usable size of an allocation of `from` bytes that `realloc` shrinks to `to`
+    /// (`lpShrinkToFit` after a loader's conversion): jemalloc moves it to the smaller size
+    /// class; glibc shrinks the chunk in place and splits off the rest only when that is at
+    /// least 32 bytes (`MINSIZE`), else the chunk stays whole (rec: a hash and a sorted set
+    /// converted from ziplists and quicklist nodes on Valkey 8.1.8's glibc build report 16
+    /// bytes more than their listpack's own size class). A mapped chunk (128 KiB and more) is
+    /// taken at `to`.
+    pub fn shrunk(self, from: u64, to: u64) -> u64 {
+        if to >= from {
+            return self.usable(to);
+        }
+        match self {
+            Allocator::Libc => {
+                let chunk = |n: u64| ((n + 8 + 15) & !15).max(32);
+                let (old, new) = (chunk(from), chunk(to));
+                if old >= LIBC_MMAP_THRESHOLD || old - new >= 32 {
+                    self.usable(to)
+                } else {
+                    old - 8
+                }
+            }
+            _ => self.usable(to),
         }
     }
 
@@ -682,12 +708,13 @@ impl Model {
         let st = |n: u64| if all { self.alloc(n) } else { n };
         Some(match (&loaded.shape, value) {
             (Shape::Blob(n), _) => self.alloc(*n),
+            (Shape::ShrunkBlob { bytes, from }, _) => self.allocator.shrunk(*from, *bytes),
             (Shape::ListpackEx(n), _) => st(40) + self.alloc(*n),
             (Shape::Quicklist(nodes), _) => {
                 st(QUICKLIST)
                     + nodes
                         .iter()
-                        .map(|n| st(self.layout.quicklist_node) + self.alloc(n.bytes))
+                        .map(|n| st(self.layout.quicklist_node) + self.node_alloc(n))
                         .sum::<u64>()
             }
             (Shape::Table(table), Value::Set(set)) => {
@@ -781,20 +808,32 @@ impl Model {
                 n
             }
         };
+        let node = |n: &QuicklistNode| {
+            if all || l.blob_usable {
+                self.node_alloc(n)
+            } else {
+                n.bytes
+            }
+        };
         let robj = st(ROBJ);
         let entry = st(DICT_ENTRY);
         // The aggregate shapes first: they are priced the same whatever the type.
         match &loaded.shape {
             Shape::Blob(n) => return Some(robj + blob(*n)),
+            Shape::ShrunkBlob { bytes, from } => {
+                let b = if all || l.blob_usable {
+                    self.allocator.shrunk(*from, *bytes)
+                } else {
+                    *bytes
+                };
+                return Some(robj + b);
+            }
             Shape::ListpackEx(n) => {
                 // robj + listpackEx struct (expire metadata, key, listpack pointer).
                 return Some(robj + self.alloc(40) + blob(*n));
             }
             Shape::Quicklist(nodes) => {
-                let nodes: u64 = nodes
-                    .iter()
-                    .map(|n| st(l.quicklist_node) + blob(n.bytes))
-                    .sum();
+                let nodes: u64 = nodes.iter().map(|n| st(l.quicklist_node) + node(n)).sum();
                 return Some(robj + st(QUICKLIST) + nodes);
             }
             Shape::Table(table) => {
@@ -1616,6 +1655,16 @@ impl Model {
             "hashtable",
             ROBJ + self.layout.dict + 8 * presized_buckets(n as usize) + DICT_ENTRY * n + sds,
         )
+    }
+
+    /// The usable size of a quicklist node's listpack or ziplist ([`Allocator::shrunk`] for
+    /// one the loader converted in place).
+    fn node_alloc(&self, n: &QuicklistNode) -> u64 {
+        if n.from > 0 {
+            self.allocator.shrunk(n.from, n.bytes)
+        } else {
+            self.alloc(n.bytes)
+        }
     }
 
     fn blob(&self, len: u64) -> u64 {
