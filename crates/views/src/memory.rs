@@ -1780,6 +1780,44 @@ pub fn rax_nodes(keys: &[[u8; 16]]) -> u64 {
 mod tests {
     use super::*;
 
+    /// glibc shrinks a chunk in place and splits off the rest only when that is at least 32
+    /// bytes; jemalloc moves to the smaller class; growing is a plain allocation.
+    #[test]
+    fn realloc_shrink_per_allocator() {
+        // 320 -> 300 bytes: chunks of 336 and 320, 16 bytes apart: glibc keeps 328 usable.
+        assert_eq!(Allocator::Libc.shrunk(320, 300), 328);
+        assert_eq!(Allocator::Libc.usable(300), 312);
+        // 400 -> 300: chunks of 416 and 320: split, the smaller chunk's 312.
+        assert_eq!(Allocator::Libc.shrunk(400, 300), 312);
+        assert_eq!(Allocator::Jemalloc.shrunk(400, 300), 320);
+        assert_eq!(Allocator::Jemalloc16.shrunk(320, 300), 320);
+        // Not a shrink: the size asked.
+        assert_eq!(Allocator::Libc.shrunk(100, 300), 312);
+        // A mapped chunk is taken at its new size.
+        assert_eq!(Allocator::Libc.shrunk(200_000, 199_990), Allocator::Libc.usable(199_990));
+    }
+
+    /// `raxAllocSize` of stream-ID trees, node by node: the 32-byte `rax`, then for one key
+    /// a 16-character compressed node (4 + 16 + 4 padding + 8 = 32) and a 16-byte leaf;
+    /// for two keys apart in the last byte a 15-character node (32), a 2-way node (4 + 2 +
+    /// 2 + 16 = 24) and two leaves; an empty tree is its 8-byte root.
+    #[test]
+    fn rax_allocations_node_by_node() {
+        let je = |n: u64| Allocator::Jemalloc.usable(n);
+        let id = |ms: u64, seq: u64| id_key(&bitlens::stream::StreamId { ms, seq });
+        assert_eq!(rax_alloc_bytes(vec![], je), 32 + 8);
+        assert_eq!(rax_alloc_bytes(vec![id(5, 0)], je), 32 + 32 + 16);
+        assert_eq!(rax_alloc_bytes(vec![id(5, 0), id(5, 1)], je), 32 + 32 + 24 + 16 + 16);
+        // A key twice counts once; order does not matter.
+        assert_eq!(
+            rax_alloc_bytes(vec![id(5, 1), id(5, 0), id(5, 1)], je),
+            rax_alloc_bytes(vec![id(5, 0), id(5, 1)], je)
+        );
+        // glibc's classes: 40 for 32, 24 for 16 and 8, 24 for 24.
+        let libc = |n: u64| Allocator::Libc.usable(n);
+        assert_eq!(rax_alloc_bytes(vec![id(5, 0)], libc), 40 + 40 + 24);
+    }
+
     /// The final `zmalloc_size` of a bitmap's sds after SETBITs at byte indexes `order`, one
     /// at a time as bitops.c grows it (a simulation, not the closed form under test).
     fn simulate_setbits(m: &Model, order: &[u64]) -> u64 {
