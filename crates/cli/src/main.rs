@@ -664,21 +664,44 @@ struct DiffArgs {
     /// Do not verify the CRC-64 trailers.
     #[arg(long)]
     no_checksum: bool,
+    /// Exit as diff(1) and cmp(1) do: 0 when the snapshots hold the same keys and values, 1
+    /// when they differ (a key added, removed or changed), 2 on trouble (a file that cannot
+    /// be read, bad arguments). Without it, 0 after any comparison and 1 on trouble.
+    #[arg(long)]
+    exit_code: bool,
 }
 
 fn diff(args: DiffArgs) -> ExitCode {
+    let exit_code = args.exit_code;
+    match diff_run(args) {
+        // Trouble: 2 with --exit-code (1 then says they differ).
+        DiffOutcome::Trouble(_) if exit_code => ExitCode::from(2),
+        DiffOutcome::Trouble(c) => c,
+        DiffOutcome::Compared { differ } => ExitCode::from(u8::from(exit_code && differ)),
+    }
+}
+
+/// How `bitlens diff` ended: compared (the output written), or trouble (said on stderr)
+/// with the exit code it has without `--exit-code`.
+enum DiffOutcome {
+    Compared { differ: bool },
+    Trouble(ExitCode),
+}
+
+fn diff_run(args: DiffArgs) -> DiffOutcome {
+    use DiffOutcome::Trouble;
     let (old, new) = match args.files.as_slice() {
         [] if !args.old.is_empty() => (args.old.clone(), args.new.clone()),
         [a, b] => (vec![a.clone()], vec![b.clone()]),
         _ => {
             eprintln!("bitlens: diff expects two files (diff A B), or --old FILE... --new FILE...");
-            return ExitCode::from(2);
+            return Trouble(ExitCode::from(2));
         }
     };
     let all: Vec<PathBuf> = old.iter().chain(&new).cloned().collect();
     for p in &all {
         if let Err(code) = refuse_non_rdb(p) {
-            return code;
+            return Trouble(code);
         }
     }
     let mut seps: Vec<u8> = args
@@ -705,11 +728,17 @@ fn diff(args: DiffArgs) -> ExitCode {
             } else {
                 d.to_text()
             };
-            write_stdout(text.as_bytes())
+            if write_stdout(text.as_bytes()) != ExitCode::SUCCESS {
+                return Trouble(ExitCode::from(1));
+            }
+            DiffOutcome::Compared {
+                differ: !(d.added.is_empty() && d.removed.is_empty() && d.changed.is_empty()),
+            }
         }
-        Err(DiffError::File(i, e)) => {
-            union_error(&all, bitlens_cli::source::UnionError::File(i, e))
-        }
+        Err(DiffError::File(i, e)) => Trouble(union_error(
+            &all,
+            bitlens_cli::source::UnionError::File(i, e),
+        )),
         Err(DiffError::Duplicate(side, d)) => {
             let (flag, paths) = if side == 0 {
                 ("--old", &old)
@@ -720,7 +749,7 @@ fn diff(args: DiffArgs) -> ExitCode {
                 "bitlens: {flag}: {}; --on-duplicate first|last keeps one",
                 bitlens_cli::source::describe_duplicate(&d, paths)
             );
-            ExitCode::from(1)
+            Trouble(ExitCode::from(1))
         }
     }
 }

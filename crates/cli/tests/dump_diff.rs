@@ -153,4 +153,17 @@ fn diff_names_added_removed_changed() {
     assert!(set["delta"].as_i64().unwrap() > 0, "{set}");
     let text = String::from_utf8(bitlens_ok(&["diff", &pa, &pb])).unwrap();
     assert!(text.starts_with("1 added, 2 removed, 3 changed"), "{text}");
+    // --exit-code: 1 when they differ (the same report on stdout), 0 when not, 2 on
+    // trouble (without it, trouble is 1).
+    let out = bitlens(&["diff", "--exit-code", &pa, &pb], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), text);
+    let out = bitlens(&["diff", "--exit-code", &pa, &pa], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("0 added, 0 removed, 0 changed"));
+    let (_dc, pc) = temp_file("cut.rdb", &b[..b.len() / 2]);
+    let out = bitlens(&["diff", "--exit-code", &pa, &pc], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(bitlens(&["diff", &pa, &pc], b"").status.code(), Some(1));
 }

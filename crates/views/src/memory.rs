@@ -1794,7 +1794,10 @@ mod tests {
         // Not a shrink: the size asked.
         assert_eq!(Allocator::Libc.shrunk(100, 300), 312);
         // A mapped chunk is taken at its new size.
-        assert_eq!(Allocator::Libc.shrunk(200_000, 199_990), Allocator::Libc.usable(199_990));
+        assert_eq!(
+            Allocator::Libc.shrunk(200_000, 199_990),
+            Allocator::Libc.usable(199_990)
+        );
     }
 
     /// `raxAllocSize` of stream-ID trees, node by node: the 32-byte `rax`, then for one key
@@ -1807,7 +1810,10 @@ mod tests {
         let id = |ms: u64, seq: u64| id_key(&bitlens::stream::StreamId { ms, seq });
         assert_eq!(rax_alloc_bytes(vec![], je), 32 + 8);
         assert_eq!(rax_alloc_bytes(vec![id(5, 0)], je), 32 + 32 + 16);
-        assert_eq!(rax_alloc_bytes(vec![id(5, 0), id(5, 1)], je), 32 + 32 + 24 + 16 + 16);
+        assert_eq!(
+            rax_alloc_bytes(vec![id(5, 0), id(5, 1)], je),
+            32 + 32 + 24 + 16 + 16
+        );
         // A key twice counts once; order does not matter.
         assert_eq!(
             rax_alloc_bytes(vec![id(5, 1), id(5, 0), id(5, 1)], je),
