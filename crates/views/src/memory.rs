@@ -475,7 +475,7 @@ fn setbit_points(bitmap: &[u8]) -> Vec<(u64, f64)> {
     let run = len.div_ceil(SETBIT_POINTS);
     let mut points: Vec<(u64, f64)> = Vec::new();
     for (i, chunk) in bitmap.chunks(run).enumerate() {
-        let bits: u32 = chunk.iter().map(|b| b.count_ones()).sum();
+        let bits = bitlens::bitmap::popcount(chunk) as u32;
         if let Some(last) = chunk.iter().rposition(|&b| b != 0) {
             points.push(((i * run + last) as u64, f64::from(bits)));
         }
@@ -484,6 +484,35 @@ fn setbit_points(bitmap: &[u8]) -> Vec<(u64, f64)> {
         points.push((len as u64 - 1, 1.0));
     }
     points
+}
+
+/// `points.partition_point(|p| p.0 < room)` (points ascending by their first field), found by
+/// galloping from `hint` (the last answer, updated): O(log distance) rather than O(log n)
+/// cache misses when consecutive searches land near each other.
+fn gallop_partition(points: &[(u64, f64)], room: u64, hint: &mut usize) -> usize {
+    let below = |i: usize| points[i].0 < room;
+    let k = points.len();
+    let h = (*hint).min(k);
+    let (lo, hi) = if h < k && below(h) {
+        // The answer is past h: double the step until a point is not below.
+        let (mut lo, mut step) = (h + 1, 1usize);
+        while lo + step - 1 < k && below(lo + step - 1) {
+            lo += step;
+            step *= 2;
+        }
+        (lo, (lo + step - 1).min(k))
+    } else {
+        // The answer is at h or before: double the step down while points are not below.
+        let (mut hi, mut step) = (h, 1usize);
+        while hi >= step && !below(hi - step) {
+            hi -= step;
+            step *= 2;
+        }
+        (if hi >= step { hi - step + 1 } else { 0 }, hi)
+    };
+    let t = lo + points[lo..hi].partition_point(|p| p.0 < room);
+    *hint = t;
+    t
 }
 
 impl Model {
@@ -554,7 +583,15 @@ impl Model {
         let mut sw = vec![0f64; k + 1];
         let mut s1 = vec![0f64; k + 1];
         let mut s2 = vec![0f64; k + 1];
-        let past = |room: u64| points.partition_point(|p| p.0 < room);
+        // The first point at or past `room`, searched from the last answer: consecutive
+        // rooms belong to neighbouring points ([`gallop_partition`]).
+        let hint = std::cell::Cell::new(0usize);
+        let past = |room: u64| {
+            let mut h = hint.get();
+            let t = gallop_partition(points, room, &mut h);
+            hint.set(h);
+            t
+        };
         // The moments of the final allocation from an sds of `held` bytes and `room`.
         let moments = |held: u64, room: u64, sw: &[f64], s1: &[f64], s2: &[f64]| {
             let t = past(room);
@@ -1147,15 +1184,17 @@ impl AllocatorInference {
         // is told from text by a zero byte (no bit set in eight): a string SET as a whole
         // has no slack.
         // (A HyperLogLog, which has zero bytes too, is made by PFADD, not by SETBITs.)
-        let bitmap = match value {
-            Value::String(s) if s.len() > 44 => {
+        let (bitmap, hll) = match value {
+            Value::String(s) => {
                 let b = s.as_bytes();
-                (b.contains(&0) && bitlens::hll::validate(&b).is_err())
-                    .then(|| (b.len() as u64, setbit_points(&b)))
+                let hll = bitlens::hll::validate(&b).is_ok();
+                let bitmap = (s.len() > 44 && !hll && b.contains(&0))
+                    .then(|| (b.len() as u64, setbit_points(&b)));
+                (bitmap, hll)
             }
-            _ => None,
+            _ => (None, false),
         };
-        self.note_commands(value, bitmap.is_some(), expiring);
+        self.note_commands(value, bitmap.is_some(), hll, expiring);
         let rehash = writer_rehash_buckets(self.models[0].profile, key, value);
         // The loaded encoding is the profile's, whatever the allocator: found once.
         let Some(loaded) = loaded(self.models[0].profile, key, value, expiring) else {
@@ -1176,12 +1215,13 @@ impl AllocatorInference {
     }
 
     /// Notes the [`WriterCommand`]s that building `value` takes.
-    fn note_commands(&mut self, value: &Value, bitmap: bool, expiring: bool) {
+    /// (`bitmap` and `hll` say what a string is.)
+    fn note_commands(&mut self, value: &Value, bitmap: bool, hll: bool, expiring: bool) {
         let mut note = |c: WriterCommand| self.commands |= 1 << c as u32;
         match value {
-            Value::String(s) => note(if bitmap {
+            Value::String(_) => note(if bitmap {
                 WriterCommand::SetBit
-            } else if bitlens::hll::validate(&s.as_bytes()).is_ok() {
+            } else if hll {
                 WriterCommand::PfAdd
             } else {
                 WriterCommand::Set
@@ -1779,6 +1819,31 @@ pub fn rax_nodes(keys: &[[u8; 16]]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The galloping search answers as `partition_point` does, from any hint. Randomized
+    /// (`BITLENS_SEED`).
+    #[test]
+    fn gallop_partition_agrees_with_partition_point() {
+        let mut rng = fastrand::Rng::with_seed(crate::test_seed());
+        for _ in 0..2000 {
+            let n = rng.usize(0..60);
+            let mut xs: Vec<u64> = (0..n).map(|_| rng.u64(0..100)).collect();
+            xs.sort_unstable();
+            let points: Vec<(u64, f64)> = xs.iter().map(|&x| (x, 1.0)).collect();
+            let mut hint = rng.usize(0..=n + 2);
+            for _ in 0..20 {
+                let room = rng.u64(0..110);
+                let want = points.partition_point(|p| p.0 < room);
+                let from = hint;
+                assert_eq!(
+                    gallop_partition(&points, room, &mut hint),
+                    want,
+                    "{xs:?} room {room} hint {from}"
+                );
+                assert_eq!(hint, want);
+            }
+        }
+    }
 
     /// glibc shrinks a chunk in place and splits off the rest only when that is at least 32
     /// bytes; jemalloc moves to the smaller class; growing is a plain allocation.
