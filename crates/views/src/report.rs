@@ -655,6 +655,11 @@ impl PrefixTally {
     /// Counts one key of `mem` bytes under `p` (the tally holds fewer than 2^32 prefixes: its
     /// cap is far below).
     fn add(&mut self, p: &[u8], mem: u64) {
+        self.add_keys(p, 1, mem);
+    }
+
+    /// Counts `keys` keys of `mem` bytes in all under `p`.
+    fn add_keys(&mut self, p: &[u8], keys: u64, mem: u64) {
         use std::hash::BuildHasher;
         let h = self.hasher.hash_one(p);
         let (bytes, entries) = (&self.bytes, &self.entries);
@@ -663,13 +668,13 @@ impl PrefixTally {
             .find(h, |&i| tally_prefix(bytes, &entries[i as usize]) == p);
         if let Some(&i) = found {
             let e = &mut self.entries[i as usize];
-            e.2 += 1;
+            e.2 += keys;
             e.3 += mem;
             return;
         }
         let i = self.entries.len() as u32;
         self.entries
-            .push((self.bytes.len() as u64, p.len() as u64, 1, mem));
+            .push((self.bytes.len() as u64, p.len() as u64, keys, mem));
         self.bytes.extend_from_slice(p);
         let (bytes, entries, hasher) = (&self.bytes, &self.entries, &self.hasher);
         self.index.insert_unique(h, i, |&j| {
@@ -726,6 +731,25 @@ fn push_child(kids: &mut Vec<(Vec<u8>, u64, u64)>, child: (Vec<u8>, u64, u64)) {
     if kids.len() >= 8 * PREFIX_CHILDREN {
         keep_best(kids);
     }
+}
+
+/// Keeps, per parent, the best children of one partition's tally among those kept so far.
+fn absorb_partition(lv: &mut Levels, tally: PrefixTally, parent_of: impl Fn(&[u8]) -> Vec<u8>) {
+    for (p, k, m) in tally.into_iter() {
+        push_child(lv.best.entry(parent_of(&p)).or_default(), (p, k, m));
+    }
+    lv.best.values_mut().for_each(keep_best);
+}
+
+/// Lists the best children of the level's partitions and moves to the next level, whose
+/// parents they are.
+fn next_level(lv: &mut Levels) {
+    let best = std::mem::take(&mut lv.best);
+    lv.parents = best.values().flatten().map(|c| c.0.clone()).collect();
+    lv.listed.extend(best);
+    lv.level += 1;
+    lv.parts = 1;
+    lv.part = 0;
 }
 
 /// FNV-1a of the bytes (only spreads prefixes over partitions).
@@ -833,30 +857,94 @@ impl PrefixTree {
                     lv.part = 0;
                     lv.best.clear();
                 } else {
-                    for (p, k, m) in std::mem::take(&mut self.tally).into_iter() {
-                        push_child(lv.best.entry(parent_of(&p)).or_default(), (p, k, m));
-                    }
-                    lv.best.values_mut().for_each(keep_best);
+                    absorb_partition(&mut lv, std::mem::take(&mut self.tally), parent_of);
                     lv.part += 1;
                     if lv.part == lv.parts {
-                        let best = std::mem::take(&mut lv.best);
-                        lv.parents = best.values().flatten().map(|c| c.0.clone()).collect();
-                        lv.listed.extend(best);
-                        lv.level += 1;
-                        lv.parts = 1;
-                        lv.part = 0;
+                        next_level(&mut lv);
                     }
                 }
                 lv.rows = 0;
                 lv.over_at = None;
                 self.tally = PrefixTally::default();
-                if lv.level > self.depth || lv.parents.is_empty() {
-                    PrefixMode::Done(std::mem::take(&mut lv.listed))
-                } else {
-                    PrefixMode::Level(lv)
-                }
+                self.level_or_done(lv)
             }
             done @ PrefixMode::Done(_) => done,
+        };
+    }
+
+    /// The mode after a level's pass: the next level, or done past the depth or when no
+    /// prefix was listed.
+    fn level_or_done(&self, mut lv: Box<Levels>) -> PrefixMode {
+        if lv.level > self.depth || lv.parents.is_empty() {
+            PrefixMode::Done(std::mem::take(&mut lv.listed))
+        } else {
+            PrefixMode::Level(lv)
+        }
+    }
+
+    /// In a level pass ([`Self::wants_pass`]), the prefix of `key` at the level being counted
+    /// when its parent is listed: what a caller that partitions a level itself (on disk, say)
+    /// routes, by [`Self::partition_of`], to [`Self::count_prefix`]. `None` for a key the
+    /// level does not count, or outside a level pass.
+    pub fn level_prefix<'a>(&self, key: &'a [u8]) -> Option<&'a [u8]> {
+        let PrefixMode::Level(lv) = &self.mode else {
+            return None;
+        };
+        let (pe, end) = level_ends(&self.seps, key, lv.level)?;
+        lv.parents.contains(&key[..pe]).then(|| &key[..end])
+    }
+
+    /// Which of `parts` partitions a prefix belongs to (a hash of its bytes): every key of one
+    /// prefix goes to the same partition.
+    pub fn partition_of(prefix: &[u8], parts: u64) -> u64 {
+        fnv(prefix) % parts.max(1)
+    }
+
+    /// Counts `keys` keys of `mem` bytes in all under a level's `prefix`
+    /// ([`Self::level_prefix`]) in the partition being tallied. A partition must hold every
+    /// key of its prefixes (see [`Self::partition_of`]); its distinct prefixes are held until
+    /// [`Self::end_partition`] or [`Self::drain_partition`], whatever the cap: the caller
+    /// watches [`Self::over_cap`].
+    pub fn count_prefix(&mut self, prefix: &[u8], keys: u64, mem: u64) {
+        if matches!(self.mode, PrefixMode::Level(_)) {
+            self.tally.add_keys(prefix, keys, mem);
+        }
+    }
+
+    /// Whether the partition being tallied holds more distinct prefixes than the cap.
+    pub fn over_cap(&self) -> bool {
+        self.tally.len() > self.cap
+    }
+
+    /// Empties the partition being tallied, giving its (prefix, keys, memory) counts (in no
+    /// particular order) for the caller to split further and count again.
+    pub fn drain_partition(&mut self) -> impl Iterator<Item = (Vec<u8>, u64, u64)> {
+        std::mem::take(&mut self.tally).into_iter()
+    }
+
+    /// Ends one partition of the level counted by [`Self::count_prefix`]: its best children
+    /// per parent are kept.
+    pub fn end_partition(&mut self) {
+        let seps = self.seps.clone();
+        if let PrefixMode::Level(lv) = &mut self.mode {
+            let tally = std::mem::take(&mut self.tally);
+            absorb_partition(lv, tally, |p: &[u8]| parent_prefix(p, &seps));
+        }
+    }
+
+    /// Ends a level counted in partitions ([`Self::end_partition`] after each): the next level
+    /// is then wanted ([`Self::wants_pass`]) or the tree is done. The rows are those of the
+    /// one-pass tally, as with [`Self::add`] and [`Self::end_pass`].
+    pub fn end_level(&mut self) {
+        let mode = std::mem::replace(&mut self.mode, PrefixMode::Whole);
+        self.mode = match mode {
+            PrefixMode::Level(mut lv) => {
+                next_level(&mut lv);
+                lv.rows = 0;
+                lv.over_at = None;
+                self.level_or_done(lv)
+            }
+            other => other,
         };
     }
 
@@ -1342,6 +1430,47 @@ mod tests {
             }
             assert_eq!(t.finish(), want, "round {round}, cap {cap}, depth {depth}");
             most_passes = most_passes.max(passes);
+            // The levels counted as inspect counts them: one pass per level tallies in memory
+            // until over the cap, then splits what it holds and the rest of the level's keys
+            // into partitions (on disk there), each tallied alone.
+            let mut t = PrefixTree::with_cap(seps, depth, cap);
+            rows.iter().for_each(|r| t.add(r));
+            t.end_pass();
+            let parts = 1 + round as u64 % 5;
+            type Split = Vec<Vec<(Vec<u8>, u64, u64)>>;
+            while t.wants_pass() {
+                let mut split: Option<Split> = None;
+                for r in &rows {
+                    let Some(p) = t.level_prefix(&r.key) else {
+                        continue;
+                    };
+                    let m = r.memory_or_zero();
+                    let at = |p: &[u8]| PrefixTree::partition_of(p, parts) as usize;
+                    match &mut split {
+                        None => {
+                            t.count_prefix(p, 1, m);
+                            if t.over_cap() {
+                                let mut sp: Split = vec![Vec::new(); parts as usize];
+                                for (p, k, m) in t.drain_partition() {
+                                    sp[at(&p)].push((p, k, m));
+                                }
+                                split = Some(sp);
+                            }
+                        }
+                        Some(sp) => sp[at(p)].push((p.to_vec(), 1, m)),
+                    }
+                }
+                for part in split.unwrap_or_else(|| vec![Vec::new()]) {
+                    part.iter().for_each(|(p, k, m)| t.count_prefix(p, *k, *m));
+                    t.end_partition();
+                }
+                t.end_level();
+            }
+            assert_eq!(
+                t.finish(),
+                want,
+                "partitioned: round {round}, parts {parts}"
+            );
         }
         // Levels (a pass each) with partitions (more passes) were exercised.
         assert!(most_passes > 5, "{most_passes}");

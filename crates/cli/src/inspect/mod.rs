@@ -911,15 +911,55 @@ fn build(
         }
     })?;
     groupers.values_mut().for_each(patterns::Grouper::seal);
-    // More prefixes than the cap: the prefix tree level by level, a pass each (or more).
+    // More prefixes than the cap: the prefix tree level by level, a pass each, counted in
+    // memory until the level holds more than the cap, then in partitions on disk
+    // ([`spill::PrefixPartitions`], as many as the keys could fill at the cap, half again for
+    // the hash's spread), each tallied alone.
     prefixes.end_pass();
     while prefixes.wants_pass() {
+        let parts = (keys.saturating_mul(3) / 2)
+            .div_ceil(opts.prefix_cap.max(1) as u64)
+            .max(2);
+        let mut split: Option<spill::PrefixPartitions> = None;
+        let mut failed = None;
         for_rows(scans, shadowed, |row, _| {
-            if admits(row) {
-                prefixes.add(row);
+            if failed.is_some() || !admits(row) {
+                return;
+            }
+            let Some(p) = prefixes.level_prefix(&row.key) else {
+                return;
+            };
+            let mem = row.memory_or_zero();
+            let written = match &mut split {
+                None => {
+                    prefixes.count_prefix(p, 1, mem);
+                    if !prefixes.over_cap() {
+                        return;
+                    }
+                    let mut s = spill::PrefixPartitions::new(parts, opts.spill_budget);
+                    let moved = prefixes
+                        .drain_partition()
+                        .try_for_each(|(p, k, m)| s.push(&p, k, m));
+                    split = Some(s);
+                    moved
+                }
+                Some(s) => s.push(p, 1, mem),
+            };
+            if let Err(e) = written {
+                failed = Some(e);
             }
         })?;
-        prefixes.end_pass();
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        match split {
+            None => prefixes.end_partition(),
+            Some(s) => s.replay(|record| match record {
+                Some((p, k, m)) => prefixes.count_prefix(p, k, m),
+                None => prefixes.end_partition(),
+            })?,
+        }
+        prefixes.end_level();
     }
     // Pass 2: statistics per class.
     let mut class_accs: BTreeMap<u64, Vec<GroupAcc>> = BTreeMap::new();

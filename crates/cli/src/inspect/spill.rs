@@ -211,6 +211,20 @@ pub struct Records<'a> {
     left: u64,
 }
 
+/// A LEB128 varint (as [`put`] writes it).
+fn read_varint(r: &mut impl Read) -> std::io::Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let mut b = [0u8];
+        r.read_exact(&mut b)?;
+        v |= u64::from(b[0] & 0x7f) << shift;
+        if b[0] < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(short())
+}
+
 fn short() -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::UnexpectedEof,
@@ -226,15 +240,7 @@ impl Records<'_> {
     }
 
     fn varint(&mut self) -> std::io::Result<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-        }
-        Err(short())
+        read_varint(&mut self.r)
     }
 
     fn eight(&mut self) -> std::io::Result<[u8; 8]> {
@@ -341,5 +347,74 @@ pub fn empty_row() -> KeyRow {
         len: 0,
         largest: 0,
         expire_at_ms: None,
+    }
+}
+
+/// One level of the prefix tree, as (prefix, keys, memory) counts split over partitions by
+/// [`PrefixTree::partition_of`] (a record: the prefix's length and bytes, the keys and their
+/// memory, as varints), each in memory up to its share of a budget, then in an unnamed
+/// temporary file. `inspect` counts a level in memory until it holds more distinct prefixes
+/// than its cap, then moves them here with the rest of the level's keys, and tallies one
+/// partition at a time: a level of millions of distinct prefixes (`user:{id}:`) costs one
+/// pass over the rows, not one per partition, in memory bounded by the largest partition.
+///
+/// [`PrefixTree::partition_of`]: bitlens_views::report::PrefixTree::partition_of
+pub struct PrefixPartitions {
+    parts: Vec<BufWriter<SpooledTempFile>>,
+    buf: Vec<u8>,
+    /// Records written per partition.
+    lens: Vec<u64>,
+}
+
+impl PrefixPartitions {
+    /// `n` empty partitions (at least 1) holding `budget` bytes in memory between them.
+    pub fn new(n: u64, budget: usize) -> PrefixPartitions {
+        let n = n.max(1) as usize;
+        let share = budget / n;
+        PrefixPartitions {
+            parts: (0..n)
+                .map(|_| BufWriter::with_capacity(16 << 10, tempfile::spooled_tempfile(share)))
+                .collect(),
+            buf: Vec::new(),
+            lens: vec![0; n],
+        }
+    }
+
+    /// Appends `keys` keys of `mem` bytes in all under `prefix` to its partition.
+    pub fn push(&mut self, prefix: &[u8], keys: u64, mem: u64) -> std::io::Result<()> {
+        let i = bitlens_views::report::PrefixTree::partition_of(prefix, self.parts.len() as u64);
+        let b = &mut self.buf;
+        b.clear();
+        put(b, prefix.len() as u64);
+        b.extend_from_slice(prefix);
+        put(b, keys);
+        put(b, mem);
+        self.parts[i as usize].write_all(b)?;
+        self.lens[i as usize] += 1;
+        Ok(())
+    }
+
+    /// Reads the partitions back in order: `f(Some((prefix, keys, mem)))` for each record,
+    /// then `f(None)` after each partition.
+    pub fn replay(self, mut f: impl FnMut(Option<(&[u8], u64, u64)>)) -> std::io::Result<()> {
+        let mut prefix = Vec::new();
+        for (w, len) in self.parts.into_iter().zip(self.lens) {
+            let mut file = w.into_inner().map_err(|e| e.into_error())?;
+            file.rewind()?;
+            let mut r = BufReader::with_capacity(64 << 10, file);
+            for _ in 0..len {
+                // (A key's prefix, so under 4 GiB; only this process wrote the file.)
+                let n = read_varint(&mut r)?;
+                if n > u64::from(u32::MAX) {
+                    return Err(short());
+                }
+                prefix.resize(n as usize, 0);
+                r.read_exact(&mut prefix)?;
+                let keys = read_varint(&mut r)?;
+                f(Some((&prefix, keys, read_varint(&mut r)?)));
+            }
+            f(None);
+        }
+        Ok(())
     }
 }
