@@ -157,6 +157,11 @@ pub enum EmbstrRule {
         /// (rec: a loaded Valkey 8.1.8 keeps key + value of 41 bytes embedded for keys of 10
         /// to 41 bytes without a TTL, but of 39 for keys of 32 bytes and more with one; 9.1.2
         /// counts the 3 bytes either way: a 32-byte key keeps 79 value bytes, a 31-byte 82).
+        /// Measured on glibc builds. The loader embeds the key first and adds the expiry in
+        /// place only when the allocation has 8 bytes to spare, else it rebuilds the object
+        /// under a smaller limit (a review found key + value of 33 with a TTL under jemalloc
+        /// preloaded into 8.1.8): with a TTL, a jemalloc build's OBJECT ENCODING near the
+        /// limit is not modelled.
         long_header_only_with_ttl: bool,
     },
 }

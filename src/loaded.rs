@@ -835,7 +835,8 @@ pub fn expected_child_buckets(n: u64, buckets: u64) -> f64 {
 /// The mean and variance of the number of child buckets of a Valkey 8.1+ `hashtable` (see
 /// [`expected_child_buckets`]). The load of one bucket is binomial (`n`, `1 / buckets`); its
 /// terms are summed until they vanish. The variance treats the buckets as independent,
-/// which overstates it a little (their loads are negatively correlated).
+/// which overstates it a little (their loads are negatively correlated). Above 500 entries a
+/// bucket (never a server's table), each bucket is taken at the mean load.
 pub fn child_buckets_moments(n: u64, buckets: u64) -> (f64, f64) {
     if n <= 7 || buckets == 0 {
         return (0.0, 0.0);
@@ -845,11 +846,17 @@ pub fn child_buckets_moments(n: u64, buckets: u64) -> (f64, f64) {
         return (children(n) as f64, 0.0);
     }
     let p = 1.0 / buckets as f64;
+    let mean = n as f64 * p;
+    if mean > 500.0 {
+        // Far past any load a server leaves (a table grows at 7 a bucket), where P(K = 0)
+        // underflows: each bucket holds about the mean, chained 6 a child.
+        let per = (mean - 7.0) / 6.0 + 0.5;
+        return (buckets as f64 * per, buckets as f64 * mean / 36.0);
+    }
     let ratio = p / (1.0 - p);
     // P(K = 0), then P(K = k + 1) = P(K = k) · (n - k) / (k + 1) · p / (1 - p).
     let mut pk = (n as f64 * (-p).ln_1p()).exp();
     let (mut m1, mut m2) = (0.0, 0.0);
-    let mean = n as f64 * p;
     let mut k = 0;
     while k <= n {
         let c = children(k) as f64;
@@ -1021,11 +1028,14 @@ mod tests {
         // 240 short fields (a table of 64), the long one, 9 left: no expansion.
         assert_eq!(converted_hashtable(240, 250).buckets, 64);
         // 10 short fields (2 buckets), the long one, 139 left: expanded to 32 for them, the
-        // 3 buckets' worth of rehash done by the next inserts, then 150 fit in 32.
+        // 2 old buckets moved by the next inserts, then 150 fit in 32.
         assert_eq!(converted_hashtable(10, 150).buckets, 32);
-        // 200 short (64), long, 600 left: 128 for the 600, a rehash of 64 buckets that 600
-        // inserts finish, then 801 entries fill 128 buckets (896 slots) without growing.
+        // 200 short (32 buckets), long, 600 left: 128 for the 600, a rehash of 32 buckets
+        // that 600 inserts finish, then 801 entries fit 128 buckets (896 slots).
         assert_eq!(converted_hashtable(200, 801).buckets, 128);
+        // A load no server leaves still counts its chains (P(K = 0) would underflow).
+        let (mean, _) = child_buckets_moments(1_000_000, 16);
+        assert!((mean - 166_660.0).abs() < 200.0, "{mean}");
         assert_eq!(grown(0), 0);
         assert_eq!(grown(1), 1);
         assert_eq!(grown(7), 1);

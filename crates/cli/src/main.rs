@@ -666,7 +666,8 @@ struct DiffArgs {
     no_checksum: bool,
     /// Exit as diff(1) and cmp(1) do: 0 when the snapshots hold the same keys and values, 1
     /// when they differ (a key added, removed or changed), 2 on trouble (a file that cannot
-    /// be read, bad arguments). Without it, 0 after any comparison and 1 on trouble.
+    /// be read, bad arguments). Without it, 0 after any comparison, 1 when a file cannot be
+    /// read, 2 on bad arguments.
     #[arg(long)]
     exit_code: bool,
 }

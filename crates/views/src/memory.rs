@@ -16,7 +16,7 @@
 //!   (6.x counts `ziplistBlobLen` / `intsetBlobLen`, unrounded);
 //! - lists: `quicklist` header + per node a `quicklistNode` and its listpack or ziplist;
 //! - hash tables: the `dict`, 8 bytes per bucket (both tables while a rehash is under way;
-//!   [`grown_buckets`] replays the loader's growth), and per entry a 24-byte `dictEntry` plus
+//!   [`bitlens::loaded::grown_buckets`] replays the loader's growth), and per entry a 24-byte `dictEntry` plus
 //!   the sds of the member (and value);
 //! - skiplists: the `zset`, `zskiplist`, the 32-level header node and per member a node of the
 //!   expected level (Redis draws levels with p = 1/4; the expectation over jemalloc classes is
@@ -57,8 +57,7 @@
 use bitlens::dialect::{Family, Profile, TableKind};
 use bitlens::keyspace::Value;
 use bitlens::loaded::{
-    grown_buckets, listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, QuicklistNode,
-    Shape, Table,
+    listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, QuicklistNode, Shape, Table,
 };
 
 /// The allocator of the server build (`INFO memory` `mem_allocator`).
@@ -1141,11 +1140,12 @@ pub struct AllocatorInference {
 /// A command a writer must have run to build a kind of key (the least it needs: SET for a
 /// string, SETBIT for a bitmap, PFADD for a HyperLogLog, GEOADD for a GEO set, ZADD for
 /// another sorted set, a push for a list, SADD, HSET, XADD; XGROUP and XREADGROUP for a
-/// stream's groups and pending entries; an EXPIRE for keys with a TTL). Each holds a
-/// latency histogram on servers that track latency ([`Layout::latency_histograms`]), so
-/// they are a floor of what a writer holds beyond its keys. (A writer fed by a snapshot or
-/// a replica stream holds them too: loaded AOF and replicated commands are timed alike.
-/// One that only loaded an RDB file holds none, and is then predicted high.)
+/// stream's groups and pending entries; an EXPIRE for a key other than a string with a TTL,
+/// since `SET … EX` gives a string its TTL). Each holds a latency histogram on servers that
+/// track latency ([`Layout::latency_histograms`]), so they are a floor of what a writer that
+/// ran them holds beyond its keys. (A replica holds them too, its primary's commands being
+/// timed; a server that loaded its keys from an RDB or AOF file and wrote none since holds
+/// none, AOF loading not being timed, and is then predicted high.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WriterCommand {
     Set,
@@ -1195,7 +1195,7 @@ impl AllocatorInference {
             _ => (None, false),
         };
         self.note_commands(value, bitmap.is_some(), hll, expiring);
-        let rehash = writer_rehash_buckets(self.models[0].profile, key, value);
+        let rehash = writer_rehash_bytes(self.models[0].profile, key, value);
         // The loaded encoding is the profile's, whatever the allocator: found once.
         let Some(loaded) = loaded(self.models[0].profile, key, value, expiring) else {
             return self.count_key(db, key, expiring);
@@ -1208,7 +1208,7 @@ impl AllocatorInference {
                     (mean.round() as u64).saturating_sub(m.sds(*len))
                 });
                 self.allocated[i] +=
-                    e.allocated + slack + if rehash > 0 { m.alloc(8 * rehash) } else { 0 };
+                    e.allocated + slack + if rehash > 0 { m.alloc(rehash) } else { 0 };
             }
         }
         self.count_key(db, key, expiring);
@@ -1245,7 +1245,7 @@ impl AllocatorInference {
             }
             _ => {}
         }
-        if expiring {
+        if expiring && !matches!(value, Value::String(_)) {
             note(WriterCommand::Expire);
         }
     }
@@ -1405,7 +1405,8 @@ impl AllocatorInference {
         // standard deviations of the bitmaps' writer slack, which used-mem cannot see past
         // (the choice is then said to be a tie, since per-key estimates may still differ).
         let apart = pred[second].abs_diff(pred[best]);
-        let near_tie = apart * 100 <= pred[best] || apart <= 2 * sd[best].max(sd[second]);
+        let noise_tie = apart <= 2 * sd[best].max(sd[second]);
+        let near_tie = apart * 100 <= pred[best] || noise_tie;
         let margin = if self.cluster_node {
             CLUSTER_INFERENCE_MARGIN
         } else {
@@ -1413,6 +1414,8 @@ impl AllocatorInference {
         };
         // (Not on a cluster node: its unknown links dwarf a 1% difference, and a near tie
         // there is no evidence for either.)
+        // (A tie is said whenever one is near: within 1%, the writer's own extras, which vary
+        // by more than that between runs of one server, cannot tell the two apart either.)
         let near_tie = near_tie && !self.cluster_node;
         let trusted = pred[best].abs_diff(used) <= spread.max(margin)
             && (cost[best] + margin <= cost[second] || near_tie);
@@ -1461,45 +1464,52 @@ impl AllocatorInference {
     }
 }
 
-/// Buckets a writer that built `value` by commands still holds beyond what the loader
-/// allocates: a set, hash or sorted set dict grows by doubling, and each write to it moves
-/// one bucket of the old table to the new one (only the keyspace's own tables are rehashed
-/// by the server's cron), so a table grown past its last doubling by fewer inserts than the
-/// old table's non-empty buckets keeps both tables until the key is touched again
-/// ([`grown_buckets`] from empty; the loader sizes one table for the final length). Measured
+/// Bytes of buckets a writer that built `value` by commands still holds beyond what the
+/// loader allocates: a set, hash or sorted set table grows by doubling, and each write to it
+/// moves one bucket of the old table to the new one (only the keyspace's own tables are
+/// rehashed by the server's cron), so a table grown past its last doubling by fewer inserts
+/// than the old table's buckets keeps both tables until the key is touched again
+/// ([`Table::grown`] from empty, in the profile's [`TableKind`]: 8-byte `dict` buckets, or
+/// Valkey 8.1+'s 64-byte ones; the loader sizes one table for the final length). Measured
 /// on Redis 7.4.1: a set of 372,000 integers SADDed in batches of 1,000 held its old table
 /// of 262,144 buckets (2 MiB) at SAVE, and the 81-key e2e data set's `used-mem` was 3.2 MB
 /// above the same server's `used_memory` once it had loaded the file. 0 for other values.
-fn writer_rehash_buckets(profile: &Profile, key: &[u8], value: &Value) -> u64 {
+fn writer_rehash_bytes(profile: &Profile, key: &[u8], value: &Value) -> u64 {
     let n = match value {
         Value::Set(s) => s.len(),
         Value::Hash(h) => h.len(None),
         Value::ZSet(z) => z.len(),
         _ => return 0,
     };
-    // The old table is smaller than the entries it held when it doubled: a table of fewer
-    // entries than the threshold cannot leave one that counts (and is not replayed).
-    if (n as u64) < WRITER_REHASH_MIN_BUCKETS {
+    let kind = profile.load.table;
+    let (bucket, per_bucket) = match kind {
+        TableKind::Dict => (8, 1),
+        TableKind::Hashtable => (64, 7),
+    };
+    // The old table held as many entries as it could when it doubled: a table of fewer
+    // entries than a threshold-sized table holds cannot leave one that counts (and is not
+    // replayed).
+    if (n as u64) < WRITER_REHASH_MIN_BYTES / bucket * per_bucket {
         return 0;
     }
     let loaded_buckets = match loaded(profile, key, value, false).map(|l| l.shape) {
         Some(Shape::Table(t) | Shape::Skiplist(t)) => t.buckets,
         _ => return 0,
     };
-    let extra = grown_buckets(0, n).saturating_sub(loaded_buckets);
+    let extra = bucket * Table::grown(kind, n).buckets.saturating_sub(loaded_buckets);
     // Only old tables of 1 MiB and more: counting every grown table over-predicted the
     // writers of crates/difftest's memory_diff (6.2.14 and 7.0.15, sets and hashes of up to
     // a few thousand members) on 11 of 50 seeds, enough to pick the wrong allocator.
-    if extra >= WRITER_REHASH_MIN_BUCKETS {
+    if extra >= WRITER_REHASH_MIN_BYTES {
         extra
     } else {
         0
     }
 }
 
-/// The fewest buckets (1 MiB of pointers) an unfinished rehash's old table must have for
-/// [`writer_rehash_buckets`] to count it.
-const WRITER_REHASH_MIN_BUCKETS: u64 = 1 << 17;
+/// The fewest bytes of buckets an unfinished rehash's old table must have for
+/// [`writer_rehash_bytes`] to count it (1 MiB: 131,072 `dict` buckets).
+const WRITER_REHASH_MIN_BYTES: u64 = 1 << 20;
 
 /// [`AllocatorInference`] over every key of a loaded snapshot.
 pub fn infer_allocator(snap: &bitlens::rdb::Snapshot) -> AllocatorChoice {
@@ -1843,6 +1853,32 @@ mod tests {
                 assert_eq!(hint, want);
             }
         }
+    }
+
+    /// The old table a writer's unfinished rehash leaves, in the profile's own buckets: a
+    /// 140,000-member set on Valkey 8.1 ends rehashed (the 114,689th insert doubled 16,384
+    /// buckets, the 25,311 after moved them all), on Redis 7.4 the dict doubled at 131,073 and
+    /// its 131,072 old buckets (1 MiB) are still held; 114,789 members leave Valkey's old
+    /// table of 16,384 64-byte buckets (1 MiB) after 100 moves.
+    #[test]
+    fn writer_rehash_in_each_table_kind() {
+        let set = |n: usize| {
+            Value::Set(bitlens::set::Set::from_members(
+                (0..n).map(|i| format!("m{i}")),
+            ))
+        };
+        let p = |name| bitlens::dialect::Profile::from_name(name).unwrap();
+        assert_eq!(writer_rehash_bytes(p("valkey-8.1"), b"k", &set(140_000)), 0);
+        assert_eq!(
+            writer_rehash_bytes(p("valkey-8.1"), b"k", &set(114_789)),
+            1 << 20
+        );
+        assert_eq!(
+            writer_rehash_bytes(p("redis-7.4"), b"k", &set(140_000)),
+            1 << 20
+        );
+        // Too small to count.
+        assert_eq!(writer_rehash_bytes(p("redis-7.4"), b"k", &set(1_000)), 0);
     }
 
     /// glibc shrinks a chunk in place and splits off the rest only when that is at least 32
