@@ -87,8 +87,8 @@ export async function peersSection() {
     ['`query --rdb FILE DBSIZE` (load, 1 thread)', measured([BITLENS, '--threads', '1', 'query', '--rdb', file, 'DBSIZE']), print],
     ['`inspect FILE` (the full report, memory estimated)', measured([BITLENS, 'inspect', file]), print],
     // Where the full report's time goes: the prefix tree's second level (`user:{id}:`, one
-    // prefix per key here: more than the tally's cap, so counted in several passes over the
-    // spilled rows), then the whole tree.
+    // prefix per key here: more than the tally's cap, so counted in one more pass over the
+    // spilled rows, in partitions on disk), then the whole tree.
     ['`inspect FILE --depth 1` (the report, prefix tree one level deep)', measured([BITLENS, 'inspect', file, '--depth', '1']), print],
     ['`inspect FILE --depth 0` (the report without a prefix tree)', measured([BITLENS, 'inspect', file, '--depth', '0']), print],
     ['`inspect FILE --csv` (every key, memory estimated)', measured([BITLENS, 'inspect', file, '--csv']), print],
