@@ -138,12 +138,20 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     same(&crc, &load_rdb_chunked(&mut src, chunk, &checked, progress), "checksum");
-    // The memory estimate never panics on any value that loads.
+    // The memory estimate never panics on any value that loads, under the writer's profile
+    // and Valkey 8.1's and 9's layouts (their own hash tables), nor does the allocator
+    // inference.
     if let Ok(snap) = &all {
         let profile = bitlens::dialect::Profile::for_snapshot(&snap.aux, snap.version);
-        let model = bitlens_views::memory::Model::new(profile, bitlens_views::memory::Allocator::Jemalloc);
+        let valkey = |name| bitlens::dialect::Profile::from_name(name).expect("a profile");
+        let models = [profile, valkey("valkey-8.1"), valkey("valkey-9.0")]
+            .map(|p| bitlens_views::memory::Model::new(p, bitlens_views::memory::Allocator::Libc));
+        let _ = bitlens_views::memory::infer_allocator(snap);
         for (_, key, entry) in snap.entries() {
-            let _ = model.estimate(key, &entry.value);
+            let expiring = entry.expire_at_ms.is_some();
+            for model in &models {
+                let _ = model.estimate_with_expiry(key, &entry.value, expiring);
+            }
             // A sorted set kept as its stored blob decodes, on first read, to the count it
             // was loaded with.
             if let bitlens::keyspace::Value::ZSet(z) = &entry.value {
