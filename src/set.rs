@@ -93,38 +93,33 @@ impl Set {
 
     /// The members in reply order (see the module docs).
     pub fn members(&self) -> Vec<Vec<u8>> {
-        match self {
-            Set::Intset(b) => encoded::intset(b)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|v| v.to_string().into_bytes())
-                .collect(),
-            Set::Listpack(b) => encoded::listpack(b)
-                .unwrap_or_default()
-                .iter()
-                .map(Item::to_vec)
-                .collect(),
-            Set::Table(t) => (0..t.len()).map(|i| t.get(i, 0).to_vec()).collect(),
-        }
+        let mut out = Vec::with_capacity(self.len());
+        self.for_each_item(|m| out.push(m.to_vec()));
+        out
     }
 
     /// The length in bytes of the longest member as a reply gives it (integers as decimal
     /// text), 0 when empty; no member is copied.
     pub fn max_member_len(&self) -> usize {
+        let mut most = 0;
+        self.for_each_item(|m| most = most.max(m.text_len()));
+        most
+    }
+
+    /// Calls `f` with each member in storage order, read in place (a blob that does not
+    /// decode yields nothing, as it was validated at load).
+    fn for_each_item(&self, mut f: impl FnMut(Item<'_>)) {
         match self {
             Set::Intset(b) => encoded::intset(b)
                 .unwrap_or_default()
                 .into_iter()
-                .map(encoded::decimal_len)
-                .max(),
+                .for_each(|v| f(Item::Int(v))),
             Set::Listpack(b) => encoded::listpack(b)
                 .unwrap_or_default()
-                .iter()
-                .map(Item::text_len)
-                .max(),
-            Set::Table(t) => (0..t.len()).map(|i| t.get(i, 0).len()).max(),
+                .into_iter()
+                .for_each(f),
+            Set::Table(t) => (0..t.len()).for_each(|i| f(Item::Str(t.get(i, 0)))),
         }
-        .unwrap_or(0)
     }
 
     /// The encoding OBJECT ENCODING reports for this set as loaded.

@@ -96,7 +96,10 @@ pub(crate) fn truncated(at: u64, what: &str, n: u64, left: u64) -> RdbError {
     RdbError::new(
         RdbErrorKind::Truncated,
         at,
-        format!("truncated input: {what} needs {n} bytes, only {left} remain"),
+        format!(
+            "truncated input: {what} needs {n} byte{}, only {left} remain",
+            if n == 1 { "" } else { "s" }
+        ),
     )
 }
 

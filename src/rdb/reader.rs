@@ -127,7 +127,8 @@ impl<'a> Cursor<'a> {
                 RdbErrorKind::Truncated,
                 self.pos,
                 format!(
-                    "truncated input: {what} needs {n} bytes, only {} remain",
+                    "truncated input: {what} needs {n} byte{}, only {} remain",
+                    if n == 1 { "" } else { "s" },
                     self.remaining()
                 ),
             ));

@@ -1146,6 +1146,9 @@ pub struct AllocatorInference {
 /// ran them holds beyond its keys. (A replica holds them too, its primary's commands being
 /// timed; a server that loaded its keys from an RDB or AOF file and wrote none since holds
 /// none, AOF loading not being timed, and is then predicted high.)
+/// [`WriterCommand::GeoAdd`] and [`WriterCommand::ZAdd`] as bits of the noted set.
+const GEO_OR_ZADD: u32 = (1 << WriterCommand::GeoAdd as u32) | (1 << WriterCommand::ZAdd as u32);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WriterCommand {
     Set,
@@ -1217,6 +1220,7 @@ impl AllocatorInference {
     /// Notes the [`WriterCommand`]s that building `value` takes.
     /// (`bitmap` and `hll` say what a string is.)
     fn note_commands(&mut self, value: &Value, bitmap: bool, hll: bool, expiring: bool) {
+        let both_zset_commands = self.commands & GEO_OR_ZADD == GEO_OR_ZADD;
         let mut note = |c: WriterCommand| self.commands |= 1 << c as u32;
         match value {
             Value::String(_) => note(if bitmap {
@@ -1226,6 +1230,8 @@ impl AllocatorInference {
             } else {
                 WriterCommand::Set
             }),
+            // (The GEO test reads every score: skipped once both commands are noted.)
+            Value::ZSet(_) if both_zset_commands => {}
             Value::ZSet(z) => note(if crate::classify::is_geo_set(z) {
                 WriterCommand::GeoAdd
             } else {
