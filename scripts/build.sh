@@ -52,6 +52,12 @@ if [ "$what" != "--native-only" ]; then
     say "wasm-bindgen --target web --out-name $name"
     rm -rf pkg.tmp
     wasm-bindgen --target web --out-dir pkg.tmp --out-name "$name" "$wasm"
+    # The declarations name `Symbol.dispose` (wasm-bindgen's classes are disposable): a lib
+    # reference makes them type-check in projects whose `lib` predates ESNext (TS >= 5.2).
+    if grep -q 'Symbol.dispose' "pkg.tmp/$name.d.ts"; then
+      { echo '/// <reference lib="esnext.disposable" />'; cat "pkg.tmp/$name.d.ts"; } >"pkg.tmp/$name.d.ts.new"
+      mv "pkg.tmp/$name.d.ts.new" "pkg.tmp/$name.d.ts"
+    fi
     # The feature flags are those rustc enables for wasm32 by default, plus simd128.
     say "wasm-opt $opt"
     "$wasm_opt" "$opt" --strip-debug --strip-producers \

@@ -165,6 +165,8 @@ LAYERS = {
     "bitlens-views": 1,
     "bitlens-charts": 1,
     "bitlens-export": 2,
+    # Reading JS options objects, for both wasm glue crates (no bitlens crate below it).
+    "bitlens-wasm-options": 2,
     "bitlens-cli": 3,
     "bitlens-wasm": 3,
     "bitlens-wasm-charts": 3,

@@ -94,7 +94,7 @@ mkdirSync(OUT, { recursive: true });
 const files = [];
 for (const f of PKG_FILES) files.push(copy(path.join('pkg', f)));
 for (const f of wwwClosure()) files.push(copy(f));
-for (const f of ['bitlens.d.ts', 'bitlens-charts.d.ts', 'engine-client.d.ts', 'bitlens-panel.d.ts', 'index.d.ts']) files.push(copy(path.join('types', f)));
+for (const f of ['engine-client.d.ts', 'bitlens-panel.d.ts', 'index.d.ts']) files.push(copy(path.join('types', f)));
 files.push(copy('npm/index.js', 'index.js'));
 files.push(copy('npm/README.md', 'README.md'));
 
@@ -113,7 +113,7 @@ const manifest = {
     './client': { types: './types/engine-client.d.ts', default: './www/engine-client.js' },
     './panel': { types: './types/bitlens-panel.d.ts', default: './www/bitlens-panel.js' },
     './wasm': { types: './pkg/bitlens.d.ts', default: './pkg/bitlens.js' },
-    './charts': { types: './types/bitlens-charts.d.ts', default: './pkg/bitlens_charts.js' },
+    './charts': { types: './pkg/bitlens_charts.d.ts', default: './pkg/bitlens_charts.js' },
     './worker': './www/engine-worker.js',
     './bitlens_bg.wasm': './pkg/bitlens_bg.wasm',
     './bitlens_charts_bg.wasm': './pkg/bitlens_charts_bg.wasm',

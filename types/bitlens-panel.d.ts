@@ -1,7 +1,7 @@
 // Type declarations for www/bitlens-panel.js: the `<bitlens-panel>` custom element. Importing the
 // module defines the element (once).
 
-import type { Engine } from './bitlens.js';
+import type { Engine } from '../pkg/bitlens.js';
 
 /** The panel's settings: each is an attribute (kebab-case) and a property (camelCase). */
 export interface BitlensPanelSettings {

@@ -1,7 +1,7 @@
 // Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
 // in a Web Worker by default.
 
-import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, LoadRdbsOptions, LoadedFile, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from './bitlens.js';
+import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, LoadRdbsOptions, LoadedFile, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from '../pkg/bitlens.js';
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {

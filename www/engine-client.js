@@ -23,7 +23,7 @@
 // Aborting `signal` during a load rejects with a DOMException named "AbortError", terminates the
 // worker and starts a fresh, empty one. Engine errors reject with an Error carrying the engine's
 // message (Redis' text for command errors), `kind`, and `offset` and `key` when known
-// (types/bitlens.d.ts EngineError). `createEngine({ worker: false })` gives the same API
+// (EngineError in pkg/bitlens.d.ts, generated from crates/wasm/src/types.rs). `createEngine({ worker: false })` gives the same API
 // over an Engine on the page's own thread (for pages that cannot start workers).
 
 /** The DOMException a cancelled call rejects with. */

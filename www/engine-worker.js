@@ -14,7 +14,7 @@
 //                   decoded)
 //   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?,
 //                   component?, serverMessage?, refused?, tooLarge?} (snapshot.js's fields),
-//                   kind?, offset?, key?} (the engine's: see types/bitlens.d.ts EngineError)
+//                   kind?, offset?, key?} (the engine's: see EngineError in pkg/bitlens.d.ts)
 // Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
 // engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
 // 'loadUrl' [url, db, {token, maxBytes, ...load options}] downloads a snapshot here (fetch body reader,

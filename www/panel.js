@@ -11,11 +11,12 @@
 // panel says so and offers the file instead, so index.html works from any static server.
 //
 // The panel's parts: the settings (www/settings.js), the cards (www/cards.js, the nearby card
-// www/nearby.js, the engagement, user and crowd views), the key browser (www/keybrowser.js)
-// and the memory view (www/memory.js). Every database of a snapshot stays in the engine
-// (online too: the API's snapshot holds every non-empty database of the server): the database
-// selector starts on the first one holding the cards' keys and switches the cards and the key
-// browser (online, the key browser then lists that database through /api/keys?db=). The facts
+// www/nearby.js, the engagement, user and crowd views), the key browser (www/keybrowser.js),
+// the memory view (www/memory.js) and the facts bar (www/facts.js). Every database of a
+// snapshot stays in the engine (online too: the API's snapshot holds every non-empty database
+// of the server): the database selector starts on the first one holding the cards' keys and
+// switches the cards and the key browser (online, the key browser then lists that database
+// through /api/keys?db=). The facts
 // bar says which server profile answers (the snapshot's writer, or the `compat` setting: the
 // select next to it, or compat= in the URL) and the clock expiry is judged at ("as of" the
 // snapshot's time).
@@ -36,10 +37,11 @@ import {
 import { buildMemoryView } from './memory.js';
 import { MAX_SNAPSHOT_BYTES, snapshotUrl } from './snapshot.js';
 import { nearbyView } from './nearby.js';
+import { FactsBar } from './facts.js';
 import { FileOpener } from './open.js';
 import { DEFAULTS, FETCH_SETTINGS, PARAMS, loadOptions, settingErrors } from './settings.js';
 import { USER_CARDS, userPatterns, userViews } from './userstory.js';
-import { capture, el, formatBytes, formatUtc, globFor, isoDate, parseDate, ymd } from './util.js';
+import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
 
 /**
  * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
@@ -169,21 +171,10 @@ export class Panel {
     // What the loaded snapshot is: its databases (the selector), the profile answering (with
     // the override) and the clock expiry is judged at.
     this.fileNotes = el('div', { class: 'warn-box', role: 'status', 'data-testid': 'file-notes', hidden: true });
-    this.dbSelect = el('select', {
-      'data-testid': 'db', 'aria-label': t.database, disabled: true,
-      onchange: () => this.selectDb(Number(this.dbSelect.value)),
+    this.facts = new FactsBar(t, {
+      onDb: (db) => this.selectDb(db),
+      onCompat: (name) => this.setCompat(name),
     });
-    this.compatSelect = el('select', {
-      'data-testid': 'compat', 'aria-label': t.compatLabel,
-      onchange: () => this.setCompat(this.compatSelect.value),
-    });
-    this.profileLine = el('span', { class: 'profile', 'data-testid': 'profile' });
-    this.clockLine = el('span', { class: 'clock', 'data-testid': 'clock' });
-    this.factsBar = el('div', { class: 'facts', 'data-testid': 'snapshot-facts', hidden: true },
-      el('label', { class: 'db' }, el('span', {}, t.database), this.dbSelect), ' ',
-      this.profileLine, ' ',
-      el('label', { class: 'compat' }, el('span', {}, t.compatLabel), this.compatSelect), ' ',
-      this.clockLine);
     this.showParamErrors();
     this.bodies = {};
     const cards = el('div', { class: 'cards', 'data-testid': 'cards' });
@@ -207,7 +198,7 @@ export class Panel {
       class: 'bitlens', 'data-testid': 'panel', 'data-state': 'loading',
       'data-theme': ['light', 'dark'].includes(s.theme) ? s.theme : null,
       lang: langCode(s.lang || document.documentElement.lang || navigator.language),
-    }, toolbar, this.factsBar, this.paramBox, this.apiBox, this.fileNotes, this.dumpBox, cards);
+    }, toolbar, this.facts.element, this.paramBox, this.apiBox, this.fileNotes, this.dumpBox, cards);
     // The Engagement section (charts on canvases, www/engagement.js) under the cards.
     this.engagement = this.cards().includes('engagement') ? buildEngagementSection(t) : null;
     if (this.engagement) {
@@ -439,33 +430,17 @@ export class Panel {
     }
   }
 
-  /**
-   * Draws the facts bar from `this.view` (the engine's info()): the database selector, the
-   * profile in force with the override select, and the clock.
-   */
+  /** Draws the facts bar (www/facts.js) from `this.view`, the engine's info(). */
   showFacts() {
-    const t = this.t;
-    const i = this.view;
-    if (!i) return;
-    this.factsBar.hidden = false;
-    this.dbSelect.replaceChildren(...i.databases.map((d) => el('option', { value: d.db }, t.dbOption(d.db, this.fmt(d.keys)))));
-    this.dbSelect.value = String(i.selected);
-    this.dbSelect.disabled = i.databases.length < 2;
-    this.dbSelect.dataset.count = String(i.databases.length);
-    // The engine's profile list (an engine without one: only the writer's).
-    const known = this.profileList || [];
-    // The writer as the file names it (`Redis 7.4.1`), else as its profile (DUMP payloads).
-    const writer = this.writerName || known.find((p) => p.name === i.writerProfile)?.server || i.writerProfile;
-    this.compatSelect.replaceChildren(el('option', { value: '' }, t.compatWriter(writer)),
-      ...known.map((p) => el('option', { value: p.name }, p.server)));
-    // An override in force (an unknown name in the URL is reported and not used).
-    const forced = Boolean(this.s.compat) && !this.paramBox.querySelector('[data-param=compat]');
-    this.compatSelect.value = forced ? i.profile : '';
-    this.profileLine.textContent = forced ? t.answersCompat(i.server, i.profile, writer) : t.answersWriter(writer);
-    this.profileLine.dataset.profile = i.profile;
-    this.profileLine.dataset.writer = i.writerProfile;
-    this.clockLine.textContent = i.clockMs === null ? '' : t.asOf(formatUtc(i.clockMs, true), i.snapshotTimeMs !== null);
-    this.clockLine.dataset.clockMs = i.clockMs === null ? '' : String(i.clockMs);
+    if (!this.view) return;
+    this.facts.show(this.view, {
+      t: this.t,
+      fmt: this.fmt,
+      profiles: this.profileList || [],
+      writerName: this.writerName,
+      // An override in force (an unknown name in the URL is reported and not used).
+      forced: Boolean(this.s.compat) && !this.paramBox.querySelector('[data-param=compat]'),
+    });
   }
 
   /** The profile override (`''`: the writer's) from the select: applied, mirrored, redrawn. */

@@ -312,7 +312,8 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             s.nodes.push((master, b.into_boxed_slice()));
         }
     }
-    s.nodes.sort_by_key(|(m, _)| *m);
+    // Off the hot paths: the crate's one sort (crate::sort), not one instantiation each.
+    crate::sort::sort_by_key(&mut s.nodes, |(m, _)| *m);
     let len_at = c.pos;
     s.length = c.length("stream length")?;
     s.last_id = stream_id(c, "stream last id")?;
@@ -425,7 +426,7 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
                         ),
                     ));
                 }
-                ids.sort();
+                crate::sort::sort_by(&mut ids, Ord::cmp);
                 consumers.push(Consumer {
                     name,
                     seen_time_ms,
@@ -436,8 +437,8 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
         }
         if materialise {
             // Redis keeps groups, consumers and PELs in radix trees: in byte order.
-            pending.sort_by_key(|p| p.id);
-            consumers.sort_by(|a, b| a.name.cmp(&b.name));
+            crate::sort::sort_by_key(&mut pending, |p| p.id);
+            crate::sort::sort_by(&mut consumers, |a, b| a.name.cmp(&b.name));
             s.groups.push(Group {
                 name,
                 last_id,
@@ -447,7 +448,7 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             });
         }
     }
-    s.groups.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::sort::sort_by(&mut s.groups, |a, b| a.name.cmp(&b.name));
     Ok(materialise.then(|| Value::Stream(Box::new(s))))
 }
 

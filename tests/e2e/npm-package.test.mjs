@@ -287,7 +287,7 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     }
     assert.ok(strings >= 5 && zsets >= 2, `${strings} strings, ${zsets} zsets checked`);
     // Errors: Redis' WRONGTYPE text; a truncated file names the offset.
-    // The worker passes the engine's kind, offset and key on (types/bitlens.d.ts EngineError).
+    // The worker passes the engine's kind, offset and key on (EngineError in pkg/bitlens.d.ts, generated from crates/wasm/src/types.rs).
     assert.deepEqual(out.wrongType, { err: 'WRONGTYPE Key is not a valid HyperLogLog string value.', name: 'Error', kind: 'reply' });
     assert.equal(out.badFile.kind, 'truncated');
     assert.equal(typeof out.badFile.offset, 'number');

@@ -1018,6 +1018,17 @@ pub enum AllocatorSource {
     Assumed,
 }
 
+impl AllocatorSource {
+    /// `given`, `inferred` or `assumed` (the JSON and JS spelling).
+    pub fn name(self) -> &'static str {
+        match self {
+            AllocatorSource::Given => "given",
+            AllocatorSource::Inferred => "inferred",
+            AllocatorSource::Assumed => "assumed",
+        }
+    }
+}
+
 impl AllocatorChoice {
     /// One choice for several files read as one keyspace, from each file's own (`choices`, in
     /// the order given, at least one): the allocator they all infer, or the first file's when

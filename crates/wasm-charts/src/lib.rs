@@ -45,133 +45,215 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Float64Array, Object, Reflect};
-use serde::Serialize;
+use js_sys::Float64Array;
+use serde::{Deserialize, Serialize};
+use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use bitlens::analytics::daily::{CohortRow, Engagement};
 use bitlens::analytics::{self, userid::java_abs_hash_offset};
 use bitlens_charts as chart;
 
-/// A JS `Error` whose message is `message`.
+/// A JS `Error` whose message is `message` and whose `kind` is `argument`, as the engine
+/// module's `EngineError` (every error of a chart function is about its arguments).
 fn throw(message: impl AsRef<str>) -> JsError {
-    JsError::new(message.as_ref())
+    let error = JsError::new(message.as_ref());
+    // A JsError is a handle on the one JS `Error`: the field set through a clone is on it.
+    let object = JsValue::from(error.clone());
+    let _ = js_sys::Reflect::set(&object, &"kind".into(), &"argument".into());
+    error
 }
 
-/// A chart function's `style` argument, read (see the module header).
+/// The colours of a chart's [`ChartStyle`]: CSS colour strings (`#rrggbb`, `rgb(…)`, as the
+/// page's computed custom properties give them); each left out keeps its default.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChartColors {
+    /// The SVG's background.
+    #[tsify(optional)]
+    pub background: Option<String>,
+    /// Captions, ticks and axis titles.
+    #[tsify(optional)]
+    pub text: Option<String>,
+    /// Grid lines.
+    #[tsify(optional)]
+    pub grid: Option<String>,
+    /// The daily actives' line.
+    #[tsify(optional)]
+    pub dau: Option<String>,
+    /// The 7-day actives' line.
+    #[tsify(optional)]
+    pub wau: Option<String>,
+    /// The 30-day actives' line.
+    #[tsify(optional)]
+    pub mau: Option<String>,
+    /// Bars.
+    #[tsify(optional)]
+    pub bar: Option<String>,
+    /// The retention heatmap's lowest cell.
+    #[tsify(optional)]
+    pub heat_low: Option<String>,
+    /// The retention heatmap's highest cell.
+    #[tsify(optional)]
+    pub heat_high: Option<String>,
+    /// Emphasised points (the nearby map's page on screen).
+    #[tsify(optional)]
+    pub highlight: Option<String>,
+    /// Other points.
+    #[tsify(optional)]
+    pub point: Option<String>,
+    /// The nearby map's circle.
+    #[tsify(optional)]
+    pub circle: Option<String>,
+}
+
+/// The words of a chart's [`ChartStyle`]: axis titles and legend names (the page's language);
+/// each left out keeps its English default.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChartWords {
+    /// The day axis.
+    #[tsify(optional)]
+    pub day: Option<String>,
+    /// The user-count axis.
+    #[tsify(optional)]
+    pub users: Option<String>,
+    /// The daily actives' legend name.
+    #[tsify(optional)]
+    pub dau: Option<String>,
+    /// The 7-day actives' legend name.
+    #[tsify(optional)]
+    pub wau: Option<String>,
+    /// The 30-day actives' legend name.
+    #[tsify(optional)]
+    pub mau: Option<String>,
+    /// The streak chart's axis.
+    #[tsify(optional)]
+    pub streak_days: Option<String>,
+    /// The value axis of a distribution.
+    #[tsify(optional)]
+    pub value: Option<String>,
+    /// The retention heatmap's columns.
+    #[tsify(optional)]
+    pub days_after: Option<String>,
+    /// The retention heatmap's rows.
+    #[tsify(optional)]
+    pub cohort: Option<String>,
+    /// The nearby map's x axis.
+    #[tsify(optional)]
+    pub km_east: Option<String>,
+    /// The nearby map's y axis.
+    #[tsify(optional)]
+    pub km_north: Option<String>,
+}
+
+/// A chart function's last argument: size, scale, number style, colours and words (every
+/// field optional).
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChartStyle {
+    /// The SVG's width in pixels, 1 to 16384 (900 when left out; with `height`).
+    #[tsify(optional)]
+    pub width: Option<f64>,
+    /// The SVG's height in pixels, 1 to 16384 (400 when left out; with `width`).
+    #[tsify(optional)]
+    pub height: Option<f64>,
+    /// Pixels per CSS pixel for fonts, margins and strokes, 0.25 to 8 (`devicePixelRatio` when
+    /// painted on a canvas of that backing size; default 1).
+    #[tsify(optional)]
+    pub scale: Option<f64>,
+    /// The tick labels' number style (`en`: 12.5k, `zh`: 1.3万).
+    #[tsify(optional)]
+    pub locale: Option<String>,
+    /// Colours.
+    #[tsify(optional)]
+    pub colors: Option<ChartColors>,
+    /// Axis titles and legend names.
+    #[tsify(optional)]
+    pub words: Option<ChartWords>,
+}
+
+/// A chart function's `style` read: the drawing style and the SVG's size.
 struct Options {
     style: chart::Style,
     /// The SVG's size in pixels (900 × 400 when not given).
     size: (u32, u32),
 }
 
-/// `obj[name]` when `obj` is an object and the field is neither undefined nor null.
-fn field(obj: &JsValue, name: &str) -> Option<JsValue> {
-    if !obj.is_object() {
-        return None;
-    }
-    Reflect::get(obj, &JsValue::from_str(name))
-        .ok()
-        .filter(|v| !v.is_undefined() && !v.is_null())
-}
-
-fn string_field(obj: &JsValue, name: &str) -> Result<Option<String>, JsError> {
-    field(obj, name)
-        .map(|v| {
-            v.as_string()
-                .ok_or_else(|| throw(format!("style.{name} must be a string")))
-        })
-        .transpose()
-}
-
-fn number_field(obj: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
-    field(obj, name)
-        .map(|v| {
-            v.as_f64()
-                .filter(|n| n.is_finite())
-                .ok_or_else(|| throw(format!("style.{name} must be a finite number")))
-        })
-        .transpose()
-}
-
 /// Reads `style` (undefined or null: the defaults). Errors name the field.
-fn options(style: &JsValue) -> Result<Options, JsError> {
+fn options(style: Option<Ts<ChartStyle>>) -> Result<Options, JsError> {
+    let given: ChartStyle = match style {
+        None => ChartStyle::default(),
+        Some(s) => {
+            bitlens_wasm_options::read(&s.js_value(), "style").map_err(|e| throw(e.to_string()))?
+        }
+    };
     let mut out = chart::Style::default();
-    if style.is_undefined() || style.is_null() {
-        return Ok(Options {
-            style: out,
-            size: DEFAULT_SIZE,
-        });
-    }
-    if !style.is_object() {
-        return Err(throw("style must be an object"));
-    }
-    if let Some(scale) = number_field(style, "scale")? {
+    if let Some(scale) = given.scale {
         if !(0.25..=8.0).contains(&scale) {
             return Err(throw(format!("style.scale {scale} is not in 0.25..8")));
         }
         out.scale = scale;
     }
-    if let Some(locale) = string_field(style, "locale")? {
-        out.numbers = chart::Numbers::for_locale(&locale);
+    if let Some(locale) = &given.locale {
+        out.numbers = chart::Numbers::for_locale(locale);
     }
-    if let Some(colors) = field(style, "colors") {
+    if let Some(c) = given.colors {
         let p = &mut out.palette;
         let [dau, wau, mau] = &mut p.series;
-        for (name, slot) in [
-            ("background", &mut p.background),
-            ("text", &mut p.text),
-            ("grid", &mut p.grid),
-            ("dau", dau),
-            ("wau", wau),
-            ("mau", mau),
-            ("bar", &mut p.bar),
-            ("heatLow", &mut p.heat_low),
-            ("heatHigh", &mut p.heat_high),
-            ("highlight", &mut p.highlight),
-            ("point", &mut p.point),
-            ("circle", &mut p.circle),
+        for (name, slot, text) in [
+            ("background", &mut p.background, c.background),
+            ("text", &mut p.text, c.text),
+            ("grid", &mut p.grid, c.grid),
+            ("dau", dau, c.dau),
+            ("wau", wau, c.wau),
+            ("mau", mau, c.mau),
+            ("bar", &mut p.bar, c.bar),
+            ("heatLow", &mut p.heat_low, c.heat_low),
+            ("heatHigh", &mut p.heat_high, c.heat_high),
+            ("highlight", &mut p.highlight, c.highlight),
+            ("point", &mut p.point, c.point),
+            ("circle", &mut p.circle, c.circle),
         ] {
-            if let Some(text) = string_field(&colors, name)? {
+            if let Some(text) = text {
                 *slot = chart::css_color(&text)
                     .map_err(|e| throw(format!("style.colors.{name}: {e}")))?;
             }
         }
     }
-    if let Some(words) = field(style, "words") {
-        let w = &mut out.words;
-        for (name, slot) in [
-            ("day", &mut w.day),
-            ("users", &mut w.users),
-            ("dau", &mut w.dau),
-            ("wau", &mut w.wau),
-            ("mau", &mut w.mau),
-            ("streakDays", &mut w.streak_days),
-            ("value", &mut w.value),
-            ("daysAfter", &mut w.days_after),
-            ("cohort", &mut w.cohort),
-            ("kmEast", &mut w.km_east),
-            ("kmNorth", &mut w.km_north),
+    if let Some(w) = given.words {
+        let o = &mut out.words;
+        for (slot, text) in [
+            (&mut o.day, w.day),
+            (&mut o.users, w.users),
+            (&mut o.dau, w.dau),
+            (&mut o.wau, w.wau),
+            (&mut o.mau, w.mau),
+            (&mut o.streak_days, w.streak_days),
+            (&mut o.value, w.value),
+            (&mut o.days_after, w.days_after),
+            (&mut o.cohort, w.cohort),
+            (&mut o.km_east, w.km_east),
+            (&mut o.km_north, w.km_north),
         ] {
-            if let Some(text) = string_field(&words, name)? {
+            if let Some(text) = text {
                 *slot = text;
             }
         }
     }
-    let dim = |name: &str| -> Result<Option<u32>, JsError> {
-        number_field(style, name)?
-            .map(|v| {
-                if v.fract() == 0.0 && (1.0..=16384.0).contains(&v) {
-                    Ok(v as u32)
-                } else {
-                    Err(throw(format!(
-                        "style.{name} {v} is not a whole number of pixels in 1..16384"
-                    )))
-                }
-            })
-            .transpose()
+    let dim = |name: &str, v: Option<f64>| -> Result<Option<u32>, JsError> {
+        v.map(|v| {
+            if v.fract() == 0.0 && (1.0..=16384.0).contains(&v) {
+                Ok(v as u32)
+            } else {
+                Err(throw(format!(
+                    "style.{name} {v} is not a whole number of pixels in 1..16384"
+                )))
+            }
+        })
+        .transpose()
     };
-    let size = match (dim("width")?, dim("height")?) {
+    let size = match (dim("width", given.width)?, dim("height", given.height)?) {
         (Some(w), Some(h)) => (w, h),
         (None, None) => DEFAULT_SIZE,
         _ => return Err(throw("style.width and style.height go together")),
@@ -182,44 +264,66 @@ fn options(style: &JsValue) -> Result<Options, JsError> {
 /// The size of a chart whose `style` gives none.
 const DEFAULT_SIZE: (u32, u32) = (900, 400);
 
-/// `plot` of a chart's result: the plot area in SVG pixels and its data ranges.
-#[derive(Serialize)]
+/// The plot area of a [`Chart`] in SVG pixels and its data ranges.
+#[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PlotJs {
-    left: f64,
-    top: f64,
-    right: f64,
-    bottom: f64,
-    x_range: [f64; 2],
-    y_range: [f64; 2],
+pub struct Plot {
+    /// Left edge, SVG pixels.
+    pub left: f64,
+    /// Top edge, SVG pixels.
+    pub top: f64,
+    /// Right edge, SVG pixels.
+    pub right: f64,
+    /// Bottom edge, SVG pixels.
+    pub bottom: f64,
+    /// The x axis' data range `[x0, x1]`.
+    pub x_range: [f64; 2],
+    /// The y axis' data range `[y0, y1]`.
+    pub y_range: [f64; 2],
 }
 
-/// A chart function's result but `points` (module header).
-#[derive(Serialize)]
+/// What a chart function returns (see the module header).
+#[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ChartJs<'a> {
-    svg: &'a str,
-    width: u32,
-    height: u32,
-    x_desc: &'a str,
-    y_desc: &'a str,
-    legend: &'a [String],
-    plot: PlotJs,
+pub struct Chart {
+    /// The SVG document.
+    pub svg: String,
+    /// Its width, pixels.
+    pub width: u32,
+    /// Its height, pixels.
+    pub height: u32,
+    /// The x axis' title as drawn.
+    pub x_desc: String,
+    /// The y axis' title as drawn.
+    pub y_desc: String,
+    /// The legend's names as drawn.
+    pub legend: Vec<String>,
+    /// The plot area and its data ranges.
+    pub plot: Plot,
+    /// `[x, y, row, col]` per data point: SVG pixels, the row of the chart's numbers (day,
+    /// bar, cohort or result) and, in the retention heatmap, the day after − 1 (else 0).
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Float64Array")]
+    pub points: Float64Array,
 }
 
-/// `{svg, width, height, xDesc, yDesc, legend, plot, points}` of a chart (module header):
-/// serialised from [`ChartJs`], `points` added as one `Float64Array`.
-fn chart_js(c: &chart::Chart, (width, height): (u32, u32)) -> Result<Object, JsError> {
-    let d = &c.drawn;
+/// A drawn chart as its [`Chart`] result (module header).
+fn chart_js(c: chart::Chart, (width, height): (u32, u32)) -> Result<Ts<Chart>, JsError> {
+    let d = c.drawn;
     let p = &d.plot;
-    let out = ChartJs {
-        svg: &c.svg,
+    let flat: Vec<f64> = d
+        .points
+        .iter()
+        .flat_map(|q| [q.x as f64, q.y as f64, q.row as f64, q.col as f64])
+        .collect();
+    let out = Chart {
+        svg: c.svg,
         width,
         height,
-        x_desc: &d.x_desc,
-        y_desc: &d.y_desc,
-        legend: &d.legend,
-        plot: PlotJs {
+        x_desc: d.x_desc,
+        y_desc: d.y_desc,
+        legend: d.legend,
+        plot: Plot {
             left: p.left as f64,
             top: p.top as f64,
             right: p.right as f64,
@@ -227,29 +331,20 @@ fn chart_js(c: &chart::Chart, (width, height): (u32, u32)) -> Result<Object, JsE
             x_range: [p.x_range.0, p.x_range.1],
             y_range: [p.y_range.0, p.y_range.1],
         },
+        points: Float64Array::from(&flat[..]),
     };
-    let obj: Object = serde_wasm_bindgen::to_value(&out)
-        .map_err(|e| throw(e.to_string()))?
-        .unchecked_into();
-    let flat: Vec<f64> = d
-        .points
-        .iter()
-        .flat_map(|q| [q.x as f64, q.y as f64, q.row as f64, q.col as f64])
-        .collect();
-    Reflect::set(&obj, &"points".into(), &Float64Array::from(&flat[..]))
-        .map_err(|_| throw("cannot set points"))?;
-    Ok(obj)
+    Ts::from_rust(&out).map_err(|e| throw(e.to_string()))
 }
 
 /// Reads `style`, draws with `draw` at its size and style, and converts the chart.
 fn draw_with(
-    style: &JsValue,
+    style: Option<Ts<ChartStyle>>,
     draw: impl FnOnce(u32, u32, &chart::Style) -> Result<chart::Chart, chart::ChartError>,
-) -> Result<Object, JsError> {
+) -> Result<Ts<Chart>, JsError> {
     let opts = options(style)?;
     let (w, h) = opts.size;
     let c = draw(w, h, &opts.style).map_err(|e| throw(e.to_string()))?;
-    chart_js(&c, opts.size)
+    chart_js(c, opts.size)
 }
 
 /// Counts given by JS as numbers (non-finite or negative ones are 0).
@@ -275,8 +370,8 @@ pub fn dau_chart(
     wau: Vec<f64>,
     mau: Vec<f64>,
     title: &str,
-    style: JsValue,
-) -> Result<Object, JsError> {
+    style: Option<Ts<ChartStyle>>,
+) -> Result<Ts<Chart>, JsError> {
     if labels.len() != dau.len() || wau.len() != dau.len() || mau.len() != dau.len() {
         return Err(throw("labels, dau, wau and mau differ in length"));
     }
@@ -288,7 +383,7 @@ pub fn dau_chart(
         mau,
         stickiness,
     };
-    draw_with(&style, |w, h, s| {
+    draw_with(style, |w, h, s| {
         chart::dau_chart(title, &labels, &e, w, h, s)
     })
 }
@@ -296,9 +391,13 @@ pub fn dau_chart(
 /// A streak histogram (`BITLENS.STREAKHIST`: element `k − 1` = users set in exactly the last
 /// `k` days) as an SVG bar chart; a point per bar.
 #[wasm_bindgen(js_name = streakChart)]
-pub fn streak_chart(hist: Vec<f64>, title: &str, style: JsValue) -> Result<Object, JsError> {
+pub fn streak_chart(
+    hist: Vec<f64>,
+    title: &str,
+    style: Option<Ts<ChartStyle>>,
+) -> Result<Ts<Chart>, JsError> {
     let hist = counts(&hist);
-    draw_with(&style, |w, h, s| chart::streak_chart(title, &hist, w, h, s))
+    draw_with(style, |w, h, s| chart::streak_chart(title, &hist, w, h, s))
 }
 
 /// The retention heatmap of `rows` (as the engine's `retention` gives them, flattened:
@@ -310,8 +409,8 @@ pub fn retention_chart(
     rows: Vec<f64>,
     horizon: u32,
     title: &str,
-    style: JsValue,
-) -> Result<Object, JsError> {
+    style: Option<Ts<ChartStyle>>,
+) -> Result<Ts<Chart>, JsError> {
     let width = horizon as usize + 1;
     if rows.len() != labels.len() * width {
         return Err(throw("rows must hold 1 + horizon numbers per label"));
@@ -328,7 +427,7 @@ pub fn retention_chart(
                 .collect(),
         })
         .collect();
-    draw_with(&style, |w, h, s| {
+    draw_with(style, |w, h, s| {
         chart::retention_chart(title, &labels, &rows, w, h, s)
     })
 }
@@ -336,9 +435,13 @@ pub fn retention_chart(
 /// A value distribution (`BITLENS.ENUMDIST` counts, the engine's `enumDistribution`) as an SVG
 /// bar chart up to the last non-zero value; a point per bar.
 #[wasm_bindgen(js_name = enumChart)]
-pub fn enum_chart(hist: Vec<f64>, title: &str, style: JsValue) -> Result<Object, JsError> {
+pub fn enum_chart(
+    hist: Vec<f64>,
+    title: &str,
+    style: Option<Ts<ChartStyle>>,
+) -> Result<Ts<Chart>, JsError> {
     let hist = counts(&hist);
-    draw_with(&style, |w, h, s| chart::enum_chart(title, &hist, w, h, s))
+    draw_with(style, |w, h, s| chart::enum_chart(title, &hist, w, h, s))
 }
 
 /// A map of a nearby-shops search as an SVG chart: the circle of `radius_m` metres around
@@ -353,8 +456,8 @@ pub fn nearby_chart(
     coords: Vec<f64>,
     highlight: u32,
     title: &str,
-    style: JsValue,
-) -> Result<Object, JsError> {
+    style: Option<Ts<ChartStyle>>,
+) -> Result<Ts<Chart>, JsError> {
     let points: Vec<(f64, f64)> = coords.chunks_exact(2).map(|c| (c[0], c[1])).collect();
     let q = chart::Nearby {
         centre: (lon, lat),
@@ -362,7 +465,7 @@ pub fn nearby_chart(
         points: &points,
         highlight: highlight as usize,
     };
-    draw_with(&style, |w, h, s| chart::nearby_chart(title, &q, w, h, s))
+    draw_with(style, |w, h, s| chart::nearby_chart(title, &q, w, h, s))
 }
 
 /// The user-id → bit-offset rule of `bitlens::analytics::userid` for the panel's user lookup.

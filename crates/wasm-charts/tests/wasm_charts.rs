@@ -7,19 +7,26 @@
 
 use bitlens_wasm_charts::{
     dau_chart, enum_chart, java_user_offset, nearby_chart, retention_chart, streak_chart,
+    ChartStyle,
 };
 use js_sys::{Array, Float64Array, Object, Reflect};
+use tsify::Ts;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn get(obj: &Object, name: &str) -> JsValue {
-    Reflect::get(obj, &JsValue::from_str(name)).unwrap()
+fn get(obj: &(impl Into<JsValue> + Clone), name: &str) -> JsValue {
+    Reflect::get(&obj.clone().into(), &JsValue::from_str(name)).unwrap()
+}
+
+/// `v` as a chart function's typed `style` argument.
+fn ts(v: JsValue) -> Option<Ts<ChartStyle>> {
+    Some(Ts::new_unchecked(v))
 }
 
 /// `points` of a chart as `[x, y, row, col]` quadruples.
-fn points(chart: &Object) -> Vec<[f64; 4]> {
+fn points(chart: &(impl Into<JsValue> + Clone)) -> Vec<[f64; 4]> {
     let flat = get(chart, "points")
         .dyn_into::<Float64Array>()
         .unwrap()
@@ -30,11 +37,11 @@ fn points(chart: &Object) -> Vec<[f64; 4]> {
         .collect()
 }
 
-fn style(width: f64, height: f64) -> JsValue {
+fn style(width: f64, height: f64) -> Option<Ts<ChartStyle>> {
     let s = Object::new();
     Reflect::set(&s, &"width".into(), &width.into()).unwrap();
     Reflect::set(&s, &"height".into(), &height.into()).unwrap();
-    s.into()
+    ts(s.into())
 }
 
 fn message(e: wasm_bindgen::JsError) -> String {
@@ -93,12 +100,12 @@ fn dau_chart_draws_one_point_per_day_higher_for_more_users() {
 
 #[wasm_bindgen_test]
 fn bars_retention_and_map() {
-    let c = streak_chart(vec![5.0, 0.0, 2.0], "Streaks", JsValue::UNDEFINED).unwrap();
+    let c = streak_chart(vec![5.0, 0.0, 2.0], "Streaks", None).unwrap();
     assert_eq!(get(&c, "width").as_f64(), Some(900.0), "the default size");
     let bars = points(&c);
     assert_eq!(bars.len(), 3);
     assert!(bars[0][1] < bars[2][1], "5 users stand higher than 2");
-    let c = enum_chart(vec![1.0, 3.0, 0.0, 0.0], "Levels", JsValue::NULL).unwrap();
+    let c = enum_chart(vec![1.0, 3.0, 0.0, 0.0], "Levels", None).unwrap();
     assert_eq!(points(&c).len(), 2, "bars up to the last non-zero value");
     // Two cohorts, horizon 2: the second's last day is unknown (NaN), so 3 cells.
     let c = retention_chart(
@@ -106,7 +113,7 @@ fn bars_retention_and_map() {
         vec![10.0, 5.0, 2.0, 8.0, 4.0, f64::NAN],
         2,
         "Retention",
-        JsValue::UNDEFINED,
+        None,
     )
     .unwrap();
     let cells = points(&c);
@@ -120,7 +127,7 @@ fn bars_retention_and_map() {
         vec![121.47, 31.23, 121.48, 31.24],
         1,
         "Shops",
-        JsValue::UNDEFINED,
+        None,
     )
     .unwrap();
     let shops = points(&c);
@@ -139,23 +146,22 @@ fn bad_arguments_are_errors_naming_what_is_wrong() {
         vec![1.0],
         vec![1.0],
         "t",
-        JsValue::UNDEFINED,
+        None,
     )
     .unwrap_err();
     assert_eq!(message(e), "labels, dau, wau and mau differ in length");
-    let e =
-        retention_chart(vec!["a".into()], vec![1.0, 2.0], 2, "t", JsValue::UNDEFINED).unwrap_err();
+    let e = retention_chart(vec!["a".into()], vec![1.0, 2.0], 2, "t", None).unwrap_err();
     assert_eq!(message(e), "rows must hold 1 + horizon numbers per label");
     let s = Object::new();
     Reflect::set(&s, &"scale".into(), &9.0.into()).unwrap();
     assert_eq!(
-        message(streak_chart(vec![1.0], "t", s.into()).unwrap_err()),
+        message(streak_chart(vec![1.0], "t", ts(s.into())).unwrap_err()),
         "style.scale 9 is not in 0.25..8"
     );
     let s = Object::new();
     Reflect::set(&s, &"width".into(), &100.into()).unwrap();
     assert_eq!(
-        message(streak_chart(vec![1.0], "t", s.into()).unwrap_err()),
+        message(streak_chart(vec![1.0], "t", ts(s.into())).unwrap_err()),
         "style.width and style.height go together"
     );
     assert_eq!(
@@ -166,12 +172,28 @@ fn bad_arguments_are_errors_naming_what_is_wrong() {
     Reflect::set(&colors, &"bar".into(), &"no colour".into()).unwrap();
     let s = Object::new();
     Reflect::set(&s, &"colors".into(), &colors).unwrap();
-    assert!(message(streak_chart(vec![1.0], "t", s.into()).unwrap_err())
-        .starts_with("style.colors.bar: "));
+    assert!(
+        message(streak_chart(vec![1.0], "t", ts(s.into())).unwrap_err())
+            .starts_with("style.colors.bar: ")
+    );
     assert_eq!(
-        message(streak_chart(vec![1.0], "t", "big".into()).unwrap_err()),
+        message(streak_chart(vec![1.0], "t", ts("big".into())).unwrap_err()),
         "style must be an object"
     );
+    // A style field of the wrong type is named, and the Error's kind says it is an argument.
+    let words = Object::new();
+    Reflect::set(&words, &"day".into(), &5.into()).unwrap();
+    let s = Object::new();
+    Reflect::set(&s, &"words".into(), &words).unwrap();
+    let e: JsValue = streak_chart(vec![1.0], "t", ts(s.into()))
+        .unwrap_err()
+        .into();
+    let text = Reflect::get(&e, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(text.starts_with("style.words: invalid type"), "{text}");
+    assert_eq!(Reflect::get(&e, &"kind".into()).unwrap(), "argument");
 }
 
 #[wasm_bindgen_test]

@@ -11,20 +11,18 @@
 //! const c = dauChart(e.labels, e.dau, e.wau, e.mau, 'Daily actives', style);
 //! ```
 
-use js_sys::{Array, Object};
+use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
-use crate::{set, throw, Engine, IntoJs};
+use crate::types::{result, Retention};
+use crate::{throw, Engine, IntoJs};
 use bitlens::analytics::windows::DayBitmaps;
 use bitlens::analytics::{self, enums};
 
-fn numbers(v: &[u64]) -> Array {
-    v.iter().map(|&n| JsValue::from_f64(n as f64)).collect()
-}
-
-fn labels_of(keys: &[String]) -> Array {
+/// The date labels of daily keys ([`analytics::date_label`] of each).
+pub(crate) fn labels_of(keys: &[String]) -> Vec<String> {
     keys.iter()
-        .map(|k| JsValue::from_str(&analytics::date_label(k.as_bytes())))
+        .map(|k| analytics::date_label(k.as_bytes()))
         .collect()
 }
 
@@ -38,41 +36,34 @@ impl Engine {
         keys: Vec<String>,
         lookback: u32,
         horizon: u32,
-    ) -> Result<Object, JsError> {
+    ) -> Result<Ts<Retention>, JsError> {
         let rows = DayBitmaps::load(self.ks(), &keys)
             .or_throw()?
             .retention(lookback as usize, horizon as usize);
-        let labels: Array = rows
+        let labels = rows
             .iter()
-            .map(|r| JsValue::from_str(&analytics::date_label(keys[r.day].as_bytes())))
+            .map(|r| analytics::date_label(keys[r.day].as_bytes()))
             .collect();
-        let out: Array = rows
+        let rows = rows
             .iter()
             .map(|r| {
-                let row = Array::new();
-                row.push(&JsValue::from_f64(r.size as f64));
-                for v in &r.returned {
-                    row.push(&v.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64)));
-                }
-                JsValue::from(row)
+                let back = r.returned.iter().map(|v| v.map(|n| n as f64));
+                std::iter::once(Some(r.size as f64)).chain(back).collect()
             })
             .collect();
-        let obj = Object::new();
-        set(&obj, "labels", &labels)?;
-        set(&obj, "rows", &out)?;
-        Ok(obj)
+        result(&Retention { labels, rows })
     }
 
     /// `BITLENS.ENUMDIST key u<width> [AMONG among]`: the `2^width` counts of the `u<width>`
     /// BITFIELD values in `key`, over the users set in bitmap `among` when given, else over
     /// every field. Throws when `key` does not exist (`no key …`) or `width` is not in 1..=16.
-    #[wasm_bindgen(js_name = enumDistribution)]
+    #[wasm_bindgen(js_name = enumDistribution, unchecked_return_type = "number[]")]
     pub fn enum_distribution(
         &self,
         key: &str,
         width: u32,
         among: Option<String>,
-    ) -> Result<Array, JsError> {
+    ) -> Result<js_sys::Array, JsError> {
         if !(1..=16).contains(&width) {
             return Err(throw("field width must be 1..16"));
         }
@@ -87,12 +78,13 @@ impl Engine {
             }
             None => enums::distribution(&bytes, width, None),
         };
-        Ok(numbers(&hist))
+        // An array of numbers (`number[]`), as the chart module's `enumChart` takes it.
+        Ok(hist.iter().map(|&n| JsValue::from_f64(n as f64)).collect())
     }
 
     /// The date labels (`YYYY-MM-DD`, from each key's trailing digits) of daily `keys`.
     #[wasm_bindgen(js_name = dateLabels)]
-    pub fn date_labels(&self, keys: Vec<String>) -> Array {
+    pub fn date_labels(&self, keys: Vec<String>) -> Vec<String> {
         labels_of(&keys)
     }
 }

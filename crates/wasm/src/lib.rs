@@ -18,7 +18,7 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -44,6 +44,11 @@ pub mod fast;
 mod report;
 /// `RdbStream` and `Engine.loadRdbStream`: decoding while downloading, in its own file.
 pub mod stream;
+/// The typed options and results (serde + tsify: their TypeScript is in `pkg/bitlens.d.ts`).
+pub mod types;
+
+use tsify::Ts;
+use types::{result, ClockOption};
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
@@ -80,6 +85,20 @@ fn js_bytes(bytes: &JsValue) -> Uint8Array {
         Some(u) => u.clone(),
         None => Uint8Array::new(bytes),
     }
+}
+
+/// The one RDB reader of every load of the glue (`loadRdb`, `loadRdbBlob`, `loadRdbs`): the
+/// source and the record callback are trait objects, so the module holds one copy of the
+/// decoder whatever the source (a per-chunk and a per-record indirect call; measured: 4 KB
+/// less after gzip than one copy per call site).
+fn visit_chunks(
+    src: &mut dyn ChunkSource,
+    chunk: usize,
+    opts: &LoadOptions,
+    progress: bitlens::rdb::Progress<'_>,
+    add: &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
+) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError> {
+    visit_rdb_chunked(src, chunk, opts, progress, add)
 }
 
 /// A `Blob` read synchronously with `FileReaderSync` (Web Workers only).
@@ -208,11 +227,12 @@ impl Engine {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array | number[]")] bytes: JsValue,
         db: Option<f64>,
-        options: JsValue,
+        options: Option<Ts<types::LoadRdbOptions>>,
     ) -> Result<f64, JsError> {
+        let options = types::options(options)?;
         let mut src = JsBytes(js_bytes(&bytes));
         self.load_visiting(db, &options, |opts, progress, add| {
-            visit_rdb_chunked(&mut src, JS_CHUNK, opts, progress, add)
+            visit_chunks(&mut src, JS_CHUNK, opts, progress, add)
         })
     }
 
@@ -227,8 +247,9 @@ impl Engine {
         &mut self,
         blob: &web_sys::Blob,
         db: Option<f64>,
-        options: JsValue,
+        options: Option<Ts<types::LoadRdbOptions>>,
     ) -> Result<f64, JsError> {
+        let options = types::options(options)?;
         let reader = web_sys::FileReaderSync::new().map_err(|_| {
             throw(
                 "loadRdbBlob needs a Web Worker (FileReaderSync exists only there); \
@@ -237,7 +258,7 @@ impl Engine {
         })?;
         let mut src = BlobSource { blob, reader };
         self.load_visiting(db, &options, |opts, progress, add| {
-            visit_rdb_chunked(&mut src, BLOB_CHUNK, opts, progress, add)
+            visit_chunks(&mut src, BLOB_CHUNK, opts, progress, add)
         })
     }
 
@@ -247,15 +268,17 @@ impl Engine {
     fn load_visiting(
         &mut self,
         db: Option<f64>,
-        options: &JsValue,
+        options: &types::LoadRdbOptions,
         visit: impl FnOnce(
             &LoadOptions,
             bitlens::rdb::Progress<'_>,
             &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
         ) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError>,
     ) -> Result<f64, JsError> {
-        let (opts, on_progress, db) = load_options(db, options)?;
-        let view = view_options(options)?;
+        let db = database(db)?;
+        let opts = load_options(&options.patterns, options.checksum);
+        let view = view_options(options.compat.as_deref(), options.clock.as_ref())?;
+        let on_progress = progress_function(&options.on_progress)?;
         let mut progress = js_progress(on_progress, None);
         let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
         let header = visit(&opts, &mut progress, &mut |rec| {
@@ -288,26 +311,24 @@ impl Engine {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "(Uint8Array | Blob)[]")] sources: Array,
         db: Option<f64>,
-        options: JsValue,
+        options: Option<Ts<types::LoadRdbsOptions>>,
     ) -> Result<f64, JsError> {
-        let (opts, on_progress, db) = load_options(db, &options)?;
-        let view = view_options(&options)?;
-        let on = match opt_field(&options, "onDuplicate")?.as_string().as_deref() {
-            None | Some("error") => bitlens::rdb::OnDuplicate::Error,
-            Some("first") => bitlens::rdb::OnDuplicate::First,
-            Some("last") => bitlens::rdb::OnDuplicate::Last,
-            Some(x) => {
-                return Err(throw(format!(
-                    "options.onDuplicate must be 'error', 'first' or 'last', got {x:?}"
-                )))
-            }
+        let options = types::options(options)?;
+        let db = database(db)?;
+        let opts = load_options(&options.patterns, options.checksum);
+        let view = view_options(options.compat.as_deref(), options.clock.as_ref())?;
+        let on_progress = progress_function(&options.on_progress)?;
+        let on = match options.on_duplicate.unwrap_or_default() {
+            types::OnDuplicate::Error => bitlens::rdb::OnDuplicate::Error,
+            types::OnDuplicate::First => bitlens::rdb::OnDuplicate::First,
+            types::OnDuplicate::Last => bitlens::rdb::OnDuplicate::Last,
         };
-        let given = opt_field(&options, "names")?;
-        let names: Vec<String> = (0..sources.length())
+        let given = options.names.unwrap_or_default();
+        let names: Vec<String> = (0..sources.length() as usize)
             .map(|i| {
                 given
-                    .dyn_ref::<Array>()
-                    .and_then(|a| a.get(i).as_string())
+                    .get(i)
+                    .cloned()
                     .unwrap_or_else(|| format!("file {}", i + 1))
             })
             .collect();
@@ -328,11 +349,11 @@ impl Engine {
                         throw("loadRdbs reads a Blob only in a Web Worker; pass its bytes")
                     })?;
                     let mut src = BlobSource { blob, reader };
-                    visit_rdb_chunked(&mut src, BLOB_CHUNK, &opts, &mut progress, &mut add)
+                    visit_chunks(&mut src, BLOB_CHUNK, &opts, &mut progress, &mut add)
                 }
                 None => {
                     let mut src = JsBytes(js_bytes(&src));
-                    visit_rdb_chunked(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
+                    visit_chunks(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
                 }
             }
             .map_err(|e| rdb_error(e, &format!("cannot load RDB snapshot {}", names[i])))?;
@@ -383,25 +404,23 @@ impl Engine {
     /// writer, bytes; slots the cluster hash slots of its keys, `null` without keys;
     /// `allocator` the one its memory is priced for, `allocatorReason` why). Empty after any
     /// other load.
-    pub fn files(&self) -> Result<Array, JsError> {
-        let out = Array::new();
-        for f in &self.files {
-            let o = Object::new();
+    pub fn files(&self) -> Result<Ts<types::LoadedFiles>, JsError> {
+        let files = self.files.iter().map(|f| {
             let g = &f.figures;
-            set(&o, "name", &f.name.as_str().into())?;
-            set(&o, "writer", &f.writer.as_str().into())?;
-            set(&o, "keys", &JsValue::from_f64(g.keys as f64))?;
-            set(&o, "expires", &JsValue::from_f64(g.expires as f64))?;
-            set(&o, "memory", &JsValue::from_f64(g.memory as f64))?;
-            let slot = |s: Option<u16>| s.map_or(JsValue::NULL, |s| JsValue::from_f64(s as f64));
-            set(&o, "slotFirst", &slot(g.slot_range.map(|r| r.0)))?;
-            set(&o, "slotLast", &slot(g.slot_range.map(|r| r.1)))?;
-            set(&o, "slotsUsed", &JsValue::from_f64(g.slots_used as f64))?;
-            set(&o, "allocator", &g.allocator.allocator.name().into())?;
-            set(&o, "allocatorReason", &g.allocator.reason.as_str().into())?;
-            out.push(&o);
-        }
-        Ok(out)
+            types::LoadedFile {
+                name: f.name.clone(),
+                writer: f.writer.clone(),
+                keys: g.keys as f64,
+                expires: g.expires as f64,
+                memory: g.memory as f64,
+                slot_first: g.slot_range.map(|r| r.0 as f64),
+                slot_last: g.slot_range.map(|r| r.1 as f64),
+                slots_used: g.slots_used as f64,
+                allocator: g.allocator.allocator.name().to_string(),
+                allocator_reason: g.allocator.reason.clone(),
+            }
+        });
+        result(&types::LoadedFiles(files.collect()))
     }
 
     /// Loads a `DUMP` payload (a value, its 2-byte RDB version and CRC-64 trailer) under
@@ -414,13 +433,14 @@ impl Engine {
     #[wasm_bindgen(js_name = loadDump)]
     pub fn load_dump(
         &mut self,
-        key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
         bytes: &[u8],
-        options: JsValue,
+        options: Option<Ts<types::LoadDumpOptions>>,
     ) -> Result<(), JsError> {
+        let options = types::options(options)?;
         let key = arg_bytes(&key, 0)?;
-        let checksum = opt_bool(&options, "checksum")?.unwrap_or(true);
-        let ttl = opt_f64(&options, "ttlMs")?;
+        let checksum = options.checksum.unwrap_or(true);
+        let ttl = options.ttl_ms;
         let value = bitlens::rdb::load_dump_with(bytes, checksum).map_err(|e| {
             let context = format!(
                 "cannot load DUMP payload for key {:?}",
@@ -446,8 +466,7 @@ impl Engine {
             }
             Some(t) => return Err(throw(format!("invalid ttlMs {t}"))),
         };
-        let (compat, _) = view_options(&options)?;
-        if let Some(p) = compat {
+        if let Some(p) = options.compat.as_deref().map(profile).transpose()? {
             self.session.set_profile(p);
         } else if self.rdb_version == 0 && self.session.databases().values().all(Keyspace::is_empty)
         {
@@ -463,7 +482,11 @@ impl Engine {
     /// Stores raw `GET` bytes under `key` (a string or `Uint8Array`) as a string, replacing
     /// any previous value (the same as [`Engine::set_string`]).
     #[wasm_bindgen(js_name = loadString)]
-    pub fn load_string(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
+    pub fn load_string(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+        bytes: &[u8],
+    ) -> Result<(), JsError> {
         self.set_string(key, bytes)
     }
 
@@ -474,11 +497,16 @@ impl Engine {
     /// expired at the clock are left out unless `options.expired` is `true` (their `ttlMs` is
     /// then negative).
     #[wasm_bindgen(js_name = keyList)]
-    pub fn key_list(&self, pattern: &str, limit: f64, options: JsValue) -> Result<Object, JsError> {
+    pub fn key_list(
+        &self,
+        pattern: &str,
+        limit: f64,
+        options: Option<Ts<types::KeyListOptions>>,
+    ) -> Result<Ts<types::KeyList>, JsError> {
         if limit.is_nan() || limit < 0.0 {
             return Err(throw(format!("invalid limit {limit}")));
         }
-        let expired = opt_bool(&options, "expired")?.unwrap_or(false);
+        let expired = types::options(options)?.expired.unwrap_or(false);
         let page = bitlens_views::keypage::key_page(
             self.ks(),
             pattern.as_bytes(),
@@ -487,14 +515,14 @@ impl Engine {
         );
         let (total, keys) = (page.total, page.keys);
         let now = self.now_ms();
-        let out = Array::new();
-        for k in keys {
-            out.push(&self.summary_js(k, now)?.into());
-        }
-        let obj = Object::new();
-        set(&obj, "total", &JsValue::from_f64(total as f64))?;
-        set(&obj, "keys", &out)?;
-        Ok(obj)
+        let keys = keys
+            .iter()
+            .map(|k| self.key_info(k, now))
+            .collect::<Result<_, _>>()?;
+        result(&types::KeyList {
+            total: total as f64,
+            keys,
+        })
     }
 
     /// The detail view of `key` (`null` when missing): `{ key, type, encoding, bytes, memory,
@@ -510,104 +538,27 @@ impl Engine {
     /// observations, min, max, sizeBytes, quantiles: [{ q, value }] }` (`min`/`max` `null` and
     /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`bitlens_views::keydetail`]). `options`: `buckets` (density ranges, default
     /// 256, 1..65536), `maxPoints` (GEO points listed, default 1000).
-    #[wasm_bindgen(js_name = keyDetail)]
-    pub fn key_detail(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
+    #[wasm_bindgen(js_name = keyDetail, unchecked_return_type = "KeyDetail | null")]
+    pub fn key_detail(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+        options: Option<Ts<types::KeyDetailOptions>>,
+    ) -> Result<JsValue, JsError> {
+        let options = types::options(options)?;
         let key = arg_bytes(&key, 0)?;
         let Some(entry) = self.ks().entry(&key) else {
             return Ok(JsValue::NULL);
         };
         let mut dopts = DetailOptions::default();
-        if let Some(b) = opt_count(&options, "buckets")? {
-            dopts.buckets = b;
+        if let Some(b) = options.buckets {
+            dopts.buckets = b as usize;
         }
-        if let Some(n) = opt_count(&options, "maxPoints")? {
-            dopts.max_points = n;
+        if let Some(n) = options.max_points {
+            dopts.max_points = n as usize;
         }
-        let obj = self.summary_js(&key, self.now_ms())?;
-        match keydetail::detail(entry.value, &dopts).or_throw()? {
-            Detail::Bitmap {
-                bits,
-                bitcount,
-                density,
-            } => {
-                set(&obj, "kind", &"bitmap".into())?;
-                set(&obj, "bits", &JsValue::from_f64(bits as f64))?;
-                set(&obj, "bitcount", &JsValue::from_f64(bitcount as f64))?;
-                let d: Array = density.into_iter().map(JsValue::from_f64).collect();
-                set(&obj, "density", &d)?;
-            }
-            Detail::Hll {
-                encoding,
-                cardinality,
-                register_histogram,
-            } => {
-                set(&obj, "kind", &"hll".into())?;
-                set(&obj, "hllEncoding", &encoding.into())?;
-                set(&obj, "cardinality", &JsValue::from_f64(cardinality as f64))?;
-                let h: Array = register_histogram
-                    .iter()
-                    .map(|&n| JsValue::from_f64(n as f64))
-                    .collect();
-                set(&obj, "registerHistogram", &h)?;
-            }
-            Detail::Geo {
-                members,
-                bbox,
-                points,
-            } => {
-                set(&obj, "kind", &"geo".into())?;
-                set(&obj, "members", &JsValue::from_f64(members as f64))?;
-                let b: Array = bbox.iter().map(|&x| JsValue::from_f64(x)).collect();
-                set(&obj, "bbox", &b)?;
-                let pts = Array::new();
-                for (m, lon, lat) in points {
-                    let p = Object::new();
-                    set(&p, "member", &String::from_utf8_lossy(&m).as_ref().into())?;
-                    set(&p, "lon", &JsValue::from_f64(lon))?;
-                    set(&p, "lat", &JsValue::from_f64(lat))?;
-                    pts.push(&p);
-                }
-                set(&obj, "points", &pts)?;
-            }
-            Detail::Bloom { summary } => {
-                set(&obj, "kind", &"bloom".into())?;
-                module_summary_js(&obj, &summary)?;
-            }
-            Detail::Cuckoo { summary } => {
-                set(&obj, "kind", &"cuckoo".into())?;
-                module_summary_js(&obj, &summary)?;
-            }
-            Detail::Cms { summary } => {
-                set(&obj, "kind", &"cms".into())?;
-                module_summary_js(&obj, &summary)?;
-            }
-            Detail::TopK { summary, list } => {
-                set(&obj, "kind", &"topk".into())?;
-                module_summary_js(&obj, &summary)?;
-                let items = Array::new();
-                for (item, count) in list {
-                    let p = Object::new();
-                    set(&p, "item", &String::from_utf8_lossy(&item).as_ref().into())?;
-                    set(&p, "count", &JsValue::from_f64(count as f64))?;
-                    items.push(&p);
-                }
-                set(&obj, "list", &items)?;
-            }
-            Detail::TDigest { summary, quantiles } => {
-                set(&obj, "kind", &"tdigest".into())?;
-                module_summary_js(&obj, &summary)?;
-                let curve = Array::new();
-                for (q, value) in quantiles {
-                    let p = Object::new();
-                    set(&p, "q", &JsValue::from_f64(q))?;
-                    set(&p, "value", &JsValue::from_f64(value))?;
-                    curve.push(&p);
-                }
-                set(&obj, "quantiles", &curve)?;
-            }
-            Detail::Other => set(&obj, "kind", &"other".into())?,
-        }
-        Ok(obj.into())
+        let info = self.key_info(&key, self.now_ms())?;
+        let detail = detail_kind(keydetail::detail(entry.value, &dopts).or_throw()?);
+        types::nullable(Some(&types::KeyDetail { info, detail }))
     }
 
     /// Removes every key.
@@ -621,36 +572,31 @@ impl Engine {
     /// 7.4`), `writer` true when it is the snapshot's writer; `clockMs` the clock expiry is
     /// judged at (`null`: nothing expires), `snapshotTimeMs` the snapshot's `ctime`;
     /// `databases` every loaded database with its live and expired key counts.
-    pub fn info(&self) -> Result<Object, JsError> {
-        let obj = Object::new();
+    pub fn info(&self) -> Result<Ts<types::EngineInfo>, JsError> {
         let profile = self.session.profile();
-        set(&obj, "profile", &profile.name.into())?;
-        set(&obj, "server", &profile.display_name().into())?;
-        set(&obj, "writer", &JsValue::from_bool(profile == self.writer))?;
-        set(&obj, "writerProfile", &self.writer.name.into())?;
-        let num = |v: Option<i64>| v.map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
-        set(&obj, "clockMs", &num(self.session.clock()))?;
-        set(&obj, "snapshotTimeMs", &num(self.snapshot_ms))?;
-        set(
-            &obj,
-            "rdbVersion",
-            &JsValue::from_f64(self.rdb_version as f64),
-        )?;
         let selected = self.session.selected();
-        set(&obj, "selected", &JsValue::from_f64(selected as f64))?;
-        let dbs = Array::new();
-        for (&d, ks) in self.session.databases() {
-            if ks.iter_all().next().is_none() && d != selected {
-                continue;
-            }
-            let o = Object::new();
-            set(&o, "db", &JsValue::from_f64(d as f64))?;
-            set(&o, "keys", &JsValue::from_f64(ks.len() as f64))?;
-            set(&o, "expired", &JsValue::from_f64(ks.expired_count() as f64))?;
-            dbs.push(&o);
-        }
-        set(&obj, "databases", &dbs)?;
-        Ok(obj)
+        let databases = self
+            .session
+            .databases()
+            .iter()
+            .filter(|(&d, ks)| ks.iter_all().next().is_some() || d == selected)
+            .map(|(&d, ks)| types::DatabaseInfo {
+                db: d as f64,
+                keys: ks.len() as f64,
+                expired: ks.expired_count() as f64,
+            })
+            .collect();
+        result(&types::EngineInfo {
+            profile: profile.name.to_string(),
+            server: profile.display_name(),
+            writer: profile == self.writer,
+            writer_profile: self.writer.name.to_string(),
+            clock_ms: self.session.clock().map(|t| t as f64),
+            snapshot_time_ms: self.snapshot_ms.map(|t| t as f64),
+            rdb_version: self.rdb_version as f64,
+            selected: selected as f64,
+            databases,
+        })
     }
 
     /// Answers as the profile `name` (`redis-7.0`, `valkey-9.0`, ... as the `compat` load
@@ -658,11 +604,7 @@ impl Engine {
     /// profile. Throws for an unknown name, listing the known ones (see [`profiles`]).
     #[wasm_bindgen(js_name = setCompat)]
     pub fn set_compat(&mut self, name: Option<String>) -> Result<(), JsError> {
-        let options = Object::new();
-        if let Some(n) = name {
-            set(&options, "compat", &n.into())?;
-        }
-        let (compat, _) = view_options(&options.into())?;
+        let compat = name.as_deref().map(profile).transpose()?;
         self.session.set_profile(compat.unwrap_or(self.writer));
         Ok(())
     }
@@ -676,7 +618,11 @@ impl Engine {
     /// Stores `value` (raw bytes, as `GET` returned them) under `key` as a string, replacing
     /// any previous value. `key` is a string or a `Uint8Array`.
     #[wasm_bindgen(js_name = setString)]
-    pub fn set_string(&mut self, key: JsValue, value: &[u8]) -> Result<(), JsError> {
+    pub fn set_string(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+        value: &[u8],
+    ) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
         self.session
             .keyspace_mut()
@@ -686,7 +632,10 @@ impl Engine {
 
     /// Removes `key`; returns whether it existed.
     #[wasm_bindgen(js_name = deleteKey)]
-    pub fn delete_key(&mut self, key: JsValue) -> Result<bool, JsError> {
+    pub fn delete_key(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+    ) -> Result<bool, JsError> {
         let key = arg_bytes(&key, 0)?;
         Ok(self.session.keyspace_mut().remove(&key))
     }
@@ -700,15 +649,22 @@ impl Engine {
     /// JS values (see the module documentation). An error reply is thrown as an `Error` whose
     /// message is Redis' text; an `argv` that is not an array (a string such as
     /// `'BITCOUNT k'`) is a `TypeError`.
-    pub fn command(&mut self, argv: &JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(unchecked_return_type = "Reply")]
+    pub fn command(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Arg[]")] argv: &JsValue,
+    ) -> Result<JsValue, JsValue> {
         let reply = self.run(argv_array(argv)?)?;
         Ok(reply_to_js(&reply, false)?)
     }
 
     /// As [`Engine::command`], but bulk strings come back as `Uint8Array` (binary safe: raw
     /// bitmap or HyperLogLog bytes from `GET`).
-    #[wasm_bindgen(js_name = commandRaw)]
-    pub fn command_raw(&mut self, argv: &JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = commandRaw, unchecked_return_type = "RawReply")]
+    pub fn command_raw(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Arg[]")] argv: &JsValue,
+    ) -> Result<JsValue, JsValue> {
         let reply = self.run(argv_array(argv)?)?;
         Ok(reply_to_js(&reply, true)?)
     }
@@ -716,7 +672,10 @@ impl Engine {
     /// Runs one command and returns the exact RESP2 bytes Redis would send (errors included,
     /// not thrown; a non-array `argv` is a `TypeError`).
     #[wasm_bindgen(js_name = commandResp)]
-    pub fn command_resp(&mut self, argv: &JsValue) -> Result<Vec<u8>, JsValue> {
+    pub fn command_resp(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Arg[]")] argv: &JsValue,
+    ) -> Result<Vec<u8>, JsValue> {
         Ok(self.run(argv_array(argv)?)?.to_resp())
     }
 
@@ -724,19 +683,21 @@ impl Engine {
     /// is not a terminal (errors included, not thrown), as text (invalid UTF-8 replaced; a
     /// non-array `argv` is a `TypeError`).
     #[wasm_bindgen(js_name = commandCli)]
-    pub fn command_cli(&mut self, argv: &JsValue) -> Result<String, JsValue> {
+    pub fn command_cli(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Arg[]")] argv: &JsValue,
+    ) -> Result<String, JsValue> {
         let out = self.run(argv_array(argv)?)?.to_redis_cli();
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
     /// The keys matching a Redis glob `pattern` (as KEYS), sorted by their bytes, as strings.
-    pub fn keys(&mut self, pattern: &str) -> Result<Array, JsError> {
-        Ok(self
-            .ks()
+    pub fn keys(&mut self, pattern: &str) -> Vec<String> {
+        self.ks()
             .matching_keys(pattern.as_bytes())
             .iter()
-            .map(|k| JsValue::from_str(&String::from_utf8_lossy(k)))
-            .collect())
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect()
     }
 
     /// `BITCOUNT key`: the number of set bits in the string at `key` (0 when missing).
@@ -780,7 +741,7 @@ impl Engine {
     #[wasm_bindgen(js_name = pfaddBatch)]
     pub fn pfadd_batch(
         &mut self,
-        key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
         elements: &[u8],
         offsets: &[u32],
     ) -> Result<f64, JsError> {
@@ -815,7 +776,11 @@ impl Engine {
     /// libraries) as a bitmap string under `key`: value v becomes bit offset v. Sparse data
     /// stays sparse. Throws on a malformed Roaring bitmap.
     #[wasm_bindgen(js_name = loadRoaring)]
-    pub fn load_roaring(&mut self, key: JsValue, bytes: &[u8]) -> Result<(), JsError> {
+    pub fn load_roaring(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+        bytes: &[u8],
+    ) -> Result<(), JsError> {
         let key = arg_bytes(&key, 0)?;
         let s = bitlens::string::roaring::from_roaring(bytes).or_throw()?;
         self.session.keyspace_mut().set(key, Value::String(s));
@@ -826,7 +791,10 @@ impl Engine {
     /// becomes value v. A missing key gives an empty bitmap; a non-string key throws Redis'
     /// WRONGTYPE error.
     #[wasm_bindgen(js_name = exportRoaring)]
-    pub fn export_roaring(&mut self, key: JsValue) -> Result<Vec<u8>, JsError> {
+    pub fn export_roaring(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+    ) -> Result<Vec<u8>, JsError> {
         let key = arg_bytes(&key, 0)?;
         let empty = RedisString::default();
         let s = match self.ks().get(&key) {
@@ -866,7 +834,7 @@ impl Engine {
         radius: f64,
         unit: &str,
         count: Option<f64>,
-    ) -> Result<Array, JsError> {
+    ) -> Result<Ts<types::GeoHits>, JsError> {
         let (lon, lat, radius) = (
             js_number_text(lon),
             js_number_text(lat),
@@ -887,20 +855,13 @@ impl Engine {
                 Reply::Error(text) => reply_error(text),
                 other => unexpected("GEOSEARCH", &other),
             })?;
-        let out = Array::new();
-        for m in found {
-            let obj = Object::new();
-            set(
-                &obj,
-                "member",
-                &String::from_utf8_lossy(&m.member).as_ref().into(),
-            )?;
-            set(&obj, "dist", &JsValue::from_f64(m.dist))?;
-            set(&obj, "lon", &JsValue::from_f64(m.lon))?;
-            set(&obj, "lat", &JsValue::from_f64(m.lat))?;
-            out.push(&obj);
-        }
-        Ok(out)
+        let hits = found.into_iter().map(|m| types::GeoHit {
+            member: String::from_utf8_lossy(&m.member).into_owned(),
+            dist: m.dist,
+            lon: m.lon,
+            lat: m.lat,
+        });
+        result(&types::GeoHits(hits.collect()))
     }
 }
 
@@ -911,25 +872,16 @@ impl Engine {
     /// daily actives, users active in the 7 / 30 keys ending at each key, and dau/mau (0..1);
     /// `labels` are the days' dates (`YYYY-MM-DD` from each key's trailing digits).
     /// Throws for a key that does not hold a string.
-    pub fn engagement(&self, keys: Vec<String>) -> Result<Object, JsError> {
+    pub fn engagement(&self, keys: Vec<String>) -> Result<Ts<types::Engagement>, JsError> {
         let e = DayBitmaps::load(self.ks(), &keys).or_throw()?.engagement();
-        let obj = Object::new();
-        let nums = |v: &[u64]| {
-            v.iter()
-                .map(|&n| JsValue::from_f64(n as f64))
-                .collect::<Array>()
-        };
-        set(&obj, "dau", &nums(&e.dau))?;
-        set(&obj, "wau", &nums(&e.wau))?;
-        set(&obj, "mau", &nums(&e.mau))?;
-        let st: Array = e.stickiness.iter().map(|&f| JsValue::from_f64(f)).collect();
-        set(&obj, "stickiness", &st)?;
-        let labels: Array = keys
-            .iter()
-            .map(|k| JsValue::from_str(&bitlens::analytics::date_label(k.as_bytes())))
-            .collect();
-        set(&obj, "labels", &labels)?;
-        Ok(obj)
+        let nums = |v: &[u64]| v.iter().map(|&n| n as f64).collect();
+        result(&types::Engagement {
+            dau: nums(&e.dau),
+            wau: nums(&e.wau),
+            mau: nums(&e.mau),
+            stickiness: e.stickiness,
+            labels: analytics::labels_of(&keys),
+        })
     }
 
     /// `BITLENS.STREAKHIST` over the bitmaps at `keys` (chronological, the last is "today"):
@@ -945,73 +897,64 @@ impl Engine {
     }
 }
 
-/// Reads `{ compat, clock }` (both may be missing): the profile and the clock.
-fn view_options(options: &JsValue) -> Result<(Option<&'static Profile>, Clock), JsError> {
-    let compat = opt_field(options, "compat")?;
-    let compat = if compat.is_undefined() || compat.is_null() {
-        None
-    } else {
-        let name = compat
-            .as_string()
-            .ok_or_else(|| throw("options.compat must be a string"))?;
-        Some(Profile::from_name(&name).ok_or_else(|| {
-            throw(format!(
-                "unknown profile {name:?}; one of: {}",
-                Profile::names().join(", ")
-            ))
-        })?)
-    };
-    let clock = opt_field(options, "clock")?;
-    let clock = if clock.is_undefined() || clock.is_null() {
-        Clock::Snapshot
-    } else if let Some(n) = clock.as_f64() {
-        if !n.is_finite() {
-            return Err(throw(format!("invalid options.clock {n}")));
+/// The profile named `name` (`redis-7.4`; see [`profiles`]); throws for an unknown name,
+/// listing the known ones.
+fn profile(name: &str) -> Result<&'static Profile, JsError> {
+    Profile::from_name(name).ok_or_else(|| {
+        throw(format!(
+            "unknown profile {name:?}; one of: {}",
+            Profile::names().join(", ")
+        ))
+    })
+}
+
+/// The `compat` and `clock` options: the profile and the clock.
+fn view_options(
+    compat: Option<&str>,
+    clock: Option<&ClockOption>,
+) -> Result<(Option<&'static Profile>, Clock), JsError> {
+    let compat = compat.map(profile).transpose()?;
+    let clock = match clock {
+        None => Clock::Snapshot,
+        Some(ClockOption::At(n)) if n.is_finite() => Clock::At(*n as i64),
+        Some(ClockOption::At(n)) => return Err(throw(format!("invalid options.clock {n}"))),
+        Some(ClockOption::Named(text)) => {
+            Clock::parse(text).or_throw_in(|| "options.clock:".into())?
         }
-        Clock::At(n as i64)
-    } else {
-        let text = clock
-            .as_string()
-            .ok_or_else(|| throw("options.clock must be 'now', 'snapshot' or a number"))?;
-        Clock::parse(&text).or_throw_in(|| "options.clock:".into())?
     };
     Ok((compat, clock))
 }
 
-/// Reads `{ patterns, checksum, onProgress }` (any may be missing; `options` may be
-/// `undefined` or `null`) and the database number to select.
-fn load_options(
-    db: Option<f64>,
-    options: &JsValue,
-) -> Result<(LoadOptions, Option<js_sys::Function>, u64), JsError> {
-    let db = match db {
-        None => 0,
-        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => n as u64,
-        Some(n) => return Err(throw(format!("invalid database number {n}"))),
-    };
+/// The database number to select (default 0).
+fn database(db: Option<f64>) -> Result<u64, JsError> {
+    match db {
+        None => Ok(0),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => Ok(n as u64),
+        Some(n) => Err(throw(format!("invalid database number {n}"))),
+    }
+}
+
+/// The `patterns` and `checksum` options as the loader's.
+fn load_options(patterns: &Option<Vec<String>>, checksum: Option<bool>) -> LoadOptions {
     let mut opts = LoadOptions::default();
-    if let Some(c) = opt_bool(options, "checksum")? {
+    if let Some(c) = checksum {
         opts.verify_checksum = c;
     }
-    let patterns = opt_field(options, "patterns")?;
-    if !patterns.is_undefined() && !patterns.is_null() {
-        let arr = patterns
-            .dyn_ref::<Array>()
-            .ok_or_else(|| throw("options.patterns must be an array of strings"))?;
-        for (i, p) in arr.iter().enumerate() {
-            opts.patterns.push(arg_bytes(&p, i)?);
-        }
+    if let Some(p) = patterns {
+        opts.patterns = p.iter().map(|p| p.as_bytes().to_vec()).collect();
     }
-    let cb = opt_field(options, "onProgress")?;
-    let cb = if cb.is_undefined() || cb.is_null() {
-        None
-    } else {
-        Some(
-            cb.dyn_into::<js_sys::Function>()
-                .map_err(|_| throw("options.onProgress must be a function"))?,
-        )
-    };
-    Ok((opts, cb, db))
+    opts
+}
+
+/// The `onProgress` option: a function, or `None` when `undefined`/`null`.
+fn progress_function(v: &JsValue) -> Result<Option<js_sys::Function>, JsError> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.clone()
+        .dyn_into::<js_sys::Function>()
+        .map(Some)
+        .map_err(|_| throw("options.onProgress must be a function"))
 }
 
 /// A progress reporter calling `cb(done, total)`, or `cb(done, total, file)` for file index
@@ -1043,55 +986,6 @@ fn js_progress(
                 }
             })
         }
-    }
-}
-
-/// `options[name]`, `undefined` when `options` is `undefined`/`null`; throws for a
-/// non-object.
-fn opt_field(options: &JsValue, name: &str) -> Result<JsValue, JsError> {
-    if options.is_undefined() || options.is_null() {
-        return Ok(JsValue::UNDEFINED);
-    }
-    if !options.is_object() {
-        return Err(throw("options must be an object"));
-    }
-    Reflect::get(options, &JsValue::from_str(name))
-        .map_err(|_| throw(format!("cannot read options.{name}")))
-}
-
-/// Option `name` converted by `conv` (`None` when absent or null); `what` names the type
-/// wanted in the error.
-fn opt_typed<T>(
-    options: &JsValue,
-    name: &str,
-    conv: impl FnOnce(&JsValue) -> Option<T>,
-    what: &str,
-) -> Result<Option<T>, JsError> {
-    let v = opt_field(options, name)?;
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    conv(&v)
-        .map(Some)
-        .ok_or_else(|| throw(format!("options.{name} must be {what}")))
-}
-
-fn opt_bool(options: &JsValue, name: &str) -> Result<Option<bool>, JsError> {
-    opt_typed(options, name, JsValue::as_bool, "a boolean")
-}
-
-fn opt_f64(options: &JsValue, name: &str) -> Result<Option<f64>, JsError> {
-    opt_typed(options, name, JsValue::as_f64, "a number")
-}
-
-/// A non-negative integer option.
-fn opt_count(options: &JsValue, name: &str) -> Result<Option<usize>, JsError> {
-    match opt_f64(options, name)? {
-        None => Ok(None),
-        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64 => Ok(Some(n as usize)),
-        Some(n) => Err(throw(format!(
-            "options.{name} must be a non-negative integer, got {n}"
-        ))),
     }
 }
 
@@ -1256,35 +1150,26 @@ impl Engine {
         self.session.execute(argv)
     }
 
-    /// `{ key, type, encoding, bytes, memory, ttlMs }` of an existing key, computed from its
-    /// value as the engine's profile (jemalloc) would hold it ([`keydetail::summary`]).
-    fn summary_js(&self, key: &[u8], now_ms: i64) -> Result<Object, JsError> {
+    /// The [`types::KeyInfo`] of an existing key, computed from its value as the engine's
+    /// profile (jemalloc) would hold it ([`keydetail::summary`]).
+    fn key_info(&self, key: &[u8], now_ms: i64) -> Result<types::KeyInfo, JsError> {
         let entry = self
             .ks()
             .entry_any(key)
             .ok_or_else(|| throw("key vanished while listing"))?;
         let model = Model::new(self.session.profile(), Allocator::Jemalloc);
         let s = keydetail::summary(key, entry, &model, now_ms);
-        let obj = Object::new();
-        set(
-            &obj,
-            "key",
-            &String::from_utf8_lossy(&s.key).as_ref().into(),
-        )?;
-        // The exact bytes (a name that is not UTF-8 is not lost; the panel shows them escaped).
-        set(&obj, "raw", &js_sys::Uint8Array::from(&s.key[..]).into())?;
-        set(&obj, "type", &s.type_name.into())?;
-        set(&obj, "encoding", &s.encoding.into())?;
-        set(&obj, "bytes", &JsValue::from_f64(s.bytes as f64))?;
-        let memory = s
-            .memory
-            .map_or(JsValue::NULL, |m| JsValue::from_f64(m as f64));
-        set(&obj, "memory", &memory)?;
-        let ttl = s
-            .ttl_ms
-            .map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64));
-        set(&obj, "ttlMs", &ttl)?;
-        Ok(obj)
+        Ok(types::KeyInfo {
+            key: String::from_utf8_lossy(&s.key).into_owned(),
+            // The exact bytes (a name that is not UTF-8 is not lost; the panel shows them
+            // escaped).
+            raw: Uint8Array::from(&s.key[..]),
+            type_name: s.type_name.to_string(),
+            encoding: s.encoding.to_string(),
+            bytes: s.bytes as f64,
+            memory: s.memory.map(|m| m as f64),
+            ttl_ms: s.ttl_ms.map(|t| t as f64),
+        })
     }
 
     fn run(&mut self, argv: &Array) -> Result<Reply, JsError> {
@@ -1383,72 +1268,203 @@ fn unexpected(cmd: &str, reply: &Reply) -> JsError {
     throw(format!("unexpected {cmd} reply: {}", text.trim_end()))
 }
 
-/// `obj[name] = value` on a reply object.
-pub(crate) fn set(obj: &Object, name: &str, value: &JsValue) -> Result<(), JsError> {
-    Reflect::set(obj, &JsValue::from_str(name), value)
-        .map(|_| ())
-        .map_err(|_| throw("cannot build reply object"))
-}
-
-/// What a file is, by its content, and who wrote it (see [`bitlens::rdb::identify`]): an
-/// object `{kind: "rdb"|"unsupported-rdb"|"dump"|"raw"|"empty", description, format:
-/// {family, rdb_version, magic}|null, writer: {family, rdb_version, magic, server, redis_ver,
-/// valkey_ver, description}|null, error: string|null}`. Reads only an RDB file's header and
-/// leading aux fields.
+/// What a file is, by its content, and who wrote it (see [`bitlens::rdb::identify`]). Reads
+/// only an RDB file's header and leading aux fields.
 #[wasm_bindgen(js_name = snapshotInfo)]
-pub fn snapshot_info(bytes: &[u8]) -> Result<JsValue, JsError> {
+pub fn snapshot_info(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array | number[]")] bytes: &[u8],
+) -> Result<Ts<types::SnapshotInfo>, JsError> {
     let id = bitlens::rdb::identify(bytes);
-    let opt_str = |s: &Option<String>| s.as_deref().map_or(JsValue::NULL, JsValue::from_str);
-    let o = Object::new();
-    set(&o, "kind", &id.kind().into())?;
-    set(&o, "description", &id.detected.describe().into())?;
-    let format = match id.format() {
-        Some(f) => {
-            let fo = Object::new();
-            set(&fo, "family", &f.family.name().into())?;
-            set(&fo, "rdb_version", &JsValue::from_f64(f.version as f64))?;
-            set(&fo, "magic", &f.magic().into())?;
-            fo.into()
-        }
-        None => JsValue::NULL,
-    };
-    set(&o, "format", &format)?;
-    let writer = match &id.writer {
-        Some(w) => {
-            let wo = Object::new();
-            set(&wo, "family", &w.format.family.name().into())?;
-            set(
-                &wo,
-                "rdb_version",
-                &JsValue::from_f64(w.format.version as f64),
-            )?;
-            set(&wo, "magic", &w.format.magic().into())?;
-            set(&wo, "server", &w.server().into())?;
-            set(&wo, "redis_ver", &opt_str(&w.redis_ver))?;
-            set(&wo, "valkey_ver", &opt_str(&w.valkey_ver))?;
-            set(&wo, "description", &w.describe().into())?;
-            wo.into()
-        }
-        None => JsValue::NULL,
-    };
-    set(&o, "writer", &writer)?;
-    set(&o, "error", &opt_str(&id.error))?;
-    Ok(o.into())
+    let format = id.format().map(|f| types::SnapshotFormat {
+        family: f.family.name().to_string(),
+        rdb_version: f.version as f64,
+        magic: f.magic(),
+    });
+    let writer = id.writer.as_ref().map(|w| types::SnapshotWriter {
+        family: w.format.family.name().to_string(),
+        rdb_version: w.format.version as f64,
+        magic: w.format.magic(),
+        server: w.server().to_string(),
+        redis_ver: w.redis_ver.clone(),
+        valkey_ver: w.valkey_ver.clone(),
+        description: w.describe(),
+    });
+    result(&types::SnapshotInfo {
+        kind: id.kind().to_string(),
+        description: id.detected.describe(),
+        format,
+        writer,
+        error: id.error.clone(),
+    })
 }
 
-/// Every server profile the engine can answer as, oldest first per family: an array of
-/// `{ name, server }` (`{ name: 'redis-7.4', server: 'Redis 7.4' }`); `name` is what the
-/// `compat` option and [`Engine::set_compat`] take (see `bitlens::dialect::Profile`).
+/// Every server profile the engine can answer as, oldest first per family (`{ name:
+/// 'redis-7.4', server: 'Redis 7.4' }`); `name` is what the `compat` option and
+/// [`Engine::set_compat`] take (see `bitlens::dialect::Profile`).
 #[wasm_bindgen]
-pub fn profiles() -> Result<Array, JsError> {
-    let out = Array::new();
-    for p in bitlens::dialect::PROFILES {
-        let o = Object::new();
-        set(&o, "name", &p.name.into())?;
-        set(&o, "server", &p.display_name().into())?;
-        out.push(&o);
+pub fn profiles() -> Result<Ts<types::Profiles>, JsError> {
+    let all = bitlens::dialect::PROFILES
+        .iter()
+        .map(|p| types::ProfileName {
+            name: p.name.to_string(),
+            server: p.display_name(),
+        });
+    result(&types::Profiles(all.collect()))
+}
+
+/// A key view's [`Detail`] as the figures `keyDetail` adds for its kind.
+fn detail_kind(detail: Detail) -> types::DetailKind {
+    use bitlens::probabilistic::Summary;
+    use types::DetailKind as K;
+    let n = |v: u64| v as f64;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let module = |kind: &str, summary: Summary| match summary {
+        Summary::Bloom {
+            capacity,
+            items,
+            error_rate,
+            size_bytes,
+            filters,
+            fill_ratio,
+            expansion,
+        } => K::Bloom {
+            capacity: n(capacity),
+            items: n(items),
+            error_rate,
+            size_bytes: n(size_bytes),
+            filters: n(filters),
+            fill_ratio,
+            expansion: expansion.map(n),
+        },
+        Summary::Cuckoo {
+            buckets,
+            filters,
+            bucket_size,
+            items,
+            deletes,
+            size_bytes,
+            fill_ratio,
+            expansion,
+            max_iterations,
+        } => K::Cuckoo {
+            buckets: n(buckets),
+            filters: n(filters),
+            bucket_size: n(bucket_size),
+            items: n(items),
+            deletes: n(deletes),
+            size_bytes: n(size_bytes),
+            fill_ratio,
+            expansion: n(expansion),
+            max_iterations: n(max_iterations),
+        },
+        Summary::Cms {
+            width,
+            depth,
+            count,
+            size_bytes,
+        } => K::Cms {
+            width: n(width),
+            depth: n(depth),
+            count: n(count),
+            size_bytes: n(size_bytes),
+        },
+        Summary::TopK { .. } | Summary::TDigest { .. } | Summary::Raw { .. } => {
+            let fields = match summary {
+                Summary::Raw { fields } => n(fields),
+                _ => 0.0,
+            };
+            K::Module {
+                module: kind.to_string(),
+                fields,
+            }
+        }
+    };
+    match detail {
+        Detail::Bitmap {
+            bits,
+            bitcount,
+            density,
+        } => K::Bitmap {
+            bits: n(bits),
+            bitcount: n(bitcount),
+            density,
+        },
+        Detail::Hll {
+            encoding,
+            cardinality,
+            register_histogram,
+        } => K::Hll {
+            hll_encoding: encoding.to_string(),
+            cardinality: n(cardinality),
+            register_histogram: register_histogram.iter().map(|&c| c as f64).collect(),
+        },
+        Detail::Geo {
+            members,
+            bbox,
+            points,
+        } => K::Geo {
+            members: n(members),
+            bbox,
+            points: points
+                .into_iter()
+                .map(|(m, lon, lat)| types::GeoPoint {
+                    member: text(&m),
+                    lon,
+                    lat,
+                })
+                .collect(),
+        },
+        Detail::Bloom { summary } => module("bloom", summary),
+        Detail::Cuckoo { summary } => module("cuckoo", summary),
+        Detail::Cms { summary } => module("cms", summary),
+        Detail::TopK { summary, list } => match summary {
+            Summary::TopK {
+                k,
+                width,
+                depth,
+                decay,
+                listed,
+                size_bytes,
+            } => K::Topk {
+                k: n(k),
+                width: n(width),
+                depth: n(depth),
+                decay,
+                listed: n(listed),
+                size_bytes: n(size_bytes),
+                list: list
+                    .into_iter()
+                    .map(|(item, count)| types::TopKItem {
+                        item: text(&item),
+                        count: count as f64,
+                    })
+                    .collect(),
+            },
+            other => module("topk", other),
+        },
+        Detail::TDigest { summary, quantiles } => match summary {
+            Summary::TDigest {
+                compression,
+                centroids,
+                observations,
+                min_max,
+                size_bytes,
+            } => K::Tdigest {
+                compression,
+                centroids: n(centroids),
+                observations: observations as f64,
+                min: min_max.map(|m| m.0),
+                max: min_max.map(|m| m.1),
+                size_bytes: n(size_bytes),
+                quantiles: quantiles
+                    .into_iter()
+                    .map(|(q, value)| types::QuantilePoint { q, value })
+                    .collect(),
+            },
+            other => module("tdigest", other),
+        },
+        Detail::Other => K::Other,
     }
-    Ok(out)
 }
 
 /// `argv` as an `Array`, or a `TypeError` naming what was given instead: a string is not split
@@ -1469,32 +1485,4 @@ fn argv_array(argv: &JsValue) -> Result<&Array, JsValue> {
         ))
         .into())
     }
-}
-
-/// Sets a RedisBloom [`Summary`](bitlens::probabilistic::Summary)'s figures on `obj`, camelCase
-/// (see [`Engine::key_detail`]); numbers as JS numbers.
-fn module_summary_js(obj: &Object, s: &bitlens::probabilistic::Summary) -> Result<(), JsError> {
-    // The core's one layout of the figures; names become lowerCamelCase (size_bytes → sizeBytes).
-    for (name, f) in s.figures().fields {
-        let value = f.as_f64().map_or(JsValue::NULL, JsValue::from_f64);
-        set(obj, &lower_camel(name), &value)?;
-    }
-    Ok(())
-}
-
-/// `snake_case` → `lowerCamelCase` (the JS spelling of a core field name).
-fn lower_camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

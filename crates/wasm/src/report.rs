@@ -2,10 +2,10 @@
 //! [`bitlens_views::report::MemoryReport`] (computed by the core over every loaded database) into a
 //! plain JS object. No figure is computed here.
 
-use js_sys::{Array, Object};
+use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
-use super::{arg_bytes, opt_count, opt_field, set, Engine};
+use super::{arg_bytes, throw, types, Engine};
 use bitlens::escape;
 use bitlens::keyspace::Keyspace;
 use bitlens_views::memory::{Allocator, Ledger, Model};
@@ -13,104 +13,85 @@ use bitlens_views::report::{
     key_ledger, memory_report, KeyRow, LedgerOptions, LedgerSum, ReportOptions, MAX_DAYS,
 };
 
-fn num(n: u64) -> JsValue {
-    JsValue::from_f64(n as f64)
+fn num(n: u64) -> f64 {
+    n as f64
 }
 
-/// A key name for JS: `key` the name as a string (lossy UTF-8, what `keyList` gives), `name`
-/// the name as `bitlens inspect` prints it ([`escape::display`]: no raw control byte).
-fn name_js(obj: &Object, field: &str, bytes: &[u8]) -> Result<(), JsError> {
-    set(obj, field, &String::from_utf8_lossy(bytes).as_ref().into())?;
-    set(
-        obj,
-        &format!("{field}Display"),
-        &escape::display(bytes).into(),
+/// A name for JS: the name as a string (lossy UTF-8, what `keyList` gives) and as `bitlens
+/// inspect` prints it ([`escape::display`]: no raw control byte).
+fn names(bytes: &[u8]) -> (String, String) {
+    (
+        String::from_utf8_lossy(bytes).into_owned(),
+        escape::display(bytes),
     )
 }
 
-/// The allocator option (`'jemalloc'`, `'jemalloc16'`, `'libc'`); `None` when absent (then
-/// inferred from the snapshot's `used-mem`).
-fn allocator_opt(options: &JsValue) -> Result<Option<Allocator>, JsError> {
-    match opt_field(options, "allocator")?.as_string() {
-        None => Ok(None),
-        Some(a) => Allocator::parse(&a).map(Some).ok_or_else(|| {
-            JsError::new(&format!(
-                "options.allocator {a:?}: one of jemalloc, jemalloc16, libc"
-            ))
-        }),
+/// The allocator option as the memory model's.
+fn allocator(a: types::AllocatorOption) -> Allocator {
+    match a {
+        types::AllocatorOption::Jemalloc => Allocator::Jemalloc,
+        types::AllocatorOption::Jemalloc16 => Allocator::Jemalloc16,
+        types::AllocatorOption::Libc => Allocator::Libc,
     }
 }
 
-/// The `bitfield` option: an array of `'GLOB=TYPE'` strings ([`LedgerOptions::add_bitfield`]).
-fn ledger_opt(options: &JsValue) -> Result<LedgerOptions, JsError> {
+/// The `bitfield` option: `'GLOB=TYPE'` strings ([`LedgerOptions::add_bitfield`]).
+fn ledger_opt(bitfield: &Option<Vec<String>>) -> Result<LedgerOptions, JsError> {
     let mut lo = LedgerOptions::default();
-    let v = opt_field(options, "bitfield")?;
-    if v.is_undefined() || v.is_null() {
-        return Ok(lo);
-    }
-    if !Array::is_array(&v) {
-        return Err(JsError::new(
-            "options.bitfield must be an array of 'GLOB=TYPE' strings",
-        ));
-    }
-    for item in Array::from(&v).iter() {
-        let spec = item.as_string().ok_or_else(|| {
-            JsError::new("options.bitfield must be an array of 'GLOB=TYPE' strings")
-        })?;
-        lo.add_bitfield(&spec)
-            .map_err(|e| JsError::new(&format!("options.{e}")))?;
+    for spec in bitfield.iter().flatten() {
+        lo.add_bitfield(spec)
+            .map_err(|e| throw(format!("options.{e}")))?;
     }
     Ok(lo)
 }
 
-/// `{ keys, members, current, asSet, asBitmap, asRoaring, asHash }` of a [`LedgerSum`].
-fn ledger_sum_js(l: &LedgerSum) -> Result<Object, JsError> {
-    let o = Object::new();
-    set(&o, "keys", &num(l.keys))?;
-    set(&o, "members", &num(l.members))?;
-    set(&o, "current", &num(l.current))?;
-    set(&o, "asSet", &num(l.as_set))?;
-    set(&o, "asBitmap", &num(l.as_bitmap))?;
-    set(&o, "asRoaring", &num(l.as_roaring))?;
-    set(&o, "asHash", &num(l.as_hash))?;
-    Ok(o)
+/// A pattern's [`LedgerSum`] as its row.
+fn pattern_ledger(db: u64, pattern: &[u8], l: &LedgerSum) -> types::PatternLedger {
+    let (pattern, pattern_display) = names(pattern);
+    types::PatternLedger {
+        db: num(db),
+        pattern,
+        pattern_display,
+        keys: num(l.keys),
+        members: num(l.members),
+        current: num(l.current),
+        as_set: num(l.as_set),
+        as_bitmap: num(l.as_bitmap),
+        as_roaring: num(l.as_roaring),
+        as_hash: num(l.as_hash),
+    }
 }
 
-/// `{ members, current, asSet: {encoding, memory} | null, asBitmap, asRoaring,
-/// asHash: {encoding, memory} | null }` of one key's [`Ledger`] (`null`: the form does not apply).
-fn ledger_js(l: &Ledger) -> Result<Object, JsError> {
-    let o = Object::new();
-    let enc = |x: Option<(&str, u64)>| -> Result<JsValue, JsError> {
-        let Some((e, m)) = x else {
-            return Ok(JsValue::NULL);
-        };
-        let v = Object::new();
-        set(&v, "encoding", &e.into())?;
-        set(&v, "memory", &num(m))?;
-        Ok(v.into())
+/// One key's [`Ledger`] as its result.
+fn key_ledger_result(l: &Ledger) -> types::KeyLedger {
+    let enc = |x: Option<(&str, u64)>| {
+        x.map(|(e, m)| types::EncodedSize {
+            encoding: e.to_string(),
+            memory: num(m),
+        })
     };
-    set(&o, "members", &num(l.members))?;
-    set(&o, "current", &num(l.current))?;
-    set(&o, "asSet", &enc(l.as_set)?)?;
-    set(&o, "asBitmap", &l.as_bitmap.map_or(JsValue::NULL, num))?;
-    set(&o, "asRoaring", &l.as_roaring.map_or(JsValue::NULL, num))?;
-    set(&o, "asHash", &enc(l.as_hash)?)?;
-    Ok(o)
+    types::KeyLedger {
+        members: num(l.members),
+        current: num(l.current),
+        as_set: enc(l.as_set),
+        as_bitmap: l.as_bitmap.map(num),
+        as_roaring: l.as_roaring.map(num),
+        as_hash: enc(l.as_hash),
+    }
 }
 
-fn row_js(r: &KeyRow, clock_ms: i64) -> Result<Object, JsError> {
-    let o = Object::new();
-    set(&o, "db", &num(r.db))?;
-    name_js(&o, "key", &r.key)?;
-    set(&o, "type", &r.type_name.as_str().into())?;
-    set(&o, "encoding", &r.encoding.into())?;
-    set(&o, "memory", &r.memory.map_or(JsValue::NULL, num))?;
-    set(&o, "len", &num(r.len))?;
-    let ttl = r
-        .expire_at_ms
-        .map_or(JsValue::NULL, |e| JsValue::from_f64((e - clock_ms) as f64));
-    set(&o, "ttlMs", &ttl)?;
-    Ok(o)
+fn memory_key(r: &KeyRow, clock_ms: i64) -> types::MemoryKey {
+    let (key, key_display) = names(&r.key);
+    types::MemoryKey {
+        db: num(r.db),
+        key,
+        key_display,
+        type_name: r.type_name.to_string(),
+        encoding: r.encoding.to_string(),
+        memory: r.memory.map(num),
+        len: num(r.len),
+        ttl_ms: r.expire_at_ms.map(|e| (e - clock_ms) as f64),
+    }
 }
 
 impl Engine {
@@ -173,35 +154,38 @@ impl Engine {
     /// `'GLOB=TYPE'`: keys priced as BITFIELD state, `inspect --bitfield`). Throws for a bad
     /// option.
     #[wasm_bindgen(js_name = memoryReport)]
-    pub fn memory_report(&self, options: JsValue) -> Result<Object, JsError> {
-        let top_n = opt_count(&options, "top")?.unwrap_or(20);
-        let max_patterns = opt_count(&options, "patterns")?.unwrap_or(50);
-        let days = opt_count(&options, "days")?.unwrap_or(7);
-        if !(1..=MAX_DAYS as usize).contains(&days) {
-            return Err(JsError::new(&format!(
+    pub fn memory_report(
+        &self,
+        options: Option<Ts<types::MemoryReportOptions>>,
+    ) -> Result<Ts<types::MemoryReport>, JsError> {
+        let options = types::options(options)?;
+        let top_n = options.top.unwrap_or(20) as usize;
+        let max_patterns = options.patterns.unwrap_or(50) as usize;
+        let days = options.days.unwrap_or(7);
+        if !(1..=MAX_DAYS).contains(&days) {
+            return Err(throw(format!(
                 "options.days must be 1 to {MAX_DAYS}, got {days}"
             )));
         }
-        let allocator = self.allocator_choice(allocator_opt(&options)?);
-        let separators = match opt_field(&options, "separators")?.as_string() {
+        let allocator = self.allocator_choice(options.allocator.map(allocator));
+        let separators = match options.separators {
             None => vec![b':'],
             Some(s) if !s.is_empty() && s.is_ascii() => s.into_bytes(),
             Some(s) => {
-                return Err(JsError::new(&format!(
+                return Err(throw(format!(
                     "options.separators {s:?}: one or more ASCII characters"
                 )))
             }
         };
-        let depth = opt_count(&options, "depth")?.unwrap_or(2);
-        let ledger = match super::opt_bool(&options, "ledger")? {
-            Some(true) => Some(ledger_opt(&options)?),
+        let ledger = match options.ledger {
+            Some(true) => Some(ledger_opt(&options.bitfield)?),
             _ => None,
         };
         let ropts = ReportOptions {
             top_n,
-            days: days as u32,
+            days,
             separators,
-            depth,
+            depth: options.depth.unwrap_or(2) as usize,
             ledger,
         };
         let clock_ms = self.now_ms();
@@ -215,128 +199,121 @@ impl Engine {
         // Every encoding the model knows comes from the value itself.
         let r = memory_report(dbs, &model, |_, _| None, clock_ms, &ropts);
 
-        let obj = Object::new();
-        set(&obj, "clockMs", &JsValue::from_f64(clock_ms as f64))?;
-        set(&obj, "allocator", &allocator.allocator.name().into())?;
-        set(
-            &obj,
-            "allocatorSource",
-            &format!("{:?}", allocator.source).to_lowercase().into(),
-        )?;
-        set(&obj, "allocatorReason", &allocator.reason.as_str().into())?;
-        set(&obj, "keys", &num(r.keys))?;
-        set(&obj, "memory", &num(r.memory))?;
-        set(&obj, "unknown", &num(r.unknown))?;
-        set(&obj, "noExpiry", &num(r.no_expiry))?;
-        let top = Array::new();
-        for row in &r.top {
-            top.push(&row_js(row, clock_ms)?.into());
-        }
-        set(&obj, "top", &top)?;
-        let by_type = Array::new();
-        for t in &r.by_type {
-            let o = Object::new();
-            set(&o, "type", &t.type_name.as_str().into())?;
-            set(&o, "encoding", &t.encoding.into())?;
-            set(&o, "keys", &num(t.keys))?;
-            set(&o, "memory", &num(t.memory))?;
-            by_type.push(&o);
-        }
-        set(&obj, "byType", &by_type)?;
-        let by_pattern = Array::new();
-        for p in r.by_pattern.iter().take(max_patterns) {
-            let o = Object::new();
-            set(&o, "db", &num(p.db))?;
-            name_js(&o, "pattern", &p.pattern)?;
-            set(&o, "keys", &num(p.keys))?;
-            set(&o, "memory", &num(p.memory))?;
-            let types = Object::new();
-            for (t, n) in &p.types {
-                set(&types, t, &num(*n))?;
-            }
-            set(&o, "types", &types)?;
-            by_pattern.push(&o);
-        }
-        set(&obj, "byPattern", &by_pattern)?;
-        set(&obj, "patternCount", &num(r.by_pattern.len() as u64))?;
         let e = &r.expiring;
-        let exp = Object::new();
-        set(&exp, "days", &num(e.days as u64))?;
-        set(&exp, "keys", &num(e.keys))?;
-        set(&exp, "memory", &num(e.memory))?;
-        set(&exp, "expiredKeys", &num(e.expired_keys))?;
-        set(&exp, "expiredMemory", &num(e.expired_memory))?;
-        let per_day = Array::new();
-        for d in &e.per_day {
-            let o = Object::new();
-            set(&o, "untilMs", &JsValue::from_f64(d.until_ms as f64))?;
-            set(&o, "keys", &num(d.keys))?;
-            set(&o, "memory", &num(d.memory))?;
-            per_day.push(&o);
-        }
-        set(&exp, "perDay", &per_day)?;
-        set(&obj, "expiring", &exp)?;
-        let ttl = Array::new();
-        for t in &r.ttl {
-            let o = Object::new();
-            set(
-                &o,
-                "name",
-                &String::from_utf8_lossy(&t.name).as_ref().into(),
-            )?;
-            set(&o, "keys", &num(t.keys))?;
-            set(&o, "memory", &num(t.memory))?;
-            ttl.push(&o);
-        }
-        set(&obj, "ttl", &ttl)?;
-        let prefixes = Array::new();
-        for p in &r.prefixes {
-            let o = Object::new();
-            set(&o, "depth", &num(p.depth as u64))?;
-            name_js(&o, "prefix", &p.prefix)?;
-            set(&o, "keys", &num(p.keys))?;
-            set(&o, "memory", &num(p.memory))?;
-            prefixes.push(&o);
-        }
-        set(&obj, "prefixes", &prefixes)?;
-        if ropts.ledger.is_some() {
-            let ledger = Array::new();
-            for p in &r.by_pattern {
-                let Some(l) = &p.ledger else { continue };
-                let o = ledger_sum_js(l)?;
-                set(&o, "db", &num(p.db))?;
-                name_js(&o, "pattern", &p.pattern)?;
-                ledger.push(&o);
-            }
-            set(&obj, "ledger", &ledger)?;
-        } else {
-            set(&obj, "ledger", &JsValue::NULL)?;
-        }
-        Ok(obj)
+        let report = types::MemoryReport {
+            clock_ms: clock_ms as f64,
+            allocator: allocator.allocator.name().to_string(),
+            allocator_source: allocator.source.name().to_string(),
+            allocator_reason: allocator.reason.clone(),
+            keys: num(r.keys),
+            memory: num(r.memory),
+            unknown: num(r.unknown),
+            no_expiry: num(r.no_expiry),
+            top: r.top.iter().map(|row| memory_key(row, clock_ms)).collect(),
+            by_type: r
+                .by_type
+                .iter()
+                .map(|t| types::TypeRow {
+                    type_name: t.type_name.to_string(),
+                    encoding: t.encoding.to_string(),
+                    keys: num(t.keys),
+                    memory: num(t.memory),
+                })
+                .collect(),
+            by_pattern: r
+                .by_pattern
+                .iter()
+                .take(max_patterns)
+                .map(|p| {
+                    let (pattern, pattern_display) = names(&p.pattern);
+                    types::PatternRow {
+                        db: num(p.db),
+                        pattern,
+                        pattern_display,
+                        keys: num(p.keys),
+                        memory: num(p.memory),
+                        types: p
+                            .types
+                            .iter()
+                            .map(|(t, n)| (t.to_string(), num(*n)))
+                            .collect(),
+                    }
+                })
+                .collect(),
+            pattern_count: r.by_pattern.len() as f64,
+            expiring: types::Expiring {
+                days: e.days as f64,
+                keys: num(e.keys),
+                memory: num(e.memory),
+                expired_keys: num(e.expired_keys),
+                expired_memory: num(e.expired_memory),
+                per_day: e
+                    .per_day
+                    .iter()
+                    .map(|d| types::ExpiringDay {
+                        until_ms: d.until_ms as f64,
+                        keys: num(d.keys),
+                        memory: num(d.memory),
+                    })
+                    .collect(),
+            },
+            ttl: r
+                .ttl
+                .iter()
+                .map(|t| types::TtlBar {
+                    name: String::from_utf8_lossy(&t.name).into_owned(),
+                    keys: num(t.keys),
+                    memory: num(t.memory),
+                })
+                .collect(),
+            prefixes: r
+                .prefixes
+                .iter()
+                .map(|p| {
+                    let (prefix, prefix_display) = names(&p.prefix);
+                    types::PrefixNode {
+                        depth: p.depth as f64,
+                        prefix,
+                        prefix_display,
+                        keys: num(p.keys),
+                        memory: num(p.memory),
+                    }
+                })
+                .collect(),
+            ledger: ropts.ledger.is_some().then(|| {
+                r.by_pattern
+                    .iter()
+                    .filter_map(|p| Some(pattern_ledger(p.db, &p.pattern, p.ledger.as_ref()?)))
+                    .collect()
+            }),
+        };
+        types::result(&report)
     }
 
     /// The memory ledger of `key` in the selected database (`inspect --ledger` of that key):
-    /// `{ members, current, asSet: {encoding, memory} | null, asBitmap, asRoaring,
-    /// asHash: {encoding, memory} | null }`, value bytes of the same members as they are and
-    /// as each other representation (`null`: the form does not apply), estimated for the
-    /// snapshot's writer ([`bitlens_views::memory::Model::ledger`],
-    /// [`bitlens_views::memory::Model::bitfield_ledger`]); `null` when the key is missing or no form
-    /// applies. `options`: `allocator`, `bitfield` as [`Engine::memory_report`]. Throws for a
-    /// bad option.
-    #[wasm_bindgen(js_name = keyLedger)]
-    pub fn key_ledger(&self, key: JsValue, options: JsValue) -> Result<JsValue, JsError> {
+    /// value bytes of the same members as they are and as each other representation (`null`:
+    /// the form does not apply), estimated for the snapshot's writer
+    /// ([`bitlens_views::memory::Model::ledger`], [`bitlens_views::memory::Model::bitfield_ledger`]);
+    /// `null` when the key is missing or no form applies. `options`: `allocator`, `bitfield`
+    /// as [`Engine::memory_report`]. Throws for a bad option.
+    #[wasm_bindgen(js_name = keyLedger, unchecked_return_type = "KeyLedger | null")]
+    pub fn key_ledger(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "KeyName")] key: JsValue,
+        options: Option<Ts<types::KeyLedgerOptions>>,
+    ) -> Result<JsValue, JsError> {
+        let options = types::options(options)?;
         let key = arg_bytes(&key, 0)?;
         let model = Model::new(
             self.writer,
-            self.allocator_choice(allocator_opt(&options)?).allocator,
+            self.allocator_choice(options.allocator.map(allocator))
+                .allocator,
         );
-        let lo = ledger_opt(&options)?;
+        let lo = ledger_opt(&options.bitfield)?;
         let Some(entry) = self.ks().entry(&key) else {
             return Ok(JsValue::NULL);
         };
-        match key_ledger(&model, &lo, &key, entry.value) {
-            Some(l) => Ok(ledger_js(&l)?.into()),
-            None => Ok(JsValue::NULL),
-        }
+        let ledger = key_ledger(&model, &lo, &key, entry.value).map(|l| key_ledger_result(&l));
+        types::nullable(ledger.as_ref())
     }
 }

@@ -15,11 +15,13 @@ use std::collections::BTreeMap;
 
 use wasm_bindgen::prelude::*;
 
-use super::{add_record, load_options, view_options, Engine};
+use super::{add_record, database, load_options, view_options, Engine};
+use crate::types::LoadRdbOptions;
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Keyspace;
 use bitlens::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
 use bitlens::session::Clock;
+use tsify::Ts;
 
 /// The databases a stream has decoded so far (a key met twice keeps its last value, as
 /// `loadRdb` does).
@@ -54,9 +56,11 @@ impl RdbStream {
     /// A stream selecting database `db` (default 0) with `loadRdb`'s options. Throws for bad
     /// options.
     #[wasm_bindgen(constructor)]
-    pub fn new(db: Option<f64>, options: JsValue) -> Result<RdbStream, JsError> {
-        let (opts, _, db) = load_options(db, &options)?;
-        let view = view_options(&options)?;
+    pub fn new(db: Option<f64>, options: Option<Ts<LoadRdbOptions>>) -> Result<RdbStream, JsError> {
+        let options = crate::types::options(options)?;
+        let db = database(db)?;
+        let opts = load_options(&options.patterns, options.checksum);
+        let view = view_options(options.compat.as_deref(), options.clock.as_ref())?;
         Ok(RdbStream {
             feeder: RdbFeeder::new(opts, Loaded::default()),
             db,

@@ -91,7 +91,7 @@ fn popcount(bytes: &[u8]) -> f64 {
 fn engine_with(set: &str) -> Engine {
     let (_, rdb, _, _) = SETS.iter().find(|s| s.0 == set).unwrap();
     let mut e = Engine::new();
-    e.load_rdb(u8a(rdb), None, JsValue::UNDEFINED)
+    e.load_rdb(u8a(rdb), None, None)
         .unwrap_or_else(|err| panic!("{set}/dump.rdb: {}", error_message(err)));
     e
 }
@@ -137,7 +137,7 @@ fn replies_map_to_plain_js_values() {
     .collect();
     assert_eq!(number(&e.command(&mixed).unwrap()), 2.0);
     // KEYS through the helper: sorted by bytes, strings.
-    let keys = strings(&e.keys("*").unwrap());
+    let keys = e.keys("*");
     assert_eq!(keys, vec!["a", "b", "c\u{fffd}"]);
     let keys = e.command(&argv(&["KEYS", "[ab]"])).unwrap();
     let keys: Array = keys.dyn_into().expect("an array");
@@ -194,22 +194,17 @@ fn bad_rdb_input_throws_with_offset_and_keeps_content() {
     let mut e = Engine::new();
     e.set_string("keep".into(), b"1").unwrap();
     for bad in [&b""[..], b"REDIS", b"REDIS0010\xfa", b"NOTREDIS0010\xff"] {
-        let msg = error_message(e.load_rdb(u8a(bad), None, JsValue::UNDEFINED).unwrap_err());
+        let msg = error_message(e.load_rdb(u8a(bad), None, None).unwrap_err());
         assert!(msg.contains("offset"), "{msg}");
     }
     // Truncate a real dump at several points: always an error naming an offset, never a trap.
     let (_, rdb, _, _) = SETS[3];
     for cut in [9, 20, rdb.len() / 2, rdb.len() - 1] {
-        let msg = error_message(
-            e.load_rdb(u8a(&rdb[..cut]), None, JsValue::UNDEFINED)
-                .unwrap_err(),
-        );
+        let msg = error_message(e.load_rdb(u8a(&rdb[..cut]), None, None).unwrap_err());
         assert!(msg.contains("offset"), "cut at {cut}: {msg}");
     }
     assert_eq!(e.dbsize(), 1.0);
-    assert!(e
-        .load_rdb(u8a(rdb), Some(-1.0), JsValue::UNDEFINED)
-        .is_err());
+    assert!(e.load_rdb(u8a(rdb), Some(-1.0), None).is_err());
 }
 
 #[wasm_bindgen_test]
@@ -218,15 +213,12 @@ fn load_rdb_returns_the_key_count() {
         let want = keys_tsv.lines().skip(1).filter(|l| !l.is_empty()).count() as f64;
         let mut e = Engine::new();
         let n = e
-            .load_rdb(u8a(rdb), None, JsValue::UNDEFINED)
+            .load_rdb(u8a(rdb), None, None)
             .unwrap_or_else(|err| panic!("{name}: {}", error_message(err)));
         assert_eq!(n, want, "{name}");
         assert_eq!(e.dbsize(), want, "{name}");
         // Database 1 is empty in these files.
-        assert_eq!(
-            e.load_rdb(u8a(rdb), Some(1.0), JsValue::UNDEFINED).unwrap(),
-            0.0
-        );
+        assert_eq!(e.load_rdb(u8a(rdb), Some(1.0), None).unwrap(), 0.0);
     }
 }
 
@@ -329,6 +321,7 @@ fn geosearch_helper_equals_recorded_reply() {
             Some(50.0),
         )
         .unwrap();
+    let got: Array = JsValue::from(got).dyn_into().unwrap();
     assert_eq!(got.length() as usize, want.len());
     assert_eq!(want.len(), 50);
     for (i, w) in want.iter().enumerate() {
@@ -357,9 +350,13 @@ fn geosearch_helper_equals_recorded_reply() {
         assert_eq!(number(&field("lat")), lat);
     }
     assert_eq!(
-        e.geosearch("shop:geo:none", 0.0, 0.0, 1.0, "km", None)
-            .unwrap()
-            .length(),
+        JsValue::from(
+            e.geosearch("shop:geo:none", 0.0, 0.0, 1.0, "km", None)
+                .unwrap()
+        )
+        .dyn_into::<Array>()
+        .unwrap()
+        .length(),
         0
     );
     let err = e
@@ -463,7 +460,7 @@ fn engagement_helpers_match_naive_references() {
     assert_eq!(e.streak_histogram(keys.clone()).unwrap(), want);
     assert_eq!(want.iter().sum::<f64>(), popcount(&days.last().unwrap().1));
     // Engagement: dau and rolling 7-day actives, as plain numbers.
-    let eng = e.engagement(keys.clone()).unwrap();
+    let eng = JsValue::from(e.engagement(keys.clone()).unwrap());
     let series = |name: &str| -> Vec<f64> {
         Reflect::get(&eng, &JsValue::from_str(name))
             .unwrap()
@@ -485,18 +482,14 @@ fn engagement_helpers_match_naive_references() {
         .collect();
     assert_eq!(series("wau"), wau);
     // The charts' numbers only: the chart module (crates/wasm-charts) draws them.
-    let labels: Vec<String> = e
-        .date_labels(keys.clone())
-        .iter()
-        .map(|v| v.as_string().unwrap())
-        .collect();
+    let labels: Vec<String> = e.date_labels(keys.clone());
     let want: Vec<String> = (1..=9).map(|d| format!("2024-05-{d:02}")).collect();
     assert_eq!(labels, want);
     // A key of another type is an error, not a panic.
     e.command(&argv(&["TYPE", "x"])).unwrap();
     let (_, rdb, _, _) = SETS[3];
     let mut g = Engine::new();
-    g.load_rdb(u8a(rdb), None, JsValue::UNDEFINED).unwrap();
+    g.load_rdb(u8a(rdb), None, None).unwrap();
     assert!(g.streak_histogram(vec!["shop:geo:food".into()]).is_err());
 }
 
@@ -530,8 +523,8 @@ fn roaring_round_trip_and_per_key_pfcount() {
 
 // ---- Offline loading and the key browser (issue 6) ----
 
-fn get(obj: &JsValue, name: &str) -> JsValue {
-    Reflect::get(obj, &JsValue::from_str(name)).unwrap()
+fn get(obj: &(impl Into<JsValue> + Clone), name: &str) -> JsValue {
+    Reflect::get(&obj.clone().into(), &JsValue::from_str(name)).unwrap()
 }
 
 fn numbers(v: &JsValue) -> Vec<f64> {
@@ -543,21 +536,18 @@ fn numbers(v: &JsValue) -> Vec<f64> {
         .collect()
 }
 
-fn options(pairs: &[(&str, JsValue)]) -> JsValue {
+/// An options object of `pairs`, as an engine method's typed options argument.
+fn options<T: tsify::Tsify>(pairs: &[(&str, JsValue)]) -> Option<tsify::Ts<T>> {
     let o = Object::new();
     for (k, v) in pairs {
         Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
     }
-    o.into()
+    Some(tsify::Ts::new_unchecked(o.into()))
 }
 
 /// `keyDetail(key, options)` of a key that is there; asserts the detail's `kind`.
 fn detail(e: &Engine, key: &str, opts: &[(&str, JsValue)], kind: &str) -> JsValue {
-    let opts = if opts.is_empty() {
-        JsValue::UNDEFINED
-    } else {
-        options(opts)
-    };
+    let opts = if opts.is_empty() { None } else { options(opts) };
     let d = e.key_detail(key.into(), opts).unwrap();
     assert_eq!(get(&d, "kind").as_string().unwrap(), kind, "{key}");
     d
@@ -619,17 +609,14 @@ fn load_rdb_patterns_checksum_and_progress() {
         .load_rdb(u8a(&rdb), None, options(&[("patterns", pats.into())]))
         .unwrap();
     assert_eq!(n, 3.0);
-    let keys = strings(&e.keys("*").unwrap());
+    let keys = e.keys("*");
     assert_eq!(keys, ["bm:a", "bm:b", "n:1"]);
-    assert_eq!(
-        e.load_rdb(u8a(&rdb), Some(1.0), JsValue::NULL).unwrap(),
-        1.0
-    );
+    assert_eq!(e.load_rdb(u8a(&rdb), Some(1.0), None).unwrap(), 1.0);
     // A damaged checksum: the error names the offset of the trailer and how to skip it.
     let mut bad = rdb.clone();
     let last = bad.len() - 1;
     bad[last] ^= 0x55;
-    let msg = error_message(e.load_rdb(u8a(&bad), None, JsValue::UNDEFINED).unwrap_err());
+    let msg = error_message(e.load_rdb(u8a(&bad), None, None).unwrap_err());
     assert!(
         msg.contains(&format!("at byte offset {}", rdb.len() - 8)),
         "{msg}"
@@ -686,8 +673,8 @@ fn load_rdb_patterns_checksum_and_progress() {
 fn key_list_and_key_detail() {
     let (rdb, hll) = browser_rdb();
     let mut e = Engine::new();
-    e.load_rdb(u8a(&rdb), None, JsValue::UNDEFINED).unwrap();
-    let list = e.key_list("*", 3.0, JsValue::UNDEFINED).unwrap();
+    e.load_rdb(u8a(&rdb), None, None).unwrap();
+    let list = e.key_list("*", 3.0, None).unwrap();
     assert_eq!(number(&get(&list, "total")), 6.0);
     let keys = get(&list, "keys").dyn_into::<Array>().unwrap();
     let names: Vec<String> = keys
@@ -703,7 +690,7 @@ fn key_list_and_key_detail() {
     let ttl = number(&get(&keys.get(2), "ttlMs"));
     let want = 4_102_444_800_000.0 - js_sys::Date::now();
     assert!((ttl - want).abs() < 60_000.0, "{ttl} vs {want}");
-    let list = e.key_list("n:*", 10.0, JsValue::UNDEFINED).unwrap();
+    let list = e.key_list("n:*", 10.0, None).unwrap();
     let n1 = get(&list, "keys").dyn_into::<Array>().unwrap().get(0);
     assert_eq!(get(&n1, "encoding").as_string().unwrap(), "int");
 
@@ -774,10 +761,7 @@ fn key_list_and_key_detail() {
         "{bbox:?}"
     );
     // Missing key: null. Bad buckets: error.
-    assert!(e
-        .key_detail("nope".into(), JsValue::UNDEFINED)
-        .unwrap()
-        .is_null());
+    assert!(e.key_detail("nope".into(), None).unwrap().is_null());
     let msg = error_message(
         e.key_detail(
             "bm:a".into(),
@@ -792,8 +776,7 @@ fn key_list_and_key_detail() {
 fn load_dump_and_load_string() {
     let mut e = Engine::new();
     let payload = bitlens::rdb::dump_string(b"\x0f\xf0", 10);
-    e.load_dump("d".into(), &payload, JsValue::UNDEFINED)
-        .unwrap();
+    e.load_dump("d".into(), &payload, None).unwrap();
     assert_eq!(command_number(&mut e, &["BITCOUNT", "d"]), 8.0);
     // ttlMs: an expiry that far from now.
     e.load_dump(
@@ -802,7 +785,7 @@ fn load_dump_and_load_string() {
         options(&[("ttlMs", JsValue::from_f64(60_000.0))]),
     )
     .unwrap();
-    let list = e.key_list("t", 1.0, JsValue::UNDEFINED).unwrap();
+    let list = e.key_list("t", 1.0, None).unwrap();
     let t = get(
         &get(&list, "keys").dyn_into::<Array>().unwrap().get(0),
         "ttlMs",
@@ -812,10 +795,7 @@ fn load_dump_and_load_string() {
     let mut bad = payload.clone();
     let n = bad.len();
     bad[n - 1] ^= 1;
-    let msg = error_message(
-        e.load_dump("x".into(), &bad, JsValue::UNDEFINED)
-            .unwrap_err(),
-    );
+    let msg = error_message(e.load_dump("x".into(), &bad, None).unwrap_err());
     assert!(msg.contains(&format!("at byte offset {}", n - 8)), "{msg}");
     assert!(msg.contains("\"x\""), "{msg}");
     e.load_dump("x".into(), &bad, options(&[("checksum", JsValue::FALSE)]))
@@ -825,14 +805,9 @@ fn load_dump_and_load_string() {
     body.extend_from_slice(&10u16.to_le_bytes());
     let crc = crc_of(&body);
     body.extend_from_slice(&crc.to_le_bytes());
-    let msg = error_message(
-        e.load_dump("y".into(), &body, JsValue::UNDEFINED)
-            .unwrap_err(),
-    );
+    let msg = error_message(e.load_dump("y".into(), &body, None).unwrap_err());
     assert!(msg.contains("at byte offset 2"), "{msg}");
-    assert!(e
-        .load_dump("z".into(), b"short", JsValue::UNDEFINED)
-        .is_err());
+    assert!(e.load_dump("z".into(), b"short", None).is_err());
     assert_eq!(e.dbsize(), 3.0);
     // loadString: raw GET bytes.
     e.load_string("s".into(), &[0xff, 0x00, 0x01]).unwrap();
@@ -853,10 +828,7 @@ fn load_rdb_blob_outside_a_worker_says_so() {
         .collect();
     let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap();
     let mut e = Engine::new();
-    let msg = error_message(
-        e.load_rdb_blob(&blob, None, JsValue::UNDEFINED)
-            .unwrap_err(),
-    );
+    let msg = error_message(e.load_rdb_blob(&blob, None, None).unwrap_err());
     assert!(msg.contains("Web Worker"), "{msg}");
 }
 
@@ -879,10 +851,7 @@ fn compat_clock_databases_and_info() {
     w.write_string(b"three", b"3", None).unwrap();
     let rdb = w.finish().unwrap();
     let mut e = Engine::new();
-    assert_eq!(
-        e.load_rdb(u8a(&rdb), None, JsValue::UNDEFINED).unwrap(),
-        2.0
-    );
+    assert_eq!(e.load_rdb(u8a(&rdb), None, None).unwrap(), 2.0);
     let run = |e: &mut Engine, a: &[&str]| e.command_cli(&argv(a)).unwrap();
     assert_eq!(run(&mut e, &["ZSCORE", "z", "a"]), "1.618\n");
     assert_eq!(run(&mut e, &["TYPE", "gone"]), "none\n");
@@ -898,7 +867,7 @@ fn compat_clock_databases_and_info() {
     assert_eq!(dbs.length(), 2);
     assert_eq!(number(&get(&dbs.get(0), "expired")), 1.0);
     e.select(0.0).unwrap();
-    let listed = e.key_list("*", 10.0, JsValue::UNDEFINED).unwrap();
+    let listed = e.key_list("*", 10.0, None).unwrap();
     assert_eq!(number(&get(&listed, "total")), 2.0);
     let all = e
         .key_list("*", 10.0, options(&[("expired", JsValue::TRUE)]))
@@ -928,7 +897,7 @@ fn key_summary_follows_the_value_after_overwrites() {
     let hash = hex("101111000000040081610201018162020201ff0c00f53657ac7577e8d3");
     let redis74 = || options(&[("compat", JsValue::from_str("redis-7.4"))]);
     let summary = |e: &Engine, key: &str| {
-        let list = e.key_list(key, 1.0, JsValue::UNDEFINED).unwrap();
+        let list = e.key_list(key, 1.0, None).unwrap();
         let k = get(&list, "keys").dyn_into::<Array>().unwrap().get(0);
         let memory = get(&k, "memory");
         (
@@ -1000,10 +969,7 @@ fn thrown_errors_carry_kind_offset_and_key() {
     let mut with_key = 0;
     for cut in cuts {
         let want = bitlens::rdb::load_rdb(&rdb[..cut], &Default::default()).unwrap_err();
-        let err = JsValue::from(
-            e.load_rdb(u8a(&rdb[..cut]), None, JsValue::UNDEFINED)
-                .unwrap_err(),
-        );
+        let err = JsValue::from(e.load_rdb(u8a(&rdb[..cut]), None, None).unwrap_err());
         assert_eq!(
             error_field(&err, "kind").as_string().as_deref(),
             Some(want.kind.name()),
@@ -1027,13 +993,13 @@ fn thrown_errors_carry_kind_offset_and_key() {
     let mut bad = rdb.to_vec();
     let last = bad.len() - 1;
     bad[last] ^= 1;
-    let err = JsValue::from(e.load_rdb(u8a(&bad), None, JsValue::UNDEFINED).unwrap_err());
+    let err = JsValue::from(e.load_rdb(u8a(&bad), None, None).unwrap_err());
     assert_eq!(
         error_field(&err, "kind").as_string().as_deref(),
         Some("checksum")
     );
     let err = JsValue::from(
-        e.load_dump("dumped".into(), b"\x00\x03abc", JsValue::UNDEFINED)
+        e.load_dump("dumped".into(), b"\x00\x03abc", None)
             .unwrap_err(),
     );
     assert_eq!(
@@ -1043,7 +1009,7 @@ fn thrown_errors_carry_kind_offset_and_key() {
     assert!(error_field(&err, "offset").as_f64().is_some());
     // Two files holding a key: duplicate-key, naming it.
     let files = Array::of2(&u8a(rdb), &u8a(rdb));
-    let err = JsValue::from(e.load_rdbs(files, None, JsValue::UNDEFINED).unwrap_err());
+    let err = JsValue::from(e.load_rdbs(files, None, None).unwrap_err());
     assert_eq!(
         error_field(&err, "kind").as_string().as_deref(),
         Some("duplicate-key")
@@ -1051,9 +1017,7 @@ fn thrown_errors_carry_kind_offset_and_key() {
     let snap = bitlens::rdb::load_rdb(rdb, &Default::default()).unwrap();
     let key = error_field(&err, "key").as_string().unwrap();
     assert!(
-        snap.entries()
-            .iter()
-            .any(|(_, k, _)| k.as_ref() == key.as_bytes()),
+        snap.entries().iter().any(|(_, k, _)| *k == key.as_bytes()),
         "{key}"
     );
     // An error reply (Redis' text) and the glue's own check.

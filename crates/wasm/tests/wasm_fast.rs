@@ -67,7 +67,7 @@ fn typed_and_packed_paths_answer_as_redis_and_command() {
     let mut checked = (0, 0, 0);
     for (rdb, cases) in SETS {
         let mut e = Engine::new();
-        e.load_rdb(u8a(rdb), None, JsValue::UNDEFINED)
+        e.load_rdb(u8a(rdb), None, None)
             .map_err(|e| message(e.into()))
             .expect("conformance snapshot loads");
         for line in cases.lines().filter(|l| !l.trim().is_empty()) {

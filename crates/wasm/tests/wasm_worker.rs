@@ -259,12 +259,13 @@ fn memory_bytes() -> f64 {
         .byte_length() as f64
 }
 
-fn options(pairs: &[(&str, JsValue)]) -> JsValue {
+/// An options object of `pairs`, as an engine method's typed options argument.
+fn options<T: tsify::Tsify>(pairs: &[(&str, JsValue)]) -> Option<tsify::Ts<T>> {
     let o = Object::new();
     for (k, v) in pairs {
         Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
     }
-    o.into()
+    Some(tsify::Ts::new_unchecked(o.into()))
 }
 
 fn number(v: JsValue) -> f64 {
@@ -301,7 +302,7 @@ fn load_rdb_blob_memory_stays_below_file_size() {
     assert!(done.windows(2).all(|w| w[0] < w[1]));
 
     // Everything.
-    let n = e.load_rdb_blob(&blob, None, JsValue::UNDEFINED).unwrap();
+    let n = e.load_rdb_blob(&blob, None, None).unwrap();
     assert_eq!(n, expect.keys as f64);
     let all = memory_bytes();
     console_log!(
@@ -351,9 +352,7 @@ fn load_rdb_blob_memory_stays_below_file_size() {
         )
         .unwrap();
     assert_eq!(number(strlen), (mb << 20) as f64 / 2.0);
-    let d = e
-        .key_detail(JsValue::from_str("hll:0"), JsValue::UNDEFINED)
-        .unwrap();
+    let d = e.key_detail(JsValue::from_str("hll:0"), None).unwrap();
     let hist: Array = Reflect::get(&d, &"registerHistogram".into())
         .unwrap()
         .dyn_into()
@@ -370,15 +369,9 @@ fn load_rdb_blob_errors_name_offsets() {
     let (blob, len) = f.finish();
     let cut = blob.slice_with_f64_and_f64(0.0, (len - 12) as f64).unwrap();
     let mut e = Engine::new();
-    let err: JsValue = e
-        .load_rdb_blob(&cut, None, JsValue::UNDEFINED)
-        .unwrap_err()
-        .into();
+    let err: JsValue = e.load_rdb_blob(&cut, None, None).unwrap_err().into();
     let msg: String = err.dyn_into::<js_sys::Error>().unwrap().message().into();
     assert!(msg.contains("at byte offset"), "{msg}");
     assert!(msg.contains("\"k\""), "{msg}");
-    assert_eq!(
-        e.load_rdb_blob(&blob, Some(0.0), JsValue::NULL).unwrap(),
-        1.0
-    );
+    assert_eq!(e.load_rdb_blob(&blob, Some(0.0), None).unwrap(), 1.0);
 }

@@ -508,7 +508,7 @@ impl Report {
             "clock_ms": self.clock_ms,
             "expired": {"keys": self.ttl[1].keys, "memory": self.ttl[1].memory},
             "allocator": self.allocator.name(),
-            "allocator_source": format!("{:?}", self.allocator_choice.source).to_lowercase(),
+            "allocator_source": self.allocator_choice.source.name(),
             "allocator_reason": self.allocator_choice.reason,
             "file_keys": self.file_keys,
             "file_databases": self.file_databases,
