@@ -184,9 +184,8 @@ struct Options {
 fn options(style: Option<Ts<ChartStyle>>) -> Result<Options, JsError> {
     let given: ChartStyle = match style {
         None => ChartStyle::default(),
-        Some(s) => {
-            bitlens_wasm_options::read(&s.js_value(), "style").map_err(|e| throw(e.to_string()))?
-        }
+        Some(s) => bitlens_wasm_options::read_unguarded(&s.js_value(), "style")
+            .map_err(|e| throw(e.to_string()))?,
     };
     let mut out = chart::Style::default();
     if let Some(scale) = given.scale {
@@ -267,7 +266,7 @@ const DEFAULT_SIZE: (u32, u32) = (900, 400);
 /// The plot area of a [`Chart`] in SVG pixels and its data ranges.
 #[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Plot {
+pub struct ChartPlot {
     /// Left edge, SVG pixels.
     pub left: f64,
     /// Top edge, SVG pixels.
@@ -299,7 +298,7 @@ pub struct Chart {
     /// The legend's names as drawn.
     pub legend: Vec<String>,
     /// The plot area and its data ranges.
-    pub plot: Plot,
+    pub plot: ChartPlot,
     /// `[x, y, row, col]` per data point: SVG pixels, the row of the chart's numbers (day,
     /// bar, cohort or result) and, in the retention heatmap, the day after − 1 (else 0).
     #[serde(with = "serde_wasm_bindgen::preserve")]
@@ -323,7 +322,7 @@ fn chart_js(c: chart::Chart, (width, height): (u32, u32)) -> Result<Ts<Chart>, J
         x_desc: d.x_desc,
         y_desc: d.y_desc,
         legend: d.legend,
-        plot: Plot {
+        plot: ChartPlot {
             left: p.left as f64,
             top: p.top as f64,
             right: p.right as f64,

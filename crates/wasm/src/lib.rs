@@ -48,7 +48,7 @@ pub mod stream;
 pub mod types;
 
 use tsify::Ts;
-use types::{result, ClockOption};
+use types::result;
 
 /// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
@@ -80,10 +80,16 @@ impl ChunkSource for JsBytes {
 
 /// `bytes` as a `Uint8Array`: itself (a Node `Buffer` too), else a copy of an array of
 /// numbers or a view of an `ArrayBuffer` (what `Uint8Array`'s constructor makes of it).
-fn js_bytes(bytes: &JsValue) -> Uint8Array {
+/// Anything else (a number would make that many zero bytes) is an `Error` of kind `argument`.
+fn js_bytes(bytes: &JsValue) -> Result<Uint8Array, JsError> {
     match bytes.dyn_ref::<Uint8Array>() {
-        Some(u) => u.clone(),
-        None => Uint8Array::new(bytes),
+        Some(u) => Ok(u.clone()),
+        None if Array::is_array(bytes) || bytes.is_instance_of::<js_sys::ArrayBuffer>() => {
+            Ok(Uint8Array::new(bytes))
+        }
+        None => Err(throw(
+            "a snapshot must be a Uint8Array, an array of numbers or an ArrayBuffer",
+        )),
     }
 }
 
@@ -206,7 +212,8 @@ impl Engine {
     /// alive at the clock.
     ///
     /// `options` (optional object):
-    /// - `patterns: string[]` — Redis globs; keys matching none are skipped without being
+    /// - `patterns: (string | Uint8Array)[]` — Redis globs (a `Uint8Array` is a glob's exact
+    ///   bytes); keys matching none are skipped without being
     ///   materialised.
     /// - `compat: string` — answer as this profile (`redis-7.0`, `valkey-9.0`, ...) instead of
     ///   the writer (the file's `valkey-ver` / `redis-ver` aux field, else its RDB version).
@@ -230,7 +237,7 @@ impl Engine {
         options: Option<Ts<types::LoadRdbOptions>>,
     ) -> Result<f64, JsError> {
         let options = types::options(options)?;
-        let mut src = JsBytes(js_bytes(&bytes));
+        let mut src = JsBytes(js_bytes(&bytes)?);
         self.load_visiting(db, &options, |opts, progress, add| {
             visit_chunks(&mut src, JS_CHUNK, opts, progress, add)
         })
@@ -276,8 +283,8 @@ impl Engine {
         ) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError>,
     ) -> Result<f64, JsError> {
         let db = database(db)?;
-        let opts = load_options(&options.patterns, options.checksum);
-        let view = view_options(options.compat.as_deref(), options.clock.as_ref())?;
+        let opts = load_options(&options.patterns, options.checksum)?;
+        let view = view_options(options.compat.as_deref(), &options.clock)?;
         let on_progress = progress_function(&options.on_progress)?;
         let mut progress = js_progress(on_progress, None);
         let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
@@ -315,8 +322,8 @@ impl Engine {
     ) -> Result<f64, JsError> {
         let options = types::options(options)?;
         let db = database(db)?;
-        let opts = load_options(&options.patterns, options.checksum);
-        let view = view_options(options.compat.as_deref(), options.clock.as_ref())?;
+        let opts = load_options(&options.patterns, options.checksum)?;
+        let view = view_options(options.compat.as_deref(), &options.clock)?;
         let on_progress = progress_function(&options.on_progress)?;
         let on = match options.on_duplicate.unwrap_or_default() {
             types::OnDuplicate::Error => bitlens::rdb::OnDuplicate::Error,
@@ -329,6 +336,7 @@ impl Engine {
                 given
                     .get(i)
                     .cloned()
+                    .flatten()
                     .unwrap_or_else(|| format!("file {}", i + 1))
             })
             .collect();
@@ -352,7 +360,7 @@ impl Engine {
                     visit_chunks(&mut src, BLOB_CHUNK, &opts, &mut progress, &mut add)
                 }
                 None => {
-                    let mut src = JsBytes(js_bytes(&src));
+                    let mut src = JsBytes(js_bytes(&src)?);
                     visit_chunks(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
                 }
             }
@@ -441,6 +449,18 @@ impl Engine {
         let key = arg_bytes(&key, 0)?;
         let checksum = options.checksum.unwrap_or(true);
         let ttl = options.ttl_ms;
+        // As RESTORE: the TTL is checked before the payload, and one below 0 is refused.
+        let expire = match ttl {
+            None => None,
+            Some(t) if t.is_finite() && t >= 0.0 => {
+                let clock = self
+                    .session
+                    .clock()
+                    .map_or_else(js_sys::Date::now, |c| c as f64);
+                Some((clock + t.trunc()) as i64)
+            }
+            Some(t) => return Err(throw(format!("invalid ttlMs {t}"))),
+        };
         let value = bitlens::rdb::load_dump_with(bytes, checksum).map_err(|e| {
             let context = format!(
                 "cannot load DUMP payload for key {:?}",
@@ -455,17 +475,6 @@ impl Engine {
                 Some(&key),
             )
         })?;
-        let expire = match ttl {
-            None => None,
-            Some(t) if t.is_finite() => {
-                let clock = self
-                    .session
-                    .clock()
-                    .map_or_else(js_sys::Date::now, |c| c as f64);
-                Some((clock + t.trunc()) as i64)
-            }
-            Some(t) => return Err(throw(format!("invalid ttlMs {t}"))),
-        };
         if let Some(p) = options.compat.as_deref().map(profile).transpose()? {
             self.session.set_profile(p);
         } else if self.rdb_version == 0 && self.session.databases().values().all(Keyspace::is_empty)
@@ -908,19 +917,29 @@ fn profile(name: &str) -> Result<&'static Profile, JsError> {
     })
 }
 
-/// The `compat` and `clock` options: the profile and the clock.
+/// The `compat` and `clock` options: the profile and the clock (`clock` a preserved JS value:
+/// `'snapshot'`, `'now'` or Unix milliseconds, `undefined`/`null` for the default).
 fn view_options(
     compat: Option<&str>,
-    clock: Option<&ClockOption>,
+    clock: &JsValue,
 ) -> Result<(Option<&'static Profile>, Clock), JsError> {
     let compat = compat.map(profile).transpose()?;
-    let clock = match clock {
-        None => Clock::Snapshot,
-        Some(ClockOption::At(n)) if n.is_finite() => Clock::At(*n as i64),
-        Some(ClockOption::At(n)) => return Err(throw(format!("invalid options.clock {n}"))),
-        Some(ClockOption::Named(text)) => {
-            Clock::parse(text).or_throw_in(|| "options.clock:".into())?
+    let clock = if clock.is_undefined() || clock.is_null() {
+        Clock::Snapshot
+    } else if let Some(n) = clock.as_f64() {
+        // Unix milliseconds a JS Date can hold (±8.64e15), not before 1970 (as `--clock`).
+        if !(0.0..=8.64e15).contains(&n) {
+            return Err(throw(format!(
+                "invalid options.clock {}",
+                js_number_text(n)
+            )));
         }
+        Clock::At(n as i64)
+    } else {
+        let text = clock
+            .as_string()
+            .ok_or_else(|| throw("options.clock must be 'now', 'snapshot' or a number"))?;
+        Clock::parse(&text).or_throw_in(|| "options.clock:".into())?
     };
     Ok((compat, clock))
 }
@@ -934,16 +953,25 @@ fn database(db: Option<f64>) -> Result<u64, JsError> {
     }
 }
 
-/// The `patterns` and `checksum` options as the loader's.
-fn load_options(patterns: &Option<Vec<String>>, checksum: Option<bool>) -> LoadOptions {
+/// The `patterns` (a preserved JS value: an array of strings or `Uint8Array`s, or
+/// `undefined`/`null`) and `checksum` options as the loader's.
+fn load_options(patterns: &JsValue, checksum: Option<bool>) -> Result<LoadOptions, JsError> {
     let mut opts = LoadOptions::default();
     if let Some(c) = checksum {
         opts.verify_checksum = c;
     }
-    if let Some(p) = patterns {
-        opts.patterns = p.iter().map(|p| p.as_bytes().to_vec()).collect();
+    if !patterns.is_undefined() && !patterns.is_null() {
+        let list = patterns
+            .dyn_ref::<Array>()
+            .ok_or_else(|| throw("options.patterns must be an array of strings"))?;
+        for (i, p) in list.iter().enumerate() {
+            opts.patterns.push(
+                arg_bytes(&p, i)
+                    .map_err(|_| throw(format!("options.patterns[{i}] is not a string")))?,
+            );
+        }
     }
-    opts
+    Ok(opts)
 }
 
 /// The `onProgress` option: a function, or `None` when `undefined`/`null`.
@@ -1318,7 +1346,7 @@ fn detail_kind(detail: Detail) -> types::DetailKind {
     use types::DetailKind as K;
     let n = |v: u64| v as f64;
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let module = |kind: &str, summary: Summary| match summary {
+    let module = |summary: Summary| match summary {
         Summary::Bloom {
             capacity,
             items,
@@ -1368,16 +1396,9 @@ fn detail_kind(detail: Detail) -> types::DetailKind {
             count: n(count),
             size_bytes: n(size_bytes),
         },
-        Summary::TopK { .. } | Summary::TDigest { .. } | Summary::Raw { .. } => {
-            let fields = match summary {
-                Summary::Raw { fields } => n(fields),
-                _ => 0.0,
-            };
-            K::Module {
-                module: kind.to_string(),
-                fields,
-            }
-        }
+        // A Top-K or t-digest summary comes with its own detail below; a value bitlens does
+        // not interpret is `Detail::Other` already.
+        Summary::TopK { .. } | Summary::TDigest { .. } | Summary::Raw { .. } => K::Other,
     };
     match detail {
         Detail::Bitmap {
@@ -1414,9 +1435,9 @@ fn detail_kind(detail: Detail) -> types::DetailKind {
                 })
                 .collect(),
         },
-        Detail::Bloom { summary } => module("bloom", summary),
-        Detail::Cuckoo { summary } => module("cuckoo", summary),
-        Detail::Cms { summary } => module("cms", summary),
+        Detail::Bloom { summary } => module(summary),
+        Detail::Cuckoo { summary } => module(summary),
+        Detail::Cms { summary } => module(summary),
         Detail::TopK { summary, list } => match summary {
             Summary::TopK {
                 k,
@@ -1440,7 +1461,7 @@ fn detail_kind(detail: Detail) -> types::DetailKind {
                     })
                     .collect(),
             },
-            other => module("topk", other),
+            other => module(other),
         },
         Detail::TDigest { summary, quantiles } => match summary {
             Summary::TDigest {
@@ -1461,7 +1482,7 @@ fn detail_kind(detail: Detail) -> types::DetailKind {
                     .map(|(q, value)| types::QuantilePoint { q, value })
                     .collect(),
             },
-            other => module("tdigest", other),
+            other => module(other),
         },
         Detail::Other => K::Other,
     }

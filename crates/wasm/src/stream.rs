@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use wasm_bindgen::prelude::*;
 
-use super::{add_record, database, load_options, view_options, Engine};
+use super::{add_record, database, load_options, progress_function, view_options, Engine};
 use crate::types::LoadRdbOptions;
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Keyspace;
@@ -59,8 +59,10 @@ impl RdbStream {
     pub fn new(db: Option<f64>, options: Option<Ts<LoadRdbOptions>>) -> Result<RdbStream, JsError> {
         let options = crate::types::options(options)?;
         let db = database(db)?;
-        let opts = load_options(&options.patterns, options.checksum);
-        let view = view_options(options.compat.as_deref(), options.clock.as_ref())?;
+        let opts = load_options(&options.patterns, options.checksum)?;
+        let view = view_options(options.compat.as_deref(), &options.clock)?;
+        // `onProgress` is not called (the caller pushes the bytes), but checked as loadRdb does.
+        progress_function(&options.on_progress)?;
         Ok(RdbStream {
             feeder: RdbFeeder::new(opts, Loaded::default()),
             db,

@@ -72,6 +72,16 @@ export type RawReply = number | string | Uint8Array | null | Error | RawReply[];
  * - `offset`: the byte offset of the input where a decoding error was found;
  * - `key`: the key concerned, when known (UTF-8; the message quotes non-UTF-8 bytes exactly).
  */
+export type BitmapDetail = KeyInfo & Extract<DetailKind, { kind: "bitmap" }>;
+export type HllDetail = KeyInfo & Extract<DetailKind, { kind: "hll" }>;
+export type GeoDetail = KeyInfo & Extract<DetailKind, { kind: "geo" }>;
+export type BloomDetail = KeyInfo & Extract<DetailKind, { kind: "bloom" }>;
+export type CuckooDetail = KeyInfo & Extract<DetailKind, { kind: "cuckoo" }>;
+export type CmsDetail = KeyInfo & Extract<DetailKind, { kind: "cms" }>;
+export type TopKDetail = KeyInfo & Extract<DetailKind, { kind: "topk" }>;
+export type TDigestDetail = KeyInfo & Extract<DetailKind, { kind: "tdigest" }>;
+export type OtherDetail = KeyInfo & Extract<DetailKind, { kind: "other" }>;
+
 export interface EngineError extends Error {
   kind: 'reply' | 'duplicate-key' | 'argument' | 'truncated' | 'unsupported-version' | 'checksum'
     | 'unknown-type' | 'unsupported' | 'corrupt' | 'incompatible' | 'read' | 'write' | 'cancelled';
@@ -80,25 +90,15 @@ export interface EngineError extends Error {
 }
 "#;
 
-/// The clock expiry is judged at: `'snapshot'` (the file's `ctime`, else now; the default),
-/// `'now'`, or Unix milliseconds.
-#[derive(Tsify, Deserialize, Debug, Clone)]
-#[serde(untagged)]
-#[tsify(type = "\"snapshot\" | \"now\" | number")]
-pub enum ClockOption {
-    /// `'snapshot'` or `'now'`.
-    Named(String),
-    /// Unix milliseconds.
-    At(f64),
-}
-
 /// Options of `Engine.loadRdb`, `Engine.loadRdbBlob` and `new RdbStream`.
 #[derive(Tsify, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LoadRdbOptions {
-    /// Redis glob patterns: keys matching none of them are skipped without being decoded.
-    #[tsify(optional)]
-    pub patterns: Option<Vec<String>>,
+    /// Redis glob patterns (text, or the exact bytes of a non-UTF-8 glob): keys matching none
+    /// of them are skipped without being decoded.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(optional, type = "KeyName[]")]
+    pub patterns: JsValue,
     /// `false` skips the file's CRC-64 check (default: checked when the file has one).
     #[tsify(optional)]
     pub checksum: Option<bool>,
@@ -106,9 +106,11 @@ pub struct LoadRdbOptions {
     /// of the file's writer.
     #[tsify(optional)]
     pub compat: Option<String>,
-    /// The clock expiry is judged at (default `'snapshot'`).
-    #[tsify(optional)]
-    pub clock: Option<ClockOption>,
+    /// The clock expiry is judged at: `'snapshot'` (the file's `ctime`, else now; the
+    /// default), `'now'`, or Unix milliseconds.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(optional, type = "\"snapshot\" | \"now\" | number")]
+    pub clock: JsValue,
     /// Called at most every ~1 MiB of input and once at the end, with byte counts; an
     /// exception it throws stops the load. (Unused by `RdbStream`.)
     #[serde(with = "serde_wasm_bindgen::preserve")]
@@ -116,9 +118,10 @@ pub struct LoadRdbOptions {
     pub on_progress: JsValue,
 }
 
-/// What `Engine.loadRdbs` does with a key held by two files.
+/// What `Engine.loadRdbs` does with a key held by two files (read from its name only).
 #[derive(Tsify, Deserialize, Default, Clone, Copy, Debug, PartialEq)]
-#[serde(rename_all = "lowercase")]
+#[serde(try_from = "String")]
+#[tsify(type = "\"error\" | \"first\" | \"last\"")]
 pub enum OnDuplicate {
     /// Refused: the `Error` (kind `duplicate-key`) names the key and both files (default).
     #[default]
@@ -135,8 +138,9 @@ pub enum OnDuplicate {
 #[serde(rename_all = "camelCase", default)]
 pub struct LoadRdbsOptions {
     /// As `LoadRdbOptions.patterns`.
-    #[tsify(optional)]
-    pub patterns: Option<Vec<String>>,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(optional, type = "KeyName[]")]
+    pub patterns: JsValue,
     /// As `LoadRdbOptions.checksum`.
     #[tsify(optional)]
     pub checksum: Option<bool>,
@@ -144,11 +148,13 @@ pub struct LoadRdbsOptions {
     #[tsify(optional)]
     pub compat: Option<String>,
     /// As `LoadRdbOptions.clock` (judged at the first file's `ctime` by default).
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(optional, type = "\"snapshot\" | \"now\" | number")]
+    pub clock: JsValue,
+    /// The files' names, for errors and `Engine.files` (default, and for a `null` entry:
+    /// `file 1`, `file 2`, …).
     #[tsify(optional)]
-    pub clock: Option<ClockOption>,
-    /// The files' names, for errors and `Engine.files` (default `file 1`, `file 2`, …).
-    #[tsify(optional)]
-    pub names: Option<Vec<String>>,
+    pub names: Option<Vec<Option<String>>>,
     /// A key held by two files: refused (`'error'`, default), or one file's entry kept.
     #[tsify(optional)]
     pub on_duplicate: Option<OnDuplicate>,
@@ -200,9 +206,11 @@ pub struct KeyDetailOptions {
     pub max_points: Option<u32>,
 }
 
-/// The writer build's allocator, which memory is priced for (as `inspect --allocator`).
+/// The writer build's allocator, which memory is priced for (as `inspect --allocator`; read
+/// from its name only).
 #[derive(Tsify, Deserialize, Clone, Copy, Debug, PartialEq)]
-#[serde(rename_all = "lowercase")]
+#[serde(try_from = "String")]
+#[tsify(type = "\"jemalloc\" | \"jemalloc16\" | \"libc\"")]
 pub enum AllocatorOption {
     /// jemalloc with 8-byte size classes (Redis' default build).
     Jemalloc,
@@ -210,6 +218,34 @@ pub enum AllocatorOption {
     Jemalloc16,
     /// glibc malloc (`make MALLOC=libc`, distribution packages of Valkey).
     Libc,
+}
+
+impl TryFrom<String> for OnDuplicate {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        match name.as_str() {
+            "error" => Ok(OnDuplicate::Error),
+            "first" => Ok(OnDuplicate::First),
+            "last" => Ok(OnDuplicate::Last),
+            _ => Err(format!("{name:?} is not one of 'error', 'first', 'last'")),
+        }
+    }
+}
+
+impl TryFrom<String> for AllocatorOption {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        match name.as_str() {
+            "jemalloc" => Ok(AllocatorOption::Jemalloc),
+            "jemalloc16" => Ok(AllocatorOption::Jemalloc16),
+            "libc" => Ok(AllocatorOption::Libc),
+            _ => Err(format!(
+                "{name:?} is not one of 'jemalloc', 'jemalloc16', 'libc'"
+            )),
+        }
+    }
 }
 
 /// Options of `Engine.memoryReport`.
@@ -319,13 +355,15 @@ pub struct SnapshotFormat {
 #[derive(Tsify, Serialize)]
 #[tsify(missing_as_null)]
 pub struct SnapshotWriter {
-    /// The format's family (`Redis` or `Valkey`).
+    /// The format's family.
+    #[tsify(type = "\"Redis\" | \"Valkey\"")]
     pub family: String,
     /// The RDB version.
     pub rdb_version: f64,
     /// The header's 9 bytes.
     pub magic: String,
-    /// The server that wrote it (`Redis` or `Valkey`).
+    /// The server that wrote it.
+    #[tsify(type = "\"Redis\" | \"Valkey\"")]
     pub server: String,
     /// The `redis-ver` aux field.
     pub redis_ver: Option<String>,
@@ -574,14 +612,8 @@ pub enum DetailKind {
         /// 21 points q = 0, 0.05, …, 1 with `TDIGEST.QUANTILE key q` (NaN when empty).
         quantiles: Vec<QuantilePoint>,
     },
-    /// A RedisBloom value of a type or encoding version bitlens does not interpret.
-    Module {
-        /// The module type's name (`bloom`, `cuckoo`, …).
-        module: String,
-        /// Number of stored fields.
-        fields: f64,
-    },
-    /// Any other key.
+    /// Any other key (a RedisBloom value of a type or encoding version bitlens does not
+    /// interpret too).
     Other,
 }
 
@@ -721,7 +753,7 @@ pub struct MemoryKey {
     pub ttl_ms: Option<f64>,
 }
 
-/// One row of `MemoryReport.by_type`.
+/// One row of `MemoryReport.byType`.
 #[derive(Tsify, Serialize)]
 pub struct TypeRow {
     /// Redis `TYPE`.
@@ -735,7 +767,7 @@ pub struct TypeRow {
     pub memory: f64,
 }
 
-/// One row of `MemoryReport.by_pattern`.
+/// One row of `MemoryReport.byPattern`.
 #[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[tsify(hashmap_as_object)]
@@ -754,7 +786,7 @@ pub struct PatternRow {
     pub types: std::collections::BTreeMap<String, f64>,
 }
 
-/// One day of `Expiring.per_day`.
+/// One day of `Expiring.perDay`.
 #[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExpiringDay {
@@ -784,8 +816,7 @@ pub struct Expiring {
     pub per_day: Vec<ExpiringDay>,
 }
 
-/// One bar of `inspect`'s expiry histogram, or one node of its prefix tree (no `depth`/
-/// `prefix` in the histogram).
+/// One bar of `inspect`'s expiry histogram.
 #[derive(Tsify, Serialize)]
 pub struct TtlBar {
     /// No expiry, already expired, within 1h / 1d / 7d, later.
