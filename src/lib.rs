@@ -20,9 +20,11 @@
 //!
 //! The crate has no wasm, JavaScript or plotters dependency on any target. The views (the
 //! memory model and report, key patterns, key detail and pages, classification) are
-//! `crates/views`; the charts are `crates/charts`; the JavaScript API is two glue crates that only convert: `crates/wasm`
-//! (the engine module, run in the panel's worker) and `crates/wasm-charts` (the page's chart
-//! module).
+//! `crates/views`; the charts are `crates/charts`; the JavaScript API is two glue crates that
+//! only convert: `crates/wasm` (the engine module, run in the panel's worker; its typed
+//! options and results are `crates/wasm/src/types.rs`, whose TypeScript is generated into
+//! `pkg/bitlens.d.ts`) and `crates/wasm-charts` (the page's chart module), both reading their
+//! options objects through `crates/wasm-options`.
 //!
 //! # Examples
 //! ```

@@ -818,10 +818,13 @@ fn run_old_encodings(kind: ServerKind) {
         };
         let real_enc = bulk_text(&replies[2 * i + 1]);
         let est = model.estimate(key, entry.value).expect("modelled type");
-        // glibc may hand out a chunk up to 16 bytes larger than asked when it reuses freed
-        // memory (as the loader's conversions free blobs), differently from run to run:
-        // exact on jemalloc, within 0.5% on the libc builds (a 1,000-field hash converted
-        // from a zipmap measured 0.00% to 0.20% over several runs: 112 B in 55,760).
+        // glibc may hand out a chunk 16 bytes larger than asked when it reuses freed memory
+        // (a free chunk whose remainder would be under its 32-byte minimum is not split; the
+        // loader's conversions free blobs), differently from run to run: exact on jemalloc,
+        // within 0.5% on the libc builds (a 1,000-field hash converted from a zipmap measured
+        // 0.00% to 0.20% over several runs: 112 B in 55,760), and a value of one blob exact
+        // or 16 bytes over (Valkey 9.1.2's `set:ints`, an 80-byte intset: 96 B in one clean
+        // CI run, 80 B in every other).
         // A Valkey 8.1+ hash table's child buckets are placed by the server's random hash
         // seed: priced as their expected number, a table is off by whole 64-byte buckets,
         // within 5 standard deviations of their count (and one bucket of rounding).
@@ -844,7 +847,7 @@ fn run_old_encodings(kind: ServerKind) {
         } else if kind.is_valkey() && est.encoding == "hashtable" {
             (est.bytes as f64 - real as f64).abs() <= children_bound()
         } else if kind.allocator() == Allocator::Libc {
-            err <= 0.005
+            err <= 0.005 || real as u64 == est.bytes + 16
         } else {
             est.bytes == real as u64
         };

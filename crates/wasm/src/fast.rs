@@ -79,7 +79,7 @@ impl Engine {
 
     /// Runs one command whose arguments are packed in one buffer: argument i is
     /// `args[offsets[i]..offsets[i + 1]]` (bytes), so `offsets` holds one more entry than
-    /// there are arguments. The reply is that of [`Engine::command`] for the same arguments
+    /// there are arguments. The reply is that of `command` for the same arguments
     /// (error replies thrown). Throws when `offsets` is empty, decreases or points past `args`.
     #[wasm_bindgen(js_name = commandPacked, unchecked_return_type = "Reply")]
     pub fn command_packed(&mut self, args: &[u8], offsets: &[u32]) -> Result<JsValue, JsError> {

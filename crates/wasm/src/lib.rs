@@ -226,7 +226,7 @@ impl Engine {
     /// Throws an `Error` naming the byte offset (and the key, when known) for a truncated or
     /// corrupt file; the engine's previous content is then kept.
     ///
-    /// The bytes stay in JS memory: they are read [`JS_CHUNK`] bytes at a time through the
+    /// The bytes stay in JS memory: they are read 1 MiB at a time through the
     /// chunked reader (the same records, errors and offsets as a whole-buffer read), so the
     /// wasm memory holds the decoded keys and one window, not a second copy of the file.
     #[wasm_bindgen(js_name = loadRdb)]
@@ -243,8 +243,8 @@ impl Engine {
         })
     }
 
-    /// As [`Engine::load_rdb`], but reads the file from a `Blob` (or `File`) in bounded
-    /// windows of [`BLOB_CHUNK`] bytes through `FileReaderSync`, so the file is never held
+    /// As `loadRdb`, but reads the file from a `Blob` (or `File`) in bounded
+    /// windows of 8 MiB through `FileReaderSync`, so the file is never held
     /// whole in memory: the reader keeps one window plus the value being decoded (long raw
     /// strings are streamed; keys outside `patterns` are skipped without being
     /// materialised). Only available inside a Web Worker: elsewhere it throws an `Error`
@@ -297,14 +297,14 @@ impl Engine {
     }
 
     /// Loads several RDB files as one keyspace, as `bitlens query --rdb A --rdb B` does (a
-    /// cluster's shards, one file per node: [`bitlens::rdb::union`] in the order given), and
+    /// cluster's shards, one file per node, in the order given), and
     /// replaces the engine's content with it. `sources` holds each file as a `Uint8Array` or,
     /// inside a Web Worker, a `Blob`/`File` (read in bounded windows as
-    /// [`Engine::load_rdb_blob`] does). Replies follow the first file's writer, expiry is
+    /// `loadRdbBlob` does). Replies follow the first file's writer, expiry is
     /// judged at its clock. Returns the selected database's live key count.
     ///
-    /// `options`: those of [`Engine::load_rdb`], plus
-    /// - `names: string[]` — the files' names, for errors and [`Engine::files`] (default
+    /// `options`: those of `loadRdb`, plus
+    /// - `names: string[]` — the files' names, for errors and `files()` (default
     ///   `file 1`, `file 2`, ...);
     /// - `onDuplicate: 'error' | 'first' | 'last'` — a key held by two files is refused
     ///   (default; the `Error` names the key and both files), or the first / last file's entry
@@ -405,13 +405,9 @@ impl Engine {
         Ok(keys)
     }
 
-    /// The files of the last [`Engine::load_rdbs`], one object each in the order given:
-    /// `{name, writer, keys, expires, memory, slotFirst, slotLast, slotsUsed, allocator,
-    /// allocatorReason}`
-    /// (keys alive at the clock; memory the estimated `MEMORY USAGE` sum on the file's own
-    /// writer, bytes; slots the cluster hash slots of its keys, `null` without keys;
-    /// `allocator` the one its memory is priced for, `allocatorReason` why). Empty after any
-    /// other load.
+    /// The files of the last `loadRdbs`, in the order given, each with its writer and figures
+    /// (`LoadedFile`: keys alive at the clock, the estimated `MEMORY USAGE` sum on the file's
+    /// own writer, the cluster hash slots of its keys). Empty after any other load.
     pub fn files(&self) -> Result<Ts<types::LoadedFiles>, JsError> {
         let files = self.files.iter().map(|f| {
             let g = &f.figures;
@@ -489,7 +485,7 @@ impl Engine {
     }
 
     /// Stores raw `GET` bytes under `key` (a string or `Uint8Array`) as a string, replacing
-    /// any previous value (the same as [`Engine::set_string`]).
+    /// any previous value (the same as `setString`).
     #[wasm_bindgen(js_name = loadString)]
     pub fn load_string(
         &mut self,
@@ -499,12 +495,10 @@ impl Engine {
         self.set_string(key, bytes)
     }
 
-    /// The keys matching the Redis glob `pattern`, sorted by their bytes: `{ total, keys }`,
-    /// `total` the number of matches, `keys` the first `limit` of them as
-    /// `{ key, type, encoding, bytes, memory, ttlMs }` (see [`bitlens_views::keydetail::KeySummary`];
-    /// `ttlMs` is `null` without expiry, counted from the engine's clock). Keys already
-    /// expired at the clock are left out unless `options.expired` is `true` (their `ttlMs` is
-    /// then negative).
+    /// The keys matching the Redis glob `pattern`, sorted by their bytes: how many match, and
+    /// the first `limit` with type, encoding, size, memory estimate and TTL (`KeyList`; TTLs
+    /// counted from the engine's clock). Keys already expired at the clock are left out unless
+    /// `options.expired` is `true` (their `ttlMs` is then negative).
     #[wasm_bindgen(js_name = keyList)]
     pub fn key_list(
         &self,
@@ -534,19 +528,11 @@ impl Engine {
         })
     }
 
-    /// The detail view of `key` (`null` when missing): `{ key, type, encoding, bytes, memory,
-    /// ttlMs }`
-    /// plus, by `kind`: `'bitmap'` `{ bits, bitcount, density }`, `'hll'` `{ hllEncoding,
-    /// cardinality, registerHistogram }` (64 counts summing to 16384), `'geo'` `{ members,
-    /// bbox: [minLon, minLat, maxLon, maxLat], points: [{ member, lon, lat }] }` (degrees),
-    /// `'bloom'` `{ capacity, items, errorRate, sizeBytes, filters, fillRatio, expansion }`
-    /// (`expansion` `null` when NONSCALING), `'cuckoo'` `{ buckets, filters, bucketSize, items,
-    /// deletes, sizeBytes, fillRatio, expansion, maxIterations }`, `'cms'` `{ width, depth,
-    /// count, sizeBytes }`, `'topk'` `{ k, width, depth, decay, listed, sizeBytes, list:
-    /// [{ item, count }] }` (TOPK.LIST WITHCOUNT), `'tdigest'` `{ compression, centroids,
-    /// observations, min, max, sizeBytes, quantiles: [{ q, value }] }` (`min`/`max` `null` and
-    /// values NaN when empty; q = 0, 0.05, …, 1) or `'other'` (see [`bitlens_views::keydetail`]). `options`: `buckets` (density ranges, default
-    /// 256, 1..65536), `maxPoints` (GEO points listed, default 1000).
+    /// The detail view of `key` (`null` when missing): its `KeyInfo` plus, by `kind`, a
+    /// bitmap's density, an HLL's register histogram, a GEO set's bounding box and first
+    /// points, or a RedisBloom value's figures as its INFO command gives them (`KeyDetail`;
+    /// see `bitlens_views::keydetail`). `options`: `buckets` (density ranges, default 256, 1 to
+    /// 65536), `maxPoints` (GEO points listed, default 1000).
     #[wasm_bindgen(js_name = keyDetail, unchecked_return_type = "KeyDetail | null")]
     pub fn key_detail(
         &self,
@@ -610,7 +596,7 @@ impl Engine {
 
     /// Answers as the profile `name` (`redis-7.0`, `valkey-9.0`, ... as the `compat` load
     /// option takes it) from now on; `null`/`undefined` goes back to the snapshot writer's
-    /// profile. Throws for an unknown name, listing the known ones (see [`profiles`]).
+    /// profile. Throws for an unknown name, listing the known ones (see `profiles()`).
     #[wasm_bindgen(js_name = setCompat)]
     pub fn set_compat(&mut self, name: Option<String>) -> Result<(), JsError> {
         let compat = name.as_deref().map(profile).transpose()?;
@@ -667,7 +653,7 @@ impl Engine {
         Ok(reply_to_js(&reply, false)?)
     }
 
-    /// As [`Engine::command`], but bulk strings come back as `Uint8Array` (binary safe: raw
+    /// As `command`, but bulk strings come back as `Uint8Array` (binary safe: raw
     /// bitmap or HyperLogLog bytes from `GET`).
     #[wasm_bindgen(js_name = commandRaw, unchecked_return_type = "RawReply")]
     pub fn command_raw(
@@ -1296,7 +1282,7 @@ fn unexpected(cmd: &str, reply: &Reply) -> JsError {
     throw(format!("unexpected {cmd} reply: {}", text.trim_end()))
 }
 
-/// What a file is, by its content, and who wrote it (see [`bitlens::rdb::identify`]). Reads
+/// What a file is, by its content, and who wrote it (the core's `bitlens::rdb::identify`). Reads
 /// only an RDB file's header and leading aux fields.
 #[wasm_bindgen(js_name = snapshotInfo)]
 pub fn snapshot_info(
@@ -1328,7 +1314,7 @@ pub fn snapshot_info(
 
 /// Every server profile the engine can answer as, oldest first per family (`{ name:
 /// 'redis-7.4', server: 'Redis 7.4' }`); `name` is what the `compat` option and
-/// [`Engine::set_compat`] take (see `bitlens::dialect::Profile`).
+/// `Engine.setCompat` take (see `bitlens::dialect::Profile`).
 #[wasm_bindgen]
 pub fn profiles() -> Result<Ts<types::Profiles>, JsError> {
     let all = bitlens::dialect::PROFILES

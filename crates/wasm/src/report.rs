@@ -124,34 +124,14 @@ impl Engine {
 #[wasm_bindgen]
 impl Engine {
     /// The memory view of every loaded database (expired keys included: they are in the
-    /// file), as `bitlens inspect` computes it ([`bitlens_views::report`]):
-    /// `{ clockMs, allocator, allocatorSource, allocatorReason, keys, memory, unknown, noExpiry,
-    ///    top: [{ db, key, keyDisplay, type, encoding, memory, len, ttlMs }],
-    ///    byType: [{ type, encoding, keys, memory }],
-    ///    byPattern: [{ db, pattern, patternDisplay, keys, memory, types: { type: keys } }],
-    ///    expiring: { days, keys, memory, expiredKeys, expiredMemory,
-    ///                perDay: [{ untilMs, keys, memory }] },
-    ///    ttl: [{ name, keys, memory }],
-    ///    prefixes: [{ depth, prefix, prefixDisplay, keys, memory }],
-    ///    ledger: [{ db, pattern, patternDisplay, keys, members, current, asSet, asBitmap,
-    ///               asRoaring, asHash }] | null }`.
-    /// `ttl` is `inspect`'s expiry histogram ([`bitlens_views::report::ttl_histogram`]: no expiry,
-    /// already expired, within 1 h / 1 d / 7 d, later); `prefixes` its prefix tree
-    /// ([`bitlens_views::report::prefix_tree`], depth-first); `ledger` the memory ledger of every
-    /// pattern with a bitmap, integer-id set or BITFIELD state key, memory descending
-    /// (`inspect --ledger`), `null` unless asked.
-    /// `memory` is the estimate of `MEMORY USAGE key SAMPLES 0` on the snapshot's writer
-    /// (bytes; `null` for values not modelled, counted as 0 and in `unknown`); `ttlMs` is
-    /// from the clock (`clockMs`: the snapshot's time unless the load's `clock` said
-    /// otherwise; now on an engine without a snapshot); `keyDisplay`/`patternDisplay` are the
-    /// names escaped as redis-cli prints them. `options` (optional): `top` (keys listed,
-    /// default 20), `patterns` (pattern rows listed, default 50), `days` (the expiry window,
-    /// default 7, 1..=366), `allocator` (`'jemalloc'`, `'jemalloc16'`, `'libc'`; default:
-    /// inferred from the snapshot's `used-mem`, `allocatorSource` `inferred` or `assumed`
-    /// and `allocatorReason` say which and why, as `bitlens inspect`),
-    /// `separators` (a string of ASCII separator characters, default `':'`), `depth` (prefix
-    /// tree depth, default 2), `ledger` (bool, default false), `bitfield` (an array of
-    /// `'GLOB=TYPE'`: keys priced as BITFIELD state, `inspect --bitfield`). Throws for a bad
+    /// file), as `bitlens inspect` computes it (`bitlens_views::report`): the biggest keys,
+    /// memory per type and encoding and per exact key pattern, what expires within `days`,
+    /// the expiry histogram, the prefix tree, and with `ledger` the memory ledger of every
+    /// pattern with a bitmap, integer-id set or BITFIELD state key (`MemoryReport`). Memory
+    /// is the estimate of `MEMORY USAGE key SAMPLES 0` on the snapshot's writer, priced for
+    /// `options.allocator` or else the allocator inferred from the snapshot's `used-mem`
+    /// (`allocatorSource` and `allocatorReason` say which and why, as `bitlens inspect`). TTLs
+    /// are counted from the engine's clock. Throws an `Error` of kind `argument` for a bad
     /// option.
     #[wasm_bindgen(js_name = memoryReport)]
     pub fn memory_report(
@@ -291,11 +271,10 @@ impl Engine {
     }
 
     /// The memory ledger of `key` in the selected database (`inspect --ledger` of that key):
-    /// value bytes of the same members as they are and as each other representation (`null`:
-    /// the form does not apply), estimated for the snapshot's writer
-    /// ([`bitlens_views::memory::Model::ledger`], [`bitlens_views::memory::Model::bitfield_ledger`]);
-    /// `null` when the key is missing or no form applies. `options`: `allocator`, `bitfield`
-    /// as [`Engine::memory_report`]. Throws for a bad option.
+    /// value bytes of the same members as they are and as each other representation
+    /// (`KeyLedger`; `null` fields: the form does not apply), estimated for the snapshot's
+    /// writer; `null` when the key is missing or no form applies. `options`: `allocator` and
+    /// `bitfield`, as `memoryReport`'s.
     #[wasm_bindgen(js_name = keyLedger, unchecked_return_type = "KeyLedger | null")]
     pub fn key_ledger(
         &self,
