@@ -23,7 +23,7 @@ const MAX_STEP: usize = 264;
 const FLUSH: usize = 1 << 20;
 /// Outputs up to this long (16 MiB) are decoded into one buffer, then made sparse if mostly
 /// zero: a bounded transient allocation, and much faster than paging.
-const DIRECT_MAX: u64 = 16 << 20;
+pub(crate) const DIRECT_MAX: u64 = 16 << 20;
 
 /// A corrupt LZF payload: what is wrong, at which byte offset of the compressed data.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -88,6 +88,7 @@ pub mod lzf;
 #[cfg(test)]
 pub(crate) mod mutate;
 #[cfg(not(target_arch = "wasm32"))]
+mod offload;
 mod parallel;
 mod push;
 mod reader;
@@ -102,6 +103,7 @@ pub use detect::{detect, identify, Detected, Identity};
 pub use dump::{dump_parts, dump_writer, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
+pub use offload::LzfSpan;
 pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
 pub use union::{find_duplicate, union, DuplicateKey, OnDuplicate, UnionBuilder};
@@ -565,6 +567,7 @@ struct KeyPrefix {
 }
 
 /// Reader state carried from record to record.
+#[derive(Clone)]
 struct State {
     header: Header,
     db: u64,
@@ -808,12 +811,13 @@ where
 {
     let mut walk = Walk::new();
     loop {
-        match walk.advance(inp, opts, progress, &mut f)? {
+        match walk.advance(inp, opts, None, progress, &mut f)? {
             Poll::Ready => return Ok(walk.into_header()),
             Poll::Pending(need) => {
                 let (w, base, _) = inp.window();
                 inp.fill(need.unwrap_or(base + w.len() as u64 + 1))?;
             }
+            Poll::Awaiting(_) => unreachable!("no offload without a feeder"),
         }
     }
 }
@@ -827,6 +831,9 @@ pub(crate) enum Poll {
     /// needed, up to this absolute offset when the decoder knows it. The record's bytes are
     /// left unconsumed, to be decoded again once the window holds more.
     Pending(Option<u64>),
+    /// The record at the window's start holds this offloaded LZF string, whose bytes are not
+    /// supplied yet ([`offload`]); the record is left unconsumed.
+    Awaiting(LzfSpan),
 }
 
 /// Where a [`Walk`] stands in the file.
@@ -864,7 +871,7 @@ struct LongString {
 /// state as before the record. Advanced again after the window grew, it continues from
 /// there. Pull readers ([`visit_input`]) extend the window themselves; the push reader
 /// ([`RdbFeeder`]) waits for the next bytes to arrive.
-pub(crate) struct Walk {
+struct Walk {
     st: State,
     phase: Phase,
     /// Input offset of the last progress report.
@@ -891,16 +898,22 @@ impl Walk {
         }
     }
 
+    /// The reader state before the next record.
+    fn state(&self) -> &State {
+        &self.st
+    }
+
     /// What the file held besides its keys (complete once [`Poll::Ready`]).
     pub fn into_header(self) -> Header {
         self.st.header
     }
 
     /// Decodes as far as the input's window allows; `f` receives each key record.
-    pub fn advance<I, F>(
+    fn advance<I, F>(
         &mut self,
         inp: &mut I,
         opts: &LoadOptions,
+        pre: Option<&offload::Offload>,
         progress: Progress<'_>,
         f: &mut F,
     ) -> Result<Poll, RdbError>
@@ -948,9 +961,13 @@ impl Walk {
                         }
                     }
                     let mut c = Cursor::window(w, base, eof);
+                    c.pre = pre;
                     let step = read_record(&mut c, &mut self.st, opts, false);
                     let used = c.pos;
                     let need = c.need;
+                    if let (Err(_), Some(span)) = (&step, c.awaiting) {
+                        return Ok(Poll::Awaiting(span));
+                    }
                     match step {
                         Ok(Step::Eof) => {
                             inp.consume(used);

@@ -18,8 +18,10 @@
 //! of [`load_rdb`] / [`visit_rdb`] on the whole file.
 
 use super::input::{Input, PushInput};
-use super::{collect_into, Collector, Header, LoadOptions, Poll, RdbError, RdbErrorKind};
-use super::{Record, Snapshot, Walk};
+use super::offload::{LzfSpan, Offload};
+use super::reader::Cursor;
+use super::{collect_into, read_record, Collector, Header, LoadOptions, Poll, RdbError};
+use super::{RdbErrorKind, Record, Snapshot, Step, Walk};
 
 /// Receives the key records of a pushed load (see [`RdbFeeder`]).
 pub trait RecordSink {
@@ -80,6 +82,10 @@ pub struct RdbFeeder<S> {
     /// Bytes pushed after the file's end (ignored, as the whole-buffer load ignores them),
     /// still counted as received.
     trailing: u64,
+    /// Offloaded LZF decompression, when enabled ([`RdbFeeder::offload_lzf`]).
+    offload: Option<Offload>,
+    /// The offloaded string the reader stopped at, until its bytes are supplied.
+    awaiting: Option<LzfSpan>,
 }
 
 impl<S: RecordSink> RdbFeeder<S> {
@@ -95,7 +101,65 @@ impl<S: RecordSink> RdbFeeder<S> {
             failed: None,
             attempts: 0,
             trailing: 0,
+            offload: None,
+            awaiting: None,
         }
+    }
+
+    /// Offloads the decompression of LZF strings of `min_len` to 16 MiB decompressed bytes
+    /// (see [`super::offload`]): from now on the reader stops before a record holding such a
+    /// string until its bytes are supplied, and lists it (with the other large strings held
+    /// after it, at most 128 MiB of them at once) as a job. After every
+    /// [`push`](Self::push) and [`supply`](Self::supply), take the new jobs
+    /// ([`take_jobs`](Self::take_jobs)), decompress each job's [`job_data`](Self::job_data)
+    /// elsewhere ([`super::lzf::decompress`] with the job's `len`), and hand the bytes back
+    /// with `supply`, or `None` when that failed. Records and errors stay exactly those of a
+    /// feeder without offload; jobs still open at [`finish`](Self::finish) are decompressed
+    /// here.
+    pub fn offload_lzf(&mut self, min_len: u64) {
+        self.offload = Some(Offload::new(min_len));
+    }
+
+    /// The offload jobs planned since the last call, in file order (none without
+    /// [`offload_lzf`](Self::offload_lzf)).
+    pub fn take_jobs(&mut self) -> Vec<LzfSpan> {
+        self.offload
+            .as_mut()
+            .map(Offload::take_new)
+            .unwrap_or_default()
+    }
+
+    /// The compressed data of a job, while the feeder holds it (from the job's planning
+    /// until its record is decoded): `None` for a span outside the bytes held.
+    pub fn job_data(&self, job: &LzfSpan) -> Option<&[u8]> {
+        let (w, base, _) = self.input.window();
+        let start = usize::try_from(job.offset.checked_sub(base)?).ok()?;
+        let end = start.checked_add(usize::try_from(job.compressed_len).ok()?)?;
+        w.get(start..end)
+    }
+
+    /// The jobs handed out by [`take_jobs`](Self::take_jobs) and not yet supplied.
+    pub fn open_jobs(&self) -> usize {
+        self.offload.as_ref().map_or(0, Offload::open_jobs)
+    }
+
+    /// Hands back the job at absolute data offset `offset`: its decompressed bytes, or
+    /// `None` to have the reader decompress it (bytes of another length than the job's count
+    /// as `None`; an offset that names no open job is ignored). Then decodes every record
+    /// the bytes held and supplied complete, as [`push`](Self::push) does.
+    pub fn supply(
+        &mut self,
+        offset: u64,
+        bytes: Option<Vec<u8>>,
+    ) -> Result<FeedProgress, RdbError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if let Some(o) = &mut self.offload {
+            o.answer(offset, bytes);
+        }
+        self.run()?;
+        Ok(self.progress())
     }
 
     /// Takes the next bytes of the file and decodes every record they complete. Errors as
@@ -149,6 +213,9 @@ impl<S: RecordSink> RdbFeeder<S> {
             return Err(e);
         }
         self.input.finish();
+        if let Some(o) = &mut self.offload {
+            o.end();
+        }
         self.run()?;
         if !self.ready {
             // (The reader waits only while the input has not ended.)
@@ -166,7 +233,14 @@ impl<S: RecordSink> RdbFeeder<S> {
         if self.ready {
             return Ok(());
         }
-        if let (Some(w), false) = (self.wait, self.input.window().2) {
+        if let (Some(span), Some(o)) = (self.awaiting, &self.offload) {
+            if o.is_open(span.offset) && !self.input.window().2 {
+                // Still waiting for that string: meanwhile, plan the bytes that arrived.
+                self.frame_ahead(span);
+                return Ok(());
+            }
+            self.awaiting = None;
+        } else if let (Some(w), false) = (self.wait, self.input.window().2) {
             if self.input.received() < w.need || self.input.unconsumed() < 2 * w.held {
                 return Ok(());
             }
@@ -176,10 +250,20 @@ impl<S: RecordSink> RdbFeeder<S> {
         let step = self.walk.advance(
             &mut self.input,
             &self.opts,
+            self.offload.as_ref(),
             &mut |_, _| Ok(()),
             &mut |rec| sink.record(rec),
         );
+        if let Some(o) = &mut self.offload {
+            o.forget_before(self.input.consumed());
+        }
         match step {
+            Ok(Poll::Awaiting(span)) => {
+                self.wait = None;
+                self.awaiting = Some(span);
+                self.frame_ahead(span);
+                Ok(())
+            }
             Ok(Poll::Ready) => {
                 self.ready = true;
                 self.wait = None;
@@ -197,6 +281,48 @@ impl<S: RecordSink> RdbFeeder<S> {
                 Err(e)
             }
         }
+    }
+}
+
+impl<S> RdbFeeder<S> {
+    /// Plans the large LZF strings of the records held after the reader's position (from
+    /// where framing last stopped, when that is still ahead), walking them with lengths only,
+    /// until the bytes held end, a record the walk refuses, the end of file, or the jobs'
+    /// budget; `awaited`, the string the reader stopped at, is planned in any case.
+    fn frame_ahead(&mut self, awaited: LzfSpan) {
+        let Some(off) = &mut self.offload else {
+            return;
+        };
+        let (w, base, eof) = self.input.window();
+        let end = base + w.len() as u64;
+        let (from, mut st) = match off.take_horizon() {
+            Some((h, st)) if h >= base && h <= end => (h, st),
+            _ => (base, self.walk.state().clone()),
+        };
+        let mut c = Cursor::window(w, base, eof);
+        c.pos = (from - base) as usize;
+        let mut at = c.pos;
+        // The awaited string first: it is the one the reader needs.
+        off.plan(awaited);
+        while off.has_room() && c.pos < w.len() {
+            c.spans = Some(Vec::new());
+            c.need = None;
+            match read_record(&mut c, &mut st, &self.opts, true) {
+                Ok(Step::Key(_)) | Ok(Step::Opcode) => {
+                    for span in c.spans.take().unwrap_or_default() {
+                        off.plan(span);
+                    }
+                    at = c.pos;
+                }
+                Ok(Step::LongString { prefix, .. }) => {
+                    // (Its expiry and the like are read again with it.)
+                    st.prefix = prefix;
+                    break;
+                }
+                Ok(Step::Eof) | Err(_) => break,
+            }
+        }
+        off.set_horizon(base + at as u64, st);
     }
 }
 

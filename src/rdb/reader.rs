@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 
 use super::format::ValueKind;
+use super::offload::{Lookup, LzfSpan, Offload};
 use super::values;
 use super::{RdbError, RdbErrorKind};
 use crate::encoded::BlobError;
@@ -40,6 +41,24 @@ pub(crate) struct Cursor<'a> {
     /// Set when a read ran past the end of a window that is not the end of input: the
     /// absolute offset up to which input is needed.
     pub need: Option<u64>,
+    /// Offloaded LZF strings ([`super::offload`]): supplied bytes are used, and a large
+    /// string not supplied stops the read (see `awaiting`).
+    pub pre: Option<&'a Offload>,
+    /// Set when the read stopped at an LZF string whose bytes are offloaded and not back.
+    pub awaiting: Option<LzfSpan>,
+    /// When set, every LZF string passed (read or skipped) is noted here (framing ahead).
+    pub spans: Option<Vec<LzfSpan>>,
+}
+
+/// An LZF string's content, after its header: supplied decompressed bytes, or the compressed
+/// data to decompress here (`data_at`: its offset in the cursor's buffer).
+enum Lzf<'a> {
+    Supplied(&'a [u8]),
+    Data {
+        data: &'a [u8],
+        ulen: u64,
+        data_at: usize,
+    },
 }
 
 /// A decoded length field: a plain length or a special string encoding (0..=3).
@@ -69,6 +88,9 @@ impl<'a> Cursor<'a> {
             base,
             eof,
             need: None,
+            pre: None,
+            awaiting: None,
+            spans: None,
         }
     }
 
@@ -245,18 +267,16 @@ impl<'a> Cursor<'a> {
                 ))
             }
             Len::Special(2) => Ok(Cow::Owned(self.i32_le(what)?.to_string().into_bytes())),
-            Len::Special(3) => {
-                let (data, ulen) = self.lzf_parts(what)?;
-                let data_at = self.pos - data.len();
-                let out = super::lzf::decompress(data, ulen as usize).map_err(|e| {
-                    self.err_at(
-                        data_at + e.offset(),
-                        format!("{what}: LZF data corrupt: {}", e.description()),
-                    )
-                    .with_cause(super::RdbErrorCause::Lzf(e))
-                })?;
-                Ok(Cow::Owned(out))
-            }
+            Len::Special(3) => match self.lzf(what)? {
+                Lzf::Supplied(b) => Ok(Cow::Borrowed(b)),
+                Lzf::Data {
+                    data,
+                    ulen,
+                    data_at,
+                } => super::lzf::decompress(data, ulen as usize)
+                    .map(Cow::Owned)
+                    .map_err(|e| self.lzf_err(what, data_at, e)),
+            },
             Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
         }
     }
@@ -267,15 +287,15 @@ impl<'a> Cursor<'a> {
     pub fn string_value(&mut self, what: &str) -> Result<RedisString, RdbError> {
         let at = self.pos;
         if let Len::Special(3) = self.len_field(what)? {
-            let (data, ulen) = self.lzf_parts(what)?;
-            let data_at = self.pos - data.len();
-            return super::lzf::decompress_string(data, ulen).map_err(|e| {
-                self.err_at(
-                    data_at + e.offset(),
-                    format!("{what}: LZF data corrupt: {}", e.description()),
-                )
-                .with_cause(super::RdbErrorCause::Lzf(e))
-            });
+            return match self.lzf(what)? {
+                Lzf::Supplied(b) => Ok(RedisString::from_slice(b)),
+                Lzf::Data {
+                    data,
+                    ulen,
+                    data_at,
+                } => super::lzf::decompress_string(data, ulen)
+                    .map_err(|e| self.lzf_err(what, data_at, e)),
+            };
         }
         self.pos = at;
         Ok(match self.string(what)? {
@@ -299,7 +319,56 @@ impl<'a> Cursor<'a> {
                 ),
             ));
         }
+        if let Some(spans) = &mut self.spans {
+            spans.push(LzfSpan {
+                offset: self.base + (self.pos - data.len()) as u64,
+                compressed_len: clen,
+                len: ulen,
+            });
+        }
         Ok((data, ulen))
+    }
+
+    /// An LZF string after its special length byte: its supplied bytes when the feeder holds
+    /// them, else its compressed data. A large string whose bytes are offloaded and not
+    /// supplied stops the read: `awaiting` is set and a `Truncated` error returned (the
+    /// feeder then waits, as for a record cut by the window's end).
+    fn lzf(&mut self, what: &str) -> Result<Lzf<'a>, RdbError> {
+        let (data, ulen) = self.lzf_parts(what)?;
+        let data_at = self.pos - data.len();
+        if let Some(pre) = self.pre {
+            let span = LzfSpan {
+                offset: self.base + data_at as u64,
+                compressed_len: data.len() as u64,
+                len: ulen,
+            };
+            match pre.lookup(span) {
+                Lookup::Use(b) => return Ok(Lzf::Supplied(b)),
+                Lookup::Await => {
+                    self.awaiting = Some(span);
+                    return Err(self.err_kind_at(
+                        RdbErrorKind::Truncated,
+                        data_at,
+                        format!("{what}: waiting for the LZF string's decompressed bytes"),
+                    ));
+                }
+                Lookup::Decode => {}
+            }
+        }
+        Ok(Lzf::Data {
+            data,
+            ulen,
+            data_at,
+        })
+    }
+
+    /// The error of corrupt LZF data at `data_at` (the compressed data's first byte).
+    fn lzf_err(&self, what: &str, data_at: usize, e: super::lzf::LzfError) -> RdbError {
+        self.err_at(
+            data_at + e.offset(),
+            format!("{what}: LZF data corrupt: {}", e.description()),
+        )
+        .with_cause(super::RdbErrorCause::Lzf(e))
     }
 
     /// Skips a string without decompressing it; returns its (uncompressed) length in bytes.
@@ -323,14 +392,16 @@ impl<'a> Cursor<'a> {
     /// raw or LZF-compressed).
     pub(super) fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
         let at = self.pos;
+        // (An LZF string's supplied bytes are borrowed too, but are not in the input.)
+        let lzf = self.buf.get(at) == Some(&0xC3);
         let s = self.string(what)?;
         // For raw strings the blob starts after the length header.
         let blob_at = match &s {
-            Cow::Borrowed(b) => BlobAt {
+            Cow::Borrowed(b) if !lzf => BlobAt {
                 at: self.pos - b.len(),
                 compressed: false,
             },
-            Cow::Owned(_) => BlobAt {
+            _ => BlobAt {
                 at,
                 compressed: true,
             },
