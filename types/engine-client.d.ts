@@ -30,8 +30,18 @@ export interface ClientLoadOptions {
   transfer?: boolean;
 }
 
+/** Decode workers of a load in the Web Worker (ignored on the page's thread). */
+export interface DecodeWorkerOptions {
+  /**
+   * How many decode workers decompress the file's large LZF strings (compressed bitmaps, big
+   * listpacks) beside the engine's worker: default `navigator.hardwareConcurrency`, at most 8;
+   * below 2, the engine's worker decodes alone. Keys, errors and offsets are the same either way.
+   */
+  decodeWorkers?: number;
+}
+
 /** Options of {@link EngineClient.loadRdb}. */
-export interface ClientLoadRdbOptions extends LoadRdbOptions, ClientLoadOptions {
+export interface ClientLoadRdbOptions extends LoadRdbOptions, ClientLoadOptions, DecodeWorkerOptions {
   /** The database of the file to select (default 0); every database is loaded. */
   db?: number;
 }
@@ -43,7 +53,7 @@ export interface ClientLoadRdbsOptions extends LoadRdbsOptions, ClientLoadOption
 }
 
 /** Options of {@link EngineClient.loadUrl}. */
-export interface ClientLoadUrlOptions extends LoadRdbOptions {
+export interface ClientLoadUrlOptions extends LoadRdbOptions, DecodeWorkerOptions {
   /** The database of the file to select (default 0); every database is loaded. */
   db?: number;
   /** Sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`). */

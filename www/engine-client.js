@@ -106,7 +106,7 @@ class EngineClient {
   }
 
   async loadRdb(source, opts = {}) {
-    return this._t.load('loadRdb', [source], opts, engineOptions(opts, LOAD_OPTIONS));
+    return this._t.load('loadRdb', [source], opts, engineOptions(opts, [...LOAD_OPTIONS, 'decodeWorkers']));
   }
 
   async loadRdbs(sources, opts = {}) {
@@ -119,7 +119,7 @@ class EngineClient {
   }
 
   async loadUrl(url, opts = {}) {
-    return this._t.loadUrl(absoluteUrl(url), opts, engineOptions(opts, [...LOAD_OPTIONS, 'token', 'maxBytes']));
+    return this._t.loadUrl(absoluteUrl(url), opts, engineOptions(opts, [...LOAD_OPTIONS, 'token', 'maxBytes', 'decodeWorkers']));
   }
 
   async loadDump(key, bytes, opts = {}) {

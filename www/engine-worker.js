@@ -23,6 +23,7 @@
 // ArrayBuffers in results are transferred back, never copied twice.
 
 import init, { Engine, RdbStream, profiles, snapshotInfo } from '../pkg/bitlens.js';
+import { DecodePool, OffloadedLoad } from './decode-pool.js';
 import { memoryError, streamSnapshot } from './snapshot.js';
 
 /** Epoch milliseconds on this worker's clock (the page converts them to its own timeline). */
@@ -34,7 +35,35 @@ let engine = null;
 /** Side engines by name (`engine` of a message): made on first use, freed by 'release'. */
 const sides = new Map();
 let wasmMemory = null;
+/** The compiled engine module: instantiated here, and posted to the decode workers. */
+let wasmModule = null;
+/** The decode workers (decode-pool.js), started by the first load that uses them. */
+let pool = null;
 let ready = null;
+
+/**
+ * The decode pool for a load with option `decodeWorkers` (default: one per core the browser
+ * reports, at most 8), or null to decode in this worker alone: below 2 workers (one core)
+ * a pool only adds copies.
+ */
+function decodePool(decodeWorkers) {
+  const cores = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) || 1 : 1;
+  const want = decodeWorkers === undefined || decodeWorkers === null ? Math.min(8, cores) : Number(decodeWorkers);
+  if (!(want >= 2) || !wasmModule) return null;
+  if (!pool || pool.size === 0) pool = DecodePool.create(wasmModule, Math.min(want, 64));
+  return pool;
+}
+
+/** Compiles the engine module at `url` (streaming when the server says application/wasm). */
+async function compileModule(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`bitlens: cannot fetch the engine module ${url}: HTTP ${res.status}`);
+  const type = res.headers.get('Content-Type') || '';
+  if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(res);
+  }
+  return WebAssembly.compile(await res.arrayBuffer());
+}
 
 /** `{name, message}` of anything thrown (wasm-bindgen's JsError arrives as an `Error`). */
 function errorInfo(e) {
@@ -76,7 +105,7 @@ function transferables(value, out = new Set(), depth = 0) {
  * writer} (writer: snapshotInfo's of the file's first 64 KiB).
  */
 async function loadUrl(engine, url, db, opts = {}, progressId) {
-  const { token, onProgress, maxBytes, ...rest } = opts;
+  const { token, onProgress, maxBytes, decodeWorkers, ...rest } = opts;
   // At most one message per MiB (and the last one): the page redraws its progress bar for each.
   const post = (phase) => {
     let shown = -Infinity;
@@ -91,6 +120,8 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   const downloadProgress = post('download');
   const decodeProgress = post('decode');
   const stream = new RdbStream(db, rest);
+  const workers = decodePool(decodeWorkers);
+  const offload = workers ? new OffloadedLoad(stream, workers) : null;
   // The file's first bytes, for snapshotInfo's writer.
   const head = new Uint8Array(HEAD_BYTES);
   let headLen = 0;
@@ -99,7 +130,7 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   // Where the time goes (epoch ms; decodeMs: time spent decoding, overlapped or not).
   const timing = { request: now(), firstByte: null, lastByte: null, decodeEnd: null, decodeMs: 0 };
   try {
-    received = await streamSnapshot(String(url), (chunk) => {
+    received = await streamSnapshot(String(url), async (chunk) => {
       if (timing.firstByte === null) timing.firstByte = now();
       if (headLen < HEAD_BYTES) {
         const n = Math.min(HEAD_BYTES - headLen, chunk.length);
@@ -107,14 +138,24 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
         headLen += n;
       }
       const t = performance.now();
-      decoded = memoryGuard(`decoding ${String(url)}`, () => stream.push(chunk))[0];
+      if (offload) {
+        decoded = (await memoryGuardAsync(`decoding ${String(url)}`, () => offload.push(chunk)))[0];
+      } else {
+        decoded = memoryGuard(`decoding ${String(url)}`, () => stream.push(chunk))[0];
+      }
       timing.decodeMs += performance.now() - t;
     }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes);
+    timing.lastByte = now();
+    if (offload) await memoryGuardAsync(`decoding ${String(url)}`, () => offload.settle());
   } catch (e) {
     stream.free();
     throw e;
   }
-  timing.lastByte = now();
+  if (offload) {
+    timing.decodeWorkers = workers.size;
+    timing.offloadedJobs = offload.jobs;
+    timing.offloadedBytes = offload.jobBytes;
+  }
   // (Consumes the stream, also when it throws.)
   const t = performance.now();
   const keys = memoryGuard(`decoding ${received} bytes`, () => engine.loadRdbStream(stream));
@@ -124,6 +165,42 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   decodeProgress(received, received);
   return { keys, bytes: received, writer: snapshotInfo(head.subarray(0, headLen)).writer ?? null, timing };
 }
+
+/**
+ * `loadRdb` of a Blob/File with decode workers: the file is read in pieces of BLOB_PIECE
+ * bytes into an `RdbStream` whose large LZF strings the pool decompresses, then installed
+ * (`loadRdbStream`) as `loadRdbBlob` would: the same keys, errors and progress callbacks
+ * ([decodedBytes, totalBytes], at most one per MiB and the last).
+ */
+async function loadBlob(engine, blob, db, opts, workers) {
+  const { onProgress, decodeWorkers: _, ...rest } = opts;
+  const stream = new RdbStream(db, rest);
+  const offload = new OffloadedLoad(stream, workers);
+  const total = blob.size;
+  let shown = -Infinity;
+  const report = (done) => {
+    if (typeof onProgress !== 'function' || (done - shown < 1 << 20 && done !== total)) return;
+    shown = done;
+    onProgress(done, total);
+  };
+  const what = `decoding ${blob.name ? String(blob.name) : 'the file'}`;
+  try {
+    for (let at = 0; at < total; at += BLOB_PIECE) {
+      const piece = new Uint8Array(await blob.slice(at, Math.min(total, at + BLOB_PIECE)).arrayBuffer());
+      report((await memoryGuardAsync(what, () => offload.push(piece)))[0]);
+    }
+    await memoryGuardAsync(what, () => offload.settle());
+  } catch (e) {
+    stream.free();
+    throw e;
+  }
+  const keys = memoryGuard(what, () => engine.loadRdbStream(stream));
+  report(total);
+  return keys;
+}
+
+/** Pieces a Blob is read in by loadBlob (as loadRdbBlob's windows). */
+const BLOB_PIECE = 8 * 1024 * 1024;
 
 /** Bytes of the file's start read for snapshotInfo's writer (its aux fields come first). */
 const HEAD_BYTES = 64 * 1024;
@@ -136,6 +213,16 @@ const HEAD_BYTES = 64 * 1024;
 function memoryGuard(what, run) {
   try {
     return run();
+  } catch (e) {
+    if (isMemoryFailure(e)) throw memoryError(what, e);
+    throw e;
+  }
+}
+
+/** memoryGuard of an async `run`. */
+async function memoryGuardAsync(what, run) {
+  try {
+    return await run();
   } catch (e) {
     if (isMemoryFailure(e)) throw memoryError(what, e);
     throw e;
@@ -186,7 +273,10 @@ function run(engine, method, args, progressId) {
     args = [...args.slice(0, -1), opts];
   }
   if (method === 'loadRdb' && typeof Blob !== 'undefined' && args[0] instanceof Blob) {
-    const [blob, ...rest] = args;
+    const [blob, db, opts = {}] = args;
+    const workers = decodePool(opts && opts.decodeWorkers);
+    if (workers) return loadBlob(engine, blob, db, opts || {}, workers);
+    const rest = [db, opts];
     if (typeof engine.loadRdbBlob === 'function') return engine.loadRdbBlob(blob, ...rest);
     // An engine without loadRdbBlob: read the file whole (synchronously, inside the worker).
     const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(blob));
@@ -206,7 +296,8 @@ self.onmessage = async (event) => {
   const msg = event.data;
   if (msg && msg.type === 'init') {
     ready = (async () => {
-      const exports = await init(msg.wasmUrl ? { module_or_path: msg.wasmUrl } : undefined);
+      wasmModule = await compileModule(msg.wasmUrl || new URL('../pkg/bitlens_bg.wasm', import.meta.url));
+      const exports = await init({ module_or_path: wasmModule });
       wasmMemory = exports && exports.memory;
       engine = new Engine();
     })();
@@ -231,7 +322,7 @@ self.onmessage = async (event) => {
     const target = engineNamed(msg.engine);
     const value = method === 'loadUrl'
       ? await loadUrl(target, args[0], args[1], args[2] || {}, progress ? id : undefined)
-      : run(target, method, args || [], progress ? id : undefined);
+      : await run(target, method, args || [], progress ? id : undefined);
     self.postMessage({ id, ok: true, value }, [...transferables(value)]);
   } catch (e) {
     self.postMessage({ id, ok: false, error: errorInfo(e) });

@@ -140,9 +140,10 @@ export function tooLargeError(url, size, cap) {
  * Downloads the snapshot, handing each piece of the body to `onChunk` as it arrives (the
  * worker decodes it at once: engine-worker.js loadUrl). Resolves with the bytes received.
  * @param {string} url
- * @param {(chunk: Uint8Array, total: number|null) => void} onChunk called with each piece of
- *   the body, in order (the piece is the reader's own buffer: copy what must be kept); an
- *   exception it throws cancels the download and rejects with it
+ * @param {(chunk: Uint8Array, total: number|null) => void|Promise<void>} onChunk called with
+ *   each piece of the body, in order (the piece is the reader's own buffer: copy what must be
+ *   kept); the next piece is read once its promise settles (the decode workers' backpressure);
+ *   an exception it throws cancels the download and rejects with it
  * @param {(received: number, total: number|null) => void} onProgress called as chunks arrive
  *   (after onChunk); `total` is the Content-Length when the server sent one (a streamed
  *   snapshot has none)
@@ -166,7 +167,7 @@ export async function streamSnapshot(url, onChunk, onProgress, signal, token, ma
   if (!res.body || !res.body.getReader) {
     const buf = new Uint8Array(await res.arrayBuffer());
     if (buf.length > maxBytes) throw tooLargeError(url, buf.length, maxBytes);
-    onChunk(buf, total);
+    await onChunk(buf, total);
     onProgress(buf.length, total);
     return buf.length;
   }
@@ -188,7 +189,7 @@ export async function streamSnapshot(url, onChunk, onProgress, signal, token, ma
       throw tooLargeError(url, null, maxBytes);
     }
     try {
-      onChunk(value, total);
+      await onChunk(value, total);
     } catch (e) {
       reader.cancel().catch(() => {});
       throw e;

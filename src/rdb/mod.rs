@@ -87,8 +87,8 @@ mod input;
 pub mod lzf;
 #[cfg(test)]
 pub(crate) mod mutate;
-#[cfg(not(target_arch = "wasm32"))]
 mod offload;
+#[cfg(not(target_arch = "wasm32"))]
 mod parallel;
 mod push;
 mod reader;
@@ -103,7 +103,7 @@ pub use detect::{detect, identify, Detected, Identity};
 pub use dump::{dump_parts, dump_writer, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
-pub use offload::LzfSpan;
+pub use offload::{LzfSpan, MAX_LZF_JOB_BYTES};
 pub use push::{FeedProgress, RdbFeeder, RecordSink};
 pub use reader::module_name;
 pub use union::{find_duplicate, union, DuplicateKey, OnDuplicate, UnionBuilder};

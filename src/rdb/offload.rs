@@ -30,6 +30,11 @@ use std::collections::BTreeMap;
 
 use super::State;
 
+/// The longest string offloaded (16 MiB): a longer one may be a mostly-zero bitmap, which
+/// the reader decodes page by page into a sparse string instead of whole
+/// ([`super::lzf::decompress_string`]), so it is never handed out.
+pub const MAX_LZF_JOB_BYTES: u64 = super::lzf::DIRECT_MAX;
+
 /// Decompressed bytes the caller may hold at once in planned jobs (the sum of their
 /// uncompressed lengths), beyond the string the reader waits on: the memory in flight.
 pub const MAX_PLANNED_BYTES: u64 = 128 << 20;
@@ -98,7 +103,7 @@ impl Offload {
 
     /// What the reader does with the LZF string `span`.
     pub fn lookup(&self, span: LzfSpan) -> Lookup<'_> {
-        if span.len < self.min_len {
+        if !self.offloads(span) {
             return Lookup::Decode;
         }
         match self.jobs.get(&span.offset) {
@@ -107,6 +112,11 @@ impl Offload {
             Some(Job::Open(_)) | None if self.ended => Lookup::Decode,
             Some(Job::Open(_)) | None => Lookup::Await,
         }
+    }
+
+    /// Whether `span` is of an offloaded size.
+    fn offloads(&self, span: LzfSpan) -> bool {
+        (self.min_len..=MAX_LZF_JOB_BYTES).contains(&span.len)
     }
 
     /// Whether the string at `offset` was handed out and is not back.
@@ -123,7 +133,7 @@ impl Offload {
     /// Plans `span` as a job when it is large enough and not planned yet; returns whether it
     /// was planned now.
     pub fn plan(&mut self, span: LzfSpan) -> bool {
-        if span.len < self.min_len || self.ended || self.jobs.contains_key(&span.offset) {
+        if !self.offloads(span) || self.ended || self.jobs.contains_key(&span.offset) {
             return false;
         }
         self.jobs.insert(span.offset, Job::Open(span.len));

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
 use super::{add_record, database, load_options, progress_function, view_options, Engine};
-use crate::types::LoadRdbOptions;
+use crate::types::{LoadRdbOptions, LzfJob};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Keyspace;
 use bitlens::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
@@ -86,6 +86,63 @@ impl RdbStream {
         progress_array(self.feeder.progress())
     }
 
+    /// Hands the decompression of the file's LZF strings of `minBytes` to 16 MiB
+    /// (decompressed) to the caller, for a pool of decode workers: from now on the stream
+    /// stops before a record holding such a string until its bytes are supplied, and lists
+    /// it, with the other large strings of the bytes held after it (at most 128 MiB in
+    /// flight), in `takeJobs`. Call `takeJobs` after every `push` and `supply`, decompress
+    /// each job with `lzfDecompress(job.data, job.len)` and give the result to
+    /// `supply(job.offset, bytes)` (`null` when that failed: the stream decompresses it
+    /// itself). Keys, errors and offsets stay those of `loadRdb`; jobs still open at
+    /// `loadRdbStream` are decompressed there. Call before the first `push`; throws for a
+    /// `minBytes` that is not a positive integer.
+    #[wasm_bindgen(js_name = offloadLzf)]
+    pub fn offload_lzf(&mut self, min_bytes: f64) -> Result<(), JsError> {
+        if !(min_bytes >= 1.0 && min_bytes.fract() == 0.0 && min_bytes <= 2f64.powi(53)) {
+            return Err(crate::throw(format!(
+                "offloadLzf: minBytes must be a positive integer, not {min_bytes}"
+            )));
+        }
+        self.feeder.offload_lzf(min_bytes as u64);
+        Ok(())
+    }
+
+    /// The decompression jobs planned since the last call, in file order (each with a copy of
+    /// its compressed bytes); none unless `offloadLzf` was called.
+    #[wasm_bindgen(js_name = takeJobs)]
+    pub fn take_jobs(&mut self) -> Result<Vec<Ts<LzfJob>>, JsError> {
+        let jobs = self.feeder.take_jobs();
+        jobs.iter()
+            .map(|job| {
+                let data = self.feeder.job_data(job).unwrap_or_default();
+                crate::types::result(&LzfJob {
+                    offset: job.offset as f64,
+                    len: job.len as f64,
+                    data: js_sys::Uint8Array::from(data),
+                })
+            })
+            .collect()
+    }
+
+    /// Hands back the job at `offset` (`LzfJob.offset`): its decompressed bytes, or `null`
+    /// to have the stream decompress it; then decodes what the bytes held and supplied
+    /// complete, as `push` does. Returns `[decodedBytes, receivedBytes]`; throws `push`'s
+    /// errors. Bytes of another length than the job's, and offsets of no open job, are
+    /// ignored (the stream decompresses that string itself).
+    pub fn supply(&mut self, offset: f64, bytes: Option<Vec<u8>>) -> Result<Vec<f64>, JsError> {
+        let p = self
+            .feeder
+            .supply(offset as u64, bytes)
+            .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
+        Ok(progress_array(p))
+    }
+
+    /// Jobs handed out by `takeJobs` and not yet supplied.
+    #[wasm_bindgen(js_name = openJobs)]
+    pub fn open_jobs(&self) -> f64 {
+        self.feeder.open_jobs() as f64
+    }
+
     /// Keys decoded so far (every database).
     #[wasm_bindgen(js_name = keysDecoded)]
     pub fn keys_decoded(&self) -> f64 {
@@ -113,4 +170,16 @@ impl Engine {
             .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
         Ok(self.replace(loaded.0, db, &header, view))
     }
+}
+
+/// Decompresses `data`, an RDB LZF string's compressed bytes, into exactly `len` bytes (a
+/// decode worker's half of `RdbStream.offloadLzf`). Returns `undefined` when the data is
+/// corrupt or of another length: the stream then decompresses it itself, and its error names
+/// the offset.
+#[wasm_bindgen(js_name = lzfDecompress)]
+pub fn lzf_decompress(data: &[u8], len: f64) -> Option<Vec<u8>> {
+    if !(len >= 0.0 && len.fract() == 0.0 && len <= bitlens::rdb::MAX_LZF_JOB_BYTES as f64) {
+        return None;
+    }
+    bitlens::rdb::lzf::decompress(data, len as usize).ok()
 }

@@ -426,6 +426,22 @@ pub struct EngineInfo {
     pub databases: Vec<DatabaseInfo>,
 }
 
+/// One LZF decompression job of an `RdbStream` (`RdbStream.takeJobs`): decompress `data`
+/// with `lzfDecompress(data, len)` (any thread: a decode worker), then hand the bytes back
+/// with `RdbStream.supply(offset, bytes)`.
+#[derive(Tsify, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LzfJob {
+    /// Absolute offset in the file of the compressed data: the job's name for `supply`.
+    pub offset: f64,
+    /// Decompressed bytes (the string's length).
+    pub len: f64,
+    /// The compressed bytes (a copy, transferable).
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Uint8Array")]
+    pub data: js_sys::Uint8Array,
+}
+
 /// One key of `Engine.keyList`: the fields common to every `KeyDetail`.
 #[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,0 +1,185 @@
+// Every core in the browser: the engine worker's pool of decode workers (decode-worker.js),
+// and the offloaded load that feeds them.
+//
+// A snapshot of large compressed strings (bitmaps, big listpacks) spends most of its load in
+// LZF decompression (91% of the 336 MB bench file's). The engine worker's `RdbStream` hands
+// those strings out as jobs (`offloadLzf`, `takeJobs`): each is posted to a decode worker with
+// its compressed bytes transferred, decompressed there by the same engine module (compiled
+// once, posted as a `WebAssembly.Module`), and the bytes are transferred back and supplied to
+// the stream (`supply`), which meanwhile decodes everything else. No SharedArrayBuffer: the
+// widget works on hosts without COOP/COEP. Keys, errors and offsets are the plain stream's (a
+// job a worker fails is decompressed by the stream itself).
+
+/** Strings of at least this many decompressed bytes go to the pool: below it a job's two
+ * copies and its message round trip cost about what decompressing it here does. */
+export const MIN_JOB_BYTES = 128 * 1024;
+
+/** Bytes received and not yet decoded above which the load stops reading its input until
+ * the pool catches up: the memory the stream holds while it waits for jobs. */
+export const MAX_HELD_BYTES = 64 * 1024 * 1024;
+
+/** A module worker for `url`, or null when this context cannot start one. A cross-origin
+ * script (the engine worker loaded from a CDN) is started through a same-origin blob
+ * worker that imports it, as engine-client.js does for the engine worker. */
+function startWorker(url) {
+  if (typeof Worker !== 'function') return null;
+  try {
+    return new Worker(url, { type: 'module' });
+  } catch (e) {
+    if (!(e && e.name === 'SecurityError') || typeof Blob !== 'function') return null;
+    try {
+      const blob = new Blob([`import ${JSON.stringify(String(url))};`], { type: 'text/javascript' });
+      return new Worker(URL.createObjectURL(blob), { type: 'module' });
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** One decode worker: its jobs in flight, and whether it still works. */
+class DecodeWorker {
+  constructor(worker, module) {
+    this.worker = worker;
+    this.pending = new Map();
+    this.alive = true;
+    worker.onmessage = (e) => {
+      const m = e.data;
+      if (m && m.type === 'init-error') return this.fail();
+      if (!m || m.type === 'ready') return;
+      const resolve = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (resolve) resolve(m.bytes instanceof Uint8Array ? m.bytes : null);
+    };
+    worker.onerror = () => this.fail();
+    worker.postMessage({ type: 'init', module });
+  }
+
+  /** Stops using this worker: its jobs resolve null (the stream decompresses them). */
+  fail() {
+    this.alive = false;
+    for (const resolve of this.pending.values()) resolve(null);
+    this.pending.clear();
+    this.worker.terminate();
+  }
+
+  run(id, job) {
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ id, data: job.data, len: job.len }, [job.data.buffer]);
+    });
+  }
+}
+
+/**
+ * A pool of `size` decode workers over the compiled engine module `module`. `run(job)`
+ * resolves with the job's decompressed bytes, or null when no worker could do it.
+ */
+export class DecodePool {
+  /** A pool, or null when this context cannot start workers (or `size` < 1). */
+  static create(module, size = defaultSize()) {
+    if (!(size >= 1) || typeof Worker !== 'function') return null;
+    const url = new URL('./decode-worker.js', import.meta.url);
+    const workers = [];
+    for (let i = 0; i < size; i++) {
+      const w = startWorker(url);
+      if (w) workers.push(new DecodeWorker(w, module));
+    }
+    return workers.length ? new DecodePool(workers) : null;
+  }
+
+  constructor(workers) {
+    this.workers = workers;
+    this.nextId = 1;
+  }
+
+  /** Workers still usable. */
+  get size() {
+    return this.workers.filter((w) => w.alive).length;
+  }
+
+  /** Decompresses `job` ({data, len}; `data` is transferred) on the least busy worker. */
+  run(job) {
+    const live = this.workers.filter((w) => w.alive);
+    if (!live.length) return Promise.resolve(null);
+    const w = live.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    return w.run(this.nextId++, job);
+  }
+
+  terminate() {
+    for (const w of this.workers) if (w.alive) w.fail();
+  }
+}
+
+/** One worker per core the browser reports, at most 8. */
+function defaultSize() {
+  const n = typeof navigator !== 'undefined' && navigator.hardwareConcurrency;
+  return Math.min(8, Math.max(1, Number(n) || 1));
+}
+
+/**
+ * An `RdbStream` load whose large LZF strings are decompressed by `pool`: `push` each piece
+ * of the file (awaiting it: it waits while more than MAX_HELD_BYTES are held undecoded),
+ * then `settle()` before `engine.loadRdbStream(stream)`. The first error (a corrupt record
+ * met while supplying) is thrown by the next `push` or by `settle`.
+ */
+export class OffloadedLoad {
+  constructor(stream, pool, minBytes = MIN_JOB_BYTES) {
+    this.stream = stream;
+    this.pool = pool;
+    this.inFlight = 0;
+    this.error = null;
+    this.waiters = [];
+    /** Jobs sent to the pool, and their decompressed bytes. */
+    this.jobs = 0;
+    this.jobBytes = 0;
+    stream.offloadLzf(minBytes);
+  }
+
+  /** Pushes `chunk`, sends the jobs it planned; resolves with [decoded, received]. */
+  async push(chunk) {
+    if (this.error) throw this.error;
+    const progress = this.stream.push(chunk);
+    this.dispatch();
+    while (!this.error && this.inFlight > 0 && progress[1] - this.stream.progress()[0] > MAX_HELD_BYTES) {
+      await this.change();
+    }
+    if (this.error) throw this.error;
+    return this.stream.progress();
+  }
+
+  /** Resolves once every job is back and supplied (throws the load's error). */
+  async settle() {
+    while (!this.error && (this.inFlight > 0 || this.stream.openJobs() > 0)) {
+      if (this.inFlight === 0) break; // (jobs open but not sent cannot happen; never hang)
+      await this.change();
+    }
+    if (this.error) throw this.error;
+  }
+
+  dispatch() {
+    for (const job of this.stream.takeJobs()) {
+      this.jobs++;
+      this.jobBytes += job.len;
+      this.inFlight++;
+      this.pool.run(job).then((bytes) => {
+        this.inFlight--;
+        if (!this.error) {
+          try {
+            this.stream.supply(job.offset, bytes);
+            this.dispatch();
+          } catch (e) {
+            this.error = e;
+          }
+        }
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const w of waiters) w();
+      });
+    }
+  }
+
+  /** Resolves at the next job's return. */
+  change() {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
