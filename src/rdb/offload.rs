@@ -26,8 +26,6 @@
 //! [`RdbFeeder::offload_lzf`]: super::RdbFeeder::offload_lzf
 //! [`RdbFeeder::supply`]: super::RdbFeeder::supply
 
-use std::collections::BTreeMap;
-
 use super::State;
 
 /// The longest string offloaded (16 MiB): a longer one may be a mostly-zero bitmap, which
@@ -76,8 +74,10 @@ pub(super) enum Lookup<'a> {
 pub(super) struct Offload {
     /// Strings of at least this many decompressed bytes are offloaded.
     min_len: u64,
-    /// Planned strings by the absolute offset of their data.
-    jobs: BTreeMap<u64, Job>,
+    /// Planned strings by the absolute offset of their data, in offset order (a sorted vector:
+    /// they are few, at most [`MAX_PLANNED_BYTES`] over the offload size, and mostly planned
+    /// in file order).
+    jobs: Vec<(u64, Job)>,
     /// Jobs planned but not yet taken by the caller ([`Offload::take_new`]).
     new: Vec<LzfSpan>,
     /// Uncompressed bytes of the open and ready jobs.
@@ -93,7 +93,7 @@ impl Offload {
     pub fn new(min_len: u64) -> Offload {
         Offload {
             min_len: min_len.max(1),
-            jobs: BTreeMap::new(),
+            jobs: Vec::new(),
             new: Vec::new(),
             planned_bytes: 0,
             horizon: None,
@@ -106,12 +106,21 @@ impl Offload {
         if !self.offloads(span) {
             return Lookup::Decode;
         }
-        match self.jobs.get(&span.offset) {
+        match self.job(span.offset) {
             Some(Job::Ready(b)) if b.len() as u64 == span.len => Lookup::Use(b),
             Some(Job::Ready(_)) | Some(Job::Local) => Lookup::Decode,
             Some(Job::Open(_)) | None if self.ended => Lookup::Decode,
             Some(Job::Open(_)) | None => Lookup::Await,
         }
+    }
+
+    /// The job planned at `offset`.
+    fn job(&self, offset: u64) -> Option<&Job> {
+        let at = self.jobs.partition_point(|(o, _)| *o < offset);
+        self.jobs
+            .get(at)
+            .filter(|(o, _)| *o == offset)
+            .map(|(_, j)| j)
     }
 
     /// Whether `span` is of an offloaded size.
@@ -121,7 +130,7 @@ impl Offload {
 
     /// Whether the string at `offset` was handed out and is not back.
     pub fn is_open(&self, offset: u64) -> bool {
-        matches!(self.jobs.get(&offset), Some(Job::Open(_)))
+        matches!(self.job(offset), Some(Job::Open(_)))
     }
 
     /// Whether framing may plan more jobs (the bytes in flight are under
@@ -133,10 +142,12 @@ impl Offload {
     /// Plans `span` as a job when it is large enough and not planned yet; returns whether it
     /// was planned now.
     pub fn plan(&mut self, span: LzfSpan) -> bool {
-        if !self.offloads(span) || self.ended || self.jobs.contains_key(&span.offset) {
+        let at = self.jobs.partition_point(|(o, _)| *o < span.offset);
+        let known = self.jobs.get(at).is_some_and(|(o, _)| *o == span.offset);
+        if !self.offloads(span) || self.ended || known {
             return false;
         }
-        self.jobs.insert(span.offset, Job::Open(span.len));
+        self.jobs.insert(at, (span.offset, Job::Open(span.len)));
         self.planned_bytes += span.len;
         self.new.push(span);
         true
@@ -151,7 +162,8 @@ impl Offload {
     /// decompresses it). Returns false when no open job has that offset (the answer is
     /// ignored).
     pub fn answer(&mut self, offset: u64, bytes: Option<Vec<u8>>) -> bool {
-        let Some(job) = self.jobs.get_mut(&offset) else {
+        let at = self.jobs.partition_point(|(o, _)| *o < offset);
+        let Some((_, job)) = self.jobs.get_mut(at).filter(|(o, _)| *o == offset) else {
             return false;
         };
         let Job::Open(len) = *job else {
@@ -169,11 +181,9 @@ impl Offload {
 
     /// Forgets the jobs before absolute offset `decoded` (their records are decoded).
     pub fn forget_before(&mut self, decoded: u64) {
-        while let Some(entry) = self.jobs.first_entry() {
-            if *entry.key() >= decoded {
-                break;
-            }
-            match entry.remove() {
+        let done = self.jobs.partition_point(|(o, _)| *o < decoded);
+        for (_, job) in self.jobs.drain(..done) {
+            match job {
                 Job::Open(len) => self.planned_bytes -= len,
                 Job::Ready(b) => self.planned_bytes -= b.len() as u64,
                 Job::Local => {}
@@ -190,8 +200,8 @@ impl Offload {
     /// The jobs handed out and not answered.
     pub fn open_jobs(&self) -> usize {
         self.jobs
-            .values()
-            .filter(|j| matches!(j, Job::Open(_)))
+            .iter()
+            .filter(|(_, j)| matches!(j, Job::Open(_)))
             .count()
     }
 
