@@ -88,6 +88,64 @@ function breakdown() {
   };
 }
 
+/**
+ * Runs in a blank page: loads `/api/snapshot` through a fresh worker client as a File (the
+ * body fetched first, then `loadRdb(file)`) or as a URL (`loadUrl`, decoded while
+ * downloading) with `decodeWorkers`; returns the load's ms and the URL load's offload counts.
+ */
+async function timedLoad({ source, decodeWorkers }) {
+  const { createEngine } = await import('/www/engine-client.js');
+  const eng = await createEngine({ worker: true });
+  // (One File for every load of the page: a fresh 336 MB Blob per load exhausts Chromium's
+  // blob storage, and the fetch fails.)
+  if (source === 'file' && !window.__benchFile) {
+    window.__benchFile = new File([await (await fetch('/api/snapshot')).blob()], 'dump.rdb');
+  }
+  const file = source === 'file' ? window.__benchFile : null;
+  const t0 = performance.now();
+  const keys = file ? await eng.loadRdb(file, { decodeWorkers }) : await eng.loadUrl('/api/snapshot', { decodeWorkers });
+  const ms = performance.now() - t0;
+  const busy = performance.getEntriesByName('bitlens-decode-busy').at(-1);
+  eng.terminate();
+  const d = busy?.detail ?? {};
+  return { ms, keys: typeof keys === 'number' ? keys : keys.keys, jobs: d.offloadedJobs ?? null, here: d.decodedHere ?? null, workers: d.decodeWorkers ?? null };
+}
+
+/**
+ * The bench RDB loaded in Chromium with and without decode workers, as a File and from a
+ * URL: the median of ROUNDS loads each, alternating. Returns the section's table lines.
+ */
+export async function decodeWorkerRows(browser, web, mb) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${web.url}/www/engine-client.js`);
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const med = (xs) => xs.sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)];
+    const rows = [];
+    // 0: the engine's worker alone; cores - 1 decode workers (the default from 4 cores on);
+    // one per core.
+    const variants = [['alone', 0], ['pooled', Math.max(1, cores - 1)], ['wide', cores]];
+    for (const source of ['file', 'url']) {
+      const runs = { alone: [], pooled: [], wide: [] };
+      for (let i = 0; i < ROUNDS; i++) {
+        for (const [k, n] of i % 2 ? [...variants].reverse() : variants) {
+          runs[k].push(await page.evaluate(timedLoad, { source, decodeWorkers: n }));
+        }
+      }
+      const [a, p, w] = [med(runs.alone), med(runs.pooled), med(runs.wide)];
+      if (a.keys !== p.keys || a.keys !== w.keys) throw new Error(`decode workers: ${a.keys}, ${p.keys}, ${w.keys} keys`);
+      const what = source === 'file'
+        ? `\`loadRdb(File)\` of the ${mb.toFixed(0)} MB bench RDB (read from memory)`
+        : `\`loadUrl\` of the ${mb.toFixed(0)} MB bench RDB (decoded while downloading over loopback)`;
+      const cell = (r, n) => `${r.ms.toFixed(0)} ms (${n} decode worker${n === 1 ? '' : 's'}${r.jobs === null ? '' : `; ${r.jobs} strings offloaded, ${r.here} of them decoded by the engine's worker`}) = ${(a.ms / r.ms).toFixed(2)}×`;
+      rows.push(`| ${what} | ${a.ms.toFixed(0)} ms | ${cell(p, Math.max(1, cores - 1))} | ${cell(w, cores)} |`);
+    }
+    return rows;
+  } finally {
+    await page.close();
+  }
+}
+
 async function median(browser, url) {
   const runs = [];
   for (let i = 0; i < ROUNDS; i++) runs.push(await measure(browser, url));
@@ -106,6 +164,7 @@ export async function browserSection(dump, mb) {
   try {
     const d = await median(browser, `${demo.url}/?lang=en`);
     const b = await median(browser, `${web.url}/?lang=en&cards=uv,active,nearby,engagement,keys`);
+    const workers = await decodeWorkerRows(browser, web, mb);
     const f = (x) => (x === null || x === undefined ? 'n/a' : `${x.toFixed(0)} ms`);
     const over = (r) => `${(r.ready / r.download).toFixed(2)}×`;
     const row = (what, r) => `| ${what} | ${f(r.first)} | ${f(r.ready)} | ${f(r.download)} (${(r.bytes / 1e6).toFixed(1)} MB) | ${over(r)} |`;
@@ -131,6 +190,14 @@ export async function browserSection(dump, mb) {
       '|---|---|---|---|---|---|---|---|---|---|---|',
       steps('built-in demo', d),
       steps(`the ${mb.toFixed(0)} MB bench RDB`, b),
+      '',
+      '### Decode workers (issue 29 §2)',
+      '',
+      `The engine's Web Worker hands the file's LZF strings of 128 KiB or more to a pool of decode workers (\`www/decode-pool.js\`; buffers transferred, no SharedArrayBuffer), decodes the ones it waits on that no worker has taken itself (and the next queued one while it waits), and everything else. The bench RDB loaded through a fresh worker client in a blank page, with the pool and without (\`decodeWorkers: 0\`), median of ${ROUNDS} loads each, alternating; the same keys either way.`,
+      '',
+      `| load (${cores} cores) | the engine\'s worker alone (\`decodeWorkers: 0\`; the default below 4 cores) | cores − 1 decode workers (the default from 4 cores) | one decode worker per core |`,
+      '|---|---|---|---|',
+      ...workers,
     ].join('\n');
   } finally {
     await browser.close().catch(() => {});

@@ -279,6 +279,7 @@ fn framing_ahead_plans_every_large_string_at_once() {
         "{p:?} {jobs:?}"
     );
     assert_eq!(feeder.open_jobs(), 40);
+    assert_eq!(feeder.awaiting(), Some(jobs[0].offset));
     assert!(jobs.windows(2).all(|w| w[0].offset < w[1].offset));
     // Answered last to first: nothing decodes until the first is back.
     let datas: Vec<Vec<u8>> = jobs

@@ -34,8 +34,10 @@ export interface ClientLoadOptions {
 export interface DecodeWorkerOptions {
   /**
    * How many decode workers decompress the file's large LZF strings (compressed bitmaps, big
-   * listpacks) beside the engine's worker: default `navigator.hardwareConcurrency`, at most 8;
-   * below 2, the engine's worker decodes alone. Keys, errors and offsets are the same either way.
+   * listpacks) beside the engine's worker, which decodes too: default one per core the browser
+   * reports beside it (`navigator.hardwareConcurrency - 1`, at most 7) from 4 cores on, none
+   * below (on 2 cores the copies cost what the pool saves); 0: the engine's worker decodes
+   * alone. Keys, errors and offsets are the same either way.
    */
   decodeWorkers?: number;
 }

@@ -10,6 +10,8 @@
 // widget works on hosts without COOP/COEP. Keys, errors and offsets are the plain stream's (a
 // job a worker fails is decompressed by the stream itself).
 
+import { lzfDecompress } from '../pkg/bitlens.js';
+
 /** Strings of at least this many decompressed bytes go to the pool: below it a job's two
  * copies and its message round trip cost about what decompressing it here does. */
 export const MIN_JOB_BYTES = 128 * 1024;
@@ -71,12 +73,13 @@ class DecodeWorker {
 }
 
 /**
- * A pool of `size` decode workers over the compiled engine module `module`. `run(job)`
- * resolves with the job's decompressed bytes, or null when no worker could do it.
+ * A pool of `size` decode workers over the compiled engine module `module`, each given one job
+ * at a time: `idle()` says whether one is free, `run(job)` resolves with the job's decompressed
+ * bytes, or null when no worker could do it.
  */
 export class DecodePool {
   /** A pool, or null when this context cannot start workers (or `size` < 1). */
-  static create(module, size = defaultSize()) {
+  static create(module, size) {
     if (!(size >= 1) || typeof Worker !== 'function') return null;
     const url = new URL('./decode-worker.js', import.meta.url);
     const workers = [];
@@ -97,7 +100,12 @@ export class DecodePool {
     return this.workers.filter((w) => w.alive).length;
   }
 
-  /** Decompresses `job` ({data, len}; `data` is transferred) on the least busy worker. */
+  /** Whether a usable worker has no job. */
+  idle() {
+    return this.workers.some((w) => w.alive && w.pending.size === 0);
+  }
+
+  /** Decompresses `job` ({data, len}; `data` is transferred) on a free worker (else the least busy). */
   run(job) {
     const live = this.workers.filter((w) => w.alive);
     if (!live.length) return Promise.resolve(null);
@@ -110,36 +118,35 @@ export class DecodePool {
   }
 }
 
-/** One worker per core the browser reports, at most 8. */
-function defaultSize() {
-  const n = typeof navigator !== 'undefined' && navigator.hardwareConcurrency;
-  return Math.min(8, Math.max(1, Number(n) || 1));
-}
-
 /**
- * An `RdbStream` load whose large LZF strings are decompressed by `pool`: `push` each piece
- * of the file (awaiting it: it waits while more than MAX_HELD_BYTES are held undecoded),
- * then `settle()` before `engine.loadRdbStream(stream)`. The first error (a corrupt record
- * met while supplying) is thrown by the next `push` or by `settle`.
+ * An `RdbStream` load whose large LZF strings are decompressed by `pool` and by this thread:
+ * jobs wait in file order until a decode worker is free, and the one the stream waits on is
+ * decompressed by the stream itself (declined: no copies) when no worker has taken it, so the
+ * engine's worker decodes too instead of waiting. `push` each piece of the file (awaiting it:
+ * it waits while more than MAX_HELD_BYTES are held undecoded), then `settle()` before
+ * `engine.loadRdbStream(stream)`. The first error (a corrupt record met while supplying) is
+ * thrown by the next `push` or by `settle`.
  */
 export class OffloadedLoad {
   constructor(stream, pool, minBytes = MIN_JOB_BYTES) {
     this.stream = stream;
     this.pool = pool;
+    this.queue = [];
     this.inFlight = 0;
     this.error = null;
     this.waiters = [];
-    /** Jobs sent to the pool, and their decompressed bytes. */
+    /** Jobs planned, their decompressed bytes, and those this thread decompressed. */
     this.jobs = 0;
     this.jobBytes = 0;
+    this.here = 0;
     stream.offloadLzf(minBytes);
   }
 
-  /** Pushes `chunk`, sends the jobs it planned; resolves with [decoded, received]. */
+  /** Pushes `chunk`, hands out the jobs it planned; resolves with [decoded, received]. */
   async push(chunk) {
     if (this.error) throw this.error;
     const progress = this.stream.push(chunk);
-    this.dispatch();
+    this.pump();
     while (!this.error && this.inFlight > 0 && progress[1] - this.stream.progress()[0] > MAX_HELD_BYTES) {
       await this.change();
     }
@@ -149,33 +156,56 @@ export class OffloadedLoad {
 
   /** Resolves once every job is back and supplied (throws the load's error). */
   async settle() {
-    while (!this.error && (this.inFlight > 0 || this.stream.openJobs() > 0)) {
-      if (this.inFlight === 0) break; // (jobs open but not sent cannot happen; never hang)
-      await this.change();
-    }
+    while (!this.error && this.inFlight > 0) await this.change();
     if (this.error) throw this.error;
   }
 
-  dispatch() {
-    for (const job of this.stream.takeJobs()) {
-      this.jobs++;
-      this.jobBytes += job.len;
-      this.inFlight++;
-      this.pool.run(job).then((bytes) => {
-        this.inFlight--;
-        if (!this.error) {
-          try {
-            this.stream.supply(job.offset, bytes);
-            this.dispatch();
-          } catch (e) {
-            this.error = e;
-          }
+  /** Takes the stream's new jobs and sends them to free workers in file order. While the
+   * stream waits on a job that is still queued (every worker busy), the stream decodes it
+   * itself (declined: no copies); while it waits on one a worker has, this thread decompresses
+   * the next queued job (`lzfDecompress`) rather than idle. */
+  pump() {
+    try {
+      for (;;) {
+        for (const job of this.stream.takeJobs()) {
+          this.jobs++;
+          this.jobBytes += job.len;
+          this.queue.push(job);
         }
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const w of waiters) w();
-      });
+        while (this.queue.length && this.pool.idle()) this.send(this.queue.shift());
+        const waiting = this.stream.awaiting();
+        if (waiting === undefined || !this.queue.length) break;
+        this.here++;
+        const i = this.queue.findIndex((j) => j.offset === waiting);
+        if (i >= 0) {
+          this.queue.splice(i, 1);
+          this.stream.supply(waiting, null);
+        } else {
+          const job = this.queue.shift();
+          this.stream.supply(job.offset, lzfDecompress(job.data, job.len) ?? null);
+        }
+      }
+    } catch (e) {
+      this.error = e;
     }
+  }
+
+  send(job) {
+    this.inFlight++;
+    this.pool.run(job).then((bytes) => {
+      this.inFlight--;
+      if (!this.error) {
+        try {
+          this.stream.supply(job.offset, bytes);
+        } catch (e) {
+          this.error = e;
+        }
+        this.pump();
+      }
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const w of waiters) w();
+    });
   }
 
   /** Resolves at the next job's return. */

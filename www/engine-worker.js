@@ -42,17 +42,28 @@ let pool = null;
 let ready = null;
 
 /**
- * The decode pool for a load with option `decodeWorkers` (default: one per core the browser
- * reports, at most 8), or null to decode in this worker alone: below 2 workers (one core)
- * a pool only adds copies.
+ * The decode pool for a load with option `decodeWorkers`, or null to decode in this worker
+ * alone (0). This worker decodes too: the strings it waits on that no decode worker has
+ * taken. Default: one worker per core the browser reports beside this worker's (at most 7)
+ * from 4 cores on, none below (MIN_POOL_CORES).
  */
 function decodePool(decodeWorkers) {
   const cores = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) || 1 : 1;
-  const want = decodeWorkers === undefined || decodeWorkers === null ? Math.min(8, cores) : Number(decodeWorkers);
-  if (!(want >= 2) || !wasmModule) return null;
+  const want = decodeWorkers === undefined || decodeWorkers === null
+    ? (cores >= MIN_POOL_CORES ? Math.min(7, cores - 1) : 0)
+    : Number(decodeWorkers);
+  if (!(want >= 1) || !wasmModule) return null;
   if (!pool || pool.size === 0) pool = DecodePool.create(wasmModule, Math.min(want, 64));
   return pool;
 }
+
+/**
+ * Cores from which loads use decode workers by default. On 2 cores (the bench machine) the
+ * pool measured 0.88-0.97x of this worker alone on the 336 MB bench file (bench/RESULTS.md):
+ * the LZF work splits evenly, but a job's copies (its compressed bytes out of the engine's
+ * memory, the decompressed ones back in) and the file's reading compete for the same two cores.
+ */
+const MIN_POOL_CORES = 4;
 
 /** Compiles the engine module at `url` (streaming when the server says application/wasm). */
 async function compileModule(url) {
@@ -155,6 +166,7 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
     timing.decodeWorkers = workers.size;
     timing.offloadedJobs = offload.jobs;
     timing.offloadedBytes = offload.jobBytes;
+    timing.decodedHere = offload.here;
   }
   // (Consumes the stream, also when it throws.)
   const t = performance.now();

@@ -3,9 +3,10 @@
 //! 4,096 bytes from a hash of it, cycled), with and without the checksum check and with a
 //! pattern filter, it must return exactly what `load_rdb` returns: the same snapshot, or the
 //! same error (kind, offset, key, message). Every push's progress stays within what was
-//! pushed, and pushing after an error returns that error again.
+//! pushed, and pushing after an error returns that error again. The same with every LZF
+//! string offloaded (`RdbFeeder::offload_lzf`): jobs answered out of order, some declined.
 #![no_main]
-use bitlens::rdb::{load_rdb, LoadOptions, RdbError, RdbFeeder, Snapshot};
+use bitlens::rdb::{load_rdb, lzf, LoadOptions, RdbError, RdbFeeder, Snapshot};
 use libfuzzer_sys::fuzz_target;
 
 fn same(slice: &Result<Snapshot, RdbError>, pushed: &Result<Snapshot, RdbError>, what: &str) {
@@ -34,6 +35,43 @@ fn pushed(file: &[u8], opts: &LoadOptions, sizes: &[usize]) -> Result<Snapshot, 
         }
         at += n;
         i += 1;
+    }
+    feeder.finish_snapshot()
+}
+
+/// [`pushed`] with every LZF string offloaded (`offload_lzf(1)`): after each push and
+/// supply the new jobs are answered, last first, with their decompressed bytes, except every
+/// third one, declined (and the decompression's own failures); jobs still open at the end are
+/// left to `finish`.
+fn offloaded(file: &[u8], opts: &LoadOptions, sizes: &[usize]) -> Result<Snapshot, RdbError> {
+    let mut feeder = RdbFeeder::load(opts.clone());
+    feeder.offload_lzf(1);
+    let mut open: Vec<(u64, Option<Vec<u8>>)> = Vec::new();
+    let (mut at, mut i) = (0, 0);
+    while at < file.len() || !open.is_empty() {
+        for job in feeder.take_jobs() {
+            let data = feeder.job_data(&job).expect("a job's bytes are held");
+            let answer = (open.len() % 3 != 2)
+                .then(|| lzf::decompress(data, job.len as usize).ok())
+                .flatten();
+            open.push((job.offset, answer));
+        }
+        let step = if let Some((offset, answer)) = (i % 2 == 1).then(|| open.pop()).flatten() {
+            feeder.supply(offset, answer)
+        } else if at < file.len() {
+            let n = sizes[i % sizes.len()].min(file.len() - at);
+            at += n;
+            feeder.push(&file[at - n..at])
+        } else if let Some((offset, answer)) = open.pop() {
+            feeder.supply(offset, answer)
+        } else {
+            break;
+        };
+        i += 1;
+        if let Err(e) = step {
+            assert_eq!(feeder.push(b"more").unwrap_err(), e);
+            return Err(e);
+        }
     }
     feeder.finish_snapshot()
 }
@@ -70,6 +108,8 @@ fuzz_target!(|file: &[u8]| {
             parallel_record_bytes: 0,
         },
     ] {
-        same(&load_rdb(file, &opts), &pushed(file, &opts, &sizes), "pushed");
+        let slice = load_rdb(file, &opts);
+        same(&slice, &pushed(file, &opts, &sizes), "pushed");
+        same(&slice, &offloaded(file, &opts, &sizes), "offloaded");
     }
 });

@@ -26,6 +26,8 @@
 //! [`RdbFeeder::offload_lzf`]: super::RdbFeeder::offload_lzf
 //! [`RdbFeeder::supply`]: super::RdbFeeder::supply
 
+use std::cell::Cell;
+
 use super::State;
 
 /// The longest string offloaded (16 MiB): a longer one may be a mostly-zero bitmap, which
@@ -50,22 +52,23 @@ pub struct LzfSpan {
 }
 
 /// Where one planned string stands.
-#[derive(Debug)]
 enum Job {
     /// Handed to the caller, not back yet.
     Open(u64),
-    /// Decompressed bytes, supplied.
-    Ready(Vec<u8>),
+    /// Decompressed bytes (their length), supplied; taken by the string value that uses
+    /// them ([`Offload::lookup`]), after which the reader decompresses the string itself if
+    /// it ever reads it again.
+    Ready(u64, Cell<Option<Vec<u8>>>),
     /// Declined: the reader decompresses it.
     Local,
 }
 
 /// What the reader does with an LZF string ([`Offload::lookup`]).
-pub(super) enum Lookup<'a> {
-    /// Decompress it here (small, declined, or the input has ended).
+pub(super) enum Lookup {
+    /// Decompress it here (small, declined, taken before, or the input has ended).
     Decode,
     /// Use these supplied bytes.
-    Use(&'a [u8]),
+    Use(Vec<u8>),
     /// Stop before this record until the string's bytes are supplied.
     Await,
 }
@@ -101,14 +104,24 @@ impl Offload {
         }
     }
 
-    /// What the reader does with the LZF string `span`.
-    pub fn lookup(&self, span: LzfSpan) -> Lookup<'_> {
+    /// What the reader does with the LZF string `span`. Supplied bytes are handed over
+    /// whole when `take` (a string value: nothing after it in its record can send the reader
+    /// back to it), else as a copy (a blob or an element, whose record may be read again).
+    pub fn lookup(&self, span: LzfSpan, take: bool) -> Lookup {
         if !self.offloads(span) {
             return Lookup::Decode;
         }
         match self.job(span.offset) {
-            Some(Job::Ready(b)) if b.len() as u64 == span.len => Lookup::Use(b),
-            Some(Job::Ready(_)) | Some(Job::Local) => Lookup::Decode,
+            Some(Job::Ready(len, cell)) if *len == span.len => match cell.take() {
+                Some(b) if take => Lookup::Use(b),
+                Some(b) => {
+                    let copy = b.clone();
+                    cell.set(Some(b));
+                    Lookup::Use(copy)
+                }
+                None => Lookup::Decode,
+            },
+            Some(Job::Ready(..)) | Some(Job::Local) => Lookup::Decode,
             Some(Job::Open(_)) | None if self.ended => Lookup::Decode,
             Some(Job::Open(_)) | None => Lookup::Await,
         }
@@ -170,7 +183,7 @@ impl Offload {
             return false;
         };
         *job = match bytes {
-            Some(b) if b.len() as u64 == len => Job::Ready(b),
+            Some(b) if b.len() as u64 == len => Job::Ready(len, Cell::new(Some(b))),
             _ => {
                 self.planned_bytes -= len;
                 Job::Local
@@ -185,7 +198,7 @@ impl Offload {
         for (_, job) in self.jobs.drain(..done) {
             match job {
                 Job::Open(len) => self.planned_bytes -= len,
-                Job::Ready(b) => self.planned_bytes -= b.len() as u64,
+                Job::Ready(len, _) => self.planned_bytes -= len,
                 Job::Local => {}
             }
         }

@@ -138,6 +138,17 @@ impl<S: RecordSink> RdbFeeder<S> {
         w.get(start..end)
     }
 
+    /// The offset of the open job the reader waits on, if it waits on one: the caller may
+    /// decline it (`supply(offset, None)`) to have it decompressed here at once, when no other
+    /// thread has started it.
+    pub fn awaiting(&self) -> Option<u64> {
+        let span = self.awaiting?;
+        self.offload
+            .as_ref()
+            .filter(|o| o.is_open(span.offset))
+            .map(|_| span.offset)
+    }
+
     /// The jobs handed out by [`take_jobs`](Self::take_jobs) and not yet supplied.
     pub fn open_jobs(&self) -> usize {
         self.offload.as_ref().map_or(0, Offload::open_jobs)

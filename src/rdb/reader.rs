@@ -53,7 +53,7 @@ pub(crate) struct Cursor<'a> {
 /// An LZF string's content, after its header: supplied decompressed bytes, or the compressed
 /// data to decompress here (`data_at`: its offset in the cursor's buffer).
 enum Lzf<'a> {
-    Supplied(&'a [u8]),
+    Supplied(Vec<u8>),
     Data {
         data: &'a [u8],
         ulen: u64,
@@ -267,8 +267,8 @@ impl<'a> Cursor<'a> {
                 ))
             }
             Len::Special(2) => Ok(Cow::Owned(self.i32_le(what)?.to_string().into_bytes())),
-            Len::Special(3) => match self.lzf(what)? {
-                Lzf::Supplied(b) => Ok(Cow::Borrowed(b)),
+            Len::Special(3) => match self.lzf(what, false)? {
+                Lzf::Supplied(b) => Ok(Cow::Owned(b)),
                 Lzf::Data {
                     data,
                     ulen,
@@ -287,8 +287,8 @@ impl<'a> Cursor<'a> {
     pub fn string_value(&mut self, what: &str) -> Result<RedisString, RdbError> {
         let at = self.pos;
         if let Len::Special(3) = self.len_field(what)? {
-            return match self.lzf(what)? {
-                Lzf::Supplied(b) => Ok(RedisString::from_slice(b)),
+            return match self.lzf(what, true)? {
+                Lzf::Supplied(b) => Ok(RedisString::from_bytes(b)),
                 Lzf::Data {
                     data,
                     ulen,
@@ -330,10 +330,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// An LZF string after its special length byte: its supplied bytes when the feeder holds
-    /// them, else its compressed data. A large string whose bytes are offloaded and not
+    /// them (`take`: handed over rather than copied, for a string value), else its compressed
+    /// data. A large string whose bytes are offloaded and not
     /// supplied stops the read: `awaiting` is set and a `Truncated` error returned (the
     /// feeder then waits, as for a record cut by the window's end).
-    fn lzf(&mut self, what: &str) -> Result<Lzf<'a>, RdbError> {
+    fn lzf(&mut self, what: &str, take: bool) -> Result<Lzf<'a>, RdbError> {
         let (data, ulen) = self.lzf_parts(what)?;
         let data_at = self.pos - data.len();
         if let Some(pre) = self.pre {
@@ -342,7 +343,7 @@ impl<'a> Cursor<'a> {
                 compressed_len: data.len() as u64,
                 len: ulen,
             };
-            match pre.lookup(span) {
+            match pre.lookup(span, take) {
                 Lookup::Use(b) => return Ok(Lzf::Supplied(b)),
                 Lookup::Await => {
                     self.awaiting = Some(span);
@@ -392,16 +393,14 @@ impl<'a> Cursor<'a> {
     /// raw or LZF-compressed).
     pub(super) fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
         let at = self.pos;
-        // (An LZF string's supplied bytes are borrowed too, but are not in the input.)
-        let lzf = self.buf.get(at) == Some(&0xC3);
         let s = self.string(what)?;
         // For raw strings the blob starts after the length header.
         let blob_at = match &s {
-            Cow::Borrowed(b) if !lzf => BlobAt {
+            Cow::Borrowed(b) => BlobAt {
                 at: self.pos - b.len(),
                 compressed: false,
             },
-            _ => BlobAt {
+            Cow::Owned(_) => BlobAt {
                 at,
                 compressed: true,
             },

@@ -137,6 +137,13 @@ impl RdbStream {
         Ok(progress_array(p))
     }
 
+    /// The offset of the job the stream waits on (`LzfJob.offset`), if it waits on one:
+    /// declining it (`supply(offset, null)`) when no decode worker has started it has the
+    /// stream decompress it at once, with no copies.
+    pub fn awaiting(&self) -> Option<f64> {
+        self.feeder.awaiting().map(|o| o as f64)
+    }
+
     /// Jobs handed out by `takeJobs` and not yet supplied.
     #[wasm_bindgen(js_name = openJobs)]
     pub fn open_jobs(&self) -> f64 {

@@ -1044,3 +1044,79 @@ fn thrown_errors_carry_kind_offset_and_key() {
         Some("argument")
     );
 }
+
+/// `RdbStream.offloadLzf`: every LZF string handed out as a job, answered with
+/// `lzfDecompress` (every third declined), loads what `loadRdb` loads; bad `minBytes` and bad
+/// decompression inputs are refused.
+#[wasm_bindgen_test]
+fn offloaded_stream_loads_as_load_rdb() {
+    use bitlens_wasm::stream::{lzf_decompress, RdbStream};
+    let field = |v: &JsValue, k: &str| Reflect::get(v, &JsValue::from_str(k)).unwrap();
+    let mut jobs_seen = 0;
+    for (name, rdb, _, _) in SETS {
+        let mut want = Engine::new();
+        want.load_rdb(u8a(rdb), None, None).unwrap();
+        let mut s = RdbStream::new(None, None).unwrap();
+        s.offload_lzf(1.0).unwrap();
+        let mut answered = 0;
+        for piece in rdb.chunks(7) {
+            s.push(piece).unwrap();
+            loop {
+                let jobs = s.take_jobs().unwrap();
+                if jobs.is_empty() {
+                    break;
+                }
+                for job in jobs {
+                    let job: JsValue = job.js_value().clone();
+                    let offset = number(&field(&job, "offset"));
+                    let len = number(&field(&job, "len"));
+                    let data = field(&job, "data")
+                        .dyn_into::<Uint8Array>()
+                        .unwrap()
+                        .to_vec();
+                    answered += 1;
+                    let bytes = (answered % 3 != 0)
+                        .then(|| lzf_decompress(&data, len))
+                        .flatten();
+                    s.supply(offset, bytes).unwrap();
+                }
+            }
+        }
+        assert_eq!(s.open_jobs(), 0.0, "{name}");
+        jobs_seen += answered;
+        let mut got = Engine::new();
+        got.load_rdb_stream(s).unwrap();
+        assert_eq!(got.dbsize(), want.dbsize(), "{name}");
+        let run = |e: &mut Engine, args: &[&str]| e.command(&argv(args).into());
+        let keys = |e: &mut Engine| strings(&run(e, &["KEYS", "*"]).unwrap().dyn_into().unwrap());
+        let (mut a, mut b) = (keys(&mut got), keys(&mut want));
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{name}");
+        for k in &a {
+            for args in [
+                &["TYPE", k][..],
+                &["OBJECT", "ENCODING", k],
+                &["STRLEN", k],
+                &["BITCOUNT", k],
+                &["PFCOUNT", k],
+            ] {
+                let reply = |e: &mut Engine| match run(e, args) {
+                    Ok(v) => format!("{v:?}"),
+                    Err(err) => error_message(err),
+                };
+                assert_eq!(reply(&mut got), reply(&mut want), "{name} {args:?}");
+            }
+        }
+    }
+    assert!(jobs_seen > 0, "the fixtures hold LZF strings");
+    let mut s = RdbStream::new(None, None).unwrap();
+    for bad in [0.0, -1.0, 1.5, f64::NAN] {
+        let msg = error_message(s.offload_lzf(bad).unwrap_err());
+        assert!(msg.contains("minBytes must be a positive integer"), "{msg}");
+    }
+    assert_eq!(lzf_decompress(b"\x00a", 1.0), Some(b"a".to_vec()));
+    assert_eq!(lzf_decompress(b"\x00a", 2.0), None, "another length");
+    assert_eq!(lzf_decompress(b"\xff\xff", 100.0), None, "corrupt");
+    assert_eq!(lzf_decompress(b"\x00a", 1e12), None, "over 16 MiB");
+}
