@@ -6,18 +6,12 @@
 //! generated files of large compressed strings and blobs and on every committed snapshot,
 //! whole, cut and damaged. Randomized: the seed is printed and replayed from `BITLENS_SEED`.
 
+mod common;
+
 use bitlens::hash::Hash;
 use bitlens::rdb::{blobs, load_rdb, lzf, Item, LoadOptions, LzfSpan, RdbError, RdbFeeder};
 use bitlens::rdb::{RdbWriter, Snapshot, ValueKind};
-
-fn seed() -> u64 {
-    let seed = std::env::var("BITLENS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| fastrand::u64(..));
-    println!("BITLENS_SEED={seed}");
-    seed
-}
+use common::{seed, snapshots};
 
 /// What one offloaded load did.
 #[derive(Default, Debug)]
@@ -172,25 +166,6 @@ fn generated(rng: &mut fastrand::Rng) -> Vec<u8> {
         w.write_string(b"other-db", &v, None).unwrap();
     }
     w.finish().unwrap()
-}
-
-/// The committed snapshots: tests/data/fixtures/*.rdb and tests/data/conformance/*/dump.rdb.
-fn snapshots() -> Vec<(String, Vec<u8>)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut out = Vec::new();
-    for dir in ["fixtures", "conformance"] {
-        for e in std::fs::read_dir(root.join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            let file = if p.is_dir() { p.join("dump.rdb") } else { p };
-            if file.extension().is_some_and(|x| x == "rdb") && file.exists() {
-                let name = file.strip_prefix(&root).unwrap().display().to_string();
-                out.push((name, std::fs::read(&file).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    assert!(out.len() >= 25, "snapshots missing: {}", out.len());
-    out
 }
 
 /// `file` whole, cut at a few points and with a few bytes changed: the offloaded load

@@ -5,7 +5,10 @@
 //! offset, size) in file order, then the header, or the same error (kind, offset, key,
 //! message).
 
+mod common;
+
 use bitlens::rdb::{visit_rdb, visit_rdb_chunked, LoadOptions, Record};
+use common::snapshots;
 
 /// Every record the visitor sees, as text, then the header or the error.
 fn transcript(
@@ -72,25 +75,6 @@ fn transcript_with(bytes: &[u8], opts: &LoadOptions, window: Option<usize>) -> V
         Ok(h) => format!("ok {:?} {:?} {:?}", h.aux, h.databases, h.module_aux),
         Err(e) => format!("error {:?} {e}", e.kind),
     });
-    out
-}
-
-/// The committed snapshots: tests/data/fixtures/*.rdb and tests/data/conformance/*/dump.rdb.
-fn snapshots() -> Vec<(String, Vec<u8>)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut out = Vec::new();
-    for dir in ["fixtures", "conformance"] {
-        for e in std::fs::read_dir(root.join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            let file = if p.is_dir() { p.join("dump.rdb") } else { p };
-            if file.extension().is_some_and(|x| x == "rdb") && file.exists() {
-                let name = file.strip_prefix(&root).unwrap().display().to_string();
-                out.push((name, std::fs::read(&file).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    assert!(out.len() >= 25, "snapshots missing: {}", out.len());
     out
 }
 

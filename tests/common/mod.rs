@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests that read the conformance data recorded from a
-//! real Redis 7 (format: ../shared/conformance/README.md).
+//! Helpers shared by the integration tests: the conformance data recorded from a real Redis 7
+//! (format: ../shared/conformance/README.md), the committed snapshots, randomized tests' seeds.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -71,4 +71,35 @@ pub fn argv(case: &serde_json::Value) -> Vec<Vec<u8>> {
         .iter()
         .map(|a| a.as_str().expect("text arg").as_bytes().to_vec())
         .collect()
+}
+
+/// The committed snapshots, by name: tests/data/fixtures/*.rdb and
+/// tests/data/conformance/*/dump.rdb (each server's own files), sorted.
+pub fn snapshots() -> Vec<(String, Vec<u8>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut out = Vec::new();
+    for dir in ["fixtures", "conformance"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let file = if p.is_dir() { p.join("dump.rdb") } else { p };
+            if file.extension().is_some_and(|x| x == "rdb") && file.exists() {
+                let name = file.strip_prefix(&root).unwrap().display().to_string();
+                out.push((name, std::fs::read(&file).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 25, "snapshots missing: {}", out.len());
+    out
+}
+
+/// The seed of a randomized test: `BITLENS_SEED` when set (to replay a run), else a fresh
+/// one; printed either way, so that a failing run names the seed that replays it.
+pub fn seed() -> u64 {
+    let seed = std::env::var("BITLENS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    println!("BITLENS_SEED={seed}");
+    seed
 }
