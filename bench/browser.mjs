@@ -113,7 +113,8 @@ async function timedLoad({ source, decodeWorkers }) {
 
 /**
  * The bench RDB loaded in Chromium with and without decode workers, as a File and from a
- * URL: the median of ROUNDS loads each, alternating. Returns the section's table lines.
+ * URL: the median of ROUNDS loads each, alternating. Returns the table's lines (`rows`) and
+ * the cores the browser reports.
  */
 export async function decodeWorkerRows(browser, web, mb) {
   const page = await browser.newPage();
@@ -140,7 +141,7 @@ export async function decodeWorkerRows(browser, web, mb) {
       const cell = (r, n) => `${r.ms.toFixed(0)} ms (${n} decode worker${n === 1 ? '' : 's'}${r.jobs === null ? '' : `; ${r.jobs} strings offloaded, ${r.here} of them decoded by the engine's worker`}) = ${(a.ms / r.ms).toFixed(2)}×`;
       rows.push(`| ${what} | ${a.ms.toFixed(0)} ms | ${cell(p, Math.max(1, cores - 1))} | ${cell(w, cores)} |`);
     }
-    return rows;
+    return { rows, cores };
   } finally {
     await page.close();
   }
@@ -195,9 +196,9 @@ export async function browserSection(dump, mb) {
       '',
       `The engine's Web Worker hands the file's LZF strings of 128 KiB or more to a pool of decode workers (\`www/decode-pool.js\`; buffers transferred, no SharedArrayBuffer), decodes the ones it waits on that no worker has taken itself (and the next queued one while it waits), and everything else. The bench RDB loaded through a fresh worker client in a blank page, with the pool and without (\`decodeWorkers: 0\`), median of ${ROUNDS} loads each, alternating; the same keys either way.`,
       '',
-      `| load (${cores} cores) | the engine\'s worker alone (\`decodeWorkers: 0\`; the default below 4 cores) | cores − 1 decode workers (the default from 4 cores) | one decode worker per core |`,
+      `| load (${workers.cores} cores) | the engine\'s worker alone (\`decodeWorkers: 0\`; the default below 4 cores) | cores − 1 decode workers (the default from 4 cores) | one decode worker per core |`,
       '|---|---|---|---|',
-      ...workers,
+      ...workers.rows,
     ].join('\n');
   } finally {
     await browser.close().catch(() => {});
