@@ -45,7 +45,9 @@ let ready = null;
  * The decode pool for a load with option `decodeWorkers`, or null to decode in this worker
  * alone (0). This worker decodes too: the strings it waits on that no decode worker has
  * taken. Default: one worker per core the browser reports beside this worker's (at most 7)
- * from 4 cores on, none below (MIN_POOL_CORES).
+ * from 4 cores on, none below (MIN_POOL_CORES). The pool is started once per engine worker,
+ * with the first pooled load's count (at most 64), and kept for the later loads; a value that
+ * is not a number of 1 or more means none.
  */
 function decodePool(decodeWorkers) {
   const cores = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) || 1 : 1;
