@@ -273,3 +273,89 @@ fn framing_ahead_plans_every_large_string_at_once() {
         load_rdb(&file, &LoadOptions::default()).unwrap().entries()
     );
 }
+
+/// A hashtable hash of 150 large compressed values, its jobs answered one at a time in file
+/// order: the record is read again once all of its strings are back, not once per answer
+/// (`attempts` stays small), and the values are the slice reader's.
+#[test]
+fn a_record_of_many_large_strings_is_read_again_once() {
+    let value = |i: usize| -> Vec<u8> { (0..150_000).map(|j| ((j / 7 + i) % 11) as u8).collect() };
+    let fields: Vec<(String, Vec<u8>)> = (0..150).map(|i| (format!("f{i}"), value(i))).collect();
+    let hash = Hash::from_fields(fields.iter().map(|(f, v)| (f, v, None)));
+    let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    w.write_hash(b"big", &hash, None).unwrap();
+    w.write_string(b"after", b"1", None).unwrap();
+    let file = w.finish().unwrap();
+    let mut feeder = RdbFeeder::load(LoadOptions::default());
+    feeder.offload_lzf(64 << 10);
+    feeder.push(&file).unwrap();
+    let jobs = feeder.take_jobs();
+    assert_eq!(jobs.len(), 150);
+    let before = feeder.attempts();
+    for job in &jobs {
+        assert_eq!(
+            feeder.awaiting(),
+            Some(job.offset),
+            "the first string still out"
+        );
+        let bytes = lzf::decompress(feeder.job_data(job).unwrap(), job.len as usize).unwrap();
+        feeder.supply(job.offset, Some(bytes)).unwrap();
+    }
+    assert_eq!(feeder.awaiting(), None);
+    assert!(
+        feeder.attempts() - before <= 2,
+        "{} reads",
+        feeder.attempts() - before
+    );
+    let snap = feeder.finish_snapshot().unwrap();
+    assert_eq!(
+        snap.entries(),
+        load_rdb(&file, &LoadOptions::default()).unwrap().entries()
+    );
+}
+
+/// Framing plans only the selected keys' strings, and at most MAX_PLANNED_BYTES of them at
+/// once (plus the one the reader waits on); the rest are planned as the reader moves on.
+#[test]
+fn framing_plans_selected_keys_within_the_budget() {
+    use bitlens::rdb::MAX_LZF_JOB_BYTES;
+    let n = MAX_LZF_JOB_BYTES as usize; // 16 MiB each
+    let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    for i in 0..12u8 {
+        let v: Vec<u8> = (0..n).map(|j| (j as u8 / 16).wrapping_add(i)).collect();
+        let key = if i % 4 == 3 {
+            format!("skip:{i}")
+        } else {
+            format!("keep:{i}")
+        };
+        w.write_string(key.as_bytes(), &v, None).unwrap();
+    }
+    let file = w.finish().unwrap();
+    let opts = LoadOptions {
+        patterns: vec![b"keep:*".to_vec()],
+        ..LoadOptions::default()
+    };
+    let mut feeder = RdbFeeder::load(opts.clone());
+    feeder.offload_lzf(1 << 20);
+    feeder.push(&file).unwrap();
+    let mut planned = 0;
+    loop {
+        let jobs = feeder.take_jobs();
+        if jobs.is_empty() {
+            break;
+        }
+        // 128 MiB of 16 MiB strings: 8 at a time at most.
+        assert!(jobs.len() <= 8, "{} jobs planned at once", jobs.len());
+        planned += jobs.len();
+        for job in jobs {
+            let bytes = lzf::decompress(feeder.job_data(&job).unwrap(), job.len as usize).unwrap();
+            feeder.supply(job.offset, Some(bytes)).unwrap();
+        }
+    }
+    assert_eq!(planned, 9, "the 9 keep:* strings, none of the skipped ones");
+    let snap = feeder.finish_snapshot().unwrap();
+    assert_eq!(snap.entries(), load_rdb(&file, &opts).unwrap().entries());
+    assert_eq!(snap.entries().len(), 9);
+}

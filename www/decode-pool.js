@@ -38,36 +38,57 @@ function startWorker(url) {
   }
 }
 
+/** A job a worker has not answered in this long (ms) fails the worker: its jobs go back to
+ * the stream (a 16 MiB string decompresses in about 40 ms). */
+const JOB_TIMEOUT_MS = 30000;
+
 /** One decode worker: its jobs in flight, and whether it still works. */
 class DecodeWorker {
   constructor(worker, module) {
     this.worker = worker;
     this.pending = new Map();
     this.alive = true;
+    this.timer = null;
     worker.onmessage = (e) => {
       const m = e.data;
-      if (m && m.type === 'init-error') return this.fail();
       if (!m || m.type === 'ready') return;
+      // (A failed instantiation, or a trap that may have left its memory broken.)
+      if (m.type === 'init-error' || m.broken) return this.fail();
       const resolve = this.pending.get(m.id);
       this.pending.delete(m.id);
+      this.watch();
       if (resolve) resolve(m.bytes instanceof Uint8Array ? m.bytes : null);
     };
     worker.onerror = () => this.fail();
+    worker.onmessageerror = () => this.fail();
     worker.postMessage({ type: 'init', module });
   }
 
   /** Stops using this worker: its jobs resolve null (the stream decompresses them). */
   fail() {
+    if (!this.alive) return;
     this.alive = false;
+    clearTimeout(this.timer);
     for (const resolve of this.pending.values()) resolve(null);
     this.pending.clear();
     this.worker.terminate();
   }
 
+  /** (Re)arms the timeout while jobs are out. */
+  watch() {
+    clearTimeout(this.timer);
+    this.timer = this.pending.size ? setTimeout(() => this.fail(), JOB_TIMEOUT_MS) : null;
+  }
+
   run(id, job) {
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.worker.postMessage({ id, data: job.data, len: job.len }, [job.data.buffer]);
+      try {
+        this.worker.postMessage({ id, data: job.data, len: job.len }, [job.data.buffer]);
+        this.watch();
+      } catch {
+        this.fail();
+      }
     });
   }
 }
@@ -105,12 +126,13 @@ export class DecodePool {
     return this.workers.some((w) => w.alive && w.pending.size === 0);
   }
 
-  /** Decompresses `job` ({data, len}; `data` is transferred) on a free worker (else the least busy). */
+  /** Decompresses `job` ({data, len}; `data` is transferred) on a free worker (else the least
+   * busy); resolves null when no worker could (never rejects). */
   run(job) {
     const live = this.workers.filter((w) => w.alive);
     if (!live.length) return Promise.resolve(null);
     const w = live.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
-    return w.run(this.nextId++, job);
+    return w.run(this.nextId++, job).catch(() => null);
   }
 
   terminate() {
@@ -139,6 +161,7 @@ export class OffloadedLoad {
     this.jobs = 0;
     this.jobBytes = 0;
     this.here = 0;
+    this.again = null;
     stream.offloadLzf(minBytes);
   }
 
@@ -154,17 +177,23 @@ export class OffloadedLoad {
     return this.stream.progress();
   }
 
-  /** Resolves once every job is back and supplied (throws the load's error). */
+  /** Resolves once every job sent is back and supplied (throws the load's error); jobs still
+   * queued are left to `loadRdbStream`, which decompresses them. A worker that never answers
+   * is failed after JOB_TIMEOUT_MS, so this always ends. */
   async settle() {
     while (!this.error && this.inFlight > 0) await this.change();
+    clearTimeout(this.again);
+    this.again = null;
     if (this.error) throw this.error;
   }
 
-  /** Takes the stream's new jobs and sends them to free workers in file order. While the
-   * stream waits on a job that is still queued (every worker busy), the stream decodes it
-   * itself (declined: no copies); while it waits on one a worker has, this thread decompresses
-   * the next queued job (`lzfDecompress`) rather than idle. */
+  /** Takes the stream's new jobs (dropping queued ones the stream has decoded past) and sends
+   * them to free workers in file order. While the stream waits on a job that is still queued
+   * (every worker busy), the stream decodes it itself (declined: no copies); while it waits on
+   * one a worker has, this thread decompresses one queued job (`lzfDecompress`) per turn of
+   * its event loop rather than idle, so that the workers' answers are taken as they come. */
   pump() {
+    if (this.error) return;
     try {
       for (;;) {
         for (const job of this.stream.takeJobs()) {
@@ -172,22 +201,42 @@ export class OffloadedLoad {
           this.jobBytes += job.len;
           this.queue.push(job);
         }
+        const decoded = this.stream.progress()[0];
+        if (this.queue.length && this.queue[0].offset < decoded) this.queue = this.queue.filter((j) => j.offset >= decoded);
         while (this.queue.length && this.pool.idle()) this.send(this.queue.shift());
         const waiting = this.stream.awaiting();
-        if (waiting === undefined || !this.queue.length) break;
-        this.here++;
+        if (waiting === undefined || !this.queue.length) return;
         const i = this.queue.findIndex((j) => j.offset === waiting);
-        if (i >= 0) {
-          this.queue.splice(i, 1);
-          this.stream.supply(waiting, null);
-        } else {
-          const job = this.queue.shift();
-          this.stream.supply(job.offset, lzfDecompress(job.data, job.len) ?? null);
-        }
+        if (i < 0) break;
+        this.here++;
+        this.queue.splice(i, 1);
+        this.stream.supply(waiting, null);
+      }
+      // Waiting on a worker: one queued job here, then back to the event loop.
+      const job = this.queue.shift();
+      this.here++;
+      this.stream.supply(job.offset, lzfDecompress(job.data, job.len) ?? null);
+      if (!this.again) {
+        this.again = setTimeout(() => {
+          this.again = null;
+          this.pump();
+        }, 0);
       }
     } catch (e) {
-      this.error = e;
+      this.fail(e);
     }
+  }
+
+  /** Records the load's first error and wakes whoever waits on the load. */
+  fail(e) {
+    if (!this.error) this.error = e;
+    this.wake();
+  }
+
+  wake() {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
   }
 
   send(job) {
@@ -198,13 +247,11 @@ export class OffloadedLoad {
         try {
           this.stream.supply(job.offset, bytes);
         } catch (e) {
-          this.error = e;
+          this.fail(e);
         }
         this.pump();
       }
-      const waiters = this.waiters;
-      this.waiters = [];
-      for (const w of waiters) w();
+      this.wake();
     });
   }
 

@@ -6,9 +6,10 @@
 //   pool -> worker  {type: 'init', module}        instantiate the engine's compiled module
 //   worker -> pool  {type: 'ready'} | {type: 'init-error', message}
 //   pool -> worker  {id, data, len}               decompress `data` (transferred) into `len` bytes
-//   worker -> pool  {id, bytes}                   the bytes (transferred), or null when the data
+//   worker -> pool  {id, bytes, broken?}          the bytes (transferred), or null when the data
 //                                                 is corrupt (the stream then decompresses it
-//                                                 itself and names the offset)
+//                                                 itself and names the offset); `broken`: the
+//                                                 module trapped, the pool drops this worker
 
 import init, { lzfDecompress } from '../pkg/bitlens.js';
 
@@ -31,7 +32,9 @@ self.onmessage = async (event) => {
     await ready;
     bytes = lzfDecompress(msg.data, msg.len) ?? null;
   } catch {
-    bytes = null;
+    // A trap (out of memory): this instance may be broken; the pool stops using it.
+    self.postMessage({ id: msg.id, bytes: null, broken: true });
+    return;
   }
   self.postMessage({ id: msg.id, bytes }, bytes ? [bytes.buffer] : []);
 };

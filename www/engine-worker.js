@@ -46,14 +46,14 @@ let ready = null;
  * alone (0). This worker decodes too: the strings it waits on that no decode worker has
  * taken. Default: one worker per core the browser reports beside this worker's (at most 7)
  * from 4 cores on, none below (MIN_POOL_CORES). The pool is started once per engine worker,
- * with the first pooled load's count (at most 64), and kept for the later loads; a value that
- * is not a number of 1 or more means none.
+ * with the first pooled load's count (rounded down, at most 64), and kept for the later
+ * loads; a value that is not a number of 1 or more means none.
  */
 function decodePool(decodeWorkers) {
   const cores = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) || 1 : 1;
   const want = decodeWorkers === undefined || decodeWorkers === null
     ? (cores >= MIN_POOL_CORES ? Math.min(7, cores - 1) : 0)
-    : Number(decodeWorkers);
+    : Math.floor(Number(decodeWorkers));
   if (!(want >= 1) || !wasmModule) return null;
   if (!pool || pool.size === 0) pool = DecodePool.create(wasmModule, Math.min(want, 64));
   return pool;
@@ -159,7 +159,10 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
       timing.decodeMs += performance.now() - t;
     }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes);
     timing.lastByte = now();
-    if (offload) await memoryGuardAsync(`decoding ${String(url)}`, () => offload.settle());
+    if (offload) {
+      await memoryGuardAsync(`decoding ${String(url)}`, () => offload.settle());
+      decoded = stream.progress()[0];
+    }
   } catch (e) {
     stream.free();
     throw e;
@@ -200,7 +203,7 @@ async function loadBlob(engine, blob, db, opts, workers) {
   const what = `decoding ${blob.name ? String(blob.name) : 'the file'}`;
   try {
     for (let at = 0; at < total; at += BLOB_PIECE) {
-      const piece = new Uint8Array(await blob.slice(at, Math.min(total, at + BLOB_PIECE)).arrayBuffer());
+      const piece = await readPiece(blob, at, Math.min(total, at + BLOB_PIECE));
       report((await memoryGuardAsync(what, () => offload.push(piece)))[0]);
     }
     await memoryGuardAsync(what, () => offload.settle());
@@ -211,6 +214,21 @@ async function loadBlob(engine, blob, db, opts, workers) {
   const keys = memoryGuard(what, () => engine.loadRdbStream(stream));
   report(total);
   return keys;
+}
+
+/**
+ * Bytes `start..end` of `blob`; a failed read is the error `loadRdbBlob` gives (kind `read`,
+ * the offset of the piece).
+ */
+async function readPiece(blob, start, end) {
+  try {
+    return new Uint8Array(await blob.slice(start, end).arrayBuffer());
+  } catch (e) {
+    const err = new Error(`cannot load RDB snapshot at byte offset ${start}: cannot read input: ${e && e.message ? e.message : e}`);
+    err.kind = 'read';
+    err.offset = start;
+    throw err;
+  }
 }
 
 /** Pieces a Blob is read in by loadBlob (as loadRdbBlob's windows). */

@@ -10,12 +10,15 @@
 //! How: when the feeder's reader meets an LZF string of at least the offload size whose
 //! decompressed bytes it does not hold, it stops before that record (as for a record cut by
 //! the window's end) and *frames ahead*: it walks the records held after it with lengths only,
-//! as the parallel reader frames a batch, and lists every large LZF string it passes as a job
-//! ([`LzfSpan`]: the absolute offset of the compressed data, its lengths). The caller
+//! as the parallel reader frames a batch, and lists the large LZF strings of the key records
+//! it selects as jobs ([`LzfSpan`]: the absolute offset of the compressed data, its lengths),
+//! within a budget of bytes in flight. The caller
 //! decompresses each job elsewhere (with [`super::lzf::decompress`]) and hands the bytes back
 //! ([`RdbFeeder::supply`]); the reader then decodes the record with them, and the next ones
-//! as far as the bytes held and the supplied strings allow. Framing resumes where it last
-//! stopped (its horizon), so each byte is framed about once.
+//! as far as the bytes held and the supplied strings allow; a record of several such strings
+//! is read again once all of them are back, not once per string. Framing resumes where it
+//! last stopped (its horizon), and while the reader waits it runs again only once the bytes
+//! held have doubled, so the input is framed a bounded number of times.
 //!
 //! Why the output equals the plain feeder's: supplied bytes are used only for the string at
 //! that offset and only when their length is the declared one, and they are what
@@ -35,8 +38,9 @@ use super::State;
 /// ([`super::lzf::decompress_string`]), so it is never handed out.
 pub const MAX_LZF_JOB_BYTES: u64 = super::lzf::DIRECT_MAX;
 
-/// Decompressed bytes the caller may hold at once in planned jobs (the sum of their
-/// uncompressed lengths), beyond the string the reader waits on: the memory in flight.
+/// Decompressed bytes of the jobs planned and not yet decoded (open or supplied) above which
+/// framing plans no more (the string the reader waits on is planned whatever the budget): the
+/// memory in flight is at most this plus one string of [`MAX_LZF_JOB_BYTES`].
 pub const MAX_PLANNED_BYTES: u64 = 128 << 20;
 
 /// One LZF-compressed string of the input, as an offload job: decompress the
@@ -54,13 +58,21 @@ pub struct LzfSpan {
 /// Where one planned string stands.
 enum Job {
     /// Handed to the caller, not back yet.
-    Open(u64),
+    Open,
     /// Decompressed bytes (their length), supplied; taken by the string value that uses
     /// them ([`Offload::lookup`]), after which the reader decompresses the string itself if
     /// it ever reads it again.
-    Ready(u64, Cell<Option<Vec<u8>>>),
+    Ready(Cell<Option<Vec<u8>>>),
     /// Declined: the reader decompresses it.
     Local,
+}
+
+/// One planned string: where it is, the end of the record holding it (absolute; the
+/// string's own end when not known), and where it stands.
+struct Planned {
+    span: LzfSpan,
+    record_end: u64,
+    job: Job,
 }
 
 /// What the reader does with an LZF string ([`Offload::lookup`]).
@@ -80,7 +92,7 @@ pub(super) struct Offload {
     /// Planned strings by the absolute offset of their data, in offset order (a sorted vector:
     /// they are few, at most [`MAX_PLANNED_BYTES`] over the offload size, and mostly planned
     /// in file order).
-    jobs: Vec<(u64, Job)>,
+    jobs: Vec<Planned>,
     /// Jobs planned but not yet taken by the caller ([`Offload::take_new`]).
     new: Vec<LzfSpan>,
     /// Uncompressed bytes of the open and ready jobs.
@@ -90,6 +102,9 @@ pub(super) struct Offload {
     horizon: Option<(u64, State)>,
     /// The input has ended: every string not supplied is decompressed by the reader.
     ended: bool,
+    /// Bytes held when framing last ran while the reader waited: it runs again once they
+    /// have doubled (a record arriving in many pieces is not walked once per piece).
+    framed_with: usize,
 }
 
 impl Offload {
@@ -101,6 +116,7 @@ impl Offload {
             planned_bytes: 0,
             horizon: None,
             ended: false,
+            framed_with: 0,
         }
     }
 
@@ -111,8 +127,8 @@ impl Offload {
         if !self.offloads(span) {
             return Lookup::Decode;
         }
-        match self.job(span.offset) {
-            Some(Job::Ready(len, cell)) if *len == span.len => match cell.take() {
+        match self.job(span) {
+            Some(Job::Ready(cell)) => match cell.take() {
                 Some(b) if take => Lookup::Use(b),
                 Some(b) => {
                     let copy = b.clone();
@@ -121,29 +137,67 @@ impl Offload {
                 }
                 None => Lookup::Decode,
             },
-            Some(Job::Ready(..)) | Some(Job::Local) => Lookup::Decode,
-            Some(Job::Open(_)) | None if self.ended => Lookup::Decode,
-            Some(Job::Open(_)) | None => Lookup::Await,
+            Some(Job::Local) => Lookup::Decode,
+            Some(Job::Open) | None if self.ended => Lookup::Decode,
+            Some(Job::Open) | None => Lookup::Await,
         }
     }
 
-    /// The job planned at `offset`.
-    fn job(&self, offset: u64) -> Option<&Job> {
-        let at = self.jobs.partition_point(|(o, _)| *o < offset);
+    /// Whether the reader, stopped at `awaited`, should go on waiting: a string of that
+    /// record is still out (so that the record is read again once, when all are back).
+    pub fn waits(&self, awaited: LzfSpan) -> bool {
+        self.blocking(awaited).is_some()
+    }
+
+    /// The first string still out of the record the reader stopped at (at `awaited`): the
+    /// offset of the job it waits on.
+    pub fn blocking(&self, awaited: LzfSpan) -> Option<u64> {
+        if self.ended {
+            return None;
+        }
+        let end = self
+            .planned(awaited.offset)
+            .map_or(awaited.offset + 1, |p| p.record_end);
+        let from = self.index(awaited.offset);
+        self.jobs[from..]
+            .iter()
+            .take_while(|p| p.span.offset < end)
+            .find(|p| matches!(p.job, Job::Open))
+            .map(|p| p.span.offset)
+    }
+
+    /// Whether framing should run again while the reader waits, with `held` bytes held: the
+    /// first time, and each time they have doubled.
+    pub fn frame_again(&mut self, held: usize) -> bool {
+        if held < self.framed_with.saturating_mul(2) {
+            return false;
+        }
+        self.framed_with = held.max(1);
+        true
+    }
+
+    /// Where a job at `offset` is or would go in `jobs`.
+    fn index(&self, offset: u64) -> usize {
+        self.jobs.partition_point(|p| p.span.offset < offset)
+    }
+
+    /// The string planned at `offset`.
+    fn planned(&self, offset: u64) -> Option<&Planned> {
         self.jobs
-            .get(at)
-            .filter(|(o, _)| *o == offset)
-            .map(|(_, j)| j)
+            .get(self.index(offset))
+            .filter(|p| p.span.offset == offset)
+    }
+
+    /// The job of `span`, when one was planned at its offset with its lengths.
+    fn job(&self, span: LzfSpan) -> Option<&Job> {
+        self.planned(span.offset)
+            .filter(|p| p.span == span)
+            .map(|p| &p.job)
     }
 
     /// Whether `span` is of an offloaded size.
     fn offloads(&self, span: LzfSpan) -> bool {
         (self.min_len..=MAX_LZF_JOB_BYTES).contains(&span.len)
-    }
-
-    /// Whether the string at `offset` was handed out and is not back.
-    pub fn is_open(&self, offset: u64) -> bool {
-        matches!(self.job(offset), Some(Job::Open(_)))
     }
 
     /// Whether framing may plan more jobs (the bytes in flight are under
@@ -152,15 +206,33 @@ impl Offload {
         self.planned_bytes < MAX_PLANNED_BYTES
     }
 
-    /// Plans `span` as a job when it is large enough and not planned yet; returns whether it
-    /// was planned now.
-    pub fn plan(&mut self, span: LzfSpan) -> bool {
-        let at = self.jobs.partition_point(|(o, _)| *o < span.offset);
-        let known = self.jobs.get(at).is_some_and(|(o, _)| *o == span.offset);
-        if !self.offloads(span) || self.ended || known {
+    /// Plans `span`, a string of the record ending at absolute offset `record_end`, as a job
+    /// when it is of an offloaded size and not planned yet; returns whether it was planned
+    /// now.
+    pub fn plan(&mut self, span: LzfSpan, record_end: u64) -> bool {
+        let at = self.index(span.offset);
+        if let Some(p) = self
+            .jobs
+            .get_mut(at)
+            .filter(|p| p.span.offset == span.offset)
+        {
+            // Known (the awaited string, planned before its record was walked): its record's
+            // end may be known now.
+            p.record_end = p.record_end.max(record_end);
             return false;
         }
-        self.jobs.insert(at, (span.offset, Job::Open(span.len)));
+        if !self.offloads(span) || self.ended {
+            return false;
+        }
+        let job = Job::Open;
+        self.jobs.insert(
+            at,
+            Planned {
+                span,
+                record_end,
+                job,
+            },
+        );
         self.planned_bytes += span.len;
         self.new.push(span);
         true
@@ -175,17 +247,17 @@ impl Offload {
     /// decompresses it). Returns false when no open job has that offset (the answer is
     /// ignored).
     pub fn answer(&mut self, offset: u64, bytes: Option<Vec<u8>>) -> bool {
-        let at = self.jobs.partition_point(|(o, _)| *o < offset);
-        let Some((_, job)) = self.jobs.get_mut(at).filter(|(o, _)| *o == offset) else {
+        let at = self.index(offset);
+        let Some(p) = self.jobs.get_mut(at).filter(|p| p.span.offset == offset) else {
             return false;
         };
-        let Job::Open(len) = *job else {
+        if !matches!(p.job, Job::Open) {
             return false;
-        };
-        *job = match bytes {
-            Some(b) if b.len() as u64 == len => Job::Ready(len, Cell::new(Some(b))),
+        }
+        p.job = match bytes {
+            Some(b) if b.len() as u64 == p.span.len => Job::Ready(Cell::new(Some(b))),
             _ => {
-                self.planned_bytes -= len;
+                self.planned_bytes -= p.span.len;
                 Job::Local
             }
         };
@@ -194,12 +266,10 @@ impl Offload {
 
     /// Forgets the jobs before absolute offset `decoded` (their records are decoded).
     pub fn forget_before(&mut self, decoded: u64) {
-        let done = self.jobs.partition_point(|(o, _)| *o < decoded);
-        for (_, job) in self.jobs.drain(..done) {
-            match job {
-                Job::Open(len) => self.planned_bytes -= len,
-                Job::Ready(len, _) => self.planned_bytes -= len,
-                Job::Local => {}
+        let done = self.index(decoded);
+        for p in self.jobs.drain(..done) {
+            if !matches!(p.job, Job::Local) {
+                self.planned_bytes -= p.span.len;
             }
         }
     }
@@ -214,7 +284,7 @@ impl Offload {
     pub fn open_jobs(&self) -> usize {
         self.jobs
             .iter()
-            .filter(|(_, j)| matches!(j, Job::Open(_)))
+            .filter(|p| matches!(p.job, Job::Open))
             .count()
     }
 
@@ -226,5 +296,10 @@ impl Offload {
     /// Sets where framing stopped.
     pub fn set_horizon(&mut self, at: u64, st: State) {
         self.horizon = Some((at, st));
+    }
+
+    /// The reader stopped at a new string: framing runs at once.
+    pub fn reset_framing(&mut self) {
+        self.framed_with = 0;
     }
 }

@@ -142,11 +142,7 @@ impl<S: RecordSink> RdbFeeder<S> {
     /// decline it (`supply(offset, None)`) to have it decompressed here at once, when no other
     /// thread has started it.
     pub fn awaiting(&self) -> Option<u64> {
-        let span = self.awaiting?;
-        self.offload
-            .as_ref()
-            .filter(|o| o.is_open(span.offset))
-            .map(|_| span.offset)
+        self.offload.as_ref()?.blocking(self.awaiting?)
     }
 
     /// The jobs handed out by [`take_jobs`](Self::take_jobs) and not yet supplied.
@@ -244,10 +240,13 @@ impl<S: RecordSink> RdbFeeder<S> {
         if self.ready {
             return Ok(());
         }
-        if let (Some(span), Some(o)) = (self.awaiting, &self.offload) {
-            if o.is_open(span.offset) && !self.input.window().2 {
-                // Still waiting for that string: meanwhile, plan the bytes that arrived.
-                self.frame_ahead(span);
+        if let (Some(span), Some(o)) = (self.awaiting, &mut self.offload) {
+            if o.waits(span) && !self.input.window().2 {
+                // Still waiting for a string of that record: meanwhile, plan the bytes that
+                // arrived (each time they have doubled).
+                if o.frame_again(self.input.unconsumed()) {
+                    self.frame_ahead(span);
+                }
                 return Ok(());
             }
             self.awaiting = None;
@@ -272,6 +271,10 @@ impl<S: RecordSink> RdbFeeder<S> {
             Ok(Poll::Awaiting(span)) => {
                 self.wait = None;
                 self.awaiting = Some(span);
+                if let Some(o) = &mut self.offload {
+                    o.reset_framing();
+                    o.frame_again(self.input.unconsumed());
+                }
                 self.frame_ahead(span);
                 Ok(())
             }
@@ -313,25 +316,39 @@ impl<S> RdbFeeder<S> {
         let mut c = Cursor::window(w, base, eof);
         c.pos = (from - base) as usize;
         let mut at = c.pos;
-        // The awaited string first: it is the one the reader needs.
-        off.plan(awaited);
-        while off.has_room() && c.pos < w.len() {
+        // The awaited string first: it is the one the reader needs (its record's end is
+        // known once framing has walked it).
+        off.plan(awaited, awaited.offset + awaited.compressed_len);
+        'records: while off.has_room() && c.pos < w.len() {
+            let (start, prefix) = (c.pos, st.prefix);
             c.spans = Some(Vec::new());
             c.need = None;
-            match read_record(&mut c, &mut st, &self.opts, true) {
-                Ok(Step::Key(_)) | Ok(Step::Opcode) => {
-                    for span in c.spans.take().unwrap_or_default() {
-                        off.plan(span);
-                    }
-                    at = c.pos;
-                }
+            let selected = match read_record(&mut c, &mut st, &self.opts, true) {
+                // Only the strings the reader will decompress: those of the keys it selects
+                // (an opcode's are skipped or small; one that is not is planned when the
+                // reader waits on it).
+                Ok(Step::Key(rec)) => self.opts.selects_in(rec.db, &rec.key),
+                Ok(Step::Opcode) => false,
                 Ok(Step::LongString { prefix, .. }) => {
                     // (Its expiry and the like are read again with it.)
                     st.prefix = prefix;
                     break;
                 }
                 Ok(Step::Eof) | Err(_) => break,
+            };
+            let end = base + c.pos as u64;
+            let spans = c.spans.take().unwrap_or_default();
+            for span in spans.into_iter().filter(|_| selected) {
+                if !off.has_room() {
+                    // Out of budget inside this record: framing resumes at its start, with
+                    // the state before it (the strings planned so far stay planned).
+                    c.pos = start;
+                    st.prefix = prefix;
+                    break 'records;
+                }
+                off.plan(span, end);
             }
+            at = c.pos;
         }
         off.set_horizon(base + at as u64, st);
     }
