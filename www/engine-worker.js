@@ -152,7 +152,7 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
       }
       const t = performance.now();
       if (offload) {
-        decoded = (await memoryGuardAsync(`decoding ${String(url)}`, () => offload.push(chunk)))[0];
+        decoded = (await memoryGuard(`decoding ${String(url)}`, () => offload.push(chunk)))[0];
       } else {
         decoded = memoryGuard(`decoding ${String(url)}`, () => stream.push(chunk))[0];
       }
@@ -160,7 +160,7 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
     }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes);
     timing.lastByte = now();
     if (offload) {
-      await memoryGuardAsync(`decoding ${String(url)}`, () => offload.settle());
+      await memoryGuard(`decoding ${String(url)}`, () => offload.settle());
       decoded = stream.progress()[0];
     }
   } catch (e) {
@@ -204,9 +204,9 @@ async function loadBlob(engine, blob, db, opts, workers) {
   try {
     for (let at = 0; at < total; at += BLOB_PIECE) {
       const piece = await readPiece(blob, at, Math.min(total, at + BLOB_PIECE));
-      report((await memoryGuardAsync(what, () => offload.push(piece)))[0]);
+      report((await memoryGuard(what, () => offload.push(piece)))[0]);
     }
-    await memoryGuardAsync(what, () => offload.settle());
+    await memoryGuard(what, () => offload.settle());
   } catch (e) {
     stream.free();
     throw e;
@@ -240,24 +240,18 @@ const HEAD_BYTES = 64 * 1024;
 /**
  * `run()`, with a failure to get memory said in plain words: the wasm memory could not grow
  * (it stops at 4 GiB), so the engine aborts ("unreachable") or the allocation throws; this
- * worker's engine is then unusable and is dropped.
+ * worker's engine is then unusable and is dropped. A `run` returning a promise gets a promise
+ * rejecting the same way.
  */
 function memoryGuard(what, run) {
+  const rethrow = (e) => {
+    throw isMemoryFailure(e) ? memoryError(what, e) : e;
+  };
   try {
-    return run();
+    const value = run();
+    return value instanceof Promise ? value.catch(rethrow) : value;
   } catch (e) {
-    if (isMemoryFailure(e)) throw memoryError(what, e);
-    throw e;
-  }
-}
-
-/** memoryGuard of an async `run`. */
-async function memoryGuardAsync(what, run) {
-  try {
-    return await run();
-  } catch (e) {
-    if (isMemoryFailure(e)) throw memoryError(what, e);
-    throw e;
+    return rethrow(e);
   }
 }
 

@@ -166,14 +166,19 @@ impl Offload {
             .map(|p| p.span.offset)
     }
 
-    /// Whether framing should run again while the reader waits, with `held` bytes held: the
-    /// first time, and each time they have doubled.
+    /// Whether framing should run again while the reader waits, with `held` bytes held: once
+    /// they have doubled since it last ran ([`Offload::framed`]).
     pub fn frame_again(&mut self, held: usize) -> bool {
         if held < self.framed_with.saturating_mul(2) {
             return false;
         }
-        self.framed_with = held.max(1);
+        self.framed(held);
         true
+    }
+
+    /// Framing ran with `held` bytes held.
+    pub fn framed(&mut self, held: usize) {
+        self.framed_with = held.max(1);
     }
 
     /// Where a job at `offset` is or would go in `jobs`.
@@ -296,10 +301,5 @@ impl Offload {
     /// Sets where framing stopped.
     pub fn set_horizon(&mut self, at: u64, st: State) {
         self.horizon = Some((at, st));
-    }
-
-    /// The reader stopped at a new string: framing runs at once.
-    pub fn reset_framing(&mut self) {
-        self.framed_with = 0;
     }
 }

@@ -272,8 +272,7 @@ impl<S: RecordSink> RdbFeeder<S> {
                 self.wait = None;
                 self.awaiting = Some(span);
                 if let Some(o) = &mut self.offload {
-                    o.reset_framing();
-                    o.frame_again(self.input.unconsumed());
+                    o.framed(self.input.unconsumed());
                 }
                 self.frame_ahead(span);
                 Ok(())
