@@ -37,7 +37,8 @@ export interface DecodeWorkerOptions {
    * listpacks) beside the engine's worker, which decodes too: default one per core the browser
    * reports beside it (`navigator.hardwareConcurrency - 1`, at most 7) from 4 cores on, none
    * below (on 2 cores the copies cost what the pool saves); 0: the engine's worker decodes
-   * alone. Keys, errors and offsets are the same either way.
+   * alone. Rounded down and capped at `navigator.hardwareConcurrency`; a value that is not a
+   * number of 1 or more means none. Keys, errors and offsets are the same either way.
    */
   decodeWorkers?: number;
 }

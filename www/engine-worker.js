@@ -43,27 +43,31 @@ let ready = null;
 
 /**
  * The decode pool for a load with option `decodeWorkers`, or null to decode in this worker
- * alone (0). This worker decodes too: the strings it waits on that no decode worker has
- * taken. Default: one worker per core the browser reports beside this worker's (at most 7)
- * from 4 cores on, none below (MIN_POOL_CORES). The pool is started once per engine worker,
- * with the first pooled load's count (rounded down, at most 64), and kept for the later
- * loads; a value that is not a number of 1 or more means none.
+ * alone. This worker decodes too: the strings it waits on that no decode worker has taken.
+ * Default: one worker per core the browser reports beside this worker's (at most 7) from 4
+ * cores on, none below (MIN_POOL_CORES). A number is rounded down and capped at the cores the
+ * browser reports; anything else, or below 1, means none. The pool is kept for the next loads
+ * and started again when one asks for another size.
  */
 function decodePool(decodeWorkers) {
   const cores = typeof navigator !== 'undefined' ? Number(navigator.hardwareConcurrency) || 1 : 1;
   const want = decodeWorkers === undefined || decodeWorkers === null
     ? (cores >= MIN_POOL_CORES ? Math.min(7, cores - 1) : 0)
-    : Math.floor(Number(decodeWorkers));
+    : Math.min(cores, Math.floor(Number(decodeWorkers)));
   if (!(want >= 1) || !wasmModule) return null;
-  if (!pool || pool.size === 0) pool = DecodePool.create(wasmModule, Math.min(want, 64));
+  if (!pool || pool.size !== want) {
+    if (pool) pool.terminate();
+    pool = DecodePool.create(wasmModule, want);
+  }
   return pool;
 }
 
 /**
  * Cores from which loads use decode workers by default. On 2 cores (the bench machine) the
- * pool measured 0.88-0.97x of this worker alone on the 336 MB bench file (bench/RESULTS.md):
- * the LZF work splits evenly, but a job's copies (its compressed bytes out of the engine's
- * memory, the decompressed ones back in) and the file's reading compete for the same two cores.
+ * pool measured 0.87-0.94x of this worker alone for a download of the 336 MB bench file and
+ * 0.92-1.32x for a File (bench/RESULTS.md, runs of 2026-12-05): the LZF work splits evenly,
+ * but a job's copies (its compressed bytes out of the engine's memory, the decompressed ones
+ * back in) and the download or read compete for the same two cores.
  */
 const MIN_POOL_CORES = 4;
 
