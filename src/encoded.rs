@@ -16,6 +16,8 @@
 
 use std::fmt;
 
+use crate::thin::Blob;
+
 /// One element of a listpack, ziplist or intset: either a byte string or an integer (Redis
 /// stores integer-looking strings as integers in these encodings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +111,18 @@ impl BlobError {
             message: message.into(),
         }
     }
+}
+
+/// A blob's bytes behind a thin pointer (see [`crate::thin`]); errors when the blob is
+/// longer than a [`Blob`] holds (4 GiB, past what any server writes in one blob).
+pub(crate) fn thin_blob(blob: &[u8]) -> Result<Blob, BlobError> {
+    Blob::new(blob).ok_or_else(|| {
+        BlobError::new(
+            BlobErrorKind::Invalid,
+            0,
+            format!("a blob of {} bytes, more than 4 GiB", blob.len()),
+        )
+    })
 }
 
 impl fmt::Display for BlobError {

@@ -1,12 +1,12 @@
 //! Hashes: binary field → value maps, kept in the encoding the snapshot stored them in, with
 //! optional per-field expiry (Redis 7.4 hash field expiration).
 //!
-//! - [`Hash::Listpack`]: a listpack of field, value, field, value... (RDB_TYPE_HASH_LISTPACK).
-//! - [`Hash::ListpackEx`]: a listpack of field, value, expiry triples (RDB_TYPE_HASH_LISTPACK_EX
+//! - [`HashRef::Listpack`]: a listpack of field, value, field, value... (RDB_TYPE_HASH_LISTPACK).
+//! - [`HashRef::ListpackEx`]: a listpack of field, value, expiry triples (RDB_TYPE_HASH_LISTPACK_EX
 //!   and its pre-release form): the expiry is absolute Unix milliseconds, 0 for none.
-//! - [`Hash::Ziplist`]: a ziplist of field, value pairs (RDB_TYPE_HASH_ZIPLIST, Redis < 7).
-//! - [`Hash::Zipmap`]: a zipmap (RDB_TYPE_HASH_ZIPMAP, Redis < 2.6).
-//! - [`Hash::Table`]: a hashtable-encoded hash (RDB_TYPE_HASH, RDB_TYPE_HASH_METADATA) as a
+//! - [`HashRef::Ziplist`]: a ziplist of field, value pairs (RDB_TYPE_HASH_ZIPLIST, Redis < 7).
+//! - [`HashRef::Zipmap`]: a zipmap (RDB_TYPE_HASH_ZIPMAP, Redis < 2.6).
+//! - [`HashRef::Table`]: a hashtable-encoded hash (RDB_TYPE_HASH, RDB_TYPE_HASH_METADATA) as a
 //!   [`StrTable`] of (field, value) records in file order, plus per-record expiry when any
 //!   field has one. Redis' own order for these is its hash table's and cannot be reproduced;
 //!   bitlens replies in file order.
@@ -15,22 +15,41 @@
 //! hash is built, so on-demand decoding cannot fail afterwards. A field whose expiry is at or
 //! before the clock (`now_ms`) is invisible to every read, as in Redis 7.4.
 
-use crate::encoded::{self, BlobError, BlobErrorKind, Item};
+use crate::encoded::{self, thin_blob, BlobError, BlobErrorKind, Item};
 use crate::set::{item_eq, StrTable};
+use crate::thin::{Tagged, TaggedRef};
 
-/// A Redis hash.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Hash {
+/// A Redis hash: one thin pointer (see [`crate::thin`]) to its blob or its table (see
+/// [`HashRef`]), so that a key's value stays 16 bytes.
+#[derive(Debug, Clone)]
+pub struct Hash(Tagged<HashTable>);
+
+/// What a [`Hash`] holds, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HashRef<'a> {
     /// Field, value pairs in a validated listpack.
-    Listpack(Box<[u8]>),
+    Listpack(&'a [u8]),
     /// Field, value, expiry-ms (0 = none) triples in a validated listpack.
-    ListpackEx(Box<[u8]>),
+    ListpackEx(&'a [u8]),
     /// Field, value pairs in a validated ziplist.
-    Ziplist(Box<[u8]>),
+    Ziplist(&'a [u8]),
     /// A validated zipmap.
-    Zipmap(Box<[u8]>),
-    /// A hashtable-encoded hash (boxed: the listpack variants keep `Hash` at 24 bytes).
-    Table(Box<HashTable>),
+    Zipmap(&'a [u8]),
+    /// A hashtable-encoded hash.
+    Table(&'a HashTable),
+}
+
+/// The blob kinds of a [`Hash`]'s pointer.
+const LISTPACK: u8 = 0;
+const LISTPACK_EX: u8 = 1;
+const ZIPLIST: u8 = 2;
+const ZIPMAP: u8 = 3;
+
+/// Two hashes are equal when they hold the same encoding and the same bytes or records.
+impl PartialEq for Hash {
+    fn eq(&self, other: &Self) -> bool {
+        self.repr() == other.repr()
+    }
 }
 
 /// A hashtable-encoded hash: (field, value) records in file order and, when any field has an
@@ -73,7 +92,7 @@ impl Hash {
     /// A hash from a listpack of field/value pairs; errors when malformed or odd.
     pub fn from_listpack(blob: Vec<u8>) -> Result<Hash, BlobError> {
         check_width(encoded::listpack(&blob)?.len(), 2, "hash listpack")?;
-        Ok(Hash::Listpack(blob.into_boxed_slice()))
+        Ok(Hash(Tagged::blob(LISTPACK, thin_blob(&blob)?)))
     }
 
     /// A hash from a listpack of field/value/expiry triples; errors when malformed.
@@ -89,13 +108,13 @@ impl Hash {
                 ));
             }
         }
-        Ok(Hash::ListpackEx(blob.into_boxed_slice()))
+        Ok(Hash(Tagged::blob(LISTPACK_EX, thin_blob(&blob)?)))
     }
 
     /// A hash from a ziplist of field/value pairs; errors when malformed or odd.
     pub fn from_ziplist(blob: Vec<u8>) -> Result<Hash, BlobError> {
         check_width(encoded::ziplist(&blob)?.len(), 2, "hash ziplist")?;
-        Ok(Hash::Ziplist(blob.into_boxed_slice()))
+        Ok(Hash(Tagged::blob(ZIPLIST, thin_blob(&blob)?)))
     }
 
     /// A hash from a zipmap; errors when malformed (see [`encoded::zipmap`]: Redis'
@@ -116,7 +135,7 @@ impl Hash {
                 ));
             }
         }
-        Ok(Hash::Zipmap(blob.into_boxed_slice()))
+        Ok(Hash(Tagged::blob(ZIPMAP, thin_blob(&blob)?)))
     }
 
     /// A hashtable hash from (field, value, expiry) triples; a repeated field keeps its first
@@ -136,24 +155,40 @@ impl Hash {
         }
         records.shrink();
         let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-        Hash::Table(Box::new(HashTable { records, expires }))
+        Hash::from_table(HashTable { records, expires })
+    }
+
+    /// A hashtable-encoded hash holding `table`.
+    pub fn from_table(table: HashTable) -> Hash {
+        Hash(Tagged::boxed(table))
+    }
+
+    /// What the hash holds.
+    pub fn repr(&self) -> HashRef<'_> {
+        match self.0.get() {
+            TaggedRef::Blob(LISTPACK, b) => HashRef::Listpack(b),
+            TaggedRef::Blob(LISTPACK_EX, b) => HashRef::ListpackEx(b),
+            TaggedRef::Blob(ZIPLIST, b) => HashRef::Ziplist(b),
+            TaggedRef::Blob(_, b) => HashRef::Zipmap(b),
+            TaggedRef::Boxed(t) => HashRef::Table(t),
+        }
     }
 
     /// How many fields the hash stores, expired ones included (`all().len()`), from the blob's
     /// header count where it has one (O(1), nothing decoded).
     pub fn stored_len(&self) -> usize {
-        match self {
-            Hash::Listpack(b) => {
+        match self.repr() {
+            HashRef::Listpack(b) => {
                 encoded::listpack_header_count(b).map_or_else(|| self.all().len(), |n| n / 2)
             }
-            Hash::ListpackEx(b) => {
+            HashRef::ListpackEx(b) => {
                 encoded::listpack_header_count(b).map_or_else(|| self.all().len(), |n| n / 3)
             }
-            Hash::Ziplist(b) => {
+            HashRef::Ziplist(b) => {
                 encoded::ziplist_header_count(b).map_or_else(|| self.all().len(), |n| n / 2)
             }
-            Hash::Table(t) => t.records.len(),
-            Hash::Zipmap(_) => self.all().len(),
+            HashRef::Table(t) => t.records.len(),
+            HashRef::Zipmap(_) => self.all().len(),
         }
     }
 
@@ -169,11 +204,11 @@ impl Hash {
                 })
                 .collect()
         };
-        match self {
-            Hash::Listpack(b) => pairs(encoded::listpack(b).unwrap_or_default()),
-            Hash::Ziplist(b) => pairs(encoded::ziplist(b).unwrap_or_default()),
-            Hash::Zipmap(b) => pairs(encoded::zipmap(b).unwrap_or_default()),
-            Hash::ListpackEx(b) => encoded::listpack(b)
+        match self.repr() {
+            HashRef::Listpack(b) => pairs(encoded::listpack(b).unwrap_or_default()),
+            HashRef::Ziplist(b) => pairs(encoded::ziplist(b).unwrap_or_default()),
+            HashRef::Zipmap(b) => pairs(encoded::zipmap(b).unwrap_or_default()),
+            HashRef::ListpackEx(b) => encoded::listpack(b)
                 .unwrap_or_default()
                 .chunks_exact(3)
                 .map(|t| Field {
@@ -182,7 +217,7 @@ impl Hash {
                     expire_at_ms: expiry_of(&t[2]),
                 })
                 .collect(),
-            Hash::Table(t) => (0..t.records.len())
+            HashRef::Table(t) => (0..t.records.len())
                 .map(|i| Field {
                     field: t.records.get(i, 0).to_vec(),
                     value: t.records.get(i, 1).to_vec(),
@@ -201,12 +236,12 @@ impl Hash {
                 .map(|r| r[0].text_len().max(r[1].text_len()))
                 .max()
         };
-        match self {
-            Hash::Listpack(b) => longest(encoded::listpack(b).unwrap_or_default(), 2),
-            Hash::Ziplist(b) => longest(encoded::ziplist(b).unwrap_or_default(), 2),
-            Hash::Zipmap(b) => longest(encoded::zipmap(b).unwrap_or_default(), 2),
-            Hash::ListpackEx(b) => longest(encoded::listpack(b).unwrap_or_default(), 3),
-            Hash::Table(t) => (0..t.records.len())
+        match self.repr() {
+            HashRef::Listpack(b) => longest(encoded::listpack(b).unwrap_or_default(), 2),
+            HashRef::Ziplist(b) => longest(encoded::ziplist(b).unwrap_or_default(), 2),
+            HashRef::Zipmap(b) => longest(encoded::zipmap(b).unwrap_or_default(), 2),
+            HashRef::ListpackEx(b) => longest(encoded::listpack(b).unwrap_or_default(), 3),
+            HashRef::Table(t) => (0..t.records.len())
                 .map(|i| t.records.get(i, 0).len().max(t.records.get(i, 1).len()))
                 .max(),
         }
@@ -222,18 +257,18 @@ impl Hash {
 
     /// Number of live fields at `now_ms` (HLEN).
     pub fn len(&self, now_ms: Option<i64>) -> usize {
-        match self {
-            Hash::Table(t) if t.expires.is_none() => t.records.len(),
-            Hash::Listpack(b) => encoded::listpack(b).map_or(0, |v| v.len() / 2),
+        match self.repr() {
+            HashRef::Table(t) if t.expires.is_none() => t.records.len(),
+            HashRef::Listpack(b) => encoded::listpack(b).map_or(0, |v| v.len() / 2),
             _ => self.fields(now_ms).len(),
         }
     }
 
     /// True when some field carries its own expiry (so the whole hash can expire with them).
     pub fn has_field_expiry(&self) -> bool {
-        match self {
-            Hash::ListpackEx(_) => self.all().iter().any(|f| f.expire_at_ms.is_some()),
-            Hash::Table(t) => t.expires.is_some(),
+        match self.repr() {
+            HashRef::ListpackEx(_) => self.all().iter().any(|f| f.expire_at_ms.is_some()),
+            HashRef::Table(t) => t.expires.is_some(),
             _ => false,
         }
     }
@@ -245,15 +280,15 @@ impl Hash {
 
     /// The live field `field` at `now_ms`: (value, expiry).
     pub fn get(&self, field: &[u8], now_ms: Option<i64>) -> Option<(Vec<u8>, Option<i64>)> {
-        let found = match self {
-            Hash::Table(t) => t
+        let found = match self.repr() {
+            HashRef::Table(t) => t
                 .records
                 .find(field)
                 .map(|i| (t.records.get(i, 1).to_vec(), t.expire(i))),
-            Hash::Listpack(b) => find_pair(&encoded::listpack(b).unwrap_or_default(), field),
-            Hash::Ziplist(b) => find_pair(&encoded::ziplist(b).unwrap_or_default(), field),
-            Hash::Zipmap(b) => find_pair(&encoded::zipmap(b).unwrap_or_default(), field),
-            Hash::ListpackEx(b) => encoded::listpack(b)
+            HashRef::Listpack(b) => find_pair(&encoded::listpack(b).unwrap_or_default(), field),
+            HashRef::Ziplist(b) => find_pair(&encoded::ziplist(b).unwrap_or_default(), field),
+            HashRef::Zipmap(b) => find_pair(&encoded::zipmap(b).unwrap_or_default(), field),
+            HashRef::ListpackEx(b) => encoded::listpack(b)
                 .unwrap_or_default()
                 .chunks_exact(3)
                 .find(|t| item_eq(&t[0], field))
@@ -264,20 +299,23 @@ impl Hash {
 
     /// The encoding OBJECT ENCODING reports for this hash as loaded.
     pub fn encoding(&self) -> &'static str {
-        match self {
-            Hash::Listpack(_) => "listpack",
-            Hash::ListpackEx(_) => "listpackex",
-            Hash::Ziplist(_) => "ziplist",
-            Hash::Zipmap(_) => "zipmap",
-            Hash::Table(_) => "hashtable",
+        match self.repr() {
+            HashRef::Listpack(_) => "listpack",
+            HashRef::ListpackEx(_) => "listpackex",
+            HashRef::Ziplist(_) => "ziplist",
+            HashRef::Zipmap(_) => "zipmap",
+            HashRef::Table(_) => "hashtable",
         }
     }
 
     /// Heap bytes held by the value (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
-        match self {
-            Hash::Listpack(b) | Hash::ListpackEx(b) | Hash::Ziplist(b) | Hash::Zipmap(b) => b.len(),
-            Hash::Table(t) => {
+        match self.repr() {
+            HashRef::Listpack(b)
+            | HashRef::ListpackEx(b)
+            | HashRef::Ziplist(b)
+            | HashRef::Zipmap(b) => b.len(),
+            HashRef::Table(t) => {
                 t.records.heap_bytes() + t.expires.as_ref().map_or(0, |e| e.capacity() * 8)
             }
         }
@@ -345,10 +383,10 @@ mod tests {
                 lp[4..6].copy_from_slice(&u16::MAX.to_le_bytes());
             }
             let hashes = [
-                Hash::Listpack(lp.into()),
+                Hash::from_listpack(lp).unwrap(),
                 Hash::from_ziplist(ziplist(&items(&strs))).unwrap(),
                 Hash::from_zipmap(zipmap(&pairs)).unwrap(),
-                Hash::ListpackEx(listpack_ex(&triples).into()),
+                Hash::from_listpack_ex(listpack_ex(&triples)).unwrap(),
                 Hash::from_fields(pairs.iter().map(|&(f, v)| (f, v, None))),
             ];
             for h in hashes {

@@ -56,16 +56,15 @@ pub enum Value {
     /// A string (bitmaps and HyperLogLogs are strings).
     String(RedisString),
     /// A sorted set (GEO keys are sorted sets). Boxed: every key's table slot holds a
-    /// `Value`, so the variants larger than a string (32 bytes; see
-    /// [`crate::string::INLINE_BYTES`]) live behind a pointer and the slot stays small.
+    /// `Value` of 16 bytes (a tag and one pointer, or a string of at most
+    /// [`crate::string::INLINE_BYTES`] inline), so every other variant is one pointer.
     ZSet(Box<ZSet>),
     /// A list (quicklist nodes kept encoded). Boxed, as [`Value::ZSet`].
     List(Box<List>),
-    /// A set (intset, listpack or hashtable). Held in the slot itself: a [`Set`] is 24 bytes,
-    /// one pointer to its blob (a `Box<Set>` cost every small set a 32-byte allocation more;
-    /// issue 31).
+    /// A set (intset, listpack or hashtable): one thin pointer to its blob or table (a
+    /// `Box<Set>` would cost every small set an allocation more; issue 31).
     Set(Set),
-    /// A hash, with optional per-field expiry. Held in the slot, as [`Value::Set`].
+    /// A hash, with optional per-field expiry: one thin pointer, as [`Value::Set`].
     Hash(Hash),
     /// A stream.
     Stream(Box<Stream>),
@@ -76,8 +75,7 @@ pub enum Value {
 }
 
 // Every key's slot holds a `Value`: it stays the size of a string (see `Value::ZSet`).
-#[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Value>() == 32);
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
 
 impl Value {
     /// A sorted-set value.
@@ -143,7 +141,7 @@ impl EntryRef<'_> {
 /// header).
 ///
 /// Layout (issue 31, read-mostly snapshots): the values sit in one dense vector of slots
-/// (key reference + value, 40 bytes on 64-bit), the key bytes in a `KeyArena` of large
+/// (key reference + value, 24 bytes), the key bytes in a `KeyArena` of large
 /// chunks (no heap allocation per key), and the hash index is a table of `u32` slot numbers
 /// (one control byte and four bytes per bucket). Expiries live in a side table keyed by slot
 /// number, only for keys that have one; a flag in the slot's key reference says whether to

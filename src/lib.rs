@@ -65,6 +65,7 @@ pub mod set;
 pub mod sort;
 pub mod stream;
 pub mod string;
+pub mod thin;
 pub mod zset;
 
 pub use command::execute;

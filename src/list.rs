@@ -7,75 +7,158 @@
 //! bytes plus a running element count per node, so that LINDEX finds its node by binary
 //! search and decodes only that node. Blobs are validated when the list is built, so decoding
 //! on demand cannot fail afterwards.
+//!
+//! Memory (issue 31): a node is one thin pointer (see [`crate::thin`]), and a list of one
+//! node (most small lists) keeps it beside its length, with no node vector.
 
-use crate::encoded::{self, BlobError};
+use crate::encoded::{self, thin_blob, BlobError};
+use crate::thin::{Blob, Tagged, TaggedRef};
 
-/// One quicklist node, kept encoded.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Node {
+/// One quicklist node, kept encoded: one thin pointer (see [`NodeRef`] for what it holds).
+#[derive(Debug, Clone)]
+pub struct Node(Tagged<Vec<u8>>);
+
+/// What a [`Node`] holds, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeRef<'a> {
     /// A validated listpack of elements.
-    Listpack(Box<[u8]>),
+    Listpack(&'a [u8]),
     /// A validated ziplist of elements.
-    Ziplist(Box<[u8]>),
+    Ziplist(&'a [u8]),
     /// One element.
-    Plain(Box<[u8]>),
+    Plain(&'a [u8]),
+}
+
+/// The blob kinds of a [`Node`]'s pointer (a plain element past a blob's 4 GiB is boxed).
+const LISTPACK: u8 = 0;
+const ZIPLIST: u8 = 1;
+const PLAIN: u8 = 2;
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Self) -> bool {
+        self.repr() == other.repr()
+    }
 }
 
 impl Node {
     /// A listpack node; errors when the blob is malformed.
     pub fn listpack(blob: Vec<u8>) -> Result<(Node, usize), BlobError> {
         let n = encoded::listpack(&blob)?.len();
-        Ok((Node::Listpack(blob.into_boxed_slice()), n))
+        Ok((Node(Tagged::blob(LISTPACK, thin_blob(&blob)?)), n))
     }
 
     /// A ziplist node; errors when the blob is malformed.
     pub fn ziplist(blob: Vec<u8>) -> Result<(Node, usize), BlobError> {
         let n = encoded::ziplist(&blob)?.len();
-        Ok((Node::Ziplist(blob.into_boxed_slice()), n))
+        Ok((Node(Tagged::blob(ZIPLIST, thin_blob(&blob)?)), n))
+    }
+
+    /// A node of one element.
+    pub fn plain(element: &[u8]) -> Node {
+        Node(match Blob::new(element) {
+            Some(b) => Tagged::blob(PLAIN, b),
+            None => Tagged::boxed(element.to_vec()),
+        })
+    }
+
+    /// What the node holds.
+    pub fn repr(&self) -> NodeRef<'_> {
+        match self.0.get() {
+            TaggedRef::Blob(LISTPACK, b) => NodeRef::Listpack(b),
+            TaggedRef::Blob(ZIPLIST, b) => NodeRef::Ziplist(b),
+            TaggedRef::Blob(_, b) => NodeRef::Plain(b),
+            TaggedRef::Boxed(v) => NodeRef::Plain(v),
+        }
     }
 
     /// The node's elements, decoded.
     pub fn items(&self) -> Vec<Vec<u8>> {
-        match self {
-            Node::Listpack(b) => encoded::listpack(b)
+        match self.repr() {
+            NodeRef::Listpack(b) => encoded::listpack(b)
                 .unwrap_or_default()
                 .iter()
                 .map(|i| i.to_vec())
                 .collect(),
-            Node::Ziplist(b) => encoded::ziplist(b)
+            NodeRef::Ziplist(b) => encoded::ziplist(b)
                 .unwrap_or_default()
                 .iter()
                 .map(|i| i.to_vec())
                 .collect(),
-            Node::Plain(b) => vec![b.to_vec()],
+            NodeRef::Plain(b) => vec![b.to_vec()],
         }
     }
 
     /// Bytes of the node's blob (listpack, ziplist or plain element).
     pub fn bytes(&self) -> usize {
-        match self {
-            Node::Listpack(b) | Node::Ziplist(b) | Node::Plain(b) => b.len(),
+        match self.repr() {
+            NodeRef::Listpack(b) | NodeRef::Ziplist(b) | NodeRef::Plain(b) => b.len(),
         }
     }
 }
 
+/// How a snapshot stored a list, as OBJECT ENCODING names it once loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListEncoding {
+    /// `quicklist` (RDB_TYPE_LIST_QUICKLIST, RDB_TYPE_LIST_QUICKLIST_2).
+    #[default]
+    Quicklist,
+    /// `ziplist` (RDB_TYPE_LIST_ZIPLIST).
+    Ziplist,
+    /// `linkedlist` (RDB_TYPE_LIST).
+    Linkedlist,
+}
+
+impl ListEncoding {
+    /// The name OBJECT ENCODING gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ListEncoding::Quicklist => "quicklist",
+            ListEncoding::Ziplist => "ziplist",
+            ListEncoding::Linkedlist => "linkedlist",
+        }
+    }
+}
+
+/// A list's nodes and running element counts.
+#[derive(Debug, Clone, PartialEq)]
+enum Nodes {
+    /// One node of `len` elements (no vectors: most small lists).
+    One { node: Node, len: u64 },
+    /// Any number of nodes; `ends[i]`: number of elements in nodes `0..=i`.
+    Many { nodes: Vec<Node>, ends: Vec<u64> },
+}
+
 /// A Redis list.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct List {
-    nodes: Vec<Node>,
-    /// `ends[i]`: number of elements in nodes `0..=i`.
-    ends: Vec<u64>,
+    nodes: Nodes,
     /// How the snapshot stored it (OBJECT ENCODING as loaded).
-    encoding: &'static str,
+    encoding: ListEncoding,
+}
+
+impl Default for List {
+    fn default() -> Self {
+        List::new(ListEncoding::default())
+    }
 }
 
 impl List {
-    /// An empty list reported with `encoding` (e.g. `quicklist`, `ziplist`, `linkedlist`).
-    pub fn new(encoding: &'static str) -> List {
+    /// An empty list reported with `encoding`.
+    pub fn new(encoding: ListEncoding) -> List {
         List {
-            nodes: Vec::new(),
-            ends: Vec::new(),
+            nodes: Nodes::Many {
+                nodes: Vec::new(),
+                ends: Vec::new(),
+            },
             encoding,
+        }
+    }
+
+    /// The nodes and `ends` (`ends[i]`: number of elements in nodes `0..=i`).
+    fn parts(&self) -> (&[Node], &[u64]) {
+        match &self.nodes {
+            Nodes::One { node, len } => (std::slice::from_ref(node), std::slice::from_ref(len)),
+            Nodes::Many { nodes, ends } => (nodes, ends),
         }
     }
 
@@ -85,8 +168,28 @@ impl List {
             return;
         }
         let end = self.len() as u64 + count as u64;
-        self.nodes.push(node);
-        self.ends.push(end);
+        let many = std::mem::replace(
+            &mut self.nodes,
+            Nodes::Many {
+                nodes: Vec::new(),
+                ends: Vec::new(),
+            },
+        );
+        self.nodes = match many {
+            Nodes::Many { nodes, .. } if nodes.is_empty() => Nodes::One { node, len: end },
+            Nodes::One { node: first, len } => Nodes::Many {
+                nodes: vec![first, node],
+                ends: vec![len, end],
+            },
+            Nodes::Many {
+                mut nodes,
+                mut ends,
+            } => {
+                nodes.push(node);
+                ends.push(end);
+                Nodes::Many { nodes, ends }
+            }
+        };
     }
 
     /// A list of plain elements (each its own node), as an old linked list.
@@ -95,16 +198,16 @@ impl List {
         I: IntoIterator<Item = E>,
         E: AsRef<[u8]>,
     {
-        let mut l = List::new("linkedlist");
+        let mut l = List::new(ListEncoding::Linkedlist);
         for e in elements {
-            l.push_node(Node::Plain(e.as_ref().into()), 1);
+            l.push_node(Node::plain(e.as_ref()), 1);
         }
         l
     }
 
     /// Number of elements (LLEN).
     pub fn len(&self) -> usize {
-        self.ends.last().copied().unwrap_or(0) as usize
+        self.parts().1.last().copied().unwrap_or(0) as usize
     }
 
     /// True when the list has no elements.
@@ -114,17 +217,19 @@ impl List {
 
     /// The nodes and their element counts.
     pub fn nodes(&self) -> impl DoubleEndedIterator<Item = (&Node, usize)> {
-        self.nodes.iter().enumerate().map(|(i, n)| {
-            let start = if i == 0 { 0 } else { self.ends[i - 1] };
-            (n, (self.ends[i] - start) as usize)
+        let (nodes, ends) = self.parts();
+        nodes.iter().enumerate().map(move |(i, n)| {
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            (n, (ends[i] - start) as usize)
         })
     }
 
     /// The element at `index` (0-based from the head), if any.
     pub fn get(&self, index: usize) -> Option<Vec<u8>> {
-        let i = self.ends.partition_point(|&e| e <= index as u64);
-        let node = self.nodes.get(i)?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let (nodes, ends) = self.parts();
+        let i = ends.partition_point(|&e| e <= index as u64);
+        let node = nodes.get(i)?;
+        let start = if i == 0 { 0 } else { ends[i - 1] };
         node.items().into_iter().nth(index - start as usize)
     }
 
@@ -134,13 +239,14 @@ impl List {
         if start > stop || start >= self.len() {
             return out;
         }
-        let first = self.ends.partition_point(|&e| e <= start as u64);
-        for i in first..self.nodes.len() {
-            let node_start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        let (nodes, ends) = self.parts();
+        let first = ends.partition_point(|&e| e <= start as u64);
+        for i in first..nodes.len() {
+            let node_start = if i == 0 { 0 } else { ends[i - 1] as usize };
             if node_start > stop {
                 break;
             }
-            for (k, item) in self.nodes[i].items().into_iter().enumerate() {
+            for (k, item) in nodes[i].items().into_iter().enumerate() {
                 let at = node_start + k;
                 if at >= start && at <= stop {
                     out.push(item);
@@ -161,12 +267,13 @@ impl List {
                 .max()
                 .unwrap_or(0)
         };
-        self.nodes
+        self.parts()
+            .0
             .iter()
-            .map(|n| match n {
-                Node::Listpack(b) => longest(encoded::listpack(b)),
-                Node::Ziplist(b) => longest(encoded::ziplist(b)),
-                Node::Plain(b) => b.len(),
+            .map(|n| match n.repr() {
+                NodeRef::Listpack(b) => longest(encoded::listpack(b)),
+                NodeRef::Ziplist(b) => longest(encoded::ziplist(b)),
+                NodeRef::Plain(b) => b.len(),
             })
             .max()
             .unwrap_or(0)
@@ -174,14 +281,18 @@ impl List {
 
     /// The encoding the snapshot stored the list in.
     pub fn encoding(&self) -> &'static str {
-        self.encoding
+        self.encoding.name()
     }
 
     /// Heap bytes held by the value (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
-        self.nodes.iter().map(Node::bytes).sum::<usize>()
-            + self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.ends.capacity() * 8
+        let vectors = match &self.nodes {
+            Nodes::One { .. } => 0,
+            Nodes::Many { nodes, ends } => {
+                nodes.capacity() * std::mem::size_of::<Node>() + ends.capacity() * 8
+            }
+        };
+        self.parts().0.iter().map(Node::bytes).sum::<usize>() + vectors
     }
 }
 
@@ -192,10 +303,10 @@ mod tests {
 
     #[test]
     fn nodes_index_and_range() {
-        let mut l = List::new("quicklist");
+        let mut l = List::new(ListEncoding::Quicklist);
         let (n, c) = Node::listpack(listpack_strs(&[b"a", b"1", b"b"])).unwrap();
         l.push_node(n, c);
-        l.push_node(Node::Plain(b"big".to_vec().into()), 1);
+        l.push_node(Node::plain(b"big"), 1);
         let (n, c) = Node::ziplist(ziplist(&items(&[b"-7", b"z"]))).unwrap();
         l.push_node(n, c);
         assert_eq!(l.len(), 6);

@@ -254,27 +254,27 @@ fn compact_bytes(rules: &crate::dialect::LoadRules, items: &[Vec<u8>]) -> u64 {
 
 /// A list as the loader builds it (see [`loaded`]).
 fn loaded_list(rules: &crate::dialect::LoadRules, l: &crate::list::List) -> Loaded {
-    use crate::list::Node;
+    use crate::list::NodeRef;
     let nodes: Vec<QuicklistNode> = match l.encoding() {
         // RDB_TYPE_LIST and RDB_TYPE_LIST_ZIPLIST: every element pushed at the tail.
         "linkedlist" | "ziplist" => push_nodes(rules, l),
         // RDB_TYPE_LIST_QUICKLIST / _2 (and lists of the session): node for node.
         _ => l
             .nodes()
-            .map(|(n, count)| match n {
-                Node::Plain(b) => QuicklistNode {
+            .map(|(n, count)| match n.repr() {
+                NodeRef::Plain(b) => QuicklistNode {
                     bytes: b.len() as u64,
                     count: 1,
                     plain: true,
                     from: 0,
                 },
-                Node::Ziplist(b) if rules.ziplist_to_listpack => QuicklistNode {
+                NodeRef::Ziplist(b) if rules.ziplist_to_listpack => QuicklistNode {
                     bytes: listpack_bytes(n.items().iter().map(|v| v.as_slice())) as u64,
                     count: count as u64,
                     plain: false,
                     from: b.len() as u64,
                 },
-                Node::Ziplist(b) | Node::Listpack(b) => QuicklistNode {
+                NodeRef::Ziplist(b) | NodeRef::Listpack(b) => QuicklistNode {
                     bytes: b.len() as u64,
                     count: count as u64,
                     plain: false,
@@ -368,23 +368,23 @@ fn intset_member(m: &[u8]) -> Option<i64> {
 
 /// A set as the loader builds it (see [`loaded`]).
 fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loaded {
-    use crate::set::Set;
+    use crate::set::SetRef;
     let n = set.len();
     let table = |n: usize| Loaded {
         encoding: "hashtable",
         shape: Shape::Table(Table::presized(rules.table, n)),
     };
-    match set {
-        Set::Intset(b) if n <= rules.set_max_intset_entries => Loaded {
+    match set.repr() {
+        SetRef::Intset(b) if n <= rules.set_max_intset_entries => Loaded {
             encoding: "intset",
             shape: Shape::Blob(b.len() as u64),
         },
-        Set::Listpack(b) if rules.set_max_listpack.is_some_and(|(max, _)| n <= max) => Loaded {
+        SetRef::Listpack(b) if rules.set_max_listpack.is_some_and(|(max, _)| n <= max) => Loaded {
             encoding: "listpack",
             shape: Shape::Blob(b.len() as u64),
         },
-        Set::Intset(_) | Set::Listpack(_) => table(n),
-        Set::Table(_) => {
+        SetRef::Intset(_) | SetRef::Listpack(_) => table(n),
+        SetRef::Table(_) => {
             let members = set.members();
             if n > rules.set_max_intset_entries {
                 return table(n);
@@ -422,7 +422,7 @@ fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loade
 
 /// A hash as the loader builds it (see [`loaded`]).
 fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Loaded {
-    use crate::hash::Hash;
+    use crate::hash::HashRef;
     let rules = &profile.load;
     let (max_entries, max_value) = rules.hash_max;
     let compact = profile.compact_encoding();
@@ -445,16 +445,16 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
             .flat_map(|f| [f.field.clone(), f.value.clone()])
             .collect()
     };
-    match h {
-        Hash::ListpackEx(b) if n <= max_entries => Loaded {
+    match h.repr() {
+        HashRef::ListpackEx(b) if n <= max_entries => Loaded {
             encoding: profile.hash_ex_encoding,
             shape: Shape::ListpackEx(b.len() as u64),
         },
-        Hash::Listpack(b) if n <= max_entries => Loaded {
+        HashRef::Listpack(b) if n <= max_entries => Loaded {
             encoding: compact,
             shape: Shape::Blob(b.len() as u64),
         },
-        Hash::Ziplist(b) if n <= max_entries => Loaded {
+        HashRef::Ziplist(b) if n <= max_entries => Loaded {
             encoding: compact,
             shape: if rules.ziplist_to_listpack {
                 Shape::ShrunkBlob {
@@ -465,8 +465,8 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
                 Shape::Blob(b.len() as u64)
             },
         },
-        Hash::Listpack(_) | Hash::Ziplist(_) | Hash::ListpackEx(_) => converted(n),
-        Hash::Zipmap(_) => {
+        HashRef::Listpack(_) | HashRef::Ziplist(_) | HashRef::ListpackEx(_) => converted(n),
+        HashRef::Zipmap(_) => {
             let long = fields()
                 .iter()
                 .any(|f| f.field.len() > max_value || f.value.len() > max_value);
@@ -479,7 +479,7 @@ fn loaded_hash(profile: &crate::dialect::Profile, h: &crate::hash::Hash) -> Load
                 }
             }
         }
-        Hash::Table(_) => {
+        HashRef::Table(_) => {
             if n > max_entries {
                 return Loaded {
                     encoding: "hashtable",
@@ -897,11 +897,11 @@ mod tests {
         assert_eq!(enc("redis-6.2", &zm), "ziplist");
         assert_eq!(enc("redis-7.4", &zm), "listpack");
 
-        let mut l = crate::list::List::new("ziplist");
+        let mut l = crate::list::List::new(crate::list::ListEncoding::Ziplist);
         let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
         l.push_node(node, n);
         assert_eq!(enc("redis-7.4", &Value::List(Box::new(l))), "quicklist");
-        let mut q = crate::list::List::new("quicklist");
+        let mut q = crate::list::List::new(crate::list::ListEncoding::Quicklist);
         let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
         q.push_node(node, n);
         let q = Value::List(Box::new(q));

@@ -1,42 +1,74 @@
 //! Sets: binary-string members, kept in the encoding the snapshot stored them in.
 //!
-//! - [`Set::Intset`]: an intset blob (sorted little-endian integers of width 2, 4 or 8), as
+//! - [`SetRef::Intset`]: an intset blob (sorted little-endian integers of width 2, 4 or 8), as
 //!   Redis keeps all-integer small sets; members come out ascending, as Redis replies.
-//! - [`Set::Listpack`]: a listpack blob (Redis 7.2+ small sets); members in insertion order,
+//! - [`SetRef::Listpack`]: a listpack blob (Redis 7.2+ small sets); members in insertion order,
 //!   as Redis replies.
-//! - [`Set::Table`]: a hashtable-encoded set, as a [`StrTable`]: one arena of member bytes
+//! - [`SetRef::Table`]: a hashtable-encoded set, as a [`StrTable`]: one arena of member bytes
 //!   plus end offsets, in file order, and an open-addressing index of record numbers. Redis'
 //!   own reply order for these comes from its randomly seeded hash table and cannot be
 //!   reproduced: bitlens replies in file order.
 //!
 //! Blobs are validated when the set is built ([`Set::from_intset`], [`Set::from_listpack`]),
 //! so decoding them on demand cannot fail afterwards.
+//!
+//! A [`Set`] is one thin pointer (see [`crate::thin`]), so that a key's value stays 16 bytes;
+//! [`Set::repr`] borrows what it holds.
 
-use crate::encoded::{self, BlobError, Item};
+use crate::encoded::{self, thin_blob, BlobError, Item};
+use crate::thin::{Tagged, TaggedRef};
 
-/// A Redis set.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Set {
+/// A Redis set: one pointer to its blob or its table (see [`SetRef`]).
+#[derive(Debug, Clone)]
+pub struct Set(Tagged<StrTable>);
+
+/// What a [`Set`] holds, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SetRef<'a> {
     /// An intset blob (RDB_TYPE_SET_INTSET), validated.
-    Intset(Box<[u8]>),
+    Intset(&'a [u8]),
     /// A listpack blob of members (RDB_TYPE_SET_LISTPACK), validated.
-    Listpack(Box<[u8]>),
-    /// A hashtable-encoded set (RDB_TYPE_SET), members in file order (boxed: the blob
-    /// variants keep `Set` at 24 bytes).
-    Table(Box<StrTable>),
+    Listpack(&'a [u8]),
+    /// A hashtable-encoded set (RDB_TYPE_SET), members in file order.
+    Table(&'a StrTable),
+}
+
+/// The blob kinds of a [`Set`]'s pointer.
+const INTSET: u8 = 0;
+const LISTPACK: u8 = 1;
+
+/// Two sets are equal when they hold the same encoding and the same bytes or records.
+impl PartialEq for Set {
+    fn eq(&self, other: &Self) -> bool {
+        self.repr() == other.repr()
+    }
 }
 
 impl Set {
     /// A set from an intset blob; errors when the blob is malformed.
     pub fn from_intset(blob: Vec<u8>) -> Result<Set, BlobError> {
         encoded::intset(&blob)?;
-        Ok(Set::Intset(blob.into_boxed_slice()))
+        Ok(Set(Tagged::blob(INTSET, thin_blob(&blob)?)))
     }
 
     /// A set from a listpack blob of members; errors when the blob is malformed.
     pub fn from_listpack(blob: Vec<u8>) -> Result<Set, BlobError> {
         encoded::listpack(&blob)?;
-        Ok(Set::Listpack(blob.into_boxed_slice()))
+        Ok(Set(Tagged::blob(LISTPACK, thin_blob(&blob)?)))
+    }
+
+    /// A hashtable-encoded set holding `table`'s records.
+    pub fn from_table(table: StrTable) -> Set {
+        Set(Tagged::boxed(table))
+    }
+
+    /// What the set holds.
+    pub fn repr(&self) -> SetRef<'_> {
+        match self.0.get() {
+            TaggedRef::Blob(INTSET, b) => SetRef::Intset(b),
+            TaggedRef::Blob(_, b) => SetRef::Listpack(b),
+            TaggedRef::Boxed(t) => SetRef::Table(t),
+        }
     }
 
     /// A hashtable set from members (a repeated member is kept once).
@@ -50,22 +82,22 @@ impl Set {
             t.insert(&[m.as_ref()]);
         }
         t.shrink();
-        Set::Table(Box::new(t))
+        Set::from_table(t)
     }
 
     /// Number of members (SCARD).
     pub fn len(&self) -> usize {
-        match self {
+        match self.repr() {
             // Validated blobs: the intset header's count is exact; a listpack's is unless it
             // is 65535 ("unknown").
-            Set::Intset(b) => b
+            SetRef::Intset(b) => b
                 .get(4..8)
                 .map_or(0, |c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize),
-            Set::Listpack(b) => match b.get(4..6).map(|c| u16::from_le_bytes([c[0], c[1]])) {
+            SetRef::Listpack(b) => match b.get(4..6).map(|c| u16::from_le_bytes([c[0], c[1]])) {
                 Some(n) if n != u16::MAX => n as usize,
                 _ => encoded::listpack(b).map_or(0, |v| v.len()),
             },
-            Set::Table(t) => t.len(),
+            SetRef::Table(t) => t.len(),
         }
     }
 
@@ -77,17 +109,17 @@ impl Set {
     /// True when `member` is in the set (SISMEMBER). An intset holds only integers in Redis'
     /// canonical decimal form, so other text never matches.
     pub fn contains(&self, member: &[u8]) -> bool {
-        match self {
-            Set::Intset(b) => {
+        match self.repr() {
+            SetRef::Intset(b) => {
                 let Some(v) = crate::num::parse_i64(member) else {
                     return false;
                 };
                 encoded::intset(b).is_ok_and(|s| s.binary_search(&v).is_ok())
             }
-            Set::Listpack(b) => {
+            SetRef::Listpack(b) => {
                 encoded::listpack(b).is_ok_and(|items| items.iter().any(|it| item_eq(it, member)))
             }
-            Set::Table(t) => t.find(member).is_some(),
+            SetRef::Table(t) => t.find(member).is_some(),
         }
     }
 
@@ -109,33 +141,33 @@ impl Set {
     /// Calls `f` with each member in storage order, read in place (a blob that does not
     /// decode yields nothing, as it was validated at load).
     fn for_each_item(&self, mut f: impl FnMut(Item<'_>)) {
-        match self {
-            Set::Intset(b) => encoded::intset(b)
+        match self.repr() {
+            SetRef::Intset(b) => encoded::intset(b)
                 .unwrap_or_default()
                 .into_iter()
                 .for_each(|v| f(Item::Int(v))),
-            Set::Listpack(b) => encoded::listpack(b)
+            SetRef::Listpack(b) => encoded::listpack(b)
                 .unwrap_or_default()
                 .into_iter()
                 .for_each(f),
-            Set::Table(t) => (0..t.len()).for_each(|i| f(Item::Str(t.get(i, 0)))),
+            SetRef::Table(t) => (0..t.len()).for_each(|i| f(Item::Str(t.get(i, 0)))),
         }
     }
 
     /// The encoding OBJECT ENCODING reports for this set as loaded.
     pub fn encoding(&self) -> &'static str {
-        match self {
-            Set::Intset(_) => "intset",
-            Set::Listpack(_) => "listpack",
-            Set::Table(_) => "hashtable",
+        match self.repr() {
+            SetRef::Intset(_) => "intset",
+            SetRef::Listpack(_) => "listpack",
+            SetRef::Table(_) => "hashtable",
         }
     }
 
     /// Heap bytes held by the value (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
-        match self {
-            Set::Intset(b) | Set::Listpack(b) => b.len(),
-            Set::Table(t) => t.heap_bytes(),
+        match self.repr() {
+            SetRef::Intset(b) | SetRef::Listpack(b) => b.len(),
+            SetRef::Table(t) => t.heap_bytes(),
         }
     }
 }
@@ -152,7 +184,8 @@ pub(crate) fn item_eq(it: &Item<'_>, s: &[u8]) -> bool {
 /// A table of records of `width` byte strings each (1 for set members, 2 for hash field and
 /// value), kept in insertion order in one arena, with a hash index on each record's first
 /// string. Memory: the bytes, one `u32` end offset per string (`u64` past 4 GiB of bytes),
-/// and a `u32` slot per record at most half full.
+/// and a `u32` slot per record at most half full. A finished table of at most
+/// [`SCAN_MAX`] records keeps no index (see [`StrTable::shrink`]) and is searched in order.
 #[derive(Debug, Clone)]
 pub struct StrTable {
     width: usize,
@@ -223,6 +256,11 @@ impl Ends {
 
 const EMPTY: u32 = u32::MAX;
 
+/// Finished tables of at most this many records drop their index: comparing a few records is
+/// as fast as hashing the key, and a snapshot's many small sets and hashes save the index's
+/// allocation (issue 31).
+pub const SCAN_MAX: usize = 8;
+
 /// A fast 64-bit hash of bytes (multiply-rotate over 8-byte words, then a final mix).
 fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -284,7 +322,7 @@ impl StrTable {
     /// The record whose first string is `key`.
     pub fn find(&self, key: &[u8]) -> Option<usize> {
         if self.slots.is_empty() {
-            return None;
+            return (0..self.len()).find(|&i| self.get(i, 0) == key);
         }
         let (slot, _) = self.probe(key);
         let s = self.slots[slot];
@@ -304,8 +342,11 @@ impl StrTable {
         }
     }
 
+    /// Builds the index again, with room for one more record at most half full.
     fn grow(&mut self) {
-        let n = (self.slots.len() * 2).max(8);
+        let n = (self.slots.len() * 2)
+            .max(((self.len() + 1) * 2).next_power_of_two())
+            .max(8);
         self.slots = vec![EMPTY; n];
         for r in 0..self.len() {
             let (slot, _) = self.probe(self.get(r, 0));
@@ -350,10 +391,14 @@ impl StrTable {
         }
     }
 
-    /// Releases spare capacity of the arena.
+    /// Releases spare capacity of the arena, and the index of a table of at most
+    /// [`SCAN_MAX`] records (an insert builds it again).
     pub fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.ends.shrink();
+        if self.len() <= SCAN_MAX {
+            self.slots = Vec::new();
+        }
     }
 
     /// Heap bytes held (arena, offsets, index).
@@ -366,6 +411,31 @@ impl StrTable {
 mod tests {
     use super::*;
     use crate::encoded::test_blobs::{intset, listpack_strs};
+
+    #[test]
+    fn small_tables_scan_and_index_again_on_insert() {
+        for n in [0usize, 1, 5, SCAN_MAX, SCAN_MAX + 1, 40] {
+            let mut t = StrTable::new(1);
+            for i in 0..n {
+                assert!(t.insert(&[format!("m{i}").as_bytes()]));
+            }
+            t.shrink();
+            assert_eq!(t.slots.is_empty(), n <= SCAN_MAX, "{n} records");
+            for i in 0..n {
+                assert_eq!(t.find(format!("m{i}").as_bytes()), Some(i));
+            }
+            assert_eq!(t.find(b"absent"), None);
+            // Inserts after shrinking: a repeat is refused, new records are indexed.
+            assert!(n == 0 || !t.insert(&[b"m0"]));
+            for i in n..n + 20 {
+                assert!(t.insert(&[format!("m{i}").as_bytes()]), "{i}");
+            }
+            for i in 0..n + 20 {
+                assert_eq!(t.find(format!("m{i}").as_bytes()), Some(i));
+            }
+            assert_eq!(t.len(), n + 20);
+        }
+    }
 
     #[test]
     fn intset_members_sorted_and_lookup() {

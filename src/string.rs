@@ -5,7 +5,9 @@
 //! Representation (private, chosen per key): plain bytes, or — for strings of at least
 //! [`SPARSE_MIN_BYTES`] whose non-zero 4 KiB pages are at most a quarter of the total — a
 //! [`SparseBitmap`] that stores only the non-zero pages, so a 512 MiB string with one bit set
-//! costs one page. The bit-level methods (`get_bit`, `count_bits`, `find_bit`, `bitop`, ...)
+//! costs one page. Plain bytes sit inside the value up to [`INLINE_BYTES`], in one exact-size
+//! [`Blob`] while never written (a loaded snapshot's strings), and in a growable buffer once
+//! written (issue 31: the value stays 16 bytes). The bit-level methods (`get_bit`, `count_bits`, `find_bit`, `bitop`, ...)
 //! answer without materialising; [`RedisString::as_bytes`] materialises a sparse string.
 
 pub mod roaring;
@@ -14,22 +16,45 @@ use std::borrow::Cow;
 
 use crate::bitmap::sparse::{Source, SparseBitmap, PAGE};
 use crate::bitmap::{self, BitOp};
+use crate::thin::Blob;
 
 /// Strings shorter than this (64 KiB) are always kept as plain bytes.
 pub const SPARSE_MIN_BYTES: u64 = 64 * 1024;
 
 /// Strings of at most this many bytes are held inside the value itself (no heap buffer): a
 /// snapshot's many small strings (names, counters, flags) cost no allocation (issue 31).
-pub const INLINE_BYTES: usize = 30;
+pub const INLINE_BYTES: usize = 14;
 
-/// The representation; the `bool`s are the string's "written in this session" flag (see
-/// [`RedisString::mark_rewritten`]; an inline string is never marked: marking moves it to
-/// `Dense`). 32 bytes, so that a key's [`crate::keyspace::Value`] is 32 bytes too.
+/// Built strings of at most this many bytes are copied into one exact-size [`Blob`]; longer
+/// ones keep the buffer they were built in (a copy of a large bitmap would cost more than
+/// the few bytes it saves).
+const FROZEN_COPY_MAX: usize = 4096;
+
+/// The representation, 16 bytes, so that a key's [`crate::keyspace::Value`] is 16 bytes too:
+/// - `Inline`: at most [`INLINE_BYTES`] bytes inside the value;
+/// - `Frozen`: bytes as built (loaded), never written, in one exact-size allocation;
+/// - `Dense`, `Sparse`: a heap buffer or the non-zero pages, with the string's "written in
+///   this session" flag (see [`RedisString::mark_rewritten`]). Writing an inline or frozen
+///   string first moves it to `Dense`, so those two are never marked.
 #[derive(Debug, Clone)]
 enum Repr {
     Inline { len: u8, bytes: [u8; INLINE_BYTES] },
-    Dense(bool, Vec<u8>),
-    Sparse(bool, Box<SparseBitmap>),
+    Frozen(Blob),
+    Dense(Box<Written<Vec<u8>>>),
+    Sparse(Box<Written<SparseBitmap>>),
+}
+
+/// A heap form and its "written in this session" flag.
+#[derive(Debug, Clone)]
+struct Written<T> {
+    rewritten: bool,
+    data: T,
+}
+
+impl<T> Written<T> {
+    fn boxed(rewritten: bool, data: T) -> Box<Self> {
+        Box::new(Written { rewritten, data })
+    }
 }
 
 /// A read-only view of a [`Repr`]: the bytes (inline or heap) or the sparse pages.
@@ -79,31 +104,50 @@ impl RedisString {
         }
     }
 
-    /// A plain string: inline when short enough, else a heap buffer.
+    /// A plain string: inline when short enough, else one exact-size blob (at most
+    /// [`FROZEN_COPY_MAX`] bytes), else the buffer given.
     fn plain(bytes: Vec<u8>) -> Self {
-        if bytes.len() <= INLINE_BYTES {
-            return Self::inline(&bytes);
+        if bytes.len() <= FROZEN_COPY_MAX {
+            return Self::copied(&bytes);
         }
         RedisString {
-            repr: Repr::Dense(false, bytes),
+            repr: Repr::Dense(Written::boxed(false, bytes)),
         }
+    }
+
+    /// A plain string holding a copy of `bytes`: inline when short enough, else a blob.
+    fn copied(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE_BYTES {
+            return Self::inline(bytes);
+        }
+        let repr = match Blob::new(bytes) {
+            Some(b) => Repr::Frozen(b),
+            None => Repr::Dense(Written::boxed(false, bytes.to_vec())),
+        };
+        RedisString { repr }
     }
 
     fn view(&self) -> View<'_> {
         match &self.repr {
             Repr::Inline { len, bytes } => View::Dense(&bytes[..*len as usize]),
-            Repr::Dense(_, v) => View::Dense(v),
-            Repr::Sparse(_, s) => View::Sparse(s),
+            Repr::Frozen(b) => View::Dense(b),
+            Repr::Dense(d) => View::Dense(&d.data),
+            Repr::Sparse(s) => View::Sparse(&s.data),
         }
     }
 
-    /// The heap buffer, an inline string moved into one first (for writes).
+    /// The heap buffer, an inline or frozen string moved into one first (for writes).
     fn dense_mut(&mut self) -> Option<&mut Vec<u8>> {
-        if let Repr::Inline { len, bytes } = &self.repr {
-            self.repr = Repr::Dense(false, bytes[..*len as usize].to_vec());
+        let moved = match &self.repr {
+            Repr::Inline { len, bytes } => Some(bytes[..*len as usize].to_vec()),
+            Repr::Frozen(b) => Some(b.to_vec()),
+            _ => None,
+        };
+        if let Some(v) = moved {
+            self.repr = Repr::Dense(Written::boxed(false, v));
         }
         match &mut self.repr {
-            Repr::Dense(_, v) => Some(v),
+            Repr::Dense(d) => Some(&mut d.data),
             _ => None,
         }
     }
@@ -116,14 +160,19 @@ impl RedisString {
     pub fn mark_rewritten(&mut self) {
         self.dense_mut();
         match &mut self.repr {
-            Repr::Dense(w, _) | Repr::Sparse(w, _) => *w = true,
-            Repr::Inline { .. } => unreachable!("moved to the heap above"),
+            Repr::Dense(d) => d.rewritten = true,
+            Repr::Sparse(s) => s.rewritten = true,
+            Repr::Inline { .. } | Repr::Frozen(_) => unreachable!("moved to the heap above"),
         }
     }
 
     /// Whether [`RedisString::mark_rewritten`] was called.
     pub fn rewritten(&self) -> bool {
-        matches!(self.repr, Repr::Dense(true, _) | Repr::Sparse(true, _))
+        match &self.repr {
+            Repr::Dense(d) => d.rewritten,
+            Repr::Sparse(s) => s.rewritten,
+            Repr::Inline { .. } | Repr::Frozen(_) => false,
+        }
     }
 
     /// A string holding exactly `bytes`. Long, mostly-zero strings are stored sparse; short
@@ -151,12 +200,7 @@ impl RedisString {
                 return Self::from_sparse(sp);
             }
         }
-        if bytes.len() <= INLINE_BYTES {
-            return Self::inline(bytes);
-        }
-        RedisString {
-            repr: Repr::Dense(false, bytes.to_vec()),
-        }
+        Self::copied(bytes)
     }
 
     /// A string of `len_bytes` bytes whose set bits are exactly `bits` (bit offsets, Redis
@@ -191,7 +235,7 @@ impl RedisString {
     /// Wraps a [`SparseBitmap`], converting it to plain bytes when it is not sparse enough.
     pub fn from_sparse(sp: SparseBitmap) -> Self {
         let mut s = RedisString {
-            repr: Repr::Sparse(false, Box::new(sp)),
+            repr: Repr::Sparse(Written::boxed(false, sp)),
         };
         s.normalize();
         s
@@ -201,8 +245,9 @@ impl RedisString {
     pub fn len(&self) -> u64 {
         match &self.repr {
             Repr::Inline { len, .. } => *len as u64,
-            Repr::Dense(_, v) => v.len() as u64,
-            Repr::Sparse(_, s) => s.len(),
+            Repr::Frozen(b) => b.len() as u64,
+            Repr::Dense(d) => d.data.len() as u64,
+            Repr::Sparse(s) => s.data.len(),
         }
     }
 
@@ -220,8 +265,9 @@ impl RedisString {
     pub fn heap_bytes(&self) -> usize {
         match &self.repr {
             Repr::Inline { .. } => 0,
-            Repr::Dense(_, v) => v.capacity(),
-            Repr::Sparse(_, s) => s.heap_bytes(),
+            Repr::Frozen(b) => b.len(),
+            Repr::Dense(d) => d.data.capacity(),
+            Repr::Sparse(s) => s.data.heap_bytes(),
         }
     }
 
@@ -243,8 +289,8 @@ impl RedisString {
 
     /// Mutable access to the full byte content (a sparse string becomes dense).
     pub fn bytes_mut(&mut self) -> &mut Vec<u8> {
-        if let Repr::Sparse(w, s) = &self.repr {
-            self.repr = Repr::Dense(*w, s.to_dense());
+        if let Repr::Sparse(s) = &self.repr {
+            self.repr = Repr::Dense(Written::boxed(s.rewritten, s.data.to_dense()));
         }
         self.dense_mut().expect("converted to dense above")
     }
@@ -253,14 +299,16 @@ impl RedisString {
     pub fn into_bytes(self) -> Vec<u8> {
         match self.repr {
             Repr::Inline { len, bytes } => bytes[..len as usize].to_vec(),
-            Repr::Dense(_, v) => v,
-            Repr::Sparse(_, s) => s.to_dense(),
+            Repr::Frozen(b) => b.to_vec(),
+            Repr::Dense(d) => d.data,
+            Repr::Sparse(s) => s.data.to_dense(),
         }
     }
 
     /// Switches a long, mostly-zero dense string to the sparse form (no-op otherwise).
     pub fn compact(&mut self) {
-        if let Repr::Dense(w, v) = &self.repr {
+        if let Repr::Dense(d) = &self.repr {
+            let v = &d.data;
             let len = v.len() as u64;
             if len < SPARSE_MIN_BYTES {
                 return;
@@ -275,15 +323,15 @@ impl RedisString {
                     }
                 }
             }
-            self.repr = Repr::Sparse(*w, Box::new(SparseBitmap::from_dense(v)));
+            self.repr = Repr::Sparse(Written::boxed(d.rewritten, SparseBitmap::from_dense(v)));
         }
     }
 
     /// Switches a sparse string that has filled up to plain bytes.
     fn normalize(&mut self) {
-        if let Repr::Sparse(w, s) = &self.repr {
-            if !sparse_pays(s.len(), s.stored_pages() as u64 / 2) {
-                self.repr = Repr::Dense(*w, s.to_dense());
+        if let Repr::Sparse(s) = &self.repr {
+            if !sparse_pays(s.data.len(), s.data.stored_pages() as u64 / 2) {
+                self.repr = Repr::Dense(Written::boxed(s.rewritten, s.data.to_dense()));
             }
         }
     }
@@ -382,14 +430,14 @@ impl RedisString {
         }
         self.dense_mut();
         match &mut self.repr {
-            Repr::Dense(w, v) if need >= SPARSE_MIN_BYTES && need > len * 4 => {
-                let mut s = SparseBitmap::from_dense(v);
+            Repr::Dense(d) if need >= SPARSE_MIN_BYTES && need > len * 4 => {
+                let mut s = SparseBitmap::from_dense(&d.data);
                 s.grow(need);
-                self.repr = Repr::Sparse(*w, Box::new(s));
+                self.repr = Repr::Sparse(Written::boxed(d.rewritten, s));
             }
-            Repr::Dense(_, v) => v.resize(need as usize, 0),
-            Repr::Sparse(_, s) => s.grow(need),
-            Repr::Inline { .. } => unreachable!("moved to the heap above"),
+            Repr::Dense(d) => d.data.resize(need as usize, 0),
+            Repr::Sparse(s) => s.data.grow(need),
+            Repr::Inline { .. } | Repr::Frozen(_) => unreachable!("moved to the heap above"),
         }
     }
 
@@ -398,9 +446,9 @@ impl RedisString {
         self.grow_to_bit(offset);
         self.dense_mut();
         let old = match &mut self.repr {
-            Repr::Dense(_, v) => bitmap::set_bit(v, offset, value),
-            Repr::Sparse(_, s) => s.set_bit(offset, value),
-            Repr::Inline { .. } => unreachable!("moved to the heap above"),
+            Repr::Dense(d) => bitmap::set_bit(&mut d.data, offset, value),
+            Repr::Sparse(s) => s.data.set_bit(offset, value),
+            Repr::Inline { .. } | Repr::Frozen(_) => unreachable!("moved to the heap above"),
         };
         self.normalize();
         old
@@ -423,9 +471,10 @@ impl RedisString {
         self.grow_to_bit(offset + bits as u64 - 1);
         self.dense_mut();
         match &mut self.repr {
-            Repr::Inline { .. } => unreachable!("moved to the heap above"),
-            Repr::Dense(_, v) => bitmap::write_field(v, offset, bits, value),
-            Repr::Sparse(_, s) => {
+            Repr::Inline { .. } | Repr::Frozen(_) => unreachable!("moved to the heap above"),
+            Repr::Dense(d) => bitmap::write_field(&mut d.data, offset, bits, value),
+            Repr::Sparse(s) => {
+                let s = &mut s.data;
                 let span = ((offset & 7) + bits as u64).div_ceil(8) as usize;
                 let mut buf = [0u8; 9];
                 s.read(offset >> 3, &mut buf[..span]);

@@ -13,7 +13,9 @@
 //! members, is kept as that blob ([`ZSet::from_blob`]; its members are read once to check
 //! that) and decoded into the layout above on its first read.
 
-use std::sync::OnceLock;
+use once_cell::race::OnceBox;
+
+use crate::thin::Blob;
 
 use crate::encoded::{self, BlobError, Item};
 
@@ -61,9 +63,9 @@ struct Full {
 #[derive(Debug, Clone, Default)]
 pub struct ZSet {
     /// The validated blob of (member, score) pairs, when the set is kept as one.
-    blob: Option<Box<[u8]>>,
+    blob: Option<Blob>,
     /// The decoded layout: set when built, or on the first read of a blob.
-    full: OnceLock<Box<Full>>,
+    full: OnceBox<Full>,
     /// Number of members.
     len: u32,
     /// How `blob` is laid out.
@@ -365,7 +367,7 @@ impl ZSet {
         ZSet {
             blob: None,
             len: full.sorted.len() as u32,
-            full: OnceLock::from(Box::new(full)),
+            full: OnceBox::with_value(Box::new(full)),
             format: BlobFormat::default(),
             skiplist_record: false,
             stored_compact: false,
@@ -397,11 +399,14 @@ impl ZSet {
             members.sort_unstable();
             members.windows(2).all(|w| w[0] != w[1])
         };
-        let set = if distinct && u32::try_from(n).is_ok() {
+        let kept = (distinct && u32::try_from(n).is_ok())
+            .then(|| Blob::new(&blob))
+            .flatten();
+        let set = if let Some(blob) = kept {
             drop(pairs);
             ZSet {
-                blob: Some(blob.into_boxed_slice()),
-                full: OnceLock::new(),
+                blob: Some(blob),
+                full: OnceBox::new(),
                 len: n as u32,
                 format,
                 skiplist_record: false,

@@ -202,7 +202,7 @@ fn hscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(o) => o,
         Err(e) => return e,
     };
-    let compact = !matches!(h, Hash::Table(_));
+    let compact = !matches!(h.repr(), crate::hash::HashRef::Table(_));
     let groups = h
         .fields(now)
         .into_iter()

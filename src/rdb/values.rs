@@ -53,11 +53,11 @@ fn blob<T>(
 /// RDB_TYPE_LIST: a linked list of strings.
 pub(super) fn list_linked(c: &mut Cursor<'_>, materialise: bool) -> Out {
     let n = c.count(1, "list element count")?;
-    let mut list = List::new("linkedlist");
+    let mut list = List::new(crate::list::ListEncoding::Linkedlist);
     for _ in 0..n {
         if materialise {
             let e = c.string("list element")?;
-            list.push_node(Node::Plain(e.into_owned().into_boxed_slice()), 1);
+            list.push_node(Node::plain(&e), 1);
         } else {
             c.skip_string("list element")?;
         }
@@ -69,7 +69,7 @@ pub(super) fn list_linked(c: &mut Cursor<'_>, materialise: bool) -> Out {
 pub(super) fn list_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
     Ok(
         blob(c, "ziplist", materialise, Node::ziplist)?.map(|(node, n)| {
-            let mut list = List::new("ziplist");
+            let mut list = List::new(crate::list::ListEncoding::Ziplist);
             list.push_node(node, n);
             Value::List(Box::new(list))
         }),
@@ -80,7 +80,7 @@ pub(super) fn list_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
 /// plain or listpack nodes).
 pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out {
     let n = c.count(if v2 { 2 } else { 1 }, "quicklist node count")?;
-    let mut list = List::new("quicklist");
+    let mut list = List::new(crate::list::ListEncoding::Quicklist);
     for _ in 0..n {
         if !v2 {
             if let Some((node, k)) = blob(c, "quicklist ziplist", materialise, Node::ziplist)? {
@@ -93,7 +93,7 @@ pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out 
             1 => {
                 if materialise {
                     let e = c.string("quicklist plain node")?;
-                    list.push_node(Node::Plain(e.into_owned().into_boxed_slice()), 1);
+                    list.push_node(Node::plain(&e), 1);
                 } else {
                     c.skip_string("quicklist plain node")?;
                 }
@@ -128,7 +128,7 @@ pub(super) fn set_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
         }
     }
     t.shrink();
-    Ok(Some(Value::Set(Set::Table(Box::new(t)))))
+    Ok(Some(Value::Set(Set::from_table(t))))
 }
 
 /// RDB_TYPE_SET_INTSET.
@@ -207,10 +207,10 @@ fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Hash::Table(Box::new(HashTable {
+    Ok(Some(Value::Hash(Hash::from_table(HashTable {
         records,
         expires,
-    })))))
+    }))))
 }
 
 /// RDB_TYPE_HASH.
@@ -256,10 +256,10 @@ pub(super) fn hash_2(c: &mut Cursor<'_>, materialise: bool) -> Out {
     }
     records.shrink();
     let expires = expires.iter().any(|&e| e != 0).then_some(expires);
-    Ok(Some(Value::Hash(Hash::Table(Box::new(HashTable {
+    Ok(Some(Value::Hash(Hash::from_table(HashTable {
         records,
         expires,
-    })))))
+    }))))
 }
 
 /// A 16-byte big-endian id (PEL entries).
@@ -530,11 +530,11 @@ mod tests {
     }
 
     fn sample() -> Vec<(&'static str, Value, Option<i64>)> {
-        let mut qlist = List::new("quicklist");
+        let mut qlist = List::new(crate::list::ListEncoding::Quicklist);
         let (n, c) = Node::listpack(listpack_strs(&[b"a", b"7", b"b"])).unwrap();
         qlist.push_node(n, c);
-        qlist.push_node(Node::Plain(vec![b'x'; 5000].into()), 1);
-        let mut zlist = List::new("quicklist");
+        qlist.push_node(Node::plain(&[b'x'; 5000]), 1);
+        let mut zlist = List::new(crate::list::ListEncoding::Quicklist);
         let (n, c) = Node::ziplist(ziplist(&items(&[b"z1", b"-3"]))).unwrap();
         zlist.push_node(n, c);
         let ex = listpack_ex(&[(b"f", b"v", 1_700_000_000_000), (b"g", b"w", 0)]);

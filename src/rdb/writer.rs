@@ -15,11 +15,11 @@ use std::io::{self, Write};
 use super::format::{Family, Format, Opcode, ValueKind};
 use super::reader::Cursor;
 use super::{dump_parts, Crc64Digest, RdbError, RdbErrorKind, CRC64};
-use crate::hash::Hash;
+use crate::hash::{Hash, HashRef};
 use crate::keyspace::Value;
-use crate::list::{List, Node};
+use crate::list::{List, Node, NodeRef};
 use crate::num::parse_i64;
-use crate::set::Set;
+use crate::set::{Set, SetRef};
 use crate::stream::{Stream, StreamId};
 use crate::zset::ZSet;
 
@@ -359,7 +359,7 @@ impl<W: Write> RdbWriter<W> {
     ) -> io::Result<()> {
         let v2 = self.version() >= 10;
         let all = |f: fn(&Node) -> bool| list.nodes().all(|(n, _)| f(n));
-        if v2 && all(|n| !matches!(n, Node::Ziplist(_))) {
+        if v2 && all(|n| !matches!(n.repr(), NodeRef::Ziplist(_))) {
             self.begin_key(
                 key,
                 self.type_byte(ValueKind::ListQuicklist2)?,
@@ -367,12 +367,12 @@ impl<W: Write> RdbWriter<W> {
             )?;
             self.put_len(list.nodes().count() as u64)?;
             for (n, _) in list.nodes() {
-                match n {
-                    Node::Plain(b) => {
+                match n.repr() {
+                    NodeRef::Plain(b) => {
                         self.put_len(1)?;
                         self.put_string(b)?;
                     }
-                    Node::Listpack(b) | Node::Ziplist(b) => {
+                    NodeRef::Listpack(b) | NodeRef::Ziplist(b) => {
                         self.put_len(2)?;
                         self.put_blob(b)?;
                     }
@@ -380,11 +380,11 @@ impl<W: Write> RdbWriter<W> {
             }
             return Ok(());
         }
-        if !v2 && all(|n| matches!(n, Node::Ziplist(_))) {
+        if !v2 && all(|n| matches!(n.repr(), NodeRef::Ziplist(_))) {
             self.begin_key(key, self.type_byte(ValueKind::ListQuicklist)?, expire_at_ms)?;
             self.put_len(list.nodes().count() as u64)?;
             for (n, _) in list.nodes() {
-                if let Node::Ziplist(b) = n {
+                if let NodeRef::Ziplist(b) = n.repr() {
                     self.put_blob(b)?;
                 }
             }
@@ -441,12 +441,12 @@ impl<W: Write> RdbWriter<W> {
         set: &Set,
         expire_at_ms: Option<i64>,
     ) -> io::Result<()> {
-        match set {
-            Set::Intset(b) => {
+        match set.repr() {
+            SetRef::Intset(b) => {
                 self.begin_key(key, self.type_byte(ValueKind::SetIntset)?, expire_at_ms)?;
                 self.put_blob(b)
             }
-            Set::Listpack(b) if self.version() >= 11 => {
+            SetRef::Listpack(b) if self.version() >= 11 => {
                 self.begin_key(key, self.type_byte(ValueKind::SetListpack)?, expire_at_ms)?;
                 self.put_blob(b)
             }
@@ -483,20 +483,20 @@ impl<W: Write> RdbWriter<W> {
                 ),
             ));
         }
-        match hash {
-            Hash::Listpack(b) if self.version() >= 10 => {
+        match hash.repr() {
+            HashRef::Listpack(b) if self.version() >= 10 => {
                 self.begin_key(key, self.type_byte(ValueKind::HashListpack)?, expire_at_ms)?;
                 return self.put_blob(b);
             }
-            Hash::Ziplist(b) => {
+            HashRef::Ziplist(b) => {
                 self.begin_key(key, self.type_byte(ValueKind::HashZiplist)?, expire_at_ms)?;
                 return self.put_blob(b);
             }
-            Hash::Zipmap(b) => {
+            HashRef::Zipmap(b) => {
                 self.begin_key(key, self.type_byte(ValueKind::HashZipmap)?, expire_at_ms)?;
                 return self.put_blob(b);
             }
-            Hash::ListpackEx(b) => {
+            HashRef::ListpackEx(b) => {
                 self.begin_key(
                     key,
                     self.type_byte(ValueKind::HashListpackEx)?,

@@ -670,7 +670,7 @@ fn old_encodings_file() -> Vec<u8> {
         ("quicklist1:three", 3, 200, 12),
         ("quicklist1:big", 1, 1000, 12),
     ] {
-        let mut l = List::new("quicklist");
+        let mut l = List::new(bitlens::list::ListEncoding::Quicklist);
         for k in 0..nodes {
             let items: Vec<Vec<u8>> = (0..n).map(|i| s(k * n + i, len)).collect();
             let (node, count) = Node::ziplist(ziplist_of(&items)).unwrap();

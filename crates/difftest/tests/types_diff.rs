@@ -462,8 +462,8 @@ fn gen_cmd(
         d.keys[rng.usize(0..d.keys.len())].clone()
     };
     let pick = |rng: &mut fastrand::Rng| d.pool[rng.usize(0..d.pool.len())].clone();
-    let compact_set = |k: &[u8]| !matches!(ks.get(k), Some(Value::Set(s)) if matches!(s, bitlens::set::Set::Table(_)));
-    let compact_hash = |k: &[u8]| !matches!(ks.get(k), Some(Value::Hash(h)) if matches!(h, bitlens::hash::Hash::Table(_)));
+    let compact_set = |k: &[u8]| !matches!(ks.get(k), Some(Value::Set(s)) if matches!(s.repr(), bitlens::set::SetRef::Table(_)));
+    let compact_hash = |k: &[u8]| !matches!(ks.get(k), Some(Value::Hash(h)) if matches!(h.repr(), bitlens::hash::HashRef::Table(_)));
     let k = key.as_slice();
     let mut c: Vec<Vec<u8>>;
     let cmp;
@@ -823,10 +823,10 @@ fn run_kind(kind: ServerKind) {
         match &e.value {
             Value::List(l) => {
                 for (n, _) in l.nodes() {
-                    seen.insert(match n {
-                        bitlens::list::Node::Listpack(_) => "list:listpack",
-                        bitlens::list::Node::Ziplist(_) => "list:ziplist",
-                        bitlens::list::Node::Plain(_) => "list:plain",
+                    seen.insert(match n.repr() {
+                        bitlens::list::NodeRef::Listpack(_) => "list:listpack",
+                        bitlens::list::NodeRef::Ziplist(_) => "list:ziplist",
+                        bitlens::list::NodeRef::Plain(_) => "list:plain",
                     });
                 }
                 if l.nodes().count() > 1 {
@@ -841,13 +841,13 @@ fn run_kind(kind: ServerKind) {
                 });
             }
             Value::Hash(h) => {
-                seen.insert(match h {
-                    bitlens::hash::Hash::Listpack(_) => "hash:listpack",
-                    bitlens::hash::Hash::ListpackEx(_) => "hash:listpackex",
-                    bitlens::hash::Hash::Ziplist(_) => "hash:ziplist",
-                    bitlens::hash::Hash::Zipmap(_) => "hash:zipmap",
-                    bitlens::hash::Hash::Table(t) if t.expires.is_some() => "hash:hashtable+ttl",
-                    bitlens::hash::Hash::Table(_) => "hash:hashtable",
+                seen.insert(match h.repr() {
+                    bitlens::hash::HashRef::Listpack(_) => "hash:listpack",
+                    bitlens::hash::HashRef::ListpackEx(_) => "hash:listpackex",
+                    bitlens::hash::HashRef::Ziplist(_) => "hash:ziplist",
+                    bitlens::hash::HashRef::Zipmap(_) => "hash:zipmap",
+                    bitlens::hash::HashRef::Table(t) if t.expires.is_some() => "hash:hashtable+ttl",
+                    bitlens::hash::HashRef::Table(_) => "hash:hashtable",
                 });
             }
             Value::Stream(x) if x.nodes.len() > 1 => {

@@ -1332,7 +1332,7 @@ mod tests {
                 Node::ziplist(blobs::ziplist(&items)),
             ] {
                 let (node, k) = node.unwrap();
-                let mut l = List::new("quicklist");
+                let mut l = List::new(bitlens::list::ListEncoding::Quicklist);
                 l.push_node(node, k);
                 values.push(Value::List(Box::new(l)));
             }
