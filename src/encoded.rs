@@ -116,13 +116,8 @@ impl BlobError {
 /// A blob's bytes behind a thin pointer (see [`crate::thin`]); errors when the blob is
 /// longer than a [`Blob`] holds (4 GiB, past what any server writes in one blob).
 pub(crate) fn thin_blob(blob: &[u8]) -> Result<Blob, BlobError> {
-    Blob::new(blob).ok_or_else(|| {
-        BlobError::new(
-            BlobErrorKind::Invalid,
-            0,
-            format!("a blob of {} bytes, more than 4 GiB", blob.len()),
-        )
-    })
+    Blob::new(blob)
+        .ok_or_else(|| BlobError::new(BlobErrorKind::Invalid, 0, "a blob of more than 4 GiB"))
 }
 
 impl fmt::Display for BlobError {

@@ -90,14 +90,16 @@ fn expiry_of(it: &Item<'_>) -> Option<i64> {
 
 impl Hash {
     /// A hash from a listpack of field/value pairs; errors when malformed or odd.
-    pub fn from_listpack(blob: Vec<u8>) -> Result<Hash, BlobError> {
-        check_width(encoded::listpack(&blob)?.len(), 2, "hash listpack")?;
-        Ok(Hash(Tagged::blob(LISTPACK, thin_blob(&blob)?)))
+    pub fn from_listpack(blob: impl AsRef<[u8]>) -> Result<Hash, BlobError> {
+        let blob = blob.as_ref();
+        check_width(encoded::listpack(blob)?.len(), 2, "hash listpack")?;
+        Ok(Hash(Tagged::blob(LISTPACK, thin_blob(blob)?)))
     }
 
     /// A hash from a listpack of field/value/expiry triples; errors when malformed.
-    pub fn from_listpack_ex(blob: Vec<u8>) -> Result<Hash, BlobError> {
-        let items = encoded::listpack(&blob)?;
+    pub fn from_listpack_ex(blob: impl AsRef<[u8]>) -> Result<Hash, BlobError> {
+        let blob = blob.as_ref();
+        let items = encoded::listpack(blob)?;
         check_width(items.len(), 3, "hash listpack with field expiry")?;
         for t in items.chunks_exact(3) {
             if !matches!(t[2], Item::Int(v) if v >= 0) {
@@ -108,20 +110,22 @@ impl Hash {
                 ));
             }
         }
-        Ok(Hash(Tagged::blob(LISTPACK_EX, thin_blob(&blob)?)))
+        Ok(Hash(Tagged::blob(LISTPACK_EX, thin_blob(blob)?)))
     }
 
     /// A hash from a ziplist of field/value pairs; errors when malformed or odd.
-    pub fn from_ziplist(blob: Vec<u8>) -> Result<Hash, BlobError> {
-        check_width(encoded::ziplist(&blob)?.len(), 2, "hash ziplist")?;
-        Ok(Hash(Tagged::blob(ZIPLIST, thin_blob(&blob)?)))
+    pub fn from_ziplist(blob: impl AsRef<[u8]>) -> Result<Hash, BlobError> {
+        let blob = blob.as_ref();
+        check_width(encoded::ziplist(blob)?.len(), 2, "hash ziplist")?;
+        Ok(Hash(Tagged::blob(ZIPLIST, thin_blob(blob)?)))
     }
 
     /// A hash from a zipmap; errors when malformed (see [`encoded::zipmap`]: Redis'
     /// zipmapValidateIntegrity) or when a field appears twice (Redis' "Hash zipmap with dup
     /// elements").
-    pub fn from_zipmap(blob: Vec<u8>) -> Result<Hash, BlobError> {
-        let items = encoded::zipmap(&blob)?;
+    pub fn from_zipmap(blob: impl AsRef<[u8]>) -> Result<Hash, BlobError> {
+        let blob = blob.as_ref();
+        let items = encoded::zipmap(blob)?;
         let mut seen = std::collections::HashSet::with_capacity(items.len() / 2);
         for pair in items.chunks_exact(2) {
             if !seen.insert(pair[0].to_vec()) {
@@ -135,7 +139,7 @@ impl Hash {
                 ));
             }
         }
-        Ok(Hash(Tagged::blob(ZIPMAP, thin_blob(&blob)?)))
+        Ok(Hash(Tagged::blob(ZIPMAP, thin_blob(blob)?)))
     }
 
     /// A hashtable hash from (field, value, expiry) triples; a repeated field keeps its first

@@ -42,15 +42,17 @@ impl PartialEq for Node {
 
 impl Node {
     /// A listpack node; errors when the blob is malformed.
-    pub fn listpack(blob: Vec<u8>) -> Result<(Node, usize), BlobError> {
-        let n = encoded::listpack(&blob)?.len();
-        Ok((Node(Tagged::blob(LISTPACK, thin_blob(&blob)?)), n))
+    pub fn listpack(blob: impl AsRef<[u8]>) -> Result<(Node, usize), BlobError> {
+        let blob = blob.as_ref();
+        let n = encoded::listpack(blob)?.len();
+        Ok((Node(Tagged::blob(LISTPACK, thin_blob(blob)?)), n))
     }
 
     /// A ziplist node; errors when the blob is malformed.
-    pub fn ziplist(blob: Vec<u8>) -> Result<(Node, usize), BlobError> {
-        let n = encoded::ziplist(&blob)?.len();
-        Ok((Node(Tagged::blob(ZIPLIST, thin_blob(&blob)?)), n))
+    pub fn ziplist(blob: impl AsRef<[u8]>) -> Result<(Node, usize), BlobError> {
+        let blob = blob.as_ref();
+        let n = encoded::ziplist(blob)?.len();
+        Ok((Node(Tagged::blob(ZIPLIST, thin_blob(blob)?)), n))
     }
 
     /// A node of one element.

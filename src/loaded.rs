@@ -384,7 +384,7 @@ fn loaded_set(rules: &crate::dialect::LoadRules, set: &crate::set::Set) -> Loade
             shape: Shape::Blob(b.len() as u64),
         },
         SetRef::Intset(_) | SetRef::Listpack(_) => table(n),
-        SetRef::Table(_) => {
+        SetRef::Table(_) | SetRef::SmallTable(_) => {
             let members = set.members();
             if n > rules.set_max_intset_entries {
                 return table(n);

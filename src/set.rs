@@ -31,11 +31,17 @@ pub enum SetRef<'a> {
     Listpack(&'a [u8]),
     /// A hashtable-encoded set (RDB_TYPE_SET), members in file order.
     Table(&'a StrTable),
+    /// A hashtable-encoded set (RDB_TYPE_SET) of at most [`SCAN_MAX`] members, kept as one
+    /// listpack of its members (all as strings) in file order: a snapshot's many small
+    /// hashtable sets cost one allocation each, not four (issue 31). OBJECT ENCODING still
+    /// says `hashtable`.
+    SmallTable(&'a [u8]),
 }
 
 /// The blob kinds of a [`Set`]'s pointer.
 const INTSET: u8 = 0;
 const LISTPACK: u8 = 1;
+const SMALL_TABLE: u8 = 2;
 
 /// Two sets are equal when they hold the same encoding and the same bytes or records.
 impl PartialEq for Set {
@@ -46,19 +52,30 @@ impl PartialEq for Set {
 
 impl Set {
     /// A set from an intset blob; errors when the blob is malformed.
-    pub fn from_intset(blob: Vec<u8>) -> Result<Set, BlobError> {
-        encoded::intset(&blob)?;
-        Ok(Set(Tagged::blob(INTSET, thin_blob(&blob)?)))
+    pub fn from_intset(blob: impl AsRef<[u8]>) -> Result<Set, BlobError> {
+        let blob = blob.as_ref();
+        encoded::intset(blob)?;
+        Ok(Set(Tagged::blob(INTSET, thin_blob(blob)?)))
     }
 
     /// A set from a listpack blob of members; errors when the blob is malformed.
-    pub fn from_listpack(blob: Vec<u8>) -> Result<Set, BlobError> {
-        encoded::listpack(&blob)?;
-        Ok(Set(Tagged::blob(LISTPACK, thin_blob(&blob)?)))
+    pub fn from_listpack(blob: impl AsRef<[u8]>) -> Result<Set, BlobError> {
+        let blob = blob.as_ref();
+        encoded::listpack(blob)?;
+        Ok(Set(Tagged::blob(LISTPACK, thin_blob(blob)?)))
     }
 
-    /// A hashtable-encoded set holding `table`'s records.
+    /// A hashtable-encoded set holding `table`'s records (of width 1): one listpack blob
+    /// when they are at most [`SCAN_MAX`] (see [`SetRef::SmallTable`]).
     pub fn from_table(table: StrTable) -> Set {
+        if table.width == 1 && table.len() <= SCAN_MAX {
+            let items: Vec<Item<'_>> = (0..table.len())
+                .map(|i| Item::Str(table.get(i, 0)))
+                .collect();
+            if let Some(blob) = crate::thin::Blob::new(&encoded::blobs::listpack(&items)) {
+                return Set(Tagged::blob(SMALL_TABLE, blob));
+            }
+        }
         Set(Tagged::boxed(table))
     }
 
@@ -66,7 +83,8 @@ impl Set {
     pub fn repr(&self) -> SetRef<'_> {
         match self.0.get() {
             TaggedRef::Blob(INTSET, b) => SetRef::Intset(b),
-            TaggedRef::Blob(_, b) => SetRef::Listpack(b),
+            TaggedRef::Blob(LISTPACK, b) => SetRef::Listpack(b),
+            TaggedRef::Blob(_, b) => SetRef::SmallTable(b),
             TaggedRef::Boxed(t) => SetRef::Table(t),
         }
     }
@@ -93,10 +111,12 @@ impl Set {
             SetRef::Intset(b) => b
                 .get(4..8)
                 .map_or(0, |c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize),
-            SetRef::Listpack(b) => match b.get(4..6).map(|c| u16::from_le_bytes([c[0], c[1]])) {
-                Some(n) if n != u16::MAX => n as usize,
-                _ => encoded::listpack(b).map_or(0, |v| v.len()),
-            },
+            SetRef::Listpack(b) | SetRef::SmallTable(b) => {
+                match b.get(4..6).map(|c| u16::from_le_bytes([c[0], c[1]])) {
+                    Some(n) if n != u16::MAX => n as usize,
+                    _ => encoded::listpack(b).map_or(0, |v| v.len()),
+                }
+            }
             SetRef::Table(t) => t.len(),
         }
     }
@@ -119,6 +139,11 @@ impl Set {
             SetRef::Listpack(b) => {
                 encoded::listpack(b).is_ok_and(|items| items.iter().any(|it| item_eq(it, member)))
             }
+            SetRef::SmallTable(b) => encoded::listpack(b).is_ok_and(|items| {
+                items
+                    .iter()
+                    .any(|it| matches!(it, Item::Str(m) if *m == member))
+            }),
             SetRef::Table(t) => t.find(member).is_some(),
         }
     }
@@ -146,7 +171,7 @@ impl Set {
                 .unwrap_or_default()
                 .into_iter()
                 .for_each(|v| f(Item::Int(v))),
-            SetRef::Listpack(b) => encoded::listpack(b)
+            SetRef::Listpack(b) | SetRef::SmallTable(b) => encoded::listpack(b)
                 .unwrap_or_default()
                 .into_iter()
                 .for_each(f),
@@ -159,14 +184,14 @@ impl Set {
         match self.repr() {
             SetRef::Intset(_) => "intset",
             SetRef::Listpack(_) => "listpack",
-            SetRef::Table(_) => "hashtable",
+            SetRef::Table(_) | SetRef::SmallTable(_) => "hashtable",
         }
     }
 
     /// Heap bytes held by the value (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
         match self.repr() {
-            SetRef::Intset(b) | SetRef::Listpack(b) => b.len(),
+            SetRef::Intset(b) | SetRef::Listpack(b) | SetRef::SmallTable(b) => b.len(),
             SetRef::Table(t) => t.heap_bytes(),
         }
     }
@@ -411,6 +436,36 @@ impl StrTable {
 mod tests {
     use super::*;
     use crate::encoded::test_blobs::{intset, listpack_strs};
+
+    #[test]
+    fn small_hashtable_sets_are_one_blob_and_answer_as_tables() {
+        for n in [1usize, 3, SCAN_MAX, SCAN_MAX + 1, 30] {
+            let members: Vec<Vec<u8>> = (0..n)
+                .map(|i| match i % 3 {
+                    0 => format!("{}", i * 7).into_bytes(),
+                    1 => format!("w{i}").into_bytes(),
+                    _ => vec![0, b'x', i as u8, 255],
+                })
+                .collect();
+            // A repeat is kept once, as Redis' SADD does.
+            let s = Set::from_members(members.iter().chain(members.first()));
+            assert_eq!(
+                matches!(s.repr(), SetRef::SmallTable(_)),
+                n <= SCAN_MAX,
+                "{n}"
+            );
+            assert_eq!(matches!(s.repr(), SetRef::Table(_)), n > SCAN_MAX, "{n}");
+            assert_eq!(s.encoding(), "hashtable");
+            assert_eq!(s.len(), n);
+            assert_eq!(s.members(), members);
+            for m in &members {
+                assert!(s.contains(m));
+            }
+            // Integers are kept as their text: "07" is not "7", as in a hashtable set.
+            assert!(!s.contains(b"07") && !s.contains(b"absent"));
+            assert_eq!(s.clone(), s);
+        }
+    }
 
     #[test]
     fn small_tables_scan_and_index_again_on_insert() {

@@ -183,7 +183,7 @@ impl<T> Tagged<T> {
 
     /// A blob of `kind`; panics when `kind` is not below [`Tagged::KINDS`] (a caller's bug).
     pub fn blob(kind: u8, blob: Blob) -> Self {
-        assert!(kind < Self::KINDS, "blob kind {kind} out of range");
+        assert!(kind < Self::KINDS, "blob kind out of range");
         let raw = blob.into_raw();
         Tagged {
             raw: raw.map_addr(|a| a | kind as usize),

@@ -54,6 +54,24 @@ struct Full {
     slots: Vec<u64>,
 }
 
+/// The decoded layout, made at most once: one pointer (`OnceLock<Box<_>>` takes two words).
+/// Dereferences to the `OnceBox`; `Debug` shows the layout, not its address.
+#[derive(Clone, Default)]
+struct Decoded(OnceBox<Full>);
+
+impl std::ops::Deref for Decoded {
+    type Target = OnceBox<Full>;
+    fn deref(&self) -> &OnceBox<Full> {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Decoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.get().fmt(f)
+    }
+}
+
 /// A Redis sorted set.
 ///
 /// A set the snapshot stored as one listpack or ziplist blob, in Redis order with distinct
@@ -65,7 +83,7 @@ pub struct ZSet {
     /// The validated blob of (member, score) pairs, when the set is kept as one.
     blob: Option<Blob>,
     /// The decoded layout: set when built, or on the first read of a blob.
-    full: OnceBox<Full>,
+    full: Decoded,
     /// Number of members.
     len: u32,
     /// How `blob` is laid out.
@@ -367,7 +385,7 @@ impl ZSet {
         ZSet {
             blob: None,
             len: full.sorted.len() as u32,
-            full: OnceBox::with_value(Box::new(full)),
+            full: Decoded(OnceBox::with_value(Box::new(full))),
             format: BlobFormat::default(),
             skiplist_record: false,
             stored_compact: false,
@@ -379,8 +397,9 @@ impl ZSet {
     /// blob, an odd number of elements, a score that is not a number.
     /// Pairs in strict Redis order with distinct members keep the blob (decoded on first
     /// read); any other blob is decoded now, as [`ZSet::from_pairs`] reads it.
-    pub fn from_blob(blob: Vec<u8>, format: BlobFormat) -> Result<ZSet, ZSetBlobError> {
-        let items = format.decode(&blob).map_err(ZSetBlobError::Blob)?;
+    pub fn from_blob(blob: impl AsRef<[u8]>, format: BlobFormat) -> Result<ZSet, ZSetBlobError> {
+        let blob = blob.as_ref();
+        let items = format.decode(blob).map_err(ZSetBlobError::Blob)?;
         if items.len() % 2 != 0 {
             return Err(ZSetBlobError::OddLength(items.len()));
         }
@@ -400,13 +419,13 @@ impl ZSet {
             members.windows(2).all(|w| w[0] != w[1])
         };
         let kept = (distinct && u32::try_from(n).is_ok())
-            .then(|| Blob::new(&blob))
+            .then(|| Blob::new(blob))
             .flatten();
         let set = if let Some(blob) = kept {
             drop(pairs);
             ZSet {
                 blob: Some(blob),
-                full: OnceBox::new(),
+                full: Decoded::default(),
                 len: n as u32,
                 format,
                 skiplist_record: false,

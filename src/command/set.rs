@@ -440,7 +440,10 @@ fn sscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         Ok(o) => o,
         Err(e) => return e,
     };
-    let compact = !matches!(s.repr(), crate::set::SetRef::Table(_));
+    let compact = !matches!(
+        s.repr(),
+        crate::set::SetRef::Table(_) | crate::set::SetRef::SmallTable(_)
+    );
     let groups = s.members().into_iter().map(|m| vec![m]).collect();
     scan_reply(groups, compact, cursor, &o)
 }

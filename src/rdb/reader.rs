@@ -410,7 +410,7 @@ impl<'a> Cursor<'a> {
 
     fn zset_blob(&mut self, what: &str, format: BlobFormat) -> Result<ZSet, RdbError> {
         let (b, at) = self.blob(what)?;
-        ZSet::from_blob(b.into_owned(), format).map_err(|e| match e {
+        ZSet::from_blob(&b, format).map_err(|e| match e {
             ZSetBlobError::Blob(e) => self.blob_err(at, what, e),
             ZSetBlobError::OddLength(n) => {
                 self.err_at(at.at, format!("{what}: odd number of entries {n}"))

@@ -38,16 +38,14 @@ fn blob<T>(
     c: &mut Cursor<'_>,
     what: &str,
     materialise: bool,
-    build: impl FnOnce(Vec<u8>) -> Result<T, BlobError>,
+    build: impl FnOnce(&[u8]) -> Result<T, BlobError>,
 ) -> Result<Option<T>, RdbError> {
     if !materialise {
         c.skip_string(what)?;
         return Ok(None);
     }
     let (b, at) = c.blob(what)?;
-    build(b.into_owned())
-        .map(Some)
-        .map_err(|e| c.blob_err(at, what, e))
+    build(&b).map(Some).map_err(|e| c.blob_err(at, what, e))
 }
 
 /// RDB_TYPE_LIST: a linked list of strings.
@@ -68,7 +66,7 @@ pub(super) fn list_linked(c: &mut Cursor<'_>, materialise: bool) -> Out {
 /// RDB_TYPE_LIST_ZIPLIST: one ziplist.
 pub(super) fn list_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
     Ok(
-        blob(c, "ziplist", materialise, Node::ziplist)?.map(|(node, n)| {
+        blob(c, "ziplist", materialise, |b| Node::ziplist(b))?.map(|(node, n)| {
             let mut list = List::new(crate::list::ListEncoding::Ziplist);
             list.push_node(node, n);
             Value::List(Box::new(list))
@@ -83,7 +81,9 @@ pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out 
     let mut list = List::new(crate::list::ListEncoding::Quicklist);
     for _ in 0..n {
         if !v2 {
-            if let Some((node, k)) = blob(c, "quicklist ziplist", materialise, Node::ziplist)? {
+            if let Some((node, k)) =
+                blob(c, "quicklist ziplist", materialise, |b| Node::ziplist(b))?
+            {
                 list.push_node(node, k);
             }
             continue;
@@ -99,7 +99,8 @@ pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out 
                 }
             }
             2 => {
-                if let Some((node, k)) = blob(c, "quicklist listpack", materialise, Node::listpack)?
+                if let Some((node, k)) =
+                    blob(c, "quicklist listpack", materialise, |b| Node::listpack(b))?
                 {
                     list.push_node(node, k);
                 }
@@ -133,27 +134,27 @@ pub(super) fn set_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
 
 /// RDB_TYPE_SET_INTSET.
 pub(super) fn set_intset(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "intset", materialise, Set::from_intset)?.map(Value::Set))
+    Ok(blob(c, "intset", materialise, |b| Set::from_intset(b))?.map(Value::Set))
 }
 
 /// RDB_TYPE_SET_LISTPACK.
 pub(super) fn set_listpack(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "listpack", materialise, Set::from_listpack)?.map(Value::Set))
+    Ok(blob(c, "listpack", materialise, |b| Set::from_listpack(b))?.map(Value::Set))
 }
 
 /// RDB_TYPE_HASH_ZIPMAP.
 pub(super) fn hash_zipmap(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "zipmap", materialise, Hash::from_zipmap)?.map(Value::Hash))
+    Ok(blob(c, "zipmap", materialise, |b| Hash::from_zipmap(b))?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH_ZIPLIST.
 pub(super) fn hash_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "ziplist", materialise, Hash::from_ziplist)?.map(Value::Hash))
+    Ok(blob(c, "ziplist", materialise, |b| Hash::from_ziplist(b))?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH_LISTPACK.
 pub(super) fn hash_listpack(c: &mut Cursor<'_>, materialise: bool) -> Out {
-    Ok(blob(c, "listpack", materialise, Hash::from_listpack)?.map(Value::Hash))
+    Ok(blob(c, "listpack", materialise, |b| Hash::from_listpack(b))?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH_LISTPACK_EX (`pre_ga` false: with the 8-byte minimum expiry first) and its
@@ -162,7 +163,7 @@ pub(super) fn hash_listpack_ex(c: &mut Cursor<'_>, materialise: bool, pre_ga: bo
     if !pre_ga {
         c.take(8, "hash minimum field expiry")?;
     }
-    Ok(blob(c, "listpack", materialise, Hash::from_listpack_ex)?.map(Value::Hash))
+    Ok(blob(c, "listpack", materialise, |b| Hash::from_listpack_ex(b))?.map(Value::Hash))
 }
 
 /// RDB_TYPE_HASH (`ttl` None) and RDB_TYPE_HASH_METADATA (`ttl` Some(pre_ga)): a hashtable
@@ -307,9 +308,9 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             ));
         }
         if let Some(b) = blob(c, "stream listpack", materialise, |b| {
-            Stream::check_node(master, &b).map(|_| b)
+            Stream::check_node(master, b).map(|_| Box::<[u8]>::from(b))
         })? {
-            s.nodes.push((master, b.into_boxed_slice()));
+            s.nodes.push((master, b));
         }
     }
     // The crate's one sort (crate::sort) rather than one instantiation each (7.5 KB of the

@@ -462,7 +462,7 @@ fn gen_cmd(
         d.keys[rng.usize(0..d.keys.len())].clone()
     };
     let pick = |rng: &mut fastrand::Rng| d.pool[rng.usize(0..d.pool.len())].clone();
-    let compact_set = |k: &[u8]| !matches!(ks.get(k), Some(Value::Set(s)) if matches!(s.repr(), bitlens::set::SetRef::Table(_)));
+    let compact_set = |k: &[u8]| !matches!(ks.get(k), Some(Value::Set(s)) if matches!(s.repr(), bitlens::set::SetRef::Table(_) | bitlens::set::SetRef::SmallTable(_)));
     let compact_hash = |k: &[u8]| !matches!(ks.get(k), Some(Value::Hash(h)) if matches!(h.repr(), bitlens::hash::HashRef::Table(_)));
     let k = key.as_slice();
     let mut c: Vec<Vec<u8>>;
