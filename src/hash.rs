@@ -21,7 +21,7 @@ use crate::thin::{Tagged, TaggedRef};
 
 /// A Redis hash: one thin pointer (see [`crate::thin`]) to its blob or its table (see
 /// [`HashRef`]), so that a key's value stays 16 bytes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hash(Tagged<HashTable>);
 
 /// What a [`Hash`] holds, borrowed.
@@ -46,12 +46,6 @@ const ZIPLIST: u8 = 2;
 const ZIPMAP: u8 = 3;
 
 /// Two hashes are equal when they hold the same encoding and the same bytes or records.
-impl PartialEq for Hash {
-    fn eq(&self, other: &Self) -> bool {
-        self.repr() == other.repr()
-    }
-}
-
 /// A hashtable-encoded hash: (field, value) records in file order and, when any field has an
 /// expiry, one absolute expiry (Unix ms, 0 = none) per record.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,7 @@ use crate::encoded::{self, thin_blob, BlobError};
 use crate::thin::{Blob, Tagged, TaggedRef};
 
 /// One quicklist node, kept encoded: one thin pointer (see [`NodeRef`] for what it holds).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Node(Tagged<Vec<u8>>);
 
 /// What a [`Node`] holds, borrowed.
@@ -33,12 +33,6 @@ pub enum NodeRef<'a> {
 const LISTPACK: u8 = 0;
 const ZIPLIST: u8 = 1;
 const PLAIN: u8 = 2;
-
-impl PartialEq for Node {
-    fn eq(&self, other: &Self) -> bool {
-        self.repr() == other.repr()
-    }
-}
 
 impl Node {
     /// A listpack node; errors when the blob is malformed.

@@ -19,7 +19,7 @@ use crate::encoded::{self, thin_blob, BlobError, Item};
 use crate::thin::{Tagged, TaggedRef};
 
 /// A Redis set: one pointer to its blob or its table (see [`SetRef`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Set(Tagged<StrTable>);
 
 /// What a [`Set`] holds, borrowed.
@@ -44,12 +44,6 @@ const LISTPACK: u8 = 1;
 const SMALL_TABLE: u8 = 2;
 
 /// Two sets are equal when they hold the same encoding and the same bytes or records.
-impl PartialEq for Set {
-    fn eq(&self, other: &Self) -> bool {
-        self.repr() == other.repr()
-    }
-}
-
 impl Set {
     /// A set from an intset blob; errors when the blob is malformed.
     pub fn from_intset(blob: impl AsRef<[u8]>) -> Result<Set, BlobError> {

@@ -115,10 +115,17 @@ impl RedisString {
         }
     }
 
-    /// A plain string holding a copy of `bytes`: inline when short enough, else a blob.
+    /// A plain string holding a copy of `bytes`: inline when short enough, else an
+    /// exact-size blob up to [`FROZEN_COPY_MAX`] bytes, else a growable buffer (so that the
+    /// first SETBIT or PFADD on a long loaded bitmap writes in place, not on a full copy).
     fn copied(bytes: &[u8]) -> Self {
         if bytes.len() <= INLINE_BYTES {
             return Self::inline(bytes);
+        }
+        if bytes.len() > FROZEN_COPY_MAX {
+            return RedisString {
+                repr: Repr::Dense(Written::boxed(false, bytes.to_vec())),
+            };
         }
         let repr = match Blob::new(bytes) {
             Some(b) => Repr::Frozen(b),
@@ -607,6 +614,26 @@ mod tests {
             v[at..at + n].copy_from_slice(&run[..n]);
         }
         v
+    }
+
+    #[test]
+    fn short_strings_are_frozen_long_ones_keep_a_buffer() {
+        let short = RedisString::from_slice(&[7u8; FROZEN_COPY_MAX]);
+        assert!(matches!(short.repr, Repr::Frozen(_)));
+        let mut long = RedisString::from_slice(&[7u8; FROZEN_COPY_MAX + 1]);
+        assert!(matches!(long.repr, Repr::Dense(_)));
+        // The first write lands in the buffer the string was built in.
+        let before = match &long.repr {
+            Repr::Dense(d) => d.data.as_ptr(),
+            _ => unreachable!(),
+        };
+        assert!(long.set_bit(5, false), "bit 5 of 0x07 is set");
+        match &long.repr {
+            Repr::Dense(d) => assert_eq!(d.data.as_ptr(), before),
+            _ => panic!("still dense"),
+        }
+        assert_eq!(long.as_bytes()[0], 0x03);
+        assert_eq!(long.len(), FROZEN_COPY_MAX as u64 + 1);
     }
 
     #[test]

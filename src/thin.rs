@@ -267,6 +267,17 @@ impl<T: Clone> Clone for Tagged<T> {
     }
 }
 
+/// Equal when both hold blobs of the same kind and bytes, or equal payloads.
+impl<T: PartialEq> PartialEq for Tagged<T> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.get(), other.get()) {
+            (TaggedRef::Blob(k, a), TaggedRef::Blob(l, b)) => k == l && a == b,
+            (TaggedRef::Boxed(a), TaggedRef::Boxed(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl<T: fmt::Debug> fmt::Debug for Tagged<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.get().fmt(f)
