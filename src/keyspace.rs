@@ -143,9 +143,9 @@ impl EntryRef<'_> {
 /// Layout (issue 31, read-mostly snapshots): the values sit in one dense vector of slots
 /// (key reference + value, 24 bytes), the key bytes in a `KeyArena` of large
 /// chunks (no heap allocation per key), and the hash index is a table of `u32` slot numbers
-/// (one control byte and four bytes per bucket). Expiries live in a side table keyed by slot
-/// number, only for keys that have one; a flag in the slot's key reference says whether to
-/// look there. A key's removal moves the last slot into its place. A database holds at most
+/// (one control byte and four bytes per bucket). A key's expiry, when it has one, is kept in
+/// the key arena as the 8 bytes before its name; a flag in the slot's key reference says it
+/// is there (8 bytes per expiring key, no side table). A key's removal moves the last slot into its place. A database holds at most
 /// `u32::MAX` keys ([`InsertError::Full`]).
 #[derive(Debug, Clone, Default)]
 pub struct Keyspace {
@@ -157,11 +157,8 @@ pub struct Keyspace {
     index: hashbrown::HashTable<u32>,
     /// Every key's slot, in no particular order.
     slots: Vec<Slot>,
-    /// The key bytes the slots refer to.
+    /// The key bytes the slots refer to, and their expiries.
     keys: KeyArena,
-    /// Absolute expiries (Unix ms) by slot number, for the slots whose key reference has
-    /// [`KeyRef::EXPIRES`] set.
-    expires: hashbrown::HashMap<u32, i64, foldhash::fast::RandomState>,
     /// The clock expiry is judged at (Unix ms); `None`: nothing expires.
     clock_ms: Option<i64>,
     /// How many entries carry an expiry (0: no lookup needs the clock).
@@ -206,9 +203,9 @@ pub enum InsertError {
 }
 
 /// Where one key's bytes are in a [`KeyArena`], packed in 64 bits: a flag ([`KeyRef::EXPIRES`],
-/// the key has an expiry in [`Keyspace`]'s side table), chunk number (23 bits), start within
-/// the chunk (20 bits) and length (20 bits; [`KeyRef::WHOLE`]: the key fills its own chunk,
-/// for keys of [`KeyArena::OWN_CHUNK`] bytes or more).
+/// the key's expiry is the 8 bytes before it), chunk number (23 bits), start within the chunk
+/// (20 bits) and length (20 bits; [`KeyRef::WHOLE`]: the key fills its own chunk from its
+/// start, after its expiry if any, for keys of [`KeyArena::OWN_CHUNK`] bytes or more).
 #[derive(Debug, Clone, Copy)]
 struct KeyRef(u64);
 
@@ -229,11 +226,7 @@ impl KeyRef {
         self.0 & Self::EXPIRES != 0
     }
     fn with_expires(self, on: bool) -> KeyRef {
-        KeyRef(if on {
-            self.0 | Self::EXPIRES
-        } else {
-            self.0 & !Self::EXPIRES
-        })
+        KeyRef(self.0 | if on { Self::EXPIRES } else { 0 })
     }
     fn start(self) -> usize {
         ((self.0 >> 20) & ((1 << 20) - 1)) as usize
@@ -244,7 +237,8 @@ impl KeyRef {
 }
 
 /// Key bytes packed end to end in chunks of at most [`KeyArena::CHUNK`] bytes, so that a key
-/// costs its length and 8 bytes of [`KeyRef`] (no allocation and allocator rounding per key).
+/// costs its length and 8 bytes of [`KeyRef`] (no allocation and allocator rounding per key),
+/// and 8 bytes more when it has an expiry (Unix ms, little-endian, just before its name).
 /// Chunks start small (a database of a few keys holds a few KiB) and double up to the limit.
 /// Removed keys leave dead bytes, reclaimed by [`Keyspace`] once they outweigh the live ones.
 #[derive(Debug, Clone, Default)]
@@ -279,19 +273,25 @@ impl KeyArena {
         }
     }
 
-    /// Copies `key` in; `None` when a new chunk would be past [`KeyRef::MAX_CHUNKS`].
-    fn push(&mut self, key: &[u8]) -> Option<KeyRef> {
+    /// Copies `key` in, after its expiry (Unix ms) if any; `None` when a new chunk would be
+    /// past [`KeyRef::MAX_CHUNKS`]. Not inlined into its four callers (the wasm module's size).
+    #[inline(never)]
+    fn push(&mut self, key: &[u8], expiry: Option<i64>) -> Option<KeyRef> {
+        let prefix = expiry.map(i64::to_le_bytes);
+        let prefix = prefix.as_ref().map_or(&[][..], |p| &p[..]);
+        let bytes = prefix.len() + key.len();
         if key.len() >= Self::OWN_CHUNK {
             if self.chunks.len() >= KeyRef::MAX_CHUNKS {
                 return None;
             }
-            self.live += key.len();
-            self.chunks.push(key.to_vec());
-            return Some(KeyRef::new(self.chunks.len() - 1, 0, KeyRef::WHOLE));
+            self.live += bytes;
+            self.chunks.push([prefix, key].concat());
+            let r = KeyRef::new(self.chunks.len() - 1, prefix.len(), KeyRef::WHOLE);
+            return Some(r.with_expires(expiry.is_some()));
         }
         let open = self.open.filter(|&o| {
             let c = &self.chunks[o];
-            c.capacity() - c.len() >= key.len()
+            c.capacity() - c.len() >= bytes
         });
         let n = match open {
             Some(o) => o,
@@ -304,30 +304,53 @@ impl KeyArena {
                     .map_or(Self::FIRST, |o| {
                         (self.chunks[o].capacity() * 2).min(Self::CHUNK)
                     })
-                    .max(key.len());
+                    .max(bytes);
                 self.chunks.push(Vec::with_capacity(next));
                 self.open = Some(self.chunks.len() - 1);
                 self.chunks.len() - 1
             }
         };
-        self.live += key.len();
+        self.live += bytes;
         let c = &mut self.chunks[n];
+        c.extend_from_slice(prefix);
         let start = c.len();
         c.extend_from_slice(key);
-        Some(KeyRef::new(n, start, key.len() as u64))
+        Some(KeyRef::new(n, start, key.len() as u64).with_expires(expiry.is_some()))
     }
 
     fn get(&self, r: KeyRef) -> &[u8] {
         let c = &self.chunks[r.chunk()];
         if r.len_field() == KeyRef::WHOLE {
-            c
+            &c[r.start()..]
         } else {
             &c[r.start()..r.start() + r.len_field() as usize]
         }
     }
 
+    /// The expiry (Unix ms) stored before key `r`, if it has one.
+    fn expiry(&self, r: KeyRef) -> Option<i64> {
+        r.expires().then(|| self.read_expiry(r))
+    }
+
+    /// The expiry stored before key `r`, which has one. Not inlined into every lookup (the
+    /// wasm module's size).
+    #[inline(never)]
+    fn read_expiry(&self, r: KeyRef) -> i64 {
+        let at = r.start() - 8;
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&self.chunks[r.chunk()][at..at + 8]);
+        i64::from_le_bytes(b)
+    }
+
+    /// Overwrites the expiry of key `r`, which has one.
+    fn write_expiry(&mut self, r: KeyRef, when: i64) {
+        debug_assert!(r.expires());
+        let at = r.start() - 8;
+        self.chunks[r.chunk()][at..at + 8].copy_from_slice(&when.to_le_bytes());
+    }
+
     fn forget(&mut self, r: KeyRef) {
-        let n = self.get(r).len();
+        let n = self.get(r).len() + if r.expires() { 8 } else { 0 };
         self.live -= n;
         self.dead += n;
     }
@@ -417,7 +440,6 @@ impl Keyspace {
     pub fn table_bytes(&self) -> usize {
         self.index.capacity() * (std::mem::size_of::<u32>() + 1)
             + self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.expires.capacity() * (std::mem::size_of::<(u32, i64)>() + 1)
             + self.keys.heap_bytes()
     }
 
@@ -456,11 +478,7 @@ impl Keyspace {
 
     /// The expiry of slot `i`, if it has one.
     fn expiry_of(&self, i: usize) -> Option<i64> {
-        if self.slots[i].key.expires() {
-            self.expires.get(&(i as u32)).copied()
-        } else {
-            None
-        }
+        self.keys.expiry(self.slots[i].key)
     }
 
     /// Slot `i` as an entry view.
@@ -472,24 +490,46 @@ impl Keyspace {
     }
 
     /// Sets (or clears) slot `i`'s expiry.
+    ///
+    /// A key that gains or loses its expiry is copied again in the arena, with or without
+    /// the 8 bytes before it (its old bytes become dead, reclaimed by compaction).
     fn set_expiry(&mut self, i: usize, expire_at_ms: Option<i64>) {
-        let slot = &mut self.slots[i];
+        let r = self.slots[i].key;
         match expire_at_ms {
-            Some(when) => {
-                slot.key = slot.key.with_expires(true);
-                self.expires.insert(i as u32, when);
-            }
-            None if slot.key.expires() => {
-                slot.key = slot.key.with_expires(false);
-                self.expires.remove(&(i as u32));
-            }
-            None => {}
+            Some(when) if r.expires() => self.keys.write_expiry(r, when),
+            None if !r.expires() => {}
+            _ => self.move_key(i, expire_at_ms),
         }
+    }
+
+    /// Copies slot `i`'s key again in the arena with `expire_at_ms` before it (or none).
+    #[inline(never)]
+    fn move_key(&mut self, i: usize, expire_at_ms: Option<i64>) {
+        let key = self.keys.get(self.slots[i].key).to_vec();
+        let moved = match self.keys.push(&key, expire_at_ms) {
+            Some(moved) => moved,
+            None => {
+                // Past KeyRef::MAX_CHUNKS chunks: dead bytes are reclaimed first.
+                self.compact_keys();
+                self.keys
+                    .push(&key, expire_at_ms)
+                    .expect("a compacted arena has room for one more key")
+            }
+        };
+        self.keys.forget(self.slots[i].key);
+        self.slots[i].key = moved;
     }
 
     /// Every slot as an entry view, with its key.
     fn slot_entries(&self) -> impl Iterator<Item = (&[u8], EntryRef<'_>)> {
-        (0..self.slots.len()).map(|i| (self.keys.get(self.slots[i].key), self.entry_at(i)))
+        (0..self.slots.len()).map(|i| self.slot_entry(i))
+    }
+
+    /// Slot `i`'s key and entry view: one call, not inlined into every walk of the keyspace
+    /// (the wasm module's size).
+    #[inline(never)]
+    fn slot_entry(&self, i: usize) -> (&[u8], EntryRef<'_>) {
+        (self.keys.get(self.slots[i].key), self.entry_at(i))
     }
 
     /// Number of keys alive at the clock (DBSIZE).
@@ -609,7 +649,7 @@ impl Keyspace {
         if n == u32::MAX {
             return Err(Rejected::full(value));
         }
-        let Some(r) = self.keys.push(key) else {
+        let Some(r) = self.keys.push(key, expire_at_ms) else {
             return Err(Rejected::full(value));
         };
         let e = EntryRef {
@@ -620,7 +660,6 @@ impl Keyspace {
         self.module_values |= matches!(value, Value::Module(_));
         vacant.insert(n);
         self.slots.push(Slot { key: r, value });
-        self.set_expiry(n as usize, expire_at_ms);
         Ok(())
     }
 
@@ -655,19 +694,13 @@ impl Keyspace {
             (e.may_expire(), !e.expired_at(clock))
         };
         self.expiring -= may_expire as usize;
-        self.set_expiry(i, None);
         let last = self.slots.len() - 1;
         let gone = self.slots.swap_remove(i);
         if i != last {
-            // The last slot moved to `i`: point its index entry (and its expiry) there.
+            // The last slot moved to `i` (its expiry with its key): point its index entry there.
             let moved = self.hash(self.keys.get(self.slots[i].key));
             if let Some(e) = self.index.find_mut(moved, |&j| j as usize == last) {
                 *e = i as u32;
-            }
-            if self.slots[i].key.expires() {
-                if let Some(when) = self.expires.remove(&(last as u32)) {
-                    self.expires.insert(i as u32, when);
-                }
             }
         }
         self.keys.forget(gone.key);
@@ -678,16 +711,14 @@ impl Keyspace {
     }
 
     /// Rewrites the key arena with the live keys only.
+    #[inline(never)]
     fn compact_keys(&mut self) {
         let old = std::mem::take(&mut self.keys);
         self.keys.reserve(old.live);
         for s in &mut self.slots {
-            let flag = s.key.expires();
             // Fewer bytes than before in fewer chunks: the arena has room for them.
-            let r = self.keys.push(old.get(s.key));
-            s.key = r
-                .expect("compaction needs no more chunks")
-                .with_expires(flag);
+            let r = self.keys.push(old.get(s.key), old.expiry(s.key));
+            s.key = r.expect("compaction needs no more chunks");
         }
     }
 
@@ -738,13 +769,8 @@ impl Keyspace {
         self.index.clear();
         let slots = std::mem::take(&mut self.slots);
         let keys = std::mem::take(&mut self.keys);
-        let mut expires = std::mem::take(&mut self.expires);
-        slots.into_iter().enumerate().map(move |(i, s)| {
-            let expire_at_ms = if s.key.expires() {
-                expires.remove(&(i as u32))
-            } else {
-                None
-            };
+        slots.into_iter().map(move |s| {
+            let expire_at_ms = keys.expiry(s.key);
             (
                 keys.get(s.key).to_vec(),
                 Entry {
@@ -759,7 +785,6 @@ impl Keyspace {
     pub fn clear(&mut self) {
         self.index.clear();
         self.slots.clear();
-        self.expires.clear();
         self.keys = KeyArena::default();
         self.expiring = 0;
         self.module_values = false;
@@ -775,6 +800,67 @@ impl Keyspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Expiries kept before the key names: keys that gain, change and lose one, long keys
+    /// (their own chunk), removal moving the last slot, and compaction keep every key's name
+    /// and expiry (checked against a map after each step).
+    #[test]
+    fn expiries_in_the_key_arena_follow_their_keys() {
+        use std::collections::BTreeMap;
+        let mut ks = Keyspace::new();
+        let mut model: BTreeMap<Vec<u8>, Option<i64>> = BTreeMap::new();
+        let v = || Value::String(RedisString::from_bytes(b"v".to_vec()));
+        let name = |i: u64| -> Vec<u8> {
+            let mut k = format!("k{i}:").into_bytes();
+            if i % 97 == 0 {
+                k.resize(KeyArena::OWN_CHUNK + i as usize % 5, b'x');
+            }
+            k
+        };
+        let check = |ks: &Keyspace, model: &BTreeMap<Vec<u8>, Option<i64>>| {
+            assert_eq!(ks.slots.len(), model.len());
+            for (k, want) in model {
+                let e = ks.entry_any(k).expect("present");
+                assert_eq!(
+                    e.expire_at_ms,
+                    *want,
+                    "{}",
+                    String::from_utf8_lossy(&k[..8])
+                );
+            }
+        };
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for step in 0..6000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = name(x % 700);
+            let expiry = (x % 3 != 0).then_some((x >> 20) as i64 % 1_000_000);
+            match x % 5 {
+                0 | 1 => {
+                    ks.insert(&k, v(), expiry);
+                    model.insert(k, expiry);
+                }
+                2 => {
+                    assert_eq!(ks.remove(&k), model.remove(&k).is_some());
+                }
+                _ => {
+                    if ks.insert_new(&k, v(), expiry).is_ok() {
+                        model.insert(k, expiry);
+                    }
+                }
+            }
+            if step % 500 == 0 {
+                check(&ks, &model);
+            }
+        }
+        check(&ks, &model);
+        ks.compact_keys();
+        check(&ks, &model);
+        let drained: BTreeMap<Vec<u8>, Option<i64>> =
+            ks.drain().map(|(k, e)| (k, e.expire_at_ms)).collect();
+        assert_eq!(drained, model);
+    }
 
     #[test]
     fn matching_keys_are_the_live_matches_sorted_bytewise() {

@@ -120,9 +120,21 @@ impl ListEncoding {
 enum Nodes {
     /// One node of `len` elements (no vectors: most small lists).
     One { node: Node, len: u64 },
-    /// Any number of nodes; `ends[i]`: number of elements in nodes `0..=i`.
-    Many { nodes: Vec<Node>, ends: Vec<u64> },
+    /// Any number of nodes (boxed, so that a list is 24 bytes: one allocation's smallest
+    /// size class with a one-node list's fields; issue 31).
+    Many(Box<Many>),
 }
+
+/// Any number of nodes; `ends[i]`: number of elements in nodes `0..=i`.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Many {
+    nodes: Vec<Node>,
+    ends: Vec<u64>,
+}
+
+// The node's non-null pointer tells the variants apart: no tag word.
+const _: () = assert!(std::mem::size_of::<Nodes>() == 16 || cfg!(target_pointer_width = "32"));
+const _: () = assert!(std::mem::size_of::<List>() == 24 || cfg!(target_pointer_width = "32"));
 
 /// A Redis list.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,10 +154,7 @@ impl List {
     /// An empty list reported with `encoding`.
     pub fn new(encoding: ListEncoding) -> List {
         List {
-            nodes: Nodes::Many {
-                nodes: Vec::new(),
-                ends: Vec::new(),
-            },
+            nodes: Nodes::Many(Box::default()),
             encoding,
         }
     }
@@ -154,7 +163,7 @@ impl List {
     fn parts(&self) -> (&[Node], &[u64]) {
         match &self.nodes {
             Nodes::One { node, len } => (std::slice::from_ref(node), std::slice::from_ref(len)),
-            Nodes::Many { nodes, ends } => (nodes, ends),
+            Nodes::Many(m) => (&m.nodes, &m.ends),
         }
     }
 
@@ -164,28 +173,26 @@ impl List {
             return;
         }
         let end = self.len() as u64 + count as u64;
-        let many = std::mem::replace(
-            &mut self.nodes,
-            Nodes::Many {
-                nodes: Vec::new(),
-                ends: Vec::new(),
-            },
-        );
-        self.nodes = match many {
-            Nodes::Many { nodes, .. } if nodes.is_empty() => Nodes::One { node, len: end },
-            Nodes::One { node: first, len } => Nodes::Many {
-                nodes: vec![first, node],
-                ends: vec![len, end],
-            },
-            Nodes::Many {
-                mut nodes,
-                mut ends,
-            } => {
+        match &mut self.nodes {
+            Nodes::Many(m) if !m.nodes.is_empty() => {
+                m.nodes.push(node);
+                m.ends.push(end);
+            }
+            Nodes::Many(_) => self.nodes = Nodes::One { node, len: end },
+            Nodes::One { .. } => {
+                // The new node goes in first, then the one it displaces before it.
+                let (mut nodes, mut ends) = (Vec::with_capacity(2), Vec::with_capacity(2));
                 nodes.push(node);
                 ends.push(end);
-                Nodes::Many { nodes, ends }
+                let many = Nodes::Many(Box::new(Many { nodes, ends }));
+                if let (Nodes::One { node: first, len }, Nodes::Many(m)) =
+                    (std::mem::replace(&mut self.nodes, many), &mut self.nodes)
+                {
+                    m.nodes.insert(0, first);
+                    m.ends.insert(0, len);
+                }
             }
-        };
+        }
     }
 
     /// A list of plain elements (each its own node), as an old linked list.
@@ -284,8 +291,10 @@ impl List {
     pub fn heap_bytes(&self) -> usize {
         let vectors = match &self.nodes {
             Nodes::One { .. } => 0,
-            Nodes::Many { nodes, ends } => {
-                nodes.capacity() * std::mem::size_of::<Node>() + ends.capacity() * 8
+            Nodes::Many(m) => {
+                std::mem::size_of::<Many>()
+                    + m.nodes.capacity() * std::mem::size_of::<Node>()
+                    + m.ends.capacity() * 8
             }
         };
         self.parts().0.iter().map(Node::bytes).sum::<usize>() + vectors

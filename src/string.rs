@@ -118,6 +118,8 @@ impl RedisString {
     /// A plain string holding a copy of `bytes`: inline when short enough, else an
     /// exact-size blob up to [`FROZEN_COPY_MAX`] bytes, else a growable buffer (so that the
     /// first SETBIT or PFADD on a long loaded bitmap writes in place, not on a full copy).
+    /// Not inlined (the wasm module's size).
+    #[inline(never)]
     fn copied(bytes: &[u8]) -> Self {
         if bytes.len() <= INLINE_BYTES {
             return Self::inline(bytes);

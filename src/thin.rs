@@ -8,23 +8,53 @@
 //! - [`Tagged`]: one of seven kinds of [`Blob`] or a boxed `T` behind one pointer, the kind
 //!   kept in those three low bits (a hash's listpack, ziplist, zipmap, ... or its table).
 //!
-//! Both own their allocation as a `Box` does: dropped with the value, deep-copied by `clone`.
+//! A blob owns its bytes as a `Box` does, read-only: dropped with the value. It has its own
+//! allocation, or, when built inside an [`arena_scope`] (a snapshot load) and at most
+//! [`ARENA_MAX`] bytes long, a place in a shared 64 KiB arena chunk:
+//! - a chunk starts with a count of references (the blobs in it, and the thread's builder
+//!   while it fills the chunk); the last blob dropped frees the chunk;
+//! - an arena blob's `u32` header holds [`IN_ARENA`], its length (12 bits, at most
+//!   [`ARENA_MAX`]) and its offset in the chunk in units of 8 bytes (13 bits), so that
+//!   dropping it finds the chunk's count; its bytes follow;
+//! - blobs are laid one after the other (8-byte aligned), so a loaded snapshot's many small
+//!   listpacks, intsets and strings cost their bytes and 4–11 bytes each, with no allocator
+//!   header or rounding per value, and one allocation per 64 KiB (issue 31);
+//! - `clone` of an arena blob takes one more reference on its chunk (no copy).
+//!
+//! Writes never change a blob's bytes: a written value moves into its own buffer (see
+//! [`crate::string`], [`crate::set`], ...), so a snapshot's untouched values stay packed.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::ptr::NonNull;
+use std::sync::atomic::{fence, AtomicU32, Ordering};
 
-/// Bytes before a blob's data: its length, a native-endian `u32`.
+/// Bytes before a blob's data: its length, a native-endian `u32` (high bit: [`IN_ARENA`]).
 const HEADER: usize = 4;
 /// Alignment of every allocation behind a thin pointer: three free low bits.
 const ALIGN: usize = 8;
 /// The kind [`Tagged`] gives its boxed payload.
 const BOXED: usize = ALIGN - 1;
+/// The length word's flag for a blob inside an arena chunk.
+const IN_ARENA: u32 = 1 << 31;
+/// Bytes of one arena chunk.
+const CHUNK: usize = 64 * 1024;
+/// Offset of the first blob in a chunk: after the chunk's count (`u32`), aligned to 8.
+const CHUNK_FIRST: usize = 8;
+/// Bits of an arena blob's header holding its length.
+const ARENA_LEN_BITS: u32 = 12;
+/// The longest blob laid in an arena chunk; longer ones get their own allocation.
+pub const ARENA_MAX: usize = 2048;
+// An arena blob's header holds its length and its offset / 8 below the flag.
+const _: () = assert!(ARENA_MAX < 1 << ARENA_LEN_BITS);
+const _: () = assert!((CHUNK / ALIGN) << ARENA_LEN_BITS < IN_ARENA as usize);
 
 /// Owned bytes behind one thin pointer (one word): the allocation holds the length (`u32`)
-/// and then the bytes, so a blob of `n` bytes costs `n + 4` bytes of heap and its pointer.
+/// and then the bytes, so a blob of `n` bytes costs `n + 4` bytes of heap and its pointer
+/// (`n + 8`, rounded to 8, in an arena chunk).
 pub struct Blob {
     ptr: NonNull<u8>,
 }
@@ -35,13 +65,25 @@ unsafe impl Send for Blob {}
 unsafe impl Sync for Blob {}
 
 impl Blob {
-    /// The longest blob, in bytes.
-    pub const MAX_LEN: usize = u32::MAX as usize;
+    /// The longest blob, in bytes (2 GiB − 1: the length word's high bit is a flag).
+    pub const MAX_LEN: usize = (IN_ARENA - 1) as usize;
 
     /// A blob holding a copy of `bytes`; `None` past [`Blob::MAX_LEN`] bytes (or past what
-    /// the target can address).
+    /// the target can address). Inside an [`arena_scope`], a blob of at most [`ARENA_MAX`]
+    /// bytes is laid in the thread's arena chunk.
+    #[inline(never)]
     pub fn new(bytes: &[u8]) -> Option<Blob> {
-        let len = u32::try_from(bytes.len()).ok()?;
+        if bytes.len() <= ARENA_MAX {
+            if let Some(b) = arena_blob(bytes) {
+                return Some(b);
+            }
+        }
+        Self::heap(bytes)
+    }
+
+    /// A blob in its own allocation; `None` past [`Blob::MAX_LEN`] bytes.
+    fn heap(bytes: &[u8]) -> Option<Blob> {
+        let len = u32::try_from(bytes.len()).ok().filter(|&l| l < IN_ARENA)?;
         let layout = Self::layout(bytes.len())?;
         // SAFETY: the layout's size is at least HEADER, so not zero.
         let ptr =
@@ -96,7 +138,160 @@ impl Blob {
 /// # Safety
 /// `ptr` is a live blob allocation.
 unsafe fn header_len(ptr: NonNull<u8>) -> usize {
-    ptr.as_ptr().cast::<u32>().read() as usize
+    let word = ptr.as_ptr().cast::<u32>().read();
+    if word & IN_ARENA == 0 {
+        word as usize
+    } else {
+        (word & ((1 << ARENA_LEN_BITS) - 1)) as usize
+    }
+}
+
+/// The arena chunk holding a blob, or `None` for a blob with its own allocation.
+///
+/// # Safety
+/// `ptr` is a live blob allocation.
+unsafe fn chunk_of(ptr: NonNull<u8>) -> Option<NonNull<u8>> {
+    let word = ptr.as_ptr().cast::<u32>().read();
+    if word & IN_ARENA == 0 {
+        return None;
+    }
+    let offset = ((word & !IN_ARENA) >> ARENA_LEN_BITS) as usize * ALIGN;
+    Some(ptr.sub(offset))
+}
+
+/// A chunk's count of references.
+///
+/// # Safety
+/// `chunk` is a live arena chunk.
+unsafe fn chunk_count<'a>(chunk: NonNull<u8>) -> &'a AtomicU32 {
+    chunk.cast::<AtomicU32>().as_ref()
+}
+
+fn chunk_layout() -> Layout {
+    Layout::from_size_align(CHUNK, ALIGN).expect("a valid constant layout")
+}
+
+/// Drops one reference to `chunk`, freeing it with the last (as `Arc` does). Not inlined
+/// into every value's drop (the wasm module's size).
+///
+/// # Safety
+/// The caller owns one reference to the live `chunk`, and gives it up.
+#[inline(never)]
+unsafe fn release(chunk: NonNull<u8>) {
+    if chunk_count(chunk).fetch_sub(1, Ordering::Release) == 1 {
+        fence(Ordering::Acquire);
+        dealloc(chunk.as_ptr(), chunk_layout());
+    }
+}
+
+/// One more reference to `chunk`; `false` (nothing taken) when its count is already huge
+/// (the caller copies instead).
+///
+/// # Safety
+/// The caller holds a reference to the live `chunk`.
+unsafe fn retain(chunk: NonNull<u8>) -> bool {
+    let count = chunk_count(chunk);
+    if count.fetch_add(1, Ordering::Relaxed) >= u32::MAX / 2 {
+        count.fetch_sub(1, Ordering::Relaxed);
+        return false;
+    }
+    true
+}
+
+/// The thread's arena: whether a scope is open, and the chunk being filled.
+struct Arena {
+    /// Open [`ArenaScope`]s on this thread.
+    depth: u32,
+    /// The chunk being filled (the builder holds one reference to it) and the offset of the
+    /// next blob pointer in it.
+    chunk: Option<(NonNull<u8>, usize)>,
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        if let Some((chunk, _)) = self.chunk.take() {
+            // SAFETY: the builder's reference, given up with the thread.
+            unsafe { release(chunk) }
+        }
+    }
+}
+
+thread_local! {
+    static ARENA: RefCell<Arena> = const { RefCell::new(Arena { depth: 0, chunk: None }) };
+}
+
+/// While alive, blobs of at most [`ARENA_MAX`] bytes that this thread builds are laid in
+/// shared arena chunks (see the module header). Open one around the building of a
+/// snapshot's values; scopes nest. The chunk being filled stays with the thread after the
+/// scope closes, for the next load on it (at most 64 KiB per thread).
+pub struct ArenaScope {
+    /// Bound to the thread whose count it raised.
+    _thread: PhantomData<*const ()>,
+}
+
+/// Opens an [`ArenaScope`] on this thread.
+pub fn arena_scope() -> ArenaScope {
+    ARENA.with(|a| a.borrow_mut().depth += 1);
+    ArenaScope {
+        _thread: PhantomData,
+    }
+}
+
+impl Drop for ArenaScope {
+    fn drop(&mut self) {
+        // A thread's arena is gone only after its scopes (they live on its stack).
+        let _ = ARENA.try_with(|a| a.borrow_mut().depth -= 1);
+    }
+}
+
+/// `bytes` as a blob in this thread's arena chunk, or `None` when no scope is open. Not
+/// inlined: it is one call per loaded value, and the engine's wasm module is held to a size.
+#[inline(never)]
+fn arena_blob(bytes: &[u8]) -> Option<Blob> {
+    ARENA
+        .try_with(|a| {
+            let mut a = a.borrow_mut();
+            if a.depth == 0 {
+                return None;
+            }
+            let need = HEADER + bytes.len();
+            let (chunk, at) = match a.chunk {
+                Some((chunk, at)) if at + need <= CHUNK => (chunk, at),
+                _ => {
+                    let layout = chunk_layout();
+                    // SAFETY: the layout is not zero-sized.
+                    let chunk = NonNull::new(unsafe { alloc(layout) })
+                        .unwrap_or_else(|| handle_alloc_error(layout));
+                    // SAFETY: a fresh chunk, aligned to 8; the builder's reference.
+                    unsafe { chunk.cast::<AtomicU32>().write(AtomicU32::new(1)) };
+                    if let Some((old, _)) = a.chunk.replace((chunk, CHUNK_FIRST)) {
+                        // SAFETY: the builder's reference to the full chunk.
+                        unsafe { release(old) }
+                    }
+                    (chunk, CHUNK_FIRST)
+                }
+            };
+            // SAFETY: `at` is aligned to 8, at least CHUNK_FIRST, and `at + need` fits the
+            // chunk, so the header and the bytes are inside it and
+            // unused; the builder's reference keeps the chunk alive while the count grows.
+            unsafe {
+                let ptr = chunk.add(at);
+                let slot = (at / ALIGN) as u32;
+                ptr.as_ptr()
+                    .cast::<u32>()
+                    .write(IN_ARENA | slot << ARENA_LEN_BITS | bytes.len() as u32);
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    ptr.as_ptr().add(HEADER),
+                    bytes.len(),
+                );
+                chunk_count(chunk).fetch_add(1, Ordering::Relaxed);
+                a.chunk = Some((chunk, (at + need).next_multiple_of(ALIGN)));
+                Some(Blob { ptr })
+            }
+        })
+        .ok()
+        .flatten()
 }
 
 /// The bytes of a blob's allocation, borrowed for as long as the caller's owner lives.
@@ -109,15 +304,36 @@ unsafe fn blob_bytes<'a>(ptr: NonNull<u8>) -> &'a [u8] {
 
 impl Drop for Blob {
     fn drop(&mut self) {
-        let layout = Self::layout(self.len()).expect("the layout it was made with");
-        // SAFETY: allocated in `new` with this layout, owned by `self`.
-        unsafe { dealloc(self.ptr.as_ptr(), layout) }
+        // SAFETY: `ptr` is this blob's live allocation, given up here.
+        unsafe { free_blob(self.ptr) }
     }
 }
 
+/// Frees a blob: gives up its chunk reference, or its own allocation. One call, not
+/// inlined into every value's drop (the wasm module's size).
+///
+/// # Safety
+/// `ptr` is a live blob allocation owned by the caller, who gives it up.
+#[inline(never)]
+unsafe fn free_blob(ptr: NonNull<u8>) {
+    if let Some(chunk) = chunk_of(ptr) {
+        return release(chunk);
+    }
+    let layout = Blob::layout(header_len(ptr)).expect("the layout it was made with");
+    dealloc(ptr.as_ptr(), layout)
+}
+
 impl Clone for Blob {
+    /// The same bytes: one more reference to an arena blob's chunk, else a copy.
+    #[inline(never)]
     fn clone(&self) -> Self {
-        Blob::new(self).expect("the length of an existing blob")
+        // SAFETY: `ptr` is this blob's live allocation, and holds a reference to its chunk.
+        if let Some(chunk) = unsafe { chunk_of(self.ptr) } {
+            if unsafe { retain(chunk) } {
+                return Blob { ptr: self.ptr };
+            }
+        }
+        Blob::heap(self).expect("the length of an existing blob")
     }
 }
 
@@ -259,8 +475,10 @@ impl<T> Drop for Tagged<T> {
 impl<T: Clone> Clone for Tagged<T> {
     fn clone(&self) -> Self {
         match self.get() {
-            TaggedRef::Blob(k, b) => {
-                Tagged::blob(k, Blob::new(b).expect("the length of an existing blob"))
+            TaggedRef::Blob(k, _) => {
+                // SAFETY: the blob this value owns, borrowed (not dropped) to clone it.
+                let blob = std::mem::ManuallyDrop::new(unsafe { Blob::from_raw(self.untagged()) });
+                Tagged::blob(k, Blob::clone(&blob))
             }
             TaggedRef::Boxed(t) => Tagged::boxed(t.clone()),
         }
@@ -328,6 +546,60 @@ mod tests {
             std::mem::size_of::<Tagged<Vec<u8>>>(),
             std::mem::size_of::<usize>()
         );
+    }
+
+    /// Blobs of every length up to past ARENA_MAX, built in a scope (most in arena chunks,
+    /// across many chunks), cloned, and dropped in a shuffled order, some on another thread;
+    /// Miri checks that each chunk is freed once, after its last blob.
+    #[test]
+    fn arena_blobs_share_chunks_and_free_them_with_the_last() {
+        let n = if cfg!(miri) { 300 } else { 3000 };
+        let bytes = |i: usize| -> Vec<u8> {
+            (0..(i * 7) % (ARENA_MAX + 40))
+                .map(|j| (i + j) as u8)
+                .collect()
+        };
+        let mut blobs = {
+            let _scope = arena_scope();
+            let _nested = arena_scope();
+            (0..n)
+                .map(|i| Blob::new(&bytes(i)).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let in_arena = |b: &Blob| unsafe { chunk_of(b.ptr) }.is_some();
+        assert!(blobs.iter().all(|b| in_arena(b) == (b.len() <= ARENA_MAX)));
+        let chunks: std::collections::BTreeSet<usize> = blobs
+            .iter()
+            .filter_map(|b| unsafe { chunk_of(b.ptr) }.map(|c| c.addr().get()))
+            .collect();
+        assert!(chunks.len() > 1 || cfg!(miri), "{} chunks", chunks.len());
+        // Outside the scope, new blobs have their own allocation.
+        assert!(!in_arena(&Blob::new(b"after").unwrap()));
+        let clones: Vec<Blob> = blobs.iter().step_by(3).cloned().collect();
+        for (c, b) in clones.iter().zip(blobs.iter().step_by(3)) {
+            assert_eq!(c.ptr == b.ptr, in_arena(b));
+        }
+        // Drop in a scrambled order, half on another thread.
+        let mut order: Vec<usize> = (0..n).map(|i| (i * 7919) % n).collect();
+        order.dedup();
+        let mut taken: Vec<Option<Blob>> = blobs.drain(..).map(Some).collect();
+        let other: Vec<Blob> = order
+            .iter()
+            .step_by(2)
+            .filter_map(|&i| taken[i].take())
+            .collect();
+        std::thread::spawn(move || drop(other)).join().unwrap();
+        for (k, c) in clones.iter().enumerate() {
+            assert_eq!(&**c, &bytes(k * 3)[..]);
+        }
+        drop(taken);
+        let t: Tagged<u8> = {
+            let _scope = arena_scope();
+            Tagged::blob(2, Blob::new(b"tagged").unwrap())
+        };
+        let u = t.clone();
+        drop(t);
+        assert!(matches!(u.get(), TaggedRef::Blob(2, b"tagged")));
     }
 
     #[test]

@@ -494,6 +494,8 @@ impl<'a> Cursor<'a> {
     pub fn value(&mut self, kind: ValueKind, materialise: bool) -> Result<Option<Value>, RdbError> {
         use crate::zset::ZSet; // the type (the glob below brings the ValueKind variant)
         use ValueKind::*;
+        // A snapshot's small values are laid in shared arena chunks (issue 31).
+        let _arena = materialise.then(crate::thin::arena_scope);
         let at = self.pos;
         match kind {
             String => {
