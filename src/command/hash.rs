@@ -189,7 +189,7 @@ fn hgetall(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES].
 fn hscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let now = ctx.ks.clock();
-    let cursor = match parse_scan_cursor(&argv[2]) {
+    let cursor = match parse_scan_cursor(&argv[2], ctx.profile) {
         Ok(c) => c,
         Err(e) => return e,
     };

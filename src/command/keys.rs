@@ -289,18 +289,23 @@ fn parse_cursor_strict(arg: &[u8]) -> Option<u64> {
     parse_cursor(&arg[start..])
 }
 
+/// A SCAN / SSCAN / HSCAN / ZSCAN cursor as the profile's `parseScanCursorOrReply` reads it
+/// ([`crate::dialect::Profile::scan_cursor_strict`]); `None`: `ERR invalid cursor`.
+pub(super) fn scan_cursor(arg: &[u8], profile: &crate::dialect::Profile) -> Option<u64> {
+    if profile.scan_cursor_strict {
+        parse_cursor_strict(arg)
+    } else {
+        parse_cursor(arg)
+    }
+}
+
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: visits about COUNT keys (default
 /// 10) starting at `cursor`, and returns the next cursor (0 when done) and the visited keys
 /// that pass the MATCH glob and the TYPE filter (compared case-insensitively; an unknown type
 /// matches nothing, as in Redis 7.0).
 fn scan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let ks = &*ctx.ks;
-    let cursor = if ctx.profile.scan_cursor_strict {
-        parse_cursor_strict(&argv[1])
-    } else {
-        parse_cursor(&argv[1])
-    };
-    let Some(cursor) = cursor else {
+    let Some(cursor) = scan_cursor(&argv[1], ctx.profile) else {
         return Reply::err("ERR invalid cursor");
     };
     let mut count: i64 = 10;

@@ -319,19 +319,13 @@ pub(super) struct ScanOpts<'a> {
     pub novalues: bool,
 }
 
-/// Parses a scan cursor as Redis 7.4: decimal digits only, no overflow (`ERR invalid cursor`).
-pub(super) fn parse_scan_cursor(arg: &[u8]) -> Result<u64, Reply> {
-    // PROFILE HOOK (dialect): Redis < 7.2 reads the cursor with strtoul (a sign is accepted
-    // and `-1` wraps round): `super::keys::parse_cursor`.
-    let invalid = || Reply::err("ERR invalid cursor");
-    if arg.is_empty() || !arg.iter().all(u8::is_ascii_digit) {
-        return Err(invalid());
-    }
-    arg.iter()
-        .try_fold(0u64, |v, &c| {
-            v.checked_mul(10)?.checked_add((c - b'0') as u64)
-        })
-        .ok_or_else(invalid)
+/// Parses the cursor of SSCAN / HSCAN / ZSCAN as the profile's SCAN does
+/// ([`super::keys::scan_cursor`]: `strtoul` before Redis 7.4, `string2ull` from it).
+pub(super) fn parse_scan_cursor(
+    arg: &[u8],
+    profile: &crate::dialect::Profile,
+) -> Result<u64, Reply> {
+    super::keys::scan_cursor(arg, profile).ok_or_else(|| Reply::err("ERR invalid cursor"))
 }
 
 /// Parses `[MATCH pattern] [COUNT count] [NOVALUES]` from `argv[3..]`; `hash` tells whether
@@ -427,7 +421,7 @@ pub(super) fn scan_reply(
 
 /// SSCAN key cursor [MATCH pattern] [COUNT count] (cursor semantics in the module docs).
 fn sscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let cursor = match parse_scan_cursor(&argv[2]) {
+    let cursor = match parse_scan_cursor(&argv[2], ctx.profile) {
         Ok(c) => c,
         Err(e) => return e,
     };
@@ -552,8 +546,33 @@ mod tests {
             execute_str(&mut ks, &["SSCAN", "nokey", "0", "FOO"]),
             r("0", &[])
         );
+        // The cursor as each profile's SCAN reads it (helper-20: SSCAN refused what Redis 7.0
+        // accepts): strtoul before 7.4 (`-1` wraps, "" is 0), string2ull from 7.4.
+        use crate::command::execute_as;
+        use crate::dialect::{REDIS_7_0, REDIS_7_4};
+        for cursor in ["-1", "", "-0", "+0"] {
+            assert_eq!(
+                execute_as(&mut ks, &REDIS_7_0, &["SSCAN", "p", cursor]),
+                r("0", &["c", "3", "a"]),
+                "7.0 {cursor:?}"
+            );
+        }
+        for (cursor, ok) in [
+            ("-1", false),
+            ("", false),
+            ("x", false),
+            ("-0", true),
+            (" 0", true),
+        ] {
+            let got = execute_as(&mut ks, &REDIS_7_4, &["SSCAN", "p", cursor]);
+            assert_eq!(got.is_error(), !ok, "7.4 {cursor:?}: {got:?}");
+        }
         assert_eq!(
-            execute_str(&mut ks, &["SSCAN", "p", "-1"]),
+            execute_as(&mut ks, &REDIS_7_4, &["SSCAN", "p", "-1"]),
+            Reply::err("ERR invalid cursor")
+        );
+        assert_eq!(
+            execute_str(&mut ks, &["SSCAN", "p", "x"]),
             Reply::err("ERR invalid cursor")
         );
         assert_eq!(

@@ -491,7 +491,7 @@ fn zcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 
 /// ZSCAN key cursor [MATCH pattern] [COUNT count] (cursor rules in the module docs).
 fn zscan(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    let cursor = match parse_scan_cursor(&argv[2]) {
+    let cursor = match parse_scan_cursor(&argv[2], ctx.profile) {
         Ok(c) => c,
         Err(e) => return e,
     };

@@ -661,7 +661,12 @@ fn read_record<'w>(
                     })
                     .map(|left| keys.min(left / MIN_KEY_RECORD_BYTES));
             }
-            Opcode::ExpireTimeMs => st.prefix.expire = Some(c.u64_le("expire time")? as i64),
+            // -1 is the loaders' "no expiry" sentinel (`expiretime != -1` in Redis' and
+            // Valkey's rdbLoad): a key stored with it loads without an expiry.
+            Opcode::ExpireTimeMs => {
+                let at = c.u64_le("expire time")? as i64;
+                st.prefix.expire = (at != -1).then_some(at);
+            }
             Opcode::ExpireTime => st.prefix.expire = Some(c.i32_le("expire time")? as i64 * 1000),
             Opcode::Idle => st.prefix.idle = Some(c.length("LRU idle time")?),
             Opcode::Freq => st.prefix.freq = Some(c.u8("LFU frequency")?),

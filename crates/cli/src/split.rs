@@ -45,8 +45,10 @@ fn double_quoted_escape(esc: &[u8], cur: &mut Vec<u8>) -> usize {
 }
 
 /// Splits one line into arguments with redis-cli's rules. An empty or blank line gives an empty
-/// vector.
+/// vector. A NUL byte ends the line, as it ends the C string redis-cli's `sdssplitargs` reads
+/// (so an open quote before it is unbalanced).
 pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, InvalidArguments> {
+    let line = &line[..line.iter().position(|&b| b == 0).unwrap_or(line.len())];
     let mut args = Vec::new();
     let mut i = 0;
     let n = line.len();
@@ -88,7 +90,7 @@ pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, InvalidArguments> {
                         break;
                     }
                     match line[i] {
-                        b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
+                        b' ' | b'\n' | b'\r' | b'\t' => break,
                         c @ (b'"' | b'\'') => quote = Some(c),
                         c => cur.push(c),
                     }
@@ -202,6 +204,17 @@ mod tests {
             split_args(br#""\xff\x00""#).unwrap(),
             vec![vec![0xffu8, 0x00]]
         );
+    }
+
+    /// A NUL byte ends the line (it looped forever pushing empty words, helper-20).
+    #[test]
+    fn a_nul_byte_ends_the_line() {
+        let v = |a: &[&str]| -> Vec<Vec<u8>> { a.iter().map(|x| x.as_bytes().to_vec()).collect() };
+        assert_eq!(split_args(b"GET a\x00b c").unwrap(), v(&["GET", "a"]));
+        assert_eq!(split_args(b"\x00").unwrap(), v(&[]));
+        assert_eq!(split_args(b"GET \x00\x00\x00 x").unwrap(), v(&["GET"]));
+        assert_eq!(split_args(b"GET \"a\x00b\""), Err(InvalidArguments));
+        assert_eq!(parse_line(b"\x00PING"), LineAction::Skip);
     }
 
     #[test]

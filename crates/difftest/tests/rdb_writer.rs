@@ -91,6 +91,8 @@ fn written_file_passes_redis_check_rdb_and_loads_into_redis() {
             None,
         ),
         (2, b"s:db2".to_vec(), (0..=255u8).collect(), Some(far + 1)),
+        // -1 ms is rdbLoad's "no expiry" sentinel: the key loads without one (helper-20).
+        (0, b"s:minus1".to_vec(), b"x".to_vec(), Some(-1)),
     ];
     strings.push((0, b"s:long".to_vec(), b"abc".repeat(1000), None));
     let zsets: Vec<(u64, Vec<u8>, ZSet)> = vec![
@@ -136,6 +138,8 @@ fn written_file_passes_redis_check_rdb_and_loads_into_redis() {
             + zsets.iter().filter(|z| z.0 == db).count();
         assert_eq!(snap.databases[&db].len(), n);
     }
+    let minus1 = snap.databases[&0].entry_any(b"s:minus1").unwrap();
+    assert_eq!(minus1.expire_at_ms, None, "stored expiry -1 is none");
 
     let server = RedisServer::start(&["--dir", dir.to_str().unwrap(), "--dbfilename", "dump.rdb"]);
     let mut conn = server.connection();
