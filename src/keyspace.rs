@@ -812,7 +812,7 @@ mod tests {
         let v = || Value::String(RedisString::from_bytes(b"v".to_vec()));
         let name = |i: u64| -> Vec<u8> {
             let mut k = format!("k{i}:").into_bytes();
-            if i % 97 == 0 {
+            if i.is_multiple_of(97) {
                 k.resize(KeyArena::OWN_CHUNK + i as usize % 5, b'x');
             }
             k
@@ -835,7 +835,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let k = name(x % 700);
-            let expiry = (x % 3 != 0).then_some((x >> 20) as i64 % 1_000_000);
+            let expiry = (!x.is_multiple_of(3)).then_some((x >> 20) as i64 % 1_000_000);
             match x % 5 {
                 0 | 1 => {
                     ks.insert(&k, v(), expiry);

@@ -62,7 +62,7 @@ pub fn pfadd_elements<'a>(
     let result = match ks.get_mut(key) {
         // An empty string is not a new HyperLogLog: too short for the header, as Redis'
         // `isHLLObjectOrReply` refuses it (pfadd_iter would start one in an empty buffer).
-        Some(Value::String(s)) if s.len() == 0 => Err(hll::HllError::NotHll),
+        Some(Value::String(s)) if s.is_empty() => Err(hll::HllError::NotHll),
         Some(Value::String(s)) => {
             let r = hll::pfadd_iter(s.bytes_mut(), elements, limit);
             if r.is_ok() {
