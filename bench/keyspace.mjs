@@ -122,7 +122,7 @@ async function redisHolding(dir, file, keys) {
 }
 
 const WASM_LOAD = `
-import { readFileSync, openSync, readSync, closeSync } from 'node:fs';
+import { readFileSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 const mod = await import(process.argv[1]);
 const wasm = mod.initSync({ module: readFileSync(process.argv[2]) });
 const engine = new mod.Engine();
@@ -130,6 +130,7 @@ const fd = openSync(process.argv[3], 'r');
 const buf = Buffer.alloc(4 << 20);
 const t0 = performance.now();
 const stream = new mod.RdbStream(undefined, undefined);
+stream.announceLen(fstatSync(fd).size); // as the panel's worker does with a File's size
 for (;;) {
   const n = readSync(fd, buf, 0, buf.length, null);
   if (n === 0) break;

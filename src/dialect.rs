@@ -1132,7 +1132,7 @@ mod tests {
         );
         ks.set(
             b"l",
-            Value::List(Box::new(crate::list::List::from_elements(["a", "c", "b"]))),
+            Value::list(crate::list::List::from_elements(["a", "c", "b"])),
         );
         let lpos = ["LPOS", "l", "c", "RANK", "-9223372036854775808"];
         assert_eq!(execute_as(&mut ks, &REDIS_6_2, &lpos), Reply::Integer(1));

@@ -55,12 +55,16 @@ impl RedisType {
 pub enum Value {
     /// A string (bitmaps and HyperLogLogs are strings).
     String(RedisString),
-    /// A sorted set (GEO keys are sorted sets). Boxed: every key's table slot holds a
+    /// A sorted set (GEO keys are sorted sets). One pointer: every key's table slot holds a
     /// `Value` of 16 bytes (a tag and one pointer, or a string of at most
-    /// [`crate::string::INLINE_BYTES`] inline), so every other variant is one pointer.
-    ZSet(Box<ZSet>),
-    /// A list (quicklist nodes kept encoded). Boxed, as [`Value::ZSet`].
-    List(Box<List>),
+    /// [`crate::string::INLINE_BYTES`] inline), so every other variant is one pointer. A
+    /// loaded set kept as its listpack or ziplist points at the blob until its first read
+    /// (see [`ZSet::into_value`]); it dereferences to the [`ZSet`].
+    ZSet(crate::thin::Lazy<ZSet>),
+    /// A list (quicklist nodes kept encoded). One pointer, as [`Value::ZSet`]: a loaded list
+    /// of one listpack or ziplist node points at that blob until its first read (see
+    /// [`List::into_value`]).
+    List(crate::thin::Lazy<List>),
     /// A set (intset, listpack or hashtable): one thin pointer to its blob or table (a
     /// `Box<Set>` would cost every small set an allocation more; issue 31).
     Set(Set),
@@ -80,7 +84,12 @@ const _: () = assert!(std::mem::size_of::<Value>() == 16);
 impl Value {
     /// A sorted-set value.
     pub fn zset(z: ZSet) -> Value {
-        Value::ZSet(Box::new(z))
+        Value::ZSet(z.into_value())
+    }
+
+    /// A list value.
+    pub fn list(l: List) -> Value {
+        Value::List(l.into_value())
     }
 
     /// The Redis type of this value.

@@ -12,7 +12,7 @@
 //! node (most small lists) keeps it beside its length, with no node vector.
 
 use crate::encoded::{self, thin_blob, BlobError};
-use crate::thin::{Blob, Tagged, TaggedRef};
+use crate::thin::{Blob, FromBlob, Lazy, Tagged, TaggedOwned, TaggedRef};
 
 /// One quicklist node, kept encoded: one thin pointer (see [`NodeRef`] for what it holds).
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +88,53 @@ impl Node {
     pub fn bytes(&self) -> usize {
         match self.repr() {
             NodeRef::Listpack(b) | NodeRef::Ziplist(b) | NodeRef::Plain(b) => b.len(),
+        }
+    }
+}
+
+/// The blob kind of a one-node list kept as its node's ziplist by [`List::into_value`] that
+/// the snapshot stored as a whole ziplist list (RDB_TYPE_LIST_ZIPLIST).
+const ZIPLIST_LIST: u8 = 3;
+
+// SAFETY: `from_blob` only reads the blob's header (it cannot panic), and `into_blob` gives
+// back the blob it kept.
+unsafe impl FromBlob for List {
+    /// A one-node list kept as its node by [`List::into_value`]: the count comes from the
+    /// header.
+    fn from_blob(kind: u8, blob: Blob) -> List {
+        let (len, node_kind, encoding) = match kind {
+            LISTPACK => (
+                encoded::listpack_header_count(&blob),
+                LISTPACK,
+                ListEncoding::Quicklist,
+            ),
+            ZIPLIST => (
+                encoded::ziplist_header_count(&blob),
+                ZIPLIST,
+                ListEncoding::Quicklist,
+            ),
+            _ => (
+                encoded::ziplist_header_count(&blob),
+                ZIPLIST,
+                ListEncoding::Ziplist,
+            ),
+        };
+        List {
+            nodes: Nodes::One {
+                node: Node(Tagged::blob(node_kind, blob)),
+                len: len.unwrap_or(0) as u64,
+            },
+            encoding,
+        }
+    }
+
+    fn into_blob(self) -> Blob {
+        match self.nodes {
+            Nodes::One { node, .. } => match node.0.into_inner() {
+                TaggedOwned::Blob(_, blob) => blob,
+                TaggedOwned::Boxed(_) => unreachable!("built by from_blob"),
+            },
+            Nodes::Many(_) => unreachable!("built by from_blob"),
         }
     }
 }
@@ -282,6 +329,49 @@ impl List {
             .unwrap_or(0)
     }
 
+    /// The list as a key's value: one tagged pointer to its node while it is one listpack or
+    /// ziplist node whose header holds its element count, built back into this struct on
+    /// its first read; boxed otherwise (issue 31).
+    pub fn into_value(self) -> Lazy<List> {
+        let Some(kind) = self.thin_kind() else {
+            return Lazy::boxed(self);
+        };
+        let encoding = self.encoding;
+        let Nodes::One { node, len } = self.nodes else {
+            unreachable!("thin_kind is only set for one node")
+        };
+        match node.0.into_inner() {
+            TaggedOwned::Blob(_, blob) => Lazy::blob(kind, blob),
+            TaggedOwned::Boxed(v) => Lazy::boxed(List {
+                nodes: Nodes::One {
+                    node: Node(Tagged::boxed(*v)),
+                    len,
+                },
+                encoding,
+            }),
+        }
+    }
+
+    /// The blob kind [`List::into_value`] keeps the list as, if it can.
+    fn thin_kind(&self) -> Option<u8> {
+        let Nodes::One { node, len } = &self.nodes else {
+            return None;
+        };
+        let len = Some(*len as usize);
+        match (node.repr(), self.encoding) {
+            (NodeRef::Listpack(b), ListEncoding::Quicklist) => {
+                (encoded::listpack_header_count(b) == len).then_some(LISTPACK)
+            }
+            (NodeRef::Ziplist(b), ListEncoding::Quicklist) => {
+                (encoded::ziplist_header_count(b) == len).then_some(ZIPLIST)
+            }
+            (NodeRef::Ziplist(b), ListEncoding::Ziplist) => {
+                (encoded::ziplist_header_count(b) == len).then_some(ZIPLIST_LIST)
+            }
+            _ => None,
+        }
+    }
+
     /// The encoding the snapshot stored the list in.
     pub fn encoding(&self) -> &'static str {
         self.encoding.name()
@@ -326,5 +416,36 @@ mod tests {
         );
         assert_eq!(l.range(5, 5), vec![b"z".to_vec()]);
         assert!(Node::listpack(vec![1, 2, 3]).is_err());
+    }
+
+    /// A one-node list of each stored kind stays one pointer to its node as a key's value,
+    /// and reads (length, elements, encoding, bytes) as the list it was built from; lists of
+    /// several or plain nodes are boxed.
+    #[test]
+    fn one_node_lists_stay_their_blob_until_read() {
+        let strs: [&[u8]; 4] = [b"a", b"17", b"xyz", b"-3"];
+        let lp = || Node::listpack(listpack_strs(&strs)).unwrap();
+        let zl = || Node::ziplist(ziplist(&items(&strs))).unwrap();
+        let lists = [
+            (ListEncoding::Quicklist, vec![lp()], Some(LISTPACK)),
+            (ListEncoding::Quicklist, vec![zl()], Some(ZIPLIST)),
+            (ListEncoding::Ziplist, vec![zl()], Some(ZIPLIST_LIST)),
+            (ListEncoding::Quicklist, vec![lp(), zl()], None),
+            (ListEncoding::Linkedlist, vec![(Node::plain(b"p"), 1)], None),
+            (ListEncoding::Quicklist, vec![], None),
+        ];
+        for (encoding, nodes, kind) in lists {
+            let mut l = List::new(encoding);
+            for (n, c) in nodes {
+                l.push_node(n, c);
+            }
+            let value = l.clone().into_value();
+            assert_eq!(value.peek_blob().map(|(k, _)| k), kind, "{l:?}");
+            assert_eq!(value.len(), l.len());
+            assert_eq!(value.range(0, l.len()), l.range(0, l.len()));
+            assert_eq!(value.encoding(), l.encoding());
+            assert_eq!(value.heap_bytes(), l.heap_bytes());
+            assert_eq!(*value, l);
+        }
     }
 }

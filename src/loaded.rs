@@ -900,11 +900,11 @@ mod tests {
         let mut l = crate::list::List::new(crate::list::ListEncoding::Ziplist);
         let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
         l.push_node(node, n);
-        assert_eq!(enc("redis-7.4", &Value::List(Box::new(l))), "quicklist");
+        assert_eq!(enc("redis-7.4", &Value::list(l)), "quicklist");
         let mut q = crate::list::List::new(crate::list::ListEncoding::Quicklist);
         let (node, n) = crate::list::Node::ziplist(zl(&[b"a", b"b"])).unwrap();
         q.push_node(node, n);
-        let q = Value::List(Box::new(q));
+        let q = Value::list(q);
         assert_eq!(enc("redis-7.0", &q), "quicklist");
         assert_eq!(enc("redis-7.4", &q), "listpack");
 

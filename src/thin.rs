@@ -7,6 +7,8 @@
 //!   [`Blob::MAX_LEN`]), aligned to 8 so that its address has three free low bits.
 //! - [`Tagged`]: one of seven kinds of [`Blob`] or a boxed `T` behind one pointer, the kind
 //!   kept in those three low bits (a hash's listpack, ziplist, zipmap, ... or its table).
+//! - [`Lazy`]: a [`Tagged`] blob that becomes its boxed payload on the first read (a small
+//!   sorted set's listpack, until a command reads the set).
 //!
 //! A blob owns its bytes as a `Box` does, read-only: dropped with the value. It has its own
 //! allocation, or, when built inside an [`arena_scope`] (a snapshot load) and at most
@@ -30,7 +32,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::ptr::NonNull;
-use std::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicPtr, AtomicU32, Ordering};
 
 /// Bytes before a blob's data: its length, a native-endian `u32` (high bit: [`IN_ARENA`]).
 const HEADER: usize = 4;
@@ -502,6 +504,190 @@ impl<T: fmt::Debug> fmt::Debug for Tagged<T> {
     }
 }
 
+/// A payload [`Lazy`] builds from its blob on first read.
+///
+/// # Safety
+/// `from_blob` must not panic (it owns a blob that [`Lazy`] still points at), and
+/// `into_blob` must give back the very blob `from_blob` took.
+pub unsafe trait FromBlob: Sized {
+    /// The payload of a blob of `kind` (`0..7`), owning it.
+    fn from_blob(kind: u8, blob: Blob) -> Self;
+    /// The blob [`FromBlob::from_blob`] took, the rest of the payload dropped.
+    fn into_blob(self) -> Blob;
+}
+
+/// One of seven kinds (`0..7`) of [`Blob`] that turns into a boxed `T` on its first read,
+/// behind one pointer whose low three bits say which (as [`Tagged`]). A loaded snapshot's
+/// small sorted sets stay one word and their blob until read (no struct allocation each,
+/// issue 31); a read through `&self` builds the payload around the blob and swaps it in
+/// atomically, so that concurrent readers agree on one payload (the loser of a race gives
+/// the blob back and frees only its own box). Dereferences to the payload.
+pub struct Lazy<T: FromBlob> {
+    raw: AtomicPtr<u8>,
+    _owns: PhantomData<Box<T>>,
+}
+
+// SAFETY: a `Lazy<T>` owns a `Blob` (Send + Sync) or a `Box<T>`; the swap is atomic.
+unsafe impl<T: FromBlob + Send> Send for Lazy<T> {}
+// SAFETY: as above; shared access builds the payload at most once (compare-exchange).
+unsafe impl<T: FromBlob + Send + Sync> Sync for Lazy<T> {}
+
+/// The address of a tagged pointer's allocation (tag cleared).
+fn untag(raw: *mut u8) -> *mut u8 {
+    raw.map_addr(|a| a & !BOXED)
+}
+
+impl<T: FromBlob> Lazy<T> {
+    /// A blob of `kind`; panics when `kind` is not below [`Tagged::KINDS`] (a caller's bug).
+    pub fn blob(kind: u8, blob: Blob) -> Self {
+        assert!((kind as usize) < BOXED, "blob kind out of range");
+        Lazy {
+            raw: AtomicPtr::new(blob.into_raw().as_ptr().map_addr(|a| a | kind as usize)),
+            _owns: PhantomData,
+        }
+    }
+
+    /// The payload, boxed.
+    pub fn boxed(value: T) -> Self {
+        Lazy {
+            raw: AtomicPtr::new(Self::tag_box(value)),
+            _owns: PhantomData,
+        }
+    }
+
+    fn tag_box(value: T) -> *mut u8 {
+        Box::into_raw(Box::new(Aligned(value)))
+            .cast::<u8>()
+            .map_addr(|a| a | BOXED)
+    }
+
+    /// The payload behind a boxed tagged pointer.
+    ///
+    /// # Safety
+    /// `raw` is this value's pointer, tagged [`BOXED`].
+    unsafe fn payload<'a>(raw: *mut u8) -> &'a T {
+        &(*untag(raw).cast::<Aligned<T>>()).0
+    }
+
+    /// The blob and its kind, when not read yet (nothing built).
+    pub fn peek_blob(&self) -> Option<(u8, &[u8])> {
+        let raw = self.raw.load(Ordering::Acquire);
+        let kind = raw.addr() & BOXED;
+        // SAFETY: a blob kind: the live blob this value owns (it lives until `self` drops,
+        // also when a read moves it into the payload).
+        (kind != BOXED).then(|| {
+            (kind as u8, unsafe {
+                blob_bytes(NonNull::new_unchecked(untag(raw)))
+            })
+        })
+    }
+
+    /// The payload, built from the blob on the first read. Not inlined into every read of
+    /// a sorted set or list (the wasm module's size).
+    #[inline(never)]
+    pub fn get(&self) -> &T {
+        let raw = self.raw.load(Ordering::Acquire);
+        if raw.addr() & BOXED == BOXED {
+            // SAFETY: boxed: the live payload this value owns, borrowed through `&self`.
+            return unsafe { Self::payload(raw) };
+        }
+        self.build(raw)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn build(&self, raw: *mut u8) -> &T {
+        let kind = (raw.addr() & BOXED) as u8;
+        // SAFETY: the blob this value owns; the payload takes it over if the swap wins.
+        let blob = unsafe { Blob::from_raw(NonNull::new_unchecked(untag(raw))) };
+        let mine = Self::tag_box(T::from_blob(kind, blob));
+        match self
+            .raw
+            .compare_exchange(raw, mine, Ordering::AcqRel, Ordering::Acquire)
+        {
+            // SAFETY: the payload just installed; it lives until `self` drops.
+            Ok(_) => unsafe { Self::payload(mine) },
+            Err(theirs) => {
+                // Another thread built it first; its payload owns the blob, so this one
+                // gives the blob back unowned and frees only its own box.
+                // SAFETY: `mine` was never shared.
+                let lost = unsafe { Box::from_raw(untag(mine).cast::<Aligned<T>>()) };
+                std::mem::forget(lost.0.into_blob());
+                // SAFETY: only a blob turns into a payload, so `theirs` is boxed.
+                unsafe { Self::payload(theirs) }
+            }
+        }
+    }
+
+    /// The payload, mutably (built from the blob first if needed).
+    pub fn get_mut(&mut self) -> &mut T {
+        let raw = *self.raw.get_mut();
+        if raw.addr() & BOXED != BOXED {
+            let kind = (raw.addr() & BOXED) as u8;
+            // SAFETY: the blob this value owns, moved into the payload.
+            let blob = unsafe { Blob::from_raw(NonNull::new_unchecked(untag(raw))) };
+            *self.raw.get_mut() = Self::tag_box(T::from_blob(kind, blob));
+        }
+        // SAFETY: boxed now: the payload this value owns, borrowed through `&mut self`.
+        unsafe { &mut (*untag(*self.raw.get_mut()).cast::<Aligned<T>>()).0 }
+    }
+}
+
+impl<T: FromBlob> Deref for Lazy<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.get()
+    }
+}
+
+impl<T: FromBlob> std::ops::DerefMut for Lazy<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.get_mut()
+    }
+}
+
+impl<T: FromBlob> Drop for Lazy<T> {
+    #[inline(never)]
+    fn drop(&mut self) {
+        let raw = *self.raw.get_mut();
+        let p = untag(raw);
+        if raw.addr() & BOXED == BOXED {
+            // SAFETY: this value owns the box; it is dropped once, here.
+            drop(unsafe { Box::from_raw(p.cast::<Aligned<T>>()) });
+        } else {
+            // SAFETY: this value owns the blob; it is dropped once, here.
+            drop(unsafe { Blob::from_raw(NonNull::new_unchecked(p)) });
+        }
+    }
+}
+
+impl<T: FromBlob + Clone> Clone for Lazy<T> {
+    fn clone(&self) -> Self {
+        let raw = self.raw.load(Ordering::Acquire);
+        if raw.addr() & BOXED == BOXED {
+            return Lazy::boxed(self.get().clone());
+        }
+        // SAFETY: the blob this value owns, borrowed (not dropped) to clone it.
+        let blob = std::mem::ManuallyDrop::new(unsafe {
+            Blob::from_raw(NonNull::new_unchecked(untag(raw)))
+        });
+        Lazy::blob((raw.addr() & BOXED) as u8, Blob::clone(&blob))
+    }
+}
+
+/// Equal when the payloads are (both built first).
+impl<T: FromBlob + PartialEq> PartialEq for Lazy<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: FromBlob + fmt::Debug> fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,5 +792,72 @@ mod tests {
     #[should_panic(expected = "out of range")]
     fn kind_seven_is_the_box() {
         let _ = Tagged::<u8>::blob(7, Blob::new(b"x").unwrap());
+    }
+
+    /// A payload that records its blob's kind and bytes, and how many were built.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Built {
+        kind: u8,
+        blob: Blob,
+    }
+
+    static BUILT: AtomicU32 = AtomicU32::new(0);
+
+    // SAFETY: `from_blob` cannot panic; `into_blob` gives back the blob it kept.
+    unsafe impl FromBlob for Built {
+        fn from_blob(kind: u8, blob: Blob) -> Built {
+            BUILT.fetch_add(1, Ordering::Relaxed);
+            Built { kind, blob }
+        }
+        fn into_blob(self) -> Blob {
+            self.blob
+        }
+    }
+
+    /// A `Lazy` stays a blob until read, then every reader (on 8 threads at once) sees the
+    /// one payload holding the same bytes; clones, `get_mut` and drops of read and unread
+    /// values free each allocation once (Miri checks the race's loser frees only its box).
+    #[test]
+    fn lazy_blobs_build_one_payload_on_first_read() {
+        let _scope = arena_scope();
+        for n in [3usize, 40, 3000] {
+            let bytes: Vec<u8> = (0..n).map(|i| (i * 7) as u8).collect();
+            let lazy = Lazy::<Built>::blob(5, Blob::new(&bytes).unwrap());
+            assert_eq!(lazy.peek_blob(), Some((5, &bytes[..])));
+            let unread = lazy.clone();
+            let seen: Vec<usize> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let p = lazy.get();
+                            assert_eq!((p.kind, &p.blob[..]), (5, &bytes[..]));
+                            p as *const Built as usize
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            assert!(
+                seen.iter().all(|&p| p == seen[0]),
+                "one payload for every reader"
+            );
+            assert_eq!(lazy.peek_blob(), None);
+            assert_eq!(lazy, unread.clone());
+            let mut read = lazy.clone();
+            read.get_mut().kind = 6;
+            assert_eq!(read.kind, 6);
+            let mut other = unread.clone();
+            assert_eq!(other.get_mut().kind, 5);
+            drop((lazy, other));
+            assert_eq!(unread.peek_blob(), Some((5, &bytes[..])));
+            assert_eq!(&unread.blob[..], &bytes[..]);
+        }
+        assert!(BUILT.load(Ordering::Relaxed) >= 9);
+        let boxed = Lazy::boxed(Built {
+            kind: 1,
+            blob: Blob::new(b"abc").unwrap(),
+        });
+        assert_eq!(boxed.peek_blob(), None);
+        assert_eq!(&boxed.clone().blob[..], b"abc");
     }
 }

@@ -15,7 +15,7 @@
 
 use once_cell::race::OnceBox;
 
-use crate::thin::Blob;
+use crate::thin::{Blob, FromBlob, Lazy};
 
 use crate::encoded::{self, BlobError, Item};
 
@@ -41,6 +41,43 @@ impl BlobFormat {
             BlobFormat::Listpack => encoded::listpack(blob),
             BlobFormat::Ziplist => encoded::ziplist(blob),
         }
+    }
+
+    /// The element count the blob's header holds, `None` when it is too short or the
+    /// count saturated (65,535 and up: only a walk counts them).
+    pub fn header_count(self, blob: &[u8]) -> Option<usize> {
+        match self {
+            BlobFormat::Listpack => encoded::listpack_header_count(blob),
+            BlobFormat::Ziplist => encoded::ziplist_header_count(blob),
+        }
+    }
+}
+
+// SAFETY: `from_blob` only reads the blob's header (it cannot panic), and `into_blob` gives
+// back the blob it kept.
+unsafe impl FromBlob for ZSet {
+    /// A set kept as its blob by [`ZSet::into_value`]: kind is the [`BlobFormat`], the count
+    /// comes from the header.
+    fn from_blob(kind: u8, blob: Blob) -> ZSet {
+        let format = if kind == BlobFormat::Ziplist as u8 {
+            BlobFormat::Ziplist
+        } else {
+            BlobFormat::Listpack
+        };
+        ZSet {
+            len: (format.header_count(&blob).unwrap_or(0) / 2) as u32,
+            blob: Some(blob),
+            full: Decoded::default(),
+            format,
+            skiplist_record: false,
+            stored_compact: true,
+        }
+    }
+
+    fn into_blob(mut self) -> Blob {
+        self.blob
+            .take()
+            .unwrap_or_else(|| unreachable!("built by from_blob"))
     }
 }
 
@@ -437,6 +474,27 @@ impl ZSet {
         Ok(set.with_stored_compact())
     }
 
+    /// The set as a key's value: one tagged pointer to its blob while it is a blob kept
+    /// undecoded with the usual flags (stored compact, not a skiplist record, its pair
+    /// count in the blob's header), built back into this struct on its first read; boxed
+    /// otherwise (issue 31).
+    pub fn into_value(mut self) -> Lazy<ZSet> {
+        let thin = self.full.get().is_none()
+            && self.stored_compact
+            && !self.skiplist_record
+            && self
+                .blob
+                .as_ref()
+                .is_some_and(|b| self.format.header_count(b) == Some(2 * self.len as usize));
+        match self.blob.take() {
+            Some(blob) if thin => Lazy::blob(self.format as u8, blob),
+            blob => {
+                self.blob = blob;
+                Lazy::boxed(self)
+            }
+        }
+    }
+
     /// The decoded layout, decoding a kept blob on first use (validated when built, so it
     /// decodes; were it not, the set reads as empty rather than panic).
     fn full(&self) -> &Full {
@@ -757,6 +815,15 @@ mod tests {
                 BlobFormat::Ziplist
             };
             let z = ZSet::from_blob(blob_of(&pairs, format), format).unwrap();
+            // As a key's value: a kept blob stays one pointer until read, then reads the same.
+            let value = ZSet::from_blob(blob_of(&pairs, format), format)
+                .unwrap()
+                .into_value();
+            assert_eq!(
+                value.peek_blob().is_some(),
+                z.blob.is_some(),
+                "round {round}"
+            );
             let expected = ZSet::from_pairs(pairs.clone());
             assert!(z.stored_compact(), "round {round}");
             assert_eq!(z.len(), expected.len(), "round {round}: {pairs:?}");
@@ -771,6 +838,14 @@ mod tests {
                     .collect()
             };
             assert_eq!(bits(&z), bits(&expected), "round {round}: {pairs:?}");
+            assert_eq!(bits(&value), bits(&expected), "round {round}: {pairs:?}");
+            assert_eq!(value.len(), z.len(), "round {round}");
+            assert!(value.stored_compact(), "round {round}");
+            assert_eq!(
+                value.kept_ziplist_bytes(),
+                z.kept_ziplist_bytes(),
+                "round {round}"
+            );
             for (m, _) in &pairs {
                 assert_eq!(z.score(m), expected.score(m), "round {round}");
                 assert_eq!(z.position(m), expected.position(m), "round {round}");

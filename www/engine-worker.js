@@ -147,8 +147,12 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   // Where the time goes (epoch ms; decodeMs: time spent decoding, overlapped or not).
   const timing = { request: now(), firstByte: null, lastByte: null, decodeEnd: null, decodeMs: 0 };
   try {
-    received = await streamSnapshot(String(url), async (chunk) => {
-      if (timing.firstByte === null) timing.firstByte = now();
+    received = await streamSnapshot(String(url), async (chunk, total) => {
+      if (timing.firstByte === null) {
+        timing.firstByte = now();
+        // The Content-Length bounds the RESIZEDB hint that sizes the keyspace once.
+        if (total !== null) stream.announceLen(total);
+      }
       if (headLen < HEAD_BYTES) {
         const n = Math.min(HEAD_BYTES - headLen, chunk.length);
         head.set(chunk.subarray(0, n), headLen);
@@ -198,6 +202,7 @@ async function loadBlob(engine, blob, db, opts, workers) {
   const stream = new RdbStream(db, rest);
   const offload = new OffloadedLoad(stream, workers);
   const total = blob.size;
+  stream.announceLen(total);
   let shown = -Infinity;
   const report = (done) => {
     if (typeof onProgress !== 'function' || (done - shown < 1 << 20 && done !== total)) return;

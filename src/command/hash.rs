@@ -315,10 +315,7 @@ mod tests {
         );
         let ex = listpack_ex(&[(b"a", b"va", 10_500), (b"b", b"vb", 0)]);
         ks.set(b"x", Value::Hash(Hash::from_listpack_ex(ex).unwrap()));
-        ks.set(
-            b"l",
-            Value::List(Box::new(crate::list::List::from_elements(["a"]))),
-        );
+        ks.set(b"l", Value::list(crate::list::List::from_elements(["a"])));
         ks
     }
 

@@ -232,9 +232,7 @@ mod tests {
         let mut ks = Keyspace::new();
         ks.set(
             b"l",
-            Value::List(Box::new(List::from_elements([
-                "a", "b", "c", "a", "b", "c",
-            ]))),
+            Value::list(List::from_elements(["a", "b", "c", "a", "b", "c"])),
         );
         ks.set(b"s", Value::Set(crate::set::Set::from_members(["x"])));
         ks

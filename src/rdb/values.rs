@@ -60,7 +60,7 @@ pub(super) fn list_linked(c: &mut Cursor<'_>, materialise: bool) -> Out {
             c.skip_string("list element")?;
         }
     }
-    Ok(materialise.then(|| Value::List(Box::new(list))))
+    Ok(materialise.then(|| Value::list(list)))
 }
 
 /// RDB_TYPE_LIST_ZIPLIST: one ziplist.
@@ -69,7 +69,7 @@ pub(super) fn list_ziplist(c: &mut Cursor<'_>, materialise: bool) -> Out {
         blob(c, "ziplist", materialise, |b| Node::ziplist(b))?.map(|(node, n)| {
             let mut list = List::new(crate::list::ListEncoding::Ziplist);
             list.push_node(node, n);
-            Value::List(Box::new(list))
+            Value::list(list)
         }),
     )
 }
@@ -108,7 +108,7 @@ pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out 
             k => return Err(c.err_at(c_at, format!("unknown quicklist container {k}"))),
         }
     }
-    Ok(materialise.then(|| Value::List(Box::new(list))))
+    Ok(materialise.then(|| Value::list(list)))
 }
 
 /// RDB_TYPE_SET: a hashtable set of strings. A repeated member is an error, as in Redis.
@@ -575,13 +575,9 @@ mod tests {
             }],
         };
         vec![
-            ("qlist", Value::List(Box::new(qlist)), None),
-            ("zlist", Value::List(Box::new(zlist)), Some(99)),
-            (
-                "linked",
-                Value::List(Box::new(List::from_elements(["p", "q"]))),
-                None,
-            ),
+            ("qlist", Value::list(qlist), None),
+            ("zlist", Value::list(zlist), Some(99)),
+            ("linked", Value::list(List::from_elements(["p", "q"])), None),
             (
                 "iset",
                 Value::Set(Set::from_intset(intset(8, &[-1, 1 << 40])).unwrap()),

@@ -38,8 +38,9 @@ function view(load) {
 }
 
 /** `bytes` pushed into an RdbStream in pieces of `sizes` (cycled), then loaded. */
-function pushed(e, bytes, sizes) {
+function pushed(e, bytes, sizes, announce = undefined) {
   const s = new RdbStream(0, OPTS);
+  if (announce !== undefined) s.announceLen(announce);
   let at = 0;
   let i = 0;
   try {
@@ -72,6 +73,23 @@ test('RdbStream pushed in pieces loads what loadRdb loads, errors included', () 
       for (const sizes of schedules) {
         assert.deepEqual(view((e) => pushed(e, bytes, sizes)), want, `${path.basename(path.dirname(file))}/${path.basename(file)} ${what} pieces ${sizes.slice(0, 3)}`);
       }
+      // An announced length (a File's size, a Content-Length) only sizes the keyspace: right,
+      // short or long, the load is the same.
+      for (const announce of [bytes.length, whole.length, Math.floor(bytes.length / 3), bytes.length * 4 + 7]) {
+        assert.deepEqual(view((e) => pushed(e, bytes, random, announce)), want, `${path.basename(file)} ${what} announced ${announce}`);
+      }
     }
+  }
+});
+
+test('RdbStream.announceLen takes a non-negative integer', () => {
+  const s = new RdbStream(0, OPTS);
+  try {
+    for (const bad of [-1, 1.5, NaN, Infinity, 2 ** 54]) {
+      assert.throws(() => s.announceLen(bad), /announceLen: bytes must be a non-negative integer/, String(bad));
+    }
+    s.announceLen(0);
+  } finally {
+    s.free();
   }
 });

@@ -676,7 +676,7 @@ fn old_encodings_file() -> Vec<u8> {
             let (node, count) = Node::ziplist(ziplist_of(&items)).unwrap();
             l.push_node(node, count);
         }
-        w.write_value(key.as_bytes(), &Value::List(Box::new(l)), None)
+        w.write_value(key.as_bytes(), &Value::list(l), None)
             .unwrap();
     }
     // Linked lists (type 1): small, large, with integers, with one element over 8 KiB.
@@ -692,7 +692,7 @@ fn old_encodings_file() -> Vec<u8> {
         ("linked:bigelem", with_big),
     ] {
         let l = List::from_elements(refs(&items));
-        w.write_value(key.as_bytes(), &Value::List(Box::new(l)), None)
+        w.write_value(key.as_bytes(), &Value::list(l), None)
             .unwrap();
     }
     // Hashes stored field by field (type 4).

@@ -110,9 +110,9 @@ mod tests {
         ks.insert(b"scratch", Value::String(keep), None);
         ks.insert(
             b"list",
-            Value::List(Box::new(bitlens::list::List::new(
+            Value::list(bitlens::list::List::new(
                 bitlens::list::ListEncoding::Quicklist,
-            ))),
+            )),
             None,
         );
         ks

@@ -1299,7 +1299,7 @@ mod tests {
                 .collect();
             let pairs: Vec<(&[u8], &[u8])> = strs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
             let mut values = vec![
-                Value::List(Box::new(List::from_elements(&strs))),
+                Value::list(List::from_elements(&strs)),
                 Value::Set(Set::from_listpack(blobs::listpack(&items)).unwrap()),
                 Value::Set(Set::from_members(&strs)),
                 Value::Hash(Hash::from_listpack(blobs::listpack(&items[..n / 2 * 2])).unwrap()),
@@ -1334,7 +1334,7 @@ mod tests {
                 let (node, k) = node.unwrap();
                 let mut l = List::new(bitlens::list::ListEncoding::Quicklist);
                 l.push_node(node, k);
-                values.push(Value::List(Box::new(l)));
+                values.push(Value::list(l));
             }
             let ex: Vec<(&[u8], &[u8], i64)> =
                 pairs.iter().map(|&(f, v)| (f, v, rng.i64(0..3))).collect();

@@ -1040,17 +1040,23 @@ impl std::fmt::Display for JsRdbError {
     }
 }
 
-/// An `Error` with `message` (Redis' text for an error reply, or the glue's own check).
 /// Adds a loaded record's key to its database (records the load skipped have no value).
 ///
-/// The keyspace is not pre-sized from RESIZEDB here (`Record::db_size_hint`), unlike the
-/// native loaders: measured in Node 20 on 1,000,000 small keys (bench's small.rdb with a
-/// RESIZEDB record), a pre-sized table made the first load in a fresh wasm memory 9–19 s
-/// against 5–8 s without (the later loads, in memory already grown, 1.6–1.8 s against
-/// 2.6–3.2 s): the big early reservation makes every later `memory.grow` of the load dearer.
+/// The keyspace is sized once from the file's RESIZEDB count (`Record::db_size_hint`,
+/// bounded by the input's known length: `loadRdb`'s bytes, `loadRdbBlob`'s size, a stream's
+/// `announceLen`), as the native loaders do. Measured in Node 20 at stop 50: the key-heavy
+/// file (3M keys) peaks at 243 MB of wasm memory against 281 MB growing the table while the
+/// keys arrive (the old table and its double coexist at each step, and wasm memory never
+/// shrinks), loading in 3.3–3.4 s against 3.2–3.3 s; 1M small keys 159 MB against 161 MB,
+/// 1.4–1.6 s against 1.2–1.3 s. (An earlier measurement, with the per-key allocations of
+/// before the compact keyspace, had found a pre-sized first load 2× slower.)
 fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: bitlens::rdb::Record<'_>) {
     if let Some(value) = rec.value {
-        let ks = loaded.entry(rec.db).or_default();
+        // Sized once from the file's RESIZEDB count (bounded by the input's known length):
+        // wasm memory that grew is never given back.
+        let ks = loaded
+            .entry(rec.db)
+            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
         ks.insert(&rec.key, value, rec.expire_at_ms);
     }
 }

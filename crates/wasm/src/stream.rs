@@ -5,6 +5,7 @@
 //!
 //! ```js
 //! const s = new RdbStream(0, { patterns: ['uv:*'] });
+//! s.announceLen(Number(res.headers.get('Content-Length'))); // when known
 //! for await (const chunk of res.body) {
 //!   const [decoded, received] = s.push(chunk);
 //! }
@@ -79,6 +80,22 @@ impl RdbStream {
             .push(bytes)
             .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
         Ok(progress_array(p))
+    }
+
+    /// Notes the file's full length in bytes (a `File`'s size, a download's Content-Length)
+    /// before the first `push`: the bound under which the file's RESIZEDB key count sizes
+    /// the keyspace once, instead of growing it while the keys arrive (in wasm, grown memory
+    /// is never given back). A hint only: bytes beyond it are still read, and fewer are a
+    /// truncation as ever. Throws for a length that is not a non-negative integer.
+    #[wasm_bindgen(js_name = announceLen)]
+    pub fn announce_len(&mut self, bytes: f64) -> Result<(), JsError> {
+        if !(bytes >= 0.0 && bytes.fract() == 0.0 && bytes <= 2f64.powi(53)) {
+            return Err(crate::throw(format!(
+                "announceLen: bytes must be a non-negative integer, not {bytes}"
+            )));
+        }
+        self.feeder.announce_len(bytes as u64);
+        Ok(())
     }
 
     /// `[decodedBytes, receivedBytes]` so far.
