@@ -10,9 +10,10 @@
 // Redis: `used_memory` of a redis-server that has just loaded the file (and its "DB loaded
 // from disk" time). bitlens native: `bitlens query --rdb FILE DBSIZE`, wall time and the
 // process' peak RSS (`ru_maxrss` of the child), with all cores and with `--threads 1`.
-// bitlens wasm: a fresh Node process pushes the file in 4 MiB pieces through `RdbStream` (as
-// the panel's worker does, so the file itself never sits in wasm memory) and reports the wasm
-// memory's size once loaded, and the time.
+// bitlens wasm: a fresh Node process pushes the file in 4 MiB pieces through `RdbStream`, its
+// size announced first (as the panel's worker does, so the file itself never sits in wasm
+// memory and the keyspace is sized once) and reports the wasm memory's size once loaded, and
+// the time.
 //
 // Run alone: `node bench/keyspace.mjs` (after `cargo build --release -p bitlens-cli -p
 // bitlens-bench`, `npm run build` and one `npm run bench` for small.rdb); bench/run.mjs calls
@@ -178,13 +179,13 @@ export async function keyspaceSection() {
       const wasm = wasmHolding(file);
       if (wasm.keys !== keys) throw new Error(`wasm load of ${file}: ${wasm.keys} keys`);
       rows.push(
-        `| ${label} (${mb(statSync(file).size)}) | ${mb(redis.used)} (${perKey(redis.used, keys)}/key), loaded in ${(redis.loadMs / 1000).toFixed(2)} s | ${mb(all.peak)} (${perKey(all.peak, keys)}/key) = ${x(all.peak, redis.used)} | ${(all.ms / 1000).toFixed(2)} s (${os.cpus().length} threads), ${(one.ms / 1000).toFixed(2)} s (1 thread) | ${mb(wasm.memory)} (${perKey(wasm.memory, keys)}/key) = ${x(wasm.memory, redis.used)} | ${(wasm.ms / 1000).toFixed(2)} s |`,
+        `| ${label} (${mb(statSync(file).size)}) | ${mb(redis.used)} (${perKey(redis.used, keys)}/key), loaded in ${(redis.loadMs / 1000).toFixed(2)} s | ${mb(all.peak)} (${perKey(all.peak, keys)}/key) = ${x(all.peak, redis.used)} (${os.cpus().length} threads); ${mb(one.peak)} = ${x(one.peak, redis.used)} (1 thread) | ${(all.ms / 1000).toFixed(2)} s (${os.cpus().length} threads), ${(one.ms / 1000).toFixed(2)} s (1 thread) | ${mb(wasm.memory)} (${perKey(wasm.memory, keys)}/key) = ${x(wasm.memory, redis.used)} | ${(wasm.ms / 1000).toFixed(2)} s |`,
       );
     }
     return [
       '## Keyspace memory against Redis (issue 31)',
       '',
-      'Redis: `used_memory` of redis-server right after it loaded the file, and its "DB loaded from disk" time. bitlens native: peak RSS of `bitlens query --rdb FILE DBSIZE` (the whole process: binary, read buffers, keyspace) and its wall time, with every core and with `--threads 1`. bitlens wasm: the wasm memory once a fresh Node process has streamed the file through `RdbStream` in 4 MiB pieces (as the panel\'s worker does), and the time. Target: ≤ 0.6× Redis\' `used_memory` for both.',
+      'Redis: `used_memory` of redis-server right after it loaded the file, and its "DB loaded from disk" time. bitlens native: peak RSS of `bitlens query --rdb FILE DBSIZE` (the whole process: binary, read buffers, keyspace) and its wall time, with every core and with `--threads 1`. bitlens wasm: the wasm memory once a fresh Node process has streamed the file through `RdbStream` in 4 MiB pieces, the file\'s size announced first (as the panel\'s worker does with a File or a Content-Length), and the time. Target: ≤ 0.6× Redis\' `used_memory` for both.',
       '',
       '| file | Redis used_memory | bitlens native peak RSS | native time | bitlens wasm memory | wasm time |',
       '|---|---|---|---|---|---|',
