@@ -57,6 +57,7 @@
 //! | `stream_lag` | XINFO GROUPS lag: Valkey 8.1+ count a deletion before the first entry as a tombstone (nil where Redis answers) | rec 7.4.1 vs Valkey 8.1.8 / 9.1.2 on the same states (streams_diff seeds 25, 42; a group at 0-1 after XTRIM+XDEL: Redis 5, Valkey nil); valkey-io/valkey#1952 |
 //! | `function_pre_ga` | RDB_OPCODE_FUNCTION_PRE_GA read by 7.0, refused from 7.2 and by Valkey | rec `crates/difftest/tests/function_pre_ga_diff.rs` (7.0.15 loads; 7.4.1, Valkey 8.1.8 / 9.1.2 exit); src 7.2.0 rdb.c |
 //! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
+//! | `load_skips_empty_keys` | an empty set, list, sorted set or hash record (any encoding) is skipped at load from 6.2 and on Valkey ("empty keys skipped"); 6.0 loads it as a key | rec `crates/difftest/tests/rdb_writer.rs` on all six servers (new-user trial: helper-20's empty set record) |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
 //! values their source gives, or the nearest recorded neighbour where a difference is not
@@ -292,6 +293,10 @@ pub struct Profile {
     /// (RDB_OPCODE_FUNCTION_PRE_GA); 7.2+ and Valkey refuse it ("Pre-release function format
     /// not supported").
     pub function_pre_ga: bool,
+    /// The loader skips a key whose set, list, sorted set or hash holds nothing ("empty keys
+    /// skipped": Redis 6.2+, Valkey); Redis 6.0 loads it as an empty key of its type
+    /// ([`crate::session::Session::new`] drops such keys for these profiles).
+    pub load_skips_empty_keys: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -465,6 +470,7 @@ const BASE: Profile = Profile {
     stream_counts_checked: false,
     stream_lag: StreamLag::Redis,
     function_pre_ga: true,
+    load_skips_empty_keys: true,
 };
 
 /// Redis 6.0.
@@ -480,6 +486,7 @@ pub const REDIS_6_0: Profile = Profile {
     geo_any: false,
     geo_lookup_first: true,
     commands_of: (6, 0),
+    load_skips_empty_keys: false,
     ..REDIS_6_2
 };
 /// Redis 6.2.

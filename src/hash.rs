@@ -262,6 +262,21 @@ impl Hash {
         }
     }
 
+    /// True when the hash stores no field at all, live or expired (a record a loader may
+    /// skip: see [`crate::keyspace::Value::is_empty_collection`]). O(1): a blob's header
+    /// count, a table's records.
+    pub fn stores_nothing(&self) -> bool {
+        match self.repr() {
+            HashRef::Listpack(b) | HashRef::ListpackEx(b) => {
+                encoded::listpack_header_count(b) == Some(0)
+            }
+            HashRef::Ziplist(b) => encoded::ziplist_header_count(b) == Some(0),
+            // A zipmap's first byte counts its pairs (below 254).
+            HashRef::Zipmap(b) => b.first() == Some(&0),
+            HashRef::Table(t) => t.records.is_empty(),
+        }
+    }
+
     /// True when some field carries its own expiry (so the whole hash can expire with them).
     pub fn has_field_expiry(&self) -> bool {
         match self.repr() {

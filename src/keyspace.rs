@@ -92,6 +92,21 @@ impl Value {
         Value::List(l.into_value())
     }
 
+    /// True for a set, list, sorted set or hash holding nothing (no field or member at all,
+    /// expired or not), as only a crafted or damaged snapshot stores one: Redis 6.2+ and
+    /// Valkey skip such a record at load, 6.0 keeps it
+    /// ([`crate::dialect::Profile::load_skips_empty_keys`]). Reads headers and lengths only:
+    /// a sorted set or list kept as its blob is never empty, and is not built.
+    pub fn is_empty_collection(&self) -> bool {
+        match self {
+            Value::Set(s) => s.is_empty(),
+            Value::Hash(h) => h.stores_nothing(),
+            Value::ZSet(z) => z.is_built() && z.is_empty(),
+            Value::List(l) => l.is_built() && l.is_empty(),
+            Value::String(_) | Value::Stream(_) | Value::Module(_) | Value::Other(_) => false,
+        }
+    }
+
     /// The Redis type of this value.
     pub fn redis_type(&self) -> RedisType {
         match self {

@@ -101,10 +101,31 @@ pub struct Session {
     clock_ms: Option<i64>,
 }
 
+/// Removes every key whose value is an empty collection
+/// ([`crate::keyspace::Value::is_empty_collection`]), the others kept in their order (KEYS'
+/// and SCAN's file order): one pass over the values' headers, and a copy of the rest only
+/// when one was found (never in a snapshot a server wrote).
+#[inline(never)]
+fn drop_empty_collections(ks: &mut Keyspace) {
+    if !ks.iter_all().any(|(_, e)| e.value.is_empty_collection()) {
+        return;
+    }
+    let mut kept = Keyspace::with_capacity(ks.len() as u64);
+    kept.set_clock(ks.clock());
+    for (key, e) in ks.iter_all() {
+        if !e.value.is_empty_collection() {
+            kept.insert(key, e.value.clone(), e.expire_at_ms);
+        }
+    }
+    *ks = kept;
+}
+
 impl Session {
     /// A session over `dbs` answering as `profile`, with expiry judged at `clock_ms` (`None`:
     /// nothing expires). SELECT accepts `0..max(16, highest database + 1)`; database 0 is
-    /// selected.
+    /// selected. Keys holding an empty set, list, sorted set or hash are dropped when the
+    /// profile's loader skips them ([`Profile::load_skips_empty_keys`]), as that server would
+    /// have at load.
     pub fn new(
         mut dbs: BTreeMap<u64, Keyspace>,
         profile: &'static Profile,
@@ -112,6 +133,9 @@ impl Session {
     ) -> Session {
         for ks in dbs.values_mut() {
             ks.set_clock(clock_ms);
+            if profile.load_skips_empty_keys {
+                drop_empty_collections(ks);
+            }
         }
         let db_count = dbs
             .keys()
@@ -241,7 +265,8 @@ impl Session {
         self.profile
     }
 
-    /// Switches the profile.
+    /// Switches the profile (the keys stay those the session was made with: empty
+    /// collections a 6.0 session kept stay; see [`Session::new`]).
     pub fn set_profile(&mut self, profile: &'static Profile) {
         self.profile = profile;
     }

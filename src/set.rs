@@ -97,7 +97,8 @@ impl Set {
         Set::from_table(t)
     }
 
-    /// Number of members (SCARD).
+    /// Number of members (SCARD). Not inlined into its many callers (the wasm module's size).
+    #[inline(never)]
     pub fn len(&self) -> usize {
         match self.repr() {
             // Validated blobs: the intset header's count is exact; a listpack's is unless it

@@ -582,6 +582,11 @@ impl<T: FromBlob> Lazy<T> {
         })
     }
 
+    /// True once the payload is built (always for [`Lazy::boxed`]).
+    pub fn is_built(&self) -> bool {
+        self.raw.load(Ordering::Acquire).addr() & BOXED == BOXED
+    }
+
     /// The payload, built from the blob on the first read. Not inlined into every read of
     /// a sorted set or list (the wasm module's size).
     #[inline(never)]

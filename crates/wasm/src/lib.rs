@@ -939,6 +939,20 @@ fn database(db: Option<f64>) -> Result<u64, JsError> {
     }
 }
 
+/// A whole-number argument `what` (`"offloadLzf: minBytes"`) of at least `min` (and at most
+/// 2^53); throws `WHAT must be a positive|non-negative integer, not N` otherwise.
+pub(crate) fn whole_arg(what: &str, n: f64, min: f64) -> Result<u64, JsError> {
+    if n >= min && n.fract() == 0.0 && n <= 2f64.powi(53) {
+        return Ok(n as u64);
+    }
+    let sign = if min > 0.0 {
+        "positive"
+    } else {
+        "non-negative"
+    };
+    Err(throw(format!("{what} must be a {sign} integer, not {n}")))
+}
+
 /// The `patterns` (a preserved JS value: an array of strings or `Uint8Array`s, or
 /// `undefined`/`null`) and `checksum` options as the loader's.
 fn load_options(patterns: &JsValue, checksum: Option<bool>) -> Result<LoadOptions, JsError> {

@@ -89,12 +89,8 @@ impl RdbStream {
     /// truncation as ever. Throws for a length that is not a non-negative integer.
     #[wasm_bindgen(js_name = announceLen)]
     pub fn announce_len(&mut self, bytes: f64) -> Result<(), JsError> {
-        if !(bytes >= 0.0 && bytes.fract() == 0.0 && bytes <= 2f64.powi(53)) {
-            return Err(crate::throw(format!(
-                "announceLen: bytes must be a non-negative integer, not {bytes}"
-            )));
-        }
-        self.feeder.announce_len(bytes as u64);
+        let bytes = crate::whole_arg("announceLen: bytes", bytes, 0.0)?;
+        self.feeder.announce_len(bytes);
         Ok(())
     }
 
@@ -115,12 +111,8 @@ impl RdbStream {
     /// `minBytes` that is not a positive integer.
     #[wasm_bindgen(js_name = offloadLzf)]
     pub fn offload_lzf(&mut self, min_bytes: f64) -> Result<(), JsError> {
-        if !(min_bytes >= 1.0 && min_bytes.fract() == 0.0 && min_bytes <= 2f64.powi(53)) {
-            return Err(crate::throw(format!(
-                "offloadLzf: minBytes must be a positive integer, not {min_bytes}"
-            )));
-        }
-        self.feeder.offload_lzf(min_bytes as u64);
+        let min_bytes = crate::whole_arg("offloadLzf: minBytes", min_bytes, 1.0)?;
+        self.feeder.offload_lzf(min_bytes);
         Ok(())
     }
 
