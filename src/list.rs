@@ -96,12 +96,13 @@ impl Node {
 /// the snapshot stored as a whole ziplist list (RDB_TYPE_LIST_ZIPLIST).
 const ZIPLIST_LIST: u8 = 3;
 
-// SAFETY: `from_blob` only reads the blob's header (it cannot panic), and `into_blob` gives
-// back the blob it kept.
+// SAFETY: `from_thin` only reads the blob's header (it cannot panic); the list keeps the
+// blob as its one node, which only `&mut` methods could change, and `into_thin` gives back
+// that blob.
 unsafe impl FromBlob for List {
     /// A one-node list kept as its node by [`List::into_value`]: the count comes from the
     /// header.
-    fn from_blob(kind: u8, blob: Blob) -> List {
+    fn from_thin(kind: u8, blob: Blob) -> List {
         let (len, node_kind, encoding) = match kind {
             LISTPACK => (
                 encoded::listpack_header_count(&blob),
@@ -113,6 +114,8 @@ unsafe impl FromBlob for List {
                 ZIPLIST,
                 ListEncoding::Quicklist,
             ),
+            // ZIPLIST_LIST, the only other kind `into_value` gives (no panic here: a kind it
+            // never gives would read as a ziplist list).
             _ => (
                 encoded::ziplist_header_count(&blob),
                 ZIPLIST,
@@ -128,13 +131,13 @@ unsafe impl FromBlob for List {
         }
     }
 
-    fn into_blob(self) -> Blob {
+    fn into_thin(self) -> Blob {
         match self.nodes {
             Nodes::One { node, .. } => match node.0.into_inner() {
                 TaggedOwned::Blob(_, blob) => blob,
-                TaggedOwned::Boxed(_) => unreachable!("built by from_blob"),
+                TaggedOwned::Boxed(_) => unreachable!("built by from_thin"),
             },
-            Nodes::Many(_) => unreachable!("built by from_blob"),
+            Nodes::Many(_) => unreachable!("built by from_thin"),
         }
     }
 }
@@ -354,9 +357,14 @@ impl List {
 
     /// The blob kind [`List::into_value`] keeps the list as, if it can.
     fn thin_kind(&self) -> Option<u8> {
+        // (`push_node` keeps no empty node, so a one-node list is never empty: a thin list
+        // never is, which `Value::is_empty_collection` relies on.)
         let Nodes::One { node, len } = &self.nodes else {
             return None;
         };
+        if *len == 0 {
+            return None;
+        }
         let len = Some(*len as usize);
         match (node.repr(), self.encoding) {
             (NodeRef::Listpack(b), ListEncoding::Quicklist) => {

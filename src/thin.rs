@@ -507,13 +507,27 @@ impl<T: fmt::Debug> fmt::Debug for Tagged<T> {
 /// A payload [`Lazy`] builds from its blob on first read.
 ///
 /// # Safety
-/// `from_blob` must not panic (it owns a blob that [`Lazy`] still points at), and
-/// `into_blob` must give back the very blob `from_blob` took.
+/// - `from_thin` takes a blob that [`Lazy`] still points at (and gives to readers of
+///   [`Lazy::peek_blob`]): the payload keeps that blob alive and unmoved, and never releases
+///   or replaces it through `&self`, until the payload is dropped or mutably borrowed;
+/// - `into_thin` gives back the very blob `from_thin` took;
+/// - neither should unwind, nor the payload's destructor (an unwind there aborts the process:
+///   the blob would be freed while another owner still points at it).
 pub unsafe trait FromBlob: Sized {
     /// The payload of a blob of `kind` (`0..7`), owning it.
-    fn from_blob(kind: u8, blob: Blob) -> Self;
-    /// The blob [`FromBlob::from_blob`] took, the rest of the payload dropped.
-    fn into_blob(self) -> Blob;
+    fn from_thin(kind: u8, blob: Blob) -> Self;
+    /// The blob [`FromBlob::from_thin`] took, the rest of the payload dropped.
+    fn into_thin(self) -> Blob;
+}
+
+/// Aborts the process if dropped: armed around code that must not unwind while two owners
+/// point at one blob (see [`FromBlob`]); defused with `mem::forget` once past it.
+struct AbortOnUnwind;
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        std::process::abort();
+    }
 }
 
 /// One of seven kinds (`0..7`) of [`Blob`] that turns into a boxed `T` on its first read,
@@ -524,8 +538,13 @@ pub unsafe trait FromBlob: Sized {
 /// the blob back and frees only its own box). Dereferences to the payload.
 pub struct Lazy<T: FromBlob> {
     raw: AtomicPtr<u8>,
-    _owns: PhantomData<Box<T>>,
+    /// Owns a `T` (drop check), and is invariant in it, as `OnceLock<T>` (a shared read
+    /// writes a `T`).
+    _owns: PhantomData<Owns<T>>,
 }
+
+/// What a [`Lazy<T>`] owns for the type system: a boxed `T`, invariantly.
+type Owns<T> = (Box<T>, fn(T) -> T);
 
 // SAFETY: a `Lazy<T>` owns a `Blob` (Send + Sync) or a `Box<T>`; the swap is atomic.
 unsafe impl<T: FromBlob + Send> Send for Lazy<T> {}
@@ -605,7 +624,9 @@ impl<T: FromBlob> Lazy<T> {
         let kind = (raw.addr() & BOXED) as u8;
         // SAFETY: the blob this value owns; the payload takes it over if the swap wins.
         let blob = unsafe { Blob::from_raw(NonNull::new_unchecked(untag(raw))) };
-        let mine = Self::tag_box(T::from_blob(kind, blob));
+        let guard = AbortOnUnwind;
+        let mine = Self::tag_box(T::from_thin(kind, blob));
+        std::mem::forget(guard);
         match self
             .raw
             .compare_exchange(raw, mine, Ordering::AcqRel, Ordering::Acquire)
@@ -617,7 +638,9 @@ impl<T: FromBlob> Lazy<T> {
                 // gives the blob back unowned and frees only its own box.
                 // SAFETY: `mine` was never shared.
                 let lost = unsafe { Box::from_raw(untag(mine).cast::<Aligned<T>>()) };
-                std::mem::forget(lost.0.into_blob());
+                let guard = AbortOnUnwind;
+                std::mem::forget(lost.0.into_thin());
+                std::mem::forget(guard);
                 // SAFETY: only a blob turns into a payload, so `theirs` is boxed.
                 unsafe { Self::payload(theirs) }
             }
@@ -631,7 +654,9 @@ impl<T: FromBlob> Lazy<T> {
             let kind = (raw.addr() & BOXED) as u8;
             // SAFETY: the blob this value owns, moved into the payload.
             let blob = unsafe { Blob::from_raw(NonNull::new_unchecked(untag(raw))) };
-            *self.raw.get_mut() = Self::tag_box(T::from_blob(kind, blob));
+            let guard = AbortOnUnwind;
+            *self.raw.get_mut() = Self::tag_box(T::from_thin(kind, blob));
+            std::mem::forget(guard);
         }
         // SAFETY: boxed now: the payload this value owns, borrowed through `&mut self`.
         unsafe { &mut (*untag(*self.raw.get_mut()).cast::<Aligned<T>>()).0 }
@@ -808,13 +833,13 @@ mod tests {
 
     static BUILT: AtomicU32 = AtomicU32::new(0);
 
-    // SAFETY: `from_blob` cannot panic; `into_blob` gives back the blob it kept.
+    // SAFETY: `from_thin` cannot panic; `into_thin` gives back the blob it kept.
     unsafe impl FromBlob for Built {
-        fn from_blob(kind: u8, blob: Blob) -> Built {
+        fn from_thin(kind: u8, blob: Blob) -> Built {
             BUILT.fetch_add(1, Ordering::Relaxed);
             Built { kind, blob }
         }
-        fn into_blob(self) -> Blob {
+        fn into_thin(self) -> Blob {
             self.blob
         }
     }

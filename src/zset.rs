@@ -53,12 +53,13 @@ impl BlobFormat {
     }
 }
 
-// SAFETY: `from_blob` only reads the blob's header (it cannot panic), and `into_blob` gives
-// back the blob it kept.
+// SAFETY: `from_thin` only reads the blob's header (it cannot panic); the set keeps the
+// blob in its `blob` field, which only `&mut` methods could change (none does), and
+// `into_thin` gives back that blob.
 unsafe impl FromBlob for ZSet {
     /// A set kept as its blob by [`ZSet::into_value`]: kind is the [`BlobFormat`], the count
     /// comes from the header.
-    fn from_blob(kind: u8, blob: Blob) -> ZSet {
+    fn from_thin(kind: u8, blob: Blob) -> ZSet {
         let format = if kind == BlobFormat::Ziplist as u8 {
             BlobFormat::Ziplist
         } else {
@@ -74,10 +75,10 @@ unsafe impl FromBlob for ZSet {
         }
     }
 
-    fn into_blob(mut self) -> Blob {
+    fn into_thin(mut self) -> Blob {
         self.blob
             .take()
-            .unwrap_or_else(|| unreachable!("built by from_blob"))
+            .unwrap_or_else(|| unreachable!("built by from_thin"))
     }
 }
 

@@ -232,8 +232,8 @@ struct InspectArgs {
     #[arg(long = "type", value_name = "TYPE", value_parser = parse_type_name)]
     types: Vec<String>,
     /// Only keys matching this glob (KEYS rules).
-    #[arg(long = "match", value_name = "GLOB", conflicts_with = "regex")]
-    glob: Option<String>,
+    #[arg(long = "match", value_name = "GLOB", conflicts_with = "regex", value_parser = clap::value_parser!(OsString))]
+    glob: Option<OsString>,
     /// Only keys matching this regular expression.
     #[arg(long, value_name = "RE")]
     regex: Option<String>,
@@ -377,7 +377,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         filter: Filter {
             db: args.db,
             types: args.types,
-            glob: args.glob.map(String::into_bytes),
+            glob: args.glob.map(os_bytes),
             regex,
             ttl: args.ttl,
             min_bytes: args.min_bytes,
@@ -752,6 +752,19 @@ fn diff_run(args: DiffArgs) -> DiffOutcome {
             );
             Trouble(ExitCode::from(1))
         }
+    }
+}
+
+/// A path from the bytes of an OS argument (as given on Unix; lossy UTF-8 elsewhere).
+pub(crate) fn bytes_path(bytes: Vec<u8>) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        OsString::from_vec(bytes).into()
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(&bytes).into_owned().into()
     }
 }
 

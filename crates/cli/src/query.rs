@@ -28,23 +28,23 @@ pub struct QueryArgs {
     #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
     pub on_duplicate: rdb::OnDuplicate,
     /// Load a DUMP payload from FILE under KEY (repeatable). The last `=` separates KEY from FILE.
-    #[arg(long = "dump", value_name = "KEY=FILE")]
-    pub dumps: Vec<String>,
+    #[arg(long = "dump", value_name = "KEY=FILE", value_parser = clap::value_parser!(OsString))]
+    pub dumps: Vec<OsString>,
     /// Load the raw bytes of FILE (what `GET KEY` returned) as a string under KEY (repeatable).
-    #[arg(long = "string", value_name = "KEY=FILE")]
-    pub strings: Vec<String>,
+    #[arg(long = "string", value_name = "KEY=FILE", value_parser = clap::value_parser!(OsString))]
+    pub strings: Vec<OsString>,
     /// Load a serialized Roaring bitmap (the portable format of the Java, Go and C libraries)
     /// from FILE as a bitmap string under KEY: value v becomes bit offset v (repeatable).
-    #[arg(long = "roaring", value_name = "KEY=FILE")]
-    pub roarings: Vec<String>,
+    #[arg(long = "roaring", value_name = "KEY=FILE", value_parser = clap::value_parser!(OsString))]
+    pub roarings: Vec<OsString>,
     /// After the commands ran, write the bitmap at KEY to FILE as a portable Roaring bitmap
     /// (bit offset v becomes value v; repeatable). A missing key writes an empty bitmap.
-    #[arg(long = "save-roaring", value_name = "KEY=FILE")]
-    pub save_roarings: Vec<String>,
+    #[arg(long = "save-roaring", value_name = "KEY=FILE", value_parser = clap::value_parser!(OsString))]
+    pub save_roarings: Vec<OsString>,
     /// Load only the RDB keys matching this glob (KEYS rules; repeatable): a big file costs
     /// only the memory of the keys selected, and the commands see only those keys.
-    #[arg(long = "match", value_name = "GLOB")]
-    pub matches: Vec<String>,
+    #[arg(long = "match", value_name = "GLOB", value_parser = clap::value_parser!(OsString))]
+    pub matches: Vec<OsString>,
     /// The database number to query (as `redis-cli -n`).
     #[arg(short = 'n', long = "db", default_value_t = 0)]
     pub db: u64,
@@ -74,9 +74,12 @@ pub struct QueryArgs {
 }
 
 /// Splits `KEY=FILE` at its last `=`.
-fn key_file(spec: &str) -> Option<(Vec<u8>, PathBuf)> {
-    let i = spec.rfind('=')?;
-    Some((spec.as_bytes()[..i].to_vec(), PathBuf::from(&spec[i + 1..])))
+fn key_file(spec: &OsString) -> Option<(Vec<u8>, PathBuf)> {
+    let mut key = crate::os_bytes(spec.clone());
+    let i = key.iter().rposition(|&b| b == b'=')?;
+    let path = crate::bytes_path(key.split_off(i + 1));
+    key.truncate(i);
+    Some((key, path))
 }
 
 /// Builds the session from the `--rdb`, `--dump`, `--string` and `--roaring` sources (every
@@ -89,7 +92,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let opts = LoadOptions {
         verify_checksum: !args.no_checksum,
         threads: bitlens_cli::source::load_threads(),
-        patterns: args.matches.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        patterns: args.matches.iter().cloned().map(crate::os_bytes).collect(),
         // With --compat, refuse what that server's loader refuses.
         loader: args.dialect.compat,
         ..Default::default()
@@ -304,7 +307,7 @@ pub fn run(args: QueryArgs) -> ExitCode {
 }
 
 /// Writes each `KEY=FILE` of `--save-roaring` as a portable Roaring bitmap.
-fn save_roarings(ks: &Keyspace, specs: &[String]) -> Result<(), ExitCode> {
+fn save_roarings(ks: &Keyspace, specs: &[OsString]) -> Result<(), ExitCode> {
     for spec in specs {
         let Some((key, path)) = key_file(spec) else {
             eprintln!("bitlens: --save-roaring expects KEY=FILE, got {spec:?}");
@@ -423,9 +426,18 @@ mod tests {
     #[test]
     fn key_file_splits_at_last_equals() {
         assert_eq!(
-            key_file("a=b=c.bin"),
+            key_file(&"a=b=c.bin".into()),
             Some((b"a=b".to_vec(), PathBuf::from("c.bin")))
         );
-        assert_eq!(key_file("nofile"), None);
+        assert_eq!(key_file(&"nofile".into()), None);
+        // Non-UTF-8 key names pass through unchanged (a Unix argument is bytes).
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let spec = OsString::from_vec(b"k\xff\xfe=d\xffir/f.bin".to_vec());
+            let (key, path) = key_file(&spec).unwrap();
+            assert_eq!(key, b"k\xff\xfe");
+            assert_eq!(crate::os_bytes(path.into_os_string()), b"d\xffir/f.bin");
+        }
     }
 }
