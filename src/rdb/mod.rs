@@ -79,6 +79,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod bulk;
 pub mod crc64;
 pub mod detect;
 mod dump;
@@ -113,7 +114,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::keyspace::{InsertError, Keyspace, Value};
+use crate::keyspace::{Keyspace, Value};
 use crate::string::{RedisString, StringBuilder};
 use input::{ChunkedInput, Input, SliceInput};
 use reader::Cursor;
@@ -1182,28 +1183,37 @@ pub fn load_rdb_chunked<S: ChunkSource + ?Sized>(
 }
 
 /// A snapshot of the records a visitor (`visit(record callback)`) walks: each materialised
-/// value goes into its database's keyspace (see [`collect_into`]).
+/// value goes into its database's keyspace (see [`Collector::add`]).
 fn collect(
     visit: impl FnOnce(&mut dyn FnMut(Record<'_>) -> Result<(), RdbError>) -> Result<Header, RdbError>,
 ) -> Result<Snapshot, RdbError> {
     let mut c = Collector::default();
-    let header = visit(&mut |rec| collect_into(&mut c.databases, rec))?;
+    let visited = visit(&mut |rec| c.add(rec));
+    let header = c.settle(visited)?;
     Ok(c.into_snapshot(header))
 }
 
-/// The keyspaces of a load being built (the sink of [`RdbFeeder::load`]).
+/// The keyspaces of a load being built (the sink of [`RdbFeeder::load`]), keys indexed a batch
+/// at a time (see the `bulk` module).
 #[derive(Debug, Default)]
 pub struct Collector {
     databases: BTreeMap<u64, Keyspace>,
+    bulk: bulk::BulkLoad,
 }
 
 impl Collector {
     /// Keys collected so far, over every database.
     pub fn keys(&self) -> usize {
-        self.databases.values().map(|ks| ks.len()).sum()
+        self.databases.values().map(|ks| ks.slot_count()).sum()
     }
 
-    /// The snapshot of the collected keyspaces and `header`'s version and aux fields.
+    /// The collected keyspaces by database number (after [`Collector::settle`]).
+    pub fn into_databases(self) -> BTreeMap<u64, Keyspace> {
+        self.databases
+    }
+
+    /// The snapshot of the collected keyspaces and `header`'s version and aux fields (after
+    /// [`Collector::settle`]).
     pub fn into_snapshot(self, header: Header) -> Snapshot {
         Snapshot {
             version: header.version,
@@ -1213,39 +1223,59 @@ impl Collector {
             slot_infos: header.slot_infos,
         }
     }
-}
 
-/// Adds a record's materialised value to its database's keyspace. A key met twice in one
-/// database is an error at its second record, as Redis and Valkey refuse such a file on load
-/// ("Duplicated key found in RDB file").
-fn collect_into(databases: &mut BTreeMap<u64, Keyspace>, rec: Record<'_>) -> Result<(), RdbError> {
-    if let Some(v) = rec.value {
-        let ks = databases
-            .entry(rec.db)
-            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
-        // (A fresh keyspace has no clock: every stored key counts, as `get` saw them.)
-        match ks.insert_new(&rec.key, v, rec.expire_at_ms) {
-            Ok(()) => {}
-            Err(InsertError::Duplicate) => {
-                return Err(RdbError::new(
-                    RdbErrorKind::Corrupt,
-                    rec.offset,
-                    format!(
-                        "duplicated key in database {} (Redis refuses such a file)",
-                        rec.db
-                    ),
-                ))
-            }
-            Err(InsertError::Full) => {
-                return Err(RdbError::new(
+    /// Adds a record's materialised value to its database's keyspace. A key met twice in one
+    /// database is an error at its second record, as Redis and Valkey refuse such a file on
+    /// load ("Duplicated key found in RDB file"); it is found when its batch is indexed, at
+    /// the latest by [`Collector::settle`].
+    pub fn add(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
+        let Some(v) = rec.value else {
+            return Ok(());
+        };
+        let repeats = self.bulk.before(&mut self.databases, rec.db);
+        self.refuse(&repeats)?;
+        self.bulk
+            .push(
+                &mut self.databases,
+                rec.db,
+                rec.db_size_hint.unwrap_or(0),
+                &rec.key,
+                v,
+                rec.expire_at_ms,
+                rec.offset,
+            )
+            .map_err(|_| {
+                RdbError::new(
                     RdbErrorKind::Unsupported,
                     rec.offset,
                     format!("database {} holds more than 2^32 - 1 keys", rec.db),
-                ))
-            }
+                )
+            })
+    }
+
+    /// Ends a load that `visited` returned: indexes the last batch; a key repeated before the
+    /// load's own error (or its end) is the error, as a one-at-a-time load meets it first.
+    pub fn settle<T>(&mut self, visited: Result<T, RdbError>) -> Result<T, RdbError> {
+        let repeats = self.bulk.settle(&mut self.databases);
+        self.refuse(&repeats)?;
+        visited
+    }
+
+    /// The error for the first of `repeats`, if any.
+    fn refuse(&self, repeats: &[bulk::Repeat]) -> Result<(), RdbError> {
+        match repeats.first() {
+            None => Ok(()),
+            Some(r) => Err(RdbError::new(
+                RdbErrorKind::Corrupt,
+                r.offset,
+                format!(
+                    "duplicated key in database {} (Redis refuses such a file)",
+                    r.db
+                ),
+            )
+            .with_key(self.databases[&r.db].key_at(r.slot))),
         }
     }
-    Ok(())
 }
 
 /// Decodes a DUMP payload (as returned by Redis or Valkey `DUMP key`), checking its RDB

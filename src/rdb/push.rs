@@ -20,7 +20,7 @@
 use super::input::{Input, PushInput};
 use super::offload::{LzfSpan, Offload};
 use super::reader::Cursor;
-use super::{collect_into, read_record, Collector, Header, LoadOptions, Poll, RdbError};
+use super::{read_record, Collector, Header, LoadOptions, Poll, RdbError};
 use super::{RdbErrorKind, Record, Snapshot, Step, Walk};
 
 /// Receives the key records of a pushed load (see [`RdbFeeder`]).
@@ -28,6 +28,13 @@ pub trait RecordSink {
     /// Takes one key record; an `Err` stops the load with that error (the key is added to
     /// it).
     fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError>;
+
+    /// Called once the records end, by the load's end or by an error: a sink that checks
+    /// records in batches checks the last one here; its error comes before the load's own
+    /// (its records came first).
+    fn settle(&mut self) -> Result<(), RdbError> {
+        Ok(())
+    }
 }
 
 /// Where a pushed load stands: bytes decoded (consumed by the reader) and bytes received.
@@ -226,12 +233,14 @@ impl<S: RecordSink> RdbFeeder<S> {
         self.run()?;
         if !self.ready {
             // (The reader waits only while the input has not ended.)
+            self.sink.settle()?;
             return Err(RdbError::new(
                 RdbErrorKind::Truncated,
                 self.input.consumed(),
                 "truncated input: the reader stopped before the end of the file",
             ));
         }
+        self.sink.settle()?;
         Ok((self.walk.into_header(), self.sink))
     }
 
@@ -290,6 +299,8 @@ impl<S: RecordSink> RdbFeeder<S> {
                 Ok(())
             }
             Err(e) => {
+                // (Records the sink checks in batches come before the error.)
+                let e = self.sink.settle().err().unwrap_or(e);
                 self.failed = Some(e.clone());
                 Err(e)
             }
@@ -355,7 +366,11 @@ impl<S> RdbFeeder<S> {
 
 impl RecordSink for Collector {
     fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
-        collect_into(&mut self.databases, rec)
+        self.add(rec)
+    }
+
+    fn settle(&mut self) -> Result<(), RdbError> {
+        Collector::settle(self, Ok(()))
     }
 }
 

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use super::bulk::{BulkLoad, Repeat};
 use super::{Header, RdbError, RdbErrorKind, Record, Snapshot};
 use crate::keyspace::{InsertError, Keyspace, Rejected, Value};
 
@@ -116,8 +117,8 @@ pub fn union(snaps: Vec<Snapshot>, on: OnDuplicate) -> Result<Snapshot, Duplicat
 /// let mut b = UnionBuilder::new(OnDuplicate::Error);
 /// for file in [&empty[..], &empty[..]] {
 ///     b.start_file();
-///     let header = visit_rdb(file, &LoadOptions::default(), |r| b.add(r))?;
-///     b.finish_file(header);
+///     let visited = visit_rdb(file, &LoadOptions::default(), |r| b.add(r));
+///     b.finish_file(visited)?;
 /// }
 /// assert!(b.finish().unwrap().databases.is_empty());
 /// # Ok::<(), bitlens::rdb::RdbError>(())
@@ -141,6 +142,8 @@ pub struct UnionBuilder {
     /// Under [`OnDuplicate::Error`]: the smallest key held by two files, and how many.
     duplicate: Option<DuplicateKey>,
     count: u64,
+    /// Under [`OnDuplicate::Error`], keys are indexed a batch at a time (no repeat is kept).
+    bulk: BulkLoad,
 }
 
 impl UnionBuilder {
@@ -164,31 +167,71 @@ impl UnionBuilder {
         self.repeated.clear();
     }
 
-    /// Ends the current file with its header (the first file's gives the union's format and
-    /// aux fields; slot records add up).
-    pub fn finish_file(&mut self, header: Header) {
+    /// Ends the current file with what reading it returned: its header (the first file's
+    /// gives the union's format and aux fields; slot records add up), or the reader's error.
+    /// A key repeated within the file before the reader's error, or before its end, is the
+    /// error instead, as a one-file load meets it first.
+    pub fn finish_file(&mut self, visited: Result<Header, RdbError>) -> Result<(), RdbError> {
+        let repeats = self.bulk.settle(&mut self.databases);
+        self.repeats(&repeats)?;
+        let header = visited?;
         self.slot_infos += header.slot_infos;
         if self.header.is_none() {
             self.header = Some(header);
         }
+        Ok(())
     }
 
     /// Adds one record of the current file (a visitor of [`super::visit_rdb`] and the chunked
     /// readers). Errors: a key repeated within the file ([`RdbErrorKind::Corrupt`] at its
-    /// offset), a database past `u32::MAX` keys ([`RdbErrorKind::Unsupported`]).
+    /// offset; under [`OnDuplicate::Error`] found a batch at a time, at the latest by
+    /// [`UnionBuilder::finish_file`]), a database past `u32::MAX` keys
+    /// ([`RdbErrorKind::Unsupported`]).
     pub fn add(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
         let Some(value) = rec.value else {
             return Ok(());
         };
+        let bulk = self.on == OnDuplicate::Error;
+        if bulk {
+            let repeats = self.bulk.before(&mut self.databases, rec.db);
+            self.repeats(&repeats)?;
+        }
+        let hint = rec.db_size_hint.unwrap_or(0);
         let ks = self
             .databases
             .entry(rec.db)
-            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
+            .or_insert_with(|| Keyspace::with_capacity(hint));
         if self.sized.insert(rec.db) && self.starts.len() > 1 {
-            ks.reserve(rec.db_size_hint.unwrap_or(0) as usize);
+            ks.reserve(hint as usize);
+        }
+        if bulk {
+            return self
+                .bulk
+                .push(
+                    &mut self.databases,
+                    rec.db,
+                    hint,
+                    &rec.key,
+                    value,
+                    rec.expire_at_ms,
+                    rec.offset,
+                )
+                .map_err(|_| RdbError::new(RdbErrorKind::Unsupported, rec.offset, full(rec.db)));
         }
         self.insert(rec.db, &rec.key, value, rec.expire_at_ms)
             .map_err(|e| RdbError::new(e.0, rec.offset, e.1))
+    }
+
+    /// The keys of the current file found already held when a batch was indexed, in file
+    /// order, under [`OnDuplicate::Error`]: each is recorded as [`UnionBuilder::insert`]
+    /// records it, or is the error.
+    fn repeats(&mut self, repeats: &[Repeat]) -> Result<(), RdbError> {
+        for r in repeats {
+            let key = self.databases[&r.db].key_at(r.slot).to_vec();
+            self.repeat(r.db, &key, r.earlier, None)
+                .map_err(|(kind, why)| RdbError::new(kind, r.offset, why).with_key(&key))?;
+        }
+        Ok(())
     }
 
     /// Adds a whole snapshot as the next file: the first one's keyspaces are taken as they
@@ -215,7 +258,8 @@ impl UnionBuilder {
                 }
             }
         }
-        self.finish_file(header);
+        // (Nothing is batched: the entries were inserted one by one.)
+        let _ = self.finish_file(Ok(header));
     }
 
     /// Inserts one entry of the current file under [`UnionBuilder::on`]; `Err((kind,
@@ -233,47 +277,63 @@ impl UnionBuilder {
             Err(Rejected {
                 why: InsertError::Full,
                 ..
-            }) => {
-                return Err((
-                    RdbErrorKind::Unsupported,
-                    format!("database {db} holds more than 2^32 - 1 keys"),
-                ))
-            }
+            }) => return Err((RdbErrorKind::Unsupported, full(db))),
             Err(Rejected { value, .. }) => {
-                let file = self.starts.len() - 1;
-                let slot = ks.slot_of(key).unwrap_or(usize::MAX);
-                // The last file whose keys' slots begin at or before this one's (starts never
-                // decrease; a database a file began without started at 0).
-                let first = self
-                    .starts
-                    .iter()
-                    .rposition(|s| s.get(&db).copied().unwrap_or(0) <= slot)
-                    .unwrap_or(file);
-                if first == file || !self.repeated.insert((db, key.to_vec())) {
-                    return Err((
-                        RdbErrorKind::Corrupt,
-                        format!("duplicated key in database {db} (Redis refuses such a file)"),
-                    ));
+                let earlier = ks.slot_of(key).unwrap_or(usize::MAX);
+                self.repeat(db, key, earlier, Some((value, expire_at_ms)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decides `key` of the current file, found already held at slot `earlier`: a key repeated
+    /// within the file is the error; one held by an earlier file is decided by
+    /// [`UnionBuilder::on`] (`entry`: the current file's value and expiry, for
+    /// [`OnDuplicate::Last`]).
+    fn repeat(
+        &mut self,
+        db: u64,
+        key: &[u8],
+        earlier: usize,
+        entry: Option<(Value, Option<i64>)>,
+    ) -> Result<(), (RdbErrorKind, String)> {
+        let file = self.starts.len() - 1;
+        // The last file whose keys' slots begin at or before the earlier one (starts never
+        // decrease; a database a file began without started at 0).
+        let first = self
+            .starts
+            .iter()
+            .rposition(|s| s.get(&db).copied().unwrap_or(0) <= earlier)
+            .unwrap_or(file);
+        if first == file || !self.repeated.insert((db, key.to_vec())) {
+            return Err((
+                RdbErrorKind::Corrupt,
+                format!("duplicated key in database {db} (Redis refuses such a file)"),
+            ));
+        }
+        match self.on {
+            OnDuplicate::First => {}
+            OnDuplicate::Last => {
+                if let (Some((value, expire_at_ms)), Some(ks)) =
+                    (entry, self.databases.get_mut(&db))
+                {
+                    ks.insert(key, value, expire_at_ms);
                 }
-                match self.on {
-                    OnDuplicate::First => {}
-                    OnDuplicate::Last => ks.insert(key, value, expire_at_ms),
-                    OnDuplicate::Error => {
-                        self.count += 1;
-                        if self
-                            .duplicate
-                            .as_ref()
-                            .is_none_or(|w| (db, key) < (w.db, w.key.as_slice()))
-                        {
-                            self.duplicate = Some(DuplicateKey {
-                                db,
-                                key: key.to_vec(),
-                                first,
-                                second: file,
-                                count: 0,
-                            });
-                        }
-                    }
+            }
+            OnDuplicate::Error => {
+                self.count += 1;
+                if self
+                    .duplicate
+                    .as_ref()
+                    .is_none_or(|w| (db, key) < (w.db, w.key.as_slice()))
+                {
+                    self.duplicate = Some(DuplicateKey {
+                        db,
+                        key: key.to_vec(),
+                        first,
+                        second: file,
+                        count: 0,
+                    });
                 }
             }
         }
@@ -298,6 +358,11 @@ impl UnionBuilder {
             slot_infos: self.slot_infos,
         })
     }
+}
+
+/// The error text of a database past `u32::MAX` keys.
+fn full(db: u64) -> String {
+    format!("database {db} holds more than 2^32 - 1 keys")
 }
 
 #[cfg(test)]
@@ -391,8 +456,9 @@ mod tests {
                 let mut got = Ok(());
                 for (i, f) in files.iter().enumerate() {
                     b.start_file();
-                    match visit_rdb(f, &opts, |r| b.add(r)) {
-                        Ok(h) => b.finish_file(h),
+                    let visited = visit_rdb(f, &opts, |r| b.add(r));
+                    match b.finish_file(visited) {
+                        Ok(()) => {}
                         Err(e) => {
                             got = Err((i, e.to_string()));
                             break;

@@ -60,6 +60,16 @@ fn canonical(value: &Value, expire: Option<i64>) -> Json {
             a.sort_by_key(|v| v.to_string());
         }
     }
+    if let Value::Stream(s) = value {
+        // dump's line holds the entries and each group's name and last id; the rest of a
+        // stream's state counts too: its first and max-deleted ids, entries-added, and each
+        // group's entries-read, pending entries (delivery time and count) and consumers (an
+        // XACK or XCLAIM changes the key).
+        j["state"] = Json::String(format!(
+            "{:?}",
+            (s.first_id, s.max_deleted_id, s.entries_added, &s.groups)
+        ));
+    }
     j
 }
 
@@ -589,5 +599,43 @@ mod tests {
             Err(DiffError::File(1, got)) => assert_eq!(got.to_string(), want.to_string()),
             other => panic!("seed {seed}: {other:?}"),
         }
+    }
+
+    /// Two streams with the same entries and group names differ when a group's pending
+    /// entries or consumers do (an XACK), and not when nothing does.
+    #[test]
+    fn stream_group_state_is_compared() {
+        use bitlens::stream::{Consumer, Group, PendingEntry, Stream, StreamId};
+        let id = |seq| StreamId { ms: 1, seq };
+        let stream = |pending: &[u64]| {
+            let mut s = Stream {
+                last_id: id(2),
+                ..Default::default()
+            };
+            s.groups.push(Group {
+                name: b"g".to_vec(),
+                last_id: id(2),
+                entries_read: Some(2),
+                pending: pending
+                    .iter()
+                    .map(|&q| PendingEntry {
+                        id: id(q),
+                        delivery_time_ms: 1_700_000_000_000,
+                        delivery_count: 1,
+                    })
+                    .collect(),
+                consumers: vec![Consumer {
+                    name: b"c1".to_vec(),
+                    seen_time_ms: 1_700_000_000_000,
+                    active_time_ms: None,
+                    pending: pending.iter().map(|&q| id(q)).collect(),
+                }],
+            });
+            Value::Stream(Box::new(s))
+        };
+        let before = fingerprint(&stream(&[1, 2]), None);
+        assert_eq!(before, fingerprint(&stream(&[1, 2]), None));
+        assert_ne!(before, fingerprint(&stream(&[]), None));
+        assert_ne!(before, fingerprint(&stream(&[2]), None));
     }
 }

@@ -178,17 +178,15 @@ fn read_rdb_whole(path: &Path) -> Result<Vec<u8>, LoadError> {
 /// Reads the file at `path` into `b` as its next file (as [`load_file`] reads it).
 fn add_file(b: &mut rdb::UnionBuilder, path: &Path, opts: &LoadOptions) -> Result<(), LoadError> {
     b.start_file();
-    let header = match open_rdb(path).map_err(LoadError::Io)? {
+    let visited = match open_rdb(path).map_err(LoadError::Io)? {
         Some(mut file) => {
             rdb::visit_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()), |r| {
                 b.add(r)
             })
         }
         None => rdb::visit_rdb(&read_rdb_whole(path)?, opts, |r| b.add(r)),
-    }
-    .map_err(LoadError::Rdb)?;
-    b.finish_file(header);
-    Ok(())
+    };
+    b.finish_file(visited).map_err(LoadError::Rdb)
 }
 
 /// Why [`load_union`] could not build one snapshot of several files.

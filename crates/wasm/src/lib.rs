@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use bitlens::analytics::windows::DayBitmaps;
 use bitlens::dialect::Profile;
 use bitlens::keyspace::{Keyspace, Value};
-use bitlens::rdb::{visit_rdb_chunked, ChunkSource, LoadOptions};
+use bitlens::rdb::{visit_rdb_chunked, ChunkSource, Collector, LoadOptions};
 use bitlens::reply::Reply;
 use bitlens::session::{snapshot_time_ms, Clock, Session};
 use bitlens::string::RedisString;
@@ -287,13 +287,12 @@ impl Engine {
         let view = view_options(options.compat.as_deref(), &options.clock)?;
         let on_progress = progress_function(&options.on_progress)?;
         let mut progress = js_progress(on_progress, None);
-        let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
-        let header = visit(&opts, &mut progress, &mut |rec| {
-            add_record(&mut loaded, rec);
-            Ok(())
-        })
-        .map_err(|e| rdb_error(e, "cannot load RDB snapshot"))?;
-        Ok(self.replace(loaded, db, &header, view))
+        let mut loaded = Collector::default();
+        let visited = visit(&opts, &mut progress, &mut |rec| loaded.add(rec));
+        let header = loaded
+            .settle(visited)
+            .map_err(|e| rdb_error(e, "cannot load RDB snapshot"))?;
+        Ok(self.replace(loaded.into_databases(), db, &header, view))
     }
 
     /// Loads several RDB files as one keyspace, as `bitlens query --rdb A --rdb B` does (a
@@ -346,12 +345,9 @@ impl Engine {
         let mut snaps = Vec::with_capacity(names.len());
         for (i, src) in sources.iter().enumerate() {
             let mut progress = js_progress(on_progress.clone(), Some(i));
-            let mut loaded: BTreeMap<u64, Keyspace> = BTreeMap::new();
-            let mut add = |rec: bitlens::rdb::Record<'_>| {
-                add_record(&mut loaded, rec);
-                Ok(())
-            };
-            let header = match src.dyn_ref::<web_sys::Blob>() {
+            let mut loaded = Collector::default();
+            let mut add = |rec: bitlens::rdb::Record<'_>| loaded.add(rec);
+            let visited = match src.dyn_ref::<web_sys::Blob>() {
                 Some(blob) => {
                     let reader = web_sys::FileReaderSync::new().map_err(|_| {
                         throw("loadRdbs reads a Blob only in a Web Worker; pass its bytes")
@@ -363,15 +359,11 @@ impl Engine {
                     let mut src = JsBytes(js_bytes(&src)?);
                     visit_chunks(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
                 }
-            }
-            .map_err(|e| rdb_error(e, &format!("cannot load RDB snapshot {}", names[i])))?;
-            snaps.push(bitlens::rdb::Snapshot {
-                version: header.version,
-                format: header.format,
-                aux: header.aux,
-                databases: loaded,
-                slot_infos: header.slot_infos,
-            });
+            };
+            let header = loaded
+                .settle(visited)
+                .map_err(|e| rdb_error(e, &format!("cannot load RDB snapshot {}", names[i])))?;
+            snaps.push(loaded.into_snapshot(header));
         }
         let clock = view.1.resolve(&snaps[0].aux);
         let files: Vec<FileRow> = snaps
@@ -1051,27 +1043,6 @@ impl std::fmt::Display for JsRdbError {
             f.write_str(": { checksum: false }")?;
         }
         Ok(())
-    }
-}
-
-/// Adds a loaded record's key to its database (records the load skipped have no value).
-///
-/// The keyspace is sized once from the file's RESIZEDB count (`Record::db_size_hint`,
-/// bounded by the input's known length: `loadRdb`'s bytes, `loadRdbBlob`'s size, a stream's
-/// `announceLen`), as the native loaders do. Measured in Node 20 at stop 50: the key-heavy
-/// file (3M keys) peaks at 243 MB of wasm memory against 281 MB growing the table while the
-/// keys arrive (the old table and its double coexist at each step, and wasm memory never
-/// shrinks), loading in 3.3–3.4 s against 3.2–3.3 s; 1M small keys 159 MB against 161 MB,
-/// 1.4–1.6 s against 1.2–1.3 s. (An earlier measurement, with the per-key allocations of
-/// before the compact keyspace, had found a pre-sized first load 2× slower.)
-fn add_record(loaded: &mut BTreeMap<u64, Keyspace>, rec: bitlens::rdb::Record<'_>) {
-    if let Some(value) = rec.value {
-        // Sized once from the file's RESIZEDB count (bounded by the input's known length):
-        // wasm memory that grew is never given back.
-        let ks = loaded
-            .entry(rec.db)
-            .or_insert_with(|| Keyspace::with_capacity(rec.db_size_hint.unwrap_or(0)));
-        ks.insert(&rec.key, value, rec.expire_at_ms);
     }
 }
 

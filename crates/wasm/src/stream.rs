@@ -12,29 +12,14 @@
 //! const keys = engine.loadRdbStream(s); // consumes `s`
 //! ```
 
-use std::collections::BTreeMap;
-
 use wasm_bindgen::prelude::*;
 
-use super::{add_record, database, load_options, progress_function, view_options, Engine};
+use super::{database, load_options, progress_function, view_options, Engine};
 use crate::types::{LoadRdbOptions, LzfJob};
 use bitlens::dialect::Profile;
-use bitlens::keyspace::Keyspace;
-use bitlens::rdb::{FeedProgress, RdbError, RdbFeeder, Record, RecordSink};
+use bitlens::rdb::{Collector, FeedProgress, RdbFeeder};
 use bitlens::session::Clock;
 use tsify::Ts;
-
-/// The databases a stream has decoded so far (a key met twice keeps its last value, as
-/// `loadRdb` does).
-#[derive(Default)]
-struct Loaded(BTreeMap<u64, Keyspace>);
-
-impl RecordSink for Loaded {
-    fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
-        add_record(&mut self.0, rec);
-        Ok(())
-    }
-}
 
 /// An RDB file being decoded while it arrives. `new RdbStream(db, options)` takes
 /// `loadRdb`'s `db` and options (`patterns`, `checksum`, `compat`, `clock`; `onProgress` is
@@ -43,7 +28,7 @@ impl RecordSink for Loaded {
 /// engine untouched.
 #[wasm_bindgen]
 pub struct RdbStream {
-    feeder: RdbFeeder<Loaded>,
+    feeder: RdbFeeder<Collector>,
     db: u64,
     view: (Option<&'static Profile>, Clock),
 }
@@ -65,7 +50,7 @@ impl RdbStream {
         // `onProgress` is not called (the caller pushes the bytes), but checked as loadRdb does.
         progress_function(&options.on_progress)?;
         Ok(RdbStream {
-            feeder: RdbFeeder::new(opts, Loaded::default()),
+            feeder: RdbFeeder::load(opts),
             db,
             view,
         })
@@ -162,12 +147,7 @@ impl RdbStream {
     /// Keys decoded so far (every database).
     #[wasm_bindgen(js_name = keysDecoded)]
     pub fn keys_decoded(&self) -> f64 {
-        self.feeder
-            .sink()
-            .0
-            .values()
-            .map(|ks| ks.len())
-            .sum::<usize>() as f64
+        self.feeder.sink().keys() as f64
     }
 }
 
@@ -184,7 +164,7 @@ impl Engine {
         let (header, loaded) = feeder
             .finish()
             .map_err(|e| crate::rdb_error(e, "cannot load RDB snapshot"))?;
-        Ok(self.replace(loaded.0, db, &header, view))
+        Ok(self.replace(loaded.into_databases(), db, &header, view))
     }
 }
 
