@@ -1131,8 +1131,14 @@ fn magic_error(c: &Cursor<'_>, magic: &[u8], e: FormatError) -> RdbError {
 /// them. Errors like [`load_rdb`] on a bad header or a truncated aux field.
 pub fn peek_aux(bytes: &[u8]) -> Result<(Format, AuxFields), RdbError> {
     let mut c = Cursor::new(bytes, 0);
+    let (format, aux) = read_aux_prefix(&mut c)?;
+    Ok((format, aux))
+}
+
+/// The header and the aux fields at the start of `c`, left after them.
+fn read_aux_prefix(c: &mut Cursor<'_>) -> Result<(Format, AuxFields), RdbError> {
     let magic = c.take(9, "RDB header")?;
-    let format = Format::from_magic(magic).map_err(|m| magic_error(&c, magic, m))?;
+    let format = Format::from_magic(magic).map_err(|m| magic_error(c, magic, m))?;
     let mut aux = Vec::new();
     while c.remaining() > 0 && format.opcode(c.buf[c.pos]) == Some(Opcode::Aux) {
         c.pos += 1;
@@ -1141,6 +1147,25 @@ pub fn peek_aux(bytes: &[u8]) -> Result<(Format, AuxFields), RdbError> {
         aux.push((k, v));
     }
     Ok((format, aux))
+}
+
+/// The first database of an RDB file and its RESIZEDB key count, when `start` (the file's
+/// first bytes; `file_len` its whole length) holds them right after the aux fields, as Redis
+/// and Valkey write them: a union of files sizes its keyspace for all of them before reading
+/// any ([`UnionBuilder::reserve`]). The count is bounded as a load bounds its own hint (no
+/// more keys than the rest of the file can hold). `None` when the start holds no such record.
+pub fn peek_db_size(start: &[u8], file_len: u64) -> Option<(u64, u64)> {
+    let mut c = Cursor::new(start, 0);
+    let (format, _) = read_aux_prefix(&mut c).ok()?;
+    let next = |c: &mut Cursor<'_>, op: Opcode| -> Option<u64> {
+        (format.opcode(*c.buf.get(c.pos)?) == Some(op)).then_some(())?;
+        c.pos += 1;
+        c.length("database number or size").ok()
+    };
+    let db = next(&mut c, Opcode::SelectDb)?;
+    let keys = next(&mut c, Opcode::ResizeDb)?;
+    let left = file_len.saturating_sub(c.pos as u64);
+    Some((db, keys.min(left / MIN_KEY_RECORD_BYTES)))
 }
 
 /// Decodes a whole RDB file (Redis RDB 1 to 15, Valkey RDB 80 to 81). Keys not selected by `opts.patterns` are

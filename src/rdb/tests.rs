@@ -1130,3 +1130,52 @@ fn batched_indexing_gives_the_one_at_a_time_load() {
         }
     }
 }
+
+/// A file's first database and RESIZEDB count are read from its start, bounded by what the
+/// rest of the file can hold; a start without them gives nothing. A database reserved for a
+/// union that no file fills is not in the union.
+#[test]
+fn db_size_is_peeked_from_the_start_and_bounded() {
+    let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+    w.aux(b"redis-ver", b"7.2.4").unwrap();
+    w.select_db(3).unwrap();
+    w.resize_db(5, 0).unwrap();
+    for k in 0..5 {
+        w.write_string(format!("k{k}").as_bytes(), b"v", None)
+            .unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    let len = bytes.len() as u64;
+    assert_eq!(peek_db_size(&bytes, len), Some((3, 5)));
+    // RESIZEDB (0xFB) and its two lengths of one byte each end the start it needs.
+    let resize = bytes.iter().position(|&b| b == 0xFB).unwrap();
+    assert_eq!(peek_db_size(&bytes[..resize + 3], len), Some((3, 5)));
+    assert_eq!(peek_db_size(&bytes[..resize + 1], len), None);
+    // A count larger than the file could hold is cut to what it can.
+    let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    w.resize_db(1 << 40, 0).unwrap();
+    let forged = w.finish().unwrap();
+    let (db, keys) = peek_db_size(&forged, forged.len() as u64).unwrap();
+    assert_eq!(db, 0);
+    assert!(keys <= forged.len() as u64, "{keys}");
+    // No SELECTDB + RESIZEDB right after the header: nothing.
+    assert_eq!(peek_db_size(&bytes[..9], len), None);
+    assert_eq!(peek_db_size(b"REDIS0011\xff", 10), None);
+    assert_eq!(peek_db_size(b"NOTRDB", 6), None);
+    let mut w = RdbWriter::new(Vec::new(), 11).unwrap();
+    w.select_db(0).unwrap();
+    w.write_string(b"k", b"v", None).unwrap();
+    assert_eq!(peek_db_size(&w.finish().unwrap(), 100), None);
+
+    // The union of `bytes` with database 7 reserved holds database 3 alone.
+    let mut b = UnionBuilder::new(OnDuplicate::Error);
+    b.reserve(3, 5);
+    b.reserve(7, 100);
+    b.start_file();
+    let visited = visit_rdb(&bytes, &LoadOptions::default(), |r| b.add(r));
+    b.finish_file(visited).unwrap();
+    let u = b.finish().unwrap();
+    assert_eq!(u.databases.keys().copied().collect::<Vec<_>>(), vec![3]);
+    assert_eq!(u.databases[&3].len(), 5);
+}

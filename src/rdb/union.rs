@@ -144,6 +144,9 @@ pub struct UnionBuilder {
     count: u64,
     /// Under [`OnDuplicate::Error`], keys are indexed a batch at a time (no repeat is kept).
     bulk: BulkLoad,
+    /// Databases made by [`UnionBuilder::reserve`] alone: left out of the union if no key
+    /// came.
+    reserved: BTreeSet<u64>,
 }
 
 impl UnionBuilder {
@@ -153,6 +156,17 @@ impl UnionBuilder {
             on,
             ..Default::default()
         }
+    }
+
+    /// Room for `keys` keys in database `db` before its keyspace grows (the sum of the files'
+    /// RESIZEDB counts, [`super::peek_db_size`]): without it the keyspace grows at each file,
+    /// and each growth moves every key read so far.
+    pub fn reserve(&mut self, db: u64, keys: u64) {
+        if !self.databases.contains_key(&db) {
+            self.reserved.insert(db);
+        }
+        let ks = self.databases.entry(db).or_default();
+        ks.reserve(keys.min(u64::from(u32::MAX)) as usize);
     }
 
     /// Begins the next file (call before its first record).
@@ -342,12 +356,21 @@ impl UnionBuilder {
 
     /// The union; under [`OnDuplicate::Error`] the smallest key found in two files (with the
     /// count of repeats) instead.
-    pub fn finish(self) -> Result<Snapshot, DuplicateKey> {
+    pub fn finish(mut self) -> Result<Snapshot, DuplicateKey> {
         if let Some(d) = self.duplicate {
             return Err(DuplicateKey {
                 count: self.count,
                 ..d
             });
+        }
+        for db in &self.reserved {
+            if self
+                .databases
+                .get(db)
+                .is_some_and(|ks| ks.slot_count() == 0)
+            {
+                self.databases.remove(db);
+            }
         }
         let header = self.header.unwrap_or_default();
         Ok(Snapshot {

@@ -209,10 +209,40 @@ pub fn load_union(
     on: rdb::OnDuplicate,
 ) -> Result<rdb::Snapshot, UnionError> {
     let mut b = rdb::UnionBuilder::new(on);
+    if opts.patterns.is_empty() && !opts.skip_values {
+        for (db, keys) in union_size(paths) {
+            if opts.db.is_none_or(|d| d == db) {
+                b.reserve(db, keys);
+            }
+        }
+    }
     for (i, p) in paths.iter().enumerate() {
         add_file(&mut b, p, opts).map_err(|e| UnionError::File(i, e))?;
     }
     b.finish().map_err(UnionError::Duplicate)
+}
+
+/// Per database, the sum of the RESIZEDB counts the files at `paths` start with
+/// ([`rdb::peek_db_size`] of each file's first 64 KiB; a file that cannot be read adds
+/// nothing here, its error comes when it is read).
+fn union_size(paths: &[std::path::PathBuf]) -> std::collections::BTreeMap<u64, u64> {
+    use std::io::Read;
+    let mut sizes = std::collections::BTreeMap::new();
+    for p in paths {
+        let Ok(f) = std::fs::File::open(p) else {
+            continue;
+        };
+        let len = f.metadata().map_or(0, |m| m.len());
+        let mut start = Vec::new();
+        if f.take(64 << 10).read_to_end(&mut start).is_err() {
+            continue;
+        }
+        if let Some((db, keys)) = rdb::peek_db_size(&start, len) {
+            let n: &mut u64 = sizes.entry(db).or_default();
+            *n = n.saturating_add(keys);
+        }
+    }
+    sizes
 }
 
 /// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`,
