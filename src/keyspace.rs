@@ -673,23 +673,22 @@ impl Keyspace {
         if n == u32::MAX {
             return Err(Rejected::full(value));
         }
-        let Some(r) = self.keys.push(key, expire_at_ms) else {
-            return Err(Rejected::full(value));
-        };
-        let e = EntryRef {
-            value: &value,
-            expire_at_ms,
-        };
-        self.expiring += e.may_expire() as usize;
-        self.module_values |= matches!(value, Value::Module(_));
         vacant.insert(n);
-        self.slots.push(Slot { key: r, value });
+        if let Err(r) = self.push_unindexed(key, value, expire_at_ms) {
+            // (The key arena is full: the index forgets the slot it was given.)
+            if let Ok(e) = self.index.find_entry(hash, |&i| i == n) {
+                e.remove();
+            }
+            return Err(r);
+        }
         Ok(())
     }
 
     /// Appends `key` without indexing it: a loader's bulk insert, indexed later in one pass by
     /// [`Keyspace::index_pending`]. Until then lookups do not find it, and a key already held
-    /// is not detected. Errors: [`InsertError::Full`] (the value handed back).
+    /// is not detected. Errors: [`InsertError::Full`] (the value handed back). Not inlined
+    /// into its two callers (the wasm module's size).
+    #[inline(never)]
     pub(crate) fn push_unindexed(
         &mut self,
         key: &[u8],

@@ -144,9 +144,8 @@ pub struct UnionBuilder {
     count: u64,
     /// Under [`OnDuplicate::Error`], keys are indexed a batch at a time (no repeat is kept).
     bulk: BulkLoad,
-    /// Databases made by [`UnionBuilder::reserve`] alone: left out of the union if no key
-    /// came.
-    reserved: BTreeSet<u64>,
+    /// The room [`UnionBuilder::reserve`] asked for, per database.
+    reserved: BTreeMap<u64, u64>,
 }
 
 impl UnionBuilder {
@@ -161,12 +160,10 @@ impl UnionBuilder {
     /// Room for `keys` keys in database `db` before its keyspace grows (the sum of the files'
     /// RESIZEDB counts, [`super::peek_db_size`]): without it the keyspace grows at each file,
     /// and each growth moves every key read so far.
+    /// (Call before the first file; the keyspace is made with that room when its first key
+    /// comes.)
     pub fn reserve(&mut self, db: u64, keys: u64) {
-        if !self.databases.contains_key(&db) {
-            self.reserved.insert(db);
-        }
-        let ks = self.databases.entry(db).or_default();
-        ks.reserve(keys.min(u64::from(u32::MAX)) as usize);
+        self.reserved.insert(db, keys);
     }
 
     /// Begins the next file (call before its first record).
@@ -211,10 +208,11 @@ impl UnionBuilder {
             self.repeats(&repeats)?;
         }
         let hint = rec.db_size_hint.unwrap_or(0);
+        let reserved = &self.reserved;
         let ks = self
             .databases
             .entry(rec.db)
-            .or_insert_with(|| Keyspace::with_capacity(hint));
+            .or_insert_with(|| Keyspace::with_capacity(reserved.get(&rec.db).map_or(hint, |&n| n)));
         if self.sized.insert(rec.db) && self.starts.len() > 1 {
             ks.reserve(hint as usize);
         }
@@ -356,21 +354,12 @@ impl UnionBuilder {
 
     /// The union; under [`OnDuplicate::Error`] the smallest key found in two files (with the
     /// count of repeats) instead.
-    pub fn finish(mut self) -> Result<Snapshot, DuplicateKey> {
+    pub fn finish(self) -> Result<Snapshot, DuplicateKey> {
         if let Some(d) = self.duplicate {
             return Err(DuplicateKey {
                 count: self.count,
                 ..d
             });
-        }
-        for db in &self.reserved {
-            if self
-                .databases
-                .get(db)
-                .is_some_and(|ks| ks.slot_count() == 0)
-            {
-                self.databases.remove(db);
-            }
         }
         let header = self.header.unwrap_or_default();
         Ok(Snapshot {
