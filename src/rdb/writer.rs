@@ -159,15 +159,8 @@ impl<W: Write> RdbWriter<W> {
                 }
             }
         }
-        if s.len() > 20 {
-            if let Ok(c) = lzf::compress(s) {
-                if c.len() + 4 <= s.len() {
-                    self.put(&[0xC3])?;
-                    self.put_len(c.len() as u64)?;
-                    self.put_len(s.len() as u64)?;
-                    return self.put(&c);
-                }
-            }
+        if self.put_lzf(s)? {
+            return Ok(());
         }
         self.put_len(s.len() as u64)?;
         self.put(s)
@@ -598,17 +591,26 @@ impl<W: Write> RdbWriter<W> {
         self.put_len(id.seq)
     }
 
+    /// Writes `s` LZF-compressed (RDB_ENC_LZF) when it is longer than 20 bytes and that saves
+    /// at least 4 bytes, as Redis' rdbSaveRawString decides; false when nothing was written.
+    fn put_lzf(&mut self, s: &[u8]) -> io::Result<bool> {
+        if s.len() <= 20 {
+            return Ok(false);
+        }
+        let Some(c) = super::lzf::compress(s, s.len() - 4) else {
+            return Ok(false);
+        };
+        self.put(&[0xC3])?;
+        self.put_len(c.len() as u64)?;
+        self.put_len(s.len() as u64)?;
+        self.put(&c)?;
+        Ok(true)
+    }
+
     /// An embedded blob as a raw string (never int-encoded; LZF when Redis would compress).
     fn put_blob(&mut self, b: &[u8]) -> io::Result<()> {
-        if b.len() > 20 {
-            if let Ok(c) = lzf::compress(b) {
-                if c.len() + 4 <= b.len() {
-                    self.put(&[0xC3])?;
-                    self.put_len(c.len() as u64)?;
-                    self.put_len(b.len() as u64)?;
-                    return self.put(&c);
-                }
-            }
+        if self.put_lzf(b)? {
+            return Ok(());
         }
         self.put_len(b.len() as u64)?;
         self.put(b)

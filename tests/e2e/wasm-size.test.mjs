@@ -37,7 +37,7 @@ const MODULES = [
   // (the keyspace sized once: 38 MB less wasm memory there) and the loaders' skipping of
   // empty collections as Redis 6.2+ / Valkey do. Inlining the new code out of every read
   // site was tried (twiggy) and had brought it from 460,424. The bound is 461,000 (+0.2%).
-  // Stop 51: 463,137 bytes: the loaders index keys a batch at a time in bucket order
+  // Stop 51: 463,156 bytes: the loaders index keys a batch at a time in bucket order
   // (src/rdb/bulk.rs, Keyspace::index_pending) and refuse a key repeated in one file as the
   // native loaders do (the wasm loaders had kept its last value): 1M small keys load in
   // 0.69-0.84 s instead of 1.45 s, the 3M-key file in 1.9-2.2 s instead of 3.4 s. The repeats'
