@@ -40,7 +40,7 @@ const MODULES = [
   // Stop 51: 463,156 bytes: the loaders index keys a batch at a time in bucket order
   // (src/rdb/bulk.rs, Keyspace::index_pending) and refuse a key repeated in one file as the
   // native loaders do (the wasm loaders had kept its last value): 1M small keys load in
-  // 0.69-0.84 s instead of 1.45 s, the 3M-key file in 1.9-2.2 s instead of 3.4 s. The repeats'
+  // 1.01 s instead of 1.45 s, the 3M-key file in 2.19 s instead of 3.40 s (bench/RESULTS.md). The repeats'
   // sort goes through src/sort.rs (a new pair sort had cost 7 KB). The bound is 464,000 (+0.65%).
   { name: 'bitlens_bg.wasm', what: 'engine module', bound: 464_000 },
   { name: 'bitlens_charts_bg.wasm', what: 'chart module', bound: 120_000 },
