@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target under fuzz/ for SECONDS each (default 60), seeded from the
 # committed fixtures (whole files, one-key files, DUMP payloads and their embedded blobs).
-# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`); when either is
-# missing it says so and exits 0, so it can run as a smoke step anywhere.
+# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`; scripts/setup.sh
+# installs both). When either is missing it says so and exits 0 on a developer's machine, but
+# fails under CI=true (a smoke step that fuzzed nothing must not pass in CI).
 # Exit status is non-zero when a target finds a crash (artifacts under fuzz/artifacts/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 if ! cargo +nightly --version >/dev/null 2>&1 || ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  if [ "${CI:-}" = true ]; then
+    echo "fuzz: nightly toolchain or cargo-fuzz missing: FAILED (CI=true; npm run setup installs them)"
+    exit 1
+  fi
   echo "fuzz: nightly toolchain or cargo-fuzz missing; skipped"
   exit 0
 fi

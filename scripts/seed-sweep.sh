@@ -1,27 +1,43 @@
 #!/usr/bin/env bash
 # Seed sweep: runs every randomized test over many seeds in one sitting (`npm run sweep`).
 #
-#   bash scripts/seed-sweep.sh [SEEDS] [TEST...]
+#   bash scripts/seed-sweep.sh [SEEDS] [NAME...]
+#   bash scripts/seed-sweep.sh --list
 #
-# SEEDS (default 50) seeds per test. The randomized tests are the Rust test targets that call
-# `seed_from_env` (crates/difftest's harness: they read BITLENS_SEED, else the clock); without
-# TEST names every one of them is swept, else only those named (`bitmap_diff types_diff`).
-# Seeds are fresh 64-bit numbers from /dev/urandom (so each sweep tries new ones), or
-# BITLENS_SWEEP_SEEDS="1 2 3" to give them. Each target is built once (debug, as `npm test`
-# runs it; BITLENS_SWEEP_PROFILE=release for a release build) and its binary run once per seed,
-# `BITLENS_SWEEP_JOBS` seeds at a time (default 1; the difftests start their own servers on
-# free ports, so runs do not share state). A failing seed prints the replay line
-# `BITLENS_SEED=<seed> cargo test -p <package> --test <name>` and keeps its log in
-# test-artifacts/sweep/. The exit status is non-zero when any seed failed.
+# The randomized tests are found by their one seed helper: every Rust source file that calls
+# `bitlens_testseed::` (crates/testseed: BITLENS_SEED, else a fresh seed, printed either way).
+# An integration test file (tests/*.rs, crates/*/tests/*.rs) is run as its test target; a
+# source file (src/**, crates/*/src/**) holds unit tests, run as its package's library tests
+# filtered to the file's module (`rdb::lzf::` for src/rdb/lzf.rs). `--list` prints the swept
+# source files, one path a line, and exits.
+#
+# SEEDS (default 50) seeds per file. NAME keeps only the files whose path contains it
+# (`bitmap_diff`, `src/rdb/lzf.rs`). Seeds are fresh 64-bit numbers from /dev/urandom (so each
+# sweep tries new ones), or BITLENS_SWEEP_SEEDS="1 2 3" to give them. Each test binary is built
+# once (debug, as `npm test` runs it; BITLENS_SWEEP_PROFILE=release for a release build) and run
+# once per seed, `BITLENS_SWEEP_JOBS` seeds at a time (default 1; the difftests start their own
+# servers on free ports, so runs do not share state). A failing seed prints its replay line
+# and keeps its log in test-artifacts/sweep/. The exit status is non-zero when any seed failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
 export BITLENS_SERVERS_DIR=${BITLENS_SERVERS_DIR:-$PWD/.servers}
 
+# Every source file with a randomized test, sorted (the helper's own crate excluded).
+swept_files() {
+  grep -rlE --include='*.rs' 'bitlens_testseed::' src tests crates 2>/dev/null |
+    grep -v '^crates/testseed/' | LC_ALL=C sort
+}
+
+if [ "${1:-}" = "--list" ]; then
+  swept_files
+  exit 0
+fi
+
 seeds_per_test=${1:-50}
 shift || true
 case "$seeds_per_test" in '' | *[!0-9]*)
-  echo "usage: $0 [SEEDS] [TEST...]" >&2
+  echo "usage: $0 [SEEDS] [NAME...] | --list" >&2
   exit 2
   ;;
 esac
@@ -30,17 +46,41 @@ profile=${BITLENS_SWEEP_PROFILE:-dev}
 out=test-artifacts/sweep
 mkdir -p "$out"
 
-# The randomized targets: <package> <target name>, one per line.
-targets=()
-for f in crates/*/tests/*.rs tests/*.rs; do
-  [ -f "$f" ] || continue
-  grep -q 'seed_from_env' "$f" || continue
-  name=$(basename "$f" .rs)
-  if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
-  pkg=$(awk -F'"' '/^name = /{print $2; exit}' "$(dirname "$(dirname "$f")")/Cargo.toml")
-  targets+=("$pkg $name")
-done
-if [ ${#targets[@]} -eq 0 ]; then
+# The package that owns a path: the nearest Cargo.toml above it.
+package_of() {
+  local d
+  d=$(dirname "$1")
+  while [ ! -f "$d/Cargo.toml" ]; do d=$(dirname "$d"); done
+  awk -F'"' '/^name = /{print $2; exit}' "$d/Cargo.toml"
+}
+
+# One sweep entry per file: <file> <package> <cargo target args> <test filter>.
+entries=()
+while read -r f; do
+  [ -n "$f" ] || continue
+  if [ $# -gt 0 ]; then
+    keep=0
+    for n in "$@"; do case "$f" in *"$n"*) keep=1 ;; esac; done
+    [ "$keep" = 1 ] || continue
+  fi
+  pkg=$(package_of "$f")
+  case "$f" in
+  tests/*.rs | crates/*/tests/*.rs)
+    entries+=("$f $pkg --test=$(basename "$f" .rs) -")
+    ;;
+  *)
+    # Module path of a source file: under its crate's src/, without .rs, mod.rs and lib.rs.
+    rel=${f#*src/}
+    rel=${rel%.rs}
+    rel=${rel%/mod}
+    [ "$rel" = lib ] && rel=""
+    filter=${rel//\//::}
+    entries+=("$f $pkg --lib ${filter:+$filter::}")
+    [ -n "$filter" ] || entries[-1]="$f $pkg --lib -"
+    ;;
+  esac
+done < <(swept_files)
+if [ ${#entries[@]} -eq 0 ]; then
   echo "no randomized test matches: $*" >&2
   exit 2
 fi
@@ -54,46 +94,50 @@ else
   done
 fi
 
+run_one() {
+  local seed=$1 log
+  log="$out/$tag.$seed.log"
+  # shellcheck disable=SC2086
+  if BITLENS_SEED=$seed "$bin" $filter >"$log" 2>&1; then
+    rm -f "$log"
+  else
+    echo "$seed"
+  fi
+}
+export -f run_one
+
 failed=0
 total=0
-for t in "${targets[@]}"; do
-  read -r pkg name <<<"$t"
+for e in "${entries[@]}"; do
+  read -r f pkg target filter <<<"$e"
+  [ "$filter" = - ] && filter=""
+  tag=$(printf '%s' "$f" | tr '/.' '__')
   # Build once; the JSON message names the test binary.
-  bin=$(cargo test --profile "$profile" -p "$pkg" --test "$name" --no-run --message-format=json 2>"$out/$name.build.log" |
+  bin=$(cargo test --profile "$profile" -p "$pkg" "$target" --no-run --message-format=json 2>"$out/$tag.build.log" |
     python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' | tail -1)
   if [ -z "$bin" ]; then
-    echo "$pkg/$name: build failed (see $out/$name.build.log)"
+    echo "$f: build failed (see $out/$tag.build.log)"
     failed=$((failed + 1))
     continue
   fi
   start=$(date +%s)
-  fails=()
-  run_one() {
-    local seed=$1
-    if BITLENS_SEED=$seed "$bin" >"$out/$name.$seed.log" 2>&1; then
-      rm -f "$out/$name.$seed.log"
-    else
-      echo "$seed"
-    fi
-  }
-  export -f run_one
-  export bin name out
+  export bin filter out tag
   mapfile -t fails < <(printf '%s\n' "${seeds[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}')
   secs=$(($(date +%s) - start))
   total=$((total + ${#seeds[@]}))
   if [ ${#fails[@]} -eq 0 ]; then
-    printf '%-22s %3d seeds ok (%ds)\n' "$name" "${#seeds[@]}" "$secs"
+    printf '%-44s %3d seeds ok (%ds)\n' "$f" "${#seeds[@]}" "$secs"
   else
-    printf '%-22s %3d of %d seeds FAILED (%ds)\n' "$name" "${#fails[@]}" "${#seeds[@]}" "$secs"
+    printf '%-44s %3d of %d seeds FAILED (%ds)\n' "$f" "${#fails[@]}" "${#seeds[@]}" "$secs"
     for s in "${fails[@]}"; do
-      echo "  BITLENS_SEED=$s cargo test -p $pkg --test $name   (log: $out/$name.$s.log)"
+      echo "  BITLENS_SEED=$s cargo test -p $pkg $target $filter   (log: $out/$tag.$s.log)"
     done
     failed=$((failed + ${#fails[@]}))
   fi
 done
-echo "seed sweep: ${#targets[@]} tests, $total runs, $failed failed"
+echo "seed sweep: ${#entries[@]} files, $total runs, $failed failed"
 [ "$failed" = 0 ]

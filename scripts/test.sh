@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test` (and .ci/run): installs what is missing, builds, then runs
-#   1. cargo test --workspace                    Rust unit, conformance and differential tests
+#   1. cargo test --workspace --no-fail-fast     Rust unit, conformance and differential tests
 #   2. wasm-bindgen tests (crates/wasm/tests/wasm_*.rs)       the JS API, in headless Chromium
 #   3. cargo test --release (load test)          100 concurrent 50 MiB snapshot downloads
 #   4. node --test tests/e2e/*.test.mjs           real Redis -> bitlens serve -> panel in Chromium
@@ -52,7 +52,8 @@ if [ "$build_ok" = 1 ]; then
 fi
 
 run module-graph python3 scripts/module-graph.py
-run cargo-test cargo test --workspace
+# --no-fail-fast: every failing test binary is reported in one log, not only the first.
+run cargo-test cargo test --workspace --no-fail-fast
 
 wasm_tests=$(ls crates/wasm/tests/wasm_*.rs 2>/dev/null | sed -E 's#crates/wasm/tests/(.*)\.rs#--test \1#' | tr '\n' ' ')
 if [ -n "$wasm_tests" ]; then

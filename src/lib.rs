@@ -71,15 +71,3 @@ pub mod zset;
 pub use command::execute;
 pub use keyspace::{Keyspace, Value};
 pub use reply::Reply;
-
-/// The seed of a randomized unit test: `BITLENS_SEED` when set (to replay a run), else a
-/// fresh one; printed either way, so that a failing run names the seed that replays it.
-#[cfg(test)]
-pub(crate) fn test_seed() -> u64 {
-    let seed = std::env::var("BITLENS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| fastrand::u64(..));
-    println!("BITLENS_SEED={seed}");
-    seed
-}

@@ -953,7 +953,7 @@ mod tests {
     /// (`BITLENS_SEED`).
     #[test]
     fn child_buckets_expected_as_tables_fill() {
-        let mut rng = fastrand::Rng::with_seed(crate::test_seed());
+        let mut rng = fastrand::Rng::with_seed(bitlens_testseed::seed());
         // (n, buckets): the loader's sizes for n (5n / 32 rounded up to a power of two)
         // and a few fuller ones.
         for (n, buckets) in [

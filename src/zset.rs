@@ -784,7 +784,7 @@ mod tests {
     fn a_stored_blob_reads_as_the_pairs_it_holds() {
         // Random blobs: in Redis order with distinct members (kept as the blob), shuffled,
         // or with a member repeated (decoded at once); every read equals from_pairs's.
-        let mut rng = fastrand::Rng::with_seed(crate::test_seed());
+        let mut rng = fastrand::Rng::with_seed(bitlens_testseed::seed());
         for round in 0..2000 {
             let n = rng.usize(0..40);
             let mut pairs: Vec<(Vec<u8>, f64)> = (0..n)

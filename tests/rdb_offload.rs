@@ -11,7 +11,7 @@ mod common;
 use bitlens::hash::Hash;
 use bitlens::rdb::{blobs, load_rdb, lzf, Item, LoadOptions, LzfSpan, RdbError, RdbFeeder};
 use bitlens::rdb::{RdbWriter, Snapshot, ValueKind};
-use common::{seed, snapshots};
+use common::snapshots;
 
 /// What one offloaded load did.
 #[derive(Default, Debug)]
@@ -205,7 +205,7 @@ fn check(name: &str, file: &[u8], rng: &mut fastrand::Rng, tally: &mut Tally) {
 
 #[test]
 fn offloaded_lzf_loads_as_the_slice_reader() {
-    let seed = seed();
+    let seed = bitlens_testseed::seed();
     let mut rng = fastrand::Rng::with_seed(seed);
     PICK.with(|r| *r.borrow_mut() = fastrand::Rng::with_seed(seed ^ 1));
     let mut tally = Tally::default();

@@ -612,7 +612,7 @@ mod tests {
     /// lengths 0..3000), and is refused only past `max_out` (`BITLENS_SEED`).
     #[test]
     fn compress_round_trips() {
-        let seed = crate::test_seed();
+        let seed = bitlens_testseed::seed();
         let mut rng = fastrand::Rng::with_seed(seed);
         for round in 0..2000 {
             let n = rng.usize(0..3000);

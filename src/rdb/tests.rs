@@ -1061,7 +1061,7 @@ fn database_numbers_beyond_any_server_are_refused() {
 /// and push readers, on one thread and on two (`BITLENS_SEED` replays a run).
 #[test]
 fn batched_indexing_gives_the_one_at_a_time_load() {
-    let seed = crate::test_seed();
+    let seed = bitlens_testseed::seed();
     let mut rng = fastrand::Rng::with_seed(seed);
     // The reference: each record inserted as it is read, a repeat refused at its record.
     let one_at_a_time = |bytes: &[u8], opts: &LoadOptions| -> Result<Snapshot, RdbError> {

@@ -436,7 +436,7 @@ mod tests {
     #[test]
     fn the_builder_reads_files_into_the_union_of_their_snapshots() {
         use crate::rdb::{load_rdb, visit_rdb, LoadOptions};
-        let seed = crate::test_seed();
+        let seed = bitlens_testseed::seed();
         let mut rng = fastrand::Rng::with_seed(seed);
         let opts = LoadOptions::default();
         for round in 0..300 {

@@ -92,14 +92,3 @@ pub fn snapshots() -> Vec<(String, Vec<u8>)> {
     assert!(out.len() >= 25, "snapshots missing: {}", out.len());
     out
 }
-
-/// The seed of a randomized test: `BITLENS_SEED` when set (to replay a run), else a fresh
-/// one; printed either way, so that a failing run names the seed that replays it.
-pub fn seed() -> u64 {
-    let seed = std::env::var("BITLENS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| fastrand::u64(..));
-    println!("BITLENS_SEED={seed}");
-    seed
-}

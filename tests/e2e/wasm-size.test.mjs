@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from './harness.mjs';
+import { crateShares } from './wasm-shares.mjs';
 
 /** Bytes after gzip -9 of pkg/`name`. */
 function gzipped(name) {
@@ -42,9 +43,29 @@ const MODULES = [
   // native loaders do (the wasm loaders had kept its last value): 1M small keys load in
   // 1.01 s instead of 1.45 s, the 3M-key file in 2.19 s instead of 3.40 s (bench/RESULTS.md). The repeats'
   // sort goes through src/sort.rs (a new pair sort had cost 7 KB). The bound is 464,000 (+0.65%).
-  { name: 'bitlens_bg.wasm', what: 'engine module', bound: 464_000 },
-  { name: 'bitlens_charts_bg.wasm', what: 'chart module', bound: 120_000 },
+  // Stop 52 (issue 50): a bound is a ratchet. Each is the size measured at its last change
+  // (by Node's zlib level 9, as below; the build is deterministic, so runs do not differ)
+  // plus a stated margin, room for a small fix, not for a feature: engine 463,303 bytes
+  // + 697 (0.15%) = 464,000; charts 119,966 + 34 = 120,000 (no room left: its next growth
+  // needs a decision). Lower a bound whenever its module shrinks; raise one only with the
+  // decision and its measured reason written here. Each run prints the modules' code bytes
+  // per crate (before wasm-opt, from cargo's output: tests/e2e/wasm-shares.mjs), so growth
+  // has a name.
+  { name: 'bitlens_bg.wasm', what: 'engine module', bound: 464_000, built: 'wasm/bitlens_wasm.wasm' },
+  { name: 'bitlens_charts_bg.wasm', what: 'chart module', bound: 120_000, built: 'wasm-charts/bitlens_wasm_charts.wasm' },
 ];
+
+for (const { name, built } of MODULES) {
+  test(`code bytes per crate of pkg/${name}`, () => {
+    const file = path.join(ROOT, 'target', 'wasm32-unknown-unknown', built);
+    assert.ok(existsSync(file), `${file} is missing: run bash scripts/build.sh --wasm-only`);
+    const shares = crateShares(file);
+    assert.ok(shares.length > 1 && shares.some((s) => s.crate === 'bitlens'), 'no crate named in the name section');
+    for (const { crate, bytes, share } of shares.slice(0, 15)) {
+      console.log(`# ${name}: ${crate.padEnd(22)} ${String(bytes).padStart(9)} B  ${(100 * share).toFixed(1)}%`);
+    }
+  });
+}
 
 for (const { name, what, bound } of MODULES) {
   test(`the ${what} (pkg/${name}) is at most ${bound} bytes after gzip -9`, () => {

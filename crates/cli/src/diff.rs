@@ -508,11 +508,7 @@ mod tests {
 
     #[test]
     fn streamed_diff_equals_the_diff_of_the_loaded_snapshots() {
-        let seed = std::env::var("BITLENS_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| fastrand::u64(..));
-        eprintln!("BITLENS_SEED={seed}");
+        let seed = bitlens_testseed::seed();
         let mut rng = fastrand::Rng::with_seed(seed);
         let dir = tempfile::tempdir().unwrap();
         let n = 200 + rng.u64(0..300);

@@ -17,7 +17,7 @@ fn json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn series_of_three_snapshots_lines_up_their_patterns() {
-    let seed = bitlens_difftest::seed_from_env("SERIES_SEED");
+    let seed = bitlens_testseed::seed();
     let Some(server) = RedisServer::start_kind_if_installed(ServerKind::Redis7_4, &[]) else {
         eprintln!("redis 7.4.1 not installed: skipped");
         return;

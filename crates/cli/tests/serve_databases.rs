@@ -20,7 +20,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use bitlens::session::{Clock, Session};
-use bitlens_difftest::{seed_from_env, RawConnection, RedisServer, ServerKind};
+use bitlens_difftest::{RawConnection, RedisServer, ServerKind};
 use common::*;
 
 /// Databases a server has by default.
@@ -454,7 +454,7 @@ fn refused(served: &Served, path: &str, name: &str) -> String {
 
 fn every_database_of(kind: ServerKind) {
     let name = kind.name();
-    let seed = seed_from_env("BITLENS_SEED");
+    let seed = bitlens_testseed::seed();
     let mut rng = fastrand::Rng::with_seed(seed ^ (kind as u64).wrapping_mul(0x9e37_79b9));
     let server = RedisServer::start_kind(kind, &[]);
     let keys = fill(&server, &mut rng);

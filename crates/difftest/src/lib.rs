@@ -8,6 +8,8 @@
 //! `servers.json` there. A test that needs a server that is not installed fails with a message
 //! naming `npm run setup`; it does not skip.
 
+pub mod memory_bound;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -695,25 +697,6 @@ pub fn query_pipeline(conn: &mut redis::Connection, cmds: &[Vec<Vec<u8>>]) -> Ve
         ],
         Err(e) => vec![bitlens::Reply::Error(error_text(&e)); cmds.len()],
     }
-}
-
-/// The environment variable every randomized test replays its seed from.
-pub const SEED_VAR: &str = "BITLENS_SEED";
-
-/// The seed of a random differential run: the integer in `BITLENS_SEED` (to replay a run; the
-/// one variable `scripts/seed-sweep.sh` sets for every randomized test), else the integer in
-/// the test's own older variable `var` (kept so that old replay lines still work), else one
-/// taken from the clock. Printed as `BITLENS_SEED=seed` so that a failure can be replayed.
-pub fn seed_from_env(var: &str) -> u64 {
-    let read = |name: &str| std::env::var(name).ok().and_then(|s| s.trim().parse().ok());
-    let seed = read(SEED_VAR).or_else(|| read(var)).unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(1)
-    });
-    println!("{SEED_VAR}={seed}");
-    seed
 }
 
 #[cfg(test)]

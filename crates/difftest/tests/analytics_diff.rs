@@ -81,7 +81,7 @@ fn random_bitmap(rng: &mut fastrand::Rng, len: usize, per_mille: u64) -> Vec<u8>
 
 #[test]
 fn analytics_against_live_redis() {
-    let seed = bitlens_difftest::seed_from_env("ANALYTICS_DIFF_SEED");
+    let seed = bitlens_testseed::seed();
     let server = RedisServer::start(&[]);
     let mut t = Both {
         conn: server.connection(),

@@ -424,7 +424,7 @@ fn fail(message: &str, history: &[String], key: &[u8]) -> ! {
 
 #[test]
 fn bitmap_commands_match_redis() {
-    let seed = bitlens_difftest::seed_from_env("BITLENS_SEED");
+    let seed = bitlens_testseed::seed();
     let total: usize = std::env::var("BITLENS_DIFF_COMMANDS")
         .ok()
         .and_then(|s| s.parse().ok())

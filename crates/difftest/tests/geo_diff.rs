@@ -314,7 +314,7 @@ fn fmt_num(rng: &mut Rng, x: f64) -> String {
 
 #[test]
 fn geo_random_differential() {
-    let seed = bitlens_difftest::seed_from_env("GEO_DIFF_SEED");
+    let seed = bitlens_testseed::seed();
     let rounds: usize = std::env::var("GEO_DIFF_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -804,7 +804,7 @@ fn geo_distance_ties_follow_redis_order() {
 #[test]
 fn geo_large_sets_count_desc_box_any() {
     use bitlens::geo::search::{best_first, Order, Shape};
-    let seed = bitlens_difftest::seed_from_env("GEO_DIFF_SEED");
+    let seed = bitlens_testseed::seed();
     let mut rng = Rng(fastrand::Rng::with_seed(seed));
     let server = RedisServer::start(&[]);
     let mut raw = Raw::connect(&server);

@@ -157,7 +157,7 @@ impl Diff {
 
 #[test]
 fn hll_matches_redis() {
-    let seed = bitlens_difftest::seed_from_env("HLL_DIFF_SEED");
+    let seed = bitlens_testseed::seed();
     println!("hll_diff seed {seed} (replay with BITLENS_SEED={seed})");
     let nkeys: usize = std::env::var("HLL_DIFF_KEYS")
         .ok()

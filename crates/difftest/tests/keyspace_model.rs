@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use bitlens::keyspace::{Keyspace, Value};
 use bitlens::string::{RedisString, INLINE_BYTES};
-use bitlens_difftest::seed_from_env;
 
 type Model = HashMap<Vec<u8>, (Vec<u8>, bool, Option<i64>)>;
 
@@ -78,7 +77,7 @@ fn check(ks: &Keyspace, model: &Model, clock: Option<i64>, step: usize) {
 
 #[test]
 fn keyspace_matches_a_plain_map() {
-    let seed = seed_from_env("BITLENS_KEYSPACE_SEED");
+    let seed = bitlens_testseed::seed();
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut ks = Keyspace::with_capacity(rng.u64(..2_000));
     let mut model: Model = HashMap::new();

@@ -9,22 +9,20 @@
 //! finds the build's, `INFO memory` `mem_allocator`), and estimates every key; each estimate
 //! and OBJECT ENCODING is compared with the loaded server's `MEMORY USAGE key SAMPLES 0`.
 //!
-//! Bounds (issue 32): at least 99.5% of the keys that are not skiplists byte-exact, every
-//! skiplist of [`SKIPLIST_BOUND_MEMBERS`] members or more within 2% (or 5 standard deviations
-//! of its random node levels and, on Valkey 8.1+, of its table's child buckets,
-//! [`Model::skiplist_sd`], where that is more), the sum of the estimates within 0.5% of the
-//! sum of `MEMORY USAGE`. Swept over seeds 1–30 on all six servers (2026-12-05), every run
-//! passed: the allocator inferred right on every Redis run; on Valkey 8.1.8 and 9.1.2 (glibc)
-//! a tie with jemalloc16 every time (decided for jemalloc16 26 times in 30, the build named as
-//! the other candidate); at least 99.98% exact on Redis, 99.83% on Valkey; sums within
-//! 0.047%. The table per type and encoding is printed (`--nocapture`). Randomized: the seed is
+//! Bounds (issue 50), per group of type and encoding: every key byte-exact, except where the
+//! server's own figure varies from load to load (`bitlens_difftest::memory_bound`): a
+//! skiplist within five standard deviations of its random node levels as measured on the
+//! servers, a Valkey 8.1+ hash table within five of its child buckets'. Each group's sum is
+//! equal (exact groups) or within its stated bound, and the file's within 0.5%. The
+//! estimates are those `bitlens inspect` prints by default, priced with the allocator it
+//! infers; the table per type and encoding is printed (`--nocapture`). Randomized: the seed is
 //! printed, `BITLENS_SEED` replays it; `MEMORY_DIFF_ONLY=prefix` keeps one family of keys,
-//! `MEMORY_DIFF_REPORT_ONLY=1` prints without asserting (and prices with the build's
-//! allocator).
+//! `MEMORY_DIFF_REPORT_ONLY=1` prints without asserting.
 
 use bitlens::dialect::Profile;
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
+use bitlens_difftest::memory_bound::{glibc_remainder, key_bound, KeyBound, GLIBC_REMAINDER_KEYS};
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use bitlens_views::memory::{Allocator, Model};
 
@@ -339,17 +337,9 @@ struct KeyResult {
     name: String,
     est: u64,
     real: u64,
-    members: usize,
-    /// [`Model::skiplist_sd`] of a skiplist, bytes (0 otherwise).
-    sd: f64,
+    /// How far the estimate may be from `MEMORY USAGE` ([`KeyBound`]).
+    bound: KeyBound,
 }
-
-/// Skiplists of at least this many members are checked against the 2% bound. A skiplist
-/// node's level is random (p = 1/4), so a skiplist's size spreads around the expectation
-/// bitlens prices by [`Model::skiplist_sd`] (400 members on jemalloc: 0.7%; 10 members ±3%
-/// seen): a skiplist may exceed 2% only by less than 5 such deviations (a chance below one
-/// in a million per key), larger ones are within 2%.
-const SKIPLIST_BOUND_MEMBERS: usize = 100;
 
 /// Per group: keys, byte-exact keys, largest relative error, estimate and real sums.
 #[derive(Default)]
@@ -388,6 +378,10 @@ fn run(kind: ServerKind, seed: u64) {
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
     let inferred = bitlens_views::memory::infer_allocator(&snap);
     let want = kind.allocator();
+    let tie_with_build = inferred.allocator != want
+        && inferred
+            .reason
+            .contains(&format!("; a tie: {} predicts within", want.name()));
     println!(
         "{} (mem_allocator {mem_allocator}; used_memory {} once loaded): inferred {:?} ({})",
         kind.name(),
@@ -400,10 +394,6 @@ fn run(kind: ServerKind, seed: u64) {
         // this data, less than two standard deviations of the bitmaps' SETBIT slack on the
         // writer (which used-mem holds and the file cannot tell): the inference must then
         // say it is a tie and name the build as the other candidate.
-        let tie_with_build = inferred.allocator != want
-            && inferred
-                .reason
-                .contains(&format!("; a tie: {} predicts within", want.name()));
         assert!(
             inferred.allocator == want || (kind.is_valkey() && tie_with_build),
             "{}: allocator inferred from used-mem: {:?} ({})",
@@ -412,7 +402,25 @@ fn run(kind: ServerKind, seed: u64) {
             inferred.reason
         );
     }
-    let model = Model::new(profile, want);
+    // The estimates are those `bitlens inspect` prints by default: priced with the allocator
+    // it infers from used-mem. The one exception left (issue 50, item 4): Valkey 8.1.8 and
+    // 9.1.2 (glibc builds), where used-mem cannot tell glibc from jemalloc16 on this data
+    // and the inference says so ("a tie", naming the build); the writer holds 0.1-0.8 MB
+    // that no model predicts yet (measured at seed 1 on all six servers: Redis 6.0.9 +768 KB,
+    // 6.2.14 +801 KB, 7.0.15 +241 KB, 7.4.1 -104 KB, Valkey 8.1.8 +740 KB, 9.1.2 +779 KB over
+    // the right allocator's prediction), more than the two candidates' 120-180 KB apart. There
+    // the estimates are priced with the build's allocator, which the tie's reason names.
+    let priced = if tie_with_build {
+        println!(
+            "{}: a tie, priced as the build ({:?}) the reason names",
+            kind.name(),
+            want
+        );
+        want
+    } else {
+        inferred.allocator
+    };
+    let model = Model::new(profile, priced);
     let entries = snap.entries();
     let cmds: Vec<Vec<Vec<u8>>> = entries
         .iter()
@@ -446,35 +454,35 @@ fn run(kind: ServerKind, seed: u64) {
             "{}: OBJECT ENCODING {name}",
             kind.name(),
         );
-        let group = format!("{}/{}", entry.value.redis_type().name(), est.encoding);
-        let members = match &entry.value {
-            bitlens::keyspace::Value::ZSet(z) => z.len(),
-            _ => 0,
-        };
-        let sd = if est.encoding == "skiplist" {
-            model.skiplist_sd(members)
-        } else {
-            0.0
-        };
         results.push(KeyResult {
-            group,
+            group: format!("{}/{}", entry.value.redis_type().name(), est.encoding),
             name,
             est: est.bytes,
             real: real as u64,
-            members,
-            sd,
+            bound: key_bound(profile, key, entry.value, est.encoding),
         });
     }
-    report_and_check(kind, seed, &results);
+    report_and_check(kind, seed, priced == Allocator::Libc, &results);
 }
 
-/// Prints the table per type and encoding and asserts issue 32's bounds: at least 99.5% of
-/// the keys that are not skiplists byte-exact, every skiplist within 2%, the sum within 0.5%.
-fn report_and_check(kind: ServerKind, seed: u64, results: &[KeyResult]) {
+/// Bounds on a group's sum of estimates against its sum of `MEMORY USAGE`, relative, for the
+/// groups whose keys are not all byte-exact. Skiplists: the sum of n keys' independent level
+/// draws spreads by √n less than one key's, and every sorted set here is within 0.5% (the
+/// largest measured over seeds 1–30 on every server: 0.21%). Valkey 8.1+ hash tables: the
+/// child buckets' placement, the same way (measured: 0.38% at most).
+const SKIPLIST_SUM_BOUND: f64 = 0.005;
+const CHILD_BUCKETS_SUM_BOUND: f64 = 0.005;
+
+/// Prints the table per type and encoding and asserts the bounds per group: every key of a
+/// group byte-exact unless its encoding has a cause to vary ([`KeyBound`], each key within
+/// its own bound), each group's sum equal (exact groups) or within its stated bound, and the
+/// whole file's sum within 0.5%.
+fn report_and_check(kind: ServerKind, seed: u64, libc: bool, results: &[KeyResult]) {
     let mut groups: std::collections::BTreeMap<&str, GroupStats> = Default::default();
     let (mut est_sum, mut real_sum) = (0u64, 0u64);
-    let (mut plain, mut plain_exact) = (0usize, 0usize);
     let mut worst: Vec<(f64, &KeyResult)> = Vec::new();
+    let mut failures = Vec::new();
+    let mut remainders: Vec<&str> = Vec::new();
     for r in results {
         let err = r.est as f64 / r.real as f64 - 1.0;
         let g = groups.entry(&r.group).or_default();
@@ -489,31 +497,40 @@ fn report_and_check(kind: ServerKind, seed: u64, results: &[KeyResult]) {
         g.real += r.real;
         est_sum += r.est;
         real_sum += r.real;
-        if !r.group.ends_with("/skiplist") {
-            plain += 1;
-            plain_exact += usize::from(r.est == r.real);
-        }
         if r.est != r.real {
             worst.push((err, r));
         }
+        if libc && r.bound == KeyBound::Exact && glibc_remainder(r.est, r.real) {
+            remainders.push(&r.name);
+        } else if !r.bound.holds(r.est, r.real) {
+            failures.push(format!(
+                "{} ({}): est {} real {} ({:+.2}%), bound {:?}",
+                r.name,
+                r.group,
+                r.est,
+                r.real,
+                100.0 * err,
+                r.bound
+            ));
+        }
     }
     worst.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
-    let share = plain_exact as f64 / plain.max(1) as f64;
     let sum_err = est_sum as f64 / real_sum as f64 - 1.0;
     println!(
-        "{} (BITLENS_SEED={seed}): {plain_exact}/{plain} non-skiplist keys exact ({:.2}%); sum {est_sum} vs {real_sum} ({:+.3}%)",
+        "{} (BITLENS_SEED={seed}): {} keys, sum {est_sum} vs {real_sum} ({:+.3}%)",
         kind.name(),
-        100.0 * share,
+        results.len(),
         100.0 * sum_err
     );
-    println!("  | type/encoding | keys | exact | max error |");
+    println!("  | type/encoding | keys | exact | max error | sum error |");
     for (g, s) in &groups {
         println!(
-            "  | {g} | {} | {} ({:.1}%) | {:+.2}% |",
+            "  | {g} | {} | {} ({:.1}%) | {:+.2}% | {:+.3}% |",
             s.keys,
             s.exact,
             100.0 * s.exact as f64 / s.keys as f64,
-            100.0 * s.max_err
+            100.0 * s.max_err,
+            100.0 * (s.est as f64 / s.real as f64 - 1.0)
         );
     }
     for (err, r) in worst.iter().take(15) {
@@ -529,27 +546,50 @@ fn report_and_check(kind: ServerKind, seed: u64, results: &[KeyResult]) {
     if std::env::var_os("MEMORY_DIFF_REPORT_ONLY").is_some() {
         return;
     }
-    assert!(
-        share >= 0.995,
-        "{}: only {:.2}% of non-skiplist keys exact (BITLENS_SEED={seed})",
-        kind.name(),
-        100.0 * share
+    let max_remainders = results.len().div_ceil(GLIBC_REMAINDER_KEYS);
+    println!(
+        "  {} keys over by glibc's unsplit remainders (at most {max_remainders})",
+        remainders.len()
     );
-    for r in results {
-        if r.group.ends_with("/skiplist") && r.members >= SKIPLIST_BOUND_MEMBERS {
-            let err = r.est as f64 / r.real as f64 - 1.0;
-            let bound = (0.02f64).max(5.0 * r.sd / r.real as f64);
-            assert!(
-                err.abs() <= bound,
-                "{}: skiplist {} ({} members) off by {:+.2}%, over {:.2}% (BITLENS_SEED={seed})",
-                kind.name(),
-                r.name,
-                r.members,
-                100.0 * err,
-                100.0 * bound
-            );
+    if remainders.len() > max_remainders {
+        failures.push(format!(
+            "{} keys over by whole 16-byte remainders, more than {max_remainders}: {:?}",
+            remainders.len(),
+            &remainders[..remainders.len().min(20)]
+        ));
+    }
+    // Each group's sum: exact where every key must be, else within the group's bound (the
+    // glibc remainders aside: the group's sum may be over by theirs).
+    for (g, s) in &groups {
+        let bounded: Vec<KeyBound> = results
+            .iter()
+            .filter(|r| r.group == *g)
+            .map(|r| r.bound)
+            .filter(|b| *b != KeyBound::Exact)
+            .collect();
+        let off = (s.est as f64 / s.real as f64 - 1.0).abs();
+        let ok = match bounded.first() {
+            None if libc => s.est <= s.real && off <= 0.005,
+            None => s.est == s.real,
+            Some(KeyBound::Skiplist(_)) => off <= SKIPLIST_SUM_BOUND,
+            Some(_) => off <= CHILD_BUCKETS_SUM_BOUND,
+        };
+        if !ok {
+            failures.push(format!(
+                "group {g}: sum {} vs {} ({:+.3}%)",
+                s.est,
+                s.real,
+                100.0 * (s.est as f64 / s.real as f64 - 1.0)
+            ));
         }
     }
+    assert!(
+        failures.is_empty(),
+        "{}: {} bounds fail (BITLENS_SEED={seed}):\n{}",
+        kind.name(),
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(
         sum_err.abs() <= 0.005,
         "{}: sum off by {:+.3}% (BITLENS_SEED={seed})",
@@ -559,7 +599,7 @@ fn report_and_check(kind: ServerKind, seed: u64, results: &[KeyResult]) {
 }
 
 fn seed() -> u64 {
-    bitlens_difftest::seed_from_env("BITLENS_SEED")
+    bitlens_testseed::seed()
 }
 
 #[test]
@@ -779,9 +819,10 @@ fn old_encodings_file() -> Vec<u8> {
 
 /// Loads [`old_encodings_file`] into `kind` and compares OBJECT ENCODING of every key with
 /// bitlens under that server's profile, and (on the Redis servers, whose layouts bitlens
-/// models) `MEMORY USAGE key SAMPLES 0` byte for byte (skiplists, whose node levels are
-/// random, within 5%; on the libc build within 0.5%), the estimate priced with the build's allocator (the file has no
-/// used-mem to infer it from).
+/// models) `MEMORY USAGE key SAMPLES 0` byte for byte but for the causes `memory_bound`
+/// states (skiplists' node levels, Valkey 8.1+ tables' child buckets) and, on the libc
+/// builds, glibc's chunk reuse (below), the estimate priced with the build's allocator (the
+/// file has no used-mem to infer it from).
 fn run_old_encodings(kind: ServerKind) {
     if !kind.available() {
         eprintln!("skipped: {} not installed", kind.name());
@@ -811,6 +852,8 @@ fn run_old_encodings(kind: ServerKind) {
         .collect();
     let replies = query_pipeline(&mut conn, &cmds);
     let mut failures = Vec::new();
+    // Keys a libc build priced 16 bytes over the estimate (glibc's unsplit remainder, below).
+    let mut chunk_remainders = Vec::new();
     for (i, (_, key, entry)) in entries.iter().enumerate() {
         let name = String::from_utf8_lossy(key);
         let Reply::Integer(real) = replies[2 * i] else {
@@ -824,29 +867,17 @@ fn run_old_encodings(kind: ServerKind) {
         // within 0.5% on the libc builds (a 1,000-field hash converted from a zipmap measured
         // 0.00% to 0.20% over several runs: 112 B in 55,760), and a value of one blob exact
         // or 16 bytes over (Valkey 9.1.2's `set:ints`, an 80-byte intset: 96 B in one clean
-        // CI run, 80 B in every other).
-        // A Valkey 8.1+ hash table's child buckets are placed by the server's random hash
-        // seed: priced as their expected number, a table is off by whole 64-byte buckets,
-        // within 5 standard deviations of their count (and one bucket of rounding).
+        // CI run, 80 B in every other). That remainder is one reused chunk: at most
+        // [`MAX_CHUNK_REMAINDERS`] keys of the file may show it.
+        // Skiplists and Valkey 8.1+ hash tables: within their stated bounds (`memory_bound`).
         let err = (est.bytes as f64 / real as f64 - 1.0).abs();
-        let children_bound = || {
-            let loaded = bitlens::loaded::loaded(profile, key, entry.value, false);
-            let Some(bitlens::loaded::Shape::Table(t)) = loaded.map(|l| l.shape) else {
-                return 0.0;
-            };
-            let n = match &entry.value {
-                bitlens::keyspace::Value::Set(v) => v.len(),
-                bitlens::keyspace::Value::Hash(h) => h.len(None),
-                _ => 0,
-            } as u64;
-            let (_, var) = bitlens::loaded::child_buckets_moments(n, t.buckets);
-            64.0 * (5.0 * var.sqrt() + 1.0)
-        };
-        let bytes_ok = if est.encoding == "skiplist" {
-            err <= 0.05
-        } else if kind.is_valkey() && est.encoding == "hashtable" {
-            (est.bytes as f64 - real as f64).abs() <= children_bound()
+        let bound = key_bound(profile, key, entry.value, est.encoding);
+        let bytes_ok = if bound != KeyBound::Exact {
+            bound.holds(est.bytes, real as u64)
         } else if kind.allocator() == Allocator::Libc {
+            if real as u64 == est.bytes + 16 && err > 0.005 {
+                chunk_remainders.push(name.to_string());
+            }
             err <= 0.005 || real as u64 == est.bytes + 16
         } else {
             est.bytes == real as u64
@@ -865,6 +896,12 @@ fn run_old_encodings(kind: ServerKind) {
         }
     }
     assert!(
+        chunk_remainders.len() <= MAX_CHUNK_REMAINDERS,
+        "{}: {} keys 16 bytes over their estimate (at most {MAX_CHUNK_REMAINDERS} may be): {chunk_remainders:?}",
+        kind.name(),
+        chunk_remainders.len()
+    );
+    assert!(
         failures.is_empty(),
         "{}: {} keys differ:\n{}",
         kind.name(),
@@ -872,6 +909,12 @@ fn run_old_encodings(kind: ServerKind) {
         failures.join("\n")
     );
 }
+
+/// On a libc build, how many keys of [`old_encodings_file`] may be priced 16 bytes over the
+/// estimate by glibc's reuse of a freed chunk whose remainder is too small to split: one (seen
+/// once, on one key, in every clean CI run and local run so far; more would be a pattern the
+/// model misses, not a reused chunk).
+const MAX_CHUNK_REMAINDERS: usize = 1;
 
 #[test]
 fn old_encodings_redis_6_0() {

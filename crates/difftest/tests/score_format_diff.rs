@@ -10,7 +10,7 @@
 
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::session::{Clock, Session};
-use bitlens_difftest::{seed_from_env, RedisServer, ServerKind};
+use bitlens_difftest::{RedisServer, ServerKind};
 
 /// The doubles to write: random bit patterns (finite), decimal-looking values, edge cases.
 fn doubles(seed: u64) -> Vec<f64> {
@@ -92,7 +92,7 @@ fn reply_digits(resp: &[u8]) -> String {
 
 #[test]
 fn zscore_bytes_match_every_server() {
-    let seed = seed_from_env("SCORE_DIFF_SEED");
+    let seed = bitlens_testseed::seed();
     let values = doubles(seed);
     let kinds = [
         ServerKind::Redis7_0,

@@ -35,7 +35,7 @@ use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
 use bitlens::rdb::{load_rdb, LoadOptions, RdbWriter};
 use bitlens::Keyspace;
-use bitlens_difftest::{seed_from_env, RawConnection, RedisServer, ServerKind};
+use bitlens_difftest::{RawConnection, RedisServer, ServerKind};
 
 fn v(s: impl AsRef<[u8]>) -> Vec<u8> {
     s.as_ref().to_vec()
@@ -378,7 +378,7 @@ fn run_kind(kind: ServerKind) {
         eprintln!("streams_diff: {} not installed, skipped", kind.name());
         return;
     }
-    let seed = seed_from_env("BITLENS_SEED");
+    let seed = bitlens_testseed::seed();
     let mut rng = fastrand::Rng::with_seed(seed);
     let c = caps(kind);
     let server = RedisServer::start_kind(kind, &[]);

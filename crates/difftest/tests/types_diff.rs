@@ -26,7 +26,7 @@ use bitlens::keyspace::Value;
 use bitlens::rdb::{load_rdb, LoadOptions, RdbWriter};
 use bitlens::Keyspace;
 use bitlens::Reply;
-use bitlens_difftest::{seed_from_env, RawConnection, RedisServer, ServerKind};
+use bitlens_difftest::{RawConnection, RedisServer, ServerKind};
 
 fn v(s: impl AsRef<[u8]>) -> Vec<u8> {
     s.as_ref().to_vec()
@@ -792,7 +792,7 @@ fn run_kind(kind: ServerKind) {
         eprintln!("types_diff: {} not installed, skipped", kind.name());
         return;
     }
-    let seed = seed_from_env("TYPES_DIFF_SEED");
+    let seed = bitlens_testseed::seed();
     let mut rng = fastrand::Rng::with_seed(seed);
     let server = RedisServer::start_kind(kind, &[]);
     let mut raw = server.raw_connection();

@@ -1280,7 +1280,7 @@ mod tests {
         use bitlens::rdb::blobs;
         use bitlens::set::Set;
         use bitlens::zset::{BlobFormat, ZSet};
-        let seed = crate::test_seed();
+        let seed = bitlens_testseed::seed();
         let mut rng = fastrand::Rng::with_seed(seed);
         for round in 0..500 {
             let n = rng.usize(0..12);
