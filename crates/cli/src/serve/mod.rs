@@ -34,6 +34,7 @@
 
 mod demo_source;
 mod gate;
+mod listen;
 mod redis_source;
 mod uri_guard;
 
@@ -56,6 +57,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// Arguments of `bitlens serve`.
 #[derive(Args, Debug, Clone)]
@@ -92,12 +94,31 @@ pub struct ServeArgs {
     /// from the binary's location or the current directory).
     #[arg(long, value_name = "DIR")]
     pub static_dir: Option<PathBuf>,
-    /// Require `Authorization: Bearer TOKEN` on `/api/*`.
-    #[arg(long, value_name = "TOKEN")]
+    /// Require `Authorization: Bearer TOKEN` on `/api/*`. An empty or blank token is refused
+    /// (as `--token "$TOKEN"` gives with TOKEN unset): leave the option out to serve without one.
+    #[arg(long, value_name = "TOKEN", value_parser = parse_token)]
     pub token: Option<String>,
-    /// Allow cross-origin requests from this origin (repeatable); CORS is off without it.
-    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    /// Allow cross-origin requests from this origin, `scheme://host[:port]` (repeatable); CORS
+    /// is off without it. `*` and `null` are refused.
+    #[arg(long = "cors-origin", value_name = "ORIGIN", value_parser = parse_origin)]
     pub cors_origins: Vec<String>,
+    /// Seconds a client has to send a request's headers, counted from when the server starts
+    /// waiting for them: from the connection's opening, and on a kept-alive connection from
+    /// the end of the previous answer. So it is also how long an idle connection stays open.
+    #[arg(long, value_name = "SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub header_timeout: u64,
+    /// Seconds a response may wait for a client that does not read: a write that makes no
+    /// progress for that long ends the response (and frees its `--max-exports` slot). A slow
+    /// client that keeps reading is never cut off.
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub write_timeout: u64,
+    /// Connections one client address may hold open at once; further ones are closed at once.
+    /// (A browser opens about 6 per server; the load test runs 100 downloads from one address.)
+    #[arg(long, value_name = "N", default_value_t = 128,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_conns_per_ip: u32,
     /// SCAN COUNT hint per batch.
     #[arg(long, default_value_t = 1000)]
     pub scan_count: u64,
@@ -303,17 +324,162 @@ async fn serve(args: ServeArgs) -> ExitCode {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    match axum::serve(uri_guard::GuardedListener(listener), router)
-        .with_graceful_shutdown(shutdown)
-        .await
-    {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("bitlens: server error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    let limits = listen::ConnLimits {
+        header_timeout: Duration::from_secs(args.header_timeout),
+        write_timeout: Duration::from_secs(args.write_timeout),
+        max_per_ip: args.max_conns_per_ip as usize,
+    };
+    listen::serve(listener, router, limits, shutdown).await;
+    ExitCode::SUCCESS
 }
+
+/// The `--token` value: refused when empty or blank (`--token "$TOKEN"` with TOKEN unset
+/// would otherwise switch authentication off), when it starts or ends with whitespace, or
+/// holds a character an `Authorization` header cannot carry.
+fn parse_token(given: &str) -> Result<String, String> {
+    if given.trim().is_empty() {
+        return Err(format!(
+            "the token is {}: give a secret (an unset variable in --token \"$TOKEN\" gives an \
+             empty one), or leave --token out to serve the API without authentication",
+            if given.is_empty() {
+                "empty"
+            } else {
+                "blank (empty but for whitespace)"
+            }
+        ));
+    }
+    if given.trim() != given {
+        return Err(
+            "the token starts or ends with whitespace, which an Authorization header cannot carry"
+                .into(),
+        );
+    }
+    if !given.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Err(
+            "the token must be printable ASCII: it is sent in an Authorization header".into(),
+        );
+    }
+    Ok(given.to_string())
+}
+
+/// A `--cors-origin` value, `scheme://host[:port]`, in the form browsers send in `Origin`
+/// (scheme and host in lower case, no default port: `HTTPS://A.example:443` is
+/// `https://a.example`). `*`, `null`, an empty value, a path, a query, user info, a port out
+/// of range and a host that is not an ASCII name or an IP address are refused, named.
+fn parse_origin(given: &str) -> Result<String, String> {
+    const FORM: &str = "an origin is scheme://host[:port], such as https://dash.example.com";
+    let bad = |why: &str| Err(format!("{why}; {FORM}"));
+    match given.trim() {
+        "" => return bad("the origin is empty"),
+        "*" => {
+            return bad(
+                "`*` would let every web site read the API: list each origin allowed instead",
+            )
+        }
+        n if n.eq_ignore_ascii_case("null") => {
+            return bad(
+                "`null` is the origin of sandboxed frames and local files, which any site can \
+                 produce: list the real origin",
+            )
+        }
+        _ => {}
+    }
+    let Some((scheme, rest)) = given.split_once("://") else {
+        return bad(&format!("{given:?} has no scheme"));
+    };
+    if scheme.is_empty()
+        || !scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
+        return bad(&format!("{scheme:?} is not a URL scheme"));
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    if let Some(at) = rest.find(['/', '?', '#']) {
+        let stripped = &given[..given.len() - rest.len() + at];
+        return bad(&format!(
+            "an origin has no path, query or fragment (did you mean {stripped}?)"
+        ));
+    }
+    if rest.contains('@') {
+        return bad("an origin has no user name or password");
+    }
+    let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+        let Some((addr, after)) = v6.split_once(']') else {
+            return bad(&format!("{rest:?}: an IPv6 address without its closing ]"));
+        };
+        if addr.parse::<std::net::Ipv6Addr>().is_err() {
+            return bad(&format!("{addr:?} is not an IPv6 address"));
+        }
+        let port = match after {
+            "" => None,
+            p => match p.strip_prefix(':') {
+                Some(p) => Some(p),
+                None => return bad(&format!("{after:?} after the IPv6 address")),
+            },
+        };
+        (format!("[{}]", addr.to_ascii_lowercase()), port)
+    } else {
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
+        };
+        if host.is_empty() {
+            return bad("the origin has no host");
+        }
+        if !host.is_ascii() {
+            return bad(&format!(
+                "{host:?} is not ASCII: write an international name in its xn-- form, as \
+                 browsers send it"
+            ));
+        }
+        if !host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+            || host.starts_with('.')
+            || host.contains("..")
+        {
+            return bad(&format!("{host:?} is not a host name or an IP address"));
+        }
+        (host.to_ascii_lowercase(), port)
+    };
+    let port = match port {
+        None => None,
+        Some(p) => match p.parse::<u16>() {
+            Ok(n) if n > 0 && p.bytes().all(|b| b.is_ascii_digit()) => Some(n),
+            _ => return bad(&format!("{p:?} is not a port number (1 to 65535)")),
+        },
+    };
+    let default_port = match scheme.as_str() {
+        "http" | "ws" => Some(80),
+        "https" | "wss" => Some(443),
+        _ => None,
+    };
+    Ok(match port {
+        Some(p) if Some(p) != default_port => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    })
+}
+
+/// The security headers of every response (the connection guard's own 414 too): no MIME
+/// sniffing, no framing (the panel embeds as a widget through its script, not in a frame), no
+/// referrer, and a Content-Security-Policy that allows what the panel does: its scripts and
+/// module workers from this origin (workers also from `blob:`, the way a panel loaded from
+/// another origin starts them), compiling its wasm module (`'wasm-unsafe-eval'`), inline
+/// styles (style attributes and `<style>` elements the panel creates), charts as `data:` and
+/// `blob:` images, and requests to this server only.
+pub const SECURITY_HEADERS: [(&str, &str); 4] = [
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "no-referrer"),
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+];
 
 /// The `HOST:PORT` to listen on for a `--bind` value: `HOST` alone gets port 8080, `:PORT`
 /// gets the loopback address, a bare IPv6 address gets brackets. Host names are resolved by
@@ -365,10 +531,13 @@ fn find_static_root() -> PathBuf {
 }
 
 fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, String> {
+    // The API's own 405 answer is set before the token and CORS layers, so that they wrap it:
+    // a CORS preflight (OPTIONS) is answered by the CORS layer instead of reaching it.
     let mut api = Router::new()
         .route("/api/snapshot", get(snapshot))
         .route("/api/keys", get(keys))
         .route("/api/info", get(info))
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(app);
     if let Some(token) = args.token.clone() {
         let token = Arc::new(token);
@@ -386,12 +555,13 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
         api = api.layer(
             CorsLayer::new()
                 .allow_origin(AllowOrigin::list(origins))
-                .allow_methods([Method::GET])
-                .allow_headers([header::AUTHORIZATION]),
+                .allow_methods([Method::GET, Method::HEAD])
+                .allow_headers([header::AUTHORIZATION])
+                .max_age(Duration::from_secs(600)),
         );
     }
     let not_found_svc = || axum::handler::HandlerWithoutStateExt::into_service(not_found);
-    Ok(Router::new()
+    let mut router = Router::new()
         .route_service("/", ServeFile::new(root.join("index.html")))
         .route_service("/index.html", ServeFile::new(root.join("index.html")))
         .nest_service(
@@ -404,7 +574,14 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
         )
         .merge(api)
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed))
+        .method_not_allowed_fallback(method_not_allowed);
+    for (name, value) in SECURITY_HEADERS {
+        router = router.layer(SetResponseHeaderLayer::if_not_present(
+            header::HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        ));
+    }
+    Ok(router)
 }
 
 /// Any path the server does not have: 404 with a JSON error.
@@ -1015,6 +1192,72 @@ mod tests {
             .unwrap_err()
             .contains("not a port number"));
         assert!(bind_address("").is_err());
+    }
+
+    #[test]
+    fn cors_origins_are_checked_and_normalized() {
+        for (given, want) in [
+            ("http://panel.example", "http://panel.example"),
+            ("HTTPS://Panel.Example:443", "https://panel.example"),
+            ("http://panel.example:80", "http://panel.example"),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("https://[::1]:8443", "https://[::1]:8443"),
+            ("http://[::1]", "http://[::1]"),
+            ("chrome-extension://abcdef", "chrome-extension://abcdef"),
+            (
+                "https://xn--pnel-5qa.example",
+                "https://xn--pnel-5qa.example",
+            ),
+        ] {
+            assert_eq!(parse_origin(given).as_deref(), Ok(want), "{given}");
+        }
+        for bad in [
+            "*",
+            "null",
+            "NULL",
+            "",
+            " ",
+            "panel.example",
+            "://panel.example",
+            "1http://x",
+            "http://",
+            "http://panel.example/",
+            "http://panel.example/app",
+            "http://panel.example?x=1",
+            "http://panel.example#x",
+            "http://user:pw@panel.example",
+            "http://panel.example:0",
+            "http://panel.example:65536",
+            "http://panel.example:+80",
+            "http://panel.example:",
+            "http://panel example",
+            "http://pänel.example",
+            "http://a..b",
+            "http://[::1",
+            "http://[nope]",
+            "http://[::1]x",
+            " http://panel.example",
+        ] {
+            let e = parse_origin(bad).unwrap_err();
+            assert!(e.contains("scheme://host[:port]"), "{bad:?}: {e}");
+        }
+        assert!(parse_origin("http://panel.example/")
+            .unwrap_err()
+            .contains("did you mean http://panel.example?"));
+    }
+
+    #[test]
+    fn blank_tokens_are_refused() {
+        assert_eq!(parse_token("s3cret").as_deref(), Ok("s3cret"));
+        assert_eq!(parse_token("a b").as_deref(), Ok("a b"));
+        for bad in ["", " ", "\t", "\n  "] {
+            let e = parse_token(bad).unwrap_err();
+            assert!(e.contains("empty"), "{bad:?}: {e}");
+            assert!(e.contains("--token"), "{bad:?}: {e}");
+        }
+        assert!(parse_token(" tok").unwrap_err().contains("whitespace"));
+        assert!(parse_token("tök").unwrap_err().contains("ASCII"));
+        assert!(parse_token("t\x01k").unwrap_err().contains("ASCII"));
     }
 
     #[test]

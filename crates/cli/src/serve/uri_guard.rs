@@ -3,8 +3,8 @@
 //! The `http` crate's `Uri` holds at most 65,534 bytes (`u16::MAX - 1`). hyper answers a
 //! longer request target with a bare `414 URI Too Long` and no body before any handler
 //! runs, so the API's rule "every 4xx/5xx has a JSON body" cannot be kept by a handler.
-//! [`GuardedListener`] wraps each accepted connection in a [`UriGuard`] that watches the
-//! bytes hyper reads:
+//! The accept loop (`listen.rs`) wraps each accepted connection in a [`UriGuard`] that
+//! watches the bytes hyper reads:
 //!
 //! ```text
 //! GET /api/snapshot?match=…(> 65,534 bytes)… HTTP/1.1\r\n   ← request line: the target is counted
@@ -14,7 +14,7 @@
 //!
 //! When a target grows past the limit, hyper gets no more bytes: the guard writes its own
 //! `414` with a JSON body (`{"error": …, "component": "request"}`, as every other API
-//! error), closes the connection and then reports end of input to hyper, which drops the
+//! error, and the security headers of every answer), closes the connection and then reports end of input to hyper, which drops the
 //! unfinished request without answering. A request with a body (`Content-Length` or
 //! `Transfer-Encoding`) or an HTTP/2 connection (`PRI * HTTP/2.0`) turns the guard off for the
 //! rest of the connection, since its bytes are no longer request lines.
@@ -24,7 +24,6 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
 
 /// The longest request target the `http` crate accepts (its `Uri` length limit), in bytes.
 pub const MAX_TARGET: usize = u16::MAX as usize - 1;
@@ -32,23 +31,6 @@ pub const MAX_TARGET: usize = u16::MAX as usize - 1;
 /// The most bytes of a refused request read and dropped after the answer (see
 /// [`State::Draining`]); a client sending more gets its connection closed.
 const MAX_DRAIN: usize = 4 << 20;
-
-/// A [`TcpListener`] whose connections are wrapped in a [`UriGuard`], for `axum::serve`.
-pub struct GuardedListener(pub TcpListener);
-
-impl axum::serve::Listener for GuardedListener {
-    type Io = UriGuard<TcpStream>;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
-        (UriGuard::new(io), addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
-    }
-}
 
 /// Where the guard is in the byte stream of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,9 +168,13 @@ impl<T> UriGuard<T> {
             "component": "request",
         })
         .to_string();
+        let security: String = super::SECURITY_HEADERS
+            .iter()
+            .map(|(name, value)| format!("{name}: {value}\r\n"))
+            .collect();
         self.answer = format!(
             "HTTP/1.1 414 URI Too Long\r\ncontent-type: application/json\r\n\
-             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+             content-length: {}\r\n{security}connection: close\r\n\r\n{body}",
             body.len()
         )
         .into_bytes();
