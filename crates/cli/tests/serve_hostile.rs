@@ -21,71 +21,39 @@ mod common;
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{http_request, HttpResponse};
+use common::{http_request, HttpResponse, Served};
 
-/// A running `bitlens serve --bind 127.0.0.1:0 ARGS`, killed (by pid) when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
+/// A running `bitlens serve --bind 127.0.0.1:0 ARGS` with a static directory holding
+/// `index.html` and `www/app.js` ([`Served`], killed when dropped).
+struct Server(Served);
 
 impl Server {
-    /// Starts the server with a static directory holding `index.html` and `www/app.js`.
     fn start(args: &[&str]) -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("index.html"),
-            "<!doctype html><title>t</title><script type=module src=www/app.js></script>",
-        )
-        .unwrap();
-        std::fs::create_dir(dir.path().join("www")).unwrap();
-        std::fs::write(dir.path().join("www/app.js"), "export const x = 1;\n").unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_bitlens"))
-            .arg("serve")
-            .args(["--bind", "127.0.0.1:0", "--static-dir"])
-            .arg(dir.path())
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run bitlens serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("bitlens serving on http://127.0.0.1:")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("unexpected start-up line {line:?} for {args:?}")
-            });
-        Server {
-            child,
-            port,
-            _dir: dir,
-        }
+        Server(Served::start_with_files(
+            &[
+                (
+                    "index.html",
+                    "<!doctype html><title>t</title><script type=module src=www/app.js></script>",
+                ),
+                ("www/app.js", "export const x = 1;\n"),
+            ],
+            args,
+        ))
+    }
+
+    fn port(&self) -> u16 {
+        self.0.port
     }
 
     fn get(&self, path: &str, headers: &[(&str, &str)]) -> HttpResponse {
-        http_request(self.port, "GET", path, headers)
+        http_request(self.0.port, "GET", path, headers)
     }
 
     fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        SocketAddr::from(([127, 0, 0, 1], self.0.port))
     }
 }
 
@@ -186,7 +154,7 @@ fn stalled_readers_do_not_block_exports() {
     // --write-timeout of no progress, freeing their slots).
     let start = Instant::now();
     let (tx, rx) = std::sync::mpsc::channel();
-    let port = server.port;
+    let port = server.port();
     std::thread::spawn(move || {
         let mut len = 0u64;
         let r = common::http_get_streamed(
@@ -447,7 +415,7 @@ fn bad_cors_origins_are_refused_without_a_panic() {
 
 fn preflight(server: &Server, path: &str, origin: &str) -> HttpResponse {
     http_request(
-        server.port,
+        server.port(),
         "OPTIONS",
         path,
         &[
@@ -568,7 +536,7 @@ fn every_response_carries_the_security_headers() {
         ("POST", "/api/info", 405),
     ];
     for (method, path, status) in cases {
-        let r = http_request(server.port, method, path, &[]);
+        let r = http_request(server.port(), method, path, &[]);
         assert_eq!(r.status, status, "{method} {path}");
         assert_security_headers(&format!("{method} {path}"), &r);
     }

@@ -325,6 +325,15 @@ fn check(kind: ServerKind) {
     check_dump_diff(kind, seed, &nodes, &mut conns, &files, &reads, dbsize);
 }
 
+/// On Valkey 9.1.2 (a glibc build), at most one key of the nodes' files in this many may be
+/// `MEMORY USAGE` over its estimate by glibc's unsplit chunk remainders: one 16-byte
+/// remainder, or two (32 bytes) on a cluster node, whose loader frees and reuses far more
+/// than a standalone server's (`memory_bound::GLIBC_REMAINDER_KEYS`). The same seed's data
+/// gives other keys and counts from run to run (seed 12 three times: 15, 9, 13 keys), so it is
+/// the allocator's reuse, not the model: measured over 19 runs of 300 keys (seeds 5-25),
+/// 0-17 keys (at most 5.7%), 16 or 32 bytes each. The bound is 1 in 10 (30 of 300).
+const CLUSTER_GLIBC_REMAINDER_KEYS: usize = 10;
+
 /// `bitlens inspect n1 n2 n3` (`--json`): the union's keys are the sum of the nodes' DBSIZE
 /// and its memory the sum of the files' own reports; each FILES row is its node's (keys,
 /// memory, slots within the node's slot ranges); `--csv` of the union gives every key once,
@@ -458,7 +467,7 @@ fn check_inspect(
             // (A libc build's unsplit chunk remainders: counted, bounded below.)
             if kind.allocator() == bitlens_views::memory::Allocator::Libc
                 && bound == KeyBound::Exact
-                && (glibc_remainder(e, u) || u > e)
+                && (glibc_remainder(e, u) || u == e + 32)
             {
                 remainders.push(format!("{ks} ({enc}) {e} vs {u}"));
             } else {
@@ -471,18 +480,16 @@ fn check_inspect(
             est_sum += e;
         }
     }
-    // Valkey 9.1.2 (glibc) cluster nodes: keys whose MEMORY USAGE is over the estimate by
-    // whole 16-byte steps, in 0-5% of the keys by seed (16 of 300 at seed 9: intsets,
-    // listpacks, strings, 16 bytes each; an 80-byte intset 32 bytes over at seed 8), far more
-    // than a standalone server's glibc remainders (`memory_bound::GLIBC_REMAINDER_KEYS`) and
-    // not explained yet (issue 50, item 5, left open): printed, not bounded. Every key under
-    // its MEMORY USAGE fails, and every Redis node's key is held to its bound.
-    if !remainders.is_empty() {
-        eprintln!(
-            "{name} seed {seed}: {} keys over their estimate: {remainders:?}",
-            remainders.len()
-        );
-    }
+    let keys: usize = sizes.iter().sum::<i64>() as usize;
+    eprintln!(
+        "{name} seed {seed}: {} of {keys} keys over by glibc's chunk remainders: {remainders:?}",
+        remainders.len()
+    );
+    assert!(
+        remainders.len() <= keys.div_ceil(CLUSTER_GLIBC_REMAINDER_KEYS),
+        "{name} seed {seed}: {} of {keys} keys over by glibc's chunk remainders",
+        remainders.len()
+    );
     assert_eq!(
         est_sum, memory_sum,
         "{name} seed {seed}: CSV rows vs the files' reports"

@@ -154,7 +154,18 @@ pub struct Served {
 impl Served {
     /// Starts `bitlens serve --bind 127.0.0.1:0 ARGS` and waits for its start-up line.
     pub fn start(args: &[&str]) -> Served {
+        Served::start_with_files(&[], args)
+    }
+
+    /// As [`Served::start`], with `files` (path relative to the static directory, contents)
+    /// written into its `--static-dir` first.
+    pub fn start_with_files(files: &[(&str, &str)], args: &[&str]) -> Served {
         let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
         let stderr_path = dir.path().join("stderr");
         let mut child = Command::new(env!("CARGO_BIN_EXE_bitlens"))
             .arg("serve")
