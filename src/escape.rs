@@ -105,6 +105,65 @@ pub fn from_hex(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// The first characters of a CSV cell that make a spreadsheet (Excel, LibreOffice Calc,
+/// Google Sheets) read it as a formula: `=`, `+`, `-`, `@`, TAB and CR (OWASP's list for CSV
+/// injection).
+pub const CSV_FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// Whether a text cell needs the `'` guard: it starts with one of [`CSV_FORMULA_STARTS`], or
+/// with a run of `'` followed by one of them (so that taking one `'` off undoes the guard
+/// exactly, whatever the text).
+fn needs_formula_guard(text: &str) -> bool {
+    text.trim_start_matches('\'')
+        .starts_with(CSV_FORMULA_STARTS)
+}
+
+/// One text cell of a CSV file as written, the one function of the CLI's CSV writers
+/// (`bitlens inspect --csv`, `inspect --series --csv` and `bitlens export --format csv`):
+///
+/// - a cell a spreadsheet would run as a formula (see [`CSV_FORMULA_STARTS`]; also a run of
+///   `'` before such a character) gets a `'` in front and is always quoted, as OWASP advises:
+///   `=1+1` is written `"'=1+1"`;
+/// - otherwise it is quoted as RFC 4180 says when it holds `,`, `"`, CR or LF, and left bare
+///   else;
+/// - inside quotes a `"` is doubled.
+///
+/// The writer puts the result in the line as it is (no quoting of its own). Read back: after
+/// the CSV reader's unquoting, a cell that starts with `'` and, past its leading `'`s, with one
+/// of `= + - @` TAB CR had one `'` added: drop the first character (regex
+/// `^'(?='*[=+\-@\t\r])`). Only text cells go through here; numbers (a negative growth, a
+/// longitude) are written as they are.
+pub fn csv_text_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let guard = needs_formula_guard(text);
+    let quote = guard || text.contains([',', '"', '\r', '\n']);
+    if !quote {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    out.push('"');
+    if guard {
+        out.push('\'');
+    }
+    for c in text.chars() {
+        if c == '"' {
+            out.push('"');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    Cow::Owned(out)
+}
+
+/// The text a [`csv_text_cell`] stood for, from the cell as a CSV reader returns it (unquoted):
+/// the documented read-back (one `'` dropped before a formula start).
+pub fn csv_text_unguard(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if needs_formula_guard(rest) => rest,
+        _ => cell,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +195,50 @@ mod tests {
         assert_eq!(from_hex("62696e3a00ff").unwrap(), b"bin:\x00\xff");
         assert_eq!(from_hex("6"), None);
         assert_eq!(json_str("\u{9b}x"), "\"\\u009bx\"");
+    }
+    #[test]
+    fn csv_cells_never_start_a_formula_and_read_back_exactly() {
+        assert_eq!(csv_text_cell("user:1"), "user:1");
+        assert_eq!(csv_text_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_text_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_text_cell("=1+1"), "\"'=1+1\"");
+        assert_eq!(csv_text_cell("-1"), "\"'-1\"");
+        assert_eq!(csv_text_cell("@SUM(A1:A9)"), "\"'@SUM(A1:A9)\"");
+        assert_eq!(
+            csv_text_cell("=HYPERLINK(\"http://x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""
+        );
+        assert_eq!(csv_text_cell("\tx"), "\"'\tx\"");
+        assert_eq!(csv_text_cell("'=x"), "\"''=x\"");
+        assert_eq!(csv_text_cell("'plain"), "'plain");
+        assert_eq!(csv_text_cell("a=b"), "a=b");
+        for text in [
+            "=1+1",
+            "+1+1",
+            "-1+1",
+            "@SUM(A1:A9)",
+            "'=x",
+            "''-y",
+            "'plain",
+            "'",
+            "",
+            "-",
+            "\rx",
+            "a=b",
+            "=",
+            "x'",
+            " lead",
+            "\"q",
+            "a\nb",
+        ] {
+            let cell = csv_text_cell(text);
+            // What a CSV reader returns for the cell.
+            let read = match cell.strip_prefix('"') {
+                Some(q) => q.strip_suffix('"').unwrap().replace("\"\"", "\""),
+                None => cell.to_string(),
+            };
+            assert!(!read.starts_with(CSV_FORMULA_STARTS), "{text:?} -> {cell}");
+            assert_eq!(csv_text_unguard(&read), text, "{text:?} -> {cell}");
+        }
     }
 }

@@ -6,8 +6,10 @@
 //! - `parquet`: zstd (level 3), row groups of [`ROW_GROUP_ROWS`], the schema version in the
 //!   key-value metadata (and in the stored Arrow schema);
 //! - `arrow`: the Arrow IPC file format (Feather v2), the version in the schema metadata;
-//! - `csv`: a header line, then RFC 4180 rows as arrow-csv writes them (`key` in hex,
-//!   `expire_at` RFC 3339, null as an empty cell);
+//! - `csv`: a header line, then rows as arrow-csv writes them (`key` in hex, `expire_at`
+//!   RFC 3339, null as an empty cell), each text cell written by
+//!   [`bitlens::escape::csv_text_cell`] (RFC 4180 quoting; a cell a spreadsheet would run as
+//!   a formula, `=1+1`, guarded as `"'=1+1"`);
 //! - `jsonl`: one JSON object per row as arrow-json writes it (`key` in hex, null columns
 //!   left out).
 //!
@@ -120,9 +122,11 @@ impl Sink {
             Format::Arrow => Sink::Arrow(
                 arrow::ipc::writer::FileWriter::try_new(file, &schema()).map_err(|e| err(&e))?,
             ),
+            // Text cells arrive already written (csv_cells): the writer adds no quotes.
             Format::Csv => Sink::Csv(
                 arrow::csv::WriterBuilder::new()
                     .with_header(true)
+                    .with_quote_style(arrow::csv::QuoteStyle::Never)
                     .build(file),
             ),
             Format::Jsonl => Sink::Jsonl(arrow::json::LineDelimitedWriter::new(file)),
@@ -133,7 +137,7 @@ impl Sink {
         match self {
             Sink::Parquet(w) => w.write(b).map_err(|e| e.to_string()),
             Sink::Arrow(w) => w.write(b).map_err(|e| e.to_string()),
-            Sink::Csv(w) => w.write(b).map_err(|e| e.to_string()),
+            Sink::Csv(w) => w.write(&csv_cells(b)?).map_err(|e| e.to_string()),
             Sink::Jsonl(w) => w.write(b).map_err(|e| e.to_string()),
         }
     }
@@ -153,6 +157,33 @@ impl Sink {
         };
         file.sync_all().map_err(|e| e.to_string())
     }
+}
+
+/// `b` with every text (Utf8) column's cells as the CSV file holds them
+/// ([`bitlens::escape::csv_text_cell`], the one function of `inspect --csv` too: RFC 4180
+/// quoting, and a cell a spreadsheet would run as a formula guarded as `"'=1+1"`). The other
+/// columns need no quoting and are left to arrow-csv: numbers (a negative longitude stays
+/// `-122.4`), hex `key`, RFC 3339 `expire_at`, null as an empty cell.
+fn csv_cells(b: &RecordBatch) -> Result<RecordBatch, String> {
+    use arrow::array::{Array, ArrayRef, StringArray};
+    use arrow::datatypes::DataType;
+    let columns: Vec<ArrayRef> = b
+        .columns()
+        .iter()
+        .map(|c| -> ArrayRef {
+            match c.as_any().downcast_ref::<StringArray>() {
+                Some(text) if *c.data_type() == DataType::Utf8 => {
+                    let cells: StringArray = text
+                        .iter()
+                        .map(|v| v.map(bitlens::escape::csv_text_cell))
+                        .collect();
+                    std::sync::Arc::new(cells)
+                }
+                _ => c.clone(),
+            }
+        })
+        .collect();
+    RecordBatch::try_new(b.schema(), columns).map_err(|e| e.to_string())
 }
 
 /// A partition value as a directory name part: not empty, `.` or `..`, and without `/`,

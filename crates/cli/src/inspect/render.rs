@@ -763,26 +763,36 @@ pub fn csv_key(key: &[u8]) -> String {
     }
 }
 
-/// A CSV writer of rdbtools' memory report over `out`: RFC 4180 (the `csv` crate), a field
-/// quoted when it holds `,`, `"`, CR or LF, a `"` inside doubled, `\n` line ends.
+/// A CSV writer of rdbtools' memory report over `out`, `\n` line ends. It writes each field
+/// as given: text cells go through [`csv_text`] (RFC 4180 quoting and the formula guard, the
+/// one function `bitlens export --format csv` uses too), numbers as they are.
 pub fn csv_writer<W: std::io::Write>(out: W) -> csv::Writer<W> {
     csv::WriterBuilder::new()
         .has_headers(false)
+        .quote_style(csv::QuoteStyle::Never)
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(out)
 }
 
-/// Writes one CSV row as rdbtools writes its memory report: the key as [`csv_key`],
+/// A text cell of the CLI's CSV as written ([`escape::csv_text_cell`]): quoted as RFC 4180
+/// says, and a cell a spreadsheet would run as a formula (`=1+1`, `-1+1`, `@SUM(…)`) guarded
+/// with a `'` and quoted (`"'=1+1"`). See the README's `--csv` notes for reading it back.
+pub fn csv_text(text: &str) -> String {
+    escape::csv_text_cell(text).into_owned()
+}
+
+/// Writes one CSV row as rdbtools writes its memory report: the key as [`csv_key`] (then
+/// [`csv_text`], as the other text cells),
 /// `size_in_bytes` the memory estimate (empty when not modelled), `num_elements` 1 for
 /// strings, `expiry` ISO 8601 UTC with milliseconds, empty without one.
 pub fn write_csv_row<W: std::io::Write>(w: &mut csv::Writer<W>, r: &KeyRow) -> csv::Result<()> {
     let n = if r.type_name == "string" { 1 } else { r.len };
     w.write_record([
         r.db.to_string(),
-        r.type_name.clone(),
-        csv_key(&r.key),
+        csv_text(&r.type_name),
+        csv_text(&csv_key(&r.key)),
         r.memory.map_or(String::new(), |m| m.to_string()),
-        r.encoding.to_string(),
+        csv_text(r.encoding),
         n.to_string(),
         r.largest.to_string(),
         r.expire_at_ms.map_or(String::new(), iso8601),

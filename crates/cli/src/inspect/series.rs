@@ -278,7 +278,9 @@ impl Series {
 
     /// CSV: `database,pattern`, then `keys_i,memory_i` (i from 1) per file in the series' order (the
     /// files' paths and ctimes are the JSON's and the text's), then `keys_growth,memory_growth`;
-    /// patterns as the rdbtools-style key cell ([`super::render::csv_key`]).
+    /// patterns as the rdbtools-style key cell ([`super::render::csv_key`], then
+    /// [`super::render::csv_text`]: a pattern such as `-*` is guarded as `"'-*"`); the growth
+    /// columns are numbers, a negative one written as it is.
     pub fn to_csv(&self) -> csv::Result<Vec<u8>> {
         let mut w = super::render::csv_writer(Vec::new());
         let mut header = vec!["database".to_string(), "pattern".to_string()];
@@ -290,7 +292,10 @@ impl Series {
         header.push("memory_growth".into());
         w.write_record(&header)?;
         for r in &self.rows {
-            let mut rec = vec![r.db.to_string(), super::render::csv_key(&r.pattern)];
+            let mut rec = vec![
+                r.db.to_string(),
+                super::render::csv_text(&super::render::csv_key(&r.pattern)),
+            ];
             for (k, m) in r.keys.iter().zip(&r.memory) {
                 rec.push(k.to_string());
                 rec.push(m.to_string());
