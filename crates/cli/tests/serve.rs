@@ -405,7 +405,7 @@ fn every_error_has_a_json_body_naming_the_component() {
         ("GET", "/api/keys?match=ab%2", 400, "request"),
         ("GET", "/api/info?x=1", 400, "request"),
         ("GET", "/api/keys?x=1", 400, "request"),
-        ("POST", "/api/snapshot", 405, "request"),
+        ("PUT", "/api/snapshot", 405, "request"),
         ("DELETE", "/api/keys", 405, "request"),
     ];
     for (method, path, status, component) in cases {
@@ -425,7 +425,7 @@ fn every_error_has_a_json_body_naming_the_component() {
         r.json()["error"],
         "unknown parameter \"x\": this endpoint takes no parameters"
     );
-    let r = http_request(served.port, "POST", "/api/snapshot", &[]);
+    let r = http_request(served.port, "POST", "/api/keys", &[]);
     assert_eq!(r.header("allow"), Some("GET, HEAD"));
 }
 

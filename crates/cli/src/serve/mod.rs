@@ -9,6 +9,10 @@
 //!   the walk; keys that vanish between SCAN and DUMP are left out. If the export fails midway
 //!   (Redis gone, a limit hit) the HTTP body is aborted, never ended cleanly, so a client cannot
 //!   mistake a truncated file for a complete one.
+//! - `POST /api/snapshot` with the same parameters as an `application/x-www-form-urlencoded`
+//!   body (at most [`POST_BODY_LIMIT`] bytes): the same answer, for requests a URL cannot
+//!   carry (a key name over about 21 KB, percent-encoded, passes the 65,534-byte request
+//!   target the HTTP layer holds; the panel opens every key so).
 //! - `GET /api/keys?match=P[&db=N]`: JSON `[{"key","type","bytes","ttlMs"}]`, sorted by key, of
 //!   one database: `db=N`, else the one the `--redis` URL or `--db` names, else 0. Paged with
 //!   `cursor=0[&count=N]` (N from 1 to 10,000, default 1,000, a hint as SCAN's COUNT):
@@ -46,6 +50,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{RawQuery, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
@@ -534,7 +540,12 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
     // The API's own 405 answer is set before the token and CORS layers, so that they wrap it:
     // a CORS preflight (OPTIONS) is answered by the CORS layer instead of reaching it.
     let mut api = Router::new()
-        .route("/api/snapshot", get(snapshot))
+        .route(
+            "/api/snapshot",
+            get(snapshot)
+                .post(snapshot_post)
+                .layer(DefaultBodyLimit::max(POST_BODY_LIMIT)),
+        )
         .route("/api/keys", get(keys))
         .route("/api/info", get(info))
         .method_not_allowed_fallback(method_not_allowed)
@@ -555,8 +566,8 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
         api = api.layer(
             CorsLayer::new()
                 .allow_origin(AllowOrigin::list(origins))
-                .allow_methods([Method::GET, Method::HEAD])
-                .allow_headers([header::AUTHORIZATION])
+                .allow_methods([Method::GET, Method::HEAD, Method::POST])
+                .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
                 .max_age(Duration::from_secs(600)),
         );
     }
@@ -584,31 +595,57 @@ fn build_router(app: Shared, args: &ServeArgs, root: &Path) -> Result<Router, St
     Ok(router)
 }
 
+/// Characters of a path or pattern an error message shows: a longer one is cut (with its
+/// length), so that an answer never echoes a whole 60 KB request back.
+const SHOWN_MAX: usize = 200;
+
+/// `text` for an error message: whole up to [`SHOWN_MAX`] characters, else its start, `…`
+/// and its length in bytes.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_MAX) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}… ({} bytes)", &text[..at], text.len()),
+    }
+}
+
 /// Any path the server does not have: 404 with a JSON error.
 async fn not_found(axum::extract::OriginalUri(uri): axum::extract::OriginalUri) -> Response {
     api_error(
         StatusCode::NOT_FOUND,
         &format!(
             "no such path: {} (the API is /api/snapshot, /api/keys, /api/info)",
-            uri.path()
+            shown(uri.path())
         ),
     )
 }
 
-/// A method other than GET (or HEAD) on a known path: 405 with a JSON error.
+/// A method a known path does not answer: 405 with a JSON error (`/api/snapshot` takes POST
+/// too, the others GET and HEAD).
 async fn method_not_allowed(
     method: Method,
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
 ) -> Response {
+    let snapshot = uri.path() == "/api/snapshot";
     let mut r = api_error(
         StatusCode::METHOD_NOT_ALLOWED,
         &format!(
-            "method {method} is not allowed on {}: the API answers GET (and HEAD) only",
-            uri.path()
+            "method {method} is not allowed on {}: {}",
+            shown(uri.path()),
+            if snapshot {
+                "it answers GET (and HEAD) and POST"
+            } else {
+                "the API answers GET (and HEAD) only"
+            }
         ),
     );
-    r.headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    r.headers_mut().insert(
+        header::ALLOW,
+        HeaderValue::from_static(if snapshot {
+            "GET, HEAD, POST"
+        } else {
+            "GET, HEAD"
+        }),
+    );
     r
 }
 
@@ -779,7 +816,7 @@ fn request_params(
                     Json(json!({
                         "error": format!(
                             "pattern {:?} is not in the export allow-list",
-                            String::from_utf8_lossy(bad)
+                            shown(&String::from_utf8_lossy(bad))
                         ),
                         "component": "allow-list",
                         "refused": names,
@@ -843,8 +880,68 @@ fn demo_patterns(patterns: Vec<Vec<u8>>, db: Option<u64>) -> Vec<Vec<u8>> {
     }
 }
 
+/// Most bytes of a `POST /api/snapshot` body: 16 MiB, a key name of 5 MiB percent-encoded
+/// byte by byte (Redis' own limit is 512 MB, but a name that long is not a panel's).
+pub const POST_BODY_LIMIT: usize = 16 << 20;
+
+/// `POST /api/snapshot`: the parameters of [`snapshot`] as an
+/// `application/x-www-form-urlencoded` body, for a request no URL can carry (a long key name).
+/// Another content type is a 415, a body over [`POST_BODY_LIMIT`] a 413, both JSON.
+async fn snapshot_post(
+    State(app): State<Shared>,
+    RawQuery(q): RawQuery,
+    headers: axum::http::HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            v.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    if !form {
+        return api_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "POST /api/snapshot takes its parameters as an application/x-www-form-urlencoded body (match=P&db=N)",
+        );
+    }
+    if q.as_deref().is_some_and(|q| !q.is_empty()) {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            "POST /api/snapshot takes its parameters in the body, not the URL",
+        );
+    }
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => {
+            let status = e.status();
+            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                format!("the request body is over {POST_BODY_LIMIT} bytes, the most POST /api/snapshot takes")
+            } else {
+                format!("cannot read the request body: {}", e.body_text())
+            };
+            return api_error(status, &message);
+        }
+    };
+    // Percent-encoded, a form body is ASCII: anything else is not one.
+    let Ok(params) = std::str::from_utf8(&body) else {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            "the request body is not application/x-www-form-urlencoded (bytes that are not ASCII: percent-encode them)",
+        );
+    };
+    snapshot_answer(app, Some(params)).await
+}
+
 async fn snapshot(State(app): State<Shared>, RawQuery(q): RawQuery) -> Response {
-    let (patterns, db) = match request_params(&app, q.as_deref(), &["db"])
+    snapshot_answer(app, q.as_deref()).await
+}
+
+/// The answer of `/api/snapshot` to the parameters `q` (a query string, or a POST's form body).
+async fn snapshot_answer(app: Shared, q: Option<&str>) -> Response {
+    let (patterns, db) = match request_params(&app, q, &["db"])
         .and_then(|(p, others)| Ok((p, db_request(&others)?)))
     {
         Ok(p) => p,
