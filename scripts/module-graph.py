@@ -175,6 +175,9 @@ LAYERS = {
     "bitlens-python": 4,
     "bitlens-difftest": 4,
     "bitlens-bench": 4,
+    # The seed of every randomized test (a dev-dependency of the crates above; no bitlens
+    # crate below it).
+    "bitlens-testseed": 0,
 }
 
 
