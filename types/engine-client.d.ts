@@ -61,6 +61,12 @@ export interface ClientLoadUrlOptions extends LoadRdbOptions, DecodeWorkerOption
   db?: number;
   /** Sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`). */
   token?: string;
+  /**
+   * A form body (`match=P&db=N`, snapshot.js `snapshotForm`): the request is then a `POST` of it
+   * to `url` (`bitlens serve` answers `POST /api/snapshot` as the GET), for a request no URL can
+   * carry (a key name over about 21 KB).
+   */
+  body?: string;
   /** Aborting rejects with a `DOMException` named `AbortError` and resets the engine (empty). */
   signal?: AbortSignal;
   /**

@@ -4,7 +4,9 @@
 // A card that fails shows the error and the failed command; the other cards are unaffected.
 
 import { attachTooltip } from './tooltip.js';
-import { chartStyle, cliLine, el, fill, formatPercent, lastDays, onResize } from './util.js';
+import {
+  chartStyle, cliLine, displayName, el, fill, formatPercent, lastDays, nameLabel, onResize, shortName,
+} from './util.js';
 
 /** Scratch key the active-users card passes to BITOP OR (removed again right after). */
 export const SCRATCH_7D = 'bitlens:tmp:active:7d';
@@ -97,7 +99,9 @@ export async function computeActive(eng, settings, date, t) {
 /**
  * Nearby shops: GEOSEARCH key FROMLONLAT lon lat (or FROMMEMBER name when `q.member` is set)
  * BYRADIUS r unit ASC WITHDIST WITHCOORD.
- * Returns {argv, key, results: [{member, dist, lon, lat}], map} (nearest first); `map(first,
+ * Returns {argv, key, results: [{member, raw, dist, lon, lat}], map} (nearest first; `member`
+ * the name as text, invalid UTF-8 as U+FFFD, `raw` its bytes, which the card shows escaped as
+ * the key browser shows names: util.js displayName); `map(first,
  * count, title, width, style)` draws the search as a `width`-pixel square SVG chart object
  * (`nearbyChart` of the page's chart module, from the results: no engine; `style` its colours and
  * words, util.js chartStyle), with `result(row)` the index in `results` of its point `row`.
@@ -106,12 +110,12 @@ export async function computeNearby(eng, settings, q, nearbyChart) {
   const key = fill(settings.geoKey, { type: q.type });
   const from = q.member ? ['FROMMEMBER', q.member] : ['FROMLONLAT', String(q.lon), String(q.lat)];
   const argv = ['GEOSEARCH', key, ...from, 'BYRADIUS', String(q.radius), q.unit, 'ASC', 'WITHDIST', 'WITHCOORD'];
-  const results = await run(argv, async () => {
-    if (!q.member) return eng.call('geosearch', key, q.lon, q.lat, q.radius, q.unit);
-    return (await eng.command(argv)).map(([member, dist, [lon, lat]]) => ({
-      member, dist: Number(dist), lon: Number(lon), lat: Number(lat),
-    }));
-  });
+  // commandRaw: bulk strings as bytes, so that a member's name is its bytes (two names that
+  // are not UTF-8 stay apart; the text form would make both U+FFFD).
+  const text = new TextDecoder();
+  const results = await run(argv, async () => (await eng.call('commandRaw', argv)).map(([member, dist, [lon, lat]]) => ({
+    member: text.decode(member), raw: member, dist: Number(text.decode(dist)), lon: Number(text.decode(lon)), lat: Number(text.decode(lat)),
+  })));
   // The map of the search (plotters, SVG): the radius circle, the centre, every result,
   // the shown page emphasised. FROMMEMBER searches are centred on the member (distance 0).
   const metres = Number(q.radius) * ({ m: 1, km: 1000, mi: 1609.344, ft: 0.3048 }[q.unit] || 1);
@@ -198,13 +202,22 @@ function commandBlock(id, commands, t, fold = false) {
   return el('details', { class: 'cmd-fold' }, el('summary', {}, summary, ' ', el('span', { class: 'muted' }, t.keysCount(keys))), pre);
 }
 
+/**
+ * A GEO member's name as the panel shows names (the key browser's escaping, util.js
+ * displayName: redis-cli's quoting, so no control, newline or bidi character takes effect and
+ * two names that are not UTF-8 differ): from its bytes when known.
+ */
+function memberName(s) {
+  return displayName(s.raw ?? s.member);
+}
+
 /** The error box of a card: message and the command that failed. */
 export function errorBox(id, err, t, title = t.failed) {
   return el(
     'div',
     { class: 'error', role: 'alert', 'data-testid': `${id}-error` },
     el('strong', {}, title + ': '),
-    el('span', { class: 'error-text', 'data-testid': `${id}-error-text` }, err && err.message ? err.message : String(err)),
+    el('span', { class: 'error-text', 'data-testid': `${id}-error-text` }, shortName(err && err.message ? err.message : String(err), 600)),
     err && err.argv ? el('pre', { class: 'cmd', 'data-testid': `${id}-error-cmd` }, cliLine(err.argv)) : null,
   );
 }
@@ -220,7 +233,7 @@ export async function drawMetricCard(body, id, compute, fmt, t) {
   }
   body.replaceChildren();
   for (const k of result.missing) {
-    body.append(el('p', { class: 'warn', 'data-testid': `${id}-missing` }, t.missingKey(k)));
+    body.append(el('p', { class: 'warn', 'data-testid': `${id}-missing` }, t.missingKey(shortName(k))));
   }
   const list = el('div', { class: 'metrics' });
   for (const r of result.rows) {
@@ -269,7 +282,8 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
         'li',
         { 'data-testid': 'nearby-row', 'data-member': s.member, 'data-dist': s.dist.toFixed(4) },
         el('span', { class: 'dist' }, `${s.dist.toFixed(4)} ${q.unit}`),
-        el('span', { class: 'member' }, s.member),
+        // Escaped as the key browser shows names, and shortened when long.
+        nameLabel(memberName(s), { class: 'member' }),
       ),
     );
   }
@@ -303,7 +317,7 @@ export function drawNearbyResults(body, result, q, page, goto, fmt, t) {
       tip.update(chart, (row) => {
         const i = chart.result(row);
         const s = result.results[i];
-        return `${i + 1}. ${km.format(s.dist)} ${q.unit}${t.tipJoin}${s.member}`;
+        return `${i + 1}. ${km.format(s.dist)} ${q.unit}${t.tipJoin}${shortName(memberName(s))}`;
       }, 'xy');
       return true;
     };

@@ -17,7 +17,9 @@
 // Every number is the reply of the command printed next to it, asked of the panel's engine.
 
 import { USER_DEFAULTS } from './userstory.js';
-import { cliLine, el, fill, isoDate, ymd } from './util.js';
+import {
+  cliLine, el, fill, isoDate, nameLabel, nameTitle, shortLine, shortName, ymd,
+} from './util.js';
 
 /** The cards of this module, in `cards=` names. */
 export const CROWD_CARDS = ['crowds', 'offsets'];
@@ -52,9 +54,9 @@ function breakable(name) {
   return String(name).split(/(?<=:)/).flatMap((part, i) => (i ? [el('wbr'), part] : [part]));
 }
 
-/** `cmd → reply` as redis-cli prints an integer reply. */
+/** `cmd → reply` as redis-cli prints an integer reply (a long key name shortened: shortLine). */
 function proof(argv, reply) {
-  return `${cliLine(argv)} → (integer) ${reply}`;
+  return `${shortLine(argv)} → (integer) ${reply}`;
 }
 
 const STYLE = `
@@ -185,15 +187,15 @@ export function crowdViews(panel) {
     out.push(el('h3', { class: 'cr-h' }, t.crSizes),
       el('ul', { class: 'cr-list', 'data-testid': 'crowds-sizes' }, sizes.map((x) => el('li', {
         'data-key': x.key, 'data-type': x.type, 'data-value': x.value,
-      }, el('code', {}, x.key), x.type === 'set' ? ` (${t.crSet})` : '', `${t.usColon}`,
+      }, nameLabel(x.key, {}, 'code'), x.type === 'set' ? ` (${t.crSet})` : '', `${t.usColon}`,
       el('strong', {}, fmt(x.value)), ' · ', el('code', { class: 'muted' }, proof(x.argv, x.value)),
       el('span', { class: 'cr-bar', 'aria-hidden': 'true', style: `width:${Math.max(0.5, (x.value / max) * 100).toFixed(2)}%` })))));
     if (all > keys.length) out.push(el('p', { class: 'note', 'data-testid': 'crowds-limit' }, t.crLimit(fmt(keys.length), fmt(all))));
-    if (other.length) out.push(el('p', { class: 'note', 'data-testid': 'crowds-other' }, t.crOther(other.map((k) => `${k.key} (${k.type})`).join(', '))));
+    if (other.length) out.push(el('p', { class: 'note', 'data-testid': 'crowds-other' }, t.crOther(other.map((k) => `${shortName(k.key)} (${k.type})`).join(', '))));
     // Set crowds (integer user ids) count like bitmaps in BITLENS.TAGOVERLAP / TAGREACH.
     if (sets.length) {
       out.push(el('p', { class: 'note', 'data-testid': 'crowds-sets-note' },
-        ...t.crSetsNote(el('code', {}, sets.map((k) => k.key).join(', ')))));
+        ...t.crSetsNote(el('code', {}, sets.map((k) => shortName(k.key)).join(', ')))));
     }
     const crowdKeys = [...bitmaps, ...sets];
     if (!crowdKeys.length) return out;
@@ -221,7 +223,7 @@ export function crowdViews(panel) {
           const size = m[i][i];
           const share = size ? reach[i] / size : 0;
           return el('tr', { 'data-key': n, 'data-value': reach[i] },
-            el('td', {}, el('code', {}, breakable(n))), el('td', {}, fmt(reach[i])),
+            el('td', { title: n.length > 64 ? nameTitle(n) : null }, el('code', {}, breakable(shortName(n)))), el('td', {}, fmt(reach[i])),
             el('td', {}, new Intl.NumberFormat(t.locale, { style: 'percent', maximumFractionDigits: 1 }).format(share)));
         }))),
       el('pre', { class: 'cmd', 'data-testid': 'crowds-reach-cmd' }, cliLine(reachArgv)));
@@ -237,12 +239,12 @@ export function crowdViews(panel) {
   function matrixTable(names, m, testid, fmt, titles = null) {
     return el('div', { class: 'cr-scroll', 'data-testid': `${testid}-box` },
       el('table', { class: 'cr-matrix', 'data-testid': testid },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), names.map((n, j) => el('th', { scope: 'col', title: n }, `${j + 1}`)))),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, ''), names.map((n, j) => el('th', { scope: 'col', title: nameTitle(n) }, `${j + 1}`)))),
         el('tbody', {}, m.map((row, i) => el('tr', {},
-          el('th', { scope: 'row', title: names[i] }, `${i + 1}. `, breakable(names[i])),
+          el('th', { scope: 'row', title: nameTitle(names[i]) }, `${i + 1}. `, breakable(shortName(names[i]))),
           row.map((v, j) => el('td', {
             'data-i': i, 'data-j': j, 'data-value': v, 'data-diag': i === j ? '' : null,
-            title: titles ? `${titles[i][j]} → (integer) ${v}` : `${names[i]} ∩ ${names[j]}: ${fmt(v)}`,
+            title: titles ? `${titles[i][j]} → (integer) ${v}` : `${shortName(names[i])} ∩ ${shortName(names[j])}: ${fmt(v)}`,
             style: heat(v, Math.min(m[i][i], m[j][j]), i === j),
           }, fmt(v))))))));
   }
@@ -276,7 +278,7 @@ export function crowdViews(panel) {
       const processed = await run(procArgv);
       const first = await run(firstArgv);
       const part = el('section', { class: 'cr-part', 'data-testid': 'offsets-partition', 'data-key': key });
-      part.append(el('h3', {}, el('code', {}, key)),
+      part.append(el('h3', {}, nameLabel(key, {}, 'code')),
         el('p', { class: 'cr-note muted' }, t.ofWindow(fmt(0), fmt(Math.max(0, size - 1))), ' ', el('code', {}, proof(lenArgv, bytes))));
       const fact = (testid, label, argv, v) => el('span', {}, `${label}${t.usColon}`,
         el('strong', { 'data-testid': testid, 'data-value': v }, fmt(v)), ' ', el('code', { class: 'muted' }, proof(argv, v)));
@@ -291,7 +293,7 @@ export function crowdViews(panel) {
         part.append(el('p', { class: 'cr-note' }, t.ofGaps(gaps.length > GAP_LIMIT ? `${fmt(GAP_LIMIT)}+` : fmt(gaps.length), fmt(missing))),
           el('div', {
             class: 'cr-strip', 'data-testid': 'offsets-strip', role: 'img',
-            'aria-label': t.ofStrip(key, fmt(shown.length)),
+            'aria-label': t.ofStrip(shortName(key), fmt(shown.length)),
           }, shown.map(([a, b]) => el('span', {
             'data-first': a, 'data-last': b, title: `${fmt(a)} … ${fmt(b)}`,
             style: `left:${((a / size) * 100).toFixed(4)}%;width:${(((b - a + 1) / size) * 100).toFixed(4)}%`,

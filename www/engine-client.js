@@ -119,7 +119,7 @@ class EngineClient {
   }
 
   async loadUrl(url, opts = {}) {
-    return this._t.loadUrl(absoluteUrl(url), opts, engineOptions(opts, [...LOAD_OPTIONS, 'token', 'maxBytes', 'decodeWorkers']));
+    return this._t.loadUrl(absoluteUrl(url), opts, engineOptions(opts, [...LOAD_OPTIONS, 'token', 'maxBytes', 'decodeWorkers', 'body']));
   }
 
   async loadDump(key, bytes, opts = {}) {
@@ -537,6 +537,12 @@ class LocalTransport {
       n = this._live(engine)[method](method === 'loadRdb' ? bytes[0] : bytes, opts.db, engineOpts);
     } catch (e) {
       this._aborted(signal);
+      // Out of memory (the engine's abort, "unreachable"): said so, as the worker says it.
+      const { isMemoryFailure, memoryError } = await import('./snapshot.js');
+      if (isMemoryFailure(e)) {
+        const names = sources.map((x) => (isBlob(x) && x.name ? String(x.name) : null)).filter(Boolean);
+        throw memoryError(`loading ${names.length ? names.join(', ') : 'the snapshot'}`, e);
+      }
       throw e;
     }
     this._aborted(signal);
@@ -549,7 +555,7 @@ class LocalTransport {
     checkSignal(opts.signal);
     const { fetchSnapshot } = await import('./snapshot.js');
     const onProgress = opts.onProgress || (() => {});
-    const bytes = await fetchSnapshot(url, (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token, opts.maxBytes);
+    const bytes = await fetchSnapshot(url, (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token, opts.maxBytes, opts.body);
     const { snapshotInfo } = await import('../pkg/bitlens.js');
     const writer = snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null;
     const decode = { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') };

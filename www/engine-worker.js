@@ -24,7 +24,7 @@
 
 import init, { Engine, RdbStream, profiles, snapshotInfo } from '../pkg/bitlens.js';
 import { DecodePool, OffloadedLoad } from './decode-pool.js';
-import { memoryError, streamSnapshot } from './snapshot.js';
+import { isMemoryFailure, memoryError, shownUrl, streamSnapshot } from './snapshot.js';
 
 /** Epoch milliseconds on this worker's clock (the page converts them to its own timeline). */
 const now = () => performance.timeOrigin + performance.now();
@@ -122,7 +122,8 @@ function transferables(value, out = new Set(), depth = 0) {
  * writer} (writer: snapshotInfo's of the file's first 64 KiB).
  */
 async function loadUrl(engine, url, db, opts = {}, progressId) {
-  const { token, onProgress, maxBytes, decodeWorkers, ...rest } = opts;
+  const { token, onProgress, maxBytes, decodeWorkers, body, ...rest } = opts;
+  const what = `loading ${shownUrl(url)}`;
   // At most one message per MiB (and the last one): the page redraws its progress bar for each.
   const post = (phase) => {
     let shown = -Infinity;
@@ -146,8 +147,11 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   let received;
   // Where the time goes (epoch ms; decodeMs: time spent decoding, overlapped or not).
   const timing = { request: now(), firstByte: null, lastByte: null, decodeEnd: null, decodeMs: 0 };
+  let size = null;
+  const facts = () => ({ at: decoded, size });
   try {
     received = await streamSnapshot(String(url), async (chunk, total) => {
+      size = total;
       if (timing.firstByte === null) {
         timing.firstByte = now();
         // The Content-Length bounds the RESIZEDB hint that sizes the keyspace once.
@@ -160,15 +164,15 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
       }
       const t = performance.now();
       if (offload) {
-        decoded = (await memoryGuard(`decoding ${String(url)}`, () => offload.push(chunk)))[0];
+        decoded = (await memoryGuard(what, () => offload.push(chunk), facts))[0];
       } else {
-        decoded = memoryGuard(`decoding ${String(url)}`, () => stream.push(chunk))[0];
+        decoded = memoryGuard(what, () => stream.push(chunk), facts)[0];
       }
       timing.decodeMs += performance.now() - t;
-    }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes);
+    }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes, body);
     timing.lastByte = now();
     if (offload) {
-      await memoryGuard(`decoding ${String(url)}`, () => offload.settle());
+      await memoryGuard(what, () => offload.settle(), facts);
       decoded = stream.progress()[0];
     }
   } catch (e) {
@@ -183,7 +187,7 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   }
   // (Consumes the stream, also when it throws.)
   const t = performance.now();
-  const keys = memoryGuard(`decoding ${received} bytes`, () => engine.loadRdbStream(stream));
+  const keys = memoryGuard(what, () => engine.loadRdbStream(stream), () => ({ at: received, size: received }));
   timing.decodeMs += performance.now() - t;
   timing.decodeEnd = now();
   timing.wasmMemoryBytes = wasmMemory ? wasmMemory.buffer.byteLength : null;
@@ -209,18 +213,22 @@ async function loadBlob(engine, blob, db, opts, workers) {
     shown = done;
     onProgress(done, total);
   };
-  const what = `decoding ${blob.name ? String(blob.name) : 'the file'}`;
+  const what = `loading ${blob.name ? String(blob.name) : 'the file'}`;
+  let decodedAt = 0;
+  const facts = () => ({ at: decodedAt, size: total });
   try {
     for (let at = 0; at < total; at += BLOB_PIECE) {
       const piece = await readPiece(blob, at, Math.min(total, at + BLOB_PIECE));
-      report((await memoryGuard(what, () => offload.push(piece)))[0]);
+      const done = (await memoryGuard(what, () => offload.push(piece), facts))[0];
+      decodedAt = done;
+      report(done);
     }
-    await memoryGuard(what, () => offload.settle());
+    await memoryGuard(what, () => offload.settle(), facts);
   } catch (e) {
     stream.free();
     throw e;
   }
-  const keys = memoryGuard(what, () => engine.loadRdbStream(stream));
+  const keys = memoryGuard(what, () => engine.loadRdbStream(stream), () => ({ at: total, size: total }));
   report(total);
   return keys;
 }
@@ -247,14 +255,15 @@ const BLOB_PIECE = 8 * 1024 * 1024;
 const HEAD_BYTES = 64 * 1024;
 
 /**
- * `run()`, with a failure to get memory said in plain words: the wasm memory could not grow
- * (it stops at 4 GiB), so the engine aborts ("unreachable") or the allocation throws; this
- * worker's engine is then unusable and is dropped. A `run` returning a promise gets a promise
- * rejecting the same way.
+ * `run()`, with a failure to get memory said in plain words (snapshot.js memoryError): the
+ * wasm memory could not grow (it stops at 4 GiB), so the engine aborts ("unreachable") or the
+ * allocation throws; this worker's engine is then unusable and is dropped. `facts()` says how
+ * far the input had got (`{at, size}`); the engine's memory size is added. A `run` returning
+ * a promise gets a promise rejecting the same way.
  */
-function memoryGuard(what, run) {
+function memoryGuard(what, run, facts = () => ({})) {
   const rethrow = (e) => {
-    throw isMemoryFailure(e) ? memoryError(what, e) : e;
+    throw isMemoryFailure(e) ? memoryError(what, e, { ...facts(), memory: memoryBytes() }) : e;
   };
   try {
     const value = run();
@@ -264,12 +273,37 @@ function memoryGuard(what, run) {
   }
 }
 
-/** Whether `e` is a failure to get memory (wasm memory growth, an ArrayBuffer allocation). */
-function isMemoryFailure(e) {
-  const msg = String(e && e.message);
-  return (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError && /unreachable|memory/i.test(msg))
-    || (e instanceof RangeError && /memory|allocation|buffer/i.test(msg));
+/** Bytes of the engine's wasm memory now (null before it is instantiated). */
+function memoryBytes() {
+  try {
+    return wasmMemory ? wasmMemory.buffer.byteLength : null;
+  } catch {
+    return null;
+  }
 }
+
+/**
+ * What a call was doing when it ran out of memory: `loading NAME` for a load (the files'
+ * names, or the key of a DUMP), else `running METHOD` (the Engine method).
+ */
+function memoryWhat(method, args) {
+  const src = args && args[0];
+  if (/^load/.test(method)) {
+    const name = (x) => (typeof Blob !== 'undefined' && x instanceof Blob && x.name ? String(x.name)
+      : ArrayBuffer.isView(x) ? `${x.byteLength.toLocaleString('en-US')} bytes` : null);
+    const names = Array.isArray(src) ? src.map(name).filter(Boolean) : [name(src)].filter(Boolean);
+    if (method === 'loadDump' || method === 'loadString') {
+      const key = ArrayBuffer.isView(src) ? new TextDecoder().decode(src) : String(src);
+      return `loading key ${JSON.stringify(key.slice(0, 200))}`;
+    }
+    return `loading ${names.length ? names.join(', ') : 'the snapshot'}`;
+  }
+  return `running ${method}`;
+}
+
+/** The input bytes the load under way had decoded, as its onProgress last said: {at, size}. */
+let progressAt = {};
+
 
 /** The wasm module's functions callable by name like Engine methods (they hold no data). */
 const MODULE_FUNCTIONS = { profiles, snapshotInfo };
@@ -302,9 +336,12 @@ function run(engine, method, args, progressId) {
     // argument of every load method).
     const opts = { ...(args[args.length - 1] || {}) };
     // (loadRdbs adds the file's index: [done, total, phase, decoded, file].)
-    opts.onProgress = (done, total, file) => self.postMessage({
-      id: progressId, progress: file === undefined ? [done, total] : [done, total, 'decode', null, file],
-    });
+    opts.onProgress = (done, total, file) => {
+      progressAt = { at: done, size: total };
+      self.postMessage({
+        id: progressId, progress: file === undefined ? [done, total] : [done, total, 'decode', null, file],
+      });
+    };
     args = [...args.slice(0, -1), opts];
   }
   if (method === 'loadRdb' && typeof Blob !== 'undefined' && args[0] instanceof Blob) {
@@ -345,6 +382,7 @@ self.onmessage = async (event) => {
     return;
   }
   const { id, method, args, progress } = msg;
+  progressAt = {};
   try {
     if (!ready) throw new Error('bitlens engine worker: not initialised');
     await ready;
@@ -360,6 +398,11 @@ self.onmessage = async (event) => {
       : await run(target, method, args || [], progress ? id : undefined);
     self.postMessage({ id, ok: true, value }, [...transferables(value)]);
   } catch (e) {
-    self.postMessage({ id, ok: false, error: errorInfo(e) });
+    // Any call that ran out of memory (a file loaded by the engine's own reader, a big report)
+    // says so, and how far it got, instead of the engine's bare "unreachable".
+    const err = isMemoryFailure(e) && !(e && e.kind === 'memory')
+      ? memoryError(memoryWhat(method, args), e, { ...progressAt, memory: memoryBytes() })
+      : e;
+    self.postMessage({ id, ok: false, error: errorInfo(err) });
   }
 };

@@ -115,6 +115,10 @@ const LABELS = {
     kbValues: (n, total) => `First ${n} of ${total}`,
     kbMember: 'Member', kbScore: 'Score', kbIndex: 'Index', kbElement: 'Element', kbField: 'Field', kbValue: 'Value',
     kbClose: 'Close key detail',
+    // A long name shown shortened (util.js wholeName): all of it on demand.
+    nameWhole: (n) => `whole name (${n} characters)`,
+    nameCopy: 'copy name',
+    nameCopied: 'copied',
     kbGone: 'This key is no longer in the snapshot.',
     kbBits: 'Bits', kbBitcount: 'Set bits (BITCOUNT)', kbDensity: 'Density',
     kbDensityStrip: 'Set-bit density along the bitmap',
@@ -406,6 +410,10 @@ const LABELS = {
     kbValues: (n, total) => `前 ${n} 个，共 ${total} 个`,
     kbMember: '成员', kbScore: '分值', kbIndex: '序号', kbElement: '元素', kbField: '字段', kbValue: '值',
     kbClose: '关闭键详情',
+    // 过长的名称缩短显示（util.js wholeName）：按需查看全名
+    nameWhole: (n) => `完整名称（${n} 个字符）`,
+    nameCopy: '复制名称',
+    nameCopied: '已复制',
     kbGone: '快照中已没有这个键。',
     kbBits: '位数', kbBitcount: '置位数（BITCOUNT）', kbDensity: '密度',
     kbDensityStrip: '位图各段的置位密度',

@@ -15,13 +15,20 @@
 // (LRANGE / SSCAN / HSCAN / ZRANGE WITHSCORES), so scores print as the profile's server does.
 // Online (`bitlens serve`, apiKeySource) the list is the API's: every key of the pattern in the
 // selected database through /api/keys paging (not only the cards' snapshot), and a key opened
-// is fetched alone (/api/snapshot of its exact name and database) into a side engine of the
-// panel's worker (engine-client.js side) for its detail.
+// is fetched alone (POST /api/snapshot of its exact name and database: a name of any length,
+// which a URL could not carry past about 21 KB) into a side engine of the panel's worker
+// (engine-client.js side) for its detail. Long names (a 100 KB key) are shown shortened in the
+// table, the detail's heading, its tables and tooltips (util.js shortName), whole on demand.
 
 import { keyDetail, keyList } from './offline.js';
-import { exactGlob, listKeys, snapshotUrl } from './snapshot.js';
+import { exactGlob, listKeys, snapshotForm, snapshotUrl } from './snapshot.js';
 import { attachTooltip } from './tooltip.js';
-import { displayName, el, formatBytes, formatPercent, formatRelative, formatUtc } from './util.js';
+import {
+  displayName, el, formatBytes, formatPercent, formatRelative, formatUtc, nameLabel, nameTitle, shortName, wholeName,
+} from './util.js';
+
+/** An error's message as the browser shows it: at most 600 characters (a key in it shortened). */
+const message = (e) => shortName(e && e.message ? e.message : String(e), 600);
 
 /**
  * The key source of the online panel (`bitlens serve`): every key of a pattern in database
@@ -52,7 +59,9 @@ export function apiKeySource({ api, token, engine, db = 0 }) {
       const mine = engine.side(`key-${++opened}`);
       side = mine;
       try {
-        await mine.loadUrl(snapshotUrl(api, [exactGlob(key)], db), { token: token || undefined });
+        // By POST: the name goes in the body, so a key of any length opens (a GET's URL stops
+        // at 64 KB, a 21 KB name percent-encoded).
+        await mine.loadUrl(snapshotUrl(api, []), { token: token || undefined, body: snapshotForm([exactGlob(key)], db) });
         await mine.call('select', db);
       } catch (e) {
         mine.terminate();
@@ -199,7 +208,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       section.dataset.state = 'ready';
     } catch (e) {
       if (my !== seq) return;
-      list.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-error' }, e.message || String(e)));
+      list.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-error' }, message(e)));
       summary.textContent = '';
       pager.replaceChildren();
       section.dataset.state = 'error';
@@ -217,7 +226,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     const table = el('table', { class: 'kb-table' },
       el('thead', {}, el('tr', {}, [t.kbKey, t.kbType, t.kbEncoding, t.kbSize, t.kbTtl, t.kbDb].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows.map((k) => el('tr', { 'data-testid': 'kb-row', 'data-key': k.key, 'data-db': k.db, 'data-expired': k.ttlMs !== null && k.ttlMs < 0 ? 'true' : null },
-        el('th', { scope: 'row' }, el('button', { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs, k.raw) }, displayName(k.raw ?? k.key))),
+        el('th', { scope: 'row' }, nameLabel(displayName(k.raw ?? k.key), { type: 'button', class: 'kb-key', 'data-key': k.key, onclick: (e) => open(k.key, e.currentTarget, k.db, k.ttlMs, k.raw) }, 'button')),
         el('td', {}, k.type), el('td', {}, k.encoding), el('td', { class: 'num' }, formatBytes(k.bytes)),
         el('td', { class: 'num', 'data-testid': 'kb-row-ttl', 'data-ttl-ms': k.ttlMs ?? '' }, k.ttlMs === undefined ? '–' : ttl(k.ttlMs)),
         el('td', { class: 'num' }, String(k.db))))));
@@ -288,12 +297,15 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       d = await via(db, () => keyDetail(detailEng, raw, { buckets: BUCKETS, maxPoints: MAX_POINTS }));
     } catch (e) {
       if (my !== detailSeq) return;
-      detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, e.message || String(e)));
+      detail.replaceChildren(el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-detail-error' }, message(e)));
       detail.dataset.state = 'error';
       return;
     }
     if (my !== detailSeq) return;
-    const heading = el('h3', { tabindex: '-1', 'data-testid': 'kb-detail-key' }, displayName(raw));
+    // A long name shortened, with its whole text on demand (a box that scrolls, a copy button).
+    const shown = displayName(raw);
+    const heading = el('h3', { tabindex: '-1', 'data-testid': 'kb-detail-key', title: shown.length > 64 ? nameTitle(shown) : null }, shortName(shown));
+    const whole = wholeName(shown, t);
     const close = el('button', { type: 'button', class: 'kb-close', 'data-testid': 'kb-close', 'aria-label': t.kbClose, onclick: () => back() }, '×');
     const back = () => {
       detail.hidden = true;
@@ -306,7 +318,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     if (!d) {
       // A key listed with "show expired keys" is gone for every command at the clock.
       const expired = ttlMs !== null && ttlMs !== undefined && ttlMs < 0;
-      detail.replaceChildren(close, heading, el('p', { class: 'warn', 'data-testid': 'kb-gone' }, expired ? ttl(ttlMs) : t.kbGone));
+      detail.replaceChildren(close, heading, ...(whole ? [whole] : []), el('p', { class: 'warn', 'data-testid': 'kb-gone' }, expired ? ttl(ttlMs) : t.kbGone));
       detail.dataset.state = 'missing';
       heading.focus();
       return;
@@ -317,7 +329,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     for (const [l, v, id] of facts) fact(l, v, id);
     if (db !== undefined) fact(t.kbDb, String(db), 'db');
     if (remote) detail.dataset.source = 'api';
-    detail.replaceChildren(close, heading, dl);
+    detail.replaceChildren(close, heading, ...(whole ? [whole] : []), dl);
     detail.dataset.kind = d.kind;
     const c = colours(detail);
     if (d.kind === 'bitmap') {
@@ -340,7 +352,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
         detail.append(await via(db, () => elements(d.type, raw)));
       } catch (e) {
         // An engine without this type's read commands says so as Redis would: no preview then.
-        const msg = e.message || String(e);
+        const msg = message(e);
         detail.append(/^ERR unknown command/.test(msg)
           ? el('p', { class: 'note' }, t.kbOther)
           : el('div', { class: 'error', role: 'alert', 'data-testid': 'kb-values-error' }, msg));
@@ -385,12 +397,12 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
     for (const [label, shown, id, raw] of rows) fact(label, shown, id, raw);
     const table = (head, body, testid) => el('table', { class: 'kb-table', 'data-testid': testid },
       el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, body.map((r) => el('tr', {}, r.map((c) => el('td', {}, c))))));
+      el('tbody', {}, body.map((r) => el('tr', {}, r.map((c) => el('td', {}, nameLabel(c)))))));
     if (d.kind === 'topk') {
-      detail.append(el('h4', {}, `${t.kbTopList} · TOPK.LIST ${key} WITHCOUNT`),
+      detail.append(el('h4', {}, `${t.kbTopList} · TOPK.LIST ${shortName(key)} WITHCOUNT`),
         table([t.kbItem, t.kbCount], d.list.map((r) => [r.item, fmt(r.count)]), 'kb-topk'));
     } else if (d.kind === 'tdigest') {
-      detail.append(el('h4', {}, `${t.kbQuantiles} · TDIGEST.QUANTILE ${key} q…`),
+      detail.append(el('h4', {}, `${t.kbQuantiles} · TDIGEST.QUANTILE ${shortName(key)} q…`),
         table(['q', t.kbValue], d.quantiles.map((r) => [String(r.q), Number.isNaN(r.value) ? 'nan' : String(r.value)]), 'kb-quantiles'));
     } else if (d.kind === 'bloom' || d.kind === 'cuckoo') {
       const cmd = d.kind === 'bloom' ? 'BF.EXISTS' : 'CF.EXISTS';
@@ -400,10 +412,10 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
         try {
           const r = await via(db, () => detailEng.command([cmd, raw, input.value]));
           out.dataset.value = String(r);
-          out.textContent = `${r === 1 ? t.kbSeenMaybe : t.kbSeenNo} · ${cmd} ${key} ${input.value} → (integer) ${r}`;
+          out.textContent = `${r === 1 ? t.kbSeenMaybe : t.kbSeenNo} · ${cmd} ${shortName(key)} ${shortName(input.value)} → (integer) ${r}`;
         } catch (e) {
           out.dataset.value = 'error';
-          out.textContent = e.message || String(e);
+          out.textContent = message(e);
         }
       };
       const form = el('form', { class: 'kb-seen', 'data-testid': 'kb-seen', onsubmit: (e) => { e.preventDefault(); ask(); } },
@@ -447,7 +459,7 @@ export function buildKeyBrowser(t, fmt, locale = 'en-US') {
       el('h4', {}, t.kbValues(fmt(rows.length), fmt(total))),
       el('table', { class: 'kb-table' },
         el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
-        el('tbody', {}, rows.map((r) => el('tr', { 'data-testid': 'kb-value-row' }, r.map((c) => el('td', {}, c)))))));
+        el('tbody', {}, rows.map((r) => el('tr', { 'data-testid': 'kb-value-row' }, r.map((c) => el('td', {}, nameLabel(c))))))));
   }
 
   return {
@@ -608,5 +620,7 @@ function geoScatter(points, bbox, c, t) {
   }
   cv.dataset.points = String(points.length);
   // A member's name and its position as GEOPOS gives it (degrees, 6 decimals shown).
-  return withTooltip(cv, w, pts, (i) => t.kbTipGeo(points[i].member, points[i].lon.toFixed(6), points[i].lat.toFixed(6)), 'xy');
+  // The member as the key browser shows every name (util.js displayName: no control or bidi
+  // character takes effect), shortened for the tooltip.
+  return withTooltip(cv, w, pts, (i) => t.kbTipGeo(shortName(displayName(points[i].member)), points[i].lon.toFixed(6), points[i].lat.toFixed(6)), 'xy');
 }

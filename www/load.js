@@ -157,7 +157,8 @@ export async function loadAllowed(eng, url, patterns, opts) {
  * with the server's own message. `null` for a refusal (token, allow-list: t.apiRefused).
  */
 export function failureText(e, t, api) {
-  const msg = e.serverMessage || String(e.message || e).replace(/^GET \S+: (HTTP \d+: )?/, '');
+  // (A long URL is shown cut, `… (N characters)`: snapshot.js shownUrl.)
+  const msg = e.serverMessage || String(e.message || e).replace(/^(GET|POST) \S+?(… \([\d,]+ characters\))?: (HTTP \d+: )?/, '');
   switch (e.component) {
     case 'redis':
       return t.failedRedis(api, e.status, msg);

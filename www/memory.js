@@ -4,7 +4,8 @@
 // matches exactly its row's keys); and what expires within 7 days of the snapshot's time, per
 // day. Every figure comes from the engine's memoryReport (crates/views/src/report.rs, run in the worker);
 // this file only draws it, numbers in the page's locale. Key names are shown as redis-cli
-// quotes them (keyDisplay), so no control byte of an untrusted snapshot reaches the page raw.
+// quotes them (keyDisplay), so no control byte of an untrusted snapshot reaches the page raw,
+// and a long one (a 100 KB key) shortened with the whole name in its title (util.js nameLabel).
 // Also `inspect`'s prefix tree as a zoomable treemap (www/treemap.js; separators and depth as
 // `--separator`/`--depth`), its TTL histogram (no expiry, already expired, within 1 h / 1 d /
 // 7 d, later) and its memory ledger per pattern (`--ledger`, BITFIELD state keys named as
@@ -18,7 +19,7 @@
 // as-bitmap, as-roaring, as-hash); [data-testid=kb-ledger] rows data-form / data-memory /
 // data-encoding (the key's ledger). Inputs: mem-separators, mem-depth, mem-bitfield.
 
-import { el } from './util.js';
+import { el, nameLabel } from './util.js';
 import { buildTreemap } from './treemap.js';
 
 /** Keys listed in the top table; days of the expiry window. */
@@ -132,8 +133,8 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
 
   function draw(r, selected, files = []) {
     const keyCell = (k) => (openKey && k.db === selected
-      ? el('button', { type: 'button', class: 'kb-key', 'data-testid': 'mem-open-key', onclick: () => openKey(k.key) }, k.keyDisplay)
-      : el('code', {}, k.keyDisplay));
+      ? nameLabel(k.keyDisplay, { type: 'button', class: 'kb-key', 'data-testid': 'mem-open-key', onclick: () => openKey(k.key) }, 'button')
+      : nameLabel(k.keyDisplay, {}, 'code'));
     const total = r.memory;
     const parts = [el('p', { class: 'note', 'data-testid': 'mem-allocator-choice', 'data-allocator': r.allocator, 'data-source': r.allocatorSource },
       t.memAllocatorChoice(t.memAllocators[r.allocator] || r.allocator, r.allocatorSource, r.allocatorReason)),
@@ -147,7 +148,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
         files.map((f) => el('tr', {
           'data-name': f.name, 'data-keys': f.keys, 'data-memory': f.memory, 'data-expires': f.expires,
           'data-slot-first': f.slotFirst ?? '', 'data-slot-last': f.slotLast ?? '', 'data-slots-used': f.slotsUsed, 'data-allocator': f.allocator,
-        }, el('td', {}, el('code', {}, f.name)), td(f.writer), td(fmt(f.keys), true), td(fmt(f.memory), true),
+        }, el('td', {}, nameLabel(f.name, {}, 'code')), td(f.writer), td(fmt(f.keys), true), td(fmt(f.memory), true),
         td(percent(f.memory, files.reduce((a, x) => a + x.memory, 0), locale), true), td(fmt(f.expires), true),
         td(f.slotFirst === null ? '' : `${f.slotFirst}–${f.slotLast}`), td(fmt(f.slotsUsed), true),
         el('td', { title: f.allocatorReason }, t.memAllocators[f.allocator] || f.allocator)))));
@@ -170,7 +171,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     parts.push(el('h3', {}, t.memByPattern), table('mem-by-pattern',
       [[t.kbDb, true], [t.memPattern], [t.kbType], [t.memKeys, true], [t.memMemory, true], [t.memShare, true]],
       r.byPattern.map((p) => el('tr', { 'data-pattern': p.pattern, 'data-db': p.db, 'data-keys': p.keys, 'data-memory': p.memory },
-        td(fmt(p.db), true), el('td', {}, el('code', {}, p.patternDisplay)),
+        td(fmt(p.db), true), el('td', {}, nameLabel(p.patternDisplay, {}, 'code')),
         td(Object.entries(p.types).map(([ty, n]) => (Object.keys(p.types).length > 1 ? `${ty}:${fmt(n)}` : ty)).join(', ')),
         td(fmt(p.keys), true), td(fmt(p.memory), true), td(percent(p.memory, total, locale), true)))));
     if (r.byPattern.length < r.patternCount) parts.push(el('p', { class: 'kb-summary' }, t.memMorePatterns(fmt(r.byPattern.length), fmt(r.patternCount))));
@@ -192,7 +193,7 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     else {
       parts.push(table('mem-ledger', [[t.kbDb, true], [t.memPattern], [t.memKeys, true], ...cols.map((c) => [t.memLedgerCols[c], true])],
         r.ledger.map((l) => el('tr', { 'data-db': l.db, 'data-pattern': l.pattern, 'data-keys': l.keys, ...Object.fromEntries(cols.map((c) => [`data-${dash(c)}`, l[c]])) },
-          td(fmt(l.db), true), el('td', {}, el('code', {}, l.patternDisplay)), td(fmt(l.keys), true),
+          td(fmt(l.db), true), el('td', {}, nameLabel(l.patternDisplay, {}, 'code')), td(fmt(l.keys), true),
           ...cols.map((c) => td(c === 'members' ? fmt(l[c]) : human(l[c], locale), true))))),
       el('p', { class: 'note' }, t.memLedgerNote));
     }

@@ -9,7 +9,7 @@ import {
   CITIES, RADII, UNITS, computeNearby, drawNearbyResults, errorBox,
 } from './cards.js';
 import { PARAMS } from './settings.js';
-import { capture, el } from './util.js';
+import { capture, el, fill, nameTitle, shortName } from './util.js';
 
 /**
  * The nearby card of `panel` (a Panel: its settings `s`, labels `t`, engine `eng`, card
@@ -124,17 +124,46 @@ export function nearbyView(panel) {
     );
   }
 
-  /** Fills the shop-type select from the GEO keys found (`geoKey`'s `{type}` captures). */
-  function setTypes(geoKeys) {
-    if (!ui.typeSelect) return;
+  /**
+   * Fills the shop-type select from the GEO keys found (`geoKey`'s `{type}` captures). With
+   * `fresh` (a snapshot just opened or loaded in place of another), a type or a centre member
+   * the snapshot does not hold is dropped for what it holds (its first type, no member): the
+   * settings of the file before never stay selected over one that lacks them ("0 shops" for a
+   * `cafe` the new file has no key of). Otherwise a type given that the snapshot lacks stays
+   * listed (the card then says no shop is within the radius). `eng` answers whether the member
+   * is in the type's set. Resolves true when a setting changed.
+   */
+  async function setTypes(geoKeys, { fresh = false, eng = null } = {}) {
+    if (!ui.typeSelect) return false;
     const types = s.geoKey.includes('{type}')
       ? [...new Set(geoKeys.map((k) => capture(s.geoKey, k, 'type')).filter(Boolean))].sort()
       : [];
+    let changed = false;
+    if (fresh && s.type && types.length && !types.includes(s.type)) {
+      s.type = types[0];
+      changed = true;
+    }
+    if (fresh && s.type && !types.length && s.geoKey.includes('{type}')) {
+      // No GEO key of the template at all: no type to keep.
+      s.type = '';
+      changed = true;
+    }
+    if (fresh && s.member && eng) {
+      const key = fill(s.geoKey, { type: s.type });
+      const there = await eng.command(['ZSCORE', key, s.member]).catch(() => null);
+      if (there === null) {
+        s.member = '';
+        if (ui.memberInput) ui.memberInput.value = '';
+        changed = true;
+      }
+    }
     if (s.type && !types.includes(s.type)) types.unshift(s.type);
     if (!s.type && types.length) s.type = types[0];
-    ui.typeSelect.replaceChildren(...types.map((ty) => el('option', { value: ty }, ty)));
+    // A long type (from a long key name) is shown shortened; its value stays whole.
+    ui.typeSelect.replaceChildren(...types.map((ty) => el('option', { value: ty, title: ty.length > 64 ? nameTitle(ty) : null }, shortName(ty))));
     ui.typeSelect.value = s.type;
     ui.typeSelect.disabled = !s.geoKey.includes('{type}');
+    return changed;
   }
 
   async function render() {

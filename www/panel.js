@@ -41,7 +41,7 @@ import { FactsBar } from './facts.js';
 import { FileOpener } from './open.js';
 import { DEFAULTS, FETCH_SETTINGS, PARAMS, loadOptions, settingErrors } from './settings.js';
 import { USER_CARDS, userPatterns, userViews } from './userstory.js';
-import { capture, el, formatBytes, globFor, isoDate, parseDate, ymd } from './util.js';
+import { capture, el, formatBytes, globFor, isoDate, parseDate, shortName, ymd } from './util.js';
 
 /**
  * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
@@ -345,7 +345,11 @@ export class Panel {
       delete this.frame.dataset.stale;
       this.refused = !offline && value && Array.isArray(value.refused) ? value : null;
       performance.mark('bitlens-cards-start'); // (bench/browser.mjs: where the time goes)
-      await this.discover();
+      // A file opened, or a snapshot in place of another: the cards' settings (the shop type,
+      // the centre member) follow what it holds, not what the one before held.
+      const fresh = Boolean(offline || this.shownBefore);
+      this.shownBefore = true;
+      await this.discover({ fresh });
       await this.render();
       performance.mark('bitlens-cards-end');
       if (!this.loader.current(seq)) return;
@@ -378,14 +382,14 @@ export class Panel {
   failed(e, offline) {
     const t = this.t;
     if (offline) {
-      this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
+      this.status.textContent = `${t.snapshotFailed}: ${shortName(e.message || String(e), 600)}`;
       this.setState(this.loaded ? 'ready' : 'error');
       this.frame.dataset.offline = 'error';
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
       return;
     }
     // The API did not answer (or is not there: a static server): offer the file instead.
-    if (/^GET /.test(e.message || '')) {
+    if (/^(GET|POST) /.test(e.message || '')) {
       // 401/403: the API is there but refused (token, allow-list); else what failed, named.
       const refused = e.status === 401 || e.status === 403;
       this.apiBox.dataset.kind = refused ? 'refused' : 'unreachable';
@@ -397,7 +401,7 @@ export class Panel {
     }
     if (this.loaded && this.eng && this.loadedAt) {
       // Numbers already shown stay, marked stale with their time, until new ones arrive.
-      this.status.textContent = `${t.snapshotFailed}: ${e.message || e}`;
+      this.status.textContent = `${t.snapshotFailed}: ${shortName(e.message || String(e), 600)}`;
       markStale(this.cardsBox, this.loadedAt, t, this.locale());
       this.frame.dataset.stale = String(this.loadedAt);
       this.setState('error');
@@ -405,7 +409,7 @@ export class Panel {
       return;
     }
     const noCard = !Object.keys(this.bodies).length;
-    this.status.textContent = noCard ? `${t.snapshotFailed}: ${e.message || e}` : t.snapshotFailed;
+    this.status.textContent = noCard ? `${t.snapshotFailed}: ${shortName(e.message || String(e), 600)}` : t.snapshotFailed;
     // Errors stay in the cards (issue 8); with the file option offered above when unreachable.
     for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
     if (this.engagement) this.engagement.section.hidden = true;
@@ -602,8 +606,11 @@ export class Panel {
     return p;
   }
 
-  /** Finds the latest date and the shop types present in the snapshot (through the engine). */
-  async discover() {
+  /**
+   * Finds the latest date and the shop types present in the snapshot (through the engine).
+   * `fresh`: a new snapshot is shown, so a shop type or member it lacks is reset (nearby.js).
+   */
+  async discover({ fresh = false } = {}) {
     const s = this.s;
     const eng = this.eng;
     if (!eng) return;
@@ -632,7 +639,7 @@ export class Panel {
     dates.sort();
     this.latestDate = dates.length ? dates[dates.length - 1] : ymd(new Date());
     this.dates = dates;
-    this.nearbyView.setTypes(geoKeys);
+    if (await this.nearbyView.setTypes(geoKeys, { fresh, eng })) this.changed();
   }
 
   /** The chosen date (UTC Date). */

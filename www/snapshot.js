@@ -1,6 +1,8 @@
-// Fetches an RDB snapshot from `bitlens serve` (GET {api}/snapshot?match=P&match=P...),
-// reporting progress while the bytes arrive. The panel runs it inside its engine's Web Worker
-// (engine-worker.js, loadUrl); it works on a page too.
+// Fetches an RDB snapshot from `bitlens serve` (GET {api}/snapshot?match=P&match=P..., or POST
+// {api}/snapshot with the same parameters as a form body: `body`, for a key name no URL can
+// carry), reporting progress while the bytes arrive. The panel runs it inside its engine's Web
+// Worker (engine-worker.js, loadUrl); it works on a page too. Errors name the request by its
+// method and URL, a long URL cut (shownUrl): never a whole 60 KB request echoed back.
 
 /**
  * Most snapshot bytes the panel downloads and decodes (a wasm32 engine's memory stops at
@@ -29,6 +31,35 @@ export function snapshotUrl(api, patterns, db) {
   if (db !== undefined && db !== null) parts.push(`db=${Number(db)}`);
   const q = parts.join('&');
   return `${api.replace(/\/+$/, '')}/snapshot${q ? '?' + q : ''}`;
+}
+
+/**
+ * The form body of a POST to `{api}/snapshot` (`bitlens serve` reads the same parameters as
+ * from the query string): `match=P&match=P…&db=N`, every pattern percent-encoded byte by byte.
+ * With `snapshotUrl(api, [])` as the URL: a request for a key name of any length (a GET's URL
+ * holds at most 64 KB, a name of about 21 KB percent-encoded).
+ */
+export function snapshotForm(patterns, db) {
+  const parts = patterns.map((p) => 'match=' + queryValue(p));
+  if (db !== undefined && db !== null) parts.push(`db=${Number(db)}`);
+  return parts.join('&');
+}
+
+/** Characters of a URL an error message shows (a longer one is cut, with its length). */
+const URL_SHOWN = 200;
+
+/**
+ * `url` for an error message: whole up to 200 characters, else its start, `…` and its length
+ * (`GET /api/keys?match=aaaa… (90,016 characters)`), so that no message echoes a whole URL.
+ */
+export function shownUrl(url) {
+  const s = String(url);
+  return s.length <= URL_SHOWN ? s : `${s.slice(0, URL_SHOWN)}… (${s.length.toLocaleString('en-US')} characters)`;
+}
+
+/** `METHOD url` of a request for an error message (`body`: a POST). */
+function requestName(url, body) {
+  return `${body === undefined || body === null ? 'GET' : 'POST'} ${shownUrl(url)}`;
 }
 
 /**
@@ -82,18 +113,24 @@ export async function listKeys(api, pattern, { token, signal, count = 1000, onPa
     if (onPage) onPage(seen.size);
     cursor = String(page.cursor);
     if (cursor === '0') break;
-    if (pages > 1e6) throw new Error(`GET ${base}: the key walk does not end`);
+    if (pages > 1e6) throw new Error(`GET ${shownUrl(base)}: the key walk does not end`);
   }
   return [...seen.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-/** fetch() with the bearer token; a failure to get any answer is an Error naming the network. */
-async function request(url, signal, token) {
+/**
+ * fetch() with the bearer token (a POST of the form `body` when given); a failure to get any
+ * answer is an Error naming the network.
+ */
+async function request(url, signal, token, body) {
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const post = body !== undefined && body !== null;
+  if (post) headers['Content-Type'] = 'application/x-www-form-urlencoded';
   try {
-    return await fetch(url, { signal, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    return await fetch(url, post ? { method: 'POST', body, signal, headers } : { signal, headers });
   } catch (e) {
     if (e && e.name === 'AbortError') throw e;
-    const err = new Error(`GET ${url}: ${e && e.message ? e.message : e}`);
+    const err = new Error(`${requestName(url, body)}: ${e && e.message ? e.message : e}`);
     err.component = 'network';
     throw err;
   }
@@ -105,7 +142,7 @@ async function request(url, signal, token) {
  * (redis, allow-list, token, limit, request, api) and `serverMessage`; another server's HTML
  * error page is not shown (only its status).
  */
-async function httpError(url, res) {
+async function httpError(url, res, reqBody) {
   let detail = '';
   let body = null;
   try {
@@ -118,7 +155,7 @@ async function httpError(url, res) {
   } catch {
     /* no body, or not the JSON it claimed */
   }
-  const err = new Error(`GET ${url}: HTTP ${res.status}${detail ? ': ' + detail.slice(0, 300) : ''}`);
+  const err = new Error(`${requestName(url, reqBody)}: HTTP ${res.status}${detail ? ': ' + detail.slice(0, 300) : ''}`);
   err.status = res.status;
   // Only bitlens serve names a component; another server's answer (a static server's 404:
   // no API there) leaves it unnamed.
@@ -129,8 +166,8 @@ async function httpError(url, res) {
 }
 
 /** The error for a snapshot larger than `cap` bytes (`size`: its size, when known). */
-export function tooLargeError(url, size, cap) {
-  const err = new Error(`GET ${url}: the snapshot is ${size ? `${size} bytes` : `over ${cap} bytes`}, more than this browser can hold (${cap} bytes; a wasm32 engine's memory stops at 4 GiB): load fewer keys with narrower key patterns (the patterns filter)`);
+export function tooLargeError(url, size, cap, body) {
+  const err = new Error(`${requestName(url, body)}: the snapshot is ${size ? `${size} bytes` : `over ${cap} bytes`}, more than this browser can hold (${cap} bytes; a wasm32 engine's memory stops at 4 GiB): load fewer keys with narrower key patterns (the patterns filter)`);
   err.component = 'browser';
   err.tooLarge = true;
   return err;
@@ -151,22 +188,23 @@ export function tooLargeError(url, size, cap) {
  * @param {string} [token] sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`)
  * @param {number} [maxBytes] most bytes taken (MAX_SNAPSHOT_BYTES): a larger snapshot is
  *   refused from its Content-Length, or once that many bytes arrived (err.tooLarge)
+ * @param {string} [body] a form body (snapshotForm): the request is then a POST of it
  * @returns {Promise<number>}
  */
-export async function streamSnapshot(url, onChunk, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES) {
+export async function streamSnapshot(url, onChunk, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES, body = undefined) {
   const started = Date.now();
-  const res = await request(url, signal, token);
-  if (!res.ok) throw await httpError(url, res);
+  const res = await request(url, signal, token, body);
+  if (!res.ok) throw await httpError(url, res, body);
   const len = Number(res.headers.get('Content-Length'));
   const total = Number.isFinite(len) && len > 0 ? len : null;
   // Refused before a byte is held: the browser could not decode it.
   if (total !== null && total > maxBytes) {
     res.body?.cancel?.().catch?.(() => {});
-    throw tooLargeError(url, total, maxBytes);
+    throw tooLargeError(url, total, maxBytes, body);
   }
   if (!res.body || !res.body.getReader) {
     const buf = new Uint8Array(await res.arrayBuffer());
-    if (buf.length > maxBytes) throw tooLargeError(url, buf.length, maxBytes);
+    if (buf.length > maxBytes) throw tooLargeError(url, buf.length, maxBytes, body);
     await onChunk(buf, total);
     onProgress(buf.length, total);
     return buf.length;
@@ -180,13 +218,13 @@ export async function streamSnapshot(url, onChunk, onProgress, signal, token, ma
       step = await reader.read();
     } catch (e) {
       if (e && e.name === 'AbortError') throw e;
-      throw await cutOff(url, e, started, token);
+      throw await cutOff(url, e, started, token, body);
     }
     const { done, value } = step;
     if (done) break;
     if (received + value.length > maxBytes) {
       reader.cancel().catch(() => {});
-      throw tooLargeError(url, null, maxBytes);
+      throw tooLargeError(url, null, maxBytes, body);
     }
     try {
       await onChunk(value, total);
@@ -209,9 +247,10 @@ export async function streamSnapshot(url, onChunk, onProgress, signal, token, ma
  * @param {string} [token] sent as `Authorization: Bearer TOKEN` (for `bitlens serve --token`)
  * @param {number} [maxBytes] most bytes taken (MAX_SNAPSHOT_BYTES): a larger snapshot is
  *   refused from its Content-Length, or once that many bytes have arrived (err.tooLarge)
+ * @param {string} [body] a form body (snapshotForm): the request is then a POST of it
  * @returns {Promise<Uint8Array>}
  */
-export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES) {
+export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = MAX_SNAPSHOT_BYTES, body = undefined) {
   // One buffer sized from Content-Length when the server sends one (grown by doubling
   // otherwise, or when the body is longer than announced): no list of chunks plus a copy.
   let out = null;
@@ -225,19 +264,50 @@ export async function fetchSnapshot(url, onProgress, signal, token, maxBytes = M
         out = grown;
       }
     } catch (e) {
-      throw memoryError(url, e);
+      throw memoryError(`downloading ${shownUrl(url)}`, e);
     }
     out.set(value, received);
     received += value.length;
-  }, onProgress, signal, token, maxBytes);
+  }, onProgress, signal, token, maxBytes, body);
   if (!out) return new Uint8Array(0);
   return received === out.length ? out : out.subarray(0, received);
 }
 
-/** The browser could not allocate the download buffer (a RangeError): said in plain words. */
-export function memoryError(what, e) {
-  const err = new Error(`${what}: this browser ran out of memory (${e && e.message ? e.message : e}): load fewer keys with narrower key patterns (the patterns filter)`);
+/**
+ * Whether `e` is a failure to get memory: the engine's abort when its wasm memory cannot grow
+ * (a `WebAssembly.RuntimeError`, "unreachable"), or a buffer the browser would not allocate (a
+ * `RangeError`).
+ */
+export function isMemoryFailure(e) {
+  const msg = String(e && e.message);
+  return (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError && /unreachable|memory/i.test(msg))
+    || (e instanceof RangeError && /memory|allocation|buffer/i.test(msg));
+}
+
+/** Most bytes of memory a wasm32 module can have: 65,536 pages of 64 KiB (4 GiB). */
+export const WASM32_MAX_MEMORY = 4 * 1024 ** 3;
+
+/**
+ * An out-of-memory failure said in plain words, naming memory and what ran out of it: the
+ * browser could not allocate a buffer (a RangeError), or the engine's wasm memory could not
+ * grow (it stops at 4 GiB; the engine then aborts, "unreachable"). `what` is what was under
+ * way (`loading big.rdb`, a URL is cut by shownUrl); `facts`, when known: `{at, size}` (the
+ * input bytes decoded so far and in all) and `memory` (the engine's wasm memory in bytes when
+ * it stopped). `err.kind` is `memory`; `component` `browser`.
+ */
+export function memoryError(what, e, facts = {}) {
+  const f = (n) => Number(n).toLocaleString('en-US');
+  const parts = [];
+  if (facts.at !== undefined && facts.at !== null) {
+    parts.push(`stopped near byte ${f(facts.at)}${facts.size ? ` of ${f(facts.size)}` : ''}, where a value needs more memory than is left`);
+  }
+  if (facts.memory) {
+    parts.push(`the engine's memory had reached ${f(facts.memory)} bytes of the ${f(WASM32_MAX_MEMORY)} a browser gives WebAssembly at most`);
+  }
+  const cause = e && e.message ? e.message : String(e);
+  const err = new Error(`out of memory while ${what}${parts.length ? `: ${parts.join('; ')}` : ''} (${cause}): load fewer keys with narrower key patterns (the patterns filter), or look at the file with \`bitlens inspect\`, which has no such limit`);
   err.component = 'browser';
+  err.kind = 'memory';
   err.tooLarge = true;
   return err;
 }
@@ -248,7 +318,7 @@ export function memoryError(what, e) {
  * (`last_export_error`); named the server's way when it has one since the download started,
  * else the network's.
  */
-async function cutOff(url, e, started, token) {
+async function cutOff(url, e, started, token, body) {
   const reason = e && e.message ? e.message : String(e);
   try {
     const info = new URL(url, globalThis.location?.href);
@@ -258,7 +328,7 @@ async function cutOff(url, e, started, token) {
     const body = await res.json().catch(() => null);
     const last = body && body.last_export_error;
     if (last && last.at_ms >= started - 1000) {
-      const err = new Error(`GET ${url}: the download was cut off: ${last.message}`);
+      const err = new Error(`${requestName(url, body)}: the download was cut off: ${last.message}`);
       err.component = /^(more than|snapshot larger than)/.test(last.message) ? 'limit' : 'redis';
       err.serverMessage = last.message;
       return err;
@@ -266,7 +336,7 @@ async function cutOff(url, e, started, token) {
   } catch {
     /* the API is gone too: the network's error */
   }
-  const err = new Error(`GET ${url}: the download was cut off: ${reason}`);
+  const err = new Error(`${requestName(url, body)}: the download was cut off: ${reason}`);
   err.component = 'network';
   return err;
 }

@@ -15,7 +15,7 @@
 // top); each [data-testid=mem-tile] data-prefix / data-keys / data-memory (data-rest on the
 // "other keys" tile); [data-testid=mem-treemap-out] goes back out.
 
-import { el } from './util.js';
+import { el, nameLabel, shortName } from './util.js';
 
 /** The layout's box, in units (tiles are placed in % of it). */
 const W = 1000;
@@ -115,8 +115,8 @@ export function buildTreemap(t, fmt, bytes, share) {
       el('button', { type: 'button', 'data-testid': 'mem-treemap-out', disabled: node === root, onclick: () => out() }, t.memTreemapOut),
       ' ',
       ...pathNodes.flatMap((n, i) => [i ? ' › ' : '', n === node
-        ? el('strong', { 'aria-current': 'true' }, n === root ? t.memTreemapAll : n.prefixDisplay)
-        : el('button', { type: 'button', class: 'kb-key', onclick: () => zoom(n) }, n === root ? t.memTreemapAll : n.prefixDisplay)]),
+        ? nameLabel(n === root ? t.memTreemapAll : n.prefixDisplay, { 'aria-current': 'true' }, 'strong')
+        : nameLabel(n === root ? t.memTreemapAll : n.prefixDisplay, { type: 'button', class: 'kb-key', onclick: () => zoom(n) }, 'button')]),
     );
     const kids = node.children.map((c) => ({ value: c.memory, node: c }));
     const restKeys = node.keys - node.children.reduce((s, c) => s + c.keys, 0);
@@ -124,7 +124,8 @@ export function buildTreemap(t, fmt, bytes, share) {
     if (restMemory > 0 || (restKeys > 0 && !kids.length)) kids.push({ value: Math.max(restMemory, 1), node: null, keys: restKeys, memory: restMemory });
     const tiles = squarify(kids, 0, 0, W, H).map((r, i) => {
       const n = r.item.node;
-      const label = n ? n.prefixDisplay : t.memTreemapRest;
+      // A long prefix (a 100 KB key is its own prefix) shortened in the tile, its title and label.
+      const label = n ? shortName(n.prefixDisplay) : t.memTreemapRest;
       const k = n ? n.keys : r.item.keys;
       const m = n ? n.memory : r.item.memory;
       const name = t.memTile(label, fmt(k), bytes(m), share(m, total));

@@ -22,7 +22,9 @@
 
 import { javaUserOffset } from '../pkg/bitlens_charts.js';
 import { ENGAGEMENT_DEFAULTS } from './engagement.js';
-import { cliLine, el, fill, globEscape, globFor, isoDate, parseDate, capture, ymd } from './util.js';
+import {
+  cliLine, el, fill, globEscape, globFor, isoDate, nameLabel, parseDate, capture, shortLine, ymd,
+} from './util.js';
 import { attachTooltip, childPoints } from './tooltip.js';
 
 /** The cards of this module, in `cards=` names. */
@@ -99,7 +101,7 @@ function globWith(template, values) {
 
 /** `cmd → reply` as redis-cli prints an integer reply on a terminal. */
 function proof(argv, reply) {
-  return `${cliLine(argv)} → ${typeof reply === 'number' ? `(integer) ${reply}` : JSON.stringify(reply)}`;
+  return `${shortLine(argv)} → ${typeof reply === 'number' ? `(integer) ${reply}` : JSON.stringify(reply)}`;
 }
 
 /** Styles of these views (kept with them: the card is self-contained in page or shadow root). */
@@ -137,7 +139,7 @@ function numbersTable(t, rows, testid) {
     el('table', { class: 'us-table' },
       el('thead', {}, el('tr', {}, t.usNumbersHead.map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows.map(([label, argv, reply]) => el('tr', {},
-        el('td', {}, label), el('td', {}, el('code', {}, cliLine(argv))), el('td', {}, String(reply)))))));
+        el('td', {}, label), el('td', {}, el('code', {}, shortLine(argv))), el('td', {}, String(reply)))))));
 }
 
 /**
@@ -324,11 +326,11 @@ export function userViews(panel, initWasm) {
           try {
             r = await run(argv);
           } catch (e) {
-            list.append(el('li', { 'data-key': k, 'data-value': 'error' }, el('code', {}, `${cliLine(argv)} → (error) ${e.message || e}`)));
+            list.append(el('li', { 'data-key': k, 'data-value': 'error' }, el('code', {}, `${shortLine(argv)} → (error) ${e.message || e}`)));
             continue;
           }
           list.append(el('li', { 'data-key': k, 'data-value': r },
-            el('strong', {}, r === 1 ? t.usInTag : t.usNotInTag), ' ', el('code', {}, k), ' · ', el('code', { class: 'muted' }, proof(argv, r))));
+            el('strong', {}, r === 1 ? t.usInTag : t.usNotInTag), ' ', nameLabel(k, {}, 'code'), ' · ', el('code', { class: 'muted' }, proof(argv, r))));
         }
         out.push(list);
       }
@@ -442,7 +444,7 @@ export function userViews(panel, initWasm) {
     const barsBox = el('div', { class: 'us-bars-box' }, bars);
     const tip = attachTooltip(barsBox, bars);
     tip.tip.dataset.testid = 'signins-bars-tip';
-    tip.update(childPoints(bars), (_, i) => `${isoDate(new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), hists[i].d)))}: ${fmt(hists[i].v)} · ${cliLine(hists[i].argv)}`);
+    tip.update(childPoints(bars), (_, i) => `${isoDate(new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), hists[i].d)))}: ${fmt(hists[i].v)} · ${shortLine(hists[i].argv)}`);
     out.push(el('h3', { class: 'us-h' }, t.siPerDay(m.ym)), barsBox,
       numbersTable(t, hists.map((x) => [`${m.ym}${String(x.d).padStart(2, '0')}`, x.argv, x.v]), 'signins-per-day'));
     // Current streaks on the day (within the month; a streak of `day` days began on the 1st and

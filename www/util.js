@@ -260,3 +260,94 @@ export function displayName(name) {
   }
   return `${out}"`;
 }
+
+/** Characters of a name shown in a table, list, heading or tooltip before it is shortened. */
+export const NAME_MAX = 64;
+/** Characters of a name a `title` attribute (the browser's own tooltip) holds at most. */
+export const TITLE_MAX = 1024;
+
+/** `s` cut to about `n` UTF-16 units from its start (`end`: from its end), never inside a surrogate pair. */
+function cut(s, n, end = false) {
+  if (end) {
+    let b = s.slice(s.length - n);
+    if (/^[\uDC00-\uDFFF]/.test(b)) b = b.slice(1);
+    return b;
+  }
+  let a = s.slice(0, n);
+  if (/[\uD800-\uDBFF]$/.test(a)) a = a.slice(0, -1);
+  return a;
+}
+
+/**
+ * A name as a table cell, list item, heading or tooltip shows it: whole up to `max` characters,
+ * else its start and end around an ellipsis (`user:aaaaaaaa…aaaa:1`), so that a 100 KB key name
+ * never makes the page tall or a table wide. (`nameTitle` gives the whole name up to
+ * TITLE_MAX; `wholeName` shows all of it on demand.)
+ */
+export function shortName(text, max = NAME_MAX) {
+  const s = String(text);
+  if (s.length <= max) return s;
+  const tail = Math.max(8, Math.floor(max / 4));
+  return `${cut(s, max - tail - 1)}…${cut(s, tail, true)}`;
+}
+
+/** Whether `shortName` shortens `text`. */
+export function isLongName(text, max = NAME_MAX) {
+  return String(text).length > max;
+}
+
+/** A name for a `title` attribute: whole up to TITLE_MAX characters, else cut with its length. */
+export function nameTitle(text) {
+  const s = String(text);
+  return s.length <= TITLE_MAX ? s : `${cut(s, TITLE_MAX)}… (${s.length.toLocaleString('en-US')} characters)`;
+}
+
+/**
+ * An element (`tag`, `attrs`) showing name `text` shortened (shortName), with the name in its
+ * `title` (nameTitle) and its length in `data-length` when it was shortened.
+ */
+export function nameLabel(text, attrs = {}, tag = 'span') {
+  const s = String(text);
+  const long = isLongName(s);
+  return el(tag, { ...attrs, title: long ? nameTitle(s) : attrs.title, 'data-length': long ? s.length : null }, shortName(s));
+}
+
+/**
+ * One argv as cliLine writes it, each argument shortened (shortName) for a line of text that is
+ * shown, not pasted (the `<pre>` command blocks keep the whole line).
+ */
+export function shortLine(argv) {
+  return argv.map((a) => shortName(cliArg(a))).join(' ');
+}
+
+/**
+ * A long name's whole text on demand, for a heading that shows it shortened: a "whole name"
+ * toggle opening a scrolling box (bounded height, wraps anywhere) with every character, and a
+ * copy button (the Clipboard API). `t` the panel's labels. Null for a name that is not long.
+ */
+export function wholeName(text, t) {
+  const s = String(text);
+  if (!isLongName(s)) return null;
+  const box = el('div', { class: 'name-whole', 'data-testid': 'name-whole', tabindex: '0', hidden: true }, s);
+  const toggle = el('button', {
+    type: 'button', class: 'name-more', 'data-testid': 'name-more', 'aria-expanded': 'false',
+    onclick: () => {
+      box.hidden = !box.hidden;
+      toggle.setAttribute('aria-expanded', String(!box.hidden));
+    },
+  }, t.nameWhole(s.length.toLocaleString(t.locale)));
+  const copy = el('button', {
+    type: 'button', class: 'name-more', 'data-testid': 'name-copy',
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(s);
+        copy.textContent = t.nameCopied;
+      } catch {
+        // No clipboard here (an insecure page): open the box to select from instead.
+        box.hidden = false;
+        toggle.setAttribute('aria-expanded', 'true');
+      }
+    },
+  }, t.nameCopy);
+  return el('div', { class: 'name-tools' }, toggle, ' ', copy, box);
+}

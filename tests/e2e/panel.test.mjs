@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { displayName } from '../../www/util.js';
 import {
   BITLENS, artifact, launchBrowser, redisCli, redisPipe, rng, serveAndBrowse, startBitlens, startRedis,
   tempDir,
@@ -116,9 +117,14 @@ async function waitReady(page) {
 const value = async (page, id) => Number(await page.getAttribute(`[data-testid="${id}"]`, 'data-value'));
 const text = async (page, id) => (await page.textContent(`[data-testid="${id}"]`)).trim();
 
-/** The nearby-shops rows on screen: [[member, dist text], ...]. */
+/**
+ * The nearby-shops rows on screen: [[member, dist text], ...]; each member's name is shown as the
+ * key browser shows names (www/util.js displayName: redis-cli's quoting), checked here.
+ */
 async function rows(page) {
-  return page.$$eval('[data-testid=nearby-row]', (lis) => lis.map((li) => [li.querySelector('.member').textContent, li.dataset.dist]));
+  const got = await page.$$eval('[data-testid=nearby-row]', (lis) => lis.map((li) => [li.dataset.member, li.dataset.dist, li.querySelector('.member').textContent]));
+  for (const [member, , shown] of got) assert.equal(shown, displayName(member), member);
+  return got.map(([member, dist]) => [member, dist]);
 }
 
 /**
