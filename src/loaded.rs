@@ -62,6 +62,10 @@ pub struct Table {
     /// chains a bucket that gets an eighth entry to a child, and which buckets do depends on
     /// the server's random hash seed ([`expected_child_buckets`]); 0 for a `dict`.
     pub child_buckets_milli: u64,
+    /// The variance of that number, in thousandths of a squared bucket (the random hash
+    /// seed's spread; while a rehash runs, the old table's unmoved buckets and the new
+    /// table's, each as independent buckets); 0 for a `dict`.
+    pub child_buckets_var_milli: u64,
 }
 
 impl Table {
@@ -70,6 +74,7 @@ impl Table {
         Table {
             buckets,
             child_buckets_milli: 0,
+            child_buckets_var_milli: 0,
         }
     }
 
@@ -789,18 +794,23 @@ impl HashtableSim {
     /// The buckets of both tables and the expected child buckets: while a rehash runs, the
     /// old table's unmoved buckets keep their share of the entries it held, at the fill it
     /// had, and the new table takes the rest.
+    /// (The variance likewise: the unmoved share of the old table's, each bucket counted as
+    /// independent, and the new table's.)
     fn table(&self) -> Table {
-        let children = if self.size1 == 0 {
-            expected_child_buckets(self.used, self.size0)
+        let (children, var) = if self.size1 == 0 {
+            child_buckets_moments(self.used, self.size0)
         } else {
             let left = (self.size0 - self.moved) as f64 / self.size0 as f64;
-            let old = left * expected_child_buckets(self.used_at_resize, self.size0);
+            let (old_mean, old_var) = child_buckets_moments(self.used_at_resize, self.size0);
             let in_old = (left * self.used_at_resize as f64).round() as u64;
-            old + expected_child_buckets(self.used.saturating_sub(in_old), self.size1)
+            let (new_mean, new_var) =
+                child_buckets_moments(self.used.saturating_sub(in_old), self.size1);
+            (left * old_mean + new_mean, left * old_var + new_var)
         };
         Table {
             buckets: self.size0 + self.size1,
             child_buckets_milli: (children * 1000.0).round() as u64,
+            child_buckets_var_milli: (var * 1000.0).round() as u64,
         }
     }
 }
