@@ -50,7 +50,8 @@ const MODULES = [
   // needs a decision). Lower a bound whenever its module shrinks; raise one only with the
   // decision and its measured reason written here. Each run prints the modules' code bytes
   // per crate (before wasm-opt, from cargo's output: tests/e2e/wasm-shares.mjs), so growth
-  // has a name.
+  // has a name. At this stop's end: engine 463,753 (the allocator inference's rehashing
+  // alternative and the tables' child-bucket variance, 450 bytes), charts 119,989.
   { name: 'bitlens_bg.wasm', what: 'engine module', bound: 464_000, built: 'wasm/bitlens_wasm.wasm' },
   { name: 'bitlens_charts_bg.wasm', what: 'chart module', bound: 120_000, built: 'wasm-charts/bitlens_wasm_charts.wasm' },
 ];
