@@ -542,8 +542,12 @@ impl RedisString {
 #[derive(Debug, Default)]
 pub struct StringBuilder {
     sparse: SparseBitmap,
-    /// The full-length buffer once the string is known to be dense.
+    /// The buffer once the string is known to be dense: as long as the bytes written so far
+    /// reach (it grows with the writes, never allocated at the declared length before its
+    /// bytes arrive), zero-extended to `len` by [`StringBuilder::finish`].
     dense: Option<Vec<u8>>,
+    /// The declared length once dense (the sparse form's length before that).
+    len: u64,
 }
 
 impl StringBuilder {
@@ -552,6 +556,7 @@ impl StringBuilder {
         StringBuilder {
             sparse: SparseBitmap::zeros(len_bytes),
             dense: None,
+            len: len_bytes,
         }
     }
 
@@ -569,8 +574,22 @@ impl StringBuilder {
         if !sparse_pays(self.sparse.len(), self.sparse.stored_pages() as u64)
             && self.sparse.len() <= usize::MAX as u64
         {
-            // Too many non-zero pages for the paged form: go plain for the rest.
-            self.dense = Some(std::mem::take(&mut self.sparse).to_dense());
+            // Too many non-zero pages for the paged form: go plain for the rest, in a buffer
+            // as long as the pages written reach.
+            let sparse = std::mem::take(&mut self.sparse);
+            self.len = sparse.len();
+            let end = sparse
+                .pages()
+                .last()
+                .map_or(0, |(p, _)| (p + 1) * PAGE as u64)
+                .min(self.len) as usize;
+            let mut d = vec![0u8; end];
+            for (p, page) in sparse.pages() {
+                let at = p as usize * PAGE;
+                let n = PAGE.min(end.saturating_sub(at));
+                d[at..at + n].copy_from_slice(&page[..n]);
+            }
+            self.dense = Some(d);
         }
     }
 
@@ -591,7 +610,12 @@ impl StringBuilder {
     /// The finished string, sparse or dense, whichever pays.
     pub fn finish(self) -> RedisString {
         match self.dense {
-            Some(d) => RedisString::from_bytes(d),
+            Some(mut d) => {
+                if (d.len() as u64) < self.len {
+                    d.resize(self.len as usize, 0);
+                }
+                RedisString::from_bytes(d)
+            }
             None => RedisString::from_sparse(self.sparse),
         }
     }

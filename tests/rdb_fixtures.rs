@@ -262,6 +262,7 @@ fn fixtures_load_with_patterns_and_without_checksum_check() {
             threads: 1,
             skip_values: false,
             parallel_record_bytes: 0,
+            max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
         };
         let snap = load_rdb(&rdb, &opts).unwrap();
         let keys: usize = snap.databases.values().map(|k| k.len()).sum();

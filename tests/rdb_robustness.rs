@@ -47,6 +47,7 @@ fn no_crc() -> LoadOptions {
         threads: 1,
         skip_values: false,
         parallel_record_bytes: 0,
+        max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
     }
 }
 

@@ -106,6 +106,7 @@ fuzz_target!(|file: &[u8]| {
             threads: 1,
             skip_values: false,
             parallel_record_bytes: 0,
+            max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
         },
     ] {
         let slice = load_rdb(file, &opts);

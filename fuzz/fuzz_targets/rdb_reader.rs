@@ -58,6 +58,7 @@ fuzz_target!(|data: &[u8]| {
         threads: 1,
         skip_values: false,
         parallel_record_bytes: 0,
+        max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
     };
     let all = load_rdb(data, &opts);
     let filtered = LoadOptions {
@@ -68,6 +69,7 @@ fuzz_target!(|data: &[u8]| {
         threads: 1,
         skip_values: false,
         parallel_record_bytes: 0,
+        max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
     };
     let some = load_rdb(data, &filtered);
     let checked = LoadOptions::default();

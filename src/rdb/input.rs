@@ -89,6 +89,11 @@ pub(crate) trait Input {
     /// The input's full length when it is known before the end is reached (a slice, a
     /// sized source, a download's announced length), for bounding size hints.
     fn known_len(&self) -> Option<u64>;
+
+    /// The input's length when it is certain (a slice, a sized source, a download that has
+    /// ended; not an announced length): a length field claiming more bytes than remain is
+    /// refused as truncated at once, before anything is allocated for it.
+    fn exact_len(&self) -> Option<u64>;
 }
 
 /// The error for `what` needing `n` bytes where only `left` remain, at absolute offset `at`.
@@ -137,6 +142,9 @@ impl Input for SliceInput<'_> {
     }
 
     fn known_len(&self) -> Option<u64> {
+        Some(self.bytes.len() as u64)
+    }
+    fn exact_len(&self) -> Option<u64> {
         Some(self.bytes.len() as u64)
     }
 }
@@ -251,6 +259,9 @@ impl<S: ChunkSource + ?Sized> Input for ChunkedInput<'_, S> {
     fn known_len(&self) -> Option<u64> {
         Some(self.total)
     }
+    fn exact_len(&self) -> Option<u64> {
+        Some(self.total)
+    }
 }
 
 /// The bytes a download has delivered so far: `buf[pos..]` are not yet consumed by the
@@ -362,5 +373,8 @@ impl Input for PushInput {
         } else {
             self.announced.map(|n| n.max(self.received()))
         }
+    }
+    fn exact_len(&self) -> Option<u64> {
+        self.finished.then(|| self.received())
     }
 }

@@ -315,11 +315,47 @@ fn length_error(data: &[u8], got: u64, ulen: u64) -> LzfError {
 
 /// Decompresses `data` whose declared output length is `ulen` bytes into a plain buffer.
 /// Errors (never panics) on truncated or corrupt data, back-references before the start, or
-/// an output length other than `ulen`. The caller bounds `ulen` (e.g. by the data's size).
+/// an output length other than `ulen`. The caller bounds `ulen` (e.g. by the data's size);
+/// the buffer grows as the output is decoded (from [`GROW_FROM`] bytes, doubling), so a
+/// declared length is never allocated before its bytes exist.
 pub fn decompress(data: &[u8], ulen: usize) -> Result<Vec<u8>, LzfError> {
-    let mut out = vec![0u8; ulen];
-    let (mut i, mut o) = (0, 0);
-    run(data, &mut i, &mut out, &mut o, ulen, ulen)?;
+    decode_growing(data, 0, Vec::new(), ulen)
+}
+
+/// Outputs longer than this (1 MiB) are decoded into a buffer that grows by doubling as the
+/// output is produced, never allocated at the declared length up front.
+const GROW_FROM: usize = 1 << 20;
+
+/// Continues decoding `data` from byte `i` after `out`'s bytes (the output so far) up to the
+/// declared length `ulen`, growing `out` as needed; checks the end as [`decompress`].
+fn decode_growing(
+    data: &[u8],
+    mut i: usize,
+    mut out: Vec<u8>,
+    ulen: usize,
+) -> Result<Vec<u8>, LzfError> {
+    let mut o = out.len();
+    loop {
+        let room = if ulen <= GROW_FROM {
+            ulen
+        } else {
+            (o.saturating_mul(2)).max(GROW_FROM).min(ulen)
+        };
+        if out.len() < room {
+            out.resize(room, 0);
+        }
+        // Stop where the next instruction could overrun the buffer (unless it is the whole
+        // declared length): the buffer then grows and decoding goes on.
+        let stop = if out.len() == ulen {
+            ulen
+        } else {
+            out.len() - MAX_STEP
+        };
+        run(data, &mut i, &mut out, &mut o, stop, ulen)?;
+        if i >= data.len() || o >= ulen || out.len() == ulen {
+            break;
+        }
+    }
     if i < data.len() || o != ulen {
         // Stopped with data left: the output would be longer than declared.
         if i < data.len() {
@@ -373,22 +409,14 @@ fn decompress_string_direct_max(
         o -= flush;
         base += flush as u64;
         if nonzero_pages * 2 > total_pages {
-            // It will be plain: decode the rest into one full-length buffer.
-            let mut dense = vec![0u8; ulen as usize];
-            builder.read(0, &mut dense[..base as usize]);
-            drop(builder);
+            // It will be plain: decode the rest into one buffer, grown as the output is.
             let b = base as usize;
+            let mut dense = vec![0u8; b + o];
+            builder.read(0, &mut dense[..b]);
+            drop(builder);
             dense[b..b + o].copy_from_slice(&win[..o]);
             drop(win);
-            let mut op = b + o;
-            let n = dense.len();
-            run(data, &mut i, &mut dense, &mut op, n, n)?;
-            if i < data.len() {
-                return Err(LzfError::OutputTooLong { offset: i });
-            }
-            if op != n {
-                return Err(length_error(data, op as u64, ulen));
-            }
+            let dense = decode_growing(data, i, dense, ulen as usize)?;
             return Ok(RedisString::from_bytes(dense));
         }
     }

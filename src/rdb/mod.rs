@@ -182,12 +182,16 @@ pub enum RdbErrorKind {
     Write,
     /// The progress callback stopped the load.
     Cancelled,
+    /// A string longer than the load's limit on one value ([`LoadOptions::max_value_bytes`]:
+    /// Redis' `proto-max-bulk-len`, 512 MiB, by default), refused before anything is
+    /// allocated for it.
+    TooLarge,
 }
 
 impl RdbErrorKind {
     /// The kind's stable name, as front ends report it (the wasm engine's `Error.kind`):
     /// `truncated`, `unsupported-version`, `checksum`, `unknown-type`, `unsupported`,
-    /// `corrupt`, `incompatible`, `read`, `write` or `cancelled`.
+    /// `corrupt`, `incompatible`, `read`, `write`, `cancelled` or `too-large`.
     pub fn name(self) -> &'static str {
         match self {
             RdbErrorKind::Truncated => "truncated",
@@ -200,6 +204,7 @@ impl RdbErrorKind {
             RdbErrorKind::Read => "read",
             RdbErrorKind::Write => "write",
             RdbErrorKind::Cancelled => "cancelled",
+            RdbErrorKind::TooLarge => "too-large",
         }
     }
 }
@@ -348,7 +353,21 @@ pub struct LoadOptions {
     /// slower than one for `query` (1.93 s against 1.84 s) and `inspect --csv` (4.45 s
     /// against 3.56 s).
     pub parallel_record_bytes: usize,
+    /// The longest string a load builds, in bytes (default [`DEFAULT_MAX_VALUE_BYTES`],
+    /// Redis' own `proto-max-bulk-len` of 512 MiB): a key, a string value, an element of a
+    /// collection, an embedded listpack / ziplist / intset / zipmap blob or an aux field whose
+    /// length (raw, or declared uncompressed for LZF data) is larger is refused with an
+    /// [`RdbErrorKind::TooLarge`] error at the string's first byte, naming its key, before any
+    /// byte of it is allocated or decompressed. Values not decoded (keys the patterns or
+    /// [`LoadOptions::db`] leave out, [`LoadOptions::skip_values`]) are skipped unchecked.
+    /// `u64::MAX`: no limit but the input's (an LZF string expands at most 88 times its
+    /// compressed bytes).
+    pub max_value_bytes: u64,
 }
+
+/// Redis' default `proto-max-bulk-len` (512 MiB, 536,870,912 bytes), the default of
+/// [`LoadOptions::max_value_bytes`]: no server built with defaults holds a longer string.
+pub const DEFAULT_MAX_VALUE_BYTES: u64 = 512 << 20;
 
 impl Default for LoadOptions {
     fn default() -> Self {
@@ -360,6 +379,7 @@ impl Default for LoadOptions {
             threads: 1,
             skip_values: false,
             parallel_record_bytes: 1024,
+            max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
         }
     }
 }
@@ -595,6 +615,9 @@ enum Step<'w> {
     LongString {
         key: Cow<'w, [u8]>,
         wanted: bool,
+        /// Wanted, and longer than [`LoadOptions::max_value_bytes`]: refused once its bytes
+        /// are known to exist (as the slice reader refuses it), never built.
+        too_large: bool,
         len: u64,
         header_bytes: u64,
         offset: u64,
@@ -750,6 +773,7 @@ fn read_record<'w>(
                         return Ok(Step::LongString {
                             key,
                             wanted,
+                            too_large: wanted && n > c.max_string,
                             len: n,
                             header_bytes: (c.pos - v_at) as u64,
                             offset: c.base + at as u64,
@@ -861,6 +885,8 @@ struct LongString {
     key: Vec<u8>,
     db: u64,
     builder: Option<StringBuilder>,
+    /// Longer than the load's limit: passed through unbuilt, then refused.
+    too_large: bool,
     len: u64,
     /// Absolute offset of the string's first data byte.
     data_at: u64,
@@ -968,6 +994,7 @@ impl Walk {
                     }
                     let mut c = Cursor::window(w, base, eof);
                     c.pre = pre;
+                    c.max_string = opts.max_value_bytes;
                     let step = read_record(&mut c, &mut self.st, opts, false);
                     let used = c.pos;
                     let need = c.need;
@@ -990,15 +1017,37 @@ impl Walk {
                         Ok(Step::LongString {
                             key,
                             wanted,
+                            too_large,
                             len,
                             header_bytes,
                             offset,
                             prefix,
                         }) => {
+                            // A length the rest of the input cannot hold is the error a
+                            // whole-input read gives, before anything is built for it.
+                            let data_at = base + used as u64;
+                            if let Some(end) =
+                                inp.exact_len().filter(|&e| data_at.saturating_add(len) > e)
+                            {
+                                let left = end.saturating_sub(data_at);
+                                let e = input::truncated(data_at, "string value", len, left);
+                                return Err(e.with_key(&key));
+                            }
+                            let header_at = data_at - header_bytes;
+                            let refuse = || {
+                                let max = opts.max_value_bytes;
+                                reader::too_large(header_at, "string value", len, None, max)
+                                    .with_key(&key)
+                            };
+                            if too_large && inp.exact_len().is_some() {
+                                // Its bytes exist (checked above): refused without reading them.
+                                return Err(refuse());
+                            }
                             let long = LongString {
                                 key: key.into_owned(),
                                 db: self.st.db,
-                                builder: wanted.then(|| StringBuilder::new(len)),
+                                builder: (wanted && !too_large).then(|| StringBuilder::new(len)),
+                                too_large,
                                 len,
                                 data_at: base + used as u64,
                                 done: 0,
@@ -1048,6 +1097,14 @@ impl Walk {
                     else {
                         unreachable!("in the long-string phase")
                     };
+                    if long.too_large {
+                        // Every byte of it came (a download of no known length): the slice
+                        // reader's error.
+                        let at = long.data_at - long.header_bytes;
+                        let max = opts.max_value_bytes;
+                        let e = reader::too_large(at, "string value", long.len, None, max);
+                        return Err(e.with_key(&long.key));
+                    }
                     let format = self.st.header.format;
                     let rec = Record {
                         db: long.db,

@@ -95,6 +95,7 @@ where
     let prefix_at_start = st.prefix;
     let mut frames: Vec<Frame> = Vec::new();
     let mut c = Cursor::window(window, base, eof);
+    c.max_string = opts.max_value_bytes;
     let mut prefix_after_last = st.prefix;
     // Until the batch has its bytes and a record per thread (records of several MB each),
     // within 4× the bytes and the record cap.
@@ -159,6 +160,7 @@ where
             known_len,
         };
         let mut c = Cursor::window(window, base, eof);
+        c.max_string = opts.max_value_bytes;
         c.pos = fr.start;
         match read_record(&mut c, &mut wst, opts, false) {
             Ok(Step::Key(rec)) if c.pos == fr.end => Some(rec),

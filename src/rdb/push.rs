@@ -324,6 +324,7 @@ impl<S> RdbFeeder<S> {
             _ => (base, self.walk.state().clone()),
         };
         let mut c = Cursor::window(w, base, eof);
+        c.max_string = self.opts.max_value_bytes;
         c.pos = (from - base) as usize;
         let mut at = c.pos;
         // The awaited string first: it is the one the reader needs (its record's end is
@@ -348,7 +349,9 @@ impl<S> RdbFeeder<S> {
             };
             let end = base + c.pos as u64;
             let spans = c.spans.take().unwrap_or_default();
-            for span in spans.into_iter().filter(|_| selected) {
+            // (A string longer than the limit on one value is refused, not decompressed.)
+            let max = self.opts.max_value_bytes;
+            for span in spans.into_iter().filter(|s| selected && s.len <= max) {
                 if !off.has_room() {
                     // Out of budget inside this record: framing resumes at its start, with
                     // the state before it (the strings planned so far stay planned).

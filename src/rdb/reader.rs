@@ -48,6 +48,10 @@ pub(crate) struct Cursor<'a> {
     pub awaiting: Option<LzfSpan>,
     /// When set, every LZF string passed (read or skipped) is noted here (framing ahead).
     pub spans: Option<Vec<LzfSpan>>,
+    /// The longest string built, bytes ([`super::LoadOptions::max_value_bytes`]; default
+    /// [`super::DEFAULT_MAX_VALUE_BYTES`]): a longer one is refused before it is read
+    /// ([`Cursor::check_len`]). Skipped strings are not checked.
+    pub max_string: u64,
 }
 
 /// An LZF string's content, after its header: supplied decompressed bytes, or the compressed
@@ -91,7 +95,30 @@ impl<'a> Cursor<'a> {
             pre: None,
             awaiting: None,
             spans: None,
+            max_string: super::DEFAULT_MAX_VALUE_BYTES,
         }
+    }
+
+    /// A [`RdbErrorKind::TooLarge`] error when a string of `n` bytes (its header at `at` in
+    /// this cursor's buffer; `lzf`: its declared uncompressed length, `clen` compressed
+    /// bytes) is longer than [`Cursor::max_string`].
+    pub fn check_len(
+        &self,
+        at: usize,
+        what: &str,
+        n: u64,
+        lzf: Option<u64>,
+    ) -> Result<(), RdbError> {
+        if n <= self.max_string {
+            return Ok(());
+        }
+        Err(too_large(
+            self.base + at as u64,
+            what,
+            n,
+            lzf,
+            self.max_string,
+        ))
     }
 
     /// Notes that `n` bytes from the current position are needed (when not at the end of
@@ -258,7 +285,12 @@ impl<'a> Cursor<'a> {
     pub fn string(&mut self, what: &str) -> Result<Cow<'a, [u8]>, RdbError> {
         let at = self.pos;
         match self.len_field(what)? {
-            Len::Plain(n) => Ok(Cow::Borrowed(self.take(n, what)?)),
+            Len::Plain(n) => {
+                // (Its bytes are in the input: a length past its end is a truncation.)
+                let bytes = self.take(n, what)?;
+                self.check_len(at, what, n, None)?;
+                Ok(Cow::Borrowed(bytes))
+            }
             Len::Special(0) => Ok(Cow::Owned((self.u8(what)? as i8).to_string().into_bytes())),
             Len::Special(1) => {
                 let s = self.take(2, what)?;
@@ -267,7 +299,7 @@ impl<'a> Cursor<'a> {
                 ))
             }
             Len::Special(2) => Ok(Cow::Owned(self.i32_le(what)?.to_string().into_bytes())),
-            Len::Special(3) => match self.lzf(what, false)? {
+            Len::Special(3) => match self.lzf(at, what, false)? {
                 Lzf::Supplied(b) => Ok(Cow::Owned(b)),
                 Lzf::Data {
                     data,
@@ -287,7 +319,7 @@ impl<'a> Cursor<'a> {
     pub fn string_value(&mut self, what: &str) -> Result<RedisString, RdbError> {
         let at = self.pos;
         if let Len::Special(3) = self.len_field(what)? {
-            return match self.lzf(what, true)? {
+            return match self.lzf(at, what, true)? {
                 Lzf::Supplied(b) => Ok(RedisString::from_bytes(b)),
                 Lzf::Data {
                     data,
@@ -305,13 +337,20 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads the header of an LZF string and returns (compressed data, uncompressed length),
-    /// after checking that the uncompressed length is possible for that much data.
-    fn lzf_parts(&mut self, what: &str) -> Result<(&'a [u8], u64), RdbError> {
+    /// after checking that the uncompressed length is possible for that much data. With
+    /// `built` (the string's header offset: it is to be decompressed), a possible length
+    /// longer than [`Cursor::max_string`] is refused before the data is read.
+    fn lzf_parts(&mut self, what: &str, built: Option<usize>) -> Result<(&'a [u8], u64), RdbError> {
         let clen = self.length(what)?;
         let ul_at = self.pos;
         let ulen = self.length(what)?;
+        let possible =
+            clen != 0 && ulen <= clen.saturating_mul(LZF_MAX_RATIO) && ulen <= usize::MAX as u64;
+        if let (Some(at), true) = (built, possible) {
+            self.check_len(at, what, ulen, Some(clen))?;
+        }
         let data = self.take(clen, what)?;
-        if clen == 0 || ulen > clen.saturating_mul(LZF_MAX_RATIO) || ulen > usize::MAX as u64 {
+        if !possible {
             return Err(self.err_at(
                 ul_at,
                 format!(
@@ -329,13 +368,14 @@ impl<'a> Cursor<'a> {
         Ok((data, ulen))
     }
 
-    /// An LZF string after its special length byte: its supplied bytes when the feeder holds
-    /// them (`take`: handed over rather than copied, for a string value), else its compressed
-    /// data. A large string whose bytes are offloaded and not
-    /// supplied stops the read: `awaiting` is set and a `Truncated` error returned (the
-    /// feeder then waits, as for a record cut by the window's end).
-    fn lzf(&mut self, what: &str, take: bool) -> Result<Lzf<'a>, RdbError> {
-        let (data, ulen) = self.lzf_parts(what)?;
+    /// An LZF string after its special length byte (the string's header at `at`): its
+    /// supplied bytes when the feeder holds them (`take`: handed over rather than copied, for
+    /// a string value), else its compressed data. A string longer than
+    /// [`Cursor::max_string`] is refused before either. A large string whose bytes are
+    /// offloaded and not supplied stops the read: `awaiting` is set and a `Truncated` error
+    /// returned (the feeder then waits, as for a record cut by the window's end).
+    fn lzf(&mut self, at: usize, what: &str, take: bool) -> Result<Lzf<'a>, RdbError> {
+        let (data, ulen) = self.lzf_parts(what, Some(at))?;
         let data_at = self.pos - data.len();
         if let Some(pre) = self.pre {
             let span = LzfSpan {
@@ -384,7 +424,7 @@ impl<'a> Cursor<'a> {
                 .take(2, what)
                 .map(|s| i16::from_le_bytes([s[0], s[1]]).to_string().len() as u64),
             Len::Special(2) => self.i32_le(what).map(|v| v.to_string().len() as u64),
-            Len::Special(3) => self.lzf_parts(what).map(|(_, u)| u),
+            Len::Special(3) => self.lzf_parts(what, None).map(|(_, u)| u),
             Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
         }
     }
@@ -597,6 +637,24 @@ impl<'a> Cursor<'a> {
             )),
         }
     }
+}
+
+/// The [`RdbErrorKind::TooLarge`] error of a string of `n` bytes (`what`; `lzf`: stored
+/// LZF-compressed in that many bytes) whose header is at absolute offset `at`, over the limit
+/// `max` ([`super::LoadOptions::max_value_bytes`]).
+pub(super) fn too_large(at: u64, what: &str, n: u64, lzf: Option<u64>, max: u64) -> RdbError {
+    let how = match lzf {
+        Some(clen) => format!(" (LZF-compressed in {clen} bytes)"),
+        None => String::new(),
+    };
+    RdbError::new(
+        RdbErrorKind::TooLarge,
+        at,
+        format!(
+            "{what} of {n} bytes{how} is longer than the limit on one value, {max} bytes \
+             (Redis' proto-max-bulk-len is 512 MB by default)"
+        ),
+    )
 }
 
 /// The 9-character module type name encoded in the top 54 bits of a module id.

@@ -68,7 +68,8 @@ export type RawReply = number | string | Uint8Array | null | Error | RawReply[];
  * - `kind`: `'reply'` (a Redis error reply), `'duplicate-key'` (two files hold `key`),
  *   `'argument'` (a bad argument or option, and every other error), or an RDB / DUMP decoding
  *   error's kind: `'truncated'`, `'unsupported-version'`, `'checksum'`, `'unknown-type'`,
- *   `'unsupported'`, `'corrupt'`, `'incompatible'`, `'read'`, `'write'`, `'cancelled'`;
+ *   `'unsupported'`, `'corrupt'`, `'incompatible'`, `'read'`, `'write'`, `'cancelled'`,
+ *   `'too-large'` (a string longer than the load's limit on one value, 512 MB);
  * - `offset`: the byte offset of the input where a decoding error was found;
  * - `key`: the key concerned, when known (UTF-8; the message quotes non-UTF-8 bytes exactly).
  */
@@ -84,7 +85,8 @@ export type OtherDetail = KeyInfo & Extract<DetailKind, { kind: "other" }>;
 
 export interface EngineError extends Error {
   kind: 'reply' | 'duplicate-key' | 'argument' | 'truncated' | 'unsupported-version' | 'checksum'
-    | 'unknown-type' | 'unsupported' | 'corrupt' | 'incompatible' | 'read' | 'write' | 'cancelled';
+    | 'unknown-type' | 'unsupported' | 'corrupt' | 'incompatible' | 'read' | 'write' | 'cancelled'
+    | 'too-large';
   offset?: number;
   key?: string;
 }
