@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use bitlens::analytics::{self, daily, enums};
 use bitlens::keyspace::Keyspace;
-use bitlens::rdb::{self, LoadOptions};
+use bitlens::rdb::LoadOptions;
 use bitlens_charts as chart;
 use clap::{Args, ValueEnum};
 
@@ -100,6 +100,8 @@ pub struct ChartArgs {
     /// Height in pixels (100 to 20000).
     #[arg(long, default_value_t = 420, value_parser = clap::value_parser!(u32).range(100..=20_000))]
     pub height: u32,
+    #[command(flatten)]
+    pub limit: crate::LimitArgs,
 }
 
 /// A calendar day written `YYYYMMDD` (the suffix of the daily keys), checked to exist.
@@ -332,17 +334,25 @@ pub fn run(args: ChartArgs) -> ExitCode {
     if let Err(code) = crate::refuse_non_rdb(&args.rdb) {
         return code;
     }
-    let bytes = match crate::read_file(&args.rdb) {
-        Ok(b) => b,
-        Err(code) => return code,
+    // Read in windows, as every command reads a snapshot.
+    let opts = LoadOptions {
+        threads: bitlens_cli::source::load_threads(),
+        max_value_bytes: args.limit.max_value_bytes,
+        ..LoadOptions::default()
     };
-    let ks = match rdb::load_rdb(&bytes, &LoadOptions::default()) {
+    let ks = match bitlens_cli::source::load_file(&args.rdb, &opts) {
         Ok(mut snap) => snap.databases.remove(&args.db).unwrap_or_default(),
+        Err(bitlens_cli::source::LoadError::Io(e)) => {
+            eprintln!(
+                "bitlens: cannot read {}: {e}",
+                bitlens_cli::source::path_display(&args.rdb)
+            );
+            return ExitCode::from(1);
+        }
         Err(e) => {
             eprintln!(
-                "bitlens: cannot read snapshot {}: {}",
-                bitlens_cli::source::path_display(&args.rdb),
-                bitlens_cli::source::rdb_error_text(&e)
+                "bitlens: cannot read snapshot {}: {e}",
+                bitlens_cli::source::path_display(&args.rdb)
             );
             return ExitCode::from(1);
         }

@@ -73,17 +73,49 @@ fn canonical(value: &Value, expire: Option<i64>) -> Json {
     j
 }
 
-/// A 128-bit fingerprint of a key's canonical form (two SipHash-1-3 sums of its JSON text):
-/// two keys are equal when their fingerprints are.
+/// A 128-bit fingerprint of a key's canonical form (two SipHash-1-3 sums, salted 0 and 1):
+/// two keys are equal when their fingerprints are. A string's form is its bytes and expiry,
+/// hashed as the value hands them out (no copy of a large string, no JSON escaping of it),
+/// after a 0 byte no other type's form starts with; every other type's is its JSON text
+/// ([`canonical`]).
 fn fingerprint(value: &Value, expire: Option<i64>) -> u128 {
-    let text = canonical(value, expire).to_string();
-    let sum = |salt: u8| {
+    /// Both sums' hashers, fed the same bytes.
+    struct Sums([std::hash::DefaultHasher; 2]);
+    impl Sums {
+        fn feed(&mut self, bytes: &[u8]) {
+            self.0.iter_mut().for_each(|h| h.write(bytes));
+        }
+    }
+    let mut sums = Sums([0u8, 1].map(|salt| {
         let mut h = std::hash::DefaultHasher::new();
         salt.hash(&mut h);
-        text.hash(&mut h);
+        h
+    }));
+    match value {
+        Value::String(s) => {
+            sums.feed(b"\0string\0");
+            match expire {
+                Some(ms) => {
+                    sums.feed(&[1]);
+                    sums.feed(&ms.to_le_bytes());
+                }
+                None => sums.feed(&[0]),
+            }
+            sums.feed(&s.len().to_le_bytes());
+            let fed = crate::dump::string_pieces(s, |p| {
+                sums.feed(p);
+                Ok(())
+            });
+            debug_assert!(fed.is_ok(), "feeding a hasher does not fail");
+        }
+        _ => sums.feed(canonical(value, expire).to_string().as_bytes()),
+    }
+    // (As `str::hash` ends a string.)
+    let [a, b] = sums.0.map(|mut h| {
+        h.write_u8(0xff);
         h.finish()
-    };
-    (u128::from(sum(0)) << 64) | u128::from(sum(1))
+    });
+    (u128::from(a) << 64) | u128::from(b)
 }
 
 /// One key of one file: its fingerprint and its memory on the file's writer.
@@ -105,14 +137,24 @@ fn file_digests(
 ) -> Result<Vec<KeyDigest>, LoadError> {
     use std::io::Read as _;
     let mut head = Vec::new();
-    std::fs::File::open(path)
+    crate::source::open_input(path)
         .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
         .map_err(LoadError::Io)?;
     // The writer from the aux fields at the file's start; a file whose start cannot be read
     // is reported by the visit.
-    let mut profile = rdb::peek_aux(&head)
-        .map(|(format, aux)| Profile::for_snapshot(&aux, format.version))
-        .ok();
+    let peeked = rdb::peek_aux(&head).ok();
+    let mut profile = peeked
+        .as_ref()
+        .map(|(format, aux)| Profile::for_snapshot(aux, format.version));
+    // Without used-mem the inference assumes bundled jemalloc whatever the keys (as
+    // `inspect` knows): the keys are then priced for it alone, not for every candidate.
+    let no_used_mem = peeked
+        .as_ref()
+        .is_some_and(|(_, aux)| !aux.iter().any(|(k, _)| k.as_slice() == b"used-mem"));
+    let allocator = match allocator {
+        None if no_used_mem => Some(Allocator::Jemalloc),
+        a => a,
+    };
     loop {
         let p = profile.unwrap_or_else(|| Profile::for_snapshot(&[], 0));
         let (digests, header) = visit_digests(path, opts, p, allocator)?;
@@ -289,8 +331,10 @@ pub fn diff_files(
     allocator: Option<Allocator>,
 ) -> Result<Diff, DiffError> {
     let all: Vec<PathBuf> = old.iter().chain(new).cloned().collect();
-    let mut digests = crate::source::per_file(&all, |_, p| file_digests(p, opts, allocator))
-        .map_err(|(i, e)| DiffError::File(i, e))?;
+    let workers = crate::source::file_workers(opts);
+    let mut digests =
+        crate::source::per_file_at_most(workers, &all, |_, p| file_digests(p, opts, allocator))
+            .map_err(|(i, e)| DiffError::File(i, e))?;
     let b = digests.split_off(old.len());
     let ea = side(digests, on).map_err(|e| DiffError::Duplicate(0, e))?;
     let eb = side(b, on).map_err(|e| DiffError::Duplicate(1, e))?;
@@ -435,6 +479,35 @@ mod tests {
     use super::*;
     use bitlens::rdb::{load_rdb, RdbWriter, Snapshot};
     use bitlens::zset::ZSet;
+
+    /// Strings are equal when their bytes and expiry are, whatever their representation
+    /// (plain or sparse), and never equal to another type's value.
+    #[test]
+    fn string_fingerprints_follow_bytes_and_expiry() {
+        use bitlens::string::RedisString;
+        let mut sparse = vec![0u8; 2 << 20];
+        sparse[1 << 20] = 0x80;
+        let a = Value::String(RedisString::from_bytes(sparse.clone()));
+        let b = Value::String(RedisString::from_sparse_bits(2 << 20, [8u64 << 20]));
+        assert!(a_is_sparse(&a) && a_is_sparse(&b));
+        assert_eq!(fingerprint(&a, None), fingerprint(&b, None));
+        let mut plain = Value::String(RedisString::from_bytes(sparse));
+        if let Value::String(s) = &mut plain {
+            s.bytes_mut();
+        }
+        assert!(!a_is_sparse(&plain));
+        assert_eq!(fingerprint(&plain, Some(5)), fingerprint(&a, Some(5)));
+        assert_ne!(fingerprint(&a, None), fingerprint(&a, Some(5)));
+        let other = Value::String(RedisString::from_sparse_bits(2 << 20, [8u64 << 20, 1]));
+        assert_ne!(fingerprint(&a, None), fingerprint(&other, None));
+        let empty = Value::String(RedisString::from_bytes(Vec::new()));
+        let set = Value::Set(bitlens::set::Set::from_members(Vec::<Vec<u8>>::new()));
+        assert_ne!(fingerprint(&empty, None), fingerprint(&set, None));
+    }
+
+    fn a_is_sparse(v: &Value) -> bool {
+        matches!(v, Value::String(s) if s.is_sparse())
+    }
 
     /// A value for key number `i` in generation `g` (0: side A; other: a changed value).
     fn value(i: u64, g: u64) -> Value {

@@ -149,6 +149,167 @@ pub fn resp(argv: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
+/// Calls `f` with the bytes of `s` in order: one borrowed slice for a plain string, pieces of
+/// at most [`PIECE`] bytes for a sparse one (never the whole string copied).
+pub fn string_pieces(
+    s: &bitlens::string::RedisString,
+    mut f: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if s.as_sparse().is_none() {
+        return f(&s.as_bytes());
+    }
+    let mut at = 0u64;
+    while at < s.len() {
+        let end = (at + PIECE as u64).min(s.len());
+        f(&s.range(at, end - 1))?;
+        at = end;
+    }
+    Ok(())
+}
+
+/// Bytes of a sparse string handed on at a time by [`string_pieces`] (1 MiB).
+const PIECE: usize = 1 << 20;
+
+/// Writes the RESP commands that rebuild `value` under `key` ([`commands`]) to `out`, a
+/// string's bytes streamed from the value (no copy of them); false when no command rebuilds
+/// it (a module value: nothing written).
+pub fn write_resp(
+    out: &mut impl std::io::Write,
+    key: &[u8],
+    value: &Value,
+    expire_at_ms: Option<i64>,
+) -> std::io::Result<bool> {
+    if let Value::String(s) = value {
+        write!(out, "*3\r\n$3\r\nSET\r\n${}\r\n", key.len())?;
+        out.write_all(key)?;
+        write!(out, "\r\n${}\r\n", s.len())?;
+        string_pieces(s, |p| out.write_all(p))?;
+        out.write_all(b"\r\n")?;
+        if let Some(ms) = expire_at_ms {
+            let argv = [
+                b"PEXPIREAT".to_vec(),
+                key.to_vec(),
+                ms.to_string().into_bytes(),
+            ];
+            out.write_all(&resp(&argv))?;
+        }
+        return Ok(true);
+    }
+    let cmds = commands(key, value, expire_at_ms);
+    for c in &cmds {
+        out.write_all(&resp(c))?;
+    }
+    Ok(!cmds.is_empty())
+}
+
+/// Writes [`json_line`] of the key (no newline) to `out`, a string value's bytes streamed
+/// from the value, escaped (or in hex) piece by piece: the same bytes as `json_line`'s
+/// text, without a copy of the string.
+pub fn write_json_line(
+    out: &mut impl std::io::Write,
+    db: u64,
+    key: &[u8],
+    value: &Value,
+    expire_at_ms: Option<i64>,
+) -> std::io::Result<()> {
+    let Value::String(s) = value else {
+        return serde_json::to_writer(out, &json_line(db, key, value, expire_at_ms))
+            .map_err(std::io::Error::from);
+    };
+    // "value" is the object's last member (in key order and in insertion order alike): the
+    // line is the others', then the value.
+    let head = json!({"db": db, "key": name_json(key), "type": value.redis_type().name(), "expire_at_ms": expire_at_ms})
+        .to_string();
+    out.write_all(&head.as_bytes()[..head.len() - 1])?;
+    out.write_all(b",\"value\":")?;
+    if string_is_utf8(s)? {
+        out.write_all(b"\"")?;
+        // Escaped a whole character at a time: a piece's cut-off last character waits
+        // for the next piece.
+        let mut carry: Vec<u8> = Vec::new();
+        string_pieces(s, |p| {
+            if carry.is_empty() {
+                return escape_piece(out, p, &mut carry);
+            }
+            let joined = [std::mem::take(&mut carry).as_slice(), p].concat();
+            escape_piece(out, &joined, &mut carry)
+        })?;
+        out.write_all(b"\"")?;
+    } else {
+        out.write_all(b"{\"hex\":\"")?;
+        let mut hex = Vec::new();
+        string_pieces(s, |p| {
+            for chunk in p.chunks(ESCAPED) {
+                hex.clear();
+                for b in chunk {
+                    hex.extend_from_slice(format!("{b:02x}").as_bytes());
+                }
+                out.write_all(&hex)?;
+            }
+            Ok(())
+        })?;
+        out.write_all(b"\"}")?;
+    }
+    out.write_all(b"}")
+}
+
+/// Bytes of a string escaped (or written in hex) at a time in a JSON line (64 KiB).
+const ESCAPED: usize = 64 << 10;
+
+/// Writes the JSON escaping (without quotes) of the valid UTF-8 start of `bytes` to `out`,
+/// [`ESCAPED`] bytes at a time; an incomplete last character goes to `carry`.
+fn escape_piece(
+    out: &mut impl std::io::Write,
+    bytes: &[u8],
+    carry: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            carry.extend_from_slice(&bytes[e.valid_up_to()..]);
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+    };
+    let mut at = 0;
+    while at < valid.len() {
+        let mut end = (at + ESCAPED).min(valid.len());
+        while !valid.is_char_boundary(end) {
+            end -= 1;
+        }
+        // serde_json escapes character by character: pieces escaped apart join as the whole.
+        let text = serde_json::to_string(&valid[at..end]).map_err(std::io::Error::from)?;
+        out.write_all(&text.as_bytes()[1..text.len() - 1])?;
+        at = end;
+    }
+    Ok(())
+}
+
+/// Whether the string's bytes are UTF-8 (as [`name_json`] judges them), read piece by piece.
+fn string_is_utf8(s: &bitlens::string::RedisString) -> std::io::Result<bool> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut ok = true;
+    string_pieces(s, |p| {
+        if !ok {
+            return Ok(());
+        }
+        let joined;
+        let bytes = if carry.is_empty() {
+            p
+        } else {
+            joined = [std::mem::take(&mut carry).as_slice(), p].concat();
+            &joined[..]
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(_) => {}
+            // An incomplete character at the end: judged with the next piece.
+            Err(e) if e.error_len().is_none() => carry = bytes[e.valid_up_to()..].to_vec(),
+            Err(_) => ok = false,
+        }
+        Ok(())
+    })?;
+    Ok(ok && carry.is_empty())
+}
+
 /// A sorted-set score in a JSON line: a number, or `"inf"` / `"-inf"` (serde_json would
 /// write an infinity as `null`, which would also read as a missing score).
 fn score_json(score: f64) -> Json {
@@ -201,6 +362,44 @@ pub fn json_line(db: u64, key: &[u8], value: &Value, expire_at_ms: Option<i64>) 
 mod tests {
     use super::*;
     use bitlens::zset::ZSet;
+
+    /// Strings of every kind (plain UTF-8 with escapes, binary, sparse with a character cut
+    /// by a piece boundary, sparse binary) stream to the bytes `json_line` and `commands`
+    /// give.
+    #[test]
+    fn streamed_strings_are_the_built_lines() {
+        use bitlens::string::RedisString;
+        let mut sparse_text = vec![0u8; 3 << 20];
+        sparse_text[(1 << 20) - 1..(1 << 20) + 1].copy_from_slice("é".as_bytes());
+        sparse_text[2 << 20] = b'"';
+        let mut sparse_bin = vec![0u8; 3 << 20];
+        sparse_bin[5] = 0xff;
+        let values = [
+            RedisString::from_bytes(b"h\xc3\xa9\"\\\n\x01 ok".to_vec()),
+            RedisString::from_bytes(vec![0xff, 0, 1]),
+            RedisString::from_bytes(Vec::new()),
+            RedisString::from_bytes(sparse_text),
+            RedisString::from_bytes(sparse_bin),
+        ];
+        for (i, s) in values.into_iter().enumerate() {
+            let sparse = s.is_sparse();
+            assert_eq!(sparse, i >= 3, "value {i}");
+            let v = Value::String(s);
+            for exp in [None, Some(1_900_000_000_000)] {
+                let mut got = Vec::new();
+                write_json_line(&mut got, 3, b"k\xff", &v, exp).unwrap();
+                let want = json_line(3, b"k\xff", &v, exp).to_string();
+                assert!(got == want.as_bytes(), "value {i}");
+                let mut got = Vec::new();
+                assert!(write_resp(&mut got, b"k", &v, exp).unwrap());
+                let want: Vec<u8> = commands(b"k", &v, exp)
+                    .iter()
+                    .flat_map(|c| resp(c))
+                    .collect();
+                assert!(got == want, "value {i}");
+            }
+        }
+    }
 
     #[test]
     fn infinite_scores_are_named_not_null() {

@@ -45,6 +45,8 @@ pub struct ExportArgs {
     /// Rows per part file before part-N+1 starts.
     #[arg(long, default_value_t = 10_000_000)]
     pub rows_per_file: u64,
+    #[command(flatten)]
+    pub limit: crate::LimitArgs,
 }
 
 /// Runs `bitlens export`: one line per file on stdout (rows, part files), errors on stderr
@@ -55,9 +57,23 @@ pub fn run(args: ExportArgs) -> ExitCode {
         eprintln!("bitlens: --instance names one file's partition; give one FILE per run");
         return ExitCode::from(2);
     }
+    // Each file opened once (a FIFO or a device refused), and every pass of the export reads
+    // that handle: a file deleted or replaced meanwhile is still read as it was opened.
+    let mut sources = Vec::with_capacity(args.files.len());
     for f in &args.files {
-        if let Err(code) = crate::refuse_non_rdb(f) {
-            return code;
+        let shown = bitlens_cli::source::path_display(f);
+        let opened = bitlens_cli::source::open_input(f)
+            .and_then(|mut file| bitlens_cli::source::diagnose(&mut file).map(|why| (file, why)));
+        match opened {
+            Ok((file, None)) => sources.push(bitlens_export::Source::new(f, file)),
+            Ok((_, Some(why))) => {
+                eprintln!("bitlens: cannot read snapshot {shown}: {why}");
+                return ExitCode::from(1);
+            }
+            Err(e) => {
+                eprintln!("bitlens: cannot read {shown}: {e}");
+                return ExitCode::from(1);
+            }
         }
     }
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -71,6 +87,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
             allocator: args.allocator,
             verify_checksum: !args.no_checksum,
             batch_rows: args.batch_rows,
+            max_value_bytes: args.limit.max_value_bytes,
         },
         format: args.format,
         out: args.out,
@@ -81,7 +98,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
     for (path, r) in args
         .files
         .iter()
-        .zip(bitlens_export::export_files(&args.files, &opts))
+        .zip(bitlens_export::export_files(&sources, &opts))
     {
         match r {
             Ok(e) => println!(
@@ -96,7 +113,18 @@ pub fn run(args: ExportArgs) -> ExitCode {
             ),
             Err(e) => {
                 failed = true;
-                eprintln!("bitlens: cannot export {}: {e}", path.display());
+                let why = match &e {
+                    // With the option that raises a refused value's limit named.
+                    bitlens_export::ScanError::Rdb(p, e) => {
+                        format!(
+                            "{}: {}",
+                            p.display(),
+                            bitlens_cli::source::rdb_error_text(e)
+                        )
+                    }
+                    e => e.to_string(),
+                };
+                eprintln!("bitlens: cannot export {}: {why}", path.display());
             }
         }
     }

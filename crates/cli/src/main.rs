@@ -42,6 +42,18 @@ pub struct DialectArgs {
     pub clock: Clock,
 }
 
+/// `--max-value-bytes`, shared by every command that reads a snapshot (`query`, `inspect`,
+/// `dump`, `diff`, `chart`, `export`).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct LimitArgs {
+    /// The longest string (a value, key, element or embedded blob, raw or decompressed) read
+    /// from a snapshot, and the largest `--string`, `--roaring` or `--dump` file: a longer
+    /// one is refused, naming its offset and key, before it is allocated. Bytes, or with
+    /// Redis' units (512mb, 2gb); default Redis' own proto-max-bulk-len.
+    #[arg(long, value_name = "BYTES", default_value = "512mb", value_parser = bitlens_cli::source::parse_bytes)]
+    pub max_value_bytes: u64,
+}
+
 fn parse_compat(name: &str) -> Result<&'static Profile, String> {
     Profile::from_name(name).ok_or_else(|| {
         format!(
@@ -160,9 +172,10 @@ pub(crate) fn union_error(paths: &[PathBuf], e: bitlens_cli::source::UnionError)
     ExitCode::from(1)
 }
 
-/// Reads a whole file or reports `bitlens: cannot read FILE: reason` on stderr.
-pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
-    std::fs::read(path).map_err(|e| {
+/// Reads a whole file of at most `max` bytes ([`bitlens_cli::source::read_input`]: a FIFO
+/// or device is refused, not read) or reports `bitlens: cannot read FILE: reason` on stderr.
+pub(crate) fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, ExitCode> {
+    bitlens_cli::source::read_input(path, max).map_err(|e| {
         eprintln!(
             "bitlens: cannot read {}: {e}",
             bitlens_cli::source::path_display(path)
@@ -250,6 +263,8 @@ struct InspectArgs {
     expires_within: u32,
     #[command(flatten)]
     dialect: DialectArgs,
+    #[command(flatten)]
+    limit: LimitArgs,
 }
 
 /// `7d` or `7`: a whole number of days, 1 to 366.
@@ -371,6 +386,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         slots: args.slots.then_some(true),
         ledger,
         expires_within_days: args.expires_within,
+        max_value_bytes: args.limit.max_value_bytes,
         spill_budget: bitlens_cli::inspect::spill::DEFAULT_BUDGET,
         prefix_cap: bitlens_views::report::PREFIX_TALLY_CAP,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -489,6 +505,13 @@ fn inspect(args: InspectArgs) -> ExitCode {
             ExitCode::from(1)
         })
     };
+    // The passes' many small allocations are freed by now, but glibc keeps them in its heap
+    // (a file of 100,000 databases: 40 MB): give them back before the text is built.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
     match report {
         Ok(r) => {
             let text = if args.json {
@@ -544,6 +567,8 @@ struct DumpArgs {
     /// that holds it).
     #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
     on_duplicate: bitlens::rdb::OnDuplicate,
+    #[command(flatten)]
+    limit: LimitArgs,
 }
 
 fn dump(args: DumpArgs) -> ExitCode {
@@ -561,6 +586,7 @@ fn dump(args: DumpArgs) -> ExitCode {
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
         threads: bitlens_cli::source::load_threads(),
+        max_value_bytes: args.limit.max_value_bytes,
         ..Default::default()
     };
     let stdout = std::io::stdout();
@@ -576,30 +602,29 @@ fn dump(args: DumpArgs) -> ExitCode {
         if io_err.is_some() {
             return Ok(());
         }
+        // A value's bytes go from the value to the output (no copy of a large string).
         let r = if resp {
-            let mut buf = Vec::new();
-            if db_now != Some(rec.db) {
-                db_now = Some(rec.db);
-                buf.extend(bitlens_cli::dump::resp(&[
-                    b"SELECT".to_vec(),
-                    rec.db.to_string().into_bytes(),
-                ]));
-            }
-            let cmds = bitlens_cli::dump::commands(&rec.key, &value, rec.expire_at_ms);
-            if cmds.is_empty() {
-                eprintln!(
-                    "bitlens: skipped {} ({}: no command rebuilds it)",
-                    bitlens::escape::display(&rec.key),
-                    value.redis_type().name()
-                );
-            }
-            for c in cmds {
-                buf.extend(bitlens_cli::dump::resp(&c));
-            }
-            out.write_all(&buf)
+            let mut write = || -> std::io::Result<()> {
+                if db_now != Some(rec.db) {
+                    db_now = Some(rec.db);
+                    out.write_all(&bitlens_cli::dump::resp(&[
+                        b"SELECT".to_vec(),
+                        rec.db.to_string().into_bytes(),
+                    ]))?;
+                }
+                if !bitlens_cli::dump::write_resp(&mut out, &rec.key, &value, rec.expire_at_ms)? {
+                    eprintln!(
+                        "bitlens: skipped {} ({}: no command rebuilds it)",
+                        bitlens::escape::display(&rec.key),
+                        value.redis_type().name()
+                    );
+                }
+                Ok(())
+            };
+            write()
         } else {
-            let line = bitlens_cli::dump::json_line(rec.db, &rec.key, &value, rec.expire_at_ms);
-            writeln!(out, "{line}")
+            bitlens_cli::dump::write_json_line(&mut out, rec.db, &rec.key, &value, rec.expire_at_ms)
+                .and_then(|_| out.write_all(b"\n"))
         };
         if let Err(e) = r {
             io_err = Some(e);
@@ -670,6 +695,8 @@ struct DiffArgs {
     /// read, 2 on bad arguments.
     #[arg(long)]
     exit_code: bool,
+    #[command(flatten)]
+    limit: LimitArgs,
 }
 
 fn diff(args: DiffArgs) -> ExitCode {
@@ -717,6 +744,7 @@ fn diff_run(args: DiffArgs) -> DiffOutcome {
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
         threads: bitlens_cli::source::load_threads(),
+        max_value_bytes: args.limit.max_value_bytes,
         ..Default::default()
     };
     use bitlens_cli::diff::{diff_files, DiffError};

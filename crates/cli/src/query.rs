@@ -54,6 +54,8 @@ pub struct QueryArgs {
     /// The server profile and clock (`--compat`, `--clock`).
     #[command(flatten)]
     pub dialect: crate::DialectArgs,
+    #[command(flatten)]
+    pub limit: crate::LimitArgs,
     /// Say on stderr which server the replies follow and at which clock.
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -95,8 +97,10 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         patterns: args.matches.iter().cloned().map(crate::os_bytes).collect(),
         // With --compat, refuse what that server's loader refuses.
         loader: args.dialect.compat,
+        max_value_bytes: args.limit.max_value_bytes,
         ..Default::default()
     };
+    let max = args.limit.max_value_bytes;
     let mut snap = rdb::Snapshot::default();
     if !args.rdb.is_empty() {
         // Every file at once on the decoding pool; errors reported in the order given.
@@ -116,7 +120,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             eprintln!("bitlens: --string expects KEY=FILE, got {spec:?}");
             return Err(ExitCode::from(2));
         };
-        let bytes = crate::read_file(&path)?;
+        let bytes = crate::read_file(&path, max)?;
         extra.push((key, rdb::load_string(bytes)));
     }
     for spec in &args.roarings {
@@ -124,7 +128,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             eprintln!("bitlens: --roaring expects KEY=FILE, got {spec:?}");
             return Err(ExitCode::from(2));
         };
-        let bytes = crate::read_file(&path)?;
+        let bytes = crate::read_file(&path, max)?;
         match bitlens::string::roaring::from_roaring(&bytes) {
             Ok(s) => extra.push((key, Value::String(s))),
             Err(e) => {
@@ -141,7 +145,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             eprintln!("bitlens: --dump expects KEY=FILE, got {spec:?}");
             return Err(ExitCode::from(2));
         };
-        let bytes = crate::read_file(&path)?;
+        let bytes = crate::read_file(&path, max)?;
         if let Some(why) = wrong_kind(&bytes, "--dump") {
             eprintln!(
                 "bitlens: cannot load DUMP payload {}: {why}",

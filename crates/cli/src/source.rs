@@ -1,8 +1,11 @@
-//! How the CLI reads a snapshot file: an RDB file (it starts with `REDIS` or `VALKEY`) is read
+//! How the CLI reads a snapshot file: every input is opened through one check
+//! ([`open_input`]: a regular file only; a FIFO, socket or device is refused at once, never
+//! waited on or read without end). An RDB file (it starts with `REDIS` or `VALKEY`) is read
 //! in windows of [`FILE_CHUNK`] bytes per decoding thread through the core's chunked reader,
 //! never whole, so peak memory is one window plus the records being decoded (plus what the
-//! caller keeps). Anything
-//! else is read whole and handed to the slice reader, whose error names what the bytes are.
+//! caller keeps). Of anything else the first 64 MiB are handed to the slice reader, whose
+//! error names what the bytes are. Values are bounded by `--max-value-bytes`
+//! ([`bitlens::rdb::LoadOptions::max_value_bytes`]).
 
 use bitlens::rdb::{self, Header, LoadOptions, Progress, RdbError, Record};
 use std::path::Path;
@@ -25,25 +28,137 @@ pub fn file_window() -> usize {
     FILE_CHUNK * load_threads()
 }
 
-/// Opens `path` for the chunked reader when it starts with an RDB magic (`REDIS` /
-/// `VALKEY`); `None` otherwise (empty, a DUMP payload, raw bytes...).
-pub fn open_rdb(path: &Path) -> std::io::Result<Option<std::fs::File>> {
-    use std::io::Read;
-    // A snapshot is opened more than once (its kind, its header, then its records): a pipe or
-    // a FIFO would lose what the first opening read (or block with no writer).
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other(if meta.is_dir() {
-            "a directory, not a snapshot file"
-        } else {
-            "not a regular file (a pipe, FIFO or device): save the snapshot to a file first"
-        }));
+/// Opens the file at `path` for reading: the one check of every input the CLI and its front
+/// ends read (snapshots, DUMP payloads, `--string` and `--roaring` files). Only a regular
+/// file (or `/dev/null`, an empty input) is opened: a directory, a FIFO or pipe (whose `open()` waits for a writer), a socket
+/// or a device (`/dev/zero` never ends) is refused at once with an
+/// [`std::io::ErrorKind::InvalidInput`] error saying so, judged from the path's metadata
+/// before opening; the file is then opened non-blocking (on Unix) and its handle checked
+/// again, so that a FIFO swapped in between cannot block either. Errors: the path's own I/O
+/// error (missing, no permission), or that refusal.
+pub fn open_input(path: &Path) -> std::io::Result<std::fs::File> {
+    regular(&std::fs::metadata(path)?)?;
+    let file = open_nonblocking(path)?;
+    regular(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// `Ok` for a regular file's metadata (or the null device's: `/dev/null`, which reads as an
+/// empty file), else the refusal [`open_input`] gives.
+fn regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
+    if meta.is_file() || is_null_device(meta) {
+        return Ok(());
     }
-    let mut file = std::fs::File::open(path)?;
-    let mut head = Vec::with_capacity(6);
-    (&mut file).take(6).read_to_end(&mut head)?;
-    let rdb = head.starts_with(b"REDIS") || head.starts_with(b"VALKEY");
-    Ok(rdb.then_some(file))
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        if meta.is_dir() {
+            "a directory, not a file"
+        } else {
+            "not a regular file (a pipe, FIFO, socket or device): save it to a file first"
+        },
+    ))
+}
+
+/// Whether `meta` is the null device's (the character device `/dev/null` is), whose reads
+/// end at once: read as an empty file, as an empty input has always been given.
+fn is_null_device(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+        meta.file_type().is_char_device()
+            && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// Opens `path` read-only without waiting: on Unix with `O_NONBLOCK`, which makes `open()` of
+/// a FIFO return at once (and changes nothing for a regular file).
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+/// The whole file at `path` ([`open_input`]'s check first), refused without being read when it
+/// holds more than `max` bytes (one value: `--string`, `--roaring`, `--dump` files are held
+/// whole), with an [`std::io::ErrorKind::InvalidData`] error naming both sizes.
+pub fn read_input(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let file = open_input(path)?;
+    let too_long = |n: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{n} bytes, longer than the limit on one value ({max} bytes); \
+                 --max-value-bytes raises it"
+            ),
+        )
+    };
+    let len = file.metadata()?.len();
+    if len > max {
+        return Err(too_long(len));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    // (Bounded again while reading: the file may grow.)
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_long(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Bytes of a file that does not start with an RDB magic read for [`wrong_kind`]'s diagnosis
+/// (64 MiB): the reader's own error on it needs only its first bytes.
+const DIAGNOSED_BYTES: u64 = 64 << 20;
+
+/// A snapshot file, opened once ([`open_input`]).
+#[derive(Debug)]
+pub enum Opened {
+    /// It starts with an RDB magic (`REDIS` / `VALKEY`): the handle, for the chunked reader.
+    Rdb(std::fs::File),
+    /// Anything else (empty, a DUMP payload, raw bytes): its first [`DIAGNOSED_BYTES`] bytes,
+    /// for [`wrong_kind`] and the reader's error.
+    Other(Vec<u8>),
+}
+
+/// Opens the file at `path` ([`open_input`]) and tells an RDB file from anything else by its
+/// first bytes (see [`Opened`]).
+pub fn open_snapshot(path: &Path) -> std::io::Result<Opened> {
+    let mut file = open_input(path)?;
+    let head = read_at_start(&mut file, 6)?;
+    if head.starts_with(b"REDIS") || head.starts_with(b"VALKEY") {
+        return Ok(Opened::Rdb(file));
+    }
+    Ok(Opened::Other(read_at_start(&mut file, DIAGNOSED_BYTES)?))
+}
+
+/// [`refuse_non_rdb`] of a file already opened ([`open_input`]): why it cannot be read as an
+/// RDB snapshot, judged from its first bytes (`None` when it may be one); the handle is left
+/// for the reader (which reads at offsets, not from its position).
+pub fn diagnose(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
+    let head = read_at_start(file, 6)?;
+    if head.starts_with(b"REDIS") || head.starts_with(b"VALKEY") {
+        return Ok(None);
+    }
+    Ok(wrong_kind(&read_at_start(file, DIAGNOSED_BYTES)?, "--rdb"))
+}
+
+/// The first `n` bytes (fewer when the file is shorter) of `file`, read from its start.
+fn read_at_start(file: &mut std::fs::File, n: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read as _, Seek as _};
+    file.rewind()?;
+    let mut head = Vec::new();
+    file.take(n).read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// Why `bytes` given with `flag` (`--rdb` for any command reading an RDB file, `--dump`)
@@ -71,10 +186,7 @@ pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<String> {
 /// ([`wrong_kind`] of a file that does not start with an RDB magic; an RDB file is not
 /// read here): `Ok(None)` when it may be one.
 pub fn refuse_non_rdb(path: &Path) -> std::io::Result<Option<String>> {
-    if open_rdb(path)?.is_some() {
-        return Ok(None);
-    }
-    Ok(wrong_kind(&std::fs::read(path)?, "--rdb"))
+    diagnose(&mut open_input(path)?)
 }
 
 /// Why [`visit_file`] stopped.
@@ -100,8 +212,37 @@ impl std::fmt::Display for VisitError {
 pub fn rdb_error_text(e: &RdbError) -> String {
     match e.kind {
         rdb::RdbErrorKind::Checksum => format!("{e}: --no-checksum"),
+        rdb::RdbErrorKind::TooLarge => format!("{e}; --max-value-bytes raises it"),
         _ => e.to_string(),
     }
+}
+
+/// Parses a size in bytes as Redis' configuration writes one (`proto-max-bulk-len 512mb`):
+/// a whole number, optionally followed by `k`, `m` or `g` (10^3, 10^6, 10^9) or `kb`, `mb`,
+/// `gb` (2^10, 2^20, 2^30), any case (`--max-value-bytes 2gb`).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let scale: u64 = match unit {
+        "" | "b" => 1,
+        "k" => 1_000,
+        "kb" => 1 << 10,
+        "m" => 1_000_000,
+        "mb" => 1 << 20,
+        "g" => 1_000_000_000,
+        "gb" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "{s:?}: a number of bytes, e.g. 536870912, 512mb or 2gb"
+            ))
+        }
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("{s:?}: a number of bytes, e.g. 536870912, 512mb or 2gb"))
 }
 
 /// [`rdb::visit_rdb_progress`] over the file at `path` (see the module docs), with the file's
@@ -115,19 +256,16 @@ pub fn visit_file<F>(
 where
     F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
 {
-    match open_rdb(path).map_err(VisitError::Io)? {
-        Some(mut file) => {
+    match open_snapshot(path).map_err(VisitError::Io)? {
+        Opened::Rdb(mut file) => {
             let size = file.metadata().map_err(VisitError::Io)?.len();
             rdb::visit_rdb_chunked(&mut file, file_window(), opts, progress, &mut f)
                 .map(|h| (h, size))
                 .map_err(VisitError::Rdb)
         }
-        None => {
-            let bytes = std::fs::read(path).map_err(VisitError::Io)?;
-            rdb::visit_rdb_progress(&bytes, opts, progress, &mut f)
-                .map(|h| (h, bytes.len() as u64))
-                .map_err(VisitError::Rdb)
-        }
+        Opened::Other(bytes) => rdb::visit_rdb_progress(&bytes, opts, progress, &mut f)
+            .map(|h| (h, bytes.len() as u64))
+            .map_err(VisitError::Rdb),
     }
 }
 
@@ -158,17 +296,18 @@ impl std::fmt::Display for LoadError {
 /// the chunked reader in [`file_window`]s on the current pool, so peak memory is the decoded
 /// snapshot plus one window; anything else is read whole for [`wrong_kind`]'s diagnosis).
 pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<rdb::Snapshot, LoadError> {
-    match open_rdb(path).map_err(LoadError::Io)? {
-        Some(mut file) => rdb::load_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()))
-            .map_err(LoadError::Rdb),
-        None => rdb::load_rdb(&read_rdb_whole(path)?, opts).map_err(LoadError::Rdb),
+    match open_snapshot(path).map_err(LoadError::Io)? {
+        Opened::Rdb(mut file) => {
+            rdb::load_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()))
+                .map_err(LoadError::Rdb)
+        }
+        Opened::Other(bytes) => rdb::load_rdb(&diagnosed(bytes)?, opts).map_err(LoadError::Rdb),
     }
 }
 
-/// The bytes of a file [`open_rdb`] did not recognise, read whole for [`wrong_kind`]'s
-/// diagnosis (or the reader's own error).
-fn read_rdb_whole(path: &Path) -> Result<Vec<u8>, LoadError> {
-    let bytes = std::fs::read(path).map_err(LoadError::Io)?;
+/// The bytes of a file [`open_snapshot`] did not recognise, for the reader's own error, or
+/// [`wrong_kind`]'s diagnosis of them.
+fn diagnosed(bytes: Vec<u8>) -> Result<Vec<u8>, LoadError> {
     match wrong_kind(&bytes, "--rdb") {
         Some(why) => Err(LoadError::WrongKind(why)),
         None => Ok(bytes),
@@ -178,13 +317,13 @@ fn read_rdb_whole(path: &Path) -> Result<Vec<u8>, LoadError> {
 /// Reads the file at `path` into `b` as its next file (as [`load_file`] reads it).
 fn add_file(b: &mut rdb::UnionBuilder, path: &Path, opts: &LoadOptions) -> Result<(), LoadError> {
     b.start_file();
-    let visited = match open_rdb(path).map_err(LoadError::Io)? {
-        Some(mut file) => {
+    let visited = match open_snapshot(path).map_err(LoadError::Io)? {
+        Opened::Rdb(mut file) => {
             rdb::visit_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()), |r| {
                 b.add(r)
             })
         }
-        None => rdb::visit_rdb(&read_rdb_whole(path)?, opts, |r| b.add(r)),
+        Opened::Other(bytes) => rdb::visit_rdb(&diagnosed(bytes)?, opts, |r| b.add(r)),
     };
     b.finish_file(visited).map_err(LoadError::Rdb)
 }
@@ -229,7 +368,8 @@ fn union_size(paths: &[std::path::PathBuf]) -> std::collections::BTreeMap<u64, u
     use std::io::Read;
     let mut sizes = std::collections::BTreeMap::new();
     for p in paths {
-        let Ok(f) = std::fs::File::open(p) else {
+        // (A FIFO or device is refused here, never opened: its error comes when it is read.)
+        let Ok(f) = open_input(p) else {
             continue;
         };
         let len = f.metadata().map_or(0, |m| m.len());
@@ -282,9 +422,30 @@ pub fn per_file<T: Send, E: Send>(
     paths: &[std::path::PathBuf],
     f: impl Fn(usize, &Path) -> Result<T, E> + Sync,
 ) -> Result<Vec<T>, (usize, E)> {
+    per_file_at_most(load_threads(), paths, f)
+}
+
+/// Files [`per_file`] reads at once for a pass decoding values under `opts`: a core's worth
+/// ([`load_threads`]), or one at a time when `opts` allows strings longer than Redis' own
+/// limit ([`rdb::DEFAULT_MAX_VALUE_BYTES`], `--max-value-bytes` raised), so that such values
+/// of several files are not held at once.
+pub fn file_workers(opts: &LoadOptions) -> usize {
+    if opts.max_value_bytes > rdb::DEFAULT_MAX_VALUE_BYTES && !opts.skip_values {
+        1
+    } else {
+        load_threads()
+    }
+}
+
+/// [`per_file`] with at most `workers` files at once.
+pub fn per_file_at_most<T: Send, E: Send>(
+    workers: usize,
+    paths: &[std::path::PathBuf],
+    f: impl Fn(usize, &Path) -> Result<T, E> + Sync,
+) -> Result<Vec<T>, (usize, E)> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
-    let workers = load_threads().clamp(1, paths.len().max(1));
+    let workers = workers.clamp(1, paths.len().max(1));
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<T, E>>>> = paths.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
@@ -429,7 +590,7 @@ pub fn mixed_writers(paths: &[std::path::PathBuf]) -> Option<String> {
         .iter()
         .map(|p| {
             let mut head = Vec::new();
-            std::fs::File::open(p)
+            open_input(p)
                 .ok()?
                 .take(64 << 10)
                 .read_to_end(&mut head)

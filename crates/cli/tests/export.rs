@@ -251,7 +251,8 @@ fn class_figures_match_the_commands() {
     let dir = tempfile::tempdir().unwrap();
     let mut batches = Vec::new();
     let opts = bitlens_export::ScanOptions::default();
-    bitlens_export::scan_file(&rdb, &opts, &mut |b| {
+    let src = bitlens_export::Source::new(&rdb, std::fs::File::open(&rdb).unwrap());
+    bitlens_export::scan_file(&src, &opts, &mut |b| {
         batches.push(b);
         Ok(())
     })

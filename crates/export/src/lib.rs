@@ -10,7 +10,8 @@
 //! versioned by [`schema::SCHEMA_VERSION`] in the schema metadata (and so in every Parquet
 //! and Arrow file).
 //!
-//! - [`scan`]: one snapshot file, read in windows by the core's chunked reader, as batches of
+//! - [`scan`]: one snapshot file, opened once by the caller ([`Source`]: every pass reads that
+//!   handle), read in windows by the core's chunked reader, as batches of
 //!   at most [`scan::ScanOptions::batch_rows`] rows (memory: one window, one value, one
 //!   batch), pushed to a callback; [`scan::Batches`] pulls them from a producer thread.
 //! - [`write`]: many files in parallel (a bounded number of threads), each into its hive
@@ -20,7 +21,7 @@ pub mod scan;
 pub mod schema;
 pub mod write;
 
-pub use scan::{scan_file, Batches, Partition, ScanError, ScanOptions, Scanned};
+pub use scan::{scan_file, Batches, Partition, ScanError, ScanOptions, Scanned, Source};
 pub use schema::{schema, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
 pub use write::{export_files, ExportOptions, Exported, Format};
 

@@ -1,14 +1,17 @@
 //! One snapshot file as record batches of the export schema.
 //!
-//! The file's start is read first ([`peek_file`]: the format and the aux fields, which give
-//! the writer's profile, and so the memory model, and the `ctime` batch value). Then the
-//! core's chunked reader walks it in windows of [`CHUNK`] bytes; each key's value is
-//! decoded, turned into its row (the same per-key code as `inspect`: [`KeyRow::new`],
+//! The file is opened once, by the caller ([`Source`]), and every pass reads that handle at
+//! offsets: its start first ([`peek_file`]: the format and the aux fields, which give the
+//! writer's profile, and so the memory model, and the `ctime` batch value), then, when the
+//! allocator is to be inferred from a `used-mem` field, one pass for that, then the rows: the
+//! core's chunked reader walks it in windows of [`CHUNK`] bytes; each key's value is decoded,
+//! turned into its row (the same per-key code as `inspect`: [`KeyRow::new`],
 //! [`bitlens_views::classify::figures`]) and dropped. Rows are handed on in batches of
 //! [`ScanOptions::batch_rows`], so memory is one window, one value and one batch.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
 use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
@@ -44,6 +47,10 @@ pub struct ScanOptions {
     pub verify_checksum: bool,
     /// Most rows per record batch (at least 1).
     pub batch_rows: usize,
+    /// The longest string read from the snapshot, bytes
+    /// ([`bitlens::rdb::LoadOptions::max_value_bytes`]; default
+    /// [`bitlens::rdb::DEFAULT_MAX_VALUE_BYTES`]).
+    pub max_value_bytes: u64,
 }
 
 impl Default for ScanOptions {
@@ -55,6 +62,7 @@ impl Default for ScanOptions {
             allocator: None,
             verify_checksum: true,
             batch_rows: DEFAULT_BATCH_ROWS,
+            max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
         }
     }
 }
@@ -82,45 +90,111 @@ impl std::fmt::Display for ScanError {
 
 impl std::error::Error for ScanError {}
 
+/// A snapshot file to export, opened once by the caller (the CLI and the Python package open
+/// it with `bitlens_cli::source::open_input`, which refuses a FIFO or a device): every pass
+/// over it reads this handle at offsets and never opens the path again, so a file deleted or
+/// replaced while it is exported is read whole as it was when opened.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The path as given (the default `instance`, messages).
+    pub path: PathBuf,
+    /// The open file, shared by the passes.
+    pub file: Arc<File>,
+}
+
+impl Source {
+    /// The file `file`, opened from `path`.
+    pub fn new(path: impl Into<PathBuf>, file: File) -> Source {
+        Source {
+            path: path.into(),
+            file: Arc::new(file),
+        }
+    }
+}
+
+/// Reads `file` at offsets (`pread`: no shared position), for the core's chunked reader.
+struct At<'f> {
+    file: &'f File,
+    len: u64,
+}
+
+impl<'f> At<'f> {
+    fn new(file: &'f File) -> std::io::Result<At<'f>> {
+        Ok(At {
+            file,
+            len: file.metadata()?.len(),
+        })
+    }
+}
+
+impl bitlens::rdb::ChunkSource for At<'_> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            #[cfg(unix)]
+            let r = std::os::unix::fs::FileExt::read_at(self.file, buf, offset);
+            #[cfg(windows)]
+            let r = std::os::windows::fs::FileExt::seek_read(self.file, buf, offset);
+            match r {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => return r,
+            }
+        }
+    }
+}
+
 /// What a file's start says: its format, aux fields, the profile that wrote it, and the
-/// partition values its rows get.
+/// partition values its rows get; with the file's handle, read by every pass.
 #[derive(Debug, Clone)]
 pub struct Partition {
     pub path: PathBuf,
+    /// The file, opened once ([`Source`]).
+    pub file: Arc<File>,
     pub format: Format,
     pub aux: AuxFields,
     pub profile: &'static Profile,
     pub values: PartitionValues,
 }
 
-/// The start of the file at `path`, where the header and the aux fields are: 1 MiB, or
-/// 64 MiB when its aux fields run past that. Errors: the file's I/O error, or the core's
-/// header error ([`bitlens::rdb::peek_aux`]: not an RDB file, unknown version, truncated).
-pub fn peek_file(path: &Path) -> Result<(Format, AuxFields), ScanError> {
-    use std::io::Read;
-    let io = |e| ScanError::Io(path.to_path_buf(), e);
+/// The start of `src`'s file, where the header and the aux fields are: 1 MiB, or 64 MiB when
+/// its aux fields run past that. Errors: the file's I/O error, or the core's header error
+/// ([`bitlens::rdb::peek_aux`]: not an RDB file, unknown version, truncated).
+pub fn peek_file(src: &Source) -> Result<(Format, AuxFields), ScanError> {
+    use bitlens::rdb::ChunkSource as _;
+    let io = |e| ScanError::Io(src.path.clone(), e);
+    let mut at = At::new(&src.file).map_err(io)?;
+    let size = at.len;
     let mut last = None;
     for head_len in [1u64 << 20, 64 << 20] {
-        let mut head = Vec::new();
-        let file = std::fs::File::open(path).map_err(io)?;
-        let size = file.metadata().map_err(io)?.len();
-        file.take(head_len).read_to_end(&mut head).map_err(io)?;
+        let mut head = vec![0u8; head_len.min(size) as usize];
+        let mut got = 0;
+        while got < head.len() {
+            match at.read_at(got as u64, &mut head[got..]).map_err(io)? {
+                0 => break,
+                n => got += n,
+            }
+        }
+        head.truncate(got);
         match bitlens::rdb::peek_aux(&head) {
             Ok(w) => return Ok(w),
             Err(e) if size > head_len => last = Some(e),
-            Err(e) => return Err(ScanError::Rdb(path.to_path_buf(), e)),
+            Err(e) => return Err(ScanError::Rdb(src.path.clone(), e)),
         }
     }
     Err(ScanError::Rdb(
-        path.to_path_buf(),
+        src.path.clone(),
         last.expect("a failed peek"),
     ))
 }
 
-/// The partition of the file at `path` under `opts` (see [`ScanOptions`]); reads only the
-/// file's start ([`peek_file`]).
-pub fn partition(path: &Path, opts: &ScanOptions) -> Result<Partition, ScanError> {
-    let (format, aux) = peek_file(path)?;
+/// The partition of `src`'s file under `opts` (see [`ScanOptions`]); reads only the file's
+/// start ([`peek_file`]).
+pub fn partition(src: &Source, opts: &ScanOptions) -> Result<Partition, ScanError> {
+    let path: &Path = &src.path;
+    let (format, aux) = peek_file(src)?;
     let profile = Profile::for_snapshot(&aux, format.version);
     let ctime = aux
         .iter()
@@ -143,6 +217,7 @@ pub fn partition(path: &Path, opts: &ScanOptions) -> Result<Partition, ScanError
     };
     Ok(Partition {
         path: path.to_path_buf(),
+        file: src.file.clone(),
         format,
         aux,
         profile,
@@ -173,18 +248,19 @@ pub fn scan_partition(
     let path = &part.path;
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
+        max_value_bytes: opts.max_value_bytes,
         ..Default::default()
     };
     let allocator = match opts.allocator {
         Some(a) => a,
+        // Without used-mem the inference assumes bundled jemalloc whatever the keys (as
+        // `inspect` knows): no pass for it.
+        None if !part.aux.iter().any(|(k, _)| k.as_slice() == b"used-mem") => Allocator::Jemalloc,
         None => infer(part, &load)?,
     };
     let model = Model::new(part.profile, allocator);
-    let mut file = std::fs::File::open(path).map_err(|e| ScanError::Io(path.clone(), e))?;
-    let bytes = file
-        .metadata()
-        .map_err(|e| ScanError::Io(path.clone(), e))?
-        .len();
+    let mut file = At::new(&part.file).map_err(|e| ScanError::Io(path.clone(), e))?;
+    let bytes = file.len;
     let batch_rows = opts.batch_rows.max(1);
     let mut builder = BatchBuilder::new();
     let mut sink_error: Option<String> = None;
@@ -239,7 +315,7 @@ pub fn scan_partition(
 /// `inspect` infers it (one pass over the file).
 fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
     let path = &part.path;
-    let mut file = std::fs::File::open(path).map_err(|e| ScanError::Io(path.clone(), e))?;
+    let mut file = At::new(&part.file).map_err(|e| ScanError::Io(path.clone(), e))?;
     let mut inf = bitlens_views::memory::AllocatorInference::new(part.profile);
     let header =
         bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, load, &mut |_, _| Ok(()), |rec| {
@@ -253,13 +329,13 @@ fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
     Ok(inf.finish(&header.aux).allocator)
 }
 
-/// [`partition`] then [`scan_partition`] of the file at `path`.
+/// [`partition`] then [`scan_partition`] of `src`'s file.
 pub fn scan_file(
-    path: &Path,
+    src: &Source,
     opts: &ScanOptions,
     on_batch: &mut dyn FnMut(RecordBatch) -> Result<(), String>,
 ) -> Result<Scanned, ScanError> {
-    scan_partition(&partition(path, opts)?, opts, on_batch)
+    scan_partition(&partition(src, opts)?, opts, on_batch)
 }
 
 /// The record batches of several files, in order, pulled from a producer thread that scans
@@ -272,11 +348,11 @@ pub struct Batches {
 }
 
 impl Batches {
-    /// Starts scanning `paths` with `opts`.
-    pub fn new(paths: Vec<PathBuf>, opts: ScanOptions) -> Batches {
+    /// Starts scanning `sources` with `opts`.
+    pub fn new(sources: Vec<Source>, opts: ScanOptions) -> Batches {
         let (tx, rx) = mpsc::sync_channel(2);
         std::thread::spawn(move || {
-            for path in paths {
+            for path in sources {
                 let mut send = |b: RecordBatch| {
                     tx.send(Ok(b))
                         .map_err(|_| "the reader was closed".to_string())

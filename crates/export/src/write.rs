@@ -28,7 +28,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use crate::scan::{partition, scan_partition, Partition, ScanError, ScanOptions};
+use crate::scan::{partition, scan_partition, Partition, ScanError, ScanOptions, Source};
 use crate::schema::{schema, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
 
 /// Rows per Parquet row group.
@@ -279,17 +279,19 @@ fn export_one(part: &Partition, dir: &Path, opts: &ExportOptions) -> Result<Expo
     })
 }
 
-/// Exports every file of `paths` (see the module docs), at most `opts.jobs` at once. The
-/// results are in the order of `paths`; one file's failure does not stop the others. Two
+/// Exports every file of `sources` (see the module docs; each file opened once by the
+/// caller, and every pass over it reads that handle), at most `opts.jobs` at once. The
+/// results are in the order of `sources`; one file's failure does not stop the others. Two
 /// files that would share a partition directory are refused (the later one), as the second
 /// would replace the first: give them distinct `--instance`/`--batch` values.
-pub fn export_files(paths: &[PathBuf], opts: &ExportOptions) -> Vec<Result<Exported, ScanError>> {
+pub fn export_files(sources: &[Source], opts: &ExportOptions) -> Vec<Result<Exported, ScanError>> {
     // The partitions first (each file's start only), to refuse collisions before writing.
     let mut seen: std::collections::HashMap<PathBuf, PathBuf> = Default::default();
-    let plans: Vec<Result<(Partition, PathBuf), ScanError>> = paths
+    let plans: Vec<Result<(Partition, PathBuf), ScanError>> = sources
         .iter()
-        .map(|p| {
-            let part = partition(p, &opts.scan)?;
+        .map(|src| {
+            let p = &src.path;
+            let part = partition(src, &opts.scan)?;
             let dir = partition_dir(&opts.out, &part).map_err(ScanError::Sink)?;
             if let Some(first) = seen.insert(dir.clone(), p.clone()) {
                 return Err(ScanError::Sink(format!(
@@ -303,9 +305,9 @@ pub fn export_files(paths: &[PathBuf], opts: &ExportOptions) -> Vec<Result<Expor
         })
         .collect();
     let results: Vec<Mutex<Option<Result<Exported, ScanError>>>> =
-        paths.iter().map(|_| Mutex::new(None)).collect();
+        sources.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let jobs = opts.jobs.max(1).min(paths.len().max(1));
+    let jobs = opts.jobs.max(1).min(sources.len().max(1));
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {

@@ -444,10 +444,18 @@ impl Scan {
             batch_rows,
             ..Default::default()
         };
+        // Each file opened once (a FIFO or a device refused: the CLI's check), every pass
+        // reading that handle.
+        let mut sources = Vec::with_capacity(paths.len());
         for p in &paths {
-            bitlens_export::scan::partition(p, &opts).map_err(|e| scan_error(py, &e))?;
+            let file = bitlens_cli::source::open_input(p).map_err(|e| io_error(py, p, &e))?;
+            let src = bitlens_export::Source::new(p, file);
+            bitlens_export::scan::partition(&src, &opts).map_err(|e| scan_error(py, &e))?;
+            sources.push(src);
         }
-        Ok(Scan(Mutex::new(bitlens_export::Batches::new(paths, opts))))
+        Ok(Scan(Mutex::new(bitlens_export::Batches::new(
+            sources, opts,
+        ))))
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

@@ -110,7 +110,12 @@ pub(super) fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, F
         },
         ..opts.clone()
     };
-    crate::source::per_file(paths, |_, p| scan(Input::File(p), &per_file))
+    let load = bitlens::rdb::LoadOptions {
+        max_value_bytes: opts.max_value_bytes,
+        ..Default::default()
+    };
+    let workers = crate::source::file_workers(&load);
+    crate::source::per_file_at_most(workers, paths, |_, p| scan(Input::File(p), &per_file))
         .map_err(|(i, e)| FilesError::File(i, e))
 }
 

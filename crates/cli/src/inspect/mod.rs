@@ -202,6 +202,10 @@ pub struct Options {
     /// The "expiring" section covers this many days from the clock, one row per day
     /// (`--expires-within`, default 7; see [`bitlens_views::report::expiring`]).
     pub expires_within_days: u32,
+    /// The longest string read from a snapshot, bytes (`--max-value-bytes`; default
+    /// [`bitlens::rdb::DEFAULT_MAX_VALUE_BYTES`], see
+    /// [`bitlens::rdb::LoadOptions::max_value_bytes`]).
+    pub max_value_bytes: u64,
     /// Bytes of key rows held in memory between the passes before the rest goes to a
     /// temporary file ([`spill`]; default [`spill::DEFAULT_BUDGET`]). Internal: the tests set
     /// it tiny to force the file.
@@ -228,6 +232,7 @@ impl Default for Options {
             ledger: None,
             progress: false,
             expires_within_days: 7,
+            max_value_bytes: bitlens::rdb::DEFAULT_MAX_VALUE_BYTES,
             spill_budget: spill::DEFAULT_BUDGET,
             prefix_cap: bitlens_views::report::PREFIX_TALLY_CAP,
         }
@@ -370,7 +375,9 @@ pub struct Report {
 }
 
 /// The statistics of a group, or of a class of keys ([`patterns::Grouper`]) merged into its
-/// group once the groups are known.
+/// group once the groups are known. Kept small (one per database at least: 100,000
+/// databases cost megabytes): the counts by type and encoding are short vectors, and the
+/// HyperLogLog, GEO and ledger figures, which most groups lack, sit behind one box.
 #[derive(Default)]
 struct GroupAcc {
     count: u64,
@@ -380,9 +387,17 @@ struct GroupAcc {
     expiry_range_ms: Option<(i64, i64)>,
     /// Up to three (position in the file, key), the first in file order.
     examples: Vec<(u64, Vec<u8>)>,
-    types: BTreeMap<String, u64>,
-    encodings: BTreeMap<&'static str, u64>,
+    /// Keys per TYPE and per OBJECT ENCODING, in the order first met (sorted by name when
+    /// the row is made).
+    types: Vec<(String, u64)>,
+    encodings: Vec<(&'static str, u64)>,
     bitmap: BitmapStats,
+    rare: Option<Box<RareAcc>>,
+}
+
+/// The figures of a [`GroupAcc`] that most groups do not have.
+#[derive(Default)]
+struct RareAcc {
     hll: HllStats,
     hll_seen: bool,
     geo_members: u64,
@@ -390,6 +405,18 @@ struct GroupAcc {
     geo_sets: u64,
     zsets: u64,
     ledger: Option<LedgerSum>,
+}
+
+/// Adds `n` to `name`'s count in `v` (a new entry when absent; room for one more only, as
+/// most rows have one name).
+fn add_count<K: PartialEq>(v: &mut Vec<(K, u64)>, name: K, n: u64) {
+    match v.iter_mut().find(|(k, _)| *k == name) {
+        Some((_, c)) => *c += n,
+        None => {
+            v.reserve_exact(1);
+            v.push((name, n));
+        }
+    }
 }
 
 fn min_max(a: Option<(i64, i64)>, lo: i64, hi: i64) -> Option<(i64, i64)> {
@@ -407,46 +434,53 @@ fn bbox_union(a: Option<[f64; 4]>, b: [f64; 4]) -> Option<[f64; 4]> {
 }
 
 impl GroupAcc {
+    /// The rare figures, made on first use.
+    fn rare(&mut self) -> &mut RareAcc {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
     /// Counts the key at position `ord` of the file.
     fn add(&mut self, ord: u64, r: &KeyRow, k: &KeyStats) {
         self.count += 1;
         self.memory += r.memory_or_zero();
         self.len += r.len;
-        match self.types.get_mut(r.type_name.as_str()) {
-            Some(n) => *n += 1,
-            None => {
-                self.types.insert(r.type_name.clone(), 1);
-            }
+        match self.types.iter_mut().find(|(t, _)| *t == r.type_name) {
+            Some((_, n)) => *n += 1,
+            None => add_count(&mut self.types, r.type_name.clone(), 1),
         }
-        *self.encodings.entry(r.encoding).or_default() += 1;
+        add_count(&mut self.encodings, r.encoding, 1);
         if let Some(ms) = r.expire_at_ms {
             self.with_expiry += 1;
             self.expiry_range_ms = min_max(self.expiry_range_ms, ms, ms);
         }
         if self.examples.len() < 3 {
+            if self.examples.is_empty() {
+                self.examples.reserve_exact(1);
+            }
             self.examples.push((ord, r.key.clone()));
         }
         self.bitmap.keys += k.bitmap.keys;
         self.bitmap.set_bits += k.bitmap.set_bits;
         self.bitmap.bits += k.bitmap.bits;
         if let Some(h) = k.hll {
-            self.hll_seen = true;
+            let rare = self.rare();
+            rare.hll_seen = true;
             let c = match h {
                 HllKind::Dense(c) => {
-                    self.hll.dense += 1;
+                    rare.hll.dense += 1;
                     c
                 }
                 HllKind::Sparse(c) => {
-                    self.hll.sparse += 1;
+                    rare.hll.sparse += 1;
                     c
                 }
                 HllKind::Invalid => {
-                    self.hll.invalid += 1;
+                    rare.hll.invalid += 1;
                     return self.add_rest(k);
                 }
             };
-            self.hll.cardinality_sum += c;
-            self.hll.cardinality_range = Some(match self.hll.cardinality_range {
+            rare.hll.cardinality_sum += c;
+            rare.hll.cardinality_range = Some(match rare.hll.cardinality_range {
                 None => (c, c),
                 Some((p, q)) => (p.min(c), q.max(c)),
             });
@@ -456,15 +490,19 @@ impl GroupAcc {
 
     fn add_rest(&mut self, k: &KeyStats) {
         if let Some(l) = &k.ledger {
-            self.ledger.get_or_insert_with(LedgerSum::default).merge(l);
+            self.rare()
+                .ledger
+                .get_or_insert_with(LedgerSum::default)
+                .merge(l);
         }
         if let Some(z) = &k.zset {
-            self.zsets += 1;
+            let rare = self.rare();
+            rare.zsets += 1;
             if z.geo {
-                self.geo_sets += 1;
-                self.geo_members += z.members;
+                rare.geo_sets += 1;
+                rare.geo_members += z.members;
                 if let Some(b) = z.bbox {
-                    self.geo_bbox = bbox_union(self.geo_bbox, b);
+                    rare.geo_bbox = bbox_union(rare.geo_bbox, b);
                 }
             }
         }
@@ -476,10 +514,10 @@ impl GroupAcc {
         self.memory += o.memory;
         self.len += o.len;
         for (t, n) in o.types {
-            *self.types.entry(t).or_default() += n;
+            add_count(&mut self.types, t, n);
         }
         for (e, n) in o.encodings {
-            *self.encodings.entry(e).or_default() += n;
+            add_count(&mut self.encodings, e, n);
         }
         self.with_expiry += o.with_expiry;
         if let Some((x, y)) = o.expiry_range_ms {
@@ -491,38 +529,43 @@ impl GroupAcc {
         self.bitmap.keys += o.bitmap.keys;
         self.bitmap.set_bits += o.bitmap.set_bits;
         self.bitmap.bits += o.bitmap.bits;
-        self.hll_seen |= o.hll_seen;
-        self.hll.dense += o.hll.dense;
-        self.hll.sparse += o.hll.sparse;
-        self.hll.invalid += o.hll.invalid;
-        self.hll.cardinality_sum += o.hll.cardinality_sum;
+        let Some(o) = o.rare else {
+            return;
+        };
+        let rare = self.rare();
+        rare.hll_seen |= o.hll_seen;
+        rare.hll.dense += o.hll.dense;
+        rare.hll.sparse += o.hll.sparse;
+        rare.hll.invalid += o.hll.invalid;
+        rare.hll.cardinality_sum += o.hll.cardinality_sum;
         if let Some((x, y)) = o.hll.cardinality_range {
-            self.hll.cardinality_range = Some(match self.hll.cardinality_range {
+            rare.hll.cardinality_range = Some(match rare.hll.cardinality_range {
                 None => (x, y),
                 Some((p, q)) => (p.min(x), q.max(y)),
             });
         }
         if let Some(l) = o.ledger {
-            self.ledger.get_or_insert_with(LedgerSum::default).merge(&l);
+            rare.ledger.get_or_insert_with(LedgerSum::default).merge(&l);
         }
-        self.zsets += o.zsets;
-        self.geo_sets += o.geo_sets;
-        self.geo_members += o.geo_members;
+        rare.zsets += o.zsets;
+        rare.geo_sets += o.geo_sets;
+        rare.geo_members += o.geo_members;
         if let Some(b) = o.geo_bbox {
-            self.geo_bbox = bbox_union(self.geo_bbox, b);
+            rare.geo_bbox = bbox_union(rare.geo_bbox, b);
         }
     }
 
     /// The report's row for `pattern`.
     fn finish(self, pattern: Vec<u8>) -> Group {
+        let mut types = self.types;
+        types.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut encodings = self.encodings;
+        encodings.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let rare = self.rare.map(|r| *r).unwrap_or_default();
         Group {
             pattern,
-            types: self.types.into_iter().collect(),
-            encodings: self
-                .encodings
-                .iter()
-                .map(|(e, n)| (e.to_string(), *n))
-                .collect(),
+            types,
+            encodings: encodings.iter().map(|(e, n)| (e.to_string(), *n)).collect(),
             count: self.count,
             memory: self.memory,
             len: self.len,
@@ -530,12 +573,68 @@ impl GroupAcc {
             expiry_range_ms: self.expiry_range_ms,
             examples: self.examples.into_iter().map(|e| e.1).collect(),
             bitmap: (self.bitmap.keys > 0).then_some(self.bitmap),
-            hll: self.hll_seen.then_some(self.hll),
-            ledger: self.ledger,
-            geo: (self.zsets > 0 && self.geo_sets == self.zsets).then_some(GeoStats {
-                members: self.geo_members,
-                bbox: self.geo_bbox,
+            hll: rare.hll_seen.then_some(rare.hll),
+            ledger: rare.ledger,
+            geo: (rare.zsets > 0 && rare.geo_sets == rare.zsets).then_some(GeoStats {
+                members: rare.geo_members,
+                bbox: rare.geo_bbox,
             }),
+        }
+    }
+}
+
+/// One database's [`patterns::Grouper`], made only once the database has a second key: a
+/// database of one key is that key's own row (as a grouper of one key makes it), so that
+/// 100,000 one-key databases cost their keys, not a grouper each.
+enum DbGrouper {
+    One(Vec<u8>),
+    Many(Box<patterns::Grouper>),
+}
+
+impl DbGrouper {
+    /// Pass 1: counts `key` ([`patterns::Grouper::count`]).
+    fn count(&mut self, key: &[u8]) {
+        match self {
+            DbGrouper::One(first) => {
+                let mut g = patterns::Grouper::new();
+                g.count(first);
+                g.count(key);
+                *self = DbGrouper::Many(Box::new(g));
+            }
+            DbGrouper::Many(g) => g.count(key),
+        }
+    }
+
+    fn seal(&mut self) {
+        if let DbGrouper::Many(g) = self {
+            g.seal();
+        }
+    }
+
+    /// Pass 2: the class of `key` ([`patterns::Grouper::class`]; the one key's is 0).
+    fn class(&mut self, key: &[u8]) -> u32 {
+        match self {
+            DbGrouper::One(_) => 0,
+            DbGrouper::Many(g) => g.class(key),
+        }
+    }
+
+    fn class_of(&self, key: &[u8]) -> Option<u32> {
+        match self {
+            DbGrouper::One(first) => (first.as_slice() == key).then_some(0),
+            DbGrouper::Many(g) => g.class_of(key),
+        }
+    }
+
+    /// The rows ([`patterns::Grouper::resolve`]; one key: its own row).
+    fn resolve(&self) -> patterns::Resolved {
+        match self {
+            DbGrouper::One(_) => patterns::Resolved {
+                patterns: Vec::new(),
+                outcomes: vec![patterns::Outcome::Exact],
+                class_keys: vec![1],
+            },
+            DbGrouper::Many(g) => g.resolve(),
         }
     }
 }
@@ -628,7 +727,8 @@ fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
         Input::Bytes(b) => return bitlens::rdb::peek_writer(b).map_err(VisitError::Rdb),
         Input::File(p) => p,
     };
-    match bitlens_export::scan::peek_file(path) {
+    let file = crate::source::open_input(path).map_err(VisitError::Io)?;
+    match bitlens_export::scan::peek_file(&bitlens_export::Source::new(path, file)) {
         Ok((format, aux)) => Ok(bitlens::rdb::Writer::new(format, &aux)),
         Err(bitlens_export::ScanError::Io(_, e)) => Err(VisitError::Io(e)),
         Err(bitlens_export::ScanError::Rdb(_, e)) => Err(VisitError::Rdb(e)),
@@ -685,6 +785,7 @@ fn scan_with(
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
         threads: crate::source::load_threads(),
+        max_value_bytes: opts.max_value_bytes,
         ..Default::default()
     };
     // The writer (and so the memory model) is known from the aux fields before any key.
@@ -860,7 +961,7 @@ fn build(
     let ttl_filter = opts.filter.ttl;
     let admits = |r: &KeyRow| opts.filter.admits_row(r, clock_ms);
     // Pass 1.
-    let mut groupers: BTreeMap<u64, patterns::Grouper> = BTreeMap::new();
+    let mut groupers: BTreeMap<u64, DbGrouper> = BTreeMap::new();
     let mut db_sums: BTreeMap<u64, (u64, u64, u64)> = BTreeMap::new(); // keys, expires, memory
     let mut by_type = bitlens_views::report::ByType::default();
     let mut top = bitlens_views::report::Top::new(opts.top);
@@ -881,7 +982,12 @@ fn build(
         let mem = row.memory_or_zero();
         keys += 1;
         memory += mem;
-        groupers.entry(row.db).or_default().count(&row.key);
+        match groupers.entry(row.db) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(DbGrouper::One(row.key.clone()));
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => o.get_mut().count(&row.key),
+        }
         let d = db_sums.entry(row.db).or_default();
         d.0 += 1;
         d.1 += row.expire_at_ms.is_some() as u64;
@@ -910,7 +1016,7 @@ fn build(
             e.1 += mem;
         }
     })?;
-    groupers.values_mut().for_each(patterns::Grouper::seal);
+    groupers.values_mut().for_each(DbGrouper::seal);
     // More prefixes than the cap: the prefix tree level by level, a pass each, counted in
     // memory until the level holds more than the cap, then in partitions on disk
     // ([`spill::PrefixPartitions`], as many as the keys could fill at the cap, half again for
@@ -975,6 +1081,10 @@ fn build(
         let c = g.class(&row.key) as usize;
         let accs = class_accs.entry(row.db).or_default();
         if c == accs.len() {
+            if accs.is_empty() {
+                // (Most databases hold one class: room for it alone.)
+                accs.reserve_exact(1);
+            }
             accs.push(GroupAcc::default());
         }
         accs[c].add(ord, row, stats);
@@ -990,9 +1100,15 @@ fn build(
             .iter()
             .map(|_| GroupAcc::default())
             .collect();
-        let mut groups = Vec::new();
         let mut split = vec![false; resolved.outcomes.len()];
         let accs = class_accs.remove(db).unwrap_or_default();
+        // Room for the rows alone (one, for most databases of a file of many).
+        let exact_rows = accs
+            .iter()
+            .zip(&resolved.outcomes)
+            .filter(|(a, o)| **o == patterns::Outcome::Exact && a.count == 1)
+            .count();
+        let mut groups = Vec::with_capacity(exact_rows + resolved.patterns.len());
         for (c, acc) in accs.into_iter().enumerate() {
             match resolved.outcomes[c] {
                 patterns::Outcome::Row(i) => rows[i as usize].merge(acc),
