@@ -105,9 +105,14 @@ describe('decode workers', () => {
     const served = path.join(ROOT, 'test-artifacts', name);
     (await import('node:fs')).mkdirSync(served, { recursive: true });
     copyFileSync(path.join(redis.dir, 'dump.rdb'), path.join(served, 'dump.rdb'));
-    // A damaged copy (bytes changed in the middle of the big strings) and a cut one.
+    // A damaged copy (64 bytes changed in three places in the middle of the big strings, so
+    // that LZF control bytes are hit: a single changed byte inside a literal run leaves a
+    // well-formed string, and the file loads with the checksum off) and a cut one.
     const bad = Buffer.from(whole);
-    for (const at of [0.3, 0.5, 0.7]) bad[Math.floor(bad.length * at)] ^= 0x5a;
+    for (const at of [0.3, 0.5, 0.7]) {
+      const from = Math.floor(bad.length * at);
+      for (let i = from; i < from + 64; i++) bad[i] ^= 0x5a;
+    }
     writeFileSync(path.join(served, 'bad.rdb'), bad);
     writeFileSync(path.join(served, 'cut.rdb'), whole.subarray(0, Math.floor(whole.length * 0.6)));
     server = await staticServer(ROOT, { '/blank': '<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>' });
