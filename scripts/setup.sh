@@ -2,7 +2,7 @@
 # Installs what building and testing bitlens needs, skipping whatever is already present:
 #   - the Rust target wasm32-unknown-unknown,
 #   - wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock,
-#   - Debian's chromium, chromium-driver, redis-server, redis-tools (only when missing),
+#   - Debian's chromium, chromium-driver, redis-server, redis-tools, strace (only when missing),
 #   - the real Redis/Valkey servers of the differential tests (scripts/servers.sh),
 #   - the npm devDependencies (playwright-core, binaryen) from package-lock.json.
 # Idempotent: a second run on a ready machine takes about a second.
@@ -51,6 +51,8 @@ missing=()
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+# strace: crates/cli/tests/hostile_files.rs counts the files `bitlens export` opens.
+command -v strace >/dev/null 2>&1 || missing+=(strace)
 # A CJK font so that headless Chromium renders the Chinese labels in test screenshots.
 dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-wqy-microhei)
 if [ ${#missing[@]} -gt 0 ]; then
