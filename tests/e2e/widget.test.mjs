@@ -175,3 +175,68 @@ describe('<bitlens-panel> in a host page on another origin', { timeout: 600000 }
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// Issue 54: a widget on another origin, against `bitlens serve --token`. Its snapshot request
+// carries `Authorization: Bearer …`, which Chromium sends only after a CORS preflight
+// (OPTIONS) that the server answers for the allowed origin: a widget with the token loads and
+// shows the numbers `bitlens query` gives; one without it shows the server's 401 in its card.
+describe('<bitlens-panel token=…> in a host page on another origin', { timeout: 600000 }, () => {
+  let bitlens;
+  let host;
+  let browser;
+  let page;
+  const pageErrors = [];
+
+  before(async () => {
+    const hostPort = await freePort();
+    bitlens = await startBitlens(['--token', 's3cret-widget', '--cors-origin', `http://127.0.0.1:${hostPort}`]);
+    const api = `${bitlens.url}/api`;
+    host = await hostServer(hostPort, () => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>host</title>
+<script type="module" src="/bitlens/www/bitlens-panel.js"></script></head>
+<body>
+<bitlens-panel id="t" api="${api}" token="s3cret-widget" cards="uv" date="2024-05-20" lang="en"></bitlens-panel>
+<bitlens-panel id="n" api="${api}" cards="uv" date="2024-05-20" lang="en"></bitlens-panel>
+</body></html>`);
+    assert.notEqual(host.port, Number(new URL(bitlens.url).port));
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+  });
+
+  after(async () => {
+    if (browser) await browser.close().catch(() => {});
+    if (host) await host.close();
+    if (bitlens) await bitlens.proc.stop();
+  });
+
+  test('the widget with the token loads cross-origin (preflight answered); without it, 401 in its card', async () => {
+    // The preflight itself, as Chromium sends it, answered for the host's origin.
+    const pre = await fetch(`${bitlens.url}/api/snapshot`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: host.url.replace(/\/$/, ''),
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    assert.ok(pre.status < 300, `preflight answered ${pre.status}`);
+    assert.equal(pre.headers.get('access-control-allow-origin'), host.url.replace(/\/$/, ''));
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /authorization/i);
+
+    await page.goto(host.url);
+    await page.waitForSelector('#t [data-testid=panel][data-state=ready]', { timeout: 120000 });
+    await page.waitForSelector('#n [data-testid=panel][data-state=error]', { timeout: 60000 });
+    const res = await fetch(`${bitlens.url}/api/snapshot?match=${encodeURIComponent('uv:page:index:*')}`, {
+      headers: { authorization: 'Bearer s3cret-widget' },
+    });
+    assert.equal(res.status, 200);
+    const file = path.join(tempDir(), 'snap-token.rdb');
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const day = Number(execFileSync(BITLENS, ['query', '--rdb', file, 'PFCOUNT', 'uv:page:index:20240520'], { encoding: 'utf8' }).trim());
+    assert.ok(day > 0);
+    assert.equal(Number(await page.getAttribute('#t [data-testid=uv-day]', 'data-value')), day);
+    assert.match(await page.textContent('#n [data-testid=panel]'), /401/);
+    assert.deepEqual(pageErrors, []);
+  });
+});
