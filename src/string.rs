@@ -574,23 +574,18 @@ impl StringBuilder {
         if !sparse_pays(self.sparse.len(), self.sparse.stored_pages() as u64)
             && self.sparse.len() <= usize::MAX as u64
         {
-            // Too many non-zero pages for the paged form: go plain for the rest, in a buffer
-            // as long as the pages written reach.
-            let sparse = std::mem::take(&mut self.sparse);
-            self.len = sparse.len();
-            let end = sparse
-                .pages()
-                .last()
-                .map_or(0, |(p, _)| (p + 1) * PAGE as u64)
-                .min(self.len) as usize;
-            let mut d = vec![0u8; end];
-            for (p, page) in sparse.pages() {
-                let at = p as usize * PAGE;
-                let n = PAGE.min(end.saturating_sub(at));
-                d[at..at + n].copy_from_slice(&page[..n]);
-            }
-            self.dense = Some(d);
+            self.go_plain();
         }
+    }
+
+    /// Too many non-zero pages for the paged form: plain for the rest, in a buffer as long as
+    /// the pages written reach. Out of line (once per string; the wasm module's size).
+    #[cold]
+    #[inline(never)]
+    fn go_plain(&mut self) {
+        let sparse = std::mem::take(&mut self.sparse);
+        self.len = sparse.len();
+        self.dense = Some(sparse.to_dense_upto(u64::MAX));
     }
 
     /// Reads back bytes from offset `at` into `out` (for decoders that copy from earlier

@@ -141,8 +141,22 @@ impl SparseBitmap {
 
     /// The full byte content (allocates `len` bytes).
     pub fn to_dense(&self) -> Vec<u8> {
+        self.to_dense_upto(self.len)
+    }
+
+    /// The first `n` bytes of the content (at most `len`), or up to the end of the last
+    /// stored page when `n` is `u64::MAX` (what a builder has written so far: its bytes, not
+    /// its declared length, are allocated).
+    pub fn to_dense_upto(&self, n: u64) -> Vec<u8> {
+        let n = if n == u64::MAX {
+            self.pages
+                .last_key_value()
+                .map_or(0, |(&p, _)| (u64::from(p) + 1) * PAGE as u64)
+        } else {
+            n
+        };
         // Zeroed memory straight from the allocator; only stored pages are written.
-        let mut v = vec![0u8; self.len as usize];
+        let mut v = vec![0u8; n.min(self.len) as usize];
         for (&p, page) in &self.pages {
             let at = p as usize * PAGE;
             if at < v.len() {

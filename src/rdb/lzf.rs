@@ -200,7 +200,9 @@ fn fast(
 /// Decodes instructions from `data[*i..]` into `out` at `*o` until the data ends or `*o`
 /// reaches `stop` (with `stop + MAX_STEP <= out.len()` unless `stop == limit`). `limit` is
 /// the declared output length relative to `out[0]`; `base` is the absolute offset of
-/// `out[0]` (0 when `out` starts at the beginning of the output).
+/// `out[0]` (0 when `out` starts at the beginning of the output). Not inlined: one copy of
+/// the decoding loop for every caller (the wasm module's size).
+#[inline(never)]
 fn run(
     data: &[u8],
     i: &mut usize,
@@ -328,6 +330,7 @@ const GROW_FROM: usize = 1 << 20;
 
 /// Continues decoding `data` from byte `i` after `out`'s bytes (the output so far) up to the
 /// declared length `ulen`, growing `out` as needed; checks the end as [`decompress`].
+#[inline(never)]
 fn decode_growing(
     data: &[u8],
     mut i: usize,

@@ -880,6 +880,31 @@ enum Phase {
     Done,
 }
 
+/// Why a long raw string value (header at absolute offset `at`, `header_bytes` long, `len`
+/// data bytes; `too_large`: wanted and over `max`) is refused before it is streamed, given the
+/// input's certain length `exact` (`None`: not known yet): its bytes run past the input's end
+/// (the whole-input reader's truncation), or, its bytes known to exist, it is longer than
+/// `max`. `None`: stream it (one over `max` in an input of unknown length is passed through
+/// unbuilt and refused at its end). Out of line: the streaming readers' loops stay small (the
+/// wasm module's size).
+#[inline(never)]
+fn long_refused(
+    exact: Option<u64>,
+    at: u64,
+    header_bytes: u64,
+    len: u64,
+    too_large: bool,
+    max: u64,
+) -> Option<RdbError> {
+    let data_at = at + header_bytes;
+    let end = exact?;
+    if data_at.saturating_add(len) > end {
+        let left = end.saturating_sub(data_at);
+        return Some(input::truncated(data_at, "string value", len, left));
+    }
+    too_large.then(|| reader::too_large(at, "string value", len, None, max))
+}
+
 /// A raw string value being streamed (see [`Step::LongString`]).
 struct LongString {
     key: Vec<u8>,
@@ -895,6 +920,17 @@ struct LongString {
     header_bytes: u64,
     offset: u64,
     prefix: KeyPrefix,
+}
+
+impl LongString {
+    /// The error of this string over the limit `max` (its bytes all came), with its key. Out
+    /// of line (the wasm module's size).
+    #[cold]
+    #[inline(never)]
+    fn refused(&self, max: u64) -> RdbError {
+        let at = self.data_at - self.header_bytes;
+        reader::too_large(at, "string value", self.len, None, max).with_key(&self.key)
+    }
 }
 
 /// The resumable RDB reader: it decodes what its input's window holds, record by record,
@@ -1023,25 +1059,13 @@ impl Walk {
                             offset,
                             prefix,
                         }) => {
-                            // A length the rest of the input cannot hold is the error a
-                            // whole-input read gives, before anything is built for it.
                             let data_at = base + used as u64;
-                            if let Some(end) =
-                                inp.exact_len().filter(|&e| data_at.saturating_add(len) > e)
+                            let max = opts.max_value_bytes;
+                            let (exact, at) = (inp.exact_len(), data_at - header_bytes);
+                            if let Some(e) =
+                                long_refused(exact, at, header_bytes, len, too_large, max)
                             {
-                                let left = end.saturating_sub(data_at);
-                                let e = input::truncated(data_at, "string value", len, left);
                                 return Err(e.with_key(&key));
-                            }
-                            let header_at = data_at - header_bytes;
-                            let refuse = || {
-                                let max = opts.max_value_bytes;
-                                reader::too_large(header_at, "string value", len, None, max)
-                                    .with_key(&key)
-                            };
-                            if too_large && inp.exact_len().is_some() {
-                                // Its bytes exist (checked above): refused without reading them.
-                                return Err(refuse());
                             }
                             let long = LongString {
                                 key: key.into_owned(),
@@ -1100,10 +1124,7 @@ impl Walk {
                     if long.too_large {
                         // Every byte of it came (a download of no known length): the slice
                         // reader's error.
-                        let at = long.data_at - long.header_bytes;
-                        let max = opts.max_value_bytes;
-                        let e = reader::too_large(at, "string value", long.len, None, max);
-                        return Err(e.with_key(&long.key));
+                        return Err(long.refused(opts.max_value_bytes));
                     }
                     let format = self.st.header.format;
                     let rec = Record {

@@ -102,6 +102,7 @@ impl<'a> Cursor<'a> {
     /// A [`RdbErrorKind::TooLarge`] error when a string of `n` bytes (its header at `at` in
     /// this cursor's buffer; `lzf`: its declared uncompressed length, `clen` compressed
     /// bytes) is longer than [`Cursor::max_string`].
+    #[inline]
     pub fn check_len(
         &self,
         at: usize,
@@ -120,7 +121,6 @@ impl<'a> Cursor<'a> {
             self.max_string,
         ))
     }
-
     /// Notes that `n` bytes from the current position are needed (when not at the end of
     /// input).
     fn want(&mut self, n: u64) {
@@ -642,6 +642,8 @@ impl<'a> Cursor<'a> {
 /// The [`RdbErrorKind::TooLarge`] error of a string of `n` bytes (`what`; `lzf`: stored
 /// LZF-compressed in that many bytes) whose header is at absolute offset `at`, over the limit
 /// `max` ([`super::LoadOptions::max_value_bytes`]).
+#[cold]
+#[inline(never)]
 pub(super) fn too_large(at: u64, what: &str, n: u64, lzf: Option<u64>, max: u64) -> RdbError {
     let how = match lzf {
         Some(clen) => format!(" (LZF-compressed in {clen} bytes)"),

@@ -52,7 +52,14 @@ const MODULES = [
   // per crate (before wasm-opt, from cargo's output: tests/e2e/wasm-shares.mjs), so growth
   // has a name. At this stop's end: engine 463,753 (the allocator inference's rehashing
   // alternative and the tables' child-bucket variance, 450 bytes), charts 119,989.
-  { name: 'bitlens_bg.wasm', what: 'engine module', bound: 464_000, built: 'wasm/bitlens_wasm.wasm' },
+  // Issue 54 (hostile files): 465,530 bytes, 1,777 more than 463,753 (measured both ways from
+  // the same toolchain): the limit on one value (LoadOptions::max_value_bytes, checked on every
+  // string a load builds, its error), LZF output grown as it is decoded instead of allocated at
+  // the declared length, a long raw string past the input's end refused at its header. The
+  // readers' loops were kept small (the checks' errors and the long string's refusal out of
+  // line, one LZF loop, StringBuilder's switch to plain bytes sharing SparseBitmap's): that
+  // brought it from 466,146. Decided: the bound is 466,000 (+470, 0.1%).
+  { name: 'bitlens_bg.wasm', what: 'engine module', bound: 466_000, built: 'wasm/bitlens_wasm.wasm' },
   { name: 'bitlens_charts_bg.wasm', what: 'chart module', bound: 120_000, built: 'wasm-charts/bitlens_wasm_charts.wasm' },
 ];
 
