@@ -46,27 +46,31 @@ function save(redis, commands, file) {
 }
 
 /**
- * An RDB (version 9, no checksum) holding one string `huge` stored LZF-compressed whose
- * uncompressed length is `ulen` = 1 + 264·k bytes of `a`: one literal, then back references of
- * 264 bytes each (the most LZF has: 3 bytes each, 88:1). About 34 MB of file for 3 GB of value.
+ * An RDB (version 9, no checksum) holding `keys` strings (`huge`, `huge1`, …) stored
+ * LZF-compressed, each of uncompressed length `ulen` = 1 + 264·k bytes of `a`: one literal,
+ * then back references of 264 bytes each (the most LZF has: 3 bytes each, 88:1). About 34 MB
+ * of file for 3 GB of value.
  */
-function writeHugeLzf(file, k) {
+function writeHugeLzf(file, k, keys = 1) {
   const ulen = 1 + 264 * k;
   const clen = 2 + 3 * k;
   const be32 = (n) => [0x80, (n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
   const fd = openSync(file, 'w');
-  writeSync(fd, Buffer.concat([
-    Buffer.from('REDIS0009\xfe\x00', 'latin1'),
-    Buffer.from([0, 4]), Buffer.from('huge'),
-    Buffer.from([0xc3, ...be32(clen), ...be32(ulen)]),
-    Buffer.from([0x00, 0x61]),
-  ]));
+  writeSync(fd, Buffer.from('REDIS0009\xfe\x00', 'latin1'));
   const chunk = Buffer.alloc(3 * (1 << 20));
   for (let i = 0; i < chunk.length; i += 3) chunk.set([0xe0, 0xff, 0x00], i);
-  for (let left = k; left > 0;) {
-    const n = Math.min(left, 1 << 20);
-    writeSync(fd, chunk, 0, 3 * n);
-    left -= n;
+  for (let key = 0; key < keys; key++) {
+    const name = Buffer.from(key === 0 ? 'huge' : `huge${key}`);
+    writeSync(fd, Buffer.concat([
+      Buffer.from([0, name.length]), name,
+      Buffer.from([0xc3, ...be32(clen), ...be32(ulen)]),
+      Buffer.from([0x00, 0x61]),
+    ]));
+    for (let left = k; left > 0;) {
+      const n = Math.min(left, 1 << 20);
+      writeSync(fd, chunk, 0, 3 * n);
+      left -= n;
+    }
   }
   writeSync(fd, Buffer.from([0xff, 0, 0, 0, 0, 0, 0, 0, 0]));
   closeSync(fd);
@@ -239,10 +243,26 @@ describe('hostile names offline: long names, bidi and invalid GEO members, stale
     }
   });
 
-  test('a value the engine cannot hold: the error names memory, not "unreachable"', async () => {
+  test('a value over the limit on one value (3 GB): the error names the key and the limit', async () => {
+    const file = path.join(dir, 'huge-one.rdb');
+    assert.equal(writeHugeLzf(file, 11_363_636), 2_999_999_905);
+    const errors = [];
+    const { page } = await openOfflinePanel(browser, web.url, { query: `date=${DATE}&lang=en`, errors });
+    try {
+      await openFile(page, file, { settle: false });
+      await page.waitForSelector('[data-testid=panel][data-offline=error]', { timeout: 240000 });
+      const status = await page.textContent('[data-testid=status]');
+      assert.match(status, /key "huge"\): string value of 2999999905 bytes .* longer than the limit on one value, 536870912 bytes/, status);
+      assert.ok(!/unreachable/.test(status), status);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('values the engine cannot hold (9 of 500 MB, each under the limit): the error names memory, not "unreachable"', async () => {
     const file = path.join(dir, 'huge.rdb');
-    const ulen = writeHugeLzf(file, 11_363_636);
-    assert.equal(ulen, 2_999_999_905);
+    const ulen = writeHugeLzf(file, 1_893_939, 9);
+    assert.equal(ulen, 499_999_897);
     const errors = [];
     const { page } = await openOfflinePanel(browser, web.url, { query: `date=${DATE}&lang=en`, errors });
     try {
