@@ -592,14 +592,7 @@ fn allocator_is_inferred_from_used_mem() {
         let csv = String::from_utf8(bitlens_ok(&["inspect", "--csv", p.as_str()])).unwrap();
         let loaded = RedisServer::start_kind_loading(kind, &rdb, &[]);
         let mut c = loaded.connection();
-        let rows: Vec<(String, u64)> = csv
-            .lines()
-            .skip(1)
-            .map(|l| {
-                let f: Vec<&str> = l.split(',').collect();
-                (f[2].to_string(), f[3].parse().unwrap())
-            })
-            .collect();
+        let rows = csv_key_memory(&csv);
         assert_eq!(rows.len(), 40_000, "{}", kind.name());
         let usage = query_pipeline(
             &mut c,

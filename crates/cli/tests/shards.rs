@@ -396,14 +396,7 @@ fn check_inspect(
     csv.extend(&paths);
     let csv = String::from_utf8(bitlens_ok(&csv)).unwrap();
     assert_eq!(csv.lines().count() as i64 - 1, sizes.iter().sum::<i64>());
-    let est: std::collections::HashMap<String, u64> = csv
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[2].to_string(), f[3].parse().unwrap())
-        })
-        .collect();
+    let est: std::collections::HashMap<String, u64> = csv_key_memory(&csv).into_iter().collect();
     assert_eq!(est.len() as i64, sizes.iter().sum::<i64>(), "keys once");
     for (i, (row, n)) in rows.iter().zip(nodes).enumerate() {
         let one = json(&[

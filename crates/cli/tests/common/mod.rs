@@ -430,3 +430,15 @@ pub fn parse_resp(mut b: &[u8]) -> Vec<Vec<Vec<u8>>> {
     }
     out
 }
+
+/// The (key, memory) of each row of `bitlens inspect --csv` output (columns 3 and 4; keys
+/// without a comma, as the tests write them).
+pub fn csv_key_memory(csv: &str) -> Vec<(String, u64)> {
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[3].parse().unwrap())
+        })
+        .collect()
+}
