@@ -243,40 +243,37 @@ describe('hostile names offline: long names, bidi and invalid GEO members, stale
     }
   });
 
-  test('a value over the limit on one value (3 GB): the error names the key and the limit', async () => {
-    const file = path.join(dir, 'huge-one.rdb');
-    assert.equal(writeHugeLzf(file, 11_363_636), 2_999_999_905);
+  /** Opens `file` in a fresh offline panel and returns the status text of its failed load. */
+  async function failedLoadStatus(file, screenshot) {
     const errors = [];
     const { page } = await openOfflinePanel(browser, web.url, { query: `date=${DATE}&lang=en`, errors });
     try {
       await openFile(page, file, { settle: false });
       await page.waitForSelector('[data-testid=panel][data-offline=error]', { timeout: 240000 });
-      const status = await page.textContent('[data-testid=status]');
-      assert.match(status, /key "huge"\): string value of 2999999905 bytes .* longer than the limit on one value, 536870912 bytes/, status);
-      assert.ok(!/unreachable/.test(status), status);
+      if (screenshot) await page.screenshot({ path: artifact(screenshot) });
+      return await page.textContent('[data-testid=status]');
     } finally {
       await page.close();
     }
+  }
+
+  test('a value over the limit on one value (3 GB): the error names the key and the limit', async () => {
+    const file = path.join(dir, 'huge-one.rdb');
+    assert.equal(writeHugeLzf(file, 11_363_636), 2_999_999_905);
+    const status = await failedLoadStatus(file);
+    assert.match(status, /key "huge"\): string value of 2999999905 bytes .* longer than the limit on one value, 536870912 bytes/, status);
+    assert.ok(!/unreachable/.test(status), status);
   });
 
   test('values the engine cannot hold (9 of 500 MB, each under the limit): the error names memory, not "unreachable"', async () => {
     const file = path.join(dir, 'huge.rdb');
     const ulen = writeHugeLzf(file, 1_893_939, 9);
     assert.equal(ulen, 499_999_897);
-    const errors = [];
-    const { page } = await openOfflinePanel(browser, web.url, { query: `date=${DATE}&lang=en`, errors });
-    try {
-      await openFile(page, file, { settle: false });
-      await page.waitForSelector('[data-testid=panel][data-offline=error]', { timeout: 240000 });
-      const status = await page.textContent('[data-testid=status]');
-      assert.match(status, /out of memory while loading huge\.rdb/, status);
-      assert.match(status, /memory had reached [\d,]+ bytes of the 4,294,967,296 a browser gives WebAssembly at most/, status);
-      assert.ok(!/^Snapshot could not be loaded: unreachable$/.test(status.trim()), status);
-      console.log(status);
-      await page.screenshot({ path: artifact('hostile-out-of-memory.png') });
-    } finally {
-      await page.close();
-    }
+    const status = await failedLoadStatus(file, 'hostile-out-of-memory.png');
+    assert.match(status, /out of memory while loading huge\.rdb/, status);
+    assert.match(status, /memory had reached [\d,]+ bytes of the 4,294,967,296 a browser gives WebAssembly at most/, status);
+    assert.ok(!/^Snapshot could not be loaded: unreachable$/.test(status.trim()), status);
+    console.log(status);
   });
 });
 
