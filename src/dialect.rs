@@ -38,7 +38,8 @@
 //! | `geo_any`, `geo_lookup_first` (GEORADIUS*_RO) | ANY from 6.2; 6.0 answers a missing key before parsing | src 6.0.9 / 6.2.14 geo.c georadiusGeneric |
 //! | `object_unknown_subcommand` | 6.x long form | rec 6.0.9/6.2.14 vs 7.0.15 |
 //! | `listpack_names` (OBJECT ENCODING) | `ziplist` on 6.x, `listpack` from 7.0 (converted on load) | rec `OBJECT ENCODING` of a small zset/hash |
-//! | `embstr` | value ≤ 44 bytes; Valkey 8.1: key + value + key header ≤ 42; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server; src valkey 8.0.1 object.c (44) |
+//! | `embstr` | value ≤ 44 bytes; Valkey 8.1.3+: key + value + key header ≤ 42; Valkey 8.1.0–8.1.2: the loader's two steps (key embedded, then the expiry) with a fixed 3-byte key header in the size check and the build's size classes; Valkey 9: ≤ 114 | rec after DEBUG RELOAD (load path) on each server (Valkey 8.1.1: Debian 13's jemalloc build, key lengths 5–48 × values 1–45, with and without TTL); src valkey 8.0.1 object.c (44); valkey-io/valkey#2087 (the key header's real size in the check, merged 2025-05-14) |
+//! | `first_patch` | Valkey 8.1.0–8.1.2 (`valkey-8.1.0`) vs 8.1.3+ (`valkey-8.1`) | rec MEMORY USAGE / OBJECT ENCODING on Valkey 8.1.1 (Debian 13) vs 8.1.8 (PyPI); valkey-io/valkey#2290 (objectComputeSize counts the object's allocation, merged 2025-07-01, before 8.1.3's release on 2025-07-07: the patch it first shipped in is inferred from those dates, not read from a tag) |
 //! | `load` ([`LoadRules`]: what each stored RDB type becomes at load) | 6.x ziplists kept, pushes by the ziplist overhead rule, converted hashes grow from empty; 7.0 ziplists and zipmaps become listpacks, every list a `quicklist`; 7.2+, Valkey: a list of one packed node ≤ 8 KiB (RDB types 1, 14, 18, not 10) is a `listpack`, small string sets are listpacks, elements over 8 KiB are plain nodes | src rdb.c rdbLoadObject, quicklist.c `_quicklistNodeAllowInsert`, t_hash.c / t_set.c conversions at 6.0.9, 6.2.14, 7.0.15, 7.4.1; rec `crates/difftest/tests/memory_diff.rs` (OBJECT ENCODING and MEMORY USAGE of old encodings on all six servers) |
 //! | `hash_ex_encoding` | small hash with field TTLs: `listpackex` (Redis 7.4), `hashtable` (Valkey 9) | rec `hash:fe` on 7.4.1 / 9.1.2 |
 //! | `lpos_rank_zero` | 6.x short text, 7.0+ adds "or use negative ..." | rec LPOS RANK 0 on 6.0.9/6.2.14 vs 7.0.15 |
@@ -165,6 +166,23 @@ pub enum EmbstrRule {
         /// limit is not modelled.
         long_header_only_with_ttl: bool,
     },
+    /// Valkey 8.1.0–8.1.2's loader, step by step (object.c at 8.1.1): the value is read as
+    /// `embstr` when it is at most 44 bytes, then the key is embedded, then the expiry set.
+    /// Each re-creation embeds the value when `16 + key part + 8 (expiry) + value + 4 ≤
+    /// limit`, the key part counted as `key + key_header` (the fixed 3 of 8.1.0–8.1.2, before
+    /// valkey-io/valkey#2087). An object created without its expiry reserves room for one
+    /// when its allocation's size class has 8 bytes to spare; the expiry is then set in
+    /// place, else the object is re-created with it (and the check counts the 8 bytes).
+    KeyThenExpire {
+        /// The most bytes an embedded object may take (64).
+        limit: usize,
+        /// The key header the size check counts (3), whatever the key's real sds type.
+        key_header: usize,
+        /// The allocator's spacing of size classes up to 128 bytes, which decides whether a
+        /// key-only object has room for the expiry: 16 for the jemalloc Debian links (the
+        /// only 8.1.0–8.1.2 build recorded: Debian 13's valkey 8.1.1).
+        quantum: usize,
+    },
 }
 
 /// One server profile (a server family and release line): every behaviour bitlens
@@ -177,6 +195,10 @@ pub struct Profile {
     pub family: Family,
     /// Release line (major, minor).
     pub version: (u16, u16),
+    /// The first patch release of the line this profile stands for: 0, except where a line
+    /// changed within its patch releases (Valkey 8.1: `valkey-8.1.0` is 8.1.0–8.1.2,
+    /// `valkey-8.1` is 8.1.3 on). [`Profile::for_version`] compares (major, minor, patch).
+    pub first_patch: u16,
     /// BITCOUNT / BITPOS take a `BYTE|BIT` unit.
     pub bit_unit: bool,
     /// BITOP DIFF, DIFF1, ANDOR and ONE exist.
@@ -420,6 +442,7 @@ const BASE: Profile = Profile {
     name: "redis-7.0",
     family: Family::Redis,
     version: (7, 0),
+    first_patch: 0,
     bit_unit: true,
     bitop_extended: false,
     field_expiry: false,
@@ -597,10 +620,11 @@ pub const VALKEY_8_0: Profile = Profile {
     scan_cursor_strict: true,
     ..VALKEY_7_2
 };
-/// Valkey 8.1.
+/// Valkey 8.1.3 and later 8.1 releases (recorded: 8.1.8).
 pub const VALKEY_8_1: Profile = Profile {
     name: "valkey-8.1",
     version: (8, 1),
+    first_patch: 3,
     embstr: EmbstrRule::KeyAndValue {
         max: 42,
         long_header_only_with_ttl: true,
@@ -609,10 +633,24 @@ pub const VALKEY_8_1: Profile = Profile {
     load: LOAD_VALKEY_8_1,
     ..VALKEY_8_0
 };
+/// Valkey 8.1.0–8.1.2 (recorded: Debian 13's 8.1.1): 8.1's dialect, with the loader's
+/// string embedding before valkey-io/valkey#2087 ([`EmbstrRule::KeyThenExpire`]); its memory
+/// accounting differs too (`bitlens_views::memory`'s layout table).
+pub const VALKEY_8_1_0: Profile = Profile {
+    name: "valkey-8.1.0",
+    first_patch: 0,
+    embstr: EmbstrRule::KeyThenExpire {
+        limit: 64,
+        key_header: 3,
+        quantum: 16,
+    },
+    ..VALKEY_8_1
+};
 /// Valkey 9.0.
 pub const VALKEY_9_0: Profile = Profile {
     name: "valkey-9.0",
     version: (9, 0),
+    first_patch: 0,
     field_expiry: true,
     geosearch_bypolygon: true,
     geo_hex_doubles: false,
@@ -665,7 +703,7 @@ pub const FIELD_EXPIRY_COMMANDS: &[&str] = &[
 ];
 
 /// Every profile, oldest first within each family.
-pub static PROFILES: [&Profile; 15] = [
+pub static PROFILES: [&Profile; 16] = [
     &REDIS_6_0,
     &REDIS_6_2,
     &REDIS_7_0,
@@ -679,16 +717,28 @@ pub static PROFILES: [&Profile; 15] = [
     &REDIS_8_10,
     &VALKEY_7_2,
     &VALKEY_8_0,
+    &VALKEY_8_1_0,
     &VALKEY_8_1,
     &VALKEY_9_0,
 ];
 
 /// Parses `"7.4.1"` (or `"7.4"`) into (major, minor).
 fn major_minor(v: &str) -> Option<(u16, u16)> {
+    let (major, minor, _) = major_minor_patch(v)?;
+    Some((major, minor))
+}
+
+/// Parses `"7.4.1"` into (major, minor, patch); a missing minor or patch is 0, a patch with
+/// a suffix (`"1-rc1"`) counts by its leading digits.
+fn major_minor_patch(v: &str) -> Option<(u16, u16, u16)> {
     let mut it = v.trim().split('.');
     let major = it.next()?.parse().ok()?;
     let minor = it.next().map_or(Some(0), |m| m.parse().ok())?;
-    Some((major, minor))
+    let patch = it.next().map_or(0, |p| {
+        let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().unwrap_or(0)
+    });
+    Some((major, minor, patch))
 }
 
 impl Profile {
@@ -720,12 +770,18 @@ impl Profile {
     }
 
     /// The profile of the server `family` at version `version` (`"7.4.1"`): the newest
-    /// release line not newer than it (older than every line: the oldest).
+    /// profile whose (major, minor, [`Profile::first_patch`]) is not newer than it (older
+    /// than every line: the oldest). `"8.1.1"` of Valkey is `valkey-8.1.0`, `"8.1.8"`
+    /// `valkey-8.1`.
     pub fn for_version(family: Family, version: &str) -> Option<&'static Profile> {
-        let mm = major_minor(version)?;
+        let (major, minor, patch) = major_minor_patch(version)?;
         let mut line = PROFILES.iter().filter(|p| p.family == family);
         let first = *line.clone().next()?;
-        Some(line.rfind(|p| p.version <= mm).copied().unwrap_or(first))
+        Some(
+            line.rfind(|p| (p.version.0, p.version.1, p.first_patch) <= (major, minor, patch))
+                .copied()
+                .unwrap_or(first),
+        )
     }
 
     /// The profile of the server that wrote a snapshot: its `valkey-ver` aux field (Valkey 8+
@@ -768,7 +824,22 @@ impl Profile {
             Family::Redis => "Redis",
             Family::Valkey => "Valkey",
         };
-        format!("{fam} {}.{}", self.version.0, self.version.1)
+        let line = format!("{fam} {}.{}", self.version.0, self.version.1);
+        // A line split by patch releases names the patches (`Valkey 8.1.0-8.1.2`, `8.1.3+`).
+        let next = PROFILES.iter().find(|p| {
+            p.family == self.family && p.version == self.version && p.first_patch > self.first_patch
+        });
+        match next {
+            Some(n) => format!(
+                "{line}.{}-{}.{}.{}",
+                self.first_patch,
+                self.version.0,
+                self.version.1,
+                n.first_patch - 1
+            ),
+            None if self.first_patch > 0 => format!("{line}.{}+", self.first_patch),
+            None => line,
+        }
     }
 }
 
@@ -864,6 +935,28 @@ impl Profile {
                     3
                 };
                 key_len + value_len + hdr <= max
+            }
+            EmbstrRule::KeyThenExpire {
+                limit,
+                key_header,
+                quantum,
+            } => {
+                if value_len > 44 {
+                    return false;
+                }
+                let fits =
+                    |expiry: usize| 16 + key_len + key_header + expiry + value_len + 4 <= limit;
+                if !fits(0) {
+                    return false;
+                }
+                if !expiring {
+                    return true;
+                }
+                // The key-only object: robj, value sds (type 8), the key's size byte and sds.
+                let key_sds = key_len + if key_len < 32 { 2 } else { 4 };
+                let min = 16 + value_len + 4 + 1 + key_sds;
+                let class = min.div_ceil(quantum) * quantum;
+                class >= min + 8 || fits(8)
             }
         }
     }
@@ -1013,7 +1106,7 @@ mod tests {
 
     #[test]
     fn names_and_writers() {
-        assert_eq!(PROFILES.len(), 15);
+        assert_eq!(PROFILES.len(), 16);
         for p in PROFILES {
             assert_eq!(Profile::from_name(p.name), Some(p));
         }
@@ -1045,6 +1138,22 @@ mod tests {
             (b"valkey-ver".to_vec(), b"8.1.8".to_vec()),
         ];
         assert_eq!(Profile::for_snapshot(&aux, 11), &VALKEY_8_1);
+        // Valkey 8.1.1 (Debian 13) is the 8.1.0-8.1.2 profile; 8.1.3 on is `valkey-8.1`.
+        let aux_811 = vec![
+            (b"redis-ver".to_vec(), b"7.2.4".to_vec()),
+            (b"valkey-ver".to_vec(), b"8.1.1".to_vec()),
+        ];
+        assert_eq!(Profile::for_snapshot(&aux_811, 11), &VALKEY_8_1_0);
+        assert_eq!(Profile::from_name("valkey-8.1.1"), Some(&VALKEY_8_1_0));
+        assert_eq!(Profile::from_name("valkey-8.1.3"), Some(&VALKEY_8_1));
+        assert_eq!(Profile::from_name("valkey-8.1.8"), Some(&VALKEY_8_1));
+        assert_eq!(VALKEY_8_1_0.display_name(), "Valkey 8.1.0-8.1.2");
+        assert_eq!(VALKEY_8_1.display_name(), "Valkey 8.1.3+");
+        assert_eq!(VALKEY_9_0.display_name(), "Valkey 9.0");
+        assert_eq!(
+            Profile::for_snapshot(&[(b"redis-ver".to_vec(), b"8.0.2".to_vec())], 12),
+            &REDIS_8_0
+        );
         assert_eq!(Profile::for_snapshot(&aux[..1], 11), &REDIS_7_2);
         assert_eq!(Profile::for_snapshot(&[], 80), &VALKEY_9_0);
         assert_eq!(Profile::for_snapshot(&[], 9), &REDIS_6_0);
@@ -1112,6 +1221,43 @@ mod tests {
         assert!(VALKEY_9_0.is_embstr(32, 79, true) && !VALKEY_9_0.is_embstr(32, 80, true));
         assert!(VALKEY_9_0.is_embstr(4, 109, false) && !VALKEY_9_0.is_embstr(4, 110, false));
         assert!(VALKEY_9_0.is_embstr(32, 79, false) && !VALKEY_9_0.is_embstr(32, 80, false));
+    }
+
+    /// Valkey 8.1.1 (Debian 13, jemalloc) after DEBUG RELOAD: OBJECT ENCODING of values of
+    /// 1 to 45 bytes (E embstr, r raw) under keys of 20 to 40 bytes, without and with a TTL,
+    /// as recorded on 2026-12-07.
+    #[test]
+    fn embstr_rules_valkey_8_1_1_as_recorded() {
+        let rec: &[(usize, bool, &str)] = &[
+            (20, false, "EEEEEEEEEEEEEEEEEEEEErrrrrrrrrrrrrrrrrrrrrrrr"),
+            (20, true, "EEEEEEEEEEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (28, false, "EEEEEEEEEEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (28, true, "EEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (30, false, "EEEEEEEEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (30, true, "EEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (31, false, "EEEEEEEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (31, true, "EErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (32, false, "EEEEEEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (32, true, "ErrrrrrEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (33, false, "EEEEEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (33, true, "rrrrrrEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (36, false, "EEEEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (36, true, "rrrEErrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (40, false, "Errrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+            (40, true, "Errrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"),
+        ];
+        for &(key_len, ttl, row) in rec {
+            let got: String = (1..=45)
+                .map(|v| {
+                    if VALKEY_8_1_0.is_embstr(key_len, v, ttl) {
+                        'E'
+                    } else {
+                        'r'
+                    }
+                })
+                .collect();
+            assert_eq!(got, row, "key of {key_len} bytes, ttl {ttl}");
+        }
     }
 
     #[test]
