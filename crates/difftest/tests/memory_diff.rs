@@ -637,6 +637,19 @@ fn memory_usage_valkey_9_1() {
     run(ServerKind::Valkey9_1, seed());
 }
 
+/// Debian 13's Redis 8.0.2 (jemalloc, 16-byte quantum; the `vectorset` module loaded).
+#[test]
+fn memory_usage_redis_8_0() {
+    run(ServerKind::Redis8_0, seed());
+}
+
+/// Debian 13's Valkey 8.1.1 (jemalloc, 16-byte quantum): 8.1's key layout with the
+/// accounting of 8.1.0-8.1.2 (`memory::LAYOUT_VALKEY_8_1_0`) and their string embedding.
+#[test]
+fn memory_usage_valkey_8_1_1() {
+    run(ServerKind::Valkey8_1_1, seed());
+}
+
 /// A file in the encodings older servers wrote (RDB 9, which every server here loads), each
 /// value on one side or the other of a loader threshold: zipmaps, ziplist lists (RDB type 10),
 /// quicklists of ziplists (14), linked lists (1) with and without an element over 8 KiB,
@@ -945,4 +958,14 @@ fn old_encodings_valkey_8_1() {
 #[test]
 fn old_encodings_valkey_9_1() {
     run_old_encodings(ServerKind::Valkey9_1);
+}
+
+#[test]
+fn old_encodings_redis_8_0() {
+    run_old_encodings(ServerKind::Redis8_0);
+}
+
+#[test]
+fn old_encodings_valkey_8_1_1() {
+    run_old_encodings(ServerKind::Valkey8_1_1);
 }

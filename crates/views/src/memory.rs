@@ -334,6 +334,34 @@ pub const LAYOUT_VALKEY_8_1: Layout = Layout {
     ..LAYOUT_VALKEY
 };
 
+/// Valkey 8.1.0–8.1.2: 8.1's layout, but `objectComputeSize` starts from `sizeof(robj)`
+/// outside `embstr` (the embedded key is not counted: valkey-io/valkey#2290 changed that for
+/// 8.1.3). Rec on Debian 13's 8.1.1 (jemalloc, 16-byte quantum): an int string is 16 B in
+/// MEMORY USAGE, a small listpack hash 48 B (8.1.8 would count the object's 32 B allocation
+/// instead of 16); `used_memory` right after start-up 909,352.
+pub const LAYOUT_VALKEY_8_1_0: Layout = Layout {
+    name: "valkey-8.1.0",
+    embedded_key: Some(EmbeddedKey {
+        counts_object: false,
+        embstr_head: 16,
+        embstr_min: 0,
+        zset_node_embeds_element: false,
+        hashtable: 72,
+        hash_metadata: 0,
+    }),
+    empty_used_memory: 909_352,
+    ..LAYOUT_VALKEY_8_1
+};
+
+/// Redis 8.0+: the 7.2 layout; `used_memory` right after start-up 709,200 (rec: Debian 13's
+/// 8.0.2, jemalloc with a 16-byte quantum, `vectorset` module loaded).
+pub const LAYOUT_8_0: Layout = Layout {
+    name: "redis-8.0",
+    empty_used_memory: 709_200,
+    cluster_empty_used_memory: None,
+    ..LAYOUT_7_2
+};
+
 /// Valkey 9.x: the object's allocation counted, embedded string values after an 8-byte head.
 pub const LAYOUT_VALKEY_9: Layout = Layout {
     name: "valkey-9",
@@ -350,18 +378,30 @@ pub const LAYOUT_VALKEY_9: Layout = Layout {
     ..LAYOUT_VALKEY
 };
 
+/// Which layout each server release has from: (family, first (major, minor, patch), layout),
+/// oldest first within a family. A profile takes the last row of its family not newer than
+/// its (version, [`Profile::first_patch`]).
+pub const LAYOUTS: &[(Family, (u16, u16, u16), &Layout)] = &[
+    (Family::Redis, (0, 0, 0), &LAYOUT_6_0),
+    (Family::Redis, (6, 2, 0), &LAYOUT_6),
+    (Family::Redis, (7, 0, 0), &LAYOUT_7_0),
+    (Family::Redis, (7, 2, 0), &LAYOUT_7_2),
+    (Family::Redis, (8, 0, 0), &LAYOUT_8_0),
+    (Family::Valkey, (0, 0, 0), &LAYOUT_VALKEY),
+    (Family::Valkey, (8, 1, 0), &LAYOUT_VALKEY_8_1_0),
+    (Family::Valkey, (8, 1, 3), &LAYOUT_VALKEY_8_1),
+    (Family::Valkey, (9, 0, 0), &LAYOUT_VALKEY_9),
+];
+
 impl Layout {
-    /// The layout of the server a profile stands for.
+    /// The layout of the server a profile stands for (see [`LAYOUTS`]).
     pub fn for_profile(p: &Profile) -> &'static Layout {
-        match (p.family, p.version) {
-            (Family::Redis, (0..=5, _) | (6, 0..=1)) => &LAYOUT_6_0,
-            (Family::Redis, (6, _)) => &LAYOUT_6,
-            (Family::Redis, (7, 0..=1)) => &LAYOUT_7_0,
-            (Family::Redis, _) => &LAYOUT_7_2,
-            (Family::Valkey, (0..=7, _) | (8, 0)) => &LAYOUT_VALKEY,
-            (Family::Valkey, (8, _)) => &LAYOUT_VALKEY_8_1,
-            (Family::Valkey, _) => &LAYOUT_VALKEY_9,
-        }
+        let at = (p.version.0, p.version.1, p.first_patch);
+        LAYOUTS
+            .iter()
+            .filter(|(f, from, _)| *f == p.family && *from <= at)
+            .last()
+            .map_or(&LAYOUT_7_2, |(_, _, l)| l)
     }
 }
 
