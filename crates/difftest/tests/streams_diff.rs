@@ -531,6 +531,16 @@ fn streams_against_valkey_9_1() {
     run_kind(ServerKind::Valkey9_1);
 }
 
+#[test]
+fn streams_against_redis_8_0() {
+    run_kind(ServerKind::Redis8_0);
+}
+
+#[test]
+fn streams_against_valkey_8_1_1() {
+    run_kind(ServerKind::Valkey8_1_1);
+}
+
 /// A stream with several nodes and a deletion, built by a server; then rewritten by bitlens'
 /// writer with (a) a recorded length 2 above its live entries, (b) the first node's master
 /// live count off by one. Each server loads the file; replies match bitlens'.
