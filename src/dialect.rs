@@ -31,7 +31,7 @@
 //! | `bitcount_start_only` | Valkey 8.0+ | rec 8.1.8/9.1.2 `BITCOUNT k 2` counts; src valkey 96dcd1183 (8.0.0) |
 //! | `bitcount_unit_before_end` | Valkey 8+ parses BITCOUNT's unit before its end | src valkey 8.0.1 bitops.c bitcountCommand |
 //! | `bitfield_hash_overflow` | Redis 8.10 rejects `#N` whose product overflows | redis/redis#15433 (getBitOffsetFromArgument: `#N` with N > LLONG_MAX / bits refused); rec 7.0.15, Valkey 9.1.2 wrap |
-//! | `scan_unknown_type_error` | Valkey 8.0+, Redis 8.0+ | rec Valkey 8.1.8; src valkey 8.0.1 db.c; Redis 7.2.0/7.4.1 db.c have it commented out "uncomment in redis 8.0" (8.0 inferred) |
+//! | `scan_unknown_type_error` | Valkey 8.0+; not Redis (8.0 included) | rec Valkey 8.1.8; src valkey 8.0.1 db.c; rec Redis 8.0.2 (Debian 13) `SCAN 0 TYPE nosuch` = empty (Redis 7.2.0/7.4.1 db.c have it commented out "uncomment in redis 8.0"; 8.0.2 did not; 8.2+ not recorded, kept as 8.0) |
 //! | `select_not_integer`, `select_long_index` | 6.0 `ERR invalid DB index` on a `long` | rec 6.0.9 vs 6.2.14 (`ERR value is not an integer or out of range`); src 6.0.9 / 6.2.14 db.c selectCommand |
 //! | `scan_cursor_strict` | `string2ull` from 7.4 and Valkey 8 (`SCAN -1`: `ERR invalid cursor`) | rec 7.4.1, Valkey 8.1.8 vs 7.0.15; src 7.4.1 / valkey 8.0.1 db.c parseScanCursorOrReply |
 //! | `zrange_by` (BYSCORE/BYLEX/REV/LIMIT) | from 6.2 | rec 6.0.9 syntax / not-integer errors |
@@ -566,7 +566,6 @@ pub const REDIS_8_0: Profile = Profile {
     version: (8, 0),
     commands_of: (8, 0),
     coord_format: CoordFormat::Shortest,
-    scan_unknown_type_error: true,
     probabilistic_builtin: true,
     ..REDIS_7_4
 };
