@@ -399,8 +399,7 @@ impl Layout {
         let at = (p.version.0, p.version.1, p.first_patch);
         LAYOUTS
             .iter()
-            .filter(|(f, from, _)| *f == p.family && *from <= at)
-            .last()
+            .rfind(|(f, from, _)| *f == p.family && *from <= at)
             .map_or(&LAYOUT_7_2, |(_, _, l)| l)
     }
 }
@@ -484,7 +483,7 @@ fn module_bytes(m: &bitlens::probabilistic::ModuleValue) -> Option<u64> {
             .checked_mul(8)?
             .checked_add(t.k.checked_mul(24)?)?
             .checked_add(2088)?,
-        ModuleData::Raw(_) => return None,
+        ModuleData::VectorSet(_) | ModuleData::Raw(_) => return None,
     })
 }
 
@@ -1052,13 +1051,24 @@ impl Model {
 /// How the allocator of an estimate was chosen (see [`AllocatorInference`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AllocatorChoice {
-    /// The allocator the estimates use.
+    /// The allocator the estimates use: the one chosen, or, when the file cannot decide
+    /// ([`AllocatorSource::Undecided`]), the candidate it fits best (the usual build, bundled
+    /// jemalloc, when nothing fits better), whose figures single-figure outputs show.
     pub allocator: Allocator,
     /// How it was chosen.
     pub source: AllocatorSource,
-    /// One line saying which and why (the file's `used-mem` and each candidate's prediction),
-    /// for the outputs to print.
+    /// One line saying which, why, and what evidence decided (the file's `used-mem` and each
+    /// candidate's prediction; the keys, when the tied candidates price them all alike), for
+    /// the outputs to print.
     pub reason: String,
+    /// The other allocators the file's evidence leaves possible, in [`Allocator::ALL`] order
+    /// (empty when decided, given or assumed): with [`Self::allocator`], the candidates a
+    /// figure's range spans.
+    pub alternatives: Vec<Allocator>,
+    /// `MEMORY USAGE` summed over every key the inference saw, bytes, per candidate
+    /// ([`Allocator::ALL`] order); empty when no inference ran. With
+    /// [`Self::alternatives`], the range of the file's total ([`Self::usage_range`]).
+    pub usage: Vec<(Allocator, u64)>,
 }
 
 /// Where an [`AllocatorChoice`] comes from.
@@ -1071,6 +1081,10 @@ pub enum AllocatorSource {
     /// The file has no `used-mem` (or no keys to judge by): the version's usual build
     /// (bundled jemalloc) is assumed.
     Assumed,
+    /// Nothing in the file decides between two or more candidates that price its keys
+    /// differently: `used-mem` cannot tell them apart, and the keys do not settle it. The
+    /// figures are ranges over [`AllocatorChoice::allocator`] and its alternatives.
+    Undecided,
 }
 
 impl AllocatorSource {
@@ -1080,20 +1094,63 @@ impl AllocatorSource {
             AllocatorSource::Given => "given",
             AllocatorSource::Inferred => "inferred",
             AllocatorSource::Assumed => "assumed",
+            AllocatorSource::Undecided => "undecided",
         }
     }
 }
 
 impl AllocatorChoice {
+    /// The usual build (bundled jemalloc) assumed, for `reason`.
+    pub fn assumed(reason: String) -> AllocatorChoice {
+        AllocatorChoice {
+            allocator: Allocator::Jemalloc,
+            source: AllocatorSource::Assumed,
+            reason,
+            alternatives: Vec::new(),
+            usage: Vec::new(),
+        }
+    }
+
+    /// The allocators a figure may have been priced with: [`Self::allocator`] first, then
+    /// [`Self::alternatives`].
+    pub fn candidates(&self) -> Vec<Allocator> {
+        let mut v = vec![self.allocator];
+        v.extend(self.alternatives.iter().copied());
+        v
+    }
+
+    /// The least and most of the file's summed `MEMORY USAGE` over [`Self::candidates`],
+    /// bytes; `None` when no inference priced the keys.
+    pub fn usage_range(&self) -> Option<(u64, u64)> {
+        let c = self.candidates();
+        let figures = self
+            .usage
+            .iter()
+            .filter(|(a, _)| c.contains(a))
+            .map(|&(_, u)| u);
+        let lo = figures.clone().min()?;
+        Some((lo, figures.max()?))
+    }
+
     /// One choice for several files read as one keyspace, from each file's own (`choices`, in
     /// the order given, at least one): the allocator they all infer, or the first file's when
     /// they disagree, with a reason saying which.
     pub fn of_files(choices: &[AllocatorChoice]) -> AllocatorChoice {
         let first = &choices[0];
         if choices.iter().all(|c| c.allocator == first.allocator) {
+            // Any file left undecided leaves the union undecided over every file's candidates.
+            let mut alternatives: Vec<Allocator> = Allocator::ALL
+                .into_iter()
+                .filter(|a| {
+                    *a != first.allocator && choices.iter().any(|c| c.alternatives.contains(a))
+                })
+                .collect();
+            alternatives.dedup();
             AllocatorChoice {
                 allocator: first.allocator,
-                source: if choices
+                source: if !alternatives.is_empty() {
+                    AllocatorSource::Undecided
+                } else if choices
                     .iter()
                     .all(|c| c.source == AllocatorSource::Inferred)
                 {
@@ -1107,11 +1164,13 @@ impl AllocatorChoice {
                     choices.len(),
                     first.reason
                 ),
+                alternatives,
+                usage: Vec::new(),
             }
         } else {
             AllocatorChoice {
                 allocator: first.allocator,
-                source: first.source,
+                source: AllocatorSource::Undecided,
                 reason: format!(
                     "the files' writers differ ({}); the first file's: {}",
                     choices
@@ -1121,6 +1180,11 @@ impl AllocatorChoice {
                         .join(", "),
                     first.reason
                 ),
+                alternatives: Allocator::ALL
+                    .into_iter()
+                    .filter(|a| *a != first.allocator && choices.iter().any(|c| c.allocator == *a))
+                    .collect(),
+                usage: Vec::new(),
             }
         }
     }
@@ -1131,6 +1195,8 @@ impl AllocatorChoice {
             allocator,
             source: AllocatorSource::Given,
             reason: format!("{} (given)", allocator.name()),
+            alternatives: Vec::new(),
+            usage: Vec::new(),
         }
     }
 }
@@ -1201,6 +1267,12 @@ pub struct AllocatorInference {
     cluster_node: bool,
     /// The writing commands the keys need, at the least ([`WriterCommand`]), as a bit set.
     commands: u32,
+    /// Per candidate, the keys' summed `MEMORY USAGE` estimates ([`Estimate::bytes`]).
+    usage: [u64; 3],
+    /// Per pair of candidates (`[i][j]`, i < j), how many keys they price differently: the
+    /// deterministic evidence that decides a tie `used-mem` leaves (none differ: either
+    /// prices the file).
+    differing: [[u64; 3]; 3],
 }
 
 /// A command a writer must have run to build a kind of key (the least it needs: SET for a
@@ -1242,6 +1314,8 @@ impl AllocatorInference {
             slots: Default::default(),
             cluster_node: false,
             commands: 0,
+            usage: [0; 3],
+            differing: [[0; 3]; 3],
         }
     }
 
@@ -1269,8 +1343,11 @@ impl AllocatorInference {
         let Some(loaded) = loaded(self.models[0].profile, key, value, expiring) else {
             return self.count_key(db, key, expiring);
         };
+        let mut bytes = [None; 3];
         for (i, m) in self.models.iter().enumerate() {
             if let Some(e) = m.estimate_loaded(key, value, &loaded, expiring) {
+                bytes[i] = Some(e.bytes);
+                self.usage[i] += e.bytes;
                 let slack = bitmap.as_ref().map_or(0, |(len, points)| {
                     let (mean, variance) = m.setbit_writer_moments(points);
                     self.slack_variance[i] += variance;
@@ -1278,6 +1355,11 @@ impl AllocatorInference {
                 });
                 self.allocated[i] +=
                     e.allocated + slack + if rehash > 0 { m.alloc(rehash) } else { 0 };
+            }
+        }
+        for i in 0..3 {
+            for j in i + 1..3 {
+                self.differing[i][j] += u64::from(bytes[i] != bytes[j]);
             }
         }
         self.count_key(db, key, expiring);
@@ -1447,30 +1529,18 @@ impl AllocatorInference {
         // (By name: a `const`'s address is not one address across uses.)
         if self.models[0].layout.name == LAYOUT_VALKEY.name {
             // Valkey 7.2 / 8.0: not validated against a server.
-            return AllocatorChoice {
-                allocator: Allocator::Jemalloc,
-                source: AllocatorSource::Assumed,
-                reason: "jemalloc assumed (the version's usual build): Valkey 8.0's key layout is not modelled, so used-mem cannot be predicted".into(),
-            };
+            return AllocatorChoice::assumed("jemalloc assumed (the version's usual build): Valkey 8.0's key layout is not modelled, so used-mem cannot be predicted".into());
         }
         let Some(used) = used_mem else {
-            return AllocatorChoice {
-                allocator: Allocator::Jemalloc,
-                source: AllocatorSource::Assumed,
-                reason:
-                    "jemalloc assumed (the version's usual build): the file records no used-mem"
-                        .into(),
-            };
+            return AllocatorChoice::assumed(
+                "jemalloc assumed (the version's usual build): the file records no used-mem".into(),
+            );
         };
         let Some(settled) = self.predictions() else {
-            return AllocatorChoice {
-                allocator: Allocator::Jemalloc,
-                source: AllocatorSource::Assumed,
-                reason: format!(
-                    "jemalloc assumed (the version's usual build): the file comes from a cluster node, whose empty used_memory is not measured for {}",
-                    self.models[0].layout.name
-                ),
-            };
+            return AllocatorChoice::assumed(format!(
+                "jemalloc assumed (the version's usual build): the file comes from a cluster node, whose empty used_memory is not measured for {}",
+                self.models[0].layout.name
+            ));
         };
         let node = if self.cluster_node {
             " of a cluster node"
@@ -1539,43 +1609,133 @@ impl AllocatorInference {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        if trusted {
+        let usage: Vec<(Allocator, u64)> = Allocator::ALL.into_iter().zip(self.usage).collect();
+        // Which candidates used-mem leaves: the best alone when trusted and not near a tie;
+        // the best and every candidate predicting within the tie's reach of it when trusted;
+        // all of them when used-mem tells none apart.
+        let left: Vec<usize> = if !trusted {
+            vec![0, 1, 2]
+        } else if near_tie {
+            (0..3)
+                .filter(|&i| {
+                    let d = pred[i].abs_diff(pred[best]);
+                    i == best || d * 100 <= pred[best] || d <= 2 * sd[best].max(sd[i])
+                })
+                .collect()
+        } else {
+            vec![best]
+        };
+        // The deterministic evidence in the keys: candidates that price every key alike
+        // cannot be told apart, and need not be.
+        let differ = |i: usize, j: usize| self.differing[i.min(j)][i.max(j)];
+        let shown = if trusted { best } else { 0 };
+        let alternatives: Vec<Allocator> = left
+            .iter()
+            .filter(|&&i| i != shown && differ(i, shown) > 0)
+            .map(|&i| Allocator::ALL[i])
+            .collect();
+        let held = if trusted && held_old[best] {
+            " with the writer's keyspace table still rehashing"
+        } else {
+            ""
+        };
+        let alike: Vec<&str> = left
+            .iter()
+            .filter(|&&i| i != shown && differ(i, shown) == 0)
+            .map(|&i| Allocator::ALL[i].name())
+            .collect();
+        let alike = if alike.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} prices every key of the file as {} does (decided by the keys)",
+                alike.join(" and "),
+                Allocator::ALL[shown].name()
+            )
+        };
+        if alternatives.is_empty() && trusted {
             let a = Allocator::ALL[best];
-            // Said whenever the next candidate predicts nearly the same: used-mem then
-            // hardly tells the two apart (glibc and jemalloc16 on small strings and hashes,
-            // and on Valkey 8.1+'s objects), while the estimates of single keys may differ
-            // (on Valkey 8.1+ most small keys do), so the user is told how to choose.
-            let tie = if near_tie {
+            let evidence = if left.len() > 1 {
                 format!(
-                    "; a tie: {} predicts within {apart}, which used-mem cannot tell apart (name the allocator if the server is a {} build)",
-                    Allocator::ALL[second].name(),
-                    Allocator::ALL[second].name()
+                    "used-mem {used} is closest to its prediction{held}, within the reach of a tie"
                 )
             } else {
-                String::new()
+                format!("used-mem {used} is closest to its prediction{held}")
             };
-            let held = if held_old[best] {
-                " with the writer's keyspace table still rehashing"
-            } else {
-                ""
-            };
-            AllocatorChoice {
+            return AllocatorChoice {
                 allocator: a,
                 source: AllocatorSource::Inferred,
                 reason: format!(
-                    "{} inferred: used-mem {used} is closest to its prediction{held} (predicted used_memory{node}: {listing}){tie}",
+                    "{} inferred: {evidence} (predicted used_memory{node}: {listing}){alike}",
                     a.name()
                 ),
-            }
-        } else {
-            AllocatorChoice {
-                allocator: Allocator::Jemalloc,
-                source: AllocatorSource::Assumed,
-                reason: format!(
-                    "jemalloc assumed (the version's usual build): used-mem {used} does not tell the candidates apart (predicted used_memory{node}: {listing})"
-                ),
-            }
+                alternatives,
+                usage,
+            };
         }
+        if alternatives.is_empty() {
+            // used-mem tells none apart, but every candidate prices every key alike.
+            return AllocatorChoice {
+                allocator: Allocator::ALL[shown],
+                source: AllocatorSource::Inferred,
+                reason: format!(
+                    "{} inferred: used-mem {used} does not tell the candidates apart (predicted used_memory{node}: {listing}){alike}",
+                    Allocator::ALL[shown].name()
+                ),
+                alternatives,
+                usage,
+            };
+        }
+        let a = Allocator::ALL[shown];
+        let keys: u64 = alternatives
+            .iter()
+            .map(|o| {
+                let j = Allocator::ALL.iter().position(|x| x == o).unwrap_or(0);
+                differ(shown, j)
+            })
+            .max()
+            .unwrap_or(0);
+        let names = std::iter::once(a)
+            .chain(alternatives.iter().copied())
+            .map(Allocator::name)
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let why = if trusted {
+            format!(
+                "used-mem {used} is closest to {}'s prediction{held}, but the others predict within {apart}, which used-mem cannot tell apart",
+                a.name()
+            )
+        } else {
+            format!("used-mem {used} does not tell the candidates apart")
+        };
+        let range = self
+            .usage_of(
+                &std::iter::once(a)
+                    .chain(alternatives.iter().copied())
+                    .collect::<Vec<_>>(),
+            )
+            .map(|(lo, hi)| format!("; the keys' MEMORY USAGE totals {lo} to {hi} bytes over them"))
+            .unwrap_or_default();
+        AllocatorChoice {
+            allocator: a,
+            source: AllocatorSource::Undecided,
+            reason: format!(
+                "undecided between {names}: {why} (predicted used_memory{node}: {listing}), and {keys} keys are priced differently by them{alike}{range}; {} shown, name the allocator (--allocator) if the build is known",
+                a.name()
+            ),
+            alternatives,
+            usage,
+        }
+    }
+
+    /// The least and most of the keys' summed `MEMORY USAGE` over `candidates`.
+    fn usage_of(&self, candidates: &[Allocator]) -> Option<(u64, u64)> {
+        let figures = Allocator::ALL
+            .iter()
+            .zip(self.usage)
+            .filter(|(a, _)| candidates.contains(a))
+            .map(|(_, u)| u);
+        Some((figures.clone().min()?, figures.max()?))
     }
 }
 

@@ -758,11 +758,7 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     if let Some(a) = opts.allocator {
         return scan_with(input, opts, AllocatorChoice::given(a), false);
     }
-    let assumed = AllocatorChoice {
-        allocator: Allocator::Jemalloc,
-        source: bitlens_views::memory::AllocatorSource::Assumed,
-        reason: String::new(),
-    };
+    let assumed = AllocatorChoice::assumed(String::new());
     let sc = scan_with(input, opts, assumed, true)?;
     if sc.allocator.allocator == Allocator::Jemalloc {
         return Ok(sc);
