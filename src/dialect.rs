@@ -683,6 +683,19 @@ pub const COMMANDS_SINCE: &[(&str, (u16, u16))] = &[
     ("sintercard", (7, 0)),
     ("zintercard", (7, 0)),
     ("lcs", (7, 0)),
+    // The built-in `vectorset` module (Redis 8.0.2 vset.c RedisModule_OnLoad).
+    ("vadd", (8, 0)),
+    ("vrem", (8, 0)),
+    ("vsim", (8, 0)),
+    ("vdim", (8, 0)),
+    ("vcard", (8, 0)),
+    ("vemb", (8, 0)),
+    ("vlinks", (8, 0)),
+    ("vinfo", (8, 0)),
+    ("vsetattr", (8, 0)),
+    ("vgetattr", (8, 0)),
+    ("vrandmember", (8, 0)),
+    ("vismember", (8, 0)),
 ];
 
 /// The hash field expiry commands (Redis 7.4, Valkey 9).

@@ -66,6 +66,7 @@ pub mod sort;
 pub mod stream;
 pub mod string;
 pub mod thin;
+pub mod vectorset;
 pub mod zset;
 
 pub use command::execute;

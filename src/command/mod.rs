@@ -23,6 +23,7 @@ pub mod set;
 pub mod stream;
 pub mod tdigest;
 pub mod topk;
+pub mod vectorset;
 pub mod zset;
 
 use std::collections::HashMap;
@@ -79,7 +80,7 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 15] {
+fn tables() -> [&'static [CommandSpec]; 16] {
     [
         keys::COMMANDS,
         bitmap::COMMANDS,
@@ -91,6 +92,7 @@ fn tables() -> [&'static [CommandSpec]; 15] {
         hash::COMMANDS,
         stream::COMMANDS,
         analytics::COMMANDS,
+        vectorset::COMMANDS,
         bloom::COMMANDS,
         cuckoo::COMMANDS,
         cms::COMMANDS,

@@ -86,6 +86,8 @@ pub enum ModuleData {
     TDigest(tdigest::TDigest),
     /// A Top-K (`TopK-TYPE`).
     TopK(topk::TopK),
+    /// A Redis 8 vector set (`vectorset`, encoding version 0), see [`crate::vectorset`].
+    VectorSet(Box<crate::vectorset::VectorSet>),
     /// A type (or encoding version) not interpreted yet: the raw fields in order.
     Raw(Vec<Field>),
 }
@@ -254,8 +256,9 @@ impl<'a> Fields<'a> {
 }
 
 /// Interprets the fields of module type `name` at encoding version `encver`: a typed value
-/// for the RedisBloom types and versions known here, the raw fields otherwise; `None` for a
-/// module that is not a RedisBloom type (the caller keeps only its type).
+/// for the RedisBloom types and versions known here and Redis 8 vector sets (`vectorset`
+/// version 0), the raw fields otherwise; `None` for a module that is neither (the caller
+/// keeps only its type).
 pub fn decode(
     name: [u8; 9],
     encver: u32,
@@ -282,6 +285,9 @@ pub fn decode(
             b"TopK-TYPE" if encver == 0 => {
                 ModuleData::TopK(topk::TopK::decode(Fields::new(&items, end, "Top-K"))?)
             }
+            b"vectorset" if encver == crate::vectorset::ENCVER => ModuleData::VectorSet(Box::new(
+                crate::vectorset::VectorSet::decode(Fields::new(&items, end, "vector set"))?,
+            )),
             b"MBbloom--" | b"CMSk-TYPE" | b"TopK-TYPE" | b"MBbloomCF" | b"TDIS-TYPE" => {
                 ModuleData::Raw(items.into_iter().map(|(_, f)| f).collect())
             }

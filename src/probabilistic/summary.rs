@@ -87,6 +87,19 @@ pub enum Summary {
         /// The module's memory figure (TDIGEST.INFO Memory usage).
         size_bytes: u64,
     },
+    /// A Redis 8 vector set (`vectorset`): the figures of VCARD, VDIM and VINFO.
+    VectorSet {
+        /// Elements (VCARD).
+        elements: u64,
+        /// Vector dimension (VDIM).
+        dim: u64,
+        /// Quantization as VINFO names it (`int8`, `f32`, `bin`).
+        quant: &'static str,
+        /// Elements with an attribute (VINFO attributes-count).
+        attributes: u64,
+        /// Dimension before a `REDUCE` projection; 0 without one.
+        projection_input_dim: u64,
+    },
     /// A RedisBloom type or encoding version bitlens does not interpret.
     Raw {
         /// Number of stored fields.
@@ -244,6 +257,26 @@ impl Summary {
                 ],
                 format!("width {width}, depth {depth}, decay {decay}"),
             ),
+            Summary::VectorSet {
+                elements,
+                dim,
+                quant,
+                attributes,
+                projection_input_dim,
+            } => (
+                "vectorset",
+                vec![
+                    ("elements", Count(elements)),
+                    ("dim", Count(dim)),
+                    ("attributes", Count(attributes)),
+                    ("projection_input_dim", Count(projection_input_dim)),
+                ],
+                if projection_input_dim > 0 {
+                    format!("{quant}, dimension {dim} (reduced from {projection_input_dim}), {attributes} attributes")
+                } else {
+                    format!("{quant}, dimension {dim}, {attributes} attributes")
+                },
+            ),
             Summary::TDigest {
                 compression,
                 centroids,
@@ -353,6 +386,13 @@ pub fn summary(v: &ModuleValue) -> Summary {
             observations: d.size(),
             min_max: (d.size() > 0).then_some((d.min, d.max)),
             size_bytes: d.memory(),
+        },
+        ModuleData::VectorSet(v) => Summary::VectorSet {
+            elements: v.len() as u64,
+            dim: v.dim as u64,
+            quant: v.quant.name(),
+            attributes: v.attributes(),
+            projection_input_dim: v.projection.as_ref().map_or(0, |p| p.input_dim as u64),
         },
         ModuleData::Raw(f) => Summary::Raw {
             fields: f.len() as u64,

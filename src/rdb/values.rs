@@ -461,6 +461,7 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
 /// module keeps only its type ([`Value::Other`]).
 pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, RdbError> {
     use crate::probabilistic::Field;
+    let start = c.pos;
     let id = c.length("module id")?;
     let name = super::reader::module_name(id);
     let encver = (id & 1023) as u32;
@@ -504,7 +505,13 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
     }
     let end = c.pos;
     match crate::probabilistic::decode(name, encver, fields, end) {
-        Ok(Some(m)) => Ok(Some(Value::Module(Box::new(m)))),
+        Ok(Some(mut m)) => {
+            if let crate::probabilistic::ModuleData::VectorSet(v) = &mut m.data {
+                // Where it sits in the input: the order a loading server numbers vector sets.
+                v.load_pos = c.base + start as u64;
+            }
+            Ok(Some(Value::Module(Box::new(m))))
+        }
         Ok(None) => Ok(Some(Value::Other(crate::keyspace::RedisType::Module(name)))),
         Err(e) => Err(c.err_at(e.at, e.message)),
     }

@@ -244,7 +244,7 @@ fn module_detail(m: &ModuleValue) -> Detail {
                     .collect(),
             }
         }
-        ModuleData::Raw(_) => Detail::Other,
+        ModuleData::VectorSet(_) | ModuleData::Raw(_) => Detail::Other,
     }
 }
 
