@@ -466,7 +466,7 @@ fn sampled(all: bool, asize: u64, elesize: u64, count: usize) -> u64 {
 /// 1×1, 10×3, 100×2 and Top-Ks (k, width, depth) = (1,10,1), (10,10,1), (1,100,1), (1,10,5),
 /// (5,50,4) made with CMS.INITBYDIM / TOPK.RESERVE; the CMS and Top-K formulas are fitted to
 /// those replies. `None` for a type or encoding version bitlens does not interpret.
-fn module_bytes(m: &bitlens::probabilistic::ModuleValue) -> Option<u64> {
+fn module_bytes(m: &bitlens::probabilistic::ModuleValue, allocator: Allocator) -> Option<u64> {
     use bitlens::probabilistic::ModuleData;
     Some(match &m.data {
         ModuleData::Bloom(b) => b.memory(),
@@ -483,7 +483,9 @@ fn module_bytes(m: &bitlens::probabilistic::ModuleValue) -> Option<u64> {
             .checked_mul(8)?
             .checked_add(t.k.checked_mul(24)?)?
             .checked_add(2088)?,
-        ModuleData::VectorSet(_) | ModuleData::Raw(_) => return None,
+        // Redis 8.0.2 vset.c VectorSetMemUsage (bitlens::vectorset::VectorSet::mem_usage).
+        ModuleData::VectorSet(v) => v.mem_usage(&|n| allocator.usable(n)),
+        ModuleData::Raw(_) => return None,
     })
 }
 
@@ -739,7 +741,7 @@ impl Model {
                 (counted + v, object + v)
             }
             (Value::Module(m), _) => {
-                let b = module_bytes(m)?;
+                let b = module_bytes(m, self.allocator)?;
                 (if ek.counts_object { object + b } else { b }, object + b)
             }
             _ => (
@@ -1014,7 +1016,7 @@ impl Model {
                 }
                 total
             }
-            Value::Module(m) => module_bytes(m)?,
+            Value::Module(m) => module_bytes(m, self.allocator)?,
             Value::Other(_) => return None,
         })
     }
@@ -1228,15 +1230,29 @@ impl Allocator {
 /// told from the one below by a 1.3 MB gap.
 const OVER_PREDICTION_COST: u64 = 3;
 
-/// The margin, bytes, by which the closest candidate must beat the next before it is trusted
-/// over the usual build. On small keys glibc's and a 16-byte-quantum jemalloc's sizes nearly
-/// coincide (20,000 small strings and hashes on Redis 6.2.14: libc predicted 424 B from
-/// used-mem, jemalloc16 11 KiB), so the margin is small; the start-up baselines it guards
-/// against differ by a few KiB between builds of one version.
-const INFERENCE_MARGIN: u64 = 8 * 1024;
+/// How far, bytes, a candidate's prediction may be above `used-mem` and stay possible: a
+/// writer may hold less than its keys loaded afresh (measured with the right allocator, over
+/// memory_diff's 100,466 keys at seed 1 and the CLI inspect test's 40,000: Redis 7.4.1
+/// -99,384, Redis 8.0.2 -102,215, Valkey 8.1.1 -57,880; -104 KB noted at another seed), so
+/// the bound is that worst case and some 85% more.
+const WRITER_BELOW: u64 = 192 * 1024;
 
-/// How much better than the next the best candidate must fit a cluster node's `used-mem`
-/// (in place of [`INFERENCE_MARGIN`]): a node holds 55–65 KiB per other node of its cluster
+/// How far a candidate's prediction may be below `used-mem` and stay possible, as a share of
+/// its predicted key memory (the prediction less the empty server): what a writer holds
+/// beyond its keys, measured with the right allocator (same runs): memory_diff Redis 6.0.9
+/// +241,764 (0.9%), 6.2.14 +289,815 (1.0%), 7.0.15 +252,790 (0.8%), Valkey 8.1.8 +554,833
+/// (2.3%), 9.1.2 +577,617 (2.5%); the inspect test's 40,000 keys Redis 7.0.15 +73,880
+/// (1.6%), 7.4.1 +74,360 (1.8%), 8.0.2 +76,576 (1.6%), Valkey 8.1.1 +56,175 (1.7%),
+/// 8.1.8 +69,091 (2.1%), 9.1.2 +87,531 (2.8%). The largest, 2.8%, rounded up to 3.5%.
+/// Candidates 8 bytes a key apart (glibc and jemalloc16 on small keys) are seldom further
+/// apart than that: the file then leaves both possible, and says so.
+const WRITER_ABOVE_SHARE: f64 = 0.035;
+
+/// The least of the band above (for files of a few keys), bytes.
+const WRITER_ABOVE_MIN: u64 = 16 * 1024;
+
+/// How much more a cluster node's writer may hold beyond its keys (added to the band above
+/// [`WRITER_ABOVE_SHARE`]): a node holds 55–65 KiB per other node of its cluster
 /// (links, node table), and the file does not say how many there are, so up to about eight
 /// more than the three masters measured are absorbed. Below some 100k keys a node's file
 /// therefore keeps the usual build, said to be assumed.
@@ -1515,12 +1531,17 @@ impl AllocatorInference {
         Some(out)
     }
 
-    /// The choice: the candidate whose prediction is closest to the file's `used-mem` (one
-    /// above it counting three times beyond the bitmaps' slack band: a writer holds more than
-    /// its keys), when `used-mem` is within the spread of the predictions from it and it
-    /// beats the next by more than 8 KiB (512 KiB on a cluster node) or the next is a tie
-    /// (within 1% of it, or within two standard deviations of the bitmaps' slack: said so in
-    /// the reason); else the usual build (bundled jemalloc), said to be assumed.
+    /// The choice. A candidate stays possible when the writer memory its prediction implies
+    /// beyond the keys (`used-mem` less the prediction) lies within what writers were
+    /// measured to hold: at most [`WRITER_BELOW`] under, [`WRITER_ABOVE_SHARE`] of its key
+    /// memory over (wider by the bitmaps' slack, and on a cluster node by its links). Of the
+    /// possible ones, those pricing every key of the file alike are one (the keys decide);
+    /// one left is the answer (`inferred`, the evidence said in the reason); more left, or
+    /// none fitting at all, is `undecided`: the reason names the candidates, how many keys
+    /// they price differently and the range of the file's total, and the best-fitting
+    /// candidate (the one whose prediction is closest, one above `used-mem` counting three
+    /// times beyond the slack band) is the figure shown. No `used-mem`: the usual build
+    /// (bundled jemalloc), said to be assumed.
     pub fn finish(&self, aux: &[(Vec<u8>, Vec<u8>)]) -> AllocatorChoice {
         let used_mem = aux
             .iter()
@@ -1575,30 +1596,41 @@ impl AllocatorInference {
         }
         let cost: Vec<u64> = pred.iter().zip(sd).map(|(&p, sd)| cost_of(p, sd)).collect();
         let best = (0..3).min_by_key(|&i| cost[i]).unwrap_or(0);
-        let second = (0..3)
-            .filter(|&i| i != best)
+        // Which candidates used-mem leaves possible: those whose prediction implies writer
+        // memory beyond the keys (used-mem minus the prediction) within what writers were
+        // measured to hold ([`WRITER_BELOW`], [`WRITER_ABOVE_SHARE`]), widened by two
+        // standard deviations of the bitmaps' slack and, on a cluster node, by its unknown
+        // links ([`CLUSTER_INFERENCE_MARGIN`]).
+        let empty = if self.cluster_node {
+            self.models[0].layout.cluster_empty_used_memory.unwrap_or(0)
+        } else {
+            self.models[0].layout.empty_used_memory
+        };
+        let possible = |i: usize| {
+            let keys = pred[i].saturating_sub(empty) as f64;
+            let above = (WRITER_ABOVE_SHARE * keys) as u64 + WRITER_ABOVE_MIN + 2 * sd[i];
+            let above = above
+                + if self.cluster_node {
+                    CLUSTER_INFERENCE_MARGIN
+                } else {
+                    0
+                };
+            if used >= pred[i] {
+                used - pred[i] <= above
+            } else {
+                pred[i] - used <= WRITER_BELOW + 2 * sd[i]
+            }
+        };
+        let mut left: Vec<usize> = (0..3).filter(|&i| possible(i)).collect();
+        let trusted = !left.is_empty();
+        if !trusted {
+            left = vec![0, 1, 2];
+        }
+        let best = left
+            .iter()
+            .copied()
             .min_by_key(|&i| cost[i])
             .unwrap_or(best);
-        let spread = pred.iter().max().unwrap_or(&0) - pred.iter().min().unwrap_or(&0);
-        // Trusted when used-mem lies within the candidates' spread of the best one, and
-        // the next is clearly worse or predicts nearly the same: within 1%, or within two
-        // standard deviations of the bitmaps' writer slack, which used-mem cannot see past
-        // (the choice is then said to be a tie, since per-key estimates may still differ).
-        let apart = pred[second].abs_diff(pred[best]);
-        let noise_tie = apart <= 2 * sd[best].max(sd[second]);
-        let near_tie = apart * 100 <= pred[best] || noise_tie;
-        let margin = if self.cluster_node {
-            CLUSTER_INFERENCE_MARGIN
-        } else {
-            INFERENCE_MARGIN
-        };
-        // (Not on a cluster node: its unknown links dwarf a 1% difference, and a near tie
-        // there is no evidence for either.)
-        // (A tie is said whenever one is near: within 1%, the writer's own extras, which vary
-        // by more than that between runs of one server, cannot tell the two apart either.)
-        let near_tie = near_tie && !self.cluster_node;
-        let trusted = pred[best].abs_diff(used) <= spread.max(margin)
-            && (cost[best] + margin <= cost[second] || near_tie);
         let listing = Allocator::ALL
             .iter()
             .zip(pred)
@@ -1610,25 +1642,10 @@ impl AllocatorInference {
             .collect::<Vec<_>>()
             .join(", ");
         let usage: Vec<(Allocator, u64)> = Allocator::ALL.into_iter().zip(self.usage).collect();
-        // Which candidates used-mem leaves: the best alone when trusted and not near a tie;
-        // the best and every candidate predicting within the tie's reach of it when trusted;
-        // all of them when used-mem tells none apart.
-        let left: Vec<usize> = if !trusted {
-            vec![0, 1, 2]
-        } else if near_tie {
-            (0..3)
-                .filter(|&i| {
-                    let d = pred[i].abs_diff(pred[best]);
-                    i == best || d * 100 <= pred[best] || d <= 2 * sd[best].max(sd[i])
-                })
-                .collect()
-        } else {
-            vec![best]
-        };
         // The deterministic evidence in the keys: candidates that price every key alike
         // cannot be told apart, and need not be.
         let differ = |i: usize, j: usize| self.differing[i.min(j)][i.max(j)];
-        let shown = if trusted { best } else { 0 };
+        let shown = best;
         let alternatives: Vec<Allocator> = left
             .iter()
             .filter(|&&i| i != shown && differ(i, shown) > 0)
@@ -1687,6 +1704,14 @@ impl AllocatorInference {
             };
         }
         let a = Allocator::ALL[shown];
+        let apart = alternatives
+            .iter()
+            .map(|o| {
+                let j = Allocator::ALL.iter().position(|x| x == o).unwrap_or(0);
+                pred[j].abs_diff(pred[shown])
+            })
+            .max()
+            .unwrap_or(0);
         let keys: u64 = alternatives
             .iter()
             .map(|o| {
@@ -1702,11 +1727,11 @@ impl AllocatorInference {
             .join(" or ");
         let why = if trusted {
             format!(
-                "used-mem {used} is closest to {}'s prediction{held}, but the others predict within {apart}, which used-mem cannot tell apart",
+                "used-mem {used} is closest to {}'s prediction{held}, but the others predict within {apart}, nearer than the writer's own memory beyond its keys varies",
                 a.name()
             )
         } else {
-            format!("used-mem {used} does not tell the candidates apart")
+            format!("used-mem {used} fits no candidate's prediction within what writers hold beyond their keys")
         };
         let range = self
             .usage_of(

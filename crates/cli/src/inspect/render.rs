@@ -208,6 +208,9 @@ impl Report {
             human(self.memory)
         );
         let _ = writeln!(out, "ALLOCATOR: {}", self.allocator_choice.reason);
+        if let Some(line) = undecided_line(&self.allocator_choice) {
+            let _ = writeln!(out, "{line}");
+        }
         if !self.files.is_empty() {
             files_text(&mut out, self);
         }
@@ -422,7 +425,12 @@ impl Report {
     /// "file_keys", "file_databases" (key records in the file, before filters), "filtered",
     /// "expired": {"keys", "memory"} (already expired at the clock),
     /// "allocator" (`jemalloc`, `jemalloc16`, `libc`), "allocator_source" (`given`,
-    /// `inferred` from the file's used-mem, `assumed`), "allocator_reason" (which and why),
+    /// `inferred` from the file's used-mem, `assumed`, `undecided`: the file cannot tell its
+    /// candidates apart, and "allocator" is the one whose figures are shown),
+    /// "allocator_reason" (which, why, and what evidence decided), "allocator_candidates"
+    /// (every allocator the figures may be priced with, "allocator" first),
+    /// "memory_range" (`{"min", "max"}`: the file's keys' summed MEMORY USAGE over the
+    /// candidates, bytes; `null` when decided or not priced),
     /// "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
     /// "groups": [{"pattern", "types", "encodings", "count", "memory", "value_len",
     /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
@@ -510,6 +518,8 @@ impl Report {
             "allocator": self.allocator.name(),
             "allocator_source": self.allocator_choice.source.name(),
             "allocator_reason": self.allocator_choice.reason,
+            "allocator_candidates": self.allocator_choice.candidates().iter().map(|a| a.name()).collect::<Vec<_>>(),
+            "memory_range": memory_range_json(&self.allocator_choice),
             "file_keys": self.file_keys,
             "file_databases": self.file_databases,
             "filtered": self.filtered,
@@ -560,6 +570,42 @@ fn file_json(f: &super::FileRow) -> Json {
         "allocator_reason": f.allocator.reason,
         "shadowed": f.shadowed,
     })
+}
+
+/// The line an undecided allocator adds to the text report: the candidates, the range of the
+/// file's keys' total over them, and whose figures the report shows. `None` when decided.
+fn undecided_line(c: &bitlens_views::memory::AllocatorChoice) -> Option<String> {
+    if c.source != bitlens_views::memory::AllocatorSource::Undecided {
+        return None;
+    }
+    let names = c
+        .candidates()
+        .iter()
+        .map(|a| a.name())
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let range = match c.usage_range() {
+        Some((lo, hi)) => format!(
+            ", the file's keys total {} to {} ({lo} to {hi} bytes) over them",
+            human(lo),
+            human(hi)
+        ),
+        None => String::new(),
+    };
+    Some(format!(
+        "MEMORY RANGE: undecided between {names}{range}; the figures below are {}'s (--allocator names the build)",
+        c.allocator.name()
+    ))
+}
+
+/// `{"min", "max"}` of an undecided choice's [`AllocatorChoice::usage_range`], else null.
+fn memory_range_json(c: &bitlens_views::memory::AllocatorChoice) -> serde_json::Value {
+    match (c.source, c.usage_range()) {
+        (bitlens_views::memory::AllocatorSource::Undecided, Some((lo, hi))) => {
+            json!({"min": lo, "max": hi})
+        }
+        _ => serde_json::Value::Null,
+    }
 }
 
 /// The FILES table of a report over several files: one row per file, in the order given.
