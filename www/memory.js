@@ -138,6 +138,9 @@ export function buildMemoryView(t, fmt, locale = 'en-US', openKey = null) {
     const total = r.memory;
     const parts = [el('p', { class: 'note', 'data-testid': 'mem-allocator-choice', 'data-allocator': r.allocator, 'data-source': r.allocatorSource },
       t.memAllocatorChoice(t.memAllocators[r.allocator] || r.allocator, r.allocatorSource, r.allocatorReason)),
+    ...(r.memoryRange ? [el('p', { class: 'note', 'data-testid': 'mem-range', 'data-min': r.memoryRange[0], 'data-max': r.memoryRange[1] },
+      t.memRange(human(r.memoryRange[0], locale), human(r.memoryRange[1], locale),
+        (r.allocatorCandidates || []).map((a) => t.memAllocators[a] || a).join(' / ')))] : []),
     el('p', { class: 'kb-summary', 'data-testid': 'mem-summary', 'data-keys': r.keys, 'data-memory': r.memory },
       t.memSummary(fmt(r.keys), human(r.memory, locale), fmt(r.byType.length), fmt(r.patternCount)),
       r.unknown ? ` ${t.memUnknown(fmt(r.unknown))}` : '')];

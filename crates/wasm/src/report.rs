@@ -185,6 +185,17 @@ impl Engine {
             allocator: allocator.allocator.name().to_string(),
             allocator_source: allocator.source.name().to_string(),
             allocator_reason: allocator.reason.clone(),
+            allocator_candidates: allocator
+                .candidates()
+                .iter()
+                .map(|a| a.name().to_string())
+                .collect(),
+            memory_range: match (allocator.source, allocator.usage_range()) {
+                (bitlens_views::memory::AllocatorSource::Undecided, Some((lo, hi))) => {
+                    Some(vec![num(lo), num(hi)])
+                }
+                _ => None,
+            },
             keys: num(r.keys),
             memory: num(r.memory),
             unknown: num(r.unknown),

@@ -870,11 +870,18 @@ pub struct MemoryReport {
     pub clock_ms: f64,
     /// The allocator memory is priced for (`jemalloc`, `jemalloc16`, `libc`).
     pub allocator: String,
-    /// Where it comes from: `given` (the option), `inferred` (from `used-mem`) or `assumed`.
-    #[tsify(type = "\"given\" | \"inferred\" | \"assumed\"")]
+    /// Where it comes from: `given` (the option), `inferred` (from `used-mem`, or the keys),
+    /// `assumed`, or `undecided` (the file cannot tell `allocatorCandidates` apart; the
+    /// figures are `allocator`'s, and `memoryRange` spans them all).
+    #[tsify(type = "\"given\" | \"inferred\" | \"assumed\" | \"undecided\"")]
     pub allocator_source: String,
-    /// Why that allocator.
+    /// Why that allocator, and what evidence decided.
     pub allocator_reason: String,
+    /// Every allocator the figures may be priced with, `allocator` first (one when decided).
+    pub allocator_candidates: Vec<String>,
+    /// When undecided: the least and most of `memory` over `allocatorCandidates`, bytes
+    /// (`[min, max]`); else null.
+    pub memory_range: Option<Vec<f64>>,
     /// Keys.
     pub keys: f64,
     /// Sum of the estimates, bytes.
