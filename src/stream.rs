@@ -320,11 +320,15 @@ impl Stream {
     /// metadata alone (Redis 7.0+ `streamRangeHasTombstones`): false for an empty stream or
     /// one that never had a deletion; under [`StreamLag::Redis`] also when the largest deleted
     /// id is before the first entry.
+    /// Under [`StreamLag::Redis8`] neither an empty stream nor a largest deleted id before
+    /// the first entry is an exception.
     pub fn has_tombstones_from(&self, start: StreamId, rule: StreamLag) -> bool {
-        self.length != 0
-            && self.max_deleted_id != StreamId::MIN
-            && (rule == StreamLag::Valkey || self.first_id <= self.max_deleted_id)
-            && start <= self.max_deleted_id
+        let deleted = self.max_deleted_id != StreamId::MIN && start <= self.max_deleted_id;
+        match rule {
+            StreamLag::Redis => deleted && self.length != 0 && self.first_id <= self.max_deleted_id,
+            StreamLag::Valkey => deleted && self.length != 0,
+            StreamLag::Redis8 => deleted,
+        }
     }
 
     /// The number of entries added up to and including `id` (a group's "entries read"), when
@@ -350,7 +354,7 @@ impl Stream {
             let before = self.entries_added.wrapping_sub(self.length);
             match id.cmp(&self.first_id) {
                 std::cmp::Ordering::Less
-                    if rule == StreamLag::Redis
+                    if rule != StreamLag::Valkey
                         || never_deleted
                         || id == StreamId::MIN
                         || id >= self.max_deleted_id =>
@@ -378,8 +382,10 @@ impl Stream {
         if self.entries_added == 0 {
             return Some(0);
         }
+        // (Redis 8.0 estimates a group before the first entry whatever its count says.)
+        let before_first = rule == StreamLag::Redis8 && last_id < self.first_id;
         let read = match entries_read {
-            Some(n) if !self.has_tombstones_from(last_id, rule) => n,
+            Some(n) if !self.has_tombstones_from(last_id, rule) && !before_first => n,
             _ => self.estimate_entries_read(last_id, rule)?,
         };
         Some((self.entries_added as i64).wrapping_sub(read as i64))

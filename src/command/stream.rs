@@ -553,9 +553,39 @@ mod tests {
         assert_eq!(s3.group_lag(id(2), Some(2), StreamLag::Redis), Some(2));
     }
 
-    /// Lags recorded from Redis 7.4.1 and Valkey 8.1.8 / 9.1.2 for: XADD 1-1..1-6, XDEL 1-2
-    /// and 1-3, XTRIM MAXLEN 2 (first 1-5, largest deleted 1-3, before it), then groups
-    /// created at (id, ENTRIESREAD).
+    /// Lags recorded from Redis 8.0.2 (Debian 13) for streams of XADD 1-1, 2-1, 3-1 and then
+    /// (a) XDEL of all three, (b) XDEL 1-1, (c) XDEL 2-1, each with a group created at 0-0
+    /// ENTRIESREAD 0, and (d) XDEL 1-1 with a group at 1-5 ENTRIESREAD 1: 0, 2, nil, 2, where
+    /// Redis 7.4.1 answered 3, 3, nil, 2 (and Valkey 8.1.8 3 for (a), nil for (c), 2 for (d)).
+    #[test]
+    fn group_lags_as_redis_8_0() {
+        let e = |ms| StreamId { ms, seq: 1 };
+        let three = |length, first_id, max_deleted_id| Stream {
+            length,
+            last_id: e(3),
+            first_id,
+            max_deleted_id,
+            entries_added: 3,
+            ..Stream::default()
+        };
+        let emptied = three(0, StreamId::MIN, e(3));
+        let first_gone = three(2, e(2), e(1));
+        let middle_gone = three(2, e(1), e(2));
+        let at_1_5 = StreamId { ms: 1, seq: 5 };
+        let (r8, r7) = (StreamLag::Redis8, StreamLag::Redis);
+        assert_eq!(emptied.group_lag(StreamId::MIN, Some(0), r8), Some(0));
+        assert_eq!(first_gone.group_lag(StreamId::MIN, Some(0), r8), Some(2));
+        assert_eq!(middle_gone.group_lag(StreamId::MIN, Some(0), r8), None);
+        assert_eq!(first_gone.group_lag(at_1_5, Some(1), r8), Some(2));
+        assert_eq!(emptied.group_lag(StreamId::MIN, Some(0), r7), Some(3));
+        assert_eq!(first_gone.group_lag(StreamId::MIN, Some(0), r7), Some(3));
+        assert_eq!(middle_gone.group_lag(StreamId::MIN, Some(0), r7), None);
+        assert_eq!(first_gone.group_lag(at_1_5, Some(1), r7), Some(2));
+    }
+
+    /// Lags recorded from Redis 7.4.1 and Valkey 8.1.8 / 9.1.2 (and, last column, Redis
+    /// 8.0.2) for: XADD 1-1..1-6, XDEL 1-2 and 1-3, XTRIM MAXLEN 2 (first 1-5, largest
+    /// deleted 1-3, before it), then groups created at (id, ENTRIESREAD).
     #[test]
     fn group_lags_as_redis_and_valkey() {
         let id = |seq| StreamId { ms: 1, seq };
@@ -568,17 +598,22 @@ mod tests {
             ..Stream::default()
         };
         let cases = [
-            (StreamId::MIN, None, Some(2), Some(2)),
-            (id(1), None, Some(2), None),
-            (id(3), None, Some(2), Some(2)),
-            (id(4), None, Some(2), Some(2)),
-            (id(2), Some(1), Some(5), None),
-            (id(4), Some(3), Some(3), Some(3)),
-            (StreamId::MIN, Some(0), Some(6), Some(2)),
-            (id(5), None, Some(1), Some(1)),
-            (id(6), None, Some(0), Some(0)),
+            (StreamId::MIN, None, Some(2), Some(2), Some(2)),
+            (id(1), None, Some(2), None, Some(2)),
+            (id(3), None, Some(2), Some(2), Some(2)),
+            (id(4), None, Some(2), Some(2), Some(2)),
+            (id(2), Some(1), Some(5), None, Some(2)),
+            (id(4), Some(3), Some(3), Some(3), Some(2)),
+            (StreamId::MIN, Some(0), Some(6), Some(2), Some(2)),
+            (id(5), None, Some(1), Some(1), Some(1)),
+            (id(6), None, Some(0), Some(0), Some(0)),
         ];
-        for (last, read, redis, valkey) in cases {
+        for (last, read, redis, valkey, redis8) in cases {
+            assert_eq!(
+                s.group_lag(last, read, StreamLag::Redis8),
+                redis8,
+                "{last:?} {read:?}"
+            );
             assert_eq!(
                 s.group_lag(last, read, StreamLag::Redis),
                 redis,
