@@ -960,7 +960,10 @@ fn fill_core_types(server: &RedisServer) {
 }
 
 fn has_field_ttl(kind: ServerKind) -> bool {
-    matches!(kind, ServerKind::Redis7_4 | ServerKind::Valkey9_1)
+    matches!(
+        kind,
+        ServerKind::Redis7_4 | ServerKind::Redis8_0 | ServerKind::Valkey9_1
+    )
 }
 
 /// The read that shows a value of `kind` in full, and whether its order is the server's hash
@@ -1140,6 +1143,18 @@ fn export_from_valkey_8_1_loads_in_bitlens_and_back() {
 #[test]
 fn export_from_valkey_9_1_is_a_valkey080_file_that_loads_in_bitlens_and_back() {
     export_round_trip(ServerKind::Valkey9_1);
+}
+
+/// Debian 13's Redis 8.0.2 (its `vectorset` module loaded; hash field TTLs as 7.4).
+#[test]
+fn export_from_redis_8_0_loads_in_bitlens_and_back() {
+    export_round_trip(ServerKind::Redis8_0);
+}
+
+/// Debian 13's Valkey 8.1.1.
+#[test]
+fn export_from_valkey_8_1_1_loads_in_bitlens_and_back() {
+    export_round_trip(ServerKind::Valkey8_1_1);
 }
 
 /// `/api/keys` paged with `cursor` / `count` over a real redis-server: the pages together hold

@@ -601,3 +601,13 @@ fn every_database_of_valkey_8_1() {
 fn every_database_of_valkey_9_1() {
     every_database_of(ServerKind::Valkey9_1);
 }
+
+#[test]
+fn every_database_of_redis_8_0() {
+    every_database_of(ServerKind::Redis8_0);
+}
+
+#[test]
+fn every_database_of_valkey_8_1_1() {
+    every_database_of(ServerKind::Valkey8_1_1);
+}
