@@ -721,3 +721,13 @@ fn redis_7_0_shards_answer_as_the_cluster() {
 fn valkey_9_1_shards_answer_as_the_cluster() {
     check(ServerKind::Valkey9_1);
 }
+
+#[test]
+fn redis_8_0_shards_answer_as_the_cluster() {
+    check(ServerKind::Redis8_0);
+}
+
+#[test]
+fn valkey_8_1_1_shards_answer_as_the_cluster() {
+    check(ServerKind::Valkey8_1_1);
+}

@@ -338,7 +338,8 @@ pub const LAYOUT_VALKEY_8_1: Layout = Layout {
 /// outside `embstr` (the embedded key is not counted: valkey-io/valkey#2290 changed that for
 /// 8.1.3). Rec on Debian 13's 8.1.1 (jemalloc, 16-byte quantum): an int string is 16 B in
 /// MEMORY USAGE, a small listpack hash 48 B (8.1.8 would count the object's 32 B allocation
-/// instead of 16); `used_memory` right after start-up 909,352.
+/// instead of 16); `used_memory` right after start-up 909,352, on a node of a three-master
+/// cluster 2,840,224 (the least of the three; the others 2,864,912 and 2,865,104).
 pub const LAYOUT_VALKEY_8_1_0: Layout = Layout {
     name: "valkey-8.1.0",
     embedded_key: Some(EmbeddedKey {
@@ -350,15 +351,18 @@ pub const LAYOUT_VALKEY_8_1_0: Layout = Layout {
         hash_metadata: 0,
     }),
     empty_used_memory: 909_352,
+    cluster_empty_used_memory: Some(2_840_224),
     ..LAYOUT_VALKEY_8_1
 };
 
 /// Redis 8.0+: the 7.2 layout; `used_memory` right after start-up 709,200 (rec: Debian 13's
-/// 8.0.2, jemalloc with a 16-byte quantum, `vectorset` module loaded).
+/// 8.0.2, jemalloc with a 16-byte quantum, `vectorset` module loaded), 2,134,216 on a node of
+/// a three-master cluster (`redis-cli --cluster create`, no key; the least of the three
+/// nodes, the others 2,158,904: one latency histogram more).
 pub const LAYOUT_8_0: Layout = Layout {
     name: "redis-8.0",
     empty_used_memory: 709_200,
-    cluster_empty_used_memory: None,
+    cluster_empty_used_memory: Some(2_134_216),
     ..LAYOUT_7_2
 };
 
