@@ -57,7 +57,7 @@ for f in glob.glob(fx + "/*.json"):
 PY
 status=0
 # FUZZ_TARGETS (e.g. "rdb_reader:rdb dump_payload:dump") runs a subset: target:seed-folder.
-for spec in ${FUZZ_TARGETS:-rdb_reader:rdb rdb_push:rdb dump_payload:dump blobs:blobs hll_string:hll probabilistic:dump}; do
+for spec in ${FUZZ_TARGETS:-rdb_reader:rdb rdb_push:rdb dump_payload:dump blobs:blobs hll_string:hll probabilistic:dump vectorset:dump}; do
   target=${spec%%:*}; seeds=$SEEDS/${spec##*:}
   mkdir -p "fuzz/corpus/$target"
   echo "fuzz: $target for ${SECONDS_EACH}s"

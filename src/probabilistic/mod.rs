@@ -149,6 +149,21 @@ pub struct Fields<'a> {
     next: usize,
     end: usize,
     what: &'static str,
+    kinds: &'a [StringKind],
+}
+
+/// How a string field was stored in the input (what decides how a loading server allocates
+/// it: an integer or LZF string becomes a raw string object, a plain one up to 44 bytes an
+/// embedded one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StringKind {
+    /// A plain length-prefixed string (or not a string field).
+    #[default]
+    Plain,
+    /// An integer encoding (`RDB_ENC_INT8/16/32`).
+    Int,
+    /// An LZF-compressed string.
+    Lzf,
 }
 
 impl<'a> Fields<'a> {
@@ -159,7 +174,23 @@ impl<'a> Fields<'a> {
             next: 0,
             end,
             what,
+            kinds: &[],
         }
+    }
+
+    /// The same reader knowing how each field's string was stored (`kinds[i]` for field `i`;
+    /// fields past its end are [`StringKind::Plain`]).
+    pub fn with_kinds(self, kinds: &'a [StringKind]) -> Self {
+        Fields { kinds, ..self }
+    }
+
+    /// How the field read last was stored.
+    pub fn last_kind(&self) -> StringKind {
+        self.next
+            .checked_sub(1)
+            .and_then(|i| self.kinds.get(i))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Fields not read yet.
@@ -265,6 +296,18 @@ pub fn decode(
     items: Vec<(usize, Field)>,
     end: usize,
 ) -> Result<Option<ModuleValue>, FieldError> {
+    decode_with_kinds(name, encver, items, &[], end)
+}
+
+/// [`decode`] knowing how each field's string was stored (`kinds[i]` for field `i`), which
+/// vector sets keep to price their strings as the loading server allocates them.
+pub fn decode_with_kinds(
+    name: [u8; 9],
+    encver: u32,
+    items: Vec<(usize, Field)>,
+    kinds: &[StringKind],
+    end: usize,
+) -> Result<Option<ModuleValue>, FieldError> {
     let data =
         match &name {
             b"MBbloom--" if encver <= bloom::MAX_ENCVER => ModuleData::Bloom(bloom::Bloom::decode(
@@ -286,7 +329,9 @@ pub fn decode(
                 ModuleData::TopK(topk::TopK::decode(Fields::new(&items, end, "Top-K"))?)
             }
             b"vectorset" if encver == crate::vectorset::ENCVER => ModuleData::VectorSet(Box::new(
-                crate::vectorset::VectorSet::decode(Fields::new(&items, end, "vector set"))?,
+                crate::vectorset::VectorSet::decode(
+                    Fields::new(&items, end, "vector set").with_kinds(kinds),
+                )?,
             )),
             b"MBbloom--" | b"CMSk-TYPE" | b"TopK-TYPE" | b"MBbloomCF" | b"TDIS-TYPE" => {
                 ModuleData::Raw(items.into_iter().map(|(_, f)| f).collect())

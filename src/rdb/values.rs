@@ -460,8 +460,9 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
 /// [`crate::probabilistic`]; a field out of place is an error at its offset) and every other
 /// module keeps only its type ([`Value::Other`]).
 pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, RdbError> {
-    use crate::probabilistic::Field;
+    use crate::probabilistic::{Field, StringKind};
     let start = c.pos;
+    let mut kinds = Vec::new();
     let id = c.length("module id")?;
     let name = super::reader::module_name(id);
     let encver = (id & 1023) as u32;
@@ -482,6 +483,14 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
             }
             5 => {
                 if materialise {
+                    // The string's first byte tells an integer (0xC0-0xC2) or LZF (0xC3).
+                    let kind = match c.buf.get(c.pos) {
+                        Some(0xC0..=0xC2) => StringKind::Int,
+                        Some(0xC3) => StringKind::Lzf,
+                        _ => StringKind::Plain,
+                    };
+                    kinds.resize(fields.len(), StringKind::Plain);
+                    kinds.push(kind);
                     Field::Buffer(c.string("module string")?.into_owned())
                 } else {
                     c.skip_string("module string")?;
@@ -504,7 +513,7 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
         return Ok(None);
     }
     let end = c.pos;
-    match crate::probabilistic::decode(name, encver, fields, end) {
+    match crate::probabilistic::decode_with_kinds(name, encver, fields, &kinds, end) {
         Ok(Some(mut m)) => {
             if let crate::probabilistic::ModuleData::VectorSet(v) = &mut m.data {
                 // Where it sits in the input: the order a loading server numbers vector sets.

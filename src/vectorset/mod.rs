@@ -24,7 +24,7 @@ pub mod hnsw;
 
 use std::collections::HashMap;
 
-use crate::probabilistic::{FieldError, Fields};
+use crate::probabilistic::{FieldError, Fields, StringKind};
 
 /// The module type name as TYPE replies it.
 pub const TYPE_NAME: [u8; 9] = *b"vectorset";
@@ -98,6 +98,10 @@ pub struct Node {
     pub range: f32,
     /// Levels 0 ..= level.
     pub layers: Vec<Layer>,
+    /// How the name was stored (decides the string object the server loads it into).
+    pub item_kind: StringKind,
+    /// How the attribute was stored.
+    pub attrib_kind: StringKind,
 }
 
 /// A `REDUCE` random projection: `dim × input` f32 matrix, row-major.
@@ -282,11 +286,12 @@ impl VectorSet {
         for e in 0..n {
             let item_err = f.err("");
             let item = f.buffer("element")?.to_vec();
-            let attrib = if has_attribs {
+            let item_kind = f.last_kind();
+            let (attrib, attrib_kind) = if has_attribs {
                 let a = f.buffer("attribute")?;
-                (!a.is_empty()).then(|| a.to_vec())
+                ((!a.is_empty()).then(|| a.to_vec()), f.last_kind())
             } else {
-                None
+                (None, StringKind::Plain)
             };
             let vector = f.buffer("vector")?;
             if vector.len() != vbytes {
@@ -379,6 +384,8 @@ impl VectorSet {
                 l2,
                 range,
                 layers,
+                item_kind,
+                attrib_kind,
             });
         }
         let end_at = params_err_at(&f);
@@ -435,13 +442,16 @@ impl VectorSet {
         })
     }
 
-    /// The bytes `MEMORY USAGE` adds for this value: Redis 8.0.2's `VectorSetMemUsage`
+    /// The bytes `MEMORY USAGE` reports for this value: Redis 8.0.2's `VectorSetMemUsage`
     /// (vset.c), which estimates from structure sizes (x86-64: vsetObject 112, HNSW 1,672,
-    /// hnswNode 312, hnswNodeLayer 24 bytes), the first node's level-0 link capacity, the
-    /// allocation sizes of the first 20 elements' names and attributes (`string_alloc`: the
-    /// allocator's size of a name or attribute string object, as `RedisModule_MallocSizeString`
-    /// reports it) and 16 bytes per element for the dictionary.
-    pub fn mem_usage(&self, string_alloc: &dyn Fn(&[u8]) -> u64) -> u64 {
+    /// hnswNode 312, hnswNodeLayer 24 bytes), the level-0 link capacity of the node-list head,
+    /// the string objects of the first 20 elements' names and attributes (averaged over those
+    /// and multiplied out) and 16 bytes per element for the dictionary. `usable` is the
+    /// allocator's size of an allocation of n bytes (`zmalloc_size`), which the strings'
+    /// `RedisModule_MallocSizeString` counts.
+    pub fn mem_usage(&self, usable: &dyn Fn(u64) -> u64) -> u64 {
+        let string_alloc =
+            |s: &[u8], kind: StringKind| module_string_bytes(s.len() as u64, kind, usable);
         const VSET_OBJECT: u64 = 112;
         const HNSW: u64 = 1672;
         const NODE: u64 = 312;
@@ -463,10 +473,10 @@ impl VectorSet {
         let (mut items, mut items_size, mut attrs, mut attrs_size) = (0u64, 0u64, 0u64, 0u64);
         for i in self.list_order().take(20) {
             let node = &self.nodes[i as usize];
-            items_size += string_alloc(&node.item);
+            items_size += string_alloc(&node.item, node.item_kind);
             items += 1;
             if let Some(a) = &node.attrib {
-                attrs_size += string_alloc(a);
+                attrs_size += string_alloc(a, node.attrib_kind);
                 attrs += 1;
             }
         }
@@ -483,6 +493,196 @@ impl VectorSet {
     }
 }
 
+/// `RedisModule_MallocSizeString` of a string of `len` bytes loaded by
+/// `RedisModule_LoadString` (Redis 8.0.2 rdb.c `rdbGenericLoadStringObject` with
+/// `RDB_LOAD_NONE`): a plain string up to 44 bytes, or an integer-encoded one (its digits,
+/// through `createStringObject`), is an embedded object (robj, sdshdr8, the bytes and a NUL in
+/// one allocation); a longer plain one and an LZF one are a 16-byte robj plus an sds (header
+/// 1 byte below 32 bytes, 3 below 256, 5 below 65,536, else 9).
+pub fn module_string_bytes(len: u64, kind: StringKind, usable: &dyn Fn(u64) -> u64) -> u64 {
+    const ROBJ: u64 = 16;
+    let hdr = match len {
+        0..=31 => 1,
+        32..=255 => 3,
+        256..=65535 => 5,
+        _ => 9,
+    };
+    match kind {
+        StringKind::Plain | StringKind::Int if len <= 44 => usable(ROBJ + 3 + len + 1),
+        StringKind::Plain | StringKind::Int | StringKind::Lzf => ROBJ + usable(hdr + len + 1),
+    }
+}
+
 fn params_err_at(f: &Fields<'_>) -> usize {
     f.err("").at
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::command::execute_as;
+    use crate::dialect::{REDIS_7_4, REDIS_8_0};
+    use crate::keyspace::Keyspace;
+    use crate::rdb::load_dump;
+    use crate::reply::Reply;
+
+    /// `DUMP t` from Redis 8.0.2 (Debian 13) after
+    /// `VADD t REDUCE 3 VALUES 4 1 0 0 0.5 a SETATTR {"n":1}`, `… 0 1 0 0.5 b`,
+    /// `… 0 0 1 -2 c SETATTR {"n":3,"s":"x"}`, `… 1 1 1 1 d` (int8; the projection matrix is
+    /// LZF-compressed in the payload).
+    const DUMP_T: &str = "0781bde72da2bb1eb400020302040250010203020405c31630040000003f00e0090300bfa013c0074023200b0100bf050164050005037f00000208020402000203022002010202020302813f80000040000000050163050f7b226e223a332c2273223a2278227d0503d67f2a020f0203020302030220020102020204020102100201020002100200021002813f678f8a3fd44395050162050005037f812a020b020202010203022002010203020402010210020102813f3030f83f8b7c1a05016105077b226e223a317d05037f2a2a020c0201020102030220020202030204020202100202020302813f678f8a3f544395000c00bbc6d83f555cc1e5";
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn bulk(s: &str) -> Reply {
+        Reply::Bulk(s.as_bytes().to_vec())
+    }
+
+    fn keyspace() -> Keyspace {
+        let mut ks = Keyspace::new();
+        ks.set(b"t", load_dump(&hex(DUMP_T)).expect("the server's payload"));
+        ks
+    }
+
+    #[test]
+    fn answers_as_the_server_did() {
+        let mut ks = keyspace();
+        let mut run = |a: &[&str]| execute_as(&mut ks, &REDIS_8_0, a);
+        // The replies Redis 8.0.2 gave for this set (doubles as it printed them).
+        assert_eq!(run(&["VCARD", "t"]), Reply::Integer(4));
+        assert_eq!(run(&["VDIM", "t"]), Reply::Integer(3));
+        assert_eq!(run(&["TYPE", "t"]), Reply::Status("vectorset".into()));
+        assert_eq!(run(&["OBJECT", "ENCODING", "t"]), bulk("raw"));
+        assert_eq!(
+            run(&["VEMB", "t", "c"]),
+            Reply::Array(vec![
+                bulk("-0.4960629940032959"),
+                bulk("1.5"),
+                bulk("0.4960629940032959")
+            ])
+        );
+        assert_eq!(
+            run(&["VEMB", "t", "c", "RAW"]),
+            Reply::Array(vec![
+                Reply::Status("int8".into()),
+                Reply::Bulk(vec![0xd6, 0x7f, b'*']),
+                bulk("1.658312439918518"),
+                bulk("0.9045339822769165")
+            ])
+        );
+        assert_eq!(
+            run(&["VLINKS", "t", "a", "WITHSCORES"]),
+            Reply::Array(vec![
+                Reply::Array(vec![
+                    bulk("b"),
+                    bulk("0.7423745393753052"),
+                    bulk("c"),
+                    bulk("0.5447415113449097")
+                ]),
+                Reply::Array(vec![
+                    bulk("b"),
+                    bulk("0.7423745393753052"),
+                    bulk("c"),
+                    bulk("0.5447415113449097"),
+                    bulk("d"),
+                    bulk("0.9522669911384583")
+                ]),
+            ])
+        );
+        assert_eq!(
+            run(&["VSIM", "t", "VALUES", "4", "1", "0", "0", "0", "WITHSCORES"]),
+            Reply::Array(
+                ["a", "0.9338234066963196", "d", "0.7886751294136047"]
+                    .into_iter()
+                    .chain(["c", "0.7611164748668671", "b", "0.5657051503658295"])
+                    .map(bulk)
+                    .collect()
+            )
+        );
+        assert_eq!(
+            run(&["VSIM", "t", "ELE", "b", "FILTER", ".n > 1", "WITHSCORES"]),
+            Reply::Array(vec![bulk("c"), bulk("0.1196744441986084")])
+        );
+        assert_eq!(run(&["VGETATTR", "t", "c"]), bulk(r#"{"n":3,"s":"x"}"#));
+        // The server answered this payload's set with vset-uid 1 (its second set since
+        // start-up); a server loading it as the only set numbers it 0.
+        let info = run(&["VINFO", "t"]);
+        let Reply::Array(items) = info else {
+            panic!("{info:?}")
+        };
+        let ints: Vec<i64> = items
+            .iter()
+            .filter_map(|r| match r {
+                Reply::Integer(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ints, vec![16, 3, 4, 4, 3, 2, 0, 4]);
+        // Before Redis 8.0 the commands do not exist.
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_7_4, &["VCARD", "t"]),
+            Reply::err("ERR unknown command 'VCARD', with args beginning with: 't' ")
+        );
+    }
+
+    #[test]
+    fn corrupt_payloads_are_typed_errors() {
+        let good = hex(DUMP_T);
+        let body = good.len() - 10; // version + CRC-64
+                                    // Every truncation of the value body (with a valid trailer) fails cleanly.
+        for cut in 1..body {
+            let mut p = good[..cut].to_vec();
+            p.extend_from_slice(&good[body..body + 2]);
+            let crc = crate::rdb::crc64(&p);
+            p.extend_from_slice(&crc.to_le_bytes());
+            assert!(load_dump(&p).is_err(), "cut at {cut}");
+        }
+        // Every single-byte change either loads or fails, never panics; loaded values
+        // answer every command.
+        for i in 0..body {
+            for x in [0x00u8, 0x01, 0x7f, 0x80, 0xc3, 0xff] {
+                let mut p = good[..body + 2].to_vec();
+                p[i] = x;
+                let crc = crate::rdb::crc64(&p);
+                p.extend_from_slice(&crc.to_le_bytes());
+                if let Ok(v) = load_dump(&p) {
+                    let mut ks = Keyspace::new();
+                    ks.set(b"t", v);
+                    for c in [
+                        &["VINFO", "t"][..],
+                        &["VSIM", "t", "ELE", "a", "TRUTH"],
+                        &[
+                            "VSIM", "t", "VALUES", "4", "1", "2", "3", "4", "FILTER", ".n",
+                        ],
+                        &["VLINKS", "t", "d", "WITHSCORES"],
+                        &["VRANDMEMBER", "t", "-5"],
+                        &["VEMB", "t", "b"],
+                    ] {
+                        let _ = execute_as(&mut ks, &REDIS_8_0, c);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_claimed_count_is_bounded_by_the_input() {
+        use crate::probabilistic::{Field, Fields};
+        let items: Vec<(usize, Field)> = [3u64, u64::MAX, 1, 0]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (i * 2, Field::Unsigned(v)))
+            .collect();
+        let e = super::VectorSet::decode(Fields::new(&items, 8, "vector set")).unwrap_err();
+        assert_eq!(e.at, 8);
+        assert!(
+            e.message.contains("claims 18446744073709551615 elements"),
+            "{}",
+            e.message
+        );
+    }
 }

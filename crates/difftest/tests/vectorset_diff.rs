@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use bitlens::command::{execute_in, Ctx};
 use bitlens::dialect::Profile;
-use bitlens::rdb::{load_rdb, LoadOptions};
+use bitlens::keyspace::Value;
+use bitlens::probabilistic::ModuleData;
+use bitlens::rdb::{load_dump, load_rdb, LoadOptions};
 
 const SERVER: &str = "redis-8.0.2";
 
@@ -254,7 +256,7 @@ fn random_attr(rng: &mut fastrand::Rng, i: usize) -> Vec<u8> {
         2 => b(&format!(
             "{{\"tags\": [\"a\", {} , \"c\"], \"ok\": {}}}",
             i % 5,
-            if i % 2 == 0 { "true" } else { "false" }
+            if i.is_multiple_of(2) { "true" } else { "false" }
         )),
         3 => b("not json"),
         4 => b(&format!(
@@ -346,7 +348,7 @@ fn vadd_commands(rng: &mut fastrand::Rng, spec: &mut Spec) -> Vec<Vec<Vec<u8>>> 
         if rng.u8(0..4) == 0 {
             c.push(b("VALUES"));
             c.push(s(v.len()));
-            c.extend(v.iter().map(|x| s(x)));
+            c.extend(v.iter().map(s));
         } else {
             c.push(b("FP32"));
             c.push(fp32(&v));
@@ -389,7 +391,7 @@ fn vsim_commands(rng: &mut fastrand::Rng, spec: &Spec, probes: usize) -> Vec<Vec
                 let v: Vec<f32> = (0..dim).map(|_| rng.f32() * 2.0 - 1.0).collect();
                 c.push(b("VALUES"));
                 c.push(s(dim));
-                c.extend(v.iter().map(|x| s(x)));
+                c.extend(v.iter().map(s));
             }
             _ => {
                 let v: Vec<f32> = (0..spec.input_dim).map(|_| rng.f32() * 2.0 - 1.0).collect();
@@ -421,10 +423,10 @@ fn vsim_commands(rng: &mut fastrand::Rng, spec: &Spec, probes: usize) -> Vec<Vec
         }
         if rng.u8(0..6) == 0 {
             c.push(b("EPSILON"));
-            c.push(b(*rng.choice(&["0.1", "0.5", "1", "1.9"]).expect("eps")));
+            c.push(b(rng.choice(&["0.1", "0.5", "1", "1.9"]).expect("eps")));
         }
         // NOTHREAD on half, so that both server paths are compared.
-        if p % 2 == 0 {
+        if p.is_multiple_of(2) {
             c.push(b("NOTHREAD"));
         }
         out.push(c);
@@ -456,7 +458,7 @@ fn vector_set_commands_match_redis_8_0_2() {
     }
     let n = rng.usize(100..400);
     specs.push(make_spec(&mut rng, 21, n, 512));
-    let (n, dim) = if seed % 2 == 0 {
+    let (n, dim) = if seed.is_multiple_of(2) {
         (10_000, rng.usize(2..9))
     } else {
         (rng.usize(1500..2500), rng.usize(200..513))
@@ -659,6 +661,56 @@ fn vector_set_commands_match_redis_8_0_2() {
         found > 100,
         "seed {seed}: only {found} VSIM replies found elements"
     );
+
+    // MEMORY USAGE: the module's mem_usage callback over the loaded set, priced with Debian
+    // 8.0.2's jemalloc (16-byte quantum), byte for byte.
+    let model =
+        bitlens_views::memory::Model::new(profile, bitlens_views::memory::Allocator::Jemalloc16);
+    for spec in &specs {
+        let want = conn.query(&[b("MEMORY"), b("USAGE"), spec.key.clone()]);
+        let value = ks.get(&spec.key).expect("loaded set");
+        let est = model
+            .estimate(&spec.key, value)
+            .expect("vector sets are priced");
+        assert_eq!(
+            String::from_utf8_lossy(&want),
+            format!(":{}\r\n", est.bytes),
+            "seed {seed}: MEMORY USAGE {}",
+            String::from_utf8_lossy(&spec.key)
+        );
+    }
+
+    // DUMP payloads of the loaded sets decode to the file's values.
+    for spec in &specs {
+        let r = conn.query(&[b("DUMP"), spec.key.clone()]);
+        let start = r.iter().position(|&c| c == b'\n').expect("bulk header") + 1;
+        let payload = &r[start..r.len() - 2];
+        let from_dump = load_dump(payload).expect("bitlens loads the DUMP payload");
+        let (Value::Module(a), Some(Value::Module(f))) = (&from_dump, ks.get(&spec.key)) else {
+            panic!("seed {seed}: {:?} is not a module value", spec.key);
+        };
+        let (ModuleData::VectorSet(a), ModuleData::VectorSet(f)) = (&a.data, &f.data) else {
+            panic!("seed {seed}: {:?} is not a vector set", spec.key);
+        };
+        // The server saves its node list, which its load reversed: the payload holds the
+        // file's elements in the opposite order.
+        assert_eq!(a.len(), f.len());
+        for (i, j) in a.list_order().zip(0..f.len() as u32) {
+            let (x, y) = (&a.nodes[i as usize], &f.nodes[j as usize]);
+            assert_eq!(
+                (&x.item, &x.attrib, x.id, x.l2.to_bits(), x.range.to_bits()),
+                (&y.item, &y.attrib, y.id, y.l2.to_bits(), y.range.to_bits()),
+                "seed {seed}: DUMP of {:?}",
+                spec.key
+            );
+            assert_eq!(a.raw_vector(i), f.raw_vector(j), "seed {seed}");
+        }
+        assert_eq!(
+            (a.dim, a.quant, a.m, a.max_level),
+            (f.dim, f.quant, f.m, f.max_level)
+        );
+        assert_eq!(a.projection, f.projection, "seed {seed}");
+    }
 
     // VRANDMEMBER: members a server could return.
     for spec in &specs {

@@ -469,7 +469,10 @@ fn sampled(all: bool, asize: u64, elesize: u64, count: usize) -> u64 {
 /// module keys of tests/data/conformance/redis-7.4.1-bloom/dump.rdb, plus Count-Min sketches
 /// 1×1, 10×3, 100×2 and Top-Ks (k, width, depth) = (1,10,1), (10,10,1), (1,100,1), (1,10,5),
 /// (5,50,4) made with CMS.INITBYDIM / TOPK.RESERVE; the CMS and Top-K formulas are fitted to
-/// those replies. `None` for a type or encoding version bitlens does not interpret.
+/// those replies. A Redis 8 vector set: its module's own estimate
+/// (`bitlens::vectorset::VectorSet::mem_usage`, byte-exact against Debian's 8.0.2 in
+/// `crates/difftest/tests/vectorset_diff.rs`), whose strings are sized by `allocator`. `None`
+/// for a type or encoding version bitlens does not interpret.
 fn module_bytes(m: &bitlens::probabilistic::ModuleValue, allocator: Allocator) -> Option<u64> {
     use bitlens::probabilistic::ModuleData;
     Some(match &m.data {
