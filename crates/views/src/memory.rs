@@ -160,6 +160,13 @@ pub struct Layout {
     pub dict: u64,
     /// `sizeof(quicklistNode)` (6.x 32; 7.0 40: `sz` became a `size_t`).
     pub quicklist_node: u64,
+    /// `objectComputeSize` scales a quicklist's sampled node bytes by elements (Redis 8.0:
+    /// `elesize / elecount * ql->count`) rather than by nodes (`elesize / samples * ql->len`):
+    /// under `SAMPLES 0` both are the nodes' sum in exact arithmetic, but their doubles
+    /// truncate differently, a byte either way (rec: Debian 13's 8.0.2, `list:20` 229,568
+    /// where the per-node form gives 229,567, `list:10` 31,999 for 32,000; src: object.c of
+    /// the 8.0.2 release tarball).
+    pub quicklist_per_element: bool,
     /// Compact blobs counted by allocation (`zmalloc_size`) rather than by length (6.x).
     pub blob_usable: bool,
     /// `embstr` counted as one allocation (7.0+) rather than `len + 2 + 16` (6.x).
@@ -257,6 +264,7 @@ pub const LAYOUT_6: Layout = Layout {
     name: "redis-6.2",
     dict: 96,
     quicklist_node: 32,
+    quicklist_per_element: false,
     blob_usable: false,
     embstr_usable: false,
     raw_min: 0,
@@ -277,6 +285,7 @@ pub const LAYOUT_7_0: Layout = Layout {
     name: "redis-7.0",
     dict: 56,
     quicklist_node: 40,
+    quicklist_per_element: false,
     blob_usable: true,
     embstr_usable: true,
     raw_min: 64,
@@ -297,6 +306,7 @@ pub const LAYOUT_7_2: Layout = Layout {
     name: "redis-7.2",
     dict: 56,
     quicklist_node: 40,
+    quicklist_per_element: false,
     blob_usable: true,
     embstr_usable: true,
     raw_min: 0,
@@ -355,12 +365,13 @@ pub const LAYOUT_VALKEY_8_1_0: Layout = Layout {
     ..LAYOUT_VALKEY_8_1
 };
 
-/// Redis 8.0+: the 7.2 layout; `used_memory` right after start-up 709,200 (rec: Debian 13's
+/// Redis 8.0+: the 7.2 layout but for quicklists sampled by element ([`Layout::quicklist_per_element`]); `used_memory` right after start-up 709,200 (rec: Debian 13's
 /// 8.0.2, jemalloc with a 16-byte quantum, `vectorset` module loaded), 2,134,216 on a node of
 /// a three-master cluster (`redis-cli --cluster create`, no key; the least of the three
 /// nodes, the others 2,158,904: one latency histogram more).
 pub const LAYOUT_8_0: Layout = Layout {
     name: "redis-8.0",
+    quicklist_per_element: true,
     empty_used_memory: 709_200,
     cluster_empty_used_memory: Some(2_134_216),
     ..LAYOUT_7_2
@@ -930,7 +941,12 @@ impl Model {
                 return Some(robj + self.alloc(40) + blob(*n));
             }
             Shape::Quicklist(nodes) => {
-                let count = nodes.len();
+                // The divisor and multiplier: nodes, or on 8.0 elements (equal counts).
+                let count = if l.quicklist_per_element {
+                    nodes.iter().map(|n| n.count as usize).sum()
+                } else {
+                    nodes.len()
+                };
                 let nodes: u64 = nodes.iter().map(|n| st(l.quicklist_node) + node(n)).sum();
                 return Some(sampled(all, robj + st(QUICKLIST), nodes, count));
             }
