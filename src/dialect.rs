@@ -171,7 +171,9 @@ pub enum EmbstrRule {
         /// limit is not modelled.
         long_header_only_with_ttl: bool,
     },
-    /// Valkey 8.1.0–8.1.2's loader, step by step (object.c at 8.1.1): the value is read as
+    /// Valkey 8.1.0–8.1.2's loader, step by step (object.c of the 8.1.1 release tarball,
+    /// read from Debian's source package: `createStringObjectWithKeyAndExpire` counts
+    /// `sdslen(key) + 3` for the key whatever its sds type): the value is read as
     /// `embstr` when it is at most 44 bytes, then the key is embedded, then the expiry set.
     /// Each re-creation embeds the value when `16 + key part + 8 (expiry) + value + 4 ≤
     /// limit`, the key part counted as `key + key_header` (the fixed 3 of 8.1.0–8.1.2, before

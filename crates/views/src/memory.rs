@@ -345,8 +345,9 @@ pub const LAYOUT_VALKEY_8_1: Layout = Layout {
 };
 
 /// Valkey 8.1.0–8.1.2: 8.1's layout, but `objectComputeSize` starts from `sizeof(robj)`
-/// outside `embstr` (the embedded key is not counted: valkey-io/valkey#2290 changed that for
-/// 8.1.3). Rec on Debian 13's 8.1.1 (jemalloc, 16-byte quantum): an int string is 16 B in
+/// outside `embstr` (the embedded key is not counted: object.c of the 8.1.1 release tarball,
+/// read from Debian's source package; valkey-io/valkey#2290 changed it, merged 2025-07-01,
+/// before 8.1.3). Rec on Debian 13's 8.1.1 (jemalloc, 16-byte quantum): an int string is 16 B in
 /// MEMORY USAGE, a small listpack hash 48 B (8.1.8 would count the object's 32 B allocation
 /// instead of 16); `used_memory` right after start-up 909,352, on a node of a three-master
 /// cluster 2,840,224 (the least of the three; the others 2,864,912 and 2,865,104).
