@@ -15,11 +15,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 
+use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
 use bitlens::string::RedisString;
 use bitlens::zset::ZSet;
 use bitlens::Keyspace;
-use bitlens_difftest::RedisServer;
+use bitlens_difftest::{RedisServer, ServerKind};
 
 /// A raw RESP2 connection that returns each reply's exact bytes.
 struct Raw {
@@ -312,16 +313,46 @@ fn fmt_num(rng: &mut Rng, x: f64) -> String {
     }
 }
 
+/// Redis 7.0.15 (`redis-server` on PATH), answered as bitlens' default profile.
 #[test]
 fn geo_random_differential() {
+    random_differential(None);
+}
+
+/// Debian 13's Redis 8.0.2 (shortest coordinates), answered with its profile.
+#[test]
+fn geo_random_differential_redis_8_0() {
+    random_differential(Some(ServerKind::Redis8_0));
+}
+
+/// Debian 13's Valkey 8.1.1, answered with its profile.
+#[test]
+fn geo_random_differential_valkey_8_1_1() {
+    random_differential(Some(ServerKind::Valkey8_1_1));
+}
+
+/// Random GEO commands over random point sets, byte for byte: against `kind` (installed by
+/// scripts/servers.sh) answered as its profile, or against Redis 7.0.15 from PATH answered as
+/// bitlens' default profile (`None`).
+fn random_differential(kind: Option<ServerKind>) {
     let seed = bitlens_testseed::seed();
+    let profile = match kind {
+        Some(k) => Profile::from_name(k.profile_name()).expect("profile"),
+        None => Profile::default_profile(),
+    };
+    let exec = |ks: &mut Keyspace, argv: &[Vec<u8>]| {
+        bitlens::command::execute_in(&mut bitlens::command::Ctx::single(ks, profile), argv)
+    };
     let rounds: usize = std::env::var("GEO_DIFF_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(12);
     let per_round = 600;
     let mut rng = Rng(fastrand::Rng::with_seed(seed));
-    let server = RedisServer::start(&[]);
+    let server = match kind {
+        Some(k) => RedisServer::start_kind(k, &[]),
+        None => RedisServer::start(&[]),
+    };
     let mut raw = Raw::connect(&server);
     let mut total = 0usize;
     let mut stats = std::collections::BTreeMap::<String, usize>::new();
@@ -389,7 +420,7 @@ fn geo_random_differential() {
             q.push(m.clone());
             assert_eq!(
                 raw.query(&q),
-                bitlens::execute(&mut ks, &q).to_resp(),
+                exec(&mut ks, &q).to_resp(),
                 "seed {seed}: score of {:?}",
                 String::from_utf8_lossy(m)
             );
@@ -400,10 +431,11 @@ fn geo_random_differential() {
                 mutate(&mut rng, &mut argv);
             }
             let want = raw.query(&argv);
-            let got = bitlens::execute(&mut ks, &argv).to_resp();
+            let got = exec(&mut ks, &argv).to_resp();
             if want != got {
                 panic!(
-                    "seed {seed}, round {round}, command {total}:\n  {}\n{}",
+                    "{} seed {seed}, round {round}, command {total}:\n  {}\n{}",
+                    server.kind().name(),
                     show(&argv),
                     first_difference(&want, &got)
                 );
@@ -415,7 +447,7 @@ fn geo_random_differential() {
             if stores {
                 let q = args(&["ZRANGE", "dst", "0", "-1", "WITHSCORES"]);
                 let want = raw.query(&q);
-                let got = bitlens::execute(&mut ks, &q).to_resp();
+                let got = exec(&mut ks, &q).to_resp();
                 assert_eq!(
                     String::from_utf8_lossy(&want),
                     String::from_utf8_lossy(&got),
@@ -432,7 +464,10 @@ fn geo_random_differential() {
             total += 1;
         }
     }
-    println!("geo differential: {total} commands identical to Redis ({stats:?})");
+    println!(
+        "geo differential ({}): {total} commands identical ({stats:?})",
+        server.kind().name()
+    );
     assert_eq!(total, rounds * per_round);
 }
 
