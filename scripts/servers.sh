@@ -135,11 +135,18 @@ trixie_mirror() {
   fi
   echo "${m:-http://deb.debian.org/debian}"
 }
+# (Only the Packages index is fetched: no translations, AppStream or Contents files.)
 trixie_apt() { # <apt-get args...>: apt-get on the private state (no system-wide change)
   apt-get -q -o Dir::Etc::sourcelist=/dev/null -o Dir::Etc::sourceparts="$TRIXIE/apt/etc/sources.list.d" \
     -o Dir::State="$TRIXIE/apt/state" -o Dir::Cache="$TRIXIE/apt/cache" \
     -o Dir::Etc::preferences=/dev/null -o Dir::Etc::preferencesparts=/dev/null \
-    -o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root "$@"
+    -o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root -o Acquire::Languages=none \
+    -o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false \
+    -o Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false \
+    -o Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false \
+    -o Acquire::IndexTargets::deb::DEP-11-icons-hidpi::DefaultEnabled=false \
+    -o Acquire::IndexTargets::deb::CNF::DefaultEnabled=false \
+    -o Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false "$@"
 }
 if [ ! -x "$TROOT/usr/bin/redis-check-rdb" ] || [ ! -x "$TROOT/usr/bin/valkey-check-rdb" ] ||
   [ ! -e "$TROOT/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] || [ ! -e "$TROOT/.complete" ]; then
