@@ -250,7 +250,22 @@ fn random_vector(rng: &mut fastrand::Rng, dim: usize, centers: &[Vec<f32>]) -> V
 }
 
 fn random_attr(rng: &mut fastrand::Rng, i: usize) -> Vec<u8> {
-    match rng.u8(0..8) {
+    match rng.u8(0..12) {
+        8 => b(&format!(
+            "  {{ \"n\" :{} , \"f\":+{}e1,\"tags\":[ \"a\" ,\"b\\\"q\" ], \"n\": 99 }}",
+            i % 9,
+            i % 4
+        )),
+        9 => b(&format!("{{\"ok\": truex, \"n\": {}}}", i % 6)),
+        10 => b(&format!(
+            "{{\"x\\\"y\": 1, \"n\": {}.5, \"s\": \"unterminated",
+            i % 5
+        )),
+        11 => b(&format!(
+            "{{\"n\": [{}, [1], 3], \"f\": -{}e-2}}",
+            i % 3,
+            i % 7
+        )),
         0 => Vec::new(), // no attribute
         1 => b(&format!("{{\"n\": {}, \"s\": \"x\\ty{}\"}}", i % 7, i % 3)),
         2 => b(&format!(
@@ -303,6 +318,52 @@ const BAD_FILTERS: &[&str] = &[
     "1 2",
     "",
 ];
+
+/// A random FILTER expression: atoms and operators in any order, so that valid and invalid
+/// ones (and their error offsets) are both compared.
+fn random_filter(rng: &mut fastrand::Rng) -> Vec<u8> {
+    const ATOMS: &[&str] = &[
+        ".n",
+        ".f",
+        ".s",
+        ".name",
+        ".tags",
+        ".ok",
+        ".g",
+        ".missing",
+        "1",
+        "2.5",
+        "-3",
+        "1e2",
+        "0",
+        "'a'",
+        "\"item1\"",
+        "'5'",
+        "\"x\\ty1\"",
+        "[1, 2, 'a']",
+        "[]",
+        "null",
+        "true",
+    ];
+    const OPS: &[&str] = &[
+        "+", "-", "*", "/", "%", "**", ">", ">=", "<", "<=", "==", "!=", "in", "and", "or", "&&",
+        "||", "not", "!", "(", ")", "#", "=", "&", "|", "andx",
+    ];
+    let mut out = String::new();
+    let n = rng.usize(1..10);
+    for k in 0..n {
+        let t = if k % 2 == 0 && rng.u8(0..5) != 0 {
+            ATOMS[rng.usize(0..ATOMS.len())]
+        } else {
+            OPS[rng.usize(0..OPS.len())]
+        };
+        if !out.is_empty() && rng.u8(0..4) != 0 {
+            out.push(' ');
+        }
+        out.push_str(t);
+    }
+    out.into_bytes()
+}
 
 fn make_spec(rng: &mut fastrand::Rng, i: usize, n: usize, dim: usize) -> Spec {
     let quant = ["Q8", "NOQUANT", "BIN"][i % 3];
@@ -615,6 +676,21 @@ fn vector_set_commands_match_redis_8_0_2() {
                 vec![b("VLINKS"), k.clone(), m.clone(), b("withscores")],
             ] {
                 cmds.push(c);
+            }
+        }
+        if spec.attrs {
+            for _ in 0..12 {
+                cmds.push(vec![
+                    b("VSIM"),
+                    k.clone(),
+                    b("ELE"),
+                    spec.members[rng.usize(0..spec.members.len())].clone(),
+                    b("TRUTH"),
+                    b("COUNT"),
+                    b("20"),
+                    b("FILTER"),
+                    random_filter(&mut rng),
+                ]);
             }
         }
         let probes = if spec.n > 1000 { 40 } else { 15 };
