@@ -353,11 +353,25 @@ fn vrandmember(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     }
     let mut out = Vec::with_capacity(abs as usize);
     if (abs as f64) <= n as f64 * 0.2 {
+        // The server draws until it has `abs` distinct members, which never ends when its
+        // walks cannot reach that many (a corrupt graph of unlinked nodes: the fuzzer's
+        // case); bitlens stops drawing after a bounded number of tries and takes the
+        // missing members in node-list order.
         let mut seen = std::collections::HashSet::new();
-        while (out.len() as u64) < abs {
+        let mut tries = abs.saturating_mul(64).saturating_add(1024);
+        while (out.len() as u64) < abs && tries > 0 {
+            tries -= 1;
             let Some(i) = v.random_node(&mut rand) else {
                 break;
             };
+            if seen.insert(i) {
+                out.push(name(i));
+            }
+        }
+        for i in v.list_order() {
+            if (out.len() as u64) >= abs {
+                break;
+            }
             if seen.insert(i) {
                 out.push(name(i));
             }
@@ -569,4 +583,59 @@ fn vsim(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         }
     }
     Reply::Array(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::command::execute_as;
+    use crate::dialect::REDIS_8_0;
+    use crate::keyspace::Keyspace;
+    use crate::probabilistic::{Field, ModuleData, ModuleValue};
+    use crate::reply::Reply;
+
+    /// A set of `n` int8 elements of dimension 2 whose nodes have no links at all.
+    fn unlinked(n: u64) -> Keyspace {
+        let mut items: Vec<(usize, Field)> = [2u64, n, 1, 0]
+            .into_iter()
+            .map(|v| (0, Field::Unsigned(v)))
+            .collect();
+        for i in 0..n {
+            items.push((0, Field::Buffer(format!("e{i}").into_bytes())));
+            items.push((0, Field::Buffer(vec![1, 2])));
+            // 5 parameters: id, level 0, no link of 32 slots, l2 and range 1.0.
+            for p in [5u64, i + 1, 0, 0, 32, 0x3f80_0000_3f80_0000] {
+                items.push((0, Field::Unsigned(p)));
+            }
+        }
+        let v = crate::vectorset::VectorSet::decode(crate::probabilistic::Fields::new(
+            &items,
+            0,
+            "vector set",
+        ))
+        .expect("well formed");
+        let mut ks = Keyspace::new();
+        ks.set(
+            b"k",
+            crate::keyspace::Value::Module(Box::new(ModuleValue {
+                name: crate::vectorset::TYPE_NAME,
+                encver: 0,
+                data: ModuleData::VectorSet(Box::new(v)),
+            })),
+        );
+        ks
+    }
+
+    #[test]
+    fn vrandmember_ends_on_an_unlinked_graph() {
+        // The random walk can only reach the entry point: the server would draw forever.
+        let mut ks = unlinked(40);
+        let r = execute_as(&mut ks, &REDIS_8_0, &["VRANDMEMBER", "k", "5"]);
+        let Reply::Array(items) = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(items.len(), 5);
+        let distinct: std::collections::HashSet<_> =
+            items.iter().map(|r| format!("{r:?}")).collect();
+        assert_eq!(distinct.len(), 5);
+    }
 }
