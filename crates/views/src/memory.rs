@@ -1669,7 +1669,16 @@ impl AllocatorInference {
         // The deterministic evidence in the keys: candidates that price every key alike
         // cannot be told apart, and need not be.
         let differ = |i: usize, j: usize| self.differing[i.min(j)][i.max(j)];
-        let shown = best;
+        // The figures shown: the one candidate left, or when several are (undecided) the
+        // usual build (bundled jemalloc) if it is among them, else the best-fitting one.
+        let shown = if left.len() > 1
+            && left.contains(&0)
+            && left.iter().any(|&i| i != 0 && differ(i, 0) > 0)
+        {
+            0
+        } else {
+            best
+        };
         let alternatives: Vec<Allocator> = left
             .iter()
             .filter(|&&i| i != shown && differ(i, shown) > 0)
@@ -1730,9 +1739,10 @@ impl AllocatorInference {
         let a = Allocator::ALL[shown];
         let apart = alternatives
             .iter()
+            .chain(std::iter::once(&a))
             .map(|o| {
                 let j = Allocator::ALL.iter().position(|x| x == o).unwrap_or(0);
-                pred[j].abs_diff(pred[shown])
+                pred[j].abs_diff(pred[best])
             })
             .max()
             .unwrap_or(0);
@@ -1752,7 +1762,7 @@ impl AllocatorInference {
         let why = if trusted {
             format!(
                 "used-mem {used} is closest to {}'s prediction{held}, but the others predict within {apart}, nearer than the writer's own memory beyond its keys varies",
-                a.name()
+                Allocator::ALL[best].name()
             )
         } else {
             format!("used-mem {used} fits no candidate's prediction within what writers hold beyond their keys")
@@ -1769,8 +1779,9 @@ impl AllocatorInference {
             allocator: a,
             source: AllocatorSource::Undecided,
             reason: format!(
-                "undecided between {names}: {why} (predicted used_memory{node}: {listing}), and {keys} keys are priced differently by them{alike}{range}; {} shown, name the allocator (--allocator) if the build is known",
-                a.name()
+                "undecided between {names}: {why} (predicted used_memory{node}: {listing}), and {keys} keys are priced differently by them{alike}{range}; {} shown{}, name the allocator (--allocator) if the build is known",
+                a.name(),
+                if shown == best { "" } else { " (the usual build)" }
             ),
             alternatives,
             usage,

@@ -207,9 +207,13 @@ impl Report {
             allocator_name(self.allocator),
             human(self.memory)
         );
-        let _ = writeln!(out, "ALLOCATOR: {}", self.allocator_choice.reason);
+        let _ = writeln!(
+            out,
+            "{}",
+            wrapped(&format!("ALLOCATOR: {}", self.allocator_choice.reason))
+        );
         if let Some(line) = undecided_line(&self.allocator_choice) {
-            let _ = writeln!(out, "{line}");
+            let _ = writeln!(out, "{}", wrapped(&line));
         }
         if !self.files.is_empty() {
             files_text(&mut out, self);
@@ -571,6 +575,29 @@ fn file_json(f: &super::FileRow) -> Json {
         "shadowed": f.shadowed,
     })
 }
+
+/// `text` broken at spaces into lines of at most [`WRAP`] characters, the later ones indented
+/// by two spaces (a long allocator reason stays within the report's width).
+fn wrapped(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > WRAP {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
+}
+
+/// The widest line [`wrapped`] makes, characters.
+const WRAP: usize = 160;
 
 /// The line an undecided allocator adds to the text report: the candidates, the range of the
 /// file's keys' total over them, and whose figures the report shows. `None` when decided.
