@@ -55,7 +55,7 @@
 //! | `zscan_noscores` | ZSCAN NOSCORES on Valkey 9 only | new-user trial: Valkey 9.1.2 members only; 7.4.1 syntax error |
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //! | `stream_counts_checked` | Valkey 9 refuses at load a stream whose length is not its live entries (the `trim` key of HDT3213/rdb's stream_listpacks_1.rdb) or whose node counts disagree with its flags; Redis 6.0–7.4 and Valkey 8.1 load both | rec `crates/difftest/tests/streams_diff.rs` streams_length_mismatch_all_servers; 9.1.2 log "Stream length inconsistent with the number of valid entries" |
-//! | `stream_lag` | XINFO GROUPS lag: Valkey 8.1+ count a deletion before the first entry as a tombstone (nil where Redis answers); Redis 8.0 counts it too, in an emptied stream as well, and estimates a group before the first entry | rec 7.4.1 vs Valkey 8.1.8 / 9.1.2 on the same states (streams_diff seeds 25, 42; a group at 0-1 after XTRIM+XDEL: Redis 5, Valkey nil); valkey-io/valkey#1952 |
+//! | `stream_lag` | XINFO GROUPS lag: Valkey 8.1+ count a deletion before the first entry as a tombstone (nil where Redis answers); Redis 8.0: an emptied stream lags 0, a group and the largest deletion before the first entry lag the length (src 8.0.2 t_stream.c `streamReplyWithCGLag`) | rec 7.4.1 vs Valkey 8.1.8 / 9.1.2 on the same states (streams_diff seeds 25, 42; a group at 0-1 after XTRIM+XDEL: Redis 5, Valkey nil); valkey-io/valkey#1952 |
 //! | `function_pre_ga` | RDB_OPCODE_FUNCTION_PRE_GA read by 7.0, refused from 7.2 and by Valkey | rec `crates/difftest/tests/function_pre_ga_diff.rs` (7.0.15 loads; 7.4.1, Valkey 8.1.8 / 9.1.2 exit); src 7.2.0 rdb.c |
 //! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
 //! | `load_skips_empty_keys` | an empty set, list, sorted set or hash record (any encoding) is skipped at load from 6.2 and on Valkey ("empty keys skipped"); 6.0 loads it as a key | rec `crates/difftest/tests/rdb_writer.rs` on all six servers (new-user trial: helper-20's empty set record) |
@@ -142,10 +142,11 @@ pub enum StreamLag {
     /// id is a tombstone, even one trimmed away; a group before the first entry is estimated
     /// only at `0-0` or at or after the largest deleted id.
     Valkey,
-    /// Redis 8.0 (recorded on Debian 13's 8.0.2; 8.2+ not recorded, kept as 8.0): any
-    /// deletion at or after the group's last id is a tombstone, in an emptied stream too and
-    /// when the largest deleted id is before the first entry; a group whose last id is
-    /// before the first entry has its count estimated, whatever it says.
+    /// Redis 8.0 (t_stream.c of the 8.0.2 release tarball, read from Debian's source
+    /// package, and recorded on its build; 8.2+ kept as 8.0): an emptied stream lags 0; a
+    /// group and the largest deletion both before the first entry lag the stream's length; a
+    /// largest deletion before the first entry is a tombstone for a group before it; an id
+    /// before the largest deletion cannot be estimated.
     Redis8,
 }
 

@@ -320,15 +320,12 @@ impl Stream {
     /// metadata alone (Redis 7.0+ `streamRangeHasTombstones`): false for an empty stream or
     /// one that never had a deletion; under [`StreamLag::Redis`] also when the largest deleted
     /// id is before the first entry.
-    /// Under [`StreamLag::Redis8`] neither an empty stream nor a largest deleted id before
-    /// the first entry is an exception.
+    /// Under [`StreamLag::Redis8`] a largest deleted id before the first entry counts too.
     pub fn has_tombstones_from(&self, start: StreamId, rule: StreamLag) -> bool {
-        let deleted = self.max_deleted_id != StreamId::MIN && start <= self.max_deleted_id;
-        match rule {
-            StreamLag::Redis => deleted && self.length != 0 && self.first_id <= self.max_deleted_id,
-            StreamLag::Valkey => deleted && self.length != 0,
-            StreamLag::Redis8 => deleted,
-        }
+        self.length != 0
+            && self.max_deleted_id != StreamId::MIN
+            && (rule != StreamLag::Redis || self.first_id <= self.max_deleted_id)
+            && start <= self.max_deleted_id
     }
 
     /// The number of entries added up to and including `id` (a group's "entries read"), when
@@ -343,6 +340,10 @@ impl Stream {
         }
         if self.length == 0 && id <= self.last_id {
             return Some(self.entries_added);
+        }
+        // Redis 8.0: an id before the largest deletion cannot be estimated.
+        if rule == StreamLag::Redis8 && id != StreamId::MIN && id < self.max_deleted_id {
+            return None;
         }
         match id.cmp(&self.last_id) {
             std::cmp::Ordering::Equal => return Some(self.entries_added),
@@ -382,10 +383,18 @@ impl Stream {
         if self.entries_added == 0 {
             return Some(0);
         }
-        // (Redis 8.0 estimates a group before the first entry whatever its count says.)
-        let before_first = rule == StreamLag::Redis8 && last_id < self.first_id;
+        if rule == StreamLag::Redis8 {
+            // An emptied stream lags 0; a group and the largest deletion both before the
+            // first entry lag the stream's length.
+            if self.length == 0 {
+                return Some(0);
+            }
+            if last_id < self.first_id && self.max_deleted_id < self.first_id {
+                return Some(self.length as i64);
+            }
+        }
         let read = match entries_read {
-            Some(n) if !self.has_tombstones_from(last_id, rule) && !before_first => n,
+            Some(n) if !self.has_tombstones_from(last_id, rule) => n,
             _ => self.estimate_entries_read(last_id, rule)?,
         };
         Some((self.entries_added as i64).wrapping_sub(read as i64))
