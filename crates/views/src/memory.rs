@@ -748,6 +748,21 @@ impl Model {
         let e = if expiring || klen >= 128 { 8 } else { 0 };
         let object = self.alloc(ROBJ + e + k);
         let counted = if ek.counts_object { object } else { ROBJ };
+        if let Shape::Quicklist(nodes) = &loaded.shape {
+            // `objectComputeSize` adds the nodes to the object and the quicklist struct in
+            // doubles (`elesize / samples * ql->len`), which can truncate a byte under their
+            // sum (rec: Valkey 8.1.8 and 9.1.2, seed 13953683568564694816, `list:5` 246,463
+            // where the sum is 246,464).
+            let sum: u64 = nodes
+                .iter()
+                .map(|n| self.layout.quicklist_node + self.node_alloc(n))
+                .sum();
+            return Some(Estimate {
+                bytes: sampled(false, counted + QUICKLIST, sum, nodes.len()),
+                allocated: object + self.embedded_value(ek, value, loaded, true)?,
+                encoding: loaded.encoding,
+            });
+        }
         let (bytes, allocated) = match (value, loaded.encoding) {
             (Value::String(s), "embstr") => {
                 let v = (s.len() + 4).max(ek.embstr_min);
