@@ -57,6 +57,7 @@ pub mod keyspace;
 pub mod list;
 pub mod loaded;
 pub mod num;
+pub mod open;
 pub mod probabilistic;
 pub mod rdb;
 pub mod reply;

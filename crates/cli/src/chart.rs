@@ -336,23 +336,23 @@ pub fn run(args: ChartArgs) -> ExitCode {
     }
     // Read in windows, as every command reads a snapshot.
     let opts = LoadOptions {
-        threads: bitlens_cli::source::load_threads(),
+        threads: bitlens::open::load_threads(),
         max_value_bytes: args.limit.max_value_bytes,
         ..LoadOptions::default()
     };
-    let ks = match bitlens_cli::source::load_file(&args.rdb, &opts) {
+    let ks = match bitlens::open::load_file(&args.rdb, &opts) {
         Ok(mut snap) => snap.databases.remove(&args.db).unwrap_or_default(),
-        Err(bitlens_cli::source::LoadError::Io(e)) => {
+        Err(bitlens::open::FileError::Io(e)) => {
             eprintln!(
                 "bitlens: cannot read {}: {e}",
-                bitlens_cli::source::path_display(&args.rdb)
+                bitlens::open::path_display(&args.rdb)
             );
             return ExitCode::from(1);
         }
         Err(e) => {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {e}",
-                bitlens_cli::source::path_display(&args.rdb)
+                bitlens::open::path_display(&args.rdb)
             );
             return ExitCode::from(1);
         }
@@ -367,7 +367,7 @@ pub fn run(args: ChartArgs) -> ExitCode {
     if let Err(e) = std::fs::write(&args.svg, svg) {
         eprintln!(
             "bitlens: cannot write {}: {e}",
-            bitlens_cli::source::path_display(&args.svg)
+            bitlens::open::path_display(&args.svg)
         );
         return ExitCode::from(1);
     }

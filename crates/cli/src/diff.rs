@@ -10,7 +10,7 @@
 //! has none).
 //!
 //! No keyspace is held: each file is visited once (at most a core's worth of files at once,
-//! [`crate::source::per_file`]) and each key kept as its name, a 128-bit fingerprint of its
+//! [`bitlens::open::per_file`]) and each key kept as its name, a 128-bit fingerprint of its
 //! canonical form and its memory estimate. The writer's allocator is inferred in the same
 //! pass: each key is priced for every candidate, and the inferred one's column is kept.
 
@@ -24,7 +24,7 @@ use bitlens::rdb::{self, DuplicateKey, LoadOptions, OnDuplicate, RdbError, RdbEr
 use bitlens_views::memory::{Allocator, AllocatorInference, Model};
 use serde_json::Value as Json;
 
-use crate::source::{LoadError, VisitError};
+use bitlens::open::{FileError as LoadError, VisitError};
 
 /// One key: database and name.
 pub type DbKey = (u64, Vec<u8>);
@@ -128,7 +128,7 @@ struct KeyDigest {
 /// The keys of the RDB file at `path`, each with its fingerprint and memory estimate on the
 /// file's writer with `allocator`, or else the allocator inferred from the file's `used-mem`
 /// (as [`bitlens_views::memory::infer_allocator`] infers it from the loaded file). Errors as
-/// [`crate::source::load_file`]'s: a key met twice in one database is an error at its second
+/// [`bitlens::open::load_file`]'s: a key met twice in one database is an error at its second
 /// record, unless an earlier error stops the file.
 fn file_digests(
     path: &Path,
@@ -137,8 +137,11 @@ fn file_digests(
 ) -> Result<Vec<KeyDigest>, LoadError> {
     use std::io::Read as _;
     let mut head = Vec::new();
-    crate::source::open_input(path)
-        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+    bitlens::open::open_input(path)
+        .and_then(|f| {
+            f.take(bitlens::open::HEAD_BYTES as u64)
+                .read_to_end(&mut head)
+        })
         .map_err(LoadError::Io)?;
     // The writer from the aux fields at the file's start; a file whose start cannot be read
     // is reported by the visit.
@@ -191,7 +194,7 @@ fn visit_digests(
         keys: Vec::new(),
         inference: AllocatorInference::new(profile),
     };
-    let visited = crate::source::visit_file(path, opts, &mut |_, _| Ok(()), |r| {
+    let visited = bitlens::open::visit_file(path, opts, &mut |_, _| Ok(()), |r| {
         let Some(v) = &r.value else {
             return Ok(());
         };
@@ -331,9 +334,9 @@ pub fn diff_files(
     allocator: Option<Allocator>,
 ) -> Result<Diff, DiffError> {
     let all: Vec<PathBuf> = old.iter().chain(new).cloned().collect();
-    let workers = crate::source::file_workers(opts);
+    let workers = bitlens::open::file_workers(opts);
     let mut digests =
-        crate::source::per_file_at_most(workers, &all, |_, p| file_digests(p, opts, allocator))
+        bitlens::open::per_file_at_most(workers, &all, |_, p| file_digests(p, opts, allocator))
             .map_err(|(i, e)| DiffError::File(i, e))?;
     let b = digests.split_off(old.len());
     let ea = side(digests, on).map_err(|e| DiffError::Duplicate(0, e))?;
@@ -654,7 +657,7 @@ mod tests {
         let mut twice = a[0].clone();
         twice.push(a[0][rng.usize(0..a[0].len())].clone());
         let bad = write(dir.path(), "twice.rdb", &twice, 1_000_000);
-        let want = crate::source::load_file(&bad, &opts).unwrap_err();
+        let want = bitlens::open::load_file(&bad, &opts).unwrap_err();
         match diff_files(&[bad], &pb, &opts, OnDuplicate::Error, b":", None) {
             Err(DiffError::File(0, got)) => assert_eq!(got.to_string(), want.to_string()),
             other => panic!("seed {seed}: {other:?}"),
@@ -663,7 +666,7 @@ mod tests {
         let whole = std::fs::read(&pa[1]).unwrap();
         let cut = dir.path().join("cut.rdb");
         std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).unwrap();
-        let want = crate::source::load_file(&cut, &opts).unwrap_err();
+        let want = bitlens::open::load_file(&cut, &opts).unwrap_err();
         match diff_files(&pa[..1], &[cut], &opts, OnDuplicate::Error, b":", None) {
             Err(DiffError::File(1, got)) => assert_eq!(got.to_string(), want.to_string()),
             other => panic!("seed {seed}: {other:?}"),

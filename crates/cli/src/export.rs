@@ -61,9 +61,9 @@ pub fn run(args: ExportArgs) -> ExitCode {
     // that handle: a file deleted or replaced meanwhile is still read as it was opened.
     let mut sources = Vec::with_capacity(args.files.len());
     for f in &args.files {
-        let shown = bitlens_cli::source::path_display(f);
-        let opened = bitlens_cli::source::open_input(f)
-            .and_then(|mut file| bitlens_cli::source::diagnose(&mut file).map(|why| (file, why)));
+        let shown = bitlens::open::path_display(f);
+        let opened = bitlens::open::open_input(f)
+            .and_then(|mut file| bitlens::open::diagnose(&mut file).map(|why| (file, why)));
         match opened {
             Ok((file, None)) => sources.push(bitlens_export::Source::new(f, file)),
             Ok((_, Some(why))) => {
@@ -116,11 +116,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
                 let why = match &e {
                     // With the option that raises a refused value's limit named.
                     bitlens_export::ScanError::Rdb(p, e) => {
-                        format!(
-                            "{}: {}",
-                            p.display(),
-                            bitlens_cli::source::rdb_error_text(e)
-                        )
+                        format!("{}: {}", p.display(), bitlens::open::CLI.error_text(e))
                     }
                     e => e.to_string(),
                 };

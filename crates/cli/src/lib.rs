@@ -4,12 +4,9 @@
 //!   [`demo_views`] adds the keys of the panel's seed views (April sign-ins, crowds, offsets).
 //! - [`dump`] / [`diff`]: `bitlens dump` (JSON lines, RESP commands) and `bitlens diff`.
 //! - [`inspect`]: the `bitlens inspect` report (memory, top keys, prefixes, TTL, CSV).
-//! - [`source`]: how a snapshot file is read (in windows, never whole).
 
 pub mod demo;
 pub mod demo_views;
 pub mod diff;
 pub mod dump;
 pub mod inspect;
-pub mod overlap;
-pub mod source;

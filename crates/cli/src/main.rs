@@ -34,7 +34,7 @@ pub struct DialectArgs {
     /// Answer as this server instead of the snapshot's writer: redis-6.0, redis-6.2,
     /// redis-7.0, redis-7.2, redis-7.4, redis-8.0 ... redis-8.10, valkey-7.2, valkey-8.0,
     /// valkey-8.1, valkey-9.0 (a full version such as redis-7.4.1 picks its line).
-    #[arg(long, value_name = "PROFILE", value_parser = parse_compat)]
+    #[arg(long, value_name = "PROFILE", value_parser = Profile::parse)]
     pub compat: Option<&'static Profile>,
     /// The clock expiry is judged at: `snapshot` (the snapshot's ctime; the default), `now`,
     /// or Unix milliseconds. Keys past their TTL at that clock are invisible, as in Redis.
@@ -50,17 +50,8 @@ pub struct LimitArgs {
     /// from a snapshot, and the largest `--string`, `--roaring` or `--dump` file: a longer
     /// one is refused, naming its offset and key, before it is allocated. Bytes, or with
     /// Redis' units (512mb, 2gb); default Redis' own proto-max-bulk-len.
-    #[arg(long, value_name = "BYTES", default_value = "512mb", value_parser = bitlens_cli::source::parse_bytes)]
+    #[arg(long, value_name = "BYTES", default_value = "512mb", value_parser = bitlens::open::parse_bytes)]
     pub max_value_bytes: u64,
-}
-
-fn parse_compat(name: &str) -> Result<&'static Profile, String> {
-    Profile::from_name(name).ok_or_else(|| {
-        format!(
-            "unknown profile {name:?}; one of: {}",
-            Profile::names().join(", ")
-        )
-    })
 }
 
 #[derive(Parser)]
@@ -106,7 +97,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(n) = cli.threads {
-        // The process-wide pool every load decodes on (bitlens_cli::source::load_threads).
+        // The process-wide pool every load decodes on (bitlens::open::load_threads).
         if let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n.into())
             .build_global()
@@ -131,19 +122,19 @@ fn main() -> ExitCode {
 /// empty file` (or: a DUMP payload, use --dump) on stderr and exit status 1; an RDB file is
 /// not read here.
 pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
-    match bitlens_cli::source::refuse_non_rdb(path) {
+    match bitlens::open::refuse_non_rdb(path) {
         Ok(None) => Ok(()),
         Ok(Some(why)) => {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {why}",
-                bitlens_cli::source::path_display(path)
+                bitlens::open::path_display(path)
             );
             Err(ExitCode::from(1))
         }
         Err(e) => {
             eprintln!(
                 "bitlens: cannot read {}: {e}",
-                bitlens_cli::source::path_display(path)
+                bitlens::open::path_display(path)
             );
             Err(ExitCode::from(1))
         }
@@ -152,33 +143,34 @@ pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
 
 /// Reports why several files could not be read as one on stderr (`bitlens: cannot read
 /// [snapshot] FILE: reason`, or the key held by two files) and returns exit status 1.
-pub(crate) fn union_error(paths: &[PathBuf], e: bitlens_cli::source::UnionError) -> ExitCode {
-    use bitlens_cli::source::{describe_duplicate, path_display, LoadError, UnionError};
+pub(crate) fn union_error(paths: &[PathBuf], e: bitlens::open::OpenError) -> ExitCode {
+    use bitlens::open::{describe_duplicate, path_display, FileError, OpenError, CLI};
     match e {
-        UnionError::File(i, LoadError::Io(e)) => {
+        OpenError::File(i, FileError::Io(e)) => {
             eprintln!("bitlens: cannot read {}: {e}", path_display(&paths[i]))
         }
-        UnionError::File(i, e) => {
+        OpenError::File(i, e) => {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {e}",
                 path_display(&paths[i])
             )
         }
-        UnionError::Duplicate(d) => eprintln!(
-            "bitlens: {}; --on-duplicate first|last keeps one",
-            describe_duplicate(&d, paths)
+        OpenError::Duplicate(d) => eprintln!(
+            "bitlens: {}; {}",
+            describe_duplicate(&d, paths),
+            CLI.keep_one
         ),
     }
     ExitCode::from(1)
 }
 
-/// Reads a whole file of at most `max` bytes ([`bitlens_cli::source::read_input`]: a FIFO
+/// Reads a whole file of at most `max` bytes ([`bitlens::open::read_input`]: a FIFO
 /// or device is refused, not read) or reports `bitlens: cannot read FILE: reason` on stderr.
 pub(crate) fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, ExitCode> {
-    bitlens_cli::source::read_input(path, max).map_err(|e| {
+    bitlens::open::read_input(path, max).map_err(|e| {
         eprintln!(
             "bitlens: cannot read {}: {e}",
-            bitlens_cli::source::path_display(path)
+            bitlens::open::path_display(path)
         );
         ExitCode::from(1)
     })
@@ -194,7 +186,7 @@ struct InspectArgs {
     files: Vec<PathBuf>,
     /// With several files: `error` (a key in two files is refused, naming both), `first` or
     /// `last` (count the entry of the first / last file given that holds it).
-    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    #[arg(long, value_name = "error|first|last", default_value = "error")]
     on_duplicate: bitlens::rdb::OnDuplicate,
     /// The files are snapshots of one instance over time: order them by ctime, report each on
     /// its own and line up their patterns (keys and memory per file, growth from the first to
@@ -448,7 +440,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
                 .map_err(|e| {
                     eprintln!(
                         "bitlens: cannot read snapshot {}: {e}",
-                        bitlens_cli::source::path_display(&args.files[0])
+                        bitlens::open::path_display(&args.files[0])
                     );
                     ExitCode::from(1)
                 })
@@ -471,7 +463,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
                     if several {
                         eprintln!(
                             "bitlens: memory column of {} for {}",
-                            bitlens_cli::source::path_display(f),
+                            bitlens::open::path_display(f),
                             c.reason
                         );
                     } else {
@@ -486,12 +478,12 @@ fn inspect(args: InspectArgs) -> ExitCode {
     let report = if several {
         bitlens_cli::inspect::report_files(&args.files, &opts, args.on_duplicate)
             .inspect(|_| {
-                if let Some(w) = bitlens_cli::source::mixed_writers(&args.files) {
+                if let Some(w) = bitlens::open::mixed_writers(&args.files) {
                     eprintln!(
                         "bitlens: warning: {w}; each file's memory is priced on its own writer (FILES)"
                     );
                 }
-                if let Some(w) = bitlens_cli::source::repeated_file(&args.files) {
+                if let Some(w) = bitlens::open::repeated_file(&args.files) {
                     eprintln!("bitlens: warning: {w}");
                 }
             })
@@ -500,7 +492,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         report_from(input, &opts).map_err(|e| {
             eprintln!(
                 "bitlens: cannot read snapshot {}: {e}",
-                bitlens_cli::source::path_display(&args.files[0])
+                bitlens::open::path_display(&args.files[0])
             );
             ExitCode::from(1)
         })
@@ -532,21 +524,13 @@ fn inspect(args: InspectArgs) -> ExitCode {
 fn files_error(paths: &[PathBuf], e: bitlens_cli::inspect::FilesError) -> ExitCode {
     use bitlens_cli::inspect::FilesError;
     match e {
-        FilesError::File(i, bitlens_cli::source::VisitError::Io(e)) => eprintln!(
-            "bitlens: cannot read {}: {e}",
-            bitlens_cli::source::path_display(&paths[i])
-        ),
-        FilesError::File(i, e) => eprintln!(
-            "bitlens: cannot read snapshot {}: {e}",
-            bitlens_cli::source::path_display(&paths[i])
-        ),
-        FilesError::Duplicate(d) => eprintln!(
-            "bitlens: {}; --on-duplicate first|last keeps one",
-            bitlens_cli::source::describe_duplicate(&d, paths)
-        ),
-        FilesError::Io(e) => eprintln!("bitlens: inspect spill (temporary file): {e}"),
+        FilesError::File(i, e) => union_error(paths, bitlens::open::OpenError::File(i, e.into())),
+        FilesError::Duplicate(d) => union_error(paths, bitlens::open::OpenError::Duplicate(d)),
+        FilesError::Io(e) => {
+            eprintln!("bitlens: inspect spill (temporary file): {e}");
+            ExitCode::from(1)
+        }
     }
-    ExitCode::from(1)
 }
 
 /// `bitlens dump` arguments.
@@ -565,7 +549,7 @@ struct DumpArgs {
     /// With several files: `error` (a key in two files is refused, naming both, before
     /// anything is written), `first` or `last` (dump the entry of the first / last file given
     /// that holds it).
-    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    #[arg(long, value_name = "error|first|last", default_value = "error")]
     on_duplicate: bitlens::rdb::OnDuplicate,
     #[command(flatten)]
     limit: LimitArgs,
@@ -578,14 +562,14 @@ fn dump(args: DumpArgs) -> ExitCode {
         }
     }
     if args.on_duplicate != bitlens::rdb::OnDuplicate::Error {
-        if let Some(w) = bitlens_cli::source::repeated_file(&args.files) {
+        if let Some(w) = bitlens::open::repeated_file(&args.files) {
             eprintln!("bitlens: warning: {w}");
         }
     }
     use std::io::Write as _;
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
-        threads: bitlens_cli::source::load_threads(),
+        threads: bitlens::open::load_threads(),
         max_value_bytes: args.limit.max_value_bytes,
         ..Default::default()
     };
@@ -632,15 +616,15 @@ fn dump(args: DumpArgs) -> ExitCode {
         Ok(())
     };
     let res = match args.files.as_slice() {
-        [one] => bitlens_cli::source::visit_file(one, &opts, &mut |_, _| Ok(()), write)
+        [one] => bitlens::open::visit_file(one, &opts, &mut |_, _| Ok(()), write)
             .map(|_| ())
             .map_err(|e| {
                 eprintln!(
                     "bitlens: cannot read snapshot {}: {e}",
-                    bitlens_cli::source::path_display(one)
+                    bitlens::open::path_display(one)
                 )
             }),
-        several => bitlens_cli::source::visit_files(several, &opts, args.on_duplicate, write)
+        several => bitlens_views::overlap::visit_files(several, &opts, args.on_duplicate, write)
             .map_err(|e| {
                 union_error(several, e);
             }),
@@ -674,7 +658,7 @@ struct DiffArgs {
     new: Vec<PathBuf>,
     /// With several files on a side: a key in two of them is `error` (refused, naming both),
     /// or the entry of the `first` / `last` file given that holds it counts.
-    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    #[arg(long, value_name = "error|first|last", default_value = "error")]
     on_duplicate: bitlens::rdb::OnDuplicate,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -743,7 +727,7 @@ fn diff_run(args: DiffArgs) -> DiffOutcome {
     }
     let opts = bitlens::rdb::LoadOptions {
         verify_checksum: !args.no_checksum,
-        threads: bitlens_cli::source::load_threads(),
+        threads: bitlens::open::load_threads(),
         max_value_bytes: args.limit.max_value_bytes,
         ..Default::default()
     };
@@ -764,10 +748,9 @@ fn diff_run(args: DiffArgs) -> DiffOutcome {
                 differ: !(d.added.is_empty() && d.removed.is_empty() && d.changed.is_empty()),
             }
         }
-        Err(DiffError::File(i, e)) => Trouble(union_error(
-            &all,
-            bitlens_cli::source::UnionError::File(i, e),
-        )),
+        Err(DiffError::File(i, e)) => {
+            Trouble(union_error(&all, bitlens::open::OpenError::File(i, e)))
+        }
         Err(DiffError::Duplicate(side, d)) => {
             let (flag, paths) = if side == 0 {
                 ("--old", &old)
@@ -775,8 +758,9 @@ fn diff_run(args: DiffArgs) -> DiffOutcome {
                 ("--new", &new)
             };
             eprintln!(
-                "bitlens: {flag}: {}; --on-duplicate first|last keeps one",
-                bitlens_cli::source::describe_duplicate(&d, paths)
+                "bitlens: {flag}: {}; {}",
+                bitlens::open::describe_duplicate(&d, paths),
+                bitlens::open::CLI.keep_one
             );
             Trouble(ExitCode::from(1))
         }

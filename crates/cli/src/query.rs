@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use bitlens::dialect::Profile;
 use bitlens::keyspace::{Keyspace, Value};
-use bitlens::rdb::{self, LoadOptions};
+use bitlens::rdb;
 use bitlens::session::{snapshot_time_ms, Session};
 use clap::Args;
 
@@ -25,7 +25,7 @@ pub struct QueryArgs {
     pub rdb: Vec<PathBuf>,
     /// With several `--rdb` files: `error` (a key in two files is refused, naming both),
     /// `first` or `last` (keep the entry of the first / last file given that holds it).
-    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    #[arg(long, value_name = "error|first|last", default_value = "error")]
     pub on_duplicate: rdb::OnDuplicate,
     /// Load a DUMP payload from FILE under KEY (repeatable). The last `=` separates KEY from FILE.
     #[arg(long = "dump", value_name = "KEY=FILE", value_parser = clap::value_parser!(OsString))]
@@ -91,27 +91,28 @@ fn key_file(spec: &OsString) -> Option<(Vec<u8>, PathBuf)> {
 /// and where. `-n` selects as redis-cli does: a failing SELECT is printed on stderr and the
 /// commands run on database 0.
 pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
-    let opts = LoadOptions {
+    let spec = bitlens::open::LoadSpec {
         verify_checksum: !args.no_checksum,
-        threads: bitlens_cli::source::load_threads(),
+        threads: bitlens::open::load_threads(),
         patterns: args.matches.iter().cloned().map(crate::os_bytes).collect(),
         // With --compat, refuse what that server's loader refuses.
-        loader: args.dialect.compat,
+        compat: args.dialect.compat,
+        clock: args.dialect.clock,
+        on_duplicate: args.on_duplicate,
         max_value_bytes: args.limit.max_value_bytes,
         ..Default::default()
     };
     let max = args.limit.max_value_bytes;
-    let mut snap = rdb::Snapshot::default();
+    let mut loaded = None;
     if !args.rdb.is_empty() {
-        // Every file at once on the decoding pool; errors reported in the order given.
-        snap = bitlens_cli::source::load_union(&args.rdb, &opts, args.on_duplicate)
+        // Every file on the decoding pool; errors reported in the order given.
+        let l = spec
+            .open_paths(&args.rdb)
             .map_err(|e| crate::union_error(&args.rdb, e))?;
-        if let Some(w) = bitlens_cli::source::mixed_writers(&args.rdb) {
-            eprintln!("bitlens: warning: {w}; replies follow the first file's");
-        }
-        if let Some(w) = bitlens_cli::source::repeated_file(&args.rdb) {
+        for w in &l.warnings {
             eprintln!("bitlens: warning: {w}");
         }
+        loaded = Some(l);
     }
     let mut extra: Vec<(Vec<u8>, Value)> = Vec::new();
     let mut dump_version = None;
@@ -134,7 +135,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             Err(e) => {
                 eprintln!(
                     "bitlens: cannot load Roaring bitmap {}: {e}",
-                    bitlens_cli::source::path_display(&path)
+                    bitlens::open::path_display(&path)
                 );
                 return Err(ExitCode::from(1));
             }
@@ -149,7 +150,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         if let Some(why) = wrong_kind(&bytes, "--dump") {
             eprintln!(
                 "bitlens: cannot load DUMP payload {}: {why}",
-                bitlens_cli::source::path_display(&path)
+                bitlens::open::path_display(&path)
             );
             return Err(ExitCode::from(1));
         }
@@ -189,24 +190,30 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
                         bytes.len()
                     )
                 } else {
-                    bitlens_cli::source::rdb_error_text(&e)
+                    bitlens::open::CLI.error_text(&e)
                 };
                 eprintln!(
                     "bitlens: cannot load DUMP payload {}: {why}",
-                    bitlens_cli::source::path_display(&path)
+                    bitlens::open::path_display(&path)
                 );
                 return Err(ExitCode::from(1));
             }
         }
     }
-    let writer = if !args.rdb.is_empty() {
-        Profile::for_snapshot(&snap.aux, snap.version)
-    } else {
-        dump_version.map_or(Profile::default_profile(), Profile::for_rdb_version)
+    let (mut session, aux) = match loaded {
+        Some(l) => (l.session, l.header.aux),
+        None => {
+            let writer = dump_version.map_or(Profile::default_profile(), Profile::for_rdb_version);
+            let profile = args.dialect.compat.unwrap_or(writer);
+            let clock = args.dialect.clock.resolve(&[]);
+            (
+                Session::new(Default::default(), profile, Some(clock)),
+                Vec::new(),
+            )
+        }
     };
-    let profile = args.dialect.compat.unwrap_or(writer);
-    let clock = args.dialect.clock.resolve(&snap.aux);
-    let mut session = Session::new(std::mem::take(&mut snap.databases), profile, Some(clock));
+    let profile = session.profile();
+    let clock = session.clock().unwrap_or_default();
     if args.db != 0 {
         if let Err(bitlens::Reply::Error(e)) = session.select(args.db) {
             // As redis-cli -n: the SELECT failure on stderr, the commands on database 0.
@@ -223,7 +230,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         } else {
             "the writer of this snapshot"
         };
-        let at = if snapshot_time_ms(&snap.aux).is_some_and(|t| t == clock) {
+        let at = if snapshot_time_ms(&aux).is_some_and(|t| t == clock) {
             "the snapshot's time"
         } else {
             "the clock"
@@ -237,7 +244,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     Ok(session)
 }
 
-pub use bitlens_cli::source::wrong_kind;
+use bitlens::open::wrong_kind;
 
 /// Which of redis-cli's two output forms to print replies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,7 +333,7 @@ fn save_roarings(ks: &Keyspace, specs: &[OsString]) -> Result<(), ExitCode> {
                 eprintln!(
                     "bitlens: --save-roaring: key {:?} does not exist; writing an empty bitmap to {}",
                     String::from_utf8_lossy(&key),
-                    bitlens_cli::source::path_display(&path)
+                    bitlens::open::path_display(&path)
                 );
                 &empty
             }
@@ -348,7 +355,7 @@ fn save_roarings(ks: &Keyspace, specs: &[OsString]) -> Result<(), ExitCode> {
         std::fs::write(&path, bytes).map_err(|e| {
             eprintln!(
                 "bitlens: cannot write {}: {e}",
-                bitlens_cli::source::path_display(&path)
+                bitlens::open::path_display(&path)
             );
             ExitCode::from(1)
         })?;

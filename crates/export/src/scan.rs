@@ -91,7 +91,7 @@ impl std::fmt::Display for ScanError {
 impl std::error::Error for ScanError {}
 
 /// A snapshot file to export, opened once by the caller (the CLI and the Python package open
-/// it with `bitlens_cli::source::open_input`, which refuses a FIFO or a device): every pass
+/// it with `bitlens::open::open_input`, which refuses a FIFO or a device): every pass
 /// over it reads this handle at offsets and never opens the path again, so a file deleted or
 /// replaced while it is exported is read whole as it was when opened.
 #[derive(Debug, Clone)]

@@ -21,5 +21,7 @@ pub mod classify;
 pub mod keydetail;
 pub mod keypage;
 pub mod memory;
+#[cfg(feature = "fs")]
+pub mod overlap;
 pub mod patterns;
 pub mod report;

@@ -2,7 +2,7 @@
 //! cluster's shards), as `bitlens query --rdb A --rdb B` builds one keyspace
 //! ([`bitlens::rdb::union`]).
 //!
-//! Each file is scanned into its own [`super::spill`] (at most [`crate::source::load_threads`]
+//! Each file is scanned into its own [`super::spill`] (at most [`bitlens::open::load_threads`]
 //! files at once, each spill's in-memory budget a share of [`super::Options::spill_budget`], so
 //! memory stays bounded whatever the number of files). The report's passes then read the
 //! spills one after the other, in the order given. The clock is the first file's.
@@ -22,8 +22,8 @@ use bitlens::dialect::Profile;
 use bitlens::rdb::{DuplicateKey, OnDuplicate};
 use bitlens_views::memory::AllocatorChoice;
 
-pub(super) use crate::overlap::Shadowed;
-use crate::overlap::{self, SlotSet};
+pub(super) use bitlens_views::overlap::Shadowed;
+use bitlens_views::overlap::{self, SlotSet};
 
 use super::spill::{self, KeyStats};
 use super::{scan, Input, KeyRow, Options, Report, Scan, VisitError};
@@ -94,7 +94,7 @@ pub(super) fn for_rows(
     Ok(())
 }
 
-/// Scans every file, at most [`crate::source::load_threads`] at once (each decodes on the
+/// Scans every file, at most [`bitlens::open::load_threads`] at once (each decodes on the
 /// shared pool), each spill holding a share of the budget in memory; the first error in the
 /// order given wins.
 pub(super) fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, FilesError> {
@@ -114,8 +114,8 @@ pub(super) fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, F
         max_value_bytes: opts.max_value_bytes,
         ..Default::default()
     };
-    let workers = crate::source::file_workers(&load);
-    crate::source::per_file_at_most(workers, paths, |_, p| scan(Input::File(p), &per_file))
+    let workers = bitlens::open::file_workers(&load);
+    bitlens::open::per_file_at_most(workers, paths, |_, p| scan(Input::File(p), &per_file))
         .map_err(|(i, e)| FilesError::File(i, e))
 }
 

@@ -39,9 +39,9 @@ pub use bitlens_views::report::{
 
 use std::collections::BTreeMap;
 
-pub use crate::source::VisitError;
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
+pub use bitlens::open::VisitError;
 use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
 use bitlens_views::classify::{figures, Class};
@@ -727,7 +727,7 @@ fn writer_of(input: Input<'_>) -> Result<bitlens::rdb::Writer, VisitError> {
         Input::Bytes(b) => return bitlens::rdb::peek_writer(b).map_err(VisitError::Rdb),
         Input::File(p) => p,
     };
-    let file = crate::source::open_input(path).map_err(VisitError::Io)?;
+    let file = bitlens::open::open_input(path).map_err(VisitError::Io)?;
     match bitlens_export::scan::peek_file(&bitlens_export::Source::new(path, file)) {
         Ok((format, aux)) => Ok(bitlens::rdb::Writer::new(format, &aux)),
         Err(bitlens_export::ScanError::Io(_, e)) => Err(VisitError::Io(e)),
@@ -780,7 +780,7 @@ fn scan_with(
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
-        threads: crate::source::load_threads(),
+        threads: bitlens::open::load_threads(),
         max_value_bytes: opts.max_value_bytes,
         ..Default::default()
     };
@@ -914,7 +914,7 @@ fn scan_with(
         Input::Bytes(b) => {
             bitlens::rdb::visit_rdb_progress(b, &load, &mut tick, visit).map_err(VisitError::Rdb)?
         }
-        Input::File(p) => crate::source::visit_file(p, &load, &mut tick, visit)?.0,
+        Input::File(p) => bitlens::open::visit_file(p, &load, &mut tick, visit)?.0,
     };
     if let Some(b) = &bar {
         b.finish_and_clear();

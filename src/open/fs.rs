@@ -1,26 +1,26 @@
-//! How the CLI reads a snapshot file: every input is opened through one check
-//! ([`open_input`]: a regular file only; a FIFO, socket or device is refused at once, never
-//! waited on or read without end). An RDB file (it starts with `REDIS` or `VALKEY`) is read
-//! in windows of [`FILE_CHUNK`] bytes per decoding thread through the core's chunked reader,
-//! never whole, so peak memory is one window plus the records being decoded (plus what the
-//! caller keeps). Of anything else the first 64 MiB are handed to the slice reader, whose
-//! error names what the bytes are. Values are bounded by `--max-value-bytes`
-//! ([`bitlens::rdb::LoadOptions::max_value_bytes`]).
+//! Snapshot files on a file system (the `fs` feature): every path any front end reads is
+//! opened through one check ([`open_input`]: a regular file only, or `/dev/null`; a FIFO,
+//! socket or device is refused at once, never waited on or read without end; a directory is
+//! an [`std::io::ErrorKind::IsADirectory`] error). An RDB file (it starts with `REDIS` or
+//! `VALKEY`) is read in windows of [`FILE_CHUNK`] bytes per decoding thread through the
+//! chunked reader, never whole, so peak memory is one window plus the records being decoded
+//! (plus what the caller keeps). Of anything else the first 64 MiB are handed to the slice
+//! reader, whose error names what the bytes are ([`wrong_kind`]). Values are bounded by
+//! [`crate::rdb::LoadOptions::max_value_bytes`].
 
-use bitlens::rdb::{self, Header, LoadOptions, Progress, RdbError, Record};
+use super::FILE_CHUNK;
+use crate::rdb::{self, Header, LoadOptions, Progress, RdbError, Record};
 use std::path::Path;
 
 /// Threads a snapshot is decoded on: the size of the current rayon pool, which `bitlens
 /// --threads N` sets for the whole process (default: every core). 1 decodes on the calling
 /// thread alone. Output is the same whatever the count ([`LoadOptions::threads`]).
 pub fn load_threads() -> usize {
-    rayon::current_num_threads()
+    #[cfg(not(target_arch = "wasm32"))]
+    return rayon::current_num_threads();
+    #[cfg(target_arch = "wasm32")]
+    1
 }
-
-/// Bytes an RDB file is read at a time per decoding thread (4 MiB). It was 8 MiB: the
-/// 336 MB bench file loads as fast with 4 (0.77-0.86 s on 2 threads, 0.98-1.24 s on one, both
-/// sizes in one run), and the key-heavy file's `query` peaks 8 MB lower on 2 threads.
-pub const FILE_CHUNK: usize = 4 << 20;
 
 /// Bytes an RDB file is read at a time: [`FILE_CHUNK`] per decoding thread, so that a window
 /// holds records for every thread ([`load_threads`]).
@@ -32,7 +32,7 @@ pub fn file_window() -> usize {
 /// ends read (snapshots, DUMP payloads, `--string` and `--roaring` files). Only a regular
 /// file (or `/dev/null`, an empty input) is opened: a directory, a FIFO or pipe (whose `open()` waits for a writer), a socket
 /// or a device (`/dev/zero` never ends) is refused at once with an
-/// [`std::io::ErrorKind::InvalidInput`] error saying so, judged from the path's metadata
+/// [`std::io::ErrorKind::InvalidInput`] error saying so ([`std::io::ErrorKind::IsADirectory`] for a directory), judged from the path's metadata
 /// before opening; the file is then opened non-blocking (on Unix) and its handle checked
 /// again, so that a FIFO swapped in between cannot block either. Errors: the path's own I/O
 /// error (missing, no permission), or that refusal.
@@ -49,13 +49,15 @@ fn regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
     if meta.is_file() || is_null_device(meta) {
         return Ok(());
     }
+    if meta.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "a directory, not a file",
+        ));
+    }
     Err(std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        if meta.is_dir() {
-            "a directory, not a file"
-        } else {
-            "not a regular file (a pipe, FIFO, socket or device): save it to a file first"
-        },
+        "not a regular file (a pipe, FIFO, socket or device): save it to a file first",
     ))
 }
 
@@ -202,18 +204,8 @@ impl std::fmt::Display for VisitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             VisitError::Io(e) => e.fmt(f),
-            VisitError::Rdb(e) => f.write_str(&rdb_error_text(e)),
+            VisitError::Rdb(e) => f.write_str(&super::CLI.error_text(e)),
         }
-    }
-}
-
-/// An [`RdbError`] in the CLI's words: the core's text, plus the option that skips the check
-/// when the CRC-64 trailer does not match.
-pub fn rdb_error_text(e: &RdbError) -> String {
-    match e.kind {
-        rdb::RdbErrorKind::Checksum => format!("{e}: --no-checksum"),
-        rdb::RdbErrorKind::TooLarge => format!("{e}; --max-value-bytes raises it"),
-        _ => e.to_string(),
     }
 }
 
@@ -245,6 +237,15 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?}: a number of bytes, e.g. 536870912, 512mb or 2gb"))
 }
 
+impl From<VisitError> for super::FileError {
+    fn from(e: VisitError) -> Self {
+        match e {
+            VisitError::Io(e) => super::FileError::Io(e),
+            VisitError::Rdb(e) => super::FileError::Rdb(e),
+        }
+    }
+}
+
 /// [`rdb::visit_rdb_progress`] over the file at `path` (see the module docs), with the file's
 /// size in bytes: `f` sees every key record in file order.
 pub fn visit_file<F>(
@@ -269,33 +270,11 @@ where
     }
 }
 
-/// Why [`load_file`] could not load a snapshot file.
-#[derive(Debug)]
-pub enum LoadError {
-    /// The file could not be opened or read.
-    Io(std::io::Error),
-    /// The file is not an RDB file ([`wrong_kind`]'s diagnosis: empty, a DUMP payload...).
-    WrongKind(String),
-    /// The snapshot is bad (offset, key and kind inside).
-    Rdb(RdbError),
-}
-
-impl std::fmt::Display for LoadError {
-    /// `cannot read FILE: …` / `cannot read snapshot FILE: …` without the path: the caller
-    /// names the file.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoadError::Io(e) => e.fmt(f),
-            LoadError::WrongKind(why) => f.write_str(why),
-            LoadError::Rdb(e) => f.write_str(&rdb_error_text(e)),
-        }
-    }
-}
-
 /// The whole snapshot in the file at `path` (see the module docs: an RDB file goes through
 /// the chunked reader in [`file_window`]s on the current pool, so peak memory is the decoded
 /// snapshot plus one window; anything else is read whole for [`wrong_kind`]'s diagnosis).
-pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<rdb::Snapshot, LoadError> {
+pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<rdb::Snapshot, super::FileError> {
+    use super::FileError as LoadError;
     match open_snapshot(path).map_err(LoadError::Io)? {
         Opened::Rdb(mut file) => {
             rdb::load_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()))
@@ -307,82 +286,12 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<rdb::Snapshot, LoadE
 
 /// The bytes of a file [`open_snapshot`] did not recognise, for the reader's own error, or
 /// [`wrong_kind`]'s diagnosis of them.
-fn diagnosed(bytes: Vec<u8>) -> Result<Vec<u8>, LoadError> {
+fn diagnosed(bytes: Vec<u8>) -> Result<Vec<u8>, super::FileError> {
+    use super::FileError as LoadError;
     match wrong_kind(&bytes, "--rdb") {
         Some(why) => Err(LoadError::WrongKind(why)),
         None => Ok(bytes),
     }
-}
-
-/// Reads the file at `path` into `b` as its next file (as [`load_file`] reads it).
-fn add_file(b: &mut rdb::UnionBuilder, path: &Path, opts: &LoadOptions) -> Result<(), LoadError> {
-    b.start_file();
-    let visited = match open_snapshot(path).map_err(LoadError::Io)? {
-        Opened::Rdb(mut file) => {
-            rdb::visit_rdb_chunked(&mut file, file_window(), opts, &mut |_, _| Ok(()), |r| {
-                b.add(r)
-            })
-        }
-        Opened::Other(bytes) => rdb::visit_rdb(&diagnosed(bytes)?, opts, |r| b.add(r)),
-    };
-    b.finish_file(visited).map_err(LoadError::Rdb)
-}
-
-/// Why [`load_union`] could not build one snapshot of several files.
-#[derive(Debug)]
-pub enum UnionError {
-    /// The file at this index (in the order given) could not be loaded; the first such file.
-    File(usize, LoadError),
-    /// A key is in two files under [`rdb::OnDuplicate::Error`] (indices in the order given).
-    Duplicate(rdb::DuplicateKey),
-}
-
-/// The files at `paths` as one snapshot ([`rdb::union`] in the order given, `on` deciding a
-/// key found in two files), read one after the other into one keyspace per database
-/// ([`rdb::UnionBuilder`]: each key hashed and inserted once, each file decoded on the
-/// current pool). The error reported is the first file's in the order given; a key in two
-/// files is reported once every file is read.
-pub fn load_union(
-    paths: &[std::path::PathBuf],
-    opts: &LoadOptions,
-    on: rdb::OnDuplicate,
-) -> Result<rdb::Snapshot, UnionError> {
-    let mut b = rdb::UnionBuilder::new(on);
-    if opts.patterns.is_empty() && !opts.skip_values {
-        for (db, keys) in union_size(paths) {
-            if opts.db.is_none_or(|d| d == db) {
-                b.reserve(db, keys);
-            }
-        }
-    }
-    for (i, p) in paths.iter().enumerate() {
-        add_file(&mut b, p, opts).map_err(|e| UnionError::File(i, e))?;
-    }
-    b.finish().map_err(UnionError::Duplicate)
-}
-
-/// Per database, the sum of the RESIZEDB counts the files at `paths` start with
-/// ([`rdb::peek_db_size`] of each file's first 64 KiB; a file that cannot be read adds
-/// nothing here, its error comes when it is read).
-fn union_size(paths: &[std::path::PathBuf]) -> std::collections::BTreeMap<u64, u64> {
-    use std::io::Read;
-    let mut sizes = std::collections::BTreeMap::new();
-    for p in paths {
-        // (A FIFO or device is refused here, never opened: its error comes when it is read.)
-        let Ok(f) = open_input(p) else {
-            continue;
-        };
-        let len = f.metadata().map_or(0, |m| m.len());
-        let mut start = Vec::new();
-        if f.take(64 << 10).read_to_end(&mut start).is_err() {
-            continue;
-        }
-        if let Some((db, keys)) = rdb::peek_db_size(&start, len) {
-            let n: &mut u64 = sizes.entry(db).or_default();
-            *n = n.saturating_add(keys);
-        }
-    }
-    sizes
 }
 
 /// `key K of database D is in both A and B` (` (N copies of keys repeat an earlier file's)`,
@@ -397,21 +306,10 @@ pub fn describe_duplicate(d: &rdb::DuplicateKey, paths: &[std::path::PathBuf]) -
     }
 }
 
-/// A path for a message: escaped as key names are ([`bitlens::escape::display`]), so that a
+/// A path for a message: escaped as key names are ([`crate::escape::display`]), so that a
 /// control byte in a file name cannot reach the terminal.
 pub fn path_display(p: &Path) -> String {
-    bitlens::escape::display(p.as_os_str().as_encoded_bytes())
-}
-
-/// Parses `--on-duplicate error|first|last` (what a command given several files does with a
-/// key held by two of them).
-pub fn parse_on_duplicate(s: &str) -> Result<rdb::OnDuplicate, String> {
-    match s {
-        "error" => Ok(rdb::OnDuplicate::Error),
-        "first" => Ok(rdb::OnDuplicate::First),
-        "last" => Ok(rdb::OnDuplicate::Last),
-        _ => Err(format!("expected error, first or last, got {s:?}")),
-    }
+    crate::escape::display(p.as_os_str().as_encoded_bytes())
 }
 
 /// `f(i, path)` for every file of `paths`, at most [`load_threads`] files at once (each
@@ -476,71 +374,6 @@ pub fn per_file_at_most<T: Send, E: Send>(
     Ok(out)
 }
 
-/// [`visit_file`] over the files at `paths` as one keyspace (the union [`load_union`]
-/// builds, `on` deciding a key found in two files), in bounded memory: `f` sees the records
-/// that count, file by file in the order given, each file in file order; an entry another
-/// file's replaces is skipped.
-///
-/// Repeated keys are found first, from passes over key names only
-/// ([`LoadOptions::skip_values`], [`crate::overlap`]): one per file, at most [`load_threads`]
-/// files at once, and two more only when files share hash slots. So a key in two files
-/// under [`rdb::OnDuplicate::Error`], or a file that cannot be framed, is reported before `f`
-/// sees any record; a corrupt value is reported when its file's turn comes.
-pub fn visit_files<F>(
-    paths: &[std::path::PathBuf],
-    opts: &LoadOptions,
-    on: rdb::OnDuplicate,
-    mut f: F,
-) -> Result<(), UnionError>
-where
-    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
-{
-    let names = LoadOptions {
-        skip_values: true,
-        ..opts.clone()
-    };
-    let visit_err = |i: usize, e: VisitError| {
-        UnionError::File(
-            i,
-            match e {
-                VisitError::Io(e) => LoadError::Io(e),
-                VisitError::Rdb(e) => LoadError::Rdb(e),
-            },
-        )
-    };
-    let keys = |i: usize, each: &mut dyn FnMut(u64, &[u8])| {
-        visit_file(&paths[i], &names, &mut |_, _| Ok(()), |r| {
-            each(r.db, &r.key);
-            Ok(())
-        })
-        .map(|_| ())
-        .map_err(|e| {
-            // The error a one-file read gives: the first in file order with the values
-            // decoded (a names-only pass meets a damaged value only later, at the checksum).
-            let full = visit_file(&paths[i], opts, &mut |_, _| Ok(()), |_| Ok(()));
-            visit_err(i, full.err().unwrap_or(e))
-        })
-    };
-    let slots = per_file(paths, |i, _| {
-        let mut set = crate::overlap::SlotSet::default();
-        keys(i, &mut |_, k| set.insert_key(k)).map(|_| set)
-    })
-    .map_err(|(_, e)| e)?;
-    let holders = crate::overlap::duplicates(&slots, keys)?;
-    let shadowed =
-        crate::overlap::decide(holders, paths.len(), on).map_err(UnionError::Duplicate)?;
-    for (i, p) in paths.iter().enumerate() {
-        visit_file(p, opts, &mut |_, _| Ok(()), |r| {
-            if shadowed.contains(i, r.db, &r.key) {
-                return Ok(());
-            }
-            f(r)
-        })
-        .map_err(|e| visit_err(i, e))?;
-    }
-    Ok(())
-}
-
 /// Whether `a` and `b` name one file (the same device and inode: a path given twice, a
 /// symbolic or hard link); false when either cannot be read.
 pub fn same_file(a: &Path, b: &Path) -> bool {
@@ -592,29 +425,12 @@ pub fn mixed_writers(paths: &[std::path::PathBuf]) -> Option<String> {
             let mut head = Vec::new();
             open_input(p)
                 .ok()?
-                .take(64 << 10)
+                .take(super::HEAD_BYTES as u64)
                 .read_to_end(&mut head)
                 .ok()?;
             rdb::identify(&head).writer.map(|w| w.describe())
         })
         .collect::<Option<Vec<String>>>()?;
-    // Each distinct writer, in the order first met: its first file and how many more.
-    let mut groups: Vec<(&str, usize, usize)> = Vec::new();
-    for (i, w) in writers.iter().enumerate() {
-        match groups.iter_mut().find(|g| g.0 == w) {
-            Some(g) => g.2 += 1,
-            None => groups.push((w, i, 0)),
-        }
-    }
-    if groups.len() < 2 {
-        return None;
-    }
-    let each: Vec<String> = groups
-        .iter()
-        .map(|&(w, i, more)| match more {
-            0 => format!("{w} ({})", path_display(&paths[i])),
-            n => format!("{w} ({} and {n} more)", path_display(&paths[i])),
-        })
-        .collect();
-    Some(format!("the files' writers differ: {}", each.join(", ")))
+    let named: Vec<(String, String)> = paths.iter().map(|p| path_display(p)).zip(writers).collect();
+    super::mixed_writers_of(&named)
 }
