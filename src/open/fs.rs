@@ -237,6 +237,20 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?}: a number of bytes, e.g. 536870912, 512mb or 2gb"))
 }
 
+impl VisitError {
+    /// A [`super::FileError`] as a visit's error (a file of the wrong kind is the reader's
+    /// [`rdb::RdbErrorKind::UnsupportedVersion`] at offset 0, as visiting it reports).
+    pub fn from_file(e: super::FileError) -> VisitError {
+        match e {
+            super::FileError::Io(e) => VisitError::Io(e),
+            super::FileError::Rdb(e) => VisitError::Rdb(e),
+            super::FileError::WrongKind(why) => {
+                VisitError::Rdb(RdbError::new(rdb::RdbErrorKind::UnsupportedVersion, 0, why))
+            }
+        }
+    }
+}
+
 impl From<VisitError> for super::FileError {
     fn from(e: VisitError) -> Self {
         match e {

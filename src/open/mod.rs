@@ -256,6 +256,35 @@ fn head(src: &mut Source<'_>) -> Option<(Vec<u8>, u64)> {
     }
 }
 
+/// The format and aux fields at the start of `src` ([`rdb::peek_aux`] of its first MiB, or of
+/// its first 64 MiB when its aux fields run past that): the writer, and so the memory model,
+/// known before any key is read. Errors: the source's read error ([`FileError::Io`]) or the
+/// reader's error on the start ([`FileError::Rdb`]).
+pub fn peek_header(src: &mut dyn ChunkSource) -> Result<(rdb::Format, rdb::AuxFields), FileError> {
+    let size = src.len();
+    let mut last = None;
+    for head_len in [1u64 << 20, 64 << 20] {
+        let mut head = vec![0u8; head_len.min(size) as usize];
+        let mut got = 0;
+        while got < head.len() {
+            match src
+                .read_at(got as u64, &mut head[got..])
+                .map_err(FileError::Io)?
+            {
+                0 => break,
+                n => got += n,
+            }
+        }
+        head.truncate(got);
+        match rdb::peek_aux(&head) {
+            Ok(w) => return Ok(w),
+            Err(e) if size > head_len => last = Some(e),
+            Err(e) => return Err(FileError::Rdb(e)),
+        }
+    }
+    Err(FileError::Rdb(last.expect("a failed peek")))
+}
+
 /// `the files' writers differ: W1 (A and N more), W2 (B)` when `writers` (per file, its name
 /// and its writer's [`rdb::Writer::describe`]) are not all one, each writer with the first
 /// file it wrote and how many more; `None` when they agree.

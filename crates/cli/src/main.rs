@@ -176,6 +176,23 @@ pub(crate) fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, Exi
     })
 }
 
+/// A progress bar on stderr per pass over a file (bytes read, MB/s, ETA), cleared at its end.
+fn progress_bar() -> bitlens_cli::inspect::Progress {
+    bitlens_cli::inspect::Progress(std::sync::Arc::new(|size| {
+        let bar = indicatif::ProgressBar::new(size);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Box::new(move |done| match done {
+            Some(d) => bar.set_position(d),
+            None => bar.finish_and_clear(),
+        })
+    }))
+}
+
 /// `bitlens inspect` arguments.
 #[derive(Args, Debug)]
 struct InspectArgs {
@@ -323,7 +340,8 @@ fn parse_type_name(s: &str) -> Result<String, String> {
 }
 
 fn inspect(args: InspectArgs) -> ExitCode {
-    use bitlens_cli::inspect::{render, report_from, Filter, Input, Options};
+    use bitlens_cli::inspect::render::{self, TextReport as _};
+    use bitlens_cli::inspect::{report_from, Filter, Input, Options};
     for f in &args.files {
         if let Err(code) = refuse_non_rdb(f) {
             return code;
@@ -381,7 +399,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         max_value_bytes: args.limit.max_value_bytes,
         spill_budget: bitlens_cli::inspect::spill::DEFAULT_BUDGET,
         prefix_cap: bitlens_views::report::PREFIX_TALLY_CAP,
-        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()).then(progress_bar),
         filter: Filter {
             db: args.db,
             types: args.types,
@@ -396,12 +414,12 @@ fn inspect(args: InspectArgs) -> ExitCode {
             eprintln!("bitlens: --series compares two or more snapshots of one instance; one file is `bitlens inspect FILE`");
             return ExitCode::from(2);
         }
-        let s = match bitlens_cli::inspect::series::series(&args.files, &opts) {
+        let s = match bitlens_views::inspect::series::series(&args.files, &opts) {
             Ok(s) => s,
             Err(e) => return files_error(&args.files, e),
         };
         let out = if args.csv {
-            match s.to_csv() {
+            match bitlens_cli::inspect::series::series_csv(&s) {
                 Ok(b) => b,
                 Err(e) => {
                     eprintln!("bitlens: --csv: {e}");
@@ -411,7 +429,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         } else if args.json {
             format!("{}\n", s.to_json()).into_bytes()
         } else {
-            s.to_text().into_bytes()
+            bitlens_cli::inspect::series::series_text(&s).into_bytes()
         };
         return write_stdout(&out);
     }

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
+use bitlens_cli::inspect::render::TextReport as _;
 use bitlens_cli::inspect::{patterns, report, Options};
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use common::*;

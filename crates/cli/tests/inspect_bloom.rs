@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use bitlens::probabilistic::Figure;
 use bitlens::Reply;
+use bitlens_cli::inspect::render::TextReport as _;
 use bitlens_cli::inspect::{report, FilterRow, Options};
 use bitlens_difftest::{query, RedisServer};
 

@@ -18,6 +18,8 @@
 #![warn(missing_docs)]
 
 pub mod classify;
+#[cfg(feature = "fs")]
+pub mod inspect;
 pub mod keydetail;
 pub mod keypage;
 pub mod memory;

@@ -1090,7 +1090,7 @@ pub fn key_ledger(
 /// [`Ledger`]s summed over keys: value bytes now and as each other form. A form that does not
 /// apply to a key (a bitmap as a bitmap, an id set as a Set, a non-BITFIELD key as a Hash)
 /// counts that key as it is, so that every column prices all the keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct LedgerSum {
     /// Keys priced.
     pub keys: u64,

@@ -10,9 +10,15 @@ use std::fmt::Write as _;
 use bitlens::escape;
 use bitlens::probabilistic::{Figure, Summary};
 use bitlens_views::memory::Allocator;
-use serde_json::{json, Value as Json};
 
-use super::{FilterRow, KeyRow, Report, DIST_BUCKETS};
+use super::{KeyRow, Report, DIST_BUCKETS};
+pub use bitlens_views::inspect::json::{filter_json, key_json, name_json, path_json};
+
+/// Text rendering of a report (the CLI's; the document is the views crate's).
+pub trait TextReport {
+    /// Plain text for people (see the module docs).
+    fn to_text(&self) -> String;
+}
 
 /// Widest name column, in characters.
 pub const NAME_WIDTH: usize = 48;
@@ -78,11 +84,6 @@ pub fn path_width<'a>(paths: impl Iterator<Item = &'a std::path::Path>) -> usize
         .clamp(4, NAME_WIDTH)
 }
 
-/// A file's path as JSON: a string when valid UTF-8, else `{"hex": "…"}` (as names).
-pub fn path_json(p: &std::path::Path) -> Json {
-    name_json(p.as_os_str().as_encoded_bytes())
-}
-
 /// A name for a text column: escaped, then capped.
 pub(super) fn name(bytes: &[u8]) -> String {
     cap(&escape::display(bytes), NAME_WIDTH)
@@ -101,14 +102,6 @@ pub fn human(bytes: u64) -> String {
         u += 1;
     }
     format!("{v:.1} {}", UNITS[u])
-}
-
-/// A name as JSON: a string when valid UTF-8, else `{"hex": "…"}`.
-pub fn name_json(bytes: &[u8]) -> Json {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Json::String(s.to_string()),
-        Err(_) => json!({"hex": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()}),
-    }
 }
 
 fn allocator_name(a: Allocator) -> &'static str {
@@ -145,9 +138,8 @@ fn ttl_text(row: &KeyRow, clock_ms: i64) -> String {
     }
 }
 
-impl Report {
-    /// Plain text for people (see the module docs).
-    pub fn to_text(&self) -> String {
+impl TextReport for Report {
+    fn to_text(&self) -> String {
         let mut out = String::new();
         let w = &self.writer;
         let ver = match w.valkey_ver.as_deref().or(w.redis_ver.as_deref()) {
@@ -423,157 +415,6 @@ impl Report {
         }
         out
     }
-
-    /// The report as one JSON document: `{"version", "writer", "aux", "stored_checksum",
-    /// "checksum_verified", "file_bytes", "profile": {"name", "server", "writer"}, "clock_ms",
-    /// "file_keys", "file_databases" (key records in the file, before filters), "filtered",
-    /// "expired": {"keys", "memory"} (already expired at the clock),
-    /// "allocator" (`jemalloc`, `jemalloc16`, `libc`), "allocator_source" (`given`,
-    /// `inferred` from the file's used-mem, `assumed`, `undecided`: the file cannot tell its
-    /// candidates apart, and "allocator" is the one whose figures are shown),
-    /// "allocator_reason" (which, why, and what evidence decided), "allocator_candidates"
-    /// (every allocator the figures may be priced with, "allocator" first),
-    /// "memory_range" (`{"min", "max"}`: the file's keys' summed MEMORY USAGE over the
-    /// candidates, bytes; `null` when decided or not priced),
-    /// "keys", "memory", "databases": [{"db", "keys", "expires", "memory",
-    /// "groups": [{"pattern", "types", "encodings", "count", "memory", "value_len",
-    /// "with_expiry", "expiry_min_ms", "expiry_max_ms", "examples", "bitmap"?, "hll"?,
-    /// "geo"?}]}], "by_type": [{"name", "keys", "memory"}], "top": [key], "prefixes":
-    /// [{"depth", "prefix", "keys", "memory"}], "ttl": [{"name", "keys", "memory"}],
-    /// "expiring": {"days", "keys", "memory", "per_day": [{"until_ms", "keys", "memory"}]}
-    /// (keys expiring within `days` of the clock, one entry per 24 h, see
-    /// [`bitlens_views::report::expiring`]),
-    /// "distributions": {type: {bucket: keys}}, "probabilistic": [filter] (see
-    /// [`filter_json`]), "slots": [{"slot", "keys", "memory"}] | null}`,
-    /// every name as [`name_json`], memory in bytes.
-    pub fn to_json(&self) -> Json {
-        let tally = |t: &super::Tally| json!({"name": name_json(&t.name), "keys": t.keys, "memory": t.memory});
-        let dbs: Vec<Json> = self
-            .databases
-            .iter()
-            .map(|d| {
-                let groups: Vec<Json> = d
-                    .groups
-                    .iter()
-                    .map(|g| {
-                        let mut o = json!({
-                            "pattern": name_json(&g.pattern),
-                            "types": g.types.iter().map(|(t, n)| (t.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
-                            "encodings": g.encodings.iter().map(|(t, n)| (t.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
-                            "count": g.count,
-                            "memory": g.memory,
-                            "value_len": g.len,
-                            "with_expiry": g.with_expiry,
-                            "expiry_min_ms": g.expiry_range_ms.map(|r| r.0),
-                            "expiry_max_ms": g.expiry_range_ms.map(|r| r.1),
-                            "examples": g.examples.iter().map(|e| name_json(e)).collect::<Vec<_>>(),
-                        });
-                        if let Some(b) = &g.bitmap {
-                            o["bitmap"] = json!({"keys": b.keys, "set_bits": b.set_bits, "bits": b.bits});
-                        }
-                        if let Some(h) = &g.hll {
-                            o["hll"] = json!({"dense": h.dense, "sparse": h.sparse, "invalid": h.invalid,
-                                "pfcount_min": h.cardinality_range.map(|r| r.0),
-                                "pfcount_max": h.cardinality_range.map(|r| r.1),
-                                "pfcount_sum": h.cardinality_sum});
-                        }
-                        if let Some(geo) = &g.geo {
-                            o["geo"] = json!({"members": geo.members, "bbox": geo.bbox});
-                        }
-                        if let Some(l) = &g.ledger {
-                            o["ledger"] = json!({"keys": l.keys, "members": l.members, "current": l.current,
-                                "as_set": l.as_set, "as_bitmap": l.as_bitmap, "as_roaring": l.as_roaring, "as_hash": l.as_hash});
-                        }
-                        o
-                    })
-                    .collect();
-                json!({"db": d.db, "keys": d.keys, "expires": d.expires, "memory": d.memory, "groups": groups})
-            })
-            .collect();
-        let dist: serde_json::Map<String, Json> = self
-            .distributions
-            .iter()
-            .map(|d| {
-                let b: serde_json::Map<String, Json> = DIST_BUCKETS
-                    .iter()
-                    .zip(&d.counts)
-                    .map(|((_, l), c)| (l.to_string(), json!(c)))
-                    .collect();
-                (d.type_name.clone(), Json::Object(b))
-            })
-            .collect();
-        let mut doc = json!({
-            "version": self.version,
-            "writer": {
-                "family": self.writer.format.family.name(),
-                "server": self.writer.server(),
-                "redis_ver": self.writer.redis_ver,
-                "valkey_ver": self.writer.valkey_ver,
-                "description": self.writer.describe(),
-            },
-            "module_aux": self.module_aux,
-            "aux": self.aux.iter().map(|(k, v)| json!([name_json(k), name_json(v)])).collect::<Vec<_>>(),
-            "stored_checksum": format!("{:016x}", self.stored_checksum),
-            "checksum_verified": self.checksum_verified,
-            "file_bytes": self.file_bytes,
-            "profile": {"name": self.profile.name, "server": self.profile.display_name(), "writer": self.profile_is_writer},
-            "clock_ms": self.clock_ms,
-            "expired": {"keys": self.ttl[1].keys, "memory": self.ttl[1].memory},
-            "allocator": self.allocator.name(),
-            "allocator_source": self.allocator_choice.source.name(),
-            "allocator_reason": self.allocator_choice.reason,
-            "allocator_candidates": self.allocator_choice.candidates().iter().map(|a| a.name()).collect::<Vec<_>>(),
-            "memory_range": memory_range_json(&self.allocator_choice),
-            "file_keys": self.file_keys,
-            "file_databases": self.file_databases,
-            "filtered": self.filtered,
-            "keys": self.keys,
-            "memory": self.memory,
-            "databases": dbs,
-            "by_type": self.by_type.iter().map(tally).collect::<Vec<_>>(),
-            "top": self.top.iter().map(key_json).collect::<Vec<_>>(),
-            "prefixes": self.prefixes.iter().map(|p| json!({"depth": p.depth, "prefix": name_json(&p.prefix), "keys": p.keys, "memory": p.memory})).collect::<Vec<_>>(),
-            "ttl": self.ttl.iter().map(tally).collect::<Vec<_>>(),
-            "expiring": {
-                "days": self.expiring.days,
-                "keys": self.expiring.keys,
-                "memory": self.expiring.memory,
-                "per_day": self.expiring.per_day.iter().map(|d| json!({"until_ms": d.until_ms, "keys": d.keys, "memory": d.memory})).collect::<Vec<_>>(),
-            },
-            "distributions": dist,
-            "probabilistic": self.filters.iter().map(filter_json).collect::<Vec<_>>(),
-            "slots": self.slots.as_ref().map(|s| s.iter().map(|t| json!({"slot": String::from_utf8_lossy(&t.name).parse::<u16>().unwrap_or(0), "keys": t.keys, "memory": t.memory})).collect::<Vec<_>>()),
-        });
-        if !self.files.is_empty() {
-            doc["files"] = self.files.iter().map(file_json).collect();
-        }
-        doc
-    }
-}
-
-/// One file of a report over several files (`files` of the JSON document).
-fn file_json(f: &super::FileRow) -> Json {
-    json!({
-        "path": path_json(&f.path),
-        "checksum_verified": f.checksum.is_some(),
-        "writer": {
-            "family": f.writer.format.family.name(),
-            "server": f.writer.server(),
-            "redis_ver": f.writer.redis_ver,
-            "valkey_ver": f.writer.valkey_ver,
-        },
-        "file_bytes": f.file_bytes,
-        "file_keys": f.file_keys,
-        "keys": f.keys,
-        "memory": f.memory,
-        "expires": f.expires,
-        "slot_min": f.slot_range.map(|r| r.0),
-        "slot_max": f.slot_range.map(|r| r.1),
-        "slots_used": f.slots_used,
-        "allocator": f.allocator.allocator.name(),
-        "allocator_reason": f.allocator.reason,
-        "shadowed": f.shadowed,
-    })
 }
 
 /// `text` broken at spaces into lines of at most [`WRAP`] characters, the later ones indented
@@ -623,16 +464,6 @@ fn undecided_line(c: &bitlens_views::memory::AllocatorChoice) -> Option<String> 
         "MEMORY RANGE: undecided between {names}{range}; the figures below are {}'s (--allocator names the build)",
         c.allocator.name()
     ))
-}
-
-/// `{"min", "max"}` of an undecided choice's [`AllocatorChoice::usage_range`], else null.
-fn memory_range_json(c: &bitlens_views::memory::AllocatorChoice) -> serde_json::Value {
-    match (c.source, c.usage_range()) {
-        (bitlens_views::memory::AllocatorSource::Undecided, Some((lo, hi))) => {
-            json!({"min": lo, "max": hi})
-        }
-        _ => serde_json::Value::Null,
-    }
 }
 
 /// The FILES table of a report over several files: one row per file, in the order given.
@@ -749,38 +580,6 @@ fn filter_columns(s: &Summary) -> FilterColumns {
         fill_ratio: real(f.get("fill_ratio")),
         details: f.details,
     }
-}
-
-/// One RedisBloom value as JSON: `{"db", "key", "type", "memory", "kind"` (`bloom`, `cuckoo`,
-/// `cms`, `topk`, `tdigest`, `raw`) and the [`bitlens::probabilistic::Figures`] fields by
-/// their names: bloom `capacity, items, error_rate, size_bytes, filters, fill_ratio,
-/// expansion` (null when nonscaling); cuckoo `buckets, filters, bucket_size, items, deletes, size_bytes, fill_ratio, expansion,
-/// max_iterations`; cms `width, depth, count, size_bytes`; topk `k, width, depth, decay,
-/// listed, size_bytes`; tdigest `compression, centroids, observations, min, max` (null when
-/// empty), `size_bytes`; raw `fields``}`.
-pub fn filter_json(f: &FilterRow) -> Json {
-    let figures = f.summary.figures();
-    let mut j = json!({"kind": figures.kind});
-    for (name, figure) in figures.fields {
-        j[name] = match figure {
-            Figure::Count(n) => json!(n),
-            Figure::Signed(n) => json!(n),
-            Figure::Real(x) => json!(x),
-            Figure::Absent => Json::Null,
-        };
-    }
-    j["db"] = json!(f.db);
-    j["key"] = name_json(&f.key);
-    j["type"] = json!(f.type_name);
-    j["memory"] = json!(f.memory);
-    j
-}
-
-/// One key as JSON: `{"db", "key", "type", "encoding", "memory", "value_len", "largest",
-/// "expire_at_ms"}`.
-pub fn key_json(r: &KeyRow) -> Json {
-    json!({"db": r.db, "key": name_json(&r.key), "type": r.type_name, "encoding": r.encoding,
-        "memory": r.memory, "value_len": r.len, "largest": r.largest, "expire_at_ms": r.expire_at_ms})
 }
 
 fn details(g: &super::Group) -> String {

@@ -18,12 +18,12 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::memory::AllocatorChoice;
 use bitlens::dialect::Profile;
 use bitlens::rdb::{DuplicateKey, OnDuplicate};
-use bitlens_views::memory::AllocatorChoice;
 
-pub(super) use bitlens_views::overlap::Shadowed;
-use bitlens_views::overlap::{self, SlotSet};
+pub(super) use crate::overlap::Shadowed;
+use crate::overlap::{self, SlotSet};
 
 use super::spill::{self, KeyStats};
 use super::{scan, Input, KeyRow, Options, Report, Scan, VisitError};
@@ -43,11 +43,14 @@ pub struct FileRow {
     pub file_keys: u64,
     /// Keys counted, their estimated memory (bytes) and how many have an expiry.
     pub keys: u64,
+    /// Memory of its keys counted (after filters and duplicates), bytes.
     pub memory: u64,
+    /// Its keys counted with an expiry.
     pub expires: u64,
     /// The smallest and largest hash slot (CRC16 of the key or its `{tag}`, mod 16384) of
     /// the keys counted, and how many distinct slots they occupy; `None` without keys.
     pub slot_range: Option<(u16, u16)>,
+    /// Distinct cluster hash slots its keys use.
     pub slots_used: u32,
     /// The allocator its memory is estimated for, and why.
     pub allocator: AllocatorChoice,
@@ -101,7 +104,7 @@ pub(super) fn scan_all(paths: &[PathBuf], opts: &Options) -> Result<Vec<Scan>, F
     let n = paths.len().max(1);
     let per_file = Options {
         spill_budget: (opts.spill_budget / n).max(opts.spill_budget.min(1 << 20)),
-        progress: false,
+        progress: None,
         // Every key by name: its duplicates are found before `--type`/`--min-bytes` choose.
         filter: if n > 1 {
             opts.filter.by_name()

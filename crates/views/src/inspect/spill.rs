@@ -21,7 +21,9 @@ pub const DEFAULT_BUDGET: usize = 16 << 20;
 /// The HLL figure of one key.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HllKind {
+    /// A valid dense HLL and its PFCOUNT.
     Dense(u64),
+    /// A valid sparse HLL and its PFCOUNT.
     Sparse(u64),
     /// A `HYLL` string PFCOUNT rejects.
     Invalid,
@@ -31,8 +33,11 @@ pub enum HllKind {
 /// count, and the bounding box (min lon, min lat, max lon, max lat).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ZsetStats {
+    /// Every member is a GEO position.
     pub geo: bool,
+    /// Members.
     pub members: u64,
+    /// Bounding box (min lon, min lat, max lon, max lat), degrees; `None` for no member.
     pub bbox: Option<[f64; 4]>,
 }
 
@@ -41,8 +46,11 @@ pub struct ZsetStats {
 pub struct KeyStats {
     /// A bitmap string's figures (`keys` 1), else all 0.
     pub bitmap: BitmapStats,
+    /// A HyperLogLog's figure.
     pub hll: Option<HllKind>,
+    /// A sorted set's figures.
     pub zset: Option<ZsetStats>,
+    /// The ledger of a bitmap, integer-id set or BITFIELD state key (with `--ledger`).
     pub ledger: Option<LedgerSum>,
 }
 
@@ -358,7 +366,7 @@ pub fn empty_row() -> KeyRow {
 /// partition at a time: a level of millions of distinct prefixes (`user:{id}:`) costs one
 /// pass over the rows, not one per partition, in memory bounded by the largest partition.
 ///
-/// [`PrefixTree::partition_of`]: bitlens_views::report::PrefixTree::partition_of
+/// [`PrefixTree::partition_of`]: crate::report::PrefixTree::partition_of
 pub struct PrefixPartitions {
     parts: Vec<BufWriter<SpooledTempFile>>,
     buf: Vec<u8>,
@@ -382,7 +390,7 @@ impl PrefixPartitions {
 
     /// Appends `keys` keys of `mem` bytes in all under `prefix` to its partition.
     pub fn push(&mut self, prefix: &[u8], keys: u64, mem: u64) -> std::io::Result<()> {
-        let i = bitlens_views::report::PrefixTree::partition_of(prefix, self.parts.len() as u64);
+        let i = crate::report::PrefixTree::partition_of(prefix, self.parts.len() as u64);
         let b = &mut self.buf;
         b.clear();
         put(b, prefix.len() as u64);
