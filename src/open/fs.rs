@@ -411,17 +411,25 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// first|last`), where every key of such a file repeats; `None` when every path names its own
 /// file.
 pub fn repeated_file(paths: &[std::path::PathBuf]) -> Option<String> {
+    let (i, j) = repeated_pair(paths)?;
+    let (a, b) = (&paths[i], &paths[j]);
+    Some(if a == b {
+        format!("{} is given twice", path_display(a))
+    } else {
+        format!(
+            "{} and {} are the same file",
+            path_display(a),
+            path_display(b)
+        )
+    })
+}
+
+/// The first pair of indices `(i, j)`, `i < j`, of `paths` naming one file ([`same_file`]),
+/// by the later index; `None` when every path names its own file.
+pub fn repeated_pair(paths: &[std::path::PathBuf]) -> Option<(usize, usize)> {
     for (j, b) in paths.iter().enumerate().skip(1) {
-        if let Some(a) = paths[..j].iter().find(|a| same_file(a, b)) {
-            return Some(if a == b {
-                format!("{} is given twice", path_display(a))
-            } else {
-                format!(
-                    "{} and {} are the same file",
-                    path_display(a),
-                    path_display(b)
-                )
-            });
+        if let Some(i) = paths[..j].iter().position(|a| same_file(a, b)) {
+            return Some((i, j));
         }
     }
     None

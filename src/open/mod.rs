@@ -174,16 +174,16 @@ pub enum FileError {
 }
 
 impl FileError {
-    /// The error kind front ends report, as [`rdb::RdbErrorKind`]'s name where the file's
-    /// bytes are at fault: an empty file is [`rdb::RdbErrorKind::Truncated`] (at offset 0),
-    /// another non-RDB file [`rdb::RdbErrorKind::UnsupportedVersion`], as the reader itself
-    /// says of them; an unreadable file `Io`.
-    pub fn kind(&self) -> &'static str {
+    /// The kind of the file's fault: the reader's; for a file that is not an RDB file, what
+    /// the reader itself says of it: [`rdb::RdbErrorKind::Truncated`] (at offset 0) for an
+    /// empty file, [`rdb::RdbErrorKind::UnsupportedVersion`] for another; `None` for a file
+    /// that could not be read.
+    pub fn kind(&self) -> Option<rdb::RdbErrorKind> {
         match self {
-            FileError::Io(_) => "Io",
-            FileError::WrongKind(w) if w == EMPTY => "Truncated",
-            FileError::WrongKind(_) => "UnsupportedVersion",
-            FileError::Rdb(e) => e.kind.name(),
+            FileError::Io(_) => None,
+            FileError::WrongKind(w) if w == EMPTY => Some(rdb::RdbErrorKind::Truncated),
+            FileError::WrongKind(_) => Some(rdb::RdbErrorKind::UnsupportedVersion),
+            FileError::Rdb(e) => Some(e.kind),
         }
     }
 
@@ -546,13 +546,13 @@ mod tests {
         };
         assert_eq!(
             (e.kind(), e.offset(), e.to_string()),
-            ("Truncated", Some(0), EMPTY.into())
+            (Some(rdb::RdbErrorKind::Truncated), Some(0), EMPTY.into())
         );
         let mut nothing: &[u8] = b"";
         let Err(OpenError::File(0, e)) = spec.open(&mut [Source::Chunks(&mut nothing)]) else {
             panic!()
         };
-        assert_eq!(e.kind(), "Truncated");
+        assert_eq!(e.kind(), Some(rdb::RdbErrorKind::Truncated));
     }
 
     #[test]

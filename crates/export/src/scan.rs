@@ -159,35 +159,15 @@ pub struct Partition {
     pub values: PartitionValues,
 }
 
-/// The start of `src`'s file, where the header and the aux fields are: 1 MiB, or 64 MiB when
-/// its aux fields run past that. Errors: the file's I/O error, or the core's header error
+/// The start of `src`'s file, where the header and the aux fields are
+/// ([`bitlens::open::peek_header`]: 1 MiB, or 64 MiB when its aux fields run past that). Errors: the file's I/O error, or the core's header error
 /// ([`bitlens::rdb::peek_aux`]: not an RDB file, unknown version, truncated).
 pub fn peek_file(src: &Source) -> Result<(Format, AuxFields), ScanError> {
-    use bitlens::rdb::ChunkSource as _;
-    let io = |e| ScanError::Io(src.path.clone(), e);
-    let mut at = At::new(&src.file).map_err(io)?;
-    let size = at.len;
-    let mut last = None;
-    for head_len in [1u64 << 20, 64 << 20] {
-        let mut head = vec![0u8; head_len.min(size) as usize];
-        let mut got = 0;
-        while got < head.len() {
-            match at.read_at(got as u64, &mut head[got..]).map_err(io)? {
-                0 => break,
-                n => got += n,
-            }
-        }
-        head.truncate(got);
-        match bitlens::rdb::peek_aux(&head) {
-            Ok(w) => return Ok(w),
-            Err(e) if size > head_len => last = Some(e),
-            Err(e) => return Err(ScanError::Rdb(src.path.clone(), e)),
-        }
-    }
-    Err(ScanError::Rdb(
-        src.path.clone(),
-        last.expect("a failed peek"),
-    ))
+    let mut at = At::new(&src.file).map_err(|e| ScanError::Io(src.path.clone(), e))?;
+    bitlens::open::peek_header(&mut at).map_err(|e| match bitlens::open::VisitError::from_file(e) {
+        bitlens::open::VisitError::Io(e) => ScanError::Io(src.path.clone(), e),
+        bitlens::open::VisitError::Rdb(e) => ScanError::Rdb(src.path.clone(), e),
+    })
 }
 
 /// The partition of `src`'s file under `opts` (see [`ScanOptions`]); reads only the file's
@@ -319,9 +299,7 @@ fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
     let mut inf = bitlens_views::memory::AllocatorInference::new(part.profile);
     let header =
         bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, load, &mut |_, _| Ok(()), |rec| {
-            if let Some(v) = &rec.value {
-                inf.add(rec.db, &rec.key, v, rec.expire_at_ms.is_some());
-            }
+            inf.add_record(&rec);
             Ok(())
         })
         .map_err(|e| ScanError::Rdb(path.clone(), e))?;

@@ -22,10 +22,10 @@ use arrow::array::{Array, StructArray};
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow::record_batch::RecordBatch;
 use bitlens::dialect::Profile;
-use bitlens::rdb::{self, LoadOptions, RdbError};
+use bitlens::open::{describe_duplicate, load_threads, FileError, LoadSpec, OpenError, PYTHON};
+use bitlens::rdb::{self, RdbError};
 use bitlens::session::{Clock, Session};
 use bitlens::Reply;
-use bitlens_cli::source::{describe_duplicate, load_threads, load_union, LoadError, UnionError};
 use bitlens_export::arrow;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -36,14 +36,9 @@ fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
         let key = e.key.as_ref().map(|k| PyBytes::new(py, k));
-        // The core's words, plus the argument that skips a failed CRC-64 check.
-        let hint = if e.kind == rdb::RdbErrorKind::Checksum {
-            ": checksum=False"
-        } else {
-            ""
-        };
+        // The core's words, plus the argument that removes the cause (checksum=False...).
         let v = cls.call1((
-            format!("{}: {e}{hint}", path.display()),
+            format!("{}: {}", path.display(), PYTHON.error_text(e)),
             path.display().to_string(),
             e.offset,
             key,
@@ -54,20 +49,57 @@ fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
     make().unwrap_or_else(|err| err)
 }
 
-/// `bitlens.SnapshotError` for a file that cannot be read (offset None, kind `Io`).
-fn io_error(py: Python<'_>, path: &Path, e: &dyn std::fmt::Display) -> PyErr {
+/// The exception for a file that cannot be opened or read: `bitlens.SnapshotNotFoundError`
+/// (a `FileNotFoundError`) for a missing path, `bitlens.SnapshotIsADirectoryError` (an
+/// `IsADirectoryError`) for a directory, else `bitlens.SnapshotError` of kind `Io` (a FIFO,
+/// a device, no permission); all with offset None.
+fn io_error(py: Python<'_>, path: &Path, e: &std::io::Error) -> PyErr {
     let make = || -> PyResult<PyErr> {
-        let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
-        let v = cls.call1((
-            format!("{}: {e}", path.display()),
-            path.display().to_string(),
-            py.None(),
-            py.None(),
-            "Io",
-        ))?;
+        let errors = py.import("bitlens._errors")?;
+        let message = format!("{}: {e}", path.display());
+        let shown = path.display().to_string();
+        let v = match e.kind() {
+            std::io::ErrorKind::NotFound => errors
+                .getattr("SnapshotNotFoundError")?
+                .call1((message, shown))?,
+            std::io::ErrorKind::IsADirectory => errors
+                .getattr("SnapshotIsADirectoryError")?
+                .call1((message, shown))?,
+            _ => errors.getattr("SnapshotError")?.call1((
+                message,
+                shown,
+                py.None(),
+                py.None(),
+                "Io",
+            ))?,
+        };
         Ok(PyErr::from_value(v))
     };
     make().unwrap_or_else(|err| err)
+}
+
+/// The exception for a file that could not be loaded ([`FileError`]): [`io_error`]'s,
+/// [`snapshot_error`]'s, or for a file that is no RDB file (empty, a DUMP payload)
+/// `SnapshotError` of [`FileError::kind`] at offset 0, so that `open` and `scan` raise the same.
+fn file_error(py: Python<'_>, path: &Path, e: &FileError) -> PyErr {
+    match e {
+        FileError::Io(e) => io_error(py, path, e),
+        FileError::Rdb(e) => snapshot_error(py, path, e),
+        FileError::WrongKind(why) => {
+            let make = || -> PyResult<PyErr> {
+                let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
+                let v = cls.call1((
+                    format!("{}: {why}", path.display()),
+                    path.display().to_string(),
+                    e.offset(),
+                    py.None(),
+                    e.kind().map_or("Io".to_string(), |k| format!("{k:?}")),
+                ))?;
+                Ok(PyErr::from_value(v))
+            };
+            make().unwrap_or_else(|err| err)
+        }
+    }
 }
 
 fn scan_error(py: Python<'_>, e: &bitlens_export::ScanError) -> PyErr {
@@ -147,31 +179,21 @@ fn parse_clock(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Clock> {
 
 fn parse_compat(compat: Option<&str>) -> PyResult<Option<&'static Profile>> {
     compat
-        .map(|name| {
-            Profile::from_name(name).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "unknown profile {name:?}; one of: {}",
-                    Profile::names().join(", ")
-                ))
-            })
-        })
+        .map(|name| Profile::parse(name).map_err(PyValueError::new_err))
         .transpose()
 }
 
-/// `bitlens.SnapshotError` for a file of `paths` that [`load_union`] could not load, or its
-/// subclass `bitlens.DuplicateKeyError` for a key found in two of them.
-fn union_error(py: Python<'_>, paths: &[PathBuf], e: &UnionError) -> PyErr {
+/// The exception for sources of `paths` that [`LoadSpec::open_paths`] could not open
+/// ([`file_error`]), or `bitlens.DuplicateKeyError` (a `SnapshotError`) for a key found in
+/// two of them.
+fn open_error(py: Python<'_>, paths: &[PathBuf], e: &OpenError) -> PyErr {
     match e {
-        UnionError::File(i, LoadError::Rdb(e)) => snapshot_error(py, &paths[*i], e),
-        UnionError::File(i, e) => io_error(py, &paths[*i], e),
-        UnionError::Duplicate(d) => {
+        OpenError::File(i, e) => file_error(py, &paths[*i], e),
+        OpenError::Duplicate(d) => {
             let make = || -> PyResult<PyErr> {
                 let cls = py.import("bitlens._errors")?.getattr("DuplicateKeyError")?;
                 let v = cls.call1((
-                    format!(
-                        "{}; open(..., on_duplicate='first'|'last') keeps one",
-                        describe_duplicate(d, paths)
-                    ),
+                    format!("{}; {}", describe_duplicate(d, paths), PYTHON.keep_one),
                     paths[d.first].display().to_string(),
                     paths[d.second].display().to_string(),
                     d.db,
@@ -183,6 +205,18 @@ fn union_error(py: Python<'_>, paths: &[PathBuf], e: &UnionError) -> PyErr {
             make().unwrap_or_else(|err| err)
         }
     }
+}
+
+/// `warnings.warn(text)` (a `UserWarning`) for each of `warnings`, as the CLI prints them
+/// (`bitlens: warning: …`).
+fn warn_all(py: Python<'_>, warnings: &[String]) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    for w in warnings {
+        let text = std::ffi::CString::new(w.replace('\0', "\\0"))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        PyErr::warn(py, &category, &text, 2)?;
+    }
+    Ok(())
 }
 
 /// RDB files loaded into one session (see the module docs).
@@ -266,7 +300,8 @@ impl Snapshot {
 }
 
 /// The fields of the inspect document [`Snapshot::info`] keeps.
-const INFO_FIELDS: [&str; 16] = [
+const INFO_FIELDS: [&str; 17] = [
+    "schema_version",
     "version",
     "writer",
     "module_aux",
@@ -300,8 +335,8 @@ impl Snapshot {
         top: usize,
         f: impl Fn(serde_json::Value) -> serde_json::Value,
     ) -> PyResult<serde_json::Value> {
-        use bitlens_cli::inspect::{FilesError, VisitError};
-        let opts = bitlens_cli::inspect::Options {
+        use bitlens_views::inspect::FilesError;
+        let opts = bitlens_views::inspect::Options {
             compat: self.compat,
             clock: self.clock,
             verify_checksum: self.checksum,
@@ -309,11 +344,10 @@ impl Snapshot {
             ..Default::default()
         };
         let paths = &self.paths;
-        let r = py.detach(|| bitlens_cli::inspect::report_files(paths, &opts, self.on_duplicate));
+        let r = py.detach(|| bitlens_views::inspect::report_files(paths, &opts, self.on_duplicate));
         let r = r.map_err(|e| match e {
-            FilesError::File(i, VisitError::Rdb(e)) => snapshot_error(py, &paths[i], &e),
-            FilesError::File(i, VisitError::Io(e)) => io_error(py, &paths[i], &e),
-            FilesError::Duplicate(d) => union_error(py, paths, &UnionError::Duplicate(d)),
+            FilesError::File(i, e) => file_error(py, &paths[i], &e.into()),
+            FilesError::Duplicate(d) => open_error(py, paths, &OpenError::Duplicate(d)),
             FilesError::Io(e) => PyOSError::new_err(format!("inspect spill (temporary file): {e}")),
         })?;
         Ok(f(r.to_json()))
@@ -343,26 +377,23 @@ fn open(
     }
     let compat = parse_compat(compat)?;
     let clock = parse_clock(clock)?;
-    let on = match on_duplicate {
-        "error" => rdb::OnDuplicate::Error,
-        "first" => rdb::OnDuplicate::First,
-        "last" => rdb::OnDuplicate::Last,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "on_duplicate must be 'error', 'first' or 'last', not {other:?}"
-            )))
-        }
-    };
+    let on: rdb::OnDuplicate = on_duplicate
+        .parse()
+        .map_err(|e| PyValueError::new_err(format!("on_duplicate: {e}")))?;
     // With compat, refuse what that server's loader refuses (as `bitlens query --compat`).
-    let opts = LoadOptions {
+    let spec = LoadSpec {
         threads: load_threads(),
-        loader: compat,
+        compat,
+        clock,
+        on_duplicate: on,
         verify_checksum: checksum,
+        names: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Default::default()
     };
-    let union = py.detach(|| load_union(&paths, &opts, on));
-    let snap = union.map_err(|e| union_error(py, &paths, &e))?;
-    let session = Session::from_snapshot(snap, compat, clock);
+    let loaded = py.detach(|| spec.open_paths(&paths));
+    let loaded = loaded.map_err(|e| open_error(py, &paths, &e))?;
+    warn_all(py, &loaded.warnings)?;
+    let session = loaded.session;
     Ok(Snapshot {
         session: Mutex::new(session),
         paths,
@@ -444,14 +475,42 @@ impl Scan {
             batch_rows,
             ..Default::default()
         };
-        // Each file opened once (a FIFO or a device refused: the CLI's check), every pass
-        // reading that handle.
+        // Each file opened once (a FIFO or a device refused, a file that is no RDB file
+        // refused as `open` refuses it), every pass reading that handle.
         let mut sources = Vec::with_capacity(paths.len());
         for p in &paths {
-            let file = bitlens_cli::source::open_input(p).map_err(|e| io_error(py, p, &e))?;
+            let mut file = bitlens::open::open_input(p).map_err(|e| io_error(py, p, &e))?;
+            match bitlens::open::diagnose(&mut file) {
+                Ok(None) => {}
+                Ok(Some(why)) => return Err(file_error(py, p, &FileError::WrongKind(why))),
+                Err(e) => return Err(io_error(py, p, &e)),
+            }
             let src = bitlens_export::Source::new(p, file);
             bitlens_export::scan::partition(&src, &opts).map_err(|e| scan_error(py, &e))?;
             sources.push(src);
+        }
+        // One file given twice would give every key twice under one partition: refused with
+        // the error `open` gives it (the key, its database and the count from the two files).
+        if let Some((i, j)) = bitlens::open::repeated_pair(&paths) {
+            let pair = [paths[i].clone(), paths[j].clone()];
+            let names = rdb::LoadOptions {
+                skip_values: true,
+                threads: load_threads(),
+                ..Default::default()
+            };
+            let r = py.detach(|| {
+                bitlens_views::overlap::visit_files(&pair, &names, rdb::OnDuplicate::Error, |_| {
+                    Ok(())
+                })
+            });
+            match r {
+                Ok(()) => {}
+                Err(OpenError::Duplicate(mut d)) => {
+                    (d.first, d.second) = (i, j);
+                    return Err(open_error(py, &paths, &OpenError::Duplicate(d)));
+                }
+                Err(OpenError::File(k, e)) => return Err(file_error(py, &pair[k], &e)),
+            }
         }
         Ok(Scan(Mutex::new(bitlens_export::Batches::new(
             sources, opts,

@@ -78,7 +78,7 @@ def test_inspect_is_the_cli_json():
     doc = inspect_json(path)
     info = bitlens.open(path).info()
     assert set(info) == {
-        "version", "writer", "module_aux", "aux", "stored_checksum", "checksum_verified",
+        "schema_version", "version", "writer", "module_aux", "aux", "stored_checksum", "checksum_verified",
         "file_bytes", "profile", "clock_ms", "allocator", "file_keys", "file_databases", "keys",
         "memory", "databases",
     }

@@ -1374,6 +1374,14 @@ impl AllocatorInference {
         }
     }
 
+    /// Counts the key of a record read from the file (nothing for a record whose value was
+    /// not decoded): the one step of every pass that infers while it reads (export, inspect).
+    pub fn add_record(&mut self, rec: &bitlens::rdb::Record<'_>) {
+        if let Some(v) = &rec.value {
+            self.add(rec.db, &rec.key, v, rec.expire_at_ms.is_some());
+        }
+    }
+
     /// Counts one key of database `db`.
     pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) {
         // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
@@ -1864,12 +1872,27 @@ const WRITER_REHASH_MIN_BYTES: u64 = 1 << 20;
 /// [`AllocatorInference`] over every key of a loaded snapshot.
 pub fn infer_allocator(snap: &bitlens::rdb::Snapshot) -> AllocatorChoice {
     let profile = Profile::for_snapshot(&snap.aux, snap.version);
+    infer_allocator_of(profile, &snap.databases, snap.slot_infos > 0, &snap.aux)
+}
+
+/// [`AllocatorInference`] over every key of `databases` (the keyspaces of one file written by
+/// `profile`'s server; `cluster_node` when the file came from one), compared with the
+/// `used-mem` of `aux`: the one loop over loaded keys (the CLI's `diff`, the panel's memory
+/// view).
+pub fn infer_allocator_of(
+    profile: &'static Profile,
+    databases: &std::collections::BTreeMap<u64, bitlens::Keyspace>,
+    cluster_node: bool,
+    aux: &[(Vec<u8>, Vec<u8>)],
+) -> AllocatorChoice {
     let mut inf = AllocatorInference::new(profile);
-    inf.set_cluster_node(snap.slot_infos > 0);
-    for (db, key, entry) in snap.entries() {
-        inf.add(db, key, entry.value, entry.expire_at_ms.is_some());
+    inf.set_cluster_node(cluster_node);
+    for (&db, ks) in databases {
+        for (k, e) in ks.iter() {
+            inf.add(db, k, e.value, e.expire_at_ms.is_some());
+        }
     }
-    inf.finish(&snap.aux)
+    inf.finish(aux)
 }
 
 /// What the same members would cost in other representations (`inspect --ledger`): value

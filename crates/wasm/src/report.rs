@@ -110,14 +110,12 @@ impl Engine {
                 .collect();
             return bitlens_views::memory::AllocatorChoice::of_files(&each);
         }
-        let mut inf = bitlens_views::memory::AllocatorInference::new(self.writer);
-        inf.set_cluster_node(self.cluster_node);
-        for (&db, ks) in self.session.databases() {
-            for (k, e) in ks.iter() {
-                inf.add(db, k, e.value, e.expire_at_ms.is_some());
-            }
-        }
-        inf.finish(&self.used_mem_aux)
+        bitlens_views::memory::infer_allocator_of(
+            self.writer,
+            self.session.databases(),
+            self.cluster_node,
+            &self.used_mem_aux,
+        )
     }
 }
 

@@ -13,7 +13,13 @@ import os as _os
 import pyarrow as _pa
 
 from . import _native
-from ._errors import DuplicateKeyError, ReplyError, SnapshotError
+from ._errors import (
+    DuplicateKeyError,
+    ReplyError,
+    SnapshotError,
+    SnapshotIsADirectoryError,
+    SnapshotNotFoundError,
+)
 from ._native import SCHEMA_VERSION, Snapshot
 
 __all__ = [
@@ -24,6 +30,8 @@ __all__ = [
     "ReplyError",
     "SnapshotError",
     "DuplicateKeyError",
+    "SnapshotNotFoundError",
+    "SnapshotIsADirectoryError",
     "SCHEMA_VERSION",
 ]
 
@@ -37,7 +45,11 @@ def open(*paths, compat=None, clock=None, on_duplicate="error", checksum=True): 
     file's writer, refusing what its loader refuses; ``clock``: ``None``/``"snapshot"`` (the
     first file's ctime), ``"now"``, or Unix milliseconds; ``checksum=False`` skips the CRC-64
     check (as ``--no-checksum``). Paths are str, bytes or os.PathLike. Raises
-    :class:`SnapshotError` on a bad file (the first in the order given)."""
+    :class:`SnapshotError` on a bad file (the first in the order given):
+    :class:`SnapshotNotFoundError` (a ``FileNotFoundError``) for a missing path,
+    :class:`SnapshotIsADirectoryError` (an ``IsADirectoryError``) for a directory; a FIFO or
+    device is refused at once (kind ``Io``). Files written by different servers warn
+    (``UserWarning``: the replies follow the first file's), as the CLI does."""
     return _native.open(
         *[_os.fsdecode(p) for p in paths],
         compat=compat,
@@ -56,6 +68,9 @@ def scan(*paths, cluster="default", batch=None, instance=None, batch_rows=65536)
     """The rows of the RDB files ``paths`` (one per key, in file order) as a
     ``pyarrow.RecordBatchReader`` of :func:`schema`. The files are decoded by a native
     thread at most two batches ahead of the reader. A file that is not a snapshot raises
-    :class:`SnapshotError` here; one that turns out corrupt raises it while reading."""
+    :class:`SnapshotError` here, as :func:`open` raises it (missing, a directory, a FIFO, an
+    empty file); one that turns out corrupt raises it while reading. Files are the rows of
+    their instances (keys may repeat across them), but one file given twice raises the
+    :class:`DuplicateKeyError` :func:`open` raises."""
     it = _native.Scan([_os.fsdecode(p) for p in paths], cluster, batch, instance, batch_rows)
     return _pa.RecordBatchReader.from_batches(schema(), (_pa.record_batch(b) for b in it))

@@ -1,5 +1,8 @@
 """The exceptions of bitlens (raised by the native module too)."""
 
+import errno as _errno
+import os as _os
+
 
 class ReplyError(Exception):
     """An error reply: ``str(e)`` is the server's text, code included
@@ -36,3 +39,27 @@ class DuplicateKeyError(SnapshotError):
         self.first_path = first_path
         self.db = db
         self.count = count
+
+
+class SnapshotNotFoundError(SnapshotError, FileNotFoundError):
+    """A path given to ``open()`` or ``scan()`` that does not exist: both a
+    :class:`SnapshotError` (``kind`` ``"Io"``, ``offset`` None) and a ``FileNotFoundError``
+    (``errno`` ENOENT, ``filename`` the path), so ``except FileNotFoundError`` catches it."""
+
+    def __init__(self, message, path):
+        SnapshotError.__init__(self, message, path, None, None, "Io")
+        self.errno = _errno.ENOENT
+        self.strerror = _os.strerror(_errno.ENOENT)
+        self.filename = path
+
+
+class SnapshotIsADirectoryError(SnapshotError, IsADirectoryError):
+    """A directory given to ``open()`` or ``scan()`` as a snapshot: both a
+    :class:`SnapshotError` (``kind`` ``"Io"``, ``offset`` None) and an ``IsADirectoryError``
+    (``errno`` EISDIR, ``filename`` the path)."""
+
+    def __init__(self, message, path):
+        SnapshotError.__init__(self, message, path, None, None, "Io")
+        self.errno = _errno.EISDIR
+        self.strerror = _os.strerror(_errno.EISDIR)
+        self.filename = path
