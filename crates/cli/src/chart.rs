@@ -18,7 +18,6 @@ use std::process::ExitCode;
 
 use bitlens::analytics::{self, daily, enums};
 use bitlens::keyspace::Keyspace;
-use bitlens::rdb::LoadOptions;
 use bitlens_charts as chart;
 use clap::{Args, ValueEnum};
 
@@ -331,33 +330,20 @@ pub fn render(ks: &Keyspace, args: &ChartArgs) -> Result<String, String> {
 
 /// Runs `bitlens chart`.
 pub fn run(args: ChartArgs) -> ExitCode {
-    if let Err(code) = crate::refuse_non_rdb(&args.rdb) {
-        return code;
-    }
-    // Read in windows, as every command reads a snapshot.
-    let opts = LoadOptions {
+    // Opened as every command opens a snapshot (read in windows; a FIFO refused).
+    let spec = bitlens::open::LoadSpec {
         threads: bitlens::open::load_threads(),
         max_value_bytes: args.limit.max_value_bytes,
-        ..LoadOptions::default()
+        ..Default::default()
     };
-    let ks = match bitlens::open::load_file(&args.rdb, &opts) {
-        Ok(mut snap) => snap.databases.remove(&args.db).unwrap_or_default(),
-        Err(bitlens::open::FileError::Io(e)) => {
-            eprintln!(
-                "bitlens: cannot read {}: {e}",
-                bitlens::open::path_display(&args.rdb)
-            );
-            return ExitCode::from(1);
-        }
-        Err(e) => {
-            eprintln!(
-                "bitlens: cannot read snapshot {}: {e}",
-                bitlens::open::path_display(&args.rdb)
-            );
-            return ExitCode::from(1);
-        }
+    let paths = [args.rdb.clone()];
+    let loaded = match spec.open_paths(&paths) {
+        Ok(l) => l,
+        Err(e) => return crate::union_error(&paths, e),
     };
-    let svg = match render(&ks, &args) {
+    let empty = bitlens::Keyspace::default();
+    let ks = loaded.session.databases().get(&args.db).unwrap_or(&empty);
+    let svg = match render(ks, &args) {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("bitlens: chart: {msg}");

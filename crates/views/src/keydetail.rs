@@ -38,12 +38,15 @@ pub const MAX_BUCKETS: usize = 1 << 16;
 /// GEO points returned when no limit is given.
 pub const DEFAULT_MAX_POINTS: usize = 1000;
 
-/// A key's summary.
-#[derive(Debug, Clone, PartialEq)]
+/// A key's summary (serialised in the result documents' vocabulary: `key` as a name,
+/// `type`, `encoding`, `memory`, `bytes`, `ttl_ms`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct KeySummary {
     /// The key bytes.
+    #[serde(serialize_with = "crate::report::name")]
     pub key: Vec<u8>,
     /// Redis type name, as TYPE prints it.
+    #[serde(rename = "type")]
     pub type_name: String,
     /// `OBJECT ENCODING` once the profile's server has loaded the value
     /// ([`object_encoding`]); `unknown` for a value bitlens keeps only as its type.
@@ -59,8 +62,10 @@ pub struct KeySummary {
     pub ttl_ms: Option<i64>,
 }
 
-/// The kind-specific part of a key's detail.
-#[derive(Debug, Clone, PartialEq)]
+/// The kind-specific part of a key's detail (serialised with its variant's snake_case name
+/// as `kind`, a module value's [`Summary`] as its figures by name).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Detail {
     /// A string viewed as a bitmap.
     Bitmap {
@@ -78,6 +83,7 @@ pub enum Detail {
         /// PFCOUNT (read-only: the cached value when valid).
         cardinality: u64,
         /// `h[v]` = registers holding value `v`; sums to 16,384.
+        #[serde(serialize_with = "ser_seq")]
         register_histogram: Box<[u32; 64]>,
     },
     /// A GEO sorted set.
@@ -87,30 +93,36 @@ pub enum Detail {
         /// (min longitude, min latitude, max longitude, max latitude), degrees.
         bbox: [f64; 4],
         /// The first points by score: (member, longitude, latitude), degrees, as GEOPOS.
+        #[serde(serialize_with = "ser_points")]
         points: Vec<(Vec<u8>, f64, f64)>,
     },
     /// A Bloom filter (`MBbloom--`): its [`Summary::Bloom`] (capacity, items, error rate,
     /// size, filters, fill ratio, expansion).
     Bloom {
         /// The module value's figures.
+        #[serde(serialize_with = "ser_figures")]
         summary: Summary,
     },
     /// A Cuckoo filter (`MBbloomCF`): its [`Summary::Cuckoo`].
     Cuckoo {
         /// The module value's figures.
+        #[serde(serialize_with = "ser_figures")]
         summary: Summary,
     },
     /// A Count-Min sketch (`CMSk-TYPE`): its [`Summary::Cms`].
     Cms {
         /// The module value's figures.
+        #[serde(serialize_with = "ser_figures")]
         summary: Summary,
     },
     /// A Top-K (`TopK-TYPE`): its [`Summary::TopK`] and the listed items with their counts,
     /// by decreasing count, as `TOPK.LIST key WITHCOUNT` gives them (RedisBloom 2.8.2).
     TopK {
         /// The module value's figures.
+        #[serde(serialize_with = "ser_figures")]
         summary: Summary,
         /// (item, count), by decreasing count.
+        #[serde(serialize_with = "ser_listed")]
         list: Vec<(Vec<u8>, u64)>,
     },
     /// A t-digest (`TDIS-TYPE`): its [`Summary::TDigest`] and the quantile curve at
@@ -118,12 +130,66 @@ pub enum Detail {
     /// them (NaN for an empty digest, which the command prints as `nan`).
     TDigest {
         /// The module value's figures.
+        #[serde(serialize_with = "ser_figures")]
         summary: Summary,
         /// (q, value) at each of [`QUANTILE_POINTS`].
         quantiles: Vec<(f64, f64)>,
     },
     /// Any other value (module values bitlens does not interpret included).
     Other,
+}
+
+/// A sequence of numbers.
+fn ser_seq<S: serde::Serializer>(v: &[u32; 64], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter())
+}
+
+/// GEO points as `[name, longitude, latitude]`.
+fn ser_points<S: serde::Serializer>(v: &[(Vec<u8>, f64, f64)], s: S) -> Result<S::Ok, S::Error> {
+    struct P<'a>(&'a (Vec<u8>, f64, f64));
+    impl serde::Serialize for P<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeTuple as _;
+            let mut t = s.serialize_tuple(3)?;
+            t.serialize_element(&N(&self.0 .0))?;
+            t.serialize_element(&self.0 .1)?;
+            t.serialize_element(&self.0 .2)?;
+            t.end()
+        }
+    }
+    s.collect_seq(v.iter().map(P))
+}
+
+/// Top-K items as `[name, count]`.
+fn ser_listed<S: serde::Serializer>(v: &[(Vec<u8>, u64)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|(k, n)| (N(k), n)))
+}
+
+/// A name ([`crate::report::name`]) as a value.
+struct N<'a>(&'a [u8]);
+
+impl serde::Serialize for N<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::report::name(self.0, s)
+    }
+}
+
+/// A module value's figures by name ([`Summary::figures`]: `{"kind", field: number | null}`).
+fn ser_figures<S: serde::Serializer>(v: &Summary, s: S) -> Result<S::Ok, S::Error> {
+    use bitlens::probabilistic::Figure;
+    use serde::ser::SerializeMap as _;
+    let f = v.figures();
+    let mut m = s.serialize_map(None)?;
+    m.serialize_entry("kind", &f.kind)?;
+    for (name, figure) in &f.fields {
+        match figure {
+            Figure::Count(n) => m.serialize_entry(name, n)?,
+            Figure::Signed(n) => m.serialize_entry(name, n)?,
+            Figure::Real(x) => m.serialize_entry(name, x)?,
+            Figure::Absent => m.serialize_entry(name, &())?,
+        }
+    }
+    m.end()
 }
 
 /// The quantiles of a t-digest's curve: 0, 0.05, …, 1 (21 points).

@@ -132,6 +132,62 @@ pub fn decide(holders: Holders, files: usize, on: OnDuplicate) -> Result<Shadowe
     Ok(shadowed)
 }
 
+/// [`visit_file`] over the files at `paths` as one keyspace (the union [`bitlens::open::LoadSpec::open`]
+/// builds, `on` deciding a key found in two files), in bounded memory: `f` sees the records
+/// that count, file by file in the order given, each file in file order; an entry another
+/// file's replaces is skipped.
+///
+/// Repeated keys are found first, from passes over key names only
+/// ([`LoadOptions::skip_values`], (this module)): one per file, at most [`bitlens::open::load_threads`]
+/// files at once, and two more only when files share hash slots. So a key in two files
+/// under [`OnDuplicate::Error`], or a file that cannot be framed, is reported before `f`
+/// sees any record; a corrupt value is reported when its file's turn comes.
+pub fn visit_files<F>(
+    paths: &[std::path::PathBuf],
+    opts: &LoadOptions,
+    on: OnDuplicate,
+    mut f: F,
+) -> Result<(), OpenError>
+where
+    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
+{
+    let names = LoadOptions {
+        skip_values: true,
+        ..opts.clone()
+    };
+    let visit_err = |i: usize, e: VisitError| OpenError::File(i, e.into());
+    let keys = |i: usize, each: &mut dyn FnMut(u64, &[u8])| {
+        visit_file(&paths[i], &names, &mut |_, _| Ok(()), |r| {
+            each(r.db, &r.key);
+            Ok(())
+        })
+        .map(|_| ())
+        .map_err(|e| {
+            // The error a one-file read gives: the first in file order with the values
+            // decoded (a names-only pass meets a damaged value only later, at the checksum).
+            let full = visit_file(&paths[i], opts, &mut |_, _| Ok(()), |_| Ok(()));
+            visit_err(i, full.err().unwrap_or(e))
+        })
+    };
+    let slots = per_file(paths, |i, _| {
+        let mut set = SlotSet::default();
+        keys(i, &mut |_, k| set.insert_key(k)).map(|_| set)
+    })
+    .map_err(|(_, e)| e)?;
+    let holders = duplicates(&slots, keys)?;
+    let shadowed = decide(holders, paths.len(), on).map_err(OpenError::Duplicate)?;
+    for (i, p) in paths.iter().enumerate() {
+        visit_file(p, opts, &mut |_, _| Ok(()), |r| {
+            if shadowed.contains(i, r.db, &r.key) {
+                return Ok(());
+            }
+            f(r)
+        })
+        .map_err(|e| visit_err(i, e))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,60 +268,4 @@ mod tests {
         s.insert(16383);
         assert_eq!((s.first(), s.last(), s.len()), (Some(5), Some(16383), 2));
     }
-}
-
-/// [`visit_file`] over the files at `paths` as one keyspace (the union [`bitlens::open::LoadSpec::open`]
-/// builds, `on` deciding a key found in two files), in bounded memory: `f` sees the records
-/// that count, file by file in the order given, each file in file order; an entry another
-/// file's replaces is skipped.
-///
-/// Repeated keys are found first, from passes over key names only
-/// ([`LoadOptions::skip_values`], (this module)): one per file, at most [`bitlens::open::load_threads`]
-/// files at once, and two more only when files share hash slots. So a key in two files
-/// under [`OnDuplicate::Error`], or a file that cannot be framed, is reported before `f`
-/// sees any record; a corrupt value is reported when its file's turn comes.
-pub fn visit_files<F>(
-    paths: &[std::path::PathBuf],
-    opts: &LoadOptions,
-    on: OnDuplicate,
-    mut f: F,
-) -> Result<(), OpenError>
-where
-    F: for<'r> FnMut(Record<'r>) -> Result<(), RdbError>,
-{
-    let names = LoadOptions {
-        skip_values: true,
-        ..opts.clone()
-    };
-    let visit_err = |i: usize, e: VisitError| OpenError::File(i, e.into());
-    let keys = |i: usize, each: &mut dyn FnMut(u64, &[u8])| {
-        visit_file(&paths[i], &names, &mut |_, _| Ok(()), |r| {
-            each(r.db, &r.key);
-            Ok(())
-        })
-        .map(|_| ())
-        .map_err(|e| {
-            // The error a one-file read gives: the first in file order with the values
-            // decoded (a names-only pass meets a damaged value only later, at the checksum).
-            let full = visit_file(&paths[i], opts, &mut |_, _| Ok(()), |_| Ok(()));
-            visit_err(i, full.err().unwrap_or(e))
-        })
-    };
-    let slots = per_file(paths, |i, _| {
-        let mut set = SlotSet::default();
-        keys(i, &mut |_, k| set.insert_key(k)).map(|_| set)
-    })
-    .map_err(|(_, e)| e)?;
-    let holders = duplicates(&slots, keys)?;
-    let shadowed = decide(holders, paths.len(), on).map_err(OpenError::Duplicate)?;
-    for (i, p) in paths.iter().enumerate() {
-        visit_file(p, opts, &mut |_, _| Ok(()), |r| {
-            if shadowed.contains(i, r.db, &r.key) {
-                return Ok(());
-            }
-            f(r)
-        })
-        .map_err(|e| visit_err(i, e))?;
-    }
-    Ok(())
 }

@@ -40,20 +40,72 @@ pub const DAY_MS: i64 = 86_400_000;
 /// Most days [`expiring`] buckets (a year and a day).
 pub const MAX_DAYS: u32 = 366;
 
+/// Serialises a name (key, pattern, prefix) as the result models' vocabulary writes one: a
+/// string when it is UTF-8, else `{"hex": "…"}` (lower-case hex digits), so that it
+/// round-trips (see the README, "The result documents").
+pub fn name<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap as _;
+    match std::str::from_utf8(bytes) {
+        Ok(t) => s.serialize_str(t),
+        Err(_) => {
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry("hex", &hex)?;
+            m.end()
+        }
+    }
+}
+
+/// Serialises counts by name as one object (`{"string": 3, "hash": 1}`).
+pub fn counts<S: serde::Serializer>(v: &[(String, u64)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(v.iter().map(|(k, n)| (k, n)))
+}
+
+impl serde::Serialize for crate::memory::AllocatorChoice {
+    /// `{"allocator": "jemalloc"|"jemalloc16"|"libc", "source": "given"|"inferred"|…,
+    /// "reason": "…"}`, as the inspect document names them.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("AllocatorChoice", 3)?;
+        st.serialize_field("allocator", self.allocator.name())?;
+        st.serialize_field("source", self.source.name())?;
+        st.serialize_field("reason", &self.reason)?;
+        st.end()
+    }
+}
+
+impl serde::Serialize for FileFigures {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("FileFigures", 7)?;
+        st.serialize_field("keys", &self.keys)?;
+        st.serialize_field("expires", &self.expires)?;
+        st.serialize_field("memory", &self.memory)?;
+        st.serialize_field("slot_min", &self.slot_range.map(|r| r.0))?;
+        st.serialize_field("slot_max", &self.slot_range.map(|r| r.1))?;
+        st.serialize_field("slots_used", &self.slots_used)?;
+        st.serialize_field("allocator", &self.allocator)?;
+        st.end()
+    }
+}
+
 /// One key, as a report keeps it (the value itself is dropped).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct KeyRow {
     /// Database number.
     pub db: u64,
     /// Key bytes.
+    #[serde(serialize_with = "name")]
     pub key: Vec<u8>,
     /// TYPE name.
+    #[serde(rename = "type")]
     pub type_name: String,
     /// OBJECT ENCODING once the writer loaded it (`?` when not modelled).
     pub encoding: &'static str,
     /// Estimated MEMORY USAGE, bytes (`None`: values of modules bitlens does not model).
     pub memory: Option<u64>,
     /// Value length: STRLEN for strings, else the element count (fields, members, entries).
+    #[serde(rename = "value_len")]
     pub len: u64,
     /// Longest element (STRLEN for strings; the longest member, field or value otherwise).
     pub largest: u64,
@@ -235,9 +287,10 @@ pub fn lengths(value: &Value) -> (u64, u64) {
 }
 
 /// Keys and memory of one class (a type and encoding, a prefix, a TTL bucket, a slot).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Tally {
     /// What is counted (`hash/listpack`, a prefix, `<= 1h`, a slot number).
+    #[serde(serialize_with = "name")]
     pub name: Vec<u8>,
     /// Keys.
     pub keys: u64,
@@ -246,9 +299,10 @@ pub struct Tally {
 }
 
 /// Keys and memory of one TYPE and encoding.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TypeTally {
     /// TYPE name.
+    #[serde(rename = "type")]
     pub type_name: String,
     /// OBJECT ENCODING (`?` when not modelled).
     pub encoding: &'static str,
@@ -259,24 +313,26 @@ pub struct TypeTally {
 }
 
 /// Keys and memory of one exact group pattern of one database.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PatternTally {
     /// Database number.
     pub db: u64,
     /// Glob pattern; `KEYS pattern` on this database returns exactly this row's keys.
+    #[serde(serialize_with = "name")]
     pub pattern: Vec<u8>,
     /// Keys.
     pub keys: u64,
     /// Estimated memory, bytes.
     pub memory: u64,
     /// TYPE names with key counts, by name.
+    #[serde(serialize_with = "counts")]
     pub types: Vec<(String, u64)>,
     /// The memory ledger over the row's keys that have one (with [`ReportOptions::ledger`]).
     pub ledger: Option<LedgerSum>,
 }
 
 /// One day of [`Expiring`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct DayTally {
     /// The day's end: the latest expiry it holds, Unix ms (`clock + (i+1)·24h`).
     pub until_ms: i64,
@@ -287,7 +343,7 @@ pub struct DayTally {
 }
 
 /// Keys expiring within a number of days of the clock (see the module docs).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Expiring {
     /// The clock, Unix ms.
     pub clock_ms: i64,
@@ -579,11 +635,12 @@ impl TtlHistogram {
 }
 
 /// A prefix of the [`prefix_tree`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Prefix {
     /// Depth (1 = first segment).
     pub depth: usize,
     /// The prefix bytes, ending with the separator that follows it in its keys.
+    #[serde(serialize_with = "name")]
     pub prefix: Vec<u8>,
     /// Keys under it.
     pub keys: u64,
@@ -1161,7 +1218,7 @@ impl Default for ReportOptions {
 }
 
 /// Everything the memory view shows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MemoryReport {
     /// Keys counted (expired ones included: they are in the file) and their memory.
     pub keys: u64,

@@ -19,21 +19,14 @@ use bitlens::probabilistic::Figure;
 /// field renamed or removed raises it; a field added does not.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// A name as JSON: a string when valid UTF-8, else `{"hex": "…"}` (lower-case hex digits).
+/// A name as JSON ([`crate::report::name`]: a string when valid UTF-8, else
+/// `{"hex": "…"}`).
 #[derive(Debug, Clone, Copy)]
 pub struct Name<'a>(pub &'a [u8]);
 
 impl Serialize for Name<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match std::str::from_utf8(self.0) {
-            Ok(t) => s.serialize_str(t),
-            Err(_) => {
-                let hex: String = self.0.iter().map(|b| format!("{b:02x}")).collect();
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("hex", &hex)?;
-                m.end()
-            }
-        }
+        crate::report::name(self.0, s)
     }
 }
 
@@ -47,12 +40,12 @@ pub fn path_json(p: &std::path::Path) -> Json {
     name_json(p.as_os_str().as_encoded_bytes())
 }
 
-/// Counts by name (`{"string": 3, "hash": 1}`).
+/// Counts by name (`{"string": 3, "hash": 1}`, [`crate::report::counts`]).
 struct Counts<'a>(&'a [(String, u64)]);
 
 impl Serialize for Counts<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|(k, n)| (k, n)))
+        crate::report::counts(self.0, s)
     }
 }
 
@@ -71,57 +64,10 @@ impl Serialize for Distributions<'_> {
     }
 }
 
-/// `{"name", "keys", "memory"}`.
-#[derive(Serialize)]
-struct TallyDoc<'a> {
-    name: Name<'a>,
-    keys: u64,
-    memory: u64,
-}
-
-impl<'a> From<&'a Tally> for TallyDoc<'a> {
-    fn from(t: &'a Tally) -> Self {
-        TallyDoc {
-            name: Name(&t.name),
-            keys: t.keys,
-            memory: t.memory,
-        }
-    }
-}
-
-/// One key: `{"db", "key", "type", "encoding", "memory", "value_len", "largest",
-/// "expire_at_ms"}`.
-#[derive(Serialize)]
-pub struct KeyDoc<'a> {
-    db: u64,
-    key: Name<'a>,
-    #[serde(rename = "type")]
-    type_name: &'a str,
-    encoding: &'a str,
-    memory: Option<u64>,
-    value_len: u64,
-    largest: u64,
-    expire_at_ms: Option<i64>,
-}
-
-impl<'a> From<&'a KeyRow> for KeyDoc<'a> {
-    fn from(r: &'a KeyRow) -> Self {
-        KeyDoc {
-            db: r.db,
-            key: Name(&r.key),
-            type_name: &r.type_name,
-            encoding: r.encoding,
-            memory: r.memory,
-            value_len: r.len,
-            largest: r.largest,
-            expire_at_ms: r.expire_at_ms,
-        }
-    }
-}
-
-/// [`KeyDoc`] as a JSON value.
+/// One key ([`KeyRow`]'s Serialize): `{"db", "key", "type", "encoding", "memory",
+/// "value_len", "largest", "expire_at_ms"}`.
 pub fn key_json(r: &KeyRow) -> Json {
-    serde_json::to_value(KeyDoc::from(r)).unwrap_or(Json::Null)
+    serde_json::to_value(r).unwrap_or(Json::Null)
 }
 
 /// One RedisBloom value: `{"db", "key", "type", "memory", "kind"` (`bloom`, `cuckoo`, `cms`,
@@ -328,14 +274,6 @@ struct KeysMemory {
 }
 
 #[derive(Serialize)]
-struct PrefixDoc<'a> {
-    depth: usize,
-    prefix: Name<'a>,
-    keys: u64,
-    memory: u64,
-}
-
-#[derive(Serialize)]
 struct DayDoc {
     until_ms: i64,
     keys: u64,
@@ -378,7 +316,7 @@ struct SlotDoc {
 /// "databases": [{"db", "keys", "expires", "memory", "groups": [{"pattern", "types",
 /// "encodings", "count", "memory", "value_len", "with_expiry", "expiry_min_ms",
 /// "expiry_max_ms", "examples", "bitmap"?, "hll"?, "geo"?, "ledger"?}]}], "by_type":
-/// [{"name", "keys", "memory"}], "top": [key ([`KeyDoc`])], "prefixes": [{"depth", "prefix",
+/// [{"name", "keys", "memory"}], "top": [key ([`key_json`])], "prefixes": [{"depth", "prefix",
 /// "keys", "memory"}], "ttl": [{"name", "keys", "memory"}], "expiring": {"days", "keys",
 /// "memory", "per_day": [{"until_ms", "keys", "memory"}]} (keys expiring within `days` of the
 /// clock, one entry per 24 h, see [`crate::report::expiring`]), "distributions": {type:
@@ -408,10 +346,10 @@ pub struct ReportDoc<'a> {
     keys: u64,
     memory: u64,
     databases: Vec<DbDoc<'a>>,
-    by_type: Vec<TallyDoc<'a>>,
-    top: Vec<KeyDoc<'a>>,
-    prefixes: Vec<PrefixDoc<'a>>,
-    ttl: Vec<TallyDoc<'a>>,
+    by_type: &'a [Tally],
+    top: &'a [KeyRow],
+    prefixes: &'a [crate::report::Prefix],
+    ttl: &'a [Tally],
     expiring: ExpiringDoc,
     distributions: Distributions<'a>,
     probabilistic: Vec<FilterDoc<'a>>,
@@ -472,19 +410,10 @@ impl<'a> From<&'a Report> for ReportDoc<'a> {
                     groups: d.groups.iter().map(GroupDoc::from).collect(),
                 })
                 .collect(),
-            by_type: r.by_type.iter().map(TallyDoc::from).collect(),
-            top: r.top.iter().map(KeyDoc::from).collect(),
-            prefixes: r
-                .prefixes
-                .iter()
-                .map(|p| PrefixDoc {
-                    depth: p.depth,
-                    prefix: Name(&p.prefix),
-                    keys: p.keys,
-                    memory: p.memory,
-                })
-                .collect(),
-            ttl: r.ttl.iter().map(TallyDoc::from).collect(),
+            by_type: &r.by_type,
+            top: &r.top,
+            prefixes: &r.prefixes,
+            ttl: &r.ttl,
             expiring: ExpiringDoc {
                 days: r.expiring.days,
                 keys: r.expiring.keys,

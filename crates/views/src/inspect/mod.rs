@@ -174,7 +174,10 @@ impl TtlFilter {
 /// What [`Options::progress`] holds: for a pass over an input of this many bytes, the
 /// function told its progress (`Some(bytes done)`) and its end (`None`).
 #[derive(Clone)]
-pub struct Progress(pub std::sync::Arc<dyn Fn(u64) -> Box<dyn FnMut(Option<u64>)> + Send + Sync>);
+pub struct Progress(pub std::sync::Arc<dyn Fn(u64) -> Ticker + Send + Sync>);
+
+/// What one pass tells its progress: `Some(bytes done)`, then `None` at its end.
+pub type Ticker = Box<dyn FnMut(Option<u64>)>;
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
