@@ -62,14 +62,29 @@ pub fn counts<S: serde::Serializer>(v: &[(String, u64)], s: S) -> Result<S::Ok, 
 }
 
 impl serde::Serialize for crate::memory::AllocatorChoice {
-    /// `{"allocator": "jemalloc"|"jemalloc16"|"libc", "source": "given"|"inferred"|…,
-    /// "reason": "…"}`, as the inspect document names them.
+    /// `{"allocator": "jemalloc"|"jemalloc16"|"libc", "source": "given"|"inferred"|
+    /// "assumed"|"undecided", "reason": "…", "candidates": [name], "memory_range": {"min",
+    /// "max"} | null}`, as the inspect document names them.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
-        let mut st = s.serialize_struct("AllocatorChoice", 3)?;
+        #[derive(serde::Serialize)]
+        struct MinMax {
+            min: u64,
+            max: u64,
+        }
+        let mut st = s.serialize_struct("AllocatorChoice", 5)?;
         st.serialize_field("allocator", self.allocator.name())?;
         st.serialize_field("source", self.source.name())?;
         st.serialize_field("reason", &self.reason)?;
+        let names: Vec<&str> = self.candidates().iter().map(|a| a.name()).collect();
+        st.serialize_field("candidates", &names)?;
+        let range = match (self.source, self.usage_range()) {
+            (crate::memory::AllocatorSource::Undecided, Some((min, max))) => {
+                Some(MinMax { min, max })
+            }
+            _ => None,
+        };
+        st.serialize_field("memory_range", &range)?;
         st.end()
     }
 }
