@@ -170,9 +170,9 @@ LAYERS = {
     "bitlens-cli": 3,
     "bitlens-wasm": 3,
     "bitlens-wasm-charts": 3,
-    # The Python module reads files through the CLI's library part (its sources: files, URLs,
-    # live servers; inspect's streaming pass), so it sits above the CLI.
-    "bitlens-python": 4,
+    # The Python module opens files through the engine's `open` and reports through the views
+    # crate, as the CLI does: a front end beside it, never above it (issue 51).
+    "bitlens-python": 3,
     "bitlens-difftest": 4,
     "bitlens-bench": 4,
     # The seed of every randomized test (a dev-dependency of the crates above; no bitlens

@@ -176,19 +176,9 @@ impl serde::Serialize for N<'_> {
 
 /// A module value's figures by name ([`Summary::figures`]: `{"kind", field: number | null}`).
 fn ser_figures<S: serde::Serializer>(v: &Summary, s: S) -> Result<S::Ok, S::Error> {
-    use bitlens::probabilistic::Figure;
     use serde::ser::SerializeMap as _;
-    let f = v.figures();
     let mut m = s.serialize_map(None)?;
-    m.serialize_entry("kind", &f.kind)?;
-    for (name, figure) in &f.fields {
-        match figure {
-            Figure::Count(n) => m.serialize_entry(name, n)?,
-            Figure::Signed(n) => m.serialize_entry(name, n)?,
-            Figure::Real(x) => m.serialize_entry(name, x)?,
-            Figure::Absent => m.serialize_entry(name, &())?,
-        }
-    }
+    crate::report::figure_entries(&mut m, v)?;
     m.end()
 }
 

@@ -56,6 +56,27 @@ pub fn name<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error>
     }
 }
 
+/// Writes a module value's figures into the map `m` being serialised: `"kind"` and each of
+/// [`bitlens::probabilistic::Summary::figures`]' fields by name (a number, or null when
+/// absent). The one writer of them for the inspect document and the key detail.
+pub fn figure_entries<M: serde::ser::SerializeMap>(
+    m: &mut M,
+    summary: &bitlens::probabilistic::Summary,
+) -> Result<(), M::Error> {
+    use bitlens::probabilistic::Figure;
+    let f = summary.figures();
+    m.serialize_entry("kind", &f.kind)?;
+    for (name, figure) in &f.fields {
+        match figure {
+            Figure::Count(n) => m.serialize_entry(name, n)?,
+            Figure::Signed(n) => m.serialize_entry(name, n)?,
+            Figure::Real(x) => m.serialize_entry(name, x)?,
+            Figure::Absent => m.serialize_entry(name, &())?,
+        }
+    }
+    Ok(())
+}
+
 /// Serialises counts by name as one object (`{"string": 3, "hash": 1}`).
 pub fn counts<S: serde::Serializer>(v: &[(String, u64)], s: S) -> Result<S::Ok, S::Error> {
     s.collect_map(v.iter().map(|(k, n)| (k, n)))

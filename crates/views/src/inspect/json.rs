@@ -13,7 +13,6 @@ use serde_json::Value as Json;
 use super::files::FileRow;
 use super::{FilterRow, KeyRow, Report, DIST_BUCKETS};
 use crate::report::{LedgerSum, Tally};
-use bitlens::probabilistic::Figure;
 
 /// The version of the inspect document (`schema_version`): 1, the first to carry one. A
 /// field renamed or removed raises it; a field added does not.
@@ -82,17 +81,8 @@ pub struct FilterDoc<'a>(pub &'a FilterRow);
 impl Serialize for FilterDoc<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f = self.0;
-        let figures = f.summary.figures();
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("kind", &figures.kind)?;
-        for (name, figure) in &figures.fields {
-            match figure {
-                Figure::Count(n) => m.serialize_entry(name, n)?,
-                Figure::Signed(n) => m.serialize_entry(name, n)?,
-                Figure::Real(x) => m.serialize_entry(name, x)?,
-                Figure::Absent => m.serialize_entry(name, &())?,
-            }
-        }
+        crate::report::figure_entries(&mut m, &f.summary)?;
         m.serialize_entry("db", &f.db)?;
         m.serialize_entry("key", &Name(&f.key))?;
         m.serialize_entry("type", &f.type_name)?;
