@@ -163,27 +163,6 @@ fn read_at_start(file: &mut std::fs::File, n: u64) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// Why `bytes` given with `flag` (`--rdb` for any command reading an RDB file, `--dump`)
-/// are the wrong kind of file ([`rdb::detect`]): an empty file, an RDB file given as a DUMP
-/// payload, or a DUMP payload given as an RDB file; `None` when they may be right (the
-/// reader's own error then says what is wrong). Every command says these the same way.
-pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<String> {
-    match (rdb::detect(bytes), flag) {
-        (rdb::Detected::Empty, _) => Some("empty file".into()),
-        (rdb::Detected::Rdb(f), "--dump") => {
-            Some(format!("this is an RDB file ({}); use --rdb", f.magic()))
-        }
-        (rdb::Detected::UnsupportedRdb(m), "--dump") => {
-            Some(format!("this is an RDB file; use --rdb ({m})"))
-        }
-        (d @ rdb::Detected::Dump { .. }, "--rdb") => Some(format!(
-            "this is {}; use `bitlens query --dump KEY=FILE`",
-            d.describe()
-        )),
-        _ => None,
-    }
-}
-
 /// Why the file at `path` cannot be read as an RDB snapshot, judged before reading it
 /// ([`wrong_kind`] of a file that does not start with an RDB magic; an RDB file is not
 /// read here): `Ok(None)` when it may be one.

@@ -214,6 +214,27 @@ impl std::fmt::Display for FileError {
     }
 }
 
+/// Why `bytes` given with `flag` (`--rdb` for any command reading an RDB file, `--dump`)
+/// are the wrong kind of file ([`rdb::detect`]): an empty file, an RDB file given as a DUMP
+/// payload, or a DUMP payload given as an RDB file; `None` when they may be right (the
+/// reader's own error then says what is wrong). Every command says these the same way.
+pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<String> {
+    match (rdb::detect(bytes), flag) {
+        (rdb::Detected::Empty, _) => Some("empty file".into()),
+        (rdb::Detected::Rdb(f), "--dump") => {
+            Some(format!("this is an RDB file ({}); use --rdb", f.magic()))
+        }
+        (rdb::Detected::UnsupportedRdb(m), "--dump") => {
+            Some(format!("this is an RDB file; use --rdb ({m})"))
+        }
+        (d @ rdb::Detected::Dump { .. }, "--rdb") => Some(format!(
+            "this is {}; use `bitlens query --dump KEY=FILE`",
+            d.describe()
+        )),
+        _ => None,
+    }
+}
+
 /// [`wrong_kind`]'s words for an empty input.
 pub const EMPTY: &str = "empty file";
 
