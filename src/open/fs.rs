@@ -8,7 +8,7 @@
 //! reader, whose error names what the bytes are ([`wrong_kind`]). Values are bounded by
 //! [`crate::rdb::LoadOptions::max_value_bytes`].
 
-use super::FILE_CHUNK;
+use super::{wrong_kind, FILE_CHUNK};
 use crate::rdb::{self, Header, LoadOptions, Progress, RdbError, Record};
 use std::path::Path;
 
