@@ -59,6 +59,7 @@ pub mod loaded;
 pub mod num;
 pub mod probabilistic;
 pub mod rdb;
+pub mod replica;
 pub mod reply;
 pub mod session;
 pub mod set;
