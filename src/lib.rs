@@ -60,6 +60,7 @@ pub mod num;
 pub mod probabilistic;
 pub mod rdb;
 pub mod replica;
+pub mod resp3;
 pub mod reply;
 pub mod session;
 pub mod set;

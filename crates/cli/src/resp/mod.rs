@@ -112,6 +112,54 @@ struct Client {
     multi: Option<(Vec<Vec<Vec<u8>>>, bool)>,
     addr: SocketAddr,
     lib: (Option<Vec<u8>>, Option<Vec<u8>>),
+    /// The protocol its replies use: 2, or 3 after `HELLO 3`.
+    proto: u8,
+}
+
+/// One request's answer, before it is written in the client's protocol.
+enum Answer {
+    /// The engine's reply (or one shaped like it), re-typed for RESP3 by the request's command
+    /// ([`bitlens::resp3`]).
+    Reply(Reply),
+    /// A flat `[k1, v1, ...]` that RESP3 sends as a map (HELLO, CONFIG GET).
+    Map(Vec<Reply>),
+    /// Text that RESP3 sends as a verbatim string (`=len\r\ntxt:...`): INFO, CLIENT INFO.
+    Verbatim(String),
+    /// EXEC's replies, each with the request it answers.
+    Exec(Vec<(Vec<Vec<u8>>, Answer)>),
+}
+
+impl From<Reply> for Answer {
+    fn from(r: Reply) -> Answer {
+        Answer::Reply(r)
+    }
+}
+
+/// Writes `answer` to `argv` in protocol `proto`.
+fn render(answer: &Answer, argv: &[Vec<u8>], proto: u8, out: &mut Vec<u8>) {
+    match (answer, proto) {
+        (Answer::Reply(r), 3) => bitlens::resp3::write_resp3(argv, r, out),
+        (Answer::Reply(r), _) => out.extend_from_slice(&r.to_resp()),
+        (Answer::Map(items), 3) => {
+            out.extend_from_slice(format!("%{}\r\n", items.len() / 2).as_bytes());
+            for i in items {
+                bitlens::resp3::write_resp3(&[], i, out);
+            }
+        }
+        (Answer::Map(items), _) => out.extend_from_slice(&Reply::Array(items.clone()).to_resp()),
+        (Answer::Verbatim(text), 3) => {
+            out.extend_from_slice(format!("={}\r\ntxt:", text.len() + 4).as_bytes());
+            out.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+        (Answer::Verbatim(text), _) => out.extend_from_slice(&Reply::bulk(text).to_resp()),
+        (Answer::Exec(items), _) => {
+            out.extend_from_slice(format!("*{}\r\n", items.len()).as_bytes());
+            for (argv, a) in items {
+                render(a, argv, proto, out);
+            }
+        }
+    }
 }
 
 /// What a request does to the connection after its reply.
@@ -287,6 +335,7 @@ async fn connection(mut stream: TcpStream, addr: SocketAddr, shared: &Shared, li
         multi: None,
         addr,
         lib: (None, None),
+        proto: 2,
     };
     let mut parser = Parser::new(limits.max_bulk);
     let mut buf = vec![0u8; 16 * 1024];
@@ -330,7 +379,7 @@ fn answer_all(parser: &mut Parser, client: &mut Client, shared: &Shared) -> (Vec
             }
             Parsed::Request(argv) => {
                 let (reply, after) = answer(&argv, client, shared);
-                out.extend_from_slice(&reply.to_resp());
+                render(&reply, &argv, client.proto, &mut out);
                 if after == After::Close {
                     return (out, After::Close);
                 }
@@ -354,7 +403,7 @@ fn wrong_args(name: &str) -> Reply {
 }
 
 /// One request's reply, with MULTI's queueing around [`answer_one`].
-fn answer(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Reply, After) {
+fn answer(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Answer, After) {
     let name = lower(&argv[0]);
     if client.multi.is_some() {
         match name.as_str() {
@@ -362,23 +411,27 @@ fn answer(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Reply, Aft
                 let (queued, aborted) = client.multi.take().unwrap_or_default();
                 if aborted {
                     return (
-                        Reply::err("EXECABORT Transaction discarded because of previous errors."),
+                        Reply::err("EXECABORT Transaction discarded because of previous errors.")
+                            .into(),
                         After::Continue,
                     );
                 }
                 let replies = queued
-                    .iter()
-                    .map(|argv| answer_one(argv, client, shared).0)
+                    .into_iter()
+                    .map(|argv| {
+                        let a = answer_one(&argv, client, shared).0;
+                        (argv, a)
+                    })
                     .collect();
-                return (Reply::Array(replies), After::Continue);
+                return (Answer::Exec(replies), After::Continue);
             }
             "discard" => {
                 client.multi = None;
-                return (Reply::ok(), After::Continue);
+                return (Reply::ok().into(), After::Continue);
             }
             "multi" => {
                 let text = replica::connection_dialect(shared.profile).nested_multi;
-                return (Reply::err(text), After::Continue);
+                return (Reply::err(text).into(), After::Continue);
             }
             "quit" | "reset" => {}
             _ => {
@@ -388,11 +441,11 @@ fn answer(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Reply, Aft
                 return match refusal {
                     Some(r) => {
                         multi.1 = true;
-                        (r, After::Continue)
+                        (r.into(), After::Continue)
                     }
                     None => {
                         multi.0.push(argv.to_vec());
-                        (Reply::Status("QUEUED".into()), After::Continue)
+                        (Reply::Status("QUEUED".into()).into(), After::Continue)
                     }
                 };
             }
@@ -454,16 +507,16 @@ fn connection_arity(name: &str, profile: &Profile) -> Option<i32> {
 }
 
 /// Answers one request outside MULTI's queueing.
-fn answer_one(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Reply, After) {
+fn answer_one(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Answer, After) {
     match classify(argv, client, shared) {
-        Err(r) => (r, After::Continue),
+        Err(r) => (r.into(), After::Continue),
         Ok(true) => connection_command(argv, client, shared),
         Ok(false) => {
             let mut session = shared.session.lock().unwrap_or_else(|p| p.into_inner());
             session.select_database(client.db);
             let reply = session.execute(argv);
             client.db = session.selected();
-            (reply, After::Continue)
+            (reply.into(), After::Continue)
         }
     }
 }
@@ -480,18 +533,19 @@ fn bulk(s: impl AsRef<[u8]>) -> Reply {
     Reply::bulk(s)
 }
 
-fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Reply, After) {
+fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> (Answer, After) {
     let name = lower(&argv[0]);
     let profile = shared.profile;
     let reply = match name.as_str() {
-        "quit" => return (Reply::ok(), After::Close),
+        "quit" => return (Reply::ok().into(), After::Close),
         "auth" => auth(&argv[1..], client, shared),
-        "hello" => hello(argv, client, shared),
+        "hello" => return (hello(argv, client, shared), After::Continue),
         "reset" => {
             client.db = 0;
             client.name = None;
             client.multi = None;
             client.authenticated = shared.requirepass.is_none();
+            client.proto = 2;
             Reply::Status("RESET".into())
         }
         "multi" => {
@@ -500,9 +554,9 @@ fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) ->
         }
         "exec" => Reply::err("ERR EXEC without MULTI"),
         "discard" => Reply::err("ERR DISCARD without MULTI"),
-        "client" => client_command(argv, client, shared),
-        "info" => bulk(info(&argv[1..], shared)),
-        "command" => command_command(argv, shared),
+        "client" => return (client_command(argv, client, shared), After::Continue),
+        "info" => return (Answer::Verbatim(info(&argv[1..], shared)), After::Continue),
+        "command" => return (command_command(argv, shared), After::Continue),
         "config" => match lower(&argv[1]).as_str() {
             "get" if argv.len() >= 3 => {
                 let mut items = Vec::new();
@@ -517,7 +571,7 @@ fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) ->
                         items.push(bulk(count.to_string()));
                     }
                 }
-                Reply::Array(items)
+                return (Answer::Map(items), After::Continue);
             }
             "get" => wrong_args("config|get"),
             _ => unknown_subcommand(&argv[1], "CONFIG", profile),
@@ -536,7 +590,7 @@ fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) ->
         }
         _ => Reply::err(profile.unknown_command(argv)),
     };
-    (reply, After::Continue)
+    (reply.into(), After::Continue)
 }
 
 /// `AUTH [username] password`, as Redis 6+ answers it (the only user is `default`).
@@ -576,18 +630,21 @@ fn wrongpass(shared: &Shared) -> Reply {
     Reply::err(replica::connection_dialect(shared.profile).wrongpass)
 }
 
-/// `HELLO [protover [AUTH username password] [SETNAME clientname]]`: protocol 2 only for now.
-fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Reply {
+/// `HELLO [protover [AUTH username password] [SETNAME clientname]]`: protocol 2 or 3; the
+/// reply (a map) is in the protocol chosen.
+fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Answer {
     let mut i = 1;
+    let mut proto = None;
     if let Some(ver) = argv.get(1) {
         match std::str::from_utf8(ver)
             .ok()
             .and_then(|v| v.parse::<i64>().ok())
         {
-            Some(2) => {}
-            Some(_) => return Reply::err("NOPROTO unsupported protocol version"),
+            Some(v @ (2 | 3)) => proto = Some(v as u8),
+            Some(_) => return Reply::err("NOPROTO unsupported protocol version").into(),
             None => {
                 return Reply::err(replica::connection_dialect(shared.profile).hello_not_integer)
+                    .into()
             }
         }
         i = 2;
@@ -599,7 +656,7 @@ fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Reply {
             "auth" if more >= 2 => {
                 let r = auth(&argv[i + 1..i + 3], client, shared);
                 if r.is_error() {
-                    return r;
+                    return r.into();
                 }
                 i += 3;
             }
@@ -612,30 +669,34 @@ fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Reply {
                     "ERR Syntax error in HELLO option '{}'",
                     String::from_utf8_lossy(&argv[i])
                 ))
+                .into()
             }
         }
     }
     if !client.authenticated {
-        return Reply::err(
+        return Answer::Reply(Reply::err(
             "NOAUTH HELLO must be called with the client already authenticated, otherwise the \
              HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and \
              select the RESP protocol version at the same time",
-        );
+        ));
     }
     if let Some(n) = setname {
         client.name = Some(n);
+    }
+    if let Some(p) = proto {
+        client.proto = p;
     }
     let (server, version) = match &shared.valkey_version {
         Some(v) => ("valkey", v.clone()),
         None => ("redis", shared.redis_version.clone()),
     };
-    Reply::Array(vec![
+    Answer::Map(vec![
         bulk("server"),
         bulk(server),
         bulk("version"),
         bulk(version),
         bulk("proto"),
-        Reply::Integer(2),
+        Reply::Integer(client.proto.into()),
         bulk("id"),
         Reply::Integer(client.id as i64),
         bulk("mode"),
@@ -649,17 +710,25 @@ fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Reply {
 
 fn client_line(client: &Client) -> String {
     format!(
-        "id={} addr={} laddr=127.0.0.1 fd=8 name={} db={} resp=2 lib-name={} lib-ver={}\n",
+        "id={} addr={} laddr=127.0.0.1 fd=8 name={} db={} resp={} lib-name={} lib-ver={}\n",
         client.id,
         client.addr,
         String::from_utf8_lossy(client.name.as_deref().unwrap_or_default()),
         client.db,
+        client.proto,
         String::from_utf8_lossy(client.lib.0.as_deref().unwrap_or_default()),
         String::from_utf8_lossy(client.lib.1.as_deref().unwrap_or_default()),
     )
 }
 
-fn client_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Reply {
+fn client_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Answer {
+    match (lower(&argv[1]).as_str(), argv.len()) {
+        ("info" | "list", 2) => Answer::Verbatim(client_line(client)),
+        _ => client_reply(argv, client, shared).into(),
+    }
+}
+
+fn client_reply(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Reply {
     let profile = shared.profile;
     let sub = lower(&argv[1]);
     let setinfo = profile.family == Family::Valkey || profile.version >= (7, 2);
@@ -688,8 +757,6 @@ fn client_command(argv: &[Vec<u8>], client: &mut Client, shared: &Shared) -> Rep
             }
             Reply::ok()
         }
-        ("info", 2) => bulk(client_line(client)),
-        ("list", 2) => bulk(client_line(client)),
         ("id" | "getname" | "setname" | "info" | "list", _) => {
             match profile.subcommand_arity_error {
                 Some(text) => Reply::err(text.replace("{}", &format!("client|{sub}"))),
@@ -776,7 +843,7 @@ fn info(args: &[Vec<u8>], shared: &Shared) -> String {
 /// `COMMAND`, `COMMAND COUNT`, `COMMAND LIST`, `COMMAND INFO name...` and `COMMAND DOCS`
 /// over the commands bitlens answers (each entry: name, arity, flags, first key, last key,
 /// step); DOCS answers an empty array (clients then use their own help).
-fn command_command(argv: &[Vec<u8>], shared: &Shared) -> Reply {
+fn command_command(argv: &[Vec<u8>], shared: &Shared) -> Answer {
     let names = bitlens::command::command_names();
     let entry = |name: &str| -> Reply {
         let arity = bitlens::command::lookup(name.as_bytes()).map_or(-1, |s| s.arity);
@@ -790,12 +857,12 @@ fn command_command(argv: &[Vec<u8>], shared: &Shared) -> Reply {
         ])
     };
     let Some(sub) = argv.get(1) else {
-        return Reply::Array(names.iter().map(|n| entry(n)).collect());
+        return Reply::Array(names.iter().map(|n| entry(n)).collect()).into();
     };
-    match lower(sub).as_str() {
+    let reply = match lower(sub).as_str() {
         "count" => Reply::Integer(names.len() as i64),
         "list" => Reply::Array(names.iter().map(bulk).collect()),
-        "docs" => Reply::Array(Vec::new()),
+        "docs" => return Answer::Map(Vec::new()),
         "info" => Reply::Array(
             argv[2..]
                 .iter()
@@ -810,5 +877,6 @@ fn command_command(argv: &[Vec<u8>], shared: &Shared) -> Reply {
                 .collect(),
         ),
         _ => unknown_subcommand(sub, "COMMAND", shared.profile),
-    }
+    };
+    reply.into()
 }
