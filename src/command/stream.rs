@@ -404,7 +404,8 @@ fn full_group(s: &Stream, g: &Group, count: Option<usize>, profile: &Profile) ->
 
 /// XINFO CONSUMERS key group, as Redis 7.4: per consumer (name order) its name, pending
 /// count, idle (ms since it was last seen, at the keyspace's clock) and, 7.2+, inactive (ms
-/// since its last successful read, -1 when never). Errors: `ERR no such key`, and the
+/// since its last successful read; a file without it counts from the last sight, as 7.2+
+/// loaders do). Errors: `ERR no such key`, and the
 /// server's `NOGROUP` text for a missing group.
 fn xinfo_consumers(ctx: &mut Ctx<'_>, key: &[u8], group: &[u8]) -> Reply {
     let s = match stream_at(ctx.ks, key) {
@@ -419,15 +420,13 @@ fn xinfo_consumers(ctx: &mut Ctx<'_>, key: &[u8], group: &[u8]) -> Reply {
             String::from_utf8_lossy(key)
         ));
     };
-    let now = ctx.ks.clock().unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64)
-    });
+    // Without a clock (a keyspace where nothing expires) there is no "now": idle times are
+    // then counted from the consumer's own last sight (0).
     Reply::Array(
         g.consumers
             .iter()
             .map(|c| {
+                let now = ctx.ks.clock().unwrap_or(c.seen_time_ms as i64);
                 let mut m = vec![
                     Reply::bulk("name"),
                     Reply::Bulk(c.name.clone()),
