@@ -56,6 +56,7 @@
 //! | `hll_sparse_max_bytes` | 3000 everywhere (default `hll-sparse-max-bytes`) | src redis.conf of every version |
 //! | `stream_counts_checked` | Valkey 9 refuses at load a stream whose length is not its live entries (the `trim` key of HDT3213/rdb's stream_listpacks_1.rdb) or whose node counts disagree with its flags; Redis 6.0–7.4 and Valkey 8.1 load both | rec `crates/difftest/tests/streams_diff.rs` streams_length_mismatch_all_servers; 9.1.2 log "Stream length inconsistent with the number of valid entries" |
 //! | `stream_lag` | XINFO GROUPS lag: Valkey 8.1+ count a deletion before the first entry as a tombstone (nil where Redis answers); Redis 8.0: an emptied stream lags 0, a group and the largest deletion before the first entry lag the length (src 8.0.2 t_stream.c `streamReplyWithCGLag`) | rec 7.4.1 vs Valkey 8.1.8 / 9.1.2 on the same states (streams_diff seeds 25, 42; a group at 0-1 after XTRIM+XDEL: Redis 5, Valkey nil); valkey-io/valkey#1952 |
+//! | `stream_consumer_active_time` | consumers' `active-time` (XINFO STREAM FULL) and `inactive` (XINFO CONSUMERS) from 7.2, Valkey too | rec `bitlens resp`'s resp_diff on 7.0.15 vs 7.4.1 / Valkey 8.1.1 |
 //! | `function_pre_ga` | RDB_OPCODE_FUNCTION_PRE_GA read by 7.0, refused from 7.2 and by Valkey | rec `crates/difftest/tests/function_pre_ga_diff.rs` (7.0.15 loads; 7.4.1, Valkey 8.1.8 / 9.1.2 exit); src 7.2.0 rdb.c |
 //! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
 //! | `load_skips_empty_keys` | an empty set, list, sorted set or hash record (any encoding) is skipped at load from 6.2 and on Valkey ("empty keys skipped"); 6.0 loads it as a key | rec `crates/difftest/tests/rdb_writer.rs` on all six servers (new-user trial: helper-20's empty set record) |
@@ -319,6 +320,9 @@ pub struct Profile {
     pub stream_counts_checked: bool,
     /// How XINFO GROUPS computes a group's lag.
     pub stream_lag: StreamLag,
+    /// Consumers carry an active time: XINFO STREAM FULL's `active-time` and XINFO
+    /// CONSUMERS' `inactive` (Redis 7.2+, Valkey).
+    pub stream_consumer_active_time: bool,
     /// The loader reads the function record of Redis 7.0's release candidates
     /// (RDB_OPCODE_FUNCTION_PRE_GA); 7.2+ and Valkey refuse it ("Pre-release function format
     /// not supported").
@@ -500,6 +504,7 @@ const BASE: Profile = Profile {
     zset_listpack_integer_scores: true,
     stream_counts_checked: false,
     stream_lag: StreamLag::Redis,
+    stream_consumer_active_time: false,
     function_pre_ga: true,
     load_skips_empty_keys: true,
 };
@@ -555,6 +560,7 @@ pub const REDIS_7_2: Profile = Profile {
     lpos_rank_min_rejected: true,
     commands_of: (7, 2),
     function_pre_ga: false,
+    stream_consumer_active_time: true,
     ..BASE
 };
 /// Redis 7.4.

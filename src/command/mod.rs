@@ -189,18 +189,34 @@ pub fn execute(ks: &mut Keyspace, argv: &[Vec<u8>]) -> Reply {
     execute_in(&mut Ctx::single(ks, Profile::default_profile()), argv)
 }
 
+/// Whether RedisBloom's commands (BF.*, CF.*, CMS.*, TOPK.*, TDIGEST.*) exist in `ctx`: where
+/// the profile has them built in (Redis 8.0+) or the snapshot holds the module's values.
+pub fn module_commands_exist(ctx: &Ctx<'_>) -> bool {
+    ctx.profile.probabilistic_builtin || ctx.ks.holds_module_values()
+}
+
+/// The spec of a command bitlens answers in `ctx`: one the profile's server has (and, for a
+/// RedisBloom command, where [`module_commands_exist`]).
+fn known_spec(ctx: &Ctx<'_>, name: &[u8]) -> Option<&'static CommandSpec> {
+    lookup_with_module(name)
+        .filter(|&(s, module)| {
+            ctx.profile.has_command(s.name) && (!module || module_commands_exist(ctx))
+        })
+        .map(|(s, _)| s)
+}
+
+/// Whether bitlens answers the command `name` (any case) in `ctx`, rather than the profile's
+/// unknown-command error.
+pub fn is_known(ctx: &Ctx<'_>, name: &[u8]) -> bool {
+    known_spec(ctx, name).is_some()
+}
+
 /// Runs one command in `ctx` (its database and profile) and returns that server's reply.
 pub fn execute_in(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let Some(name) = argv.first() else {
         return Reply::err("ERR empty command");
     };
-    let Some(spec) = lookup_with_module(name)
-        .filter(|&(s, module)| {
-            ctx.profile.has_command(s.name)
-                && (!module || ctx.profile.probabilistic_builtin || ctx.ks.holds_module_values())
-        })
-        .map(|(s, _)| s)
-    else {
+    let Some(spec) = known_spec(ctx, name) else {
         return Reply::err(ctx.profile.unknown_command(argv));
     };
     let n = argv.len() as i32;

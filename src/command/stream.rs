@@ -9,9 +9,10 @@
 
 use super::args::{int_arg, is};
 use super::{CommandSpec, Ctx};
+use crate::dialect::Profile;
 use crate::keyspace::{Keyspace, Value};
 use crate::reply::Reply;
-use crate::stream::{Stream, StreamEntry, StreamId};
+use crate::stream::{Group, PendingEntry, Stream, StreamEntry, StreamId};
 
 /// Stream commands.
 pub const COMMANDS: &[CommandSpec] = &[
@@ -203,17 +204,19 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             xinfo_groups(ctx, &argv[2])
         };
     }
-    for (name, arity) in [("consumers", 4), ("help", 2)] {
-        if is(sub, name) {
-            return if argv.len() != arity {
-                arity_err(name)
-            } else {
-                Reply::err(format!(
-                    "ERR bitlens does not answer XINFO {}",
-                    name.to_ascii_uppercase()
-                ))
-            };
-        }
+    if is(sub, "consumers") {
+        return if argv.len() != 4 {
+            arity_err("consumers")
+        } else {
+            xinfo_consumers(ctx, &argv[2], &argv[3])
+        };
+    }
+    if is(sub, "help") {
+        return if argv.len() != 2 {
+            arity_err("help")
+        } else {
+            Reply::err("ERR bitlens does not answer XINFO HELP")
+        };
     }
     if !is(sub, "stream") {
         return unknown();
@@ -280,11 +283,6 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             Reply::bulk("last-entry"),
             entry(s.last()),
         ]),
-        Some(_) if !s.groups.is_empty() => {
-            return Reply::err(
-                "ERR bitlens does not answer XINFO STREAM FULL on a stream with consumer groups",
-            )
-        }
         Some(count) => {
             // COUNT 0 lists every entry; a negative COUNT is the default 10.
             let count = match count {
@@ -297,11 +295,156 @@ fn xinfo(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
                 Reply::bulk("entries"),
                 Reply::Array(entries.into_iter().map(entry_reply).collect()),
                 Reply::bulk("groups"),
-                Reply::Array(Vec::new()),
+                Reply::Array(
+                    s.groups
+                        .iter()
+                        .map(|g| full_group(s, g, count, profile))
+                        .collect(),
+                ),
             ]);
         }
     }
     Reply::Array(out)
+}
+
+/// One group of XINFO STREAM FULL, as Redis 7.4's `xinfoReplyWithStreamInfo`: name,
+/// last-delivered-id, (7.0+) entries-read and lag, pel-count, pending (`[id, consumer,
+/// delivery time ms, delivery count]`, at most `count` of them, all for `None`), consumers
+/// (name, seen-time, (7.2+) active-time, pel-count, pending `[id, delivery time, delivery
+/// count]`). Groups, consumers and pending entries come in the order the file stores them
+/// (name and id order, as the server's radix trees keep them).
+fn full_group(s: &Stream, g: &Group, count: Option<usize>, profile: &Profile) -> Reply {
+    let limit = count.unwrap_or(usize::MAX);
+    let owner: std::collections::HashMap<StreamId, &[u8]> = g
+        .consumers
+        .iter()
+        .flat_map(|c| c.pending.iter().map(move |id| (*id, c.name.as_slice())))
+        .collect();
+    let pel: std::collections::HashMap<StreamId, &PendingEntry> =
+        g.pending.iter().map(|p| (p.id, p)).collect();
+    let mut out = vec![
+        Reply::bulk("name"),
+        Reply::Bulk(g.name.clone()),
+        Reply::bulk("last-delivered-id"),
+        Reply::bulk(g.last_id.text()),
+    ];
+    if profile.stream_v7_fields {
+        out.extend([
+            Reply::bulk("entries-read"),
+            g.entries_read
+                .map_or(Reply::NullBulk, |n| Reply::Integer(n as i64)),
+            Reply::bulk("lag"),
+            s.group_lag(g.last_id, g.entries_read, profile.stream_lag)
+                .map_or(Reply::NullBulk, Reply::Integer),
+        ]);
+    }
+    out.extend([
+        Reply::bulk("pel-count"),
+        Reply::Integer(g.pending.len() as i64),
+        Reply::bulk("pending"),
+        Reply::Array(
+            g.pending
+                .iter()
+                .take(limit)
+                .map(|p| {
+                    Reply::Array(vec![
+                        Reply::bulk(p.id.text()),
+                        Reply::Bulk(owner.get(&p.id).map_or(Vec::new(), |n| n.to_vec())),
+                        Reply::Integer(p.delivery_time_ms as i64),
+                        Reply::Integer(p.delivery_count as i64),
+                    ])
+                })
+                .collect(),
+        ),
+        Reply::bulk("consumers"),
+        Reply::Array(
+            g.consumers
+                .iter()
+                .map(|c| {
+                    let mut m = vec![
+                        Reply::bulk("name"),
+                        Reply::Bulk(c.name.clone()),
+                        Reply::bulk("seen-time"),
+                        Reply::Integer(c.seen_time_ms as i64),
+                    ];
+                    if profile.stream_consumer_active_time {
+                        m.extend([
+                            Reply::bulk("active-time"),
+                            Reply::Integer(c.active_time_ms.unwrap_or(c.seen_time_ms) as i64),
+                        ]);
+                    }
+                    m.extend([
+                        Reply::bulk("pel-count"),
+                        Reply::Integer(c.pending.len() as i64),
+                        Reply::bulk("pending"),
+                        Reply::Array(
+                            c.pending
+                                .iter()
+                                .take(limit)
+                                .map(|id| {
+                                    let (time, n) = pel.get(id).map_or((0, 0), |p| {
+                                        (p.delivery_time_ms as i64, p.delivery_count as i64)
+                                    });
+                                    Reply::Array(vec![
+                                        Reply::bulk(id.text()),
+                                        Reply::Integer(time),
+                                        Reply::Integer(n),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    ]);
+                    Reply::Array(m)
+                })
+                .collect(),
+        ),
+    ]);
+    Reply::Array(out)
+}
+
+/// XINFO CONSUMERS key group, as Redis 7.4: per consumer (name order) its name, pending
+/// count, idle (ms since it was last seen, at the keyspace's clock) and, 7.2+, inactive (ms
+/// since its last successful read; a file without it counts from the last sight, as 7.2+
+/// loaders do). Errors: `ERR no such key`, and the
+/// server's `NOGROUP` text for a missing group.
+fn xinfo_consumers(ctx: &mut Ctx<'_>, key: &[u8], group: &[u8]) -> Reply {
+    let s = match stream_at(ctx.ks, key) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Reply::err("ERR no such key"),
+        Err(e) => return e,
+    };
+    let Some(g) = s.groups.iter().find(|g| g.name == group) else {
+        return Reply::err(format!(
+            "NOGROUP No such consumer group '{}' for key name '{}'",
+            String::from_utf8_lossy(group),
+            String::from_utf8_lossy(key)
+        ));
+    };
+    // Without a clock (a keyspace where nothing expires) there is no "now": idle times are
+    // then counted from the consumer's own last sight (0).
+    Reply::Array(
+        g.consumers
+            .iter()
+            .map(|c| {
+                let now = ctx.ks.clock().unwrap_or(c.seen_time_ms as i64);
+                let mut m = vec![
+                    Reply::bulk("name"),
+                    Reply::Bulk(c.name.clone()),
+                    Reply::bulk("pending"),
+                    Reply::Integer(c.pending.len() as i64),
+                    Reply::bulk("idle"),
+                    Reply::Integer(now - c.seen_time_ms as i64),
+                ];
+                if ctx.profile.stream_consumer_active_time {
+                    m.extend([
+                        Reply::bulk("inactive"),
+                        Reply::Integer(now - c.active_time_ms.unwrap_or(c.seen_time_ms) as i64),
+                    ]);
+                }
+                Reply::Array(m)
+            })
+            .collect(),
+    )
 }
 
 /// XINFO GROUPS key, as Redis 7: per group (in name order, as stored) its name, consumers,

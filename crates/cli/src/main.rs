@@ -17,6 +17,7 @@
 mod chart;
 mod export;
 mod query;
+mod resp;
 mod serve;
 mod split;
 
@@ -92,6 +93,9 @@ enum Command {
     /// as Parquet, Arrow IPC, CSV or JSON lines, hive-partitioned by cluster, batch and
     /// instance, for DuckDB, Polars, pandas, Spark or Dask.
     Export(export::ExportArgs),
+    /// Serve snapshots as a read-only Redis server (RESP) for redis-cli, redis-py and GUI
+    /// browsers: the writer's replies, writes refused as a read-only replica refuses them.
+    Resp(resp::RespArgs),
 }
 
 fn main() -> ExitCode {
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Chart(args) => chart::run(args),
         Command::Export(args) => export::run(args),
+        Command::Resp(args) => resp::run(args),
     }
 }
 

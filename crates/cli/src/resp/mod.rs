@@ -1,0 +1,225 @@
+//! `bitlens resp`: a snapshot (or a cluster's shard files as one keyspace) served as a
+//! read-only Redis server, so that redis-cli, redis-py, node-redis and GUI browsers can
+//! connect to it.
+//!
+//! - **Replies** are the engine's ([`bitlens::session::Session`]), in the snapshot writer's
+//!   dialect (or `--compat`'s), expiry judged at `--clock`, exactly as `bitlens query` answers.
+//! - **Writes** are refused as a read-only replica refuses them ([`bitlens::replica`]): the
+//!   server's unknown-command and arity errors first, then `-NOAUTH` when a password is set and
+//!   the client has not authenticated, then `-READONLY You can't write against a read only
+//!   replica.`.
+//! - **Connection commands** are answered here: `AUTH`, `HELLO` (protocol 2; 3 is refused with
+//!   `-NOPROTO` until the engine renders RESP3), `CLIENT` (`ID`, `GETNAME`, `SETNAME`,
+//!   `SETINFO`, `INFO`, `LIST`), `QUIT`, `RESET`, `MULTI`/`EXEC`/`DISCARD`, `INFO` (server,
+//!   clients, replication and keyspace sections), `COMMAND` (`COUNT`, `LIST`, `INFO`, `DOCS`),
+//!   `CONFIG GET` (`databases`) and `TIME` (the clock expiry is judged at).
+//! - **Clients** each keep their own database, name and protocol; requests are read as Redis
+//!   reads them ([`request`]), pipelined, and answered in order. One command runs at a time over
+//!   the shared keyspace (a lock); the others wait for it.
+//! - **Limits:** `--maxclients` open connections (further ones get Redis' `-ERR max number of
+//!   clients reached` and are closed), `--client-query-buffer-limit` bytes buffered per client
+//!   (a client past it is closed, as Redis closes one), `--proto-max-bulk-len` per argument, and
+//!   a write timeout: a client that stops reading its replies is closed after `--write-timeout`
+//!   seconds without progress.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bitlens::server::{Connection, Server, ServerOptions};
+use clap::Args;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Arguments of `bitlens resp`.
+#[derive(Args, Debug)]
+pub struct RespArgs {
+    /// The RDB files to serve (a cluster's shards are served as one keyspace; a key in two
+    /// files is an error unless `--on-duplicate` says which to keep).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The address to listen on; port 0 picks a free port. The first line printed is
+    /// `listening on ADDR:PORT`.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:6379")]
+    pub bind: SocketAddr,
+    /// Require this password (`AUTH`, or `HELLO ... AUTH default PASSWORD`), as Redis'
+    /// `requirepass`.
+    #[arg(long, value_name = "PASSWORD")]
+    pub requirepass: Option<String>,
+    /// The most clients connected at once (Redis' `maxclients`).
+    #[arg(long, default_value_t = 10_000)]
+    pub maxclients: usize,
+    /// The most bytes buffered for one client's unanswered requests (Redis'
+    /// `client-query-buffer-limit`, lower by default: a snapshot is read with small commands).
+    #[arg(long, value_name = "BYTES", default_value = "64mb", value_parser = bitlens_cli::source::parse_bytes)]
+    pub client_query_buffer_limit: u64,
+    /// The longest argument accepted (Redis' `proto-max-bulk-len`).
+    #[arg(long, value_name = "BYTES", default_value = "64mb", value_parser = bitlens_cli::source::parse_bytes)]
+    pub proto_max_bulk_len: u64,
+    /// Seconds a reply may wait for a client that does not read it before the client is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub write_timeout: u64,
+    /// With several files: `error`, `first` or `last` (as `bitlens query --on-duplicate`).
+    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    pub on_duplicate: bitlens::rdb::OnDuplicate,
+    /// Load only the keys matching this glob (repeatable), as `bitlens query --match`.
+    #[arg(long = "match", value_name = "GLOB", value_parser = clap::value_parser!(std::ffi::OsString))]
+    pub matches: Vec<std::ffi::OsString>,
+    /// Do not verify the RDB CRC-64 trailer.
+    #[arg(long)]
+    pub no_checksum: bool,
+    /// The server profile and clock (`--compat`, `--clock`).
+    #[command(flatten)]
+    pub dialect: crate::DialectArgs,
+    #[command(flatten)]
+    pub limit: crate::LimitArgs,
+}
+
+/// Runs `bitlens resp`.
+pub fn run(args: RespArgs) -> ExitCode {
+    let query = crate::query::QueryArgs {
+        rdb: args.files.clone(),
+        on_duplicate: args.on_duplicate,
+        dumps: Vec::new(),
+        strings: Vec::new(),
+        roarings: Vec::new(),
+        save_roarings: Vec::new(),
+        matches: args.matches.clone(),
+        db: 0,
+        no_checksum: args.no_checksum,
+        dialect: crate::DialectArgs {
+            compat: args.dialect.compat,
+            clock: args.dialect.clock,
+        },
+        limit: args.limit,
+        verbose: false,
+        raw: false,
+        no_raw: false,
+        command: Vec::new(),
+    };
+    let session = match crate::query::load_session(&query) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let writer = first_writer(&args.files);
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bitlens: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    rt.block_on(async move {
+        let listener = match TcpListener::bind(args.bind).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("bitlens resp: cannot listen on {}: {e}", args.bind);
+                return ExitCode::from(1);
+            }
+        };
+        let local = match listener.local_addr() {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("bitlens resp: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        println!("listening on {local}");
+        let _ = std::io::stdout().flush();
+        let shared = Arc::new(Server::new(
+            session,
+            ServerOptions {
+                requirepass: args.requirepass.clone(),
+                port: local.port(),
+                files: args.files.len(),
+                writer,
+            },
+        ));
+        let limits = ConnLimits {
+            max_bulk: args.proto_max_bulk_len.min(usize::MAX as u64) as usize,
+            max_buffer: args.client_query_buffer_limit.min(usize::MAX as u64) as usize,
+            write_timeout: Duration::from_secs(args.write_timeout.max(1)),
+        };
+        loop {
+            let (mut stream, addr) = tokio::select! {
+                r = listener.accept() => match r {
+                    Ok(c) => c,
+                    Err(_) => {
+                        // Out of descriptors or an aborted handshake: wait a little, go on.
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    }
+                },
+                _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+            };
+            if !shared.try_connect(args.maxclients) {
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(
+                        Duration::from_secs(1),
+                        stream.write_all(Server::MAX_CLIENTS_REPLY),
+                    )
+                    .await;
+                });
+                continue;
+            }
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let _ = stream.set_nodelay(true);
+                connection(stream, addr, &shared, limits).await;
+                shared.disconnect();
+            });
+        }
+    })
+}
+
+/// The first file's writer, from its head (`None` when it cannot be read: its load said so).
+fn first_writer(files: &[PathBuf]) -> Option<bitlens::rdb::Writer> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    bitlens_cli::source::open_input(files.first()?)
+        .ok()?
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .ok()?;
+    bitlens::rdb::identify(&head).writer
+}
+
+#[derive(Debug, Clone, Copy)]
+struct ConnLimits {
+    max_bulk: usize,
+    max_buffer: usize,
+    write_timeout: Duration,
+}
+
+async fn connection(mut stream: TcpStream, addr: SocketAddr, server: &Server, limits: ConnLimits) {
+    let mut conn = Connection::new(server, addr.to_string(), limits.max_bulk);
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if conn.pending() + n > limits.max_buffer {
+            // As Redis: "closing client that reached max query buffer length", no reply.
+            return;
+        }
+        let fed = tokio::task::block_in_place(|| conn.feed(server, &buf[..n]));
+        if !fed.out.is_empty() {
+            match tokio::time::timeout(limits.write_timeout, stream.write_all(&fed.out)).await {
+                Ok(Ok(())) => {}
+                _ => return,
+            }
+        }
+        if fed.close {
+            let _ = stream.shutdown().await;
+            return;
+        }
+    }
+}

@@ -1,0 +1,553 @@
+//! `bitlens resp` against the real servers, byte for byte: each of the eight servers of the
+//! matrix is filled with keys of every type (two databases, some expiring), SAVEs, and is then
+//! made a read-only replica of an unreachable master (`REPLICAOF 127.0.0.1 1`: it keeps its
+//! data and refuses writes, which is what `bitlens resp` stands for). `bitlens resp` serves
+//! the saved file; the same requests (read commands, writes, wrong arities, unknown commands,
+//! MULTI/EXEC, client names, protocol errors, pipelines) go to both over raw sockets and the
+//! replies are compared as bytes. A second pair runs with `requirepass` on both (NOAUTH,
+//! WRONGPASS, AUTH, and the unauthenticated request limits), and redis-cli's printed output is
+//! compared for a few commands.
+//!
+//! Not compared (they differ by nature): the client id, HELLO's `id`/`version`, INFO's text
+//! and TTL/PTTL (each side's clock; EXPIRETIME is compared instead where it exists).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use bitlens_difftest::{RedisServer, ServerKind};
+
+/// A `bitlens resp` process serving one file.
+struct Resp {
+    child: Child,
+    port: u16,
+}
+
+impl Resp {
+    fn start(file: &std::path::Path, extra: &[&str]) -> Resp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bitlens"))
+            .arg("resp")
+            .arg(file)
+            .args(["--bind", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start bitlens resp");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("first line");
+        let port = line
+            .trim()
+            .strip_prefix("listening on 127.0.0.1:")
+            .unwrap_or_else(|| panic!("first line {line:?}"))
+            .parse()
+            .expect("port");
+        Resp { child, port }
+    }
+}
+
+impl Drop for Resp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A raw client: sends bytes, reads whole replies (RESP2 and RESP3 types) as bytes.
+struct Raw {
+    r: BufReader<TcpStream>,
+}
+
+impl Raw {
+    fn connect(port: u16) -> Raw {
+        let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        Raw {
+            r: BufReader::new(s),
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.r.get_mut().write_all(bytes).expect("send");
+    }
+
+    fn request(argv: &[&[u8]]) -> Vec<u8> {
+        let mut out = format!("*{}\r\n", argv.len()).into_bytes();
+        for a in argv {
+            out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+            out.extend_from_slice(a);
+            out.extend_from_slice(b"\r\n");
+        }
+        out
+    }
+
+    fn reply(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.read_into(&mut out);
+        out
+    }
+
+    fn read_into(&mut self, out: &mut Vec<u8>) {
+        let start = out.len();
+        self.r.read_until(b'\n', out).expect("read");
+        assert!(out.len() > start, "connection closed");
+        let line = out[start..out.len() - 2].to_vec();
+        let n = || -> i64 { std::str::from_utf8(&line[1..]).unwrap().parse().unwrap() };
+        match line[0] {
+            b'$' | b'=' | b'!' if n() >= 0 => {
+                let at = out.len();
+                out.resize(at + n() as usize + 2, 0);
+                self.r.read_exact(&mut out[at..]).expect("bulk");
+            }
+            b'*' | b'~' | b'>' => {
+                for _ in 0..n().max(0) {
+                    self.read_into(out);
+                }
+            }
+            b'%' | b'|' => {
+                for _ in 0..2 * n().max(0) {
+                    self.read_into(out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn query(&mut self, argv: &[&[u8]]) -> Vec<u8> {
+        self.send(&Raw::request(argv));
+        self.reply()
+    }
+
+    /// True when the peer closed the connection (reads end of file).
+    fn closed(&mut self) -> bool {
+        let mut b = [0u8; 1];
+        matches!(self.r.read(&mut b), Ok(0))
+    }
+}
+
+fn words(line: &str) -> Vec<Vec<u8>> {
+    line.split(' ').map(|w| w.as_bytes().to_vec()).collect()
+}
+
+/// The keys every server gets (database 0 and 3), as commands.
+fn fill(server: &RedisServer) {
+    let mut c = server.raw_connection();
+    let mut cmds: Vec<String> = vec![
+        "SET s:plain hello".into(),
+        "SET s:int 12345".into(),
+        "SETBIT b:days 7 1".into(),
+        "SETBIT b:days 100 1".into(),
+        "PFADD h:uv a b c d e".into(),
+        "HSET hs:small f1 v1 f2 v2".into(),
+        "RPUSH l:small a b c".into(),
+        "SADD st:int 1 2 3".into(),
+        "SADD st:small x y".into(),
+        "ZADD z:small 1 a 2.5 b 3 c".into(),
+        "GEOADD g:shops 13.361389 38.115556 palermo 15.087269 37.502669 catania".into(),
+        "XADD x:s 1-1 k v".into(),
+        "XADD x:s 2-1 k w".into(),
+        "XGROUP CREATE x:s grp 0".into(),
+        "XREADGROUP GROUP grp alice COUNT 1 STREAMS x:s >".into(),
+        "XGROUP CREATE x:s later $".into(),
+        "SET s:ttl v EX 100000".into(),
+        "SELECT 3".into(),
+        "SET other:k in-db-3".into(),
+        "SELECT 0".into(),
+    ];
+    for i in 0..200 {
+        cmds.push(format!("HSET hs:big f{i} {}", "x".repeat(i % 70)));
+        cmds.push(format!("ZADD z:big {i} m{i}"));
+        cmds.push(format!("SADD st:big member:{i}"));
+    }
+    for line in cmds {
+        let r = c.query(&words(&line));
+        assert!(
+            !r.starts_with(b"-"),
+            "{line}: {}",
+            String::from_utf8_lossy(&r)
+        );
+    }
+    c.query(&words("SELECT 0"));
+}
+
+/// The requests compared, one per line (space-separated words).
+const REQUESTS: &[&str] = &[
+    // Reads of every type, and their errors.
+    "PING",
+    "PING hi",
+    "ECHO hello",
+    "GET s:plain",
+    "GET nosuch",
+    "GET hs:small",
+    "STRLEN s:int",
+    "GETRANGE s:plain 1 3",
+    "GETBIT b:days 7",
+    "BITCOUNT b:days",
+    "BITPOS b:days 1",
+    "PFCOUNT h:uv",
+    "HGET hs:small f2",
+    "HGETALL hs:small",
+    "HLEN hs:big",
+    "HMGET hs:small f1 nosuch",
+    "LRANGE l:small 0 -1",
+    "LINDEX l:small 1",
+    "SISMEMBER st:int 2",
+    "SMEMBERS st:int",
+    "SCARD st:big",
+    "ZRANGE z:small 0 -1 WITHSCORES",
+    "ZSCORE z:small b",
+    "ZSCORE z:small nosuch",
+    "ZCARD z:big",
+    "ZRANK z:big m7",
+    "GEOPOS g:shops palermo nosuch",
+    "GEODIST g:shops palermo catania km",
+    "GEOHASH g:shops palermo",
+    "XLEN x:s",
+    "XRANGE x:s - +",
+    "TYPE x:s",
+    "TYPE nosuch",
+    "EXISTS s:plain nosuch hs:small",
+    "OBJECT ENCODING st:int",
+    "OBJECT ENCODING z:big",
+    "DBSIZE",
+    "EXPIRETIME s:ttl",
+    "KEYS s:p*",
+    "SMEMBERS st:small",
+    "SINTER st:int st:int",
+    "ZMSCORE z:small a nosuch c",
+    "ZRANGEBYSCORE z:big 3 6 WITHSCORES",
+    "ZRANK z:big m7 WITHSCORE",
+    "GEOSEARCH g:shops FROMLONLAT 15 37 BYRADIUS 200 km ASC WITHCOORD WITHDIST WITHHASH",
+    "GEORADIUS_RO g:shops 15 37 200 km ASC WITHCOORD",
+    "XINFO STREAM x:s",
+    "XINFO STREAM x:s FULL",
+    "XINFO GROUPS x:s",
+    "XINFO CONSUMERS x:s grp",
+    "XINFO CONSUMERS x:s later",
+    "XINFO CONSUMERS x:s nosuch",
+    "XINFO CONSUMERS nosuch grp",
+    "XINFO STREAM x:s FULL COUNT 1",
+    "CONFIG GET databases",
+    "TIME x",
+    // Writes, read-only style.
+    "SET a b",
+    "SET a",
+    "SETBIT b:days 1 1",
+    "DEL s:plain",
+    "PFADD h:uv z",
+    "PFMERGE h:uv h:uv",
+    "EXPIRE s:plain 10",
+    "LPOP l:small",
+    "HSET hs:small f v",
+    "ZADD z:small 1 q",
+    "XADD x:s * a b",
+    "XGROUP CREATE x:s g2 $",
+    "XGROUP SETID x:s grp 0",
+    "FLUSHALL",
+    "FLUSHDB",
+    "BITOP OR dest b:days",
+    "BITFIELD b:days GET u8 0",
+    "BITFIELD b:days SET u8 0 1",
+    "GEOSEARCHSTORE d g:shops FROMMEMBER palermo BYRADIUS 10 km",
+    "MSET a 1 b 2",
+    "INCR s:int",
+    "APPEND s:plain x",
+    "RENAME s:plain s:x",
+    "RESTORE k 0 x",
+    // Unknown commands and arity.
+    "NOSUCHCOMMAND a b",
+    "GET",
+    "HGETALL a b",
+    // Databases.
+    "SELECT 3",
+    "GET other:k",
+    "DBSIZE",
+    "SELECT 0",
+    "GET other:k",
+    "SELECT 99",
+    "SELECT x",
+    // Transactions.
+    "MULTI",
+    "GET s:plain",
+    "PFCOUNT h:uv",
+    "EXEC",
+    "MULTI",
+    "GET s:plain",
+    "SET a b",
+    "EXEC",
+    "MULTI",
+    "NOSUCH",
+    "EXEC",
+    "MULTI",
+    "MULTI",
+    "DISCARD",
+    "EXEC",
+    "DISCARD",
+    // Connection.
+    "CLIENT GETNAME",
+    "CLIENT SETNAME shop-1",
+    "CLIENT GETNAME",
+    "CLIENT SETNAME bad name",
+    "CLIENT NOSUCH",
+    "AUTH pw",
+    "HELLO 4",
+    "HELLO x",
+];
+
+/// The reply with the integer after each `idle` / `inactive` field replaced by `T`: they are
+/// milliseconds until "now", which is each side's own clock (the server's at the request,
+/// bitlens' the snapshot's time, saved in whole seconds).
+fn mask_times(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        out.push(b[i]);
+        i += 1;
+        for field in [&b"$4\r\nidle\r\n"[..], b"$8\r\ninactive\r\n"] {
+            if out.ends_with(field) && b.get(i) == Some(&b':') {
+                let end = i + b[i..].windows(2).position(|w| w == b"\r\n").unwrap_or(0);
+                out.extend_from_slice(b":T");
+                i = end;
+            }
+        }
+    }
+    out
+}
+
+fn show(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).replace("\r\n", "\\r\\n")
+}
+
+fn compare_all(kind: ServerKind, real: &mut Raw, ours: &mut Raw, requests: &[&str]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for line in requests {
+        let argv = words(line);
+        let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_slice()).collect();
+        let (want, got) = (real.query(&argv), ours.query(&argv));
+        let (want, got) = (mask_times(&want), mask_times(&got));
+        if want != got {
+            failures.push(format!(
+                "{}: {line}\n  server: {}\n  bitlens: {}",
+                kind.name(),
+                show(&want),
+                show(&got)
+            ));
+        }
+    }
+    failures
+}
+
+/// Starts `kind` filled, saved and turned read-only replica (with `requirepass` when given),
+/// and `bitlens resp` on its file with the same password.
+fn pair(kind: ServerKind, password: Option<&str>) -> (RedisServer, Resp, tempfile::TempDir) {
+    let server = RedisServer::start_kind(kind, &[]);
+    fill(&server);
+    let rdb = server.save_rdb();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dump.rdb");
+    std::fs::write(&file, rdb).unwrap();
+    let mut c = Raw::connect(server.port);
+    let r = c.query(&[b"REPLICAOF", b"127.0.0.1", b"1"]);
+    assert_eq!(r, b"+OK\r\n", "{}", show(&r));
+    let mut extra = Vec::new();
+    if let Some(pw) = password {
+        let r = c.query(&[b"CONFIG", b"SET", b"requirepass", pw.as_bytes()]);
+        assert_eq!(r, b"+OK\r\n", "{}", show(&r));
+        extra = vec!["--requirepass", pw];
+    }
+    let ours = Resp::start(&file, &extra);
+    (server, ours, dir)
+}
+
+#[test]
+fn replies_match_a_read_only_replica() {
+    let mut failures = Vec::new();
+    for kind in ServerKind::ALL {
+        let (server, ours, _dir) = pair(kind, None);
+        let mut real = Raw::connect(server.port);
+        let mut mine = Raw::connect(ours.port);
+        failures.extend(compare_all(kind, &mut real, &mut mine, REQUESTS));
+
+        // A pipeline: every request in one write, the replies read back in order.
+        let batch: Vec<u8> = ["GET s:plain", "SET a b", "PFCOUNT h:uv", "NOSUCH"]
+            .iter()
+            .flat_map(|l| {
+                let w = words(l);
+                Raw::request(&w.iter().map(|a| a.as_slice()).collect::<Vec<_>>())
+            })
+            .collect();
+        real.send(&batch);
+        mine.send(&batch);
+        for i in 0..4 {
+            let (a, b) = (real.reply(), mine.reply());
+            if a != b {
+                failures.push(format!(
+                    "{}: pipeline #{i}: {} vs {}",
+                    kind.name(),
+                    show(&a),
+                    show(&b)
+                ));
+            }
+        }
+
+        // Inline requests.
+        real.send(b"GET \"s:plain\"\r\n");
+        mine.send(b"GET \"s:plain\"\r\n");
+        let (a, b) = (real.reply(), mine.reply());
+        if a != b {
+            failures.push(format!(
+                "{}: inline: {} vs {}",
+                kind.name(),
+                show(&a),
+                show(&b)
+            ));
+        }
+
+        // QUIT answers +OK and closes.
+        let (a, b) = (real.query(&[b"QUIT"]), mine.query(&[b"QUIT"]));
+        assert_eq!(a, b, "{}: QUIT", kind.name());
+        assert!(
+            real.closed() && mine.closed(),
+            "{}: QUIT closes",
+            kind.name()
+        );
+
+        // A protocol error is replied, then the connection is closed.
+        for wire in [&b"*1\r\n+x\r\n"[..], b"*x\r\n", b"*1\r\n$-5\r\n"] {
+            let mut real = Raw::connect(server.port);
+            let mut mine = Raw::connect(ours.port);
+            real.send(wire);
+            mine.send(wire);
+            let (a, b) = (real.reply(), mine.reply());
+            if a != b {
+                failures.push(format!(
+                    "{}: {wire:?}: {} vs {}",
+                    kind.name(),
+                    show(&a),
+                    show(&b)
+                ));
+            }
+            assert!(mine.closed(), "{}: closed after {wire:?}", kind.name());
+        }
+
+        // redis-cli prints the same for both.
+        for line in [
+            "GET s:plain",
+            "ZRANGE z:small 0 -1 WITHSCORES",
+            "SET a b",
+            "HGETALL hs:small",
+            "NOSUCH x",
+        ] {
+            let argv = words(line);
+            let argv: Vec<&[u8]> = argv.iter().map(|a| a.as_slice()).collect();
+            let (a, b) = (
+                common::redis_cli(server.port, &argv, b""),
+                common::redis_cli(ours.port, &argv, b""),
+            );
+            if a != b {
+                failures.push(format!(
+                    "{}: redis-cli {line}: {} vs {}",
+                    kind.name(),
+                    show(&a),
+                    show(&b)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The same requests after `HELLO 3` on both sides: RESP3's maps, sets, doubles and nulls.
+#[test]
+fn resp3_replies_match() {
+    let mut failures = Vec::new();
+    for kind in ServerKind::ALL {
+        let (server, ours, _dir) = pair(kind, None);
+        let mut real = Raw::connect(server.port);
+        let mut mine = Raw::connect(ours.port);
+        let (a, b) = (real.query(&[b"HELLO", b"3"]), mine.query(&[b"HELLO", b"3"]));
+        assert!(
+            a.starts_with(b"%") && b.starts_with(b"%"),
+            "{}: HELLO 3: {} / {}",
+            kind.name(),
+            show(&a),
+            show(&b)
+        );
+        let requests: Vec<&str> = REQUESTS
+            .iter()
+            .copied()
+            .filter(|r| !r.starts_with("HELLO"))
+            .collect();
+        failures.extend(compare_all(kind, &mut real, &mut mine, &requests));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn requirepass_matches() {
+    let mut failures = Vec::new();
+    for kind in ServerKind::ALL {
+        let (server, ours, _dir) = pair(kind, Some("s3cret"));
+        let mut real = Raw::connect(server.port);
+        let mut mine = Raw::connect(ours.port);
+        failures.extend(compare_all(
+            kind,
+            &mut real,
+            &mut mine,
+            &[
+                "GET s:plain",
+                "NOSUCH",
+                "GET",
+                "SET a b",
+                "AUTH wrong",
+                "AUTH default wrong",
+                "AUTH nobody s3cret",
+                "AUTH s3cret",
+                "GET s:plain",
+                "SET a b",
+            ],
+        ));
+        // Before authentication, a request of more than 10 words or a bulk over 16 KiB is a
+        // protocol error.
+        let big = vec![b'x'; 20_000];
+        for wire in [
+            Raw::request(&[&b"GET"[..]; 11]),
+            Raw::request(&[b"GET", &big]),
+        ] {
+            let mut real = Raw::connect(server.port);
+            let mut mine = Raw::connect(ours.port);
+            real.send(&wire);
+            mine.send(&wire);
+            let (a, b) = (real.reply(), mine.reply());
+            if a != b {
+                failures.push(format!(
+                    "{}: unauthenticated limit: {} vs {}",
+                    kind.name(),
+                    show(&a),
+                    show(&b)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
