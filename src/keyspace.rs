@@ -151,6 +151,20 @@ impl<'a> From<&'a Entry> for EntryRef<'a> {
     }
 }
 
+/// True when a key holding `value`, with the key expiry `expire_at_ms` (Unix ms), is gone at
+/// `clock_ms` (`None`: nothing expires): its expiry is past (Redis: `now > when`), or it is a
+/// hash whose every field has expired (Redis 7.4 and Valkey 9 delete a hash with its last
+/// field; recorded `hash:fe:allgone` on 7.4.1 and 9.1.2). What DBSIZE leaves out.
+pub fn gone_at(value: &Value, expire_at_ms: Option<i64>, clock_ms: Option<i64>) -> bool {
+    match (expire_at_ms, clock_ms) {
+        (Some(when), Some(now)) if now > when => true,
+        (_, Some(_)) => {
+            matches!(value, Value::Hash(h) if h.has_field_expiry() && h.is_empty(clock_ms))
+        }
+        _ => false,
+    }
+}
+
 impl EntryRef<'_> {
     /// An owned copy of the entry (the value cloned).
     pub fn to_owned(self) -> Entry {
@@ -418,13 +432,7 @@ impl EntryRef<'_> {
     /// A hash whose every field has expired at the clock is gone too (Redis 7.4 and Valkey 9
     /// delete a hash with its last field; recorded `hash:fe:allgone` on 7.4.1 and 9.1.2).
     pub fn expired_at(self, clock_ms: Option<i64>) -> bool {
-        match (self.expire_at_ms, clock_ms) {
-            (Some(when), Some(now)) if now > when => true,
-            (_, Some(_)) => {
-                matches!(self.value, Value::Hash(h) if h.has_field_expiry() && h.is_empty(clock_ms))
-            }
-            _ => false,
-        }
+        gone_at(self.value, self.expire_at_ms, clock_ms)
     }
 
     /// True when this entry can expire: a key expiry or a hash field with its own.

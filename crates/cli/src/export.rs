@@ -26,9 +26,13 @@ pub struct ExportArgs {
     /// The `batch` column and partition (default: each snapshot's ctime, Unix seconds).
     #[arg(long)]
     pub batch: Option<String>,
-    /// The `instance` column and partition (default: each file's name); only with one FILE.
+    /// The `instance` partition; only with one FILE (default: see `--instance-from`).
     #[arg(long)]
     pub instance: Option<String>,
+    /// What names each file's instance: `auto` (the file name; files sharing a name, such as
+    /// every node's dump.rdb, by their folders), `file` or `parent` (the folder's name).
+    #[arg(long, value_name = "auto|file|parent", default_value = "auto", value_parser = bitlens_export::InstanceFrom::parse)]
+    pub instance_from: bitlens_export::InstanceFrom,
     /// The allocator of the writer's build (see `inspect --allocator`; default: inferred from
     /// each file's `used-mem`, as `inspect` does).
     #[arg(long, value_parser = crate::parse_allocator)]
@@ -93,6 +97,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         out: args.out,
         jobs,
         rows_per_file: args.rows_per_file,
+        instance_from: args.instance_from,
     };
     let mut failed = false;
     for (path, r) in args

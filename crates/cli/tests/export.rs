@@ -208,13 +208,20 @@ fn parquet_rows_equal_inspect_csv_on_all_six_servers() {
         );
         let (batches, kv) = read_parquet(&files[0]);
         assert!(
-            kv.contains(&("bitlens.schema_version".into(), Some("1".into()))),
+            kv.contains(&("bitlens.schema_version".into(), Some("2".into()))),
             "{server}: {kv:?}"
         );
         assert!(
-            kv.contains(&("arrow:bitlens.schema_version".into(), Some("1".into()))),
+            kv.contains(&("arrow:bitlens.schema_version".into(), Some("2".into()))),
             "{server}: {kv:?}"
         );
+        // The partition lives in the path only: every hive reader types it once, from there.
+        for name in ["cluster", "batch", "instance"] {
+            assert!(
+                batches[0].schema().field_with_name(name).is_err(),
+                "{server}: {name} stored in the file"
+            );
+        }
         let got = as_csv_rows(&batches);
         let want = inspect_csv(&rdb);
         assert!(want.len() > 50, "{server}: only {} keys", want.len());
@@ -222,15 +229,12 @@ fn parquet_rows_equal_inspect_csv_on_all_six_servers() {
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g, w, "{server}: row {i}");
         }
-        // The partition columns and the slot.
+        // The slot and the key's display form.
         for b in &batches {
             let key = col::<BinaryArray>(b, "key");
             let slot = col::<Int32Array>(b, "slot");
             let disp = col::<StringArray>(b, "key_display");
             for i in 0..b.num_rows() {
-                assert_eq!(col::<StringArray>(b, "cluster").value(i), "conf");
-                assert_eq!(col::<StringArray>(b, "batch").value(i), ctime);
-                assert_eq!(col::<StringArray>(b, "instance").value(i), server);
                 assert_eq!(
                     slot.value(i),
                     i32::from(bitlens_views::report::key_slot(key.value(i)))
@@ -363,7 +367,7 @@ fn every_format_holds_the_same_rows() {
             .metadata()
             .get("bitlens.schema_version")
             .map(String::as_str),
-        Some("1")
+        Some("2")
     );
     let ipc: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
     let ipc = bitlens_export::arrow::compute::concat_batches(&schema, &ipc).unwrap();
@@ -380,8 +384,8 @@ fn every_format_holds_the_same_rows() {
     let mem = col::<Int64Array>(&pq, "memory");
     let disp = col::<StringArray>(&pq, "key_display");
     for (i, rec) in recs.iter().enumerate() {
-        assert_eq!(&rec[5], disp.value(i));
-        assert_eq!(rec[8], mem.value(i).to_string());
+        assert_eq!(&rec[2], disp.value(i));
+        assert_eq!(rec[5], mem.value(i).to_string());
     }
     let jsonl = std::fs::read_to_string(export("jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = jsonl
@@ -426,8 +430,9 @@ fn rows_roll_over_into_parts() {
     assert_eq!(all, want);
 }
 
-/// Several files at once (two jobs), collisions refused, and a truncated snapshot reported
-/// with its offset while the other files are exported.
+/// Several files at once (two jobs): files sharing a name are named by their folders (every
+/// node's dump.rdb), a collision is refused under `--instance-from file`, and a truncated
+/// snapshot is reported with its offset while the other files are exported.
 #[test]
 fn many_files_collisions_and_bad_input() {
     let dir = tempfile::tempdir().unwrap();
@@ -443,14 +448,29 @@ fn many_files_collisions_and_bad_input() {
         .args([&a, &b, &cut])
         .output()
         .unwrap();
-    // a and b share the name dump.rdb and the batch: b is refused; cut.rdb fails with an offset.
+    // a and b share the name dump.rdb: each is named by its folder; cut.rdb fails with an
+    // offset.
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("would both be"), "{err}");
+    assert!(err.contains("cut.rdb") && err.contains("offset"), "{err}");
+    let mut files = parts(&out, "parquet");
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files[0].ends_with("cluster=default/batch=x/instance=redis-6.0.9/part-0.parquet"));
+    assert!(files[1].ends_with("cluster=default/batch=x/instance=valkey-8.1.8/part-0.parquet"));
+    // By file name only, the second dump.rdb is refused, naming both.
+    let out2 = dir.path().join("out2");
+    let o = Command::new(env!("CARGO_BIN_EXE_bitlens"))
+        .args(["export", "--instance-from", "file", "--batch", "x", "--out"])
+        .arg(&out2)
+        .args([&a, &b])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("would both be"), "{err}");
-    assert!(err.contains("cut.rdb") && err.contains("offset"), "{err}");
-    let files = parts(&out, "parquet");
-    assert_eq!(files.len(), 1, "{files:?}");
-    assert!(files[0].ends_with("cluster=default/batch=x/instance=dump.rdb/part-0.parquet"));
+    assert_eq!(parts(&out2, "parquet").len(), 1);
     // No half-written part is left behind.
     let leftovers: Vec<PathBuf> = parts(&out, "tmp");
     assert!(leftovers.is_empty(), "{leftovers:?}");
@@ -477,7 +497,7 @@ fn empty_snapshots_and_refusals() {
     assert!(files[0].ends_with("cluster=default/batch=unknown/instance=empty.rdb/part-0.parquet"));
     let (batches, kv) = read_parquet(&files[0]);
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 0);
-    assert!(kv.contains(&("bitlens.schema_version".into(), Some("1".into()))));
+    assert!(kv.contains(&("bitlens.schema_version".into(), Some("2".into()))));
 
     let junk = dir.path().join("junk.rdb");
     std::fs::write(&junk, b"").unwrap();

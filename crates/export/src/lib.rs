@@ -22,8 +22,8 @@ pub mod schema;
 pub mod write;
 
 pub use scan::{scan_file, Batches, Partition, ScanError, ScanOptions, Scanned, Source};
-pub use schema::{schema, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
-pub use write::{export_files, ExportOptions, Exported, Format};
+pub use schema::{file_schema, schema, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
+pub use write::{export_files, instance_names, ExportOptions, Exported, Format, InstanceFrom};
 
 /// The `arrow` and `parquet` crates this one builds on, for readers of its batches and files
 /// (the same versions, so the types match).

@@ -239,6 +239,9 @@ pub fn scan_partition(
         None => infer(part, &load)?,
     };
     let model = Model::new(part.profile, allocator);
+    // The clock a server loading the file judges expiry at: its save time (as `query`'s
+    // default clock, so `expired` agrees with DBSIZE).
+    let saved_at = bitlens::session::snapshot_time_ms(&part.aux);
     let mut file = At::new(&part.file).map_err(|e| ScanError::Io(path.clone(), e))?;
     let bytes = file.len;
     let batch_rows = opts.batch_rows.max(1);
@@ -263,6 +266,7 @@ pub fn scan_partition(
                 rdb_bytes: rec.value_bytes,
                 idle_s: rec.lru_idle_s,
                 lfu_freq: rec.lfu_freq,
+                expired: bitlens::keyspace::gone_at(&value, rec.expire_at_ms, saved_at),
             };
             builder.push(&part.values, &k);
             rows += 1;

@@ -1,8 +1,13 @@
 //! The export schema (one row per key) and the builder of its record batches.
 //!
-//! Version [`SCHEMA_VERSION`] ("1"), in the Arrow schema metadata under
-//! [`SCHEMA_VERSION_KEY`] (Parquet keeps it in its key-value metadata too). Columns, in order
-//! (Arrow types; the README's "With your data tools" section has the same table):
+//! Version [`SCHEMA_VERSION`] ("2": `expired` added after `expire_at`; files no longer carry
+//! the partition columns), in the Arrow schema metadata under [`SCHEMA_VERSION_KEY`] (Parquet
+//! keeps it in its key-value metadata too). Columns, in order (Arrow types; the README's "With
+//! your data tools" section has the same table). `cluster`, `batch` and `instance` are the
+//! hive partition: the record batches of [`BatchBuilder`] (what Python's `scan()` hands over)
+//! carry them as columns, the written files only in their directory names
+//! ([`file_schema`]), so that every hive reader (pandas, pyarrow datasets, Dask, Spark,
+//! DuckDB, Polars) types them once, from the paths:
 //!
 //! | column | type | meaning |
 //! |---|---|---|
@@ -19,6 +24,7 @@
 //! | `elements` | int64 | 1 for a string, else the element count (as `inspect --csv`) |
 //! | `largest_element` | int64 | STRLEN of a string, else the longest member/field/value |
 //! | `expire_at` | timestamp(ms, "+00:00"), null | absolute expiry; null without TTL |
+//! | `expired` | bool | gone at the snapshot's save time (`ctime`): its expiry is past, or it is a hash whose every field expired, so the server that loads the file drops it and `DBSIZE` does not count it |
 //! | `idle_s` | int64, null | LRU idle seconds (RDB_OPCODE_IDLE); null when absent |
 //! | `lfu_freq` | int32, null | LFU counter (RDB_OPCODE_FREQ); null when absent |
 //! | `slot` | int32 | cluster slot, CRC16 of the key or its hash tag mod 16384 |
@@ -30,8 +36,8 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BinaryBuilder, Float64Builder, Int32Builder, Int64Builder, StringBuilder,
-    TimestampMillisecondBuilder,
+    ArrayRef, BinaryBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder,
+    StringBuilder, TimestampMillisecondBuilder,
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::record_batch::RecordBatch;
@@ -40,7 +46,7 @@ use bitlens_views::report::KeyRow;
 
 /// The schema version written in the metadata (bumped when a column changes meaning, type or
 /// position).
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// The metadata key of [`SCHEMA_VERSION`].
 pub const SCHEMA_VERSION_KEY: &str = "bitlens.schema_version";
@@ -68,6 +74,7 @@ pub fn schema() -> SchemaRef {
             DataType::Timestamp(TimeUnit::Millisecond, Some("+00:00".into())),
             true,
         ),
+        Field::new("expired", DataType::Boolean, false),
         i64f("idle_s", true),
         Field::new("lfu_freq", DataType::Int32, true),
         Field::new("slot", DataType::Int32, false),
@@ -86,6 +93,18 @@ pub fn schema() -> SchemaRef {
                 .collect::<std::collections::HashMap<_, _>>(),
         ),
     )
+}
+
+/// How many leading columns of [`schema`] are the hive partition (`cluster`, `batch`,
+/// `instance`).
+pub const PARTITION_COLUMNS: usize = 3;
+
+/// The schema of the written files: [`schema`] without the partition columns, which live in
+/// the directory names only (see the module docs); the same metadata.
+pub fn file_schema() -> SchemaRef {
+    let full = schema();
+    let kept: Vec<usize> = (PARTITION_COLUMNS..full.fields().len()).collect();
+    Arc::new(full.project(&kept).expect("indices within the schema"))
 }
 
 /// The name of a class in the `class` column.
@@ -113,6 +132,8 @@ pub struct KeyRecord {
     /// LRU idle seconds and LFU counter, when the file has them.
     pub idle_s: Option<u64>,
     pub lfu_freq: Option<u8>,
+    /// Past its expiry at the snapshot's save time (see the `expired` column).
+    pub expired: bool,
 }
 
 /// Where a file's rows go: the partition values every row carries.
@@ -140,6 +161,7 @@ pub struct BatchBuilder {
     elements: Int64Builder,
     largest: Int64Builder,
     expire_at: TimestampMillisecondBuilder,
+    expired: BooleanBuilder,
     idle_s: Int64Builder,
     lfu_freq: Int32Builder,
     slot: Int32Builder,
@@ -179,6 +201,7 @@ impl BatchBuilder {
             elements: Int64Builder::new(),
             largest: Int64Builder::new(),
             expire_at: TimestampMillisecondBuilder::new().with_timezone("+00:00"),
+            expired: BooleanBuilder::new(),
             idle_s: Int64Builder::new(),
             lfu_freq: Int32Builder::new(),
             slot: Int32Builder::new(),
@@ -219,6 +242,7 @@ impl BatchBuilder {
         self.elements.append_value(i64_of(elements));
         self.largest.append_value(i64_of(r.largest));
         self.expire_at.append_option(r.expire_at_ms);
+        self.expired.append_value(k.expired);
         self.idle_s.append_option(k.idle_s.map(i64_of));
         self.lfu_freq.append_option(k.lfu_freq.map(i32::from));
         self.slot
@@ -250,6 +274,7 @@ impl BatchBuilder {
             Arc::new(self.elements.finish()),
             Arc::new(self.largest.finish()),
             Arc::new(self.expire_at.finish()),
+            Arc::new(self.expired.finish()),
             Arc::new(self.idle_s.finish()),
             Arc::new(self.lfu_freq.finish()),
             Arc::new(self.slot.finish()),

@@ -29,7 +29,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 use crate::scan::{partition, scan_partition, Partition, ScanError, ScanOptions, Source};
-use crate::schema::{schema, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
+use crate::schema::{file_schema, PARTITION_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY};
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 131_072;
@@ -66,6 +66,83 @@ impl Format {
     }
 }
 
+/// What names each file's `instance` partition when `--instance` is not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InstanceFrom {
+    /// The file name, except where several files share one (every node's `dump.rdb`): those
+    /// are named by their parent folders, with as many ancestors (joined by `_`) as it takes
+    /// to tell them apart.
+    #[default]
+    Auto,
+    /// The file name (files sharing one are refused, naming both).
+    File,
+    /// The parent folder's name (`node-a/dump.rdb` is `node-a`).
+    Parent,
+}
+
+impl InstanceFrom {
+    /// Parses `auto`, `file` or `parent`.
+    pub fn parse(s: &str) -> Result<InstanceFrom, String> {
+        Ok(match s {
+            "auto" => InstanceFrom::Auto,
+            "file" => InstanceFrom::File,
+            "parent" => InstanceFrom::Parent,
+            _ => return Err(format!("--instance-from {s:?}: auto, file or parent")),
+        })
+    }
+}
+
+/// The `instance` of each of `paths` under `from` (see [`InstanceFrom`]). Paths are taken as
+/// given and then made absolute (a relative `dump.rdb` is named by the working directory).
+pub fn instance_names(paths: &[PathBuf], from: InstanceFrom) -> Vec<String> {
+    let abs: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    // The last `n` components of the path (n = 1: the file name), joined by `_`.
+    let tail = |p: &Path, n: usize| -> String {
+        let parts: Vec<String> = p
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        let from = parts.len().saturating_sub(n);
+        parts[from..].join("_")
+    };
+    let parent = |p: &Path| p.parent().map_or_else(String::new, |d| tail(d, 1));
+    match from {
+        InstanceFrom::File => abs.iter().map(|p| tail(p, 1)).collect(),
+        InstanceFrom::Parent => abs.iter().map(|p| parent(p)).collect(),
+        InstanceFrom::Auto => {
+            let names: Vec<String> = abs.iter().map(|p| tail(p, 1)).collect();
+            let mut out = names.clone();
+            for (i, name) in names.iter().enumerate() {
+                let group: Vec<usize> = (0..names.len()).filter(|&j| names[j] == *name).collect();
+                if group.len() < 2 {
+                    continue;
+                }
+                // Fewest ancestors that tell the group apart (or all there are).
+                let depth = abs[i].components().count();
+                let mut n = 1;
+                while n < depth {
+                    let mine = abs[i].parent().map(|d| tail(d, n));
+                    let clash = group.iter().any(|&j| {
+                        j != i && abs[j] != abs[i] && abs[j].parent().map(|d| tail(d, n)) == mine
+                    });
+                    if !clash {
+                        break;
+                    }
+                    n += 1;
+                }
+                out[i] = abs[i].parent().map_or_else(|| name.clone(), |d| tail(d, n));
+            }
+            out
+        }
+    }
+}
+
 /// How to export.
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
@@ -78,6 +155,8 @@ pub struct ExportOptions {
     pub jobs: usize,
     /// Rows per part file before the next part starts (at least 1; checked between batches).
     pub rows_per_file: u64,
+    /// What names a file's `instance` when [`ScanOptions::instance`] is `None`.
+    pub instance_from: InstanceFrom,
 }
 
 /// One exported snapshot.
@@ -116,11 +195,12 @@ impl Sink {
                     )]))
                     .build();
                 Sink::Parquet(Box::new(
-                    ArrowWriter::try_new(file, schema(), Some(props)).map_err(|e| err(&e))?,
+                    ArrowWriter::try_new(file, file_schema(), Some(props)).map_err(|e| err(&e))?,
                 ))
             }
             Format::Arrow => Sink::Arrow(
-                arrow::ipc::writer::FileWriter::try_new(file, &schema()).map_err(|e| err(&e))?,
+                arrow::ipc::writer::FileWriter::try_new(file, &file_schema())
+                    .map_err(|e| err(&e))?,
             ),
             // Text cells arrive already written (csv_cells): the writer adds no quotes.
             Format::Csv => Sink::Csv(
@@ -133,7 +213,10 @@ impl Sink {
         })
     }
 
+    /// Writes `b`'s rows without the partition columns (their values are the directory's).
     fn write(&mut self, b: &RecordBatch) -> Result<(), String> {
+        let kept: Vec<usize> = (PARTITION_COLUMNS..b.num_columns()).collect();
+        let b = &b.project(&kept).map_err(|e| e.to_string())?;
         match self {
             Sink::Parquet(w) => w.write(b).map_err(|e| e.to_string()),
             Sink::Arrow(w) => w.write(b).map_err(|e| e.to_string()),
@@ -281,17 +364,26 @@ fn export_one(part: &Partition, dir: &Path, opts: &ExportOptions) -> Result<Expo
 
 /// Exports every file of `sources` (see the module docs; each file opened once by the
 /// caller, and every pass over it reads that handle), at most `opts.jobs` at once. The
-/// results are in the order of `sources`; one file's failure does not stop the others. Two
-/// files that would share a partition directory are refused (the later one), as the second
-/// would replace the first: give them distinct `--instance`/`--batch` values.
+/// results are in the order of `sources`; one file's failure does not stop the others. Each
+/// file's instance is named by [`ExportOptions::instance_from`] (every node's `dump.rdb` by its
+/// folder); two files that would still share a partition directory (the same file twice, or
+/// `InstanceFrom::File` on equal names) are refused (the later one), as the second would
+/// replace the first.
 pub fn export_files(sources: &[Source], opts: &ExportOptions) -> Vec<Result<Exported, ScanError>> {
     // The partitions first (each file's start only), to refuse collisions before writing.
     let mut seen: std::collections::HashMap<PathBuf, PathBuf> = Default::default();
+    let paths: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
+    let names = instance_names(&paths, opts.instance_from);
     let plans: Vec<Result<(Partition, PathBuf), ScanError>> = sources
         .iter()
-        .map(|src| {
+        .zip(names)
+        .map(|(src, name)| {
             let p = &src.path;
-            let part = partition(src, &opts.scan)?;
+            let scan = ScanOptions {
+                instance: opts.scan.instance.clone().or(Some(name)),
+                ..opts.scan.clone()
+            };
+            let part = partition(src, &scan)?;
             let dir = partition_dir(&opts.out, &part).map_err(ScanError::Sink)?;
             if let Some(first) = seen.insert(dir.clone(), p.clone()) {
                 return Err(ScanError::Sink(format!(

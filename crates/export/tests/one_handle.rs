@@ -29,6 +29,7 @@ fn a_file_deleted_after_opening_is_exported_from_its_handle() {
         out: dir.path().join("out"),
         jobs: 1,
         rows_per_file: 1 << 20,
+        instance_from: Default::default(),
     };
     let r = export_files(&[src], &opts);
     let e = r[0].as_ref().unwrap();
