@@ -54,16 +54,16 @@ pub struct RespArgs {
     pub maxclients: usize,
     /// The most bytes buffered for one client's unanswered requests (Redis'
     /// `client-query-buffer-limit`, lower by default: a snapshot is read with small commands).
-    #[arg(long, value_name = "BYTES", default_value = "64mb", value_parser = bitlens_cli::source::parse_bytes)]
+    #[arg(long, value_name = "BYTES", default_value = "64mb", value_parser = bitlens::open::parse_bytes)]
     pub client_query_buffer_limit: u64,
     /// The longest argument accepted (Redis' `proto-max-bulk-len`).
-    #[arg(long, value_name = "BYTES", default_value = "64mb", value_parser = bitlens_cli::source::parse_bytes)]
+    #[arg(long, value_name = "BYTES", default_value = "64mb", value_parser = bitlens::open::parse_bytes)]
     pub proto_max_bulk_len: u64,
     /// Seconds a reply may wait for a client that does not read it before the client is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub write_timeout: u64,
     /// With several files: `error`, `first` or `last` (as `bitlens query --on-duplicate`).
-    #[arg(long, value_name = "error|first|last", default_value = "error", value_parser = bitlens_cli::source::parse_on_duplicate)]
+    #[arg(long, value_name = "error|first|last", default_value = "error")]
     pub on_duplicate: bitlens::rdb::OnDuplicate,
     /// Load only the keys matching this glob (repeatable), as `bitlens query --match`.
     #[arg(long = "match", value_name = "GLOB", value_parser = clap::value_parser!(std::ffi::OsString))]
@@ -183,7 +183,7 @@ pub fn run(args: RespArgs) -> ExitCode {
 fn first_writer(files: &[PathBuf]) -> Option<bitlens::rdb::Writer> {
     use std::io::Read as _;
     let mut head = Vec::new();
-    bitlens_cli::source::open_input(files.first()?)
+    bitlens::open::open_input(files.first()?)
         .ok()?
         .take(64 << 10)
         .read_to_end(&mut head)
