@@ -24,13 +24,14 @@ def _add(into, keys, memory, expires):
     into["expires"] += expires
 
 
-def shard_totals(path):
-    """One file's totals (runs on a worker)."""
+def shard_totals(task):
+    """One file's totals (runs on a worker); ``task`` is (path, instance name)."""
     import bitlens
     import pyarrow.compute as pc
 
+    path, instance = task
     out = {"total": _empty(), "by_type": {}, "by_db": {}, "by_instance": {}}
-    for batch in bitlens.scan(path, instance=None):
+    for batch in bitlens.scan(path, instance=instance):
         mem = pc.fill_null(batch.column("memory"), 0)
         exp = pc.invert(pc.is_null(batch.column("expire_at")))
         _add(out["total"], batch.num_rows, pc.sum(mem).as_py() or 0, pc.sum(exp).as_py() or 0)
@@ -66,7 +67,12 @@ def fleet_totals(paths, client, timeout=None):
 
     if __name__ != "__main__":
         client.upload_file(__file__)
-    bag = db.from_sequence([str(p) for p in paths], npartitions=len(paths))
+    import bitlens
+
+    # Named together, as `bitlens export` names them: every node's dump.rdb by its folder.
+    names = bitlens.instance_names(paths)
+    tasks = [(str(p), n) for p, n in zip(paths, names)]
+    bag = db.from_sequence(tasks, npartitions=len(tasks))
     empty = {"total": _empty(), "by_type": {}, "by_db": {}, "by_instance": {}}
     return client.compute(bag.map(shard_totals).fold(merge, initial=empty)).result(timeout=timeout)
 

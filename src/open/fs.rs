@@ -419,19 +419,24 @@ pub fn repeated_pair(paths: &[std::path::PathBuf]) -> Option<(usize, usize)> {
 /// how many more; the caller says what follows from it. `None` when they agree, or when a
 /// file's header cannot be read (its load reports that).
 pub fn mixed_writers(paths: &[std::path::PathBuf]) -> Option<String> {
-    use std::io::Read as _;
     let writers = paths
         .iter()
-        .map(|p| {
-            let mut head = Vec::new();
-            open_input(p)
-                .ok()?
-                .take(super::HEAD_BYTES as u64)
-                .read_to_end(&mut head)
-                .ok()?;
-            rdb::identify(&head).writer.map(|w| w.describe())
-        })
+        .map(|p| file_writer(p).map(|w| w.describe()))
         .collect::<Option<Vec<String>>>()?;
     let named: Vec<(String, String)> = paths.iter().map(|p| path_display(p)).zip(writers).collect();
     super::mixed_writers_of(&named)
+}
+
+/// The writer of the RDB file at `path` (format, `redis-ver`/`valkey-ver`, `used-mem`), from
+/// its first [`super::HEAD_BYTES`]; `None` when it cannot be read or is no RDB file (its load
+/// says why).
+pub fn file_writer(path: &Path) -> Option<rdb::Writer> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    open_input(path)
+        .ok()?
+        .take(super::HEAD_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    rdb::identify(&head).writer
 }

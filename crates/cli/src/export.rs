@@ -37,6 +37,13 @@ pub struct ExportArgs {
     /// each file's `used-mem`, as `inspect` does).
     #[arg(long, value_parser = crate::parse_allocator)]
     pub allocator: Option<bitlens_views::memory::Allocator>,
+    /// Export only the keys matching this glob (KEYS rules; repeatable): the other keys'
+    /// values are skipped unread.
+    #[arg(long = "match", value_name = "GLOB", value_parser = clap::value_parser!(std::ffi::OsString))]
+    pub matches: Vec<std::ffi::OsString>,
+    /// Export only this database's keys.
+    #[arg(short = 'n', long = "db")]
+    pub db: Option<u64>,
     /// Do not verify the CRC-64 trailer.
     #[arg(long)]
     pub no_checksum: bool,
@@ -92,6 +99,8 @@ pub fn run(args: ExportArgs) -> ExitCode {
             verify_checksum: !args.no_checksum,
             batch_rows: args.batch_rows,
             max_value_bytes: args.limit.max_value_bytes,
+            patterns: args.matches.iter().cloned().map(crate::os_bytes).collect(),
+            db: args.db,
         },
         format: args.format,
         out: args.out,

@@ -37,8 +37,14 @@ pub struct ScanOptions {
     /// The `batch` column; `None`: the snapshot's `ctime` (Unix seconds as written), or
     /// `unknown` when it has none.
     pub batch: Option<String>,
-    /// The `instance` column; `None`: the file name.
+    /// The `instance` column; `None`: the source's own ([`Source::instance`]), else the file
+    /// name.
     pub instance: Option<String>,
+    /// Only keys matching one of these globs (KEYS rules), when any: the others' values are
+    /// skipped unread, as `bitlens query --match` skips them.
+    pub patterns: Vec<Vec<u8>>,
+    /// Only this database's keys, when given.
+    pub db: Option<u64>,
     /// The allocator the memory is estimated for (as `inspect --allocator`); `None`: the one
     /// inferred from the file's `used-mem`, as `inspect` infers it
     /// ([`bitlens_views::memory::AllocatorInference`]: one more pass over the file).
@@ -59,6 +65,8 @@ impl Default for ScanOptions {
             cluster: "default".into(),
             batch: None,
             instance: None,
+            patterns: Vec::new(),
+            db: None,
             allocator: None,
             verify_checksum: true,
             batch_rows: DEFAULT_BATCH_ROWS,
@@ -100,6 +108,9 @@ pub struct Source {
     pub path: PathBuf,
     /// The open file, shared by the passes.
     pub file: Arc<File>,
+    /// This file's `instance` when [`ScanOptions::instance`] names none (a fleet's files
+    /// named together: [`crate::write::instance_names`]); `None`: the file name.
+    pub instance: Option<String>,
 }
 
 impl Source {
@@ -108,7 +119,14 @@ impl Source {
         Source {
             path: path.into(),
             file: Arc::new(file),
+            instance: None,
         }
+    }
+
+    /// The same source, its instance named `name` (see [`Source::instance`]).
+    pub fn with_instance(mut self, name: String) -> Source {
+        self.instance = Some(name);
+        self
     }
 }
 
@@ -188,12 +206,16 @@ pub fn partition(src: &Source, opts: &ScanOptions) -> Result<Partition, ScanErro
             .clone()
             .or(ctime)
             .unwrap_or_else(|| "unknown".into()),
-        instance: opts.instance.clone().unwrap_or_else(|| {
-            path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into(),
-            )
-        }),
+        instance: opts
+            .instance
+            .clone()
+            .or_else(|| src.instance.clone())
+            .unwrap_or_else(|| {
+                path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into(),
+                )
+            }),
     };
     Ok(Partition {
         path: path.to_path_buf(),
@@ -231,6 +253,11 @@ pub fn scan_partition(
         max_value_bytes: opts.max_value_bytes,
         ..Default::default()
     };
+    // The rows' pass reads only the selected keys' values (the inference pass sees every key).
+    let rows_load = LoadOptions {
+        patterns: opts.patterns.clone(),
+        ..load.clone()
+    };
     let allocator = match opts.allocator {
         Some(a) => a,
         // Without used-mem the inference assumes bundled jemalloc whatever the keys (as
@@ -256,10 +283,13 @@ pub fn scan_partition(
         Ok(())
     };
     let header =
-        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, &load, &mut |_, _| Ok(()), |rec| {
+        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, &rows_load, &mut |_, _| Ok(()), |rec| {
             let Some(value) = rec.value else {
                 return Ok(());
             };
+            if opts.db.is_some_and(|db| db != rec.db) {
+                return Ok(());
+            }
             let k = KeyRecord {
                 row: KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
                 figures: bitlens_views::classify::figures(&value),

@@ -379,11 +379,8 @@ pub fn export_files(sources: &[Source], opts: &ExportOptions) -> Vec<Result<Expo
         .zip(names)
         .map(|(src, name)| {
             let p = &src.path;
-            let scan = ScanOptions {
-                instance: opts.scan.instance.clone().or(Some(name)),
-                ..opts.scan.clone()
-            };
-            let part = partition(src, &scan)?;
+            let src = src.clone().with_instance(name);
+            let part = partition(&src, &opts.scan)?;
             let dir = partition_dir(&opts.out, &part).map_err(ScanError::Sink)?;
             if let Some(first) = seen.insert(dir.clone(), p.clone()) {
                 return Err(ScanError::Sink(format!(

@@ -459,7 +459,8 @@ impl Scan {
     /// Starts scanning; the files' starts are read first, so that a file that is not an RDB
     /// snapshot raises here.
     #[new]
-    #[pyo3(signature = (paths, cluster = "default".to_string(), batch = None, instance = None, batch_rows = bitlens_export::scan::DEFAULT_BATCH_ROWS))]
+    #[pyo3(signature = (paths, cluster = "default".to_string(), batch = None, instance = None, batch_rows = bitlens_export::scan::DEFAULT_BATCH_ROWS, instance_from = "auto", patterns = Vec::new(), db = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         paths: Vec<PathBuf>,
@@ -467,12 +468,20 @@ impl Scan {
         batch: Option<String>,
         instance: Option<String>,
         batch_rows: usize,
+        instance_from: &str,
+        patterns: Vec<Vec<u8>>,
+        db: Option<u64>,
     ) -> PyResult<Scan> {
+        let from = bitlens_export::InstanceFrom::parse(instance_from)
+            .map_err(|e| PyValueError::new_err(e.replace("--instance-from", "instance_from")))?;
+        let names = bitlens_export::instance_names(&paths, from);
         let opts = bitlens_export::ScanOptions {
             cluster,
             batch,
             instance,
             batch_rows,
+            patterns,
+            db,
             ..Default::default()
         };
         // Each file opened once (a FIFO or a device refused, a file that is no RDB file
@@ -485,7 +494,8 @@ impl Scan {
                 Ok(Some(why)) => return Err(file_error(py, p, &FileError::WrongKind(why))),
                 Err(e) => return Err(io_error(py, p, &e)),
             }
-            let src = bitlens_export::Source::new(p, file);
+            let src =
+                bitlens_export::Source::new(p, file).with_instance(names[sources.len()].clone());
             bitlens_export::scan::partition(&src, &opts).map_err(|e| scan_error(py, &e))?;
             sources.push(src);
         }
@@ -536,8 +546,88 @@ impl Scan {
     }
 }
 
+/// A read-only Redis server over snapshot files, without a network ([`bitlens::server`]):
+/// `bitlens.redis()` runs its connections over socket pairs for redis-py.
+#[pyclass(module = "bitlens", frozen)]
+struct RespServer(std::sync::Arc<bitlens::server::Server>);
+
+/// One connection of a [`RespServer`]: bytes from the client in, reply bytes out.
+#[pyclass(module = "bitlens", frozen)]
+struct RespConnection {
+    server: std::sync::Arc<bitlens::server::Server>,
+    conn: Mutex<bitlens::server::Connection>,
+}
+
+#[pymethods]
+impl RespServer {
+    /// A new connection (`addr` is what CLIENT LIST shows).
+    #[pyo3(signature = (addr = "in-process".to_string()))]
+    fn connect(&self, addr: String) -> RespConnection {
+        RespConnection {
+            conn: Mutex::new(bitlens::server::Connection::new(&self.0, addr, 512 << 20)),
+            server: self.0.clone(),
+        }
+    }
+}
+
+#[pymethods]
+impl RespConnection {
+    /// Takes bytes from the client; returns the replies of the requests they complete and
+    /// whether to close the connection after them (QUIT, a protocol error).
+    fn feed<'py>(&self, py: Python<'py>, data: &[u8]) -> (Bound<'py, PyBytes>, bool) {
+        let fed = py.detach(|| {
+            self.conn
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .feed(&self.server, data)
+        });
+        (PyBytes::new(py, &fed.out), fed.close)
+    }
+}
+
+/// The files `paths` opened as [`open`] opens them, served by a [`RespServer`].
+#[pyfunction]
+#[pyo3(signature = (*paths, compat = None, clock = None, on_duplicate = "error", checksum = true, requirepass = None))]
+fn resp_server(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    compat: Option<&str>,
+    clock: Option<&Bound<'_, PyAny>>,
+    on_duplicate: &str,
+    checksum: bool,
+    requirepass: Option<String>,
+) -> PyResult<RespServer> {
+    let snap = open(py, paths.clone(), compat, clock, on_duplicate, checksum)?;
+    let session = snap.session.into_inner().unwrap_or_else(|e| e.into_inner());
+    let writer = bitlens::open::file_writer(&paths[0]);
+    let server = bitlens::server::Server::new(
+        session,
+        bitlens::server::ServerOptions {
+            requirepass,
+            port: 0,
+            files: paths.len(),
+            writer,
+        },
+    );
+    Ok(RespServer(std::sync::Arc::new(server)))
+}
+
+/// The `instance` names `bitlens export` gives `paths` under `instance_from` (`auto`: the
+/// file name, or the folder where file names collide; `file`; `parent`).
+#[pyfunction]
+#[pyo3(signature = (paths, instance_from = "auto"))]
+fn instance_names(paths: Vec<PathBuf>, instance_from: &str) -> PyResult<Vec<String>> {
+    let from = bitlens_export::InstanceFrom::parse(instance_from)
+        .map_err(|e| PyValueError::new_err(e.replace("--instance-from", "instance_from")))?;
+    Ok(bitlens_export::instance_names(&paths, from))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(instance_names, m)?)?;
+    m.add_class::<RespServer>()?;
+    m.add_class::<RespConnection>()?;
+    m.add_function(wrap_pyfunction!(resp_server, m)?)?;
     m.add_class::<Snapshot>()?;
     m.add_class::<Batch>()?;
     m.add_class::<ExportSchema>()?;

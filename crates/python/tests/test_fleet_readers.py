@@ -76,3 +76,23 @@ def test_expired_agrees_with_dbsize(fleet):
                 capture_output=True,
             ).stdout.decode().strip()
             assert int(dbsize) == n, f"{node} db {db}: {n} unexpired rows, DBSIZE {dbsize}"
+
+
+def test_scan_names_filters_and_dtypes(fleet):
+    """``bitlens.scan`` names the nodes' ``dump.rdb`` as export does, reads only the keys a
+    ``match`` glob or a ``db`` selects, and ``to_pandas`` keeps nullable integers integers."""
+    bitlens = pytest.importorskip("bitlens")
+    out, files, want = fleet
+    t = bitlens.scan(*files).read_all()
+    assert collections.Counter(t.column("instance").to_pylist()) == want
+    assert set(bitlens.scan(*files, instance_from="file").read_all().column("instance").to_pylist()) == {"dump.rdb"}
+    every = t.to_pandas()
+    some = bitlens.scan(*files, match=["hll:*", b"geo:*"]).read_all().to_pandas()
+    wanted = sum(1 for k in every["key"] if bytes(k).startswith((b"hll:", b"geo:")))
+    assert len(some) == wanted
+    assert len(some) > 0
+    db0 = bitlens.scan(*files, db=0).read_all().to_pandas()
+    assert len(db0) == int((every["db"] == 0).sum()) and set(db0["db"]) == {0}
+    df = bitlens.to_pandas(bitlens.scan(*files))
+    assert str(df["memory"].dtype) == "Int64" and str(df["bits_set"].dtype) == "Int64"
+    assert df["bits_set"].isna().any() and str(df["expired"].dtype) == "boolean"

@@ -207,6 +207,7 @@ def outcome(call, r, unordered):
 
 @pytest.fixture(scope="module", params=sorted(manifest()))
 def pair(request):
+    """(name, the server's port, bitlens resp's port, the saved file)."""
     entry = manifest()[request.param]
     server = Server(entry)
     try:
@@ -218,7 +219,7 @@ def pair(request):
         redis.Redis(port=server.port, protocol=2).replicaof("127.0.0.1", 1)
         ours = Resp(saved)
         try:
-            yield request.param, server.port, ours.port
+            yield request.param, server.port, ours.port, saved
         finally:
             ours.stop()
             shutil.rmtree(saved.parent, ignore_errors=True)
@@ -228,7 +229,7 @@ def pair(request):
 
 @pytest.mark.parametrize("protocol", [2, 3])
 def test_reads_match(pair, protocol):
-    name, real_port, our_port = pair
+    name, real_port, our_port, _ = pair
     real = redis.Redis(port=real_port, protocol=protocol)
     ours = redis.Redis(port=our_port, protocol=protocol)
     diffs = []
@@ -241,7 +242,7 @@ def test_reads_match(pair, protocol):
 
 @pytest.mark.parametrize("protocol", [2, 3])
 def test_writes_are_refused(pair, protocol):
-    name, real_port, our_port = pair
+    name, real_port, our_port, _ = pair
     real = redis.Redis(port=real_port, protocol=protocol)
     ours = redis.Redis(port=our_port, protocol=protocol)
     for label, call in WRITES:
@@ -252,7 +253,7 @@ def test_writes_are_refused(pair, protocol):
 
 @pytest.mark.parametrize("protocol", [2, 3])
 def test_databases_and_pipelines(pair, protocol):
-    name, real_port, our_port = pair
+    name, real_port, our_port, _ = pair
     results = []
     for port in (real_port, our_port):
         r = redis.Redis(port=port, protocol=protocol, db=3)
@@ -262,3 +263,26 @@ def test_databases_and_pipelines(pair, protocol):
         tx.get("other:k").exists("other:k")
         results.append((pipe.execute(), tx.execute()))
     assert results[0] == results[1], f"{name} RESP{protocol}: {results!r}"
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_in_process_client(pair, protocol):
+    """``bitlens.redis(file)``: the same server in-process (a socket pair, no port), through
+    redis-py's own connection stack."""
+    bitlens = pytest.importorskip("bitlens")
+    name, real_port, _, saved = pair
+    real = redis.Redis(port=real_port, protocol=protocol)
+    ours = bitlens.redis(saved, protocol=protocol)
+    diffs = []
+    for label, call, unordered in READS:
+        want, got = outcome(call, real, unordered), outcome(call, ours, unordered)
+        if want != got:
+            diffs.append(f"{name} RESP{protocol} {label}:\n  server:  {want!r}\n  bitlens: {got!r}")
+    for label, call in WRITES:
+        got = outcome(call, ours, False)
+        if got[:2] != ("error", "ReadOnlyError"):
+            diffs.append(f"{name} RESP{protocol} {label}: {got!r}")
+    three = bitlens.redis(saved, protocol=protocol, db=3)
+    if three.get("other:k") != b"in-db-3":
+        diffs.append(f"{name}: db=3 {three.get('other:k')!r}")
+    assert not diffs, "\n".join(diffs)

@@ -40,10 +40,14 @@ def test_scan_equals_export_parquet(tmp_path):
     path = CONFORMANCE / "redis-7.4.1" / "dump.rdb"
     run("export", path, "--out", tmp_path, "--batch", "b")
     (part,) = list(tmp_path.rglob("*.parquet"))
+    # The file holds the columns without the partition (its values are in the path).
     from_file = pq.read_table(part)
     from_scan = bitlens.scan(path, batch="b", batch_rows=10).read_all()
     assert from_scan.num_rows == from_file.num_rows
-    assert from_scan.equals(from_file.cast(from_scan.schema))
+    assert from_file.column_names == from_scan.column_names[3:]
+    assert "cluster=default/batch=b/instance=dump.rdb/" in part.as_posix()
+    rows = from_scan.select(from_file.column_names)
+    assert rows.equals(from_file.cast(rows.schema))
 
 
 def test_scan_of_several_files_and_bad_ones(tmp_path):
@@ -51,7 +55,8 @@ def test_scan_of_several_files_and_bad_ones(tmp_path):
     b = CONFORMANCE / "valkey-9.1.2" / "dump.rdb"
     t = bitlens.scan(a, b).read_all()
     assert t.num_rows == bitlens.scan(a).read_all().num_rows + bitlens.scan(b).read_all().num_rows
-    assert set(t.column("instance").to_pylist()) == {"dump.rdb"}
+    # Both files are called dump.rdb: each is named by its folder, as export names them.
+    assert set(t.column("instance").to_pylist()) == {"redis-6.0.9", "valkey-9.1.2"}
     # Not a snapshot: refused when scan() is called.
     junk = tmp_path / "junk.rdb"
     junk.write_bytes(b"hello world, no RDB here")

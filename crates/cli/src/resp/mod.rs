@@ -104,7 +104,10 @@ pub fn run(args: RespArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let writer = first_writer(&args.files);
+    let writer = args
+        .files
+        .first()
+        .and_then(|f| bitlens::open::file_writer(f));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -177,18 +180,6 @@ pub fn run(args: RespArgs) -> ExitCode {
             });
         }
     })
-}
-
-/// The first file's writer, from its head (`None` when it cannot be read: its load said so).
-fn first_writer(files: &[PathBuf]) -> Option<bitlens::rdb::Writer> {
-    use std::io::Read as _;
-    let mut head = Vec::new();
-    bitlens::open::open_input(files.first()?)
-        .ok()?
-        .take(64 << 10)
-        .read_to_end(&mut head)
-        .ok()?;
-    bitlens::rdb::identify(&head).writer
 }
 
 #[derive(Debug, Clone, Copy)]

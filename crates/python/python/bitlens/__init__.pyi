@@ -54,4 +54,21 @@ def scan(
     batch: Optional[str] = None,
     instance: Optional[str] = None,
     batch_rows: int = 65536,
+    instance_from: Literal["auto", "file", "parent"] = "auto",
+    match: Union[None, str, bytes, List[Union[str, bytes]]] = None,
+    db: Optional[int] = None,
 ) -> pyarrow.RecordBatchReader: ...
+def instance_names(
+    paths: List[_Path], instance_from: Literal["auto", "file", "parent"] = "auto"
+) -> List[str]: ...
+def to_pandas(data: Union[pyarrow.RecordBatchReader, pyarrow.Table]) -> Any: ...
+def redis(
+    *paths: _Path,
+    protocol: Optional[int] = None,
+    compat: Optional[str] = None,
+    clock: Union[None, str, int] = None,
+    on_duplicate: Literal["error", "first", "last"] = "error",
+    checksum: bool = True,
+    password: Optional[str] = None,
+    **redis_kwargs: Any,
+) -> Any: ...
