@@ -56,6 +56,7 @@ pub mod hll;
 pub mod keyspace;
 pub mod list;
 pub mod loaded;
+pub mod module_fields;
 pub mod num;
 pub mod open;
 pub mod probabilistic;

@@ -24,7 +24,7 @@ pub mod hnsw;
 
 use std::collections::HashMap;
 
-use crate::probabilistic::{FieldError, Fields, StringKind};
+use crate::module_fields::{FieldError, Fields, StringKind};
 
 /// The module type name as TYPE replies it.
 pub const TYPE_NAME: [u8; 9] = *b"vectorset";
@@ -671,7 +671,7 @@ mod tests {
 
     #[test]
     fn a_claimed_count_is_bounded_by_the_input() {
-        use crate::probabilistic::{Field, Fields};
+        use crate::module_fields::{Field, Fields};
         let items: Vec<(usize, Field)> = [3u64, u64::MAX, 1, 0]
             .iter()
             .enumerate()

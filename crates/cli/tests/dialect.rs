@@ -155,7 +155,7 @@ fn inspect_reports_the_profile_and_what_is_expired_at_the_clock() {
     assert_eq!(zero["expired"]["keys"].as_u64(), Some(0));
     let text = stdout(&["inspect", &f], b"");
     assert!(
-        text.contains("answers as Valkey 8.1 (valkey-8.1, the writer)"),
+        text.contains("answers as Valkey 8.1.3+ (valkey-8.1, the writer)"),
         "{text}"
     );
 }

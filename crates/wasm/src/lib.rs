@@ -1375,7 +1375,10 @@ fn detail_kind(detail: Detail) -> types::DetailKind {
         },
         // A Top-K or t-digest summary comes with its own detail below; a value bitlens does
         // not interpret is `Detail::Other` already.
-        Summary::TopK { .. } | Summary::TDigest { .. } | Summary::Raw { .. } => K::Other,
+        Summary::TopK { .. }
+        | Summary::TDigest { .. }
+        | Summary::VectorSet { .. }
+        | Summary::Raw { .. } => K::Other,
     };
     match detail {
         Detail::Bitmap {
