@@ -59,6 +59,8 @@
 //! | `stream_consumer_active_time` | consumers' `active-time` (XINFO STREAM FULL) and `inactive` (XINFO CONSUMERS) from 7.2, Valkey too | rec `bitlens resp`'s resp_diff on 7.0.15 vs 7.4.1 / Valkey 8.1.1 |
 //! | `function_pre_ga` | RDB_OPCODE_FUNCTION_PRE_GA read by 7.0, refused from 7.2 and by Valkey | rec `crates/difftest/tests/function_pre_ga_diff.rs` (7.0.15 loads; 7.4.1, Valkey 8.1.8 / 9.1.2 exit); src 7.2.0 rdb.c |
 //! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
+//! | `zsetop_numkeys_error` | ZUNION/ZINTER/ZDIFF numkeys 0: 6.2 `for zunion`, 7.0+ `for 'zunion' command` | src 6.2.14 / 7.0.15 t_zset.c zunionInterDiffGenericCommand (`c->cmd->name` vs `'%s' command` of `fullname`) |
+//! | `sort_fast_float` | SORT's numeric weights read by fast_float: Redis 8.0+, Valkey 9 (` 2`, `0x1p3` refused; C `strtod` before) | rec `crates/difftest/tests/reads_diff.rs` SORT_RO BY weights on 8.0.2 / Valkey 9.1.2 vs 7.4.1 / Valkey 8.1.8; src redis af7fca797 (sort.c `fast_float_strtod`) |
 //! | `load_skips_empty_keys` | an empty set, list, sorted set or hash record (any encoding) is skipped at load from 6.2 and on Valkey ("empty keys skipped"); 6.0 loads it as a key | rec `crates/difftest/tests/rdb_writer.rs` on all six servers (new-user trial: helper-20's empty set record) |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -331,6 +333,12 @@ pub struct Profile {
     /// skipped": Redis 6.2+, Valkey); Redis 6.0 loads it as an empty key of its type
     /// ([`crate::session::Session::new`] drops such keys for these profiles).
     pub load_skips_empty_keys: bool,
+    /// ZUNION / ZINTER / ZDIFF / ZINTERCARD with numkeys below 1, `{}` standing for the
+    /// command's lower-case name (6.2 unquoted, 7.0+ `'name' command`).
+    pub zsetop_numkeys_error: &'static str,
+    /// SORT reads numeric weights with fast_float (no leading spaces, `+` or hex forms;
+    /// overflow accepted as ±inf) instead of C `strtod` (Redis 8.0+, Valkey 9).
+    pub sort_fast_float: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -507,6 +515,8 @@ const BASE: Profile = Profile {
     stream_consumer_active_time: false,
     function_pre_ga: true,
     load_skips_empty_keys: true,
+    zsetop_numkeys_error: "ERR at least 1 input key is needed for '{}' command",
+    sort_fast_float: false,
 };
 
 /// Redis 6.0.
@@ -545,6 +555,7 @@ pub const REDIS_6_2: Profile = Profile {
     geo_store_with_error:
         "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORDS options",
     load: LOAD_6,
+    zsetop_numkeys_error: "ERR at least 1 input key is needed for {}",
     ..BASE
 };
 /// Redis 7.0, the profile bitlens answered as before profiles existed.
@@ -582,6 +593,7 @@ pub const REDIS_8_0: Profile = Profile {
     coord_format: CoordFormat::Shortest,
     probabilistic_builtin: true,
     stream_lag: StreamLag::Redis8,
+    sort_fast_float: true,
     ..REDIS_7_4
 };
 /// Redis 8.2.
@@ -668,6 +680,7 @@ pub const VALKEY_9_0: Profile = Profile {
     field_expiry: true,
     geosearch_bypolygon: true,
     geo_hex_doubles: false,
+    sort_fast_float: true,
     frommember_missing: MemberMissing::DoesNotExist,
     shape_error: SHAPE_ERROR_VALKEY_9,
     embstr: EmbstrRule::KeyAndValue {
@@ -690,6 +703,9 @@ pub const COMMANDS_SINCE: &[(&str, (u16, u16))] = &[
     ("zmscore", (6, 2)),
     ("smismember", (6, 2)),
     ("zrandmember", (6, 2)),
+    ("zunion", (6, 2)),
+    ("zinter", (6, 2)),
+    ("zdiff", (6, 2)),
     ("hrandfield", (6, 2)),
     ("getex", (6, 2)),
     ("getdel", (6, 2)),
@@ -711,6 +727,7 @@ pub const COMMANDS_SINCE: &[(&str, (u16, u16))] = &[
     ("vgetattr", (8, 0)),
     ("vrandmember", (8, 0)),
     ("vismember", (8, 0)),
+    ("sort_ro", (7, 0)),
 ];
 
 /// The hash field expiry commands (Redis 7.4, Valkey 9).

@@ -886,6 +886,27 @@ impl Keyspace {
         keys
     }
 
+    /// A key alive at the clock chosen by `pick` (called with a bound, returning an index
+    /// below it; RANDOMKEY's draw), `None` when none is alive: up to 100 random slots are
+    /// tried, then a random one of the live keys.
+    pub fn random_key(&self, mut pick: impl FnMut(usize) -> usize) -> Option<&[u8]> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        for _ in 0..100 {
+            let i = pick(self.slots.len());
+            if self.alive(self.entry_at(i)) {
+                return Some(self.keys.get(self.slots[i].key));
+            }
+        }
+        let n = self.len();
+        if n == 0 {
+            return None;
+        }
+        let nth = pick(n);
+        self.iter().nth(nth).map(|(k, _)| k)
+    }
+
     /// Iterates over the keys alive at the clock, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], EntryRef<'_>)> {
         self.slot_entries().filter(|&(_, e)| self.alive(e))

@@ -6,11 +6,11 @@
 //! bytes are the RESP2 reply re-typed by the command's shape:
 //!
 //! - both nulls (`$-1`, `*-1`) are `_`;
-//! - maps (`%n`): HGETALL, XINFO STREAM (and FULL's groups and consumers), each entry of
+//! - maps (`%n`): HGETALL, LCS `IDX`, XINFO STREAM (and FULL's groups and consumers), each entry of
 //!   XINFO GROUPS / CONSUMERS, RedisBloom's `*.INFO`, VINFO;
 //! - sets (`~n`): SMEMBERS, SINTER, SUNION, SDIFF;
 //! - doubles (`,text`, the RESP2 bulk's text): ZSCORE, ZINCRBY, ZMSCORE's entries, scores of
-//!   ZRANGE-family and ZRANDMEMBER `WITHSCORES` (then `[member, score]` pairs), ZRANK
+//!   ZRANGE-family, ZUNION / ZINTER / ZDIFF and ZRANDMEMBER `WITHSCORES` (then `[member, score]` pairs), ZRANK
 //!   `WITHSCORE`, GEOPOS and `WITHCOORD` coordinates, VEMB's components;
 //! - `[field, value]` pairs: HRANDFIELD `WITHVALUES`;
 //! - booleans (`#t`/`#f`): VISMEMBER.
@@ -46,10 +46,12 @@ pub fn write_resp3(argv: &[Vec<u8>], reply: &Reply, out: &mut Vec<u8>) {
     match name.as_slice() {
         b"hgetall" | b"bf.info" | b"cf.info" | b"cms.info" | b"topk.info" | b"tdigest.info"
         | b"vinfo" => map(reply, out, &|_, v, out| plain(v, out)),
+        b"lcs" if has(b"idx") => map(reply, out, &|_, v, out| plain(v, out)),
         b"smembers" | b"sinter" | b"sunion" | b"sdiff" => set(reply, out),
         b"zscore" | b"zincrby" => double(reply, out),
         b"zmscore" | b"vemb" if !has(b"raw") => each(reply, out, &|v, out| double(v, out)),
         b"zrange" | b"zrevrange" | b"zrangebyscore" | b"zrevrangebyscore" | b"zrandmember"
+        | b"zunion" | b"zinter" | b"zdiff"
             if has(b"withscores") =>
         {
             pairs(reply, out, true)

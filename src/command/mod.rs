@@ -19,8 +19,11 @@ pub mod hll;
 pub mod keys;
 pub mod list;
 pub mod module_keys;
+pub mod random;
 pub mod set;
+pub mod sort;
 pub mod stream;
+pub mod strings;
 pub mod tdigest;
 pub mod topk;
 pub mod vectorset;
@@ -80,9 +83,12 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 16] {
+fn tables() -> [&'static [CommandSpec]; 19] {
     [
         keys::COMMANDS,
+        strings::COMMANDS,
+        random::COMMANDS,
+        sort::COMMANDS,
         bitmap::COMMANDS,
         hll::COMMANDS,
         geo::COMMANDS,

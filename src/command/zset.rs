@@ -8,7 +8,7 @@
 //! as Redis does; a larger (skiplist) set is scanned in score order COUNT members at a time,
 //! the cursor being the position (Redis' cursors and order there come from its hash table).
 
-use super::args::{int_arg, is};
+use super::args::{int_arg, is, parse_i64};
 use super::set::{parse_default, parse_scan_cursor, parse_scan_opts_of, scan_reply};
 use super::{CommandSpec, Ctx};
 use crate::keyspace::{Keyspace, Value};
@@ -64,6 +64,51 @@ pub const COMMANDS: &[CommandSpec] = &[
         arity: -3,
         handler: zscan,
     },
+    CommandSpec {
+        name: "zrevrange",
+        arity: -4,
+        handler: zrevrange,
+    },
+    CommandSpec {
+        name: "zrevrangebyscore",
+        arity: -4,
+        handler: zrevrangebyscore,
+    },
+    CommandSpec {
+        name: "zrangebylex",
+        arity: -4,
+        handler: zrangebylex,
+    },
+    CommandSpec {
+        name: "zrevrangebylex",
+        arity: -4,
+        handler: zrevrangebylex,
+    },
+    CommandSpec {
+        name: "zlexcount",
+        arity: 4,
+        handler: zlexcount,
+    },
+    CommandSpec {
+        name: "zunion",
+        arity: -3,
+        handler: zunion,
+    },
+    CommandSpec {
+        name: "zinter",
+        arity: -3,
+        handler: zinter,
+    },
+    CommandSpec {
+        name: "zdiff",
+        arity: -3,
+        handler: zdiff,
+    },
+    CommandSpec {
+        name: "zintercard",
+        arity: -3,
+        handler: zintercard,
+    },
 ];
 
 /// Redis' default `zset-max-listpack-entries`.
@@ -114,9 +159,311 @@ fn zrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
 /// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]: ZRANGE BYSCORE without REV
 /// (REV, BYSCORE and BYLEX are syntax errors here).
 fn zrangebyscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
-    match zrange_inner(ctx, argv, Some(RangeBy::Score)) {
+    match zrange_inner(ctx, argv, Some((RangeBy::Score, false))) {
         Ok(r) | Err(r) => r,
     }
+}
+
+/// ZREVRANGE key start stop [WITHSCORES]: as Redis 7.4's ZRANGE ... REV over ranks (LIMIT
+/// is the BYSCORE/BYLEX error, REV and BY* syntax errors).
+fn zrevrange(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zrange_inner(ctx, argv, Some((RangeBy::Rank, true))) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+/// ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]: as Redis 7.4's ZRANGE
+/// BYSCORE REV.
+fn zrevrangebyscore(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zrange_inner(ctx, argv, Some((RangeBy::Score, true))) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+/// ZRANGEBYLEX key min max [LIMIT offset count]: as Redis 7.4's ZRANGE BYLEX (WITHSCORES
+/// refused with its BYLEX error). On a skiplist whose scores differ Redis' reply depends on
+/// its random levels (see [`in_lex_range`]).
+fn zrangebylex(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zrange_inner(ctx, argv, Some((RangeBy::Lex, false))) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+/// ZREVRANGEBYLEX key max min [LIMIT offset count]: as Redis 7.4's ZRANGE BYLEX REV.
+fn zrevrangebylex(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    match zrange_inner(ctx, argv, Some((RangeBy::Lex, true))) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+/// ZLEXCOUNT key min max: the members from the first at or above `min` while at or below
+/// `max`, as Redis 7.4 counts them on a listpack (range parsed before the key is read).
+fn zlexcount(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let (Some(min), Some(max)) = (lex_bound(&argv[2]), lex_bound(&argv[3])) else {
+        return Reply::err("ERR min or max not valid string range item");
+    };
+    let z = match zset_at(ctx.ks, &argv[1]) {
+        Ok(Some(z)) => z,
+        Ok(None) => return Reply::Integer(0),
+        Err(e) => return e,
+    };
+    let sorted = z.sorted();
+    if !in_lex_range(sorted, &min, &max) {
+        return Reply::Integer(0);
+    }
+    let n = sorted
+        .iter()
+        .skip_while(|(_, m)| !lex_gte_min(m, &min))
+        .take_while(|(_, m)| lex_lte_max(m, &max))
+        .count();
+    Reply::Integer(n as i64)
+}
+
+/// Which of ZUNION, ZINTER, ZDIFF (ZINTERCARD is ZINTER counting).
+#[derive(PartialEq, Clone, Copy)]
+enum SetOp {
+    Union,
+    Inter,
+    Diff,
+}
+
+/// An input of ZUNION & co.: a sorted set's (member, score) pairs, or a set's members with
+/// score 1 (Redis' `zuiNext` over a set), or nothing for a missing key.
+struct OpSource<'a> {
+    /// Members and scores in the input's own order.
+    items: Vec<(std::borrow::Cow<'a, [u8]>, f64)>,
+    /// The key index in argv, to tell one key given twice.
+    key: usize,
+    weight: f64,
+}
+
+/// Redis' `zunionInterAggregate`: SUM (a NaN sum of opposite infinities is 0), MIN, MAX.
+fn aggregate(target: &mut f64, val: f64, how: u8) {
+    match how {
+        b's' => {
+            *target += val;
+            if target.is_nan() {
+                *target = 0.0;
+            }
+        }
+        b'n' => {
+            if val < *target {
+                *target = val
+            }
+        }
+        _ => {
+            if val > *target {
+                *target = val
+            }
+        }
+    }
+}
+
+/// ZUNION / ZINTER / ZDIFF / ZINTERCARD numkeys key [key ...] and their options, as Redis 7.4's
+/// `zunionInterDiffGenericCommand`: numkeys read first, then every key (WRONGTYPE for one
+/// neither a sorted set nor a set), then WEIGHTS / AGGREGATE / WITHSCORES / LIMIT. The result
+/// is ordered as Redis' skiplist: by score, ties by member bytes.
+fn zsetop(ctx: &mut Ctx<'_>, argv: &[Vec<u8>], op: SetOp, card: bool) -> Reply {
+    let profile = ctx.profile;
+    let setnum = match int_arg(&argv[1]) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    let name = argv[0].to_ascii_lowercase();
+    if setnum < 1 {
+        return Reply::err(
+            profile
+                .zsetop_numkeys_error
+                .replace("{}", &String::from_utf8_lossy(&name)),
+        );
+    }
+    if setnum > (argv.len() - 2) as i64 {
+        return Reply::syntax_error();
+    }
+    let setnum = setnum as usize;
+    let ks = &*ctx.ks;
+    let mut src: Vec<OpSource<'_>> = Vec::with_capacity(setnum);
+    for (i, key) in argv[2..2 + setnum].iter().enumerate() {
+        let items: Vec<(std::borrow::Cow<'_, [u8]>, f64)> = match ks.get(key) {
+            None => Vec::new(),
+            Some(Value::ZSet(z)) => z
+                .iter()
+                .map(|(m, s)| (std::borrow::Cow::Borrowed(m), z.loaded_score(s, profile)))
+                .collect(),
+            Some(Value::Set(s)) => s
+                .members()
+                .into_iter()
+                .map(|m| (std::borrow::Cow::Owned(m), 1.0))
+                .collect(),
+            Some(_) => return Reply::wrong_type(),
+        };
+        // One key given twice is one input (Redis compares the objects).
+        let first = argv[2..2 + i].iter().position(|k| k == key).unwrap_or(i);
+        src.push(OpSource {
+            items,
+            key: first,
+            weight: 1.0,
+        });
+    }
+    let mut j = 2 + setnum;
+    let (mut how, mut withscores, mut limit) = (b's', false, 0i64);
+    while j < argv.len() {
+        let remaining = argv.len() - j;
+        let a = &argv[j];
+        if op != SetOp::Diff && !card && remaining > setnum && is(a, "weights") {
+            j += 1;
+            for s in src.iter_mut() {
+                match crate::command::args::parse_f64(&argv[j]) {
+                    Some(w) => s.weight = w,
+                    None => return Reply::err("ERR weight value is not a float"),
+                }
+                j += 1;
+            }
+        } else if op != SetOp::Diff && !card && remaining >= 2 && is(a, "aggregate") {
+            let v = &argv[j + 1];
+            how = if is(v, "sum") {
+                b's'
+            } else if is(v, "min") {
+                b'n'
+            } else if is(v, "max") {
+                b'x'
+            } else {
+                return Reply::syntax_error();
+            };
+            j += 2;
+        } else if !card && is(a, "withscores") {
+            withscores = true;
+            j += 1;
+        } else if card && remaining >= 2 && is(a, "limit") {
+            // getPositiveLongFromObjectOrReply with a message: one text for both.
+            match parse_i64(&argv[j + 1]) {
+                Some(l) if l >= 0 => limit = l,
+                _ => return Reply::err("ERR LIMIT can't be negative"),
+            }
+            j += 2;
+        } else {
+            return Reply::syntax_error();
+        }
+    }
+    if op != SetOp::Diff {
+        // Smallest first (Redis' qsort by cardinality; equal sizes in any order, which
+        // changes no member nor, for the scores of one input order, the aggregate).
+        src.sort_by_key(|s| s.items.len());
+    }
+    let mut out: Vec<(f64, Vec<u8>)> = Vec::new();
+    let mut count = 0i64;
+    match op {
+        SetOp::Inter => {
+            if src[0].items.is_empty() {
+                // Skip everything when the smallest input is empty.
+            } else {
+                let maps: Vec<std::collections::HashMap<&[u8], f64>> = src[1..]
+                    .iter()
+                    .map(|s| s.items.iter().map(|(m, sc)| (&m[..], *sc)).collect())
+                    .collect();
+                for (m, sc) in &src[0].items {
+                    let mut score = src[0].weight * sc;
+                    if score.is_nan() {
+                        score = 0.0;
+                    }
+                    let mut all = true;
+                    for (k, s) in src[1..].iter().enumerate() {
+                        let value = if s.key == src[0].key {
+                            *sc
+                        } else if let Some(v) = maps[k].get(&m[..]) {
+                            *v
+                        } else {
+                            all = false;
+                            break;
+                        };
+                        aggregate(&mut score, value * s.weight, how);
+                    }
+                    if !all {
+                        continue;
+                    }
+                    if card {
+                        count += 1;
+                        if limit != 0 && count >= limit {
+                            break;
+                        }
+                    } else {
+                        out.push((score, m.to_vec()));
+                    }
+                }
+            }
+        }
+        SetOp::Union => {
+            let mut acc: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+            for s in &src {
+                for (m, sc) in &s.items {
+                    let mut score = s.weight * sc;
+                    if score.is_nan() {
+                        score = 0.0;
+                    }
+                    match acc.get(&m[..]) {
+                        Some(&at) => aggregate(&mut out[at].0, score, how),
+                        None => {
+                            acc.insert(&m[..], out.len());
+                            out.push((score, m.to_vec()));
+                        }
+                    }
+                }
+            }
+        }
+        SetOp::Diff => {
+            let first = &src[0];
+            if !first.items.is_empty() && !src[1..].iter().any(|s| s.key == first.key) {
+                let others: std::collections::HashSet<&[u8]> = src[1..]
+                    .iter()
+                    .flat_map(|s| s.items.iter().map(|(m, _)| &m[..]))
+                    .collect();
+                out = first
+                    .items
+                    .iter()
+                    .filter(|(m, _)| !others.contains(&m[..]))
+                    .map(|(m, sc)| (*sc, m.to_vec()))
+                    .collect();
+            }
+        }
+    }
+    if card {
+        return Reply::Integer(count);
+    }
+    out.sort_by(|a, b| {
+        a.0.partial_cmp(&b.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.1.cmp(&b.1))
+    });
+    let mut reply = Vec::with_capacity(out.len() * (1 + withscores as usize));
+    for (s, m) in out {
+        reply.push(Reply::Bulk(m));
+        if withscores {
+            reply.push(Reply::bulk(profile.format_score(s)));
+        }
+    }
+    Reply::Array(reply)
+}
+
+/// ZUNION numkeys key [key ...] [WEIGHTS w ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES] (6.2+).
+fn zunion(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    zsetop(ctx, argv, SetOp::Union, false)
+}
+
+/// ZINTER numkeys key [key ...] [WEIGHTS w ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES] (6.2+).
+fn zinter(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    zsetop(ctx, argv, SetOp::Inter, false)
+}
+
+/// ZDIFF numkeys key [key ...] [WITHSCORES] (6.2+): the first input's members in none of the
+/// others, with the first input's scores.
+fn zdiff(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    zsetop(ctx, argv, SetOp::Diff, false)
+}
+
+/// ZINTERCARD numkeys key [key ...] [LIMIT limit] (7.0+): ZINTER's size, stopping at LIMIT
+/// (0: no limit).
+fn zintercard(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    zsetop(ctx, argv, SetOp::Inter, true)
 }
 
 #[derive(PartialEq, Clone, Copy)]
@@ -229,27 +576,44 @@ fn lex_lte_max(m: &[u8], max: &LexBound) -> bool {
 fn zrange_inner(
     ctx: &mut Ctx<'_>,
     argv: &[Vec<u8>],
-    fixed: Option<RangeBy>,
+    fixed: Option<(RangeBy, bool)>,
 ) -> Result<Reply, Reply> {
     let profile = ctx.profile;
     let ks = &mut *ctx.ks;
-    if fixed.is_none() && !profile.zrange_by {
-        // Redis 6.0: ZRANGE key start stop [WITHSCORES], indexes parsed first.
+    let old = !profile.zrange_by;
+    if old && matches!(fixed, None | Some((RangeBy::Rank, _))) {
+        // Redis 6.0: ZRANGE / ZREVRANGE key start stop [WITHSCORES], indexes parsed first.
         int_arg(&argv[2])?;
         int_arg(&argv[3])?;
         if argv.len() > 5 || (argv.len() == 5 && !is(&argv[4], "withscores")) {
             return Err(Reply::syntax_error());
         }
     }
-    let (mut rev, mut withscores) = (false, false);
-    let mut by = fixed;
+    if let (true, Some((by @ (RangeBy::Score | RangeBy::Lex), rev))) = (old, fixed) {
+        // Redis 6.0's ZRANGEBYSCORE / ZRANGEBYLEX family parse the range before the options.
+        let (lo, hi) = if rev {
+            (&argv[3], &argv[2])
+        } else {
+            (&argv[2], &argv[3])
+        };
+        if by == RangeBy::Score && (score_bound(lo).is_none() || score_bound(hi).is_none()) {
+            return Err(Reply::err("ERR min or max is not a float"));
+        }
+        if by == RangeBy::Lex && (lex_bound(lo).is_none() || lex_bound(hi).is_none()) {
+            return Err(Reply::err("ERR min or max not valid string range item"));
+        }
+    }
+    // Redis 6.0's ZRANGEBYLEX takes LIMIT only (WITHSCORES is a plain syntax error).
+    let lex60 = old && matches!(fixed, Some((RangeBy::Lex, _)));
+    let (mut rev, mut withscores) = (fixed.is_some_and(|f| f.1), false);
+    let mut by = fixed.map(|f| f.0);
     let free = fixed.is_none();
     let (mut offset, mut limit) = (0i64, -1i64);
     let mut j = 4;
     while j < argv.len() {
         let a = &argv[j];
         let left = argv.len() - j - 1;
-        if is(a, "withscores") {
+        if is(a, "withscores") && !lex60 {
             withscores = true;
         } else if is(a, "limit") && left >= 2 {
             offset = int_arg(&argv[j + 1])?;
@@ -338,19 +702,64 @@ fn zrange_inner(
             if !in_lex_range(sorted, &min, &max) {
                 return Ok(Reply::Array(Vec::new()));
             }
-            let idx: Vec<usize> = if rev {
-                (0..sorted.len())
-                    .rev()
-                    .skip_while(|&i| !lex_lte_max(&sorted[i].1, &max))
-                    .take_while(|&i| lex_gte_min(&sorted[i].1, &min))
-                    .collect()
+            if !is_skiplist(z) {
+                // A listpack: Redis finds the first member in range (the last with REV), steps
+                // LIMIT's offset members from it without looking at them, then replies while
+                // members stay at or below the maximum (at or above the minimum with REV).
+                let n = sorted.len();
+                let first = if rev {
+                    (0..n)
+                        .rev()
+                        .find(|&i| lex_lte_max(&sorted[i].1, &max))
+                        .filter(|&i| lex_gte_min(&sorted[i].1, &min))
+                } else {
+                    (0..n)
+                        .find(|&i| lex_gte_min(&sorted[i].1, &min))
+                        .filter(|&i| lex_lte_max(&sorted[i].1, &max))
+                };
+                let Some(first) = first else {
+                    return Ok(Reply::Array(Vec::new()));
+                };
+                let at = if rev {
+                    first as i64 - offset
+                } else {
+                    first as i64 + offset
+                };
+                if offset < 0 || at < 0 || at >= n as i64 {
+                    return Ok(Reply::Array(Vec::new()));
+                }
+                let at = at as usize;
+                let walk: Vec<usize> = if rev {
+                    (0..=at)
+                        .rev()
+                        .take_while(|&i| lex_gte_min(&sorted[i].1, &min))
+                        .collect()
+                } else {
+                    (at..n)
+                        .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
+                        .collect()
+                };
+                let take = if limit < 0 {
+                    usize::MAX
+                } else {
+                    limit as usize
+                };
+                walk.into_iter().take(take).collect()
             } else {
-                (0..sorted.len())
-                    .skip_while(|&i| !lex_gte_min(&sorted[i].1, &min))
-                    .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
-                    .collect()
-            };
-            window(idx, offset, limit, z, profile)
+                let idx: Vec<usize> = if rev {
+                    (0..sorted.len())
+                        .rev()
+                        .skip_while(|&i| !lex_lte_max(&sorted[i].1, &max))
+                        .take_while(|&i| lex_gte_min(&sorted[i].1, &min))
+                        .collect()
+                } else {
+                    (0..sorted.len())
+                        .skip_while(|&i| !lex_gte_min(&sorted[i].1, &min))
+                        .take_while(|&i| lex_lte_max(&sorted[i].1, &max))
+                        .collect()
+                };
+                window(idx, offset, limit, z, profile)
+            }
         }
     };
     let Some(Value::ZSet(z)) = ks.get(&argv[1]) else {
