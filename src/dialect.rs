@@ -61,6 +61,8 @@
 //! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
 //! | `zsetop_numkeys_error` | ZUNION/ZINTER/ZDIFF numkeys 0: 6.2 `for zunion`, 7.0+ `for 'zunion' command` | src 6.2.14 / 7.0.15 t_zset.c zunionInterDiffGenericCommand (`c->cmd->name` vs `'%s' command` of `fullname`) |
 //! | `sort_fast_float` | SORT's numeric weights read by fast_float: Redis 8.0+, Valkey 9 (` 2`, `0x1p3` refused; C `strtod` before) | rec `crates/difftest/tests/reads_diff.rs` SORT_RO BY weights on 8.0.2 / Valkey 9.1.2 vs 7.4.1 / Valkey 8.1.8; src redis af7fca797 (sort.c `fast_float_strtod`) |
+//! | `xpending_idle` | XPENDING IDLE (and 6 to 9 arguments) from 6.2; 6.0: 3, 6 or 7 arguments | src 6.0.9 / 6.2.14 t_stream.c xpendingCommand |
+//! | `xread_unbalanced`, `xread_plus` | odd STREAMS list: `Unbalanced XREAD` to 7.0, `Unbalanced 'xread'` from 7.2; `+` (last entry) from Redis 7.4, Valkey 8 (8.0 assumed as 8.1); Redis 8.0 names `'+'` in the text | src 7.0.15 / 7.4.1 t_stream.c xreadCommand; redis a8e745117 (#13117, in 7.4); rec reads_diff on 8.0.2 (text), Valkey 8.1.1 / 8.1.8 (`+` read) |
 //! | `load_skips_empty_keys` | an empty set, list, sorted set or hash record (any encoding) is skipped at load from 6.2 and on Valkey ("empty keys skipped"); 6.0 loads it as a key | rec `crates/difftest/tests/rdb_writer.rs` on all six servers (new-user trial: helper-20's empty set record) |
 //!
 //! Profiles of servers that cannot run here (Redis 7.2, 7.4, 8.x; Valkey 7.2, 8.0) take the
@@ -339,6 +341,13 @@ pub struct Profile {
     /// SORT reads numeric weights with fast_float (no leading spaces, `+` or hex forms;
     /// overflow accepted as ±inf) instead of C `strtod` (Redis 8.0+, Valkey 9).
     pub sort_fast_float: bool,
+    /// XPENDING takes `IDLE min-idle-time` and up to 9 arguments (6.2+); 6.0 takes exactly
+    /// 3, 6 or 7.
+    pub xpending_idle: bool,
+    /// XREAD's error for an odd STREAMS list (7.2+ names the command `'xread'`).
+    pub xread_unbalanced: &'static str,
+    /// XREAD takes `+` for the stream's last entry (Redis 7.4+).
+    pub xread_plus: bool,
 }
 
 /// The argument errors and second rounding of the hash field-expiry reads.
@@ -455,6 +464,8 @@ const SHAPE_ERROR: &str = "ERR exactly one of BYRADIUS and BYBOX can be specifie
 const SHAPE_ERROR_VALKEY_9: &str =
     "ERR exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for {}";
 const SELECT_NOT_INTEGER: &str = "ERR value is not an integer or out of range";
+const XREAD_UNBALANCED_7_2: &str =
+    "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.";
 const OBJECT_UNKNOWN: &str = "ERR unknown subcommand '{}'. Try OBJECT HELP.";
 
 /// Redis 7.0, the base the other profiles are written against.
@@ -517,6 +528,10 @@ const BASE: Profile = Profile {
     load_skips_empty_keys: true,
     zsetop_numkeys_error: "ERR at least 1 input key is needed for '{}' command",
     sort_fast_float: false,
+    xpending_idle: true,
+    xread_unbalanced: "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' \
+                       must be specified.",
+    xread_plus: false,
 };
 
 /// Redis 6.0.
@@ -525,6 +540,7 @@ pub const REDIS_6_0: Profile = Profile {
     version: (6, 0),
     select_not_integer: "ERR invalid DB index",
     select_long_index: true,
+    xpending_idle: false,
     zrange_by: false,
     stream_exclusive_ranges: false,
     sinter_stops_at_missing: true,
@@ -572,6 +588,7 @@ pub const REDIS_7_2: Profile = Profile {
     commands_of: (7, 2),
     function_pre_ga: false,
     stream_consumer_active_time: true,
+    xread_unbalanced: XREAD_UNBALANCED_7_2,
     ..BASE
 };
 /// Redis 7.4.
@@ -583,6 +600,7 @@ pub const REDIS_7_4: Profile = Profile {
     bit_args: BitArgs::ParseFirst,
     scan_cursor_strict: true,
     commands_of: (7, 4),
+    xread_plus: true,
     ..REDIS_7_2
 };
 /// Redis 8.0.
@@ -594,6 +612,8 @@ pub const REDIS_8_0: Profile = Profile {
     probabilistic_builtin: true,
     stream_lag: StreamLag::Redis8,
     sort_fast_float: true,
+    xread_unbalanced: "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or \
+                       '$' must be specified.",
     ..REDIS_7_4
 };
 /// Redis 8.2.
@@ -644,6 +664,7 @@ pub const VALKEY_8_0: Profile = Profile {
     bitcount_unit_before_end: true,
     scan_unknown_type_error: true,
     scan_cursor_strict: true,
+    xread_plus: true,
     ..VALKEY_7_2
 };
 /// Valkey 8.1.3 and later 8.1 releases (recorded: 8.1.8).

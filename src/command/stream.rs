@@ -7,7 +7,7 @@
 //! ascending order) on a model of the tree's node splitting: the count a server that built the
 //! stream by XADD alone also has; one that deleted or trimmed may have another.
 
-use super::args::{int_arg, is};
+use super::args::{int_arg, is, parse_i64};
 use super::{CommandSpec, Ctx};
 use crate::dialect::Profile;
 use crate::keyspace::{Keyspace, Value};
@@ -36,7 +36,289 @@ pub const COMMANDS: &[CommandSpec] = &[
         arity: -2,
         handler: xinfo,
     },
+    CommandSpec {
+        name: "xpending",
+        arity: -3,
+        handler: xpending,
+    },
+    CommandSpec {
+        name: "xread",
+        arity: -4,
+        handler: xread,
+    },
 ];
+
+/// Bytes up to the first NUL, as a C `%s` prints them in an error.
+fn c_text(s: &[u8]) -> String {
+    String::from_utf8_lossy(&s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]).into_owned()
+}
+
+/// The keyspace's clock, else the wall clock (idle times run to it).
+fn now_ms(ks: &Keyspace) -> i64 {
+    ks.clock().unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    })
+}
+
+/// XPENDING key group [[IDLE min-idle-time] start end count [consumer]], as Redis 7.4's
+/// `xpendingCommand`: the summary (count, smallest and largest pending id, consumers with
+/// pending entries and their counts) or the extended form (id, consumer, ms since delivery
+/// at the keyspace's clock, deliveries), ids and COUNT read before the key, `NOGROUP` for a
+/// missing key or group. Redis 6.0 takes no IDLE ([`Profile::xpending_idle`]).
+fn xpending(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let profile = ctx.profile;
+    let argc = argv.len();
+    let justinfo = argc == 3;
+    let bad_argc = if profile.xpending_idle {
+        argc != 3 && !(6..=9).contains(&argc)
+    } else {
+        argc != 3 && argc != 6 && argc != 7
+    };
+    if bad_argc {
+        return Reply::syntax_error();
+    }
+    let (mut start, mut end, mut count, mut minidle) = (StreamId::MIN, StreamId::MAX, 0i64, 0i64);
+    let mut consumer: Option<&[u8]> = None;
+    if argc >= 6 {
+        let mut at = 3;
+        if profile.xpending_idle && is(&argv[3], "idle") {
+            minidle = match int_arg(&argv[4]) {
+                Ok(n) => n,
+                Err(e) => return e,
+            };
+            if argc < 8 {
+                return Reply::syntax_error();
+            }
+            at += 2;
+        }
+        count = match int_arg(&argv[at + 2]) {
+            Ok(n) => n.max(0),
+            Err(e) => return e,
+        };
+        let ex = profile.stream_exclusive_ranges;
+        start = match interval_id(&argv[at], true, ex) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        end = match interval_id(&argv[at + 1], false, ex) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        if at + 3 < argc {
+            consumer = Some(&argv[at + 3]);
+        }
+    }
+    let s = match stream_at(ctx.ks, &argv[1]) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let Some(g) = s.and_then(|s| s.groups.iter().find(|g| g.name == argv[2])) else {
+        return Reply::err(format!(
+            "NOGROUP No such key '{}' or consumer group '{}'",
+            c_text(&argv[1]),
+            c_text(&argv[2])
+        ));
+    };
+    let owner = |id: StreamId| {
+        g.consumers
+            .iter()
+            .find(|c| c.pending.contains(&id))
+            .map(|c| c.name.clone())
+            .unwrap_or_default()
+    };
+    if justinfo {
+        let mut ids: Vec<StreamId> = g.pending.iter().map(|p| p.id).collect();
+        ids.sort();
+        let (Some(first), Some(last)) = (ids.first(), ids.last()) else {
+            return Reply::Array(vec![
+                Reply::Integer(0),
+                Reply::NullBulk,
+                Reply::NullBulk,
+                Reply::NullArray,
+            ]);
+        };
+        let mut consumers: Vec<&crate::stream::Consumer> = g
+            .consumers
+            .iter()
+            .filter(|c| !c.pending.is_empty())
+            .collect();
+        consumers.sort_by(|a, b| a.name.cmp(&b.name));
+        return Reply::Array(vec![
+            Reply::Integer(ids.len() as i64),
+            Reply::bulk(first.text()),
+            Reply::bulk(last.text()),
+            Reply::Array(
+                consumers
+                    .into_iter()
+                    .map(|c| {
+                        Reply::Array(vec![
+                            Reply::Bulk(c.name.clone()),
+                            Reply::bulk(c.pending.len().to_string()),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ]);
+    }
+    let pel: Vec<&PendingEntry> = match consumer {
+        Some(name) => match g.consumers.iter().find(|c| c.name == name) {
+            None => return Reply::Array(Vec::new()),
+            Some(c) => g
+                .pending
+                .iter()
+                .filter(|p| c.pending.contains(&p.id))
+                .collect(),
+        },
+        None => g.pending.iter().collect(),
+    };
+    let mut pel = pel;
+    pel.sort_by_key(|p| p.id);
+    let now = now_ms(ctx.ks);
+    let mut out = Vec::new();
+    for p in pel {
+        if count == 0 || p.id > end {
+            break;
+        }
+        if p.id < start {
+            continue;
+        }
+        let idle = now - p.delivery_time_ms as i64;
+        if minidle != 0 && idle < minidle {
+            continue;
+        }
+        count -= 1;
+        out.push(Reply::Array(vec![
+            Reply::bulk(p.id.text()),
+            Reply::Bulk(owner(p.id)),
+            Reply::Integer(idle.max(0)),
+            Reply::Integer(p.delivery_count as i64),
+        ]));
+    }
+    Reply::Array(out)
+}
+
+/// A strict stream id as XREAD reads one (`ms` or `ms-seq`; no `-`, `+` or `(`).
+fn strict_id(arg: &[u8]) -> Result<StreamId, Reply> {
+    if arg == b"-" || arg == b"+" || arg.len() > 127 {
+        return Err(invalid_id());
+    }
+    interval_id(arg, true, false)
+}
+
+/// XREAD [COUNT n] [BLOCK ms] STREAMS key [key ...] id [id ...], as Redis 7.4's
+/// `xreadCommand` serves a client synchronously: per stream with an entry after the id (`$`:
+/// the stream's last id; `+`, 7.4+: from its last entry) its entries after it (COUNT at most,
+/// 0 for all), streams with none left out, a nil array when none has any. BLOCK is parsed
+/// with its errors but never waits: a snapshot gets no new entries, so an unserved read
+/// answers at once the nil array a timeout gives (as Redis answers a client that cannot
+/// block). GROUP / NOACK are XREADGROUP's errors.
+fn xread(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let profile = ctx.profile;
+    let mut count = 0i64;
+    let mut streams_arg = 0;
+    let mut i = 1;
+    while i < argv.len() {
+        let more = argv.len() - i - 1;
+        let o = &argv[i];
+        if is(o, "block") && more > 0 {
+            i += 1;
+            match parse_i64(&argv[i]) {
+                None => return Reply::err("ERR timeout is not an integer or out of range"),
+                Some(t) if t < 0 => return Reply::err("ERR timeout is negative"),
+                Some(_) => {}
+            }
+        } else if is(o, "count") && more > 0 {
+            i += 1;
+            count = match int_arg(&argv[i]) {
+                Ok(n) => n.max(0),
+                Err(e) => return e,
+            };
+        } else if is(o, "streams") && more > 0 {
+            streams_arg = i + 1;
+            if (argv.len() - streams_arg) % 2 != 0 {
+                return Reply::err(profile.xread_unbalanced);
+            }
+            break;
+        } else if is(o, "group") && more >= 2 {
+            return Reply::err(
+                "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.",
+            );
+        } else if is(o, "noack") {
+            return Reply::err(
+                "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.",
+            );
+        } else {
+            return Reply::syntax_error();
+        }
+        i += 1;
+    }
+    if streams_arg == 0 {
+        return Reply::syntax_error();
+    }
+    let n = (argv.len() - streams_arg) / 2;
+    let mut ids = Vec::with_capacity(n);
+    for k in 0..n {
+        let key = &argv[streams_arg + k];
+        let id_arg = &argv[streams_arg + n + k];
+        let s = match stream_at(ctx.ks, key) {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        let id = if id_arg == b"$" {
+            s.map_or(StreamId::MIN, |s| s.last_id)
+        } else if id_arg == b"+" && profile.xread_plus {
+            match s {
+                None => StreamId::MIN,
+                Some(s) => match s.last_id.prev() {
+                    Some(p) => p,
+                    None => return Reply::err("ERR the stream last element ID is 0-0"),
+                },
+            }
+        } else if id_arg == b">" {
+            return Reply::err(
+                "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.",
+            );
+        } else {
+            match strict_id(id_arg) {
+                Ok(i) => i,
+                Err(e) => return e,
+            }
+        };
+        ids.push(id);
+    }
+    let mut out = Vec::new();
+    for (k, gt) in ids.into_iter().enumerate() {
+        let key = &argv[streams_arg + k];
+        let Ok(Some(s)) = stream_at(ctx.ks, key) else {
+            continue;
+        };
+        if s.length == 0 {
+            continue;
+        }
+        let Some(last) = s.last() else { continue };
+        if last.id <= gt {
+            continue;
+        }
+        let Some(start) = gt.next() else { continue };
+        let limit = if count == 0 {
+            None
+        } else {
+            Some(usize::try_from(count).unwrap_or(usize::MAX))
+        };
+        let entries = s.range(start, StreamId::MAX, limit);
+        out.push(Reply::Array(vec![
+            Reply::Bulk(key.clone()),
+            Reply::Array(entries.into_iter().map(entry_reply).collect()),
+        ]));
+    }
+    if out.is_empty() {
+        Reply::NullArray
+    } else {
+        Reply::Array(out)
+    }
+}
 
 /// The stream under `key`: `Ok(None)` when missing, WRONGTYPE for other types.
 fn stream_at<'a>(ks: &'a Keyspace, key: &[u8]) -> Result<Option<&'a Stream>, Reply> {

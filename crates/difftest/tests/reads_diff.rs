@@ -68,6 +68,8 @@ enum Cmp {
     Picks { n: usize, distinct: bool },
     /// RANDOMKEY.
     AnyKey,
+    /// XPENDING's extended form: idle times (each side's clock) masked.
+    Idle,
 }
 
 fn sorted_groups(r: &Reply, n: usize) -> Option<Vec<Vec<Reply>>> {
@@ -128,6 +130,26 @@ fn compare(
             theirs == ours
                 || (sorted_groups(&theirs, n).is_some()
                     && sorted_groups(&theirs, n) == sorted_groups(&ours, n))
+        }
+        Cmp::Idle => {
+            let mask = |r: &Reply| match r {
+                Reply::Array(rows) => Reply::Array(
+                    rows.iter()
+                        .map(|row| match row {
+                            Reply::Array(f)
+                                if f.len() == 4 && matches!(f[2], Reply::Integer(_)) =>
+                            {
+                                let mut f = f.clone();
+                                f[2] = Reply::Integer(0);
+                                Reply::Array(f)
+                            }
+                            other => other.clone(),
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+            mask(&theirs).to_resp() == mask(&ours).to_resp()
         }
         Cmp::AnyKey => match (&theirs, &ours) {
             (Reply::Bulk(a), Reply::Bulk(b)) => keys.contains(a) && keys.contains(b),
@@ -299,7 +321,57 @@ fn gen_data(rng: &mut fastrand::Rng) -> Data {
         }
         add(&mut d, format!("z:{i}"), c);
     }
+    // Streams with consumer groups and pending entries (XPENDING, XREAD).
+    for i in 0..3 {
+        let key = format!("x:{i}");
+        let (mut ms, mut seq) = (rng.u64(1..1000), 0u64);
+        for _ in 0..rng.usize(1..if i == 2 { 300 } else { 30 }) {
+            if rng.bool() {
+                ms += rng.u64(1..5000);
+                seq = 0;
+            } else {
+                seq += 1;
+            }
+            add(
+                &mut d,
+                key.clone(),
+                vec![
+                    v("XADD"),
+                    v(format!("{ms}-{seq}")),
+                    v("f"),
+                    word(rng, false),
+                ],
+            );
+        }
+        if i < 2 {
+            for (g, from) in [("g1", "0"), ("g2", "$")] {
+                d.cmds
+                    .push(vec![v("XGROUP"), v("CREATE"), v(&key), v(g), v(from)]);
+            }
+            for consumer in ["alice", "bob", "carol"] {
+                let n = rng.u8(0..6).to_string();
+                d.cmds.push(vec![
+                    v("XREADGROUP"),
+                    v("GROUP"),
+                    v("g1"),
+                    v(consumer),
+                    v("COUNT"),
+                    v(n),
+                    v("STREAMS"),
+                    v(&key),
+                    v(">"),
+                ]);
+            }
+        }
+    }
     for c in &d.cmds {
+        if c[0] == b"XADD" {
+            d.pool.push(c[2].clone());
+            continue;
+        }
+        if c[0] == b"XGROUP" || c[0] == b"XREADGROUP" {
+            continue;
+        }
         if !c[1].starts_with(b"w_") && !c[1].starts_with(b"o_") {
             d.pool.extend(c.iter().skip(2).take(8).cloned());
         }
@@ -349,7 +421,7 @@ fn gen_cmd(rng: &mut fastrand::Rng, d: &Data, ks: &Keyspace) -> (Vec<Vec<u8>>, C
         ks[rng.usize(0..ks.len())].clone()
     };
     let pick = |rng: &mut fastrand::Rng| d.pool[rng.usize(0..d.pool.len())].clone();
-    match rng.u8(0..22) {
+    match rng.u8(0..27) {
         0 => {
             let mut c = vec![v("MGET")];
             for _ in 0..rng.usize(1..6) {
@@ -564,13 +636,74 @@ fn gen_cmd(rng: &mut fastrand::Rng, d: &Data, ks: &Keyspace) -> (Vec<Vec<u8>>, C
             (c, Cmp::Picks { n, distinct })
         }
         20 => (vec![v("RANDOMKEY")], Cmp::AnyKey),
-        _ => (
+        21 => (
             vec![
                 v(["RANDOMKEY", "ZLEXCOUNT", "LCS", "ZINTERCARD", "MGET"][rng.usize(0..5)]),
                 of(rng, b"z:"),
             ],
             Cmp::Exact,
         ),
+        22..=24 => {
+            let id = |rng: &mut fastrand::Rng| {
+                if rng.u8(0..3) == 0 {
+                    v(["-", "+", "(0-1", "x", "0", "(+"][rng.usize(0..6)])
+                } else {
+                    let mut p = pick(rng);
+                    if rng.u8(0..4) == 0 {
+                        p.insert(0, b'(');
+                    }
+                    p
+                }
+            };
+            let mut c = vec![
+                v("XPENDING"),
+                of(rng, b"x:"),
+                v(["g1", "g2", "nog"][rng.usize(0..3)]),
+            ];
+            if rng.u8(0..4) > 0 {
+                if rng.bool() {
+                    c.extend([v("IDLE"), v(["0", "-5", "3600000", "x"][rng.usize(0..4)])]);
+                }
+                c.extend([id(rng), id(rng), int_arg(rng)]);
+                if rng.bool() {
+                    c.push(v(["alice", "bob", "carol", "dave"][rng.usize(0..4)]));
+                }
+                if rng.u8(0..8) == 0 {
+                    c.push(v("extra"));
+                }
+            }
+            (c, Cmp::Idle)
+        }
+        25 | 26 => {
+            let mut c = vec![v("XREAD")];
+            if rng.bool() {
+                c.extend([v("COUNT"), int_arg(rng)]);
+            }
+            if rng.u8(0..6) == 0 {
+                c.extend([v("BLOCK"), v(["x", "-1"][rng.usize(0..2)])]);
+            }
+            if rng.u8(0..10) == 0 {
+                c.push(v(["NOACK", "GROUP", "FOO"][rng.usize(0..3)]));
+            }
+            c.push(v("STREAMS"));
+            let n = rng.usize(1..4);
+            for _ in 0..n {
+                c.push(of(rng, b"x:"));
+            }
+            for _ in 0..n {
+                c.push(match rng.u8(0..6) {
+                    0 => v("$"),
+                    1 => v("+"),
+                    2 => v([">", "-", "(0-1", "x", "0"][rng.usize(0..5)]),
+                    _ => pick(rng),
+                });
+            }
+            if rng.u8(0..15) == 0 {
+                c.pop();
+            }
+            (c, Cmp::Exact)
+        }
+        _ => (vec![v("XPENDING"), v("x:0"), v("g1")], Cmp::Exact),
     }
 }
 
