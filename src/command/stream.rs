@@ -237,7 +237,7 @@ fn xread(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
             };
         } else if is(o, "streams") && more > 0 {
             streams_arg = i + 1;
-            if (argv.len() - streams_arg) % 2 != 0 {
+            if !(argv.len() - streams_arg).is_multiple_of(2) {
                 return Reply::err(profile.xread_unbalanced);
             }
             break;
