@@ -13,6 +13,7 @@ pub mod bitmap;
 pub mod bloom;
 pub mod cms;
 pub mod cuckoo;
+pub mod dump;
 pub mod geo;
 pub mod hash;
 pub mod hll;
@@ -86,6 +87,7 @@ pub struct CommandSpec {
 fn tables() -> [&'static [CommandSpec]; 19] {
     [
         keys::COMMANDS,
+        dump::COMMANDS,
         strings::COMMANDS,
         random::COMMANDS,
         sort::COMMANDS,

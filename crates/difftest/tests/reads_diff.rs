@@ -774,6 +774,82 @@ fn run_kind(kind: ServerKind) {
             }
         }
     }
+    // DUMP: every key's payload from bitlens RESTOREd into the server reads as the key.
+    let mut restored = 0;
+    for key in data.keys.clone() {
+        let payload = match (Side {
+            ks: &mut ks,
+            profile,
+        })
+        .run(&[v("DUMP"), key.clone()])
+        {
+            Reply::Bulk(p) => p,
+            other => {
+                failures.push(format!(
+                    "DUMP {:?}: {}",
+                    String::from_utf8_lossy(&key),
+                    show(&other)
+                ));
+                continue;
+            }
+        };
+        let mut copy = b"copy:".to_vec();
+        copy.extend_from_slice(&key);
+        let r = raw.query(&[v("RESTORE"), copy.clone(), v("0"), payload]);
+        if r != b"+OK\r\n" {
+            failures.push(format!(
+                "RESTORE of bitlens' DUMP of {:?}: {}",
+                String::from_utf8_lossy(&key),
+                String::from_utf8_lossy(&r)
+            ));
+            continue;
+        }
+        restored += 1;
+        let reads: Vec<(Vec<&[u8]>, usize)> = vec![
+            (vec![b"TYPE"], 0),
+            (vec![b"GET"], 0),
+            (vec![b"LRANGE", b"0", b"-1"], 0),
+            (vec![b"SMEMBERS"], 1),
+            (vec![b"HGETALL"], 2),
+            (vec![b"ZRANGE", b"0", b"-1", b"WITHSCORES"], 0),
+            (vec![b"XRANGE", b"-", b"+"], 0),
+            (vec![b"XINFO", b"GROUPS"], 0),
+            (vec![b"XPENDING", b"g1"], 0),
+        ];
+        for (parts, group) in reads {
+            let with = |k: &[u8]| {
+                let mut a: Vec<Vec<u8>> = vec![parts[0].to_vec()];
+                if parts[0] == b"XINFO" {
+                    a.push(parts[1].to_vec());
+                    a.push(k.to_vec());
+                } else {
+                    a.push(k.to_vec());
+                    a.extend(parts[1..].iter().map(|p| p.to_vec()));
+                }
+                a
+            };
+            let a = parse(&raw.query(&with(&key)), &mut 0);
+            let b = parse(&raw.query(&with(&copy)), &mut 0);
+            let same = a == b
+                || (group > 0
+                    && sorted_groups(&a, group).is_some()
+                    && sorted_groups(&a, group) == sorted_groups(&b, group))
+                || format!("{a:?}").replace("copy:", "") == format!("{b:?}").replace("copy:", "");
+            if !same {
+                failures.push(format!(
+                    "RESTOREd DUMP of {:?}, {:?}:\n  original: {}\n  restored: {}",
+                    String::from_utf8_lossy(&key),
+                    String::from_utf8_lossy(parts[0]),
+                    show(&a),
+                    show(&b)
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "reads_diff {}: {restored} DUMP payloads RESTOREd",
+        kind.name()
+    );
     eprintln!(
         "reads_diff {}: BITLENS_SEED={seed}, {n} commands ({by_name:?}), {} differ",
         kind.name(),
