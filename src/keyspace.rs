@@ -204,7 +204,23 @@ pub struct Keyspace {
     /// A RedisBloom value was stored here: the module was loaded on the writer, so its
     /// commands exist (sticky, as a loaded module stays loaded when its keys are deleted).
     module_values: bool,
+    /// What the file's RDB_OPCODE_IDLE / _FREQ records said of keys (written only by servers
+    /// with an LRU or LFU `maxmemory-policy`); `None` when no key had one.
+    access: Option<Box<AccessInfo>>,
 }
+
+/// Keys' LRU idle times and LFU counters as a snapshot recorded them
+/// ([`Keyspace::set_access`]).
+#[derive(Debug, Clone, Default)]
+struct AccessInfo {
+    /// Some key had an LFU counter: its writer ran an LFU policy.
+    lfu: bool,
+    /// Per key: (idle seconds, LFU counter).
+    keys: std::collections::HashMap<Box<[u8]>, Access>,
+}
+
+/// A key's (LRU idle seconds, LFU counter) as RDB_OPCODE_IDLE / _FREQ recorded them.
+type Access = (Option<u64>, Option<u8>);
 
 /// One key: where its bytes are (and whether it has an expiry), and its value.
 #[derive(Debug, Clone)]
@@ -819,6 +835,9 @@ impl Keyspace {
     /// Removes `key`; returns whether it existed alive at the clock (an expired key is
     /// removed too, and counts as absent, as Redis' DEL).
     pub fn remove(&mut self, key: &[u8]) -> bool {
+        if let Some(a) = self.access.as_mut() {
+            a.keys.remove(key);
+        }
         let clock = self.clock_ms;
         let hash = self.hash(key);
         let (slots, keys) = (&self.slots, &self.keys);
@@ -884,6 +903,32 @@ impl Keyspace {
             .collect();
         crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
         keys
+    }
+
+    /// Records what a snapshot's RDB_OPCODE_IDLE (`idle_s`, seconds) and RDB_OPCODE_FREQ
+    /// (`freq`, the LFU counter) said of `key`; nothing when both are `None`.
+    pub fn set_access(&mut self, key: &[u8], idle_s: Option<u64>, freq: Option<u8>) {
+        if idle_s.is_none() && freq.is_none() {
+            return;
+        }
+        let a = self.access.get_or_insert_with(Default::default);
+        a.lfu |= freq.is_some();
+        a.keys.insert(key.into(), (idle_s, freq));
+    }
+
+    /// Whether the snapshot's writer ran an LFU `maxmemory-policy` (some key carried an LFU
+    /// counter): OBJECT FREQ is then answered and OBJECT IDLETIME refused, as by a server
+    /// with that policy.
+    pub fn lfu_policy(&self) -> bool {
+        self.access.as_ref().is_some_and(|a| a.lfu)
+    }
+
+    /// The LRU idle seconds and LFU counter the snapshot recorded for `key`.
+    pub fn access_of(&self, key: &[u8]) -> (Option<u64>, Option<u8>) {
+        self.access
+            .as_ref()
+            .and_then(|a| a.keys.get(key).copied())
+            .unwrap_or((None, None))
     }
 
     /// A key alive at the clock chosen by `pick` (called with a bound, returning an index

@@ -186,9 +186,42 @@ pub use crate::loaded::object_encoding;
 /// OBJECT ENCODING key: the encoding name (see [`object_encoding`]), or a null bulk for a
 /// missing key. Other OBJECT subcommands (REFCOUNT, IDLETIME, FREQ) describe a live server's
 /// memory, not a snapshot, and get an error saying so.
+/// OBJECT FREQ / OBJECT IDLETIME key, as a server with the writer's `maxmemory-policy`
+/// answers right after loading the snapshot: an LFU writer (keys carry RDB_OPCODE_FREQ)
+/// gives each key's counter (5, Redis' LFU_INIT_VAL, for a key without one) and refuses
+/// IDLETIME; otherwise FREQ is refused and IDLETIME is the idle seconds RDB_OPCODE_IDLE
+/// recorded (0 without it: the key was just loaded). Errors as Redis 7.4 `objectCommand`.
+fn object_access(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    if ctx.ks.entry(&argv[2]).is_none() {
+        return Reply::NullBulk;
+    }
+    let lfu = ctx.ks.lfu_policy();
+    let (idle, freq) = ctx.ks.access_of(&argv[2]);
+    const ADJUST: &str = "Please note that when switching between policies at runtime LRU and \
+                          LFU data will take some time to adjust.";
+    if is(&argv[1], "freq") {
+        if !lfu {
+            return Reply::err(format!(
+                "ERR An LFU maxmemory policy is not selected, access frequency not tracked. {ADJUST}"
+            ));
+        }
+        Reply::Integer(freq.unwrap_or(5) as i64)
+    } else {
+        if lfu {
+            return Reply::err(format!(
+                "ERR An LFU maxmemory policy is selected, idle time not tracked. {ADJUST}"
+            ));
+        }
+        Reply::Integer(idle.unwrap_or(0) as i64)
+    }
+}
+
 fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     let sub = &argv[1];
     let name = String::from_utf8_lossy(sub);
+    if (is(sub, "freq") || is(sub, "idletime")) && argv.len() == 3 {
+        return object_access(ctx, argv);
+    }
     if !is(sub, "encoding") {
         if ["refcount", "idletime", "freq", "help"]
             .iter()

@@ -1337,6 +1337,13 @@ impl Collector {
         };
         let repeats = self.bulk.before(&mut self.databases, rec.db);
         self.refuse(&repeats)?;
+        if rec.lru_idle_s.is_some() || rec.lfu_freq.is_some() {
+            self.databases.entry(rec.db).or_default().set_access(
+                &rec.key,
+                rec.lru_idle_s,
+                rec.lfu_freq,
+            );
+        }
         self.bulk
             .push(
                 &mut self.databases,

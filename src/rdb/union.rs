@@ -208,6 +208,13 @@ impl UnionBuilder {
             self.repeats(&repeats)?;
         }
         let hint = rec.db_size_hint.unwrap_or(0);
+        if rec.lru_idle_s.is_some() || rec.lfu_freq.is_some() {
+            self.databases.entry(rec.db).or_default().set_access(
+                &rec.key,
+                rec.lru_idle_s,
+                rec.lfu_freq,
+            );
+        }
         let reserved = &self.reserved;
         let ks = self
             .databases

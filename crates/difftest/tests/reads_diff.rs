@@ -905,3 +905,72 @@ fn reads_against_valkey_8_1() {
 fn reads_against_valkey_9_1() {
     run_kind(ServerKind::Valkey9_1);
 }
+
+/// OBJECT FREQ / IDLETIME: a snapshot written under an LFU policy (RDB_OPCODE_FREQ) and one
+/// under an LRU policy (RDB_OPCODE_IDLE), each loaded by a server with the writer's policy;
+/// FREQ byte for byte, IDLETIME within 2 s (the server adds the seconds since its load), and
+/// both policies' refusals of the other subcommand byte for byte.
+fn access_kind(kind: ServerKind) {
+    if !kind.available() {
+        eprintln!("reads_diff: {} not installed, skipped", kind.name());
+        return;
+    }
+    for policy in ["allkeys-lfu", "allkeys-lru"] {
+        let args = ["--maxmemory-policy", policy];
+        let server = RedisServer::start_kind(kind, &args);
+        let mut raw = server.raw_connection();
+        for i in 0..20 {
+            raw.query(&[v("SET"), v(format!("k{i}")), v("x")]);
+        }
+        if policy == "allkeys-lru" {
+            std::thread::sleep(std::time::Duration::from_millis(2100));
+        }
+        for i in 0..10 {
+            for _ in 0..i * 30 {
+                raw.query(&[v("GET"), v(format!("k{i}"))]);
+            }
+        }
+        let bytes = server.save_rdb();
+        drop(raw);
+        drop(server);
+        let server = RedisServer::start_kind_loading(kind, &bytes, &args);
+        let mut raw = server.raw_connection();
+        let snap = load_rdb(&bytes, &LoadOptions::default()).unwrap();
+        let mut ks = snap.databases.get(&0).cloned().unwrap_or_default();
+        let profile =
+            Profile::from_name(kind.profile_name()).unwrap_or_else(Profile::default_profile);
+        let mut failures = Vec::new();
+        for i in 0..21 {
+            for sub in ["FREQ", "IDLETIME"] {
+                let c = vec![v("OBJECT"), v(sub), v(format!("k{i}"))];
+                let theirs = raw.query(&c);
+                let ours = (Side {
+                    ks: &mut ks,
+                    profile,
+                })
+                .run(&c);
+                let ok = match (parse(&theirs, &mut 0), &ours) {
+                    (Reply::Integer(a), Reply::Integer(b)) if sub == "IDLETIME" => {
+                        (a - b).abs() <= 2
+                    }
+                    _ => ours.to_resp() == theirs,
+                };
+                if !ok {
+                    failures.push(format!(
+                        "{policy} OBJECT {sub} k{i}: server {:?}, bitlens {:?}",
+                        String::from_utf8_lossy(&theirs),
+                        show(&ours)
+                    ));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}: {failures:#?}", kind.name());
+    }
+}
+
+#[test]
+fn object_freq_idletime_all_servers() {
+    for kind in ServerKind::ALL {
+        access_kind(kind);
+    }
+}
