@@ -6,7 +6,7 @@
 //! bytes are the RESP2 reply re-typed by the command's shape:
 //!
 //! - both nulls (`$-1`, `*-1`) are `_`;
-//! - maps (`%n`): HGETALL, LCS `IDX`, XINFO STREAM (and FULL's groups and consumers), each entry of
+//! - maps (`%n`): HGETALL, LCS `IDX`, XREAD (stream name to entries), XINFO STREAM (and FULL's groups and consumers), each entry of
 //!   XINFO GROUPS / CONSUMERS, RedisBloom's `*.INFO`, VINFO;
 //! - sets (`~n`): SMEMBERS, SINTER, SUNION, SDIFF;
 //! - doubles (`,text`, the RESP2 bulk's text): ZSCORE, ZINCRBY, ZMSCORE's entries, scores of
@@ -47,6 +47,7 @@ pub fn write_resp3(argv: &[Vec<u8>], reply: &Reply, out: &mut Vec<u8>) {
         b"hgetall" | b"bf.info" | b"cf.info" | b"cms.info" | b"topk.info" | b"tdigest.info"
         | b"vinfo" => map(reply, out, &|_, v, out| plain(v, out)),
         b"lcs" if has(b"idx") => map(reply, out, &|_, v, out| plain(v, out)),
+        b"xread" => stream_map(reply, out),
         b"smembers" | b"sinter" | b"sunion" | b"sdiff" => set(reply, out),
         b"zscore" | b"zincrby" => double(reply, out),
         b"zmscore" | b"vemb" if !has(b"raw") => each(reply, out, &|v, out| double(v, out)),
@@ -172,6 +173,27 @@ fn map(reply: &Reply, out: &mut Vec<u8>, f: &dyn Fn(&Reply, &Reply, &mut Vec<u8>
             for kv in items.chunks(2) {
                 plain(&kv[0], out);
                 f(&kv[0], &kv[1], out);
+            }
+        }
+        other => plain(other, out),
+    }
+}
+
+/// XREAD's `[[key, entries], ...]` as a map of key to entries (Redis 7.4 `xreadCommand`'s
+/// RESP3 reply).
+fn stream_map(reply: &Reply, out: &mut Vec<u8>) {
+    match reply {
+        Reply::Array(items)
+            if items
+                .iter()
+                .all(|i| matches!(i, Reply::Array(kv) if kv.len() == 2)) =>
+        {
+            header(b'%', items.len(), out);
+            for i in items {
+                if let Reply::Array(kv) = i {
+                    plain(&kv[0], out);
+                    plain(&kv[1], out);
+                }
             }
         }
         other => plain(other, out),

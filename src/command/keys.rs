@@ -1,10 +1,11 @@
 //! Keyspace commands: TYPE, EXISTS, DBSIZE, KEYS, SCAN, DEL (on the in-memory keyspace),
-//! TTL, PTTL, EXPIRETIME, PEXPIRETIME, OBJECT ENCODING, SELECT, PING and ECHO, as the
+//! TTL, PTTL, EXPIRETIME, PEXPIRETIME, OBJECT ENCODING / FREQ / IDLETIME, SELECT, PING and ECHO, as the
 //! profile's server answers them. Expired keys are already invisible (the keyspace's clock);
 //! TTLs are relative to that clock.
 //!
-//! RANDOMKEY is not answered: Redis picks a random hash-table bucket, so no snapshot reader
-//! can give the key a given server would have given.
+//! RANDOMKEY is in [`super::random`] (bitlens' own draw: Redis picks a random hash-table
+//! bucket, so no snapshot reader can give the key a given server would have given); OBJECT
+//! FREQ / IDLETIME answer from the file's LFU / LRU records (see `object_access`).
 
 use super::args::{int_arg, is, parse_i64};
 use super::{CommandSpec, Ctx};
