@@ -117,7 +117,7 @@ fn parse_count(
 
 /// Indexes into `size` elements as a count asks: |count| draws with repeats when negative
 /// (or 1), else min(count, size) distinct ones (in random order, but the whole value in its
-/// own order, as Redis' "return the whole set" case).
+/// own order, as Redis' "return the whole set" case; ZRANDMEMBER reverses it).
 fn pick_indexes(n: i64, size: usize) -> Result<Vec<usize>, Reply> {
     let count = n.unsigned_abs();
     if count == 0 || size == 0 {
@@ -193,7 +193,11 @@ fn zrandmember(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     match count {
         None => Reply::bulk(&sorted[below(sorted.len())].1),
         Some(c) => match pick_indexes(c.n, sorted.len()) {
-            Ok(idx) => {
+            Ok(mut idx) => {
+                if c.n > 0 && c.n as u64 >= sorted.len() as u64 {
+                    // The whole set, as Redis' zuiNext walks it: from the highest score down.
+                    idx.reverse();
+                }
                 let mut out = Vec::with_capacity(idx.len() * (1 + c.pairs as usize));
                 for i in idx {
                     let (s, m) = &sorted[i];
