@@ -84,7 +84,7 @@ pub struct CommandSpec {
     pub handler: Handler,
 }
 
-fn tables() -> [&'static [CommandSpec]; 19] {
+fn tables() -> [&'static [CommandSpec]; 20] {
     [
         keys::COMMANDS,
         dump::COMMANDS,
