@@ -61,6 +61,7 @@
 //! | `zset_listpack_integer_scores` | a `-0` score of a small skiplist record (RDB_TYPE_ZSET/_2) reads `0` from 7.0 and on Valkey (the loader's listpack stores it as integer 0), `-0` on 6.x | rec `crates/difftest/tests/score_format_diff.rs` on all six servers; src 6.2.14 / 7.0.15 t_zset.c zzlInsertAt |
 //! | `zsetop_numkeys_error` | ZUNION/ZINTER/ZDIFF numkeys 0: 6.2 `for zunion`, 7.0+ `for 'zunion' command` | src 6.2.14 / 7.0.15 t_zset.c zunionInterDiffGenericCommand (`c->cmd->name` vs `'%s' command` of `fullname`) |
 //! | `sort_fast_float` | SORT's numeric weights read by fast_float: Redis 8.0+, Valkey 9 (` 2`, `0x1p3` refused; C `strtod` before) | rec `crates/difftest/tests/reads_diff.rs` SORT_RO BY weights on 8.0.2 / Valkey 9.1.2 vs 7.4.1 / Valkey 8.1.8; src redis af7fca797 (sort.c `fast_float_strtod`) |
+//! | `sort_empty_weight_error` | SORT BY a weight key holding an empty string: Valkey 9 refuses it (`One or more scores can't be converted into double`), Redis 8.0.2 and older read 0 | rec reads_diff seed sweep (seeds 13300371709787841613, 6065333794185703657 ...: Valkey 9.1.2 only) |
 //! | `xpending_idle` | XPENDING IDLE (and 6 to 9 arguments) from 6.2; 6.0: 3, 6 or 7 arguments | src 6.0.9 / 6.2.14 t_stream.c xpendingCommand |
 //! | `xread_unbalanced`, `xread_plus` | odd STREAMS list: `Unbalanced XREAD` to 7.0, `Unbalanced 'xread'` from 7.2; `+` (last entry) from Redis 7.4, Valkey 8 (8.0 assumed as 8.1); Redis 8.0 names `'+'` in the text | src 7.0.15 / 7.4.1 t_stream.c xreadCommand; redis a8e745117 (#13117, in 7.4); rec reads_diff on 8.0.2 (text), Valkey 8.1.1 / 8.1.8 (`+` read) |
 //! | `load_skips_empty_keys` | an empty set, list, sorted set or hash record (any encoding) is skipped at load from 6.2 and on Valkey ("empty keys skipped"); 6.0 loads it as a key | rec `crates/difftest/tests/rdb_writer.rs` on all six servers (new-user trial: helper-20's empty set record) |
@@ -341,6 +342,8 @@ pub struct Profile {
     /// SORT reads numeric weights with fast_float (no leading spaces, `+` or hex forms;
     /// overflow accepted as ±inf) instead of C `strtod` (Redis 8.0+, Valkey 9).
     pub sort_fast_float: bool,
+    /// SORT refuses an empty weight as not a number (Valkey 9); elsewhere it reads 0.
+    pub sort_empty_weight_error: bool,
     /// XPENDING takes `IDLE min-idle-time` and up to 9 arguments (6.2+); 6.0 takes exactly
     /// 3, 6 or 7.
     pub xpending_idle: bool,
@@ -528,6 +531,7 @@ const BASE: Profile = Profile {
     load_skips_empty_keys: true,
     zsetop_numkeys_error: "ERR at least 1 input key is needed for '{}' command",
     sort_fast_float: false,
+    sort_empty_weight_error: false,
     xpending_idle: true,
     xread_unbalanced: "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' \
                        must be specified.",
@@ -702,6 +706,7 @@ pub const VALKEY_9_0: Profile = Profile {
     geosearch_bypolygon: true,
     geo_hex_doubles: false,
     sort_fast_float: true,
+    sort_empty_weight_error: true,
     frommember_missing: MemberMissing::DoesNotExist,
     shape_error: SHAPE_ERROR_VALKEY_9,
     embstr: EmbstrRule::KeyAndValue {

@@ -233,7 +233,9 @@ fn sort_ro(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
                     it.cmp = Some(byval);
                 }
             } else {
-                let parsed = if ctx.profile.sort_fast_float {
+                let parsed = if byval.is_empty() && ctx.profile.sort_empty_weight_error {
+                    None
+                } else if ctx.profile.sort_fast_float {
                     sort_fast_float(&byval)
                 } else {
                     sort_strtod(&byval)

@@ -580,10 +580,9 @@ fn gen_cmd(rng: &mut fastrand::Rng, d: &Data, ks: &Keyspace) -> (Vec<Vec<u8>>, C
             if (alpha && by_pattern) || (nosort && hashtable_set(ks, &src)) {
                 // Weights that tie leave qsort's order unspecified, a hashtable's order is the
                 // server's: which elements a LIMIT keeps is too.
-                if let Some(at) = c.iter().position(|a| a == b"LIMIT") {
-                    if at + 2 < c.len() {
-                        c.drain(at..at + 3);
-                    }
+                while let Some(at) = c.iter().position(|a| a == b"LIMIT") {
+                    let end = (at + 3).min(c.len());
+                    c.drain(at..end);
                 }
             }
             let cmp = if (nosort && hashtable_set(ks, &src)) || (alpha && by_pattern && !nosort) {
