@@ -180,6 +180,19 @@ READS = [
     ("dbsize", lambda r: r.dbsize(), False),
     ("keys", lambda r: r.keys("s:*"), True),
     ("unknown command", lambda r: r.execute_command("NOSUCHCOMMAND", "a"), False),
+    ("mget", lambda r: r.mget(["s:plain", "nosuch", "s:int"]), False),
+    ("zrevrange", lambda r: r.zrevrange("z:big", 0, 9, withscores=True), False),
+    ("zrevrangebyscore", lambda r: r.zrevrangebyscore("z:big", 5, 1, withscores=True), False),
+    ("zrangebylex", lambda r: r.zrangebylex("z:small", "-", "+"), False),
+    ("zlexcount", lambda r: r.zlexcount("z:small", "-", "+"), False),
+    ("zunion", lambda r: r.zunion(["z:small", "z:big"], withscores=True), False),
+    ("zinter", lambda r: r.zinter(["z:small", "z:small"], withscores=True), False),
+    ("zdiff", lambda r: r.zdiff(["z:big", "z:small"]), False),
+    ("lcs", lambda r: r.lcs("s:plain", "s:int"), False),
+    ("sort_ro", lambda r: r.sort_ro("l:small", alpha=True), False),
+    ("xpending", lambda r: r.xpending("x:s", "grp")["pending"], False),
+    ("xread", lambda r: r.xread({"x:s": "0"}), False),
+    ("srandmember size", lambda r: len(r.srandmember("st:big", 5)), False),
 ]
 
 WRITES = [
