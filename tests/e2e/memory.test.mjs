@@ -239,12 +239,19 @@ describe('the panel\'s memory view, offline', { timeout: 300000, skip: SERVER74 
 
   test('the same figures as `bitlens inspect --json` (top keys, types, patterns, expiring)', async () => {
     assert.ok(existsSync(BITLENS), `${BITLENS} is missing: cargo build --release -p bitlens-cli`);
-    // Both infer the writer's allocator from used-mem: the bundled jemalloc of this build.
+    // Both infer the writer's allocator from used-mem the same way. This build's is the
+    // bundled jemalloc: inferred, or (issue 55: a difference of a few bytes per key that
+    // used-mem's measured band cannot separate on this 318 MB file is never presented as
+    // certain) undecided with it among the candidates and its figures the ones shown.
     const cli = JSON.parse(execFileSync(BITLENS, ['inspect', '--json', '--top', '20', file], { encoding: 'utf8', maxBuffer: 64 << 20 }));
     assert.equal(await page.inputValue('[data-testid=mem-allocator]'), 'auto');
-    assert.deepEqual([cli.allocator, cli.allocator_source], ['jemalloc', 'inferred']);
+    assert.equal(cli.allocator, 'jemalloc');
+    assert.ok(['inferred', 'undecided'].includes(cli.allocator_source), cli.allocator_source);
+    if (cli.allocator_source === 'undecided') {
+      assert.ok(cli.allocator_candidates.includes('jemalloc'), JSON.stringify(cli.allocator_candidates));
+    }
     const choice = await page.$eval('[data-testid=mem-allocator-choice]', (e) => [e.dataset.allocator, e.dataset.source, e.textContent]);
-    assert.deepEqual(choice, ['jemalloc', 'inferred', `Sizes priced with jemalloc (Redis' bundled build) (inferred): ${cli.allocator_reason}`]);
+    assert.deepEqual(choice, ['jemalloc', cli.allocator_source, `Sizes priced with jemalloc (Redis' bundled build) (${cli.allocator_source}): ${cli.allocator_reason}`]);
     const rows = await topRows();
     assert.deepEqual(rows.map((r) => [r.key, r.memory]), cli.top.map((k) => [k.key, k.memory]));
     const summary = await page.$eval('[data-testid=mem-summary]', (e) => ({ keys: Number(e.dataset.keys), memory: Number(e.dataset.memory) }));
