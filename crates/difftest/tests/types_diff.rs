@@ -38,32 +38,7 @@ fn cmd(parts: &[&[u8]]) -> Vec<Vec<u8>> {
     parts.iter().map(|p| p.to_vec()).collect()
 }
 
-/// Parses one RESP2 reply from `b` at `*at`.
-fn parse(b: &[u8], at: &mut usize) -> Reply {
-    let end = *at
-        + b[*at..]
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("CRLF");
-    let line = &b[*at + 1..end];
-    let kind = b[*at];
-    *at = end + 2;
-    let n = || std::str::from_utf8(line).unwrap().parse::<i64>().unwrap();
-    match kind {
-        b'+' => Reply::Status(String::from_utf8_lossy(line).into()),
-        b'-' => Reply::Error(String::from_utf8_lossy(line).into()),
-        b':' => Reply::Integer(n()),
-        b'$' if n() < 0 => Reply::NullBulk,
-        b'$' => {
-            let s = b[*at..*at + n() as usize].to_vec();
-            *at += n() as usize + 2;
-            Reply::Bulk(s)
-        }
-        b'*' if n() < 0 => Reply::NullArray,
-        b'*' => Reply::Array((0..n()).map(|_| parse(b, at)).collect()),
-        _ => panic!("bad RESP {:?}", String::from_utf8_lossy(b)),
-    }
-}
+use bitlens_difftest::parse_resp as parse;
 
 /// How a command's reply is compared.
 #[derive(Clone, Copy, PartialEq, Debug)]
