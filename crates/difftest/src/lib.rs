@@ -718,6 +718,35 @@ pub fn query_pipeline(conn: &mut redis::Connection, cmds: &[Vec<Vec<u8>>]) -> Ve
     }
 }
 
+/// Parses one RESP2 reply from `b` at `*at` (advanced past it), for the tests that compare
+/// a server's raw reply with the engine's. Panics on bytes that are not RESP2.
+pub fn parse_resp(b: &[u8], at: &mut usize) -> bitlens::Reply {
+    use bitlens::Reply;
+    let end = *at
+        + b[*at..]
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("CRLF");
+    let line = &b[*at + 1..end];
+    let kind = b[*at];
+    *at = end + 2;
+    let n = || std::str::from_utf8(line).unwrap().parse::<i64>().unwrap();
+    match kind {
+        b'+' => Reply::Status(String::from_utf8_lossy(line).into()),
+        b'-' => Reply::Error(String::from_utf8_lossy(line).into()),
+        b':' => Reply::Integer(n()),
+        b'$' if n() < 0 => Reply::NullBulk,
+        b'$' => {
+            let s = b[*at..*at + n() as usize].to_vec();
+            *at += n() as usize + 2;
+            Reply::Bulk(s)
+        }
+        b'*' if n() < 0 => Reply::NullArray,
+        b'*' => Reply::Array((0..n()).map(|_| parse_resp(b, at)).collect()),
+        _ => panic!("bad RESP {:?}", String::from_utf8_lossy(b)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -759,34 +788,5 @@ mod tests {
         };
         assert_eq!(pid(&third), third.child.id().to_string());
         assert_eq!(pid(&first), first.child.id().to_string());
-    }
-}
-
-/// Parses one RESP2 reply from `b` at `*at` (advanced past it), for the tests that compare
-/// a server's raw reply with the engine's. Panics on bytes that are not RESP2.
-pub fn parse_resp(b: &[u8], at: &mut usize) -> bitlens::Reply {
-    use bitlens::Reply;
-    let end = *at
-        + b[*at..]
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("CRLF");
-    let line = &b[*at + 1..end];
-    let kind = b[*at];
-    *at = end + 2;
-    let n = || std::str::from_utf8(line).unwrap().parse::<i64>().unwrap();
-    match kind {
-        b'+' => Reply::Status(String::from_utf8_lossy(line).into()),
-        b'-' => Reply::Error(String::from_utf8_lossy(line).into()),
-        b':' => Reply::Integer(n()),
-        b'$' if n() < 0 => Reply::NullBulk,
-        b'$' => {
-            let s = b[*at..*at + n() as usize].to_vec();
-            *at += n() as usize + 2;
-            Reply::Bulk(s)
-        }
-        b'*' if n() < 0 => Reply::NullArray,
-        b'*' => Reply::Array((0..n()).map(|_| parse_resp(b, at)).collect()),
-        _ => panic!("bad RESP {:?}", String::from_utf8_lossy(b)),
     }
 }
