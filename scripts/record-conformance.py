@@ -2,7 +2,7 @@
 """Records conformance cases from every real server into tests/data/conformance/<server>/.
 
 For each server that scripts/servers.sh installs (redis-6.0.9, redis-6.2.14, redis-7.0.15,
-redis-7.4.1, valkey-8.1.8, valkey-9.1.2; manifest <servers dir>/servers.json), and once more for
+redis-7.4.1, redis-8.0.2, valkey-8.1.1, valkey-8.1.8, valkey-9.1.2; manifest <servers dir>/servers.json), and once more for
 redis-7.4.1 with RedisBloom 2.8.2 loaded (folder redis-7.4.1-bloom), it:
 
  1. starts the server on 127.0.0.1 (free port, temporary --dir, active expiry off with
@@ -296,6 +296,20 @@ def populate(r, rng):
     r("XDEL", "stream:empty", "1-1")
     r("XADD", "stream:small", "100-0", "k", "v")
     r("XADD", "stream:small", "100-5", "k2", "v2", "k3", "v3")
+    # Vector sets (Redis 8's built-in vectorset module): each quantization, REDUCE and
+    # attributes, on the servers that have VADD.
+    if has(r, "VCARD", "probe:tmp"):
+        years = (1969, 1984, 1999, 2001, 2015, 2024)
+        for i in range(60):
+            v = [round(rng.uniform(-1, 1), 4) for _ in range(3)]
+            r("VADD", "vset:q8", "VALUES", 3, *v, "e%d" % i,
+              "SETATTR", '{"year": %d, "name": "e%d"}' % (years[i % 6], i))
+            r("VADD", "vset:fp32", "VALUES", 3, *v, "e%d" % i, "NOQUANT")
+            r("VADD", "vset:bin", "VALUES", 3, *v, "e%d" % i, "BIN")
+        for i in range(40):
+            v = [round(rng.uniform(-1, 1), 4) for _ in range(8)]
+            r("VADD", "vset:reduce", "REDUCE", 2, "VALUES", 8, *v, "r%d" % i)
+        r("VADD", "vset:one", "VALUES", 2, 0.5, -0.25, "only", "SETATTR", '{"k": "v"}')
     # Hash field expiry (Redis 7.4+, Valkey 9).
     if has(r, "HPEXPIRETIME", "probe:tmp", "FIELDS", 1, "a"):
         r("HSET", "hash:fe", "keep", "1", "far", "2", "farther", "3", "gone", "4")
@@ -684,6 +698,53 @@ def build_cases(inv, gone):
         c.add(cmd[0], "str:plain", *cmd[1:], note="wrong type")
         c.add(cmd[0], "list:small", *cmd[1:], note="wrong type")
     c.add("XINFO", "STREAM", "str:plain", note="wrong type")
+    # ---- vector sets (where the server has them).
+    vsets = of_type("vectorset")
+    for db, k in vsets:
+        c.add("VCARD", k, db=db)
+        c.add("VDIM", k, db=db)
+        c.add("VINFO", k, db=db)
+        for e in ("e0", "e7", "r3", "only", "nope"):
+            c.add("VISMEMBER", k, e, db=db)
+            c.add("VEMB", k, e, db=db)
+            c.add("VEMB", k, e, "RAW", db=db)
+            c.add("VGETATTR", k, e, db=db)
+            c.add("VLINKS", k, e, db=db)
+            c.add("VLINKS", k, e, "WITHSCORES", db=db)
+            c.add("VSIM", k, "ELE", e, "COUNT", 5, "WITHSCORES", db=db)
+        first = "e0" if k != b"vset:reduce" and k != b"vset:one" else (
+            "r0" if k == b"vset:reduce" else "only")
+        dim = 8 if k == b"vset:reduce" else (2 if k == b"vset:one" else 3)
+        q = [round(0.3 * (i + 1) - 0.7, 2) for i in range(dim)]
+        c.add("VSIM", k, "VALUES", dim, *q, db=db)
+        c.add("VSIM", k, "VALUES", dim, *q, "COUNT", 20, "WITHSCORES", db=db)
+        c.add("VSIM", k, "VALUES", dim, *q, "COUNT", 7, "EF", 200, "WITHSCORES", db=db)
+        c.add("VSIM", k, "VALUES", dim, *q, "COUNT", 100, "TRUTH", "WITHSCORES", db=db)
+        c.add("VSIM", k, "VALUES", dim, *q, "COUNT", 10, "NOTHREAD", db=db)
+        c.add("VSIM", k, "VALUES", dim, *q, "COUNT", 10, "EPSILON", 0.5, "WITHSCORES", db=db)
+        c.add("VSIM", k, "ELE", first, "FILTER", ".year > 1990 and .year < 2020",
+              "COUNT", 10, "WITHSCORES", db=db)
+        c.add("VSIM", k, "ELE", first, "FILTER", '.name == "e5" or !(.year >= 2000)',
+              "FILTER-EF", 500, db=db)
+        c.add("VSIM", k, "ELE", first, "WITHATTRIBS", db=db, note="WITHATTRIBS: after 8.0")
+        c.add("VRANDMEMBER", k, 0, db=db)
+    if vsets:
+        for a in (["VCARD"], ["VCARD", "missing"], ["VDIM", "missing"], ["VINFO", "missing"],
+                  ["VEMB", "missing", "a"], ["VGETATTR", "missing", "a"],
+                  ["VISMEMBER", "missing", "a"], ["VLINKS", "missing", "a"],
+                  ["VSIM", "missing", "ELE", "a"], ["VRANDMEMBER", "missing"],
+                  ["VRANDMEMBER", "missing", 3], ["VSIM", "vset:q8", "ELE"],
+                  ["VSIM", "vset:q8", "VALUES", 2, 1, 0], ["VSIM", "vset:q8", "VALUES", 3, 1, 0],
+                  ["VSIM", "vset:q8", "ELE", "e0", "COUNT", 0],
+                  ["VSIM", "vset:q8", "ELE", "e0", "COUNT", "x"],
+                  ["VSIM", "vset:q8", "ELE", "e0", "EF", 0],
+                  ["VSIM", "vset:q8", "ELE", "e0", "FILTER", ".year >"],
+                  ["VSIM", "vset:q8", "ELE", "e0", "FOO"],
+                  ["VSIM", "vset:q8", "FP32", "abc"], ["VEMB", "vset:q8"],
+                  ["VLINKS", "vset:q8", "e0", "FOO"]):
+            c.add(*a)
+        for cmd in (["VCARD"], ["VDIM"], ["VINFO"], ["VEMB", "a"], ["VSIM", "ELE", "a"]):
+            c.add(cmd[0], "str:plain", *cmd[1:], note="wrong type")
     return c
 
 

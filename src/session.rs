@@ -99,6 +99,30 @@ pub struct Session {
     db_count: u64,
     profile: &'static Profile,
     clock_ms: Option<i64>,
+    memory: MemoryHook,
+}
+
+/// Database `db` of `dbs`, created empty at `clock_ms` when absent.
+fn database(dbs: &mut BTreeMap<u64, Keyspace>, db: u64, clock_ms: Option<i64>) -> &mut Keyspace {
+    dbs.entry(db).or_insert_with(|| {
+        let mut ks = Keyspace::new();
+        ks.set_clock(clock_ms);
+        ks
+    })
+}
+
+/// The session's MEMORY USAGE pricer, if given one.
+#[derive(Clone, Default)]
+struct MemoryHook(Option<std::sync::Arc<dyn crate::command::MemoryUsage>>);
+
+impl std::fmt::Debug for MemoryHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "MemoryHook(set)"
+        } else {
+            "MemoryHook(none)"
+        })
+    }
 }
 
 /// Removes every key whose value is an empty collection
@@ -148,9 +172,16 @@ impl Session {
             db_count,
             profile,
             clock_ms,
+            memory: MemoryHook::default(),
         };
         session.ensure_selected();
         session
+    }
+
+    /// Gives the session what prices MEMORY USAGE (see [`crate::command::MemoryUsage`]);
+    /// without one, MEMORY USAGE answers an error saying so.
+    pub fn set_memory_usage(&mut self, pricer: std::sync::Arc<dyn crate::command::MemoryUsage>) {
+        self.memory = MemoryHook(Some(pricer));
     }
 
     /// A session over no data, answering as `profile`, nothing expiring.
@@ -193,11 +224,13 @@ impl Session {
     /// helpers directly). A SELECT run through it is not seen by the session.
     pub fn ctx(&mut self) -> Ctx<'_> {
         let (profile, db, db_count) = (self.profile, self.db, self.db_count);
+        let memory = self.memory.0.as_deref();
         Ctx {
-            ks: self.keyspace_mut(),
+            ks: database(&mut self.dbs, db, self.clock_ms),
             profile,
             db,
             db_count,
+            memory,
         }
     }
 
@@ -241,12 +274,7 @@ impl Session {
 
     /// The selected database (created empty when the snapshot has none of that number).
     pub fn keyspace_mut(&mut self) -> &mut Keyspace {
-        let clock = self.clock_ms;
-        self.dbs.entry(self.db).or_insert_with(|| {
-            let mut ks = Keyspace::new();
-            ks.set_clock(clock);
-            ks
-        })
+        database(&mut self.dbs, self.db, self.clock_ms)
     }
 
     /// The selected database (always present: empty when the snapshot has none of that

@@ -19,11 +19,14 @@ use serde_json::Value as Json;
 
 /// The recorded servers: folder name and the `--compat` profile of its release line (what the
 /// snapshot's default profile must be; `Profile::from_name` maps a release to its line).
-const SERVERS: [(&str, &str); 6] = [
+const SERVERS: [(&str, &str); 8] = [
     ("redis-6.0.9", "redis-6.0"),
     ("redis-6.2.14", "redis-6.2"),
     ("redis-7.0.15", "redis-7.0"),
     ("redis-7.4.1", "redis-7.4"),
+    ("redis-8.0.2", "redis-8.0"),
+    // Valkey 8.1.0-8.1.2 have their own line (memory layout, see Profile::from_name).
+    ("valkey-8.1.1", "valkey-8.1.0"),
     ("valkey-8.1.8", "valkey-8.1"),
     // The dialect table's Valkey 9.x line is `valkey-9.0`; Valkey 9.1.2 answers as it.
     ("valkey-9.1.2", "valkey-9.0"),

@@ -71,6 +71,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         handler: object,
     },
     CommandSpec {
+        name: "memory",
+        arity: -2,
+        handler: memory,
+    },
+    CommandSpec {
         name: "select",
         arity: 2,
         handler: select,
@@ -250,6 +255,71 @@ fn object(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         None => Reply::err(format!(
             "ERR bitlens keeps this {} only as its type; its encoding is not known",
             value.redis_type().name()
+        )),
+    }
+}
+
+/// MEMORY USAGE key [SAMPLES count]: the bytes the session's memory model
+/// ([`crate::command::MemoryUsage`]) prices the key at, as the writer's server counts it once
+/// loaded under `SAMPLES 0` (whatever `count`: a sampled figure depends on the server's
+/// hash-table order, which no snapshot holds), or a null bulk for a missing key. Arguments
+/// and errors as Redis 8.0 `memoryCommand`: SAMPLES must be an integer (else the integer
+/// error) and not negative, anything else is a syntax error. MEMORY STATS, DOCTOR,
+/// MALLOC-STATS, PURGE and HELP describe a live server and get an error saying so.
+fn memory(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
+    let sub = &argv[1];
+    let name = String::from_utf8_lossy(sub);
+    if !is(sub, "usage") {
+        if ["stats", "doctor", "malloc-stats", "purge", "help"]
+            .iter()
+            .any(|s| is(sub, s))
+            && argv.len() == 2
+        {
+            return Reply::err(format!(
+                "ERR bitlens answers MEMORY USAGE only (MEMORY {} describes a live server)",
+                name.to_ascii_uppercase()
+            ));
+        }
+        return Reply::err(
+            ctx.profile
+                .object_unknown_subcommand
+                .replace("OBJECT", "MEMORY")
+                .replace("{}", &name),
+        );
+    }
+    if argv.len() < 3 {
+        return Reply::err(match ctx.profile.subcommand_arity_error {
+            Some(text) => text.replace("{}", "memory|usage"),
+            None => ctx
+                .profile
+                .object_unknown_subcommand
+                .replace("OBJECT", "MEMORY")
+                .replace("{}", &name),
+        });
+    }
+    let mut j = 3;
+    while j < argv.len() {
+        if is(&argv[j], "samples") && j + 1 < argv.len() {
+            match parse_i64(&argv[j + 1]) {
+                None => return Reply::err("ERR value is not an integer or out of range"),
+                Some(n) if n < 0 => return Reply::err("ERR syntax error"),
+                Some(_) => j += 2,
+            }
+        } else {
+            return Reply::err("ERR syntax error");
+        }
+    }
+    let Some(entry) = ctx.ks.entry(&argv[2]) else {
+        return Reply::NullBulk;
+    };
+    let Some(model) = ctx.memory else {
+        return Reply::err("ERR bitlens was given no memory model for MEMORY USAGE");
+    };
+    match model.memory_usage(&argv[2], entry.value, entry.expire_at_ms.is_some()) {
+        Some(bytes) => Reply::Integer(bytes as i64),
+        None => Reply::err(format!(
+            "ERR bitlens keeps this {} only as its type; its memory is not known",
+            entry.value.redis_type().name()
         )),
     }
 }

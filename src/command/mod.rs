@@ -37,6 +37,20 @@ use crate::dialect::Profile;
 use crate::keyspace::Keyspace;
 use crate::reply::Reply;
 
+/// Prices a key as the server's `MEMORY USAGE key SAMPLES 0` counts it once it has loaded
+/// the snapshot: bytes, or `None` for a value the model does not price. The engine keeps no
+/// memory model; the views crate's (`bitlens_views::memory::Model`) implements this, and a
+/// front end gives it to its session ([`crate::session::Session::set_memory_usage`]).
+pub trait MemoryUsage: Send + Sync {
+    /// `MEMORY USAGE` of `key` holding `value`, with a key expiry (`expiring`) or not.
+    fn memory_usage(
+        &self,
+        key: &[u8],
+        value: &crate::keyspace::Value,
+        expiring: bool,
+    ) -> Option<u64>;
+}
+
 /// What a command runs against: the selected database (with its clock) and the server
 /// profile whose dialect the reply follows (see [`crate::dialect`]).
 pub struct Ctx<'a> {
@@ -50,6 +64,8 @@ pub struct Ctx<'a> {
     /// How many databases SELECT accepts (`databases` of the server: 16, or more when the
     /// snapshot holds more).
     pub db_count: u64,
+    /// What prices MEMORY USAGE (`None`: the session was given no memory model).
+    pub memory: Option<&'a dyn MemoryUsage>,
 }
 
 impl Ctx<'_> {
@@ -60,6 +76,7 @@ impl Ctx<'_> {
             profile,
             db: 0,
             db_count: 1,
+            memory: None,
         }
     }
 

@@ -708,6 +708,9 @@ pub struct Writer {
     /// The `used-mem` aux field (the server's `used_memory` at save, bytes), when present and
     /// a number.
     pub used_mem: Option<u64>,
+    /// The `ctime` aux field (when the server saved the file, decimal Unix seconds), when
+    /// present.
+    pub ctime: Option<String>,
 }
 
 impl Writer {
@@ -723,6 +726,7 @@ impl Writer {
             redis_ver: get(b"redis-ver"),
             valkey_ver: get(b"valkey-ver"),
             used_mem: get(b"used-mem").and_then(|v| v.parse().ok()),
+            ctime: get(b"ctime"),
         }
     }
 

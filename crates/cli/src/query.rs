@@ -106,9 +106,10 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
     let mut loaded = None;
     if !args.rdb.is_empty() {
         // Every file on the decoding pool; errors reported in the order given.
-        let l = spec
+        let mut l = spec
             .open_paths(&args.rdb)
             .map_err(|e| crate::union_error(&args.rdb, e))?;
+        bitlens_views::memory::give_memory_usage(&mut l);
         for w in &l.warnings {
             eprintln!("bitlens: warning: {w}");
         }
@@ -206,10 +207,13 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             let writer = dump_version.map_or(Profile::default_profile(), Profile::for_rdb_version);
             let profile = args.dialect.compat.unwrap_or(writer);
             let clock = args.dialect.clock.resolve(&[]);
-            (
-                Session::new(Default::default(), profile, Some(clock)),
-                Vec::new(),
-            )
+            let mut session = Session::new(Default::default(), profile, Some(clock));
+            // No file to infer the allocator from: the usual build's.
+            let usual = bitlens_views::memory::AllocatorChoice::assumed(String::new()).allocator;
+            session.set_memory_usage(std::sync::Arc::new(
+                bitlens_views::memory::Model::new(profile, usual).at(Some(clock)),
+            ));
+            (session, Vec::new())
         }
     };
     let profile = session.profile();

@@ -14,11 +14,13 @@ use bitlens_export::arrow::array::{
 };
 use bitlens_export::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-const SERVERS: [&str; 6] = [
+const SERVERS: [&str; 8] = [
     "redis-6.0.9",
     "redis-6.2.14",
     "redis-7.0.15",
     "redis-7.4.1",
+    "redis-8.0.2",
+    "valkey-8.1.1",
     "valkey-8.1.8",
     "valkey-9.1.2",
 ];

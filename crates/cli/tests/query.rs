@@ -324,3 +324,73 @@ fn unknown_options_are_refused_not_sent() {
     let out = bitlens(&["query", "--string", &spec, "ECHO", "--x"], b"");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "--x\n");
 }
+
+/// MEMORY USAGE answers each key's `inspect` figure (the default estimate, the same model and
+/// allocator), on every recorded server's file and in every database; the server's argument
+/// errors; a missing key is a nil.
+#[test]
+fn memory_usage_is_the_inspect_estimate() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/conformance");
+    for server in ["redis-6.2.14", "redis-7.4.1", "redis-8.0.2", "valkey-9.1.2"] {
+        let file = dir.join(server).join("dump.rdb");
+        let file = file.to_str().unwrap();
+        let csv = String::from_utf8(bitlens_ok(&["inspect", file, "--csv"])).unwrap();
+        let mut checked = 0;
+        for line in csv.lines().skip(1) {
+            // database,type,key,size_in_bytes,... (keys here have no comma or quote)
+            let f: Vec<&str> = line.split(',').collect();
+            if f[2].starts_with('"') {
+                continue;
+            }
+            let out = bitlens_ok(&["query", "--rdb", file, "-n", f[0], "MEMORY", "USAGE", f[2]]);
+            // Listed by inspect, gone at the snapshot's clock (expired, or every hash field
+            // expired): a nil, as EXISTS says.
+            if out == b"\n" {
+                let exists = bitlens_ok(&["query", "--rdb", file, "-n", f[0], "EXISTS", f[2]]);
+                assert_eq!(exists, b"0\n", "{server}: MEMORY USAGE {} is nil", f[2]);
+                continue;
+            }
+            assert_eq!(
+                String::from_utf8_lossy(&out).trim(),
+                f[3],
+                "{server}: MEMORY USAGE {} in db {}",
+                f[2],
+                f[0]
+            );
+            checked += 1;
+        }
+        assert!(checked > 50, "{server}: {checked} keys");
+    }
+    let file = dir.join("redis-7.4.1/dump.rdb");
+    let file = file.to_str().unwrap();
+    for (args, want) in [
+        (&["MEMORY", "USAGE", "missing"][..], ""),
+        (
+            &["MEMORY", "USAGE", "str:plain", "SAMPLES", "-1"],
+            "ERR syntax error",
+        ),
+        (
+            &["MEMORY", "USAGE", "str:plain", "SAMPLES", "x"],
+            "ERR value is not an integer or out of range",
+        ),
+        (
+            &["MEMORY", "USAGE", "str:plain", "SAMPLES"],
+            "ERR syntax error",
+        ),
+        (
+            &["MEMORY", "USAGE"],
+            "ERR wrong number of arguments for 'memory|usage' command",
+        ),
+        (
+            &["MEMORY", "FOO"],
+            "ERR unknown subcommand 'FOO'. Try MEMORY HELP.",
+        ),
+    ] {
+        let mut a = vec!["query", "--rdb", file];
+        a.extend(args);
+        let out = bitlens(&a, b"");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.trim_end(), want, "{args:?}");
+    }
+}

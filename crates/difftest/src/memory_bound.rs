@@ -46,6 +46,21 @@ impl KeyBound {
     }
 }
 
+impl KeyBound {
+    /// The bound in bytes of a key whose `MEMORY USAGE` is `real`: 0 for an exact key. A
+    /// group's sum of independent keys is bounded by the root of the sum of their squares
+    /// (each is five of its standard deviations, so the root is five of the sum's): what a
+    /// group of a few keys is held to, where the measured bound of a many-key group's sum
+    /// (`SKIPLIST_SUM_BOUND` and `CHILD_BUCKETS_SUM_BOUND` in memory_diff) is too tight.
+    pub fn allowance(self, real: u64) -> f64 {
+        match self {
+            KeyBound::Exact => 0.0,
+            KeyBound::Skiplist(members) => skiplist_bound(members) * real as f64,
+            KeyBound::ChildBuckets(bytes) | KeyBound::DictRehash(bytes) => bytes as f64,
+        }
+    }
+}
+
 /// The bound of a key: [`KeyBound`] by its encoding and the server's layout.
 pub fn key_bound(
     profile: &Profile,

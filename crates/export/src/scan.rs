@@ -265,10 +265,10 @@ pub fn scan_partition(
         None if !part.aux.iter().any(|(k, _)| k.as_slice() == b"used-mem") => Allocator::Jemalloc,
         None => infer(part, &load)?,
     };
-    let model = Model::new(part.profile, allocator);
     // The clock a server loading the file judges expiry at: its save time (as `query`'s
-    // default clock, so `expired` agrees with DBSIZE).
+    // default clock, so `expired` agrees with DBSIZE); fields expired by then are not priced.
     let saved_at = bitlens::session::snapshot_time_ms(&part.aux);
+    let model = Model::new(part.profile, allocator).at(saved_at);
     let mut file = At::new(&part.file).map_err(|e| ScanError::Io(path.clone(), e))?;
     let bytes = file.len;
     let batch_rows = opts.batch_rows.max(1);

@@ -9,7 +9,8 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 CONFORMANCE = REPO / "tests" / "data" / "conformance"
-SERVERS = ["redis-6.0.9", "redis-6.2.14", "redis-7.0.15", "redis-7.4.1", "valkey-8.1.8", "valkey-9.1.2"]
+SERVERS = ["redis-6.0.9", "redis-6.2.14", "redis-7.0.15", "redis-7.4.1", "redis-8.0.2",
+           "valkey-8.1.1", "valkey-8.1.8", "valkey-9.1.2"]
 
 
 def bitlens_bin():

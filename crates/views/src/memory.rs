@@ -57,7 +57,8 @@
 use bitlens::dialect::{Family, Profile, TableKind};
 use bitlens::keyspace::Value;
 use bitlens::loaded::{
-    listpack_bytes, loaded, presized_buckets, ziplist_bytes, Loaded, QuicklistNode, Shape, Table,
+    listpack_bytes, loaded, loaded_at, presized_buckets, ziplist_bytes, Loaded, QuicklistNode,
+    Shape, Table,
 };
 
 /// The allocator of the server build (`INFO memory` `mem_allocator`).
@@ -429,6 +430,19 @@ pub struct Model {
     pub layout: &'static Layout,
     /// The allocator.
     pub allocator: Allocator,
+    /// When the server loads the snapshot (Unix ms; `None`: nothing has expired): fields
+    /// expired by then are not priced ([`bitlens::loaded::loaded_at`]). [`Model::new`]
+    /// leaves it `None`; [`Model::at`] sets it (the snapshot's `ctime`, as `inspect` reads
+    /// the file by default).
+    pub clock_ms: Option<i64>,
+}
+
+/// MEMORY USAGE in a session: the estimate of [`Model::estimate_with_expiry`].
+impl bitlens::command::MemoryUsage for Model {
+    fn memory_usage(&self, key: &[u8], value: &Value, expiring: bool) -> Option<u64> {
+        self.estimate_with_expiry(key, value, expiring)
+            .map(|e| e.bytes)
+    }
 }
 
 /// The estimate for one key.
@@ -594,7 +608,13 @@ impl Model {
             profile,
             layout: Layout::for_profile(profile),
             allocator,
+            clock_ms: None,
         }
+    }
+
+    /// The same model for a server loading the snapshot at `clock_ms` (Unix ms).
+    pub fn at(self, clock_ms: Option<i64>) -> Model {
+        Model { clock_ms, ..self }
     }
 
     fn alloc(&self, n: u64) -> u64 {
@@ -707,7 +727,7 @@ impl Model {
         value: &Value,
         expiring: bool,
     ) -> Option<Estimate> {
-        let loaded = loaded(self.profile, key, value, expiring)?;
+        let loaded = loaded_at(self.profile, key, value, expiring, self.clock_ms)?;
         self.estimate_loaded(key, value, &loaded, expiring)
     }
 
@@ -953,8 +973,12 @@ impl Model {
                 return Some(robj + b);
             }
             Shape::ListpackEx(n) => {
-                // robj + listpackEx struct (expire metadata, key, listpack pointer).
-                return Some(robj + self.alloc(40) + blob(*n));
+                // robj + `listpackEx` (a 16-byte `ExpireMeta`, the key's sds pointer, the
+                // listpack pointer: 32 bytes; server.h and ebuckets.h of the 8.0.2 release
+                // tarball) + the listpack. Rec: `hash:fe` of the conformance files, 144 bytes
+                // on Redis 7.4.1 (jemalloc) and 152 on 8.0.2 (jemalloc, 16-byte quantum); a
+                // 40-byte struct, as priced before, made both 8 or 16 bytes high.
+                return Some(robj + self.alloc(32) + blob(*n));
             }
             Shape::Quicklist(nodes) => {
                 // The divisor and multiplier: nodes, or on 8.0 elements (equal counts).
@@ -1893,6 +1917,28 @@ pub fn infer_allocator_of(
         }
     }
     inf.finish(aux)
+}
+
+/// Gives `loaded`'s session what prices MEMORY USAGE ([`bitlens::command::MemoryUsage`]): a
+/// [`Model`] of the session's profile (`--compat`, else the writer's) at its clock, with the
+/// allocator `inspect`
+/// prices a file with by default: inferred from the keys and `used-mem` of a single file; for
+/// several files (whose `used-mem` each counts only its own keys), the usual build's. An
+/// undecided inference prices with the allocator it shows first, as `inspect` does.
+pub fn give_memory_usage(loaded: &mut bitlens::open::Loaded) {
+    let allocator = if loaded.files.len() == 1 {
+        infer_allocator_of(
+            loaded.writer,
+            loaded.session.databases(),
+            loaded.header.slot_infos > 0,
+            &loaded.header.aux,
+        )
+        .allocator
+    } else {
+        AllocatorChoice::assumed(String::new()).allocator
+    };
+    let model = Model::new(loaded.session.profile(), allocator).at(loaded.session.clock());
+    loaded.session.set_memory_usage(std::sync::Arc::new(model));
 }
 
 /// What the same members would cost in other representations (`inspect --ledger`): value

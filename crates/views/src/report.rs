@@ -262,7 +262,8 @@ pub fn file_figures(snap: &bitlens::rdb::Snapshot, clock_ms: Option<i64>) -> Fil
     let model = Model::new(
         bitlens::dialect::Profile::for_snapshot(&snap.aux, snap.version),
         choice.allocator,
-    );
+    )
+    .at(clock_ms);
     let mut f = FileFigures {
         keys: 0,
         expires: 0,

@@ -167,7 +167,7 @@ impl Engine {
             ledger,
         };
         let clock_ms = self.now_ms();
-        let model = Model::new(self.writer, allocator.allocator);
+        let model = Model::new(self.writer, allocator.allocator).at(Some(clock_ms));
         let dbs: Vec<(u64, &Keyspace)> = self
             .session
             .databases()

@@ -838,6 +838,7 @@ fn scan_with(
     let aux_probe: Vec<(Vec<u8>, Vec<u8>)> = [
         ("redis-ver", &peek.redis_ver),
         ("valkey-ver", &peek.valkey_ver),
+        ("ctime", &peek.ctime),
     ]
     .iter()
     .filter_map(|(k, v)| {
@@ -846,7 +847,9 @@ fn scan_with(
     })
     .collect();
     let writer_profile = Profile::for_snapshot(&aux_probe, peek.format.version);
-    let model = Model::new(writer_profile, choice.allocator);
+    // Priced as loaded at the report's clock (fields expired by then are not counted).
+    let model =
+        Model::new(writer_profile, choice.allocator).at(Some(opts.clock.resolve(&aux_probe)));
     let mut inference = infer.then(|| AllocatorInference::new(writer_profile));
     // Without used-mem there is nothing to compare predictions with: the inference then says
     // the allocator is assumed, whatever the keys, so they are not priced three times over
