@@ -13,7 +13,10 @@
 //!   ZRANGE-family, ZUNION / ZINTER / ZDIFF and ZRANDMEMBER `WITHSCORES` (then `[member, score]` pairs), ZRANK
 //!   `WITHSCORE`, GEOPOS and `WITHCOORD` coordinates, VEMB's components;
 //! - `[field, value]` pairs: HRANDFIELD `WITHVALUES`;
-//! - booleans (`#t`/`#f`): VISMEMBER.
+//! - booleans (`#t`/`#f`): VISMEMBER;
+//! - vector sets (Redis 8.0.2's vset.c): VSIM `WITHSCORES` a map of element to similarity
+//!   (double), VLINKS `WITHSCORES` one such map per level, VEMB `RAW` its norm (and Q8 range)
+//!   as doubles.
 //!
 //! Everything else (integers, bulk and status strings, errors, arrays) is written as in RESP2.
 //! The shapes were read from each server's source and are held byte for byte against the
@@ -89,6 +92,22 @@ pub fn write_resp3(argv: &[Vec<u8>], reply: &Reply, out: &mut Vec<u8>) {
         b"xinfo" if sub == b"groups" || sub == b"consumers" => each(reply, out, &|v, out| {
             map(v, out, &|_, v, out| plain(v, out))
         }),
+        b"vsim" if has(b"withscores") => map(reply, out, &|_, v, out| double(v, out)),
+        b"vlinks" if has(b"withscores") => each(reply, out, &|level, out| {
+            map(level, out, &|_, v, out| double(v, out))
+        }),
+        // [quantization, blob, l2 norm, (q8: range)]: the figures are doubles.
+        b"vemb" => match reply {
+            Reply::Array(items) if items.len() >= 2 => {
+                header(b'*', items.len(), out);
+                plain(&items[0], out);
+                plain(&items[1], out);
+                for v in &items[2..] {
+                    double(v, out);
+                }
+            }
+            other => plain(other, out),
+        },
         b"vismember" => match reply {
             Reply::Integer(n) => out.extend_from_slice(if *n != 0 { b"#t\r\n" } else { b"#f\r\n" }),
             other => plain(other, out),

@@ -134,6 +134,57 @@ fn to_py<'py>(py: Python<'py>, r: &Reply) -> PyResult<Bound<'py, PyAny>> {
     })
 }
 
+/// The RESP3 value at `bytes[*pos..]` (as [`bitlens::resp3`] writes it) as redis-py's
+/// `_RESP3Parser` returns it without decoding: `+`/`$` bytes, `=` bytes after the 4-byte
+/// format, `:`/`(` int, `,` float, `#` bool, `_` None, `*`/`~` list, `%` dict, `-` a
+/// `ReplyError` instance (as an element; a top-level error never gets here).
+fn resp3_to_py<'py>(py: Python<'py>, bytes: &[u8], pos: &mut usize) -> PyResult<Bound<'py, PyAny>> {
+    let bad = || PyValueError::new_err("bitlens: malformed RESP3 reply (an internal error)");
+    let rest = bytes.get(*pos..).ok_or_else(bad)?;
+    let eol = rest.windows(2).position(|w| w == b"\r\n").ok_or_else(bad)?;
+    let (kind, line) = (rest[0], &rest[1..eol]);
+    let text = std::str::from_utf8(line).map_err(|_| bad())?;
+    *pos += eol + 2;
+    let count = || text.parse::<usize>().map_err(|_| bad());
+    let mut blob = |skip: usize| -> PyResult<Bound<'py, PyAny>> {
+        let n = count()?;
+        let b = bytes.get(*pos..*pos + n).ok_or_else(bad)?;
+        *pos += n + 2;
+        Ok(PyBytes::new(py, b.get(skip..).unwrap_or_default()).into_any())
+    };
+    Ok(match kind {
+        b'+' => PyBytes::new(py, line).into_any(),
+        b'$' if text == "-1" => py.None().into_bound(py),
+        b'$' => blob(0)?,
+        b'=' => blob(4)?,
+        b':' | b'(' => py.import("builtins")?.getattr("int")?.call1((text,))?,
+        b',' => py.import("builtins")?.getattr("float")?.call1((text,))?,
+        b'#' => pyo3::types::PyBool::new(py, line == b"t")
+            .to_owned()
+            .into_any(),
+        b'_' => py.None().into_bound(py),
+        b'-' => reply_error(py, text)?,
+        b'*' if text == "-1" => py.None().into_bound(py),
+        b'*' | b'~' => {
+            let list = PyList::empty(py);
+            for _ in 0..count()? {
+                list.append(resp3_to_py(py, bytes, pos)?)?;
+            }
+            list.into_any()
+        }
+        b'%' => {
+            let dict = pyo3::types::PyDict::new(py);
+            for _ in 0..count()? {
+                let k = resp3_to_py(py, bytes, pos)?;
+                let v = resp3_to_py(py, bytes, pos)?;
+                dict.set_item(k, v)?;
+            }
+            dict.into_any()
+        }
+        _ => return Err(bad()),
+    })
+}
+
 /// One argument as redis-py encodes it: bytes as they are, str as UTF-8, int as its decimal
 /// text, float as `repr`.
 fn arg_bytes(a: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
@@ -232,13 +283,23 @@ struct Snapshot {
 
 #[pymethods]
 impl Snapshot {
-    /// `.command(name, *args)`: the reply of the command on the snapshot.
-    #[pyo3(signature = (*args))]
+    /// `.command(name, *args, resp=2)`: the reply of the command on the snapshot, as
+    /// redis-py's parser returns it with no response callbacks: on RESP2 (`resp=2`) or on
+    /// RESP3 (`resp=3`: maps as dicts, doubles as floats, booleans, sets as lists, nulls as
+    /// `None`, each command in its server's RESP3 shape). An error reply raises
+    /// `ReplyError`.
+    #[pyo3(signature = (*args, resp = 2))]
     fn command<'py>(
         &self,
         py: Python<'py>,
         args: &Bound<'py, pyo3::types::PyTuple>,
+        resp: u8,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if resp != 2 && resp != 3 {
+            return Err(PyValueError::new_err(format!(
+                "resp must be 2 or 3, not {resp}"
+            )));
+        }
         if args.is_empty() {
             return Err(PyTypeError::new_err("command() needs the command name"));
         }
@@ -254,6 +315,11 @@ impl Snapshot {
         });
         match &reply {
             Reply::Error(e) => Err(PyErr::from_value(reply_error(py, e)?)),
+            r if resp == 3 => {
+                let bytes = bitlens::resp3::to_resp3(&argv, r);
+                let mut pos = 0;
+                resp3_to_py(py, &bytes, &mut pos)
+            }
             r => to_py(py, r),
         }
     }
@@ -390,7 +456,12 @@ fn open(
         names: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Default::default()
     };
-    let loaded = py.detach(|| spec.open_paths(&paths));
+    let loaded = py.detach(|| {
+        spec.open_paths(&paths).map(|mut l| {
+            bitlens_views::memory::give_memory_usage(&mut l);
+            l
+        })
+    });
     let loaded = loaded.map_err(|e| open_error(py, &paths, &e))?;
     warn_all(py, &loaded.warnings)?;
     let session = loaded.session;
