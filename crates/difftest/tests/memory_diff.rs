@@ -26,7 +26,9 @@
 use bitlens::dialect::Profile;
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
-use bitlens_difftest::memory_bound::{glibc_remainder, key_bound, KeyBound, GLIBC_REMAINDER_KEYS};
+use bitlens_difftest::memory_bound::{
+    glibc_remainder, key_bound, KeyBound, GLIBC_REMAINDER_KEYS, GLIBC_REMAINDER_MIN_KEYS,
+};
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use bitlens_views::memory::{Allocator, Model};
 
@@ -629,7 +631,10 @@ fn report_and_check(kind: ServerKind, label: &str, libc: bool, results: &[KeyRes
     if std::env::var_os("MEMORY_DIFF_REPORT_ONLY").is_some() {
         return;
     }
-    let max_remainders = results.len().div_ceil(GLIBC_REMAINDER_KEYS);
+    let max_remainders = results
+        .len()
+        .div_ceil(GLIBC_REMAINDER_KEYS)
+        .max(GLIBC_REMAINDER_MIN_KEYS);
     println!(
         "  {} keys over by glibc's unsplit remainders (at most {max_remainders})",
         remainders.len()

@@ -28,7 +28,7 @@
 //! | `idle_s` | int64, null | LRU idle seconds (RDB_OPCODE_IDLE); null when absent |
 //! | `lfu_freq` | int32, null | LFU counter (RDB_OPCODE_FREQ); null when absent |
 //! | `slot` | int32 | cluster slot, CRC16 of the key or its hash tag mod 16384 |
-//! | `class` | utf8 | `counter`, `bitmap`, `hll`, `corrupt_hll`, `geo`, `zset`, else TYPE |
+//! | `class` | utf8 | `counter`, `text`, `bitmap`, `hll`, `corrupt_hll`, `geo`, `zset`, else TYPE |
 //! | `bits_set` | int64, null | bitmaps: BITCOUNT |
 //! | `hll_count` | int64, null | HyperLogLogs: PFCOUNT |
 //! | `geo_min_lon` … `geo_max_lat` | float64, null | GEO sets: members' bounding box, degrees |
@@ -111,6 +111,7 @@ pub fn file_schema() -> SchemaRef {
 pub fn class_name(class: Class, row: &KeyRow) -> String {
     match class {
         Class::Counter => "counter".into(),
+        Class::Text => "text".into(),
         Class::Bitmap => "bitmap".into(),
         Class::Hll(_) => "hll".into(),
         Class::CorruptHll => "corrupt_hll".into(),

@@ -9,6 +9,7 @@
 //! | [`Class::Counter`] | a string that is the canonical decimal text of an i64 (no `+`, no leading zeros, at most 20 bytes) | what Redis 7 stores `OBJECT ENCODING int` after loading a string (`INCR` works on it) |
 //! | [`Class::Hll`]     | a string that starts with `HYLL` and that PFCOUNT accepts: header valid (16 bytes, encoding 0 with exactly 12,304 bytes or encoding 1) and, when the cached cardinality is invalid, sparse opcodes covering exactly 16,384 registers | Redis 7 PFCOUNT: `WRONGTYPE ... not a valid HyperLogLog` / `INVALIDOBJ Corrupted HLL object detected`, as [`bitlens::hll::count_readonly`] |
 //! | [`Class::CorruptHll`] | a string that starts with `HYLL` that PFCOUNT rejects          | same |
+//! | [`Class::Text`]    | a non-empty string of printable UTF-8 (no control character but tab, CR and LF; judged on its first [`TEXT_PREFIX_BYTES`]) | the evidence a value is text, not bits: a bitmap of user ids has zero bytes and control bytes within its first bytes unless nearly every bit is set |
 //! | [`Class::Bitmap`]  | any other string (every string is a bitmap to GETBIT/BITCOUNT)        | Redis bitmaps are strings |
 //! | [`Class::Geo`]     | a non-empty sorted set whose scores are all integers in [0, 2^54) (what GEOADD stores: a 52-bit interleaved geohash; longitude 180 or latitude ±85.05112878 carries into bits 52..53) and whose largest score is at least 2^40 | GEOADD/GEOPOS; the 2^40 floor rejects counter-scored sets, whose points would all lie within about 6° of (-180, -85) |
 //! | [`Class::ZSet`]    | any other sorted set                                                  | |
@@ -28,7 +29,11 @@ use bitlens::zset::ZSet;
 pub enum Class {
     /// A string holding a canonical 64-bit integer (`OBJECT ENCODING int`).
     Counter,
-    /// A string read as bits (every string that is neither a counter nor starts with `HYLL`).
+    /// A string of printable UTF-8 text (a name, a JSON document, a URL...): not counted as
+    /// bits in the views.
+    Text,
+    /// A string read as bits (every string that is neither a counter, text, nor starts with
+    /// `HYLL`).
     Bitmap,
     /// A HyperLogLog PFCOUNT accepts, in this encoding.
     Hll(hll::Encoding),
@@ -75,14 +80,36 @@ pub fn classify(value: &Value) -> Class {
 /// docs): 16-byte header + 16,384 opcodes of 2 bytes.
 pub const MAX_DECODED_HLL_BYTES: u64 = (hll::HDR + 2 * hll::REGISTERS) as u64;
 
-/// The class of a string: [`Class::Counter`], [`Class::Hll`], [`Class::CorruptHll`] or
-/// [`Class::Bitmap`].
+/// How much of a string [`classify_string`] reads to tell text from bits: 4 KiB.
+pub const TEXT_PREFIX_BYTES: u64 = 4096;
+
+/// True when `bytes` (the first bytes of a string, cut anywhere) are printable UTF-8: valid
+/// UTF-8 but for a character cut at the end, and no control character but tab, CR and LF.
+fn is_text(bytes: &[u8]) -> bool {
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        // Cut inside the last character: the part before it.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return false,
+    };
+    valid
+        .chars()
+        .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+}
+
+/// The class of a string: [`Class::Counter`], [`Class::Hll`], [`Class::CorruptHll`],
+/// [`Class::Text`] or [`Class::Bitmap`].
 pub fn classify_string(s: &RedisString) -> Class {
     let n = s.len();
     if n <= 20 && bitlens::num::parse_i64(&s.as_bytes()).is_some() {
         return Class::Counter;
     }
     if n < 4 || s.range(0, 3) != b"HYLL" {
+        if n > 0 && is_text(&s.range(0, n.min(TEXT_PREFIX_BYTES) - 1)) {
+            return Class::Text;
+        }
         return Class::Bitmap;
     }
     if n > MAX_DECODED_HLL_BYTES {
@@ -193,10 +220,22 @@ mod tests {
     fn counters_are_canonical_integers() {
         assert_eq!(classify_string(&s(b"12")), Class::Counter);
         assert_eq!(classify_string(&s(b"-9223372036854775808")), Class::Counter);
-        assert_eq!(classify_string(&s(b"9223372036854775808")), Class::Bitmap);
-        assert_eq!(classify_string(&s(b"012")), Class::Bitmap);
-        assert_eq!(classify_string(&s(b"+1")), Class::Bitmap);
+        // Not canonical: text, not counters.
+        assert_eq!(classify_string(&s(b"9223372036854775808")), Class::Text);
+        assert_eq!(classify_string(&s(b"012")), Class::Text);
         assert_eq!(classify_string(&s(b"")), Class::Bitmap);
+        // Printable UTF-8 is text; control bytes, zero bytes and invalid UTF-8 are bits.
+        assert_eq!(classify_string(&s(b"alice")), Class::Text);
+        assert_eq!(classify_string(&s("Zoë, 東京\n".as_bytes())), Class::Text);
+        assert_eq!(classify_string(&s(b"{\"a\": 1}\t")), Class::Text);
+        assert_eq!(classify_string(&s(b"+1")), Class::Text);
+        assert_eq!(classify_string(&s(b"\x01\x80")), Class::Bitmap);
+        assert_eq!(classify_string(&s(b"ab\x00")), Class::Bitmap);
+        assert_eq!(classify_string(&s(b"\xff\xfe")), Class::Bitmap);
+        // Judged on the first 4 KiB, cut inside a character: still text.
+        let mut long = "é".repeat(3000).into_bytes();
+        long.extend([0u8; 10]);
+        assert_eq!(classify_string(&s(&long)), Class::Text);
     }
 
     #[test]
