@@ -660,3 +660,44 @@ fn idle_and_lfu_columns_are_the_writers() {
         }
     }
 }
+
+/// The export of every recorded server's file is byte for byte the same on one decoding thread
+/// as with the default thread count (every core), in every format, files decoded in parallel
+/// included (`-j 3`).
+#[test]
+fn one_thread_writes_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = SERVERS.iter().map(|s| conformance(s)).collect();
+    for format in ["parquet", "csv", "jsonl", "arrow"] {
+        let mut trees = Vec::new();
+        for (name, threads) in [
+            ("one", &["--threads", "1"][..]),
+            ("default", &[][..]),
+            ("j3", &["-j", "3"][..]),
+        ] {
+            let out = dir.path().join(format!("{format}-{name}"));
+            let mut args = vec!["export", "--batch", "b", "--format", format];
+            args.extend(threads);
+            args.extend(["--out", out.to_str().unwrap()]);
+            args.extend(files.iter().map(|f| f.to_str().unwrap()));
+            bitlens(&args);
+            let tree: Vec<(PathBuf, Vec<u8>)> = parts(&out, format)
+                .into_iter()
+                .map(|p| {
+                    (
+                        p.strip_prefix(&out).unwrap().to_path_buf(),
+                        std::fs::read(&p).unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(tree.len(), SERVERS.len(), "{format} {name}: {tree:?}");
+            trees.push((name, tree));
+        }
+        for (name, tree) in &trees[1..] {
+            assert!(
+                tree == &trees[0].1,
+                "{format}: {name} differs from one thread"
+            );
+        }
+    }
+}
