@@ -171,6 +171,20 @@ pub(crate) fn union_error(paths: &[PathBuf], e: bitlens::open::OpenError) -> Exi
 
 /// Reads a whole file of at most `max` bytes ([`bitlens::open::read_input`]: a FIFO
 /// or device is refused, not read) or reports `bitlens: cannot read FILE: reason` on stderr.
+/// The Tokio runtime `serve` and `resp` run their sockets on: two worker threads (the
+/// commands' work runs on the decoding pool or under the session's lock, not here). A
+/// failure to start it is reported on stderr, exit status 1.
+pub(crate) fn network_runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("bitlens: cannot start the runtime: {e}");
+            ExitCode::from(1)
+        })
+}
+
 pub(crate) fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, ExitCode> {
     bitlens::open::read_input(path, max).map_err(|e| {
         eprintln!(

@@ -108,16 +108,9 @@ pub fn run(args: RespArgs) -> ExitCode {
         .files
         .first()
         .and_then(|f| bitlens::open::file_writer(f));
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let rt = match crate::network_runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("bitlens: cannot start the runtime: {e}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     rt.block_on(async move {
         let listener = match TcpListener::bind(args.bind).await {

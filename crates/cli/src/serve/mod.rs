@@ -238,16 +238,9 @@ fn streamed_body(first: Option<Bytes>, rx: mpsc::Receiver<Result<Bytes, io::Erro
 
 /// Runs `bitlens serve`.
 pub fn run(args: ServeArgs) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let rt = match crate::network_runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("bitlens: cannot start the runtime: {e}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     rt.block_on(serve(args))
 }
