@@ -15,6 +15,7 @@
 //! | `commands_of` + `COMMANDS_SINCE` (GEOSEARCH, ZMSCORE 6.2; EXPIRETIME, PEXPIRETIME 7.0; ...) | per release | rec 6.0.9 unknown GEOSEARCH/ZMSCORE, 6.2.14 unknown EXPIRETIME, 7.0.15 answers |
 //! | `bit_unit` (BITCOUNT/BITPOS `BIT`) | from 7.0 | rec 6.2.14 syntax error, 7.0.15 counts |
 //! | `bitop_extended` (DIFF, DIFF1, ANDOR, ONE) | Redis 8.2+ | redis/redis#13898 (in 8.2); rec 7.0.15, Valkey 8.1.8/9.1.2 syntax error |
+//! | `vsim_withattribs` (VSIM `WITHATTRIBS`; EPSILON against half the distance) | Redis 8.2+ | src: redis/redis modules/vector-sets/vset.c at 011555cf (VSIM_execute: RESP2 item, score, attribute or nil; RESP3 a map, item → [score, attribute] with both; `distance / 2 > epsilon` ends the reply); 8.2 is the first release the client libraries support WITHATTRIBS for (redis/lettuce#3449); rec Debian's 8.0.2 `ERR syntax error in VSIM command` and `distance > epsilon`. Not run against a server |
 //! | `field_expiry` (HTTL, HPTTL, ...) | Redis 7.4+, Valkey 9 | rec Valkey 8.1.8 unknown, 9.1.2 `-1`; src 7.4.1 t_hash.c |
 //! | `geosearch_bypolygon` | Valkey 9 | rec Valkey 9.1.2 answers BYPOLYGON (`crates/difftest/tests/geo_polygon_diff.rs`), 7.4.1 and Valkey 8.1.8 syntax error |
 //! | `geo_hex_doubles` (GEO coordinates, radii, sizes in `0x` hex) | all but Valkey 9 | rec Valkey 9.1.2 `ERR value is not a valid float` / `need numeric radius` for `0x10`, Valkey 8.1.8 accepts it |
@@ -217,6 +218,9 @@ pub struct Profile {
     pub bit_unit: bool,
     /// BITOP DIFF, DIFF1, ANDOR and ONE exist.
     pub bitop_extended: bool,
+    /// VSIM takes `WITHATTRIBS`, and its `EPSILON` bounds half the cosine distance (the
+    /// similarity's complement) rather than the distance (see the module's table).
+    pub vsim_withattribs: bool,
     /// Hash field expiry commands (HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME, ...) exist.
     pub field_expiry: bool,
     /// GEOSEARCH takes BYPOLYGON.
@@ -479,6 +483,7 @@ const BASE: Profile = Profile {
     first_patch: 0,
     bit_unit: true,
     bitop_extended: false,
+    vsim_withattribs: false,
     field_expiry: false,
     geosearch_bypolygon: false,
     geo_hex_doubles: true,
@@ -625,6 +630,7 @@ pub const REDIS_8_2: Profile = Profile {
     name: "redis-8.2",
     version: (8, 2),
     bitop_extended: true,
+    vsim_withattribs: true,
     ..REDIS_8_0
 };
 /// Redis 8.4.

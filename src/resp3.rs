@@ -15,7 +15,8 @@
 //! - `[field, value]` pairs: HRANDFIELD `WITHVALUES`;
 //! - booleans (`#t`/`#f`): VISMEMBER;
 //! - vector sets (Redis 8.0.2's vset.c): VSIM `WITHSCORES` a map of element to similarity
-//!   (double), VLINKS `WITHSCORES` one such map per level, VEMB `RAW` its norm (and Q8 range)
+//!   (double; from 8.2 `WITHATTRIBS` maps to the attribute, or to `[score, attribute]` with
+//!   both), VLINKS `WITHSCORES` one such map per level, VEMB `RAW` its norm (and Q8 range)
 //!   as doubles.
 //!
 //! Everything else (integers, bulk and status strings, errors, arrays) is written as in RESP2.
@@ -92,7 +93,9 @@ pub fn write_resp3(argv: &[Vec<u8>], reply: &Reply, out: &mut Vec<u8>) {
         b"xinfo" if sub == b"groups" || sub == b"consumers" => each(reply, out, &|v, out| {
             map(v, out, &|_, v, out| plain(v, out))
         }),
-        b"vsim" if has(b"withscores") => map(reply, out, &|_, v, out| double(v, out)),
+        b"vsim" if has(b"withscores") || has(b"withattribs") => {
+            vsim_map(reply, has(b"withscores"), has(b"withattribs"), out)
+        }
         b"vlinks" if has(b"withscores") => each(reply, out, &|level, out| {
             map(level, out, &|_, v, out| double(v, out))
         }),
@@ -113,6 +116,30 @@ pub fn write_resp3(argv: &[Vec<u8>], reply: &Reply, out: &mut Vec<u8>) {
             other => plain(other, out),
         },
         _ => plain(reply, out),
+    }
+}
+
+/// VSIM's flat `[item, score?, attribute?, ...]` as a map of item to its score (a double), its
+/// attribute, or both as `[score, attribute]` (vset.c `VSIM_execute` from Redis 8.2).
+fn vsim_map(reply: &Reply, scores: bool, attribs: bool, out: &mut Vec<u8>) {
+    let per = 1 + scores as usize + attribs as usize;
+    match reply {
+        Reply::Array(items) if items.len() % per == 0 => {
+            header(b'%', items.len() / per, out);
+            for e in items.chunks(per) {
+                plain(&e[0], out);
+                if scores && attribs {
+                    header(b'*', 2, out);
+                }
+                if scores {
+                    double(&e[1], out);
+                }
+                if attribs {
+                    plain(&e[per - 1], out);
+                }
+            }
+        }
+        other => plain(other, out),
     }
 }
 

@@ -13,7 +13,9 @@
 //! and FILTER runs the server's expression language ([`crate::vectorset::expr`]); `TRUTH`
 //! scans every element. `NOTHREAD` changes nothing in the answer. `EPSILON` is accepted as
 //! 8.0.2 accepts it (a maximum distance, compared in f32); `WITHATTRIBS` is a syntax error
-//! there. VRANDMEMBER draws from bitlens' own generator, walking the graph as the server does,
+//! there. Profiles with [`crate::dialect::Profile::vsim_withattribs`] (Redis 8.2+, from the
+//! published source) take `WITHATTRIBS` (each element's attribute after its score, or a nil)
+//! and compare `EPSILON` with half the distance. VRANDMEMBER draws from bitlens' own generator, walking the graph as the server does,
 //! so its members are ones the server could return, not the same ones.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -475,6 +477,7 @@ fn vsim(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         ));
     }
     let mut withscores = false;
+    let mut withattribs = false;
     let mut truth = false;
     let mut count = DEFAULT_COUNT;
     let mut ef = 0i64;
@@ -487,6 +490,9 @@ fn vsim(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
         let has_arg = j + 1 < argv.len();
         if is(opt, "WITHSCORES") {
             withscores = true;
+            j += 1;
+        } else if is(opt, "WITHATTRIBS") && ctx.profile.vsim_withattribs {
+            withattribs = true;
             j += 1;
         } else if is(opt, "TRUTH") {
             truth = true;
@@ -574,12 +580,21 @@ fn vsim(ctx: &mut Ctx<'_>, argv: &[Vec<u8>]) -> Reply {
     };
     let mut out = Vec::new();
     for &(i, d) in found.iter().take(count.min(u32::MAX as i64) as usize) {
-        if d > epsilon {
+        let beyond = if ctx.profile.vsim_withattribs {
+            d / 2.0 > epsilon
+        } else {
+            d > epsilon
+        };
+        if beyond {
             break;
         }
-        out.push(Reply::Bulk(v.nodes[i as usize].item.clone()));
+        let node = &v.nodes[i as usize];
+        out.push(Reply::Bulk(node.item.clone()));
         if withscores {
             out.push(double(ctx, 1.0 - d as f64 / 2.0));
+        }
+        if withattribs {
+            out.push(node.attrib.clone().map_or(Reply::NullBulk, Reply::Bulk));
         }
     }
     Reply::Array(out)

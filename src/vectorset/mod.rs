@@ -629,6 +629,67 @@ mod tests {
         );
     }
 
+    /// WITHATTRIBS and EPSILON by profile: Redis 8.0.2 (recorded: a syntax error; EPSILON
+    /// bounds the distance) and Redis 8.2+ (the published vset.c: attributes after the
+    /// scores, nil without one; EPSILON bounds half the distance).
+    #[test]
+    fn withattribs_and_epsilon_by_profile() {
+        use crate::dialect::REDIS_8_2;
+        let mut ks = keyspace();
+        let q = ["VSIM", "t", "VALUES", "4", "1", "0", "0", "0"];
+        let with = |extra: &[&'static str]| -> Vec<&'static str> {
+            q.iter().copied().chain(extra.iter().copied()).collect()
+        };
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_8_0, &with(&["WITHATTRIBS"])),
+            Reply::err("ERR syntax error in VSIM command")
+        );
+        let a = r#"{"n":1}"#;
+        let c = r#"{"n":3,"s":"x"}"#;
+        let both = execute_as(&mut ks, &REDIS_8_2, &with(&["WITHSCORES", "WITHATTRIBS"]));
+        assert_eq!(
+            both,
+            Reply::Array(vec![
+                bulk("a"),
+                bulk("0.9338234066963196"),
+                bulk(a),
+                bulk("d"),
+                bulk("0.7886751294136047"),
+                Reply::NullBulk,
+                bulk("c"),
+                bulk("0.7611164748668671"),
+                bulk(c),
+                bulk("b"),
+                bulk("0.5657051503658295"),
+                Reply::NullBulk,
+            ])
+        );
+        let argv: Vec<Vec<u8>> = with(&["WITHSCORES", "WITHATTRIBS"])
+            .iter()
+            .map(|a| a.as_bytes().to_vec())
+            .collect();
+        let resp3 = String::from_utf8(crate::resp3::to_resp3(&argv, &both)).unwrap();
+        assert!(
+            resp3.starts_with("%4\r\n$1\r\na\r\n*2\r\n,0.9338234066963196\r\n$7\r\n{\"n\":1}\r\n$1\r\nd\r\n*2\r\n,0.7886751294136047\r\n_\r\n"),
+            "{resp3}"
+        );
+        let only = execute_as(&mut ks, &REDIS_8_2, &with(&["WITHATTRIBS", "COUNT", "2"]));
+        assert_eq!(
+            only,
+            Reply::Array(vec![bulk("a"), bulk(a), bulk("d"), Reply::NullBulk])
+        );
+        // Distances a 0.132, d 0.423, c 0.478, b 0.869: EPSILON 0.3 keeps a on 8.0, and a, d,
+        // c (half distances 0.066, 0.211, 0.239) on 8.2.
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_8_0, &with(&["EPSILON", "0.3"])),
+            Reply::Array(vec![bulk("a")])
+        );
+        assert_eq!(
+            execute_as(&mut ks, &REDIS_8_2, &with(&["EPSILON", "0.3"])),
+            Reply::Array(vec![bulk("a"), bulk("d"), bulk("c")])
+        );
+    }
+
     #[test]
     fn corrupt_payloads_are_typed_errors() {
         let good = hex(DUMP_T);
