@@ -91,7 +91,17 @@ export type EngineMethod = {
 export interface EngineClient {
   /** Whether the engine runs in a Web Worker. */
   readonly worker: boolean;
-  /** Loads an RDB file; resolves with the number of keys loaded. */
+  /**
+   * Every load of a snapshot, by the worker's one load driver: one snapshot (bytes, a Blob/File,
+   * or a URL string, downloaded and decoded as it arrives) or an array of bytes and Blobs read
+   * as one keyspace (`files()` then lists them). Resolves with the number of keys of the
+   * selected database, the bytes read and the (first) file's writer (`snapshotInfo(head).writer`).
+   */
+  load(
+    sources: RdbSource | string | RdbSource[],
+    options?: ClientLoadRdbOptions & ClientLoadRdbsOptions & ClientLoadUrlOptions,
+  ): Promise<{ keys: number; bytes: number; writer: SnapshotInfo['writer'] }>;
+  /** `load` of one RDB file; resolves with the number of keys loaded. */
   loadRdb(source: RdbSource, options?: ClientLoadRdbOptions): Promise<number>;
   /**
    * Loads several RDB files as one keyspace (a cluster's shards; Engine.loadRdbs); resolves with

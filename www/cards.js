@@ -58,7 +58,7 @@ export async function computeUv(eng, settings, date, t) {
     ['uv-30d', t.uv30, keys(30)],
   ].map(async ([id, label, ks]) => {
     const argv = ['PFCOUNT', ...ks];
-    const value = await run(argv, () => eng.call('pfcountUnion', ks));
+    const value = await run(argv, () => eng.command(argv));
     return { id, label, value, commands: [argv] };
   }));
   return { rows, missing: await absent(eng, keys(1)) };
@@ -77,7 +77,7 @@ export async function computeActive(eng, settings, date, t) {
     rows.push({
       id: 'active-day',
       label: t.activeDay,
-      value: await run(argv, () => eng.call('bitcount', day)),
+      value: await run(argv, () => eng.command(argv)),
       commands: [argv],
     });
   }

@@ -18,7 +18,7 @@
 
 import { USER_DEFAULTS } from './userstory.js';
 import {
-  cliLine, el, fill, isoDate, nameLabel, nameTitle, shortLine, shortName, ymd,
+  cliLine, el, fill, isoDate, keyNames, nameLabel, nameTitle, shortLine, shortName, ymd,
 } from './util.js';
 
 /** The cards of this module, in `cards=` names. */
@@ -123,7 +123,7 @@ export function crowdViews(panel) {
 
   /** The keys matching `pattern` with their TYPE (`string`, `set`, …). */
   async function typed(pattern, limit = Infinity) {
-    const keys = await panel.eng.call('keys', pattern);
+    const keys = await keyNames(panel.eng, pattern);
     const out = [];
     for (const key of keys.slice(0, limit)) out.push({ key, type: await run(['TYPE', key]) });
     return { all: keys.length, keys: out };
@@ -131,7 +131,7 @@ export function crowdViews(panel) {
 
   async function present() {
     const has = async (pattern, types) => {
-      for (const key of await panel.eng.call('keys', pattern)) if (types.includes(await run(['TYPE', key]))) return true;
+      for (const key of await keyNames(panel.eng, pattern)) if (types.includes(await run(['TYPE', key]))) return true;
       return false;
     };
     // Only the cards shown are asked about (a card not shown reads no key).

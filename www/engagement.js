@@ -15,7 +15,7 @@
 import { dauChart, enumChart, retentionChart, streakChart } from '../pkg/bitlens_charts.js';
 import { attachTooltip } from './tooltip.js';
 import {
-  capture, chartStyle, el, fill, formatPercent, globEscape, globFor, isoDate, onResize, paintSvg, parseDate, ymd,
+  capture, chartStyle, el, fill, formatPercent, globEscape, globFor, isoDate, keyCount, keyNames, onResize, paintSvg, parseDate, ymd,
 } from './util.js';
 
 /** Settings of the section (all can be overridden through the panel settings object). */
@@ -198,7 +198,7 @@ export function buildEngagementSection(t) {
     last = { engine: eng, s, date };
     if (!STREAK_CHOICES.includes(Number(streakSelect.value))) streakSelect.value = String(s.streakDays);
     // The daily keys present, and the continuous day range from the first one to `date`.
-    const present = (await eng.call('keys', globFor(s.activeKey)))
+    const present = (await keyNames(eng, globFor(s.activeKey)))
       .map((k) => capture(s.activeKey, k, 'date'))
       .filter((d) => d && parseDate(d) && d <= ymd(date))
       .sort();
@@ -266,11 +266,11 @@ export function buildEngagementSection(t) {
     const g = figs.enum;
     const key = fill(s.levelKey, { date: ymd(date) });
     const among = fill(s.activeKey, { date: ymd(date) });
-    if (!(await eng.call('keys', globEscape(key))).length) {
+    if (!(await keyCount(eng, globEscape(key)))) {
       fail(g, t.engNoField(key, s.levelField), 'empty');
     } else {
       try {
-        const hasAmong = (await eng.call('keys', globEscape(among))).length > 0;
+        const hasAmong = (await keyCount(eng, globEscape(among))) > 0;
         const hist = await eng.call('enumDistribution', key, s.levelField, hasAmong ? among : undefined);
         const title = t.engEnumChart(key, hasAmong ? among : null);
         const argv = ['BITLENS.ENUMDIST', key, `u${s.levelField}`, ...(hasAmong ? ['AMONG', among] : [])];

@@ -3,7 +3,8 @@
 //
 //   import { createEngine } from './engine-client.js';
 //   const eng = await createEngine();                        // { worker: true } is the default
-//   const n = await eng.loadRdb(fileOrBytes, { patterns: ['uv:*'], onProgress(done, total) {} });
+//   const { keys, writer } = await eng.load(fileOrBytesOrUrl, { patterns: ['uv:*'], onProgress(done, total) {} });
+//   const n = await eng.loadRdb(fileOrBytes);                  // its key count
 //   await eng.command(['PFCOUNT', 'uv:page:index:20240520']); // 1234
 //   await eng.call('keyList', 'uv:*', 100);                   // any Engine method
 //   await eng.memoryReport({ top: 20, days: 7 });             // biggest keys, per type/pattern, expiring per day
@@ -19,7 +20,7 @@
 //
 // Sources: Uint8Array | ArrayBuffer (transferred to the worker, so the caller's buffer is
 // detached afterwards; `transfer: false` copies instead) | Blob | File (read inside the worker
-// by the engine's loadRdbBlob in bounded chunks: a 1 GB file is never held whole in memory).
+// in pieces: a 1 GB file is never held whole in memory; a URL is downloaded there too).
 // Aborting `signal` during a load rejects with a DOMException named "AbortError", terminates the
 // worker and starts a fresh, empty one. Engine errors reject with an Error carrying the engine's
 // message (Redis' text for command errors), `kind`, and `offset` and `key` when known
@@ -93,6 +94,9 @@ function checkSignal(signal) {
 /** Options of Engine.loadRdb the client passes on. */
 const LOAD_OPTIONS = ['patterns', 'checksum', 'compat', 'clock'];
 
+/** The worker's load driver's own options (engine-worker.js `load`). */
+const MORE_LOAD_OPTIONS = ['decodeWorkers', 'token', 'maxBytes', 'body', 'names', 'onDuplicate'];
+
 /**
  * The promise API (types/engine-client.d.ts EngineClient), one implementation over either
  * transport: a Web Worker ({@link WorkerTransport}) or the page's own thread
@@ -105,12 +109,27 @@ class EngineClient {
     this.worker = transport.worker;
   }
 
-  async loadRdb(source, opts = {}) {
-    return this._t.load('loadRdb', [source], opts, engineOptions(opts, [...LOAD_OPTIONS, 'decodeWorkers']));
+  /**
+   * Loads a snapshot, replacing the engine's keys: `sources` is one snapshot (bytes, a
+   * Blob/File, or a URL string downloaded and decoded as it arrives) or an array of bytes and
+   * Blobs read as one keyspace (`files()` then lists them). Options: `db`, `patterns`,
+   * `checksum`, `compat`, `clock`, `signal`, `onProgress`, `transfer`; `decodeWorkers` for one
+   * snapshot; `token`, `maxBytes`, `body` for a URL; `names`, `onDuplicate` for several.
+   * Resolves with `{keys, bytes, writer}` (writer: snapshotInfo's of the first file).
+   */
+  async load(sources, opts = {}) {
+    const url = typeof sources === 'string' ? absoluteUrl(sources) : null;
+    return this._t.load(url ?? sources, opts, engineOptions(opts, [...LOAD_OPTIONS, ...MORE_LOAD_OPTIONS]));
   }
 
+  /** `load` of one snapshot (bytes or a Blob/File): resolves with its live key count. */
+  async loadRdb(source, opts = {}) {
+    return (await this.load(isBlob(source) ? source : toBytes(source, 'source'), opts)).keys;
+  }
+
+  /** `load` of several files as one keyspace: resolves with the live key count. */
   async loadRdbs(sources, opts = {}) {
-    return this._t.load('loadRdbs', sources, opts, engineOptions(opts, [...LOAD_OPTIONS, 'names', 'onDuplicate']));
+    return (await this.load([...sources], opts)).keys;
   }
 
   /** Each file of the last loadRdbs: its keys, memory and slots (Engine.files). */
@@ -118,8 +137,9 @@ class EngineClient {
     return this._t.send('files', []);
   }
 
+  /** `load` of the snapshot at `url`: resolves with `{keys, bytes, writer}`. */
   async loadUrl(url, opts = {}) {
-    return this._t.loadUrl(absoluteUrl(url), opts, engineOptions(opts, [...LOAD_OPTIONS, 'token', 'maxBytes', 'decodeWorkers', 'body']));
+    return this.load(String(absoluteUrl(url)), opts);
   }
 
   async loadDump(key, bytes, opts = {}) {
@@ -194,12 +214,8 @@ class SideTransport {
     return this._base.send(method, args, { ...opts, engine: this._name });
   }
 
-  load(method, sources, opts, engineOpts) {
-    return this._base.load(method, sources, opts, engineOpts, this._name);
-  }
-
-  loadUrl(url, opts, engineOpts) {
-    return this._base.loadUrl(url, opts, engineOpts, this._name);
+  load(sources, opts, engineOpts) {
+    return this._base.load(sources, opts, engineOpts, this._name);
   }
 
   terminate() {
@@ -407,32 +423,21 @@ class WorkerTransport {
   }
 
   /**
-   * `loadRdb` (one source) or `loadRdbs` into the main engine or the side engine `engine`:
-   * Blobs are read inside the worker, bytes transferred.
+   * A load (EngineClient.load) into the main engine or the side engine `engine`, by the
+   * worker's one load driver: Blobs and URLs are read there, bytes transferred. Marks the
+   * worker's timings on the page.
    */
-  load(method, sources, opts, engineOpts, engine) {
-    const args = [];
+  async load(sources, opts, engineOpts, engine) {
     const list = [];
-    for (const s of sources) {
-      if (isBlob(s)) {
-        args.push(s);
-      } else {
-        const b = this._bytesArg(s, 'source', opts.transfer);
-        args.push(b.arg);
-        list.push(...b.list);
-      }
-    }
-    const many = method === 'loadRdbs';
+    const arg = (s) => {
+      if (isBlob(s) || typeof s === 'string') return s;
+      const b = this._bytesArg(s, 'source', opts.transfer);
+      list.push(...b.list);
+      return b.arg;
+    };
+    const many = Array.isArray(sources);
     const onProgress = many && opts.onProgress ? (d, t, _phase, _decoded, file) => opts.onProgress(d, t, file) : opts.onProgress;
-    return this._send(method, [many ? args : args[0], opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list, engine });
-  }
-
-  /**
-   * Downloads and decodes `url` inside the worker (into the side engine `engine` when named);
-   * marks the worker's timings on the page.
-   */
-  async loadUrl(url, opts, engineOpts, engine) {
-    const { timing, ...value } = await this._send('loadUrl', [url, opts.db, engineOpts], { signal: opts.signal, onProgress: opts.onProgress, engine });
+    const { timing, ...value } = await this._send('load', [many ? sources.map(arg) : arg(sources), opts.db, engineOpts], { signal: opts.signal, onProgress, transfer: list, engine });
     if (timing) {
       markAt('bitlens-download-request', timing.request);
       markAt('bitlens-download-first-byte', timing.firstByte);
@@ -507,15 +512,25 @@ class LocalTransport {
   }
 
   /**
-   * The one in-page load path of loadRdb (one source) and loadRdbs: Blobs read into bytes,
-   * progress passed through, and an abort (seen by the progress callback, the page's thread
-   * being busy during the load) ending as in a worker: AbortError, empty engine.
+   * A load (EngineClient.load) on the page's thread: a URL downloaded (snapshot.js), Blobs read
+   * into bytes, progress passed through, and an abort (seen by the progress callback, the
+   * page's thread being busy during the load) ending as in a worker: AbortError, empty engine.
    */
-  async load(method, sources, opts, engineOpts, engine) {
+  async load(sources, opts, engineOpts, engine) {
     this._live(engine);
     checkSignal(opts.signal);
-    const { signal, onProgress } = opts;
-    engineOpts = { ...engineOpts };
+    const { signal } = opts;
+    const snapshot = await import('./snapshot.js');
+    const many = Array.isArray(sources);
+    let onProgress = opts.onProgress;
+    let list = many ? sources : [sources];
+    if (typeof sources === 'string') {
+      const report = onProgress || (() => {});
+      list = [await snapshot.fetchSnapshot(sources, (d, t) => report(d, t ?? 0, 'download'), signal, opts.token, opts.maxBytes, opts.body)];
+      onProgress = (d, t) => report(d, t, 'decode');
+    }
+    const { names, onDuplicate, ...one } = engineOpts;
+    engineOpts = many ? { ...engineOpts } : engineOptions(one, LOAD_OPTIONS);
     if (onProgress || signal) {
       // Throwing from the callback stops engines that propagate callback errors.
       engineOpts.onProgress = (...progress) => {
@@ -524,7 +539,7 @@ class LocalTransport {
       };
     }
     const bytes = [];
-    for (const s of sources) {
+    for (const s of list) {
       if (isBlob(s)) {
         bytes.push(new Uint8Array(await s.arrayBuffer()));
         this._aborted(signal);
@@ -532,35 +547,28 @@ class LocalTransport {
         bytes.push(toBytes(s, 'source'));
       }
     }
-    let n;
+    const writer = snapshotInfoOf(this._module, bytes[0]);
+    let keys;
     try {
-      n = this._live(engine)[method](method === 'loadRdb' ? bytes[0] : bytes, opts.db, engineOpts);
+      const e = this._live(engine);
+      keys = many ? e.loadRdbs(bytes, opts.db, engineOpts) : e.loadRdb(bytes[0], opts.db, engineOpts);
     } catch (e) {
       this._aborted(signal);
       // Out of memory (the engine's abort, "unreachable"): said so, as the worker says it.
-      const { isMemoryFailure, memoryError } = await import('./snapshot.js');
-      if (isMemoryFailure(e)) {
-        const names = sources.map((x) => (isBlob(x) && x.name ? String(x.name) : null)).filter(Boolean);
-        throw memoryError(`loading ${names.length ? names.join(', ') : 'the snapshot'}`, e);
+      if (snapshot.isMemoryFailure(e)) {
+        const names = list.map((x) => (isBlob(x) && x.name ? String(x.name) : null)).filter(Boolean);
+        throw snapshot.memoryError(`loading ${names.length ? names.join(', ') : 'the snapshot'}`, e);
       }
       throw e;
     }
     this._aborted(signal);
-    return n;
-  }
+    return { keys, bytes: bytes.reduce((n, b) => n + b.length, 0), writer };
 
-  /** Downloads `url` on the page (snapshot.js), then decodes it here (into side engine `engine` when named). */
-  async loadUrl(url, opts, _engineOpts, engine) {
-    this._live(engine);
-    checkSignal(opts.signal);
-    const { fetchSnapshot } = await import('./snapshot.js');
-    const onProgress = opts.onProgress || (() => {});
-    const bytes = await fetchSnapshot(url, (d, t) => onProgress(d, t ?? 0, 'download'), opts.signal, opts.token, opts.maxBytes, opts.body);
-    const { snapshotInfo } = await import('../pkg/bitlens.js');
-    const writer = snapshotInfo(bytes.subarray(0, 64 * 1024)).writer ?? null;
-    const decode = { ...opts, onProgress: (d, t) => onProgress(d, t, 'decode') };
-    const keys = await this.load('loadRdb', [bytes], decode, engineOptions(opts, LOAD_OPTIONS), engine);
-    return { keys, bytes: bytes.length, writer };
+    /** snapshotInfo's writer of the file's first HEAD_BYTES, or null. */
+    function snapshotInfoOf(module, first) {
+      if (!first || typeof module.snapshotInfo !== 'function') return null;
+      return module.snapshotInfo(first.subarray(0, snapshot.HEAD_BYTES)).writer ?? null;
+    }
   }
 
   /**

@@ -8,23 +8,19 @@
 //                   the main engine, or (`engine`: a name) on a side engine of that name, made
 //                   on its first call in this same worker and module (the online key browser's
 //                   opened key); method 'release' frees a side engine
-//   worker -> page  {id, progress: [doneBytes, totalBytes, phase, decodedBytes?]} while a load
-//                   runs (progress: true); phase 'download' (bytes received; loadUrl adds the
-//                   bytes decoded so far, as it decodes while downloading) or 'decode' (bytes
-//                   decoded)
+//   worker -> page  {id, progress: [...]} while a load runs (progress: true; see `load`)
 //   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?,
 //                   component?, serverMessage?, refused?, tooLarge?} (snapshot.js's fields),
 //                   kind?, offset?, key?} (the engine's: see EngineError in pkg/bitlens.d.ts)
-// Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions; 'loadRdb' with a Blob/File source reads it here (through the
-// engine's `loadRdbBlob` when it has one: bounded chunks with FileReaderSync, never whole);
-// 'loadUrl' [url, db, {token, maxBytes, ...load options}] downloads a snapshot here (fetch body reader,
-// snapshot.js) and decodes each piece as it arrives (RdbStream): the page's thread never holds
-// or decodes the bytes, and decoding overlaps the download.
+// Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions;
+// 'commands' runs a batch of commands; 'load' [sources, db, options] is every load of a
+// snapshot (bytes, a Blob/File, a URL, several files): the one driver below, reading and
+// downloading here, in the worker, so the page's thread never holds or decodes the bytes.
 // ArrayBuffers in results are transferred back, never copied twice.
 
 import init, { Engine, RdbStream, profiles, snapshotInfo } from '../pkg/bitlens.js';
 import { DecodePool, OffloadedLoad } from './decode-pool.js';
-import { isMemoryFailure, memoryError, shownUrl, streamSnapshot } from './snapshot.js';
+import { HEAD_BYTES, isMemoryFailure, memoryError, shownUrl, streamSnapshot } from './snapshot.js';
 
 /** Epoch milliseconds on this worker's clock (the page converts them to its own timeline). */
 const now = () => performance.timeOrigin + performance.now();
@@ -111,32 +107,65 @@ function transferables(value, out = new Set(), depth = 0) {
   return out;
 }
 
+/** Pieces a Blob or bytes are pushed into the decoder in (as the engine's Blob windows). */
+const PIECE = 8 * 1024 * 1024;
+
 /**
- * `loadUrl(url, db, {token, ...options})`: downloads the snapshot at `url` (an absolute URL,
- * `Authorization: Bearer token` when given) with the fetch body reader and decodes it while it
- * downloads: each piece of the body is pushed into an `RdbStream` as it arrives, which decodes
- * every record the bytes so far complete; `engine.loadRdbStream` then ends the input and
- * installs the keys (the engine's previous keys stay until then, and after a failure).
- * Reports [received, total, 'download', decoded] (decoded: input bytes decoded so far), then
- * [decoded, total, 'decode'] once the last bytes are decoded. Resolves with {keys, bytes,
- * writer} (writer: snapshotInfo's of the file's first 64 KiB).
+ * A URL source of `load`: `{url}` (an absolute URL) or a string.
  */
-async function loadUrl(engine, url, db, opts = {}, progressId) {
-  const { token, onProgress, maxBytes, decodeWorkers, body, ...rest } = opts;
-  const what = `loading ${shownUrl(url)}`;
-  // At most one message per MiB (and the last one): the page redraws its progress bar for each.
+function urlOf(src) {
+  if (typeof src === 'string') return src;
+  return src && typeof src === 'object' && typeof src.url === 'string' ? src.url : null;
+}
+
+/**
+ * The one load driver of this worker (method 'load', args [sources, db, options]): `sources`
+ * is one snapshot — a Uint8Array, a Blob/File, or a URL (`{url}` or a string: downloaded with
+ * the fetch body reader, `Authorization: Bearer token` when given) — or an array of
+ * Uint8Arrays and Blobs read as one keyspace (a cluster's shards: the engine's `loadRdbs`,
+ * whose `files()` then lists them). One snapshot is pushed into an `RdbStream` a piece at a
+ * time as the bytes come (a download decodes while it downloads; a Blob is never held whole;
+ * the decode workers take its large LZF strings), then installed with `loadRdbStream` (the
+ * engine's previous keys stay until then, and after a failure).
+ * Progress (posted when `progressId` is given, at most one per MiB and the last): a download
+ * [received, total, 'download', decoded] then [decoded, total, 'decode']; bytes and Blobs
+ * [decoded, total]; several files [done, total, 'decode', null, fileIndex] per file.
+ * Resolves with {keys, bytes, writer, timing} (writer: snapshotInfo's of the first file's
+ * first HEAD_BYTES; timing: epoch ms of the request, first and last byte and decoding end,
+ * the ms spent decoding).
+ */
+async function load(engine, sources, db, opts = {}, progressId) {
   const post = (phase) => {
     let shown = -Infinity;
-    return (done, total, decoded) => {
+    return (done, total, decoded, file) => {
       if (progressId === undefined || (done - shown < 1 << 20 && done !== total)) return;
       shown = done;
-      const progress = [done, total ?? 0, phase];
-      if (decoded !== undefined) progress.push(decoded);
+      progressAt = { at: done, size: total };
+      const progress = [done, total ?? 0];
+      if (phase) progress.push(phase);
+      if (decoded !== undefined || file !== undefined) progress.push(decoded ?? null);
+      if (file !== undefined) progress.push(file);
       self.postMessage({ id: progressId, progress });
     };
   };
+  const { token, maxBytes, decodeWorkers, body, onProgress: _, ...rest } = opts;
+  if (Array.isArray(sources)) {
+    // Several files as one keyspace: the engine's union of them (Blobs read in bounded windows).
+    const first = sources[0];
+    const head = isBlobSource(first)
+      ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(first.slice(0, HEAD_BYTES)))
+      : ArrayBuffer.isView(first) ? first.subarray(0, HEAD_BYTES) : new Uint8Array(0);
+    const each = post('decode');
+    const onProgress = (done, total, file) => each(done, total, undefined, file);
+    const keys = engine.loadRdbs(sources, db, { ...rest, onProgress });
+    const bytes = sources.reduce((n, s) => n + (isBlobSource(s) ? s.size : s.byteLength), 0);
+    return { keys, bytes, writer: snapshotInfo(head).writer ?? null };
+  }
+  const url = urlOf(sources);
+  const src = sources;
+  const what = `loading ${url !== null ? shownUrl(url) : isBlobSource(src) && src.name ? String(src.name) : 'the snapshot'}`;
   const downloadProgress = post('download');
-  const decodeProgress = post('decode');
+  const decodeProgress = post(url !== null ? 'decode' : undefined);
   const stream = new RdbStream(db, rest);
   const workers = decodePool(decodeWorkers);
   const offload = workers ? new OffloadedLoad(stream, workers) : null;
@@ -144,32 +173,49 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   const head = new Uint8Array(HEAD_BYTES);
   let headLen = 0;
   let decoded = 0;
-  let received;
+  let received = 0;
   // Where the time goes (epoch ms; decodeMs: time spent decoding, overlapped or not).
   const timing = { request: now(), firstByte: null, lastByte: null, decodeEnd: null, decodeMs: 0 };
   let size = null;
   const facts = () => ({ at: decoded, size });
+  const push = async (chunk) => {
+    if (headLen < HEAD_BYTES) {
+      const n = Math.min(HEAD_BYTES - headLen, chunk.length);
+      head.set(chunk.subarray(0, n), headLen);
+      headLen += n;
+    }
+    const t = performance.now();
+    if (offload) {
+      decoded = (await memoryGuard(what, () => offload.push(chunk), facts))[0];
+    } else {
+      decoded = memoryGuard(what, () => stream.push(chunk), facts)[0];
+    }
+    timing.decodeMs += performance.now() - t;
+  };
   try {
-    received = await streamSnapshot(String(url), async (chunk, total) => {
-      size = total;
-      if (timing.firstByte === null) {
-        timing.firstByte = now();
-        // The Content-Length bounds the RESIZEDB hint that sizes the keyspace once.
-        if (total !== null) stream.announceLen(total);
+    if (url !== null) {
+      received = await streamSnapshot(String(url), async (chunk, total) => {
+        size = total;
+        if (timing.firstByte === null) {
+          timing.firstByte = now();
+          // The Content-Length bounds the RESIZEDB hint that sizes the keyspace once.
+          if (total !== null) stream.announceLen(total);
+        }
+        await push(chunk);
+      }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes, body);
+    } else {
+      const blob = isBlobSource(src);
+      const bytes = blob ? null : toBytes(src);
+      size = blob ? src.size : bytes.length;
+      stream.announceLen(size);
+      timing.firstByte = now();
+      for (let at = 0; at < size; at += PIECE) {
+        const end = Math.min(size, at + PIECE);
+        await push(blob ? await readPiece(src, at, end) : bytes.subarray(at, end));
+        if (!offload) decodeProgress(decoded, size);
       }
-      if (headLen < HEAD_BYTES) {
-        const n = Math.min(HEAD_BYTES - headLen, chunk.length);
-        head.set(chunk.subarray(0, n), headLen);
-        headLen += n;
-      }
-      const t = performance.now();
-      if (offload) {
-        decoded = (await memoryGuard(what, () => offload.push(chunk), facts))[0];
-      } else {
-        decoded = memoryGuard(what, () => stream.push(chunk), facts)[0];
-      }
-      timing.decodeMs += performance.now() - t;
-    }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes, body);
+      received = size;
+    }
     timing.lastByte = now();
     if (offload) {
       await memoryGuard(what, () => offload.settle(), facts);
@@ -195,47 +241,21 @@ async function loadUrl(engine, url, db, opts = {}, progressId) {
   return { keys, bytes: received, writer: snapshotInfo(head.subarray(0, headLen)).writer ?? null, timing };
 }
 
-/**
- * `loadRdb` of a Blob/File with decode workers: the file is read in pieces of BLOB_PIECE
- * bytes into an `RdbStream` whose large LZF strings the pool decompresses, then installed
- * (`loadRdbStream`) as `loadRdbBlob` would: the same keys, errors and progress callbacks
- * ([decodedBytes, totalBytes], at most one per MiB and the last).
- */
-async function loadBlob(engine, blob, db, opts, workers) {
-  const { onProgress, decodeWorkers: _, ...rest } = opts;
-  const stream = new RdbStream(db, rest);
-  const offload = new OffloadedLoad(stream, workers);
-  const total = blob.size;
-  stream.announceLen(total);
-  let shown = -Infinity;
-  const report = (done) => {
-    if (typeof onProgress !== 'function' || (done - shown < 1 << 20 && done !== total)) return;
-    shown = done;
-    onProgress(done, total);
-  };
-  const what = `loading ${blob.name ? String(blob.name) : 'the file'}`;
-  let decodedAt = 0;
-  const facts = () => ({ at: decodedAt, size: total });
-  try {
-    for (let at = 0; at < total; at += BLOB_PIECE) {
-      const piece = await readPiece(blob, at, Math.min(total, at + BLOB_PIECE));
-      const done = (await memoryGuard(what, () => offload.push(piece), facts))[0];
-      decodedAt = done;
-      report(done);
-    }
-    await memoryGuard(what, () => offload.settle(), facts);
-  } catch (e) {
-    stream.free();
-    throw e;
-  }
-  const keys = memoryGuard(what, () => engine.loadRdbStream(stream), () => ({ at: total, size: total }));
-  report(total);
-  return keys;
+function isBlobSource(x) {
+  return typeof Blob !== 'undefined' && x instanceof Blob;
+}
+
+/** A Uint8Array over bytes given as a typed array, DataView or ArrayBuffer. */
+function toBytes(x) {
+  if (x instanceof Uint8Array) return x;
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  throw new TypeError('a snapshot must be a Uint8Array, ArrayBuffer, Blob, File or URL');
 }
 
 /**
- * Bytes `start..end` of `blob`; a failed read is the error `loadRdbBlob` gives (kind `read`,
- * the offset of the piece).
+ * Bytes `start..end` of `blob`; a failed read is an error of kind `read` at the offset of the
+ * piece (as the engine's reader says it).
  */
 async function readPiece(blob, start, end) {
   try {
@@ -247,12 +267,6 @@ async function readPiece(blob, start, end) {
     throw err;
   }
 }
-
-/** Pieces a Blob is read in by loadBlob (as loadRdbBlob's windows). */
-const BLOB_PIECE = 8 * 1024 * 1024;
-
-/** Bytes of the file's start read for snapshotInfo's writer (its aux fields come first). */
-const HEAD_BYTES = 64 * 1024;
 
 /**
  * `run()`, with a failure to get memory said in plain words (snapshot.js memoryError): the
@@ -329,31 +343,8 @@ function release(name) {
   if (e) e.free();
 }
 
-/** Runs one call on `engine`; loads of a Blob/File are read here, in the worker. */
-function run(engine, method, args, progressId) {
-  if (progressId !== undefined) {
-    // The progress callback cannot cross postMessage: rebuild it here (options are the last
-    // argument of every load method).
-    const opts = { ...(args[args.length - 1] || {}) };
-    // (loadRdbs adds the file's index: [done, total, phase, decoded, file].)
-    opts.onProgress = (done, total, file) => {
-      progressAt = { at: done, size: total };
-      self.postMessage({
-        id: progressId, progress: file === undefined ? [done, total] : [done, total, 'decode', null, file],
-      });
-    };
-    args = [...args.slice(0, -1), opts];
-  }
-  if (method === 'loadRdb' && typeof Blob !== 'undefined' && args[0] instanceof Blob) {
-    const [blob, db, opts = {}] = args;
-    const workers = decodePool(opts && opts.decodeWorkers);
-    if (workers) return loadBlob(engine, blob, db, opts || {}, workers);
-    const rest = [db, opts];
-    if (typeof engine.loadRdbBlob === 'function') return engine.loadRdbBlob(blob, ...rest);
-    // An engine without loadRdbBlob: read the file whole (synchronously, inside the worker).
-    const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(blob));
-    return engine.loadRdb(bytes, ...rest);
-  }
+/** Runs one call on `engine` (a load is `load`'s). */
+function run(engine, method, args) {
   if (Object.hasOwn(MODULE_FUNCTIONS, method)) return MODULE_FUNCTIONS[method](...args);
   // A batch of commands in one message: a card asking one command per key (thousands of
   // sign-in keys) pays one postMessage round trip instead of one per key.
@@ -393,9 +384,9 @@ self.onmessage = async (event) => {
       return;
     }
     const target = engineNamed(msg.engine);
-    const value = method === 'loadUrl'
-      ? await loadUrl(target, args[0], args[1], args[2] || {}, progress ? id : undefined)
-      : await run(target, method, args || [], progress ? id : undefined);
+    const value = method === 'load'
+      ? await load(target, args[0], args[1], args[2] || {}, progress ? id : undefined)
+      : run(target, method, args || []);
     self.postMessage({ id, ok: true, value }, [...transferables(value)]);
   } catch (e) {
     // Any call that ran out of memory (a file loaded by the engine's own reader, a big report)

@@ -1,7 +1,10 @@
 // Offline snapshots for the panel: what a file the user opens or drops is (a dump.rdb, DUMP
-// payloads or raw GET bytes, as the core tells it), the key a DUMP file loads as, and the
-// database the panel opens first. Files are decoded in this browser by the panel's engine
-// (www/load.js, engine-client.js: a Web Worker) and never uploaded.
+// payloads or raw GET bytes, as the core tells it) and the key a DUMP file loads as (the
+// database the panel opens first is the engine's overview's). Files are decoded in this
+// browser by the panel's engine (www/load.js, engine-client.js: a Web Worker) and never
+// uploaded.
+
+import { HEAD_BYTES } from './snapshot.js';
 
 /**
  * `keyList(pattern, limit, {expired})`: {total, keys: [{key, type, encoding, bytes, ttlMs}]},
@@ -19,9 +22,6 @@ export function keyList(eng, pattern, limit, options = {}) {
 export function keyDetail(eng, key, opts = {}) {
   return eng.call('keyDetail', key, opts);
 }
-
-/** Bytes of a file's head enough for an RDB header and its leading aux fields. */
-const HEAD_BYTES = 64 * 1024;
 
 /**
  * What `file` (a File/Blob) is, by its content, as the core decides it (`snapshotInfo` of the
@@ -50,30 +50,4 @@ export function keyFromFileName(name) {
   } catch {
     return base;
   }
-}
-
-/**
- * The database the panel opens first: the first one holding a key matching one of `patterns`
- * (the cards' keys), else the first one holding any key, else 0. `info` is the engine's info().
- * Leaves `eng` with that database selected.
- */
-export async function firstDbWithKeys(eng, info, patterns) {
-  const dbs = info.databases.filter((d) => d.keys > 0).map((d) => d.db);
-  let chosen = dbs.length ? dbs[0] : info.selected;
-  for (const db of dbs) {
-    await eng.call('select', db);
-    let hit = false;
-    for (const p of patterns) {
-      if ((await eng.call('keyList', p, 0)).total > 0) {
-        hit = true;
-        break;
-      }
-    }
-    if (hit) {
-      chosen = db;
-      break;
-    }
-  }
-  await eng.call('select', chosen);
-  return chosen;
 }

@@ -30,7 +30,6 @@ import { CROWD_CARDS, crowdPatterns, crowdViews } from './crowds.js';
 import { buildEngagementSection, engagementPatterns } from './engagement.js';
 import { labelsFor, langCode } from './i18n.js';
 import { apiKeySource, buildKeyBrowser } from './keybrowser.js';
-import { firstDbWithKeys } from './offline.js';
 import {
   LoadController, failureText, loadAllowed, markStale,
 } from './load.js';
@@ -41,7 +40,7 @@ import { FactsBar } from './facts.js';
 import { FileOpener } from './open.js';
 import { DEFAULTS, FETCH_SETTINGS, PARAMS, loadOptions, settingErrors } from './settings.js';
 import { USER_CARDS, userPatterns, userViews } from './userstory.js';
-import { capture, el, formatBytes, globFor, isoDate, parseDate, shortName, ymd } from './util.js';
+import { el, formatBytes, globFor, isoDate, keyNames, parseDate, shortName, ymd } from './util.js';
 
 /**
  * The cards a panel can show, in `cards=` order. `keys` is the key browser: always shown for an
@@ -316,9 +315,10 @@ export class Panel {
       const { eng, value, seq } = r;
       const patterns = [...new Set(this.patterns())];
       if (this.s.compat) await this.trySetCompat(eng);
-      // Every database stays in the engine; the cards start on the first one holding their keys.
-      await firstDbWithKeys(eng, await eng.call('info'), patterns);
-      const info = await eng.call('info');
+      // Every database stays in the engine; the cards start on the first one holding their keys
+      // (selected by the engine's overview, which also counts the templates' keys: discover).
+      const overview = await eng.call('overview', patterns, this.templates());
+      const info = overview.info;
       if (!this.loader.current(seq)) {
         eng.terminate();
         return;
@@ -332,7 +332,7 @@ export class Panel {
       else delete this.frame.dataset.offline;
       this.writerName = writerName(value && typeof value === 'object' && 'writer' in value ? value.writer : writer);
       this.view = info;
-      this.profileList = await eng.call('profiles').catch(() => []);
+      this.profileList = overview.profiles;
       this.showFacts();
       this.status.textContent = offline
         ? t.decoded(name, this.fmt(n), formatBytes(bytes), eng.worker === true, info.databases.length)
@@ -349,7 +349,7 @@ export class Panel {
       // the centre member) follow what it holds, not what the one before held.
       const fresh = Boolean(offline || this.shownBefore);
       this.shownBefore = true;
-      await this.discover({ fresh });
+      await this.discover({ fresh, overview });
       await this.render();
       performance.mark('bitlens-cards-end');
       if (!this.loader.current(seq)) return;
@@ -563,9 +563,7 @@ export class Panel {
       return this.show({
         name: null, size: bytes.length,
         decode: async (eng, onProgress, signal) => {
-          const { writer } = await eng.call('snapshotInfo', bytes.slice(0, 64 * 1024));
-          const keys = await eng.loadRdb(bytes, { transfer: false, onProgress, signal, ...loadOptions(this.s) });
-          return { keys, bytes: bytes.length, writer: writer ?? null };
+          return eng.load(bytes, { transfer: false, onProgress, signal, ...loadOptions(this.s) });
         },
       });
     }
@@ -593,6 +591,11 @@ export class Panel {
     });
   }
 
+  /** The key templates whose keys discover() counts and dates (the overview's templates). */
+  templates() {
+    return [this.s.activeKey, this.s.uvKey];
+  }
+
   /** The Redis globs of the keys the cards need. */
   patterns() {
     const p = [];
@@ -610,23 +613,19 @@ export class Panel {
    * Finds the latest date and the shop types present in the snapshot (through the engine).
    * `fresh`: a new snapshot is shown, so a shop type or member it lacks is reset (nearby.js).
    */
-  async discover({ fresh = false } = {}) {
+  async discover({ fresh = false, overview = null } = {}) {
     const s = this.s;
     const eng = this.eng;
     if (!eng) return;
-    const dates = [];
-    // How many keys each template matches (a card with none collapses to one line).
-    const counts = {};
-    for (const tpl of [s.activeKey, s.uvKey]) {
-      const keys = await eng.call('keys', globFor(tpl));
-      counts[tpl] = keys.length;
-      if (!tpl.includes('{date}')) continue;
-      for (const k of keys) {
-        const d = capture(tpl, k, 'date');
-        if (d && parseDate(d)) dates.push(d);
-      }
-    }
-    const geoKeys = this.bodies.nearby ? await eng.call('keys', globFor(s.geoKey)) : [];
+    // How many keys each template matches (a card with none collapses to one line), and their
+    // dates: the engine's overview (the load's, else asked now), never the key names.
+    const templates = this.templates();
+    const given = overview && overview.templates.length === templates.length
+      && overview.templates.every((c, i) => c.template === templates[i]) ? overview : null;
+    const counted = (given || (await eng.call('overview', null, templates))).templates;
+    const counts = Object.fromEntries(counted.map((c) => [c.template, c.keys]));
+    const dates = [...new Set(counted.flatMap((c) => c.dates))].filter((d) => parseDate(d));
+    const geoKeys = this.bodies.nearby ? await keyNames(eng, globFor(s.geoKey)) : [];
     this.present = {
       uv: counts[s.uvKey] > 0,
       active: counts[s.activeKey] > 0,

@@ -12,6 +12,12 @@
  */
 export const MAX_SNAPSHOT_BYTES = 3 * 1024 ** 3;
 
+/**
+ * Bytes of a file's start read to say what it is and who wrote it (snapshotInfo): its header
+ * and aux fields come first (64 KiB, as the engine's own head, bitlens::open::HEAD_BYTES).
+ */
+export const HEAD_BYTES = 64 * 1024;
+
 /** A query-string value: a string percent-encoded as UTF-8, a Uint8Array byte by byte. */
 function queryValue(v) {
   if (typeof v === 'string') return encodeURIComponent(v);

@@ -23,7 +23,7 @@
 import { javaUserOffset } from '../pkg/bitlens_charts.js';
 import { ENGAGEMENT_DEFAULTS } from './engagement.js';
 import {
-  cliLine, el, fill, globEscape, globFor, isoDate, nameLabel, parseDate, capture, shortLine, ymd,
+  cliLine, el, fill, globEscape, globFor, isoDate, keyCount, keyNames, nameLabel, parseDate, capture, shortLine, ymd,
 } from './util.js';
 import { attachTooltip, childPoints } from './tooltip.js';
 
@@ -240,7 +240,7 @@ export function userViews(panel, initWasm) {
     // Active days: GETBIT of every daily bitmap in the snapshot.
     if (inRange) {
       const tpl = s.activeKey;
-      const keys = await panel.eng.call('keys', globFor(tpl));
+      const keys = await keyNames(panel.eng, globFor(tpl));
       const days = keys.map((k) => ({ key: k, date: capture(tpl, k, 'date') })).filter((d) => d.date && parseDate(d.date));
       days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
       out.push(el('h3', { class: 'us-h' }, t.usActiveDays));
@@ -316,7 +316,7 @@ export function userViews(panel, initWasm) {
     if (inRange) {
       out.push(el('h3', { class: 'us-h' }, t.usTags));
       const tagPattern = String(s.tagKey || USER_DEFAULTS.tagKey);
-      const tags = (await panel.eng.call('keys', tagPattern)).slice(0, TAG_LIMIT);
+      const tags = (await keyNames(panel.eng, tagPattern)).slice(0, TAG_LIMIT);
       if (!tags.length) out.push(el('p', { class: 'note', 'data-testid': 'user-no-tags' }, ...t.usNoTags(el('code', {}, tagPattern))));
       else {
         const list = el('ul', { class: 'us-seen', 'data-testid': 'user-tags' });
@@ -355,7 +355,7 @@ export function userViews(panel, initWasm) {
     // Seen before? BF.EXISTS / CF.EXISTS of the id in every filter matching seenKey.
     out.push(el('h3', { class: 'us-h' }, t.usSeenBefore));
     const pattern = String(s.seenKey || USER_DEFAULTS.seenKey);
-    const filters = await panel.eng.call('keys', pattern);
+    const filters = await keyNames(panel.eng, pattern);
     const list = el('ul', { class: 'us-seen', 'data-testid': 'user-seen' });
     let asked = 0;
     let skipped = 0;
@@ -481,7 +481,7 @@ export function userViews(panel, initWasm) {
     // `count` (the month's sign-in keys, from SIGNINHIST) decides before any key name is listed:
     // 10 million names are never copied out of the engine only to be refused.
     if (count > CARRY_LIMIT) return [el('p', { class: 'note', 'data-testid': 'signins-carry-limit' }, t.siCarryLimit(fmt(count), fmt(CARRY_LIMIT)))];
-    const keys = await panel.eng.call('keys', pattern);
+    const keys = await keyNames(panel.eng, pattern);
     if (keys.length > CARRY_LIMIT) return [el('p', { class: 'note', 'data-testid': 'signins-carry-limit' }, t.siCarryLimit(fmt(keys.length), fmt(CARRY_LIMIT)))];
     const jobs = [];
     for (const k of keys) {
@@ -513,7 +513,7 @@ export function userViews(panel, initWasm) {
    */
   async function present() {
     const any = async (patterns) => {
-      for (const p of patterns) if ((await panel.eng.call('keys', p)).length) return true;
+      for (const p of patterns) if (await keyCount(panel.eng, p)) return true;
       return false;
     };
     const out = {};

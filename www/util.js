@@ -5,6 +5,20 @@ export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (m, name) => (name in values ? String(values[name]) : m));
 }
 
+/**
+ * The names of the live keys matching the Redis glob `pattern` (KEYS through the engine
+ * client `eng`), sorted (by UTF-16 code units: bytewise for every name without characters past
+ * U+FFFF). For a count alone, `keyCount` sends no name.
+ */
+export async function keyNames(eng, pattern) {
+  return (await eng.command(['KEYS', pattern])).sort();
+}
+
+/** How many live keys match the Redis glob `pattern` (the engine's keyList total: no names sent). */
+export async function keyCount(eng, pattern) {
+  return (await eng.keyList(pattern, 0)).total;
+}
+
 /** Escapes Redis glob metacharacters (`* ? [ ] \`) so a literal string matches only itself. */
 export function globEscape(s) {
   return s.replace(/[*?[\]\\]/g, (c) => '\\' + c);

@@ -66,7 +66,7 @@ async function compareInPage({ fixture, options }) {
     ['BITOP', 'AND', 'dest', 'stats:active:20240501', 'stats:active:20240502'], ['BITCOUNT', 'dest'],
     ['GEOSEARCH', 'shop:geo:food', 'FROMLONLAT', '116.4', '39.9', 'BYRADIUS', '50', 'km', 'ASC', 'WITHDIST', 'WITHCOORD'],
     ['BITFIELD', 'sign:1001:202405', 'GET', 'u4', '#2', 'GET', 'i8', '3']];
-  for (const k of sync.keys('*')) {
+  for (const k of sync.command(['KEYS', '*']).sort()) {
     const type = sync.command(['TYPE', k]);
     argvs.push(['TYPE', k], ['OBJECT', 'ENCODING', k]);
     if (type === 'string') {
@@ -92,16 +92,27 @@ async function compareInPage({ fixture, options }) {
   out.batchErr = await asyncRun(() => eng.commands([['DBSIZE'], ['BITCOUNT'], ['DBSIZE']]));
   // call(): other Engine methods, including binary results (transferred back).
   const calls = [['commandRaw', ['GET', 'str:binary']], ['commandResp', ['BITCOUNT', 'nosuch', 'x']],
-    ['commandCli', ['ZRANGE', 'zset:small', '0', '-1']], ['pfcountEach', ['uv:page:index:20240501', 'str:short']],
-    ['pfcountEach', ['uv:page:index:20240501', 'uv:page:index:20240502']], ['dbsize'],
-    ['geosearch', 'shop:geo:cafe', 116.4, 39.9, 100, 'km', 5], ['exportRoaring', 'stats:active:20240501'],
-    ['keys', 'str:*'], ['keyList', '*', 5], ['keyList', 'uv:*', 100], ['keyDetail', 'uv:page:index:20240502'],
+    ['commandCli', ['ZRANGE', 'zset:small', '0', '-1']], ['dbsize'], ['exportRoaring', 'stats:active:20240501'],
+    ['overview', ['uv:*'], ['uv:page:index:{date}', 'stats:active:{date}', 'shop:geo:{type}', 'none:{date}']],
+    ['keyList', '*', 5], ['keyList', 'uv:*', 100], ['keyDetail', 'uv:page:index:20240502'],
     ['keyDetail', 'stats:active:20240501', { buckets: 16 }], ['keyDetail', 'shop:geo:cafe', { maxPoints: 3 }],
     ['keyDetail', 'hash:small'], ['keyDetail', 'missing'], ['noSuchMethod']];
   for (const [method, ...args] of calls) {
     out.sync.push([method, syncRun(() => syncCall(method, ...args))]);
     out.client.push([method, await asyncRun(() => eng.call(method, ...args))]);
   }
+
+  // overview's counts and dates per template, as the panel's own globFor/capture read the
+  // key names KEYS lists.
+  const { capture, globFor } = await import('/www/util.js');
+  out.overviewWant = [];
+  for (const tpl of ['uv:page:index:{date}', 'stats:active:{date}', 'shop:geo:{type}', 'none:{date}']) {
+    const names = await eng.command(['KEYS', globFor(tpl)]);
+    const dates = [...new Set(names.map((k) => capture(tpl, k, 'date')).filter(Boolean))].sort();
+    out.overviewWant.push({ template: tpl, keys: names.length, dates });
+  }
+  out.overviewInfo = await eng.call('info');
+  out.overviewProfiles = await eng.call('profiles');
 
   // The client's keyList / keyDetail shortcuts are call('keyList' / 'keyDetail').
   out.shortcuts = [await asyncRun(() => eng.keyList('uv:*', 100)), await asyncRun(() => eng.keyDetail('uv:page:index:20240502'))];
@@ -138,7 +149,7 @@ async function compareInPage({ fixture, options }) {
   // Other sources and db selection.
   out.dbSync = sync.loadRdb(bytes.slice(), 5);
   out.dbClient = await eng.loadRdb(bytes.slice().buffer, { db: 5 });
-  out.db5Keys = await eng.call('keys', '*');
+  out.db5Keys = (await eng.command(['KEYS', '*'])).sort();
   out.blobCount = await eng.loadRdb(new Blob([bytes]));
   out.fileCount = await eng.loadRdb(new File([bytes], 'dump.rdb'));
   out.keptCount = await eng.loadRdb(mine.buffer.byteLength ? mine : bytes, { transfer: false });
@@ -221,6 +232,12 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
       assert.deepEqual(byArgv.get('"noSuchMethod"'), { err: 'bitlens Engine: no such method "noSuchMethod"', isError: true });
       assert.ok(byArgv.get('"commandRaw"').ok.Uint8Array.length > 0);
       assert.ok(byArgv.get('["PFCOUNT","uv:page:index:20240501"]').ok > 0);
+      const overview = byArgv.get('"overview"').ok;
+      assert.deepEqual(overview.templates, out.overviewWant);
+      assert.deepEqual(overview.templates.map((c) => c.keys), [2, 2, 2, 0]);
+      assert.deepEqual(overview.templates[0].dates, ['20240501', '20240502']);
+      assert.deepEqual({ db: overview.db, info: overview.info, profiles: overview.profiles },
+        { db: 0, info: out.overviewInfo, profiles: out.overviewProfiles });
       if (worker) {
         assert.equal(out.detached, true, 'the Uint8Array was transferred to the worker, not copied');
         assert.deepEqual(out.detachedReuse.isError, true);
@@ -335,7 +352,7 @@ describe('engine-client.js: the worker wrapper', { timeout: 300000 }, () => {
         const eng = await createEngine({ worker: w });
         const spawns = () => performance.getEntriesByName('bitlens-worker-spawn').length;
         const spawned = spawns();
-        const keys = async (e) => (await e.call('keys', '*')).sort();
+        const keys = async (e) => (await e.command(['KEYS', '*'])).sort();
         await eng.loadRdb(await get(a));
         const mainKeys = await keys(eng);
         const side = eng.side('key-1');

@@ -56,7 +56,7 @@ async function main() {
   await init();
   const sync = new Engine();
   out.syncLoaded = sync.loadRdb(bytes.slice());
-  out.syncTypes = Object.fromEntries(sync.keys('*').map((k) => [k, sync.command(['TYPE', k])]));
+  out.syncTypes = Object.fromEntries(sync.command(['KEYS', '*']).sort().map((k) => [k, sync.command(['TYPE', k])]));
 
   // The chart module draws the numbers it is given (no engine of its own).
   await initCharts();
@@ -128,8 +128,9 @@ export async function run(file: File): Promise<void> {
   const e = new Engine();
   const n: number = e.loadRdb(new Uint8Array(0), 0, { patterns: ['uv:*'], onProgress: (d: number, t: number) => console.log(d / t) });
   const r: Reply = e.command(['PFCOUNT', 'k', 3]);
-  const hit = e.geosearch('shop:geo:cafe', 121.47, 31.23, 3, 'km', 10)[0];
-  const m: string = hit.member;
+  const o = e.overview(['uv:*'], ['uv:{date}']);
+  const days: string[] = o.templates[0].dates;
+  const firstDb: number = o.db;
   const eg = e.engagement(['a', 'b']);
   const dau: number[] = eg.dau;
   const client: EngineClient = await createEngine({ worker: true, wasmUrl: '/wasm/bitlens_bg.wasm' });
@@ -140,7 +141,7 @@ export async function run(file: File): Promise<void> {
   const d: KeyDetail | null = await client.keyDetail(first, { buckets: 64 });
   if (d && d.kind === 'hll') console.log(d.registerHistogram.length, d.hllEncoding);
   if (d && d.kind === 'geo') console.log(d.bbox[0], d.points[0].lat);
-  const counts: Float64Array = await client.call('pfcountEach', ['a', 'b']);
+  const loaded: { keys: number; bytes: number } = await client.load([file, new Uint8Array(0)], { names: ['a', 'b'] });
   await initCharts();
   const chart: Chart = dauChart(eg.labels, eg.dau, eg.wau, eg.mau, 'DAU', { width: 640, height: 320, colors: { dau: '#123456' } });
   const svg: string = chart.svg;
@@ -153,8 +154,8 @@ export async function run(file: File): Promise<void> {
   dauChart(['a'], 'DAU');
   // @ts-expect-error no such engine method
   await client.call('noSuchMethod');
-  // @ts-expect-error wrong argument type for bitcount
-  await client.call('bitcount', 3);
+  // @ts-expect-error wrong argument type for overview
+  await client.call('overview', null, 3);
   // @ts-expect-error command results are replies, not Uint8Array
   const bad: Uint8Array = await client.command(['GET', 'k']);
   const el = document.createElement('bitlens-panel');

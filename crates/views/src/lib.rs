@@ -27,3 +27,4 @@ pub mod memory;
 pub mod overlap;
 pub mod patterns;
 pub mod report;
+pub mod template;

@@ -40,6 +40,8 @@ pub mod analytics;
 /// The typed fast paths (`pfcount`, `getbit`, `commandPacked`, one-buffer argv), in their own
 /// file: part of this module (they reach `Engine`'s fields and reply conversion).
 pub mod fast;
+/// `Engine.overview`: what a view asks after a load, in one call.
+mod overview;
 /// `Engine.memoryReport` (the panel's memory view), in its own file.
 mod report;
 /// `RdbStream` and `Engine.loadRdbStream`: decoding while downloading, in its own file.
@@ -50,7 +52,7 @@ pub mod types;
 use tsify::Ts;
 use types::result;
 
-/// Bytes [`Engine::load_rdb_blob`] reads from the `Blob` at a time (8 MiB).
+/// Bytes [`Engine::load_rdbs`] reads from a `Blob` at a time (8 MiB).
 pub const BLOB_CHUNK: usize = 8 << 20;
 
 /// Bytes [`Engine::load_rdb`] copies from the caller's `Uint8Array` into wasm memory at a
@@ -93,7 +95,7 @@ fn js_bytes(bytes: &JsValue) -> Result<Uint8Array, JsError> {
     }
 }
 
-/// The one RDB reader of every load of the glue (`loadRdb`, `loadRdbBlob`, `loadRdbs`): the
+/// The one RDB reader of every load of the glue (`loadRdb`, `loadRdbs`): the
 /// source and the record callback are trait objects, so the module holds one copy of the
 /// decoder whatever the source (a per-chunk and a per-record indirect call; measured: 4 KB
 /// less after gzip than one copy per call site).
@@ -243,34 +245,7 @@ impl Engine {
         })
     }
 
-    /// As `loadRdb`, but reads the file from a `Blob` (or `File`) in bounded
-    /// windows of 8 MiB through `FileReaderSync`, so the file is never held
-    /// whole in memory: the reader keeps one window plus the value being decoded (long raw
-    /// strings are streamed; keys outside `patterns` are skipped without being
-    /// materialised). Only available inside a Web Worker: elsewhere it throws an `Error`
-    /// saying so.
-    #[wasm_bindgen(js_name = loadRdbBlob)]
-    pub fn load_rdb_blob(
-        &mut self,
-        blob: &web_sys::Blob,
-        db: Option<f64>,
-        options: Option<Ts<types::LoadRdbOptions>>,
-    ) -> Result<f64, JsError> {
-        let options = types::options(options)?;
-        let reader = web_sys::FileReaderSync::new().map_err(|_| {
-            throw(
-                "loadRdbBlob needs a Web Worker (FileReaderSync exists only there); \
-                 on the main thread pass the bytes to loadRdb instead",
-            )
-        })?;
-        let mut src = BlobSource { blob, reader };
-        self.load_visiting(db, &options, |opts, progress, add| {
-            visit_chunks(&mut src, BLOB_CHUNK, opts, progress, add)
-        })
-    }
-
-    /// The one load path of [`Engine::load_rdb`] and [`Engine::load_rdb_blob`]: reads the
-    /// options, lets `visit` walk the input with the records going into fresh keyspaces,
+    /// The load path of [`Engine::load_rdb`]: reads the options, lets `visit` walk the input with the records going into fresh keyspaces,
     /// then replaces the engine's content (kept as it was when `visit` fails).
     fn load_visiting(
         &mut self,
@@ -299,7 +274,7 @@ impl Engine {
     /// cluster's shards, one file per node, in the order given), and
     /// replaces the engine's content with it. `sources` holds each file as a `Uint8Array` or,
     /// inside a Web Worker, a `Blob`/`File` (read in bounded windows as
-    /// `loadRdbBlob` does). Replies follow the first file's writer, expiry is
+    /// 8 MiB at a time through `FileReaderSync`). Replies follow the first file's writer, expiry is
     /// judged at its clock. Returns the selected database's live key count.
     ///
     /// `options`: those of `loadRdb`, plus
@@ -560,30 +535,7 @@ impl Engine {
     /// judged at (`null`: nothing expires), `snapshotTimeMs` the snapshot's `ctime`;
     /// `databases` every loaded database with its live and expired key counts.
     pub fn info(&self) -> Result<Ts<types::EngineInfo>, JsError> {
-        let profile = self.session.profile();
-        let selected = self.session.selected();
-        let databases = self
-            .session
-            .databases()
-            .iter()
-            .filter(|(&d, ks)| ks.iter_all().next().is_some() || d == selected)
-            .map(|(&d, ks)| types::DatabaseInfo {
-                db: d as f64,
-                keys: ks.len() as f64,
-                expired: ks.expired_count() as f64,
-            })
-            .collect();
-        result(&types::EngineInfo {
-            profile: profile.name.to_string(),
-            server: profile.display_name(),
-            writer: profile == self.writer,
-            writer_profile: self.writer.name.to_string(),
-            clock_ms: self.session.clock().map(|t| t as f64),
-            snapshot_time_ms: self.snapshot_ms.map(|t| t as f64),
-            rdb_version: self.rdb_version as f64,
-            selected: selected as f64,
-            databases,
-        })
+        result(&self.info_of())
     }
 
     /// Answers as the profile `name` (`redis-7.0`, `valkey-9.0`, ... as the `compat` load
@@ -678,46 +630,6 @@ impl Engine {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// The keys matching a Redis glob `pattern` (as KEYS), sorted by their bytes, as strings.
-    pub fn keys(&mut self, pattern: &str) -> Vec<String> {
-        self.ks()
-            .matching_keys(pattern.as_bytes())
-            .iter()
-            .map(|k| String::from_utf8_lossy(k).into_owned())
-            .collect()
-    }
-
-    /// `BITCOUNT key`: the number of set bits in the string at `key` (0 when missing).
-    /// Throws Redis' WRONGTYPE error for a non-string key.
-    pub fn bitcount(&mut self, key: &str) -> Result<f64, JsError> {
-        let reply = self.exec(vec![b"BITCOUNT".to_vec(), key.as_bytes().to_vec()])?;
-        integer("BITCOUNT", &reply)
-    }
-
-    /// `PFCOUNT key [key ...]`: the estimated number of distinct elements in the union of the
-    /// HyperLogLogs at `keys` (missing keys count as empty), as Redis 7 computes it.
-    #[wasm_bindgen(js_name = pfcountUnion)]
-    pub fn pfcount_union(&mut self, keys: Vec<String>) -> Result<f64, JsError> {
-        let mut argv = vec![b"PFCOUNT".to_vec()];
-        argv.extend(keys.into_iter().map(String::into_bytes));
-        let reply = self.exec(argv)?;
-        integer("PFCOUNT", &reply)
-    }
-
-    /// `PFCOUNT key` for each key of `keys` separately (for example unique visitors per shop),
-    /// in one call: returns a `Float64Array` of the counts, in order (0 for a missing key).
-    /// Each count refreshes that key's cached cardinality, as Redis' single-key PFCOUNT does.
-    /// Throws Redis' error for the first key that is not a valid HyperLogLog.
-    #[wasm_bindgen(js_name = pfcountEach)]
-    pub fn pfcount_each(&mut self, keys: Vec<String>) -> Result<Vec<f64>, JsError> {
-        keys.into_iter()
-            .map(|k| {
-                let reply = self.exec(vec![b"PFCOUNT".to_vec(), k.into_bytes()])?;
-                integer("PFCOUNT", &reply)
-            })
-            .collect()
-    }
-
     /// `PFADD key element...` with every element in one buffer, for adding many elements
     /// without one JS string per element: element i is `elements[offsets[i]..offsets[i + 1]]`
     /// (bytes), so `offsets` holds one more entry than there are elements (none or one entry:
@@ -806,49 +718,6 @@ impl Engine {
         bitlens_views::keypage::bitop_or_count(&mut self.session.ctx(), &keys, scratch.as_bytes())
             .map(|n| n as f64)
             .or_throw()
-    }
-
-    /// `GEOSEARCH key FROMLONLAT lon lat BYRADIUS radius unit ASC [COUNT count] WITHDIST
-    /// WITHCOORD`: the members within `radius` of (`lon`, `lat`) (degrees), nearest first, as
-    /// an array of `{member, dist, lon, lat}` (`dist` in `unit`: m, km, ft or mi, rounded to
-    /// 4 decimals as Redis prints it; `lon`/`lat` the member's stored position in degrees).
-    /// Numbers are sent to the command as JS `String(n)` formats them.
-    pub fn geosearch(
-        &mut self,
-        key: &str,
-        lon: f64,
-        lat: f64,
-        radius: f64,
-        unit: &str,
-        count: Option<f64>,
-    ) -> Result<Ts<types::GeoHits>, JsError> {
-        let (lon, lat, radius) = (
-            js_number_text(lon),
-            js_number_text(lat),
-            js_number_text(radius),
-        );
-        let count = count.map(js_number_text);
-        let query = bitlens::command::geo::NearbyQuery {
-            key: key.as_bytes(),
-            lon: lon.as_bytes(),
-            lat: lat.as_bytes(),
-            radius: radius.as_bytes(),
-            unit: unit.as_bytes(),
-            count: count.as_deref().map(str::as_bytes),
-        };
-        let profile = self.session.profile();
-        let found = bitlens::command::geo::nearby(self.session.keyspace_mut(), profile, &query)
-            .map_err(|r| match r {
-                Reply::Error(text) => reply_error(text),
-                other => unexpected("GEOSEARCH", &other),
-            })?;
-        let hits = found.into_iter().map(|m| types::GeoHit {
-            member: String::from_utf8_lossy(&m.member).into_owned(),
-            dist: m.dist,
-            lon: m.lon,
-            lat: m.lat,
-        });
-        result(&types::GeoHits(hits.collect()))
     }
 }
 
@@ -1108,6 +977,34 @@ fn error_reply(reply: Reply) -> JsError {
 }
 
 impl Engine {
+    /// What [`Engine::info`] reports.
+    pub(crate) fn info_of(&self) -> types::EngineInfo {
+        let profile = self.session.profile();
+        let selected = self.session.selected();
+        let databases = self
+            .session
+            .databases()
+            .iter()
+            .filter(|(&d, ks)| ks.iter_all().next().is_some() || d == selected)
+            .map(|(&d, ks)| types::DatabaseInfo {
+                db: d as f64,
+                keys: ks.len() as f64,
+                expired: ks.expired_count() as f64,
+            })
+            .collect();
+        types::EngineInfo {
+            profile: profile.name.to_string(),
+            server: profile.display_name(),
+            writer: profile == self.writer,
+            writer_profile: self.writer.name.to_string(),
+            clock_ms: self.session.clock().map(|t| t as f64),
+            snapshot_time_ms: self.snapshot_ms.map(|t| t as f64),
+            rdb_version: self.rdb_version as f64,
+            selected: selected as f64,
+            databases,
+        }
+    }
+
     /// Replaces the databases with loaded ones, selects `db`, sets the profile (`compat` or
     /// the writer named by `aux` / `version`) and the clock; returns the selected database's
     /// live key count.
@@ -1261,13 +1158,6 @@ fn to_js(reply: &Reply, binary: bool) -> JsValue {
     }
 }
 
-fn integer(cmd: &str, reply: &Reply) -> Result<f64, JsError> {
-    match reply {
-        Reply::Integer(n) => Ok(*n as f64),
-        other => Err(unexpected(cmd, other)),
-    }
-}
-
 fn unexpected(cmd: &str, reply: &Reply) -> JsError {
     let text = String::from_utf8_lossy(&reply.to_redis_cli()).into_owned();
     throw(format!("unexpected {cmd} reply: {}", text.trim_end()))
@@ -1308,13 +1198,17 @@ pub fn snapshot_info(
 /// `Engine.setCompat` take (see `bitlens::dialect::Profile`).
 #[wasm_bindgen]
 pub fn profiles() -> Result<Ts<types::Profiles>, JsError> {
-    let all = bitlens::dialect::PROFILES
-        .iter()
-        .map(|p| types::ProfileName {
-            name: p.name.to_string(),
-            server: p.display_name(),
-        });
-    result(&types::Profiles(all.collect()))
+    result(&types::Profiles(profile_names()))
+}
+
+/// What [`profiles`] lists.
+pub(crate) fn profile_names() -> Vec<types::ProfileName> {
+    let all = bitlens::dialect::PROFILES.iter();
+    all.map(|p| types::ProfileName {
+        name: p.name.to_string(),
+        server: p.display_name(),
+    })
+    .collect()
 }
 
 /// A key view's [`Detail`] as the figures `keyDetail` adds for its kind.

@@ -92,7 +92,7 @@ export interface EngineError extends Error {
 }
 "#;
 
-/// Options of `Engine.loadRdb`, `Engine.loadRdbBlob` and `new RdbStream`.
+/// Options of `Engine.loadRdb` and `new RdbStream`.
 #[derive(Tsify, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LoadRdbOptions {
@@ -428,6 +428,31 @@ pub struct EngineInfo {
     pub databases: Vec<DatabaseInfo>,
 }
 
+/// One key template of `Engine.overview`.
+#[derive(Tsify, Serialize)]
+pub struct TemplateCount {
+    /// The template as given (`stats:active:{date}`).
+    pub template: String,
+    /// Live keys of the database matching its glob (placeholders `*`).
+    pub keys: f64,
+    /// The distinct `{date}`s (`YYYYMMDD`) of those keys matching the template whole, sorted.
+    pub dates: Vec<String>,
+}
+
+/// What `Engine.overview` reports after a load, in one call.
+#[derive(Tsify, Serialize)]
+#[tsify(missing_as_null)]
+pub struct Overview {
+    /// The database selected (see `Engine.overview`).
+    pub db: f64,
+    /// `Engine.info()` after the selection.
+    pub info: EngineInfo,
+    /// `profiles()`.
+    pub profiles: Vec<ProfileName>,
+    /// Per template given, in order.
+    pub templates: Vec<TemplateCount>,
+}
+
 /// One LZF decompression job of an `RdbStream` (`RdbStream.takeJobs`): decompress `data`
 /// with `lzfDecompress(data, len)` (any thread: a decode worker), then hand the bytes back
 /// with `RdbStream.supply(offset, bytes)`.
@@ -481,7 +506,7 @@ pub struct KeyList {
     pub keys: Vec<KeyInfo>,
 }
 
-/// One GEO member of a `DetailKind` (kind `geo`) or of `Engine.geosearch`'s points.
+/// One GEO member of a `DetailKind` (kind `geo`).
 #[derive(Tsify, Serialize)]
 pub struct GeoPoint {
     /// The member (lossy UTF-8).
@@ -647,24 +672,6 @@ pub struct KeyDetail {
     #[serde(flatten)]
     pub detail: DetailKind,
 }
-
-/// One result of `Engine.geosearch`.
-#[derive(Tsify, Serialize)]
-pub struct GeoHit {
-    /// The member (lossy UTF-8).
-    pub member: String,
-    /// Distance from the centre in the search's unit, rounded to 4 decimals as Redis prints it.
-    pub dist: f64,
-    /// Stored longitude, degrees.
-    pub lon: f64,
-    /// Stored latitude, degrees.
-    pub lat: f64,
-}
-
-/// The results of `Engine.geosearch`, nearest first.
-#[derive(Tsify, Serialize)]
-#[serde(transparent)]
-pub struct GeoHits(pub Vec<GeoHit>);
 
 /// Daily engagement series: one element per key.
 #[derive(Tsify, Serialize)]
