@@ -112,7 +112,7 @@ test('pkg/bitlens.d.ts (generated) declares every export of the engine module, e
   const text = readFileSync(GENERATED, 'utf8');
   for (const t of ['LoadRdbOptions', 'LoadRdbsOptions', 'LoadDumpOptions', 'KeyListOptions', 'KeyDetailOptions', 'MemoryReportOptions',
     'KeyLedgerOptions', 'EngineInfo', 'KeyInfo', 'KeyList', 'KeyDetail', 'MemoryReport', 'KeyLedger', 'LoadedFile', 'SnapshotInfo',
-    'GeoHit', 'Engagement', 'Retention', 'EngineError', 'Reply', 'RawReply', 'KeyName', 'Arg']) {
+    'Overview', 'TemplateCount', 'Engagement', 'Retention', 'EngineError', 'Reply', 'RawReply', 'KeyName', 'Arg']) {
     assert.match(text, new RegExp(`export (interface|type) ${t}\\b`), `pkg/bitlens.d.ts declares ${t}`);
   }
 });
@@ -202,7 +202,7 @@ dauChart([], [], [], [], 't', { colors: { dau: 0xff0000 } });
 
 declare const client: EngineClient;
 declare const panel: BitlensPanel;
-export { init, createEngine, client, panel, mem, source, ledgerRows, typesOfPattern, raw, ttl, slot, hits, rows, family, names, s, pts, x0, kind };
+export { init, createEngine, client, panel, mem, source, ledgerRows, typesOfPattern, raw, ttl, slot, dayCount, rows, family, names, s, pts, x0, kind };
 `);
   writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ESNext', 'DOM'], strict: true, noEmit: true, noUnusedLocals: false, types: [] },
@@ -308,6 +308,7 @@ test('every result of the engine module has exactly its declared fields and type
     }
     const report = e.memoryReport({ ledger: true, top: 5 });
     check('MemoryReport', report, `memoryReport(${name})`);
+    check('Overview', e.overview(['*'], ['{a}:{date}', 'none']), `overview(${name})`);
     assert.ok(report.byPattern.length > 0 && report.prefixes.length > 0 && report.ledger !== null);
     e.loadRdbs([bytes, bytes], 0, { names: ['a', 'b'], onDuplicate: 'last' });
     check('LoadedFiles', e.files(), `files(${name})`);
@@ -393,7 +394,7 @@ test('engine-client and <bitlens-panel> declarations match their modules', () =>
   assert.deepEqual(classes.get('EngineClient'), declaredMethods, 'EngineClient in www/engine-client.js vs types/engine-client.d.ts');
   assert.ok(classes.has('WorkerTransport') && classes.has('LocalTransport'));
   for (const t of ['WorkerTransport', 'LocalTransport']) {
-    assert.deepEqual(classes.get(t).filter((m) => declaredMethods.includes(m) && !['loadUrl', 'terminate'].includes(m)), [], `${t} repeats a client method`);
+    assert.deepEqual(classes.get(t).filter((m) => declaredMethods.includes(m) && !['load', 'terminate'].includes(m)), [], `${t} repeats a client method`);
   }
   assert.ok(declared.has('worker'));
   // Every panel setting is an attribute-backed property of the element.
