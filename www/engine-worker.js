@@ -222,7 +222,11 @@ async function load(engine, sources, db, opts = {}, progressId) {
       decoded = stream.progress()[0];
     }
   } catch (e) {
-    stream.free();
+    try {
+      stream.free();
+    } catch {
+      // (A stream whose push ran out of memory is still borrowed: the engine is dropped anyway.)
+    }
     throw e;
   }
   if (offload) {

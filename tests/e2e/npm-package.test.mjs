@@ -170,7 +170,7 @@ export async function run(file: File): Promise<void> {
   panel.theme = 3;
   client.terminate();
   await fromClient({ worker: false });
-  console.log(n, r, m, dau, keys, ttl, counts, svg, points, bad);
+  console.log(n, r, days, firstDb, dau, keys, ttl, loaded, svg, points, bad);
 }
 `;
 

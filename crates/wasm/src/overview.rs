@@ -51,19 +51,22 @@ impl Engine {
             let parts = parts(&template);
             let glob = glob(&parts);
             let mut keys = 0u64;
-            let mut dates = std::collections::BTreeSet::new();
+            // (`YYYYMMDD` as a number: 8 digits; sorted and deduplicated as numbers.)
+            let mut dates: Vec<u32> = Vec::new();
             for (k, _) in ks.iter() {
                 if bitlens::glob::matches(&glob, k) {
                     keys += 1;
                     if let Some(d) = date_of(&parts, k) {
-                        dates.insert(String::from_utf8_lossy(d).into_owned());
+                        dates.push(d.iter().fold(0, |n, b| n * 10 + u32::from(b - b'0')));
                     }
                 }
             }
+            dates.sort_unstable();
+            dates.dedup();
             types::TemplateCount {
                 template,
                 keys: keys as f64,
-                dates: dates.into_iter().collect(),
+                dates: dates.iter().map(|d| format!("{d:08}")).collect(),
             }
         });
         let templates = counts.collect();
