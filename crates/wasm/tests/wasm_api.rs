@@ -79,6 +79,23 @@ fn command_number(e: &mut Engine, args: &[&str]) -> f64 {
     number(&e.command(&argv(args)).unwrap())
 }
 
+/// `KEYS pattern` through `command`, sorted.
+fn keys(e: &mut Engine, pattern: &str) -> Vec<String> {
+    let mut k = strings(
+        &e.command(&argv(&["KEYS", pattern]))
+            .unwrap()
+            .dyn_into()
+            .unwrap(),
+    );
+    k.sort();
+    k
+}
+
+/// `[blob]`: the sources of `loadRdbs`.
+fn parts_of(blob: &web_sys::Blob) -> Array {
+    Array::of1(blob)
+}
+
 /// The elements of an array of strings.
 fn strings(a: &Array) -> Vec<String> {
     a.iter().map(|v| v.as_string().unwrap()).collect()
@@ -136,9 +153,8 @@ fn replies_map_to_plain_js_values() {
     .into_iter()
     .collect();
     assert_eq!(number(&e.command(&mixed).unwrap()), 2.0);
-    // KEYS through the helper: sorted by bytes, strings.
-    let keys = e.keys("*");
-    assert_eq!(keys, vec!["a", "b", "c\u{fffd}"]);
+    // KEYS: strings (invalid UTF-8 replaced).
+    assert_eq!(keys(&mut e, "*"), vec!["a", "b", "c\u{fffd}"]);
     let keys = e.command(&argv(&["KEYS", "[ab]"])).unwrap();
     let keys: Array = keys.dyn_into().expect("an array");
     let mut keys: Vec<String> = keys.iter().map(|k| k.as_string().unwrap()).collect();
@@ -235,11 +251,14 @@ fn bitmap_helpers_match_naive_counts() {
         .collect();
     for (k, v) in &days {
         e.set_string(k.as_str().into(), v).unwrap();
-        assert_eq!(e.bitcount(k).unwrap(), popcount(v), "{k}");
+        assert_eq!(command_number(&mut e, &["BITCOUNT", k]), popcount(v), "{k}");
         let raw = e.command_raw(&argv(&["GET", k])).unwrap();
         assert_eq!(raw.dyn_into::<Uint8Array>().unwrap().to_vec(), *v);
     }
-    assert_eq!(e.bitcount("stats:active:missing").unwrap(), 0.0);
+    assert_eq!(
+        command_number(&mut e, &["BITCOUNT", "stats:active:missing"]),
+        0.0
+    );
     let n = number(&e.command(&argv(&["BITCOUNT", &days[2].0])).unwrap());
     assert_eq!(n, popcount(&days[2].1));
 
@@ -267,105 +286,9 @@ fn bitmap_helpers_match_naive_counts() {
     );
     // Wrong type is thrown with Redis' text.
     e.command(&argv(&["BITCOUNT", "tmp"])).unwrap();
-    let err = e.pfcount_union(vec!["tmp".into()]).unwrap_err();
-    assert!(error_message(err).starts_with("WRONGTYPE"));
-}
-
-#[wasm_bindgen_test]
-fn hll_helper_equals_recorded_pfcount() {
-    let mut e = engine_with("hll");
-    let (_, _, cases, _) = SETS[2];
-    let mut checked = 0;
-    for line in cases.lines().filter(|l| !l.is_empty()) {
-        let case: Json = serde_json::from_str(line).unwrap();
-        let Some(args) = case["argv"].as_array() else {
-            continue;
-        };
-        let args: Vec<String> = args.iter().map(|a| a.as_str().unwrap().into()).collect();
-        if !args[0].eq_ignore_ascii_case("PFCOUNT") || case["group"] != case["id"] {
-            continue;
-        }
-        let got = e.pfcount_union(args[1..].to_vec());
-        match (&case["reply"], got) {
-            (Json::Number(n), Ok(got)) => assert_eq!(got, n.as_f64().unwrap(), "{args:?}"),
-            (want, Ok(got)) => panic!("{args:?}: want {want}, got {got}"),
-            (Json::Object(o), Err(err)) => {
-                assert_eq!(Some(error_message(err).as_str()), o["error"].as_str())
-            }
-            (want, Err(err)) => panic!("{args:?}: want {want}, got {}", error_message(err)),
-        }
-        checked += 1;
-    }
-    assert!(checked > 50, "{checked}");
-}
-
-#[wasm_bindgen_test]
-fn geosearch_helper_equals_recorded_reply() {
-    let mut e = engine_with("geo");
-    // Recorded: GEOSEARCH shop:geo:food FROMLONLAT 114.09832 22.49738 BYRADIUS 30000 m ASC
-    // COUNT 50 WITHDIST; the helper sends the same search with WITHCOORD added.
-    let (_, _, cases, _) = SETS[3];
-    let case: Json = cases
-        .lines()
-        .map(|l| serde_json::from_str::<Json>(l).unwrap())
-        .find(|c| c["id"] == "geo/00321")
-        .unwrap();
-    let want = case["reply"].as_array().unwrap();
-    let got = e
-        .geosearch(
-            "shop:geo:food",
-            114.09832,
-            22.49738,
-            30000.0,
-            "m",
-            Some(50.0),
-        )
-        .unwrap();
-    let got: Array = JsValue::from(got).dyn_into().unwrap();
-    assert_eq!(got.length() as usize, want.len());
-    assert_eq!(want.len(), 50);
-    for (i, w) in want.iter().enumerate() {
-        let g: Object = got.get(i as u32).dyn_into().unwrap();
-        let field = |n: &str| Reflect::get(&g, &JsValue::from_str(n)).unwrap();
-        assert_eq!(
-            field("member").as_string().as_deref(),
-            w[0]["bulk"].as_str(),
-            "row {i}"
-        );
-        let want_dist: f64 = w[1]["bulk"].as_str().unwrap().parse().unwrap();
-        assert_eq!(number(&field("dist")), want_dist, "row {i}");
-        // The coordinates equal GEOPOS of the member.
-        let pos = e
-            .command(&argv(&[
-                "GEOPOS",
-                "shop:geo:food",
-                w[0]["bulk"].as_str().unwrap(),
-            ]))
-            .unwrap();
-        let pos: Array = pos.dyn_into().unwrap();
-        let pos: Array = pos.get(0).dyn_into().unwrap();
-        let lon: f64 = pos.get(0).as_string().unwrap().parse().unwrap();
-        let lat: f64 = pos.get(1).as_string().unwrap().parse().unwrap();
-        assert_eq!(number(&field("lon")), lon);
-        assert_eq!(number(&field("lat")), lat);
-    }
-    assert_eq!(
-        JsValue::from(
-            e.geosearch("shop:geo:none", 0.0, 0.0, 1.0, "km", None)
-                .unwrap()
-        )
-        .dyn_into::<Array>()
-        .unwrap()
-        .length(),
-        0
-    );
-    let err = e
-        .geosearch("shop:geo:food", 0.0, 0.0, 1.0, "parsec", None)
-        .unwrap_err();
-    assert_eq!(
-        error_message(err),
-        "ERR unsupported unit provided. please use M, KM, FT, MI"
-    );
+    let err = e.command(&argv(&["PFCOUNT", "tmp"])).unwrap_err();
+    let err = err.dyn_into::<js_sys::Error>().unwrap();
+    assert!(String::from(err.message()).starts_with("WRONGTYPE"));
 }
 
 /// Every recorded case whose group uses only vertical-slice commands, through `commandResp`
@@ -514,11 +437,12 @@ fn roaring_round_trip_and_per_key_pfcount() {
 
     e.command(&argv(&["PFADD", "h1", "a", "b", "c"])).unwrap();
     e.command(&argv(&["PFADD", "h2", "a"])).unwrap();
-    let each = e
-        .pfcount_each(vec!["h1".into(), "nope".into(), "h2".into()])
-        .unwrap();
+    let each: Vec<f64> = ["h1", "nope", "h2"]
+        .iter()
+        .map(|k| command_number(&mut e, &["PFCOUNT", k]))
+        .collect();
     assert_eq!(each, vec![3.0, 0.0, 1.0]);
-    assert!(e.pfcount_each(vec!["tag".into()]).is_err());
+    assert!(e.command(&argv(&["PFCOUNT", "tag"])).is_err());
 }
 
 // ---- Offline loading and the key browser (issue 6) ----
@@ -609,8 +533,7 @@ fn load_rdb_patterns_checksum_and_progress() {
         .load_rdb(u8a(&rdb), None, options(&[("patterns", pats.into())]))
         .unwrap();
     assert_eq!(n, 3.0);
-    let keys = e.keys("*");
-    assert_eq!(keys, ["bm:a", "bm:b", "n:1"]);
+    assert_eq!(keys(&mut e, "*"), ["bm:a", "bm:b", "n:1"]);
     assert_eq!(e.load_rdb(u8a(&rdb), Some(1.0), None).unwrap(), 1.0);
     // A damaged checksum: the error names the offset of the trailer and how to skip it.
     let mut bad = rdb.clone();
@@ -822,13 +745,13 @@ fn crc_of(bytes: &[u8]) -> u64 {
 }
 
 #[wasm_bindgen_test]
-fn load_rdb_blob_outside_a_worker_says_so() {
+fn a_blob_outside_a_worker_says_so() {
     let parts: Array = [Uint8Array::from(&b"REDIS0010\xff\0\0\0\0\0\0\0\0"[..])]
         .into_iter()
         .collect();
     let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap();
     let mut e = Engine::new();
-    let msg = error_message(e.load_rdb_blob(&blob, None, None).unwrap_err());
+    let msg = error_message(e.load_rdbs(parts_of(&blob), None, None).unwrap_err());
     assert!(msg.contains("Web Worker"), "{msg}");
 }
 

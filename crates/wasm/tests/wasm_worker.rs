@@ -1,4 +1,4 @@
-//! `Engine.loadRdbBlob` inside a dedicated Web Worker (headless Chromium through
+//! `Engine.loadRdbs` of a `Blob` inside a dedicated Web Worker (headless Chromium through
 //! wasm-bindgen-test-runner): `cargo test --release --target wasm32-unknown-unknown -p bitlens
 //! --test wasm_worker`.
 //!
@@ -273,7 +273,7 @@ fn number(v: JsValue) -> f64 {
 }
 
 #[wasm_bindgen_test]
-fn load_rdb_blob_memory_stays_below_file_size() {
+fn blob_load_memory_stays_below_file_size() {
     let mb: u64 = option_env!("BITLENS_WORKER_MB")
         .and_then(|s| s.parse().ok())
         .unwrap_or(96);
@@ -287,8 +287,8 @@ fn load_rdb_blob_memory_stays_below_file_size() {
     let calls = Array::new();
     let cb = js_sys::Function::new_with_args("d, t", "this.push(d);").bind0(&calls);
     let n = e
-        .load_rdb_blob(
-            &blob,
+        .load_rdbs(
+            Array::of1(&blob),
             None,
             options(&[("patterns", pats.into()), ("onProgress", cb.into())]),
         )
@@ -302,7 +302,7 @@ fn load_rdb_blob_memory_stays_below_file_size() {
     assert!(done.windows(2).all(|w| w[0] < w[1]));
 
     // Everything.
-    let n = e.load_rdb_blob(&blob, None, None).unwrap();
+    let n = e.load_rdbs(Array::of1(&blob), None, None).unwrap();
     assert_eq!(n, expect.keys as f64);
     let all = memory_bytes();
     console_log!(
@@ -363,15 +363,21 @@ fn load_rdb_blob_memory_stays_below_file_size() {
 }
 
 #[wasm_bindgen_test]
-fn load_rdb_blob_errors_name_offsets() {
+fn blob_load_errors_name_offsets() {
     let mut f = BlobRdb::new();
     f.raw_key(b"k", 10, |_, buf| buf.fill(7));
     let (blob, len) = f.finish();
     let cut = blob.slice_with_f64_and_f64(0.0, (len - 12) as f64).unwrap();
     let mut e = Engine::new();
-    let err: JsValue = e.load_rdb_blob(&cut, None, None).unwrap_err().into();
+    let err: JsValue = e
+        .load_rdbs(Array::of1(&cut), None, None)
+        .unwrap_err()
+        .into();
     let msg: String = err.dyn_into::<js_sys::Error>().unwrap().message().into();
     assert!(msg.contains("at byte offset"), "{msg}");
     assert!(msg.contains("\"k\""), "{msg}");
-    assert_eq!(e.load_rdb_blob(&blob, Some(0.0), None).unwrap(), 1.0);
+    assert_eq!(
+        e.load_rdbs(Array::of1(&blob), Some(0.0), None).unwrap(),
+        1.0
+    );
 }
