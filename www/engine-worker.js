@@ -111,17 +111,9 @@ function transferables(value, out = new Set(), depth = 0) {
 const PIECE = 8 * 1024 * 1024;
 
 /**
- * A URL source of `load`: `{url}` (an absolute URL) or a string.
- */
-function urlOf(src) {
-  if (typeof src === 'string') return src;
-  return src && typeof src === 'object' && typeof src.url === 'string' ? src.url : null;
-}
-
-/**
  * The one load driver of this worker (method 'load', args [sources, db, options]): `sources`
- * is one snapshot — a Uint8Array, a Blob/File, or a URL (`{url}` or a string: downloaded with
- * the fetch body reader, `Authorization: Bearer token` when given) — or an array of
+ * is one snapshot — a Uint8Array, a Blob/File, or a URL (a string: downloaded with the fetch
+ * body reader, `Authorization: Bearer token` when given) — or an array of
  * Uint8Arrays and Blobs read as one keyspace (a cluster's shards: the engine's `loadRdbs`,
  * whose `files()` then lists them). One snapshot is pushed into an `RdbStream` a piece at a
  * time as the bytes come (a download decodes while it downloads; a Blob is never held whole;
@@ -137,14 +129,13 @@ function urlOf(src) {
 async function load(engine, sources, db, opts = {}, progressId) {
   const post = (phase) => {
     let shown = -Infinity;
-    return (done, total, decoded, file) => {
+    return (done, total, decoded) => {
       if (progressId === undefined || (done - shown < 1 << 20 && done !== total)) return;
       shown = done;
       progressAt = { at: done, size: total };
       const progress = [done, total ?? 0];
       if (phase) progress.push(phase);
-      if (decoded !== undefined || file !== undefined) progress.push(decoded ?? null);
-      if (file !== undefined) progress.push(file);
+      if (decoded !== undefined) progress.push(decoded);
       self.postMessage({ id: progressId, progress });
     };
   };
@@ -152,18 +143,21 @@ async function load(engine, sources, db, opts = {}, progressId) {
   if (Array.isArray(sources)) {
     // Several files as one keyspace: the engine's union of them (Blobs read in bounded windows).
     const first = sources[0];
-    const head = isBlobSource(first)
+    const head = first instanceof Blob
       ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(first.slice(0, HEAD_BYTES)))
       : ArrayBuffer.isView(first) ? first.subarray(0, HEAD_BYTES) : new Uint8Array(0);
-    const each = post('decode');
-    const onProgress = (done, total, file) => each(done, total, undefined, file);
+    // (The engine reports each file at most every ~1 MiB: every report is posted.)
+    const onProgress = (done, total, file) => {
+      progressAt = { at: done, size: total };
+      if (progressId !== undefined) self.postMessage({ id: progressId, progress: [done, total, 'decode', null, file] });
+    };
     const keys = engine.loadRdbs(sources, db, { ...rest, onProgress });
-    const bytes = sources.reduce((n, s) => n + (isBlobSource(s) ? s.size : s.byteLength), 0);
+    const bytes = sources.reduce((n, s) => n + (s instanceof Blob ? s.size : s.byteLength), 0);
     return { keys, bytes, writer: snapshotInfo(head).writer ?? null };
   }
-  const url = urlOf(sources);
+  const url = typeof sources === 'string' ? sources : null;
   const src = sources;
-  const what = `loading ${url !== null ? shownUrl(url) : isBlobSource(src) && src.name ? String(src.name) : 'the snapshot'}`;
+  const what = `loading ${url !== null ? shownUrl(url) : src instanceof Blob && src.name ? String(src.name) : 'the snapshot'}`;
   const downloadProgress = post('download');
   const decodeProgress = post(url !== null ? 'decode' : undefined);
   const stream = new RdbStream(db, rest);
@@ -204,8 +198,10 @@ async function load(engine, sources, db, opts = {}, progressId) {
         await push(chunk);
       }, (done, total) => downloadProgress(done, total, decoded), undefined, token, maxBytes, body);
     } else {
-      const blob = isBlobSource(src);
-      const bytes = blob ? null : toBytes(src);
+      const blob = src instanceof Blob;
+      // (The client sends bytes as a Uint8Array, transferred or copied.)
+      const bytes = blob ? null : src;
+      if (!blob && !(bytes instanceof Uint8Array)) throw new TypeError('a snapshot must be a Uint8Array, Blob, File or URL');
       size = blob ? src.size : bytes.length;
       stream.announceLen(size);
       timing.firstByte = now();
@@ -243,18 +239,6 @@ async function load(engine, sources, db, opts = {}, progressId) {
   timing.wasmMemoryBytes = wasmMemory ? wasmMemory.buffer.byteLength : null;
   decodeProgress(received, received);
   return { keys, bytes: received, writer: snapshotInfo(head.subarray(0, headLen)).writer ?? null, timing };
-}
-
-function isBlobSource(x) {
-  return typeof Blob !== 'undefined' && x instanceof Blob;
-}
-
-/** A Uint8Array over bytes given as a typed array, DataView or ArrayBuffer. */
-function toBytes(x) {
-  if (x instanceof Uint8Array) return x;
-  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  if (x instanceof ArrayBuffer) return new Uint8Array(x);
-  throw new TypeError('a snapshot must be a Uint8Array, ArrayBuffer, Blob, File or URL');
 }
 
 /**
