@@ -529,8 +529,7 @@ class LocalTransport {
       list = [await snapshot.fetchSnapshot(sources, (d, t) => report(d, t ?? 0, 'download'), signal, opts.token, opts.maxBytes, opts.body)];
       onProgress = (d, t) => report(d, t, 'decode');
     }
-    const { names, onDuplicate, ...one } = engineOpts;
-    engineOpts = many ? { ...engineOpts } : engineOptions(one, LOAD_OPTIONS);
+    engineOpts = engineOptions(engineOpts, many ? [...LOAD_OPTIONS, 'names', 'onDuplicate'] : LOAD_OPTIONS);
     if (onProgress || signal) {
       // Throwing from the callback stops engines that propagate callback errors.
       engineOpts.onProgress = (...progress) => {

@@ -139,7 +139,7 @@ async function load(engine, sources, db, opts = {}, progressId) {
       self.postMessage({ id: progressId, progress });
     };
   };
-  const { token, maxBytes, decodeWorkers, body, onProgress: _, ...rest } = opts;
+  const { token, maxBytes, decodeWorkers, body, names, onDuplicate, onProgress: _, ...rest } = opts;
   if (Array.isArray(sources)) {
     // Several files as one keyspace: the engine's union of them (Blobs read in bounded windows).
     const first = sources[0];
@@ -151,7 +151,7 @@ async function load(engine, sources, db, opts = {}, progressId) {
       progressAt = { at: done, size: total };
       if (progressId !== undefined) self.postMessage({ id: progressId, progress: [done, total, 'decode', null, file] });
     };
-    const keys = engine.loadRdbs(sources, db, { ...rest, onProgress });
+    const keys = engine.loadRdbs(sources, db, { ...rest, names, onDuplicate, onProgress });
     const bytes = sources.reduce((n, s) => n + (s instanceof Blob ? s.size : s.byteLength), 0);
     return { keys, bytes, writer: snapshotInfo(head).writer ?? null };
   }
