@@ -38,7 +38,7 @@ impl PartialEq for Field {
 }
 
 /// A decoding failure at the byte offset (within the cursor's input) of the field at fault.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
     /// Byte offset of the field, within the cursor's input.
     pub at: usize,

@@ -493,7 +493,7 @@ impl Stream {
 }
 
 /// Why [`Stream::check_counts`] refuses a stream (what Valkey 9's loader refuses).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamCountError {
     /// A node's listpack cannot be walked.
     Node(BlobError),

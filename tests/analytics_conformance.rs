@@ -20,7 +20,7 @@ fn load(set: &str) -> Option<Keyspace> {
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     match load_rdb(&bytes, &LoadOptions::default()) {
         Ok(mut snap) => Some(snap.databases.remove(&0).expect("database 0")),
-        Err(e) if e.message.contains("not implemented") => {
+        Err(e) if e.to_string().contains("not implemented") => {
             eprintln!("skipping: {e}");
             None
         }

@@ -59,7 +59,7 @@ fn check(name: &str, what: &str, input: &[u8], r: Result<(), RdbError>) {
             e.offset,
             input.len()
         );
-        assert!(!e.message.is_empty());
+        assert!(!e.describe().is_empty());
     }
 }
 

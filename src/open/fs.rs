@@ -57,9 +57,23 @@ fn regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
     }
     Err(std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        "not a regular file (a pipe, FIFO, socket or device): save it to a file first",
+        NotRegularFile,
     ))
 }
+
+/// [`open_input`]'s refusal of a FIFO, pipe, socket or device (the payload of its
+/// [`std::io::ErrorKind::InvalidInput`] error; [`super::io_code`] reads it as
+/// `not-a-regular-file`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotRegularFile;
+
+impl std::fmt::Display for NotRegularFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a regular file (a pipe, FIFO, socket or device): save it to a file first")
+    }
+}
+
+impl std::error::Error for NotRegularFile {}
 
 /// Whether `meta` is the null device's (the character device `/dev/null` is), whose reads
 /// end at once: read as an empty file, as an empty input has always been given.
@@ -146,7 +160,7 @@ pub fn open_snapshot(path: &Path) -> std::io::Result<Opened> {
 /// [`refuse_non_rdb`] of a file already opened ([`open_input`]): why it cannot be read as an
 /// RDB snapshot, judged from its first bytes (`None` when it may be one); the handle is left
 /// for the reader (which reads at offsets, not from its position).
-pub fn diagnose(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
+pub fn diagnose(file: &mut std::fs::File) -> std::io::Result<Option<rdb::WrongKind>> {
     let head = read_at_start(file, 6)?;
     if head.starts_with(b"REDIS") || head.starts_with(b"VALKEY") {
         return Ok(None);
@@ -166,7 +180,7 @@ fn read_at_start(file: &mut std::fs::File, n: u64) -> std::io::Result<Vec<u8>> {
 /// Why the file at `path` cannot be read as an RDB snapshot, judged before reading it
 /// ([`wrong_kind`] of a file that does not start with an RDB magic; an RDB file is not
 /// read here): `Ok(None)` when it may be one.
-pub fn refuse_non_rdb(path: &Path) -> std::io::Result<Option<String>> {
+pub fn refuse_non_rdb(path: &Path) -> std::io::Result<Option<rdb::WrongKind>> {
     diagnose(&mut open_input(path)?)
 }
 
@@ -224,7 +238,7 @@ impl VisitError {
             super::FileError::Io(e) => VisitError::Io(e),
             super::FileError::Rdb(e) => VisitError::Rdb(e),
             super::FileError::WrongKind(why) => {
-                VisitError::Rdb(RdbError::new(rdb::RdbErrorKind::UnsupportedVersion, 0, why))
+                VisitError::Rdb(RdbError::new(0, rdb::ErrorDetail::NotRdb(why)))
             }
         }
     }

@@ -168,9 +168,54 @@ pub enum FileError {
     /// It could not be opened or read (missing, a directory, a FIFO...).
     Io(std::io::Error),
     /// It is not an RDB file ([`wrong_kind`]'s diagnosis: empty, a DUMP payload...).
-    WrongKind(String),
+    WrongKind(rdb::WrongKind),
     /// The snapshot is bad (offset, key and kind inside).
     Rdb(RdbError),
+}
+
+/// The stable codes of opening errors, every front end's (the CLI's `error[CODE]`, JS's
+/// `EngineError.code`, Python's exception classes): the reader's kinds
+/// ([`rdb::RdbErrorKind::name`]: `truncated`, `unsupported-version`, `checksum`,
+/// `unknown-type`, `unsupported`, `corrupt`, `incompatible`, `read`, `write`, `cancelled`,
+/// `too-large`), `empty` (a 0-byte input), `duplicate-key` (a key in two sources), and for
+/// paths `not-found`, `is-a-directory`, `not-a-regular-file` (a FIFO, socket or device,
+/// refused without being opened for reading), `permission-denied` and `io` (any other I/O
+/// error).
+pub const CODES: &[&str] = &[
+    "not-found",
+    "is-a-directory",
+    "not-a-regular-file",
+    "permission-denied",
+    "io",
+    "empty",
+    "duplicate-key",
+    "truncated",
+    "unsupported-version",
+    "checksum",
+    "unknown-type",
+    "unsupported",
+    "corrupt",
+    "incompatible",
+    "read",
+    "write",
+    "cancelled",
+    "too-large",
+];
+
+/// The code ([`CODES`]) of an I/O error opening or reading a path: `not-found`,
+/// `is-a-directory`, `not-a-regular-file` ([`open_input`]'s refusal), `permission-denied`,
+/// else `io`.
+pub fn io_code(e: &std::io::Error) -> &'static str {
+    #[cfg(feature = "fs")]
+    if e.get_ref().is_some_and(|r| r.is::<NotRegularFile>()) {
+        return "not-a-regular-file";
+    }
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "not-found",
+        std::io::ErrorKind::IsADirectory => "is-a-directory",
+        std::io::ErrorKind::PermissionDenied => "permission-denied",
+        _ => "io",
+    }
 }
 
 impl FileError {
@@ -181,9 +226,21 @@ impl FileError {
     pub fn kind(&self) -> Option<rdb::RdbErrorKind> {
         match self {
             FileError::Io(_) => None,
-            FileError::WrongKind(w) if w == EMPTY => Some(rdb::RdbErrorKind::Truncated),
+            FileError::WrongKind(rdb::WrongKind::Empty) => Some(rdb::RdbErrorKind::Truncated),
             FileError::WrongKind(_) => Some(rdb::RdbErrorKind::UnsupportedVersion),
             FileError::Rdb(e) => Some(e.kind),
+        }
+    }
+
+    /// The stable code ([`CODES`]): [`io_code`] of an I/O error, `empty` for an empty file,
+    /// `unsupported-version` for another file that is no RDB file, the reader's
+    /// [`RdbError::code`].
+    pub fn code(&self) -> &'static str {
+        match self {
+            FileError::Io(e) => io_code(e),
+            FileError::WrongKind(rdb::WrongKind::Empty) => "empty",
+            FileError::WrongKind(_) => rdb::RdbErrorKind::UnsupportedVersion.name(),
+            FileError::Rdb(e) => e.code(),
         }
     }
 
@@ -197,11 +254,19 @@ impl FileError {
         }
     }
 
+    /// The key the reader was in, when known.
+    pub fn key(&self) -> Option<&[u8]> {
+        match self {
+            FileError::Rdb(e) => e.key.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The text in `words`' spelling of hints, without the file's name.
     pub fn text(&self, words: &Words) -> String {
         match self {
             FileError::Io(e) => e.to_string(),
-            FileError::WrongKind(why) => why.clone(),
+            FileError::WrongKind(why) => why.to_string(),
             FileError::Rdb(e) => words.error_text(e),
         }
     }
@@ -214,37 +279,67 @@ impl std::fmt::Display for FileError {
     }
 }
 
-/// Why `bytes` given with `flag` (`--rdb` for any command reading an RDB file, `--dump`)
-/// are the wrong kind of file ([`rdb::detect`]): an empty file, an RDB file given as a DUMP
-/// payload, or a DUMP payload given as an RDB file; `None` when they may be right (the
-/// reader's own error then says what is wrong). Every command says these the same way.
-pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<String> {
-    match (rdb::detect(bytes), flag) {
-        (rdb::Detected::Empty, _) => Some("empty file".into()),
-        (rdb::Detected::Rdb(f), "--dump") => {
-            Some(format!("this is an RDB file ({}); use --rdb", f.magic()))
+impl std::error::Error for FileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FileError::Io(e) => Some(e),
+            FileError::WrongKind(_) => None,
+            FileError::Rdb(e) => Some(e),
         }
-        (rdb::Detected::UnsupportedRdb(m), "--dump") => {
-            Some(format!("this is an RDB file; use --rdb ({m})"))
-        }
-        (d @ rdb::Detected::Dump { .. }, "--rdb") => Some(format!(
-            "this is {}; use `bitlens query --dump KEY=FILE`",
-            d.describe()
-        )),
-        _ => None,
     }
 }
 
-/// [`wrong_kind`]'s words for an empty input.
-pub const EMPTY: &str = "empty file";
+/// Why `bytes` given with `flag` (`--rdb` for any command reading an RDB file, `--dump`)
+/// are the wrong kind of file ([`rdb::WrongKind::of`]): an empty file, an RDB file given as a
+/// DUMP payload, or a DUMP payload given as an RDB file; `None` when they may be right (the
+/// reader's own error then says what is wrong). Every command says these the same way.
+pub fn wrong_kind(bytes: &[u8], flag: &str) -> Option<rdb::WrongKind> {
+    rdb::WrongKind::of(bytes, flag == "--dump")
+}
 
-/// Why [`LoadSpec::open`] failed.
+/// Why [`LoadSpec::open`] failed: the one opening error of every front end, with its
+/// [`OpenError::code`], [`OpenError::file`] (the index of the source at fault: its path is
+/// the caller's `paths[i]`), [`OpenError::offset`] and [`OpenError::key`].
 #[derive(Debug)]
 pub enum OpenError {
     /// The source at this index (in the order given) could not be loaded: the first such.
     File(usize, FileError),
     /// A key is in two sources under [`OnDuplicate::Error`] (indices in the order given).
     Duplicate(DuplicateKey),
+}
+
+impl OpenError {
+    /// The stable code ([`CODES`]): the file's [`FileError::code`], or `duplicate-key`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            OpenError::File(_, e) => e.code(),
+            OpenError::Duplicate(_) => "duplicate-key",
+        }
+    }
+
+    /// The index of the source at fault (for a key in two sources, the second).
+    pub fn file(&self) -> usize {
+        match self {
+            OpenError::File(i, _) => *i,
+            OpenError::Duplicate(d) => d.second,
+        }
+    }
+
+    /// The byte offset in that source, when the reader found the error ([`FileError::offset`]).
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            OpenError::File(_, e) => e.offset(),
+            OpenError::Duplicate(_) => None,
+        }
+    }
+
+    /// The key concerned, when known (the duplicate's key).
+    pub fn key(&self) -> Option<&[u8]> {
+        match self {
+            OpenError::File(_, e) => e.key(),
+            OpenError::Duplicate(d) => Some(&d.key),
+        }
+    }
 }
 
 /// The first bytes (up to [`HEAD_BYTES`]) and length of a source, read before loading it.
@@ -438,7 +533,7 @@ impl LoadSpec {
                 }
                 Source::Chunks(c) => {
                     if c.is_empty() {
-                        return Err(OpenError::File(i, FileError::WrongKind(EMPTY.into())));
+                        return Err(OpenError::File(i, FileError::WrongKind(rdb::WrongKind::Empty)));
                     }
                     let len = c.len();
                     (
@@ -566,8 +661,13 @@ mod tests {
             panic!("{empty:?}")
         };
         assert_eq!(
-            (e.kind(), e.offset(), e.to_string()),
-            (Some(rdb::RdbErrorKind::Truncated), Some(0), EMPTY.into())
+            (e.kind(), e.code(), e.offset(), e.to_string()),
+            (
+                Some(rdb::RdbErrorKind::Truncated),
+                "empty",
+                Some(0),
+                "empty file".into()
+            )
         );
         let mut nothing: &[u8] = b"";
         let Err(OpenError::File(0, e)) = spec.open(&mut [Source::Chunks(&mut nothing)]) else {
@@ -607,7 +707,7 @@ mod tests {
         assert_eq!(kind(&dir), std::io::ErrorKind::IsADirectory);
         assert_eq!(kind(&dir.join("missing")), std::io::ErrorKind::NotFound);
         let null = spec.open_paths(&["/dev/null".into()]).unwrap_err();
-        assert!(matches!(null, OpenError::File(0, FileError::WrongKind(ref w)) if w == EMPTY));
+        assert!(matches!(null, OpenError::File(0, FileError::WrongKind(rdb::WrongKind::Empty))));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -16,7 +16,7 @@
 //! never held whole.
 
 use super::format::{Format, ValueKind};
-use super::{Crc64Digest, RdbError, RdbErrorKind, CRC64};
+use super::{Crc64Digest, ErrorDetail, RdbError, CRC64};
 
 /// A DUMP payload split into its parts (see [`dump_parts`]).
 #[derive(Debug, Clone, Copy)]
@@ -33,10 +33,10 @@ pub struct DumpParts<'a> {
 
 /// Splits and checks a DUMP payload: type byte + value + 2-byte little-endian RDB version +
 /// CRC-64. Errors (offset in the payload) when it is too short
-/// ([`RdbErrorKind::Truncated`]), its version is one bitlens does not read
-/// ([`RdbErrorKind::UnsupportedVersion`]), (when `verify_checksum`) its CRC-64 does not match
-/// ([`RdbErrorKind::Checksum`]), or its type byte is not a type of that format
-/// ([`RdbErrorKind::UnknownType`]), in that order.
+/// ([`super::RdbErrorKind::Truncated`]), its version is one bitlens does not read
+/// ([`super::RdbErrorKind::UnsupportedVersion`]), (when `verify_checksum`) its CRC-64 does not match
+/// ([`super::RdbErrorKind::Checksum`]), or its type byte is not a type of that format
+/// ([`super::RdbErrorKind::UnknownType`]), in that order.
 pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>, RdbError> {
     let mut split = DumpSplitter::new(payload.len() as u64, verify_checksum)?;
     let piece = split.feed(payload)?;
@@ -44,9 +44,12 @@ pub fn dump_parts(payload: &[u8], verify_checksum: bool) -> Result<DumpParts<'_>
     let t = payload[0];
     let kind = format.value_kind(t).ok_or_else(|| {
         RdbError::new(
-            RdbErrorKind::UnknownType,
             0,
-            format!("unknown RDB value type {t} (byte 0x{t:02x}) in a {format} DUMP payload"),
+            ErrorDetail::UnknownType {
+                byte: t,
+                format,
+                dump: true,
+            },
         )
     })?;
     Ok(DumpParts {
@@ -108,11 +111,7 @@ impl DumpSplitter {
     /// the CRC-64 in [`DumpSplitter::finish`]. Errors when `len` is below 11 bytes.
     pub fn new(len: u64, verify_checksum: bool) -> Result<DumpSplitter, RdbError> {
         if len < 11 {
-            return Err(RdbError::new(
-                RdbErrorKind::Truncated,
-                0,
-                format!("DUMP payload of {len} bytes is too short (at least 11)"),
-            ));
+            return Err(RdbError::new(0, ErrorDetail::DumpTooShort { len }));
         }
         Ok(DumpSplitter {
             len,
@@ -129,9 +128,8 @@ impl DumpSplitter {
         let end = start + data.len() as u64;
         if end > self.len {
             return Err(RdbError::new(
-                RdbErrorKind::Corrupt,
                 self.len,
-                format!("DUMP payload longer than the announced {} bytes", self.len),
+                ErrorDetail::DumpTooLong { len: self.len },
             ));
         }
         let slice = |a: u64, b: u64| {
@@ -158,27 +156,28 @@ impl DumpSplitter {
         let n = self.len;
         if self.off != n {
             return Err(RdbError::new(
-                RdbErrorKind::Truncated,
                 self.off,
-                format!("DUMP payload cut at {} of {} bytes", self.off, n),
+                ErrorDetail::DumpCut {
+                    at: self.off,
+                    len: n,
+                },
             ));
         }
         let version = u16::from_le_bytes([self.trailer[0], self.trailer[1]]);
         let format = Format::from_dump_version(version).map_err(|m| {
-            RdbError::new(
-                RdbErrorKind::UnsupportedVersion,
-                n - 10,
-                format!("DUMP payload: {m}"),
-            )
+RdbError::new(n - 10, ErrorDetail::DumpVersion(m))
         })?;
         let stored = u64::from_le_bytes(self.trailer[2..].try_into().expect("8 bytes"));
         if let Some(d) = self.digest {
             let actual = d.finalize();
             if actual != stored {
                 return Err(RdbError::new(
-                    RdbErrorKind::Checksum,
                     n - 8,
-                    format!("DUMP payload CRC-64 mismatch: payload says {stored:016x}, content hashes to {actual:016x}; the check can be skipped"),
+                    ErrorDetail::Crc {
+                        stored,
+                        actual,
+                        dump: true,
+                    },
                 ));
             }
         }
@@ -238,6 +237,7 @@ mod tests {
 
     #[test]
     fn errors_name_kind_and_offset() {
+        use crate::rdb::RdbErrorKind;
         let payload = dump_string(b"value", 10);
         let n = payload.len();
         let e = DumpSplitter::new(10, true).err().unwrap();
@@ -247,9 +247,15 @@ mod tests {
         let e = s.finish().unwrap_err();
         assert_eq!(e.kind, RdbErrorKind::Truncated);
         assert_eq!(
-            e.message,
-            format!("DUMP payload cut at {} of {n} bytes", n - 1)
+            e.detail,
+            ErrorDetail::DumpCut {
+                at: n as u64 - 1,
+                len: n as u64
+            }
         );
+        assert!(e
+            .to_string()
+            .ends_with(&format!("DUMP payload cut at {} of {n} bytes", n - 1)));
         let mut s = DumpSplitter::new(n as u64 - 1, true).unwrap();
         assert_eq!(s.feed(&payload).unwrap_err().kind, RdbErrorKind::Corrupt);
         let mut bad = payload.clone();

@@ -10,7 +10,7 @@
 //! by later pushes for [`PushInput`] (the feeder retries under the same doubling rule). Long
 //! raw strings are consumed from the window piece by piece as it fills, never held whole.
 
-use super::{Crc64Digest, RdbError, RdbErrorKind, CRC64};
+use super::{Crc64Digest, RdbError, CRC64};
 
 /// A random-access byte source of known length, read in pieces (a browser `Blob` through
 /// `FileReaderSync`, a file, a test buffer).
@@ -25,7 +25,7 @@ pub trait ChunkSource {
 
     /// Reads up to `buf.len()` bytes at byte `offset` into `buf`; returns how many were read
     /// (0 only at or past the end). An `Err` stops the load with an
-    /// [`RdbErrorKind::Read`] error at `offset` naming it.
+    /// [`super::RdbErrorKind::Read`] error at `offset` naming it.
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize>;
 }
 
@@ -97,14 +97,14 @@ pub(crate) trait Input {
 }
 
 /// The error for `what` needing `n` bytes where only `left` remain, at absolute offset `at`.
-pub(crate) fn truncated(at: u64, what: &str, n: u64, left: u64) -> RdbError {
+pub(crate) fn truncated(at: u64, what: &'static str, n: u64, left: u64) -> RdbError {
     RdbError::new(
-        RdbErrorKind::Truncated,
         at,
-        format!(
-            "truncated input: {what} needs {n} byte{}, only {left} remain",
-            if n == 1 { "" } else { "s" }
-        ),
+        super::ErrorDetail::Short {
+            what,
+            needed: n,
+            left,
+        },
     )
 }
 
@@ -200,7 +200,7 @@ impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {
     }
 
     fn read_error(&self, at: u64, e: std::io::Error) -> RdbError {
-        RdbError::new(RdbErrorKind::Read, at, format!("cannot read input: {e}"))
+        RdbError::new(at, super::ErrorDetail::Read)
             .with_cause(e.into())
     }
 }

@@ -83,6 +83,7 @@ mod bulk;
 pub mod crc64;
 pub mod detect;
 mod dump;
+mod error;
 pub mod format;
 mod input;
 pub mod lzf;
@@ -101,6 +102,7 @@ pub use crate::encoded::{
     blobs, intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item,
 };
 pub use detect::{detect, identify, Detected, Identity};
+pub use error::{ErrorDetail, WrongKind};
 pub use dump::{dump_parts, dump_writer, split_dump, DumpParts, DumpPiece, DumpSplitter};
 pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
@@ -210,31 +212,32 @@ impl RdbErrorKind {
 }
 
 /// A decoding error: its kind, at which byte offset of the input, in which key when known,
-/// and a message (what [`fmt::Display`] shows after the offset and key).
+/// and what is wrong as data ([`ErrorDetail`], whose variant implies the kind); `Display`
+/// builds the text: `at byte offset N (key K): ` and the detail's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RdbError {
-    /// What kind of problem it is.
+    /// What kind of problem it is (the detail's [`ErrorDetail::kind`]).
     pub kind: RdbErrorKind,
     /// Byte offset in the input where the problem was detected.
     pub offset: u64,
     /// The key being decoded, when known.
     pub key: Option<Vec<u8>>,
-    /// What is wrong.
-    pub message: String,
+    /// What is wrong, with its values.
+    pub detail: ErrorDetail,
     /// The typed error underneath, when there is one ([`std::error::Error::source`] returns
     /// it): the blob codec's, the LZF decoder's or the reader's I/O error.
     pub cause: Option<Box<RdbErrorCause>>,
 }
 
 impl RdbError {
-    /// An error of `kind` at byte `offset`, with no key yet.
-    pub fn new(kind: RdbErrorKind, offset: u64, message: impl Into<String>) -> RdbError {
+    /// The error `detail` (of its kind) at byte `offset`, with no key yet.
+    pub fn new(offset: u64, detail: ErrorDetail) -> RdbError {
         RdbError {
-            kind,
+            kind: detail.kind(),
             offset,
             key: None,
-            message: message.into(),
+            detail,
             cause: None,
         }
     }
@@ -243,6 +246,27 @@ impl RdbError {
     pub fn with_cause(mut self, cause: RdbErrorCause) -> RdbError {
         self.cause = Some(Box::new(cause));
         self
+    }
+
+    /// What is wrong in words ([`ErrorDetail`]'s text, naming the cause of a read or write
+    /// error), without the offset and key that `Display` puts first.
+    pub fn describe(&self) -> String {
+        struct Words<'a>(&'a RdbError);
+        impl fmt::Display for Words<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                error::write_detail(&self.0.detail, self.0.cause.as_deref(), f)
+            }
+        }
+        Words(self).to_string()
+    }
+
+    /// The stable code front ends report it by: the kind's [`RdbErrorKind::name`]
+    /// (`truncated`, `checksum`...), except for an input that is empty, whose code is `empty`.
+    pub fn code(&self) -> &'static str {
+        match self.detail {
+            ErrorDetail::NotRdb(WrongKind::Empty) => "empty",
+            _ => self.kind.name(),
+        }
     }
 }
 
@@ -300,7 +324,8 @@ impl fmt::Display for RdbError {
             // redis-cli quoting (crate::escape): no raw byte of an untrusted key in a message.
             write!(f, " (key {})", crate::escape::quote(k))?;
         }
-        write!(f, ": {}", self.message)
+        f.write_str(": ")?;
+        error::write_detail(&self.detail, self.cause.as_deref(), f)
     }
 }
 
@@ -660,9 +685,10 @@ fn read_record<'w>(
                 if db >= MAX_DATABASES {
                     return Err(c.err_at(
                         at,
-                        format!(
-                            "database number {db} is beyond any server's databases setting (at most {MAX_DATABASES})"
-                        ),
+                        ErrorDetail::DatabaseBeyond {
+                            db,
+                            max: MAX_DATABASES,
+                        },
                     ));
                 }
                 st.db = db;
@@ -704,14 +730,11 @@ fn read_record<'w>(
                 c.skip_string("function library")?;
             }
             Opcode::FunctionPreGa if opts.loader.is_some_and(|p| !p.function_pre_ga) => {
-                return Err(c.err_kind_at(
-                    RdbErrorKind::Unsupported,
+                return Err(c.err_at(
                     at,
-                    format!(
-                        "pre-release function format (RDB_OPCODE_FUNCTION_PRE_GA, 246) not \
-                         supported by {}",
-                        opts.loader.map_or("", |p| p.name)
-                    ),
+                    ErrorDetail::FunctionPreGa {
+                        server: opts.loader.map_or("", |p| p.name),
+                    },
                 ))
             }
             Opcode::FunctionPreGa => {
@@ -740,23 +763,19 @@ fn read_record<'w>(
             }
             Opcode::KeyMeta => c.key_meta()?,
             Opcode::HashTemplates => {
-                return Err(c.err_kind_at(
-                    RdbErrorKind::Unsupported,
-                    at,
-                    format!(
-                        "{} records ({format}, byte {byte}) are not supported yet",
-                        op.name()
-                    ),
-                ))
+                return Err(c.err_at(at, ErrorDetail::UnsupportedRecord { op, format, byte }))
             }
         }
         return Ok(Step::Opcode);
     }
     let Some(kind) = format.value_kind(byte) else {
-        return Err(c.err_kind_at(
-            RdbErrorKind::UnknownType,
+        return Err(c.err_at(
             at,
-            format!("unknown RDB value type {byte} (byte 0x{byte:02x}) in a {format} file"),
+            ErrorDetail::UnknownType {
+                byte,
+                format,
+                dump: false,
+            },
         ));
     };
     {
@@ -798,8 +817,14 @@ fn read_record<'w>(
             if let (Some(Value::Stream(s)), Some(p)) = (&value, opts.loader) {
                 if p.stream_counts_checked {
                     s.check_counts().map_err(|m| {
-                        c.err_at(v_at, format!("{m} (refused by {} at load)", p.name))
-                            .with_key(&key)
+                        c.err_at(
+                            v_at,
+                            ErrorDetail::StreamCounts {
+                                error: m,
+                                server: p.name,
+                            },
+                        )
+                        .with_key(&key)
                     })?;
                 }
             }
@@ -824,7 +849,14 @@ fn read_record<'w>(
 
 /// Calls `progress(done, total)`; a [`Stop`] it returns stops the load as an error at `done`.
 fn report(progress: Progress<'_>, done: u64, total: u64) -> Result<(), RdbError> {
-    progress(done, total).map_err(|stop| RdbError::new(RdbErrorKind::Cancelled, done, stop.reason))
+    progress(done, total).map_err(|stop| {
+        RdbError::new(
+            done,
+            ErrorDetail::Cancelled {
+                reason: stop.reason,
+            },
+        )
+    })
 }
 
 /// The reader proper, over any kind of [`Input`]: a [`Walk`] advanced until it is done,
@@ -1162,11 +1194,12 @@ impl Walk {
                         let actual = inp.crc_so_far();
                         if actual != stored {
                             return Err(RdbError::new(
-                                RdbErrorKind::Checksum,
                                 eof_end,
-                                format!(
-                                    "CRC-64 mismatch: file says {stored:016x}, content hashes to {actual:016x} (file corrupt); the check can be skipped"
-                                ),
+                                ErrorDetail::Crc {
+                                    stored,
+                                    actual,
+                                    dump: false,
+                                },
                             ));
                         }
                     }
@@ -1201,7 +1234,7 @@ fn magic_error(c: &Cursor<'_>, magic: &[u8], e: FormatError) -> RdbError {
     } else {
         0
     };
-    c.err_kind_at(RdbErrorKind::UnsupportedVersion, version_at, e.to_string())
+    c.err_at(version_at, ErrorDetail::Header(e))
 }
 
 /// The format and the aux fields (name, value; in file order) before the first other record
@@ -1355,11 +1388,7 @@ impl Collector {
                 rec.offset,
             )
             .map_err(|_| {
-                RdbError::new(
-                    RdbErrorKind::Unsupported,
-                    rec.offset,
-                    format!("database {} holds more than 2^32 - 1 keys", rec.db),
-                )
+                RdbError::new(rec.offset, ErrorDetail::DatabaseFull { db: rec.db })
             })
     }
 
@@ -1375,14 +1404,7 @@ impl Collector {
     fn refuse(&self, repeats: &[bulk::Repeat]) -> Result<(), RdbError> {
         match repeats.first() {
             None => Ok(()),
-            Some(r) => Err(RdbError::new(
-                RdbErrorKind::Corrupt,
-                r.offset,
-                format!(
-                    "duplicated key in database {} (Redis refuses such a file)",
-                    r.db
-                ),
-            )
+            Some(r) => Err(RdbError::new(r.offset, ErrorDetail::DuplicateKey { db: r.db })
             .with_key(self.databases[&r.db].key_at(r.slot))),
         }
     }
@@ -1402,7 +1424,9 @@ pub fn load_dump_with(payload: &[u8], verify_checksum: bool) -> Result<Value, Rd
     if c.remaining() != 0 {
         return Err(c.err_at(
             c.pos,
-            format!("{} unexpected bytes after the value", c.remaining()),
+            ErrorDetail::TrailingBytes {
+                count: c.remaining(),
+            },
         ));
     }
     Ok(v)

@@ -21,7 +21,7 @@ use super::input::{Input, PushInput};
 use super::offload::{LzfSpan, Offload};
 use super::reader::Cursor;
 use super::{read_record, Collector, Header, LoadOptions, Poll, RdbError};
-use super::{RdbErrorKind, Record, Snapshot, Step, Walk};
+use super::{Record, Snapshot, Step, Walk};
 
 /// Receives the key records of a pushed load (see [`RdbFeeder`]).
 pub trait RecordSink {
@@ -235,9 +235,8 @@ impl<S: RecordSink> RdbFeeder<S> {
             // (The reader waits only while the input has not ended.)
             self.sink.settle()?;
             return Err(RdbError::new(
-                RdbErrorKind::Truncated,
                 self.input.consumed(),
-                "truncated input: the reader stopped before the end of the file",
+                super::ErrorDetail::StoppedEarly,
             ));
         }
         self.sink.settle()?;

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use super::format::ValueKind;
 use super::offload::{Lookup, LzfSpan, Offload};
 use super::values;
-use super::{RdbError, RdbErrorKind};
+use super::{ErrorDetail, RdbError};
 use crate::encoded::BlobError;
 use crate::keyspace::Value;
 use crate::string::RedisString;
@@ -99,14 +99,14 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A [`RdbErrorKind::TooLarge`] error when a string of `n` bytes (its header at `at` in
+    /// A [`super::RdbErrorKind::TooLarge`] error when a string of `n` bytes (its header at `at` in
     /// this cursor's buffer; `lzf`: its declared uncompressed length, `clen` compressed
     /// bytes) is longer than [`Cursor::max_string`].
     #[inline]
     pub fn check_len(
         &self,
         at: usize,
-        what: &str,
+        what: &'static str,
         n: u64,
         lzf: Option<u64>,
     ) -> Result<(), RdbError> {
@@ -135,51 +135,40 @@ impl<'a> Cursor<'a> {
         self.buf.len() - self.pos
     }
 
-    /// A [`RdbErrorKind::Corrupt`] error at `at` (an offset in this cursor's buffer).
-    pub fn err_at(&self, at: usize, message: impl Into<String>) -> RdbError {
-        self.err_kind_at(RdbErrorKind::Corrupt, at, message)
-    }
-
-    /// An error of `kind` at `at` (an offset in this cursor's buffer).
-    pub fn err_kind_at(
-        &self,
-        kind: RdbErrorKind,
-        at: usize,
-        message: impl Into<String>,
-    ) -> RdbError {
-        RdbError::new(kind, self.base + at as u64, message)
+    /// The error `detail` (its kind implied) at `at` (an offset in this cursor's buffer).
+    pub fn err_at(&self, at: usize, detail: ErrorDetail) -> RdbError {
+        RdbError::new(self.base + at as u64, detail)
     }
 
     /// An error inside an embedded blob. For a raw blob the offset is the bad byte itself; an
     /// LZF-compressed blob's bytes do not exist in the input, so the error points at the
     /// compressed string and names the offset within its decompressed content.
-    pub(super) fn blob_err(&self, blob: BlobAt, what: &str, e: BlobError) -> RdbError {
-        let err = if blob.compressed {
-            self.err_at(
-                blob.at,
-                format!(
-                    "corrupt {what} (in the LZF-compressed string here, at byte {} of its \
-                     decompressed content): {}",
-                    e.offset, e.message
-                ),
-            )
+    pub(super) fn blob_err(&self, blob: BlobAt, what: &'static str, e: BlobError) -> RdbError {
+        let (at, lzf_at) = if blob.compressed {
+            (blob.at, Some(e.offset as u64))
         } else {
-            self.err_at(blob.at + e.offset, format!("corrupt {what}: {}", e.message))
+            (blob.at + e.offset, None)
         };
-        err.with_cause(super::RdbErrorCause::Blob(e))
+        let detail = ErrorDetail::Blob {
+            what,
+            error: e.clone(),
+            lzf_at,
+        };
+        self.err_at(at, detail)
+            .with_cause(super::RdbErrorCause::Blob(e))
     }
 
-    pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], RdbError> {
+    pub fn take(&mut self, n: u64, what: &'static str) -> Result<&'a [u8], RdbError> {
         if n > self.remaining() as u64 {
             self.want(n);
-            return Err(self.err_kind_at(
-                RdbErrorKind::Truncated,
+            let left = self.remaining() as u64;
+            return Err(self.err_at(
                 self.pos,
-                format!(
-                    "truncated input: {what} needs {n} byte{}, only {} remain",
-                    if n == 1 { "" } else { "s" },
-                    self.remaining()
-                ),
+                ErrorDetail::Short {
+                    what,
+                    needed: n,
+                    left,
+                },
             ));
         }
         let s = &self.buf[self.pos..self.pos + n as usize];
@@ -187,21 +176,21 @@ impl<'a> Cursor<'a> {
         Ok(s)
     }
 
-    pub fn u8(&mut self, what: &str) -> Result<u8, RdbError> {
+    pub fn u8(&mut self, what: &'static str) -> Result<u8, RdbError> {
         Ok(self.take(1, what)?[0])
     }
 
-    pub fn u64_le(&mut self, what: &str) -> Result<u64, RdbError> {
+    pub fn u64_le(&mut self, what: &'static str) -> Result<u64, RdbError> {
         let s = self.take(8, what)?;
         Ok(u64::from_le_bytes(s.try_into().expect("8 bytes")))
     }
 
-    pub fn i32_le(&mut self, what: &str) -> Result<i32, RdbError> {
+    pub fn i32_le(&mut self, what: &'static str) -> Result<i32, RdbError> {
         let s = self.take(4, what)?;
         Ok(i32::from_le_bytes(s.try_into().expect("4 bytes")))
     }
 
-    fn len_field(&mut self, what: &str) -> Result<Len, RdbError> {
+    fn len_field(&mut self, what: &'static str) -> Result<Len, RdbError> {
         let at = self.pos;
         let b = self.u8(what)?;
         Ok(match b >> 6 {
@@ -216,7 +205,7 @@ impl<'a> Cursor<'a> {
                     let s = self.take(8, what)?;
                     Len::Plain(u64::from_be_bytes(s.try_into().expect("8 bytes")))
                 }
-                _ => return Err(self.err_at(at, format!("invalid length byte 0x{b:02x}"))),
+                _ => return Err(self.err_at(at, ErrorDetail::LengthByte { byte: b })),
             },
             _ => Len::Special(b & 0x3F),
         })
@@ -224,7 +213,7 @@ impl<'a> Cursor<'a> {
 
     /// Reads a string's length header: `Some(n)` for a plain (raw) string of `n` bytes,
     /// `None` for an integer or LZF encoding (position then back at the header).
-    pub fn raw_string_len(&mut self, what: &str) -> Result<Option<u64>, RdbError> {
+    pub fn raw_string_len(&mut self, what: &'static str) -> Result<Option<u64>, RdbError> {
         let at = self.pos;
         match self.len_field(what)? {
             Len::Plain(n) => Ok(Some(n)),
@@ -236,53 +225,48 @@ impl<'a> Cursor<'a> {
     }
 
     /// A plain length (a special string encoding here is an error).
-    pub fn length(&mut self, what: &str) -> Result<u64, RdbError> {
+    pub fn length(&mut self, what: &'static str) -> Result<u64, RdbError> {
         let at = self.pos;
         match self.len_field(what)? {
             Len::Plain(n) => Ok(n),
-            Len::Special(_) => Err(self.err_at(at, format!("{what}: expected a length"))),
+            Len::Special(_) => Err(self.err_at(at, ErrorDetail::ExpectedLength { what })),
         }
     }
 
     /// A length where Redis' loader treats its error marker 2^64-1 (`RDB_LENERR`) as a
     /// failed read and refuses the file (RESIZEDB sizes, SELECTDB numbers); other lengths
     /// (stream ids, entries read) may legitimately hold it.
-    pub fn length_not_lenerr(&mut self, what: &str) -> Result<u64, RdbError> {
+    pub fn length_not_lenerr(&mut self, what: &'static str) -> Result<u64, RdbError> {
         let at = self.pos;
         let n = self.length(what)?;
         if n == RDB_LENERR {
-            return Err(self.err_at(
-                at,
-                format!(
-                    "{what}: {n} (2^64-1) is the value Redis' loader reports a read error with \
-                     (RDB_LENERR); Redis refuses this file"
-                ),
-            ));
+            return Err(self.err_at(at, ErrorDetail::LengthErrorMarker { what, length: n }));
         }
         Ok(n)
     }
 
     /// A count of items that each take at least `min_item_bytes` bytes: rejected when the
     /// remaining input cannot hold that many.
-    pub fn count(&mut self, min_item_bytes: u64, what: &str) -> Result<u64, RdbError> {
+    pub fn count(&mut self, min_item_bytes: u64, what: &'static str) -> Result<u64, RdbError> {
         let at = self.pos;
         let n = self.length(what)?;
         if n.saturating_mul(min_item_bytes) > self.remaining() as u64 {
             self.want(n.saturating_mul(min_item_bytes));
-            return Err(self.err_kind_at(
-                RdbErrorKind::Truncated,
+            let left = self.remaining() as u64;
+            return Err(self.err_at(
                 at,
-                format!(
-                    "{what} {n} exceeds what the remaining {} bytes can hold",
-                    self.remaining()
-                ),
+                ErrorDetail::LengthPastEnd {
+                    what,
+                    length: n,
+                    left,
+                },
             ));
         }
         Ok(n)
     }
 
     /// A string: raw bytes (borrowed), an integer as decimal text, or LZF-decompressed bytes.
-    pub fn string(&mut self, what: &str) -> Result<Cow<'a, [u8]>, RdbError> {
+    pub fn string(&mut self, what: &'static str) -> Result<Cow<'a, [u8]>, RdbError> {
         let at = self.pos;
         match self.len_field(what)? {
             Len::Plain(n) => {
@@ -309,14 +293,14 @@ impl<'a> Cursor<'a> {
                     .map(Cow::Owned)
                     .map_err(|e| self.lzf_err(what, data_at, e)),
             },
-            Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
+            Len::Special(e) => Err(self.err_at(at, ErrorDetail::StringEncoding { what, encoding: e })),
         }
     }
 
     /// A string value as a [`RedisString`]. LZF data is decoded straight into the string's
     /// own representation, so a long, mostly-zero bitmap never exists at its full length;
     /// raw bytes that are mostly zero are paged from the input without a full copy.
-    pub fn string_value(&mut self, what: &str) -> Result<RedisString, RdbError> {
+    pub fn string_value(&mut self, what: &'static str) -> Result<RedisString, RdbError> {
         let at = self.pos;
         if let Len::Special(3) = self.len_field(what)? {
             return match self.lzf(at, what, true)? {
@@ -340,7 +324,7 @@ impl<'a> Cursor<'a> {
     /// after checking that the uncompressed length is possible for that much data. With
     /// `built` (the string's header offset: it is to be decompressed), a possible length
     /// longer than [`Cursor::max_string`] is refused before the data is read.
-    fn lzf_parts(&mut self, what: &str, built: Option<usize>) -> Result<(&'a [u8], u64), RdbError> {
+    fn lzf_parts(&mut self, what: &'static str, built: Option<usize>) -> Result<(&'a [u8], u64), RdbError> {
         let clen = self.length(what)?;
         let ul_at = self.pos;
         let ulen = self.length(what)?;
@@ -353,9 +337,11 @@ impl<'a> Cursor<'a> {
         if !possible {
             return Err(self.err_at(
                 ul_at,
-                format!(
-                    "{what}: LZF uncompressed length {ulen} impossible for {clen} compressed bytes"
-                ),
+                ErrorDetail::LzfLength {
+                    what,
+                    uncompressed: ulen,
+                    compressed: clen,
+                },
             ));
         }
         if let Some(spans) = &mut self.spans {
@@ -374,7 +360,7 @@ impl<'a> Cursor<'a> {
     /// [`Cursor::max_string`] is refused before either. A large string whose bytes are
     /// offloaded and not supplied stops the read: `awaiting` is set and a `Truncated` error
     /// returned (the feeder then waits, as for a record cut by the window's end).
-    fn lzf(&mut self, at: usize, what: &str, take: bool) -> Result<Lzf<'a>, RdbError> {
+    fn lzf(&mut self, at: usize, what: &'static str, take: bool) -> Result<Lzf<'a>, RdbError> {
         let (data, ulen) = self.lzf_parts(what, Some(at))?;
         let data_at = self.pos - data.len();
         if let Some(pre) = self.pre {
@@ -387,11 +373,7 @@ impl<'a> Cursor<'a> {
                 Lookup::Use(b) => return Ok(Lzf::Supplied(b)),
                 Lookup::Await => {
                     self.awaiting = Some(span);
-                    return Err(self.err_kind_at(
-                        RdbErrorKind::Truncated,
-                        data_at,
-                        format!("{what}: waiting for the LZF string's decompressed bytes"),
-                    ));
+                    return Err(self.err_at(data_at, ErrorDetail::LzfPending { what }));
                 }
                 Lookup::Decode => {}
             }
@@ -404,16 +386,19 @@ impl<'a> Cursor<'a> {
     }
 
     /// The error of corrupt LZF data at `data_at` (the compressed data's first byte).
-    fn lzf_err(&self, what: &str, data_at: usize, e: super::lzf::LzfError) -> RdbError {
+    fn lzf_err(&self, what: &'static str, data_at: usize, e: super::lzf::LzfError) -> RdbError {
         self.err_at(
             data_at + e.offset(),
-            format!("{what}: LZF data corrupt: {}", e.description()),
+            ErrorDetail::Lzf {
+                what,
+                error: e.clone(),
+            },
         )
         .with_cause(super::RdbErrorCause::Lzf(e))
     }
 
     /// Skips a string without decompressing it; returns its (uncompressed) length in bytes.
-    pub fn skip_string(&mut self, what: &str) -> Result<u64, RdbError> {
+    pub fn skip_string(&mut self, what: &'static str) -> Result<u64, RdbError> {
         let at = self.pos;
         match self.len_field(what)? {
             Len::Plain(n) => self.take(n, what).map(|_| n),
@@ -425,13 +410,13 @@ impl<'a> Cursor<'a> {
                 .map(|s| i16::from_le_bytes([s[0], s[1]]).to_string().len() as u64),
             Len::Special(2) => self.i32_le(what).map(|v| v.to_string().len() as u64),
             Len::Special(3) => self.lzf_parts(what, None).map(|(_, u)| u),
-            Len::Special(e) => Err(self.err_at(at, format!("{what}: unknown string encoding {e}"))),
+            Len::Special(e) => Err(self.err_at(at, ErrorDetail::StringEncoding { what, encoding: e })),
         }
     }
 
     /// A string that holds an embedded blob, with where it is in `buf` (blobs are only stored
     /// raw or LZF-compressed).
-    pub(super) fn blob(&mut self, what: &str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
+    pub(super) fn blob(&mut self, what: &'static str) -> Result<(Cow<'a, [u8]>, BlobAt), RdbError> {
         let at = self.pos;
         let s = self.string(what)?;
         // For raw strings the blob starts after the length header.
@@ -448,15 +433,15 @@ impl<'a> Cursor<'a> {
         Ok((s, blob_at))
     }
 
-    fn zset_blob(&mut self, what: &str, format: BlobFormat) -> Result<ZSet, RdbError> {
+    fn zset_blob(&mut self, what: &'static str, format: BlobFormat) -> Result<ZSet, RdbError> {
         let (b, at) = self.blob(what)?;
         ZSet::from_blob(&b, format).map_err(|e| match e {
             ZSetBlobError::Blob(e) => self.blob_err(at, what, e),
             ZSetBlobError::OddLength(n) => {
-                self.err_at(at.at, format!("{what}: odd number of entries {n}"))
+                self.err_at(at.at, ErrorDetail::OddEntries { what, count: n })
             }
             ZSetBlobError::Score(item) => {
-                self.err_at(at.at, format!("{what}: score {item} is not a number"))
+                self.err_at(at.at, ErrorDetail::BlobScore { what, item })
             }
         })
     }
@@ -479,11 +464,7 @@ impl<'a> Cursor<'a> {
                     self.skip_string("module string")?;
                 }
                 op => {
-                    return Err(self.err_kind_at(
-                        RdbErrorKind::Unsupported,
-                        at,
-                        format!("unknown module opcode {op}"),
-                    ))
+                    return Err(self.err_at(at, ErrorDetail::UnknownModuleOpcode { op }))
                 }
             }
         }
@@ -520,7 +501,7 @@ impl<'a> Cursor<'a> {
         let at = self.pos;
         let when_op = self.length("module aux when opcode")?;
         if when_op != 2 {
-            return Err(self.err_at(at, format!("module aux when-opcode {when_op}, expected 2")));
+            return Err(self.err_at(at, ErrorDetail::ModuleAuxWhen { op: when_op }));
         }
         self.length("module aux when")?;
         self.module_opcodes()?;
@@ -574,13 +555,13 @@ impl<'a> Cursor<'a> {
                                     .ok()
                                     .and_then(|s| s.parse::<f64>().ok())
                                     .ok_or_else(|| {
-                                        self.err_at(s_at, "sorted set score is not a number")
+                                        self.err_at(s_at, ErrorDetail::Score { nan: false })
                                     })?
                             }
                         }
                     };
                     if score.is_nan() {
-                        return Err(self.err_at(s_at, "sorted set score is NaN"));
+                        return Err(self.err_at(s_at, ErrorDetail::Score { nan: true }));
                     }
                     if let Some(m) = member {
                         pairs.push((m, score));
@@ -622,40 +603,33 @@ impl<'a> Cursor<'a> {
             HashListpackEx => values::hash_listpack_ex(self, materialise, false),
             Module2 => values::module_2(self, materialise),
             Hash2 => values::hash_2(self, materialise),
-            ModulePreGa => Err(self.err_kind_at(
-                RdbErrorKind::Unsupported,
-                at,
-                "module value of pre-release format (RDB_TYPE_MODULE_PRE_GA, type 6) cannot be walked",
-            )),
+            ModulePreGa => Err(self.err_at(at, ErrorDetail::ModulePreGa)),
             StreamListpacks4 | StreamListpacks5 | Array | HashTmplLp | HashTmplLpRef
-            | HashTmplArray | HashTmplArrayRef | Gcra => Err(self.err_at(
-                at,
-                format!(
-                    "values of {} (Redis 8.6+) are not supported yet",
-                    kind.name()
-                ),
-            )),
+            | HashTmplArray | HashTmplArrayRef | Gcra => Err(self.err_at(at, ErrorDetail::UnsupportedValue { kind })),
         }
     }
 }
 
-/// The [`RdbErrorKind::TooLarge`] error of a string of `n` bytes (`what`; `lzf`: stored
+/// The [`super::RdbErrorKind::TooLarge`] error of a string of `n` bytes (`what`; `lzf`: stored
 /// LZF-compressed in that many bytes) whose header is at absolute offset `at`, over the limit
 /// `max` ([`super::LoadOptions::max_value_bytes`]).
 #[cold]
 #[inline(never)]
-pub(super) fn too_large(at: u64, what: &str, n: u64, lzf: Option<u64>, max: u64) -> RdbError {
-    let how = match lzf {
-        Some(clen) => format!(" (LZF-compressed in {clen} bytes)"),
-        None => String::new(),
-    };
+pub(super) fn too_large(
+    at: u64,
+    what: &'static str,
+    n: u64,
+    lzf: Option<u64>,
+    max: u64,
+) -> RdbError {
     RdbError::new(
-        RdbErrorKind::TooLarge,
         at,
-        format!(
-            "{what} of {n} bytes{how} is longer than the limit on one value, {max} bytes \
-             (Redis' proto-max-bulk-len is 512 MB by default)"
-        ),
+        ErrorDetail::TooLarge {
+            what,
+            len: n,
+            lzf,
+            max,
+        },
     )
 }
 

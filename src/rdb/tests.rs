@@ -31,7 +31,7 @@ fn a_duplicated_key_is_refused_at_its_second_record() {
     let bytes = w.finish().unwrap();
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.kind, RdbErrorKind::Corrupt);
-    assert!(e.message.contains("duplicated key in database 0"), "{e}");
+    assert!(e.to_string().contains("duplicated key in database 0"), "{e}");
     assert!(e.to_string().contains("(key \"k\")"), "{e}");
     // The second record of "k" starts after the header, SELECTDB and the first record.
     let second = bytes.windows(4).rposition(|w| w == b"\x01k\x01w").unwrap() as u64 - 1;
@@ -148,7 +148,7 @@ fn checksum_is_verified_and_can_be_disabled() {
     let i = bytes.windows(5).position(|w| w == b"hello").unwrap();
     bytes[i] = b'j';
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
-    assert!(e.message.contains("CRC-64 mismatch"), "{e}");
+    assert!(e.to_string().contains("CRC-64 mismatch"), "{e}");
     assert_eq!(e.kind, RdbErrorKind::Checksum);
     assert_eq!(e.offset as usize, bytes.len() - 8);
     let opts = LoadOptions {
@@ -182,7 +182,7 @@ fn unknown_type_names_byte_and_offset() {
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.offset, i as u64);
     assert_eq!(e.kind, RdbErrorKind::UnknownType);
-    assert!(e.message.contains("unknown RDB value type 99"), "{e}");
+    assert!(e.to_string().contains("unknown RDB value type 99"), "{e}");
 }
 
 #[test]
@@ -195,7 +195,7 @@ fn version_range() {
     // Reading only the header (inspect's writer, `peek_aux`) says the same, at the same byte.
     assert_eq!(peek_aux(&bytes).unwrap_err(), e);
     assert!(
-        e.message.contains(
+        e.to_string().contains(
             "Redis RDB version 16 is newer than bitlens knows; the newest it reads is 15"
         ),
         "{e}"
@@ -204,10 +204,10 @@ fn version_range() {
     assert!(load_rdb(&bytes, &LoadOptions::default()).is_err());
     bytes[..9].copy_from_slice(b"VALKEY082");
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
-    assert!(e.message.contains("Valkey RDB version 82"), "{e}");
+    assert!(e.to_string().contains("Valkey RDB version 82"), "{e}");
     bytes[..9].copy_from_slice(b"KEYDB0010");
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
-    assert!(e.message.contains("\"KEYDB0010\""), "{e}");
+    assert!(e.to_string().contains("\"KEYDB0010\""), "{e}");
     assert!(RdbWriter::new(Vec::new(), 16).is_err());
 }
 
@@ -220,13 +220,13 @@ fn dump_payload_round_trip_and_checks() {
     );
     let mut bad = p.clone();
     bad[2] ^= 1;
-    assert!(load_dump(&bad).unwrap_err().message.contains("CRC-64"));
+    assert!(load_dump(&bad).unwrap_err().to_string().contains("CRC-64"));
     assert_eq!(load_dump(&bad).unwrap_err().kind, RdbErrorKind::Checksum);
     assert!(load_dump_with(&bad, false).is_ok());
     let mut newer = dump_string(b"v", 16);
     assert!(load_dump(&newer)
         .unwrap_err()
-        .message
+        .to_string()
         .contains("version 16"));
     newer.truncate(5);
     assert!(load_dump(&newer).is_err());
@@ -419,7 +419,7 @@ fn corrupt_embedded_listpack_names_key_and_offset() {
     let bytes = file(10, &r);
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.key.as_deref(), Some(&b"zl"[..]));
-    assert!(e.message.contains("listpack header says"), "{e}");
+    assert!(e.to_string().contains("listpack header says"), "{e}");
     // The blob codec's own error is its typed source, its offset within the blob.
     let blob = std::error::Error::source(&e).and_then(|c| c.downcast_ref::<BlobError>());
     assert_eq!(
@@ -474,9 +474,9 @@ fn corrupt_compressed_listpack_points_at_its_string() {
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.key.as_deref(), Some(&b"zc"[..]));
     assert_eq!(e.offset, string_at, "{e}");
-    assert!(e.message.contains("LZF-compressed"), "{e}");
+    assert!(e.to_string().contains("LZF-compressed"), "{e}");
     assert!(
-        e.message
+        e.to_string()
             .contains("at byte 108 of its decompressed content"),
         "{e}"
     );
@@ -583,8 +583,8 @@ fn chunked_reader_matches_slice_reader() {
     assert_eq!(e.offset, n as u64 - 8);
     assert_eq!(e.kind, RdbErrorKind::Checksum);
     // No front end's option in the core's words: each names its own.
-    assert!(e.message.ends_with("the check can be skipped"), "{e}");
-    assert!(!e.message.contains("--") && !e.message.contains('{'), "{e}");
+    assert!(e.to_string().ends_with("the check can be skipped"), "{e}");
+    assert!(!e.to_string().contains("--") && !e.to_string().contains('{'), "{e}");
     let opts = LoadOptions {
         loader: None,
         verify_checksum: false,
@@ -670,7 +670,12 @@ fn progress_is_reported_by_both_readers() {
         })
     })
     .unwrap_err();
-    assert_eq!(e.message, "stop");
+    assert_eq!(
+        e.detail,
+        ErrorDetail::Cancelled {
+            reason: "stop".into()
+        }
+    );
     assert_eq!(e.kind, RdbErrorKind::Cancelled);
     assert!(e.offset >= PROGRESS_STEP);
 }
@@ -751,7 +756,7 @@ fn resizedb_of_lenerr_is_refused_as_redis_does() {
     let bytes = file(10, &r);
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.offset, 12, "{e}");
-    assert!(e.message.contains("RDB_LENERR"), "{e}");
+    assert!(e.to_string().contains("RDB_LENERR"), "{e}");
     // 2^64-2 is only a (huge) size hint: Redis 7.4.1 loads the file.
     let mut r = vec![0xFE, 0, 0xFB];
     r.extend(len64(u64::MAX - 1));
@@ -836,7 +841,7 @@ fn redis_enterprise_opcodes_are_skipped() {
     v.push(0xFF);
     v.extend_from_slice(&[0; 8]);
     let e = load_rdb(&v, &LoadOptions::default()).unwrap_err();
-    assert!(e.message.contains("unknown RDB value type 107"), "{e}");
+    assert!(e.to_string().contains("unknown RDB value type 107"), "{e}");
 }
 
 /// Records far larger than each push (a 30,000-field hash stored field by field, a 2 MiB LZF
@@ -1046,7 +1051,7 @@ fn database_numbers_beyond_any_server_are_refused() {
     let e = load_rdb(&file(10, &r), &LoadOptions::default()).unwrap_err();
     assert_eq!(e.kind, RdbErrorKind::Corrupt);
     assert_eq!(e.offset, 9, "{e}");
-    assert!(e.message.contains("2147483647"), "{e}");
+    assert!(e.to_string().contains("2147483647"), "{e}");
     let mut r = vec![0xFE];
     r.extend(len64(MAX_DATABASES - 1));
     r.push(0);
@@ -1072,14 +1077,7 @@ fn batched_indexing_gives_the_one_at_a_time_load() {
             let ks = dbs.entry(r.db).or_default();
             match ks.insert_new(&r.key, v, r.expire_at_ms) {
                 Ok(()) => Ok(()),
-                Err(_) => Err(RdbError::new(
-                    RdbErrorKind::Corrupt,
-                    r.offset,
-                    format!(
-                        "duplicated key in database {} (Redis refuses such a file)",
-                        r.db
-                    ),
-                )),
+                Err(_) => Err(RdbError::new(r.offset, ErrorDetail::DuplicateKey { db: r.db })),
             }
         })?;
         Ok(Snapshot {

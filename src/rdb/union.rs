@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::bulk::{BulkLoad, Repeat};
-use super::{Header, RdbError, RdbErrorKind, Record, Snapshot};
+use super::{ErrorDetail, Header, RdbError, Record, Snapshot};
 use crate::keyspace::{InsertError, Keyspace, Rejected, Value};
 
 /// What [`union`] does with a key found in more than one file.
@@ -194,7 +194,7 @@ impl UnionBuilder {
     }
 
     /// Adds one record of the current file (a visitor of [`super::visit_rdb`] and the chunked
-    /// readers). Errors: a key repeated within the file ([`RdbErrorKind::Corrupt`] at its
+    /// readers). Errors: a key repeated within the file ([`super::RdbErrorKind::Corrupt`] at its
     /// offset; under [`OnDuplicate::Error`] found a batch at a time, at the latest by
     /// [`UnionBuilder::finish_file`]), a database past `u32::MAX` keys
     /// ([`RdbErrorKind::Unsupported`]).
@@ -235,10 +235,10 @@ impl UnionBuilder {
                     rec.expire_at_ms,
                     rec.offset,
                 )
-                .map_err(|_| RdbError::new(RdbErrorKind::Unsupported, rec.offset, full(rec.db)));
+                .map_err(|_| RdbError::new(rec.offset, ErrorDetail::DatabaseFull { db: rec.db }));
         }
         self.insert(rec.db, &rec.key, value, rec.expire_at_ms)
-            .map_err(|e| RdbError::new(e.0, rec.offset, e.1))
+            .map_err(|e| RdbError::new(rec.offset, e))
     }
 
     /// The keys of the current file found already held when a batch was indexed, in file
@@ -248,7 +248,7 @@ impl UnionBuilder {
         for r in repeats {
             let key = self.databases[&r.db].key_at(r.slot).to_vec();
             self.repeat(r.db, &key, r.earlier, None)
-                .map_err(|(kind, why)| RdbError::new(kind, r.offset, why).with_key(&key))?;
+                .map_err(|e| RdbError::new(r.offset, e).with_key(&key))?;
         }
         Ok(())
     }
@@ -281,22 +281,22 @@ impl UnionBuilder {
         let _ = self.finish_file(Ok(header));
     }
 
-    /// Inserts one entry of the current file under [`UnionBuilder::on`]; `Err((kind,
-    /// message))` when the file itself is at fault.
+    /// Inserts one entry of the current file under [`UnionBuilder::on`]; `Err(detail)` when
+    /// the file itself is at fault.
     fn insert(
         &mut self,
         db: u64,
         key: &[u8],
         value: Value,
         expire_at_ms: Option<i64>,
-    ) -> Result<(), (RdbErrorKind, String)> {
+    ) -> Result<(), ErrorDetail> {
         let ks = self.databases.entry(db).or_default();
         match ks.try_insert(key, value, expire_at_ms) {
             Ok(()) => return Ok(()),
             Err(Rejected {
                 why: InsertError::Full,
                 ..
-            }) => return Err((RdbErrorKind::Unsupported, full(db))),
+            }) => return Err(ErrorDetail::DatabaseFull { db }),
             Err(Rejected { value, .. }) => {
                 let earlier = ks.slot_of(key).unwrap_or(usize::MAX);
                 self.repeat(db, key, earlier, Some((value, expire_at_ms)))?;
@@ -315,7 +315,7 @@ impl UnionBuilder {
         key: &[u8],
         earlier: usize,
         entry: Option<(Value, Option<i64>)>,
-    ) -> Result<(), (RdbErrorKind, String)> {
+    ) -> Result<(), ErrorDetail> {
         let file = self.starts.len() - 1;
         // The last file whose keys' slots begin at or before the earlier one (starts never
         // decrease; a database a file began without started at 0).
@@ -325,10 +325,7 @@ impl UnionBuilder {
             .rposition(|s| s.get(&db).copied().unwrap_or(0) <= earlier)
             .unwrap_or(file);
         if first == file || !self.repeated.insert((db, key.to_vec())) {
-            return Err((
-                RdbErrorKind::Corrupt,
-                format!("duplicated key in database {db} (Redis refuses such a file)"),
-            ));
+            return Err(ErrorDetail::DuplicateKey { db });
         }
         match self.on {
             OnDuplicate::First => {}
@@ -377,11 +374,6 @@ impl UnionBuilder {
             slot_infos: self.slot_infos,
         })
     }
-}
-
-/// The error text of a database past `u32::MAX` keys.
-fn full(db: u64) -> String {
-    format!("database {db} holds more than 2^32 - 1 keys")
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 //!   consumers (name, 8-byte seen time, v3+ 8-byte active time, PEL of 16-byte ids)).
 
 use super::reader::Cursor;
-use super::{RdbError, RdbErrorKind};
+use super::{ErrorDetail, RdbError};
 use crate::encoded::BlobError;
 use crate::hash::{Hash, HashTable};
 use crate::keyspace::Value;
@@ -36,7 +36,7 @@ type Out = Result<Option<Value>, RdbError>;
 /// materialising.
 fn blob<T>(
     c: &mut Cursor<'_>,
-    what: &str,
+    what: &'static str,
     materialise: bool,
     build: impl FnOnce(&[u8]) -> Result<T, BlobError>,
 ) -> Result<Option<T>, RdbError> {
@@ -105,7 +105,7 @@ pub(super) fn quicklist(c: &mut Cursor<'_>, materialise: bool, v2: bool) -> Out 
                     list.push_node(node, k);
                 }
             }
-            k => return Err(c.err_at(c_at, format!("unknown quicklist container {k}"))),
+            k => return Err(c.err_at(c_at, ErrorDetail::QuicklistContainer { container: k })),
         }
     }
     Ok(materialise.then(|| Value::list(list)))
@@ -125,7 +125,7 @@ pub(super) fn set_table(c: &mut Cursor<'_>, materialise: bool) -> Out {
         let at = c.pos;
         let m = c.string("set member")?;
         if !t.insert(&[&m]) {
-            return Err(c.err_at(at, "duplicate set member"));
+            return Err(c.err_at(at, ErrorDetail::DuplicateMember));
         }
     }
     t.shrink();
@@ -196,14 +196,14 @@ fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out
                 (t, None) => t,
             };
             let at = i64::try_from(at)
-                .map_err(|_| c.err_at(t_at, format!("hash field TTL {t} out of range")))?;
+                .map_err(|_| c.err_at(t_at, ErrorDetail::FieldTtl { ttl: t }))?;
             expires.push(at);
         }
         let at = c.pos;
         let f = c.string("hash field")?;
         let v = c.string("hash value")?;
         if !records.insert(&[&f, &v]) {
-            return Err(c.err_at(at, "duplicate hash field"));
+            return Err(c.err_at(at, ErrorDetail::DuplicateField));
         }
     }
     records.shrink();
@@ -248,10 +248,10 @@ pub(super) fn hash_2(c: &mut Cursor<'_>, materialise: bool) -> Out {
         let e = match e {
             -1 => 0,
             e if e > 0 => e,
-            e => return Err(c.err_at(e_at, format!("hash field expiry {e} out of range"))),
+            e => return Err(c.err_at(e_at, ErrorDetail::FieldExpiry { expiry: e })),
         };
         if !records.insert(&[&f, &v]) {
-            return Err(c.err_at(at, "duplicate hash field"));
+            return Err(c.err_at(at, ErrorDetail::DuplicateField));
         }
         expires.push(e);
     }
@@ -264,12 +264,12 @@ pub(super) fn hash_2(c: &mut Cursor<'_>, materialise: bool) -> Out {
 }
 
 /// A 16-byte big-endian id (PEL entries).
-fn raw_id(c: &mut Cursor<'_>, what: &str) -> Result<StreamId, RdbError> {
+fn raw_id(c: &mut Cursor<'_>, what: &'static str) -> Result<StreamId, RdbError> {
     let b = c.take(16, what)?;
     Ok(StreamId::from_key(b.try_into().expect("16 bytes")))
 }
 
-fn stream_id(c: &mut Cursor<'_>, what: &str) -> Result<StreamId, RdbError> {
+fn stream_id(c: &mut Cursor<'_>, what: &'static str) -> Result<StreamId, RdbError> {
     Ok(StreamId {
         ms: c.length(what)?,
         seq: c.length(what)?,
@@ -295,17 +295,11 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
         let at = c.pos;
         let key = c.string("stream node id")?;
         let Ok(key) = <[u8; 16]>::try_from(&key[..]) else {
-            return Err(c.err_at(
-                at,
-                format!("stream node id of {} bytes, expected 16", key.len()),
-            ));
+            return Err(c.err_at(at, ErrorDetail::StreamNodeId { len: key.len() }));
         };
         let master = StreamId::from_key(&key);
         if !ids.insert(master) {
-            return Err(c.err_at(
-                at,
-                format!("stream node id {} appears twice", master.text()),
-            ));
+            return Err(c.err_at(at, ErrorDetail::StreamNodeTwice { id: master }));
         }
         if let Some(b) = blob(c, "stream listpack", materialise, |b| {
             Stream::check_node(master, b).map(|_| Box::<[u8]>::from(b))
@@ -329,7 +323,7 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
         s.first_id = s.first().map_or(StreamId::MAX, |e| e.id);
     }
     if s.length != 0 && nodes == 0 {
-        return Err(c.err_at(len_at, format!("stream length {} but no nodes", s.length)));
+        return Err(c.err_at(len_at, ErrorDetail::StreamNoNodes { length: s.length }));
     }
     let groups = c.count(3, "stream consumer group count")?;
     for _ in 0..groups {
@@ -352,10 +346,9 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
         if materialise && s.groups.iter().any(|g| g.name == name) {
             return Err(c.err_at(
                 at,
-                format!(
-                    "consumer group {:?} appears twice",
-                    String::from_utf8_lossy(&name)
-                ),
+                ErrorDetail::GroupTwice {
+                    name: String::from_utf8_lossy(&name).into_owned(),
+                },
             ));
         }
         let n = c.count(25, "consumer group PEL size")?;
@@ -368,10 +361,7 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
             let delivery_time_ms = c.u64_le("PEL delivery time")?;
             let delivery_count = c.length("PEL delivery count")?;
             if materialise && !pel.insert(id) {
-                return Err(c.err_at(
-                    id_at,
-                    format!("PEL entry {} appears twice in its group", id.text()),
-                ));
+                return Err(c.err_at(id_at, ErrorDetail::PelTwice { id }));
             }
             if materialise {
                 pending.push(PendingEntry {
@@ -405,16 +395,10 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
                 let id = raw_id(c, "consumer PEL id")?;
                 if materialise {
                     if !pel.contains(&id) {
-                        return Err(c.err_at(
-                            id_at,
-                            format!("consumer PEL id {} not in its group's PEL", id.text()),
-                        ));
+                        return Err(c.err_at(id_at, ErrorDetail::ConsumerPelMissing { id }));
                     }
                     if !owned.insert(id) {
-                        return Err(c.err_at(
-                            id_at,
-                            format!("consumer PEL id {} appears twice", id.text()),
-                        ));
+                        return Err(c.err_at(id_at, ErrorDetail::ConsumerPelTwice { id }));
                     }
                     ids.push(id);
                 }
@@ -423,10 +407,9 @@ pub(super) fn stream(c: &mut Cursor<'_>, materialise: bool, version: u8) -> Out 
                 if consumers.iter().any(|x: &Consumer| x.name == name) {
                     return Err(c.err_at(
                         name_at,
-                        format!(
-                            "consumer {:?} appears twice in its group",
-                            String::from_utf8_lossy(&name)
-                        ),
+                        ErrorDetail::ConsumerTwice {
+                            name: String::from_utf8_lossy(&name).into_owned(),
+                        },
                     ));
                 }
                 crate::sort::sort_by(&mut ids, Ord::cmp);
@@ -498,11 +481,7 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
                 }
             }
             op => {
-                return Err(c.err_kind_at(
-                    RdbErrorKind::Unsupported,
-                    at,
-                    format!("unknown module opcode {op}"),
-                ))
+                return Err(c.err_at(at, ErrorDetail::UnknownModuleOpcode { op }))
             }
         };
         if materialise {
@@ -522,7 +501,7 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
             Ok(Some(Value::Module(Box::new(m))))
         }
         Ok(None) => Ok(Some(Value::Other(crate::keyspace::RedisType::Module(name)))),
-        Err(e) => Err(c.err_at(e.at, e.message)),
+        Err(e) => Err(c.err_at(e.at, ErrorDetail::ModuleField(e))),
     }
 }
 
@@ -699,7 +678,7 @@ mod tests {
         w.write_value_piece(&lp).unwrap();
         let bytes = w.finish().unwrap();
         let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
-        assert!(e.message.contains("listpack"), "{e}");
+        assert!(e.to_string().contains("listpack"), "{e}");
         assert_eq!(e.key.as_deref(), Some(&b"s"[..]));
         // Zipmaps (RDB_TYPE_HASH_ZIPMAP) as Redis' zipmapValidateIntegrity refuses them: a
         // header count above or below the pairs held, no pairs, a repeated field.
@@ -724,7 +703,7 @@ mod tests {
             match (load_rdb(&bytes, &LoadOptions::default()), says) {
                 (Ok(snap), None) => assert_eq!(snap.databases[&0].len(), 1),
                 (Err(e), Some(text)) => {
-                    assert!(e.message.contains(text), "{e}");
+                    assert!(e.to_string().contains(text), "{e}");
                     assert_eq!(e.key.as_deref(), Some(&b"h"[..]));
                     // The value's blob starts after the key record's type, key and length.
                     assert!(e.offset > 9, "{e}");

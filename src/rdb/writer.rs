@@ -14,7 +14,7 @@ use std::io::{self, Write};
 
 use super::format::{Family, Format, Opcode, ValueKind};
 use super::reader::Cursor;
-use super::{dump_parts, Crc64Digest, RdbError, RdbErrorKind, CRC64};
+use super::{dump_parts, Crc64Digest, RdbError, CRC64};
 use crate::hash::{Hash, HashRef};
 use crate::keyspace::Value;
 use crate::list::{List, Node, NodeRef};
@@ -633,12 +633,11 @@ impl<W: Write> RdbWriter<W> {
         let p = dump_parts(payload, true).map_err(keyed)?;
         if !self.format.accepts_payload(p.format) {
             return Err(keyed(RdbError::new(
-                RdbErrorKind::Incompatible,
                 payload.len() as u64 - 10,
-                format!(
-                    "DUMP payload of {} cannot go into a {} file",
-                    p.format, self.format
-                ),
+                super::ErrorDetail::IncompatiblePayload {
+                    payload: p.format,
+                    file: self.format,
+                },
             )));
         }
         let (t, body) = (p.type_byte, p.body);
@@ -647,12 +646,14 @@ impl<W: Write> RdbWriter<W> {
         if c.remaining() != 0 {
             return Err(keyed(c.err_at(
                 c.pos,
-                format!("{} unexpected bytes after the value", c.remaining()),
+                super::ErrorDetail::TrailingBytes {
+                    count: c.remaining(),
+                },
             )));
         }
         let io_err = |e: io::Error| RdbError {
             key: Some(key.to_vec()),
-            ..RdbError::new(RdbErrorKind::Write, 0, format!("write failed: {e}"))
+            ..RdbError::new(0, super::ErrorDetail::Write { what: "" })
                 .with_cause(e.into())
         };
         self.put_expire(expire_at_ms).map_err(io_err)?;

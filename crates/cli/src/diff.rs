@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
-use bitlens::rdb::{self, DuplicateKey, LoadOptions, OnDuplicate, RdbError, RdbErrorKind};
+use bitlens::rdb::{self, DuplicateKey, LoadOptions, OnDuplicate, RdbError};
 use bitlens_views::memory::{Allocator, AllocatorInference, Model};
 use serde_json::Value as Json;
 
@@ -224,11 +224,7 @@ fn visit_digests(
         Ok(_) => u64::MAX,
     };
     if let Some(((db, key), offset)) = first_repeat(&mut g.keys, stop) {
-        let mut e = RdbError::new(
-            RdbErrorKind::Corrupt,
-            offset,
-            format!("duplicated key in database {db} (Redis refuses such a file)"),
-        );
+        let mut e = RdbError::new(offset, rdb::ErrorDetail::DuplicateKey { db });
         e.key = Some(key);
         return Err(LoadError::Rdb(e));
     }

@@ -17,7 +17,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use arrow::record_batch::{RecordBatch, RecordBatchReader};
 use bitlens::dialect::Profile;
-use bitlens::rdb::{AuxFields, Format, Header, LoadOptions, RdbError, RdbErrorKind};
+use bitlens::rdb::{AuxFields, ErrorDetail, Format, Header, LoadOptions, RdbError};
 use bitlens_views::memory::{Allocator, Model};
 use bitlens_views::report::KeyRow;
 
@@ -278,7 +278,12 @@ pub fn scan_partition(
     let mut flush = |b: &mut BatchBuilder, err: &mut Option<String>| -> Result<(), RdbError> {
         if let Err(e) = on_batch(b.finish()) {
             *err = Some(e);
-            return Err(RdbError::new(RdbErrorKind::Cancelled, 0, "output failed"));
+            return Err(RdbError::new(
+                0,
+                ErrorDetail::Cancelled {
+                    reason: "output failed".into(),
+                },
+            ));
         }
         Ok(())
     };

@@ -1194,7 +1194,7 @@ impl DumpSplit {
     fn new(len: u64) -> Result<DumpSplit, String> {
         DumpSplitter::new(len, true)
             .map(DumpSplit)
-            .map_err(|e| e.message)
+            .map_err(|e| e.describe())
     }
 
     /// Takes the next piece: starts the entry on the first byte, writes value bytes through.
@@ -1205,7 +1205,7 @@ impl DumpSplit {
         expire: Option<i64>,
         w: &mut RdbWriter<SharedBuf>,
     ) -> Result<(), String> {
-        let piece = self.0.feed(data).map_err(|e| e.message)?;
+        let piece = self.0.feed(data).map_err(|e| e.describe())?;
         if let Some(t) = piece.type_byte {
             if w.format().value_kind(t).is_none() {
                 return Err(format!("unknown RDB value type {t} (byte 0x{t:02x})"));
@@ -1220,7 +1220,7 @@ impl DumpSplit {
     fn finish(self, format: Format) -> Result<(), String> {
         let payload = self.0.finish().map_err(|e| match e.kind {
             RdbErrorKind::Checksum => "DUMP payload CRC-64 mismatch".to_string(),
-            _ => e.message,
+            _ => e.describe(),
         })?;
         if !format.accepts_payload(payload) {
             return Err(format!(

@@ -740,9 +740,10 @@ pub fn report(bytes: &[u8], opts: &Options) -> Result<Report, RdbError> {
         VisitError::Rdb(e) => e,
         // Only the spill can fail on bytes (a temporary file past the budget).
         VisitError::Io(e) => RdbError::new(
-            bitlens::rdb::RdbErrorKind::Write,
             0,
-            format!("inspect spill (temporary file): {e}"),
+            bitlens::rdb::ErrorDetail::Write {
+                what: "inspect spill (temporary file)",
+            },
         )
         .with_cause(e.into()),
     })
