@@ -11,7 +11,7 @@
 import wasmInit from './pkg/bitlens.js';
 
 export { initSync, Engine, profiles, snapshotInfo } from './pkg/bitlens.js';
-export { createEngine } from './www/engine-client.js';
+export { createEngine, EngineError } from './www/engine-client.js';
 
 const inNode = typeof process !== 'undefined' && !!process.versions?.node
   && typeof window === 'undefined' && typeof WorkerGlobalScope === 'undefined';

@@ -23,9 +23,14 @@
 // in pieces: a 1 GB file is never held whole in memory; a URL is downloaded there too).
 // Aborting `signal` during a load rejects with a DOMException named "AbortError", terminates the
 // worker and starts a fresh, empty one. Engine errors reject with an Error carrying the engine's
-// message (Redis' text for command errors), `kind`, and `offset` and `key` when known
-// (EngineError in pkg/bitlens.d.ts, generated from crates/wasm/src/types.rs). `createEngine({ worker: false })` gives the same API
-// over an Engine on the page's own thread (for pages that cannot start workers).
+// message (Redis' text for command errors): an EngineError (engine-error.js) with its `code`,
+// and `offset`, `key` and `path` when known, the same class in-page and through the worker.
+// `createEngine({ worker: false })` gives the same API over an Engine on the page's own thread
+// (for pages that cannot start workers).
+
+import { EngineError } from './engine-error.js';
+
+export { EngineError };
 
 /** The DOMException a cancelled call rejects with. */
 function abortError(message = 'The bitlens engine call was aborted') {
@@ -309,10 +314,11 @@ class WorkerTransport {
     if (m.ok) {
       p.resolve(m.value);
     } else {
-      const err = new Error(m.error.message);
+      // The engine's errors are EngineErrors again (they crossed postMessage as plain data).
+      const err = m.error.code !== undefined ? EngineError.from(m.error) : new Error(m.error.message);
       if (m.error.name && m.error.name !== 'Error') err.name = m.error.name;
       if (typeof m.error.status === 'number') err.status = m.error.status;
-      for (const k of ['component', 'serverMessage', 'refused', 'tooLarge', 'kind', 'offset', 'key']) if (m.error[k] !== undefined) err[k] = m.error[k];
+      for (const k of ['component', 'serverMessage', 'refused', 'tooLarge', 'kind']) if (m.error[k] !== undefined) err[k] = m.error[k];
       p.reject(err);
     }
   }

@@ -11,7 +11,7 @@
 //   worker -> page  {id, progress: [...]} while a load runs (progress: true; see `load`)
 //   worker -> page  {id, ok: true, value} | {id, ok: false, error: {name, message, status?,
 //                   component?, serverMessage?, refused?, tooLarge?} (snapshot.js's fields),
-//                   kind?, offset?, key?} (the engine's: see EngineError in pkg/bitlens.d.ts)
+//                   kind?, code?, offset?, key?, path?} (the engine's: www/engine-error.js)
 // Special cases of `method`: 'profiles' and 'snapshotInfo' are the module's functions;
 // 'commands' runs a batch of commands; 'load' [sources, db, options] is every load of a
 // snapshot (bytes, a Blob/File, a URL, several files): the one driver below, reading and
@@ -20,6 +20,7 @@
 
 import init, { Engine, RdbStream, profiles, snapshotInfo } from '../pkg/bitlens.js';
 import { DecodePool, OffloadedLoad } from './decode-pool.js';
+import { EngineError } from './engine-error.js';
 import { HEAD_BYTES, isMemoryFailure, memoryError, shownUrl, streamSnapshot } from './snapshot.js';
 
 /** Epoch milliseconds on this worker's clock (the page converts them to its own timeline). */
@@ -84,8 +85,8 @@ function errorInfo(e) {
     const info = { name: String(e.name || 'Error'), message: String(e.message) };
     if (typeof e.status === 'number') info.status = e.status;
     // What failed, as snapshot.js names it (and the server's own message, refused patterns);
-    // the engine's kind, byte offset and key.
-    for (const k of ['component', 'serverMessage', 'tooLarge', 'kind', 'offset', 'key']) if (e[k] !== undefined) info[k] = e[k];
+    // the engine's code (an EngineError's), byte offset, key and path.
+    for (const k of ['component', 'serverMessage', 'tooLarge', 'kind', 'code', 'offset', 'key', 'path']) if (e[k] !== undefined) info[k] = e[k];
     if (Array.isArray(e.refused)) info.refused = e.refused.map(String);
     return info;
   }
@@ -249,10 +250,7 @@ async function readPiece(blob, start, end) {
   try {
     return new Uint8Array(await blob.slice(start, end).arrayBuffer());
   } catch (e) {
-    const err = new Error(`cannot load RDB snapshot at byte offset ${start}: cannot read input: ${e && e.message ? e.message : e}`);
-    err.kind = 'read';
-    err.offset = start;
-    throw err;
+    throw new EngineError(`cannot load RDB snapshot at byte offset ${start}: cannot read input: ${e && e.message ? e.message : e}`, { code: 'read', offset: start });
   }
 }
 

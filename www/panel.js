@@ -382,7 +382,7 @@ export class Panel {
   failed(e, offline) {
     const t = this.t;
     if (offline) {
-      this.status.textContent = `${t.snapshotFailed}: ${shortName(e.message || String(e), 600)}`;
+      this.status.textContent = failedText(e, t);
       this.setState(this.loaded ? 'ready' : 'error');
       this.frame.dataset.offline = 'error';
       this.emit('bitlens-error', { error: e, message: e.message || String(e) });
@@ -401,7 +401,7 @@ export class Panel {
     }
     if (this.loaded && this.eng && this.loadedAt) {
       // Numbers already shown stay, marked stale with their time, until new ones arrive.
-      this.status.textContent = `${t.snapshotFailed}: ${shortName(e.message || String(e), 600)}`;
+      this.status.textContent = failedText(e, t);
       markStale(this.cardsBox, this.loadedAt, t, this.locale());
       this.frame.dataset.stale = String(this.loadedAt);
       this.setState('error');
@@ -409,7 +409,7 @@ export class Panel {
       return;
     }
     const noCard = !Object.keys(this.bodies).length;
-    this.status.textContent = noCard ? `${t.snapshotFailed}: ${shortName(e.message || String(e), 600)}` : t.snapshotFailed;
+    this.status.textContent = noCard ? failedText(e, t) : t.snapshotFailed;
     // Errors stay in the cards (issue 8); with the file option offered above when unreachable.
     for (const [c, b] of Object.entries(this.bodies)) b.replaceChildren(errorBox(c, e, t, t.snapshotFailed));
     if (this.engagement) this.engagement.section.hidden = true;
@@ -779,6 +779,16 @@ export class Panel {
  * The writer of a snapshot as a person names it (`Valkey 9.1.2`, `Redis 7.4.1`), from
  * snapshotInfo's `writer`; null when unknown (the profile's own name is shown then).
  */
+/**
+ * The status line of a failed load: the words for the engine error's `code` (t.errorWords;
+ * chosen by code, never by the message's text), then the message itself, shortened.
+ */
+function failedText(e, t) {
+  const msg = shortName((e && e.message) || String(e), 600);
+  const words = e && typeof e.code === 'string' && Object.hasOwn(t.errorWords, e.code) ? t.errorWords[e.code] : '';
+  return words ? `${t.snapshotFailed}: ${words}: ${msg}` : `${t.snapshotFailed}: ${msg}`;
+}
+
 function writerName(writer) {
   if (!writer) return null;
   const ver = writer.valkey_ver || writer.redis_ver;

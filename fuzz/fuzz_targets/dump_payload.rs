@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         // can only fail inside the value.
         if let Err(e) = &whole {
             assert!(
-                !e.message.contains("CRC-64") && !e.message.contains("version"),
+                !e.describe().contains("CRC-64") && !e.describe().contains("version"),
                 "{e}"
             );
             assert!(

@@ -271,9 +271,13 @@ where
                 .map(|h| (h, size))
                 .map_err(VisitError::Rdb)
         }
-        Opened::Other(bytes) => rdb::visit_rdb_progress(&bytes, opts, progress, &mut f)
-            .map(|h| (h, bytes.len() as u64))
-            .map_err(VisitError::Rdb),
+        Opened::Other(bytes) => {
+            // An empty file or a DUMP payload is said so, as `open` says it.
+            let bytes = diagnosed(bytes).map_err(VisitError::from_file)?;
+            rdb::visit_rdb_progress(&bytes, opts, progress, &mut f)
+                .map(|h| (h, bytes.len() as u64))
+                .map_err(VisitError::Rdb)
+        }
     }
 }
 

@@ -72,18 +72,17 @@ pub fn run(args: ExportArgs) -> ExitCode {
     // that handle: a file deleted or replaced meanwhile is still read as it was opened.
     let mut sources = Vec::with_capacity(args.files.len());
     for f in &args.files {
-        let shown = bitlens::open::path_display(f);
         let opened = bitlens::open::open_input(f)
             .and_then(|mut file| bitlens::open::diagnose(&mut file).map(|why| (file, why)));
         match opened {
             Ok((file, None)) => sources.push(bitlens_export::Source::new(f, file)),
             Ok((_, Some(why))) => {
-                eprintln!("bitlens: cannot read snapshot {shown}: {why}");
-                return ExitCode::from(1);
+                let e = bitlens::open::FileError::WrongKind(why);
+                return crate::union_error(&[f.clone()], bitlens::open::OpenError::File(0, e));
             }
             Err(e) => {
-                eprintln!("bitlens: cannot read {shown}: {e}");
-                return ExitCode::from(1);
+                let e = bitlens::open::FileError::Io(e);
+                return crate::union_error(&[f.clone()], bitlens::open::OpenError::File(0, e));
             }
         }
     }

@@ -123,50 +123,53 @@ fn main() -> ExitCode {
 }
 
 /// The one refusal of a file that is not an RDB snapshot, for every command reading one
-/// (`query --rdb`, `inspect`, `dump`, `diff`, `chart`): `bitlens: cannot read snapshot FILE:
-/// empty file` (or: a DUMP payload, use --dump) on stderr and exit status 1; an RDB file is
-/// not read here.
+/// (`query --rdb`, `inspect`, `dump`, `diff`, `chart`): `bitlens: error[empty]: cannot read
+/// snapshot FILE: empty file` (or: a DUMP payload, use --dump) on stderr and exit status 1
+/// ([`union_error`]); an RDB file is not read here.
 pub(crate) fn refuse_non_rdb(path: &std::path::Path) -> Result<(), ExitCode> {
-    match bitlens::open::refuse_non_rdb(path) {
-        Ok(None) => Ok(()),
-        Ok(Some(why)) => {
-            eprintln!(
-                "bitlens: cannot read snapshot {}: {why}",
-                bitlens::open::path_display(path)
-            );
-            Err(ExitCode::from(1))
-        }
-        Err(e) => {
-            eprintln!(
-                "bitlens: cannot read {}: {e}",
-                bitlens::open::path_display(path)
-            );
-            Err(ExitCode::from(1))
-        }
-    }
+    use bitlens::open::{FileError, OpenError};
+    let e = match bitlens::open::refuse_non_rdb(path) {
+        Ok(None) => return Ok(()),
+        Ok(Some(why)) => FileError::WrongKind(why),
+        Err(e) => FileError::Io(e),
+    };
+    Err(union_error(&[path.to_path_buf()], OpenError::File(0, e)))
 }
 
-/// Reports why several files could not be read as one on stderr (`bitlens: cannot read
-/// [snapshot] FILE: reason`, or the key held by two files) and returns exit status 1.
+/// Reports why files could not be read (as one) on stderr, one line that starts with the
+/// error's stable code ([`bitlens::open::CODES`]): `bitlens: error[CODE]: cannot read
+/// [snapshot] FILE: reason` (`snapshot` once the file is open: it is no RDB file, or the
+/// reader's error), or `bitlens: error[duplicate-key]: key K of database D is in both A and
+/// B; ...`; returns exit status 1.
 pub(crate) fn union_error(paths: &[PathBuf], e: bitlens::open::OpenError) -> ExitCode {
     use bitlens::open::{describe_duplicate, path_display, FileError, OpenError, CLI};
+    let code = e.code();
     match e {
         OpenError::File(i, FileError::Io(e)) => {
-            eprintln!("bitlens: cannot read {}: {e}", path_display(&paths[i]))
+            eprintln!(
+                "bitlens: error[{code}]: cannot read {}: {e}",
+                path_display(&paths[i])
+            )
         }
         OpenError::File(i, e) => {
             eprintln!(
-                "bitlens: cannot read snapshot {}: {e}",
+                "bitlens: error[{code}]: cannot read snapshot {}: {e}",
                 path_display(&paths[i])
             )
         }
         OpenError::Duplicate(d) => eprintln!(
-            "bitlens: {}; {}",
+            "bitlens: error[{code}]: {}; {}",
             describe_duplicate(&d, paths),
             CLI.keep_one
         ),
     }
     ExitCode::from(1)
+}
+
+/// [`union_error`] of the one file at `path` that a pass could not visit.
+pub(crate) fn visit_error(path: &std::path::Path, e: bitlens::open::VisitError) -> ExitCode {
+    let e = bitlens::open::OpenError::File(0, e.into());
+    union_error(&[path.to_path_buf()], e)
 }
 
 /// Reads a whole file of at most `max` bytes ([`bitlens::open::read_input`]: a FIFO
@@ -474,13 +477,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
         } else {
             bitlens_cli::inspect::for_each_key(input, &opts, &mut row_out)
                 .map(|c| vec![c])
-                .map_err(|e| {
-                    eprintln!(
-                        "bitlens: cannot read snapshot {}: {e}",
-                        bitlens::open::path_display(&args.files[0])
-                    );
-                    ExitCode::from(1)
-                })
+                .map_err(|e| visit_error(&args.files[0], e))
         };
         let body = match (bad, w.into_inner()) {
             (None, Ok(b)) => b,
@@ -526,13 +523,7 @@ fn inspect(args: InspectArgs) -> ExitCode {
             })
             .map_err(|e| files_error(&args.files, e))
     } else {
-        report_from(input, &opts).map_err(|e| {
-            eprintln!(
-                "bitlens: cannot read snapshot {}: {e}",
-                bitlens::open::path_display(&args.files[0])
-            );
-            ExitCode::from(1)
-        })
+        report_from(input, &opts).map_err(|e| visit_error(&args.files[0], e))
     };
     // The passes' many small allocations are freed by now, but glibc keeps them in its heap
     // (a file of 100,000 databases: 40 MB): give them back before the text is built.
@@ -656,10 +647,7 @@ fn dump(args: DumpArgs) -> ExitCode {
         [one] => bitlens::open::visit_file(one, &opts, &mut |_, _| Ok(()), write)
             .map(|_| ())
             .map_err(|e| {
-                eprintln!(
-                    "bitlens: cannot read snapshot {}: {e}",
-                    bitlens::open::path_display(one)
-                )
+                visit_error(one, e);
             }),
         several => bitlens_views::overlap::visit_files(several, &opts, args.on_duplicate, write)
             .map_err(|e| {

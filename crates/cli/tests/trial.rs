@@ -99,7 +99,7 @@ fn every_command_says_the_same_of_an_empty_file() {
         "/../../tests/data/conformance/redis-7.4.1/dump.rdb"
     );
     let svg = format!("{empty}.svg");
-    let want = format!("bitlens: cannot read snapshot {empty}: empty file\n");
+    let want = format!("bitlens: error[empty]: cannot read snapshot {empty}: empty file\n");
     for args in [
         vec!["query", "--rdb", &empty, "DBSIZE"],
         vec!["inspect", &empty],

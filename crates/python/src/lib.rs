@@ -12,7 +12,8 @@
 //!   capsules, no copy through Python objects); `bitlens.scan` wraps them in a
 //!   `pyarrow.RecordBatchReader`.
 //!
-//! Decode errors raise `bitlens.SnapshotError(message, path, offset, key, kind)`.
+//! Opening and decode errors raise a `bitlens.SnapshotError` subclass per stable code
+//! ([`bitlens::open::CODES`]; `bitlens/_errors.py`), with `code`, `path`, `offset` and `key`.
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -31,75 +32,47 @@ use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyFloat, PyInt, PyList, PyString};
 
-/// `bitlens.SnapshotError` (defined in Python, `bitlens/_errors.py`) for a decode error.
+/// The exception of `code` (a [`bitlens::open::CODES`] code) for the file at `path`:
+/// `bitlens._errors._make` picks its class (one per code, under `bitlens.SnapshotError`;
+/// `FileNotFoundError` / `IsADirectoryError` ones for paths).
+fn coded_error(
+    py: Python<'_>,
+    code: &str,
+    message: String,
+    path: &Path,
+    offset: Option<u64>,
+    key: Option<&[u8]>,
+) -> PyErr {
+    let make = || -> PyResult<PyErr> {
+        let make = py.import("bitlens._errors")?.getattr("_make")?;
+        let key = key.map(|k| PyBytes::new(py, k));
+        let v = make.call1((code, message, path.display().to_string(), offset, key))?;
+        Ok(PyErr::from_value(v))
+    };
+    make().unwrap_or_else(|err| err)
+}
+
+/// The exception for a decode error ([`coded_error`] of its [`RdbError::code`]), its text the
+/// core's words plus the argument that removes the cause (`checksum=False`...).
 fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
-    let make = || -> PyResult<PyErr> {
-        let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
-        let key = e.key.as_ref().map(|k| PyBytes::new(py, k));
-        // The core's words, plus the argument that removes the cause (checksum=False...).
-        let v = cls.call1((
-            format!("{}: {}", path.display(), PYTHON.error_text(e)),
-            path.display().to_string(),
-            e.offset,
-            key,
-            format!("{:?}", e.kind),
-        ))?;
-        Ok(PyErr::from_value(v))
-    };
-    make().unwrap_or_else(|err| err)
+    let message = format!("{}: {}", path.display(), PYTHON.error_text(e));
+    coded_error(py, e.code(), message, path, Some(e.offset), e.key.as_deref())
 }
 
-/// The exception for a file that cannot be opened or read: `bitlens.SnapshotNotFoundError`
-/// (a `FileNotFoundError`) for a missing path, `bitlens.SnapshotIsADirectoryError` (an
-/// `IsADirectoryError`) for a directory, else `bitlens.SnapshotError` of kind `Io` (a FIFO,
-/// a device, no permission); all with offset None.
+/// The exception for a file that cannot be opened or read ([`coded_error`] of
+/// [`bitlens::open::io_code`]: `SnapshotNotFoundError` for a missing path,
+/// `SnapshotIsADirectoryError` for a directory, `NotARegularFileError` for a FIFO or device...);
+/// offset None.
 fn io_error(py: Python<'_>, path: &Path, e: &std::io::Error) -> PyErr {
-    let make = || -> PyResult<PyErr> {
-        let errors = py.import("bitlens._errors")?;
-        let message = format!("{}: {e}", path.display());
-        let shown = path.display().to_string();
-        let v = match e.kind() {
-            std::io::ErrorKind::NotFound => errors
-                .getattr("SnapshotNotFoundError")?
-                .call1((message, shown))?,
-            std::io::ErrorKind::IsADirectory => errors
-                .getattr("SnapshotIsADirectoryError")?
-                .call1((message, shown))?,
-            _ => errors.getattr("SnapshotError")?.call1((
-                message,
-                shown,
-                py.None(),
-                py.None(),
-                "Io",
-            ))?,
-        };
-        Ok(PyErr::from_value(v))
-    };
-    make().unwrap_or_else(|err| err)
+    let message = format!("{}: {e}", path.display());
+    coded_error(py, bitlens::open::io_code(e), message, path, None, None)
 }
 
-/// The exception for a file that could not be loaded ([`FileError`]): [`io_error`]'s,
-/// [`snapshot_error`]'s, or for a file that is no RDB file (empty, a DUMP payload)
-/// `SnapshotError` of [`FileError::kind`] at offset 0, so that `open` and `scan` raise the same.
+/// The exception for a file that could not be loaded ([`FileError::code`]), so that `open`
+/// and `scan` raise the same.
 fn file_error(py: Python<'_>, path: &Path, e: &FileError) -> PyErr {
-    match e {
-        FileError::Io(e) => io_error(py, path, e),
-        FileError::Rdb(e) => snapshot_error(py, path, e),
-        FileError::WrongKind(why) => {
-            let make = || -> PyResult<PyErr> {
-                let cls = py.import("bitlens._errors")?.getattr("SnapshotError")?;
-                let v = cls.call1((
-                    format!("{}: {why}", path.display()),
-                    path.display().to_string(),
-                    e.offset(),
-                    py.None(),
-                    e.kind().map_or("Io".to_string(), |k| format!("{k:?}")),
-                ))?;
-                Ok(PyErr::from_value(v))
-            };
-            make().unwrap_or_else(|err| err)
-        }
-    }
+    let message = format!("{}: {}", path.display(), e.text(&PYTHON));
+    coded_error(py, e.code(), message, path, e.offset(), e.key())
 }
 
 fn scan_error(py: Python<'_>, e: &bitlens_export::ScanError) -> PyErr {

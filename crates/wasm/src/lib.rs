@@ -18,7 +18,7 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, Reflect, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -106,6 +106,11 @@ fn visit_chunks(
     progress: bitlens::rdb::Progress<'_>,
     add: &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
 ) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError> {
+    if src.len() == 0 {
+        // An empty input is said so (code `empty`), as every front end says it.
+        let empty = bitlens::rdb::ErrorDetail::NotRdb(bitlens::rdb::WrongKind::Empty);
+        return Err(bitlens::rdb::RdbError::new(0, empty));
+    }
     visit_rdb_chunked(src, chunk, opts, progress, add)
 }
 
@@ -337,7 +342,10 @@ impl Engine {
             };
             let header = loaded
                 .settle(visited)
-                .map_err(|e| rdb_error(e, &format!("cannot load RDB snapshot {}", names[i])))?;
+                .map_err(|e| {
+                    let context = format!("cannot load RDB snapshot {}", names[i]);
+                    rdb_file_error(e, &context, Some(&names[i]))
+                })?;
             snaps.push(loaded.into_snapshot(header));
         }
         let clock = view.1.resolve(&snaps[0].aux);
@@ -357,7 +365,7 @@ impl Engine {
             ..Default::default()
         };
         let union = bitlens::rdb::union(snaps, on).map_err(|d| {
-            throw_kind(
+            throw_error(
                 format!(
                     "cannot load RDB snapshots: {}; onDuplicate 'first' or 'last' keeps one",
                     d.describe(|i| names[i].clone())
@@ -365,6 +373,7 @@ impl Engine {
                 "duplicate-key",
                 None,
                 Some(&d.key),
+                Some(&names[d.second]),
             )
         })?;
         let keys = self.replace(union.databases, db, &first, view);
@@ -430,7 +439,7 @@ impl Engine {
                 String::from_utf8_lossy(&key)
             );
             // The payload's key is the one given (named in the context, not the error).
-            let (kind, offset) = (e.kind.name(), e.offset);
+            let (kind, offset) = (e.code(), e.offset);
             throw_kind(
                 format!("{context} {}", JsRdbError(e)),
                 kind,
@@ -915,34 +924,53 @@ impl std::fmt::Display for JsRdbError {
     }
 }
 
-/// The one place a thrown `Error` is made: `message`, plus `kind` (what went wrong, for
-/// callers that act on it), and `offset` (a byte offset of the input) and `key` (the key's
-/// bytes as UTF-8, lossy for others; the message quotes them exactly, as redis-cli does)
-/// when known. Kinds: an RDB or DUMP decoding error's [`bitlens::rdb::RdbErrorKind::name`],
-/// `duplicate-key` (two files hold a key), `reply` (a Redis error reply: the message is the
-/// server's text) and `argument` (the glue's own checks and every other error).
+#[wasm_bindgen(module = "/js/engine-error.js")]
+extern "C" {
+    /// `www/engine-error.js`'s `adoptEngineError`: makes the `Error` `err` an `EngineError`.
+    #[wasm_bindgen(js_name = adoptEngineError)]
+    fn adopt_engine_error(
+        err: &JsValue,
+        code: &str,
+        offset: Option<f64>,
+        key: Option<String>,
+        path: Option<String>,
+    );
+}
+
+/// The one place a thrown error is made: an `EngineError` (`www/engine-error.js`) of
+/// `message` and `code` (what went wrong, for callers that act on it; also as `kind`), with
+/// `offset` (a byte offset of the input), `key` (the key's bytes as UTF-8, lossy for others;
+/// the message quotes them exactly, as redis-cli does) and `path` (the file's name) when
+/// known. Codes: an RDB or DUMP decoding error's [`bitlens::rdb::RdbError::code`] (its kind's
+/// name, or `empty`), `duplicate-key` (two files hold a key), `reply` (a Redis error reply: the
+/// message is the server's text) and `argument` (the glue's own checks and every other error).
+pub(crate) fn throw_error(
+    message: impl AsRef<str>,
+    code: &str,
+    offset: Option<u64>,
+    key: Option<&[u8]>,
+    path: Option<&str>,
+) -> JsError {
+    let error = JsError::new(message.as_ref());
+    // A JsError is a handle on the one JS `Error` object: it is adopted through a clone.
+    adopt_engine_error(
+        &JsValue::from(error.clone()),
+        code,
+        offset.map(|o| o as f64),
+        key.map(|k| String::from_utf8_lossy(k).into_owned()),
+        path.map(str::to_string),
+    );
+    error
+}
+
+/// [`throw_error`] of no file.
 pub(crate) fn throw_kind(
     message: impl AsRef<str>,
     kind: &str,
     offset: Option<u64>,
     key: Option<&[u8]>,
 ) -> JsError {
-    let error = JsError::new(message.as_ref());
-    // A JsError is a handle on the one JS `Error` object: the fields set through a clone
-    // are on the thrown object.
-    let object = JsValue::from(error.clone());
-    let mut fields = vec![("kind", JsValue::from_str(kind))];
-    if let Some(offset) = offset {
-        fields.push(("offset", JsValue::from_f64(offset as f64)));
-    }
-    if let Some(key) = key {
-        fields.push(("key", JsValue::from_str(&String::from_utf8_lossy(key))));
-    }
-    for (name, value) in fields {
-        // Setting a property on a fresh Error cannot fail.
-        let _ = Reflect::set(&object, &name.into(), &value);
-    }
-    error
+    throw_error(message, kind, offset, key, None)
 }
 
 /// An `Error` of kind `argument` (see [`throw_kind`]).
@@ -951,14 +979,24 @@ pub(crate) fn throw(message: impl AsRef<str>) -> JsError {
 }
 
 /// A decoding error as the `Error` it is thrown as: message `context`, a space and the
-/// error's text ([`JsRdbError`]), kind, offset and key from the error.
+/// error's text ([`JsRdbError`]), code, offset and key from the error.
 pub(crate) fn rdb_error(e: bitlens::rdb::RdbError, context: &str) -> JsError {
-    let (kind, offset, key) = (e.kind.name(), e.offset, e.key.clone());
-    throw_kind(
+    rdb_file_error(e, context, None)
+}
+
+/// [`rdb_error`] of the file named `path`.
+pub(crate) fn rdb_file_error(
+    e: bitlens::rdb::RdbError,
+    context: &str,
+    path: Option<&str>,
+) -> JsError {
+    let (code, offset, key) = (e.code(), e.offset, e.key.clone());
+    throw_error(
         format!("{context} {}", JsRdbError(e)),
-        kind,
+        code,
         Some(offset),
         key.as_deref(),
+        path,
     )
 }
 

@@ -14,11 +14,26 @@ import pyarrow as _pa
 
 from . import _native
 from ._errors import (
+    BY_CODE,
+    CancelledError,
+    ChecksumError,
+    CorruptError,
     DuplicateKeyError,
+    EmptyFileError,
+    IncompatibleError,
+    NotARegularFileError,
+    ReadError,
     ReplyError,
     SnapshotError,
     SnapshotIsADirectoryError,
     SnapshotNotFoundError,
+    SnapshotPermissionError,
+    TooLargeError,
+    TruncatedError,
+    UnknownTypeError,
+    UnsupportedError,
+    UnsupportedVersionError,
+    WriteError,
 )
 from ._native import SCHEMA_VERSION, Snapshot
 
@@ -32,9 +47,24 @@ __all__ = [
     "Snapshot",
     "ReplyError",
     "SnapshotError",
-    "DuplicateKeyError",
+    "BY_CODE",
     "SnapshotNotFoundError",
     "SnapshotIsADirectoryError",
+    "SnapshotPermissionError",
+    "NotARegularFileError",
+    "EmptyFileError",
+    "DuplicateKeyError",
+    "TruncatedError",
+    "UnsupportedVersionError",
+    "ChecksumError",
+    "UnknownTypeError",
+    "UnsupportedError",
+    "CorruptError",
+    "IncompatibleError",
+    "ReadError",
+    "WriteError",
+    "CancelledError",
+    "TooLargeError",
     "SCHEMA_VERSION",
 ]
 
@@ -48,10 +78,12 @@ def open(*paths, compat=None, clock=None, on_duplicate="error", checksum=True): 
     file's writer, refusing what its loader refuses; ``clock``: ``None``/``"snapshot"`` (the
     first file's ctime), ``"now"``, or Unix milliseconds; ``checksum=False`` skips the CRC-64
     check (as ``--no-checksum``). Paths are str, bytes or os.PathLike. Raises
-    :class:`SnapshotError` on a bad file (the first in the order given):
-    :class:`SnapshotNotFoundError` (a ``FileNotFoundError``) for a missing path,
-    :class:`SnapshotIsADirectoryError` (an ``IsADirectoryError``) for a directory; a FIFO or
-    device is refused at once (kind ``Io``). Files written by different servers warn
+    the :class:`SnapshotError` subclass of the error's ``code`` on a bad file (the first in
+    the order given; :data:`BY_CODE`): :class:`SnapshotNotFoundError` (a
+    ``FileNotFoundError``) for a missing path, :class:`SnapshotIsADirectoryError` (an
+    ``IsADirectoryError``) for a directory, :class:`NotARegularFileError` for a FIFO or device
+    (refused at once), :class:`EmptyFileError`, :class:`TruncatedError`,
+    :class:`ChecksumError`... Files written by different servers warn
     (``UserWarning``: the replies follow the first file's), as the CLI does."""
     return _native.open(
         *[_os.fsdecode(p) for p in paths],

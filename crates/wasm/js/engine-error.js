@@ -1,0 +1,1 @@
+../../../www/engine-error.js
