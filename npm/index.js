@@ -1,6 +1,7 @@
 // Entry point of the `bitlens` npm package (copied to the package root by scripts/package.sh):
 // the wasm engine (init + Engine, synchronous API; snapshotInfo tells what a file is, profiles
-// lists the server profiles `compat` takes) and the Web Worker client (createEngine).
+// lists the server profiles `compat` takes), the Web Worker client (createEngine), the error
+// class every engine error is (EngineError) and, in Node, readSnapshotFiles (paths to bytes).
 // The <bitlens-panel> element is the separate entry `bitlens/panel`.
 //
 // `init()` with no argument finds `pkg/bitlens_bg.wasm` next to this module: with `fetch` in
@@ -12,6 +13,7 @@ import wasmInit from './pkg/bitlens.js';
 
 export { initSync, Engine, profiles, snapshotInfo } from './pkg/bitlens.js';
 export { createEngine, EngineError } from './www/engine-client.js';
+export { readSnapshotFiles } from './www/node-files.js';
 
 const inNode = typeof process !== 'undefined' && !!process.versions?.node
   && typeof window === 'undefined' && typeof WorkerGlobalScope === 'undefined';

@@ -15,7 +15,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.resolve(process.argv[2] || path.join(ROOT, 'dist/npm'));
 
 /** Entry modules of www/ shipped in the package. */
-const WWW_ENTRIES = ['engine-client.js', 'engine-worker.js', 'bitlens-panel.js'];
+const WWW_ENTRIES = ['engine-client.js', 'engine-worker.js', 'bitlens-panel.js', 'node-files.js'];
 /** The two wasm modules: the engine (pkg/bitlens*) and the page's chart module (pkg/bitlens_charts*). */
 const PKG_FILES = [
   'bitlens.js', 'bitlens_bg.wasm', 'bitlens.d.ts', 'bitlens_bg.wasm.d.ts',
