@@ -10,7 +10,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, launchBrowser, tempDir } from './harness.mjs';
@@ -49,11 +49,7 @@ function makeInput(dir, input) {
   }
   const f = path.join(dir, 'input.rdb');
   writeFileSync(f, bytes);
-  if (input.twice) {
-    const g = path.join(dir, 'again.rdb');
-    copyFileSync(f, g);
-    return [f, g];
-  }
+  if (input.twice) return [f, f];
   return [f];
 }
 

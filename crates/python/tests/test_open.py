@@ -46,7 +46,7 @@ def test_a_key_in_two_files(tmp_path):
     with pytest.raises(bitlens.DuplicateKeyError) as e:
         bitlens.open(a, b)
     err = e.value
-    assert isinstance(err, bitlens.SnapshotError) and err.kind == "DuplicateKey"
+    assert isinstance(err, bitlens.SnapshotError) and err.code == err.kind == "duplicate-key"
     # The smallest (database, key) pair is named, with both files and the count.
     assert (err.db, err.key, err.count) == (0, b"k", 2)
     assert (err.first_path, err.path, err.offset) == (str(a), str(b), None)
@@ -73,15 +73,15 @@ def test_servers_files_share_keys_and_bad_files_are_named(tmp_path):
     cut.write_bytes(data[: len(data) // 2])
     junk = tmp_path / "junk.rdb"
     junk.write_bytes(b"")
-    with pytest.raises(bitlens.SnapshotError) as e:
+    with pytest.raises(bitlens.TruncatedError) as e:
         bitlens.open(a, cut, junk)
-    assert e.value.path == str(cut) and e.value.kind == "Truncated"
-    with pytest.raises(bitlens.SnapshotError) as e:
+    assert e.value.path == str(cut) and e.value.code == "truncated"
+    with pytest.raises(bitlens.EmptyFileError) as e:
         bitlens.open(a, junk, cut)
-    assert e.value.path == str(junk) and "empty file" in str(e.value)
+    assert e.value.path == str(junk) and "empty file" in str(e.value) and e.value.code == "empty"
     with pytest.raises(bitlens.SnapshotError) as e:
         bitlens.open(a, tmp_path / "missing.rdb")
-    assert e.value.kind == "Io" and e.value.offset is None
+    assert e.value.code == "not-found" and e.value.offset is None
 
 
 def test_inspect_of_several_files_is_the_cli_union(tmp_path):
@@ -116,9 +116,9 @@ def test_checksum_paths_and_clock_arguments(tmp_path):
     data = bytearray(a.read_bytes())
     data[-8:] = b"\x01" * 8
     bad.write_bytes(bytes(data))
-    with pytest.raises(bitlens.SnapshotError) as e:
+    with pytest.raises(bitlens.ChecksumError) as e:
         bitlens.open(bad)
-    assert e.value.kind == "Checksum" and e.value.offset == len(data) - 8
+    assert e.value.code == "checksum" and e.value.offset == len(data) - 8
     assert str(e.value).endswith("the check can be skipped: checksum=False") and "--no-checksum" not in str(e.value)
     assert bitlens.open(bad, checksum=False).command("GET", "k") == b"v"
     # Paths as str, bytes and os.PathLike.

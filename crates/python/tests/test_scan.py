@@ -62,7 +62,7 @@ def test_scan_of_several_files_and_bad_ones(tmp_path):
     junk.write_bytes(b"hello world, no RDB here")
     with pytest.raises(bitlens.SnapshotError) as e:
         bitlens.scan(junk)
-    assert e.value.kind == "UnsupportedVersion" and e.value.offset == 0
+    assert e.value.code == "unsupported-version" and e.value.offset == 0
     # Cut in half: the header is fine, the error comes while reading, with its offset.
     data = b.read_bytes()
     cut = tmp_path / "cut.rdb"
@@ -70,11 +70,11 @@ def test_scan_of_several_files_and_bad_ones(tmp_path):
     reader = bitlens.scan(cut, batch_rows=5)
     with pytest.raises(bitlens.SnapshotError) as e:
         reader.read_all()
-    assert e.value.kind == "Truncated"
+    assert e.value.code == "truncated"
     assert 0 < e.value.offset <= len(data) // 2
     with pytest.raises(bitlens.SnapshotError) as e:
         bitlens.open(cut)
-    assert e.value.kind == "Truncated" and e.value.path == str(cut)
+    assert e.value.code == "truncated" and e.value.path == str(cut)
 
 
 def test_inspect_is_the_cli_json():
