@@ -1,7 +1,26 @@
 // Type declarations for www/engine-client.js: the promise API over the bitlens Engine, running
 // in a Web Worker by default.
 
-import type { Arg, Engine, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, LoadRdbsOptions, LoadedFile, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from '../pkg/bitlens.js';
+import type { Arg, Engine, EngineError as EngineErrorFields, EngineErrorCode, SnapshotInfo, KeyDetail, KeyName, KeyDetailOptions, KeyList, LoadDumpOptions, LoadRdbOptions, LoadRdbsOptions, LoadedFile, MemoryReport, MemoryReportOptions, KeyLedger, KeyLedgerOptions, Reply } from '../pkg/bitlens.js';
+
+/**
+ * The one error class of the engine (www/engine-error.js): what the engine, the worker client
+ * and readSnapshotFiles throw; see the fields' meaning in the engine's `EngineError` type.
+ * `instanceof EngineError` holds for an error made by any copy of the class.
+ */
+export declare class EngineError extends Error implements EngineErrorFields {
+  name: 'EngineError';
+  code: EngineErrorCode;
+  kind: EngineErrorCode;
+  offset?: number;
+  key?: string;
+  path?: string;
+  constructor(message: string, fields?: { code?: EngineErrorCode; offset?: number; key?: string; path?: string });
+  /** The fields that cross postMessage. */
+  toJSON(): { name: 'EngineError'; message: string; code: EngineErrorCode; offset?: number; key?: string; path?: string };
+  /** An EngineError again from {@link EngineError.toJSON}'s data. */
+  static from(data: { message: string; code?: EngineErrorCode; offset?: number; key?: string; path?: string }): EngineError;
+}
 
 /** Options of {@link createEngine}. */
 export interface CreateEngineOptions {

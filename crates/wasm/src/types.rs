@@ -63,15 +63,19 @@ export type Reply = number | string | null | Error | Reply[];
 export type RawReply = number | string | Uint8Array | null | Error | RawReply[];
 
 /**
- * What the engine throws (worker or in-page: the same fields): an `Error` whose `message` is the
- * error's text (Redis' own for an error reply), with
- * - `kind`: `'reply'` (a Redis error reply), `'duplicate-key'` (two files hold `key`),
- *   `'argument'` (a bad argument or option, and every other error), or an RDB / DUMP decoding
- *   error's kind: `'truncated'`, `'unsupported-version'`, `'checksum'`, `'unknown-type'`,
- *   `'unsupported'`, `'corrupt'`, `'incompatible'`, `'read'`, `'write'`, `'cancelled'`,
- *   `'too-large'` (a string longer than the load's limit on one value, 512 MB);
+ * What the engine throws (worker or in-page: the same fields): an `EngineError`
+ * (www/engine-error.js; the package exports the class) whose `message` is the error's text
+ * (Redis' own for an error reply), with
+ * - `code` (and `kind`, its earlier name): `'reply'` (a Redis error reply), `'duplicate-key'`
+ *   (two files hold `key`), `'argument'` (a bad argument or option, and every other error),
+ *   `'empty'` (a 0-byte input), or an RDB / DUMP decoding error's kind: `'truncated'`,
+ *   `'unsupported-version'`, `'checksum'`, `'unknown-type'`, `'unsupported'`, `'corrupt'`,
+ *   `'incompatible'`, `'read'`, `'write'`, `'cancelled'`, `'too-large'` (a string longer than
+ *   the load's limit on one value, 512 MB); reading paths in Node (readSnapshotFiles) adds
+ *   `'not-found'`, `'is-a-directory'`, `'not-a-regular-file'`, `'permission-denied'`, `'io'`;
  * - `offset`: the byte offset of the input where a decoding error was found;
- * - `key`: the key concerned, when known (UTF-8; the message quotes non-UTF-8 bytes exactly).
+ * - `key`: the key concerned, when known (UTF-8; the message quotes non-UTF-8 bytes exactly);
+ * - `path`: the file's name (`loadRdbs`' `names`) or path, when known.
  */
 export type BitmapDetail = KeyInfo & Extract<DetailKind, { kind: "bitmap" }>;
 export type HllDetail = KeyInfo & Extract<DetailKind, { kind: "hll" }>;
@@ -83,12 +87,18 @@ export type TopKDetail = KeyInfo & Extract<DetailKind, { kind: "topk" }>;
 export type TDigestDetail = KeyInfo & Extract<DetailKind, { kind: "tdigest" }>;
 export type OtherDetail = KeyInfo & Extract<DetailKind, { kind: "other" }>;
 
+export type EngineErrorCode = 'reply' | 'duplicate-key' | 'argument' | 'empty' | 'truncated'
+  | 'unsupported-version' | 'checksum' | 'unknown-type' | 'unsupported' | 'corrupt'
+  | 'incompatible' | 'read' | 'write' | 'cancelled' | 'too-large' | 'not-found'
+  | 'is-a-directory' | 'not-a-regular-file' | 'permission-denied' | 'io';
+
 export interface EngineError extends Error {
-  kind: 'reply' | 'duplicate-key' | 'argument' | 'truncated' | 'unsupported-version' | 'checksum'
-    | 'unknown-type' | 'unsupported' | 'corrupt' | 'incompatible' | 'read' | 'write' | 'cancelled'
-    | 'too-large';
+  name: 'EngineError';
+  code: EngineErrorCode;
+  kind: EngineErrorCode;
   offset?: number;
   key?: string;
+  path?: string;
 }
 "#;
 

@@ -884,7 +884,7 @@ fn error_field(err: &JsValue, name: &str) -> JsValue {
 }
 
 #[wasm_bindgen_test]
-fn thrown_errors_carry_kind_offset_and_key() {
+fn thrown_errors_carry_code_kind_offset_and_key() {
     let mut e = Engine::new();
     // Decoding errors: the native decoder's kind, offset and key for the same bytes.
     let (_, rdb, _, _) = SETS[3];
@@ -897,6 +897,16 @@ fn thrown_errors_carry_kind_offset_and_key() {
             error_field(&err, "kind").as_string().as_deref(),
             Some(want.kind.name()),
             "cut at {cut}"
+        );
+        // An EngineError (www/engine-error.js), its code the native error's.
+        assert_eq!(
+            error_field(&err, "code").as_string().as_deref(),
+            Some(want.code()),
+            "cut at {cut}"
+        );
+        assert_eq!(
+            error_field(&err, "name").as_string().as_deref(),
+            Some("EngineError")
         );
         assert_eq!(
             error_field(&err, "offset").as_f64(),
