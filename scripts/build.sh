@@ -67,6 +67,14 @@ if [ "$what" != "--native-only" ]; then
     mv "pkg.tmp/${name}_bg.opt.wasm" "pkg.tmp/${name}_bg.wasm"
     mkdir -p pkg
     rm -f "pkg/$name.js" "pkg/$name.d.ts" "pkg/${name}_bg.wasm" "pkg/${name}_bg.wasm.d.ts"
+    # JS the module imports (wasm_bindgen(module = ...): the engine's www/engine-error.js)
+    # lives in pkg/snippets/CRATE-HASH/: the crate's old ones go, the others stay.
+    if [ -d pkg.tmp/snippets ]; then
+      mkdir -p pkg/snippets
+      rm -rf pkg/snippets/"$crate"-*
+      mv pkg.tmp/snippets/* pkg/snippets/
+      rmdir pkg.tmp/snippets
+    fi
     mv pkg.tmp/* pkg/
     rm -rf pkg.tmp
     say "pkg/${name}_bg.wasm: $(wc -c <"pkg/${name}_bg.wasm") bytes, $(gzip -9c "pkg/${name}_bg.wasm" | wc -c) gzip -9;" \

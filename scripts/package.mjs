@@ -7,7 +7,7 @@
 //
 // Usage: node scripts/package.mjs [OUT_DIR]   (default dist/npm)
 
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -78,6 +78,14 @@ function wwwClosure() {
   return [...seen].sort();
 }
 
+/** Every file under the directory `rel` (relative paths), none when it is missing. */
+function snippets(rel) {
+  const abs = path.join(ROOT, rel);
+  if (!existsSync(abs)) return [];
+  return readdirSync(abs, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? snippets(path.join(rel, d.name)) : [path.join(rel, d.name)]);
+}
+
 function copy(rel, to = rel) {
   const dest = path.join(OUT, to);
   mkdirSync(path.dirname(dest), { recursive: true });
@@ -93,6 +101,8 @@ mkdirSync(OUT, { recursive: true });
 
 const files = [];
 for (const f of PKG_FILES) files.push(copy(path.join('pkg', f)));
+// The JS the engine module imports (pkg/snippets/CRATE-HASH/...: www/engine-error.js's copy).
+for (const f of snippets(path.join('pkg', 'snippets'))) files.push(copy(f));
 for (const f of wwwClosure()) files.push(copy(f));
 for (const f of ['engine-client.d.ts', 'bitlens-panel.d.ts', 'index.d.ts']) files.push(copy(path.join('types', f)));
 files.push(copy('npm/index.js', 'index.js'));
