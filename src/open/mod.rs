@@ -533,7 +533,10 @@ impl LoadSpec {
                 }
                 Source::Chunks(c) => {
                     if c.is_empty() {
-                        return Err(OpenError::File(i, FileError::WrongKind(rdb::WrongKind::Empty)));
+                        return Err(OpenError::File(
+                            i,
+                            FileError::WrongKind(rdb::WrongKind::Empty),
+                        ));
                     }
                     let len = c.len();
                     (
@@ -707,7 +710,10 @@ mod tests {
         assert_eq!(kind(&dir), std::io::ErrorKind::IsADirectory);
         assert_eq!(kind(&dir.join("missing")), std::io::ErrorKind::NotFound);
         let null = spec.open_paths(&["/dev/null".into()]).unwrap_err();
-        assert!(matches!(null, OpenError::File(0, FileError::WrongKind(rdb::WrongKind::Empty))));
+        assert!(matches!(
+            null,
+            OpenError::File(0, FileError::WrongKind(rdb::WrongKind::Empty))
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

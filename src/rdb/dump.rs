@@ -164,9 +164,8 @@ impl DumpSplitter {
             ));
         }
         let version = u16::from_le_bytes([self.trailer[0], self.trailer[1]]);
-        let format = Format::from_dump_version(version).map_err(|m| {
-RdbError::new(n - 10, ErrorDetail::DumpVersion(m))
-        })?;
+        let format = Format::from_dump_version(version)
+            .map_err(|m| RdbError::new(n - 10, ErrorDetail::DumpVersion(m)))?;
         let stored = u64::from_le_bytes(self.trailer[2..].try_into().expect("8 bytes"));
         if let Some(d) = self.digest {
             let actual = d.finalize();
@@ -247,7 +246,7 @@ mod tests {
         let e = s.finish().unwrap_err();
         assert_eq!(e.kind, RdbErrorKind::Truncated);
         assert_eq!(
-            e.detail,
+            *e.detail,
             ErrorDetail::DumpCut {
                 at: n as u64 - 1,
                 len: n as u64

@@ -321,8 +321,12 @@ impl ErrorDetail {
     pub fn kind(&self) -> RdbErrorKind {
         use ErrorDetail::*;
         match self {
-            Short { .. } | LengthPastEnd { .. } | LzfPending { .. } | StoppedEarly
-            | DumpTooShort { .. } | DumpCut { .. } => RdbErrorKind::Truncated,
+            Short { .. }
+            | LengthPastEnd { .. }
+            | LzfPending { .. }
+            | StoppedEarly
+            | DumpTooShort { .. }
+            | DumpCut { .. } => RdbErrorKind::Truncated,
             Header(_) | DumpVersion(_) | NotRdb(_) => RdbErrorKind::UnsupportedVersion,
             Crc { .. } => RdbErrorKind::Checksum,
             UnknownType { .. } => RdbErrorKind::UnknownType,
@@ -374,7 +378,9 @@ pub(super) fn write_detail(
         LzfPending { what } => {
             write!(f, "{what}: waiting for the LZF string's decompressed bytes")
         }
-        StoppedEarly => f.write_str("truncated input: the reader stopped before the end of the file"),
+        StoppedEarly => {
+            f.write_str("truncated input: the reader stopped before the end of the file")
+        }
         DumpTooShort { len } => {
             write!(f, "DUMP payload of {len} bytes is too short (at least 11)")
         }
@@ -575,7 +581,9 @@ impl fmt::Display for WrongKind {
             WrongKind::RdbNotDump(format) => {
                 write!(f, "this is an RDB file ({}); use --rdb", format.magic())
             }
-            WrongKind::UnsupportedRdbNotDump(m) => write!(f, "this is an RDB file; use --rdb ({m})"),
+            WrongKind::UnsupportedRdbNotDump(m) => {
+                write!(f, "this is an RDB file; use --rdb ({m})")
+            }
             WrongKind::DumpNotRdb { format, kind } => write!(
                 f,
                 "this is {}; use `bitlens query --dump KEY=FILE`",

@@ -200,8 +200,7 @@ impl<'s, S: ChunkSource + ?Sized> ChunkedInput<'s, S> {
     }
 
     fn read_error(&self, at: u64, e: std::io::Error) -> RdbError {
-        RdbError::new(at, super::ErrorDetail::Read)
-            .with_cause(e.into())
+        RdbError::new(at, super::ErrorDetail::Read).with_cause(e.into())
     }
 }
 

@@ -102,8 +102,8 @@ pub use crate::encoded::{
     blobs, intset, listpack, ziplist, zipmap, BlobError, BlobErrorKind, Item,
 };
 pub use detect::{detect, identify, Detected, Identity};
-pub use error::{ErrorDetail, WrongKind};
 pub use dump::{dump_parts, dump_writer, split_dump, DumpParts, DumpPiece, DumpSplitter};
+pub use error::{ErrorDetail, WrongKind};
 pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use offload::{LzfSpan, MAX_LZF_JOB_BYTES};
@@ -223,8 +223,9 @@ pub struct RdbError {
     pub offset: u64,
     /// The key being decoded, when known.
     pub key: Option<Vec<u8>>,
-    /// What is wrong, with its values.
-    pub detail: ErrorDetail,
+    /// What is wrong, with its values (shared: an error stays small in every `Result` of the
+    /// reader, and a clone copies no detail).
+    pub detail: std::sync::Arc<ErrorDetail>,
     /// The typed error underneath, when there is one ([`std::error::Error::source`] returns
     /// it): the blob codec's, the LZF decoder's or the reader's I/O error.
     pub cause: Option<Box<RdbErrorCause>>,
@@ -232,12 +233,14 @@ pub struct RdbError {
 
 impl RdbError {
     /// The error `detail` (of its kind) at byte `offset`, with no key yet.
+    #[cold]
+    #[inline(never)]
     pub fn new(offset: u64, detail: ErrorDetail) -> RdbError {
         RdbError {
             kind: detail.kind(),
             offset,
             key: None,
-            detail,
+            detail: std::sync::Arc::new(detail),
             cause: None,
         }
     }
@@ -263,7 +266,7 @@ impl RdbError {
     /// The stable code front ends report it by: the kind's [`RdbErrorKind::name`]
     /// (`truncated`, `checksum`...), except for an input that is empty, whose code is `empty`.
     pub fn code(&self) -> &'static str {
-        match self.detail {
+        match *self.detail {
             ErrorDetail::NotRdb(WrongKind::Empty) => "empty",
             _ => self.kind.name(),
         }
@@ -1387,9 +1390,7 @@ impl Collector {
                 rec.expire_at_ms,
                 rec.offset,
             )
-            .map_err(|_| {
-                RdbError::new(rec.offset, ErrorDetail::DatabaseFull { db: rec.db })
-            })
+            .map_err(|_| RdbError::new(rec.offset, ErrorDetail::DatabaseFull { db: rec.db }))
     }
 
     /// Ends a load that `visited` returned: indexes the last batch; a key repeated before the
@@ -1404,8 +1405,10 @@ impl Collector {
     fn refuse(&self, repeats: &[bulk::Repeat]) -> Result<(), RdbError> {
         match repeats.first() {
             None => Ok(()),
-            Some(r) => Err(RdbError::new(r.offset, ErrorDetail::DuplicateKey { db: r.db })
-            .with_key(self.databases[&r.db].key_at(r.slot))),
+            Some(r) => Err(
+                RdbError::new(r.offset, ErrorDetail::DuplicateKey { db: r.db })
+                    .with_key(self.databases[&r.db].key_at(r.slot)),
+            ),
         }
     }
 }

@@ -136,6 +136,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// The error `detail` (its kind implied) at `at` (an offset in this cursor's buffer).
+    #[cold]
+    #[inline(never)]
     pub fn err_at(&self, at: usize, detail: ErrorDetail) -> RdbError {
         RdbError::new(self.base + at as u64, detail)
     }
@@ -293,7 +295,9 @@ impl<'a> Cursor<'a> {
                     .map(Cow::Owned)
                     .map_err(|e| self.lzf_err(what, data_at, e)),
             },
-            Len::Special(e) => Err(self.err_at(at, ErrorDetail::StringEncoding { what, encoding: e })),
+            Len::Special(e) => {
+                Err(self.err_at(at, ErrorDetail::StringEncoding { what, encoding: e }))
+            }
         }
     }
 
@@ -324,7 +328,11 @@ impl<'a> Cursor<'a> {
     /// after checking that the uncompressed length is possible for that much data. With
     /// `built` (the string's header offset: it is to be decompressed), a possible length
     /// longer than [`Cursor::max_string`] is refused before the data is read.
-    fn lzf_parts(&mut self, what: &'static str, built: Option<usize>) -> Result<(&'a [u8], u64), RdbError> {
+    fn lzf_parts(
+        &mut self,
+        what: &'static str,
+        built: Option<usize>,
+    ) -> Result<(&'a [u8], u64), RdbError> {
         let clen = self.length(what)?;
         let ul_at = self.pos;
         let ulen = self.length(what)?;
@@ -410,7 +418,9 @@ impl<'a> Cursor<'a> {
                 .map(|s| i16::from_le_bytes([s[0], s[1]]).to_string().len() as u64),
             Len::Special(2) => self.i32_le(what).map(|v| v.to_string().len() as u64),
             Len::Special(3) => self.lzf_parts(what, None).map(|(_, u)| u),
-            Len::Special(e) => Err(self.err_at(at, ErrorDetail::StringEncoding { what, encoding: e })),
+            Len::Special(e) => {
+                Err(self.err_at(at, ErrorDetail::StringEncoding { what, encoding: e }))
+            }
         }
     }
 
@@ -440,9 +450,7 @@ impl<'a> Cursor<'a> {
             ZSetBlobError::OddLength(n) => {
                 self.err_at(at.at, ErrorDetail::OddEntries { what, count: n })
             }
-            ZSetBlobError::Score(item) => {
-                self.err_at(at.at, ErrorDetail::BlobScore { what, item })
-            }
+            ZSetBlobError::Score(item) => self.err_at(at.at, ErrorDetail::BlobScore { what, item }),
         })
     }
 
@@ -463,9 +471,7 @@ impl<'a> Cursor<'a> {
                 5 => {
                     self.skip_string("module string")?;
                 }
-                op => {
-                    return Err(self.err_at(at, ErrorDetail::UnknownModuleOpcode { op }))
-                }
+                op => return Err(self.err_at(at, ErrorDetail::UnknownModuleOpcode { op })),
             }
         }
     }
@@ -605,7 +611,9 @@ impl<'a> Cursor<'a> {
             Hash2 => values::hash_2(self, materialise),
             ModulePreGa => Err(self.err_at(at, ErrorDetail::ModulePreGa)),
             StreamListpacks4 | StreamListpacks5 | Array | HashTmplLp | HashTmplLpRef
-            | HashTmplArray | HashTmplArrayRef | Gcra => Err(self.err_at(at, ErrorDetail::UnsupportedValue { kind })),
+            | HashTmplArray | HashTmplArrayRef | Gcra => {
+                Err(self.err_at(at, ErrorDetail::UnsupportedValue { kind }))
+            }
         }
     }
 }

@@ -31,7 +31,10 @@ fn a_duplicated_key_is_refused_at_its_second_record() {
     let bytes = w.finish().unwrap();
     let e = load_rdb(&bytes, &LoadOptions::default()).unwrap_err();
     assert_eq!(e.kind, RdbErrorKind::Corrupt);
-    assert!(e.to_string().contains("duplicated key in database 0"), "{e}");
+    assert!(
+        e.to_string().contains("duplicated key in database 0"),
+        "{e}"
+    );
     assert!(e.to_string().contains("(key \"k\")"), "{e}");
     // The second record of "k" starts after the header, SELECTDB and the first record.
     let second = bytes.windows(4).rposition(|w| w == b"\x01k\x01w").unwrap() as u64 - 1;
@@ -584,7 +587,10 @@ fn chunked_reader_matches_slice_reader() {
     assert_eq!(e.kind, RdbErrorKind::Checksum);
     // No front end's option in the core's words: each names its own.
     assert!(e.to_string().ends_with("the check can be skipped"), "{e}");
-    assert!(!e.to_string().contains("--") && !e.to_string().contains('{'), "{e}");
+    assert!(
+        !e.to_string().contains("--") && !e.to_string().contains('{'),
+        "{e}"
+    );
     let opts = LoadOptions {
         loader: None,
         verify_checksum: false,
@@ -671,7 +677,7 @@ fn progress_is_reported_by_both_readers() {
     })
     .unwrap_err();
     assert_eq!(
-        e.detail,
+        *e.detail,
         ErrorDetail::Cancelled {
             reason: "stop".into()
         }
@@ -1077,7 +1083,10 @@ fn batched_indexing_gives_the_one_at_a_time_load() {
             let ks = dbs.entry(r.db).or_default();
             match ks.insert_new(&r.key, v, r.expire_at_ms) {
                 Ok(()) => Ok(()),
-                Err(_) => Err(RdbError::new(r.offset, ErrorDetail::DuplicateKey { db: r.db })),
+                Err(_) => Err(RdbError::new(
+                    r.offset,
+                    ErrorDetail::DuplicateKey { db: r.db },
+                )),
             }
         })?;
         Ok(Snapshot {

@@ -195,8 +195,8 @@ fn hash_records(c: &mut Cursor<'_>, materialise: bool, ttl: Option<bool>) -> Out
                 (t, Some(min)) => t.checked_add(min).map(|v| v - 1).unwrap_or(u64::MAX),
                 (t, None) => t,
             };
-            let at = i64::try_from(at)
-                .map_err(|_| c.err_at(t_at, ErrorDetail::FieldTtl { ttl: t }))?;
+            let at =
+                i64::try_from(at).map_err(|_| c.err_at(t_at, ErrorDetail::FieldTtl { ttl: t }))?;
             expires.push(at);
         }
         let at = c.pos;
@@ -480,9 +480,7 @@ pub fn module_2(c: &mut Cursor<'_>, materialise: bool) -> Result<Option<Value>, 
                     Field::Buffer(Vec::new())
                 }
             }
-            op => {
-                return Err(c.err_at(at, ErrorDetail::UnknownModuleOpcode { op }))
-            }
+            op => return Err(c.err_at(at, ErrorDetail::UnknownModuleOpcode { op })),
         };
         if materialise {
             fields.push((at, field));

@@ -653,8 +653,7 @@ impl<W: Write> RdbWriter<W> {
         }
         let io_err = |e: io::Error| RdbError {
             key: Some(key.to_vec()),
-            ..RdbError::new(0, super::ErrorDetail::Write { what: "" })
-                .with_cause(e.into())
+            ..RdbError::new(0, super::ErrorDetail::Write { what: "" }).with_cause(e.into())
         };
         self.put_expire(expire_at_ms).map_err(io_err)?;
         self.put(&[t]).map_err(io_err)?;

@@ -78,11 +78,17 @@ pub fn run(args: ExportArgs) -> ExitCode {
             Ok((file, None)) => sources.push(bitlens_export::Source::new(f, file)),
             Ok((_, Some(why))) => {
                 let e = bitlens::open::FileError::WrongKind(why);
-                return crate::union_error(&[f.clone()], bitlens::open::OpenError::File(0, e));
+                return crate::union_error(
+                    std::slice::from_ref(f),
+                    bitlens::open::OpenError::File(0, e),
+                );
             }
             Err(e) => {
                 let e = bitlens::open::FileError::Io(e);
-                return crate::union_error(&[f.clone()], bitlens::open::OpenError::File(0, e));
+                return crate::union_error(
+                    std::slice::from_ref(f),
+                    bitlens::open::OpenError::File(0, e),
+                );
             }
         }
     }

@@ -17,7 +17,8 @@ fn root() -> PathBuf {
 
 /// The shared table.
 fn table() -> serde_json::Value {
-    let text = std::fs::read_to_string(root().join("tests/errors.json")).expect("tests/errors.json");
+    let text =
+        std::fs::read_to_string(root().join("tests/errors.json")).expect("tests/errors.json");
     serde_json::from_str(&text).expect("tests/errors.json is JSON")
 }
 
@@ -82,7 +83,10 @@ fn run(args: &[String]) -> (Option<i32>, String) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// The code and the byte offset (when the text names one) of the CLI's one error line.

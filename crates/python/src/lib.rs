@@ -56,7 +56,14 @@ fn coded_error(
 /// core's words plus the argument that removes the cause (`checksum=False`...).
 fn snapshot_error(py: Python<'_>, path: &Path, e: &RdbError) -> PyErr {
     let message = format!("{}: {}", path.display(), PYTHON.error_text(e));
-    coded_error(py, e.code(), message, path, Some(e.offset), e.key.as_deref())
+    coded_error(
+        py,
+        e.code(),
+        message,
+        path,
+        Some(e.offset),
+        e.key.as_deref(),
+    )
 }
 
 /// The exception for a file that cannot be opened or read ([`coded_error`] of

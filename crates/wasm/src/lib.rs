@@ -106,7 +106,7 @@ fn visit_chunks(
     progress: bitlens::rdb::Progress<'_>,
     add: &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
 ) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError> {
-    if src.len() == 0 {
+    if src.is_empty() {
         // An empty input is said so (code `empty`), as every front end says it.
         let empty = bitlens::rdb::ErrorDetail::NotRdb(bitlens::rdb::WrongKind::Empty);
         return Err(bitlens::rdb::RdbError::new(0, empty));
@@ -340,12 +340,10 @@ impl Engine {
                     visit_chunks(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
                 }
             };
-            let header = loaded
-                .settle(visited)
-                .map_err(|e| {
-                    let context = format!("cannot load RDB snapshot {}", names[i]);
-                    rdb_file_error(e, &context, Some(&names[i]))
-                })?;
+            let header = loaded.settle(visited).map_err(|e| {
+                let context = format!("cannot load RDB snapshot {}", names[i]);
+                rdb_file_error(e, &context, Some(&names[i]))
+            })?;
             snaps.push(loaded.into_snapshot(header));
         }
         let clock = view.1.resolve(&snaps[0].aux);
