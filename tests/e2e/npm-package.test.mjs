@@ -33,7 +33,7 @@ const INDEX_HTML = `<!doctype html>
 `;
 
 // The host app's own script: plain JavaScript using the package by its bare name.
-const APP_JS = `import init, { Engine, createEngine } from 'bitlens';
+const APP_JS = `import init, { Engine, EngineError, createEngine } from 'bitlens';
 import { createEngine as createFromClient } from 'bitlens/client';
 import 'bitlens/panel';
 import initCharts, { dauChart } from 'bitlens/charts';
@@ -41,8 +41,8 @@ import initCharts, { dauChart } from 'bitlens/charts';
 const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
 // A rejection's message and name, and the engine's kind, offset and key when it gives them.
 const settle = (p) => p.then((ok) => ({ ok }), (e) => {
-  const out = { err: e.message, name: e.name };
-  for (const k of ['kind', 'offset', 'key']) if (e[k] !== undefined) out[k] = e[k];
+  const out = { err: e.message, name: e.name, isEngineError: e instanceof EngineError };
+  for (const k of ['code', 'kind', 'offset', 'key']) if (e[k] !== undefined) out[k] = e[k];
   return out;
 });
 
@@ -117,7 +117,7 @@ main().then((r) => { window.result = r; }, (e) => { window.result = { fatal: Str
 `;
 
 // A TypeScript consumer of the installed package (checked with tsc --noEmit).
-const MAIN_TS = `import init, { Engine, createEngine, type KeyDetail, type Reply, type EngineClient } from 'bitlens';
+const MAIN_TS = `import init, { Engine, EngineError, createEngine, readSnapshotFiles, type KeyDetail, type Reply, type EngineClient } from 'bitlens';
 import { createEngine as fromClient } from 'bitlens/client';
 import 'bitlens/panel';
 import initCharts, { dauChart, type Chart } from 'bitlens/charts';
@@ -131,6 +131,12 @@ export async function run(file: File): Promise<void> {
   const o = e.overview(['uv:*'], ['uv:{date}']);
   const days: string[] = o.templates[0].dates;
   const firstDb: number = o.db;
+  try {
+    e.loadRdbs((await readSnapshotFiles(['a.rdb'])).map((f) => f.bytes));
+  } catch (err) {
+    const where: string | undefined = err instanceof EngineError && err.code === 'truncated' ? err.path : undefined;
+    console.log(where, err instanceof EngineError ? err.offset : 0);
+  }
   const eg = e.engagement(['a', 'b']);
   const dau: number[] = eg.dau;
   const client: EngineClient = await createEngine({ worker: true, wasmUrl: '/wasm/bitlens_bg.wasm' });
@@ -288,9 +294,10 @@ describe('the npm package in a plain HTML/JS project', { timeout: 300000 }, () =
     }
     assert.ok(strings >= 5 && zsets >= 2, `${strings} strings, ${zsets} zsets checked`);
     // Errors: Redis' WRONGTYPE text; a truncated file names the offset.
-    // The worker passes the engine's kind, offset and key on (EngineError in pkg/bitlens.d.ts, generated from crates/wasm/src/types.rs).
-    assert.deepEqual(out.wrongType, { err: 'WRONGTYPE Key is not a valid HyperLogLog string value.', name: 'Error', kind: 'reply' });
-    assert.equal(out.badFile.kind, 'truncated');
+    // The worker's errors are EngineErrors again (the package's class), code, offset and key kept.
+    assert.deepEqual(out.wrongType, { err: 'WRONGTYPE Key is not a valid HyperLogLog string value.', name: 'EngineError', isEngineError: true, code: 'reply', kind: 'reply' });
+    assert.equal(out.badFile.code, 'truncated');
+    assert.equal(out.badFile.isEngineError, true);
     assert.equal(typeof out.badFile.offset, 'number');
     assert.match(out.badFile.err, new RegExp(`offset ${out.badFile.offset}\\b`));
     assert.equal(out.aborted.name, 'AbortError');
