@@ -6,18 +6,21 @@
 //   there, the FIFO at once: the test fails after 20 s), the bytes loaded by the wasm engine's
 //   loadRdbs (the file's name as `path`) and, for one file, loadRdb;
 // - in Chromium: the same bytes loaded through the worker client (createEngine) and in-page
-//   ({ worker: false }), each rejecting with an EngineError of the same code.
+//   ({ worker: false }), each rejecting with an EngineError of the same code; the panel, given
+//   the truncated file and the one with a bad checksum, words its status line by the code
+//   (www/i18n.js errorWords).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, launchBrowser, tempDir } from './harness.mjs';
+import { ROOT, launchBrowser, openOfflinePanel, staticPanel, tempDir } from './harness.mjs';
 import { staticServer } from './static-server.mjs';
 import { Engine, initSync } from '../../pkg/bitlens.js';
 import { EngineError } from '../../www/engine-error.js';
 import { readSnapshotFiles } from '../../www/node-files.js';
+import { labelsFor } from '../../www/i18n.js';
 
 initSync({ module: readFileSync(path.join(ROOT, 'pkg/bitlens_bg.wasm')) });
 
@@ -147,5 +150,26 @@ test('Chromium: the worker client and the in-page engine reject with the same En
     });
   } finally {
     await page.close();
+  }
+});
+
+test('the panel words a failed load by its code', { timeout: 180000 }, async () => {
+  const words = labelsFor('en').errorWords;
+  const panel = await staticPanel();
+  const { page, errors } = await openOfflinePanel(browser, panel.url);
+  try {
+    for (const c of inputs.filter((x) => x.code === 'truncated' || x.code === 'checksum')) {
+      await page.evaluate(() => {
+        document.querySelector('[data-testid=panel]').dataset.offline = 'pending';
+      });
+      await page.setInputFiles('[data-testid=file-input]', c.paths[0]);
+      await page.waitForSelector('[data-testid=panel][data-offline=error]', { timeout: 60000 });
+      const status = await page.textContent('[data-testid=status]');
+      assert.ok(status.startsWith(`Snapshot could not be loaded: ${words[c.code]}: `), `${c.name}: ${status}`);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await panel.close();
   }
 });
