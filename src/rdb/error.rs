@@ -59,7 +59,7 @@ pub enum ErrorDetail {
     Header(FormatError),
     /// A DUMP payload's trailer version naming no format bitlens reads.
     DumpVersion(FormatError),
-    /// Not an RDB file, as judged from its first bytes ([`crate::open::wrong_kind`]).
+    /// Not an RDB file, as judged from its first bytes ([`WrongKind::of`]).
     NotRdb(super::WrongKind),
     // --- Checksum ---
     /// The CRC-64 trailer (`stored`) is not the content's (`actual`); `dump`: of a DUMP
@@ -535,8 +535,8 @@ pub(super) fn write_detail(
     }
 }
 
-/// Why bytes are the wrong kind of input, judged from their first bytes ([`super::detect`]):
-/// what [`crate::open::wrong_kind`] reports before any reader's error.
+/// Why bytes are the wrong kind of input, judged from their first bytes ([`super::detect()`]):
+/// what `bitlens::open::wrong_kind` reports before any reader's error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WrongKind {

@@ -197,7 +197,7 @@ impl UnionBuilder {
     /// readers). Errors: a key repeated within the file ([`super::RdbErrorKind::Corrupt`] at its
     /// offset; under [`OnDuplicate::Error`] found a batch at a time, at the latest by
     /// [`UnionBuilder::finish_file`]), a database past `u32::MAX` keys
-    /// ([`RdbErrorKind::Unsupported`]).
+    /// ([`super::RdbErrorKind::Unsupported`]).
     pub fn add(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
         let Some(value) = rec.value else {
             return Ok(());
