@@ -18,8 +18,8 @@ pub enum Detected {
     /// An RDB file of this format.
     Rdb(Format),
     /// Starts like an RDB file (`REDIS` or `VALKEY`) but its header is not one bitlens reads;
-    /// the message says why (e.g. a version newer than bitlens knows).
-    UnsupportedRdb(String),
+    /// the header's error says why (e.g. a version newer than bitlens knows).
+    UnsupportedRdb(super::FormatError),
     /// A DUMP payload: its format (from the trailer's RDB version) and value kind.
     Dump {
         /// The format the trailer's RDB version names.
@@ -60,7 +60,7 @@ pub fn detect(bytes: &[u8]) -> Detected {
     if rdb_like {
         return match Format::from_magic(head) {
             Ok(f) => Detected::Rdb(f),
-            Err(m) => Detected::UnsupportedRdb(m.to_string()),
+            Err(m) => Detected::UnsupportedRdb(m),
         };
     }
     if let Some((format, kind)) = dump_of(bytes) {
@@ -120,7 +120,7 @@ pub fn identify(bytes: &[u8]) -> Identity {
             Ok(w) => (Some(w), None),
             Err(e) => (None, Some(e.to_string())),
         },
-        Detected::UnsupportedRdb(m) => (None, Some(m.clone())),
+        Detected::UnsupportedRdb(m) => (None, Some(m.to_string())),
         _ => (None, None),
     };
     Identity {
@@ -154,7 +154,11 @@ mod tests {
         assert_eq!(detect(&rdb), Detected::Rdb(Format::redis(10)));
         assert_eq!(detect(&rdb).describe(), "an RDB file (REDIS0010)");
         assert_eq!(detect(b"VALKEY080\xff"), Detected::Rdb(Format::VALKEY_9));
-        assert!(matches!(detect(b"REDIS0099"), Detected::UnsupportedRdb(m) if m.contains("99")));
+        assert!(matches!(
+            detect(b"REDIS0099"),
+            Detected::UnsupportedRdb(crate::rdb::FormatError::TooNew { version: 99, .. })
+        ));
+        assert!(detect(b"REDIS0099").describe().contains("99"));
         let d = dump_string(b"hello", 80);
         assert_eq!(
             detect(&d),

@@ -545,8 +545,8 @@ pub enum WrongKind {
     /// An RDB file where a DUMP payload was expected (its format).
     RdbNotDump(Format),
     /// An RDB file bitlens cannot read where a DUMP payload was expected (the header's
-    /// problem, [`super::Detected::UnsupportedRdb`]'s words).
-    UnsupportedRdbNotDump(String),
+    /// problem, as [`super::Detected::UnsupportedRdb`] holds it).
+    UnsupportedRdbNotDump(FormatError),
     /// A DUMP payload where an RDB file was expected.
     DumpNotRdb {
         /// The format its trailer names.
