@@ -22,7 +22,7 @@
 pub mod expr;
 pub mod hnsw;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::module_fields::{FieldError, Fields, StringKind};
 
@@ -137,7 +137,10 @@ pub struct VectorSet {
     /// Absolute offset of the value in its input: the order in which a server loading the
     /// file numbers its vector sets (`vset-uid`).
     pub load_pos: u64,
-    by_name: HashMap<Vec<u8>, u32>,
+    /// Element name to node index. Ordered (not hashed): the names come from the file, so
+    /// no crafted set of names can degrade its lookups, and the value prints the same
+    /// however it was decoded (a hash map's order is its random seed's).
+    by_name: BTreeMap<Vec<u8>, u32>,
 }
 
 impl VectorSet {
@@ -281,7 +284,7 @@ impl VectorSet {
             Quant::Q8 => Vectors::Q8(Vec::with_capacity(n * dim as usize)),
             Quant::Bin => Vectors::Bin(Vec::with_capacity(n * vbytes / 8)),
         };
-        let mut by_name = HashMap::with_capacity(n);
+        let mut by_name = BTreeMap::new();
         let mut raw_links: Vec<Vec<Vec<u64>>> = Vec::with_capacity(n);
         for e in 0..n {
             let item_err = f.err("");
