@@ -206,8 +206,22 @@ impl Connection {
 
     /// Takes bytes from the client and answers every request they complete.
     pub fn feed(&mut self, server: &Server, bytes: &[u8]) -> Fed {
+        self.receive(bytes);
+        self.answer(server, usize::MAX)
+    }
+
+    /// Takes bytes from the client without answering them ([`Self::answer`] does).
+    pub fn receive(&mut self, bytes: &[u8]) {
         self.parser.extend(bytes);
-        let (out, after) = answer_all(&mut self.parser, &mut self.client, server);
+    }
+
+    /// Answers the whole requests received, in order, until `budget` bytes of replies are
+    /// ready (at least one request is answered when one is whole) or none is left: a network
+    /// front end writes each batch before asking for the next, so a client that pipelines
+    /// large replies and does not read them holds one batch of replies, not all of them. An
+    /// empty `out` (and no `close`) means no whole request is left.
+    pub fn answer(&mut self, server: &Server, budget: usize) -> Fed {
+        let (out, after) = answer_all(&mut self.parser, &mut self.client, server, budget);
         Fed {
             out,
             close: after == After::Close,
@@ -246,10 +260,19 @@ fn versions(
     }
 }
 
-/// Answers every whole request buffered, in order, into one output buffer.
-fn answer_all(parser: &mut Parser, client: &mut Client, shared: &Server) -> (Vec<u8>, After) {
+/// Answers the whole requests buffered, in order, into one output buffer, until it holds
+/// `budget` bytes or more.
+fn answer_all(
+    parser: &mut Parser,
+    client: &mut Client,
+    shared: &Server,
+    budget: usize,
+) -> (Vec<u8>, After) {
     let mut out = Vec::new();
     loop {
+        if out.len() >= budget {
+            return (out, After::Continue);
+        }
         match parser.next(
             client.authenticated
                 || !replica::connection_dialect(shared.profile).unauthenticated_limits,

@@ -578,3 +578,46 @@ fn requirepass_matches() {
         failures.join("\n")
     );
 }
+
+/// A client that pipelines requests for large replies and never reads them holds one batch of
+/// replies in the server, not all of them, and is closed after `--write-timeout`: 300
+/// `SRANDMEMBER set:big -200000` (3.4 MB of reply each, 1 GB in all) leave the server's peak
+/// resident memory within 256 MiB of its start.
+#[test]
+fn a_client_that_never_reads_holds_one_batch() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/conformance/redis-7.4.1/dump.rdb");
+    let ours = Resp::start(&file, &["--write-timeout", "2"]);
+    let pid = ours.child.id();
+    let base = common::vm_hwm_kib(pid);
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", ours.port)).unwrap();
+    let one = b"*3\r\n$11\r\nSRANDMEMBER\r\n$7\r\nset:big\r\n$7\r\n-200000\r\n";
+    s.write_all(&one.repeat(300)).unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    let grown = common::vm_hwm_kib(pid).saturating_sub(base);
+    assert!(grown < 256 * 1024, "peak grew by {grown} KiB");
+    // Closed by the server: what it wrote, then the end (or a reset), well before 300 replies.
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => {
+                assert!(
+                    !matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ),
+                    "not closed after {got} bytes: {e}"
+                );
+                break;
+            }
+        }
+    }
+    assert!(
+        got < 100 * 3_400_000,
+        "{got} bytes read: the client was not closed"
+    );
+}

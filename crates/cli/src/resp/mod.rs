@@ -20,7 +20,9 @@
 //!   clients reached` and are closed), `--client-query-buffer-limit` bytes buffered per client
 //!   (a client past it is closed, as Redis closes one), `--proto-max-bulk-len` per argument, and
 //!   a write timeout: a client that stops reading its replies is closed after `--write-timeout`
-//!   seconds without progress.
+//!   seconds without progress. Pipelined requests are answered in batches of 64 KiB of replies,
+//!   each written before the next is made, so a client that does not read holds one batch
+//!   (or one reply larger than that), not every reply it asked for.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -194,16 +196,29 @@ async fn connection(mut stream: TcpStream, addr: SocketAddr, server: &Server, li
             // As Redis: "closing client that reached max query buffer length", no reply.
             return;
         }
-        let fed = tokio::task::block_in_place(|| conn.feed(server, &buf[..n]));
-        if !fed.out.is_empty() {
-            match tokio::time::timeout(limits.write_timeout, stream.write_all(&fed.out)).await {
-                Ok(Ok(())) => {}
-                _ => return,
+        conn.receive(&buf[..n]);
+        // Answer in batches, each written before the next is made: a client that pipelines
+        // large replies and reads none holds one batch here (and stalls on its own socket
+        // until --write-timeout closes it), not every reply it asked for.
+        loop {
+            let fed = tokio::task::block_in_place(|| conn.answer(server, REPLY_BATCH_BYTES));
+            if !fed.out.is_empty() {
+                match tokio::time::timeout(limits.write_timeout, stream.write_all(&fed.out)).await {
+                    Ok(Ok(())) => {}
+                    _ => return,
+                }
             }
-        }
-        if fed.close {
-            let _ = stream.shutdown().await;
-            return;
+            if fed.close {
+                let _ = stream.shutdown().await;
+                return;
+            }
+            if fed.out.is_empty() {
+                break;
+            }
         }
     }
 }
+
+/// Replies made for one client before they are written (one reply larger than this is made
+/// and written whole): 64 KiB.
+const REPLY_BATCH_BYTES: usize = 64 * 1024;
