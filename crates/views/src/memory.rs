@@ -1270,6 +1270,16 @@ impl Allocator {
     /// Every allocator bitlens models, the usual build first.
     pub const ALL: [Allocator; 3] = [Allocator::Jemalloc, Allocator::Jemalloc16, Allocator::Libc];
 
+    /// This allocator's position in [`Allocator::ALL`] (the order of the per-candidate
+    /// figures of [`AllocatorInference`]).
+    pub fn index(self) -> usize {
+        match self {
+            Allocator::Jemalloc => 0,
+            Allocator::Jemalloc16 => 1,
+            Allocator::Libc => 2,
+        }
+    }
+
     /// `jemalloc`, `jemalloc16` or `libc`, as [`Allocator::parse`] takes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -1398,6 +1408,15 @@ impl AllocatorInference {
         }
     }
 
+    /// The same inference pricing keys as a server loading the snapshot at `clock_ms` (Unix
+    /// ms) does ([`Model::at`]).
+    pub fn at(mut self, clock_ms: Option<i64>) -> AllocatorInference {
+        for m in &mut self.models {
+            *m = m.at(clock_ms);
+        }
+        self
+    }
+
     /// Counts the key of a record read from the file (nothing for a record whose value was
     /// not decoded): the one step of every pass that infers while it reads (export, inspect).
     pub fn add_record(&mut self, rec: &bitlens::rdb::Record<'_>) {
@@ -1408,6 +1427,20 @@ impl AllocatorInference {
 
     /// Counts one key of database `db`.
     pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) {
+        self.add_priced(db, key, value, expiring);
+    }
+
+    /// [`Self::add`], returning the key's estimate under each candidate ([`Allocator::ALL`]
+    /// order; `None` where the model has none, as [`Model::estimate_with_expiry`]): the
+    /// same figures as a [`Model`] of that allocator gives, so that one pass prices every
+    /// key for whichever allocator the inference settles on ([`crate::inspect`]).
+    pub fn add_priced(
+        &mut self,
+        db: u64,
+        key: &[u8],
+        value: &Value,
+        expiring: bool,
+    ) -> [Option<Estimate>; 3] {
         // A bitmap grown by SETBIT on a greedy server holds, on the writer, between its
         // length and twice it (up to 1 MiB more), by the order of the SETBITs: the mean and
         // variance of a random order are counted ([`Model::setbit_writer_moments`]). A bitmap
@@ -1428,11 +1461,14 @@ impl AllocatorInference {
         let rehash = writer_rehash_bytes(self.models[0].profile, key, value);
         // The loaded encoding is the profile's, whatever the allocator: found once.
         let Some(loaded) = loaded(self.models[0].profile, key, value, expiring) else {
-            return self.count_key(db, key, expiring);
+            self.count_key(db, key, expiring);
+            return [None; 3];
         };
         let mut bytes = [None; 3];
+        let mut estimates = [None; 3];
         for (i, m) in self.models.iter().enumerate() {
             if let Some(e) = m.estimate_loaded(key, value, &loaded, expiring) {
+                estimates[i] = Some(e);
                 bytes[i] = Some(e.bytes);
                 self.usage[i] += e.bytes;
                 let slack = bitmap.as_ref().map_or(0, |(len, points)| {
@@ -1450,6 +1486,12 @@ impl AllocatorInference {
             }
         }
         self.count_key(db, key, expiring);
+        estimates
+    }
+
+    /// The candidates' models ([`Allocator::ALL`] order).
+    pub fn models(&self) -> &[Model; 3] {
+        &self.models
     }
 
     /// Notes the [`WriterCommand`]s that building `value` takes.

@@ -160,6 +160,18 @@ impl KeyRow {
         model: &Model,
     ) -> KeyRow {
         let est = model.estimate_with_expiry(key, value, expire_at_ms.is_some());
+        KeyRow::priced(db, key, value, expire_at_ms, est)
+    }
+
+    /// [`KeyRow::new`] with the estimate already made (`est`, from
+    /// [`Model::estimate_with_expiry`] or [`crate::memory::AllocatorInference::add_priced`]).
+    pub fn priced(
+        db: u64,
+        key: &[u8],
+        value: &Value,
+        expire_at_ms: Option<i64>,
+        est: Option<crate::memory::Estimate>,
+    ) -> KeyRow {
         let (len, largest) = lengths(value);
         KeyRow {
             db,

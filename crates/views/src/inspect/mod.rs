@@ -719,14 +719,15 @@ pub fn for_each_key(
     mut f: impl FnMut(&KeyRow),
 ) -> Result<AllocatorChoice, VisitError> {
     let mut sc = scan(input, opts)?;
-    let (ttl, clock_ms) = (opts.filter.ttl, sc.clock_ms);
+    let clock_ms = sc.clock_ms;
     let mut recs = sc.spill.read().map_err(VisitError::Io)?;
     let (mut row, mut stats) = (spill::empty_row(), KeyStats::default());
     while recs
         .next_into(&mut row, &mut stats)
         .map_err(VisitError::Io)?
     {
-        if ttl.is_none_or(|t| t.admits(row.expire_at_ms, clock_ms)) {
+        // (The TTL, and --min-bytes under the allocator chosen once the scan inferred it.)
+        if opts.filter.admits_row(&row, clock_ms) {
             f(&row);
         }
     }
@@ -797,32 +798,13 @@ struct Scan {
     file_keys: BTreeMap<u64, u64>,
 }
 
-/// [`scan_with`] under the allocator given, or else the one inferred from the file: the pass
-/// runs under the usual build (bundled jemalloc) while it infers, and once more only when the
-/// inference found another allocator.
+/// One pass over the file, estimating under the allocator given, or else under every
+/// candidate while it infers the writer's from every key and the `used-mem` aux field
+/// ([`AllocatorInference`]): each admitted key's memory (and ledger) is spilled under each
+/// candidate ([`Spill::priced`]) and the rows are read back as the inferred one's, so the
+/// file is read once whichever it is, and the figures are those of a scan with that
+/// allocator given.
 fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
-    if let Some(a) = opts.allocator {
-        return scan_with(input, opts, AllocatorChoice::given(a), false);
-    }
-    let assumed = AllocatorChoice::assumed(String::new());
-    let sc = scan_with(input, opts, assumed, true)?;
-    if sc.allocator.allocator == Allocator::Jemalloc {
-        return Ok(sc);
-    }
-    let choice = sc.allocator.clone();
-    drop(sc);
-    scan_with(input, opts, choice, false)
-}
-
-/// One pass over the file, estimating under `choice`'s allocator; with `infer`, it also
-/// infers the writer's allocator from every key and the `used-mem` aux field, and returns
-/// that inference as the scan's allocator (the rows stay estimated under `choice`).
-fn scan_with(
-    input: Input<'_>,
-    opts: &Options,
-    choice: AllocatorChoice,
-    infer: bool,
-) -> Result<Scan, VisitError> {
     let load = LoadOptions {
         verify_checksum: opts.verify_checksum,
         db: opts.filter.db,
@@ -848,15 +830,25 @@ fn scan_with(
     })
     .collect();
     let writer_profile = Profile::for_snapshot(&aux_probe, peek.format.version);
-    // Priced as loaded at the report's clock (fields expired by then are not counted).
-    let model =
-        Model::new(writer_profile, choice.allocator).at(Some(opts.clock.resolve(&aux_probe)));
-    let mut inference = infer.then(|| AllocatorInference::new(writer_profile));
+    // Priced as loaded at the report's clock (fields expired by then are not counted), under
+    // every candidate allocator while it infers.
+    let clock = Some(opts.clock.resolve(&aux_probe));
+    let choice = match opts.allocator {
+        Some(a) => AllocatorChoice::given(a),
+        None => AllocatorChoice::assumed(String::new()),
+    };
+    let model = Model::new(writer_profile, choice.allocator).at(clock);
+    let mut inference = opts
+        .allocator
+        .is_none()
+        .then(|| AllocatorInference::new(writer_profile).at(clock));
     // Without used-mem there is nothing to compare predictions with: the inference then says
     // the allocator is assumed, whatever the keys, so they are not priced three times over
     // (48 bitmaps of 12.5 MB: 9 of 14 s).
-    let price_keys = peek.used_mem.is_some();
-    let mut spill = Spill::new(opts.spill_budget);
+    let price_keys = inference.is_some() && peek.used_mem.is_some();
+    // The candidates each key is priced for: every allocator while inferring, else the one.
+    let candidates: usize = if price_keys { Allocator::ALL.len() } else { 1 };
+    let mut spill = Spill::priced(opts.spill_budget, candidates);
     let mut spill_error: Option<std::io::Error> = None;
     let mut filters = Vec::new();
     let f = &opts.filter;
@@ -873,9 +865,11 @@ fn scan_with(
         let Some(value) = rec.value else {
             return Ok(());
         };
-        if let Some(inf) = inference.as_mut().filter(|_| price_keys) {
-            inf.add(rec.db, &rec.key, &value, rec.expire_at_ms.is_some());
-        }
+        let expiring = rec.expire_at_ms.is_some();
+        let priced = inference
+            .as_mut()
+            .filter(|_| price_keys)
+            .map(|inf| inf.add_priced(rec.db, &rec.key, &value, expiring));
         if spill_error.is_some()
             || f.glob
                 .as_ref()
@@ -888,16 +882,43 @@ fn scan_with(
         if !f.types.is_empty() && !f.types.iter().any(|t| t.eq_ignore_ascii_case(&type_name)) {
             return Ok(());
         }
-        let row = KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model);
-        if row.memory_or_zero() < f.min_bytes {
+        let (row, others) = match priced {
+            // Candidate 0 (the usual build) in the row, the others beside it.
+            Some(est) => (
+                KeyRow::priced(rec.db, &rec.key, &value, rec.expire_at_ms, est[0]),
+                est.map(|e| e.map(|e| e.bytes)),
+            ),
+            None => (
+                KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
+                [None; 3],
+            ),
+        };
+        // (--min-bytes by the largest candidate: the rows read back apply it again under the
+        // one chosen, [`Filter::admits_row`].)
+        let most = others[1..candidates]
+            .iter()
+            .fold(row.memory_or_zero(), |m, o| m.max(o.unwrap_or(0)));
+        if most < f.min_bytes {
             return Ok(());
         }
         let mut stats = KeyStats::default();
+        let mut ledgers = [None; 3];
         if let Some(lo) = &opts.ledger {
-            if let Some(l) = crate::report::key_ledger(&model, lo, &rec.key, &value) {
-                let mut sum = LedgerSum::default();
-                sum.add(&l);
-                stats.ledger = Some(sum);
+            let ledger_of = |m: &Model| {
+                crate::report::key_ledger(m, lo, &rec.key, &value).map(|l| {
+                    let mut sum = LedgerSum::default();
+                    sum.add(&l);
+                    sum
+                })
+            };
+            match &inference {
+                Some(inf) if price_keys => {
+                    for (i, m) in inf.models().iter().enumerate() {
+                        ledgers[i] = ledger_of(m);
+                    }
+                    stats.ledger = ledgers[0];
+                }
+                _ => stats.ledger = ledger_of(&model),
             }
         }
         let fig = figures(&value);
@@ -932,6 +953,7 @@ fn scan_with(
                             memory: row.memory,
                             summary: s,
                         },
+                        others,
                     ));
                 }
             }
@@ -945,7 +967,12 @@ fn scan_with(
             }
             _ => {}
         }
-        if let Err(e) = spill.push(&row, &stats) {
+        if let Err(e) = spill.push_priced(
+            &row,
+            &stats,
+            &others[1..candidates],
+            &ledgers[1..candidates],
+        ) {
             spill_error = Some(e);
         }
         Ok(())
@@ -970,6 +997,22 @@ fn scan_with(
         }
         None => choice,
     };
+    // The rows and the RedisBloom values read as the allocator chosen.
+    let pick = if candidates > 1 {
+        allocator.allocator.index()
+    } else {
+        0
+    };
+    spill.choose(pick);
+    let filters = filters
+        .into_iter()
+        .map(|(e, mut r, others)| {
+            if pick > 0 {
+                r.memory = others[pick];
+            }
+            (e, r)
+        })
+        .collect();
     Ok(Scan {
         allocator,
         spill,

@@ -8,6 +8,13 @@
 //! longest element (varints), expiry (8 bytes LE), bitmap figures, HLL figures, sorted set
 //! and GEO figures (the bounding box as 4 f64 LE), the ledger (7 varints). The spill only ever
 //! holds what this process wrote, but a short read is still an I/O error, not a panic.
+//!
+//! A spill made [`Spill::priced`] for several candidate allocators (`inspect` inferring the
+//! writer's while it reads) holds each key's memory and ledger under every candidate: the
+//! memory as one varint per candidate (0: none, else bytes + 1) in place of the single one,
+//! the ledger as a presence byte and 7 varints per candidate. [`Spill::choose`] says which
+//! candidate's figures the records read back carry, so the file is read once whatever the
+//! inference settles on.
 
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 
@@ -71,6 +78,10 @@ pub struct Spill {
     buf: Vec<u8>,
     /// Records written.
     pub len: u64,
+    /// Candidates priced per record (1: one memory and ledger, as the row has them).
+    prices: usize,
+    /// The candidate whose figures the records read back carry.
+    pick: usize,
 }
 
 fn put(buf: &mut Vec<u8>, mut v: u64) {
@@ -94,6 +105,12 @@ fn intern<T: PartialEq + Clone>(table: &mut Vec<T>, v: &T) -> u64 {
 impl Spill {
     /// An empty spill holding up to `budget` bytes in memory.
     pub fn new(budget: usize) -> Spill {
+        Spill::priced(budget, 1)
+    }
+
+    /// An empty spill whose records hold their memory and ledger under `prices` candidates
+    /// (at least 1; see the module docs), read back as the first's until [`Spill::choose`].
+    pub fn priced(budget: usize, prices: usize) -> Spill {
         Spill {
             out: Some(BufWriter::with_capacity(
                 64 << 10,
@@ -104,11 +121,33 @@ impl Spill {
             encodings: Vec::new(),
             buf: Vec::new(),
             len: 0,
+            prices: prices.max(1),
+            pick: 0,
         }
     }
 
-    /// Appends one record.
+    /// Makes the records read back carry candidate `i`'s memory and ledger (`i` below the
+    /// spill's candidates; others are taken as the last).
+    pub fn choose(&mut self, i: usize) {
+        self.pick = i.min(self.prices - 1);
+    }
+
+    /// Appends one record (of a spill of one candidate).
     pub fn push(&mut self, row: &KeyRow, stats: &KeyStats) -> std::io::Result<()> {
+        self.push_priced(row, stats, &[], &[])
+    }
+
+    /// Appends one record: `row.memory` and `stats.ledger` are the first candidate's,
+    /// `memory` and `ledger` the others' in order (one each per further candidate; missing
+    /// ones are written as none).
+    pub fn push_priced(
+        &mut self,
+        row: &KeyRow,
+        stats: &KeyStats,
+        memory: &[Option<u64>],
+        ledger: &[Option<LedgerSum>],
+    ) -> std::io::Result<()> {
+        let priced = self.prices > 1;
         let b = &mut self.buf;
         b.clear();
         put(b, row.db);
@@ -119,7 +158,7 @@ impl Spill {
         let e = intern(&mut self.encodings, &row.encoding);
         put(b, e);
         let mut flags = 0;
-        if row.memory.is_some() {
+        if priced || row.memory.is_some() {
             flags |= MEMORY;
         }
         if row.expire_at_ms.is_some() {
@@ -137,11 +176,20 @@ impl Spill {
                 flags |= BBOX;
             }
         }
-        if stats.ledger.is_some() {
+        if stats.ledger.is_some() || ledger.iter().any(Option::is_some) {
             flags |= LEDGER;
         }
         b.push(flags);
-        if let Some(m) = row.memory {
+        if priced {
+            for i in 0..self.prices {
+                let m = if i == 0 {
+                    row.memory
+                } else {
+                    memory.get(i - 1).copied().flatten()
+                };
+                put(b, m.map_or(0, |m| m + 1));
+            }
+        } else if let Some(m) = row.memory {
             put(b, m);
         }
         put(b, row.len);
@@ -174,7 +222,7 @@ impl Spill {
                 }
             }
         }
-        if let Some(l) = &stats.ledger {
+        let put_ledger = |b: &mut Vec<u8>, l: &LedgerSum| {
             for v in [
                 l.keys,
                 l.members,
@@ -185,6 +233,23 @@ impl Spill {
                 l.as_hash,
             ] {
                 put(b, v);
+            }
+        };
+        if flags & LEDGER != 0 {
+            if priced {
+                for i in 0..self.prices {
+                    let l = if i == 0 {
+                        stats.ledger.as_ref()
+                    } else {
+                        ledger.get(i - 1).and_then(Option::as_ref)
+                    };
+                    b.push(l.is_some() as u8);
+                    if let Some(l) = l {
+                        put_ledger(b, l);
+                    }
+                }
+            } else if let Some(l) = &stats.ledger {
+                put_ledger(b, l);
             }
         }
         self.len += 1;
@@ -207,6 +272,8 @@ impl Spill {
             types: &self.types,
             encodings: &self.encodings,
             left: self.len,
+            prices: self.prices,
+            pick: self.pick,
         })
     }
 }
@@ -217,6 +284,8 @@ pub struct Records<'a> {
     types: &'a [String],
     encodings: &'a [&'static str],
     left: u64,
+    prices: usize,
+    pick: usize,
 }
 
 /// A LEB128 varint (as [`put`] writes it).
@@ -257,6 +326,22 @@ impl Records<'_> {
         Ok(b)
     }
 
+    fn ledger(&mut self) -> std::io::Result<LedgerSum> {
+        let mut v = [0u64; 7];
+        for x in &mut v {
+            *x = self.varint()?;
+        }
+        Ok(LedgerSum {
+            keys: v[0],
+            members: v[1],
+            current: v[2],
+            as_set: v[3],
+            as_bitmap: v[4],
+            as_roaring: v[5],
+            as_hash: v[6],
+        })
+    }
+
     /// The next record into `row` and `stats`; `false` after the last.
     pub fn next_into(&mut self, row: &mut KeyRow, stats: &mut KeyStats) -> std::io::Result<bool> {
         if self.left == 0 {
@@ -277,7 +362,16 @@ impl Records<'_> {
         let e = self.varint()? as usize;
         row.encoding = self.encodings.get(e).ok_or_else(short)?;
         let flags = self.byte()?;
-        row.memory = if flags & MEMORY != 0 {
+        row.memory = if self.prices > 1 {
+            let mut chosen = None;
+            for i in 0..self.prices {
+                let m = self.varint()?;
+                if i == self.pick {
+                    chosen = m.checked_sub(1);
+                }
+            }
+            chosen
+        } else if flags & MEMORY != 0 {
             Some(self.varint()?)
         } else {
             None
@@ -323,23 +417,18 @@ impl Records<'_> {
         } else {
             None
         };
-        stats.ledger = if flags & LEDGER != 0 {
-            let mut v = [0u64; 7];
-            for x in &mut v {
-                *x = self.varint()?;
+        stats.ledger = None;
+        if flags & LEDGER != 0 {
+            for i in 0..self.prices {
+                if self.prices > 1 && self.byte()? == 0 {
+                    continue;
+                }
+                let l = self.ledger()?;
+                if i == self.pick {
+                    stats.ledger = Some(l);
+                }
             }
-            Some(LedgerSum {
-                keys: v[0],
-                members: v[1],
-                current: v[2],
-                as_set: v[3],
-                as_bitmap: v[4],
-                as_roaring: v[5],
-                as_hash: v[6],
-            })
-        } else {
-            None
-        };
+        }
         Ok(true)
     }
 }

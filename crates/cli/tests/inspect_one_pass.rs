@@ -1,0 +1,156 @@
+//! `bitlens inspect` reads the file once whichever allocator it infers (issue 52, item 1):
+//! with no `--allocator`, every key is priced under every candidate in the one pass and the
+//! report is read back as the inferred one's. Its output must be byte-identical to the
+//! report with that allocator named (`--allocator X`; only the lines saying how it was
+//! chosen differ), and to itself on one decoding thread and on several.
+//!
+//! The file: every key of Redis 7.0.15's conformance snapshot (strings, bitmaps,
+//! HyperLogLogs, lists, sets, sorted sets and GEO sets, hashes, streams with groups) written
+//! again many times under new names over two databases, some with a TTL, about 6 MB with
+//! records over 1 KiB on average, so that the reader decodes them on several threads. It is
+//! written three times, its `used-mem` aux field set each time to what one candidate
+//! allocator predicts for it ([`AllocatorInference::predictions`]), so that the inference
+//! lands on each candidate in turn (the other two priced and then left unread).
+
+mod common;
+
+use bitlens::keyspace::Value;
+use bitlens::rdb::{LoadOptions, RdbWriter};
+use bitlens_views::memory::{Allocator, AllocatorInference};
+use common::*;
+
+/// Copies of the conformance keys in the generated file.
+const COPIES: u64 = 110;
+
+/// The keys of the generated file: (db, key, value, expiry), in file order.
+fn keys() -> Vec<(u64, Vec<u8>, Value, Option<i64>)> {
+    let vendored = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/conformance/redis-7.0.15/dump.rdb");
+    let bytes = std::fs::read(&vendored).expect("the Redis 7.0.15 conformance snapshot");
+    let snap = bitlens::rdb::load_rdb(&bytes, &LoadOptions::default()).unwrap();
+    let mut base: Vec<(Vec<u8>, Value)> = Vec::new();
+    for ks in snap.databases.values() {
+        for (k, e) in ks.iter_all() {
+            if !matches!(e.value, Value::Module(_) | Value::Other(_)) {
+                base.push((k.to_vec(), e.value.clone()));
+            }
+        }
+    }
+    base.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    for c in 0..COPIES {
+        for (i, (k, v)) in base.iter().enumerate() {
+            let mut key = format!("c{c}:").into_bytes();
+            key.extend_from_slice(k);
+            // Every seventh key expires (far in the future, so none is dropped).
+            let expiry = ((c as usize + i) % 7 == 0).then_some(4_102_444_800_000 + i as i64);
+            out.push((c % 2, key, v.clone(), expiry));
+        }
+    }
+    out.sort_by_key(|k| k.0);
+    out
+}
+
+/// The RDB file of `keys` with `used-mem` set to `used_mem`.
+fn write(keys: &[(u64, Vec<u8>, Value, Option<i64>)], used_mem: u64) -> Vec<u8> {
+    let mut w = RdbWriter::with_redis_ver(Vec::new(), 10, b"7.0.15").unwrap();
+    w.aux(b"used-mem", used_mem.to_string().as_bytes()).unwrap();
+    let mut db = None;
+    for (d, k, v, e) in keys {
+        if db != Some(*d) {
+            w.select_db(*d).unwrap();
+            db = Some(*d);
+        }
+        w.write_value(k, v, *e).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// The JSON report without the fields saying how the allocator was chosen (given or
+/// inferred, the reason, the candidates, the range over them).
+fn without_choice(json: &[u8]) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for f in [
+        "allocator_source",
+        "allocator_reason",
+        "allocator_candidates",
+        "memory_range",
+    ] {
+        o.remove(f);
+    }
+    v
+}
+
+#[test]
+fn default_inspect_is_the_inferred_allocators_on_any_thread_count() {
+    let keys = keys();
+    let profile =
+        bitlens::dialect::Profile::for_snapshot(&[(b"redis-ver".to_vec(), b"7.0.15".to_vec())], 10);
+    let mut inf = AllocatorInference::new(profile);
+    for (db, k, v, e) in &keys {
+        inf.add(*db, k, v, e.is_some());
+    }
+    let predictions = inf
+        .predictions()
+        .expect("a standalone server's predictions");
+    let mut inferred_seen = Vec::new();
+    for (i, a) in Allocator::ALL.iter().enumerate() {
+        let (_dir, path) = temp_file("every-type.rdb", &write(&keys, predictions[i]));
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(
+            size > 4 << 20,
+            "{size} bytes: big enough for several threads"
+        );
+        let json = bitlens_ok(&["inspect", &path, "--json", "--top", "50"]);
+        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let inferred = doc["allocator"].as_str().unwrap().to_string();
+        assert_ne!(doc["allocator_source"], "given");
+        inferred_seen.push(inferred.clone());
+        eprintln!("used-mem of {}: inferred {inferred}", a.name());
+        // Named: the same figures, byte for byte, in JSON, CSV and the text's key lines.
+        let named = ["--allocator", inferred.as_str()];
+        let json_named =
+            bitlens_ok(&[&["inspect", &path, "--json", "--top", "50"], &named[..]].concat());
+        assert_eq!(
+            without_choice(&json),
+            without_choice(&json_named),
+            "{inferred}"
+        );
+        let csv = bitlens_ok(&["inspect", &path, "--csv"]);
+        let csv_named = bitlens_ok(&[&["inspect", &path, "--csv"], &named[..]].concat());
+        assert!(csv.len() > 100_000, "every key's row");
+        assert!(
+            csv == csv_named,
+            "--csv, default and --allocator {inferred}"
+        );
+        let text = bitlens_ok(&["inspect", &path]);
+        let text_named = bitlens_ok(&[&["inspect", &path], &named[..]].concat());
+        let keep = |t: &[u8]| -> Vec<String> {
+            String::from_utf8_lossy(t)
+                .lines()
+                .skip_while(|l| !l.starts_with("DATABASE") && !l.contains("db "))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(keep(&text), keep(&text_named), "text, {inferred}");
+        // One decoding thread and several: the same bytes.
+        for args in [
+            vec!["inspect", path.as_str()],
+            vec!["inspect", path.as_str(), "--json", "--top", "50"],
+            vec!["inspect", path.as_str(), "--csv"],
+        ] {
+            let many = bitlens_ok(&[&["--threads", "4"], &args[..]].concat());
+            let one = bitlens_ok(&[&["--threads", "1"], &args[..]].concat());
+            assert!(one == many, "{args:?}: --threads 1 and 4 differ");
+        }
+        let one = bitlens_ok(&["--threads", "1", "inspect", &path, "--json", "--top", "50"]);
+        assert!(one == json, "--threads 1 and the default");
+    }
+    // The inference was led to at least two allocators, so the default read at least one
+    // report back as another candidate's than the first.
+    inferred_seen.sort();
+    inferred_seen.dedup();
+    assert!(inferred_seen.len() >= 2, "inferred: {inferred_seen:?}");
+    assert!(inferred_seen.iter().any(|a| a != "jemalloc"));
+}
