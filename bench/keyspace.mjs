@@ -106,7 +106,7 @@ export async function keyheavyShards(k) {
 }
 
 /** Redis' `used_memory` and load time once it has loaded `file` (copied into `dir`). */
-async function redisHolding(dir, file, keys) {
+export async function redisHolding(dir, file, keys) {
   const name = path.basename(file);
   execFileSync('cp', [file, path.join(dir, name)]);
   const { redis, port, log } = await startRedis(dir, name);

@@ -26,7 +26,7 @@ const LIBRDB = path.join(ROOT, 'target/peers/librdb');
 
 /** The path of a usable rdb-cli, building it from target/peers/librdb when only the source is
  * there; `{ missing }` with the reason otherwise. */
-function rdbCli() {
+export function rdbCli() {
   const given = process.env.BITLENS_RDB_CLI;
   if (given) return existsSync(given) ? { bin: given } : { missing: `BITLENS_RDB_CLI=${given} does not exist` };
   const bin = path.join(LIBRDB, 'bin/rdb-cli');
@@ -40,7 +40,7 @@ function rdbCli() {
 }
 
 /** The librdb version and commit, as far as the tree says. */
-function librdbVersion(bin) {
+export function librdbVersion(bin) {
   let usage = '';
   try {
     execFileSync(bin, [], { stdio: ['ignore', 'pipe', 'pipe'] });

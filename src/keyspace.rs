@@ -38,6 +38,11 @@ pub enum RedisType {
 impl RedisType {
     /// The name TYPE replies with (`string`, `list`, `set`, `zset`, `hash`, `stream`, module name).
     pub fn name(&self) -> String {
+        self.name_str().into_owned()
+    }
+
+    /// [`RedisType::name`] without an allocation for the built-in types.
+    pub fn name_str(&self) -> std::borrow::Cow<'_, str> {
         match self {
             RedisType::String => "string".into(),
             RedisType::List => "list".into(),
@@ -45,7 +50,7 @@ impl RedisType {
             RedisType::ZSet => "zset".into(),
             RedisType::Hash => "hash".into(),
             RedisType::Stream => "stream".into(),
-            RedisType::Module(n) => String::from_utf8_lossy(n).into_owned(),
+            RedisType::Module(n) => String::from_utf8_lossy(n),
         }
     }
 }

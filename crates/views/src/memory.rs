@@ -1350,7 +1350,8 @@ pub struct AllocatorInference {
     /// Per database: keys and keys with an expiry.
     dbs: std::collections::BTreeMap<u64, (u64, u64)>,
     /// Per database and cluster slot ([`crate::report::key_slot`]): keys and keys with an
-    /// expiry, for a cluster node's per-slot tables.
+    /// expiry, for a cluster node's per-slot tables (empty for a layout without
+    /// [`Layout::cluster_empty_used_memory`]).
     slots: std::collections::BTreeMap<u64, Vec<[u32; 2]>>,
     /// The file came from a cluster node ([`Self::set_cluster_node`]).
     cluster_node: bool,
@@ -1538,6 +1539,11 @@ impl AllocatorInference {
         let d = self.dbs.entry(db).or_default();
         d.0 += 1;
         d.1 += u64::from(expiring);
+        // (Only a layout with a measured cluster node counts per slot: on the others a
+        // cluster node's file has no prediction, [`Self::predictions`].)
+        if self.models[0].layout.cluster_empty_used_memory.is_none() {
+            return;
+        }
         let slots = self.slots.entry(db).or_insert_with(|| vec![[0; 2]; 16384]);
         let slot = &mut slots[usize::from(crate::report::key_slot(key))];
         slot[0] += 1;

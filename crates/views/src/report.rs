@@ -172,17 +172,51 @@ impl KeyRow {
         expire_at_ms: Option<i64>,
         est: Option<crate::memory::Estimate>,
     ) -> KeyRow {
-        let (len, largest) = lengths(value);
+        let mut row = KeyRow::empty();
+        row.set_priced(db, key, value, expire_at_ms, est);
+        row
+    }
+
+    /// A row with empty buffers (database 0, no memory), to be filled by
+    /// [`KeyRow::set_priced`] or a reader of rows.
+    pub fn empty() -> KeyRow {
         KeyRow {
-            db,
-            key: key.to_vec(),
-            type_name: value.redis_type().name(),
-            encoding: est.map_or("?", |e| e.encoding),
-            memory: est.map(|e| e.bytes),
-            len,
-            largest,
-            expire_at_ms,
+            db: 0,
+            key: Vec::new(),
+            type_name: String::new(),
+            encoding: "",
+            memory: None,
+            len: 0,
+            largest: 0,
+            expire_at_ms: None,
         }
+    }
+
+    /// Makes this row [`KeyRow::priced`]'s for these arguments, reusing its key and type
+    /// name buffers (a pass over millions of keys allocates no row per key).
+    pub fn set_priced(
+        &mut self,
+        db: u64,
+        key: &[u8],
+        value: &Value,
+        expire_at_ms: Option<i64>,
+        est: Option<crate::memory::Estimate>,
+    ) {
+        let (len, largest) = lengths(value);
+        self.db = db;
+        self.key.clear();
+        self.key.extend_from_slice(key);
+        let t = value.redis_type();
+        let name = t.name_str();
+        if self.type_name != name {
+            self.type_name.clear();
+            self.type_name.push_str(&name);
+        }
+        self.encoding = est.map_or("?", |e| e.encoding);
+        self.memory = est.map(|e| e.bytes);
+        self.len = len;
+        self.largest = largest;
+        self.expire_at_ms = expire_at_ms;
     }
 
     /// The estimated memory, 0 when unknown.

@@ -860,6 +860,8 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         Ok(())
     };
     let mut file_keys: BTreeMap<u64, u64> = BTreeMap::new();
+    // One row, refilled for each key.
+    let mut row = KeyRow::empty();
     let visit = |rec: bitlens::rdb::Record<'_>| {
         *file_keys.entry(rec.db).or_default() += 1;
         let Some(value) = rec.value else {
@@ -878,21 +880,22 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         {
             return Ok(());
         }
-        let type_name = value.redis_type().name();
-        if !f.types.is_empty() && !f.types.iter().any(|t| t.eq_ignore_ascii_case(&type_name)) {
-            return Ok(());
+        if !f.types.is_empty() {
+            let type_name = value.redis_type();
+            let type_name = type_name.name_str();
+            if !f.types.iter().any(|t| t.eq_ignore_ascii_case(&type_name)) {
+                return Ok(());
+            }
         }
-        let (row, others) = match priced {
-            // Candidate 0 (the usual build) in the row, the others beside it.
-            Some(est) => (
-                KeyRow::priced(rec.db, &rec.key, &value, rec.expire_at_ms, est[0]),
-                est.map(|e| e.map(|e| e.bytes)),
-            ),
+        // Candidate 0 (the usual build) in the row, the others beside it.
+        let (est, others) = match priced {
+            Some(est) => (est[0], est.map(|e| e.map(|e| e.bytes))),
             None => (
-                KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
+                model.estimate_with_expiry(&rec.key, &value, expiring),
                 [None; 3],
             ),
         };
+        row.set_priced(rec.db, &rec.key, &value, rec.expire_at_ms, est);
         // (--min-bytes by the largest candidate: the rows read back apply it again under the
         // one chosen, [`Filter::admits_row`].)
         let most = others[1..candidates]

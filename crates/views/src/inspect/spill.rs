@@ -16,7 +16,7 @@
 //! candidate's figures the records read back carry, so the file is read once whatever the
 //! inference settles on.
 
-use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, Write};
 
 use tempfile::SpooledTempFile;
 
@@ -311,12 +311,27 @@ fn short() -> std::io::Error {
 
 impl Records<'_> {
     fn byte(&mut self) -> std::io::Result<u8> {
+        if let Some(&b) = self.r.buffer().first() {
+            self.r.consume(1);
+            return Ok(b);
+        }
         let mut b = [0u8];
         self.r.read_exact(&mut b)?;
         Ok(b[0])
     }
 
+    /// A varint, decoded from the reader's buffer when it holds the whole of it (the usual
+    /// case: one bounds check a byte, no call per byte), else byte by byte.
     fn varint(&mut self) -> std::io::Result<u64> {
+        let buf = self.r.buffer();
+        let mut v = 0u64;
+        for (i, &b) in buf.iter().take(10).enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                self.r.consume(i + 1);
+                return Ok(v);
+            }
+        }
         read_varint(&mut self.r)
     }
 
@@ -351,14 +366,21 @@ impl Records<'_> {
         row.db = self.varint()?;
         let n = usize::try_from(self.varint()?).map_err(|_| short())?;
         row.key.clear();
-        // The length is ours (written above), but read it through `take` all the same.
-        (&mut self.r).take(n as u64).read_to_end(&mut row.key)?;
-        if row.key.len() != n {
-            return Err(short());
+        if let Some(k) = self.r.buffer().get(..n) {
+            row.key.extend_from_slice(k);
+            self.r.consume(n);
+        } else {
+            // The length is ours (written above), but read it through `take` all the same.
+            (&mut self.r).take(n as u64).read_to_end(&mut row.key)?;
+            if row.key.len() != n {
+                return Err(short());
+            }
         }
-        let t = self.varint()? as usize;
-        row.type_name.clear();
-        row.type_name.push_str(self.types.get(t).ok_or_else(short)?);
+        let t = self.types.get(self.varint()? as usize).ok_or_else(short)?;
+        if row.type_name != *t {
+            row.type_name.clear();
+            row.type_name.push_str(t);
+        }
         let e = self.varint()? as usize;
         row.encoding = self.encodings.get(e).ok_or_else(short)?;
         let flags = self.byte()?;
@@ -435,16 +457,7 @@ impl Records<'_> {
 
 /// A row with empty buffers, for [`Records::next_into`].
 pub fn empty_row() -> KeyRow {
-    KeyRow {
-        db: 0,
-        key: Vec::new(),
-        type_name: String::new(),
-        encoding: "",
-        memory: None,
-        len: 0,
-        largest: 0,
-        expire_at_ms: None,
-    }
+    KeyRow::empty()
 }
 
 /// One level of the prefix tree, as (prefix, keys, memory) counts split over partitions by
