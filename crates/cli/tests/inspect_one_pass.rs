@@ -43,7 +43,9 @@ fn keys() -> Vec<(u64, Vec<u8>, Value, Option<i64>)> {
             let mut key = format!("c{c}:").into_bytes();
             key.extend_from_slice(k);
             // Every seventh key expires (far in the future, so none is dropped).
-            let expiry = ((c as usize + i) % 7 == 0).then_some(4_102_444_800_000 + i as i64);
+            let expiry = (c as usize + i)
+                .is_multiple_of(7)
+                .then_some(4_102_444_800_000 + i as i64);
             out.push((c % 2, key, v.clone(), expiry));
         }
     }

@@ -528,3 +528,78 @@ impl PrefixPartitions {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(key: &[u8], memory: Option<u64>, expire_at_ms: Option<i64>) -> KeyRow {
+        KeyRow {
+            db: 3,
+            key: key.to_vec(),
+            type_name: "set".into(),
+            encoding: "intset",
+            memory,
+            len: 7,
+            largest: 300,
+            expire_at_ms,
+        }
+    }
+
+    fn ledger(n: u64) -> LedgerSum {
+        LedgerSum {
+            keys: 1,
+            members: n,
+            current: 2 * n,
+            as_set: 3 * n,
+            as_bitmap: 4 * n,
+            as_roaring: 5 * n,
+            as_hash: 6 * n,
+        }
+    }
+
+    /// A spill priced for three candidates reads back each candidate's memory and ledger
+    /// (none where that candidate has none), the rest of the record whichever is chosen, on
+    /// disk (budget 0) as in memory.
+    #[test]
+    fn priced_records_read_back_as_the_candidate_chosen() {
+        for budget in [0, 1 << 20] {
+            let mut s = Spill::priced(budget, 3);
+            let stats = |l: Option<LedgerSum>| KeyStats {
+                ledger: l,
+                ..KeyStats::default()
+            };
+            let a = row(b"a", Some(100), Some(-5));
+            s.push_priced(
+                &a,
+                &stats(Some(ledger(1))),
+                &[Some(112), None],
+                &[None, Some(ledger(3))],
+            )
+            .unwrap();
+            let b = row(&[0xff; 300], None, None);
+            s.push_priced(&b, &stats(None), &[Some(1 << 40), Some(0)], &[None, None])
+                .unwrap();
+            let want = [
+                [(Some(100), Some(ledger(1))), (None, None)],
+                [(Some(112), None), (Some(1 << 40), None)],
+                [(None, Some(ledger(3))), (Some(0), None)],
+            ];
+            for (i, want) in want.iter().enumerate() {
+                s.choose(i);
+                let mut recs = s.read().unwrap();
+                let (mut r, mut st) = (empty_row(), KeyStats::default());
+                for (base, (memory, ledger)) in [&a, &b].into_iter().zip(want) {
+                    assert!(recs.next_into(&mut r, &mut st).unwrap());
+                    let expected = KeyRow {
+                        memory: *memory,
+                        ..base.clone()
+                    };
+                    assert_eq!(r, expected, "candidate {i}, budget {budget}");
+                    assert_eq!(st.ledger, *ledger, "candidate {i}, budget {budget}");
+                }
+                assert!(!recs.next_into(&mut r, &mut st).unwrap());
+            }
+        }
+    }
+}
