@@ -11,17 +11,19 @@ const RUSAGE = [
   'ms = (time.monotonic() - t) * 1000',
   'if p.returncode: sys.stderr.write(p.stderr.decode(errors="replace")); sys.exit(p.returncode)',
   'lines = p.stdout.count(b"\\n")',
-  'print(ms, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, lines)',
+  'ru = resource.getrusage(resource.RUSAGE_CHILDREN)',
+  'print(ms, ru.ru_maxrss * 1024, lines, (ru.ru_utime + ru.ru_stime) * 1000)',
   'sys.stderr.write(p.stdout.decode(errors="replace")[-400:])',
 ].join('\n');
 
 /**
- * Runs `argv` once: `{ ms, peak, lines, tail }` (wall milliseconds, peak RSS in bytes, lines
- * of stdout, and stdout's last 400 characters). Throws with the command's stderr when it fails.
+ * Runs `argv` once: `{ ms, peak, lines, cpuMs, tail }` (wall milliseconds, peak RSS in bytes,
+ * lines of stdout, CPU milliseconds (user + system, every thread), and stdout's last 400
+ * characters). Throws with the command's stderr when it fails.
  */
 export function measured(argv) {
   const r = spawnSync('python3', ['-c', RUSAGE, ...argv], { maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
-  const [ms, peak, lines] = r.stdout.toString().trim().split(/\s+/).map(Number);
-  return { ms, peak, lines, tail: r.stderr.toString() };
+  const [ms, peak, lines, cpuMs] = r.stdout.toString().trim().split(/\s+/).map(Number);
+  return { ms, peak, lines, cpuMs, tail: r.stderr.toString() };
 }

@@ -13,7 +13,7 @@
 // bitlens-bench`); bench/run.mjs calls `peersSection()`.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,9 +50,13 @@ export function librdbVersion(bin) {
   const v = /\[v([0-9.]+)\]/.exec(usage);
   let commit = '';
   try {
-    commit = execFileSync('git', ['-C', LIBRDB, 'rev-parse', '--short', 'HEAD']).toString().trim();
+    // A clone, or a source tree unpacked with its commit written in COMMIT (not a tree
+    // inside another repository's: git would name that one's HEAD).
+    commit = existsSync(path.join(LIBRDB, '.git'))
+      ? execFileSync('git', ['-C', LIBRDB, 'rev-parse', '--short', 'HEAD']).toString().trim()
+      : readFileSync(path.join(LIBRDB, 'COMMIT'), 'utf8').trim();
   } catch {
-    // Not a git tree (BITLENS_RDB_CLI elsewhere).
+    // Not a git tree and no COMMIT (BITLENS_RDB_CLI elsewhere).
   }
   return `${v ? `v${v[1]}` : 'unknown version'}${commit ? `, commit ${commit}` : ''}`;
 }

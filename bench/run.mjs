@@ -17,6 +17,7 @@ import { browserSection } from './browser.mjs';
 import { inspectSection } from './inspect.mjs';
 import { exportSection } from './export.mjs';
 import { peersSection } from './peers.mjs';
+import { defaultPathSection } from './defaultpath.mjs';
 import { shardsSection } from './shards.mjs';
 import { keyspaceSection } from './keyspace.mjs';
 import { signinsSection } from './signins.mjs';
@@ -528,6 +529,8 @@ async function main() {
     const keyspaceMemory = await soft('keyspace memory', () => keyspaceSection());
     console.log('[bench] timing the key-heavy file against librdb');
     const peers = await soft('the key-heavy file against librdb', () => peersSection());
+    console.log('[bench] timing the default path against the allocator named, Redis and librdb (issue 52)');
+    const defaultPath = await soft('the default path (issue 52)', () => defaultPathSection());
     console.log('[bench] timing many files at once (4 shard files of the key-heavy data set)');
     const manyFiles = await soft('many files at once', () => shardsSection());
     console.log('[bench] timing the sign-ins card on 10,000,000 keys');
@@ -594,6 +597,8 @@ async function main() {
       ...section(keyspaceMemory, 'Keyspace memory against Redis (issue 31)'),
       '',
       ...section(peers, 'The key-heavy file against librdb (issue 29)'),
+      '',
+      ...section(defaultPath, 'The default path as fast as the best one (issue 52)'),
       '',
       ...section(manyFiles, 'Many files at once (issue 29)'),
       '',
