@@ -225,6 +225,28 @@ impl Hash {
         }
     }
 
+    /// Calls `f` with each field's (name length, value length) in bytes, expired fields
+    /// included (integers as decimal text), in [`Hash::all`]'s order; nothing is copied
+    /// (memory estimates price fields by length).
+    pub fn for_each_field_len(&self, mut f: impl FnMut(usize, usize)) {
+        let each = |items: Vec<Item<'_>>, width: usize, f: &mut dyn FnMut(usize, usize)| {
+            for r in items.chunks_exact(width) {
+                f(r[0].text_len(), r[1].text_len());
+            }
+        };
+        match self.repr() {
+            HashRef::Listpack(b) => each(encoded::listpack(b).unwrap_or_default(), 2, &mut f),
+            HashRef::Ziplist(b) => each(encoded::ziplist(b).unwrap_or_default(), 2, &mut f),
+            HashRef::Zipmap(b) => each(encoded::zipmap(b).unwrap_or_default(), 2, &mut f),
+            HashRef::ListpackEx(b) => each(encoded::listpack(b).unwrap_or_default(), 3, &mut f),
+            HashRef::Table(t) => {
+                for i in 0..t.records.len() {
+                    f(t.records.get(i, 0).len(), t.records.get(i, 1).len());
+                }
+            }
+        }
+    }
+
     /// The length in bytes of the longest field name or value, expired fields included
     /// (integers as decimal text), 0 when empty; nothing is copied.
     pub fn max_element_len(&self) -> usize {

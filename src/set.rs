@@ -150,6 +150,13 @@ impl Set {
         out
     }
 
+    /// Calls `f` with each member's length in bytes as a reply gives it (integers as decimal
+    /// text), in storage order; no member is copied (memory estimates price members by
+    /// length).
+    pub fn for_each_member_len(&self, mut f: impl FnMut(usize)) {
+        self.for_each_item(|m| f(m.text_len()));
+    }
+
     /// The length in bytes of the longest member as a reply gives it (integers as decimal
     /// text), 0 when empty; no member is copied.
     pub fn max_member_len(&self) -> usize {

@@ -862,28 +862,22 @@ impl Model {
                         .sum::<u64>()
             }
             (Shape::Table(table), Value::Set(set)) => {
-                let members = set.members();
-                self.valkey_table(ek, *table, 0, all)
-                    + members
-                        .iter()
-                        .map(|m| self.sds(m.len() as u64))
-                        .sum::<u64>()
+                let mut sds = 0;
+                set.for_each_member_len(|n| sds += self.sds(n as u64));
+                self.valkey_table(ek, *table, 0, all) + sds
             }
             (Shape::Table(table), Value::Hash(h)) => {
-                let fields = h.all();
-                let entries: u64 = fields
-                    .iter()
-                    .map(|f| {
-                        let (fl, vl) = (f.field.len() as u64, f.value.len() as u64);
-                        let field = sds_header(fl, true) + fl + 1;
-                        if field + vl + 4 <= 128 {
-                            // The value embedded after the field.
-                            self.alloc(field + vl + 4)
-                        } else {
-                            self.alloc(8 + sds_header(fl, false) + fl + 1) + self.sds(vl)
-                        }
-                    })
-                    .sum();
+                let mut entries = 0;
+                h.for_each_field_len(|fl, vl| {
+                    let (fl, vl) = (fl as u64, vl as u64);
+                    let field = sds_header(fl, true) + fl + 1;
+                    entries += if field + vl + 4 <= 128 {
+                        // The value embedded after the field.
+                        self.alloc(field + vl + 4)
+                    } else {
+                        self.alloc(8 + sds_header(fl, false) + fl + 1) + self.sds(vl)
+                    };
+                });
                 self.valkey_table(ek, *table, ek.hash_metadata, all) + entries
             }
             (Shape::Skiplist(table), Value::ZSet(z)) => {
@@ -994,9 +988,11 @@ impl Model {
                 let buckets = table.buckets;
                 return Some(match value {
                     Value::Set(set) => {
-                        let members = set.members();
-                        let n = members.len();
-                        let sds: u64 = members.iter().map(|m| self.sds(m.len() as u64)).sum();
+                        let (mut n, mut sds) = (0usize, 0u64);
+                        set.for_each_member_len(|len| {
+                            n += 1;
+                            sds += self.sds(len as u64);
+                        });
                         let entries = if all && l.set_no_value {
                             // The first member of a bucket is stored in it directly, each
                             // further one takes an entry (7.2 dict.c dictInsertAtPosition):
@@ -1010,15 +1006,10 @@ impl Model {
                         sampled(all, robj + st(l.dict) + st(8 * buckets), sds + entries, n)
                     }
                     Value::Hash(h) => {
-                        let fields: u64 = h
-                            .all()
-                            .iter()
-                            .map(|f| {
-                                entry
-                                    + self.sds(f.field.len() as u64)
-                                    + self.sds(f.value.len() as u64)
-                            })
-                            .sum();
+                        let mut fields = 0u64;
+                        h.for_each_field_len(|fl, vl| {
+                            fields += entry + self.sds(fl as u64) + self.sds(vl as u64);
+                        });
                         let n = h.len(None);
                         sampled(all, robj + st(l.dict) + st(8 * buckets), fields, n)
                     }

@@ -11,8 +11,10 @@
 //!
 //! A spill made [`Spill::priced`] for several candidate allocators (`inspect` inferring the
 //! writer's while it reads) holds each key's memory and ledger under every candidate: the
-//! memory as one varint per candidate (0: none, else bytes + 1) in place of the single one,
-//! the ledger as a presence byte and 7 varints per candidate. [`Spill::choose`] says which
+//! memory as a byte with a bit per candidate that has one, the first candidate's as a varint
+//! and each other's as the zigzag varint of its difference from the first's (mostly one
+//! byte: the candidates differ by a size class), in place of the single one; the ledger as
+//! a presence byte and 7 varints per candidate. [`Spill::choose`] says which
 //! candidate's figures the records read back carry, so the file is read once whatever the
 //! inference settles on.
 
@@ -90,6 +92,16 @@ fn put(buf: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     buf.push(v as u8);
+}
+
+/// A signed difference as an unsigned varint's value: 0, -1, 1, -2, 2 ... as 0, 1, 2, 3, 4 ...
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The inverse of [`zigzag`].
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 fn intern<T: PartialEq + Clone>(table: &mut Vec<T>, v: &T) -> u64 {
@@ -181,13 +193,19 @@ impl Spill {
         }
         b.push(flags);
         if priced {
+            let m = |i: usize| match i {
+                0 => row.memory,
+                _ => memory.get(i - 1).copied().flatten(),
+            };
+            let present = (0..self.prices).fold(0u8, |p, i| p | (u8::from(m(i).is_some()) << i));
+            b.push(present);
+            let base = row.memory.unwrap_or(0);
             for i in 0..self.prices {
-                let m = if i == 0 {
-                    row.memory
-                } else {
-                    memory.get(i - 1).copied().flatten()
-                };
-                put(b, m.map_or(0, |m| m + 1));
+                match (i, m(i)) {
+                    (_, None) => {}
+                    (0, Some(v)) => put(b, v),
+                    (_, Some(v)) => put(b, zigzag(v.wrapping_sub(base) as i64)),
+                }
             }
         } else if let Some(m) = row.memory {
             put(b, m);
@@ -385,11 +403,19 @@ impl Records<'_> {
         row.encoding = self.encodings.get(e).ok_or_else(short)?;
         let flags = self.byte()?;
         row.memory = if self.prices > 1 {
+            let present = self.byte()?;
+            let mut base = 0u64;
             let mut chosen = None;
-            for i in 0..self.prices {
-                let m = self.varint()?;
+            for i in (0..self.prices).filter(|i| present & (1 << i) != 0) {
+                let v = self.varint()?;
+                let m = if i == 0 {
+                    base = v;
+                    v
+                } else {
+                    base.wrapping_add(unzigzag(v) as u64)
+                };
                 if i == self.pick {
-                    chosen = m.checked_sub(1);
+                    chosen = Some(m);
                 }
             }
             chosen
@@ -580,16 +606,32 @@ mod tests {
             let b = row(&[0xff; 300], None, None);
             s.push_priced(&b, &stats(None), &[Some(1 << 40), Some(0)], &[None, None])
                 .unwrap();
+            let c = row(b"c", Some(u64::MAX), None);
+            s.push_priced(
+                &c,
+                &stats(None),
+                &[Some(0), Some(u64::MAX - 1)],
+                &[None, None],
+            )
+            .unwrap();
             let want = [
-                [(Some(100), Some(ledger(1))), (None, None)],
-                [(Some(112), None), (Some(1 << 40), None)],
-                [(None, Some(ledger(3))), (Some(0), None)],
+                [
+                    (Some(100), Some(ledger(1))),
+                    (None, None),
+                    (Some(u64::MAX), None),
+                ],
+                [(Some(112), None), (Some(1 << 40), None), (Some(0), None)],
+                [
+                    (None, Some(ledger(3))),
+                    (Some(0), None),
+                    (Some(u64::MAX - 1), None),
+                ],
             ];
             for (i, want) in want.iter().enumerate() {
                 s.choose(i);
                 let mut recs = s.read().unwrap();
                 let (mut r, mut st) = (empty_row(), KeyStats::default());
-                for (base, (memory, ledger)) in [&a, &b].into_iter().zip(want) {
+                for (base, (memory, ledger)) in [&a, &b, &c].into_iter().zip(want) {
                     assert!(recs.next_into(&mut r, &mut st).unwrap());
                     let expected = KeyRow {
                         memory: *memory,
