@@ -53,7 +53,7 @@ export async function defaultPathSection() {
   const redisLoads = [];
   try {
     for (let i = 0; i < ROUNDS; i++) {
-      console.log(`[bench] issue 52 round ${i + 1} of ${ROUNDS}`);
+      console.error(`[bench] issue 52 round ${i + 1} of ${ROUNDS}`);
       // A fresh directory a round: redis-server appends to its log, whose first "DB loaded"
       // line is the one read.
       const dir = mkdtempSync(path.join(os.tmpdir(), 'bitlens-defaultpath-redis-'));
