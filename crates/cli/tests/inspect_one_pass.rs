@@ -121,6 +121,19 @@ fn default_inspect_is_the_inferred_allocators_on_any_thread_count() {
             without_choice(&json_named),
             "{inferred}"
         );
+        // The ledger (bitmaps and integer-id sets priced as the other forms) is priced per
+        // candidate too.
+        let ledger = bitlens_ok(&["inspect", &path, "--json", "--ledger"]);
+        let ledger_named =
+            bitlens_ok(&[&["inspect", &path, "--json", "--ledger"], &named[..]].concat());
+        assert!(
+            String::from_utf8_lossy(&ledger).contains("\"ledger\""),
+            "the report has ledger figures"
+        );
+        assert!(
+            without_choice(&ledger) == without_choice(&ledger_named),
+            "--ledger: default and --allocator {inferred} differ"
+        );
         let csv = bitlens_ok(&["inspect", &path, "--csv"]);
         let csv_named = bitlens_ok(&[&["inspect", &path, "--csv"], &named[..]].concat());
         assert!(csv.len() > 100_000, "every key's row");
