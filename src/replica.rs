@@ -337,6 +337,11 @@ pub struct ConnectionDialect {
     pub hello_not_integer: &'static str,
     /// `MULTI` inside MULTI.
     pub nested_multi: &'static str,
+    /// `WATCH key...` inside MULTI.
+    pub watch_in_multi: &'static str,
+    /// Those two refusals abort the transaction (its `EXEC` answers `EXECABORT`), as Valkey's
+    /// generic "not allowed inside a transaction" does; Redis' own replies leave it queued.
+    pub multi_refusal_aborts: bool,
     /// Requests of more than 10 words or with a bulk over 16 KiB are refused before
     /// authentication (6.2 on).
     pub unauthenticated_limits: bool,
@@ -351,6 +356,8 @@ const CONN_6_0: ConnectionDialect = ConnectionDialect {
         "ERR Unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP",
     hello_not_integer: "NOPROTO unsupported protocol version",
     nested_multi: "ERR MULTI calls can not be nested",
+    watch_in_multi: "ERR WATCH inside MULTI is not allowed",
+    multi_refusal_aborts: false,
     unauthenticated_limits: false,
     auth_before_lookup: false,
 };
@@ -371,11 +378,15 @@ const CONN_7_0: ConnectionDialect = ConnectionDialect {
 
 const CONN_VALKEY_8_1: ConnectionDialect = ConnectionDialect {
     nested_multi: "ERR Command not allowed inside a transaction",
+    watch_in_multi: "ERR Command not allowed inside a transaction",
+    multi_refusal_aborts: true,
     ..CONN_7_0
 };
 
 const CONN_VALKEY_9_0: ConnectionDialect = ConnectionDialect {
     nested_multi: "ERR Command 'multi' not allowed inside a transaction",
+    watch_in_multi: "ERR Command 'watch' not allowed inside a transaction",
+    multi_refusal_aborts: true,
     auth_before_lookup: true,
     ..CONN_7_0
 };

@@ -334,8 +334,19 @@ fn answer(argv: &[Vec<u8>], client: &mut Client, shared: &Server) -> (Answer, Af
                 client.multi = None;
                 return (Reply::ok().into(), After::Continue);
             }
-            "multi" => {
-                let text = replica::connection_dialect(shared.profile).nested_multi;
+            "multi" | "watch" if argv.len() >= 2 || name == "multi" => {
+                // Recorded on every server of the matrix (MULTI, WATCH k, GET k, EXEC).
+                let d = replica::connection_dialect(shared.profile);
+                let text = if name == "multi" {
+                    d.nested_multi
+                } else {
+                    d.watch_in_multi
+                };
+                if d.multi_refusal_aborts {
+                    if let Some(m) = client.multi.as_mut() {
+                        m.1 = true;
+                    }
+                }
                 return (Reply::err(text).into(), After::Continue);
             }
             "quit" | "reset" => {}
@@ -407,6 +418,8 @@ fn connection_arity(name: &str, profile: &Profile) -> Option<i32> {
         "command" => -1,
         "config" => -2,
         "time" => 1,
+        "watch" => -2,
+        "unwatch" => 1,
         _ => return None,
     })
 }
@@ -459,6 +472,8 @@ fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Server) ->
         }
         "exec" => Reply::err("ERR EXEC without MULTI"),
         "discard" => Reply::err("ERR DISCARD without MULTI"),
+        // Nothing in a snapshot changes, so no watched key is ever touched: EXEC runs.
+        "watch" | "unwatch" => Reply::ok(),
         "client" => return (client_command(argv, client, shared), After::Continue),
         "info" => return (Answer::Verbatim(info(&argv[1..], shared)), After::Continue),
         "command" => return (command_command(argv, shared), After::Continue),

@@ -10,7 +10,8 @@
 //!   replica.`.
 //! - **Connection commands** are answered here: `AUTH`, `HELLO` (protocol 2; 3 is refused with
 //!   `-NOPROTO` until the engine renders RESP3), `CLIENT` (`ID`, `GETNAME`, `SETNAME`,
-//!   `SETINFO`, `INFO`, `LIST`), `QUIT`, `RESET`, `MULTI`/`EXEC`/`DISCARD`, `INFO` (server,
+//!   `SETINFO`, `INFO`, `LIST`), `QUIT`, `RESET`, `MULTI`/`EXEC`/`DISCARD`, `WATCH`/`UNWATCH`
+//!   (OK: no key of a snapshot changes, so EXEC always runs), `INFO` (server,
 //!   clients, replication and keyspace sections), `COMMAND` (`COUNT`, `LIST`, `INFO`, `DOCS`),
 //!   `CONFIG GET` (`databases`) and `TIME` (the clock expiry is judged at).
 //! - **Clients** each keep their own database, name and protocol; requests are read as Redis
