@@ -348,6 +348,10 @@ pub struct ConnectionDialect {
     /// An unauthenticated client gets `-NOAUTH` even for an unknown command or a wrong arity
     /// (Valkey 9 checks authentication first).
     pub auth_before_lookup: bool,
+    /// The field `INFO keyspace` adds after `avg_ttl` for the keys holding hash fields with
+    /// an expiry: `subexpiry` (Redis 7.4+), `keys_with_volatile_items` (Valkey 9); `None`
+    /// before (rec: `INFO keyspace` on each server of the matrix).
+    pub info_subexpiry: Option<&'static str>,
 }
 
 const CONN_6_0: ConnectionDialect = ConnectionDialect {
@@ -360,6 +364,7 @@ const CONN_6_0: ConnectionDialect = ConnectionDialect {
     multi_refusal_aborts: false,
     unauthenticated_limits: false,
     auth_before_lookup: false,
+    info_subexpiry: None,
 };
 
 const CONN_6_2: ConnectionDialect = ConnectionDialect {
@@ -376,6 +381,11 @@ const CONN_7_0: ConnectionDialect = ConnectionDialect {
     ..CONN_6_2
 };
 
+const CONN_7_4: ConnectionDialect = ConnectionDialect {
+    info_subexpiry: Some("subexpiry"),
+    ..CONN_7_0
+};
+
 const CONN_VALKEY_8_1: ConnectionDialect = ConnectionDialect {
     nested_multi: "ERR Command not allowed inside a transaction",
     watch_in_multi: "ERR Command not allowed inside a transaction",
@@ -388,6 +398,7 @@ const CONN_VALKEY_9_0: ConnectionDialect = ConnectionDialect {
     watch_in_multi: "ERR Command 'watch' not allowed inside a transaction",
     multi_refusal_aborts: true,
     auth_before_lookup: true,
+    info_subexpiry: Some("keys_with_volatile_items"),
     ..CONN_7_0
 };
 
@@ -398,6 +409,7 @@ const CONNECTION_DIALECTS: &[(Family, (u16, u16), ConnectionDialect)] = &[
     (Family::Redis, (0, 0), CONN_6_0),
     (Family::Redis, (6, 2), CONN_6_2),
     (Family::Redis, (7, 0), CONN_7_0),
+    (Family::Redis, (7, 4), CONN_7_4),
     (Family::Valkey, (0, 0), CONN_7_0),
     (Family::Valkey, (8, 1), CONN_VALKEY_8_1),
     (Family::Valkey, (9, 0), CONN_VALKEY_9_0),

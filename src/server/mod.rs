@@ -740,22 +740,26 @@ fn info(args: &[Vec<u8>], shared: &Server) -> String {
     if want("keyspace") {
         let session = shared.session.lock().unwrap_or_else(|p| p.into_inner());
         let mut s = String::new();
+        let sub = replica::connection_dialect(shared.profile).info_subexpiry;
         for (db, ks) in session.databases() {
-            let (mut keys, mut expires) = (0u64, 0u64);
+            let (mut keys, mut expires, mut volatile) = (0u64, 0u64, 0u64);
             for (_, e) in ks.iter() {
                 keys += 1;
                 expires += u64::from(e.expire_at_ms.is_some());
+                volatile += u64::from(matches!(e.value, crate::keyspace::Value::Hash(h) if h.has_field_expiry()));
             }
             if keys == 0 {
                 continue;
             }
-            s.push_str(&format!(
-                "db{db}:keys={keys},expires={expires},avg_ttl=0\r\n"
-            ));
+            s.push_str(&format!("db{db}:keys={keys},expires={expires},avg_ttl=0"));
+            if let Some(name) = sub {
+                s.push_str(&format!(",{name}={volatile}"));
+            }
+            s.push_str("\r\n");
         }
         section("Keyspace", s);
     }
-    out.push_str("\r\n");
+    // As the servers: the last section's last line ends the text (an unknown section: empty).
     out
 }
 

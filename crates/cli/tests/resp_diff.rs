@@ -333,6 +333,9 @@ const REQUESTS: &[&str] = &[
     "MULTI",
     "WATCH",
     "EXEC",
+    // Server.
+    "INFO keyspace",
+    "INFO nosuch",
     // Connection.
     "CLIENT GETNAME",
     "CLIENT SETNAME shop-1",
