@@ -601,7 +601,13 @@ fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Server) -> Answer {
         ));
     }
     if let Some(n) = setname {
-        client.name = Some(n);
+        // As CLIENT SETNAME, before the protocol changes (Redis 7.4 helloCommand).
+        if n.iter().any(|&b| b <= b' ' || b > b'~') {
+            return Answer::Reply(Reply::err(
+                "ERR Client names cannot contain spaces, newlines or special characters.",
+            ));
+        }
+        client.name = (!n.is_empty()).then_some(n);
     }
     if let Some(p) = proto {
         client.proto = p;
@@ -665,7 +671,16 @@ fn client_reply(argv: &[Vec<u8>], client: &mut Client, shared: &Server) -> Reply
             Reply::ok()
         }
         ("setinfo", 4) if setinfo => {
-            match lower(&argv[2]).as_str() {
+            let option = lower(&argv[2]);
+            if matches!(option.as_str(), "lib-name" | "lib-ver")
+                && argv[3].iter().any(|&b| b <= b' ' || b > b'~')
+            {
+                // Recorded on Redis 7.4.1 and Valkey 9.1.2.
+                return Reply::err(format!(
+                    "ERR {option} cannot contain spaces, newlines or special characters."
+                ));
+            }
+            match option.as_str() {
                 "lib-name" => client.lib.0 = Some(argv[3].clone()),
                 "lib-ver" => client.lib.1 = Some(argv[3].clone()),
                 _ => {
@@ -746,7 +761,9 @@ fn info(args: &[Vec<u8>], shared: &Server) -> String {
             for (_, e) in ks.iter() {
                 keys += 1;
                 expires += u64::from(e.expire_at_ms.is_some());
-                volatile += u64::from(matches!(e.value, crate::keyspace::Value::Hash(h) if h.has_field_expiry()));
+                volatile += u64::from(
+                    matches!(e.value, crate::keyspace::Value::Hash(h) if h.has_field_expiry()),
+                );
             }
             if keys == 0 {
                 continue;
