@@ -280,16 +280,20 @@ fn check_value(name: &str, v: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The partition directory of `part` under `out`.
+/// The partition directory of `part` under `out`. A `%` in a value is written `%25`: the
+/// readers of hive paths (pyarrow, pandas, Dask, DuckDB, Spark) percent-decode partition
+/// values, so an instance named `%41` would otherwise read back as `A` (and merge with an
+/// instance of that name).
 pub fn partition_dir(out: &Path, part: &Partition) -> Result<PathBuf, String> {
     let v = &part.values;
     check_value("cluster", &v.cluster)?;
     check_value("batch", &v.batch)?;
     check_value("instance", &v.instance)?;
+    let dir = |v: &str| v.replace('%', "%25");
     Ok(out
-        .join(format!("cluster={}", v.cluster))
-        .join(format!("batch={}", v.batch))
-        .join(format!("instance={}", v.instance)))
+        .join(format!("cluster={}", dir(&v.cluster)))
+        .join(format!("batch={}", dir(&v.batch)))
+        .join(format!("instance={}", dir(&v.instance))))
 }
 
 /// Exports one snapshot into its partition directory `dir`.
