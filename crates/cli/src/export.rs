@@ -70,27 +70,28 @@ pub fn run(args: ExportArgs) -> ExitCode {
     }
     // Each file opened once (a FIFO or a device refused), and every pass of the export reads
     // that handle: a file deleted or replaced meanwhile is still read as it was opened.
+    // A file that cannot be opened (missing, a directory, a FIFO, empty, not an RDB file) is
+    // reported and left out, as a bad snapshot is: the others are exported, exit status 1.
     let mut sources = Vec::with_capacity(args.files.len());
+    let mut paths = Vec::with_capacity(args.files.len());
+    let mut failed = false;
     for f in &args.files {
         let opened = bitlens::open::open_input(f)
             .and_then(|mut file| bitlens::open::diagnose(&mut file).map(|why| (file, why)));
-        match opened {
-            Ok((file, None)) => sources.push(bitlens_export::Source::new(f, file)),
-            Ok((_, Some(why))) => {
-                let e = bitlens::open::FileError::WrongKind(why);
-                return crate::union_error(
-                    std::slice::from_ref(f),
-                    bitlens::open::OpenError::File(0, e),
-                );
+        let e = match opened {
+            Ok((file, None)) => {
+                sources.push(bitlens_export::Source::new(f, file));
+                paths.push(f.clone());
+                continue;
             }
-            Err(e) => {
-                let e = bitlens::open::FileError::Io(e);
-                return crate::union_error(
-                    std::slice::from_ref(f),
-                    bitlens::open::OpenError::File(0, e),
-                );
-            }
-        }
+            Ok((_, Some(why))) => bitlens::open::FileError::WrongKind(why),
+            Err(e) => bitlens::open::FileError::Io(e),
+        };
+        crate::union_error(
+            std::slice::from_ref(f),
+            bitlens::open::OpenError::File(0, e),
+        );
+        failed = true;
     }
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -113,9 +114,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         rows_per_file: args.rows_per_file,
         instance_from: args.instance_from,
     };
-    let mut failed = false;
-    for (path, r) in args
-        .files
+    for (path, r) in paths
         .iter()
         .zip(bitlens_export::export_files(&sources, &opts))
     {

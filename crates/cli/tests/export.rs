@@ -701,3 +701,44 @@ fn one_thread_writes_the_same_bytes() {
         }
     }
 }
+
+/// A file that cannot be opened (missing, a directory, empty) is reported with its code and
+/// left out, as a bad snapshot is; the other files are exported and the exit status is 1. The
+/// same file under another spelling is refused rather than exported as a second instance.
+#[test]
+fn unopenable_files_are_left_out_and_repeats_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("a").join("dump.rdb");
+    std::fs::create_dir_all(good.parent().unwrap()).unwrap();
+    std::fs::copy(conformance("redis-7.4.1"), &good).unwrap();
+    let empty = dir.path().join("empty.rdb");
+    std::fs::write(&empty, b"").unwrap();
+    let again = dir.path().join("a").join("..").join("a").join("dump.rdb");
+    let out = dir.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_bitlens"))
+        .args(["export", "--batch", "x", "--out"])
+        .arg(&out)
+        .arg(&good)
+        .arg(dir.path().join("missing.rdb"))
+        .arg(dir.path())
+        .arg(&empty)
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for code in ["error[not-found]", "error[is-a-directory]", "error[empty]"] {
+        assert!(err.contains(code), "{code}: {err}");
+    }
+    assert!(err.contains("are the same file, given twice"), "{err}");
+    let files = parts(&out, "parquet");
+    assert_eq!(files.len(), 1, "{files:?}");
+    // The one exported file is the good one, whole.
+    let out_text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out_text.lines().count(), 1, "{out_text}");
+    let keys = inspect_csv(&good).len();
+    assert!(
+        out_text.starts_with(&format!("{}: {keys} keys -> ", good.display())),
+        "{out_text}"
+    );
+}

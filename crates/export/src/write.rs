@@ -370,9 +370,9 @@ fn export_one(part: &Partition, dir: &Path, opts: &ExportOptions) -> Result<Expo
 /// caller, and every pass over it reads that handle), at most `opts.jobs` at once. The
 /// results are in the order of `sources`; one file's failure does not stop the others. Each
 /// file's instance is named by [`ExportOptions::instance_from`] (every node's `dump.rdb` by its
-/// folder); two files that would still share a partition directory (the same file twice, or
-/// `InstanceFrom::File` on equal names) are refused (the later one), as the second would
-/// replace the first.
+/// folder); a file given again (another path to it, a link) and two files that would still
+/// share a partition directory (`InstanceFrom::File` on equal names) are refused (the later
+/// one), as the second would repeat or replace the first.
 pub fn export_files(sources: &[Source], opts: &ExportOptions) -> Vec<Result<Exported, ScanError>> {
     // The partitions first (each file's start only), to refuse collisions before writing.
     let mut seen: std::collections::HashMap<PathBuf, PathBuf> = Default::default();
@@ -381,8 +381,21 @@ pub fn export_files(sources: &[Source], opts: &ExportOptions) -> Vec<Result<Expo
     let plans: Vec<Result<(Partition, PathBuf), ScanError>> = sources
         .iter()
         .zip(names)
-        .map(|(src, name)| {
+        .enumerate()
+        .map(|(j, (src, name))| {
             let p = &src.path;
+            // One file under two spellings (or a link to it) would be exported twice under
+            // two instances: refused as `open` refuses it.
+            if let Some(i) = paths[..j]
+                .iter()
+                .position(|a| bitlens::open::same_file(a, p))
+            {
+                return Err(ScanError::Sink(format!(
+                    "{} and {} are the same file, given twice",
+                    paths[i].display(),
+                    p.display()
+                )));
+            }
             let src = src.clone().with_instance(name);
             let part = partition(&src, &opts.scan)?;
             let dir = partition_dir(&opts.out, &part).map_err(ScanError::Sink)?;

@@ -1451,8 +1451,10 @@ impl AllocatorInference {
         };
         self.note_commands(value, bitmap.is_some(), hll, expiring);
         let rehash = writer_rehash_bytes(self.models[0].profile, key, value);
-        // The loaded encoding is the profile's, whatever the allocator: found once.
-        let Some(loaded) = loaded(self.models[0].profile, key, value, expiring) else {
+        // The loaded encoding is the profile's, whatever the allocator: found once (at the
+        // models' clock, as each model prices a key alone).
+        let m0 = &self.models[0];
+        let Some(loaded) = loaded_at(m0.profile, key, value, expiring, m0.clock_ms) else {
             self.count_key(db, key, expiring);
             return [None; 3];
         };
