@@ -56,6 +56,11 @@ pub struct QueryArgs {
     pub dialect: crate::DialectArgs,
     #[command(flatten)]
     pub limit: crate::LimitArgs,
+    /// The allocator of the writer's build, for MEMORY USAGE: jemalloc (Redis' bundled
+    /// build), jemalloc16 (a system jemalloc, e.g. Debian's), libc. Default: inferred from a
+    /// single file's used-mem, as `inspect` does.
+    #[arg(long, value_parser = crate::parse_allocator)]
+    pub allocator: Option<bitlens_views::memory::Allocator>,
     /// Say on stderr which server the replies follow and at which clock.
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -109,7 +114,7 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
         let mut l = spec
             .open_paths(&args.rdb)
             .map_err(|e| crate::union_error(&args.rdb, e))?;
-        bitlens_views::memory::give_memory_usage(&mut l);
+        bitlens_views::memory::give_memory_usage(&mut l, args.allocator);
         for w in &l.warnings {
             eprintln!("bitlens: warning: {w}");
         }
@@ -209,7 +214,9 @@ pub fn load_session(args: &QueryArgs) -> Result<Session, ExitCode> {
             let clock = args.dialect.clock.resolve(&[]);
             let mut session = Session::new(Default::default(), profile, Some(clock));
             // No file to infer the allocator from: the usual build's.
-            let usual = bitlens_views::memory::AllocatorChoice::assumed(String::new()).allocator;
+            let usual = args.allocator.unwrap_or(
+                bitlens_views::memory::AllocatorChoice::assumed(String::new()).allocator,
+            );
             session.set_memory_usage(std::sync::Arc::new(
                 bitlens_views::memory::Model::new(profile, usual).at(Some(clock)),
             ));

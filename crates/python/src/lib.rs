@@ -438,7 +438,7 @@ fn open(
     };
     let loaded = py.detach(|| {
         spec.open_paths(&paths).map(|mut l| {
-            bitlens_views::memory::give_memory_usage(&mut l);
+            bitlens_views::memory::give_memory_usage(&mut l, None);
             l
         })
     });

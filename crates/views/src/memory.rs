@@ -1963,11 +1963,13 @@ pub fn infer_allocator_of(
 /// Gives `loaded`'s session what prices MEMORY USAGE ([`bitlens::command::MemoryUsage`]): a
 /// [`Model`] of the session's profile (`--compat`, else the writer's) at its clock, with the
 /// allocator `inspect`
-/// prices a file with by default: inferred from the keys and `used-mem` of a single file; for
+/// prices a file with by default (or `given`): inferred from the keys and `used-mem` of a single file; for
 /// several files (whose `used-mem` each counts only its own keys), the usual build's. An
 /// undecided inference prices with the allocator it shows first, as `inspect` does.
-pub fn give_memory_usage(loaded: &mut bitlens::open::Loaded) {
-    let allocator = if loaded.files.len() == 1 {
+pub fn give_memory_usage(loaded: &mut bitlens::open::Loaded, given: Option<Allocator>) {
+    let allocator = if let Some(a) = given {
+        a
+    } else if loaded.files.len() == 1 {
         infer_allocator_of(
             loaded.writer,
             loaded.session.databases(),

@@ -79,6 +79,9 @@ pub struct RespArgs {
     pub dialect: crate::DialectArgs,
     #[command(flatten)]
     pub limit: crate::LimitArgs,
+    /// The allocator of the writer's build, for MEMORY USAGE (as `query --allocator`).
+    #[arg(long, value_parser = crate::parse_allocator)]
+    pub allocator: Option<bitlens_views::memory::Allocator>,
 }
 
 /// Runs `bitlens resp`.
@@ -98,6 +101,7 @@ pub fn run(args: RespArgs) -> ExitCode {
             clock: args.dialect.clock,
         },
         limit: args.limit,
+        allocator: args.allocator,
         verbose: false,
         raw: false,
         no_raw: false,
