@@ -15,7 +15,8 @@ import {
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 
-/** A static server for the host page: / is `html`, /bitlens/{www,pkg}/... are the repo's files. */
+/** A static server for the host page: / is `html`, /bitlens/{www,pkg}/... are the repo's files
+ * (with their folders, as an app copying www/ and pkg/ has them). */
 async function hostServer(port, html) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
@@ -24,7 +25,8 @@ async function hostServer(port, html) {
       res.end(html(port));
       return;
     }
-    const m = /^\/bitlens\/((?:www|pkg)\/[\w.-]+)$/.exec(url.pathname);
+    // Folders too (the engine's JS snippets sit in pkg/snippets/CRATE-HASH/js/), never `..`.
+    const m = /^\/bitlens\/((?:www|pkg)(?:\/[\w-][\w.-]*)+)$/.exec(url.pathname);
     const file = m && path.join(ROOT, m[1]);
     if (!file || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404);
