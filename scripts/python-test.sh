@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests (`npm test` runs this as a step): creates the venv .venv-py if
-# missing, installs what is missing of maturin, pytest, pyarrow, duckdb, dask[distributed]
+# missing, installs what is missing of maturin, pytest, pyarrow, duckdb, pandas,
+# dask[distributed], dask[dataframe]
 # and redis (redis-py: its RESP2 parser is the reference of Snapshot.command()), builds the
 # wheel of crates/python (maturin, into the workspace's target/), installs it, builds the CLI
 # the tests compare with, and runs pytest over crates/python/tests (the conformance replay,
@@ -12,8 +13,8 @@ venv=$(realpath -m "${BITLENS_VENV:-.venv-py}")
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 py="$venv/bin/python"
 missing=()
-for spec in maturin:maturin pytest:pytest pyarrow:pyarrow duckdb:duckdb \
-  "dask[distributed]:distributed" redis:redis; do
+for spec in maturin:maturin pytest:pytest pyarrow:pyarrow duckdb:duckdb pandas:pandas \
+  "dask[distributed]:distributed" "dask[dataframe]:dask.dataframe" redis:redis; do
   mod=${spec##*:}
   "$py" -c "import $mod" 2>/dev/null || missing+=("${spec%:*}")
 done
