@@ -15,7 +15,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use bitlens_difftest::memory_bound::{glibc_remainder, key_bound, KeyBound};
+use bitlens_difftest::memory_bound::{glibc_remainder, key_bound, usable_chunks, KeyBound};
 use bitlens_difftest::{RedisServer, ServerKind};
 use common::*;
 
@@ -455,12 +455,13 @@ fn check_inspect(
                 .query(&mut c)
                 .unwrap();
             let bound = key_bound(profile, &k, values[&k], &enc);
+            let chunks = usable_chunks(values[&k]);
             let ks = String::from_utf8(k).unwrap();
             let e = est[&ks];
             // (A libc build's unsplit chunk remainders: counted, bounded below.)
             if kind.allocator() == bitlens_views::memory::Allocator::Libc
                 && bound == KeyBound::Exact
-                && glibc_remainder(e, u)
+                && glibc_remainder(e, u, chunks)
             {
                 remainders.push(format!("{ks} ({enc}) {e} vs {u}"));
             } else {

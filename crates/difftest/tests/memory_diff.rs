@@ -27,7 +27,8 @@ use bitlens::dialect::Profile;
 use bitlens::rdb::{load_rdb, LoadOptions};
 use bitlens::Reply;
 use bitlens_difftest::memory_bound::{
-    glibc_remainder, key_bound, KeyBound, GLIBC_REMAINDER_KEYS, GLIBC_REMAINDER_MIN_KEYS,
+    glibc_remainder, key_bound, usable_chunks, KeyBound, GLIBC_REMAINDER_KEYS,
+    GLIBC_REMAINDER_MIN_KEYS,
 };
 use bitlens_difftest::{query_pipeline, RedisServer, ServerKind};
 use bitlens_views::memory::{Allocator, Model};
@@ -350,6 +351,8 @@ struct KeyResult {
     /// The glibc candidate's figure, when glibc is one (its unsplit remainders are counted
     /// from it).
     libc: Option<u64>,
+    /// Allocations `MEMORY USAGE` counts by usable size ([`usable_chunks`]).
+    chunks: u64,
     real: u64,
     /// How far the estimate may be from `MEMORY USAGE` ([`KeyBound`]).
     bound: KeyBound,
@@ -527,6 +530,7 @@ fn check_file(kind: ServerKind, rdb: &[u8], label: &str) {
             lo,
             hi,
             libc,
+            chunks: usable_chunks(entry.value),
             real: real as u64,
             bound: key_bound(profile, key, entry.value, est.encoding),
         });
@@ -577,7 +581,7 @@ fn report_and_check(kind: ServerKind, label: &str, libc: bool, results: &[KeyRes
             KeyBound::Exact => in_range,
             b => in_range || b.holds(r.lo, r.real) || b.holds(r.hi, r.real),
         };
-        let remainder = r.libc.is_some_and(|l| glibc_remainder(l, r.real));
+        let remainder = r.libc.is_some_and(|l| glibc_remainder(l, r.real, r.chunks));
         g.allowance_sq += r.bound.allowance(r.real).powi(2);
         if libc && r.bound == KeyBound::Exact && !holds && remainder {
             remainders.push(&r.name);
@@ -1015,7 +1019,7 @@ fn run_old_encodings(kind: ServerKind) {
         let bytes_ok = if bound != KeyBound::Exact {
             bound.holds(est.bytes, real as u64)
         } else if kind.allocator() == Allocator::Libc {
-            let remainder = glibc_remainder(est.bytes, real as u64);
+            let remainder = glibc_remainder(est.bytes, real as u64, usable_chunks(entry.value));
             if remainder && err > 0.005 {
                 chunk_remainders.push(name.to_string());
             }

@@ -2189,7 +2189,9 @@ impl Model {
 }
 
 /// A stream ID as its radix-tree key: ms then seq, 8 bytes big-endian each.
-fn id_key(id: &bitlens::stream::StreamId) -> [u8; 16] {
+/// A stream ID as the server's radix trees key it: milliseconds then sequence, big-endian
+/// (16 bytes).
+pub fn id_key(id: &bitlens::stream::StreamId) -> [u8; 16] {
     let mut k = [0u8; 16];
     k[..8].copy_from_slice(&id.ms.to_be_bytes());
     k[8..].copy_from_slice(&id.seq.to_be_bytes());
