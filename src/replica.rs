@@ -352,6 +352,227 @@ pub struct ConnectionDialect {
     /// an expiry: `subexpiry` (Redis 7.4+), `keys_with_volatile_items` (Valkey 9); `None`
     /// before (rec: `INFO keyspace` on each server of the matrix).
     pub info_subexpiry: Option<&'static str>,
+    /// INFO server's name for `standalone`: `redis_mode`, Valkey 8.1+'s `server_mode`.
+    pub info_mode_field: &'static str,
+    /// `WAIT` on a replica (every read-only replica refuses it with this text).
+    pub wait_on_replica: &'static str,
+    /// `LATENCY DOCTOR` with latency monitoring disabled (the default).
+    pub latency_doctor: &'static str,
+    /// `READONLY` / `READWRITE` outside cluster mode: refused with "cluster support disabled"
+    /// (`true`) or `+OK`.
+    pub cluster_refuses: (bool, bool),
+    /// `SLOWLOG GET count` with a count that is not an integer (7.0 on: or is below -1; 6.x
+    /// takes any integer).
+    pub slowlog_bad_count: &'static str,
+    /// The least `SLOWLOG GET` count taken (7.0 on: -1, every entry).
+    pub slowlog_min_count: Option<i64>,
+    /// A subcommand given too many arguments for its own parsing (SLOWLOG GET 1 2), `{}` the
+    /// subcommand as typed and `{C}` the command (`addReplySubcommandSyntaxError`).
+    pub subcommand_syntax: &'static str,
+    /// The fields of a CLIENT LIST / CLIENT INFO line, in order (rec: CLIENT LIST on each
+    /// server of the matrix).
+    pub client_fields: &'static [&'static str],
+}
+
+/// The fields of Redis 6.0's CLIENT LIST line.
+const CLIENT_FIELDS_6_0: &[&str] = &[
+    "id",
+    "addr",
+    "fd",
+    "name",
+    "age",
+    "idle",
+    "flags",
+    "db",
+    "sub",
+    "psub",
+    "multi",
+    "qbuf",
+    "qbuf-free",
+    "argv-mem",
+    "obl",
+    "oll",
+    "omem",
+    "tot-mem",
+    "events",
+    "cmd",
+    "user",
+];
+const CLIENT_FIELDS_6_2: &[&str] = &[
+    "id",
+    "addr",
+    "laddr",
+    "fd",
+    "name",
+    "age",
+    "idle",
+    "flags",
+    "db",
+    "sub",
+    "psub",
+    "multi",
+    "qbuf",
+    "qbuf-free",
+    "argv-mem",
+    "obl",
+    "oll",
+    "omem",
+    "tot-mem",
+    "events",
+    "cmd",
+    "user",
+    "redir",
+];
+const CLIENT_FIELDS_7_0: &[&str] = &[
+    "id",
+    "addr",
+    "laddr",
+    "fd",
+    "name",
+    "age",
+    "idle",
+    "flags",
+    "db",
+    "sub",
+    "psub",
+    "ssub",
+    "multi",
+    "qbuf",
+    "qbuf-free",
+    "argv-mem",
+    "multi-mem",
+    "rbs",
+    "rbp",
+    "obl",
+    "oll",
+    "omem",
+    "tot-mem",
+    "events",
+    "cmd",
+    "user",
+    "redir",
+    "resp",
+];
+const CLIENT_FIELDS_7_2: &[&str] = &[
+    "id",
+    "addr",
+    "laddr",
+    "fd",
+    "name",
+    "age",
+    "idle",
+    "flags",
+    "db",
+    "sub",
+    "psub",
+    "ssub",
+    "multi",
+    "watch",
+    "qbuf",
+    "qbuf-free",
+    "argv-mem",
+    "multi-mem",
+    "rbs",
+    "rbp",
+    "obl",
+    "oll",
+    "omem",
+    "tot-mem",
+    "events",
+    "cmd",
+    "user",
+    "redir",
+    "resp",
+    "lib-name",
+    "lib-ver",
+];
+const CLIENT_FIELDS_8_0: &[&str] = &[
+    "id",
+    "addr",
+    "laddr",
+    "fd",
+    "name",
+    "age",
+    "idle",
+    "flags",
+    "db",
+    "sub",
+    "psub",
+    "ssub",
+    "multi",
+    "watch",
+    "qbuf",
+    "qbuf-free",
+    "argv-mem",
+    "multi-mem",
+    "rbs",
+    "rbp",
+    "obl",
+    "oll",
+    "omem",
+    "tot-mem",
+    "events",
+    "cmd",
+    "user",
+    "redir",
+    "resp",
+    "lib-name",
+    "lib-ver",
+    "io-thread",
+];
+const CLIENT_FIELDS_VALKEY_8_1: &[&str] = &[
+    "id",
+    "addr",
+    "laddr",
+    "fd",
+    "name",
+    "age",
+    "idle",
+    "flags",
+    "capa",
+    "db",
+    "sub",
+    "psub",
+    "ssub",
+    "multi",
+    "watch",
+    "qbuf",
+    "qbuf-free",
+    "argv-mem",
+    "multi-mem",
+    "rbs",
+    "rbp",
+    "obl",
+    "oll",
+    "omem",
+    "tot-mem",
+    "events",
+    "cmd",
+    "user",
+    "redir",
+    "resp",
+    "lib-name",
+    "lib-ver",
+    "tot-net-in",
+    "tot-net-out",
+    "tot-cmds",
+];
+
+const WAIT_REDIS: &str = "ERR WAIT cannot be used with replica instances. Please also note that \
+    since Redis 4.0 if a replica is configured to be writable (which is not the default) writes \
+    to replicas are just local and are not propagated.";
+/// `LATENCY DOCTOR` with monitoring disabled, up to the link each line ends with.
+macro_rules! latency_disabled {
+    ($server:literal, $tail:literal) => {
+        concat!(
+            "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this ",
+            $server,
+            " instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" \
+             in order to enable it.",
+            $tail,
+            "\n"
+        )
+    };
 }
 
 const CONN_6_0: ConnectionDialect = ConnectionDialect {
@@ -365,6 +586,19 @@ const CONN_6_0: ConnectionDialect = ConnectionDialect {
     unauthenticated_limits: false,
     auth_before_lookup: false,
     info_subexpiry: None,
+    info_mode_field: "redis_mode",
+    wait_on_replica: WAIT_REDIS,
+    latency_doctor: latency_disabled!(
+        "Redis",
+        " If we weren't in a deep space mission I'd suggest to take a look at \
+         http://redis.io/topics/latency-monitor."
+    ),
+    cluster_refuses: (true, false),
+    slowlog_bad_count: "ERR value is not an integer or out of range",
+    slowlog_min_count: None,
+    subcommand_syntax:
+        "ERR Unknown subcommand or wrong number of arguments for '{}'. Try {C} HELP.",
+    client_fields: CLIENT_FIELDS_6_0,
 };
 
 const CONN_6_2: ConnectionDialect = ConnectionDialect {
@@ -373,24 +607,58 @@ const CONN_6_2: ConnectionDialect = ConnectionDialect {
         "ERR Unknown subcommand or wrong number of arguments for '{}'. Try CLIENT HELP.",
     hello_not_integer: "ERR Protocol version is not an integer or out of range",
     unauthenticated_limits: true,
+    latency_doctor: latency_disabled!(
+        "Redis",
+        " If we weren't in a deep space mission I'd suggest to take a look at \
+         https://redis.io/topics/latency-monitor."
+    ),
+    client_fields: CLIENT_FIELDS_6_2,
     ..CONN_6_0
 };
 
 const CONN_7_0: ConnectionDialect = ConnectionDialect {
     client_unknown_subcommand: "ERR unknown subcommand '{}'. Try CLIENT HELP.",
+    cluster_refuses: (true, true),
+    slowlog_bad_count: "ERR count should be greater than or equal to -1",
+    slowlog_min_count: Some(-1),
+    subcommand_syntax:
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {C} HELP.",
+    client_fields: CLIENT_FIELDS_7_0,
     ..CONN_6_2
+};
+
+const CONN_7_2: ConnectionDialect = ConnectionDialect {
+    client_fields: CLIENT_FIELDS_7_2,
+    ..CONN_7_0
 };
 
 const CONN_7_4: ConnectionDialect = ConnectionDialect {
     info_subexpiry: Some("subexpiry"),
-    ..CONN_7_0
+    ..CONN_7_2
+};
+
+const CONN_8_0: ConnectionDialect = ConnectionDialect {
+    latency_doctor: latency_disabled!(
+        "Redis",
+        " If we weren't in a deep space mission I'd suggest to take a look at \
+         https://redis.io/docs/latest/operate/oss_and_stack/management/optimization/latency-monitor."
+    ),
+    client_fields: CLIENT_FIELDS_8_0,
+    ..CONN_7_4
 };
 
 const CONN_VALKEY_8_1: ConnectionDialect = ConnectionDialect {
     nested_multi: "ERR Command not allowed inside a transaction",
     watch_in_multi: "ERR Command not allowed inside a transaction",
     multi_refusal_aborts: true,
-    ..CONN_7_0
+    info_mode_field: "server_mode",
+    wait_on_replica: "ERR WAIT cannot be used with replica instances. Please also note that if a \
+        replica is configured to be writable (which is not the default) writes to replicas are \
+        just local and are not propagated.",
+    latency_doctor: latency_disabled!("Valkey", ""),
+    cluster_refuses: (false, false),
+    client_fields: CLIENT_FIELDS_VALKEY_8_1,
+    ..CONN_7_2
 };
 
 const CONN_VALKEY_9_0: ConnectionDialect = ConnectionDialect {
@@ -399,7 +667,7 @@ const CONN_VALKEY_9_0: ConnectionDialect = ConnectionDialect {
     multi_refusal_aborts: true,
     auth_before_lookup: true,
     info_subexpiry: Some("keys_with_volatile_items"),
-    ..CONN_7_0
+    ..CONN_VALKEY_8_1
 };
 
 /// The connection dialects by family and first release line, recorded on Redis 6.0.9, 6.2.14,
@@ -409,8 +677,10 @@ const CONNECTION_DIALECTS: &[(Family, (u16, u16), ConnectionDialect)] = &[
     (Family::Redis, (0, 0), CONN_6_0),
     (Family::Redis, (6, 2), CONN_6_2),
     (Family::Redis, (7, 0), CONN_7_0),
+    (Family::Redis, (7, 2), CONN_7_2),
     (Family::Redis, (7, 4), CONN_7_4),
-    (Family::Valkey, (0, 0), CONN_7_0),
+    (Family::Redis, (8, 0), CONN_8_0),
+    (Family::Valkey, (0, 0), CONN_7_2),
     (Family::Valkey, (8, 1), CONN_VALKEY_8_1),
     (Family::Valkey, (9, 0), CONN_VALKEY_9_0),
 ];

@@ -11,16 +11,20 @@
 //!   replica.`.
 //! - **Connection commands** are answered here: `AUTH`, `HELLO` (2 or 3), `CLIENT` (`ID`,
 //!   `GETNAME`, `SETNAME`, `SETINFO`, `INFO`, `LIST`), `QUIT`, `RESET`, `MULTI`/`EXEC`/`DISCARD`,
-//!   `INFO` (server, clients, replication and keyspace sections), `COMMAND` (`COUNT`, `LIST`,
-//!   `INFO`, `DOCS`), `CONFIG GET` (`databases`) and `TIME` (the clock expiry is judged at).
+//!   `INFO` (server, clients, memory, persistence, stats, replication, cluster and keyspace
+//!   sections), `COMMAND` (`COUNT`, `LIST`, `INFO`, `DOCS`), `CONFIG GET` (`databases`) and
+//!   `TIME` (the clock expiry is judged at); the server commands around them ([`admin`]).
 //!   Their texts per server line are data ([`crate::replica::connection_dialect`]).
-//! - **Connections** each keep their own database, name, protocol and MULTI queue; one command
-//!   runs at a time over the shared session (a lock).
+//! - **Connections** each keep their own database, name, protocol and MULTI queue, and publish
+//!   their CLIENT LIST row to the server after each batch of requests; one command runs at a
+//!   time over the shared session (a lock).
 
+mod admin;
 pub mod request;
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::dialect::{Family, Profile};
 use crate::replica::{self, Admission};
@@ -39,8 +43,11 @@ pub struct ServerOptions {
     /// How many snapshot files the session holds (INFO's `os` line).
     pub files: usize,
     /// The writer's `redis-ver` / `valkey-ver` aux fields, when the file has them: INFO's and
-    /// HELLO's version when they name the profile's line.
+    /// HELLO's version when they name the profile's line; its `used-mem` (INFO memory's
+    /// `used_memory`) and `ctime` (`LASTSAVE`, INFO's `rdb_last_save_time`).
     pub writer: Option<crate::rdb::Writer>,
+    /// The most clients the front end admits (INFO's `maxclients`).
+    pub maxclients: usize,
 }
 
 /// What every connection shares: the session and the server's identity.
@@ -56,6 +63,48 @@ pub struct Server {
     next_id: AtomicU64,
     port: u16,
     files: usize,
+    maxclients: usize,
+    /// The writer's `used_memory` at save (INFO memory), when the file says.
+    used_memory: Option<u64>,
+    /// When the file was saved (Unix seconds): its `ctime`, else the session's clock.
+    lastsave: i64,
+    /// When the server started (Unix ms) and its random run id, as INFO gives them.
+    started_ms: i64,
+    run_id: String,
+    /// Every open connection's CLIENT LIST row, by id (each connection publishes its own).
+    registry: Arc<Mutex<BTreeMap<u64, ClientRow>>>,
+    /// INFO stats' counters: commands answered, bytes in and out, connections refused.
+    stats: Stats,
+}
+
+/// INFO stats' counters.
+#[derive(Default)]
+struct Stats {
+    commands: AtomicU64,
+    net_in: AtomicU64,
+    net_out: AtomicU64,
+    rejected: AtomicU64,
+}
+
+/// What CLIENT LIST shows of one connection.
+#[derive(Clone, Debug, Default)]
+struct ClientRow {
+    id: u64,
+    addr: String,
+    name: Vec<u8>,
+    db: u64,
+    proto: u8,
+    lib: (Vec<u8>, Vec<u8>),
+    /// Unix ms of the connection and of its last request.
+    created_ms: i64,
+    last_ms: i64,
+    /// The last command, as CLIENT LIST's `cmd` (`NULL` before any).
+    cmd: String,
+    /// Commands queued in MULTI (`None`: not in MULTI).
+    multi: Option<usize>,
+    commands: u64,
+    net_in: u64,
+    net_out: u64,
 }
 
 /// One connection's state.
@@ -70,6 +119,38 @@ struct Client {
     lib: (Option<Vec<u8>>, Option<Vec<u8>>),
     /// The protocol its replies use: 2, or 3 after `HELLO 3`.
     proto: u8,
+    /// Since when (Unix ms), the last request, and the counters of its CLIENT LIST row.
+    created_ms: i64,
+    last_ms: i64,
+    cmd: String,
+    commands: u64,
+    net_in: u64,
+    net_out: u64,
+    /// Bytes received and not yet added to the server's `total_net_input_bytes`.
+    net_in_unsaid: u64,
+}
+
+impl Client {
+    fn row(&self) -> ClientRow {
+        ClientRow {
+            id: self.id,
+            addr: self.addr.clone(),
+            name: self.name.clone().unwrap_or_default(),
+            db: self.db,
+            proto: self.proto,
+            lib: (
+                self.lib.0.clone().unwrap_or_default(),
+                self.lib.1.clone().unwrap_or_default(),
+            ),
+            created_ms: self.created_ms,
+            last_ms: self.last_ms,
+            cmd: self.cmd.clone(),
+            multi: self.multi.as_ref().map(|m| m.0.len()),
+            commands: self.commands,
+            net_in: self.net_in,
+            net_out: self.net_out,
+        }
+    }
 }
 
 /// One request's answer, before it is written in the client's protocol.
@@ -130,7 +211,20 @@ impl Server {
     pub fn new(session: Session, opts: ServerOptions) -> Server {
         let profile = session.profile();
         let (redis_version, valkey_version) = versions(profile, opts.writer.as_ref());
+        let started_ms = crate::keyspace::wall_clock_ms();
+        let lastsave = opts
+            .writer
+            .as_ref()
+            .and_then(|w| w.ctime.as_deref()?.trim().parse::<i64>().ok())
+            .unwrap_or_else(|| session.clock().unwrap_or(started_ms).div_euclid(1000));
         Server {
+            maxclients: opts.maxclients,
+            used_memory: opts.writer.as_ref().and_then(|w| w.used_mem),
+            lastsave,
+            started_ms,
+            run_id: run_id(started_ms),
+            registry: Arc::default(),
+            stats: Stats::default(),
             session: Mutex::new(session),
             profile,
             redis_version,
@@ -149,6 +243,7 @@ impl Server {
     pub fn try_connect(&self, max: usize) -> bool {
         if self.clients.fetch_add(1, Ordering::SeqCst) >= max {
             self.clients.fetch_sub(1, Ordering::SeqCst);
+            self.stats.rejected.fetch_add(1, Ordering::Relaxed);
             return false;
         }
         true
@@ -168,6 +263,35 @@ impl Server {
 pub struct Connection {
     parser: Parser,
     client: Client,
+    /// The server's CLIENT LIST rows: this connection's is removed when it is dropped.
+    registry: Arc<Mutex<BTreeMap<u64, ClientRow>>>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        lock(&self.registry).remove(&self.client.id);
+    }
+}
+
+/// Locks `m`, taking the data of a poisoned lock as it is (a panicked request leaves rows
+/// and the session whole).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A run id as Redis gives it (40 hex digits), from the start time and process.
+fn run_id(started_ms: i64) -> String {
+    let mut x = (started_ms as u64) ^ (u64::from(std::process::id()) << 32) ^ 0x9e37_79b9_7f4a_7c15;
+    (0..5)
+        .map(|_| {
+            // splitmix64
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            format!("{:08x}", (z ^ (z >> 31)) as u32)
+        })
+        .collect()
 }
 
 /// The result of [`Connection::feed`].
@@ -183,18 +307,29 @@ impl Connection {
     /// A new connection from `addr` (as CLIENT LIST shows it), refusing arguments longer than
     /// `max_bulk` bytes (Redis' `proto-max-bulk-len`).
     pub fn new(server: &Server, addr: impl Into<String>, max_bulk: usize) -> Connection {
+        let now = crate::keyspace::wall_clock_ms();
+        let client = Client {
+            id: server.next_id.fetch_add(1, Ordering::SeqCst),
+            db: 0,
+            name: None,
+            authenticated: server.requirepass.is_none(),
+            multi: None,
+            addr: addr.into(),
+            lib: (None, None),
+            proto: 2,
+            created_ms: now,
+            last_ms: now,
+            cmd: "NULL".into(),
+            commands: 0,
+            net_in: 0,
+            net_out: 0,
+            net_in_unsaid: 0,
+        };
+        lock(&server.registry).insert(client.id, client.row());
         Connection {
             parser: Parser::new(max_bulk),
-            client: Client {
-                id: server.next_id.fetch_add(1, Ordering::SeqCst),
-                db: 0,
-                name: None,
-                authenticated: server.requirepass.is_none(),
-                multi: None,
-                addr: addr.into(),
-                lib: (None, None),
-                proto: 2,
-            },
+            client,
+            registry: server.registry.clone(),
         }
     }
 
@@ -212,6 +347,8 @@ impl Connection {
 
     /// Takes bytes from the client without answering them ([`Self::answer`] does).
     pub fn receive(&mut self, bytes: &[u8]) {
+        self.client.net_in += bytes.len() as u64;
+        self.client.net_in_unsaid += bytes.len() as u64;
         self.parser.extend(bytes);
     }
 
@@ -222,6 +359,14 @@ impl Connection {
     /// empty `out` (and no `close`) means no whole request is left.
     pub fn answer(&mut self, server: &Server, budget: usize) -> Fed {
         let (out, after) = answer_all(&mut self.parser, &mut self.client, server, budget);
+        self.client.net_out += out.len() as u64;
+        let stats = &server.stats;
+        stats.net_out.fetch_add(out.len() as u64, Ordering::Relaxed);
+        stats.net_in.fetch_add(
+            std::mem::take(&mut self.client.net_in_unsaid),
+            Ordering::Relaxed,
+        );
+        lock(&server.registry).insert(self.client.id, self.client.row());
         Fed {
             out,
             close: after == After::Close,
@@ -283,6 +428,10 @@ fn answer_all(
                 return (out, After::Close);
             }
             Parsed::Request(argv) => {
+                client.last_ms = crate::keyspace::wall_clock_ms();
+                client.commands += 1;
+                shared.stats.commands.fetch_add(1, Ordering::Relaxed);
+                client.cmd = row_command(&argv, shared.profile);
                 let (reply, after) = answer(&argv, client, shared);
                 render(&reply, &argv, client.proto, &mut out);
                 if after == After::Close {
@@ -420,7 +569,7 @@ fn connection_arity(name: &str, profile: &Profile) -> Option<i32> {
         "time" => 1,
         "watch" => -2,
         "unwatch" => 1,
-        _ => return None,
+        other => return admin::arity(other),
     })
 }
 
@@ -508,7 +657,16 @@ fn connection_command(argv: &[Vec<u8>], client: &mut Client, shared: &Server) ->
                 bulk((clock.rem_euclid(1000) * 1000).to_string()),
             ])
         }
-        _ => Reply::err(profile.unknown_command(argv)),
+        // LATENCY DOCTOR's report is a verbatim string in RESP3.
+        _ => match admin::answer(argv, profile, shared.lastsave) {
+            Reply::Bulk(text) if name == "latency" => {
+                return (
+                    Answer::Verbatim(String::from_utf8_lossy(&text).into_owned()),
+                    After::Continue,
+                )
+            }
+            r => r,
+        },
     };
     (reply.into(), After::Continue)
 }
@@ -634,22 +792,82 @@ fn hello(argv: &[Vec<u8>], client: &mut Client, shared: &Server) -> Answer {
     ])
 }
 
-fn client_line(client: &Client) -> String {
-    format!(
-        "id={} addr={} laddr=127.0.0.1 fd=8 name={} db={} resp={} lib-name={} lib-ver={}\n",
-        client.id,
-        client.addr,
-        String::from_utf8_lossy(client.name.as_deref().unwrap_or_default()),
-        client.db,
-        client.proto,
-        String::from_utf8_lossy(client.lib.0.as_deref().unwrap_or_default()),
-        String::from_utf8_lossy(client.lib.1.as_deref().unwrap_or_default()),
-    )
+/// Commands whose CLIENT LIST `cmd` names the subcommand too (`client|list`) from Redis 7.0
+/// on (the servers with subcommand tables).
+const CONTAINERS: &[&str] = &[
+    "acl", "client", "cluster", "command", "config", "function", "latency", "memory", "module",
+    "object", "pubsub", "script", "slowlog", "xgroup", "xinfo",
+];
+
+/// CLIENT LIST's `cmd` for a request: its name in lower case, with `|subcommand` on the
+/// lines that have subcommand tables.
+fn row_command(argv: &[Vec<u8>], profile: &Profile) -> String {
+    let name = lower(&argv[0]);
+    match argv.get(1) {
+        Some(sub)
+            if profile.subcommand_arity_error.is_some() && CONTAINERS.contains(&name.as_str()) =>
+        {
+            format!("{name}|{}", lower(sub))
+        }
+        _ => name,
+    }
 }
 
+/// One CLIENT LIST / CLIENT INFO line, with the fields of `profile`'s server in its order.
+/// What a snapshot's connection does not have is given as an idle client's: no
+/// subscriptions, empty buffers; `fd=-1` (the connection layer has no descriptor of its own).
+fn client_line(row: &ClientRow, shared: &Server, now_ms: i64) -> String {
+    use std::fmt::Write as _;
+    let mut line = String::new();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    for (i, field) in replica::connection_dialect(shared.profile)
+        .client_fields
+        .iter()
+        .enumerate()
+    {
+        let value = match *field {
+            "id" => row.id.to_string(),
+            "addr" => row.addr.clone(),
+            "laddr" => format!("127.0.0.1:{}", shared.port),
+            "fd" | "redir" => "-1".into(),
+            "name" => text(&row.name),
+            "age" => ((now_ms - row.created_ms).max(0) / 1000).to_string(),
+            "idle" => ((now_ms - row.last_ms).max(0) / 1000).to_string(),
+            "flags" => if row.multi.is_some() { "x" } else { "N" }.into(),
+            "capa" => String::new(),
+            "lib-name" => text(&row.lib.0),
+            "lib-ver" => text(&row.lib.1),
+            "db" => row.db.to_string(),
+            "multi" => row.multi.map_or(-1, |n| n as i64).to_string(),
+            "events" => "r".into(),
+            "cmd" => row.cmd.clone(),
+            "user" => "default".into(),
+            "resp" => row.proto.to_string(),
+            "tot-net-in" => row.net_in.to_string(),
+            "tot-net-out" => row.net_out.to_string(),
+            "tot-cmds" => row.commands.to_string(),
+            _ => "0".into(),
+        };
+        if i > 0 {
+            line.push(' ');
+        }
+        let _ = write!(line, "{field}={value}");
+    }
+    line.push('\n');
+    line
+}
+
+/// `CLIENT LIST` (every connection, by id) and `CLIENT INFO` (the caller's), with the
+/// caller's row as it is now.
 fn client_command(argv: &[Vec<u8>], client: &mut Client, shared: &Server) -> Answer {
+    let now = crate::keyspace::wall_clock_ms();
     match (lower(&argv[1]).as_str(), argv.len()) {
-        ("info" | "list", 2) => Answer::Verbatim(client_line(client)),
+        ("info", 2) => Answer::Verbatim(client_line(&client.row(), shared, now)),
+        ("list", 2) => {
+            let mut rows = lock(&shared.registry).clone();
+            rows.insert(client.id, client.row());
+            Answer::Verbatim(rows.values().map(|r| client_line(r, shared, now)).collect())
+        }
         _ => client_reply(argv, client, shared).into(),
     }
 }
@@ -708,8 +926,28 @@ fn client_unknown(sub: &[u8], profile: &Profile) -> Reply {
     Reply::err(text.replace("{}", &String::from_utf8_lossy(sub)))
 }
 
-/// INFO's text: the server, clients, replication and keyspace sections (all of them for no
-/// argument, `all`, `default` or `everything`; else the ones named).
+/// Bytes as Redis' `bytesToHuman` writes them: `B` below 1 KiB, else two decimals and
+/// `K`, `M`, `G`, `T`, `P` (binary units).
+fn bytes_to_human(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n}B");
+    }
+    let mut v = n as f64 / 1024.0;
+    for unit in ["K", "M", "G", "T"] {
+        if v < 1024.0 {
+            return format!("{v:.2}{unit}");
+        }
+        v /= 1024.0;
+    }
+    format!("{v:.2}P")
+}
+
+/// INFO's text: the sections named (all of them for no argument, `all`, `default` or
+/// `everything`), in the servers' order: Server, Clients, Memory, Persistence, Stats,
+/// Replication, Cluster, Keyspace. Each gives, of the fields every server of the matrix has
+/// in that section (replication: a replica's), the ones a snapshot can answer, in the
+/// server's order; INFO memory's `used_memory` is the writer's at save (`used-mem`), 0 when
+/// the file does not say. CPU, modules, command and error statistics are not given.
 fn info(args: &[Vec<u8>], shared: &Server) -> String {
     let wanted: Vec<String> = args.iter().map(|a| lower(a)).collect();
     let all = wanted.is_empty()
@@ -718,44 +956,138 @@ fn info(args: &[Vec<u8>], shared: &Server) -> String {
             .any(|w| matches!(w.as_str(), "all" | "default" | "everything"));
     let want = |s: &str| all || wanted.iter().any(|w| w == s);
     let mut out = String::new();
-    let mut section = |title: &str, body: String| {
+    let mut section = |title: &str, fields: &[(&str, String)]| {
         if !out.is_empty() {
             out.push_str("\r\n");
         }
-        out.push_str(&format!("# {title}\r\n{body}"));
-    };
-    if want("server") {
-        let mut s = format!("redis_version:{}\r\n", shared.redis_version);
-        if let Some(v) = &shared.valkey_version {
-            s.push_str(&format!("server_name:valkey\r\nvalkey_version:{v}\r\n"));
+        out.push_str(&format!("# {title}\r\n"));
+        for (k, v) in fields {
+            out.push_str(&format!("{k}:{v}\r\n"));
         }
-        s.push_str(&format!(
-            "redis_mode:standalone\r\nos:bitlens snapshot ({} file{})\r\ntcp_port:{}\r\n",
-            shared.files,
-            if shared.files == 1 { "" } else { "s" },
-            shared.port,
-        ));
-        section("Server", s);
+    };
+    let d = replica::connection_dialect(shared.profile);
+    let now = crate::keyspace::wall_clock_ms();
+    let uptime = (now - shared.started_ms).max(0) / 1000;
+    let n = |v: u64| v.to_string();
+    if want("server") {
+        let mut f = vec![("redis_version", shared.redis_version.clone())];
+        if let Some(v) = &shared.valkey_version {
+            f.push(("server_name", "valkey".into()));
+            f.push(("valkey_version", v.clone()));
+        }
+        f.extend([
+            ("redis_git_sha1", "00000000".into()),
+            ("redis_git_dirty", "0".into()),
+            (d.info_mode_field, "standalone".into()),
+            (
+                "os",
+                format!(
+                    "bitlens snapshot ({} file{})",
+                    shared.files,
+                    if shared.files == 1 { "" } else { "s" }
+                ),
+            ),
+            ("arch_bits", (usize::BITS).to_string()),
+            ("process_id", std::process::id().to_string()),
+            ("run_id", shared.run_id.clone()),
+            ("tcp_port", shared.port.to_string()),
+            ("uptime_in_seconds", uptime.to_string()),
+            ("uptime_in_days", (uptime / 86_400).to_string()),
+            ("hz", "10".into()),
+            ("configured_hz", "10".into()),
+            ("config_file", String::new()),
+        ]);
+        section("Server", &f);
     }
     if want("clients") {
+        let connected = shared.clients.load(Ordering::SeqCst);
+        let mut f = vec![("connected_clients", connected.to_string())];
+        // (`maxclients` from 6.2 on.)
+        if shared.profile.family == Family::Valkey || shared.profile.version >= (6, 2) {
+            f.push(("maxclients", shared.maxclients.to_string()));
+        }
+        f.extend([
+            ("client_recent_max_input_buffer", "0".into()),
+            ("client_recent_max_output_buffer", "0".into()),
+            ("blocked_clients", "0".into()),
+            ("tracking_clients", "0".into()),
+            ("clients_in_timeout_table", "0".into()),
+        ]);
+        section("Clients", &f);
+    }
+    if want("memory") {
+        let used = shared.used_memory.unwrap_or(0);
         section(
-            "Clients",
-            format!(
-                "connected_clients:{}\r\n",
-                shared.clients.load(Ordering::SeqCst)
-            ),
+            "Memory",
+            &[
+                ("used_memory", n(used)),
+                ("used_memory_human", bytes_to_human(used)),
+                ("used_memory_peak", n(used)),
+                ("used_memory_peak_human", bytes_to_human(used)),
+                ("maxmemory", "0".into()),
+                ("maxmemory_human", "0B".into()),
+                ("maxmemory_policy", "noeviction".into()),
+            ],
+        );
+    }
+    if want("persistence") {
+        section(
+            "Persistence",
+            &[
+                ("loading", "0".into()),
+                ("rdb_changes_since_last_save", "0".into()),
+                ("rdb_bgsave_in_progress", "0".into()),
+                ("rdb_last_save_time", shared.lastsave.to_string()),
+                ("rdb_last_bgsave_status", "ok".into()),
+                ("aof_enabled", "0".into()),
+                ("aof_rewrite_in_progress", "0".into()),
+                ("aof_rewrite_scheduled", "0".into()),
+            ],
+        );
+    }
+    if want("stats") {
+        let st = &shared.stats;
+        let get = |c: &AtomicU64| n(c.load(Ordering::Relaxed));
+        section(
+            "Stats",
+            &[
+                (
+                    "total_connections_received",
+                    n(shared.next_id.load(Ordering::SeqCst) - 1),
+                ),
+                ("total_commands_processed", get(&st.commands)),
+                ("instantaneous_ops_per_sec", "0".into()),
+                ("total_net_input_bytes", get(&st.net_in)),
+                ("total_net_output_bytes", get(&st.net_out)),
+                ("rejected_connections", get(&st.rejected)),
+                ("expired_keys", "0".into()),
+                ("evicted_keys", "0".into()),
+                ("keyspace_hits", "0".into()),
+                ("keyspace_misses", "0".into()),
+                ("pubsub_channels", "0".into()),
+                ("pubsub_patterns", "0".into()),
+            ],
         );
     }
     if want("replication") {
         section(
             "Replication",
-            "role:slave\r\nmaster_host:\r\nmaster_link_status:down\r\nslave_read_only:1\r\nconnected_slaves:0\r\n".into(),
+            &[
+                ("role", "slave".into()),
+                ("master_host", String::new()),
+                ("master_port", "0".into()),
+                ("master_link_status", "down".into()),
+                ("slave_read_only", "1".into()),
+                ("connected_slaves", "0".into()),
+            ],
         );
     }
+    if want("cluster") {
+        section("Cluster", &[("cluster_enabled", "0".into())]);
+    }
     if want("keyspace") {
-        let session = shared.session.lock().unwrap_or_else(|p| p.into_inner());
-        let mut s = String::new();
-        let sub = replica::connection_dialect(shared.profile).info_subexpiry;
+        let session = lock(&shared.session);
+        let mut rows = Vec::new();
         for (db, ks) in session.databases() {
             let (mut keys, mut expires, mut volatile) = (0u64, 0u64, 0u64);
             for (_, e) in ks.iter() {
@@ -768,13 +1100,14 @@ fn info(args: &[Vec<u8>], shared: &Server) -> String {
             if keys == 0 {
                 continue;
             }
-            s.push_str(&format!("db{db}:keys={keys},expires={expires},avg_ttl=0"));
-            if let Some(name) = sub {
-                s.push_str(&format!(",{name}={volatile}"));
+            let mut v = format!("keys={keys},expires={expires},avg_ttl=0");
+            if let Some(name) = d.info_subexpiry {
+                v.push_str(&format!(",{name}={volatile}"));
             }
-            s.push_str("\r\n");
+            rows.push((format!("db{db}"), v));
         }
-        section("Keyspace", s);
+        let rows: Vec<(&str, String)> = rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+        section("Keyspace", &rows);
     }
     // As the servers: the last section's last line ends the text (an unknown section: empty).
     out

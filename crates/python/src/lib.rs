@@ -658,6 +658,8 @@ fn resp_server(
             port: 0,
             files: paths.len(),
             writer,
+            // No limit of its own: Redis' default, as INFO shows it.
+            maxclients: 10_000,
         },
     );
     Ok(RespServer(std::sync::Arc::new(server)))

@@ -8,12 +8,10 @@
 //!   server's unknown-command and arity errors first, then `-NOAUTH` when a password is set and
 //!   the client has not authenticated, then `-READONLY You can't write against a read only
 //!   replica.`.
-//! - **Connection commands** are answered here: `AUTH`, `HELLO` (protocol 2; 3 is refused with
-//!   `-NOPROTO` until the engine renders RESP3), `CLIENT` (`ID`, `GETNAME`, `SETNAME`,
-//!   `SETINFO`, `INFO`, `LIST`), `QUIT`, `RESET`, `MULTI`/`EXEC`/`DISCARD`, `WATCH`/`UNWATCH`
-//!   (OK: no key of a snapshot changes, so EXEC always runs), `INFO` (server,
-//!   clients, replication and keyspace sections), `COMMAND` (`COUNT`, `LIST`, `INFO`, `DOCS`),
-//!   `CONFIG GET` (`databases`) and `TIME` (the clock expiry is judged at).
+//! - **Connection and server commands** (`AUTH`, `HELLO` 2 or 3, `CLIENT`, `MULTI`/`EXEC`,
+//!   `WATCH`, `INFO`, `COMMAND`, `CONFIG GET databases`, `TIME`, `LASTSAVE`, `ROLE`, `LATENCY`,
+//!   `SLOWLOG`, `ACL`, `PUBSUB`, ...) are answered by [`bitlens::server`], the network-free
+//!   server this module runs over TCP.
 //! - **Clients** each keep their own database, name and protocol; requests are read as Redis
 //!   reads them ([`request`]), pipelined, and answered in order. One command runs at a time over
 //!   the shared keyspace (a lock); the others wait for it.
@@ -143,6 +141,7 @@ pub fn run(args: RespArgs) -> ExitCode {
                 port: local.port(),
                 files: args.files.len(),
                 writer,
+                maxclients: args.maxclients,
             },
         ));
         let limits = ConnLimits {
