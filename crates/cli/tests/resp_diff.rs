@@ -881,4 +881,48 @@ fn redis_cli_stat() {
             assert!(c.parse::<u64>().is_ok(), "a number: {c} in {row}");
         }
     }
+/// Under an open-file limit below `--maxclients`, maxclients is lowered to what the limit
+/// allows (less Redis' 32 reserved descriptors), with a warning: the clients past it get
+/// `-ERR max number of clients reached` instead of never being accepted.
+#[test]
+fn maxclients_fits_the_open_file_limit() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/conformance/redis-7.4.1/dump.rdb");
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 64 && exec '{}' resp '{}' --bind 127.0.0.1:0",
+            env!("CARGO_BIN_EXE_bitlens"),
+            file.display()
+        ))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
+    let socks: Vec<TcpStream> = (0..40)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    let mut pong = 0;
+    let mut refused = 0;
+    for mut s in socks {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"PING\r\n").unwrap();
+        let mut buf = [0u8; 64];
+        let n = s.read(&mut buf).expect("a reply, not a hang");
+        match &buf[..n] {
+            b"+PONG\r\n" => pong += 1,
+            b"-ERR max number of clients reached\r\n" => refused += 1,
+            other => panic!("{:?}", String::from_utf8_lossy(other)),
+        }
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((pong, refused), (32, 8), "{err}");
+    assert!(err.contains("maxclients reduced to 32"), "{err}");
 }

@@ -16,7 +16,8 @@
 //!   reads them ([`request`]), pipelined, and answered in order. One command runs at a time over
 //!   the shared keyspace (a lock); the others wait for it.
 //! - **Limits:** `--maxclients` open connections (further ones get Redis' `-ERR max number of
-//!   clients reached` and are closed), `--client-query-buffer-limit` bytes buffered per client
+//!   clients reached` and are closed; lowered, with a warning, to what the open-file limit allows
+//!   less 32, as Redis lowers it), `--client-query-buffer-limit` bytes buffered per client
 //!   (a client past it is closed, as Redis closes one), `--proto-max-bulk-len` per argument, and
 //!   a write timeout: a client that stops reading its replies is closed after `--write-timeout`
 //!   seconds without progress. Pipelined requests are answered in batches of 64 KiB of replies,
@@ -113,6 +114,7 @@ pub fn run(args: RespArgs) -> ExitCode {
         .files
         .first()
         .and_then(|f| bitlens::open::file_writer(f));
+    let maxclients = fit_maxclients(args.maxclients as u64) as usize;
     let rt = match crate::network_runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -161,7 +163,7 @@ pub fn run(args: RespArgs) -> ExitCode {
                 },
                 _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
             };
-            if !shared.try_connect(args.maxclients) {
+            if !shared.try_connect(maxclients) {
                 tokio::spawn(async move {
                     let _ = tokio::time::timeout(
                         Duration::from_secs(1),
@@ -179,6 +181,50 @@ pub fn run(args: RespArgs) -> ExitCode {
             });
         }
     })
+}
+
+/// Descriptors a server keeps for itself beside its clients (Redis' `CONFIG_MIN_RESERVED_FDS`).
+const RESERVED_FDS: u64 = 32;
+
+/// `maxclients` as the process' open-file limit allows it, as Redis' `adjustOpenFilesLimit`
+/// does: the soft limit is raised toward `wanted + 32` (up to the hard limit); when it stays
+/// short, `maxclients` is lowered to what it allows and a warning says so. Without this, the
+/// clients past the descriptors were never accepted and hung instead of getting Redis'
+/// `-ERR max number of clients reached`.
+fn fit_maxclients(wanted: u64) -> u64 {
+    #[cfg(unix)]
+    {
+        let need = wanted.saturating_add(RESERVED_FDS);
+        let mut rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit/setrlimit read and write the one struct passed.
+        let got = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0;
+        if !got {
+            return wanted;
+        }
+        if (rl.rlim_cur as u64) < need {
+            let raised = libc::rlimit {
+                rlim_cur: need.min(rl.rlim_max as u64) as libc::rlim_t,
+                rlim_max: rl.rlim_max,
+            };
+            // SAFETY: as above.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                rl.rlim_cur = raised.rlim_cur;
+            }
+        }
+        let have = rl.rlim_cur as u64;
+        if have < need {
+            let reduced = have.saturating_sub(RESERVED_FDS).max(1);
+            eprintln!(
+                "bitlens resp: warning: maxclients {wanted} needs {need} open files; the \
+                 limit is {have}: maxclients reduced to {reduced}"
+            );
+            return reduced;
+        }
+    }
+    wanted
 }
 
 #[derive(Debug, Clone, Copy)]
