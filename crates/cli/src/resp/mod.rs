@@ -204,9 +204,9 @@ fn fit_maxclients(wanted: u64) -> u64 {
         if !got {
             return wanted;
         }
-        if (rl.rlim_cur as u64) < need {
+        if rl.rlim_cur < need {
             let raised = libc::rlimit {
-                rlim_cur: need.min(rl.rlim_max as u64) as libc::rlim_t,
+                rlim_cur: need.min(rl.rlim_max),
                 rlim_max: rl.rlim_max,
             };
             // SAFETY: as above.
@@ -214,7 +214,7 @@ fn fit_maxclients(wanted: u64) -> u64 {
                 rl.rlim_cur = raised.rlim_cur;
             }
         }
-        let have = rl.rlim_cur as u64;
+        let have: u64 = rl.rlim_cur;
         if have < need {
             let reduced = have.saturating_sub(RESERVED_FDS).max(1);
             eprintln!(
