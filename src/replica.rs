@@ -287,7 +287,9 @@ pub fn admit(ctx: &Ctx<'_>, argv: &[Vec<u8>]) -> Admission {
     };
     let name = lower(first);
     let profile = ctx.profile;
-    if let Some(sub) = argv.get(1) {
+    // (A subcommand is a short word: a long first argument, a value, is not lowered and
+    // copied to be looked up.)
+    if let Some(sub) = argv.get(1).filter(|s| s.len() <= 64) {
         let full = format!("{name}|{}", lower(sub));
         if let Some(c) = WRITE_COMMANDS
             .iter()

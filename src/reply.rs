@@ -67,10 +67,15 @@ impl Reply {
         out
     }
 
-    fn write_resp(&self, out: &mut Vec<u8>) {
+    /// Appends the reply's RESP2 bytes to `out` (as [`Reply::to_resp`], without a buffer of
+    /// its own).
+    pub fn write_resp(&self, out: &mut Vec<u8>) {
         match self {
             Reply::Integer(n) => out.extend_from_slice(format!(":{n}\r\n").as_bytes()),
             Reply::Bulk(b) => {
+                // Header, bytes and CRLF in one reservation (a large bulk is not reallocated
+                // for its last two bytes).
+                out.reserve(b.len() + 24);
                 out.extend_from_slice(format!("${}\r\n", b.len()).as_bytes());
                 out.extend_from_slice(b);
                 out.extend_from_slice(b"\r\n");

@@ -176,20 +176,29 @@ impl From<Reply> for Answer {
 fn render(answer: &Answer, argv: &[Vec<u8>], proto: u8, out: &mut Vec<u8>) {
     match (answer, proto) {
         (Answer::Reply(r), 3) => crate::resp3::write_resp3(argv, r, out),
-        (Answer::Reply(r), _) => out.extend_from_slice(&r.to_resp()),
+        (Answer::Reply(r), _) => r.write_resp(out),
         (Answer::Map(items), 3) => {
             out.extend_from_slice(format!("%{}\r\n", items.len() / 2).as_bytes());
             for i in items {
                 crate::resp3::write_resp3(&[], i, out);
             }
         }
-        (Answer::Map(items), _) => out.extend_from_slice(&Reply::Array(items.clone()).to_resp()),
+        (Answer::Map(items), _) => {
+            out.extend_from_slice(format!("*{}\r\n", items.len()).as_bytes());
+            for i in items {
+                i.write_resp(out);
+            }
+        }
         (Answer::Verbatim(text), 3) => {
             out.extend_from_slice(format!("={}\r\ntxt:", text.len() + 4).as_bytes());
             out.extend_from_slice(text.as_bytes());
             out.extend_from_slice(b"\r\n");
         }
-        (Answer::Verbatim(text), _) => out.extend_from_slice(&Reply::bulk(text).to_resp()),
+        (Answer::Verbatim(text), _) => {
+            out.extend_from_slice(format!("${}\r\n", text.len()).as_bytes());
+            out.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
         (Answer::Exec(items), _) => {
             out.extend_from_slice(format!("*{}\r\n", items.len()).as_bytes());
             for (argv, a) in items {
@@ -433,6 +442,15 @@ fn answer_all(
                 shared.stats.commands.fetch_add(1, Ordering::Relaxed);
                 client.cmd = row_command(&argv, shared.profile);
                 let (reply, after) = answer(&argv, client, shared);
+                // RESP2 is written without the request: its arguments are freed first (a
+                // large one is then held twice at most, as its reply and its bytes out, as
+                // Redis holds it).
+                let argv = if client.proto == 3 {
+                    argv
+                } else {
+                    drop(argv);
+                    Vec::new()
+                };
                 render(&reply, &argv, client.proto, &mut out);
                 if after == After::Close {
                     return (out, After::Close);
@@ -805,7 +823,9 @@ fn row_command(argv: &[Vec<u8>], profile: &Profile) -> String {
     let name = lower(&argv[0]);
     match argv.get(1) {
         Some(sub)
-            if profile.subcommand_arity_error.is_some() && CONTAINERS.contains(&name.as_str()) =>
+            if profile.subcommand_arity_error.is_some()
+                && CONTAINERS.contains(&name.as_str())
+                && sub.len() <= 64 =>
         {
             format!("{name}|{}", lower(sub))
         }

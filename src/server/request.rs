@@ -27,13 +27,37 @@ pub enum Parsed {
 }
 
 /// An incremental request reader over one client's bytes: feed with [`Parser::extend`], take
-/// requests with [`Parser::next`]. It holds at most one partial request plus what one read
-/// added; a bulk over the limit is refused from its header, before its bytes are buffered.
+/// requests with [`Parser::next`]. As Redis' reader, it keeps its place in a multibulk request
+/// between reads: each argument is taken out of the buffer once whole, so a request sent in
+/// many small reads is parsed once, not again from its start at every read. A bulk of
+/// [`BIG_ARG`] bytes or more is read straight into its own argument, grown to its length and
+/// no further (Redis' `PROTO_MBULK_BIG_ARG`), so a large argument is held once. A bulk over the
+/// limit is refused from its header, before its bytes are buffered.
 #[derive(Debug)]
 pub struct Parser {
     buf: Vec<u8>,
     pos: usize,
     max_bulk: usize,
+    /// The multibulk request being read, when its arguments have not all arrived.
+    partial: Option<Partial>,
+}
+
+/// Bulks this long or longer are read into their argument directly (Redis'
+/// `PROTO_MBULK_BIG_ARG`, 32 KiB).
+pub const BIG_ARG: usize = 32 * 1024;
+
+/// A multibulk request part-way read.
+#[derive(Debug, Default)]
+struct Partial {
+    argv: Vec<Vec<u8>>,
+    /// Arguments still to read.
+    left: usize,
+    /// Bytes held in `argv` and `bulk`.
+    bytes: usize,
+    /// A big bulk being read: its bytes so far and its length.
+    bulk: Option<(Vec<u8>, usize)>,
+    /// Bytes to skip before the next argument (the two after a big bulk).
+    skip: usize,
 }
 
 impl Parser {
@@ -44,6 +68,7 @@ impl Parser {
             buf: Vec::new(),
             pos: 0,
             max_bulk,
+            partial: None,
         }
     }
 
@@ -59,34 +84,130 @@ impl Parser {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Bytes buffered and not yet taken.
+    /// Bytes received for requests not yet answered: those buffered and not yet taken, and
+    /// the arguments already taken of a request still arriving.
     pub fn pending(&self) -> usize {
-        self.buf.len() - self.pos
+        self.buf.len() - self.pos + self.partial.as_ref().map_or(0, |p| p.bytes)
     }
 
     /// The next request, if a whole one is buffered; `authenticated` picks the limits.
     pub fn next(&mut self, authenticated: bool) -> Parsed {
         loop {
+            if self.partial.is_some() {
+                return self.arguments(authenticated);
+            }
             let rest = &self.buf[self.pos..];
             if rest.is_empty() {
                 return Parsed::Incomplete;
             }
-            let (parsed, used) = if rest[0] == b'*' {
-                multibulk(rest, authenticated, self.max_bulk)
-            } else {
-                inline(rest)
-            };
-            match parsed {
-                Parsed::Request(argv) if argv.is_empty() => {
-                    // An empty line or `*0`: consumed, no request (as Redis skips them).
-                    self.pos += used;
+            if rest[0] != b'*' {
+                let (parsed, used) = inline(rest);
+                match parsed {
+                    // An empty line: consumed, no request (as Redis skips it).
+                    Parsed::Request(argv) if argv.is_empty() => self.pos += used,
+                    Parsed::Request(argv) => {
+                        self.pos += used;
+                        return Parsed::Request(argv);
+                    }
+                    other => return other,
                 }
-                Parsed::Request(argv) => {
-                    self.pos += used;
-                    return Parsed::Request(argv);
-                }
-                other => return other,
+                continue;
             }
+            match multibulk_count(rest, authenticated) {
+                Ok(Some((n, used))) => {
+                    self.pos += used;
+                    // `*0` (or less): consumed, no request.
+                    if n > 0 {
+                        self.partial = Some(Partial {
+                            // Reserve by what the buffer can hold, never by the declared
+                            // count alone.
+                            argv: Vec::with_capacity((n as usize).min(self.pending() / 4 + 1)),
+                            left: n as usize,
+                            ..Partial::default()
+                        });
+                    }
+                }
+                Ok(None) => return Parsed::Incomplete,
+                Err(e) => return e,
+            }
+        }
+    }
+
+    /// Reads the arguments of the multibulk request under way, as far as the buffer goes.
+    fn arguments(&mut self, authenticated: bool) -> Parsed {
+        let Some(p) = self.partial.as_mut() else {
+            return Parsed::Incomplete;
+        };
+        loop {
+            let rest = &self.buf[self.pos..];
+            if let Some((bulk, len)) = &mut p.bulk {
+                let take = (*len - bulk.len()).min(rest.len());
+                if bulk.len() + take > bulk.capacity() {
+                    // Grown by doubling, never past its length.
+                    let want = (bulk.capacity() * 2).clamp(bulk.len() + take, *len);
+                    bulk.reserve_exact(want - bulk.len());
+                }
+                bulk.extend_from_slice(&rest[..take]);
+                self.pos += take;
+                p.bytes += take;
+                if bulk.len() < *len {
+                    return Parsed::Incomplete;
+                }
+                let (bulk, _) = p.bulk.take().unwrap_or_default();
+                p.argv.push(bulk);
+                p.left -= 1;
+                // Redis skips the two bytes after the bulk without looking at them.
+                p.skip = 2;
+                continue;
+            }
+            if p.skip > 0 {
+                let take = p.skip.min(rest.len());
+                self.pos += take;
+                p.skip -= take;
+                if p.skip > 0 {
+                    return Parsed::Incomplete;
+                }
+                continue;
+            }
+            if p.left == 0 {
+                let argv = std::mem::take(&mut p.argv);
+                self.partial = None;
+                return Parsed::Request(argv);
+            }
+            if rest.is_empty() {
+                return Parsed::Incomplete;
+            }
+            if rest[0] != b'$' {
+                return Parsed::Error(expected_dollar(rest[0]));
+            }
+            let Some((head, used)) = line(rest) else {
+                if rest.len() > INLINE_MAX {
+                    return Parsed::Error("ERR Protocol error: too big bulk count string".into());
+                }
+                return Parsed::Incomplete;
+            };
+            let Some(len) =
+                count(&head[1..]).filter(|&l| l >= 0 && l as u64 <= self.max_bulk as u64)
+            else {
+                return Parsed::Error("ERR Protocol error: invalid bulk length".into());
+            };
+            if !authenticated && len > 16384 {
+                return Parsed::Error("ERR Protocol error: unauthenticated bulk length".into());
+            }
+            let len = len as usize;
+            if len >= BIG_ARG {
+                self.pos += used;
+                p.bulk = Some((Vec::with_capacity(rest.len().min(len)), len));
+                continue;
+            }
+            if rest.len() < used + len + 2 {
+                return Parsed::Incomplete;
+            }
+            p.argv.push(rest[used..used + len].to_vec());
+            p.bytes += len;
+            p.left -= 1;
+            // Redis skips the two bytes after the bulk without looking at them.
+            self.pos += used + len + 2;
         }
     }
 }
@@ -132,72 +253,28 @@ fn count(digits: &[u8]) -> Option<i64> {
         })
 }
 
-fn multibulk(buf: &[u8], authenticated: bool, max_bulk: usize) -> (Parsed, usize) {
-    let Some((head, mut at)) = line(buf) else {
+/// A multibulk request's `*<n>` line: `Ok(Some((n, bytes used)))`, `Ok(None)` while it has
+/// not all arrived, or the protocol error.
+fn multibulk_count(buf: &[u8], authenticated: bool) -> Result<Option<(i64, usize)>, Parsed> {
+    let Some((head, used)) = line(buf) else {
         if buf.len() > INLINE_MAX {
-            return (
-                Parsed::Error("ERR Protocol error: too big mbulk count string".into()),
-                0,
-            );
+            return Err(Parsed::Error(
+                "ERR Protocol error: too big mbulk count string".into(),
+            ));
         }
-        return (Parsed::Incomplete, 0);
+        return Ok(None);
     };
     let Some(n) = count(&head[1..]).filter(|&n| n <= i32::MAX as i64) else {
-        return (
-            Parsed::Error("ERR Protocol error: invalid multibulk length".into()),
-            0,
-        );
+        return Err(Parsed::Error(
+            "ERR Protocol error: invalid multibulk length".into(),
+        ));
     };
     if !authenticated && n > 10 {
-        return (
-            Parsed::Error("ERR Protocol error: unauthenticated multibulk length".into()),
-            0,
-        );
+        return Err(Parsed::Error(
+            "ERR Protocol error: unauthenticated multibulk length".into(),
+        ));
     }
-    if n <= 0 {
-        return (Parsed::Request(Vec::new()), at);
-    }
-    // Reserve by what the buffer can hold, never by the declared count alone.
-    let mut argv = Vec::with_capacity((n as usize).min(buf.len() / 4 + 1));
-    for _ in 0..n {
-        let rest = &buf[at..];
-        if rest.is_empty() {
-            return (Parsed::Incomplete, 0);
-        }
-        if rest[0] != b'$' {
-            return (Parsed::Error(expected_dollar(rest[0])), 0);
-        }
-        let Some((head, used)) = line(rest) else {
-            if rest.len() > INLINE_MAX {
-                return (
-                    Parsed::Error("ERR Protocol error: too big bulk count string".into()),
-                    0,
-                );
-            }
-            return (Parsed::Incomplete, 0);
-        };
-        let Some(len) = count(&head[1..]).filter(|&l| l >= 0 && l as u64 <= max_bulk as u64) else {
-            return (
-                Parsed::Error("ERR Protocol error: invalid bulk length".into()),
-                0,
-            );
-        };
-        if !authenticated && len > 16384 {
-            return (
-                Parsed::Error("ERR Protocol error: unauthenticated bulk length".into()),
-                0,
-            );
-        }
-        let len = len as usize;
-        let body = at + used;
-        if buf.len() < body + len + 2 {
-            return (Parsed::Incomplete, 0);
-        }
-        argv.push(buf[body..body + len].to_vec());
-        // Redis skips the two bytes after the bulk without looking at them.
-        at = body + len + 2;
-    }
-    (Parsed::Request(argv), at)
+    Ok(Some((n, used)))
 }
 
 /// `ERR Protocol error: expected '$', got 'X'` for the byte found (Redis prints it with `%c`;
@@ -405,5 +482,83 @@ mod tests {
         p.extend(b"*2147483647\r\n$1\r\na\r\n");
         assert_eq!(all(&mut p, true), vec![]);
         assert!(p.pending() < 100);
+    }
+
+    /// Every byte fed alone: the same requests as fed at once, with a big bulk among them.
+    #[test]
+    fn one_byte_at_a_time() {
+        let big = vec![b'x'; BIG_ARG + 5];
+        let mut wire = b"*3\r\n$4\r\nECHO\r\n$1\r\na\r\n".to_vec();
+        wire.extend_from_slice(format!("${}\r\n", big.len()).as_bytes());
+        wire.extend_from_slice(&big);
+        wire.extend_from_slice(b"\r\nPING\r\n");
+        let mut p = Parser::new(512 << 20);
+        let mut got = Vec::new();
+        for b in &wire {
+            p.extend(std::slice::from_ref(b));
+            got.extend(all(&mut p, true));
+        }
+        assert_eq!(
+            got,
+            vec![
+                Parsed::Request(vec![b"ECHO".to_vec(), b"a".to_vec(), big]),
+                req(&["PING"])
+            ]
+        );
+        assert_eq!(p.pending(), 0);
+    }
+
+    /// A big argument arriving in reads of 16 KiB is held once, at its length: the buffer
+    /// keeps no copy, the argument no slack (Redis' `PROTO_MBULK_BIG_ARG` path). While it
+    /// arrives, its bytes count as pending (the query-buffer limit sees them).
+    #[test]
+    fn big_argument_held_once() {
+        let len = 3 * 1024 * 1024 + 7;
+        let mut wire = format!("*2\r\n$4\r\nECHO\r\n${len}\r\n").into_bytes();
+        wire.extend(std::iter::repeat_n(b'y', len));
+        wire.extend_from_slice(b"\r\n");
+        let mut p = Parser::new(512 << 20);
+        let mut got = Vec::new();
+        for (i, chunk) in wire.chunks(16 * 1024).enumerate() {
+            p.extend(chunk);
+            got.extend(all(&mut p, true));
+            if got.is_empty() {
+                // (Less the framing taken: `*2`, `$4`, the CRLF after ECHO and the bulk's header.)
+                assert_eq!(p.pending(), (i + 1) * 16 * 1024 - 20);
+                assert!(p.buf.capacity() <= 64 * 1024, "the buffer holds no copy");
+            }
+        }
+        let [Parsed::Request(argv)] = &got[..] else {
+            panic!("{} requests", got.len())
+        };
+        assert_eq!(argv[1].len(), len);
+        assert_eq!(argv[1].capacity(), len, "no slack");
+        assert!(argv[1].iter().all(|&b| b == b'y'));
+        assert_eq!(p.pending(), 0);
+    }
+
+    /// Many small arguments sent in many reads are each parsed once: the arguments already
+    /// taken leave the buffer (a request of 200,000 arguments in 1 KiB reads keeps the buffer
+    /// under one read and its header's line).
+    #[test]
+    fn many_arguments_taken_as_they_arrive() {
+        let n = 200_000;
+        let mut wire = format!("*{n}\r\n").into_bytes();
+        for i in 0..n {
+            let a = i.to_string();
+            wire.extend_from_slice(format!("${}\r\n{a}\r\n", a.len()).as_bytes());
+        }
+        let mut p = Parser::new(512 << 20);
+        let mut got = Vec::new();
+        for chunk in wire.chunks(1024) {
+            p.extend(chunk);
+            assert!(p.buf.len() - p.pos < 2048);
+            got.extend(all(&mut p, true));
+        }
+        let [Parsed::Request(argv)] = &got[..] else {
+            panic!("{} requests", got.len())
+        };
+        assert_eq!(argv.len(), n);
+        assert_eq!(argv[n - 1], (n - 1).to_string().into_bytes());
     }
 }
