@@ -21,9 +21,18 @@ trap 'rm -rf "$SEEDS"' EXIT
 python3 - "$SEEDS" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
-for d in ("rdb", "dump", "blobs", "hll"):
+for d in ("rdb", "dump", "blobs", "hll", "resp"):
     os.makedirs(os.path.join(out, d), exist_ok=True)
 fx = "tests/data/fixtures"
+# Requests as clients send them (a flag byte first: its high bit unset means authenticated,
+# the rest the read size), multibulk, inline, pipelined, a big bulk and protocol errors.
+for i, wire in enumerate([
+    b"*2\r\n$4\r\nPING\r\n$3\r\nabc\r\n*1\r\n$6\r\nDBSIZE\r\n",
+    b"GET \"a b\" 'c'\r\nPING\n\r\n",
+    b"*3\r\n$4\r\nECHO\r\n$1\r\nx\r\n$40000\r\n" + b"y" * 40000 + b"\r\n",
+    b"*1\r\n+x\r\n", b"*x\r\n", b"*1\r\n$-5\r\n", b"*11\r\n",
+]):
+    open(os.path.join(out, "resp", "seed%d" % i), "wb").write(bytes([i * 37 % 256]) + wire)
 for f in glob.glob(fx + "/*.rdb"):
     if os.path.getsize(f) < 64 * 1024:
         open(os.path.join(out, "rdb", os.path.basename(f)), "wb").write(open(f, "rb").read())
@@ -57,7 +66,7 @@ for f in glob.glob(fx + "/*.json"):
 PY
 status=0
 # FUZZ_TARGETS (e.g. "rdb_reader:rdb dump_payload:dump") runs a subset: target:seed-folder.
-for spec in ${FUZZ_TARGETS:-rdb_reader:rdb rdb_push:rdb dump_payload:dump blobs:blobs hll_string:hll probabilistic:dump vectorset:dump}; do
+for spec in ${FUZZ_TARGETS:-rdb_reader:rdb rdb_push:rdb dump_payload:dump blobs:blobs hll_string:hll probabilistic:dump vectorset:dump resp_requests:resp}; do
   target=${spec%%:*}; seeds=$SEEDS/${spec##*:}
   mkdir -p "fuzz/corpus/$target"
   echo "fuzz: $target for ${SECONDS_EACH}s"

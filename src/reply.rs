@@ -73,9 +73,6 @@ impl Reply {
         match self {
             Reply::Integer(n) => out.extend_from_slice(format!(":{n}\r\n").as_bytes()),
             Reply::Bulk(b) => {
-                // Header, bytes and CRLF in one reservation (a large bulk is not reallocated
-                // for its last two bytes).
-                out.reserve(b.len() + 24);
                 out.extend_from_slice(format!("${}\r\n", b.len()).as_bytes());
                 out.extend_from_slice(b);
                 out.extend_from_slice(b"\r\n");
