@@ -371,194 +371,67 @@ pub struct ConnectionDialect {
     /// A subcommand given too many arguments for its own parsing (SLOWLOG GET 1 2), `{}` the
     /// subcommand as typed and `{C}` the command (`addReplySubcommandSyntaxError`).
     pub subcommand_syntax: &'static str,
-    /// The fields of a CLIENT LIST / CLIENT INFO line, in order (rec: CLIENT LIST on each
-    /// server of the matrix).
-    pub client_fields: &'static [&'static str],
 }
 
-/// The fields of Redis 6.0's CLIENT LIST line.
-const CLIENT_FIELDS_6_0: &[&str] = &[
-    "id",
-    "addr",
-    "fd",
-    "name",
-    "age",
-    "idle",
-    "flags",
-    "db",
-    "sub",
-    "psub",
-    "multi",
-    "qbuf",
-    "qbuf-free",
-    "argv-mem",
-    "obl",
-    "oll",
-    "omem",
-    "tot-mem",
-    "events",
-    "cmd",
-    "user",
+/// Every CLIENT LIST / CLIENT INFO field in the servers' order, with the first Redis and
+/// Valkey lines that give it (`None`: that family never does), as recorded on the eight
+/// servers of the matrix (6.0.9: 21 fields ... Valkey 8.1+: 35; `watch` from Redis 7.4,
+/// `lib-name`/`lib-ver` from 7.2, `io-thread` from 8.0; Valkey's from its 8.1 recordings and
+/// its Redis 7.2 base).
+/// The first (major, minor) line of a family that has a feature; `None`: none of its lines.
+type Since = Option<(u16, u16)>;
+
+const CLIENT_FIELDS: &[(&str, Since, Since)] = &[
+    ("id", Some((0, 0)), Some((0, 0))),
+    ("addr", Some((0, 0)), Some((0, 0))),
+    ("laddr", Some((6, 2)), Some((0, 0))),
+    ("fd", Some((0, 0)), Some((0, 0))),
+    ("name", Some((0, 0)), Some((0, 0))),
+    ("age", Some((0, 0)), Some((0, 0))),
+    ("idle", Some((0, 0)), Some((0, 0))),
+    ("flags", Some((0, 0)), Some((0, 0))),
+    ("capa", None, Some((8, 1))),
+    ("db", Some((0, 0)), Some((0, 0))),
+    ("sub", Some((0, 0)), Some((0, 0))),
+    ("psub", Some((0, 0)), Some((0, 0))),
+    ("ssub", Some((7, 0)), Some((0, 0))),
+    ("multi", Some((0, 0)), Some((0, 0))),
+    ("watch", Some((7, 4)), Some((8, 1))),
+    ("qbuf", Some((0, 0)), Some((0, 0))),
+    ("qbuf-free", Some((0, 0)), Some((0, 0))),
+    ("argv-mem", Some((0, 0)), Some((0, 0))),
+    ("multi-mem", Some((7, 0)), Some((0, 0))),
+    ("rbs", Some((7, 0)), Some((0, 0))),
+    ("rbp", Some((7, 0)), Some((0, 0))),
+    ("obl", Some((0, 0)), Some((0, 0))),
+    ("oll", Some((0, 0)), Some((0, 0))),
+    ("omem", Some((0, 0)), Some((0, 0))),
+    ("tot-mem", Some((0, 0)), Some((0, 0))),
+    ("events", Some((0, 0)), Some((0, 0))),
+    ("cmd", Some((0, 0)), Some((0, 0))),
+    ("user", Some((0, 0)), Some((0, 0))),
+    ("redir", Some((6, 2)), Some((0, 0))),
+    ("resp", Some((7, 0)), Some((0, 0))),
+    ("lib-name", Some((7, 2)), Some((0, 0))),
+    ("lib-ver", Some((7, 2)), Some((0, 0))),
+    ("io-thread", Some((8, 0)), None),
+    ("tot-net-in", None, Some((8, 1))),
+    ("tot-net-out", None, Some((8, 1))),
+    ("tot-cmds", None, Some((8, 1))),
 ];
-const CLIENT_FIELDS_6_2: &[&str] = &[
-    "id",
-    "addr",
-    "laddr",
-    "fd",
-    "name",
-    "age",
-    "idle",
-    "flags",
-    "db",
-    "sub",
-    "psub",
-    "multi",
-    "qbuf",
-    "qbuf-free",
-    "argv-mem",
-    "obl",
-    "oll",
-    "omem",
-    "tot-mem",
-    "events",
-    "cmd",
-    "user",
-    "redir",
-];
-const CLIENT_FIELDS_7_0: &[&str] = &[
-    "id",
-    "addr",
-    "laddr",
-    "fd",
-    "name",
-    "age",
-    "idle",
-    "flags",
-    "db",
-    "sub",
-    "psub",
-    "ssub",
-    "multi",
-    "qbuf",
-    "qbuf-free",
-    "argv-mem",
-    "multi-mem",
-    "rbs",
-    "rbp",
-    "obl",
-    "oll",
-    "omem",
-    "tot-mem",
-    "events",
-    "cmd",
-    "user",
-    "redir",
-    "resp",
-];
-const CLIENT_FIELDS_7_2: &[&str] = &[
-    "id",
-    "addr",
-    "laddr",
-    "fd",
-    "name",
-    "age",
-    "idle",
-    "flags",
-    "db",
-    "sub",
-    "psub",
-    "ssub",
-    "multi",
-    "watch",
-    "qbuf",
-    "qbuf-free",
-    "argv-mem",
-    "multi-mem",
-    "rbs",
-    "rbp",
-    "obl",
-    "oll",
-    "omem",
-    "tot-mem",
-    "events",
-    "cmd",
-    "user",
-    "redir",
-    "resp",
-    "lib-name",
-    "lib-ver",
-];
-const CLIENT_FIELDS_8_0: &[&str] = &[
-    "id",
-    "addr",
-    "laddr",
-    "fd",
-    "name",
-    "age",
-    "idle",
-    "flags",
-    "db",
-    "sub",
-    "psub",
-    "ssub",
-    "multi",
-    "watch",
-    "qbuf",
-    "qbuf-free",
-    "argv-mem",
-    "multi-mem",
-    "rbs",
-    "rbp",
-    "obl",
-    "oll",
-    "omem",
-    "tot-mem",
-    "events",
-    "cmd",
-    "user",
-    "redir",
-    "resp",
-    "lib-name",
-    "lib-ver",
-    "io-thread",
-];
-const CLIENT_FIELDS_VALKEY_8_1: &[&str] = &[
-    "id",
-    "addr",
-    "laddr",
-    "fd",
-    "name",
-    "age",
-    "idle",
-    "flags",
-    "capa",
-    "db",
-    "sub",
-    "psub",
-    "ssub",
-    "multi",
-    "watch",
-    "qbuf",
-    "qbuf-free",
-    "argv-mem",
-    "multi-mem",
-    "rbs",
-    "rbp",
-    "obl",
-    "oll",
-    "omem",
-    "tot-mem",
-    "events",
-    "cmd",
-    "user",
-    "redir",
-    "resp",
-    "lib-name",
-    "lib-ver",
-    "tot-net-in",
-    "tot-net-out",
-    "tot-cmds",
-];
+
+/// The fields of a CLIENT LIST / CLIENT INFO line on `profile`'s server, in order.
+pub fn client_fields(profile: &Profile) -> impl Iterator<Item = &'static str> + '_ {
+    CLIENT_FIELDS
+        .iter()
+        .filter_map(move |&(name, redis, valkey)| {
+            let since = match profile.family {
+                Family::Redis => redis,
+                Family::Valkey => valkey,
+            }?;
+            (profile.version >= since).then_some(name)
+        })
+}
 
 const WAIT_REDIS: &str = "ERR WAIT cannot be used with replica instances. Please also note that \
     since Redis 4.0 if a replica is configured to be writable (which is not the default) writes \
@@ -600,7 +473,6 @@ const CONN_6_0: ConnectionDialect = ConnectionDialect {
     slowlog_min_count: None,
     subcommand_syntax:
         "ERR Unknown subcommand or wrong number of arguments for '{}'. Try {C} HELP.",
-    client_fields: CLIENT_FIELDS_6_0,
 };
 
 const CONN_6_2: ConnectionDialect = ConnectionDialect {
@@ -614,7 +486,6 @@ const CONN_6_2: ConnectionDialect = ConnectionDialect {
         " If we weren't in a deep space mission I'd suggest to take a look at \
          https://redis.io/topics/latency-monitor."
     ),
-    client_fields: CLIENT_FIELDS_6_2,
     ..CONN_6_0
 };
 
@@ -625,18 +496,12 @@ const CONN_7_0: ConnectionDialect = ConnectionDialect {
     slowlog_min_count: Some(-1),
     subcommand_syntax:
         "ERR unknown subcommand or wrong number of arguments for '{}'. Try {C} HELP.",
-    client_fields: CLIENT_FIELDS_7_0,
     ..CONN_6_2
-};
-
-const CONN_7_2: ConnectionDialect = ConnectionDialect {
-    client_fields: CLIENT_FIELDS_7_2,
-    ..CONN_7_0
 };
 
 const CONN_7_4: ConnectionDialect = ConnectionDialect {
     info_subexpiry: Some("subexpiry"),
-    ..CONN_7_2
+    ..CONN_7_0
 };
 
 const CONN_8_0: ConnectionDialect = ConnectionDialect {
@@ -645,7 +510,6 @@ const CONN_8_0: ConnectionDialect = ConnectionDialect {
         " If we weren't in a deep space mission I'd suggest to take a look at \
          https://redis.io/docs/latest/operate/oss_and_stack/management/optimization/latency-monitor."
     ),
-    client_fields: CLIENT_FIELDS_8_0,
     ..CONN_7_4
 };
 
@@ -659,8 +523,7 @@ const CONN_VALKEY_8_1: ConnectionDialect = ConnectionDialect {
         just local and are not propagated.",
     latency_doctor: latency_disabled!("Valkey", ""),
     cluster_refuses: (false, false),
-    client_fields: CLIENT_FIELDS_VALKEY_8_1,
-    ..CONN_7_2
+    ..CONN_7_0
 };
 
 const CONN_VALKEY_9_0: ConnectionDialect = ConnectionDialect {
@@ -679,10 +542,9 @@ const CONNECTION_DIALECTS: &[(Family, (u16, u16), ConnectionDialect)] = &[
     (Family::Redis, (0, 0), CONN_6_0),
     (Family::Redis, (6, 2), CONN_6_2),
     (Family::Redis, (7, 0), CONN_7_0),
-    (Family::Redis, (7, 2), CONN_7_2),
     (Family::Redis, (7, 4), CONN_7_4),
     (Family::Redis, (8, 0), CONN_8_0),
-    (Family::Valkey, (0, 0), CONN_7_2),
+    (Family::Valkey, (0, 0), CONN_7_0),
     (Family::Valkey, (8, 1), CONN_VALKEY_8_1),
     (Family::Valkey, (9, 0), CONN_VALKEY_9_0),
 ];

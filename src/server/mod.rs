@@ -840,12 +840,8 @@ fn client_line(row: &ClientRow, shared: &Server, now_ms: i64) -> String {
     use std::fmt::Write as _;
     let mut line = String::new();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    for (i, field) in replica::connection_dialect(shared.profile)
-        .client_fields
-        .iter()
-        .enumerate()
-    {
-        let value = match *field {
+    for (i, field) in replica::client_fields(shared.profile).enumerate() {
+        let value = match field {
             "id" => row.id.to_string(),
             "addr" => row.addr.clone(),
             "laddr" => format!("127.0.0.1:{}", shared.port),
