@@ -4,6 +4,8 @@
 //! the same rows; the partition layout, the schema version, part rollover, collisions and a
 //! truncated snapshot.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -63,18 +65,8 @@ fn export_one(file: &Path, out: &Path, format: &str) -> PathBuf {
 
 /// Every part file under `dir` with extension `ext`, sorted.
 fn parts(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == ext) {
-                out.push(p);
-            }
-        }
-    }
+    let mut out = common::files_under(dir);
+    out.retain(|p| p.extension().is_some_and(|x| x == ext));
     out.sort_by_key(|p| {
         // part-N by N, not by text.
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();

@@ -1,8 +1,9 @@
-//! `bitlens inspect` reads the file once whichever allocator it infers (issue 52, item 1):
-//! with no `--allocator`, every key is priced under every candidate in the one pass and the
-//! report is read back as the inferred one's. Its output must be byte-identical to the
-//! report with that allocator named (`--allocator X`; only the lines saying how it was
-//! chosen differ), and to itself on one decoding thread and on several.
+//! `bitlens inspect` and `bitlens export` read the file once whichever allocator they infer
+//! (issue 52, item 1): with no `--allocator`, every key is priced under every candidate in the
+//! one pass and the report (the export's rows) is read back as the inferred one's. Its output
+//! must be byte-identical to the output with that allocator named (`--allocator X`; only the
+//! lines saying how it was chosen differ), and to itself on one decoding thread and on
+//! several.
 //!
 //! The file: every key of Redis 7.0.15's conformance snapshot (strings, bitmaps,
 //! HyperLogLogs, lists, sets, sorted sets and GEO sets, hashes, streams with groups) written
@@ -70,6 +71,140 @@ fn write(keys: &[(u64, Vec<u8>, Value, Option<i64>)], used_mem: u64) -> Vec<u8> 
     w.finish().unwrap()
 }
 
+/// The files of `three` (the keys under the `used-mem` each candidate predicts), each
+/// written under its candidate's name in one folder, and the allocator `inspect` infers for
+/// each: (folder, paths, inferred allocator names).
+fn three_files(
+    keys: &[(u64, Vec<u8>, Value, Option<i64>)],
+) -> (tempfile::TempDir, Vec<String>, Vec<String>) {
+    let profile =
+        bitlens::dialect::Profile::for_snapshot(&[(b"redis-ver".to_vec(), b"7.0.15".to_vec())], 10);
+    let mut inf = AllocatorInference::new(profile);
+    for (db, k, v, e) in keys {
+        inf.add(*db, k, v, e.is_some());
+    }
+    let predictions = inf
+        .predictions()
+        .expect("a standalone server's predictions");
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    let mut inferred = Vec::new();
+    for (i, a) in Allocator::ALL.iter().enumerate() {
+        let path = dir.path().join(format!("used-mem-{}.rdb", a.name()));
+        std::fs::write(&path, write(keys, predictions[i])).unwrap();
+        let path = path.to_str().unwrap().to_string();
+        let json = bitlens_ok(&["inspect", &path, "--json", "--top", "1"]);
+        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(doc["allocator_source"], "inferred", "{path}");
+        inferred.push(doc["allocator"].as_str().unwrap().to_string());
+        paths.push(path);
+    }
+    (dir, paths, inferred)
+}
+
+/// Every file `bitlens export` wrote under `out`, by its path under `out`, with its bytes.
+fn tree(out: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = files_under(out)
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p.strip_prefix(out).unwrap().to_path_buf(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// `bitlens export` with `args` (before the files) of `files` into a new folder of `dir`:
+/// what it wrote ([`tree`]).
+fn export(
+    dir: &std::path::Path,
+    name: &str,
+    args: &[&str],
+    files: &[&str],
+) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let out = dir.join(name);
+    let out_s = out.to_str().unwrap();
+    bitlens_ok(&[&["export", "--batch", "b", "--out", out_s], args, files].concat());
+    tree(&out)
+}
+
+/// The export's rows are the inferred allocator's, byte for byte in Parquet and CSV, as with
+/// that allocator named, for files whose inference is each candidate in turn (the version's
+/// usual build, bundled jemalloc, among them and not), and the same on one decoding thread
+/// and on several, one file at a time or several at once (`-j`).
+#[test]
+fn default_export_is_the_inferred_allocators_on_any_thread_count() {
+    let keys = keys();
+    let (dir, paths, inferred) = three_files(&keys);
+    assert!(
+        inferred.iter().any(|a| a != "jemalloc"),
+        "a file whose inference is not the usual build: {inferred:?}"
+    );
+    let outs = tempfile::tempdir().unwrap();
+    for format in ["parquet", "csv"] {
+        for (path, inferred) in paths.iter().zip(&inferred) {
+            let fmt = ["--format", format];
+            let default = export(
+                outs.path(),
+                &format!("{format}-default-{inferred}"),
+                &fmt,
+                &[path],
+            );
+            assert_eq!(default.len(), 1, "{format}: one part: {default:?}");
+            let named = export(
+                outs.path(),
+                &format!("{format}-named-{inferred}"),
+                &[&fmt[..], &["--allocator", inferred]].concat(),
+                &[path],
+            );
+            assert!(
+                default == named,
+                "{format}, {path}: default and --allocator {inferred} differ"
+            );
+            // The memory column depends on the allocator: another's rows differ.
+            let other = Allocator::ALL
+                .iter()
+                .map(|a| a.name())
+                .find(|a| a != inferred)
+                .unwrap();
+            let priced_other = export(
+                outs.path(),
+                &format!("{format}-other-{inferred}"),
+                &[&fmt[..], &["--allocator", other]].concat(),
+                &[path],
+            );
+            assert!(
+                default != priced_other,
+                "{format}: {inferred} and {other} price alike"
+            );
+        }
+        // All three files at once: one decoding thread, several, and several files at once.
+        let files: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let fmt = ["--format", format];
+        let one = export(
+            outs.path(),
+            &format!("{format}-t1"),
+            &[&["--threads", "1", "-j", "1"], &fmt[..]].concat(),
+            &files,
+        );
+        assert_eq!(one.len(), 3, "{format}: a part per file");
+        for (name, args) in [
+            ("t4", ["--threads", "4", "-j", "1"]),
+            ("j3", ["--threads", "4", "-j", "3"]),
+        ] {
+            let many = export(
+                outs.path(),
+                &format!("{format}-{name}"),
+                &[&args[..], &fmt[..]].concat(),
+                &files,
+            );
+            assert!(one == many, "{format}: {args:?} differs from one thread");
+        }
+    }
+    drop(dir);
+}
+
 /// The JSON report without the fields saying how the allocator was chosen (given or
 /// inferred, the reason, the candidates, the range over them).
 fn without_choice(json: &[u8]) -> serde_json::Value {
@@ -89,33 +224,19 @@ fn without_choice(json: &[u8]) -> serde_json::Value {
 #[test]
 fn default_inspect_is_the_inferred_allocators_on_any_thread_count() {
     let keys = keys();
-    let profile =
-        bitlens::dialect::Profile::for_snapshot(&[(b"redis-ver".to_vec(), b"7.0.15".to_vec())], 10);
-    let mut inf = AllocatorInference::new(profile);
-    for (db, k, v, e) in &keys {
-        inf.add(*db, k, v, e.is_some());
-    }
-    let predictions = inf
-        .predictions()
-        .expect("a standalone server's predictions");
-    let mut inferred_seen = Vec::new();
-    for (i, a) in Allocator::ALL.iter().enumerate() {
-        let (_dir, path) = temp_file("every-type.rdb", &write(&keys, predictions[i]));
-        let size = std::fs::metadata(&path).unwrap().len();
+    let (_dir, paths, mut inferred_seen) = three_files(&keys);
+    for (path, inferred) in paths.iter().zip(inferred_seen.clone()) {
+        let size = std::fs::metadata(path).unwrap().len();
         assert!(
             size > 4 << 20,
             "{size} bytes: big enough for several threads"
         );
-        let json = bitlens_ok(&["inspect", &path, "--json", "--top", "50"]);
-        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
-        let inferred = doc["allocator"].as_str().unwrap().to_string();
-        assert_ne!(doc["allocator_source"], "given");
-        inferred_seen.push(inferred.clone());
-        eprintln!("used-mem of {}: inferred {inferred}", a.name());
+        let json = bitlens_ok(&["inspect", path, "--json", "--top", "50"]);
+        eprintln!("{path}: inferred {inferred}");
         // Named: the same figures, byte for byte, in JSON, CSV and the text's key lines.
         let named = ["--allocator", inferred.as_str()];
         let json_named =
-            bitlens_ok(&[&["inspect", &path, "--json", "--top", "50"], &named[..]].concat());
+            bitlens_ok(&[&["inspect", path, "--json", "--top", "50"], &named[..]].concat());
         assert_eq!(
             without_choice(&json),
             without_choice(&json_named),
@@ -123,9 +244,9 @@ fn default_inspect_is_the_inferred_allocators_on_any_thread_count() {
         );
         // The ledger (bitmaps and integer-id sets priced as the other forms) is priced per
         // candidate too.
-        let ledger = bitlens_ok(&["inspect", &path, "--json", "--ledger"]);
+        let ledger = bitlens_ok(&["inspect", path, "--json", "--ledger"]);
         let ledger_named =
-            bitlens_ok(&[&["inspect", &path, "--json", "--ledger"], &named[..]].concat());
+            bitlens_ok(&[&["inspect", path, "--json", "--ledger"], &named[..]].concat());
         assert!(
             String::from_utf8_lossy(&ledger).contains("\"ledger\""),
             "the report has ledger figures"
@@ -134,15 +255,15 @@ fn default_inspect_is_the_inferred_allocators_on_any_thread_count() {
             without_choice(&ledger) == without_choice(&ledger_named),
             "--ledger: default and --allocator {inferred} differ"
         );
-        let csv = bitlens_ok(&["inspect", &path, "--csv"]);
-        let csv_named = bitlens_ok(&[&["inspect", &path, "--csv"], &named[..]].concat());
+        let csv = bitlens_ok(&["inspect", path, "--csv"]);
+        let csv_named = bitlens_ok(&[&["inspect", path, "--csv"], &named[..]].concat());
         assert!(csv.len() > 100_000, "every key's row");
         assert!(
             csv == csv_named,
             "--csv, default and --allocator {inferred}"
         );
-        let text = bitlens_ok(&["inspect", &path]);
-        let text_named = bitlens_ok(&[&["inspect", &path], &named[..]].concat());
+        let text = bitlens_ok(&["inspect", path]);
+        let text_named = bitlens_ok(&[&["inspect", path], &named[..]].concat());
         // All but the ALLOCATOR and MEMORY RANGE lines (how it was chosen), which end
         // before the first database's section.
         let keep = |t: &[u8]| -> Vec<String> {
@@ -163,7 +284,7 @@ fn default_inspect_is_the_inferred_allocators_on_any_thread_count() {
             let one = bitlens_ok(&[&["--threads", "1"], &args[..]].concat());
             assert!(one == many, "{args:?}: --threads 1 and 4 differ");
         }
-        let one = bitlens_ok(&["--threads", "1", "inspect", &path, "--json", "--top", "50"]);
+        let one = bitlens_ok(&["--threads", "1", "inspect", path, "--json", "--top", "50"]);
         assert!(one == json, "--threads 1 and the default");
     }
     // The inference was led to at least two allocators, so the default read at least one

@@ -2,12 +2,16 @@
 //!
 //! The file is opened once, by the caller ([`Source`]), and every pass reads that handle at
 //! offsets: its start first ([`peek_file`]: the format and the aux fields, which give the
-//! writer's profile, and so the memory model, and the `ctime` batch value), then, when the
-//! allocator is to be inferred from a `used-mem` field, one pass for that, then the rows: the
-//! core's chunked reader walks it in windows of [`CHUNK`] bytes; each key's value is decoded,
-//! turned into its row (the same per-key code as `inspect`: [`KeyRow::new`],
-//! [`bitlens_views::classify::figures`]) and dropped. Rows are handed on in batches of
-//! [`ScanOptions::batch_rows`], so memory is one window, one value and one batch.
+//! writer's profile, and so the memory model, and the `ctime` batch value), then the rows, in
+//! one pass: the core's chunked reader walks it in windows of [`CHUNK`] bytes; each key's
+//! value is decoded, turned into its row (the same per-key code as `inspect`:
+//! [`KeyRow::set_priced`], [`bitlens_views::classify::figures`]) and dropped. Rows are handed
+//! on in batches of [`ScanOptions::batch_rows`], so memory is one window, one value and one
+//! batch. When the allocator is to be inferred from a `used-mem` field, the same pass prices
+//! every key under every candidate ([`Pricing`], as `inspect` does) and the rows wait in
+//! `inspect`'s [`Spill`] (memory up to [`spill::DEFAULT_BUDGET`], then a temporary file),
+//! each with its memory under every candidate, until the inference settles; they are then
+//! read back as the inferred allocator's, the same rows as with that allocator named.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -18,7 +22,8 @@ use arrow::error::ArrowError;
 use arrow::record_batch::{RecordBatch, RecordBatchReader};
 use bitlens::dialect::Profile;
 use bitlens::rdb::{AuxFields, ErrorDetail, Format, Header, LoadOptions, RdbError};
-use bitlens_views::memory::{Allocator, Model};
+use bitlens_views::inspect::spill::{self, KeyStats, RecordFacts, Spill};
+use bitlens_views::memory::{Allocator, Pricing};
 use bitlens_views::report::KeyRow;
 
 use crate::schema::{BatchBuilder, KeyRecord, PartitionValues};
@@ -46,8 +51,8 @@ pub struct ScanOptions {
     /// Only this database's keys, when given.
     pub db: Option<u64>,
     /// The allocator the memory is estimated for (as `inspect --allocator`); `None`: the one
-    /// inferred from the file's `used-mem`, as `inspect` infers it
-    /// ([`bitlens_views::memory::AllocatorInference`]: one more pass over the file).
+    /// inferred from the file's `used-mem`, as `inspect` infers it, in the same pass
+    /// ([`Pricing`]; see the module docs).
     pub allocator: Option<Allocator>,
     /// Verify the CRC-64 trailer.
     pub verify_checksum: bool,
@@ -240,8 +245,8 @@ pub struct Scanned {
 
 /// Scans `part`'s file (see the module docs), calling `on_batch` with each record batch of
 /// at most `opts.batch_rows` rows, in file order (the last one may be short; none when the
-/// file has no key). Errors: I/O, the snapshot's [`RdbError`] (offset, key, kind), or
-/// `on_batch`'s error, which stops the scan.
+/// file has no key). Errors: I/O (of the file, or of the spill's temporary file), the
+/// snapshot's [`RdbError`] (offset, key, kind), or `on_batch`'s error, which stops the scan.
 pub fn scan_partition(
     part: &Partition,
     opts: &ScanOptions,
@@ -253,73 +258,121 @@ pub fn scan_partition(
         max_value_bytes: opts.max_value_bytes,
         ..Default::default()
     };
-    // The rows' pass reads only the selected keys' values (the inference pass sees every key).
+    // The rows are the selected keys' (the inference counts every key).
     let rows_load = LoadOptions {
         patterns: opts.patterns.clone(),
         ..load.clone()
     };
-    let allocator = match opts.allocator {
-        Some(a) => a,
-        // Without used-mem the inference assumes bundled jemalloc whatever the keys (as
-        // `inspect` knows): no pass for it.
-        None if !part.aux.iter().any(|(k, _)| k.as_slice() == b"used-mem") => Allocator::Jemalloc,
-        None => infer(part, &load)?,
-    };
     // The clock a server loading the file judges expiry at: its save time (as `query`'s
     // default clock, so `expired` agrees with DBSIZE); fields expired by then are not priced.
     let saved_at = bitlens::session::snapshot_time_ms(&part.aux);
-    let model = Model::new(part.profile, allocator).at(saved_at);
+    // Without used-mem the inference assumes bundled jemalloc whatever the keys (as
+    // `inspect` knows): the keys are priced for it alone.
+    let used_mem = part.aux.iter().any(|(k, _)| k.as_slice() == b"used-mem");
+    let mut pricing = Pricing::new(part.profile, opts.allocator, used_mem, saved_at);
+    let candidates = pricing.candidates();
+    // Inferring, every key is read and counted, and the rows kept are spilled under every
+    // candidate, to be read back as the inferred one's once the file is read; else only the
+    // selected keys are read, and their rows go straight to the batches.
+    let mut spill = (candidates > 1).then(|| Spill::priced(spill::DEFAULT_BUDGET, candidates));
+    let mut spill_error: Option<std::io::Error> = None;
     let mut file = At::new(&part.file).map_err(|e| ScanError::Io(path.clone(), e))?;
     let bytes = file.len;
     let batch_rows = opts.batch_rows.max(1);
     let mut builder = BatchBuilder::new();
     let mut sink_error: Option<String> = None;
     let mut rows = 0u64;
-    let mut flush = |b: &mut BatchBuilder, err: &mut Option<String>| -> Result<(), RdbError> {
-        if let Err(e) = on_batch(b.finish()) {
-            *err = Some(e);
-            return Err(RdbError::new(
-                0,
-                ErrorDetail::Cancelled {
-                    reason: "output failed".into(),
-                },
-            ));
+    let cancelled = |reason: &str| {
+        RdbError::new(
+            0,
+            ErrorDetail::Cancelled {
+                reason: reason.into(),
+            },
+        )
+    };
+    // Adds a row to the batch, handing the batch on when full.
+    let mut add = |b: &mut BatchBuilder,
+                   row: &mut KeyRow,
+                   stats: &KeyStats,
+                   err: &mut Option<String>|
+     -> Result<(), RdbError> {
+        let facts = stats
+            .record
+            .as_ref()
+            .expect("a scan's rows carry their record");
+        let k = KeyRecord::new(std::mem::replace(row, KeyRow::empty()), stats, facts);
+        b.push(&part.values, &k);
+        *row = k.row;
+        if b.len() >= batch_rows {
+            if let Err(e) = on_batch(b.finish()) {
+                *err = Some(e);
+                return Err(cancelled("output failed"));
+            }
         }
         Ok(())
     };
+    // One row, refilled for each key.
+    let mut row = KeyRow::empty();
+    let read_load = if spill.is_some() { &load } else { &rows_load };
     let header =
-        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, &rows_load, &mut |_, _| Ok(()), |rec| {
+        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, read_load, &mut |_, _| Ok(()), |rec| {
             let Some(value) = rec.value else {
                 return Ok(());
             };
-            if opts.db.is_some_and(|db| db != rec.db) {
+            let expiring = rec.expire_at_ms.is_some();
+            let observed = pricing.observe(rec.db, &rec.key, &value, expiring);
+            if opts.db.is_some_and(|db| db != rec.db) || !rows_load.selects(&rec.key) {
                 return Ok(());
             }
-            let k = KeyRecord {
-                row: KeyRow::new(rec.db, &rec.key, &value, rec.expire_at_ms, &model),
-                figures: bitlens_views::classify::figures(&value),
-                rdb_bytes: rec.value_bytes,
-                idle_s: rec.lru_idle_s,
-                lfu_freq: rec.lfu_freq,
-                expired: bitlens::keyspace::gone_at(&value, rec.expire_at_ms, saved_at),
+            let (est, others) = pricing.estimate(observed, &rec.key, &value, expiring);
+            row.set_priced(rec.db, &rec.key, &value, rec.expire_at_ms, est);
+            let fig = bitlens_views::classify::figures(&value);
+            let stats = KeyStats {
+                record: Some(RecordFacts {
+                    class: fig.class,
+                    rdb_bytes: rec.value_bytes,
+                    idle_s: rec.lru_idle_s,
+                    lfu_freq: rec.lfu_freq,
+                    expired: bitlens::keyspace::gone_at(&value, rec.expire_at_ms, saved_at),
+                }),
+                ..KeyStats::of(&value, &fig)
             };
-            builder.push(&part.values, &k);
             rows += 1;
-            if builder.len() >= batch_rows {
-                flush(&mut builder, &mut sink_error)?;
+            match &mut spill {
+                Some(s) => s
+                    .push_priced(&row, &stats, &others[1..candidates], &[])
+                    .map_err(|e| {
+                        spill_error = Some(e);
+                        cancelled("spill failed")
+                    }),
+                None => add(&mut builder, &mut row, &stats, &mut sink_error),
             }
-            Ok(())
         });
     let header = match header {
         Ok(h) => h,
         Err(_) if sink_error.is_some() => {
             return Err(ScanError::Sink(sink_error.unwrap_or_default()))
         }
+        Err(_) if spill_error.is_some() => {
+            return Err(ScanError::Io(path.clone(), spill_error.unwrap()))
+        }
         Err(e) => return Err(ScanError::Rdb(path.clone(), e)),
     };
+    if let Some(s) = &mut spill {
+        // The rows read back as the inferred allocator's.
+        let (_, pick) = pricing.finish(&header.aux, header.slot_infos > 0);
+        s.choose(pick);
+        let io = |e| ScanError::Io(path.clone(), e);
+        let mut recs = s.read().map_err(io)?;
+        let mut stats = KeyStats::default();
+        while recs.next_into(&mut row, &mut stats).map_err(io)? {
+            if add(&mut builder, &mut row, &stats, &mut sink_error).is_err() {
+                return Err(ScanError::Sink(sink_error.unwrap_or_default()));
+            }
+        }
+    }
     if !builder.is_empty() {
-        let _ = flush(&mut builder, &mut sink_error);
-        if let Some(e) = sink_error {
+        if let Err(e) = on_batch(builder.finish()) {
             return Err(ScanError::Sink(e));
         }
     }
@@ -328,22 +381,6 @@ pub fn scan_partition(
         rows,
         bytes,
     })
-}
-
-/// The allocator of `part`'s writer, inferred from every key and the `used-mem` aux field as
-/// `inspect` infers it (one pass over the file).
-fn infer(part: &Partition, load: &LoadOptions) -> Result<Allocator, ScanError> {
-    let path = &part.path;
-    let mut file = At::new(&part.file).map_err(|e| ScanError::Io(path.clone(), e))?;
-    let mut inf = bitlens_views::memory::AllocatorInference::new(part.profile);
-    let header =
-        bitlens::rdb::visit_rdb_chunked(&mut file, CHUNK, load, &mut |_, _| Ok(()), |rec| {
-            inf.add_record(&rec);
-            Ok(())
-        })
-        .map_err(|e| ScanError::Rdb(path.clone(), e))?;
-    inf.set_cluster_node(header.slot_infos > 0);
-    Ok(inf.finish(&header.aux).allocator)
 }
 
 /// [`partition`] then [`scan_partition`] of `src`'s file.

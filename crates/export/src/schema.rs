@@ -42,6 +42,7 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::record_batch::RecordBatch;
 use bitlens_views::classify::{Class, Figures};
+use bitlens_views::inspect::spill::{KeyStats, RecordFacts};
 use bitlens_views::report::KeyRow;
 
 /// The schema version written in the metadata (bumped when a column changes meaning, type or
@@ -135,6 +136,22 @@ pub struct KeyRecord {
     pub lfu_freq: Option<u8>,
     /// Past its expiry at the snapshot's save time (see the `expired` column).
     pub expired: bool,
+}
+
+impl KeyRecord {
+    /// The record of a key whose row is `row`, whose figures are in `stats`
+    /// ([`KeyStats::of`], the class being `facts`'), and whose record in the file says
+    /// `facts`: how a scan turns what it read (or spilled) into a row of the schema.
+    pub fn new(row: KeyRow, stats: &KeyStats, facts: &RecordFacts) -> KeyRecord {
+        KeyRecord {
+            row,
+            figures: stats.figures(facts.class),
+            rdb_bytes: facts.rdb_bytes,
+            idle_s: facts.idle_s,
+            lfu_freq: facts.lfu_freq,
+            expired: facts.expired,
+        }
+    }
 }
 
 /// Where a file's rows go: the partition values every row carries.

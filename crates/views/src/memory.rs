@@ -1960,6 +1960,116 @@ pub fn infer_allocator_of(
     inf.finish(aux)
 }
 
+/// What one pass over a file prices its keys with (`inspect`'s scan, `export`): the model of
+/// the allocator given, or, when the allocator is to be inferred and the file records a
+/// `used-mem` to infer it from, every candidate at once ([`AllocatorInference::add_priced`]),
+/// so that the file is read once whichever the inference settles on: the pass keeps each
+/// key's figures under every candidate ([`Self::candidates`] of them, [`Allocator::ALL`]
+/// order) and reads them back as [`Self::finish`]'s pick.
+#[derive(Debug, Clone)]
+pub struct Pricing {
+    /// The allocator given, or the usual build's (what a file without `used-mem` is priced
+    /// with, the inference then saying it is assumed).
+    model: Model,
+    /// The inference, when no allocator is given.
+    inference: Option<AllocatorInference>,
+    /// Keys are priced under every candidate (an inference with a `used-mem` to compare).
+    every: bool,
+}
+
+/// Each candidate's estimate of one key ([`Allocator::ALL`] order) when a [`Pricing`] prices
+/// every candidate, else `None` (see [`Pricing::observe`]).
+pub type Observed = Option<[Option<Estimate>; 3]>;
+
+impl Pricing {
+    /// The pricing of a file written by `profile`'s server, priced as loaded at `clock_ms`
+    /// (Unix ms; [`Model::at`]): under `given`, else inferred (every candidate priced when
+    /// `used_mem`, the file having the aux field; else the usual build, assumed).
+    pub fn new(
+        profile: &'static Profile,
+        given: Option<Allocator>,
+        used_mem: bool,
+        clock_ms: Option<i64>,
+    ) -> Pricing {
+        let inference = given
+            .is_none()
+            .then(|| AllocatorInference::new(profile).at(clock_ms));
+        Pricing {
+            model: Model::new(profile, given.unwrap_or(Allocator::Jemalloc)).at(clock_ms),
+            every: inference.is_some() && used_mem,
+            inference,
+        }
+    }
+
+    /// Candidates each key is priced for: [`Allocator::ALL`]'s length while inferring, else 1.
+    pub fn candidates(&self) -> usize {
+        if self.every {
+            Allocator::ALL.len()
+        } else {
+            1
+        }
+    }
+
+    /// The models of [`Self::candidates`], in order (the one model when not inferring).
+    pub fn models(&self) -> &[Model] {
+        match &self.inference {
+            Some(inf) if self.every => inf.models(),
+            _ => std::slice::from_ref(&self.model),
+        }
+    }
+
+    /// Counts a key of the file in the inference (every key of the file, whether or not the
+    /// pass keeps its row): its estimate under each candidate while inferring, else `None`
+    /// (the key is then priced by [`Self::estimate`] only if kept).
+    pub fn observe(&mut self, db: u64, key: &[u8], value: &Value, expiring: bool) -> Observed {
+        match &mut self.inference {
+            Some(inf) if self.every => Some(inf.add_priced(db, key, value, expiring)),
+            _ => None,
+        }
+    }
+
+    /// A kept key's estimate under the first candidate (the row's), and its bytes under each
+    /// candidate (`[None; 3]` when not inferring), from what [`Self::observe`] returned for it.
+    pub fn estimate(
+        &self,
+        observed: Observed,
+        key: &[u8],
+        value: &Value,
+        expiring: bool,
+    ) -> (Option<Estimate>, [Option<u64>; 3]) {
+        match observed {
+            Some(est) => (est[0], est.map(|e| e.map(|e| e.bytes))),
+            None => (
+                self.model.estimate_with_expiry(key, value, expiring),
+                [None; 3],
+            ),
+        }
+    }
+
+    /// How the allocator was chosen, once every key was observed (`aux`: the file's aux
+    /// fields; `cluster_node`: its header counted slot records), and which candidate's
+    /// figures to read back (an index below [`Self::candidates`]).
+    pub fn finish(
+        &mut self,
+        aux: &[(Vec<u8>, Vec<u8>)],
+        cluster_node: bool,
+    ) -> (AllocatorChoice, usize) {
+        let choice = match &mut self.inference {
+            Some(inf) => {
+                inf.set_cluster_node(cluster_node);
+                inf.finish(aux)
+            }
+            None => AllocatorChoice::given(self.model.allocator),
+        };
+        let pick = if self.every {
+            choice.allocator.index()
+        } else {
+            0
+        };
+        (choice, pick)
+    }
+}
+
 /// Gives `loaded`'s session what prices MEMORY USAGE ([`bitlens::command::MemoryUsage`]): a
 /// [`Model`] of the session's profile (`--compat`, else the writer's) at its clock, with the
 /// allocator `inspect`

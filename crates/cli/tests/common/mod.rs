@@ -11,6 +11,23 @@ use std::time::Duration;
 
 use bitlens_difftest::RedisServer;
 
+/// Every file under `dir` (its folders walked), in no particular order.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// Path of the conformance data: `$BITLENS_CONFORMANCE`, else `shared/conformance` beside the
 /// repository or one of its ancestors, else the copy vendored in `tests/data/conformance`.
 pub fn conformance_dir() -> PathBuf {

@@ -41,8 +41,8 @@ pub use crate::report::{
 
 use std::collections::BTreeMap;
 
-use crate::classify::{figures, Class};
-use crate::memory::{Allocator, AllocatorChoice, AllocatorInference, Model};
+use crate::classify::figures;
+use crate::memory::{Allocator, AllocatorChoice, Model, Pricing};
 use bitlens::dialect::Profile;
 use bitlens::keyspace::Value;
 pub use bitlens::open::VisitError;
@@ -50,7 +50,7 @@ use bitlens::rdb::{LoadOptions, RdbError};
 use bitlens::session::Clock;
 pub use files::{for_each_key_files, report_files, FileRow, FilesError};
 use files::{for_rows, Shadowed};
-use spill::{HllKind, KeyStats, Spill, ZsetStats};
+use spill::{HllKind, KeyStats, Spill};
 
 /// Which keys a report counts (`--db`, `--type`, `--match`/`--regex`, `--ttl`,
 /// `--min-bytes`).
@@ -833,21 +833,17 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
     // Priced as loaded at the report's clock (fields expired by then are not counted), under
     // every candidate allocator while it infers.
     let clock = Some(opts.clock.resolve(&aux_probe));
-    let choice = match opts.allocator {
-        Some(a) => AllocatorChoice::given(a),
-        None => AllocatorChoice::assumed(String::new()),
-    };
-    let model = Model::new(writer_profile, choice.allocator).at(clock);
-    let mut inference = opts
-        .allocator
-        .is_none()
-        .then(|| AllocatorInference::new(writer_profile).at(clock));
     // Without used-mem there is nothing to compare predictions with: the inference then says
     // the allocator is assumed, whatever the keys, so they are not priced three times over
     // (48 bitmaps of 12.5 MB: 9 of 14 s).
-    let price_keys = inference.is_some() && peek.used_mem.is_some();
+    let mut pricing = Pricing::new(
+        writer_profile,
+        opts.allocator,
+        peek.used_mem.is_some(),
+        clock,
+    );
     // The candidates each key is priced for: every allocator while inferring, else the one.
-    let candidates: usize = if price_keys { Allocator::ALL.len() } else { 1 };
+    let candidates = pricing.candidates();
     let mut spill = Spill::priced(opts.spill_budget, candidates);
     let mut spill_error: Option<std::io::Error> = None;
     let mut filters = Vec::new();
@@ -868,10 +864,7 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
             return Ok(());
         };
         let expiring = rec.expire_at_ms.is_some();
-        let priced = inference
-            .as_mut()
-            .filter(|_| price_keys)
-            .map(|inf| inf.add_priced(rec.db, &rec.key, &value, expiring));
+        let observed = pricing.observe(rec.db, &rec.key, &value, expiring);
         if spill_error.is_some()
             || f.glob
                 .as_ref()
@@ -888,13 +881,7 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
             }
         }
         // Candidate 0 (the usual build) in the row, the others beside it.
-        let (est, others) = match priced {
-            Some(est) => (est[0], est.map(|e| e.map(|e| e.bytes))),
-            None => (
-                model.estimate_with_expiry(&rec.key, &value, expiring),
-                [None; 3],
-            ),
-        };
+        let (est, others) = pricing.estimate(observed, &rec.key, &value, expiring);
         row.set_priced(rec.db, &rec.key, &value, rec.expire_at_ms, est);
         // (--min-bytes by the largest candidate: the rows read back apply it again under the
         // one chosen, [`Filter::admits_row`].)
@@ -904,7 +891,6 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         if most < f.min_bytes {
             return Ok(());
         }
-        let mut stats = KeyStats::default();
         let mut ledgers = [None; 3];
         if let Some(lo) = &opts.ledger {
             let ledger_of = |m: &Model| {
@@ -914,61 +900,29 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
                     sum
                 })
             };
-            match &inference {
-                Some(inf) if price_keys => {
-                    for (i, m) in inf.models().iter().enumerate() {
-                        ledgers[i] = ledger_of(m);
-                    }
-                    stats.ledger = ledgers[0];
-                }
-                _ => stats.ledger = ledger_of(&model),
+            for (i, m) in pricing.models().iter().enumerate() {
+                ledgers[i] = ledger_of(m);
             }
         }
-        let fig = figures(&value);
-        match fig.class {
-            Class::Hll(enc) => {
-                let c = fig.hll_count.unwrap_or(0);
-                stats.hll = Some(match enc {
-                    bitlens::hll::Encoding::Dense => HllKind::Dense(c),
-                    bitlens::hll::Encoding::Sparse => HllKind::Sparse(c),
-                });
+        let stats = KeyStats {
+            ledger: ledgers[0],
+            ..KeyStats::of(&value, &figures(&value))
+        };
+        if let Value::Module(m) = &value {
+            let s = bitlens::probabilistic::summary(m);
+            if !matches!(s, bitlens::probabilistic::Summary::Raw { .. }) {
+                filters.push((
+                    row.expire_at_ms,
+                    FilterRow {
+                        db: row.db,
+                        key: row.key.clone(),
+                        type_name: row.type_name.clone(),
+                        memory: row.memory,
+                        summary: s,
+                    },
+                    others,
+                ));
             }
-            Class::CorruptHll => stats.hll = Some(HllKind::Invalid),
-            _ => {}
-        }
-        if let Some((set_bits, bits)) = fig.bitmap {
-            stats.bitmap = BitmapStats {
-                keys: 1,
-                set_bits,
-                bits,
-            };
-        }
-        match &value {
-            Value::Module(m) => {
-                let s = bitlens::probabilistic::summary(m);
-                if !matches!(s, bitlens::probabilistic::Summary::Raw { .. }) {
-                    filters.push((
-                        row.expire_at_ms,
-                        FilterRow {
-                            db: row.db,
-                            key: row.key.clone(),
-                            type_name: row.type_name.clone(),
-                            memory: row.memory,
-                            summary: s,
-                        },
-                        others,
-                    ));
-                }
-            }
-            Value::ZSet(z) => {
-                let geo = fig.class == Class::Geo;
-                stats.zset = Some(ZsetStats {
-                    geo,
-                    members: if geo { z.len() as u64 } else { 0 },
-                    bbox: fig.geo_bbox,
-                });
-            }
-            _ => {}
         }
         if let Err(e) = spill.push_priced(
             &row,
@@ -993,19 +947,8 @@ fn scan(input: Input<'_>, opts: &Options) -> Result<Scan, VisitError> {
         return Err(VisitError::Io(e));
     }
     let clock_ms = opts.clock.resolve(&header.aux);
-    let allocator = match &mut inference {
-        Some(inf) => {
-            inf.set_cluster_node(header.slot_infos > 0);
-            inf.finish(&header.aux)
-        }
-        None => choice,
-    };
     // The rows and the RedisBloom values read as the allocator chosen.
-    let pick = if candidates > 1 {
-        allocator.allocator.index()
-    } else {
-        0
-    };
+    let (allocator, pick) = pricing.finish(&header.aux, header.slot_infos > 0);
     spill.choose(pick);
     let filters = filters
         .into_iter()

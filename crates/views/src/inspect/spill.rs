@@ -6,7 +6,9 @@
 //! `db, key length, key, type index, encoding index` (LEB128 varints, the type and encoding
 //! interned in the [`Spill`]), a flag byte, then the present fields: memory, value length,
 //! longest element (varints), expiry (8 bytes LE), bitmap figures, HLL figures, sorted set
-//! and GEO figures (the bounding box as 4 f64 LE), the ledger (7 varints). The spill only ever
+//! and GEO figures (the bounding box as 4 f64 LE), the ledger (7 varints), the record's facts
+//! for `export` ([`RecordFacts`]: class index, file bytes, a presence byte, idle seconds, LFU
+//! counter). The spill only ever
 //! holds what this process wrote, but a short read is still an I/O error, not a panic.
 //!
 //! A spill made [`Spill::priced`] for several candidate allocators (`inspect` inferring the
@@ -23,6 +25,8 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Seek, Write};
 use tempfile::SpooledTempFile;
 
 use super::{BitmapStats, KeyRow, LedgerSum};
+use crate::classify::{Class, Figures};
+use bitlens::keyspace::Value;
 
 /// The default in-memory budget of a spill, bytes (the rest goes to a temporary file).
 pub const DEFAULT_BUDGET: usize = 16 << 20;
@@ -61,6 +65,74 @@ pub struct KeyStats {
     pub zset: Option<ZsetStats>,
     /// The ledger of a bitmap, integer-id set or BITFIELD state key (with `--ledger`).
     pub ledger: Option<LedgerSum>,
+    /// What the key's record says beyond these, for a pass that writes every key out
+    /// (`export`); `None` in `inspect`'s spill.
+    pub record: Option<RecordFacts>,
+}
+
+/// What a key's record in the file says beyond its [`KeyRow`] and [`KeyStats`]: the export's
+/// own columns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordFacts {
+    /// The value's class ([`crate::classify::classify`]).
+    pub class: Class,
+    /// Bytes the value's encoding takes in the file (after the key).
+    pub rdb_bytes: u64,
+    /// LRU idle seconds, when the file has them.
+    pub idle_s: Option<u64>,
+    /// LFU counter, when the file has it.
+    pub lfu_freq: Option<u8>,
+    /// Gone at the snapshot's save time ([`bitlens::keyspace::gone_at`]).
+    pub expired: bool,
+}
+
+impl KeyStats {
+    /// The stats of `value`, whose figures are `fig` ([`crate::classify::figures`]): its
+    /// bitmap, HLL and sorted-set figures (no ledger, no record facts).
+    pub fn of(value: &Value, fig: &Figures) -> KeyStats {
+        let mut stats = KeyStats::default();
+        match fig.class {
+            Class::Hll(enc) => {
+                let c = fig.hll_count.unwrap_or(0);
+                stats.hll = Some(match enc {
+                    bitlens::hll::Encoding::Dense => HllKind::Dense(c),
+                    bitlens::hll::Encoding::Sparse => HllKind::Sparse(c),
+                });
+            }
+            Class::CorruptHll => stats.hll = Some(HllKind::Invalid),
+            _ => {}
+        }
+        if let Some((set_bits, bits)) = fig.bitmap {
+            stats.bitmap = BitmapStats {
+                keys: 1,
+                set_bits,
+                bits,
+            };
+        }
+        if let Value::ZSet(z) = value {
+            let geo = fig.class == Class::Geo;
+            stats.zset = Some(ZsetStats {
+                geo,
+                members: if geo { z.len() as u64 } else { 0 },
+                bbox: fig.geo_bbox,
+            });
+        }
+        stats
+    }
+
+    /// The [`Figures`] of a value of class `class` whose stats these are ([`KeyStats::of`]
+    /// read backwards).
+    pub fn figures(&self, class: Class) -> Figures {
+        Figures {
+            class,
+            bitmap: (self.bitmap.keys > 0).then_some((self.bitmap.set_bits, self.bitmap.bits)),
+            hll_count: match self.hll {
+                Some(HllKind::Dense(c) | HllKind::Sparse(c)) => Some(c),
+                _ => None,
+            },
+            geo_bbox: self.zset.and_then(|z| z.bbox),
+        }
+    }
 }
 
 const MEMORY: u8 = 1;
@@ -70,6 +142,11 @@ const HLL: u8 = 8;
 const ZSET: u8 = 16;
 const BBOX: u8 = 32;
 const LEDGER: u8 = 64;
+const RECORD: u8 = 128;
+/// [`RecordFacts`]' presence bits.
+const IDLE: u8 = 1;
+const LFU: u8 = 2;
+const EXPIRED: u8 = 4;
 
 /// The rows of one `inspect` pass, in file order (see the module docs).
 pub struct Spill {
@@ -77,6 +154,7 @@ pub struct Spill {
     file: Option<SpooledTempFile>,
     types: Vec<String>,
     encodings: Vec<&'static str>,
+    classes: Vec<Class>,
     buf: Vec<u8>,
     /// Records written.
     pub len: u64,
@@ -131,6 +209,7 @@ impl Spill {
             file: None,
             types: Vec::new(),
             encodings: Vec::new(),
+            classes: Vec::new(),
             buf: Vec::new(),
             len: 0,
             prices: prices.max(1),
@@ -190,6 +269,9 @@ impl Spill {
         }
         if stats.ledger.is_some() || ledger.iter().any(Option::is_some) {
             flags |= LEDGER;
+        }
+        if stats.record.is_some() {
+            flags |= RECORD;
         }
         b.push(flags);
         if priced {
@@ -270,6 +352,21 @@ impl Spill {
                 put_ledger(b, l);
             }
         }
+        if let Some(f) = &stats.record {
+            put(b, intern(&mut self.classes, &f.class));
+            put(b, f.rdb_bytes);
+            b.push(
+                (u8::from(f.idle_s.is_some()) * IDLE)
+                    | (u8::from(f.lfu_freq.is_some()) * LFU)
+                    | (u8::from(f.expired) * EXPIRED),
+            );
+            if let Some(i) = f.idle_s {
+                put(b, i);
+            }
+            if let Some(l) = f.lfu_freq {
+                b.push(l);
+            }
+        }
         self.len += 1;
         match &mut self.out {
             Some(w) => w.write_all(b),
@@ -289,6 +386,7 @@ impl Spill {
             r: BufReader::with_capacity(64 << 10, file),
             types: &self.types,
             encodings: &self.encodings,
+            classes: &self.classes,
             left: self.len,
             prices: self.prices,
             pick: self.pick,
@@ -301,6 +399,7 @@ pub struct Records<'a> {
     r: BufReader<&'a mut SpooledTempFile>,
     types: &'a [String],
     encodings: &'a [&'static str],
+    classes: &'a [Class],
     left: u64,
     prices: usize,
     pick: usize,
@@ -477,6 +576,33 @@ impl Records<'_> {
                 }
             }
         }
+        stats.record = if flags & RECORD != 0 {
+            let class = *self
+                .classes
+                .get(self.varint()? as usize)
+                .ok_or_else(short)?;
+            let rdb_bytes = self.varint()?;
+            let present = self.byte()?;
+            let idle_s = if present & IDLE != 0 {
+                Some(self.varint()?)
+            } else {
+                None
+            };
+            let lfu_freq = if present & LFU != 0 {
+                Some(self.byte()?)
+            } else {
+                None
+            };
+            Some(RecordFacts {
+                class,
+                rdb_bytes,
+                idle_s,
+                lfu_freq,
+                expired: present & EXPIRED != 0,
+            })
+        } else {
+            None
+        };
         Ok(true)
     }
 }
@@ -582,6 +708,70 @@ mod tests {
             as_roaring: 5 * n,
             as_hash: 6 * n,
         }
+    }
+
+    /// A record's facts (an export's columns) and its figures read back as written, beside
+    /// a record without them, in a priced spill and a plain one.
+    #[test]
+    fn record_facts_and_figures_read_back() {
+        let facts = |class, idle_s, lfu_freq, expired| RecordFacts {
+            class,
+            rdb_bytes: 1 << 33,
+            idle_s,
+            lfu_freq,
+            expired,
+        };
+        let geo = KeyStats {
+            zset: Some(ZsetStats {
+                geo: true,
+                members: 3,
+                bbox: Some([-1.5, 2.0, 3.25, 4.0]),
+            }),
+            record: Some(facts(Class::Geo, Some(0), None, true)),
+            ..KeyStats::default()
+        };
+        let hll = KeyStats {
+            hll: Some(HllKind::Sparse(42)),
+            record: Some(facts(
+                Class::Hll(bitlens::hll::Encoding::Sparse),
+                None,
+                Some(255),
+                false,
+            )),
+            ..KeyStats::default()
+        };
+        let bitmap = KeyStats {
+            bitmap: BitmapStats {
+                keys: 1,
+                set_bits: 5,
+                bits: 800,
+            },
+            record: Some(facts(Class::Bitmap, Some(u64::MAX), Some(0), false)),
+            ..KeyStats::default()
+        };
+        let plain = KeyStats::default();
+        for prices in [1, 3] {
+            let mut s = Spill::priced(0, prices);
+            let records = [&geo, &plain, &hll, &bitmap];
+            for st in records {
+                s.push_priced(&row(b"k", Some(9), None), st, &[Some(10), None], &[])
+                    .unwrap();
+            }
+            let mut recs = s.read().unwrap();
+            let (mut r, mut st) = (empty_row(), KeyStats::default());
+            for want in records {
+                assert!(recs.next_into(&mut r, &mut st).unwrap());
+                assert_eq!(&st, want, "{prices} candidates");
+            }
+            assert!(!recs.next_into(&mut r, &mut st).unwrap());
+        }
+        assert_eq!(
+            geo.figures(Class::Geo).geo_bbox,
+            Some([-1.5, 2.0, 3.25, 4.0])
+        );
+        let h = hll.figures(Class::CorruptHll);
+        assert_eq!((h.hll_count, h.bitmap), (Some(42), None));
+        assert_eq!(bitmap.figures(Class::Bitmap).bitmap, Some((5, 800)));
     }
 
     /// A spill priced for three candidates reads back each candidate's memory and ledger
