@@ -745,10 +745,10 @@ pub fn prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
     t.finish()
 }
 
-/// Most prefixes a [`PrefixTree`] made by [`PrefixTree::with_cap`] tallies at once: about 40
-/// bytes each plus the prefix's own bytes (a 32-byte entry, the bytes in a shared buffer, 5-9
-/// bytes of hash index), so about 30 MiB at the cap for `user:{id}:` prefixes (up to half as
-/// much again while a vector grows).
+/// Most prefixes a [`PrefixTree`] made by [`PrefixTree::with_cap`] tallies at once: about 50
+/// bytes each plus the bytes of its last segment (a 40-byte node, the segment in a shared
+/// buffer, 5-9 bytes of hash index), so about 30 MiB at the cap for `user:{id}:` prefixes (up
+/// to half as much again while a vector grows).
 pub const PREFIX_TALLY_CAP: usize = 1 << 19;
 
 /// [`prefix_tree`] over rows given one at a time, in one or more passes over the same rows.
@@ -769,65 +769,175 @@ pub struct PrefixTree {
     mode: PrefixMode,
 }
 
-/// The (keys, memory) tally of distinct prefixes of one pass: the prefix bytes in one buffer,
-/// fixed-size entries, and a hash index of entry numbers (no allocation per prefix, one hash
-/// probe per prefix seen: the pass over millions of `user:{id}:` rows is hash-bound).
+/// The (keys, memory) tally of distinct prefixes of one pass, as one arena: each prefix a
+/// fixed-size node naming its parent (an index) and its last segment (a range of one shared
+/// byte buffer), and a hash index of node numbers by (parent, segment). No allocation per
+/// prefix, and one hash of a segment (not of the whole prefix) per separator of a key: the
+/// pass over millions of `user:{id}:` rows is hash-bound. A key's prefixes form a path from
+/// the root ([`PrefixTally::add_keys`] under the previous one); a level tallied alone holds
+/// whole prefixes as segments under the root (the flat tally [`PrefixTally::into_iter`]
+/// reads).
 #[derive(Debug, Clone, Default)]
 struct PrefixTally {
     bytes: Vec<u8>,
-    /// (start in `bytes`, length, keys, memory).
-    entries: Vec<(u64, u64, u64, u64)>,
+    nodes: Vec<PrefixNode>,
     index: hashbrown::HashTable<u32>,
     hasher: foldhash::fast::FixedState,
 }
 
-/// The bytes of entry `e` of a [`PrefixTally`].
-fn tally_prefix<'a>(bytes: &'a [u8], e: &(u64, u64, u64, u64)) -> &'a [u8] {
-    &bytes[e.0 as usize..(e.0 + e.1) as usize]
+/// The parent of a prefix of one segment (and of every prefix of a flat tally).
+const ROOT: u32 = u32::MAX;
+
+/// One prefix of a [`PrefixTally`].
+#[derive(Debug, Clone, Copy)]
+struct PrefixNode {
+    /// Start of the last segment in the tally's bytes.
+    start: u64,
+    /// Length of the last segment, bytes.
+    len: u64,
+    /// The prefix without its last segment ([`ROOT`]: none).
+    parent: u32,
+    keys: u64,
+    memory: u64,
 }
 
 impl PrefixTally {
     /// Distinct prefixes counted.
     fn len(&self) -> usize {
-        self.entries.len()
+        self.nodes.len()
     }
 
-    /// Counts one key of `mem` bytes under `p` (the tally holds fewer than 2^32 prefixes: its
-    /// cap is far below).
+    /// The last segment of node `i`.
+    fn segment(&self, i: u32) -> &[u8] {
+        let n = &self.nodes[i as usize];
+        &self.bytes[n.start as usize..(n.start + n.len) as usize]
+    }
+
+    /// Counts one key of `mem` bytes under the whole prefix `p` (a flat tally's).
     fn add(&mut self, p: &[u8], mem: u64) {
-        self.add_keys(p, 1, mem);
+        self.add_keys(ROOT, p, 1, mem);
     }
 
-    /// Counts `keys` keys of `mem` bytes in all under `p`.
-    fn add_keys(&mut self, p: &[u8], keys: u64, mem: u64) {
+    /// Counts `keys` keys of `mem` bytes in all under the prefix `seg` extends `parent` by
+    /// (the tally holds fewer than 2^32 prefixes: its cap is far below); returns its node.
+    fn add_keys(&mut self, parent: u32, seg: &[u8], keys: u64, mem: u64) -> u32 {
         use std::hash::BuildHasher;
-        let h = self.hasher.hash_one(p);
-        let (bytes, entries) = (&self.bytes, &self.entries);
-        let found = self
-            .index
-            .find(h, |&i| tally_prefix(bytes, &entries[i as usize]) == p);
-        if let Some(&i) = found {
-            let e = &mut self.entries[i as usize];
-            e.2 += keys;
-            e.3 += mem;
-            return;
-        }
-        let i = self.entries.len() as u32;
-        self.entries
-            .push((self.bytes.len() as u64, p.len() as u64, keys, mem));
-        self.bytes.extend_from_slice(p);
-        let (bytes, entries, hasher) = (&self.bytes, &self.entries, &self.hasher);
-        self.index.insert_unique(h, i, |&j| {
-            hasher.hash_one(tally_prefix(bytes, &entries[j as usize]))
+        let h = self.hasher.hash_one((parent, seg));
+        let (bytes, nodes) = (&self.bytes, &self.nodes);
+        let found = self.index.find(h, |&i| {
+            let n = &nodes[i as usize];
+            n.parent == parent && &bytes[n.start as usize..(n.start + n.len) as usize] == seg
         });
+        if let Some(&i) = found {
+            let n = &mut self.nodes[i as usize];
+            n.keys += keys;
+            n.memory += mem;
+            return i;
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(PrefixNode {
+            start: self.bytes.len() as u64,
+            len: seg.len() as u64,
+            parent,
+            keys,
+            memory: mem,
+        });
+        self.bytes.extend_from_slice(seg);
+        let (bytes, nodes, hasher) = (&self.bytes, &self.nodes, &self.hasher);
+        self.index.insert_unique(h, i, |&j| {
+            let n = &nodes[j as usize];
+            hasher.hash_one((
+                n.parent,
+                &bytes[n.start as usize..(n.start + n.len) as usize],
+            ))
+        });
+        i
     }
 
-    /// Every (prefix, keys, memory), in no particular order.
+    /// Every (prefix, keys, memory) of a flat tally, in no particular order.
     fn into_iter(self) -> impl Iterator<Item = (Vec<u8>, u64, u64)> {
-        let PrefixTally { bytes, entries, .. } = self;
-        entries
-            .into_iter()
-            .map(move |e| (tally_prefix(&bytes, &e).to_vec(), e.2, e.3))
+        (0..self.nodes.len() as u32).map(move |i| {
+            let n = &self.nodes[i as usize];
+            debug_assert_eq!(n.parent, ROOT, "a flat tally");
+            (self.segment(i).to_vec(), n.keys, n.memory)
+        })
+    }
+
+    /// The rows of the tree a key-by-key tally holds, in [`prefix_tree`]'s order: depth
+    /// first from the root, the best [`PREFIX_CHILDREN`] children of each prefix by memory
+    /// descending, then bytes (siblings share their parent's bytes, so their segments order
+    /// them). The children of every prefix are one flat list of node numbers, each prefix's
+    /// a range of it; only the rows listed are allocated.
+    fn rows(&self) -> Vec<Prefix> {
+        let n = self.nodes.len();
+        // Slot of a parent in the ranges: its node number, the root last.
+        let slot = |p: u32| if p == ROOT { n } else { p as usize };
+        let mut ends = vec![0u32; n + 3];
+        for node in &self.nodes {
+            ends[slot(node.parent) + 2] += 1;
+        }
+        for i in 2..ends.len() {
+            ends[i] += ends[i - 1];
+        }
+        // (ends[s + 1] is now where slot s's children start; filling moves it to their end.)
+        let mut kids = vec![0u32; n];
+        for (i, node) in self.nodes.iter().enumerate() {
+            let at = &mut ends[slot(node.parent) + 1];
+            kids[*at as usize] = i as u32;
+            *at += 1;
+        }
+        let better = |a: u32, b: u32| {
+            let (x, y) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+            y.memory
+                .cmp(&x.memory)
+                .then_with(|| self.segment(a).cmp(self.segment(b)))
+                .is_lt()
+        };
+        let mut out = Vec::new();
+        let mut path = Vec::new();
+        // (slot, depth of its children, length of its prefix, its listed children, next).
+        let mut stack: Vec<(usize, [u32; PREFIX_CHILDREN], usize, usize)> = Vec::new();
+        let best_of = |s: usize| {
+            let from = ends[s] as usize;
+            let mut best = [0u32; PREFIX_CHILDREN];
+            let mut len = 0;
+            for &c in &kids[from..ends[s + 1] as usize] {
+                if len == PREFIX_CHILDREN && !better(c, best[len - 1]) {
+                    continue;
+                }
+                let mut at = len.min(PREFIX_CHILDREN - 1);
+                while at > 0 && better(c, best[at - 1]) {
+                    best[at] = best[at - 1];
+                    at -= 1;
+                }
+                best[at] = c;
+                len = (len + 1).min(PREFIX_CHILDREN);
+            }
+            (best, len)
+        };
+        let (best, len) = best_of(n);
+        stack.push((path.len(), best, len, 0));
+        while let Some(top) = stack.last_mut() {
+            let (base, best, len, next) = *top;
+            if next == len {
+                stack.pop();
+                continue;
+            }
+            top.3 += 1;
+            let c = best[next];
+            path.truncate(base);
+            path.extend_from_slice(self.segment(c));
+            let node = &self.nodes[c as usize];
+            out.push(Prefix {
+                depth: stack.len(),
+                prefix: path.clone(),
+                keys: node.keys,
+                memory: node.memory,
+            });
+            let (best, len) = best_of(c as usize);
+            stack.push((path.len(), best, len, 0));
+        }
+        out
     }
 }
 
@@ -926,13 +1036,15 @@ impl PrefixTree {
             PrefixMode::Dropped | PrefixMode::Done(_) => return,
         };
         let Some(level) = level else {
-            let mut d = 0;
+            // The key's prefixes, a path from the root: each one segment past the last.
+            let (mut d, mut from, mut node) = (0, 0, ROOT);
             for (i, b) in r.key.iter().enumerate() {
                 if d == self.depth {
                     break;
                 }
                 if self.seps.contains(b) {
-                    self.tally.add(&r.key[..=i], mem);
+                    node = self.tally.add_keys(node, &r.key[from..=i], 1, mem);
+                    from = i + 1;
                     d += 1;
                 }
             }
@@ -1047,7 +1159,7 @@ impl PrefixTree {
     /// watches [`Self::over_cap`].
     pub fn count_prefix(&mut self, prefix: &[u8], keys: u64, mem: u64) {
         if matches!(self.mode, PrefixMode::Level(_)) {
-            self.tally.add_keys(prefix, keys, mem);
+            self.tally.add_keys(ROOT, prefix, keys, mem);
         }
     }
 
@@ -1097,7 +1209,7 @@ impl PrefixTree {
     pub fn finish(self) -> Vec<Prefix> {
         match self.mode {
             PrefixMode::Done(listed) => walk_children(&listed),
-            _ => prefix_rows(self.tally.into_iter(), &self.seps),
+            _ => self.tally.rows(),
         }
     }
 }
@@ -1145,17 +1257,6 @@ fn walk_children(children: &Children) -> Vec<Prefix> {
     let mut out = Vec::new();
     walk(&[], 1, children, &mut out);
     out
-}
-
-fn prefix_rows(tally: impl Iterator<Item = (Vec<u8>, u64, u64)>, seps: &[u8]) -> Vec<Prefix> {
-    let mut children: Children = BTreeMap::new();
-    for (p, k, m) in tally {
-        push_child(
-            children.entry(parent_prefix(&p, seps)).or_default(),
-            (p, k, m),
-        );
-    }
-    walk_children(&children)
 }
 
 /// Which keys the memory ledger prices as BITFIELD state (`inspect --bitfield GLOB=TYPE`):
@@ -1699,6 +1800,91 @@ mod tests {
             .map(|(n, k, m)| (n.to_string(), *k, *m))
             .collect();
         assert_eq!(t, want);
+    }
+
+    /// The prefix tree as [`prefix_tree`]'s docs define it, the simple way: every prefix of up
+    /// to `depth` segments of every key summed in a map, then listed depth first from the
+    /// root, the children of each by memory descending then bytes, the first
+    /// [`PREFIX_CHILDREN`].
+    fn reference_prefix_tree(rows: &[KeyRow], seps: &[u8], depth: usize) -> Vec<Prefix> {
+        let mut all: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
+        for r in rows {
+            let ends = r.key.iter().enumerate().filter(|(_, b)| seps.contains(b));
+            for (i, _) in ends.take(depth) {
+                let t = all.entry(r.key[..=i].to_vec()).or_default();
+                t.0 += 1;
+                t.1 += r.memory_or_zero();
+            }
+        }
+        fn list(
+            parent: &[u8],
+            d: usize,
+            all: &BTreeMap<Vec<u8>, (u64, u64)>,
+            seps: &[u8],
+            out: &mut Vec<Prefix>,
+        ) {
+            let mut kids: Vec<(&Vec<u8>, &(u64, u64))> = all
+                .iter()
+                .filter(|(p, _)| {
+                    p.len() > parent.len()
+                        && p.starts_with(parent)
+                        && !p[parent.len()..p.len() - 1]
+                            .iter()
+                            .any(|b| seps.contains(b))
+                })
+                .collect();
+            kids.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then_with(|| a.0.cmp(b.0)));
+            for (p, &(keys, memory)) in kids.into_iter().take(PREFIX_CHILDREN) {
+                out.push(Prefix {
+                    depth: d,
+                    prefix: p.clone(),
+                    keys,
+                    memory,
+                });
+                list(p, d + 1, all, seps, out);
+            }
+        }
+        let mut out = Vec::new();
+        list(&[], 1, &all, seps, &mut out);
+        out
+    }
+
+    /// The arena tree's rows are the reference's on random keys: short keys over a few
+    /// letters and separators (runs of separators, a separator first or last, keys without
+    /// one, the same key repeated), fan-outs past [`PREFIX_CHILDREN`], memory ties, any depth.
+    /// Replay a seed with `BITLENS_SEED`.
+    #[test]
+    fn prefix_tree_equals_the_simple_reference_on_random_keys() {
+        let mut rng = bitlens_testseed::rng();
+        for round in 0..300 {
+            let alphabet: &[u8] = b"ab:./\xff";
+            let seps: Vec<u8> = [b':', b'.', b'/']
+                .into_iter()
+                .filter(|_| rng.bool())
+                .collect();
+            let depth = rng.usize(0..6);
+            let mut rows = Vec::new();
+            for _ in 0..rng.usize(0..400) {
+                let key: Vec<u8> = match rng.u8(0..3) {
+                    // Fan-out: many ids under one prefix.
+                    0 => format!("u:{}:{}", rng.u16(0..60), rng.u8(0..3)).into_bytes(),
+                    _ => (0..rng.usize(0..10))
+                        .map(|_| alphabet[rng.usize(0..alphabet.len())])
+                        .collect(),
+                };
+                let r = KeyRow {
+                    key,
+                    memory: rng.bool().then(|| rng.u64(0..4) * 8),
+                    ..row(0, "", 0, None)
+                };
+                rows.push(r);
+            }
+            assert_eq!(
+                prefix_tree(&rows, &seps, depth),
+                reference_prefix_tree(&rows, &seps, depth),
+                "round {round}, separators {seps:?}, depth {depth}"
+            );
+        }
     }
 
     #[test]
