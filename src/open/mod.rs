@@ -468,22 +468,24 @@ impl LoadSpec {
         Ok(loaded)
     }
 
-    /// The sources as one keyspace (see the module docs): errors are the first source's in
-    /// the order given ([`OpenError::File`]), or a key in two of them under
-    /// [`OnDuplicate::Error`] once every source is read ([`OpenError::Duplicate`]). The
-    /// warnings say when the sources' writers differ (the replies follow the first's).
-    pub fn open(&self, sources: &mut [Source<'_>]) -> Result<Loaded, OpenError> {
-        let opts = self.load_options();
+    /// The union builder [`LoadSpec::open`] reads `sources` into: deciding a key in two of
+    /// them by [`LoadSpec::on_duplicate`], its keyspaces reserved before the first key for the
+    /// sum of the sources' RESIZEDB counts (from each one's first [`HEAD_BYTES`], read here;
+    /// not when [`LoadSpec::patterns`] select keys), so that no keyspace grows from file to
+    /// file. `each_head(i, start)` sees the start read of each source `i` that could be read
+    /// (a source that cannot be read is passed over: its error comes when it is loaded).
+    pub fn union_builder(
+        &self,
+        sources: &mut [Source<'_>],
+        mut each_head: impl FnMut(usize, &[u8]),
+    ) -> rdb::UnionBuilder {
         let mut b = rdb::UnionBuilder::new(self.on_duplicate);
-        let mut writers = Vec::new();
         let mut sizes = std::collections::BTreeMap::<u64, u64>::new();
         for (i, s) in sources.iter_mut().enumerate() {
             let Some((start, len)) = head(s) else {
                 continue;
             };
-            if let Some(w) = rdb::identify(&start).writer {
-                writers.push((self.name(i, || format!("#{i}")), w.describe()));
-            }
+            each_head(i, &start);
             if let Some((db, keys)) = rdb::peek_db_size(&start, len) {
                 let n = sizes.entry(db).or_default();
                 *n = n.saturating_add(keys);
@@ -496,6 +498,21 @@ impl LoadSpec {
                 }
             }
         }
+        b
+    }
+
+    /// The sources as one keyspace (see the module docs): errors are the first source's in
+    /// the order given ([`OpenError::File`]), or a key in two of them under
+    /// [`OnDuplicate::Error`] once every source is read ([`OpenError::Duplicate`]). The
+    /// warnings say when the sources' writers differ (the replies follow the first's).
+    pub fn open(&self, sources: &mut [Source<'_>]) -> Result<Loaded, OpenError> {
+        let opts = self.load_options();
+        let mut writers = Vec::new();
+        let mut b = self.union_builder(sources, |i, start| {
+            if let Some(w) = rdb::identify(start).writer {
+                writers.push((self.name(i, || format!("#{i}")), w.describe()));
+            }
+        });
         let mut files = Vec::with_capacity(sources.len());
         let window = self.window();
         for (i, s) in sources.iter_mut().enumerate() {

@@ -107,7 +107,7 @@ pub use error::{ErrorDetail, WrongKind};
 pub use format::{type_info, Family, Format, FormatError, Opcode, ValueKind, Writer};
 pub use input::ChunkSource;
 pub use offload::{LzfSpan, MAX_LZF_JOB_BYTES};
-pub use push::{FeedProgress, RdbFeeder, RecordSink};
+pub use push::{FeedProgress, RdbFeeder, RecordSink, PUSH_BYTES};
 pub use reader::module_name;
 pub use union::{find_duplicate, union, DuplicateKey, OnDuplicate, UnionBuilder};
 pub use writer::{dump_string, RdbWriter};

@@ -37,6 +37,10 @@ pub trait RecordSink {
     }
 }
 
+/// Bytes [`RdbFeeder::read_all`] pushes at a time, reporting progress after each (1 MiB, as
+/// [`super::PROGRESS_STEP`]).
+pub const PUSH_BYTES: usize = 1 << 20;
+
 /// Where a pushed load stands: bytes decoded (consumed by the reader) and bytes received.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FeedProgress {
@@ -241,6 +245,47 @@ impl<S: RecordSink> RdbFeeder<S> {
         }
         self.sink.settle()?;
         Ok((self.walk.into_header(), self.sink))
+    }
+
+    /// Reads all of `src` into the feeder, `window` bytes at a time, pushed [`PUSH_BYTES`] at
+    /// a time with `progress(bytes read, total)` after each push; then [`RdbFeeder::finish`].
+    /// The same header, records and errors as [`super::visit_rdb_chunked`] over `src`, one
+    /// reader for pushed and pulled input alike. Errors besides the reader's: an empty `src`
+    /// ([`super::WrongKind::Empty`], code `empty`), a failed read
+    /// ([`super::RdbErrorKind::Read`] at its offset), a stop by `progress`
+    /// ([`super::RdbErrorKind::Cancelled`] at the bytes decoded).
+    pub fn read_all(
+        mut self,
+        src: &mut dyn super::ChunkSource,
+        window: usize,
+        progress: super::Progress<'_>,
+    ) -> Result<(Header, S), RdbError> {
+        let total = src.len();
+        if total == 0 {
+            let empty = super::ErrorDetail::NotRdb(super::WrongKind::Empty);
+            return Err(RdbError::new(0, empty));
+        }
+        // (The RESIZEDB counts then size each keyspace once.)
+        self.announce_len(total);
+        let mut buf = vec![0; window.clamp(1, total.try_into().unwrap_or(usize::MAX))];
+        let mut at = 0;
+        while at < total {
+            let n = src
+                .read_at(at, &mut buf)
+                .map_err(|e| RdbError::new(at, super::ErrorDetail::Read).with_cause(e.into()))?;
+            if n == 0 {
+                break;
+            }
+            for piece in buf[..n].chunks(PUSH_BYTES) {
+                let decoded = self.push(piece)?.decoded;
+                at += piece.len() as u64;
+                progress(at, total).map_err(|stop| {
+                    let reason = stop.reason;
+                    RdbError::new(decoded, super::ErrorDetail::Cancelled { reason })
+                })?;
+            }
+        }
+        self.finish()
     }
 
     /// Advances the reader unless the pending record cannot have completed yet.

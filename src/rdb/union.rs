@@ -166,6 +166,11 @@ impl UnionBuilder {
         self.reserved.insert(db, keys);
     }
 
+    /// Keys held so far, over every database (those of a batch not yet indexed included).
+    pub fn keys(&self) -> usize {
+        self.databases.values().map(|ks| ks.slot_count()).sum()
+    }
+
     /// Begins the next file (call before its first record).
     pub fn start_file(&mut self) {
         let starts = self
@@ -183,8 +188,7 @@ impl UnionBuilder {
     /// A key repeated within the file before the reader's error, or before its end, is the
     /// error instead, as a one-file load meets it first.
     pub fn finish_file(&mut self, visited: Result<Header, RdbError>) -> Result<(), RdbError> {
-        let repeats = self.bulk.settle(&mut self.databases);
-        self.repeats(&repeats)?;
+        self.settle()?;
         let header = visited?;
         self.slot_infos += header.slot_infos;
         if self.header.is_none() {
@@ -251,6 +255,13 @@ impl UnionBuilder {
                 .map_err(|e| RdbError::new(r.offset, e).with_key(&key))?;
         }
         Ok(())
+    }
+
+    /// Indexes the current file's last batch (under [`OnDuplicate::Error`]): a key repeated
+    /// within the file is the error ([`UnionBuilder::add`]'s).
+    fn settle(&mut self) -> Result<(), RdbError> {
+        let repeats = self.bulk.settle(&mut self.databases);
+        self.repeats(&repeats)
     }
 
     /// Adds a whole snapshot as the next file: the first one's keyspaces are taken as they
@@ -373,6 +384,18 @@ impl UnionBuilder {
             databases: self.databases,
             slot_infos: self.slot_infos,
         })
+    }
+}
+
+/// The union as the sink of a pushed load ([`super::RdbFeeder`]): each file is fed between
+/// [`UnionBuilder::start_file`] and [`UnionBuilder::finish_file`] (with the feeder's header).
+impl super::RecordSink for UnionBuilder {
+    fn record(&mut self, rec: Record<'_>) -> Result<(), RdbError> {
+        self.add(rec)
+    }
+
+    fn settle(&mut self) -> Result<(), RdbError> {
+        UnionBuilder::settle(self)
     }
 }
 

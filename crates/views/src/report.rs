@@ -34,6 +34,7 @@ use std::collections::BTreeMap;
 
 use crate::memory::{BitfieldType, Ledger, Model};
 use bitlens::keyspace::{Keyspace, Value};
+use bitlens::rdb::{RecordSink, UnionBuilder};
 
 /// Milliseconds in a day (the width of one [`expiring`] bucket).
 pub const DAY_MS: i64 = 86_400_000;
@@ -302,41 +303,118 @@ pub struct FileFigures {
     pub allocator: crate::memory::AllocatorChoice,
 }
 
-/// [`FileFigures`] of `snap`, keys judged alive at `clock_ms` (Unix ms; `None`: all alive).
-pub fn file_figures(snap: &bitlens::rdb::Snapshot, clock_ms: Option<i64>) -> FileFigures {
-    let choice = crate::memory::infer_allocator(snap);
-    let model = Model::new(
-        bitlens::dialect::Profile::for_snapshot(&snap.aux, snap.version),
-        choice.allocator,
-    )
-    .at(clock_ms);
-    let mut f = FileFigures {
-        keys: 0,
-        expires: 0,
-        memory: 0,
-        slot_range: None,
-        slots_used: 0,
-        allocator: choice,
-    };
-    let mut slots = SlotSet::default();
-    for ks in snap.databases.values() {
-        for (key, e) in ks.iter_all() {
-            if e.expire_at_ms
-                .is_some_and(|at| clock_ms.is_some_and(|c| at <= c))
-            {
-                continue;
-            }
-            f.keys += 1;
-            f.expires += e.expire_at_ms.is_some() as u64;
-            f.memory += model
-                .estimate_with_expiry(key, e.value, e.expire_at_ms.is_some())
-                .map_or(0, |x| x.bytes);
-            slots.insert_key(key);
+/// [`FileFigures`] counted record by record while a file is read (a union of files keeps no
+/// file's own snapshot): feed it each key the file holds ([`FileCounter::add`], in any order),
+/// then [`FileCounter::finish`] with the file's header. The allocator is inferred from every
+/// key and the `used-mem` aux field ([`AllocatorInference`]); each key is priced under every
+/// candidate as it comes, and the chosen candidate's sum is the memory figure.
+pub struct FileCounter {
+    inference: crate::memory::AllocatorInference,
+    /// The candidates' models at the clock (a hash with field expiry holds only its live
+    /// fields there; every other key is priced alike at any clock).
+    at_clock: [Model; 3],
+    clock_ms: Option<i64>,
+    keys: u64,
+    expires: u64,
+    /// Per candidate ([`crate::memory::Allocator::ALL`] order), the live keys' estimates.
+    memory: [u64; 3],
+    slots: SlotSet,
+}
+
+impl FileCounter {
+    /// A counter for a file written by `profile`'s server, keys judged alive at `clock_ms`
+    /// (Unix ms; `None`: all alive).
+    pub fn new(profile: &'static bitlens::dialect::Profile, clock_ms: Option<i64>) -> Self {
+        let inference = crate::memory::AllocatorInference::new(profile);
+        let at_clock = (*inference.models()).map(|m| m.at(clock_ms));
+        FileCounter {
+            inference,
+            at_clock,
+            clock_ms,
+            keys: 0,
+            expires: 0,
+            memory: [0; 3],
+            slots: SlotSet::default(),
         }
     }
-    f.slot_range = slots.first().zip(slots.last());
-    f.slots_used = slots.len();
-    f
+
+    /// Counts key `key` of database `db` holding `value`, expiring at `expire_at_ms` (Unix
+    /// ms).
+    pub fn add(&mut self, db: u64, key: &[u8], value: &Value, expire_at_ms: Option<i64>) {
+        let expiring = expire_at_ms.is_some();
+        let priced = self.inference.add_priced(db, key, value, expiring);
+        if expire_at_ms.is_some_and(|at| self.clock_ms.is_some_and(|c| at <= c)) {
+            return;
+        }
+        self.keys += 1;
+        self.expires += u64::from(expiring);
+        let at_clock =
+            matches!(value, Value::Hash(h) if h.has_field_expiry()) && self.clock_ms.is_some();
+        for (i, e) in priced.iter().enumerate() {
+            let e = match at_clock {
+                true => self.at_clock[i].estimate_with_expiry(key, value, expiring),
+                false => *e,
+            };
+            self.memory[i] += e.map_or(0, |x| x.bytes);
+        }
+        self.slots.insert_key(key);
+    }
+
+    /// The figures of the keys counted, for the file whose header (`used-mem` among its aux
+    /// fields, its slot records) is `header`.
+    pub fn finish(mut self, header: &bitlens::rdb::Header) -> FileFigures {
+        self.inference.set_cluster_node(header.slot_infos > 0);
+        let allocator = self.inference.finish(&header.aux);
+        FileFigures {
+            keys: self.keys,
+            expires: self.expires,
+            memory: self.memory[allocator.allocator.index()],
+            slot_range: self.slots.first().zip(self.slots.last()),
+            slots_used: self.slots.len(),
+            allocator,
+        }
+    }
+}
+
+/// The sink of a pushed load ([`bitlens::rdb::RdbFeeder`]) into a union of files
+/// ([`UnionBuilder`], one file being a union of one), each record also counted for its file's
+/// [`FileFigures`] when a counter is given.
+pub struct UnionSink {
+    /// The union the records go into; its current file begun.
+    pub union: UnionBuilder,
+    /// The current file's counter, if its figures are wanted.
+    pub figures: Option<FileCounter>,
+}
+
+impl UnionSink {
+    /// The sink of a one-file load: an empty union ([`OnDuplicate::Error`](bitlens::rdb::OnDuplicate))
+    /// with its file begun, no figures.
+    pub fn one_file() -> UnionSink {
+        let mut union = UnionBuilder::default();
+        union.start_file();
+        UnionSink {
+            union,
+            figures: None,
+        }
+    }
+
+    /// The keyspaces of a one-file load (its only file can hold no key of another).
+    pub fn into_databases(self) -> BTreeMap<u64, Keyspace> {
+        self.union.finish().map(|s| s.databases).unwrap_or_default()
+    }
+}
+
+impl RecordSink for UnionSink {
+    fn record(&mut self, rec: bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError> {
+        if let (Some(f), Some(v)) = (&mut self.figures, &rec.value) {
+            f.add(rec.db, &rec.key, v, rec.expire_at_ms);
+        }
+        self.union.record(rec)
+    }
+
+    fn settle(&mut self) -> Result<(), bitlens::rdb::RdbError> {
+        self.union.settle()
+    }
 }
 
 /// The cluster slot of a key, as Redis Cluster's `keyHashSlot` (CLUSTER KEYSLOT): CRC16

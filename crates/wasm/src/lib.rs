@@ -27,12 +27,13 @@ use std::collections::BTreeMap;
 use bitlens::analytics::windows::DayBitmaps;
 use bitlens::dialect::Profile;
 use bitlens::keyspace::{Keyspace, Value};
-use bitlens::rdb::{visit_rdb_chunked, ChunkSource, Collector, LoadOptions};
+use bitlens::rdb::{ChunkSource, LoadOptions, RdbFeeder};
 use bitlens::reply::Reply;
 use bitlens::session::{snapshot_time_ms, Clock, Session};
 use bitlens::string::RedisString;
 use bitlens_views::keydetail::{self, Detail, DetailOptions};
 use bitlens_views::memory::{Allocator, Model};
+use bitlens_views::report::{FileCounter, UnionSink};
 
 /// The analytics behind the panel's charts, as numbers (`retention`, `enumDistribution`, …);
 /// the page's chart module (`crates/wasm-charts`) draws them.
@@ -56,7 +57,7 @@ use types::result;
 pub const BLOB_CHUNK: usize = 8 << 20;
 
 /// Bytes [`Engine::load_rdb`] copies from the caller's `Uint8Array` into wasm memory at a
-/// time (1 MiB: the window the chunked reader keeps, reused from window to window).
+/// time (1 MiB, what the reader takes at a time: [`bitlens::rdb::PUSH_BYTES`]).
 pub const JS_CHUNK: usize = 1 << 20;
 
 /// A `Uint8Array` left in JS memory, read window by window (`subarray` + `copy_to`).
@@ -95,32 +96,13 @@ fn js_bytes(bytes: &JsValue) -> Result<Uint8Array, JsError> {
     }
 }
 
-/// The one RDB reader of every load of the glue (`loadRdb`, `loadRdbs`): the
-/// source and the record callback are trait objects, so the module holds one copy of the
-/// decoder whatever the source (a per-chunk and a per-record indirect call; measured: 4 KB
-/// less after gzip than one copy per call site).
-fn visit_chunks(
-    src: &mut dyn ChunkSource,
-    chunk: usize,
-    opts: &LoadOptions,
-    progress: bitlens::rdb::Progress<'_>,
-    add: &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
-) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError> {
-    if src.is_empty() {
-        // An empty input is said so (code `empty`), as every front end says it.
-        let empty = bitlens::rdb::ErrorDetail::NotRdb(bitlens::rdb::WrongKind::Empty);
-        return Err(bitlens::rdb::RdbError::new(0, empty));
-    }
-    visit_rdb_chunked(src, chunk, opts, progress, add)
-}
-
 /// A `Blob` read synchronously with `FileReaderSync` (Web Workers only).
-struct BlobSource<'b> {
-    blob: &'b web_sys::Blob,
+struct BlobSource {
+    blob: web_sys::Blob,
     reader: web_sys::FileReaderSync,
 }
 
-impl ChunkSource for BlobSource<'_> {
+impl ChunkSource for BlobSource {
     fn len(&self) -> u64 {
         self.blob.size() as u64
     }
@@ -233,9 +215,9 @@ impl Engine {
     /// Throws an `Error` naming the byte offset (and the key, when known) for a truncated or
     /// corrupt file; the engine's previous content is then kept.
     ///
-    /// The bytes stay in JS memory: they are read 1 MiB at a time through the
-    /// chunked reader (the same records, errors and offsets as a whole-buffer read), so the
-    /// wasm memory holds the decoded keys and one window, not a second copy of the file.
+    /// The bytes stay in JS memory: they are pushed 1 MiB at a time into `RdbStream`'s reader
+    /// (the same records, errors and offsets as a whole-buffer read), so the wasm memory
+    /// holds the decoded keys and the record being read, not a second copy of the file.
     #[wasm_bindgen(js_name = loadRdb)]
     pub fn load_rdb(
         &mut self,
@@ -245,34 +227,14 @@ impl Engine {
     ) -> Result<f64, JsError> {
         let options = types::options(options)?;
         let mut src = JsBytes(js_bytes(&bytes)?);
-        self.load_visiting(db, &options, |opts, progress, add| {
-            visit_chunks(&mut src, JS_CHUNK, opts, progress, add)
-        })
-    }
-
-    /// The load path of [`Engine::load_rdb`]: reads the options, lets `visit` walk the input with the records going into fresh keyspaces,
-    /// then replaces the engine's content (kept as it was when `visit` fails).
-    fn load_visiting(
-        &mut self,
-        db: Option<f64>,
-        options: &types::LoadRdbOptions,
-        visit: impl FnOnce(
-            &LoadOptions,
-            bitlens::rdb::Progress<'_>,
-            &mut dyn FnMut(bitlens::rdb::Record<'_>) -> Result<(), bitlens::rdb::RdbError>,
-        ) -> Result<bitlens::rdb::Header, bitlens::rdb::RdbError>,
-    ) -> Result<f64, JsError> {
         let db = database(db)?;
         let opts = load_options(&options.patterns, options.checksum)?;
         let view = view_options(options.compat.as_deref(), &options.clock)?;
-        let on_progress = progress_function(&options.on_progress)?;
-        let mut progress = js_progress(on_progress, None);
-        let mut loaded = Collector::default();
-        let visited = visit(&opts, &mut progress, &mut |rec| loaded.add(rec));
-        let header = loaded
-            .settle(visited)
+        let mut progress = js_progress(progress_function(&options.on_progress)?, None);
+        let (header, sink) = RdbFeeder::new(opts, UnionSink::one_file())
+            .read_all(&mut src, JS_CHUNK, &mut progress)
             .map_err(|e| rdb_error(e, "cannot load RDB snapshot"))?;
-        Ok(self.replace(loaded.into_databases(), db, &header, view))
+        Ok(self.replace(sink.into_databases(), db, &header, view))
     }
 
     /// Loads several RDB files as one keyspace, as `bitlens query --rdb A --rdb B` does (a
@@ -322,47 +284,79 @@ impl Engine {
         if sources.length() == 0 {
             return Err(throw("loadRdbs needs at least one file"));
         }
-        let mut snaps = Vec::with_capacity(names.len());
-        for (i, src) in sources.iter().enumerate() {
-            let mut progress = js_progress(on_progress.clone(), Some(i));
-            let mut loaded = Collector::default();
-            let mut add = |rec: bitlens::rdb::Record<'_>| loaded.add(rec);
-            let visited = match src.dyn_ref::<web_sys::Blob>() {
-                Some(blob) => {
-                    let reader = web_sys::FileReaderSync::new().map_err(|_| {
+        // Each file as a chunk source with its window (a Blob's fails outside a Web Worker:
+        // thrown when its turn comes, after the errors of the files before it).
+        let mut srcs: Vec<Result<(Box<dyn ChunkSource>, usize), JsError>> = Vec::new();
+        for src in sources.iter() {
+            srcs.push(match src.dyn_into::<web_sys::Blob>() {
+                Ok(blob) => web_sys::FileReaderSync::new()
+                    .map(|reader| (Box::new(BlobSource { blob, reader }) as _, BLOB_CHUNK))
+                    .map_err(|_| {
                         throw("loadRdbs reads a Blob only in a Web Worker; pass its bytes")
-                    })?;
-                    let mut src = BlobSource { blob, reader };
-                    visit_chunks(&mut src, BLOB_CHUNK, &opts, &mut progress, &mut add)
-                }
-                None => {
-                    let mut src = JsBytes(js_bytes(&src)?);
-                    visit_chunks(&mut src, JS_CHUNK, &opts, &mut progress, &mut add)
-                }
-            };
-            let header = loaded.settle(visited).map_err(|e| {
-                let context = format!("cannot load RDB snapshot {}", names[i]);
-                rdb_file_error(e, &context, Some(&names[i]))
-            })?;
-            snaps.push(loaded.into_snapshot(header));
+                    }),
+                Err(src) => js_bytes(&src).map(|u| (Box::new(JsBytes(u)) as _, JS_CHUNK)),
+            });
         }
-        let clock = view.1.resolve(&snaps[0].aux);
-        let files: Vec<FileRow> = snaps
-            .iter()
-            .zip(&names)
-            .map(|(s, name)| FileRow {
-                name: name.clone(),
-                writer: s.writer().describe(),
-                figures: bitlens_views::report::file_figures(s, Some(clock)),
-            })
-            .collect();
-        let first = bitlens::rdb::Header {
-            version: snaps[0].version,
-            aux: snaps[0].aux.clone(),
-            slot_infos: snaps[0].slot_infos,
+        // The engine's union builder, sized from every file's RESIZEDB count; each file's
+        // writer (its memory model) and the first file's clock, known before their keys.
+        let spec = bitlens::open::LoadSpec {
+            patterns: opts.patterns.clone(),
+            on_duplicate: on,
             ..Default::default()
         };
-        let union = bitlens::rdb::union(snaps, on).map_err(|d| {
+        let mut aux = Vec::new();
+        let mut profiles = vec![Profile::default_profile(); srcs.len()];
+        let mut union = {
+            // (A file that cannot be read is an empty one here: its error comes at its turn.)
+            let mut heads: Vec<bitlens::open::Source<'_>> = srcs
+                .iter_mut()
+                .map(|s| match s {
+                    Ok((s, _)) => bitlens::open::Source::Chunks(&mut **s),
+                    Err(_) => bitlens::open::Source::Bytes(&[]),
+                })
+                .collect();
+            spec.union_builder(&mut heads, |i, start| {
+                if let Ok((format, a)) = bitlens::rdb::peek_aux(start) {
+                    profiles[i] = Profile::for_snapshot(&a, format.version);
+                    if i == 0 {
+                        aux = a;
+                    }
+                }
+            })
+        };
+        let clock = view.1.resolve(&aux);
+        let mut first = None;
+        let mut files = Vec::with_capacity(names.len());
+        for (i, src) in srcs.into_iter().enumerate() {
+            let (mut src, window) = src?;
+            let profile = profiles[i];
+            union.start_file();
+            let figures = Some(FileCounter::new(profile, Some(clock)));
+            let mut progress = js_progress(on_progress.clone(), Some(i));
+            let sink = UnionSink { union, figures };
+            let (header, sink) = RdbFeeder::new(opts.clone(), sink)
+                .read_all(&mut *src, window, &mut progress)
+                .and_then(|(header, mut sink)| {
+                    sink.union.finish_file(Ok(header.clone()))?;
+                    Ok((header, sink))
+                })
+                .map_err(|e| {
+                    let context = format!("cannot load RDB snapshot {}", names[i]);
+                    rdb_file_error(e, &context, Some(&names[i]))
+                })?;
+            union = sink.union;
+            if let Some(f) = sink.figures {
+                let (name, writer) = (names[i].clone(), header.writer().describe());
+                let figures = f.finish(&header);
+                files.push(FileRow {
+                    name,
+                    writer,
+                    figures,
+                });
+            }
+            first.get_or_insert(header);
+        }
+        let union = union.finish().map_err(|d| {
             throw_error(
                 format!(
                     "cannot load RDB snapshots: {}; onDuplicate 'first' or 'last' keeps one",
@@ -374,6 +368,7 @@ impl Engine {
                 Some(&names[d.second]),
             )
         })?;
+        let first = first.unwrap_or_default();
         let keys = self.replace(union.databases, db, &first, view);
         self.files = files;
         Ok(keys)

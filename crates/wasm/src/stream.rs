@@ -1,7 +1,8 @@
 //! Decoding while downloading (wasm32 only): an [`RdbStream`] takes the snapshot's bytes as
 //! the fetch body reader delivers them and decodes every complete record at once (the core's
-//! push reader, [`RdbFeeder`]); [`Engine::load_rdb_stream`] then installs the decoded
-//! databases. The keys, errors and offsets are those of `loadRdb` on the whole file.
+//! push reader, [`RdbFeeder`], the one reader of every load of the glue);
+//! [`Engine::load_rdb_stream`] then installs the decoded databases. The keys, errors and
+//! offsets are those of `loadRdb` on the whole file.
 //!
 //! ```js
 //! const s = new RdbStream(0, { patterns: ['uv:*'] });
@@ -17,8 +18,9 @@ use wasm_bindgen::prelude::*;
 use super::{database, load_options, progress_function, view_options, Engine};
 use crate::types::{LoadRdbOptions, LzfJob};
 use bitlens::dialect::Profile;
-use bitlens::rdb::{Collector, FeedProgress, RdbFeeder};
+use bitlens::rdb::{FeedProgress, RdbFeeder};
 use bitlens::session::Clock;
+use bitlens_views::report::UnionSink;
 use tsify::Ts;
 
 /// An RDB file being decoded while it arrives. `new RdbStream(db, options)` takes
@@ -28,7 +30,7 @@ use tsify::Ts;
 /// engine untouched.
 #[wasm_bindgen]
 pub struct RdbStream {
-    feeder: RdbFeeder<Collector>,
+    feeder: RdbFeeder<UnionSink>,
     db: u64,
     view: (Option<&'static Profile>, Clock),
 }
@@ -50,7 +52,7 @@ impl RdbStream {
         // `onProgress` is not called (the caller pushes the bytes), but checked as loadRdb does.
         progress_function(&options.on_progress)?;
         Ok(RdbStream {
-            feeder: RdbFeeder::load(opts),
+            feeder: RdbFeeder::new(opts, UnionSink::one_file()),
             db,
             view,
         })
@@ -147,7 +149,7 @@ impl RdbStream {
     /// Keys decoded so far (every database).
     #[wasm_bindgen(js_name = keysDecoded)]
     pub fn keys_decoded(&self) -> f64 {
-        self.feeder.sink().keys() as f64
+        self.feeder.sink().union.keys() as f64
     }
 }
 
