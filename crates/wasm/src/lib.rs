@@ -286,17 +286,19 @@ impl Engine {
         }
         // Each file as a chunk source with its window (a Blob's fails outside a Web Worker:
         // thrown when its turn comes, after the errors of the files before it).
-        let mut srcs: Vec<Result<(Box<dyn ChunkSource>, usize), JsError>> = Vec::new();
-        for src in sources.iter() {
-            srcs.push(match src.dyn_into::<web_sys::Blob>() {
+        let mut srcs: Vec<_> = (sources.iter())
+            .map(|src| match src.dyn_into::<web_sys::Blob>() {
                 Ok(blob) => web_sys::FileReaderSync::new()
-                    .map(|reader| (Box::new(BlobSource { blob, reader }) as _, BLOB_CHUNK))
+                    .map(|reader| {
+                        let blob: Box<dyn ChunkSource> = Box::new(BlobSource { blob, reader });
+                        (blob, BLOB_CHUNK)
+                    })
                     .map_err(|_| {
                         throw("loadRdbs reads a Blob only in a Web Worker; pass its bytes")
                     }),
                 Err(src) => js_bytes(&src).map(|u| (Box::new(JsBytes(u)) as _, JS_CHUNK)),
-            });
-        }
+            })
+            .collect();
         // The engine's union builder, sized from every file's RESIZEDB count; each file's
         // writer (its memory model) and the first file's clock, known before their keys.
         let spec = bitlens::open::LoadSpec {
