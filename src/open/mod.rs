@@ -480,20 +480,13 @@ impl LoadSpec {
         mut each_head: impl FnMut(usize, &[u8]),
     ) -> rdb::UnionBuilder {
         let mut b = rdb::UnionBuilder::new(self.on_duplicate);
-        let mut sizes = std::collections::BTreeMap::<u64, u64>::new();
         for (i, s) in sources.iter_mut().enumerate() {
             let Some((start, len)) = head(s) else {
                 continue;
             };
             each_head(i, &start);
             if let Some((db, keys)) = rdb::peek_db_size(&start, len) {
-                let n = sizes.entry(db).or_default();
-                *n = n.saturating_add(keys);
-            }
-        }
-        if self.patterns.is_empty() {
-            for (db, keys) in sizes {
-                if self.db.is_none_or(|d| d == db) {
+                if self.patterns.is_empty() && self.db.is_none_or(|d| d == db) {
                     b.reserve(db, keys);
                 }
             }

@@ -306,6 +306,24 @@ impl PushInput {
         self.buf.extend_from_slice(bytes);
     }
 
+    /// Appends up to `max` bytes of `src`, read at the offset received so far straight into
+    /// the buffer (no copy between); returns how many (0 at the source's end). The buffer
+    /// keeps its room from read to read: after the first read, one takes what the bytes held
+    /// leave of it (never less than half of `max`), so that it grows only for a record longer
+    /// than it.
+    pub fn read_from(&mut self, src: &mut dyn ChunkSource, max: usize) -> std::io::Result<usize> {
+        if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
+            self.compact();
+        }
+        let held = self.buf.len();
+        let room = self.buf.capacity() - held;
+        let n = if room >= max / 2 { room.min(max) } else { max };
+        self.buf.resize(held + n, 0);
+        let read = src.read_at(self.start + held as u64, &mut self.buf[held..]);
+        self.buf.truncate(held + *read.as_ref().unwrap_or(&0));
+        read
+    }
+
     /// Marks the end of the input.
     pub fn finish(&mut self) {
         self.finished = true;

@@ -247,8 +247,9 @@ impl<S: RecordSink> RdbFeeder<S> {
         Ok((self.walk.into_header(), self.sink))
     }
 
-    /// Reads all of `src` into the feeder, `window` bytes at a time, pushed [`PUSH_BYTES`] at
-    /// a time with `progress(bytes read, total)` after each push; then [`RdbFeeder::finish`].
+    /// Reads all of `src` into the feeder, [`PUSH_BYTES`] at a time straight into the bytes
+    /// it holds (no buffer between: the held bytes are the record being read and the last
+    /// read), with `progress(bytes read, total)` after each read; then [`RdbFeeder::finish`].
     /// The same header, records and errors as [`super::visit_rdb_chunked`] over `src`, one
     /// reader for pushed and pulled input alike. Errors besides the reader's: an empty `src`
     /// ([`super::WrongKind::Empty`], code `empty`), a failed read
@@ -257,7 +258,6 @@ impl<S: RecordSink> RdbFeeder<S> {
     pub fn read_all(
         mut self,
         src: &mut dyn super::ChunkSource,
-        window: usize,
         progress: super::Progress<'_>,
     ) -> Result<(Header, S), RdbError> {
         let total = src.len();
@@ -267,23 +267,24 @@ impl<S: RecordSink> RdbFeeder<S> {
         }
         // (The RESIZEDB counts then size each keyspace once.)
         self.announce_len(total);
-        let mut buf = vec![0; window.clamp(1, total.try_into().unwrap_or(usize::MAX))];
-        let mut at = 0;
-        while at < total {
-            let n = src
-                .read_at(at, &mut buf)
+        // (Bytes after the trailer are not read: the whole-buffer load ignores them.)
+        while !self.ready {
+            let at = self.input.received();
+            let n = self
+                .input
+                .read_from(src, PUSH_BYTES)
                 .map_err(|e| RdbError::new(at, super::ErrorDetail::Read).with_cause(e.into()))?;
             if n == 0 {
                 break;
             }
-            for piece in buf[..n].chunks(PUSH_BYTES) {
-                let decoded = self.push(piece)?.decoded;
-                at += piece.len() as u64;
-                progress(at, total).map_err(|stop| {
-                    let reason = stop.reason;
-                    RdbError::new(decoded, super::ErrorDetail::Cancelled { reason })
-                })?;
-            }
+            self.run()?;
+            progress(at + n as u64, total).map_err(|stop| {
+                let reason = stop.reason;
+                RdbError::new(
+                    self.input.consumed(),
+                    super::ErrorDetail::Cancelled { reason },
+                )
+            })?;
         }
         self.finish()
     }

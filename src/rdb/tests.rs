@@ -686,6 +686,99 @@ fn progress_is_reported_by_both_readers() {
     assert!(e.offset >= PROGRESS_STEP);
 }
 
+/// [`RdbFeeder::read_all`] of `src` into a [`Collector`], its progress calls kept in `calls`
+/// (`stop`: the first call stops the load).
+fn read_all(
+    src: &mut dyn ChunkSource,
+    calls: &mut Vec<(u64, u64)>,
+    stop: bool,
+) -> Result<Snapshot, RdbError> {
+    let (header, c) = RdbFeeder::load(LoadOptions::default()).read_all(src, &mut |d, t| {
+        calls.push((d, t));
+        match stop {
+            true => Err(Stop {
+                reason: "stop".into(),
+            }),
+            false => Ok(()),
+        }
+    })?;
+    Ok(c.into_snapshot(header))
+}
+
+/// The whole-file read of the push reader ([`RdbFeeder::read_all`]): the slice reader's
+/// snapshot or error, a progress call per [`PUSH_BYTES`] read, and its own typed errors for an
+/// empty source, a failed read and a stop by the progress callback.
+#[test]
+fn read_all_reads_as_the_slice_reader_with_typed_errors() {
+    use std::error::Error as _;
+    // 4 MB of values: four reads, values across their edges.
+    let keys: Vec<(Vec<u8>, Vec<u8>)> = (0..40)
+        .map(|i| (format!("k{i}").into_bytes(), vec![i as u8; 100_000]))
+        .collect();
+    let refs: Vec<(&[u8], &[u8])> = keys.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+    let bytes = raw_strings_rdb(&refs);
+    let total = bytes.len() as u64;
+    let mut calls = Vec::new();
+    let got = read_all(&mut &bytes[..], &mut calls, false);
+    assert_same(&load_rdb(&bytes, &LoadOptions::default()), &got, "read_all");
+    assert_eq!(got.unwrap().entries().len(), 40);
+    let steps: Vec<u64> = (1..=total.div_ceil(PUSH_BYTES as u64))
+        .map(|i| (i * PUSH_BYTES as u64).min(total))
+        .collect();
+    assert_eq!(calls, steps.iter().map(|&d| (d, total)).collect::<Vec<_>>());
+    // Cut short, or cut in the header: the slice reader's error.
+    for cut in [5, 9, 20, bytes.len() / 2, bytes.len() - 1] {
+        let got = read_all(&mut &bytes[..cut], &mut Vec::new(), false);
+        let want = load_rdb(&bytes[..cut], &LoadOptions::default());
+        assert_same(&want, &got, &format!("cut at {cut}"));
+    }
+
+    // Nothing to read: code `empty`, at offset 0, and no progress call.
+    let mut calls = Vec::new();
+    let e = read_all(&mut &[][..], &mut calls, false).unwrap_err();
+    assert_eq!(*e.detail, ErrorDetail::NotRdb(WrongKind::Empty));
+    assert_eq!((e.code(), e.offset), ("empty", 0));
+    assert!(calls.is_empty());
+
+    // A read failing after the first MiB: a Read error at its offset, the io::Error its cause.
+    struct FailsAfter<'a>(&'a [u8], u64);
+    impl ChunkSource for FailsAfter<'_> {
+        fn len(&self) -> u64 {
+            self.0.len() as u64
+        }
+        fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+            if offset >= self.1 {
+                let why = std::io::ErrorKind::PermissionDenied;
+                return Err(std::io::Error::new(why, "no access"));
+            }
+            let end = self.1.min(offset + buf.len() as u64) as usize;
+            (&self.0[..end]).read_at(offset, buf)
+        }
+    }
+    let at = PUSH_BYTES as u64;
+    let e = read_all(&mut FailsAfter(&bytes, at), &mut Vec::new(), false).unwrap_err();
+    assert_eq!((e.kind, e.code(), e.offset), (RdbErrorKind::Read, "read", at));
+    let io = e.source().and_then(|c| c.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(|i| i.kind()),
+        Some(std::io::ErrorKind::PermissionDenied)
+    );
+
+    // Stopped by the progress callback after the first read: Cancelled at the bytes decoded
+    // (the records the first MiB completed), the callback's reason kept.
+    let mut calls = Vec::new();
+    let e = read_all(&mut &bytes[..], &mut calls, true).unwrap_err();
+    assert_eq!(calls, [(PUSH_BYTES as u64, total)]);
+    assert_eq!(
+        *e.detail,
+        ErrorDetail::Cancelled {
+            reason: "stop".into()
+        }
+    );
+    assert_eq!((e.kind, e.code()), (RdbErrorKind::Cancelled, "cancelled"));
+    assert!(e.offset > 9 && e.offset <= PUSH_BYTES as u64, "{e}");
+}
+
 /// Fuzzer find: a bad length byte of a string value in a window that does not reach the end
 /// of input must name the key, as the slice reader does.
 #[test]

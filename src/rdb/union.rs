@@ -144,8 +144,8 @@ pub struct UnionBuilder {
     count: u64,
     /// Under [`OnDuplicate::Error`], keys are indexed a batch at a time (no repeat is kept).
     bulk: BulkLoad,
-    /// The room [`UnionBuilder::reserve`] asked for, per database.
-    reserved: BTreeMap<u64, u64>,
+    /// The room [`UnionBuilder::reserve`] asked for, per database (a few databases: a list).
+    reserved: Vec<(u64, u64)>,
 }
 
 impl UnionBuilder {
@@ -157,13 +157,16 @@ impl UnionBuilder {
         }
     }
 
-    /// Room for `keys` keys in database `db` before its keyspace grows (the sum of the files'
-    /// RESIZEDB counts, [`super::peek_db_size`]): without it the keyspace grows at each file,
-    /// and each growth moves every key read so far.
+    /// Room for `keys` more keys in database `db` before its keyspace grows (call once per
+    /// file with its RESIZEDB count, [`super::peek_db_size`]: the room is their sum): without
+    /// it the keyspace grows at each file, and each growth moves every key read so far.
     /// (Call before the first file; the keyspace is made with that room when its first key
     /// comes.)
     pub fn reserve(&mut self, db: u64, keys: u64) {
-        self.reserved.insert(db, keys);
+        match self.reserved.iter_mut().find(|(d, _)| *d == db) {
+            Some((_, n)) => *n = n.saturating_add(keys),
+            None => self.reserved.push((db, keys)),
+        }
     }
 
     /// Keys held so far, over every database (those of a batch not yet indexed included).
@@ -220,10 +223,10 @@ impl UnionBuilder {
             );
         }
         let reserved = &self.reserved;
-        let ks = self
-            .databases
-            .entry(rec.db)
-            .or_insert_with(|| Keyspace::with_capacity(reserved.get(&rec.db).map_or(hint, |&n| n)));
+        let ks = self.databases.entry(rec.db).or_insert_with(|| {
+            let room = reserved.iter().find(|(d, _)| *d == rec.db);
+            Keyspace::with_capacity(room.map_or(hint, |&(_, n)| n))
+        });
         if self.sized.insert(rec.db) && self.starts.len() > 1 {
             ks.reserve(hint as usize);
         }

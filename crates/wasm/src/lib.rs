@@ -53,12 +53,9 @@ pub mod types;
 use tsify::Ts;
 use types::result;
 
-/// Bytes [`Engine::load_rdbs`] reads from a `Blob` at a time (8 MiB).
+/// Bytes [`Engine::load_rdbs`] reads from a `Blob` at a time (8 MiB, kept in JS memory: the
+/// reader copies [`bitlens::rdb::PUSH_BYTES`] of it at a time into wasm memory).
 pub const BLOB_CHUNK: usize = 8 << 20;
-
-/// Bytes [`Engine::load_rdb`] copies from the caller's `Uint8Array` into wasm memory at a
-/// time (1 MiB, what the reader takes at a time: [`bitlens::rdb::PUSH_BYTES`]).
-pub const JS_CHUNK: usize = 1 << 20;
 
 /// A `Uint8Array` left in JS memory, read window by window (`subarray` + `copy_to`).
 struct JsBytes(Uint8Array);
@@ -69,16 +66,20 @@ impl ChunkSource for JsBytes {
     }
 
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        let end = (offset + buf.len() as u64).min(self.len());
-        if offset >= end {
-            return Ok(0);
-        }
-        let n = (end - offset) as usize;
-        self.0
-            .subarray(offset as u32, end as u32)
-            .copy_to(&mut buf[..n]);
-        Ok(n)
+        Ok(copy_out(&self.0, offset, buf))
     }
+}
+
+/// Copies the bytes of `from` at `offset` into `buf` (as many as fit); returns how many.
+fn copy_out(from: &Uint8Array, offset: u64, buf: &mut [u8]) -> usize {
+    let end = (offset + buf.len() as u64).min(from.length() as u64);
+    if offset >= end {
+        return 0;
+    }
+    let n = (end - offset) as usize;
+    from.subarray(offset as u32, end as u32)
+        .copy_to(&mut buf[..n]);
+    n
 }
 
 /// `bytes` as a `Uint8Array`: itself (a Node `Buffer` too), else a copy of an array of
@@ -96,10 +97,13 @@ fn js_bytes(bytes: &JsValue) -> Result<Uint8Array, JsError> {
     }
 }
 
-/// A `Blob` read synchronously with `FileReaderSync` (Web Workers only).
+/// A `Blob` read synchronously with `FileReaderSync` (Web Workers only), [`BLOB_CHUNK`] at a
+/// time into JS memory.
 struct BlobSource {
     blob: web_sys::Blob,
     reader: web_sys::FileReaderSync,
+    /// The last window read: its offset and bytes.
+    window: (u64, Uint8Array),
 }
 
 impl ChunkSource for BlobSource {
@@ -108,21 +112,23 @@ impl ChunkSource for BlobSource {
     }
 
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        let end = (offset + buf.len() as u64).min(self.len());
-        if offset >= end {
-            return Ok(0);
+        let (start, w) = &self.window;
+        if offset < *start || offset >= start + w.length() as u64 {
+            let end = (offset + BLOB_CHUNK as u64).min(self.len());
+            if offset >= end {
+                return Ok(0);
+            }
+            let part = self
+                .blob
+                .slice_with_f64_and_f64(offset as f64, end as f64)
+                .map_err(|e| std::io::Error::other(format!("Blob.slice failed: {e:?}")))?;
+            let ab = self.reader.read_as_array_buffer(&part).map_err(|e| {
+                std::io::Error::other(format!("FileReaderSync.readAsArrayBuffer failed: {e:?}"))
+            })?;
+            self.window = (offset, Uint8Array::new(&ab));
         }
-        let part = self
-            .blob
-            .slice_with_f64_and_f64(offset as f64, end as f64)
-            .map_err(|e| std::io::Error::other(format!("Blob.slice failed: {e:?}")))?;
-        let ab = self.reader.read_as_array_buffer(&part).map_err(|e| {
-            std::io::Error::other(format!("FileReaderSync.readAsArrayBuffer failed: {e:?}"))
-        })?;
-        let bytes = Uint8Array::new(&ab);
-        let n = (bytes.length() as usize).min(buf.len());
-        bytes.subarray(0, n as u32).copy_to(&mut buf[..n]);
-        Ok(n)
+        let (start, w) = &self.window;
+        Ok(copy_out(w, offset - start, buf))
     }
 }
 
@@ -215,7 +221,7 @@ impl Engine {
     /// Throws an `Error` naming the byte offset (and the key, when known) for a truncated or
     /// corrupt file; the engine's previous content is then kept.
     ///
-    /// The bytes stay in JS memory: they are pushed 1 MiB at a time into `RdbStream`'s reader
+    /// The bytes stay in JS memory: they are copied 1 MiB at a time into `RdbStream`'s reader
     /// (the same records, errors and offsets as a whole-buffer read), so the wasm memory
     /// holds the decoded keys and the record being read, not a second copy of the file.
     #[wasm_bindgen(js_name = loadRdb)]
@@ -232,7 +238,7 @@ impl Engine {
         let view = view_options(options.compat.as_deref(), &options.clock)?;
         let mut progress = js_progress(progress_function(&options.on_progress)?, None);
         let (header, sink) = RdbFeeder::new(opts, UnionSink::one_file())
-            .read_all(&mut src, JS_CHUNK, &mut progress)
+            .read_all(&mut src, &mut progress)
             .map_err(|e| rdb_error(e, "cannot load RDB snapshot"))?;
         Ok(self.replace(sink.into_databases(), db, &header, view))
     }
@@ -284,19 +290,23 @@ impl Engine {
         if sources.length() == 0 {
             return Err(throw("loadRdbs needs at least one file"));
         }
-        // Each file as a chunk source with its window (a Blob's fails outside a Web Worker:
-        // thrown when its turn comes, after the errors of the files before it).
-        let mut srcs: Vec<_> = (sources.iter())
+        // Each file as a chunk source (a Blob's fails outside a Web Worker: thrown when its
+        // turn comes, after the errors of the files before it).
+        let mut srcs: Vec<Result<Box<dyn ChunkSource>, JsError>> = (sources.iter())
             .map(|src| match src.dyn_into::<web_sys::Blob>() {
                 Ok(blob) => web_sys::FileReaderSync::new()
                     .map(|reader| {
-                        let blob: Box<dyn ChunkSource> = Box::new(BlobSource { blob, reader });
-                        (blob, BLOB_CHUNK)
+                        let window = (0, Uint8Array::new_with_length(0));
+                        Box::new(BlobSource {
+                            blob,
+                            reader,
+                            window,
+                        }) as _
                     })
                     .map_err(|_| {
                         throw("loadRdbs reads a Blob only in a Web Worker; pass its bytes")
                     }),
-                Err(src) => js_bytes(&src).map(|u| (Box::new(JsBytes(u)) as _, JS_CHUNK)),
+                Err(src) => js_bytes(&src).map(|u| Box::new(JsBytes(u)) as _),
             })
             .collect();
         // The engine's union builder, sized from every file's RESIZEDB count; each file's
@@ -313,7 +323,7 @@ impl Engine {
             let mut heads: Vec<bitlens::open::Source<'_>> = srcs
                 .iter_mut()
                 .map(|s| match s {
-                    Ok((s, _)) => bitlens::open::Source::Chunks(&mut **s),
+                    Ok(s) => bitlens::open::Source::Chunks(&mut **s),
                     Err(_) => bitlens::open::Source::Bytes(&[]),
                 })
                 .collect();
@@ -327,36 +337,37 @@ impl Engine {
             })
         };
         let clock = view.1.resolve(&aux);
-        let mut first = None;
+        let mut first_slots = 0;
         let mut files = Vec::with_capacity(names.len());
         for (i, src) in srcs.into_iter().enumerate() {
-            let (mut src, window) = src?;
-            let profile = profiles[i];
+            let mut src = src?;
             union.start_file();
-            let figures = Some(FileCounter::new(profile, Some(clock)));
+            let figures = Some(FileCounter::new(profiles[i], Some(clock)));
             let mut progress = js_progress(on_progress.clone(), Some(i));
             let sink = UnionSink { union, figures };
-            let (header, sink) = RdbFeeder::new(opts.clone(), sink)
-                .read_all(&mut *src, window, &mut progress)
+            let sink = RdbFeeder::new(opts.clone(), sink)
+                .read_all(&mut *src, &mut progress)
                 .and_then(|(header, mut sink)| {
-                    sink.union.finish_file(Ok(header.clone()))?;
-                    Ok((header, sink))
+                    if i == 0 {
+                        first_slots = header.slot_infos;
+                    }
+                    if let Some(f) = sink.figures.take() {
+                        let (name, writer) = (names[i].clone(), header.writer().describe());
+                        let figures = f.finish(&header);
+                        files.push(FileRow {
+                            name,
+                            writer,
+                            figures,
+                        });
+                    }
+                    sink.union.finish_file(Ok(header))?;
+                    Ok(sink)
                 })
                 .map_err(|e| {
                     let context = format!("cannot load RDB snapshot {}", names[i]);
                     rdb_file_error(e, &context, Some(&names[i]))
                 })?;
             union = sink.union;
-            if let Some(f) = sink.figures {
-                let (name, writer) = (names[i].clone(), header.writer().describe());
-                let figures = f.finish(&header);
-                files.push(FileRow {
-                    name,
-                    writer,
-                    figures,
-                });
-            }
-            first.get_or_insert(header);
         }
         let union = union.finish().map_err(|d| {
             throw_error(
@@ -370,7 +381,13 @@ impl Engine {
                 Some(&names[d.second]),
             )
         })?;
-        let first = first.unwrap_or_default();
+        // (The replies follow the first file: its header, whose aux fields the union kept.)
+        let first = bitlens::rdb::Header {
+            version: union.version,
+            aux: union.aux,
+            slot_infos: first_slots,
+            ..Default::default()
+        };
         let keys = self.replace(union.databases, db, &first, view);
         self.files = files;
         Ok(keys)
