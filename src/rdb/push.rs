@@ -247,9 +247,10 @@ impl<S: RecordSink> RdbFeeder<S> {
         Ok((self.walk.into_header(), self.sink))
     }
 
-    /// Reads all of `src` into the feeder, [`PUSH_BYTES`] at a time straight into the bytes
-    /// it holds (no buffer between: the held bytes are the record being read and the last
-    /// read), with `progress(bytes read, total)` after each read; then [`RdbFeeder::finish`].
+    /// Reads all of `src` into the feeder, at most [`PUSH_BYTES`] at a time straight into the
+    /// bytes it holds (no buffer between: the held bytes are the record being read and the
+    /// last read, a read taking the room the record leaves), with `progress(bytes read,
+    /// total)` after each read; then [`RdbFeeder::finish`].
     /// The same header, records and errors as [`super::visit_rdb_chunked`] over `src`, one
     /// reader for pushed and pulled input alike. Errors besides the reader's: an empty `src`
     /// ([`super::WrongKind::Empty`], code `empty`), a failed read
