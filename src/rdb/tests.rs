@@ -642,13 +642,19 @@ fn chunked_reader_streams_long_raw_strings() {
     assert_eq!(e.key.as_deref(), Some(&b"noise"[..]));
 }
 
-#[test]
-fn progress_is_reported_by_both_readers() {
+/// A file of 40 strings `k0`..`k39` of 100,000 bytes each (4 MB: several reads, values
+/// across their edges).
+fn forty_long_strings() -> Vec<u8> {
     let keys: Vec<(Vec<u8>, Vec<u8>)> = (0..40)
         .map(|i| (format!("k{i}").into_bytes(), vec![i as u8; 100_000]))
         .collect();
     let refs: Vec<(&[u8], &[u8])> = keys.iter().map(|(k, v)| (&k[..], &v[..])).collect();
-    let bytes = raw_strings_rdb(&refs);
+    raw_strings_rdb(&refs)
+}
+
+#[test]
+fn progress_is_reported_by_both_readers() {
+    let bytes = forty_long_strings();
     let total = bytes.len() as u64;
     let mut slice_calls = Vec::new();
     load_rdb_progress(&bytes, &LoadOptions::default(), &mut |d, t| {
@@ -711,12 +717,7 @@ fn read_all(
 #[test]
 fn read_all_reads_as_the_slice_reader_with_typed_errors() {
     use std::error::Error as _;
-    // 4 MB of values: four reads, values across their edges.
-    let keys: Vec<(Vec<u8>, Vec<u8>)> = (0..40)
-        .map(|i| (format!("k{i}").into_bytes(), vec![i as u8; 100_000]))
-        .collect();
-    let refs: Vec<(&[u8], &[u8])> = keys.iter().map(|(k, v)| (&k[..], &v[..])).collect();
-    let bytes = raw_strings_rdb(&refs);
+    let bytes = forty_long_strings();
     let total = bytes.len() as u64;
     let mut calls = Vec::new();
     let got = read_all(&mut &bytes[..], &mut calls, false);
