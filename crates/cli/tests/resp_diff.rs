@@ -432,6 +432,27 @@ fn mask_times(b: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Notes a difference between the server's reply `a` and bitlens' `b` to `what`.
+fn note(failures: &mut Vec<String>, kind: ServerKind, what: &str, a: &[u8], b: &[u8]) {
+    if a != b {
+        failures.push(format!(
+            "{}: {what}: {} vs {}",
+            kind.name(),
+            show(a),
+            show(b)
+        ));
+    }
+}
+
+fn assert_no_differences(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).replace("\r\n", "\\r\\n")
 }
@@ -498,28 +519,14 @@ fn replies_match_a_read_only_replica() {
         mine.send(&batch);
         for i in 0..4 {
             let (a, b) = (real.reply(), mine.reply());
-            if a != b {
-                failures.push(format!(
-                    "{}: pipeline #{i}: {} vs {}",
-                    kind.name(),
-                    show(&a),
-                    show(&b)
-                ));
-            }
+            note(&mut failures, kind, &format!("pipeline #{i}"), &a, &b);
         }
 
         // Inline requests.
         real.send(b"GET \"s:plain\"\r\n");
         mine.send(b"GET \"s:plain\"\r\n");
         let (a, b) = (real.reply(), mine.reply());
-        if a != b {
-            failures.push(format!(
-                "{}: inline: {} vs {}",
-                kind.name(),
-                show(&a),
-                show(&b)
-            ));
-        }
+        note(&mut failures, kind, "inline", &a, &b);
 
         // QUIT answers +OK and closes.
         let (a, b) = (real.query(&[b"QUIT"]), mine.query(&[b"QUIT"]));
@@ -537,14 +544,7 @@ fn replies_match_a_read_only_replica() {
             real.send(wire);
             mine.send(wire);
             let (a, b) = (real.reply(), mine.reply());
-            if a != b {
-                failures.push(format!(
-                    "{}: {wire:?}: {} vs {}",
-                    kind.name(),
-                    show(&a),
-                    show(&b)
-                ));
-            }
+            note(&mut failures, kind, &format!("{wire:?}"), &a, &b);
             assert!(mine.closed(), "{}: closed after {wire:?}", kind.name());
         }
 
@@ -562,22 +562,10 @@ fn replies_match_a_read_only_replica() {
                 common::redis_cli(server.port, &argv, b""),
                 common::redis_cli(ours.port, &argv, b""),
             );
-            if a != b {
-                failures.push(format!(
-                    "{}: redis-cli {line}: {} vs {}",
-                    kind.name(),
-                    show(&a),
-                    show(&b)
-                ));
-            }
+            note(&mut failures, kind, &format!("redis-cli {line}"), &a, &b);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_differences(&failures);
 }
 
 /// The same requests after `HELLO 3` on both sides: RESP3's maps, sets, doubles and nulls.
@@ -603,12 +591,7 @@ fn resp3_replies_match() {
             .collect();
         failures.extend(compare_all(kind, &mut real, &mut mine, &requests));
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_differences(&failures);
 }
 
 #[test]
@@ -647,22 +630,10 @@ fn requirepass_matches() {
             real.send(&wire);
             mine.send(&wire);
             let (a, b) = (real.reply(), mine.reply());
-            if a != b {
-                failures.push(format!(
-                    "{}: unauthenticated limit: {} vs {}",
-                    kind.name(),
-                    show(&a),
-                    show(&b)
-                ));
-            }
+            note(&mut failures, kind, "unauthenticated limit", &a, &b);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_differences(&failures);
 }
 
 /// A client that pipelines requests for large replies and never reads them holds one batch of
@@ -812,22 +783,10 @@ fn info_client_list_and_server_commands() {
                 real.query(&[b"DEBUG", b"OBJECT", b"s:plain"]),
                 mine.query(&[b"DEBUG", b"OBJECT", b"s:plain"]),
             );
-            if a != b {
-                failures.push(format!(
-                    "{}: DEBUG: {} vs {}",
-                    kind.name(),
-                    show(&a),
-                    show(&b)
-                ));
-            }
+            note(&mut failures, kind, "DEBUG", &a, &b);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_differences(&failures);
 }
 
 /// `redis-cli --stat` on `bitlens resp`: every column a number, the keys those of the file's
