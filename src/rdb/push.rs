@@ -251,7 +251,8 @@ impl<S: RecordSink> RdbFeeder<S> {
     /// Reads all of `src` into the feeder, at most [`PUSH_BYTES`] at a time straight into the
     /// bytes it holds (no buffer between: the held bytes are the record being read and the
     /// last read, a read taking the room the record leaves), with `progress(bytes read,
-    /// total)` after each read; then [`RdbFeeder::finish`].
+    /// total)` once at least [`PUSH_BYTES`] more were read, and after the last read; then
+    /// [`RdbFeeder::finish`].
     /// The same header, records and errors as [`super::visit_rdb_chunked`] over `src`, one
     /// reader for pushed and pulled input alike. Errors besides the reader's: an empty `src`
     /// ([`super::WrongKind::Empty`], code `empty`), a failed read
@@ -270,6 +271,7 @@ impl<S: RecordSink> RdbFeeder<S> {
         // (The RESIZEDB counts then size each keyspace once.)
         self.announce_len(total);
         // (Bytes after the trailer are not read: the whole-buffer load ignores them.)
+        let mut told = 0u64;
         while !self.ready {
             let at = self.input.received();
             let n = self
@@ -280,7 +282,14 @@ impl<S: RecordSink> RdbFeeder<S> {
                 break;
             }
             self.run()?;
-            progress(at + n as u64, total).map_err(|stop| {
+            // (A read may be shorter than PUSH_BYTES, taking the room a record leaves:
+            // progress stays at least PUSH_BYTES apart, as loads have reported it.)
+            let read = at + n as u64;
+            if read - told < PUSH_BYTES as u64 && read < total && !self.ready {
+                continue;
+            }
+            told = read;
+            progress(read, total).map_err(|stop| {
                 let reason = stop.reason;
                 RdbError::new(
                     self.input.consumed(),

@@ -724,17 +724,21 @@ fn read_all_reads_as_the_slice_reader_with_typed_errors() {
     assert_same(&load_rdb(&bytes, &LoadOptions::default()), &got, "read_all");
     assert_eq!(got.unwrap().entries().len(), 40);
     // The first read is a whole PUSH_BYTES; each later one what the record being read leaves
-    // of that room (at least half of it), and the last reaches the end.
+    // of that room, so progress is told once PUSH_BYTES more were read (never closer, as
+    // `loadRdb`'s onProgress has always been: crates/wasm/tests/wasm_api.rs), and at the end.
     assert_eq!(calls.first(), Some(&(PUSH_BYTES as u64, total)));
     assert_eq!(calls.last(), Some(&(total, total)));
-    assert_eq!(calls.len(), 4, "{calls:?}");
-    let half = PUSH_BYTES as u64 / 2;
+    assert!(calls.len() >= 3, "{calls:?}");
     assert!(
-        calls
-            .windows(2)
-            .all(|w| w[1].0 - w[0].0 <= PUSH_BYTES as u64
-                && (w[1].0 - w[0].0 >= half || w[1].0 == total)
-                && w[1].1 == total),
+        calls.len() as u64 <= total / PUSH_BYTES as u64 + 1,
+        "{calls:?}"
+    );
+    assert!(
+        calls.windows(2).all(
+            |w| (w[1].0 - w[0].0 >= PUSH_BYTES as u64 || w[1].0 == total)
+                && w[1].0 - w[0].0 < 2 * PUSH_BYTES as u64
+                && w[1].1 == total
+        ),
         "{calls:?}"
     );
     // Cut short, or cut in the header: the slice reader's error.
